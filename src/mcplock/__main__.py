@@ -1,0 +1,52 @@
+"""Entry point of the ``mcplock`` console script.
+
+``--version`` is answered before anything heavy is imported. Global options
+(``--lockfile``, ``--no-color``, ``-q``, ``-v``) are accepted before or after the
+command name: they are moved to the front here, up to a ``--``.
+"""
+
+from __future__ import annotations
+
+import sys
+
+GLOBAL_FLAGS = {"--no-color", "-q", "--quiet", "-v", "--verbose"}
+GLOBAL_VALUED = {"--lockfile"}
+
+
+def normalise(argv: list[str]) -> list[str]:
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            rest.extend(argv[i:])
+            break
+        if a in GLOBAL_FLAGS:
+            front.append(a)
+        elif a in GLOBAL_VALUED and i + 1 < len(argv):
+            front.extend([a, argv[i + 1]])
+            i += 1
+        elif any(a.startswith(v + "=") for v in GLOBAL_VALUED):
+            front.append(a)
+        else:
+            rest.append(a)
+        i += 1
+    return front + rest
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    before_dashdash = args[: args.index("--")] if "--" in args else args
+    if "--version" in before_dashdash or before_dashdash == ["-V"]:
+        from mcplock import __version__
+
+        sys.stdout.write(f"mcplock {__version__}\n")
+        raise SystemExit(0)
+    from mcplock.cli.app import run
+
+    raise SystemExit(run(normalise(args)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,126 @@
+"""``mcplock check``: the offline gate (pure; no network, no MCP SDK).
+
+Findings: a stored hash that no longer matches its stored definition (tampering or a
+bad hand edit), pending proposals awaiting review, and — for servers imported from a
+host config — the config and the lock out of sync.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from mcplock.errors import HashError, McplockError
+from mcplock.lock.model import Entry, Lock
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str  # "hash-mismatch" | "pending" | "config-changed" | "config-missing" | "not-locked" | "config-error"
+    server: str
+    message: str
+    hint: str
+    kind: str | None = None  # "tool" | "prompt" | … when it is about one item
+    name: str | None = None
+    table: tuple[str, ...] = ()  # the lock table it is about (for line numbers)
+
+    def as_json(self) -> dict[str, object]:
+        return {"code": self.code, "server": self.server, "kind": self.kind, "name": self.name,
+                "message": self.message, "hint": self.hint}
+
+
+def _table(server: str, e: Entry) -> tuple[str, ...]:
+    if e.kind == "instructions":
+        return ("server", server)
+    return ("server", server, e.kind, e.key)
+
+
+def integrity(lock: Lock) -> list[Finding]:
+    out: list[Finding] = []
+    for sname in sorted(lock.servers):
+        srv = lock.servers[sname]
+        for e in srv.entries():
+            for pending in (False, True):
+                stored = e.pending.hash if pending and e.pending else (None if pending else e.hash)
+                if stored is None:
+                    continue
+                what = f"pending {e.kind}" if pending else e.kind
+                try:
+                    actual = e.compute_hash(pending=pending, server=sname)
+                except HashError as err:
+                    actual = f"unhashable ({err.message})"
+                if actual != stored:
+                    out.append(Finding(
+                        "hash-mismatch", sname,
+                        f"{what} `{sname}/{e.label}`: the stored definition does not match its hash "
+                        "(edited by hand or tampered with)",
+                        f"restore mcp.lock from git, or run `mcplock refresh {sname}` and review the result",
+                        e.kind, e.key, _table(sname, e),
+                    ))
+    return out
+
+
+def pending(lock: Lock) -> list[Finding]:
+    out: list[Finding] = []
+    for sname in sorted(lock.servers):
+        for e in lock.servers[sname].entries():
+            if e.pending is None:
+                continue
+            target = f"{sname}/{e.label}"
+            out.append(Finding(
+                "pending", sname,
+                f"{e.kind} `{target}`: pending {e.pending.change} awaits review",
+                f"review with `mcplock diff {sname}`, then `mcplock accept {target}` or `mcplock reject {target}`",
+                e.kind, e.key, _table(sname, e),
+            ))
+    return out
+
+
+def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
+    """Servers imported from host configs against those configs, as they are now."""
+    from mcplock.hosts import config_hash, load_host_config
+
+    base = os.path.dirname(os.path.abspath(lock_path))
+    by_source: dict[str, list[str]] = {}
+    for sname, srv in sorted(lock.servers.items()):
+        if srv.source:
+            by_source.setdefault(srv.source, []).append(sname)
+    out: list[Finding] = []
+    for source, names in sorted(by_source.items()):
+        path = os.path.join(base, source)
+        try:
+            cfg = load_host_config(path, source=source)
+        except McplockError as err:
+            for sname in names:
+                out.append(Finding(
+                    "config-error", sname, f"`{sname}` was imported from {source}, which cannot be read: {err.message}",
+                    err.hint or f"restore {source}, or `mcplock remove {sname}`", table=("server", sname),
+                ))
+            continue
+        for sname in names:
+            srv = lock.servers[sname]
+            imported = cfg.servers.get(sname)
+            if imported is None:
+                out.append(Finding(
+                    "config-missing", sname, f"`{sname}` is locked but no longer in {source}",
+                    f"run `mcplock remove {sname}` (or put it back in {source})", table=("server", sname),
+                ))
+            elif config_hash(imported.spec) != srv.config_hash:
+                out.append(Finding(
+                    "config-changed", sname, f"`{sname}` changed in {source} since it was locked",
+                    f"run `mcplock refresh {sname}` to re-import and re-probe it", table=("server", sname),
+                ))
+        for name in sorted(cfg.servers):
+            if name not in lock.servers:
+                out.append(Finding(
+                    "not-locked", name, f"`{name}` is in {source} but not in the lock",
+                    f"run `mcplock add --from {source} {name}`",
+                ))
+    return out
+
+
+def run_check(lock: Lock, lock_path: str) -> list[Finding]:
+    findings = integrity(lock) + pending(lock)
+    if any(s.source for s in lock.servers.values()):
+        findings += config_sync(lock, lock_path)
+    return findings

@@ -1,0 +1,191 @@
+"""Lossless, reviewable encoding of wire definitions into lock tables, and back.
+
+A definition (the JSON object a server sent) becomes the keys of its TOML table:
+
+* the key field (``name`` for tools/prompts, ``uriTemplate`` for resource templates,
+  ``uri`` for resources) is the table's key and is not repeated;
+* text fields (``title``, ``description``, ``name``, ``mimeType``) holding a string are
+  TOML strings (multi-line when they have newlines), so a PR diff shows the changed line;
+* JSON fields (``inputSchema`` → ``input-schema``, ``outputSchema``, ``annotations``,
+  ``icons``, ``execution``, ``_meta`` → ``meta``, ``arguments``) are pretty, key-sorted
+  JSON text in multi-line strings;
+* anything else — fields a future spec adds, or a text field holding a non-string —
+  goes into one ``extra`` JSON object, so nothing the server sent is lost.
+
+Characters that hide text (control, format/zero-width, bidi, tag, private-use and
+unassigned code points) are always written as ``\\uXXXX`` escapes, so a reviewer sees
+them in the diff; a line that would look like a git conflict marker is escaped too.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Any
+
+# wire field -> lock key
+TEXT_FIELDS = {"title": "title", "description": "description", "name": "name", "mimeType": "mime-type"}
+JSON_FIELDS = {
+    "inputSchema": "input-schema",
+    "outputSchema": "output-schema",
+    "annotations": "annotations",
+    "icons": "icons",
+    "execution": "execution",
+    "_meta": "meta",
+    "arguments": "arguments",
+}
+EXTRA = "extra"
+KEY_FIELD = {"tool": "name", "prompt": "name", "resource-template": "uriTemplate", "resource": "uri"}
+_LOCK_TO_TEXT = {v: k for k, v in TEXT_FIELDS.items()}
+_LOCK_TO_JSON = {v: k for k, v in JSON_FIELDS.items()}
+DEFINITION_KEYS = frozenset([*_LOCK_TO_TEXT, *_LOCK_TO_JSON, EXTRA])
+
+_HIDING_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs"})
+_MARKERS = ("<<<<<<<", "=======", ">>>>>>>")
+
+
+class DecodeError(ValueError):
+    """A stored field that cannot be turned back into JSON (message says which)."""
+
+
+def hides(ch: str) -> bool:
+    """Whether a character is invisible or control-like and must be written escaped."""
+    return unicodedata.category(ch) in _HIDING_CATEGORIES
+
+
+def _u(ch: str) -> str:
+    cp = ord(ch)
+    return f"\\u{cp:04X}" if cp <= 0xFFFF else f"\\U{cp:08X}"
+
+
+# --- TOML string rendering ---------------------------------------------------------------
+
+_SIMPLE = {"\\": "\\\\", "\b": "\\b", "\t": "\\t", "\f": "\\f", "\r": "\\r", '"': '\\"', "\n": "\\n"}
+
+
+def toml_basic(s: str) -> str:
+    """A single-line TOML basic string, quotes included."""
+    out = []
+    for ch in s:
+        if ch in _SIMPLE:
+            out.append(_SIMPLE[ch])
+        elif ch.isascii() and ch.isprintable():
+            out.append(ch)
+        elif hides(ch):
+            out.append(_u(ch))
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def toml_multiline(s: str) -> str:
+    """The inside of a multi-line basic string (without the delimiters)."""
+    out: list[str] = []
+    n = len(s)
+    at_line_start = True
+    i = 0
+    while i < n:
+        ch = s[i]
+        if at_line_start and s.startswith(_MARKERS, i):
+            out.append(_u(ch))
+            i += 1
+            at_line_start = False
+            continue
+        if ch == "\n":
+            out.append("\n")
+            at_line_start = True
+            i += 1
+            continue
+        at_line_start = False
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"' if (i + 1 == n or s[i + 1] == '"') else '"')
+        elif ch == "\t":
+            out.append("\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif hides(ch):
+            out.append(_u(ch))
+        else:
+            out.append(ch)
+        i += 1
+    # the leading newline is trimmed by TOML; the trailing "\" + newline trims itself
+    return "\n" + "".join(out) + "\\\n"
+
+
+def json_text(value: Any) -> str:
+    """Pretty, key-sorted JSON; hiding characters inside strings escaped as JSON \\u escapes."""
+    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
+    if any(ord(c) > 0x7E and hides(c) for c in text):
+        parts = []
+        for c in text:
+            if ord(c) > 0x7E and hides(c):
+                cp = ord(c)
+                if cp > 0xFFFF:
+                    cp -= 0x10000
+                    parts.append(f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}")
+                else:
+                    parts.append(f"\\u{cp:04x}")
+            else:
+                parts.append(c)
+        text = "".join(parts)
+    return text
+
+
+def _reject_constant(name: str) -> Any:
+    raise DecodeError(f"{name} is not valid JSON")
+
+
+def parse_json(text: str) -> Any:
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+# --- definitions <-> fields --------------------------------------------------------------
+
+
+def encode_definition(kind: str, definition: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """Lock key -> ("text" | "json", value) for every field but the key field."""
+    key_field = KEY_FIELD[kind]
+    fields: dict[str, tuple[str, Any]] = {}
+    extra: dict[str, Any] = {}
+    for wire, value in definition.items():
+        if wire == key_field:
+            continue
+        if wire in TEXT_FIELDS and isinstance(value, str):
+            fields[TEXT_FIELDS[wire]] = ("text", value)
+        elif wire in JSON_FIELDS:
+            fields[JSON_FIELDS[wire]] = ("json", value)
+        else:
+            extra[wire] = value
+    if extra:
+        fields[EXTRA] = ("json", extra)
+    return fields
+
+
+def decode_definition(kind: str, key: str, table: dict[str, Any]) -> dict[str, Any]:
+    """Inverse of :func:`encode_definition`, from a tomllib table (unknown keys ignored)."""
+    definition: dict[str, Any] = {KEY_FIELD[kind]: key}
+    for lock_key, value in table.items():
+        if lock_key in _LOCK_TO_TEXT:
+            if not isinstance(value, str):
+                raise DecodeError(f"`{lock_key}` must be a string")
+            definition[_LOCK_TO_TEXT[lock_key]] = value
+        elif lock_key in _LOCK_TO_JSON or lock_key == EXTRA:
+            if not isinstance(value, str):
+                raise DecodeError(f"`{lock_key}` must be a string of JSON")
+            try:
+                parsed = parse_json(value)
+            except (ValueError, DecodeError) as e:
+                raise DecodeError(f"`{lock_key}` is not valid JSON: {e}") from None
+            if lock_key == EXTRA:
+                if not isinstance(parsed, dict):
+                    raise DecodeError("`extra` must be a JSON object")
+                definition.update(parsed)
+            else:
+                definition[_LOCK_TO_JSON[lock_key]] = parsed
+    return definition
+
+
+def has_definition(table: dict[str, Any]) -> bool:
+    return any(k in DEFINITION_KEYS for k in table)

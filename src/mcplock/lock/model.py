@@ -1,0 +1,130 @@
+"""The lock in memory: plain mutable dataclasses, no I/O.
+
+A :class:`Lock` maps server names to :class:`ServerEntry`. Each server pins tools,
+prompts, resource templates (and resources when opted in) as :class:`Entry` objects,
+plus its instructions as a server-level :class:`Entry` of kind ``instructions``.
+An entry holds at most one accepted definition and at most one :class:`Pending`
+upstream proposal (DESIGN §4).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcplock.lock.hashing import definition_hash
+
+LOCK_VERSION = 1
+POLICIES = ("all", "writes", "none")
+APPROVALS = ("always", "never")
+CHANGES = ("new", "changed", "removed")
+# kinds of pinned items; the lock's sub-table name for each
+ITEM_KINDS = ("tool", "prompt", "resource-template", "resource")
+KINDS = (*ITEM_KINDS, "instructions")
+
+
+@dataclass
+class Pending:
+    change: str  # "new" | "changed" | "removed"
+    definition: Any = None  # the upstream definition in full (None for "removed")
+    hash: str | None = None
+    enabled_before: bool | None = None  # a changed tool's `enabled` before quarantine
+
+
+@dataclass
+class Entry:
+    kind: str
+    key: str
+    definition: Any = None  # accepted wire definition (dict; a str for instructions)
+    hash: str | None = None
+    enabled: bool = False
+    approval: str = "always"
+    pending: Pending | None = None
+    rejected_hash: str | None = None  # an upstream definition a person saw and rejected
+
+    @property
+    def accepted(self) -> bool:
+        return self.definition is not None
+
+    @property
+    def label(self) -> str:
+        if self.kind == "tool":
+            return self.key
+        if self.kind == "instructions":
+            return "instructions"
+        return f"{self.kind}:{self.key}"
+
+    def compute_hash(self, *, pending: bool = False, server: str = "") -> str:
+        value = self.pending.definition if pending and self.pending else self.definition
+        return definition_hash(value, what=f"{self.kind} `{server}/{self.label}`" if server else self.kind)
+
+
+@dataclass
+class ServerEntry:
+    name: str
+    transport: str
+    command: str | None = None
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    source: str | None = None
+    config_hash: str | None = None
+    policy: str = "all"
+    pin_resources: bool = False
+    server_info: dict[str, Any] | None = None
+    protocol_version: str | None = None
+    instructions: Entry | None = None
+    items: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in ITEM_KINDS})
+
+    @property
+    def tools(self) -> dict[str, Entry]:
+        return self.items["tool"]
+
+    def entries(self):
+        """Every entry of the server, instructions first, then items by kind and key."""
+        if self.instructions is not None:
+            yield self.instructions
+        for kind in ITEM_KINDS:
+            for key in sorted(self.items[kind]):
+                yield self.items[kind][key]
+
+    def find(self, kind: str, key: str) -> Entry | None:
+        if kind == "instructions":
+            return self.instructions
+        return self.items[kind].get(key)
+
+    def pending_count(self) -> int:
+        return sum(1 for e in self.entries() if e.pending is not None)
+
+    def spec_dict(self) -> dict[str, Any]:
+        """The connection part, in the shape of :meth:`ServerSpec.stored`."""
+        out: dict[str, Any] = {"transport": self.transport}
+        if self.command is not None:
+            out["command"] = self.command
+        if self.args:
+            out["args"] = list(self.args)
+        if self.env:
+            out["env"] = dict(sorted(self.env.items()))
+        if self.cwd is not None:
+            out["cwd"] = self.cwd
+        if self.url is not None:
+            out["url"] = self.url
+        if self.headers:
+            out["headers"] = dict(sorted(self.headers.items()))
+        if self.pin_resources:
+            out["pin-resources"] = True
+        return out
+
+
+@dataclass
+class Lock:
+    servers: dict[str, ServerEntry] = field(default_factory=dict)
+    version: int = LOCK_VERSION
+    path: str | None = None  # where it was read from (for messages)
+    # table path -> line number of its header, filled lazily by the reader
+    lines: dict[tuple[str, ...], int] | None = None
+
+    def server(self, name: str) -> ServerEntry | None:
+        return self.servers.get(name)

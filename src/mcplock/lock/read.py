@@ -1,0 +1,322 @@
+"""Read ``mcp.lock`` with :mod:`tomllib` (fast path) into the model, validating as it goes.
+
+Every problem is a :class:`LockfileError` with the file, a line number and the fix:
+git conflict markers (found on the raw lines before parsing, because inside a
+multi-line string they would still parse), TOML syntax errors and duplicate keys
+(tomllib's position, "end of document" turned into a line), wrong types, unknown
+keys, a ``version`` newer than this mcplock. Hash mismatches are not raised here:
+``check`` reports them as findings.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from typing import Any
+
+from mcplock.errors import LockfileError
+from mcplock.lock import codec
+from mcplock.lock.hashing import is_hash
+from mcplock.lock.model import (
+    APPROVALS,
+    CHANGES,
+    ITEM_KINDS,
+    LOCK_VERSION,
+    POLICIES,
+    Entry,
+    Lock,
+    Pending,
+    ServerEntry,
+)
+
+_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?:[ \t].*)?$")
+_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+_HEADER = re.compile(r"^\[([^\[].*)\]\s*(#.*)?$")
+
+SERVER_KEYS = {
+    "transport", "command", "args", "env", "cwd", "url", "headers", "source", "config-hash",
+    "policy", "pin-resources", "server-info", "protocol-version", "instructions",
+    "instructions-hash", "instructions-rejected-hash", "instructions-pending", *ITEM_KINDS,
+}
+ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
+PENDING_KEYS = {"change", "hash", "enabled-before", *codec.DEFINITION_KEYS}
+REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
+
+
+def header_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Map each table header's key path to its 1-based line number."""
+    out: dict[tuple[str, ...], int] = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("["):
+            continue
+        m = _HEADER.match(line)
+        if not m:
+            continue
+        try:
+            parsed = tomllib.loads(f"[{m.group(1)}]\n")
+        except tomllib.TOMLDecodeError:
+            continue
+        path: list[str] = []
+        node: Any = parsed
+        while isinstance(node, dict) and len(node) == 1:
+            k = next(iter(node))
+            path.append(k)
+            node = node[k]
+        out[tuple(path)] = i
+    return out
+
+
+class _Reader:
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self._lines: dict[tuple[str, ...], int] | None = None
+
+    def line_of(self, table: tuple[str, ...]) -> int | None:
+        if self._lines is None:
+            self._lines = header_lines(self.text)
+        while table:
+            if table in self._lines:
+                return self._lines[table]
+            table = table[:-1]
+        return None
+
+    def fail(self, table: tuple[str, ...], message: str, hint: str | None = None) -> LockfileError:
+        name = os.path.basename(self.path)
+        return LockfileError(
+            message, path=self.path, line=self.line_of(table), hint=hint or REGEN_HINT.format(name=name)
+        )
+
+    # -- typed getters ------------------------------------------------------------------
+    def _where(self, table: tuple[str, ...]) -> str:
+        return "[" + ".".join(_key(k) for k in table) + "]" if table else "the top level"
+
+    def get(self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...], default: Any = None) -> Any:
+        if key not in t:
+            return default
+        v = t[key]
+        if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
+            names = typ.__name__ if isinstance(typ, type) else " or ".join(x.__name__ for x in typ)
+            raise self.fail(table, f"`{key}` in {self._where(table)} must be {_article(names)}, not {type(v).__name__}")
+        return v
+
+    def check_keys(self, t: dict[str, Any], table: tuple[str, ...], allowed: set[str] | frozenset[str]) -> None:
+        for k in t:
+            if k not in allowed:
+                raise self.fail(table, f"unknown key `{k}` in {self._where(table)}")
+
+    def str_map(self, t: dict[str, Any], table: tuple[str, ...], key: str) -> dict[str, str]:
+        m = self.get(t, table, key, dict, {})
+        for k, v in m.items():
+            if not isinstance(v, str):
+                raise self.fail(table, f"`{key}.{k}` in {self._where(table)} must be a string")
+        return dict(m)
+
+    def hash_value(self, t: dict[str, Any], table: tuple[str, ...], key: str) -> str | None:
+        v = self.get(t, table, key, str)
+        if v is not None and not is_hash(v):
+            raise self.fail(table, f"`{key}` in {self._where(table)} is not a `sha256:` + 64 hex digits hash")
+        return v
+
+    # -- the document ---------------------------------------------------------------------
+    def read(self) -> Lock:
+        for i, line in enumerate(self.text.splitlines(), 1):
+            if line.startswith(("<<<<<<<", "=======", ">>>>>>>")) and _CONFLICT.match(line):
+                raise LockfileError(
+                    "git conflict markers: the lock was merged with conflicts",
+                    path=self.path,
+                    line=i,
+                    hint="take one side (`git checkout --theirs mcp.lock` or `--ours`), then run "
+                    "`mcplock refresh` to re-probe and `mcplock diff` to review",
+                    code="conflict",
+                )
+        try:
+            data = tomllib.loads(self.text)
+        except tomllib.TOMLDecodeError as e:
+            msg = str(e)
+            line = None
+            m = _TOML_POS.search(msg)
+            if m:
+                line = int(m.group(1))
+                msg = _TOML_POS.sub("", msg).strip()
+            elif "end of document" in msg:
+                line = self.text.count("\n") + (0 if self.text.endswith("\n") else 1)
+                msg = msg.replace("(at end of document)", "").strip()
+                msg += " at the end of the file: it looks truncated"
+            hint = "restore the file from git (`git checkout -- mcp.lock`) and run `mcplock refresh`"
+            if "overwrite" in msg or "twice" in msg:
+                hint = "a key or table appears twice (a bad merge?): delete the duplicate, then run `mcplock check`"
+            raise LockfileError(f"not valid TOML: {msg}", path=self.path, line=line, hint=hint, code="syntax") from None
+        except UnicodeDecodeError as e:  # pragma: no cover - loads takes str
+            raise LockfileError(f"not UTF-8: {e}", path=self.path) from None
+
+        version = data.get("version")
+        if version is None:
+            raise self.fail((), "missing `version`", hint="is this an mcp.lock? the first key must be `version = 1`")
+        if not isinstance(version, int) or isinstance(version, bool):
+            raise self.fail((), "`version` must be an integer")
+        if version > LOCK_VERSION:
+            raise LockfileError(
+                f"written by a newer mcplock (lock version {version}; this mcplock reads version {LOCK_VERSION})",
+                path=self.path,
+                hint="upgrade mcplock (`pipx upgrade mcplock` or `pip install -U mcplock`)",
+                code="too-new",
+            )
+        if version < 1:
+            raise self.fail((), f"unsupported lock version {version}")
+        self.check_keys(data, (), {"version", "server"})
+        servers_t = self.get(data, (), "server", dict, {})
+        lock = Lock(version=version, path=self.path)
+        for name, st in servers_t.items():
+            lock.servers[name] = self.server(name, st)
+        return lock
+
+    def server(self, name: str, st: Any) -> ServerEntry:
+        table = ("server", name)
+        if not isinstance(st, dict):
+            raise self.fail(("server",), f"`server.{_key(name)}` must be a table")
+        self.check_keys(st, table, SERVER_KEYS)
+        transport = self.get(st, table, "transport", str)
+        if transport not in ("stdio", "http", "sse"):
+            raise self.fail(table, f"`transport` in {self._where(table)} must be \"stdio\", \"http\" or \"sse\", not {transport!r}")
+        args = self.get(st, table, "args", list, [])
+        if not all(isinstance(a, str) for a in args):
+            raise self.fail(table, f"`args` in {self._where(table)} must be a list of strings")
+        policy = self.get(st, table, "policy", str, "all")
+        if policy not in POLICIES:
+            raise self.fail(table, f"`policy` in {self._where(table)} must be one of {', '.join(POLICIES)}")
+        info = self.get(st, table, "server-info", dict)
+        srv = ServerEntry(
+            name=name,
+            transport=transport,
+            command=self.get(st, table, "command", str),
+            args=list(args),
+            env=self.str_map(st, table, "env"),
+            cwd=self.get(st, table, "cwd", str),
+            url=self.get(st, table, "url", str),
+            headers=self.str_map(st, table, "headers"),
+            source=self.get(st, table, "source", str),
+            config_hash=self.hash_value(st, table, "config-hash"),
+            policy=policy,
+            pin_resources=self.get(st, table, "pin-resources", bool, False),
+            server_info=dict(info) if info is not None else None,
+            protocol_version=self.get(st, table, "protocol-version", str),
+        )
+        if transport == "stdio" and not srv.command:
+            raise self.fail(table, f"a stdio server needs `command` in {self._where(table)}")
+        if transport != "stdio" and not srv.url:
+            raise self.fail(table, f"an {transport} server needs `url` in {self._where(table)}")
+        srv.instructions = self.instructions(table, st)
+        for kind in ITEM_KINDS:
+            kt = self.get(st, table, kind, dict, {})
+            for key, it in kt.items():
+                srv.items[kind][key] = self.item(table + (kind, key), kind, key, it)
+        return srv
+
+    def instructions(self, table: tuple[str, ...], st: dict[str, Any]) -> Entry | None:
+        text = self.get(st, table, "instructions", str)
+        h = self.hash_value(st, table, "instructions-hash")
+        rejected = self.hash_value(st, table, "instructions-rejected-hash")
+        pt = self.get(st, table, "instructions-pending", dict)
+        if text is None and h is None and rejected is None and pt is None:
+            return None
+        if (text is None) != (h is None):
+            raise self.fail(table, f"`instructions` and `instructions-hash` go together in {self._where(table)}")
+        entry = Entry(kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected, enabled=True)
+        if pt is not None:
+            ptable = table + ("instructions-pending",)
+            self.check_keys(pt, ptable, {"change", "hash", "text"})
+            change = self.get(pt, ptable, "change", str)
+            if change not in CHANGES:
+                raise self.fail(ptable, f"`change` in {self._where(ptable)} must be one of {', '.join(CHANGES)}")
+            ptext = self.get(pt, ptable, "text", str)
+            ph = self.hash_value(pt, ptable, "hash")
+            if change != "removed" and (ptext is None or ph is None):
+                raise self.fail(ptable, f"a pending {change} needs `text` and `hash` in {self._where(ptable)}")
+            entry.pending = Pending(change=change, definition=ptext, hash=ph)
+        return entry
+
+    def item(self, table: tuple[str, ...], kind: str, key: str, it: Any) -> Entry:
+        if not isinstance(it, dict):
+            raise self.fail(table[:-1], f"{self._where(table)} must be a table")
+        self.check_keys(it, table, ITEM_KEYS)
+        is_tool = kind == "tool"
+        enabled = self.get(it, table, "enabled", bool)
+        approval = self.get(it, table, "approval", str)
+        if is_tool:
+            if enabled is None:
+                raise self.fail(table, f"missing `enabled` in {self._where(table)}")
+            if approval is None:
+                approval = "always"  # DESIGN §4: empty or unknown means "ask"
+        h = self.hash_value(it, table, "hash")
+        entry = Entry(
+            kind=kind,
+            key=key,
+            enabled=bool(enabled) if is_tool else True,
+            approval=approval if approval in APPROVALS else "always",
+            hash=h,
+            rejected_hash=self.hash_value(it, table, "rejected-hash"),
+        )
+        if h is not None:
+            entry.definition = self.definition(table, kind, key, it)
+        elif codec.has_definition(it):
+            raise self.fail(table, f"{self._where(table)} holds a definition but no `hash`")
+        pt = self.get(it, table, "pending", dict)
+        if pt is not None:
+            ptable = table + ("pending",)
+            self.check_keys(pt, ptable, PENDING_KEYS)
+            change = self.get(pt, ptable, "change", str)
+            if change not in CHANGES:
+                raise self.fail(ptable, f"`change` in {self._where(ptable)} must be one of {', '.join(CHANGES)}")
+            ph = self.hash_value(pt, ptable, "hash")
+            pend = Pending(change=change, hash=ph, enabled_before=self.get(pt, ptable, "enabled-before", bool))
+            if change != "removed":
+                if ph is None:
+                    raise self.fail(ptable, f"a pending {change} needs `hash` in {self._where(ptable)}")
+                pend.definition = self.definition(ptable, kind, key, pt)
+            entry.pending = pend
+        if h is None and entry.pending is None and entry.rejected_hash is None:
+            raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) nor a pending proposal")
+        return entry
+
+    def definition(self, table: tuple[str, ...], kind: str, key: str, t: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return codec.decode_definition(kind, key, t)
+        except codec.DecodeError as e:
+            raise self.fail(table, f"{e} in {self._where(table)}") from None
+
+
+def _article(names: str) -> str:
+    words = {"str": "a string", "int": "an integer", "bool": "a boolean (true/false)", "dict": "a table", "list": "a list"}
+    return " or ".join(words.get(n, n) for n in names.split(" or "))
+
+
+_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key(k: str) -> str:
+    return k if _BARE.match(k) else codec.toml_basic(k)
+
+
+def loads(text: str, path: str = "mcp.lock") -> Lock:
+    return _Reader(text, path).read()
+
+
+def load(path: str | os.PathLike[str]) -> Lock:
+    p = os.fspath(path)
+    try:
+        with open(p, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise LockfileError(
+            "no lock file here", path=p, hint="create one with `mcplock add NAME …` or `mcplock init`", code="missing"
+        ) from None
+    except OSError as e:
+        raise LockfileError(f"cannot read: {e.strerror}", path=p) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise LockfileError("not UTF-8 text", path=p, line=line, hint="restore the file from git") from None
+    return loads(text, p)

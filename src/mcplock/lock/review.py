@@ -1,0 +1,179 @@
+"""The review workflow of DESIGN §4 as pure state transitions on the model.
+
+``stage`` turns a live snapshot into pending proposals (what ``refresh`` and ``add``
+do); ``accept`` and ``reject`` settle them. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcplock.lock.hashing import definition_hash
+from mcplock.lock.model import ITEM_KINDS, Entry, Pending, ServerEntry
+from mcplock.snapshot import KEY_FIELD, Snapshot
+
+
+def default_approval(policy: str, definition: Any) -> str:
+    """The approval a newly accepted tool gets from its server's policy.
+
+    ``writes`` trusts ``readOnlyHint: true`` only to pre-select "never" for a person to
+    confirm; most servers publish no annotations, so ``writes`` is usually ``all``.
+    """
+    if policy == "none":
+        return "never"
+    if policy == "writes" and isinstance(definition, dict):
+        ann = definition.get("annotations")
+        if isinstance(ann, dict) and ann.get("readOnlyHint") is True:
+            return "never"
+    return "always"
+
+
+def stricter(a: str, b: str) -> str:
+    return "never" if a == "never" and b == "never" else "always"
+
+
+@dataclass
+class StageResult:
+    new: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+    @property
+    def proposals(self) -> int:
+        return len(self.new) + len(self.changed) + len(self.removed)
+
+
+def live_items(server: ServerEntry, snap: Snapshot) -> dict[str, dict[str, tuple[Any, str]]]:
+    """kind -> key -> (definition, hash) of what the server offers now (what the lock pins)."""
+    out: dict[str, dict[str, tuple[Any, str]]] = {}
+    for kind in ITEM_KINDS:
+        if kind == "resource" and not server.pin_resources:
+            out[kind] = {}
+            continue
+        got: dict[str, tuple[Any, str]] = {}
+        for d in snap.items(kind):
+            key = d[KEY_FIELD[kind]]
+            got[key] = (d, definition_hash(d, what=f"{kind} `{server.name}/{key}`"))
+        out[kind] = got
+    if snap.instructions is not None:
+        out["instructions"] = {
+            "instructions": (snap.instructions, definition_hash(snap.instructions, what=f"`{server.name}` instructions"))
+        }
+    else:
+        out["instructions"] = {}
+    return out
+
+
+def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None:
+    if entry.definition is not None and entry.hash == h:
+        # upstream matches what was accepted: drop a stale proposal, undo a quarantine
+        if entry.pending is not None:
+            if entry.pending.enabled_before is not None:
+                entry.enabled = entry.pending.enabled_before
+            entry.pending = None
+        result.unchanged += 1
+        return
+    if entry.rejected_hash == h:
+        entry.pending = None  # seen and rejected: not proposed again until it changes
+        result.unchanged += 1
+        return
+    if entry.pending is not None and entry.pending.hash == h:
+        (result.new if entry.pending.change == "new" else result.changed).append(entry.label)
+        return
+    if entry.definition is None:
+        entry.pending = Pending(change="new", definition=definition, hash=h)
+        entry.enabled = False
+        result.new.append(entry.label)
+        return
+    before = entry.pending.enabled_before if entry.pending is not None else None
+    if before is None and entry.kind == "tool":
+        before = entry.enabled
+    entry.pending = Pending(change="changed", definition=definition, hash=h, enabled_before=before)
+    if entry.kind == "tool":
+        entry.enabled = False  # the rug-pull shape: quarantined until reviewed
+    result.changed.append(entry.label)
+
+
+def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
+    """Record what ``snap`` shows as pending proposals on ``server`` (DESIGN §4 refresh)."""
+    result = StageResult()
+    server.server_info = snap.server_info if isinstance(snap.server_info, dict) else None
+    server.protocol_version = snap.protocol_version
+    live = live_items(server, snap)
+    for kind in ("instructions", *ITEM_KINDS):
+        offered = live[kind]
+        if kind == "instructions":
+            existing = {"instructions": server.instructions} if server.instructions else {}
+        else:
+            existing = server.items[kind]
+        for key, (definition, h) in offered.items():
+            entry = existing.get(key)
+            if entry is None:
+                entry = Entry(kind=kind, key=key, enabled=kind != "tool")
+                if kind == "instructions":
+                    server.instructions = entry
+                else:
+                    server.items[kind][key] = entry
+            _propose(entry, definition, h, result)
+        for key in list(existing):
+            if key in offered:
+                continue
+            entry = existing[key]
+            if entry.definition is None:
+                # never accepted and now gone: nothing left to track
+                if kind == "instructions":
+                    server.instructions = None
+                else:
+                    del server.items[kind][key]
+                continue
+            if entry.pending is None or entry.pending.change != "removed":
+                before = entry.pending.enabled_before if entry.pending else None
+                entry.pending = Pending(change="removed", enabled_before=before)
+            result.removed.append(entry.label)
+    return result
+
+
+def accept(server: ServerEntry, entry: Entry, *, approval: str | None = None) -> str:
+    """Promote ``entry``'s pending proposal. Returns what happened ("accepted", "removed")."""
+    p = entry.pending
+    if p is None:
+        return "nothing"
+    if p.change == "removed":
+        if entry.kind == "instructions":
+            server.instructions = None
+        else:
+            server.items[entry.kind].pop(entry.key, None)
+        return "removed"
+    policy_default = default_approval(server.policy, p.definition)
+    if p.change == "new" or entry.definition is None:
+        entry.approval = policy_default
+        entry.enabled = True
+    else:
+        # a change can raise a tool's approval requirement, never lower it
+        entry.approval = stricter(entry.approval, policy_default)
+        entry.enabled = True if p.enabled_before is None else p.enabled_before
+    if approval is not None:
+        entry.approval = approval  # a person's explicit choice
+    entry.definition = p.definition
+    entry.hash = p.hash
+    entry.rejected_hash = None
+    entry.pending = None
+    if entry.kind != "tool":
+        entry.enabled = True
+    return "accepted"
+
+
+def reject(server: ServerEntry, entry: Entry) -> str:
+    """Record the proposal as seen; the tool stays (or becomes) disabled."""
+    p = entry.pending
+    if p is None:
+        return "nothing"
+    if p.change == "removed":
+        return "removal"  # the server no longer offers it: only accepting makes sense
+    entry.rejected_hash = p.hash
+    entry.pending = None
+    if entry.kind == "tool":
+        entry.enabled = False
+    return "rejected"

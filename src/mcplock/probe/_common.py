@@ -1,0 +1,218 @@
+"""Shared pieces of the probe: strict JSON, JSON-RPC message shapes, text sanitizing,
+stderr capture and secret scrubbing. No I/O here."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from mcplock.errors import ProbeError
+from mcplock.spec import ServerSpec, expand, template_names
+
+
+class BadConstant(ValueError):
+    """JSON text used NaN / Infinity, which JSON does not allow."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise BadConstant(f"`{name}` is not valid JSON")
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads`` that rejects NaN / Infinity (they cannot be pinned or hashed)."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def dumps(msg: Mapping[str, Any]) -> str:
+    return json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+
+
+def is_jsonrpc(obj: Any) -> bool:
+    """A JSON-RPC 2.0 message (single object; batches are gone from MCP)."""
+    return isinstance(obj, dict) and obj.get("jsonrpc") == "2.0" and ("method" in obj or "id" in obj)
+
+
+def is_response(obj: dict[str, Any]) -> bool:
+    return "method" not in obj and ("result" in obj or "error" in obj)
+
+
+def is_server_request(obj: dict[str, Any]) -> bool:
+    return "method" in obj and "id" in obj
+
+
+def answer_server_request(req: dict[str, Any]) -> dict[str, Any]:
+    """Our reply to a request the server sends us: pong to ``ping``, else method not found."""
+    if req.get("method") == "ping":
+        return {"jsonrpc": "2.0", "id": req.get("id"), "result": {}}
+    return {
+        "jsonrpc": "2.0",
+        "id": req.get("id"),
+        "error": {"code": -32601, "message": "Method not found (mcplock only lists definitions)"},
+    }
+
+
+# --- text for messages ------------------------------------------------------------------
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def sanitize(text: str, limit: int = 300, *, keep_newlines: bool = False) -> str:
+    """Printable, bounded text: control characters escaped (``\\x1b``), long text cut."""
+
+    def esc(m: re.Match[str]) -> str:
+        c = m.group(0)
+        o = ord(c)
+        return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
+
+    if not keep_newlines:
+        text = text.replace("\r\n", "\n").replace("\n", "\\n")
+    text = text.replace("\t", " ")
+    out = _CONTROL.sub(esc, text)
+    if len(out) > limit:
+        out = out[: max(0, limit - 1)] + "…"
+    return out
+
+
+def fmt_seconds(s: float) -> str:
+    return f"{s:g}"
+
+
+def describe_type(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__
+
+
+class TailBuffer:
+    """The last lines of a stream (stderr): at most ``max_lines`` lines and ``max_bytes``."""
+
+    def __init__(self, max_lines: int = 20, max_bytes: int = 4096) -> None:
+        self.max_lines = max_lines
+        self.max_bytes = max_bytes
+        self._lines: deque[str] = deque(maxlen=max_lines)
+        self._partial = ""
+
+    def feed(self, chunk: bytes) -> None:
+        text = self._partial + chunk.decode("utf-8", errors="replace")
+        parts = text.split("\n")
+        self._partial = parts.pop()[-self.max_bytes :]
+        for line in parts:
+            self._lines.append(line.rstrip("\r")[-self.max_bytes :])
+
+    def text(self) -> str:
+        lines = list(self._lines)
+        if self._partial:
+            lines.append(self._partial)
+        out = "\n".join(lines).strip("\n")
+        if len(out) > self.max_bytes:
+            out = out[-self.max_bytes :]
+            out = out.split("\n", 1)[1] if "\n" in out else out
+        return out
+
+
+def with_stderr(message: str, tail: str, max_lines: int = 20) -> str:
+    """``message`` followed by the stderr tail, indented and sanitized."""
+    if not tail.strip():
+        return message
+    lines = tail.splitlines()[-max_lines:]
+    body = "\n".join("  | " + sanitize(line, 400) for line in lines)
+    return f"{message}\nstderr (last lines):\n{body}"
+
+
+# --- probe state --------------------------------------------------------------------------
+
+
+@dataclass
+class State:
+    """What the probe is doing now, for timeout messages and stdio diagnostics."""
+
+    step: str = "start"
+    valid_messages: int = 0
+    skipped_lines: list[str] = field(default_factory=list)
+    skipped_count: int = 0
+
+    def skip(self, line: str, keep: int = 100) -> None:
+        self.skipped_count += 1
+        if len(self.skipped_lines) < keep:
+            self.skipped_lines.append(line[:2000])
+
+
+class RpcError(Exception):
+    """A JSON-RPC error response (translated to ProbeError ``rpc`` by the session)."""
+
+    def __init__(self, code: Any, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+def response_result(resp: dict[str, Any], method: str) -> Any:
+    """The ``result`` of a response, or RpcError / ProbeError for an error or a bad shape."""
+    if "error" in resp:
+        err = resp["error"]
+        if not isinstance(err, dict):
+            raise ProbeError("protocol", f"{method}: the server sent an error response whose `error` is not an object")
+        return_code = err.get("code")
+        msg = err.get("message")
+        raise RpcError(return_code, msg if isinstance(msg, str) else "", err.get("data"))
+    if "result" not in resp:
+        raise ProbeError("protocol", f"{method}: the server's response has neither `result` nor `error`")
+    return resp["result"]
+
+
+# --- secrets ------------------------------------------------------------------------------
+
+
+def secret_values(spec: ServerSpec, environ: Mapping[str, str] | None) -> list[str]:
+    """Every value a ``${VAR}`` in the spec expands to, plus host-config secrets.
+
+    These must never appear in a message: errors are scrubbed with :func:`scrub`.
+    """
+    values: set[str] = {v for v in spec.secrets.values() if isinstance(v, str)}
+    texts = [*spec.args, *spec.env.values(), *spec.headers.values()]
+    if spec.url:
+        texts.append(spec.url)
+    if spec.command:
+        texts.append(spec.command)
+    for t in texts:
+        for name in template_names(t):
+            values.add(expand("${" + name + "}", environ, spec.secrets))
+    # Whole expanded header values too ("Bearer abc" as well as "abc").
+    for t in spec.headers.values():
+        values.add(expand(t, environ, spec.secrets))
+    return sorted((v for v in values if len(v) >= 4), key=len, reverse=True)
+
+
+def scrub(text: str | None, secrets: list[str]) -> str | None:
+    if not text:
+        return text
+    for s in secrets:
+        if s in text:
+            text = text.replace(s, "***")
+    return text
+
+
+def scrubbed(err: ProbeError, secrets: list[str]) -> ProbeError:
+    """``err`` with every secret value replaced by ``***`` in its message and hint."""
+    msg = scrub(err.message, secrets) or ""
+    hint = scrub(err.hint, secrets)
+    if msg == err.message and hint == err.hint:
+        return err
+    new = ProbeError(err.kind, msg, hint=hint)
+    new.__dict__.update({k: v for k, v in err.__dict__.items() if k not in ("message", "hint", "args")})
+    new.message, new.hint = msg, hint
+    return new

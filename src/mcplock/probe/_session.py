@@ -1,0 +1,181 @@
+"""The MCP conversation a probe holds, independent of the transport:
+``initialize`` → ``notifications/initialized`` → the paginated ``*/list`` calls."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from mcplock.errors import ProbeError
+from mcplock.probe._common import RpcError, State, describe_type, response_result, sanitize
+from mcplock.snapshot import Snapshot
+from mcplock.spec import ServerSpec
+
+if TYPE_CHECKING:
+    from mcplock.probe import ProbeOptions
+
+METHOD_NOT_FOUND = -32601
+
+
+class Transport(Protocol):
+    state: State
+
+    async def start(self) -> None: ...
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        """Send a request and return the JSON-RPC response object with its id."""
+        ...
+
+    async def notify(self, method: str, params: dict[str, Any] | None) -> None: ...
+
+    def set_protocol_version(self, version: str) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+# (capability, method, result field, item noun, key field, snapshot attribute)
+_LISTS = {
+    "tools": ("tools", "tools/list", "tools", "tool", "name"),
+    "prompts": ("prompts", "prompts/list", "prompts", "prompt", "name"),
+    "templates": ("resources", "resources/templates/list", "resourceTemplates", "resource template", "uriTemplate"),
+    "resources": ("resources", "resources/list", "resources", "resource", "uri"),
+}
+
+
+def _advertised(caps: dict[str, Any], name: str) -> bool:
+    v = caps.get(name)
+    return v is not None and v is not False
+
+
+async def _call(t: Transport, method: str, params: dict[str, Any] | None) -> Any:
+    resp = await t.request(method, params)
+    t.state.valid_messages += 1
+    return response_result(resp, method)
+
+
+def _rpc_error(method: str, e: RpcError) -> ProbeError:
+    msg = f"{method} failed: the server answered with error {e.code}"
+    if e.message:
+        msg += f": {sanitize(e.message, 300)}"
+    return ProbeError("rpc", msg)
+
+
+async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions) -> Snapshot:
+    snap = Snapshot()
+    st = t.state
+    st.step = "the answer to initialize"
+    try:
+        init = await _call(
+            t,
+            "initialize",
+            {
+                "protocolVersion": opts.protocol_version,
+                "capabilities": {},
+                "clientInfo": {"name": opts.client_name, "version": opts.client_version},
+            },
+        )
+    except RpcError as e:
+        raise _rpc_error("initialize", e) from None
+    if not isinstance(init, dict):
+        raise ProbeError("protocol", f"initialize: the result is {describe_type(init)}, not an object")
+    server_info = init.get("serverInfo")
+    if server_info is not None and not isinstance(server_info, dict):
+        raise ProbeError("protocol", f"initialize: `serverInfo` is {describe_type(server_info)}, not an object")
+    version = init.get("protocolVersion")
+    if not isinstance(version, str):
+        raise ProbeError("protocol", f"initialize: `protocolVersion` is {describe_type(version)}, not a string")
+    caps = init.get("capabilities", {})
+    if caps is None:
+        caps = {}
+    if not isinstance(caps, dict):
+        raise ProbeError("protocol", f"initialize: `capabilities` is {describe_type(caps)}, not an object")
+    instructions = init.get("instructions")
+    if instructions is not None and not isinstance(instructions, str):
+        raise ProbeError("protocol", f"initialize: `instructions` is {describe_type(instructions)}, not a string")
+    snap.server_info = server_info
+    snap.protocol_version = version
+    snap.capabilities = caps
+    snap.instructions = instructions
+    t.set_protocol_version(version)
+
+    st.step = "notifications/initialized to be accepted"
+    await t.notify("notifications/initialized", None)
+
+    if _advertised(caps, "tools"):
+        snap.tools = await _list_all(t, opts, *_LISTS["tools"][1:])
+    if _advertised(caps, "prompts"):
+        snap.prompts = await _list_all(t, opts, *_LISTS["prompts"][1:])
+    if _advertised(caps, "resources"):
+        snap.resource_templates = await _list_all(t, opts, *_LISTS["templates"][1:])
+        if spec.pin_resources:
+            snap.resources = await _list_all(t, opts, *_LISTS["resources"][1:])
+    elif spec.pin_resources:
+        snap.resources = []
+    st.step = "done"
+    return snap
+
+
+async def _list_all(
+    t: Transport, opts: ProbeOptions, method: str, field: str, noun: str, key: str
+) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    keys: set[str] = set()
+    cursors: set[str] = set()
+    cursor: str | None = None
+    page = 0
+    while True:
+        page += 1
+        if page > opts.max_pages:
+            raise ProbeError(
+                "pagination",
+                f"{method} has more than {opts.max_pages} pages (the server keeps sending `nextCursor`)",
+                hint="raise the page limit if the server really has that many pages",
+            )
+        where = method if page == 1 else f"{method} page {page}"
+        t.state.step = f"the answer to {where}"
+        try:
+            result = await _call(t, method, {"cursor": cursor} if cursor is not None else None)
+        except RpcError as e:
+            if e.code == METHOD_NOT_FOUND and page == 1:
+                return []
+            raise _rpc_error(where, e) from None
+        if not isinstance(result, dict):
+            raise ProbeError("protocol", f"{where}: the result is {describe_type(result)}, not an object")
+        entries = result.get(field)
+        if not isinstance(entries, list):
+            got = "missing" if field not in result else describe_type(entries)
+            raise ProbeError("protocol", f"{where}: `{field}` is {got}, not an array")
+        for i, entry in enumerate(entries):
+            pos = f"entry {len(items) + 1}" + (f" (page {page}, item {i + 1})" if page > 1 else "")
+            if not isinstance(entry, dict):
+                raise ProbeError("protocol", f"{method}: {pos} is {describe_type(entry)}, not an object")
+            k = entry.get(key)
+            if not isinstance(k, str) or not k:
+                got = "missing" if key not in entry else ("empty" if k == "" else describe_type(k))
+                raise ProbeError("protocol", f"{method}: {pos}: `{key}` is {got}, not a non-empty string")
+            if k in keys:
+                raise ProbeError(
+                    "duplicate",
+                    f"duplicate {noun} `{sanitize(k, 120)}` in {method}",
+                    hint=f"two entries share the {key} `{sanitize(k, 120)}`: nothing of this server is written; "
+                    "report it to the server's maintainers",
+                )
+            keys.add(k)
+            items.append(entry)
+            if len(items) > opts.max_items:
+                raise ProbeError(
+                    "too-large",
+                    f"{method} returned more than {opts.max_items} {noun}s",
+                    hint="raise the item limit if the server really has that many",
+                )
+        nxt = result.get("nextCursor")
+        if nxt is None or nxt == "":
+            return items
+        if not isinstance(nxt, str):
+            raise ProbeError("protocol", f"{where}: `nextCursor` is {describe_type(nxt)}, not a string")
+        if nxt in cursors or nxt == cursor:
+            raise ProbeError(
+                "pagination",
+                f"{where}: the server sent the cursor `{sanitize(nxt, 80)}` again: its pagination loops",
+            )
+        cursors.add(nxt)
+        cursor = nxt

@@ -1,0 +1,342 @@
+"""stdio transport: a child process speaking newline-delimited JSON-RPC.
+
+The child runs in its own session (process group), so that closing it kills its
+children too (``npx`` → ``node``). Cleanup always ends with SIGKILL to the group.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shlex
+import signal
+from typing import TYPE_CHECKING, Any
+
+from mcplock.errors import ProbeError
+from mcplock.probe._common import (
+    BadConstant,
+    State,
+    TailBuffer,
+    answer_server_request,
+    dumps,
+    fmt_seconds,
+    is_jsonrpc,
+    is_response,
+    is_server_request,
+    loads,
+    sanitize,
+    with_stderr,
+)
+from mcplock.spec import ServerSpec, expand
+
+if TYPE_CHECKING:
+    from mcplock.probe import ProbeOptions
+
+# Process groups still alive, killed by probe_many / at exit if a cleanup was cut short.
+LIVE_GROUPS: set[int] = set()
+
+_EXIT_GRACE = 0.5  # after closing stdin
+_TERM_GRACE = 1.0  # after SIGTERM
+
+
+def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(pgid, sig)
+
+
+def kill_all_live() -> None:
+    for pgid in list(LIVE_GROUPS):
+        kill_group(pgid)
+        LIVE_GROUPS.discard(pgid)
+
+
+class _Gone(Exception):
+    """stdout closed: the server process is gone (or closed its stdout)."""
+
+
+class StdioTransport:
+    def __init__(self, spec: ServerSpec, opts: ProbeOptions, environ: Any) -> None:
+        self.spec = spec
+        self.opts = opts
+        self.environ = environ
+        self.state = State()
+        self.stderr = TailBuffer()
+        self.proc: asyncio.subprocess.Process | None = None
+        self._next_id = 0
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._failure: BaseException | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stdout_done = asyncio.Event()
+        self._stderr_done = asyncio.Event()
+        self._write_lock = asyncio.Lock()
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        spec, env_src = self.spec, self.environ
+        if not spec.command:
+            raise ProbeError("config", f"server `{spec.name}` has no command to run")
+        command = expand(spec.command, env_src, spec.secrets)
+        args = [expand(a, env_src, spec.secrets) for a in spec.args]
+        env = dict(os.environ)
+        for k, v in spec.env.items():
+            env[k] = expand(v, env_src, spec.secrets)
+        cwd = expand(spec.cwd, env_src, spec.secrets) if spec.cwd else None
+        if cwd is not None and not os.path.isdir(cwd):
+            raise ProbeError(
+                "not-found",
+                f"working directory `{spec.cwd}` of server `{spec.name}` does not exist",
+                hint="fix `cwd` in the server's configuration",
+            )
+        self.state.step = f"`{spec.command}` to start"
+        try:
+            self.proc = await asyncio.create_subprocess_exec(
+                command,
+                *args,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+                cwd=cwd,
+                start_new_session=True,
+                limit=self.opts.max_response_bytes + 2,
+            )
+        except FileNotFoundError:
+            raise ProbeError(
+                "not-found",
+                f"command `{spec.command}` not found",
+                hint=f"install it, or make sure the directory that holds `{os.path.basename(command) or command}` "
+                "is on PATH (GUI apps and CI often have a shorter PATH than your shell)",
+            ) from None
+        except PermissionError:
+            raise ProbeError(
+                "not-found",
+                f"command `{spec.command}` is not executable (permission denied)",
+                hint=f"check the file's permissions: chmod +x {shlex.quote(command)}",
+            ) from None
+        except OSError as e:
+            raise ProbeError("spawn", f"could not start `{spec.command}`: {sanitize(e.strerror or str(e))}") from None
+        LIVE_GROUPS.add(self.proc.pid)
+        self._tasks.append(asyncio.create_task(self._read_stdout()))
+        self._tasks.append(asyncio.create_task(self._read_stderr()))
+
+    async def close(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        pgid = proc.pid
+        try:
+            if proc.stdin is not None and not proc.stdin.is_closing():
+                with contextlib.suppress(Exception):
+                    proc.stdin.close()
+            if proc.returncode is None:
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(proc.wait(), _EXIT_GRACE)
+            if proc.returncode is None:
+                kill_group(pgid, signal.SIGTERM)
+                with contextlib.suppress(asyncio.TimeoutError):
+                    await asyncio.wait_for(proc.wait(), _TERM_GRACE)
+        finally:
+            # Whatever happened above (even a second cancel): the whole group dies.
+            kill_group(pgid, signal.SIGKILL)
+            LIVE_GROUPS.discard(pgid)
+            for task in self._tasks:
+                task.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(proc.wait(), 2.0)
+            with contextlib.suppress(BaseException):
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+            transport = getattr(proc, "_transport", None)
+            if transport is not None:
+                with contextlib.suppress(Exception):
+                    transport.close()
+
+    def set_protocol_version(self, version: str) -> None:
+        pass
+
+    # --- messages -----------------------------------------------------------------------
+
+    async def _send(self, msg: dict[str, Any]) -> None:
+        assert self.proc is not None and self.proc.stdin is not None
+        data = (dumps(msg) + "\n").encode("utf-8")
+        async with self._write_lock:
+            try:
+                self.proc.stdin.write(data)
+                await self.proc.stdin.drain()
+            except (BrokenPipeError, ConnectionResetError, RuntimeError):
+                raise _Gone() from None
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        if self._failure is not None:
+            raise self._failure
+        self._next_id += 1
+        rid = self._next_id
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        try:
+            try:
+                await self._send(msg)
+            except _Gone:
+                await self._stdout_done.wait()
+                raise await self._gone_error() from None
+            return await fut
+        finally:
+            self._pending.pop(rid, None)
+
+    async def notify(self, method: str, params: dict[str, Any] | None) -> None:
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        try:
+            await self._send(msg)
+        except _Gone:
+            await self._stdout_done.wait()
+            raise await self._gone_error() from None
+
+    def _fail(self, err: BaseException) -> None:
+        if self._failure is None:
+            self._failure = err
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(err)
+
+    async def _read_stdout(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        out = self.proc.stdout
+        limit = self.opts.max_response_bytes
+        try:
+            while True:
+                try:
+                    line = await out.readline()
+                except (ValueError, asyncio.LimitOverrunError):
+                    self._fail(self._too_large())
+                    return
+                if not line:
+                    break
+                if len(line) > limit + 1:
+                    self._fail(self._too_large())
+                    return
+                self._handle_line(line)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # pragma: no cover - defensive
+            self._fail(ProbeError("protocol", f"reading the server's stdout failed: {sanitize(str(e))}"))
+            return
+        finally:
+            self._stdout_done.set()
+        # EOF: the server exited or closed stdout.
+        self._fail(await self._gone_error())
+
+    def _too_large(self) -> ProbeError:
+        return ProbeError(
+            "too-large",
+            f"server `{self.spec.name}` sent a message larger than {self.opts.max_response_bytes} bytes "
+            f"(while waiting for {self.state.step.removeprefix('the answer to ')})",
+            hint="raise the response size limit if the server really sends that much",
+        )
+
+    def _handle_line(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        if not text.strip():
+            return
+        try:
+            obj = loads(text)
+        except BadConstant as e:
+            if '"jsonrpc"' in text:
+                self._fail(ProbeError("protocol", f"the server sent a JSON-RPC message that is not valid JSON: {e}"))
+                return
+            self.state.skip(text)
+            return
+        except ValueError:
+            self.state.skip(text)
+            return
+        if not is_jsonrpc(obj):
+            self.state.skip(text)
+            return
+        self.state.valid_messages += 1
+        if is_response(obj):
+            rid = obj.get("id")
+            fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
+            if fut is not None and not fut.done():
+                fut.set_result(obj)
+        elif is_server_request(obj):
+            asyncio.create_task(self._answer(obj))
+        # notifications (logging, list_changed …) are ignored
+
+    async def _answer(self, req: dict[str, Any]) -> None:
+        with contextlib.suppress(Exception):
+            await self._send(answer_server_request(req))
+
+    async def _read_stderr(self) -> None:
+        assert self.proc is not None and self.proc.stderr is not None
+        err = self.proc.stderr
+        try:
+            while True:
+                chunk = await err.read(65536)
+                if not chunk:
+                    break
+                self.stderr.feed(chunk)
+        finally:
+            self._stderr_done.set()
+
+    async def _gone_error(self) -> ProbeError:
+        proc = self.proc
+        assert proc is not None
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(proc.wait(), 1.0)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._stderr_done.wait(), 0.5)
+        waiting = self.state.step.removeprefix("the answer to ")
+        code = proc.returncode
+        if code is None:
+            how = "closed its stdout"
+        elif code < 0:
+            try:
+                how = f"was killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"was killed by signal {-code}"
+        else:
+            how = f"exited with code {code}"
+        if self.state.valid_messages == 0 and self.state.skipped_lines:
+            return ProbeError(
+                "garbage",
+                with_stderr(
+                    f"server `{self.spec.name}` printed no JSON-RPC on stdout, only other output, and {how}; "
+                    f"first line: {sanitize(self.state.skipped_lines[0], 200)}",
+                    self.stderr.text(),
+                ),
+                hint="the command must speak MCP over stdio; check `command` and `args`",
+            )
+        err = ProbeError(
+            "exited",
+            with_stderr(f"server `{self.spec.name}` {how} while mcplock waited for {waiting}", self.stderr.text()),
+            hint="run the command by hand to see why it stops",
+        )
+        err.exit_code_of_server = code  # type: ignore[attr-defined]
+        return err
+
+    def timeout_error(self, timeout: float) -> ProbeError:
+        waiting = self.state.step.removeprefix("the answer to ")
+        if self.state.valid_messages == 0 and self.state.skipped_lines:
+            return ProbeError(
+                "garbage",
+                with_stderr(
+                    f"server `{self.spec.name}` printed no JSON-RPC on stdout within {fmt_seconds(timeout)} s, "
+                    f"only other output ({self.state.skipped_count} lines); first line: "
+                    f"{sanitize(self.state.skipped_lines[0], 200)}",
+                    self.stderr.text(),
+                ),
+                hint="the command must speak MCP over stdio (newline-delimited JSON-RPC on stdout; logs go to stderr)",
+            )
+        return ProbeError(
+            "timeout",
+            with_stderr(
+                f"server `{self.spec.name}`: no answer within {fmt_seconds(timeout)} s (waiting for {waiting})",
+                self.stderr.text(),
+            ),
+            hint="raise the timeout if the server is just slow to start (e.g. `npx` downloading a package)",
+        )

@@ -1,0 +1,123 @@
+"""Human renderings (rich). Every server-sent string goes through ``safe_text``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from mcplock.lock.model import Entry, Lock, ServerEntry
+from mcplock.render.safe import safe_text
+
+
+def _state(e: Entry) -> Text:
+    if e.pending is not None:
+        return Text(f"pending {e.pending.change}", style="yellow")
+    if e.rejected_hash is not None:
+        return Text("rejected", style="red")
+    return Text("accepted", style="green")
+
+
+def _where(s: ServerEntry) -> Text:
+    if s.transport == "stdio":
+        return safe_text(" ".join([s.command or "", *s.args]).strip(), keep_newlines=False)
+    return safe_text(s.url or "", keep_newlines=False)
+
+
+def render_list(lock: Lock) -> Group:
+    parts: list[Any] = []
+    if not lock.servers:
+        return Group(Text("no servers locked yet: `mcplock add NAME -- CMD…` or `mcplock init`"))
+    summary = Table(title=None, show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for col in ("server", "transport", "tools", "enabled", "pending", "policy", "where"):
+        summary.add_column(col)
+    for name, s in sorted(lock.servers.items()):
+        tools = s.tools
+        pending = s.pending_count()
+        summary.add_row(
+            safe_text(name, keep_newlines=False),
+            s.transport,
+            str(len(tools)),
+            str(sum(1 for t in tools.values() if t.enabled)),
+            Text(str(pending), style="yellow" if pending else ""),
+            s.policy,
+            _where(s),
+        )
+    parts.append(summary)
+    for name, s in sorted(lock.servers.items()):
+        t = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+        t.add_column(Text.assemble(safe_text(name, keep_newlines=False), "/"))
+        t.add_column("enabled")
+        t.add_column("approval")
+        t.add_column("state")
+        for e in s.entries():
+            if e.kind == "tool":
+                t.add_row(safe_text(e.key, keep_newlines=False), "yes" if e.enabled else Text("no", style="dim"), e.approval, _state(e))
+            else:
+                t.add_row(safe_text(e.label, keep_newlines=False), "", "", _state(e))
+        parts.append(Text(""))
+        parts.append(t)
+    return Group(*parts)
+
+
+def render_findings(findings: Iterable[Any]) -> Group:
+    lines: list[Any] = []
+    for f in findings:
+        line = Text(f"{f.code}: ", style="bold red" if f.code != "pending" else "bold yellow")
+        line.append_text(safe_text(f.message, keep_newlines=False))
+        lines.append(line)
+        lines.append(Text("  hint: " + f.hint, style="dim"))
+    return Group(*lines)
+
+
+def _definition(definition: Any, indent: str = "  ") -> list[Text]:
+    out: list[Text] = []
+    if isinstance(definition, str):
+        for ln in definition.split("\n"):
+            out.append(Text(indent).append_text(safe_text(ln)))
+        return out
+    if not isinstance(definition, dict):
+        return [Text(indent).append_text(safe_text(json.dumps(definition, ensure_ascii=False)))]
+    for k, v in definition.items():
+        if isinstance(v, str):
+            first, *more = v.split("\n")
+            out.append(Text(f"{indent}{k}: ", style="bold").append_text(safe_text(first, keep_newlines=False)))
+            for ln in more:
+                out.append(Text(indent + "  ").append_text(safe_text(ln, keep_newlines=False)))
+        else:
+            text = json.dumps(v, indent=2, ensure_ascii=False, sort_keys=True)
+            rows = text.split("\n")
+            out.append(Text(f"{indent}{k}: ", style="bold").append_text(safe_text(rows[0], keep_newlines=False)))
+            for ln in rows[1:]:
+                out.append(Text(indent + "  ").append_text(safe_text(ln, keep_newlines=False)))
+    return out
+
+
+def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool) -> Group:
+    parts: list[Any] = []
+    if whole_server:
+        head = Text("server ", style="bold").append_text(safe_text(srv.name, keep_newlines=False))
+        head.append(f"  ({srv.transport}, policy {srv.policy})")
+        parts.append(head)
+        parts.append(Text("  ").append_text(_where(srv)))
+        if srv.server_info:
+            info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
+            parts.append(Text("  server-info: ").append_text(safe_text(info, keep_newlines=False)))
+    for e in entries:
+        parts.append(Text(""))
+        title = Text(f"{e.kind} ", style="bold").append_text(safe_text(f"{srv.name}/{e.label}", keep_newlines=False))
+        if e.kind == "tool":
+            title.append(f"  enabled={'yes' if e.enabled else 'no'} approval={e.approval}")
+        title.append("  ").append_text(_state(e))
+        parts.append(title)
+        if e.definition is not None:
+            parts.append(Text("  accepted:", style="green"))
+            parts.extend(_definition(e.definition, "    "))
+        if e.pending is not None:
+            parts.append(Text(f"  pending {e.pending.change}:", style="yellow"))
+            if e.pending.definition is not None:
+                parts.extend(_definition(e.pending.definition, "    "))
+    return Group(*parts)

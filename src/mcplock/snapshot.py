@@ -1,0 +1,41 @@
+"""What a probe saw of one server: raw JSON exactly as the server sent it.
+
+Pure data, produced by :mod:`mcplock.probe` and consumed by the lock update and
+comparison code. Definitions are the wire objects (dicts) with every field,
+known or not; nothing here is an SDK model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+# kind -> the field that keys its entries
+KEY_FIELD: dict[str, str] = {
+    "tool": "name",
+    "prompt": "name",
+    "resource-template": "uriTemplate",
+    "resource": "uri",
+}
+
+
+@dataclass
+class Snapshot:
+    server_info: dict[str, Any] | None = None
+    protocol_version: str | None = None
+    capabilities: dict[str, Any] = field(default_factory=dict)
+    instructions: str | None = None
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    prompts: list[dict[str, Any]] = field(default_factory=list)
+    resource_templates: list[dict[str, Any]] = field(default_factory=list)
+    resources: list[dict[str, Any]] | None = None  # None: not pinned / not asked for
+    skipped_lines: list[str] = field(default_factory=list)  # non-JSON-RPC stdout lines (shown with -v)
+    stderr_tail: str = ""
+
+    def items(self, kind: str) -> list[dict[str, Any]]:
+        return {
+            "tool": self.tools,
+            "prompt": self.prompts,
+            "resource-template": self.resource_templates,
+            "resource": self.resources or [],
+        }[kind]

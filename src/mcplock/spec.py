@@ -1,0 +1,138 @@
+"""How to reach one MCP server: the part of a lock entry that a probe needs.
+
+A ``ServerSpec`` holds only what may be written to the lock: header and env values
+are literal non-secret strings or ``${VAR}`` / ``${VAR:-default}`` templates.
+Secret values taken from a host config live in ``secrets`` (memory only, never
+written, never printed) and are used as the first source when templates expand.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Literal, Mapping
+
+Transport = Literal["stdio", "http", "sse"]
+TRANSPORTS: tuple[str, ...] = ("stdio", "http", "sse")
+
+_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    name: str
+    transport: Transport
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    source: str | None = None  # host config path, relative to the lock's directory
+    pin_resources: bool = False
+    # Values for ${VAR} templates taken from a host config: memory only.
+    secrets: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+
+    def stored(self) -> dict[str, object]:
+        """The spec as written to the lock and hashed for ``config-hash`` (no secrets)."""
+        out: dict[str, object] = {"transport": self.transport}
+        if self.command is not None:
+            out["command"] = self.command
+        if self.args:
+            out["args"] = list(self.args)
+        if self.env:
+            out["env"] = dict(sorted(self.env.items()))
+        if self.cwd is not None:
+            out["cwd"] = self.cwd
+        if self.url is not None:
+            out["url"] = self.url
+        if self.headers:
+            out["headers"] = dict(sorted(self.headers.items()))
+        if self.pin_resources:
+            out["pin-resources"] = True
+        return out
+
+
+def expand(value: str, environ: Mapping[str, str] | None = None, secrets: Mapping[str, str] | None = None) -> str:
+    """Expand ``${VAR}`` and ``${VAR:-default}`` like Claude Code does.
+
+    ``secrets`` (values from a host config) win over the environment. An unset
+    variable without a default expands to the empty string for a probe; callers
+    that must report it use :func:`missing_variables`.
+    """
+    env = os.environ if environ is None else environ
+    sec = secrets or {}
+
+    def sub(m: re.Match[str]) -> str:
+        name, default = m.group(1), m.group(2)
+        if name in sec:
+            return sec[name]
+        got = env.get(name)
+        if got is None or (got == "" and default is not None):
+            return default if default is not None else ""
+        return got
+
+    return _TEMPLATE.sub(sub, value)
+
+
+def template_names(value: str) -> list[str]:
+    return [m.group(1) for m in _TEMPLATE.finditer(value)]
+
+
+def missing_variables(spec: ServerSpec, environ: Mapping[str, str] | None = None) -> list[str]:
+    """Template variables the spec uses that have no value and no default."""
+    env = os.environ if environ is None else environ
+    missing: list[str] = []
+    values = [*spec.args, *spec.env.values(), *spec.headers.values()]
+    if spec.url:
+        values.append(spec.url)
+    if spec.command:
+        values.append(spec.command)
+    for v in values:
+        for m in _TEMPLATE.finditer(v):
+            name, default = m.group(1), m.group(2)
+            if default is None and name not in spec.secrets and name not in env and name not in missing:
+                missing.append(name)
+    return missing
+
+
+# --- secrets -----------------------------------------------------------------------------
+
+_SECRET_KEY = re.compile(r"(?i)(token|secret|passw(or)?d|api[-_]?key|auth|credential|cookie|session|private)")
+_SECRET_VALUE = re.compile(
+    r"(?x)("
+    r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}"
+    r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
+    r")"
+)
+
+
+def looks_secret(key: str, value: str) -> bool:
+    """Whether a literal header/env value must not be stored.
+
+    A value that is entirely made of templates is never a secret. A value under a
+    secret-sounding key (``Authorization``, ``*_TOKEN``, ``API_KEY`` …) or shaped like a
+    known credential is one, unless it is empty.
+    """
+    literal = _TEMPLATE.sub("", value).strip()
+    if not literal:
+        return False
+    if _SECRET_VALUE.search(value):
+        return True
+    if _SECRET_KEY.search(key):
+        # "Bearer ${TOKEN}" leaves "Bearer" after removing the template: not a secret.
+        if _TEMPLATE.search(value) and re.fullmatch(r"(?i)(bearer|basic|token)", literal):
+            return False
+        return True
+    return False
+
+
+def env_var_name(key: str) -> str:
+    """A template variable name derived from a header or env key (``X-Api-Key`` → ``X_API_KEY``)."""
+    name = re.sub(r"[^A-Za-z0-9]+", "_", key).strip("_").upper()
+    if name == "AUTHORIZATION":
+        return "AUTHORIZATION"
+    if not name or name[0].isdigit():
+        name = "V_" + name
+    return name
