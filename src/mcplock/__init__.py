@@ -1,3 +1,39 @@
-"""mcplock: a lockfile for MCP servers."""
+"""mcplock: a lockfile for MCP servers.
+
+The library API for hosts (DESIGN §8)::
+
+    import mcplock
+    lock = mcplock.load("mcp.lock")
+    tools = lock.enabled_tools()
+    mcplock.requires_approval(tools[0])
+    mcplock.validate_arguments(tools[0], {"query": "x"})
+
+Importing ``mcplock`` stays light: jsonschema loads on the first validation.
+"""
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
+
+from typing import TYPE_CHECKING, Any
+
+__all__ = [
+    "__version__", "load", "requires_approval", "validate_arguments", "LockedServers", "LockedTool",
+    "InvalidArguments", "McplockError", "LockfileError",
+]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mcplock.api import InvalidArguments, LockedServers, LockedTool, load, requires_approval, validate_arguments
+    from mcplock.errors import LockfileError, McplockError
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("load", "requires_approval", "validate_arguments", "LockedServers", "LockedTool", "InvalidArguments"):
+        from mcplock import api
+
+        return getattr(api, name)
+    if name in ("McplockError", "LockfileError"):
+        from mcplock import errors
+
+        return getattr(errors, name)
+    raise AttributeError(name)

@@ -1,0 +1,145 @@
+"""The library API for hosts that read ``mcp.lock`` (DESIGN §8).
+
+    import mcplock
+    lock = mcplock.load("mcp.lock")
+    for tool in lock.enabled_tools():          # accepted definitions of enabled tools only
+        ...
+    if mcplock.requires_approval(tool): ask the user
+    mcplock.validate_arguments(tool, args)     # raises mcplock.InvalidArguments
+
+Only accepted definitions of enabled tools are visible: a pending proposal, a
+rejected or a quarantined (changed upstream) tool never reaches a host through this
+API. ``requires_approval`` reads the stored flag only; annotations are never trusted.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Iterator, Mapping
+
+from mcplock.errors import LockfileError, McplockError
+from mcplock.lock.model import Lock
+from mcplock.lock.read import load as _load
+
+
+class InvalidArguments(McplockError):
+    """Arguments do not match the tool's locked input schema."""
+
+    code = "invalid-arguments"
+    exit_code = 1
+
+    def __init__(self, message: str, errors: list[str]) -> None:
+        super().__init__(message)
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class LockedTool:
+    server: str
+    name: str
+    definition: Mapping[str, Any]  # the accepted wire definition, read-only
+    hash: str
+    approval: str
+
+    @property
+    def description(self) -> str | None:
+        d = self.definition.get("description")
+        return d if isinstance(d, str) else None
+
+    @property
+    def input_schema(self) -> Mapping[str, Any]:
+        s = self.definition.get("inputSchema")
+        return s if isinstance(s, Mapping) else {"type": "object"}
+
+
+class LockedServers:
+    """A loaded lock, seen as a host should see it."""
+
+    def __init__(self, lock: Lock) -> None:
+        self._lock = lock
+
+    @property
+    def servers(self) -> list[str]:
+        return sorted(self._lock.servers)
+
+    def instructions(self, server: str) -> str | None:
+        srv = self._lock.servers.get(server)
+        if srv is None or srv.instructions is None:
+            return None
+        return srv.instructions.definition if isinstance(srv.instructions.definition, str) else None
+
+    def enabled_tools(self, server: str | None = None) -> list[LockedTool]:
+        return list(self._iter(server))
+
+    def tool(self, server: str, name: str) -> LockedTool | None:
+        for t in self._iter(server):
+            if t.name == name:
+                return t
+        return None
+
+    def _iter(self, only: str | None) -> Iterator[LockedTool]:
+        for sname in sorted(self._lock.servers):
+            if only is not None and sname != only:
+                continue
+            srv = self._lock.servers[sname]
+            for key in sorted(srv.tools):
+                e = srv.tools[key]
+                if not e.enabled or e.definition is None or e.hash is None:
+                    continue
+                if e.pending is not None and e.pending.change == "changed":
+                    continue  # quarantined: the live tool no longer matches what was accepted
+                yield LockedTool(sname, key, MappingProxyType(dict(e.definition)), e.hash, e.approval)
+
+
+def load(path: str | os.PathLike[str] = "mcp.lock", *, verify: bool = True) -> LockedServers:
+    """Read a lock (raises :class:`mcplock.LockfileError` with file, line and hint).
+
+    With ``verify`` (the default) every stored definition is checked against its hash and
+    a mismatch fails closed: a host never serves a definition someone edited by hand.
+    """
+    lock = _load(path)
+    if verify:
+        from mcplock.check import integrity
+
+        bad = integrity(lock)
+        if bad:
+            raise LockfileError(
+                "; ".join(f.message for f in bad),
+                path=os.fspath(path),
+                hint=bad[0].hint,
+                code="hash-mismatch",
+            )
+    return LockedServers(lock)
+
+
+def requires_approval(tool: LockedTool) -> bool:
+    """Whether the host must ask the user before calling ``tool``.
+
+    Only the stored, person-decided flag counts; anything but ``never`` means ask.
+    """
+    return tool.approval != "never"
+
+
+def validate_arguments(tool: LockedTool, arguments: Any) -> None:
+    """Validate call arguments against the locked input schema (full JSON Schema, $ref/$defs).
+
+    Validating locally first means a later upstream "invalid params" error is evidence
+    that the lock and the live server differ: the drift signal.
+    """
+    import jsonschema
+    from jsonschema import validators
+
+    schema = dict(tool.input_schema)
+    cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as e:
+        raise InvalidArguments(f"the locked schema of `{tool.server}/{tool.name}` is not a valid JSON Schema: {e.message}", [e.message]) from None
+    validator = cls(schema)
+    instance = dict(arguments) if isinstance(arguments, Mapping) else arguments
+    errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        msgs = [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}" for e in errors]
+        raise InvalidArguments(f"arguments for `{tool.server}/{tool.name}` do not match its locked schema: " + "; ".join(msgs), msgs)

@@ -1,0 +1,32 @@
+"""Build small locks for tests through the real model and writer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mcplock.lock import review, store
+from mcplock.lock.model import Lock, ServerEntry
+from mcplock.snapshot import Snapshot
+
+TOOLS = [
+    {"name": "search_docs", "description": "Search the docs.", "annotations": {"readOnlyHint": True},
+     "inputSchema": {"type": "object", "properties": {"query": {"type": "string", "maxLength": 100}}, "required": ["query"]}},
+    {"name": "delete_page", "description": "Delete a page.",
+     "inputSchema": {"type": "object", "properties": {"id": {"$ref": "#/$defs/id"}}, "required": ["id"],
+                     "$defs": {"id": {"type": "string", "pattern": "^[a-z0-9-]+$"}}}},
+]
+
+
+def snapshot(tools=None, instructions="Use these tools for the docs.", prompts=None) -> Snapshot:
+    return Snapshot(server_info={"name": "docs", "version": "1.0.0"}, protocol_version="2025-11-25",
+                    instructions=instructions, tools=list(TOOLS if tools is None else tools), prompts=list(prompts or []))
+
+
+def make_lock(path: Path | str = "mcp.lock", *, policy: str = "all", accept: bool = True, snap: Snapshot | None = None) -> Path:
+    srv = ServerEntry(name="docs", transport="stdio", command="python", args=["server.py"], policy=policy)
+    review.stage(srv, snap or snapshot())
+    if accept:
+        for e in list(srv.entries()):
+            review.accept(srv, e)
+    store.save(Lock(servers={"docs": srv}), str(path))
+    return Path(path)

@@ -1,0 +1,65 @@
+"""Golden vectors for definition hashes: sha256 over RFC 8785 canonical JSON.
+
+The canonical bytes are written out by hand from the RFC's rules, so a change in
+canonicalisation (key order, number spelling, escaping) fails here.
+"""
+
+import hashlib
+
+import pytest
+
+from mcplock.errors import HashError
+from mcplock.lock.hashing import canonical, definition_hash, is_hash
+
+VECTORS = [
+    # key order is irrelevant; keys sort by UTF-16 code units
+    ({"b": 1, "a": "x"}, b'{"a":"x","b":1}'),
+    # 1 and 1.0 are the same number; exponents spelled the ECMAScript way
+    ({"n": 1.0, "m": 1e21, "s": 1e-7, "z": -0.0}, b'{"m":1e+21,"n":1,"s":1e-7,"z":0}'),
+    # non-BMP keys sort by UTF-16 code units: U+1F600 (D83D DE00) before U+FB33
+    ({"\ufb33": 1, "\U0001f600": 2, "a": 3}, '{"a":3,"\U0001f600":2,"\ufb33":1}'.encode()),
+    # nested $defs, arrays keep order, null and booleans
+    (
+        {"name": "t", "inputSchema": {"type": "object", "$defs": {"b": {"type": "string"}, "a": {"$ref": "#/$defs/b"}},
+                                       "required": ["z", "a"], "x": None, "y": True}},
+        b'{"inputSchema":{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"type":"string"}},"required":["z","a"],'
+        b'"type":"object","x":null,"y":true},"name":"t"}',
+    ),
+    # control characters escaped, non-ASCII kept as UTF-8, "/" not escaped
+    ({"d": "a\u0001\n\"/\u00e9"}, '{"d":"a\\u0001\\n\\"/\u00e9"}'.encode()),
+    # a JSON string (server instructions are hashed this way)
+    ("Use the tools wisely.", b'"Use the tools wisely."'),
+]
+
+
+@pytest.mark.parametrize("value,expected", VECTORS)
+def test_canonical_bytes(value, expected):
+    assert canonical(value) == expected
+
+
+@pytest.mark.parametrize("value,expected", VECTORS)
+def test_hash_is_sha256_of_canonical(value, expected):
+    assert definition_hash(value) == "sha256:" + hashlib.sha256(expected).hexdigest()
+
+
+def test_pinned_hash_values():
+    # pinned literally so any drift of the whole pipeline shows up
+    assert definition_hash({"b": 1, "a": "x"}) == (
+        "sha256:" + hashlib.sha256(b'{"a":"x","b":1}').hexdigest()
+    )
+    assert definition_hash({"a": 1.0}) == "sha256:015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862"
+    assert definition_hash({"a": 1.0}) == definition_hash({"a": 1})
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 2**53 + 1, "\ud800"])
+def test_unrepresentable_values_name_the_item(bad):
+    with pytest.raises(HashError) as ei:
+        definition_hash({"name": "search", "x": bad}, what="tool `docs/search`")
+    assert "tool `docs/search`" in ei.value.message
+    assert ei.value.exit_code == 2
+
+
+def test_is_hash():
+    assert is_hash(definition_hash({}))
+    assert not is_hash("sha256:xyz")
+    assert not is_hash("md5:" + "0" * 64)
