@@ -12,7 +12,7 @@ Naming:
   ``--flag=value`` / ``--flag value`` under a secret-sounding flag → ``<SERVER>_<FLAG>``;
   ``Header: value`` (``mcp-remote --header``) → the header rule; any other
   credential-shaped piece (``ghp_…``, ``sk-…``) → ``<SERVER>_SECRET``;
-- url: a secret-looking query parameter → ``env_var_name(param)``, a password in the
+- url: a secret-looking query parameter → ``<SERVER>_<PARAM>``, a password in the
   user-info → ``<SERVER>_PASSWORD``, a credential-shaped path piece → ``<SERVER>_SECRET``.
 Two different values that want one name within a server get ``_2``, ``_3`` …
 """
@@ -159,7 +159,7 @@ class Secrets:
         def query(m: re.Match[str]) -> str:
             key, value = m.group(2), m.group(3)
             if value and not _TEMPLATE.fullmatch(value) and self._keyed(key, value):
-                name = self._put(env_var_name(key), value)
+                name = self._put(f"{self.prefix}_{env_var_name(key)}", value)
                 self.notes.append(f"url query {key}: literal value moved to ${{{name}}}")
                 return f"{m.group(1)}{key}=${{{name}}}"
             return m.group(0)

@@ -1,0 +1,37 @@
+# mcplock — every target sets up what it needs from a fresh clone.
+#   make demo    lock a bundled example server, then catch a rug pull
+#   make test    the whole suite (fixture servers, npm/PyPI reference servers, pre-commit)
+#   make bench   benchmarks (figures go to the README)
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+NODE_STAMP := fixtures/reference/node_modules/.installed
+
+.PHONY: setup demo test bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
+	$(BIN)/python -m pip install --quiet -e '.[test]' 2>&1 | grep -v "^WARNING: Location" || true
+	$(BIN)/python -c "import mcplock, pytest, hypothesis"
+	touch $@
+
+$(NODE_STAMP): fixtures/reference/package.json fixtures/reference/package-lock.json
+	cd fixtures/reference && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(STAMP) $(NODE_STAMP)
+
+demo: $(STAMP)
+	@bash demo/run.sh
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+clean:
+	rm -rf $(VENV) fixtures/reference/node_modules .pytest_cache .hypothesis

@@ -1,0 +1,124 @@
+"""mcplock benchmarks: fresh processes, median of several runs, peak RSS per process.
+
+    make bench            # all
+    python bench/run.py offline|probe
+
+Offline: `check` and `list` on a generated 2,000-tool lock against a bare `tomllib`
+parse of the same file in the same run; `--version` against `python -c pass`.
+Probe: `diff` over 8 slow local servers against one of them; probing 20 servers' peak memory.
+Results are printed as a Markdown table and written to bench/out/results.md.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+PY = sys.executable
+MCPLOCK = str(Path(PY).parent / "mcplock")
+sys.path.insert(0, str(ROOT / "src"))
+
+
+def run_once(cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> tuple[float, float, int]:
+    """(seconds, peak RSS MiB, exit code) of one fresh process."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    _, status, usage = os.wait4(p.pid, 0)
+    dt = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return dt, usage.ru_maxrss / 1024, p.returncode
+
+
+def measure(cmd: list[str], runs: int = 7, **kw) -> tuple[float, float, int]:
+    run_once(cmd, **kw)  # warm the page cache
+    results = [run_once(cmd, **kw) for _ in range(runs)]
+    return statistics.median(r[0] for r in results), max(r[1] for r in results), results[-1][2]
+
+
+def make_big_lock(path: Path, n_tools: int = 2000, n_servers: int = 4) -> None:
+    from mcplock.lock import review, store
+    from mcplock.lock.model import Lock, ServerEntry
+    from mcplock.snapshot import Snapshot
+
+    lock = Lock()
+    per = n_tools // n_servers
+    for s in range(n_servers):
+        tools = []
+        for i in range(per):
+            tools.append({
+                "name": f"tool_{s}_{i:04d}",
+                "title": f"Tool {i}",
+                "description": f"Does thing {i} on the {s} backend.\nReturns a JSON document with the result.\n"
+                               "Use it when the user asks about things.",
+                "inputSchema": {"type": "object", "properties": {
+                    "query": {"type": "string", "maxLength": 200, "description": "What to look for"},
+                    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+                    "filters": {"$ref": "#/$defs/filters"}},
+                    "required": ["query"], "additionalProperties": False,
+                    "$defs": {"filters": {"type": "object", "properties": {"tag": {"type": "string"}}}}},
+                "annotations": {"readOnlyHint": i % 2 == 0},
+            })
+        srv = ServerEntry(name=f"server-{s}", transport="stdio", command="python", args=["-m", f"srv{s}"])
+        review.stage(srv, Snapshot(server_info={"name": f"srv{s}", "version": "1.0"}, tools=tools, instructions="Be careful."))
+        for e in list(srv.entries()):
+            review.accept(srv, e)
+        lock.servers[srv.name] = srv
+    path.parent.mkdir(parents=True, exist_ok=True)
+    store.save(lock, str(path))
+
+
+def offline() -> list[tuple[str, str, str, str]]:
+    lock = OUT / "big" / "mcp.lock"
+    make_big_lock(lock)
+    size = lock.stat().st_size / 1024
+    env = dict(os.environ, MCPLOCK_LOCKFILE=str(lock), NO_COLOR="1")
+    floor, floor_mem, _ = measure([PY, "-c", f"import tomllib; tomllib.load(open({str(lock)!r}, 'rb'))"])
+    pas, _, _ = measure([PY, "-c", "pass"])
+    rows = []
+    check, check_mem, rc = measure([MCPLOCK, "check"], env=env)
+    assert rc == 0, f"check exited {rc}"
+    lst, lst_mem, rc = measure([MCPLOCK, "list"], env=env)
+    assert rc == 0
+    ver, _, _ = measure([MCPLOCK, "--version"], env=env)
+    hlp, _, _ = measure([MCPLOCK, "--help"], env=env)
+    rows.append(("bare `tomllib` parse of the 2,000-tool lock (%.0f KiB), fresh process" % size, f"{floor*1000:.0f} ms", f"{floor_mem:.0f} MiB", "floor"))
+    rows.append(("`mcplock check` (2,000 tools: parse, verify every hash)", f"{check*1000:.0f} ms", f"{check_mem:.0f} MiB", f"{check/floor:.1f}x floor (target < 1 s, ≤ 4x, < 150 MB)"))
+    rows.append(("`mcplock list` (2,000 tools)", f"{lst*1000:.0f} ms", f"{lst_mem:.0f} MiB", f"{lst/floor:.1f}x floor"))
+    rows.append(("`python -c pass`", f"{pas*1000:.0f} ms", "", ""))
+    rows.append(("`mcplock --version`", f"{ver*1000:.0f} ms", "", f"{ver/pas:.1f}x `python -c pass` (target ≤ 8x)"))
+    rows.append(("`mcplock --help`", f"{hlp*1000:.0f} ms", "", ""))
+    return rows
+
+
+def table(rows: list[tuple[str, str, str, str]]) -> str:
+    out = ["| what | time (median) | peak RSS | ratio |", "|---|---|---|---|"]
+    out += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    return "\n".join(out)
+
+
+def main(argv: list[str]) -> int:
+    which = argv[1:] or ["offline", "probe"]
+    rows: list[tuple[str, str, str, str]] = []
+    if "offline" in which:
+        rows += offline()
+    if "probe" in which:
+        from probe_bench import probe_rows  # type: ignore[import-not-found]
+
+        rows += probe_rows(OUT, MCPLOCK)
+    text = table(rows)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "results.md").write_text(text + "\n")
+    print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).parent))
+    raise SystemExit(main(sys.argv))
