@@ -40,6 +40,8 @@ app = typer.Typer(
 
 # Set by a command that prints machine output, so errors come out as JSON too.
 json_command: Optional[str] = None
+# The arguments as given (click swallows `--`, which tells `add NAME -- CMD` from `add NAME URL`).
+raw_args: list[str] = []
 
 
 def _version(value: bool) -> None:
@@ -72,8 +74,9 @@ _register()
 
 
 def run(args: list[str]) -> int:
-    global json_command
+    global json_command, raw_args
     json_command = None
+    raw_args = list(args)
     command = typer.main.get_command(app)
     try:
         rv = command.main(args, prog_name="mcplock", standalone_mode=False)

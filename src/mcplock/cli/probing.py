@@ -1,9 +1,588 @@
-"""Commands that talk to servers (filled in with the probe module)."""
+"""Commands that talk to servers: add, refresh, diff, inspect, init.
+
+Each one builds ServerSpecs, probes them concurrently through :mod:`mcplock.probe`
+(imported here, never at start-up), and then — for the writing commands — applies the
+results to the lock inside one transaction, so a concurrent writer loses nothing.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, List, Optional
+
 import typer
+from rich.text import Text
+
+from mcplock.cli import output
+from mcplock.errors import ConfigError, McplockError, ProbeError, SecretError, UsageError
+from mcplock.lock.model import POLICIES, ServerEntry
+from mcplock.render.safe import safe_text
+from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
+
+TIMEOUT_HELP = "Seconds per server for the whole probe (default 30)."
+
+
+def _lockfile() -> str:
+    return output.settings().lockfile
+
+
+def _lock_dir() -> str:
+    return os.path.dirname(os.path.abspath(_lockfile())) or "."
+
+
+def _options(timeout: float, client_name: Optional[str], client_version: Optional[str]):
+    from mcplock.probe import ProbeOptions
+
+    if timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    environ = dict(os.environ)
+    environ.setdefault("MCPLOCK_PROJECT_DIR", _lock_dir())
+    kw: dict[str, Any] = {"timeout": timeout, "environ": environ, "verbose": output.settings().verbose}
+    if client_name:
+        kw["client_name"] = client_name
+    if client_version:
+        kw["client_version"] = client_version
+    return ProbeOptions(**kw)
+
+
+def _probe(specs: list[ServerSpec], opts) -> dict[str, Any]:
+    from mcplock.probe import probe_many
+
+    s = output.settings()
+
+    def progress(name: str, event: str) -> None:
+        if s.quiet:
+            return
+        if event == "start" and len(specs) > 1:
+            s.err.print(Text("probing ", style="dim").append_text(safe_text(name, keep_newlines=False)))
+        elif event == "failed":
+            s.err.print(Text("failed  ", style="red").append_text(safe_text(name, keep_newlines=False)))
+
+    if len(specs) == 1 and not s.quiet:
+        s.err.print(Text("probing ", style="dim").append_text(safe_text(specs[0].name, keep_newlines=False)))
+    results = probe_many(specs, opts, on_event=progress)
+    if s.verbose:
+        for name, r in results.items():
+            if not isinstance(r, ProbeError) and r.skipped_lines:
+                s.err.print(Text(f"{name}: skipped {len(r.skipped_lines)} non-JSON-RPC line(s) on stdout:", style="dim"))
+                for line in r.skipped_lines[:20]:
+                    s.err.print(Text("  ").append_text(safe_text(line, keep_newlines=False)))
+    return results
+
+
+def _report_failure(name: str, err: ProbeError) -> None:
+    s = output.settings()
+    line = Text("error: ", style="bold red").append_text(safe_text(f"{name}: {err.message}"))
+    s.err.print(line)
+    if err.hint:
+        s.err.print(Text("hint: " + err.hint, style="dim"))
+
+
+# --- building specs ------------------------------------------------------------------------
+
+
+def _kv_env(items: list[str]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"--env takes KEY=VALUE, got `{item.split('=')[0]}`")
+        k, v = item.split("=", 1)
+        if looks_secret(k, v):
+            raise SecretError(f"--env {k}=… holds a literal secret; the lock stores only ${{VAR}} templates",
+                              hint=f"export it and pass --env '{k}=${{{k}}}'")
+        env[k] = v
+    return env
+
+
+def _kv_headers(items: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for item in items:
+        if ":" not in item:
+            raise UsageError("--header takes 'Name: value'")
+        k, v = item.split(":", 1)
+        k, v = k.strip(), v.strip()
+        if looks_secret(k, v):
+            from mcplock.spec import env_var_name
+
+            var = "TOKEN" if k.lower() == "authorization" else env_var_name(k)
+            scheme = v.split()[0] + " " if k.lower() == "authorization" and " " in v else ""
+            raise SecretError(f"--header {k}: … holds a literal secret; the lock stores only ${{VAR}} templates",
+                              hint=f"export it (export {var}=…) and pass --header '{k}: {scheme}${{{var}}}'")
+        headers[k] = v
+    return headers
+
+
+def _check_args(args: list[str]) -> None:
+    for a in args:
+        if looks_secret("", a):
+            raise SecretError("an argument of the server command holds a literal secret; the lock stores only ${VAR} templates",
+                              hint="export it and write the argument as ${VAR}")
+
+
+def spec_of(srv: ServerEntry, secrets: dict[str, str] | None = None) -> ServerSpec:
+    """The spec to probe a locked server with; cwd resolved against the lock's directory."""
+    cwd = srv.cwd
+    if srv.transport == "stdio":
+        cwd = os.path.join(_lock_dir(), cwd) if cwd else _lock_dir()
+    return ServerSpec(
+        name=srv.name, transport=srv.transport, command=srv.command, args=tuple(srv.args), env=dict(srv.env), cwd=cwd,
+        url=srv.url, headers=dict(srv.headers), source=srv.source, pin_resources=srv.pin_resources, secrets=secrets or {},
+    )
+
+
+def _source_path(path: str) -> str:
+    """A host config path as stored in `source`: relative to the lock's directory."""
+    ap = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(ap, _lock_dir())
+    except ValueError:  # pragma: no cover - other drive on Windows
+        return ap
+    return rel if not rel.startswith("..") else ap
+
+
+def _imported(sources: dict[str, Any], srv: ServerEntry) -> Any:
+    """The server's current entry in its host config (None when it has no source)."""
+    from mcplock.hosts import load_host_config
+
+    if not srv.source:
+        return None
+    if srv.source not in sources:
+        sources[srv.source] = load_host_config(os.path.join(_lock_dir(), srv.source), source=srv.source,
+                                               project_dir=_lock_dir())
+    return sources[srv.source].servers.get(srv.name)
+
+
+def _entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> ServerEntry:
+    cwd = spec.cwd
+    return ServerEntry(
+        name=spec.name, transport=spec.transport, command=spec.command, args=list(spec.args), env=dict(spec.env), cwd=cwd,
+        url=spec.url, headers=dict(spec.headers), source=spec.source, config_hash=config_hash, policy=policy,
+        pin_resources=spec.pin_resources,
+    )
+
+
+def _probe_spec(spec: ServerSpec) -> ServerSpec:
+    if spec.transport == "stdio":
+        cwd = os.path.join(_lock_dir(), spec.cwd) if spec.cwd else _lock_dir()
+        return replace(spec, cwd=cwd)
+    return spec
+
+
+# --- add -------------------------------------------------------------------------------------
+
+
+def cmd_add(
+    ctx: typer.Context,
+    name: Optional[str] = typer.Argument(None, help="Name of the server in the lock."),
+    target: Optional[List[str]] = typer.Argument(None, help="URL, or `-- CMD [ARG…]` for a stdio server."),
+    from_file: Optional[str] = typer.Option(None, "--from", metavar="FILE", help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …)."),
+    transport: Optional[str] = typer.Option(None, "--transport", help="http (Streamable HTTP, default for URLs) or sse (legacy)."),
+    header: List[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
+    env: List[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
+    cwd: Optional[str] = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),
+    policy: str = typer.Option("all", "--policy", help="Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish no annotations, so usually the same as all), none."),
+    pin_resources: bool = typer.Option(False, "--pin-resources", help="Also pin resources/list (usually data that changes)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Accept every tool without asking."),
+    timeout: float = typer.Option(30.0, "--timeout", help=TIMEOUT_HELP),
+    client_name: Optional[str] = typer.Option(None, "--client-name", help="Probe as this client (servers may show different tools to different hosts)."),
+    client_version: Optional[str] = typer.Option(None, "--client-version"),
+) -> int:
+    """Add servers: `add NAME -- CMD…`, `add NAME URL`, or `add --from FILE [NAME…]`."""
+    from mcplock.hosts import config_hash
+
+    if policy not in POLICIES:
+        raise UsageError(f"--policy takes one of {', '.join(POLICIES)}")
+    if transport is not None and transport not in TRANSPORTS:
+        raise UsageError("--transport takes stdio, http or sse")
+    target = list(target or [])
+    specs: list[tuple[ServerSpec, str | None]] = []
+    notes: list[str] = []
+    if from_file:
+        from mcplock.hosts import load_host_config
+
+        wanted = ([name] if name else []) + target
+        cfg = load_host_config(from_file, source=_source_path(from_file), project_dir=_lock_dir())
+        for w in cfg.warnings:
+            notes.append(f"{from_file}: {w}")
+        for skipped, why in sorted(cfg.skipped.items()):
+            if not wanted or skipped in wanted:
+                notes.append(f"skipped `{skipped}`: {why}")
+        unknown = [w for w in wanted if w not in cfg.servers and w not in cfg.skipped]
+        if unknown:
+            raise UsageError(f"{from_file} has no server named {', '.join(unknown)}",
+                             hint=f"it has: {', '.join(sorted(cfg.servers)) or 'none'}")
+        for sname, imp in sorted(cfg.servers.items()):
+            if wanted and sname not in wanted:
+                continue
+            notes.extend(f"{sname}: {n}" for n in (*imp.templated, *imp.warnings))
+            specs.append((imp.spec, config_hash(imp.spec)))
+    else:
+        if not name:
+            raise UsageError("name the server: `mcplock add NAME -- CMD…` or `mcplock add NAME URL`")
+        if "/" in name or not name.strip():
+            raise UsageError(f"`{name}` cannot be a server name (no `/`, not empty)")
+        dashdash = _had_dashdash()
+        if not target:
+            raise UsageError("give a URL or `-- CMD [ARG…]`", hint=f"e.g. `mcplock add {name} -- npx -y @modelcontextprotocol/server-everything`")
+        if not dashdash and len(target) == 1 and "://" in target[0]:
+            url = target[0]
+            if looks_secret("url", url) and "${" not in url:
+                raise SecretError("the URL holds a literal secret", hint="write it as ${VAR} in the URL and export VAR")
+            if env or cwd:
+                raise UsageError("--env and --cwd are for stdio servers")
+            spec = ServerSpec(name=name, transport=transport or "http", url=url, headers=_kv_headers(header),
+                              pin_resources=pin_resources)
+        else:
+            if header:
+                raise UsageError("--header is for remote servers")
+            if transport not in (None, "stdio"):
+                raise UsageError(f"--transport {transport} needs a URL")
+            _check_args(target)
+            spec = ServerSpec(name=name, transport="stdio", command=target[0], args=tuple(target[1:]), env=_kv_env(env),
+                              cwd=cwd, pin_resources=pin_resources)
+        specs.append((spec, None))
+    s = output.settings()
+    for n in notes:
+        s.err.print(Text("note: ", style="yellow").append_text(safe_text(n, keep_newlines=False)))
+
+    # names already locked: exit 2 for an explicit add; skipped for an import
+    from mcplock.lock.read import load
+
+    existing: set[str] = set()
+    if os.path.exists(_lockfile()):
+        existing = set(load(_lockfile()).servers)
+    clash = [sp.name for sp, _ in specs if sp.name in existing]
+    if clash and not from_file:
+        raise UsageError(f"`{clash[0]}` is already locked", hint=f"run `mcplock refresh {clash[0]}` to re-probe it, or `mcplock remove {clash[0]}` first")
+    for c in clash:
+        s.err.print(Text(f"skipped `{c}`: already locked (use `mcplock refresh {c}`)", style="yellow"))
+    specs = [(sp, h) for sp, h in specs if sp.name not in existing]
+    if not specs:
+        output.info("nothing to add")
+        return 0
+    return _add_specs(specs, policy, yes, _options(timeout, client_name, client_version))
+
+
+def _add_specs(specs: list[tuple[ServerSpec, str | None]], policy: str, yes: bool, opts) -> int:
+    from mcplock.lock import review
+    from mcplock.lock.store import transaction
+
+    results = _probe([_probe_spec(sp) for sp, _ in specs], opts)
+    failed = 0
+    staged: list[ServerEntry] = []
+    for sp, chash in specs:
+        r = results.get(sp.name)
+        if isinstance(r, ProbeError) or r is None:
+            failed += 1
+            _report_failure(sp.name, r or ProbeError("internal", "no result"))
+            continue
+        entry = _entry_from_spec(sp, policy, chash)
+        review.stage(entry, r)
+        staged.append(entry)
+    interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
+    accepted_all: set[str] = set()
+    for entry in staged:
+        if yes or (interactive and _confirm(entry)):
+            for e in list(entry.entries()):
+                review.accept(entry, e)
+            accepted_all.add(entry.name)
+    if staged:
+        with transaction(_lockfile(), create=True) as lock:
+            for entry in staged:
+                if entry.name in lock.servers:  # added by a concurrent process meanwhile
+                    _report_failure(entry.name, ProbeError("exists", "was added to the lock meanwhile by another process"))
+                    failed += 1
+                    continue
+                lock.servers[entry.name] = entry
+    for entry in staged:
+        n = len(entry.tools)
+        if entry.name in accepted_all:
+            output.say(Text("locked ").append_text(safe_text(entry.name, keep_newlines=False))
+                       .append(f": {n} tools accepted ({_extras(entry)})"))
+        else:
+            output.say(Text("added ").append_text(safe_text(entry.name, keep_newlines=False))
+                       .append(f": {entry.pending_count()} items pending review"))
+            output.info(f"review them with `mcplock show {entry.name}`, then `mcplock accept {entry.name}` (or pass --yes to add)")
+    return 3 if failed else 0
+
+
+def _extras(entry: ServerEntry) -> str:
+    parts = [f"{len(entry.items['prompt'])} prompts", f"{len(entry.items['resource-template'])} resource templates"]
+    if entry.instructions is not None:
+        parts.append("instructions")
+    return ", ".join(parts)
+
+
+def _confirm(entry: ServerEntry) -> bool:
+    s = output.settings()
+    s.out.print(Text("server ", style="bold").append_text(safe_text(entry.name, keep_newlines=False))
+                .append(f" offers {len(entry.tools)} tools:"))
+    for key, e in sorted(entry.tools.items()):
+        d = e.pending.definition if e.pending else e.definition
+        desc = d.get("description", "") if isinstance(d, dict) else ""
+        first = desc.strip().split("\n")[0] if isinstance(desc, str) else ""
+        s.out.print(Text("  ").append_text(safe_text(key, "bold", keep_newlines=False)).append("  ")
+                    .append_text(safe_text(first[:120], keep_newlines=False)))
+    if entry.instructions is not None and entry.instructions.pending is not None:
+        s.out.print(Text("  instructions: ").append_text(safe_text(str(entry.instructions.pending.definition)[:200], keep_newlines=False)))
+    s.out.print(Text("accept all of them? [y/N] ", style="bold"), end="")
+    answer = sys.stdin.readline().strip().lower()
+    return answer in ("y", "yes")
+
+
+# --- refresh / diff --------------------------------------------------------------------------
+
+
+def _select(lock, names: list[str]) -> list[ServerEntry]:
+    from mcplock.cli.targets import server_of
+
+    if not names:
+        return [lock.servers[n] for n in sorted(lock.servers)]
+    return [server_of(lock, n) for n in names]
+
+
+def cmd_refresh(
+    names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]…"),
+    timeout: float = typer.Option(30.0, "--timeout", help=TIMEOUT_HELP),
+    client_name: Optional[str] = typer.Option(None, "--client-name"),
+    client_version: Optional[str] = typer.Option(None, "--client-version"),
+) -> int:
+    """Probe again and stage upstream changes as pending; changed tools are quarantined (disabled)."""
+    from mcplock.hosts import config_hash
+    from mcplock.lock import review
+    from mcplock.lock.read import load
+    from mcplock.lock.store import transaction
+
+    lock = load(_lockfile())
+    selected = _select(lock, list(names or []))
+    sources: dict[str, Any] = {}
+    specs: list[ServerSpec] = []
+    reimported: dict[str, tuple[ServerSpec, str]] = {}
+    for srv in selected:
+        imp = None
+        try:
+            imp = _imported(sources, srv)
+        except McplockError as e:
+            raise ConfigError(f"`{srv.name}` was imported from {srv.source}: {e.message}", hint=e.hint) from None
+        if srv.source and imp is None:
+            raise ConfigError(f"`{srv.name}` is no longer in {srv.source}",
+                              hint=f"run `mcplock remove {srv.name}`, or put it back in {srv.source}")
+        if imp is not None:
+            reimported[srv.name] = (imp.spec, config_hash(imp.spec))
+            specs.append(_probe_spec(imp.spec))
+        else:
+            specs.append(spec_of(srv))
+    results = _probe(specs, _options(timeout, client_name, client_version))
+    failed = 0
+    summary: list[tuple[str, Any]] = []
+    with transaction(_lockfile()) as fresh:
+        for srv in selected:
+            r = results.get(srv.name)
+            if isinstance(r, ProbeError) or r is None:
+                failed += 1
+                _report_failure(srv.name, r or ProbeError("internal", "no result"))
+                continue
+            cur = fresh.servers.get(srv.name)
+            if cur is None:
+                continue  # removed meanwhile
+            if srv.name in reimported:
+                sp, chash = reimported[srv.name]
+                cur.transport, cur.command, cur.args, cur.env = sp.transport, sp.command, list(sp.args), dict(sp.env)
+                cur.cwd, cur.url, cur.headers, cur.config_hash = sp.cwd, sp.url, dict(sp.headers), chash
+            summary.append((srv.name, review.stage(cur, r)))
+    for name, res in summary:
+        line = Text().append_text(safe_text(name, keep_newlines=False))
+        if res.proposals:
+            line.append(f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed — pending review", style="yellow")
+        else:
+            line.append(": up to date", style="green")
+        output.say(line)
+        for label in res.changed:
+            output.info(Text("  quarantined (changed upstream): ").append_text(safe_text(label, keep_newlines=False)))
+    if any(res.proposals for _, res in summary):
+        output.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
+    return 3 if failed else 0
+
+
+def cmd_diff(
+    names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]…"),
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+    out_file: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE instead of stdout."),
+    timeout: float = typer.Option(30.0, "--timeout", help=TIMEOUT_HELP),
+    client_name: Optional[str] = typer.Option(None, "--client-name"),
+    client_version: Optional[str] = typer.Option(None, "--client-version"),
+) -> int:
+    """Compare live servers with the lock (never writes). Exit 1 on drift or pending review, 3 if unreachable."""
+    from mcplock import compare
+    from mcplock.lock.read import load
+
+    if fmt not in ("text", "json"):
+        raise UsageError(f"unknown format `{fmt}`", hint="use --format text or --format json")
+    if fmt == "json":
+        from mcplock.cli import app
+
+        app.json_command = "diff"
+    lock = load(_lockfile())
+    selected = _select(lock, list(names or []))
+    sources: dict[str, Any] = {}
+    specs: list[ServerSpec] = []
+    diffs: dict[str, Any] = {}
+    for srv in selected:
+        secrets: dict[str, str] = {}
+        try:
+            imp = _imported(sources, srv)
+            if imp is not None:
+                secrets = dict(imp.spec.secrets)
+        except McplockError:
+            pass  # the lock's own spec still probes; `check` reports the config problem
+        specs.append(spec_of(srv, secrets))
+    results = _probe(specs, _options(timeout, client_name, client_version))
+    for srv in selected:
+        r = results.get(srv.name)
+        if isinstance(r, ProbeError) or r is None:
+            diffs[srv.name] = compare.unreachable(srv, r or ProbeError("internal", "no result"))
+        else:
+            diffs[srv.name] = compare.compare(srv, r)
+    ordered = [diffs[s.name] for s in selected]
+    code = compare.exit_code(ordered)
+    if fmt == "json":
+        doc = {
+            "version": 1, "command": "diff", "lockfile": _lockfile(), "exit_code": code,
+            "servers": [d.as_json() for d in ordered],
+            "summary": {"servers": len(ordered), "drift": sum(d.status == "drift" for d in ordered),
+                        "unreachable": sum(d.status == "unreachable" for d in ordered),
+                        "changes": sum(len(d.changes) for d in ordered),
+                        "pending": sum(len(d.pending) for d in ordered)},
+        }
+        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+        if out_file:
+            Path(out_file).write_text(text, encoding="utf-8")
+        else:
+            sys.stdout.write(text)
+        return code
+    from mcplock.render.diff import render_diff
+
+    rendered = render_diff(ordered)
+    if out_file:
+        from rich.console import Console
+
+        with open(out_file, "w", encoding="utf-8") as f:
+            Console(file=f, no_color=True, color_system=None, soft_wrap=True, highlight=False).print(rendered)
+    else:
+        output.settings().out.print(rendered)
+    return code
+
+
+# --- inspect / init --------------------------------------------------------------------------
+
+
+def cmd_inspect(
+    ctx: typer.Context,
+    target: List[str] = typer.Argument(..., metavar="URL | -- CMD [ARG…]"),
+    transport: Optional[str] = typer.Option(None, "--transport", help="http or sse for a URL."),
+    header: List[str] = typer.Option([], "--header", help="'Name: value' (values may use ${VAR})."),
+    env: List[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server."),
+    fmt: str = typer.Option("text", "--format", help="text or json (the raw definitions)."),
+    pin_resources: bool = typer.Option(False, "--resources", help="Also list resources."),
+    timeout: float = typer.Option(30.0, "--timeout", help=TIMEOUT_HELP),
+    client_name: Optional[str] = typer.Option(None, "--client-name"),
+    client_version: Optional[str] = typer.Option(None, "--client-version"),
+) -> int:
+    """Probe a server and print what it exposes, without touching a lock."""
+    if fmt not in ("text", "json"):
+        raise UsageError("use --format text or --format json")
+    if fmt == "json":
+        from mcplock.cli import app
+
+        app.json_command = "inspect"
+    dashdash = _had_dashdash()
+    if not dashdash and len(target) == 1 and "://" in target[0]:
+        spec = ServerSpec(name="inspect", transport=transport or "http", url=target[0],
+                          headers={k.strip(): v.strip() for k, v in (h.split(":", 1) for h in header if ":" in h)},
+                          pin_resources=pin_resources)
+    else:
+        envd = dict(kv.split("=", 1) for kv in env if "=" in kv)
+        spec = ServerSpec(name="inspect", transport="stdio", command=target[0], args=tuple(target[1:]), env=envd,
+                          cwd=os.getcwd(), pin_resources=pin_resources)
+    results = _probe([spec], _options(timeout, client_name, client_version))
+    r = results.get("inspect")
+    if isinstance(r, ProbeError) or r is None:
+        raise r or ProbeError("internal", "no result")
+    if fmt == "json":
+        doc = {"version": 1, "command": "inspect", "exit_code": 0, "server_info": r.server_info,
+               "protocol_version": r.protocol_version, "capabilities": r.capabilities, "instructions": r.instructions,
+               "tools": r.tools, "prompts": r.prompts, "resource_templates": r.resource_templates}
+        if r.resources is not None:
+            doc["resources"] = r.resources
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    from mcplock.render.diff import render_snapshot
+
+    output.settings().out.print(render_snapshot(r))
+    return 0
+
+
+def cmd_init(
+    policy: str = typer.Option("all", "--policy", help="Default approval for the imported servers: all, writes, none."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Accept every tool without asking."),
+    timeout: float = typer.Option(30.0, "--timeout", help=TIMEOUT_HELP),
+    client_name: Optional[str] = typer.Option(None, "--client-name"),
+    client_version: Optional[str] = typer.Option(None, "--client-version"),
+) -> int:
+    """Find the MCP host configs of this project and lock every server they name."""
+    from mcplock.hosts import config_hash, discover, load_host_config
+    from mcplock.lock.read import load
+
+    if policy not in POLICIES:
+        raise UsageError(f"--policy takes one of {', '.join(POLICIES)}")
+    project = _lock_dir()
+    found = discover(project)
+    s = output.settings()
+    if not found:
+        raise UsageError(f"no MCP host config found in {project}",
+                         hint="looked for .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, .gemini/settings.json; "
+                         "add servers with `mcplock add NAME -- CMD…` or `mcplock add --from FILE`")
+    existing = set(load(_lockfile()).servers) if os.path.exists(_lockfile()) else set()
+    specs: list[tuple[ServerSpec, str | None]] = []
+    taken: dict[str, str] = {}
+    for path in found:
+        cfg = load_host_config(path, source=_source_path(str(path)), project_dir=project)
+        rel = _source_path(str(path))
+        s.err.print(Text(f"found {rel} ({cfg.host}): ").append_text(
+            safe_text(", ".join(sorted(cfg.servers)) or "no servers", keep_newlines=False)))
+        for w in cfg.warnings:
+            s.err.print(Text("note: ", style="yellow").append_text(safe_text(f"{rel}: {w}", keep_newlines=False)))
+        for name, why in sorted(cfg.skipped.items()):
+            s.err.print(Text("note: ", style="yellow").append_text(safe_text(f"skipped `{name}`: {why}", keep_newlines=False)))
+        for name, imp in sorted(cfg.servers.items()):
+            for n in (*imp.templated, *imp.warnings):
+                s.err.print(Text("note: ", style="yellow").append_text(safe_text(f"{name}: {n}", keep_newlines=False)))
+            if name in existing:
+                continue
+            if name in taken:
+                s.err.print(Text(f"note: `{name}` is also in {taken[name]}; keeping that one", style="yellow"))
+                continue
+            taken[name] = rel
+            specs.append((imp.spec, config_hash(imp.spec)))
+    if not specs:
+        output.info("every server is already locked; `mcplock refresh` re-probes them")
+        return 0
+    return _add_specs(specs, policy, yes, _options(timeout, client_name, client_version))
+
+
+def _had_dashdash() -> bool:
+    from mcplock.cli import app
+
+    return "--" in app.raw_args
 
 
 def register(app: typer.Typer) -> None:
-    return None
+    app.command("add")(cmd_add)
+    app.command("refresh")(cmd_refresh)
+    app.command("diff")(cmd_diff)
+    app.command("inspect")(cmd_inspect)
+    app.command("init")(cmd_init)

@@ -33,7 +33,7 @@ def render_list(lock: Lock) -> Group:
         return Group(Text("no servers locked yet: `mcplock add NAME -- CMD…` or `mcplock init`"))
     summary = Table(title=None, show_edge=False, pad_edge=False, box=None, header_style="bold")
     for col in ("server", "transport", "tools", "enabled", "pending", "policy", "where"):
-        summary.add_column(col)
+        summary.add_column(col, no_wrap=True)
     for name, s in sorted(lock.servers.items()):
         tools = s.tools
         pending = s.pending_count()

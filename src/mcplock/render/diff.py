@@ -1,0 +1,97 @@
+"""Text renderings of diffs and snapshots. Every server-sent string goes through ``safe_text``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+
+from mcplock.compare import ServerDiff
+from mcplock.render.safe import safe_text
+from mcplock.snapshot import Snapshot
+
+SEVERITY_STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
+STATUS_STYLE = {"ok": "green", "drift": "bold red", "unreachable": "bold yellow"}
+
+
+def _name(s: str) -> Text:
+    return safe_text(s, keep_newlines=False)
+
+
+def render_diff(diffs: list[ServerDiff]) -> Group:
+    lines: list[Any] = []
+    for d in diffs:
+        head = _name(d.name).append(": ")
+        head.append(d.status, style=STATUS_STYLE[d.status])
+        if d.status == "drift":
+            head.append(f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})")
+        if d.error is not None:
+            head.append(" — ").append_text(safe_text(d.error.message, keep_newlines=False))
+        lines.append(head)
+        if d.error is not None and d.error.hint:
+            lines.append(Text("  hint: " + d.error.hint, style="dim"))
+        for c in d.changes:
+            row = Text("  ")
+            row.append(f"{c.severity:<8}", style=SEVERITY_STYLE.get(c.severity, ""))
+            row.append(f" {c.change:<7} {c.kind} ")
+            row.append_text(_name(c.name))
+            if c.change == "changed" and c.fields:
+                row.append(f"  [{', '.join(c.fields)}]", style="dim")
+            lines.append(row)
+            for f in c.findings:
+                msg = getattr(f, "message", str(f))
+                lines.append(Text("           ").append_text(safe_text(msg, keep_newlines=False)))
+        for p in d.pending:
+            row = Text("  pending  ", style="yellow").append(f"{p.change:<7} {p.kind} ")
+            row.append_text(_name(p.name))
+            lines.append(row)
+        if d.identity is not None:
+            lo, li = d.identity["locked"], d.identity["live"]
+            lines.append(Text("  identity ", style="dim").append_text(safe_text(
+                f"{_ident(lo)} → {_ident(li)} (not drift)", keep_newlines=False)))
+    drift = sum(d.status == "drift" for d in diffs)
+    unreachable = sum(d.status == "unreachable" for d in diffs)
+    pending = sum(len(d.pending) for d in diffs)
+    summary = Text(f"\n{len(diffs)} server(s): {drift} with drift, {unreachable} unreachable, {pending} pending review")
+    lines.append(summary)
+    if drift or pending:
+        lines.append(Text("next: `mcplock refresh` stages the changes, `mcplock show SERVER/TOOL` shows them, "
+                          "`mcplock accept`/`reject` decides", style="dim"))
+    return Group(*lines)
+
+
+def _ident(i: dict[str, Any]) -> str:
+    info = i.get("server_info") or {}
+    return f"{info.get('name', '?')} {info.get('version', '?')} (protocol {i.get('protocol_version') or '?'})"
+
+
+def render_snapshot(snap: Snapshot) -> Group:
+    lines: list[Any] = []
+    info = snap.server_info or {}
+    lines.append(Text("server ", style="bold").append_text(safe_text(
+        f"{info.get('name', '?')} {info.get('version', '')}".strip(), keep_newlines=False))
+        .append(f"  protocol {snap.protocol_version}"))
+    if snap.instructions:
+        lines.append(Text("instructions:", style="bold"))
+        for ln in snap.instructions.split("\n"):
+            lines.append(Text("  ").append_text(safe_text(ln, keep_newlines=False)))
+    for title, items, key in (("tools", snap.tools, "name"), ("prompts", snap.prompts, "name"),
+                              ("resource templates", snap.resource_templates, "uriTemplate"),
+                              ("resources", snap.resources or [], "uri")):
+        if not items and title in ("resources",):
+            continue
+        lines.append(Text(f"{title} ({len(items)}):", style="bold"))
+        for d in items:
+            row = Text("  ").append_text(safe_text(str(d.get(key)), "bold", keep_newlines=False))
+            desc = d.get("description")
+            if isinstance(desc, str) and desc.strip():
+                row.append("  ").append_text(safe_text(desc.strip().split("\n")[0][:160], keep_newlines=False))
+            lines.append(row)
+            schema = d.get("inputSchema")
+            if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+                req = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
+                params = [f"{p}{'*' if p in req else ''}" for p in schema["properties"]]
+                if params:
+                    lines.append(Text("    params: ", style="dim").append_text(safe_text(", ".join(params), "dim", keep_newlines=False)))
+    return Group(*lines)
