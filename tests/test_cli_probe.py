@@ -1,0 +1,292 @@
+"""add / refresh / diff / inspect / init end to end: the real console script against
+real fixture servers over stdio pipes and HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import MCPLOCK
+from runner import SURFACES, http_fixture, stdio_command
+
+CANARY = "ghp_CANARYcanary1234567890abcdefXYZ"
+
+
+def _surface(name="demo.json") -> Path:
+    dst = Path("surface.json")
+    shutil.copy(SURFACES / name, dst)
+    return dst
+
+
+def _add_stdio(cli, name="docs", mode="benign", *extra, yes=True):
+    cmd = stdio_command(mode=mode, surface="surface.json")
+    return cli("add", name, *(["--yes"] if yes else []), "--timeout", "10", *extra, "--", *cmd)
+
+
+def test_add_without_yes_leaves_everything_pending(cli):
+    _surface()
+    r = _add_stdio(cli, yes=False)
+    assert r.returncode == 0, r.stderr
+    assert "pending review" in r.stdout
+    r = cli("check")
+    assert r.returncode == 1 and "pending new" in r.stdout
+    r = cli("list", "--format", "json")
+    items = {i["name"]: i for i in json.loads(r.stdout)["servers"][0]["items"]}
+    assert items["search_docs"]["state"] == "pending new" and items["search_docs"]["enabled"] is False
+
+
+def test_lock_diff_rugpull_refresh_accept(cli):
+    _surface()
+    r = _add_stdio(cli)
+    assert r.returncode == 0, r.stderr
+    lock_text = Path("mcp.lock").read_text()
+    assert "[server.docs.tool.search_docs]" in lock_text
+    assert cli("check").returncode == 0
+    r = cli("diff")
+    assert r.returncode == 0 and "docs: ok" in r.stdout
+
+    _surface("demo-rugpull.json")
+    r = cli("diff", "--format", "json")
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    srv = doc["servers"][0]
+    assert srv["status"] == "drift"
+    changes = {(c["kind"], c["name"]): c for c in srv["changes"]}
+    assert changes[("tool", "search_docs")]["change"] == "changed"
+    assert changes[("tool", "search_docs")]["fields"] == ["description"]
+    assert changes[("tool", "run_shell")]["change"] == "added"
+    assert srv["identity"]["live"]["server_info"]["version"] == "1.4.1"  # reported apart, never a change
+    assert Path("mcp.lock").read_text() == lock_text  # diff never writes
+
+    r = cli("refresh")
+    assert r.returncode == 0, r.stderr
+    assert "quarantined" in r.stderr
+    r = cli("list", "--format", "json")
+    items = {i["name"]: i for i in json.loads(r.stdout)["servers"][0]["items"]}
+    assert items["search_docs"]["enabled"] is False and items["search_docs"]["state"] == "pending changed"
+    assert items["delete_page"]["enabled"] is True
+
+    r = cli("accept", "docs/search_docs")
+    assert r.returncode == 0
+    r = cli("list", "--format", "json")
+    items = {i["name"]: i for i in json.loads(r.stdout)["servers"][0]["items"]}
+    assert items["search_docs"]["enabled"] is True and items["search_docs"]["state"] == "accepted"
+
+
+def test_refresh_unchanged_leaves_file_bytes_and_mtime(cli):
+    _surface()
+    assert _add_stdio(cli).returncode == 0
+    p = Path("mcp.lock")
+    before = (p.read_bytes(), p.stat().st_mtime_ns)
+    time.sleep(0.05)
+    r = cli("refresh")
+    assert r.returncode == 0 and "up to date" in r.stdout
+    assert (p.read_bytes(), p.stat().st_mtime_ns) == before
+
+
+def test_add_existing_name_is_usage_error(cli):
+    _surface()
+    assert _add_stdio(cli).returncode == 0
+    r = _add_stdio(cli)
+    assert r.returncode == 2 and "already locked" in r.stderr and "mcplock refresh docs" in r.stderr
+
+
+def test_add_that_fails_creates_no_lock(cli):
+    r = cli("add", "broken", "--timeout", "5", "--", *stdio_command(mode="crash"))
+    assert r.returncode == 3
+    assert "fatal: cannot open database" in r.stderr  # the stderr tail names the cause
+    assert not Path("mcp.lock").exists()
+    r = cli("add", "nope", "--", "definitely-not-a-command-xyz")
+    assert r.returncode == 3 and "not found" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_literal_secrets_are_refused_without_echo(cli):
+    r = cli("add", "gh", "http://127.0.0.1:9/mcp", "--header", f"Authorization: Bearer {CANARY}")
+    assert r.returncode == 2
+    assert CANARY not in r.stderr + r.stdout
+    assert "${TOKEN}" in r.stderr
+    r = cli("add", "gh", "--env", f"GITHUB_TOKEN={CANARY}", "--", "server")
+    assert r.returncode == 2 and CANARY not in r.stderr + r.stdout and "GITHUB_TOKEN=${GITHUB_TOKEN}" in r.stderr
+    assert not Path("mcp.lock").exists()
+
+
+def test_header_templates_expand_at_probe_time_only(cli):
+    with http_fixture(surface=SURFACES / "demo.json") as base:
+        r = cli("add", "remote", base + "/mcp", "--yes", "--header", "X-Api-Key: ${DEMO_KEY}",
+                env={"DEMO_KEY": CANARY})
+        assert r.returncode == 0, r.stderr
+    text = Path("mcp.lock").read_text()
+    assert 'X-Api-Key = "${DEMO_KEY}"' in text and CANARY not in text
+
+
+def test_http_and_sse_transports(cli):
+    with http_fixture(surface=SURFACES / "demo.json") as base:
+        assert cli("add", "viahttp", base + "/mcp", "--yes").returncode == 0
+        r = cli("add", "viasse", base + "/sse", "--transport", "sse", "--yes")
+        assert r.returncode == 0, r.stderr
+        r = cli("diff", "--format", "json")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert [s["status"] for s in json.loads(r.stdout)["servers"]] == ["ok", "ok"]
+    lock = Path("mcp.lock").read_text()
+    assert 'transport = "sse"' in lock and 'transport = "http"' in lock
+
+
+@pytest.mark.parametrize("mode,kind,words", [
+    ("405", "http", "--transport sse"),
+    ("410", "http", "retired"),
+    ("401", "http", "credentials"),
+    ("html", "http", "HTML"),
+])
+def test_http_errors_point_to_an_action(cli, mode, kind, words):
+    with http_fixture(mode=mode) as base:
+        r = cli("add", "x", base + "/mcp", "--timeout", "10")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert words in r.stderr
+    assert "Traceback" not in r.stderr
+    if mode == "410":
+        assert "2026-01-01" in r.stderr  # the server's own explanation
+
+
+def test_one_failing_server_does_not_spoil_the_others(cli):
+    _surface()
+    assert _add_stdio(cli, "good").returncode == 0
+    assert _add_stdio(cli, "flaky").returncode == 0
+    # make `flaky` hang from now on by editing its command in the lock (through the model)
+    from mcplock.lock import read, store
+    lock = read.load("mcp.lock")
+    lock.servers["flaky"].args = [a if a != "benign" else "hang" for a in lock.servers["flaky"].args]
+    store.save(lock, "mcp.lock")
+    flaky_before = Path("mcp.lock").read_text().split("[server.flaky]")[1].split("[server.good]")[0]
+
+    r = cli("diff", "--timeout", "2", "--format", "json")
+    assert r.returncode == 3, r.stdout  # unreachable and no drift elsewhere
+    doc = json.loads(r.stdout)
+    by = {s["name"]: s for s in doc["servers"]}
+    assert by["good"]["status"] == "ok"
+    assert by["flaky"]["status"] == "unreachable" and by["flaky"]["error"]["kind"] == "timeout"
+
+    _surface("demo-rugpull.json")
+    r = cli("diff", "--timeout", "2")
+    assert r.returncode == 1  # drift elsewhere wins over unreachable
+    r = cli("refresh", "--timeout", "2")
+    assert r.returncode == 3
+    text = Path("mcp.lock").read_text()
+    assert text.split("[server.flaky]")[1].split("[server.good]")[0] == flaky_before  # untouched
+    assert "[server.good.tool.run_shell.pending]" in text  # the other server's result was written
+
+
+def test_ctrl_c_during_refresh_leaves_lock_and_no_orphans(cli):
+    _surface()
+    assert _add_stdio(cli, "slow").returncode == 0
+    from mcplock.lock import read, store
+    lock = read.load("mcp.lock")
+    lock.servers["slow"].args = [a if a != "benign" else "hang" for a in lock.servers["slow"].args]
+    store.save(lock, "mcp.lock")
+    before = Path("mcp.lock").read_bytes()
+    p = subprocess.Popen([MCPLOCK, "refresh", "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # wait until the fixture server runs, then interrupt like a terminal would
+    deadline = time.time() + 10
+    child = None
+    while time.time() < deadline and child is None:
+        out = subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True, text=True).stdout.split()
+        child = int(out[0]) if out else None
+        time.sleep(0.1)
+    assert child, "the server never started"
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=20)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err
+    assert Path("mcp.lock").read_bytes() == before
+    time.sleep(0.3)
+    assert subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True).returncode == 1
+
+
+def test_inspect_prints_without_a_lock(cli):
+    r = cli("inspect", "--", *stdio_command(surface=SURFACES / "demo.json"))
+    assert r.returncode == 0, r.stderr
+    assert "search_docs" in r.stdout and "params:" in r.stdout
+    r = cli("inspect", "--format", "json", "--", *stdio_command(surface=SURFACES / "unicode.json"))
+    assert r.returncode == 0
+    doc = json.loads(r.stdout)
+    assert doc["tools"] and r.stderr.strip() in ("", "probing inspect")
+    assert not Path("mcp.lock").exists()
+
+
+def test_unicode_surface_is_lossless_and_inert(cli):
+    _surface("unicode.json")
+    assert _add_stdio(cli).returncode == 0
+    raw = json.loads((SURFACES / "unicode.json").read_text())
+    import mcplock
+    lock = mcplock.load("mcp.lock")
+    got = {t.name: dict(t.definition) for t in lock.enabled_tools()}
+    for tool in raw["tools"]:
+        assert got[tool["name"]] == tool
+    assert cli("diff").returncode == 0
+    r = cli("list")
+    assert "\u200b" not in r.stdout and "\x1b" not in r.stdout
+
+
+def _write_mcp_json(servers: dict) -> None:
+    Path(".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
+
+
+def test_import_from_host_config_keeps_secrets_out(cli):
+    _surface()
+    cmd = stdio_command(surface="surface.json")
+    _write_mcp_json({
+        "docs": {"command": cmd[0], "args": cmd[1:], "env": {"GITHUB_TOKEN": CANARY}},
+        "other": {"command": cmd[0], "args": cmd[1:]},
+    })
+    r = cli("add", "--from", ".mcp.json", "--yes")
+    assert r.returncode == 0, r.stderr
+    text = Path("mcp.lock").read_text()
+    assert 'GITHUB_TOKEN = "${GITHUB_TOKEN}"' in text and 'source = ".mcp.json"' in text
+    assert CANARY not in text + r.stdout + r.stderr
+    assert cli("check").returncode == 0
+    assert cli("diff").returncode == 0
+
+    # the config changes: check (offline) notices and names the fix
+    cfg = json.loads(Path(".mcp.json").read_text())
+    cfg["mcpServers"]["docs"]["args"].append("--page-size")
+    cfg["mcpServers"]["docs"]["args"].append("2")
+    cfg["mcpServers"]["new"] = cfg["mcpServers"].pop("other")
+    Path(".mcp.json").write_text(json.dumps(cfg))
+    r = cli("check", "--format", "json")
+    assert r.returncode == 1
+    codes = sorted((f["code"], f["server"]) for f in json.loads(r.stdout)["findings"])
+    assert codes == [("config-changed", "docs"), ("config-missing", "other"), ("not-locked", "new")]
+    assert CANARY not in r.stdout + r.stderr
+    r = cli("check")
+    assert "mcplock refresh docs" in r.stdout and "mcplock add --from .mcp.json new" in r.stdout
+    assert cli("refresh", "docs").returncode == 0
+    assert cli("remove", "other").returncode == 0
+    assert cli("add", "--from", ".mcp.json", "new", "--yes").returncode == 0
+    r = cli("check")
+    assert r.returncode == 0, r.stdout
+    assert CANARY not in Path("mcp.lock").read_text()
+
+
+def test_init_finds_every_project_config(cli):
+    _surface()
+    cmd = stdio_command(surface="surface.json")
+    _write_mcp_json({"claude-docs": {"command": cmd[0], "args": cmd[1:]}})
+    Path(".vscode").mkdir()
+    Path(".vscode/mcp.json").write_text(json.dumps({
+        "servers": {"vscode-docs": {"type": "stdio", "command": cmd[0], "args": cmd[1:]}}, "inputs": []}))
+    r = cli("init", "--yes")
+    assert r.returncode == 0, r.stderr
+    assert "found .mcp.json" in r.stderr and "found .vscode/mcp.json" in r.stderr
+    lock = json.loads(cli("list", "--format", "json").stdout)
+    assert sorted(s["name"] for s in lock["servers"]) == ["claude-docs", "vscode-docs"]
+    assert cli("check").returncode == 0
+    r = cli("init", "--yes")
+    assert r.returncode == 0 and "already locked" in r.stderr
