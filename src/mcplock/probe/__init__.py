@@ -1,0 +1,166 @@
+"""Probing: the only code that talks to MCP servers.
+
+It speaks JSON-RPC itself over stdio, Streamable HTTP and legacy HTTP+SSE (no MCP SDK),
+keeps every definition as the raw JSON the server sent, and bounds everything: a whole-probe
+timeout, page / item / message-size caps, a repeated-cursor guard. stdio servers run in their
+own process group and the whole group is killed at the end, whatever happened.
+
+    snap = await probe(spec, ProbeOptions())                 # raises ProbeError
+    results = probe_many(specs, ProbeOptions(), on_event)    # name -> Snapshot | ProbeError
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import mcplock
+from mcplock.errors import ProbeError
+from mcplock.snapshot import Snapshot
+from mcplock.spec import ServerSpec
+
+__all__ = ["ProbeOptions", "probe", "probe_many", "ProbeError"]
+
+
+@dataclass(frozen=True)
+class ProbeOptions:
+    timeout: float = 30.0  # whole probe per server, seconds
+    client_name: str = "mcplock"
+    client_version: str = mcplock.__version__
+    protocol_version: str = "2025-11-25"
+    max_pages: int = 100  # per list
+    max_response_bytes: int = 16 * 1024 * 1024  # one message / body
+    max_items: int = 10_000  # per list
+    concurrency: int = 16
+    environ: Mapping[str, str] | None = None  # for ${VAR} expansion (default os.environ)
+    verbose: bool = False  # error messages also show skipped stdout lines and more stderr
+
+
+def _transport(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]):  # type: ignore[no-untyped-def]
+    if spec.transport == "stdio":
+        from mcplock.probe._stdio import StdioTransport
+
+        return StdioTransport(spec, opts, environ)
+    if spec.transport == "http":
+        from mcplock.probe._http import StreamableHttpTransport
+
+        return StreamableHttpTransport(spec, opts, environ)
+    if spec.transport == "sse":
+        from mcplock.probe._http import LegacySseTransport
+
+        return LegacySseTransport(spec, opts, environ)
+    raise ProbeError("config", f"server `{spec.name}`: unknown transport `{spec.transport}`")
+
+
+async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
+    """Connect to one server, list everything it offers, disconnect. Raises ProbeError."""
+    from mcplock.probe import _session
+    from mcplock.probe._common import fmt_seconds, sanitize, scrubbed, secret_values, with_stderr
+
+    opts = opts or ProbeOptions()
+    environ = os.environ if opts.environ is None else opts.environ
+    secrets = secret_values(spec, environ)
+    transport = None
+    try:
+        try:
+            transport = _transport(spec, opts, environ)
+            async with asyncio.timeout(opts.timeout):
+                await transport.start()
+                snap = await _session.run(transport, spec, opts)
+        except TimeoutError:
+            if transport is not None and hasattr(transport, "timeout_error"):
+                raise transport.timeout_error(opts.timeout) from None
+            waiting = transport.state.step.removeprefix("the answer to ") if transport is not None else "start"
+            raise ProbeError(
+                "timeout",
+                f"server `{spec.name}`: no answer within {fmt_seconds(opts.timeout)} s (waiting for {waiting})",
+                hint="raise the timeout if the server is just slow",
+            ) from None
+        except ProbeError as e:
+            stderr = getattr(getattr(transport, "stderr", None), "text", lambda: "")()
+            message = e.message
+            if stderr and "stderr (last lines)" not in message:
+                message = with_stderr(message, stderr, 20 if opts.verbose else 10)
+            skipped = transport.state.skipped_lines if transport is not None else []
+            if opts.verbose and skipped and e.kind != "garbage":
+                message += "\nstdout lines that were not JSON-RPC (skipped):\n" + "\n".join(
+                    "  | " + sanitize(line, 200) for line in skipped[:20]
+                )
+            if message != e.message:
+                new = ProbeError(e.kind, message, hint=e.hint)
+                new.__dict__.update({k: v for k, v in e.__dict__.items() if k not in ("message", "args")})
+                new.message = message
+                raise new from None
+            raise
+        finally:
+            if transport is not None:
+                await transport.close()
+    except ProbeError as e:
+        err = scrubbed(e, secrets)
+        if transport is not None:
+            err.stderr_tail = getattr(getattr(transport, "stderr", None), "text", lambda: "")()  # type: ignore[attr-defined]
+            err.skipped_lines = list(transport.state.skipped_lines)  # type: ignore[attr-defined]
+        if err is e:
+            raise
+        raise err from None
+    snap.skipped_lines = list(transport.state.skipped_lines)
+    stderr = getattr(transport, "stderr", None)
+    snap.stderr_tail = stderr.text() if stderr is not None else ""
+    return snap
+
+
+def probe_many(
+    specs: list[ServerSpec],
+    opts: ProbeOptions | None = None,
+    on_event: Callable[[str, str], None] | None = None,
+) -> dict[str, Snapshot | ProbeError]:
+    """Probe servers concurrently (at most ``opts.concurrency`` at once).
+
+    Returns ``{name: Snapshot | ProbeError}`` in the order of ``specs``; one server failing
+    never spoils the others. ``on_event(name, "start" | "done" | "failed")`` reports progress.
+    On KeyboardInterrupt every child process is killed before the interrupt propagates.
+    """
+    from mcplock.probe import _stdio
+
+    opts = opts or ProbeOptions()
+
+    async def main() -> dict[str, Snapshot | ProbeError]:
+        sem = asyncio.Semaphore(max(1, opts.concurrency))
+        results: dict[str, Snapshot | ProbeError] = {}
+
+        async def one(spec: ServerSpec) -> None:
+            async with sem:
+                if on_event:
+                    on_event(spec.name, "start")
+                try:
+                    results[spec.name] = await probe(spec, opts)
+                except ProbeError as e:
+                    results[spec.name] = e
+                except Exception as e:  # a bug must not spoil the other servers
+                    results[spec.name] = ProbeError(
+                        "internal", f"server `{spec.name}`: mcplock failed while probing: {type(e).__name__}: {e}"
+                    )
+                if on_event:
+                    on_event(spec.name, "done" if isinstance(results[spec.name], Snapshot) else "failed")
+
+        await asyncio.gather(*(one(s) for s in specs))
+        return {s.name: results[s.name] for s in specs if s.name in results}
+
+    try:
+        return asyncio.run(main())
+    finally:
+        _stdio.kill_all_live()
+
+
+def _kill_leftovers() -> None:
+    import sys
+
+    mod = sys.modules.get("mcplock.probe._stdio")
+    if mod is not None:
+        mod.kill_all_live()  # type: ignore[attr-defined]
+
+
+atexit.register(_kill_leftovers)

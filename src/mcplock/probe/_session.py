@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcplock.errors import ProbeError
@@ -39,6 +40,14 @@ _LISTS = {
     "templates": ("resources", "resources/templates/list", "resourceTemplates", "resource template", "uriTemplate"),
     "resources": ("resources", "resources/list", "resources", "resource", "uri"),
 }
+
+
+def _sample(entry: dict[str, Any]) -> str:
+    try:
+        text = json.dumps(entry, ensure_ascii=False)
+    except (TypeError, ValueError):  # pragma: no cover - parsed JSON always dumps
+        text = repr(entry)
+    return sanitize(text, 100)
 
 
 def _advertised(caps: dict[str, Any], name: str) -> bool:
@@ -144,6 +153,16 @@ async def _list_all(
         if not isinstance(entries, list):
             got = "missing" if field not in result else describe_type(entries)
             raise ProbeError("protocol", f"{where}: `{field}` is {got}, not an array")
+        nxt = result.get("nextCursor")
+        if nxt == "":
+            nxt = None
+        if nxt is not None and not isinstance(nxt, str):
+            raise ProbeError("protocol", f"{where}: `nextCursor` is {describe_type(nxt)}, not a string")
+        if nxt is not None and (nxt in cursors or nxt == cursor):
+            raise ProbeError(
+                "pagination",
+                f"{where}: the server sent the cursor `{sanitize(nxt, 80)}` again: its pagination loops",
+            )
         for i, entry in enumerate(entries):
             pos = f"entry {len(items) + 1}" + (f" (page {page}, item {i + 1})" if page > 1 else "")
             if not isinstance(entry, dict):
@@ -151,7 +170,10 @@ async def _list_all(
             k = entry.get(key)
             if not isinstance(k, str) or not k:
                 got = "missing" if key not in entry else ("empty" if k == "" else describe_type(k))
-                raise ProbeError("protocol", f"{method}: {pos}: `{key}` is {got}, not a non-empty string")
+                raise ProbeError(
+                    "protocol",
+                    f"{method}: {pos}: `{key}` is {got}, not a non-empty string: {_sample(entry)}",
+                )
             if k in keys:
                 raise ProbeError(
                     "duplicate",
@@ -167,15 +189,7 @@ async def _list_all(
                     f"{method} returned more than {opts.max_items} {noun}s",
                     hint="raise the item limit if the server really has that many",
                 )
-        nxt = result.get("nextCursor")
-        if nxt is None or nxt == "":
+        if nxt is None:
             return items
-        if not isinstance(nxt, str):
-            raise ProbeError("protocol", f"{where}: `nextCursor` is {describe_type(nxt)}, not a string")
-        if nxt in cursors or nxt == cursor:
-            raise ProbeError(
-                "pagination",
-                f"{where}: the server sent the cursor `{sanitize(nxt, 80)}` again: its pagination loops",
-            )
         cursors.add(nxt)
         cursor = nxt

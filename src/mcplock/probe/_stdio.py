@@ -240,7 +240,15 @@ class StdioTransport:
         )
 
     def _handle_line(self, raw: bytes) -> None:
-        text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        try:
+            text = raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError:
+            text = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+            if '"jsonrpc"' in text:
+                self._fail(ProbeError("protocol", "the server sent a JSON-RPC message that is not valid UTF-8"))
+            else:
+                self.state.skip(text)
+            return
         if not text.strip():
             return
         try:
@@ -326,7 +334,8 @@ class StdioTransport:
                 "garbage",
                 with_stderr(
                     f"server `{self.spec.name}` printed no JSON-RPC on stdout within {fmt_seconds(timeout)} s, "
-                    f"only other output ({self.state.skipped_count} lines); first line: "
+                    f"only other output ({self.state.skipped_count} line{'s' if self.state.skipped_count != 1 else ''}); "
+                    "first line: "
                     f"{sanitize(self.state.skipped_lines[0], 200)}",
                     self.stderr.text(),
                 ),
