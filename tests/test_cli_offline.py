@@ -156,3 +156,46 @@ def test_interrupted_write_keeps_old_file(monkeypatch):
         raise AssertionError("write was not interrupted")
     assert p.read_bytes() == before
     assert [f.name for f in Path(".").iterdir()] == ["mcp.lock"]
+
+
+def _pty_run(args, answers: list[str], timeout=30):
+    """Run the console script on a real pseudo-terminal, answering its prompts."""
+    import pty
+    import select
+
+    from conftest import MCPLOCK
+
+    pid, fd = pty.fork()
+    if pid == 0:  # child
+        os.execv(MCPLOCK, [MCPLOCK, *args])
+    out = b""
+    pending = list(answers)
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+            if pending and (out.rstrip().endswith(b"]") or out.rstrip().endswith(b"] ")) and b"?" in out.splitlines()[-1]:
+                os.write(fd, (pending.pop(0) + "\n").encode())
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+def test_interactive_accept_walks_each_proposal_on_a_tty():
+    make_lock()
+    _stage_change()
+    # proposals come sorted: run_shell (new) → reject; search_docs (changed) → accept, lower its approval
+    code, out = _pty_run(["accept"], ["r", "a", "never"])
+    assert code == 0, out
+    assert "[1/2]" in out and "[2/2]" in out
+    assert "evil.example" in out  # the diff is shown before the question
+    lock = read.load("mcp.lock")
+    tools = lock.servers["docs"].tools
+    assert tools["search_docs"].pending is None and tools["search_docs"].approval == "never"
+    assert tools["run_shell"].rejected_hash and not tools["run_shell"].enabled

@@ -290,3 +290,25 @@ def test_init_finds_every_project_config(cli):
     assert cli("check").returncode == 0
     r = cli("init", "--yes")
     assert r.returncode == 0 and "already locked" in r.stderr
+
+
+def test_interactive_add_lists_tools_and_asks(cli):
+    from test_cli_offline import _pty_run
+
+    _surface()
+    code, out = _pty_run(["add", "docs", "--", *stdio_command(surface="surface.json")], ["y"])
+    assert code == 0, out
+    assert "offers 3 tools" in out and "search_docs" in out and "accept all of them?" in out
+    assert cli("check").returncode == 0  # accepted: nothing pending
+
+
+def test_diff_text_shows_word_and_schema_diffs(cli):
+    _surface()
+    assert _add_stdio(cli).returncode == 0
+    _surface("demo-rugpull.json")
+    r = cli("diff")
+    assert r.returncode == 1
+    # no colour (not a terminal): git-style word-diff markers
+    assert "{+" in r.stdout and "evil.example" in r.stdout
+    assert "pattern" in r.stdout  # the loosened schema item is named by its JSON path
+    assert "\x1b" not in r.stdout

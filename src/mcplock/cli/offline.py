@@ -107,12 +107,12 @@ def cmd_check(
 def cmd_show(target: str = typer.Argument(..., metavar="SERVER[/TOOL]")) -> int:
     """The accepted definition (and any pending proposal) in full."""
     from mcplock.lock.read import load
-    from mcplock.render.text import render_show
+    from mcplock.render.show import render_show
 
     lock = load(_lockfile())
     t = targets.parse(target)
     srv, entries = targets.resolve(lock, t)
-    output.settings().out.print(render_show(srv, entries, whole_server=t.kind is None))
+    output.settings().out.print(render_show(srv, entries, whole_server=t.kind is None, color=_color()))
     return 0
 
 
@@ -225,14 +225,15 @@ def cmd_accept(
         if not chosen:
             output.say("nothing pending")
             return 0
-        for srv, e in chosen:
-            decision = "a"
+        for n, (srv, e) in enumerate(chosen, 1):
+            decision, chosen_approval = "a", approval
             if interactive:
-                decision = _ask(srv, e)
+                decision, asked = _ask(srv, e, n, len(chosen))
+                chosen_approval = asked or approval
                 if decision == "q":
                     break
             if decision == "a":
-                r = review.accept(srv, e, approval=approval if e.kind == "tool" else None)
+                r = review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None)
                 counts[r] = counts.get(r, 0) + 1
                 output.say(Text(f"{r} ").append_text(_safe(f"{srv.name}/{e.label}")))
             elif decision == "r":
@@ -245,18 +246,43 @@ def cmd_accept(
     return 0
 
 
-def _ask(srv: ServerEntry, e: Entry) -> str:
-    from mcplock.render.text import render_show
+def _color() -> bool:
+    import os
 
     s = output.settings()
-    s.out.print(render_show(srv, [e], whole_server=False))
+    return s.out.is_terminal and not s.no_color and not os.environ.get("NO_COLOR")
+
+
+def _ask(srv: ServerEntry, e: Entry, n: int, total: int) -> tuple[str, str | None]:
+    """Show one proposal (diff and findings) and ask: accept / reject / skip / quit, then the approval."""
+    from mcplock.lock.review import default_approval, stricter
+    from mcplock.render.show import render_show
+
+    s = output.settings()
+    s.out.print(Text(f"\n[{n}/{total}]", style="bold"))
+    s.out.print(render_show(srv, [e], whole_server=False, color=_color()))
+    answer = _prompt("accept / reject / skip / quit? [a/r/s/q] ", ("a", "r", "s", "q"), default="q")
+    if answer != "a" or e.kind != "tool" or e.pending is None or e.pending.change == "removed":
+        return answer, None
+    proposed = default_approval(srv.policy, e.pending.definition)
+    if e.pending.change == "changed" and e.definition is not None:
+        proposed = stricter(e.approval, proposed)
+    got = _prompt(f"approval: ask before each call? [always/never, Enter = {proposed}] ", ("always", "never", ""), default="")
+    return "a", (got or proposed)
+
+
+def _prompt(question: str, choices: tuple[str, ...], *, default: str) -> str:
+    s = output.settings()
     while True:
-        s.out.print(Text("accept / reject / skip / quit? [a/r/s/q] ", style="bold"), end="")
-        answer = sys.stdin.readline().strip().lower()[:1]
-        if answer in ("a", "r", "s", "q"):
+        s.out.print(Text(question, style="bold"), end="")
+        line = sys.stdin.readline()
+        if not line:  # end of input
+            return default
+        answer = line.strip().lower()
+        if answer in choices:
             return answer
-        if answer == "":
-            return "q"
+        if answer and answer[:1] in choices and len(choices[0]) == 1:
+            return answer[:1]
 
 
 def cmd_reject(items: List[str] = typer.Argument(..., metavar="SERVER[/TOOL]…")) -> int:

@@ -466,7 +466,9 @@ def cmd_diff(
         return code
     from mcplock.render.diff import render_diff
 
-    rendered = render_diff(ordered)
+    s = output.settings()
+    color = s.out.is_terminal and not s.no_color and not os.environ.get("NO_COLOR") and not out_file
+    rendered = render_diff(ordered, color=color)
     if out_file:
         from rich.console import Console
 

@@ -19,7 +19,33 @@ def _name(s: str) -> Text:
     return safe_text(s, keep_newlines=False)
 
 
-def render_diff(diffs: list[ServerDiff]) -> Group:
+def _change_detail(c: Any, color: bool) -> list[Text]:
+    from mcplock.render.changes import render_field_change
+
+    lines: list[Text] = []
+    if c.change == "changed":
+        if c.kind == "instructions":
+            lines += render_field_change("instructions", c.locked, c.live, color=color)
+        elif isinstance(c.locked, dict) and isinstance(c.live, dict):
+            for f in c.fields:
+                lines += render_field_change(f, c.locked.get(f), c.live.get(f), color=color)
+    elif c.change == "added":
+        d = c.live
+        if isinstance(d, str):
+            lines.append(Text("      ").append_text(safe_text(d[:300], keep_newlines=False)))
+        elif isinstance(d, dict):
+            desc = d.get("description")
+            if isinstance(desc, str) and desc.strip():
+                lines.append(Text("      description: ", style="bold").append_text(safe_text(desc.strip(), keep_newlines=False)))
+            schema = d.get("inputSchema")
+            if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+                req = schema.get("required") if isinstance(schema.get("required"), list) else []
+                params = ", ".join(f"{p}{'*' if p in req else ''}" for p in schema["properties"])
+                lines.append(Text("      params: ", style="bold").append_text(safe_text(params, keep_newlines=False)))
+    return lines
+
+
+def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = True) -> Group:
     lines: list[Any] = []
     for d in diffs:
         head = _name(d.name).append(": ")
@@ -39,9 +65,19 @@ def render_diff(diffs: list[ServerDiff]) -> Group:
             if c.change == "changed" and c.fields:
                 row.append(f"  [{', '.join(c.fields)}]", style="dim")
             lines.append(row)
+            if detail:
+                lines.extend(_change_detail(c, color))
             for f in c.findings:
+                sev = getattr(f, "severity", "info")
+                rule = getattr(f, "rule", "finding")
+                where = getattr(f, "where", "")
                 msg = getattr(f, "message", str(f))
-                lines.append(Text("           ").append_text(safe_text(msg, keep_newlines=False)))
+                frow = Text("      ")
+                frow.append(f"{sev} {rule}", style=SEVERITY_STYLE.get(sev, "") if color else "")
+                if where:
+                    frow.append(" at ").append_text(safe_text(where, keep_newlines=False))
+                frow.append(": ").append_text(safe_text(msg, keep_newlines=False))
+                lines.append(frow)
         for p in d.pending:
             row = Text("  pending  ", style="yellow").append(f"{p.change:<7} {p.kind} ")
             row.append_text(_name(p.name))

@@ -1,0 +1,135 @@
+"""How one change reads: a word-level diff for text, a structural diff by JSON path for
+schemas (deepdiff), each schema item classified as tightened / loosened / neutral.
+
+Pure: returns rich ``Text``; all server text goes through ``safe_text``. Without colour,
+removed and added words are marked ``[-old-]`` and ``{+new+}`` (git's plain word diff), so
+the change stays readable in a log or a file.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from typing import Any
+
+from rich.text import Text
+
+from mcplock.render.safe import safe_text
+
+REMOVED = "strike red"
+ADDED = "bold green"
+_TOKENS = re.compile(r"\s+|[^\s]+")
+
+
+def word_diff(old: str, new: str, *, color: bool = True) -> Text:
+    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+    out = Text()
+    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            out.append_text(safe_text("".join(a[i1:i2])))
+            continue
+        if op in ("delete", "replace"):
+            gone = "".join(a[i1:i2])
+            out.append_text(_mark(gone, "[-", "-]", REMOVED, color))
+        if op in ("insert", "replace"):
+            came = "".join(b[j1:j2])
+            out.append_text(_mark(came, "{+", "+}", ADDED, color))
+    return out
+
+
+def _mark(s: str, left: str, right: str, style: str, color: bool) -> Text:
+    t = Text()
+    if not color:
+        t.append(left)
+    t.append_text(safe_text(s, style if color else ""))
+    if not color:
+        t.append(right)
+    return t
+
+
+def _path(parts: list[Any]) -> str:
+    out = ""
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        else:
+            out += ("." if out else "") + str(p)
+    return out or "(root)"
+
+
+def _short(v: Any) -> str:
+    if v is None:
+        return "null"
+    s = json.dumps(v, ensure_ascii=False, sort_keys=True)
+    return s if len(s) <= 80 else s[:77] + "…"
+
+
+def schema_items(old: Any, new: Any) -> list[tuple[str, str, str]]:
+    """(JSON path, what changed, direction) for every structural difference."""
+    from deepdiff import DeepDiff
+
+    directions: dict[str, str] = {}
+    try:
+        from mcplock.lint.schema import classify_schema_change
+
+        for path, direction, _what in classify_schema_change(old, new):
+            directions[path] = direction
+    except Exception:  # a hostile schema must not break the report
+        directions = {}
+    items: list[tuple[str, str, str]] = []
+    tree = DeepDiff(old, new, view="tree", verbose_level=2)
+    for report, nodes in sorted(tree.items()):
+        for node in nodes:
+            parts = node.path(output_format="list")
+            path = _path(parts)
+            if report.endswith("_added"):
+                what = f"added {_short(node.t2)}"
+            elif report.endswith("_removed"):
+                what = f"removed (was {_short(node.t1)})"
+            else:
+                what = f"{_short(node.t1)} → {_short(node.t2)}"
+            items.append((path, what, _direction(directions, path)))
+    items.sort()
+    return items
+
+
+def _direction(directions: dict[str, str], path: str) -> str:
+    probe = path
+    while True:
+        if probe in directions:
+            return directions[probe]
+        if "." not in probe and "[" not in probe:
+            return "neutral"
+        probe = re.sub(r"(\.[^.\[]*|\[\d+\])$", "", probe)
+        if not probe:
+            return "neutral"
+
+
+DIRECTION_STYLE = {"loosened": "bold red", "tightened": "yellow", "neutral": "dim"}
+
+
+def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, indent: str = "      ") -> list[Text]:
+    """Lines that show how one top-level field changed."""
+    lines: list[Text] = []
+    if isinstance(old, str) and isinstance(new, str):
+        lines.append(Text(f"{indent}{field}: ", style="bold").append_text(word_diff(old, new, color=color)))
+        return lines
+    if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
+        lines.append(Text(f"{indent}{field}:", style="bold"))
+        for path, what, direction in schema_items(old, new):
+            row = Text(f"{indent}  ")
+            row.append(f"{direction:<9}", style=DIRECTION_STYLE.get(direction, "") if color else "")
+            row.append(" ")
+            row.append_text(safe_text(path, keep_newlines=False))
+            row.append(" ")
+            row.append_text(safe_text(what, keep_newlines=False))
+            lines.append(row)
+        return lines
+    row = Text(f"{indent}{field}: ", style="bold")
+    row.append_text(_mark(_short(old) if old is not None else "(absent)", "[-", "-]", REMOVED, color))
+    row.append(" ")
+    row.append_text(_mark(_short(new) if new is not None else "(absent)", "{+", "+}", ADDED, color))
+    lines.append(row)
+    return lines

@@ -1,0 +1,218 @@
+"""``mcplock show``: a definition in full and readable — description as text, the input
+schema as a tree of parameters with types, limits and required marks, flags, annotations
+(declared by the server, never trusted), findings, and a pending proposal beside it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+
+from mcplock.lock.model import Entry, ServerEntry
+from mcplock.render.safe import safe_text
+
+_LIMITS = (
+    ("minLength", "min length"), ("maxLength", "max length"), ("minimum", "≥"), ("maximum", "≤"),
+    ("exclusiveMinimum", ">"), ("exclusiveMaximum", "<"), ("minItems", "min items"), ("maxItems", "max items"),
+    ("pattern", "pattern"), ("format", "format"), ("default", "default"), ("const", "const"),
+)
+_SHOWN = {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "arguments", "uriTemplate", "uri", "mimeType"}
+
+
+def _j(v: Any) -> str:
+    return json.dumps(v, ensure_ascii=False, sort_keys=True)
+
+
+def _resolve(schema: Any, root: Any) -> tuple[Any, str | None]:
+    if isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
+        ref = schema["$ref"]
+        if ref.startswith("#/"):
+            node: Any = root
+            for part in ref[2:].split("/"):
+                node = node.get(part) if isinstance(node, dict) else None
+            if isinstance(node, dict):
+                return node, ref.rsplit("/", 1)[-1]
+        return schema, ref
+    return schema, None
+
+
+def _type(s: dict[str, Any]) -> str:
+    t = s.get("type")
+    if isinstance(t, list):
+        t = " | ".join(str(x) for x in t)
+    if t == "array" and isinstance(s.get("items"), dict):
+        inner = s["items"].get("type")
+        t = f"array of {inner}" if inner else "array"
+    if t is None:
+        for comb in ("anyOf", "oneOf", "allOf"):
+            if isinstance(s.get(comb), list):
+                return comb
+        if "enum" in s:
+            return "enum"
+        return "any"
+    return str(t)
+
+
+def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: int = 0) -> list[Text]:
+    root = schema if root is None else root
+    lines: list[Text] = []
+    if not isinstance(schema, dict):
+        return [Text(indent).append_text(safe_text(_j(schema), keep_newlines=False))]
+    props = schema.get("properties")
+    if not isinstance(props, dict) or not props:
+        if depth == 0:
+            lines.append(Text(indent + "(no parameters)", style="dim"))
+        return lines
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    width = max(len(str(k)) for k in props) + 2
+    for name, sub in props.items():
+        sub, refname = _resolve(sub, root)
+        row = Text(indent)
+        label = safe_text(str(name) + ("*" if name in required else ""), "bold" if name in required else "", keep_newlines=False)
+        row.append_text(label).append(" " * max(1, width - label.cell_len))
+        if not isinstance(sub, dict):
+            lines.append(row.append_text(safe_text(_j(sub), keep_newlines=False)))
+            continue
+        row.append(_type(sub), style="cyan")
+        if refname:
+            row.append(f" ({refname})", style="dim")
+        if isinstance(sub.get("enum"), list):
+            row.append("  one of ").append_text(safe_text(", ".join(_j(v) for v in sub["enum"]), keep_newlines=False))
+        for key, word in _LIMITS:
+            if key in sub:
+                row.append(f"  {word} ").append_text(safe_text(_j(sub[key]), keep_newlines=False))
+        desc = sub.get("description")
+        if isinstance(desc, str) and desc.strip():
+            row.append("  — ", style="dim").append_text(safe_text(desc.strip(), "dim", keep_newlines=False))
+        lines.append(row)
+        if depth < 4:
+            nested = sub.get("items") if _type(sub).startswith("array") else sub
+            nested, _ = _resolve(nested, root)
+            if isinstance(nested, dict) and isinstance(nested.get("properties"), dict):
+                lines += schema_tree(nested, indent=indent + "  ", root=root, depth=depth + 1)
+    if schema.get("additionalProperties") is False:
+        lines.append(Text(indent + "(no other properties)", style="dim"))
+    return lines
+
+
+def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
+    if isinstance(d, str):  # instructions
+        return [Text(indent).append_text(safe_text(line)) for line in d.split("\n")]
+    if not isinstance(d, dict):
+        return [Text(indent).append_text(safe_text(_j(d)))]
+    lines: list[Text] = []
+    if isinstance(d.get("title"), str):
+        lines.append(Text(f"{indent}title: ", style="bold").append_text(safe_text(d["title"], keep_newlines=False)))
+    if "description" in d:
+        lines.append(Text(f"{indent}description:", style="bold"))
+        desc = d["description"] if isinstance(d["description"], str) else _j(d["description"])
+        lines += [Text(indent + "  ").append_text(safe_text(line)) for line in desc.split("\n")]
+    for key in ("uriTemplate", "uri", "mimeType"):
+        if key in d:
+            lines.append(Text(f"{indent}{key}: ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
+    if "inputSchema" in d:
+        lines.append(Text(f"{indent}parameters (* required):", style="bold"))
+        lines += schema_tree(d["inputSchema"], indent=indent + "  ")
+    if isinstance(d.get("arguments"), list):
+        lines.append(Text(f"{indent}arguments (* required):", style="bold"))
+        for a in d["arguments"]:
+            if isinstance(a, dict):
+                row = Text(indent + "  ").append_text(safe_text(str(a.get("name")) + ("*" if a.get("required") else ""), keep_newlines=False))
+                if isinstance(a.get("description"), str):
+                    row.append("  — ", style="dim").append_text(safe_text(a["description"], "dim", keep_newlines=False))
+                lines.append(row)
+    if "outputSchema" in d:
+        lines.append(Text(f"{indent}output schema:", style="bold"))
+        lines += schema_tree(d["outputSchema"], indent=indent + "  ")
+    if "annotations" in d:
+        ann = d["annotations"]
+        shown = ", ".join(f"{k}={_j(v)}" for k, v in ann.items()) if isinstance(ann, dict) else _j(ann)
+        lines.append(Text(f"{indent}annotations: ", style="bold").append_text(safe_text(shown, keep_newlines=False))
+                     .append("  (declared by the server; never trusted)", style="dim"))
+    for key in sorted(set(d) - _SHOWN):
+        lines.append(Text(f"{indent}{key}: ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
+    return lines
+
+
+def _state(e: Entry) -> Text:
+    if e.pending is not None:
+        return Text(f"pending {e.pending.change}", style="yellow")
+    if e.rejected_hash is not None:
+        return Text("rejected", style="red")
+    return Text("accepted", style="green")
+
+
+def _findings(kind: str, d: Any, old: Any, indent: str) -> list[Text]:
+    try:
+        from mcplock.lint import lint_definition
+    except ImportError:  # pragma: no cover
+        return []
+    out: list[Text] = []
+    for f in lint_definition(kind, d, old=old):
+        row = Text(indent).append(f"{f.severity} {f.rule}", style="bold red" if f.severity in ("critical", "high") else "yellow")
+        if f.where:
+            row.append(" at ").append_text(safe_text(f.where, keep_newlines=False))
+        out.append(row.append(": ").append_text(safe_text(f.message, keep_newlines=False)))
+    return out
+
+
+def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]:
+    from mcplock.render.changes import render_field_change
+
+    parts: list[Any] = []
+    title = Text(f"{e.kind} ", style="bold").append_text(safe_text(f"{srv.name}/{e.label}", "bold", keep_newlines=False))
+    parts.append(title)
+    flags = Text("  ")
+    if e.kind == "tool":
+        flags.append("enabled: ").append("yes" if e.enabled else "no", style="green" if e.enabled else "red")
+        flags.append("   approval: ").append(e.approval + (" (ask before each call)" if e.approval == "always" else " (no prompt)"))
+        flags.append("   ")
+    flags.append("state: ").append_text(_state(e))
+    parts.append(flags)
+    if e.definition is not None:
+        parts.append(Text(f"  accepted  {e.hash}", style="dim"))
+        parts += definition_lines(e.kind, e.definition, "    ")
+        parts += _findings(e.kind, e.definition, None, "    ")
+    elif e.rejected_hash:
+        parts.append(Text(f"  never accepted; rejected upstream definition {e.rejected_hash}", style="dim"))
+    p = e.pending
+    if p is not None:
+        parts.append(Text(""))
+        parts.append(Text(f"  pending {p.change}" + (f"  {p.hash}" if p.hash else ""), style="bold yellow"))
+        if p.change == "removed":
+            parts.append(Text("    the server no longer offers it; `accept` drops it from the lock", style="dim"))
+        elif p.change == "changed" and e.definition is not None:
+            from mcplock.compare import changed_fields
+
+            if isinstance(e.definition, str):
+                parts += render_field_change("text", e.definition, p.definition, color=color, indent="    ")
+            else:
+                for f in changed_fields(e.definition, p.definition):
+                    parts += render_field_change(f, e.definition.get(f), p.definition.get(f), color=color, indent="    ")
+            parts += _findings(e.kind, p.definition, e.definition, "    ")
+        else:
+            parts += definition_lines(e.kind, p.definition, "    ")
+            parts += _findings(e.kind, p.definition, None, "    ")
+    return parts
+
+
+def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, color: bool = True) -> Group:
+    parts: list[Any] = []
+    if whole_server:
+        head = Text("server ", style="bold").append_text(safe_text(srv.name, "bold", keep_newlines=False))
+        head.append(f"  {srv.transport}, policy {srv.policy}")
+        parts.append(head)
+        where = " ".join([srv.command or "", *srv.args]).strip() if srv.transport == "stdio" else (srv.url or "")
+        parts.append(Text("  ").append_text(safe_text(where, keep_newlines=False)))
+        if srv.source:
+            parts.append(Text("  imported from ").append_text(safe_text(srv.source, keep_newlines=False)))
+        if srv.server_info:
+            info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
+            parts.append(Text("  server: ").append_text(safe_text(info, keep_newlines=False))
+                         .append(f"  protocol {srv.protocol_version or '?'}"))
+    for e in entries:
+        parts.append(Text(""))
+        parts += render_entry(srv, e, color=color)
+    return Group(*parts)
