@@ -63,3 +63,26 @@ def test_is_hash():
     assert is_hash(definition_hash({}))
     assert not is_hash("sha256:xyz")
     assert not is_hash("md5:" + "0" * 64)
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rfc8785
+
+_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.floats(allow_nan=False, allow_infinity=False) | _text,
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(_text, c, max_size=4), max_leaves=25)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_json)
+def test_fast_path_is_exactly_rfc8785(value):
+    # canonical() skips the pure-Python encoder when json.dumps is already canonical
+    assert canonical(value) == rfc8785.dumps(value)
+
+
+def test_fast_path_edge_cases():
+    for v in [{"\ue000": 1, "\U0001f600": 2}, {"a": "\x7f\u2028\x00\x1f"}, [1.0, 2], {"k": 2**53 - 1}]:
+        assert canonical(v) == rfc8785.dumps(v)

@@ -114,7 +114,9 @@ def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, i
     """Lines that show how one top-level field changed."""
     lines: list[Text] = []
     if isinstance(old, str) and isinstance(new, str):
-        lines.append(Text(f"{indent}{field}: ", style="bold").append_text(word_diff(old, new, color=color)))
+        rows = word_diff(old, new, color=color).split("\n", allow_blank=True)
+        lines.append(Text(f"{indent}{field}: ", style="bold").append_text(rows[0]))
+        lines += [Text(indent + "  ").append_text(r) for r in rows[1:]]
         return lines
     if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
         lines.append(Text(f"{indent}{field}:", style="bold"))
