@@ -312,3 +312,16 @@ def test_diff_text_shows_word_and_schema_diffs(cli):
     assert "{+" in r.stdout and "evil.example" in r.stdout
     assert "pattern" in r.stdout  # the loosened schema item is named by its JSON path
     assert "\x1b" not in r.stdout
+
+
+def test_client_name_probes_as_the_host_the_team_runs(cli):
+    surface = json.loads((SURFACES / "demo.json").read_text())
+    surface["toolsByClient"] = {"cursor": [{"name": "cursor_only", "description": "Shown to Cursor only."}]}
+    Path("surface.json").write_text(json.dumps(surface))
+    assert _add_stdio(cli, "plain").returncode == 0
+    assert _add_stdio(cli, "ascursor", "benign", "--client-name", "cursor", "--client-version", "1.0").returncode == 0
+    tools = {s["name"]: {i["name"] for i in s["items"]} for s in json.loads(cli("list", "--format", "json").stdout)["servers"]}
+    assert "cursor_only" in tools["ascursor"] and "cursor_only" not in tools["plain"]
+    # diff as mcplock sees the extra tool as removed; as cursor it is clean
+    assert cli("diff", "ascursor").returncode == 1
+    assert cli("diff", "ascursor", "--client-name", "cursor").returncode == 0

@@ -96,6 +96,21 @@ def run(args: list[str]) -> int:
         return e.exit_code
     except BrokenPipeError:
         return 1
+    except Exception as e:  # a bug: say so plainly, the traceback only with -v
+        from rich.text import Text
+
+        from mcplock.render.safe import safe_text
+
+        s = output.settings()
+        s.err.print(Text("error: ", style="bold red").append_text(
+            safe_text(f"mcplock failed unexpectedly: {type(e).__name__}: {e}", keep_newlines=False)))
+        if s.verbose:
+            import traceback
+
+            s.err.print(Text(traceback.format_exc()))
+        else:
+            s.err.print(Text("hint: this is a bug in mcplock; run again with -v for details and report it", style="dim"))
+        return 2
     if isinstance(rv, int):
         return rv
     return 0
