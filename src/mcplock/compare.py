@@ -8,12 +8,15 @@ one by hash; one whose hash is the rejected one counts as reviewed. Server ident
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from mcplock.errors import ProbeError
-from mcplock.lock.model import ITEM_KINDS, Entry, ServerEntry
+from mcplock.lint import (LintFinding, cross_references, foreign_tools, lint_definition, max_severity, rename_finding,
+                          shadowing)
+from mcplock.lint.schema import schema_severity
+from mcplock.lock.model import ITEM_KINDS, Entry, Lock, ServerEntry
 from mcplock.lock.review import live_items
-from mcplock.snapshot import Snapshot
+from mcplock.snapshot import KEY_FIELD, Snapshot
 
 SEVERITIES = ("critical", "high", "medium", "low", "info")
 _LOW_FIELDS = {"title", "icons", "_meta"}
@@ -88,7 +91,14 @@ def _flag(ann: Any, key: str) -> Any:
 
 
 def severity(kind: str, change: str, fields: list[str], old: Any, new: Any) -> str:
-    """Baseline severity from the shape of a change (the security lint can raise it)."""
+    """Baseline severity from the shape of a change (the security lint can raise it).
+
+    Added/removed tools and instructions are ``high``, other added/removed items ``medium``.
+    For a change, the highest of its fields: description, name, arguments, URI template → high;
+    an input schema → high when it loosens or rewords anything, medium when it only tightens;
+    outputSchema, annotations and unknown fields → medium; title, icons, _meta → low. An explicit
+    annotation flip toward "safe" is critical.
+    """
     if change in ("added", "removed"):
         return "high" if kind in ("tool", "instructions") else "medium"
     if kind == "instructions":
@@ -100,11 +110,54 @@ def severity(kind: str, change: str, fields: list[str], old: Any, new: Any) -> s
             return "critical"
         if _flag(oa, "destructiveHint") is True and _flag(na, "destructiveHint") is False:
             return "critical"
-    if f & {"description", "inputSchema", "name", "arguments", "uriTemplate"}:
-        return "high"
-    if f <= _LOW_FIELDS:
-        return "low"
-    return "medium"  # outputSchema, annotations, unknown fields
+    levels = []
+    for name in f:
+        if name in ("description", "name", "arguments", "uriTemplate", "uri"):
+            levels.append("high")
+        elif name == "inputSchema":
+            levels.append(schema_severity((old or {}).get("inputSchema"), (new or {}).get("inputSchema")))
+        elif name in _LOW_FIELDS:
+            levels.append("low")
+        else:
+            levels.append("medium")  # outputSchema, annotations, unknown fields
+    return max_severity(*levels) if levels else "low"
+
+
+def _lint(c: Change) -> None:
+    """Put the security lint's findings for ``c`` on it and raise its severity to match."""
+    if c.change == "removed":
+        return
+    c.findings.extend(lint_definition(c.kind, c.live, old=c.locked if c.change == "changed" else None, name=c.name))
+    _raise(c)
+
+
+def _raise(c: Change) -> None:
+    sev = [f.severity for f in c.findings if isinstance(f, LintFinding)]
+    c.severity = max_severity(c.severity, *sev)
+
+
+def _without_key(kind: str, definition: Any) -> Any:
+    key = KEY_FIELD.get(kind)
+    if not isinstance(definition, dict) or key is None:
+        return definition
+    return {k: v for k, v in definition.items() if k != key}
+
+
+def _renames(changes: list[Change]) -> None:
+    """A removed and an added item of one kind whose definitions differ only in the key: a rename."""
+    for kind in ("tool", "prompt"):
+        removed = [c for c in changes if c.kind == kind and c.change == "removed"]
+        if not removed:
+            continue
+        for c in changes:
+            if c.kind != kind or c.change != "added":
+                continue
+            body = _without_key(kind, c.live)
+            for r in removed:
+                if _without_key(kind, r.locked) == body:
+                    c.findings.append(rename_finding(r.name))
+                    removed.remove(r)
+                    break
 
 
 def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
@@ -138,6 +191,9 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
             fields = sorted(e.definition) if isinstance(e.definition, dict) else ["text"]
             result.changes.append(Change(kind, key, "removed", fields, severity(kind, "removed", fields, e.definition, None),
                                          e.hash, None, e.definition, None))
+    for c in result.changes:
+        _lint(c)
+    _renames(result.changes)
     result.pending = [PendingItem(e.kind, e.key, e.pending.change) for e in server.entries() if e.pending is not None]
     locked_id = {"server_info": server.server_info, "protocol_version": server.protocol_version}
     live_info = snap.server_info if isinstance(snap.server_info, dict) else None
@@ -148,6 +204,55 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
     if result.changes:
         result.status = "drift"
     return result
+
+
+def tools_in_view(lock: Lock, snapshots: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Server -> tool name -> definition, as the model would see them all together: a server's
+    live tools when ``snapshots`` has a :class:`Snapshot` for it, else its accepted tools."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, srv in lock.servers.items():
+        snap = snapshots.get(name)
+        if isinstance(snap, Snapshot):
+            out[name] = {t["name"]: t for t in snap.tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
+        else:
+            out[name] = {k: e.definition for k, e in srv.tools.items() if e.definition is not None}
+    for name, snap in snapshots.items():
+        if name not in out and isinstance(snap, Snapshot):
+            out[name] = {t["name"]: t for t in snap.tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
+    return out
+
+
+def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, Any]]) -> None:
+    """Post-pass over :func:`compare` results: add cross-server findings (DESIGN §7) in place.
+
+    A tool added on one server under a name another server offers → ``tool-shadowing`` (high);
+    a new or changed tool, prompt or instructions text naming another server's tool →
+    ``cross-server-reference`` (critical; mentions already in the accepted text are not repeated).
+    ``tools_by_server`` is every server's tools as the model sees them (:func:`tools_in_view`).
+    """
+    shadows = shadowing(tools_by_server)
+    for d in diffs:
+        foreign = foreign_tools(tools_by_server, d.name)
+        for c in d.changes:
+            if c.change == "removed":
+                continue
+            added: list[LintFinding] = []
+            if c.kind == "tool" and c.change == "added":
+                added.extend(shadows.get((d.name, c.name), []))
+            if c.kind in ("tool", "prompt", "instructions", "resource-template"):
+                added.extend(cross_references(c.live, foreign, old=c.locked if c.change == "changed" else None))
+            if added:
+                c.findings.extend(added)
+                _raise(c)
+
+
+def compare_all(pairs: list[tuple[ServerEntry, Snapshot]], lock: Lock | None = None) -> list[ServerDiff]:
+    """:func:`compare` for each (server, snapshot) plus the :func:`cross_server` post-pass. With
+    ``lock``, servers of the lock not in ``pairs`` count with their accepted tools."""
+    diffs = [compare(srv, snap) for srv, snap in pairs]
+    view_lock = lock if lock is not None else Lock(servers={srv.name: srv for srv, _ in pairs})
+    cross_server(diffs, tools_in_view(view_lock, {srv.name: snap for srv, snap in pairs}))
+    return diffs
 
 
 def unreachable(server: ServerEntry, error: ProbeError) -> ServerDiff:
