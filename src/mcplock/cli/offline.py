@@ -72,35 +72,58 @@ def _server_json(s: ServerEntry) -> dict[str, object]:
 
 
 def cmd_check(
-    fmt: str = typer.Option("text", "--format", help="text or json."),
+    fmt: str = typer.Option("text", "--format", help="text, json, markdown (step summaries, PR comments), sarif (code scanning) or github (annotations)."),
+    out_file: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report to FILE instead of stdout."),
 ) -> int:
     """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs."""
     from mcplock.check import run_check
     from mcplock.lock.read import load
+    from mcplock.render import formats
 
-    if fmt not in ("text", "json"):
-        raise UsageError(f"unknown format `{fmt}` for check", hint="use --format text or --format json")
+    if fmt not in formats.FORMATS:
+        raise UsageError(f"unknown format `{fmt}` for check", hint=f"use --format {'|'.join(formats.FORMATS)}")
     _set_json("check", fmt)
     path = _lockfile()
     lock = load(path)
     findings = run_check(lock, path)
     code = 1 if findings else 0
-    if fmt == "json":
-        doc = {"version": 1, "command": "check", "lockfile": path, "exit_code": code,
-               "findings": [f.as_json() for f in findings],
-               "summary": {"servers": len(lock.servers), "findings": len(findings)}}
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    if fmt != "text":
+        lock_text = None
+        if fmt in ("sarif", "github"):
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    lock_text = fh.read()
+            except OSError:
+                pass
+        report = formats.check_report(fmt, findings, lock, path, code, lock_text=lock_text,
+                                      path=formats.artifact_path(path))
+        if out_file:
+            with open(out_file, "w", encoding="utf-8") as fh:
+                fh.write(report)
+            if fmt != "json":
+                output.info(f"wrote the {fmt} report to {out_file} (exit {code})")
+        else:
+            sys.stdout.write(report)
         return code
     from mcplock.render.text import render_findings
 
     s = output.settings()
-    if findings:
-        s.out.print(render_findings(findings))
     tools = sum(len(srv.tools) for srv in lock.servers.values())
     if not findings:
-        output.say(Text(f"ok: {path}: {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending"))
+        verdict = Text(f"ok: {path}: {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending")
     else:
-        output.say(Text(f"{len(findings)} problem(s) in {path}", style="bold red"))
+        verdict = Text(f"{len(findings)} problem(s) in {path}", style="bold red")
+    if out_file:
+        from rich.console import Console, Group
+
+        parts = [render_findings(findings), verdict] if findings else [verdict]
+        with open(out_file, "w", encoding="utf-8") as fh:
+            Console(file=fh, no_color=True, color_system=None, soft_wrap=True, highlight=False).print(Group(*parts))
+        output.info(f"wrote the report to {out_file} (exit {code})")
+        return code
+    if findings:
+        s.out.print(render_findings(findings))
+    output.say(verdict)
     return code
 
 

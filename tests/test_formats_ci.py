@@ -1,0 +1,144 @@
+"""The composite GitHub Action (action.yml): well-formed, and its shell steps run for real
+against `mcplock check` with a fake runner environment (GITHUB_STEP_SUMMARY, GITHUB_OUTPUT …)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+ACTION = ROOT / "action.yml"
+BIN = Path(sys.executable).parent
+
+
+def _action() -> dict:
+    return yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+
+
+def test_action_is_well_formed():
+    a = _action()
+    assert a["name"] and a["description"]
+    assert a["runs"]["using"] == "composite"
+    inputs = a["inputs"]
+    for name in ("version", "path", "lockfile", "args", "sarif", "fail-on-drift"):
+        assert name in inputs, name
+        assert "description" in inputs[name] and "default" in inputs[name]
+    for name, spec in inputs.items():
+        assert set(spec) <= {"description", "required", "default", "deprecationMessage"}, name
+    for name, spec in a["outputs"].items():
+        assert spec["description"] and spec["value"].startswith("${{ steps."), name
+    steps = a["runs"]["steps"]
+    for step in steps:
+        assert ("run" in step) != ("uses" in step), step
+        if "run" in step:
+            assert step["shell"] == "bash"  # composite run steps need an explicit shell
+    used = set(re.findall(r"inputs\.([a-z-]+)", ACTION.read_text(encoding="utf-8")))
+    assert used <= set(inputs), used - set(inputs)
+    ids = {s.get("id") for s in steps}
+    for ref in re.findall(r"steps\.([a-z-]+)\.outputs", ACTION.read_text(encoding="utf-8")):
+        assert ref in ids, ref
+    run = next(s for s in steps if s.get("id") == "run")["run"]
+    assert "--format markdown" in run and "GITHUB_STEP_SUMMARY" in run and "--format sarif" in run
+
+
+def _expr(value: str, inputs: dict[str, str], outputs: dict[str, str]) -> str:
+    def sub(m: re.Match[str]) -> str:
+        e = m.group(1).strip()
+        if e.startswith("inputs."):
+            return inputs[e[7:]]
+        if e.startswith("steps.run.outputs."):
+            return outputs.get(e[18:], "")
+        if e == "github.action_path":
+            return str(ROOT)
+        raise AssertionError(f"unknown expression {e}")
+
+    return re.sub(r"\$\{\{(.*?)\}\}", sub, str(value))
+
+
+def _run_action(tmp_path: Path, **overrides: str) -> tuple[int, dict[str, str], str, str]:
+    """Run the action's `run` and `Decide` steps (not the install: mcplock is on PATH already)."""
+    a = _action()
+    inputs = {k: str(v.get("default", "")) for k, v in a["inputs"].items()}
+    inputs.update(overrides)
+    summary = tmp_path / "summary.md"
+    gh_output = tmp_path / "github_output"
+    runner_temp = tmp_path / "runner-temp"
+    runner_temp.mkdir(exist_ok=True)
+    summary.write_text("", encoding="utf-8")
+    gh_output.write_text("", encoding="utf-8")
+    outputs: dict[str, str] = {}
+    log = ""
+    code = 0
+    for step in a["runs"]["steps"]:
+        if step.get("id") != "run" and step.get("name") != "Decide":
+            continue
+        env = dict(os.environ)
+        env.update({"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(gh_output), "RUNNER_TEMP": str(runner_temp),
+                    "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+        env.update({k: _expr(v, inputs, outputs) for k, v in step.get("env", {}).items()})
+        cwd = Path.cwd() / _expr(step.get("working-directory", "."), inputs, outputs)
+        # as the runner does: `bash --noprofile --norc -eo pipefail {0}`
+        r = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+        log += r.stdout + r.stderr
+        for line in gh_output.read_text(encoding="utf-8").splitlines():
+            k, _, v = line.partition("=")
+            outputs[k] = v
+        code = r.returncode
+        if code != 0:
+            break
+    return code, outputs, summary.read_text(encoding="utf-8"), log
+
+
+def _tamper() -> None:
+    text = Path("mcp.lock").read_text(encoding="utf-8")
+    m = re.search(r'^description = "(.*)"$', text, re.M)
+    assert m
+    Path("mcp.lock").write_text(text.replace(m.group(0), 'description = "tampered"', 1), encoding="utf-8")
+
+
+def test_action_steps_clean_then_failing(tmp_path):
+    from lockdata import make_lock
+
+    make_lock()
+    code, outputs, summary, log = _run_action(tmp_path, command="check", sarif="true")
+    assert code == 0, log
+    assert outputs["exit-code"] == "0"
+    assert summary.startswith("## ✅ mcplock check: clean")
+    doc = json.loads(Path(outputs["sarif-file"]).read_text(encoding="utf-8"))
+    assert doc["version"] == "2.1.0" and doc["runs"][0]["results"] == []
+
+    _tamper()
+    code, outputs, summary, log = _run_action(tmp_path, command="check", sarif="true")
+    assert code == 1, log
+    assert outputs["exit-code"] == "1"
+    assert "mcplock check: 1 problem(s)" in summary and "hash\\-mismatch" not in summary
+    assert re.search(r"^::error file=mcp\.lock,line=\d+,title=mcplock check/hash-mismatch", log, re.M), log
+    doc = json.loads(Path("mcplock.sarif").read_text(encoding="utf-8"))
+    assert [r["ruleId"] for r in doc["runs"][0]["results"]] == ["check/hash-mismatch"]
+
+    code, outputs, _, log = _run_action(tmp_path, command="check", **{"fail-on-drift": "false", "annotations": "false"})
+    assert code == 0, log
+    assert outputs["exit-code"] == "1" and "::error" not in log
+
+
+@pytest.mark.parametrize("bad", ["refresh", "diff; rm -rf /"])
+def test_action_refuses_other_commands(tmp_path, bad):
+    from lockdata import make_lock
+
+    make_lock()
+    code, _, _, log = _run_action(tmp_path, command=bad)
+    assert code == 2 and "must be diff or check" in log
+
+
+def test_action_usage_error_fails(tmp_path):
+    code, outputs, _, log = _run_action(tmp_path, command="check", lockfile="missing.lock")
+    assert code == 2, log
+    assert outputs["exit-code"] == "2"
