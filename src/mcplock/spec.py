@@ -33,6 +33,7 @@ class ServerSpec:
     pin_resources: bool = False
     # Values for ${VAR} templates taken from a host config: memory only.
     secrets: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
+    auth: AuthSpec | None = None  # OAuth (mcplock.auth); None: headers only, or none
 
     def stored(self) -> dict[str, object]:
         """The spec as written to the lock and hashed for ``config-hash`` (no secrets)."""
@@ -51,7 +52,42 @@ class ServerSpec:
             out["headers"] = dict(sorted(self.headers.items()))
         if self.pin_resources:
             out["pin-resources"] = True
+        if self.auth is not None:
+            out["auth"] = self.auth.stored()
         return out
+
+
+# --- auth (the method only: tokens live in the user's token store, never in the lock) ------
+
+AUTH_METHODS: tuple[str, ...] = ("oauth", "client-credentials")
+
+
+@dataclass(frozen=True)
+class AuthSpec:
+    """How a remote server is authorized. ``client_secret`` is a ``${VAR}`` template only."""
+
+    method: str  # "oauth" (authorization code + PKCE) | "client-credentials"
+    client_id: str | None = None
+    client_secret: str | None = None
+    scopes: str | None = None
+
+    def stored(self) -> str | dict[str, str]:
+        """``"oauth"``, or a table ``{method, client-id, client-secret, scopes}`` (lock key ``auth``)."""
+        out: dict[str, str] = {"method": self.method}
+        if self.client_id is not None:
+            out["client-id"] = self.client_id
+        if self.client_secret is not None:
+            out["client-secret"] = self.client_secret
+        if self.scopes is not None:
+            out["scopes"] = self.scopes
+        return self.method if len(out) == 1 else out
+
+    @classmethod
+    def from_stored(cls, value: str | Mapping[str, str]) -> AuthSpec:
+        if isinstance(value, str):
+            return cls(method=value)
+        return cls(method=value["method"], client_id=value.get("client-id"),
+                   client_secret=value.get("client-secret"), scopes=value.get("scopes"))
 
 
 def expand(value: str, environ: Mapping[str, str] | None = None, secrets: Mapping[str, str] | None = None) -> str:

@@ -68,6 +68,7 @@ def _register() -> None:
 
     offline.register(app)
     probing.register(app)
+    __import__("mcplock.cli.auth_cmds", fromlist=["register"]).register(app)  # mcplock auth login|logout|status
 
 
 _register()

@@ -21,7 +21,8 @@ from mcplock.cli import output
 from mcplock.errors import ConfigError, McplockError, ProbeError, SecretError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.render.safe import safe_text
-from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
+from mcplock.spec import TRANSPORTS, AuthSpec, ServerSpec, looks_secret
+from mcplock.cli import auth_cmds  # OAuth: --login, --oauth-*, log in where a server asks
 
 TIMEOUT_HELP = "Seconds per server for the whole probe (default 30)."
 
@@ -65,6 +66,7 @@ def _probe(specs: list[ServerSpec], opts) -> dict[str, Any]:
     if len(specs) == 1 and not s.quiet:
         s.err.print(Text("probing ", style="dim").append_text(safe_text(specs[0].name, keep_newlines=False)))
     results = probe_many(specs, opts, on_event=progress)
+    results = auth_cmds.after_probe(specs, results, lambda again: probe_many(again, opts, on_event=progress), opts.environ)
     if s.verbose:
         for name, r in results.items():
             if not isinstance(r, ProbeError) and r.skipped_lines:
@@ -131,6 +133,7 @@ def spec_of(srv: ServerEntry, secrets: dict[str, str] | None = None) -> ServerSp
     return ServerSpec(
         name=srv.name, transport=srv.transport, command=srv.command, args=tuple(srv.args), env=dict(srv.env), cwd=cwd,
         url=srv.url, headers=dict(srv.headers), source=srv.source, pin_resources=srv.pin_resources, secrets=secrets or {},
+        auth=AuthSpec.from_stored(srv.auth) if srv.auth is not None else None,
     )
 
 
@@ -161,7 +164,7 @@ def _entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> 
     return ServerEntry(
         name=spec.name, transport=spec.transport, command=spec.command, args=list(spec.args), env=dict(spec.env), cwd=cwd,
         url=spec.url, headers=dict(spec.headers), source=spec.source, config_hash=config_hash, policy=policy,
-        pin_resources=spec.pin_resources,
+        pin_resources=spec.pin_resources, auth=auth_cmds.lock_auth(spec),
     )
 
 
@@ -190,6 +193,10 @@ def cmd_add(
     timeout: float = typer.Option(30.0, "--timeout", help=TIMEOUT_HELP),
     client_name: Optional[str] = typer.Option(None, "--client-name", help="Probe as this client (servers may show different tools to different hosts)."),
     client_version: Optional[str] = typer.Option(None, "--client-version"),
+    oauth_client_id: Optional[str] = typer.Option(None, "--oauth-client-id", help=auth_cmds.CLIENT_ID_HELP),
+    oauth_client_secret: Optional[str] = typer.Option(None, "--oauth-client-secret", help=auth_cmds.CLIENT_SECRET_HELP),
+    oauth_scopes: Optional[str] = typer.Option(None, "--oauth-scopes", help=auth_cmds.SCOPES_HELP),
+    login: bool = typer.Option(False, "--login", callback=auth_cmds.set_login, help=auth_cmds.LOGIN_HELP),
 ) -> int:
     """Add servers: `add NAME -- CMD…`, `add NAME URL`, or `add --from FILE [NAME…]`."""
     from mcplock.hosts import config_hash
@@ -235,7 +242,8 @@ def cmd_add(
             if env or cwd:
                 raise UsageError("--env and --cwd are for stdio servers")
             spec = ServerSpec(name=name, transport=transport or "http", url=url, headers=_kv_headers(header),
-                              pin_resources=pin_resources)
+                              pin_resources=pin_resources,
+                              auth=auth_cmds.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes))
         else:
             if header:
                 raise UsageError("--header is for remote servers")
@@ -350,6 +358,7 @@ def cmd_refresh(
     timeout: float = typer.Option(30.0, "--timeout", help=TIMEOUT_HELP),
     client_name: Optional[str] = typer.Option(None, "--client-name"),
     client_version: Optional[str] = typer.Option(None, "--client-version"),
+    login: bool = typer.Option(False, "--login", callback=auth_cmds.set_login, help=auth_cmds.LOGIN_HELP),
 ) -> int:
     """Probe again and stage upstream changes as pending; changed tools are quarantined (disabled)."""
     from mcplock.hosts import config_hash
@@ -373,7 +382,7 @@ def cmd_refresh(
                               hint=f"run `mcplock remove {srv.name}`, or put it back in {srv.source}")
         if imp is not None:
             reimported[srv.name] = (imp.spec, config_hash(imp.spec))
-            specs.append(_probe_spec(imp.spec))
+            specs.append(replace(_probe_spec(imp.spec), auth=spec_of(srv).auth))
         else:
             specs.append(spec_of(srv))
     results = _probe(specs, _options(timeout, client_name, client_version))
@@ -410,18 +419,20 @@ def cmd_refresh(
 
 def cmd_diff(
     names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]…"),
-    fmt: str = typer.Option("text", "--format", help="text or json."),
-    out_file: Optional[str] = typer.Option(None, "--output", "-o", help="Write the report to FILE instead of stdout."),
+    fmt: str = typer.Option("text", "--format", help="text, json, markdown (step summaries, PR comments), sarif (code scanning) or github (annotations)."),
+    out_file: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report to FILE instead of stdout."),
     timeout: float = typer.Option(30.0, "--timeout", help=TIMEOUT_HELP),
     client_name: Optional[str] = typer.Option(None, "--client-name"),
     client_version: Optional[str] = typer.Option(None, "--client-version"),
+    login: bool = typer.Option(False, "--login", callback=auth_cmds.set_login, help=auth_cmds.LOGIN_HELP),
 ) -> int:
     """Compare live servers with the lock (never writes). Exit 1 on drift or pending review, 3 if unreachable."""
     from mcplock import compare
     from mcplock.lock.read import load
+    from mcplock.render import formats
 
-    if fmt not in ("text", "json"):
-        raise UsageError(f"unknown format `{fmt}`", hint="use --format text or --format json")
+    if fmt not in formats.FORMATS:
+        raise UsageError(f"unknown format `{fmt}` for diff", hint=f"use --format {'|'.join(formats.FORMATS)}")
     if fmt == "json":
         from mcplock.cli import app
 
@@ -449,20 +460,21 @@ def cmd_diff(
             diffs[srv.name] = compare.compare(srv, r)
     ordered = [diffs[s.name] for s in selected]
     code = compare.exit_code(ordered)
-    if fmt == "json":
-        doc = {
-            "version": 1, "command": "diff", "lockfile": _lockfile(), "exit_code": code,
-            "servers": [d.as_json() for d in ordered],
-            "summary": {"servers": len(ordered), "drift": sum(d.status == "drift" for d in ordered),
-                        "unreachable": sum(d.status == "unreachable" for d in ordered),
-                        "changes": sum(len(d.changes) for d in ordered),
-                        "pending": sum(len(d.pending) for d in ordered)},
-        }
-        text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    if fmt != "text":
+        lock_text = None
+        if fmt in ("sarif", "github"):
+            try:
+                lock_text = Path(_lockfile()).read_text(encoding="utf-8")
+            except OSError:
+                pass
+        report = formats.diff_report(fmt, ordered, _lockfile(), code, lock_text=lock_text,
+                                     path=formats.artifact_path(_lockfile()))
         if out_file:
-            Path(out_file).write_text(text, encoding="utf-8")
+            Path(out_file).write_text(report, encoding="utf-8")
+            if fmt != "json":
+                output.info(f"wrote the {fmt} report to {out_file} (exit {code})")
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(report)
         return code
     from mcplock.render.diff import render_diff
 
@@ -474,6 +486,7 @@ def cmd_diff(
 
         with open(out_file, "w", encoding="utf-8") as f:
             Console(file=f, no_color=True, color_system=None, soft_wrap=True, highlight=False).print(rendered)
+        output.info(f"wrote the report to {out_file} (exit {code})")
     else:
         output.settings().out.print(rendered)
     return code
@@ -493,6 +506,10 @@ def cmd_inspect(
     timeout: float = typer.Option(30.0, "--timeout", help=TIMEOUT_HELP),
     client_name: Optional[str] = typer.Option(None, "--client-name"),
     client_version: Optional[str] = typer.Option(None, "--client-version"),
+    oauth_client_id: Optional[str] = typer.Option(None, "--oauth-client-id", help=auth_cmds.CLIENT_ID_HELP),
+    oauth_client_secret: Optional[str] = typer.Option(None, "--oauth-client-secret", help=auth_cmds.CLIENT_SECRET_HELP),
+    oauth_scopes: Optional[str] = typer.Option(None, "--oauth-scopes", help=auth_cmds.SCOPES_HELP),
+    login: bool = typer.Option(False, "--login", callback=auth_cmds.set_login, help=auth_cmds.LOGIN_HELP),
 ) -> int:
     """Probe a server and print what it exposes, without touching a lock."""
     if fmt not in ("text", "json"):
@@ -505,7 +522,8 @@ def cmd_inspect(
     if not dashdash and len(target) == 1 and "://" in target[0]:
         spec = ServerSpec(name="inspect", transport=transport or "http", url=target[0],
                           headers={k.strip(): v.strip() for k, v in (h.split(":", 1) for h in header if ":" in h)},
-                          pin_resources=pin_resources)
+                          pin_resources=pin_resources,
+                          auth=auth_cmds.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes))
     else:
         envd = dict(kv.split("=", 1) for kv in env if "=" in kv)
         spec = ServerSpec(name="inspect", transport="stdio", command=target[0], args=tuple(target[1:]), env=envd,

@@ -73,6 +73,7 @@ class ServerEntry:
     config_hash: str | None = None
     policy: str = "all"
     pin_resources: bool = False
+    auth: str | dict[str, str] | None = None  # as ServerSpec.auth.stored(): the method, never a token
     server_info: dict[str, Any] | None = None
     protocol_version: str | None = None
     instructions: Entry | None = None
@@ -115,6 +116,8 @@ class ServerEntry:
             out["headers"] = dict(sorted(self.headers.items()))
         if self.pin_resources:
             out["pin-resources"] = True
+        if self.auth is not None:
+            out["auth"] = self.auth
         return out
 
 

@@ -35,7 +35,7 @@ _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 _HEADER = re.compile(r"^\[([^\[].*)\]\s*(#.*)?$")
 
 SERVER_KEYS = {
-    "transport", "command", "args", "env", "cwd", "url", "headers", "source", "config-hash",
+    "transport", "command", "args", "env", "cwd", "url", "headers", "source", "config-hash", "auth",
     "policy", "pin-resources", "server-info", "protocol-version", "instructions",
     "instructions-hash", "instructions-rejected-hash", "instructions-pending", *ITEM_KINDS,
 }
@@ -202,6 +202,7 @@ class _Reader:
             pin_resources=self.get(st, table, "pin-resources", bool, False),
             server_info=dict(info) if info is not None else None,
             protocol_version=self.get(st, table, "protocol-version", str),
+            auth=self.auth(st, table),
         )
         if transport == "stdio" and not srv.command:
             raise self.fail(table, f"a stdio server needs `command` in {self._where(table)}")
@@ -213,6 +214,29 @@ class _Reader:
             for key, it in kt.items():
                 srv.items[kind][key] = self.item(table + (kind, key), kind, key, it)
         return srv
+
+    def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
+        """`auth = "oauth"` or `{method = …, client-id = …, client-secret = "${VAR}", scopes = …}`."""
+        from mcplock.spec import AUTH_METHODS, template_names
+
+        v = self.get(st, table, "auth", (str, dict))
+        if v is None:
+            return None
+        method = v if isinstance(v, str) else v.get("method")
+        if method not in AUTH_METHODS:
+            raise self.fail(table, f"`auth` in {self._where(table)} must name a method: {', '.join(AUTH_METHODS)}")
+        if isinstance(v, str):
+            return v
+        for k, x in v.items():
+            if k not in ("method", "client-id", "client-secret", "scopes"):
+                raise self.fail(table, f"unknown key `auth.{k}` in {self._where(table)}")
+            if not isinstance(x, str):
+                raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
+        secret = v.get("client-secret")
+        if secret is not None and (not template_names(secret) or secret != "".join(f"${{{n}}}" for n in template_names(secret))):
+            raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, never a secret",
+                            hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
+        return dict(v)
 
     def instructions(self, table: tuple[str, ...], st: dict[str, Any]) -> Entry | None:
         text = self.get(st, table, "instructions", str)

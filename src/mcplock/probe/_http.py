@@ -340,7 +340,15 @@ def _expanded_headers(spec: ServerSpec, environ: Any) -> dict[str, str]:
     return out
 
 
-def _make_client(opts: ProbeOptions) -> httpx.AsyncClient:
+def _make_client(opts: ProbeOptions, spec: ServerSpec | None = None, environ: Any = None) -> httpx.AsyncClient:
+    # OAuth (mcplock.auth): the SDK's httpx2 client with its auth, imported only on that path.
+    if spec is not None and environ is not None:
+        from mcplock.auth import wants_oauth
+
+        if wants_oauth(spec, environ):
+            from mcplock.auth.oauth import make_client
+
+            return make_client(spec, opts, environ)  # type: ignore[return-value]
     return httpx.AsyncClient(
         timeout=httpx.Timeout(opts.timeout),
         follow_redirects=True,
@@ -391,13 +399,14 @@ class StreamableHttpTransport:
         self.url = expand(spec.url, environ, spec.secrets)
         _check_url(spec, self.url)
         self.headers = _expanded_headers(spec, environ)
+        self.environ = environ
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self.client: httpx.AsyncClient | None = None
         self._next_id = 0
 
     async def start(self) -> None:
-        self.client = _make_client(self.opts)
+        self.client = _make_client(self.opts, self.spec, self.environ)
 
     def set_protocol_version(self, version: str) -> None:
         self.protocol_version = version
@@ -530,6 +539,7 @@ class LegacySseTransport:
         self.url = expand(spec.url, environ, spec.secrets)
         _check_url(spec, self.url)
         self.headers = _expanded_headers(spec, environ)
+        self.environ = environ
         self.client: httpx.AsyncClient | None = None
         self.endpoint: str | None = None
         self._stream: Any = None
@@ -540,7 +550,7 @@ class LegacySseTransport:
         self._next_id = 0
 
     async def start(self) -> None:
-        self.client = _make_client(self.opts)
+        self.client = _make_client(self.opts, self.spec, self.environ)
         loop = asyncio.get_running_loop()
         self._endpoint_fut = loop.create_future()
         self.state.step = "the SSE stream to open"

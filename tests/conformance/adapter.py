@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""The conformance suite's client command: `adapter.py SERVER_URL` runs `mcplock inspect` on it.
+
+The suite sets MCP_CONFORMANCE_SCENARIO (and MCP_CONFORMANCE_CONTEXT, JSON, for scenarios that
+hand out credentials). Authorization-code scenarios: `--login` with BROWSER set to
+fixtures/oauth/browser.py (fetches the authorization URL, follows the redirect to the loopback
+callback). Client credentials: `--oauth-client-id` / `--oauth-client-secret '${VAR}'`.
+Each run gets its own token store (a temporary MCPLOCK_CONFIG_DIR)."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MCPLOCK = str(Path(sys.executable).parent / "mcplock")
+
+
+def main() -> int:
+    url = sys.argv[-1]
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    ctx = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    with tempfile.TemporaryDirectory() as tmp:
+        browser = Path(tmp) / "browser"
+        browser.write_text(f"#!/bin/sh\nexec {sys.executable} {ROOT / 'fixtures/oauth/browser.py'} \"$@\"\n")
+        browser.chmod(0o755)
+        env = {**os.environ, "MCPLOCK_CONFIG_DIR": str(Path(tmp) / "cfg"), "BROWSER": str(browser), "NO_COLOR": "1"}
+        args = [MCPLOCK, "inspect", url, "--format", "json", "--timeout", "20"]
+        if ctx.get("client_secret") and "client-credentials" in scenario:
+            env["CONFORMANCE_CLIENT_SECRET"] = ctx["client_secret"]
+            args += ["--oauth-client-id", ctx["client_id"], "--oauth-client-secret", "${CONFORMANCE_CLIENT_SECRET}"]
+        elif ctx.get("client_id"):
+            args += ["--oauth-client-id", ctx["client_id"], "--login"]
+        elif scenario.startswith("auth/"):
+            args += ["--login"]
+        r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
+        sys.stderr.write(r.stderr)
+        sys.stdout.write(r.stdout[:2000])
+        return r.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
