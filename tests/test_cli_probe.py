@@ -223,7 +223,10 @@ def test_inspect_prints_without_a_lock(cli):
 
 def test_unicode_surface_is_lossless_and_inert(cli):
     _surface("unicode.json")
-    assert _add_stdio(cli).returncode == 0
+    r = _add_stdio(cli)
+    assert r.returncode == 0
+    assert "left pending (critical lint finding)" in r.stderr  # its zero-width space is flagged
+    assert cli("accept", "--all").returncode == 0  # a person accepts it knowingly
     raw = json.loads((SURFACES / "unicode.json").read_text())
     import mcplock
     lock = mcplock.load("mcp.lock")
@@ -325,3 +328,36 @@ def test_client_name_probes_as_the_host_the_team_runs(cli):
     # diff as mcplock sees the extra tool as removed; as cursor it is clean
     assert cli("diff", "ascursor").returncode == 1
     assert cli("diff", "ascursor", "--client-name", "cursor").returncode == 0
+
+
+def test_server_text_cannot_start_a_ci_workflow_command(cli):
+    """GitHub Actions runs `::cmd::` found at the start of any log line: server text must not."""
+    _surface()
+    assert _add_stdio(cli).returncode == 0
+    surface = json.loads(Path("surface.json").read_text())
+    surface["tools"][0]["description"] += "\n::stop-commands::pwn\n   ::add-mask::x\n##[group]y"
+    surface["instructions"] = "::error::injected\nmore"
+    Path("surface.json").write_text(json.dumps(surface))
+    outputs = [cli("diff").stdout, cli("diff", "--format", "markdown").stdout]
+    assert cli("refresh").returncode == 0
+    outputs += [cli("show", "docs").stdout, cli("list").stdout, cli("check").stdout]
+    for out in outputs:
+        assert "stop-commands" in out or "pending" in out
+        for line in out.splitlines():
+            assert not line.lstrip().startswith(("::", "##[")), line
+
+
+def test_add_flags_a_poisoned_server_before_anyone_accepts_it(cli):
+    _surface("demo-rugpull.json")
+    r = _add_stdio(cli)  # --yes
+    assert r.returncode == 0, r.stderr
+    assert "warning: critical hidden-instructions in docs/search_docs" in r.stderr
+    assert "left pending (critical lint finding): docs/search_docs" in r.stderr
+    items = {i["name"]: i for i in json.loads(cli("list", "--format", "json").stdout)["servers"][0]["items"]}
+    assert items["search_docs"]["state"] == "pending new" and items["search_docs"]["enabled"] is False
+    assert {f["rule"] for f in items["search_docs"]["findings"]} >= {"hidden-instructions"}
+    assert items["delete_page"]["state"] == "accepted" and items["delete_page"]["findings"] == []
+    r = cli("list")
+    assert "critical: " in r.stdout and "lint: " in r.stdout
+    # a person can still accept it explicitly
+    assert cli("accept", "docs/search_docs").returncode == 0

@@ -142,7 +142,9 @@ def _text(diffs: list[ServerDiff]) -> str:
 
     kw = {"color": False} if "color" in inspect.signature(render_diff).parameters else {}
     buf = io.StringIO()
-    Console(file=buf, width=100, no_color=True, color_system=None, highlight=False, emoji=False).print(render_diff(diffs, **kw))
+    # soft_wrap like the CLI's consoles: rich never breaks a line inside server text
+    Console(file=buf, width=100, no_color=True, color_system=None, highlight=False, emoji=False,
+            soft_wrap=True).print(render_diff(diffs, **kw))
     return buf.getvalue()
 
 
@@ -210,7 +212,7 @@ def test_no_hidden_characters_reach_a_report(name):
             assert ch not in text
 
 
-@pytest.mark.parametrize("name", ["diff.md", "diff.sarif", "diff.json", "check.md", "check.sarif"])
+@pytest.mark.parametrize("name", ["diff.txt", "diff.md", "diff.sarif", "diff.json", "check.md", "check.sarif"])
 def test_untrusted_text_cannot_start_a_workflow_command(name):
     """GitHub's runner reads `::cmd::` (and `##[cmd]`) at the start of any log line, after
     whitespace: a report that may be printed in a CI log must never start a line with them."""

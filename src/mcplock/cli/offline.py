@@ -45,16 +45,22 @@ def cmd_list(
     _set_json("list", fmt)
     lock = load(_lockfile())
     if fmt == "json":
-        doc = {"version": 1, "command": "list", "lockfile": _lockfile(), "servers": [_server_json(s) for _, s in sorted(lock.servers.items())]}
+        from mcplock.lint.entries import lint_entries
+
+        found = lint_entries(lock.servers.values())
+        doc = {"version": 1, "command": "list", "lockfile": _lockfile(),
+               "servers": [_server_json(s, found) for _, s in sorted(lock.servers.items())]}
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         return 0
+    from mcplock.lint.entries import lint_entries
     from mcplock.render.text import render_list
 
-    output.settings().out.print(render_list(lock))
+    output.settings().out.print(render_list(lock, lint_entries(lock.servers.values())))
     return 0
 
 
-def _server_json(s: ServerEntry) -> dict[str, object]:
+def _server_json(s: ServerEntry, found: dict | None = None) -> dict[str, object]:
+    found = found or {}
     return {
         "name": s.name,
         "transport": s.transport,
@@ -65,7 +71,8 @@ def _server_json(s: ServerEntry) -> dict[str, object]:
         "items": [
             {"kind": e.kind, "name": e.key, "state": _state(e),
              **({"enabled": e.enabled, "approval": e.approval} if e.kind == "tool" else {}),
-             "hash": e.hash}
+             "hash": e.hash,
+             "findings": [f.as_json() for f in found.get((s.name, e.kind, e.key), [])]}
             for e in s.entries()
         ],
     }

@@ -292,12 +292,18 @@ def _add_specs(specs: list[tuple[ServerSpec, str | None]], policy: str, yes: boo
         review.stage(entry, r)
         staged.append(entry)
     interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
-    accepted_all: set[str] = set()
+    from mcplock.lint.entries import lint_entries
+
+    findings = lint_entries(staged)
+    held: dict[str, list[str]] = {}
     for entry in staged:
-        if yes or (interactive and _confirm(entry)):
+        _warn_findings(entry, findings)
+        if yes or (interactive and _confirm(entry, findings)):
             for e in list(entry.entries()):
+                if any(f.severity == "critical" for f in findings.get((entry.name, e.kind, e.key), [])):
+                    held.setdefault(entry.name, []).append(e.label)  # poison is never accepted wholesale
+                    continue
                 review.accept(entry, e)
-            accepted_all.add(entry.name)
     if staged:
         with transaction(_lockfile(), create=True) as lock:
             for entry in staged:
@@ -307,14 +313,21 @@ def _add_specs(specs: list[tuple[ServerSpec, str | None]], policy: str, yes: boo
                     continue
                 lock.servers[entry.name] = entry
     for entry in staged:
-        n = len(entry.tools)
-        if entry.name in accepted_all:
-            output.say(Text("locked ").append_text(safe_text(entry.name, keep_newlines=False))
-                       .append(f": {n} tools accepted ({_extras(entry)})"))
+        n = sum(1 for t in entry.tools.values() if t.definition is not None)
+        left = entry.pending_count()
+        name = safe_text(entry.name, keep_newlines=False)
+        if n or not left:
+            line = Text("locked ").append_text(name).append(f": {n} tools accepted ({_extras(entry)})")
+            if left:
+                line.append(f", {left} left pending", style="yellow")
+            output.say(line)
         else:
-            output.say(Text("added ").append_text(safe_text(entry.name, keep_newlines=False))
-                       .append(f": {entry.pending_count()} items pending review"))
-            output.info(f"review them with `mcplock show {entry.name}`, then `mcplock accept {entry.name}` (or pass --yes to add)")
+            output.say(Text("added ").append_text(name).append(f": {left} items pending review"))
+        for label in held.get(entry.name, []):
+            output.info(Text("  left pending (critical lint finding): ", style="bold red").append_text(
+                safe_text(f"{entry.name}/{label}", keep_newlines=False)))
+        if left:
+            output.info(f"review with `mcplock show {entry.name}`, then `mcplock accept {entry.name}/…` or `mcplock reject {entry.name}/…`")
     return 3 if failed else 0
 
 
@@ -325,7 +338,19 @@ def _extras(entry: ServerEntry) -> str:
     return ", ".join(parts)
 
 
-def _confirm(entry: ServerEntry) -> bool:
+def _warn_findings(entry: ServerEntry, findings: dict) -> None:
+    s = output.settings()
+    for e in entry.entries():
+        for f in findings.get((entry.name, e.kind, e.key), []):
+            if f.severity not in ("critical", "high"):
+                continue
+            row = Text(f"warning: {f.severity} {f.rule} in ", style="bold red" if f.severity == "critical" else "red")
+            row.append_text(safe_text(f"{entry.name}/{e.label}", keep_newlines=False))
+            row.append(": ").append_text(safe_text(f.message, keep_newlines=False))
+            s.err.print(row)
+
+
+def _confirm(entry: ServerEntry, findings: dict) -> bool:
     s = output.settings()
     s.out.print(Text("server ", style="bold").append_text(safe_text(entry.name, keep_newlines=False))
                 .append(f" offers {len(entry.tools)} tools:"))
@@ -333,11 +358,17 @@ def _confirm(entry: ServerEntry) -> bool:
         d = e.pending.definition if e.pending else e.definition
         desc = d.get("description", "") if isinstance(d, dict) else ""
         first = desc.strip().split("\n")[0] if isinstance(desc, str) else ""
-        s.out.print(Text("  ").append_text(safe_text(key, "bold", keep_newlines=False)).append("  ")
-                    .append_text(safe_text(first[:120], keep_newlines=False)))
+        row = Text("  ").append_text(safe_text(key, "bold", keep_newlines=False)).append("  ")
+        row.append_text(safe_text(first[:120], keep_newlines=False))
+        found = findings.get((entry.name, "tool", key))
+        if found:
+            row.append("  [" + ", ".join(sorted({f"{f.severity} {f.rule}" for f in found})) + "]", style="bold red")
+        s.out.print(row)
     if entry.instructions is not None and entry.instructions.pending is not None:
         s.out.print(Text("  instructions: ").append_text(safe_text(str(entry.instructions.pending.definition)[:200], keep_newlines=False)))
-    s.out.print(Text("accept all of them? [y/N] ", style="bold"), end="")
+    crit = any(f.severity == "critical" for fs in findings.values() for f in fs)
+    question = "accept all of them? [y/N] " if not crit else "accept all but the critical ones (they stay pending)? [y/N] "
+    s.out.print(Text(question, style="bold"), end="")
     answer = sys.stdin.readline().strip().lower()
     return answer in ("y", "yes")
 
@@ -459,6 +490,7 @@ def cmd_diff(
         else:
             diffs[srv.name] = compare.compare(srv, r)
     ordered = [diffs[s.name] for s in selected]
+    compare.cross_server(ordered, compare.tools_in_view(lock, results))
     code = compare.exit_code(ordered)
     if fmt != "text":
         lock_text = None

@@ -16,6 +16,7 @@ Messages may quote an excerpt of untrusted text: hidden characters in an excerpt
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -276,6 +277,7 @@ def _drop_hidden(m: re.Match[str]) -> str:
     return "" if unicodedata.category(c) in _HIDING or _is_vs(ord(c)) else c
 
 
+@functools.lru_cache(maxsize=32768)
 def _clean(s: str) -> str:
     """The text as a model reads it: NFKC (fullwidth and styled letters folded), hidden characters dropped."""
     t = unicodedata.normalize("NFKC", s)
@@ -343,15 +345,41 @@ def _strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from _strings(v, f"{path}[{i}]")
 
 
+_HERE = "\x00where\x00"  # stands for the JSON path in cached findings
+
+
+@functools.lru_cache(maxsize=32768)
+def _cached_char(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
+    return tuple(_char_findings(s, _HERE))
+
+
+@functools.lru_cache(maxsize=32768)
+def _cached_text(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
+    return tuple(_text_findings(s, _HERE))
+
+
+def _placed(found: tuple[tuple[LintFinding, tuple], ...], where: str) -> list[tuple[LintFinding, tuple]]:
+    """Cached findings of one string, put at ``where`` (schemas repeat the same strings a lot)."""
+    out = []
+    for f, sig in found:
+        f = LintFinding(f.rule, f.severity, f.message.replace(_HERE, where), where)
+        out.append((f, tuple(where if x == _HERE else x for x in sig)))
+    return out
+
+
 def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple]]:
     out: list[tuple[LintFinding, tuple]] = []
     root = "instructions" if isinstance(definition, str) else ""
     seen_text: set[tuple[str, str]] = set()
     for where, s in _strings(definition, root):
-        out.extend(_char_findings(s, where))
+        found = _cached_char(s)
+        if found:
+            out.extend(_placed(found, where))
         if (where, s) not in seen_text:  # a key and its value path: check the text once per path
             seen_text.add((where, s))
-            out.extend(_text_findings(s, where))
+            found = _cached_text(s)
+            if found:
+                out.extend(_placed(found, where))
     return out
 
 

@@ -63,7 +63,7 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
             row.append(f" {c.change:<7} {c.kind} ")
             row.append_text(_name(c.name))
             if c.change == "changed" and c.fields:
-                row.append(f"  [{', '.join(c.fields)}]", style="dim")
+                row.append("  [", style="dim").append_text(safe_text(", ".join(c.fields), "dim", keep_newlines=False)).append("]", style="dim")
             lines.append(row)
             if detail:
                 lines.extend(_change_detail(c, color))

@@ -8,6 +8,8 @@ visible escape like ``\\x1b`` or ``\\u200b`` in a warning style.
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 
 from mcplock.lock.codec import hides
@@ -31,10 +33,25 @@ def visible(s: str, *, keep_newlines: bool = True) -> str:
     )
 
 
+_WORKFLOW = re.compile(r"(^|\n)([ \t]*)(::|##\[)", re.MULTILINE)
+
+
+def defuse_line_starts(s: str) -> str:
+    """Escape a line start that a CI runner would read as a command.
+
+    GitHub Actions trims a log line and runs it as a workflow command when it starts with
+    ``::`` (``::add-mask::``, ``::stop-commands::`` …) or ``##[``; server text printed at the
+    start of a line must never do that.
+    """
+    return _WORKFLOW.sub(lambda m: m.group(1) + m.group(2) + ("\\x3a:" if m.group(3) == "::" else "\\x23#["), s)
+
+
 def safe_text(s: object, style: str = "", *, keep_newlines: bool = True) -> Text:
     """A ``Text`` of untrusted ``s`` with hidden characters escaped and highlighted."""
     if not isinstance(s, str):
         s = str(s)
+    if "::" in s or "##[" in s:
+        s = defuse_line_starts(s)
     t = Text(style=style)
     run: list[str] = []
     for ch in s:

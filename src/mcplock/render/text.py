@@ -27,7 +27,8 @@ def _where(s: ServerEntry) -> Text:
     return safe_text(s.url or "", keep_newlines=False)
 
 
-def render_list(lock: Lock) -> Group:
+def render_list(lock: Lock, findings: dict | None = None) -> Group:
+    findings = findings or {}
     parts: list[Any] = []
     if not lock.servers:
         return Group(Text("no servers locked yet: `mcplock add NAME -- CMD…` or `mcplock init`"))
@@ -47,6 +48,13 @@ def render_list(lock: Lock) -> Group:
             _where(s),
         )
     parts.append(summary)
+    if findings:
+        crit = sum(1 for fs in findings.values() if any(f.severity == "critical" for f in fs))
+        note = Text(f"\nlint: {len(findings)} item(s) with findings", style="bold red" if crit else "yellow")
+        if crit:
+            note.append(f", {crit} critical")
+        note.append(" — see `mcplock show SERVER/TOOL`", style="dim")
+        parts.append(note)
     # per-server item lines, padded by hand: a rich Table costs ~0.5 ms a row
     for name, s in sorted(lock.servers.items()):
         rows = [(safe_text(e.label, keep_newlines=False), e) for e in s.entries()]
@@ -64,6 +72,13 @@ def render_list(lock: Lock) -> Group:
             else:
                 block.append(" " * 19)
             block.append_text(_state(e))
+            found = findings.get((name, e.kind, e.key))
+            if found:
+                from mcplock.lint.entries import worst
+
+                sev = worst(found)
+                rules = ", ".join(sorted({f.rule for f in found}))
+                block.append(f"  {sev}: {rules}", style="bold red" if sev in ("critical", "high") else "yellow")
             block.append("\n")
         block.rstrip()
         parts.append(Text(""))
