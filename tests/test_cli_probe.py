@@ -325,9 +325,16 @@ def test_client_name_probes_as_the_host_the_team_runs(cli):
     assert _add_stdio(cli, "ascursor", "benign", "--client-name", "cursor", "--client-version", "1.0").returncode == 0
     tools = {s["name"]: {i["name"] for i in s["items"]} for s in json.loads(cli("list", "--format", "json").stdout)["servers"]}
     assert "cursor_only" in tools["ascursor"] and "cursor_only" not in tools["plain"]
-    # diff as mcplock sees the extra tool as removed; as cursor it is clean
-    assert cli("diff", "ascursor").returncode == 1
-    assert cli("diff", "ascursor", "--client-name", "cursor").returncode == 0
+    # the lock remembers whom the server was probed as: diff and refresh announce the same
+    assert 'client = {name = "cursor", version = "1.0"}' in Path("mcp.lock").read_text()
+    assert cli("diff", "ascursor").returncode == 0
+    assert cli("refresh", "ascursor").returncode == 0 and "up to date" in cli("refresh", "ascursor").stdout
+    # overriding it for one run shows what another host would see: the Cursor-only tool is gone
+    r = cli("diff", "ascursor", "--client-name", "mcplock", "--format", "json")
+    assert r.returncode == 1
+    assert [(c["name"], c["change"]) for c in json.loads(r.stdout)["servers"][0]["changes"]] == [("cursor_only", "removed")]
+    r = cli("diff", "--client-version", "2")
+    assert r.returncode == 2 and "--client-name" in r.stderr
 
 
 def test_server_text_cannot_start_a_ci_workflow_command(cli):

@@ -34,6 +34,9 @@ class ServerSpec:
     # Values for ${VAR} templates taken from a host config: memory only.
     secrets: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     auth: AuthSpec | None = None  # OAuth (mcplock.auth); None: headers only, or none
+    # (name, version) to announce in initialize; None: ProbeOptions' (mcplock by default).
+    # Not part of stored(): it is the lock's `client`, not the host config's.
+    client: tuple[str, str] | None = None
 
     def stored(self) -> dict[str, object]:
         """The spec as written to the lock and hashed for ``config-hash`` (no secrets)."""

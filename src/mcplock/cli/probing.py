@@ -40,6 +40,7 @@ def _options(timeout: float, client_name: Optional[str], client_version: Optiona
 
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
+    _client(client_name, client_version)  # --client-version alone is a usage error
     environ = dict(os.environ)
     environ.setdefault("MCPLOCK_PROJECT_DIR", _lock_dir())
     kw: dict[str, Any] = {"timeout": timeout, "environ": environ, "verbose": output.settings().verbose}
@@ -125,8 +126,29 @@ def _check_args(args: list[str]) -> None:
                               hint="export it and write the argument as ${VAR}")
 
 
-def spec_of(srv: ServerEntry, secrets: dict[str, str] | None = None) -> ServerSpec:
-    """The spec to probe a locked server with; cwd resolved against the lock's directory."""
+def _client(client_name: Optional[str], client_version: Optional[str]) -> dict[str, str] | None:
+    """The client identity given on the command line, as stored in the lock's `client`."""
+    if not client_name:
+        if client_version:
+            raise UsageError("--client-version needs --client-name")
+        return None
+    return {"name": client_name, **({"version": client_version} if client_version else {})}
+
+
+def _stored_client(srv: ServerEntry) -> tuple[str, str] | None:
+    if not srv.client:
+        return None
+    from mcplock import __version__
+
+    return (srv.client["name"], srv.client.get("version", __version__))
+
+
+def spec_of(srv: ServerEntry, secrets: dict[str, str] | None = None, *, stored_client: bool = True) -> ServerSpec:
+    """The spec to probe a locked server with; cwd resolved against the lock's directory.
+
+    ``stored_client``: announce the client identity the server was locked as (its `client`),
+    unless --client-name overrides it for this run.
+    """
     cwd = srv.cwd
     if srv.transport == "stdio":
         cwd = os.path.join(_lock_dir(), cwd) if cwd else _lock_dir()
@@ -134,6 +156,7 @@ def spec_of(srv: ServerEntry, secrets: dict[str, str] | None = None) -> ServerSp
         name=srv.name, transport=srv.transport, command=srv.command, args=tuple(srv.args), env=dict(srv.env), cwd=cwd,
         url=srv.url, headers=dict(srv.headers), source=srv.source, pin_resources=srv.pin_resources, secrets=secrets or {},
         auth=AuthSpec.from_stored(srv.auth) if srv.auth is not None else None,
+        client=_stored_client(srv) if stored_client else None,
     )
 
 
@@ -289,6 +312,7 @@ def _add_specs(specs: list[tuple[ServerSpec, str | None]], policy: str, yes: boo
             _report_failure(sp.name, r or ProbeError("internal", "no result"))
             continue
         entry = _entry_from_spec(sp, policy, chash)
+        entry.client = _client(opts.client_name, opts.client_version) if opts.client_name != "mcplock" else None
         review.stage(entry, r)
         staged.append(entry)
     interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
@@ -413,9 +437,11 @@ def cmd_refresh(
                               hint=f"run `mcplock remove {srv.name}`, or put it back in {srv.source}")
         if imp is not None:
             reimported[srv.name] = (imp.spec, config_hash(imp.spec))
-            specs.append(replace(_probe_spec(imp.spec), auth=spec_of(srv).auth))
+            specs.append(replace(_probe_spec(imp.spec), auth=spec_of(srv).auth,
+                                 client=None if client_name else _stored_client(srv)))
         else:
-            specs.append(spec_of(srv))
+            specs.append(spec_of(srv, stored_client=not client_name))
+    given_client = _client(client_name, client_version)
     results = _probe(specs, _options(timeout, client_name, client_version))
     failed = 0
     summary: list[tuple[str, Any]] = []
@@ -433,6 +459,8 @@ def cmd_refresh(
                 sp, chash = reimported[srv.name]
                 cur.transport, cur.command, cur.args, cur.env = sp.transport, sp.command, list(sp.args), dict(sp.env)
                 cur.cwd, cur.url, cur.headers, cur.config_hash = sp.cwd, sp.url, dict(sp.headers), chash
+            if given_client is not None:
+                cur.client = given_client  # refresh --client-name re-pins the identity
             summary.append((srv.name, review.stage(cur, r)))
     for name, res in summary:
         line = Text().append_text(safe_text(name, keep_newlines=False))
@@ -481,7 +509,7 @@ def cmd_diff(
                 secrets = dict(imp.spec.secrets)
         except McplockError:
             pass  # the lock's own spec still probes; `check` reports the config problem
-        specs.append(spec_of(srv, secrets))
+        specs.append(spec_of(srv, secrets, stored_client=not client_name))
     results = _probe(specs, _options(timeout, client_name, client_version))
     for srv in selected:
         r = results.get(srv.name)

@@ -36,7 +36,7 @@ _HEADER = re.compile(r"^\[([^\[].*)\]\s*(#.*)?$")
 
 SERVER_KEYS = {
     "transport", "command", "args", "env", "cwd", "url", "headers", "source", "config-hash", "auth",
-    "policy", "pin-resources", "server-info", "protocol-version", "instructions",
+    "policy", "pin-resources", "client", "server-info", "protocol-version", "instructions",
     "instructions-hash", "instructions-rejected-hash", "instructions-pending", *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
@@ -200,6 +200,7 @@ class _Reader:
             config_hash=self.hash_value(st, table, "config-hash"),
             policy=policy,
             pin_resources=self.get(st, table, "pin-resources", bool, False),
+            client=self.client(st, table),
             server_info=dict(info) if info is not None else None,
             protocol_version=self.get(st, table, "protocol-version", str),
             auth=self.auth(st, table),
@@ -237,6 +238,12 @@ class _Reader:
             raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, never a secret",
                             hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
         return dict(v)
+
+    def client(self, st: dict[str, Any], table: tuple[str, ...]) -> dict[str, str] | None:
+        c = self.str_map(st, table, "client") if "client" in st else None
+        if c is not None and (set(c) - {"name", "version"} or "name" not in c):
+            raise self.fail(table, f"`client` in {self._where(table)} must be {{name = \"…\", version = \"…\"}}")
+        return c
 
     def instructions(self, table: tuple[str, ...], st: dict[str, Any]) -> Entry | None:
         text = self.get(st, table, "instructions", str)

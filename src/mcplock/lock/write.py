@@ -106,6 +106,8 @@ def _server(s: ServerEntry) -> Any:
         t.add("headers", _str_table(s.headers))
     if s.pin_resources:
         t.add("pin-resources", True)
+    if s.client:
+        t.add("client", _str_table(s.client))
     if s.auth is not None:
         t.add("auth", _text(s.auth) if isinstance(s.auth, str) else _str_table(s.auth))
     if s.source is not None:

@@ -79,7 +79,7 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions) -> Snapshot:
             {
                 "protocolVersion": opts.protocol_version,
                 "capabilities": {},
-                "clientInfo": {"name": opts.client_name, "version": opts.client_version},
+                "clientInfo": dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version))),
             },
         )
     except RpcError as e:
