@@ -368,3 +368,12 @@ def test_add_flags_a_poisoned_server_before_anyone_accepts_it(cli):
     assert "critical: " in r.stdout and "lint: " in r.stdout
     # a person can still accept it explicitly
     assert cli("accept", "docs/search_docs").returncode == 0
+
+
+def test_secret_echoed_by_a_dying_server_never_reaches_any_output(cli):
+    r = cli("add", "s", "--env", "MY_TOKEN=${MY_SECRET}", "--", "sh", "-c",
+            'echo "starting with token $MY_TOKEN" >&2; exit 3', env={"MY_SECRET": CANARY})
+    assert r.returncode == 3
+    assert "starting with token ***" in r.stderr
+    assert CANARY not in r.stdout + r.stderr
+    assert "never retrieved" not in r.stderr

@@ -128,6 +128,9 @@ def probe_many(
     opts = opts or ProbeOptions()
 
     async def main() -> dict[str, Snapshot | ProbeError]:
+        # asyncio's default handler prints "exception was never retrieved" with the raw
+        # error text, which can hold a server's unscrubbed stderr: never let it print.
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)
         sem = asyncio.Semaphore(max(1, opts.concurrency))
         results: dict[str, Snapshot | ProbeError] = {}
 

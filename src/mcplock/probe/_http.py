@@ -596,9 +596,11 @@ class LegacySseTransport:
             self._failure = err
         if self._endpoint_fut is not None and not self._endpoint_fut.done():
             self._endpoint_fut.set_exception(err)
+            self._endpoint_fut.exception()
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(err)
+                fut.exception()  # retrieved: asyncio must never log it (it may hold unscrubbed text)
 
     async def _read(self, resp: httpx.Response) -> None:
         try:

@@ -203,6 +203,7 @@ class StdioTransport:
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(err)
+                fut.exception()  # retrieved: asyncio must never log it (it may hold unscrubbed text)
 
     async def _read_stdout(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
