@@ -184,7 +184,8 @@ def test_one_failing_server_does_not_spoil_the_others(cli):
     assert "[server.good.tool.run_shell.pending]" in text  # the other server's result was written
 
 
-def test_ctrl_c_during_refresh_leaves_lock_and_no_orphans(cli):
+@pytest.mark.parametrize("command", ["refresh", "diff"])
+def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     _surface()
     assert _add_stdio(cli, "slow").returncode == 0
     from mcplock.lock import read, store
@@ -192,7 +193,7 @@ def test_ctrl_c_during_refresh_leaves_lock_and_no_orphans(cli):
     lock.servers["slow"].args = [a if a != "benign" else "hang" for a in lock.servers["slow"].args]
     store.save(lock, "mcp.lock")
     before = Path("mcp.lock").read_bytes()
-    p = subprocess.Popen([MCPLOCK, "refresh", "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # wait until the fixture server runs, then interrupt like a terminal would
     deadline = time.time() + 10
     child = None

@@ -476,6 +476,72 @@ def cmd_refresh(
     return 3 if failed else 0
 
 
+def _diff_specs(selected: list[ServerEntry], stored_client: bool) -> list[ServerSpec]:
+    sources: dict[str, Any] = {}
+    specs: list[ServerSpec] = []
+    for srv in selected:
+        secrets: dict[str, str] = {}
+        try:
+            imp = _imported(sources, srv)
+            if imp is not None:
+                secrets = dict(imp.spec.secrets)
+        except McplockError:
+            pass  # the lock's own spec still probes; `check` reports the config problem
+        specs.append(spec_of(srv, secrets, stored_client=stored_client))
+    return specs
+
+
+def _load_and_probe(names: list[str], opts, *, stored_client: bool):
+    """Read the lock and probe its servers, overlapping the two.
+
+    Probing waits on servers while reading a big lock keeps the CPU busy, so the servers'
+    own tables are peeked first (they come before their items in the file), probing starts
+    in a thread, and the whole lock is read meanwhile. The full read must agree with the
+    peek; a lock in any other layout is simply read first.
+    """
+    import threading
+
+    from mcplock.lock.read import LockfileError, loads, peek_servers, read_text
+
+    path = _lockfile()
+    text = read_text(path)
+    peeked = peek_servers(text, path)
+    if peeked is None or any(n not in peeked for n in names):
+        lock = loads(text, path)
+        selected = _select(lock, names)
+        return lock, selected, _probe(_diff_specs(selected, stored_client), opts)
+    early = [peeked[n] for n in (names or sorted(peeked))]
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["results"] = _probe(_diff_specs(early, stored_client), opts)
+        except BaseException as e:  # handed to the main thread
+            box["error"] = e
+
+    worker = threading.Thread(target=work, name="mcplock-probe", daemon=True)
+    worker.start()
+    try:
+        lock = loads(text, path)
+        selected = _select(lock, names)
+        if [s.name for s in selected] != [s.name for s in early] or any(
+            (a.spec_dict(), a.client, a.auth) != (b.spec_dict(), b.client, b.auth) for a, b in zip(selected, early)
+        ):
+            raise LockfileError("the servers' tables do not read the same on their own as in the whole file",
+                                path=path, hint="restore the file from git, or rewrite it with `mcplock refresh`")
+        while worker.is_alive():
+            worker.join(0.1)
+    except BaseException:
+        from mcplock.probe import _stdio
+
+        _stdio.kill_all_live()  # a broken lock or Ctrl-C: stop the servers already started
+        worker.join(10)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return lock, selected, box["results"]
+
+
 def cmd_diff(
     names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]…"),
     fmt: str = typer.Option("text", "--format", help="text, json, markdown (step summaries, PR comments), sarif (code scanning) or github (annotations)."),
@@ -496,21 +562,9 @@ def cmd_diff(
         from mcplock.cli import app
 
         app.json_command = "diff"
-    lock = load(_lockfile())
-    selected = _select(lock, list(names or []))
-    sources: dict[str, Any] = {}
-    specs: list[ServerSpec] = []
+    opts = _options(timeout, client_name, client_version)
+    lock, selected, results = _load_and_probe(list(names or []), opts, stored_client=not client_name)
     diffs: dict[str, Any] = {}
-    for srv in selected:
-        secrets: dict[str, str] = {}
-        try:
-            imp = _imported(sources, srv)
-            if imp is not None:
-                secrets = dict(imp.spec.secrets)
-        except McplockError:
-            pass  # the lock's own spec still probes; `check` reports the config problem
-        specs.append(spec_of(srv, secrets, stored_client=not client_name))
-    results = _probe(specs, _options(timeout, client_name, client_version))
     for srv in selected:
         r = results.get(srv.name)
         if isinstance(r, ProbeError) or r is None:

@@ -14,7 +14,8 @@ A definition (the JSON object a server sent) becomes the keys of its TOML table:
 
 Characters that hide text (control, format/zero-width, bidi, tag, private-use and
 unassigned code points) are always written as ``\\uXXXX`` escapes, so a reviewer sees
-them in the diff; a line that would look like a git conflict marker is escaped too.
+them in the diff; a line of text that would look like a git conflict marker or a TOML table
+header (``[server.x]``) is escaped too, so only mcplock's own tables start a line with ``[``.
 """
 
 from __future__ import annotations
@@ -86,7 +87,8 @@ def toml_multiline(s: str) -> str:
     i = 0
     while i < n:
         ch = s[i]
-        if at_line_start and s.startswith(_MARKERS, i):
+        if at_line_start and (ch == "[" or s.startswith(_MARKERS, i)):
+            # never let server text look like a table header or a conflict marker
             out.append(_u(ch))
             i += 1
             at_line_start = False

@@ -330,11 +330,49 @@ def _key(k: str) -> str:
     return k if _BARE.match(k) else codec.toml_basic(k)
 
 
+def peek_servers(text: str, path: str = "mcp.lock") -> dict[str, ServerEntry] | None:
+    """The servers' connection tables only, parsed from their own lines: enough to start
+    probing while the whole lock is still being read. ``None`` when the file does not have
+    the layout mcplock writes (then read it whole first); errors are left to :func:`loads`.
+    """
+    lines = text.splitlines(keepends=True)
+    out: dict[str, ServerEntry] = {}
+    reader = _Reader(text, path)
+    i = 0
+    try:
+        while i < len(lines):
+            line = lines[i]
+            if line.startswith("[server.") and not line.startswith("[["):
+                m = _HEADER.match(line.rstrip("\r\n"))
+                if m is None:
+                    return None
+                parsed = tomllib.loads(f"[{m.group(1)}]\n")
+                node = parsed.get("server")
+                if not isinstance(node, dict) or len(node) != 1:
+                    return None
+                name, rest = next(iter(node.items()))
+                if rest == {}:  # [server.NAME]: its keys run to the next table header
+                    j = i + 1
+                    while j < len(lines) and not lines[j].startswith("["):
+                        j += 1
+                    body = tomllib.loads("".join(lines[i + 1 : j]))
+                    if name in out:
+                        return None
+                    out[name] = reader.server(name, body)
+                    i = j
+                    continue
+            i += 1
+    except (tomllib.TOMLDecodeError, LockfileError, ValueError):
+        return None
+    return out
+
+
 def loads(text: str, path: str = "mcp.lock") -> Lock:
     return _Reader(text, path).read()
 
 
-def load(path: str | os.PathLike[str]) -> Lock:
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The lock's text, with the same errors as :func:`load`."""
     p = os.fspath(path)
     try:
         with open(p, "rb") as f:
@@ -350,4 +388,9 @@ def load(path: str | os.PathLike[str]) -> Lock:
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
         raise LockfileError("not UTF-8 text", path=p, line=line, hint="restore the file from git") from None
-    return loads(text, p)
+    return text
+
+
+def load(path: str | os.PathLike[str]) -> Lock:
+    p = os.fspath(path)
+    return loads(read_text(p), p)
