@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Literal, Mapping
+from typing import Literal, Mapping, Sequence
 
 Transport = Literal["stdio", "http", "sse"]
 TRANSPORTS: tuple[str, ...] = ("stdio", "http", "sse")
@@ -40,24 +40,31 @@ class ServerSpec:
 
     def stored(self) -> dict[str, object]:
         """The spec as written to the lock and hashed for ``config-hash`` (no secrets)."""
-        out: dict[str, object] = {"transport": self.transport}
-        if self.command is not None:
-            out["command"] = self.command
-        if self.args:
-            out["args"] = list(self.args)
-        if self.env:
-            out["env"] = dict(sorted(self.env.items()))
-        if self.cwd is not None:
-            out["cwd"] = self.cwd
-        if self.url is not None:
-            out["url"] = self.url
-        if self.headers:
-            out["headers"] = dict(sorted(self.headers.items()))
-        if self.pin_resources:
-            out["pin-resources"] = True
-        if self.auth is not None:
-            out["auth"] = self.auth.stored()
-        return out
+        return stored_spec(self.transport, self.command, self.args, self.env, self.cwd, self.url, self.headers,
+                           self.pin_resources, self.auth.stored() if self.auth is not None else None)
+
+
+def stored_spec(transport: str, command: str | None, args: Sequence[str], env: Mapping[str, str], cwd: str | None,
+                url: str | None, headers: Mapping[str, str], pin_resources: bool, auth: object) -> dict[str, object]:
+    """The connection part of a server as the lock stores it (and ``config-hash`` hashes it)."""
+    out: dict[str, object] = {"transport": transport}
+    if command is not None:
+        out["command"] = command
+    if args:
+        out["args"] = list(args)
+    if env:
+        out["env"] = dict(sorted(env.items()))
+    if cwd is not None:
+        out["cwd"] = cwd
+    if url is not None:
+        out["url"] = url
+    if headers:
+        out["headers"] = dict(sorted(headers.items()))
+    if pin_resources:
+        out["pin-resources"] = True
+    if auth is not None:
+        out["auth"] = auth
+    return out
 
 
 # --- auth (the method only: tokens live in the user's token store, never in the lock) ------

@@ -103,7 +103,7 @@ class TokenStore:
             if os.path.islink(p):
                 raise TokenStoreError(
                     f"refusing to read the token file {p}: it is a symbolic link",
-                    hint=f"delete it (`mcplock auth logout`) and log in again",
+                    hint="delete it (`mcplock auth logout`) and log in again",
                 ) from None
             raise TokenStoreError(f"cannot read the token file {p}: {e.strerror}") from None
         with os.fdopen(fd, "rb") as f:

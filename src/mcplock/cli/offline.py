@@ -26,14 +26,6 @@ def _set_json(command: str, fmt: str) -> None:
         app.json_command = command
 
 
-def _state(e: Entry) -> str:
-    if e.pending is not None:
-        return f"pending {e.pending.change}"
-    if e.rejected_hash is not None:
-        return "rejected"
-    return "accepted"
-
-
 def cmd_list(
     fmt: str = typer.Option("text", "--format", help="text or json."),
 ) -> int:
@@ -69,7 +61,7 @@ def _server_json(s: ServerEntry, found: dict | None = None) -> dict[str, object]
         "server_info": s.server_info,
         "pending": s.pending_count(),
         "items": [
-            {"kind": e.kind, "name": e.key, "state": _state(e),
+            {"kind": e.kind, "name": e.key, "state": e.state,
              **({"enabled": e.enabled, "approval": e.approval} if e.kind == "tool" else {}),
              "hash": e.hash,
              "findings": [f.as_json() for f in found.get((s.name, e.kind, e.key), [])]}
@@ -104,13 +96,7 @@ def cmd_check(
                 pass
         report = formats.check_report(fmt, findings, lock, path, code, lock_text=lock_text,
                                       path=formats.artifact_path(path))
-        if out_file:
-            with open(out_file, "w", encoding="utf-8") as fh:
-                fh.write(report)
-            if fmt != "json":
-                output.info(f"wrote the {fmt} report to {out_file} (exit {code})")
-        else:
-            sys.stdout.write(report)
+        output.emit_report(report, out_file, fmt, code)
         return code
     from mcplock.render.text import render_findings
 

@@ -71,6 +71,17 @@ def print_error(err: McplockError, *, json_mode: bool = False, command: str | No
         s.err.print(h)
 
 
+def emit_report(report: str, out_file: str | None, fmt: str, code: int) -> None:
+    """A machine report on stdout, or into ``out_file`` with a one-line note on stderr."""
+    if not out_file:
+        sys.stdout.write(report)
+        return
+    with open(out_file, "w", encoding="utf-8") as fh:
+        fh.write(report)
+    if fmt != "json":
+        info(f"wrote the {fmt} report to {out_file} (exit {code})")
+
+
 def info(message: str | Text) -> None:
     s = settings()
     if not s.quiet:

@@ -553,7 +553,6 @@ def cmd_diff(
 ) -> int:
     """Compare live servers with the lock (never writes). Exit 1 on drift or pending review, 3 if unreachable."""
     from mcplock import compare
-    from mcplock.lock.read import load
     from mcplock.render import formats
 
     if fmt not in formats.FORMATS:
@@ -583,12 +582,7 @@ def cmd_diff(
                 pass
         report = formats.diff_report(fmt, ordered, _lockfile(), code, lock_text=lock_text,
                                      path=formats.artifact_path(_lockfile()))
-        if out_file:
-            Path(out_file).write_text(report, encoding="utf-8")
-            if fmt != "json":
-                output.info(f"wrote the {fmt} report to {out_file} (exit {code})")
-        else:
-            sys.stdout.write(report)
+        output.emit_report(report, out_file, fmt, code)
         return code
     from mcplock.render.diff import render_diff
 

@@ -47,6 +47,13 @@ class Entry:
         return self.definition is not None
 
     @property
+    def state(self) -> str:
+        """"pending new|changed|removed", "rejected" or "accepted"."""
+        if self.pending is not None:
+            return f"pending {self.pending.change}"
+        return "rejected" if self.rejected_hash is not None else "accepted"
+
+    @property
     def label(self) -> str:
         if self.kind == "tool":
             return self.key
@@ -102,24 +109,10 @@ class ServerEntry:
 
     def spec_dict(self) -> dict[str, Any]:
         """The connection part, in the shape of :meth:`ServerSpec.stored`."""
-        out: dict[str, Any] = {"transport": self.transport}
-        if self.command is not None:
-            out["command"] = self.command
-        if self.args:
-            out["args"] = list(self.args)
-        if self.env:
-            out["env"] = dict(sorted(self.env.items()))
-        if self.cwd is not None:
-            out["cwd"] = self.cwd
-        if self.url is not None:
-            out["url"] = self.url
-        if self.headers:
-            out["headers"] = dict(sorted(self.headers.items()))
-        if self.pin_resources:
-            out["pin-resources"] = True
-        if self.auth is not None:
-            out["auth"] = self.auth
-        return out
+        from mcplock.spec import stored_spec
+
+        return stored_spec(self.transport, self.command, self.args, self.env, self.cwd, self.url, self.headers,
+                           self.pin_resources, self.auth)
 
 
 @dataclass

@@ -12,6 +12,7 @@ from rich.text import Text
 
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.render.safe import safe_text
+from mcplock.render.text import state_text
 
 _LIMITS = (
     ("minLength", "min length"), ("maxLength", "max length"), ("minimum", "≥"), ("maximum", "≤"),
@@ -136,14 +137,6 @@ def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
     return lines
 
 
-def _state(e: Entry) -> Text:
-    if e.pending is not None:
-        return Text(f"pending {e.pending.change}", style="yellow")
-    if e.rejected_hash is not None:
-        return Text("rejected", style="red")
-    return Text("accepted", style="green")
-
-
 def _findings(kind: str, d: Any, old: Any, indent: str) -> list[Text]:
     try:
         from mcplock.lint import lint_definition
@@ -169,7 +162,7 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
         flags.append("enabled: ").append("yes" if e.enabled else "no", style="green" if e.enabled else "red")
         flags.append("   approval: ").append(e.approval + (" (ask before each call)" if e.approval == "always" else " (no prompt)"))
         flags.append("   ")
-    flags.append("state: ").append_text(_state(e))
+    flags.append("state: ").append_text(state_text(e))
     parts.append(flags)
     if e.definition is not None:
         parts.append(Text(f"  accepted  {e.hash}", style="dim"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 from rich.console import Group
@@ -13,12 +12,11 @@ from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.render.safe import safe_text
 
 
-def _state(e: Entry) -> Text:
-    if e.pending is not None:
-        return Text(f"pending {e.pending.change}", style="yellow")
-    if e.rejected_hash is not None:
-        return Text("rejected", style="red")
-    return Text("accepted", style="green")
+STATE_STYLE = {"accepted": "green", "rejected": "red"}
+
+
+def state_text(e: Entry) -> Text:
+    return Text(e.state, style=STATE_STYLE.get(e.state, "yellow"))
 
 
 def _where(s: ServerEntry) -> Text:
@@ -71,7 +69,7 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
                 block.append(e.approval.ljust(10))
             else:
                 block.append(" " * 19)
-            block.append_text(_state(e))
+            block.append_text(state_text(e))
             found = findings.get((name, e.kind, e.key))
             if found:
                 from mcplock.lint.entries import worst
