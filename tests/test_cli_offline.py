@@ -158,7 +158,7 @@ def test_interrupted_write_keeps_old_file(monkeypatch):
     assert [f.name for f in Path(".").iterdir()] == ["mcp.lock"]
 
 
-def _pty_run(args, answers: list[str], timeout=30):
+def _pty_run(args, answers: list[str], timeout=30, env: dict | None = None):
     """Run the console script on a real pseudo-terminal, answering its prompts."""
     import pty
     import select
@@ -167,7 +167,7 @@ def _pty_run(args, answers: list[str], timeout=30):
 
     pid, fd = pty.fork()
     if pid == 0:  # child
-        os.execv(MCPLOCK, [MCPLOCK, *args])
+        os.execve(MCPLOCK, [MCPLOCK, *args], env if env is not None else dict(os.environ))
     out = b""
     pending = list(answers)
     deadline = time.time() + timeout
@@ -199,3 +199,18 @@ def test_interactive_accept_walks_each_proposal_on_a_tty():
     tools = lock.servers["docs"].tools
     assert tools["search_docs"].pending is None and tools["search_docs"].approval == "never"
     assert tools["run_shell"].rejected_hash and not tools["run_shell"].enabled
+
+
+def test_colour_only_on_a_terminal_and_never_with_no_color():
+    make_lock()
+    _stage_change()
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["TERM"] = "xterm-256color"
+    code, out = _pty_run(["list"], [], env=env)
+    assert code == 0 and "\x1b[" in out  # a terminal gets colour
+    code, out = _pty_run(["list", "--no-color"], [], env=env)
+    assert code == 0 and "\x1b[" not in out
+    code, out = _pty_run(["list"], [], env={**env, "NO_COLOR": "1"})
+    assert code == 0 and "\x1b[" not in out
+    r = subprocess.run([sys.executable, "-m", "mcplock", "list"], capture_output=True, text=True, env=env)
+    assert r.returncode == 0 and "\x1b[" not in r.stdout  # not a terminal: no colour
