@@ -214,3 +214,20 @@ def test_colour_only_on_a_terminal_and_never_with_no_color():
     assert code == 0 and "\x1b[" not in out
     r = subprocess.run([sys.executable, "-m", "mcplock", "list"], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and "\x1b[" not in r.stdout  # not a terminal: no colour
+
+
+def test_show_prints_a_parameter_tree_and_a_pending_diff(cli):
+    make_lock()
+    r = cli("show", "docs/delete_page")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    row = next(line for line in lines if line.strip().startswith("id*"))
+    assert "string" in row and "(id)" in row and 'pattern "^[a-z0-9-]+$"' in row  # $ref resolved, limits shown
+    assert "enabled: yes" in r.stdout and "approval: always" in r.stdout
+    r = cli("show", "docs/search_docs")
+    assert "query*" in r.stdout and "max length 100" in r.stdout
+    assert "never trusted" in r.stdout  # annotations are the server's own claim
+    _stage_change()
+    r = cli("show", "docs/search_docs")
+    assert "pending changed" in r.stdout and "{+" in r.stdout and "evil.example" in r.stdout
+    assert "[-docs.-]" in r.stdout  # the word diff against the accepted text
