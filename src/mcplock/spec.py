@@ -74,20 +74,29 @@ AUTH_METHODS: tuple[str, ...] = ("oauth", "client-credentials")
 
 @dataclass(frozen=True)
 class AuthSpec:
-    """How a remote server is authorized. ``client_secret`` is a ``${VAR}`` template only."""
+    """How a remote server is authorized. ``client_secret`` is a ``${VAR}`` template only.
+
+    ``method = "oauth"``: authorization code + PKCE — dynamic registration, or a pre-registered
+    client (``client_id``; with ``client_secret`` a confidential one), or a client ID metadata
+    document (``client_metadata_url``, an HTTPS URL that is the client id).
+    ``method = "client-credentials"``: the client_credentials grant (CI), id and secret.
+    """
 
     method: str  # "oauth" (authorization code + PKCE) | "client-credentials"
     client_id: str | None = None
     client_secret: str | None = None
     scopes: str | None = None
+    client_metadata_url: str | None = None
 
     def stored(self) -> str | dict[str, str]:
-        """``"oauth"``, or a table ``{method, client-id, client-secret, scopes}`` (lock key ``auth``)."""
+        """``"oauth"``, or a table ``{method, client-id, client-secret, client-metadata-url, scopes}`` (lock key ``auth``)."""
         out: dict[str, str] = {"method": self.method}
         if self.client_id is not None:
             out["client-id"] = self.client_id
         if self.client_secret is not None:
             out["client-secret"] = self.client_secret
+        if self.client_metadata_url is not None:
+            out["client-metadata-url"] = self.client_metadata_url
         if self.scopes is not None:
             out["scopes"] = self.scopes
         return self.method if len(out) == 1 else out
@@ -97,7 +106,8 @@ class AuthSpec:
         if isinstance(value, str):
             return cls(method=value)
         return cls(method=value["method"], client_id=value.get("client-id"),
-                   client_secret=value.get("client-secret"), scopes=value.get("scopes"))
+                   client_secret=value.get("client-secret"), scopes=value.get("scopes"),
+                   client_metadata_url=value.get("client-metadata-url"))
 
 
 def expand(value: str, environ: Mapping[str, str] | None = None, secrets: Mapping[str, str] | None = None) -> str:

@@ -24,6 +24,7 @@ import contextlib
 import html
 import json
 import logging
+import re
 import threading
 import time
 import warnings
@@ -133,10 +134,8 @@ class _Restoring:
         await super()._initialize()  # type: ignore[misc]
         storage: FileTokenStorage = self.context.storage
         data = storage.data()
-        if self.fixed_client is not None:
-            stored = self.context.client_info
-            if stored is None or stored.client_id != self.fixed_client.client_id:
-                self.context.client_info = self.fixed_client
+        if self.fixed_client is not None:  # never stored: its secret comes from the environment each time
+            self.context.client_info = self.fixed_client
         self.had_token = self.context.current_tokens is not None
         exp = data.get("expires_at")
         if self.context.current_tokens is not None and isinstance(exp, (int, float)):
@@ -166,6 +165,29 @@ class AuthCodeProvider(_Restoring, OAuthClientProvider):
 
             self.context.client_metadata.scope = union_scopes(self.context.client_metadata.scope, self.wanted_scopes)
         return await super()._perform_authorization()
+
+    def _confidential_auth(self) -> None:
+        """A pre-registered confidential client authenticates at the token endpoint the way the
+        authorization server says it supports: client_secret_basic (RFC 8414's default when
+        it says nothing), else client_secret_post."""
+        info = self.context.client_info
+        if self.fixed_client is None or info is None or not info.client_secret:
+            return
+        meta = self.context.oauth_metadata
+        supported = (meta.token_endpoint_auth_methods_supported if meta is not None else None) or []
+        method = "client_secret_basic"
+        if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
+            method = "client_secret_post"
+        if info.token_endpoint_auth_method != method:
+            self.context.client_info = info.model_copy(update={"token_endpoint_auth_method": method})
+
+    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
+        self._confidential_auth()
+        return await super()._exchange_token_authorization_code(auth_code, code_verifier)
+
+    async def _refresh_token(self) -> httpx2.Request:
+        self._confidential_auth()
+        return await super()._refresh_token()
 
 
 class ClientCredentialsProvider(_Restoring, ClientCredentialsOAuthProvider):
@@ -239,6 +261,8 @@ class LoopbackCallback:
     async def wait(self, timeout: float, name: str, login_cmd: str) -> AuthorizationCodeResult:
         got = await asyncio.to_thread(self.server.done.wait, timeout)
         q = self.server.result
+        self.server.result = None  # ready for another authorization in the same login (a scope step-up)
+        self.server.done.clear()
         if not got or q is None:
             raise ProbeError(
                 "auth",
@@ -330,13 +354,18 @@ def build_provider(
         token_endpoint_auth_method="none",
         scope=auth.scopes,
     )
-    provider = AuthCodeProvider(url, metadata, storage, redirect_handler, callback_handler)
+    try:
+        provider = AuthCodeProvider(url, metadata, storage, redirect_handler, callback_handler,
+                                    client_metadata_url=auth.client_metadata_url)
+    except ValueError as e:  # the SDK's check of a client ID metadata document URL
+        raise ProbeError("config", f"server `{spec.name}`: {e}",
+                         hint="--oauth-client-metadata-url takes an https:// URL with a path") from None
     provider.wanted_scopes = auth.scopes
     if auth.client_id:
         secret = _client_secret(spec, auth, environ)
         provider.fixed_client = OAuthClientInformationFull(
             client_id=auth.client_id, client_secret=secret, redirect_uris=[uri],  # type: ignore[list-item]
-            token_endpoint_auth_method="client_secret_post" if secret else "none",
+            token_endpoint_auth_method="client_secret_basic" if secret else "none",  # see _confidential_auth
             grant_types=["authorization_code", "refresh_token"], scope=auth.scopes,
         )
     storage.provider = provider
@@ -559,18 +588,11 @@ async def login(
 
             provider = build_provider(spec, environ, redirect_uri=callback.redirect_uri,
                                       redirect_handler=redirect_handler, callback_handler=callback_handler, store=store)
-        body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": client_name, "version": mcplock.__version__}}}
         headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
                    **{k: expand(v, environ, spec.secrets) for k, v in spec.headers.items()}}
         async with httpx2.AsyncClient(auth=provider, timeout=httpx2.Timeout(30.0), follow_redirects=True) as client:
             try:
-                resp = await client.post(url, content=json.dumps(body).encode(), headers=headers)
-                sid = resp.headers.get("mcp-session-id")
-                if sid and resp.status_code < 300:
-                    with contextlib.suppress(Exception):
-                        await client.delete(url, headers={**headers, "Mcp-Session-Id": sid})
+                resp = await _handshake(client, url, headers, client_name)
             except ProbeError:
                 raise
             except httpx2.HTTPError as e:
@@ -584,8 +606,14 @@ async def login(
                     raise
                 raise new from None
         if resp.status_code in (401, 403):
-            raise ProbeError("auth", f"server `{spec.name}` still refuses access after the login "
-                             f"(HTTP {resp.status_code})",
+            from mcplock.probe._common import sanitize
+
+            www = resp.headers.get("www-authenticate", "")
+            why = f"HTTP {resp.status_code}"
+            if "insufficient_scope" in www:
+                m = re.search(r'scope="([^"]*)"', www)
+                why += ": insufficient_scope" + (f", it asks for {sanitize(m.group(1), 200)}" if m else "")
+            raise ProbeError("auth", f"server `{spec.name}` still refuses access after the login ({why})",
                              hint="the account may lack access to this server, or it needs other scopes (--oauth-scopes)")
         state = describe(store.load(url))
         if not state.get("token"):
@@ -598,3 +626,51 @@ async def login(
 
 class _Opts:
     timeout = 30.0
+
+
+def _rpc_result(resp: httpx2.Response) -> dict[str, Any]:
+    """The ``result`` of a JSON-RPC answer sent as JSON or as a (finished) SSE stream; {} if none."""
+    text = resp.text
+    bodies = [text]
+    if "text/event-stream" in resp.headers.get("content-type", ""):
+        bodies = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    for b in bodies:
+        with contextlib.suppress(ValueError):
+            obj = json.loads(b)
+            if isinstance(obj, dict) and isinstance(obj.get("result"), dict):
+                return obj["result"]
+    return {}
+
+
+async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, str], client_name: str) -> httpx2.Response:
+    """What a probe sends, through the OAuth client: ``initialize``, ``notifications/initialized``
+    and the list methods the server announces, so a login happens (and a scope step-up with it)
+    whichever of them the server protects — many answer ``initialize`` without a token and
+    want one from ``tools/list`` on. Stops at the first answer that is not a success and
+    returns it (else the last one); a session that went well is closed again."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": client_name, "version": mcplock.__version__}}}
+    resp = await client.post(url, content=json.dumps(body).encode(), headers=headers)
+    if resp.status_code >= 300:
+        return resp
+    result = _rpc_result(resp)
+    sid = resp.headers.get("mcp-session-id")
+    version = result.get("protocolVersion")
+    h = {**headers, **({"Mcp-Session-Id": sid} if sid else {}),
+         **({"MCP-Protocol-Version": version} if isinstance(version, str) and re.fullmatch(r"[0-9A-Za-z._-]{1,40}", version)
+            else {})}
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    r = await client.post(url, content=json.dumps(note).encode(), headers=h)
+    caps = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+    methods = [m for cap, m in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list"))
+               if cap in caps] or ["tools/list"]
+    for i, method in enumerate(methods, 2):
+        if r.status_code >= 300:
+            break
+        req = {"jsonrpc": "2.0", "id": i, "method": method, "params": {}}
+        r = await client.post(url, content=json.dumps(req).encode(), headers=h)
+    if sid and r.status_code < 300:  # (never after a refusal: a DELETE would only be refused again)
+        with contextlib.suppress(Exception):
+            await client.delete(url, headers=h)
+    return r

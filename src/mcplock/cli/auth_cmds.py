@@ -25,9 +25,15 @@ from mcplock.spec import AuthSpec, ServerSpec, template_names
 LOGIN_HELP = ("Allow an OAuth login in the browser when a server asks for one, even without a terminal "
               "(by default only on a TTY).")
 CLIENT_ID_HELP = "OAuth: a pre-registered client id (default: dynamic client registration)."
-CLIENT_SECRET_HELP = ("OAuth client credentials for CI: the client secret as a ${VAR} template "
-                      "(never the secret itself); implies the client_credentials grant.")
+CLIENT_SECRET_HELP = ("OAuth: the client secret as a ${VAR} template (never the secret itself); implies the "
+                      "client_credentials grant unless --oauth-grant authorization-code.")
 SCOPES_HELP = "OAuth: the scopes to ask for, space-separated (default: what the server advertises)."
+GRANT_HELP = ("OAuth: authorization-code (log in in the browser; with --oauth-client-secret a confidential "
+              "pre-registered client) or client-credentials (CI). Default: client-credentials with a secret, "
+              "else authorization-code.")
+CLIENT_METADATA_URL_HELP = ("OAuth: an https:// URL of a client ID metadata document (the URL is the client id), "
+                            "used where the authorization server supports it, else dynamic registration.")
+GRANTS = ("authorization-code", "client-credentials")
 
 # Set by --login (a typer callback): the probing commands may start a browser login.
 login_requested = False
@@ -46,8 +52,14 @@ def login_allowed() -> bool:
     return login_requested or os.environ.get("MCPLOCK_LOGIN") == "1" or sys.stdin.isatty()
 
 
-def auth_spec(client_id: Optional[str], client_secret: Optional[str], scopes: Optional[str]) -> AuthSpec | None:
-    """The ``auth`` of a server from the command-line options (None when none is given)."""
+def auth_spec(client_id: Optional[str], client_secret: Optional[str], scopes: Optional[str],
+              grant: Optional[str] = None, client_metadata_url: Optional[str] = None) -> AuthSpec | None:
+    """The ``auth`` of a server from the command-line options (None when none is given).
+
+    A secret means the client_credentials grant unless ``--oauth-grant authorization-code``
+    asks for a confidential client in the authorization-code flow."""
+    if grant is not None and grant not in GRANTS:
+        raise UsageError(f"--oauth-grant takes {' or '.join(GRANTS)}")
     if client_secret is not None:
         names = template_names(client_secret)
         if not names or client_secret != "".join(f"${{{n}}}" for n in names):
@@ -55,9 +67,23 @@ def auth_spec(client_id: Optional[str], client_secret: Optional[str], scopes: Op
                               hint="export it (export MCP_CLIENT_SECRET=…) and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
         if not client_id:
             raise UsageError("--oauth-client-secret needs --oauth-client-id")
+    elif grant == "client-credentials":
+        raise UsageError("--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret '${VAR}'")
+    if client_metadata_url is not None:
+        from urllib.parse import urlsplit
+
+        p = urlsplit(client_metadata_url)
+        if p.scheme != "https" or not p.netloc or p.path in ("", "/"):
+            raise UsageError("--oauth-client-metadata-url takes an https:// URL with a path "
+                             "(e.g. https://example.com/mcplock/client.json)")
+        if client_id or grant == "client-credentials" or client_secret is not None:
+            raise UsageError("--oauth-client-metadata-url is a client id of its own: not with --oauth-client-id, "
+                             "a secret or client credentials")
+    if client_secret is not None and grant != "authorization-code":
         return AuthSpec("client-credentials", client_id=client_id, client_secret=client_secret, scopes=scopes or None)
-    if client_id or scopes:
-        return AuthSpec("oauth", client_id=client_id or None, scopes=scopes or None)
+    if client_id or client_secret or scopes or client_metadata_url or grant:
+        return AuthSpec("oauth", client_id=client_id or None, client_secret=client_secret, scopes=scopes or None,
+                        client_metadata_url=client_metadata_url)
     return None
 
 
@@ -76,6 +102,70 @@ def lock_auth(spec: ServerSpec) -> str | dict[str, str] | None:
         except OSError:
             return None
     return None
+
+
+def record_oauth(cur: Any) -> None:
+    """`refresh`: a locked server without `auth` that answered through a stored OAuth login
+    (it started asking for one after it was locked) gets `auth = "oauth"` in the lock."""
+    if cur.auth is None and cur.transport == "http":
+        from mcplock.cli.probing import spec_of
+
+        cur.auth = lock_auth(spec_of(cur))
+
+
+def login_command(spec: ServerSpec, locked: bool) -> str:
+    """The `mcplock auth login …` that works as printed: a locked server by its name; any other
+    (`add` before it is locked, `inspect`) by name and URL, with the OAuth options it was given."""
+    import shlex
+
+    if locked:
+        return f"mcplock auth login {shlex.quote(spec.name)}"
+    parts = ["mcplock", "auth", "login"]
+    if spec.name != "inspect":
+        parts.append(shlex.quote(spec.name))
+    parts.append(shlex.quote(spec.url or ""))
+    a = spec.auth
+    if a is not None:
+        for opt, v in (("--oauth-client-id", a.client_id), ("--oauth-client-secret", a.client_secret),
+                       ("--oauth-client-metadata-url", a.client_metadata_url), ("--oauth-scopes", a.scopes)):
+            if v:
+                parts += [opt, shlex.quote(v)]
+        if a.method == "oauth" and a.client_secret:
+            parts += ["--oauth-grant", "authorization-code"]
+    return " ".join(parts)
+
+
+def _locked_names(specs: list[ServerSpec]) -> set[str]:
+    """Which of ``specs`` are in the lock with the same URL (read only on this error path)."""
+    lockfile = output.settings().lockfile
+    if not os.path.exists(lockfile):
+        return set()
+    try:
+        from mcplock.lock.read import load
+
+        servers = load(lockfile).servers
+    except McplockError:
+        return set()
+    return {s.name for s in specs if s.name in servers and servers[s.name].url == s.url}
+
+
+def fix_login_hints(specs: list[ServerSpec], results: dict[str, Any]) -> None:
+    """The probe names `mcplock auth login NAME`; for a server not in the lock that command
+    would fail ("no server NAME"), so its hint names the URL too."""
+    import re
+
+    todo = [s for s in specs if s.transport == "http" and s.url and isinstance(results.get(s.name), ProbeError)
+            and "mcplock auth login" in (results[s.name].hint or "")]
+    if not todo:
+        return
+    locked = _locked_names(todo)
+    for s in todo:
+        err = results[s.name]
+        if s.name in locked:
+            continue
+        cmd = login_command(s, locked=False)
+        pat = re.compile(r"`mcplock auth login (?:" + re.escape(s.name) + "|" + re.escape(s.url or "") + r")(?=[` ])")
+        err.hint = pat.sub(lambda m: "`" + cmd, err.hint or "")
 
 
 def _needs_login(spec: ServerSpec, err: Any) -> bool:
@@ -97,13 +187,21 @@ def after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Calla
                 environ: Optional[dict[str, str]] = None) -> dict[str, Any]:
     """Servers that answered "log in first": log in (browser) when allowed, then probe them
     again; otherwise say how to log in."""
+    results = _after_probe(specs, results, reprobe, environ)
+    fix_login_hints(specs, results)
+    return results
+
+
+def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Callable[[list[ServerSpec]], dict[str, Any]],
+                 environ: Optional[dict[str, str]]) -> dict[str, Any]:
     todo = [s for s in specs if _needs_login(s, results.get(s.name))]
     if not todo:
         return results
     if not login_allowed():
         for s in todo:
             err = results[s.name]
-            err.hint = (err.hint or "").rstrip(".") + "; or run this command again with --login"
+            if "--login" not in (err.hint or ""):
+                err.hint = (err.hint or "").rstrip(".") + "; or run this command again with --login"
         return results
     import asyncio
 
@@ -170,6 +268,8 @@ def cmd_login(
     oauth_client_id: Optional[str] = typer.Option(None, "--oauth-client-id", help=CLIENT_ID_HELP),
     oauth_client_secret: Optional[str] = typer.Option(None, "--oauth-client-secret", help=CLIENT_SECRET_HELP),
     oauth_scopes: Optional[str] = typer.Option(None, "--oauth-scopes", help=SCOPES_HELP),
+    oauth_grant: Optional[str] = typer.Option(None, "--oauth-grant", help=GRANT_HELP),
+    oauth_client_metadata_url: Optional[str] = typer.Option(None, "--oauth-client-metadata-url", help=CLIENT_METADATA_URL_HELP),
     timeout: float = typer.Option(300.0, "--timeout", help="Seconds to wait for the browser to come back (default 300)."),
     no_browser: bool = typer.Option(False, "--no-browser", help="Only print the authorization URL."),
 ) -> int:
@@ -179,7 +279,8 @@ def cmd_login(
 
     from mcplock.auth.oauth import login
 
-    spec, locked = _target_spec(target, url, auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes))
+    spec, locked = _target_spec(target, url, auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes,
+                                                       oauth_grant, oauth_client_metadata_url))
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     env = dict(os.environ)

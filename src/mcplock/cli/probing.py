@@ -219,6 +219,8 @@ def cmd_add(
     oauth_client_id: Optional[str] = typer.Option(None, "--oauth-client-id", help=auth_cmds.CLIENT_ID_HELP),
     oauth_client_secret: Optional[str] = typer.Option(None, "--oauth-client-secret", help=auth_cmds.CLIENT_SECRET_HELP),
     oauth_scopes: Optional[str] = typer.Option(None, "--oauth-scopes", help=auth_cmds.SCOPES_HELP),
+    oauth_grant: Optional[str] = typer.Option(None, "--oauth-grant", help=auth_cmds.GRANT_HELP),
+    oauth_client_metadata_url: Optional[str] = typer.Option(None, "--oauth-client-metadata-url", help=auth_cmds.CLIENT_METADATA_URL_HELP),
     login: bool = typer.Option(False, "--login", callback=auth_cmds.set_login, help=auth_cmds.LOGIN_HELP),
 ) -> int:
     """Add servers: `add NAME -- CMD…`, `add NAME URL`, or `add --from FILE [NAME…]`."""
@@ -266,7 +268,8 @@ def cmd_add(
                 raise UsageError("--env and --cwd are for stdio servers")
             spec = ServerSpec(name=name, transport=transport or "http", url=url, headers=_kv_headers(header),
                               pin_resources=pin_resources,
-                              auth=auth_cmds.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes))
+                              auth=auth_cmds.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes,
+                                                       oauth_grant, oauth_client_metadata_url))
         else:
             if header:
                 raise UsageError("--header is for remote servers")
@@ -461,6 +464,7 @@ def cmd_refresh(
                 cur.cwd, cur.url, cur.headers, cur.config_hash = sp.cwd, sp.url, dict(sp.headers), chash
             if given_client is not None:
                 cur.client = given_client  # refresh --client-name re-pins the identity
+            auth_cmds.record_oauth(cur)  # a server that started asking for an OAuth login: auth = "oauth"
             summary.append((srv.name, review.stage(cur, r)))
     for name, res in summary:
         line = Text().append_text(safe_text(name, keep_newlines=False))
@@ -617,6 +621,8 @@ def cmd_inspect(
     oauth_client_id: Optional[str] = typer.Option(None, "--oauth-client-id", help=auth_cmds.CLIENT_ID_HELP),
     oauth_client_secret: Optional[str] = typer.Option(None, "--oauth-client-secret", help=auth_cmds.CLIENT_SECRET_HELP),
     oauth_scopes: Optional[str] = typer.Option(None, "--oauth-scopes", help=auth_cmds.SCOPES_HELP),
+    oauth_grant: Optional[str] = typer.Option(None, "--oauth-grant", help=auth_cmds.GRANT_HELP),
+    oauth_client_metadata_url: Optional[str] = typer.Option(None, "--oauth-client-metadata-url", help=auth_cmds.CLIENT_METADATA_URL_HELP),
     login: bool = typer.Option(False, "--login", callback=auth_cmds.set_login, help=auth_cmds.LOGIN_HELP),
 ) -> int:
     """Probe a server and print what it exposes, without touching a lock."""
@@ -631,7 +637,8 @@ def cmd_inspect(
         spec = ServerSpec(name="inspect", transport=transport or "http", url=target[0],
                           headers={k.strip(): v.strip() for k, v in (h.split(":", 1) for h in header if ":" in h)},
                           pin_resources=pin_resources,
-                          auth=auth_cmds.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes))
+                          auth=auth_cmds.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes,
+                                                   oauth_grant, oauth_client_metadata_url))
     else:
         envd = dict(kv.split("=", 1) for kv in env if "=" in kv)
         spec = ServerSpec(name="inspect", transport="stdio", command=target[0], args=tuple(target[1:]), env=envd,

@@ -217,7 +217,7 @@ class _Reader:
         return srv
 
     def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
-        """`auth = "oauth"` or `{method = …, client-id = …, client-secret = "${VAR}", scopes = …}`."""
+        """`auth = "oauth"` or `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …, scopes = …}`."""
         from mcplock.spec import AUTH_METHODS, template_names
 
         v = self.get(st, table, "auth", (str, dict))
@@ -229,7 +229,7 @@ class _Reader:
         if isinstance(v, str):
             return v
         for k, x in v.items():
-            if k not in ("method", "client-id", "client-secret", "scopes"):
+            if k not in ("method", "client-id", "client-secret", "client-metadata-url", "scopes"):
                 raise self.fail(table, f"unknown key `auth.{k}` in {self._where(table)}")
             if not isinstance(x, str):
                 raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
@@ -237,6 +237,10 @@ class _Reader:
         if secret is not None and (not template_names(secret) or secret != "".join(f"${{{n}}}" for n in template_names(secret))):
             raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, never a secret",
                             hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
+        cimd = v.get("client-metadata-url")
+        if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
+            raise self.fail(table, f"`auth.client-metadata-url` in {self._where(table)} must be an https:// URL "
+                            "of an `oauth` server")
         return dict(v)
 
     def client(self, st: dict[str, Any], table: tuple[str, ...]) -> dict[str, str] | None:

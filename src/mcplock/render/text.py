@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 
 from mcplock.lock.model import Entry, Lock, ServerEntry
@@ -30,21 +29,23 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
     parts: list[Any] = []
     if not lock.servers:
         return Group(Text("no servers locked yet: `mcplock add NAME -- CMD…` or `mcplock init`"))
-    summary = Table(title=None, show_edge=False, pad_edge=False, box=None, header_style="bold")
-    for col in ("server", "transport", "tools", "enabled", "pending", "policy", "where"):
-        summary.add_column(col, no_wrap=True)
+    rows = []
     for name, s in sorted(lock.servers.items()):
         tools = s.tools
-        pending = s.pending_count()
-        summary.add_row(
-            safe_text(name, keep_newlines=False),
-            s.transport,
-            str(len(tools)),
-            str(sum(1 for t in tools.values() if t.enabled)),
-            Text(str(pending), style="yellow" if pending else ""),
-            s.policy,
-            _where(s),
-        )
+        rows.append((safe_text(name, keep_newlines=False), s.transport, str(len(tools)),
+                     str(sum(1 for t in tools.values() if t.enabled)), s.pending_count(), s.policy, _where(s)))
+    heads = ("server", "transport", "tools", "enabled", "pending", "policy")
+    widths = [max([len(h), *((r[k].cell_len if isinstance(r[k], Text) else len(str(r[k]))) for r in rows)]) + 2
+              for k, h in enumerate(heads)]
+    summary = Text("".join(h.ljust(w) for h, w in zip(heads, widths)) + "where\n", style="bold")
+    for r in rows:
+        summary.append_text(r[0]).append(" " * (widths[0] - r[0].cell_len))
+        for k in (1, 2, 3):
+            summary.append(str(r[k]).ljust(widths[k]))
+        summary.append(str(r[4]).ljust(widths[4]), style="yellow" if r[4] else "")
+        summary.append(str(r[5]).ljust(widths[5]))
+        summary.append_text(r[6]).append("\n")
+    summary.rstrip()
     parts.append(summary)
     if findings:
         crit = sum(1 for fs in findings.values() if any(f.severity == "critical" for f in fs))
