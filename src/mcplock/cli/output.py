@@ -67,7 +67,7 @@ def print_error(err: McplockError, *, json_mode: bool = False, command: str | No
     s.err.print(line)
     if err.hint:
         h = Text("hint: ", style="dim")
-        h.append(err.hint, style="dim")
+        h.append_text(safe_text(err.hint, "dim"))
         s.err.print(h)
 
 

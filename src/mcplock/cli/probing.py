@@ -82,7 +82,7 @@ def _report_failure(name: str, err: ProbeError) -> None:
     line = Text("error: ", style="bold red").append_text(safe_text(f"{name}: {err.message}"))
     s.err.print(line)
     if err.hint:
-        s.err.print(Text("hint: " + err.hint, style="dim"))
+        s.err.print(Text("hint: ", style="dim").append_text(safe_text(err.hint, "dim")))
 
 
 # --- building specs ------------------------------------------------------------------------

@@ -56,7 +56,7 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
             head.append(" — ").append_text(safe_text(d.error.message, keep_newlines=False))
         lines.append(head)
         if d.error is not None and d.error.hint:
-            lines.append(Text("  hint: " + d.error.hint, style="dim"))
+            lines.append(Text("  hint: ", style="dim").append_text(safe_text(d.error.hint, "dim", keep_newlines=False)))
         for c in d.changes:
             row = Text("  ")
             row.append(f"{c.severity:<8}", style=SEVERITY_STYLE.get(c.severity, ""))
