@@ -72,7 +72,8 @@ def test_auth_code_pkce_end_to_end(tmp_path, env):
         # no TTY, no --login: reported at once, with the command that logs in; no browser
         r = run_cli("add", "web", url, "--yes", env=env)
         assert r.returncode == 3, r.stderr
-        assert "needs credentials" in r.stderr and "mcplock auth login web" in r.stderr and "--login" in r.stderr
+        assert "needs credentials" in r.stderr and "--login" in r.stderr
+        assert f"mcplock auth login web {url}" in r.stderr  # not locked yet: the command names the URL
         assert not (tmp_path / "browser.log").exists()
         assert not Path("mcp.lock").exists()
 
@@ -137,6 +138,60 @@ def test_preregistered_client(tmp_path, env):
         lock = Path("mcp.lock").read_text()
         assert 'method = "oauth"' in lock and 'client-id = "mcplock-cli"' in lock
         assert run_cli("diff", env=env).returncode == 0
+
+
+def test_confidential_preregistered_client_in_the_authorization_code_flow(tmp_path, env):
+    secret = "conf-secret-canary-91bd"
+    with oauth_server("--confidential-client", f"web-app:{secret}", "--no-dcr") as (url, issuer):
+        r = run_cli("add", "web", url, "--yes", "--oauth-grant", "client-credentials", env=env)
+        assert r.returncode == 2 and "--oauth-client-secret" in r.stderr
+        e = {**env, "APP_SECRET": secret}
+        r = run_cli("add", "web", url, "--yes", "--login", "--oauth-client-id", "web-app",
+                    "--oauth-client-secret", "${APP_SECRET}", "--oauth-grant", "authorization-code", env=e)
+        assert r.returncode == 0, r.stderr
+        s = stats(issuer)
+        assert "register" not in s and s["token:authorization_code"] == 1
+        assert s["client-auth:basic"] >= 1 and "client-auth:post" not in s  # RFC 8414's default method
+        lock = Path("mcp.lock").read_text()
+        assert 'method = "oauth"' in lock and 'client-id = "web-app"' in lock and 'client-secret = "${APP_SECRET}"' in lock
+        assert secret not in lock and secret not in json.dumps(stored(tmp_path))  # the secret is never stored
+        assert (tmp_path / "browser.log").read_text().count("/authorize?") == 1
+        assert run_cli("diff", env=e).returncode == 0
+        # a wrong secret: the token endpoint rejects the client, and the error says so
+        r = run_cli("auth", "login", "web", env={**env, "APP_SECRET": "wrong"})
+        assert r.returncode == 3 and "rejected the client" in r.stderr
+
+
+def test_login_when_only_the_list_methods_need_a_token(tmp_path, env):
+    """initialize answers without a token, tools/list wants one: the login goes on to tools/list."""
+    with oauth_server("--open-initialize") as (url, issuer):
+        r = run_cli("add", "web", url, "--yes", env=env)
+        assert r.returncode == 3 and f"mcplock auth login web {url}" in r.stderr
+        r = run_cli("auth", "login", "web", url, env=env)  # the command as the hint printed it
+        assert r.returncode == 0, r.stderr
+        assert "logged in to web" in r.stdout and stats(issuer)["token:authorization_code"] == 1
+        r = run_cli("add", "web", url, "--yes", env=env)
+        assert r.returncode == 0, r.stderr
+        assert 'auth = "oauth"' in Path("mcp.lock").read_text()
+
+
+def test_refresh_records_a_login_that_came_later(tmp_path, env):
+    with oauth_server() as (url, issuer):
+        assert run_cli("add", "web", url, "--yes", "--login", env=env).returncode == 0
+        lock = Path("mcp.lock")
+        lock.write_text(lock.read_text().replace('auth = "oauth"\n', ""))  # as locked before it asked for OAuth
+        assert "auth =" not in lock.read_text()
+        r = run_cli("refresh", env=env)
+        assert r.returncode == 0, r.stderr
+        assert 'auth = "oauth"' in lock.read_text()
+
+
+def test_client_metadata_url_option():
+    r = run_cli("inspect", "http://127.0.0.1:9/mcp", "--oauth-client-metadata-url", "http://example.com/c.json")
+    assert r.returncode == 2 and "https://" in r.stderr
+    r = run_cli("inspect", "http://127.0.0.1:9/mcp", "--oauth-client-metadata-url", "https://example.com/c.json",
+                "--oauth-client-id", "x")
+    assert r.returncode == 2
 
 
 def test_refresh_on_expiry(tmp_path, env):
@@ -305,3 +360,8 @@ def test_lock_auth_key_roundtrip_and_validation():
         loads(text.replace("${S}", "hunter2"))
     with pytest.raises(LockfileError, match="method"):
         loads(text.replace('"client-credentials"', '"magic"'))
+    cimd = text.replace('method = "client-credentials", client-id = "ci", client-secret = "${S}"',
+                        'method = "oauth", client-metadata-url = "https://example.com/mcplock.json"')
+    assert loads(dumps(loads(cimd))).servers["a"].auth == {"method": "oauth", "client-metadata-url": "https://example.com/mcplock.json"}
+    with pytest.raises(LockfileError, match="https"):
+        loads(cimd.replace("https://", "http://"))

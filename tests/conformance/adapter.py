@@ -4,7 +4,9 @@
 The suite sets MCP_CONFORMANCE_SCENARIO (and MCP_CONFORMANCE_CONTEXT, JSON, for scenarios that
 hand out credentials). Authorization-code scenarios: `--login` with BROWSER set to
 fixtures/oauth/browser.py (fetches the authorization URL, follows the redirect to the loopback
-callback). Client credentials: `--oauth-client-id` / `--oauth-client-secret '${VAR}'`.
+callback), and `--oauth-client-metadata-url` (used where the authorization server supports client
+ID metadata documents). Client credentials: `--oauth-client-id` / `--oauth-client-secret '${VAR}'`;
+a pre-registered confidential client: the same with `--oauth-grant authorization-code`.
 Each run gets its own token store (a temporary MCPLOCK_CONFIG_DIR)."""
 
 import json
@@ -16,6 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MCPLOCK = str(Path(sys.executable).parent / "mcplock")
+CIMD_URL = "https://conformance-test.local/client-metadata.json"  # what auth/basic-cimd expects
 
 
 def main() -> int:
@@ -28,13 +31,17 @@ def main() -> int:
         browser.chmod(0o755)
         env = {**os.environ, "MCPLOCK_CONFIG_DIR": str(Path(tmp) / "cfg"), "BROWSER": str(browser), "NO_COLOR": "1"}
         args = [MCPLOCK, "inspect", url, "--format", "json", "--timeout", "20"]
-        if ctx.get("client_secret") and "client-credentials" in scenario:
+        if ctx.get("client_secret"):  # the secret goes through a variable, as in real use
             env["CONFORMANCE_CLIENT_SECRET"] = ctx["client_secret"]
             args += ["--oauth-client-id", ctx["client_id"], "--oauth-client-secret", "${CONFORMANCE_CLIENT_SECRET}"]
+            if "client-credentials" not in scenario:  # a confidential client in the authorization-code flow
+                args += ["--oauth-grant", "authorization-code", "--login"]
         elif ctx.get("client_id"):
             args += ["--oauth-client-id", ctx["client_id"], "--login"]
         elif scenario.startswith("auth/"):
-            args += ["--login"]
+            # like the suite's reference client: a client ID metadata document URL, used where the
+            # authorization server supports CIMD (else dynamic registration)
+            args += ["--oauth-client-metadata-url", CIMD_URL, "--login"]
         r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
         sys.stderr.write(r.stderr)
         sys.stdout.write(r.stdout[:2000])

@@ -24,6 +24,7 @@ PASSING = [
     "auth/2025-03-26-oauth-endpoint-fallback",
     "auth/offline-access-scope", "auth/offline-access-not-supported",
     "auth/client-credentials-basic",
+    "auth/pre-registration", "auth/basic-cimd", "auth/resource-mismatch", "auth/scope-retry-limit",
 ]
 
 pytestmark = [
