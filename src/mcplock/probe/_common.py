@@ -3,6 +3,7 @@ stderr capture and secret scrubbing. No I/O here."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections import deque
@@ -216,3 +217,41 @@ def scrubbed(err: ProbeError, secrets: list[str]) -> ProbeError:
     new.__dict__.update({k: v for k, v in err.__dict__.items() if k not in ("message", "hint", "args")})
     new.message, new.hint = msg, hint
     return new
+
+
+class PendingRequests:
+    """JSON-RPC requests awaiting answers read off a stream (stdio, legacy SSE).
+
+    The transport's reader resolves ``_pending[id]``; :meth:`_fail` ends every waiting
+    request at once. A failed future is marked retrieved, so asyncio never logs the raw
+    error text (it may hold unscrubbed server output).
+    """
+
+    _next_id: int
+    _pending: dict[int, asyncio.Future[dict[str, Any]]]
+    _failure: BaseException | None
+
+    def _init_requests(self) -> None:
+        self._next_id = 0
+        self._pending = {}
+        self._failure = None
+
+    def _new_request(self, method: str, params: dict[str, Any] | None) -> tuple[int, dict[str, Any], asyncio.Future[dict[str, Any]]]:
+        if self._failure is not None:
+            raise self._failure
+        self._next_id += 1
+        rid = self._next_id
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[rid] = fut
+        return rid, msg, fut
+
+    def _fail(self, err: BaseException) -> None:
+        if self._failure is None:
+            self._failure = err
+        for fut in self._pending.values():
+            if not fut.done():
+                fut.set_exception(err)
+                fut.exception()  # retrieved: see the class docstring

@@ -16,6 +16,7 @@ import httpx
 
 from mcplock.errors import ProbeError
 from mcplock.probe._common import (
+    PendingRequests,
     BadConstant,
     State,
     answer_server_request,
@@ -528,7 +529,7 @@ class StreamableHttpTransport:
 # --- legacy HTTP+SSE ------------------------------------------------------------------------
 
 
-class LegacySseTransport:
+class LegacySseTransport(PendingRequests):
     def __init__(self, spec: ServerSpec, opts: ProbeOptions, environ: Any) -> None:
         self.spec = spec
         self.opts = opts
@@ -545,9 +546,7 @@ class LegacySseTransport:
         self._stream: Any = None
         self._reader: asyncio.Task[None] | None = None
         self._endpoint_fut: asyncio.Future[str] | None = None
-        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self._failure: BaseException | None = None
-        self._next_id = 0
+        self._init_requests()
 
     async def start(self) -> None:
         self.client = _make_client(self.opts, self.spec, self.environ)
@@ -592,15 +591,10 @@ class LegacySseTransport:
         pass
 
     def _fail(self, err: BaseException) -> None:
-        if self._failure is None:
-            self._failure = err
         if self._endpoint_fut is not None and not self._endpoint_fut.done():
             self._endpoint_fut.set_exception(err)
             self._endpoint_fut.exception()
-        for fut in self._pending.values():
-            if not fut.done():
-                fut.set_exception(err)
-                fut.exception()  # retrieved: asyncio must never log it (it may hold unscrubbed text)
+        super()._fail(err)
 
     async def _read(self, resp: httpx.Response) -> None:
         try:
@@ -653,15 +647,7 @@ class LegacySseTransport:
             await self._post(msg, "a reply")
 
     async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
-        if self._failure is not None:
-            raise self._failure
-        self._next_id += 1
-        rid = self._next_id
-        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            msg["params"] = params
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[rid] = fut
+        rid, msg, fut = self._new_request(method, params)
         try:
             await self._post(msg, self.errors.waiting())
             return await fut

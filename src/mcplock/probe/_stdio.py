@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
 from mcplock.probe._common import (
+    PendingRequests,
     BadConstant,
     State,
     TailBuffer,
@@ -55,7 +56,7 @@ class _Gone(Exception):
     """stdout closed: the server process is gone (or closed its stdout)."""
 
 
-class StdioTransport:
+class StdioTransport(PendingRequests):
     def __init__(self, spec: ServerSpec, opts: ProbeOptions, environ: Any) -> None:
         self.spec = spec
         self.opts = opts
@@ -63,9 +64,7 @@ class StdioTransport:
         self.state = State()
         self.stderr = TailBuffer()
         self.proc: asyncio.subprocess.Process | None = None
-        self._next_id = 0
-        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
-        self._failure: BaseException | None = None
+        self._init_requests()
         self._tasks: list[asyncio.Task[None]] = []
         self._stdout_done = asyncio.Event()
         self._stderr_done = asyncio.Event()
@@ -168,15 +167,7 @@ class StdioTransport:
                 raise _Gone() from None
 
     async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
-        if self._failure is not None:
-            raise self._failure
-        self._next_id += 1
-        rid = self._next_id
-        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
-        if params is not None:
-            msg["params"] = params
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[rid] = fut
+        rid, msg, fut = self._new_request(method, params)
         try:
             try:
                 await self._send(msg)
@@ -196,14 +187,6 @@ class StdioTransport:
         except _Gone:
             await self._stdout_done.wait()
             raise await self._gone_error() from None
-
-    def _fail(self, err: BaseException) -> None:
-        if self._failure is None:
-            self._failure = err
-        for fut in self._pending.values():
-            if not fut.done():
-                fut.set_exception(err)
-                fut.exception()  # retrieved: asyncio must never log it (it may hold unscrubbed text)
 
     async def _read_stdout(self) -> None:
         assert self.proc is not None and self.proc.stdout is not None
