@@ -4,11 +4,9 @@ real fixture servers over stdio pipes and HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
