@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from runner import stop_process
 
 pytestmark = [pytest.mark.reference, pytest.mark.timeout(300)]
 
@@ -166,13 +167,7 @@ def test_everything_remote(tmp_path, cli, mode, path, transport):
         assert srv["transport"] == transport
         assert "trigger-sampling-request" not in srv["tool"]
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
+        stop_process(proc)
         log.close()
 
 

@@ -388,6 +388,15 @@ def _matches(obj: Any, rid: int) -> bool:
 # --- Streamable HTTP ------------------------------------------------------------------------
 
 
+def _target(spec: ServerSpec, environ: Any) -> tuple[str, dict[str, str]]:
+    """The expanded URL (checked) and headers of a remote server: memory only, never printed."""
+    if not spec.url:
+        raise ProbeError("config", f"server `{spec.name}` has no url")
+    url = expand(spec.url, environ, spec.secrets)
+    _check_url(spec, url)
+    return url, _expanded_headers(spec, environ)
+
+
 class StreamableHttpTransport:
     def __init__(self, spec: ServerSpec, opts: ProbeOptions, environ: Any) -> None:
         self.spec = spec
@@ -395,11 +404,7 @@ class StreamableHttpTransport:
         self.state = State()
         self.errors = HttpErrors(spec, opts, self.state)
         self.errors._has_session = lambda: self.session_id is not None  # type: ignore[method-assign]
-        if not spec.url:
-            raise ProbeError("config", f"server `{spec.name}` has no url")
-        self.url = expand(spec.url, environ, spec.secrets)
-        _check_url(spec, self.url)
-        self.headers = _expanded_headers(spec, environ)
+        self.url, self.headers = _target(spec, environ)
         self.environ = environ
         self.session_id: str | None = None
         self.protocol_version: str | None = None
@@ -535,11 +540,7 @@ class LegacySseTransport(PendingRequests):
         self.opts = opts
         self.state = State()
         self.errors = HttpErrors(spec, opts, self.state)
-        if not spec.url:
-            raise ProbeError("config", f"server `{spec.name}` has no url")
-        self.url = expand(spec.url, environ, spec.secrets)
-        _check_url(spec, self.url)
-        self.headers = _expanded_headers(spec, environ)
+        self.url, self.headers = _target(spec, environ)
         self.environ = environ
         self.client: httpx.AsyncClient | None = None
         self.endpoint: str | None = None
