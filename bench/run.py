@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "out"
 PY = sys.executable
 MCPLOCK = str(Path(PY).parent / "mcplock")
-sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT))
 
 
 def run_once(cmd: list[str], env: dict[str, str] | None = None, cwd: str | None = None) -> tuple[float, float, int]:

@@ -3,7 +3,7 @@
 pre-commit builds the hook's virtualenv from the repository (`pip install .`, dependencies from
 PyPI): the slow part (~30–90 s), done twice (try-repo keeps no store between runs; a shared pip
 cache makes the second build quicker). try-repo takes a repository's HEAD plus its *tracked*
-uncommitted changes, so the test snapshots the working tree (src/, pyproject.toml, README.md, the
+uncommitted changes, so the test snapshots the working tree (mcplock/, pyproject.toml, README.md, the
 hooks manifest) into a throwaway git repository: what is tested is the code on disk.
 """
 
@@ -61,7 +61,7 @@ def _snapshot_of_the_project(dst: Path, env: dict[str, str]) -> Path:
     """The working tree of mcplock as a git repository of its own (one commit)."""
     dst.mkdir()
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
-    shutil.copytree(ROOT / "src", dst / "src", ignore=ignore)
+    shutil.copytree(ROOT / "mcplock", dst / "mcplock", ignore=ignore)
     for name in ("pyproject.toml", "README.md", ".pre-commit-hooks.yaml", "LICENSE"):
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dst / name)

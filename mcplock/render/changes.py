@@ -15,7 +15,7 @@ from typing import Any
 
 from rich.text import Text
 
-from mcplock.render.safe import safe_text
+from mcplock.untrusted import safe_text
 
 REMOVED = "strike red"
 ADDED = "bold green"

@@ -20,7 +20,7 @@ from rich.text import Text
 from mcplock.cli import output
 from mcplock.errors import ConfigError, McplockError, ProbeError, SecretError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
-from mcplock.render.safe import safe_text
+from mcplock.untrusted import safe_text
 from mcplock.spec import TRANSPORTS, AuthSpec, ServerSpec, looks_secret
 from mcplock.cli import auth_cmds  # OAuth: --login, --oauth-*, log in where a server asks
 

@@ -26,10 +26,10 @@ from mcplock.probe._common import (
     is_response,
     is_server_request,
     loads,
-    sanitize,
     with_stderr,
 )
 from mcplock.spec import ServerSpec, expand
+from mcplock.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions

@@ -11,7 +11,7 @@ from rich.console import Group
 from rich.text import Text
 
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.render.safe import safe_text
+from mcplock.untrusted import safe_text
 from mcplock.render.text import state_text
 
 _LIMITS = (

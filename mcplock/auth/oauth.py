@@ -196,7 +196,7 @@ class ClientCredentialsProvider(_Restoring, ClientCredentialsOAuthProvider):
 
 def _oauth_error(body: bytes) -> str | None:
     """``error`` (and ``error_description``) of an OAuth error body, sanitized."""
-    from mcplock.probe._common import sanitize
+    from mcplock.untrusted import sanitize
 
     try:
         obj = json.loads(body.decode("utf-8", "replace"))
@@ -271,7 +271,7 @@ class LoopbackCallback:
                 "(`--timeout SECONDS` gives more time)",
             )
         if "error" in q:
-            from mcplock.probe._common import sanitize
+            from mcplock.untrusted import sanitize
 
             why = sanitize(q["error"], 60)
             if q.get("error_description"):
@@ -429,7 +429,7 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False) -> BaseEx
             new = httpx.TransportError(str(e))
         new.__cause__ = e
         return new
-    from mcplock.probe._common import sanitize
+    from mcplock.untrusted import sanitize
 
     name = spec.name
     text = sanitize(str(e), 300)
@@ -606,7 +606,7 @@ async def login(
                     raise
                 raise new from None
         if resp.status_code in (401, 403):
-            from mcplock.probe._common import sanitize
+            from mcplock.untrusted import sanitize
 
             www = resp.headers.get("www-authenticate", "")
             why = f"HTTP {resp.status_code}"

@@ -21,8 +21,9 @@ header (``[server.x]``) is escaped too, so only mcplock's own tables start a lin
 from __future__ import annotations
 
 import json
-import unicodedata
 from typing import Any
+
+from mcplock.untrusted import hides
 
 # wire field -> lock key
 TEXT_FIELDS = {"title": "title", "description": "description", "name": "name", "mimeType": "mime-type"}
@@ -41,17 +42,11 @@ _LOCK_TO_TEXT = {v: k for k, v in TEXT_FIELDS.items()}
 _LOCK_TO_JSON = {v: k for k, v in JSON_FIELDS.items()}
 DEFINITION_KEYS = frozenset([*_LOCK_TO_TEXT, *_LOCK_TO_JSON, EXTRA])
 
-_HIDING_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cn", "Cs"})
 _MARKERS = ("<<<<<<<", "=======", ">>>>>>>")
 
 
 class DecodeError(ValueError):
     """A stored field that cannot be turned back into JSON (message says which)."""
-
-
-def hides(ch: str) -> bool:
-    """Whether a character is invisible or control-like and must be written escaped."""
-    return unicodedata.category(ch) in _HIDING_CATEGORIES
 
 
 def _u(ch: str) -> str:

@@ -100,7 +100,7 @@ def run(args: list[str]) -> int:
     except Exception as e:  # a bug: say so plainly, the traceback only with -v
         from rich.text import Text
 
-        from mcplock.render.safe import safe_text
+        from mcplock.untrusted import safe_text
 
         s = output.settings()
         s.err.print(Text("error: ", style="bold red").append_text(

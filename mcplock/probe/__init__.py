@@ -58,7 +58,8 @@ def _transport(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str])
 async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
     """Connect to one server, list everything it offers, disconnect. Raises ProbeError."""
     from mcplock.probe import _session
-    from mcplock.probe._common import fmt_seconds, sanitize, scrubbed, secret_values, with_stderr
+    from mcplock.untrusted import sanitize
+    from mcplock.probe._common import fmt_seconds, scrubbed, secret_values, with_stderr
 
     opts = opts or ProbeOptions()
     environ = os.environ if opts.environ is None else opts.environ

@@ -19,7 +19,7 @@ from rich.text import Text
 
 from mcplock.cli import output
 from mcplock.errors import McplockError, ProbeError, SecretError, UsageError
-from mcplock.render.safe import safe_text
+from mcplock.untrusted import safe_text
 from mcplock.spec import AuthSpec, ServerSpec, template_names
 
 LOGIN_HELP = ("Allow an OAuth login in the browser when a server asks for one, even without a terminal "

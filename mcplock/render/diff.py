@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.text import Text
 
 from mcplock.compare import ServerDiff
-from mcplock.render.safe import safe_text
+from mcplock.untrusted import safe_text
 from mcplock.snapshot import Snapshot
 
 SEVERITY_STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}

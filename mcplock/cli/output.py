@@ -60,7 +60,7 @@ def print_error(err: McplockError, *, json_mode: bool = False, command: str | No
         doc["error"] = err.as_json()
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         return
-    from mcplock.render.safe import safe_text
+    from mcplock.untrusted import safe_text
 
     line = Text("error: ", style="bold red")
     line.append_text(safe_text(err.message))

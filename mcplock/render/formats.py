@@ -5,7 +5,7 @@ network. The CLI passes the lock's text when a format needs line numbers (sarif,
 
 Untrusted text (anything a server sent: names, field keys, messages that quote a
 definition, excerpts) never reaches a report raw: control and invisible characters are
-made visible with :func:`mcplock.render.safe.visible`, then escaped for the format
+made visible with :func:`mcplock.untrusted.visible`, then escaped for the format
 (Markdown punctuation, workflow-command ``%``/``:``/``,``; JSON and SARIF are JSON).
 
 Lint findings on a :class:`~mcplock.compare.Change` are handled generically: any object
@@ -31,7 +31,7 @@ import re
 from typing import TYPE_CHECKING, Any, Iterable
 from urllib.parse import quote
 
-from mcplock.render.safe import visible
+from mcplock.untrusted import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcplock.check import Finding

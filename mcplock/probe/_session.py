@@ -7,7 +7,8 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcplock.errors import ProbeError
-from mcplock.probe._common import RpcError, State, describe_type, response_result, sanitize
+from mcplock.probe._common import RpcError, State, describe_type, response_result
+from mcplock.untrusted import sanitize
 from mcplock.snapshot import Snapshot
 from mcplock.spec import ServerSpec
 

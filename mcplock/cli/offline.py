@@ -166,7 +166,7 @@ def _set_enabled(value: bool):
 
 
 def _safe(s: str) -> Text:
-    from mcplock.render.safe import safe_text
+    from mcplock.untrusted import safe_text
 
     return safe_text(s, keep_newlines=False)
 

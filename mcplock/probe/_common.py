@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from mcplock.errors import ProbeError
+from mcplock.untrusted import sanitize
 from mcplock.spec import ServerSpec, expand, template_names
 
 
@@ -56,26 +57,6 @@ def answer_server_request(req: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- text for messages ------------------------------------------------------------------
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def sanitize(text: str, limit: int = 300, *, keep_newlines: bool = False) -> str:
-    """Printable, bounded text: control characters escaped (``\\x1b``), long text cut."""
-
-    def esc(m: re.Match[str]) -> str:
-        c = m.group(0)
-        o = ord(c)
-        return f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}"
-
-    if not keep_newlines:
-        text = text.replace("\r\n", "\n").replace("\n", "\\n")
-    text = text.replace("\t", " ")
-    out = _CONTROL.sub(esc, text)
-    if len(out) > limit:
-        out = out[: max(0, limit - 1)] + "…"
-    return out
-
 
 def fmt_seconds(s: float) -> str:
     return f"{s:g}"

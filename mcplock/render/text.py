@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.text import Text
 
 from mcplock.lock.model import Entry, Lock, ServerEntry
-from mcplock.render.safe import safe_text
+from mcplock.untrusted import safe_text
 
 
 STATE_STYLE = {"accepted": "green", "rejected": "red"}
