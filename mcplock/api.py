@@ -1,4 +1,4 @@
-"""The library API for hosts that read ``mcp.lock`` (DESIGN §8).
+"""The library API for hosts that read ``mcp.lock`` (see docs/architecture.md).
 
     import mcplock
     lock = mcplock.load("mcp.lock")

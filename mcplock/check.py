@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from mcplock.errors import HashError, McplockError
 from mcplock.lock.model import Entry, Lock
+from mcplock.targets import label
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ def integrity(lock: Lock) -> list[Finding]:
                 if actual != stored:
                     out.append(Finding(
                         "hash-mismatch", sname,
-                        f"{what} `{sname}/{e.label}`: the stored definition does not match its hash "
+                        f"{what} `{label(sname, e)}`: the stored definition does not match its hash "
                         "(edited by hand or tampered with)",
                         f"restore mcp.lock from git, or run `mcplock refresh {sname}` and review the result",
                         e.kind, e.key, _table(sname, e),
@@ -66,7 +67,7 @@ def pending(lock: Lock) -> list[Finding]:
         for e in lock.servers[sname].entries():
             if e.pending is None:
                 continue
-            target = f"{sname}/{e.label}"
+            target = label(sname, e)
             out.append(Finding(
                 "pending", sname,
                 f"{e.kind} `{target}`: pending {e.pending.change} awaits review",

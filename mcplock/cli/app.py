@@ -1,19 +1,21 @@
-"""The root of the CLI: global options, command registration, one error handler.
+"""The root of the CLI: global options, the commands, one error handler.
 
-Each command module parses its arguments, calls the core, renders, and returns an
-exit code; nothing below ``cli/`` prints or exits. Heavy modules (probe, hosts,
-jsonschema, deepdiff) are imported inside the commands that need them.
+Each command module (``cli/commands/``) parses its arguments, calls :mod:`mcplock.core`,
+renders, and returns an exit code. The state of a run is a :class:`~mcplock.cli.context.Cli`
+in typer's ``ctx.obj``. Heavy modules (probe, hosts, jsonschema, deepdiff) are imported
+inside the commands that need them.
 """
 
 from __future__ import annotations
 
-from typing import Optional
-
-import click
 import typer
 
+# typer bundles its own click: these are the exceptions its parser raises (a separately
+# installed click has other classes, which never match).
+from typer._click.exceptions import ClickException
+
 from mcplock import __version__
-from mcplock.cli import output
+from mcplock.cli.context import Cli
 from mcplock.errors import McplockError
 
 HELP = """\
@@ -38,11 +40,6 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-# Set by a command that prints machine output, so errors come out as JSON too.
-json_command: Optional[str] = None
-# The arguments as given (click swallows `--`, which tells `add NAME -- CMD` from `add NAME URL`).
-raw_args: list[str] = []
-
 
 def _version(value: bool) -> None:
     if value:
@@ -52,6 +49,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
+    ctx: typer.Context,
     lockfile: str = typer.Option(
         "mcp.lock", "--lockfile", envvar="MCPLOCK_LOCKFILE", metavar="PATH", help="The lock file (default ./mcp.lock)."
     ),
@@ -60,58 +58,56 @@ def root(
     verbose: bool = typer.Option(False, "-v", "--verbose", help="More detail (skipped server output, timings)."),
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
-    output.configure(lockfile=lockfile, no_color=no_color, quiet=quiet, verbose=verbose)
+    if not isinstance(ctx.obj, Cli):
+        ctx.obj = Cli()
+    ctx.obj.configure(lockfile=lockfile, no_color=no_color, quiet=quiet, verbose=verbose)
 
 
 def _register() -> None:
-    from mcplock.cli import offline, probing
+    from mcplock.cli.commands import add, auth, check, diff, init, inspect, listing, refresh, remove, review
 
-    offline.register(app)
-    probing.register(app)
-    __import__("mcplock.cli.auth_cmds", fromlist=["register"]).register(app)  # mcplock auth login|logout|status
+    for module in (listing, check, review, remove, add, refresh, diff, inspect, init, auth):
+        module.register(app)
 
 
 _register()
 
 
 def run(args: list[str]) -> int:
-    global json_command, raw_args
-    json_command = None
-    raw_args = list(args)
+    """Run the CLI on ``args``; the one place errors become messages and exit codes."""
+    cli = Cli(args=list(args))
     command = typer.main.get_command(app)
     try:
-        rv = command.main(args, prog_name="mcplock", standalone_mode=False)
-    except click.exceptions.Exit as e:
+        rv = command.main(args, prog_name="mcplock", standalone_mode=False, obj=cli)
+    except typer.Exit as e:
         return e.exit_code
-    except click.exceptions.Abort:
-        output.settings().err.print("interrupted")
+    except (typer.Abort, KeyboardInterrupt):
+        cli.err.print("interrupted")
         return 130
-    except KeyboardInterrupt:
-        output.settings().err.print("interrupted")
-        return 130
-    except click.exceptions.ClickException as e:
+    except ClickException as e:  # usage: unknown option or command, missing value, bad choice
         e.show()
-        return 2
+        return e.exit_code
     except McplockError as e:
-        output.print_error(e, json_mode=json_command is not None, command=json_command)
+        cli.print_error(e)
         return e.exit_code
     except BrokenPipeError:
         return 1
     except Exception as e:  # a bug: say so plainly, the traceback only with -v
-        from rich.text import Text
-
-        from mcplock.untrusted import safe_text
-
-        s = output.settings()
-        s.err.print(Text("error: ", style="bold red").append_text(
-            safe_text(f"mcplock failed unexpectedly: {type(e).__name__}: {e}", keep_newlines=False)))
-        if s.verbose:
-            import traceback
-
-            s.err.print(Text(traceback.format_exc()))
-        else:
-            s.err.print(Text("hint: this is a bug in mcplock; run again with -v for details and report it", style="dim"))
+        _bug(cli, e)
         return 2
-    if isinstance(rv, int):
-        return rv
-    return 0
+    return rv if isinstance(rv, int) else 0
+
+
+def _bug(cli: Cli, e: Exception) -> None:
+    from rich.text import Text
+
+    from mcplock.untrusted import safe_text
+
+    cli.err.print(Text("error: ", style="bold red").append_text(
+        safe_text(f"mcplock failed unexpectedly: {type(e).__name__}: {e}", keep_newlines=False)))
+    if cli.verbose:
+        import traceback
+
+        cli.err.print(Text(traceback.format_exc()))
+    else:
+        cli.err.print(Text("hint: this is a bug in mcplock; run again with -v for details and report it", style="dim"))

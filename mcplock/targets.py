@@ -1,5 +1,10 @@
-"""Review targets: ``SERVER``, ``SERVER/TOOL``, ``SERVER/prompt:NAME``,
-``SERVER/resource-template:URI``, ``SERVER/resource:URI``, ``SERVER/instructions``."""
+"""Review targets, the one spelling of them: ``SERVER``, ``SERVER/TOOL``,
+``SERVER/prompt:NAME``, ``SERVER/resource-template:URI``, ``SERVER/resource:URI``,
+``SERVER/instructions``.
+
+:func:`parse` reads one, :func:`label` writes one; the CLI, the review commands and the
+hints printed after a change all go through these two.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ from mcplock.errors import UsageError
 from mcplock.lock.model import Entry, Lock, ServerEntry
 
 _PREFIXES = ("prompt", "resource-template", "resource", "tool")
+SPELLINGS = "SERVER, SERVER/TOOL, SERVER/prompt:NAME, SERVER/instructions"
 
 
 @dataclass(frozen=True)
@@ -18,13 +24,24 @@ class Target:
     key: str | None = None
 
     def __str__(self) -> str:
-        if self.kind is None:
-            return self.server
-        if self.kind == "instructions":
-            return f"{self.server}/instructions"
-        if self.kind == "tool":
-            return f"{self.server}/{self.key}"
-        return f"{self.server}/{self.kind}:{self.key}"
+        return format_target(self.server, self.kind, self.key)
+
+
+def format_target(server: str, kind: str | None = None, key: str | None = None) -> str:
+    """The spelling of a target (the inverse of :func:`parse`)."""
+    if kind is None:
+        return server
+    if kind == "instructions":
+        return f"{server}/instructions"
+    if kind == "tool":
+        return f"{server}/{key}"
+    return f"{server}/{kind}:{key}"
+
+
+def label(server: str | ServerEntry, entry: Entry) -> str:
+    """The target naming ``entry`` of ``server`` (e.g. ``docs/search``, ``docs/prompt:intro``)."""
+    name = server if isinstance(server, str) else server.name
+    return format_target(name, entry.kind, entry.key)
 
 
 def parse(text: str, *, tool_only: bool = False, server_ok: bool = True) -> Target:
@@ -34,7 +51,7 @@ def parse(text: str, *, tool_only: bool = False, server_ok: bool = True) -> Targ
         return Target(text)
     server, rest = text.split("/", 1)
     if not server or not rest:
-        raise UsageError(f"`{text}` is not a target", hint="use SERVER, SERVER/TOOL, SERVER/prompt:NAME, SERVER/instructions")
+        raise UsageError(f"`{text}` is not a target", hint=f"use {SPELLINGS}")
     kind, key = "tool", rest
     if rest == "instructions":
         kind, key = "instructions", "instructions"
@@ -56,6 +73,13 @@ def server_of(lock: Lock, name: str) -> ServerEntry:
     return srv
 
 
+def select(lock: Lock, names: list[str]) -> list[ServerEntry]:
+    """The named servers (every server, sorted, when none is named)."""
+    if not names:
+        return [lock.servers[n] for n in sorted(lock.servers)]
+    return [server_of(lock, n) for n in names]
+
+
 def resolve(lock: Lock, target: Target) -> tuple[ServerEntry, list[Entry]]:
     srv = server_of(lock, target.server)
     if target.kind is None:
@@ -67,6 +91,6 @@ def resolve(lock: Lock, target: Target) -> tuple[ServerEntry, list[Entry]]:
         if target.kind == "tool" and target.key:
             close = [k for k in srv.tools if k.lower() == target.key.lower()]
             if close:
-                hint = f"did you mean `{srv.name}/{close[0]}`?"
+                hint = f"did you mean `{format_target(srv.name, 'tool', close[0])}`?"
         raise UsageError(f"no {what} `{target.key}` on server `{srv.name}`", hint=hint)
     return srv, [entry]

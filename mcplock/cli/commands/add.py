@@ -1,0 +1,189 @@
+"""`mcplock add`: lock new servers (one spec, or imported from a host config)."""
+
+from __future__ import annotations
+
+import sys
+from typing import List, Optional
+
+import typer
+from rich.text import Text
+
+from mcplock.cli import context
+from mcplock.cli.context import Cli
+from mcplock.cli.options import ProbeArgs, probing
+from mcplock.cli import progress
+from mcplock.cli.progress import report_failure
+from mcplock.core import add as core_add
+from mcplock.core.add import Staged
+from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers
+from mcplock.errors import SecretError, UsageError
+from mcplock.lock.model import POLICIES, ServerEntry
+from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
+from mcplock.targets import label
+from mcplock.untrusted import safe_text
+
+POLICY_HELP = ("Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
+               "no annotations, so usually the same as all), none.")
+
+
+def check_policy(policy: str) -> None:
+    if policy not in POLICIES:
+        raise UsageError(f"--policy takes one of {', '.join(POLICIES)}")
+
+
+@probing(oauth=True)
+def cmd_add(
+    ctx: typer.Context,
+    name: Optional[str] = typer.Argument(None, help="Name of the server in the lock."),
+    target: Optional[List[str]] = typer.Argument(None, help="URL, or `-- CMD [ARG…]` for a stdio server."),
+    from_file: Optional[str] = typer.Option(None, "--from", metavar="FILE", help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …)."),
+    transport: Optional[str] = typer.Option(None, "--transport", help="http (Streamable HTTP, default for URLs) or sse (legacy)."),
+    header: List[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
+    env: List[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
+    cwd: Optional[str] = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),
+    policy: str = typer.Option("all", "--policy", help=POLICY_HELP),
+    pin_resources: bool = typer.Option(False, "--pin-resources", help="Also pin resources/list (usually data that changes)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Accept every tool without asking."),
+    *,
+    probe: ProbeArgs,
+) -> int:
+    """Add servers: `add NAME -- CMD…`, `add NAME URL`, or `add --from FILE [NAME…]`."""
+    cli = context.of(ctx)
+    check_policy(policy)
+    if transport is not None and transport not in TRANSPORTS:
+        raise UsageError("--transport takes stdio, http or sse")
+    target = list(target or [])
+    if from_file:
+        found = core_add.from_config(from_file, ([name] if name else []) + target, cli.lock_dir)
+    else:
+        found = core_add.Found(specs=[(_one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe), None)])
+    for n in found.notes:
+        cli.note(n)
+
+    # names already locked: exit 2 for an explicit add; skipped for an import
+    existing = core_add.locked_names(cli.lockfile)
+    clash = [sp.name for sp, _ in found.specs if sp.name in existing]
+    if clash and not from_file:
+        raise UsageError(f"`{clash[0]}` is already locked", hint=f"run `mcplock refresh {clash[0]}` to re-probe it, or `mcplock remove {clash[0]}` first")
+    for c in clash:
+        cli.err.print(safe_text(f"skipped `{c}`: already locked (use `mcplock refresh {c}`)", "yellow", keep_newlines=False))
+    specs = [(sp, h) for sp, h in found.specs if sp.name not in existing]
+    if not specs:
+        cli.info("nothing to add")
+        return 0
+    return lock_specs(cli, specs, policy, yes, probe)
+
+
+def _one_spec(cli: Cli, name: Optional[str], target: list[str], transport: Optional[str], header: list[str],
+              env: list[str], cwd: Optional[str], pin_resources: bool, probe: ProbeArgs) -> ServerSpec:
+    if not name:
+        raise UsageError("name the server: `mcplock add NAME -- CMD…` or `mcplock add NAME URL`")
+    if "/" in name or not name.strip():
+        raise UsageError(f"`{name}` cannot be a server name (no `/`, not empty)")
+    if not target:
+        raise UsageError("give a URL or `-- CMD [ARG…]`", hint=f"e.g. `mcplock add {name} -- npx -y @modelcontextprotocol/server-everything`")
+    if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
+        url = target[0]
+        if looks_secret("url", url) and "${" not in url:
+            raise SecretError("the URL holds a literal secret", hint="write it as ${VAR} in the URL and export VAR")
+        if env or cwd:
+            raise UsageError("--env and --cwd are for stdio servers")
+        check_transport(transport, remote=True)
+        return ServerSpec(name=name, transport=transport or "http", url=url, headers=parse_headers(header),
+                          pin_resources=pin_resources, auth=probe.auth())
+    if header:
+        raise UsageError("--header is for remote servers")
+    check_transport(transport, remote=False)
+    check_args(target)
+    return ServerSpec(name=name, transport="stdio", command=target[0], args=tuple(target[1:]), env=parse_env(env),
+                      cwd=cwd, pin_resources=pin_resources)
+
+
+def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: ProbeArgs) -> int:
+    """Probe new servers, stage what they offer, accept it (--yes, or yes at the prompt) but
+    for critical findings, and write them to the lock. `add` and `init` end here."""
+    from mcplock.core.specs import probe_spec
+    from mcplock.lint.entries import lint_entries
+
+    opts = args.options(cli)
+    results = progress.probe(cli, [probe_spec(sp, cli.lock_dir) for sp, _ in specs], opts, login=args.login)
+    client = args.client() if args.client_name != "mcplock" else None  # the default identity is not pinned
+    staged, failed = core_add.stage_new(specs, results, policy, client)
+    interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
+    findings = lint_entries(staged)
+    held: dict[str, list[str]] = {}
+    for entry in staged:
+        _warn_findings(cli, entry, findings)
+        if yes or (interactive and _confirm(cli, entry, findings)):
+            held[entry.name] = core_add.accept_all_but_critical(entry, findings)
+    clashes = core_add.write_new(cli.lockfile, staged)
+    for name, err in {**failed, **clashes}.items():
+        report_failure(cli, name, err)
+    for entry in staged:
+        if entry.name not in clashes:
+            _report_locked(cli, entry, held.get(entry.name, []))
+    return 3 if failed or clashes else 0
+
+
+def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
+    n = sum(1 for t in entry.tools.values() if t.definition is not None)
+    left = entry.pending_count()
+    name = safe_text(entry.name, keep_newlines=False)
+    if n or not left:
+        line = Text("locked ").append_text(name).append(f": {n} tools accepted ({_extras(entry)})")
+        if left:
+            line.append(f", {left} left pending", style="yellow")
+        cli.say(line)
+    else:
+        cli.say(Text("added ").append_text(name).append(f": {left} items pending review"))
+    for target in held:
+        cli.info(Text("  left pending (critical lint finding): ", style="bold red").append_text(
+            safe_text(target, keep_newlines=False)))
+    if left:
+        cli.info(Text("review with `mcplock show ").append_text(name).append("`, then `mcplock accept ")
+                 .append_text(name).append("/…` or `mcplock reject ").append_text(name).append("/…`"))
+
+
+def _extras(entry: ServerEntry) -> str:
+    parts = [f"{len(entry.items['prompt'])} prompts", f"{len(entry.items['resource-template'])} resource templates"]
+    if entry.instructions is not None:
+        parts.append("instructions")
+    return ", ".join(parts)
+
+
+def _warn_findings(cli: Cli, entry: ServerEntry, findings: dict) -> None:
+    for e in entry.entries():
+        for f in findings.get((entry.name, e.kind, e.key), []):
+            if f.severity not in ("critical", "high"):
+                continue
+            row = Text(f"warning: {f.severity} {f.rule} in ", style="bold red" if f.severity == "critical" else "red")
+            row.append_text(safe_text(label(entry, e), keep_newlines=False))
+            row.append(": ").append_text(safe_text(f.message, keep_newlines=False))
+            cli.err.print(row)
+
+
+def _confirm(cli: Cli, entry: ServerEntry, findings: dict) -> bool:
+    out = cli.out
+    out.print(Text("server ", style="bold").append_text(safe_text(entry.name, keep_newlines=False))
+              .append(f" offers {len(entry.tools)} tools:"))
+    for key, e in sorted(entry.tools.items()):
+        d = e.pending.definition if e.pending else e.definition
+        desc = d.get("description", "") if isinstance(d, dict) else ""
+        first = desc.strip().split("\n")[0] if isinstance(desc, str) else ""
+        row = Text("  ").append_text(safe_text(key, "bold", keep_newlines=False)).append("  ")
+        row.append_text(safe_text(first[:120], keep_newlines=False))
+        found = findings.get((entry.name, "tool", key))
+        if found:
+            row.append("  [" + ", ".join(sorted({f"{f.severity} {f.rule}" for f in found})) + "]", style="bold red")
+        out.print(row)
+    if entry.instructions is not None and entry.instructions.pending is not None:
+        out.print(Text("  instructions: ").append_text(safe_text(str(entry.instructions.pending.definition)[:200], keep_newlines=False)))
+    crit = core_add.has_critical(entry, findings)
+    question = "accept all of them? [y/N] " if not crit else "accept all but the critical ones (they stay pending)? [y/N] "
+    out.print(Text(question, style="bold"), end="")
+    answer = sys.stdin.readline().strip().lower()
+    return answer in ("y", "yes")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("add")(cmd_add)

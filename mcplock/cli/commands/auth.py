@@ -1,0 +1,168 @@
+"""`mcplock auth login|logout|status`: OAuth tokens of remote servers.
+
+Tokens never reach the lock, stdout, or an error message; `auth status` shows whether a
+token is stored and when it expires, never the token.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import Any, Optional
+
+import typer
+from rich.text import Text
+
+from mcplock.cli import context
+from mcplock.cli.options import (OAUTH_CLIENT_ID, OAUTH_CLIENT_METADATA_URL, OAUTH_CLIENT_SECRET, OAUTH_GRANT,
+                                 OAUTH_SCOPES)
+from mcplock.core import oauth
+from mcplock.errors import McplockError, UsageError
+from mcplock.spec import ServerSpec
+from mcplock.untrusted import safe_text
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(text + "\n")  # plain: the URL must stay copy-pasteable
+    sys.stderr.flush()
+
+
+def _name(name: str) -> Text:
+    return safe_text(name, keep_newlines=False)
+
+
+def cmd_login(
+    ctx: typer.Context,
+    target: str = typer.Argument(..., metavar="NAME | URL", help="A server in the lock, or a URL."),
+    url: Optional[str] = typer.Argument(None, metavar="[URL]", help="The URL of a server not locked yet."),
+    oauth_client_id: Optional[str] = OAUTH_CLIENT_ID,
+    oauth_client_secret: Optional[str] = OAUTH_CLIENT_SECRET,
+    oauth_scopes: Optional[str] = OAUTH_SCOPES,
+    oauth_grant: Optional[str] = OAUTH_GRANT,
+    oauth_client_metadata_url: Optional[str] = OAUTH_CLIENT_METADATA_URL,
+    timeout: float = typer.Option(300.0, "--timeout", help="Seconds to wait for the browser to come back (default 300)."),
+    no_browser: bool = typer.Option(False, "--no-browser", help="Only print the authorization URL."),
+) -> int:
+    """Log in to a remote server with OAuth (authorization code + PKCE in the browser) and keep
+    the tokens in your config directory (never in the repo)."""
+    import asyncio
+
+    from mcplock.auth.oauth import login
+
+    cli = context.of(ctx)
+    auth = oauth.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes, oauth_grant, oauth_client_metadata_url)
+    spec, locked = oauth.login_target(target, url, auth, cli.lockfile)
+    if timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=_say, open_browser=not no_browser))
+    if not state.get("token"):
+        cli.say(_name(spec.name).append(": the server did not ask for a login; nothing stored"))
+        return 0
+    cli.say(Text("logged in to ").append_text(_name(spec.name)).append(f" ({token_state(state)})"))
+    if locked:
+        try:
+            oauth.record_method(spec, cli.lockfile)
+        except McplockError as e:  # the login itself worked
+            cli.info(f"note: could not record the auth method in the lock: {e.message}")
+    return 0
+
+
+def cmd_logout(ctx: typer.Context, target: str = typer.Argument(..., metavar="NAME | URL")) -> int:
+    """Forget the stored OAuth tokens of a server (the lock is not changed)."""
+    from mcplock.auth.store import TokenStore
+    from mcplock.spec import expand
+
+    cli = context.of(ctx)
+    if "://" in target:
+        spec = ServerSpec(name=target, transport="http", url=target)
+    else:
+        spec, _ = oauth.login_target(target, None, None, cli.lockfile)
+    if not spec.url:
+        raise UsageError(f"`{target}` has no URL")
+    gone = TokenStore().delete(expand(spec.url))
+    cli.say(Text("logged out of ").append_text(_name(spec.name)) if gone else _name(spec.name).append(": no token stored"))
+    return 0
+
+
+def token_state(d: dict[str, Any], now: float | None = None) -> str:
+    if not d.get("token"):
+        return "no token"
+    now = time.time() if now is None else now
+    parts = ["token stored"]
+    exp = d.get("expires_at")
+    if isinstance(exp, int):
+        left = exp - now
+        if left <= 0:
+            parts.append("expired" + (", will refresh" if d.get("refreshable") else ""))
+        else:
+            parts.append(f"expires in {_span(left)}")
+    if d.get("scopes"):
+        parts.append(f"scopes {d['scopes']}")
+    return ", ".join(parts)
+
+
+def _span(s: float) -> str:
+    if s < 120:
+        return f"{int(s)} s"
+    if s < 7200:
+        return f"{int(s // 60)} min"
+    if s < 172800:
+        return f"{int(s // 3600)} h"
+    return f"{int(s // 86400)} days"
+
+
+def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", help="text or json.")) -> int:
+    """The auth method of each remote server in the lock and whether a token is stored (never the token)."""
+    from mcplock.auth.store import TokenStore, describe
+    from mcplock.lock.read import load
+    from mcplock.spec import expand
+
+    cli = context.of(ctx)
+    if fmt not in ("text", "json"):
+        raise UsageError("use --format text or --format json")
+    cli.json_mode("auth status", fmt)
+    lock = load(cli.lockfile)
+    store = TokenStore()
+    rows: list[dict[str, Any]] = []
+    for name in sorted(lock.servers):
+        srv = lock.servers[name]
+        if srv.transport == "stdio" or not srv.url:
+            continue
+        d = describe(store.load(expand(srv.url)))
+        if srv.auth is not None:
+            method = srv.auth if isinstance(srv.auth, str) else srv.auth.get("method", "oauth")
+        elif any(k.lower() == "authorization" for k in srv.headers):
+            method = "header"
+        else:
+            method = "oauth" if d.get("token") else "none"
+        row: dict[str, Any] = {"name": name, "url": srv.url, "method": method, "token": bool(d.get("token"))}
+        for k in ("expires_at", "expired", "refreshable", "scopes", "client_id"):
+            if k in d:
+                row[k] = d[k]
+        rows.append(row)
+    if fmt == "json":
+        cli.write_json({"version": 1, "command": "auth status", "token_store": str(store.dir), "servers": rows})
+        return 0
+    if not rows:
+        cli.say("no remote servers in the lock")
+        return 0
+    for r in rows:
+        line = safe_text(r["name"], "bold", keep_newlines=False).append(f"  {r['method']}")
+        if r["method"] in ("oauth", "client-credentials"):
+            line.append("  " + token_state(r), style="green" if r["token"] and not r.get("expired") else "yellow")
+            if not r["token"] and r["method"] == "oauth":
+                line.append("  (log in with `mcplock auth login ", style="dim").append_text(
+                    safe_text(r["name"], "dim", keep_newlines=False)).append("`)", style="dim")
+        cli.say(line)
+    cli.info(f"tokens are kept in {store.dir}")
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    auth = typer.Typer(help="OAuth for remote servers: log in, log out, show what is stored.",
+                       no_args_is_help=True, rich_markup_mode=None)
+    auth.command("login")(cmd_login)
+    auth.command("logout")(cmd_logout)
+    auth.command("status")(cmd_status)
+    app.add_typer(auth, name="auth")

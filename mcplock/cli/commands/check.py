@@ -1,0 +1,65 @@
+"""`mcplock check`: the offline gate for pre-commit."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+from rich.text import Text
+
+from mcplock.cli import context
+from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP
+from mcplock.errors import UsageError
+
+
+def cmd_check(
+    ctx: typer.Context,
+    fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
+    out_file: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
+) -> int:
+    """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs."""
+    from mcplock.check import run_check
+    from mcplock.lock.read import load
+    from mcplock.render import formats
+
+    cli = context.of(ctx)
+    if fmt not in formats.FORMATS:
+        raise UsageError(f"unknown format `{fmt}` for check", hint=f"use --format {'|'.join(formats.FORMATS)}")
+    cli.json_mode("check", fmt)
+    path = cli.lockfile
+    lock = load(path)
+    findings = run_check(lock, path)
+    code = 1 if findings else 0
+    if fmt != "text":
+        lock_text = None
+        if fmt in ("sarif", "github"):
+            try:
+                with open(path, encoding="utf-8") as fh:
+                    lock_text = fh.read()
+            except OSError:
+                pass
+        report = formats.check_report(fmt, findings, lock, path, code, lock_text=lock_text,
+                                      path=formats.artifact_path(path))
+        cli.emit_report(report, out_file, fmt, code)
+        return code
+    from mcplock.render.text import render_findings
+
+    tools = sum(len(srv.tools) for srv in lock.servers.values())
+    if not findings:
+        verdict = Text(f"ok: {path}: {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending")
+    else:
+        verdict = Text(f"{len(findings)} problem(s) in {path}", style="bold red")
+    if out_file:
+        from rich.console import Group
+
+        cli.write_rendered(out_file, Group(render_findings(findings), verdict) if findings else verdict)
+        cli.info(f"wrote the report to {out_file} (exit {code})")
+        return code
+    if findings:
+        cli.out.print(render_findings(findings))
+    cli.say(verdict)
+    return code
+
+
+def register(app: typer.Typer) -> None:
+    app.command("check")(cmd_check)

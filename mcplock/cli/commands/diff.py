@@ -1,0 +1,61 @@
+"""`mcplock diff`: compare live servers with the lock (never writes)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from mcplock.cli import context
+from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP, ProbeArgs, probing
+from mcplock.cli.progress import load_and_probe
+from mcplock.core.diff import diff_servers
+from mcplock.errors import UsageError
+
+
+
+@probing()
+def cmd_diff(
+    ctx: typer.Context,
+    names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]…"),
+    fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
+    out_file: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
+    *,
+    probe: ProbeArgs,
+) -> int:
+    """Compare live servers with the lock (never writes). Exit 1 on drift or pending review, 3 if unreachable."""
+    from mcplock.render import formats
+
+    cli = context.of(ctx)
+    if fmt not in formats.FORMATS:
+        raise UsageError(f"unknown format `{fmt}` for diff", hint=f"use --format {'|'.join(formats.FORMATS)}")
+    cli.json_mode("diff", fmt)
+    opts = probe.options(cli)
+    lock, selected, results = load_and_probe(cli, list(names or []), opts, use_stored_client=not probe.client_name,
+                                             login=probe.login)
+    diffs, code = diff_servers(lock, selected, results)
+    if fmt != "text":
+        lock_text = None
+        if fmt in ("sarif", "github"):
+            try:
+                lock_text = Path(cli.lockfile).read_text(encoding="utf-8")
+            except OSError:
+                pass
+        report = formats.diff_report(fmt, diffs, cli.lockfile, code, lock_text=lock_text,
+                                     path=formats.artifact_path(cli.lockfile))
+        cli.emit_report(report, out_file, fmt, code)
+        return code
+    from mcplock.render.diff import render_diff
+
+    rendered = render_diff(diffs, color=cli.color() and not out_file)
+    if out_file:
+        cli.write_rendered(out_file, rendered)
+        cli.info(f"wrote the report to {out_file} (exit {code})")
+    else:
+        cli.out.print(rendered)
+    return code
+
+
+def register(app: typer.Typer) -> None:
+    app.command("diff")(cmd_diff)

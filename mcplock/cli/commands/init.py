@@ -1,0 +1,39 @@
+"""`mcplock init`: find the host configs of this project and lock every server they name."""
+
+from __future__ import annotations
+
+import typer
+from rich.text import Text
+
+from mcplock.cli import context
+from mcplock.cli.commands.add import check_policy, lock_specs
+from mcplock.cli.options import ProbeArgs, probing
+from mcplock.core import add as core_add
+from mcplock.untrusted import safe_text
+
+
+@probing(login=False)
+def cmd_init(
+    ctx: typer.Context,
+    policy: str = typer.Option("all", "--policy", help="Default approval for the imported servers: all, writes, none."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Accept every tool without asking."),
+    *,
+    probe: ProbeArgs,
+) -> int:
+    """Find the MCP host configs of this project and lock every server they name."""
+    cli = context.of(ctx)
+    check_policy(policy)
+    found = core_add.from_project(cli.lock_dir, core_add.locked_names(cli.lockfile))
+    for rel, host, names in found.configs:
+        cli.err.print(Text(f"found {rel} ({host}): ").append_text(
+            safe_text(", ".join(names) or "no servers", keep_newlines=False)))
+    for n in found.notes:
+        cli.note(n)
+    if not found.specs:
+        cli.info("every server is already locked; `mcplock refresh` re-probes them")
+        return 0
+    return lock_specs(cli, found.specs, policy, yes, probe)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(cmd_init)

@@ -1,0 +1,66 @@
+"""`mcplock inspect`: probe a server and print what it exposes, without a lock."""
+
+from __future__ import annotations
+
+import os
+from typing import List, Optional
+
+import typer
+
+from mcplock.cli import context
+from mcplock.cli.options import ProbeArgs, probing
+from mcplock.cli import progress
+from mcplock.core.specs import check_transport, parse_env, parse_headers
+from mcplock.errors import ProbeError, UsageError
+from mcplock.spec import ServerSpec
+
+
+@probing(oauth=True)
+def cmd_inspect(
+    ctx: typer.Context,
+    target: List[str] = typer.Argument(..., metavar="URL | -- CMD [ARG…]"),
+    transport: Optional[str] = typer.Option(None, "--transport", help="http or sse for a URL."),
+    header: List[str] = typer.Option([], "--header", help="'Name: value' (values may use ${VAR})."),
+    env: List[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server."),
+    fmt: str = typer.Option("text", "--format", help="text or json (the raw definitions)."),
+    pin_resources: bool = typer.Option(False, "--resources", help="Also list resources."),
+    *,
+    probe: ProbeArgs,
+) -> int:
+    """Probe a server and print what it exposes, without touching a lock."""
+    cli = context.of(ctx)
+    if fmt not in ("text", "json"):
+        raise UsageError("use --format text or --format json")
+    cli.json_mode("inspect", fmt)
+    if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
+        check_transport(transport, remote=True)
+        if env:
+            raise UsageError("--env is for stdio servers")
+        spec = ServerSpec(name="inspect", transport=transport or "http", url=target[0],
+                          headers=parse_headers(header, refuse_secrets=False), pin_resources=pin_resources,
+                          auth=probe.auth())
+    else:
+        check_transport(transport, remote=False)
+        if header:
+            raise UsageError("--header is for remote servers")
+        spec = ServerSpec(name="inspect", transport="stdio", command=target[0], args=tuple(target[1:]),
+                          env=parse_env(env, refuse_secrets=False), cwd=os.getcwd(), pin_resources=pin_resources)
+    r = progress.probe(cli, [spec], probe.options(cli), login=probe.login).get("inspect")
+    if isinstance(r, ProbeError) or r is None:
+        raise r or ProbeError("internal", "no result")
+    if fmt == "json":
+        doc = {"version": 1, "command": "inspect", "exit_code": 0, "server_info": r.server_info,
+               "protocol_version": r.protocol_version, "capabilities": r.capabilities, "instructions": r.instructions,
+               "tools": r.tools, "prompts": r.prompts, "resource_templates": r.resource_templates}
+        if r.resources is not None:
+            doc["resources"] = r.resources
+        cli.write_json(doc)
+        return 0
+    from mcplock.render.diff import render_snapshot
+
+    cli.out.print(render_snapshot(r))
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    app.command("inspect")(cmd_inspect)

@@ -1,0 +1,70 @@
+"""`mcplock list` and `mcplock show`: what the lock holds (offline)."""
+
+from __future__ import annotations
+
+import typer
+
+from mcplock.cli import context
+from mcplock.errors import UsageError
+from mcplock.lock.model import ServerEntry
+
+
+def cmd_list(
+    ctx: typer.Context,
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+) -> int:
+    """Servers, tools, flags and pending counts (offline)."""
+    from mcplock.lint.entries import lint_entries
+    from mcplock.lock.read import load
+
+    cli = context.of(ctx)
+    if fmt not in ("text", "json"):
+        raise UsageError(f"unknown format `{fmt}` for list", hint="use --format text or --format json")
+    cli.json_mode("list", fmt)
+    lock = load(cli.lockfile)
+    found = lint_entries(lock.servers.values())
+    if fmt == "json":
+        cli.write_json({"version": 1, "command": "list", "lockfile": cli.lockfile,
+                        "servers": [_server_json(s, found) for _, s in sorted(lock.servers.items())]})
+        return 0
+    from mcplock.render.text import render_list
+
+    cli.out.print(render_list(lock, found))
+    return 0
+
+
+def _server_json(s: ServerEntry, found: dict) -> dict[str, object]:
+    return {
+        "name": s.name,
+        "transport": s.transport,
+        "policy": s.policy,
+        "source": s.source,
+        "server_info": s.server_info,
+        "pending": s.pending_count(),
+        "items": [
+            {"kind": e.kind, "name": e.key, "state": e.state,
+             **({"enabled": e.enabled, "approval": e.approval} if e.kind == "tool" else {}),
+             "hash": e.hash,
+             "findings": [f.as_json() for f in found.get((s.name, e.kind, e.key), [])]}
+            for e in s.entries()
+        ],
+    }
+
+
+def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERVER[/TOOL]")) -> int:
+    """The accepted definition (and any pending proposal) in full."""
+    from mcplock import targets
+    from mcplock.lock.read import load
+    from mcplock.render.show import render_show
+
+    cli = context.of(ctx)
+    lock = load(cli.lockfile)
+    t = targets.parse(target)
+    srv, entries = targets.resolve(lock, t)
+    cli.out.print(render_show(srv, entries, whole_server=t.kind is None, color=cli.color()))
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    app.command("list")(cmd_list)
+    app.command("show")(cmd_show)

@@ -1,0 +1,52 @@
+"""`mcplock refresh`: probe again and stage upstream changes for review."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import typer
+from rich.text import Text
+
+from mcplock.cli import context
+from mcplock.cli.options import ProbeArgs, probing
+from mcplock.cli import progress
+from mcplock.cli.progress import report_failure
+from mcplock.core import refresh as core_refresh
+from mcplock.untrusted import safe_text
+
+
+@probing()
+def cmd_refresh(
+    ctx: typer.Context,
+    names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]…"),
+    *,
+    probe: ProbeArgs,
+) -> int:
+    """Probe again and stage upstream changes as pending; changed tools are quarantined (disabled)."""
+    from mcplock.lock.read import load
+    from mcplock.targets import select
+
+    cli = context.of(ctx)
+    selected = select(load(cli.lockfile), list(names or []))
+    plan = core_refresh.plan(selected, cli.lock_dir, use_stored_client=not probe.client_name)
+    client = probe.client()
+    results = progress.probe(cli, plan.specs, probe.options(cli), login=probe.login)
+    summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client)
+    for name, err in failed.items():
+        report_failure(cli, name, err)
+    for name, res in summary:
+        line = Text().append_text(safe_text(name, keep_newlines=False))
+        if res.proposals:
+            line.append(f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed — pending review", style="yellow")
+        else:
+            line.append(": up to date", style="green")
+        cli.say(line)
+        for target in res.changed:
+            cli.info(Text("  quarantined (changed upstream): ").append_text(safe_text(target, keep_newlines=False)))
+    if any(res.proposals for _, res in summary):
+        cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
+    return 3 if failed else 0
+
+
+def register(app: typer.Typer) -> None:
+    app.command("refresh")(cmd_refresh)

@@ -1,0 +1,119 @@
+"""The state of one CLI run, carried in typer's ``ctx.obj``: the global options, the two
+consoles (results on stdout, progress and diagnostics on stderr), and whether the command
+prints machine output (so errors come out as JSON too)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from mcplock.errors import McplockError
+from mcplock.untrusted import safe_text
+
+
+def _console(file: object, no_color: bool) -> Console:
+    return Console(file=file, no_color=no_color, highlight=False, soft_wrap=True,  # type: ignore[arg-type]
+                   color_system=None if no_color else "auto")
+
+
+@dataclass
+class Cli:
+    lockfile: str = "mcp.lock"
+    no_color: bool = False
+    quiet: bool = False
+    verbose: bool = False
+    args: list[str] = field(default_factory=list)  # as given: click swallows `--` (`add NAME -- CMD` vs `add NAME URL`)
+    json_command: Optional[str] = None  # set by a command that prints machine output
+    out: Console = field(init=False, repr=False)
+    err: Console = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.configure()
+
+    def configure(self, **kw: object) -> None:
+        for k, v in kw.items():
+            setattr(self, k, v)
+        nc = self.no_color or bool(os.environ.get("NO_COLOR"))
+        self.out = _console(sys.stdout, nc)
+        self.err = _console(sys.stderr, nc)
+
+    # --- what the commands ask -----------------------------------------------------------
+
+    @property
+    def lock_dir(self) -> str:
+        from mcplock.core.specs import lock_dir
+
+        return lock_dir(self.lockfile)
+
+    @property
+    def had_dashdash(self) -> bool:
+        return "--" in self.args
+
+    def json_mode(self, command: str, fmt: str) -> None:
+        if fmt == "json":
+            self.json_command = command
+
+    def color(self) -> bool:
+        return self.out.is_terminal and not self.no_color and not os.environ.get("NO_COLOR")
+
+    # --- printing --------------------------------------------------------------------------
+
+    def info(self, message: str | Text) -> None:
+        """Progress or a note on stderr (suppressed by -q)."""
+        if not self.quiet:
+            self.err.print(message)
+
+    def say(self, message: str | Text) -> None:
+        """A result line on stdout (suppressed by -q)."""
+        if not self.quiet:
+            self.out.print(message)
+
+    def note(self, text: str) -> None:
+        """A yellow ``note:`` about untrusted text (names and warnings from host configs)."""
+        self.err.print(Text("note: ", style="yellow").append_text(safe_text(text, keep_newlines=False)))
+
+    def error(self, message: str, hint: str | None = None) -> None:
+        self.err.print(Text("error: ", style="bold red").append_text(safe_text(message)))
+        if hint:
+            self.err.print(Text("hint: ", style="dim").append_text(safe_text(hint, "dim")))
+
+    def print_error(self, err: McplockError) -> None:
+        if self.json_command is not None:
+            doc: dict[str, object] = {"version": 1, "command": self.json_command, "exit_code": err.exit_code,
+                                      "error": err.as_json()}
+            sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+            return
+        self.error(err.message, err.hint)
+
+    def write_json(self, doc: object) -> None:
+        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+    def emit_report(self, report: str, out_file: str | None, fmt: str, code: int) -> None:
+        """A machine report on stdout, or into ``out_file`` with a one-line note on stderr."""
+        if not out_file:
+            sys.stdout.write(report)
+            return
+        with open(out_file, "w", encoding="utf-8") as fh:
+            fh.write(report)
+        if fmt != "json":
+            self.info(f"wrote the {fmt} report to {out_file} (exit {code})")
+
+    def write_rendered(self, out_file: str, *renderables: object) -> None:
+        """Rendered text into ``out_file``, without colour."""
+        with open(out_file, "w", encoding="utf-8") as fh:
+            Console(file=fh, no_color=True, color_system=None, soft_wrap=True, highlight=False).print(*renderables)
+
+
+def of(ctx: typer.Context) -> Cli:
+    """The run's state (a default one when a command runs without :func:`mcplock.cli.app.run`)."""
+    root = ctx.find_root()
+    if not isinstance(root.obj, Cli):
+        root.obj = Cli(lockfile=os.environ.get("MCPLOCK_LOCKFILE") or "mcp.lock")
+    return root.obj  # type: ignore[no-any-return]

@@ -1,0 +1,114 @@
+"""Options shared by several commands, declared once.
+
+:func:`probing` adds the probing options (``--timeout``, ``--client-name``,
+``--client-version``, ``--login`` and, with ``oauth=True``, the ``--oauth-*`` options) to a
+command and hands them to it as one :class:`ProbeArgs` in its ``probe`` parameter.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from dataclasses import dataclass, fields
+from typing import Any, Callable, Optional, TypeVar
+
+import typer
+
+from mcplock.cli.context import Cli
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+FORMAT_HELP = "text, json, markdown (step summaries, PR comments), sarif (code scanning) or github (annotations)."
+OUTPUT_HELP = "Write the report to FILE instead of stdout."
+LOGIN_HELP = ("Allow an OAuth login in the browser when a server asks for one, even without a terminal "
+              "(by default only on a TTY).")
+CLIENT_ID_HELP = "OAuth: a pre-registered client id (default: dynamic client registration)."
+CLIENT_SECRET_HELP = ("OAuth: the client secret as a ${VAR} template (never the secret itself); implies the "
+                      "client_credentials grant unless --oauth-grant authorization-code.")
+SCOPES_HELP = "OAuth: the scopes to ask for, space-separated (default: what the server advertises)."
+GRANT_HELP = ("OAuth: authorization-code (log in in the browser; with --oauth-client-secret a confidential "
+              "pre-registered client) or client-credentials (CI). Default: client-credentials with a secret, "
+              "else authorization-code.")
+CLIENT_METADATA_URL_HELP = ("OAuth: an https:// URL of a client ID metadata document (the URL is the client id), "
+                            "used where the authorization server supports it, else dynamic registration.")
+
+OAUTH_CLIENT_ID = typer.Option(None, "--oauth-client-id", help=CLIENT_ID_HELP)
+OAUTH_CLIENT_SECRET = typer.Option(None, "--oauth-client-secret", help=CLIENT_SECRET_HELP)
+OAUTH_SCOPES = typer.Option(None, "--oauth-scopes", help=SCOPES_HELP)
+OAUTH_GRANT = typer.Option(None, "--oauth-grant", help=GRANT_HELP)
+OAUTH_CLIENT_METADATA_URL = typer.Option(None, "--oauth-client-metadata-url", help=CLIENT_METADATA_URL_HELP)
+
+
+@dataclass(frozen=True)
+class ProbeArgs:
+    """The probing options of one command run."""
+
+    timeout: float = 30.0
+    client_name: Optional[str] = None
+    client_version: Optional[str] = None
+    login: bool = False
+    oauth_client_id: Optional[str] = None
+    oauth_client_secret: Optional[str] = None
+    oauth_scopes: Optional[str] = None
+    oauth_grant: Optional[str] = None
+    oauth_client_metadata_url: Optional[str] = None
+
+    def options(self, cli: Cli):  # type: ignore[no-untyped-def]
+        """The ProbeOptions of this run (built by the core)."""
+        from mcplock.core.probing import probe_options
+
+        return probe_options(lockfile=cli.lockfile, timeout=self.timeout, client_name=self.client_name,
+                             client_version=self.client_version, verbose=cli.verbose)
+
+    def auth(self):  # type: ignore[no-untyped-def]
+        """The ``auth`` the --oauth-* options describe (None without them)."""
+        from mcplock.core.oauth import auth_spec
+
+        return auth_spec(self.oauth_client_id, self.oauth_client_secret, self.oauth_scopes, self.oauth_grant,
+                         self.oauth_client_metadata_url)
+
+    def client(self) -> dict[str, str] | None:
+        from mcplock.core.specs import client_identity
+
+        return client_identity(self.client_name, self.client_version)
+
+
+_COMMON: list[tuple[str, Any, Any]] = [
+    ("timeout", float, typer.Option(30.0, "--timeout", help="Seconds per server for the whole probe (default 30).")),
+    ("client_name", Optional[str], typer.Option(None, "--client-name", help="Probe as this client (servers may show different tools to different hosts).")),
+    ("client_version", Optional[str], typer.Option(None, "--client-version", help="The client version to announce with --client-name.")),
+]
+_LOGIN = ("login", bool, typer.Option(False, "--login", help=LOGIN_HELP))
+_OAUTH: list[tuple[str, Any, Any]] = [
+    ("oauth_client_id", Optional[str], OAUTH_CLIENT_ID),
+    ("oauth_client_secret", Optional[str], OAUTH_CLIENT_SECRET),
+    ("oauth_scopes", Optional[str], OAUTH_SCOPES),
+    ("oauth_grant", Optional[str], OAUTH_GRANT),
+    ("oauth_client_metadata_url", Optional[str], OAUTH_CLIENT_METADATA_URL),
+]
+_NAMES = {f.name for f in fields(ProbeArgs)}
+
+
+def probing(*, oauth: bool = False, login: bool = True) -> Callable[[F], F]:
+    """Give a command the probing options; it receives them as ``probe: ProbeArgs``."""
+    extra = list(_COMMON) + ([_LOGIN] if login else []) + (_OAUTH if oauth else [])
+
+    def deco(fn: F) -> F:
+        sig = inspect.signature(fn)
+        hints = typing.get_type_hints(fn)
+        own = [p for name, p in sig.parameters.items() if name != "probe"]
+        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=ann)
+                 for name, ann, opt in extra]
+
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kw: Any) -> Any:
+            given = {k: kw.pop(k) for k in list(kw) if k in _NAMES}
+            return fn(*args, probe=ProbeArgs(**given), **kw)
+
+        wrapper.__signature__ = sig.replace(parameters=own + added)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {**{k: v for k, v in hints.items() if k != "probe"},
+                                   **{name: ann for name, ann, _ in extra}}
+        return wrapper  # type: ignore[return-value]
+
+    return deco

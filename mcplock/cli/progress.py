@@ -1,0 +1,74 @@
+"""What a probing command shows on stderr: which server is being probed, which failed,
+why, and (with -v) the non-JSON-RPC lines a server wrote on stdout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from mcplock.cli.context import Cli
+from mcplock.errors import ProbeError
+from mcplock.spec import ServerSpec
+from mcplock.untrusted import safe_text
+
+
+def _name(name: str) -> Text:
+    return safe_text(name, keep_newlines=False)
+
+
+class Progress:
+    """One server is announced before its probe; several as each one starts."""
+
+    def __init__(self, cli: Cli) -> None:
+        self.cli = cli
+        self.many = False
+
+    def announce(self, specs: list[ServerSpec]) -> None:
+        self.many = len(specs) > 1
+        if len(specs) == 1 and not self.cli.quiet:
+            self.cli.err.print(Text("probing ", style="dim").append_text(_name(specs[0].name)))
+
+    def event(self, name: str, what: str) -> None:
+        if self.cli.quiet:
+            return
+        if what == "start" and self.many:
+            self.cli.err.print(Text("probing ", style="dim").append_text(_name(name)))
+        elif what == "failed":
+            self.cli.err.print(Text("failed  ", style="red").append_text(_name(name)))
+
+
+def probe(cli: Cli, specs: list[ServerSpec], opts: Any, *, login: bool) -> dict[str, Any]:
+    """Probe ``specs`` through the core, showing progress; then the -v details."""
+    from mcplock.core.probing import probe as core_probe
+
+    p = Progress(cli)
+    p.announce(specs)
+    results = core_probe(specs, opts, lockfile=cli.lockfile, login=login, on_event=p.event)
+    show_skipped(cli, results)
+    return results
+
+
+def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: bool, login: bool):  # type: ignore[no-untyped-def]
+    """Read the lock and probe the named servers (overlapped by the core), showing progress."""
+    from mcplock.core.probing import load_and_probe as core_load_and_probe
+
+    p = Progress(cli)
+    lock, selected, results = core_load_and_probe(cli.lockfile, names, opts, use_stored_client=use_stored_client,
+                                                  login=login, on_event=p.event, before_probe=p.announce)
+    show_skipped(cli, results)
+    return lock, selected, results
+
+
+def show_skipped(cli: Cli, results: dict[str, Any]) -> None:
+    if not cli.verbose:
+        return
+    for name, r in results.items():
+        if not isinstance(r, ProbeError) and r.skipped_lines:
+            cli.err.print(_name(name).append(f": skipped {len(r.skipped_lines)} non-JSON-RPC line(s) on stdout:", style="dim"))
+            for line in r.skipped_lines[:20]:
+                cli.err.print(Text("  ").append_text(safe_text(line, keep_newlines=False)))
+
+
+def report_failure(cli: Cli, name: str, err: ProbeError) -> None:
+    cli.error(f"{name}: {err.message}", err.hint)

@@ -1,0 +1,24 @@
+"""Comparing live servers with the lock: each server, then across servers; the exit code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcplock.errors import ProbeError
+from mcplock.lock.model import Lock, ServerEntry
+
+
+def diff_servers(lock: Lock, selected: list[ServerEntry], results: dict[str, Any]) -> tuple[list[Any], int]:
+    """The ServerDiffs of ``selected`` (in order; an unreachable server is a diff too),
+    with the cross-server findings, and the exit code they mean (0 clean, 1 drift, 3 unreachable)."""
+    from mcplock import compare
+
+    diffs: list[Any] = []
+    for srv in selected:
+        r = results.get(srv.name)
+        if isinstance(r, ProbeError) or r is None:
+            diffs.append(compare.unreachable(srv, r or ProbeError("internal", "no result")))
+        else:
+            diffs.append(compare.compare(srv, r))
+    compare.cross_server(diffs, compare.tools_in_view(lock, results))
+    return diffs, compare.exit_code(diffs)

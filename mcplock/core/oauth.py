@@ -1,0 +1,237 @@
+"""OAuth around a probe: the ``auth`` of a server from options, what the lock records
+after a probe, logging in where a server asks (then probing again), and login hints
+that work as printed.
+
+Light at import time: the MCP SDK is imported only inside a login (mcplock.auth.oauth).
+Tokens never reach the lock or an error message.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import sys
+from dataclasses import replace
+from typing import Any, Callable, Mapping, Optional
+
+from mcplock.errors import McplockError, ProbeError, SecretError, UsageError
+from mcplock.lock.model import ServerEntry
+from mcplock.spec import AuthSpec, ServerSpec, expand, template_names
+
+GRANTS = ("authorization-code", "client-credentials")
+
+Say = Callable[[str], None]
+Reprobe = Callable[[list[ServerSpec]], dict[str, Any]]
+
+
+def login_allowed(requested: bool, environ: Mapping[str, str] | None = None) -> bool:
+    """A browser login may start: asked for (--login, MCPLOCK_LOGIN=1) or on a terminal;
+    never with MCPLOCK_LOGIN=0."""
+    env = os.environ if environ is None else environ
+    if env.get("MCPLOCK_LOGIN") == "0":
+        return False
+    return requested or env.get("MCPLOCK_LOGIN") == "1" or sys.stdin.isatty()
+
+
+def auth_spec(client_id: Optional[str], client_secret: Optional[str], scopes: Optional[str],
+              grant: Optional[str] = None, client_metadata_url: Optional[str] = None) -> AuthSpec | None:
+    """The ``auth`` of a server from the command-line options (None when none is given).
+
+    A secret means the client_credentials grant unless ``--oauth-grant authorization-code``
+    asks for a confidential client in the authorization-code flow."""
+    if grant is not None and grant not in GRANTS:
+        raise UsageError(f"--oauth-grant takes {' or '.join(GRANTS)}")
+    if client_secret is not None:
+        names = template_names(client_secret)
+        if not names or client_secret != "".join(f"${{{n}}}" for n in names):
+            raise SecretError("--oauth-client-secret takes a ${VAR} template, never the secret itself",
+                              hint="export it (export MCP_CLIENT_SECRET=…) and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
+        if not client_id:
+            raise UsageError("--oauth-client-secret needs --oauth-client-id")
+    elif grant == "client-credentials":
+        raise UsageError("--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret '${VAR}'")
+    if client_metadata_url is not None:
+        from urllib.parse import urlsplit
+
+        p = urlsplit(client_metadata_url)
+        if p.scheme != "https" or not p.netloc or p.path in ("", "/"):
+            raise UsageError("--oauth-client-metadata-url takes an https:// URL with a path "
+                             "(e.g. https://example.com/mcplock/client.json)")
+        if client_id or grant == "client-credentials" or client_secret is not None:
+            raise UsageError("--oauth-client-metadata-url is a client id of its own: not with --oauth-client-id, "
+                             "a secret or client credentials")
+    if client_secret is not None and grant != "authorization-code":
+        return AuthSpec("client-credentials", client_id=client_id, client_secret=client_secret, scopes=scopes or None)
+    if client_id or client_secret or scopes or client_metadata_url or grant:
+        return AuthSpec("oauth", client_id=client_id or None, client_secret=client_secret, scopes=scopes or None,
+                        client_metadata_url=client_metadata_url)
+    return None
+
+
+def lock_auth(spec: ServerSpec) -> str | dict[str, str] | None:
+    """What the lock records about a server's auth after a successful probe: the configured
+    method, or ``"oauth"`` when the probe went through a stored OAuth login."""
+    if spec.auth is not None:
+        return spec.auth.stored()
+    if spec.transport == "http" and spec.url and not any(k.lower() == "authorization" for k in spec.headers):
+        from mcplock.auth.store import TokenStore
+
+        try:
+            if TokenStore().exists(expand(spec.url, None, spec.secrets)):
+                return "oauth"
+        except OSError:
+            return None
+    return None
+
+
+def record_oauth(cur: ServerEntry, base: str) -> None:
+    """`refresh`: a locked server without `auth` that answered through a stored OAuth login
+    (it started asking for one after it was locked) gets `auth = "oauth"` in the lock."""
+    if cur.auth is None and cur.transport == "http":
+        from mcplock.core.specs import spec_of
+
+        cur.auth = lock_auth(spec_of(cur, base))
+
+
+def login_command(spec: ServerSpec, locked: bool) -> str:
+    """The `mcplock auth login …` that works as printed: a locked server by its name; any other
+    (`add` before it is locked, `inspect`) by name and URL, with the OAuth options it was given."""
+    if locked:
+        return f"mcplock auth login {shlex.quote(spec.name)}"
+    parts = ["mcplock", "auth", "login"]
+    if spec.name != "inspect":
+        parts.append(shlex.quote(spec.name))
+    parts.append(shlex.quote(spec.url or ""))
+    a = spec.auth
+    if a is not None:
+        for opt, v in (("--oauth-client-id", a.client_id), ("--oauth-client-secret", a.client_secret),
+                       ("--oauth-client-metadata-url", a.client_metadata_url), ("--oauth-scopes", a.scopes)):
+            if v:
+                parts += [opt, shlex.quote(v)]
+        if a.method == "oauth" and a.client_secret:
+            parts += ["--oauth-grant", "authorization-code"]
+    return " ".join(parts)
+
+
+def _locked_names(specs: list[ServerSpec], lockfile: str) -> set[str]:
+    """Which of ``specs`` are in the lock with the same URL (read only on this error path)."""
+    if not os.path.exists(lockfile):
+        return set()
+    try:
+        from mcplock.lock.read import load
+
+        servers = load(lockfile).servers
+    except McplockError:
+        return set()
+    return {s.name for s in specs if s.name in servers and servers[s.name].url == s.url}
+
+
+def fix_login_hints(specs: list[ServerSpec], results: dict[str, Any], lockfile: str) -> None:
+    """The probe names `mcplock auth login NAME`; for a server not in the lock that command
+    would fail ("no server NAME"), so its hint names the URL too."""
+    todo = [s for s in specs if s.transport == "http" and s.url and isinstance(results.get(s.name), ProbeError)
+            and "mcplock auth login" in (results[s.name].hint or "")]
+    if not todo:
+        return
+    locked = _locked_names(todo, lockfile)
+    for s in todo:
+        err = results[s.name]
+        if s.name in locked:
+            continue
+        cmd = login_command(s, locked=False)
+        pat = re.compile(r"`mcplock auth login (?:" + re.escape(s.name) + "|" + re.escape(s.url or "") + r")(?=[` ])")
+        err.hint = pat.sub(lambda m: "`" + cmd, err.hint or "")
+
+
+def _needs_login(spec: ServerSpec, err: Any) -> bool:
+    if not isinstance(err, ProbeError) or err.kind != "auth" or spec.transport != "http":
+        return False
+    if spec.auth is not None and spec.auth.method == "client-credentials":
+        return False
+    if any(k.lower() == "authorization" for k in spec.headers):
+        return False
+    return "auth login" in (err.hint or "")
+
+
+def after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Reprobe, *, lockfile: str,
+                login: bool, say: Say, environ: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
+    """Servers that answered "log in first": log in (browser) when ``login`` allows it, then
+    probe them again with ``reprobe``; otherwise say in their hint how to log in.
+    ``say`` shows the authorization URL (plain text: it must stay copy-pasteable)."""
+    results = _after_probe(specs, results, reprobe, login, say, environ)
+    fix_login_hints(specs, results, lockfile)
+    return results
+
+
+def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Reprobe, login_ok: bool, say: Say,
+                 environ: Optional[Mapping[str, str]]) -> dict[str, Any]:
+    todo = [s for s in specs if _needs_login(s, results.get(s.name))]
+    if not todo:
+        return results
+    if not login_ok:
+        for s in todo:
+            err = results[s.name]
+            if "--login" not in (err.hint or ""):
+                err.hint = (err.hint or "").rstrip(".") + "; or run this command again with --login"
+        return results
+    import asyncio
+
+    from mcplock.auth.oauth import login
+
+    env = dict(environ if environ is not None else os.environ)
+    for _round in range(2):  # a second round for a scope step-up found by the new probe
+        again: list[ServerSpec] = []
+        for s in todo:
+            scopes = getattr(results.get(s.name), "oauth_scopes", None)
+            if scopes:  # step-up: ask for the scopes the server named
+                s = replace(s, auth=replace(s.auth or AuthSpec("oauth"), scopes=scopes))
+            try:
+                asyncio.run(login(s, env, say=say))
+                again.append(s)
+            except ProbeError as e:
+                results[s.name] = e
+        if not again:
+            break
+        results = {**results, **reprobe(again)}
+        todo = [s for s in again if _needs_login(s, results.get(s.name)) and getattr(results[s.name], "oauth_scopes", None)]
+        if not todo:
+            break
+    return results
+
+
+def login_target(target: str, url: Optional[str], auth: AuthSpec | None, lockfile: str) -> tuple[ServerSpec, bool]:
+    """The spec to log in to: a locked server by name, or a URL. Returns (spec, locked)."""
+    if "://" in target and url is None:
+        return ServerSpec(name=target, transport="http", url=target, auth=auth), False
+    srv = None
+    if os.path.exists(lockfile):
+        from mcplock.lock.read import load
+
+        srv = load(lockfile).servers.get(target)
+    if srv is None:
+        if url is None:
+            raise UsageError(f"no server `{target}` in {lockfile}",
+                             hint=f"give its URL: `mcplock auth login {target} https://…/mcp`")
+        return ServerSpec(name=target, transport="http", url=url, auth=auth), False
+    from mcplock.core.specs import lock_dir, spec_of
+
+    spec = spec_of(srv, lock_dir(lockfile))
+    if srv.transport == "stdio":
+        raise UsageError(f"`{target}` is a stdio server: OAuth is for remote servers")
+    if url is not None and url != srv.url:
+        raise UsageError(f"`{target}` is locked with another URL ({srv.url})")
+    if auth is not None:
+        spec = replace(spec, auth=auth)
+    return spec, True
+
+
+def record_method(spec: ServerSpec, lockfile: str) -> None:
+    """Note in the lock which auth method the server uses (never a token)."""
+    from mcplock.lock.store import transaction
+
+    method = spec.auth.stored() if spec.auth is not None else "oauth"
+    with transaction(lockfile) as lock:
+        srv = lock.servers.get(spec.name)
+        if srv is not None and srv.auth is None:
+            srv.auth = method

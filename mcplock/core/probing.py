@@ -1,0 +1,125 @@
+"""Probing servers for a workflow: the one place ProbeOptions is built, probing with the
+OAuth follow-up, and reading the lock while its servers are probed.
+
+The probe package (and with it the MCP SDK and HTTP clients) is imported inside these
+functions, never at start-up.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
+
+from mcplock.core import oauth
+from mcplock.core.specs import client_identity, lock_dir, locked_specs
+from mcplock.errors import UsageError
+from mcplock.lock.model import Lock, ServerEntry
+from mcplock.spec import ServerSpec
+
+if TYPE_CHECKING:
+    from mcplock.probe import ProbeOptions
+
+OnEvent = Callable[[str, str], None]  # (server name, "start" | "done" | "failed")
+Results = dict[str, Any]  # server name -> Snapshot | ProbeError
+
+
+def _say_plain(text: str) -> None:
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: Optional[str] = None,
+                  client_version: Optional[str] = None, verbose: bool = False,
+                  environ: Optional[Mapping[str, str]] = None) -> ProbeOptions:
+    """The ProbeOptions of a run (the only place they are built).
+
+    ``${MCPLOCK_PROJECT_DIR}`` is the lock's directory unless the environment sets it.
+    """
+    from mcplock.probe import ProbeOptions
+
+    if timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    client_identity(client_name, client_version)  # --client-version alone is a usage error
+    env = dict(os.environ if environ is None else environ)
+    env.setdefault("MCPLOCK_PROJECT_DIR", lock_dir(lockfile))
+    kw: dict[str, Any] = {"timeout": timeout, "environ": env, "verbose": verbose}
+    if client_name:
+        kw["client_name"] = client_name
+    if client_version:
+        kw["client_version"] = client_version
+    return ProbeOptions(**kw)
+
+
+def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: bool = False,
+          on_event: Optional[OnEvent] = None, say: Callable[[str], None] = _say_plain) -> Results:
+    """Probe ``specs`` concurrently; servers that ask for an OAuth login get one where
+    allowed (``login``, or a terminal) and are probed again."""
+    from mcplock.probe import probe_many
+
+    results = probe_many(specs, opts, on_event=on_event)
+    return oauth.after_probe(specs, results, lambda again: probe_many(again, opts, on_event=on_event),
+                             lockfile=lockfile, login=oauth.login_allowed(login, opts.environ), say=say,
+                             environ=opts.environ)
+
+
+def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_stored_client: bool = True,
+                   login: bool = False, on_event: Optional[OnEvent] = None,
+                   before_probe: Optional[Callable[[list[ServerSpec]], None]] = None,
+                   ) -> tuple[Lock, list[ServerEntry], Results]:
+    """Read the lock and probe its servers (those named, or all), overlapping the two.
+
+    Probing waits on servers while reading a big lock keeps the CPU busy, so the servers'
+    own tables are peeked first (they come before their items in the file), probing starts
+    in a thread, and the whole lock is read meanwhile. The full read must agree with the
+    peek; a lock in any other layout is simply read first.
+    """
+    import threading
+
+    from mcplock.lock.read import LockfileError, loads, peek_servers, read_text
+    from mcplock.targets import select
+
+    base = lock_dir(lockfile)
+
+    def run(servers: list[ServerEntry]) -> Results:
+        specs = locked_specs(servers, base, use_stored_client=use_stored_client)
+        if before_probe is not None:
+            before_probe(specs)
+        return probe(specs, opts, lockfile=lockfile, login=login, on_event=on_event)
+
+    text = read_text(lockfile)
+    peeked = peek_servers(text, lockfile)
+    if peeked is None or any(n not in peeked for n in names):
+        lock = loads(text, lockfile)
+        selected = select(lock, names)
+        return lock, selected, run(selected)
+    early = [peeked[n] for n in (names or sorted(peeked))]
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["results"] = run(early)
+        except BaseException as e:  # handed to the main thread
+            box["error"] = e
+
+    worker = threading.Thread(target=work, name="mcplock-probe", daemon=True)
+    worker.start()
+    try:
+        lock = loads(text, lockfile)
+        selected = select(lock, names)
+        if [s.name for s in selected] != [s.name for s in early] or any(
+            (a.spec_dict(), a.client, a.auth) != (b.spec_dict(), b.client, b.auth) for a, b in zip(selected, early)
+        ):
+            raise LockfileError("the servers' tables do not read the same on their own as in the whole file",
+                                path=lockfile, hint="restore the file from git, or rewrite it with `mcplock refresh`")
+        while worker.is_alive():
+            worker.join(0.1)
+    except BaseException:
+        from mcplock.probe import _stdio
+
+        _stdio.kill_all_live()  # a broken lock or Ctrl-C: stop the servers already started
+        worker.join(10)
+        raise
+    if "error" in box:
+        raise box["error"]
+    return lock, selected, box["results"]

@@ -1,0 +1,74 @@
+"""Refreshing locked servers: re-import those that came from a host config, probe, and
+stage what changed as pending (changed items are quarantined by the review rules)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mcplock.core import oauth
+from mcplock.core.specs import imported, probe_spec, spec_of, stored_client
+from mcplock.errors import ConfigError, McplockError, ProbeError
+from mcplock.lock.model import ServerEntry
+from mcplock.spec import ServerSpec
+
+
+@dataclass
+class Plan:
+    """What to probe, and the host-config entries to write back (name → (spec, config hash))."""
+
+    specs: list[ServerSpec]
+    reimported: dict[str, tuple[ServerSpec, str]]
+
+
+def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = True) -> Plan:
+    """The specs to refresh ``selected`` with: a server imported from a host config as the
+    config has it now (it must still be there), any other as locked."""
+    from mcplock.hosts import config_hash
+
+    sources: dict[str, Any] = {}
+    out = Plan([], {})
+    for srv in selected:
+        try:
+            imp = imported(sources, srv, base)
+        except McplockError as e:
+            raise ConfigError(f"`{srv.name}` was imported from {srv.source}: {e.message}", hint=e.hint) from None
+        if srv.source and imp is None:
+            raise ConfigError(f"`{srv.name}` is no longer in {srv.source}",
+                              hint=f"run `mcplock remove {srv.name}`, or put it back in {srv.source}")
+        if imp is not None:
+            out.reimported[srv.name] = (imp.spec, config_hash(imp.spec))
+            out.specs.append(replace(probe_spec(imp.spec, base), auth=spec_of(srv, base).auth,
+                                     client=stored_client(srv) if use_stored_client else None))
+        else:
+            out.specs.append(spec_of(srv, base, use_stored_client=use_stored_client))
+    return out
+
+
+def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[str, Any], the_plan: Plan,
+          client: dict[str, str] | None) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
+    """Stage the probe results in the lock (one transaction). Returns each refreshed
+    server's StageResult, and the servers that failed."""
+    from mcplock.lock import review
+    from mcplock.lock.store import transaction
+
+    failed: dict[str, ProbeError] = {}
+    summary: list[tuple[str, Any]] = []
+    with transaction(lockfile) as fresh:
+        for srv in selected:
+            r = results.get(srv.name)
+            if isinstance(r, ProbeError) or r is None:
+                failed[srv.name] = r or ProbeError("internal", "no result")
+                continue
+            cur = fresh.servers.get(srv.name)
+            if cur is None:
+                continue  # removed meanwhile
+            if srv.name in the_plan.reimported:
+                sp, chash = the_plan.reimported[srv.name]
+                cur.transport, cur.command, cur.args, cur.env = sp.transport, sp.command, list(sp.args), dict(sp.env)
+                cur.cwd, cur.url, cur.headers, cur.config_hash = sp.cwd, sp.url, dict(sp.headers), chash
+            if client is not None:
+                cur.client = client  # a run with --client-name re-pins the identity
+            oauth.record_oauth(cur, base)  # a server that started asking for an OAuth login: auth = "oauth"
+            summary.append((srv.name, review.stage(cur, r)))
+    return summary, failed

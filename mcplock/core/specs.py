@@ -1,0 +1,163 @@
+"""Lock entries ↔ ServerSpecs: what to probe a locked server with, what to lock for a
+probed spec, and the server's current entry in its host config.
+
+Paths in the lock (``cwd``, ``source``) are relative to the lock's directory, ``lock_dir``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from typing import Any
+
+from mcplock.errors import McplockError, SecretError, UsageError
+from mcplock.lock.model import ServerEntry
+from mcplock.spec import AuthSpec, ServerSpec, env_var_name, looks_secret
+
+
+def lock_dir(lockfile: str) -> str:
+    return os.path.dirname(os.path.abspath(lockfile)) or "."
+
+
+def client_identity(client_name: str | None, client_version: str | None) -> dict[str, str] | None:
+    """The client identity given for a run, as stored in the lock's `client`."""
+    if not client_name:
+        if client_version:
+            raise UsageError("--client-version needs --client-name")
+        return None
+    return {"name": client_name, **({"version": client_version} if client_version else {})}
+
+
+def stored_client(srv: ServerEntry) -> tuple[str, str] | None:
+    if not srv.client:
+        return None
+    from mcplock import __version__
+
+    return (srv.client["name"], srv.client.get("version", __version__))
+
+
+def spec_of(srv: ServerEntry, base: str, secrets: dict[str, str] | None = None, *,
+            use_stored_client: bool = True) -> ServerSpec:
+    """The spec to probe a locked server with; its cwd resolved against ``base`` (the lock's directory).
+
+    ``use_stored_client``: announce the client identity the server was locked as (its
+    `client`), unless the run names another one.
+    """
+    cwd = srv.cwd
+    if srv.transport == "stdio":
+        cwd = os.path.join(base, cwd) if cwd else base
+    return ServerSpec(
+        name=srv.name, transport=srv.transport, command=srv.command, args=tuple(srv.args), env=dict(srv.env), cwd=cwd,
+        url=srv.url, headers=dict(srv.headers), source=srv.source, pin_resources=srv.pin_resources, secrets=secrets or {},
+        auth=AuthSpec.from_stored(srv.auth) if srv.auth is not None else None,
+        client=stored_client(srv) if use_stored_client else None,
+    )
+
+
+def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> ServerEntry:
+    """A new lock entry (nothing accepted yet) for a spec that probed successfully."""
+    from mcplock.core.oauth import lock_auth
+
+    return ServerEntry(
+        name=spec.name, transport=spec.transport, command=spec.command, args=list(spec.args), env=dict(spec.env),
+        cwd=spec.cwd, url=spec.url, headers=dict(spec.headers), source=spec.source, config_hash=config_hash,
+        policy=policy, pin_resources=spec.pin_resources, auth=lock_auth(spec),
+    )
+
+
+def probe_spec(spec: ServerSpec, base: str) -> ServerSpec:
+    """A spec as written to the lock, made ready to probe (a stdio cwd resolved against ``base``)."""
+    if spec.transport == "stdio":
+        cwd = os.path.join(base, spec.cwd) if spec.cwd else base
+        return replace(spec, cwd=cwd)
+    return spec
+
+
+def source_path(path: str, base: str) -> str:
+    """A host config path as stored in `source`: relative to the lock's directory."""
+    ap = os.path.abspath(path)
+    try:
+        rel = os.path.relpath(ap, base)
+    except ValueError:  # pragma: no cover - other drive on Windows
+        return ap
+    return rel if not rel.startswith("..") else ap
+
+
+def imported(sources: dict[str, Any], srv: ServerEntry, base: str) -> Any:
+    """The server's current entry in its host config (None when it has no source).
+    ``sources`` caches the configs read so far."""
+    from mcplock.hosts import load_host_config
+
+    if not srv.source:
+        return None
+    if srv.source not in sources:
+        sources[srv.source] = load_host_config(os.path.join(base, srv.source), source=srv.source, project_dir=base)
+    return sources[srv.source].servers.get(srv.name)
+
+
+def locked_specs(selected: list[ServerEntry], base: str, *, use_stored_client: bool = True) -> list[ServerSpec]:
+    """The specs to probe locked servers with, secrets taken from their host configs where
+    those still read (a config problem is `check`'s to report; the lock's spec still probes)."""
+    sources: dict[str, Any] = {}
+    specs: list[ServerSpec] = []
+    for srv in selected:
+        secrets: dict[str, str] = {}
+        try:
+            imp = imported(sources, srv, base)
+            if imp is not None:
+                secrets = dict(imp.spec.secrets)
+        except McplockError:
+            pass
+        specs.append(spec_of(srv, base, secrets, use_stored_client=use_stored_client))
+    return specs
+
+
+# --- specs from command-line values --------------------------------------------------------
+
+
+def parse_env(items: list[str], *, refuse_secrets: bool = True) -> dict[str, str]:
+    """``KEY=VALUE`` items; a literal secret is refused where the spec will be locked."""
+    env: dict[str, str] = {}
+    for item in items:
+        k, sep, v = item.partition("=")
+        if not sep or not k.strip():
+            raise UsageError(f"--env takes KEY=VALUE, got `{item.split('=')[0]}`")
+        if refuse_secrets and looks_secret(k, v):
+            raise SecretError(f"--env {k}=… holds a literal secret; the lock stores only ${{VAR}} templates",
+                              hint=f"export it and pass --env '{k}=${{{k}}}'")
+        env[k] = v
+    return env
+
+
+def parse_headers(items: list[str], *, refuse_secrets: bool = True) -> dict[str, str]:
+    """``Name: value`` items; a literal secret is refused where the spec will be locked."""
+    headers: dict[str, str] = {}
+    for item in items:
+        k, sep, v = item.partition(":")
+        k, v = k.strip(), v.strip()
+        if not sep or not k:
+            raise UsageError("--header takes 'Name: value'")
+        if refuse_secrets and looks_secret(k, v):
+            var = "TOKEN" if k.lower() == "authorization" else env_var_name(k)
+            scheme = v.split()[0] + " " if k.lower() == "authorization" and " " in v else ""
+            raise SecretError(f"--header {k}: … holds a literal secret; the lock stores only ${{VAR}} templates",
+                              hint=f"export it (export {var}=…) and pass --header '{k}: {scheme}${{{var}}}'")
+        headers[k] = v
+    return headers
+
+
+def check_args(args: list[str]) -> None:
+    for a in args:
+        if looks_secret("", a):
+            raise SecretError("an argument of the server command holds a literal secret; the lock stores only ${VAR} templates",
+                              hint="export it and write the argument as ${VAR}")
+
+
+def check_transport(transport: str | None, *, remote: bool) -> None:
+    """``--transport``: http or sse for a URL; nothing or stdio for a command."""
+    if transport is None:
+        return
+    if remote and transport not in ("http", "sse"):
+        raise UsageError(f"--transport {transport} is not for a URL", hint="use --transport http or --transport sse")
+    if not remote and transport != "stdio":
+        raise UsageError(f"--transport {transport} needs a URL", hint="a command runs over stdio; leave --transport out")
