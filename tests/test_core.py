@@ -1,0 +1,71 @@
+"""The core workflows without the CLI: targets, entry <-> spec, the acceptance rule."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from lockdata import TOOLS, snapshot
+from mcplock import targets
+from mcplock.core import add as core_add
+from mcplock.core import specs
+from mcplock.errors import SecretError, UsageError
+from mcplock.lint import LintFinding
+from mcplock.lock import review
+from mcplock.lock.model import Entry, ServerEntry
+from mcplock.spec import ServerSpec
+
+
+@pytest.mark.parametrize("text, kind, key", [
+    ("docs", None, None),
+    ("docs/search", "tool", "search"),
+    ("docs/prompt:intro", "prompt", "intro"),
+    ("docs/resource-template:file:///{p}", "resource-template", "file:///{p}"),
+    ("docs/resource:file:///a", "resource", "file:///a"),
+    ("docs/instructions", "instructions", "instructions"),
+])
+def test_targets_parse_and_format_are_inverse(text, kind, key):
+    t = targets.parse(text)
+    assert (t.server, t.kind, t.key) == ("docs", kind, key)
+    assert str(t) == text
+    if kind is not None:
+        assert targets.label("docs", Entry(kind=kind, key=key)) == text
+
+
+def test_targets_refuse_what_is_not_a_target():
+    with pytest.raises(UsageError, match="is not a target"):
+        targets.parse("docs/")
+    with pytest.raises(UsageError, match="is not a tool"):
+        targets.parse("docs/prompt:x", tool_only=True)
+
+
+def test_entry_and_spec_round_trip(tmp_path):
+    spec = ServerSpec(name="docs", transport="stdio", command="python", args=("server.py",), env={"A": "${A}"},
+                      cwd="sub", source=".mcp.json")
+    entry = specs.entry_from_spec(spec, "all", "sha256:x")
+    back = specs.spec_of(entry, str(tmp_path))
+    assert back.command == "python" and back.args == ("server.py",) and back.env == {"A": "${A}"}
+    assert back.cwd == os.path.join(str(tmp_path), "sub") == specs.probe_spec(spec, str(tmp_path)).cwd
+    assert entry.config_hash == "sha256:x" and entry.source == ".mcp.json"
+
+
+def test_spec_parsers():
+    assert specs.parse_headers(["X-A:  1 "]) == {"X-A": "1"}
+    assert specs.parse_env(["A=b=c"]) == {"A": "b=c"}
+    with pytest.raises(SecretError):
+        specs.parse_headers(["Authorization: Bearer sk-live-0123456789abcdefghijklmnop"])
+    assert specs.parse_headers(["Authorization: Bearer sk-live-0123456789abcdefghijklmnop"], refuse_secrets=False)
+    with pytest.raises(UsageError):
+        specs.client_identity(None, "1.0")
+
+
+def test_critical_findings_are_never_accepted_wholesale():
+    entry = ServerEntry(name="docs", transport="stdio", command="python")
+    review.stage(entry, snapshot(TOOLS))
+    findings = {("docs", "tool", "delete_page"): [LintFinding("hidden-instructions", "critical", "poison", "description")]}
+    assert core_add.has_critical(entry, findings)
+    held = core_add.accept_all_but_critical(entry, findings)
+    assert held == ["docs/delete_page"]
+    assert entry.tools["search_docs"].definition is not None and entry.tools["search_docs"].pending is None
+    assert entry.tools["delete_page"].definition is None and entry.tools["delete_page"].pending is not None
