@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from mcplock.errors import McplockError
+from mcplock.errors import McplockError, UsageError
 from mcplock.untrusted import safe_text
 
 
@@ -59,6 +59,22 @@ class Cli:
     def json_mode(self, command: str, fmt: str) -> None:
         if fmt == "json":
             self.json_command = command
+
+    def report_format(self, command: str, fmt: str, formats: tuple[str, ...]) -> None:
+        """Check ``--format`` of a reporting command; JSON errors in JSON mode."""
+        if fmt not in formats:
+            raise UsageError(f"unknown format `{fmt}` for {command}", hint=f"use --format {'|'.join(formats)}")
+        self.json_mode(command, fmt)
+
+    def lock_text(self, fmt: str) -> str | None:
+        """The lock's text where a report points at its lines (sarif, github)."""
+        if fmt not in ("sarif", "github"):
+            return None
+        try:
+            with open(self.lockfile, encoding="utf-8") as fh:
+                return fh.read()
+        except OSError:
+            return None
 
     def color(self) -> bool:
         return self.out.is_terminal and not self.no_color and not os.environ.get("NO_COLOR")

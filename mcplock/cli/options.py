@@ -33,6 +33,10 @@ GRANT_HELP = ("OAuth: authorization-code (log in in the browser; with --oauth-cl
 CLIENT_METADATA_URL_HELP = ("OAuth: an https:// URL of a client ID metadata document (the URL is the client id), "
                             "used where the authorization server supports it, else dynamic registration.")
 
+POLICY = typer.Option("all", "--policy", help=(
+    "Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
+    "no annotations, so usually the same as all), none."))
+YES = typer.Option(False, "--yes", "-y", help="Accept every tool without asking.")
 OAUTH_CLIENT_ID = typer.Option(None, "--oauth-client-id", help=CLIENT_ID_HELP)
 OAUTH_CLIENT_SECRET = typer.Option(None, "--oauth-client-secret", help=CLIENT_SECRET_HELP)
 OAUTH_SCOPES = typer.Option(None, "--oauth-scopes", help=SCOPES_HELP)

@@ -3,6 +3,7 @@ why, and (with -v) the non-JSON-RPC lines a server wrote on stdout."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.text import Text
@@ -10,7 +11,14 @@ from rich.text import Text
 from mcplock.cli.context import Cli
 from mcplock.errors import ProbeError
 from mcplock.spec import ServerSpec
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_text, visible
+
+
+def say_plain(text: str) -> None:
+    """A line for the user to copy (an authorization URL): plain, no markup, no wrapping,
+    hidden characters escaped (the URL comes from the authorization server)."""
+    sys.stderr.write(visible(text) + "\n")
+    sys.stderr.flush()
 
 
 def _name(name: str) -> Text:
@@ -44,7 +52,7 @@ def probe(cli: Cli, specs: list[ServerSpec], opts: Any, *, login: bool) -> dict[
 
     p = Progress(cli)
     p.announce(specs)
-    results = core_probe(specs, opts, lockfile=cli.lockfile, login=login, on_event=p.event)
+    results = core_probe(specs, opts, lockfile=cli.lockfile, login=login, on_event=p.event, say=say_plain)
     show_skipped(cli, results)
     return results
 
@@ -55,7 +63,8 @@ def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: 
 
     p = Progress(cli)
     lock, selected, results = core_load_and_probe(cli.lockfile, names, opts, use_stored_client=use_stored_client,
-                                                  login=login, on_event=p.event, before_probe=p.announce)
+                                                  login=login, on_event=p.event, say=say_plain,
+                                                  before_probe=p.announce)
     show_skipped(cli, results)
     return lock, selected, results
 

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcplock.core.probing import result_of
 from mcplock.core.specs import entry_from_spec, source_path
 from mcplock.errors import ProbeError, UsageError
 from mcplock.lock.model import ServerEntry
@@ -95,9 +96,9 @@ def stage_new(specs: list[Staged], results: dict[str, Any], policy: str,
     staged: list[ServerEntry] = []
     failed: dict[str, ProbeError] = {}
     for sp, chash in specs:
-        r = results.get(sp.name)
-        if isinstance(r, ProbeError) or r is None:
-            failed[sp.name] = r or ProbeError("internal", "no result")
+        r = result_of(results, sp.name)
+        if isinstance(r, ProbeError):
+            failed[sp.name] = r
             continue
         entry = entry_from_spec(sp, policy, chash)
         entry.client = client

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcplock.core.probing import result_of
 from mcplock.errors import ProbeError
 from mcplock.lock.model import Lock, ServerEntry
 
@@ -15,9 +16,9 @@ def diff_servers(lock: Lock, selected: list[ServerEntry], results: dict[str, Any
 
     diffs: list[Any] = []
     for srv in selected:
-        r = results.get(srv.name)
-        if isinstance(r, ProbeError) or r is None:
-            diffs.append(compare.unreachable(srv, r or ProbeError("internal", "no result")))
+        r = result_of(results, srv.name)
+        if isinstance(r, ProbeError):
+            diffs.append(compare.unreachable(srv, r))
         else:
             diffs.append(compare.compare(srv, r))
     compare.cross_server(diffs, compare.tools_in_view(lock, results))

@@ -8,7 +8,6 @@ functions, never at start-up.
 from __future__ import annotations
 
 import os
-import sys
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 from mcplock.core import oauth
@@ -24,9 +23,12 @@ OnEvent = Callable[[str, str], None]  # (server name, "start" | "done" | "failed
 Results = dict[str, Any]  # server name -> Snapshot | ProbeError
 
 
-def _say_plain(text: str) -> None:
-    sys.stderr.write(text + "\n")
-    sys.stderr.flush()
+def result_of(results: Results, name: str) -> Any:
+    """The Snapshot of server ``name``, or the ProbeError that stopped it."""
+    from mcplock.errors import ProbeError
+
+    r = results.get(name)
+    return ProbeError("internal", "no result") if r is None else r
 
 
 def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: Optional[str] = None,
@@ -52,19 +54,22 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: Optional
 
 
 def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: bool = False,
-          on_event: Optional[OnEvent] = None, say: Callable[[str], None] = _say_plain) -> Results:
+          on_event: Optional[OnEvent] = None, say: Optional[Callable[[str], None]] = None) -> Results:
     """Probe ``specs`` concurrently; servers that ask for an OAuth login get one where
-    allowed (``login``, or a terminal) and are probed again."""
+    allowed (``login``, or a terminal) and are probed again. ``say`` shows the user the
+    authorization URL of such a login (without it, no login starts: the error says how)."""
     from mcplock.probe import probe_many
 
     results = probe_many(specs, opts, on_event=on_event)
     return oauth.after_probe(specs, results, lambda again: probe_many(again, opts, on_event=on_event),
-                             lockfile=lockfile, login=oauth.login_allowed(login, opts.environ), say=say,
+                             lockfile=lockfile, login=say is not None and oauth.login_allowed(login, opts.environ),
+                             say=say or (lambda _: None),
                              environ=opts.environ)
 
 
 def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_stored_client: bool = True,
                    login: bool = False, on_event: Optional[OnEvent] = None,
+                   say: Optional[Callable[[str], None]] = None,
                    before_probe: Optional[Callable[[list[ServerSpec]], None]] = None,
                    ) -> tuple[Lock, list[ServerEntry], Results]:
     """Read the lock and probe its servers (those named, or all), overlapping the two.
@@ -85,7 +90,7 @@ def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_s
         specs = locked_specs(servers, base, use_stored_client=use_stored_client)
         if before_probe is not None:
             before_probe(specs)
-        return probe(specs, opts, lockfile=lockfile, login=login, on_event=on_event)
+        return probe(specs, opts, lockfile=lockfile, login=login, on_event=on_event, say=say)
 
     text = read_text(lockfile)
     peeked = peek_servers(text, lockfile)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcplock.core import oauth
+from mcplock.core.probing import result_of
 from mcplock.core.specs import imported, probe_spec, spec_of, stored_client
 from mcplock.errors import ConfigError, McplockError, ProbeError
 from mcplock.lock.model import ServerEntry
@@ -56,9 +57,9 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
     summary: list[tuple[str, Any]] = []
     with transaction(lockfile) as fresh:
         for srv in selected:
-            r = results.get(srv.name)
-            if isinstance(r, ProbeError) or r is None:
-                failed[srv.name] = r or ProbeError("internal", "no result")
+            r = result_of(results, srv.name)
+            if isinstance(r, ProbeError):
+                failed[srv.name] = r
                 continue
             cur = fresh.servers.get(srv.name)
             if cur is None:

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.context import Cli
-from mcplock.cli.options import ProbeArgs, probing
+from mcplock.cli.options import POLICY, YES, ProbeArgs, probing
 from mcplock.cli import progress
 from mcplock.cli.progress import report_failure
 from mcplock.core import add as core_add
@@ -22,8 +22,6 @@ from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
 from mcplock.targets import label
 from mcplock.untrusted import safe_text
 
-POLICY_HELP = ("Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
-               "no annotations, so usually the same as all), none.")
 
 
 def check_policy(policy: str) -> None:
@@ -41,9 +39,9 @@ def cmd_add(
     header: List[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
     env: List[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
     cwd: Optional[str] = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),
-    policy: str = typer.Option("all", "--policy", help=POLICY_HELP),
+    policy: str = POLICY,
     pin_resources: bool = typer.Option(False, "--pin-resources", help="Also pin resources/list (usually data that changes)."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Accept every tool without asking."),
+    yes: bool = YES,
     *,
     probe: ProbeArgs,
 ) -> int:

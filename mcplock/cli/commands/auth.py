@@ -7,7 +7,6 @@ token is stored and when it expires, never the token.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from typing import Any, Optional
 
@@ -15,17 +14,13 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
+from mcplock.cli.progress import say_plain
 from mcplock.cli.options import (OAUTH_CLIENT_ID, OAUTH_CLIENT_METADATA_URL, OAUTH_CLIENT_SECRET, OAUTH_GRANT,
                                  OAUTH_SCOPES)
 from mcplock.core import oauth
 from mcplock.errors import McplockError, UsageError
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import safe_text
-
-
-def _say(text: str) -> None:
-    sys.stderr.write(text + "\n")  # plain: the URL must stay copy-pasteable
-    sys.stderr.flush()
 
 
 def _name(name: str) -> Text:
@@ -55,7 +50,7 @@ def cmd_login(
     spec, locked = oauth.login_target(target, url, auth, cli.lockfile)
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
-    state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=_say, open_browser=not no_browser))
+    state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=say_plain, open_browser=not no_browser))
     if not state.get("token"):
         cli.say(_name(spec.name).append(": the server did not ask for a login; nothing stored"))
         return 0
@@ -119,9 +114,7 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
     from mcplock.spec import expand
 
     cli = context.of(ctx)
-    if fmt not in ("text", "json"):
-        raise UsageError("use --format text or --format json")
-    cli.json_mode("auth status", fmt)
+    cli.report_format("auth status", fmt, ("text", "json"))
     lock = load(cli.lockfile)
     store = TokenStore()
     rows: list[dict[str, Any]] = []

@@ -9,7 +9,6 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP
-from mcplock.errors import UsageError
 
 
 def cmd_check(
@@ -23,22 +22,13 @@ def cmd_check(
     from mcplock.render import formats
 
     cli = context.of(ctx)
-    if fmt not in formats.FORMATS:
-        raise UsageError(f"unknown format `{fmt}` for check", hint=f"use --format {'|'.join(formats.FORMATS)}")
-    cli.json_mode("check", fmt)
+    cli.report_format("check", fmt, formats.FORMATS)
     path = cli.lockfile
     lock = load(path)
     findings = run_check(lock, path)
     code = 1 if findings else 0
     if fmt != "text":
-        lock_text = None
-        if fmt in ("sarif", "github"):
-            try:
-                with open(path, encoding="utf-8") as fh:
-                    lock_text = fh.read()
-            except OSError:
-                pass
-        report = formats.check_report(fmt, findings, lock, path, code, lock_text=lock_text,
+        report = formats.check_report(fmt, findings, lock, path, code, lock_text=cli.lock_text(fmt),
                                       path=formats.artifact_path(path))
         cli.emit_report(report, out_file, fmt, code)
         return code

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import List, Optional
 
 import typer
@@ -11,7 +10,6 @@ from mcplock.cli import context
 from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import load_and_probe
 from mcplock.core.diff import diff_servers
-from mcplock.errors import UsageError
 
 
 
@@ -28,21 +26,13 @@ def cmd_diff(
     from mcplock.render import formats
 
     cli = context.of(ctx)
-    if fmt not in formats.FORMATS:
-        raise UsageError(f"unknown format `{fmt}` for diff", hint=f"use --format {'|'.join(formats.FORMATS)}")
-    cli.json_mode("diff", fmt)
+    cli.report_format("diff", fmt, formats.FORMATS)
     opts = probe.options(cli)
     lock, selected, results = load_and_probe(cli, list(names or []), opts, use_stored_client=not probe.client_name,
                                              login=probe.login)
     diffs, code = diff_servers(lock, selected, results)
     if fmt != "text":
-        lock_text = None
-        if fmt in ("sarif", "github"):
-            try:
-                lock_text = Path(cli.lockfile).read_text(encoding="utf-8")
-            except OSError:
-                pass
-        report = formats.diff_report(fmt, diffs, cli.lockfile, code, lock_text=lock_text,
+        report = formats.diff_report(fmt, diffs, cli.lockfile, code, lock_text=cli.lock_text(fmt),
                                      path=formats.artifact_path(cli.lockfile))
         cli.emit_report(report, out_file, fmt, code)
         return code

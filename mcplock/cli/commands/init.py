@@ -7,7 +7,7 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.commands.add import check_policy, lock_specs
-from mcplock.cli.options import ProbeArgs, probing
+from mcplock.cli.options import POLICY, YES, ProbeArgs, probing
 from mcplock.core import add as core_add
 from mcplock.untrusted import safe_text
 
@@ -15,8 +15,8 @@ from mcplock.untrusted import safe_text
 @probing(login=False)
 def cmd_init(
     ctx: typer.Context,
-    policy: str = typer.Option("all", "--policy", help="Default approval for the imported servers: all, writes, none."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Accept every tool without asking."),
+    policy: str = POLICY,
+    yes: bool = YES,
     *,
     probe: ProbeArgs,
 ) -> int:

@@ -10,6 +10,7 @@ import typer
 from mcplock.cli import context
 from mcplock.cli.options import ProbeArgs, probing
 from mcplock.cli import progress
+from mcplock.core.probing import result_of
 from mcplock.core.specs import check_transport, parse_env, parse_headers
 from mcplock.errors import ProbeError, UsageError
 from mcplock.spec import ServerSpec
@@ -29,9 +30,7 @@ def cmd_inspect(
 ) -> int:
     """Probe a server and print what it exposes, without touching a lock."""
     cli = context.of(ctx)
-    if fmt not in ("text", "json"):
-        raise UsageError("use --format text or --format json")
-    cli.json_mode("inspect", fmt)
+    cli.report_format("inspect", fmt, ("text", "json"))
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
         check_transport(transport, remote=True)
         if env:
@@ -45,9 +44,9 @@ def cmd_inspect(
             raise UsageError("--header is for remote servers")
         spec = ServerSpec(name="inspect", transport="stdio", command=target[0], args=tuple(target[1:]),
                           env=parse_env(env, refuse_secrets=False), cwd=os.getcwd(), pin_resources=pin_resources)
-    r = progress.probe(cli, [spec], probe.options(cli), login=probe.login).get("inspect")
-    if isinstance(r, ProbeError) or r is None:
-        raise r or ProbeError("internal", "no result")
+    r = result_of(progress.probe(cli, [spec], probe.options(cli), login=probe.login), "inspect")
+    if isinstance(r, ProbeError):
+        raise r
     if fmt == "json":
         doc = {"version": 1, "command": "inspect", "exit_code": 0, "server_info": r.server_info,
                "protocol_version": r.protocol_version, "capabilities": r.capabilities, "instructions": r.instructions,

@@ -5,7 +5,6 @@ from __future__ import annotations
 import typer
 
 from mcplock.cli import context
-from mcplock.errors import UsageError
 from mcplock.lock.model import ServerEntry
 
 
@@ -18,9 +17,7 @@ def cmd_list(
     from mcplock.lock.read import load
 
     cli = context.of(ctx)
-    if fmt not in ("text", "json"):
-        raise UsageError(f"unknown format `{fmt}` for list", hint="use --format text or --format json")
-    cli.json_mode("list", fmt)
+    cli.report_format("list", fmt, ("text", "json"))
     lock = load(cli.lockfile)
     found = lint_entries(lock.servers.values())
     if fmt == "json":
