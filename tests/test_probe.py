@@ -428,7 +428,7 @@ def test_invalid_utf8_jsonrpc_is_a_protocol_error(tmp_path):
 
 
 def test_sse_parser():
-    from mcplock.probe._http import iter_sse
+    from mcplock.probe.http import iter_sse
 
     async def chunks():
         for part in [b": comment\r\nevent: endpoint\r", b"\ndata: /messages?x=1\r\n\r\n", b"data: {\"a\":", b"\ndata: 1}\n\n",
@@ -857,8 +857,10 @@ def test_401_without_oauth_suggests_a_header(recorder):
 def test_no_sdk_and_no_httpx_at_import():
     code = (
         "import sys, mcplock.probe; "
-        "assert 'httpx' not in sys.modules, 'httpx'; "
-        "from mcplock.probe import _stdio, _http, _session; "
+        "assert 'httpx2' not in sys.modules and 'httpx' not in sys.modules, 'httpx'; "
+        "from mcplock.probe import _stdio, _session, streamable_http, sse, errors; "
+        "assert 'mcplock.auth' not in sys.modules, 'auth'; "
+        "assert 'httpx' not in sys.modules, 'httpx besides httpx2'; "
         "assert not any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules), 'sdk'"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=30)

@@ -1,7 +1,7 @@
 """`mcplock auth login|logout|status`, and the OAuth glue of the probing commands
 (`--login`, `--oauth-client-id`, `--oauth-client-secret '${VAR}'`, `--oauth-scopes`).
 
-Light at import time: the MCP SDK is imported only inside a login (mcplock.auth.oauth).
+Light at import time: the MCP SDK is imported only inside a login (mcplock.auth.login).
 Tokens never reach the lock, stdout, or an error message; `auth status` shows whether a
 token is stored and when it expires, never the token.
 """
@@ -18,7 +18,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import output
-from mcplock.errors import McplockError, ProbeError, SecretError, UsageError
+from mcplock.errors import Action, McplockError, ProbeError, SecretError, UsageError
 from mcplock.untrusted import safe_text
 from mcplock.spec import AuthSpec, ServerSpec, template_names
 
@@ -149,23 +149,23 @@ def _locked_names(specs: list[ServerSpec]) -> set[str]:
     return {s.name for s in specs if s.name in servers and servers[s.name].url == s.url}
 
 
+def _login_action(err: Any) -> Action | None:
+    if isinstance(err, ProbeError) and err.action is not None and err.action.kind == "login":
+        return err.action
+    return None
+
+
 def fix_login_hints(specs: list[ServerSpec], results: dict[str, Any]) -> None:
     """The probe names `mcplock auth login NAME`; for a server not in the lock that command
-    would fail ("no server NAME"), so its hint names the URL too."""
-    import re
-
-    todo = [s for s in specs if s.transport == "http" and s.url and isinstance(results.get(s.name), ProbeError)
-            and "mcplock auth login" in (results[s.name].hint or "")]
+    would fail ("no server NAME"), so its next action names the URL too."""
+    todo = [s for s in specs if s.transport == "http" and s.url and _login_action(results.get(s.name))]
     if not todo:
         return
     locked = _locked_names(todo)
     for s in todo:
         err = results[s.name]
-        if s.name in locked:
-            continue
-        cmd = login_command(s, locked=False)
-        pat = re.compile(r"`mcplock auth login (?:" + re.escape(s.name) + "|" + re.escape(s.url or "") + r")(?=[` ])")
-        err.hint = pat.sub(lambda m: "`" + cmd, err.hint or "")
+        if s.name not in locked:
+            err.action = err.action.with_command(login_command(s, locked=False))
 
 
 def _needs_login(spec: ServerSpec, err: Any) -> bool:
@@ -175,7 +175,7 @@ def _needs_login(spec: ServerSpec, err: Any) -> bool:
         return False
     if any(k.lower() == "authorization" for k in spec.headers):
         return False
-    return "auth login" in (err.hint or "")
+    return _login_action(err) is not None
 
 
 def _say(text: str) -> None:
@@ -200,12 +200,11 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Call
     if not login_allowed():
         for s in todo:
             err = results[s.name]
-            if "--login" not in (err.hint or ""):
-                err.hint = (err.hint or "").rstrip(".") + "; or run this command again with --login"
+            err.action = err.action.with_retry("--login")
         return results
     import asyncio
 
-    from mcplock.auth.oauth import login
+    from mcplock.auth.login import login
 
     from dataclasses import replace
 
@@ -213,7 +212,8 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Call
     for _round in range(2):  # a second round for a scope step-up found by the new probe
         again: list[ServerSpec] = []
         for s in todo:
-            scopes = getattr(results.get(s.name), "oauth_scopes", None)
+            step = _login_action(results.get(s.name))
+            scopes = step.scopes if step is not None else None
             if scopes:  # step-up: ask for the scopes the server named
                 s = replace(s, auth=replace(s.auth or AuthSpec("oauth"), scopes=scopes))
             try:
@@ -224,7 +224,7 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Call
         if not again:
             break
         results = {**results, **reprobe(again)}
-        todo = [s for s in again if _needs_login(s, results.get(s.name)) and getattr(results[s.name], "oauth_scopes", None)]
+        todo = [s for s in again if _needs_login(s, results.get(s.name)) and results[s.name].action.scopes]
         if not todo:
             break
     return results
@@ -277,7 +277,7 @@ def cmd_login(
     the tokens in your config directory (never in the repo)."""
     import asyncio
 
-    from mcplock.auth.oauth import login
+    from mcplock.auth.login import login
 
     spec, locked = _target_spec(target, url, auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes,
                                                        oauth_grant, oauth_client_metadata_url))

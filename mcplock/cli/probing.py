@@ -36,6 +36,7 @@ def _lock_dir() -> str:
 
 
 def _options(timeout: float, client_name: Optional[str], client_version: Optional[str]):
+    from mcplock.auth import http_client
     from mcplock.probe import ProbeOptions
 
     if timeout <= 0:
@@ -43,7 +44,8 @@ def _options(timeout: float, client_name: Optional[str], client_version: Optiona
     _client(client_name, client_version)  # --client-version alone is a usage error
     environ = dict(os.environ)
     environ.setdefault("MCPLOCK_PROJECT_DIR", _lock_dir())
-    kw: dict[str, Any] = {"timeout": timeout, "environ": environ, "verbose": output.settings().verbose}
+    kw: dict[str, Any] = {"timeout": timeout, "environ": environ, "verbose": output.settings().verbose,
+                          "http_client": http_client}  # OAuth where the token store holds a login
     if client_name:
         kw["client_name"] = client_name
     if client_version:
