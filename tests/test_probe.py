@@ -698,19 +698,18 @@ def test_probe_many_runs_concurrently():
     def specs(n: int) -> list[ServerSpec]:
         return [stdio_spec(mode="slow", extra=("--delay", "0.4"), name=f"slow{i}") for i in range(n)]
 
-    t0 = time.monotonic()
-    one = probe_many(specs(1), ProbeOptions(timeout=20))
-    t_one = time.monotonic() - t0
+    # How long eight take against one is a benchmark (bench/), not a test: here, that all
+    # eight are under way before the first one finishes, and each finishes.
     events: list[tuple[str, str]] = []
-    t0 = time.monotonic()
     eight = probe_many(specs(8), ProbeOptions(timeout=20), on_event=lambda n, e: events.append((n, e)))
-    t_eight = time.monotonic() - t0
-    assert isinstance(one["slow0"], Snapshot)
     assert list(eight) == [f"slow{i}" for i in range(8)]
     assert all(isinstance(v, Snapshot) and len(v.tools) == 3 for v in eight.values())
-    assert t_one > 1.2  # 4 answers x 0.4 s
-    assert t_eight < 2 * t_one, (t_one, t_eight)
     assert sorted(e for _, e in events) == ["done"] * 8 + ["start"] * 8
+    assert [e for _, e in events[:8]] == ["start"] * 8, events
+    # with concurrency 1 they run one after the other
+    events.clear()
+    probe_many(specs(2), ProbeOptions(timeout=20, concurrency=1), on_event=lambda n, e: events.append((n, e)))
+    assert events == [("slow0", "start"), ("slow0", "done"), ("slow1", "start"), ("slow1", "done")]
 
 
 def test_probe_many_isolates_failures(benign_http):
