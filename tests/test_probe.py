@@ -799,6 +799,8 @@ class _Recorder(BaseHTTPRequestHandler):
             {"error": f"token {self.headers.get('Authorization')} and key {self.headers.get('X-Api-Key')} refused"}
         ).encode()
         self.send_response(getattr(self.server, "status", 403))
+        if getattr(self.server, "www", None):
+            self.send_header("WWW-Authenticate", self.server.www)  # type: ignore[attr-defined]
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -851,6 +853,57 @@ def test_401_without_oauth_suggests_a_header(recorder):
     assert err.kind == "auth" and "needs credentials" in err.message
     assert "--header 'Authorization: Bearer ${TOKEN}'" in (err.hint or "")
     assert "auth login" not in (err.hint or "")
+
+
+def test_401_with_an_oauth_challenge_is_a_login_action(recorder):
+    recorder.status = 401
+    recorder.www = 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"'
+    port = recorder.server_address[1]
+    err = probe_error(ServerSpec(name="p", transport="http", url=f"http://127.0.0.1:{port}/mcp"))
+    assert err.kind == "auth" and "asks for an OAuth login" in err.message
+    assert err.action is not None and err.action.kind == "login"
+    assert err.action.command == "mcplock auth login p"
+    assert err.hint == ("OAuth: run `mcplock auth login p` "
+                        "(or set a header, e.g. --header 'Authorization: Bearer ${TOKEN}' for CI)")
+    # what the CLI does with it, as data: a more precise command, and the --login retry
+    err.action = err.action.with_command("mcplock auth login p http://h/mcp").with_retry("--login")
+    assert err.hint == ("OAuth: run `mcplock auth login p http://h/mcp` (or set a header, e.g. "
+                        "--header 'Authorization: Bearer ${TOKEN}' for CI); or run this command again with --login")
+    assert err.action.with_retry("--login") == err.action  # said once
+    assert err.as_json()["hint"] == err.hint
+
+
+def test_scrubbing_reaches_the_action():
+    from mcplock.errors import Action
+    from mcplock.probe._common import scrubbed
+
+    err = ProbeError("auth", "m", action=Action("login", "run `{command}` now", command="mcplock auth login s3cr3t-x",
+                                                scopes="s3cr3t-x"))
+    out = scrubbed(err, ["s3cr3t-x"])
+    assert out.hint == "run `mcplock auth login *** --oauth-scopes '***'` now"
+    assert out.kind == "auth" and isinstance(out, ProbeError)
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+def test_injected_http_client_is_used(recorder, transport):
+    """ProbeOptions.http_client: how mcplock.auth hands the probe an OAuth client; here an
+    httpx2.Auth of httpx2's own signs the requests."""
+    import httpx2
+
+    from mcplock.probe.http import new_client
+
+    calls: list[str] = []
+
+    def factory(spec: ServerSpec, opts: ProbeOptions, environ: Any) -> httpx2.AsyncClient:
+        calls.append(spec.name)
+        return new_client(opts, auth=httpx2.BasicAuth("user", "pw"))
+
+    port = recorder.server_address[1]
+    err = probe_error(ServerSpec(name="inj", transport=transport, url=f"http://127.0.0.1:{port}/mcp"),
+                      http_client=factory)
+    assert calls == ["inj"]
+    assert recorder.seen[0][1]["Authorization"].startswith("Basic ")
+    assert err.kind == "forbidden"
 
 
 def test_no_sdk_and_no_httpx_at_import():
