@@ -1,12 +1,70 @@
 """The one error hierarchy of mcplock.
 
 Every error the user can cause or meet carries a stable ``code``, a message, an
-optional ``hint`` (what to do next) and the process exit code (DESIGN §5).
+optional next step and the process exit code (docs/architecture.md, "Errors").
+The next step is an :class:`Action`: data that says what kind of step it is and which
+command to run, so code can act on it (log in, then probe again) or swap in a more
+precise command without parsing text; :attr:`McplockError.hint` is its text for people.
 Drift is a result, not an error: nothing here is raised for a finding.
 Third-party exceptions are translated into these at the module that meets them.
 """
 
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+COMMAND = "{command}"  # where an Action's text shows its command
+
+
+@dataclass(frozen=True)
+class Action:
+    """The next step an error suggests.
+
+    ``kind``: ``"advice"`` (text only) or ``"login"`` (an OAuth login would fix it;
+    ``command`` is the ``mcplock auth login …`` that does it, ``scopes`` what it must ask for).
+    ``text`` shows the command where it holds ``{command}``, in backticks as written.
+    ``offers_retry``: the text already says that the same command with ``--login`` works.
+    """
+
+    kind: str
+    text: str
+    command: str | None = None
+    scopes: str | None = None
+    offers_retry: bool = False
+
+    def full_command(self) -> str | None:
+        if self.command is None:
+            return None
+        return self.command + (f" --oauth-scopes '{self.scopes}'" if self.scopes else "")
+
+    def render(self) -> str:
+        cmd = self.full_command()
+        return self.text if cmd is None else self.text.replace(COMMAND, cmd, 1)
+
+    def with_command(self, command: str) -> Action:
+        return dataclasses.replace(self, command=command)
+
+    def with_retry(self, flag: str = "--login") -> Action:
+        """The same step, adding that running the failed command again with ``flag`` works too."""
+        if self.offers_retry:
+            return self
+        text = (self.text.rstrip(".") + "; " if self.text else "") + f"or run this command again with {flag}"
+        return dataclasses.replace(self, text=text, offers_retry=True)
+
+    def mapped(self, f: Any) -> Action:
+        """The action with ``f`` applied to its texts (secret scrubbing)."""
+        return dataclasses.replace(
+            self,
+            text=f(self.text),
+            command=None if self.command is None else f(self.command),
+            scopes=None if self.scopes is None else f(self.scopes),
+        )
+
+
+def advice(text: str | None) -> Action | None:
+    return None if text is None else Action("advice", text)
 
 
 class McplockError(Exception):
@@ -15,18 +73,37 @@ class McplockError(Exception):
     exit_code: int = 2
     code: str = "error"
 
-    def __init__(self, message: str, *, hint: str | None = None, code: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, hint: str | None = None, code: str | None = None, action: Action | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
-        self.hint = hint
+        self.action = action if action is not None else advice(hint)
         if code is not None:
             self.code = code
+
+    @property
+    def hint(self) -> str | None:
+        """The next step as text (what renderers print)."""
+        return None if self.action is None else self.action.render()
+
+    @hint.setter
+    def hint(self, text: str | None) -> None:
+        self.action = advice(text)
 
     def __str__(self) -> str:  # pragma: no cover - trivial
         return self.message
 
     def as_json(self) -> dict[str, object]:
         return {"code": self.code, "message": self.message, "hint": self.hint}
+
+    def evolve(self, **changes: Any) -> McplockError:
+        """A copy with some attributes changed (``message``, ``action``); the rest is kept."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        new.args = (new.message,)
+        return new
 
 
 class UsageError(McplockError):
@@ -81,8 +158,8 @@ class ProbeError(McplockError):
     exit_code = 3
     code = "probe"
 
-    def __init__(self, kind: str, message: str, *, hint: str | None = None) -> None:
-        super().__init__(message, hint=hint, code=kind)
+    def __init__(self, kind: str, message: str, *, hint: str | None = None, action: Action | None = None) -> None:
+        super().__init__(message, hint=hint, code=kind, action=action)
         self.kind = kind
 
     def as_json(self) -> dict[str, object]:

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -292,7 +292,7 @@ def test_stdio_huge():
 
 
 def test_http_streamable_session_lifecycle():
-    with http_fixture() as base, httpx.Client(timeout=5) as c:
+    with http_fixture() as base, httpx2.Client(timeout=5) as c:
         assert base.startswith("http://127.0.0.1:")
         url = base + "/mcp"
         r = c.post(url, json=INIT, headers=ACCEPT)
@@ -313,7 +313,7 @@ def test_http_streamable_session_lifecycle():
 
 
 def test_http_sse_responses_and_pagination():
-    with http_fixture(extra_args=["--sse-responses", "--page-size", "2"]) as base, httpx.Client(timeout=5) as c:
+    with http_fixture(extra_args=["--sse-responses", "--page-size", "2"]) as base, httpx2.Client(timeout=5) as c:
         r = c.post(base + "/mcp", json=INIT, headers=ACCEPT)
         assert r.headers["content-type"].startswith("text/event-stream")
         assert r.text.startswith("event: message\ndata: ") and r.text.endswith("\n\n")
@@ -324,7 +324,7 @@ def test_http_sse_responses_and_pagination():
 
 
 def test_http_legacy_sse():
-    with http_fixture() as base, httpx.Client(timeout=5) as c:
+    with http_fixture() as base, httpx2.Client(timeout=5) as c:
         with c.stream("GET", base + "/sse", headers={"Accept": "text/event-stream"}) as stream:
             assert stream.status_code == 200
             lines = stream.iter_lines()
@@ -341,7 +341,7 @@ def test_http_legacy_sse():
 
 def test_http_status_modes():
     init_post = {"json": INIT, "headers": ACCEPT}
-    with httpx.Client(timeout=5) as c:
+    with httpx2.Client(timeout=5) as c:
         with http_fixture("401") as base:
             r = c.post(base + "/mcp", **init_post)
             assert r.status_code == 401 and r.json()["error"]
@@ -365,9 +365,9 @@ def test_http_status_modes():
 
 
 def test_http_hostile_common_modes():
-    with httpx.Client(timeout=5) as c:
+    with httpx2.Client(timeout=5) as c:
         with http_fixture("hang") as base:
-            with pytest.raises(httpx.ReadTimeout):
+            with pytest.raises(httpx2.ReadTimeout):
                 c.post(base + "/mcp", json=INIT, headers=ACCEPT, timeout=1.0)
         with http_fixture("garbage") as base:
             r = c.post(base + "/mcp", json=INIT, headers=ACCEPT)

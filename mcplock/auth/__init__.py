@@ -1,9 +1,15 @@
-"""OAuth for remote MCP servers (DESIGN §6).
+"""OAuth for remote MCP servers.
 
 - :mod:`mcplock.auth.store`: the token store outside the repo (light: no SDK import).
-- :mod:`mcplock.auth.oauth`: the MCP SDK's OAuth providers (authorization code + PKCE with a
-  loopback callback; client credentials for CI) wired to that store. Imported only when a
-  probe really uses OAuth, because importing the SDK costs more than a whole fast probe.
+- :mod:`mcplock.auth.provider`: the MCP SDK's OAuth providers (an ``httpx2.Auth`` each:
+  authorization code + PKCE, client credentials for CI) over that store.
+- :mod:`mcplock.auth.client`: the probe's HTTP client on the OAuth path (never interactive).
+- :mod:`mcplock.auth.callback`: the loopback callback and the browser of an interactive login.
+- :mod:`mcplock.auth.login`: the interactive login flow.
+
+This package module stays light: the SDK is imported only when a probe really uses OAuth,
+because importing it costs more than a whole fast probe. :func:`http_client` is what the
+layer that builds ``ProbeOptions`` passes as ``http_client``; the probe never imports auth.
 
 The lock records only which method a server uses (``auth = "oauth"``); tokens, refresh
 tokens and dynamically registered client secrets live in the store, one 0600 file per
@@ -12,14 +18,22 @@ server URL.
 
 from __future__ import annotations
 
-__all__ = ["wants_oauth", "LOGIN_ENV"]
+from typing import TYPE_CHECKING, Mapping
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from mcplock.probe import ProbeOptions
+    from mcplock.spec import ServerSpec
+
+__all__ = ["wants_oauth", "http_client", "LOGIN_ENV"]
 
 # Set (to "1") in ProbeOptions.environ by `--login` / `mcplock auth login`: a browser flow may
 # start even without a TTY. "0" forbids it even on a TTY.
 LOGIN_ENV = "MCPLOCK_LOGIN"
 
 
-def wants_oauth(spec, environ) -> bool:  # type: ignore[no-untyped-def]
+def wants_oauth(spec: ServerSpec, environ: Mapping[str, str]) -> bool:
     """Whether a probe of ``spec`` goes through the SDK's OAuth client.
 
     Client credentials: always. Authorization code: when the token store holds a token for
@@ -37,3 +51,15 @@ def wants_oauth(spec, environ) -> bool:  # type: ignore[no-untyped-def]
     from mcplock.spec import expand
 
     return TokenStore(environ).exists(expand(spec.url, environ, spec.secrets))
+
+
+def http_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]) -> httpx2.AsyncClient:
+    """A ``ProbeOptions.http_client`` factory: the OAuth client (httpx2 carrying the SDK's
+    provider) for a server that :func:`wants_oauth`, the plain probe client otherwise."""
+    if wants_oauth(spec, environ):
+        from mcplock.auth.client import oauth_client
+
+        return oauth_client(spec, opts, environ)
+    from mcplock.probe.http import new_client
+
+    return new_client(opts)

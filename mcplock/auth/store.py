@@ -1,5 +1,7 @@
-"""The token store: ``$MCPLOCK_CONFIG_DIR`` or ``$XDG_CONFIG_HOME/mcplock`` or
-``~/.config/mcplock``, then ``tokens/<sha256(server url)>.json``.
+"""The token store: ``$MCPLOCK_CONFIG_DIR``, else the platform's user config directory
+(platformdirs: ``$XDG_CONFIG_HOME/mcplock`` or ``~/.config/mcplock`` on Linux,
+``~/Library/Application Support/mcplock`` on macOS, ``%APPDATA%\\mcplock`` on Windows),
+then ``tokens/<sha256(server url)>.json``.
 
 One JSON file per server URL holds the OAuth tokens, their absolute expiry, the client
 registration (a dynamically registered client's secret too) and the discovered metadata
@@ -34,12 +36,15 @@ class TokenStoreError(McplockError):
 
 
 def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """mcplock's config directory: ``MCPLOCK_CONFIG_DIR`` from ``environ`` (default
+    ``os.environ``) when set, else the platform's user config directory (which platformdirs
+    reads from the process environment)."""
     env = os.environ if environ is None else environ
     if env.get("MCPLOCK_CONFIG_DIR"):
         return Path(env["MCPLOCK_CONFIG_DIR"])
-    if env.get("XDG_CONFIG_HOME"):
-        return Path(env["XDG_CONFIG_HOME"]) / "mcplock"
-    return Path(env.get("HOME") or os.path.expanduser("~")) / ".config" / "mcplock"
+    import platformdirs
+
+    return platformdirs.user_config_path("mcplock", appauthor=False)
 
 
 def normalize_url(url: str) -> str:

@@ -2,20 +2,19 @@
 after a probe, logging in where a server asks (then probing again), and login hints
 that work as printed.
 
-Light at import time: the MCP SDK is imported only inside a login (mcplock.auth.oauth).
+Light at import time: the MCP SDK is imported only inside a login (mcplock.auth.login).
 Tokens never reach the lock or an error message.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import sys
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Optional
 
-from mcplock.errors import McplockError, ProbeError, SecretError, UsageError
+from mcplock.errors import Action, McplockError, ProbeError, SecretError, UsageError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import AuthSpec, ServerSpec, expand, template_names
 
@@ -127,21 +126,23 @@ def _locked_names(specs: list[ServerSpec], lockfile: str) -> set[str]:
     return {s.name for s in specs if s.name in servers and servers[s.name].url == s.url}
 
 
+def _login_action(err: Any) -> Action | None:
+    if isinstance(err, ProbeError) and err.action is not None and err.action.kind == "login":
+        return err.action
+    return None
+
+
 def fix_login_hints(specs: list[ServerSpec], results: dict[str, Any], lockfile: str) -> None:
     """The probe names `mcplock auth login NAME`; for a server not in the lock that command
-    would fail ("no server NAME"), so its hint names the URL too."""
-    todo = [s for s in specs if s.transport == "http" and s.url and isinstance(results.get(s.name), ProbeError)
-            and "mcplock auth login" in (results[s.name].hint or "")]
+    would fail ("no server NAME"), so its next action names the URL too."""
+    todo = [s for s in specs if s.transport == "http" and s.url and _login_action(results.get(s.name))]
     if not todo:
         return
     locked = _locked_names(todo, lockfile)
     for s in todo:
         err = results[s.name]
-        if s.name in locked:
-            continue
-        cmd = login_command(s, locked=False)
-        pat = re.compile(r"`mcplock auth login (?:" + re.escape(s.name) + "|" + re.escape(s.url or "") + r")(?=[` ])")
-        err.hint = pat.sub(lambda m: "`" + cmd, err.hint or "")
+        if s.name not in locked:
+            err.action = err.action.with_command(login_command(s, locked=False))
 
 
 def _needs_login(spec: ServerSpec, err: Any) -> bool:
@@ -151,7 +152,7 @@ def _needs_login(spec: ServerSpec, err: Any) -> bool:
         return False
     if any(k.lower() == "authorization" for k in spec.headers):
         return False
-    return "auth login" in (err.hint or "")
+    return _login_action(err) is not None
 
 
 def after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Reprobe, *, lockfile: str,
@@ -172,18 +173,18 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Repr
     if not login_ok:
         for s in todo:
             err = results[s.name]
-            if "--login" not in (err.hint or ""):
-                err.hint = (err.hint or "").rstrip(".") + "; or run this command again with --login"
+            err.action = err.action.with_retry("--login")
         return results
     import asyncio
 
-    from mcplock.auth.oauth import login
+    from mcplock.auth.login import login
 
     env = dict(environ if environ is not None else os.environ)
     for _round in range(2):  # a second round for a scope step-up found by the new probe
         again: list[ServerSpec] = []
         for s in todo:
-            scopes = getattr(results.get(s.name), "oauth_scopes", None)
+            step = _login_action(results.get(s.name))
+            scopes = step.scopes if step is not None else None
             if scopes:  # step-up: ask for the scopes the server named
                 s = replace(s, auth=replace(s.auth or AuthSpec("oauth"), scopes=scopes))
             try:
@@ -194,7 +195,7 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Repr
         if not again:
             break
         results = {**results, **reprobe(again)}
-        todo = [s for s in again if _needs_login(s, results.get(s.name)) and getattr(results[s.name], "oauth_scopes", None)]
+        todo = [s for s in again if _needs_login(s, results.get(s.name)) and results[s.name].action.scopes]
         if not todo:
             break
     return results

@@ -38,6 +38,7 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: Optional
 
     ``${MCPLOCK_PROJECT_DIR}`` is the lock's directory unless the environment sets it.
     """
+    from mcplock.auth import http_client
     from mcplock.probe import ProbeOptions
 
     if timeout <= 0:
@@ -45,7 +46,8 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: Optional
     client_identity(client_name, client_version)  # --client-version alone is a usage error
     env = dict(os.environ if environ is None else environ)
     env.setdefault("MCPLOCK_PROJECT_DIR", lock_dir(lockfile))
-    kw: dict[str, Any] = {"timeout": timeout, "environ": env, "verbose": verbose}
+    # the HTTP client is injected: OAuth where the token store holds a login, plain otherwise
+    kw: dict[str, Any] = {"timeout": timeout, "environ": env, "verbose": verbose, "http_client": http_client}
     if client_name:
         kw["client_name"] = client_name
     if client_version:

@@ -5,6 +5,12 @@ keeps every definition as the raw JSON the server sent, and bounds everything: a
 timeout, page / item / message-size caps, a repeated-cursor guard. stdio servers run in their
 own process group and the whole group is killed at the end, whatever happened.
 
+Modules: ``_session`` (initialize + paginated lists), ``_stdio``, ``streamable_http``,
+``sse`` (legacy HTTP+SSE), ``http`` (what the HTTP transports share, the client among it),
+``errors`` (HTTP failures → ProbeError; a leaf), ``_common`` (JSON-RPC shapes, scrubbing).
+The probe never imports :mod:`mcplock.auth`: an OAuth client comes in through
+``ProbeOptions.http_client`` (see :func:`mcplock.auth.http_client`).
+
     snap = await probe(spec, ProbeOptions())                 # raises ProbeError
     results = probe_many(specs, ProbeOptions(), on_event)    # name -> Snapshot | ProbeError
 """
@@ -15,14 +21,21 @@ import asyncio
 import atexit
 import os
 from dataclasses import dataclass
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import mcplock
 from mcplock.errors import ProbeError
 from mcplock.snapshot import Snapshot
 from mcplock.spec import ServerSpec
 
-__all__ = ["ProbeOptions", "probe", "probe_many", "ProbeError"]
+if TYPE_CHECKING:
+    import httpx2
+
+__all__ = ["ProbeOptions", "HttpClientFactory", "probe", "probe_many", "ProbeError"]
+
+# (spec, options, environ) -> the httpx2 client for that remote server. Called once per HTTP
+# probe; the transport closes the client. Build the plain one with mcplock.probe.http.new_client.
+HttpClientFactory = Callable[[ServerSpec, "ProbeOptions", Mapping[str, str]], "httpx2.AsyncClient"]
 
 
 @dataclass(frozen=True)
@@ -37,6 +50,9 @@ class ProbeOptions:
     concurrency: int = 16
     environ: Mapping[str, str] | None = None  # for ${VAR} expansion (default os.environ)
     verbose: bool = False  # error messages also show skipped stdout lines and more stderr
+    # The HTTP client of a remote server (e.g. mcplock.auth.http_client: OAuth where a login
+    # exists); None: a plain client (mcplock.probe.http.new_client).
+    http_client: HttpClientFactory | None = None
 
 
 def _transport(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]):  # type: ignore[no-untyped-def]
@@ -45,11 +61,11 @@ def _transport(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str])
 
         return StdioTransport(spec, opts, environ)
     if spec.transport == "http":
-        from mcplock.probe._http import StreamableHttpTransport
+        from mcplock.probe.streamable_http import StreamableHttpTransport
 
         return StreamableHttpTransport(spec, opts, environ)
     if spec.transport == "sse":
-        from mcplock.probe._http import LegacySseTransport
+        from mcplock.probe.sse import LegacySseTransport
 
         return LegacySseTransport(spec, opts, environ)
     raise ProbeError("config", f"server `{spec.name}`: unknown transport `{spec.transport}`")
@@ -91,10 +107,7 @@ async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
                     "  | " + sanitize(line, 200) for line in skipped[:20]
                 )
             if message != e.message:
-                new = ProbeError(e.kind, message, hint=e.hint)
-                new.__dict__.update({k: v for k, v in e.__dict__.items() if k not in ("message", "args")})
-                new.message = message
-                raise new from None
+                raise e.evolve(message=message) from None
             raise
         finally:
             if transport is not None:

@@ -189,15 +189,12 @@ def scrub(text: str | None, secrets: list[str]) -> str | None:
 
 
 def scrubbed(err: ProbeError, secrets: list[str]) -> ProbeError:
-    """``err`` with every secret value replaced by ``***`` in its message and hint."""
+    """``err`` with every secret value replaced by ``***`` in its message and next action."""
     msg = scrub(err.message, secrets) or ""
-    hint = scrub(err.hint, secrets)
-    if msg == err.message and hint == err.hint:
+    action = err.action.mapped(lambda t: scrub(t, secrets)) if err.action is not None else None
+    if msg == err.message and action == err.action:
         return err
-    new = ProbeError(err.kind, msg, hint=hint)
-    new.__dict__.update({k: v for k, v in err.__dict__.items() if k not in ("message", "hint", "args")})
-    new.message, new.hint = msg, hint
-    return new
+    return err.evolve(message=msg, action=action)  # type: ignore[return-value]
 
 
 class PendingRequests:

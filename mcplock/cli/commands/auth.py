@@ -43,7 +43,7 @@ def cmd_login(
     the tokens in your config directory (never in the repo)."""
     import asyncio
 
-    from mcplock.auth.oauth import login
+    from mcplock.auth.login import login
 
     cli = context.of(ctx)
     auth = oauth.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes, oauth_grant, oauth_client_metadata_url)

@@ -1,0 +1,169 @@
+"""The interactive authorization-code flow (``mcplock auth login``, or ``--login`` / a TTY on
+the probing commands): protected-resource and authorization-server metadata discovery,
+dynamic client registration or a pre-registered client, a loopback callback on a free port,
+the authorization URL opened in the browser and printed for copy-paste; tokens stored."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from typing import Any, Callable, Mapping
+from urllib.parse import urlsplit
+
+import httpx2
+from mcp.shared.auth import AuthorizationCodeResult
+
+import mcplock
+from mcplock.auth.callback import LoopbackCallback, open_in_browser
+from mcplock.auth.provider import build_provider
+from mcplock.auth.store import TokenStore, describe
+from mcplock.errors import ProbeError
+from mcplock.probe.errors import HttpErrors
+from mcplock.spec import AuthSpec, ServerSpec, expand
+from mcplock.untrusted import sanitize
+
+DEFAULT_LOGIN_TIMEOUT = 300.0
+_HANDSHAKE_TIMEOUT = 30.0
+
+
+class _Step:
+    step = "the OAuth login"
+
+
+def _stored_port(store: TokenStore, url: str) -> int:
+    c = (store.load(url) or {}).get("client_info")
+    if isinstance(c, dict) and isinstance(c.get("redirect_uris"), list) and c["redirect_uris"]:
+        p = urlsplit(str(c["redirect_uris"][0]))
+        if p.hostname in ("127.0.0.1", "localhost") and p.port:
+            return p.port
+    return 0
+
+
+def _open_callback(store: TokenStore, url: str, fixed_client: bool) -> LoopbackCallback:
+    """Listen on the port a dynamically registered client was registered with when it is free
+    (authorization servers compare redirect URIs); otherwise on a free port, and forget that
+    registration so a new one carries the new redirect URI."""
+    port = _stored_port(store, url)
+    if port:
+        try:
+            return LoopbackCallback(port)
+        except OSError:
+            if not fixed_client:
+                store.update(url, client_info=None)
+    return LoopbackCallback(0)
+
+
+async def login(
+    spec: ServerSpec,
+    environ: Mapping[str, str],
+    *,
+    timeout: float = DEFAULT_LOGIN_TIMEOUT,
+    say: Callable[[str], None] = lambda s: None,
+    open_browser: bool = True,
+    client_name: str = "mcplock",
+) -> dict[str, Any]:
+    """Log in to ``spec`` and store the tokens. Returns what `auth status` would show.
+
+    Sends one ``initialize`` to the server with any stored token dropped, so the server asks
+    for authorization and the whole flow runs (discovery, registration, browser, callback,
+    token exchange); the session the request opened is closed again.
+    """
+    if spec.transport != "http" or not spec.url:
+        raise ProbeError("config", f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
+                         hint="use the server's /mcp endpoint with --transport http")
+    url = expand(spec.url, environ, spec.secrets)
+    store = TokenStore(environ)
+    auth = spec.auth or AuthSpec("oauth")
+    if store.exists(url):
+        store.update(url, tokens=None, expires_at=None)
+    callback: LoopbackCallback | None = None
+    try:
+        if auth.method == "client-credentials":
+            provider = build_provider(spec, environ, store=store)
+        else:
+            callback = _open_callback(store, url, fixed_client=bool(auth.client_id))
+            cb = callback
+
+            async def redirect_handler(auth_url: str) -> None:
+                say(f"Log in to `{spec.name}` in your browser. If no browser opens, open this URL:\n\n  {auth_url}\n")
+                if open_browser:
+                    await open_in_browser(auth_url)
+
+            async def callback_handler() -> AuthorizationCodeResult:
+                return await cb.wait(timeout, spec)
+
+            provider = build_provider(spec, environ, redirect_uri=callback.redirect_uri,
+                                      redirect_handler=redirect_handler, callback_handler=callback_handler, store=store)
+        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+                   **{k: expand(v, environ, spec.secrets) for k, v in spec.headers.items()}}
+        async with httpx2.AsyncClient(auth=provider, timeout=httpx2.Timeout(_HANDSHAKE_TIMEOUT),
+                                      follow_redirects=True) as client:
+            try:
+                resp = await _handshake(client, url, headers, client_name)
+            except httpx2.HTTPError as e:
+                errors = HttpErrors(spec, _HANDSHAKE_TIMEOUT, 64 * 1024, _Step())
+                raise errors.exception(e, "the OAuth login") from None
+        if resp.status_code in (401, 403):
+            www = resp.headers.get("www-authenticate", "")
+            why = f"HTTP {resp.status_code}"
+            if "insufficient_scope" in www:
+                m = re.search(r'scope="([^"]*)"', www)
+                why += ": insufficient_scope" + (f", it asks for {sanitize(m.group(1), 200)}" if m else "")
+            raise ProbeError("auth", f"server `{spec.name}` still refuses access after the login ({why})",
+                             hint="the account may lack access to this server, or it needs other scopes (--oauth-scopes)")
+        state = describe(store.load(url))
+        if not state.get("token"):
+            state["note"] = "the server did not ask for a login: nothing was stored"
+        return state
+    finally:
+        if callback is not None:
+            callback.close()
+
+
+def _rpc_result(resp: httpx2.Response) -> dict[str, Any]:
+    """The ``result`` of a JSON-RPC answer sent as JSON or as a (finished) SSE stream; {} if none."""
+    text = resp.text
+    bodies = [text]
+    if "text/event-stream" in resp.headers.get("content-type", ""):
+        bodies = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    for b in bodies:
+        with contextlib.suppress(ValueError):
+            obj = json.loads(b)
+            if isinstance(obj, dict) and isinstance(obj.get("result"), dict):
+                return obj["result"]
+    return {}
+
+
+async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, str], client_name: str) -> httpx2.Response:
+    """What a probe sends, through the OAuth client: ``initialize``, ``notifications/initialized``
+    and the list methods the server announces, so a login happens (and a scope step-up with it)
+    whichever of them the server protects — many answer ``initialize`` without a token and
+    want one from ``tools/list`` on. Stops at the first answer that is not a success and
+    returns it (else the last one); a session that went well is closed again."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": client_name, "version": mcplock.__version__}}}
+    resp = await client.post(url, content=json.dumps(body).encode(), headers=headers)
+    if resp.status_code >= 300:
+        return resp
+    result = _rpc_result(resp)
+    sid = resp.headers.get("mcp-session-id")
+    version = result.get("protocolVersion")
+    h = {**headers, **({"Mcp-Session-Id": sid} if sid else {}),
+         **({"MCP-Protocol-Version": version} if isinstance(version, str) and re.fullmatch(r"[0-9A-Za-z._-]{1,40}", version)
+            else {})}
+    note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    r = await client.post(url, content=json.dumps(note).encode(), headers=h)
+    caps = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
+    methods = [m for cap, m in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list"))
+               if cap in caps] or ["tools/list"]
+    for i, method in enumerate(methods, 2):
+        if r.status_code >= 300:
+            break
+        req = {"jsonrpc": "2.0", "id": i, "method": method, "params": {}}
+        r = await client.post(url, content=json.dumps(req).encode(), headers=h)
+    if sid and r.status_code < 300:  # (never after a refusal: a DELETE would only be refused again)
+        with contextlib.suppress(Exception):
+            await client.delete(url, headers=h)
+    return r

@@ -1,0 +1,324 @@
+"""The MCP SDK's OAuth providers (an ``httpx2.Auth`` each) over mcplock's token store:
+authorization code + PKCE, and client credentials for CI.
+
+Imports the SDK (``mcp``): only the OAuth path may import this module. Every SDK failure
+that comes out of a provider's auth flow is a :class:`ProbeError` naming the next step, so
+the HTTP client carrying a provider needs no wrapper: httpx2 errors stay httpx2 errors and
+the probe's own translation (:mod:`mcplock.probe.errors`) handles them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+import warnings
+from typing import Any, AsyncGenerator, Callable, Mapping
+
+import httpx2
+from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.shared.auth import (
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    OAuthToken,
+    ProtectedResourceMetadata,
+)
+from pydantic import ValidationError
+
+import mcplock
+from mcplock.auth.store import TokenStore
+from mcplock.errors import COMMAND, Action, ProbeError
+from mcplock.probe.errors import login_action
+from mcplock.spec import AuthSpec, ServerSpec, expand
+from mcplock.untrusted import sanitize
+
+# The SDK logs a traceback ("OAuth flow error") before re-raising; mcplock reports the error itself.
+for _name in ("mcp.client.auth", "mcp.client.auth.oauth2"):
+    _log = logging.getLogger(_name)
+    _log.addHandler(logging.NullHandler())
+    _log.propagate = False
+
+
+# --- storage ---------------------------------------------------------------------------------
+
+
+class FileTokenStorage:
+    """The SDK's ``TokenStorage`` protocol over the token store (one file per server URL)."""
+
+    def __init__(self, store: TokenStore, url: str, method: str) -> None:
+        self.store = store
+        self.url = url
+        self.method = method
+        self.provider: OAuthClientProvider | None = None  # set by the provider, for its metadata
+
+    def data(self) -> dict[str, Any]:
+        return self.store.load(self.url) or {}
+
+    async def get_tokens(self) -> OAuthToken | None:
+        t = self.data().get("tokens")
+        if not isinstance(t, dict):
+            return None
+        try:
+            return OAuthToken.model_validate(t)
+        except ValidationError:
+            return None
+
+    async def set_tokens(self, tokens: OAuthToken) -> None:
+        fields: dict[str, Any] = {
+            "method": self.method,
+            "tokens": tokens.model_dump(mode="json", exclude_none=True),
+            "expires_at": (time.time() + tokens.expires_in) if tokens.expires_in else None,
+            "obtained_at": int(time.time()),
+        }
+        ctx = self.provider.context if self.provider is not None else None
+        if ctx is not None:
+            if ctx.oauth_metadata is not None:
+                fields["oauth_metadata"] = ctx.oauth_metadata.model_dump(mode="json", exclude_none=True)
+            if ctx.protected_resource_metadata is not None:
+                fields["protected_resource_metadata"] = ctx.protected_resource_metadata.model_dump(
+                    mode="json", exclude_none=True)
+            if ctx.auth_server_url:
+                fields["auth_server_url"] = ctx.auth_server_url
+        self.store.update(self.url, **fields)
+
+    async def get_client_info(self) -> OAuthClientInformationFull | None:
+        c = self.data().get("client_info")
+        if not isinstance(c, dict):
+            return None
+        try:
+            return OAuthClientInformationFull.model_validate(c)
+        except ValidationError:
+            return None
+
+    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
+        self.store.update(self.url, client_info=client_info.model_dump(mode="json", exclude_none=True))
+
+
+# --- providers -------------------------------------------------------------------------------
+
+
+class _Restoring:
+    """What a later process needs from an earlier login: the token's absolute expiry (so an
+    expired token is refreshed before it is sent) and the discovered metadata (so the refresh
+    goes to the right token endpoint). Also remembers why a flow ended, for the messages, and
+    turns SDK exceptions into ProbeErrors as they leave the auth flow."""
+
+    context: Any
+    spec: ServerSpec
+    had_token = False
+    refresh_error: str | None = None
+    fixed_client: OAuthClientInformationFull | None = None
+
+    async def _initialize(self) -> None:
+        await super()._initialize()  # type: ignore[misc]
+        storage: FileTokenStorage = self.context.storage
+        data = storage.data()
+        if self.fixed_client is not None:  # never stored: its secret comes from the environment each time
+            self.context.client_info = self.fixed_client
+        self.had_token = self.context.current_tokens is not None
+        exp = data.get("expires_at")
+        if self.context.current_tokens is not None and isinstance(exp, (int, float)):
+            self.context.token_expiry_time = float(exp)
+        with contextlib.suppress(ValidationError, TypeError):
+            if isinstance(data.get("oauth_metadata"), dict):
+                self.context.oauth_metadata = OAuthMetadata.model_validate(data["oauth_metadata"])
+            if isinstance(data.get("protected_resource_metadata"), dict):
+                self.context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(
+                    data["protected_resource_metadata"])
+        if isinstance(data.get("auth_server_url"), str):
+            self.context.auth_server_url = data["auth_server_url"]
+
+    async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
+        if response.status_code != 200:
+            body = await response.aread()
+            self.refresh_error = _oauth_error(body) or f"HTTP {response.status_code}"
+        return await super()._handle_refresh_response(response)  # type: ignore[misc]
+
+    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        flow = super().async_auth_flow(request)  # type: ignore[misc]
+        try:
+            outgoing = await flow.__anext__()
+            while True:
+                response = yield outgoing
+                outgoing = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        except (ProbeError, httpx2.HTTPError):
+            raise
+        except Exception as e:
+            new = translate(e, self.spec, cc=isinstance(self, ClientCredentialsProvider))
+            if new is e:
+                raise
+            raise new from None
+        finally:
+            await flow.aclose()
+
+
+class AuthCodeProvider(_Restoring, OAuthClientProvider):
+    wanted_scopes: str | None = None  # --oauth-scopes / a step-up: added to what the server challenges with
+
+    async def _perform_authorization(self) -> httpx2.Request:
+        if self.wanted_scopes:
+            from mcp.client.auth.utils import union_scopes
+
+            self.context.client_metadata.scope = union_scopes(self.context.client_metadata.scope, self.wanted_scopes)
+        return await super()._perform_authorization()
+
+    def _confidential_auth(self) -> None:
+        """A pre-registered confidential client authenticates at the token endpoint the way the
+        authorization server says it supports: client_secret_basic (RFC 8414's default when
+        it says nothing), else client_secret_post."""
+        info = self.context.client_info
+        if self.fixed_client is None or info is None or not info.client_secret:
+            return
+        meta = self.context.oauth_metadata
+        supported = (meta.token_endpoint_auth_methods_supported if meta is not None else None) or []
+        method = "client_secret_basic"
+        if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
+            method = "client_secret_post"
+        if info.token_endpoint_auth_method != method:
+            self.context.client_info = info.model_copy(update={"token_endpoint_auth_method": method})
+
+    async def _exchange_token_authorization_code(self, auth_code: str, code_verifier: str) -> httpx2.Request:
+        self._confidential_auth()
+        return await super()._exchange_token_authorization_code(auth_code, code_verifier)
+
+    async def _refresh_token(self) -> httpx2.Request:
+        self._confidential_auth()
+        return await super()._refresh_token()
+
+
+class ClientCredentialsProvider(_Restoring, ClientCredentialsOAuthProvider):
+    pass
+
+
+def _oauth_error(body: bytes) -> str | None:
+    """``error`` (and ``error_description``) of an OAuth error body, sanitized."""
+    try:
+        obj = json.loads(body.decode("utf-8", "replace"))
+    except ValueError:
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("error"), str):
+        return None
+    out = sanitize(obj["error"], 60)
+    if isinstance(obj.get("error_description"), str) and obj["error_description"].strip():
+        out += ": " + sanitize(obj["error_description"].strip(), 200)
+    return out
+
+
+# --- building the provider -------------------------------------------------------------------
+
+
+def _client_secret(spec: ServerSpec, auth: AuthSpec, environ: Mapping[str, str]) -> str | None:
+    if auth.client_secret is None:
+        return None
+    value = expand(auth.client_secret, environ, spec.secrets)
+    if not value:
+        raise ProbeError(
+            "config",
+            f"server `{spec.name}`: the OAuth client secret `{auth.client_secret}` is empty: the variable is not set",
+            hint="export the variable the template names",
+        )
+    return value
+
+
+def build_provider(
+    spec: ServerSpec,
+    environ: Mapping[str, str],
+    *,
+    redirect_uri: str | None = None,
+    redirect_handler: Callable[[str], Any] | None = None,
+    callback_handler: Callable[[], Any] | None = None,
+    store: TokenStore | None = None,
+) -> OAuthClientProvider:
+    """The SDK provider for ``spec`` (client credentials, or authorization code)."""
+    url = expand(spec.url or "", environ, spec.secrets)
+    store = store or TokenStore(environ)
+    auth = spec.auth or AuthSpec("oauth")
+    provider: OAuthClientProvider
+    if auth.method == "client-credentials":
+        if not auth.client_id:
+            raise ProbeError("config", f"server `{spec.name}`: client credentials need a client id",
+                             hint="pass --oauth-client-id ID --oauth-client-secret '${VAR}'")
+        secret = _client_secret(spec, auth, environ)
+        if secret is None:
+            raise ProbeError("config", f"server `{spec.name}`: client credentials need a client secret",
+                             hint="pass --oauth-client-secret '${VAR}' and export VAR")
+        storage = FileTokenStorage(store, url, "client-credentials")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # `issuer` omitted: discovery names the authorization server
+            provider = ClientCredentialsProvider(
+                server_url=url, storage=storage, client_id=auth.client_id, client_secret=secret,
+                token_endpoint_auth_method="client_secret_basic", scope=auth.scopes,
+            )
+        provider.spec = spec  # type: ignore[attr-defined]
+        storage.provider = provider
+        return provider
+    storage = FileTokenStorage(store, url, "oauth")
+    uri = redirect_uri or "http://127.0.0.1/callback"
+    metadata = OAuthClientMetadata(
+        redirect_uris=[uri],  # type: ignore[list-item]
+        client_name="mcplock",
+        software_id="mcplock",
+        software_version=mcplock.__version__,
+        grant_types=["authorization_code", "refresh_token"],
+        response_types=["code"],
+        token_endpoint_auth_method="none",
+        scope=auth.scopes,
+    )
+    try:
+        code = AuthCodeProvider(url, metadata, storage, redirect_handler, callback_handler,
+                                client_metadata_url=auth.client_metadata_url)
+    except ValueError as e:  # the SDK's check of a client ID metadata document URL
+        raise ProbeError("config", f"server `{spec.name}`: {e}",
+                         hint="--oauth-client-metadata-url takes an https:// URL with a path") from None
+    code.spec = spec
+    code.wanted_scopes = auth.scopes
+    if auth.client_id:
+        secret = _client_secret(spec, auth, environ)
+        code.fixed_client = OAuthClientInformationFull(
+            client_id=auth.client_id, client_secret=secret, redirect_uris=[uri],  # type: ignore[list-item]
+            token_endpoint_auth_method="client_secret_basic" if secret else "none",  # see _confidential_auth
+            grant_types=["authorization_code", "refresh_token"], scope=auth.scopes,
+        )
+    storage.provider = code
+    return code
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False) -> BaseException:
+    """An SDK exception as a ProbeError that names the next step (others come back as they are)."""
+    if isinstance(e, (ProbeError, httpx2.HTTPError)):
+        return e
+    name = spec.name
+    text = sanitize(str(e), 300)
+    if isinstance(e, OAuthRegistrationError):
+        return ProbeError(
+            "auth",
+            f"server `{name}`: the authorization server rejected the client registration: {text}",
+            hint="register a client with the provider and pass it with --oauth-client-id",
+        )
+    if isinstance(e, OAuthTokenError):
+        low = text.lower()
+        if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
+            step = (Action("advice", "check --oauth-client-id and that the secret variable holds the right value") if cc
+                    else login_action(spec, f"check --oauth-client-id, or drop it to register dynamically; then run `{COMMAND}`"))
+            return ProbeError("auth", f"server `{name}`: the authorization server rejected the client: {text}", action=step)
+        if "invalid_scope" in low:
+            return ProbeError("auth", f"server `{name}`: the authorization server rejected the scopes: {text}",
+                              hint="check --oauth-scopes")
+        return ProbeError("auth", f"server `{name}`: the OAuth token request failed: {text}",
+                          action=Action("advice", "check the client id and secret") if cc
+                          else login_action(spec, f"run `{COMMAND}` again"))
+    if isinstance(e, OAuthFlowError):
+        return ProbeError("auth", f"server `{name}`: OAuth failed: {text}",
+                          action=login_action(spec, f"run `{COMMAND}` again; if it persists, the server's OAuth set-up may be broken"))
+    if isinstance(e, ValidationError):
+        return ProbeError("auth", f"server `{name}`: the authorization server sent invalid OAuth metadata or tokens",
+                          hint="the server's OAuth set-up looks broken; ask its operators")
+    return e

@@ -1,0 +1,265 @@
+"""HTTP failures as ProbeErrors that name the next action: statuses with the server's own
+words from the body, connection / DNS / TLS errors, HTML login pages, oversized messages.
+
+A leaf: it imports only httpx2 and mcplock's error, spec and untrusted-text modules, so
+both the probe transports and :mod:`mcplock.auth` (the OAuth login) can use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import ssl
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import httpx2
+
+from mcplock.errors import COMMAND, Action, ProbeError
+from mcplock.spec import ServerSpec
+from mcplock.untrusted import sanitize
+
+__all__ = ["HttpErrors", "body_explanation", "login_action", "origin"]
+
+_ERROR_BODY_BYTES = 64 * 1024
+
+
+class _Step(Protocol):
+    step: str  # what the probe waits for, e.g. "the answer to tools/list"
+
+
+def origin(url: str) -> str:
+    p = urlsplit(url)
+    return f"{p.scheme}://{p.netloc}"
+
+
+def _chain(e: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    cur: BaseException | None = e
+    while cur is not None and cur not in out and len(out) < 10:
+        out.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return out
+
+
+def login_action(spec: ServerSpec, text: str, *, scopes: str | None = None, offers_retry: bool = False) -> Action:
+    """The "log in with OAuth" step for ``spec``: ``text`` shows the command where it holds
+    ``{command}``; the CLI may swap in a command that also names the URL and the options."""
+    target = spec.url if spec.name == "inspect" and spec.url else spec.name
+    return Action("login", text, command=f"mcplock auth login {target}", scopes=scopes, offers_retry=offers_retry)
+
+
+def body_explanation(body: bytes, content_type: str = "") -> str | None:
+    """The server's own words in an error body: a JSON ``error_description`` / ``message`` /
+    ``error`` / ``detail`` field, or a short plain text; sanitized, at most 300 characters."""
+    text = body.decode("utf-8", errors="replace").strip()
+    if not text:
+        return None
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict):
+        err = obj.get("error")
+        if isinstance(err, dict):  # JSON-RPC error body
+            m = err.get("message")
+            if isinstance(m, str) and m.strip():
+                return sanitize(m.strip(), 300)
+        for key in ("error_description", "message", "detail", "error", "title"):
+            v = obj.get(key)
+            if isinstance(v, str) and v.strip():
+                return sanitize(v.strip(), 300)
+        return None
+    if obj is not None:
+        return None
+    if "html" in content_type.lower() or text.lstrip().startswith("<"):
+        return None
+    return sanitize(" ".join(text.split()), 300)
+
+
+class HttpErrors:
+    """Translate HTTP statuses and httpx2 exceptions for one server into ProbeErrors.
+
+    ``state.step`` names what the probe waits for; ``has_session()`` says whether the server
+    gave a session id (a 404 then means it forgot the session)."""
+
+    def __init__(self, spec: ServerSpec, timeout: float, max_bytes: int, state: _Step) -> None:
+        self.spec = spec
+        self.timeout = timeout
+        self.max_bytes = max_bytes
+        self.state = state
+        self.url = spec.url or ""  # the template: never the expanded URL (it may hold secrets)
+        self.has_session = lambda: False
+
+    def too_large(self) -> ProbeError:
+        return ProbeError(
+            "too-large",
+            f"server `{self.spec.name}` sent a message larger than {self.max_bytes} bytes "
+            f"(answering {self.waiting()})",
+            hint="raise the response size limit if the server really sends that much",
+        )
+
+    def waiting(self) -> str:
+        return self.state.step.removeprefix("the answer to ")
+
+    def _mcp_hint(self) -> str | None:
+        p = urlsplit(self.url)
+        if p.path.rstrip("/").endswith("/mcp"):
+            return None
+        return f"try {p.scheme}://{p.netloc}/mcp"
+
+    async def check(self, resp: httpx2.Response, action: str) -> None:
+        """Raise a ProbeError for a non-2xx status, reading a short part of the body."""
+        status = resp.status_code
+        if 200 <= status < 300:
+            return
+        body = b""
+        with contextlib.suppress(Exception):
+            async for chunk in resp.aiter_bytes():
+                body += chunk
+                if len(body) >= _ERROR_BODY_BYTES:
+                    break
+        raise self.status_error(resp, body, action)
+
+    def status_error(self, resp: Any, body: bytes, action: str) -> ProbeError:
+        """The ProbeError for a non-2xx response whose (first) body bytes are ``body``."""
+        status = resp.status_code
+        ctype = resp.headers.get("content-type", "")
+        said = body_explanation(body, ctype)
+        name, url = self.spec.name, self.url
+        header_names = list(self.spec.headers)
+        if status == 401:
+            www = resp.headers.get("www-authenticate", "")
+            oauth = www.lower().startswith("bearer") or "resource_metadata" in www.lower()
+            auth_headers = [k for k in header_names if k.lower() in ("authorization", "proxy-authorization")]
+            if auth_headers or (header_names and not oauth):
+                sent = ", ".join(f"`{k}`" for k in (auth_headers or header_names))
+                msg = f"server `{name}` needs credentials: {url} rejected the ones sent in {sent} (401 on {action})"
+                hint = "check that the variables the header uses are set and the token is still valid"
+                step = (login_action(self.spec, hint + f"; or log in with OAuth: run `{COMMAND}`") if oauth
+                        else Action("advice", hint))
+            elif oauth:
+                msg = f"server `{name}` needs credentials: {url} asks for an OAuth login (401 on {action})"
+                step = login_action(
+                    self.spec, f"OAuth: run `{COMMAND}` (or set a header, e.g. --header 'Authorization: Bearer ${{TOKEN}}' for CI)"
+                )
+            else:
+                msg = f"server `{name}` needs credentials: {url} answered 401 Unauthorized ({action})"
+                step = Action("advice", "set a header, e.g. --header 'Authorization: Bearer ${TOKEN}'")
+            if said:
+                msg += f": {said}"
+            return ProbeError("auth", msg, action=step)
+        if status == 403:
+            msg = f"server `{name}`: {url} refused access (403 Forbidden on {action})"
+            if said:
+                msg += f": {said}"
+            return ProbeError(
+                "forbidden",
+                msg,
+                hint="the credentials are not allowed to use this server, or it blocks this client or address",
+            )
+        if status == 404:
+            if action != "initialize" and self.has_session():
+                return ProbeError(
+                    "protocol",
+                    f"server `{name}`: {url} forgot the session mid-probe (404 on {action})",
+                    hint="the server may run several instances without shared sessions; try again",
+                )
+            if self.spec.transport == "sse":
+                hint = "check the URL: legacy SSE servers usually serve `/sse`; newer servers `/mcp` with `--transport http`"
+            else:
+                mcp = self._mcp_hint()
+                sse = urlsplit(url).path.rstrip("/").endswith("/sse")
+                parts = [p for p in (mcp, "`--transport sse` for a legacy SSE server" if sse else None) if p]
+                hint = ", or ".join(parts) or "check the URL: the server's documentation names its MCP endpoint"
+            return ProbeError("not-found", f"no MCP endpoint at {url} (404 Not Found on {action})", hint=hint)
+        method = resp.request.method
+        if status == 405:
+            if self.spec.transport == "sse" and method == "GET":
+                return ProbeError(
+                    "legacy-sse",
+                    f"{url} does not accept GET (405 on {action}): "
+                    "this looks like a Streamable HTTP endpoint, not a legacy SSE one",
+                    hint="use `--transport http`",
+                )
+            return ProbeError(
+                "legacy-sse",
+                f"{url} does not accept POST (405 on {action}): this looks like a legacy SSE endpoint",
+                hint="use `--transport sse`, or the server's /mcp endpoint",
+            )
+        if status == 410:
+            msg = f"the server retired this endpoint: {url} answered 410 Gone ({action})"
+            if said:
+                msg += f": “{said}”"
+            return ProbeError("gone", msg, hint="update the server's URL in the configuration")
+        reason = resp.reason_phrase or ""
+        msg = f"server `{name}`: {url} answered HTTP {status}{(' ' + reason) if reason else ''} ({action})"
+        if said:
+            msg += f": {said}"
+        hint2: str | None = None
+        if self.spec.transport == "sse" and method == "GET" and status in (400, 406):
+            hint2 = "this may be a Streamable HTTP endpoint: try `--transport http`"
+        elif status in (406, 415):
+            hint2 = "the server does not accept MCP's Streamable HTTP request format; is this an MCP endpoint?"
+        elif status >= 500:
+            hint2 = "the server failed; try again later or ask its operators"
+        return ProbeError("http", msg, hint=hint2)
+
+    def html(self, action: str) -> ProbeError:
+        return ProbeError(
+            "html",
+            f"server `{self.spec.name}`: got an HTML page, not MCP (a login page?) from {self.url} on {action}",
+            hint="check the URL; if the server sits behind a login, it needs a header or OAuth",
+        )
+
+    def exception(self, e: BaseException, action: str) -> ProbeError:
+        """The ProbeError for an httpx2 exception raised while doing ``action``."""
+        name, url = self.spec.name, self.url
+        chain = _chain(e)
+        text = " ".join(str(x) for x in chain)
+        if isinstance(e, httpx2.TimeoutException):
+            return ProbeError(
+                "timeout",
+                f"server `{name}`: no answer within {self.timeout:g} s (waiting for {self.waiting()})",
+            )
+        if isinstance(e, (httpx2.UnsupportedProtocol, httpx2.InvalidURL)):
+            return ProbeError("config", f"server `{name}`: `{url}` is not a valid http(s) URL")
+        if isinstance(e, httpx2.TooManyRedirects):
+            return ProbeError("http", f"server `{name}`: {url} redirects too many times ({action})")
+        if isinstance(e, httpx2.ConnectError):
+            host = urlsplit(url).hostname or url
+            if any(isinstance(x, socket.gaierror) for x in chain) or any(
+                s in text
+                for s in (
+                    "Name or service not known",
+                    "nodename nor servname",
+                    "getaddrinfo",
+                    "Temporary failure in name resolution",
+                    "No address associated",
+                )
+            ):
+                return ProbeError(
+                    "dns",
+                    f"server `{name}`: cannot resolve host `{host}` of {url}",
+                    hint="check the host name and your network / DNS",
+                )
+            if any(isinstance(x, ssl.SSLError) for x in chain) or "SSL" in text or "CERTIFICATE" in text:
+                detail = "certificate verification failed" if "CERTIFICATE_VERIFY_FAILED" in text else "TLS handshake failed"
+                return ProbeError(
+                    "tls",
+                    f"server `{name}`: {detail} for {url}",
+                    hint="check the certificate (a corporate proxy may need SSL_CERT_FILE), or the URL scheme",
+                )
+            return ProbeError(
+                "connect",
+                f"server `{name}`: cannot connect to {url}: connection refused ({action})",
+                hint="is the server running, and is the host and port right?",
+            )
+        if isinstance(e, (httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.WriteError, httpx2.CloseError)):
+            return ProbeError(
+                "connect",
+                f"server `{name}`: the connection to {url} broke while mcplock waited for {self.waiting()}",
+                hint="the server closed the connection: it may have crashed; see its logs",
+            )
+        return ProbeError("connect", f"server `{name}`: HTTP request to {url} failed ({action}): {type(e).__name__}")

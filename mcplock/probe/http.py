@@ -1,0 +1,173 @@
+"""What the two HTTP transports share: the client (built here, or given by
+``ProbeOptions.http_client``), the expanded target, a bounded Server-Sent Events parser and
+strict JSON-RPC message parsing."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
+from urllib.parse import urlsplit
+
+import httpx2
+
+from mcplock.errors import ProbeError
+from mcplock.probe._common import BadConstant, is_jsonrpc, is_response, loads
+from mcplock.probe.errors import HttpErrors
+from mcplock.spec import ServerSpec, expand
+from mcplock.untrusted import sanitize
+
+if TYPE_CHECKING:
+    from mcplock.probe import ProbeOptions
+
+__all__ = ["new_client", "client_for", "iter_sse"]
+
+CLOSE_TIMEOUT = 2.0
+
+
+def new_client(opts: ProbeOptions, auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+    """The HTTP client of a probe: the whole-probe timeout, redirects followed, mcplock's
+    User-Agent; ``auth`` (e.g. the SDK's OAuth provider) signs each request."""
+    return httpx2.AsyncClient(
+        auth=auth,
+        timeout=httpx2.Timeout(opts.timeout),
+        follow_redirects=True,
+        headers={"User-Agent": f"{opts.client_name}/{opts.client_version}"},
+    )
+
+
+def client_for(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]) -> httpx2.AsyncClient:
+    """The client for ``spec``: from the injected factory when there is one, else plain."""
+    if opts.http_client is not None:
+        return opts.http_client(spec, opts, environ)
+    return new_client(opts)
+
+
+def errors_for(spec: ServerSpec, opts: ProbeOptions, state: Any) -> HttpErrors:
+    return HttpErrors(spec, opts.timeout, opts.max_response_bytes, state)
+
+
+# --- target ---------------------------------------------------------------------------------
+
+
+def _expanded_headers(spec: ServerSpec, environ: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in spec.headers.items():
+        value = expand(v, environ, spec.secrets)
+        try:
+            value.encode("ascii")
+        except UnicodeEncodeError:
+            raise ProbeError(
+                "config", f"server `{spec.name}`: header `{k}` has a value that is not ASCII"
+            ) from None
+        if "\n" in value or "\r" in value:
+            raise ProbeError("config", f"server `{spec.name}`: header `{k}` has a value with a line break")
+        out[k] = value
+    return out
+
+
+def target(spec: ServerSpec, environ: Any) -> tuple[str, dict[str, str]]:
+    """The expanded URL (checked) and headers of a remote server: memory only, never printed."""
+    if not spec.url:
+        raise ProbeError("config", f"server `{spec.name}` has no url")
+    url = expand(spec.url, environ, spec.secrets)
+    p = urlsplit(url)
+    if p.scheme not in ("http", "https") or not p.netloc:
+        raise ProbeError(
+            "config", f"server `{spec.name}`: `{spec.url}` is not an http(s) URL", hint="fix the server's `url`"
+        )
+    return url, _expanded_headers(spec, environ)
+
+
+# --- messages -------------------------------------------------------------------------------
+
+
+def parse_message(data: bytes | str, errors: HttpErrors, where: str) -> Any:
+    try:
+        return loads(data)
+    except BadConstant as e:
+        raise ProbeError("protocol", f"server `{errors.spec.name}` sent invalid JSON ({where}): {e}") from None
+    except ValueError:
+        sample = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+        raise ProbeError(
+            "protocol",
+            f"server `{errors.spec.name}` sent something that is not JSON ({where}): {sanitize(sample.strip(), 120)}",
+        ) from None
+
+
+def matches(obj: Any, rid: int) -> bool:
+    """``obj`` is the JSON-RPC response to request ``rid``."""
+    if not (isinstance(obj, dict) and is_jsonrpc(obj) and is_response(obj)):
+        return False
+    got = obj.get("id")
+    return (got == rid and not isinstance(got, bool)) or got == str(rid)
+
+
+def content_type(resp: httpx2.Response) -> str:
+    return resp.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+# --- SSE parsing (bounded) ------------------------------------------------------------------
+
+
+async def iter_sse(chunks: AsyncIterator[bytes], max_bytes: int, too_large: Any) -> AsyncIterator[tuple[str, bytes]]:
+    """Yield ``(event, data)`` for each Server-Sent Event (data as raw bytes, decoded by the
+    strict JSON parser); an event or line larger than ``max_bytes`` raises ``too_large()``.
+    (httpx2's own EventSource decodes text and has no size bound, so it is not used.)"""
+    buf = bytearray()
+    event = ""
+    data: list[bytes] = []
+    size = 0
+
+    def field(line: bytes) -> tuple[str, bytes] | None:
+        nonlocal event, size
+        if not line:
+            if not data:
+                event = ""
+                return None
+            out = (event or "message", b"\n".join(data))
+            event = ""
+            data.clear()
+            size = 0
+            return out
+        if line.startswith(b":"):
+            return None
+        name, sep, value = line.partition(b":")
+        if sep and value.startswith(b" "):
+            value = value[1:]
+        if name == b"event":
+            event = value.decode("utf-8", errors="replace")
+        elif name == b"data":
+            size += len(value) + 1
+            if size > max_bytes:
+                raise too_large()
+            data.append(value)
+        return None  # id / retry / unknown fields: ignored
+
+    async for chunk in chunks:
+        buf += chunk
+        pos = 0
+        n = len(buf)
+        while pos < n:
+            i_n = buf.find(b"\n", pos)
+            i_r = buf.find(b"\r", pos)
+            if i_n == -1 and i_r == -1:
+                break
+            if i_r != -1 and (i_n == -1 or i_r < i_n):
+                if i_r + 1 == n:
+                    break  # a lone \r at the end: maybe \r\n, wait for more
+                end, nxt = i_r, (i_r + 2 if buf[i_r + 1] == 0x0A else i_r + 1)
+            else:
+                end, nxt = i_n, i_n + 1
+            got = field(bytes(buf[pos:end]))
+            pos = nxt
+            if got is not None:
+                yield got
+        del buf[:pos]
+        if len(buf) > max_bytes + 16:
+            raise too_large()
+    if buf:
+        got = field(bytes(buf).rstrip(b"\r"))
+        if got is not None:
+            yield got
+    got = field(b"")
+    if got is not None:
+        yield got

@@ -1,0 +1,153 @@
+"""The Streamable HTTP transport: one POST per message, the answer as a JSON body or an SSE
+stream; the session id and protocol version sent back as headers; DELETE at the end."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+import httpx2
+
+from mcplock.errors import ProbeError
+from mcplock.probe._common import State, answer_server_request, dumps, is_jsonrpc, is_response, is_server_request
+from mcplock.probe.http import CLOSE_TIMEOUT, client_for, content_type, errors_for, iter_sse, matches, parse_message, target
+from mcplock.spec import ServerSpec
+from mcplock.untrusted import sanitize
+
+if TYPE_CHECKING:
+    from mcplock.probe import ProbeOptions
+
+
+class StreamableHttpTransport:
+    def __init__(self, spec: ServerSpec, opts: ProbeOptions, environ: Any) -> None:
+        self.spec = spec
+        self.opts = opts
+        self.state = State()
+        self.errors = errors_for(spec, opts, self.state)
+        self.errors.has_session = lambda: self.session_id is not None
+        self.url, self.headers = target(spec, environ)
+        self.environ = environ
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self.client: httpx2.AsyncClient | None = None
+        self._next_id = 0
+
+    async def start(self) -> None:
+        self.client = client_for(self.spec, self.opts, self.environ)
+
+    def set_protocol_version(self, version: str) -> None:
+        self.protocol_version = version
+
+    def _request_headers(self) -> dict[str, str]:
+        h = dict(self.headers)
+        h["Accept"] = "application/json, text/event-stream"
+        h["Content-Type"] = "application/json"
+        if self.session_id:
+            h["Mcp-Session-Id"] = self.session_id
+        if self.protocol_version:
+            h["MCP-Protocol-Version"] = self.protocol_version
+        return h
+
+    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+        assert self.client is not None
+        self._next_id += 1
+        rid = self._next_id
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if params is not None:
+            msg["params"] = params
+        action = self.errors.waiting()
+        try:
+            async with self.client.stream(
+                "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers()
+            ) as resp:
+                await self.errors.check(resp, action)
+                if method == "initialize":
+                    sid = resp.headers.get("mcp-session-id")
+                    if sid:
+                        self.session_id = sid
+                return await self._read_answer(resp, rid, action)
+        except httpx2.HTTPError as e:
+            raise self.errors.exception(e, action) from None
+
+    async def _read_answer(self, resp: httpx2.Response, rid: int, action: str) -> dict[str, Any]:
+        if resp.status_code == 202:
+            raise ProbeError(
+                "protocol", f"server `{self.spec.name}` accepted {action} (202) but sent no answer"
+            )
+        ctype = content_type(resp)
+        if ctype == "text/event-stream":
+            async for _event, data in iter_sse(resp.aiter_bytes(), self.opts.max_response_bytes, self.errors.too_large):
+                if not data.strip():
+                    continue
+                obj = parse_message(data, self.errors, f"an SSE event answering {action}")
+                for m in obj if isinstance(obj, list) else [obj]:
+                    if matches(m, rid):
+                        return m
+                    if isinstance(m, dict) and is_jsonrpc(m) and is_server_request(m):
+                        await self._post_reply(answer_server_request(m))
+            raise ProbeError(
+                "protocol", f"server `{self.spec.name}`: the event stream ended without an answer to {action}"
+            )
+        if ctype == "application/json" or ctype.endswith("+json"):
+            body = await self._read_body(resp)
+            obj = parse_message(body, self.errors, f"the body answering {action}")
+            msgs = obj if isinstance(obj, list) else [obj]
+            for m in msgs:
+                if matches(m, rid):
+                    return m
+            responses = [m for m in msgs if isinstance(m, dict) and is_response(m)]
+            if len(responses) == 1 and responses[0].get("id") is None and "error" in responses[0]:
+                return responses[0]
+            raise ProbeError(
+                "protocol", f"server `{self.spec.name}`: the JSON body is not a JSON-RPC answer to {action}"
+            )
+        if ctype in ("text/html", "application/xhtml+xml"):
+            raise self.errors.html(action)
+        raise ProbeError(
+            "protocol",
+            f"server `{self.spec.name}`: unexpected Content-Type `{sanitize(ctype or 'none', 80)}` answering {action} "
+            "(expected application/json or text/event-stream)",
+        )
+
+    async def _read_body(self, resp: httpx2.Response) -> bytes:
+        body = bytearray()
+        async for chunk in resp.aiter_bytes():
+            body += chunk
+            if len(body) > self.opts.max_response_bytes:
+                raise self.errors.too_large()
+        return bytes(body)
+
+    async def _post_reply(self, reply: dict[str, Any]) -> None:
+        assert self.client is not None
+        with contextlib.suppress(httpx2.HTTPError):
+            r = await self.client.post(self.url, content=dumps(reply).encode(), headers=self._request_headers())
+            await r.aclose()
+
+    async def notify(self, method: str, params: dict[str, Any] | None) -> None:
+        assert self.client is not None
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        action = f"the notification {method}"
+        try:
+            async with self.client.stream(
+                "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers()
+            ) as resp:
+                await self.errors.check(resp, action)
+        except httpx2.HTTPError as e:
+            raise self.errors.exception(e, action) from None
+
+    async def close(self) -> None:
+        client, self.client = self.client, None
+        if client is None:
+            return
+        try:
+            if self.session_id:
+                with contextlib.suppress(Exception):
+                    async with asyncio.timeout(CLOSE_TIMEOUT):
+                        r = await client.delete(self.url, headers=self._request_headers())
+                        await r.aclose()
+        finally:
+            with contextlib.suppress(Exception):
+                await client.aclose()
