@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from mcplock.severity import HIGH, MEDIUM
+
 TIGHTENED, LOOSENED, NEUTRAL = "tightened", "loosened", "neutral"
 
 # keyword -> +1 when a larger value accepts more, -1 when a larger value accepts less
@@ -332,11 +334,11 @@ def schema_severity(old: Any, new: Any) -> str:
     """``medium`` when an input schema change only tightens (or touches cosmetics), else ``high``."""
     entries = classify_schema_change(old, new, "inputSchema")
     if not entries:
-        return "medium"
+        return MEDIUM
     for _path, how, what in entries:
         if how == TIGHTENED:
             continue
         if how == NEUTRAL and what.startswith(COSMETIC_KEYWORDS):
             continue
-        return "high"
-    return "medium"
+        return HIGH
+    return MEDIUM
