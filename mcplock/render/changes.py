@@ -110,16 +110,21 @@ def _direction(directions: dict[str, str], path: str) -> str:
 DIRECTION_STYLE = {"loosened": "bold red", "tightened": "yellow", "neutral": "dim"}
 
 
+def _field_head(indent: str, field: str, sep: str) -> Text:
+    """``field`` is a key of a server's definition: untrusted."""
+    return Text(indent).append_text(safe_text(field, "bold", keep_newlines=False)).append(sep, style="bold")
+
+
 def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, indent: str = "      ") -> list[Text]:
     """Lines that show how one top-level field changed."""
     lines: list[Text] = []
     if isinstance(old, str) and isinstance(new, str):
         rows = word_diff(old, new, color=color).split("\n", allow_blank=True)
-        lines.append(Text(f"{indent}{field}: ", style="bold").append_text(rows[0]))
+        lines.append(_field_head(indent, field, ": ").append_text(rows[0]))
         lines += [Text(indent + "  ").append_text(r) for r in rows[1:]]
         return lines
     if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
-        lines.append(Text(f"{indent}{field}:", style="bold"))
+        lines.append(_field_head(indent, field, ":"))
         for path, what, direction in schema_items(old, new):
             row = Text(f"{indent}  ")
             row.append(f"{direction:<9}", style=DIRECTION_STYLE.get(direction, "") if color else "")
@@ -129,7 +134,7 @@ def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, i
             row.append_text(safe_text(what, keep_newlines=False))
             lines.append(row)
         return lines
-    row = Text(f"{indent}{field}: ", style="bold")
+    row = _field_head(indent, field, ": ")
     row.append_text(_mark(_short(old) if old is not None else "(absent)", "[-", "-]", REMOVED, color))
     row.append(" ")
     row.append_text(_mark(_short(new) if new is not None else "(absent)", "{+", "+}", ADDED, color))
