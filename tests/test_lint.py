@@ -328,6 +328,33 @@ def test_classify_new_required_property_and_closing():
     assert classify_schema_change(S, S) == []
 
 
+def test_schema_diff_classifies_what_deepdiff_finds():
+    """One differ: deepdiff's changed nodes, each judged by the keyword that governs it, also
+    inside branches, nested objects and definitions, and when two objects share few keys."""
+    from mcplock.lint.schema import schema_diff
+
+    old = {"type": "object", "properties": {"q": {"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}]}},
+           "$defs": {"A": {"type": "object", "additionalProperties": False}}, "required": ["q"]}
+    new = {"type": "object", "properties": {"q": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+           "$defs": {"A": {"type": "object"}, "B": {"type": "string"}}, "required": []}
+    diff = schema_diff(old, new, "inputSchema")
+    assert {tuple(parts) for parts, *_ in diff.nodes} == {
+        ("properties", "q", "anyOf", 0, "maxLength"), ("$defs", "A", "additionalProperties"), ("$defs", "B"),
+        ("required", 0)}
+    assert sorted(diff.classified) == [
+        ("inputSchema.$defs.A.additionalProperties", "loosened", "additionalProperties opened"),
+        ("inputSchema.$defs.B", "neutral", "$defs `B` added"),
+        ("inputSchema.properties.q.anyOf[0].maxLength", "loosened", "maxLength 5 removed"),
+        ("inputSchema.required", "loosened", "property `q` no longer required"),
+    ]
+    # deepdiff reports an object whose keys all changed as one node; the classifier still sees each keyword
+    swapped = schema_diff({"pattern": "^a$"}, {"maxLength": 3})
+    assert [parts for parts, *_ in swapped.nodes] == [[]]
+    assert sorted(swapped.classified) == [("maxLength", "tightened", "maxLength 3 added"),
+                                          ("pattern", "loosened", "pattern removed")]
+    assert schema_diff(S, S).nodes == [] and schema_diff(S, S).classified == []
+
+
 def test_schema_severity():
     assert schema_severity(S, _change(properties__q__maxLength=10)) == "medium"
     assert schema_severity(S, _change(properties__x={"type": "string"}, required=["q", "x"])) == "medium"

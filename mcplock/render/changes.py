@@ -1,5 +1,6 @@
 """How one change reads: a word-level diff for text, a structural diff by JSON path for
-schemas (deepdiff), each schema item classified as tightened / loosened / neutral.
+schemas (:func:`mcplock.lint.schema.schema_diff`), each schema item classified as
+tightened / loosened / neutral.
 
 Pure: returns rich ``Text``; all server text goes through ``safe_text``. Without colour,
 removed and added words are marked ``[-old-]`` and ``{+new+}`` (git's plain word diff), so
@@ -67,30 +68,22 @@ def _short(v: Any) -> str:
 
 
 def schema_items(old: Any, new: Any) -> list[tuple[str, str, str]]:
-    """(JSON path, what changed, direction) for every structural difference."""
-    from deepdiff import DeepDiff
+    """(JSON path, what changed, direction) for every structural difference: deepdiff's
+    changed nodes, each with the direction the schema differ classified it (or its parent) as."""
+    from mcplock.lint.schema import schema_diff
 
-    directions: dict[str, str] = {}
-    try:
-        from mcplock.lint.schema import classify_schema_change
-
-        for path, direction, _what in classify_schema_change(old, new):
-            directions[path] = direction
-    except Exception:  # a hostile schema must not break the report
-        directions = {}
+    diff = schema_diff(old, new)
+    directions = {path: direction for path, direction, _what in diff.classified}
     items: list[tuple[str, str, str]] = []
-    tree = DeepDiff(old, new, view="tree", verbose_level=2)
-    for report, nodes in sorted(tree.items()):
-        for node in nodes:
-            parts = node.path(output_format="list")
-            path = _path(parts)
-            if report.endswith("_added"):
-                what = f"added {_short(node.t2)}"
-            elif report.endswith("_removed"):
-                what = f"removed (was {_short(node.t1)})"
-            else:
-                what = f"{_short(node.t1)} → {_short(node.t2)}"
-            items.append((path, what, _direction(directions, path)))
+    for parts, report, t1, t2 in diff.nodes:
+        path = _path(parts)
+        if report.endswith("_added"):
+            what = f"added {_short(t2)}"
+        elif report.endswith("_removed"):
+            what = f"removed (was {_short(t1)})"
+        else:
+            what = f"{_short(t1)} → {_short(t2)}"
+        items.append((path, what, _direction(directions, path)))
     items.sort()
     return items
 
