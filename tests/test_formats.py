@@ -1,4 +1,4 @@
-"""CI reports of `diff` and `check` (DESIGN §5, §7): json (a contract), markdown, sarif, github.
+"""CI reports of `diff` and `check` (docs/architecture.md): json (a contract), markdown, sarif, github.
 
 The text, markdown, github and sarif renderings of a representative change set are pinned
 byte for byte in tests/golden/; regenerate them with ``UPDATE_GOLDEN=1 pytest tests/test_formats.py``
@@ -433,7 +433,7 @@ def test_artifact_path(tmp_path):
     assert formats.artifact_path("mcp.lock") == "mcp.lock"  # the test's cwd: no git work tree above it
 
 
-# --- json contract (DESIGN §5) ---------------------------------------------------------------------------
+# --- json contract ---------------------------------------------------------------------------------------
 
 DIFF_KEYS = {"version", "command", "lockfile", "exit_code", "servers", "summary"}
 DIFF_SERVER_KEYS = {"name", "status", "error", "changes", "pending", "identity"}

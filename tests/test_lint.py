@@ -1,4 +1,4 @@
-"""The security lint (DESIGN §7): each rule fires on its attack and stays quiet on the honest
+"""The security lint: each rule fires on its attack and stays quiet on the honest
 near-miss next to it."""
 
 from __future__ import annotations
