@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from mcplock.errors import ProbeError
 from mcplock.lint import LintFinding, cross_references, foreign_tools, lint_definition, rename_finding, shadowing
+from mcplock.lint.annotations import flips
 from mcplock.lint.schema import schema_severity
 from mcplock.lock.model import ITEM_KINDS, Entry, Lock, ServerEntry
 from mcplock.lock.review import live_items
@@ -86,10 +87,6 @@ def changed_fields(old: Any, new: Any) -> list[str]:
 _MISSING = object()
 
 
-def _flag(ann: Any, key: str) -> Any:
-    return ann.get(key) if isinstance(ann, dict) else None
-
-
 def severity(kind: str, change: str, fields: list[str], old: Any, new: Any) -> str:
     """Baseline severity from the shape of a change (the security lint can raise it).
 
@@ -104,12 +101,8 @@ def severity(kind: str, change: str, fields: list[str], old: Any, new: Any) -> s
     if kind == "instructions":
         return HIGH
     f = set(fields)
-    if "annotations" in f:
-        oa, na = (old or {}).get("annotations"), (new or {}).get("annotations")
-        if _flag(oa, "readOnlyHint") is False and _flag(na, "readOnlyHint") is True:
-            return CRITICAL
-        if _flag(oa, "destructiveHint") is True and _flag(na, "destructiveHint") is False:
-            return CRITICAL
+    if "annotations" in f and flips(old, new):
+        return CRITICAL
     levels = []
     for name in f:
         if name in ("description", "name", "arguments", "uriTemplate", "uri"):
