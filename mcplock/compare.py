@@ -1,4 +1,5 @@
-"""Pure comparison: a locked server × a live snapshot → changes (DESIGN §5, §7).
+"""Pure comparison: a locked server × a live snapshot → changes, each with a severity and
+the security lint's findings on its new text.
 
 Drift is a result, not an error. A live definition is compared with the accepted
 one by hash; one whose hash is the rejected one counts as reviewed. Server identity
@@ -11,14 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from mcplock.errors import ProbeError
-from mcplock.lint import (LintFinding, cross_references, foreign_tools, lint_definition, max_severity, rename_finding,
-                          shadowing)
+from mcplock.lint import LintFinding, cross_references, foreign_tools, lint_definition, rename_finding, shadowing
+from mcplock.lint.annotations import flips
 from mcplock.lint.schema import schema_severity
 from mcplock.lock.model import ITEM_KINDS, Entry, Lock, ServerEntry
 from mcplock.lock.review import live_items
+from mcplock.severity import CRITICAL, HIGH, LOW, MEDIUM, worst
 from mcplock.snapshot import KEY_FIELD, Snapshot
 
-SEVERITIES = ("critical", "high", "medium", "low", "info")
 _LOW_FIELDS = {"title", "icons", "_meta"}
 
 
@@ -28,7 +29,7 @@ class Change:
     name: str
     change: str  # "added" | "removed" | "changed"
     fields: list[str]
-    severity: str
+    severity: str  # one of mcplock.severity.SEVERITIES
     locked_hash: str | None
     live_hash: str | None
     locked: Any = None  # accepted definition
@@ -86,10 +87,6 @@ def changed_fields(old: Any, new: Any) -> list[str]:
 _MISSING = object()
 
 
-def _flag(ann: Any, key: str) -> Any:
-    return ann.get(key) if isinstance(ann, dict) else None
-
-
 def severity(kind: str, change: str, fields: list[str], old: Any, new: Any) -> str:
     """Baseline severity from the shape of a change (the security lint can raise it).
 
@@ -100,27 +97,23 @@ def severity(kind: str, change: str, fields: list[str], old: Any, new: Any) -> s
     annotation flip toward "safe" is critical.
     """
     if change in ("added", "removed"):
-        return "high" if kind in ("tool", "instructions") else "medium"
+        return HIGH if kind in ("tool", "instructions") else MEDIUM
     if kind == "instructions":
-        return "high"
+        return HIGH
     f = set(fields)
-    if "annotations" in f:
-        oa, na = (old or {}).get("annotations"), (new or {}).get("annotations")
-        if _flag(oa, "readOnlyHint") is False and _flag(na, "readOnlyHint") is True:
-            return "critical"
-        if _flag(oa, "destructiveHint") is True and _flag(na, "destructiveHint") is False:
-            return "critical"
+    if "annotations" in f and flips(old, new):
+        return CRITICAL
     levels = []
     for name in f:
         if name in ("description", "name", "arguments", "uriTemplate", "uri"):
-            levels.append("high")
+            levels.append(HIGH)
         elif name == "inputSchema":
             levels.append(schema_severity((old or {}).get("inputSchema"), (new or {}).get("inputSchema")))
         elif name in _LOW_FIELDS:
-            levels.append("low")
+            levels.append(LOW)
         else:
-            levels.append("medium")  # outputSchema, annotations, unknown fields
-    return max_severity(*levels) if levels else "low"
+            levels.append(MEDIUM)  # outputSchema, annotations, unknown fields
+    return worst(*levels) if levels else LOW
 
 
 def _lint(c: Change) -> None:
@@ -133,7 +126,7 @@ def _lint(c: Change) -> None:
 
 def _raise(c: Change) -> None:
     sev = [f.severity for f in c.findings if isinstance(f, LintFinding)]
-    c.severity = max_severity(c.severity, *sev)
+    c.severity = worst(c.severity, *sev)
 
 
 def _without_key(kind: str, definition: Any) -> Any:
@@ -223,7 +216,7 @@ def tools_in_view(lock: Lock, snapshots: Mapping[str, Any]) -> dict[str, dict[st
 
 
 def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, Any]]) -> None:
-    """Post-pass over :func:`compare` results: add cross-server findings (DESIGN §7) in place.
+    """Post-pass over :func:`compare` results: add cross-server findings in place.
 
     A tool added on one server under a name another server offers → ``tool-shadowing`` (high);
     a new or changed tool, prompt or instructions text naming another server's tool →

@@ -1,4 +1,4 @@
-"""CI reports of `diff` and `check` (DESIGN §5, §7): json (a contract), markdown, sarif, github.
+"""CI reports of `diff` and `check` (docs/architecture.md): json (a contract), markdown, sarif, github.
 
 The text, markdown, github and sarif renderings of a representative change set are pinned
 byte for byte in tests/golden/; regenerate them with ``UPDATE_GOLDEN=1 pytest tests/test_formats.py``
@@ -221,6 +221,38 @@ def test_untrusted_text_cannot_start_a_workflow_command(name):
         assert not line.lstrip().startswith(("::", "##[")), line
 
 
+def _plain_render(renderable) -> str:
+    from rich.console import Console
+
+    buf = io.StringIO()
+    Console(file=buf, width=200, no_color=True, color_system=None, highlight=False, emoji=False,
+            soft_wrap=True).print(renderable)
+    return buf.getvalue()
+
+
+def test_text_renderers_escape_keys_protocol_and_hints():
+    """Server text outside descriptions (a definition's field keys, the negotiated protocol,
+    a check hint that quotes a server name) is escaped in the human output too."""
+    from rich.console import Group
+
+    from mcplock.render.changes import render_field_change
+    from mcplock.render.diff import render_snapshot
+    from mcplock.render.text import render_findings
+    from mcplock.snapshot import Snapshot
+
+    key = "x\x1b[2J\u202e[bold]k"
+    out = _plain_render(Group(
+        *render_field_change(key, "old", "new", color=False),
+        *render_field_change(key, {"a": 1}, {"a": 2}, color=False),
+        *render_field_change(key, 1, 2, color=False),
+        render_snapshot(Snapshot(server_info={"name": "s"}, protocol_version="2025\x1b]0;pwn\x07")),
+        render_findings([Finding("not-locked", "srv\u200b", "message", "run `mcplock add srv\u200b`")]),
+    ))
+    for ch in HIDDEN:
+        assert ch not in out
+    assert "\\x1b[2J\\u202e[bold]k" in out and "2025\\x1b]0;pwn\\x07" in out and "srv\\u200b`" in out
+
+
 def test_github_lines_are_only_our_commands():
     for name in ("diff.github", "check.github"):
         out = {**_diff_outputs(), **_check_outputs()}[name]
@@ -401,7 +433,7 @@ def test_artifact_path(tmp_path):
     assert formats.artifact_path("mcp.lock") == "mcp.lock"  # the test's cwd: no git work tree above it
 
 
-# --- json contract (DESIGN §5) ---------------------------------------------------------------------------
+# --- json contract ---------------------------------------------------------------------------------------
 
 DIFF_KEYS = {"version", "command", "lockfile", "exit_code", "servers", "summary"}
 DIFF_SERVER_KEYS = {"name", "status", "error", "changes", "pending", "identity"}

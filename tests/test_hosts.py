@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from dataclasses import replace
@@ -598,7 +599,7 @@ def test_config_hash_ignores_secrets_field() -> None:
 def test_imported_server_is_frozen() -> None:
     imp = load("claude-code.mcp.json").servers["github"]
     assert isinstance(imp, ImportedServer)
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         imp.templated = ("x",)  # type: ignore[misc]
 
 

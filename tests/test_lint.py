@@ -1,4 +1,4 @@
-"""The security lint (DESIGN §7): each rule fires on its attack and stays quiet on the honest
+"""The security lint: each rule fires on its attack and stays quiet on the honest
 near-miss next to it."""
 
 from __future__ import annotations
@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
+from mcplock import severity
 from mcplock.lint import (RULES, LintFinding, classify_schema_change, cross_references, foreign_tools,
-                          lint_definition, lint_servers, max_severity, references)
+                          lint_definition, lint_servers, references)
 from mcplock.lint.schema import schema_severity
 
 
@@ -327,6 +328,33 @@ def test_classify_new_required_property_and_closing():
     assert classify_schema_change(S, S) == []
 
 
+def test_schema_diff_classifies_what_deepdiff_finds():
+    """One differ: deepdiff's changed nodes, each judged by the keyword that governs it, also
+    inside branches, nested objects and definitions, and when two objects share few keys."""
+    from mcplock.lint.schema import schema_diff
+
+    old = {"type": "object", "properties": {"q": {"anyOf": [{"type": "string", "maxLength": 5}, {"type": "null"}]}},
+           "$defs": {"A": {"type": "object", "additionalProperties": False}}, "required": ["q"]}
+    new = {"type": "object", "properties": {"q": {"anyOf": [{"type": "string"}, {"type": "null"}]}},
+           "$defs": {"A": {"type": "object"}, "B": {"type": "string"}}, "required": []}
+    diff = schema_diff(old, new, "inputSchema")
+    assert {tuple(parts) for parts, *_ in diff.nodes} == {
+        ("properties", "q", "anyOf", 0, "maxLength"), ("$defs", "A", "additionalProperties"), ("$defs", "B"),
+        ("required", 0)}
+    assert sorted(diff.classified) == [
+        ("inputSchema.$defs.A.additionalProperties", "loosened", "additionalProperties opened"),
+        ("inputSchema.$defs.B", "neutral", "$defs `B` added"),
+        ("inputSchema.properties.q.anyOf[0].maxLength", "loosened", "maxLength 5 removed"),
+        ("inputSchema.required", "loosened", "property `q` no longer required"),
+    ]
+    # deepdiff reports an object whose keys all changed as one node; the classifier still sees each keyword
+    swapped = schema_diff({"pattern": "^a$"}, {"maxLength": 3})
+    assert [parts for parts, *_ in swapped.nodes] == [[]]
+    assert sorted(swapped.classified) == [("maxLength", "tightened", "maxLength 3 added"),
+                                          ("pattern", "loosened", "pattern removed")]
+    assert schema_diff(S, S).nodes == [] and schema_diff(S, S).classified == []
+
+
 def test_schema_severity():
     assert schema_severity(S, _change(properties__q__maxLength=10)) == "medium"
     assert schema_severity(S, _change(properties__x={"type": "string"}, required=["q", "x"])) == "medium"
@@ -335,21 +363,29 @@ def test_schema_severity():
     assert schema_severity(S, _change(properties__q__title="Q")) == "medium"
 
 
-def test_max_severity():
-    assert max_severity("low", "critical", "info") == "critical"
-    assert max_severity("info", "medium") == "medium"
-    assert max_severity() == "info"
+def test_severity_vocabulary():
+    assert severity.worst("low", "critical", "info") == "critical"
+    assert severity.worst("info", "medium") == "medium"
+    assert severity.worst() == "info"
+    assert severity.worst("bogus", "low") == "low"
+    assert severity.worst_of([]) is None
+    assert severity.worst_of(["medium", "high"]) == "high"
+    assert [severity.rank(s) for s in severity.SEVERITIES] == [0, 1, 2, 3, 4]
+    assert severity.rank("bogus") == len(severity.SEVERITIES)
+    assert severity.at_least("critical", "high") and severity.at_least("high", "high")
+    assert not severity.at_least("medium", "high") and not severity.at_least(None, "info")
+    assert [severity.sarif_level(s) for s in severity.SEVERITIES] == ["error", "error", "warning", "note", "note"]
+    assert [severity.github_level(s) for s in severity.SEVERITIES] == ["error", "error", "warning", "notice", "notice"]
+    assert severity.sarif_level(None) == "warning"
+    assert set(severity.STYLE) == set(severity.SEVERITIES)
 
 
-def test_lint_is_fast_and_light():
-    """It runs in `list` too: no heavy imports, and a 2,000-tool server lints in well under a second."""
-    code = ("import sys, time; import mcplock.lint as L; "
-            "bad = {'deepdiff', 'jsonschema', 'rich', 'typer', 'mcp'} & set(m.split('.')[0] for m in sys.modules); "
-            "assert not bad, bad; "
-            "tools = [{'name': f't_{i}', 'description': 'Read the complete contents of a file from the file system. '"
-            " * 5 + 'Größe 搜索 👍🏽', 'inputSchema': {'type': 'object', 'properties': {'path': {'type': 'string', "
-            "'description': 'Absolute path of the file to read'}}, 'required': ['path']}} for i in range(2000)]; "
-            "t = time.perf_counter(); [L.lint_definition('tool', d) for d in tools]; "
-            "print(time.perf_counter() - t)")
+def test_lint_is_light():
+    """It runs in `list` too: linting imports nothing heavy (its speed is measured in bench/)."""
+    code = ("import sys; import mcplock.lint as L; "
+            "L.lint_definition('tool', {'name': 't', 'description': 'Read the file. Größe 搜索 👍🏽', "
+            "'inputSchema': {'type': 'object', 'properties': {'path': {'type': 'string'}}}}, "
+            "old={'name': 't', 'description': 'Read it.', 'inputSchema': {'type': 'object'}}); "
+            "print(sorted({'deepdiff', 'jsonschema', 'rich', 'typer', 'mcp'} & set(m.split('.')[0] for m in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert float(out.stdout) < 2.0, out.stdout
+    assert out.stdout.strip() == "[]", out.stdout

@@ -1,4 +1,4 @@
-"""The security lint judged on real releases (DESIGN §7): honest upgrades of the reference servers
+"""The security lint judged on real releases: honest upgrades of the reference servers
 are reported in full but never as an attack.
 
 `tests/data/releases/*.json` are `mcplock inspect --format json` captures of PUBLISHED versions

@@ -1,4 +1,4 @@
-"""The review workflow of DESIGN §4: staging, quarantine, accept, reject, approvals."""
+"""The review workflow: staging, quarantine, accept, reject, approvals."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ sets ``MCPLOCK_PROJECT_DIR`` or runs from the project; the lock stays machine-in
 their values are literal (a ``${X}`` in a Claude Desktop ``mcp-remote`` argument is left for
 the probe to expand from the entry's env, which is what mcp-remote does).
 
-Secrets (DESIGN §3, see ``secrets.py``): every env and header value that
+Secrets (see ``secrets.py`` and docs/lock-format.md): every env and header value that
 :func:`~mcplock.spec.looks_secret` flags — placeholders such as ``REPLACE_WITH_…`` included —
 is stored as a ``${NAME}`` template and its literal goes into ``spec.secrets[NAME]`` (memory
 only). Credential-looking arguments and URL parts are templated likewise. ``templated`` says

@@ -17,6 +17,20 @@ def _blank(chunk: str) -> str:
     return "".join(c if c in "\r\n" else " " for c in chunk)
 
 
+def _string_end(text: str, i: int) -> int:
+    """The index just past the JSON string that opens at ``text[i]`` (an unterminated one
+    stops at its line break: the JSON parser reports it)."""
+    n = len(text)
+    i += 1
+    while i < n and text[i] != '"':
+        if text[i] == "\\":
+            i += 1
+        elif text[i] == "\n":
+            break
+        i += 1
+    return i + 1
+
+
 def strip_comments(text: str) -> str:
     """Replace ``// …`` and ``/* … */`` comments outside strings with spaces."""
     out: list[str] = []
@@ -25,14 +39,7 @@ def strip_comments(text: str) -> str:
     while i < n:
         c = text[i]
         if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                if text[i] == "\\":
-                    i += 1
-                elif text[i] == "\n":  # unterminated string: let the JSON parser report it
-                    break
-                i += 1
-            i += 1
+            i = _string_end(text, i)
         elif c == "/" and i + 1 < n and text[i + 1] == "/":
             out.append(text[start:i])
             j = text.find("\n", i)
@@ -62,14 +69,9 @@ def strip_trailing_commas(text: str) -> str:
     while i < n:
         c = text[i]
         if c == '"':
-            i += 1
-            while i < n and text[i] != '"':
-                if text[i] == "\\":
-                    i += 1
-                elif text[i] == "\n":
-                    break
-                i += 1
-        elif c == ",":
+            i = _string_end(text, i)
+            continue
+        if c == ",":
             j = i + 1
             while j < n and text[j] in " \t\r\n":
                 j += 1

@@ -1,4 +1,4 @@
-"""Literal secrets in a host config → ``${VAR}`` templates (DESIGN §3).
+"""Literal secrets in a host config → ``${VAR}`` templates (a lock never holds a secret; see docs/lock-format.md).
 
 The literal goes into ``ServerSpec.secrets`` under the template's name (memory only),
 so a probe still sends it; the notes name the key and the variable, never the value.

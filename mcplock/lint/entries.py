@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from mcplock.lint import LintFinding, lint_definition, lint_servers, severity_rank
+from mcplock.lint import LintFinding, lint_definition, lint_servers
 from mcplock.lock.model import Entry, ServerEntry
 
 Key = tuple[str, str, str]  # (server, kind, key)
@@ -43,8 +43,3 @@ def lint_entries(servers: Iterable[ServerEntry]) -> dict[Key, list[LintFinding]]
             out.setdefault((sname, "tool", tool), []).extend(found)
     return out
 
-
-def worst(findings: list[LintFinding]) -> str | None:
-    if not findings:
-        return None
-    return min((f.severity for f in findings), key=severity_rank)

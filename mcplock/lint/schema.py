@@ -1,342 +1,144 @@
-"""Structural classification of a JSON Schema change (DESIGN §7), pure Python.
+"""The one schema differ: what changed between two JSON Schemas, by JSON path, and how.
 
-:func:`classify_schema_change` walks two schemas side by side and says, per JSON path, whether
-each difference **tightens** what the schema accepts (a new ``pattern``, a lowered
-``maxLength``, a narrowed ``enum``, a new required property, ``additionalProperties: false``),
-**loosens** it (the reverse, and new properties: a new input is a new capability), or is
-**neutral** (a change that cannot be ordered, or text such as a ``description``).
+deepdiff's tree view finds the changed paths; on top of it, each change is classified per
+schema keyword (:mod:`mcplock.lint.schema_keywords`): it **tightens** what the schema accepts
+(a new ``pattern``, a lowered ``maxLength``, a narrowed ``enum``, a new required property,
+``additionalProperties: false``), **loosens** it (the reverse, and new properties: a new input
+is a new capability), or is **neutral** (a change that cannot be ordered, or text such as a
+``description``).
+
+:func:`schema_diff` gives both the changed nodes (the report shows them) and the
+classification (severity reads it). deepdiff is imported only when two schemas differ: the
+lint package, which ``list`` imports, stays light.
 """
 
 from __future__ import annotations
 
-import json
+from dataclasses import dataclass, field
 from typing import Any
 
-TIGHTENED, LOOSENED, NEUTRAL = "tightened", "loosened", "neutral"
+from mcplock.lint.schema_keywords import (BRANCHES, COSMETIC_KEYWORDS, DEF_MAPS, LOOSENED, MISSING, NEUTRAL,
+                                          NUMERIC, SCHEMA_MAPS, SCHEMA_VALUED, TEXT_KEYWORDS, TIGHTENED, Classified,
+                                          classify_unit, join)
+from mcplock.severity import HIGH, MEDIUM
 
-# keyword -> +1 when a larger value accepts more, -1 when a larger value accepts less
-_UPPER = ("maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties", "maxContains")
-_LOWER = ("minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties", "minContains")
-# a value present restricts; absent accepts anything
-_RESTRICTING = ("pattern", "format", "const", "multipleOf", "contentMediaType", "contentEncoding")
-_SCHEMA_VALUED = ("items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
-                  "unevaluatedItems", "unevaluatedProperties")
-_SCHEMA_MAPS = ("patternProperties", "dependentSchemas")
-_DEF_MAPS = ("$defs", "definitions")
-# text and annotations of a schema: the model reads them, they do not change what validates
-TEXT_KEYWORDS = ("description", "title", "examples", "default", "$comment", "deprecated", "readOnly", "writeOnly",
-                 "x-description", "$schema")
-# neutral entries whose `what` starts with one of these do not change what the model is told or sent
-COSMETIC_KEYWORDS = ("title", "$comment", "examples", "empty", "$schema", "respelled:", "enum reordered")
-
-Classified = tuple[str, str, str]  # (path, "tightened" | "loosened" | "neutral", what)
+__all__ = ["COSMETIC_KEYWORDS", "LOOSENED", "NEUTRAL", "TEXT_KEYWORDS", "TIGHTENED", "Classified", "SchemaDiff",
+           "classify_schema_change", "schema_diff", "schema_severity"]
 
 
-def _j(v: Any) -> str:
-    return json.dumps(v, sort_keys=True, ensure_ascii=False)
+@dataclass
+class SchemaDiff:
+    """The changes between two schemas: deepdiff's changed nodes and their classification."""
+
+    nodes: list[tuple[list[Any], str, Any, Any]] = field(default_factory=list)  # (path parts, report, old, new)
+    classified: list[Classified] = field(default_factory=list)
 
 
-def _types(v: Any) -> set[str] | None:
-    if isinstance(v, str):
-        return {v}
-    if isinstance(v, list) and all(isinstance(x, str) for x in v):
-        s = set(v)
-        if "number" in s:
-            s.add("integer")
-        return s
-    return None
+def schema_diff(old: Any, new: Any, path: str = "") -> SchemaDiff:
+    """Diff ``old`` → ``new`` once (deepdiff's tree view) and classify every change.
 
-
-def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+    ``path`` prefixes the classified paths (``inputSchema`` → ``inputSchema.properties.q``)."""
+    out = SchemaDiff(nodes=_changed(old, new))
+    if old == new and type(old) is type(new):
+        return out  # equal as JSON values (`10` and `10.0`): shown, but nothing to classify
+    units: dict[tuple[tuple[Any, ...], str | None], None] = {}
+    for parts, _report, _t1, _t2 in out.nodes:
+        _units(old, new, parts, units)
+    for node, keyword in sorted(units, key=_unit_order):
+        classify_unit(_at(old, node), _at(new, node), _path(path, node), keyword, out.classified)
+    return out
 
 
 def classify_schema_change(old: Any, new: Any, path: str = "") -> list[Classified]:
     """``[(path, "tightened" | "loosened" | "neutral", what), …]`` for every difference."""
-    out: list[Classified] = []
-    _walk(old, new, path, out)
+    return schema_diff(old, new, path).classified
+
+
+def _changed(old: Any, new: Any, *, deeper: bool = False) -> list[tuple[list[Any], str, Any, Any]]:
+    """deepdiff's changed nodes. By default two objects that share few keys come back as one
+    changed node (readable in a report); ``deeper`` always descends to the keys."""
+    from deepdiff import DeepDiff
+
+    kw = {"threshold_to_diff_deeper": 0} if deeper else {}
+    tree = DeepDiff(old, new, view="tree", verbose_level=2, **kw)
+    return [(node.path(output_format="list"), report, node.t1, node.t2)
+            for report, nodes in sorted(tree.items()) for node in nodes]
+
+
+_PAIRED = ("properties", *SCHEMA_MAPS, *DEF_MAPS)  # name -> sub-schema
+
+
+def _units(old: Any, new: Any, parts: list[Any], units: dict[tuple[tuple[Any, ...], str | None], None]) -> None:
+    """The unit a changed path belongs to: (the schema object holding it, the keyword), or
+    (the sub-schema, None) when the sub-schema itself is not an object on both sides.
+
+    Descends through sub-schemas present on both sides (a property, ``items``, a branch of
+    ``anyOf`` when the branch count holds, a ``$defs`` entry …) so each change is judged by
+    the keyword that governs it."""
+    o, n, i = old, new, 0
+    while True:
+        if not isinstance(o, dict) or not isinstance(n, dict):
+            units[(tuple(parts[:i]), None)] = None
+            return
+        if i == len(parts):  # both objects, changed as a whole: diff inside them
+            for sub, _report, _t1, _t2 in _changed(o, n, deeper=True):
+                _units(old, new, [*parts[:i], *sub], units)
+            return
+        key = parts[i]
+        ov, nv = o.get(key, MISSING), n.get(key, MISSING)
+        nxt = parts[i + 1] if i + 1 < len(parts) else MISSING
+        if key in SCHEMA_VALUED and not isinstance(ov, list) and not isinstance(nv, list):
+            o, n, i = (None if ov is MISSING else ov), (None if nv is MISSING else nv), i + 1
+        elif key == "additionalProperties" and isinstance(ov, dict) and isinstance(nv, dict):
+            o, n, i = ov, nv, i + 1
+        elif (key in _PAIRED and isinstance(ov, dict) and isinstance(nv, dict)
+              and isinstance(nxt, str) and nxt in ov and nxt in nv):
+            o, n, i = ov[nxt], nv[nxt], i + 2
+        elif ((key in BRANCHES or key in SCHEMA_VALUED) and isinstance(ov, list) and isinstance(nv, list)
+              and len(ov) == len(nv) and isinstance(nxt, int)):
+            o, n, i = ov[nxt], nv[nxt], i + 2
+        else:
+            if key in NUMERIC:
+                key = "<bounds>"
+            elif key == "required":
+                key = "properties"
+            units[(tuple(parts[:i]), key)] = None
+            return
+
+
+def _unit_order(unit: tuple[tuple[Any, ...], str | None]) -> tuple[Any, ...]:
+    node, keyword = unit
+    rank = {None: 0, "<bounds>": 1, "type": 2, "properties": 3}.get(keyword, 4)
+    return (tuple((isinstance(p, int), p if isinstance(p, int) else str(p)) for p in node), rank, keyword or "")
+
+
+def _at(schema: Any, node: tuple[Any, ...]) -> Any:
+    for p in node:
+        if isinstance(schema, dict):
+            schema = schema.get(p)
+        elif isinstance(schema, list) and isinstance(p, int) and 0 <= p < len(schema):
+            schema = schema[p]
+        else:
+            return None
+    return schema
+
+
+def _path(prefix: str, node: tuple[Any, ...]) -> str:
+    out = prefix
+    for p in node:
+        out = f"{out}[{p}]" if isinstance(p, int) else join(out, str(p))
     return out
-
-
-def _walk(old: Any, new: Any, path: str, out: list[Classified]) -> None:
-    if old == new and type(old) is type(new):
-        return
-    where = path or "(schema)"
-    if isinstance(old, bool) or isinstance(new, bool) or old is None or new is None:
-        if old is None:
-            out.append((where, NEUTRAL if new is not False else TIGHTENED, "schema added"))
-        elif new is None:
-            out.append((where, LOOSENED, "schema removed"))
-        elif old is True or new is False:
-            out.append((where, TIGHTENED, "schema now rejects more" if new is False or old is True else "changed"))
-        else:
-            out.append((where, LOOSENED, "schema now accepts anything" if new is True else "schema opened"))
-        return
-    if not isinstance(old, dict) or not isinstance(new, dict):
-        out.append((where, NEUTRAL, "schema changed shape"))
-        return
-    keys = sorted(set(old) | set(new), key=lambda k: (k != "type", k != "properties", k))
-    handled_required = False
-    _numeric_bounds(old, new, path, out)
-    for key in keys:
-        o, n = old.get(key, _MISSING), new.get(key, _MISSING)
-        if o == n and type(o) is type(n):
-            continue
-        p = _join(path, key)
-        if key == "type":
-            _type(o, n, p, out)
-        elif key == "enum":
-            _enum(o, n, p, out)
-        elif key in _NUMERIC:
-            continue  # judged together by _numeric_bounds
-        elif key in _UPPER or key in _LOWER:
-            _bound(key, o, n, p, out)
-        elif key in _RESTRICTING:
-            if o is _MISSING:
-                out.append((p, TIGHTENED, f"{key} added"))
-            elif n is _MISSING:
-                out.append((p, LOOSENED, f"{key} removed"))
-            else:
-                out.append((p, NEUTRAL, f"{key} changed"))
-        elif key == "uniqueItems":
-            out.append((p, TIGHTENED if n is True else LOOSENED, f"uniqueItems {'required' if n is True else 'dropped'}"))
-        elif key in ("properties", "required"):
-            if not handled_required:
-                handled_required = True
-                _properties(old, new, path, out)
-        elif key == "additionalProperties":
-            _additional(o, n, p, out)
-        elif key in _SCHEMA_VALUED:
-            if isinstance(o, list) or isinstance(n, list):
-                _schema_list(key, o, n, p, out, more_is_looser=True)
-            else:
-                _walk(None if o is _MISSING else o, None if n is _MISSING else n, p, out)
-        elif key in ("anyOf", "oneOf", "allOf", "prefixItems"):
-            _schema_list(key, o, n, p, out, more_is_looser=key in ("anyOf", "oneOf"))
-        elif key in _SCHEMA_MAPS or key in _DEF_MAPS:
-            _schema_map(key, o, n, p, out)
-        elif key == "dependentRequired":
-            out.append((p, NEUTRAL, "dependentRequired changed"))
-        elif key == "$ref":
-            out.append((p, NEUTRAL, "$ref changed" if o is not _MISSING and n is not _MISSING
-                        else "$ref added" if n is not _MISSING else "$ref removed"))
-        elif key in TEXT_KEYWORDS:
-            verb = "added" if o is _MISSING else "removed" if n is _MISSING else "changed"
-            out.append((p, NEUTRAL, f"{key} {verb}"))
-        else:
-            verb = "added" if o is _MISSING else "removed" if n is _MISSING else "changed"
-            out.append((p, NEUTRAL, f"{key} {verb}"))
-
-
-_MISSING: Any = object()
-
-
-def _type(o: Any, n: Any, p: str, out: list[Classified]) -> None:
-    if o is _MISSING:
-        out.append((p, TIGHTENED, f"type {_j(n)} added"))
-        return
-    if n is _MISSING:
-        out.append((p, LOOSENED, f"type {_j(o)} removed"))
-        return
-    ot, nt = _types(o), _types(n)
-    if ot is None or nt is None or ot == nt:
-        out.append((p, NEUTRAL, f"type {_j(o)} → {_j(n)}"))
-    elif ot < nt:
-        out.append((p, LOOSENED, f"type widened {_j(o)} → {_j(n)}"))
-    elif nt < ot:
-        out.append((p, TIGHTENED, f"type narrowed {_j(o)} → {_j(n)}"))
-    else:
-        out.append((p, NEUTRAL, f"type changed {_j(o)} → {_j(n)}"))
-
-
-def _enum(o: Any, n: Any, p: str, out: list[Classified]) -> None:
-    if o is _MISSING:
-        out.append((p, TIGHTENED, "enum added"))
-        return
-    if n is _MISSING:
-        out.append((p, LOOSENED, "enum removed"))
-        return
-    if not isinstance(o, list) or not isinstance(n, list):
-        out.append((p, NEUTRAL, "enum changed"))
-        return
-    os_, ns = {_j(v) for v in o}, {_j(v) for v in n}
-    if os_ == ns:
-        out.append((p, NEUTRAL, "enum reordered"))
-    elif ns < os_:
-        out.append((p, TIGHTENED, f"enum narrowed (removed {', '.join(sorted(os_ - ns))})"))
-    elif os_ < ns:
-        out.append((p, LOOSENED, f"enum widened (added {', '.join(sorted(ns - os_))})"))
-    else:
-        out.append((p, NEUTRAL, f"enum changed (added {', '.join(sorted(ns - os_))}; removed {', '.join(sorted(os_ - ns))})"))
-
-
-def _bound(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
-    upper = key in _UPPER
-    if o is _MISSING:
-        out.append((p, TIGHTENED, f"{key} {_j(n)} added"))
-    elif n is _MISSING:
-        out.append((p, LOOSENED, f"{key} {_j(o)} removed"))
-    elif not _num(o) or not _num(n):
-        out.append((p, NEUTRAL, f"{key} {_j(o)} → {_j(n)}"))  # draft-4 boolean exclusive* and the like
-    elif n > o:
-        out.append((p, LOOSENED if upper else TIGHTENED, f"{key} raised {_j(o)} → {_j(n)}"))
-    else:
-        out.append((p, TIGHTENED if upper else LOOSENED, f"{key} lowered {_j(o)} → {_j(n)}"))
-
-
-_NUMERIC = ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum")
-
-
-def _limit(schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool, upper: bool) -> tuple[float, bool] | None:
-    """The tightest bound of one side as (value, exclusive); an integer's exclusive bound is made inclusive.
-    Draft-4 boolean ``exclusiveMaximum`` modifies ``maximum``."""
-    cands: list[tuple[float, bool]] = []
-    inc, exc = schema.get(inclusive), schema.get(exclusive)
-    if _num(inc):
-        cands.append((inc, exc is True))
-    if _num(exc):
-        cands.append((exc, True))
-    norm = []
-    for v, x in cands:
-        if integer and x and float(v).is_integer():
-            v, x = (v - 1, False) if upper else (v + 1, False)
-        norm.append((v, x))
-    if not norm:
-        return None
-    # tightest: smallest upper (exclusive beats inclusive at a tie), largest lower
-    if upper:
-        return min(norm, key=lambda t: (t[0], not t[1]))
-    return max(norm, key=lambda t: (t[0], t[1]))
-
-
-def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
-    if all(old.get(k, _MISSING) == new.get(k, _MISSING) for k in _NUMERIC):
-        return
-    integer = "integer" in (_types(old.get("type")) or set()) and "integer" in (_types(new.get("type")) or set()) \
-        and "number" not in (_types(new.get("type")) or set())
-    for upper, inclusive, exclusive in ((True, "maximum", "exclusiveMaximum"), (False, "minimum", "exclusiveMinimum")):
-        if old.get(inclusive, _MISSING) == new.get(inclusive, _MISSING) and \
-                old.get(exclusive, _MISSING) == new.get(exclusive, _MISSING):
-            continue
-        o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
-        keys = [k for k in (inclusive, exclusive) if k in old or k in new]
-        p = _join(path, keys[0] if len(keys) == 1 else inclusive)
-        desc = lambda b: "none" if b is None else f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"  # noqa: E731
-        what = f"{'upper' if upper else 'lower'} bound {desc(o)} → {desc(n)}"
-        if o == n:
-            out.append((p, NEUTRAL, f"respelled: {what} (the same limit)"))
-        elif o is None:
-            out.append((p, TIGHTENED, what))
-        elif n is None:
-            out.append((p, LOOSENED, what))
-        else:
-            new_tighter = (n[0] < o[0] or (n[0] == o[0] and n[1])) if upper else (n[0] > o[0] or (n[0] == o[0] and n[1]))
-            out.append((p, TIGHTENED if new_tighter else LOOSENED, what))
-
-
-def _req(schema: dict[str, Any]) -> set[str]:
-    r = schema.get("required")
-    return {x for x in r if isinstance(x, str)} if isinstance(r, list) else set()
-
-
-def _props(schema: dict[str, Any]) -> dict[str, Any]:
-    p = schema.get("properties")
-    return p if isinstance(p, dict) else {}
-
-
-def _properties(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
-    op, np_ = _props(old), _props(new)
-    orq, nrq = _req(old), _req(new)
-    base = _join(path, "properties")
-    for name in sorted(set(op) | set(np_)):
-        p = f"{base}.{name}"
-        if name not in op:
-            if name in nrq:
-                out.append((p, TIGHTENED, f"new required property `{name}`"))
-            else:
-                out.append((p, LOOSENED, f"property `{name}` added"))
-        elif name not in np_:
-            out.append((p, TIGHTENED, f"property `{name}` removed"))
-        else:
-            _walk(op[name], np_[name], p, out)
-    rp = _join(path, "required")
-    for name in sorted(orq - nrq):
-        out.append((rp, LOOSENED, f"property `{name}` no longer required"))
-    for name in sorted(nrq - orq):
-        if name in np_ and name not in op:
-            continue  # reported with the new property
-        out.append((rp, TIGHTENED, f"property `{name}` now required"))
-    for k in ("properties", "required"):
-        ov, nv = old.get(k, _MISSING), new.get(k, _MISSING)
-        if (ov is _MISSING) != (nv is _MISSING) and not (k == "properties" and (op or np_)) \
-                and not (k == "required" and (orq or nrq)):
-            out.append((_join(path, k), NEUTRAL, f"empty `{k}` {'added' if ov is _MISSING else 'removed'}"))
-
-
-def _additional(o: Any, n: Any, p: str, out: list[Classified]) -> None:
-    closed_o, closed_n = o is False, n is False
-    if closed_o and not closed_n:
-        out.append((p, LOOSENED, "additionalProperties opened"))
-    elif closed_n and not closed_o:
-        out.append((p, TIGHTENED, "additionalProperties closed (false)"))
-    elif isinstance(o, dict) and isinstance(n, dict):
-        _walk(o, n, p, out)
-    elif o is _MISSING or o is True:
-        out.append((p, TIGHTENED, "additionalProperties restricted"))
-    elif n is _MISSING or n is True:
-        out.append((p, LOOSENED, "additionalProperties opened"))
-    else:
-        out.append((p, NEUTRAL, "additionalProperties changed"))
-
-
-def _schema_list(key: str, o: Any, n: Any, p: str, out: list[Classified], *, more_is_looser: bool) -> None:
-    ol = o if isinstance(o, list) else [] if o is _MISSING else None
-    nl = n if isinstance(n, list) else [] if n is _MISSING else None
-    if ol is None or nl is None:
-        out.append((p, NEUTRAL, f"{key} changed"))
-        return
-    if len(ol) == len(nl):
-        for i, (a, b) in enumerate(zip(ol, nl)):
-            _walk(a, b, f"{p}[{i}]", out)
-        return
-    oj, nj = [_j(x) for x in ol], [_j(x) for x in nl]
-    added = [x for x in nj if x not in oj]
-    removed = [x for x in oj if x not in nj]
-    if added and not removed:
-        out.append((p, LOOSENED if more_is_looser else TIGHTENED, f"{key}: {len(added)} branch(es) added"))
-    elif removed and not added:
-        out.append((p, TIGHTENED if more_is_looser else LOOSENED, f"{key}: {len(removed)} branch(es) removed"))
-    else:
-        out.append((p, NEUTRAL, f"{key} changed"))
-
-
-def _schema_map(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
-    om = o if isinstance(o, dict) else {}
-    nm = n if isinstance(n, dict) else {}
-    defs = key in _DEF_MAPS
-    for name in sorted(set(om) | set(nm)):
-        q = f"{p}.{name}"
-        if name not in om:
-            out.append((q, NEUTRAL if defs else LOOSENED, f"{key} `{name}` added"))
-        elif name not in nm:
-            out.append((q, NEUTRAL if defs else TIGHTENED, f"{key} `{name}` removed"))
-        else:
-            _walk(om[name], nm[name], q, out)
 
 
 def schema_severity(old: Any, new: Any) -> str:
     """``medium`` when an input schema change only tightens (or touches cosmetics), else ``high``."""
     entries = classify_schema_change(old, new, "inputSchema")
     if not entries:
-        return "medium"
-    for _path, how, what in entries:
+        return MEDIUM
+    for _where, how, what in entries:
         if how == TIGHTENED:
             continue
         if how == NEUTRAL and what.startswith(COSMETIC_KEYWORDS):
             continue
-        return "high"
-    return "medium"
+        return HIGH
+    return MEDIUM

@@ -4,7 +4,7 @@ A :class:`Lock` maps server names to :class:`ServerEntry`. Each server pins tool
 prompts, resource templates (and resources when opted in) as :class:`Entry` objects,
 plus its instructions as a server-level :class:`Entry` of kind ``instructions``.
 An entry holds at most one accepted definition and at most one :class:`Pending`
-upstream proposal (DESIGN §4).
+upstream proposal (see docs/lock-format.md for the review states).
 """
 
 from __future__ import annotations
@@ -21,6 +21,21 @@ CHANGES = ("new", "changed", "removed")
 # kinds of pinned items; the lock's sub-table name for each
 ITEM_KINDS = ("tool", "prompt", "resource-template", "resource")
 KINDS = (*ITEM_KINDS, "instructions")
+
+
+def item_label(kind: str, key: str) -> str:
+    """An item as named inside its server: ``TOOL``, ``prompt:NAME``, ``resource:URI``, ``instructions``."""
+    if kind == "tool":
+        return key
+    if kind == "instructions":
+        return "instructions"
+    return f"{kind}:{key}"
+
+
+def review_target(server: str, kind: str, key: str) -> str:
+    """The review target of an item, as `mcplock accept` takes it: ``SERVER/TOOL``,
+    ``SERVER/prompt:NAME``, ``SERVER/resource-template:URI``, ``SERVER/instructions`` …"""
+    return f"{server}/{item_label(kind, key)}"
 
 
 @dataclass
@@ -55,11 +70,7 @@ class Entry:
 
     @property
     def label(self) -> str:
-        if self.kind == "tool":
-            return self.key
-        if self.kind == "instructions":
-            return "instructions"
-        return f"{self.kind}:{self.key}"
+        return item_label(self.kind, self.key)
 
     def compute_hash(self, *, pending: bool = False, server: str = "") -> str:
         value = self.pending.definition if pending and self.pending else self.definition

@@ -1,11 +1,9 @@
 """Read ``mcp.lock`` with :mod:`tomllib` (fast path) into the model, validating as it goes.
 
 Every problem is a :class:`LockfileError` with the file, a line number and the fix:
-git conflict markers (found on the raw lines before parsing, because inside a
-multi-line string they would still parse), TOML syntax errors and duplicate keys
-(tomllib's position, "end of document" turned into a line), wrong types, unknown
-keys, a ``version`` newer than this mcplock. Hash mismatches are not raised here:
-``check`` reports them as findings.
+conflict markers, TOML syntax errors and duplicate keys (found on the raw text by
+:mod:`mcplock.lock.text`), wrong types, unknown keys, a ``version`` newer than this mcplock.
+Hash mismatches are not raised here: ``check`` reports them as findings.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from typing import Any
 from mcplock.errors import LockfileError
 from mcplock.lock import codec
 from mcplock.lock.hashing import is_hash
+from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
 from mcplock.lock.model import (
     APPROVALS,
     CHANGES,
@@ -30,9 +29,8 @@ from mcplock.lock.model import (
     ServerEntry,
 )
 
-_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?:[ \t].*)?$")
-_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
-_HEADER = re.compile(r"^\[([^\[].*)\]\s*(#.*)?$")
+__all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
+
 
 SERVER_KEYS = {
     "transport", "command", "args", "env", "cwd", "url", "headers", "source", "config-hash", "auth",
@@ -42,29 +40,6 @@ SERVER_KEYS = {
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
 PENDING_KEYS = {"change", "hash", "enabled-before", *codec.DEFINITION_KEYS}
 REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
-
-
-def header_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Map each table header's key path to its 1-based line number."""
-    out: dict[tuple[str, ...], int] = {}
-    for i, line in enumerate(text.splitlines(), 1):
-        if not line.startswith("["):
-            continue
-        m = _HEADER.match(line)
-        if not m:
-            continue
-        try:
-            parsed = tomllib.loads(f"[{m.group(1)}]\n")
-        except tomllib.TOMLDecodeError:
-            continue
-        path: list[str] = []
-        node: Any = parsed
-        while isinstance(node, dict) and len(node) == 1:
-            k = next(iter(node))
-            path.append(k)
-            node = node[k]
-        out[tuple(path)] = i
-    return out
 
 
 class _Reader:
@@ -121,35 +96,7 @@ class _Reader:
 
     # -- the document ---------------------------------------------------------------------
     def read(self) -> Lock:
-        for i, line in enumerate(self.text.splitlines(), 1):
-            if line.startswith(("<<<<<<<", "=======", ">>>>>>>")) and _CONFLICT.match(line):
-                raise LockfileError(
-                    "git conflict markers: the lock was merged with conflicts",
-                    path=self.path,
-                    line=i,
-                    hint="take one side (`git checkout --theirs mcp.lock` or `--ours`), then run "
-                    "`mcplock refresh` to re-probe and `mcplock diff` to review",
-                    code="conflict",
-                )
-        try:
-            data = tomllib.loads(self.text)
-        except tomllib.TOMLDecodeError as e:
-            msg = str(e)
-            line = None
-            m = _TOML_POS.search(msg)
-            if m:
-                line = int(m.group(1))
-                msg = _TOML_POS.sub("", msg).strip()
-            elif "end of document" in msg:
-                line = self.text.count("\n") + (0 if self.text.endswith("\n") else 1)
-                msg = msg.replace("(at end of document)", "").strip()
-                msg += " at the end of the file: it looks truncated"
-            hint = "restore the file from git (`git checkout -- mcp.lock`) and run `mcplock refresh`"
-            if "overwrite" in msg or "twice" in msg:
-                hint = "a key or table appears twice (a bad merge?): delete the duplicate, then run `mcplock check`"
-            raise LockfileError(f"not valid TOML: {msg}", path=self.path, line=line, hint=hint, code="syntax") from None
-        except UnicodeDecodeError as e:  # pragma: no cover - loads takes str
-            raise LockfileError(f"not UTF-8: {e}", path=self.path) from None
+        data = parse_toml(self.text, self.path)
 
         version = data.get("version")
         if version is None:
@@ -283,7 +230,7 @@ class _Reader:
             if enabled is None:
                 raise self.fail(table, f"missing `enabled` in {self._where(table)}")
             if approval is None:
-                approval = "always"  # DESIGN §4: empty or unknown means "ask"
+                approval = "always"  # empty or unknown means "ask" (the safe approval)
         h = self.hash_value(it, table, "hash")
         entry = Entry(
             kind=kind,
@@ -347,7 +294,7 @@ def peek_servers(text: str, path: str = "mcp.lock") -> dict[str, ServerEntry] | 
         while i < len(lines):
             line = lines[i]
             if line.startswith("[server.") and not line.startswith("[["):
-                m = _HEADER.match(line.rstrip("\r\n"))
+                m = HEADER.match(line.rstrip("\r\n"))
                 if m is None:
                     return None
                 parsed = tomllib.loads(f"[{m.group(1)}]\n")
@@ -373,26 +320,6 @@ def peek_servers(text: str, path: str = "mcp.lock") -> dict[str, ServerEntry] | 
 
 def loads(text: str, path: str = "mcp.lock") -> Lock:
     return _Reader(text, path).read()
-
-
-def read_text(path: str | os.PathLike[str]) -> str:
-    """The lock's text, with the same errors as :func:`load`."""
-    p = os.fspath(path)
-    try:
-        with open(p, "rb") as f:
-            raw = f.read()
-    except FileNotFoundError:
-        raise LockfileError(
-            "no lock file here", path=p, hint="create one with `mcplock add NAME …` or `mcplock init`", code="missing"
-        ) from None
-    except OSError as e:
-        raise LockfileError(f"cannot read: {e.strerror}", path=p) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise LockfileError("not UTF-8 text", path=p, line=line, hint="restore the file from git") from None
-    return text
 
 
 def load(path: str | os.PathLike[str]) -> Lock:

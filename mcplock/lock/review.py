@@ -1,4 +1,4 @@
-"""The review workflow of DESIGN §4 as pure state transitions on the model.
+"""The review workflow (stage, accept, reject) as pure state transitions on the model.
 
 ``stage`` turns a live snapshot into pending proposals (what ``refresh`` and ``add``
 do); ``accept`` and ``reject`` settle them. Nothing here does I/O.
@@ -97,7 +97,7 @@ def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None
 
 
 def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
-    """Record what ``snap`` shows as pending proposals on ``server`` (DESIGN §4 refresh)."""
+    """Record what ``snap`` shows as pending proposals on ``server`` (what `refresh` does)."""
     result = StageResult()
     server.server_info = snap.server_info if isinstance(snap.server_info, dict) else None
     server.protocol_version = snap.protocol_version

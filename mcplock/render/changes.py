@@ -1,5 +1,6 @@
 """How one change reads: a word-level diff for text, a structural diff by JSON path for
-schemas (deepdiff), each schema item classified as tightened / loosened / neutral.
+schemas (:func:`mcplock.lint.schema.schema_diff`), each schema item classified as
+tightened / loosened / neutral.
 
 Pure: returns rich ``Text``; all server text goes through ``safe_text``. Without colour,
 removed and added words are marked ``[-old-]`` and ``{+new+}`` (git's plain word diff), so
@@ -67,30 +68,22 @@ def _short(v: Any) -> str:
 
 
 def schema_items(old: Any, new: Any) -> list[tuple[str, str, str]]:
-    """(JSON path, what changed, direction) for every structural difference."""
-    from deepdiff import DeepDiff
+    """(JSON path, what changed, direction) for every structural difference: deepdiff's
+    changed nodes, each with the direction the schema differ classified it (or its parent) as."""
+    from mcplock.lint.schema import schema_diff
 
-    directions: dict[str, str] = {}
-    try:
-        from mcplock.lint.schema import classify_schema_change
-
-        for path, direction, _what in classify_schema_change(old, new):
-            directions[path] = direction
-    except Exception:  # a hostile schema must not break the report
-        directions = {}
+    diff = schema_diff(old, new)
+    directions = {path: direction for path, direction, _what in diff.classified}
     items: list[tuple[str, str, str]] = []
-    tree = DeepDiff(old, new, view="tree", verbose_level=2)
-    for report, nodes in sorted(tree.items()):
-        for node in nodes:
-            parts = node.path(output_format="list")
-            path = _path(parts)
-            if report.endswith("_added"):
-                what = f"added {_short(node.t2)}"
-            elif report.endswith("_removed"):
-                what = f"removed (was {_short(node.t1)})"
-            else:
-                what = f"{_short(node.t1)} → {_short(node.t2)}"
-            items.append((path, what, _direction(directions, path)))
+    for parts, report, t1, t2 in diff.nodes:
+        path = _path(parts)
+        if report.endswith("_added"):
+            what = f"added {_short(t2)}"
+        elif report.endswith("_removed"):
+            what = f"removed (was {_short(t1)})"
+        else:
+            what = f"{_short(t1)} → {_short(t2)}"
+        items.append((path, what, _direction(directions, path)))
     items.sort()
     return items
 
@@ -110,16 +103,21 @@ def _direction(directions: dict[str, str], path: str) -> str:
 DIRECTION_STYLE = {"loosened": "bold red", "tightened": "yellow", "neutral": "dim"}
 
 
+def _field_head(indent: str, field: str, sep: str) -> Text:
+    """``field`` is a key of a server's definition: untrusted."""
+    return Text(indent).append_text(safe_text(field, "bold", keep_newlines=False)).append(sep, style="bold")
+
+
 def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, indent: str = "      ") -> list[Text]:
     """Lines that show how one top-level field changed."""
     lines: list[Text] = []
     if isinstance(old, str) and isinstance(new, str):
         rows = word_diff(old, new, color=color).split("\n", allow_blank=True)
-        lines.append(Text(f"{indent}{field}: ", style="bold").append_text(rows[0]))
+        lines.append(_field_head(indent, field, ": ").append_text(rows[0]))
         lines += [Text(indent + "  ").append_text(r) for r in rows[1:]]
         return lines
     if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
-        lines.append(Text(f"{indent}{field}:", style="bold"))
+        lines.append(_field_head(indent, field, ":"))
         for path, what, direction in schema_items(old, new):
             row = Text(f"{indent}  ")
             row.append(f"{direction:<9}", style=DIRECTION_STYLE.get(direction, "") if color else "")
@@ -129,7 +127,7 @@ def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, i
             row.append_text(safe_text(what, keep_newlines=False))
             lines.append(row)
         return lines
-    row = Text(f"{indent}{field}: ", style="bold")
+    row = _field_head(indent, field, ": ")
     row.append_text(_mark(_short(old) if old is not None else "(absent)", "[-", "-]", REMOVED, color))
     row.append(" ")
     row.append_text(_mark(_short(new) if new is not None else "(absent)", "{+", "+}", ADDED, color))

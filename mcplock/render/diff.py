@@ -8,10 +8,11 @@ from rich.console import Group
 from rich.text import Text
 
 from mcplock.compare import ServerDiff
-from mcplock.untrusted import safe_text
+from mcplock.render.formats.common import ident
+from mcplock.severity import INFO, style
 from mcplock.snapshot import Snapshot
+from mcplock.untrusted import safe_text
 
-SEVERITY_STYLE = {"critical": "bold white on red", "high": "bold red", "medium": "yellow", "low": "cyan", "info": "dim"}
 STATUS_STYLE = {"ok": "green", "drift": "bold red", "unreachable": "bold yellow"}
 
 
@@ -59,7 +60,7 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
             lines.append(Text("  hint: ", style="dim").append_text(safe_text(d.error.hint, "dim", keep_newlines=False)))
         for c in d.changes:
             row = Text("  ")
-            row.append(f"{c.severity:<8}", style=SEVERITY_STYLE.get(c.severity, ""))
+            row.append(f"{c.severity:<8}", style=style(c.severity))
             row.append(f" {c.change:<7} {c.kind} ")
             row.append_text(_name(c.name))
             if c.change == "changed" and c.fields:
@@ -68,12 +69,12 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
             if detail:
                 lines.extend(_change_detail(c, color))
             for f in c.findings:
-                sev = getattr(f, "severity", "info")
+                sev = getattr(f, "severity", INFO)
                 rule = getattr(f, "rule", "finding")
                 where = getattr(f, "where", "")
                 msg = getattr(f, "message", str(f))
                 frow = Text("      ")
-                frow.append(f"{sev} {rule}", style=SEVERITY_STYLE.get(sev, "") if color else "")
+                frow.append(f"{sev} {rule}", style=style(sev) if color else "")
                 if where:
                     frow.append(" at ").append_text(safe_text(where, keep_newlines=False))
                 frow.append(": ").append_text(safe_text(msg, keep_newlines=False))
@@ -85,7 +86,7 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
         if d.identity is not None:
             lo, li = d.identity["locked"], d.identity["live"]
             lines.append(Text("  identity ", style="dim").append_text(safe_text(
-                f"{_ident(lo)} → {_ident(li)} (not drift)", keep_newlines=False)))
+                f"{ident(lo)} → {ident(li)} (not drift)", keep_newlines=False)))
     drift = sum(d.status == "drift" for d in diffs)
     unreachable = sum(d.status == "unreachable" for d in diffs)
     pending = sum(len(d.pending) for d in diffs)
@@ -97,17 +98,12 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
     return Group(*lines)
 
 
-def _ident(i: dict[str, Any]) -> str:
-    info = i.get("server_info") or {}
-    return f"{info.get('name', '?')} {info.get('version', '?')} (protocol {i.get('protocol_version') or '?'})"
-
-
 def render_snapshot(snap: Snapshot) -> Group:
     lines: list[Any] = []
     info = snap.server_info or {}
     lines.append(Text("server ", style="bold").append_text(safe_text(
         f"{info.get('name', '?')} {info.get('version', '')}".strip(), keep_newlines=False))
-        .append(f"  protocol {snap.protocol_version}"))
+        .append("  protocol ").append_text(safe_text(str(snap.protocol_version), keep_newlines=False)))
     if snap.instructions:
         lines.append(Text("instructions:", style="bold"))
         for ln in snap.instructions.split("\n"):

@@ -11,8 +11,9 @@ from rich.console import Group
 from rich.text import Text
 
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.untrusted import safe_text
 from mcplock.render.text import state_text
+from mcplock.severity import style
+from mcplock.untrusted import safe_text
 
 _LIMITS = (
     ("minLength", "min length"), ("maxLength", "max length"), ("minimum", "≥"), ("maximum", "≤"),
@@ -133,7 +134,8 @@ def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
         lines.append(Text(f"{indent}annotations: ", style="bold").append_text(safe_text(shown, keep_newlines=False))
                      .append("  (declared by the server; never trusted)", style="dim"))
     for key in sorted(set(d) - _SHOWN):
-        lines.append(Text(f"{indent}{key}: ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
+        lines.append(Text(indent).append_text(safe_text(str(key), "bold", keep_newlines=False)).append(": ", style="bold")
+                     .append_text(safe_text(_j(d[key]), keep_newlines=False)))
     return lines
 
 
@@ -144,7 +146,7 @@ def _findings(kind: str, d: Any, old: Any, indent: str) -> list[Text]:
         return []
     out: list[Text] = []
     for f in lint_definition(kind, d, old=old):
-        row = Text(indent).append(f"{f.severity} {f.rule}", style="bold red" if f.severity in ("critical", "high") else "yellow")
+        row = Text(indent).append(f"{f.severity} {f.rule}", style=style(f.severity))
         if f.where:
             row.append(" at ").append_text(safe_text(f.where, keep_newlines=False))
         out.append(row.append(": ").append_text(safe_text(f.message, keep_newlines=False)))
@@ -204,7 +206,7 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
         if srv.server_info:
             info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
             parts.append(Text("  server: ").append_text(safe_text(info, keep_newlines=False))
-                         .append(f"  protocol {srv.protocol_version or '?'}"))
+                         .append("  protocol ").append_text(safe_text(srv.protocol_version or "?", keep_newlines=False)))
     for e in entries:
         parts.append(Text(""))
         parts += render_entry(srv, e, color=color)

@@ -8,6 +8,7 @@ from rich.console import Group
 from rich.text import Text
 
 from mcplock.lock.model import Entry, Lock, ServerEntry
+from mcplock.severity import CRITICAL, style, worst_of
 from mcplock.untrusted import safe_text
 
 
@@ -48,7 +49,7 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
     summary.rstrip()
     parts.append(summary)
     if findings:
-        crit = sum(1 for fs in findings.values() if any(f.severity == "critical" for f in fs))
+        crit = sum(1 for fs in findings.values() if any(f.severity == CRITICAL for f in fs))
         note = Text(f"\nlint: {len(findings)} item(s) with findings", style="bold red" if crit else "yellow")
         if crit:
             note.append(f", {crit} critical")
@@ -73,11 +74,9 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
             block.append_text(state_text(e))
             found = findings.get((name, e.kind, e.key))
             if found:
-                from mcplock.lint.entries import worst
-
-                sev = worst(found)
+                sev = worst_of(f.severity for f in found)
                 rules = ", ".join(sorted({f.rule for f in found}))
-                block.append(f"  {sev}: {rules}", style="bold red" if sev in ("critical", "high") else "yellow")
+                block.append(f"  {sev}: {rules}", style=style(sev))
             block.append("\n")
         block.rstrip()
         parts.append(Text(""))
@@ -91,5 +90,5 @@ def render_findings(findings: Iterable[Any]) -> Group:
         line = Text(f"{f.code}: ", style="bold red" if f.code != "pending" else "bold yellow")
         line.append_text(safe_text(f.message, keep_newlines=False))
         lines.append(line)
-        lines.append(Text("  hint: " + f.hint, style="dim"))
+        lines.append(Text("  hint: ", style="dim").append_text(safe_text(f.hint, "dim", keep_newlines=False)))
     return Group(*lines)

@@ -1,0 +1,59 @@
+"""Lint family: tool annotations, judged old → new.
+
+Annotations are self-declared by the server and never trusted. An explicit flip toward
+"safe" (``readOnlyHint`` false → true, ``destructiveHint`` true → false, or a tool that
+declared itself destructive now claiming to be read-only) is ``critical``; annotations
+declared for the first time are a ``medium`` note that leaves the approval unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcplock.lint.finding import LintFinding
+from mcplock.severity import CRITICAL, MEDIUM
+
+
+_TRUSTED_NOT = "annotations are self-declared and not trusted"
+
+
+def _annotations(definition: Any) -> dict[str, Any] | None:
+    ann = definition.get("annotations") if isinstance(definition, dict) else None
+    return ann if isinstance(ann, dict) else None
+
+
+def flips(old: Any, new: Any) -> list[tuple[str, str]]:
+    """(where, what) for each explicit flip toward "safe" from ``old``'s annotations to ``new``'s
+    (two tool definitions)."""
+    na, oa = _annotations(new), _annotations(old) or {}
+    if na is None:
+        return []
+    out: list[tuple[str, str]] = []
+    if oa.get("readOnlyHint") is False and na.get("readOnlyHint") is True:
+        out.append(("annotations.readOnlyHint", "readOnlyHint flipped from false to true: the tool now "
+                    f"claims to be read-only; {_TRUSTED_NOT}"))
+    elif oa.get("destructiveHint") is True and na.get("readOnlyHint") is True:
+        out.append(("annotations.readOnlyHint", "a tool that declared destructiveHint: true now claims "
+                    f"readOnlyHint: true; {_TRUSTED_NOT}"))
+    if oa.get("destructiveHint") is True and na.get("destructiveHint") is False:
+        out.append(("annotations.destructiveHint", "destructiveHint flipped from true to false: the tool "
+                    f"now claims not to be destructive; {_TRUSTED_NOT}"))
+    return out
+
+
+def annotation_findings(old: Any, new: Any) -> list[LintFinding]:
+    """Findings for the annotations of a changed tool (``old`` accepted, ``new`` live)."""
+    na, oa = _annotations(new), _annotations(old) or {}
+    if na is None:
+        return []
+    out = [LintFinding("annotation-flip", CRITICAL, what, where) for where, what in flips(old, new)]
+    if not out:
+        first = sorted(k for k in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+                       if k in na and k not in oa)
+        if first:
+            decl = ", ".join(f"{k}: {json.dumps(na[k])}" for k in first)
+            out.append(LintFinding("annotations-declared", MEDIUM, f"declares {decl} for the first time; "
+                                   "annotations are self-declared by the server and not trusted, and the tool's "
+                                   "approval is unchanged", "annotations"))
+    return out

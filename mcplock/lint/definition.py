@@ -1,0 +1,87 @@
+"""Lint of one definition: every string in it, keys included, through each text family
+(characters, instruction-like text, secrets paths and URLs), plus the annotations of a
+changed tool. Findings are cached per string: schemas repeat the same text a lot.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Iterator
+
+from mcplock.lint.annotations import annotation_findings
+from mcplock.lint.characters import char_findings
+from mcplock.lint.finding import LintFinding
+from mcplock.lint.instructions import instruction_findings
+from mcplock.lint.secrets import secret_findings
+from mcplock.lint.text import clean, root, strings
+from mcplock.severity import rank
+
+
+def _text_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+    if len(s) < 4:
+        return
+    t = clean(s)
+    low = t.lower()
+    yield from instruction_findings(t, low, where)
+    yield from secret_findings(t, low, where)
+
+
+_HERE = "\x00where\x00"  # stands for the JSON path in cached findings
+
+
+@functools.lru_cache(maxsize=32768)
+def _cached_char(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
+    return tuple(char_findings(s, _HERE))
+
+
+@functools.lru_cache(maxsize=32768)
+def _cached_text(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
+    return tuple(_text_findings(s, _HERE))
+
+
+def _placed(found: tuple[tuple[LintFinding, tuple], ...], where: str) -> list[tuple[LintFinding, tuple]]:
+    """Cached findings of one string, put at ``where`` (schemas repeat the same strings a lot)."""
+    out = []
+    for f, sig in found:
+        f = LintFinding(f.rule, f.severity, f.message.replace(_HERE, where), where)
+        out.append((f, tuple(where if x == _HERE else x for x in sig)))
+    return out
+
+
+def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple]]:
+    out: list[tuple[LintFinding, tuple]] = []
+    seen_text: set[tuple[str, str]] = set()
+    for where, s in strings(definition, root(definition)):
+        found = _cached_char(s)
+        if found:
+            out.extend(_placed(found, where))
+        if (where, s) not in seen_text:  # a key and its value path: check the text once per path
+            seen_text.add((where, s))
+            found = _cached_text(s)
+            if found:
+                out.extend(_placed(found, where))
+    return out
+
+
+def _sig(f: LintFinding, sig: tuple) -> tuple:
+    return (f.rule, f.where, sig)
+
+
+def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = "") -> list[LintFinding]:
+    """Security findings for one definition (a dict; a str for instructions).
+
+    With ``old`` (the accepted definition of a changed item) only text findings that are new
+    are reported, and annotations are judged old → new (a flip toward "safe" is critical;
+    annotations declared for the first time are a medium note, never a flip).
+    """
+    if definition is None:
+        return []
+    found = _raw(kind, definition)
+    if old is not None:
+        before = {_sig(f, s) for f, s in _raw(kind, old)}
+        found = [(f, s) for f, s in found if _sig(f, s) not in before]
+    out = [f for f, _ in found]
+    if kind == "tool" and old is not None:
+        out.extend(annotation_findings(old, definition))
+    out.sort(key=lambda f: (rank(f.severity), f.where, f.rule))
+    return out

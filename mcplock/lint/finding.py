@@ -1,0 +1,50 @@
+"""What the security lint reports: :class:`LintFinding`, and the rules it knows (:data:`RULES`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mcplock.severity import INFO
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    rule: str
+    severity: str  # one of mcplock.severity.SEVERITIES
+    message: str
+    where: str  # JSON path inside the definition ("description", "inputSchema.properties.q.description")
+
+    def as_json(self) -> dict[str, str]:
+        return {"rule": self.rule, "severity": self.severity, "message": self.message, "where": self.where}
+
+
+RULES: dict[str, str] = {
+    "hidden-unicode": "Zero-width or other invisible format characters (U+200B–U+200F, U+2060–U+2064, U+FEFF, "
+                      "soft hyphen, runs of variation selectors) that hide text from a reviewer.",
+    "bidi-control": "Bidirectional control characters (U+202A–U+202E, U+2066–U+2069) that make text read "
+                    "differently from how it is stored.",
+    "unicode-tag": "Unicode tag characters (U+E0000–U+E007F): invisible ASCII, the classic way to smuggle an "
+                   "instruction to the model.",
+    "ansi-escape": "Terminal escapes or other control characters (ESC, CSI, C0/C1 controls) that can rewrite "
+                   "what a terminal shows.",
+    "unusual-unicode": "Private-use, unassigned, surrogate or line/paragraph-separator code points that may "
+                       "render as nothing.",
+    "hidden-instructions": "Instruction-like text aimed at the model: <IMPORTANT>/<SYSTEM> tags, \"ignore previous "
+                           "instructions\", \"do not tell the user\", chat-template tokens, chaining orders.",
+    "sensitive-path": "Names a secrets location (~/.ssh, id_rsa, .aws/credentials, .env, /etc/passwd, .npmrc, "
+                      ".netrc, gh config, keychain, MCP host configs); critical with a read/send verb.",
+    "exfiltration-url": "Tells the model to send or upload data to a URL.",
+    "annotation-flip": "An explicit annotation flip toward \"safe\": readOnlyHint false→true or destructiveHint "
+                       "true→false. Annotations are self-declared and never trusted.",
+    "annotations-declared": "Annotations declared for the first time; they are self-declared by the server, "
+                            "not trusted, and leave the tool's approval unchanged.",
+    "tool-shadowing": "A tool name that another server also offers (or one that differs only in case or "
+                      "separators): the model may call the wrong one.",
+    "cross-server-reference": "A definition that names another server's tool, the shape of a cross-server "
+                              "hijack (\"before using this tool, call other_server_tool\").",
+    "rename": "A tool removed and an identical tool added under a new name: reported as a rename.",
+}
+
+
+def rename_finding(old_name: str) -> LintFinding:
+    return LintFinding("rename", INFO, f"renamed from `{old_name}` (the definition is otherwise identical)", "name")

@@ -1,0 +1,317 @@
+"""How each JSON Schema keyword's change reads: tightened, loosened or neutral.
+
+:mod:`mcplock.lint.schema` finds what changed (deepdiff) and hands each change here as a
+unit: one keyword of a schema object (``maxLength``, ``enum``, ``properties`` with
+``required``, the numeric bounds together …), or a sub-schema that is not an object on both
+sides (added, removed, a boolean schema).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+TIGHTENED, LOOSENED, NEUTRAL = "tightened", "loosened", "neutral"
+
+# keyword -> +1 when a larger value accepts more, -1 when a larger value accepts less
+_UPPER = ("maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties", "maxContains")
+_LOWER = ("minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties", "minContains")
+# a value present restricts; absent accepts anything
+_RESTRICTING = ("pattern", "format", "const", "multipleOf", "contentMediaType", "contentEncoding")
+SCHEMA_VALUED = ("items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
+                 "unevaluatedItems", "unevaluatedProperties")
+SCHEMA_MAPS = ("patternProperties", "dependentSchemas")
+DEF_MAPS = ("$defs", "definitions")
+# text and annotations of a schema: the model reads them, they do not change what validates
+TEXT_KEYWORDS = ("description", "title", "examples", "default", "$comment", "deprecated", "readOnly", "writeOnly",
+                 "x-description", "$schema")
+# neutral entries whose `what` starts with one of these do not change what the model is told or sent
+COSMETIC_KEYWORDS = ("title", "$comment", "examples", "empty", "$schema", "respelled:", "enum reordered")
+
+Classified = tuple[str, str, str]  # (path, "tightened" | "loosened" | "neutral", what)
+# keywords whose value is a list of sub-schemas (judged one per position when the lengths hold)
+BRANCHES = ("anyOf", "oneOf", "allOf", "prefixItems")
+NUMERIC = ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum")
+
+
+def _j(v: Any) -> str:
+    return json.dumps(v, sort_keys=True, ensure_ascii=False)
+
+
+def _types(v: Any) -> set[str] | None:
+    if isinstance(v, str):
+        return {v}
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        s = set(v)
+        if "number" in s:
+            s.add("integer")
+        return s
+    return None
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _sub(old: Any, new: Any, path: str) -> list[Classified]:
+    """A nested pair of sub-schemas, diffed on its own."""
+    from mcplock.lint.schema import classify_schema_change
+
+    return classify_schema_change(old, new, path)
+
+
+def classify_unit(old: Any, new: Any, path: str, key: str | None, out: list[Classified]) -> None:
+    """Classify one unit: the sub-schema as a whole (``key`` None) or one keyword of a schema object."""
+    if key is None:
+        _whole(old, new, path or "(schema)", out)
+        return
+    if key == "<bounds>":
+        _numeric_bounds(old, new, path, out)
+        return
+    if key == "properties":
+        _properties(old, new, path, out)
+        return
+    o, n = old.get(key, MISSING), new.get(key, MISSING)
+    p = join(path, key)
+    if key == "type":
+        _type(o, n, p, out)
+    elif key == "enum":
+        _enum(o, n, p, out)
+    elif key in _UPPER or key in _LOWER:
+        _bound(key, o, n, p, out)
+    elif key in _RESTRICTING:
+        if o is MISSING:
+            out.append((p, TIGHTENED, f"{key} added"))
+        elif n is MISSING:
+            out.append((p, LOOSENED, f"{key} removed"))
+        else:
+            out.append((p, NEUTRAL, f"{key} changed"))
+    elif key == "uniqueItems":
+        out.append((p, TIGHTENED if n is True else LOOSENED, f"uniqueItems {'required' if n is True else 'dropped'}"))
+    elif key == "additionalProperties":
+        _additional(o, n, p, out)
+    elif key in SCHEMA_VALUED or key in BRANCHES:
+        _schema_list(key, o, n, p, out, more_is_looser=key not in ("allOf", "prefixItems"))
+    elif key in SCHEMA_MAPS or key in DEF_MAPS:
+        _schema_map(key, o, n, p, out)
+    elif key == "dependentRequired":
+        out.append((p, NEUTRAL, "dependentRequired changed"))
+    elif key == "$ref":
+        out.append((p, NEUTRAL, "$ref changed" if o is not MISSING and n is not MISSING
+                    else "$ref added" if n is not MISSING else "$ref removed"))
+    else:  # text keywords (TEXT_KEYWORDS) and keywords that cannot be ordered
+        verb = "added" if o is MISSING else "removed" if n is MISSING else "changed"
+        out.append((p, NEUTRAL, f"{key} {verb}"))
+
+
+def _whole(old: Any, new: Any, where: str, out: list[Classified]) -> None:
+    """A sub-schema that is not an object on both sides: added, removed, a boolean schema, a shape change."""
+    if old == new and type(old) is type(new):
+        return  # e.g. `items: null` and no `items`: the same (no) schema
+    if isinstance(old, bool) or isinstance(new, bool) or old is None or new is None:
+        if old is None:
+            out.append((where, NEUTRAL if new is not False else TIGHTENED, "schema added"))
+        elif new is None:
+            out.append((where, LOOSENED, "schema removed"))
+        elif old is True or new is False:
+            out.append((where, TIGHTENED, "schema now rejects more" if new is False or old is True else "changed"))
+        else:
+            out.append((where, LOOSENED, "schema now accepts anything" if new is True else "schema opened"))
+        return
+    out.append((where, NEUTRAL, "schema changed shape"))
+
+
+MISSING: Any = object()
+
+
+def _type(o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    if o is MISSING:
+        out.append((p, TIGHTENED, f"type {_j(n)} added"))
+        return
+    if n is MISSING:
+        out.append((p, LOOSENED, f"type {_j(o)} removed"))
+        return
+    ot, nt = _types(o), _types(n)
+    if ot is None or nt is None or ot == nt:
+        out.append((p, NEUTRAL, f"type {_j(o)} → {_j(n)}"))
+    elif ot < nt:
+        out.append((p, LOOSENED, f"type widened {_j(o)} → {_j(n)}"))
+    elif nt < ot:
+        out.append((p, TIGHTENED, f"type narrowed {_j(o)} → {_j(n)}"))
+    else:
+        out.append((p, NEUTRAL, f"type changed {_j(o)} → {_j(n)}"))
+
+
+def _enum(o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    if o is MISSING:
+        out.append((p, TIGHTENED, "enum added"))
+        return
+    if n is MISSING:
+        out.append((p, LOOSENED, "enum removed"))
+        return
+    if not isinstance(o, list) or not isinstance(n, list):
+        out.append((p, NEUTRAL, "enum changed"))
+        return
+    os_, ns = {_j(v) for v in o}, {_j(v) for v in n}
+    if os_ == ns:
+        out.append((p, NEUTRAL, "enum reordered"))
+    elif ns < os_:
+        out.append((p, TIGHTENED, f"enum narrowed (removed {', '.join(sorted(os_ - ns))})"))
+    elif os_ < ns:
+        out.append((p, LOOSENED, f"enum widened (added {', '.join(sorted(ns - os_))})"))
+    else:
+        out.append((p, NEUTRAL, f"enum changed (added {', '.join(sorted(ns - os_))}; removed {', '.join(sorted(os_ - ns))})"))
+
+
+def _bound(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    upper = key in _UPPER
+    if o is MISSING:
+        out.append((p, TIGHTENED, f"{key} {_j(n)} added"))
+    elif n is MISSING:
+        out.append((p, LOOSENED, f"{key} {_j(o)} removed"))
+    elif not _num(o) or not _num(n):
+        out.append((p, NEUTRAL, f"{key} {_j(o)} → {_j(n)}"))  # draft-4 boolean exclusive* and the like
+    elif n > o:
+        out.append((p, LOOSENED if upper else TIGHTENED, f"{key} raised {_j(o)} → {_j(n)}"))
+    else:
+        out.append((p, TIGHTENED if upper else LOOSENED, f"{key} lowered {_j(o)} → {_j(n)}"))
+
+
+
+def _limit(schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool, upper: bool) -> tuple[float, bool] | None:
+    """The tightest bound of one side as (value, exclusive); an integer's exclusive bound is made inclusive.
+    Draft-4 boolean ``exclusiveMaximum`` modifies ``maximum``."""
+    cands: list[tuple[float, bool]] = []
+    inc, exc = schema.get(inclusive), schema.get(exclusive)
+    if _num(inc):
+        cands.append((inc, exc is True))
+    if _num(exc):
+        cands.append((exc, True))
+    norm = []
+    for v, x in cands:
+        if integer and x and float(v).is_integer():
+            v, x = (v - 1, False) if upper else (v + 1, False)
+        norm.append((v, x))
+    if not norm:
+        return None
+    # tightest: smallest upper (exclusive beats inclusive at a tie), largest lower
+    if upper:
+        return min(norm, key=lambda t: (t[0], not t[1]))
+    return max(norm, key=lambda t: (t[0], t[1]))
+
+
+def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
+    if all(old.get(k, MISSING) == new.get(k, MISSING) for k in NUMERIC):
+        return
+    integer = "integer" in (_types(old.get("type")) or set()) and "integer" in (_types(new.get("type")) or set()) \
+        and "number" not in (_types(new.get("type")) or set())
+    for upper, inclusive, exclusive in ((True, "maximum", "exclusiveMaximum"), (False, "minimum", "exclusiveMinimum")):
+        if old.get(inclusive, MISSING) == new.get(inclusive, MISSING) and \
+                old.get(exclusive, MISSING) == new.get(exclusive, MISSING):
+            continue
+        o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
+        keys = [k for k in (inclusive, exclusive) if k in old or k in new]
+        p = join(path, keys[0] if len(keys) == 1 else inclusive)
+        desc = lambda b: "none" if b is None else f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"  # noqa: E731
+        what = f"{'upper' if upper else 'lower'} bound {desc(o)} → {desc(n)}"
+        if o == n:
+            out.append((p, NEUTRAL, f"respelled: {what} (the same limit)"))
+        elif o is None:
+            out.append((p, TIGHTENED, what))
+        elif n is None:
+            out.append((p, LOOSENED, what))
+        else:
+            new_tighter = (n[0] < o[0] or (n[0] == o[0] and n[1])) if upper else (n[0] > o[0] or (n[0] == o[0] and n[1]))
+            out.append((p, TIGHTENED if new_tighter else LOOSENED, what))
+
+
+def _req(schema: dict[str, Any]) -> set[str]:
+    r = schema.get("required")
+    return {x for x in r if isinstance(x, str)} if isinstance(r, list) else set()
+
+
+def _props(schema: dict[str, Any]) -> dict[str, Any]:
+    p = schema.get("properties")
+    return p if isinstance(p, dict) else {}
+
+
+def _properties(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
+    op, np_ = _props(old), _props(new)
+    orq, nrq = _req(old), _req(new)
+    base = join(path, "properties")
+    for name in sorted(set(op) | set(np_)):
+        p = f"{base}.{name}"
+        if name not in op:
+            if name in nrq:
+                out.append((p, TIGHTENED, f"new required property `{name}`"))
+            else:
+                out.append((p, LOOSENED, f"property `{name}` added"))
+        elif name not in np_:
+            out.append((p, TIGHTENED, f"property `{name}` removed"))
+        # a property on both sides is judged where deepdiff saw it change, inside it
+    rp = join(path, "required")
+    for name in sorted(orq - nrq):
+        out.append((rp, LOOSENED, f"property `{name}` no longer required"))
+    for name in sorted(nrq - orq):
+        if name in np_ and name not in op:
+            continue  # reported with the new property
+        out.append((rp, TIGHTENED, f"property `{name}` now required"))
+    for k in ("properties", "required"):
+        ov, nv = old.get(k, MISSING), new.get(k, MISSING)
+        if (ov is MISSING) != (nv is MISSING) and not (k == "properties" and (op or np_)) \
+                and not (k == "required" and (orq or nrq)):
+            out.append((join(path, k), NEUTRAL, f"empty `{k}` {'added' if ov is MISSING else 'removed'}"))
+
+
+def _additional(o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    closed_o, closed_n = o is False, n is False
+    if closed_o and not closed_n:
+        out.append((p, LOOSENED, "additionalProperties opened"))
+    elif closed_n and not closed_o:
+        out.append((p, TIGHTENED, "additionalProperties closed (false)"))
+    elif isinstance(o, dict) and isinstance(n, dict):
+        out.extend(_sub(o, n, p))
+    elif o is MISSING or o is True:
+        out.append((p, TIGHTENED, "additionalProperties restricted"))
+    elif n is MISSING or n is True:
+        out.append((p, LOOSENED, "additionalProperties opened"))
+    else:
+        out.append((p, NEUTRAL, "additionalProperties changed"))
+
+
+def _schema_list(key: str, o: Any, n: Any, p: str, out: list[Classified], *, more_is_looser: bool) -> None:
+    ol = o if isinstance(o, list) else [] if o is MISSING else None
+    nl = n if isinstance(n, list) else [] if n is MISSING else None
+    if ol is None or nl is None:
+        out.append((p, NEUTRAL, f"{key} changed"))
+        return
+    if len(ol) == len(nl):
+        for i, (a, b) in enumerate(zip(ol, nl)):
+            out.extend(_sub(a, b, f"{p}[{i}]"))
+        return
+    oj, nj = [_j(x) for x in ol], [_j(x) for x in nl]
+    added = [x for x in nj if x not in oj]
+    removed = [x for x in oj if x not in nj]
+    if added and not removed:
+        out.append((p, LOOSENED if more_is_looser else TIGHTENED, f"{key}: {len(added)} branch(es) added"))
+    elif removed and not added:
+        out.append((p, TIGHTENED if more_is_looser else LOOSENED, f"{key}: {len(removed)} branch(es) removed"))
+    else:
+        out.append((p, NEUTRAL, f"{key} changed"))
+
+
+def _schema_map(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    om = o if isinstance(o, dict) else {}
+    nm = n if isinstance(n, dict) else {}
+    defs = key in DEF_MAPS
+    for name in sorted(set(om) | set(nm)):
+        q = f"{p}.{name}"
+        if name not in om:
+            out.append((q, NEUTRAL if defs else LOOSENED, f"{key} `{name}` added"))
+        elif name not in nm:
+            out.append((q, NEUTRAL if defs else TIGHTENED, f"{key} `{name}` removed"))
+        # an entry on both sides is judged where deepdiff saw it change, inside it

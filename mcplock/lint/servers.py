@@ -1,0 +1,118 @@
+"""Lint family across servers: the tools a model sees together.
+
+A tool name another server also offers, or one that differs only in case or separators
+(``tool-shadowing``, high); a definition that names another server's tool, the shape of a
+cross-server hijack (``cross-server-reference``, critical).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+from mcplock.lint.finding import LintFinding
+from mcplock.lint.text import clean, root, strings
+from mcplock.severity import CRITICAL, HIGH
+
+
+def _norm_name(name: str) -> str:
+    t = unicodedata.normalize("NFKC", name).casefold()
+    return re.sub(r"[\s_\-.]+", "", t)
+
+
+def _distinctive(name: str) -> bool:
+    """Names specific enough that a mention is a reference, not an ordinary word."""
+    return len(name) >= 6 and (("_" in name or "-" in name) or re.search(r"[a-z][A-Z]", name) is not None)
+
+
+_TOKEN = re.compile(r"[\w.\-]+")
+_QUOTED = re.compile(r"[`'\"“‘]([^`'\"”’\s]{6,})[`'\"”’]")
+
+
+def references(text: str, names: set[str] | frozenset[str] | dict[str, Any]) -> list[str]:
+    """Which of ``names`` (tool identifiers) ``text`` names: an exact identifier of length >= 6
+    shaped like one (snake_case, kebab-case, camelCase), or one of length >= 6 in backticks or
+    quotes. Ordinary words ("search", "read") never count. Linear in the text, not in ``names``."""
+    t = clean(text)
+    hits: set[str] = set()
+    for m in _TOKEN.finditer(t):
+        tok = m.group(0)
+        for cand in (tok, tok.strip(".-")):
+            if cand in names and _distinctive(cand):
+                hits.add(cand)
+                break
+    for m in _QUOTED.finditer(t):
+        cand = m.group(1)
+        if cand in names:
+            hits.add(cand)
+    return sorted(hits)
+
+
+def foreign_tools(tools_by_server: dict[str, Any], server: str) -> dict[str, list[str]]:
+    """Tool name -> the other servers offering it, for names ``server`` does not offer itself."""
+    own = set(tools_by_server.get(server) or ())
+    out: dict[str, list[str]] = {}
+    for other, tools in tools_by_server.items():
+        if other == server:
+            continue
+        for t in tools:
+            if t not in own:
+                out.setdefault(t, []).append(other)
+    return out
+
+
+def cross_references(definition: Any, foreign: dict[str, list[str]], *, old: Any = None) -> list[LintFinding]:
+    """``cross-server-reference`` findings for one definition (tool, prompt or instructions text)
+    naming a tool from ``foreign`` (see :func:`foreign_tools`); with ``old``, only new mentions."""
+    if not foreign or definition is None:
+        return []
+    before: set[tuple[str, str]] = set()
+    if old is not None:
+        for where, s in strings(old, root(old)):
+            if where != "name":
+                before.update((where, h) for h in references(s, foreign))
+    out = []
+    for where, s in strings(definition, root(definition)):
+        if where == "name":
+            continue
+        for hit in references(s, foreign):
+            if (where, hit) in before:
+                continue
+            out.append(LintFinding(
+                "cross-server-reference", CRITICAL,
+                f"names `{hit}`, a tool of server {', '.join(sorted(set(foreign[hit])))}: a definition that steers "
+                "the model toward another server's tools", where))
+    return out
+
+
+def shadowing(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
+    """``tool-shadowing`` findings keyed by (server, tool)."""
+    out: dict[tuple[str, str], list[LintFinding]] = {}
+    by_norm: dict[str, list[tuple[str, str]]] = {}
+    for server, tools in tools_by_server.items():
+        for tool in tools:
+            by_norm.setdefault(_norm_name(tool), []).append((server, tool))
+    for group in by_norm.values():
+        if len({s for s, _ in group}) < 2:
+            continue
+        for server, tool in group:
+            others = sorted(f"{s}/{t}" for s, t in group if s != server)
+            exact = any(t == tool for s, t in group if s != server)
+            msg = (f"tool name `{tool}` is also offered by {', '.join(others)}" if exact else
+                   f"tool name `{tool}` differs only in case or separators from {', '.join(others)}")
+            out.setdefault((server, tool), []).append(
+                LintFinding("tool-shadowing", HIGH, msg + ": the model may call the wrong server's tool", "name"))
+    return out
+
+
+def lint_servers(tools_by_server: dict[str, dict[str, Any]]) -> dict[tuple[str, str], list[LintFinding]]:
+    """Cross-server findings keyed by (server, tool): shadowing and references to another server's tools."""
+    out = shadowing(tools_by_server)
+    for server, tools in tools_by_server.items():
+        foreign = foreign_tools(tools_by_server, server)
+        for tool, definition in tools.items():
+            found = cross_references(definition, foreign)
+            if found:
+                out.setdefault((server, tool), []).extend(found)
+    return out

@@ -1,0 +1,67 @@
+"""What every lint family reads a string with: the text as a model reads it (:func:`clean`),
+excerpts for messages with hidden characters escaped (:func:`excerpt`), and every string of
+a definition with its JSON path (:func:`strings`)."""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from typing import Any, Iterator
+
+from mcplock.untrusted import escape_char, hides
+
+# any character outside printable ASCII (and \n \t \r): the cheap test before a closer look
+NOT_PLAIN = re.compile(r"[^\x20-\x7e\n\t\r]")
+
+
+def is_variation_selector(cp: int) -> bool:
+    return 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF
+
+
+def _hidden(c: str) -> bool:
+    return hides(c) or is_variation_selector(ord(c))
+
+
+def _visible(s: str) -> str:
+    # variation selectors too: a run of them can encode hidden bytes
+    return "".join(escape_char(c) if c not in "\n\t" and _hidden(c) else c for c in s)
+
+
+def excerpt(s: str, start: int, end: int, width: int = 40) -> str:
+    """``s[start:end]`` with ``width`` characters either side, on one line, hidden characters escaped."""
+    a, b = max(0, start - width), min(len(s), end + width)
+    text = _visible(s[a:b]).replace("\n", " ")
+    return ("…" if a > 0 else "") + text + ("…" if b < len(s) else "")
+
+
+def _drop_hidden(m: re.Match[str]) -> str:
+    c = m.group(0)
+    return "" if _hidden(c) else c
+
+
+@functools.lru_cache(maxsize=32768)
+def clean(s: str) -> str:
+    """The text as a model reads it: NFKC (fullwidth and styled letters folded), hidden characters dropped."""
+    t = unicodedata.normalize("NFKC", s)
+    return NOT_PLAIN.sub(_drop_hidden, t) if NOT_PLAIN.search(t) else t
+
+
+def strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """(where, text) for every string in ``value``, keys included."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            sub = f"{path}.{k}" if path else str(k)
+            if isinstance(k, str):
+                yield sub, k
+            yield from strings(v, sub)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from strings(v, f"{path}[{i}]")
+
+
+def root(definition: Any) -> str:
+    """The JSON path of a definition's top: ``instructions`` for instructions text, else empty."""
+    return "instructions" if isinstance(definition, str) else ""

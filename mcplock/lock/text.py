@@ -1,0 +1,97 @@
+"""The lock as raw text: read it (UTF-8), find git conflict markers, parse the TOML with
+errors that name a line, and map each table header to its line.
+
+Conflict markers are looked for on the raw lines before parsing, because inside a multi-line
+string they would still parse; tomllib's "at end of document" becomes the last line.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from typing import Any
+
+from mcplock.errors import LockfileError
+
+_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?:[ \t].*)?$")
+_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
+HEADER = re.compile(r"^\[([^\[].*)\]\s*(#.*)?$")
+
+
+def read_text(path: str | os.PathLike[str]) -> str:
+    """The lock's text: a missing, unreadable or non-UTF-8 file is a :class:`LockfileError`."""
+    p = os.fspath(path)
+    try:
+        with open(p, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        raise LockfileError(
+            "no lock file here", path=p, hint="create one with `mcplock add NAME …` or `mcplock init`", code="missing"
+        ) from None
+    except OSError as e:
+        raise LockfileError(f"cannot read: {e.strerror}", path=p) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise LockfileError("not UTF-8 text", path=p, line=line, hint="restore the file from git") from None
+    return text
+
+
+def parse_toml(text: str, path: str) -> dict[str, Any]:
+    """The TOML document of the lock, or a :class:`LockfileError` with the line: conflict
+    markers, syntax errors, duplicate keys, a truncated file."""
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.startswith(("<<<<<<<", "=======", ">>>>>>>")) and _CONFLICT.match(line):
+            raise LockfileError(
+                "git conflict markers: the lock was merged with conflicts",
+                path=path,
+                line=i,
+                hint="take one side (`git checkout --theirs mcp.lock` or `--ours`), then run "
+                "`mcplock refresh` to re-probe and `mcplock diff` to review",
+                code="conflict",
+            )
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        msg = str(e)
+        line = None
+        m = _TOML_POS.search(msg)
+        if m:
+            line = int(m.group(1))
+            msg = _TOML_POS.sub("", msg).strip()
+        elif "end of document" in msg:
+            line = text.count("\n") + (0 if text.endswith("\n") else 1)
+            msg = msg.replace("(at end of document)", "").strip()
+            msg += " at the end of the file: it looks truncated"
+        hint = "restore the file from git (`git checkout -- mcp.lock`) and run `mcplock refresh`"
+        if "overwrite" in msg or "twice" in msg:
+            hint = "a key or table appears twice (a bad merge?): delete the duplicate, then run `mcplock check`"
+        raise LockfileError(f"not valid TOML: {msg}", path=path, line=line, hint=hint, code="syntax") from None
+    except UnicodeDecodeError as e:  # pragma: no cover - loads takes str
+        raise LockfileError(f"not UTF-8: {e}", path=path) from None
+    return data
+
+
+def header_lines(text: str) -> dict[tuple[str, ...], int]:
+    """Map each table header's key path to its 1-based line number."""
+    out: dict[tuple[str, ...], int] = {}
+    for i, line in enumerate(text.splitlines(), 1):
+        if not line.startswith("["):
+            continue
+        m = HEADER.match(line)
+        if not m:
+            continue
+        try:
+            parsed = tomllib.loads(f"[{m.group(1)}]\n")
+        except tomllib.TOMLDecodeError:
+            continue
+        path: list[str] = []
+        node: Any = parsed
+        while isinstance(node, dict) and len(node) == 1:
+            k = next(iter(node))
+            path.append(k)
+            node = node[k]
+        out[tuple(path)] = i
+    return out

@@ -1,0 +1,175 @@
+"""What the machine and CI reports share: rule ids, the lock's line numbers, the messages
+that sarif and github both print, and the one-line form of untrusted text.
+
+Untrusted text (anything a server sent: names, field keys, messages that quote a
+definition, excerpts) never reaches a report raw: control and invisible characters are
+made visible with :func:`mcplock.untrusted.visible` (:func:`plain`), then escaped for the
+format (Markdown punctuation, workflow-command ``%``/``:``/``,``; JSON and SARIF are JSON).
+
+Lint findings on a :class:`~mcplock.compare.Change` are handled generically: any object
+(or dict) with ``rule``, ``severity``, ``message`` and ``where`` (``excerpt`` optional).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import TYPE_CHECKING, Any
+
+from mcplock.lock.model import review_target
+from mcplock.severity import INFO
+from mcplock.untrusted import visible
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mcplock.compare import Change, ServerDiff
+
+KIND_TITLE = {"tool": "tool", "prompt": "prompt", "resource-template": "resource template",
+              "resource": "resource", "instructions": "instructions"}
+# SARIF level of each `check` problem
+CHECK_LEVEL = {"hash-mismatch": "error", "config-error": "error", "config-changed": "warning",
+               "config-missing": "warning", "not-locked": "warning", "pending": "warning"}
+PENDING_RULE = "pending/review"
+
+
+def attr(obj: Any, name: str, default: Any = None) -> Any:
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def finding_severity(f: Any) -> str:
+    return str(attr(f, "severity") or INFO)
+
+
+def plain(s: object) -> str:
+    """Untrusted text on one line, hidden characters made visible."""
+    return visible(s if isinstance(s, str) else str(s), keep_newlines=False)
+
+
+def target(server: str, kind: str, name: str) -> str:
+    """The review target of an item, as `mcplock accept` takes it."""
+    return review_target(server, kind, name)
+
+
+def kind_title(kind: str) -> str:
+    return KIND_TITLE.get(kind) or plain(kind)
+
+
+def drift_rule(kind: str, change: str) -> str:
+    return f"drift/{kind}-{change}"
+
+
+def lint_rule(finding: Any) -> str:
+    rule = str(attr(finding, "rule") or "finding")
+    return rule if rule.startswith("lint/") else f"lint/{rule}"
+
+
+def check_rule(code: str) -> str:
+    return PENDING_RULE if code == "pending" else f"check/{code}"
+
+
+def fingerprint(*parts: object) -> str:
+    h = hashlib.sha256("\x00".join("" if p is None else str(p) for p in parts).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()[:32]
+
+
+def ident(i: dict[str, Any]) -> str:
+    """A server's identity (serverInfo and protocol) on one line; untrusted, escape it for the output."""
+    info = i.get("server_info") or {}
+    return f"{info.get('name', '?')} {info.get('version', '?')} (protocol {i.get('protocol_version') or '?'})"
+
+
+def summary_counts(diffs: list[ServerDiff]) -> dict[str, int]:
+    return {"servers": len(diffs), "drift": sum(d.status == "drift" for d in diffs),
+            "unreachable": sum(d.status == "unreachable" for d in diffs),
+            "changes": sum(len(d.changes) for d in diffs), "pending": sum(len(d.pending) for d in diffs)}
+
+
+def artifact_path(lockfile: str, cwd: str | None = None) -> str:
+    """The lock's path as CI systems want it: relative to the git work tree that holds it
+    (GitHub resolves annotations and SARIF locations against the repository root), else to
+    ``cwd``; absolute when it lies outside both. Forward slashes."""
+    ap = os.path.abspath(lockfile)
+    base = os.path.abspath(cwd or os.getcwd())
+    d = os.path.dirname(ap)
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            base = d
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    rel = os.path.relpath(ap, base)
+    if rel.startswith(".."):
+        rel = ap
+    return rel.replace(os.sep, "/")
+
+
+class Lines:
+    """1-based lines of the lock's tables (``header_lines``), with fallbacks to the server's
+    table (an added item has no table yet) and then to line 1."""
+
+    def __init__(self, lock_text: str | None) -> None:
+        from mcplock.lock.text import header_lines
+
+        self._lines = header_lines(lock_text) if lock_text else {}
+
+    def of(self, table: tuple[str, ...]) -> int:
+        while table:
+            if table in self._lines:
+                return self._lines[table]
+            table = table[:-1]
+        return 1
+
+    def item(self, server: str, kind: str, name: str) -> int:
+        if kind == "instructions":
+            return self.of(("server", server))
+        return self.of(("server", server, kind, name))
+
+
+# --- messages of sarif results and github annotations --------------------------------------
+
+
+def unreachable_message(d: ServerDiff) -> str:
+    assert d.error is not None
+    msg = f"server `{plain(d.name)}` could not be probed ({plain(d.error.kind)}): {plain(d.error.message)}"
+    if d.error.hint:
+        msg += f". Hint: {plain(d.error.hint)}"
+    return msg
+
+
+def change_message(server: str, c: Change) -> str:
+    t = plain(target(server, c.kind, c.name))
+    what = kind_title(c.kind)
+    if c.change == "changed":
+        fields = ", ".join(plain(f) for f in c.fields) or "definition"
+        head = f"{what} `{t}` changed upstream since it was locked ({fields})"
+    elif c.change == "added":
+        head = f"{what} `{t}` is offered by the server but not in the lock"
+    else:
+        head = f"{what} `{t}` is in the lock but the server no longer offers it"
+    return (f"{head}; severity {c.severity}. Review with `mcplock diff {plain(server)}`; "
+            f"`mcplock refresh {plain(server)}` stages it, then `mcplock accept {t}` or `mcplock reject {t}`.")
+
+
+def finding_message(server: str, c: Change, f: Any) -> str:
+    msg = f"{plain(attr(f, 'message', str(f)))} ({kind_title(c.kind)} `{plain(target(server, c.kind, c.name))}`"
+    where = attr(f, "where")
+    if where:
+        msg += f", {plain(where)}"
+    msg += ")"
+    excerpt = attr(f, "excerpt")
+    if excerpt:
+        msg += f": {plain(excerpt)}"
+    return msg
+
+
+def pending_message(server: str, kind: str, name: str, change: str) -> str:
+    t = plain(target(server, kind, name))
+    return (f"{kind_title(kind)} `{t}`: pending {plain(change)} awaits review; "
+            f"see `mcplock show {t}`, then `mcplock accept {t}` or `mcplock reject {t}`.")
+
+
+def check_message(f: Any) -> str:
+    return f"{plain(f.message)}. Fix: {plain(f.hint)}"

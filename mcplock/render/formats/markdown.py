@@ -1,0 +1,127 @@
+"""``--format markdown`` of ``diff`` and ``check``: for ``$GITHUB_STEP_SUMMARY`` and PR
+comments. Untrusted text is inert Markdown (:func:`md_text`) or a code span (:func:`md_code`)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Iterable
+
+from mcplock.render.formats.common import (KIND_TITLE, attr, finding_severity, ident, lint_rule, plain,
+                                           summary_counts, target)
+from mcplock.severity import rank
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mcplock.check import Finding
+    from mcplock.compare import ServerDiff
+    from mcplock.lock.model import Lock
+
+# Backslash-escape the ASCII punctuation that Markdown (GFM) or GitHub gives a meaning inside a
+# line: emphasis, code, links and images, HTML and entities (`&#x202e;` would smuggle a bidi
+# control back in), table cells, headings, autolinks (`https\://`), strikethrough, math (`$`).
+_MD_SPECIAL = set("\\`*_{}[]<>#!|~&:$")
+_MENTION = re.compile(r"@(?=[A-Za-z0-9_])")
+
+
+def md_text(s: object) -> str:
+    """Untrusted text as inert Markdown on one line (fit for a table cell)."""
+    out: list[str] = []
+    for ch in plain(s):
+        out.append("\\" + ch if ch in _MD_SPECIAL else ch)
+    # `@user` / `@org/team` pings people in a PR comment; an `@` in a code span does not.
+    return _MENTION.sub("`@`", "".join(out))
+
+
+def md_code(s: object, *, table: bool = False) -> str:
+    """Untrusted text as a Markdown code span on one line (in a table cell: pipes escaped,
+    which GFM undoes inside the span)."""
+    text = plain(s)
+    if table:
+        text = text.replace("|", "\\|")
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    if text.startswith(("`", " ")) or text.endswith(("`", " ")) or not text:
+        text = f" {text} "
+    return f"{fence}{text}{fence}"
+
+
+def _md_fields(fields: list[str]) -> str:
+    return ", ".join(md_text(f) for f in fields)
+
+
+def _md_kind(kind: str) -> str:
+    return KIND_TITLE.get(kind, md_text(kind))
+
+
+def _md_findings(findings: Iterable[Any], indent: str) -> list[str]:
+    out = []
+    for f in sorted(findings, key=lambda f: (rank(str(attr(f, "severity") or "")), lint_rule(f))):
+        line = f"{indent}- **{md_text(finding_severity(f))}** {md_code(lint_rule(f))}"
+        where = attr(f, "where")
+        if where:
+            line += f" in {md_code(where)}"
+        line += f": {md_text(attr(f, 'message', str(f)))}"
+        excerpt = attr(f, "excerpt")
+        if excerpt:
+            line += f" — {md_code(excerpt)}"
+        out.append(line)
+    return out
+
+
+def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str:
+    n = summary_counts(diffs)
+    verdict = {0: "clean", 1: "changes need review", 3: "servers could not be probed"}.get(exit_code, "failed")
+    icon = {0: "✅", 1: "❌", 3: "⚠️"}.get(exit_code, "❌")
+    out = [f"## {icon} mcplock diff: {verdict} (exit {exit_code})", ""]
+    out.append(f"Lock file {md_code(lockfile)} · {n['servers']} server(s) · {n['drift']} with drift · "
+               f"{n['unreachable']} unreachable · {n['pending']} pending review")
+    quiet = [d for d in diffs if d.status == "ok" and not d.pending and d.identity is None]
+    if quiet:
+        out += ["", "In sync: " + ", ".join(md_code(d.name) for d in quiet)]
+    for d in diffs:
+        if d in quiet:
+            continue
+        head = f"### {md_code(d.name)}: {d.status}"
+        if d.status == "drift":
+            head += f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})"
+        out += ["", head]
+        if d.error is not None:
+            out += ["", f"> **{md_text(d.error.kind)}**: {md_text(d.error.message)}"]
+            if d.error.hint:
+                out += [">", f"> hint: {md_text(d.error.hint)}"]
+        if d.changes:
+            out += ["", "| severity | change | kind | name | fields |", "|---|---|---|---|---|"]
+            for c in d.changes:
+                fields = _md_fields(c.fields) if c.change == "changed" else ""
+                out.append(f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} | {fields} |")
+            with_findings = [c for c in d.changes if c.findings]
+            if with_findings:
+                out += ["", "Security findings on the new text:", ""]
+                for c in with_findings:
+                    out.append(f"- {_md_kind(c.kind)} {md_code(c.name)} ({c.change})")
+                    out += _md_findings(c.findings, "  ")
+        if d.pending:
+            out += ["", "Pending review (staged by `mcplock refresh`):", ""]
+            for p in d.pending:
+                out.append(f"- {md_text(p.change)} {_md_kind(p.kind)} {md_code(target(d.name, p.kind, p.name))}")
+        if d.identity is not None:
+            out += ["", f"Server identity {md_code(ident(d.identity['locked']))} → "
+                        f"{md_code(ident(d.identity['live']))} (reported apart, not drift)"]
+    if n["drift"] or n["pending"]:
+        out += ["", "Next: `mcplock refresh` stages the changes, `mcplock show SERVER/TOOL` shows them, "
+                    "`mcplock accept` / `mcplock reject` decides."]
+    return "\n".join(out) + "\n"
+
+
+def check_markdown(findings: list[Finding], lock: Lock, lockfile: str, exit_code: int) -> str:
+    tools = sum(len(s.tools) for s in lock.servers.values())
+    if not findings:
+        return (f"## ✅ mcplock check: clean (exit {exit_code})\n\n"
+                f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s): "
+                "every hash matches, nothing pending, in sync with the host configs.\n")
+    out = [f"## ❌ mcplock check: {len(findings)} problem(s) (exit {exit_code})", "",
+           f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s)", "",
+           "| problem | server | item | message | fix |", "|---|---|---|---|---|"]
+    for f in findings:
+        item = md_code(target(f.server, f.kind, f.name or ""), table=True) if f.kind else ""
+        out.append(f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} | {md_text(f.hint)} |")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,186 @@
+"""``--format sarif`` of ``diff`` and ``check``: SARIF 2.1.0 that GitHub code scanning
+accepts; results point at the line of the lock where the item's table starts.
+
+Rule ids (stable; SARIF ``ruleId``, github annotation titles):
+
+* ``drift/<kind>-<change>`` — ``kind`` in tool, prompt, resource-template, resource,
+  instructions; ``change`` in added, removed, changed (e.g. ``drift/tool-changed``);
+* ``pending/review`` — a proposal staged by ``refresh``/``add`` awaits review (diff and check);
+* ``unreachable`` — a server could not be probed;
+* ``check/<code>`` — ``check`` problems: hash-mismatch, config-changed, config-missing,
+  not-locked, config-error;
+* ``lint/<rule>`` — security-lint findings on new or changed text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from mcplock.render.formats.common import (CHECK_LEVEL, KIND_TITLE, PENDING_RULE, Lines, attr, change_message,
+                                           check_message, check_rule, drift_rule, finding_message,
+                                           finding_severity, fingerprint, lint_rule, pending_message,
+                                           unreachable_message)
+from mcplock.severity import HIGH, SECURITY_SEVERITY, rank, sarif_level
+
+if TYPE_CHECKING:  # pragma: no cover
+    from mcplock.check import Finding
+    from mcplock.compare import ServerDiff
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+SARIF_VERSION = "2.1.0"
+FINGERPRINT_KEY = "mcplockItem/v1"
+
+_CHECK_RULES = {
+    "hash-mismatch": ("A stored definition does not match its hash",
+                      "The lock was edited by hand or tampered with: what hosts would load is not what was reviewed."),
+    "config-changed": ("A server changed in its host config since it was locked",
+                       "The host config and the lock disagree; re-import and re-probe the server."),
+    "config-missing": ("A locked server is gone from its host config",
+                       "Remove it from the lock, or put it back in the host config."),
+    "not-locked": ("A server of a host config is not in the lock",
+                   "Its tools reach the model without review; add it to the lock."),
+    "config-error": ("A host config named by the lock cannot be read",
+                     "Restore the host config, or remove the servers imported from it."),
+}
+_PENDING_TEXT = ("A staged change awaits review",
+                 "A proposal staged by `mcplock refresh` or `mcplock add` awaits `mcplock accept` or `mcplock reject`; "
+                 "changed tools stay disabled until then.")
+
+
+class _Sarif:
+    def __init__(self, uri: str, lock_text: str | None, command: str, exit_code: int, tool_version: str | None) -> None:
+        from mcplock import __version__
+
+        self.uri = uri
+        self.lines = Lines(lock_text)
+        self.command = command
+        self.exit_code = exit_code
+        self.version = tool_version or __version__
+        self.rules: dict[str, dict[str, Any]] = {}
+        self.rule_severity: dict[str, str] = {}
+        self.results: list[dict[str, Any]] = []
+
+    def rule(self, rid: str, short: str, full: str, level: str, severity: str | None = None) -> None:
+        if rid not in self.rules:
+            self.rules[rid] = {
+                "id": rid, "name": "".join(p.capitalize() for p in re.split(r"[^A-Za-z0-9]+", rid) if p),
+                "shortDescription": {"text": short}, "fullDescription": {"text": full},
+                "help": {"text": full}, "defaultConfiguration": {"level": level},
+                "properties": {"tags": ["security", "mcp"]},
+            }
+        if severity in SECURITY_SEVERITY:
+            cur = self.rule_severity.get(rid)
+            if cur is None or rank(severity) < rank(cur):
+                self.rule_severity[rid] = severity
+
+    def result(self, rid: str, level: str, message: str, line: int, fingerprint: str,
+               props: dict[str, Any] | None = None) -> None:
+        r: dict[str, Any] = {
+            "ruleId": rid, "level": level, "message": {"text": message},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": self.uri, "uriBaseId": "%SRCROOT%"},
+                "region": {"startLine": line}}}],
+            "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
+        }
+        if props:
+            r["properties"] = props
+        self.results.append(r)
+
+    def document(self) -> dict[str, Any]:
+        ids = sorted(self.rules)
+        rules = []
+        for rid in ids:
+            rule = self.rules[rid]
+            sev = self.rule_severity.get(rid)
+            if sev is not None:
+                rule["properties"]["security-severity"] = SECURITY_SEVERITY[sev]
+            rules.append(rule)
+        index = {rid: i for i, rid in enumerate(ids)}
+        for r in self.results:
+            r["ruleIndex"] = index[r["ruleId"]]
+        return {
+            "$schema": SARIF_SCHEMA,
+            "version": SARIF_VERSION,
+            "runs": [{
+                "tool": {"driver": {"name": "mcplock", "version": self.version, "semanticVersion": self.version,
+                                    "rules": rules}},
+                "automationDetails": {"id": f"mcplock/{self.command}/"},
+                "invocations": [{"executionSuccessful": True, "exitCode": self.exit_code}],
+                "columnKind": "unicodeCodePoints",
+                "results": self.results,
+            }],
+        }
+
+
+def _drift_rule_text(kind: str, change: str) -> tuple[str, str]:
+    what = KIND_TITLE.get(kind, kind)
+    act = ("Review it before it reaches the model: `mcplock diff` shows it, `mcplock refresh` stages it, "
+           "`mcplock accept` or `mcplock reject` decides.")
+    if change == "changed":
+        return (f"A locked {what} changed upstream",
+                f"The server's {what} no longer matches the definition reviewed in the lock (a possible rug pull). " + act)
+    if change == "added":
+        return (f"A server offers a {what} that is not in the lock",
+                f"A new {what} has not been reviewed; hosts must not show it to the model yet. " + act)
+    return (f"A locked {what} is no longer offered",
+            f"The server dropped a {what} that the lock pins; agents or hosts relying on it will fail. " + act)
+
+
+def diff_sarif(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_text: str | None = None,
+               uri: str | None = None, tool_version: str | None = None) -> dict[str, Any]:
+    s = _Sarif(_uri(uri or lockfile), lock_text, "diff", exit_code, tool_version)
+    for d in diffs:
+        if d.error is not None:
+            s.rule("unreachable", "A locked server could not be probed",
+                   "mcplock could not compare this server with the lock: its tools were not checked.", "warning")
+            s.result("unreachable", "warning", unreachable_message(d), s.lines.of(("server", d.name)),
+                     fingerprint("unreachable", d.name))
+        for c in d.changes:
+            rid = drift_rule(c.kind, c.change)
+            short, full = _drift_rule_text(c.kind, c.change)
+            s.rule(rid, short, full, "error", c.severity)
+            line = s.lines.item(d.name, c.kind, c.name)
+            seen: dict[tuple[str, ...], int] = {}
+            s.result(rid, sarif_level(c.severity), change_message(d.name, c), line,
+                     fingerprint("drift", d.name, c.kind, c.name, c.change),
+                     {"severity": c.severity, "fields": list(c.fields), "lockedHash": c.locked_hash,
+                      "liveHash": c.live_hash})
+            for f in c.findings:
+                rid = lint_rule(f)
+                sev = finding_severity(f)
+                s.rule(rid, f"Security lint: {rid[5:]}", "A security lint rule matched the new text of a server's "
+                       "definition (hidden characters, instructions aimed at the model, shadowing …).", "warning", sev)
+                # one alert per distinct finding: rule, place and message (the excerpt), then the repeat
+                key = (rid, str(attr(f, "where")), str(attr(f, "message")))
+                seen[key] = seen.get(key, -1) + 1
+                s.result(rid, sarif_level(sev), finding_message(d.name, c, f), line,
+                         fingerprint("lint", d.name, c.kind, c.name, c.change, *key, seen[key]), {"severity": sev})
+        for p in d.pending:
+            s.rule(PENDING_RULE, *_PENDING_TEXT, "warning")
+            s.result(PENDING_RULE, "warning", pending_message(d.name, p.kind, p.name, p.change),
+                     s.lines.item(d.name, p.kind, p.name), fingerprint("pending", d.name, p.kind, p.name, p.change))
+    return s.document()
+
+
+def check_sarif(findings: list[Finding], lockfile: str, exit_code: int, *, lock_text: str | None = None,
+                uri: str | None = None, tool_version: str | None = None) -> dict[str, Any]:
+    s = _Sarif(_uri(uri or lockfile), lock_text, "check", exit_code, tool_version)
+    for f in findings:
+        level = CHECK_LEVEL.get(f.code, "warning")
+        rid = check_rule(f.code)
+        if rid == PENDING_RULE:
+            s.rule(rid, *_PENDING_TEXT, level)
+        else:
+            short, full = _CHECK_RULES.get(f.code, (f"mcplock check: {f.code}", f"mcplock check: {f.code}"))
+            s.rule(rid, short, full, level, HIGH if f.code == "hash-mismatch" else None)
+        s.result(rid, level, check_message(f), s.lines.of(f.table), fingerprint("check", f.code, f.server, f.kind, f.name))
+    return s.document()
+
+
+def _uri(path: str) -> str:
+    if os.path.isabs(path):
+        return "file://" + quote(path.replace(os.sep, "/"))
+    return quote(path.replace(os.sep, "/"))
