@@ -170,3 +170,20 @@ class LockBusyError(McplockError):
     """Another mcplock process holds the lock file's write lock for too long."""
 
     code = "busy"
+
+
+def json_type(v: object) -> str:
+    """How an error message names the JSON type of ``v`` ("a string", "an object", "null")."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, (int, float)):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "an array"
+    if isinstance(v, dict):
+        return "an object"
+    return "a " + type(v).__name__

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mcplock.errors import UsageError
-from mcplock.lock.model import Entry, Lock, ServerEntry
+from mcplock.lock.model import Entry, Lock, ServerEntry, item_label
 
 _PREFIXES = ("prompt", "resource-template", "resource", "tool")
 SPELLINGS = "SERVER, SERVER/TOOL, SERVER/prompt:NAME, SERVER/instructions"
@@ -31,11 +31,7 @@ def format_target(server: str, kind: str | None = None, key: str | None = None) 
     """The spelling of a target (the inverse of :func:`parse`)."""
     if kind is None:
         return server
-    if kind == "instructions":
-        return f"{server}/instructions"
-    if kind == "tool":
-        return f"{server}/{key}"
-    return f"{server}/{kind}:{key}"
+    return f"{server}/{item_label(kind, key or '')}"
 
 
 def label(server: str | ServerEntry, entry: Entry) -> str:

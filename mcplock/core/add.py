@@ -13,6 +13,7 @@ from typing import Any
 
 from mcplock.core.probing import result_of
 from mcplock.core.specs import entry_from_spec, source_path
+from mcplock import severity
 from mcplock.errors import ProbeError, UsageError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import ServerSpec
@@ -108,7 +109,7 @@ def stage_new(specs: list[Staged], results: dict[str, Any], policy: str,
 
 
 def has_critical(entry: ServerEntry, findings: dict) -> bool:
-    return any(f.severity == "critical" for e in entry.entries() for f in findings.get((entry.name, e.kind, e.key), []))
+    return any(f.severity == severity.CRITICAL for e in entry.entries() for f in findings.get((entry.name, e.kind, e.key), []))
 
 
 def accept_all_but_critical(entry: ServerEntry, findings: dict) -> list[str]:
@@ -118,7 +119,7 @@ def accept_all_but_critical(entry: ServerEntry, findings: dict) -> list[str]:
 
     held: list[str] = []
     for e in list(entry.entries()):
-        if any(f.severity == "critical" for f in findings.get((entry.name, e.kind, e.key), [])):
+        if any(f.severity == severity.CRITICAL for f in findings.get((entry.name, e.kind, e.key), [])):
             held.append(label(entry, e))
             continue
         review.accept(entry, e)

@@ -11,7 +11,8 @@ from typing import Any, Callable, Iterator
 
 from mcplock.hosts.interpolate import Unsupported, convert, host_name
 from mcplock.hosts.model import ImportedServer
-from mcplock.hosts.parse import DupDict, Where, json_type
+from mcplock.errors import json_type
+from mcplock.hosts.parse import DupDict, Where
 from mcplock.hosts.secrets import Secrets
 from mcplock.spec import ServerSpec, looks_secret
 

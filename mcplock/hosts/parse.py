@@ -104,22 +104,6 @@ def parse(text: str, shown: str, fmt: str) -> Any:
     return parse_toml(text, shown) if fmt == "toml" else parse_json(text, shown)
 
 
-def json_type(v: object) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, (int, float)):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "an array"
-    if isinstance(v, dict):
-        return "an object"
-    return "a " + type(v).__name__
-
-
 @dataclass
 class Where:
     """Finds the (approximate) line of a key path in the file's text, for error messages."""

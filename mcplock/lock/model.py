@@ -32,12 +32,6 @@ def item_label(kind: str, key: str) -> str:
     return f"{kind}:{key}"
 
 
-def review_target(server: str, kind: str, key: str) -> str:
-    """The review target of an item, as `mcplock accept` takes it: ``SERVER/TOOL``,
-    ``SERVER/prompt:NAME``, ``SERVER/resource-template:URI``, ``SERVER/instructions`` …"""
-    return f"{server}/{item_label(kind, key)}"
-
-
 @dataclass
 class Pending:
     change: str  # "new" | "changed" | "removed"

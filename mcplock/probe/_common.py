@@ -62,22 +62,6 @@ def fmt_seconds(s: float) -> str:
     return f"{s:g}"
 
 
-def describe_type(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "a boolean"
-    if isinstance(v, (int, float)):
-        return "a number"
-    if isinstance(v, str):
-        return "a string"
-    if isinstance(v, list):
-        return "an array"
-    if isinstance(v, dict):
-        return "an object"
-    return type(v).__name__
-
-
 class TailBuffer:
     """The last lines of a stream (stderr): at most ``max_lines`` lines and ``max_bytes``."""
 

@@ -7,7 +7,8 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcplock.errors import ProbeError
-from mcplock.probe._common import RpcError, State, describe_type, response_result
+from mcplock.errors import json_type
+from mcplock.probe._common import RpcError, State, response_result
 from mcplock.untrusted import sanitize
 from mcplock.snapshot import Snapshot
 from mcplock.spec import ServerSpec
@@ -86,21 +87,21 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions) -> Snapshot:
     except RpcError as e:
         raise _rpc_error("initialize", e) from None
     if not isinstance(init, dict):
-        raise ProbeError("protocol", f"initialize: the result is {describe_type(init)}, not an object")
+        raise ProbeError("protocol", f"initialize: the result is {json_type(init)}, not an object")
     server_info = init.get("serverInfo")
     if server_info is not None and not isinstance(server_info, dict):
-        raise ProbeError("protocol", f"initialize: `serverInfo` is {describe_type(server_info)}, not an object")
+        raise ProbeError("protocol", f"initialize: `serverInfo` is {json_type(server_info)}, not an object")
     version = init.get("protocolVersion")
     if not isinstance(version, str):
-        raise ProbeError("protocol", f"initialize: `protocolVersion` is {describe_type(version)}, not a string")
+        raise ProbeError("protocol", f"initialize: `protocolVersion` is {json_type(version)}, not a string")
     caps = init.get("capabilities", {})
     if caps is None:
         caps = {}
     if not isinstance(caps, dict):
-        raise ProbeError("protocol", f"initialize: `capabilities` is {describe_type(caps)}, not an object")
+        raise ProbeError("protocol", f"initialize: `capabilities` is {json_type(caps)}, not an object")
     instructions = init.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
-        raise ProbeError("protocol", f"initialize: `instructions` is {describe_type(instructions)}, not a string")
+        raise ProbeError("protocol", f"initialize: `instructions` is {json_type(instructions)}, not a string")
     snap.server_info = server_info
     snap.protocol_version = version
     snap.capabilities = caps
@@ -149,16 +150,16 @@ async def _list_all(
                 return []
             raise _rpc_error(where, e) from None
         if not isinstance(result, dict):
-            raise ProbeError("protocol", f"{where}: the result is {describe_type(result)}, not an object")
+            raise ProbeError("protocol", f"{where}: the result is {json_type(result)}, not an object")
         entries = result.get(field)
         if not isinstance(entries, list):
-            got = "missing" if field not in result else describe_type(entries)
+            got = "missing" if field not in result else json_type(entries)
             raise ProbeError("protocol", f"{where}: `{field}` is {got}, not an array")
         nxt = result.get("nextCursor")
         if nxt == "":
             nxt = None
         if nxt is not None and not isinstance(nxt, str):
-            raise ProbeError("protocol", f"{where}: `nextCursor` is {describe_type(nxt)}, not a string")
+            raise ProbeError("protocol", f"{where}: `nextCursor` is {json_type(nxt)}, not a string")
         if nxt is not None and (nxt in cursors or nxt == cursor):
             raise ProbeError(
                 "pagination",
@@ -167,10 +168,10 @@ async def _list_all(
         for i, entry in enumerate(entries):
             pos = f"entry {len(items) + 1}" + (f" (page {page}, item {i + 1})" if page > 1 else "")
             if not isinstance(entry, dict):
-                raise ProbeError("protocol", f"{method}: {pos} is {describe_type(entry)}, not an object")
+                raise ProbeError("protocol", f"{method}: {pos} is {json_type(entry)}, not an object")
             k = entry.get(key)
             if not isinstance(k, str) or not k:
-                got = "missing" if key not in entry else ("empty" if k == "" else describe_type(k))
+                got = "missing" if key not in entry else ("empty" if k == "" else json_type(k))
                 raise ProbeError(
                     "protocol",
                     f"{method}: {pos}: `{key}` is {got}, not a non-empty string: {_sample(entry)}",

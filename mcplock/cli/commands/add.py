@@ -16,6 +16,7 @@ from mcplock.cli.progress import report_failure
 from mcplock.core import add as core_add
 from mcplock.core.add import Staged
 from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers
+from mcplock import severity
 from mcplock.errors import SecretError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
@@ -152,9 +153,9 @@ def _extras(entry: ServerEntry) -> str:
 def _warn_findings(cli: Cli, entry: ServerEntry, findings: dict) -> None:
     for e in entry.entries():
         for f in findings.get((entry.name, e.kind, e.key), []):
-            if f.severity not in ("critical", "high"):
+            if not severity.at_least(f.severity, severity.HIGH):
                 continue
-            row = Text(f"warning: {f.severity} {f.rule} in ", style="bold red" if f.severity == "critical" else "red")
+            row = Text(f"warning: {f.severity} {f.rule} in ", style=severity.style(f.severity))
             row.append_text(safe_text(label(entry, e), keep_newlines=False))
             row.append(": ").append_text(safe_text(f.message, keep_newlines=False))
             cli.err.print(row)

@@ -16,7 +16,7 @@ import hashlib
 import os
 from typing import TYPE_CHECKING, Any
 
-from mcplock.lock.model import review_target
+from mcplock.targets import format_target
 from mcplock.severity import INFO
 from mcplock.untrusted import visible
 
@@ -48,7 +48,7 @@ def plain(s: object) -> str:
 
 def target(server: str, kind: str, name: str) -> str:
     """The review target of an item, as `mcplock accept` takes it."""
-    return review_target(server, kind, name)
+    return format_target(server, kind, name)
 
 
 def kind_title(kind: str) -> str:
