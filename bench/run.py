@@ -1,11 +1,13 @@
 """mcplock benchmarks: fresh processes, median of several runs, peak RSS per process.
 
     make bench            # all
-    python bench/run.py offline|probe
+    python bench/run.py offline|probe|core
 
 Offline: `check` and `list` on a generated 2,000-tool lock against a bare `tomllib`
 parse of the same file in the same run; `--version` against `python -c pass`.
 Probe: `diff` over 8 slow local servers against one of them; probing 20 servers' peak memory.
+Core (bench/core_bench.py): lint of 2,000 tools, in-process probe concurrency, time to give up on
+a hung server.
 Results are printed as a Markdown table and written to bench/out/results.md.
 """
 
@@ -103,7 +105,7 @@ def table(rows: list[tuple[str, str, str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    which = argv[1:] or ["offline", "probe"]
+    which = argv[1:] or ["offline", "probe", "core"]
     rows: list[tuple[str, str, str, str]] = []
     if "offline" in which:
         rows += offline()
@@ -111,6 +113,10 @@ def main(argv: list[str]) -> int:
         from probe_bench import probe_rows  # type: ignore[import-not-found]
 
         rows += probe_rows(OUT, MCPLOCK)
+    if "core" in which:
+        from core_bench import core_rows  # type: ignore[import-not-found]
+
+        rows += core_rows()
     text = table(rows)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "results.md").write_text(text + "\n")
