@@ -21,9 +21,9 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
-sys.path.insert(0, str(ROOT / "fixtures"))
+sys.path.insert(0, str(ROOT / "fixtures"))  # fixtures/runner.py: the fixture servers' launcher
 
-from runner import http_fixture, stdio_command  # noqa: E402  (fixtures/ is on sys.path)
+from runner import http_fixture, stdio_command
 
 PY = sys.executable
 SLOW_DELAY = 0.4

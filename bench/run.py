@@ -67,7 +67,8 @@ def make_big_lock(path: Path, n_tools: int = 2000, n_servers: int = 4) -> None:
                 "annotations": {"readOnlyHint": i % 2 == 0},
             })
         srv = ServerEntry(name=f"server-{s}", transport="stdio", command="python", args=["-m", f"srv{s}"])
-        review.stage(srv, Snapshot(server_info={"name": f"srv{s}", "version": "1.0"}, tools=tools, instructions="Be careful."))
+        snap = Snapshot(server_info={"name": f"srv{s}", "version": "1.0"}, tools=tools, instructions="Be careful.")
+        review.stage(srv, snap)
         for e in list(srv.entries()):
             review.accept(srv, e)
         lock.servers[srv.name] = srv
@@ -89,8 +90,10 @@ def offline() -> list[tuple[str, str, str, str]]:
     assert rc == 0
     ver, _, _ = measure([MCPLOCK, "--version"], env=env)
     hlp, _, _ = measure([MCPLOCK, "--help"], env=env)
-    rows.append(("bare `tomllib` parse of the 2,000-tool lock (%.0f KiB), fresh process" % size, f"{floor*1000:.0f} ms", f"{floor_mem:.0f} MiB", "floor"))
-    rows.append(("`mcplock check` (2,000 tools: parse, verify every hash)", f"{check*1000:.0f} ms", f"{check_mem:.0f} MiB", f"{check/floor:.1f}x floor (target < 1 s, ≤ 4x, < 150 MB)"))
+    rows.append((f"bare `tomllib` parse of the 2,000-tool lock ({size:.0f} KiB), fresh process",
+                 f"{floor*1000:.0f} ms", f"{floor_mem:.0f} MiB", "floor"))
+    rows.append(("`mcplock check` (2,000 tools: parse, verify every hash)", f"{check*1000:.0f} ms",
+                 f"{check_mem:.0f} MiB", f"{check/floor:.1f}x floor (target < 1 s, ≤ 4x, < 150 MB)"))
     rows.append(("`mcplock list` (2,000 tools)", f"{lst*1000:.0f} ms", f"{lst_mem:.0f} MiB", f"{lst/floor:.1f}x floor"))
     rows.append(("`python -c pass`", f"{pas*1000:.0f} ms", "", ""))
     rows.append(("`mcplock --version`", f"{ver*1000:.0f} ms", "", f"{ver/pas:.1f}x `python -c pass` (target ≤ 8x)"))

@@ -20,8 +20,15 @@ __version__ = "0.1.0"
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
-    "__version__", "load", "requires_approval", "validate_arguments", "LockedServers", "LockedTool",
-    "InvalidArguments", "McplockError", "LockfileError",
+    "InvalidArguments",
+    "LockedServers",
+    "LockedTool",
+    "LockfileError",
+    "McplockError",
+    "__version__",
+    "load",
+    "requires_approval",
+    "validate_arguments",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover

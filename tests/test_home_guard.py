@@ -20,7 +20,7 @@ def _run_inner(tmp_path: Path, body: str) -> tuple[subprocess.CompletedProcess[s
     inner.mkdir()
     (inner / "pytest.ini").write_text("[pytest]\n")
     (inner / "test_inner.py").write_text(
-        "import os\nfrom pathlib import Path\n\nREAL_HOME = Path(%r)\n\n\ndef test_it():\n%s\n" % (str(real_home), body))
+        f"import os\nfrom pathlib import Path\n\nREAL_HOME = Path({str(real_home)!r})\n\n\ndef test_it():\n{body}\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "XDIST_"))}
     env.update(HOME=str(real_home), PYTHONPATH=str(ROOT / "tests"))
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-p", "no:xdist",

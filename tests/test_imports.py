@@ -20,7 +20,7 @@ from lockdata import make_lock
 
 HEAVY = ("mcp", "httpx", "httpx2", "httpx_sse", "deepdiff", "jsonschema", "anyio")
 
-PROBE = """
+PROBE = f"HEAVY = {HEAVY!r}\n" + """
 import sys, json
 from mcplock.__main__ import main
 try:
@@ -28,12 +28,13 @@ try:
 except SystemExit as e:
     code = e.code
 sys.stdout.flush()
-heavy = sorted({m.split('.')[0] for m in sys.modules} & set(%r))
+heavy = sorted({m.split('.')[0] for m in sys.modules} & set(HEAVY))
 sys.stderr.write('\\nHEAVY=' + json.dumps(heavy) + ' CODE=' + str(code) + '\\n')
-""" % (HEAVY,)
+"""
 
 
-@pytest.mark.parametrize("args", [["--version"], ["--help"], ["list"], ["check"], ["show", "docs"], ["disable", "docs/search_docs"]])
+@pytest.mark.parametrize("args", [["--version"], ["--help"], ["list"], ["check"], ["show", "docs"],
+                                  ["disable", "docs/search_docs"]])
 def test_offline_commands_do_not_import_heavy_modules(args):
     make_lock()
     r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=60)
@@ -44,14 +45,16 @@ def test_offline_commands_do_not_import_heavy_modules(args):
 
 
 def test_version_imports_nothing_of_the_cli():
-    r = subprocess.run([sys.executable, "-c", "import sys\nfrom mcplock.__main__ import main\ntry: main(['--version'])\nexcept SystemExit: pass\n"
+    r = subprocess.run([sys.executable, "-c", "import sys\nfrom mcplock.__main__ import main\n"
+                        "try: main(['--version'])\nexcept SystemExit: pass\n"
                         "print(sorted(m for m in ('typer','click','rich','tomlkit') if m in sys.modules))"],
                        capture_output=True, text=True, timeout=60)
     assert r.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_import_mcplock_is_light():
-    r = subprocess.run([sys.executable, "-c", "import sys, mcplock; l = mcplock.load; print(sorted(m for m in %r if m in sys.modules))" % (HEAVY,)],
+    code = f"import sys, mcplock; l = mcplock.load; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    r = subprocess.run([sys.executable, "-c", code],
                        capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "[]", r.stderr
 

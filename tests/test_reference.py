@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from runner import stop_process
 
 pytestmark = [pytest.mark.reference, pytest.mark.timeout(300)]
@@ -174,20 +175,19 @@ def _wait_listening(proc: subprocess.Popen, timeout: float = 30.0) -> int:
                          ids=["streamable-http", "legacy-sse"])
 def test_everything_remote(tmp_path, cli, mode, path, transport):
     _need_node_modules(EVERYTHING)
-    log = open(tmp_path / "everything-remote.log", "wb")
-    proc = subprocess.Popen([_node(), str(EVERYTHING), mode], env=dict(os.environ, PORT="0"),
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    try:
-        port = _wait_listening(proc)
-        lock = _lock_cycle(cli, "everything-remote", [f"http://127.0.0.1:{port}{path}"], {"echo", "get-sum"},
-                           add_opts=("--transport", transport), server_name="mcp-servers/everything")
-        srv = lock["server"]["everything-remote"]
-        assert srv["transport"] == transport
-        assert "trigger-sampling-request" not in srv["tool"]
-    finally:
-        stop_process(proc)
-        log.close()
+    with open(tmp_path / "everything-remote.log", "wb") as log:
+        proc = subprocess.Popen([_node(), str(EVERYTHING), mode], env=dict(os.environ, PORT="0"),
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            port = _wait_listening(proc)
+            lock = _lock_cycle(cli, "everything-remote", [f"http://127.0.0.1:{port}{path}"], {"echo", "get-sum"},
+                               add_opts=("--transport", transport), server_name="mcp-servers/everything")
+            srv = lock["server"]["everything-remote"]
+            assert srv["transport"] == transport
+            assert "trigger-sampling-request" not in srv["tool"]
+        finally:
+            stop_process(proc)
 
 
 def test_filesystem(tmp_path, cli):
