@@ -11,8 +11,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NODE_STAMP := fixtures/reference/node_modules/.installed
 
-# pytest-xdist workers: `auto` is one per CPU; the suite waits on subprocesses and sockets
-# more than on CPU, so on small machines that is the sweet spot too (README: measured).
+# pytest-xdist workers: `auto` is one per CPU (2 on the CI runner). The suite mostly waits on
+# subprocesses and sockets; more workers than CPUs was faster on a busy 2-core machine, but
+# tightens the timeouts some probe tests rely on. Override: make test PYTEST_WORKERS=4
 PYTEST_WORKERS ?= auto
 PYTEST_ARGS ?=
 
