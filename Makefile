@@ -1,6 +1,8 @@
 # mcplock — every target sets up what it needs from a fresh clone.
 #   make demo    lock a bundled example server, then catch a rug pull
-#   make test    the whole suite (fixture servers, npm/PyPI reference servers, pre-commit)
+#   make test    ruff check, then the whole suite in parallel (fixture servers, npm/PyPI
+#                reference servers, pre-commit); PYTEST_ARGS adds pytest options
+#   make lint    ruff check only
 #   make bench   benchmarks (figures go to the README)
 
 PYTHON ?= python3
@@ -9,7 +11,13 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 NODE_STAMP := fixtures/reference/node_modules/.installed
 
-.PHONY: setup demo test bench clean
+# pytest-xdist workers: `auto` is one per CPU (2 on the CI runner). The suite mostly waits on
+# subprocesses and sockets; more workers than CPUs was faster on a busy 2-core machine, but
+# tightens the timeouts some probe tests rely on. Override: make test PYTEST_WORKERS=4
+PYTEST_WORKERS ?= auto
+PYTEST_ARGS ?=
+
+.PHONY: setup demo lint test bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,11 +41,14 @@ setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP)
 demo: $(STAMP)
 	@bash demo/run.sh
 
-test: setup
-	$(BIN)/python -m pytest
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+test: setup lint
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules .pytest_cache .hypothesis
+	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules .pytest_cache .hypothesis .ruff_cache

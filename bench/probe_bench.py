@@ -115,7 +115,8 @@ def _tool(i: int, rng: random.Random) -> dict:
         f"{noun}_id": {"type": "string", "description": f"The {noun.replace('_', ' ')} identifier."},
     }
     if verb in ("list", "search", "export"):
-        props["query"] = {"type": "string", "maxLength": 512, "description": "Free-text filter; supports `field:value`."}
+        props["query"] = {"type": "string", "maxLength": 512,
+                          "description": "Free-text filter; supports `field:value`."}
         props["page_size"] = {"type": "integer", "minimum": 1, "maximum": 100, "default": 25}
         props["sort"] = {"type": "string", "enum": ["created", "updated", "relevance"], "default": "updated"}
     if verb in ("create", "update"):

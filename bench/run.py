@@ -1,11 +1,13 @@
 """mcplock benchmarks: fresh processes, median of several runs, peak RSS per process.
 
     make bench            # all
-    python bench/run.py offline|probe
+    python bench/run.py offline|probe|core
 
 Offline: `check` and `list` on a generated 2,000-tool lock against a bare `tomllib`
 parse of the same file in the same run; `--version` against `python -c pass`.
 Probe: `diff` over 8 slow local servers against one of them; probing 20 servers' peak memory.
+Core (bench/core_bench.py): lint of 2,000 tools, in-process probe concurrency, time to give up on
+a hung server.
 Results are printed as a Markdown table and written to bench/out/results.md.
 """
 
@@ -65,7 +67,8 @@ def make_big_lock(path: Path, n_tools: int = 2000, n_servers: int = 4) -> None:
                 "annotations": {"readOnlyHint": i % 2 == 0},
             })
         srv = ServerEntry(name=f"server-{s}", transport="stdio", command="python", args=["-m", f"srv{s}"])
-        review.stage(srv, Snapshot(server_info={"name": f"srv{s}", "version": "1.0"}, tools=tools, instructions="Be careful."))
+        snap = Snapshot(server_info={"name": f"srv{s}", "version": "1.0"}, tools=tools, instructions="Be careful.")
+        review.stage(srv, snap)
         for e in list(srv.entries()):
             review.accept(srv, e)
         lock.servers[srv.name] = srv
@@ -87,8 +90,10 @@ def offline() -> list[tuple[str, str, str, str]]:
     assert rc == 0
     ver, _, _ = measure([MCPLOCK, "--version"], env=env)
     hlp, _, _ = measure([MCPLOCK, "--help"], env=env)
-    rows.append(("bare `tomllib` parse of the 2,000-tool lock (%.0f KiB), fresh process" % size, f"{floor*1000:.0f} ms", f"{floor_mem:.0f} MiB", "floor"))
-    rows.append(("`mcplock check` (2,000 tools: parse, verify every hash)", f"{check*1000:.0f} ms", f"{check_mem:.0f} MiB", f"{check/floor:.1f}x floor (target < 1 s, ≤ 4x, < 150 MB)"))
+    rows.append((f"bare `tomllib` parse of the 2,000-tool lock ({size:.0f} KiB), fresh process",
+                 f"{floor*1000:.0f} ms", f"{floor_mem:.0f} MiB", "floor"))
+    rows.append(("`mcplock check` (2,000 tools: parse, verify every hash)", f"{check*1000:.0f} ms",
+                 f"{check_mem:.0f} MiB", f"{check/floor:.1f}x floor (target < 1 s, ≤ 4x, < 150 MB)"))
     rows.append(("`mcplock list` (2,000 tools)", f"{lst*1000:.0f} ms", f"{lst_mem:.0f} MiB", f"{lst/floor:.1f}x floor"))
     rows.append(("`python -c pass`", f"{pas*1000:.0f} ms", "", ""))
     rows.append(("`mcplock --version`", f"{ver*1000:.0f} ms", "", f"{ver/pas:.1f}x `python -c pass` (target ≤ 8x)"))
@@ -103,7 +108,7 @@ def table(rows: list[tuple[str, str, str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    which = argv[1:] or ["offline", "probe"]
+    which = argv[1:] or ["offline", "probe", "core"]
     rows: list[tuple[str, str, str, str]] = []
     if "offline" in which:
         rows += offline()
@@ -111,6 +116,10 @@ def main(argv: list[str]) -> int:
         from probe_bench import probe_rows  # type: ignore[import-not-found]
 
         rows += probe_rows(OUT, MCPLOCK)
+    if "core" in which:
+        from core_bench import core_rows  # type: ignore[import-not-found]
+
+        rows += core_rows()
     text = table(rows)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "results.md").write_text(text + "\n")

@@ -1,6 +1,6 @@
 """mcplock: a lockfile for MCP servers.
 
-The library API for hosts (DESIGN §8)::
+The library API for hosts::
 
     import mcplock
     lock = mcplock.load("mcp.lock")
@@ -13,13 +13,22 @@ Importing ``mcplock`` stays light: jsonschema loads on the first validation.
 
 from __future__ import annotations
 
+# The one version source: pyproject.toml reads it (setuptools `attr:`, statically), and
+# `mcplock --version` prints it before the CLI (typer, rich) is imported.
 __version__ = "0.1.0"
 
 from typing import TYPE_CHECKING, Any
 
 __all__ = [
-    "__version__", "load", "requires_approval", "validate_arguments", "LockedServers", "LockedTool",
-    "InvalidArguments", "McplockError", "LockfileError",
+    "InvalidArguments",
+    "LockedServers",
+    "LockedTool",
+    "LockfileError",
+    "McplockError",
+    "__version__",
+    "load",
+    "requires_approval",
+    "validate_arguments",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover

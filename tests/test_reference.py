@@ -21,6 +21,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from runner import stop_process
 
 pytestmark = [pytest.mark.reference, pytest.mark.timeout(300)]
@@ -131,44 +132,62 @@ def test_everything_stdio(cli):
     assert "get-roots-list" not in tools
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _listening_port(pid: int) -> int | None:
+    """The TCP port process ``pid`` listens on, from /proc (Linux): its socket inodes matched
+    against the kernel's listening sockets."""
+    inodes = set()
+    try:
+        for fd in os.scandir(f"/proc/{pid}/fd"):
+            try:
+                target = os.readlink(fd.path)
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    except OSError:
+        return None
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table, encoding="ascii") as fh:
+            next(fh)
+            for line in fh:
+                cols = line.split()
+                if cols[3] == "0A" and cols[9] in inodes:  # 0A: LISTEN
+                    return int(cols[1].rsplit(":", 1)[1], 16)
+    return None
 
 
-def _wait_port(port: int, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+def _wait_listening(proc: subprocess.Popen, timeout: float = 30.0) -> int:
+    """Wait until the server listens; its port (it was started on port 0: the kernel picks a
+    free one, so parallel tests never race for a port)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"server-everything exited {proc.returncode} before listening")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"server-everything did not listen on port {port} within {timeout} s")
+        port = _listening_port(proc.pid)
+        if port is not None:
+            with socket.create_connection(("127.0.0.1", port), timeout=5):
+                return port
+        time.sleep(0.1)
+    raise RuntimeError(f"server-everything did not listen within {timeout} s")
 
 
 @pytest.mark.parametrize("mode, path, transport", [("streamableHttp", "/mcp", "http"), ("sse", "/sse", "sse")],
                          ids=["streamable-http", "legacy-sse"])
 def test_everything_remote(tmp_path, cli, mode, path, transport):
     _need_node_modules(EVERYTHING)
-    port = _free_port()
-    log = open(tmp_path / "everything-remote.log", "wb")
-    proc = subprocess.Popen([_node(), str(EVERYTHING), mode], env=dict(os.environ, PORT=str(port)),
-                            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    try:
-        _wait_port(port, proc)
-        lock = _lock_cycle(cli, "everything-remote", [f"http://127.0.0.1:{port}{path}"], {"echo", "get-sum"},
-                           add_opts=("--transport", transport), server_name="mcp-servers/everything")
-        srv = lock["server"]["everything-remote"]
-        assert srv["transport"] == transport
-        assert "trigger-sampling-request" not in srv["tool"]
-    finally:
-        stop_process(proc)
-        log.close()
+    with open(tmp_path / "everything-remote.log", "wb") as log:
+        proc = subprocess.Popen([_node(), str(EVERYTHING), mode], env=dict(os.environ, PORT="0"),
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            port = _wait_listening(proc)
+            lock = _lock_cycle(cli, "everything-remote", [f"http://127.0.0.1:{port}{path}"], {"echo", "get-sum"},
+                               add_opts=("--transport", transport), server_name="mcp-servers/everything")
+            srv = lock["server"]["everything-remote"]
+            assert srv["transport"] == transport
+            assert "trigger-sampling-request" not in srv["tool"]
+        finally:
+            stop_process(proc)
 
 
 def test_filesystem(tmp_path, cli):
