@@ -15,9 +15,10 @@ API. ``requires_approval`` reads the stored flag only; annotations are never tru
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from mcplock.errors import LockfileError, McplockError
 from mcplock.lock.model import Lock

@@ -8,8 +8,9 @@ one by hash; one whose hash is the rejected one counts as reviewed. Server ident
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from mcplock.errors import ProbeError
 from mcplock.lint import LintFinding, cross_references, foreign_tools, lint_definition, rename_finding, shadowing

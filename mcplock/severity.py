@@ -11,7 +11,7 @@ A leaf: stdlib only, imported by ``list`` (through the lint) and by the probe-fr
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 CRITICAL, HIGH, MEDIUM, LOW, INFO = "critical", "high", "medium", "low", "info"
 SEVERITIES: tuple[str, ...] = (CRITICAL, HIGH, MEDIUM, LOW, INFO)

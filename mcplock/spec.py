@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Mapping, Sequence
+from typing import Literal
 
 Transport = Literal["stdio", "http", "sse"]
 TRANSPORTS: tuple[str, ...] = ("stdio", "http", "sse")

@@ -10,8 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-from lockdata import TOOLS, make_lock, snapshot
 from mcplock.lock import read, review, store
+
+from lockdata import TOOLS, make_lock, snapshot
 
 
 def _stage_change(path="mcp.lock"):

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from lockdata import make_lock
 from mcplock.cli.app import run
+
+from lockdata import make_lock
 
 
 def _run(capsys, *args: str) -> tuple[int, str, str]:

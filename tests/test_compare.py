@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import copy
 
-from lockdata import TOOLS, snapshot
 from mcplock import compare
 from mcplock.errors import ProbeError
 from mcplock.lock import review
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.snapshot import Snapshot
+
+from lockdata import TOOLS, snapshot
 
 
 def locked(snap: Snapshot | None = None, name: str = "docs") -> ServerEntry:

@@ -6,7 +6,6 @@ import os
 
 import pytest
 
-from lockdata import TOOLS, snapshot
 from mcplock import targets
 from mcplock.core import add as core_add
 from mcplock.core import specs
@@ -15,6 +14,8 @@ from mcplock.lint import LintFinding
 from mcplock.lock import review
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.spec import ServerSpec
+
+from lockdata import TOOLS, snapshot
 
 
 @pytest.mark.parametrize("text, kind, key", [

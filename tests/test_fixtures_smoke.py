@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "fixtures"))
 
-from runner import SURFACES, http_fixture, stdio_command  # noqa: E402
+from runner import SURFACES, http_fixture, stdio_command
 
 INIT = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",

@@ -65,10 +65,9 @@ def test_is_hash():
     assert not is_hash("md5:" + "0" * 64)
 
 
+import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import rfc8785
 
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
 _json = st.recursive(

@@ -605,10 +605,10 @@ def test_imported_server_is_frozen() -> None:
 
 # --- JSONC and import cost -------------------------------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mcplock.hosts.jsonc import to_json  # noqa: E402
+from mcplock.hosts.jsonc import to_json
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),

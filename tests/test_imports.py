@@ -114,5 +114,5 @@ def test_every_declared_package_is_imported():
 def test_the_check_sees_lazy_and_type_checking_imports():
     imported = _imported_top_level_modules()
     assert "mcplock/__main__.py" in imported["mcplock"]  # the lazy import of the CLI inside main()
-    assert "httpx" in imported and "json" in imported
+    assert "httpx2" in imported and "json" in imported
     assert "pytest" not in imported

@@ -10,8 +10,16 @@ import sys
 import pytest
 
 from mcplock import severity
-from mcplock.lint import (RULES, LintFinding, classify_schema_change, cross_references, foreign_tools,
-                          lint_definition, lint_servers, references)
+from mcplock.lint import (
+    RULES,
+    LintFinding,
+    classify_schema_change,
+    cross_references,
+    foreign_tools,
+    lint_definition,
+    lint_servers,
+    references,
+)
 from mcplock.lint.schema import schema_severity
 
 

@@ -24,12 +24,12 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 if str(FIXTURES) not in sys.path:
     sys.path.insert(0, str(FIXTURES))
 
-from runner import http_fixture, stdio_command  # noqa: E402
+from mcplock.errors import ProbeError
+from mcplock.probe import ProbeOptions, probe, probe_many
+from mcplock.snapshot import Snapshot
+from mcplock.spec import ServerSpec
 
-from mcplock.errors import ProbeError  # noqa: E402
-from mcplock.probe import ProbeOptions, probe, probe_many  # noqa: E402
-from mcplock.snapshot import Snapshot  # noqa: E402
-from mcplock.spec import ServerSpec  # noqa: E402
+from runner import http_fixture, stdio_command
 
 pytestmark = pytest.mark.timeout(60)
 

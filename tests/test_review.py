@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import copy
 
-from lockdata import TOOLS, snapshot
 from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
+
+from lockdata import TOOLS, snapshot
 
 
 def _server(policy="all"):

@@ -18,7 +18,8 @@ server URL.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import httpx2
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
     from mcplock.spec import ServerSpec
 
-__all__ = ["wants_oauth", "http_client", "LOGIN_ENV"]
+__all__ = ["LOGIN_ENV", "http_client", "wants_oauth"]
 
 # Set (to "1") in ProbeOptions.environ by `--login` / `mcplock auth login`: a browser flow may
 # start even without a TTY. "0" forbids it even on a TTY.

@@ -33,10 +33,10 @@ class _CallbackServer(ThreadingHTTPServer):
 class _CallbackHandler(BaseHTTPRequestHandler):
     server: _CallbackServer
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+    def do_GET(self) -> None:
         parts = urlsplit(self.path)
         if parts.path != CALLBACK_PATH:
             self.send_error(404)

@@ -6,7 +6,8 @@ next action is the command that logs in (``mcplock auth login NAME``)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2

@@ -8,7 +8,8 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx2

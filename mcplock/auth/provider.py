@@ -14,7 +14,8 @@ import json
 import logging
 import time
 import warnings
-from typing import Any, AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
+from typing import Any
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError

@@ -20,8 +20,9 @@ import os
 import stat
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from mcplock.errors import McplockError
 

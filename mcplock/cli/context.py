@@ -8,7 +8,6 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Optional
 
 import typer
 from rich.console import Console
@@ -30,7 +29,7 @@ class Cli:
     quiet: bool = False
     verbose: bool = False
     args: list[str] = field(default_factory=list)  # as given: click swallows `--` (`add NAME -- CMD` vs `add NAME URL`)
-    json_command: Optional[str] = None  # set by a command that prints machine output
+    json_command: str | None = None  # set by a command that prints machine output
     out: Console = field(init=False, repr=False)
     err: Console = field(init=False, repr=False)
 

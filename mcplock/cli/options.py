@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, Optional, TypeVar
 
 import typer
 
@@ -49,14 +50,14 @@ class ProbeArgs:
     """The probing options of one command run."""
 
     timeout: float = 30.0
-    client_name: Optional[str] = None
-    client_version: Optional[str] = None
+    client_name: str | None = None
+    client_version: str | None = None
     login: bool = False
-    oauth_client_id: Optional[str] = None
-    oauth_client_secret: Optional[str] = None
-    oauth_scopes: Optional[str] = None
-    oauth_grant: Optional[str] = None
-    oauth_client_metadata_url: Optional[str] = None
+    oauth_client_id: str | None = None
+    oauth_client_secret: str | None = None
+    oauth_scopes: str | None = None
+    oauth_grant: str | None = None
+    oauth_client_metadata_url: str | None = None
 
     def options(self, cli: Cli):  # type: ignore[no-untyped-def]
         """The ProbeOptions of this run (built by the core)."""

@@ -11,9 +11,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcplock import severity
 from mcplock.core.probing import result_of
 from mcplock.core.specs import entry_from_spec, source_path
-from mcplock import severity
 from mcplock.errors import ProbeError, UsageError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import ServerSpec

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import replace
-from typing import Any, Callable, Mapping, Optional
+from typing import Any
 
 from mcplock.errors import Action, McplockError, ProbeError, SecretError, UsageError
 from mcplock.lock.model import ServerEntry
@@ -33,8 +34,8 @@ def login_allowed(requested: bool, environ: Mapping[str, str] | None = None) -> 
     return requested or env.get("MCPLOCK_LOGIN") == "1" or sys.stdin.isatty()
 
 
-def auth_spec(client_id: Optional[str], client_secret: Optional[str], scopes: Optional[str],
-              grant: Optional[str] = None, client_metadata_url: Optional[str] = None) -> AuthSpec | None:
+def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | None,
+              grant: str | None = None, client_metadata_url: str | None = None) -> AuthSpec | None:
     """The ``auth`` of a server from the command-line options (None when none is given).
 
     A secret means the client_credentials grant unless ``--oauth-grant authorization-code``
@@ -156,7 +157,7 @@ def _needs_login(spec: ServerSpec, err: Any) -> bool:
 
 
 def after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Reprobe, *, lockfile: str,
-                login: bool, say: Say, environ: Optional[Mapping[str, str]] = None) -> dict[str, Any]:
+                login: bool, say: Say, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Servers that answered "log in first": log in (browser) when ``login`` allows it, then
     probe them again with ``reprobe``; otherwise say in their hint how to log in.
     ``say`` shows the authorization URL (plain text: it must stay copy-pasteable)."""
@@ -166,7 +167,7 @@ def after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Repro
 
 
 def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Reprobe, login_ok: bool, say: Say,
-                 environ: Optional[Mapping[str, str]]) -> dict[str, Any]:
+                 environ: Mapping[str, str] | None) -> dict[str, Any]:
     todo = [s for s in specs if _needs_login(s, results.get(s.name))]
     if not todo:
         return results
@@ -201,7 +202,7 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Repr
     return results
 
 
-def login_target(target: str, url: Optional[str], auth: AuthSpec | None, lockfile: str) -> tuple[ServerSpec, bool]:
+def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: str) -> tuple[ServerSpec, bool]:
     """The spec to log in to: a locked server by name, or a URL. Returns (spec, locked)."""
     if "://" in target and url is None:
         return ServerSpec(name=target, transport="http", url=target, auth=auth), False

@@ -8,7 +8,8 @@ functions, never at start-up.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from mcplock.core import oauth
 from mcplock.core.specs import client_identity, lock_dir, locked_specs
@@ -31,9 +32,9 @@ def result_of(results: Results, name: str) -> Any:
     return ProbeError("internal", "no result") if r is None else r
 
 
-def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: Optional[str] = None,
-                  client_version: Optional[str] = None, verbose: bool = False,
-                  environ: Optional[Mapping[str, str]] = None) -> ProbeOptions:
+def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | None = None,
+                  client_version: str | None = None, verbose: bool = False,
+                  environ: Mapping[str, str] | None = None) -> ProbeOptions:
     """The ProbeOptions of a run (the only place they are built).
 
     ``${MCPLOCK_PROJECT_DIR}`` is the lock's directory unless the environment sets it.
@@ -56,7 +57,7 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: Optional
 
 
 def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: bool = False,
-          on_event: Optional[OnEvent] = None, say: Optional[Callable[[str], None]] = None) -> Results:
+          on_event: OnEvent | None = None, say: Callable[[str], None] | None = None) -> Results:
     """Probe ``specs`` concurrently; servers that ask for an OAuth login get one where
     allowed (``login``, or a terminal) and are probed again. ``say`` shows the user the
     authorization URL of such a login (without it, no login starts: the error says how)."""
@@ -70,9 +71,9 @@ def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: 
 
 
 def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_stored_client: bool = True,
-                   login: bool = False, on_event: Optional[OnEvent] = None,
-                   say: Optional[Callable[[str], None]] = None,
-                   before_probe: Optional[Callable[[list[ServerSpec]], None]] = None,
+                   login: bool = False, on_event: OnEvent | None = None,
+                   say: Callable[[str], None] | None = None,
+                   before_probe: Callable[[list[ServerSpec]], None] | None = None,
                    ) -> tuple[Lock, list[ServerEntry], Results]:
     """Read the lock and probe its servers (those named, or all), overlapping the two.
 

@@ -73,10 +73,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mcplock.errors import ConfigError, UsageError
+from mcplock.errors import ConfigError, UsageError, json_type
 from mcplock.hosts.importers import Entry, Skip, build, check_name, same_path, servers_map
 from mcplock.hosts.model import HOSTS, HostConfig, ImportedServer
-from mcplock.errors import json_type
 from mcplock.hosts.parse import Where, parse, read_text
 from mcplock.lock.hashing import definition_hash
 from mcplock.spec import ServerSpec

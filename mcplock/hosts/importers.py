@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
+from mcplock.errors import json_type
 from mcplock.hosts.interpolate import Unsupported, convert, host_name
 from mcplock.hosts.model import ImportedServer
-from mcplock.errors import json_type
 from mcplock.hosts.parse import DupDict, Where
 from mcplock.hosts.secrets import Secrets
 from mcplock.spec import ServerSpec, looks_secret
@@ -206,7 +207,7 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
     """Turn one raw entry into an ImportedServer (raises Skip, or ConfigError for wrong shapes)."""
     warnings: list[str] = []
     transport, url = _transport(e, host, warnings)
-    conv: Callable[[str], str] = lambda v: convert(host, v, warnings)  # noqa: E731
+    conv: Callable[[str], str] = lambda v: convert(host, v, warnings)
     try:
         if transport == "stdio":
             command = e.string("command")

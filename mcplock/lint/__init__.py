@@ -27,6 +27,14 @@ from mcplock.lint.schema import classify_schema_change
 from mcplock.lint.servers import cross_references, foreign_tools, lint_servers, references, shadowing
 
 __all__ = [
-    "LintFinding", "RULES", "classify_schema_change", "cross_references", "foreign_tools",
-    "lint_definition", "lint_servers", "references", "rename_finding", "shadowing",
+    "RULES",
+    "LintFinding",
+    "classify_schema_change",
+    "cross_references",
+    "foreign_tools",
+    "lint_definition",
+    "lint_servers",
+    "references",
+    "rename_finding",
+    "shadowing",
 ]

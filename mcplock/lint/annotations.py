@@ -14,7 +14,6 @@ from typing import Any
 from mcplock.lint.finding import LintFinding
 from mcplock.severity import CRITICAL, MEDIUM
 
-
 _TRUSTED_NOT = "annotations are self-declared and not trusted"
 
 

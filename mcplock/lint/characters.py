@@ -12,7 +12,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.text import NOT_PLAIN, excerpt, is_variation_selector

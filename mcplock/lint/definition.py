@@ -6,7 +6,8 @@ changed tool. Findings are cached per string: schemas repeat the same text a lot
 from __future__ import annotations
 
 import functools
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from mcplock.lint.annotations import annotation_findings
 from mcplock.lint.characters import char_findings

@@ -8,7 +8,8 @@ are checked across servers for shadowing and cross-server references.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from mcplock.lint import LintFinding, lint_definition, lint_servers
 from mcplock.lock.model import Entry, ServerEntry

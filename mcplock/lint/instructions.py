@@ -9,7 +9,7 @@ Judged on the text as the model reads it (:func:`mcplock.lint.text.clean`).
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.text import excerpt

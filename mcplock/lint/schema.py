@@ -17,9 +17,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcplock.lint.schema_keywords import (BRANCHES, COSMETIC_KEYWORDS, DEF_MAPS, LOOSENED, MISSING, NEUTRAL,
-                                          NUMERIC, SCHEMA_MAPS, SCHEMA_VALUED, TEXT_KEYWORDS, TIGHTENED, Classified,
-                                          classify_unit, join)
+from mcplock.lint.schema_keywords import (
+    BRANCHES,
+    COSMETIC_KEYWORDS,
+    DEF_MAPS,
+    LOOSENED,
+    MISSING,
+    NEUTRAL,
+    NUMERIC,
+    SCHEMA_MAPS,
+    SCHEMA_VALUED,
+    TEXT_KEYWORDS,
+    TIGHTENED,
+    Classified,
+    classify_unit,
+    join,
+)
 from mcplock.severity import HIGH, MEDIUM
 
 __all__ = ["COSMETIC_KEYWORDS", "LOOSENED", "NEUTRAL", "TEXT_KEYWORDS", "TIGHTENED", "Classified", "SchemaDiff",
@@ -92,9 +105,7 @@ def _units(old: Any, new: Any, parts: list[Any], units: dict[tuple[tuple[Any, ..
         elif key == "additionalProperties" and isinstance(ov, dict) and isinstance(nv, dict):
             o, n, i = ov, nv, i + 1
         elif (key in _PAIRED and isinstance(ov, dict) and isinstance(nv, dict)
-              and isinstance(nxt, str) and nxt in ov and nxt in nv):
-            o, n, i = ov[nxt], nv[nxt], i + 2
-        elif ((key in BRANCHES or key in SCHEMA_VALUED) and isinstance(ov, list) and isinstance(nv, list)
+              and isinstance(nxt, str) and nxt in ov and nxt in nv) or ((key in BRANCHES or key in SCHEMA_VALUED) and isinstance(ov, list) and isinstance(nv, list)
               and len(ov) == len(nv) and isinstance(nxt, int)):
             o, n, i = ov[nxt], nv[nxt], i + 2
         else:

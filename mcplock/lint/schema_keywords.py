@@ -216,7 +216,7 @@ def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: li
         o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
         keys = [k for k in (inclusive, exclusive) if k in old or k in new]
         p = join(path, keys[0] if len(keys) == 1 else inclusive)
-        desc = lambda b: "none" if b is None else f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"  # noqa: E731
+        desc = lambda b: "none" if b is None else f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"
         what = f"{'upper' if upper else 'lower'} bound {desc(o)} → {desc(n)}"
         if o == n:
             out.append((p, NEUTRAL, f"respelled: {what} (the same limit)"))

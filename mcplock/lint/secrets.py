@@ -9,7 +9,7 @@ path is not a signal.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.text import excerpt

@@ -7,7 +7,8 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from mcplock.untrusted import escape_char, hides
 

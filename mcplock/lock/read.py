@@ -16,7 +16,6 @@ from typing import Any
 from mcplock.errors import LockfileError
 from mcplock.lock import codec
 from mcplock.lock.hashing import is_hash
-from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
 from mcplock.lock.model import (
     APPROVALS,
     CHANGES,
@@ -28,6 +27,7 @@ from mcplock.lock.model import (
     Pending,
     ServerEntry,
 )
+from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
 
 __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
 

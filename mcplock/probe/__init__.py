@@ -20,8 +20,9 @@ from __future__ import annotations
 import asyncio
 import atexit
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping
+from typing import TYPE_CHECKING
 
 import mcplock
 from mcplock.errors import ProbeError
@@ -31,7 +32,7 @@ from mcplock.spec import ServerSpec
 if TYPE_CHECKING:
     import httpx2
 
-__all__ = ["ProbeOptions", "HttpClientFactory", "probe", "probe_many", "ProbeError"]
+__all__ = ["HttpClientFactory", "ProbeError", "ProbeOptions", "probe", "probe_many"]
 
 # (spec, options, environ) -> the httpx2 client for that remote server. Called once per HTTP
 # probe; the transport closes the client. Build the plain one with mcplock.probe.http.new_client.
@@ -74,8 +75,8 @@ def _transport(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str])
 async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
     """Connect to one server, list everything it offers, disconnect. Raises ProbeError."""
     from mcplock.probe import _session
-    from mcplock.untrusted import sanitize
     from mcplock.probe._common import fmt_seconds, scrubbed, secret_values, with_stderr
+    from mcplock.untrusted import sanitize
 
     opts = opts or ProbeOptions()
     environ = os.environ if opts.environ is None else opts.environ

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from mcplock.errors import ProbeError
-from mcplock.untrusted import sanitize
 from mcplock.spec import ServerSpec, expand, template_names
+from mcplock.untrusted import sanitize
 
 
 class BadConstant(ValueError):

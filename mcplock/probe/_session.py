@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mcplock.errors import ProbeError
-from mcplock.errors import json_type
+from mcplock.errors import ProbeError, json_type
 from mcplock.probe._common import RpcError, State, response_result
-from mcplock.untrusted import sanitize
 from mcplock.snapshot import Snapshot
 from mcplock.spec import ServerSpec
+from mcplock.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions

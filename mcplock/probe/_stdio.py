@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
 from mcplock.probe._common import (
-    PendingRequests,
     BadConstant,
+    PendingRequests,
     State,
     TailBuffer,
     answer_server_request,

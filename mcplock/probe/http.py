@@ -4,7 +4,8 @@ strict JSON-RPC message parsing."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx2
@@ -18,7 +19,7 @@ from mcplock.untrusted import sanitize
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
 
-__all__ = ["new_client", "client_for", "iter_sse"]
+__all__ = ["client_for", "iter_sse", "new_client"]
 
 CLOSE_TIMEOUT = 2.0
 

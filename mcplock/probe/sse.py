@@ -11,7 +11,15 @@ from urllib.parse import urljoin
 import httpx2
 
 from mcplock.errors import ProbeError
-from mcplock.probe._common import PendingRequests, State, answer_server_request, dumps, is_jsonrpc, is_response, is_server_request
+from mcplock.probe._common import (
+    PendingRequests,
+    State,
+    answer_server_request,
+    dumps,
+    is_jsonrpc,
+    is_response,
+    is_server_request,
+)
 from mcplock.probe.errors import origin
 from mcplock.probe.http import CLOSE_TIMEOUT, client_for, content_type, errors_for, iter_sse, parse_message, target
 from mcplock.spec import ServerSpec

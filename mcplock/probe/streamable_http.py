@@ -11,7 +11,16 @@ import httpx2
 
 from mcplock.errors import ProbeError
 from mcplock.probe._common import State, answer_server_request, dumps, is_jsonrpc, is_response, is_server_request
-from mcplock.probe.http import CLOSE_TIMEOUT, client_for, content_type, errors_for, iter_sse, matches, parse_message, target
+from mcplock.probe.http import (
+    CLOSE_TIMEOUT,
+    client_for,
+    content_type,
+    errors_for,
+    iter_sse,
+    matches,
+    parse_message,
+    target,
+)
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import sanitize
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Group
 from rich.text import Text
@@ -10,7 +11,6 @@ from rich.text import Text
 from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.severity import CRITICAL, style, worst_of
 from mcplock.untrusted import safe_text
-
 
 STATE_STYLE = {"accepted": "green", "rejected": "red"}
 

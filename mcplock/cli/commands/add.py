@@ -3,26 +3,23 @@
 from __future__ import annotations
 
 import sys
-from typing import List, Optional
 
 import typer
 from rich.text import Text
 
-from mcplock.cli import context
+from mcplock import severity
+from mcplock.cli import context, progress
 from mcplock.cli.context import Cli
 from mcplock.cli.options import POLICY, YES, ProbeArgs, probing
-from mcplock.cli import progress
 from mcplock.cli.progress import report_failure
 from mcplock.core import add as core_add
 from mcplock.core.add import Staged
 from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers
-from mcplock import severity
 from mcplock.errors import SecretError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
 from mcplock.targets import label
 from mcplock.untrusted import safe_text
-
 
 
 def check_policy(policy: str) -> None:
@@ -33,13 +30,13 @@ def check_policy(policy: str) -> None:
 @probing(oauth=True)
 def cmd_add(
     ctx: typer.Context,
-    name: Optional[str] = typer.Argument(None, help="Name of the server in the lock."),
-    target: Optional[List[str]] = typer.Argument(None, help="URL, or `-- CMD [ARG…]` for a stdio server."),
-    from_file: Optional[str] = typer.Option(None, "--from", metavar="FILE", help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …)."),
-    transport: Optional[str] = typer.Option(None, "--transport", help="http (Streamable HTTP, default for URLs) or sse (legacy)."),
-    header: List[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
-    env: List[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
-    cwd: Optional[str] = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),
+    name: str | None = typer.Argument(None, help="Name of the server in the lock."),
+    target: list[str] | None = typer.Argument(None, help="URL, or `-- CMD [ARG…]` for a stdio server."),
+    from_file: str | None = typer.Option(None, "--from", metavar="FILE", help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …)."),
+    transport: str | None = typer.Option(None, "--transport", help="http (Streamable HTTP, default for URLs) or sse (legacy)."),
+    header: list[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
+    env: list[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
+    cwd: str | None = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),
     policy: str = POLICY,
     pin_resources: bool = typer.Option(False, "--pin-resources", help="Also pin resources/list (usually data that changes)."),
     yes: bool = YES,
@@ -73,8 +70,8 @@ def cmd_add(
     return lock_specs(cli, specs, policy, yes, probe)
 
 
-def _one_spec(cli: Cli, name: Optional[str], target: list[str], transport: Optional[str], header: list[str],
-              env: list[str], cwd: Optional[str], pin_resources: bool, probe: ProbeArgs) -> ServerSpec:
+def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | None, header: list[str],
+              env: list[str], cwd: str | None, pin_resources: bool, probe: ProbeArgs) -> ServerSpec:
     if not name:
         raise UsageError("name the server: `mcplock add NAME -- CMD…` or `mcplock add NAME URL`")
     if "/" in name or not name.strip():

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.text import Text
 
 from mcplock.cli import context
+from mcplock.cli.options import (
+    OAUTH_CLIENT_ID,
+    OAUTH_CLIENT_METADATA_URL,
+    OAUTH_CLIENT_SECRET,
+    OAUTH_GRANT,
+    OAUTH_SCOPES,
+)
 from mcplock.cli.progress import say_plain
-from mcplock.cli.options import (OAUTH_CLIENT_ID, OAUTH_CLIENT_METADATA_URL, OAUTH_CLIENT_SECRET, OAUTH_GRANT,
-                                 OAUTH_SCOPES)
 from mcplock.core import oauth
 from mcplock.errors import McplockError, UsageError
 from mcplock.spec import ServerSpec
@@ -30,12 +35,12 @@ def _name(name: str) -> Text:
 def cmd_login(
     ctx: typer.Context,
     target: str = typer.Argument(..., metavar="NAME | URL", help="A server in the lock, or a URL."),
-    url: Optional[str] = typer.Argument(None, metavar="[URL]", help="The URL of a server not locked yet."),
-    oauth_client_id: Optional[str] = OAUTH_CLIENT_ID,
-    oauth_client_secret: Optional[str] = OAUTH_CLIENT_SECRET,
-    oauth_scopes: Optional[str] = OAUTH_SCOPES,
-    oauth_grant: Optional[str] = OAUTH_GRANT,
-    oauth_client_metadata_url: Optional[str] = OAUTH_CLIENT_METADATA_URL,
+    url: str | None = typer.Argument(None, metavar="[URL]", help="The URL of a server not locked yet."),
+    oauth_client_id: str | None = OAUTH_CLIENT_ID,
+    oauth_client_secret: str | None = OAUTH_CLIENT_SECRET,
+    oauth_scopes: str | None = OAUTH_SCOPES,
+    oauth_grant: str | None = OAUTH_GRANT,
+    oauth_client_metadata_url: str | None = OAUTH_CLIENT_METADATA_URL,
     timeout: float = typer.Option(300.0, "--timeout", help="Seconds to wait for the browser to come back (default 300)."),
     no_browser: bool = typer.Option(False, "--no-browser", help="Only print the authorization URL."),
 ) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 from rich.text import Text
 
@@ -14,7 +12,7 @@ from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP
 def cmd_check(
     ctx: typer.Context,
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
-    out_file: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
+    out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
 ) -> int:
     """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs."""
     from mcplock.check import run_check

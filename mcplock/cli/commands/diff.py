@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 import typer
 
 from mcplock.cli import context
@@ -12,13 +10,12 @@ from mcplock.cli.progress import load_and_probe
 from mcplock.core.diff import diff_servers
 
 
-
 @probing()
 def cmd_diff(
     ctx: typer.Context,
-    names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]…"),
+    names: list[str] | None = typer.Argument(None, metavar="[NAME]…"),
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
-    out_file: Optional[str] = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
+    out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
     *,
     probe: ProbeArgs,
 ) -> int:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import os
-from typing import List, Optional
 
 import typer
 
-from mcplock.cli import context
+from mcplock.cli import context, progress
 from mcplock.cli.options import ProbeArgs, probing
-from mcplock.cli import progress
 from mcplock.core.probing import result_of
 from mcplock.core.specs import check_transport, parse_env, parse_headers
 from mcplock.errors import ProbeError, UsageError
@@ -19,10 +17,10 @@ from mcplock.spec import ServerSpec
 @probing(oauth=True)
 def cmd_inspect(
     ctx: typer.Context,
-    target: List[str] = typer.Argument(..., metavar="URL | -- CMD [ARG…]"),
-    transport: Optional[str] = typer.Option(None, "--transport", help="http or sse for a URL."),
-    header: List[str] = typer.Option([], "--header", help="'Name: value' (values may use ${VAR})."),
-    env: List[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server."),
+    target: list[str] = typer.Argument(..., metavar="URL | -- CMD [ARG…]"),
+    transport: str | None = typer.Option(None, "--transport", help="http or sse for a URL."),
+    header: list[str] = typer.Option([], "--header", help="'Name: value' (values may use ${VAR})."),
+    env: list[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server."),
     fmt: str = typer.Option("text", "--format", help="text or json (the raw definitions)."),
     pin_resources: bool = typer.Option(False, "--resources", help="Also list resources."),
     *,

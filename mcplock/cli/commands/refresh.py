@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import List, Optional
-
 import typer
 from rich.text import Text
 
-from mcplock.cli import context
+from mcplock.cli import context, progress
 from mcplock.cli.options import ProbeArgs, probing
-from mcplock.cli import progress
 from mcplock.cli.progress import report_failure
 from mcplock.core import refresh as core_refresh
 from mcplock.untrusted import safe_text
@@ -18,7 +15,7 @@ from mcplock.untrusted import safe_text
 @probing()
 def cmd_refresh(
     ctx: typer.Context,
-    names: Optional[List[str]] = typer.Argument(None, metavar="[NAME]…"),
+    names: list[str] | None = typer.Argument(None, metavar="[NAME]…"),
     *,
     probe: ProbeArgs,
 ) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import List
-
 import typer
 from rich.text import Text
 
@@ -11,7 +9,7 @@ from mcplock.cli import context
 from mcplock.untrusted import safe_text
 
 
-def cmd_remove(ctx: typer.Context, names: List[str] = typer.Argument(..., metavar="NAME…")) -> int:
+def cmd_remove(ctx: typer.Context, names: list[str] = typer.Argument(..., metavar="NAME…")) -> int:
     """Drop servers from the lock."""
     from mcplock.lock.store import transaction
     from mcplock.targets import server_of

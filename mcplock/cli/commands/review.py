@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Callable, List, Optional
+from collections.abc import Callable
 
 import typer
 from rich.text import Text
@@ -55,13 +55,13 @@ def _set_enabled(cli: Cli, value: bool) -> Apply:
     return apply
 
 
-def cmd_enable(ctx: typer.Context, tools: List[str] = typer.Argument(..., metavar="SERVER/TOOL…")) -> int:
+def cmd_enable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…")) -> int:
     """Enable tools (a host sees only enabled tools)."""
     cli = context.of(ctx)
     return _modify(cli, tools, _set_enabled(cli, True))
 
 
-def cmd_disable(ctx: typer.Context, tools: List[str] = typer.Argument(..., metavar="SERVER/TOOL…")) -> int:
+def cmd_disable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…")) -> int:
     """Disable tools (kept in the lock, hidden from hosts)."""
     cli = context.of(ctx)
     return _modify(cli, tools, _set_enabled(cli, False))
@@ -69,7 +69,7 @@ def cmd_disable(ctx: typer.Context, tools: List[str] = typer.Argument(..., metav
 
 def cmd_approval(
     ctx: typer.Context,
-    args: List[str] = typer.Argument(..., metavar="SERVER/TOOL… always|never"),
+    args: list[str] = typer.Argument(..., metavar="SERVER/TOOL… always|never"),
 ) -> int:
     """Set whether a host must ask before each call: `always` (ask) or `never`."""
     cli = context.of(ctx)
@@ -108,9 +108,9 @@ def _pending_targets(lock: Lock, items: list[str], all_: bool) -> list[tuple[Ser
 
 def cmd_accept(
     ctx: typer.Context,
-    items: Optional[List[str]] = typer.Argument(None, metavar="[SERVER[/TOOL]]…"),
+    items: list[str] | None = typer.Argument(None, metavar="[SERVER[/TOOL]]…"),
     all_: bool = typer.Option(False, "--all", help="Accept everything pending in the lock."),
-    approval: Optional[str] = typer.Option(None, "--approval", help="Set approval of the accepted tools: always|never."),
+    approval: str | None = typer.Option(None, "--approval", help="Set approval of the accepted tools: always|never."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask (same as naming the targets)."),
 ) -> int:
     """Accept pending proposals (interactive review on a terminal)."""
@@ -180,7 +180,7 @@ def _prompt(cli: Cli, question: str, choices: tuple[str, ...], *, default: str) 
             return answer[:1]
 
 
-def cmd_reject(ctx: typer.Context, items: List[str] = typer.Argument(..., metavar="SERVER[/TOOL]…")) -> int:
+def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metavar="SERVER[/TOOL]…")) -> int:
     """Record pending proposals as seen but refused: the tool stays disabled."""
     from mcplock.lock import review
     from mcplock.lock.store import transaction

@@ -5,10 +5,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcplock.render.formats.common import (CHECK_LEVEL, PENDING_RULE, Lines, change_message, check_message,
-                                           check_rule, drift_rule, finding_message, finding_severity, ident,
-                                           lint_rule, pending_message, plain, summary_counts, target,
-                                           unreachable_message)
+from mcplock.render.formats.common import (
+    CHECK_LEVEL,
+    PENDING_RULE,
+    Lines,
+    change_message,
+    check_message,
+    check_rule,
+    drift_rule,
+    finding_message,
+    finding_severity,
+    ident,
+    lint_rule,
+    pending_message,
+    plain,
+    summary_counts,
+    target,
+    unreachable_message,
+)
 from mcplock.severity import GITHUB_LEVEL, github_level
 from mcplock.untrusted import visible
 

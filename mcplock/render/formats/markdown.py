@@ -4,10 +4,19 @@ comments. Untrusted text is inert Markdown (:func:`md_text`) or a code span (:fu
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
-from mcplock.render.formats.common import (KIND_TITLE, attr, finding_severity, ident, lint_rule, plain,
-                                           summary_counts, target)
+from mcplock.render.formats.common import (
+    KIND_TITLE,
+    attr,
+    finding_severity,
+    ident,
+    lint_rule,
+    plain,
+    summary_counts,
+    target,
+)
 from mcplock.severity import rank
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -19,10 +19,23 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from mcplock.render.formats.common import (CHECK_LEVEL, KIND_TITLE, PENDING_RULE, Lines, attr, change_message,
-                                           check_message, check_rule, drift_rule, finding_message,
-                                           finding_severity, fingerprint, lint_rule, pending_message,
-                                           unreachable_message)
+from mcplock.render.formats.common import (
+    CHECK_LEVEL,
+    KIND_TITLE,
+    PENDING_RULE,
+    Lines,
+    attr,
+    change_message,
+    check_message,
+    check_rule,
+    drift_rule,
+    finding_message,
+    finding_severity,
+    fingerprint,
+    lint_rule,
+    pending_message,
+    unreachable_message,
+)
 from mcplock.severity import HIGH, SECURITY_SEVERITY, rank, sarif_level
 
 if TYPE_CHECKING:  # pragma: no cover
