@@ -38,7 +38,7 @@ SERVER_KEYS = {
     "instructions-hash", "instructions-rejected-hash", "instructions-pending", *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
-PENDING_KEYS = {"change", "hash", "enabled-before", *codec.DEFINITION_KEYS}
+PENDING_KEYS = {"change", "hash", "enabled-before", "approval", *codec.DEFINITION_KEYS}
 REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
 
 
@@ -47,6 +47,7 @@ class _Reader:
         self.text = text
         self.path = path
         self._lines: dict[tuple[str, ...], int] | None = None
+        self.notes: list[tuple[tuple[str, ...], str]] = []
 
     def line_of(self, table: tuple[str, ...]) -> int | None:
         if self._lines is None:
@@ -117,6 +118,7 @@ class _Reader:
         lock = Lock(version=version, path=self.path)
         for name, st in servers_t.items():
             lock.servers[name] = self.server(name, st)
+        lock.notes = self.notes
         return lock
 
     def server(self, name: str, st: Any) -> ServerEntry:
@@ -226,17 +228,14 @@ class _Reader:
         is_tool = kind == "tool"
         enabled = self.get(it, table, "enabled", bool)
         approval = self.get(it, table, "approval", str)
-        if is_tool:
-            if enabled is None:
-                raise self.fail(table, f"missing `enabled` in {self._where(table)}")
-            if approval is None:
-                approval = "always"  # empty or unknown means "ask" (the safe approval)
+        if is_tool and enabled is None:
+            raise self.fail(table, f"missing `enabled` in {self._where(table)}")
         h = self.hash_value(it, table, "hash")
         entry = Entry(
             kind=kind,
             key=key,
             enabled=bool(enabled) if is_tool else True,
-            approval=approval if approval in APPROVALS else "always",
+            approval=self.approval(it, table, approval) or "always",  # missing means "ask" (the safe approval)
             hash=h,
             rejected_hash=self.hash_value(it, table, "rejected-hash"),
         )
@@ -253,6 +252,7 @@ class _Reader:
                 raise self.fail(ptable, f"`change` in {self._where(ptable)} must be one of {', '.join(CHANGES)}")
             ph = self.hash_value(pt, ptable, "hash")
             pend = Pending(change=change, hash=ph, enabled_before=self.get(pt, ptable, "enabled-before", bool))
+            pend.approval = self.approval(pt, ptable, self.get(pt, ptable, "approval", str))
             if change != "removed":
                 if ph is None:
                     raise self.fail(ptable, f"a pending {change} needs `hash` in {self._where(ptable)}")
@@ -261,6 +261,14 @@ class _Reader:
         if h is None and entry.pending is None and entry.rejected_hash is None:
             raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) nor a pending proposal")
         return entry
+
+    def approval(self, t: dict[str, Any], table: tuple[str, ...], value: str | None) -> str | None:
+        """An `approval`: an empty or unknown value is read as "always" (ask), and noted for `check`."""
+        if value is None or value in APPROVALS:
+            return value
+        self.notes.append((table, f"`approval = {codec.toml_basic(value)}` in {self._where(table)} is not "
+                                  "`always` or `never`: read as \"always\" (ask before each call)"))
+        return "always"
 
     def definition(self, table: tuple[str, ...], kind: str, key: str, t: dict[str, Any]) -> dict[str, Any]:
         try:

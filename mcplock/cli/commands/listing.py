@@ -49,7 +49,10 @@ def _server_json(s: ServerEntry, found: dict) -> dict[str, object]:
 
 
 def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERVER[/TOOL]")) -> int:
-    """The accepted definition (and any pending proposal) in full."""
+    """The accepted definition (and any pending proposal) in full.
+
+    SERVER/tool:NAME names a tool whose name reads as something else (`instructions`, `prompt:x`).
+    """
     from mcplock import targets
     from mcplock.lock.read import load
     from mcplock.render.show import render_show
