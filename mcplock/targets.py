@@ -46,6 +46,11 @@ def _reads_as_other(key: str) -> bool:
     return key == "instructions" or any(key.startswith(p + ":") for p in _PREFIXES)
 
 
+def item_target(entry: Entry) -> str:
+    """``entry`` as named inside its server (``search``, ``tool:instructions``, ``prompt:intro``)."""
+    return format_target("", entry.kind, entry.key)[1:]
+
+
 def label(server: str | ServerEntry, entry: Entry) -> str:
     """The target naming ``entry`` of ``server`` (e.g. ``docs/search``, ``docs/prompt:intro``)."""
     name = server if isinstance(server, str) else server.name

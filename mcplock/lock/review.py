@@ -12,6 +12,7 @@ from typing import Any
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ITEM_KINDS, Entry, Pending, ServerEntry
 from mcplock.snapshot import KEY_FIELD, Snapshot
+from mcplock.targets import item_target
 
 
 def default_approval(policy: str, definition: Any) -> str:
@@ -35,9 +36,10 @@ def stricter(a: str, b: str) -> str:
 
 @dataclass
 class StageResult:
-    new: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)  # items as named inside the server (targets.item_target)
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)  # re-staged: the stored definition failed its hash
     unchanged: int = 0
 
     @property
@@ -81,13 +83,13 @@ def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None
         result.unchanged += 1
         return
     if entry.pending is not None and entry.pending.hash == h and not entry.tampered(pending=True):
-        (result.new if entry.pending.change == "new" else result.changed).append(entry.label)
+        (result.new if entry.pending.change == "new" else result.changed).append(item_target(entry))
         return
     approval = entry.pending.approval if entry.pending is not None else None  # a person's, kept
     if entry.definition is None:
         entry.pending = Pending(change="new", definition=definition, hash=h, approval=approval)
         entry.enabled = False
-        result.new.append(entry.label)
+        result.new.append(item_target(entry))
         return
     # a change upstream, a stored definition that fails its hash, or a rejected tool whose
     # server offers the accepted definition again: staged for a person to review
@@ -95,9 +97,11 @@ def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None
     if before is None and entry.kind == "tool" and entry.rejected_hash is None:
         before = entry.enabled
     entry.pending = Pending(change="changed", definition=definition, hash=h, enabled_before=before, approval=approval)
+    if tampered:
+        result.tampered.append(item_target(entry))
     if entry.kind == "tool":
         entry.enabled = False  # the rug-pull shape: quarantined until reviewed
-    result.changed.append(entry.label)
+    result.changed.append(item_target(entry))
 
 
 def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
@@ -135,7 +139,7 @@ def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
             if entry.pending is None or entry.pending.change != "removed":
                 before = entry.pending.enabled_before if entry.pending else None
                 entry.pending = Pending(change="removed", enabled_before=before)
-            result.removed.append(entry.label)
+            result.removed.append(item_target(entry))
     return result
 
 

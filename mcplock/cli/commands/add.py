@@ -44,8 +44,11 @@ def cmd_add(
     probe: ProbeArgs,
 ) -> int:
     """Add servers: `add NAME -- CMD…`, `add NAME URL`, or `add --from FILE [NAME…]`."""
+    from mcplock.lock.store import check_directory
+
     cli = context.of(ctx)
     check_policy(policy)
+    check_directory(cli.lockfile)  # before probing: a missing directory is the lock's, not a server's cwd
     if transport is not None and transport not in TRANSPORTS:
         raise UsageError("--transport takes stdio, http or sse")
     target = list(target or [])

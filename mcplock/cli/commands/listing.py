@@ -42,6 +42,7 @@ def _server_json(s: ServerEntry, found: dict) -> dict[str, object]:
             {"kind": e.kind, "name": e.key, "state": e.state,
              **({"enabled": e.enabled, "approval": e.approval} if e.kind == "tool" else {}),
              "hash": e.hash,
+             "tampered": e.tampered() or e.tampered(pending=True),
              "findings": [f.as_json() for f in found.get((s.name, e.kind, e.key), [])]}
             for e in s.entries()
         ],

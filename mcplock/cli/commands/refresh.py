@@ -38,8 +38,11 @@ def cmd_refresh(
         else:
             line.append(": up to date", style="green")
         cli.say(line)
-        for target in res.changed:
-            cli.info(Text("  quarantined (changed upstream): ").append_text(safe_text(target, keep_newlines=False)))
+        for item in res.changed:
+            # a quarantine is a result, not progress: said even with -q
+            why = "its stored definition failed its hash" if item in res.tampered else "changed upstream"
+            cli.out.print(Text(f"  quarantined ({why}): ").append_text(
+                safe_text(f"{name}/{item}", keep_newlines=False)))
     if any(res.proposals for _, res in summary):
         cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
     return 3 if failed else 0
