@@ -28,7 +28,8 @@ def managed_files(lockfile: str) -> list[tuple[str, str]]:
         for name in sorted(lock.servers):
             source = lock.servers[name].source
             if source:
-                out.append((os.path.realpath(os.path.join(base, source)), f"{source}, the host config `{name}` comes from"))
+                what = f"{source}, the host config `{name}` comes from"
+                out.append((os.path.realpath(os.path.join(base, source)), what))
     return out
 
 
