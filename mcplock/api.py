@@ -9,7 +9,8 @@
 
 Only accepted definitions of enabled tools are visible: a pending proposal, a
 rejected, a never-accepted, a tampered (fails its hash) or a quarantined (changed
-upstream) tool never reaches a host through this API, whatever its `enabled` flag says. ``requires_approval`` reads the stored flag only; annotations are never trusted.
+upstream) tool never reaches a host through this API, whatever its `enabled` flag says.
+``requires_approval`` reads the stored flag only; annotations are never trusted.
 """
 
 from __future__ import annotations
@@ -146,10 +147,12 @@ def validate_arguments(tool: LockedTool, arguments: Any) -> None:
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as e:
-        raise InvalidArguments(f"the locked schema of `{tool.server}/{tool.name}` is not a valid JSON Schema: {e.message}", [e.message]) from None
+        raise InvalidArguments(f"the locked schema of `{tool.server}/{tool.name}` is not a valid JSON Schema: "
+                               f"{e.message}", [e.message]) from None
     validator = cls(schema)
     instance = dict(arguments) if isinstance(arguments, Mapping) else arguments
     errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         msgs = [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}" for e in errors]
-        raise InvalidArguments(f"arguments for `{tool.server}/{tool.name}` do not match its locked schema: " + "; ".join(msgs), msgs)
+        raise InvalidArguments(f"arguments for `{tool.server}/{tool.name}` do not match its locked schema: "
+                               + "; ".join(msgs), msgs)

@@ -62,7 +62,8 @@ def parse(text: str, *, server_ok: bool = True) -> Target:
     for :func:`resolve` to say, with the lock at hand."""
     if "/" not in text:
         if not server_ok:
-            raise UsageError(f"`{text}` names a server; name a tool as SERVER/TOOL", hint=f"see `mcplock list` for {text}'s tools")
+            raise UsageError(f"`{text}` names a server; name a tool as SERVER/TOOL",
+                             hint=f"see `mcplock list` for {text}'s tools")
         return Target(text)
     server, rest = text.split("/", 1)
     if not server or not rest:

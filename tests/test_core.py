@@ -81,7 +81,8 @@ def test_spec_parsers():
 def test_critical_findings_are_never_accepted_wholesale():
     entry = ServerEntry(name="docs", transport="stdio", command="python")
     review.stage(entry, snapshot(TOOLS))
-    findings = {("docs", "tool", "delete_page"): [LintFinding("hidden-instructions", "critical", "poison", "description")]}
+    findings = {("docs", "tool", "delete_page"): [
+        LintFinding("hidden-instructions", "critical", "poison", "description")]}
     assert core_add.has_critical(entry, findings)
     held = core_add.accept_all_but_critical(entry, findings)
     assert held == ["docs/delete_page"]

@@ -66,12 +66,13 @@ def _refuse_enable(srv: ServerEntry, e: Entry, target: str) -> None:
     """Only an accepted definition the server still offers may be enabled."""
     if e.pending is not None and e.pending.change == "changed":
         raise UsageError(f"`{target}` is quarantined: its server changed it since it was accepted",
-                         hint=f"review with `mcplock show {target}`, then `mcplock accept {target}` or `mcplock reject {target}`")
+                         hint=f"review with `mcplock show {target}`, then `mcplock accept {target}` or "
+                         f"`mcplock reject {target}`")
     if e.definition is None:
-        raise UsageError(f"`{target}` was never accepted: there is no definition to enable",
-                         hint=f"review it with `mcplock show {target}`, then `mcplock accept {target}`"
-                         if e.pending is not None else f"run `mcplock refresh {srv.name}` to stage what the server offers, "
-                         f"then `mcplock accept {target}`")
+        hint = (f"review it with `mcplock show {target}`, then `mcplock accept {target}`" if e.pending is not None
+                else f"run `mcplock refresh {srv.name}` to stage what the server offers, then "
+                f"`mcplock accept {target}`")
+        raise UsageError(f"`{target}` was never accepted: there is no definition to enable", hint=hint)
     if e.rejected_hash is not None:
         raise UsageError(f"`{target}` was rejected: its server offers a definition you refused, not the accepted one",
                          hint=f"run `mcplock refresh {srv.name}`: what the server offers then is staged for review; "
@@ -196,7 +197,8 @@ def cmd_accept(
     for line in done:  # reported once written
         cli.say(line)
     left = sum(s.pending_count() for s in lock.servers.values())
-    cli.info(f"{counts['accepted']} accepted, {counts['removed']} removed, {counts['rejected']} rejected; {left} still pending")
+    cli.info(f"{counts['accepted']} accepted, {counts['removed']} removed, {counts['rejected']} rejected; "
+             f"{left} still pending")
     return 0
 
 
@@ -211,7 +213,8 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int) -> tuple[str,
     if answer != "a" or e.kind != "tool" or e.pending is None or e.pending.change == "removed":
         return answer, None
     proposed = proposed_approval(srv, e)
-    got = _prompt(cli, f"approval: ask before each call? [always/never, Enter = {proposed}] ", ("always", "never", ""), default="")
+    got = _prompt(cli, f"approval: ask before each call? [always/never, Enter = {proposed}] ",
+                  ("always", "never", ""), default="")
     return "a", (got or proposed)
 
 
