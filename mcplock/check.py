@@ -58,7 +58,7 @@ def integrity(lock: Lock) -> list[Finding]:
                         "hash-mismatch", sname,
                         f"{what} `{label(sname, e)}`: the stored definition does not match its hash "
                         "(edited by hand or tampered with)",
-                        f"restore mcp.lock from git (`git checkout -- {os.path.basename(lock.path or 'mcp.lock')}`), "
+                        f"restore mcp.lock from git (`git checkout -- {lock.path or 'mcp.lock'}`), "
                         f"or run `mcplock refresh {sname}` (it stages what the server offers) and "
                         f"`mcplock accept {label(sname, e)}`",
                         e.kind, e.key, _table(sname, e),

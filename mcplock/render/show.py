@@ -191,6 +191,9 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
         parts.append(Text(f"  pending {p.change}" + (f"  {p.hash}" if p.hash else ""), style="bold yellow"))
         if p.change == "removed":
             parts.append(Text("    the server no longer offers it; `accept` drops it from the lock", style="dim"))
+        elif p.change == "changed" and p.hash == e.hash and not e.tampered():
+            parts.append(Text("    the server offers the accepted definition again (it had been rejected); "
+                              "`accept` enables it", style="dim"))
         elif p.change == "changed" and e.definition is not None:
             from mcplock.compare import changed_fields
 

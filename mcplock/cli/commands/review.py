@@ -75,8 +75,8 @@ def _refuse_enable(srv: ServerEntry, e: Entry, target: str) -> None:
         raise UsageError(f"`{target}` was never accepted: there is no definition to enable", hint=hint)
     if e.rejected_hash is not None:
         raise UsageError(f"`{target}` was rejected: its server offers a definition you refused, not the accepted one",
-                         hint=f"run `mcplock refresh {srv.name}`: what the server offers then is staged for review; "
-                         f"`mcplock accept {target}` enables it")
+                         hint=f"it stays disabled until its server offers something else; then `mcplock refresh "
+                         f"{srv.name}` stages that for review and `mcplock accept {target}` enables it")
     if e.tampered():
         raise UsageError(f"`{target}`: the stored definition does not match its hash (edited by hand or tampered with)",
                          hint=f"restore mcp.lock from git, or run `mcplock refresh {srv.name}` and "
