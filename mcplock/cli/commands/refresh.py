@@ -40,9 +40,9 @@ def cmd_refresh(
             line.append(": up to date", style="green")
         cli.say(line)
         for item in res.changed:
-            # a quarantine is a result, not progress: said even with -q
+            # a quarantine is a result, not progress: said even with -q (on stderr, as a warning)
             why = "its stored definition failed its hash" if item in res.tampered else "changed upstream"
-            cli.out.print(Text(f"  quarantined ({why}): ").append_text(
+            cli.err.print(Text(f"  quarantined ({why}): ").append_text(
                 safe_text(f"{name}/{item}", keep_newlines=False)))
     if any(res.proposals for _, res in summary):
         cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
