@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.core import oauth
 from mcplock.core.specs import client_identity, lock_dir, locked_specs
-from mcplock.errors import UsageError
+from mcplock.errors import HashError, UsageError
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.spec import ServerSpec
 
 if TYPE_CHECKING:
+    from mcplock.errors import ProbeError
     from mcplock.probe import ProbeOptions
 
 OnEvent = Callable[[str, str], None]  # (server name, "start" | "done" | "failed")
@@ -30,6 +31,14 @@ def result_of(results: Results, name: str) -> Any:
 
     r = results.get(name)
     return ProbeError("internal", "no result") if r is None else r
+
+
+def unpinnable(err: HashError) -> ProbeError:
+    """A server whose answer holds a value with no canonical form fails alone, like an
+    unreachable one: its error names the item (the other servers are still compared/written)."""
+    from mcplock.errors import ProbeError
+
+    return ProbeError("unpinnable", err.message, hint=err.hint)
 
 
 def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | None = None,

@@ -101,8 +101,9 @@ def canonical(value: Any, *, what: str = "definition") -> bytes:
         _encode(value, out)
         return b"".join(out)
     except (rfc8785.CanonicalizationError, ValueError, TypeError, RecursionError) as e:
+        reason = "a lone surrogate (a string that is not Unicode text)" if "non-UTF-8" in str(e) else str(e)
         raise HashError(
-            f"{what} holds a value that has no canonical JSON form: {e}",
+            f"{what} holds a value that has no canonical JSON form: {reason}",
             hint="such a value (NaN, Infinity, a lone surrogate) cannot be pinned; "
             "ask the server's maintainers to send valid JSON",
         ) from None

@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
 from mcplock.probe._common import (
+    INVALID_JSON_HINT,
     BadConstant,
     PendingRequests,
     State,
     TailBuffer,
     answer_server_request,
+    bad_constant_message,
     dumps,
     fmt_seconds,
     is_jsonrpc,
@@ -239,7 +241,7 @@ class StdioTransport(PendingRequests):
             obj = loads(text)
         except BadConstant as e:
             if '"jsonrpc"' in text:
-                self._fail(ProbeError("protocol", f"the server sent a JSON-RPC message that is not valid JSON: {e}"))
+                self._fail(ProbeError("protocol", bad_constant_message(text, e), hint=INVALID_JSON_HINT))
                 return
             self.state.skip(text)
             return
