@@ -149,9 +149,15 @@ def test_escape_sequences_in_names_reach_no_output_raw(cli):
     s = _surface()
     s["tools"].append({"name": "wipe\x1b[2J\u202eevil", "description": "x\u200by\x07",
                        "inputSchema": {"type": "object"}})
+    s["tools"].append({"name": "refs", "description": "r", "inputSchema": {
+        "type": "object", "properties": {"p": {"$ref": "#/$defs/x\x1b[2J"}}, "$defs": {"x\x1b[2J": {"type": "string"}}}})
     _write("surface.json", s)
     for r in (_add(cli, yes=False), cli("check"), cli("list"), cli("diff"), cli("check", "--format", "github"),
-              cli("check", "--format", "markdown"), cli("refresh")):
+              cli("check", "--format", "markdown"), cli("refresh"), cli("show", "docs"),
+              cli("show", "docs/refs"), cli("diff", "--format", "markdown"), cli("diff", "--format", "github"),
+              cli("inspect", "--", *stdio_command(surface="surface.json")),
+              cli("check", "-o", "report\x1b[2J.txt"), cli("accept", "docs/nosuch\x1b[2J"),
+              cli("list", "--bogus\x1b[2J")):
         _no_raw(r)
     r = cli("check")
     assert r.returncode == 1 and "\\x1b" in r.stdout + r.stderr

@@ -9,6 +9,7 @@ inside the commands that need them.
 from __future__ import annotations
 
 import typer
+from rich.text import Text
 
 # typer bundles its own click: these are the exceptions its parser raises (a separately
 # installed click has other classes, which never match).
@@ -82,10 +83,10 @@ def run(args: list[str]) -> int:
     except typer.Exit as e:
         return e.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        cli.err.print("interrupted")
+        cli.err.print(Text("interrupted"))
         return 130
     except ClickException as e:  # usage: unknown option or command, missing value, bad choice
-        e.show()
+        _show_usage_error(e)
         return e.exit_code
     except McplockError as e:
         cli.print_error(e)
@@ -98,9 +99,19 @@ def run(args: list[str]) -> int:
     return rv if isinstance(rv, int) else 0
 
 
-def _bug(cli: Cli, e: Exception) -> None:
-    from rich.text import Text
+def _show_usage_error(e: ClickException) -> None:
+    """click's message, hidden characters escaped (it quotes the arguments as given)."""
+    import io
+    import sys
 
+    from mcplock.untrusted import visible
+
+    buf = io.StringIO()
+    e.show(file=buf)
+    sys.stderr.write(visible(buf.getvalue()))
+
+
+def _bug(cli: Cli, e: Exception) -> None:
     from mcplock.untrusted import safe_text
 
     cli.err.print(Text("error: ", style="bold red").append_text(

@@ -79,7 +79,7 @@ def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: i
             continue
         row.append(_type(sub), style="cyan")
         if refname:
-            row.append(f" ({refname})", style="dim")
+            row.append(" (", style="dim").append_text(safe_text(refname, "dim", keep_newlines=False)).append(")", style="dim")
         if isinstance(sub.get("enum"), list):
             row.append("  one of ").append_text(safe_text(", ".join(_j(v) for v in sub["enum"]), keep_newlines=False))
         for key, word in _LIMITS:
