@@ -353,6 +353,24 @@ def test_stderr_tail_keeps_its_lines(cli, tmp_path):
     assert r.returncode == 3
     assert "\\x0a" not in r.stderr and "\\n" not in r.stderr
     assert "first line" in r.stderr and "second line" in r.stderr
+    # a locked server that starts dying: diff's text and markdown reports keep the lines too
+    _write("surface.json", _surface())
+    fixture = stdio_command(surface="surface.json")
+    wrapper = tmp_path / "flaky.py"
+    wrapper.write_text(
+        "import os, sys\n"
+        "if os.path.exists('die'):\n"
+        "    sys.stderr.write('first line\\nsecond line\\n'); sys.exit(1)\n"
+        f"os.execv(sys.executable, {fixture!r})\n")
+    assert cli("add", "docs", "--yes", "--", sys.executable, str(wrapper)).returncode == 0
+    Path("die").write_text("")
+    for fmt in ("text", "markdown"):
+        r = cli("diff", "--format", fmt)
+        assert r.returncode == 3, r.stdout + r.stderr
+        assert "\\x0a" not in r.stdout and "\\n" not in r.stdout, r.stdout
+        lines = r.stdout.splitlines()
+        assert any("first line" in ln and "second" not in ln for ln in lines), r.stdout
+        assert any("second line" in ln and "first" not in ln for ln in lines), r.stdout
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1", "0"])
