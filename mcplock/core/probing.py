@@ -7,6 +7,7 @@ functions, never at start-up.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -51,8 +52,9 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | No
     from mcplock.auth import http_client
     from mcplock.probe import ProbeOptions
 
-    if timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise UsageError(f"--timeout must be a positive, finite number of seconds, not {timeout:g}",
+                         hint="e.g. --timeout 60 for a server that is slow to start")
     client_identity(client_name, client_version)  # --client-version alone is a usage error
     env = dict(os.environ if environ is None else environ)
     env.setdefault("MCPLOCK_PROJECT_DIR", lock_dir(lockfile))
