@@ -291,6 +291,23 @@ def test_die_after_init():
     assert "die-after-init" in err.message  # the stderr tail
 
 
+def test_batch_reply_is_a_protocol_error_at_once():
+    err = probe_error(stdio_spec(mode="batch-reply"), timeout=60)
+    assert err.kind == "protocol"
+    assert "batch" in err.message  # at once: a protocol error, not a timeout
+
+
+def test_nan_in_a_tool_names_the_tool(tmp_path):
+    surface = tmp_path / "nan.json"
+    text = json.dumps({"tools": [{"name": "ok", "inputSchema": {"type": "object"}},
+                                 {"name": "bounded", "inputSchema": {"type": "object", "maximum": 1}}]})
+    surface.write_text(text.replace('"maximum": 1', '"maximum": Infinity'), encoding="utf-8")
+    err = probe_error(stdio_spec(surface=surface))
+    assert err.kind == "protocol"
+    assert "`Infinity`" in err.message and "tool `bounded`" in err.message
+    assert "result.tools[1].inputSchema.maximum" in err.message
+
+
 def test_garbage_only_output():
     t0 = time.monotonic()
     err = probe_error(stdio_spec(mode="garbage"), timeout=1.5)

@@ -248,6 +248,9 @@ class StdioTransport(PendingRequests):
         except ValueError:
             self.state.skip(text)
             return
+        if isinstance(obj, list) and any(is_jsonrpc(m) for m in obj):
+            self._batch(obj)
+            return
         if not is_jsonrpc(obj):
             self.state.skip(text)
             return
@@ -260,6 +263,24 @@ class StdioTransport(PendingRequests):
         elif is_server_request(obj):
             asyncio.create_task(self._answer(obj))
         # notifications (logging, list_changed …) are ignored
+
+    def _batch(self, msgs: list[Any]) -> None:
+        """A JSON-RPC batch (an array) on stdout. An answer to one of our requests in a batch is
+        a protocol error at once (JSON-RPC answers a single request with a single object; mcplock
+        never sends batches), not a wait for the timeout; requests in it are answered."""
+        self.state.valid_messages += 1
+        if any(is_jsonrpc(m) and is_response(m) for m in msgs):
+            self._fail(ProbeError(
+                "protocol",
+                f"server `{self.spec.name}` answered a single request with a JSON-RPC batch (a JSON array "
+                f"of {len(msgs)} message{'s' if len(msgs) != 1 else ''}); JSON-RPC answers a single request "
+                "with a single response object",
+                hint="report it to the server's maintainers (MCP has no batches since 2025-06-18)",
+            ))
+            return
+        for m in msgs:
+            if is_jsonrpc(m) and is_server_request(m):
+                asyncio.create_task(self._answer(m))
 
     async def _answer(self, req: dict[str, Any]) -> None:
         with contextlib.suppress(Exception):
