@@ -429,6 +429,11 @@ def test_an_unrequested_protocol_version_is_refused(cli, tmp_path):
                                   "serverInfo": {"name": "x", "version": "1"}})
     r = cli("inspect", "--timeout", "10", "--", *cmd)
     assert r.returncode == 3 and "1999-01-01" in r.stderr
+    # an older version mcplock knows is normal negotiation
+    cmd = _init_server(tmp_path, {"protocolVersion": "2025-03-26", "capabilities": {"tools": {}},
+                                  "serverInfo": {"name": "x", "version": "1"}})
+    r = cli("inspect", "--timeout", "10", "--", *cmd)
+    assert r.returncode == 0, r.stderr
 
 
 def test_null_capabilities_is_a_protocol_error_not_no_tools(cli, tmp_path):
