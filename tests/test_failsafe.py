@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -526,3 +527,15 @@ def test_hints_name_only_options_that_exist(cli):
     src = Path(__file__).resolve().parent.parent / "mcplock"
     text = "\n".join(p.read_text(encoding="utf-8") for p in src.rglob("*.py"))
     assert "raise the page limit" not in text
+    # every `--option` the code mentions is one some command's --help lists (or git's/an example's)
+    mentioned = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]", text))
+    helps = [cli("--help").stdout]
+    commands = re.findall(r"^\s{2}(\w[\w-]*)\s", helps[0].split("Commands:")[-1], re.MULTILINE)
+    assert "diff" in commands and "check" in commands
+    for c in commands:
+        helps.append(cli(c, "--help").stdout)
+        if c == "auth":
+            helps += [cli("auth", sub, "--help").stdout for sub in ("login", "logout", "status")]
+    offered = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]", "\n".join(helps)))
+    not_ours = {"--ours", "--theirs", "--flag"}  # git's, and a docstring's example of a flag
+    assert mentioned - offered - not_ours == set()

@@ -98,6 +98,12 @@ def answer_server_request(req: dict[str, Any]) -> dict[str, Any]:
 
 # --- text for messages ------------------------------------------------------------------
 
+def size_limit_hint(max_bytes: int) -> str:
+    """The hint of a message over the size limit (there is no option to raise it: it says so)."""
+    return (f"mcplock reads at most {max_bytes // (1024 * 1024)} MiB per message, to stay safe from a server that "
+            "floods it; a server that needs more is not supported: report it to its maintainers")
+
+
 def fmt_seconds(s: float) -> str:
     return f"{s:g}"
 

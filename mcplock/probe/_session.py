@@ -158,7 +158,8 @@ async def _list_all(
             raise ProbeError(
                 "pagination",
                 f"{method} has more than {opts.max_pages} pages (the server keeps sending `nextCursor`)",
-                hint="raise the page limit if the server really has that many pages",
+                hint=f"mcplock reads at most {opts.max_pages} pages of a list, to stop a pagination that never "
+                "ends; a server that really has more is not supported: report it to its maintainers",
             )
         where = method if page == 1 else f"{method} page {page}"
         t.state.step = f"the answer to {where}"
@@ -208,7 +209,8 @@ async def _list_all(
                 raise ProbeError(
                     "too-large",
                     f"{method} returned more than {opts.max_items} {noun}s",
-                    hint="raise the item limit if the server really has that many",
+                    hint=f"mcplock reads at most {opts.max_items} {noun}s of a server, to stay safe from one that "
+                    "floods it; a server that really has more is not supported: report it to its maintainers",
                 )
         if nxt is None:
             return items

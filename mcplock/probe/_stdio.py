@@ -28,6 +28,7 @@ from mcplock.probe._common import (
     is_response,
     is_server_request,
     loads,
+    size_limit_hint,
     with_stderr,
 )
 from mcplock.spec import ServerSpec, expand
@@ -222,7 +223,7 @@ class StdioTransport(PendingRequests):
             "too-large",
             f"server `{self.spec.name}` sent a message larger than {self.opts.max_response_bytes} bytes "
             f"(while waiting for {self.state.step.removeprefix('the answer to ')})",
-            hint="raise the response size limit if the server really sends that much",
+            hint=size_limit_hint(self.opts.max_response_bytes),
         )
 
     def _handle_line(self, raw: bytes) -> None:
@@ -354,5 +355,6 @@ class StdioTransport(PendingRequests):
                 f"server `{self.spec.name}`: no answer within {fmt_seconds(timeout)} s (waiting for {waiting})",
                 self.stderr.text(),
             ),
-            hint="raise the timeout if the server is just slow to start (e.g. `npx` downloading a package)",
+            hint="if the server is just slow to start (e.g. `npx` downloading a package), give it longer with "
+            "--timeout SECONDS",
         )

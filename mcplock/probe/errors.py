@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from mcplock.errors import COMMAND, Action, ProbeError
+from mcplock.probe._common import size_limit_hint
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import sanitize
 
@@ -97,7 +98,7 @@ class HttpErrors:
             "too-large",
             f"server `{self.spec.name}` sent a message larger than {self.max_bytes} bytes "
             f"(answering {self.waiting()})",
-            hint="raise the response size limit if the server really sends that much",
+            hint=size_limit_hint(self.max_bytes),
         )
 
     def waiting(self) -> str:
