@@ -151,7 +151,8 @@ def test_escape_sequences_in_names_reach_no_output_raw(cli):
     s["tools"].append({"name": "wipe\x1b[2J\u202eevil", "description": "x\u200by\x07",
                        "inputSchema": {"type": "object"}})
     s["tools"].append({"name": "refs", "description": "r", "inputSchema": {
-        "type": "object", "properties": {"p": {"$ref": "#/$defs/x\x1b[2J"}}, "$defs": {"x\x1b[2J": {"type": "string"}}}})
+        "type": "object", "properties": {"p": {"$ref": "#/$defs/x\x1b[2J"}},
+        "$defs": {"x\x1b[2J": {"type": "string"}}}})
     _write("surface.json", s)
     for r in (_add(cli, yes=False), cli("check"), cli("list"), cli("diff"), cli("check", "--format", "github"),
               cli("check", "--format", "markdown"), cli("refresh"), cli("show", "docs"),

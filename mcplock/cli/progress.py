@@ -82,7 +82,8 @@ def show_skipped(cli: Cli, results: dict[str, Any]) -> None:
         return
     for name, r in results.items():
         if not isinstance(r, ProbeError) and r.skipped_lines:
-            cli.err.print(_name(name).append(f": skipped {len(r.skipped_lines)} non-JSON-RPC line(s) on stdout:", style="dim"))
+            cli.err.print(_name(name).append(f": skipped {len(r.skipped_lines)} non-JSON-RPC line(s) on stdout:",
+                                             style="dim"))
             for line in r.skipped_lines[:20]:
                 cli.err.print(Text("  ").append_text(safe_text(line, keep_newlines=False)))
 

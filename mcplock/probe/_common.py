@@ -244,7 +244,9 @@ class PendingRequests:
         self._pending = {}
         self._failure = None
 
-    def _new_request(self, method: str, params: dict[str, Any] | None) -> tuple[int, dict[str, Any], asyncio.Future[dict[str, Any]]]:
+    def _new_request(
+        self, method: str, params: dict[str, Any] | None
+    ) -> tuple[int, dict[str, Any], asyncio.Future[dict[str, Any]]]:
         if self._failure is not None:
             raise self._failure
         self._next_id += 1

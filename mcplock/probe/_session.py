@@ -96,7 +96,8 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions) -> Snapshot:
             {
                 "protocolVersion": opts.protocol_version,
                 "capabilities": {},
-                "clientInfo": dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version))),
+                "clientInfo": dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version),
+                                       strict=False)),
             },
         )
     except RpcError as e:

@@ -69,6 +69,7 @@ class StdioTransport(PendingRequests):
         self.proc: asyncio.subprocess.Process | None = None
         self._init_requests()
         self._tasks: list[asyncio.Task[None]] = []
+        self._answering: set[asyncio.Task[None]] = set()
         self._stdout_done = asyncio.Event()
         self._stderr_done = asyncio.Event()
         self._write_lock = asyncio.Lock()
@@ -262,7 +263,7 @@ class StdioTransport(PendingRequests):
             if fut is not None and not fut.done():
                 fut.set_result(obj)
         elif is_server_request(obj):
-            asyncio.create_task(self._answer(obj))
+            self._answer_soon(obj)
         # notifications (logging, list_changed …) are ignored
 
     def _batch(self, msgs: list[Any]) -> None:
@@ -281,7 +282,12 @@ class StdioTransport(PendingRequests):
             return
         for m in msgs:
             if is_jsonrpc(m) and is_server_request(m):
-                asyncio.create_task(self._answer(m))
+                self._answer_soon(m)
+
+    def _answer_soon(self, req: dict[str, Any]) -> None:
+        task = asyncio.create_task(self._answer(req))
+        self._answering.add(task)  # a reference until it is done (asyncio keeps only a weak one)
+        task.add_done_callback(self._answering.discard)
 
     async def _answer(self, req: dict[str, Any]) -> None:
         with contextlib.suppress(Exception):
@@ -338,11 +344,12 @@ class StdioTransport(PendingRequests):
     def timeout_error(self, timeout: float) -> ProbeError:
         waiting = self.state.step.removeprefix("the answer to ")
         if self.state.valid_messages == 0 and self.state.skipped_lines:
+            n = self.state.skipped_count
             return ProbeError(
                 "garbage",
                 with_stderr(
                     f"server `{self.spec.name}` printed no JSON-RPC on stdout within {fmt_seconds(timeout)} s, "
-                    f"only other output ({self.state.skipped_count} line{'s' if self.state.skipped_count != 1 else ''}); "
+                    f"only other output ({n} line{'s' if n != 1 else ''}); "
                     "first line: "
                     f"{sanitize(self.state.skipped_lines[0], 200)}",
                     self.stderr.text(),
