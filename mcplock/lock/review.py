@@ -106,11 +106,13 @@ def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None
 
 
 def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
-    """Record what ``snap`` shows as pending proposals on ``server`` (what `refresh` does)."""
+    """Record what ``snap`` shows as pending proposals on ``server`` (what `refresh` does).
+
+    A definition that cannot be hashed raises :class:`HashError` before ``server`` changes."""
     result = StageResult()
+    live = live_items(server, snap)
     server.server_info = snap.server_info if isinstance(snap.server_info, dict) else None
     server.protocol_version = snap.protocol_version
-    live = live_items(server, snap)
     for kind in ("instructions", *ITEM_KINDS):
         offered = live[kind]
         if kind == "instructions":

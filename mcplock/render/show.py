@@ -82,7 +82,8 @@ def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: i
             continue
         row.append(_type(sub), style="cyan")
         if refname:
-            row.append(f" ({refname})", style="dim")
+            row.append(" (", style="dim").append_text(safe_text(refname, "dim", keep_newlines=False))
+            row.append(")", style="dim")
         if isinstance(sub.get("enum"), list):
             row.append("  one of ").append_text(safe_text(", ".join(_j(v) for v in sub["enum"]), keep_newlines=False))
         for key, word in _LIMITS:
@@ -167,8 +168,8 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
     flags = Text("  ")
     if e.kind == "tool":
         flags.append("enabled: ").append("yes" if e.enabled else "no", style="green" if e.enabled else "red")
-        flags.append("   approval: ").append(
-            e.approval + (" (ask before each call)" if e.approval == "always" else " (no prompt)"))
+        asks = " (ask before each call)" if e.approval == "always" else " (no prompt)"
+        flags.append("   approval: ").append(e.approval + asks)
         flags.append("   ")
     flags.append("state: ").append_text(state_text(e))
     parts.append(flags)
