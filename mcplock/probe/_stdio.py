@@ -11,6 +11,7 @@ import contextlib
 import os
 import shlex
 import signal
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
@@ -50,6 +51,10 @@ def kill_all_live() -> None:
     for pgid in list(LIVE_GROUPS):
         kill_group(pgid)
         LIVE_GROUPS.discard(pgid)
+
+
+def _lines(n: int) -> str:
+    return f"{n} line" + ("s" if n != 1 else "")
 
 
 class _Gone(Exception):
@@ -166,8 +171,11 @@ class StdioTransport(PendingRequests):
             except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 raise _Gone() from None
 
-    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    async def request(self, method: str, params: dict[str, Any] | None,
+                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
         rid, msg, fut = self._new_request(method, params)
+        if on_id is not None:
+            on_id(rid)
         try:
             try:
                 await self._send(msg)
@@ -182,6 +190,12 @@ class StdioTransport(PendingRequests):
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             msg["params"] = params
+        await self.send_message(msg)
+
+    async def send_message(self, msg: dict[str, Any]) -> None:
+        """Send one message as it is (a notification, or a reply to a server request)."""
+        if self._failure is not None:
+            raise self._failure
         try:
             await self._send(msg)
         except _Gone:
@@ -255,8 +269,10 @@ class StdioTransport(PendingRequests):
             fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
             if fut is not None and not fut.done():
                 fut.set_result(obj)
+        elif self.on_message is not None:
+            self.on_message(obj)  # a long-lived session relays requests and notifications
         elif is_server_request(obj):
-            asyncio.create_task(self._answer(obj))
+            self._background(self._answer(obj))
         # notifications (logging, list_changed …) are ignored
 
     async def _answer(self, req: dict[str, Any]) -> None:
@@ -318,7 +334,7 @@ class StdioTransport(PendingRequests):
                 "garbage",
                 with_stderr(
                     f"server `{self.spec.name}` printed no JSON-RPC on stdout within {fmt_seconds(timeout)} s, "
-                    f"only other output ({self.state.skipped_count} line{'s' if self.state.skipped_count != 1 else ''}); "
+                    f"only other output ({_lines(self.state.skipped_count)}); "
                     "first line: "
                     f"{sanitize(self.state.skipped_lines[0], 200)}",
                     self.stderr.text(),
