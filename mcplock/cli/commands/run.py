@@ -66,7 +66,6 @@ def cmd_call(
     from mcplock import targets
 
     cli = context.of(ctx)
-    cli.json_command = "call"
     t = targets.parse(target)
     if t.kind != "tool" or not t.key:
         raise UsageError(f"`{target}` does not name a tool", hint="use `mcplock call SERVER/TOOL --args '{…}'`")
@@ -82,7 +81,13 @@ def cmd_call(
     approver = True if approve else (_ask_on_terminal(cli) if sys.stdin.isatty() and sys.stderr.isatty() else False)
     session = open_session(t.server, cli.lockfile, approve=approver, timeout=timeout, client_name=client_name,
                            client_version=client_version)
-    res = asyncio.run(_call(session, t.key, arguments, timeout))
+    from mcplock.api import InvalidArguments
+
+    try:
+        res = asyncio.run(_call(session, t.key, arguments, timeout))
+    except InvalidArguments as e:  # checked locally, nothing was sent: a usage error
+        raise UsageError(e.message, hint=f"see the tool's locked schema with `mcplock show {target}`",
+                         code="invalid-arguments") from None
     cli.write_json(res)
     return 1 if res.get("isError") is True else 0
 
