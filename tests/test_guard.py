@@ -204,7 +204,7 @@ def test_approval_always_without_elicitation(cli):
     assert [c["arguments"]["query"] for c in _calls()] == ["a", "b"]
 
 
-@pytest.mark.parametrize("mode", ["crash", "die-after-init"])
+@pytest.mark.parametrize("mode", ["crash", "die-after-init", "huge"])
 def test_unreachable_upstream_answers_initialize_with_an_error(cli, mode):
     _lock(cli)
     cmd = stdio_command(mode=mode, surface="surface.json")

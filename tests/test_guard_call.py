@@ -121,3 +121,15 @@ def test_connect_to_an_unreachable_server_raises_probe_error(cli):
     with pytest.raises(ProbeError) as e:
         asyncio.run(main())
     assert e.value.exit_code == 3
+
+
+def test_the_guard_path_imports_neither_the_sdk_nor_the_cli_stack():
+    import subprocess
+    import sys
+
+    code = ("import sys; import mcplock.cli.fast_run, mcplock.guard, mcplock.guard.relay, mcplock.guard.session, "
+            "mcplock.probe._stdio, mcplock.core.probing; "
+            "heavy = ('mcp', 'typer', 'rich', 'jsonschema', 'httpx2', 'deepdiff'); "
+            "print(sorted(m for m in heavy if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
