@@ -7,7 +7,7 @@ import asyncio
 import json
 import math
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -238,11 +238,24 @@ class PendingRequests:
     _next_id: int
     _pending: dict[int, asyncio.Future[dict[str, Any]]]
     _failure: BaseException | None
+    # A long-lived session (the guard) sets these: server requests and notifications go to
+    # ``on_message`` instead of the probe's own answers; ``on_failure`` hears the end.
+    on_message: Callable[[dict[str, Any]], None] | None
+    on_failure: Callable[[BaseException], None] | None
 
     def _init_requests(self) -> None:
         self._next_id = 0
         self._pending = {}
         self._failure = None
+        self.on_message = None
+        self.on_failure = None
+        self._replies: set[asyncio.Task[None]] = set()
+
+    def _background(self, coro: Any) -> None:
+        """Run ``coro`` (a reply to the server) without waiting for it; keep it referenced."""
+        task = asyncio.create_task(coro)
+        self._replies.add(task)
+        task.add_done_callback(self._replies.discard)
 
     def _new_request(
         self, method: str, params: dict[str, Any] | None
@@ -259,9 +272,12 @@ class PendingRequests:
         return rid, msg, fut
 
     def _fail(self, err: BaseException) -> None:
-        if self._failure is None:
+        first = self._failure is None
+        if first:
             self._failure = err
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(err)
                 fut.exception()  # retrieved: see the class docstring
+        if first and self.on_failure is not None:
+            self.on_failure(err)

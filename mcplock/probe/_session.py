@@ -85,7 +85,9 @@ def _rpc_error(method: str, e: RpcError) -> ProbeError:
     return ProbeError("rpc", msg)
 
 
-async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions) -> Snapshot:
+async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
+              capabilities: dict[str, Any] | None = None) -> Snapshot:
+    """Initialize, then list everything; ``capabilities``: the client's (a guard passes its host's)."""
     snap = Snapshot()
     st = t.state
     st.step = "the answer to initialize"
@@ -95,7 +97,7 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions) -> Snapshot:
             "initialize",
             {
                 "protocolVersion": opts.protocol_version,
-                "capabilities": {},
+                "capabilities": capabilities or {},
                 "clientInfo": dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version),
                                        strict=False)),
             },

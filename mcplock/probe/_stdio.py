@@ -11,6 +11,7 @@ import contextlib
 import os
 import shlex
 import signal
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
@@ -55,6 +56,10 @@ def kill_all_live() -> None:
         LIVE_GROUPS.discard(pgid)
 
 
+def _lines(n: int) -> str:
+    return f"{n} line" + ("s" if n != 1 else "")
+
+
 class _Gone(Exception):
     """stdout closed: the server process is gone (or closed its stdout)."""
 
@@ -69,7 +74,6 @@ class StdioTransport(PendingRequests):
         self.proc: asyncio.subprocess.Process | None = None
         self._init_requests()
         self._tasks: list[asyncio.Task[None]] = []
-        self._answering: set[asyncio.Task[None]] = set()
         self._stdout_done = asyncio.Event()
         self._stderr_done = asyncio.Event()
         self._write_lock = asyncio.Lock()
@@ -170,8 +174,11 @@ class StdioTransport(PendingRequests):
             except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 raise _Gone() from None
 
-    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    async def request(self, method: str, params: dict[str, Any] | None,
+                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
         rid, msg, fut = self._new_request(method, params)
+        if on_id is not None:
+            on_id(rid)
         try:
             try:
                 await self._send(msg)
@@ -186,6 +193,12 @@ class StdioTransport(PendingRequests):
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             msg["params"] = params
+        await self.send_message(msg)
+
+    async def send_message(self, msg: dict[str, Any]) -> None:
+        """Send one message as it is (a notification, or a reply to a server request)."""
+        if self._failure is not None:
+            raise self._failure
         try:
             await self._send(msg)
         except _Gone:
@@ -262,6 +275,8 @@ class StdioTransport(PendingRequests):
             fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
             if fut is not None and not fut.done():
                 fut.set_result(obj)
+        elif self.on_message is not None:
+            self.on_message(obj)  # a long-lived session relays requests and notifications
         elif is_server_request(obj):
             self._answer_soon(obj)
         # notifications (logging, list_changed …) are ignored
@@ -285,9 +300,7 @@ class StdioTransport(PendingRequests):
                 self._answer_soon(m)
 
     def _answer_soon(self, req: dict[str, Any]) -> None:
-        task = asyncio.create_task(self._answer(req))
-        self._answering.add(task)  # a reference until it is done (asyncio keeps only a weak one)
-        task.add_done_callback(self._answering.discard)
+        self._background(self._answer(req))
 
     async def _answer(self, req: dict[str, Any]) -> None:
         with contextlib.suppress(Exception):
@@ -344,12 +357,11 @@ class StdioTransport(PendingRequests):
     def timeout_error(self, timeout: float) -> ProbeError:
         waiting = self.state.step.removeprefix("the answer to ")
         if self.state.valid_messages == 0 and self.state.skipped_lines:
-            n = self.state.skipped_count
             return ProbeError(
                 "garbage",
                 with_stderr(
                     f"server `{self.spec.name}` printed no JSON-RPC on stdout within {fmt_seconds(timeout)} s, "
-                    f"only other output ({n} line{'s' if n != 1 else ''}); "
+                    f"only other output ({_lines(self.state.skipped_count)}); "
                     "first line: "
                     f"{sanitize(self.state.skipped_lines[0], 200)}",
                     self.stderr.text(),

@@ -50,6 +50,9 @@ def cmd_check(
     if findings:
         cli.out.print(render_findings(findings))
     cli.say(verdict)
+    from mcplock.cli.commands.listing import drift_evidence, note_drift_evidence
+
+    note_drift_evidence(cli, drift_evidence(path, lock))
     return code
 
 
