@@ -28,12 +28,13 @@ from mcplock.lock.model import (
     ServerEntry,
 )
 from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
+from mcplock.spec import ENV_NAME
 
 __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
 
 
 SERVER_KEYS = {
-    "transport", "command", "args", "env", "cwd", "url", "headers", "source", "config-hash", "auth",
+    "transport", "command", "args", "env", "pass-env", "cwd", "url", "headers", "source", "config-hash", "auth",
     "policy", "pin-resources", "client", "server-info", "protocol-version", "instructions",
     "instructions-hash", "instructions-rejected-hash", "instructions-pending", *ITEM_KINDS,
 }
@@ -133,6 +134,9 @@ class _Reader:
         policy = self.get(st, table, "policy", str, "all")
         if policy not in POLICIES:
             raise self.fail(table, f"`policy` in {self._where(table)} must be one of {', '.join(POLICIES)}")
+        pass_env = self.get(st, table, "pass-env", list, [])
+        if not all(isinstance(n, str) and ENV_NAME.fullmatch(n) for n in pass_env):
+            raise self.fail(table, f"`pass-env` in {self._where(table)} must be a list of environment variable names")
         info = self.get(st, table, "server-info", dict)
         srv = ServerEntry(
             name=name,
@@ -140,6 +144,7 @@ class _Reader:
             command=self.get(st, table, "command", str),
             args=list(args),
             env=self.str_map(st, table, "env"),
+            pass_env=list(pass_env),
             cwd=self.get(st, table, "cwd", str),
             url=self.get(st, table, "url", str),
             headers=self.str_map(st, table, "headers"),
