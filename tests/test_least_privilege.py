@@ -86,13 +86,22 @@ def test_a_server_may_be_given_a_named_extra_variable(cli, tmp_path, monkeypatch
 def test_init_runs_nothing_from_a_config_until_trusted(cli, tmp_path):
     rec = _recorder(tmp_path)
     _config([sys.executable, str(rec)])
-    r = cli("init", "--yes")
+    r = cli("init")
     assert r.returncode == 2, r.stdout + r.stderr
     assert not Path("marker").exists(), "a command from a cloned config ran before anyone trusted it"
     assert str(rec) in r.stderr  # shows exactly what would run
-    assert "mcplock init --trust" in r.stderr or "--trust" in r.stderr
+    assert "mcplock init --trust" in r.stderr
     assert not Path("mcp.lock").exists()
-    r = cli("init", "--yes", "--trust")
+    r = cli("init", "--trust")
+    assert r.returncode == 0, r.stderr
+    assert Path("marker").exists()
+
+
+def test_yes_answers_the_trust_question_too(cli, tmp_path):
+    """--yes answers every question, the trust question included (the issue says so)."""
+    rec = _recorder(tmp_path)
+    _config([sys.executable, str(rec)])
+    r = cli("init", "--yes")
     assert r.returncode == 0, r.stderr
     assert Path("marker").exists()
 
@@ -100,22 +109,34 @@ def test_init_runs_nothing_from_a_config_until_trusted(cli, tmp_path):
 def test_add_from_a_config_needs_trust_too(cli, tmp_path):
     rec = _recorder(tmp_path)
     _config([sys.executable, str(rec)])
-    r = cli("add", "--from", ".mcp.json", "--yes")
+    r = cli("add", "--from", ".mcp.json")
     assert r.returncode == 2 and not Path("marker").exists()
-    assert cli("add", "--from", ".mcp.json", "--yes", "--trust").returncode == 0
-    assert Path("marker").exists()
+    assert "--trust" in r.stderr and str(rec) in r.stderr
+    assert cli("add", "--from", ".mcp.json", "--trust").returncode == 0
+    assert Path("marker").read_text() == "ran\n"
+    # --yes consents as well: a second config's server, never trusted, runs under --yes alone
+    Path(".mcp.json").write_text(json.dumps({"mcpServers": {"more": {"command": sys.executable,
+                                                                     "args": [str(rec), "more"]}}}))
+    assert cli("add", "--from", ".mcp.json").returncode == 2
+    assert Path("marker").read_text() == "ran\n"
+    assert cli("add", "--from", ".mcp.json", "--yes").returncode == 0
+    assert Path("marker").read_text() == "ran\nran\n"
 
 
 def test_a_secret_bearing_url_from_a_config_needs_trust(cli):
     with http_fixture(surface=SURFACES / "demo.json") as url:
         Path(".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {
             "type": "http", "url": url + "/mcp", "headers": {"X-Api-Key": "${AWS_SECRET_ACCESS_KEY}"}}}}))
-        r = cli("init", "--yes")
+        r = cli("init")
         assert r.returncode == 2, r.stderr
         assert "AWS_SECRET_ACCESS_KEY" in r.stderr and url in r.stderr
         assert CANARY not in r.stdout + r.stderr
-        r = cli("init", "--yes", "--trust")
+        assert not Path("mcp.lock").exists()
+        r = cli("init", "--trust")
         assert r.returncode == 0, r.stderr
+        Path("mcp.lock").unlink()
+        r = cli("init", "--yes", env={"MCPLOCK_CONFIG_DIR": str(Path("..", "fresh-user").resolve())})
+        assert r.returncode == 0, r.stderr  # --yes consents too (a user with no trust record yet)
 
 
 def test_a_command_typed_on_the_command_line_is_trusted_by_typing_it(cli, tmp_path):

@@ -37,7 +37,13 @@ CLIENT_METADATA_URL_HELP = ("OAuth: an https:// URL of a client ID metadata docu
 POLICY = typer.Option("all", "--policy", help=(
     "Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
     "no annotations, so usually the same as all), none."))
-YES = typer.Option(False, "--yes", "-y", help="Accept every tool without asking.")
+YES = typer.Option(False, "--yes", "-y", help="Answer yes to every question: accept every tool (but critical "
+                   "findings) and trust the servers of a host config to run.")
+TRUST = typer.Option(False, "--trust", help="Trust the commands and URLs of the host config to run in this project "
+                     "(shown first at a terminal; without it, and off a terminal, nothing from a file runs).")
+PASS_ENV = typer.Option([], "--pass-env", metavar="NAME", help=(
+    "Pass this variable of your environment to the server as it is (repeatable; the name is locked, never the "
+    "value). Servers otherwise get a minimal environment plus their --env."))
 OAUTH_CLIENT_ID = typer.Option(None, "--oauth-client-id", help=CLIENT_ID_HELP)
 OAUTH_CLIENT_SECRET = typer.Option(None, "--oauth-client-secret", help=CLIENT_SECRET_HELP)
 OAUTH_SCOPES = typer.Option(None, "--oauth-scopes", help=SCOPES_HELP)
