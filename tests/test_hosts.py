@@ -268,7 +268,8 @@ def test_codex() -> None:
         "url": "https://api.githubcopilot.com/mcp/",
         "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"},
     }
-    assert s["github-local"]["env"] == {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_PERSONAL_ACCESS_TOKEN}"}
+    # env_vars forwards the variable as it is: pass-env (a name), no longer an env template
+    assert s["github-local"]["pass-env"] == ["GITHUB_PERSONAL_ACCESS_TOKEN"] and "env" not in s["github-local"]
     assert any("enabled = false" in w for w in hc.servers["github-local"].warnings)
     assert s["project-tools"]["cwd"] == "/home/dev/work/acme-api/tools"
     assert s["project-tools"]["env"] == {
@@ -299,7 +300,8 @@ url = "https://x.example/mcp"
 """
     hc = load_host_config(write(tmp_path, "config.toml", text))
     s = stored(hc)
-    assert s["a"]["env"] == {"API_TOKEN": "${API_TOKEN}", "HOME_DIR": "${HOME_DIR}", "OTHER": "${OTHER}"}
+    assert s["a"]["env"] == {"API_TOKEN": "${API_TOKEN}"}
+    assert s["a"]["pass-env"] == ["HOME_DIR", "OTHER"]
     assert hc.servers["a"].spec.secrets == {"API_TOKEN": CANARY}
     assert s["b"]["transport"] == "http"  # Codex has no SSE
     assert s["b"]["headers"] == {"Authorization": "Bearer ${B_TOKEN}"}

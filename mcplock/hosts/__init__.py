@@ -29,7 +29,7 @@ Transports (see ``importers.py``):
 - codex: ``command`` = stdio, ``url`` = http (Codex has no SSE; both = skipped);
   ``bearer_token_env_var`` → ``Authorization: Bearer ${VAR}``; ``env_http_headers`` →
   ``${VAR}`` headers (they win over ``http_headers``, which are literal); ``env_vars`` (names or
-  ``{name = …}``) → env ``NAME = ${NAME}`` (an explicit ``env`` value wins); ``cwd`` kept.
+  ``{name = …}``) → ``pass-env`` names (an explicit ``env`` value wins); ``cwd`` kept.
 - ``cwd`` is imported for vscode, gemini and codex only (the others do not document it).
 - **A remote ``url`` without a type** (vscode, gemini ``url``, cursor, windsurf): those hosts try
   Streamable HTTP and fall back to SSE; a lock pins one transport, so mcplock cannot fall back.

@@ -216,8 +216,7 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
             args = e.str_list("args")
             env = e.str_map("env")
             cwd = e.string("cwd")
-            if host == "codex":
-                env = _codex_env(e, env)
+            pass_env = _codex_pass_env(e, env) if host == "codex" else ()
             if cwd is not None and host not in _CWD_HOSTS:
                 warnings.append(f"cwd is not a {host_name(host)} setting: ignored")
                 cwd = None
@@ -226,6 +225,7 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
                 "args": [conv(a) for a in args],
                 "env": {k: conv(v) for k, v in env.items()},
                 "cwd": conv(cwd) if cwd is not None else None,
+                "pass_env": pass_env,
             }
             for key in ("envFile",):
                 if e.has(key):
@@ -280,19 +280,21 @@ def _env_name(e: Entry, key: str, value: object, at: tuple[str, ...]) -> str:
     )
 
 
-def _codex_env(e: Entry, env: dict[str, str]) -> dict[str, str]:
-    """``env_vars`` forwards variables from Codex's environment: ``NAME = ${NAME}``; ``env`` wins."""
+def _codex_pass_env(e: Entry, env: dict[str, str]) -> tuple[str, ...]:
+    """``env_vars`` forwards variables from Codex's environment as they are: ``pass-env`` (names
+    only); a name that ``env`` sets is set by ``env``."""
     raw = e.raw.get("env_vars")
     if raw is None:
-        return env
+        return ()
     if not isinstance(raw, list):
         raise e._bad("env_vars", "a list of names", raw)
-    out = dict(env)
+    out: list[str] = []
     for item in raw:
         name_v = item.get("name") if isinstance(item, dict) else item
         name = _env_name(e, "env_vars", name_v, ("env_vars",))
-        out.setdefault(name, "${" + name + "}")
-    return out
+        if name not in env:
+            out.append(name)
+    return tuple(sorted(set(out)))
 
 
 def _codex_headers(e: Entry, headers: dict[str, str], warnings: list[str]) -> dict[str, str]:
