@@ -25,6 +25,8 @@ def test_example_lock_checks_and_diffs_clean(cli):
     example = str(ROOT / "mcp.lock.example")
     r = cli("--lockfile", example, "check")
     assert r.returncode == 0, r.stdout + r.stderr
+    # a lock this machine has not run in this project: trusted first (runs nothing), then diffed
+    assert cli("--lockfile", example, "trust").returncode == 0
     r = cli("--lockfile", example, "diff", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(r.stdout)["summary"]["drift"] == 0

@@ -22,6 +22,7 @@ from mcplock.cli.options import (
     OAUTH_SCOPES,
 )
 from mcplock.cli.progress import say_plain
+from mcplock.cli.trust import guarded
 from mcplock.core import oauth
 from mcplock.errors import McplockError, UsageError
 from mcplock.spec import ServerSpec
@@ -53,6 +54,12 @@ def cmd_login(
     cli = context.of(ctx)
     auth = oauth.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes, oauth_grant, oauth_client_metadata_url)
     spec, locked = oauth.login_target(target, url, auth, cli.lockfile)
+    if locked:  # the lock's URL and headers (a pulled lock's too) receive secrets only once trusted here
+        from mcplock.core import trust as core_trust
+
+        as_locked = oauth.login_target(target, url, None, cli.lockfile)[0]
+        guarded(cli, lambda: core_trust.gate([as_locked], cli.lock_dir, how=core_trust.trust_command(cli.lockfile),
+                                             reviewed={core_trust.launch_hash(as_locked)}))
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=say_plain, open_browser=not no_browser))

@@ -32,8 +32,10 @@ def cmd_inspect(
     cli.report_format("inspect", fmt, ("text", "json"))
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
         check_transport(transport, remote=True)
-        if env or pass_env:
-            raise UsageError("--env and --pass-env are for stdio servers")
+        if env:
+            raise UsageError("--env is for stdio servers")
+        if pass_env:
+            raise UsageError("--pass-env is for stdio servers")
         spec = ServerSpec(name="inspect", transport=transport or "http", url=target[0],
                           headers=parse_headers(header, refuse_secrets=False), pin_resources=pin_resources,
                           auth=probe.auth())
