@@ -194,12 +194,14 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     store.save(lock, "mcp.lock")
     assert cli("trust", "slow").returncode == 0  # a changed command runs once trusted here
     before = Path("mcp.lock").read_bytes()
-    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
     # wait until the fixture server runs, then interrupt like a terminal would
     deadline = time.time() + 10
     child = None
     while time.time() < deadline and child is None:
-        out = subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True, text=True).stdout.split()
+        out = subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True,
+                             text=True).stdout.split()
         child = int(out[0]) if out else None
         time.sleep(0.1)
     assert child, "the server never started"
@@ -330,7 +332,8 @@ def test_client_name_probes_as_the_host_the_team_runs(cli):
     Path("surface.json").write_text(json.dumps(surface))
     assert _add_stdio(cli, "plain").returncode == 0
     assert _add_stdio(cli, "ascursor", "benign", "--client-name", "cursor", "--client-version", "1.0").returncode == 0
-    tools = {s["name"]: {i["name"] for i in s["items"]} for s in json.loads(cli("list", "--format", "json").stdout)["servers"]}
+    listed = json.loads(cli("list", "--format", "json").stdout)["servers"]
+    tools = {s["name"]: {i["name"] for i in s["items"]} for s in listed}
     assert "cursor_only" in tools["ascursor"] and "cursor_only" not in tools["plain"]
     # the lock remembers whom the server was probed as: diff and refresh announce the same
     assert 'client = {name = "cursor", version = "1.0"}' in Path("mcp.lock").read_text()
@@ -339,7 +342,8 @@ def test_client_name_probes_as_the_host_the_team_runs(cli):
     # overriding it for one run shows what another host would see: the Cursor-only tool is gone
     r = cli("diff", "ascursor", "--client-name", "mcplock", "--format", "json")
     assert r.returncode == 1
-    assert [(c["name"], c["change"]) for c in json.loads(r.stdout)["servers"][0]["changes"]] == [("cursor_only", "removed")]
+    changes = json.loads(r.stdout)["servers"][0]["changes"]
+    assert [(c["name"], c["change"]) for c in changes] == [("cursor_only", "removed")]
     r = cli("diff", "--client-version", "2")
     assert r.returncode == 2 and "--client-name" in r.stderr
 

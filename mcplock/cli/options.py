@@ -12,7 +12,7 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Optional, TypeVar
+from typing import Any, TypeVar
 
 import typer
 
@@ -87,16 +87,18 @@ class ProbeArgs:
 
 _COMMON: list[tuple[str, Any, Any]] = [
     ("timeout", float, typer.Option(30.0, "--timeout", help="Seconds per server for the whole probe (default 30).")),
-    ("client_name", Optional[str], typer.Option(None, "--client-name", help="Probe as this client (servers may show different tools to different hosts).")),
-    ("client_version", Optional[str], typer.Option(None, "--client-version", help="The client version to announce with --client-name.")),
+    ("client_name", str | None, typer.Option(
+        None, "--client-name", help="Probe as this client (servers may show different tools to different hosts).")),
+    ("client_version", str | None, typer.Option(
+        None, "--client-version", help="The client version to announce with --client-name.")),
 ]
 _LOGIN = ("login", bool, typer.Option(False, "--login", help=LOGIN_HELP))
 _OAUTH: list[tuple[str, Any, Any]] = [
-    ("oauth_client_id", Optional[str], OAUTH_CLIENT_ID),
-    ("oauth_client_secret", Optional[str], OAUTH_CLIENT_SECRET),
-    ("oauth_scopes", Optional[str], OAUTH_SCOPES),
-    ("oauth_grant", Optional[str], OAUTH_GRANT),
-    ("oauth_client_metadata_url", Optional[str], OAUTH_CLIENT_METADATA_URL),
+    ("oauth_client_id", str | None, OAUTH_CLIENT_ID),
+    ("oauth_client_secret", str | None, OAUTH_CLIENT_SECRET),
+    ("oauth_scopes", str | None, OAUTH_SCOPES),
+    ("oauth_grant", str | None, OAUTH_GRANT),
+    ("oauth_client_metadata_url", str | None, OAUTH_CLIENT_METADATA_URL),
 ]
 _NAMES = {f.name for f in fields(ProbeArgs)}
 

@@ -86,8 +86,8 @@ class ServerEntry:
     config_hash: str | None = None
     policy: str = "all"
     pin_resources: bool = False
-    auth: str | dict[str, str] | None = None
-    client: dict[str, str] | None = None  # {name, version} the server is probed as (--client-name)  # as ServerSpec.auth.stored(): the method, never a token
+    auth: str | dict[str, str] | None = None  # as ServerSpec.auth.stored(): the method, never a token
+    client: dict[str, str] | None = None  # {name, version} the server is probed as (--client-name)
     server_info: dict[str, Any] | None = None
     protocol_version: str | None = None
     instructions: Entry | None = None

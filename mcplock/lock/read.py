@@ -68,7 +68,8 @@ class _Reader:
     def _where(self, table: tuple[str, ...]) -> str:
         return "[" + ".".join(_key(k) for k in table) + "]" if table else "the top level"
 
-    def get(self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...], default: Any = None) -> Any:
+    def get(self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...],
+            default: Any = None) -> Any:
         if key not in t:
             return default
         v = t[key]
@@ -127,7 +128,8 @@ class _Reader:
         self.check_keys(st, table, SERVER_KEYS)
         transport = self.get(st, table, "transport", str)
         if transport not in ("stdio", "http", "sse"):
-            raise self.fail(table, f"`transport` in {self._where(table)} must be \"stdio\", \"http\" or \"sse\", not {transport!r}")
+            raise self.fail(table, f"`transport` in {self._where(table)} must be \"stdio\", \"http\" or \"sse\", "
+                                   f"not {transport!r}")
         args = self.get(st, table, "args", list, [])
         if not all(isinstance(a, str) for a in args):
             raise self.fail(table, f"`args` in {self._where(table)} must be a list of strings")
@@ -165,11 +167,12 @@ class _Reader:
         for kind in ITEM_KINDS:
             kt = self.get(st, table, kind, dict, {})
             for key, it in kt.items():
-                srv.items[kind][key] = self.item(table + (kind, key), kind, key, it)
+                srv.items[kind][key] = self.item((*table, kind, key), kind, key, it)
         return srv
 
     def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
-        """`auth = "oauth"` or `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …, scopes = …}`."""
+        """`auth = "oauth"` or
+        `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …, scopes = …}`."""
         from mcplock.spec import AUTH_METHODS, template_names
 
         v = self.get(st, table, "auth", (str, dict))
@@ -186,8 +189,10 @@ class _Reader:
             if not isinstance(x, str):
                 raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
         secret = v.get("client-secret")
-        if secret is not None and (not template_names(secret) or secret != "".join(f"${{{n}}}" for n in template_names(secret))):
-            raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, never a secret",
+        names = template_names(secret) if secret is not None else []
+        if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
+            raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, "
+                                   "never a secret",
                             hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
         cimd = v.get("client-metadata-url")
         if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
@@ -210,9 +215,10 @@ class _Reader:
             return None
         if (text is None) != (h is None):
             raise self.fail(table, f"`instructions` and `instructions-hash` go together in {self._where(table)}")
-        entry = Entry(kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected, enabled=True)
+        entry = Entry(kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected,
+                      enabled=True)
         if pt is not None:
-            ptable = table + ("instructions-pending",)
+            ptable = (*table, "instructions-pending")
             self.check_keys(pt, ptable, {"change", "hash", "text"})
             change = self.get(pt, ptable, "change", str)
             if change not in CHANGES:
@@ -251,7 +257,7 @@ class _Reader:
             raise self.fail(table, f"{self._where(table)} holds a definition but no `hash`")
         pt = self.get(it, table, "pending", dict)
         if pt is not None:
-            ptable = table + ("pending",)
+            ptable = (*table, "pending")
             self.check_keys(pt, ptable, PENDING_KEYS)
             change = self.get(pt, ptable, "change", str)
             if change not in CHANGES:
@@ -264,7 +270,8 @@ class _Reader:
                 pend.definition = self.definition(ptable, kind, key, pt)
             entry.pending = pend
         if h is None and entry.pending is None and entry.rejected_hash is None:
-            raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) nor a pending proposal")
+            raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) "
+                                   "nor a pending proposal")
         return entry
 
     def definition(self, table: tuple[str, ...], kind: str, key: str, t: dict[str, Any]) -> dict[str, Any]:
@@ -275,7 +282,8 @@ class _Reader:
 
 
 def _article(names: str) -> str:
-    words = {"str": "a string", "int": "an integer", "bool": "a boolean (true/false)", "dict": "a table", "list": "a list"}
+    words = {"str": "a string", "int": "an integer", "bool": "a boolean (true/false)", "dict": "a table",
+             "list": "a list"}
     return " or ".join(words.get(n, n) for n in names.split(" or "))
 
 

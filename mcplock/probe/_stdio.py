@@ -255,7 +255,7 @@ class StdioTransport(PendingRequests):
             if fut is not None and not fut.done():
                 fut.set_result(obj)
         elif is_server_request(obj):
-            asyncio.create_task(self._answer(obj))
+            self._tasks.append(asyncio.create_task(self._answer(obj)))  # cancelled with the others on close
         # notifications (logging, list_changed …) are ignored
 
     async def _answer(self, req: dict[str, Any]) -> None:
@@ -317,7 +317,8 @@ class StdioTransport(PendingRequests):
                 "garbage",
                 with_stderr(
                     f"server `{self.spec.name}` printed no JSON-RPC on stdout within {fmt_seconds(timeout)} s, "
-                    f"only other output ({self.state.skipped_count} line{'s' if self.state.skipped_count != 1 else ''}); "
+                    f"only other output ({self.state.skipped_count} "
+                    f"line{'s' if self.state.skipped_count != 1 else ''}); "
                     "first line: "
                     f"{sanitize(self.state.skipped_lines[0], 200)}",
                     self.stderr.text(),

@@ -35,8 +35,10 @@ def cmd_add(
     ctx: typer.Context,
     name: str | None = typer.Argument(None, help="Name of the server in the lock."),
     target: list[str] | None = typer.Argument(None, help="URL, or `-- CMD [ARG…]` for a stdio server."),
-    from_file: str | None = typer.Option(None, "--from", metavar="FILE", help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …)."),
-    transport: str | None = typer.Option(None, "--transport", help="http (Streamable HTTP, default for URLs) or sse (legacy)."),
+    from_file: str | None = typer.Option(None, "--from", metavar="FILE", help=(
+        "Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …).")),
+    transport: str | None = typer.Option(None, "--transport",
+                                         help="http (Streamable HTTP, default for URLs) or sse (legacy)."),
     header: list[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
     env: list[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
     cwd: str | None = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),

@@ -42,7 +42,8 @@ def cmd_login(
     oauth_scopes: str | None = OAUTH_SCOPES,
     oauth_grant: str | None = OAUTH_GRANT,
     oauth_client_metadata_url: str | None = OAUTH_CLIENT_METADATA_URL,
-    timeout: float = typer.Option(300.0, "--timeout", help="Seconds to wait for the browser to come back (default 300)."),
+    timeout: float = typer.Option(300.0, "--timeout",
+                                  help="Seconds to wait for the browser to come back (default 300)."),
     no_browser: bool = typer.Option(False, "--no-browser", help="Only print the authorization URL."),
 ) -> int:
     """Log in to a remote server with OAuth (authorization code + PKCE in the browser) and keep
@@ -88,7 +89,8 @@ def cmd_logout(ctx: typer.Context, target: str = typer.Argument(..., metavar="NA
     if not spec.url:
         raise UsageError(f"`{target}` has no URL")
     gone = TokenStore().delete(expand(spec.url))
-    cli.say(Text("logged out of ").append_text(_name(spec.name)) if gone else _name(spec.name).append(": no token stored"))
+    cli.say(Text("logged out of ").append_text(_name(spec.name)) if gone
+            else _name(spec.name).append(": no token stored"))
     return 0
 
 

@@ -39,7 +39,8 @@ def cmd_refresh(
     for name, res in summary:
         line = Text().append_text(safe_text(name, keep_newlines=False))
         if res.proposals:
-            line.append(f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed — pending review", style="yellow")
+            line.append(f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed"
+                        " — pending review", style="yellow")
         else:
             line.append(": up to date", style="green")
         cli.say(line)
