@@ -319,3 +319,29 @@ def test_trust_shows_what_it_trusts_and_the_record_is_private(cli, tmp_path):
 def test_trust_without_a_lock_is_an_input_error(cli):
     r = cli("trust")
     assert r.returncode == 2 and "mcp.lock" in r.stderr
+
+
+# --- the guard and `call` under the same rules --------------------------------------------------
+
+
+def test_the_guard_and_call_hold_a_pulled_change_and_get_a_minimal_environment(cli, tmp_path):
+    other = _pulled_change(cli, tmp_path)
+    # `mcplock run` (a host launches it; nobody can be asked): refused, naming what would run
+    p = subprocess.run([MCPLOCK, "run", "docs"], input="", capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and str(other) in p.stderr and "mcplock trust docs" in p.stderr
+    r = cli("call", "docs/search_docs", "--args", '{"query": "x"}')
+    assert r.returncode == 2 and "mcplock trust docs" in r.stderr
+    assert not Path("marker").exists()
+    assert cli("trust", "docs").returncode == 0
+    r = cli("call", "docs/search_docs", "--args", '{"query": "x"}', "--approve")
+    assert r.returncode == 0, r.stderr
+    assert Path("marker").read_text() == "pulled\n"
+    env = json.loads(Path("env.json").read_text())
+    assert "GITHUB_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env and CANARY not in json.dumps(env)
+
+
+def test_the_guard_runs_the_reviewed_lock_in_ci(cli, tmp_path):
+    _pulled_change(cli, tmp_path)
+    r = cli("call", "docs/search_docs", "--args", '{"query": "x"}', "--approve", env={"CI": "true"})
+    assert r.returncode == 0, r.stderr
+    assert Path("marker").read_text() == "pulled\n"
