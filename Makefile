@@ -22,6 +22,10 @@ PYTEST_ARGS ?=
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
+	# the distribution was called `mcplock` before (a name that belongs to another project on PyPI):
+	# drop an old install of it, or two distributions would own the `mcplock` command
+	$(BIN)/python -m pip uninstall --quiet -y mcplock 2>&1 | grep -v "^WARNING: Skipping" || true
+	rm -rf mcplock.egg-info
 	$(BIN)/python -m pip install --quiet -e '.[test]' 2>&1 | grep -v "^WARNING: Location" || true
 	$(BIN)/python -c "import mcplock, pytest, hypothesis"
 	touch $@

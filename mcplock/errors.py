@@ -152,6 +152,17 @@ class SecretError(UsageError):
     code = "literal-secret"
 
 
+class UntrustedError(UsageError):
+    """A server from a file (host config, pulled lock) would run before anyone trusted it on
+    this machine (exit 2). ``specs``: what would run."""
+
+    code = "untrusted"
+
+    def __init__(self, message: str, *, specs: list[Any], hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.specs = specs
+
+
 class ProbeError(McplockError):
     """A server could not be probed (exit 3). ``kind`` says why, e.g. ``timeout``."""
 

@@ -18,6 +18,7 @@ Transport = Literal["stdio", "http", "sse"]
 TRANSPORTS: tuple[str, ...] = ("stdio", "http", "sse")
 
 _TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,9 @@ class ServerSpec:
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    # Names of variables passed through from mcplock's environment as they are (opt-in, beyond
+    # the minimal environment of mcplock.core.launch); names only, never values.
+    pass_env: tuple[str, ...] = ()
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
     source: str | None = None  # host config path, relative to the lock's directory
@@ -42,11 +46,13 @@ class ServerSpec:
     def stored(self) -> dict[str, object]:
         """The spec as written to the lock and hashed for ``config-hash`` (no secrets)."""
         return stored_spec(self.transport, self.command, self.args, self.env, self.cwd, self.url, self.headers,
-                           self.pin_resources, self.auth.stored() if self.auth is not None else None)
+                           self.pin_resources, self.auth.stored() if self.auth is not None else None,
+                           pass_env=self.pass_env)
 
 
 def stored_spec(transport: str, command: str | None, args: Sequence[str], env: Mapping[str, str], cwd: str | None,
-                url: str | None, headers: Mapping[str, str], pin_resources: bool, auth: object) -> dict[str, object]:
+                url: str | None, headers: Mapping[str, str], pin_resources: bool, auth: object, *,
+                pass_env: Sequence[str] = ()) -> dict[str, object]:
     """The connection part of a server as the lock stores it (and ``config-hash`` hashes it)."""
     out: dict[str, object] = {"transport": transport}
     if command is not None:
@@ -55,6 +61,8 @@ def stored_spec(transport: str, command: str | None, args: Sequence[str], env: M
         out["args"] = list(args)
     if env:
         out["env"] = dict(sorted(env.items()))
+    if pass_env:
+        out["pass-env"] = sorted(set(pass_env))
     if cwd is not None:
         out["cwd"] = cwd
     if url is not None:
@@ -90,7 +98,8 @@ class AuthSpec:
     client_metadata_url: str | None = None
 
     def stored(self) -> str | dict[str, str]:
-        """``"oauth"``, or a table ``{method, client-id, client-secret, client-metadata-url, scopes}`` (lock key ``auth``)."""
+        """``"oauth"``, or a table ``{method, client-id, client-secret, client-metadata-url, scopes}``
+        (lock key ``auth``)."""
         out: dict[str, str] = {"method": self.method}
         if self.client_id is not None:
             out["client-id"] = self.client_id
@@ -179,9 +188,7 @@ def looks_secret(key: str, value: str) -> bool:
         return True
     if _SECRET_KEY.search(key):
         # "Bearer ${TOKEN}" leaves "Bearer" after removing the template: not a secret.
-        if _TEMPLATE.search(value) and re.fullmatch(r"(?i)(bearer|basic|token)", literal):
-            return False
-        return True
+        return not (_TEMPLATE.search(value) and re.fullmatch(r"(?i)(bearer|basic|token)", literal))
     return False
 
 

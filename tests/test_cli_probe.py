@@ -164,6 +164,8 @@ def test_one_failing_server_does_not_spoil_the_others(cli):
     lock = read.load("mcp.lock")
     lock.servers["flaky"].args = [a if a != "benign" else "hang" for a in lock.servers["flaky"].args]
     store.save(lock, "mcp.lock")
+    # a changed command in the lock runs only once trusted on this machine (docs/least-privilege.md)
+    assert cli("trust", "flaky").returncode == 0
     flaky_before = Path("mcp.lock").read_text().split("[server.flaky]")[1].split("[server.good]")[0]
 
     r = cli("diff", "--timeout", "2", "--format", "json")
@@ -191,6 +193,7 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     lock = read.load("mcp.lock")
     lock.servers["slow"].args = [a if a != "benign" else "hang" for a in lock.servers["slow"].args]
     store.save(lock, "mcp.lock")
+    assert cli("trust", "slow").returncode == 0  # a changed command runs once trusted here
     before = Path("mcp.lock").read_bytes()
     p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -308,6 +311,11 @@ def test_import_from_host_config_keeps_secrets_out(cli):
     assert CANARY not in r.stdout + r.stderr
     r = cli("check")
     assert "mcplock refresh docs" in r.stdout and "mcplock add --from .mcp.json new" in r.stdout
+    # refresh would run the config's changed command: held until trusted (docs/least-privilege.md)
+    r = cli("refresh", "docs")
+    assert r.returncode == 2 and "mcplock trust docs" in r.stderr and "--page-size" in r.stderr
+    assert CANARY not in r.stdout + r.stderr
+    assert cli("trust", "docs").returncode == 0
     assert cli("refresh", "docs").returncode == 0
     assert cli("remove", "other").returncode == 0
     assert cli("add", "--from", ".mcp.json", "new", "--yes").returncode == 0

@@ -18,13 +18,16 @@ def _script():
 
 def test_example_lock_is_what_the_generator_writes():
     committed = (ROOT / "mcp.lock.example").read_text(encoding="utf-8")
-    assert _script().generate() == committed, "run `.venv/bin/python scripts/make_example_lock.py` and commit the result"
+    assert _script().generate() == committed, \
+        "run `.venv/bin/python scripts/make_example_lock.py` and commit the result"
 
 
 def test_example_lock_checks_and_diffs_clean(cli):
     example = str(ROOT / "mcp.lock.example")
     r = cli("--lockfile", example, "check")
     assert r.returncode == 0, r.stdout + r.stderr
+    # a lock this machine has not run in this project: trusted first (runs nothing), then diffed
+    assert cli("--lockfile", example, "trust").returncode == 0
     r = cli("--lockfile", example, "diff", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(r.stdout)["summary"]["drift"] == 0

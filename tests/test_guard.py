@@ -209,6 +209,7 @@ def test_unreachable_upstream_answers_initialize_with_an_error(cli, mode):
     _lock(cli)
     cmd = stdio_command(mode=mode, surface="surface.json")
     Path("mcp.lock").write_text(Path("mcp.lock").read_text().replace('"benign"', f'"{mode}"'))
+    assert cli("trust").returncode == 0  # an edited command runs once trusted here
     assert mode in " ".join(cmd) and f'"{mode}"' in Path("mcp.lock").read_text()
     with Host("docs") as h:
         h.write(b"".join(json.dumps(m).encode() + b"\n" for m in (
@@ -224,6 +225,7 @@ def test_unreachable_upstream_answers_initialize_with_an_error(cli, mode):
 def test_upstream_dying_mid_call_gets_the_host_a_prompt_error_and_no_orphan(cli):
     _lock(cli)
     Path("mcp.lock").write_text(Path("mcp.lock").read_text().replace('"benign"', '"die-on-call"'))
+    assert cli("trust").returncode == 0  # an edited command runs once trusted here
     with Host("docs") as h:
         h.initialize()
         resp = h.call("search_docs", {"query": "x"})
@@ -235,6 +237,7 @@ def test_upstream_dying_mid_call_gets_the_host_a_prompt_error_and_no_orphan(cli)
 def test_upstream_hanging_mid_call_times_out_into_an_error(cli):
     _lock(cli)
     Path("mcp.lock").write_text(Path("mcp.lock").read_text().replace('"benign"', '"hang-on-call"'))
+    assert cli("trust").returncode == 0  # an edited command runs once trusted here
     with Host("docs", "--request-timeout", "1") as h:
         h.initialize()
         resp = h.call("search_docs", {"query": "x"})

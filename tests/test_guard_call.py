@@ -64,6 +64,7 @@ def test_call_of_a_changed_tool_is_refused_and_unreachable_is_3(cli):
     assert r.returncode == 1 and "changed upstream since it was accepted" in r.stderr
     assert "mcplock diff docs" in r.stderr
     Path("mcp.lock").write_text(Path("mcp.lock").read_text().replace('"benign"', '"crash"'))
+    assert cli("trust").returncode == 0  # an edited command runs once trusted here
     r = cli("call", "docs/delete_page", "--args", '{"page_id": "a"}')
     assert r.returncode == 3 and "fatal: cannot open database" in r.stderr
     assert _calls() == []
@@ -113,6 +114,7 @@ def test_connect_lists_and_calls_under_the_lock(cli):
 def test_connect_to_an_unreachable_server_raises_probe_error(cli):
     _lock(cli, policy="none", mode="benign")
     Path("mcp.lock").write_text(Path("mcp.lock").read_text().replace('"benign"', '"crash"'))
+    assert cli("trust").returncode == 0  # an edited command runs once trusted here
 
     async def main() -> None:
         async with mcplock.connect("docs"):

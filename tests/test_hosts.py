@@ -9,6 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcplock.errors import ConfigError, UsageError
 from mcplock.hosts import (
@@ -19,6 +21,7 @@ from mcplock.hosts import (
     discover,
     load_host_config,
 )
+from mcplock.hosts.jsonc import to_json
 from mcplock.spec import expand
 
 DATA = Path(__file__).parent / "data" / "host-configs"
@@ -268,7 +271,8 @@ def test_codex() -> None:
         "url": "https://api.githubcopilot.com/mcp/",
         "headers": {"Authorization": "Bearer ${GITHUB_TOKEN}"},
     }
-    assert s["github-local"]["env"] == {"GITHUB_PERSONAL_ACCESS_TOKEN": "${GITHUB_PERSONAL_ACCESS_TOKEN}"}
+    # env_vars forwards the variable as it is: pass-env (a name), no longer an env template
+    assert s["github-local"]["pass-env"] == ["GITHUB_PERSONAL_ACCESS_TOKEN"] and "env" not in s["github-local"]
     assert any("enabled = false" in w for w in hc.servers["github-local"].warnings)
     assert s["project-tools"]["cwd"] == "/home/dev/work/acme-api/tools"
     assert s["project-tools"]["env"] == {
@@ -299,7 +303,8 @@ url = "https://x.example/mcp"
 """
     hc = load_host_config(write(tmp_path, "config.toml", text))
     s = stored(hc)
-    assert s["a"]["env"] == {"API_TOKEN": "${API_TOKEN}", "HOME_DIR": "${HOME_DIR}", "OTHER": "${OTHER}"}
+    assert s["a"]["env"] == {"API_TOKEN": "${API_TOKEN}"}
+    assert s["a"]["pass-env"] == ["HOME_DIR", "OTHER"]
     assert hc.servers["a"].spec.secrets == {"API_TOKEN": CANARY}
     assert s["b"]["transport"] == "http"  # Codex has no SSE
     assert s["b"]["headers"] == {"Authorization": "Bearer ${B_TOKEN}"}
@@ -388,7 +393,8 @@ def test_canary_secret_never_stored_or_shown(tmp_path: Path) -> None:
     assert "header Authorization: literal value moved to ${GH_TOKEN}" in gh.templated
     # the probe gets the values back, in memory
     assert expand(gh.spec.headers["Authorization"], {}, gh.spec.secrets) == f"Bearer {CANARY}"
-    assert [expand(a, {}, local.spec.secrets) for a in local.spec.args] == _canary_config()["mcpServers"]["local"]["args"]  # type: ignore[index]
+    expected = _canary_config()["mcpServers"]["local"]["args"]  # type: ignore[index]
+    assert [expand(a, {}, local.spec.secrets) for a in local.spec.args] == expected
 
 
 def test_url_credentials_templated(tmp_path: Path) -> None:
@@ -426,11 +432,11 @@ def test_templates_and_plain_values_are_not_secrets(tmp_path: Path) -> None:
 
 
 def test_secret_in_broken_file_not_in_error(tmp_path: Path) -> None:
-    p = write(tmp_path, ".mcp.json", '{"mcpServers": {"s": {"command": "x", "env": {"T": "%s" oops}}}}' % CANARY)
+    p = write(tmp_path, ".mcp.json", f'{{"mcpServers": {{"s": {{"command": "x", "env": {{"T": "{CANARY}" oops}}}}}}}}')
     with pytest.raises(ConfigError) as ei:
         load_host_config(p)
     assert CANARY not in str(ei.value) and CANARY not in (ei.value.hint or "")
-    p = write(tmp_path, ".mcp.json", '{"mcpServers": {"s": {"command": "x", "args": ["%s", 5]}}}' % CANARY)
+    p = write(tmp_path, ".mcp.json", f'{{"mcpServers": {{"s": {{"command": "x", "args": ["{CANARY}", 5]}}}}}}')
     with pytest.raises(ConfigError) as ei:
         load_host_config(p)
     assert CANARY not in str(ei.value)
@@ -446,7 +452,8 @@ def test_secret_in_broken_file_not_in_error(tmp_path: Path) -> None:
         (".mcp.json", '{\n  "mcpServers": {\n    "a": {"command": "x",}\n    "b": {}\n  }\n}\n', "invalid JSON", 4),
         (".mcp.json", '{\n  "mcpServers": []\n}\n', "`mcpServers` must be an object", 2),
         (".mcp.json", '{\n  "mcpServers": {\n    "a": "npx"\n  }\n}\n', "server `a` must be an object", 3),
-        (".mcp.json", '{"mcpServers": {\n "a": {\n "command": "x",\n "args": "-y"}}}', "`args` must be a list of strings", 4),
+        (".mcp.json", '{"mcpServers": {\n "a": {\n "command": "x",\n "args": "-y"}}}',
+         "`args` must be a list of strings", 4),
         (".mcp.json", '{"mcpServers": {\n "a": {"command": "x",\n "env": {"A": 1}}}}', "`env.A` must be a string", 3),
         (".mcp.json", '{"mcpServers": {\n "a": {"command": 1}}}', "`command` must be a string", 2),
         (".mcp.json", '{"mcpServers": {\n "a": {"command": "x"},\n "a": {"command": "y"}}}', "appears twice", 3),
@@ -455,10 +462,12 @@ def test_secret_in_broken_file_not_in_error(tmp_path: Path) -> None:
         (".codex/config.toml", '[mcp_servers.a]\ncommand = "x"\nargs = ["a",\n', "invalid TOML", 3),
         (".codex/config.toml", '[mcp_servers.a]\ncommand = "x"\ncommand = "y"\n', "invalid TOML", 3),
         (".codex/config.toml", 'mcp_servers = 3\n', "`mcp_servers` must be an object", 1),
-        (".codex/config.toml", '[mcp_servers.a]\nurl = "https://x"\nbearer_token_env_var = "not a name"\n', "must name an environment variable", 3),
+        (".codex/config.toml", '[mcp_servers.a]\nurl = "https://x"\nbearer_token_env_var = "not a name"\n',
+         "must name an environment variable", 3),
     ],
 )
-def test_broken_files_raise_config_error_with_line(tmp_path: Path, rel: str, text: str, needle: str, line: int | None) -> None:
+def test_broken_files_raise_config_error_with_line(tmp_path: Path, rel: str, text: str, needle: str,
+                                                  line: int | None) -> None:
     p = write(tmp_path, rel, text)
     with pytest.raises(ConfigError) as ei:
         load_host_config(p)
@@ -520,7 +529,7 @@ def test_bad_server_names_skipped(tmp_path: Path) -> None:
 )
 def test_detect_by_file_name(tmp_path: Path, rel: str, host: str) -> None:
     key = "servers" if host == "vscode" else "mcpServers"
-    text = '[mcp_servers.a]\ncommand = "x"\n' if rel.endswith(".toml") else '{"%s": {"a": {"command": "x"}}}' % key
+    text = '[mcp_servers.a]\ncommand = "x"\n' if rel.endswith(".toml") else f'{{"{key}": {{"a": {{"command": "x"}}}}}}'
     hc = load_host_config(write(tmp_path, rel, text))
     assert hc.host == host
     assert hc.servers["a"].spec.command == "x"
@@ -537,7 +546,8 @@ def test_detect_by_shape() -> None:
 
 def test_discover(tmp_path: Path) -> None:
     assert discover(tmp_path) == []
-    for rel in (".gemini/settings.json", ".mcp.json", ".codex/config.toml", ".vscode/mcp.json", ".cursor/mcp.json", ".windsurf/mcp_config.json"):
+    for rel in (".gemini/settings.json", ".mcp.json", ".codex/config.toml", ".vscode/mcp.json", ".cursor/mcp.json",
+                ".windsurf/mcp_config.json"):
         write(tmp_path, rel, "{}")
     (tmp_path / ".vscode" / "settings.json").write_text("{}")
     assert discover(tmp_path) == [
@@ -593,7 +603,7 @@ def test_config_hash_stability(tmp_path: Path) -> None:
 def test_config_hash_ignores_secrets_field() -> None:
     spec = load("claude_desktop_config.json").servers["github-local"].spec
     assert config_hash(spec) == config_hash(replace(spec, secrets={}))
-    assert config_hash(spec) != config_hash(replace(spec, args=spec.args + ("--read-only",)))
+    assert config_hash(spec) != config_hash(replace(spec, args=(*spec.args, "--read-only")))
 
 
 def test_imported_server_is_frozen() -> None:
@@ -604,11 +614,6 @@ def test_imported_server_is_frozen() -> None:
 
 
 # --- JSONC and import cost -------------------------------------------------------------------
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from mcplock.hosts.jsonc import to_json
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(),

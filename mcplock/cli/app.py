@@ -72,9 +72,9 @@ def root(
 
 
 def _register() -> None:
-    from mcplock.cli.commands import add, auth, check, diff, init, inspect, listing, refresh, remove, review, run
+    from mcplock.cli.commands import add, auth, check, diff, init, inspect, listing, refresh, remove, review, run, trust
 
-    for module in (listing, check, review, remove, add, refresh, diff, inspect, init, auth, run):
+    for module in (listing, check, review, remove, add, refresh, diff, inspect, init, trust, auth, run):
         module.register(app)
 
 

@@ -12,7 +12,7 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Optional, TypeVar
+from typing import Any, TypeVar
 
 import typer
 
@@ -37,7 +37,13 @@ CLIENT_METADATA_URL_HELP = ("OAuth: an https:// URL of a client ID metadata docu
 POLICY = typer.Option("all", "--policy", help=(
     "Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
     "no annotations, so usually the same as all), none."))
-YES = typer.Option(False, "--yes", "-y", help="Accept every tool without asking.")
+YES = typer.Option(False, "--yes", "-y", help="Answer yes to every question: accept every tool (but critical "
+                   "findings) and trust the servers of a host config to run.")
+TRUST = typer.Option(False, "--trust", help="Trust the commands and URLs of the host config to run in this project "
+                     "(shown first at a terminal; without it, and off a terminal, nothing from a file runs).")
+PASS_ENV = typer.Option([], "--pass-env", metavar="NAME", help=(
+    "Pass this variable of your environment to the server as it is (repeatable; the name is locked, never the "
+    "value). Servers otherwise get a minimal environment plus their --env."))
 OAUTH_CLIENT_ID = typer.Option(None, "--oauth-client-id", help=CLIENT_ID_HELP)
 OAUTH_CLIENT_SECRET = typer.Option(None, "--oauth-client-secret", help=CLIENT_SECRET_HELP)
 OAUTH_SCOPES = typer.Option(None, "--oauth-scopes", help=SCOPES_HELP)
@@ -81,16 +87,18 @@ class ProbeArgs:
 
 _COMMON: list[tuple[str, Any, Any]] = [
     ("timeout", float, typer.Option(30.0, "--timeout", help="Seconds per server for the whole probe (default 30).")),
-    ("client_name", Optional[str], typer.Option(None, "--client-name", help="Probe as this client (servers may show different tools to different hosts).")),
-    ("client_version", Optional[str], typer.Option(None, "--client-version", help="The client version to announce with --client-name.")),
+    ("client_name", str | None, typer.Option(
+        None, "--client-name", help="Probe as this client (servers may show different tools to different hosts).")),
+    ("client_version", str | None, typer.Option(
+        None, "--client-version", help="The client version to announce with --client-name.")),
 ]
 _LOGIN = ("login", bool, typer.Option(False, "--login", help=LOGIN_HELP))
 _OAUTH: list[tuple[str, Any, Any]] = [
-    ("oauth_client_id", Optional[str], OAUTH_CLIENT_ID),
-    ("oauth_client_secret", Optional[str], OAUTH_CLIENT_SECRET),
-    ("oauth_scopes", Optional[str], OAUTH_SCOPES),
-    ("oauth_grant", Optional[str], OAUTH_GRANT),
-    ("oauth_client_metadata_url", Optional[str], OAUTH_CLIENT_METADATA_URL),
+    ("oauth_client_id", str | None, OAUTH_CLIENT_ID),
+    ("oauth_client_secret", str | None, OAUTH_CLIENT_SECRET),
+    ("oauth_scopes", str | None, OAUTH_SCOPES),
+    ("oauth_grant", str | None, OAUTH_GRANT),
+    ("oauth_client_metadata_url", str | None, OAUTH_CLIENT_METADATA_URL),
 ]
 _NAMES = {f.name for f in fields(ProbeArgs)}
 

@@ -85,8 +85,12 @@ def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_s
                    login: bool = False, on_event: OnEvent | None = None,
                    say: Callable[[str], None] | None = None,
                    before_probe: Callable[[list[ServerSpec]], None] | None = None,
+                   check_trust: bool = True,
                    ) -> tuple[Lock, list[ServerEntry], Results]:
     """Read the lock and probe its servers (those named, or all), overlapping the two.
+
+    Nothing runs that this machine has not trusted in this project (``check_trust``; in CI
+    the lock is the reviewed artefact): :class:`~mcplock.errors.UntrustedError` otherwise.
 
     Probing waits on servers while reading a big lock keeps the CPU busy, so the servers'
     own tables are peeked first (they come before their items in the file), probing starts
@@ -102,6 +106,10 @@ def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_s
 
     def run(servers: list[ServerEntry]) -> Results:
         specs = locked_specs(servers, base, use_stored_client=use_stored_client)
+        if check_trust:
+            from mcplock.core import trust
+
+            trust.gate(specs, base, how=trust.trust_command(lockfile), reviewed={trust.launch_hash(s) for s in specs})
         if before_probe is not None:
             before_probe(specs)
         return probe(specs, opts, lockfile=lockfile, login=login, on_event=on_event, say=say)

@@ -73,6 +73,7 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
             if srv.name in the_plan.reimported:
                 sp, chash = the_plan.reimported[srv.name]
                 cur.transport, cur.command, cur.args, cur.env = sp.transport, sp.command, list(sp.args), dict(sp.env)
+                cur.pass_env = sorted(set(sp.pass_env))
                 cur.cwd, cur.url, cur.headers, cur.config_hash = sp.cwd, sp.url, dict(sp.headers), chash
             if client is not None:
                 cur.client = client  # a run with --client-name re-pins the identity

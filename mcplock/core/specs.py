@@ -48,7 +48,8 @@ def spec_of(srv: ServerEntry, base: str, secrets: dict[str, str] | None = None, 
         cwd = os.path.join(base, cwd) if cwd else base
     return ServerSpec(
         name=srv.name, transport=srv.transport, command=srv.command, args=tuple(srv.args), env=dict(srv.env), cwd=cwd,
-        url=srv.url, headers=dict(srv.headers), source=srv.source, pin_resources=srv.pin_resources, secrets=secrets or {},
+        pass_env=tuple(srv.pass_env), url=srv.url, headers=dict(srv.headers), source=srv.source,
+        pin_resources=srv.pin_resources, secrets=secrets or {},
         auth=AuthSpec.from_stored(srv.auth) if srv.auth is not None else None,
         client=stored_client(srv) if use_stored_client else None,
     )
@@ -60,7 +61,8 @@ def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> S
 
     return ServerEntry(
         name=spec.name, transport=spec.transport, command=spec.command, args=list(spec.args), env=dict(spec.env),
-        cwd=spec.cwd, url=spec.url, headers=dict(spec.headers), source=spec.source, config_hash=config_hash,
+        cwd=spec.cwd, pass_env=sorted(set(spec.pass_env)), url=spec.url, headers=dict(spec.headers), source=spec.source,
+        config_hash=config_hash,
         policy=policy, pin_resources=spec.pin_resources, auth=lock_auth(spec),
     )
 
@@ -129,6 +131,19 @@ def parse_env(items: list[str], *, refuse_secrets: bool = True) -> dict[str, str
     return env
 
 
+def parse_pass_env(names: list[str]) -> tuple[str, ...]:
+    """``--pass-env NAME`` items: variable names (a value here would be a secret in the lock)."""
+    from mcplock.spec import ENV_NAME
+
+    for n in names:
+        if not ENV_NAME.fullmatch(n):
+            shown = n.partition("=")[0] if "=" in n else ("this value" if looks_secret("", n) else f"`{n}`")
+            raise UsageError(f"--pass-env takes a variable name, not {shown}{'=…' if '=' in n else ''}",
+                             hint="e.g. --pass-env NODE_EXTRA_CA_CERTS (the name; the server gets its value from "
+                             "your environment); a value to set goes in --env KEY=VALUE")
+    return tuple(sorted(set(names)))
+
+
 def parse_headers(items: list[str], *, refuse_secrets: bool = True) -> dict[str, str]:
     """``Name: value`` items; a literal secret is refused where the spec will be locked."""
     headers: dict[str, str] = {}
@@ -149,7 +164,8 @@ def parse_headers(items: list[str], *, refuse_secrets: bool = True) -> dict[str,
 def check_args(args: list[str]) -> None:
     for a in args:
         if looks_secret("", a):
-            raise SecretError("an argument of the server command holds a literal secret; the lock stores only ${VAR} templates",
+            raise SecretError("an argument of the server command holds a literal secret; "
+                              "the lock stores only ${VAR} templates",
                               hint="export it and write the argument as ${VAR}")
 
 
@@ -160,4 +176,5 @@ def check_transport(transport: str | None, *, remote: bool) -> None:
     if remote and transport not in ("http", "sse"):
         raise UsageError(f"--transport {transport} is not for a URL", hint="use --transport http or --transport sse")
     if not remote and transport != "stdio":
-        raise UsageError(f"--transport {transport} needs a URL", hint="a command runs over stdio; leave --transport out")
+        raise UsageError(f"--transport {transport} needs a URL",
+                         hint="a command runs over stdio; leave --transport out")

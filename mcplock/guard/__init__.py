@@ -21,6 +21,7 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     """Serve the locked server ``name`` to the host on stdin/stdout; the exit code."""
     import asyncio
 
+    from mcplock.core import trust
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
     from mcplock.guard.relay import Guard
@@ -33,6 +34,9 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
                          verbose=verbose)
     spec = locked_specs([srv], lock_dir(lockfile), use_stored_client=not client_name)[0]
+    # the host cannot be asked (stdin is its pipe): a lock entry this machine has not trusted
+    # in this project is refused, naming `mcplock trust NAME` (in CI the lock is the reviewed one)
+    trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)})
     guard = Guard(srv, spec, opts, lockfile=lockfile, strict=strict, request_timeout=request_timeout, say=say)
 
     async def main() -> int:

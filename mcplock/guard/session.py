@@ -148,7 +148,12 @@ class GuardedSession:
 def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Approver = False, timeout: float = 30.0,
                  client_name: str | None = None, client_version: str | None = None,
                  environ: Any = None) -> GuardedSession:
-    """A :class:`GuardedSession` on the locked server ``name`` (not yet connected)."""
+    """A :class:`GuardedSession` on the locked server ``name`` (not yet connected).
+
+    Raises :class:`~mcplock.errors.UntrustedError` when this machine has not trusted the
+    server's launch spec in this project (`mcplock trust NAME`; in CI the lock is the
+    reviewed artefact)."""
+    from mcplock.core import trust
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
     from mcplock.lock.read import load
@@ -158,4 +163,6 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
                          environ=environ)
     spec = locked_specs([srv], lock_dir(lockfile), use_stored_client=not client_name)[0]
+    trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)},
+               environ=environ)
     return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve)

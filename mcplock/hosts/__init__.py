@@ -29,7 +29,7 @@ Transports (see ``importers.py``):
 - codex: ``command`` = stdio, ``url`` = http (Codex has no SSE; both = skipped);
   ``bearer_token_env_var`` → ``Authorization: Bearer ${VAR}``; ``env_http_headers`` →
   ``${VAR}`` headers (they win over ``http_headers``, which are literal); ``env_vars`` (names or
-  ``{name = …}``) → env ``NAME = ${NAME}`` (an explicit ``env`` value wins); ``cwd`` kept.
+  ``{name = …}``) → ``pass-env`` names (an explicit ``env`` value wins); ``cwd`` kept.
 - ``cwd`` is imported for vscode, gemini and codex only (the others do not document it).
 - **A remote ``url`` without a type** (vscode, gemini ``url``, cursor, windsurf): those hosts try
   Streamable HTTP and fall back to SSE; a lock pins one transport, so mcplock cannot fall back.
@@ -161,7 +161,8 @@ def detect_host(path: str | os.PathLike[str], data: Any) -> str | None:
         return "windsurf"
     if parent == ".cursor" and name == "mcp.json":
         return "cursor"
-    if (parent == ".vscode" and name in ("mcp.json", "settings.json")) or name in ("devcontainer.json", ".devcontainer.json"):
+    if ((parent == ".vscode" and name in ("mcp.json", "settings.json"))
+            or name in ("devcontainer.json", ".devcontainer.json")):
         return "vscode"
     if parent == ".gemini" and name == "settings.json":
         return "gemini"
@@ -198,7 +199,8 @@ def _vscode_keys(data: dict[str, Any]) -> tuple[str, ...] | None:
     mcp = data.get("mcp")
     if isinstance(mcp, dict) and "servers" in mcp:
         return ("mcp", "servers")  # older builds: "mcp" object in settings.json
-    vs = ((data.get("customizations") or {}).get("vscode") or {}) if isinstance(data.get("customizations"), dict) else {}
+    custom = data.get("customizations")
+    vs = (custom.get("vscode") or {}) if isinstance(custom, dict) else {}
     if isinstance(vs, dict) and isinstance(vs.get("mcp"), dict) and "servers" in vs["mcp"]:
         return ("customizations", "vscode", "mcp", "servers")  # devcontainer.json
     return None
@@ -220,11 +222,13 @@ def _claude_projects(
     here = os.getcwd() if project_dir is None else project_dir
     match = next((k for k in projects if same_path(k, here)), None)
     others = [
-        k for k, v in projects.items() if k != match and isinstance(v, dict) and isinstance(v.get("mcpServers"), dict) and v["mcpServers"]
+        k for k, v in projects.items()
+        if k != match and isinstance(v, dict) and isinstance(v.get("mcpServers"), dict) and v["mcpServers"]
     ]
     if others:
         warnings.append(
-            f"{len(others)} other project scope(s) in this file not imported: their servers apply only in those directories"
+            f"{len(others)} other project scope(s) in this file not imported: "
+            "their servers apply only in those directories"
         )
     if match is None or not isinstance(projects[match], dict):
         return [], None, []
@@ -257,7 +261,8 @@ def load_host_config(
     data = parse(text, shown, fmt)
     where = Where(shown, text, fmt)
     if not isinstance(data, dict):
-        raise where.error(f"the top level must be an object, not {json_type(data)}", hint="a host config is one JSON object")
+        raise where.error(f"the top level must be an object, not {json_type(data)}",
+                          hint="a host config is one JSON object")
     if host is None:
         host = detect_host(p, data)
         if host is None:
@@ -305,7 +310,7 @@ def load_host_config(
             elif isinstance(allowed, list) and n not in allowed:
                 extra.append("not in mcp.allowed: Gemini CLI does not start it")
     elif host == "codex":
-        for n, e, extra in entries:
+        for _n, e, extra in entries:
             if e.flag("enabled") is False:
                 extra.append("disabled in this file (enabled = false)")
 

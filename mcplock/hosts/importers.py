@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from mcplock.errors import json_type
@@ -36,7 +36,7 @@ class Entry:
         if isinstance(raw, DupDict) and raw.dups:
             raise where.error(
                 f"server `{name}`: key `{raw.dups[0]}` appears twice",
-                keys + (raw.dups[0], raw.dups[0]),
+                (*keys, raw.dups[0], raw.dups[0]),
                 hint="keep one of them; the host silently uses the last one",
             )
 
@@ -46,7 +46,7 @@ class Entry:
     def _bad(self, key: str, want: str, got: object) -> Exception:
         return self.where.error(
             f"server `{self.name}`: `{key}` must be {want}, not {json_type(got)}",
-            self.keys + (key,),
+            (*self.keys, key),
             hint=f"fix `{key}` in this server's entry; the host expects {want} there too",
         )
 
@@ -67,7 +67,8 @@ class Entry:
         if v is None:
             return []
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise self._bad(key, "a list of strings", v if not isinstance(v, list) else next(x for x in v if not isinstance(x, str)))
+            bad = v if not isinstance(v, list) else next(x for x in v if not isinstance(x, str))
+            raise self._bad(key, "a list of strings", bad)
         return list(v)
 
     def str_map(self, key: str) -> dict[str, str]:
@@ -79,14 +80,14 @@ class Entry:
         if isinstance(v, DupDict) and v.dups:
             raise self.where.error(
                 f"server `{self.name}`: `{key}` has the key `{v.dups[0]}` twice",
-                self.keys + (key, v.dups[0], v.dups[0]),
+                (*self.keys, key, v.dups[0], v.dups[0]),
                 hint="keep one of them; the host silently uses the last one",
             )
         for k, x in v.items():
             if not isinstance(x, str):
                 raise self.where.error(
                     f"server `{self.name}`: `{key}.{k}` must be a string, not {json_type(x)}",
-                    self.keys + (key, k),
+                    (*self.keys, key, k),
                     hint="quote the value",
                 )
         return dict(v)
@@ -207,7 +208,8 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
     """Turn one raw entry into an ImportedServer (raises Skip, or ConfigError for wrong shapes)."""
     warnings: list[str] = []
     transport, url = _transport(e, host, warnings)
-    conv: Callable[[str], str] = lambda v: convert(host, v, warnings)
+    def conv(v: str) -> str:
+        return convert(host, v, warnings)
     try:
         if transport == "stdio":
             command = e.string("command")
@@ -216,8 +218,7 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
             args = e.str_list("args")
             env = e.str_map("env")
             cwd = e.string("cwd")
-            if host == "codex":
-                env = _codex_env(e, env)
+            pass_env = _codex_pass_env(e, env) if host == "codex" else ()
             if cwd is not None and host not in _CWD_HOSTS:
                 warnings.append(f"cwd is not a {host_name(host)} setting: ignored")
                 cwd = None
@@ -226,6 +227,7 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
                 "args": [conv(a) for a in args],
                 "env": {k: conv(v) for k, v in env.items()},
                 "cwd": conv(cwd) if cwd is not None else None,
+                "pass_env": pass_env,
             }
             for key in ("envFile",):
                 if e.has(key):
@@ -274,25 +276,28 @@ def _env_name(e: Entry, key: str, value: object, at: tuple[str, ...]) -> str:
     if isinstance(value, str) and _IDENT.fullmatch(value):
         return value
     raise e.where.error(
-        f"server `{e.name}`: `{key}` must name an environment variable, not {json_type(value) if not isinstance(value, str) else 'this string'}",
+        f"server `{e.name}`: `{key}` must name an environment variable, "
+        f"not {json_type(value) if not isinstance(value, str) else 'this string'}",
         e.keys + at,
         hint="use a name like GITHUB_TOKEN (letters, digits, _)",
     )
 
 
-def _codex_env(e: Entry, env: dict[str, str]) -> dict[str, str]:
-    """``env_vars`` forwards variables from Codex's environment: ``NAME = ${NAME}``; ``env`` wins."""
+def _codex_pass_env(e: Entry, env: dict[str, str]) -> tuple[str, ...]:
+    """``env_vars`` forwards variables from Codex's environment as they are: ``pass-env`` (names
+    only); a name that ``env`` sets is set by ``env``."""
     raw = e.raw.get("env_vars")
     if raw is None:
-        return env
+        return ()
     if not isinstance(raw, list):
         raise e._bad("env_vars", "a list of names", raw)
-    out = dict(env)
+    out: list[str] = []
     for item in raw:
         name_v = item.get("name") if isinstance(item, dict) else item
         name = _env_name(e, "env_vars", name_v, ("env_vars",))
-        out.setdefault(name, "${" + name + "}")
-    return out
+        if name not in env:
+            out.append(name)
+    return tuple(sorted(set(out)))
 
 
 def _codex_headers(e: Entry, headers: dict[str, str], warnings: list[str]) -> dict[str, str]:
@@ -329,17 +334,17 @@ def servers_map(where: Where, data: Any, keys: tuple[str, ...]) -> Iterator[tupl
     if isinstance(obj, DupDict) and obj.dups:
         raise where.error(
             f"server `{obj.dups[0]}` appears twice in `{'.'.join(keys)}`",
-            keys + (obj.dups[0], obj.dups[0]),
+            (*keys, obj.dups[0], obj.dups[0]),
             hint="remove one of them (a bad merge?); the host silently uses the last one",
         )
     for name, raw in obj.items():
         if not isinstance(raw, dict):
             raise where.error(
                 f"server `{name}` must be an object, not {json_type(raw)}",
-                keys + (name,),
+                (*keys, name),
                 hint="each server is an object with command/args/env or url/headers",
             )
-        yield name, Entry(where, keys + (name,), name, raw)
+        yield name, Entry(where, (*keys, name), name, raw)
 
 
 def check_name(name: str) -> str | None:

@@ -93,6 +93,7 @@ class ServerEntry:
     args: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+    pass_env: list[str] = field(default_factory=list)  # names of variables passed through (never values)
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     source: str | None = None
@@ -131,7 +132,7 @@ class ServerEntry:
         from mcplock.spec import stored_spec
 
         return stored_spec(self.transport, self.command, self.args, self.env, self.cwd, self.url, self.headers,
-                           self.pin_resources, self.auth)
+                           self.pin_resources, self.auth, pass_env=self.pass_env)
 
 
 @dataclass

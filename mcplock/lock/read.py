@@ -28,12 +28,13 @@ from mcplock.lock.model import (
     ServerEntry,
 )
 from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
+from mcplock.spec import ENV_NAME
 
 __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
 
 
 SERVER_KEYS = {
-    "transport", "command", "args", "env", "cwd", "url", "headers", "source", "config-hash", "auth",
+    "transport", "command", "args", "env", "pass-env", "cwd", "url", "headers", "source", "config-hash", "auth",
     "policy", "pin-resources", "client", "server-info", "protocol-version", "instructions",
     "instructions-hash", "instructions-rejected-hash", "instructions-pending", *ITEM_KINDS,
 }
@@ -137,6 +138,9 @@ class _Reader:
         policy = self.get(st, table, "policy", str, "all")
         if policy not in POLICIES:
             raise self.fail(table, f"`policy` in {self._where(table)} must be one of {', '.join(POLICIES)}")
+        pass_env = self.get(st, table, "pass-env", list, [])
+        if not all(isinstance(n, str) and ENV_NAME.fullmatch(n) for n in pass_env):
+            raise self.fail(table, f"`pass-env` in {self._where(table)} must be a list of environment variable names")
         info = self.get(st, table, "server-info", dict)
         srv = ServerEntry(
             name=name,
@@ -144,6 +148,7 @@ class _Reader:
             command=self.get(st, table, "command", str),
             args=list(args),
             env=self.str_map(st, table, "env"),
+            pass_env=list(pass_env),
             cwd=self.get(st, table, "cwd", str),
             url=self.get(st, table, "url", str),
             headers=self.str_map(st, table, "headers"),
@@ -168,8 +173,8 @@ class _Reader:
         return srv
 
     def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
-        """`auth = "oauth"` or `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …,
-        scopes = …}`."""
+        """`auth = "oauth"` or
+        `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …, scopes = …}`."""
         from mcplock.spec import AUTH_METHODS, template_names
 
         v = self.get(st, table, "auth", (str, dict))
@@ -189,7 +194,7 @@ class _Reader:
         names = template_names(secret) if secret is not None else []
         if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
             raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, "
-                            "never a secret",
+                                   "never a secret",
                             hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
         cimd = v.get("client-metadata-url")
         if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):

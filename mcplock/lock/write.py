@@ -102,6 +102,11 @@ def _server(s: ServerEntry) -> Any:
         t.add("cwd", _text(s.cwd))
     if s.env:
         t.add("env", _str_table(s.env))
+    if s.pass_env:
+        arr = tomlkit.array()
+        for n in sorted(set(s.pass_env)):
+            arr.append(_text(n))
+        t.add("pass-env", arr)
     if s.url is not None:
         t.add("url", _text(s.url))
     if s.headers:

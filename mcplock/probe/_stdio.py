@@ -14,6 +14,7 @@ import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from mcplock.core.launch import server_env
 from mcplock.errors import ProbeError
 from mcplock.probe._common import (
     INVALID_JSON_HINT,
@@ -86,9 +87,7 @@ class StdioTransport(PendingRequests):
             raise ProbeError("config", f"server `{spec.name}` has no command to run")
         command = expand(spec.command, env_src, spec.secrets)
         args = [expand(a, env_src, spec.secrets) for a in spec.args]
-        env = dict(os.environ)
-        for k, v in spec.env.items():
-            env[k] = expand(v, env_src, spec.secrets)
+        env = server_env(spec, env_src)  # the minimal environment, never mcplock's whole one
         cwd = expand(spec.cwd, env_src, spec.secrets) if spec.cwd else None
         if cwd is not None and not os.path.isdir(cwd):
             raise ProbeError(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
+from dataclasses import replace
 
 import typer
 from rich.text import Text
@@ -10,11 +12,12 @@ from rich.text import Text
 from mcplock import severity
 from mcplock.cli import context, progress
 from mcplock.cli.context import Cli
-from mcplock.cli.options import POLICY, YES, ProbeArgs, probing
+from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
+from mcplock.cli.trust import guarded
 from mcplock.core import add as core_add
 from mcplock.core.add import Staged
-from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers
+from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.errors import SecretError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
@@ -40,10 +43,12 @@ def cmd_add(
     header: list[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
     env: list[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
     cwd: str | None = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),
+    pass_env: list[str] = PASS_ENV,
     policy: str = POLICY,
     pin_resources: bool = typer.Option(False, "--pin-resources",
                                        help="Also pin resources/list (usually data that changes)."),
     yes: bool = YES,
+    trust: bool = TRUST,
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -57,9 +62,16 @@ def cmd_add(
         raise UsageError("--transport takes stdio, http or sse")
     target = list(target or [])
     if from_file:
+        if pass_env:
+            raise UsageError("--pass-env is for a server given on the command line",
+                             hint="with --from, the host config says what the server gets")
         found = core_add.from_config(from_file, ([name] if name else []) + target, cli.lock_dir)
     else:
         spec = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
+        if pass_env:
+            if spec.transport != "stdio":
+                raise UsageError("--pass-env is for stdio servers")
+            spec = replace(spec, pass_env=parse_pass_env(pass_env))
         found = core_add.Found(specs=[(spec, None)])
     for n in found.notes:
         cli.note(n)
@@ -77,7 +89,9 @@ def cmd_add(
     if not specs:
         cli.info("nothing to add")
         return 0
-    return lock_specs(cli, specs, policy, yes, probe)
+    # a command typed here is trusted by typing it; one from a file needs --trust, --yes or a yes
+    how = f"mcplock add --from {shlex.quote(from_file)} --trust" if from_file else ""
+    return lock_specs(cli, specs, policy, yes, probe, consent=trust or yes or not from_file, how=how)
 
 
 def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | None, header: list[str],
@@ -106,14 +120,25 @@ def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | No
                       cwd=cwd, pin_resources=pin_resources)
 
 
-def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: ProbeArgs) -> int:
+def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: ProbeArgs, *, consent: bool,
+               how: str) -> int:
     """Probe new servers, stage what they offer, accept it (--yes, or yes at the prompt) but
-    for critical findings, and write them to the lock. `add` and `init` end here."""
+    for critical findings, and write them to the lock. `add` and `init` end here.
+
+    Nothing runs before it is trusted: ``consent`` (typed on the command line, --trust,
+    --yes), an earlier trust in this project, or a yes at the terminal; else the refusal
+    names ``how`` (the command that trusts)."""
+    from mcplock.core import trust as core_trust
     from mcplock.core.specs import probe_spec
     from mcplock.lint.entries import lint_entries
 
     opts = args.options(cli)
-    results = progress.probe(cli, [probe_spec(sp, cli.lock_dir) for sp, _ in specs], opts, login=args.login)
+    launch = [probe_spec(sp, cli.lock_dir) for sp, _ in specs]
+    if consent:
+        core_trust.trust(launch, cli.lock_dir)
+    else:
+        guarded(cli, lambda: core_trust.gate(launch, cli.lock_dir, how=how))
+    results = progress.probe(cli, launch, opts, login=args.login)
     client = args.client() if args.client_name != "mcplock" else None  # the default identity is not pinned
     staged, failed = core_add.stage_new(specs, results, policy, client)
     interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()

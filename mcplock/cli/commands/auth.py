@@ -22,6 +22,7 @@ from mcplock.cli.options import (
     OAUTH_SCOPES,
 )
 from mcplock.cli.progress import say_plain
+from mcplock.cli.trust import guarded
 from mcplock.core import oauth
 from mcplock.errors import McplockError, UsageError
 from mcplock.spec import ServerSpec
@@ -41,7 +42,8 @@ def cmd_login(
     oauth_scopes: str | None = OAUTH_SCOPES,
     oauth_grant: str | None = OAUTH_GRANT,
     oauth_client_metadata_url: str | None = OAUTH_CLIENT_METADATA_URL,
-    timeout: float = typer.Option(300.0, "--timeout", help="Seconds to wait for the browser to come back (default 300)."),
+    timeout: float = typer.Option(300.0, "--timeout",
+                                  help="Seconds to wait for the browser to come back (default 300)."),
     no_browser: bool = typer.Option(False, "--no-browser", help="Only print the authorization URL."),
 ) -> int:
     """Log in to a remote server with OAuth (authorization code + PKCE in the browser) and keep
@@ -53,6 +55,12 @@ def cmd_login(
     cli = context.of(ctx)
     auth = oauth.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes, oauth_grant, oauth_client_metadata_url)
     spec, locked = oauth.login_target(target, url, auth, cli.lockfile)
+    if locked:  # the lock's URL and headers (a pulled lock's too) receive secrets only once trusted here
+        from mcplock.core import trust as core_trust
+
+        as_locked = oauth.login_target(target, url, None, cli.lockfile)[0]
+        guarded(cli, lambda: core_trust.gate([as_locked], cli.lock_dir, how=core_trust.trust_command(cli.lockfile),
+                                             reviewed={core_trust.launch_hash(as_locked)}))
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=say_plain, open_browser=not no_browser))
@@ -81,7 +89,8 @@ def cmd_logout(ctx: typer.Context, target: str = typer.Argument(..., metavar="NA
     if not spec.url:
         raise UsageError(f"`{target}` has no URL")
     gone = TokenStore().delete(expand(spec.url))
-    cli.say(Text("logged out of ").append_text(_name(spec.name)) if gone else _name(spec.name).append(": no token stored"))
+    cli.say(Text("logged out of ").append_text(_name(spec.name)) if gone
+            else _name(spec.name).append(": no token stored"))
     return 0
 
 

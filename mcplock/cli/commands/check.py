@@ -15,7 +15,9 @@ def cmd_check(
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
 ) -> int:
-    """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs."""
+    """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs.
+
+    It reads files only: it never launches a server, never connects to one, and needs no trust."""
     from mcplock.check import run_check
     from mcplock.lock.read import load
     from mcplock.render import formats

@@ -7,6 +7,7 @@ import typer
 from mcplock.cli import context
 from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import load_and_probe
+from mcplock.cli.trust import guarded
 from mcplock.core.diff import diff_servers
 
 
@@ -26,8 +27,8 @@ def cmd_diff(
     cli.report_format("diff", fmt, formats.FORMATS)
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     opts = probe.options(cli)
-    lock, selected, results = load_and_probe(cli, list(names or []), opts, use_stored_client=not probe.client_name,
-                                             login=probe.login)
+    lock, selected, results = guarded(cli, lambda: load_and_probe(
+        cli, list(names or []), opts, use_stored_client=not probe.client_name, login=probe.login))
     diffs, code = diff_servers(lock, selected, results)
     if fmt != "text":
         report = formats.diff_report(fmt, diffs, cli.lockfile, code, lock_text=cli.lock_text(fmt),

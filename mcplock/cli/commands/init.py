@@ -7,7 +7,7 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.commands.add import check_policy, lock_specs
-from mcplock.cli.options import POLICY, YES, ProbeArgs, probing
+from mcplock.cli.options import POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.core import add as core_add
 from mcplock.untrusted import safe_text
 
@@ -17,6 +17,7 @@ def cmd_init(
     ctx: typer.Context,
     policy: str = POLICY,
     yes: bool = YES,
+    trust: bool = TRUST,
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -35,7 +36,8 @@ def cmd_init(
     if not found.specs:
         cli.info("every server is already locked; `mcplock refresh` re-probes them")
         return 0
-    return lock_specs(cli, found.specs, policy, yes, probe)
+    # the commands of a config are shown and trusted before anything runs (--trust, --yes, a yes)
+    return lock_specs(cli, found.specs, policy, yes, probe, consent=trust or yes, how="mcplock init --trust")
 
 
 def register(app: typer.Typer) -> None:

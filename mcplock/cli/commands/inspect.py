@@ -7,9 +7,9 @@ import os
 import typer
 
 from mcplock.cli import context, progress
-from mcplock.cli.options import ProbeArgs, probing
+from mcplock.cli.options import PASS_ENV, ProbeArgs, probing
 from mcplock.core.probing import result_of
-from mcplock.core.specs import check_transport, parse_env, parse_headers
+from mcplock.core.specs import check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.errors import ProbeError, UsageError
 from mcplock.spec import ServerSpec
 
@@ -21,6 +21,7 @@ def cmd_inspect(
     transport: str | None = typer.Option(None, "--transport", help="http or sse for a URL."),
     header: list[str] = typer.Option([], "--header", help="'Name: value' (values may use ${VAR})."),
     env: list[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server."),
+    pass_env: list[str] = PASS_ENV,
     fmt: str = typer.Option("text", "--format", help="text or json (the raw definitions)."),
     pin_resources: bool = typer.Option(False, "--resources", help="Also list resources."),
     *,
@@ -33,6 +34,8 @@ def cmd_inspect(
         check_transport(transport, remote=True)
         if env:
             raise UsageError("--env is for stdio servers")
+        if pass_env:
+            raise UsageError("--pass-env is for stdio servers")
         spec = ServerSpec(name="inspect", transport=transport or "http", url=target[0],
                           headers=parse_headers(header, refuse_secrets=False), pin_resources=pin_resources,
                           auth=probe.auth())
@@ -41,7 +44,8 @@ def cmd_inspect(
         if header:
             raise UsageError("--header is for remote servers")
         spec = ServerSpec(name="inspect", transport="stdio", command=target[0], args=tuple(target[1:]),
-                          env=parse_env(env, refuse_secrets=False), cwd=os.getcwd(), pin_resources=pin_resources)
+                          env=parse_env(env, refuse_secrets=False), cwd=os.getcwd(), pin_resources=pin_resources,
+                          pass_env=parse_pass_env(pass_env))
     r = result_of(progress.probe(cli, [spec], probe.options(cli), login=probe.login), "inspect")
     if isinstance(r, ProbeError):
         raise r

@@ -8,7 +8,9 @@ from rich.text import Text
 from mcplock.cli import context, progress
 from mcplock.cli.options import ProbeArgs, probing
 from mcplock.cli.progress import report_failure
+from mcplock.cli.trust import guarded
 from mcplock.core import refresh as core_refresh
+from mcplock.core import trust as core_trust
 from mcplock.untrusted import safe_text
 
 
@@ -26,6 +28,9 @@ def cmd_refresh(
     cli = context.of(ctx)
     selected = select(load(cli.lockfile), list(names or []))
     plan = core_refresh.plan(selected, cli.lock_dir, use_stored_client=not probe.client_name)
+    # what runs is the lock's spec, or a host config's as it is now: trusted here, or in CI as locked
+    guarded(cli, lambda: core_trust.gate(plan.specs, cli.lock_dir, how=core_trust.trust_command(cli.lockfile),
+                                         reviewed=core_trust.reviewed(selected, cli.lock_dir)))
     client = probe.client()
     results = progress.probe(cli, plan.specs, probe.options(cli), login=probe.login)
     summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client)

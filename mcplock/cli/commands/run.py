@@ -79,8 +79,10 @@ def cmd_call(
     from mcplock.guard.session import open_session
 
     approver = True if approve else (_ask_on_terminal(cli) if sys.stdin.isatty() and sys.stderr.isatty() else False)
-    session = open_session(t.server, cli.lockfile, approve=approver, timeout=timeout, client_name=client_name,
-                           client_version=client_version)
+    from mcplock.cli.trust import guarded
+
+    session = guarded(cli, lambda: open_session(t.server, cli.lockfile, approve=approver, timeout=timeout,
+                                                client_name=client_name, client_version=client_version))
     from mcplock.api import InvalidArguments
 
     try:

@@ -1,0 +1,88 @@
+"""What a launched server gets: the one place that builds a stdio server's environment.
+
+Every server mcplock starts (the probe of `add`, `init`, `diff`, `refresh`, `inspect`; the
+guard and `call` go through the same function) gets a minimal environment, never mcplock's
+whole one:
+
+- the allowlist below, taken from mcplock's environment where set: what any program needs
+  (PATH, HOME, USER, locale, temp dir, time zone, the platform's equivalents on Windows) and
+  what npx, uvx, pipx, pip and docker need to find their caches, registries and daemons —
+  names whose values are paths or switches, never credentials;
+- proxy and package-index URLs (``HTTPS_PROXY``, ``UV_INDEX_URL`` …) only when they carry no
+  credentials (``user:pass@``); one that does is left out like any other secret;
+- exactly what the spec names: ``env`` (``${VAR}`` templates expanded from mcplock's
+  environment; the server sees only the result) and ``pass-env`` (names passed through as
+  they are, the per-server opt-in).
+
+Nothing else: a CI job's ``GITHUB_TOKEN``, cloud keys and other servers' tokens stay with
+mcplock. See docs/least-privilege.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from mcplock.spec import ServerSpec, expand
+
+# Names passed through as they are (when set).
+BASE = frozenset({
+    # POSIX
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "LANG", "LANGUAGE", "TMPDIR", "TZ",
+    "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
+    "XDG_CONFIG_DIRS", "XDG_DATA_DIRS",
+    # Windows
+    "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERNAME", "USERPROFILE",
+    "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)",
+    "PROGRAMW6432", "COMMONPROGRAMFILES", "PROCESSOR_ARCHITECTURE", "NUMBER_OF_PROCESSORS",
+    # npm / npx / node version managers (where node and the package cache are)
+    "NVM_DIR", "NVM_BIN", "VOLTA_HOME", "FNM_DIR", "FNM_MULTISHELL_PATH", "COREPACK_HOME",
+    # uv / uvx, pipx, pip (caches, tool and interpreter directories, switches)
+    "UV_CACHE_DIR", "UV_TOOL_DIR", "UV_TOOL_BIN_DIR", "UV_PYTHON_INSTALL_DIR", "UV_PYTHON", "UV_PYTHON_PREFERENCE",
+    "UV_PYTHON_DOWNLOADS", "UV_NO_CACHE", "UV_OFFLINE", "UV_NATIVE_TLS", "UV_INDEX_STRATEGY",
+    "PIPX_HOME", "PIPX_BIN_DIR", "PIPX_SHARED_LIBS", "PIPX_DEFAULT_PYTHON", "PIP_CACHE_DIR", "PIP_NO_CACHE_DIR",
+    # docker (a common way to run a server): which daemon, which CLI config directory
+    "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG",
+})
+PREFIXES = ("LC_",)  # the locale categories
+# npm reads `npm_config_<key>` case-insensitively; only these keys (paths and switches) pass.
+# Others (`_auth`, `_authToken`, `//registry/:_authToken`, `email`, `otp` …) are credentials.
+NPM_CONFIG_KEYS = frozenset({
+    "cache", "registry", "prefix", "userconfig", "globalconfig", "strict_ssl", "offline", "prefer_offline",
+    "prefer_online", "update_notifier", "fund", "audit", "loglevel", "yes", "cafile",
+})
+# URLs a package manager needs to reach its registry; passed only without credentials in them.
+URL_NAMES = frozenset({
+    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
+    "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
+})
+_CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s]+@")
+
+
+def allowed(name: str, value: str) -> bool:
+    """Whether a variable of mcplock's environment reaches a server without being asked for."""
+    if name in BASE or name.startswith(PREFIXES):
+        return True
+    if name in URL_NAMES:
+        return not _CREDENTIALS.search(value)
+    if name.lower().startswith("npm_config_"):
+        key = name[len("npm_config_"):].lower()
+        return key in NPM_CONFIG_KEYS and not _CREDENTIALS.search(value)
+    return False
+
+
+def base_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The minimal environment every launched server gets."""
+    return {k: v for k, v in environ.items() if allowed(k, v)}
+
+
+def server_env(spec: ServerSpec, environ: Mapping[str, str]) -> dict[str, str]:
+    """The whole environment of a stdio server: the minimal one, its ``pass-env`` names (when
+    set), and its ``env`` with ``${VAR}`` expanded from ``environ`` (and the spec's secrets)."""
+    env = base_env(environ)
+    for name in spec.pass_env:
+        if name in environ:
+            env[name] = environ[name]
+    for k, v in spec.env.items():
+        env[k] = expand(v, environ, spec.secrets)
+    return env

@@ -1,0 +1,243 @@
+"""Trust before the first launch (direnv-style): nothing that came from a file runs before a
+person on this machine trusted it.
+
+A launch spec needs trust when running it hands something away: every stdio command (it runs
+code), and a remote server whose URL, headers or OAuth client secret expand a ``${VAR}`` (the
+value is sent to that URL). A remote server without templates receives nothing of the user's
+and needs none.
+
+The record lives outside the repository, per user: ``trust.json`` in ``$MCPLOCK_CONFIG_DIR``
+when set, else the platform's user data directory (``$XDG_DATA_HOME/mcplock`` or
+``~/.local/share/mcplock`` on Linux). It maps a project (the real path of the lock's
+directory) to the hashes of the launch specs trusted there, so a second clone is a new
+project and a pulled change to a command asks again. Written atomically, 0600 in a 0700
+directory, under an advisory lock.
+
+In CI (``CI`` set to a true value) the lock is the reviewed artefact: launch specs exactly as
+the lock has them need no record. Specs from a host config still do.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+from mcplock.errors import UntrustedError
+from mcplock.lock.hashing import definition_hash
+from mcplock.lock.model import ServerEntry
+from mcplock.spec import ServerSpec, template_names
+from mcplock.untrusted import sanitize
+
+FORMAT = 1
+SHOWN = 4000  # characters of one command line shown before `…`
+
+
+def store_path(environ: Mapping[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    if env.get("MCPLOCK_CONFIG_DIR"):
+        return Path(env["MCPLOCK_CONFIG_DIR"]) / "trust.json"
+    import platformdirs
+
+    return platformdirs.user_data_path("mcplock", appauthor=False) / "trust.json"
+
+
+def project_key(lock_dir: str) -> str:
+    return os.path.realpath(lock_dir)
+
+
+def is_ci(environ: Mapping[str, str] | None = None) -> bool:
+    env = os.environ if environ is None else environ
+    return env.get("CI", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+# --- what a launch spec runs and hands away ---------------------------------------------------
+
+
+def launch_dict(spec: ServerSpec) -> dict[str, object]:
+    """The part of a spec that decides what runs and what it receives (what trust is given to)."""
+    out: dict[str, object] = {"transport": spec.transport}
+    if spec.transport == "stdio":
+        out.update(command=spec.command, args=list(spec.args), cwd=spec.cwd, env=dict(sorted(spec.env.items())),
+                   **{"pass-env": sorted(set(spec.pass_env))})
+    else:
+        out.update(url=spec.url, headers=dict(sorted(spec.headers.items())))
+        if spec.auth is not None and spec.auth.client_secret:
+            out["client-secret"] = spec.auth.client_secret
+    return out
+
+
+def launch_hash(spec: ServerSpec) -> str:
+    return definition_hash(launch_dict(spec), what=f"server `{spec.name}` launch spec")
+
+
+def received(spec: ServerSpec) -> list[str]:
+    """Names of the variables of mcplock's environment whose values the server receives."""
+    if spec.transport == "stdio":
+        texts = [spec.command or "", *spec.args, *spec.env.values(), spec.cwd or ""]
+    else:
+        texts = [spec.url or "", *spec.headers.values()]
+        if spec.auth is not None and spec.auth.client_secret:
+            texts.append(spec.auth.client_secret)
+    names = [n for t in texts for n in template_names(t) if n != "MCPLOCK_PROJECT_DIR"]
+    if spec.transport == "stdio":
+        names += list(spec.pass_env)
+    return list(dict.fromkeys(names))
+
+
+def needs_trust(spec: ServerSpec) -> bool:
+    return spec.transport == "stdio" or bool(received(spec))
+
+
+def describe(spec: ServerSpec) -> str:
+    """One plain line (untrusted text made safe): the command line or URL that would run, and
+    the names of the variables it receives."""
+    if spec.transport == "stdio":
+        words = [f"{k}={v}" for k, v in sorted(spec.env.items())]
+        words += [spec.command or "", *spec.args]
+        what = shlex.join(words) + (f"  (in {shlex.quote(spec.cwd)})" if spec.cwd else "")
+    else:
+        heads = "".join(f" -H {shlex.quote(f'{k}: {v}')}" for k, v in sorted(spec.headers.items()))
+        what = f"{spec.transport} {spec.url}{heads}"
+    line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
+    names = received(spec)
+    if names:
+        line += f"  — receives {', '.join(names)}"
+    return line
+
+
+# --- the record -------------------------------------------------------------------------------
+
+
+class TrustStore:
+    def __init__(self, environ: Mapping[str, str] | None = None, path: Path | None = None) -> None:
+        self.path = path if path is not None else store_path(environ)
+
+    def _read(self) -> dict[str, dict[str, str]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError):
+            return {}  # unreadable or damaged: nothing is trusted, a person is asked again
+        projects = data.get("projects") if isinstance(data, dict) else None
+        if not isinstance(projects, dict):
+            return {}
+        return {p: dict(h) for p, h in projects.items() if isinstance(h, dict)}
+
+    def trusted(self, project: str) -> set[str]:
+        return set(self._read().get(project, {}))
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd = os.open(self.path.with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            try:
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except ImportError:  # pragma: no cover - not POSIX
+                pass
+            yield
+        finally:
+            os.close(fd)
+
+    def add(self, project: str, specs: Iterable[ServerSpec]) -> None:
+        new = {launch_hash(s): s.name for s in specs}
+        if not new:
+            return
+        with self._locked():
+            projects = self._read()
+            projects.setdefault(project, {}).update(new)
+            body = json.dumps({"version": FORMAT, "projects": projects}, indent=2, sort_keys=True) + "\n"
+            fd, tmp = tempfile.mkstemp(prefix=".trust-", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    os.fchmod(fh.fileno(), 0o600)
+                    fh.write(body)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, self.path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+
+
+# --- the gate ---------------------------------------------------------------------------------
+
+
+def untrusted(specs: Iterable[ServerSpec], lock_dir: str, *, reviewed: set[str] | None = None,
+              environ: Mapping[str, str] | None = None) -> list[ServerSpec]:
+    """The specs that need trust and have none in this project. ``reviewed``: launch hashes
+    as the lock has them, which need none in CI."""
+    ci = reviewed is not None and is_ci(environ)
+    need = [s for s in specs if needs_trust(s)]
+    if not need:
+        return []
+    done = TrustStore(environ).trusted(project_key(lock_dir))
+    return [s for s in need if launch_hash(s) not in done and not (ci and reviewed and launch_hash(s) in reviewed)]
+
+
+def gate(specs: Iterable[ServerSpec], lock_dir: str, *, how: str, reviewed: set[str] | None = None,
+         environ: Mapping[str, str] | None = None) -> None:
+    """Raise :class:`UntrustedError` naming what would run unless all of it is trusted.
+    ``how`` is the command that trusts it (``mcplock init --trust``); ``{names}`` in it stands
+    for the names of the servers (``mcplock trust {names}``)."""
+    pending = untrusted(specs, lock_dir, reviewed=reviewed, environ=environ)
+    if not pending:
+        return
+    n = len(pending)
+    how = how.replace("{names}", " ".join(shlex.quote(sanitize(s.name, 200)) for s in pending))
+    lines = "\n".join("  " + describe(s) for s in pending)
+    raise UntrustedError(
+        f"{'this server has' if n == 1 else f'these {n} servers have'} not been trusted to run in this project "
+        f"(nothing ran):\n{lines}",
+        specs=pending,
+        hint=f"review {'it' if n == 1 else 'them'}, then run `{how}` (or answer the question at a terminal)",
+    )
+
+
+def trust_command(lockfile: str) -> str:
+    """``mcplock trust {names}`` for this lock (``{names}``: filled in by :func:`gate`)."""
+    default = os.environ.get("MCPLOCK_LOCKFILE") or "mcp.lock"
+    opt = "" if os.path.abspath(lockfile) == os.path.abspath(default) else f" --lockfile {shlex.quote(lockfile)}"
+    return f"mcplock{opt} trust {{names}}"
+
+
+def reviewed(selected: Iterable[ServerEntry], lock_dir: str) -> set[str]:
+    """The launch hashes of locked servers as the lock has them (what CI may run)."""
+    from mcplock.core.specs import spec_of
+
+    return {launch_hash(spec_of(srv, lock_dir)) for srv in selected}
+
+
+def launch_specs(selected: Iterable[ServerEntry], lock_dir: str) -> list[ServerSpec]:
+    """What `diff` and `refresh` would launch for locked servers: each as locked, and a server
+    imported from a host config also as the config has it now, where that differs."""
+    from mcplock.core import refresh
+    from mcplock.core.specs import spec_of
+    from mcplock.errors import McplockError
+
+    out: list[ServerSpec] = []
+    for srv in selected:
+        locked = spec_of(srv, lock_dir)
+        out.append(locked)
+        if srv.source:
+            try:
+                fresh = refresh.plan([srv], lock_dir).specs[0]
+            except McplockError:
+                continue  # the config no longer reads: refresh refuses it anyway
+            if launch_hash(fresh) != launch_hash(locked):
+                out.append(fresh)
+    return out
+
+
+def trust(specs: Iterable[ServerSpec], lock_dir: str, environ: Mapping[str, str] | None = None) -> None:
+    """Record ``specs`` as trusted in this project (runs nothing)."""
+    TrustStore(environ).add(project_key(lock_dir), [s for s in specs if needs_trust(s)])
