@@ -45,9 +45,12 @@ def test_unchanged_server_is_clean():
     assert d.status == "ok" and d.changes == [] and compare.exit_code([d]) == 0
 
 
-def test_honest_rewording_is_high_without_findings():
+def test_honest_rewording_is_medium_without_findings():
     c = one(compare.compare(locked(), snapshot(tools_with(t0__description="Search the documentation."))))
-    assert (c.change, c.fields, c.severity, c.findings) == ("changed", ["description"], "high", [])
+    assert (c.change, c.fields, c.severity, c.findings) == ("changed", ["description"], "medium", [])
+    assert c.reason == "description reworded, no risk signal"
+    assert compare.compare(locked(), snapshot(tools_with(t0__description="Search the documentation."))
+                           ).as_json()["changes"][0]["reason"] == c.reason
 
 
 def test_hidden_instruction_in_a_changed_description_is_critical():
@@ -72,7 +75,7 @@ def test_an_accepted_quirk_does_not_realarm():
     quirky = tools_with(t0__description="Search the docs.\u200b")
     srv = locked(snapshot(quirky))
     c = one(compare.compare(srv, snapshot(tools_with(t0__description="Search the docs, faster.\u200b"))))
-    assert c.severity == "high" and c.findings == []
+    assert c.severity == "medium" and c.findings == []
 
 
 def test_schema_tightening_is_medium_and_loosening_high():
@@ -115,7 +118,7 @@ def test_rename_is_reported_on_the_added_tool():
     assert set(kinds) == {("added", "search_documentation"), ("removed", "search_docs")}
     added = kinds[("added", "search_documentation")]
     assert [(f.rule, f.severity) for f in added.findings] == [("rename", "info")]
-    assert "search_docs" in added.findings[0].message and added.severity == "high"
+    assert "search_docs" in added.findings[0].message and added.severity == "medium"
     # not a rename when anything else changed too
     tools[0]["description"] = "Search."
     d = compare.compare(locked(), snapshot(tools))
@@ -177,11 +180,17 @@ def test_cross_server_does_not_repeat_an_accepted_mention():
     mail = locked(_mail_snapshot(), name="mail")
     live = snapshot(tools_with(t0__description="Search faster. Works with send_email."))
     diffs = compare.compare_all([(docs, live), (mail, _mail_snapshot())])
-    assert one(diffs[0]).findings == [] and one(diffs[0]).severity == "high"
+    assert one(diffs[0]).findings == [] and one(diffs[0]).severity == "medium"
 
 
 def test_severity_baseline_shapes():
-    assert compare.severity("tool", "added", ["name"], None, {}) == "high"
+    assert compare.severity("tool", "added", ["name"], None, {}) == "medium"
+    assert compare.severity("tool", "added", ["name"], None, {"annotations": {"destructiveHint": True}}) == "high"
+    assert compare.severity("tool", "removed", ["name"], {}, None) == "medium"
+    assert compare.severity("instructions", "added", ["text"], None, "a") == "high"
+    assert compare.severity("instructions", "removed", ["text"], "a", None) == "medium"
+    assert compare.severity("tool", "changed", ["description"], {}, {}) == "medium"
+    assert compare.severity("tool", "changed", ["execution", "title"], {}, {}) == "low"
     assert compare.severity("prompt", "removed", ["name"], {}, None) == "medium"
     assert compare.severity("instructions", "changed", ["text"], "a", "b") == "high"
     assert compare.severity("tool", "changed", ["outputSchema"], {}, {}) == "medium"

@@ -98,10 +98,11 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
             if d.error.hint:
                 out += [">", f"> hint: {md_text(d.error.hint)}"]
         if d.changes:
-            out += ["", "| severity | change | kind | name | fields |", "|---|---|---|---|---|"]
+            out += ["", "| severity | change | kind | name | fields | why |", "|---|---|---|---|---|---|"]
             for c in d.changes:
                 fields = _md_fields(c.fields) if c.change == "changed" else ""
-                out.append(f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} | {fields} |")
+                out.append(f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
+                           f"| {fields} | {md_text(getattr(c, 'reason', ''))} |")
             with_findings = [c for c in d.changes if c.findings]
             if with_findings:
                 out += ["", "Security findings on the new text:", ""]
@@ -132,5 +133,6 @@ def check_markdown(findings: list[Finding], lock: Lock, lockfile: str, exit_code
            "| problem | server | item | message | fix |", "|---|---|---|---|---|"]
     for f in findings:
         item = md_code(target(f.server, f.kind, f.name or ""), table=True) if f.kind else ""
-        out.append(f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} | {md_text(f.hint)} |")
+        out.append(f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} "
+                   f"| {md_text(f.hint)} |")
     return "\n".join(out) + "\n"

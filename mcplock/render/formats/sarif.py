@@ -134,7 +134,8 @@ def _drift_rule_text(kind: str, change: str) -> tuple[str, str]:
            "`mcplock accept` or `mcplock reject` decides.")
     if change == "changed":
         return (f"A locked {what} changed upstream",
-                f"The server's {what} no longer matches the definition reviewed in the lock (a possible rug pull). " + act)
+                f"The server's {what} no longer matches the definition reviewed in the lock "
+                "(a possible rug pull). " + act)
     if change == "added":
         return (f"A server offers a {what} that is not in the lock",
                 f"A new {what} has not been reviewed; hosts must not show it to the model yet. " + act)
@@ -159,7 +160,8 @@ def diff_sarif(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_t
             seen: dict[tuple[str, ...], int] = {}
             s.result(rid, sarif_level(c.severity), change_message(d.name, c), line,
                      fingerprint("drift", d.name, c.kind, c.name, c.change),
-                     {"severity": c.severity, "fields": list(c.fields), "lockedHash": c.locked_hash,
+                     {"severity": c.severity, "reason": c.reason, "fields": list(c.fields),
+                      "lockedHash": c.locked_hash,
                       "liveHash": c.live_hash})
             for f in c.findings:
                 rid = lint_rule(f)
@@ -189,7 +191,8 @@ def check_sarif(findings: list[Finding], lockfile: str, exit_code: int, *, lock_
         else:
             short, full = _CHECK_RULES.get(f.code, (f"mcplock check: {f.code}", f"mcplock check: {f.code}"))
             s.rule(rid, short, full, level, HIGH if f.code == "hash-mismatch" else None)
-        s.result(rid, level, check_message(f), s.lines.of(f.table), fingerprint("check", f.code, f.server, f.kind, f.name))
+        s.result(rid, level, check_message(f), s.lines.of(f.table),
+                 fingerprint("check", f.code, f.server, f.kind, f.name))
     return s.document()
 
 
