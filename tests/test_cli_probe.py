@@ -191,12 +191,14 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     lock.servers["slow"].args = [a if a != "benign" else "hang" for a in lock.servers["slow"].args]
     store.save(lock, "mcp.lock")
     before = Path("mcp.lock").read_bytes()
-    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
     # wait until the fixture server runs, then interrupt like a terminal would
     deadline = time.time() + 10
     child = None
     while time.time() < deadline and child is None:
-        out = subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True, text=True).stdout.split()
+        out = subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True,
+                             text=True).stdout.split()
         child = int(out[0]) if out else None
         time.sleep(0.1)
     assert child, "the server never started"
@@ -322,7 +324,8 @@ def test_client_name_probes_as_the_host_the_team_runs(cli):
     Path("surface.json").write_text(json.dumps(surface))
     assert _add_stdio(cli, "plain").returncode == 0
     assert _add_stdio(cli, "ascursor", "benign", "--client-name", "cursor", "--client-version", "1.0").returncode == 0
-    tools = {s["name"]: {i["name"] for i in s["items"]} for s in json.loads(cli("list", "--format", "json").stdout)["servers"]}
+    listed = json.loads(cli("list", "--format", "json").stdout)["servers"]
+    tools = {s["name"]: {i["name"] for i in s["items"]} for s in listed}
     assert "cursor_only" in tools["ascursor"] and "cursor_only" not in tools["plain"]
     # the lock remembers whom the server was probed as: diff and refresh announce the same
     assert 'client = {name = "cursor", version = "1.0"}' in Path("mcp.lock").read_text()
@@ -331,7 +334,8 @@ def test_client_name_probes_as_the_host_the_team_runs(cli):
     # overriding it for one run shows what another host would see: the Cursor-only tool is gone
     r = cli("diff", "ascursor", "--client-name", "mcplock", "--format", "json")
     assert r.returncode == 1
-    assert [(c["name"], c["change"]) for c in json.loads(r.stdout)["servers"][0]["changes"]] == [("cursor_only", "removed")]
+    changes = json.loads(r.stdout)["servers"][0]["changes"]
+    assert [(c["name"], c["change"]) for c in changes] == [("cursor_only", "removed")]
     r = cli("diff", "--client-version", "2")
     assert r.returncode == 2 and "--client-name" in r.stderr
 
@@ -376,3 +380,35 @@ def test_secret_echoed_by_a_dying_server_never_reaches_any_output(cli):
     assert "starting with token ***" in r.stderr
     assert CANARY not in r.stdout + r.stderr
     assert "never retrieved" not in r.stderr
+
+
+def test_diff_fail_on_a_severity(cli):
+    """`diff --fail-on SEVERITY`: drift below it is reported but does not fail CI; pending review
+    and drift at or above it still do; an unknown severity is a usage error naming the choices."""
+    _surface()
+    assert _add_stdio(cli).returncode == 0
+    honest = json.loads((SURFACES / "demo.json").read_text())
+    honest["tools"][1]["description"] = "Return the Markdown content of one page of the documentation."
+    Path("surface.json").write_text(json.dumps(honest))
+
+    r = cli("diff")  # default: any drift fails
+    assert r.returncode == 1 and "description reworded, no risk signal" in r.stdout
+    r = cli("diff", "--fail-on", "high", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    [c] = json.loads(r.stdout)["servers"][0]["changes"]
+    assert (c["name"], c["severity"], c["reason"]) == ("read_page", "medium", "description reworded, no risk signal")
+    assert cli("diff", "--fail-on", "MEDIUM").returncode == 1
+
+    _surface("demo-rugpull.json")
+    r = cli("diff", "--fail-on", "critical", "--format", "json")
+    assert r.returncode == 1 and any(c["severity"] == "critical" for c in json.loads(r.stdout)["servers"][0]["changes"])
+
+    r = cli("diff", "--fail-on", "severe")
+    assert r.returncode == 2 and "unknown severity `severe`" in r.stderr and "critical|high|medium|low|info" in r.stderr
+    assert "Traceback" not in r.stderr
+
+    # pending review fails whatever the threshold (as `check` does)
+    Path("surface.json").write_text(json.dumps(honest))
+    assert cli("refresh").returncode == 0
+    r = cli("diff", "--fail-on", "critical")
+    assert r.returncode == 1 and "pending" in r.stdout
