@@ -172,10 +172,12 @@ def test_latest_releases_lint_clean():
     tools_by_server = {}
     for server, version in LATEST.items():
         snap = load(server, version)
-        for kind, items in (("tool", snap.tools), ("prompt", snap.prompts), ("resource-template", snap.resource_templates)):
+        for kind, items in (("tool", snap.tools), ("prompt", snap.prompts),
+                            ("resource-template", snap.resource_templates)):
             for d in items:
                 found = lint_definition(kind, d)
-                assert not [f for f in found if f.severity in ("critical", "high")], (server, kind, d.get("name"), found)
+                assert not [f for f in found if f.severity in ("critical", "high")], (server, kind, d.get("name"),
+                                                                                      found)
         if snap.instructions:
             assert not [f for f in lint_definition("instructions", snap.instructions) if f.severity == "critical"]
         tools_by_server[server] = {t["name"]: t for t in snap.tools}

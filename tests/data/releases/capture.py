@@ -30,7 +30,8 @@ FS_ROOT = "/tmp/mcplock-releases-root"  # fixed: the filesystem server may echo 
 # 1.x SDK it was written for (what a user installing it back then got).
 OLD_SDK = "mcp<2"
 PYPI_PINS = {("mcp-server-time", "0.6.2"): [OLD_SDK], ("mcp-server-time", "2025.7.1"): [OLD_SDK],
-             ("mcp-server-time", "2025.9.25"): [OLD_SDK], ("mcp-server-time", "2026.1.26"): [OLD_SDK], ("mcp-server-git", "0.6.2"): [OLD_SDK],
+             ("mcp-server-time", "2025.9.25"): [OLD_SDK], ("mcp-server-time", "2026.1.26"): [OLD_SDK],
+             ("mcp-server-git", "0.6.2"): [OLD_SDK],
              ("mcp-server-git", "2025.7.1"): [OLD_SDK], ("mcp-server-git", "2025.12.18"): [OLD_SDK],
              ("mcp-server-fetch", "0.6.2"): [OLD_SDK], ("mcp-server-fetch", "2025.4.7"): [OLD_SDK],
              ("mcp-server-sqlite", "0.6.2"): [OLD_SDK], ("mcp-server-sqlite", "2025.4.25"): [OLD_SDK]}
