@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock import severity
-from mcplock.core.probing import result_of
+from mcplock.core.probing import result_of, unpinnable
 from mcplock.core.specs import entry_from_spec, source_path
-from mcplock.errors import ProbeError, UsageError
+from mcplock.errors import HashError, ProbeError, UsageError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import ServerSpec
 from mcplock.targets import label
@@ -67,7 +67,8 @@ def from_project(base: str, existing: set[str]) -> Found:
     paths = discover(base)
     if not paths:
         raise UsageError(f"no MCP host config found in {base}",
-                         hint="looked for .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, .gemini/settings.json; "
+                         hint="looked for .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, "
+                         ".gemini/settings.json; "
                          "add servers with `mcplock add NAME -- CMD…` or `mcplock add --from FILE`")
     found = Found()
     taken: dict[str, str] = {}
@@ -103,13 +104,18 @@ def stage_new(specs: list[Staged], results: dict[str, Any], policy: str,
             continue
         entry = entry_from_spec(sp, policy, chash)
         entry.client = client
-        review.stage(entry, r)
+        try:
+            review.stage(entry, r)
+        except HashError as e:  # this server fails alone; the others are still added
+            failed[sp.name] = unpinnable(e)
+            continue
         staged.append(entry)
     return staged, failed
 
 
 def has_critical(entry: ServerEntry, findings: dict) -> bool:
-    return any(f.severity == severity.CRITICAL for e in entry.entries() for f in findings.get((entry.name, e.kind, e.key), []))
+    return any(f.severity == severity.CRITICAL
+               for e in entry.entries() for f in findings.get((entry.name, e.kind, e.key), []))
 
 
 def accept_all_but_critical(entry: ServerEntry, findings: dict) -> list[str]:

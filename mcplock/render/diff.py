@@ -54,9 +54,13 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
         head.append(d.status, style=STATUS_STYLE[d.status])
         if d.status == "drift":
             head.append(f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})")
+        more: list[str] = []
         if d.error is not None:
-            head.append(" — ").append_text(safe_text(d.error.message, keep_newlines=False))
+            first, *more = d.error.message.splitlines() or [""]
+            head.append(" — ").append_text(safe_text(first, keep_newlines=False))
         lines.append(head)
+        # the rest of the message (a dying server's stderr tail): real lines, each escaped
+        lines.extend(Text("  ").append_text(safe_text(m, keep_newlines=False)) for m in more)
         if d.error is not None and d.error.hint:
             lines.append(Text("  hint: ", style="dim").append_text(safe_text(d.error.hint, "dim", keep_newlines=False)))
         for c in d.changes:

@@ -94,7 +94,10 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
             head += f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})"
         out += ["", head]
         if d.error is not None:
-            out += ["", f"> **{md_text(d.error.kind)}**: {md_text(d.error.message)}"]
+            first, *more = d.error.message.splitlines() or [""]
+            quote = [f"**{md_text(d.error.kind)}**: {md_text(first)}", *(md_text(m) for m in more)]
+            # one quoted line per line of the message (a server's stderr tail), hard line breaks
+            out += ["", *(f"> {q}\\" for q in quote[:-1]), f"> {quote[-1]}"]
             if d.error.hint:
                 out += [">", f"> hint: {md_text(d.error.hint)}"]
         if d.changes:
