@@ -34,7 +34,8 @@ _TOKEN = re.compile(r"[\w.\-]+")
 # claim or redirect language in the sentence naming another server's tool
 _STEER = re.compile(
     r"\b(?:instead(?:\s+of)?|rather\s+than|replac(?:e|es|ed|ing|ement)|supersed(?:e|es|ed)|deprecated|obsolete"
-    r"|override(?:s|n)?|overrid(?:e|ing)|redirect(?:s|ed)?|always|must|whenever|before|after\s+(?:calling|using)"
+    r"|override(?:s|n)?|overrid(?:e|ing)|redirect(?:s|ed)?|always|must\s+(?:use|call|invoke|run)|whenever|before"
+    r"|after\s+(?:calling|using)"
     r"|(?:do\s+not|don'?t|never)\s+(?:use|call|invoke|run)|(?:is|are)\s+(?:now\s+)?(?:handled|served|provided)\s+by"
     r"|(?:is|are)\s+(?:an?\s+)?alias|same\s+as|official|trusted"
     r"|(?:then|afterwards|next|first|also|and)\s+(?:use|call|invoke|run|pass|send)"
