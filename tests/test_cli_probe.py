@@ -4,6 +4,7 @@ real fixture servers over stdio pipes and HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -191,15 +192,13 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     lock.servers["slow"].args = [a if a != "benign" else "hang" for a in lock.servers["slow"].args]
     store.save(lock, "mcp.lock")
     before = Path("mcp.lock").read_bytes()
-    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True)
+    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # wait until the fixture server runs, then interrupt like a terminal would
     deadline = time.time() + 10
     child = None
     while time.time() < deadline and child is None:
-        out = subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True,
-                             text=True).stdout.split()
-        child = int(out[0]) if out else None
+        child = next((pid for pid in _descendants(p.pid) if b"hang" in _cmdline(pid)), None)
         time.sleep(0.1)
     assert child, "the server never started"
     p.send_signal(signal.SIGINT)
@@ -207,8 +206,46 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     assert p.returncode == 130, err
     assert "Traceback" not in err
     assert Path("mcp.lock").read_bytes() == before
-    time.sleep(0.3)
-    assert subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True).returncode == 1
+    deadline = time.time() + 5
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the server outlived mcplock"
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
+
+
+def _alive(pid: int) -> bool:
+    """Running, and not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes below ``root`` (this test's own mcplock), never the rest of the machine."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for kid in children.get(todo.pop(), []):
+            found.append(kid)
+            todo.append(kid)
+    return found
 
 
 def test_inspect_prints_without_a_lock(cli):

@@ -38,7 +38,7 @@ SERVER_KEYS = {
     "instructions-hash", "instructions-rejected-hash", "instructions-pending", *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
-PENDING_KEYS = {"change", "hash", "enabled-before", *codec.DEFINITION_KEYS}
+PENDING_KEYS = {"change", "hash", "enabled-before", "approval", *codec.DEFINITION_KEYS}
 REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
 
 
@@ -47,6 +47,7 @@ class _Reader:
         self.text = text
         self.path = path
         self._lines: dict[tuple[str, ...], int] | None = None
+        self.notes: list[tuple[tuple[str, ...], str]] = []
 
     def line_of(self, table: tuple[str, ...]) -> int | None:
         if self._lines is None:
@@ -67,7 +68,8 @@ class _Reader:
     def _where(self, table: tuple[str, ...]) -> str:
         return "[" + ".".join(_key(k) for k in table) + "]" if table else "the top level"
 
-    def get(self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...], default: Any = None) -> Any:
+    def get(self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...],
+            default: Any = None) -> Any:
         if key not in t:
             return default
         v = t[key]
@@ -117,6 +119,7 @@ class _Reader:
         lock = Lock(version=version, path=self.path)
         for name, st in servers_t.items():
             lock.servers[name] = self.server(name, st)
+        lock.notes = self.notes
         return lock
 
     def server(self, name: str, st: Any) -> ServerEntry:
@@ -126,7 +129,8 @@ class _Reader:
         self.check_keys(st, table, SERVER_KEYS)
         transport = self.get(st, table, "transport", str)
         if transport not in ("stdio", "http", "sse"):
-            raise self.fail(table, f"`transport` in {self._where(table)} must be \"stdio\", \"http\" or \"sse\", not {transport!r}")
+            raise self.fail(table, f"`transport` in {self._where(table)} must be \"stdio\", \"http\" or \"sse\", "
+                                   f"not {transport!r}")
         args = self.get(st, table, "args", list, [])
         if not all(isinstance(a, str) for a in args):
             raise self.fail(table, f"`args` in {self._where(table)} must be a list of strings")
@@ -160,11 +164,12 @@ class _Reader:
         for kind in ITEM_KINDS:
             kt = self.get(st, table, kind, dict, {})
             for key, it in kt.items():
-                srv.items[kind][key] = self.item(table + (kind, key), kind, key, it)
+                srv.items[kind][key] = self.item((*table, kind, key), kind, key, it)
         return srv
 
     def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
-        """`auth = "oauth"` or `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …, scopes = …}`."""
+        """`auth = "oauth"` or `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …,
+        scopes = …}`."""
         from mcplock.spec import AUTH_METHODS, template_names
 
         v = self.get(st, table, "auth", (str, dict))
@@ -181,8 +186,10 @@ class _Reader:
             if not isinstance(x, str):
                 raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
         secret = v.get("client-secret")
-        if secret is not None and (not template_names(secret) or secret != "".join(f"${{{n}}}" for n in template_names(secret))):
-            raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, never a secret",
+        names = template_names(secret) if secret is not None else []
+        if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
+            raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, "
+                            "never a secret",
                             hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
         cimd = v.get("client-metadata-url")
         if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
@@ -205,9 +212,10 @@ class _Reader:
             return None
         if (text is None) != (h is None):
             raise self.fail(table, f"`instructions` and `instructions-hash` go together in {self._where(table)}")
-        entry = Entry(kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected, enabled=True)
+        entry = Entry(kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected,
+                      enabled=True)
         if pt is not None:
-            ptable = table + ("instructions-pending",)
+            ptable = (*table, "instructions-pending")
             self.check_keys(pt, ptable, {"change", "hash", "text"})
             change = self.get(pt, ptable, "change", str)
             if change not in CHANGES:
@@ -226,17 +234,14 @@ class _Reader:
         is_tool = kind == "tool"
         enabled = self.get(it, table, "enabled", bool)
         approval = self.get(it, table, "approval", str)
-        if is_tool:
-            if enabled is None:
-                raise self.fail(table, f"missing `enabled` in {self._where(table)}")
-            if approval is None:
-                approval = "always"  # empty or unknown means "ask" (the safe approval)
+        if is_tool and enabled is None:
+            raise self.fail(table, f"missing `enabled` in {self._where(table)}")
         h = self.hash_value(it, table, "hash")
         entry = Entry(
             kind=kind,
             key=key,
             enabled=bool(enabled) if is_tool else True,
-            approval=approval if approval in APPROVALS else "always",
+            approval=self.approval(it, table, approval) or "always",  # missing means "ask" (the safe approval)
             hash=h,
             rejected_hash=self.hash_value(it, table, "rejected-hash"),
         )
@@ -246,21 +251,31 @@ class _Reader:
             raise self.fail(table, f"{self._where(table)} holds a definition but no `hash`")
         pt = self.get(it, table, "pending", dict)
         if pt is not None:
-            ptable = table + ("pending",)
+            ptable = (*table, "pending")
             self.check_keys(pt, ptable, PENDING_KEYS)
             change = self.get(pt, ptable, "change", str)
             if change not in CHANGES:
                 raise self.fail(ptable, f"`change` in {self._where(ptable)} must be one of {', '.join(CHANGES)}")
             ph = self.hash_value(pt, ptable, "hash")
             pend = Pending(change=change, hash=ph, enabled_before=self.get(pt, ptable, "enabled-before", bool))
+            pend.approval = self.approval(pt, ptable, self.get(pt, ptable, "approval", str))
             if change != "removed":
                 if ph is None:
                     raise self.fail(ptable, f"a pending {change} needs `hash` in {self._where(ptable)}")
                 pend.definition = self.definition(ptable, kind, key, pt)
             entry.pending = pend
         if h is None and entry.pending is None and entry.rejected_hash is None:
-            raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) nor a pending proposal")
+            raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) "
+                                   "nor a pending proposal")
         return entry
+
+    def approval(self, t: dict[str, Any], table: tuple[str, ...], value: str | None) -> str | None:
+        """An `approval`: an empty or unknown value is read as "always" (ask), and noted for `check`."""
+        if value is None or value in APPROVALS:
+            return value
+        self.notes.append((table, f"`approval = {codec.toml_basic(value)}` in {self._where(table)} is not "
+                                  "`always` or `never`: read as \"always\" (ask before each call)"))
+        return "always"
 
     def definition(self, table: tuple[str, ...], kind: str, key: str, t: dict[str, Any]) -> dict[str, Any]:
         try:
@@ -270,7 +285,8 @@ class _Reader:
 
 
 def _article(names: str) -> str:
-    words = {"str": "a string", "int": "an integer", "bool": "a boolean (true/false)", "dict": "a table", "list": "a list"}
+    words = {"str": "a string", "int": "an integer", "bool": "a boolean (true/false)", "dict": "a table",
+             "list": "a list"}
     return " or ".join(words.get(n, n) for n in names.split(" or "))
 
 

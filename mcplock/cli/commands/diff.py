@@ -35,6 +35,7 @@ def cmd_diff(
         raise UsageError(f"unknown severity `{fail_on}` for --fail-on",
                          hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`")
     fail_on = fail_on.lower() if fail_on is not None else None
+    cli.check_output(out_file)  # before any work: never over the lock or a host config
     opts = probe.options(cli)
     lock, selected, results = load_and_probe(cli, list(names or []), opts, use_stored_client=not probe.client_name,
                                              login=probe.login)
