@@ -1,5 +1,5 @@
-"""Pure comparison: a locked server × a live snapshot → changes, each with a severity and
-the security lint's findings on its new text.
+"""Pure comparison: a locked server × a live snapshot → changes, each with a severity, the
+one-line reason for it (:mod:`mcplock.triage`) and the security lint's findings on its new text.
 
 Drift is a result, not an error. A live definition is compared with the accepted
 one by hash; one whose hash is the rejected one counts as reviewed. Server identity
@@ -12,16 +12,22 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcplock import triage
 from mcplock.errors import ProbeError
-from mcplock.lint import LintFinding, cross_references, foreign_tools, lint_definition, rename_finding, shadowing
-from mcplock.lint.annotations import flips
-from mcplock.lint.schema import schema_severity
+from mcplock.lint import (
+    LintFinding,
+    confusable_names,
+    cross_references,
+    foreign_tools,
+    lint_definition,
+    rename_finding,
+    shadowing,
+)
+from mcplock.lint.secrets import new_url_findings
 from mcplock.lock.model import ITEM_KINDS, Entry, Lock, ServerEntry
 from mcplock.lock.review import live_items
-from mcplock.severity import CRITICAL, HIGH, LOW, MEDIUM, worst
+from mcplock.severity import at_least
 from mcplock.snapshot import KEY_FIELD, Snapshot
-
-_LOW_FIELDS = {"title", "icons", "_meta"}
 
 
 @dataclass
@@ -36,11 +42,13 @@ class Change:
     locked: Any = None  # accepted definition
     live: Any = None  # live definition
     findings: list[Any] = field(default_factory=list)
+    reason: str = ""  # one line: why it got its severity
 
     def as_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind, "name": self.name, "change": self.change, "fields": self.fields,
-            "severity": self.severity, "locked_hash": self.locked_hash, "live_hash": self.live_hash,
+            "severity": self.severity, "reason": self.reason, "locked_hash": self.locked_hash,
+            "live_hash": self.live_hash,
             "findings": [f.as_json() if hasattr(f, "as_json") else f for f in self.findings],
         }
 
@@ -72,7 +80,8 @@ class ServerDiff:
         return {
             "name": self.name,
             "status": self.status,
-            "error": None if self.error is None else {"kind": self.error.kind, "message": self.error.message, "hint": self.error.hint},
+            "error": None if self.error is None else {"kind": self.error.kind, "message": self.error.message,
+                                                      "hint": self.error.hint},
             "changes": [c.as_json() for c in self.changes],
             "pending": [p.as_json() for p in self.pending],
             "identity": self.identity,
@@ -89,45 +98,28 @@ _MISSING = object()
 
 
 def severity(kind: str, change: str, fields: list[str], old: Any, new: Any) -> str:
-    """Baseline severity from the shape of a change (the security lint can raise it).
+    """Baseline severity from what changed (the security lint can raise it); see :func:`triage.baseline`."""
+    return triage.baseline(kind, change, fields, old, new)[0]
 
-    Added/removed tools and instructions are ``high``, other added/removed items ``medium``.
-    For a change, the highest of its fields: description, name, arguments, URI template → high;
-    an input schema → high when it loosens or rewords anything, medium when it only tightens;
-    outputSchema, annotations and unknown fields → medium; title, icons, _meta → low. An explicit
-    annotation flip toward "safe" is critical.
-    """
-    if change in ("added", "removed"):
-        return HIGH if kind in ("tool", "instructions") else MEDIUM
-    if kind == "instructions":
-        return HIGH
-    f = set(fields)
-    if "annotations" in f and flips(old, new):
-        return CRITICAL
-    levels = []
-    for name in f:
-        if name in ("description", "name", "arguments", "uriTemplate", "uri"):
-            levels.append(HIGH)
-        elif name == "inputSchema":
-            levels.append(schema_severity((old or {}).get("inputSchema"), (new or {}).get("inputSchema")))
-        elif name in _LOW_FIELDS:
-            levels.append(LOW)
-        else:
-            levels.append(MEDIUM)  # outputSchema, annotations, unknown fields
-    return worst(*levels) if levels else LOW
+
+def _change(kind: str, key: str, change: str, fields: list[str], locked_hash: str | None, live_hash: str | None,
+            locked: Any, live: Any) -> Change:
+    sev, reason = triage.baseline(kind, change, fields, locked, live)
+    return Change(kind, key, change, fields, sev, locked_hash, live_hash, locked, live, reason=reason)
 
 
 def _lint(c: Change) -> None:
     """Put the security lint's findings for ``c`` on it and raise its severity to match."""
     if c.change == "removed":
         return
-    c.findings.extend(lint_definition(c.kind, c.live, old=c.locked if c.change == "changed" else None, name=c.name))
+    old = c.locked if c.change == "changed" else None
+    c.findings.extend(lint_definition(c.kind, c.live, old=old, name=c.name))
+    c.findings.extend(new_url_findings(c.live, old))
     _raise(c)
 
 
 def _raise(c: Change) -> None:
-    sev = [f.severity for f in c.findings if isinstance(f, LintFinding)]
-    c.severity = worst(c.severity, *sev)
+    c.severity, c.reason = triage.judge(c.severity, c.reason, [f for f in c.findings if isinstance(f, LintFinding)])
 
 
 def _without_key(kind: str, definition: Any) -> Any:
@@ -170,21 +162,18 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
                 if e.hash == h or e.rejected_hash == h:
                     continue
                 fields = changed_fields(e.definition, definition)
-                result.changes.append(Change(kind, key, "changed", fields, severity(kind, "changed", fields, e.definition, definition),
-                                             e.hash, h, e.definition, definition))
+                result.changes.append(_change(kind, key, "changed", fields, e.hash, h, e.definition, definition))
             else:
                 if e is not None and e.rejected_hash == h:
                     continue
                 fields = sorted(definition) if isinstance(definition, dict) else ["text"]
-                result.changes.append(Change(kind, key, "added", fields, severity(kind, "added", fields, None, definition),
-                                             None, h, None, definition))
+                result.changes.append(_change(kind, key, "added", fields, None, h, None, definition))
         for key in sorted(existing):
             e = existing[key]
             if key in offered or e.definition is None:
                 continue
             fields = sorted(e.definition) if isinstance(e.definition, dict) else ["text"]
-            result.changes.append(Change(kind, key, "removed", fields, severity(kind, "removed", fields, e.definition, None),
-                                         e.hash, None, e.definition, None))
+            result.changes.append(_change(kind, key, "removed", fields, e.hash, None, e.definition, None))
     for c in result.changes:
         _lint(c)
     _renames(result.changes)
@@ -220,11 +209,15 @@ def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, A
     """Post-pass over :func:`compare` results: add cross-server findings in place.
 
     A tool added on one server under a name another server offers → ``tool-shadowing`` (high);
-    a new or changed tool, prompt or instructions text naming another server's tool →
-    ``cross-server-reference`` (critical; mentions already in the accepted text are not repeated).
+    one added under a name confusable with another tool's, on its server or another →
+    ``confusable-name`` (critical); a new or changed tool, prompt or instructions text naming
+    another server's tool → ``cross-server-reference`` (critical when it claims or redirects it,
+    high for a plain mention; mentions already in the accepted text are not repeated).
     ``tools_by_server`` is every server's tools as the model sees them (:func:`tools_in_view`).
     """
     shadows = shadowing(tools_by_server)
+    for key, found in confusable_names(tools_by_server).items():
+        shadows.setdefault(key, []).extend(found)
     for d in diffs:
         foreign = foreign_tools(tools_by_server, d.name)
         for c in d.changes:
@@ -255,8 +248,10 @@ def unreachable(server: ServerEntry, error: ProbeError) -> ServerDiff:
     return d
 
 
-def exit_code(diffs: list[ServerDiff]) -> int:
-    if any(d.findings for d in diffs):
+def exit_code(diffs: list[ServerDiff], fail_on: str | None = None) -> int:
+    """1 on drift or pending review, else 3 if a server was unreachable, else 0. With ``fail_on``
+    (a severity) only a change of that severity or worse counts as drift; pending items always do."""
+    if any(d.pending or any(fail_on is None or at_least(c.severity, fail_on) for c in d.changes) for d in diffs):
         return 1
     if any(d.status == "unreachable" for d in diffs):
         return 3

@@ -425,3 +425,35 @@ def test_secret_echoed_by_a_dying_server_never_reaches_any_output(cli):
     assert "starting with token ***" in r.stderr
     assert CANARY not in r.stdout + r.stderr
     assert "never retrieved" not in r.stderr
+
+
+def test_diff_fail_on_a_severity(cli):
+    """`diff --fail-on SEVERITY`: drift below it is reported but does not fail CI; pending review
+    and drift at or above it still do; an unknown severity is a usage error naming the choices."""
+    _surface()
+    assert _add_stdio(cli).returncode == 0
+    honest = json.loads((SURFACES / "demo.json").read_text())
+    honest["tools"][1]["description"] = "Return the Markdown content of one page of the documentation."
+    Path("surface.json").write_text(json.dumps(honest))
+
+    r = cli("diff")  # default: any drift fails
+    assert r.returncode == 1 and "description reworded, no risk signal" in r.stdout
+    r = cli("diff", "--fail-on", "high", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    [c] = json.loads(r.stdout)["servers"][0]["changes"]
+    assert (c["name"], c["severity"], c["reason"]) == ("read_page", "medium", "description reworded, no risk signal")
+    assert cli("diff", "--fail-on", "MEDIUM").returncode == 1
+
+    _surface("demo-rugpull.json")
+    r = cli("diff", "--fail-on", "critical", "--format", "json")
+    assert r.returncode == 1 and any(c["severity"] == "critical" for c in json.loads(r.stdout)["servers"][0]["changes"])
+
+    r = cli("diff", "--fail-on", "severe")
+    assert r.returncode == 2 and "unknown severity `severe`" in r.stderr and "critical|high|medium|low|info" in r.stderr
+    assert "Traceback" not in r.stderr
+
+    # pending review fails whatever the threshold (as `check` does)
+    Path("surface.json").write_text(json.dumps(honest))
+    assert cli("refresh").returncode == 0
+    r = cli("diff", "--fail-on", "critical")
+    assert r.returncode == 1 and "pending" in r.stdout

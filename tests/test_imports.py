@@ -18,7 +18,7 @@ from packaging.utils import canonicalize_name
 from conftest import ROOT
 from lockdata import make_lock
 
-HEAVY = ("mcp", "httpx", "httpx2", "httpx_sse", "deepdiff", "jsonschema", "anyio")
+HEAVY = ("mcp", "httpx", "httpx2", "httpx_sse", "deepdiff", "jsonschema", "anyio", "confusable_homoglyphs")
 
 PROBE = f"HEAVY = {HEAVY!r}\n" + """
 import sys, json

@@ -7,13 +7,16 @@ servers (shadowing, one server's text naming another server's tools).
 
 One module per family: ``characters`` (invisible, bidi, tag characters, terminal escapes),
 ``instructions`` (instruction-like text aimed at the model), ``secrets`` (secrets locations,
-exfiltration URLs), ``annotations`` (flips toward "safe"), ``servers`` (cross-server
-shadowing and references), ``schema`` (a schema change, tightened or loosened).
+exfiltration URLs, encoded blobs, tracking images), ``annotations`` (flips toward "safe"),
+``names`` (confusable tool names), ``servers`` (cross-server shadowing and references),
+``schema`` (a schema change, tightened or loosened).
 
-Severities (:mod:`mcplock.severity`): ``critical`` for what hides or redirects behaviour
-(invisible/bidi/tag characters, terminal escapes, instruction-like text aimed at the model, an
-annotation flip toward "safe", a definition that names another server's tools); ``high`` for
-shadowing and secrets paths named without a read/send verb; ``medium``/``low``/``info`` for notes.
+Severities (:mod:`mcplock.severity`, rules in docs/severity.md): ``critical`` for evidence of an
+attack (invisible/bidi/tag characters, terminal escapes, instruction-like text aimed at the
+model, an annotation flip toward "safe", a name confusable with another tool's, text that claims
+or redirects another server's tools); ``high`` for risk signals without proof (shadowing, a
+secrets path named without a read/send verb, an encoded blob or tracking image, a plain mention
+of another server's tool); ``medium``/``low``/``info`` for notes.
 
 Messages may quote an excerpt of untrusted text: hidden characters in an excerpt are shown as
 ``\\uXXXX`` escapes already, and renderers escape messages again anyway.
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 from mcplock.lint.definition import lint_definition
 from mcplock.lint.finding import RULES, LintFinding, rename_finding
+from mcplock.lint.names import confusable_names
 from mcplock.lint.schema import classify_schema_change
 from mcplock.lint.servers import cross_references, foreign_tools, lint_servers, references, shadowing
 
@@ -30,6 +34,7 @@ __all__ = [
     "RULES",
     "LintFinding",
     "classify_schema_change",
+    "confusable_names",
     "cross_references",
     "foreign_tools",
     "lint_definition",

@@ -13,7 +13,7 @@ from mcplock.lint.annotations import annotation_findings
 from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.instructions import instruction_findings
-from mcplock.lint.secrets import secret_findings
+from mcplock.lint.secrets import payload_findings, secret_findings
 from mcplock.lint.text import clean, root, strings
 from mcplock.severity import rank
 
@@ -25,6 +25,7 @@ def _text_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
     low = t.lower()
     yield from instruction_findings(t, low, where)
     yield from secret_findings(t, low, where)
+    yield from payload_findings(t, where)
 
 
 _HERE = "\x00where\x00"  # stands for the JSON path in cached findings

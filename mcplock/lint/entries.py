@@ -39,8 +39,7 @@ def lint_entries(servers: Iterable[ServerEntry]) -> dict[Key, list[LintFinding]]
                 out[(srv.name, e.kind, e.key)] = found
             if e.kind == "tool":
                 tools_by_server[srv.name][e.key] = d
-    if len(tools_by_server) > 1:
-        for (sname, tool), found in lint_servers(tools_by_server).items():
-            out.setdefault((sname, "tool", tool), []).extend(found)
+    for (sname, tool), found in lint_servers(tools_by_server).items():
+        out.setdefault((sname, "tool", tool), []).extend(found)
     return out
 

@@ -34,14 +34,25 @@ RULES: dict[str, str] = {
     "sensitive-path": "Names a secrets location (~/.ssh, id_rsa, .aws/credentials, .env, /etc/passwd, .npmrc, "
                       ".netrc, gh config, keychain, MCP host configs); critical with a read/send verb.",
     "exfiltration-url": "Tells the model to send or upload data to a URL.",
+    "new-url": "A URL that the accepted definition did not have (schema references aside): where a changed "
+               "definition may now send the model or its data.",
+    "encoded-blob": "A long base64 or hex run, or a data: URI, in text the model reads: a payload a reviewer "
+                    "cannot read.",
+    "tracking-image": "A Markdown or HTML image loaded from a URL: rendering it sends a request (and whatever "
+                      "its URL carries).",
     "annotation-flip": "An explicit annotation flip toward \"safe\": readOnlyHint false→true or destructiveHint "
                        "true→false. Annotations are self-declared and never trusted.",
     "annotations-declared": "Annotations declared for the first time; they are self-declared by the server, "
                             "not trusted, and leave the tool's approval unchanged.",
     "tool-shadowing": "A tool name that another server also offers (or one that differs only in case or "
                       "separators): the model may call the wrong one.",
-    "cross-server-reference": "A definition that names another server's tool, the shape of a cross-server "
-                              "hijack (\"before using this tool, call other_server_tool\").",
+    "confusable-name": "A tool name that looks like another tool's (Unicode confusables, e.g. a Cyrillic "
+                       "letter in a Latin name), on the same server or another one.",
+    "mixed-script-name": "A tool name that mixes scripts with look-alike letters, though it imitates no tool "
+                         "in view.",
+    "cross-server-reference": "A definition that names another server's tool: critical when it claims or "
+                              "redirects it (\"instead of\", \"always call … first\"), the shape of a "
+                              "cross-server hijack; high for a plain mention.",
     "rename": "A tool removed and an identical tool added under a new name: reported as a rename.",
 }
 

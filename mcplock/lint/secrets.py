@@ -1,18 +1,22 @@
-"""Lint family: secrets locations and exfiltration URLs.
+"""Lint family: secrets locations, exfiltration URLs and payloads hidden in text.
 
 A path into a secrets location (``~/.ssh``, ``id_rsa``, ``.aws/credentials``, ``.env``,
 keychains, MCP host configs …) is ``high``, ``critical`` when its sentence holds an
-imperative read/send verb; an order to send data to a URL is ``high``. An ordinary config
-path is not a signal.
+imperative read/send verb; an order to send data to a URL is ``high``; so are an encoded blob
+(a long base64/hex run, a ``data:`` URI) and a tracking image (a Markdown or HTML image loaded
+from a URL: rendering it sends a request). An ordinary config path is not a signal, nor is a
+URL on its own: a NEW URL in a changed definition is judged where changes are
+(:func:`new_url_findings`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.lint.text import excerpt
+from mcplock.lint.text import excerpt, root, strings
 from mcplock.severity import CRITICAL, HIGH
 
 _SENSITIVE = re.compile(
@@ -60,3 +64,55 @@ def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding,
     if m:
         yield (LintFinding("exfiltration-url", HIGH, f"tells the model to send data to a URL: "
                            f"{excerpt(t, m.start(), m.end(), 20)}", where), ("exfiltration-url", m.group(0).lower()))
+
+
+_BLOB = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{16,}"
+                   r"|(?<![\w+/=-])(?:[A-Za-z0-9+/_-]{48,}={0,2}|[0-9a-fA-F]{64,})(?![\w+/=-])")
+_IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//"
+                    r"|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?(?:https?:)?//", re.I)
+
+
+def _blob_like(run: str) -> bool:
+    """A run that looks encoded, not like a long identifier: digits and both cases, few separators."""
+    if run.startswith("data:"):
+        return True
+    if all(c in "0123456789abcdefABCDEF" for c in run):
+        return True
+    return (any(c.isdigit() for c in run) and any(c.isupper() for c in run) and any(c.islower() for c in run)
+            and run.count("_") + run.count("-") <= 2)
+
+
+def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+    """``encoded-blob`` and ``tracking-image`` findings in ``t`` (cleaned text)."""
+    for m in _BLOB.finditer(t) if len(t) >= 48 or "data:" in t else ():
+        if _blob_like(m.group(0)):
+            yield (LintFinding("encoded-blob", HIGH, f"an encoded blob in text the model reads: "
+                               f"{excerpt(t, m.start(), min(m.end(), m.start() + 40), 10)}", where),
+                   ("encoded-blob", m.group(0)))
+            break
+    m = _IMAGE.search(t) if "//" in t else None
+    if m:
+        yield (LintFinding("tracking-image", HIGH, f"an image loaded from a URL (rendering it sends a request): "
+                           f"{excerpt(t, m.start(), m.end(), 30)}", where), ("tracking-image", m.group(0).lower()))
+
+
+_URL = re.compile(r"\b(?:https?|wss?|ftp)://[^\s<>'\"`)\]]+", re.I)
+_SCHEMA_REFS = ("$schema", "$id", "$ref")
+
+
+def urls(definition: Any) -> dict[str, str]:
+    """URL -> where it first appears, in every string of a definition but schema references."""
+    out: dict[str, str] = {}
+    for where, s in strings(definition, root(definition)):
+        if "://" not in s or where.rsplit(".", 1)[-1] in _SCHEMA_REFS:
+            continue
+        for m in _URL.finditer(s):
+            out.setdefault(m.group(0).rstrip(".,;:").lower(), where)
+    return out
+
+
+def new_url_findings(new: Any, old: Any) -> list[LintFinding]:
+    """``new-url`` findings: URLs in ``new`` that ``old`` (None for a new item) did not have."""
+    before = urls(old) if old is not None else {}
+    return [LintFinding("new-url", HIGH, f"a new URL: {excerpt(u, 0, min(len(u), 80), 0)}", where)
+            for u, where in urls(new).items() if u not in before]

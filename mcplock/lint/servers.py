@@ -1,8 +1,11 @@
 """Lint family across servers: the tools a model sees together.
 
 A tool name another server also offers, or one that differs only in case or separators
-(``tool-shadowing``, high); a definition that names another server's tool, the shape of a
-cross-server hijack (``cross-server-reference``, critical).
+(``tool-shadowing``, high); a name that only looks like another tool's (``confusable-name``,
+critical: :mod:`mcplock.lint.names`); a definition that names another server's tool
+(``cross-server-reference``): critical when its sentence claims or redirects that tool
+("instead of", "replaces", "always call … first", "is deprecated"), the shape of a cross-server
+hijack; high for a plain mention ("returns paths you can pass to `read_file`").
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import unicodedata
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
+from mcplock.lint.names import confusable_names
 from mcplock.lint.text import clean, root, strings
 from mcplock.severity import CRITICAL, HIGH
 
@@ -27,6 +31,16 @@ def _distinctive(name: str) -> bool:
 
 
 _TOKEN = re.compile(r"[\w.\-]+")
+# claim or redirect language in the sentence naming another server's tool
+_STEER = re.compile(
+    r"\b(?:instead(?:\s+of)?|rather\s+than|replac(?:e|es|ed|ing|ement)|supersed(?:e|es|ed)|deprecated|obsolete"
+    r"|override(?:s|n)?|overrid(?:e|ing)|redirect(?:s|ed)?|always|must\s+(?:use|call|invoke|run)|whenever|before"
+    r"|after\s+(?:calling|using)"
+    r"|(?:do\s+not|don'?t|never)\s+(?:use|call|invoke|run)|(?:is|are)\s+(?:now\s+)?(?:handled|served|provided)\s+by"
+    r"|(?:is|are)\s+(?:an?\s+)?alias|same\s+as|official|trusted"
+    r"|(?:then|afterwards|next|first|also|and)\s+(?:use|call|invoke|run|pass|send)"
+    r"|(?:use|call|invoke|run)\s+(?:\S+\s+)?(?:first|afterwards|next))\b", re.I)
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
 _QUOTED = re.compile(r"[`'\"“‘]([^`'\"”’\s]{6,})[`'\"”’]")
 
 
@@ -79,11 +93,23 @@ def cross_references(definition: Any, foreign: dict[str, list[str]], *, old: Any
         for hit in references(s, foreign):
             if (where, hit) in before:
                 continue
-            out.append(LintFinding(
-                "cross-server-reference", CRITICAL,
-                f"names `{hit}`, a tool of server {', '.join(sorted(set(foreign[hit])))}: a definition that steers "
-                "the model toward another server's tools", where))
+            servers = ", ".join(sorted(set(foreign[hit])))
+            if _steers(s, hit):
+                out.append(LintFinding(
+                    "cross-server-reference", CRITICAL,
+                    f"claims or redirects `{hit}`, a tool of server {servers}: a definition that steers the model "
+                    "away from or toward another server's tools", where))
+            else:
+                out.append(LintFinding(
+                    "cross-server-reference", HIGH,
+                    f"names `{hit}`, a tool of server {servers} (a mention, no claim or redirect)", where))
     return out
+
+
+def _steers(text: str, hit: str) -> bool:
+    """Whether a sentence of ``text`` that names ``hit`` also holds claim or redirect language."""
+    t = clean(text)
+    return any(hit in m.group(0) and _STEER.search(m.group(0)) for m in _SENTENCE.finditer(t))
 
 
 def shadowing(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
@@ -107,8 +133,11 @@ def shadowing(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[Lin
 
 
 def lint_servers(tools_by_server: dict[str, dict[str, Any]]) -> dict[tuple[str, str], list[LintFinding]]:
-    """Cross-server findings keyed by (server, tool): shadowing and references to another server's tools."""
+    """Findings on the tools a model sees together, keyed by (server, tool): shadowing, confusable
+    names (within a server too) and references to another server's tools."""
     out = shadowing(tools_by_server)
+    for key, found in confusable_names(tools_by_server).items():
+        out.setdefault(key, []).extend(found)
     for server, tools in tools_by_server.items():
         foreign = foreign_tools(tools_by_server, server)
         for tool, definition in tools.items():

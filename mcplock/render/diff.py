@@ -71,6 +71,8 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
             if c.change == "changed" and c.fields:
                 row.append("  [", style="dim").append_text(
                     safe_text(", ".join(c.fields), "dim", keep_newlines=False)).append("]", style="dim")
+            if c.reason:
+                row.append(" — ", style="dim").append_text(safe_text(c.reason, "dim", keep_newlines=False))
             lines.append(row)
             if detail:
                 lines.extend(_change_detail(c, color))

@@ -9,6 +9,11 @@ from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import load_and_probe
 from mcplock.cli.trust import guarded
 from mcplock.core.diff import diff_servers
+from mcplock.errors import UsageError
+from mcplock.severity import SEVERITIES
+
+FAIL_ON_HELP = ("Exit 1 only when a drift change is SEVERITY or worse (critical, high, medium, low, info); "
+                "pending review still fails. Default: any drift fails. Severities: docs/severity.md.")
 
 
 @probing()
@@ -17,19 +22,25 @@ def cmd_diff(
     names: list[str] | None = typer.Argument(None, metavar="[NAME]…"),
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
+    fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY", help=FAIL_ON_HELP),
     *,
     probe: ProbeArgs,
 ) -> int:
-    """Compare live servers with the lock (never writes). Exit 1 on drift or pending review, 3 if unreachable."""
+    """Compare live servers with the lock (never writes). Exit 1 on drift (with --fail-on: drift of that
+    severity or worse) or pending review, 3 if unreachable."""
     from mcplock.render import formats
 
     cli = context.of(ctx)
     cli.report_format("diff", fmt, formats.FORMATS)
+    if fail_on is not None and fail_on.lower() not in SEVERITIES:
+        raise UsageError(f"unknown severity `{fail_on}` for --fail-on",
+                         hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`")
+    fail_on = fail_on.lower() if fail_on is not None else None
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     opts = probe.options(cli)
     lock, selected, results = guarded(cli, lambda: load_and_probe(
         cli, list(names or []), opts, use_stored_client=not probe.client_name, login=probe.login))
-    diffs, code = diff_servers(lock, selected, results)
+    diffs, code = diff_servers(lock, selected, results, fail_on)
     if fmt != "text":
         report = formats.diff_report(fmt, diffs, cli.lockfile, code, lock_text=cli.lock_text(fmt),
                                      path=formats.artifact_path(cli.lockfile))

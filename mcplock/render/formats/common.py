@@ -150,7 +150,9 @@ def change_message(server: str, c: Change) -> str:
         head = f"{what} `{t}` is offered by the server but not in the lock"
     else:
         head = f"{what} `{t}` is in the lock but the server no longer offers it"
-    return (f"{head}; severity {c.severity}. Review with `mcplock diff {plain(server)}`; "
+    why = getattr(c, "reason", "")
+    sev = f"severity {c.severity}: {plain(why)}" if why else f"severity {c.severity}"
+    return (f"{head}; {sev}. Review with `mcplock diff {plain(server)}`; "
             f"`mcplock refresh {plain(server)}` stages it, then `mcplock accept {t}` or `mcplock reject {t}`.")
 
 

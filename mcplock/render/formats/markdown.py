@@ -101,11 +101,11 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
             if d.error.hint:
                 out += [">", f"> hint: {md_text(d.error.hint)}"]
         if d.changes:
-            out += ["", "| severity | change | kind | name | fields |", "|---|---|---|---|---|"]
+            out += ["", "| severity | change | kind | name | fields | why |", "|---|---|---|---|---|---|"]
             for c in d.changes:
                 fields = _md_fields(c.fields) if c.change == "changed" else ""
                 out.append(f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
-                           f"| {fields} |")
+                           f"| {fields} | {md_text(getattr(c, 'reason', ''))} |")
             with_findings = [c for c in d.changes if c.findings]
             if with_findings:
                 out += ["", "Security findings on the new text:", ""]

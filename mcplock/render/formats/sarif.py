@@ -164,7 +164,8 @@ def diff_sarif(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_t
             seen: dict[tuple[str, ...], int] = {}
             s.result(rid, sarif_level(c.severity), change_message(d.name, c), line,
                      fingerprint("drift", d.name, c.kind, c.name, c.change),
-                     {"severity": c.severity, "fields": list(c.fields), "lockedHash": c.locked_hash,
+                     {"severity": c.severity, "reason": c.reason, "fields": list(c.fields),
+                      "lockedHash": c.locked_hash,
                       "liveHash": c.live_hash})
             for f in c.findings:
                 rid = lint_rule(f)

@@ -4,6 +4,7 @@ Run once by hand (needs the npm registry and PyPI; tests never touch the network
 
     .venv/bin/python tests/data/releases/capture.py            # every release below
     .venv/bin/python tests/data/releases/capture.py time git   # just some servers
+    .venv/bin/python tests/data/releases/capture.py time@2025.9.25   # just one release
 
 For each (server, version) it installs that exact release into a throw-away directory
 (`npm install --prefix` for npm packages, a fresh venv + `pip install` for PyPI packages),
@@ -29,17 +30,27 @@ FS_ROOT = "/tmp/mcplock-releases-root"  # fixed: the filesystem server may echo 
 # 1.x SDK it was written for (what a user installing it back then got).
 OLD_SDK = "mcp<2"
 PYPI_PINS = {("mcp-server-time", "0.6.2"): [OLD_SDK], ("mcp-server-time", "2025.7.1"): [OLD_SDK],
-             ("mcp-server-git", "0.6.2"): [OLD_SDK], ("mcp-server-fetch", "0.6.2"): [OLD_SDK]}
+             ("mcp-server-time", "2025.9.25"): [OLD_SDK], ("mcp-server-time", "2026.1.26"): [OLD_SDK],
+             ("mcp-server-git", "0.6.2"): [OLD_SDK],
+             ("mcp-server-git", "2025.7.1"): [OLD_SDK], ("mcp-server-git", "2025.12.18"): [OLD_SDK],
+             ("mcp-server-fetch", "0.6.2"): [OLD_SDK], ("mcp-server-fetch", "2025.4.7"): [OLD_SDK],
+             ("mcp-server-sqlite", "0.6.2"): [OLD_SDK], ("mcp-server-sqlite", "2025.4.25"): [OLD_SDK]}
 
 # server -> (registry, package, [versions, oldest first], argv after the executable, env)
 RELEASES: dict[str, tuple[str, str, list[str], list[str], dict[str, str]]] = {
-    "everything": ("npm", "@modelcontextprotocol/server-everything", ["2025.1.14", "2025.9.25", "2026.8.31"], ["stdio"], {}),
-    "filesystem": ("npm", "@modelcontextprotocol/server-filesystem", ["2025.1.14", "2026.8.31"], [FS_ROOT], {}),
-    "memory": ("npm", "@modelcontextprotocol/server-memory", ["2025.4.25", "2026.8.31"], [],
+    "everything": ("npm", "@modelcontextprotocol/server-everything",
+                   ["2025.1.14", "2025.7.1", "2025.9.25", "2025.12.18", "2026.8.31"], ["stdio"], {}),
+    "filesystem": ("npm", "@modelcontextprotocol/server-filesystem",
+                   ["2025.1.14", "2025.7.1", "2025.11.25", "2026.8.31"], [FS_ROOT], {}),
+    "memory": ("npm", "@modelcontextprotocol/server-memory", ["2025.4.25", "2025.8.4", "2025.11.25", "2026.8.31"], [],
                {"MEMORY_FILE_PATH": "/tmp/mcplock-releases-memory.json"}),
-    "time": ("pypi", "mcp-server-time", ["0.6.2", "2025.7.1", "2026.10.19"], ["--local-timezone", "UTC"], {}),
-    "git": ("pypi", "mcp-server-git", ["0.6.2", "2026.10.19"], [], {}),
-    "fetch": ("pypi", "mcp-server-fetch", ["0.6.2", "2026.10.24"], [], {}),
+    "sequential-thinking": ("npm", "@modelcontextprotocol/server-sequential-thinking",
+                            ["0.6.2", "2025.7.1", "2025.12.18", "2026.8.31"], [], {}),
+    "time": ("pypi", "mcp-server-time", ["0.6.2", "2025.7.1", "2025.9.25", "2026.1.26", "2026.10.19"],
+             ["--local-timezone", "UTC"], {}),
+    "git": ("pypi", "mcp-server-git", ["0.6.2", "2025.7.1", "2025.12.18", "2026.10.19"], [], {}),
+    "fetch": ("pypi", "mcp-server-fetch", ["0.6.2", "2025.4.7", "2026.10.24"], [], {}),
+    "sqlite": ("pypi", "mcp-server-sqlite", ["0.6.2", "2025.4.25"], ["--db-path", "/tmp/mcplock-releases.db"], {}),
 }
 
 
@@ -66,9 +77,11 @@ def install(registry: str, package: str, version: str, where: Path) -> list[str]
 
 
 def capture(server: str) -> None:
+    """Capture every release of ``server``, or one with ``server@version``."""
+    server, _, only = server.partition("@")
     registry, package, versions, argv, env = RELEASES[server]
     os.makedirs(FS_ROOT, exist_ok=True)
-    for version in versions:
+    for version in [only] if only else versions:
         with tempfile.TemporaryDirectory(prefix=f"mcplock-{server}-{version}-") as tmp:
             cmd = install(registry, package, version, Path(tmp))
             env_args = [a for k, v in env.items() for a in ("--env", f"{k}={v}")]

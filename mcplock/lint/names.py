@@ -1,0 +1,94 @@
+"""Lint family: tool names that look like another tool's (Unicode TR39 confusables).
+
+``reаd_file`` with a Cyrillic ``а`` beside ``read_file``, within one server or across the
+servers of a lock: the model (and a reviewer) reads two names as one, so the call can go to
+the impostor (``confusable-name``, critical). A mixed-script name with a look-alike letter but
+no tool it imitates is a risk signal only (``mixed-script-name``, high). An ordinary name in
+another script (``прочитать_файл``, ``検索``) confuses nothing and says nothing.
+
+The confusables data is the Unicode consortium's, through the maintained
+``confusable-homoglyphs`` package. It is imported only when a name is not ASCII (loading it
+costs tens of milliseconds; ``list`` stays fast on the usual all-ASCII names).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from typing import Any
+
+from mcplock.lint.finding import LintFinding
+from mcplock.severity import CRITICAL, HIGH
+
+_PREFERRED = ["latin", "common"]
+
+
+def _norm(name: str) -> str:
+    t = unicodedata.normalize("NFKC", name).casefold()
+    return re.sub(r"[\s_\-.]+", "", t)
+
+
+@functools.lru_cache(maxsize=4096)
+def reading(name: str) -> str | None:
+    """How ``name`` reads in plain Latin: each non-ASCII character replaced by an ASCII look-alike
+    (TR39 confusables), normalised like a tool name (NFKC, case and separators folded). ``None``
+    when some character has no ASCII look-alike: the name then imitates no ASCII name."""
+    folded = unicodedata.normalize("NFKC", name)
+    if folded.isascii():
+        return _norm(folded)
+    from confusable_homoglyphs import confusables
+
+    out = []
+    for ch in folded:
+        if ch.isascii():
+            out.append(ch)
+            continue
+        found = confusables.is_confusable(ch, greedy=True, preferred_aliases=_PREFERRED) or []
+        ascii_glyphs = [g["c"] for f in found for g in f["homoglyphs"] if g["c"].isascii() and g["c"].isalnum()]
+        if not ascii_glyphs:
+            return None
+        out.append(min(ascii_glyphs))
+    return _norm("".join(out))
+
+
+def _mixed(name: str) -> bool:
+    from confusable_homoglyphs import confusables
+
+    return bool(confusables.is_dangerous(name, preferred_aliases=_PREFERRED))
+
+
+def _escaped(name: str) -> str:
+    """``name`` with its non-ASCII characters shown as ``\\uXXXX`` (what tells the two apart)."""
+    return "".join(c if c.isascii() else f"\\u{ord(c):04x}" for c in name)
+
+
+def confusable_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
+    """``confusable-name`` / ``mixed-script-name`` findings keyed by (server, tool).
+
+    Only a name that is not ASCII is flagged (it is the look-alike); two different names whose
+    Latin readings agree are confusable, whether on one server or on two."""
+    odd = [(s, t) for s, tools in tools_by_server.items() for t in tools if not t.isascii()]
+    if not odd:
+        return {}
+    by_reading: dict[str, list[tuple[str, str]]] = {}
+    for server, tools in tools_by_server.items():
+        for tool in tools:
+            r = reading(tool)
+            if r:
+                by_reading.setdefault(r, []).append((server, tool))
+    out: dict[tuple[str, str], list[LintFinding]] = {}
+    for server, tool in odd:
+        r = reading(tool)
+        others = sorted({f"{s}/{t}" for s, t in by_reading.get(r or "", []) if t != tool})
+        if others:
+            out[(server, tool)] = [LintFinding(
+                "confusable-name", CRITICAL,
+                f"tool name `{_escaped(tool)}` looks like {', '.join(others)} (Unicode confusables): the model "
+                "may call this tool when it means the other", "name")]
+        elif _mixed(tool):
+            out[(server, tool)] = [LintFinding(
+                "mixed-script-name", HIGH,
+                f"tool name `{_escaped(tool)}` mixes scripts with look-alike letters"
+                + (f" (reads as `{r}`)" if r else ""), "name")]
+    return out

@@ -1,0 +1,135 @@
+"""Why a compared change gets its severity: a baseline from what changed, raised by the
+security lint's findings on the new text, with ONE line of reason (docs/severity.md).
+
+Severity ranks risk, not the kind of change: a reworded description, a new optional parameter
+or a new tool is ``medium`` (news, not an alarm) unless its text carries a risk signal; the
+lint's findings (an attack is ``critical``, a risk signal ``high``) raise it, and the reason
+then names the finding that did. Pure: no I/O, deepdiff only when two input schemas differ.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcplock.severity import HIGH, LOW, MEDIUM, rank, worst
+
+COSMETIC_FIELDS = ("title", "icons", "_meta", "execution")
+
+# the reason a lint finding gives, per rule (the finding's own message says the rest)
+_FINDING_REASON = {
+    "hidden-unicode": "invisible characters in text the model reads",
+    "bidi-control": "bidirectional control characters in text the model reads",
+    "unicode-tag": "Unicode tag characters (invisible ASCII) in text the model reads",
+    "ansi-escape": "terminal escapes or control characters in the text",
+    "unusual-unicode": "unusual code points (private-use, unassigned, separators) in the text",
+    "hidden-instructions": "instruction-like text aimed at the model",
+    "exfiltration-url": "an order to send data to a URL",
+    "new-url": "a new URL",
+    "encoded-blob": "an encoded blob in text the model reads",
+    "tracking-image": "an image loaded from a URL (a tracking image)",
+    "annotation-flip": 'an annotation flipped toward "safe" (annotations are not trusted)',
+    "annotations-declared": "annotations declared for the first time: not trusted, the approval is unchanged",
+    "tool-shadowing": "a tool name another server also offers",
+    "confusable-name": "a name confusable with another tool's",
+    "mixed-script-name": "a name mixing scripts with look-alike letters",
+    "rename": "a rename, the definition otherwise identical",
+}
+
+
+def finding_reason(f: Any) -> str:
+    """The one-line reason a lint finding gives a change."""
+    rule, sev, where = getattr(f, "rule", ""), getattr(f, "severity", ""), getattr(f, "where", "")
+    if rule == "sensitive-path":
+        what = "an order to read or send a secrets location" if sev == "critical" else "a path into a secrets location"
+    elif rule == "cross-server-reference":
+        what = "text that claims or redirects another server's tool" if sev == "critical" else \
+            "a mention of another server's tool"
+    elif rule == "hidden-instructions" and sev != "critical":
+        what = "an HTML comment, hidden when rendered but read by the model"
+    else:
+        what = _FINDING_REASON.get(rule, rule or "a security finding")
+    return f"{what} ({where})" if where and where != "name" else what
+
+
+def _label(kind: str) -> str:
+    return {"resource-template": "resource template"}.get(kind, kind)
+
+
+def _declares_destructive(definition: Any) -> bool:
+    ann = definition.get("annotations") if isinstance(definition, dict) else None
+    return isinstance(ann, dict) and ann.get("destructiveHint") is True and ann.get("readOnlyHint") is not True
+
+
+def _input_schema(old: Any, new: Any) -> tuple[str, str]:
+    from mcplock.lint.schema import COSMETIC_KEYWORDS, LOOSENED, NEUTRAL, TIGHTENED, classify_schema_change
+
+    entries = classify_schema_change((old or {}).get("inputSchema"), (new or {}).get("inputSchema"), "inputSchema")
+    def new_param(what: str) -> bool:
+        return what.startswith("property `") and what.endswith("` added")
+
+    loosened = [(w, what) for w, how, what in entries if how == LOOSENED and not new_param(what)]
+    if loosened:
+        where, what = loosened[0]
+        more = f" (+{len(loosened) - 1} more)" if len(loosened) > 1 else ""
+        return HIGH, f"input schema loosened: {what} at {where}{more}"
+    added = [what for _w, how, what in entries if how == LOOSENED]
+    if added:
+        return MEDIUM, f"new optional parameter{'s' if len(added) > 1 else ''}: " + \
+            ", ".join(a.split("`")[1] if "`" in a else a for a in added)
+    if any(how == TIGHTENED for _w, how, _what in entries):
+        return MEDIUM, "input schema tightened"
+    if any(how == NEUTRAL and not what.startswith(COSMETIC_KEYWORDS) for _w, how, what in entries):
+        return MEDIUM, "input schema reworded or reshaped, neither loosened nor tightened"
+    return LOW, "input schema: cosmetic change only"
+
+
+def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
+    if name == "description":
+        return MEDIUM, "description reworded, no risk signal"
+    if name == "inputSchema":
+        return _input_schema(old, new)
+    if name == "outputSchema":
+        return MEDIUM, "output schema changed"
+    if name == "arguments":
+        return MEDIUM, "prompt arguments changed"
+    if name == "annotations":
+        return MEDIUM, "annotations changed (not trusted; the approval is unchanged)"
+    if name in COSMETIC_FIELDS:
+        return LOW, "only " + name + " changed"
+    return MEDIUM, f"{name} changed"
+
+
+def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> tuple[str, str]:
+    """(severity, reason) from what changed, before the lint looks at the new text."""
+    what = _label(kind)
+    if kind == "instructions":
+        if change == "removed":
+            return MEDIUM, "instructions removed"
+        verb = "added" if change == "added" else "changed"
+        return HIGH, f"instructions {verb}: the model reads them in every session"
+    if change == "removed":
+        return MEDIUM, f"{what} removed"
+    if change == "added":
+        if kind == "tool" and _declares_destructive(new):
+            return HIGH, "new tool that declares itself destructive (destructiveHint: true)"
+        return MEDIUM, f"new {what}, no risk signal" + (" (annotations are not trusted)" if kind == "tool" else "")
+    judged = [_field(kind, f, old, new) for f in fields if f != "name"]
+    if not judged:
+        return LOW, "no field the model reads changed"
+    sev = worst(*(s for s, _ in judged))
+    reasons = [r for s, r in judged if s == sev]
+    if sev == LOW and all(f in COSMETIC_FIELDS for f in fields):
+        return LOW, "only " + ", ".join(fields) + " changed"
+    return sev, reasons[0] + (f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else "")
+
+
+def judge(severity: str, reason: str, findings: list[Any]) -> tuple[str, str]:
+    """The severity after the lint's ``findings`` and the reason for it: the most severe finding's
+    when it is as severe as the baseline or more (and at least ``medium``), else the baseline's."""
+    known = [f for f in findings if isinstance(getattr(f, "severity", None), str)]
+    if not known:
+        return severity, reason
+    top = min(known, key=lambda f: rank(f.severity))
+    if rank(top.severity) <= rank(severity) and rank(top.severity) <= rank(MEDIUM):
+        return top.severity, finding_reason(top)
+    return worst(severity, top.severity), reason
