@@ -36,7 +36,13 @@ $(CONFORMANCE_STAMP): tests/conformance/package.json tests/conformance/package-l
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP)
+# real MCP hosts (Gemini CLI) that read what `mcplock export` writes, for tests/test_export_hosts.py
+HOSTCLI_STAMP := tests/hostcli/node_modules/.installed
+$(HOSTCLI_STAMP): tests/hostcli/package.json tests/hostcli/package-lock.json
+	cd tests/hostcli && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP) $(HOSTCLI_STAMP)
 
 demo: $(STAMP)
 	@bash demo/run.sh
@@ -51,4 +57,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules tests/hostcli/node_modules .pytest_cache .hypothesis .ruff_cache

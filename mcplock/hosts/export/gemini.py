@@ -1,0 +1,41 @@
+"""Gemini CLI: ``.gemini/settings.json``.
+
+``enabled = false`` → the tool's own name in ``mcpServers.S.excludeTools`` (matched against
+the name the server lists); ``approval = "never"`` → ``mcp_S_T`` in ``tools.allowed``;
+``approval = "always"`` is the default (Gemini asks). The tool id is Gemini's
+``generateValidName``: ``mcp_`` + ``S_T``, ``[^A-Za-z0-9_.:-]`` → ``_``, a leading non-letter
+gets ``_``, and an id over 63 characters is cut to its first and last 30 around ``...``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mcplock.hosts.export.interface import ALLOW, DENY, Decisions, Exporter, Item
+
+
+def tool_id(server: str, tool: str) -> str:
+    name = f"mcp_{server}_{tool}"
+    name = re.sub(r"[^A-Za-z0-9_\-.:]", "_", name)
+    if re.match(r"[^A-Za-z_]", name):
+        name = "_" + name
+    if len(name) > 63:
+        name = name[:30] + "..." + name[-30:]
+    return name
+
+
+class Gemini(Exporter):
+    host = "gemini"
+    files = (".gemini/settings.json",)
+    servers_file = ".gemini/settings.json"
+    per_server_in_file = True
+
+    def rules(self, decisions: Decisions) -> list[Item]:
+        out = []
+        for s in sorted(decisions):
+            for t, d in sorted(decisions[s].items()):
+                if d == DENY:
+                    out.append(Item("member", ("mcpServers", s, "excludeTools"), t))
+                elif d == ALLOW:
+                    out.append(Item("member", ("tools", "allowed"), tool_id(s, t)))
+        return out
