@@ -35,7 +35,9 @@ def _project() -> dict[str, bytes]:
         if rel == ".codex/config.toml":
             text += '\n[mcp_servers.docs]\ncommand = "python"\nargs = ["server.py"]\n'
         if rel == ".gemini/settings.json":
-            text = text.replace('"project-tools": {', '"docs": {\n      "command": "python"\n    },\n    "project-tools": {')
+            text = text.replace(
+                '"project-tools": {', '"docs": {\n      "command": "python"\n    },\n    "project-tools": {'
+            )
         Path(rel).write_text(text)
     return {rel: Path(rel).read_bytes() for rel in FILES}
 
@@ -58,7 +60,9 @@ def test_golden_per_host_and_the_users_content_kept(cli):
         # every line the user wrote is still there, in the same order
         new = Path(rel).read_text().splitlines()
         it = iter(new)
-        assert all(any(line.rstrip(",") == n.rstrip(",") for n in it) for line in before[rel].decode().splitlines()), rel
+        assert all(any(line.rstrip(",") == n.rstrip(",") for n in it) for line in before[rel].decode().splitlines()), (
+            rel
+        )
 
 
 def test_second_run_leaves_bytes_and_mtime_alone_and_dry_run_is_a_gate(cli):
@@ -66,7 +70,7 @@ def test_second_run_leaves_bytes_and_mtime_alone_and_dry_run_is_a_gate(cli):
     _flags(cli)
     r = cli("export", "--dry-run")
     assert r.returncode == 1
-    assert "+      \"mcp__docs__delete_page\"" in r.stdout
+    assert '+      "mcp__docs__delete_page"' in r.stdout
     assert not Path("mcp.lock.exports.json").exists()
     assert cli("export").returncode == 0
     stamps = {rel: (Path(rel).read_bytes(), os.stat(rel).st_mtime_ns) for rel in [*FILES, "mcp.lock.exports.json"]}
@@ -126,15 +130,18 @@ def test_a_user_key_is_never_overwritten(cli):
     assert '"docs_delete_page": "allow"' in p.read_text() and "set by hand" in r.stderr
 
 
-@pytest.mark.parametrize("bad,line", [('{\n  "permissions": {\n    "allow": [\"a\" \"b\"]\n  }\n}\n', 3)])
+@pytest.mark.parametrize("bad,line", [('{\n  "permissions": {\n    "allow": ["a" "b"]\n  }\n}\n', 3)])
 def test_invalid_file_is_exit_2_and_nothing_is_written(cli, bad, line):
     before = _project()
     Path(".claude/settings.json").write_text(bad)
     _flags(cli)
     r = cli("export")
-    assert r.returncode == 2 and f".claude/settings.json:{line}: invalid JSON" in r.stderr and "Traceback" not in r.stderr
-    assert {rel: Path(rel).read_bytes() for rel in FILES if rel != ".claude/settings.json"} == \
-        {rel: b for rel, b in before.items() if rel != ".claude/settings.json"}
+    assert (
+        r.returncode == 2 and f".claude/settings.json:{line}: invalid JSON" in r.stderr and "Traceback" not in r.stderr
+    )
+    assert {rel: Path(rel).read_bytes() for rel in FILES if rel != ".claude/settings.json"} == {
+        rel: b for rel, b in before.items() if rel != ".claude/settings.json"
+    }
     assert not Path("mcp.lock.exports.json").exists()
 
 
@@ -162,8 +169,10 @@ def test_a_read_only_file_is_refused(cli):
 
 def test_guard_routes_servers_and_no_guard_restores_byte_for_byte(cli):
     make_lock()
-    mcp = '{\n  "mcpServers": {\n    "docs": {"command": "python", "args": ["server.py"], "env": {"A": "${A}"}},\n' \
-          '    "other": {"command": "x"}\n  }\n}\n'
+    mcp = (
+        '{\n  "mcpServers": {\n    "docs": {"command": "python", "args": ["server.py"], "env": {"A": "${A}"}},\n'
+        '    "other": {"command": "x"}\n  }\n}\n'
+    )
     Path(".mcp.json").write_text(mcp)
     assert cli("export", "--host", "claude-code", "--guard").returncode == 0
     data = load_host_config(".mcp.json").servers
@@ -177,7 +186,9 @@ def test_guard_routes_servers_and_no_guard_restores_byte_for_byte(cli):
 
 def test_guard_refuses_an_entry_with_a_literal_secret(cli):
     make_lock()
-    Path(".mcp.json").write_text('{"mcpServers": {"docs": {"command": "python", "env": {"TOKEN": "ghp_' + "a" * 36 + '"}}}}\n')
+    Path(".mcp.json").write_text(
+        '{"mcpServers": {"docs": {"command": "python", "env": {"TOKEN": "ghp_' + "a" * 36 + '"}}}}\n'
+    )
     r = cli("export", "--host", "claude-code", "--guard")
     assert r.returncode == 2 and "literal secret" in r.stderr and "ghp_" not in r.stderr + r.stdout
 
@@ -186,7 +197,11 @@ def test_opencode_import_v1_and_v2():
     v1 = load_host_config(DATA / "opencode.json")
     assert v1.host == "opencode"
     fs = v1.servers["filesystem"].spec
-    assert (fs.command, fs.args, fs.env) == ("npx", ("-y", "@modelcontextprotocol/server-filesystem", "./docs"), {"LOG_LEVEL": "info"})
+    assert (fs.command, fs.args, fs.env) == (
+        "npx",
+        ("-y", "@modelcontextprotocol/server-filesystem", "./docs"),
+        {"LOG_LEVEL": "info"},
+    )
     gh = v1.servers["github"].spec
     assert (gh.transport, gh.headers) == ("http", {"Authorization": "Bearer ${GITHUB_TOKEN}"})
     v2 = load_host_config(DATA / "opencode.v2.jsonc")

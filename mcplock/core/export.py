@@ -66,20 +66,27 @@ def load_record(lock_path: str) -> dict[str, FileState]:
         out = {}
         for rel, st in raw.get("files", {}).items():
             out[rel] = FileState(
-                host=st["host"], items={Item.from_json(i) for i in st.get("rules", [])},
-                created={tuple(c) for c in st.get("created", [])}, guarded=dict(st.get("guarded", {})))
+                host=st["host"],
+                items={Item.from_json(i) for i in st.get("rules", [])},
+                created={tuple(c) for c in st.get("created", [])},
+                guarded=dict(st.get("guarded", {})),
+            )
         return out
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})",
-                          hint="restore it from git, or delete it and run `mcplock export` again") from None
+        raise ConfigError(
+            f"{path}: not a valid export record ({type(e).__name__})",
+            hint="restore it from git, or delete it and run `mcplock export` again",
+        ) from None
 
 
 def dump_record(states: dict[str, FileState]) -> str:
-    doc = {"version": RECORD_VERSION,
-           "note": "written by `mcplock export`: the rules it added to host settings; do not edit",
-           "files": {rel: st.as_json() for rel, st in sorted(states.items())}}
+    doc = {
+        "version": RECORD_VERSION,
+        "note": "written by `mcplock export`: the rules it added to host settings; do not edit",
+        "files": {rel: st.as_json() for rel, st in sorted(states.items())},
+    }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -122,8 +129,10 @@ def _read(path: str, shown: str, fmt: str) -> str | None:
     from mcplock.hosts.parse import parse, read_text
 
     if os.path.islink(path):
-        raise ConfigError(f"{shown}: is a symbolic link; mcplock export does not write through links",
-                          hint="replace the link with the file itself, or leave this host out with --host")
+        raise ConfigError(
+            f"{shown}: is a symbolic link; mcplock export does not write through links",
+            hint="replace the link with the file itself, or leave this host out with --host",
+        )
     if not os.path.exists(path):
         return None
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path) or ".", os.W_OK):
@@ -131,7 +140,9 @@ def _read(path: str, shown: str, fmt: str) -> str | None:
     text = read_text(Path(path), shown)
     data = parse(text, shown, fmt)
     if not isinstance(data, dict):
-        raise ConfigError(f"{shown}: the top level must be an object", hint="fix the file; the host cannot read it either")
+        raise ConfigError(
+            f"{shown}: the top level must be an object", hint="fix the file; the host cannot read it either"
+        )
     return text
 
 
@@ -155,7 +166,9 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
         if it.kind == "member":
             current = doc.get(it.path)
             if current is not None and not isinstance(current, list):
-                raise ConfigError(f"{shown}: `{'.'.join(it.path)}` must be a list", hint="fix it by hand, then export again")
+                raise ConfigError(
+                    f"{shown}: `{'.'.join(it.path)}` must be a list", hint="fix it by hand, then export again"
+                )
             if isinstance(current, list) and it.value in current:
                 if it in old.items:
                     new.items.add(it)
@@ -169,13 +182,16 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
                     new.items.add(it)
                 continue
             if current is not None and it.path not in owned_keys:
-                notes.append(f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
-                             f"{it.value!r}; left as it is (remove it to let mcplock manage it)")
+                notes.append(
+                    f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
+                    f"{it.value!r}; left as it is (remove it to let mcplock manage it)"
+                )
                 continue
             parent = doc.get(it.path[:-1])
             if parent is not None and not isinstance(parent, dict):
-                raise ConfigError(f"{shown}: `{'.'.join(it.path[:-1])}` must be an object",
-                                  hint="fix it by hand, then export again")
+                raise ConfigError(
+                    f"{shown}: `{'.'.join(it.path[:-1])}` must be an object", hint="fix it by hand, then export again"
+                )
             new.created |= set(doc.set_key(it.path, it.value))
             new.items.add(it)
     for path in sorted(old.created | new.created, key=len, reverse=True):
@@ -203,8 +219,16 @@ def _secret_in(entry: Any) -> bool:
     return isinstance(args, list) and any(isinstance(a, str) and looks_secret("", a) for a in args)
 
 
-def _guard(doc: Document, exp: Exporter, lock: Lock, lock_args: list[str], guard: bool | None,
-           old: FileState, new: FileState, shown: str) -> None:
+def _guard(
+    doc: Document,
+    exp: Exporter,
+    lock: Lock,
+    lock_args: list[str],
+    guard: bool | None,
+    old: FileState,
+    new: FileState,
+    shown: str,
+) -> None:
     new.guarded = dict(old.guarded)
     if guard is None:
         return
@@ -228,12 +252,15 @@ def _guard(doc: Document, exp: Exporter, lock: Lock, lock_args: list[str], guard
             raise ConfigError(
                 f"{shown}: server `{name}` holds a literal secret; mcplock keeps the original entry in its export "
                 "record to restore it with --no-guard, and never writes a secret",
-                hint="replace the value with a variable reference the host expands, then run `mcplock export --guard`")
+                hint="replace the value with a variable reference the host expands, then run `mcplock export --guard`",
+            )
         raw = doc.span((*keys, name))
         assert raw is not None
         new.guarded[name] = raw
-        replacement = {**{k: v for k, v in entry.items() if k in ("excludeTools", "includeTools")},
-                       **exp.guard_entry(name, lock_args)}
+        replacement = {
+            **{k: v for k, v in entry.items() if k in ("excludeTools", "includeTools")},
+            **exp.guard_entry(name, lock_args),
+        }
         doc.replace_span((*keys, name), doc.dump(replacement, (*keys, name)))
 
 
@@ -276,7 +303,8 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
             want = [i for i in want if i.path[0] not in ("mcpServers", "mcp_servers") or i.path[1] in defined]
             if skipped:
                 notes.setdefault(rel, []).append(
-                    f"{rel}: no entry for {', '.join(skipped)}: its rules need the server defined in this file")
+                    f"{rel}: no entry for {', '.join(skipped)}: its rules need the server defined in this file"
+                )
         old = record.get(rel, FileState(exp.host))
         new = FileState(exp.host)
         notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel))
@@ -293,15 +321,19 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
                     else:
                         states.pop(srel, None)
         elif guard is not None:
-            notes.setdefault(rel, []).append(f"{rel}: --guard is not written for {exp.host} yet; route it by hand "
-                                             "(command `mcplock`, args `run NAME`)")
+            notes.setdefault(rel, []).append(
+                f"{rel}: --guard is not written for {exp.host} yet; route it by hand "
+                "(command `mcplock`, args `run NAME`)"
+            )
             new.guarded = dict(old.guarded)
         if new.items or new.created or new.guarded:
             states[rel] = new
         else:
             states.pop(rel, None)
-    changes = [FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []))
-               for rel, (doc, before, _fmt) in docs.items()]
+    changes = [
+        FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []))
+        for rel, (doc, before, _fmt) in docs.items()
+    ]
     rpath = record_path(lock_path)
     try:
         with open(rpath, encoding="utf-8") as fh:

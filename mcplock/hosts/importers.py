@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from mcplock.errors import json_type
@@ -36,7 +36,7 @@ class Entry:
         if isinstance(raw, DupDict) and raw.dups:
             raise where.error(
                 f"server `{name}`: key `{raw.dups[0]}` appears twice",
-                keys + (raw.dups[0], raw.dups[0]),
+                (*keys, raw.dups[0], raw.dups[0]),
                 hint="keep one of them; the host silently uses the last one",
             )
 
@@ -46,7 +46,7 @@ class Entry:
     def _bad(self, key: str, want: str, got: object) -> Exception:
         return self.where.error(
             f"server `{self.name}`: `{key}` must be {want}, not {json_type(got)}",
-            self.keys + (key,),
+            (*self.keys, key),
             hint=f"fix `{key}` in this server's entry; the host expects {want} there too",
         )
 
@@ -79,14 +79,14 @@ class Entry:
         if isinstance(v, DupDict) and v.dups:
             raise self.where.error(
                 f"server `{self.name}`: `{key}` has the key `{v.dups[0]}` twice",
-                self.keys + (key, v.dups[0], v.dups[0]),
+                (*self.keys, key, v.dups[0], v.dups[0]),
                 hint="keep one of them; the host silently uses the last one",
             )
         for k, x in v.items():
             if not isinstance(x, str):
                 raise self.where.error(
                     f"server `{self.name}`: `{key}.{k}` must be a string, not {json_type(x)}",
-                    self.keys + (key, k),
+                    (*self.keys, key, k),
                     hint="quote the value",
                 )
         return dict(v)
@@ -217,7 +217,8 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
     """Turn one raw entry into an ImportedServer (raises Skip, or ConfigError for wrong shapes)."""
     warnings: list[str] = []
     transport, url = _transport(e, host, warnings)
-    conv: Callable[[str], str] = lambda v: convert(host, v, warnings)
+    def conv(v: str) -> str:
+        return convert(host, v, warnings)
     try:
         if transport == "stdio" and host == "opencode":
             argv = e.str_list("command")
@@ -347,17 +348,17 @@ def servers_map(where: Where, data: Any, keys: tuple[str, ...]) -> Iterator[tupl
     if isinstance(obj, DupDict) and obj.dups:
         raise where.error(
             f"server `{obj.dups[0]}` appears twice in `{'.'.join(keys)}`",
-            keys + (obj.dups[0], obj.dups[0]),
+            (*keys, obj.dups[0], obj.dups[0]),
             hint="remove one of them (a bad merge?); the host silently uses the last one",
         )
     for name, raw in obj.items():
         if not isinstance(raw, dict):
             raise where.error(
                 f"server `{name}` must be an object, not {json_type(raw)}",
-                keys + (name,),
+                (*keys, name),
                 hint="each server is an object with command/args/env or url/headers",
             )
-        yield name, Entry(where, keys + (name,), name, raw)
+        yield name, Entry(where, (*keys, name), name, raw)
 
 
 def check_name(name: str) -> str | None:

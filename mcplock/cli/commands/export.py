@@ -8,16 +8,23 @@ from rich.text import Text
 from mcplock.cli import context
 from mcplock.untrusted import safe_text
 
-HOST_HELP = "A host to export to (repeatable): claude-code, codex, gemini, opencode, cursor. Default: every host whose project config exists."
+HOST_HELP = (
+    "A host to export to (repeatable): claude-code, codex, gemini, opencode, cursor. "
+    "Default: every host whose project config exists."
+)
 
 
 def cmd_export(
     ctx: typer.Context,
     hosts: list[str] = typer.Option([], "--host", metavar="HOST", help=HOST_HELP),
     guard: bool | None = typer.Option(
-        None, "--guard/--no-guard",
-        help="Route each locked server in the host's MCP config through `mcplock run NAME` (--no-guard restores the original entry)."),
-    dry_run: bool = typer.Option(False, "--dry-run", help="Print the change as a diff and write nothing; exit 1 if anything would change."),
+        None,
+        "--guard/--no-guard",
+        help="Launch each locked server through `mcplock run NAME` (--no-guard restores the original entry).",
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print the change as a diff, write nothing; exit 1 if anything would change."
+    ),
 ) -> int:
     """Write the lock's flags into each host's own permission settings (see docs/export.md).
 

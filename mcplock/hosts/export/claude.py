@@ -15,5 +15,8 @@ class ClaudeCode(Exporter):
     servers_file = ".mcp.json"
 
     def rules(self, decisions: Decisions) -> list[Item]:
-        return [Item("member", ("permissions", d), f"mcp__{sanitize(s)}__{sanitize(t)}")
-                for s in sorted(decisions) for t, d in sorted(decisions[s].items())]
+        return [
+            Item("member", ("permissions", d), f"mcp__{sanitize(s)}__{sanitize(t)}")
+            for s in sorted(decisions)
+            for t, d in sorted(decisions[s].items())
+        ]

@@ -15,5 +15,9 @@ class Cursor(Exporter):
     servers_file = ".cursor/mcp.json"
 
     def rules(self, decisions: Decisions) -> list[Item]:
-        return [Item("member", ("permissions", d), f"Mcp({s}:{t})")
-                for s in sorted(decisions) for t, d in sorted(decisions[s].items()) if d != ASK]
+        return [
+            Item("member", ("permissions", d), f"Mcp({s}:{t})")
+            for s in sorted(decisions)
+            for t, d in sorted(decisions[s].items())
+            if d != ASK
+        ]

@@ -64,5 +64,9 @@ class Exporter(ABC):
 
     def is_guard(self, entry: Any) -> bool:
         args = entry.get("args") if isinstance(entry, dict) else None
-        return (isinstance(entry, dict) and entry.get("command") == "mcplock" and isinstance(args, list)
-                and args[:1] == ["run"])
+        return (
+            isinstance(entry, dict)
+            and entry.get("command") == "mcplock"
+            and isinstance(args, list)
+            and args[:1] == ["run"]
+        )

@@ -133,7 +133,9 @@ class JsonText:
     def _insert(self, container: Node, rendered_member: str) -> None:
         """Add one member/item (already rendered, without indent) after the last one."""
         children = [v for _, _, v in container.members] if container.kind == "object" else container.items
-        starts = [s for _, s, _ in container.members] if container.kind == "object" else [n.start for n in container.items]
+        starts = (
+            [s for _, s, _ in container.members] if container.kind == "object" else [n.start for n in container.items]
+        )
         indent = self._line_indent(container.start)
         if not children:
             child = indent + self.unit
@@ -209,5 +211,5 @@ def _indent_unit(text: str) -> str:
             p = re.match(r"[ \t]*", prev).group(0)  # type: ignore[union-attr]
             c = re.match(r"[ \t]*", line).group(0)  # type: ignore[union-attr]
             if c.startswith(p) and len(c) > len(p):
-                return c[len(p):]
+                return c[len(p) :]
     return "  "

@@ -21,8 +21,11 @@ class Opencode(Exporter):
     servers_keys = ("mcp",)
 
     def rules(self, decisions: Decisions) -> list[Item]:
-        return [Item("key", ("permission", tool_id(s, t)), d)
-                for s in sorted(decisions) for t, d in sorted(decisions[s].items())]
+        return [
+            Item("key", ("permission", tool_id(s, t)), d)
+            for s in sorted(decisions)
+            for t, d in sorted(decisions[s].items())
+        ]
 
     def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, object]:
         return {"type": "local", "command": ["mcplock", "run", name, *lock_args]}
