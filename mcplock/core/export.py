@@ -10,18 +10,16 @@ rules in that record: the user's own rules, keys, order and comments are left as
 from __future__ import annotations
 
 import difflib
-import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
 
+from mcplock.core import export_guard
+from mcplock.core.export_record import FileState, dump_record, load_record, record_path
 from mcplock.errors import ConfigError, UsageError
 from mcplock.hosts.export import EXPORTERS, Exporter
 from mcplock.hosts.export.document import Document
 from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
 from mcplock.lock.model import Entry, Lock
-
-RECORD_VERSION = 1
 
 
 def tool_decision(entry: Entry) -> str:
@@ -34,60 +32,6 @@ def tool_decision(entry: Entry) -> str:
 
 def tool_decisions(lock: Lock) -> Decisions:
     return {s: {t: tool_decision(e) for t, e in srv.tools.items()} for s, srv in lock.servers.items()}
-
-
-def record_path(lock_path: str) -> str:
-    return lock_path + ".exports.json" if not lock_path.endswith(".exports.json") else lock_path
-
-
-@dataclass
-class FileState:
-    """What mcplock wrote into one host file (its part of the record)."""
-
-    host: str
-    items: set[Item] = field(default_factory=set)
-    created: set[tuple[str, ...]] = field(default_factory=set)
-    guarded: dict[str, str] = field(default_factory=dict)  # server -> its original entry, verbatim
-
-    def as_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"host": self.host, "rules": [i.as_json() for i in sorted(self.items)]}
-        if self.created:
-            out["created"] = sorted(list(c) for c in self.created)
-        if self.guarded:
-            out["guarded"] = dict(sorted(self.guarded.items()))
-        return out
-
-
-def load_record(lock_path: str) -> dict[str, FileState]:
-    path = record_path(lock_path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            raw = json.load(fh)
-        out = {}
-        for rel, st in raw.get("files", {}).items():
-            out[rel] = FileState(
-                host=st["host"],
-                items={Item.from_json(i) for i in st.get("rules", [])},
-                created={tuple(c) for c in st.get("created", [])},
-                guarded=dict(st.get("guarded", {})),
-            )
-        return out
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise ConfigError(
-            f"{path}: not a valid export record ({type(e).__name__})",
-            hint="restore it from git, or delete it and run `mcplock export` again",
-        ) from None
-
-
-def dump_record(states: dict[str, FileState]) -> str:
-    doc = {
-        "version": RECORD_VERSION,
-        "note": "written by `mcplock export`: the rules it added to host settings; do not edit",
-        "files": {rel: st.as_json() for rel, st in sorted(states.items())},
-    }
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 @dataclass
@@ -153,8 +97,24 @@ def _defined(doc: Document, exp: Exporter) -> set[str]:
     return set(servers) if isinstance(servers, dict) else set()
 
 
+def _check_shape(doc: Document, it: Item, shown: str) -> None:
+    """Every container on the way to a rule must be an object (and a member's list a list)."""
+    from mcplock.hosts.parse import Where
+
+    for i in range(1, len(it.path) + (1 if it.kind == "member" else 0)):
+        value = doc.get(it.path[:i])
+        want, ok = ("a list", isinstance(value, list)) if i == len(it.path) else ("an object", isinstance(value, dict))
+        if value is not None and not ok:
+            where = Where(shown, doc.original, doc.fmt).prefix(it.path[:i])
+            raise ConfigError(f"{where}`{'.'.join(it.path[:i])}` must be {want} for mcplock's rules",
+                              hint="fix it by hand (the host expects that shape too), then run `mcplock export`")
+
+
 def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, shown: str) -> list[str]:
+    """Bring the rules mcplock owns in ``doc`` from ``old`` to ``want``; ``new`` gets what it owns now."""
     notes: list[str] = []
+    for it in want:
+        _check_shape(doc, it, shown)
     wanted = set(want)
     owned_keys = {i.path for i in old.items if i.kind == "key"}
     for it in sorted(old.items - wanted):
@@ -165,10 +125,6 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
     for it in want:
         if it.kind == "member":
             current = doc.get(it.path)
-            if current is not None and not isinstance(current, list):
-                raise ConfigError(
-                    f"{shown}: `{'.'.join(it.path)}` must be a list", hint="fix it by hand, then export again"
-                )
             if isinstance(current, list) and it.value in current:
                 if it in old.items:
                     new.items.add(it)
@@ -187,11 +143,6 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
                     f"{it.value!r}; left as it is (remove it to let mcplock manage it)"
                 )
                 continue
-            parent = doc.get(it.path[:-1])
-            if parent is not None and not isinstance(parent, dict):
-                raise ConfigError(
-                    f"{shown}: `{'.'.join(it.path[:-1])}` must be an object", hint="fix it by hand, then export again"
-                )
             new.created |= set(doc.set_key(it.path, it.value))
             new.items.add(it)
     for path in sorted(old.created | new.created, key=len, reverse=True):
@@ -206,62 +157,6 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
     return notes
 
 
-def _secret_in(entry: Any) -> bool:
-    from mcplock.spec import looks_secret
-
-    if not isinstance(entry, dict):
-        return False
-    for key in ("env", "environment", "headers", "http_headers"):
-        values = entry.get(key)
-        if isinstance(values, dict) and any(isinstance(v, str) and looks_secret(k, v) for k, v in values.items()):
-            return True
-    args = entry.get("args") if isinstance(entry.get("args"), list) else entry.get("command")
-    return isinstance(args, list) and any(isinstance(a, str) and looks_secret("", a) for a in args)
-
-
-def _guard(
-    doc: Document,
-    exp: Exporter,
-    lock: Lock,
-    lock_args: list[str],
-    guard: bool | None,
-    old: FileState,
-    new: FileState,
-    shown: str,
-) -> None:
-    new.guarded = dict(old.guarded)
-    if guard is None:
-        return
-    keys = exp.servers_keys
-    if exp.host == "opencode" and isinstance(doc.get(("mcp", "servers")), dict):
-        keys = ("mcp", "servers")
-    servers = doc.get(keys)
-    if not isinstance(servers, dict):
-        return
-    if guard is False:
-        for name, raw in sorted(old.guarded.items()):
-            if exp.is_guard(servers.get(name)):
-                doc.replace_span((*keys, name), raw)
-            new.guarded.pop(name, None)
-        return
-    for name in sorted(servers):
-        entry = servers[name]
-        if name not in lock.servers or exp.is_guard(entry):
-            continue
-        if _secret_in(entry):
-            raise ConfigError(
-                f"{shown}: server `{name}` holds a literal secret; mcplock keeps the original entry in its export "
-                "record to restore it with --no-guard, and never writes a secret",
-                hint="replace the value with a variable reference the host expands, then run `mcplock export --guard`",
-            )
-        raw = doc.span((*keys, name))
-        assert raw is not None
-        new.guarded[name] = raw
-        replacement = {
-            **{k: v for k, v in entry.items() if k in ("excludeTools", "includeTools")},
-            **exp.guard_entry(name, lock_args),
-        }
-        doc.replace_span((*keys, name), doc.dump(replacement, (*keys, name)))
 
 
 def selected_hosts(base: str, hosts: list[str]) -> list[Exporter]:
@@ -270,70 +165,78 @@ def selected_hosts(base: str, hosts: list[str]) -> list[Exporter]:
         if unknown:
             raise UsageError(f"unknown host {unknown[0]!r} for export", hint="use --host " + "|".join(EXPORTERS))
         return [EXPORTERS[h] for h in dict.fromkeys(hosts)]
-    return [e for e in EXPORTERS.values() if e.detect(lambda rel: os.path.exists(os.path.join(base, rel)))]
+    return [e for e in EXPORTERS.values() if e.detect(lambda rel: os.path.lexists(os.path.join(base, rel)))]
+
+
+class _Files:
+    """The host files of one plan: read (and validated) once, edited in memory."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.docs: dict[str, tuple[Document, str | None, str]] = {}
+
+    def exists(self, rel: str) -> bool:
+        return rel in self.docs or os.path.lexists(os.path.join(self.base, rel))
+
+    def open(self, rel: str, fmt: str) -> Document:
+        if rel not in self.docs:
+            before = _read(os.path.join(self.base, rel), rel, fmt)
+            self.docs[rel] = (Document(before or "", fmt), before, fmt)
+        return self.docs[rel][0]
+
+    def replace(self, rel: str, text: str) -> Document:
+        _, before, fmt = self.docs[rel]
+        doc = Document(text, fmt)
+        doc.original = before or ""
+        self.docs[rel] = (doc, before, fmt)
+        return doc
 
 
 def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = None) -> Plan:
-    """Read and validate every host file, compute what each becomes. Nothing is written."""
+    """Read and validate every host file and compute what each becomes. Nothing is written."""
     base = os.path.dirname(os.path.abspath(lock_path))
     record = load_record(lock_path)
     decisions = tool_decisions(lock)
     rel_lock = os.path.relpath(os.path.abspath(lock_path), base)
     lock_args = [] if rel_lock == "mcp.lock" else ["--lockfile", rel_lock]
-    docs: dict[str, tuple[Document, str | None, str]] = {}
-    states: dict[str, FileState] = {rel: st for rel, st in record.items()}
+    files = _Files(base)
+    states = dict(record)
     notes: dict[str, list[str]] = {}
-
-    def open_doc(rel: str, fmt: str) -> Document:
-        if rel not in docs:
-            before = _read(os.path.join(base, rel), rel, fmt)
-            docs[rel] = (Document(before or "", fmt), before, fmt)
-        return docs[rel][0]
-
     exporters = selected_hosts(base, hosts)
     for exp in exporters:
-        rel = next((f for f in exp.files if os.path.lexists(os.path.join(base, f))), exp.files[-1])
-        if exp.host == "opencode" and not any(os.path.lexists(os.path.join(base, f)) for f in exp.files):
-            rel = "opencode.json"
-        doc = open_doc(rel, exp.fmt)
+        rel = next((f for f in exp.files if files.exists(f)), exp.new_file)
+        srel = exp.servers_file or rel
+        doc = files.open(rel, exp.fmt)
+        empty = FileState(exp.host)
+        old = record.get(rel, empty)
+        new = FileState(exp.host, guarded=dict(old.guarded))
+        sstate = new if srel == rel else FileState(exp.host, guarded=dict(record.get(srel, empty).guarded))
+        if guard is not None and files.exists(srel):
+            if exp.fmt == "toml":
+                text = export_guard.apply_toml(doc.text, set(lock.servers), lock_args, guard, sstate, srel)
+                doc = files.replace(rel, text)
+            else:
+                sdoc = files.open(srel, "json")
+                export_guard.apply_json(sdoc, exp, set(lock.servers), lock_args, guard, sstate, srel)
+        if srel != rel:
+            states.pop(srel, None)
+            if sstate:
+                states[srel] = sstate
         want = exp.rules(decisions)
         if exp.per_server_in_file:
             defined = _defined(doc, exp)
-            skipped = sorted({i.path[1] for i in want if i.path[0] in ("mcpServers", "mcp_servers")} - defined)
-            want = [i for i in want if i.path[0] not in ("mcpServers", "mcp_servers") or i.path[1] in defined]
-            if skipped:
+            per_server = [i for i in want if i.path[0] == exp.servers_keys[0]]
+            missing = sorted({i.path[1] for i in per_server} - defined)
+            want = [i for i in want if i not in per_server or i.path[1] in defined]
+            if missing:
                 notes.setdefault(rel, []).append(
-                    f"{rel}: no entry for {', '.join(skipped)}: its rules need the server defined in this file"
-                )
-        old = record.get(rel, FileState(exp.host))
-        new = FileState(exp.host)
+                    f"{rel}: no server entry for {', '.join(missing)}: its rules need the server defined in this file")
         notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel))
-        if exp.servers_file is not None and exp.fmt == "json":
-            srel = rel if exp.servers_file == exp.files[0] or exp.host == "opencode" else exp.servers_file
-            if os.path.lexists(os.path.join(base, srel)) or srel == rel:
-                sdoc = open_doc(srel, "json")
-                sold = record.get(srel, FileState(exp.host)) if srel != rel else old
-                target = new if srel == rel else FileState(exp.host, items=set(), created=set())
-                _guard(sdoc, exp, lock, lock_args, guard, sold, target, srel)
-                if srel != rel:
-                    if target.guarded:
-                        states[srel] = target
-                    else:
-                        states.pop(srel, None)
-        elif guard is not None:
-            notes.setdefault(rel, []).append(
-                f"{rel}: --guard is not written for {exp.host} yet; route it by hand "
-                "(command `mcplock`, args `run NAME`)"
-            )
-            new.guarded = dict(old.guarded)
-        if new.items or new.created or new.guarded:
+        states.pop(rel, None)
+        if new:
             states[rel] = new
-        else:
-            states.pop(rel, None)
-    changes = [
-        FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []))
-        for rel, (doc, before, _fmt) in docs.items()
-    ]
+    changes = [FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []))
+               for rel, (doc, before, _fmt) in files.docs.items()]
     rpath = record_path(lock_path)
     try:
         with open(rpath, encoding="utf-8") as fh:
@@ -345,10 +248,7 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
 
 
 def _host_of(rel: str, exporters: list[Exporter]) -> str:
-    for e in exporters:
-        if rel in e.files or rel == e.servers_file:
-            return e.host
-    return "?"
+    return next((e.host for e in exporters if rel in e.files or rel == e.servers_file), "?")
 
 
 def write(p: Plan) -> list[str]:

@@ -13,6 +13,7 @@ class ClaudeCode(Exporter):
     host = "claude-code"
     files = (".claude/settings.json",)
     servers_file = ".mcp.json"
+    guard_keeps = ("timeout", "alwaysLoad")
 
     def rules(self, decisions: Decisions) -> list[Item]:
         return [

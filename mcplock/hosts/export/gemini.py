@@ -29,6 +29,7 @@ class Gemini(Exporter):
     files = (".gemini/settings.json",)
     servers_file = ".gemini/settings.json"
     per_server_in_file = True
+    guard_keeps = ("includeTools", "excludeTools", "trust", "timeout", "description")
 
     def rules(self, decisions: Decisions) -> list[Item]:
         out = []

@@ -44,16 +44,25 @@ class Exporter(ABC):
     #: settings files the rules go to, relative to the project; the first existing one is used
     files: tuple[str, ...]
     fmt: str = "json"  # "json" | "toml"
-    #: where the host's MCP servers are defined (file, key path to the servers object), for --guard
+    #: where the host's MCP servers are defined (file, key path to the servers object), for --guard;
+    #: None: in the settings file itself
     servers_file: str | None = None
     servers_keys: tuple[str, ...] = ("mcpServers",)
     #: whether a per-server rule needs the server to be defined in ``files[0]`` (Codex, Gemini:
     #: a table with only rules would be a broken server entry)
     per_server_in_file: bool = False
+    #: keys of a server entry that stay when --guard replaces it (tool filters the host applies)
+    guard_keeps: tuple[str, ...] = ()
+    #: the settings file written when none of ``files`` exists yet
+    default_file: str = ""
 
     @abstractmethod
     def rules(self, decisions: Decisions) -> list[Item]:
         """The rules that make the host do what the lock says, in a stable order."""
+
+    @property
+    def new_file(self) -> str:
+        return self.default_file or self.files[0]
 
     def detect(self, exists: Any) -> bool:
         """Whether the project uses this host (``exists(relpath)``): its settings or its server list exist."""

@@ -130,26 +130,32 @@ class JsonText:
         out = json.dumps(value, ensure_ascii=False, indent=self.unit)
         return out.replace("\n", self.nl + indent)
 
-    def _insert(self, container: Node, rendered_member: str) -> None:
-        """Add one member/item (already rendered, without indent) after the last one."""
+    def _insert(self, container: Node, key: str | None, value: Any) -> None:
+        """Add one member (``key``) or item after the last one, in the container's own style: one
+        per line with the file's indent, or on one line when the container is written on one."""
         children = [v for _, _, v in container.members] if container.kind == "object" else container.items
-        starts = (
-            [s for _, s, _ in container.members] if container.kind == "object" else [n.start for n in container.items]
-        )
+        first = container.members[0][1] if container.kind == "object" and children else None
+        first = children[0].start if first is None and children else first
+        line_end = self.text.find("\n", container.end)
+        after = self.text[container.end : len(self.text) if line_end < 0 else line_end].strip().lstrip(",").strip()
+        inline = "\n" not in self.text[container.start : first] if first is not None else bool(after)
+        prefix = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
+        if inline:
+            compact = prefix + json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+            at = children[-1].end if children else container.start + 1
+            self._splice(at, at, (", " if children else "") + compact)
+            return
         indent = self._line_indent(container.start)
         if not children:
             child = indent + self.unit
-            new = container.start + 1
-            body = rendered_member.replace(self.nl, self.nl + child)
-            self._splice(new, container.end - 1, self.nl + child + body + self.nl + indent)
+            body = (prefix + self._dump(value, "")).replace(self.nl, self.nl + child)
+            self._splice(container.start + 1, container.end - 1, self.nl + child + body + self.nl + indent)
             return
-        last = children[-1]
-        inline = "\n" not in self.text[container.start : starts[0]]
-        if inline:
-            self._splice(last.end, last.end, ", " + rendered_member)
-        else:
-            child = self._line_indent(starts[-1])
-            self._splice(last.end, last.end, "," + self.nl + child + rendered_member.replace(self.nl, self.nl + child))
+        child = self._line_indent(first if len(children) == 1 else children[-1].start)
+        if container.kind == "object":
+            child = self._line_indent(container.members[-1][1])
+        rendered = (prefix + self._dump(value, "")).replace(self.nl, self.nl + child)
+        self._splice(children[-1].end, children[-1].end, "," + self.nl + child + rendered)
 
     def set(self, path: Path, value: Any) -> None:
         """Set ``path`` to ``value``: replace the value in place, or add the key at the end of
@@ -159,7 +165,7 @@ class JsonText:
             self._splice(node.start, node.end, self._dump(value, self._line_indent(node.start)))
             return
         parent = self.ensure_object(path[:-1])
-        self._insert(parent, json.dumps(path[-1], ensure_ascii=False) + ": " + self._dump(value, ""))
+        self._insert(parent, path[-1], value)
 
     def ensure_object(self, path: Path) -> Node:
         """The object at ``path``, created (empty) with its parents where missing."""
@@ -177,7 +183,7 @@ class JsonText:
             self.set(path, [])
             node = self.node(path)
         assert node is not None and node.kind == "array"
-        self._insert(node, self._dump(value, ""))
+        self._insert(node, None, value)
 
     def remove_item(self, path: Path, index: int) -> None:
         node = self.node(path)

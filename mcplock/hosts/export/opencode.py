@@ -17,8 +17,10 @@ def tool_id(server: str, tool: str) -> str:
 class Opencode(Exporter):
     host = "opencode"
     files = ("opencode.jsonc", "opencode.json")
-    servers_file = "opencode.json"
+    servers_file = None  # the servers are in the same file as the rules
     servers_keys = ("mcp",)
+    default_file = "opencode.json"
+    guard_keeps = ("enabled", "disabled", "timeout")
 
     def rules(self, decisions: Decisions) -> list[Item]:
         return [
