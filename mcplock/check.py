@@ -143,6 +143,10 @@ def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
                 "export-drift", "", f"{c.path} ({c.host}) no longer matches the lock's flags "
                 "(a flag changed since the last export, or an exported rule was edited by hand)",
                 f"run `mcplock export --host {c.host}` (`--dry-run` shows the change)"))
+        for text in c.contradictions:
+            out.append(Finding(
+                "export-contradicted", "", f"{c.path} ({c.host}): {text}",
+                f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`"))
     return out
 
 

@@ -132,3 +132,23 @@ def test_no_host_config_and_an_unknown_host(cli):
     assert r.returncode == 0 and "no host config" in r.stderr and not Path("mcp.lock.exports.json").exists()
     r = cli("export", "--host", "notepad")
     assert r.returncode == 2 and "unknown host" in r.stderr
+
+
+def test_check_reports_the_users_own_settings_that_override_the_lock(cli):
+    make_lock()
+    Path(".gemini").mkdir()
+    Path(".gemini/settings.json").write_text('{"mcpServers": {"docs": {"command": "python", "trust": true}}}\n')
+    Path("opencode.json").write_text('{\n  "permission": {\n    "docs_*": "allow"\n  }\n}\n')
+    r = cli("export")
+    assert r.returncode == 0 and "trust" in r.stderr
+    # opencode: mcplock's keys come last, so the user's earlier wildcard does not win
+    r = cli("check")
+    assert r.returncode == 1 and ".gemini/settings.json (gemini): `mcpServers.docs.trust` is true" in r.stdout
+    assert "opencode.json" not in r.stdout
+    # a wildcard the user adds after mcplock's keys does
+    text = Path("opencode.json").read_text()
+    assert '"docs_search_docs": "ask"\n' in text
+    text = text.replace('"docs_search_docs": "ask"\n', '"docs_search_docs": "ask",\n    "*": "allow"\n')
+    Path("opencode.json").write_text(text)
+    r = cli("check")
+    assert "`permission.*` = 'allow' comes last and wins for `docs_delete_page`" in r.stdout

@@ -48,9 +48,20 @@ def test_gemini_reads_the_exported_settings_and_connects(cli, tmp_path):
     assert exported["tools"]["allowed"] == ["mcp_docs_search_docs"]
     out = _gemini_list(tmp_path / "ghome", project)
     assert "docs" in out and "Connected" in out and "Disconnected" not in out, out
+    assert "fix the configuration" not in out, out  # Gemini validates settings.json against its schema
     # --guard: Gemini now launches `mcplock run docs` (the guard itself is another command)
     assert cli("export", "--guard").returncode == 0
     out = _gemini_list(tmp_path / "ghome", project)
     assert "mcplock run docs" in out, out
     assert cli("export", "--no-guard").returncode == 0
     assert "Connected" in _gemini_list(tmp_path / "ghome", project)
+
+
+def test_gemini_would_report_a_wrongly_shaped_export(tmp_path):
+    """The control for the test above: Gemini CLI does check what it reads."""
+    project = Path.cwd()
+    Path(".gemini").mkdir()
+    Path(".gemini/settings.json").write_text(json.dumps(
+        {"mcpServers": {"docs": {"command": sys.executable, "args": [str(FIXTURE), "stdio"], "excludeTools": "x"}}}))
+    out = _gemini_list(tmp_path / "ghome", project)
+    assert "Expected array, received string" in out and "fix the configuration" in out, out

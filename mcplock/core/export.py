@@ -41,6 +41,7 @@ class FileChange:
     before: str | None  # None: the file does not exist yet
     after: str
     notes: list[str] = field(default_factory=list)
+    contradictions: list[str] = field(default_factory=list)  # the user's settings that override the lock
 
     @property
     def changed(self) -> bool:
@@ -232,10 +233,9 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
                 notes.setdefault(rel, []).append(
                     f"{rel}: no server entry for {', '.join(missing)}: its rules need the server defined in this file")
         notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel))
-        states.pop(rel, None)
-        if new:
-            states[rel] = new
-    changes = [FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []))
+        states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
+    changes = [FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []),
+                          _contradictions(rel, doc, exporters, decisions))
                for rel, (doc, before, _fmt) in files.docs.items()]
     rpath = record_path(lock_path)
     try:
@@ -245,6 +245,16 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
         record_before = None
     after = dump_record(states) if states or record_before is not None else ""
     return Plan(base, rpath, changes, states, record_before, after)
+
+
+def _contradictions(rel: str, doc: Document, exporters: list[Exporter], decisions: Decisions) -> list[str]:
+    from mcplock.hosts.parse import parse
+
+    exp = next((e for e in exporters if rel in e.files), None)
+    if exp is None:
+        return []
+    data = parse(doc.text, rel, doc.fmt) if doc.text.strip() else {}
+    return exp.contradictions(data, decisions) if isinstance(data, dict) else []
 
 
 def _host_of(rel: str, exporters: list[Exporter]) -> str:

@@ -43,6 +43,8 @@ def cmd_export(
     for c in plan.changes:
         for n in c.notes:
             cli.note(n)
+        for n in c.contradictions:
+            cli.note(f"{c.path}: {n} (your own setting: mcplock leaves it; `mcplock check` reports it)")
     if dry_run:
         for c in plan.changes:
             if c.changed:

@@ -10,8 +10,9 @@ gets ``_``, and an id over 63 characters is cut to its first and last 30 around 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from mcplock.hosts.export.interface import ALLOW, DENY, Decisions, Exporter, Item
+from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Exporter, Item
 
 
 def tool_id(server: str, tool: str) -> str:
@@ -39,4 +40,17 @@ class Gemini(Exporter):
                     out.append(Item("member", ("mcpServers", s, "excludeTools"), t))
                 elif d == ALLOW:
                     out.append(Item("member", ("tools", "allowed"), tool_id(s, t)))
+        return out
+
+    def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
+        servers = data.get("mcpServers")
+        if not isinstance(servers, dict):
+            return []
+        out = []
+        for s in sorted(decisions):
+            entry = servers.get(s)
+            asks = sorted(t for t, d in decisions[s].items() if d == ASK)
+            if isinstance(entry, dict) and entry.get("trust") is True and asks:
+                out.append(f"`mcpServers.{s}.trust` is true: Gemini CLI runs every tool of `{s}` without asking, "
+                           f"where the lock asks for {', '.join(asks)}")
         return out

@@ -33,6 +33,9 @@ class Item:
         return cls(str(kind), tuple(str(p) for p in path), str(value))
 
 
+STRICTNESS = {ALLOW: 0, ASK: 1, DENY: 2}
+
+
 def sanitize(name: str) -> str:
     """The usual host rule for names in tool ids: anything but ``[A-Za-z0-9_-]`` becomes ``_``."""
     return re.sub(r"[^A-Za-z0-9_-]", "_", name)
@@ -67,6 +70,11 @@ class Exporter(ABC):
     def detect(self, exists: Any) -> bool:
         """Whether the project uses this host (``exists(relpath)``): its settings or its server list exist."""
         return any(exists(f) for f in self.files) or (self.servers_file is not None and exists(self.servers_file))
+
+    def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
+        """The user's own settings in ``data`` that make the host looser than the lock, even
+        with mcplock's rules in place (mcplock never changes them; ``check`` reports them)."""
+        return []
 
     def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, Any]:
         return {"command": "mcplock", "args": ["run", name, *lock_args]}

@@ -7,11 +7,20 @@ user's earlier wildcard (``"github_*": "ask"``) does not override the lock.
 
 from __future__ import annotations
 
-from mcplock.hosts.export.interface import Decisions, Exporter, Item, sanitize
+import re
+from typing import Any
+
+from mcplock.hosts.export.interface import STRICTNESS, Decisions, Exporter, Item, sanitize
 
 
 def tool_id(server: str, tool: str) -> str:
     return f"{sanitize(server)}_{sanitize(tool)}"
+
+
+def matches(pattern: str, name: str) -> bool:
+    """opencode's wildcard: ``*`` any run of characters, ``?`` one character, the rest literal."""
+    rx = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    return re.fullmatch(rx, name, re.DOTALL) is not None
 
 
 class Opencode(Exporter):
@@ -28,6 +37,20 @@ class Opencode(Exporter):
             for s in sorted(decisions)
             for t, d in sorted(decisions[s].items())
         ]
+
+    def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
+        perm = data.get("permission")
+        if not isinstance(perm, dict):
+            return []
+        out = []
+        for s in sorted(decisions):
+            for t, d in sorted(decisions[s].items()):
+                tid = tool_id(s, t)
+                last = [(k, v) for k, v in perm.items() if isinstance(v, str) and v in STRICTNESS and matches(k, tid)]
+                if last and STRICTNESS[last[-1][1]] < STRICTNESS[d]:
+                    out.append(f"`permission.{last[-1][0]}` = {last[-1][1]!r} comes last and wins for `{tid}`, "
+                               f"where the lock says {d!r}")
+        return out
 
     def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, object]:
         return {"type": "local", "command": ["mcplock", "run", name, *lock_args]}
