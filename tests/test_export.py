@@ -157,6 +157,14 @@ def test_invalid_toml_and_a_symlink_are_refused(cli, tmp_path):
     r = cli("export", "--host", "claude-code")
     assert r.returncode == 2 and "symbolic link" in r.stderr
     assert target.read_text() == "{}\n"
+    # a host directory that links out of the project
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(".gemini")
+    os.symlink(outside, ".gemini")
+    r = cli("export", "--host", "gemini")
+    assert r.returncode == 2 and "link out of the project" in r.stderr
+    assert list(outside.iterdir()) == []
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root can write a read-only file")

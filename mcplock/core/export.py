@@ -68,11 +68,17 @@ class Plan:
         return any(c.changed for c in self.changes) or self.record_before != self.record_after
 
 
-def _read(path: str, shown: str, fmt: str) -> str | None:
+def _read(root: str, path: str, shown: str, fmt: str) -> str | None:
     from pathlib import Path
 
     from mcplock.hosts.parse import parse, read_text
 
+    base = os.path.realpath(os.path.dirname(path) or ".")
+    if not (base + os.sep).startswith(os.path.realpath(root) + os.sep):
+        raise ConfigError(
+            f"{shown}: its directory is a link out of the project; mcplock export writes only inside the project",
+            hint="replace the linked directory with a real one, or leave this host out with --host",
+        )
     if os.path.islink(path):
         raise ConfigError(
             f"{shown}: is a symbolic link; mcplock export does not write through links",
@@ -181,7 +187,7 @@ class _Files:
 
     def open(self, rel: str, fmt: str) -> Document:
         if rel not in self.docs:
-            before = _read(os.path.join(self.base, rel), rel, fmt)
+            before = _read(self.base, os.path.join(self.base, rel), rel, fmt)
             self.docs[rel] = (Document(before or "", fmt), before, fmt)
         return self.docs[rel][0]
 
