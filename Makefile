@@ -36,13 +36,20 @@ $(CONFORMANCE_STAMP): tests/conformance/package.json tests/conformance/package-l
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# the MCP Inspector CLI (a host nobody here wrote) for tests/test_guard_clients.py; it runs on
+# the Node 22 of tests/conformance (the inspector needs Node >= 22.19)
+INSPECTOR_STAMP := tests/inspector/node_modules/.installed
+$(INSPECTOR_STAMP): tests/inspector/package.json tests/inspector/package-lock.json $(CONFORMANCE_STAMP)
+	cd tests/inspector && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 # real MCP hosts (Gemini CLI) that read what `mcplock export` writes, for tests/test_export_hosts.py
 HOSTCLI_STAMP := tests/hostcli/node_modules/.installed
 $(HOSTCLI_STAMP): tests/hostcli/package.json tests/hostcli/package-lock.json
 	cd tests/hostcli && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP) $(HOSTCLI_STAMP)
+setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP) $(INSPECTOR_STAMP) $(HOSTCLI_STAMP)
 
 demo: $(STAMP)
 	@bash demo/run.sh
@@ -57,4 +64,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules tests/hostcli/node_modules .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules tests/inspector/node_modules tests/hostcli/node_modules .pytest_cache .hypothesis .ruff_cache

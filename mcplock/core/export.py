@@ -22,16 +22,21 @@ from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
 from mcplock.lock.model import Entry, Lock
 
 
-def tool_decision(entry: Entry) -> str:
-    """What a host should do with one tool: ``deny`` (not accepted or not enabled), ``allow``
-    (``approval = "never"``) or ``ask`` (``"always"``, and any empty or unknown value)."""
-    if not entry.accepted or not entry.enabled:
+def tool_decision(server: str, name: str, entry: Entry) -> str:
+    """What a host should do with one tool, as the guard's policy decides it offline
+    (:func:`mcplock.policy.decide_tool` with nothing verified live): ``deny`` what the guard would
+    refuse (not accepted, pending, rejected, disabled, quarantined), ``ask`` what asks for approval
+    (``approval = "always"``, or an empty or unknown value), ``allow`` the rest (``"never"``)."""
+    from mcplock.policy import decide_tool
+
+    d = decide_tool(server, name, entry, purpose="call")
+    if d.verdict == "refuse":
         return DENY
-    return ALLOW if entry.approval == "never" else ASK
+    return ALLOW if d.verdict == "forward" and d.code == "ok" else ASK
 
 
 def tool_decisions(lock: Lock) -> Decisions:
-    return {s: {t: tool_decision(e) for t, e in srv.tools.items()} for s, srv in lock.servers.items()}
+    return {s: {t: tool_decision(s, t, e) for t, e in srv.tools.items()} for s, srv in lock.servers.items()}
 
 
 @dataclass
