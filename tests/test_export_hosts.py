@@ -28,7 +28,9 @@ def _gemini_list(home: Path, project: Path) -> str:
     gdir = home / ".gemini"
     gdir.mkdir(parents=True, exist_ok=True)
     (gdir / "trustedFolders.json").write_text(json.dumps({str(project): "TRUST_FOLDER"}))
-    env = {**os.environ, "HOME": str(home), "NO_COLOR": "1"}
+    # `mcplock` on PATH: a guard-routed entry launches `mcplock run NAME`
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = {**os.environ, "HOME": str(home), "NO_COLOR": "1", "PATH": path}
     r = subprocess.run([str(GEMINI), "mcp", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=120)
     return r.stdout + r.stderr
 
@@ -65,3 +67,25 @@ def test_gemini_would_report_a_wrongly_shaped_export(tmp_path):
         {"mcpServers": {"docs": {"command": sys.executable, "args": [str(FIXTURE), "stdio"], "excludeTools": "x"}}}))
     out = _gemini_list(tmp_path / "ghome", project)
     assert "Expected array, received string" in out and "fix the configuration" in out, out
+
+
+def test_gemini_connects_through_the_guard(cli, tmp_path):
+    """`export --guard` routes the server through `mcplock run NAME`: Gemini CLI starts the guard,
+    which verifies the upstream against the lock and serves it; `--no-guard` restores the entry."""
+    project = Path.cwd()
+    command = [sys.executable, str(FIXTURE), "stdio"]
+    r = cli("add", "fx", "--yes", "--", *command)
+    assert r.returncode == 0, r.stderr
+    Path(".gemini").mkdir()
+    Path(".gemini/settings.json").write_text(json.dumps({"mcpServers": {"fx": {
+        "command": command[0], "args": command[1:]}}}, indent=2) + "\n")
+    assert cli("export").returncode == 0
+    plain = Path(".gemini/settings.json").read_bytes()
+    assert cli("export", "--guard").returncode == 0
+    routed = json.loads(Path(".gemini/settings.json").read_text())["mcpServers"]["fx"]
+    assert (routed["command"], routed["args"]) == ("mcplock", ["run", "fx"])
+    out = _gemini_list(tmp_path / "ghome", project)
+    assert "fx: mcplock run fx" in out and "Connected" in out and "Disconnected" not in out, out
+    assert cli("check").returncode == 0
+    assert cli("export", "--no-guard").returncode == 0
+    assert Path(".gemini/settings.json").read_bytes() == plain
