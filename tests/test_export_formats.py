@@ -22,13 +22,21 @@ def _flags(cli):
     assert cli("approval", "docs/search_docs", "never").returncode == 0
 
 
-def test_cursor_cli_permissions_golden(cli):
+def test_cursor_allowlist_and_cli_permissions_golden(cli):
     make_lock()
     Path(".cursor").mkdir()
     Path(".cursor/mcp.json").write_text('{"mcpServers": {"docs": {"command": "python"}}}\n')
+    # the user's own allowlist entries and comments stay
+    Path(".cursor/permissions.json").write_text('{\n  // team rules\n  "mcpAllowlist": ["github:*"]\n}\n')
     _flags(cli)
     assert cli("export").returncode == 0
     assert Path(".cursor/cli.json").read_bytes() == (GOLDEN / "cursor_cli.json.golden").read_bytes()
+    assert Path(".cursor/permissions.json").read_text() == \
+        '{\n  // team rules\n  "mcpAllowlist": ["github:*", "docs:search_docs"]\n}\n'
+    cli("approval", "docs/search_docs", "always")
+    assert cli("check").returncode == 1
+    assert cli("export", "--host", "cursor").returncode == 0
+    assert Path(".cursor/permissions.json").read_text() == '{\n  // team rules\n  "mcpAllowlist": ["github:*"]\n}\n'
     assert Path(".cursor/mcp.json").read_text() == '{"mcpServers": {"docs": {"command": "python"}}}\n'
 
 
@@ -152,3 +160,27 @@ def test_check_reports_the_users_own_settings_that_override_the_lock(cli):
     Path("opencode.json").write_text(text)
     r = cli("check")
     assert "`permission.*` = 'allow' comes last and wins for `docs_delete_page`" in r.stdout
+
+
+def test_guard_passes_the_variables_of_the_locks_templates_on(cli):
+    from mcplock.lock import review, store
+    from mcplock.lock.model import Lock, ServerEntry
+
+    srv = ServerEntry(name="docs", transport="stdio", command="python", args=["server.py"],
+                      env={"TOKEN": "${DOCS_TOKEN}"})
+    review.stage(srv, snapshot())
+    for e in list(srv.entries()):
+        review.accept(srv, e)
+    store.save(Lock(servers={"docs": srv}), "mcp.lock")
+    Path("opencode.json").write_text('{"mcp": {"docs": {"type": "local", "command": ["python", "server.py"], '
+                                     '"environment": {"TOKEN": "{env:DOCS_TOKEN}"}}}}\n')
+    Path(".cursor").mkdir()
+    Path(".cursor/mcp.json").write_text('{"mcpServers": {"docs": {"command": "python", "args": ["server.py"], '
+                                        '"env": {"TOKEN": "${env:DOCS_TOKEN}"}}}}\n')
+    assert cli("export", "--guard").returncode == 0
+    oc = json.loads(Path("opencode.json").read_text())["mcp"]["docs"]
+    assert oc["command"] == ["mcplock", "run", "docs"]
+    assert oc["environment"] == {"TOKEN": "{env:DOCS_TOKEN}", "DOCS_TOKEN": "{env:DOCS_TOKEN}"}
+    cu = json.loads(Path(".cursor/mcp.json").read_text())["mcpServers"]["docs"]
+    assert cu["args"] == ["run", "docs", "--lockfile", "${workspaceFolder}/mcp.lock"]
+    assert cu["env"] == {"TOKEN": "${env:DOCS_TOKEN}", "DOCS_TOKEN": "${env:DOCS_TOKEN}"}

@@ -176,8 +176,10 @@ def selected_hosts(base: str, hosts: list[str]) -> list[Exporter]:
         unknown = [h for h in hosts if h not in EXPORTERS]
         if unknown:
             raise UsageError(f"unknown host {unknown[0]!r} for export", hint="use --host " + "|".join(EXPORTERS))
-        return [EXPORTERS[h] for h in dict.fromkeys(hosts)]
-    return [e for e in EXPORTERS.values() if e.detect(lambda rel: os.path.lexists(os.path.join(base, rel)))]
+        chosen = [EXPORTERS[h] for h in dict.fromkeys(hosts)]
+    else:
+        chosen = [e for e in EXPORTERS.values() if e.detect(lambda rel: os.path.lexists(os.path.join(base, rel)))]
+    return [x for e in chosen for x in (e, *e.also)]
 
 
 class _Files:
@@ -229,7 +231,7 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
                 doc = files.replace(rel, text)
             else:
                 sdoc = files.open(srel, "json")
-                export_guard.apply_json(sdoc, exp, set(lock.servers), lock_args, guard, sstate, srel)
+                export_guard.apply_json(sdoc, exp, lock, rel_lock, guard, sstate, srel)
         if srel != rel:
             states.pop(srel, None)
             if sstate:

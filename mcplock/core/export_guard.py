@@ -4,29 +4,41 @@ export record, which is why an entry holding a literal secret is refused)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mcplock.core.export_record import FileState
 from mcplock.errors import ConfigError
 from mcplock.hosts.export import Exporter
 from mcplock.hosts.export.document import Document
+from mcplock.lock.model import Lock
 
 
-def secret_in(entry: Any) -> bool:
-    """Whether a raw host entry holds a literal secret (env/header values, arguments, URL)."""
+def secret_in(entry: Any, host: str) -> bool:
+    """Whether a raw host entry holds a literal secret (env/header values, arguments, URL), read
+    with the host's variable syntax (``${env:X}``, ``{env:X}`` … are references, not secrets)."""
+    from mcplock.hosts.interpolate import Unsupported, convert
     from mcplock.spec import looks_secret
+
+    def secret(key: str, value: object) -> bool:
+        if not isinstance(value, str):
+            return False
+        try:
+            value = convert(host, value, [])
+        except Unsupported:
+            pass
+        return looks_secret(key, value)
 
     if not isinstance(entry, dict):
         return False
     for key in ("env", "environment", "headers", "http_headers"):
         values = entry.get(key)
-        if isinstance(values, dict) and any(isinstance(v, str) and looks_secret(k, v) for k, v in values.items()):
+        if isinstance(values, dict) and any(secret(k, v) for k, v in values.items()):
             return True
     args = entry.get("args") if isinstance(entry.get("args"), list) else entry.get("command")
-    if isinstance(args, list) and any(isinstance(a, str) and looks_secret("", a) for a in args):
+    if isinstance(args, list) and any(secret("", a) for a in args):
         return True
-    url = entry.get("url") or entry.get("httpUrl")
-    return isinstance(url, str) and looks_secret("", url)
+    return secret("", entry.get("url") or entry.get("httpUrl"))
 
 
 def _refuse(shown: str, name: str) -> ConfigError:
@@ -43,7 +55,17 @@ def _servers_keys(doc: Document, exp: Exporter) -> tuple[str, ...]:
     return exp.servers_keys
 
 
-def apply_json(doc: Document, exp: Exporter, names: set[str], lock_args: list[str], guard: bool,
+def template_vars(lock: Lock, name: str) -> list[str]:
+    """The variables the lock's ``${VAR}`` templates for a server name (the guard expands them
+    from its own environment, so the host must pass them on)."""
+    import json
+
+    srv = lock.servers.get(name)
+    text = json.dumps(srv.spec_dict()) if srv is not None else ""
+    return sorted(set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}", text)))
+
+
+def apply_json(doc: Document, exp: Exporter, lock: Lock, rel_lock: str, guard: bool,
                state: FileState, shown: str) -> None:
     keys = _servers_keys(doc, exp)
     servers = doc.get(keys)
@@ -57,15 +79,22 @@ def apply_json(doc: Document, exp: Exporter, names: set[str], lock_args: list[st
         return
     for name in sorted(servers):
         entry = servers[name]
-        if name not in names or exp.is_guard(entry):
+        if name not in lock.servers or exp.is_guard(entry):
             continue
-        if secret_in(entry):
+        if secret_in(entry, exp.host):
             raise _refuse(shown, name)
         raw = doc.span((*keys, name))
         assert raw is not None
         state.guarded[name] = raw
         kept = {k: v for k, v in entry.items() if k in exp.guard_keeps}
-        doc.replace_span((*keys, name), doc.dump({**exp.guard_entry(name, lock_args), **kept}, (*keys, name)))
+        env = dict(entry.get(exp.env_key) or {}) if isinstance(entry.get(exp.env_key), dict) else {}
+        for var in template_vars(lock, name):
+            env.setdefault(var, exp.env_ref(var))
+        if env:
+            kept[exp.env_key] = env
+        arg = exp.lock_arg(rel_lock)
+        new = {**exp.guard_entry(name, ["--lockfile", arg] if arg else []), **kept}
+        doc.replace_span((*keys, name), doc.dump(new, (*keys, name)))
 
 
 def apply_toml(text: str, names: set[str], lock_args: list[str], guard: bool, state: FileState, shown: str) -> str:
@@ -87,7 +116,7 @@ def apply_toml(text: str, names: set[str], lock_args: list[str], guard: bool, st
         entry = servers[name]
         if name not in names or (isinstance(entry, dict) and entry.get("command") == "mcplock"):
             continue
-        if secret_in(entry):
+        if secret_in(entry, "codex"):
             raise _refuse(shown, name)
         done = guard_body(text, name, ["run", name, *lock_args])
         if done is None:

@@ -15,6 +15,9 @@ class ClaudeCode(Exporter):
     servers_file = ".mcp.json"
     guard_keeps = ("timeout", "alwaysLoad")
 
+    def lock_arg(self, rel_lock: str) -> str | None:
+        return "${CLAUDE_PROJECT_DIR:-.}/" + rel_lock  # Claude Code sets it for the servers it starts
+
     def rules(self, decisions: Decisions) -> list[Item]:
         return [
             Item("member", ("permissions", d), f"mcp__{sanitize(s)}__{sanitize(t)}")

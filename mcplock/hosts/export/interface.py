@@ -58,6 +58,8 @@ class Exporter(ABC):
     guard_keeps: tuple[str, ...] = ()
     #: the settings file written when none of ``files`` exists yet
     default_file: str = ""
+    #: more settings files of the same host, each with an exporter of its own
+    also: tuple[Exporter, ...] = ()
 
     @abstractmethod
     def rules(self, decisions: Decisions) -> list[Item]:
@@ -75,6 +77,18 @@ class Exporter(ABC):
         """The user's own settings in ``data`` that make the host looser than the lock, even
         with mcplock's rules in place (mcplock never changes them; ``check`` reports them)."""
         return []
+
+    #: the key of a server entry holding its environment
+    env_key: str = "env"
+
+    def env_ref(self, var: str) -> str:
+        """How this host's config refers to an environment variable (passed on to the guard)."""
+        return "${" + var + "}"
+
+    def lock_arg(self, rel_lock: str) -> str | None:
+        """The ``--lockfile`` the guard gets (None: the default ``mcp.lock`` in the directory the
+        host starts servers in, the project)."""
+        return None if rel_lock == "mcp.lock" else rel_lock
 
     def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, Any]:
         return {"command": "mcplock", "args": ["run", name, *lock_args]}

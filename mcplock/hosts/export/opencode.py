@@ -30,6 +30,10 @@ class Opencode(Exporter):
     servers_keys = ("mcp",)
     default_file = "opencode.json"
     guard_keeps = ("enabled", "disabled", "timeout")
+    env_key = "environment"
+
+    def env_ref(self, var: str) -> str:
+        return "{env:" + var + "}"
 
     def rules(self, decisions: Decisions) -> list[Item]:
         return [
