@@ -48,7 +48,8 @@ def test_jsonc_comments_trailing_commas_tabs_and_crlf_survive(cli):
     assert cli("export").returncode == 0
     new = Path("opencode.jsonc").read_bytes().decode()
     assert new.startswith(text.rstrip("}\r\n"))  # every byte before the new keys is the user's
-    assert '\r\n\t"permission": {\r\n\t\t"docs_delete_page": "deny",\r\n\t\t"docs_search_docs": "allow"\r\n\t}' in new
+    assert ('\r\n\t"permission": {\r\n\t\t"docs_delete_page": "deny",\r\n\t\t"mcp__docs__delete_page": "deny",'
+            '\r\n\t\t"docs_search_docs": "allow",\r\n\t\t"mcp__docs__search_docs": "allow"\r\n\t}') in new
     assert "// opencode config v2" in new and not Path("opencode.json").exists()
     cli("remove", "docs")
     assert cli("export").returncode == 0
@@ -155,8 +156,8 @@ def test_check_reports_the_users_own_settings_that_override_the_lock(cli):
     assert "opencode.json" not in r.stdout
     # a wildcard the user adds after mcplock's keys does
     text = Path("opencode.json").read_text()
-    assert '"docs_search_docs": "ask"\n' in text
-    text = text.replace('"docs_search_docs": "ask"\n', '"docs_search_docs": "ask",\n    "*": "allow"\n')
+    assert '"mcp__docs__search_docs": "ask"\n' in text
+    text = text.replace('"mcp__docs__search_docs": "ask"\n', '"mcp__docs__search_docs": "ask",\n    "*": "allow"\n')
     Path("opencode.json").write_text(text)
     r = cli("check")
     assert "`permission.*` = 'allow' comes last and wins for `docs_delete_page`" in r.stdout

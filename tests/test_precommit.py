@@ -22,8 +22,9 @@ from conftest import MCPLOCK, ROOT
 from runner import SURFACES, stdio_command
 
 PRE_COMMIT = str(Path(sys.executable).parent / "pre-commit")
-HOOK_FILES = re.compile(r"(^|/)(mcp\.lock|mcp\.lock\.exports\.json|\.mcp\.json|\.cursor/(mcp|cli|permissions)\.json|\.vscode/mcp\.json"
-                        r"|\.codex/config\.toml|\.gemini/settings\.json|\.claude/settings\.json|opencode\.jsonc?)$")
+HOOK_FILES = re.compile(r"(^|/)(mcp\.lock|mcp\.lock\.exports\.json|\.mcp\.json|\.cursor/(mcp|cli|permissions)\.json"
+                        r"|\.vscode/mcp\.json|\.codex/config\.toml|\.gemini/settings\.json|\.claude/settings\.json"
+                        r"|opencode\.jsonc?)$")
 
 
 def _env(scratch: Path) -> dict[str, str]:

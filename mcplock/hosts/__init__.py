@@ -164,7 +164,9 @@ def detect_host(path: str | os.PathLike[str], data: Any) -> str | None:
         return "windsurf"
     if parent == ".cursor" and name == "mcp.json":
         return "cursor"
-    if (parent == ".vscode" and name in ("mcp.json", "settings.json")) or name in ("devcontainer.json", ".devcontainer.json"):
+    if (parent == ".vscode" and name in ("mcp.json", "settings.json")) or name in (
+        "devcontainer.json", ".devcontainer.json"
+    ):
         return "vscode"
     if parent == ".gemini" and name == "settings.json":
         return "gemini"
@@ -203,7 +205,8 @@ def _vscode_keys(data: dict[str, Any]) -> tuple[str, ...] | None:
     mcp = data.get("mcp")
     if isinstance(mcp, dict) and "servers" in mcp:
         return ("mcp", "servers")  # older builds: "mcp" object in settings.json
-    vs = ((data.get("customizations") or {}).get("vscode") or {}) if isinstance(data.get("customizations"), dict) else {}
+    custom = data.get("customizations")
+    vs = ((custom or {}).get("vscode") or {}) if isinstance(custom, dict) else {}
     if isinstance(vs, dict) and isinstance(vs.get("mcp"), dict) and "servers" in vs["mcp"]:
         return ("customizations", "vscode", "mcp", "servers")  # devcontainer.json
     return None
@@ -225,11 +228,13 @@ def _claude_projects(
     here = os.getcwd() if project_dir is None else project_dir
     match = next((k for k in projects if same_path(k, here)), None)
     others = [
-        k for k, v in projects.items() if k != match and isinstance(v, dict) and isinstance(v.get("mcpServers"), dict) and v["mcpServers"]
+        k for k, v in projects.items()
+        if k != match and isinstance(v, dict) and isinstance(v.get("mcpServers"), dict) and v["mcpServers"]
     ]
     if others:
         warnings.append(
-            f"{len(others)} other project scope(s) in this file not imported: their servers apply only in those directories"
+            f"{len(others)} other project scope(s) in this file not imported: "
+            "their servers apply only in those directories"
         )
     if match is None or not isinstance(projects[match], dict):
         return [], None, []
@@ -262,7 +267,8 @@ def load_host_config(
     data = parse(text, shown, fmt)
     where = Where(shown, text, fmt)
     if not isinstance(data, dict):
-        raise where.error(f"the top level must be an object, not {json_type(data)}", hint="a host config is one JSON object")
+        raise where.error(f"the top level must be an object, not {json_type(data)}",
+                          hint="a host config is one JSON object")
     if host is None:
         host = detect_host(p, data)
         if host is None:
@@ -313,9 +319,11 @@ def load_host_config(
             elif isinstance(allowed, list) and n not in allowed:
                 extra.append("not in mcp.allowed: Gemini CLI does not start it")
     elif host in ("codex", "opencode"):
-        for n, e, extra in entries:
-            if e.flag("enabled") is False or (host == "opencode" and e.flag("disabled") is True):
+        for _, e, extra in entries:
+            if e.flag("enabled") is False:
                 extra.append("disabled in this file (enabled = false)")
+            elif host == "opencode" and e.flag("disabled") is True:
+                extra.append("disabled in this file (disabled = true)")
 
     servers: dict[str, ImportedServer] = {}
     skipped: dict[str, str] = {}

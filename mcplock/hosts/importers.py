@@ -67,7 +67,8 @@ class Entry:
         if v is None:
             return []
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            raise self._bad(key, "a list of strings", v if not isinstance(v, list) else next(x for x in v if not isinstance(x, str)))
+            bad = v if not isinstance(v, list) else next(x for x in v if not isinstance(x, str))
+            raise self._bad(key, "a list of strings", bad)
         return list(v)
 
     def str_map(self, key: str) -> dict[str, str]:
@@ -293,7 +294,8 @@ def _env_name(e: Entry, key: str, value: object, at: tuple[str, ...]) -> str:
     if isinstance(value, str) and _IDENT.fullmatch(value):
         return value
     raise e.where.error(
-        f"server `{e.name}`: `{key}` must name an environment variable, not {json_type(value) if not isinstance(value, str) else 'this string'}",
+        f"server `{e.name}`: `{key}` must name an environment variable, "
+        f"not {json_type(value) if not isinstance(value, str) else 'this string'}",
         e.keys + at,
         hint="use a name like GITHUB_TOKEN (letters, digits, _)",
     )

@@ -1,8 +1,10 @@
-"""opencode: ``opencode.json`` / ``opencode.jsonc`` ``permission["S_T"] = "deny"|"ask"|"allow"``.
+"""opencode: ``opencode.json`` / ``opencode.jsonc`` ``permission[ID] = "deny"|"ask"|"allow"``.
 
-opencode names an MCP tool ``<server>_<tool>``, both sanitised ``[^A-Za-z0-9_-]`` → ``_``, and
-the **last** matching key of ``permission`` wins: mcplock adds its keys after the user's, so a
-user's earlier wildcard (``"github_*": "ask"``) does not override the lock.
+opencode named an MCP tool ``<server>_<tool>``, both sanitised ``[^A-Za-z0-9_-]`` → ``_``; since
+mid-2026 (anomalyco/opencode PR 33533) it names it ``mcp__<server>__<tool>``, sanitised alike.
+mcplock writes both keys, so the rule holds on either version (a key that matches no tool does
+nothing). The **last** matching key of ``permission`` wins: mcplock adds its keys after the
+user's, so a user's earlier wildcard (``"github_*": "ask"``) does not override the lock.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from typing import Any
 from mcplock.hosts.export.interface import STRICTNESS, Decisions, Exporter, Item, sanitize
 
 
-def tool_id(server: str, tool: str) -> str:
-    return f"{sanitize(server)}_{sanitize(tool)}"
+def tool_ids(server: str, tool: str) -> tuple[str, str]:
+    """The tool's id in older and in current opencode."""
+    return f"{sanitize(server)}_{sanitize(tool)}", f"mcp__{sanitize(server)}__{sanitize(tool)}"
 
 
 def matches(pattern: str, name: str) -> bool:
@@ -37,9 +40,10 @@ class Opencode(Exporter):
 
     def rules(self, decisions: Decisions) -> list[Item]:
         return [
-            Item("key", ("permission", tool_id(s, t)), d)
+            Item("key", ("permission", tid), d)
             for s in sorted(decisions)
             for t, d in sorted(decisions[s].items())
+            for tid in tool_ids(s, t)
         ]
 
     def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
@@ -49,11 +53,13 @@ class Opencode(Exporter):
         out = []
         for s in sorted(decisions):
             for t, d in sorted(decisions[s].items()):
-                tid = tool_id(s, t)
-                last = [(k, v) for k, v in perm.items() if isinstance(v, str) and v in STRICTNESS and matches(k, tid)]
-                if last and STRICTNESS[last[-1][1]] < STRICTNESS[d]:
-                    out.append(f"`permission.{last[-1][0]}` = {last[-1][1]!r} comes last and wins for `{tid}`, "
-                               f"where the lock says {d!r}")
+                for tid in tool_ids(s, t):
+                    last = [(k, v) for k, v in perm.items()
+                            if isinstance(v, str) and v in STRICTNESS and matches(k, tid)]
+                    if last and STRICTNESS[last[-1][1]] < STRICTNESS[d]:
+                        out.append(f"`permission.{last[-1][0]}` = {last[-1][1]!r} comes last and wins for `{tid}`, "
+                                   f"where the lock says {d!r}")
+                        break
         return out
 
     def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, object]:
