@@ -47,7 +47,13 @@ $(INSPECTOR_STAMP): tests/inspector/package.json tests/inspector/package-lock.js
 	cd tests/inspector && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP) $(INSPECTOR_STAMP)
+# real MCP hosts (Gemini CLI) that read what `mcplock export` writes, for tests/test_export_hosts.py
+HOSTCLI_STAMP := tests/hostcli/node_modules/.installed
+$(HOSTCLI_STAMP): tests/hostcli/package.json tests/hostcli/package-lock.json
+	cd tests/hostcli && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP) $(INSPECTOR_STAMP) $(HOSTCLI_STAMP)
 
 demo: $(STAMP)
 	@bash demo/run.sh
@@ -62,4 +68,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules tests/inspector/node_modules .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules tests/inspector/node_modules tests/hostcli/node_modules .pytest_cache .hypothesis .ruff_cache

@@ -132,6 +132,8 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
                     "config-missing", sname, f"`{sname}` is locked but no longer in {source}",
                     f"run `mcplock remove {sname}` (or put it back in {source})", table=("server", sname),
                 ))
+            elif imported.spec.command == "mcplock" and tuple(imported.spec.args[:2]) == ("run", sname):
+                continue  # routed through the guard (`mcplock export --guard`): in sync by construction
             elif config_hash(imported.spec) != srv.config_hash:
                 out.append(Finding(
                     "config-changed", sname, f"`{sname}` changed in {source} since it was locked",
@@ -146,8 +148,37 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     return out
 
 
+def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
+    """Host settings written by ``mcplock export`` that no longer say what the lock says: a flag
+    changed since the last export, or a rule mcplock wrote was edited or removed by hand."""
+    from mcplock.core.export import load_record, plan
+
+    record = load_record(lock_path)
+    hosts = sorted({st.host for st in record.values()})
+    if not hosts:
+        return []
+    try:
+        p = plan(lock, lock_path, hosts)
+    except McplockError as err:
+        return [Finding("export-error", "", f"exported host settings cannot be read: {err.message}",
+                        err.hint or "fix the file, then run `mcplock export`")]
+    out = []
+    for c in p.changes:
+        if c.changed:
+            out.append(Finding(
+                "export-drift", "", f"{c.path} ({c.host}) no longer matches the lock's flags "
+                "(a flag changed since the last export, or an exported rule was edited by hand)",
+                f"run `mcplock export --host {c.host}` (`--dry-run` shows the change)"))
+        for text in c.contradictions:
+            out.append(Finding(
+                "export-contradicted", "", f"{c.path} ({c.host}): {text}",
+                f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`"))
+    return out
+
+
 def run_check(lock: Lock, lock_path: str) -> list[Finding]:
     findings = integrity(lock) + read_notes(lock) + pending(lock)
     if any(s.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
+    findings += export_sync(lock, lock_path)
     return findings

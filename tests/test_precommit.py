@@ -22,8 +22,9 @@ from conftest import MCPLOCK, ROOT
 from runner import SURFACES, stdio_command
 
 PRE_COMMIT = str(Path(sys.executable).parent / "pre-commit")
-HOOK_FILES = re.compile(r"(^|/)(mcp\.lock|\.mcp\.json|\.cursor/mcp\.json|\.vscode/mcp\.json|\.codex/config\.toml"
-                        r"|\.gemini/settings\.json)$")
+HOOK_FILES = re.compile(r"(^|/)(mcp\.lock|mcp\.lock\.exports\.json|\.mcp\.json|\.cursor/(mcp|cli|permissions)\.json"
+                        r"|\.vscode/mcp\.json|\.codex/config\.toml|\.gemini/settings\.json|\.claude/settings\.json"
+                        r"|opencode\.jsonc?)$")
 
 
 def _env(scratch: Path) -> dict[str, str]:
@@ -90,7 +91,9 @@ def test_manifest_is_valid_for_pre_commit():
     pattern = re.compile(check["files"])
     assert pattern.pattern == HOOK_FILES.pattern
     for path in ("mcp.lock", "sub/mcp.lock", ".mcp.json", ".cursor/mcp.json", ".vscode/mcp.json",
-                 ".codex/config.toml", ".gemini/settings.json", "pkg/.vscode/mcp.json"):
+                 ".codex/config.toml", ".gemini/settings.json", "pkg/.vscode/mcp.json", ".claude/settings.json",
+                 "opencode.json", "opencode.jsonc", ".cursor/cli.json", ".cursor/permissions.json",
+                 "mcp.lock.exports.json"):
         assert pattern.search(path), path
     for path in ("mcp.lock.example", "notmcp.lock", "README.md", "mcp.json", ".vscode/settings.json", "a/mcp.lock/b"):
         assert not pattern.search(path), path

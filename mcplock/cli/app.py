@@ -72,9 +72,23 @@ def root(
 
 
 def _register() -> None:
-    from mcplock.cli.commands import add, auth, check, diff, init, inspect, listing, refresh, remove, review, run, trust
+    from mcplock.cli.commands import (
+        add,
+        auth,
+        check,
+        diff,
+        export,
+        init,
+        inspect,
+        listing,
+        refresh,
+        remove,
+        review,
+        run,
+        trust,
+    )
 
-    for module in (listing, check, review, remove, add, refresh, diff, inspect, init, trust, auth, run):
+    for module in (listing, check, review, remove, add, refresh, diff, inspect, init, trust, auth, run, export):
         module.register(app)
 
 

@@ -68,7 +68,7 @@ def from_project(base: str, existing: set[str]) -> Found:
     if not paths:
         raise UsageError(f"no MCP host config found in {base}",
                          hint="looked for .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, "
-                         ".gemini/settings.json; "
+                         ".gemini/settings.json, opencode.json(c); "
                          "add servers with `mcplock add NAME -- CMD…` or `mcplock add --from FILE`")
     found = Found()
     taken: dict[str, str] = {}

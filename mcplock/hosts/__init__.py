@@ -98,6 +98,8 @@ PROJECT_CONFIGS: tuple[tuple[str, str], ...] = (
     (".vscode/mcp.json", "vscode"),
     (".codex/config.toml", "codex"),
     (".gemini/settings.json", "gemini"),
+    ("opencode.jsonc", "opencode"),
+    ("opencode.json", "opencode"),
 )
 
 _ALIASES = {
@@ -110,6 +112,7 @@ _ALIASES = {
     "copilot": "vscode",
     "gemini-cli": "gemini",
     "codex-cli": "codex",
+    "open-code": "opencode",
 }
 
 
@@ -166,6 +169,8 @@ def detect_host(path: str | os.PathLike[str], data: Any) -> str | None:
         return "vscode"
     if parent == ".gemini" and name == "settings.json":
         return "gemini"
+    if name in ("opencode.json", "opencode.jsonc") or "opencode.ai" in str(data.get("$schema", "")):
+        return "opencode"
     if name in (".mcp.json", ".claude.json") and not vscode_shape:
         return "claude-code"
     servers = data.get("mcpServers")
@@ -273,6 +278,9 @@ def load_host_config(
 
     if host == "codex":
         keys: tuple[str, ...] | None = ("mcp_servers",)
+    elif host == "opencode":  # v2 moves the servers under mcp.servers
+        mcp = data.get("mcp")
+        keys = ("mcp", "servers") if isinstance(mcp, dict) and isinstance(mcp.get("servers"), dict) else ("mcp",)
     elif host == "vscode":
         keys = _vscode_keys(data)
     else:
@@ -309,10 +317,12 @@ def load_host_config(
                 extra.append("listed in mcp.excluded: Gemini CLI does not start it")
             elif isinstance(allowed, list) and n not in allowed:
                 extra.append("not in mcp.allowed: Gemini CLI does not start it")
-    elif host == "codex":
+    elif host in ("codex", "opencode"):
         for _n, e, extra in entries:
             if e.flag("enabled") is False:
                 extra.append("disabled in this file (enabled = false)")
+            elif host == "opencode" and e.flag("disabled") is True:
+                extra.append("disabled in this file (disabled = true)")
 
     servers: dict[str, ImportedServer] = {}
     skipped: dict[str, str] = {}

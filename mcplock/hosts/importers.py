@@ -143,7 +143,8 @@ def _guess_remote(url: str, host: str, warnings: list[str]) -> str:
 
 def _transport(e: Entry, host: str, warnings: list[str]) -> tuple[str, str | None]:
     """(transport, url) of an entry, per the host's rules; raises Skip."""
-    command, url = e.string("command"), e.string("url")
+    command = e.string("command") if host != "opencode" else None
+    url = e.string("url")
     if host == "claude-code":
         t = _explicit_type(e, host)
         if t is None:
@@ -167,6 +168,15 @@ def _transport(e: Entry, host: str, warnings: list[str]) -> tuple[str, str | Non
         if url is not None:
             return "http", url  # Codex speaks Streamable HTTP only
         raise Skip("neither command nor url")
+    if host == "opencode":
+        t = e.string("type")
+        if t == "local":
+            return "stdio", None
+        if t == "remote":
+            if url is None:
+                raise Skip('type "remote" without a url')
+            return _guess_remote(url, host, warnings), url
+        raise Skip('opencode needs "type": "local" or "remote"')
     if host == "gemini":
         http_url = e.string("httpUrl")
         t = _explicit_type(e, host)
@@ -211,7 +221,15 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
     def conv(v: str) -> str:
         return convert(host, v, warnings)
     try:
-        if transport == "stdio":
+        if transport == "stdio" and host == "opencode":
+            argv = e.str_list("command")
+            if not argv or not argv[0].strip():
+                raise Skip("empty command")
+            spec_fields: dict[str, Any] = {
+                "command": conv(argv[0]), "args": [conv(a) for a in argv[1:]],
+                "env": {k: conv(v) for k, v in e.str_map("environment").items()}, "cwd": None,
+            }
+        elif transport == "stdio":
             command = e.string("command")
             if not command or not command.strip():
                 raise Skip(f'type "{transport}" without a command' if e.has("type") else "empty command")
@@ -222,7 +240,7 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
             if cwd is not None and host not in _CWD_HOSTS:
                 warnings.append(f"cwd is not a {host_name(host)} setting: ignored")
                 cwd = None
-            spec_fields: dict[str, Any] = {
+            spec_fields = {
                 "command": conv(command),
                 "args": [conv(a) for a in args],
                 "env": {k: conv(v) for k, v in env.items()},

@@ -78,7 +78,7 @@ def _gemini(value: str) -> str:
     return _GEMINI.sub(lambda m: m.group(0) if m.group(1) is None else "${" + m.group(1) + "}", value)
 
 
-_HOST_NAMES = {
+_HOST_NAMES = {"opencode": "opencode",
     "claude-code": "Claude Code",
     "claude-desktop": "Claude Desktop",
     "cursor": "Cursor",
@@ -99,4 +99,19 @@ def convert(host: str, value: str, warnings: list[str]) -> str:
         return _editor(value, warnings, host)
     if host == "gemini":
         return _gemini(value)
+    if host == "opencode":
+        return _opencode(value)
     return value
+
+
+_OPENCODE = re.compile(r"\{(env|file):([^}]*)\}")
+
+
+def _opencode(value: str) -> str:
+    """opencode's ``{env:VAR}`` → ``${VAR}``; ``{file:path}`` is read by opencode only: the server is skipped."""
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) == "env" and _IDENT.fullmatch(m.group(2)):
+            return "${" + m.group(2) + "}"
+        raise Unsupported("uses {" + m.group(1) + ":…}, which only opencode can resolve")
+
+    return _OPENCODE.sub(sub, value)

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 from mcplock.spec import ServerSpec
 
 #: Host names, as accepted by ``load_host_config(host=...)`` and reported in ``HostConfig.host``.
-HOSTS: tuple[str, ...] = ("claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "codex", "gemini")
+HOSTS: tuple[str, ...] = (
+    "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "codex", "gemini", "opencode",
+)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,125 @@
+"""``mcplock export --guard``: each locked server's entry in a host's MCP config launches
+``mcplock run NAME``; ``--no-guard`` puts the original entry back, byte for byte (kept in the
+export record, which is why an entry holding a literal secret is refused)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mcplock.core.export_record import FileState
+from mcplock.errors import ConfigError
+from mcplock.hosts.export import Exporter
+from mcplock.hosts.export.document import Document
+from mcplock.lock.model import Lock
+
+
+def secret_in(entry: Any, host: str) -> bool:
+    """Whether a raw host entry holds a literal secret (env/header values, arguments, URL), read
+    with the host's variable syntax (``${env:X}``, ``{env:X}`` … are references, not secrets)."""
+    from mcplock.hosts.interpolate import Unsupported, convert
+    from mcplock.spec import looks_secret
+
+    def secret(key: str, value: object) -> bool:
+        if not isinstance(value, str):
+            return False
+        try:
+            value = convert(host, value, [])
+        except Unsupported:
+            pass
+        return looks_secret(key, value)
+
+    if not isinstance(entry, dict):
+        return False
+    for key in ("env", "environment", "headers", "http_headers"):
+        values = entry.get(key)
+        if isinstance(values, dict) and any(secret(k, v) for k, v in values.items()):
+            return True
+    args = entry.get("args") if isinstance(entry.get("args"), list) else entry.get("command")
+    if isinstance(args, list) and any(secret("", a) for a in args):
+        return True
+    return secret("", entry.get("url") or entry.get("httpUrl"))
+
+
+def _refuse(shown: str, name: str) -> ConfigError:
+    return ConfigError(
+        f"{shown}: server `{name}` holds a literal secret; --guard keeps the original entry in the export record "
+        "(to restore it with --no-guard) and mcplock never writes a secret",
+        hint="replace the value with a variable the host expands (e.g. ${TOKEN}), then run `mcplock export --guard`",
+    )
+
+
+def _servers_keys(doc: Document, exp: Exporter) -> tuple[str, ...]:
+    if exp.host == "opencode" and isinstance(doc.get(("mcp", "servers")), dict):
+        return ("mcp", "servers")
+    return exp.servers_keys
+
+
+def template_vars(lock: Lock, name: str) -> list[str]:
+    """The variables the lock's ``${VAR}`` templates for a server name (the guard expands them
+    from its own environment, so the host must pass them on)."""
+    import json
+
+    srv = lock.servers.get(name)
+    text = json.dumps(srv.spec_dict()) if srv is not None else ""
+    return sorted(set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}", text)))
+
+
+def apply_json(doc: Document, exp: Exporter, lock: Lock, rel_lock: str, guard: bool,
+               state: FileState, shown: str) -> None:
+    keys = _servers_keys(doc, exp)
+    servers = doc.get(keys)
+    if not isinstance(servers, dict):
+        return
+    if not guard:
+        for name, raw in sorted(state.guarded.items()):
+            if exp.is_guard(servers.get(name)):
+                doc.replace_span((*keys, name), raw)
+            del state.guarded[name]
+        return
+    for name in sorted(servers):
+        entry = servers[name]
+        if name not in lock.servers or exp.is_guard(entry):
+            continue
+        if secret_in(entry, exp.host):
+            raise _refuse(shown, name)
+        raw = doc.span((*keys, name))
+        assert raw is not None
+        state.guarded[name] = raw
+        kept = {k: v for k, v in entry.items() if k in exp.guard_keeps}
+        env = dict(entry.get(exp.env_key) or {}) if isinstance(entry.get(exp.env_key), dict) else {}
+        for var in template_vars(lock, name):
+            env.setdefault(var, exp.env_ref(var))
+        if env:
+            kept[exp.env_key] = env
+        arg = exp.lock_arg(rel_lock)
+        new = {**exp.guard_entry(name, ["--lockfile", arg] if arg else []), **kept}
+        doc.replace_span((*keys, name), doc.dump(new, (*keys, name)))
+
+
+def apply_toml(text: str, names: set[str], lock_args: list[str], guard: bool, state: FileState, shown: str) -> str:
+    import tomllib
+
+    from mcplock.hosts.export.codex import guard_body, restore_body
+
+    servers = tomllib.loads(text).get("mcp_servers") if text.strip() else None
+    if not isinstance(servers, dict):
+        return text
+    if not guard:
+        for name, original in sorted(state.guarded.items()):
+            entry = servers.get(name)
+            if isinstance(entry, dict) and entry.get("command") == "mcplock":
+                text = restore_body(text, name, original)
+            del state.guarded[name]
+        return text
+    for name in sorted(servers):
+        entry = servers[name]
+        if name not in names or (isinstance(entry, dict) and entry.get("command") == "mcplock"):
+            continue
+        if secret_in(entry, "codex"):
+            raise _refuse(shown, name)
+        done = guard_body(text, name, ["run", name, *lock_args])
+        if done is None:
+            continue
+        text, state.guarded[name], _ = done
+    return text

@@ -1,0 +1,77 @@
+"""Codex: ``.codex/config.toml``: ``enabled = false`` → the tool in ``[mcp_servers.S]
+disabled_tools``; ``approval = "always"`` → ``[mcp_servers.S.tools.T] approval_mode = "prompt"``;
+``"never"`` → ``approval_mode = "approve"``. Codex matches raw server and tool names (table
+keys), so nothing is sanitised; rules go only to servers the file defines (Codex rejects a
+server table without ``command`` or ``url``).
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from typing import Any
+
+from mcplock.hosts.export.interface import ALLOW, DENY, Decisions, Exporter, Item
+from mcplock.hosts.export.tomledit import Table, TomlText
+
+
+class Codex(Exporter):
+    host = "codex"
+    files = (".codex/config.toml",)
+    fmt = "toml"
+    servers_file = ".codex/config.toml"
+    servers_keys = ("mcp_servers",)
+    per_server_in_file = True
+
+    def rules(self, decisions: Decisions) -> list[Item]:
+        out = []
+        for s in sorted(decisions):
+            for t, d in sorted(decisions[s].items()):
+                if d == DENY:
+                    out.append(Item("member", ("mcp_servers", s, "disabled_tools"), t))
+                else:
+                    mode = "approve" if d == ALLOW else "prompt"
+                    out.append(Item("key", ("mcp_servers", s, "tools", t, "approval_mode"), mode))
+        return out
+
+
+# --- --guard: the launch keys of `[mcp_servers.S]`, edited as text ------------------------------
+#
+# The original body of the server's table (its direct keys, up to the next table header) is
+# kept verbatim; the guarded body has the launch keys replaced by `command`/`args` of the
+# guard, every other key (timeouts, tool lists, `env_vars`) left where it was. `env` and other
+# sub-tables are untouched.
+
+_LAUNCH = ("command", "args", "cwd", "url", "bearer_token_env_var", "http_headers", "env_http_headers")
+
+
+def _body(text: str, name: str) -> Table | None:
+    return TomlText(text).tables().get(("mcp_servers", name))
+
+
+def guard_body(text: str, name: str, args: list[str]) -> tuple[str, str, dict[str, Any]] | None:
+    """(new text, the original body verbatim, the original body parsed), or None if the file
+    defines no such server."""
+    lines = text.splitlines(keepends=True)
+    found = _body(text, name)
+    if found is None:
+        return None
+    start, end, stmts = found.start, found.end, found.stmts
+    original = "".join(lines[start:end])
+    launch = [(a, b) for a, b, key in stmts if key in _LAUNCH]
+    nl = "\r\n" if "\r\n" in text else "\n"
+    guard = f'command = "mcplock"{nl}args = {json.dumps(args, ensure_ascii=False)}{nl}'
+    at = launch[0][0] if launch else start
+    kept = [line for i, line in enumerate(lines[start:end], start) if not any(a <= i < b for a, b in launch)]
+    pos = sum(1 for i in range(start, at) if not any(a <= i < b for a, b in launch))
+    body = "".join(kept[:pos]) + guard + "".join(kept[pos:])
+    return "".join(lines[:start]) + body + "".join(lines[end:]), original, tomllib.loads(original)
+
+
+def restore_body(text: str, name: str, original: str) -> str:
+    lines = text.splitlines(keepends=True)
+    found = _body(text, name)
+    if found is None:
+        return text
+    start, end = found.start, found.end
+    return "".join(lines[:start]) + original + "".join(lines[end:])

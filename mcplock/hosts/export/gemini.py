@@ -1,0 +1,56 @@
+"""Gemini CLI: ``.gemini/settings.json``.
+
+``enabled = false`` → the tool's own name in ``mcpServers.S.excludeTools`` (matched against
+the name the server lists); ``approval = "never"`` → ``mcp_S_T`` in ``tools.allowed``;
+``approval = "always"`` is the default (Gemini asks). The tool id is Gemini's
+``generateValidName``: ``mcp_`` + ``S_T``, ``[^A-Za-z0-9_.:-]`` → ``_``, a leading non-letter
+gets ``_``, and an id over 63 characters is cut to its first and last 30 around ``...``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Exporter, Item
+
+
+def tool_id(server: str, tool: str) -> str:
+    name = f"mcp_{server}_{tool}"
+    name = re.sub(r"[^A-Za-z0-9_\-.:]", "_", name)
+    if re.match(r"[^A-Za-z_]", name):
+        name = "_" + name
+    if len(name) > 63:
+        name = name[:30] + "..." + name[-30:]
+    return name
+
+
+class Gemini(Exporter):
+    host = "gemini"
+    files = (".gemini/settings.json",)
+    servers_file = ".gemini/settings.json"
+    per_server_in_file = True
+    guard_keeps = ("includeTools", "excludeTools", "trust", "timeout", "description")
+
+    def rules(self, decisions: Decisions) -> list[Item]:
+        out = []
+        for s in sorted(decisions):
+            for t, d in sorted(decisions[s].items()):
+                if d == DENY:
+                    out.append(Item("member", ("mcpServers", s, "excludeTools"), t))
+                elif d == ALLOW:
+                    out.append(Item("member", ("tools", "allowed"), tool_id(s, t)))
+        return out
+
+    def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
+        servers = data.get("mcpServers")
+        if not isinstance(servers, dict):
+            return []
+        out = []
+        for s in sorted(decisions):
+            entry = servers.get(s)
+            asks = sorted(t for t, d in decisions[s].items() if d == ASK)
+            if isinstance(entry, dict) and entry.get("trust") is True and asks:
+                out.append(f"`mcpServers.{s}.trust` is true: Gemini CLI runs every tool of `{s}` without asking, "
+                           f"where the lock asks for {', '.join(asks)}")
+        return out

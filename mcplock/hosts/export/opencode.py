@@ -1,0 +1,70 @@
+"""opencode: ``opencode.json`` / ``opencode.jsonc`` ``permission[ID] = "deny"|"ask"|"allow"``.
+
+opencode named an MCP tool ``<server>_<tool>``, both sanitised ``[^A-Za-z0-9_-]`` → ``_``; since
+mid-2026 (anomalyco/opencode PR 33533) it names it ``mcp__<server>__<tool>``, sanitised alike.
+mcplock writes both keys, so the rule holds on either version (a key that matches no tool does
+nothing). The **last** matching key of ``permission`` wins: mcplock adds its keys after the
+user's, so a user's earlier wildcard (``"github_*": "ask"``) does not override the lock.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mcplock.hosts.export.interface import STRICTNESS, Decisions, Exporter, Item, sanitize
+
+
+def tool_ids(server: str, tool: str) -> tuple[str, str]:
+    """The tool's id in older and in current opencode."""
+    return f"{sanitize(server)}_{sanitize(tool)}", f"mcp__{sanitize(server)}__{sanitize(tool)}"
+
+
+def matches(pattern: str, name: str) -> bool:
+    """opencode's wildcard: ``*`` any run of characters, ``?`` one character, the rest literal."""
+    rx = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    return re.fullmatch(rx, name, re.DOTALL) is not None
+
+
+class Opencode(Exporter):
+    host = "opencode"
+    files = ("opencode.jsonc", "opencode.json")
+    servers_file = None  # the servers are in the same file as the rules
+    servers_keys = ("mcp",)
+    default_file = "opencode.json"
+    guard_keeps = ("enabled", "disabled", "timeout")
+    env_key = "environment"
+
+    def env_ref(self, var: str) -> str:
+        return "{env:" + var + "}"
+
+    def rules(self, decisions: Decisions) -> list[Item]:
+        return [
+            Item("key", ("permission", tid), d)
+            for s in sorted(decisions)
+            for t, d in sorted(decisions[s].items())
+            for tid in tool_ids(s, t)
+        ]
+
+    def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
+        perm = data.get("permission")
+        if not isinstance(perm, dict):
+            return []
+        out = []
+        for s in sorted(decisions):
+            for t, d in sorted(decisions[s].items()):
+                for tid in tool_ids(s, t):
+                    last = [(k, v) for k, v in perm.items()
+                            if isinstance(v, str) and v in STRICTNESS and matches(k, tid)]
+                    if last and STRICTNESS[last[-1][1]] < STRICTNESS[d]:
+                        out.append(f"`permission.{last[-1][0]}` = {last[-1][1]!r} comes last and wins for `{tid}`, "
+                                   f"where the lock says {d!r}")
+                        break
+        return out
+
+    def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, object]:
+        return {"type": "local", "command": ["mcplock", "run", name, *lock_args]}
+
+    def is_guard(self, entry: object) -> bool:
+        cmd = entry.get("command") if isinstance(entry, dict) else None
+        return isinstance(cmd, list) and cmd[:2] == ["mcplock", "run"]

@@ -1,0 +1,182 @@
+"""Edit TOML text in place, line by line: the user's bytes outside the edited statement stay
+as they are (tomlkit keeps them too, but puts a new key or table after the comment that
+introduces the next table; here new lines go right after the table's last statement).
+
+Covers what the Codex exporter writes: keys in a table (``[mcp_servers.S] disabled_tools``)
+and new tables (``[mcp_servers.S.tools.T]``). A statement being changed is re-written through
+tomlkit, which keeps its layout.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from typing import Any
+
+Path = tuple[str, ...]
+
+
+def header_path(line: str) -> Path | None:
+    s = line.strip()
+    if not s.startswith("[") or s.startswith("[["):
+        return None
+    try:
+        data = tomllib.loads(s)
+    except tomllib.TOMLDecodeError:
+        return None
+    path: list[str] = []
+    while isinstance(data, dict) and len(data) == 1:
+        key = next(iter(data))
+        path.append(key)
+        data = data[key]
+    return tuple(path)
+
+
+@dataclass
+class Table:
+    header: int  # line index of the header
+    start: int  # first body line
+    end: int  # one past the last body line
+    stmts: list[tuple[int, int, str | None]]  # (first line, end line, key or None for blank/comment)
+
+    @property
+    def content_end(self) -> int:
+        """One past the last key statement (trailing blank lines and comments excluded)."""
+        keyed = [b for _, b, k in self.stmts if k is not None]
+        return keyed[-1] if keyed else self.start
+
+
+def key_text(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+
+
+class TomlText:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.nl = "\r\n" if "\r\n" in text else "\n"
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines(keepends=True)
+
+    def get(self, path: Path) -> Any:
+        node: Any = tomllib.loads(self.text)
+        for k in path:
+            if not isinstance(node, dict) or k not in node:
+                return None
+            node = node[k]
+        return node
+
+    def tables(self) -> dict[Path, Table]:
+        lines = self.lines
+        out: dict[Path, Table] = {}
+        i = 0
+        current: tuple[Path, int] | None = None
+        stmts: list[tuple[int, int, str | None]] = []
+        root_stmts: list[tuple[int, int, str | None]] = []
+        while i <= len(lines):
+            hp = header_path(lines[i]) if i < len(lines) else None
+            if i == len(lines) or hp is not None:
+                if current is not None:
+                    out[current[0]] = Table(current[1], current[1] + 1, i, stmts)
+                if i == len(lines):
+                    break
+                current, stmts = (hp, i), []  # type: ignore[assignment]
+                i += 1
+                continue
+            s = lines[i].strip()
+            target = stmts if current is not None else root_stmts
+            if not s or s.startswith("#"):
+                target.append((i, i + 1, None))
+                i += 1
+                continue
+            j = i + 1
+            while True:
+                try:
+                    data = tomllib.loads("".join(lines[i:j]))
+                    break
+                except tomllib.TOMLDecodeError:
+                    if j >= len(lines):
+                        raise
+                    j += 1
+            target.append((i, j, next(iter(data), None)))
+            i = j
+        return out
+
+    def _splice(self, a: int, b: int, new: str) -> None:
+        lines = self.lines
+        self.text = "".join(lines[:a]) + new + "".join(lines[b:])
+
+    def _stmt(self, table: Path, key: str) -> tuple[Table, int, int] | None:
+        t = self.tables().get(table)
+        if t is None:
+            return None
+        for a, b, k in t.stmts:
+            if k == key:
+                return t, a, b
+        return None
+
+    def _rewrite(self, a: int, b: int, change: Any) -> None:
+        import tomlkit
+
+        doc = tomlkit.parse("".join(self.lines[a:b]))
+        change(doc)
+        self._splice(a, b, doc.as_string())
+
+    def set_in_table(self, table: Path, key: str, value: Any) -> bool:
+        """Set ``key`` in the ``[table]``; False when the file has no such table header."""
+        found = self._stmt(table, key)
+        if found is not None:
+            _, a, b = found
+            self._rewrite(a, b, lambda d: d.__setitem__(key, value))
+            return True
+        t = self.tables().get(table)
+        if t is None:
+            return False
+        at = t.content_end
+        line = f"{key_text(key)} = {json.dumps(value, ensure_ascii=False)}{self.nl}"
+        if at > 0 and not self.lines[at - 1].endswith("\n"):
+            line = self.nl + line
+        self._splice(at, at, line)
+        return True
+
+    def add_table(self, path: Path, key: str, value: Any, after: Path) -> None:
+        """Add ``[path]`` with one key, after the last table whose path starts with ``after``."""
+        tables = [t for p, t in self.tables().items() if p[: len(after)] == after]
+        at = max(t.content_end for t in tables) if tables else len(self.lines)
+        header = "[" + ".".join(key_text(p) for p in path) + "]"
+        block = f"{self.nl}{header}{self.nl}{key_text(key)} = {json.dumps(value, ensure_ascii=False)}{self.nl}"
+        if at > 0 and not self.lines[at - 1].endswith("\n"):
+            block = self.nl + block
+        self._splice(at, at, block)
+
+    def edit_key(self, table: Path, key: str, change: Any) -> bool:
+        found = self._stmt(table, key)
+        if found is None:
+            return False
+        _, a, b = found
+        self._rewrite(a, b, change)
+        return True
+
+    def delete_key(self, table: Path, key: str) -> bool:
+        found = self._stmt(table, key)
+        if found is None:
+            return False
+        _, a, b = found
+        self._splice(a, b, "")
+        return True
+
+    def delete_table(self, path: Path) -> bool:
+        """Remove a table that holds no keys: its header (and the blank line before it)."""
+        t = self.tables().get(path)
+        if t is None or any(k is not None for _, _, k in t.stmts):
+            return False
+        lines = self.lines
+        a = t.header - 1 if t.header > 0 and not lines[t.header - 1].strip() else t.header
+        b = t.start
+        while b < t.end and lines[b].strip() == "" and b < t.content_end:
+            b += 1
+        self._splice(a, b, "")
+        return True
