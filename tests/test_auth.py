@@ -176,7 +176,7 @@ def test_login_when_only_the_list_methods_need_a_token(tmp_path, env):
 
 
 def test_refresh_records_a_login_that_came_later(tmp_path, env):
-    with oauth_server() as (url, issuer):
+    with oauth_server() as (url, _issuer):
         assert run_cli("add", "web", url, "--yes", "--login", env=env).returncode == 0
         lock = Path("mcp.lock")
         lock.write_text(lock.read_text().replace('auth = "oauth"\n', ""))  # as locked before it asked for OAuth
@@ -271,14 +271,14 @@ def test_bearer_token_from_env_still_works(tmp_path, env):
 
 
 def test_callback_timeout(tmp_path, env):
-    with oauth_server() as (url, issuer):
+    with oauth_server() as (url, _issuer):
         r = run_cli("auth", "login", "web", url, "--timeout", "1.5", env={**env, "FAKE_BROWSER_MODE": "ignore"})
         assert r.returncode == 3
         assert "callback timed out" in r.stderr and "mcplock auth login web" in r.stderr
 
 
 def test_denied_login(tmp_path, env):
-    with oauth_server("--deny") as (url, issuer):
+    with oauth_server("--deny") as (url, _issuer):
         r = run_cli("auth", "login", "web", url, env=env)
         assert r.returncode == 3
         assert "denied the login" in r.stderr and "access_denied" in r.stderr

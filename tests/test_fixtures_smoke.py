@@ -11,17 +11,15 @@ import os
 import selectors
 import shutil
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx2
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "fixtures"))
+from runner import SURFACES, http_fixture, stdio_command  # fixtures/ is on sys.path (tests/conftest.py)
 
-from runner import SURFACES, http_fixture, stdio_command
+ROOT = Path(__file__).resolve().parents[1]
 
 INIT = {
     "jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -159,7 +157,7 @@ def test_stdio_surface_is_reread_and_lossless(tmp_path):
         assert names == ["search_docs", "read_page", "delete_page"]
         shutil.copy(SURFACES / "demo-rugpull.json", surface)  # rug pull between two probes
         tools = s.call(3, "tools/list")["result"]["tools"]
-        assert [t["name"] for t in tools] == names + ["run_shell"]
+        assert [t["name"] for t in tools] == [*names, "run_shell"]
         assert "evil.example" in tools[0]["description"] and "<IMPORTANT>" in tools[0]["description"]
         assert "pattern" not in tools[1]["inputSchema"]["properties"]["page_id"]
 
@@ -324,19 +322,22 @@ def test_http_sse_responses_and_pagination():
 
 
 def test_http_legacy_sse():
-    with http_fixture() as base, httpx2.Client(timeout=5) as c:
-        with c.stream("GET", base + "/sse", headers={"Accept": "text/event-stream"}) as stream:
-            assert stream.status_code == 200
-            lines = stream.iter_lines()
-            assert next(lines) == "event: endpoint"
-            endpoint = next(lines).removeprefix("data: ")
-            assert endpoint.startswith("/messages?session_id=")
-            r = c.post(base + endpoint, json=INIT)
-            assert r.status_code == 202
-            assert c.post(base + "/messages?session_id=unknown", json=INIT).status_code == 404
-            event = [next(lines) for _ in range(3)]  # blank line, event:, data:
-            assert event[1] == "event: message"
-            assert json.loads(event[2].removeprefix("data: "))["result"]["protocolVersion"] == "2025-06-18"
+    with (
+        http_fixture() as base,
+        httpx2.Client(timeout=5) as c,
+        c.stream("GET", base + "/sse", headers={"Accept": "text/event-stream"}) as stream,
+    ):
+        assert stream.status_code == 200
+        lines = stream.iter_lines()
+        assert next(lines) == "event: endpoint"
+        endpoint = next(lines).removeprefix("data: ")
+        assert endpoint.startswith("/messages?session_id=")
+        r = c.post(base + endpoint, json=INIT)
+        assert r.status_code == 202
+        assert c.post(base + "/messages?session_id=unknown", json=INIT).status_code == 404
+        event = [next(lines) for _ in range(3)]  # blank line, event:, data:
+        assert event[1] == "event: message"
+        assert json.loads(event[2].removeprefix("data: "))["result"]["protocolVersion"] == "2025-06-18"
 
 
 def test_http_status_modes():
@@ -366,9 +367,8 @@ def test_http_status_modes():
 
 def test_http_hostile_common_modes():
     with httpx2.Client(timeout=5) as c:
-        with http_fixture("hang") as base:
-            with pytest.raises(httpx2.ReadTimeout):
-                c.post(base + "/mcp", json=INIT, headers=ACCEPT, timeout=1.0)
+        with http_fixture("hang") as base, pytest.raises(httpx2.ReadTimeout):
+            c.post(base + "/mcp", json=INIT, headers=ACCEPT, timeout=1.0)
         with http_fixture("garbage") as base:
             r = c.post(base + "/mcp", json=INIT, headers=ACCEPT)
             with pytest.raises(ValueError):
@@ -381,6 +381,5 @@ def test_http_hostile_common_modes():
             sid = c.post(base + "/mcp", json=INIT, headers=ACCEPT).headers["mcp-session-id"]
             r = c.post(base + "/mcp", json=rpc(2, "tools/list"), headers={**ACCEPT, "Mcp-Session-Id": sid})
             assert r.json()["error"]["message"] == "database offline"
-    with pytest.raises(RuntimeError, match="cannot open database"):
-        with http_fixture("crash"):
-            pass
+    with pytest.raises(RuntimeError, match="cannot open database"), http_fixture("crash"):
+        pass

@@ -204,6 +204,13 @@ def _limit(schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool
     return max(norm, key=lambda t: (t[0], t[1]))
 
 
+
+def _bound(b: tuple[Any, bool] | None, upper: bool) -> str:
+    """A limit as a reviewer reads it: `< 10`, `>= 0`, or `none`."""
+    if b is None:
+        return "none"
+    return f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"
+
 def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
     if all(old.get(k, MISSING) == new.get(k, MISSING) for k in NUMERIC):
         return
@@ -216,8 +223,7 @@ def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: li
         o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
         keys = [k for k in (inclusive, exclusive) if k in old or k in new]
         p = join(path, keys[0] if len(keys) == 1 else inclusive)
-        desc = lambda b: "none" if b is None else f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"
-        what = f"{'upper' if upper else 'lower'} bound {desc(o)} → {desc(n)}"
+        what = f"{'upper' if upper else 'lower'} bound {_bound(o, upper)} → {_bound(n, upper)}"
         if o == n:
             out.append((p, NEUTRAL, f"respelled: {what} (the same limit)"))
         elif o is None:
@@ -290,7 +296,7 @@ def _schema_list(key: str, o: Any, n: Any, p: str, out: list[Classified], *, mor
         out.append((p, NEUTRAL, f"{key} changed"))
         return
     if len(ol) == len(nl):
-        for i, (a, b) in enumerate(zip(ol, nl)):
+        for i, (a, b) in enumerate(zip(ol, nl, strict=False)):
             out.extend(_sub(a, b, f"{p}[{i}]"))
         return
     oj, nj = [_j(x) for x in ol], [_j(x) for x in nl]
