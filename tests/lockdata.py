@@ -10,7 +10,8 @@ from mcplock.snapshot import Snapshot
 
 TOOLS = [
     {"name": "search_docs", "description": "Search the docs.", "annotations": {"readOnlyHint": True},
-     "inputSchema": {"type": "object", "properties": {"query": {"type": "string", "maxLength": 100}}, "required": ["query"]}},
+     "inputSchema": {"type": "object", "properties": {"query": {"type": "string", "maxLength": 100}},
+                     "required": ["query"]}},
     {"name": "delete_page", "description": "Delete a page.",
      "inputSchema": {"type": "object", "properties": {"id": {"$ref": "#/$defs/id"}}, "required": ["id"],
                      "$defs": {"id": {"type": "string", "pattern": "^[a-z0-9-]+$"}}}},
@@ -19,10 +20,12 @@ TOOLS = [
 
 def snapshot(tools=None, instructions="Use these tools for the docs.", prompts=None) -> Snapshot:
     return Snapshot(server_info={"name": "docs", "version": "1.0.0"}, protocol_version="2025-11-25",
-                    instructions=instructions, tools=list(TOOLS if tools is None else tools), prompts=list(prompts or []))
+                    instructions=instructions, tools=list(TOOLS if tools is None else tools),
+                    prompts=list(prompts or []))
 
 
-def make_lock(path: Path | str = "mcp.lock", *, policy: str = "all", accept: bool = True, snap: Snapshot | None = None) -> Path:
+def make_lock(path: Path | str = "mcp.lock", *, policy: str = "all", accept: bool = True,
+              snap: Snapshot | None = None) -> Path:
     srv = ServerEntry(name="docs", transport="stdio", command="python", args=["server.py"], policy=policy)
     review.stage(srv, snap or snapshot())
     if accept:

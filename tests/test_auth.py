@@ -153,7 +153,8 @@ def test_confidential_preregistered_client_in_the_authorization_code_flow(tmp_pa
         assert "register" not in s and s["token:authorization_code"] == 1
         assert s["client-auth:basic"] >= 1 and "client-auth:post" not in s  # RFC 8414's default method
         lock = Path("mcp.lock").read_text()
-        assert 'method = "oauth"' in lock and 'client-id = "web-app"' in lock and 'client-secret = "${APP_SECRET}"' in lock
+        assert ('method = "oauth"' in lock and 'client-id = "web-app"' in lock
+                and 'client-secret = "${APP_SECRET}"' in lock)
         assert secret not in lock and secret not in json.dumps(stored(tmp_path))  # the secret is never stored
         assert (tmp_path / "browser.log").read_text().count("/authorize?") == 1
         assert run_cli("diff", env=e).returncode == 0
@@ -239,7 +240,8 @@ def test_client_credentials_for_ci(tmp_path, env):
         r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-secret", secret, env=env)
         assert r.returncode == 2 and secret not in r.stdout + r.stderr  # a literal secret is refused
         e = {**env, "CI_SECRET": secret}
-        r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-secret", "${CI_SECRET}", env=e)
+        r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-secret", "${CI_SECRET}",
+                    env=e)
         assert r.returncode == 0, r.stderr
         lock = Path("mcp.lock").read_text()
         assert 'method = "client-credentials"' in lock and 'client-secret = "${CI_SECRET}"' in lock
@@ -264,7 +266,8 @@ def test_bearer_token_from_env_still_works(tmp_path, env):
         req = urllib.request.Request(issuer + "/token", data=b"grant_type=client_credentials", method="POST",
                                      headers={"Authorization": "Basic " + base64.b64encode(b"ci-bot:s").decode()})
         tok = json.loads(urllib.request.urlopen(req, timeout=5).read())["access_token"]
-        r = run_cli("add", "web", url, "--yes", "--header", "Authorization: Bearer ${MCP_TOKEN}", env={**env, "MCP_TOKEN": tok})
+        r = run_cli("add", "web", url, "--yes", "--header", "Authorization: Bearer ${MCP_TOKEN}",
+                    env={**env, "MCP_TOKEN": tok})
         assert r.returncode == 0, r.stderr
         assert tok not in Path("mcp.lock").read_text() and "auth =" not in Path("mcp.lock").read_text()
         assert not token_files(tmp_path)

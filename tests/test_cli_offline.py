@@ -29,7 +29,8 @@ def test_version_and_help(cli):
     assert r.returncode == 0 and r.stdout.startswith("mcplock ")
     r = cli("--help")
     assert r.returncode == 0
-    for cmd in ("add", "refresh", "diff", "accept", "reject", "enable", "disable", "approval", "list", "check", "remove"):
+    for cmd in ("add", "refresh", "diff", "accept", "reject", "enable", "disable", "approval", "list", "check",
+                "remove"):
         assert cmd in r.stdout
 
 
@@ -46,7 +47,8 @@ def test_list_text_and_json(cli):
 
 def test_global_options_before_or_after(cli, tmp_path):
     make_lock(tmp_path / "elsewhere.lock")
-    for args in (["--lockfile", str(tmp_path / "elsewhere.lock"), "list"], ["list", "--lockfile", str(tmp_path / "elsewhere.lock")]):
+    for args in (["--lockfile", str(tmp_path / "elsewhere.lock"), "list"],
+                 ["list", "--lockfile", str(tmp_path / "elsewhere.lock")]):
         r = cli(*args)
         assert r.returncode == 0 and "search_docs" in r.stdout
     r = cli("check", env={"MCPLOCK_LOCKFILE": str(tmp_path / "elsewhere.lock")})
@@ -182,7 +184,8 @@ def _pty_run(args, answers: list[str], timeout=30, env: dict | None = None):
             if not chunk:
                 break
             out += chunk
-            if pending and (out.rstrip().endswith(b"]") or out.rstrip().endswith(b"] ")) and b"?" in out.splitlines()[-1]:
+            if (pending and (out.rstrip().endswith(b"]") or out.rstrip().endswith(b"] "))
+                    and b"?" in out.splitlines()[-1]):
                 os.write(fd, (pending.pop(0) + "\n").encode())
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")

@@ -27,7 +27,8 @@ def test_clean_lock_passes(cli):
 def test_truncated_lock(cli):
     p = make_lock()
     text = p.read_text()
-    cut = text.index('input-schema = """') + 30 if 'input-schema = """' in text else text.index("input-schema = '''") + 30
+    cut = (text.index('input-schema = """') + 30 if 'input-schema = """' in text
+           else text.index("input-schema = '''") + 30)
     p.write_text(text[:cut])
     r = _check(cli)
     assert r.returncode == 2

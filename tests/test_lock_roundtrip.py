@@ -13,8 +13,10 @@ from mcplock.lock.model import Entry, Lock, Pending, ServerEntry
 
 # any text, including quotes, backslashes, CR, control, invisible and non-BMP characters
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
-scalars = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.floats(allow_nan=False, allow_infinity=False) | text
-json_values = st.recursive(scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(text, c, max_size=4), max_leaves=20)
+scalars = (st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1)
+           | st.floats(allow_nan=False, allow_infinity=False) | text)
+json_values = st.recursive(scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(text, c, max_size=4),
+                           max_leaves=20)
 wire_fields = st.sampled_from(["title", "description", "inputSchema", "outputSchema", "annotations", "icons",
                                "execution", "_meta", "x-vendor", "enabled", "input-schema", "extra", "hash"])
 

@@ -48,7 +48,8 @@ class _CallbackHandler(BaseHTTPRequestHandler):
             self.server.done.set()
         ok = "code" in q
         text = ("mcplock: logged in. You can close this window." if ok
-                else f"mcplock: the login failed ({html.escape(q.get('error', 'no code'))}). You can close this window.")
+                else f"mcplock: the login failed ({html.escape(q.get('error', 'no code'))})."
+                     " You can close this window.")
         body = f"<!doctype html><meta charset=utf-8><title>mcplock</title><p>{text}</p>\n".encode()
         self.send_response(200 if ok else 400)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -88,7 +89,8 @@ class LoopbackCallback:
             denied = q["error"] == "access_denied"
             raise ProbeError(
                 "auth",
-                f"server `{name}`: the authorization server {'denied the login' if denied else 'rejected the login'} ({why})",
+                f"server `{name}`: the authorization server "
+                f"{'denied the login' if denied else 'rejected the login'} ({why})",
                 hint="log in again and approve the access" if denied
                 else "check the client (`--oauth-client-id`) and the scopes (`--oauth-scopes`)",
             )

@@ -112,7 +112,8 @@ async def login(
                 m = re.search(r'scope="([^"]*)"', www)
                 why += ": insufficient_scope" + (f", it asks for {sanitize(m.group(1), 200)}" if m else "")
             raise ProbeError("auth", f"server `{spec.name}` still refuses access after the login ({why})",
-                             hint="the account may lack access to this server, or it needs other scopes (--oauth-scopes)")
+                             hint="the account may lack access to this server,"
+                                  " or it needs other scopes (--oauth-scopes)")
         state = describe(store.load(url))
         if not state.get("token"):
             state["note"] = "the server did not ask for a login: nothing was stored"
@@ -136,7 +137,8 @@ def _rpc_result(resp: httpx2.Response) -> dict[str, Any]:
     return {}
 
 
-async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, str], client_name: str) -> httpx2.Response:
+async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, str],
+                     client_name: str) -> httpx2.Response:
     """What a probe sends, through the OAuth client: ``initialize``, ``notifications/initialized``
     and the list methods the server announces, so a login happens (and a scope step-up with it)
     whichever of them the server protects — many answer ``initialize`` without a token and
@@ -152,7 +154,8 @@ async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, st
     sid = resp.headers.get("mcp-session-id")
     version = result.get("protocolVersion")
     h = {**headers, **({"Mcp-Session-Id": sid} if sid else {}),
-         **({"MCP-Protocol-Version": version} if isinstance(version, str) and re.fullmatch(r"[0-9A-Za-z._-]{1,40}", version)
+         **({"MCP-Protocol-Version": version}
+            if isinstance(version, str) and re.fullmatch(r"[0-9A-Za-z._-]{1,40}", version)
             else {})}
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     r = await client.post(url, content=json.dumps(note).encode(), headers=h)

@@ -308,8 +308,10 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False) -> BaseEx
         low = text.lower()
         if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
             step = (Action("advice", "check --oauth-client-id and that the secret variable holds the right value") if cc
-                    else login_action(spec, f"check --oauth-client-id, or drop it to register dynamically; then run `{COMMAND}`"))
-            return ProbeError("auth", f"server `{name}`: the authorization server rejected the client: {text}", action=step)
+                    else login_action(spec, "check --oauth-client-id, or drop it to register dynamically;"
+                                            f" then run `{COMMAND}`"))
+            return ProbeError("auth", f"server `{name}`: the authorization server rejected the client: {text}",
+                              action=step)
         if "invalid_scope" in low:
             return ProbeError("auth", f"server `{name}`: the authorization server rejected the scopes: {text}",
                               hint="check --oauth-scopes")
@@ -318,7 +320,8 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False) -> BaseEx
                           else login_action(spec, f"run `{COMMAND}` again"))
     if isinstance(e, OAuthFlowError):
         return ProbeError("auth", f"server `{name}`: OAuth failed: {text}",
-                          action=login_action(spec, f"run `{COMMAND}` again; if it persists, the server's OAuth set-up may be broken"))
+                          action=login_action(spec, f"run `{COMMAND}` again; if it persists,"
+                                                    " the server's OAuth set-up may be broken"))
     if isinstance(e, ValidationError):
         return ProbeError("auth", f"server `{name}`: the authorization server sent invalid OAuth metadata or tokens",
                           hint="the server's OAuth set-up looks broken; ask its operators")

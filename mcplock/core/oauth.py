@@ -46,7 +46,8 @@ def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | No
         names = template_names(client_secret)
         if not names or client_secret != "".join(f"${{{n}}}" for n in names):
             raise SecretError("--oauth-client-secret takes a ${VAR} template, never the secret itself",
-                              hint="export it (export MCP_CLIENT_SECRET=…) and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
+                              hint="export it (export MCP_CLIENT_SECRET=…)"
+                                   " and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
         if not client_id:
             raise UsageError("--oauth-client-secret needs --oauth-client-id")
     elif grant == "client-credentials":

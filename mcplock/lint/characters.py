@@ -80,7 +80,9 @@ def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
         if cp == 0x1B or cp == 0x9B or unicodedata.category(ch) == "Cc":
             if ("ansi", cp) not in reported:
                 reported.add(("ansi", cp))
-                what = "an ANSI escape (ESC)" if cp == 0x1B else "a CSI introducer" if cp == 0x9B else "a control character"
+                what = ("an ANSI escape (ESC)" if cp == 0x1B
+                        else "a CSI introducer" if cp == 0x9B
+                        else "a control character")
                 yield (LintFinding("ansi-escape", CRITICAL, f"{what} {_u(ch)}: {excerpt(s, i, i + 1)}", where),
                        ("ansi-escape", cp))
             m = NOT_PLAIN.search(s, i + 1)

@@ -18,7 +18,8 @@ from mcplock.severity import CRITICAL, HIGH
 _TAG_NAMES = (r"important|system|sys|instructions?|secret|hidden|admin|critical|context|prompt|assistant"
               r"|system[_-]?prompt|user[_-]?instructions?|tool[_-]?instructions?|override|priority")
 # (pattern, what it is, substrings of the lowercased text one of which it needs: a cheap pre-check)
-_INSTRUCTION_PATTERNS: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [(re.compile(p, re.I), m, k) for p, m, k in [
+_INSTRUCTION_PATTERNS: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
+    (re.compile(p, re.I), m, k) for p, m, k in [
     (rf"<\s*/?\s*(?:{_TAG_NAMES})\s*>", "a model-directed tag", ("<",)),
     (r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
      r"(?:previous|prior|above|earlier|preceding|former|other|system)\s+"
@@ -31,17 +32,19 @@ _INSTRUCTION_PATTERNS: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [(re
      r"|(?:mention|reveal|disclose|show|say|explain|report)\s+(?:this|that|it|anything|any\s+of\s+this|these\s+\w+"
      r"|this\s+\w+|(?:this|that|the)\s+(?:step|instruction|note|action|request)s?)\s+to\s+(?:the\s+)?users?\b)",
      "an order to keep something from the user", ("user",)),
-    (r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?users?\b", "an order to keep something from the user",
-     ("without",)),
+    (r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?users?\b",
+     "an order to keep something from the user", ("without",)),
     (r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these)\s+(?:secret\s+)?from\s+(?:the\s+)?users?\b",
      "an order to keep something from the user", ("from",)),
     (r"\bthe\s+user\s+(?:must|should|need)\s*(?:not|n'?t)\s+(?:know|see|be\s+told|find\s+out)\b",
      "an order to keep something from the user", ("user",)),
     (r"\bbefore\s+(?:using|calling|invoking|running|executing)\s+(?:this|the|any|these)\s+tools?\b[^.\n]{0,60}?"
-     r"\b(?:read|call|send|fetch|invoke|pass|upload|include|cat)\b", "a precondition order aimed at the model", ("before",)),
+     r"\b(?:read|call|send|fetch|invoke|pass|upload|include|cat)\b",
+     "a precondition order aimed at the model", ("before",)),
     (r"\byou\s+(?:must|have\s+to|need\s+to|are\s+required\s+to)\s+(?:first\s+|always\s+|also\s+)?(?:call|invoke|run|read)\b",
      "an order to call or read something first", ("you",)),
-    (r"\bpass\s+(?:its|their|the|this|that)\s+(?:full\s+)?contents?\b", "an order to pass file contents along", ("pass",)),
+    (r"\bpass\s+(?:its|their|the|this|that)\s+(?:full\s+)?contents?\b",
+     "an order to pass file contents along", ("pass",)),
     (r"\b(?:reveal|print|output|repeat|leak|disclose)\b[^.\n]{0,20}\b(?:your|the)\s+system\s+prompt\b",
      "an attempt to extract the system prompt", ("system",)),
     (r"\[/?INST\]|<\|im_(?:start|end|sep)\|>|<\|(?:system|user|assistant|endoftext|eot_id|start_header_id)\|>"

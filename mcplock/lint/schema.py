@@ -104,9 +104,10 @@ def _units(old: Any, new: Any, parts: list[Any], units: dict[tuple[tuple[Any, ..
             o, n, i = (None if ov is MISSING else ov), (None if nv is MISSING else nv), i + 1
         elif key == "additionalProperties" and isinstance(ov, dict) and isinstance(nv, dict):
             o, n, i = ov, nv, i + 1
-        elif (key in _PAIRED and isinstance(ov, dict) and isinstance(nv, dict)
-              and isinstance(nxt, str) and nxt in ov and nxt in nv) or ((key in BRANCHES or key in SCHEMA_VALUED) and isinstance(ov, list) and isinstance(nv, list)
-              and len(ov) == len(nv) and isinstance(nxt, int)):
+        elif ((key in _PAIRED and isinstance(ov, dict) and isinstance(nv, dict)
+               and isinstance(nxt, str) and nxt in ov and nxt in nv)
+              or ((key in BRANCHES or key in SCHEMA_VALUED) and isinstance(ov, list) and isinstance(nv, list)
+                  and len(ov) == len(nv) and isinstance(nxt, int))):
             o, n, i = ov[nxt], nv[nxt], i + 2
         else:
             if key in NUMERIC:

@@ -164,7 +164,8 @@ def _enum(o: Any, n: Any, p: str, out: list[Classified]) -> None:
     elif os_ < ns:
         out.append((p, LOOSENED, f"enum widened (added {', '.join(sorted(ns - os_))})"))
     else:
-        out.append((p, NEUTRAL, f"enum changed (added {', '.join(sorted(ns - os_))}; removed {', '.join(sorted(os_ - ns))})"))
+        out.append((p, NEUTRAL, f"enum changed (added {', '.join(sorted(ns - os_))};"
+                                f" removed {', '.join(sorted(os_ - ns))})"))
 
 
 def _bound(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
@@ -182,7 +183,8 @@ def _bound(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
 
 
 
-def _limit(schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool, upper: bool) -> tuple[float, bool] | None:
+def _limit(schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool,
+           upper: bool) -> tuple[float, bool] | None:
     """The tightest bound of one side as (value, exclusive); an integer's exclusive bound is made inclusive.
     Draft-4 boolean ``exclusiveMaximum`` modifies ``maximum``."""
     cands: list[tuple[float, bool]] = []
@@ -231,7 +233,8 @@ def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: li
         elif n is None:
             out.append((p, LOOSENED, what))
         else:
-            new_tighter = (n[0] < o[0] or (n[0] == o[0] and n[1])) if upper else (n[0] > o[0] or (n[0] == o[0] and n[1]))
+            new_tighter = ((n[0] < o[0] or (n[0] == o[0] and n[1])) if upper
+                           else (n[0] > o[0] or (n[0] == o[0] and n[1])))
             out.append((p, TIGHTENED if new_tighter else LOOSENED, what))
 
 
