@@ -207,7 +207,7 @@ def _limit(schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool
 
 
 
-def _bound(b: tuple[Any, bool] | None, upper: bool) -> str:
+def _bound_text(b: tuple[Any, bool] | None, upper: bool) -> str:
     """A limit as a reviewer reads it: `< 10`, `>= 0`, or `none`."""
     if b is None:
         return "none"
@@ -225,7 +225,7 @@ def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: li
         o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
         keys = [k for k in (inclusive, exclusive) if k in old or k in new]
         p = join(path, keys[0] if len(keys) == 1 else inclusive)
-        what = f"{'upper' if upper else 'lower'} bound {_bound(o, upper)} → {_bound(n, upper)}"
+        what = f"{'upper' if upper else 'lower'} bound {_bound_text(o, upper)} → {_bound_text(n, upper)}"
         if o == n:
             out.append((p, NEUTRAL, f"respelled: {what} (the same limit)"))
         elif o is None:
