@@ -18,6 +18,7 @@ from mcplock.targets import label
 @dataclass(frozen=True)
 class Finding:
     code: str  # "hash-mismatch" | "pending" | "config-changed" | "config-missing" | "not-locked" | "config-error"
+    # | "pin-no-integrity"
     server: str
     message: str
     hint: str
@@ -120,8 +121,23 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     return out
 
 
+def pins(lock: Lock) -> list[Finding]:
+    """Package pins that vouch for nothing: no integrity to check the artefact against."""
+    out: list[Finding] = []
+    for sname, srv in sorted(lock.servers.items()):
+        if srv.package is not None and not srv.package.integrities():
+            out.append(Finding(
+                "pin-no-integrity", sname,
+                f"`{sname}` pins {srv.package.registry} package {srv.package.label} without an integrity: "
+                "what runs cannot be checked",
+                f"run `mcplock update {sname}` to resolve the pin again (or restore mcp.lock from git)",
+                table=("server", sname, "package"),
+            ))
+    return out
+
+
 def run_check(lock: Lock, lock_path: str) -> list[Finding]:
-    findings = integrity(lock) + pending(lock)
+    findings = integrity(lock) + pending(lock) + pins(lock)
     if any(s.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
     return findings

@@ -98,7 +98,8 @@ class AuthSpec:
     client_metadata_url: str | None = None
 
     def stored(self) -> str | dict[str, str]:
-        """``"oauth"``, or a table ``{method, client-id, client-secret, client-metadata-url, scopes}`` (lock key ``auth``)."""
+        """``"oauth"``, or a table ``{method, client-id, client-secret, client-metadata-url, scopes}``
+        (lock key ``auth``)."""
         out: dict[str, str] = {"method": self.method}
         if self.client_id is not None:
             out["client-id"] = self.client_id
@@ -187,9 +188,7 @@ def looks_secret(key: str, value: str) -> bool:
         return True
     if _SECRET_KEY.search(key):
         # "Bearer ${TOKEN}" leaves "Bearer" after removing the template: not a secret.
-        if _TEMPLATE.search(value) and re.fullmatch(r"(?i)(bearer|basic|token)", literal):
-            return False
-        return True
+        return not (_TEMPLATE.search(value) and re.fullmatch(r"(?i)(bearer|basic|token)", literal))
     return False
 
 

@@ -40,7 +40,7 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
         if imp is not None:
             out.reimported[srv.name] = (imp.spec, config_hash(imp.spec))
             out.specs.append(replace(probe_spec(imp.spec, base), auth=spec_of(srv, base).auth,
-                                     client=stored_client(srv) if use_stored_client else None))
+                                     client=stored_client(srv) if use_stored_client else None, package=srv.package))
         else:
             out.specs.append(spec_of(srv, base, use_stored_client=use_stored_client))
     return out

@@ -48,9 +48,10 @@ def spec_of(srv: ServerEntry, base: str, secrets: dict[str, str] | None = None, 
         cwd = os.path.join(base, cwd) if cwd else base
     return ServerSpec(
         name=srv.name, transport=srv.transport, command=srv.command, args=tuple(srv.args), env=dict(srv.env), cwd=cwd,
-        url=srv.url, headers=dict(srv.headers), source=srv.source, pin_resources=srv.pin_resources, secrets=secrets or {},
+        url=srv.url, headers=dict(srv.headers), source=srv.source, pin_resources=srv.pin_resources,
+        secrets=secrets or {},
         auth=AuthSpec.from_stored(srv.auth) if srv.auth is not None else None,
-        client=stored_client(srv) if use_stored_client else None,
+        client=stored_client(srv) if use_stored_client else None, package=srv.package,
     )
 
 
@@ -61,7 +62,7 @@ def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> S
     return ServerEntry(
         name=spec.name, transport=spec.transport, command=spec.command, args=list(spec.args), env=dict(spec.env),
         cwd=spec.cwd, url=spec.url, headers=dict(spec.headers), source=spec.source, config_hash=config_hash,
-        policy=policy, pin_resources=spec.pin_resources, auth=lock_auth(spec),
+        policy=policy, pin_resources=spec.pin_resources, auth=lock_auth(spec), package=spec.package,
     )
 
 
@@ -149,7 +150,8 @@ def parse_headers(items: list[str], *, refuse_secrets: bool = True) -> dict[str,
 def check_args(args: list[str]) -> None:
     for a in args:
         if looks_secret("", a):
-            raise SecretError("an argument of the server command holds a literal secret; the lock stores only ${VAR} templates",
+            raise SecretError("an argument of the server command holds a literal secret; "
+                              "the lock stores only ${VAR} templates",
                               hint="export it and write the argument as ${VAR}")
 
 
@@ -160,4 +162,5 @@ def check_transport(transport: str | None, *, remote: bool) -> None:
     if remote and transport not in ("http", "sse"):
         raise UsageError(f"--transport {transport} is not for a URL", hint="use --transport http or --transport sse")
     if not remote and transport != "stdio":
-        raise UsageError(f"--transport {transport} needs a URL", hint="a command runs over stdio; leave --transport out")
+        raise UsageError(f"--transport {transport} needs a URL",
+                         hint="a command runs over stdio; leave --transport out")

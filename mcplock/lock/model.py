@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock.lock.hashing import definition_hash
+from mcplock.packages.pin import PackagePin
 
 LOCK_VERSION = 1
 POLICIES = ("all", "writes", "none")
@@ -85,11 +86,12 @@ class ServerEntry:
     config_hash: str | None = None
     policy: str = "all"
     pin_resources: bool = False
-    auth: str | dict[str, str] | None = None
-    client: dict[str, str] | None = None  # {name, version} the server is probed as (--client-name)  # as ServerSpec.auth.stored(): the method, never a token
+    auth: str | dict[str, str] | None = None  # as ServerSpec.auth.stored(): the method, never a token
+    client: dict[str, str] | None = None  # {name, version} the server is probed as (--client-name)
     server_info: dict[str, Any] | None = None
     protocol_version: str | None = None
     instructions: Entry | None = None
+    package: PackagePin | None = None  # the exact artefact the command runs (`[server.NAME.package]`)
     items: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in ITEM_KINDS})
 
     @property
@@ -117,7 +119,7 @@ class ServerEntry:
         from mcplock.spec import stored_spec
 
         return stored_spec(self.transport, self.command, self.args, self.env, self.cwd, self.url, self.headers,
-                           self.pin_resources, self.auth)
+                           self.pin_resources, self.auth, self.package.stored() if self.package is not None else None)
 
 
 @dataclass

@@ -28,6 +28,7 @@ from mcplock.lock.model import (
     ServerEntry,
 )
 from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
+from mcplock.packages.pin import PIN_KEYS, REGISTRIES, PackagePin
 
 __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
 
@@ -35,10 +36,14 @@ __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
 SERVER_KEYS = {
     "transport", "command", "args", "env", "cwd", "url", "headers", "source", "config-hash", "auth",
     "policy", "pin-resources", "client", "server-info", "protocol-version", "instructions",
-    "instructions-hash", "instructions-rejected-hash", "instructions-pending", *ITEM_KINDS,
+    "instructions-hash", "instructions-rejected-hash", "instructions-pending", "package", *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
 PENDING_KEYS = {"change", "hash", "enabled-before", *codec.DEFINITION_KEYS}
+_SHA256 = re.compile(r"^sha256:[0-9a-f]{64}$")
+_INTEGRITY = {"npm": re.compile(r"^sha512-[A-Za-z0-9+/]{86}==$"), "pypi": _SHA256, "oci": _SHA256}
+_INTEGRITY_WORDS = {"npm": "an npm `sha512-…` integrity", "pypi": "a `sha256:` + 64 hex digits file hash (or a list)",
+                    "oci": "an image digest `sha256:` + 64 hex digits"}
 REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
 
 
@@ -67,7 +72,8 @@ class _Reader:
     def _where(self, table: tuple[str, ...]) -> str:
         return "[" + ".".join(_key(k) for k in table) + "]" if table else "the top level"
 
-    def get(self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...], default: Any = None) -> Any:
+    def get(self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...],
+            default: Any = None) -> Any:
         if key not in t:
             return default
         v = t[key]
@@ -126,7 +132,8 @@ class _Reader:
         self.check_keys(st, table, SERVER_KEYS)
         transport = self.get(st, table, "transport", str)
         if transport not in ("stdio", "http", "sse"):
-            raise self.fail(table, f"`transport` in {self._where(table)} must be \"stdio\", \"http\" or \"sse\", not {transport!r}")
+            raise self.fail(table, f"`transport` in {self._where(table)} must be \"stdio\", \"http\" or \"sse\", "
+                                   f"not {transport!r}")
         args = self.get(st, table, "args", list, [])
         if not all(isinstance(a, str) for a in args):
             raise self.fail(table, f"`args` in {self._where(table)} must be a list of strings")
@@ -157,14 +164,16 @@ class _Reader:
         if transport != "stdio" and not srv.url:
             raise self.fail(table, f"an {transport} server needs `url` in {self._where(table)}")
         srv.instructions = self.instructions(table, st)
+        srv.package = self.package(table, st)
         for kind in ITEM_KINDS:
             kt = self.get(st, table, kind, dict, {})
             for key, it in kt.items():
-                srv.items[kind][key] = self.item(table + (kind, key), kind, key, it)
+                srv.items[kind][key] = self.item((*table, kind, key), kind, key, it)
         return srv
 
     def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
-        """`auth = "oauth"` or `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …, scopes = …}`."""
+        """`auth = "oauth"` or `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …,
+        scopes = …}`."""
         from mcplock.spec import AUTH_METHODS, template_names
 
         v = self.get(st, table, "auth", (str, dict))
@@ -181,14 +190,40 @@ class _Reader:
             if not isinstance(x, str):
                 raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
         secret = v.get("client-secret")
-        if secret is not None and (not template_names(secret) or secret != "".join(f"${{{n}}}" for n in template_names(secret))):
-            raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, never a secret",
+        names = template_names(secret) if secret is not None else []
+        if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
+            raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, "
+                                   "never a secret",
                             hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
         cimd = v.get("client-metadata-url")
         if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
             raise self.fail(table, f"`auth.client-metadata-url` in {self._where(table)} must be an https:// URL "
                             "of an `oauth` server")
         return dict(v)
+
+    def package(self, table: tuple[str, ...], st: dict[str, Any]) -> PackagePin | None:
+        """`[server.NAME.package]`: registry, name, version, integrity (a string, or a list for
+        PyPI), tree-integrity. Hand edits are legal; what runs is checked against them."""
+        pt = self.get(st, table, "package", dict)
+        if pt is None:
+            return None
+        ptable = (*table, "package")
+        self.check_keys(pt, ptable, set(PIN_KEYS))
+        registry = self.get(pt, ptable, "registry", str)
+        if registry not in REGISTRIES:
+            raise self.fail(ptable, f"`registry` in {self._where(ptable)} must be one of {', '.join(REGISTRIES)}")
+        for key in ("name", "version"):
+            if not self.get(pt, ptable, key, str):
+                raise self.fail(ptable, f"missing `{key}` in {self._where(ptable)}")
+        integ = self.get(pt, ptable, "integrity", (str, list))
+        values = integ if isinstance(integ, list) else [] if integ is None else [integ]
+        for v in values:
+            if not isinstance(v, str) or not _INTEGRITY[registry].match(v):
+                raise self.fail(ptable, f"`integrity` in {self._where(ptable)} is not {_INTEGRITY_WORDS[registry]}")
+        tree = self.get(pt, ptable, "tree-integrity", str)
+        if tree is not None and not is_hash(tree):
+            raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
+        return PackagePin.from_stored(pt)
 
     def client(self, st: dict[str, Any], table: tuple[str, ...]) -> dict[str, str] | None:
         c = self.str_map(st, table, "client") if "client" in st else None
@@ -205,9 +240,10 @@ class _Reader:
             return None
         if (text is None) != (h is None):
             raise self.fail(table, f"`instructions` and `instructions-hash` go together in {self._where(table)}")
-        entry = Entry(kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected, enabled=True)
+        entry = Entry(kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected,
+                      enabled=True)
         if pt is not None:
-            ptable = table + ("instructions-pending",)
+            ptable = (*table, "instructions-pending")
             self.check_keys(pt, ptable, {"change", "hash", "text"})
             change = self.get(pt, ptable, "change", str)
             if change not in CHANGES:
@@ -246,7 +282,7 @@ class _Reader:
             raise self.fail(table, f"{self._where(table)} holds a definition but no `hash`")
         pt = self.get(it, table, "pending", dict)
         if pt is not None:
-            ptable = table + ("pending",)
+            ptable = (*table, "pending")
             self.check_keys(pt, ptable, PENDING_KEYS)
             change = self.get(pt, ptable, "change", str)
             if change not in CHANGES:
@@ -259,7 +295,8 @@ class _Reader:
                 pend.definition = self.definition(ptable, kind, key, pt)
             entry.pending = pend
         if h is None and entry.pending is None and entry.rejected_hash is None:
-            raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) nor a pending proposal")
+            raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) "
+                                   "nor a pending proposal")
         return entry
 
     def definition(self, table: tuple[str, ...], kind: str, key: str, t: dict[str, Any]) -> dict[str, Any]:
@@ -270,7 +307,8 @@ class _Reader:
 
 
 def _article(names: str) -> str:
-    words = {"str": "a string", "int": "an integer", "bool": "a boolean (true/false)", "dict": "a table", "list": "a list"}
+    words = {"str": "a string", "int": "an integer", "bool": "a boolean (true/false)", "dict": "a table",
+             "list": "a list"}
     return " or ".join(words.get(n, n) for n in names.split(" or "))
 
 
@@ -309,8 +347,17 @@ def peek_servers(text: str, path: str = "mcp.lock") -> dict[str, ServerEntry] | 
                     body = tomllib.loads("".join(lines[i + 1 : j]))
                     if name in out:
                         return None
+                    k = j
+                    if j < len(lines) and lines[j].startswith("[server."):  # its [server.NAME.package]
+                        sub = HEADER.match(lines[j].rstrip("\r\n"))
+                        own = {"server": {name: {"package": {}}}}
+                        if sub is not None and tomllib.loads(f"[{sub.group(1)}]\n") == own:
+                            k = j + 1
+                            while k < len(lines) and not lines[k].startswith("["):
+                                k += 1
+                            body["package"] = tomllib.loads("".join(lines[j + 1 : k]))
                     out[name] = reader.server(name, body)
-                    i = j
+                    i = k
                     continue
             i += 1
     except (tomllib.TOMLDecodeError, LockfileError, ValueError):

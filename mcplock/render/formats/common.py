@@ -27,7 +27,8 @@ KIND_TITLE = {"tool": "tool", "prompt": "prompt", "resource-template": "resource
               "resource": "resource", "instructions": "instructions"}
 # SARIF level of each `check` problem
 CHECK_LEVEL = {"hash-mismatch": "error", "config-error": "error", "config-changed": "warning",
-               "config-missing": "warning", "not-locked": "warning", "pending": "warning"}
+               "config-missing": "warning", "not-locked": "warning", "pending": "warning",
+               "pin-no-integrity": "error"}
 PENDING_RULE = "pending/review"
 
 

@@ -57,6 +57,8 @@ _CHECK_RULES = {
                    "Its tools reach the model without review; add it to the lock."),
     "config-error": ("A host config named by the lock cannot be read",
                      "Restore the host config, or remove the servers imported from it."),
+    "pin-no-integrity": ("A package pin has no integrity",
+                         "What the server's command runs cannot be verified; resolve the pin again with `mcplock update`."),
 }
 _PENDING_TEXT = ("A staged change awaits review",
                  "A proposal staged by `mcplock refresh` or `mcplock add` awaits `mcplock accept` or `mcplock reject`; "
