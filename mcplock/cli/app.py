@@ -64,9 +64,9 @@ def root(
 
 
 def _register() -> None:
-    from mcplock.cli.commands import add, auth, check, diff, init, inspect, listing, refresh, remove, review
+    from mcplock.cli.commands import add, auth, check, diff, init, inspect, listing, refresh, remove, review, update
 
-    for module in (listing, check, review, remove, add, refresh, diff, inspect, init, auth):
+    for module in (listing, check, review, remove, add, refresh, update, diff, inspect, init, auth):
         module.register(app)
 
 

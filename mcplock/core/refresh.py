@@ -47,9 +47,11 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
 
 
 def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[str, Any], the_plan: Plan,
-          client: dict[str, str] | None) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
+          client: dict[str, str] | None, pins: dict[str, Any] | None = None,
+          ) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
     """Stage the probe results in the lock (one transaction). Returns each refreshed
-    server's StageResult, and the servers that failed."""
+    server's StageResult, and the servers that failed. ``pins``: package pins to move
+    (`update`), written only for servers whose probe succeeded."""
     from mcplock.lock import review
     from mcplock.lock.store import transaction
 
@@ -68,6 +70,8 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
                 sp, chash = the_plan.reimported[srv.name]
                 cur.transport, cur.command, cur.args, cur.env = sp.transport, sp.command, list(sp.args), dict(sp.env)
                 cur.cwd, cur.url, cur.headers, cur.config_hash = sp.cwd, sp.url, dict(sp.headers), chash
+            if pins and srv.name in pins:
+                cur.package = pins[srv.name]
             if client is not None:
                 cur.client = client  # a run with --client-name re-pins the identity
             oauth.record_oauth(cur, base)  # a server that started asking for an OAuth login: auth = "oauth"
