@@ -57,24 +57,47 @@ def _sha(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def content_hash(root: Path) -> str:
-    """sha256 over every file under ``root`` (relative path, then bytes; a symlink's target),
+# A file a server writes next to its code (server-memory's memory.json) is data; a new file
+# that could be loaded as code, or change how modules resolve, is not.
+_CODE = (".js", ".cjs", ".mjs", ".node", ".py", ".pth", ".so", ".dylib", ".pyd", ".wasm")
+
+
+def file_hashes(root: Path) -> dict[str, str]:
+    """relative path -> sha256 of every file under ``root`` (a symlink: of its target path),
     skipping ``__pycache__`` (Python rewrites it at run time) and the manifest."""
-    h = hashlib.sha256()
+    out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
         rel = os.path.relpath(dirpath, root)
-        for f in sorted(filenames):
+        for f in filenames:
             if f == MANIFEST and rel == ".":
                 continue
             p = os.path.join(dirpath, f)
-            h.update(os.path.join(rel, f).encode() + b"\0")
             if os.path.islink(p):
-                h.update(b"link:" + os.readlink(p).encode())
+                digest = hashlib.sha256(b"link:" + os.readlink(p).encode()).hexdigest()
             else:
                 with open(p, "rb") as fh:
-                    h.update(hashlib.sha256(fh.read()).digest())
-    return "sha256:" + h.hexdigest()
+                    digest = hashlib.sha256(fh.read()).hexdigest()
+            out[os.path.normpath(os.path.join(rel, f))] = digest
+    return out
+
+
+def content_hash(files: dict[str, str]) -> str:
+    return _sha(json.dumps(files, sort_keys=True, separators=(",", ":")).encode())
+
+
+def _changed(d: Path, manifest: dict[str, Any]) -> str | None:
+    """The first installed file that changed or went missing, or a new file that could run as
+    code; None when the entry is as installed."""
+    pinned: dict[str, str] = manifest.get("files") or {}
+    now = file_hashes(d)
+    for path, digest in pinned.items():
+        if now.get(path) != digest:
+            return path
+    for path in now.keys() - pinned.keys():
+        if path.endswith(_CODE) or os.path.basename(path) == "package.json":
+            return path
+    return None
 
 
 def _mismatch(what: str, pinned: str, got: str, name: str) -> IntegrityError:
@@ -149,11 +172,11 @@ def _verified(d: Path, pin: PackagePin, name: str) -> dict[str, Any] | None:
         manifest = json.loads((d / MANIFEST).read_text())
     except (OSError, ValueError):
         return None
-    got = content_hash(d)
-    if got != manifest.get("content"):
+    changed = _changed(d, manifest)
+    if changed is not None or content_hash(manifest.get("files") or {}) != manifest.get("content"):
         raise IntegrityError(
-            f"server `{name}`: the cached files of {pin.label} changed since they were verified "
-            f"(content {manifest.get('content')} pinned at install, {got} now); nothing was started",
+            f"server `{name}`: the cached files of {pin.label} changed since they were installed and verified "
+            f"({changed or 'the manifest'}); nothing was started",
             hint=f"delete {d} and run the command again (mcplock installs and verifies it afresh)")
     if pin.tree_integrity is not None and manifest.get("tree-integrity") != pin.tree_integrity:
         raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity,
@@ -162,7 +185,8 @@ def _verified(d: Path, pin: PackagePin, name: str) -> dict[str, Any] | None:
 
 
 def _publish(tmp: Path, d: Path, manifest: dict[str, Any]) -> None:
-    manifest["content"] = content_hash(tmp)
+    manifest["files"] = file_hashes(tmp)
+    manifest["content"] = content_hash(manifest["files"])
     (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     try:
         os.rename(tmp, d)
@@ -216,7 +240,7 @@ def _npm(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list
                 "--registry", registries.npm_registry(environ)]
         if saved is not None and saved.is_file():
             shutil.copyfile(saved, tmp / "package-lock.json")
-            _run([base[0], "ci", *base[1:]], tmp, env, pin.label)
+            _run([base[0], "ci", "--prefer-offline", *base[1:]], tmp, env, pin.label)
         else:
             before = registries.npm_published(pin.name, pin.version, environ)
             extra = [f"--before={_after(before)}"] if before else []
