@@ -93,7 +93,7 @@ def pin_packages(specs: list[Staged], environ: Any = None,
                  on_pin: Any = None) -> tuple[list[Staged], dict[str, ProbeError]]:
     """Each spec whose command runs a registry package (npx, uvx, docker run…) with its exact
     version and integrity resolved and the artefact installed in the cache; the servers whose
-    package could not be resolved (unknown, unreachable registry: not added, exit 3)."""
+    package could not be resolved (unknown, unreachable registry: not to be probed nor added, exit 3)."""
     from mcplock.packages import pin_spec
     from mcplock.packages.errors import RegistryError
     from mcplock.packages.launchers import Launch, parse
@@ -110,6 +110,7 @@ def pin_packages(specs: list[Staged], environ: Any = None,
             out.append((pin_spec(sp, environ), chash))
         except RegistryError as e:
             failed[sp.name] = ProbeError(e.code, e.message, hint=e.hint)
+            out.append((sp, chash))  # staged as failed: not probed, not added
     return out, failed
 
 

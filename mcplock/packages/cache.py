@@ -328,7 +328,9 @@ def _pypi(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[lis
     if not exe.exists():
         raise RegistryError("no-bin", f"PyPI package {pin.label} installs no command `{launch.bin or pin.name}`",
                             hint="name the command: `uvx --from PKG==V COMMAND`")
-    return [str(exe)], replace(pin, tree_integrity=manifest["tree-integrity"])
+    # the venv's own python runs the script: the cache entry was installed under another
+    # name and renamed, so the scripts' #! lines point nowhere
+    return [str(d / "venv" / "bin" / "python"), str(exe)], replace(pin, tree_integrity=manifest["tree-integrity"])
 
 
 def _pypi_tree(pin: PackagePin, tmp: Path, env: dict[str, str], index: list[str], name: str) -> str:

@@ -181,6 +181,10 @@ def pip_env(environ: Env = None) -> dict[str, str]:
     env.update({"PIP_CACHE_DIR": str(cache_root(environ) / "pip-cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
                 "PIP_FIND_LINKS": "", "PIP_EXTRA_INDEX_URL": "", "PIP_CONSTRAINT": "", "PIP_NO_INPUT": "1",
                 "PIP_INDEX_URL": pypi_url(environ) + "/simple"})
+    # pip runs `rustc --version` for its User-Agent; a rustup proxy then writes ~/.rustup. Wheels
+    # only (--only-binary): pip never needs Rust here, so rustup's directory leaves its PATH.
+    path = env.get("PATH", "").split(os.pathsep)
+    env["PATH"] = os.pathsep.join(p for p in path if not os.path.exists(os.path.join(p, "rustup")))
     return env
 
 

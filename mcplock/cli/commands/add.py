@@ -104,7 +104,8 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     opts = args.options(cli)
     specs, unpinned = core_add.pin_packages(specs, opts.environ, on_pin=lambda sp: cli.info(
         Text("pinning ").append_text(safe_text(sp.name, keep_newlines=False)).append(": resolving its package")))
-    results = progress.probe(cli, [probe_spec(sp, cli.lock_dir) for sp, _ in specs], opts, login=args.login)
+    to_probe = [probe_spec(sp, cli.lock_dir) for sp, _ in specs if sp.name not in unpinned]
+    results = progress.probe(cli, to_probe, opts, login=args.login) if to_probe else {}
     results.update(unpinned)
     client = args.client() if args.client_name != "mcplock" else None  # the default identity is not pinned
     staged, failed = core_add.stage_new(specs, results, policy, client)
