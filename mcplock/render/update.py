@@ -63,7 +63,9 @@ def _cell(v: Any) -> str:
 def _markdown(moves: list[dict[str, Any]]) -> str:
     lines = ["## mcplock update", ""]
     moved = [m for m in moves if m["status"] == "moved"]
-    if not moved:
+    if not moves:
+        lines.append("No server of this lock runs a registry package: nothing to update.")
+    elif not moved:
         lines.append("Every pinned server is up to date." if not any(m["error"] for m in moves)
                      else "No pin moved.")
     else:
