@@ -81,12 +81,14 @@ def _run_action(tmp_path: Path, **overrides: str) -> tuple[int, dict[str, str], 
         if step.get("id") != "run" and step.get("name") != "Decide":
             continue
         env = dict(os.environ)
-        env.update({"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(gh_output), "RUNNER_TEMP": str(runner_temp),
+        env.update({"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(gh_output),
+                    "RUNNER_TEMP": str(runner_temp),
                     "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
         env.update({k: _expr(v, inputs, outputs) for k, v in step.get("env", {}).items()})
         cwd = Path.cwd() / _expr(step.get("working-directory", "."), inputs, outputs)
         # as the runner does: `bash --noprofile --norc -eo pipefail {0}`
-        r = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+        r = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=cwd, env=env,
+                           capture_output=True, text=True, timeout=120)
         log += r.stdout + r.stderr
         for line in gh_output.read_text(encoding="utf-8").splitlines():
             k, _, v = line.partition("=")

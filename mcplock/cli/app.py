@@ -53,10 +53,12 @@ def root(
     lockfile: str = typer.Option(
         "mcp.lock", "--lockfile", envvar="MCPLOCK_LOCKFILE", metavar="PATH", help="The lock file (default ./mcp.lock)."
     ),
-    no_color: bool = typer.Option(False, "--no-color", help="No colour (also NO_COLOR, or when stdout is not a terminal)."),
+    no_color: bool = typer.Option(False, "--no-color",
+                                  help="No colour (also NO_COLOR, or when stdout is not a terminal)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print only results and errors."),
     verbose: bool = typer.Option(False, "-v", "--verbose", help="More detail (skipped server output, timings)."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Show the version and exit."),
 ) -> None:
     if not isinstance(ctx.obj, Cli):
         ctx.obj = Cli()

@@ -67,7 +67,8 @@ def from_project(base: str, existing: set[str]) -> Found:
     paths = discover(base)
     if not paths:
         raise UsageError(f"no MCP host config found in {base}",
-                         hint="looked for .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, .gemini/settings.json; "
+                         hint="looked for .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, "
+                         ".gemini/settings.json; "
                          "add servers with `mcplock add NAME -- CMD…` or `mcplock add --from FILE`")
     found = Found()
     taken: dict[str, str] = {}
@@ -134,7 +135,8 @@ def stage_new(specs: list[Staged], results: dict[str, Any], policy: str,
 
 
 def has_critical(entry: ServerEntry, findings: dict) -> bool:
-    return any(f.severity == severity.CRITICAL for e in entry.entries() for f in findings.get((entry.name, e.kind, e.key), []))
+    return any(f.severity == severity.CRITICAL
+               for e in entry.entries() for f in findings.get((entry.name, e.kind, e.key), []))
 
 
 def accept_all_but_critical(entry: ServerEntry, findings: dict) -> list[str]:

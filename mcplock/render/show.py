@@ -20,7 +20,8 @@ _LIMITS = (
     ("exclusiveMinimum", ">"), ("exclusiveMaximum", "<"), ("minItems", "min items"), ("maxItems", "max items"),
     ("pattern", "pattern"), ("format", "format"), ("default", "default"), ("const", "const"),
 )
-_SHOWN = {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "arguments", "uriTemplate", "uri", "mimeType"}
+_SHOWN = {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "arguments", "uriTemplate",
+          "uri", "mimeType"}
 
 
 def _j(v: Any) -> str:
@@ -72,7 +73,8 @@ def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: i
     for name, sub in props.items():
         sub, refname = _resolve(sub, root)
         row = Text(indent)
-        label = safe_text(str(name) + ("*" if name in required else ""), "bold" if name in required else "", keep_newlines=False)
+        label = safe_text(str(name) + ("*" if name in required else ""), "bold" if name in required else "",
+                          keep_newlines=False)
         row.append_text(label).append(" " * max(1, width - label.cell_len))
         if not isinstance(sub, dict):
             lines.append(row.append_text(safe_text(_j(sub), keep_newlines=False)))
@@ -121,7 +123,8 @@ def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
         lines.append(Text(f"{indent}arguments (* required):", style="bold"))
         for a in d["arguments"]:
             if isinstance(a, dict):
-                row = Text(indent + "  ").append_text(safe_text(str(a.get("name")) + ("*" if a.get("required") else ""), keep_newlines=False))
+                arg = str(a.get("name")) + ("*" if a.get("required") else "")
+                row = Text(indent + "  ").append_text(safe_text(arg, keep_newlines=False))
                 if isinstance(a.get("description"), str):
                     row.append("  — ", style="dim").append_text(safe_text(a["description"], "dim", keep_newlines=False))
                 lines.append(row)
@@ -134,8 +137,8 @@ def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
         lines.append(Text(f"{indent}annotations: ", style="bold").append_text(safe_text(shown, keep_newlines=False))
                      .append("  (declared by the server; never trusted)", style="dim"))
     for key in sorted(set(d) - _SHOWN):
-        lines.append(Text(indent).append_text(safe_text(str(key), "bold", keep_newlines=False)).append(": ", style="bold")
-                     .append_text(safe_text(_j(d[key]), keep_newlines=False)))
+        lines.append(Text(indent).append_text(safe_text(str(key), "bold", keep_newlines=False))
+                     .append(": ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
     return lines
 
 
@@ -157,12 +160,14 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
     from mcplock.render.changes import render_field_change
 
     parts: list[Any] = []
-    title = Text(f"{e.kind} ", style="bold").append_text(safe_text(f"{srv.name}/{e.label}", "bold", keep_newlines=False))
+    title = Text(f"{e.kind} ", style="bold").append_text(safe_text(f"{srv.name}/{e.label}", "bold",
+                                                                   keep_newlines=False))
     parts.append(title)
     flags = Text("  ")
     if e.kind == "tool":
         flags.append("enabled: ").append("yes" if e.enabled else "no", style="green" if e.enabled else "red")
-        flags.append("   approval: ").append(e.approval + (" (ask before each call)" if e.approval == "always" else " (no prompt)"))
+        flags.append("   approval: ").append(e.approval + (" (ask before each call)" if e.approval == "always"
+                                                      else " (no prompt)"))
         flags.append("   ")
     flags.append("state: ").append_text(state_text(e))
     parts.append(flags)
@@ -185,7 +190,8 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
                 parts += render_field_change("text", e.definition, p.definition, color=color, indent="    ")
             else:
                 for f in changed_fields(e.definition, p.definition):
-                    parts += render_field_change(f, e.definition.get(f), p.definition.get(f), color=color, indent="    ")
+                    parts += render_field_change(f, e.definition.get(f), p.definition.get(f), color=color,
+                                                 indent="    ")
             parts += _findings(e.kind, p.definition, e.definition, "    ")
         else:
             parts += definition_lines(e.kind, p.definition, "    ")
@@ -215,7 +221,8 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
         if srv.server_info:
             info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
             parts.append(Text("  server: ").append_text(safe_text(info, keep_newlines=False))
-                         .append("  protocol ").append_text(safe_text(srv.protocol_version or "?", keep_newlines=False)))
+                         .append("  protocol ")
+                         .append_text(safe_text(srv.protocol_version or "?", keep_newlines=False)))
     for e in entries:
         parts.append(Text(""))
         parts += render_entry(srv, e, color=color)

@@ -52,7 +52,7 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
     heads = ("server", "transport", "tools", "enabled", "pending", "policy")
     widths = [max([len(h), *((r[k].cell_len if isinstance(r[k], Text) else len(str(r[k]))) for r in rows)]) + 2
               for k, h in enumerate(heads)]
-    summary = Text("".join(h.ljust(w) for h, w in zip(heads, widths)) + "where\n", style="bold")
+    summary = Text("".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)) + "where\n", style="bold")
     for r in rows:
         summary.append_text(r[0]).append(" " * (widths[0] - r[0].cell_len))
         for k in (1, 2, 3):

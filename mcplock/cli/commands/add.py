@@ -32,13 +32,17 @@ def cmd_add(
     ctx: typer.Context,
     name: str | None = typer.Argument(None, help="Name of the server in the lock."),
     target: list[str] | None = typer.Argument(None, help="URL, or `-- CMD [ARG…]` for a stdio server."),
-    from_file: str | None = typer.Option(None, "--from", metavar="FILE", help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …)."),
-    transport: str | None = typer.Option(None, "--transport", help="http (Streamable HTTP, default for URLs) or sse (legacy)."),
+    from_file: str | None = typer.Option(
+        None, "--from", metavar="FILE",
+        help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …)."),
+    transport: str | None = typer.Option(None, "--transport",
+                                         help="http (Streamable HTTP, default for URLs) or sse (legacy)."),
     header: list[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
     env: list[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
     cwd: str | None = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),
     policy: str = POLICY,
-    pin_resources: bool = typer.Option(False, "--pin-resources", help="Also pin resources/list (usually data that changes)."),
+    pin_resources: bool = typer.Option(False, "--pin-resources",
+                                       help="Also pin resources/list (usually data that changes)."),
     yes: bool = YES,
     *,
     probe: ProbeArgs,
@@ -52,7 +56,8 @@ def cmd_add(
     if from_file:
         found = core_add.from_config(from_file, ([name] if name else []) + target, cli.lock_dir)
     else:
-        found = core_add.Found(specs=[(_one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe), None)])
+        one = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
+        found = core_add.Found(specs=[(one, None)])
     for n in found.notes:
         cli.note(n)
 
@@ -60,9 +65,11 @@ def cmd_add(
     existing = core_add.locked_names(cli.lockfile)
     clash = [sp.name for sp, _ in found.specs if sp.name in existing]
     if clash and not from_file:
-        raise UsageError(f"`{clash[0]}` is already locked", hint=f"run `mcplock refresh {clash[0]}` to re-probe it, or `mcplock remove {clash[0]}` first")
+        raise UsageError(f"`{clash[0]}` is already locked",
+                         hint=f"run `mcplock refresh {clash[0]}` to re-probe it, or `mcplock remove {clash[0]}` first")
     for c in clash:
-        cli.err.print(safe_text(f"skipped `{c}`: already locked (use `mcplock refresh {c}`)", "yellow", keep_newlines=False))
+        cli.err.print(safe_text(f"skipped `{c}`: already locked (use `mcplock refresh {c}`)", "yellow",
+                                keep_newlines=False))
     specs = [(sp, h) for sp, h in found.specs if sp.name not in existing]
     if not specs:
         cli.info("nothing to add")
@@ -77,7 +84,8 @@ def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | No
     if "/" in name or not name.strip():
         raise UsageError(f"`{name}` cannot be a server name (no `/`, not empty)")
     if not target:
-        raise UsageError("give a URL or `-- CMD [ARG…]`", hint=f"e.g. `mcplock add {name} -- npx -y @modelcontextprotocol/server-everything`")
+        raise UsageError("give a URL or `-- CMD [ARG…]`",
+                         hint=f"e.g. `mcplock add {name} -- npx -y @modelcontextprotocol/server-everything`")
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
         url = target[0]
         if looks_secret("url", url) and "${" not in url:
@@ -177,9 +185,11 @@ def _confirm(cli: Cli, entry: ServerEntry, findings: dict) -> bool:
             row.append("  [" + ", ".join(sorted({f"{f.severity} {f.rule}" for f in found})) + "]", style="bold red")
         out.print(row)
     if entry.instructions is not None and entry.instructions.pending is not None:
-        out.print(Text("  instructions: ").append_text(safe_text(str(entry.instructions.pending.definition)[:200], keep_newlines=False)))
+        text = str(entry.instructions.pending.definition)[:200]
+        out.print(Text("  instructions: ").append_text(safe_text(text, keep_newlines=False)))
     crit = core_add.has_critical(entry, findings)
-    question = "accept all of them? [y/N] " if not crit else "accept all but the critical ones (they stay pending)? [y/N] "
+    question = ("accept all of them? [y/N] " if not crit
+                else "accept all but the critical ones (they stay pending)? [y/N] ")
     out.print(Text(question, style="bold"), end="")
     answer = sys.stdin.readline().strip().lower()
     return answer in ("y", "yes")

@@ -58,7 +58,8 @@ _CHECK_RULES = {
     "config-error": ("A host config named by the lock cannot be read",
                      "Restore the host config, or remove the servers imported from it."),
     "pin-no-integrity": ("A package pin has no integrity",
-                         "What the server's command runs cannot be verified; resolve the pin again with `mcplock update`."),
+                         "What the server's command runs cannot be verified; resolve the pin again "
+                         "with `mcplock update`."),
 }
 _PENDING_TEXT = ("A staged change awaits review",
                  "A proposal staged by `mcplock refresh` or `mcplock add` awaits `mcplock accept` or `mcplock reject`; "
@@ -136,7 +137,8 @@ def _drift_rule_text(kind: str, change: str) -> tuple[str, str]:
            "`mcplock accept` or `mcplock reject` decides.")
     if change == "changed":
         return (f"A locked {what} changed upstream",
-                f"The server's {what} no longer matches the definition reviewed in the lock (a possible rug pull). " + act)
+                f"The server's {what} no longer matches the definition reviewed in the lock "
+                "(a possible rug pull). " + act)
     if change == "added":
         return (f"A server offers a {what} that is not in the lock",
                 f"A new {what} has not been reviewed; hosts must not show it to the model yet. " + act)
@@ -191,7 +193,8 @@ def check_sarif(findings: list[Finding], lockfile: str, exit_code: int, *, lock_
         else:
             short, full = _CHECK_RULES.get(f.code, (f"mcplock check: {f.code}", f"mcplock check: {f.code}"))
             s.rule(rid, short, full, level, HIGH if f.code == "hash-mismatch" else None)
-        s.result(rid, level, check_message(f), s.lines.of(f.table), fingerprint("check", f.code, f.server, f.kind, f.name))
+        s.result(rid, level, check_message(f), s.lines.of(f.table),
+                 fingerprint("check", f.code, f.server, f.kind, f.name))
     return s.document()
 
 
