@@ -152,3 +152,21 @@ def test_resolution_errors_exit_3_and_leave_the_lock_untouched(run, argv, env, m
     assert message in " ".join(r.stderr.split())
     assert "Traceback" not in r.stderr
     assert Path("mcp.lock").read_bytes() == before
+
+
+def test_imported_server_is_pinned_and_stays_in_sync_with_its_config(run):
+    Path(".mcp.json").write_text(json.dumps({"mcpServers": {"memory": {
+        "command": "npx", "args": ["-y", f"{MEMORY}@{OLD}"]}}}))
+    r = run("add", "--from", ".mcp.json", "--yes")
+    assert r.returncode == 0, r.stderr
+    assert pin_of()["version"] == OLD
+    assert run("check").returncode == 0  # the pin is not part of config-hash: the config still matches
+
+    # a hand-written pin without tree-integrity still runs (its integrity checked); refresh completes it
+    text = Path("mcp.lock").read_text()
+    tree = pin_of()["tree-integrity"]
+    Path("mcp.lock").write_text(text.replace(f'tree-integrity = "{tree}"\n', ""))
+    assert "tree-integrity" not in pin_of()
+    r = run("refresh")
+    assert r.returncode == 0, r.stderr
+    assert pin_of()["tree-integrity"] == tree

@@ -46,6 +46,12 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
     return out
 
 
+def _completes(locked: Any, ran: Any) -> bool:
+    """Whether ``ran`` is ``locked`` with the tree-integrity it lacked."""
+    return (locked is not None and ran is not None and locked.tree_integrity is None
+            and replace(ran, tree_integrity=None) == locked)
+
+
 def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[str, Any], the_plan: Plan,
           client: dict[str, str] | None, pins: dict[str, Any] | None = None,
           ) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
@@ -72,6 +78,8 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
                 cur.cwd, cur.url, cur.headers, cur.config_hash = sp.cwd, sp.url, dict(sp.headers), chash
             if pins and srv.name in pins:
                 cur.package = pins[srv.name]
+            elif _completes(cur.package, getattr(r, "package", None)):
+                cur.package = r.package  # a hand-written pin gains the tree-integrity of its install
             if client is not None:
                 cur.client = client  # a run with --client-name re-pins the identity
             oauth.record_oauth(cur, base)  # a server that started asking for an OAuth login: auth = "oauth"
