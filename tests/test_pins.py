@@ -170,3 +170,18 @@ def test_imported_server_is_pinned_and_stays_in_sync_with_its_config(run):
     r = run("refresh")
     assert r.returncode == 0, r.stderr
     assert pin_of()["tree-integrity"] == tree
+
+
+def test_refresh_follows_a_version_bumped_in_the_host_config(run):
+    Path(".mcp.json").write_text(json.dumps({"mcpServers": {"memory": {
+        "command": "npx", "args": ["-y", f"{MEMORY}@{OLD}"]}}}))
+    assert run("add", "--from", ".mcp.json", "--yes").returncode == 0
+    new = "2026.8.31"
+    Path(".mcp.json").write_text(json.dumps({"mcpServers": {"memory": {
+        "command": "npx", "args": ["-y", f"{MEMORY}@{new}"]}}}))
+    assert run("check").returncode == 1  # config-changed
+    r = run("refresh")
+    assert r.returncode == 0, r.stderr
+    assert f"re-pinned memory to {MEMORY}@{new}" in r.stderr
+    assert pin_of()["version"] == new
+    assert "[server.memory.tool.read_graph.pending]" in Path("mcp.lock").read_text()

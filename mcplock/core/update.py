@@ -88,3 +88,31 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
         except RegistryError as e:
             row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
     return out
+
+
+def requested_pins(specs: list[Any], environ: Mapping[str, str] | None = None,
+                   ) -> tuple[dict[str, Any], dict[str, ProbeError]]:
+    """Specs whose command now asks for an exact version other than the pinned one (the team
+    bumped it in the host config): re-pinned to that version, as `pnpm install` follows an edited
+    package.json. A command with no version, a range or a tag keeps its pin (the pin wins)."""
+    import re
+
+    from mcplock.packages import pin_spec
+    from mcplock.packages.errors import RegistryError
+    from mcplock.packages.launchers import Launch, parse
+
+    out: dict[str, Any] = {}
+    failed: dict[str, ProbeError] = {}
+    for sp in specs:
+        pin = sp.package
+        launch = parse(sp.command, sp.args) if pin is not None else None
+        if not isinstance(launch, Launch) or launch.registry == "oci" or launch.requested is None:
+            continue
+        if not re.fullmatch(r"v?\d+(\.\d+)*([-+.]?[0-9A-Za-z.]+)?", launch.requested) or \
+                launch.requested.lstrip("v") == pin.version or launch.name != pin.name:
+            continue
+        try:
+            out[sp.name] = pin_spec(replace(sp, package=None), environ, requested=launch.requested)
+        except RegistryError as e:
+            failed[sp.name] = ProbeError(e.code, e.message, hint=e.hint)
+    return out, failed
