@@ -36,7 +36,14 @@ $(CONFORMANCE_STAMP): tests/conformance/package.json tests/conformance/package-l
 	cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP)
+# the MCP Inspector CLI (a host nobody here wrote) for tests/test_guard_clients.py; it runs on
+# the Node 22 of tests/conformance (the inspector needs Node >= 22.19)
+INSPECTOR_STAMP := tests/inspector/node_modules/.installed
+$(INSPECTOR_STAMP): tests/inspector/package.json tests/inspector/package-lock.json $(CONFORMANCE_STAMP)
+	cd tests/inspector && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP) $(INSPECTOR_STAMP)
 
 demo: $(STAMP)
 	@bash demo/run.sh
@@ -51,4 +58,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules tests/inspector/node_modules .pytest_cache .hypothesis .ruff_cache

@@ -1,13 +1,15 @@
 """mcplock benchmarks: fresh processes, median of several runs, peak RSS per process.
 
     make bench            # all
-    python bench/run.py offline|probe|core|pins
+    python bench/run.py offline|probe|core|guard|pins
 
 Offline: `check` and `list` on a generated 2,000-tool lock against a bare `tomllib`
 parse of the same file in the same run; `--version` against `python -c pass`.
 Probe: `diff` over 8 slow local servers against one of them; probing 20 servers' peak memory.
 Core (bench/core_bench.py): lint of 2,000 tools, in-process probe concurrency, time to give up on
 a hung server.
+Guard (bench/guard_bench.py): `mcplock run` against a direct session in the same run (per-call
+overhead, first `tools/list` beyond the upstream's own start, peak RSS).
 Pins (bench/pins_bench.py): a pinned launch on a warm cache against an unpinned `npx` launch.
 Results are printed as a Markdown table and written to bench/out/results.md.
 """
@@ -109,7 +111,7 @@ def table(rows: list[tuple[str, str, str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    which = argv[1:] or ["offline", "probe", "core", "pins"]
+    which = argv[1:] or ["offline", "probe", "core", "guard", "pins"]
     rows: list[tuple[str, str, str, str]] = []
     if "offline" in which:
         rows += offline()
@@ -121,6 +123,10 @@ def main(argv: list[str]) -> int:
         from core_bench import core_rows  # type: ignore[import-not-found]
 
         rows += core_rows()
+    if "guard" in which:
+        from guard_bench import guard_rows  # type: ignore[import-not-found]
+
+        rows += guard_rows(MCPLOCK)
     if "pins" in which:
         from pins_bench import pins_rows  # type: ignore[import-not-found]
 

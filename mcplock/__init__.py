@@ -8,6 +8,10 @@ The library API for hosts::
     mcplock.requires_approval(tools[0])
     mcplock.validate_arguments(tools[0], {"query": "x"})
 
+    async with mcplock.connect("docs") as s:   # a guarded client: verified against the lock
+        await s.list_tools()
+        await s.call_tool("search_docs", {"query": "x"})
+
 Importing ``mcplock`` stays light: jsonschema loads on the first validation.
 """
 
@@ -26,13 +30,22 @@ __all__ = [
     "LockfileError",
     "McplockError",
     "__version__",
+    "connect",
     "load",
     "requires_approval",
     "validate_arguments",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.api import InvalidArguments, LockedServers, LockedTool, load, requires_approval, validate_arguments
+    from mcplock.api import (
+        InvalidArguments,
+        LockedServers,
+        LockedTool,
+        connect,
+        load,
+        requires_approval,
+        validate_arguments,
+    )
     from mcplock.errors import LockfileError, McplockError
 
 
@@ -45,4 +58,8 @@ def __getattr__(name: str) -> Any:
         from mcplock import errors
 
         return getattr(errors, name)
+    if name == "connect":
+        from mcplock.api import connect
+
+        return connect
     raise AttributeError(name)

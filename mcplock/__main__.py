@@ -43,9 +43,16 @@ def main(argv: list[str] | None = None) -> None:
 
         sys.stdout.write(f"mcplock {__version__}\n")
         raise SystemExit(0)
+    args = normalise(args)
+    if "run" in args and "-h" not in args and "--help" not in args:
+        from mcplock.cli import fast_run
+
+        opts = fast_run.parse(args)
+        if opts is not None:  # the guard starts without typer and rich
+            raise SystemExit(fast_run.run(opts))
     from mcplock.cli.app import run
 
-    raise SystemExit(run(normalise(args)))
+    raise SystemExit(run(args))
 
 
 if __name__ == "__main__":

@@ -137,10 +137,33 @@ def validate_arguments(tool: LockedTool, arguments: Any) -> None:
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as e:
-        raise InvalidArguments(f"the locked schema of `{tool.server}/{tool.name}` is not a valid JSON Schema: {e.message}", [e.message]) from None
+        raise InvalidArguments(f"the locked schema of `{tool.server}/{tool.name}` is not a valid JSON Schema: "
+                               f"{e.message}", [e.message]) from None
     validator = cls(schema)
     instance = dict(arguments) if isinstance(arguments, Mapping) else arguments
     errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
         msgs = [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}" for e in errors]
-        raise InvalidArguments(f"arguments for `{tool.server}/{tool.name}` do not match its locked schema: " + "; ".join(msgs), msgs)
+        raise InvalidArguments(f"arguments for `{tool.server}/{tool.name}` do not match its locked schema: "
+                               + "; ".join(msgs), msgs)
+
+
+def connect(name: str, lockfile: str | os.PathLike[str] = "mcp.lock", *, approve: Any = False, timeout: float = 30.0,
+            client_name: str | None = None, client_version: str | None = None) -> Any:
+    """A guarded client for the locked server ``name``, with the enforcement of ``mcplock run``::
+
+        async with mcplock.connect("docs") as s:
+            tools = await s.list_tools()      # accepted definitions of enabled, unchanged tools
+            result = await s.call_tool("search_docs", {"query": "x"})
+
+    It connects as ``mcplock diff`` does (spec, ``${VAR}`` secrets, client identity, OAuth
+    tokens) and verifies every definition against the lock first. ``approve``: ``True`` to
+    approve approval-always tools, or a callable ``(server, tool, arguments) -> bool`` (may be
+    async) asked before each such call; without it they are refused. Raises
+    ``mcplock.guard.session.Refused`` (nothing sent), :class:`InvalidArguments` (checked
+    locally against the locked schema) or ``ProbeError`` (server unreachable).
+    """
+    from mcplock.guard.session import open_session
+
+    return open_session(name, os.fspath(lockfile), approve=approve, timeout=timeout, client_name=client_name,
+                        client_version=client_version)

@@ -187,3 +187,13 @@ def json_type(v: object) -> str:
     if isinstance(v, dict):
         return "an object"
     return "a " + type(v).__name__
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP (CI cancellation, ``timeout``, a closed terminal), raised in the main
+    thread like Ctrl-C's KeyboardInterrupt so the same cleanup runs (servers' process groups
+    killed, lock writes abandoned); the process then exits 128 + the signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum

@@ -1,4 +1,5 @@
-"""Golden vectors for definition hashes: sha256 over RFC 8785 canonical JSON.
+"""Golden vectors for definition hashes: sha256 over RFC 8785 canonical JSON, integers
+beyond ±(2^53 − 1) written as their exact digits.
 
 The canonical bytes are written out by hand from the RFC's rules, so a change in
 canonicalisation (key order, number spelling, escaping) fails here.
@@ -7,6 +8,9 @@ canonicalisation (key order, number spelling, escaping) fails here.
 import hashlib
 
 import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcplock.errors import HashError
 from mcplock.lock.hashing import canonical, definition_hash, is_hash
@@ -29,6 +33,11 @@ VECTORS = [
     ({"d": "a\u0001\n\"/\u00e9"}, '{"d":"a\\u0001\\n\\"/\u00e9"}'.encode()),
     # a JSON string (server instructions are hashed this way)
     ("Use the tools wisely.", b'"Use the tools wisely."'),
+    # the one extension to JCS: an integer beyond ±(2^53 − 1) keeps its exact digits (JCS would
+    # round it through a double); the largest safe integers are JCS's own spelling
+    ({"maximum": 2**63 - 1, "minimum": -(2**63)}, b'{"maximum":9223372036854775807,"minimum":-9223372036854775808}'),
+    ([2**53 - 1, -(2**53 - 1), 2**53, 2**64, 1.5], b"[9007199254740991,-9007199254740991,9007199254740992,"
+                                                   b"18446744073709551616,1.5]"),
 ]
 
 
@@ -51,12 +60,20 @@ def test_pinned_hash_values():
     assert definition_hash({"a": 1.0}) == definition_hash({"a": 1})
 
 
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), 2**53 + 1, "\ud800"])
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf"), "\ud800", {"\udc00": 1}])
 def test_unrepresentable_values_name_the_item(bad):
     with pytest.raises(HashError) as ei:
         definition_hash({"name": "search", "x": bad}, what="tool `docs/search`")
     assert "tool `docs/search`" in ei.value.message
     assert ei.value.exit_code == 2
+
+
+def test_big_integers_keep_every_digit():
+    # a float rounding would make these equal; exact digits keep a last-digit change a change
+    assert definition_hash({"maximum": 2**63 - 1}) != definition_hash({"maximum": 2**63 - 2})
+    assert definition_hash({"maximum": 2**53 + 1}) != definition_hash({"maximum": 2**53})
+    # an integer-valued float is a double, JCS spells it as such (not as the integer's digits)
+    assert canonical([float(2**63)]) == rfc8785.dumps([float(2**63)])
 
 
 def test_is_hash():
@@ -65,13 +82,10 @@ def test_is_hash():
     assert not is_hash("md5:" + "0" * 64)
 
 
-import rfc8785
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+_safe_int = st.integers(-(2**53) + 1, 2**53 - 1)
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.floats(allow_nan=False, allow_infinity=False) | _text,
+    st.none() | st.booleans() | _safe_int | st.floats(allow_nan=False, allow_infinity=False) | _text,
     lambda c: st.lists(c, max_size=4) | st.dictionaries(_text, c, max_size=4), max_leaves=25)
 
 
@@ -80,6 +94,17 @@ _json = st.recursive(
 def test_fast_path_is_exactly_rfc8785(value):
     # canonical() skips the pure-Python encoder when json.dumps is already canonical
     assert canonical(value) == rfc8785.dumps(value)
+
+
+_big = st.integers(2**53, 2**200) | st.integers(-(2**200), -(2**53))
+
+
+@settings(max_examples=200, deadline=None)
+@given(_json, _big)
+def test_big_integers_are_exact_digits_inside_jcs(value, big):
+    # the extension changes the integer's spelling only: around it, the bytes are JCS's
+    wrapped = {"v": value, "n": big}
+    assert canonical(wrapped) == rfc8785.dumps({"v": value, "n": 0}).replace(b'"n":0', b'"n":' + str(big).encode(), 1)
 
 
 def test_fast_path_edge_cases():

@@ -20,16 +20,14 @@ from typing import Any
 
 import pytest
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-if str(FIXTURES) not in sys.path:
-    sys.path.insert(0, str(FIXTURES))
-
 from mcplock.errors import ProbeError
 from mcplock.probe import ProbeOptions, probe, probe_many
 from mcplock.snapshot import Snapshot
 from mcplock.spec import ServerSpec
 
-from runner import http_fixture, stdio_command
+from runner import http_fixture, stdio_command  # fixtures/ is on sys.path (tests/conftest.py)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -209,14 +207,16 @@ def test_pin_resources(transport, tmp_path, benign_http):
         spec = stdio_spec(surface=write_surface(tmp_path), pin_resources=True)
     else:
         spec = ServerSpec(
-            name="x", transport=transport, url=benign_http + ("/mcp" if transport == "http" else "/sse"), pin_resources=True
+            name="x", transport=transport, url=benign_http + ("/mcp" if transport == "http" else "/sse"),
+            pin_resources=True
         )
     assert_lossless(run_probe(spec), resources=True)
 
 
 def test_client_identity_and_protocol_version(tmp_path):
     surface = dict(SURFACE, protocolVersion="2025-06-18")
-    snap = run_probe(stdio_spec(surface=write_surface(tmp_path, surface)), client_name="claude-code", client_version="2.0")
+    snap = run_probe(stdio_spec(surface=write_surface(tmp_path, surface)), client_name="claude-code",
+                     client_version="2.0")
     assert snap.protocol_version == "2025-06-18"
 
 
@@ -289,6 +289,23 @@ def test_die_after_init():
     assert err.kind == "exited"
     assert "code 1" in err.message and "tools/list" in err.message
     assert "die-after-init" in err.message  # the stderr tail
+
+
+def test_batch_reply_is_a_protocol_error_at_once():
+    err = probe_error(stdio_spec(mode="batch-reply"), timeout=60)
+    assert err.kind == "protocol"
+    assert "batch" in err.message  # at once: a protocol error, not a timeout
+
+
+def test_nan_in_a_tool_names_the_tool(tmp_path):
+    surface = tmp_path / "nan.json"
+    text = json.dumps({"tools": [{"name": "ok", "inputSchema": {"type": "object"}},
+                                 {"name": "bounded", "inputSchema": {"type": "object", "maximum": 1}}]})
+    surface.write_text(text.replace('"maximum": 1', '"maximum": Infinity'), encoding="utf-8")
+    err = probe_error(stdio_spec(surface=surface))
+    assert err.kind == "protocol"
+    assert "`Infinity`" in err.message and "tool `bounded`" in err.message
+    assert "result.tools[1].inputSchema.maximum" in err.message
 
 
 def test_garbage_only_output():
@@ -403,7 +420,8 @@ def test_error_on_tools():
 
 
 def test_verbose_shows_skipped_stdout_lines():
-    script = "printf '%s\\n' 'hello banner' '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}'; echo boom >&2; exit 2"
+    script = ("printf '%s\\n' 'hello banner' '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}'; "
+              "echo boom >&2; exit 2")
     spec = ServerSpec(name="v", transport="stdio", command="sh", args=("-c", script))
     quiet = probe_error(spec)
     loud = probe_error(spec, verbose=True)
@@ -431,8 +449,8 @@ def test_sse_parser():
     from mcplock.probe.http import iter_sse
 
     async def chunks():
-        for part in [b": comment\r\nevent: endpoint\r", b"\ndata: /messages?x=1\r\n\r\n", b"data: {\"a\":", b"\ndata: 1}\n\n",
-                     b"event: message\ndata:no-space\n\ndata: tail"]:
+        for part in [b": comment\r\nevent: endpoint\r", b"\ndata: /messages?x=1\r\n\r\n", b"data: {\"a\":",
+                     b"\ndata: 1}\n\n", b"event: message\ndata:no-space\n\ndata: tail"]:
             yield part
 
     async def collect():
@@ -614,7 +632,8 @@ def test_http_html_on_legacy_sse():
 @pytest.mark.parametrize("transport", ["http", "sse"])
 def test_http_garbage_is_protocol_error(transport):
     with http_fixture(mode="garbage") as base:
-        err = probe_error(ServerSpec(name="g", transport=transport, url=base + ("/mcp" if transport == "http" else "/sse")))
+        url = base + ("/mcp" if transport == "http" else "/sse")
+        err = probe_error(ServerSpec(name="g", transport=transport, url=url))
     assert err.kind == "protocol"
     assert "not JSON" in err.message and "garbage: this is not JSON-RPC" in err.message
 

@@ -8,7 +8,12 @@ inside the commands that need them.
 
 from __future__ import annotations
 
+import signal
+import threading
+from typing import Any
+
 import typer
+from rich.text import Text
 
 # typer bundles its own click: these are the exceptions its parser raises (a separately
 # installed click has other classes, which never match).
@@ -16,7 +21,8 @@ from typer._click.exceptions import ClickException
 
 from mcplock import __version__
 from mcplock.cli.context import Cli
-from mcplock.errors import McplockError
+from mcplock.cli.streams import guard_stdout
+from mcplock.errors import McplockError, Terminated
 
 HELP = """\
 mcplock pins the tool definitions of your MCP servers in a reviewed lock file
@@ -27,7 +33,7 @@ Start with `mcplock init` (import the host configs of this project) or
 `mcplock check` in a pre-commit hook.
 
 Exit codes: 0 clean · 1 findings (drift, pending review, out of sync) · 2 usage or
-input error · 3 a server could not be probed · 130 interrupted.
+input error · 3 a server could not be probed · 130 interrupted (143 SIGTERM, 129 SIGHUP).
 """
 
 app = typer.Typer(
@@ -53,12 +59,12 @@ def root(
     lockfile: str = typer.Option(
         "mcp.lock", "--lockfile", envvar="MCPLOCK_LOCKFILE", metavar="PATH", help="The lock file (default ./mcp.lock)."
     ),
-    no_color: bool = typer.Option(False, "--no-color",
-                                  help="No colour (also NO_COLOR, or when stdout is not a terminal)."),
+    no_color: bool = typer.Option(
+        False, "--no-color", help="No colour (also NO_COLOR, or when stdout is not a terminal)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print only results and errors."),
     verbose: bool = typer.Option(False, "-v", "--verbose", help="More detail (skipped server output, timings)."),
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Show the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
     if not isinstance(ctx.obj, Cli):
         ctx.obj = Cli()
@@ -66,9 +72,22 @@ def root(
 
 
 def _register() -> None:
-    from mcplock.cli.commands import add, auth, check, diff, init, inspect, listing, refresh, remove, review, update
+    from mcplock.cli.commands import (
+        add,
+        auth,
+        check,
+        diff,
+        init,
+        inspect,
+        listing,
+        refresh,
+        remove,
+        review,
+        run,
+        update,
+    )
 
-    for module in (listing, check, review, remove, add, refresh, update, diff, inspect, init, auth):
+    for module in (listing, check, review, remove, add, refresh, update, diff, inspect, init, auth, run):
         module.register(app)
 
 
@@ -77,32 +96,85 @@ _register()
 
 def run(args: list[str]) -> int:
     """Run the CLI on ``args``; the one place errors become messages and exit codes."""
+    guard_stdout()  # a closed pipe (`mcplock check | head -1`) keeps the real exit code
     cli = Cli(args=list(args))
     command = typer.main.get_command(app)
+    previous = _trap_termination()
+    _received.clear()
     try:
         rv = command.main(args, prog_name="mcplock", standalone_mode=False, obj=cli)
     except typer.Exit as e:
         return e.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        cli.err.print("interrupted")
-        return 130
+        return _interrupted(cli)
     except ClickException as e:  # usage: unknown option or command, missing value, bad choice
-        e.show()
+        _show_usage_error(e)
         return e.exit_code
     except McplockError as e:
         cli.print_error(e)
         return e.exit_code
-    except BrokenPipeError:
-        return 1
     except Exception as e:  # a bug: say so plainly, the traceback only with -v
         _bug(cli, e)
         return 2
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if _received or rv == INTERRUPTED:  # typer turns a KeyboardInterrupt into exit code 130
+        return _interrupted(cli)
     return rv if isinstance(rv, int) else 0
 
 
-def _bug(cli: Cli, e: Exception) -> None:
-    from rich.text import Text
+INTERRUPTED = 130  # no command returns it: it means Ctrl-C
+_received: list[int] = []  # SIGTERM / SIGHUP received in this run
 
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    _received.append(signum)
+    raise Terminated(signum)
+
+
+def _trap_termination() -> dict[int, Any]:
+    """SIGTERM and SIGHUP stop a run the way Ctrl-C does (a KeyboardInterrupt, so the same
+    cleanup kills the servers' process groups); a signal ignored at start (nohup) stays ignored.
+    Returns the handlers to restore."""
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return previous
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is None or signal.getsignal(sig) is signal.SIG_IGN:
+            continue
+        previous[sig] = signal.signal(sig, _raise_terminated)
+    return previous
+
+
+def _interrupted(cli: Cli) -> int:
+    """Ctrl-C: 130; SIGTERM/SIGHUP: 128 + the signal number (143, 129), as a shell reports
+    them. Any server still running is killed first (the probe's own cleanup has run)."""
+    import sys
+
+    stdio = sys.modules.get("mcplock.probe._stdio")
+    if stdio is not None:
+        stdio.kill_all_live()  # type: ignore[attr-defined]
+    if not _received:
+        cli.err.print(Text("\ninterrupted"))
+        return INTERRUPTED
+    cli.err.print(Text(f"\nterminated by {signal.Signals(_received[0]).name}"))
+    return 128 + _received[0]
+
+
+def _show_usage_error(e: ClickException) -> None:
+    """click's message, hidden characters escaped (it quotes the arguments as given)."""
+    import io
+    import sys
+
+    from mcplock.untrusted import visible
+
+    buf = io.StringIO()
+    e.show(file=buf)
+    sys.stderr.write(visible(buf.getvalue()))
+
+
+def _bug(cli: Cli, e: Exception) -> None:
     from mcplock.untrusted import safe_text
 
     cli.err.print(Text("error: ", style="bold red").append_text(

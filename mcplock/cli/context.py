@@ -22,6 +22,10 @@ def _console(file: object, no_color: bool) -> Console:
                    color_system=None if no_color else "auto")
 
 
+def _line(message: str | Text) -> Text:
+    return message if isinstance(message, Text) else safe_text(message)
+
+
 @dataclass
 class Cli:
     lockfile: str = "mcp.lock"
@@ -81,14 +85,15 @@ class Cli:
     # --- printing --------------------------------------------------------------------------
 
     def info(self, message: str | Text) -> None:
-        """Progress or a note on stderr (suppressed by -q)."""
+        """Progress or a note on stderr (suppressed by -q). A ``str`` is shown as plain text
+        (never rich markup), hidden characters escaped: it may hold a path or a server's name."""
         if not self.quiet:
-            self.err.print(message)
+            self.err.print(_line(message))
 
     def say(self, message: str | Text) -> None:
-        """A result line on stdout (suppressed by -q)."""
+        """A result line on stdout (suppressed by -q); a ``str`` as in :meth:`info`."""
         if not self.quiet:
-            self.out.print(message)
+            self.out.print(_line(message))
 
     def note(self, text: str) -> None:
         """A yellow ``note:`` about untrusted text (names and warnings from host configs)."""

@@ -1,9 +1,10 @@
 """What a probing command shows on stderr: which server is being probed, which failed,
-why, and (with -v) the non-JSON-RPC lines a server wrote on stdout."""
+why, and (with -v) how long each probe took and the non-JSON-RPC lines a server wrote on stdout."""
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 from rich.text import Text
@@ -31,6 +32,7 @@ class Progress:
     def __init__(self, cli: Cli) -> None:
         self.cli = cli
         self.many = False
+        self.started: dict[str, float] = {}
 
     def announce(self, specs: list[ServerSpec]) -> None:
         self.many = len(specs) > 1
@@ -38,12 +40,18 @@ class Progress:
             self.cli.err.print(Text("probing ", style="dim").append_text(_name(specs[0].name)))
 
     def event(self, name: str, what: str) -> None:
+        if what == "start":
+            self.started[name] = time.monotonic()
         if self.cli.quiet:
             return
         if what == "start" and self.many:
             self.cli.err.print(Text("probing ", style="dim").append_text(_name(name)))
         elif what == "failed":
             self.cli.err.print(Text("failed  ", style="red").append_text(_name(name)))
+        if what in ("done", "failed") and self.cli.verbose and name in self.started:
+            ms = (time.monotonic() - self.started.pop(name)) * 1000
+            verb = "probed in" if what == "done" else "failed after"
+            self.cli.err.print(_name(name).append(f": {verb} {ms:.0f} ms", style="dim"))
 
 
 def probe(cli: Cli, specs: list[ServerSpec], opts: Any, *, login: bool) -> dict[str, Any]:
@@ -74,7 +82,8 @@ def show_skipped(cli: Cli, results: dict[str, Any]) -> None:
         return
     for name, r in results.items():
         if not isinstance(r, ProbeError) and r.skipped_lines:
-            cli.err.print(_name(name).append(f": skipped {len(r.skipped_lines)} non-JSON-RPC line(s) on stdout:", style="dim"))
+            cli.err.print(_name(name).append(f": skipped {len(r.skipped_lines)} non-JSON-RPC line(s) on stdout:",
+                                             style="dim"))
             for line in r.skipped_lines[:20]:
                 cli.err.print(Text("  ").append_text(safe_text(line, keep_newlines=False)))
 

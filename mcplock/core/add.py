@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock import severity
-from mcplock.core.probing import result_of
+from mcplock.core.probing import result_of, unpinnable
 from mcplock.core.specs import entry_from_spec, source_path
-from mcplock.errors import ProbeError, UsageError
+from mcplock.errors import HashError, ProbeError, UsageError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import ServerSpec
 from mcplock.targets import label
@@ -129,7 +129,11 @@ def stage_new(specs: list[Staged], results: dict[str, Any], policy: str,
             continue
         entry = entry_from_spec(sp, policy, chash)
         entry.client = client
-        review.stage(entry, r)
+        try:
+            review.stage(entry, r)
+        except HashError as e:  # this server fails alone; the others are still added
+            failed[sp.name] = unpinnable(e)
+            continue
         staged.append(entry)
     return staged, failed
 

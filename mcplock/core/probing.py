@@ -7,17 +7,19 @@ functions, never at start-up.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcplock.core import oauth
 from mcplock.core.specs import client_identity, lock_dir, locked_specs
-from mcplock.errors import UsageError
+from mcplock.errors import HashError, UsageError
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.spec import ServerSpec
 
 if TYPE_CHECKING:
+    from mcplock.errors import ProbeError
     from mcplock.probe import ProbeOptions
 
 OnEvent = Callable[[str, str], None]  # (server name, "start" | "done" | "failed")
@@ -32,6 +34,14 @@ def result_of(results: Results, name: str) -> Any:
     return ProbeError("internal", "no result") if r is None else r
 
 
+def unpinnable(err: HashError) -> ProbeError:
+    """A server whose answer holds a value with no canonical form fails alone, like an
+    unreachable one: its error names the item (the other servers are still compared/written)."""
+    from mcplock.errors import ProbeError
+
+    return ProbeError("unpinnable", err.message, hint=err.hint)
+
+
 def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | None = None,
                   client_version: str | None = None, verbose: bool = False,
                   environ: Mapping[str, str] | None = None) -> ProbeOptions:
@@ -42,8 +52,9 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | No
     from mcplock.auth import http_client
     from mcplock.probe import ProbeOptions
 
-    if timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise UsageError(f"--timeout must be a positive, finite number of seconds, not {timeout:g}",
+                         hint="e.g. --timeout 60 for a server that is slow to start")
     client_identity(client_name, client_version)  # --client-version alone is a usage error
     env = dict(os.environ if environ is None else environ)
     env.setdefault("MCPLOCK_PROJECT_DIR", lock_dir(lockfile))

@@ -7,9 +7,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mcplock.core import oauth
-from mcplock.core.probing import result_of
+from mcplock.core.probing import result_of, unpinnable
 from mcplock.core.specs import imported, probe_spec, spec_of, stored_client
-from mcplock.errors import ConfigError, McplockError, ProbeError
+from mcplock.errors import ConfigError, HashError, McplockError, ProbeError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import ServerSpec
 
@@ -56,8 +56,9 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
           client: dict[str, str] | None, pins: dict[str, Any] | None = None,
           ) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
     """Stage the probe results in the lock (one transaction). Returns each refreshed
-    server's StageResult, and the servers that failed. ``pins``: package pins to move
-    (`update`), written only for servers whose probe succeeded."""
+    server's StageResult, and the servers that failed (one whose answer cannot be hashed
+    among them, left as it was). ``pins``: package pins to move (`update`), written only for
+    servers whose probe succeeded."""
     from mcplock.lock import review
     from mcplock.lock.store import transaction
 
@@ -72,6 +73,11 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
             cur = fresh.servers.get(srv.name)
             if cur is None:
                 continue  # removed meanwhile
+            try:
+                staged = review.stage(cur, r)  # changes nothing when it raises
+            except HashError as e:
+                failed[srv.name] = unpinnable(e)
+                continue
             if srv.name in the_plan.reimported:
                 sp, chash = the_plan.reimported[srv.name]
                 cur.transport, cur.command, cur.args, cur.env = sp.transport, sp.command, list(sp.args), dict(sp.env)
@@ -83,5 +89,5 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
             if client is not None:
                 cur.client = client  # a run with --client-name re-pins the identity
             oauth.record_oauth(cur, base)  # a server that started asking for an OAuth login: auth = "oauth"
-            summary.append((srv.name, review.stage(cur, r)))
+            summary.append((srv.name, staged))
     return summary, failed

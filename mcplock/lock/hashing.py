@@ -1,8 +1,15 @@
-"""Definition hashes: ``"sha256:" + hex(sha256(RFC 8785 canonical JSON))``.
+"""Definition hashes: ``"sha256:" + hex(sha256(canonical JSON))``.
 
-JCS makes key order, whitespace and number spelling (``1`` vs ``1.0``) irrelevant and
-matches what any other language computes. A value JCS cannot represent (NaN,
-integers beyond 2**53, lone surrogates) is a :class:`HashError` naming the item.
+The canonical form is RFC 8785 (JCS) with one extension: an integer beyond
+±(2^53 − 1) is written as its exact decimal digits. JCS would first round such an
+integer through a double (``2**63 - 1`` and ``2**63 - 2`` would hash the same, and the
+bytes would not be the value the server sent); generated schemas carry int64 bounds, so
+they must be pinnable. For every value JCS represents exactly the bytes are JCS's, so a
+hash any other language computes with a JCS library stays the same.
+
+JCS makes key order, whitespace and number spelling (``1`` vs ``1.0``) irrelevant. A value
+with no canonical form at all (NaN, ±Infinity, a lone surrogate) is a :class:`HashError`
+naming the item.
 """
 
 from __future__ import annotations
@@ -45,6 +52,40 @@ def _plain(v: Any) -> bool:
     return False
 
 
+def _utf16_key(item: tuple[Any, Any]) -> bytes:
+    k = item[0]
+    if not isinstance(k, str):
+        raise rfc8785.CanonicalizationError("object keys must be strings")
+    try:
+        return k.encode("utf-16-be")
+    except UnicodeEncodeError:
+        raise rfc8785.CanonicalizationError("input contains non-UTF-8 codepoints") from None
+
+
+def _encode(v: Any, out: list[bytes]) -> None:
+    """JCS of ``v`` into ``out``, big integers as their exact digits."""
+    if isinstance(v, int) and not isinstance(v, bool) and not -_MAX_SAFE <= v <= _MAX_SAFE:
+        out.append(str(int(v)).encode("ascii"))
+    elif isinstance(v, dict):
+        out.append(b"{")
+        for i, (k, x) in enumerate(sorted(v.items(), key=_utf16_key)):
+            if i:
+                out.append(b",")
+            out.append(rfc8785.dumps(k))
+            out.append(b":")
+            _encode(x, out)
+        out.append(b"}")
+    elif isinstance(v, (list, tuple)):
+        out.append(b"[")
+        for i, x in enumerate(v):
+            if i:
+                out.append(b",")
+            _encode(x, out)
+        out.append(b"]")
+    else:
+        out.append(rfc8785.dumps(v))  # a scalar JCS represents (or a CanonicalizationError)
+
+
 def canonical(value: Any, *, what: str = "definition") -> bytes:
     try:
         plain = _plain(value)
@@ -54,13 +95,16 @@ def canonical(value: Any, *, what: str = "definition") -> bytes:
         try:
             return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
         except (UnicodeEncodeError, RecursionError):
-            pass  # lone surrogates: let rfc8785 name the problem
+            pass  # lone surrogates: let the encoder name the problem
     try:
-        return rfc8785.dumps(value)
+        out: list[bytes] = []
+        _encode(value, out)
+        return b"".join(out)
     except (rfc8785.CanonicalizationError, ValueError, TypeError, RecursionError) as e:
+        reason = "a lone surrogate (a string that is not Unicode text)" if "non-UTF-8" in str(e) else str(e)
         raise HashError(
-            f"{what} holds a value that RFC 8785 canonical JSON cannot represent: {e}",
-            hint="such a value (NaN, an integer beyond 2^53, a lone surrogate) cannot be pinned; "
+            f"{what} holds a value that has no canonical JSON form: {reason}",
+            hint="such a value (NaN, Infinity, a lone surrogate) cannot be pinned; "
             "ask the server's maintainers to send valid JSON",
         ) from None
 

@@ -59,7 +59,8 @@ def live_items(server: ServerEntry, snap: Snapshot) -> dict[str, dict[str, tuple
         out[kind] = got
     if snap.instructions is not None:
         out["instructions"] = {
-            "instructions": (snap.instructions, definition_hash(snap.instructions, what=f"`{server.name}` instructions"))
+            "instructions": (snap.instructions,
+                             definition_hash(snap.instructions, what=f"`{server.name}` instructions"))
         }
     else:
         out["instructions"] = {}
@@ -97,11 +98,13 @@ def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None
 
 
 def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
-    """Record what ``snap`` shows as pending proposals on ``server`` (what `refresh` does)."""
+    """Record what ``snap`` shows as pending proposals on ``server`` (what `refresh` does).
+
+    A definition that cannot be hashed raises :class:`HashError` before ``server`` changes."""
     result = StageResult()
+    live = live_items(server, snap)
     server.server_info = snap.server_info if isinstance(snap.server_info, dict) else None
     server.protocol_version = snap.protocol_version
-    live = live_items(server, snap)
     for kind in ("instructions", *ITEM_KINDS):
         offered = live[kind]
         if kind == "instructions":

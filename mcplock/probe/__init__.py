@@ -95,7 +95,7 @@ async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
             raise ProbeError(
                 "timeout",
                 f"server `{spec.name}`: no answer within {fmt_seconds(opts.timeout)} s (waiting for {waiting})",
-                hint="raise the timeout if the server is just slow",
+                hint="if the server is just slow, give it longer with --timeout SECONDS",
             ) from None
         except ProbeError as e:
             stderr = getattr(getattr(transport, "stderr", None), "text", lambda: "")()

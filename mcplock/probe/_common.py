@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,45 @@ def _reject_constant(name: str) -> Any:
 def loads(text: str | bytes) -> Any:
     """``json.loads`` that rejects NaN / Infinity (they cannot be pinned or hashed)."""
     return json.loads(text, parse_constant=_reject_constant)
+
+
+INVALID_JSON_HINT = "ask the server's maintainers to send valid JSON (NaN and Infinity are not JSON numbers)"
+_NOUNS = {"tools": "tool", "prompts": "prompt", "resourceTemplates": "resource template", "resources": "resource"}
+
+
+def _non_finite(v: Any, path: list[str | int]) -> list[str | int] | None:
+    if isinstance(v, float) and not math.isfinite(v):
+        return path
+    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+    for k, x in items:
+        found = _non_finite(x, [*path, k])
+        if found is not None:
+            return found
+    return None
+
+
+def bad_constant_message(text: str | bytes, err: BadConstant) -> str:
+    """What is wrong with a message that uses NaN / Infinity, naming the item that holds it
+    (``tool `search_docs` at result.tools[0].inputSchema…``) when it is in a list result."""
+    try:
+        obj = json.loads(text)
+        path = _non_finite(obj, [])
+    except (ValueError, RecursionError):
+        path = None
+    if not path:
+        return f"the server sent a JSON-RPC message that is not valid JSON: {err}"
+    v: Any = obj
+    for k in path:
+        v = v[k]
+    token = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+    where = "".join(f"[{k}]" if isinstance(k, int) else (f".{k}" if i else str(k)) for i, k in enumerate(path))
+    what = ""
+    if len(path) > 3 and path[0] == "result" and path[1] in _NOUNS and isinstance(path[2], int):
+        item = obj["result"][path[1]][path[2]]
+        key = next((item[k] for k in ("name", "uriTemplate", "uri") if isinstance(item.get(k), str)), None)
+        if key is not None:
+            what = f" in {_NOUNS[str(path[1])]} `{sanitize(key, 120)}`"
+    return f"the server sent `{token}`{what} at {sanitize(where, 200)}: JSON has no such value, so it cannot be pinned"
 
 
 def dumps(msg: Mapping[str, Any]) -> str:
@@ -57,6 +97,12 @@ def answer_server_request(req: dict[str, Any]) -> dict[str, Any]:
 
 
 # --- text for messages ------------------------------------------------------------------
+
+def size_limit_hint(max_bytes: int) -> str:
+    """The hint of a message over the size limit (there is no option to raise it: it says so)."""
+    return (f"mcplock reads at most {max_bytes // (1024 * 1024)} MiB per message, to stay safe from a server that "
+            "floods it; a server that needs more is not supported: report it to its maintainers")
+
 
 def fmt_seconds(s: float) -> str:
     return f"{s:g}"
@@ -192,13 +238,28 @@ class PendingRequests:
     _next_id: int
     _pending: dict[int, asyncio.Future[dict[str, Any]]]
     _failure: BaseException | None
+    # A long-lived session (the guard) sets these: server requests and notifications go to
+    # ``on_message`` instead of the probe's own answers; ``on_failure`` hears the end.
+    on_message: Callable[[dict[str, Any]], None] | None
+    on_failure: Callable[[BaseException], None] | None
 
     def _init_requests(self) -> None:
         self._next_id = 0
         self._pending = {}
         self._failure = None
+        self.on_message = None
+        self.on_failure = None
+        self._replies: set[asyncio.Task[None]] = set()
 
-    def _new_request(self, method: str, params: dict[str, Any] | None) -> tuple[int, dict[str, Any], asyncio.Future[dict[str, Any]]]:
+    def _background(self, coro: Any) -> None:
+        """Run ``coro`` (a reply to the server) without waiting for it; keep it referenced."""
+        task = asyncio.create_task(coro)
+        self._replies.add(task)
+        task.add_done_callback(self._replies.discard)
+
+    def _new_request(
+        self, method: str, params: dict[str, Any] | None
+    ) -> tuple[int, dict[str, Any], asyncio.Future[dict[str, Any]]]:
         if self._failure is not None:
             raise self._failure
         self._next_id += 1
@@ -211,9 +272,12 @@ class PendingRequests:
         return rid, msg, fut
 
     def _fail(self, err: BaseException) -> None:
-        if self._failure is None:
+        first = self._failure is None
+        if first:
             self._failure = err
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(err)
                 fut.exception()  # retrieved: see the class docstring
+        if first and self.on_failure is not None:
+            self.on_failure(err)

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
 
 METHOD_NOT_FOUND = -32601
+# the MCP protocol versions mcplock reads (the newest is what it asks for)
+KNOWN_PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 
 
 class Transport(Protocol):
@@ -62,6 +64,20 @@ async def _call(t: Transport, method: str, params: dict[str, Any] | None) -> Any
     return response_result(resp, method)
 
 
+def _check_version(version: str, requested: str) -> None:
+    """The server must answer the protocol version mcplock asked for, or another one it knows
+    (an older one is normal negotiation); anything else is refused, naming it."""
+    if version == requested or version in KNOWN_PROTOCOL_VERSIONS:
+        return
+    raise ProbeError(
+        "protocol",
+        f"initialize: the server answered with protocol version `{sanitize(version, 60)}`, which mcplock did not "
+        f"ask for ({requested}) and does not know ({', '.join(KNOWN_PROTOCOL_VERSIONS)})",
+        hint="a newer protocol may need a newer mcplock (upgrade it); otherwise report it to the "
+        "server's maintainers",
+    )
+
+
 def _rpc_error(method: str, e: RpcError) -> ProbeError:
     msg = f"{method} failed: the server answered with error {e.code}"
     if e.message:
@@ -69,7 +85,9 @@ def _rpc_error(method: str, e: RpcError) -> ProbeError:
     return ProbeError("rpc", msg)
 
 
-async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions) -> Snapshot:
+async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
+              capabilities: dict[str, Any] | None = None) -> Snapshot:
+    """Initialize, then list everything; ``capabilities``: the client's (a guard passes its host's)."""
     snap = Snapshot()
     st = t.state
     st.step = "the answer to initialize"
@@ -79,8 +97,9 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions) -> Snapshot:
             "initialize",
             {
                 "protocolVersion": opts.protocol_version,
-                "capabilities": {},
-                "clientInfo": dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version))),
+                "capabilities": capabilities or {},
+                "clientInfo": dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version),
+                                       strict=False)),
             },
         )
     except RpcError as e:
@@ -93,11 +112,15 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions) -> Snapshot:
     version = init.get("protocolVersion")
     if not isinstance(version, str):
         raise ProbeError("protocol", f"initialize: `protocolVersion` is {json_type(version)}, not a string")
-    caps = init.get("capabilities", {})
-    if caps is None:
-        caps = {}
+    _check_version(version, opts.protocol_version)
+    caps = init.get("capabilities")
     if not isinstance(caps, dict):
-        raise ProbeError("protocol", f"initialize: `capabilities` is {json_type(caps)}, not an object")
+        # "no capabilities" would read as "no tools": a lock that pins nothing, silently
+        got = "missing" if "capabilities" not in init else json_type(caps)
+        raise ProbeError("protocol", f"initialize: `capabilities` is {got}, not an object: mcplock cannot tell "
+                         "which lists (tools, prompts, resources) the server offers",
+                         hint="report it to the server's maintainers (an MCP server answers initialize with "
+                         "its capabilities, `{}` when it offers nothing)")
     instructions = init.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise ProbeError("protocol", f"initialize: `instructions` is {json_type(instructions)}, not a string")
@@ -138,7 +161,8 @@ async def _list_all(
             raise ProbeError(
                 "pagination",
                 f"{method} has more than {opts.max_pages} pages (the server keeps sending `nextCursor`)",
-                hint="raise the page limit if the server really has that many pages",
+                hint=f"mcplock reads at most {opts.max_pages} pages of a list, to stop a pagination that never "
+                "ends; a server that really has more is not supported: report it to its maintainers",
             )
         where = method if page == 1 else f"{method} page {page}"
         t.state.step = f"the answer to {where}"
@@ -188,7 +212,8 @@ async def _list_all(
                 raise ProbeError(
                     "too-large",
                     f"{method} returned more than {opts.max_items} {noun}s",
-                    hint="raise the item limit if the server really has that many",
+                    hint=f"mcplock reads at most {opts.max_items} {noun}s of a server, to stay safe from one that "
+                    "floods it; a server that really has more is not supported: report it to its maintainers",
                 )
         if nxt is None:
             return items

@@ -11,21 +11,25 @@ import contextlib
 import os
 import shlex
 import signal
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
 from mcplock.probe._common import (
+    INVALID_JSON_HINT,
     BadConstant,
     PendingRequests,
     State,
     TailBuffer,
     answer_server_request,
+    bad_constant_message,
     dumps,
     fmt_seconds,
     is_jsonrpc,
     is_response,
     is_server_request,
     loads,
+    size_limit_hint,
     with_stderr,
 )
 from mcplock.spec import ServerSpec, expand
@@ -50,6 +54,10 @@ def kill_all_live() -> None:
     for pgid in list(LIVE_GROUPS):
         kill_group(pgid)
         LIVE_GROUPS.discard(pgid)
+
+
+def _lines(n: int) -> str:
+    return f"{n} line" + ("s" if n != 1 else "")
 
 
 class _Gone(Exception):
@@ -166,8 +174,11 @@ class StdioTransport(PendingRequests):
             except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 raise _Gone() from None
 
-    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    async def request(self, method: str, params: dict[str, Any] | None,
+                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
         rid, msg, fut = self._new_request(method, params)
+        if on_id is not None:
+            on_id(rid)
         try:
             try:
                 await self._send(msg)
@@ -182,6 +193,12 @@ class StdioTransport(PendingRequests):
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             msg["params"] = params
+        await self.send_message(msg)
+
+    async def send_message(self, msg: dict[str, Any]) -> None:
+        """Send one message as it is (a notification, or a reply to a server request)."""
+        if self._failure is not None:
+            raise self._failure
         try:
             await self._send(msg)
         except _Gone:
@@ -220,7 +237,7 @@ class StdioTransport(PendingRequests):
             "too-large",
             f"server `{self.spec.name}` sent a message larger than {self.opts.max_response_bytes} bytes "
             f"(while waiting for {self.state.step.removeprefix('the answer to ')})",
-            hint="raise the response size limit if the server really sends that much",
+            hint=size_limit_hint(self.opts.max_response_bytes),
         )
 
     def _handle_line(self, raw: bytes) -> None:
@@ -239,12 +256,15 @@ class StdioTransport(PendingRequests):
             obj = loads(text)
         except BadConstant as e:
             if '"jsonrpc"' in text:
-                self._fail(ProbeError("protocol", f"the server sent a JSON-RPC message that is not valid JSON: {e}"))
+                self._fail(ProbeError("protocol", bad_constant_message(text, e), hint=INVALID_JSON_HINT))
                 return
             self.state.skip(text)
             return
         except ValueError:
             self.state.skip(text)
+            return
+        if isinstance(obj, list) and any(is_jsonrpc(m) for m in obj):
+            self._batch(obj)
             return
         if not is_jsonrpc(obj):
             self.state.skip(text)
@@ -255,9 +275,32 @@ class StdioTransport(PendingRequests):
             fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
             if fut is not None and not fut.done():
                 fut.set_result(obj)
+        elif self.on_message is not None:
+            self.on_message(obj)  # a long-lived session relays requests and notifications
         elif is_server_request(obj):
-            asyncio.create_task(self._answer(obj))
+            self._answer_soon(obj)
         # notifications (logging, list_changed …) are ignored
+
+    def _batch(self, msgs: list[Any]) -> None:
+        """A JSON-RPC batch (an array) on stdout. An answer to one of our requests in a batch is
+        a protocol error at once (JSON-RPC answers a single request with a single object; mcplock
+        never sends batches), not a wait for the timeout; requests in it are answered."""
+        self.state.valid_messages += 1
+        if any(is_jsonrpc(m) and is_response(m) for m in msgs):
+            self._fail(ProbeError(
+                "protocol",
+                f"server `{self.spec.name}` answered a single request with a JSON-RPC batch (a JSON array "
+                f"of {len(msgs)} message{'s' if len(msgs) != 1 else ''}); JSON-RPC answers a single request "
+                "with a single response object",
+                hint="report it to the server's maintainers (MCP has no batches since 2025-06-18)",
+            ))
+            return
+        for m in msgs:
+            if is_jsonrpc(m) and is_server_request(m):
+                self._answer_soon(m)
+
+    def _answer_soon(self, req: dict[str, Any]) -> None:
+        self._background(self._answer(req))
 
     async def _answer(self, req: dict[str, Any]) -> None:
         with contextlib.suppress(Exception):
@@ -318,7 +361,7 @@ class StdioTransport(PendingRequests):
                 "garbage",
                 with_stderr(
                     f"server `{self.spec.name}` printed no JSON-RPC on stdout within {fmt_seconds(timeout)} s, "
-                    f"only other output ({self.state.skipped_count} line{'s' if self.state.skipped_count != 1 else ''}); "
+                    f"only other output ({_lines(self.state.skipped_count)}); "
                     "first line: "
                     f"{sanitize(self.state.skipped_lines[0], 200)}",
                     self.stderr.text(),
@@ -331,5 +374,6 @@ class StdioTransport(PendingRequests):
                 f"server `{self.spec.name}`: no answer within {fmt_seconds(timeout)} s (waiting for {waiting})",
                 self.stderr.text(),
             ),
-            hint="raise the timeout if the server is just slow to start (e.g. `npx` downloading a package)",
+            hint="if the server is just slow to start (e.g. `npx` downloading a package), give it longer with "
+            "--timeout SECONDS",
         )

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from mcplock.errors import COMMAND, Action, ProbeError
+from mcplock.probe._common import size_limit_hint
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import sanitize
 
@@ -97,7 +98,7 @@ class HttpErrors:
             "too-large",
             f"server `{self.spec.name}` sent a message larger than {self.max_bytes} bytes "
             f"(answering {self.waiting()})",
-            hint="raise the response size limit if the server really sends that much",
+            hint=size_limit_hint(self.max_bytes),
         )
 
     def waiting(self) -> str:
@@ -142,7 +143,9 @@ class HttpErrors:
             elif oauth:
                 msg = f"server `{name}` needs credentials: {url} asks for an OAuth login (401 on {action})"
                 step = login_action(
-                    self.spec, f"OAuth: run `{COMMAND}` (or set a header, e.g. --header 'Authorization: Bearer ${{TOKEN}}' for CI)"
+                    self.spec,
+                    f"OAuth: run `{COMMAND}` (or set a header, e.g. --header 'Authorization: Bearer ${{TOKEN}}' "
+                    "for CI)",
                 )
             else:
                 msg = f"server `{name}` needs credentials: {url} answered 401 Unauthorized ({action})"
@@ -167,7 +170,8 @@ class HttpErrors:
                     hint="the server may run several instances without shared sessions; try again",
                 )
             if self.spec.transport == "sse":
-                hint = "check the URL: legacy SSE servers usually serve `/sse`; newer servers `/mcp` with `--transport http`"
+                hint = ("check the URL: legacy SSE servers usually serve `/sse`; newer servers `/mcp` with "
+                        "`--transport http`")
             else:
                 mcp = self._mcp_hint()
                 sse = urlsplit(url).path.rstrip("/").endswith("/sse")
@@ -245,7 +249,8 @@ class HttpErrors:
                     hint="check the host name and your network / DNS",
                 )
             if any(isinstance(x, ssl.SSLError) for x in chain) or "SSL" in text or "CERTIFICATE" in text:
-                detail = "certificate verification failed" if "CERTIFICATE_VERIFY_FAILED" in text else "TLS handshake failed"
+                verify = "CERTIFICATE_VERIFY_FAILED" in text
+                detail = "certificate verification failed" if verify else "TLS handshake failed"
                 return ProbeError(
                     "tls",
                     f"server `{name}`: {detail} for {url}",

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from mcplock.errors import ProbeError
-from mcplock.probe._common import BadConstant, is_jsonrpc, is_response, loads
+from mcplock.probe._common import INVALID_JSON_HINT, BadConstant, bad_constant_message, is_jsonrpc, is_response, loads
 from mcplock.probe.errors import HttpErrors
 from mcplock.spec import ServerSpec, expand
 from mcplock.untrusted import sanitize
@@ -85,7 +85,8 @@ def parse_message(data: bytes | str, errors: HttpErrors, where: str) -> Any:
     try:
         return loads(data)
     except BadConstant as e:
-        raise ProbeError("protocol", f"server `{errors.spec.name}` sent invalid JSON ({where}): {e}") from None
+        raise ProbeError("protocol", f"server `{errors.spec.name}` ({where}): {bad_constant_message(data, e)}",
+                         hint=INVALID_JSON_HINT) from None
     except ValueError:
         sample = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         raise ProbeError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
@@ -66,7 +67,8 @@ class LegacySseTransport(PendingRequests):
         if ctype != "text/event-stream":
             raise ProbeError(
                 "protocol",
-                f"server `{self.spec.name}`: {self.spec.url} answered GET with `{sanitize(ctype or 'no Content-Type', 80)}`, "
+                f"server `{self.spec.name}`: {self.spec.url} answered GET with "
+                f"`{sanitize(ctype or 'no Content-Type', 80)}`, "
                 "not an event stream: it is not a legacy SSE endpoint",
                 hint="if it is a Streamable HTTP endpoint, use `--transport http`",
             )
@@ -110,12 +112,15 @@ class LegacySseTransport(PendingRequests):
                         fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
                         if fut is not None and not fut.done():
                             fut.set_result(m)
+                    elif self.on_message is not None:
+                        self.on_message(m)  # a long-lived session relays requests and notifications
                     elif is_server_request(m):
-                        asyncio.create_task(self._post_quiet(answer_server_request(m)))
+                        self._background(self._post_quiet(answer_server_request(m)))
             self._fail(
                 ProbeError(
                     "connect",
-                    f"server `{self.spec.name}`: the SSE stream closed while mcplock waited for {self.errors.waiting()}",
+                    f"server `{self.spec.name}`: the SSE stream closed "
+                    f"while mcplock waited for {self.errors.waiting()}",
                     hint="the server ended the stream: it may have crashed; see its logs",
                 )
             )
@@ -133,7 +138,8 @@ class LegacySseTransport(PendingRequests):
         headers = dict(self.headers)
         headers["Content-Type"] = "application/json"
         try:
-            async with self.client.stream("POST", self.endpoint, content=dumps(msg).encode("utf-8"), headers=headers) as r:
+            body = dumps(msg).encode("utf-8")
+            async with self.client.stream("POST", self.endpoint, content=body, headers=headers) as r:
                 await self.errors.check(r, action)
         except httpx2.HTTPError as e:
             raise self.errors.exception(e, action) from None
@@ -142,8 +148,11 @@ class LegacySseTransport(PendingRequests):
         with contextlib.suppress(Exception):
             await self._post(msg, "a reply")
 
-    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    async def request(self, method: str, params: dict[str, Any] | None,
+                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
         rid, msg, fut = self._new_request(method, params)
+        if on_id is not None:
+            on_id(rid)
         try:
             await self._post(msg, self.errors.waiting())
             return await fut
@@ -157,6 +166,12 @@ class LegacySseTransport(PendingRequests):
         if params is not None:
             msg["params"] = params
         await self._post(msg, f"the notification {method}")
+
+    async def send_message(self, msg: dict[str, Any]) -> None:
+        """Send one message as it is (a notification, or a reply to a server request)."""
+        if self._failure is not None:
+            raise self._failure
+        await self._post(msg, "a message")
 
     async def close(self) -> None:
         if self._reader is not None:

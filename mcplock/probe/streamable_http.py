@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import httpx2
@@ -41,6 +42,9 @@ class StreamableHttpTransport:
         self.protocol_version: str | None = None
         self.client: httpx2.AsyncClient | None = None
         self._next_id = 0
+        # a long-lived session (the guard) relays server requests and notifications here
+        self.on_message: Callable[[dict[str, Any]], None] | None = None
+        self.on_failure: Callable[[BaseException], None] | None = None
 
     async def start(self) -> None:
         self.client = client_for(self.spec, self.opts, self.environ)
@@ -58,10 +62,13 @@ class StreamableHttpTransport:
             h["MCP-Protocol-Version"] = self.protocol_version
         return h
 
-    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    async def request(self, method: str, params: dict[str, Any] | None,
+                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
         assert self.client is not None
         self._next_id += 1
         rid = self._next_id
+        if on_id is not None:
+            on_id(rid)
         msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             msg["params"] = params
@@ -93,7 +100,9 @@ class StreamableHttpTransport:
                 for m in obj if isinstance(obj, list) else [obj]:
                     if matches(m, rid):
                         return m
-                    if isinstance(m, dict) and is_jsonrpc(m) and is_server_request(m):
+                    if isinstance(m, dict) and is_jsonrpc(m) and self.on_message is not None:
+                        self.on_message(m)  # a long-lived session relays requests and notifications
+                    elif isinstance(m, dict) and is_jsonrpc(m) and is_server_request(m):
                         await self._post_reply(answer_server_request(m))
             raise ProbeError(
                 "protocol", f"server `{self.spec.name}`: the event stream ended without an answer to {action}"
@@ -134,11 +143,14 @@ class StreamableHttpTransport:
             await r.aclose()
 
     async def notify(self, method: str, params: dict[str, Any] | None) -> None:
-        assert self.client is not None
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             msg["params"] = params
-        action = f"the notification {method}"
+        await self.send_message(msg, f"the notification {method}")
+
+    async def send_message(self, msg: dict[str, Any], action: str = "a message") -> None:
+        """POST one message as it is (a notification, or a reply to a server request)."""
+        assert self.client is not None
         try:
             async with self.client.stream(
                 "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers()

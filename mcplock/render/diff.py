@@ -37,7 +37,8 @@ def _change_detail(c: Any, color: bool) -> list[Text]:
         elif isinstance(d, dict):
             desc = d.get("description")
             if isinstance(desc, str) and desc.strip():
-                lines.append(Text("      description: ", style="bold").append_text(safe_text(desc.strip(), keep_newlines=False)))
+                lines.append(Text("      description: ", style="bold").append_text(
+                    safe_text(desc.strip(), keep_newlines=False)))
             schema = d.get("inputSchema")
             if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
                 req = schema.get("required") if isinstance(schema.get("required"), list) else []
@@ -53,9 +54,13 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
         head.append(d.status, style=STATUS_STYLE[d.status])
         if d.status == "drift":
             head.append(f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})")
+        more: list[str] = []
         if d.error is not None:
-            head.append(" — ").append_text(safe_text(d.error.message, keep_newlines=False))
+            first, *more = d.error.message.splitlines() or [""]
+            head.append(" — ").append_text(safe_text(first, keep_newlines=False))
         lines.append(head)
+        # the rest of the message (a dying server's stderr tail): real lines, each escaped
+        lines.extend(Text("  ").append_text(safe_text(m, keep_newlines=False)) for m in more)
         if d.error is not None and d.error.hint:
             lines.append(Text("  hint: ", style="dim").append_text(safe_text(d.error.hint, "dim", keep_newlines=False)))
         for c in d.changes:
@@ -64,7 +69,8 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
             row.append(f" {c.change:<7} {c.kind} ")
             row.append_text(_name(c.name))
             if c.change == "changed" and c.fields:
-                row.append("  [", style="dim").append_text(safe_text(", ".join(c.fields), "dim", keep_newlines=False)).append("]", style="dim")
+                row.append("  [", style="dim").append_text(
+                    safe_text(", ".join(c.fields), "dim", keep_newlines=False)).append("]", style="dim")
             lines.append(row)
             if detail:
                 lines.extend(_change_detail(c, color))
@@ -125,5 +131,6 @@ def render_snapshot(snap: Snapshot) -> Group:
                 req = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
                 params = [f"{p}{'*' if p in req else ''}" for p in schema["properties"]]
                 if params:
-                    lines.append(Text("    params: ", style="dim").append_text(safe_text(", ".join(params), "dim", keep_newlines=False)))
+                    lines.append(Text("    params: ", style="dim").append_text(
+                        safe_text(", ".join(params), "dim", keep_newlines=False)))
     return Group(*lines)

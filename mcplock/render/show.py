@@ -81,7 +81,8 @@ def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: i
             continue
         row.append(_type(sub), style="cyan")
         if refname:
-            row.append(f" ({refname})", style="dim")
+            row.append(" (", style="dim").append_text(safe_text(refname, "dim", keep_newlines=False))
+            row.append(")", style="dim")
         if isinstance(sub.get("enum"), list):
             row.append("  one of ").append_text(safe_text(", ".join(_j(v) for v in sub["enum"]), keep_newlines=False))
         for key, word in _LIMITS:
@@ -138,7 +139,8 @@ def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
                      .append("  (declared by the server; never trusted)", style="dim"))
     for key in sorted(set(d) - _SHOWN):
         lines.append(Text(indent).append_text(safe_text(str(key), "bold", keep_newlines=False))
-                     .append(": ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
+                     .append(": ", style="bold")
+                     .append_text(safe_text(_j(d[key]), keep_newlines=False)))
     return lines
 
 
@@ -160,14 +162,14 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
     from mcplock.render.changes import render_field_change
 
     parts: list[Any] = []
-    title = Text(f"{e.kind} ", style="bold").append_text(safe_text(f"{srv.name}/{e.label}", "bold",
-                                                                   keep_newlines=False))
+    title = Text(f"{e.kind} ", style="bold").append_text(
+        safe_text(f"{srv.name}/{e.label}", "bold", keep_newlines=False))
     parts.append(title)
     flags = Text("  ")
     if e.kind == "tool":
         flags.append("enabled: ").append("yes" if e.enabled else "no", style="green" if e.enabled else "red")
-        flags.append("   approval: ").append(e.approval + (" (ask before each call)" if e.approval == "always"
-                                                      else " (no prompt)"))
+        asks = " (ask before each call)" if e.approval == "always" else " (no prompt)"
+        flags.append("   approval: ").append(e.approval + asks)
         flags.append("   ")
     flags.append("state: ").append_text(state_text(e))
     parts.append(flags)

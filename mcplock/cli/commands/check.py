@@ -7,6 +7,7 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP
+from mcplock.untrusted import safe_text
 
 
 def cmd_check(
@@ -34,9 +35,11 @@ def cmd_check(
 
     tools = sum(len(srv.tools) for srv in lock.servers.values())
     if not findings:
-        verdict = Text(f"ok: {path}: {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending")
+        verdict = Text("ok: ").append_text(safe_text(path, keep_newlines=False)).append(
+            f": {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending")
     else:
-        verdict = Text(f"{len(findings)} problem(s) in {path}", style="bold red")
+        verdict = Text(f"{len(findings)} problem(s) in ", style="bold red").append_text(
+            safe_text(path, "bold red", keep_newlines=False))
     if out_file:
         from rich.console import Group
 
@@ -46,6 +49,9 @@ def cmd_check(
     if findings:
         cli.out.print(render_findings(findings))
     cli.say(verdict)
+    from mcplock.cli.commands.listing import drift_evidence, note_drift_evidence
+
+    note_drift_evidence(cli, drift_evidence(path, lock))
     return code
 
 

@@ -25,7 +25,7 @@ def cmd_init(
     check_policy(policy)
     found = core_add.from_project(cli.lock_dir, core_add.locked_names(cli.lockfile))
     for rel, host, names in found.configs:
-        cli.err.print(Text(f"found {rel} ({host}): ").append_text(
+        cli.err.print(Text("found ").append_text(safe_text(f"{rel} ({host}): ", keep_newlines=False)).append_text(
             safe_text(", ".join(names) or "no servers", keep_newlines=False)))
     for n in found.notes:
         cli.note(n)

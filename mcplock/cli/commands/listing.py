@@ -20,14 +20,30 @@ def cmd_list(
     cli.report_format("list", fmt, ("text", "json"))
     lock = load(cli.lockfile)
     found = lint_entries(lock.servers.values())
+    seen = drift_evidence(cli.lockfile, lock)
     if fmt == "json":
         cli.write_json({"version": 1, "command": "list", "lockfile": cli.lockfile,
-                        "servers": [_server_json(s, found) for _, s in sorted(lock.servers.items())]})
+                        "servers": [_server_json(s, found) for _, s in sorted(lock.servers.items())],
+                        "drift_evidence": seen})
         return 0
     from mcplock.render.text import render_list
 
     cli.out.print(render_list(lock, found))
+    note_drift_evidence(cli, seen)
     return 0
+
+
+def drift_evidence(lockfile: str, lock) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """Calls that passed the locked schema and failed upstream (recorded by `mcplock run`/`call`)."""
+    from mcplock.guard import evidence
+
+    return evidence.current(lockfile, lock)
+
+
+def note_drift_evidence(cli: context.Cli, seen: list[dict[str, object]]) -> None:
+    for r in seen:
+        cli.note(f"drift evidence: `{r.get('server')}/{r.get('tool')}` passed its locked schema at run time and the "
+                 f"server refused it ({r.get('code')}: {r.get('message')}); run `mcplock diff {r.get('server')}`")
 
 
 def _server_json(s: ServerEntry, found: dict) -> dict[str, object]:

@@ -94,14 +94,18 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
             head += f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})"
         out += ["", head]
         if d.error is not None:
-            out += ["", f"> **{md_text(d.error.kind)}**: {md_text(d.error.message)}"]
+            first, *more = d.error.message.splitlines() or [""]
+            quote = [f"**{md_text(d.error.kind)}**: {md_text(first)}", *(md_text(m) for m in more)]
+            # one quoted line per line of the message (a server's stderr tail), hard line breaks
+            out += ["", *(f"> {q}\\" for q in quote[:-1]), f"> {quote[-1]}"]
             if d.error.hint:
                 out += [">", f"> hint: {md_text(d.error.hint)}"]
         if d.changes:
             out += ["", "| severity | change | kind | name | fields |", "|---|---|---|---|---|"]
             for c in d.changes:
                 fields = _md_fields(c.fields) if c.change == "changed" else ""
-                out.append(f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} | {fields} |")
+                out.append(f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
+                           f"| {fields} |")
             with_findings = [c for c in d.changes if c.findings]
             if with_findings:
                 out += ["", "Security findings on the new text:", ""]
@@ -132,5 +136,6 @@ def check_markdown(findings: list[Finding], lock: Lock, lockfile: str, exit_code
            "| problem | server | item | message | fix |", "|---|---|---|---|---|"]
     for f in findings:
         item = md_code(target(f.server, f.kind, f.name or ""), table=True) if f.kind else ""
-        out.append(f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} | {md_text(f.hint)} |")
+        out.append(f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} "
+                   f"| {md_text(f.hint)} |")
     return "\n".join(out) + "\n"

@@ -1,0 +1,137 @@
+"""The guard's cost, side by side in one run: the same client talks to the fixture server
+directly and through `mcplock run`.
+
+- per-call overhead: p50 of sequential `tools/call` round trips, guarded minus direct;
+- first `tools/list`: from spawning to the first `tools/list` answer, guarded minus direct
+  (what the guard adds beyond the upstream's own start: its own start-up and verification);
+- peak RSS of the guard process alone (VmHWM from /proc).
+
+    python bench/guard_bench.py          # or: make bench (all benchmarks)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "fixtures" / "mcp_fixture.py"
+SURFACE = ROOT / "fixtures" / "surfaces" / "demo.json"
+CALLS = 1000
+STARTS = 7
+
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+
+
+class Client:
+    def __init__(self, cmd: list[str], cwd: str) -> None:
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                     cwd=cwd)
+        self.next_id = 0
+
+    def request(self, method: str, params: dict | None = None) -> dict:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.next_id += 1
+        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method, **({"params": params} if params else {})}
+        self.proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.proc.stdin.flush()
+        while True:
+            resp = json.loads(self.proc.stdout.readline())
+            if resp.get("id") == self.next_id:
+                return resp
+
+    def start(self) -> None:
+        self.request("initialize", INIT)
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        self.proc.stdin.flush()
+
+    def peak_rss_mib(self) -> float:
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _call_p50(cmd: list[str], cwd: str) -> tuple[float, float]:
+    c = Client(cmd, cwd)
+    try:
+        c.start()
+        args = {"name": "search_docs", "arguments": {"query": "install"}}
+        for _ in range(50):  # warm up (jsonschema import, caches)
+            c.request("tools/call", args)
+        times = []
+        for _ in range(CALLS):
+            t0 = time.perf_counter()
+            c.request("tools/call", args)
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times), c.peak_rss_mib()
+    finally:
+        c.close()
+
+
+def _first_list(cmd: list[str], cwd: str) -> float:
+    times = []
+    for _ in range(STARTS):
+        t0 = time.perf_counter()
+        c = Client(cmd, cwd)
+        try:
+            c.start()
+            c.request("tools/list")
+            times.append(time.perf_counter() - t0)
+        finally:
+            c.close()
+    return statistics.median(times)
+
+
+def guard_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
+    work = tempfile.mkdtemp(prefix="mcplock-guard-bench-")
+    try:
+        shutil.copy(SURFACE, Path(work) / "surface.json")
+        upstream = [sys.executable, str(FIXTURE), "stdio", "--surface", "surface.json"]
+        r = subprocess.run([mcplock, "add", "docs", "--yes", "--policy", "none", "--", *upstream], cwd=work,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise SystemExit(f"could not lock the fixture: {r.stderr}")
+        guarded = [mcplock, "run", "docs"]
+        direct_p50, _ = _call_p50(upstream, work)
+        guard_p50, guard_rss = _call_p50(guarded, work)
+        direct_first = _first_list(upstream, work)
+        guard_first = _first_list(guarded, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    over = (guard_p50 - direct_p50) * 1000
+    beyond = (guard_first - direct_first) * 1000
+    return [
+        (f"`tools/call` round trip, direct to the fixture server (p50 of {CALLS})", f"{direct_p50 * 1000:.3f} ms", "",
+         "baseline"),
+        ("the same through `mcplock run` (policy check, local jsonschema validation, relay)",
+         f"{guard_p50 * 1000:.3f} ms", f"{guard_rss:.0f} MiB", f"+{over:.3f} ms per call (target ≤ 0.25 ms)"),
+        ("spawn → first `tools/list` answer, direct", f"{direct_first * 1000:.0f} ms", "", "baseline"),
+        ("spawn → first `tools/list` answer through `mcplock run` (start-up + verification of every list)",
+         f"{guard_first * 1000:.0f} ms", "", f"+{beyond:.0f} ms (target ≤ 100 ms)"),
+    ]
+
+
+if __name__ == "__main__":
+    bin_dir = Path(sys.executable).parent
+    rows = guard_rows(os.environ.get("MCPLOCK", str(bin_dir / "mcplock")))
+    print("| what | time | peak RSS | overhead |\n|---|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")

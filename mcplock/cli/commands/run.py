@@ -1,0 +1,116 @@
+"""`mcplock run NAME` and `mcplock call SERVER/TOOL`: the lock binding at run time."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+from mcplock.cli import context
+from mcplock.errors import UsageError
+
+RUN_HELP = """Serve a locked server to an MCP host over stdio, enforcing the lock.
+
+Put `mcplock run NAME` where the host config launches the server. The host sees only the
+accepted definitions of enabled tools, byte for byte from mcp.lock; a tool that changed
+upstream, is unknown, disabled or pending is neither listed nor callable. Diagnostics go to
+stderr. Exit 0 when the host closes the session, 3 when the server cannot be reached.
+"""
+
+CALL_HELP = """Call one locked tool under the lock: connect, verify, call, close.
+
+The result is printed as JSON on stdout. Exit 0 result, 1 refused by the lock or the tool
+returned isError, 2 usage or invalid arguments, 3 the server could not be reached.
+Tools with approval = "always" ask on a terminal; off a terminal they need --approve.
+"""
+
+
+def cmd_run(
+    ctx: typer.Context,
+    name: str = typer.Argument(..., metavar="NAME", help="The locked server to serve."),
+    strict: bool = typer.Option(False, "--strict", help="Refuse approval-always calls when the host cannot be asked "
+                                "(it declared no elicitation) instead of relying on its own prompt."),
+    timeout: float = typer.Option(30.0, "--timeout", help="Seconds to start and verify the server (default 30)."),
+    request_timeout: float = typer.Option(120.0, "--request-timeout",
+                                          help="Seconds the server may take to answer one request (default 120)."),
+    client_name: str | None = typer.Option(None, "--client-name", help="Connect as this client (default: as locked)."),
+    client_version: str | None = typer.Option(None, "--client-version", help="The version for --client-name."),
+) -> int:
+    from mcplock.guard import run_guard
+    from mcplock.untrusted import safe_text
+
+    cli = context.of(ctx)
+    if request_timeout <= 0:
+        raise UsageError("--request-timeout must be a positive number of seconds")
+
+    def say(text: str) -> None:
+        cli.err.print(safe_text(text))
+
+    return run_guard(cli.lockfile, name, timeout=timeout, request_timeout=request_timeout, strict=strict,
+                     client_name=client_name, client_version=client_version, verbose=cli.verbose, say=say)
+
+
+def cmd_call(
+    ctx: typer.Context,
+    target: str = typer.Argument(..., metavar="SERVER/TOOL"),
+    args_json: str = typer.Option("{}", "--args", metavar="JSON", help="The tool's arguments as a JSON object."),
+    approve: bool = typer.Option(False, "--approve", help="Approve an approval-always tool without asking."),
+    timeout: float = typer.Option(30.0, "--timeout",
+                                  help="Seconds to connect and verify, and for the call (default 30)."),
+    client_name: str | None = typer.Option(None, "--client-name", help="Connect as this client (default: as locked)."),
+    client_version: str | None = typer.Option(None, "--client-version", help="The version for --client-name."),
+) -> int:
+    import asyncio
+
+    from mcplock import targets
+
+    cli = context.of(ctx)
+    t = targets.parse(target)
+    if t.kind != "tool" or not t.key:
+        raise UsageError(f"`{target}` does not name a tool", hint="use `mcplock call SERVER/TOOL --args '{…}'`")
+    try:
+        arguments = json.loads(args_json)
+    except ValueError as e:
+        raise UsageError(f"--args is not valid JSON: {e}",
+                         hint="pass an object, e.g. --args '{\"query\": \"x\"}'") from None
+    if not isinstance(arguments, dict):
+        raise UsageError("--args must be a JSON object", hint="e.g. --args '{\"query\": \"x\"}'")
+    from mcplock.guard.session import open_session
+
+    approver = True if approve else (_ask_on_terminal(cli) if sys.stdin.isatty() and sys.stderr.isatty() else False)
+    session = open_session(t.server, cli.lockfile, approve=approver, timeout=timeout, client_name=client_name,
+                           client_version=client_version)
+    from mcplock.api import InvalidArguments
+
+    try:
+        res = asyncio.run(_call(session, t.key, arguments, timeout))
+    except InvalidArguments as e:  # checked locally, nothing was sent: a usage error
+        raise UsageError(e.message, hint=f"see the tool's locked schema with `mcplock show {target}`",
+                         code="invalid-arguments") from None
+    cli.write_json(res)
+    return 1 if res.get("isError") is True else 0
+
+
+async def _call(session, tool: str, arguments: dict, timeout: float) -> dict:  # type: ignore[no-untyped-def]
+    async with session:
+        return await session.call_tool(tool, arguments, timeout=timeout)  # type: ignore[no-any-return]
+
+
+def _ask_on_terminal(cli):  # type: ignore[no-untyped-def]
+    def ask(server: str, tool: str, args: object) -> bool:
+        from rich.text import Text
+
+        from mcplock.untrusted import safe_text
+
+        shown = json.dumps(args, ensure_ascii=False, sort_keys=True)
+        question = safe_text(f"call `{server}/{tool}` with {shown}?", keep_newlines=False)
+        cli.err.print(Text("approve: ").append_text(question))
+        return typer.confirm("run it", default=False, err=True)
+
+    return ask
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run", help=RUN_HELP)(cmd_run)
+    app.command("call", help=CALL_HELP)(cmd_call)

@@ -1,0 +1,78 @@
+"""``tools/call`` under the lock: local argument validation, the refusal a host sees, and
+the upstream answers that count as drift evidence. Pure helpers; jsonschema loads lazily."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcplock.lock.model import Entry
+from mcplock.policy import Decision
+
+# upstream answers to a call that passed the locked schema and still count as drift
+_DRIFT_WORDS = ("unknown tool", "tool not found", "no such tool", "invalid params", "invalid arguments")
+
+
+class Validators:
+    """One compiled validator per accepted definition (keyed by its hash)."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, Any] = {}
+
+    def errors(self, entry: Entry, arguments: Any) -> list[str]:
+        """What is wrong with ``arguments`` against the locked input schema ([] when valid)."""
+        key = entry.hash or ""
+        v = self._cache.get(key)
+        if v is None:
+            import jsonschema
+            from jsonschema import validators
+
+            schema = entry.definition.get("inputSchema") if isinstance(entry.definition, dict) else None
+            if not isinstance(schema, dict):
+                schema = {"type": "object"}
+            cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+            try:
+                cls.check_schema(schema)
+            except jsonschema.SchemaError as e:
+                return [f"the locked schema is not a valid JSON Schema: {e.message}"]
+            v = self._cache[key] = cls(schema)
+        errs = sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
+        return [f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errs[:20]]
+
+
+def refused_result(decision: Decision) -> dict[str, Any]:
+    """The ``isError`` result a refused call gets: why, and which command fixes it."""
+    text = f"mcplock refused this call: {decision.message()}."
+    return {"content": [{"type": "text", "text": text}], "isError": True,
+            "_meta": {"mcplock/refused": decision.code}}
+
+
+def elicitation_params(server: str, tool: str, arguments: Any) -> dict[str, Any]:
+    import json
+
+    shown = json.dumps(arguments, ensure_ascii=False, indent=2, sort_keys=True)
+    if len(shown) > 4000:
+        shown = shown[:4000] + "\n…"
+    return {
+        "mode": "form",
+        "message": f"Allow the MCP tool `{tool}` of server `{server}` to run with these arguments?\n{shown}",
+        "requestedSchema": {"type": "object", "properties": {}},
+    }
+
+
+def drift_signal(response: dict[str, Any]) -> tuple[Any, str] | None:
+    """(code, message) when an upstream answer to a locally valid call says the tool or its
+    parameters are not what the lock holds; None otherwise."""
+    err = response.get("error")
+    if isinstance(err, dict):
+        code, msg = err.get("code"), err.get("message")
+        msg = msg if isinstance(msg, str) else ""
+        if code == -32602 or any(w in msg.lower() for w in _DRIFT_WORDS):
+            return code, msg
+        return None
+    res = response.get("result")
+    if isinstance(res, dict) and res.get("isError") is True:
+        texts = [c.get("text", "") for c in res.get("content") or [] if isinstance(c, dict)]
+        joined = " ".join(t for t in texts if isinstance(t, str))
+        if any(w in joined.lower() for w in _DRIFT_WORDS[:3]):
+            return "isError", joined
+    return None

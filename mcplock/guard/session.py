@@ -1,0 +1,163 @@
+"""A guarded client: one locked server, verified, then listed and called under the lock.
+
+``mcplock call`` and the library's :func:`mcplock.connect` use it::
+
+    async with mcplock.connect("docs") as s:
+        tools = await s.list_tools()          # accepted definitions of enabled tools, from the lock
+        res = await s.call_tool("search_docs", {"query": "x"})
+
+A refused call raises :class:`Refused` (nothing reaches the server), arguments that do not
+match the locked schema raise :class:`mcplock.InvalidArguments`, an unreachable server a
+``ProbeError`` (exit 3 in the CLI).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from mcplock.errors import LockfileError, McplockError, UsageError
+from mcplock.guard import evidence
+from mcplock.guard.calls import Validators, drift_signal
+from mcplock.guard.upstream import Upstream
+from mcplock.guard.view import View, from_snapshot
+from mcplock.lock.model import Lock, ServerEntry
+from mcplock.policy import Host
+
+# (server, tool, arguments) -> approve? (may be async)
+Approver = Callable[[str, str, Any], "bool | Awaitable[bool]"]
+
+
+class Refused(McplockError):
+    """The lock does not allow this call; nothing was sent to the server (exit 1)."""
+
+    exit_code = 1
+    code = "refused"
+
+    def __init__(self, message: str, *, hint: str | None = None, reason: str = "refused") -> None:
+        super().__init__(message, hint=hint)
+        self.reason = reason
+
+
+class CallFailed(McplockError):
+    """The server answered the call with a JSON-RPC error (exit 1)."""
+
+    exit_code = 1
+    code = "call-failed"
+
+    def __init__(self, message: str, error: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.error = error
+
+
+def locked_server(lock: Lock, name: str, path: str) -> ServerEntry:
+    """The server ``name`` of ``lock``, its stored hashes verified (a hand edit fails closed)."""
+    from mcplock.check import integrity
+
+    srv = lock.servers.get(name)
+    if srv is None:
+        known = ", ".join(sorted(lock.servers)) or "none"
+        raise UsageError(f"no server `{name}` in {path} (locked: {known})",
+                         hint=f"add it with `mcplock add {name} …`, or see `mcplock list`")
+    bad = [f for f in integrity(Lock({name: srv})) if f.server == name]
+    if bad:
+        raise LockfileError("; ".join(f.message for f in bad), path=path, hint=bad[0].hint, code="hash-mismatch")
+    return srv
+
+
+class GuardedSession:
+    def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str,
+                 approve: bool | Approver = False) -> None:
+        self.server = server
+        self.lockfile = lockfile
+        self.approve = approve
+        self.up = Upstream(spec, opts)
+        self.view: View | None = None
+        self.validators = Validators()
+
+    async def __aenter__(self) -> GuardedSession:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def open(self) -> None:
+        """Connect, initialize and verify every definition against the lock (ProbeError if unreachable)."""
+        try:
+            snap = await self.up.open()
+        except BaseException:
+            await self.up.close()
+            raise
+        self.view = from_snapshot(self.server, snap)
+
+    async def close(self) -> None:
+        await self.up.close()
+
+    def _view(self) -> View:
+        if self.view is None:
+            raise UsageError("the session is not open", hint="use `async with mcplock.connect(NAME) as s:`")
+        return self.view
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """The accepted definitions of the enabled tools that the server still serves unchanged."""
+        return self._view().definitions("tool")
+
+    def instructions(self) -> str | None:
+        return self._view().instructions()
+
+    async def call_tool(self, name: str, arguments: Any = None, *, timeout: float | None = None) -> dict[str, Any]:
+        """Call ``name`` under the lock; the ``tools/call`` result as the server sent it."""
+        from mcplock.api import InvalidArguments
+
+        view = self._view()
+        args = {} if arguments is None else arguments
+        d = view.tool(name, Host(strict=True, approved=self.approve is True))
+        if not d.allowed and d.code != "approval":
+            raise Refused(f"mcplock refused `{self.server.name}/{name}`: {d.reason}", hint=d.fix, reason=d.code)
+        entry = self.server.tools[name]
+        errs = self.validators.errors(entry, args)
+        if errs:
+            raise InvalidArguments(f"arguments for `{self.server.name}/{name}` do not match its locked schema: "
+                                   + "; ".join(errs), errs)
+        if not d.allowed:  # approval = "always" and not approved yet
+            ok = False
+            if callable(self.approve):
+                answer = self.approve(self.server.name, name, args)
+                ok = bool(await answer) if inspect.isawaitable(answer) else bool(answer)
+            if not ok:
+                raise Refused(f"`{self.server.name}/{name}` needs approval on every call and it was not given",
+                              hint=d.fix, reason="approval")
+        resp = await self.up.request("tools/call", {"name": name, "arguments": args},
+                                     timeout=timeout or self.up.opts.timeout)
+        signal = drift_signal(resp)
+        if signal is not None:
+            evidence.record(self.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
+        if "error" in resp:
+            err = resp["error"] if isinstance(resp["error"], dict) else {"message": str(resp["error"])}
+            hint = (f"the call passed the locked schema, so the lock and the server differ: "
+                    f"run `mcplock diff {self.server.name}`") if signal else None
+            e = CallFailed(f"`{self.server.name}/{name}` failed: error {err.get('code')}: {err.get('message')}", err)
+            e.hint = hint
+            raise e
+        res = resp.get("result")
+        return res if isinstance(res, dict) else {"content": [], "structuredContent": res}
+
+
+def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Approver = False, timeout: float = 30.0,
+                 client_name: str | None = None, client_version: str | None = None,
+                 environ: Any = None) -> GuardedSession:
+    """A :class:`GuardedSession` on the locked server ``name`` (not yet connected)."""
+    from mcplock.core.probing import probe_options
+    from mcplock.core.specs import lock_dir, locked_specs
+    from mcplock.lock.read import load
+    from mcplock.packages import prepare
+
+    lock = load(lockfile)
+    srv = locked_server(lock, name, lockfile)
+    opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
+                         environ=environ)
+    spec = locked_specs([srv], lock_dir(lockfile), use_stored_client=not client_name)[0]
+    spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
+    return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve)

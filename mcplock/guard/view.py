@@ -1,0 +1,103 @@
+"""What a host may see of one server: the lock's accepted definitions, checked against the
+live upstream by hash (the hash the lock stores), decided by :mod:`mcplock.policy`.
+
+A :class:`View` is pure data built from a lock entry and what the upstream listed; the guard
+builds a new one after every re-listing and never serves upstream text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcplock.errors import HashError
+from mcplock.lock.hashing import definition_hash
+from mcplock.lock.model import ServerEntry
+from mcplock.policy import Decision, Host, decide_item, decide_tool
+from mcplock.snapshot import KEY_FIELD
+
+KINDS = ("tool", "prompt", "resource-template")
+
+
+def live_hashes(kind: str, items: list[dict[str, Any]]) -> dict[str, str]:
+    """key -> hash of each live definition (an unhashable one gets a hash that matches nothing)."""
+    out: dict[str, str] = {}
+    key_field = KEY_FIELD[kind]
+    for d in items:
+        key = d.get(key_field)
+        if not isinstance(key, str):
+            continue
+        try:
+            out[key] = definition_hash(d)
+        except HashError:
+            out[key] = "unhashable"
+    return out
+
+
+@dataclass
+class View:
+    server: ServerEntry
+    live: dict[str, dict[str, str]]  # kind -> key -> live hash
+    live_instructions: str | None = None  # hash of the live instructions (None: none sent)
+    offered: dict[str, bool] = field(default_factory=dict)  # kind -> the upstream lists that kind
+
+    # --- decisions ------------------------------------------------------------------------
+
+    def tool(self, name: str, host: Host | None = None, *, purpose: str = "call") -> Decision:
+        return decide_tool(self.server.name, name, self.server.tools.get(name), self.live["tool"].get(name),
+                           host or Host(), purpose=purpose)  # type: ignore[arg-type]
+
+    def item(self, kind: str, key: str) -> Decision:
+        return decide_item(self.server.name, kind, key, self.server.items[kind].get(key), self.live[kind].get(key))
+
+    # --- what the host sees ---------------------------------------------------------------
+
+    def definitions(self, kind: str) -> list[dict[str, Any]]:
+        """The accepted definitions the host may see, from the lock, in the lock's order."""
+        entries = self.server.items[kind]
+        if kind == "tool":
+            return [entries[k].definition for k in sorted(entries) if self.tool(k, purpose="list").allowed]
+        return [entries[k].definition for k in sorted(entries) if self.item(kind, k).allowed]
+
+    def instructions(self) -> str | None:
+        e = self.server.instructions
+        if e is None or not isinstance(e.definition, str):
+            return None
+        d = decide_item(self.server.name, "instructions", "instructions", e, self.live_instructions)
+        return e.definition if d.allowed else None
+
+    def fingerprint(self, kind: str) -> tuple[str, ...]:
+        """What the host sees of ``kind``, to tell whether a re-listing changed it."""
+        entries = self.server.items[kind]
+        return tuple(entries[d[KEY_FIELD[kind]]].hash or "" for d in self.definitions(kind))
+
+    def hidden(self) -> list[Decision]:
+        """Why each item the lock knows or the upstream offers is not shown (for stderr)."""
+        out: list[Decision] = []
+        for kind in KINDS:
+            keys = sorted(set(self.server.items[kind]) | set(self.live[kind]))
+            for k in keys:
+                d = self.tool(k, purpose="list") if kind == "tool" else self.item(kind, k)
+                if not d.allowed:
+                    out.append(d)
+        return out
+
+
+def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[str, Any]],
+          templates: list[dict[str, Any]], instructions: str | None, offered: dict[str, bool]) -> View:
+    live = {"tool": live_hashes("tool", tools), "prompt": live_hashes("prompt", prompts),
+            "resource-template": live_hashes("resource-template", templates)}
+    ins = None
+    if instructions is not None:
+        try:
+            ins = definition_hash(instructions)
+        except HashError:
+            ins = "unhashable"
+    return View(server, live, ins, offered)
+
+
+def from_snapshot(server: ServerEntry, snap: Any) -> View:
+    caps = snap.capabilities or {}
+    offered = {kind: caps.get(cap) not in (None, False)
+               for kind, cap in (("tool", "tools"), ("prompt", "prompts"), ("resource-template", "resources"))}
+    return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered)

@@ -1,0 +1,136 @@
+"""What the lock allows at run time: one decision per item, pure (no I/O).
+
+The guard (``mcplock run``), ``mcplock call``, the library's guarded client and the host
+exports all ask this module, so a tool is listed, refused, asked about or forwarded for the
+same reason everywhere::
+
+    d = decide_tool("docs", "search_docs", entry, live_hash, Host(elicitation=True), purpose="call")
+    d.verdict   # "list" | "refuse" | "ask" | "forward"
+    d.reason    # "`docs/search_docs` changed upstream since it was accepted"
+    d.fix       # "review it with `mcplock diff docs`"
+
+``live_hash`` is the hash of the definition the upstream serves now (``None``: the upstream
+does not offer it); :data:`UNVERIFIED` when nobody looked (an offline reader such as an
+export), in which case only the lock's own state counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from mcplock.lock.model import Entry
+from mcplock.targets import format_target
+
+Verdict = Literal["list", "refuse", "ask", "forward"]
+Purpose = Literal["list", "call"]
+
+
+class _Unverified:
+    def __repr__(self) -> str:  # pragma: no cover - debugging aid
+        return "UNVERIFIED"
+
+
+UNVERIFIED: Final = _Unverified()
+
+
+@dataclass(frozen=True)
+class Host:
+    """What the other side can do and what the run allows."""
+
+    elicitation: bool = False  # the host declared the `elicitation` capability
+    strict: bool = False  # refuse approval-always calls the host cannot be asked about
+    approved: bool = False  # the person already approved this call (`call --approve`, a prompt)
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: Verdict
+    code: str  # stable: "ok", "unknown", "pending-new", "rejected", "disabled", "quarantined", …
+    reason: str = ""
+    fix: str | None = None  # the step that changes the decision, with its command in backticks
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict != "refuse"
+
+    def message(self) -> str:
+        """The reason and the fix in one sentence (what a refused call answers)."""
+        return self.reason + (f"; {self.fix}" if self.fix else "")
+
+
+def _refuse(code: str, reason: str, fix: str | None) -> Decision:
+    return Decision("refuse", code, reason, fix)
+
+
+def _review(server: str, target: str) -> str:
+    return f"review it with `mcplock diff {server}`, then `mcplock refresh {server}` and `mcplock accept {target}`"
+
+
+def _state(server: str, kind: str, key: str, entry: Entry | None, live_hash: object) -> Decision | None:
+    """The refusal the lock's state and the live hash give, or None when the item may be seen."""
+    target = format_target(server, kind, key)
+    what = "tool" if kind == "tool" else kind.replace("-", " ")
+    if entry is None:
+        return _refuse("unknown", f"the {what} `{target}` is not in the lock",
+                       f"stage it with `mcplock refresh {server}`, review it and `mcplock accept {target}`")
+    if entry.definition is None or entry.hash is None:
+        if entry.pending is not None:
+            return _refuse("pending-new", f"the {what} `{target}` is new and awaits review",
+                           f"review it with `mcplock diff {server}` and `mcplock accept {target}`")
+        return _refuse("rejected", f"the {what} `{target}` was rejected in review",
+                       f"it is proposed again when it changes upstream (`mcplock refresh {server}`)")
+    if kind == "tool" and not entry.enabled:
+        if entry.pending is not None and entry.pending.change == "changed":
+            return _refuse("quarantined", f"`{target}` changed upstream and is disabled until reviewed",
+                           f"review it with `mcplock diff {server}` and `mcplock accept {target}`")
+        return _refuse("disabled", f"`{target}` is disabled in the lock", f"enable it with `mcplock enable {target}`")
+    if entry.pending is not None and entry.pending.change == "changed":
+        return _refuse("quarantined", f"`{target}` changed upstream and awaits review",
+                       f"review it with `mcplock diff {server}` and `mcplock accept {target}`")
+    if live_hash is UNVERIFIED:
+        return None
+    if live_hash is None:
+        return _refuse("removed", f"the server no longer offers `{target}`",
+                       f"see `mcplock diff {server}`; `mcplock refresh {server}` stages the removal")
+    if live_hash != entry.hash:
+        if live_hash == entry.rejected_hash:
+            return _refuse("rejected", f"`{target}` now serves a definition that was rejected in review",
+                           _review(server, target))
+        return _refuse("changed", f"`{target}` changed upstream since it was accepted", _review(server, target))
+    return None
+
+
+def decide_tool(server: str, name: str, entry: Entry | None, live_hash: object = UNVERIFIED,
+                host: Host = Host(), *, purpose: Purpose = "call") -> Decision:
+    """List (``purpose="list"``) or call (``"call"``) the tool ``server/name``?
+
+    Listing gives ``list`` or ``refuse``; a call gives ``forward``, ``ask`` (approval
+    ``always`` and the host can ask the person through elicitation) or ``refuse``. An empty
+    or unknown approval means ask. Without elicitation a call is forwarded, relying on the
+    host's own prompt (``reason`` says so), unless ``host.strict``.
+    """
+    refused = _state(server, "tool", name, entry, live_hash)
+    if refused is not None:
+        return refused
+    assert entry is not None
+    if purpose == "list":
+        return Decision("list", "ok")
+    target = format_target(server, "tool", name)
+    if entry.approval == "never" or host.approved:
+        return Decision("forward", "ok")
+    if host.elicitation:
+        return Decision("ask", "approval", f"`{target}` asks for approval on every call")
+    if host.strict:
+        return _refuse("approval", f"`{target}` asks for approval on every call and the host cannot be asked "
+                       "(it declared no elicitation); refused under --strict",
+                       f"approve it where you run it, or lower it with `mcplock approval {target} never`")
+    return Decision("forward", "host-prompt",
+                    f"`{target}` asks for approval on every call; the host declared no elicitation, "
+                    "so its own confirmation prompt is relied on")
+
+
+def decide_item(server: str, kind: str, key: str, entry: Entry | None, live_hash: object = UNVERIFIED) -> Decision:
+    """May a prompt, a resource template or the instructions be shown (``list``) or not (``refuse``)?"""
+    refused = _state(server, kind, key, entry, live_hash)
+    return refused if refused is not None else Decision("list", "ok")

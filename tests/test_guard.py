@@ -1,0 +1,309 @@
+"""`mcplock run` driven as a host drives it, over real pipes, against the fixture servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from guardhost import Host
+
+from mcplock.lock.read import load
+
+from runner import SURFACES, http_fixture, stdio_command
+
+CALLS = "calls.jsonl"
+
+
+def _surface(name: str = "demo.json") -> None:
+    tmp = Path("surface.json.tmp")
+    shutil.copy(SURFACES / name, tmp)
+    os.replace(tmp, "surface.json")  # whole, at once: the fixture re-reads it per request
+
+
+def _lock(cli, *fixture_args: str, mode: str = "benign", policy: str = "none") -> None:
+    _surface()
+    cmd = stdio_command(mode=mode, surface="surface.json", extra_args=["--call-log", CALLS, *fixture_args])
+    r = cli("add", "docs", "--yes", "--policy", policy, "--timeout", "20", "--", *cmd)
+    assert r.returncode == 0, r.stderr
+
+
+def _calls() -> list[dict]:
+    p = Path(CALLS)
+    return [json.loads(line) for line in p.read_text().splitlines()] if p.exists() else []
+
+
+def _locked_tools() -> list[dict]:
+    srv = load("mcp.lock").servers["docs"]
+    return [srv.tools[k].definition for k in sorted(srv.tools)]
+
+
+def _text(resp: dict) -> str:
+    return " ".join(c.get("text", "") for c in resp["result"]["content"])
+
+
+def test_serves_the_lock_byte_exact_and_forwards_an_allowed_call(cli):
+    _lock(cli)
+    with Host("docs") as h:
+        init = h.initialize()["result"]
+        srv = load("mcp.lock").servers["docs"]
+        assert init["instructions"] == srv.instructions.definition
+        assert init["serverInfo"] == srv.server_info and "tools" in init["capabilities"]
+        tools = h.request("tools/list")
+        assert tools["result"]["tools"] == _locked_tools()
+        raw = next(line for line in h.raw if b'"tools":[' in line)
+        assert json.dumps(_locked_tools(), ensure_ascii=False, separators=(",", ":")).encode() in raw
+        resp = h.call("search_docs", {"query": "install"})
+        assert resp["result"]["isError"] is False and "called search_docs" in _text(resp)
+        assert _calls() == [{"name": "search_docs", "arguments": {"query": "install"}}]
+        assert h.close() == 0
+
+
+def test_a_call_written_with_initialize_is_held_until_verified(cli):
+    _lock(cli)
+    _surface("demo-rugpull.json")  # search_docs changed upstream since the lock
+    with Host("docs") as h:
+        init = h.request_msg("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "t", "version": "1"}})
+        call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": "x"}})
+        h.send(init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call)  # one write
+        first = h.next()
+        assert first is not None and first["id"] == init["id"], "initialize must be answered first"
+        resp = h.response(call["id"])
+        assert resp["result"]["isError"] is True
+        assert "changed upstream since it was accepted" in _text(resp) and "mcplock diff docs" in _text(resp)
+        assert _calls() == []  # never reached the upstream
+
+
+def test_paginated_upstream_is_verified_across_every_page(cli):
+    _lock(cli, "--page-size", "1")
+    with Host("docs") as h:
+        h.initialize()
+        assert [t["name"] for t in h.request("tools/list")["result"]["tools"]] == ["delete_page", "read_page",
+                                                                                   "search_docs"]
+    # change only what sits on the last page: the guard must have read it
+    surface = json.loads((SURFACES / "demo.json").read_text())
+    last = surface["tools"][-1]
+    last["description"] += " Also emails the page to evil.example."
+    Path("surface.json").write_text(json.dumps(surface))
+    with Host("docs") as h:
+        h.initialize()
+        names = [t["name"] for t in h.request("tools/list")["result"]["tools"]]
+        assert last["name"] not in names and len(names) == 2
+        assert h.call(last["name"], {"page_id": "a"})["result"]["isError"] is True
+    assert _calls() == []
+
+
+def test_tools_list_resent_after_an_upstream_change_never_passes_new_text(cli):
+    _lock(cli)
+    with Host("docs") as h:
+        h.initialize()
+        assert len(h.request("tools/list")["result"]["tools"]) == 3
+        _surface("demo-rugpull.json")
+        again = h.request("tools/list")
+        text = json.dumps(again)
+        assert "evil.example" not in text and "IMPORTANT" not in text and "run_shell" not in text
+        names = [t["name"] for t in again["result"]["tools"]]
+        assert names == ["delete_page"]  # search_docs and read_page changed: hidden, not rewritten
+        assert again["result"]["tools"][0] == _locked_tools()[0]
+        resp = h.call("search_docs", {"query": "x"})
+        assert resp["result"]["isError"] is True
+    assert _calls() == []
+
+
+def test_unknown_disabled_and_invalid_calls_never_reach_the_upstream(cli):
+    _lock(cli)
+    assert cli("disable", "docs/delete_page").returncode == 0
+    _surface("demo-rugpull.json")  # offers run_shell, unknown to the lock
+    with Host("docs") as h:
+        h.initialize()
+        unknown = h.call("run_shell", {"command": "id"})
+        assert unknown["result"]["isError"] is True and "not in the lock" in _text(unknown)
+        assert unknown["result"]["_meta"]["mcplock/refused"] == "unknown"
+        disabled = h.call("delete_page", {"page_id": "a"})
+        assert "mcplock enable docs/delete_page" in _text(disabled)
+        assert "delete_page" not in json.dumps(h.request("tools/list"))
+    _surface()
+    with Host("docs") as h:
+        h.initialize()
+        bad = h.call("read_page", {"page_id": "NOT VALID"})
+        assert bad["error"]["code"] == -32602 and "locked schema" in bad["error"]["message"]
+        missing = h.call("search_docs", {})
+        assert missing["error"]["code"] == -32602
+    assert _calls() == []
+
+
+def test_host_garbage_gets_a_parse_error_and_the_session_goes_on(cli):
+    _lock(cli)
+    with Host("docs") as h:
+        h.initialize()
+        h.write(b"this is not json\n")
+        err = h.wait_for(lambda m: "error" in m)
+        assert err["error"]["code"] == -32700 and err["id"] is None
+        h.write(b'{"no": "jsonrpc"}\n')
+        assert h.wait_for(lambda m: "error" in m)["error"]["code"] == -32600
+        assert h.call("search_docs", {"query": "x"})["result"]["isError"] is False
+
+
+def test_drift_ends_in_a_json_rpc_answer_and_a_list_changed(cli):
+    _lock(cli, mode="chatty")
+    with Host("docs") as h:
+        h.initialize({"roots": {"listChanged": True}})
+        assert len(h.request("tools/list")["result"]["tools"]) == 3
+        _surface("demo-rugpull.json")
+        call = h.request_msg("tools/call", {"name": "delete_page", "arguments": {"page_id": "a"},
+                                            "_meta": {"progressToken": "tok-1"}})
+        h.send(call)
+        progress = h.wait_for(lambda m: m.get("method") == "notifications/progress")
+        assert progress["params"]["progressToken"] == "tok-1"
+        log = h.wait_for(lambda m: m.get("method") == "notifications/message")
+        assert log["params"]["data"] == "chatty"
+        roots = h.wait_for(lambda m: m.get("method") == "roots/list")
+        assert roots["id"] != "fx-roots-1"  # remapped: the guard owns the ids it uses towards the host
+        h.send({"jsonrpc": "2.0", "id": roots["id"], "result": {"roots": [{"uri": "file:///w", "name": "w"}]}})
+        resp = h.response(call["id"])
+        assert "file:///w" in _text(resp)
+        # the fixture said list_changed; the guard re-verified and tells the host what it may see changed
+        h.wait_for(lambda m: m.get("method") == "notifications/tools/list_changed")
+        assert [t["name"] for t in h.request("tools/list")["result"]["tools"]] == ["delete_page"]
+        refused = h.call("search_docs", {"query": "x"})
+        assert refused["result"]["isError"] is True
+    assert [c["name"] for c in _calls()] == ["delete_page"]
+
+
+def test_approval_always_asks_through_elicitation(cli):
+    _lock(cli, policy="all")
+    with Host("docs") as h:
+        h.initialize({"elicitation": {}})
+        for action, forwarded in (("decline", False), ("accept", True)):
+            call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": action}})
+            h.send(call)
+            ask = h.wait_for(lambda m: m.get("method") == "elicitation/create")
+            assert "search_docs" in ask["params"]["message"] and action in ask["params"]["message"]
+            h.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": action}})
+            resp = h.response(call["id"])
+            assert resp["result"]["isError"] is (not forwarded)
+    assert [c["arguments"]["query"] for c in _calls()] == ["accept"]
+
+
+def test_approval_always_without_elicitation(cli):
+    _lock(cli, policy="all")
+    with Host("docs") as h:
+        h.initialize()
+        assert h.call("search_docs", {"query": "a"})["result"]["isError"] is False
+        assert h.call("search_docs", {"query": "b"})["result"]["isError"] is False
+        h.close()
+        err = h.stderr()
+        assert err.count("confirmation prompt is relied on") == 1
+    with Host("docs", "--strict") as h:
+        h.initialize()
+        resp = h.call("search_docs", {"query": "c"})
+        assert resp["result"]["isError"] is True and "--strict" in _text(resp)
+    assert [c["arguments"]["query"] for c in _calls()] == ["a", "b"]
+
+
+@pytest.mark.parametrize("mode", ["crash", "die-after-init", "huge"])
+def test_unreachable_upstream_answers_initialize_with_an_error(cli, mode):
+    _lock(cli)
+    cmd = stdio_command(mode=mode, surface="surface.json")
+    Path("mcp.lock").write_text(Path("mcp.lock").read_text().replace('"benign"', f'"{mode}"'))
+    assert mode in " ".join(cmd) and f'"{mode}"' in Path("mcp.lock").read_text()
+    with Host("docs") as h:
+        h.write(b"".join(json.dumps(m).encode() + b"\n" for m in (
+            h.request_msg("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                         "clientInfo": {"name": "t", "version": "1"}}),
+            h.request_msg("tools/list"))))
+        first, second = h.next(), h.next()
+        assert first["error"]["code"] == -32000 and "could not be reached" in first["error"]["message"]
+        assert second["error"]["code"] == -32000
+        assert h.close() == 3
+
+
+def test_upstream_dying_mid_call_gets_the_host_a_prompt_error_and_no_orphan(cli):
+    _lock(cli)
+    Path("mcp.lock").write_text(Path("mcp.lock").read_text().replace('"benign"', '"die-on-call"'))
+    with Host("docs") as h:
+        h.initialize()
+        resp = h.call("search_docs", {"query": "x"})
+        assert resp["error"]["code"] == -32000 and "exited with code 1" in resp["error"]["message"]
+        assert h.proc.wait(timeout=30) == 3
+    assert not _fixture_processes()
+
+
+def test_upstream_hanging_mid_call_times_out_into_an_error(cli):
+    _lock(cli)
+    Path("mcp.lock").write_text(Path("mcp.lock").read_text().replace('"benign"', '"hang-on-call"'))
+    with Host("docs", "--request-timeout", "1") as h:
+        h.initialize()
+        resp = h.call("search_docs", {"query": "x"})
+        assert resp["error"]["code"] == -32000 and "no answer within 1 s" in resp["error"]["message"]
+        assert h.request("tools/list")["result"]["tools"]  # the guard still serves the lock
+        assert h.close() == 0
+    assert not _fixture_processes()
+
+
+def test_slow_upstream_is_held_not_failed(cli):
+    _lock(cli, "--delay", "0.2", mode="slow")
+    with Host("docs") as h:
+        h.initialize()
+        assert h.call("search_docs", {"query": "x"})["result"]["isError"] is False
+
+
+@pytest.mark.parametrize("path,transport", [("/mcp", "http"), ("/sse", "sse")])
+def test_remote_upstreams(cli, path, transport):
+    _surface()
+    with http_fixture(surface="surface.json", extra_args=["--call-log", CALLS]) as base:
+        r = cli("add", "docs", "--yes", "--policy", "none", "--transport", transport, base + path)
+        assert r.returncode == 0, r.stderr
+        with Host("docs") as h:
+            h.initialize()
+            assert h.request("tools/list")["result"]["tools"] == _locked_tools()
+            assert h.call("search_docs", {"query": "x"})["result"]["isError"] is False
+            _surface("demo-rugpull.json")
+            assert h.call("run_shell", {})["result"]["isError"] is True
+            assert [t["name"] for t in h.request("tools/list")["result"]["tools"]] == ["delete_page"]
+            assert h.close() == 0
+    assert [c["name"] for c in _calls()] == ["search_docs"]
+
+
+def test_drift_evidence_is_recorded_outside_the_lock_and_shown(cli, tmp_path):
+    surface = {"tools": [{"name": "reject_params", "description": "x",
+                          "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]}
+    Path("surface.json").write_text(json.dumps(surface))
+    cmd = stdio_command(surface="surface.json")
+    assert cli("add", "docs", "--yes", "--policy", "none", "--", *cmd).returncode == 0
+    before = Path("mcp.lock").read_bytes()
+    state = tmp_path / "state"
+    env = {"MCPLOCK_STATE_DIR": str(state)}
+    with Host("docs", env=env) as h:
+        h.initialize()
+        resp = h.call("reject_params", {"a": "x"})
+        assert resp["error"]["code"] == -32602  # the upstream's answer, relayed
+        h.close()
+        assert "the lock and the server differ" in h.stderr()
+    assert Path("mcp.lock").read_bytes() == before
+    assert len(list(state.glob("drift-*.json"))) == 1
+    r = cli("list", "--format", "json", env=env)
+    ev = json.loads(r.stdout)["drift_evidence"]
+    assert [(e["server"], e["tool"], e["code"]) for e in ev] == [("docs", "reject_params", -32602)]
+    r = cli("check", env=env)
+    assert r.returncode == 0 and "drift evidence: `docs/reject_params`" in r.stderr
+
+
+def _fixture_processes() -> list[str]:
+    """Fixture processes started from this test's directory (read from /proc; none is killed)."""
+    here = os.getcwd()
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if any(a.endswith(b"mcp_fixture.py") for a in cmdline) and cwd == here:
+            found.append(pid)
+    return found
