@@ -185,3 +185,17 @@ def test_refresh_follows_a_version_bumped_in_the_host_config(run):
     assert f"re-pinned memory to {MEMORY}@{new}" in r.stderr
     assert pin_of()["version"] == new
     assert "[server.memory.tool.read_graph.pending]" in Path("mcp.lock").read_text()
+
+
+def test_call_runs_the_pinned_artefact_and_refuses_a_forged_pin(run):
+    assert run("add", "memory", "--yes", "--", "npx", "-y", f"{MEMORY}@{OLD}").returncode == 0
+    assert run("approval", "memory/read_graph", "never").returncode == 0
+    r = run("call", "memory/read_graph", "--args", "{}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    good = Path("mcp.lock").read_text()
+    pinned = pin_of()["integrity"]
+    forged = "sha512-X" + pinned[len("sha512-") + 1:]
+    Path("mcp.lock").write_text(good.replace(pinned, forged))
+    r = run("call", "memory/read_graph", "--args", "{}")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert forged in " ".join(r.stderr.split()) and "nothing was started" in r.stderr
