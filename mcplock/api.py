@@ -8,8 +8,9 @@
     mcplock.validate_arguments(tool, args)     # raises mcplock.InvalidArguments
 
 Only accepted definitions of enabled tools are visible: a pending proposal, a
-rejected or a quarantined (changed upstream) tool never reaches a host through this
-API. ``requires_approval`` reads the stored flag only; annotations are never trusted.
+rejected, a never-accepted, a tampered (fails its hash) or a quarantined (changed
+upstream) tool never reaches a host through this API, whatever its `enabled` flag says.
+``requires_approval`` reads the stored flag only; annotations are never trusted.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from types import MappingProxyType
 from typing import Any
 
 from mcplock.errors import LockfileError, McplockError
-from mcplock.lock.model import Lock
+from mcplock.lock.model import Entry, Lock
 from mcplock.lock.read import load as _load
 
 
@@ -87,11 +88,20 @@ class LockedServers:
             srv = self._lock.servers[sname]
             for key in sorted(srv.tools):
                 e = srv.tools[key]
-                if not e.enabled or e.definition is None or e.hash is None:
+                if not servable(e):
                     continue
-                if e.pending is not None and e.pending.change == "changed":
-                    continue  # quarantined: the live tool no longer matches what was accepted
                 yield LockedTool(sname, key, MappingProxyType(dict(e.definition)), e.hash, e.approval)
+
+
+def servable(e: Entry) -> bool:
+    """Whether a host may serve tool ``e``: enabled, accepted, its definition matching its
+    hash, not rejected (its server offers a definition a person refused) and not quarantined
+    (its server changed it since it was accepted)."""
+    if not e.enabled or e.definition is None or e.hash is None:
+        return False
+    if e.rejected_hash is not None or (e.pending is not None and e.pending.change == "changed"):
+        return False
+    return not e.tampered()
 
 
 def load(path: str | os.PathLike[str] = "mcp.lock", *, verify: bool = True) -> LockedServers:

@@ -1,8 +1,9 @@
 """``mcplock check``: the offline gate (pure; no network, no MCP SDK).
 
 Findings: a stored hash that no longer matches its stored definition (tampering or a
-bad hand edit), pending proposals awaiting review, and — for servers imported from a
-host config — the config and the lock out of sync.
+bad hand edit), a value the reader read as something safer than what was written (an
+unknown `approval`), pending proposals awaiting review, and — for servers imported from a
+host config — the config and the lock out of sync (or the config gone).
 """
 
 from __future__ import annotations
@@ -12,13 +13,14 @@ from dataclasses import dataclass
 
 from mcplock.errors import HashError, McplockError
 from mcplock.lock.model import Entry, Lock
-from mcplock.targets import label
+from mcplock.targets import format_target, label
 
 
 @dataclass(frozen=True)
 class Finding:
-    code: str  # "hash-mismatch" | "pending" | "config-changed" | "config-missing" | "not-locked" | "config-error"
-    # | "pin-no-integrity"
+    # "hash-mismatch" | "unknown-value" | "pending" | "config-changed" | "config-missing" | "source-missing"
+    # | "not-locked" | "config-error" | "pin-no-integrity"
+    code: str
     server: str
     message: str
     hint: str
@@ -56,9 +58,24 @@ def integrity(lock: Lock) -> list[Finding]:
                         "hash-mismatch", sname,
                         f"{what} `{label(sname, e)}`: the stored definition does not match its hash "
                         "(edited by hand or tampered with)",
-                        f"restore mcp.lock from git, or run `mcplock refresh {sname}` and review the result",
+                        f"restore mcp.lock from git (`git checkout -- {lock.path or 'mcp.lock'}`), "
+                        f"or run `mcplock refresh {sname}` (it stages what the server offers) and "
+                        f"`mcplock accept {label(sname, e)}`",
                         e.kind, e.key, _table(sname, e),
                     ))
+    return out
+
+
+def read_notes(lock: Lock) -> list[Finding]:
+    """What the reader read as something safer than what was written (an unknown `approval`)."""
+    out: list[Finding] = []
+    for table, message in lock.notes:
+        server = table[1] if len(table) > 1 else ""
+        kind, key = (table[2], table[3]) if len(table) > 3 else (None, None)
+        hint = "set it with `mcplock approval SERVER/TOOL always|never`"
+        if kind == "tool" and key is not None:
+            hint = f"set it with `mcplock approval {format_target(server, kind, key)} always|never`"
+        out.append(Finding("unknown-value", server, message, hint, kind, key, table))
     return out
 
 
@@ -90,6 +107,14 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     out: list[Finding] = []
     for source, names in sorted(by_source.items()):
         path = os.path.join(base, source)
+        if not os.path.lexists(path):
+            for sname in names:
+                out.append(Finding(
+                    "source-missing", sname, f"`{sname}` was imported from {source}, which no longer exists",
+                    f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {sname}`",
+                    table=("server", sname),
+                ))
+            continue
         try:
             cfg = load_host_config(path, source=source)
         except McplockError as err:
@@ -137,7 +162,7 @@ def pins(lock: Lock) -> list[Finding]:
 
 
 def run_check(lock: Lock, lock_path: str) -> list[Finding]:
-    findings = integrity(lock) + pending(lock) + pins(lock)
+    findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
     return findings

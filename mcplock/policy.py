@@ -80,6 +80,15 @@ def _state(server: str, kind: str, key: str, entry: Entry | None, live_hash: obj
                            f"review it with `mcplock diff {server}` and `mcplock accept {target}`")
         return _refuse("rejected", f"the {what} `{target}` was rejected in review",
                        f"it is proposed again when it changes upstream (`mcplock refresh {server}`)")
+    if entry.tampered():
+        return _refuse("tampered", f"the stored definition of `{target}` does not match its hash (edited by hand "
+                       "or tampered with)", f"restore mcp.lock from git, or run `mcplock refresh {server}` and "
+                       f"`mcplock accept {target}`")
+    if entry.rejected_hash is not None and entry.pending is None:
+        # its server offered a definition a person refused: the accepted one is not what it serves
+        return _refuse("rejected", f"`{target}` was rejected in review",
+                       f"it is proposed again when its server changes it: `mcplock refresh {server}`, review it "
+                       f"and `mcplock accept {target}`")
     if kind == "tool" and not entry.enabled:
         if entry.pending is not None and entry.pending.change == "changed":
             return _refuse("quarantined", f"`{target}` changed upstream and is disabled until reviewed",

@@ -1,9 +1,13 @@
 """Review targets, the one spelling of them: ``SERVER``, ``SERVER/TOOL``,
 ``SERVER/prompt:NAME``, ``SERVER/resource-template:URI``, ``SERVER/resource:URI``,
-``SERVER/instructions``.
+``SERVER/instructions``, and ``SERVER/tool:NAME`` for any tool (the spelling of a tool whose
+name reads as something else: ``instructions``, ``prompt:x``).
 
 :func:`parse` reads one, :func:`label` writes one; the CLI, the review commands and the
-hints printed after a change all go through these two.
+hints printed after a change all go through these two. :func:`format_target` writes
+``tool:`` exactly where the short spelling would be read as another item; a short spelling
+that names two items of a server (a tool ``instructions`` and the instructions) is a usage
+error naming both spellings.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from mcplock.errors import UsageError
 from mcplock.lock.model import Entry, Lock, ServerEntry, item_label
 
 _PREFIXES = ("prompt", "resource-template", "resource", "tool")
-SPELLINGS = "SERVER, SERVER/TOOL, SERVER/prompt:NAME, SERVER/instructions"
+SPELLINGS = "SERVER, SERVER/TOOL, SERVER/tool:NAME, SERVER/prompt:NAME, SERVER/instructions"
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,7 @@ class Target:
     server: str
     kind: str | None = None  # None: the whole server
     key: str | None = None
+    short: str | None = None  # the text after `/` when it did not say `tool:` (it may also name a tool)
 
     def __str__(self) -> str:
         return format_target(self.server, self.kind, self.key)
@@ -31,7 +36,19 @@ def format_target(server: str, kind: str | None = None, key: str | None = None) 
     """The spelling of a target (the inverse of :func:`parse`)."""
     if kind is None:
         return server
+    if kind == "tool" and _reads_as_other(key or ""):
+        return f"{server}/tool:{key}"
     return f"{server}/{item_label(kind, key or '')}"
+
+
+def _reads_as_other(key: str) -> bool:
+    """Whether ``SERVER/KEY`` would be read as something other than the tool ``KEY``."""
+    return key == "instructions" or any(key.startswith(p + ":") for p in _PREFIXES)
+
+
+def item_target(entry: Entry) -> str:
+    """``entry`` as named inside its server (``search``, ``tool:instructions``, ``prompt:intro``)."""
+    return format_target("", entry.kind, entry.key)[1:]
 
 
 def label(server: str | ServerEntry, entry: Entry) -> str:
@@ -40,10 +57,13 @@ def label(server: str | ServerEntry, entry: Entry) -> str:
     return format_target(name, entry.kind, entry.key)
 
 
-def parse(text: str, *, tool_only: bool = False, server_ok: bool = True) -> Target:
+def parse(text: str, *, server_ok: bool = True) -> Target:
+    """Read a target. Whether a short spelling (``docs/instructions``) names a tool too is
+    for :func:`resolve` to say, with the lock at hand."""
     if "/" not in text:
         if not server_ok:
-            raise UsageError(f"`{text}` names a server; name a tool as SERVER/TOOL", hint=f"see `mcplock list` for {text}'s tools")
+            raise UsageError(f"`{text}` names a server; name a tool as SERVER/TOOL",
+                             hint=f"see `mcplock list` for {text}'s tools")
         return Target(text)
     server, rest = text.split("/", 1)
     if not server or not rest:
@@ -56,9 +76,7 @@ def parse(text: str, *, tool_only: bool = False, server_ok: bool = True) -> Targ
             if rest.startswith(prefix + ":"):
                 kind, key = prefix, rest[len(prefix) + 1 :]
                 break
-    if tool_only and kind != "tool":
-        raise UsageError(f"`{text}` is not a tool", hint="only tools have `enabled` and `approval` flags")
-    return Target(server, kind, key)
+    return Target(server, kind, key, None if rest.startswith("tool:") else rest)
 
 
 def server_of(lock: Lock, name: str) -> ServerEntry:
@@ -76,17 +94,39 @@ def select(lock: Lock, names: list[str]) -> list[ServerEntry]:
     return [server_of(lock, n) for n in names]
 
 
-def resolve(lock: Lock, target: Target) -> tuple[ServerEntry, list[Entry]]:
+def resolve(lock: Lock, target: Target, *, tool_only: bool = False) -> tuple[ServerEntry, list[Entry]]:
+    """The server and entries ``target`` names. ``tool_only``: it must name tools (a server
+    names all of them)."""
     srv = server_of(lock, target.server)
     if target.kind is None:
         return srv, list(srv.entries())
     entry = srv.find(target.kind, target.key or "")
+    if target.kind != "tool" and target.short is not None:
+        # `docs/instructions`, `docs/prompt:x`: a tool may carry that very name
+        tool = srv.tools.get(target.short)
+        if tool is not None and entry is not None:
+            other = format_target(srv.name, target.kind, target.key)
+            as_tool = format_target(srv.name, "tool", target.short)
+            raise UsageError(
+                f"`{target.server}/{target.short}` names two things of `{srv.name}`: the {_what(target.kind)} "
+                f"(`{other}`) and a tool (`{as_tool}`)",
+                hint=f"write `{as_tool}` for the tool, `{other}` for the {_what(target.kind)}")
+        if tool is not None:
+            entry = tool
     if entry is None:
-        what = "tool" if target.kind == "tool" else target.kind
+        kind = target.kind
+        what = "tool" if kind == "tool" else kind
         hint = f"see `mcplock list` for what `{srv.name}` has"
-        if target.kind == "tool" and target.key:
+        if kind == "tool" and target.key:
             close = [k for k in srv.tools if k.lower() == target.key.lower()]
             if close:
                 hint = f"did you mean `{format_target(srv.name, 'tool', close[0])}`?"
         raise UsageError(f"no {what} `{target.key}` on server `{srv.name}`", hint=hint)
+    if tool_only and entry.kind != "tool":
+        raise UsageError(f"`{format_target(srv.name, entry.kind, entry.key)}` is not a tool",
+                         hint="only tools have `enabled` and `approval` flags")
     return srv, [entry]
+
+
+def _what(kind: str) -> str:
+    return "server's instructions" if kind == "instructions" else kind

@@ -47,7 +47,8 @@ def escape_char(ch: str) -> str:
 
 
 def _kept(ch: str, keep_newlines: bool) -> bool:
-    return (ch == "\n" and keep_newlines) or ch == "\t" or not hides(ch)
+    """Newlines and tabs stay in multi-line text; on one line (a name, a column) both are escaped."""
+    return (ch in "\n\t" and keep_newlines) or not hides(ch)
 
 
 def visible(s: str, *, keep_newlines: bool = True) -> str:

@@ -4,6 +4,7 @@ real fixture servers over stdio pipes and HTTP on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -191,13 +192,13 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     lock.servers["slow"].args = [a if a != "benign" else "hang" for a in lock.servers["slow"].args]
     store.save(lock, "mcp.lock")
     before = Path("mcp.lock").read_bytes()
-    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # wait until the fixture server runs, then interrupt like a terminal would
     deadline = time.time() + 10
     child = None
     while time.time() < deadline and child is None:
-        out = subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True, text=True).stdout.split()
-        child = int(out[0]) if out else None
+        child = next((pid for pid in _descendants(p.pid) if b"hang" in _cmdline(pid)), None)
         time.sleep(0.1)
     assert child, "the server never started"
     p.send_signal(signal.SIGINT)
@@ -205,8 +206,46 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     assert p.returncode == 130, err
     assert "Traceback" not in err
     assert Path("mcp.lock").read_bytes() == before
-    time.sleep(0.3)
-    assert subprocess.run(["pgrep", "-f", "mcp_fixture.py stdio --mode hang"], capture_output=True).returncode == 1
+    deadline = time.time() + 5
+    while _alive(child) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child), "the server outlived mcplock"
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return b""
+
+
+def _alive(pid: int) -> bool:
+    """Running, and not a zombie waiting to be reaped."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes below ``root`` (this test's own mcplock), never the rest of the machine."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [root]
+    while todo:
+        for kid in children.get(todo.pop(), []):
+            found.append(kid)
+            todo.append(kid)
+    return found
 
 
 def test_inspect_prints_without_a_lock(cli):
@@ -322,7 +361,8 @@ def test_client_name_probes_as_the_host_the_team_runs(cli):
     Path("surface.json").write_text(json.dumps(surface))
     assert _add_stdio(cli, "plain").returncode == 0
     assert _add_stdio(cli, "ascursor", "benign", "--client-name", "cursor", "--client-version", "1.0").returncode == 0
-    tools = {s["name"]: {i["name"] for i in s["items"]} for s in json.loads(cli("list", "--format", "json").stdout)["servers"]}
+    listed = json.loads(cli("list", "--format", "json").stdout)["servers"]
+    tools = {s["name"]: {i["name"] for i in s["items"]} for s in listed}
     assert "cursor_only" in tools["ascursor"] and "cursor_only" not in tools["plain"]
     # the lock remembers whom the server was probed as: diff and refresh announce the same
     assert 'client = {name = "cursor", version = "1.0"}' in Path("mcp.lock").read_text()
@@ -331,7 +371,8 @@ def test_client_name_probes_as_the_host_the_team_runs(cli):
     # overriding it for one run shows what another host would see: the Cursor-only tool is gone
     r = cli("diff", "ascursor", "--client-name", "mcplock", "--format", "json")
     assert r.returncode == 1
-    assert [(c["name"], c["change"]) for c in json.loads(r.stdout)["servers"][0]["changes"]] == [("cursor_only", "removed")]
+    changes = json.loads(r.stdout)["servers"][0]["changes"]
+    assert [(c["name"], c["change"]) for c in changes] == [("cursor_only", "removed")]
     r = cli("diff", "--client-version", "2")
     assert r.returncode == 2 and "--client-name" in r.stderr
 

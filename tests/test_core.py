@@ -12,7 +12,7 @@ from mcplock.core import specs
 from mcplock.errors import SecretError, UsageError
 from mcplock.lint import LintFinding
 from mcplock.lock import review
-from mcplock.lock.model import Entry, ServerEntry
+from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.spec import ServerSpec
 
 from lockdata import TOOLS, snapshot
@@ -34,11 +34,28 @@ def test_targets_parse_and_format_are_inverse(text, kind, key):
         assert targets.label("docs", Entry(kind=kind, key=key)) == text
 
 
+@pytest.mark.parametrize("name", ["instructions", "prompt:x", "tool:x", "resource:file:///a"])
+def test_a_tool_named_like_another_target_is_formatted_with_tool_prefix(name):
+    text = targets.label("docs", Entry(kind="tool", key=name))
+    assert text == f"docs/tool:{name}"
+    t = targets.parse(text)
+    assert (t.kind, t.key) == ("tool", name)
+
+
 def test_targets_refuse_what_is_not_a_target():
     with pytest.raises(UsageError, match="is not a target"):
         targets.parse("docs/")
+    # whether `docs/prompt:x` is a tool depends on the lock: a tool may carry that name
+    lock = Lock(servers={"docs": ServerEntry(name="docs", transport="stdio", command="x")})
+    lock.servers["docs"].items["prompt"]["x"] = Entry(kind="prompt", key="x")
     with pytest.raises(UsageError, match="is not a tool"):
-        targets.parse("docs/prompt:x", tool_only=True)
+        targets.resolve(lock, targets.parse("docs/prompt:x"), tool_only=True)
+    lock.servers["docs"].tools["prompt:x"] = Entry(kind="tool", key="prompt:x")
+    with pytest.raises(UsageError, match="docs/tool:prompt:x"):  # both exist: ambiguous, both spellings named
+        targets.resolve(lock, targets.parse("docs/prompt:x"))
+    del lock.servers["docs"].items["prompt"]["x"]
+    _, [e] = targets.resolve(lock, targets.parse("docs/prompt:x"), tool_only=True)  # only the tool: unambiguous
+    assert e.kind == "tool"
 
 
 def test_entry_and_spec_round_trip(tmp_path):
@@ -64,7 +81,8 @@ def test_spec_parsers():
 def test_critical_findings_are_never_accepted_wholesale():
     entry = ServerEntry(name="docs", transport="stdio", command="python")
     review.stage(entry, snapshot(TOOLS))
-    findings = {("docs", "tool", "delete_page"): [LintFinding("hidden-instructions", "critical", "poison", "description")]}
+    findings = {("docs", "tool", "delete_page"): [
+        LintFinding("hidden-instructions", "critical", "poison", "description")]}
     assert core_add.has_critical(entry, findings)
     held = core_add.accept_all_but_critical(entry, findings)
     assert held == ["docs/delete_page"]

@@ -473,11 +473,14 @@ def test_tabs_in_names_keep_list_columns(cli):
 
 def test_an_unknown_approval_value_is_named_by_check(cli):
     _write("surface.json", _surface())
-    assert _add(cli).returncode == 0
+    # policy `writes`: the read-only tools (read_page first) get approval "never"
+    assert _add(cli, "docs", "surface.json", "--policy", "writes").returncode == 0
     text = Path("mcp.lock").read_text()
+    assert 'approval = "never"' in text
     Path("mcp.lock").write_text(text.replace('approval = "never"', 'approval = "sometimes"', 1))
     r = cli("check")
-    assert "sometimes" in r.stdout + r.stderr
+    assert r.returncode == 1
+    assert "sometimes" in r.stdout + r.stderr and "read_page" in r.stdout + r.stderr
     assert _items(cli)["read_page"]["approval"] == "always"  # read as "ask", and said so
 
 

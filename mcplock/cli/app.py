@@ -113,6 +113,9 @@ def run(args: list[str]) -> int:
     except McplockError as e:
         cli.print_error(e)
         return e.exit_code
+    except OSError as e:  # a file mcplock had to read or write: the OS said no; say which and why
+        cli.print_error(_os_error(e))
+        return 2
     except Exception as e:  # a bug: say so plainly, the traceback only with -v
         _bug(cli, e)
         return 2
@@ -172,6 +175,20 @@ def _show_usage_error(e: ClickException) -> None:
     buf = io.StringIO()
     e.show(file=buf)
     sys.stderr.write(visible(buf.getvalue()))
+
+
+def _os_error(e: OSError) -> McplockError:
+    import errno
+
+    what = f" {e.filename}" if e.filename else ""
+    hints = {errno.EACCES: "check the permissions of the file and its directory",
+             errno.EPERM: "check the permissions of the file and its directory",
+             errno.EROFS: "the file system is read-only: work in a writable copy",
+             errno.ENOSPC: "the disk is full: free some space and run the command again",
+             errno.ENOENT: "check the path: a file or directory in it does not exist"}
+    return McplockError(f"cannot use{what}: {e.strerror or type(e).__name__}",
+                        hint=hints.get(e.errno or 0, "check the file and its directory, then run the command again"),
+                        code="os-error")
 
 
 def _bug(cli: Cli, e: Exception) -> None:

@@ -115,19 +115,33 @@ class Cli:
     def write_json(self, doc: object) -> None:
         sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
 
+    def check_output(self, out_file: str | None) -> None:
+        """Refuse an ``-o/--output`` over a file mcplock manages (the lock, a host config it imported)."""
+        from mcplock.core.outputs import check_output
+
+        check_output(out_file, self.lockfile)
+
+    def _open_output(self, out_file: str):  # type: ignore[no-untyped-def]
+        self.check_output(out_file)
+        try:
+            return open(out_file, "w", encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"cannot write the report to {out_file}: {e.strerror}",
+                             hint="check the path and its directory, or drop -o to print the report") from None
+
     def emit_report(self, report: str, out_file: str | None, fmt: str, code: int) -> None:
         """A machine report on stdout, or into ``out_file`` with a one-line note on stderr."""
         if not out_file:
             sys.stdout.write(report)
             return
-        with open(out_file, "w", encoding="utf-8") as fh:
+        with self._open_output(out_file) as fh:
             fh.write(report)
         if fmt != "json":
             self.info(f"wrote the {fmt} report to {out_file} (exit {code})")
 
     def write_rendered(self, out_file: str, *renderables: object) -> None:
         """Rendered text into ``out_file``, without colour."""
-        with open(out_file, "w", encoding="utf-8") as fh:
+        with self._open_output(out_file) as fh:
             Console(file=fh, no_color=True, color_system=None, soft_wrap=True, highlight=False).print(*renderables)
 
 

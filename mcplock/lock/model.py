@@ -39,6 +39,7 @@ class Pending:
     definition: Any = None  # the upstream definition in full (None for "removed")
     hash: str | None = None
     enabled_before: bool | None = None  # a changed tool's `enabled` before quarantine
+    approval: str | None = None  # a person's approval for this proposal (`mcplock approval` while pending)
 
 
 @dataclass
@@ -70,6 +71,19 @@ class Entry:
     def compute_hash(self, *, pending: bool = False, server: str = "") -> str:
         value = self.pending.definition if pending and self.pending else self.definition
         return definition_hash(value, what=f"{self.kind} `{server}/{self.label}`" if server else self.kind)
+
+    def tampered(self, *, pending: bool = False) -> bool:
+        """Whether the stored definition (or the pending one) no longer matches its stored hash:
+        edited by hand or tampered with. Such a definition is never served nor kept by ``refresh``."""
+        from mcplock.errors import HashError
+
+        stored = (self.pending.hash if self.pending else None) if pending else self.hash
+        if stored is None:
+            return False
+        try:
+            return self.compute_hash(pending=pending) != stored
+        except HashError:
+            return True
 
 
 @dataclass
@@ -129,6 +143,9 @@ class Lock:
     path: str | None = None  # where it was read from (for messages)
     # table path -> line number of its header, filled lazily by the reader
     lines: dict[tuple[str, ...], int] | None = None
+    # what the reader read as something safer than what was written: (table path, message);
+    # `check` reports each one (e.g. an unknown `approval`, read as "always")
+    notes: list[tuple[tuple[str, ...], str]] = field(default_factory=list)
 
     def server(self, name: str) -> ServerEntry | None:
         return self.servers.get(name)

@@ -39,7 +39,7 @@ SERVER_KEYS = {
     "instructions-hash", "instructions-rejected-hash", "instructions-pending", "package", *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
-PENDING_KEYS = {"change", "hash", "enabled-before", *codec.DEFINITION_KEYS}
+PENDING_KEYS = {"change", "hash", "enabled-before", "approval", *codec.DEFINITION_KEYS}
 _SHA256 = re.compile(r"^sha256:[0-9a-f]{64}$")
 _INTEGRITY = {"npm": re.compile(r"^sha512-[A-Za-z0-9+/]{86}==$"), "pypi": _SHA256, "oci": _SHA256}
 _INTEGRITY_WORDS = {"npm": "an npm `sha512-…` integrity", "pypi": "a `sha256:` + 64 hex digits file hash (or a list)",
@@ -52,6 +52,7 @@ class _Reader:
         self.text = text
         self.path = path
         self._lines: dict[tuple[str, ...], int] | None = None
+        self.notes: list[tuple[tuple[str, ...], str]] = []
 
     def line_of(self, table: tuple[str, ...]) -> int | None:
         if self._lines is None:
@@ -123,6 +124,7 @@ class _Reader:
         lock = Lock(version=version, path=self.path)
         for name, st in servers_t.items():
             lock.servers[name] = self.server(name, st)
+        lock.notes = self.notes
         return lock
 
     def server(self, name: str, st: Any) -> ServerEntry:
@@ -193,7 +195,7 @@ class _Reader:
         names = template_names(secret) if secret is not None else []
         if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
             raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, "
-                                   "never a secret",
+                            "never a secret",
                             hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
         cimd = v.get("client-metadata-url")
         if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
@@ -262,17 +264,14 @@ class _Reader:
         is_tool = kind == "tool"
         enabled = self.get(it, table, "enabled", bool)
         approval = self.get(it, table, "approval", str)
-        if is_tool:
-            if enabled is None:
-                raise self.fail(table, f"missing `enabled` in {self._where(table)}")
-            if approval is None:
-                approval = "always"  # empty or unknown means "ask" (the safe approval)
+        if is_tool and enabled is None:
+            raise self.fail(table, f"missing `enabled` in {self._where(table)}")
         h = self.hash_value(it, table, "hash")
         entry = Entry(
             kind=kind,
             key=key,
             enabled=bool(enabled) if is_tool else True,
-            approval=approval if approval in APPROVALS else "always",
+            approval=self.approval(it, table, approval) or "always",  # missing means "ask" (the safe approval)
             hash=h,
             rejected_hash=self.hash_value(it, table, "rejected-hash"),
         )
@@ -289,6 +288,7 @@ class _Reader:
                 raise self.fail(ptable, f"`change` in {self._where(ptable)} must be one of {', '.join(CHANGES)}")
             ph = self.hash_value(pt, ptable, "hash")
             pend = Pending(change=change, hash=ph, enabled_before=self.get(pt, ptable, "enabled-before", bool))
+            pend.approval = self.approval(pt, ptable, self.get(pt, ptable, "approval", str))
             if change != "removed":
                 if ph is None:
                     raise self.fail(ptable, f"a pending {change} needs `hash` in {self._where(ptable)}")
@@ -298,6 +298,14 @@ class _Reader:
             raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) "
                                    "nor a pending proposal")
         return entry
+
+    def approval(self, t: dict[str, Any], table: tuple[str, ...], value: str | None) -> str | None:
+        """An `approval`: an empty or unknown value is read as "always" (ask), and noted for `check`."""
+        if value is None or value in APPROVALS:
+            return value
+        self.notes.append((table, f"`approval = {codec.toml_basic(value)}` in {self._where(table)} is not "
+                                  "`always` or `never`: read as \"always\" (ask before each call)"))
+        return "always"
 
     def definition(self, table: tuple[str, ...], kind: str, key: str, t: dict[str, Any]) -> dict[str, Any]:
         try:

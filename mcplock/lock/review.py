@@ -12,6 +12,7 @@ from typing import Any
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ITEM_KINDS, Entry, Pending, ServerEntry
 from mcplock.snapshot import KEY_FIELD, Snapshot
+from mcplock.targets import item_target
 
 
 def default_approval(policy: str, definition: Any) -> str:
@@ -35,9 +36,10 @@ def stricter(a: str, b: str) -> str:
 
 @dataclass
 class StageResult:
-    new: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)  # items as named inside the server (targets.item_target)
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)  # re-staged: the stored definition failed its hash
     unchanged: int = 0
 
     @property
@@ -68,7 +70,12 @@ def live_items(server: ServerEntry, snap: Snapshot) -> dict[str, dict[str, tuple
 
 
 def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None:
-    if entry.definition is not None and entry.hash == h:
+    if entry.rejected_hash == h:
+        entry.pending = None  # seen and rejected: not proposed again until it changes
+        result.unchanged += 1
+        return
+    tampered = entry.tampered()  # the stored definition fails its hash: never kept as accepted
+    if entry.definition is not None and entry.hash == h and entry.rejected_hash is None and not tampered:
         # upstream matches what was accepted: drop a stale proposal, undo a quarantine
         if entry.pending is not None:
             if entry.pending.enabled_before is not None:
@@ -76,25 +83,26 @@ def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None
             entry.pending = None
         result.unchanged += 1
         return
-    if entry.rejected_hash == h:
-        entry.pending = None  # seen and rejected: not proposed again until it changes
-        result.unchanged += 1
+    if entry.pending is not None and entry.pending.hash == h and not entry.tampered(pending=True):
+        (result.new if entry.pending.change == "new" else result.changed).append(item_target(entry))
         return
-    if entry.pending is not None and entry.pending.hash == h:
-        (result.new if entry.pending.change == "new" else result.changed).append(entry.label)
-        return
+    approval = entry.pending.approval if entry.pending is not None else None  # a person's, kept
     if entry.definition is None:
-        entry.pending = Pending(change="new", definition=definition, hash=h)
+        entry.pending = Pending(change="new", definition=definition, hash=h, approval=approval)
         entry.enabled = False
-        result.new.append(entry.label)
+        result.new.append(item_target(entry))
         return
+    # a change upstream, a stored definition that fails its hash, or a rejected tool whose
+    # server offers the accepted definition again: staged for a person to review
     before = entry.pending.enabled_before if entry.pending is not None else None
-    if before is None and entry.kind == "tool":
+    if before is None and entry.kind == "tool" and entry.rejected_hash is None:
         before = entry.enabled
-    entry.pending = Pending(change="changed", definition=definition, hash=h, enabled_before=before)
+    entry.pending = Pending(change="changed", definition=definition, hash=h, enabled_before=before, approval=approval)
+    if tampered:
+        result.tampered.append(item_target(entry))
     if entry.kind == "tool":
         entry.enabled = False  # the rug-pull shape: quarantined until reviewed
-    result.changed.append(entry.label)
+    result.changed.append(item_target(entry))
 
 
 def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
@@ -134,8 +142,24 @@ def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
             if entry.pending is None or entry.pending.change != "removed":
                 before = entry.pending.enabled_before if entry.pending else None
                 entry.pending = Pending(change="removed", enabled_before=before)
-            result.removed.append(entry.label)
+            result.removed.append(item_target(entry))
     return result
+
+
+def proposed_approval(server: ServerEntry, entry: Entry) -> str:
+    """The approval ``entry`` gets when its pending proposal is accepted.
+
+    A person's choice (``mcplock approval`` while the proposal was pending) outranks the policy.
+    Otherwise a new tool gets the policy's default, and a change can raise an approval, never
+    lower it: it becomes the stricter of the one it had and the policy's default.
+    """
+    p = entry.pending
+    if p is not None and p.approval is not None:
+        return p.approval
+    policy_default = default_approval(server.policy, p.definition if p is not None else entry.definition)
+    if p is None or p.change == "new" or entry.definition is None:
+        return policy_default
+    return stricter(entry.approval, policy_default)
 
 
 def accept(server: ServerEntry, entry: Entry, *, approval: str | None = None) -> str:
@@ -149,16 +173,13 @@ def accept(server: ServerEntry, entry: Entry, *, approval: str | None = None) ->
         else:
             server.items[entry.kind].pop(entry.key, None)
         return "removed"
-    policy_default = default_approval(server.policy, p.definition)
+    entry.approval = proposed_approval(server, entry)
     if p.change == "new" or entry.definition is None:
-        entry.approval = policy_default
         entry.enabled = True
     else:
-        # a change can raise a tool's approval requirement, never lower it
-        entry.approval = stricter(entry.approval, policy_default)
         entry.enabled = True if p.enabled_before is None else p.enabled_before
     if approval is not None:
-        entry.approval = approval  # a person's explicit choice
+        entry.approval = approval  # a person's explicit choice at accept
     entry.definition = p.definition
     entry.hash = p.hash
     entry.rejected_hash = None

@@ -6,6 +6,10 @@ caller and, when the caller's changes produce different bytes, writes them with 
 temp file in the same directory + fsync + rename. An unchanged state leaves the
 file's bytes and mtime alone. Ctrl-C at any point leaves either the old or the new
 file, never half of one.
+
+A symlinked lock is written through: the link is resolved and the target's directory is
+flocked and written, so the link stays a link. OS errors (permissions, a read-only file
+system, a full disk, a missing directory) become :class:`LockfileError`s that say what to do.
 """
 
 from __future__ import annotations
@@ -25,14 +29,55 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 
+def real_path(path: str) -> str:
+    """Where writes to ``path`` land: a symlink resolved to its target (which may not exist yet).
+    Any other path is kept as given (relative paths keep working in a directory whose parents
+    this user cannot traverse)."""
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
+def os_error(e: OSError, path: str, doing: str) -> LockfileError:
+    """An OS error met while ``doing`` something to the lock at ``path``, as a clear error with a hint."""
+    import errno
+
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    why = e.strerror or type(e).__name__
+    hints = {
+        errno.EACCES: f"you may not write in {directory}: fix its permissions, or run as a user who may",
+        errno.EPERM: f"you may not write in {directory}: fix its permissions, or run as a user who may",
+        errno.EROFS: f"{directory} is on a read-only file system: use a writable checkout or --lockfile elsewhere",
+        errno.ENOSPC: "the disk is full: free some space and run the command again",
+        errno.EDQUOT: "your disk quota is used up: free some space and run the command again",
+        errno.ENOENT: f"the directory {directory} does not exist: create it (`mkdir -p {directory}`) "
+                      "or pass another --lockfile",
+    }
+    hint = hints.get(e.errno or 0, "check the file and its directory, then run the command again")
+    return LockfileError(f"cannot {doing}: {why}", path=path, hint=hint, code="os-error")
+
+
+def check_directory(path: str) -> None:
+    """Fail early, naming the directory, when the lock's directory does not exist."""
+    directory = os.path.dirname(path) or "."
+    if not os.path.isdir(directory):
+        raise LockfileError(
+            f"the lock's directory {os.path.dirname(path) or directory} does not exist", path=path,
+            hint=f"create it (`mkdir -p {os.path.dirname(path) or directory}`) or pass another --lockfile",
+            code="missing-directory")
+
+
 @contextlib.contextmanager
 def exclusive(path: str, *, wait: float = 60.0) -> Iterator[None]:
     """Hold an exclusive lock for writers of ``path`` (blocks other mcplock writers)."""
-    directory = os.path.dirname(os.path.abspath(path)) or "."
+    path = real_path(path)
+    directory = os.path.dirname(path) or "."
     if fcntl is None:  # pragma: no cover
         yield
         return
-    fd = os.open(directory, os.O_RDONLY)
+    check_directory(path)
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError as e:
+        raise os_error(e, path, "lock the file for writing") from None
     try:
         deadline = time.monotonic() + wait
         while True:
@@ -55,18 +100,23 @@ def exclusive(path: str, *, wait: float = 60.0) -> Iterator[None]:
 
 
 def write_atomic(path: str, data: bytes) -> bool:
-    """Replace ``path`` with ``data`` atomically. Returns False when the bytes were already there."""
+    """Replace ``path`` (a symlink: its target) with ``data`` atomically. Returns False when
+    the bytes were already there."""
+    path = real_path(path)
     try:
         with open(path, "rb") as f:
             if f.read() == data:
                 return False
-    except FileNotFoundError:
-        pass
-    directory = os.path.dirname(os.path.abspath(path)) or "."
+    except OSError:
+        pass  # missing or unreadable: the write below says what is wrong
+    directory = os.path.dirname(path) or "."
     mode = 0o644
     with contextlib.suppress(OSError):
         mode = os.stat(path).st_mode & 0o777
-    fd, tmp = tempfile.mkstemp(prefix=".mcp.lock.", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".mcp.lock.", suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise os_error(e, path, "write") from None
     try:
         try:
             os.fchmod(fd, mode)
@@ -85,7 +135,7 @@ def write_atomic(path: str, data: bytes) -> bool:
             finally:
                 os.close(dfd)
     except OSError as e:
-        raise LockfileError(f"cannot write: {e.strerror}", path=path) from None
+        raise os_error(e, path, "write") from None
     finally:
         if tmp:
             with contextlib.suppress(OSError):

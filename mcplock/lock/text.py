@@ -36,6 +36,12 @@ def read_text(path: str | os.PathLike[str]) -> str:
     except UnicodeDecodeError as e:
         line = raw[: e.start].count(b"\n") + 1
         raise LockfileError("not UTF-8 text", path=p, line=line, hint="restore the file from git") from None
+    if text.startswith("\ufeff"):
+        # an editor's doing, never mcplock's: the lock is generated, so refuse rather than guess
+        raise LockfileError(
+            "starts with a UTF-8 byte-order mark (BOM, the bytes EF BB BF): an editor added it", path=p, line=1,
+            hint=f"remove it: save the file as UTF-8 without BOM, or run `sed -i '1s/^\\xEF\\xBB\\xBF//' {p}`",
+            code="bom")
     return text
 
 

@@ -65,6 +65,8 @@ def _pending(kind: str, p: Pending) -> Any:
         t.add("hash", p.hash)
     if p.enabled_before is not None:
         t.add("enabled-before", p.enabled_before)
+    if p.approval is not None:
+        t.add("approval", p.approval)
     if p.definition is not None:
         _add_definition(t, kind, p.definition)
     return t

@@ -13,6 +13,7 @@ from rich.text import Text
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.render.text import state_text
 from mcplock.severity import style
+from mcplock.targets import label
 from mcplock.untrusted import safe_text
 
 _LIMITS = (
@@ -162,8 +163,7 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
     from mcplock.render.changes import render_field_change
 
     parts: list[Any] = []
-    title = Text(f"{e.kind} ", style="bold").append_text(
-        safe_text(f"{srv.name}/{e.label}", "bold", keep_newlines=False))
+    title = Text(f"{e.kind} ", style="bold").append_text(safe_text(label(srv, e), "bold", keep_newlines=False))
     parts.append(title)
     flags = Text("  ")
     if e.kind == "tool":
@@ -173,6 +173,13 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
         flags.append("   ")
     flags.append("state: ").append_text(state_text(e))
     parts.append(flags)
+    if e.tampered() or e.tampered(pending=True):
+        which = "accepted" if e.tampered() else "pending"
+        parts.append(Text(f"  TAMPERED: the {which} definition below does not match its hash (edited by hand or "
+                          f"tampered with); it is not what was reviewed", style="bold red"))
+        parts.append(Text("  restore mcp.lock from git, or run `mcplock refresh ", style="dim")
+                     .append_text(safe_text(srv.name, "dim", keep_newlines=False))
+                     .append("` to stage what the server offers and review it", style="dim"))
     if e.definition is not None:
         parts.append(Text(f"  accepted  {e.hash}", style="dim"))
         parts += definition_lines(e.kind, e.definition, "    ")
@@ -185,6 +192,9 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
         parts.append(Text(f"  pending {p.change}" + (f"  {p.hash}" if p.hash else ""), style="bold yellow"))
         if p.change == "removed":
             parts.append(Text("    the server no longer offers it; `accept` drops it from the lock", style="dim"))
+        elif p.change == "changed" and p.hash == e.hash and not e.tampered():
+            parts.append(Text("    the server offers the accepted definition again (it had been rejected); "
+                              "`accept` enables it", style="dim"))
         elif p.change == "changed" and e.definition is not None:
             from mcplock.compare import changed_fields
 

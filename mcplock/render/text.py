@@ -10,6 +10,7 @@ from rich.text import Text
 
 from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.severity import CRITICAL, style, worst_of
+from mcplock.targets import item_target
 from mcplock.untrusted import safe_text
 
 STATE_STYLE = {"accepted": "green", "rejected": "red"}
@@ -72,7 +73,7 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
         parts.append(note)
     # per-server item lines, padded by hand: a rich Table costs ~0.5 ms a row
     for name, s in sorted(lock.servers.items()):
-        rows = [(safe_text(e.label, keep_newlines=False), e) for e in s.entries()]
+        rows = [(safe_text(item_target(e), keep_newlines=False), e) for e in s.entries()]
         width = max([len(name) + 1, *(r[0].cell_len for r in rows)]) + 2
         block = Text()
         block.append_text(safe_text(name, keep_newlines=False))
@@ -87,6 +88,8 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
             else:
                 block.append(" " * 19)
             block.append_text(state_text(e))
+            if e.tampered() or e.tampered(pending=True):
+                block.append("  tampered: the stored definition does not match its hash", style="bold red")
             found = findings.get((name, e.kind, e.key))
             if found:
                 sev = worst_of(f.severity for f in found)

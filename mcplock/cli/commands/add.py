@@ -48,16 +48,19 @@ def cmd_add(
     probe: ProbeArgs,
 ) -> int:
     """Add servers: `add NAME -- CMD…`, `add NAME URL`, or `add --from FILE [NAME…]`."""
+    from mcplock.lock.store import check_directory
+
     cli = context.of(ctx)
     check_policy(policy)
+    check_directory(cli.lockfile)  # before probing: a missing directory is the lock's, not a server's cwd
     if transport is not None and transport not in TRANSPORTS:
         raise UsageError("--transport takes stdio, http or sse")
     target = list(target or [])
     if from_file:
         found = core_add.from_config(from_file, ([name] if name else []) + target, cli.lock_dir)
     else:
-        one = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
-        found = core_add.Found(specs=[(one, None)])
+        spec = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
+        found = core_add.Found(specs=[(spec, None)])
     for n in found.notes:
         cli.note(n)
 

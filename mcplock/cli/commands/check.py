@@ -22,6 +22,7 @@ def cmd_check(
 
     cli = context.of(ctx)
     cli.report_format("check", fmt, formats.FORMATS)
+    cli.check_output(out_file)  # before any work: never over the lock or a host config
     path = cli.lockfile
     lock = load(path)
     findings = run_check(lock, path)

@@ -24,6 +24,7 @@ def cmd_diff(
 
     cli = context.of(ctx)
     cli.report_format("diff", fmt, formats.FORMATS)
+    cli.check_output(out_file)  # before any work: never over the lock or a host config
     opts = probe.options(cli)
     lock, selected, results = load_and_probe(cli, list(names or []), opts, use_stored_client=not probe.client_name,
                                              login=probe.login)

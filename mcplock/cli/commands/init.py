@@ -21,8 +21,11 @@ def cmd_init(
     probe: ProbeArgs,
 ) -> int:
     """Find the MCP host configs of this project and lock every server they name."""
+    from mcplock.lock.store import check_directory
+
     cli = context.of(ctx)
     check_policy(policy)
+    check_directory(cli.lockfile)
     found = core_add.from_project(cli.lock_dir, core_add.locked_names(cli.lockfile))
     for rel, host, names in found.configs:
         cli.err.print(Text("found ").append_text(safe_text(f"{rel} ({host}): ", keep_newlines=False)).append_text(

@@ -59,6 +59,7 @@ def _server_json(s: ServerEntry, found: dict) -> dict[str, object]:
             {"kind": e.kind, "name": e.key, "state": e.state,
              **({"enabled": e.enabled, "approval": e.approval} if e.kind == "tool" else {}),
              "hash": e.hash,
+             "tampered": e.tampered() or e.tampered(pending=True),
              "findings": [f.as_json() for f in found.get((s.name, e.kind, e.key), [])]}
             for e in s.entries()
         ],
@@ -66,7 +67,10 @@ def _server_json(s: ServerEntry, found: dict) -> dict[str, object]:
 
 
 def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERVER[/TOOL]")) -> int:
-    """The accepted definition (and any pending proposal) in full."""
+    """The accepted definition (and any pending proposal) in full.
+
+    SERVER/tool:NAME names a tool whose name reads as something else (`instructions`, `prompt:x`).
+    """
     from mcplock import targets
     from mcplock.lock.read import load
     from mcplock.render.show import render_show

@@ -45,13 +45,16 @@ def cmd_refresh(
     for name, res in summary:
         line = Text().append_text(safe_text(name, keep_newlines=False))
         if res.proposals:
-            line.append(f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed"
-                        " — pending review", style="yellow")
+            line.append(f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed — "
+                        "pending review", style="yellow")
         else:
             line.append(": up to date", style="green")
         cli.say(line)
-        for target in res.changed:
-            cli.info(Text("  quarantined (changed upstream): ").append_text(safe_text(target, keep_newlines=False)))
+        for item in res.changed:
+            # a quarantine is a result, not progress: said even with -q (on stderr, as a warning)
+            why = "its stored definition failed its hash" if item in res.tampered else "changed upstream"
+            cli.err.print(Text(f"  quarantined ({why}): ").append_text(
+                safe_text(f"{name}/{item}", keep_newlines=False)))
     if any(res.proposals for _, res in summary):
         cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
     return 3 if failed else 0

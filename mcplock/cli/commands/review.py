@@ -15,7 +15,7 @@ from mcplock.errors import UsageError
 from mcplock.lock.model import APPROVALS, Entry, Lock, ServerEntry
 from mcplock.untrusted import safe_text
 
-Apply = Callable[[ServerEntry, Entry], None]
+Apply = Callable[[ServerEntry, Entry], "Text | None"]  # a change to one tool; the line reporting it
 
 
 def _target(srv: ServerEntry, e: Entry) -> Text:
@@ -23,65 +23,108 @@ def _target(srv: ServerEntry, e: Entry) -> Text:
 
 
 def _modify(cli: Cli, items: list[str], fn: Apply) -> int:
-    """Apply ``fn`` to each tool named (a server names all its tools), in one transaction."""
+    """Apply ``fn`` to each tool named (a server names all its tools), in one transaction.
+
+    Every target is resolved before anything changes, and the changes are reported only once
+    they are written: a bad target or a failed write fails the whole command, with nothing
+    changed and nothing claimed.
+    """
     from mcplock.lock.store import transaction
 
     if not items:
         raise UsageError("name at least one SERVER/TOOL")
-    parsed = [targets.parse(x, tool_only=True) for x in items]
+    parsed = [targets.parse(x) for x in items]
+    done: list[Text] = []
     with transaction(cli.lockfile) as lock:
-        for t in parsed:
-            srv, entries = targets.resolve(lock, t)
+        resolved = [targets.resolve(lock, t, tool_only=True) for t in parsed]
+        for srv, entries in resolved:
             for e in entries:
                 if e.kind == "tool":
-                    fn(srv, e)
+                    line = fn(srv, e)
+                    if line is not None:
+                        done.append(line)
+    for line in done:
+        cli.say(line)
     return 0
 
 
-def _set_enabled(cli: Cli, value: bool) -> Apply:
-    def apply(srv: ServerEntry, e: Entry) -> None:
+def _set_enabled(value: bool) -> Apply:
+    def apply(srv: ServerEntry, e: Entry) -> Text | None:
         target = targets.label(srv, e)
-        if value and e.definition is None:
-            raise UsageError(f"`{target}` has no accepted definition to enable",
-                             hint=f"review it with `mcplock show {target}`, then `mcplock accept {target}`")
-        if value and e.pending is not None and e.pending.change == "changed":
-            raise UsageError(f"`{target}` is quarantined: its server changed it since it was accepted",
-                             hint=f"review with `mcplock show {target}`, then `mcplock accept {target}` or `mcplock reject {target}`")
+        if value:
+            _refuse_enable(srv, e, target)
         if e.pending is not None and e.pending.enabled_before is not None:
             e.pending.enabled_before = value
-        if e.enabled != value:
-            e.enabled = value
-            cli.say(Text(f"{'enabled' if value else 'disabled'} ").append_text(_target(srv, e)))
+        if e.enabled == value:
+            return None
+        e.enabled = value
+        return Text(f"{'enabled' if value else 'disabled'} ").append_text(_target(srv, e))
     return apply
 
 
+def _refuse_enable(srv: ServerEntry, e: Entry, target: str) -> None:
+    """Only an accepted definition the server still offers may be enabled."""
+    if e.pending is not None and e.pending.change == "changed":
+        raise UsageError(f"`{target}` is quarantined: its server changed it since it was accepted",
+                         hint=f"review with `mcplock show {target}`, then `mcplock accept {target}` or "
+                         f"`mcplock reject {target}`")
+    if e.definition is None:
+        hint = (f"review it with `mcplock show {target}`, then `mcplock accept {target}`" if e.pending is not None
+                else f"run `mcplock refresh {srv.name}` to stage what the server offers, then "
+                f"`mcplock accept {target}`")
+        raise UsageError(f"`{target}` was never accepted: there is no definition to enable", hint=hint)
+    if e.rejected_hash is not None:
+        raise UsageError(f"`{target}` was rejected: its server offers a definition you refused, not the accepted one",
+                         hint=f"it stays disabled until its server offers something else; then `mcplock refresh "
+                         f"{srv.name}` stages that for review and `mcplock accept {target}` enables it")
+    if e.tampered():
+        raise UsageError(f"`{target}`: the stored definition does not match its hash (edited by hand or tampered with)",
+                         hint=f"restore mcp.lock from git, or run `mcplock refresh {srv.name}` and "
+                         f"`mcplock accept {target}`")
+
+
 def cmd_enable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…")) -> int:
-    """Enable tools (a host sees only enabled tools)."""
+    """Enable tools (a host sees only enabled tools).
+
+    SERVER names all its tools. SERVER/tool:NAME names a tool whose name reads as
+    something else (a tool called `instructions` or `prompt:x`).
+    """
     cli = context.of(ctx)
-    return _modify(cli, tools, _set_enabled(cli, True))
+    return _modify(cli, tools, _set_enabled(True))
 
 
 def cmd_disable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…")) -> int:
-    """Disable tools (kept in the lock, hidden from hosts)."""
+    """Disable tools (kept in the lock, hidden from hosts).
+
+    SERVER names all its tools. SERVER/tool:NAME names a tool whose name reads as
+    something else (a tool called `instructions` or `prompt:x`).
+    """
     cli = context.of(ctx)
-    return _modify(cli, tools, _set_enabled(cli, False))
+    return _modify(cli, tools, _set_enabled(False))
 
 
 def cmd_approval(
     ctx: typer.Context,
     args: list[str] = typer.Argument(..., metavar="SERVER/TOOL… always|never"),
 ) -> int:
-    """Set whether a host must ask before each call: `always` (ask) or `never`."""
+    """Set whether a host must ask before each call: `always` (ask) or `never`.
+
+    SERVER names all its tools. SERVER/tool:NAME names a tool whose name reads as
+    something else (a tool called `instructions` or `prompt:x`).
+    """
     cli = context.of(ctx)
     if len(args) < 2 or args[-1] not in APPROVALS:
         raise UsageError("usage: mcplock approval SERVER/TOOL… always|never",
                          hint="`always` asks before every call; `never` lets the host call without asking")
     mode = args[-1]
 
-    def apply(srv: ServerEntry, e: Entry) -> None:
-        if e.approval != mode:
-            e.approval = mode
-            cli.say(Text(f"approval {mode}: ").append_text(_target(srv, e)))
+    def apply(srv: ServerEntry, e: Entry) -> Text | None:
+        changed = e.approval != mode
+        e.approval = mode
+        if e.pending is not None and e.pending.change != "removed" and e.pending.approval != mode:
+            e.pending.approval = mode  # a person's choice for the proposal: `accept` keeps it over the policy
+            changed = True
+        return Text(f"approval {mode}: ").append_text(_target(srv, e)) if changed else None
 
     return _modify(cli, args[:-1], apply)
 
@@ -113,7 +156,12 @@ def cmd_accept(
     approval: str | None = typer.Option(None, "--approval", help="Set approval of the accepted tools: always|never."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask (same as naming the targets)."),
 ) -> int:
-    """Accept pending proposals (interactive review on a terminal)."""
+    """Accept pending proposals (interactive review on a terminal).
+
+    Targets: SERVER (everything pending on it), SERVER/TOOL, SERVER/prompt:NAME,
+    SERVER/resource-template:URI, SERVER/instructions; SERVER/tool:NAME names a tool whose
+    name reads as something else (a tool called `instructions` or `prompt:x`).
+    """
     from mcplock.lock import review
     from mcplock.lock.store import transaction
 
@@ -126,6 +174,7 @@ def cmd_accept(
         raise UsageError("name what to accept (SERVER, SERVER/TOOL …) or pass --all",
                          hint="`mcplock list` shows what is pending; `mcplock diff` shows the changes")
     counts = {"accepted": 0, "removed": 0, "rejected": 0}
+    done: list[Text] = []
     with transaction(cli.lockfile) as lock:
         chosen = _pending_targets(lock, items, all_ or interactive)
         if not chosen:
@@ -141,18 +190,21 @@ def cmd_accept(
             if decision == "a":
                 r = review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None)
                 counts[r] = counts.get(r, 0) + 1
-                cli.say(Text(f"{r} ").append_text(_target(srv, e)))
+                done.append(Text(f"{r} ").append_text(_target(srv, e)))
             elif decision == "r" and review.reject(srv, e) == "rejected":
                 counts["rejected"] += 1
-                cli.say(Text("rejected ").append_text(_target(srv, e)))
+                done.append(Text("rejected ").append_text(_target(srv, e)))
+    for line in done:  # reported once written
+        cli.say(line)
     left = sum(s.pending_count() for s in lock.servers.values())
-    cli.info(f"{counts['accepted']} accepted, {counts['removed']} removed, {counts['rejected']} rejected; {left} still pending")
+    cli.info(f"{counts['accepted']} accepted, {counts['removed']} removed, {counts['rejected']} rejected; "
+             f"{left} still pending")
     return 0
 
 
 def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int) -> tuple[str, str | None]:
     """Show one proposal (diff and findings) and ask: accept / reject / skip / quit, then the approval."""
-    from mcplock.lock.review import default_approval, stricter
+    from mcplock.lock.review import proposed_approval
     from mcplock.render.show import render_show
 
     cli.out.print(Text(f"\n[{n}/{total}]", style="bold"))
@@ -160,10 +212,9 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int) -> tuple[str,
     answer = _prompt(cli, "accept / reject / skip / quit? [a/r/s/q] ", ("a", "r", "s", "q"), default="q")
     if answer != "a" or e.kind != "tool" or e.pending is None or e.pending.change == "removed":
         return answer, None
-    proposed = default_approval(srv.policy, e.pending.definition)
-    if e.pending.change == "changed" and e.definition is not None:
-        proposed = stricter(e.approval, proposed)
-    got = _prompt(cli, f"approval: ask before each call? [always/never, Enter = {proposed}] ", ("always", "never", ""), default="")
+    proposed = proposed_approval(srv, e)
+    got = _prompt(cli, f"approval: ask before each call? [always/never, Enter = {proposed}] ",
+                  ("always", "never", ""), default="")
     return "a", (got or proposed)
 
 
@@ -181,21 +232,29 @@ def _prompt(cli: Cli, question: str, choices: tuple[str, ...], *, default: str) 
 
 
 def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metavar="SERVER[/TOOL]…")) -> int:
-    """Record pending proposals as seen but refused: the tool stays disabled."""
+    """Record pending proposals as seen but refused: the tool stays disabled.
+
+    Targets: SERVER (everything pending on it), SERVER/TOOL, SERVER/prompt:NAME,
+    SERVER/resource-template:URI, SERVER/instructions; SERVER/tool:NAME names a tool whose
+    name reads as something else (a tool called `instructions` or `prompt:x`).
+    """
     from mcplock.lock import review
     from mcplock.lock.store import transaction
 
     cli = context.of(ctx)
     n = 0
+    done: list[tuple[bool, Text]] = []  # (a result line, the line): reported once written
     with transaction(cli.lockfile) as lock:
         for srv, e in _pending_targets(lock, items, False):
             r = review.reject(srv, e)
             if r == "removal":
-                cli.info(Text("skipped ").append_text(_target(srv, e)).append(
-                    ": the server no longer offers it; `mcplock accept` drops it from the lock"))
+                done.append((False, Text("skipped ").append_text(_target(srv, e)).append(
+                    ": the server no longer offers it; `mcplock accept` drops it from the lock")))
             elif r == "rejected":
                 n += 1
-                cli.say(Text("rejected ").append_text(_target(srv, e)))
+                done.append((True, Text("rejected ").append_text(_target(srv, e))))
+    for result, line in done:
+        (cli.say if result else cli.info)(line)
     cli.info(f"{n} rejected")
     return 0
 

@@ -8,7 +8,7 @@ Rule ids (stable; SARIF ``ruleId``, github annotation titles):
 * ``pending/review`` — a proposal staged by ``refresh``/``add`` awaits review (diff and check);
 * ``unreachable`` — a server could not be probed;
 * ``check/<code>`` — ``check`` problems: hash-mismatch, config-changed, config-missing,
-  not-locked, config-error;
+  not-locked, config-error, source-missing, unknown-value;
 * ``lint/<rule>`` — security-lint findings on new or changed text.
 """
 
@@ -57,6 +57,10 @@ _CHECK_RULES = {
                    "Its tools reach the model without review; add it to the lock."),
     "config-error": ("A host config named by the lock cannot be read",
                      "Restore the host config, or remove the servers imported from it."),
+    "source-missing": ("A host config named by the lock no longer exists",
+                       "Restore the host config, or remove the servers imported from it."),
+    "unknown-value": ("A value in the lock is not one mcplock knows",
+                      "An unknown `approval` is read as \"always\" (ask before each call); set it explicitly."),
     "pin-no-integrity": ("A package pin has no integrity",
                          "What the server's command runs cannot be verified; resolve the pin again "
                          "with `mcplock update`."),
