@@ -19,7 +19,7 @@ from mcplock.targets import format_target, label
 @dataclass(frozen=True)
 class Finding:
     # "hash-mismatch" | "unknown-value" | "pending" | "config-changed" | "config-missing" | "source-missing"
-    # | "not-locked" | "config-error"
+    # | "not-locked" | "config-error" | "pin-no-integrity"
     code: str
     server: str
     message: str
@@ -176,8 +176,23 @@ def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
     return out
 
 
+def pins(lock: Lock) -> list[Finding]:
+    """Package pins that vouch for nothing: no integrity to check the artefact against."""
+    out: list[Finding] = []
+    for sname, srv in sorted(lock.servers.items()):
+        if srv.package is not None and not srv.package.integrities():
+            out.append(Finding(
+                "pin-no-integrity", sname,
+                f"`{sname}` pins {srv.package.registry} package {srv.package.label} without an integrity: "
+                "what runs cannot be checked",
+                f"run `mcplock update {sname}` to resolve the pin again (or restore mcp.lock from git)",
+                table=("server", sname, "package"),
+            ))
+    return out
+
+
 def run_check(lock: Lock, lock_path: str) -> list[Finding]:
-    findings = integrity(lock) + read_notes(lock) + pending(lock)
+    findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
     findings += export_sync(lock, lock_path)

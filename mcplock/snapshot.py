@@ -31,6 +31,7 @@ class Snapshot:
     resources: list[dict[str, Any]] | None = None  # None: not pinned / not asked for
     skipped_lines: list[str] = field(default_factory=list)  # non-JSON-RPC stdout lines (shown with -v)
     stderr_tail: str = ""
+    package: Any = None  # the package pin of the artefact that ran (mcplock.packages), when pinned
 
     def items(self, kind: str) -> list[dict[str, Any]]:
         return {

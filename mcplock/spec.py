@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Transport = Literal["stdio", "http", "sse"]
 TRANSPORTS: tuple[str, ...] = ("stdio", "http", "sse")
@@ -42,17 +42,21 @@ class ServerSpec:
     # (name, version) to announce in initialize; None: ProbeOptions' (mcplock by default).
     # Not part of stored(): it is the lock's `client`, not the host config's.
     client: tuple[str, str] | None = None
+    # The exact artefact the command runs (mcplock.packages.PackagePin), or None: part of the
+    # launch (a changed pin is a changed launch). A host config never has one, so config-hash
+    # (taken over an imported spec) is unaffected.
+    package: Any = None
 
     def stored(self) -> dict[str, object]:
         """The spec as written to the lock and hashed for ``config-hash`` (no secrets)."""
         return stored_spec(self.transport, self.command, self.args, self.env, self.cwd, self.url, self.headers,
                            self.pin_resources, self.auth.stored() if self.auth is not None else None,
-                           pass_env=self.pass_env)
+                           self.package.stored() if self.package is not None else None, pass_env=self.pass_env)
 
 
 def stored_spec(transport: str, command: str | None, args: Sequence[str], env: Mapping[str, str], cwd: str | None,
-                url: str | None, headers: Mapping[str, str], pin_resources: bool, auth: object, *,
-                pass_env: Sequence[str] = ()) -> dict[str, object]:
+                url: str | None, headers: Mapping[str, str], pin_resources: bool, auth: object,
+                package: object = None, *, pass_env: Sequence[str] = ()) -> dict[str, object]:
     """The connection part of a server as the lock stores it (and ``config-hash`` hashes it)."""
     out: dict[str, object] = {"transport": transport}
     if command is not None:
@@ -73,6 +77,8 @@ def stored_spec(transport: str, command: str | None, args: Sequence[str], env: M
         out["pin-resources"] = True
     if auth is not None:
         out["auth"] = auth
+    if package is not None:
+        out["package"] = package
     return out
 
 

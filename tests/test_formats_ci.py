@@ -136,7 +136,19 @@ def test_action_refuses_other_commands(tmp_path, bad):
 
     make_lock()
     code, _, _, log = _run_action(tmp_path, command=bad)
-    assert code == 2 and "must be diff or check" in log
+    assert code == 2 and "must be diff, check or update" in log
+
+
+def test_action_update_writes_the_pull_request_body(tmp_path):
+    from lockdata import make_lock
+
+    make_lock()  # a local server: nothing to move, no registry asked
+    code, outputs, summary, log = _run_action(tmp_path, command="update")
+    assert code == 0, log
+    assert outputs["exit-code"] == "0"
+    body = Path(outputs["report-file"]).read_text(encoding="utf-8")
+    assert body.startswith("## mcplock update") and body == summary
+    assert "No server of this lock runs a registry package" in body
 
 
 def test_action_usage_error_fails(tmp_path):

@@ -86,9 +86,11 @@ def _register() -> None:
         review,
         run,
         trust,
+        update,
     )
 
-    for module in (listing, check, review, remove, add, refresh, diff, inspect, init, trust, auth, run, export):
+    for module in (listing, check, review, remove, add, refresh, update, diff, inspect, init, trust, auth, run,
+                   export):
         module.register(app)
 
 

@@ -90,6 +90,31 @@ def from_project(base: str, existing: set[str]) -> Found:
     return found
 
 
+def pin_packages(specs: list[Staged], environ: Any = None,
+                 on_pin: Any = None) -> tuple[list[Staged], dict[str, ProbeError]]:
+    """Each spec whose command runs a registry package (npx, uvx, docker run…) with its exact
+    version and integrity resolved and the artefact installed in the cache; the servers whose
+    package could not be resolved (unknown, unreachable registry: not to be probed nor added, exit 3)."""
+    from mcplock.packages import pin_spec
+    from mcplock.packages.errors import RegistryError
+    from mcplock.packages.launchers import Launch, parse
+
+    out: list[Staged] = []
+    failed: dict[str, ProbeError] = {}
+    for sp, chash in specs:
+        if sp.transport != "stdio" or sp.package is not None or not isinstance(parse(sp.command, sp.args), Launch):
+            out.append((sp, chash))
+            continue
+        if on_pin is not None:
+            on_pin(sp)
+        try:
+            out.append((pin_spec(sp, environ), chash))
+        except RegistryError as e:
+            failed[sp.name] = ProbeError(e.code, e.message, hint=e.hint)
+            out.append((sp, chash))  # staged as failed: not probed, not added
+    return out, failed
+
+
 def stage_new(specs: list[Staged], results: dict[str, Any], policy: str,
               client: dict[str, str] | None) -> tuple[list[ServerEntry], dict[str, ProbeError]]:
     """New lock entries, everything they offer pending; and the servers that failed."""

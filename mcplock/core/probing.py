@@ -74,11 +74,39 @@ def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: 
     authorization URL of such a login (without it, no login starts: the error says how)."""
     from mcplock.probe import probe_many
 
-    results = probe_many(specs, opts, on_event=on_event)
+    specs, failed = prepare_packages(specs, opts.environ)
+    results = probe_many(specs, opts, on_event=on_event) if specs else {}
+    for sp in specs:  # what ran: the pin, its tree-integrity filled by a first install
+        if sp.package is not None and hasattr(results.get(sp.name), "package"):
+            results[sp.name].package = sp.package
+    results.update(failed)
     return oauth.after_probe(specs, results, lambda again: probe_many(again, opts, on_event=on_event),
                              lockfile=lockfile, login=say is not None and oauth.login_allowed(login, opts.environ),
                              say=say or (lambda _: None),
                              environ=opts.environ)
+
+
+def prepare_packages(specs: list[ServerSpec], environ: Mapping[str, str] | None = None,
+                     ) -> tuple[list[ServerSpec], Results]:
+    """Every pinned spec rewritten to launch its verified artefact, before any server starts.
+
+    A pin the artefact does not match is an :class:`~mcplock.packages.errors.IntegrityError`
+    that stops the whole run (exit 2, nothing started); a cold cache that cannot be filled
+    fails that server only, like a probe that could not connect (exit 3)."""
+    if not any(sp.package is not None for sp in specs):
+        return specs, {}
+    from mcplock.errors import ProbeError
+    from mcplock.packages import prepare
+    from mcplock.packages.errors import RegistryError
+
+    ready: list[ServerSpec] = []
+    failed: Results = {}
+    for sp in specs:
+        try:
+            ready.append(prepare(sp, environ))
+        except RegistryError as e:
+            failed[sp.name] = ProbeError(e.code, e.message, hint=e.hint)
+    return ready, failed
 
 
 def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_stored_client: bool = True,

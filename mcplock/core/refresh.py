@@ -40,17 +40,25 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
         if imp is not None:
             out.reimported[srv.name] = (imp.spec, config_hash(imp.spec))
             out.specs.append(replace(probe_spec(imp.spec, base), auth=spec_of(srv, base).auth,
-                                     client=stored_client(srv) if use_stored_client else None))
+                                     client=stored_client(srv) if use_stored_client else None, package=srv.package))
         else:
             out.specs.append(spec_of(srv, base, use_stored_client=use_stored_client))
     return out
 
 
+def _completes(locked: Any, ran: Any) -> bool:
+    """Whether ``ran`` is ``locked`` with the tree-integrity it lacked."""
+    return (locked is not None and ran is not None and locked.tree_integrity is None
+            and replace(ran, tree_integrity=None) == locked)
+
+
 def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[str, Any], the_plan: Plan,
-          client: dict[str, str] | None) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
+          client: dict[str, str] | None, pins: dict[str, Any] | None = None,
+          ) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
     """Stage the probe results in the lock (one transaction). Returns each refreshed
     server's StageResult, and the servers that failed (one whose answer cannot be hashed
-    among them, left as it was)."""
+    among them, left as it was). ``pins``: package pins to move (`update`), written only for
+    servers whose probe succeeded."""
     from mcplock.lock import review
     from mcplock.lock.store import transaction
 
@@ -75,6 +83,10 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
                 cur.transport, cur.command, cur.args, cur.env = sp.transport, sp.command, list(sp.args), dict(sp.env)
                 cur.pass_env = sorted(set(sp.pass_env))
                 cur.cwd, cur.url, cur.headers, cur.config_hash = sp.cwd, sp.url, dict(sp.headers), chash
+            if pins and srv.name in pins:
+                cur.package = pins[srv.name]
+            elif _completes(cur.package, getattr(r, "package", None)):
+                cur.package = r.package  # a hand-written pin gains the tree-integrity of its install
             if client is not None:
                 cur.client = client  # a run with --client-name re-pins the identity
             oauth.record_oauth(cur, base)  # a server that started asking for an OAuth login: auth = "oauth"

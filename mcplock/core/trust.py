@@ -64,6 +64,8 @@ def launch_dict(spec: ServerSpec) -> dict[str, object]:
     if spec.transport == "stdio":
         out.update(command=spec.command, args=list(spec.args), cwd=spec.cwd, env=dict(sorted(spec.env.items())),
                    **{"pass-env": sorted(set(spec.pass_env))})
+        if spec.package is not None:  # a moved pin runs other code: it asks again
+            out["package"] = spec.package.stored()
     else:
         out.update(url=spec.url, headers=dict(sorted(spec.headers.items())))
         if spec.auth is not None and spec.auth.client_secret:

@@ -27,6 +27,7 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     from mcplock.guard.relay import Guard
     from mcplock.guard.session import locked_server
     from mcplock.lock.read import load
+    from mcplock.packages import prepare
     from mcplock.probe import _stdio
 
     lock = load(lockfile)
@@ -37,6 +38,7 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     # the host cannot be asked (stdin is its pipe): a lock entry this machine has not trusted
     # in this project is refused, naming `mcplock trust NAME` (in CI the lock is the reviewed one)
     trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)})
+    spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
     guard = Guard(srv, spec, opts, lockfile=lockfile, strict=strict, request_timeout=request_timeout, say=say)
 
     async def main() -> int:

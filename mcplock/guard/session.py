@@ -157,6 +157,7 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
     from mcplock.lock.read import load
+    from mcplock.packages import prepare
 
     lock = load(lockfile)
     srv = locked_server(lock, name, lockfile)
@@ -165,4 +166,5 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     spec = locked_specs([srv], lock_dir(lockfile), use_stored_client=not client_name)[0]
     trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)},
                environ=environ)
+    spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
     return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock.lock.hashing import definition_hash
+from mcplock.packages.pin import PackagePin
 
 LOCK_VERSION = 1
 POLICIES = ("all", "writes", "none")
@@ -105,6 +106,7 @@ class ServerEntry:
     server_info: dict[str, Any] | None = None
     protocol_version: str | None = None
     instructions: Entry | None = None
+    package: PackagePin | None = None  # the exact artefact the command runs (`[server.NAME.package]`)
     items: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in ITEM_KINDS})
 
     @property
@@ -132,7 +134,8 @@ class ServerEntry:
         from mcplock.spec import stored_spec
 
         return stored_spec(self.transport, self.command, self.args, self.env, self.cwd, self.url, self.headers,
-                           self.pin_resources, self.auth, pass_env=self.pass_env)
+                           self.pin_resources, self.auth, self.package.stored() if self.package is not None else None,
+                           pass_env=self.pass_env)
 
 
 @dataclass

@@ -29,6 +29,7 @@ from mcplock.lock.model import (
 )
 from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
 from mcplock.spec import ENV_NAME
+from mcplock.packages.pin import PIN_KEYS, REGISTRIES, PackagePin
 
 __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
 
@@ -36,10 +37,14 @@ __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
 SERVER_KEYS = {
     "transport", "command", "args", "env", "pass-env", "cwd", "url", "headers", "source", "config-hash", "auth",
     "policy", "pin-resources", "client", "server-info", "protocol-version", "instructions",
-    "instructions-hash", "instructions-rejected-hash", "instructions-pending", *ITEM_KINDS,
+    "instructions-hash", "instructions-rejected-hash", "instructions-pending", "package", *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
 PENDING_KEYS = {"change", "hash", "enabled-before", "approval", *codec.DEFINITION_KEYS}
+_SHA256 = re.compile(r"^sha256:[0-9a-f]{64}$")
+_INTEGRITY = {"npm": re.compile(r"^sha512-[A-Za-z0-9+/]{86}==$"), "pypi": _SHA256, "oci": _SHA256}
+_INTEGRITY_WORDS = {"npm": "an npm `sha512-…` integrity", "pypi": "a `sha256:` + 64 hex digits file hash (or a list)",
+                    "oci": "an image digest `sha256:` + 64 hex digits"}
 REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
 
 
@@ -166,6 +171,7 @@ class _Reader:
         if transport != "stdio" and not srv.url:
             raise self.fail(table, f"an {transport} server needs `url` in {self._where(table)}")
         srv.instructions = self.instructions(table, st)
+        srv.package = self.package(table, st)
         for kind in ITEM_KINDS:
             kt = self.get(st, table, kind, dict, {})
             for key, it in kt.items():
@@ -201,6 +207,30 @@ class _Reader:
             raise self.fail(table, f"`auth.client-metadata-url` in {self._where(table)} must be an https:// URL "
                             "of an `oauth` server")
         return dict(v)
+
+    def package(self, table: tuple[str, ...], st: dict[str, Any]) -> PackagePin | None:
+        """`[server.NAME.package]`: registry, name, version, integrity (a string, or a list for
+        PyPI), tree-integrity. Hand edits are legal; what runs is checked against them."""
+        pt = self.get(st, table, "package", dict)
+        if pt is None:
+            return None
+        ptable = (*table, "package")
+        self.check_keys(pt, ptable, set(PIN_KEYS))
+        registry = self.get(pt, ptable, "registry", str)
+        if registry not in REGISTRIES:
+            raise self.fail(ptable, f"`registry` in {self._where(ptable)} must be one of {', '.join(REGISTRIES)}")
+        for key in ("name", "version"):
+            if not self.get(pt, ptable, key, str):
+                raise self.fail(ptable, f"missing `{key}` in {self._where(ptable)}")
+        integ = self.get(pt, ptable, "integrity", (str, list))
+        values = integ if isinstance(integ, list) else [] if integ is None else [integ]
+        for v in values:
+            if not isinstance(v, str) or not _INTEGRITY[registry].match(v):
+                raise self.fail(ptable, f"`integrity` in {self._where(ptable)} is not {_INTEGRITY_WORDS[registry]}")
+        tree = self.get(pt, ptable, "tree-integrity", str)
+        if tree is not None and not is_hash(tree):
+            raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
+        return PackagePin.from_stored(pt)
 
     def client(self, st: dict[str, Any], table: tuple[str, ...]) -> dict[str, str] | None:
         c = self.str_map(st, table, "client") if "client" in st else None
@@ -330,8 +360,17 @@ def peek_servers(text: str, path: str = "mcp.lock") -> dict[str, ServerEntry] | 
                     body = tomllib.loads("".join(lines[i + 1 : j]))
                     if name in out:
                         return None
+                    k = j
+                    if j < len(lines) and lines[j].startswith("[server."):  # its [server.NAME.package]
+                        sub = HEADER.match(lines[j].rstrip("\r\n"))
+                        own = {"server": {name: {"package": {}}}}
+                        if sub is not None and tomllib.loads(f"[{sub.group(1)}]\n") == own:
+                            k = j + 1
+                            while k < len(lines) and not lines[k].startswith("["):
+                                k += 1
+                            body["package"] = tomllib.loads("".join(lines[j + 1 : k]))
                     out[name] = reader.server(name, body)
-                    i = j
+                    i = k
                     continue
             i += 1
     except (tomllib.TOMLDecodeError, LockfileError, ValueError):

@@ -141,6 +141,18 @@ def _server(s: ServerEntry) -> Any:
             if ins.pending.definition is not None:
                 pt.add("text", _text(ins.pending.definition))
             t.add("instructions-pending", pt)
+    if s.package is not None:
+        pt = tomlkit.table()
+        for k, v in s.package.stored().items():
+            if isinstance(v, list):
+                arr = tomlkit.array()
+                for x in v:
+                    arr.append(_text(x))
+                arr.multiline(True)
+                pt.add(k, arr)
+            else:
+                pt.add(k, _text(str(v)))
+        t.add("package", pt)
     for kind in ITEM_KINDS:
         entries = s.items[kind]
         if not entries:

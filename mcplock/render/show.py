@@ -219,6 +219,15 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
         parts.append(head)
         where = " ".join([srv.command or "", *srv.args]).strip() if srv.transport == "stdio" else (srv.url or "")
         parts.append(Text("  ").append_text(safe_text(where, keep_newlines=False)))
+        from mcplock.packages.pin import describe
+
+        parts.append(Text("  package: ").append_text(safe_text(describe(srv.package, srv.command, srv.args),
+                                                               keep_newlines=False)))
+        if srv.package is not None:
+            for k, v in srv.package.stored().items():
+                if k in ("integrity", "tree-integrity"):
+                    for x in v if isinstance(v, list) else [v]:
+                        parts.append(Text(f"    {k}: ").append_text(safe_text(str(x), keep_newlines=False)))
         if srv.source:
             parts.append(Text("  imported from ").append_text(safe_text(srv.source, keep_newlines=False)))
         if srv.server_info:

@@ -26,6 +26,20 @@ def _where(s: ServerEntry) -> Text:
     return safe_text(s.url or "", keep_newlines=False)
 
 
+def _pins(lock: Lock) -> Text:
+    """Each server's package pin (what its command runs, exactly), or why it has none."""
+    from mcplock.packages.pin import describe
+
+    width = max(len(n) for n in lock.servers) + 2
+    out = Text("\npackage pins\n", style="bold")
+    for name, s in sorted(lock.servers.items()):
+        label = safe_text(name, keep_newlines=False)
+        out.append_text(label).append(" " * max(1, width - label.cell_len))
+        out.append_text(safe_text(describe(s.package, s.command, s.args), keep_newlines=False)).append("\n")
+    out.rstrip()
+    return out
+
+
 def render_list(lock: Lock, findings: dict | None = None) -> Group:
     findings = findings or {}
     parts: list[Any] = []
@@ -49,6 +63,7 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
         summary.append_text(r[6]).append("\n")
     summary.rstrip()
     parts.append(summary)
+    parts.append(_pins(lock))
     if findings:
         crit = sum(1 for fs in findings.values() if any(f.severity == CRITICAL for f in fs))
         note = Text(f"\nlint: {len(findings)} item(s) with findings", style="bold red" if crit else "yellow")

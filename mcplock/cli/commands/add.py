@@ -133,12 +133,16 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     from mcplock.lint.entries import lint_entries
 
     opts = args.options(cli)
-    launch = [probe_spec(sp, cli.lock_dir) for sp, _ in specs]
+    specs, unpinned = core_add.pin_packages(specs, opts.environ, on_pin=lambda sp: cli.info(
+        Text("pinning ").append_text(safe_text(sp.name, keep_newlines=False)).append(": resolving its package")))
+    # trust covers the launch as it will run, package pin included (docs/least-privilege.md)
+    launch = [probe_spec(sp, cli.lock_dir) for sp, _ in specs if sp.name not in unpinned]
     if consent:
         core_trust.trust(launch, cli.lock_dir)
     else:
         guarded(cli, lambda: core_trust.gate(launch, cli.lock_dir, how=how))
-    results = progress.probe(cli, launch, opts, login=args.login)
+    results = progress.probe(cli, launch, opts, login=args.login) if launch else {}
+    results.update(unpinned)
     client = args.client() if args.client_name != "mcplock" else None  # the default identity is not pinned
     staged, failed = core_add.stage_new(specs, results, policy, client)
     interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()

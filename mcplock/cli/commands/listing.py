@@ -53,6 +53,7 @@ def _server_json(s: ServerEntry, found: dict) -> dict[str, object]:
         "policy": s.policy,
         "source": s.source,
         "server_info": s.server_info,
+        "package": s.package.stored() if s.package is not None else None,
         "pending": s.pending_count(),
         "items": [
             {"kind": e.kind, "name": e.key, "state": e.state,

@@ -32,8 +32,19 @@ def cmd_refresh(
     guarded(cli, lambda: core_trust.gate(plan.specs, cli.lock_dir, how=core_trust.trust_command(cli.lockfile),
                                          reviewed=core_trust.reviewed(selected, cli.lock_dir)))
     client = probe.client()
-    results = progress.probe(cli, plan.specs, probe.options(cli), login=probe.login)
-    summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client)
+    opts = probe.options(cli)
+    from mcplock.core.update import requested_pins
+
+    repinned, unresolved = requested_pins(plan.specs, opts.environ)  # a version bumped in the command
+    plan.specs = [repinned.get(sp.name, sp) for sp in plan.specs if sp.name not in unresolved]
+    results = progress.probe(cli, plan.specs, opts, login=probe.login) if plan.specs else {}
+    results.update(unresolved)
+    pins = {n: sp.package for n, sp in repinned.items()}
+    summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client, pins)
+    for name, sp in repinned.items():
+        if name not in failed:
+            cli.info(Text("re-pinned ").append_text(safe_text(f"{name} to {sp.package.label}", keep_newlines=False))
+                     .append(" (the version its command names)"))
     for name, err in failed.items():
         report_failure(cli, name, err)
     for name, res in summary:

@@ -61,6 +61,9 @@ _CHECK_RULES = {
                        "Restore the host config, or remove the servers imported from it."),
     "unknown-value": ("A value in the lock is not one mcplock knows",
                       "An unknown `approval` is read as \"always\" (ask before each call); set it explicitly."),
+    "pin-no-integrity": ("A package pin has no integrity",
+                         "What the server's command runs cannot be verified; resolve the pin again "
+                         "with `mcplock update`."),
 }
 _PENDING_TEXT = ("A staged change awaits review",
                  "A proposal staged by `mcplock refresh` or `mcplock add` awaits `mcplock accept` or `mcplock reject`; "

@@ -1,0 +1,111 @@
+"""`mcplock outdated` and `mcplock update`: package pins against their registries."""
+
+from __future__ import annotations
+
+import typer
+from rich.text import Text
+
+from mcplock.cli import context, progress
+from mcplock.cli.options import OUTPUT_HELP, ProbeArgs, probing
+from mcplock.cli.progress import report_failure
+from mcplock.untrusted import safe_text, sanitize
+
+
+def cmd_outdated(
+    ctx: typer.Context,
+    names: list[str] | None = typer.Argument(None, metavar="[NAME]…"),
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+) -> int:
+    """Pinned servers behind their registry (npm, PyPI, an image tag's digest). Exit 1 when any
+    is behind or runs a registry package unpinned, like `pnpm outdated`; 3 when a registry
+    could not answer."""
+    from mcplock.core.update import outdated
+    from mcplock.lock.read import load
+    from mcplock.targets import select
+
+    cli = context.of(ctx)
+    cli.report_format("outdated", fmt, ("text", "json"))
+    rows = outdated(select(load(cli.lockfile), list(names or [])))
+    behind = [r for r in rows if r.status in ("behind", "unpinned")]
+    errors = [r for r in rows if r.status == "error"]
+    code = 1 if behind else 3 if errors else 0
+    if fmt == "json":
+        cli.write_json({"version": 1, "command": "outdated", "lockfile": cli.lockfile, "exit_code": code,
+                        "servers": [r.as_json() for r in rows],
+                        "summary": {"servers": len(rows), "behind": len(behind), "errors": len(errors)}})
+        return code
+    shown = [r for r in rows if r.status != "local"]
+    if not shown:
+        cli.say("no server runs a registry package (nothing to pin)")
+        return code
+    heads = ("server", "package", "current", "latest", "status")
+    table = [(r.server, f"{r.registry} {r.package}", r.current or "-", r.latest or "-", r.status) for r in shown]
+    widths = [max(len(h), *(len(sanitize(row[k])) for row in table)) + 2 for k, h in enumerate(heads)]
+    out = Text("".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)).rstrip() + "\n", style="bold")
+    for row in table:
+        for k, cell in enumerate(row):
+            style = {"behind": "yellow", "unpinned": "yellow", "error": "red", "up-to-date": "green"}.get(cell, "")
+            out.append_text(safe_text(sanitize(cell).ljust(widths[k]) if k < 4 else cell, style, keep_newlines=False))
+        out.append("\n")
+    out.rstrip()
+    cli.say(out)
+    for r in errors:
+        report_failure(cli, r.server, r.error)  # type: ignore[arg-type]
+    if behind:
+        cli.info("move them with `mcplock update [NAME…]`; the new releases' definitions are staged for review")
+    return code
+
+
+@probing()
+def cmd_update(
+    ctx: typer.Context,
+    names: list[str] | None = typer.Argument(None, metavar="[NAME]…"),
+    fmt: str = typer.Option("text", "--format", help="text, json or markdown (a pull request body)."),
+    out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
+    *,
+    probe: ProbeArgs,
+) -> int:
+    """Move package pins to the newest release, probe it, and stage its definition changes as
+    pending (changed tools are quarantined until accepted). Exit 0 when done, even with
+    proposals to review; 3 when a registry or a server could not be reached (its pin stays)."""
+    from mcplock.core import refresh as core_refresh
+    from mcplock.core import update as core_update
+    from mcplock.lock.read import load
+    from mcplock.render.update import render_update
+    from mcplock.targets import select
+
+    cli = context.of(ctx)
+    if fmt not in ("text", "json", "markdown"):
+        from mcplock.errors import UsageError
+
+        raise UsageError(f"unknown format `{fmt}` for update", hint="use --format text|json|markdown")
+    if fmt == "json":
+        cli.json_mode("update", fmt)
+    selected = select(load(cli.lockfile), list(names or []))
+    rows = core_update.outdated(selected)
+    moving = core_update.new_pins(rows, selected, cli.lock_dir)
+    summary: list = []
+    failed: dict = {r.server: r.error for r in rows if r.error is not None}
+    if moving:
+        chosen = [s for s in selected if s.name in moving]
+        the_plan = core_refresh.Plan([moving[s.name] for s in chosen], {})
+        results = progress.probe(cli, the_plan.specs, probe.options(cli), login=probe.login)
+        pins = {n: sp.package for n, sp in moving.items()}
+        summary, probe_failed = core_refresh.apply(cli.lockfile, cli.lock_dir, chosen, results, the_plan, None, pins)
+        failed.update(probe_failed)
+    code = 3 if failed else 0
+    report = render_update(rows, dict(summary), failed, fmt, lockfile=cli.lockfile, exit_code=code)
+    if fmt == "text":
+        for name, err in failed.items():
+            report_failure(cli, name, err)
+        cli.say(report)
+        if any(res.proposals for _, res in summary):
+            cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
+    else:
+        cli.emit_report(report, out_file, fmt, code)
+    return code
+
+
+def register(app: typer.Typer) -> None:
+    app.command("outdated")(cmd_outdated)
+    app.command("update")(cmd_update)

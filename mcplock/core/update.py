@@ -1,0 +1,118 @@
+"""Package pins against their registries: which are behind (`outdated`), and moving them to
+the newest release (`update`), whose definitions are then staged for review like a refresh."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from mcplock.errors import ProbeError
+from mcplock.lock.model import ServerEntry
+from mcplock.packages.pin import PackagePin
+
+
+@dataclass
+class Row:
+    """One server's pin against its registry."""
+
+    server: str
+    registry: str | None = None
+    package: str | None = None
+    current: str | None = None  # the pinned version (None: not pinned)
+    latest: str | None = None
+    status: str = "local"  # "up-to-date" | "behind" | "unpinned" | "local" | "error"
+    error: ProbeError | None = None
+    new_pin: PackagePin | None = None  # `update`: the pin it moves to (oci: the tag's current digest)
+
+    def as_json(self) -> dict[str, object]:
+        return {"server": self.server, "registry": self.registry, "package": self.package, "current": self.current,
+                "latest": self.latest, "status": self.status,
+                "error": self.error.as_json() if self.error is not None else None}
+
+
+def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row:
+    """Where ``srv``'s pin stands: its registry's newest release (an OCI tag's current digest)."""
+    from mcplock.packages.errors import RegistryError
+    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.registries import LATEST, resolve
+
+    launch = parse(srv.command, srv.args) if srv.transport == "stdio" else None
+    if not isinstance(launch, Launch):
+        return Row(srv.name)
+    pin = srv.package
+    row = Row(srv.name, launch.registry, pin.name if pin else launch.name, pin.version if pin else None)
+    try:
+        if launch.registry == "oci":
+            tag = pin.version if pin else (launch.requested or "latest")
+            fresh = resolve(replace(launch, digest=None), environ, requested=tag)
+            row.latest = f"{tag}@{str(fresh.integrity)[:19]}"
+            if pin:
+                row.current = f"{pin.version}@{str(pin.integrity)[:19]}"
+            behind = pin is None or fresh.integrity != pin.integrity
+        else:
+            row.latest = LATEST[launch.registry](row.package or launch.name, environ)
+            behind = pin is None or row.latest != pin.version
+    except RegistryError as e:
+        row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
+        return row
+    row.status = "unpinned" if pin is None else "behind" if behind else "up-to-date"
+    return row
+
+
+def outdated(selected: list[ServerEntry], environ: Mapping[str, str] | None = None) -> list[Row]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return list(pool.map(lambda s: check_one(s, environ), selected))
+
+
+def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
+             environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """For each row behind (or unpinned), the spec pinned to the newest release and installed
+    in the cache; a row whose release cannot be fetched gets its error."""
+    from mcplock.core.specs import spec_of
+    from mcplock.packages import pin_spec
+    from mcplock.packages.errors import RegistryError
+
+    by_name = {s.name: s for s in selected}
+    out: dict[str, Any] = {}
+    for row in rows:
+        if row.status not in ("behind", "unpinned"):
+            continue
+        spec = replace(spec_of(by_name[row.server], base), package=None)
+        try:
+            requested = row.latest if row.registry != "oci" else (row.latest or "latest").split("@")[0]
+            out[row.server] = pin_spec(spec, environ, requested=requested)
+            row.new_pin = out[row.server].package
+        except RegistryError as e:
+            row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
+    return out
+
+
+def requested_pins(specs: list[Any], environ: Mapping[str, str] | None = None,
+                   ) -> tuple[dict[str, Any], dict[str, ProbeError]]:
+    """Specs whose command now asks for an exact version other than the pinned one (the team
+    bumped it in the host config): re-pinned to that version, as `pnpm install` follows an edited
+    package.json. A command with no version, a range or a tag keeps its pin (the pin wins)."""
+    import re
+
+    from mcplock.packages import pin_spec
+    from mcplock.packages.errors import RegistryError
+    from mcplock.packages.launchers import Launch, parse
+
+    out: dict[str, Any] = {}
+    failed: dict[str, ProbeError] = {}
+    for sp in specs:
+        pin = sp.package
+        launch = parse(sp.command, sp.args) if pin is not None else None
+        if not isinstance(launch, Launch) or launch.registry == "oci" or launch.requested is None:
+            continue
+        if not re.fullmatch(r"v?\d+(\.\d+)*([-+.]?[0-9A-Za-z.]+)?", launch.requested) or \
+                launch.requested.lstrip("v") == pin.version or launch.name != pin.name:
+            continue
+        try:
+            out[sp.name] = pin_spec(replace(sp, package=None), environ, requested=launch.requested)
+        except RegistryError as e:
+            failed[sp.name] = ProbeError(e.code, e.message, hint=e.hint)
+    return out, failed

@@ -1,0 +1,39 @@
+"""Pinning what runs: the package a server's command launches (npm, PyPI, OCI), its exact
+version and integrity, and launching exactly that artefact (docs/pins.md).
+
+- :mod:`~mcplock.packages.launchers`: which package a command line runs (pure parsing);
+- :mod:`~mcplock.packages.registries`: resolving it to an exact pin (network);
+- :mod:`~mcplock.packages.cache`: installing and verifying it, and the spec that runs it.
+
+Nothing here is imported by offline commands but :mod:`~mcplock.packages.pin` and the parser.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcplock.packages.pin import PackagePin
+
+__all__ = ["PackagePin", "pin_spec", "prepare"]
+
+
+def prepare(spec: Any, environ: Any = None) -> Any:
+    """The spec rewritten to run its verified pinned artefact (see :func:`mcplock.packages.cache.prepare`)."""
+    from mcplock.packages.cache import prepare as _prepare
+
+    return _prepare(spec, environ)
+
+
+def pin_spec(spec: Any, environ: Any = None, *, requested: str | None = None) -> Any:
+    """``spec`` with its package resolved (exact version + integrity) and installed into the
+    cache (which fills ``tree-integrity``); a spec that runs no registry package is returned as is."""
+    from dataclasses import replace
+
+    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.registries import resolve
+
+    launch = parse(spec.command, spec.args) if spec.transport == "stdio" else None
+    if not isinstance(launch, Launch):
+        return spec
+    pinned = replace(spec, package=resolve(launch, environ, requested=requested))
+    return replace(pinned, package=prepare(pinned, environ).package)

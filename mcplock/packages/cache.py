@@ -1,0 +1,360 @@
+"""Launch exactly the pinned artefact: mcplock's own content-addressed cache.
+
+Each pin gets one directory, keyed by a hash of (registry, name, version, integrity), holding
+the installed tree and a manifest (``.mcplock.json``) with the tree's ``tree-integrity`` and a
+sha256 over every installed file. A launch on a warm cache re-hashes the files and compares:
+nothing is fetched, and a file changed in the cache is refused. A cold cache installs:
+
+- npm: ``npm install --ignore-scripts`` of the exact version (its dependencies as they were
+  when that version was published: ``--before``), or ``npm ci --ignore-scripts`` replaying a
+  resolved tree kept under ``npm-trees/``; npm checks every tarball against the lockfile's
+  integrity, and mcplock checks the package's own entry against the pin;
+- PyPI: the tree resolved once (``pip install --dry-run --report``) into hash-pinned
+  requirements, installed with ``pip install --require-hashes --no-deps`` into a venv; the
+  package's file must be one of the pinned sha256s;
+- OCI: no cache, the image is run by digest (``IMAGE@sha256:…``); docker verifies the content.
+
+The cache is ``MCPLOCK_CACHE_DIR``, else the platform's user cache directory + ``/packages``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from mcplock.packages.errors import IntegrityError, RegistryError
+from mcplock.packages.launchers import Launch, NoPin, parse
+from mcplock.packages.pin import PackagePin
+
+Env = Mapping[str, str] | None
+MANIFEST = ".mcplock.json"
+INSTALL_TIMEOUT = 600
+
+
+def cache_root(environ: Env = None) -> Path:
+    env = os.environ if environ is None else environ
+    if env.get("MCPLOCK_CACHE_DIR"):
+        return Path(env["MCPLOCK_CACHE_DIR"])
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("mcplock")) / "packages"
+
+
+def pin_dir(pin: PackagePin, environ: Env = None) -> Path:
+    key = hashlib.sha256("\0".join((pin.registry, pin.name, pin.version, *pin.integrities())).encode()).hexdigest()
+    return cache_root(environ) / pin.registry / key[:40]
+
+
+def _sha(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+# A file a server writes next to its code (server-memory's memory.json) is data; a new file
+# that could be loaded as code, or change how modules resolve, is not.
+_CODE = (".js", ".cjs", ".mjs", ".node", ".py", ".pth", ".so", ".dylib", ".pyd", ".wasm")
+
+
+def file_hashes(root: Path) -> dict[str, str]:
+    """relative path -> sha256 of every file under ``root`` (a symlink: of its target path),
+    skipping ``__pycache__`` (Python rewrites it at run time) and the manifest."""
+    out: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+        rel = os.path.relpath(dirpath, root)
+        for f in filenames:
+            if f == MANIFEST and rel == ".":
+                continue
+            p = os.path.join(dirpath, f)
+            if os.path.islink(p):
+                digest = hashlib.sha256(b"link:" + os.readlink(p).encode()).hexdigest()
+            else:
+                with open(p, "rb") as fh:
+                    digest = hashlib.sha256(fh.read()).hexdigest()
+            out[os.path.normpath(os.path.join(rel, f))] = digest
+    return out
+
+
+def content_hash(files: dict[str, str]) -> str:
+    return _sha(json.dumps(files, sort_keys=True, separators=(",", ":")).encode())
+
+
+def _changed(d: Path, manifest: dict[str, Any]) -> str | None:
+    """The first installed file that changed or went missing, or a new file that could run as
+    code; None when the entry is as installed."""
+    pinned: dict[str, str] = manifest.get("files") or {}
+    now = file_hashes(d)
+    for path, digest in pinned.items():
+        if now.get(path) != digest:
+            return path
+    for path in now.keys() - pinned.keys():
+        if path.endswith(_CODE) or os.path.basename(path) == "package.json":
+            return path
+    return None
+
+
+def _mismatch(what: str, pinned: str, got: str, name: str) -> IntegrityError:
+    return IntegrityError(
+        f"{what}: the lock pins {pinned}, found {got}; nothing was started",
+        hint=f"if the new artefact is expected, run `mcplock update {name}` and review the change; "
+             "otherwise treat it as a compromised release or cache")
+
+
+# --- the launch --------------------------------------------------------------------------------
+
+
+def prepare(spec: Any, environ: Env = None) -> Any:
+    """``spec`` rewritten to run the verified pinned artefact (its ``package`` completed with the
+    ``tree-integrity`` found on a first install). A spec without a pin is returned as it is.
+
+    Raises :class:`IntegrityError` (exit 2) when what would run is not what the lock pins,
+    :class:`RegistryError` (exit 3) when a cold cache cannot be filled."""
+    pin: PackagePin | None = getattr(spec, "package", None)
+    if pin is None:
+        return spec
+    launch = parse(spec.command, spec.args)
+    if isinstance(launch, NoPin) or launch.registry != pin.registry or _norm(launch.name, pin.registry) != _norm(
+            pin.name, pin.registry):
+        runs = launch.reason if isinstance(launch, NoPin) else f"{launch.registry} package {launch.name}"
+        raise IntegrityError(
+            f"server `{spec.name}`: the lock pins {pin.registry} package {pin.name}, but its command runs {runs}",
+            hint=f"run `mcplock remove {spec.name}` and add the server again, or restore its command")
+    if pin.registry == "oci":
+        return _oci(spec, pin, launch)
+    if not pin.integrities():
+        raise IntegrityError(f"server `{spec.name}`: the pin of {pin.label} has no integrity; nothing was started",
+                             hint=f"run `mcplock update {spec.name}` to resolve it again")
+    installer = _npm if pin.registry == "npm" else _pypi
+    argv, done = installer(spec.name, pin, launch, environ)
+    return replace(spec, command=argv[0], args=(*argv[1:], *launch.args), package=done)
+
+
+def _norm(name: str, registry: str) -> str:
+    import re
+
+    return re.sub(r"[-_.]+", "-", name).lower() if registry == "pypi" else name
+
+
+def _oci(spec: Any, pin: PackagePin, launch: Launch) -> Any:
+    digest = pin.integrity if isinstance(pin.integrity, str) else None
+    if digest is None:
+        raise IntegrityError(f"server `{spec.name}`: the pin of image {pin.name} has no digest; nothing was started",
+                             hint=f"run `mcplock update {spec.name}`")
+    if launch.digest is not None and launch.digest != digest:
+        raise _mismatch(f"server `{spec.name}`: image {pin.name}", digest, launch.digest, spec.name)
+    _, i = _image_index(spec.args)
+    args = list(spec.args)
+    args[i] = f"{pin.name}@{digest}"
+    return replace(spec, args=tuple(args))
+
+
+def _image_index(args: Any) -> tuple[Launch, int]:
+    """The position of the image in ``docker … run … IMAGE args``: the first argument whose
+    tail parses to the same image and arguments."""
+    full = parse("docker", args)
+    assert isinstance(full, Launch)
+    for i in range(len(args)):
+        if len(args) - i - 1 == len(full.args) and args[i].startswith(full.name):
+            return full, i
+    raise IntegrityError("cannot find the image in the docker command")  # pragma: no cover - parse found it
+
+
+def _verified(d: Path, pin: PackagePin, name: str) -> dict[str, Any] | None:
+    """The manifest of a complete cache entry, checked against the files and the pin; None: cold."""
+    try:
+        manifest = json.loads((d / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    changed = _changed(d, manifest)
+    if changed is not None or content_hash(manifest.get("files") or {}) != manifest.get("content"):
+        raise IntegrityError(
+            f"server `{name}`: the cached files of {pin.label} changed since they were installed and verified "
+            f"({changed or 'the manifest'}); nothing was started",
+            hint=f"delete {d} and run the command again (mcplock installs and verifies it afresh)")
+    if pin.tree_integrity is not None and manifest.get("tree-integrity") != pin.tree_integrity:
+        raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity,
+                        str(manifest.get("tree-integrity")), name)
+    return manifest
+
+
+def _publish(tmp: Path, d: Path, manifest: dict[str, Any]) -> None:
+    manifest["files"] = file_hashes(tmp)
+    manifest["content"] = content_hash(manifest["files"])
+    (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    try:
+        os.rename(tmp, d)
+    except OSError:  # another process published it first: theirs is verified on use
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _tmp(d: Path) -> Path:
+    tmp = d.with_name(f"{d.name}.tmp-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    return tmp
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str], what: str) -> None:
+    try:
+        out = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+    except FileNotFoundError:
+        raise RegistryError("installer-missing", f"{argv[0]} is needed to install {what}",
+                            hint="install it (Node.js for npm packages), then run the command again") from None
+    except subprocess.TimeoutExpired:
+        raise RegistryError("registry-unreachable", f"installing {what} timed out") from None
+    if out.returncode != 0:
+        tail = "\n".join((out.stderr or out.stdout).strip().splitlines()[-6:])
+        kind = "registry-unreachable" if any(s in tail for s in ("ENOTFOUND", "ECONNREFUSED", "ETIMEDOUT",
+                                                                   "NewConnectionError", "connect")) else "install"
+        raise RegistryError(kind, f"installing {what} failed:\n{tail}",
+                            hint="check the network and the registry, then run again; the lock is unchanged")
+
+
+def tree_hash(entries: dict[str, Any]) -> str:
+    return _sha(json.dumps(entries, sort_keys=True, separators=(",", ":")).encode())
+
+
+# --- npm ---------------------------------------------------------------------------------------
+
+
+def _npm(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
+    from mcplock.packages import registries
+
+    d = pin_dir(pin, environ)
+    manifest = _verified(d, pin, name)
+    if manifest is None:
+        tmp = _tmp(d)
+        (tmp / "package.json").write_text(json.dumps(
+            {"name": "mcplock-pin", "private": True, "dependencies": {pin.name: pin.version}}, indent=2) + "\n")
+        trees = cache_root(environ) / "npm-trees"
+        saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.json" if pin.tree_integrity else None
+        env = registries.npm_env(environ)
+        base = ["npm", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
+                "--registry", registries.npm_registry(environ)]
+        if saved is not None and saved.is_file():
+            shutil.copyfile(saved, tmp / "package-lock.json")
+            _run([base[0], "ci", "--prefer-offline", *base[1:]], tmp, env, pin.label)
+        else:
+            before = registries.npm_published(pin.name, pin.version, environ)
+            extra = [f"--before={_after(before)}"] if before else []
+            _run([base[0], "install", *base[1:], "--save-exact", *extra], tmp, env, pin.label)
+        lock = json.loads((tmp / "package-lock.json").read_text())
+        packages = lock.get("packages") or {}
+        top = packages.get(f"node_modules/{pin.name}") or {}
+        if top.get("integrity") not in pin.integrities():
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise _mismatch(f"server `{name}`: npm package {pin.label}", str(pin.integrity), str(top.get("integrity")),
+                            name)
+        tree = tree_hash({k: [v.get("version"), v.get("integrity")] for k, v in packages.items() if k})
+        if pin.tree_integrity is not None and tree != pin.tree_integrity:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
+        trees.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(tmp / "package-lock.json", trees / f"{tree.removeprefix('sha256:')}.json")
+        manifest = {"pin": pin.stored(), "tree-integrity": tree}
+        _publish(tmp, d, manifest)
+    pkg_dir = d / "node_modules" / pin.name
+    script = _npm_bin(pkg_dir, pin, launch)
+    return ["node", str(pkg_dir / script)], replace(pin, tree_integrity=manifest["tree-integrity"])
+
+
+def _after(published: str) -> str:
+    """A moment just after ``published`` (``npm install --before`` takes versions up to it)."""
+    from datetime import datetime, timedelta
+
+    t = datetime.fromisoformat(published.replace("Z", "+00:00")) + timedelta(minutes=1)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def _npm_bin(pkg_dir: Path, pin: PackagePin, launch: Launch) -> str:
+    """The package's executable as npx picks it: the one named, the only one, or the one named
+    after the package."""
+    meta = json.loads((pkg_dir / "package.json").read_text())
+    bins = meta.get("bin")
+    if isinstance(bins, str):
+        return bins
+    if not isinstance(bins, dict) or not bins:
+        raise RegistryError("no-bin", f"npm package {pin.label} has no executable to run",
+                            hint="check the package name in the server's command")
+    short = pin.name.rsplit("/", 1)[-1]
+    for key in (launch.bin, short):
+        if key and key in bins:
+            return str(bins[key])
+    if len(bins) == 1 and launch.bin is None:
+        return str(next(iter(bins.values())))
+    raise RegistryError("no-bin", f"npm package {pin.label} has several executables ({', '.join(sorted(bins))})",
+                        hint="name one: `npx -y --package PKG BIN`")
+
+
+# --- PyPI --------------------------------------------------------------------------------------
+
+
+def _pypi(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
+    from mcplock.packages import registries
+
+    d = pin_dir(pin, environ)
+    manifest = _verified(d, pin, name)
+    if manifest is None:
+        tmp = _tmp(d)
+        env = registries.pip_env(environ)
+        index: list[str] = []
+        trees = cache_root(environ) / "pypi-trees"
+        saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.txt" if pin.tree_integrity else None
+        if saved is not None and saved.is_file():
+            reqs = saved.read_text()
+        else:
+            reqs = _pypi_tree(pin, tmp, env, index, name)
+        tree = _sha(reqs.encode())
+        if pin.tree_integrity is not None and tree != pin.tree_integrity:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
+        (tmp / "requirements.txt").write_text(reqs)
+        _run([sys.executable, "-m", "venv", "--without-pip", str(tmp / "venv")], tmp, env, pin.label)
+        _run([sys.executable, "-m", "pip", "--python", str(tmp / "venv" / "bin" / "python"), "install", "--quiet",
+              "--require-hashes", "--no-deps", "--only-binary=:all:", *index, "-r", str(tmp / "requirements.txt")],
+             tmp, env, pin.label)
+        trees.mkdir(parents=True, exist_ok=True)
+        (trees / f"{tree.removeprefix('sha256:')}.txt").write_text(reqs)
+        manifest = {"pin": pin.stored(), "tree-integrity": tree}
+        _publish(tmp, d, manifest)
+    exe = d / "venv" / "bin" / (launch.bin or pin.name)
+    if not exe.exists():
+        raise RegistryError("no-bin", f"PyPI package {pin.label} installs no command `{launch.bin or pin.name}`",
+                            hint="name the command: `uvx --from PKG==V COMMAND`")
+    # the venv's own python runs the script: the cache entry was installed under another
+    # name and renamed, so the scripts' #! lines point nowhere
+    return [str(d / "venv" / "bin" / "python"), str(exe)], replace(pin, tree_integrity=manifest["tree-integrity"])
+
+
+def _pypi_tree(pin: PackagePin, tmp: Path, env: dict[str, str], index: list[str], name: str) -> str:
+    """The whole tree as pip resolves it today, as hash-pinned requirements (sorted lines); the
+    package itself with every sha256 of the pin, after checking pip chose one of them."""
+    report = tmp / "report.json"
+    _run([sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--ignore-installed", "--only-binary=:all:",
+          *index, "--report", str(report), f"{pin.name}=={pin.version}"], tmp, env, pin.label)
+    data = json.loads(report.read_text())
+    report.unlink()
+    lines = []
+    for item in data.get("install") or []:
+        meta = item.get("metadata") or {}
+        info = item.get("download_info") or {}
+        archive = info.get("archive_info") or {}
+        sha = (archive.get("hashes") or {}).get("sha256") or (archive.get("hash") or "").removeprefix("sha256=")
+        pkg = _norm(str(meta.get("name")), "pypi")
+        if pkg == _norm(pin.name, "pypi"):
+            if f"sha256:{sha}" not in pin.integrities():
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise _mismatch(f"server `{name}`: PyPI package {pin.label}", ", ".join(pin.integrities()),
+                                f"sha256:{sha}", name)
+            hashes = [h.removeprefix("sha256:") for h in pin.integrities()]
+        else:
+            hashes = [sha]
+        lines.append(f"{pkg}=={meta.get('version')} " + " ".join(f"--hash=sha256:{h}" for h in hashes))
+    return "\n".join(sorted(lines)) + "\n"

@@ -1,0 +1,301 @@
+"""Which package a server's command line runs: one small parser per launcher, no I/O.
+
+``parse(command, args)`` returns a :class:`Launch` (registry, package, the version or tag the
+command line asks for, the executable and the server's own arguments) or a :class:`NoPin`
+saying why there is nothing to pin (a local script, a git URL, extra unpinned packages…).
+
+A new launcher is one function ``(argv after the launcher) -> Launch | NoPin`` added to
+:data:`LAUNCHERS`, keyed by the executable's name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Launch:
+    launcher: str  # "npx" | "pnpm dlx" | "uvx" | "pipx run" | "docker run"
+    registry: str  # "npm" | "pypi" | "oci"
+    name: str  # package name; an OCI image repository as written (``mcp/time``, ``ghcr.io/o/r``)
+    requested: str | None = None  # version, range or tag as written (None: the newest / `latest`)
+    bin: str | None = None  # the executable of the package to run (None: its default one)
+    args: tuple[str, ...] = ()  # the server's own arguments
+    options: tuple[str, ...] = ()  # docker run options before the image, as written
+    digest: str | None = None  # oci: a digest written on the command line (``sha256:…``)
+
+
+@dataclass(frozen=True)
+class NoPin:
+    reason: str
+
+
+LOCAL = NoPin("no registry pin (local command)")
+
+# --- shared option scanning ------------------------------------------------------------------
+
+
+def _scan(argv: Sequence[str], valued: frozenset[str]) -> tuple[list[tuple[str, str | None]], int]:
+    """Options up to the first positional: ``[(option, value)]`` and the positional's index.
+    ``--opt=value`` and ``-o value`` (for options in ``valued``) both read; ``--`` ends options."""
+    opts: list[tuple[str, str | None]] = []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return opts, i + 1
+        if not a.startswith("-") or a == "-":
+            return opts, i
+        if a.startswith("--") and "=" in a:
+            k, _, v = a.partition("=")
+            opts.append((k, v))
+        elif a in valued:
+            opts.append((a, argv[i + 1] if i + 1 < len(argv) else None))
+            i += 1
+        else:
+            opts.append((a, None))
+        i += 1
+    return opts, i
+
+
+def _values(opts: list[tuple[str, str | None]], *names: str) -> list[str | None]:
+    return [v for k, v in opts if k in names]
+
+
+# --- npm ---------------------------------------------------------------------------------------
+
+_NPM_NAME = re.compile(r"^(@[a-z0-9~-][a-z0-9._~-]*/)?[a-z0-9~-][a-z0-9._~-]*$")
+
+
+def npm_spec(spec: str) -> tuple[str, str | None] | None:
+    """``@scope/name@1.2.3`` → (``@scope/name``, ``1.2.3``); None for what is not a registry
+    package (git, GitHub shorthand, tarball URL, path, ``npm:`` alias)."""
+    at = spec.find("@", 1)
+    name, version = (spec, None) if at < 0 else (spec[:at], spec[at + 1:] or None)
+    if not _NPM_NAME.match(name):
+        return None
+    if version is not None and (":" in version or "/" in version):
+        return None
+    return name, None if version in (None, "latest") else version
+
+
+_NPX_VALUED = frozenset({"--package", "-p", "--registry", "--cache", "--userconfig", "--prefix", "--loglevel",
+                         "--node-options", "--workspace", "-w", "--script-shell", "--call", "-c"})
+
+
+def _npm_launch(launcher: str, argv: Sequence[str], valued: frozenset[str]) -> Launch | NoPin:
+    opts, i = _scan(argv, valued)
+    if _values(opts, "--call", "-c", "--shell-mode"):
+        return NoPin(f"no registry pin ({launcher} runs a shell command)")
+    if _values(opts, "--registry"):
+        return NoPin(f"no registry pin ({launcher} names another registry)")
+    packages = _values(opts, "--package", "-p")
+    if i >= len(argv):
+        return NoPin(f"no registry pin ({launcher} names no package)")
+    if len(packages) > 1:
+        return NoPin(f"no registry pin ({launcher} installs several packages)")
+    what = packages[0] if packages else argv[i]
+    parsed = npm_spec(what or "")
+    if parsed is None:
+        return NoPin(f"no registry pin ({what} is not an npm registry package)")
+    bin_name = argv[i] if packages else None
+    return Launch(launcher, "npm", parsed[0], parsed[1], bin=bin_name, args=tuple(argv[i + 1:]))
+
+
+def _npx(argv: Sequence[str]) -> Launch | NoPin:
+    return _npm_launch("npx", argv, _NPX_VALUED)
+
+
+_PNPM_VALUED = frozenset({"--package", "-p", "--reporter", "--dir", "-C", "--allow-build", "--registry",
+                          "--loglevel", "--filter", "-F", "--workspace-root"})
+
+
+def _pnpm(argv: Sequence[str]) -> Launch | NoPin:
+    opts, i = _scan(argv, _PNPM_VALUED)  # global options before `dlx`
+    if i >= len(argv) or argv[i] != "dlx":
+        return LOCAL
+    return _pnpx([*(a for k, v in opts for a in ((k,) if v is None else (k, v))), *argv[i + 1:]])
+
+
+def _pnpx(argv: Sequence[str]) -> Launch | NoPin:
+    return _npm_launch("pnpm dlx", argv, _PNPM_VALUED)
+
+
+# --- PyPI --------------------------------------------------------------------------------------
+
+_PY_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
+_PY_SPEC = re.compile(rf"^(?P<name>{_PY_NAME})(?P<extras>\[[^\]]*\])?\s*"
+                      r"(?:@\s*(?P<at>[^\s:/]+)|(?P<spec>(?:[=<>!~]=?|===)\s*\S+))?$")
+
+
+def pypi_spec(spec: str) -> tuple[str, str | None] | None:
+    """``name[extra]==1.2`` / ``name@1.2`` → (``name``, ``1.2``); a range stays a specifier
+    (``>=1,<2``); None for a URL, path or VCS reference."""
+    m = _PY_SPEC.match(spec.strip())
+    if m is None:
+        return None
+    name = m.group("name")
+    if m.group("at"):
+        at = m.group("at")
+        return name, None if at == "latest" else at
+    s = m.group("spec")
+    if not s:
+        return name, None
+    if s.startswith("==") and not s.startswith("===") and "," not in s and "*" not in s:
+        return name, s[2:].strip()
+    return name, s.replace(" ", "")
+
+
+_UVX_VALUED = frozenset({
+    "--from", "--with", "-w", "--with-editable", "--with-requirements", "--python", "-p", "--index", "--index-url",
+    "-i", "--default-index", "--extra-index-url", "--find-links", "-f", "--constraints", "-c", "--build-constraints",
+    "-b", "--overrides", "--env-file", "--directory", "--project", "--config-file", "--cache-dir", "--color",
+    "--python-platform", "--resolution", "--prerelease", "--exclude-newer", "--index-strategy", "--keyring-provider",
+    "--link-mode", "--refresh-package", "--reinstall-package", "--upgrade-package", "-P", "--no-binary-package",
+    "--no-build-package", "--config-setting", "-C", "--allow-insecure-host", "--torch-backend"})
+_UNPINNED_UV = ("--with", "-w", "--with-editable", "--with-requirements", "--index", "--index-url", "-i",
+                "--default-index", "--extra-index-url", "--find-links", "-f")
+
+
+def _pypi_launch(launcher: str, pkg: str | None, app: str, rest: Sequence[str]) -> Launch | NoPin:
+    parsed = pypi_spec(pkg if pkg is not None else app)
+    if parsed is None:
+        return NoPin(f"no registry pin ({pkg or app} is not a PyPI package)")
+    name, requested = parsed
+    bin_name = app if pkg is not None else name
+    return Launch(launcher, "pypi", name, requested, bin=bin_name, args=tuple(rest))
+
+
+def _uvx(argv: Sequence[str]) -> Launch | NoPin:
+    opts, i = _scan(argv, _UVX_VALUED)
+    extra = [k for k, _ in opts if k in _UNPINNED_UV]
+    if extra:
+        return NoPin(f"no registry pin (uvx {extra[0]} adds packages or indexes mcplock does not pin)")
+    if i >= len(argv):
+        return NoPin("no registry pin (uvx names no package)")
+    frm = _values(opts, "--from")
+    return _pypi_launch("uvx", frm[-1] if frm else None, argv[i], argv[i + 1:])
+
+
+def _uv(argv: Sequence[str]) -> Launch | NoPin:
+    if len(argv) >= 2 and argv[0] == "tool" and argv[1] == "run":
+        return _uvx(argv[2:])
+    return LOCAL
+
+
+_PIPX_VALUED = frozenset({"--spec", "--python", "--pip-args", "--index-url", "-i", "--backend", "--fetch-python"})
+
+
+def _pipx(argv: Sequence[str]) -> Launch | NoPin:
+    opts, i = _scan(argv, frozenset())
+    if i >= len(argv) or argv[i] != "run":
+        return LOCAL
+    argv = argv[i + 1:]
+    opts, i = _scan(argv, _PIPX_VALUED)
+    if _values(opts, "--index-url", "-i", "--pip-args"):
+        return NoPin("no registry pin (pipx run names another index or pip options)")
+    if i >= len(argv):
+        return NoPin("no registry pin (pipx run names no package)")
+    spec = _values(opts, "--spec")
+    return _pypi_launch("pipx run", spec[-1] if spec else None, argv[i], argv[i + 1:])
+
+
+# --- OCI ---------------------------------------------------------------------------------------
+
+_DOCKER_VALUED = frozenset({
+    "-e", "--env", "--env-file", "-v", "--volume", "--name", "-p", "--publish", "--network", "--net", "--entrypoint",
+    "-w", "--workdir", "-u", "--user", "--mount", "-l", "--label", "--label-file", "--platform", "--pull", "-m",
+    "--memory", "--memory-swap", "--memory-reservation", "--cpus", "--cpu-shares", "-c", "--cpuset-cpus",
+    "--add-host", "--cap-add", "--cap-drop", "--device", "--dns", "--dns-search", "--dns-option", "-h", "--hostname",
+    "--ipc", "--pid", "--restart", "--runtime", "--security-opt", "--shm-size", "--tmpfs", "--ulimit", "--gpus",
+    "--log-driver", "--log-opt", "--cidfile", "--group-add", "--expose", "--link", "--volumes-from", "--stop-signal",
+    "--stop-timeout", "--health-cmd", "--health-interval", "--health-retries", "--health-timeout", "--attach", "-a",
+    "--cgroupns", "--cgroup-parent", "--isolation", "--mac-address", "--ip", "--ip6", "--network-alias", "--pids-limit",
+    "--storage-opt", "--sysctl", "--userns", "--uts", "--detach-keys", "--annotation", "--device-cgroup-rule",
+    "--blkio-weight", "--kernel-memory", "--oom-score-adj", "--volume-driver", "--domainname"})
+_DOCKER_GLOBAL_VALUED = frozenset({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
+                                   "--tlscacert", "--tlscert", "--tlskey"})
+_SHORT_VALUED = {o[1] for o in _DOCKER_VALUED if len(o) == 2}
+_DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
+
+
+def image_ref(ref: str) -> tuple[str, str | None, str | None] | None:
+    """``repo[:tag][@sha256:…]`` → (repo, tag, digest); None when it is not an image reference."""
+    repo, _, digest = ref.partition("@")
+    if digest and not _DIGEST.match(digest):
+        return None
+    tag = None
+    slash = repo.rfind("/")
+    colon = repo.rfind(":")
+    if colon > slash:
+        repo, tag = repo[:colon], repo[colon + 1:]
+    if not repo or not re.match(r"^[a-z0-9]+([._:/-][a-z0-9]+)*$", repo) or (tag is not None and not tag):
+        return None
+    return repo, tag, digest or None
+
+
+def _docker_opts(argv: Sequence[str]) -> int:
+    """The index of the image in ``docker run`` arguments (short flags may be bundled: ``-it``,
+    ``-eK=V``, ``-ie K=V``)."""
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            return i + 1
+        if not a.startswith("-") or a == "-":
+            return i
+        if a.startswith("--"):
+            i += 2 if ("=" not in a and a in _DOCKER_VALUED) else 1
+            continue
+        # -abc: flags, the first valued letter takes the rest of the word or the next word
+        letters = a[1:]
+        for j, ch in enumerate(letters):
+            if ch in _SHORT_VALUED:
+                i += 1 if j + 1 < len(letters) else 2
+                break
+        else:
+            i += 1
+    return i
+
+
+def _docker(argv: Sequence[str]) -> Launch | NoPin:
+    _, i = _scan(argv, _DOCKER_GLOBAL_VALUED)
+    if argv[i:i + 1] == ["run"]:
+        rest = argv[i + 1:]
+    elif argv[i:i + 2] == ["container", "run"]:
+        rest = argv[i + 2:]
+    else:
+        return LOCAL
+    at = _docker_opts(rest)
+    if at >= len(rest):
+        return NoPin("no registry pin (docker run names no image)")
+    ref = image_ref(rest[at])
+    if ref is None:
+        return NoPin(f"no registry pin ({rest[at]} is not an image reference)")
+    repo, tag, digest = ref
+    return Launch("docker run", "oci", repo, tag, args=tuple(rest[at + 1:]), options=tuple(rest[:at]), digest=digest)
+
+
+LAUNCHERS: dict[str, Callable[[Sequence[str]], Launch | NoPin]] = {
+    "npx": _npx, "pnpx": _pnpx, "pnpm": _pnpm, "uvx": _uvx, "uv": _uv, "pipx": _pipx, "docker": _docker,
+    "podman": _docker,
+}
+
+
+def launcher_name(command: str) -> str:
+    base = os.path.basename(command.replace("\\", "/"))
+    for suffix in (".cmd", ".exe", ".bat"):
+        if base.lower().endswith(suffix):
+            return base[: -len(suffix)]
+    return base
+
+
+def parse(command: str | None, args: Sequence[str]) -> Launch | NoPin:
+    """What ``command args`` runs from a registry; :data:`LOCAL` for anything else."""
+    if not command:
+        return NoPin("no registry pin (remote server)")
+    fn = LAUNCHERS.get(launcher_name(command))
+    return LOCAL if fn is None else fn(list(args))

@@ -1,0 +1,260 @@
+"""Resolve what a command line asks for to an exact, verifiable pin, through the registries'
+own data: the npm registry's package document (``dist.integrity``, dist-tags, publish times),
+PyPI's JSON API (every file's sha256), an OCI manifest digest through the ``docker`` client.
+
+Registry URLs: ``MCPLOCK_NPM_REGISTRY`` (default https://registry.npmjs.org) and
+``MCPLOCK_PYPI_URL`` (default https://pypi.org); the same values are handed to npm and pip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+from mcplock.packages.errors import RegistryError
+from mcplock.packages.launchers import Launch
+from mcplock.packages.pin import PackagePin
+
+TIMEOUT = 30.0
+Env = Mapping[str, str] | None
+NPM_DEFAULT = "https://registry.npmjs.org"
+PYPI_DEFAULT = "https://pypi.org"
+
+
+def npm_registry(environ: Env = None) -> str:
+    return (os.environ if environ is None else environ).get("MCPLOCK_NPM_REGISTRY", NPM_DEFAULT).rstrip("/")
+
+
+def pypi_url(environ: Env = None) -> str:
+    return (os.environ if environ is None else environ).get("MCPLOCK_PYPI_URL", PYPI_DEFAULT).rstrip("/")
+
+
+def get_json(url: str, what: str) -> Any:
+    """GET a registry document; None on 404. Other failures: RegistryError (unreachable)."""
+    import httpx2
+
+    try:
+        r = httpx2.get(url, timeout=TIMEOUT, follow_redirects=True, headers={"Accept": "application/json"})
+    except httpx2.HTTPError as e:
+        raise RegistryError("registry-unreachable", f"cannot reach the registry for {what}: {url} ({e})",
+                            hint="check the network (or the registry URL), then run the command again") from None
+    if r.status_code == 404:
+        return None
+    if r.status_code != 200:
+        raise RegistryError("registry-unreachable", f"the registry answered HTTP {r.status_code} for {what}: {url}",
+                            hint="try again later; the lock was not changed")
+    try:
+        return r.json()
+    except ValueError:
+        raise RegistryError("registry-unreachable", f"the registry sent no JSON for {what}: {url}") from None
+
+
+# --- npm ---------------------------------------------------------------------------------------
+
+
+def npm_document(name: str, environ: Env = None) -> dict[str, Any]:
+    doc = get_json(f"{npm_registry(environ)}/{quote(name, safe='@')}", f"npm package {name}")
+    if not isinstance(doc, dict) or not isinstance(doc.get("versions"), dict):
+        raise RegistryError("unknown-package", f"npm has no package named {name}",
+                            hint="check the package name in the server's command")
+    return doc
+
+
+def npm_pick(doc: dict[str, Any], requested: str | None, environ: Env = None) -> str:
+    """The exact version ``requested`` (a version, a dist-tag, a range; None: latest) names."""
+    name = doc.get("name", "?")
+    tags = doc.get("dist-tags") or {}
+    versions = doc["versions"]
+    want = requested or "latest"
+    if want in versions:
+        return want
+    if want in tags:
+        return str(tags[want])
+    if re.fullmatch(r"v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?", want):
+        raise RegistryError("unknown-version", f"npm package {name} has no version {want}",
+                            hint=f"its newest is {tags.get('latest', '?')}; fix the version in the server's command")
+    got = _npm_range(name, want, environ)
+    if got is None or got not in versions:
+        raise RegistryError("unknown-version", f"no version of npm package {name} matches {want}",
+                            hint=f"its newest is {tags.get('latest', '?')}; fix the version in the server's command")
+    return got
+
+
+def _npm_range(name: str, spec: str, environ: Env) -> str | None:
+    """A semver range, resolved by npm itself (``npm view NAME@RANGE version``: the highest)."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RegistryError("npm-missing", "npm is needed to resolve the version range " + spec,
+                            hint="install Node.js (npm), or name an exact version")
+    try:
+        out = subprocess.run([npm, "view", f"{name}@{spec}", "version", "--json", "--registry", npm_registry(environ)],
+                             capture_output=True, text=True, timeout=TIMEOUT, env=npm_env(environ))
+    except subprocess.TimeoutExpired:
+        raise RegistryError("registry-unreachable", f"npm view {name}@{spec} timed out") from None
+    try:
+        got = json.loads(out.stdout or "null")
+    except ValueError:
+        return None
+    if isinstance(got, list):
+        got = got[-1] if got else None
+    return got if isinstance(got, str) else None
+
+
+def npm_env(environ: Env = None) -> dict[str, str]:
+    """npm's environment: its cache inside mcplock's (never the user's ~/.npm), no update nags."""
+    from mcplock.packages.cache import cache_root
+
+    env = dict(os.environ if environ is None else environ)
+    env["npm_config_cache"] = str(cache_root(environ) / "npm-cache")
+    env["npm_config_update_notifier"] = "false"
+    env["npm_config_fund"] = "false"
+    env["npm_config_audit"] = "false"
+    return env
+
+
+def resolve_npm(launch: Launch, environ: Env = None, *, requested: str | None = None) -> PackagePin:
+    doc = npm_document(launch.name, environ)
+    version = npm_pick(doc, requested if requested is not None else launch.requested, environ)
+    dist = (doc["versions"][version] or {}).get("dist") or {}
+    integrity = dist.get("integrity")
+    if not isinstance(integrity, str) or not integrity.startswith("sha512-"):
+        raise RegistryError("no-integrity", f"npm publishes no sha512 integrity for {launch.name}@{version}",
+                            hint="pin a newer release of the package")
+    return PackagePin("npm", launch.name, version, integrity)
+
+
+def npm_latest(name: str, environ: Env = None) -> str:
+    return npm_pick(npm_document(name, environ), None, environ)
+
+
+def npm_published(name: str, version: str, environ: Env = None) -> str | None:
+    """When ``name@version`` was published (the registry's ``time``), for ``npm install --before``."""
+    t = (npm_document(name, environ).get("time") or {}).get(version)
+    return t if isinstance(t, str) else None
+
+
+# --- PyPI --------------------------------------------------------------------------------------
+
+
+def pypi_project(name: str, environ: Env = None) -> dict[str, Any]:
+    doc = get_json(f"{pypi_url(environ)}/pypi/{quote(name)}/json", f"PyPI package {name}")
+    if not isinstance(doc, dict) or not isinstance(doc.get("releases"), dict):
+        raise RegistryError("unknown-package", f"PyPI has no package named {name}",
+                            hint="check the package name in the server's command")
+    return doc
+
+
+def resolve_pypi(launch: Launch, environ: Env = None, *, requested: str | None = None) -> PackagePin:
+    want = requested if requested is not None else launch.requested
+    if want is not None and re.match(r"^[<>=!~]", want):
+        want = _pip_pick(launch.name, want, environ)
+    doc = pypi_project(launch.name, environ)
+    version = want or str(doc["info"]["version"])
+    if version not in doc["releases"]:
+        raise RegistryError("unknown-version", f"PyPI package {launch.name} has no release {version}",
+                            hint=f"its newest is {doc['info'].get('version')}; fix the version in the server's command")
+    files = [f for f in doc["releases"][version] or [] if not f.get("yanked")]
+    hashes = tuple(sorted(f"sha256:{f['digests']['sha256']}" for f in files if (f.get("digests") or {}).get("sha256")))
+    if not hashes:
+        raise RegistryError("no-integrity", f"PyPI lists no files with a sha256 for {launch.name}=={version}",
+                            hint="pin another release of the package")
+    integrity = hashes[0] if len(hashes) == 1 else hashes
+    return PackagePin("pypi", doc["info"].get("name") or launch.name, version, integrity)
+
+
+def pypi_latest(name: str, environ: Env = None) -> str:
+    return str(pypi_project(name, environ)["info"]["version"])
+
+
+def pip_env(environ: Env = None) -> dict[str, str]:
+    """pip's environment: only the index mcplock names (no find-links, extra indexes or
+    constraints from a pip config), its cache inside mcplock's."""
+    from mcplock.packages.cache import cache_root
+
+    env = dict(os.environ if environ is None else environ)
+    env.update({"PIP_CACHE_DIR": str(cache_root(environ) / "pip-cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+                "PIP_FIND_LINKS": "", "PIP_EXTRA_INDEX_URL": "", "PIP_CONSTRAINT": "", "PIP_NO_INPUT": "1",
+                "PIP_INDEX_URL": pypi_url(environ) + "/simple"})
+    # pip runs `rustc --version` for its User-Agent; a rustup proxy then writes ~/.rustup. Wheels
+    # only (--only-binary): pip never needs Rust here, so rustup's directory leaves its PATH.
+    path = env.get("PATH", "").split(os.pathsep)
+    env["PATH"] = os.pathsep.join(p for p in path if not os.path.exists(os.path.join(p, "rustup")))
+    return env
+
+
+def _pip_pick(name: str, spec: str, environ: Env) -> str:
+    """The highest release matching a specifier, as pip resolves it (a dry run, no install)."""
+    import sys
+
+    argv = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--no-deps", "--ignore-installed",
+            "--report", "-", "--index-url", pypi_url(environ) + "/simple", f"{name}{spec}"]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=120,
+                         env=pip_env(environ))
+    try:
+        report = json.loads(out.stdout)
+        return str(report["install"][0]["metadata"]["version"])
+    except (ValueError, KeyError, IndexError):
+        raise RegistryError("unknown-version", f"no release of PyPI package {name} matches {spec}",
+                            hint="fix the version in the server's command") from None
+
+
+# --- OCI ---------------------------------------------------------------------------------------
+
+
+def digest_of(reply: str) -> str:
+    """The manifest digest in a ``docker buildx imagetools inspect --format '{{json .Manifest}}'``
+    reply, or a ``docker manifest inspect -v`` one (an object, or per-platform list: linux/amd64)."""
+    try:
+        data = json.loads(reply)
+    except ValueError:
+        raise RegistryError("docker", "docker gave no manifest for the image") from None
+    if isinstance(data, list):
+        plat = [d for d in data if ((d.get("Descriptor") or {}).get("platform") or {}).get("architecture") == "amd64"]
+        data = (plat or data or [{}])[0]
+    if isinstance(data, dict):
+        d = data.get("digest") or (data.get("Descriptor") or {}).get("digest")
+        if isinstance(d, str) and re.fullmatch(r"sha256:[0-9a-f]{64}", d):
+            return d
+    raise RegistryError("docker", "docker's reply names no sha256 digest for the image")
+
+
+def resolve_oci(launch: Launch, environ: Env = None, *, requested: str | None = None) -> PackagePin:
+    tag = requested or launch.requested or "latest"
+    if launch.digest is not None and requested is None:
+        return PackagePin("oci", launch.name, tag, launch.digest)
+    docker = shutil.which("docker")
+    if docker is None:
+        raise RegistryError("docker", "the docker client is needed to resolve the image " + launch.name,
+                            hint="install Docker, or write the image as NAME@sha256:… in the server's command")
+    ref = f"{launch.name}:{tag}"
+    attempts = ([docker, "buildx", "imagetools", "inspect", ref, "--format", "{{json .Manifest}}"],
+                [docker, "manifest", "inspect", "-v", ref])
+    last = ""
+    for argv in attempts:
+        try:
+            out = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+        except subprocess.TimeoutExpired:
+            last = "timed out"
+            continue
+        if out.returncode == 0 and out.stdout.strip():
+            return PackagePin("oci", launch.name, tag, digest_of(out.stdout))
+        last = (out.stderr or out.stdout).strip().splitlines()[-1:] or [f"exit {out.returncode}"]
+        last = last[0] if isinstance(last, list) else last
+    raise RegistryError("docker", f"docker could not resolve the image {ref}: {last[:300]}",
+                        hint="check that the image exists and the registry is reachable (and docker is running), "
+                             "or write the image as NAME@sha256:… in the server's command")
+
+
+RESOLVERS = {"npm": resolve_npm, "pypi": resolve_pypi, "oci": resolve_oci}
+LATEST = {"npm": npm_latest, "pypi": pypi_latest}
+
+
+def resolve(launch: Launch, environ: Env = None, *, requested: str | None = None) -> PackagePin:
+    """The exact pin for ``launch`` (``requested`` overrides the version on the command line)."""
+    return RESOLVERS[launch.registry](launch, environ, requested=requested)

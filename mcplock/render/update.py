@@ -1,0 +1,85 @@
+"""The report of `mcplock update`: pins moved and definition changes staged (text, JSON,
+Markdown — the body of the pull request a scheduled update workflow opens)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+
+from mcplock.untrusted import safe_text, sanitize
+
+
+def _moves(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for r in rows:
+        if r.status == "local":
+            continue
+        res = staged.get(r.server)
+        moved = r.new_pin is not None and r.server in staged
+        out.append({
+            "server": r.server, "registry": r.registry, "package": r.package, "from": r.current,
+            "to": r.new_pin.version if moved else None,
+            "status": "moved" if moved else "failed" if r.server in failed else r.status,
+            "integrity": r.new_pin.stored().get("integrity") if moved else None,
+            "new": list(res.new) if res else [], "changed": list(res.changed) if res else [],
+            "removed": list(res.removed) if res else [],
+            "error": failed[r.server].as_json() if r.server in failed else None,
+        })
+    return out
+
+
+def render_update(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any], fmt: str, *, lockfile: str,
+                  exit_code: int) -> Any:
+    moves = _moves(rows, staged, failed)
+    if fmt == "json":
+        return json.dumps({"version": 1, "command": "update", "lockfile": lockfile, "exit_code": exit_code,
+                           "servers": moves}, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "markdown":
+        return _markdown(moves)
+    out = Text()
+    for m in moves:
+        line = Text().append_text(safe_text(m["server"], keep_newlines=False)).append(": ")
+        if m["status"] == "moved":
+            line.append_text(safe_text(f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}", keep_newlines=False))
+            n = len(m["new"]) + len(m["changed"]) + len(m["removed"])
+            line.append(f" ({len(m['new'])} new, {len(m['changed'])} changed, {len(m['removed'])} removed"
+                        " — pending review)" if n else " (definitions unchanged)", style="yellow" if n else "green")
+        elif m["status"] == "up-to-date":
+            line.append_text(safe_text(f"{m['package']} {m['from']}", keep_newlines=False)).append(" up to date",
+                                                                                                    style="green")
+        else:
+            line.append(m["status"], style="red")
+        out.append_text(line).append("\n")
+    out.rstrip()
+    return out if moves else Text("no server runs a registry package (nothing to update)")
+
+
+def _cell(v: Any) -> str:
+    return sanitize(str(v)).replace("|", "\\|").replace("`", "'")
+
+
+def _markdown(moves: list[dict[str, Any]]) -> str:
+    lines = ["## mcplock update", ""]
+    moved = [m for m in moves if m["status"] == "moved"]
+    if not moves:
+        lines.append("No server of this lock runs a registry package: nothing to update.")
+    elif not moved:
+        lines.append("Every pinned server is up to date." if not any(m["error"] for m in moves)
+                     else "No pin moved.")
+    else:
+        lines += ["| server | package | from | to | new | changed | removed |", "|---|---|---|---|---|---|---|"]
+        for m in moved:
+            lines.append(f"| `{_cell(m['server'])}` | `{_cell(m['package'])}` | {_cell(m['from'] or 'unpinned')} | "
+                         f"{_cell(m['to'])} | {len(m['new'])} | {len(m['changed'])} | {len(m['removed'])} |")
+        lines += ["", "Changed tools are disabled until a person accepts them. Review each change with "
+                  "`mcplock diff` or `mcplock show SERVER/TOOL`, then `mcplock accept` or `mcplock reject`:", ""]
+        for m in moved:
+            for what in ("changed", "new", "removed"):
+                for target in m[what]:
+                    lines.append(f"- {what}: `{_cell(target)}`")
+    for m in moves:
+        if m["error"]:
+            lines.append(f"- :warning: `{_cell(m['server'])}` not updated: {_cell(m['error']['message'])}")
+    return "\n".join(lines) + "\n"
