@@ -28,8 +28,8 @@ from mcplock.lock.model import (
     ServerEntry,
 )
 from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
-from mcplock.spec import ENV_NAME
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, PackagePin
+from mcplock.spec import ENV_NAME
 
 __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
 
