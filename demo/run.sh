@@ -52,5 +52,10 @@ run "$MCPLOCK" reject docs/search_docs docs/run_shell
 run "$MCPLOCK" accept docs/read_page
 run "$MCPLOCK" diff
 
+step "10. The lock binds at run time: the guard serves hosts only what the lock accepted"
+echo "(a host launches 'mcplock run docs' instead of the server; 'mcplock call' is the same guard for one call)"
+run "$MCPLOCK" call docs/search_docs --args '{"query": "roadmap"}'
+run "$MCPLOCK" call docs/read_page --approve --args '{"page_id": "roadmap"}'
+
 echo
 echo "The demo ran in $WORK. Try: cd $WORK && $MCPLOCK --help"
