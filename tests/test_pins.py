@@ -75,6 +75,7 @@ def test_the_pinned_release_runs_whatever_the_command_names_and_replays_offline(
     text = Path("mcp.lock").read_text()
     # the command now asks for the newest release (whose definitions differ): the pin still wins
     Path("mcp.lock").write_text(text.replace(f'"{MEMORY}@{OLD}"', f'"{MEMORY}"'))
+    assert run("trust", "memory").returncode == 0  # an edited lock (as a pull brings it) runs once trusted here
     r = run("diff", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(r.stdout)["servers"][0]["status"] == "ok"
@@ -99,6 +100,7 @@ def test_a_tampered_integrity_or_artefact_is_refused(run, cache):
     pinned = pin_of()["integrity"]
     forged = npm_doc(MEMORY)["versions"]["2026.8.31"]["dist"]["integrity"]
     Path("mcp.lock").write_text(good.replace(pinned, forged))
+    assert run("trust", "memory").returncode == 0  # an edited lock (as a pull brings it) runs once trusted here
     r = run("diff")
     assert r.returncode == 2, r.stdout + r.stderr
     err = " ".join(r.stderr.split())
@@ -106,6 +108,7 @@ def test_a_tampered_integrity_or_artefact_is_refused(run, cache):
     assert "mcplock update memory" in err
 
     Path("mcp.lock").write_text(good)
+    assert run("trust", "memory").returncode == 0  # an edited lock (as a pull brings it) runs once trusted here
     assert run("diff").returncode == 0
     entry = next(p for p in (cache / "npm").iterdir() if (p / ".mcplock.json").is_file()
                  and json.loads((p / ".mcplock.json").read_text())["pin"]["integrity"] == pinned)
@@ -167,6 +170,7 @@ def test_imported_server_is_pinned_and_stays_in_sync_with_its_config(run):
     tree = pin_of()["tree-integrity"]
     Path("mcp.lock").write_text(text.replace(f'tree-integrity = "{tree}"\n', ""))
     assert "tree-integrity" not in pin_of()
+    assert run("trust", "memory").returncode == 0  # an edited lock (as a pull brings it) runs once trusted here
     r = run("refresh")
     assert r.returncode == 0, r.stderr
     assert pin_of()["tree-integrity"] == tree
@@ -180,6 +184,7 @@ def test_refresh_follows_a_version_bumped_in_the_host_config(run):
     Path(".mcp.json").write_text(json.dumps({"mcpServers": {"memory": {
         "command": "npx", "args": ["-y", f"{MEMORY}@{new}"]}}}))
     assert run("check").returncode == 1  # config-changed
+    assert run("trust", "memory").returncode == 0  # an edited lock (as a pull brings it) runs once trusted here
     r = run("refresh")
     assert r.returncode == 0, r.stderr
     assert f"re-pinned memory to {MEMORY}@{new}" in r.stderr
@@ -196,6 +201,7 @@ def test_call_runs_the_pinned_artefact_and_refuses_a_forged_pin(run):
     pinned = pin_of()["integrity"]
     forged = "sha512-X" + pinned[len("sha512-") + 1:]
     Path("mcp.lock").write_text(good.replace(pinned, forged))
+    assert run("trust", "memory").returncode == 0  # an edited lock (as a pull brings it) runs once trusted here
     r = run("call", "memory/read_graph", "--args", "{}")
     assert r.returncode == 2, r.stdout + r.stderr
     assert forged in " ".join(r.stderr.split()) and "nothing was started" in r.stderr
