@@ -138,9 +138,14 @@ def stage_new(specs: list[Staged], results: dict[str, Any], policy: str,
     return staged, failed
 
 
+def is_critical(server: str, e: Any, findings: dict) -> bool:
+    """The rule: an item with a critical lint finding is never accepted wholesale (``add --yes``,
+    ``accept --all``, ``accept SERVER``, "accept the rest" in the walk); a person names it."""
+    return any(f.severity == severity.CRITICAL for f in findings.get((server, e.kind, e.key), []))
+
+
 def has_critical(entry: ServerEntry, findings: dict) -> bool:
-    return any(f.severity == severity.CRITICAL
-               for e in entry.entries() for f in findings.get((entry.name, e.kind, e.key), []))
+    return any(is_critical(entry.name, e, findings) for e in entry.entries())
 
 
 def accept_all_but_critical(entry: ServerEntry, findings: dict) -> list[str]:
@@ -150,7 +155,7 @@ def accept_all_but_critical(entry: ServerEntry, findings: dict) -> list[str]:
 
     held: list[str] = []
     for e in list(entry.entries()):
-        if any(f.severity == severity.CRITICAL for f in findings.get((entry.name, e.kind, e.key), [])):
+        if is_critical(entry.name, e, findings):
             held.append(label(entry, e))
             continue
         review.accept(entry, e)

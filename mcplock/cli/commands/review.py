@@ -129,12 +129,14 @@ def cmd_approval(
     return _modify(cli, args[:-1], apply)
 
 
-def _pending_targets(lock: Lock, items: list[str], all_: bool) -> list[tuple[ServerEntry, Entry]]:
-    chosen: list[tuple[ServerEntry, Entry]] = []
+def _pending_targets(lock: Lock, items: list[str], all_: bool) -> list[tuple[ServerEntry, Entry, bool]]:
+    """(server, entry, named) of each pending item chosen; ``named``: the item itself was named
+    (``SERVER/TOOL``), not picked in bulk (``--all``, ``SERVER``)."""
+    chosen: list[tuple[ServerEntry, Entry, bool]] = []
     seen: set[int] = set()
     if all_:
         for _, srv in sorted(lock.servers.items()):
-            chosen += [(srv, e) for e in srv.entries() if e.pending is not None]
+            chosen += [(srv, e, False) for e in srv.entries() if e.pending is not None]
         return chosen
     for item in items:
         t = targets.parse(item)
@@ -145,23 +147,31 @@ def _pending_targets(lock: Lock, items: list[str], all_: bool) -> list[tuple[Ser
         for e in with_pending:
             if id(e) not in seen:
                 seen.add(id(e))
-                chosen.append((srv, e))
+                chosen.append((srv, e, t.kind is not None))
     return chosen
 
 
 def cmd_accept(
     ctx: typer.Context,
     items: list[str] | None = typer.Argument(None, metavar="[SERVER[/TOOL]]…"),
-    all_: bool = typer.Option(False, "--all", help="Accept everything pending in the lock."),
+    all_: bool = typer.Option(False, "--all", help="Accept everything pending in the lock (critical items held)."),
     approval: str | None = typer.Option(None, "--approval", help="Set approval of the accepted tools: always|never."),
-    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask (same as naming the targets)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask: accept what is named (critical items held)."),
+    include_critical: bool = typer.Option(
+        False, "--include-critical",
+        help="Bulk accepts (--all, SERVER, --yes) take items with critical lint findings too."),
 ) -> int:
-    """Accept pending proposals (interactive review on a terminal).
+    """Accept pending proposals (interactive review on a terminal: all, or the SERVERs named).
 
     Targets: SERVER (everything pending on it), SERVER/TOOL, SERVER/prompt:NAME,
     SERVER/resource-template:URI, SERVER/instructions; SERVER/tool:NAME names a tool whose
     name reads as something else (a tool called `instructions` or `prompt:x`).
+    Items with a critical lint finding are never accepted in bulk: name them, or pass
+    --include-critical.
     """
+    from mcplock.cli import walk
+    from mcplock.core.add import is_critical
+    from mcplock.lint.entries import lint_entries
     from mcplock.lock import review
     from mcplock.lock.store import transaction
 
@@ -169,66 +179,29 @@ def cmd_accept(
     if approval is not None and approval not in APPROVALS:
         raise UsageError("--approval takes `always` or `never`")
     items = items or []
-    interactive = not items and not all_ and sys.stdin.isatty() and sys.stdout.isatty() and not yes
+    tty = sys.stdin.isatty() and sys.stdout.isatty()
+    # a terminal walks what is pending (all of it, or the servers named); naming an item accepts it
+    interactive = tty and not yes and not all_ and all("/" not in i for i in items)
     if not items and not all_ and not interactive:
         raise UsageError("name what to accept (SERVER, SERVER/TOOL …) or pass --all",
                          hint="`mcplock list` shows what is pending; `mcplock diff` shows the changes")
-    counts = {"accepted": 0, "removed": 0, "rejected": 0}
-    done: list[Text] = []
+    tally = walk.Tally()
     with transaction(cli.lockfile) as lock:
-        chosen = _pending_targets(lock, items, all_ or interactive)
+        chosen = _pending_targets(lock, items, all_ or (interactive and not items))
         if not chosen:
             cli.say("nothing pending")
             return 0
-        for n, (srv, e) in enumerate(chosen, 1):
-            decision, chosen_approval = "a", approval
-            if interactive:
-                decision, asked = _ask(cli, srv, e, n, len(chosen))
-                chosen_approval = asked or approval
-                if decision == "q":
-                    break
-            if decision == "a":
-                r = review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None)
-                counts[r] = counts.get(r, 0) + 1
-                done.append(Text(f"{r} ").append_text(_target(srv, e)))
-            elif decision == "r" and review.reject(srv, e) == "rejected":
-                counts["rejected"] += 1
-                done.append(Text("rejected ").append_text(_target(srv, e)))
-    for line in done:  # reported once written
-        cli.say(line)
+        findings = lint_entries(lock.servers.values())
+        if interactive:
+            walk.walk(cli, [(s, e) for s, e, _ in chosen], findings, approval, tally)
+        else:
+            for srv, e, named in chosen:
+                if not named and not include_critical and is_critical(srv.name, e, findings):
+                    tally.held.append(targets.label(srv, e))
+                    continue
+                tally.record(cli, srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None))
     left = sum(s.pending_count() for s in lock.servers.values())
-    cli.info(f"{counts['accepted']} accepted, {counts['removed']} removed, {counts['rejected']} rejected; "
-             f"{left} still pending")
-    return 0
-
-
-def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int) -> tuple[str, str | None]:
-    """Show one proposal (diff and findings) and ask: accept / reject / skip / quit, then the approval."""
-    from mcplock.lock.review import proposed_approval
-    from mcplock.render.show import render_show
-
-    cli.out.print(Text(f"\n[{n}/{total}]", style="bold"))
-    cli.out.print(render_show(srv, [e], whole_server=False, color=cli.color()))
-    answer = _prompt(cli, "accept / reject / skip / quit? [a/r/s/q] ", ("a", "r", "s", "q"), default="q")
-    if answer != "a" or e.kind != "tool" or e.pending is None or e.pending.change == "removed":
-        return answer, None
-    proposed = proposed_approval(srv, e)
-    got = _prompt(cli, f"approval: ask before each call? [always/never, Enter = {proposed}] ",
-                  ("always", "never", ""), default="")
-    return "a", (got or proposed)
-
-
-def _prompt(cli: Cli, question: str, choices: tuple[str, ...], *, default: str) -> str:
-    while True:
-        cli.out.print(Text(question, style="bold"), end="")
-        line = sys.stdin.readline()
-        if not line:  # end of input
-            return default
-        answer = line.strip().lower()
-        if answer in choices:
-            return answer
-        if answer and answer[:1] in choices and len(choices[0]) == 1:
-            return answer[:1]
+    return walk.summary(cli, tally, left)
 
 
 def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metavar="SERVER[/TOOL]…")) -> int:
@@ -245,7 +218,7 @@ def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metava
     n = 0
     done: list[tuple[bool, Text]] = []  # (a result line, the line): reported once written
     with transaction(cli.lockfile) as lock:
-        for srv, e in _pending_targets(lock, items, False):
+        for srv, e, _ in _pending_targets(lock, items, False):
             r = review.reject(srv, e)
             if r == "removal":
                 done.append((False, Text("skipped ").append_text(_target(srv, e)).append(

@@ -1,0 +1,158 @@
+"""The interactive review walk of `mcplock accept` on a terminal, and the tally every accept prints.
+
+One proposal at a time: its diff and findings, then a key. ``a`` accepts (an item with a critical
+lint finding only once its name is typed), ``r`` rejects, ``s`` skips, ``A`` accepts the rest of
+this server (never a critical item), ``q`` stops, ``?`` shows the keys. Ctrl-C stops too and keeps
+what was decided: the walk returns normally, so the lock is written with the decisions made.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from rich.text import Text
+
+from mcplock import targets
+from mcplock.cli.context import Cli
+from mcplock.lock.model import Entry, ServerEntry
+from mcplock.untrusted import safe_text
+
+KEYS = (
+    ("a", "accept this item (an item with critical findings asks for its name)"),
+    ("r", "reject it: seen and refused, the tool stays disabled"),
+    ("s", "skip it: it stays pending"),
+    ("A", "accept the rest of this server (items with critical findings stay pending)"),
+    ("q", "quit: keep what was decided, leave the rest pending"),
+    ("?", "show these keys"),
+)
+EXIT_INTERRUPTED = 130
+
+
+@dataclass
+class Tally:
+    accepted: int = 0
+    removed: int = 0
+    rejected: int = 0
+    held: list[str] = field(default_factory=list)  # critical items not accepted in bulk
+    interrupted: bool = False
+    done: list[Text] = field(default_factory=list)  # one line per decision, reported once written
+
+    def record(self, cli: Cli, srv: ServerEntry, e: Entry, result: str) -> None:
+        if result == "accepted":
+            self.accepted += 1
+        elif result == "removed":
+            self.removed += 1
+        elif result == "rejected":
+            self.rejected += 1
+        else:
+            return
+        self.done.append(Text(f"{result} ").append_text(safe_text(targets.label(srv, e), keep_newlines=False)))
+
+
+def summary(cli: Cli, tally: Tally, left: int) -> int:
+    """The closing lines of an accept, once the lock is written; the exit code (130 after
+    Ctrl-C, the decisions kept)."""
+    for line in tally.done:
+        cli.say(line)
+    cli.info(f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; {left} still pending")
+    if tally.held:
+        first = tally.held[0]
+        cli.info(Text(f"held {len(tally.held)} item(s) with critical findings (never accepted in bulk): ",
+                      style="yellow").append_text(safe_text(", ".join(tally.held), keep_newlines=False)))
+        cli.info(Text("review each with `mcplock show ").append_text(safe_text(first, keep_newlines=False))
+                 .append("`, then accept it by name (`mcplock accept ").append_text(
+                     safe_text(first, keep_newlines=False)).append("`) or pass --include-critical"))
+    if tally.interrupted:
+        cli.info("interrupted: the decisions made so far are kept in the lock; `mcplock accept` resumes the review")
+        return EXIT_INTERRUPTED
+    return 0
+
+
+def walk(cli: Cli, chosen: list[tuple[ServerEntry, Entry]], findings: dict, approval: str | None,
+         tally: Tally) -> None:
+    from mcplock.core.add import is_critical
+    from mcplock.lock import review
+
+    bulk: set[str] = set()  # servers whose rest is accepted (`A`)
+    try:
+        for n, (srv, e) in enumerate(chosen, 1):
+            critical = is_critical(srv.name, e, findings)
+            if srv.name in bulk:
+                if critical:
+                    tally.held.append(targets.label(srv, e))
+                else:
+                    tally.record(cli, srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None))
+                continue
+            decision, chosen_approval = _ask(cli, srv, e, n, len(chosen), critical, approval)
+            if decision == "q":
+                break
+            if decision == "A":
+                bulk.add(srv.name)
+                if critical:
+                    tally.held.append(targets.label(srv, e))
+                    continue
+                decision = "a"
+            if decision == "a":
+                tally.record(cli, srv, e, review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None))
+            elif decision == "r":
+                tally.record(cli, srv, e, review.reject(srv, e))
+    except KeyboardInterrupt:
+        cli.out.print()
+        tally.interrupted = True
+
+
+def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: bool,
+         approval: str | None) -> tuple[str, str | None]:
+    """Show one proposal (diff and findings) and ask for a key, then (for a tool) the approval."""
+    from mcplock.lock.review import proposed_approval
+    from mcplock.render.show import render_show
+
+    cli.out.print(Text(f"\n[{n}/{total}]", style="bold"))
+    cli.out.print(render_show(srv, [e], whole_server=False, color=cli.color()))
+    while True:
+        answer = _prompt(cli, "accept / reject / skip / accept rest of server / quit / help? [a/r/s/A/q/?] ",
+                         ("a", "r", "s", "A", "q", "?"), default="q")
+        if answer != "?":
+            break
+        for key, what in KEYS:
+            cli.out.print(Text(f"  {key}  ", style="bold").append(what))
+    if answer != "a":
+        return answer, None
+    if critical:
+        name = targets.label(srv, e)
+        cli.out.print(Text("this item has critical findings (above); to accept it, type its name ", style="yellow")
+                      .append_text(safe_text(name, keep_newlines=False)))
+        typed = _line(cli, "name? [Enter skips] ")
+        if typed not in (name, e.key):
+            cli.out.print(Text("not accepted: the name did not match; it stays pending"))
+            return "s", None
+    if e.kind != "tool" or e.pending is None or e.pending.change == "removed":
+        return "a", None
+    proposed = approval or proposed_approval(srv, e)
+    got = _prompt(cli, f"approval: ask before each call? [always/never, Enter = {proposed}] ",
+                  ("always", "never", ""), default="")
+    return "a", (got or proposed)
+
+
+def _line(cli: Cli, question: str) -> str | None:
+    cli.out.print(Text(question, style="bold"), end="")
+    line = sys.stdin.readline()
+    return line.strip() if line else None
+
+
+def _prompt(cli: Cli, question: str, choices: tuple[str, ...], *, default: str) -> str:
+    while True:
+        answer = _line(cli, question)
+        if answer is None:  # end of input
+            return default
+        if answer in choices:
+            return answer
+        low = answer.lower()
+        if low in choices:
+            return low
+        if low and low[:1] in choices and len(choices[0]) == 1:
+            return low[:1]
+        keys = ", ".join(c for c in choices if c)
+        cli.out.print(Text("? shows the keys" if "?" in choices else f"answer one of: {keys}"))
+
