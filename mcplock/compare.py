@@ -55,12 +55,20 @@ class Change:
 
 @dataclass
 class PendingItem:
+    """A proposal staged in the lock, awaiting review (not drift). ``detail``: the staged
+    difference from the accepted definition when the server still offers exactly what was staged."""
+
     kind: str
     name: str
     change: str  # "new" | "changed" | "removed"
+    detail: Change | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "name": self.name, "change": self.change}
+        out: dict[str, Any] = {"kind": self.kind, "name": self.name, "change": self.change}
+        if self.detail is not None:
+            out.update(severity=self.detail.severity, reason=self.detail.reason, fields=self.detail.fields,
+                       findings=self.detail.as_json()["findings"])
+        return out
 
 
 @dataclass
@@ -177,7 +185,7 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
     for c in result.changes:
         _lint(c)
     _renames(result.changes)
-    result.pending = [PendingItem(e.kind, e.key, e.pending.change) for e in server.entries() if e.pending is not None]
+    _split_staged(server, result)
     locked_id = {"server_info": server.server_info, "protocol_version": server.protocol_version}
     live_info = snap.server_info if isinstance(snap.server_info, dict) else None
     live_id = {"server_info": {k: v for k, v in (live_info or {}).items() if isinstance(v, str)} or None,
@@ -187,6 +195,35 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
     if result.changes:
         result.status = "drift"
     return result
+
+
+def _staged(e: Entry, c: Change) -> bool:
+    """``c`` is exactly what ``e``'s pending proposal stages (what `refresh` recorded)."""
+    p = e.pending
+    if p is None:
+        return False
+    if c.change == "removed":
+        return p.change == "removed"
+    return p.change != "removed" and p.hash == c.live_hash
+
+
+def _split_staged(server: ServerEntry, result: ServerDiff) -> None:
+    """A difference already staged in the lock is pending review, not drift: it leaves
+    ``changes`` for ``pending`` (with its detail). Each item appears once: one that drifted
+    again past its proposal stays a change (refresh re-stages it)."""
+    by_key = {(c.kind, c.name): c for c in result.changes}
+    staged: set[tuple[str, str]] = set()
+    result.pending = []
+    for e in server.entries():
+        if e.pending is None:
+            continue
+        c = by_key.get((e.kind, e.key))
+        if c is None:
+            result.pending.append(PendingItem(e.kind, e.key, e.pending.change))
+        elif _staged(e, c):
+            staged.add((e.kind, e.key))
+            result.pending.append(PendingItem(e.kind, e.key, e.pending.change, detail=c))
+    result.changes = [c for c in result.changes if (c.kind, c.name) not in staged]
 
 
 def tools_in_view(lock: Lock, snapshots: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -220,7 +257,7 @@ def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, A
         shadows.setdefault(key, []).extend(found)
     for d in diffs:
         foreign = foreign_tools(tools_by_server, d.name)
-        for c in d.changes:
+        for c in [*d.changes, *(p.detail for p in d.pending if p.detail is not None)]:
             if c.change == "removed":
                 continue
             added: list[LintFinding] = []

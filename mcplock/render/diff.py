@@ -51,7 +51,8 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
     lines: list[Any] = []
     for d in diffs:
         head = _name(d.name).append(": ")
-        head.append(d.status, style=STATUS_STYLE[d.status])
+        status = "pending review" if d.status == "ok" and d.pending else d.status
+        head.append(status, style=STATUS_STYLE.get(status, "yellow"))
         if d.status == "drift":
             head.append(f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})")
         more: list[str] = []
@@ -74,23 +75,17 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
             if c.reason:
                 row.append(" — ", style="dim").append_text(safe_text(c.reason, "dim", keep_newlines=False))
             lines.append(row)
-            if detail:
-                lines.extend(_change_detail(c, color))
-            for f in c.findings:
-                sev = getattr(f, "severity", INFO)
-                rule = getattr(f, "rule", "finding")
-                where = getattr(f, "where", "")
-                msg = getattr(f, "message", str(f))
-                frow = Text("      ")
-                frow.append(f"{sev} {rule}", style=style(sev) if color else "")
-                if where:
-                    frow.append(" at ").append_text(safe_text(where, keep_newlines=False))
-                frow.append(": ").append_text(safe_text(msg, keep_newlines=False))
-                lines.append(frow)
+            lines.extend(_detail_and_findings(c, color, detail))
         for p in d.pending:
             row = Text("  pending  ", style="yellow").append(f"{p.change:<7} {p.kind} ")
             row.append_text(_name(p.name))
+            if p.detail is not None:
+                row.append(f"  ({p.detail.severity})", style=style(p.detail.severity) if color else "")
+                if p.detail.reason:
+                    row.append(" — ", style="dim").append_text(safe_text(p.detail.reason, "dim", keep_newlines=False))
             lines.append(row)
+            if p.detail is not None:
+                lines.extend(_detail_and_findings(p.detail, color, detail))
         if d.identity is not None:
             lo, li = d.identity["locked"], d.identity["live"]
             lines.append(Text("  identity ", style="dim").append_text(safe_text(
@@ -100,10 +95,42 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
     pending = sum(len(d.pending) for d in diffs)
     summary = Text(f"\n{len(diffs)} server(s): {drift} with drift, {unreachable} unreachable, {pending} pending review")
     lines.append(summary)
-    if drift or pending:
-        lines.append(Text("next: `mcplock refresh` stages the changes, `mcplock show SERVER/TOOL` shows them, "
-                          "`mcplock accept`/`reject` decides", style="dim"))
+    lines.extend(safe_text(n, "dim", keep_newlines=False) for n in next_steps(diffs))
     return Group(*lines)
+
+
+def next_steps(diffs: list[ServerDiff]) -> list[str]:
+    """What to run next: drift is staged by `refresh`; what is staged awaits `accept`/`reject`.
+    Untrusted (server and item names): render through ``safe_text``."""
+    from mcplock.render.formats.common import target
+
+    out: list[str] = []
+    drifted = [d.name for d in diffs if d.changes]
+    if drifted:
+        out.append(f"drift: `mcplock refresh {' '.join(drifted)}` stages the changes for review")
+    waiting = [target(d.name, p.kind, p.name) for d in diffs for p in d.pending]
+    if waiting:
+        shown = ", ".join(waiting[:8]) + (f" and {len(waiting) - 8} more" if len(waiting) > 8 else "")
+        servers = " ".join(dict.fromkeys(d.name for d in diffs if d.pending))
+        out.append(f"awaiting review: {shown} — review with `mcplock accept {servers}` "
+                   "(a walk on a terminal; or `mcplock show SERVER/TOOL`, then `accept`/`reject` it)")
+    return out
+
+
+def _detail_and_findings(c: Any, color: bool, detail: bool) -> list[Text]:
+    lines = _change_detail(c, color) if detail else []
+    for f in c.findings:
+        sev = getattr(f, "severity", INFO)
+        rule = getattr(f, "rule", "finding")
+        where = getattr(f, "where", "")
+        msg = getattr(f, "message", str(f))
+        frow = Text("      ")
+        frow.append(f"{sev} {rule}", style=style(sev) if color else "")
+        if where:
+            frow.append(" at ").append_text(safe_text(where, keep_newlines=False))
+        frow.append(": ").append_text(safe_text(msg, keep_newlines=False))
+        lines.append(frow)
+    return lines
 
 
 def render_snapshot(snap: Snapshot) -> Group:

@@ -67,8 +67,13 @@ def diff_github(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_
                                finding_message(d.name, c, f)))
         for p in d.pending:
             t = plain(target(d.name, p.kind, p.name))
-            out.append(_gh("warning", file, lines.item(d.name, p.kind, p.name), f"mcplock {PENDING_RULE}: {t}",
+            line = lines.item(d.name, p.kind, p.name)
+            out.append(_gh("warning", file, line, f"mcplock {PENDING_RULE}: {t}",
                            pending_message(d.name, p.kind, p.name, p.change)))
+            for f in p.detail.findings if p.detail is not None else ():  # a staged change's findings still count
+                sev = finding_severity(f)
+                out.append(_gh(github_level(sev), file, line, f"mcplock {lint_rule(f)} ({sev}): {t}",
+                               finding_message(d.name, p.detail, f)))
         if d.identity is not None:
             out.append(_gh("notice", file, lines.of(("server", d.name)), f"mcplock identity: {plain(d.name)}",
                            f"server `{plain(d.name)}` reports {plain(ident(d.identity['live']))}, locked as "

@@ -3,6 +3,7 @@ comments. Untrusted text is inert Markdown (:func:`md_text`) or a code span (:fu
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -76,6 +77,46 @@ def _md_findings(findings: Iterable[Any], indent: str) -> list[str]:
     return out
 
 
+_DIFF_LIMIT = 4000  # characters of one text's word diff (a PR comment holds 65536 in all)
+
+
+def _text_changes(c: Any) -> list[tuple[str, str]]:
+    """(field, plain word diff) of each text ``c`` changes or adds: ``[-old-]`` / ``{+new+}``,
+    hidden characters made visible."""
+    from mcplock.render.changes import word_diff
+    from mcplock.snapshot import KEY_FIELD
+
+    if c.change == "removed":
+        return []
+    old, new = c.locked, c.live
+    if isinstance(new, str):
+        return [(c.kind, word_diff(old if isinstance(old, str) else "", new, color=False).plain)]
+    if not isinstance(new, dict):
+        return []
+    old = old if isinstance(old, dict) else {}
+    fields = c.fields if c.change == "changed" else [f for f in sorted(new) if f != KEY_FIELD.get(c.kind)]
+    out = []
+    for f in fields:
+        was, now = old.get(f, ""), new.get(f)
+        if isinstance(now, str) and isinstance(was, str) and now != was:
+            out.append((f, word_diff(was, now, color=False).plain))
+    return out
+
+
+def _md_details(server: str, c: Any) -> list[str]:
+    """The word diff of each changed text, collapsed in ``<details>``: the text in a fenced code
+    block (inert: no links, mentions or HTML), names HTML-escaped in ``<code>``."""
+    out: list[str] = []
+    where = f"{_md_kind(c.kind)} <code>{html.escape(plain(target(server, c.kind, c.name)))}</code>"
+    for f, diff in _text_changes(c):
+        if len(diff) > _DIFF_LIMIT:
+            diff = diff[:_DIFF_LIMIT] + f"\n… ({len(diff) - _DIFF_LIMIT} more characters: `mcplock show` has it all)"
+        fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", diff)), default=0))
+        out += ["", f"<details><summary><code>{html.escape(plain(f))}</code> of {where} ({c.change}): "
+                    "word diff, [-removed-] {+added+}</summary>", "", f"{fence}text", diff, fence, "", "</details>"]
+    return out
+
+
 def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str:
     n = summary_counts(diffs)
     verdict = {0: "clean", 1: "changes need review", 3: "servers could not be probed"}.get(exit_code, "failed")
@@ -89,7 +130,7 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
     for d in diffs:
         if d in quiet:
             continue
-        head = f"### {md_code(d.name)}: {d.status}"
+        head = f"### {md_code(d.name)}: {'pending review' if d.status == 'ok' and d.pending else d.status}"
         if d.status == "drift":
             head += f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})"
         out += ["", head]
@@ -112,16 +153,27 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
                 for c in with_findings:
                     out.append(f"- {_md_kind(c.kind)} {md_code(c.name)} ({c.change})")
                     out += _md_findings(c.findings, "  ")
+            for c in d.changes:
+                out += _md_details(d.name, c)
         if d.pending:
-            out += ["", "Pending review (staged by `mcplock refresh`):", ""]
+            out += ["", f"Pending review (staged in the lock; review with `mcplock accept {md_text(d.name)}`):", ""]
             for p in d.pending:
-                out.append(f"- {md_text(p.change)} {_md_kind(p.kind)} {md_code(target(d.name, p.kind, p.name))}")
+                sev = f" (**{p.detail.severity}**)" if p.detail is not None else ""
+                out.append(f"- {md_text(p.change)} {_md_kind(p.kind)} {md_code(target(d.name, p.kind, p.name))}{sev}")
+                if p.detail is not None:
+                    out += _md_findings(p.detail.findings, "  ")
+            for p in d.pending:
+                if p.detail is not None:
+                    out += _md_details(d.name, p.detail)
         if d.identity is not None:
             out += ["", f"Server identity {md_code(ident(d.identity['locked']))} → "
                         f"{md_code(ident(d.identity['live']))} (reported apart, not drift)"]
-    if n["drift"] or n["pending"]:
-        out += ["", "Next: `mcplock refresh` stages the changes, `mcplock show SERVER/TOOL` shows them, "
+    if n["drift"]:
+        out += ["", "Next: `mcplock refresh` stages the drift for review, `mcplock show SERVER/TOOL` shows it, "
                     "`mcplock accept` / `mcplock reject` decides."]
+    elif n["pending"]:
+        out += ["", "Next: `mcplock accept` reviews what is staged (a walk on a terminal), "
+                    "`mcplock reject SERVER/TOOL` refuses an item."]
     return "\n".join(out) + "\n"
 
 

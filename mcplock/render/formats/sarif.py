@@ -164,27 +164,34 @@ def diff_sarif(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_t
             short, full = _drift_rule_text(c.kind, c.change)
             s.rule(rid, short, full, "error", c.severity)
             line = s.lines.item(d.name, c.kind, c.name)
-            seen: dict[tuple[str, ...], int] = {}
             s.result(rid, sarif_level(c.severity), change_message(d.name, c), line,
                      fingerprint("drift", d.name, c.kind, c.name, c.change),
                      {"severity": c.severity, "reason": c.reason, "fields": list(c.fields),
                       "lockedHash": c.locked_hash,
                       "liveHash": c.live_hash})
-            for f in c.findings:
-                rid = lint_rule(f)
-                sev = finding_severity(f)
-                s.rule(rid, f"Security lint: {rid[5:]}", "A security lint rule matched the new text of a server's "
-                       "definition (hidden characters, instructions aimed at the model, shadowing …).", "warning", sev)
-                # one alert per distinct finding: rule, place and message (the excerpt), then the repeat
-                key = (rid, str(attr(f, "where")), str(attr(f, "message")))
-                seen[key] = seen.get(key, -1) + 1
-                s.result(rid, sarif_level(sev), finding_message(d.name, c, f), line,
-                         fingerprint("lint", d.name, c.kind, c.name, c.change, *key, seen[key]), {"severity": sev})
+            _lint_results(s, d.name, c, line)
         for p in d.pending:
             s.rule(PENDING_RULE, *_PENDING_TEXT, "warning")
+            line = s.lines.item(d.name, p.kind, p.name)
             s.result(PENDING_RULE, "warning", pending_message(d.name, p.kind, p.name, p.change),
-                     s.lines.item(d.name, p.kind, p.name), fingerprint("pending", d.name, p.kind, p.name, p.change))
+                     line, fingerprint("pending", d.name, p.kind, p.name, p.change))
+            if p.detail is not None:  # a staged change's findings are still findings
+                _lint_results(s, d.name, p.detail, line)
     return s.document()
+
+
+def _lint_results(s: _Sarif, server: str, c: Any, line: int) -> None:
+    seen: dict[tuple[str, ...], int] = {}
+    for f in c.findings:
+        rid = lint_rule(f)
+        sev = finding_severity(f)
+        s.rule(rid, f"Security lint: {rid[5:]}", "A security lint rule matched the new text of a server's "
+               "definition (hidden characters, instructions aimed at the model, shadowing …).", "warning", sev)
+        # one alert per distinct finding: rule, place and message (the excerpt), then the repeat
+        key = (rid, str(attr(f, "where")), str(attr(f, "message")))
+        seen[key] = seen.get(key, -1) + 1
+        s.result(rid, sarif_level(sev), finding_message(server, c, f), line,
+                 fingerprint("lint", server, c.kind, c.name, c.change, *key, seen[key]), {"severity": sev})
 
 
 def check_sarif(findings: list[Finding], lockfile: str, exit_code: int, *, lock_text: str | None = None,

@@ -1,0 +1,64 @@
+"""The daily review loop against real fixture servers: a staged change is pending review, not
+drift; one probe feeds several reports (`--report FORMAT=FILE`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from runner import SURFACES, stdio_command
+
+
+def _surface(name="demo.json") -> None:
+    shutil.copy(SURFACES / name, "surface.json")
+
+
+def _add(cli, *extra):
+    cmd = stdio_command(mode="benign", surface="surface.json")
+    r = cli("add", "docs", "--yes", "--timeout", "10", *extra, "--", *cmd)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def test_a_staged_change_is_pending_review_not_drift(cli):
+    _surface()
+    _add(cli)
+    _surface("demo-rugpull.json")
+    r = cli("diff", "--format", "json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1 and doc["summary"]["drift"] == 1 and doc["summary"]["pending"] == 0
+    assert cli("refresh").returncode == 0
+
+    r = cli("diff", "--format", "json")
+    assert r.returncode == 1, r.stderr  # the gate still fails while anything is pending
+    doc = json.loads(r.stdout)
+    srv = doc["servers"][0]
+    assert doc["summary"]["drift"] == 0 and doc["summary"]["changes"] == 0 and srv["changes"] == []
+    assert set(doc["summary"]) >= {"servers", "drift", "unreachable", "changes", "pending"}
+    pending = {(p["kind"], p["name"]): p for p in srv["pending"]}
+    assert len(pending) == len(srv["pending"])  # each item once
+    assert pending[("tool", "run_shell")]["change"] == "new"
+    assert pending[("tool", "search_docs")]["change"] == "changed"
+    assert pending[("tool", "search_docs")]["fields"] == ["description"]
+    assert pending[("tool", "search_docs")]["severity"] == "critical"  # its findings stay with it
+    assert any(f["rule"] == "hidden-instructions" for f in pending[("tool", "search_docs")]["findings"])
+
+    r = cli("diff")
+    assert r.returncode == 1
+    assert "docs: pending review" in r.stdout and "drift" not in r.stdout.split("\n")[0]
+    assert r.stdout.count("run_shell") == 2  # its row, and the list of what awaits review
+    assert "0 with drift" in r.stdout and "mcplock refresh" not in r.stdout
+    assert "awaiting review: " in r.stdout and "docs/run_shell" in r.stdout and "mcplock accept docs" in r.stdout
+
+    # drift past what was staged is drift again, and still listed once
+    _surface("demo.json")
+    r = cli("diff", "--format", "json")
+    srv = json.loads(r.stdout)["servers"][0]
+    keys = [(c["kind"], c["name"]) for c in srv["changes"]] + [(p["kind"], p["name"]) for p in srv["pending"]]
+    assert len(keys) == len(set(keys)), keys
+
+    assert cli("accept", "--all", "--include-critical").returncode == 0
+    _surface("demo-rugpull.json")
+    r = cli("diff")
+    assert r.returncode == 0, r.stdout
