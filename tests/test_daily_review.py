@@ -62,3 +62,28 @@ def test_a_staged_change_is_pending_review_not_drift(cli):
     _surface("demo-rugpull.json")
     r = cli("diff")
     assert r.returncode == 0, r.stdout
+
+
+def test_report_writes_several_formats_from_one_probe(cli):
+    _surface()
+    _add(cli)
+    _surface("demo-rugpull.json")
+    r = cli("diff", "--format", "json", "--report", "markdown=out.md", "--report", "sarif=out.sarif",
+            "--report", "github=out.txt")
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)  # stdout keeps its --format
+    assert doc["summary"]["drift"] == 1
+    md = Path("out.md").read_text(encoding="utf-8")
+    assert md.startswith("## ❌ mcplock diff") and "<details>" in md and "{+" in md
+    sarif = json.loads(Path("out.sarif").read_text(encoding="utf-8"))
+    assert sarif["runs"][0]["invocations"][0]["exitCode"] == 1
+    assert Path("out.txt").read_text(encoding="utf-8").startswith("::")
+    assert "wrote the markdown report to out.md" in r.stderr
+
+    r = cli("check", "--report", "json=check.json")
+    assert r.returncode == 0 and json.loads(Path("check.json").read_text())["command"] == "check"
+    for bad in ("text=x.txt", "markdown", "yaml=x.yml", "sarif="):
+        r = cli("diff", "--report", bad)
+        assert r.returncode == 2 and "FORMAT=FILE" in r.stderr and "Traceback" not in r.stderr, bad
+    r = cli("check", "--report", "json=mcp.lock")  # never over the lock
+    assert r.returncode == 2 and json.loads(Path("check.json").read_text())

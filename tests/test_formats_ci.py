@@ -46,7 +46,8 @@ def test_action_is_well_formed():
     for ref in re.findall(r"steps\.([a-z-]+)\.outputs", ACTION.read_text(encoding="utf-8")):
         assert ref in ids, ref
     run = next(s for s in steps if s.get("id") == "run")["run"]
-    assert "--format markdown" in run and "GITHUB_STEP_SUMMARY" in run and "--format sarif" in run
+    assert '--report "markdown=' in run and "GITHUB_STEP_SUMMARY" in run and '--report "sarif=' in run
+    assert run.count("mcplock \"$MCPLOCK_COMMAND\"") == 1  # one run, every report
 
 
 def _expr(value: str, inputs: dict[str, str], outputs: dict[str, str]) -> str:
@@ -155,3 +156,35 @@ def test_action_usage_error_fails(tmp_path):
     code, outputs, _, log = _run_action(tmp_path, command="check", lockfile="missing.lock")
     assert code == 2, log
     assert outputs["exit-code"] == "2"
+
+
+COUNTER = """import os, sys
+with open(sys.argv[1], "a") as fh:
+    fh.write("probe\\n")
+os.execv(sys.executable, [sys.executable, *sys.argv[2:]])
+"""
+
+
+def test_action_diff_probes_each_server_once_for_every_report(tmp_path, cli):
+    """`diff` with the summary, annotations and SARIF: one launch of the server feeds all three."""
+    import shutil
+
+    from runner import SURFACES, stdio_command
+
+    shutil.copy(SURFACES / "demo.json", "surface.json")
+    Path("counter.py").write_text(COUNTER, encoding="utf-8")
+    log = Path("probes.log").resolve()
+    cmd = stdio_command(mode="benign", surface=Path("surface.json").resolve())
+    r = cli("add", "docs", "--yes", "--timeout", "10", "--", sys.executable, str(Path("counter.py").resolve()),
+            str(log), *cmd[1:])
+    assert r.returncode == 0, r.stderr
+    shutil.copy(SURFACES / "demo-rugpull.json", "surface.json")
+    log.write_text("", encoding="utf-8")
+
+    code, outputs, summary, out = _run_action(tmp_path, command="diff", sarif="true")
+    assert log.read_text(encoding="utf-8").count("probe") == 1, out  # one probe, three reports
+    assert code == 1 and outputs["exit-code"] == "1", out
+    assert "mcplock diff: changes need review" in summary and "<details>" in summary  # the word diff
+    assert re.search(r"^::error file=mcp\.lock,line=\d+,title=mcplock drift/tool-changed", out, re.M), out
+    doc = json.loads(Path(outputs["sarif-file"]).read_text(encoding="utf-8"))
+    assert {"drift/tool-changed", "drift/tool-added"} <= {r["ruleId"] for r in doc["runs"][0]["results"]}

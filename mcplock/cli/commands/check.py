@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 from rich.text import Text
 
-from mcplock.cli import context
+from mcplock.cli import context, reports
 from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP
 from mcplock.untrusted import safe_text
 
@@ -14,6 +14,7 @@ def cmd_check(
     ctx: typer.Context,
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
+    report_to: list[str] | None = reports.option(),
 ) -> int:
     """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs.
 
@@ -25,10 +26,13 @@ def cmd_check(
     cli = context.of(ctx)
     cli.report_format("check", fmt, formats.FORMATS)
     cli.check_output(out_file)  # before any work: never over the lock or a host config
+    extra = reports.parse(cli, report_to)
     path = cli.lockfile
     lock = load(path)
     findings = run_check(lock, path)
     code = 1 if findings else 0
+    reports.write(cli, extra, code, lambda f, text: formats.check_report(
+        f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path)))
     if fmt != "text":
         report = formats.check_report(fmt, findings, lock, path, code, lock_text=cli.lock_text(fmt),
                                       path=formats.artifact_path(path))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from mcplock.cli import context
+from mcplock.cli import context, reports
 from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import load_and_probe
 from mcplock.cli.trust import guarded
@@ -23,6 +23,7 @@ def cmd_diff(
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
     fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY", help=FAIL_ON_HELP),
+    report_to: list[str] | None = reports.option(),
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -37,10 +38,13 @@ def cmd_diff(
                          hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`")
     fail_on = fail_on.lower() if fail_on is not None else None
     cli.check_output(out_file)  # before any work: never over the lock or a host config
+    extra = reports.parse(cli, report_to)
     opts = probe.options(cli)
     lock, selected, results = guarded(cli, lambda: load_and_probe(
         cli, list(names or []), opts, use_stored_client=not probe.client_name, login=probe.login))
     diffs, code = diff_servers(lock, selected, results, fail_on)
+    reports.write(cli, extra, code, lambda f, text: formats.diff_report(
+        f, diffs, cli.lockfile, code, lock_text=text, path=formats.artifact_path(cli.lockfile)))
     if fmt != "text":
         report = formats.diff_report(fmt, diffs, cli.lockfile, code, lock_text=cli.lock_text(fmt),
                                      path=formats.artifact_path(cli.lockfile))
