@@ -24,6 +24,7 @@ class Snapshot:
     server_info: dict[str, Any] | None = None
     protocol_version: str | None = None
     capabilities: dict[str, Any] = field(default_factory=dict)
+    client_capabilities: list[str] | None = None  # what the probe declared (the host it stood for)
     instructions: str | None = None
     tools: list[dict[str, Any]] = field(default_factory=list)
     prompts: list[dict[str, Any]] = field(default_factory=list)

@@ -46,6 +46,8 @@ class ServerSpec:
     # launch (a changed pin is a changed launch). A host config never has one, so config-hash
     # (taken over an imported spec) is unaffected.
     package: Any = None
+    # The lock's `client-capabilities` (None: not recorded, the default is declared).
+    client_capabilities: tuple[str, ...] | None = None
 
     def stored(self) -> dict[str, object]:
         """The spec as written to the lock and hashed for ``config-hash`` (no secrets)."""

@@ -87,3 +87,28 @@ def test_report_writes_several_formats_from_one_probe(cli):
         assert r.returncode == 2 and "FORMAT=FILE" in r.stderr and "Traceback" not in r.stderr, bad
     r = cli("check", "--report", "json=mcp.lock")  # never over the lock
     assert r.returncode == 2 and json.loads(Path("check.json").read_text())
+
+
+def test_server_requests_during_a_probe_are_answered_harmlessly():
+    from mcplock.probe._common import answer_server_request
+
+    def ans(method):
+        return answer_server_request({"jsonrpc": "2.0", "id": 7, "method": method, "params": {}})
+
+    assert ans("roots/list") == {"jsonrpc": "2.0", "id": 7, "result": {"roots": []}}  # no roots shared
+    assert ans("elicitation/create")["result"] == {"action": "decline"}
+    assert ans("sampling/createMessage")["error"]["code"] == -1  # refused, no model is called
+    assert ans("ping")["result"] == {}
+    assert ans("tools/call")["error"]["code"] == -32601
+
+
+def test_client_capabilities_option_and_lock_key(cli):
+    _surface()
+    _add(cli, "--client-capabilities", "sampling,roots")
+    text = Path("mcp.lock").read_text(encoding="utf-8")
+    assert 'client-capabilities = ["roots", "sampling"]' in text  # one order, whatever was typed
+    r = cli("add", "other", "--client-capabilities", "telepathy", "--", *stdio_command())
+    assert r.returncode == 2 and "telepathy" in r.stderr and "Traceback" not in r.stderr
+    Path("mcp.lock").write_text(text.replace('["roots", "sampling"]', '["roots", "mind-reading"]'), encoding="utf-8")
+    r = cli("check")
+    assert r.returncode == 2 and "client-capabilities" in r.stderr

@@ -126,10 +126,36 @@ def test_everything_stdio(cli):
     _need_node_modules(EVERYTHING)
     lock = _lock_cycle(cli, "everything", ["--", _node(), str(EVERYTHING), "stdio"],
                        {"echo", "get-sum", "get-tiny-image"}, server_name="mcp-servers/everything")
-    tools = lock["server"]["everything"]["tool"]
-    # mcplock declares no client capabilities, so the capability-gated tools are not offered
-    assert "trigger-sampling-request" not in tools
-    assert "get-roots-list" not in tools
+    srv = lock["server"]["everything"]
+    tools = srv["tool"]
+    # the probe declares what a common host declares: the capability-gated tools are pinned
+    assert srv["client-capabilities"] == ["roots", "sampling", "elicitation"]
+    assert {"trigger-sampling-request", "get-roots-list", "trigger-elicitation-request"} <= set(tools)
+
+
+def test_everything_client_capabilities_are_recorded_and_reused(cli):
+    """`--client-capabilities` changes what the server shows; the lock records it, so a later
+    `diff` presents the same client (no false drift), and a host-like diff sees the difference."""
+    _need_node_modules(EVERYTHING)
+    r = cli("add", "everything", "--yes", "--timeout", TIMEOUT, "--client-capabilities", "none",
+            "--", _node(), str(EVERYTHING), "stdio")
+    _ok(r, "add --client-capabilities none")
+    srv = tomllib.loads(Path("mcp.lock").read_text(encoding="utf-8"))["server"]["everything"]
+    assert srv["client-capabilities"] == [] and "get-roots-list" not in srv["tool"]
+    _ok(cli("diff", "--timeout", TIMEOUT), "diff with the stored capabilities")
+    r = cli("diff", "--format", "json", "--timeout", TIMEOUT, "--client-capabilities", "roots,sampling")
+    _ok(r, "diff as a host with roots and sampling", 1)
+    added = {c["name"] for c in json.loads(r.stdout)["servers"][0]["changes"] if c["change"] == "added"}
+    assert {"get-roots-list", "trigger-sampling-request"} <= added and "trigger-elicitation-request" not in added
+    _ok(cli("refresh", "--timeout", TIMEOUT, "--client-capabilities", "roots,sampling"), "refresh re-pins")
+    srv = tomllib.loads(Path("mcp.lock").read_text(encoding="utf-8"))["server"]["everything"]
+    assert srv["client-capabilities"] == ["roots", "sampling"]
+    r = cli("diff", "--format", "json", "--timeout", TIMEOUT)  # the re-pinned client: only what awaits review
+    doc = json.loads(r.stdout)
+    assert doc["summary"]["drift"] == 0 and {"get-roots-list", "trigger-sampling-request"} <= {
+        p["name"] for p in doc["servers"][0]["pending"]}
+    r = cli("diff", "--client-capabilities", "sampling,bogus")
+    assert r.returncode == 2 and "bogus" in r.stderr and "roots, sampling, elicitation" in r.stderr
 
 
 def _listening_port(pid: int) -> int | None:

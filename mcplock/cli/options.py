@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import typer
 
 from mcplock.cli.context import Cli
+from mcplock.client_capabilities import HELP as CAPABILITIES_HELP
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,6 +59,7 @@ class ProbeArgs:
     timeout: float = 30.0
     client_name: str | None = None
     client_version: str | None = None
+    client_capabilities: str | None = None
     login: bool = False
     oauth_client_id: str | None = None
     oauth_client_secret: str | None = None
@@ -67,10 +69,12 @@ class ProbeArgs:
 
     def options(self, cli: Cli):  # type: ignore[no-untyped-def]
         """The ProbeOptions of this run (built by the core)."""
+        from mcplock.client_capabilities import parse
         from mcplock.core.probing import probe_options
 
         return probe_options(lockfile=cli.lockfile, timeout=self.timeout, client_name=self.client_name,
-                             client_version=self.client_version, verbose=cli.verbose)
+                             client_version=self.client_version, verbose=cli.verbose,
+                             client_capabilities=parse(self.client_capabilities))
 
     def auth(self):  # type: ignore[no-untyped-def]
         """The ``auth`` the --oauth-* options describe (None without them)."""
@@ -91,6 +95,8 @@ _COMMON: list[tuple[str, Any, Any]] = [
         None, "--client-name", help="Probe as this client (servers may show different tools to different hosts).")),
     ("client_version", str | None, typer.Option(
         None, "--client-version", help="The client version to announce with --client-name.")),
+    ("client_capabilities", str | None, typer.Option(
+        None, "--client-capabilities", metavar="LIST", help=CAPABILITIES_HELP)),
 ]
 _LOGIN = ("login", bool, typer.Option(False, "--login", help=LOGIN_HELP))
 _OAUTH: list[tuple[str, Any, Any]] = [

@@ -44,7 +44,8 @@ def unpinnable(err: HashError) -> ProbeError:
 
 def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | None = None,
                   client_version: str | None = None, verbose: bool = False,
-                  environ: Mapping[str, str] | None = None) -> ProbeOptions:
+                  environ: Mapping[str, str] | None = None,
+                  client_capabilities: tuple[str, ...] | None = None) -> ProbeOptions:
     """The ProbeOptions of a run (the only place they are built).
 
     ``${MCPLOCK_PROJECT_DIR}`` is the lock's directory unless the environment sets it.
@@ -64,6 +65,8 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | No
         kw["client_name"] = client_name
     if client_version:
         kw["client_version"] = client_version
+    if client_capabilities is not None:
+        kw["client_capabilities"] = client_capabilities
     return ProbeOptions(**kw)
 
 

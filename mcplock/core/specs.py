@@ -52,6 +52,7 @@ def spec_of(srv: ServerEntry, base: str, secrets: dict[str, str] | None = None, 
         pin_resources=srv.pin_resources, secrets=secrets or {},
         auth=AuthSpec.from_stored(srv.auth) if srv.auth is not None else None,
         client=stored_client(srv) if use_stored_client else None, package=srv.package,
+        client_capabilities=tuple(srv.client_capabilities) if srv.client_capabilities is not None else None,
     )
 
 

@@ -103,6 +103,7 @@ class ServerEntry:
     pin_resources: bool = False
     auth: str | dict[str, str] | None = None  # as ServerSpec.auth.stored(): the method, never a token
     client: dict[str, str] | None = None  # {name, version} the server is probed as (--client-name)
+    client_capabilities: list[str] | None = None  # the capabilities it is probed with (None: the default)
     server_info: dict[str, Any] | None = None
     protocol_version: str | None = None
     instructions: Entry | None = None

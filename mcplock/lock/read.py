@@ -36,7 +36,8 @@ __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
 
 SERVER_KEYS = {
     "transport", "command", "args", "env", "pass-env", "cwd", "url", "headers", "source", "config-hash", "auth",
-    "policy", "pin-resources", "client", "server-info", "protocol-version", "instructions",
+    "policy", "pin-resources", "client", "client-capabilities",
+    "server-info", "protocol-version", "instructions",
     "instructions-hash", "instructions-rejected-hash", "instructions-pending", "package", *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
@@ -162,6 +163,7 @@ class _Reader:
             policy=policy,
             pin_resources=self.get(st, table, "pin-resources", bool, False),
             client=self.client(st, table),
+            client_capabilities=self.client_capabilities(st, table),
             server_info=dict(info) if info is not None else None,
             protocol_version=self.get(st, table, "protocol-version", str),
             auth=self.auth(st, table),
@@ -231,6 +233,14 @@ class _Reader:
         if tree is not None and not is_hash(tree):
             raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
         return PackagePin.from_stored(pt)
+    def client_capabilities(self, st: dict[str, Any], table: tuple[str, ...]) -> list[str] | None:
+        from mcplock.client_capabilities import KNOWN
+
+        caps = self.get(st, table, "client-capabilities", list)
+        if caps is not None and not all(isinstance(c, str) and c in KNOWN for c in caps):
+            raise self.fail(table, f"`client-capabilities` in {self._where(table)} must be a list of "
+                            f"{', '.join(KNOWN)}")
+        return list(caps) if caps is not None else None
 
     def client(self, st: dict[str, Any], table: tuple[str, ...]) -> dict[str, str] | None:
         c = self.str_map(st, table, "client") if "client" in st else None

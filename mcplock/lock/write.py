@@ -115,6 +115,11 @@ def _server(s: ServerEntry) -> Any:
         t.add("pin-resources", True)
     if s.client:
         t.add("client", _str_table(s.client))
+    if s.client_capabilities is not None:
+        caps = tomlkit.array()
+        for c in s.client_capabilities:
+            caps.append(_text(c))
+        t.add("client-capabilities", caps)
     if s.auth is not None:
         t.add("auth", _text(s.auth) if isinstance(s.auth, str) else _str_table(s.auth))
     if s.source is not None:

@@ -54,6 +54,8 @@ class ProbeOptions:
     # The HTTP client of a remote server (e.g. mcplock.auth.http_client: OAuth where a login
     # exists); None: a plain client (mcplock.probe.http.new_client).
     http_client: HttpClientFactory | None = None
+    # The client capabilities to declare (mcplock.client_capabilities); None: the spec's, else the default.
+    client_capabilities: tuple[str, ...] | None = None
 
 
 def _transport(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]):  # type: ignore[no-untyped-def]

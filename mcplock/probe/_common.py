@@ -86,9 +86,19 @@ def is_server_request(obj: dict[str, Any]) -> bool:
 
 
 def answer_server_request(req: dict[str, Any]) -> dict[str, Any]:
-    """Our reply to a request the server sends us: pong to ``ping``, else method not found."""
-    if req.get("method") == "ping":
+    """Our reply to a request the server sends us, harmless: pong to ``ping``; for the
+    capabilities a probe declares (:mod:`mcplock.client_capabilities`) no roots, sampling
+    refused, elicitation declined; else method not found."""
+    method = req.get("method")
+    if method == "ping":
         return {"jsonrpc": "2.0", "id": req.get("id"), "result": {}}
+    if method == "roots/list":
+        return {"jsonrpc": "2.0", "id": req.get("id"), "result": {"roots": []}}
+    if method == "elicitation/create":
+        return {"jsonrpc": "2.0", "id": req.get("id"), "result": {"action": "decline"}}
+    if method == "sampling/createMessage":
+        return {"jsonrpc": "2.0", "id": req.get("id"),
+                "error": {"code": -1, "message": "mcplock is probing definitions: sampling declined"}}
     return {
         "jsonrpc": "2.0",
         "id": req.get("id"),

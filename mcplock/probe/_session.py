@@ -88,7 +88,13 @@ def _rpc_error(method: str, e: RpcError) -> ProbeError:
 async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
               capabilities: dict[str, Any] | None = None) -> Snapshot:
     """Initialize, then list everything; ``capabilities``: the client's (a guard passes its host's)."""
+    from mcplock import client_capabilities
+
     snap = Snapshot()
+    if capabilities is None:  # the host this probe stands for (a guard passes its real host's)
+        names = client_capabilities.chosen(opts.client_capabilities, spec.client_capabilities)
+        capabilities = client_capabilities.declare(names)
+    snap.client_capabilities = list(capabilities)
     st = t.state
     st.step = "the answer to initialize"
     try:
@@ -97,7 +103,7 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
             "initialize",
             {
                 "protocolVersion": opts.protocol_version,
-                "capabilities": capabilities or {},
+                "capabilities": capabilities,
                 "clientInfo": dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version),
                                        strict=False)),
             },

@@ -1,0 +1,53 @@
+"""The client capabilities a probe declares: those of the host it stands for.
+
+A server may show some tools only to clients that declare ``sampling``, ``roots`` or
+``elicitation`` (server-everything does), so a probe that declares none pins less than a real
+host sees. By default the probe declares what the common hosts (Claude Code, Cursor, VS Code)
+declare: roots, sampling and elicitation; ``--client-capabilities`` changes it, and the lock
+records it per server (``client-capabilities``) so ``diff`` and ``refresh`` present the same
+client. During a probe, the server's requests are answered harmlessly: no roots, sampling
+refused, elicitation declined (:func:`mcplock.probe._common.answer_server_request`).
+
+Pure, no imports beyond the errors: offline commands read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from mcplock.errors import UsageError
+
+KNOWN = ("roots", "sampling", "elicitation")
+DEFAULT = KNOWN
+HELP = ("Client capabilities to declare, as the host does: a comma-separated list of roots, sampling, "
+        "elicitation, or `none` (default: what the server was locked with, else roots,sampling,elicitation).")
+
+
+def parse(text: str | None) -> tuple[str, ...] | None:
+    """``--client-capabilities``: None (not given), ``none`` → (), else the names, checked."""
+    if text is None:
+        return None
+    text = text.strip()
+    if text.lower() == "none":
+        return ()
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in KNOWN]
+    if unknown or not names:
+        raise UsageError(f"--client-capabilities: unknown capability {', '.join(unknown) or '(empty)'}",
+                         hint=f"name some of {', '.join(KNOWN)} (comma-separated), or `none`")
+    return tuple(n for n in KNOWN if n in names)  # one order: the lock does not churn
+
+
+def declare(names: Iterable[str]) -> dict[str, Any]:
+    """The ``capabilities`` object of ``initialize`` for these names."""
+    return {n: {} for n in names}
+
+
+def chosen(run: tuple[str, ...] | None, stored: Iterable[str] | None) -> tuple[str, ...]:
+    """What a probe declares: the run's choice, else the server's stored one, else the default."""
+    if run is not None:
+        return run
+    if stored is not None:
+        return tuple(stored)
+    return DEFAULT
