@@ -163,6 +163,8 @@ def missing_variables(spec: ServerSpec, environ: Mapping[str, str] | None = None
         values.append(spec.url)
     if spec.command:
         values.append(spec.command)
+    if spec.cwd:
+        values.append(spec.cwd)
     for v in values:
         for m in _TEMPLATE.finditer(v):
             name, default = m.group(1), m.group(2)

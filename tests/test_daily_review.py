@@ -112,3 +112,20 @@ def test_client_capabilities_option_and_lock_key(cli):
     Path("mcp.lock").write_text(text.replace('["roots", "sampling"]', '["roots", "mind-reading"]'), encoding="utf-8")
     r = cli("check")
     assert r.returncode == 2 and "client-capabilities" in r.stderr
+
+
+def test_an_unset_variable_is_named_and_strict_refuses(cli):
+    _surface()
+    cmd = stdio_command(mode="benign", surface="surface.json")
+    r = cli("add", "docs", "--yes", "--timeout", "10", "--env", "TOKEN=${FORK_HAS_NO_SECRET}",
+            "--env", "MODE=${MCPLOCK_TEST_MODE:-fast}", "--", *cmd)
+    assert r.returncode == 0, r.stderr
+    assert "warning: server `docs` uses ${FORK_HAS_NO_SECRET}: unset and without a default" in r.stderr
+    assert "MCPLOCK_TEST_MODE" not in r.stderr  # it has a default
+    r = cli("diff")
+    assert r.returncode == 0 and "${FORK_HAS_NO_SECRET}" in r.stderr
+    r = cli("diff", "--strict")
+    assert r.returncode == 2 and "${FORK_HAS_NO_SECRET}" in r.stderr and "export FORK_HAS_NO_SECRET" in r.stderr
+    assert "probing" not in r.stderr  # refused before anything ran
+    r = cli("refresh", "--strict", env={"FORK_HAS_NO_SECRET": "s3cret-value"})
+    assert r.returncode == 0 and "warning" not in r.stderr and "s3cret-value" not in r.stderr + r.stdout

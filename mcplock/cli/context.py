@@ -32,6 +32,7 @@ class Cli:
     no_color: bool = False
     quiet: bool = False
     verbose: bool = False
+    strict: bool = False  # probing: an unset ${VAR} without a default is an error, not a warning
     args: list[str] = field(default_factory=list)  # as given: click swallows `--` (`add NAME -- CMD` vs `add NAME URL`)
     json_command: str | None = None  # set by a command that prints machine output
     out: Console = field(init=False, repr=False)

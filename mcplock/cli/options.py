@@ -60,6 +60,7 @@ class ProbeArgs:
     client_name: str | None = None
     client_version: str | None = None
     client_capabilities: str | None = None
+    strict: bool = False
     login: bool = False
     oauth_client_id: str | None = None
     oauth_client_secret: str | None = None
@@ -72,6 +73,7 @@ class ProbeArgs:
         from mcplock.client_capabilities import parse
         from mcplock.core.probing import probe_options
 
+        cli.strict = self.strict
         return probe_options(lockfile=cli.lockfile, timeout=self.timeout, client_name=self.client_name,
                              client_version=self.client_version, verbose=cli.verbose,
                              client_capabilities=parse(self.client_capabilities))
@@ -97,6 +99,9 @@ _COMMON: list[tuple[str, Any, Any]] = [
         None, "--client-version", help="The client version to announce with --client-name.")),
     ("client_capabilities", str | None, typer.Option(
         None, "--client-capabilities", metavar="LIST", help=CAPABILITIES_HELP)),
+    ("strict", bool, typer.Option(False, "--strict", help=(
+        "Fail (exit 2) when a ${VAR} a server uses is unset and has no default (by default: a warning, "
+        "and it expands to empty)."))),
 ]
 _LOGIN = ("login", bool, typer.Option(False, "--login", help=LOGIN_HELP))
 _OAUTH: list[tuple[str, Any, Any]] = [

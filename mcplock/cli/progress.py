@@ -26,15 +26,37 @@ def _name(name: str) -> Text:
     return safe_text(name, keep_newlines=False)
 
 
+def check_variables(cli: Cli, specs: list[ServerSpec], environ: Any) -> None:
+    """A ``${VAR}`` that is unset and has no default expands to nothing: a warning naming it
+    (a fork's pull request has no secrets), an error with --strict, before anything runs."""
+    from mcplock.errors import UsageError
+    from mcplock.spec import missing_variables
+
+    for spec in specs:
+        names = missing_variables(spec, environ)
+        if not names:
+            continue
+        listed = ", ".join(f"${{{n}}}" for n in names)
+        what = f"server `{spec.name}` uses {listed}: unset and without a default"
+        if cli.strict:
+            raise UsageError(what, hint=f"export {' '.join(names)} (or write ${{{names[0]}:-default}}); "
+                             "without --strict it expands to empty, with a warning")
+        cli.err.print(Text("warning: ", style="yellow").append_text(safe_text(
+            f"{what}, so {'they expand' if len(names) > 1 else 'it expands'} to empty (--strict makes this an error)",
+            keep_newlines=False)))
+
+
 class Progress:
     """One server is announced before its probe; several as each one starts."""
 
-    def __init__(self, cli: Cli) -> None:
+    def __init__(self, cli: Cli, environ: Any = None) -> None:
         self.cli = cli
+        self.environ = environ
         self.many = False
         self.started: dict[str, float] = {}
 
     def announce(self, specs: list[ServerSpec]) -> None:
+        check_variables(self.cli, specs, self.environ)
         self.many = len(specs) > 1
         if len(specs) == 1 and not self.cli.quiet:
             self.cli.err.print(Text("probing ", style="dim").append_text(_name(specs[0].name)))
@@ -58,7 +80,7 @@ def probe(cli: Cli, specs: list[ServerSpec], opts: Any, *, login: bool) -> dict[
     """Probe ``specs`` through the core, showing progress; then the -v details."""
     from mcplock.core.probing import probe as core_probe
 
-    p = Progress(cli)
+    p = Progress(cli, opts.environ)
     p.announce(specs)
     results = core_probe(specs, opts, lockfile=cli.lockfile, login=login, on_event=p.event, say=say_plain)
     show_skipped(cli, results)
@@ -69,7 +91,7 @@ def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: 
     """Read the lock and probe the named servers (overlapped by the core), showing progress."""
     from mcplock.core.probing import load_and_probe as core_load_and_probe
 
-    p = Progress(cli)
+    p = Progress(cli, opts.environ)
     lock, selected, results = core_load_and_probe(cli.lockfile, names, opts, use_stored_client=use_stored_client,
                                                   login=login, on_event=p.event, say=say_plain,
                                                   before_probe=p.announce)
