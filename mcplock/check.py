@@ -191,6 +191,29 @@ def pins(lock: Lock) -> list[Finding]:
     return out
 
 
+def critical_accepted(lock: Lock) -> list[Finding]:
+    """Warnings (they do not fail the gate): accepted, enabled items whose definition carries a
+    critical lint finding — accepted by name, or before the lint knew better."""
+    from mcplock.core.add import is_critical
+    from mcplock.lint.entries import lint_entries
+
+    found = lint_entries(lock.servers.values())
+    out: list[Finding] = []
+    for sname in sorted(lock.servers):
+        for e in lock.servers[sname].entries():
+            if e.pending is not None or e.definition is None or not e.enabled or not is_critical(sname, e, found):
+                continue
+            target = label(sname, e)
+            rules = ", ".join(sorted({f.rule for f in found[(sname, e.kind, e.key)] if f.severity == "critical"}))
+            hint = f"review it with `mcplock show {target}`"
+            if e.kind == "tool":
+                hint += f"; `mcplock disable {target}` hides it from hosts"
+            out.append(Finding("critical-accepted", sname,
+                               f"{e.kind} `{target}` is accepted and enabled but has critical findings ({rules})",
+                               hint, e.kind, e.key, _table(sname, e)))
+    return out
+
+
 def run_check(lock: Lock, lock_path: str) -> list[Finding]:
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.source for s in lock.servers.values()):

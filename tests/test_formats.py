@@ -475,9 +475,9 @@ DIFF_SERVER_KEYS = {"name", "status", "error", "changes", "pending", "identity"}
 DIFF_ERROR_KEYS = {"kind", "message", "hint"}
 DIFF_CHANGE_KEYS = {"kind", "name", "change", "fields", "severity", "reason", "locked_hash", "live_hash", "findings"}
 DIFF_SUMMARY_KEYS = {"servers", "drift", "unreachable", "changes", "pending"}
-CHECK_KEYS = {"version", "command", "lockfile", "exit_code", "findings", "summary"}
+CHECK_KEYS = {"version", "command", "lockfile", "exit_code", "findings", "warnings", "summary"}
 CHECK_FINDING_KEYS = {"code", "server", "kind", "name", "message", "hint"}
-CHECK_SUMMARY_KEYS = {"servers", "findings"}
+CHECK_SUMMARY_KEYS = {"servers", "findings", "warnings"}
 
 
 def test_diff_json_contract():
@@ -503,7 +503,7 @@ def test_check_json_contract():
     doc = formats.check_json(sample_findings(), FakeLock(), "mcp.lock", 1)
     assert set(doc) == CHECK_KEYS
     assert all(set(f) == CHECK_FINDING_KEYS for f in doc["findings"])
-    assert set(doc["summary"]) == CHECK_SUMMARY_KEYS and doc["summary"] == {"servers": 4, "findings": 4}
+    assert set(doc["summary"]) == CHECK_SUMMARY_KEYS and doc["summary"] == {"servers": 4, "findings": 4, "warnings": 0}
 
 
 def test_report_dispatch():

@@ -190,3 +190,27 @@ def test_ctrl_c_keeps_what_was_decided_and_says_so():
     tools = _tools()
     assert tools["list_pages"].rejected_hash is not None and tools["list_pages"].pending is None
     assert tools["run_shell"].pending is not None and tools["search_docs"].pending is not None
+
+
+def test_check_groups_per_server_with_one_hint_and_warns_about_accepted_criticals(cli):
+    make_lock()
+    _stage()
+    r = cli("check")
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert lines[0] == "docs:" and sum(ln.strip().startswith("hint:") for ln in lines) == 1, r.stdout
+    assert sum("pending" in ln for ln in lines if ln.startswith("  pending:")) == 3
+    assert "mcplock accept docs" in r.stdout
+    assert cli("accept", "docs/run_shell").returncode == 0  # accepted by name: its findings stay
+    assert cli("accept", "--all").returncode == 0
+    r = cli("check")
+    assert r.returncode == 0, r.stdout  # a warning, not a failure
+    assert "critical-accepted: tool `docs/run_shell` is accepted and enabled but has critical findings" in r.stdout
+    assert "mcplock disable docs/run_shell" in r.stdout and "1 warning(s)" in r.stdout
+    r = cli("check", "--format", "json")
+    doc = __import__("json").loads(r.stdout)
+    assert r.returncode == 0 and doc["findings"] == [] and doc["summary"]["warnings"] == 1
+    assert doc["warnings"][0]["code"] == "critical-accepted" and doc["warnings"][0]["name"] == "run_shell"
+    assert cli("disable", "docs/run_shell").returncode == 0
+    r = cli("check")
+    assert "critical-accepted" not in r.stdout  # disabled: hidden from hosts, nothing to warn about

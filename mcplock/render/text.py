@@ -102,11 +102,35 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
     return Group(*parts)
 
 
+# the hint a server's group shows: that of its most serious problem
+_HINT_ORDER = ("hash-mismatch", "unknown-value", "pin-no-integrity", "config-error", "source-missing",
+               "config-missing", "config-changed", "not-locked", "pending", "critical-accepted")
+
+
 def render_findings(findings: Iterable[Any]) -> Group:
-    lines: list[Any] = []
+    """``check``'s findings grouped per server, one hint per server."""
+    by_server: dict[str, list[Any]] = {}
     for f in findings:
-        line = Text(f"{f.code}: ", style="bold red" if f.code != "pending" else "bold yellow")
-        line.append_text(safe_text(f.message, keep_newlines=False))
-        lines.append(line)
-        lines.append(Text("  hint: ", style="dim").append_text(safe_text(f.hint, "dim", keep_newlines=False)))
+        by_server.setdefault(f.server, []).append(f)
+    lines: list[Any] = []
+    for server, group in by_server.items():
+        head = safe_text(server, "bold", keep_newlines=False) if server else Text("host settings", style="bold")
+        lines.append(head.append(":"))
+        for f in group:
+            style = {"pending": "bold yellow", "critical-accepted": "yellow"}.get(f.code, "bold red")
+            lines.append(Text("  ").append(f"{f.code}: ", style=style).append_text(
+                safe_text(f.message, keep_newlines=False)))
+        # one hint per server; findings about no server (exported host settings) keep each its own
+        hints = [_server_hint(server, group)] if server else list(dict.fromkeys(f.hint for f in group))
+        for hint in hints:
+            lines.append(Text("  hint: ", style="dim").append_text(safe_text(hint, "dim", keep_newlines=False)))
     return Group(*lines)
+
+
+def _server_hint(server: str, group: list[Any]) -> str:
+    codes = {f.code for f in group}
+    if codes == {"pending"} and len(group) > 1:
+        return (f"`mcplock diff {server}` shows what changed; `mcplock accept {server}` reviews each item "
+                f"(a walk on a terminal), `mcplock reject {server}/TOOL` refuses one")
+    first = min(group, key=lambda f: _HINT_ORDER.index(f.code) if f.code in _HINT_ORDER else -1)
+    return str(first.hint)

@@ -19,7 +19,7 @@ def cmd_check(
     """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs.
 
     It reads files only: it never launches a server, never connects to one, and needs no trust."""
-    from mcplock.check import run_check
+    from mcplock.check import critical_accepted, run_check
     from mcplock.lock.read import load
     from mcplock.render import formats
 
@@ -30,12 +30,13 @@ def cmd_check(
     path = cli.lockfile
     lock = load(path)
     findings = run_check(lock, path)
+    warnings = critical_accepted(lock)  # said, but they do not fail the gate
     code = 1 if findings else 0
     reports.write(cli, extra, code, lambda f, text: formats.check_report(
-        f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path)))
+        f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path), warnings=warnings))
     if fmt != "text":
         report = formats.check_report(fmt, findings, lock, path, code, lock_text=cli.lock_text(fmt),
-                                      path=formats.artifact_path(path))
+                                      path=formats.artifact_path(path), warnings=warnings)
         cli.emit_report(report, out_file, fmt, code)
         return code
     from mcplock.render.text import render_findings
@@ -47,15 +48,19 @@ def cmd_check(
     else:
         verdict = Text(f"{len(findings)} problem(s) in ", style="bold red").append_text(
             safe_text(path, "bold red", keep_newlines=False))
+    listed = findings + warnings
     if out_file:
         from rich.console import Group
 
-        cli.write_rendered(out_file, Group(render_findings(findings), verdict) if findings else verdict)
+        cli.write_rendered(out_file, Group(render_findings(listed), verdict) if listed else verdict)
         cli.info(f"wrote the report to {out_file} (exit {code})")
         return code
-    if findings:
-        cli.out.print(render_findings(findings))
+    if listed:
+        cli.out.print(render_findings(listed))
     cli.say(verdict)
+    if warnings:
+        cli.say(Text(f"{len(warnings)} warning(s): accepted, enabled items with critical findings (exit {code})",
+                     style="yellow"))
     from mcplock.cli.commands.listing import drift_evidence, note_drift_evidence
 
     note_drift_evidence(cli, drift_evidence(path, lock))

@@ -46,10 +46,11 @@ def diff_report(fmt: str, diffs: list[ServerDiff], lockfile: str, exit_code: int
 
 
 def check_report(fmt: str, findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *,
-                 lock_text: str | None = None, path: str | None = None) -> str:
-    """The whole report of `mcplock check` in a machine format (not `text`)."""
+                 lock_text: str | None = None, path: str | None = None, warnings: list[Finding] | None = None) -> str:
+    """The whole report of `mcplock check` in a machine format (not `text`). ``warnings`` (accepted
+    items with critical findings) are in the JSON; they never change the exit code."""
     if fmt == "json":
-        return dumps(check_json(findings, lock, lockfile, exit_code))
+        return dumps(check_json(findings, lock, lockfile, exit_code, warnings=warnings))
     if fmt == "markdown":
         return check_markdown(findings, lock, lockfile, exit_code)
     if fmt == "sarif":

@@ -22,10 +22,13 @@ def diff_json(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> dict[st
     }
 
 
-def check_json(findings: list[Finding], lock: Lock, lockfile: str, exit_code: int) -> dict[str, Any]:
+def check_json(findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *,
+               warnings: list[Finding] | None = None) -> dict[str, Any]:
+    warnings = warnings or []
     return {"version": 1, "command": "check", "lockfile": lockfile, "exit_code": exit_code,
             "findings": [f.as_json() for f in findings],
-            "summary": {"servers": len(lock.servers), "findings": len(findings)}}
+            "warnings": [w.as_json() for w in warnings],
+            "summary": {"servers": len(lock.servers), "findings": len(findings), "warnings": len(warnings)}}
 
 
 def dumps(doc: dict[str, Any]) -> str:
