@@ -267,7 +267,7 @@ def test_unicode_surface_is_lossless_and_inert(cli):
     r = _add_stdio(cli)
     assert r.returncode == 0
     assert "left pending (critical lint finding)" in r.stderr  # its zero-width space is flagged
-    assert cli("accept", "--all").returncode == 0  # a person accepts it knowingly
+    assert cli("accept", "--all", "--include-critical").returncode == 0  # a person accepts it knowingly
     raw = json.loads((SURFACES / "unicode.json").read_text())
     import mcplock
     lock = mcplock.load("mcp.lock")

@@ -35,8 +35,9 @@ def _node() -> str:
 
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="run `make setup` (npm ci in fixtures/reference)")
 def test_server_everything_behind_the_guard(cli):
-    r = cli("add", "everything", "--yes", "--policy", "none", "--timeout", "60", "--",
-            _node(), str(EVERYTHING), "stdio")
+    # locked as this host declares itself (no capabilities), so the guard presents the same client
+    r = cli("add", "everything", "--yes", "--policy", "none", "--timeout", "60", "--client-capabilities", "none",
+            "--", _node(), str(EVERYTHING), "stdio")
     assert r.returncode == 0, r.stderr
     srv = load("mcp.lock").servers["everything"]
     with Host("everything") as h:

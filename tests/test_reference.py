@@ -211,7 +211,7 @@ def test_everything_remote(tmp_path, cli, mode, path, transport):
                                add_opts=("--transport", transport), server_name="mcp-servers/everything")
             srv = lock["server"]["everything-remote"]
             assert srv["transport"] == transport
-            assert "trigger-sampling-request" not in srv["tool"]
+            assert "trigger-sampling-request" in srv["tool"]  # the probe declares sampling, as hosts do
         finally:
             stop_process(proc)
 
