@@ -44,7 +44,10 @@ $(CONFORMANCE_STAMP): tests/conformance/package.json tests/conformance/package-l
 # the Node 22 of tests/conformance (the inspector needs Node >= 22.19)
 INSPECTOR_STAMP := tests/inspector/node_modules/.installed
 $(INSPECTOR_STAMP): tests/inspector/package.json tests/inspector/package-lock.json $(CONFORMANCE_STAMP)
-	cd tests/inspector && npm ci --no-audit --no-fund --loglevel=error
+	# `npm install` on the committed lock, not `npm ci`: vite (in the inspector's tree) names an
+	# optional dependency the registry does not serve, which `npm ci` counts as a lock out of sync.
+	# `--no-save` keeps package-lock.json as committed; the versions installed are the lock's.
+	cd tests/inspector && npm install --no-save --no-audit --no-fund --loglevel=error
 	touch $@
 
 # real MCP hosts (Gemini CLI) that read what `mcplock export` writes, for tests/test_export_hosts.py
