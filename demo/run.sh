@@ -10,6 +10,9 @@ rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
 cp "$ROOT/fixtures/surfaces/demo.json" surface.json
 cp "$ROOT/fixtures/mcp_fixture.py" docs_server.py
 export NO_COLOR="${NO_COLOR:-}"
+# the demo's trust record, drift evidence and caches stay in the scratch directory, not in your home
+export XDG_DATA_HOME="$WORK/.xdg/data" XDG_STATE_HOME="$WORK/.xdg/state" XDG_CACHE_HOME="$WORK/.xdg/cache"
+export XDG_CONFIG_HOME="$WORK/.xdg/config"
 
 step() { if [ -t 1 ] && [ -z "$NO_COLOR" ]; then printf '\n\033[1m== %s\033[0m\n' "$*"; else printf '\n== %s\n' "$*"; fi; }
 run() { printf '$ %s\n' "$*"; "$@"; rc=$?; printf '(exit %s)\n' "$rc"; return 0; }
