@@ -345,13 +345,11 @@ class StdioTransport(PendingRequests):
                 ),
                 hint="the command must speak MCP over stdio; check `command` and `args`",
             )
-        err = ProbeError(
+        return ProbeError(
             "exited",
             with_stderr(f"server `{self.spec.name}` {how} while mcplock waited for {waiting}", self.stderr.text()),
             hint="run the command by hand to see why it stops",
         )
-        err.exit_code_of_server = code  # type: ignore[attr-defined]
-        return err
 
     def timeout_error(self, timeout: float) -> ProbeError:
         waiting = self.state.step.removeprefix("the answer to ")
