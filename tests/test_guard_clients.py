@@ -5,6 +5,7 @@ run on the Node 22 that tests/conformance installs; `make setup` does both)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 
@@ -54,7 +55,11 @@ def test_server_everything_behind_the_guard(cli):
 
 
 def _inspector(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(NODE22), str(INSPECTOR), "--cli", MCPLOCK, "run", "docs", *args],
+    # the Inspector, like the MCP SDK's stdio client, hands the server only a few variables: pass the
+    # per-test data/state/config directories on, so `mcplock run` finds the trust record `add` made
+    env = [f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith(("XDG_", "MCPLOCK_"))]
+    return subprocess.run([str(NODE22), str(INSPECTOR), "--cli", *(a for kv in env for a in ("-e", kv)),
+                           MCPLOCK, "run", "docs", *args],
                           capture_output=True, text=True, timeout=120)
 
 
