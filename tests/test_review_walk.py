@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import os
 import select
+import signal
 import time
 
 from mcplock.lock import read, review, store
@@ -80,6 +81,9 @@ class Pty:
         env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
         self.pid, self.fd = pty.fork()
         if self.pid == 0:  # child
+            # a terminal session starts with Ctrl-C live; a test run started in the background
+            # (`make test &`) would hand down SIGINT ignored, and Python keeps an inherited ignore
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
             os.execve(MCPLOCK, [MCPLOCK, *args], env)
         self.out = b""
         self.seen = 0
@@ -110,9 +114,13 @@ class Pty:
     def send(self, data: str) -> None:
         os.write(self.fd, data.encode())
 
-    def wait(self) -> tuple[int, str]:
+    def wait(self, timeout: float = 60) -> tuple[int, str]:
+        deadline = time.monotonic() + timeout
         while self._read(0.2):
-            pass
+            if time.monotonic() > deadline:  # never hang the suite: fail with what it printed
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+                raise AssertionError(f"mcplock did not exit; it printed:\n{self.out.decode('utf-8', 'replace')}")
         _, status = os.waitpid(self.pid, 0)
         os.close(self.fd)
         return os.waitstatus_to_exitcode(status), self.out.decode("utf-8", "replace")
