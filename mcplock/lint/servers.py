@@ -63,6 +63,13 @@ def references(text: str, names: set[str] | frozenset[str] | dict[str, Any]) -> 
     return sorted(hits)
 
 
+def _may_name(text: str, names: dict[str, Any]) -> bool:
+    """A quick superset of :func:`references`: could ``text`` name any of ``names`` at all?"""
+    tokens = set(_TOKEN.findall(text))
+    tokens.update([t.strip(".-") for t in tokens], _QUOTED.findall(text))
+    return any(t in names for t in tokens)  # over the text's tokens, not over every name
+
+
 def foreign_tools(tools_by_server: dict[str, Any], server: str) -> dict[str, list[str]]:
     """Tool name -> the other servers offering it, for names ``server`` does not offer itself."""
     own = set(tools_by_server.get(server) or ())
@@ -86,10 +93,13 @@ def cross_references(definition: Any, foreign: dict[str, list[str]], *, old: Any
         for where, s in strings(old, root(old)):
             if where != "name":
                 before.update((where, h) for h in references(s, foreign))
+    texts = [(where, s) for where, s in strings(definition, root(definition)) if where != "name"]
+    # one pass over all the definition's text first: most name no other server's tool at all
+    # (the texts are joined by newlines, which no identifier or quoted name spans)
+    if not _may_name(clean("\n".join(s for _, s in texts)), foreign):
+        return []
     out = []
-    for where, s in strings(definition, root(definition)):
-        if where == "name":
-            continue
+    for where, s in texts:
         for hit in references(s, foreign):
             if (where, hit) in before:
                 continue
