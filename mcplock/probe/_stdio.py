@@ -269,16 +269,7 @@ class StdioTransport(PendingRequests):
             self.state.skip(text)
             return
         self.state.valid_messages += 1
-        if is_response(obj):
-            rid = obj.get("id")
-            fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
-            if fut is not None and not fut.done():
-                fut.set_result(obj)
-        elif self.on_message is not None:
-            self.on_message(obj)  # a long-lived session relays requests and notifications
-        elif is_server_request(obj):
-            self._answer_soon(obj)
-        # notifications (logging, list_changed …) are ignored
+        self._dispatch(obj, self._answer)
 
     def _batch(self, msgs: list[Any]) -> None:
         """A JSON-RPC batch (an array) on stdout. An answer to one of our requests in a batch is
@@ -296,10 +287,7 @@ class StdioTransport(PendingRequests):
             return
         for m in msgs:
             if is_jsonrpc(m) and is_server_request(m):
-                self._answer_soon(m)
-
-    def _answer_soon(self, req: dict[str, Any]) -> None:
-        self._background(self._answer(req))
+                self._background(self._answer(m))
 
     async def _answer(self, req: dict[str, Any]) -> None:
         with contextlib.suppress(Exception):

@@ -18,8 +18,6 @@ from mcplock.probe._common import (
     answer_server_request,
     dumps,
     is_jsonrpc,
-    is_response,
-    is_server_request,
 )
 from mcplock.probe.errors import origin
 from mcplock.probe.http import CLOSE_TIMEOUT, client_for, content_type, errors_for, iter_sse, parse_message, target
@@ -107,15 +105,7 @@ class LegacySseTransport(PendingRequests):
                 for m in obj if isinstance(obj, list) else [obj]:
                     if not (isinstance(m, dict) and is_jsonrpc(m)):
                         continue
-                    if is_response(m):
-                        rid = m.get("id")
-                        fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
-                        if fut is not None and not fut.done():
-                            fut.set_result(m)
-                    elif self.on_message is not None:
-                        self.on_message(m)  # a long-lived session relays requests and notifications
-                    elif is_server_request(m):
-                        self._background(self._post_quiet(answer_server_request(m)))
+                    self._dispatch(m, lambda req: self._post_quiet(answer_server_request(req)))
             self._fail(
                 ProbeError(
                     "connect",
