@@ -151,6 +151,10 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
 def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
     """Host settings written by ``mcplock export`` that no longer say what the lock says: a flag
     changed since the last export, or a rule mcplock wrote was edited or removed by hand."""
+    from mcplock.core.export_record import record_path
+
+    if not os.path.exists(record_path(lock_path)):  # never exported: skip the exporters' imports
+        return []
     from mcplock.core.export import load_record, plan
 
     record = load_record(lock_path)

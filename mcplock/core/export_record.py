@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ConfigError
-from mcplock.hosts.export.interface import Item
+
+if TYPE_CHECKING:  # the exporters' package is imported only where a record is read or written
+    from mcplock.hosts.export.interface import Item
 
 RECORD_VERSION = 1
 NOTE = "written by `mcplock export`: the rules it added to host settings (docs/export.md); do not edit"
@@ -52,7 +54,7 @@ def load_record(lock_path: str) -> dict[str, FileState]:
         return {
             str(rel): FileState(
                 host=str(st["host"]),
-                items={Item.from_json(i) for i in st.get("rules", [])},
+                items={_item(i) for i in st.get("rules", [])},
                 created={tuple(str(p) for p in c) for c in st.get("created", [])},
                 guarded={str(k): str(v) for k, v in st.get("guarded", {}).items()},
             )
@@ -82,3 +84,9 @@ def dump_record(states: dict[str, FileState]) -> str:
         files.append(f"    {json.dumps(rel, ensure_ascii=False)}: {{\n" + ",\n".join(parts) + "\n    }")
     body = "{\n" + ",\n".join(files) + "\n  }" if files else "{}"
     return f'{{\n  "version": {RECORD_VERSION},\n  "note": {json.dumps(NOTE)},\n  "files": {body}\n}}\n'
+
+
+def _item(raw: Any) -> Item:
+    from mcplock.hosts.export.interface import Item
+
+    return Item.from_json(raw)
