@@ -97,6 +97,7 @@ def pending(lock: Lock) -> list[Finding]:
 
 def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     """Servers imported from host configs against those configs, as they are now."""
+    from mcplock.guard.argv import guard_target
     from mcplock.hosts import config_hash, load_host_config
 
     base = os.path.dirname(os.path.abspath(lock_path))
@@ -132,8 +133,8 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
                     "config-missing", sname, f"`{sname}` is locked but no longer in {source}",
                     f"run `mcplock remove {sname}` (or put it back in {source})", table=("server", sname),
                 ))
-            elif imported.spec.command == "mcplock" and tuple(imported.spec.args[:2]) == ("run", sname):
-                continue  # routed through the guard (`mcplock export --guard`): in sync by construction
+            elif guard_target(imported.spec.command, list(imported.spec.args)) == sname:
+                continue  # routed through the guard (`mcplock export --guard`, or by hand): in sync by construction
             elif config_hash(imported.spec) != srv.config_hash:
                 out.append(Finding(
                     "config-changed", sname, f"`{sname}` changed in {source} since it was locked",

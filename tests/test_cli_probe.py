@@ -283,6 +283,31 @@ def _write_mcp_json(servers: dict) -> None:
     Path(".mcp.json").write_text(json.dumps({"mcpServers": servers}, indent=2))
 
 
+def test_a_host_entry_routed_through_the_guard_by_hand_stays_in_sync(cli):
+    """The README's by-hand forms (global options first, mcplock by path) read as the guard of
+    the server they name; an entry that runs the guard for another server does not."""
+    _surface()
+    cmd = stdio_command(surface="surface.json")
+    _write_mcp_json({"docs": {"command": cmd[0], "args": cmd[1:]}, "other": {"command": cmd[0], "args": cmd[1:]}})
+    assert cli("add", "--from", ".mcp.json", "--yes").returncode == 0
+    lock = str(Path("mcp.lock").resolve())
+    _write_mcp_json({
+        "docs": {"command": "mcplock", "args": ["--lockfile", lock, "run", "docs"]},
+        "other": {"command": "/usr/local/bin/mcplock", "args": ["run", "other", "--lockfile=mcp.lock", "--strict"]},
+    })
+    r = cli("check", "--format", "json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["findings"] == []
+    _write_mcp_json({
+        "docs": {"command": "mcplock", "args": ["run", "other"]},  # the guard, but of another server
+        "other": {"command": "mcplock", "args": ["run", "other", "--no-such-option"]},  # not the guard's options
+    })
+    r = cli("check", "--format", "json")
+    assert r.returncode == 1
+    codes = sorted((f["code"], f["server"]) for f in json.loads(r.stdout)["findings"])
+    assert codes == [("config-changed", "docs"), ("config-changed", "other")]
+
+
 def test_import_from_host_config_keeps_secrets_out(cli):
     _surface()
     cmd = stdio_command(surface="surface.json")

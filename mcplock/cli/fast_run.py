@@ -4,49 +4,11 @@ so it starts without importing typer or rich (about 85 ms). Anything it does not
 
 from __future__ import annotations
 
-import os
 import sys
 
-_VALUED = {"--timeout": "timeout", "--request-timeout": "request_timeout", "--client-name": "client_name",
-           "--client-version": "client_version", "--lockfile": "lockfile"}
-_FLAGS = {"--strict": "strict", "-v": "verbose", "--verbose": "verbose", "-q": "quiet", "--quiet": "quiet",
-          "--no-color": "no_color"}
+from mcplock.guard.argv import parse
 
-
-def parse(args: list[str]) -> dict[str, object] | None:
-    """The options of a plain `run NAME …` (global options already in front), or None."""
-    opts: dict[str, object] = {"lockfile": os.environ.get("MCPLOCK_LOCKFILE") or "mcp.lock"}
-    rest: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
-        key, _, value = a.partition("=")
-        if key in _VALUED:
-            if not value:
-                if i + 1 >= len(args):
-                    return None
-                value = args[i + 1]
-                i += 1
-            opts[_VALUED[key]] = value
-        elif a in _FLAGS:
-            opts[_FLAGS[a]] = True
-        elif a.startswith("-"):
-            return None
-        else:
-            rest.append(a)
-        i += 1
-    if len(rest) != 2 or rest[0] != "run":
-        return None
-    opts["name"] = rest[1]
-    try:
-        for k in ("timeout", "request_timeout"):
-            if k in opts:
-                opts[k] = float(opts[k])  # type: ignore[arg-type]
-                if opts[k] <= 0:  # type: ignore[operator]
-                    return None
-    except ValueError:
-        return None
-    return opts
+__all__ = ["parse", "run"]
 
 
 def _say(text: str) -> None:

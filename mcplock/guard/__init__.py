@@ -6,6 +6,7 @@
 - :mod:`mcplock.guard.view`: what a host may see, decided by :mod:`mcplock.policy`.
 - :mod:`mcplock.guard.hostio`, :mod:`~mcplock.guard.calls`, :mod:`~mcplock.guard.evidence`:
   host framing, call checks, drift evidence.
+- :mod:`mcplock.guard.argv`: the guard's command line (its fast start; a host entry that runs it).
 
 Asyncio only; the MCP SDK is never imported on this path (OAuth's HTTP client aside).
 """

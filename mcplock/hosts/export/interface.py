@@ -14,6 +14,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
+from mcplock.guard.argv import guard_target
+
 DENY, ASK, ALLOW = "deny", "ask", "allow"
 Decisions = dict[str, dict[str, str]]  # server -> tool -> deny|ask|allow
 
@@ -94,10 +96,4 @@ class Exporter(ABC):
         return {"command": "mcplock", "args": ["run", name, *lock_args]}
 
     def is_guard(self, entry: Any) -> bool:
-        args = entry.get("args") if isinstance(entry, dict) else None
-        return (
-            isinstance(entry, dict)
-            and entry.get("command") == "mcplock"
-            and isinstance(args, list)
-            and args[:1] == ["run"]
-        )
+        return isinstance(entry, dict) and guard_target(entry.get("command"), entry.get("args")) is not None

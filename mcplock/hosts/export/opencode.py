@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mcplock.guard.argv import guard_target
 from mcplock.hosts.export.interface import STRICTNESS, Decisions, Exporter, Item, sanitize
 
 
@@ -67,4 +68,4 @@ class Opencode(Exporter):
 
     def is_guard(self, entry: object) -> bool:
         cmd = entry.get("command") if isinstance(entry, dict) else None
-        return isinstance(cmd, list) and cmd[:2] == ["mcplock", "run"]
+        return isinstance(cmd, list) and bool(cmd) and guard_target(cmd[0], cmd[1:]) is not None
