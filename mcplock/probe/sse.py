@@ -158,7 +158,7 @@ class LegacySseTransport(PendingRequests):
             await self._post(msg, self.errors.waiting())
             return await fut
         finally:
-            self._pending.pop(rid, None)
+            self._finish(rid, method)
 
     async def notify(self, method: str, params: dict[str, Any] | None) -> None:
         if self._failure is not None:

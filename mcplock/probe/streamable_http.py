@@ -82,6 +82,8 @@ class StreamableHttpTransport:
         msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             msg["params"] = params
+        if self.on_message is not None:
+            self.state.relaying(method)
         action = self.errors.waiting()
         try:
             async with self.client.stream(
@@ -96,6 +98,9 @@ class StreamableHttpTransport:
                 return await self._read_answer(resp, rid, action)
         except httpx2.HTTPError as e:
             raise self._broken(self.errors.exception(e, action)) from None
+        finally:
+            if self.on_message is not None:
+                self.state.relayed(method)
 
     async def _check(self, resp: httpx2.Response, action: str) -> None:
         """``errors.check``; a 404 for our session id means the server forgot the session: the end."""
