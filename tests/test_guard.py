@@ -230,6 +230,7 @@ def test_upstream_dying_mid_call_gets_the_host_a_prompt_error_and_no_orphan(cli)
         h.initialize()
         resp = h.call("search_docs", {"query": "x"})
         assert resp["error"]["code"] == -32000 and "exited with code 1" in resp["error"]["message"]
+        assert "waited for tools/call" in resp["error"]["message"]
         assert h.proc.wait(timeout=30) == 3
     assert not _fixture_processes()
 

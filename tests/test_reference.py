@@ -216,6 +216,38 @@ def test_everything_remote(tmp_path, cli, mode, path, transport):
             stop_process(proc)
 
 
+def test_guard_relays_a_streamable_http_session_of_the_sdk_server(tmp_path, cli):
+    """`mcplock run` over Streamable HTTP to the SDK's server: its sampling request reaches the host
+    and the host's answer the tool; its unsolicited log messages (the standalone GET stream) too."""
+    from guardhost import Host
+
+    _need_node_modules(EVERYTHING)
+    with open(tmp_path / "everything-guard.log", "wb") as log:
+        proc = subprocess.Popen([_node(), str(EVERYTHING), "streamableHttp"], env=dict(os.environ, PORT="0"),
+                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        try:
+            port = _wait_listening(proc)
+            _ok(cli("add", "ev", "--yes", "--policy", "none", "--transport", "http",
+                    f"http://127.0.0.1:{port}/mcp", "--timeout", TIMEOUT), "add")
+            with Host("ev") as h:
+                h.initialize({"sampling": {}, "roots": {}, "elicitation": {}})
+                call = h.request_msg("tools/call", {"name": "trigger-sampling-request",
+                                                    "arguments": {"prompt": "hi", "maxTokens": 10}})
+                h.send(call)
+                ask = h.wait_for(lambda m: m.get("method") == "sampling/createMessage")
+                h.send({"jsonrpc": "2.0", "id": ask["id"], "result": {
+                    "role": "assistant", "content": {"type": "text", "text": "HELLO-FROM-HOST"}, "model": "m"}})
+                assert "HELLO-FROM-HOST" in json.dumps(h.response(call["id"])["result"])
+                assert "error" not in h.call("toggle-simulated-logging", {})
+                assert h.request("logging/setLevel", {"level": "debug"})["result"] == {}
+                log_msg = h.wait_for(lambda m: m.get("method") == "notifications/message")  # every 5 s
+                assert "SessionId" in log_msg["params"]["data"]
+                assert h.close() == 0
+        finally:
+            stop_process(proc)
+
+
 def test_filesystem(tmp_path, cli):
     _need_node_modules(FILESYSTEM)
     root = tmp_path / "files"

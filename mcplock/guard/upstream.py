@@ -93,6 +93,7 @@ class Upstream:
         except ProbeError as e:
             raise self._clean(e) from None
         self.transport.on_failure = self._lost
+        self.transport.state.step = "the server's next message"  # not the probe's "done", in messages from now on
         return self.snapshot
 
     async def list_again(self, kind: str) -> list[dict[str, Any]]:

@@ -165,11 +165,26 @@ class State:
     valid_messages: int = 0
     skipped_lines: list[str] = field(default_factory=list)
     skipped_count: int = 0
+    in_flight: list[str] = field(default_factory=list)  # a long-lived session's requests, oldest first
 
     def skip(self, line: str, keep: int = 100) -> None:
         self.skipped_count += 1
         if len(self.skipped_lines) < keep:
             self.skipped_lines.append(line[:2000])
+
+    def relaying(self, method: str) -> None:
+        """A long-lived session sends ``method``: messages name it (unless the step already
+        does, e.g. a list's page 2) until it is answered."""
+        self.in_flight.append(method)
+        if not self.step.startswith(f"the answer to {method}"):
+            self.step = f"the answer to {method}"
+
+    def relayed(self, method: str) -> None:
+        """``method`` got its answer (or failed): messages name a request still in flight, or
+        the server's next message."""
+        if method in self.in_flight:
+            self.in_flight.remove(method)
+        self.step = f"the answer to {self.in_flight[-1]}" if self.in_flight else "the server's next message"
 
 
 class RpcError(Exception):
@@ -245,6 +260,7 @@ class PendingRequests:
     error text (it may hold unscrubbed server output).
     """
 
+    state: State
     _next_id: int
     _pending: dict[int, asyncio.Future[dict[str, Any]]]
     _failure: BaseException | None
@@ -293,7 +309,15 @@ class PendingRequests:
             msg["params"] = params
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[rid] = fut
+        if self.on_message is not None:
+            self.state.relaying(method)
         return rid, msg, fut
+
+    def _finish(self, rid: int, method: str) -> None:
+        """Request ``rid`` is answered, failed or abandoned."""
+        self._pending.pop(rid, None)
+        if self.on_message is not None:
+            self.state.relayed(method)
 
     def _fail(self, err: BaseException) -> None:
         first = self._failure is None

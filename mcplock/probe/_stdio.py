@@ -186,7 +186,7 @@ class StdioTransport(PendingRequests):
                 raise await self._gone_error() from None
             return await fut
         finally:
-            self._pending.pop(rid, None)
+            self._finish(rid, method)
 
     async def notify(self, method: str, params: dict[str, Any] | None) -> None:
         msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}

@@ -42,6 +42,12 @@ def client_for(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str])
     return new_client(opts)
 
 
+def relay_timeout(opts: ProbeOptions) -> httpx2.Timeout:
+    """A long-lived session's streams: no read timeout (a stream idles, a tool runs long; the
+    guard bounds each request itself), the probe's timeout for connecting and writing."""
+    return httpx2.Timeout(opts.timeout, read=None)
+
+
 def errors_for(spec: ServerSpec, opts: ProbeOptions, state: Any) -> HttpErrors:
     return HttpErrors(spec, opts.timeout, opts.max_response_bytes, state)
 

@@ -20,7 +20,16 @@ from mcplock.probe._common import (
     is_jsonrpc,
 )
 from mcplock.probe.errors import origin
-from mcplock.probe.http import CLOSE_TIMEOUT, client_for, content_type, errors_for, iter_sse, parse_message, target
+from mcplock.probe.http import (
+    CLOSE_TIMEOUT,
+    client_for,
+    content_type,
+    errors_for,
+    iter_sse,
+    parse_message,
+    relay_timeout,
+    target,
+)
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import sanitize
 
@@ -52,7 +61,9 @@ class LegacySseTransport(PendingRequests):
         headers = dict(self.headers)
         headers["Accept"] = "text/event-stream"
         headers["Cache-Control"] = "no-cache"
-        stream = self.client.stream("GET", self.url, headers=headers)
+        # a long-lived session's stream idles between messages: no read timeout (the guard bounds requests)
+        timeout = relay_timeout(self.opts) if self.on_message is not None else httpx2.USE_CLIENT_DEFAULT
+        stream = self.client.stream("GET", self.url, headers=headers, timeout=timeout)
         try:
             resp: httpx2.Response = await stream.__aenter__()
         except httpx2.HTTPError as e:
@@ -147,7 +158,7 @@ class LegacySseTransport(PendingRequests):
             await self._post(msg, self.errors.waiting())
             return await fut
         finally:
-            self._pending.pop(rid, None)
+            self._finish(rid, method)
 
     async def notify(self, method: str, params: dict[str, Any] | None) -> None:
         if self._failure is not None:

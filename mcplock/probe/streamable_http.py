@@ -1,5 +1,9 @@
 """The Streamable HTTP transport: one POST per message, the answer as a JSON body or an SSE
-stream; the session id and protocol version sent back as headers; DELETE at the end."""
+stream; the session id and protocol version sent back as headers; DELETE at the end.
+
+A long-lived session (the guard: ``on_message`` set) also listens on the standalone GET
+stream, where the server sends what answers no request (``list_changed``, its own requests).
+"""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from mcplock.probe.http import (
     iter_sse,
     matches,
     parse_message,
+    relay_timeout,
     target,
 )
 from mcplock.spec import ServerSpec
@@ -27,6 +32,9 @@ from mcplock.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
+
+LISTEN_PAUSE = 1.0  # seconds before the standalone stream is opened again after it ended
+LISTEN_RETRIES = 5  # streams in a row that end without a message before the guard stops listening
 
 
 class StreamableHttpTransport:
@@ -45,6 +53,8 @@ class StreamableHttpTransport:
         # a long-lived session (the guard) relays server requests and notifications here
         self.on_message: Callable[[dict[str, Any]], None] | None = None
         self.on_failure: Callable[[BaseException], None] | None = None
+        self._listener: asyncio.Task[None] | None = None
+        self._lost_said = False
 
     async def start(self) -> None:
         self.client = client_for(self.spec, self.opts, self.environ)
@@ -72,19 +82,45 @@ class StreamableHttpTransport:
         msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             msg["params"] = params
+        if self.on_message is not None:
+            self.state.relaying(method)
         action = self.errors.waiting()
         try:
             async with self.client.stream(
-                "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers()
+                "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers(),
+                timeout=relay_timeout(self.opts) if self.on_message is not None else httpx2.USE_CLIENT_DEFAULT,
             ) as resp:
-                await self.errors.check(resp, action)
+                await self._check(resp, action)
                 if method == "initialize":
                     sid = resp.headers.get("mcp-session-id")
                     if sid:
                         self.session_id = sid
                 return await self._read_answer(resp, rid, action)
         except httpx2.HTTPError as e:
-            raise self.errors.exception(e, action) from None
+            raise self._broken(self.errors.exception(e, action)) from None
+        finally:
+            if self.on_message is not None:
+                self.state.relayed(method)
+
+    async def _check(self, resp: httpx2.Response, action: str) -> None:
+        """``errors.check``; a 404 for our session id means the server forgot the session: the end."""
+        try:
+            await self.errors.check(resp, action)
+        except ProbeError as e:
+            if resp.status_code == 404 and self.session_id:
+                self._end(e)
+            raise
+
+    def _broken(self, err: ProbeError) -> ProbeError:
+        """``err`` (from an httpx2 exception); a connection refused or broken ends a long-lived session."""
+        if err.kind == "connect":
+            self._end(err)
+        return err
+
+    def _end(self, err: ProbeError) -> None:
+        if self.on_failure is not None and not self._lost_said:
+            self._lost_said = True
+            self.on_failure(err)
 
     async def _read_answer(self, resp: httpx2.Response, rid: int, action: str) -> dict[str, Any]:
         if resp.status_code == 202:
@@ -100,7 +136,7 @@ class StreamableHttpTransport:
                 for m in obj if isinstance(obj, list) else [obj]:
                     if matches(m, rid):
                         return m
-                    if isinstance(m, dict) and is_jsonrpc(m) and self.on_message is not None:
+                    if isinstance(m, dict) and is_jsonrpc(m) and "method" in m and self.on_message is not None:
                         self.on_message(m)  # a long-lived session relays requests and notifications
                     elif isinstance(m, dict) and is_jsonrpc(m) and is_server_request(m):
                         await self._post_reply(answer_server_request(m))
@@ -147,6 +183,57 @@ class StreamableHttpTransport:
         if params is not None:
             msg["params"] = params
         await self.send_message(msg, f"the notification {method}")
+        if method == "notifications/initialized" and self.on_message is not None and self._listener is None:
+            self._listener = asyncio.create_task(self._listen())
+
+    async def _listen(self) -> None:
+        """The standalone GET stream of a long-lived session. A server that offers none (405, or
+        no event stream) is left alone, quietly; a stream that ends is opened again after a
+        pause (until several in a row carried nothing); a server that can no longer be reached,
+        or that forgot the session, ends the session."""
+        quiet = 0
+        while self.client is not None and quiet < LISTEN_RETRIES:
+            try:
+                got = await self._listen_once()
+            except ProbeError as e:
+                self._broken(e)
+                return
+            if got is None:
+                return
+            quiet = 0 if got else quiet + 1
+            await asyncio.sleep(LISTEN_PAUSE)
+
+    async def _listen_once(self) -> int | None:
+        """One GET stream: how many messages it carried; None when the server offers none."""
+        assert self.client is not None
+        headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
+        headers["Accept"] = "text/event-stream"
+        action = "opening the server's event stream"
+        n, opened = 0, False
+        try:
+            async with self.client.stream("GET", self.url, headers=headers, timeout=relay_timeout(self.opts)) as resp:
+                if resp.status_code == 404 and self.session_id:
+                    await self._check(resp, action)
+                if resp.status_code != 200 or content_type(resp) != "text/event-stream":
+                    return None
+                opened = True
+                async for _event, data in iter_sse(resp.aiter_bytes(), self.opts.max_response_bytes,
+                                                   self.errors.too_large):
+                    if not data.strip():
+                        continue
+                    obj = parse_message(data, self.errors, "an event on the server's event stream")
+                    for m in obj if isinstance(obj, list) else [obj]:
+                        # requests and notifications; a response here answers nothing we wait for
+                        if isinstance(m, dict) and is_jsonrpc(m) and "method" in m and self.on_message is not None:
+                            n += 1
+                            self.on_message(m)
+        except httpx2.HTTPError as e:  # a stream that broke is opened again; one that cannot open ends
+            if not opened:
+                raise self.errors.exception(e, action) from None
+        except ProbeError:  # an event too large or not JSON ends this stream (the next one may do better)
+            if not opened:
+                raise
+        return n
 
     async def send_message(self, msg: dict[str, Any], action: str = "a message") -> None:
         """POST one message as it is (a notification, or a reply to a server request)."""
@@ -155,11 +242,16 @@ class StreamableHttpTransport:
             async with self.client.stream(
                 "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers()
             ) as resp:
-                await self.errors.check(resp, action)
+                await self._check(resp, action)
         except httpx2.HTTPError as e:
-            raise self.errors.exception(e, action) from None
+            raise self._broken(self.errors.exception(e, action)) from None
 
     async def close(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.cancel()
+            with contextlib.suppress(BaseException):
+                await listener
         client, self.client = self.client, None
         if client is None:
             return
