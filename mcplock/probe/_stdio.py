@@ -44,6 +44,11 @@ LIVE_GROUPS: set[int] = set()
 
 _EXIT_GRACE = 0.5  # after closing stdin
 _TERM_GRACE = 1.0  # after SIGTERM
+# Bytes read from the child's pipes per wake-up: asyncio reads 256 KiB at a time, and an
+# allocation that large costs an mmap/munmap pair per read (a pipe holds 64 KiB by default).
+_READ_SIZE = 65536
+# Write at once (no drain, no lock) while the pipe's unsent buffer is below this.
+_WRITE_NOW_BELOW = 65536
 
 
 def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
@@ -78,6 +83,7 @@ class StdioTransport(PendingRequests):
         self._stdout_done = asyncio.Event()
         self._stderr_done = asyncio.Event()
         self._write_lock = asyncio.Lock()
+        self._writers = 0  # senders waiting for the write lock (a write now would overtake them)
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -124,6 +130,10 @@ class StdioTransport(PendingRequests):
         except OSError as e:
             raise ProbeError("spawn", f"could not start `{spec.command}`: {sanitize(e.strerror or str(e))}") from None
         LIVE_GROUPS.add(self.proc.pid)
+        pipes = getattr(self.proc, "_transport", None)
+        for fd in (1, 2):
+            with contextlib.suppress(Exception):
+                pipes.get_pipe_transport(fd).max_size = _READ_SIZE  # type: ignore[union-attr]
         self._tasks.append(asyncio.create_task(self._read_stdout()))
         self._tasks.append(asyncio.create_task(self._read_stderr()))
 
@@ -166,12 +176,43 @@ class StdioTransport(PendingRequests):
     async def _send(self, msg: dict[str, Any]) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         data = (dumps(msg) + "\n").encode("utf-8")
-        async with self._write_lock:
+        self._writers += 1
+        try:
+            await self._write_lock.acquire()
+        finally:
+            self._writers -= 1
+        try:
             try:
                 self.proc.stdin.write(data)
                 await self.proc.stdin.drain()
             except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 raise _Gone() from None
+        finally:
+            self._write_lock.release()
+
+    def _can_write_now(self) -> bool:
+        """Nothing waits to be written before a new message, and the pipe takes it without
+        waiting (its unsent buffer is small): a write now keeps the order and needs no drain."""
+        stdin = self.proc.stdin if self.proc is not None else None
+        return (self._failure is None and stdin is not None and not self._writers and not stdin.is_closing()
+                and stdin.transport.get_write_buffer_size() < _WRITE_NOW_BELOW)
+
+    def write_now(self, msg: dict[str, Any]) -> bool:
+        """Write one message (a notification, a reply) at once; False: use :meth:`send_message`."""
+        if not self._can_write_now():
+            return False
+        self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
+        return True
+
+    def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
+        """:meth:`request` without a task: the request is written already; its id and the
+        future of the answer. None when it cannot be written at once (use :meth:`request`)."""
+        if not self._can_write_now():
+            return None
+        rid, msg, fut = self._new_request(method, params)
+        fut.add_done_callback(lambda _f: self._pending.pop(rid, None))
+        self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
+        return rid, fut
 
     async def request(self, method: str, params: dict[str, Any] | None,
                       on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
