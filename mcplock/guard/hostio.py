@@ -16,6 +16,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mcplock.probe._pipes import READ_SIZE, Lines
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
@@ -35,11 +37,6 @@ def result(rid: Any, value: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "result": value}
 
 
-# Bytes read per wake-up. asyncio's pipe transports read 256 KiB at a time, and an allocation
-# that large costs an mmap/munmap pair per read (tens of µs per message); a Linux pipe never
-# holds more than 64 KiB by default anyway.
-READ_SIZE = 65536
-
 OnMessage = Callable[[dict[str, Any]], None]
 
 
@@ -55,11 +52,9 @@ class HostIO:
         self.outfd = sys.stdout.fileno() if outfd is None else outfd
         self.limit = limit
         self._transport: asyncio.ReadTransport | None = None
-        self._buf = b""
-        self._skipping = False  # dropping the rest of an over-long line
         self._on_message: OnMessage = lambda _m: None
         self._on_end: Callable[[], None] = lambda: None
-        self._ended = False
+        self.lines = Lines(limit, self._line, self._too_large, lambda: self._on_end())
 
     async def start(self, on_message: OnMessage, on_end: Callable[[], None]) -> None:
         """Read stdin from now on: each message to ``on_message``, ``on_end`` once it closes."""
@@ -83,41 +78,17 @@ class HostIO:
 
     def feed(self, data: bytes) -> None:
         """Bytes from the host: every complete line is handled now, in order."""
-        buf = self._buf + data if self._buf else data
-        start = 0
-        while (nl := buf.find(b"\n", start)) >= 0:
-            if self._skipping:
-                self._skipping = False
-            else:
-                self._line(buf[start:nl])
-            start = nl + 1
-            if self._ended:
-                return
-        rest = buf[start:] if start else buf
-        if self._skipping:
-            rest = b""
-        elif len(rest) > self.limit:
-            self._too_large()
-            self._skipping, rest = True, b""
-        self._buf = rest
+        self.lines.feed(data)
 
     def end(self) -> None:
         """stdin closed: a last line without its newline still counts, then ``on_end``."""
-        if self._ended:
-            return
-        rest, self._buf = self._buf, b""
-        if rest and not self._skipping:
-            self._line(rest)
-        self._ended = True
-        self._on_end()
+        self.lines.eof()
 
-    def _too_large(self) -> None:
+    def _too_large(self) -> bool:
         self.send(error(None, INVALID_REQUEST, f"message larger than {self.limit} bytes"))
+        return True  # skip the line, go on
 
     def _line(self, line: bytes) -> None:
-        if len(line) > self.limit:
-            self._too_large()
-            return
         try:
             obj = json.loads(line)
         except ValueError:
@@ -144,7 +115,7 @@ class HostIO:
             data = data[n:]
 
     def close(self) -> None:
-        self._ended = True
+        self.lines.stop()
         if self._transport is not None:
             with contextlib.suppress(Exception):
                 self._transport.close()

@@ -24,8 +24,13 @@ def _reject_constant(name: str) -> Any:
     raise BadConstant(f"`{name}` is not valid JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one, not one per message
+
+
 def loads(text: str | bytes) -> Any:
     """``json.loads`` that rejects NaN / Infinity (they cannot be pinned or hashed)."""
+    if isinstance(text, str):
+        return _DECODER.decode(text)
     return json.loads(text, parse_constant=_reject_constant)
 
 

@@ -33,6 +33,7 @@ from mcplock.probe._common import (
     size_limit_hint,
     with_stderr,
 )
+from mcplock.probe._pipes import Lines, spawn
 from mcplock.spec import ServerSpec, expand
 from mcplock.untrusted import sanitize
 
@@ -44,9 +45,6 @@ LIVE_GROUPS: set[int] = set()
 
 _EXIT_GRACE = 0.5  # after closing stdin
 _TERM_GRACE = 1.0  # after SIGTERM
-# Bytes read from the child's pipes per wake-up: asyncio reads 256 KiB at a time, and an
-# allocation that large costs an mmap/munmap pair per read (a pipe holds 64 KiB by default).
-_READ_SIZE = 65536
 # Write at once (no drain, no lock) while the pipe's unsent buffer is below this.
 _WRITE_NOW_BELOW = 65536
 
@@ -84,6 +82,9 @@ class StdioTransport(PendingRequests):
         self._stderr_done = asyncio.Event()
         self._write_lock = asyncio.Lock()
         self._writers = 0  # senders waiting for the write lock (a write now would overtake them)
+        self._lines = Lines(opts.max_response_bytes, self._stdout_line, self._stdout_too_large, self._stdout_end,
+                            released=False)
+        self._closing = False
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -103,17 +104,8 @@ class StdioTransport(PendingRequests):
             )
         self.state.step = f"`{spec.command}` to start"
         try:
-            self.proc = await asyncio.create_subprocess_exec(
-                command,
-                *args,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                cwd=cwd,
-                start_new_session=True,
-                limit=self.opts.max_response_bytes + 2,
-            )
+            self.proc = await spawn(self._lines, command, args, limit=self.opts.max_response_bytes + 2, env=env,
+                                    cwd=cwd, start_new_session=True)
         except FileNotFoundError:
             raise ProbeError(
                 "not-found",
@@ -130,18 +122,15 @@ class StdioTransport(PendingRequests):
         except OSError as e:
             raise ProbeError("spawn", f"could not start `{spec.command}`: {sanitize(e.strerror or str(e))}") from None
         LIVE_GROUPS.add(self.proc.pid)
-        pipes = getattr(self.proc, "_transport", None)
-        for fd in (1, 2):
-            with contextlib.suppress(Exception):
-                pipes.get_pipe_transport(fd).max_size = _READ_SIZE  # type: ignore[union-attr]
-        self._tasks.append(asyncio.create_task(self._read_stdout()))
         self._tasks.append(asyncio.create_task(self._read_stderr()))
+        self._lines.release()  # stdout lines are handled in the read callback (no reader task)
 
     async def close(self) -> None:
         proc = self.proc
         if proc is None:
             return
         pgid = proc.pid
+        self._closing = True
         try:
             if proc.stdin is not None and not proc.stdin.is_closing():
                 with contextlib.suppress(Exception):
@@ -245,31 +234,26 @@ class StdioTransport(PendingRequests):
             await self._stdout_done.wait()
             raise await self._gone_error() from None
 
-    async def _read_stdout(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        out = self.proc.stdout
-        limit = self.opts.max_response_bytes
+    def _stdout_line(self, line: bytes) -> None:
         try:
-            while True:
-                try:
-                    line = await out.readline()
-                except (ValueError, asyncio.LimitOverrunError):
-                    self._fail(self._too_large())
-                    return
-                if not line:
-                    break
-                if len(line) > limit + 1:
-                    self._fail(self._too_large())
-                    return
-                self._handle_line(line)
-        except asyncio.CancelledError:
-            raise
+            self._handle_line(line)
         except Exception as e:  # pragma: no cover - defensive
+            self._lines.stop()
             self._fail(ProbeError("protocol", f"reading the server's stdout failed: {sanitize(str(e))}"))
-            return
-        finally:
             self._stdout_done.set()
-        # EOF: the server exited or closed stdout.
+
+    def _stdout_too_large(self) -> bool:
+        self._fail(self._too_large())
+        self._stdout_done.set()
+        return False  # stop reading
+
+    def _stdout_end(self) -> None:
+        """EOF: the server exited or closed stdout."""
+        self._stdout_done.set()
+        if not self._closing:
+            self._tasks.append(asyncio.create_task(self._gone()))
+
+    async def _gone(self) -> None:
         self._fail(await self._gone_error())
 
     def _too_large(self) -> ProbeError:
