@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from mcplock.probe._common import dumps
 from mcplock.probe._pipes import READ_SIZE, Lines
 
 PARSE_ERROR = -32700
@@ -103,7 +104,7 @@ class HostIO:
         self._on_message(obj)
 
     def send(self, msg: dict[str, Any]) -> None:
-        data = (json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        data = (dumps(msg) + "\n").encode("utf-8")
         while data:
             try:
                 n = os.write(self.outfd, data)
