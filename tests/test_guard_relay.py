@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import Host
+from test_guard import _fixture_processes
 
 from mcplock.probe._pipes import Lines
 
@@ -114,6 +115,7 @@ def test_a_call_the_host_cancels_gets_no_answer(cli):
         assert "no answer within 1 s" in second["error"]["message"]
         assert not any(m.get("id") == first["id"] for m in h.seen)
         assert h.close() == 0
+    assert not _fixture_processes()  # the hung server's group is gone with the guard
 
 
 def _splitter(limit: int, skip: bool, *, released: bool = True):
