@@ -1,11 +1,13 @@
 """The lock binding at run time (docs/guard.md).
 
-- :mod:`mcplock.guard.relay`: ``mcplock run``, a stdio MCP server between host and upstream.
+- :mod:`mcplock.guard.relay`: ``mcplock run``, a stdio MCP server between host and upstream
+  (the session's life; what the host asks is :mod:`~mcplock.guard.handlers`, the way to the
+  upstream and back :mod:`~mcplock.guard.relaying`).
 - :mod:`mcplock.guard.session`: a guarded client (``mcplock call``, :func:`mcplock.connect`).
 - :mod:`mcplock.guard.upstream`: the long-lived upstream session over the probe's transports.
 - :mod:`mcplock.guard.view`: what a host may see, decided by :mod:`mcplock.policy`.
-- :mod:`mcplock.guard.hostio`, :mod:`~mcplock.guard.calls`, :mod:`~mcplock.guard.evidence`:
-  host framing, call checks, drift evidence.
+- :mod:`mcplock.guard.hostio`, :mod:`~mcplock.guard.calls` (with :mod:`~mcplock.guard.fastcheck`),
+  :mod:`~mcplock.guard.evidence`: host framing, call checks, drift evidence.
 - :mod:`mcplock.guard.argv`: the guard's command line (its fast start; a host entry that runs it).
 
 Asyncio only; the MCP SDK is never imported on this path (OAuth's HTTP client aside).

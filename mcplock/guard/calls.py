@@ -3,6 +3,8 @@ the upstream answers that count as drift evidence. Pure helpers; jsonschema load
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from typing import Any
 
 from mcplock.lock.model import Entry
@@ -13,18 +15,21 @@ _DRIFT_WORDS = ("unknown tool", "tool not found", "no such tool", "invalid param
 
 
 class Validators:
-    """One compiled validator per accepted definition (keyed by its hash)."""
+    """One compiled validator per accepted definition (keyed by its hash): jsonschema's, and
+    for the common schema shapes a fast check that can only say "valid" (:mod:`~mcplock.guard.fastcheck`)."""
 
     def __init__(self) -> None:
-        self._cache: dict[str, Any] = {}
+        self._cache: dict[str, tuple[Any, Callable[[Any], bool] | None]] = {}
 
     def errors(self, entry: Entry, arguments: Any) -> list[str]:
         """What is wrong with ``arguments`` against the locked input schema ([] when valid)."""
         key = entry.hash or ""
-        v = self._cache.get(key)
-        if v is None:
+        cached = self._cache.get(key)
+        if cached is None:
             import jsonschema
             from jsonschema import validators
+
+            from mcplock.guard.fastcheck import compile_check
 
             schema = entry.definition.get("inputSchema") if isinstance(entry.definition, dict) else None
             if not isinstance(schema, dict):
@@ -34,7 +39,13 @@ class Validators:
                 cls.check_schema(schema)
             except jsonschema.SchemaError as e:
                 return [f"the locked schema is not a valid JSON Schema: {e.message}"]
-            v = self._cache[key] = cls(schema)
+            same = cls in (jsonschema.Draft7Validator, jsonschema.Draft201909Validator, jsonschema.Draft202012Validator)
+            cached = self._cache[key] = (cls(schema), compile_check(schema) if same else None)
+        v, fast = cached
+        if fast is not None:
+            with contextlib.suppress(Exception):  # an odd instance: jsonschema decides
+                if fast(arguments):
+                    return []
         errs = sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
         return [f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errs[:20]]
 

@@ -13,8 +13,11 @@ import json
 import os
 import select
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import Callable
 from typing import Any
+
+from mcplock.probe._common import dumps
+from mcplock.probe._pipes import READ_SIZE, Lines
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -35,65 +38,73 @@ def result(rid: Any, value: Any) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "result": value}
 
 
+OnMessage = Callable[[dict[str, Any]], None]
+
+
 class HostIO:
-    """Reads the host's messages from a file descriptor and writes ours to another."""
+    """Reads the host's messages from a file descriptor and writes ours to another.
+
+    :meth:`start` hands every message to ``on_message`` as soon as its line is complete, in
+    the read callback itself (no task per message); bad input is answered here.
+    """
 
     def __init__(self, infd: int | None = None, outfd: int | None = None, limit: int = 16 * 1024 * 1024) -> None:
         self.infd = sys.stdin.fileno() if infd is None else infd
         self.outfd = sys.stdout.fileno() if outfd is None else outfd
         self.limit = limit
-        self._reader: asyncio.StreamReader | None = None
-        self._transport: asyncio.BaseTransport | None = None
+        self._transport: asyncio.ReadTransport | None = None
+        self._on_message: OnMessage = lambda _m: None
+        self._on_end: Callable[[], None] = lambda: None
+        self.lines = Lines(limit, self._line, self._too_large, lambda: self._on_end())
 
-    async def _open(self) -> asyncio.StreamReader:
+    async def start(self, on_message: OnMessage, on_end: Callable[[], None]) -> None:
+        """Read stdin from now on: each message to ``on_message``, ``on_end`` once it closes."""
+        self._on_message, self._on_end = on_message, on_end
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=self.limit + 2)
         try:
             self._transport, _ = await loop.connect_read_pipe(
-                lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(self.infd, "rb", buffering=0, closefd=False))
+                lambda: _Reader(self), os.fdopen(self.infd, "rb", buffering=0, closefd=False))
+            self._transport.max_size = READ_SIZE  # type: ignore[attr-defined]
         except (ValueError, OSError):  # a regular file (tests, `< file`): feed it from a thread
-            asyncio.get_running_loop().run_in_executor(None, self._feed, reader, loop)
-        return reader
+            loop.run_in_executor(None, self._read_file, loop)
 
-    def _feed(self, reader: asyncio.StreamReader, loop: asyncio.AbstractEventLoop) -> None:
+    def _read_file(self, loop: asyncio.AbstractEventLoop) -> None:
         try:
-            while chunk := os.read(self.infd, 65536):
-                loop.call_soon_threadsafe(reader.feed_data, chunk)
+            while chunk := os.read(self.infd, READ_SIZE):
+                loop.call_soon_threadsafe(self.feed, chunk)
         except OSError:
             pass
         finally:
-            loop.call_soon_threadsafe(reader.feed_eof)
+            loop.call_soon_threadsafe(self.end)
 
-    async def messages(self) -> AsyncIterator[Any]:
-        """Each message as ``(message, None)``, or ``(None, error)`` for bad input (send it back)."""
-        reader = self._reader = await self._open()
-        while True:
-            try:
-                line = await reader.readuntil(b"\n")
-            except asyncio.IncompleteReadError as e:
-                line = e.partial
-                if not line.strip():
-                    return
-            except asyncio.LimitOverrunError:
-                yield None, error(None, INVALID_REQUEST, f"message larger than {self.limit} bytes")
-                await _skip_line(reader)
-                continue
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                yield None, error(None, PARSE_ERROR, "Parse error: the line is not JSON")
-                continue
-            if not isinstance(obj, dict) or obj.get("jsonrpc") != "2.0" or not ("method" in obj or "id" in obj):
-                rid = obj.get("id") if isinstance(obj, dict) else None
-                yield None, error(rid if isinstance(rid, (str, int)) else None, INVALID_REQUEST,
-                                  "Invalid Request: not a JSON-RPC 2.0 message")
-                continue
-            yield obj, None
+    def feed(self, data: bytes) -> None:
+        """Bytes from the host: every complete line is handled now, in order."""
+        self.lines.feed(data)
+
+    def end(self) -> None:
+        """stdin closed: a last line without its newline still counts, then ``on_end``."""
+        self.lines.eof()
+
+    def _too_large(self) -> bool:
+        self.send(error(None, INVALID_REQUEST, f"message larger than {self.limit} bytes"))
+        return True  # skip the line, go on
+
+    def _line(self, line: bytes) -> None:
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            if line.strip():
+                self.send(error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
+            return
+        if type(obj) is not dict or obj.get("jsonrpc") != "2.0" or not ("method" in obj or "id" in obj):
+            rid = obj.get("id") if isinstance(obj, dict) else None
+            self.send(error(rid if isinstance(rid, (str, int)) else None, INVALID_REQUEST,
+                            "Invalid Request: not a JSON-RPC 2.0 message"))
+            return
+        self._on_message(obj)
 
     def send(self, msg: dict[str, Any]) -> None:
-        data = (json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        data = (dumps(msg) + "\n").encode("utf-8")
         while data:
             try:
                 n = os.write(self.outfd, data)
@@ -105,18 +116,21 @@ class HostIO:
             data = data[n:]
 
     def close(self) -> None:
+        self.lines.stop()
         if self._transport is not None:
             with contextlib.suppress(Exception):
                 self._transport.close()
 
 
-async def _skip_line(reader: asyncio.StreamReader) -> None:
-    """Drop the rest of an over-long line."""
-    while True:
-        try:
-            await reader.readuntil(b"\n")
-            return
-        except asyncio.LimitOverrunError as e:
-            await reader.readexactly(e.consumed)
-        except asyncio.IncompleteReadError:
-            return
+class _Reader(asyncio.Protocol):
+    def __init__(self, io: HostIO) -> None:
+        self.io = io
+
+    def data_received(self, data: bytes) -> None:
+        self.io.feed(data)
+
+    def eof_received(self) -> None:
+        self.io.end()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.io.end()

@@ -125,6 +125,32 @@ class Upstream:
         except McplockError as e:  # pragma: no cover - transports raise ProbeError
             raise self._clean(ProbeError("protocol", e.message)) from None
 
+    def request_now(self, method: str, params: Any) -> tuple[int, asyncio.Future[Any]] | None:
+        """Write a request at once, without a task (stdio, while its pipe takes it without
+        waiting): its id and the future of the raw answer, which :meth:`answer` reads. None:
+        use :meth:`request`."""
+        now = getattr(self.transport, "request_now", None)
+        return now(method, params) if now is not None else None
+
+    def answer(self, fut: asyncio.Future[Any]) -> dict[str, Any]:
+        """The response a finished :meth:`request_now` future holds; ProbeError (scrubbed) as
+        :meth:`request` raises it."""
+        e = fut.exception()
+        if e is None:
+            return fut.result()  # type: ignore[no-any-return]
+        if isinstance(e, ProbeError):
+            raise self._clean(e) from None
+        raise self._clean(ProbeError("protocol", e.message if isinstance(e, McplockError) else str(e))) from None
+
+    def timed_out(self, seconds: float, method: str) -> ProbeError:
+        """The error of a request :meth:`request_now` sent that got no answer within ``seconds``."""
+        return self._timeout(seconds, method)
+
+    def send_now(self, msg: dict[str, Any]) -> bool:
+        """Write a notification or a reply at once when the transport can (see :meth:`request_now`)."""
+        now = getattr(self.transport, "write_now", None)
+        return bool(now(msg)) if now is not None else False
+
     async def send(self, msg: dict[str, Any]) -> None:
         """Send a notification or a reply to a server request. Raises ProbeError (scrubbed)."""
         try:

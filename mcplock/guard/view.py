@@ -2,7 +2,10 @@
 live upstream by hash (the hash the lock stores), decided by :mod:`mcplock.policy`.
 
 A :class:`View` is pure data built from a lock entry and what the upstream listed; the guard
-builds a new one after every re-listing and never serves upstream text.
+builds a new one after every re-listing and never serves upstream text. Both inputs are fixed
+for its life (the lock is read once per session), so each decision is made once per view and
+remembered: the hash checks of the policy (the stored definition against its stored hash, the
+live hash against the lock's) are not repeated on every call.
 """
 
 from __future__ import annotations
@@ -40,15 +43,30 @@ class View:
     live: dict[str, dict[str, str]]  # kind -> key -> live hash
     live_instructions: str | None = None  # hash of the live instructions (None: none sent)
     offered: dict[str, bool] = field(default_factory=dict)  # kind -> the upstream lists that kind
+    _decided: dict[tuple[Any, ...], Decision] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # --- decisions ------------------------------------------------------------------------
 
     def tool(self, name: str, host: Host | None = None, *, purpose: str = "call") -> Decision:
-        return decide_tool(self.server.name, name, self.server.tools.get(name), self.live["tool"].get(name),
-                           host or Host(), purpose=purpose)  # type: ignore[arg-type]
+        key = ("tool", name, host, purpose)
+        d = self._decided.get(key)
+        if d is None:
+            entry = self.server.tools.get(name)
+            d = decide_tool(self.server.name, name, entry, self.live["tool"].get(name), host or Host(),
+                            purpose=purpose)  # type: ignore[arg-type]
+            if entry is not None:  # only the lock's own names: a host cannot grow this
+                self._decided[key] = d
+        return d
 
     def item(self, kind: str, key: str) -> Decision:
-        return decide_item(self.server.name, kind, key, self.server.items[kind].get(key), self.live[kind].get(key))
+        k = (kind, key)
+        d = self._decided.get(k)
+        if d is None:
+            entry = self.server.items[kind].get(key)
+            d = decide_item(self.server.name, kind, key, entry, self.live[kind].get(key))
+            if entry is not None:
+                self._decided[k] = d
+        return d
 
     # --- what the host sees ---------------------------------------------------------------
 

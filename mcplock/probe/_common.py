@@ -24,8 +24,13 @@ def _reject_constant(name: str) -> Any:
     raise BadConstant(f"`{name}` is not valid JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one, not one per message
+
+
 def loads(text: str | bytes) -> Any:
     """``json.loads`` that rejects NaN / Infinity (they cannot be pinned or hashed)."""
+    if isinstance(text, str):
+        return _DECODER.decode(text)
     return json.loads(text, parse_constant=_reject_constant)
 
 
@@ -68,8 +73,12 @@ def bad_constant_message(text: str | bytes, err: BadConstant) -> str:
     return f"the server sent `{token}`{what} at {sanitize(where, 200)}: JSON has no such value, so it cannot be pinned"
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # what json.dumps builds per call
+
+
 def dumps(msg: Mapping[str, Any]) -> str:
-    return json.dumps(msg, ensure_ascii=False, separators=(",", ":"))
+    """One JSON-RPC message as compact JSON text, non-ASCII as it is."""
+    return _ENCODER.encode(msg)
 
 
 def is_jsonrpc(obj: Any) -> bool:

@@ -33,6 +33,7 @@ from mcplock.probe._common import (
     size_limit_hint,
     with_stderr,
 )
+from mcplock.probe._pipes import Lines, spawn
 from mcplock.spec import ServerSpec, expand
 from mcplock.untrusted import sanitize
 
@@ -44,6 +45,8 @@ LIVE_GROUPS: set[int] = set()
 
 _EXIT_GRACE = 0.5  # after closing stdin
 _TERM_GRACE = 1.0  # after SIGTERM
+# Write at once (no drain, no lock) while the pipe's unsent buffer is below this.
+_WRITE_NOW_BELOW = 65536
 
 
 def kill_group(pgid: int, sig: int = signal.SIGKILL) -> None:
@@ -78,6 +81,10 @@ class StdioTransport(PendingRequests):
         self._stdout_done = asyncio.Event()
         self._stderr_done = asyncio.Event()
         self._write_lock = asyncio.Lock()
+        self._writers = 0  # senders waiting for the write lock (a write now would overtake them)
+        self._lines = Lines(opts.max_response_bytes, self._stdout_line, self._stdout_too_large, self._stdout_end,
+                            released=False)
+        self._closing = False
 
     # --- lifecycle -------------------------------------------------------------------------
 
@@ -97,17 +104,8 @@ class StdioTransport(PendingRequests):
             )
         self.state.step = f"`{spec.command}` to start"
         try:
-            self.proc = await asyncio.create_subprocess_exec(
-                command,
-                *args,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-                cwd=cwd,
-                start_new_session=True,
-                limit=self.opts.max_response_bytes + 2,
-            )
+            self.proc = await spawn(self._lines, command, args, limit=self.opts.max_response_bytes + 2, env=env,
+                                    cwd=cwd, start_new_session=True)
         except FileNotFoundError:
             raise ProbeError(
                 "not-found",
@@ -124,14 +122,15 @@ class StdioTransport(PendingRequests):
         except OSError as e:
             raise ProbeError("spawn", f"could not start `{spec.command}`: {sanitize(e.strerror or str(e))}") from None
         LIVE_GROUPS.add(self.proc.pid)
-        self._tasks.append(asyncio.create_task(self._read_stdout()))
         self._tasks.append(asyncio.create_task(self._read_stderr()))
+        self._lines.release()  # stdout lines are handled in the read callback (no reader task)
 
     async def close(self) -> None:
         proc = self.proc
         if proc is None:
             return
         pgid = proc.pid
+        self._closing = True
         try:
             if proc.stdin is not None and not proc.stdin.is_closing():
                 with contextlib.suppress(Exception):
@@ -166,12 +165,43 @@ class StdioTransport(PendingRequests):
     async def _send(self, msg: dict[str, Any]) -> None:
         assert self.proc is not None and self.proc.stdin is not None
         data = (dumps(msg) + "\n").encode("utf-8")
-        async with self._write_lock:
+        self._writers += 1
+        try:
+            await self._write_lock.acquire()
+        finally:
+            self._writers -= 1
+        try:
             try:
                 self.proc.stdin.write(data)
                 await self.proc.stdin.drain()
             except (BrokenPipeError, ConnectionResetError, RuntimeError):
                 raise _Gone() from None
+        finally:
+            self._write_lock.release()
+
+    def _can_write_now(self) -> bool:
+        """Nothing waits to be written before a new message, and the pipe takes it without
+        waiting (its unsent buffer is small): a write now keeps the order and needs no drain."""
+        stdin = self.proc.stdin if self.proc is not None else None
+        return (self._failure is None and stdin is not None and not self._writers and not stdin.is_closing()
+                and stdin.transport.get_write_buffer_size() < _WRITE_NOW_BELOW)
+
+    def write_now(self, msg: dict[str, Any]) -> bool:
+        """Write one message (a notification, a reply) at once; False: use :meth:`send_message`."""
+        if not self._can_write_now():
+            return False
+        self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
+        return True
+
+    def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
+        """:meth:`request` without a task: the request is written already; its id and the
+        future of the answer. None when it cannot be written at once (use :meth:`request`)."""
+        if not self._can_write_now():
+            return None
+        rid, msg, fut = self._new_request(method, params)
+        fut.add_done_callback(lambda _f: self._pending.pop(rid, None))
+        self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
+        return rid, fut
 
     async def request(self, method: str, params: dict[str, Any] | None,
                       on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
@@ -204,31 +234,26 @@ class StdioTransport(PendingRequests):
             await self._stdout_done.wait()
             raise await self._gone_error() from None
 
-    async def _read_stdout(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
-        out = self.proc.stdout
-        limit = self.opts.max_response_bytes
+    def _stdout_line(self, line: bytes) -> None:
         try:
-            while True:
-                try:
-                    line = await out.readline()
-                except (ValueError, asyncio.LimitOverrunError):
-                    self._fail(self._too_large())
-                    return
-                if not line:
-                    break
-                if len(line) > limit + 1:
-                    self._fail(self._too_large())
-                    return
-                self._handle_line(line)
-        except asyncio.CancelledError:
-            raise
+            self._handle_line(line)
         except Exception as e:  # pragma: no cover - defensive
+            self._lines.stop()
             self._fail(ProbeError("protocol", f"reading the server's stdout failed: {sanitize(str(e))}"))
-            return
-        finally:
             self._stdout_done.set()
-        # EOF: the server exited or closed stdout.
+
+    def _stdout_too_large(self) -> bool:
+        self._fail(self._too_large())
+        self._stdout_done.set()
+        return False  # stop reading
+
+    def _stdout_end(self) -> None:
+        """EOF: the server exited or closed stdout."""
+        self._stdout_done.set()
+        if not self._closing:
+            self._tasks.append(asyncio.create_task(self._gone()))
+
+    async def _gone(self) -> None:
         self._fail(await self._gone_error())
 
     def _too_large(self) -> ProbeError:

@@ -1,0 +1,249 @@
+"""The guard's host side: what the host asks, decided under the lock.
+
+Lists are answered from the lock (never upstream text); ``tools/call`` and ``prompts/get`` are
+decided by :mod:`mcplock.policy` against the current view, a call's arguments are validated
+against the locked schema, and only then does the request go on (:mod:`mcplock.guard.relaying`).
+When the view is current and nobody has to be asked, all of it happens in the read callback
+that brought the message; otherwise in a task that waits for the view or the person.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from mcplock.guard import evidence
+from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
+from mcplock.guard.hostio import INVALID_PARAMS, INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
+from mcplock.guard.relaying import Then, host_key
+from mcplock.guard.view import View
+from mcplock.lock.model import Entry, ServerEntry
+from mcplock.policy import Decision, Host
+
+RESULT_FIELD = {"tool": "tools", "prompt": "prompts", "resource-template": "resourceTemplates"}
+_LIST_KIND = {"tools/list": "tool", "prompts/list": "prompt", "resources/templates/list": "resource-template"}
+
+
+class Handlers:
+    """Mixed into :class:`mcplock.guard.relay.Guard`, whose state it shares."""
+
+    server: ServerEntry
+    io: HostIO
+    view: View | None
+    host: Host
+    validators: Validators
+    lockfile: str
+    request_timeout: float | None
+    ready: bool
+    started: bool
+    held: list[dict[str, Any]]
+    forwarded: dict[tuple[str, Any], int]
+    by_host_id: dict[tuple[str, Any], asyncio.Future[Any]]
+    waiting: dict[str, tuple[str, Any]]
+    next_id: int
+    lists_served: int
+    fresh: asyncio.Event | None
+
+    if TYPE_CHECKING:  # the Guard's own and Relaying's (for type checkers only)
+        def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
+        def _note(self, key: str, text: str) -> None: ...
+        async def _initialize(self, msg: dict[str, Any]) -> None: ...
+        def _send_up(self, msg: dict[str, Any]) -> None: ...
+        def _relay(self, msg: dict[str, Any], then: Then | None = None) -> None: ...
+        async def _forward(self, msg: dict[str, Any], then: Then | None = None) -> dict[str, Any]: ...
+        async def _reverify(self, kinds: list[str]) -> list[str]: ...
+
+    # --- host → guard -----------------------------------------------------------------------
+
+    def _on_host(self, msg: dict[str, Any]) -> None:
+        """One message from the host, in the order it came."""
+        if msg.get("method") == "initialize" and "id" in msg:
+            if self.started:
+                self.io.send(error(msg["id"], INVALID_REQUEST, "the session is already initialized"))
+            else:
+                self.started = True
+                self._spawn(self._initialize(msg))
+        elif not self.ready:
+            self.held.append(msg)  # nothing reaches an unverified upstream
+        else:
+            self._dispatch(msg)
+
+    def _dispatch(self, msg: dict[str, Any]) -> None:
+        method = msg.get("method")
+        if method is None:
+            self._host_response(msg)
+        elif "id" not in msg:
+            self._host_notification(msg)
+        elif method == "tools/call":
+            self._call(msg)
+        elif method in _LIST_KIND:
+            self._spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
+        elif method == "prompts/get":
+            self._get_prompt(msg)
+        else:
+            self._relay(msg)
+
+    def _host_response(self, msg: dict[str, Any]) -> None:
+        rid = msg.get("id")
+        w = self.waiting.pop(rid, None) if isinstance(rid, str) else None
+        if w is None:
+            return
+        kind, target = w
+        if kind == "local":
+            if not target.done():
+                target.set_result(msg)
+        else:
+            reply = {k: v for k, v in msg.items() if k in ("jsonrpc", "result", "error")}
+            self._send_up({**reply, "id": target})
+
+    def _host_notification(self, msg: dict[str, Any]) -> None:
+        method = msg.get("method")
+        if method == "notifications/initialized":
+            return  # the guard told the upstream itself, before verifying
+        if method == "notifications/cancelled":
+            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            k = host_key(params.get("requestId"))
+            uid = self.forwarded.pop(k, None)
+            pending = self.by_host_id.pop(k, None)
+            if uid is not None:
+                self._send_up({**msg, "params": {**params, "requestId": uid}})
+            if pending is not None:
+                pending.cancel()
+            return
+        self._send_up(msg)
+
+    # --- what the guard answers itself -----------------------------------------------------
+
+    async def _current(self) -> View:
+        assert self.fresh is not None and self.view is not None
+        await self.fresh.wait()
+        return self.view
+
+    def _is_current(self) -> bool:
+        """The view is not being rebuilt: a decision now is the one a wait would give."""
+        return self.fresh is not None and self.fresh.is_set() and self.view is not None
+
+    async def _serve_list(self, kind: str, rid: Any) -> None:
+        if kind == "tool":
+            self.lists_served += 1
+            if self.lists_served > 1:  # a re-sent list: look again, never pass new text through
+                await self._reverify(["tool"])
+        view = await self._current()
+        self.io.send(result(rid, {RESULT_FIELD[kind]: view.definitions(kind)}))
+
+    def _get_prompt(self, msg: dict[str, Any]) -> None:
+        if self._is_current():
+            assert self.view is not None
+            if self._prompt_allowed(msg, self.view):
+                self._relay(msg)
+        else:
+            self._spawn(self._get_prompt_later(msg), msg["id"])
+
+    async def _get_prompt_later(self, msg: dict[str, Any]) -> None:
+        if self._prompt_allowed(msg, await self._current()):
+            await self._forward(msg)
+
+    def _prompt_allowed(self, msg: dict[str, Any], view: View) -> bool:
+        """Whether the prompt may be got; the host has its refusal when not."""
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        name = params.get("name")
+        d = view.item("prompt", name) if isinstance(name, str) else Decision("refuse", "unknown", "no prompt name")
+        if not d.allowed:
+            self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this prompt: {d.message()}"))
+        return d.allowed
+
+    # --- tools/call -------------------------------------------------------------------------
+
+    def _call(self, msg: dict[str, Any]) -> None:
+        if not self._is_current():
+            self._spawn(self._call_later(msg), msg["id"])
+            return
+        assert self.view is not None
+        checked = self._check_call(msg, self.view)
+        if checked is None:
+            return
+        d, entry = checked
+        if d.verdict == "ask":
+            self._spawn(self._ask_then_call(msg, entry), msg["id"])
+            return
+        self._relay(msg, self._call_sent(d, entry))
+
+    async def _call_later(self, msg: dict[str, Any]) -> None:
+        """A call that came while the view was being rebuilt: decided on the new view."""
+        checked = self._check_call(msg, await self._current())
+        if checked is None:
+            return
+        d, entry = checked
+        if d.verdict == "ask":
+            await self._ask_then_call(msg, entry)
+        else:
+            await self._forward(msg, self._call_sent(d, entry))
+
+    def _check_call(self, msg: dict[str, Any], view: View) -> tuple[Decision, Entry] | None:
+        """The decision and the lock entry of a call that may go on (after asking when the
+        verdict is ``ask``); None when the host has its refusal or error already."""
+        rid = msg["id"]
+        params = msg.get("params")
+        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+            self.io.send(error(rid, INVALID_PARAMS, "tools/call needs params with a string `name`"))
+            return None
+        name = params["name"]
+        args = params.get("arguments", {})
+        d = view.tool(name, self.host)
+        if not d.allowed:
+            self._note(f"refused:{name}:{d.code}", f"mcplock: refused a call: {d.message()}")
+            self.io.send(result(rid, refused_result(d)))
+            return None
+        entry = self.server.tools[name]
+        errs = self.validators.errors(entry, {} if args is None else args)
+        if errs:
+            self.io.send(error(rid, INVALID_PARAMS,
+                               f"arguments for `{name}` do not match its locked schema: " + "; ".join(errs),
+                               {"errors": errs}))
+            return None
+        return d, entry
+
+    async def _ask_then_call(self, msg: dict[str, Any], entry: Entry) -> None:
+        params = msg["params"]
+        if not await self._ask(params["name"], params.get("arguments", {})):
+            no = Decision("refuse", "declined", f"the person declined the call of `{self.server.name}/{entry.key}`")
+            self.io.send(result(msg["id"], refused_result(no)))
+            return
+        await self._forward(msg, partial(self._after_call, entry))
+
+    def _call_sent(self, d: Decision, entry: Entry) -> Callable[[dict[str, Any]], None]:
+        """What follows the answer of a call about to be sent (its note said first)."""
+        if d.code == "host-prompt":
+            self._note("host-prompt", f"mcplock: {d.reason} (use --strict to refuse such calls instead)")
+        return partial(self._after_call, entry)
+
+    def _after_call(self, entry: Entry, out: dict[str, Any]) -> None:
+        """An answer that says the server's tool is not the locked one is drift evidence."""
+        signal = drift_signal(out) if "id" in out else None
+        if signal is not None and (out.get("error") or {}).get("code") != SERVER_ERROR:
+            name = entry.key
+            evidence.record(self.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
+            self._note(f"drift:{name}", f"mcplock: `{self.server.name}/{name}` passed the locked schema but the "
+                       f"server refused it: the lock and the server differ; run `mcplock diff {self.server.name}`")
+
+    async def _ask(self, name: str, args: Any) -> bool:
+        """Ask the person through the host's elicitation; True only on an explicit accept."""
+        hid = self._host_id()
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[hid] = ("local", fut)
+        self.io.send({"jsonrpc": "2.0", "id": hid, "method": "elicitation/create",
+                      "params": elicitation_params(self.server.name, name, args)})
+        try:
+            resp = await asyncio.wait_for(fut, self.request_timeout)
+        except TimeoutError:
+            return False
+        finally:
+            self.waiting.pop(hid, None)
+        res = resp.get("result")
+        return isinstance(res, dict) and res.get("action") == "accept"
+
+    def _host_id(self) -> str:
+        self.next_id += 1
+        return f"mcplock-{self.next_id}"

@@ -1,0 +1,207 @@
+"""The guard's upstream side: host requests relayed to the upstream and their answers, what the
+upstream sends on its own (server requests, notifications), and the re-verification a
+``list_changed`` or a re-sent list starts.
+
+A request the upstream can take at once (stdio while its pipe is not backed up) is written in
+the host's read callback and answered from the transport's future: no task per call. Otherwise
+a task waits its turn (:meth:`Relaying._forward`), as over HTTP. Either way the host's id is
+remapped to the guard's own upstream id and back, the answer is rebuilt from ``result`` or
+``error`` alone, and an upstream answer to an id the guard never sent reaches nobody.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from mcplock.errors import ProbeError
+from mcplock.guard.hostio import SERVER_ERROR, HostIO, error
+from mcplock.guard.upstream import Upstream
+from mcplock.guard.view import KINDS, View, live_hashes
+from mcplock.lock.model import ServerEntry
+
+# kind -> (the probe's list name, the host's list method, the list_changed notification)
+LISTS = {"tool": ("tools", "tools/list", "notifications/tools/list_changed"),
+         "prompt": ("prompts", "prompts/list", "notifications/prompts/list_changed"),
+         "resource-template": ("templates", "resources/templates/list", "notifications/resources/list_changed")}
+_CHANGED = {v[2]: k for k, v in LISTS.items()}
+
+Then = Callable[[dict[str, Any]], None]  # sees the answer the host got
+
+
+def host_key(rid: Any) -> tuple[str, Any]:
+    """A host request id as a dict key (1 and "1" and True are different ids)."""
+    return (type(rid).__name__, rid)
+
+
+class _InFlight:
+    """A host request relayed without a task, until its answer, timeout or cancellation."""
+
+    __slots__ = ("key", "method", "rid", "then", "timed_out", "timer", "uid")
+
+    def __init__(self, rid: Any, key: tuple[str, Any], uid: int, method: str, then: Then | None) -> None:
+        self.rid, self.key, self.uid, self.method, self.then = rid, key, uid, method, then
+        self.timer: asyncio.TimerHandle | None = None
+        self.timed_out = False
+
+
+class Relaying:
+    """Mixed into :class:`mcplock.guard.relay.Guard`, whose state it shares."""
+
+    server: ServerEntry
+    up: Upstream
+    io: HostIO
+    view: View | None
+    ready: bool
+    request_timeout: float | None
+    say: Callable[[str], None]
+    up_held: list[dict[str, Any]]
+    forwarded: dict[tuple[str, Any], int]
+    by_host_id: dict[tuple[str, Any], asyncio.Future[Any]]
+    waiting: dict[str, tuple[str, Any]]
+    fresh: asyncio.Event | None
+    reverifying: asyncio.Lock | None
+
+    if TYPE_CHECKING:  # the Guard's own (for type checkers only: a stub here would shadow them)
+        def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
+        def _host_id(self) -> str: ...
+        def _report_hidden(self) -> None: ...
+
+    # --- host → upstream ------------------------------------------------------------------
+
+    def _send_up(self, msg: dict[str, Any]) -> None:
+        """A notification or a reply to the upstream, in order with everything else sent."""
+        if not self.up.send_now(msg):
+            self._spawn(self._send_up_later(msg))
+
+    async def _send_up_later(self, msg: dict[str, Any]) -> None:
+        with contextlib.suppress(ProbeError):
+            await self.up.send(msg)
+
+    def _relay(self, msg: dict[str, Any], then: Then | None = None) -> None:
+        """Relay one host request: now when the upstream takes it at once, else in a task."""
+        started = self.up.request_now(msg["method"], msg.get("params"))
+        if started is None:
+            self._spawn(self._forward(msg, then), msg["id"])
+            return
+        uid, fut = started
+        call = _InFlight(msg["id"], host_key(msg["id"]), uid, msg["method"], then)
+        self.forwarded[call.key] = uid
+        self.by_host_id[call.key] = fut
+        if self.request_timeout is not None:
+            call.timer = asyncio.get_running_loop().call_later(self.request_timeout, self._time_out, call, fut)
+        fut.add_done_callback(partial(self._relayed, call))
+
+    def _time_out(self, call: _InFlight, fut: asyncio.Future[Any]) -> None:
+        call.timed_out = True
+        fut.cancel()
+
+    def _relayed(self, call: _InFlight, fut: asyncio.Future[Any]) -> None:
+        """The end of a request :meth:`_relay` sent at once: the host gets what :meth:`_forward` gives."""
+        if call.timer is not None:
+            call.timer.cancel()
+        self.forwarded.pop(call.key, None)
+        if self.by_host_id.get(call.key) is fut:
+            del self.by_host_id[call.key]
+        if call.timed_out:
+            self._send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                           "params": {"requestId": call.uid, "reason": "timed out in mcplock"}})
+            out = _failed(call.rid, self.up.timed_out(self.request_timeout or 0, call.method))
+        elif fut.cancelled():
+            return  # the host cancelled it: the upstream was told, the host wants no answer
+        else:
+            try:
+                out = _answer(call.rid, self.up.answer(fut))
+            except ProbeError as e:
+                out = _failed(call.rid, e)
+        self.io.send(out)
+        if call.then is not None:
+            call.then(out)
+
+    async def _forward(self, msg: dict[str, Any], then: Then | None = None) -> dict[str, Any]:
+        """Relay one host request in a task; the host gets the upstream's answer or a prompt error."""
+        rid, method = msg["id"], msg["method"]
+        k = host_key(rid)
+        try:
+            resp = await self.up.request(method, msg.get("params"), timeout=self.request_timeout,
+                                         on_id=lambda uid: self.forwarded.__setitem__(k, uid))
+        except ProbeError as e:
+            uid = self.forwarded.get(k)
+            if e.kind == "timeout" and uid is not None:
+                self._send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                               "params": {"requestId": uid, "reason": "timed out in mcplock"}})
+            out = _failed(rid, e)
+        else:
+            out = _answer(rid, resp)
+        finally:
+            self.forwarded.pop(k, None)
+        self.io.send(out)
+        if then is not None:
+            then(out)
+        return out
+
+    # --- upstream → guard -------------------------------------------------------------------
+
+    def _from_upstream(self, msg: dict[str, Any]) -> None:
+        if not self.ready:
+            self.up_held.append(msg)
+            return
+        method = msg.get("method")
+        if "id" in msg and method is not None:  # a server request (sampling, elicitation, roots, ping)
+            hid = self._host_id()
+            self.waiting[hid] = ("upstream", msg["id"])
+            self.io.send({**msg, "id": hid})
+            return
+        if method in _CHANGED:
+            self._spawn(self._list_changed(_CHANGED[method]))
+            if method != "notifications/resources/list_changed":
+                return  # resources are data: their own list_changed goes on to the host too
+        if method == "notifications/cancelled":
+            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            for hid, (kind, uid) in list(self.waiting.items()):
+                if kind == "upstream" and uid == params.get("requestId"):
+                    self.waiting.pop(hid, None)
+                    self.io.send({**msg, "params": {**params, "requestId": hid}})
+            return
+        self.io.send(msg)
+
+    async def _list_changed(self, kind: str) -> None:
+        if await self._reverify([kind]):
+            self.io.send({"jsonrpc": "2.0", "method": LISTS[kind][2]})
+
+    async def _reverify(self, kinds: list[str]) -> list[str]:
+        """List ``kinds`` again and rebuild the view; the kinds whose visible part changed."""
+        assert self.reverifying is not None and self.fresh is not None and self.view is not None
+        async with self.reverifying:
+            self.fresh.clear()
+            try:
+                old = self.view
+                live = dict(old.live)
+                for kind in kinds:
+                    try:
+                        live[kind] = live_hashes(kind, await self.up.list_again(LISTS[kind][0]))
+                    except ProbeError as e:
+                        live[kind] = {}  # fail closed: nothing of this kind until it lists again
+                        self.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: {e.message}")
+                self.view = View(self.server, live, old.live_instructions, old.offered)
+                changed = [k for k in KINDS if old.fingerprint(k) != self.view.fingerprint(k)]
+                if changed:
+                    self._report_hidden()
+                return changed
+            finally:
+                self.fresh.set()
+
+
+def _answer(rid: Any, resp: dict[str, Any]) -> dict[str, Any]:
+    """The host's answer: its own id with the upstream's ``result`` or ``error`` (nothing else)."""
+    out = {"jsonrpc": "2.0", "id": rid, **{f: resp[f] for f in ("result", "error") if f in resp}}
+    if "result" not in out and "error" not in out:
+        return error(rid, SERVER_ERROR, "mcplock: the upstream answer had neither result nor error")
+    return out
+
+
+def _failed(rid: Any, e: ProbeError) -> dict[str, Any]:
+    return error(rid, SERVER_ERROR, f"mcplock: {e.message}", {"kind": e.kind, "hint": e.hint})

@@ -1,0 +1,148 @@
+"""Pipes read by callbacks: a line splitter, and a child process whose stdout lines are
+handed over as they arrive.
+
+asyncio's own subprocess protocol feeds stdout into a StreamReader that a task then reads
+line by line: two event-loop turns and a wake-up per message. Here stdout goes to a
+:class:`Lines` in the read callback itself; stdin and stderr stay asyncio's streams. Pipes
+are read 64 KiB at a time: asyncio reads 256 KiB, an allocation that costs an mmap/munmap
+pair per read, and a Linux pipe holds 64 KiB by default anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+READ_SIZE = 65536
+
+
+class Lines:
+    """Splits a byte stream on ``\\n`` (only) and hands each line, newline included, to
+    ``on_line`` in order. A line over ``limit`` bytes (its newline aside) goes to
+    ``on_too_large``, whose True means "skip it and go on", False "stop reading". ``on_end``
+    hears the end of the stream once (after a last line without its newline, if any), unless
+    reading stopped. Nothing is handed over before :meth:`release`."""
+
+    def __init__(self, limit: int, on_line: Callable[[bytes], None], on_too_large: Callable[[], bool],
+                 on_end: Callable[[], None], *, released: bool = True) -> None:
+        self.limit = limit
+        self.on_line = on_line
+        self.on_too_large = on_too_large
+        self.on_end = on_end
+        self.stopped = False
+        self._buf = bytearray()
+        self._scanned = 0  # no newline before this offset of the buffer
+        self._skipping = False
+        self._released = released
+        self._eof = False
+
+    def stop(self) -> None:
+        """Hand nothing more over (the reader failed or closed)."""
+        self.stopped = True
+        self._buf.clear()
+
+    def release(self) -> None:
+        """Start handing lines over (bytes that came before are handled now)."""
+        self._released = True
+        self.feed(b"")
+        if self._eof:
+            self.eof()
+
+    def feed(self, data: bytes) -> None:
+        if self.stopped:
+            return
+        if not self._buf and self._released and not self._skipping:  # nothing held over: lines straight from data
+            start = 0
+            while (nl := data.find(b"\n", start)) >= 0:
+                if nl - start > self.limit:
+                    if not self._too_large():
+                        return
+                else:
+                    self.on_line(data[start:nl + 1])
+                    if self.stopped:
+                        return
+                start = nl + 1
+            if start == len(data):
+                return
+            data = data[start:]
+            self._scanned = 0
+        buf = self._buf
+        buf += data
+        if not self._released:
+            return
+        start = 0
+        while (nl := buf.find(b"\n", self._scanned)) >= 0:
+            self._scanned = nl + 1
+            if self._skipping:
+                self._skipping = False
+            elif nl - start > self.limit:
+                if not self._too_large():
+                    return
+            else:
+                self.on_line(bytes(buf[start:nl + 1]))
+                if self.stopped:
+                    return
+            start = nl + 1
+        del buf[:start]
+        self._scanned = len(buf)
+        if len(buf) > self.limit:  # cannot become a line that fits any more
+            if self._skipping:
+                buf.clear()
+            elif self._too_large():
+                self._skipping = True
+                buf.clear()
+            self._scanned = 0
+
+    def _too_large(self) -> bool:
+        go_on = self.on_too_large()
+        if not go_on:
+            self.stop()
+        return go_on
+
+    def eof(self) -> None:
+        if self.stopped:
+            return
+        if not self._released:
+            self._eof = True
+            return
+        rest = bytes(self._buf)
+        self._buf.clear()
+        if rest and not self._skipping:
+            self.on_line(rest)
+        if not self.stopped:
+            self.stopped = True
+            self.on_end()
+
+
+class ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
+    """asyncio's subprocess protocol with stdout going to ``lines`` instead of a reader."""
+
+    def __init__(self, lines: Lines, limit: int, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(limit=limit, loop=loop)
+        self.lines = lines
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd == 1:
+            self.lines.feed(data)  # type: ignore[arg-type]
+        else:
+            super().pipe_data_received(fd, data)
+
+    def pipe_connection_lost(self, fd: int, exc: Exception | None) -> None:
+        if fd == 1:
+            self.lines.eof()
+        super().pipe_connection_lost(fd, exc)
+
+
+async def spawn(lines: Lines, command: str, args: list[str], *, limit: int,
+                **kwargs: Any) -> asyncio.subprocess.Process:
+    """``asyncio.create_subprocess_exec`` with all three pipes, stdout read into ``lines``."""
+    loop = asyncio.get_running_loop()
+    pipe = asyncio.subprocess.PIPE
+    transport, protocol = await loop.subprocess_exec(lambda: ChildProtocol(lines, limit, loop), command, *args,
+                                                     stdin=pipe, stdout=pipe, stderr=pipe, **kwargs)
+    for fd in (1, 2):
+        with contextlib.suppress(Exception):
+            transport.get_pipe_transport(fd).max_size = READ_SIZE  # type: ignore[attr-defined]
+    return asyncio.subprocess.Process(transport, protocol, loop)
