@@ -565,6 +565,27 @@ def test_keyboard_interrupt_kills_every_child(tmp_path):
     assert marker_pids(marker) == []
 
 
+def test_a_start_cancelled_midway_kills_the_whole_group(tmp_path):
+    """Ctrl-C while a child is being started: asyncio's own cleanup kills the child alone and
+    then waits for pipes a grandchild holds open, forever. The group dies and nothing waits."""
+    from mcplock.probe._pipes import Lines, spawn
+
+    marker = uuid.uuid4().hex
+
+    async def main() -> None:
+        lines = Lines(1024, lambda _: None, lambda: True, lambda: None)
+        task = asyncio.create_task(spawn(lines, "sh", ["-c", "sleep 60 & wait"], limit=1024,
+                                         env={**os.environ, MARKER_VAR: marker}, start_new_session=True))
+        await asyncio.sleep(0)  # the start is under way: Popen done, its pipes being connected
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+
+    asyncio.run(main())
+    assert wait_gone(marker_pids(marker), 3.0) == []
+    assert marker_pids(marker) == []
+
+
 # --- hostile HTTP servers -----------------------------------------------------------------------
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -140,8 +142,24 @@ async def spawn(lines: Lines, command: str, args: list[str], *, limit: int,
     """``asyncio.create_subprocess_exec`` with all three pipes, stdout read into ``lines``."""
     loop = asyncio.get_running_loop()
     pipe = asyncio.subprocess.PIPE
-    transport, protocol = await loop.subprocess_exec(lambda: ChildProtocol(lines, limit, loop), command, *args,
-                                                     stdin=pipe, stdout=pipe, stderr=pipe, **kwargs)
+    starting = asyncio.ensure_future(loop.subprocess_exec(lambda: ChildProtocol(lines, limit, loop), command, *args,
+                                                          stdin=pipe, stdout=pipe, stderr=pipe, **kwargs))
+    try:
+        transport, protocol = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # Cancelled (Ctrl-C) while the child starts. asyncio's own cleanup would kill the child
+        # alone and then wait for its pipes to close, forever if a grandchild holds them (`sh -c`,
+        # `npx` → `node`). Let the start finish, kill the whole group, then give up.
+        with contextlib.suppress(BaseException):
+            transport, _ = await starting
+            pid = transport.get_pid()
+            with contextlib.suppress(OSError):
+                if kwargs.get("start_new_session"):
+                    os.killpg(pid, signal.SIGKILL)
+                else:
+                    os.kill(pid, signal.SIGKILL)
+            transport.close()
+        raise
     for fd in (1, 2):
         with contextlib.suppress(Exception):
             transport.get_pipe_transport(fd).max_size = READ_SIZE  # type: ignore[attr-defined]
