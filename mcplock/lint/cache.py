@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 import time
 import unicodedata
 from pathlib import Path
@@ -114,6 +113,8 @@ class LintCache:
         entries = self._entries
         if len(entries) > MAX_ENTRIES:
             entries = {k: v for k, v in entries.items() if k in self._used}
+        import tempfile
+
         data = json.dumps({"rules": rules_version(), "entries": entries}, separators=(",", ":")).encode()
         with contextlib.suppress(OSError):
             self.path.parent.mkdir(parents=True, exist_ok=True)
