@@ -159,6 +159,8 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
             out += ["", f"Pending review (staged in the lock; review with `mcplock accept {md_text(d.name)}`):", ""]
             for p in d.pending:
                 sev = f" (**{p.detail.severity}**)" if p.detail is not None else ""
+                if p.detail is not None and p.detail.reason:  # why it got its severity, as text and JSON say
+                    sev += f" — {md_text(p.detail.reason)}"
                 out.append(f"- {md_text(p.change)} {_md_kind(p.kind)} {md_code(target(d.name, p.kind, p.name))}{sev}")
                 if p.detail is not None:
                     out += _md_findings(p.detail.findings, "  ")
