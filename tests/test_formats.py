@@ -140,6 +140,14 @@ def sample_findings() -> list[Finding]:
     ]
 
 
+def sample_warnings() -> list[Finding]:
+    return [Finding("critical-accepted", "docs", "tool `docs/run|shell` is accepted and enabled but has critical "
+                    "findings (hidden-instructions) " + EXCERPT,
+                    "review it with `mcplock show docs/run|shell`; "
+                    "`mcplock disable docs/run|shell` hides it from hosts",
+                    "tool", "run|shell", ("server", "docs", "tool", "search_docs"))]
+
+
 class FakeLock:
     def __init__(self) -> None:
         class S:
@@ -182,12 +190,13 @@ def _diff_outputs() -> dict[str, str]:
 
 
 def _check_outputs() -> dict[str, str]:
-    findings, lock = sample_findings(), FakeLock()
+    findings, lock, warnings = sample_findings(), FakeLock(), sample_warnings()
     return {
-        "check.md": formats.check_markdown(findings, lock, "mcp.lock", 1),
-        "check.github": formats.check_github(findings, lock, "mcp.lock", 1, lock_text=LOCK_TEXT, path="mcp.lock"),
+        "check.md": formats.check_markdown(findings, lock, "mcp.lock", 1, warnings=warnings),
+        "check.github": formats.check_github(findings, lock, "mcp.lock", 1, lock_text=LOCK_TEXT, path="mcp.lock",
+                                             warnings=warnings),
         "check.sarif": formats.dumps(formats.check_sarif(findings, "mcp.lock", 1, lock_text=LOCK_TEXT, uri="mcp.lock",
-                                                         tool_version=VERSION)),
+                                                         tool_version=VERSION, warnings=warnings)),
     }
 
 
