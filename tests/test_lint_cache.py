@@ -113,3 +113,20 @@ def test_lint_entries_says_the_same_with_and_without_the_cache(tmp_path):
         assert lint_entries(lock.servers.values(), cache=cache, hashes=hashes) == plain
         cache.save()
     assert len(list((tmp_path / "lint").iterdir())) == 1
+
+
+def test_a_full_cache_keeps_what_this_run_used_and_the_newest_others(tmp_path, monkeypatch):
+    from mcplock.lint import cache as lint_cache
+
+    first = LintCache(tmp_path)
+    for i in range(5):
+        first.put("tool", f"sha256:{i}", [], frozenset({f"word_{i}"}))
+    first.save()
+    monkeypatch.setattr(lint_cache, "MAX_ENTRIES", 3)
+    again = LintCache(tmp_path)
+    assert again.get("tool", "sha256:0") == ([], frozenset({"word_0"}))
+    again.put("tool", "sha256:new", [], frozenset())
+    again.save()
+    kept = LintCache(tmp_path)
+    assert [h for h in ("0", "1", "2", "3", "4", "new") if kept.get("tool", f"sha256:{h}") is not None] == \
+        ["0", "4", "new"]

@@ -29,7 +29,9 @@ from typing import Any
 
 from mcplock.lint.finding import LintFinding
 
-MAX_ENTRIES = 50_000  # a few locks' worth; beyond it the entries this run did not use are dropped
+# a few locks' worth (the file is read on every `check`: ~150 bytes an entry); beyond it the
+# oldest entries this run did not use are dropped
+MAX_ENTRIES = 10_000
 STALE_DAYS = 30  # files of other rules versions untouched this long are removed
 
 
@@ -112,7 +114,9 @@ class LintCache:
             return
         entries = self._entries
         if len(entries) > MAX_ENTRIES:
-            entries = {k: v for k, v in entries.items() if k in self._used}
+            others = [k for k in entries if k not in self._used]  # oldest first: new keys are appended
+            keep = self._used.union(others[max(0, len(others) - max(0, MAX_ENTRIES - len(self._used))):])
+            entries = {k: v for k, v in entries.items() if k in keep}
         import tempfile
 
         data = json.dumps({"rules": rules_version(), "entries": entries}, separators=(",", ":")).encode()
