@@ -99,7 +99,7 @@ def test_lint_entries_says_the_same_with_and_without_the_cache(tmp_path):
     lock = Lock()
     for name, desc in (("a", POISON), ("b", "Use `read_notes` instead of `search_docs`."), ("c", "Plain.")):
         srv = ServerEntry(name=name, transport="stdio", command="python", args=[f"{name}.py"])
-        tools = [*copy.deepcopy(TOOLS), {"name": f"read_{name}otes" if name == "a" else f"{name}_tool",
+        tools = [*copy.deepcopy(TOOLS), {"name": "read_notes" if name == "a" else f"{name}_tool",
                                          "description": desc}]
         review.stage(srv, snapshot(tools))
         for e in list(srv.entries()):
@@ -107,7 +107,8 @@ def test_lint_entries_says_the_same_with_and_without_the_cache(tmp_path):
         lock.servers[name] = srv
     hashes = {(s.name, e.kind, e.key): e.hash for s in lock.servers.values() for e in s.entries()}
     plain = lint_entries(lock.servers.values())
-    assert any(f.severity == "critical" for found in plain.values() for f in found)
+    assert {f.rule for f in plain[("b", "tool", "b_tool")] if f.severity == "critical"} == {"cross-server-reference"}
+    assert any(f.severity == "critical" for f in plain[("a", "tool", "read_notes")])
     for _ in range(2):  # cold, then warm from the file the first run wrote
         cache = LintCache(tmp_path / "lint")
         assert lint_entries(lock.servers.values(), cache=cache, hashes=hashes) == plain
