@@ -94,6 +94,8 @@ class LintCache:
         value = self._entries.get(k)
         try:
             found_raw, words = value  # type: ignore[misc]
+            if not isinstance(found_raw, list) or not isinstance(words, list):
+                return None
             found = [LintFinding(*map(str, f)) for f in found_raw]  # four fields each, or a TypeError
             if not all(isinstance(w, str) for w in words):
                 return None

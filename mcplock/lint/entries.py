@@ -43,12 +43,12 @@ def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = No
             d, old = shown(e)
             if d is None:
                 continue
-            h = (hashes or {}).get((srv.name, e.kind, e.key)) if cache is not None and e.pending is None else None
-            if h:
-                hit = cache.get(e.kind, h)  # type: ignore[union-attr]
+            h = (hashes or {}).get((srv.name, e.kind, e.key)) if e.pending is None else None
+            if cache is not None and h:
+                hit = cache.get(e.kind, h)
                 if hit is None:
-                    hit = lint_definition(e.kind, d), mentions(d) if e.kind == "tool" else frozenset()
-                    cache.put(e.kind, h, *hit)  # type: ignore[union-attr]
+                    hit = (lint_definition(e.kind, d), mentions(d) if e.kind == "tool" else frozenset())
+                    cache.put(e.kind, h, *hit)
                 found = hit[0]
                 if e.kind == "tool":
                     words[(srv.name, e.key)] = hit[1]
