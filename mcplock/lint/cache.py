@@ -79,11 +79,13 @@ class LintCache:
                     self._entries = entries if isinstance(entries, dict) else {}
 
     @classmethod
-    def open(cls) -> LintCache:
+    def open(cls) -> LintCache | None:
+        """The user's lint cache; None when it is turned off (``MCPLOCK_LINT_CACHE=0``)."""
         try:
-            return cls(cache_dir())
+            directory = cache_dir()
+            return cls(directory) if directory is not None else None
         except OSError:
-            return cls(None)
+            return None
 
     @staticmethod
     def key(kind: str, content_hash: str) -> str:
