@@ -131,3 +131,11 @@ def test_a_full_cache_keeps_what_this_run_used_and_the_newest_others(tmp_path, m
     kept = LintCache(tmp_path)
     assert [h for h in ("0", "1", "2", "3", "4", "new") if kept.get("tool", f"sha256:{h}") is not None] == \
         ["0", "4", "new"]
+
+
+def test_the_cache_turned_off_writes_nothing_and_still_warns(cli, monkeypatch):
+    make_lock(snap=snapshot(_tools(POISON)))
+    monkeypatch.setenv("MCPLOCK_LINT_CACHE", "0")
+    r = cli("check")
+    assert r.returncode == 0 and WARNING in r.stdout, r.stdout
+    assert _cache_files() == []
