@@ -25,9 +25,12 @@ def _norm_name(name: str) -> str:
     return re.sub(r"[\s_\-.]+", "", t)
 
 
+_CAMEL = re.compile(r"[a-z][A-Z]")
+
+
 def _distinctive(name: str) -> bool:
     """Names specific enough that a mention is a reference, not an ordinary word."""
-    return len(name) >= 6 and (("_" in name or "-" in name) or re.search(r"[a-z][A-Z]", name) is not None)
+    return len(name) >= 6 and (("_" in name or "-" in name) or _CAMEL.search(name) is not None)
 
 
 _TOKEN = re.compile(r"[\w.\-]+")
@@ -77,7 +80,9 @@ def mentions(definition: Any) -> frozenset[str]:
     if definition is None:
         return frozenset()
     t = clean("\n".join(texts(definition, skip_name=True)))
-    out = {c for tok in _TOKEN.findall(t) for c in (tok, tok.strip(".-")) if _distinctive(c)}
+    tokens = set(_TOKEN.findall(t))  # each word once: schemas repeat the same few a lot
+    tokens.update([tok.strip(".-") for tok in tokens])
+    out = {tok for tok in tokens if _distinctive(tok)}
     out.update(_QUOTED.findall(t))
     return frozenset(out)
 
