@@ -6,7 +6,7 @@ changed tool. Findings are cached per string: schemas repeat the same text a lot
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from mcplock.lint.annotations import annotation_findings
@@ -56,8 +56,14 @@ def _quiet(s: str) -> bool:
     return not _cached_char(s) and not _cached_text(s)
 
 
+def quiet(strings: Iterable[str]) -> bool:
+    """No family finds anything in any of ``strings`` (a definition's :func:`texts`): then
+    :func:`lint_definition` without ``old`` finds nothing either."""
+    return all(_quiet(s) for s in set(strings))
+
+
 def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple]]:
-    if all(_quiet(s) for s in set(texts(definition))):  # most definitions: no path walk at all
+    if quiet(texts(definition)):  # most definitions: no path walk at all
         return []
     out: list[tuple[LintFinding, tuple]] = []
     seen_text: set[tuple[str, str]] = set()

@@ -12,7 +12,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.lint import LintFinding, lint_definition, lint_servers
+from mcplock.lint.definition import quiet
 from mcplock.lint.servers import mentions
+from mcplock.lint.text import texts
 from mcplock.lock.model import Entry, ServerEntry
 
 if TYPE_CHECKING:
@@ -47,7 +49,9 @@ def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = No
             if cache is not None and h:
                 hit = cache.get(e.kind, h)
                 if hit is None:
-                    hit = (lint_definition(e.kind, d), mentions(d) if e.kind == "tool" else frozenset())
+                    strings = texts(d)  # one walk for both
+                    found = [] if quiet(strings) else lint_definition(e.kind, d)
+                    hit = (found, mentions(strings) if e.kind == "tool" else frozenset())
                     cache.put(e.kind, h, *hit)
                 found = hit[0]
                 if e.kind == "tool":

@@ -73,16 +73,16 @@ def _may_name(text: str, names: dict[str, Any]) -> bool:
     return any(t in names for t in tokens)  # over the text's tokens, not over every name
 
 
-def mentions(definition: Any) -> frozenset[str]:
-    """Every word of ``definition`` (its own name aside) that :func:`references` could take for a
-    tool's name, whatever the names in view: what the lint cache keeps to skip
-    :func:`cross_references` when none of them is another server's tool."""
-    if definition is None:
-        return frozenset()
-    t = clean("\n".join(texts(definition, skip_name=True)))
+def mentions(strings: list[str]) -> frozenset[str]:
+    """Every word of ``strings`` (a definition's :func:`texts`) that :func:`references` could take
+    for a tool's name, whatever the names in view: what the lint cache keeps to skip
+    :func:`cross_references` when none of them is another server's tool. (The tool's own name may
+    be among them: it is never another server's tool, and a word too many only costs a look.)"""
+    t = clean("\n".join(strings))
     tokens = set(_TOKEN.findall(t))  # each word once: schemas repeat the same few a lot
     tokens.update([tok.strip(".-") for tok in tokens])
-    out = {tok for tok in tokens if _distinctive(tok)}
+    # _distinctive, inline (it runs on every word of every tool when the cache is cold)
+    out = {tok for tok in tokens if len(tok) >= 6 and ("_" in tok or "-" in tok or _CAMEL.search(tok))}
     out.update(_QUOTED.findall(t))
     return frozenset(out)
 
