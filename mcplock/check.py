@@ -196,25 +196,41 @@ def pins(lock: Lock) -> list[Finding]:
     return out
 
 
-def critical_accepted(lock: Lock) -> list[Finding]:
+def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list[Finding]:
     """Warnings (they do not fail the gate): accepted, enabled items whose definition carries a
-    critical lint finding — accepted by name, or before the lint knew better."""
-    from mcplock.core.add import is_critical
-    from mcplock.lint.entries import lint_entries
+    critical lint finding — accepted by name, or before the lint knew better.
 
-    found = lint_entries(lock.servers.values())
+    ``findings``: this run's :func:`run_check` findings. The accepted definitions whose stored hash
+    they do not dispute (no ``hash-mismatch``) are linted through the lint cache, keyed by that hash."""
+    from mcplock.lint.cache import LintCache
+    from mcplock.lint.entries import lint_entries
+    from mcplock.severity import CRITICAL
+
+    cache = None
+    hashes: dict[tuple[str, str, str], str] = {}
+    if findings is not None:
+        disputed = {(f.server, f.kind, f.name) for f in findings if f.code == "hash-mismatch"}
+        hashes = {(sname, e.kind, e.key): e.hash for sname, srv in lock.servers.items() for e in srv.entries()
+                  if e.hash and (sname, e.kind, e.key) not in disputed}
+        cache = LintCache.open()
+    found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
+    if cache is not None:
+        cache.save()
     out: list[Finding] = []
     for sname in sorted(lock.servers):
         for e in lock.servers[sname].entries():
-            if e.pending is not None or e.definition is None or not e.enabled or not is_critical(sname, e, found):
+            if e.pending is not None or e.definition is None or not e.enabled:
+                continue
+            rules = sorted({f.rule for f in found.get((sname, e.kind, e.key), ()) if f.severity == CRITICAL})
+            if not rules:
                 continue
             target = label(sname, e)
-            rules = ", ".join(sorted({f.rule for f in found[(sname, e.kind, e.key)] if f.severity == "critical"}))
             hint = f"review it with `mcplock show {target}`"
             if e.kind == "tool":
                 hint += f"; `mcplock disable {target}` hides it from hosts"
             out.append(Finding("critical-accepted", sname,
-                               f"{e.kind} `{target}` is accepted and enabled but has critical findings ({rules})",
+                               f"{e.kind} `{target}` is accepted and enabled but has critical findings "
+                               f"({', '.join(rules)})",
                                hint, e.kind, e.key, _table(sname, e)))
     return out
 

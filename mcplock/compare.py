@@ -270,15 +270,6 @@ def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, A
                 _raise(c)
 
 
-def compare_all(pairs: list[tuple[ServerEntry, Snapshot]], lock: Lock | None = None) -> list[ServerDiff]:
-    """:func:`compare` for each (server, snapshot) plus the :func:`cross_server` post-pass. With
-    ``lock``, servers of the lock not in ``pairs`` count with their accepted tools."""
-    diffs = [compare(srv, snap) for srv, snap in pairs]
-    view_lock = lock if lock is not None else Lock(servers={srv.name: srv for srv, _ in pairs})
-    cross_server(diffs, tools_in_view(view_lock, {srv.name: snap for srv, snap in pairs}))
-    return diffs
-
-
 def unreachable(server: ServerEntry, error: ProbeError) -> ServerDiff:
     d = ServerDiff(name=server.name, status="unreachable", error=error)
     d.pending = [PendingItem(e.kind, e.key, e.pending.change) for e in server.entries() if e.pending is not None]

@@ -33,3 +33,14 @@ def make_lock(path: Path | str = "mcp.lock", *, policy: str = "all", accept: boo
             review.accept(srv, e)
     store.save(Lock(servers={"docs": srv}), str(path))
     return Path(path)
+
+
+def diff_all(pairs: list[tuple[ServerEntry, Snapshot]], lock: Lock | None = None) -> list:
+    """The ServerDiffs of each (server, live snapshot) with the cross-server findings, through
+    the path `mcplock diff` takes (:func:`mcplock.core.diff.diff_servers`). Servers of ``lock``
+    not in ``pairs`` count with their accepted tools."""
+    from mcplock.core.diff import diff_servers
+
+    view = lock if lock is not None else Lock(servers={srv.name: srv for srv, _ in pairs})
+    diffs, _ = diff_servers(view, [srv for srv, _ in pairs], {srv.name: snap for srv, snap in pairs})
+    return diffs

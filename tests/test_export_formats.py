@@ -76,6 +76,46 @@ def test_codex_guard_and_back_byte_for_byte(cli):
     assert Path(".codex/config.toml").read_text() == exported
 
 
+def _lock_with_variables() -> None:
+    from mcplock.lock import read, store
+
+    make_lock()
+    lock = read.load("mcp.lock")
+    srv = lock.servers["docs"]
+    srv.args = ["${WORKDIR}/server.py"]
+    srv.env = {"DOCS_TOKEN": "${DOCS_TOKEN}", "LOG": "${LOG:-1}"}
+    srv.pass_env = ["EXISTING", "PASSED"]
+    store.save(lock, "mcp.lock")
+
+
+def test_codex_guard_forwards_the_variables_the_lock_names(cli):
+    _lock_with_variables()
+    Path(".codex").mkdir()
+    body = '[mcp_servers.docs]\ncommand = "python"\nargs = ["server.py"]\nenv_vars = [\n  "EXISTING",\n]\n'
+    text = body + '\n[mcp_servers.docs.env]\nLOG = "1"\n'
+    Path(".codex/config.toml").write_text(text)
+    assert cli("export").returncode == 0
+    exported = Path(".codex/config.toml").read_text()
+    assert exported.startswith(text)
+    assert cli("export", "--guard").returncode == 0
+    routed = tomllib.loads(Path(".codex/config.toml").read_text())["mcp_servers"]["docs"]
+    assert routed["command"] == "mcplock"
+    # Codex hands the command only `env` and `env_vars`: the guard gets every variable the lock
+    # names, once (LOG is set by `env`, EXISTING was listed already)
+    assert routed["env_vars"] == ["EXISTING", "DOCS_TOKEN", "PASSED", "WORKDIR"]
+    assert set(load_host_config(".codex/config.toml").servers["docs"].spec.pass_env) >= {"DOCS_TOKEN", "WORKDIR"}
+    guarded = Path(".codex/config.toml").read_text()
+    assert cli("export", "--guard").returncode == 0
+    assert Path(".codex/config.toml").read_text() == guarded
+    assert cli("export", "--no-guard").returncode == 0
+    assert Path(".codex/config.toml").read_text() == exported
+    # no `env_vars` at all: the key is added to the server's table
+    Path(".codex/config.toml").write_text('[mcp_servers.docs]\ncommand = "python"\nargs = ["server.py"]\n')
+    assert cli("export", "--guard").returncode == 0
+    routed = tomllib.loads(Path(".codex/config.toml").read_text())["mcp_servers"]["docs"]
+    assert routed["env_vars"] == ["DOCS_TOKEN", "EXISTING", "LOG", "PASSED", "WORKDIR"]
+
+
 def test_gemini_and_opencode_guard_and_back(cli):
     make_lock("other.lock")
     Path(".gemini").mkdir()

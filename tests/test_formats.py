@@ -110,7 +110,13 @@ def sample_diffs() -> list[ServerDiff]:
                             "protocol_version": "2025-06-18"},
                  "live": {"server_info": {"name": "docs-server", "version": "1.4.1"},
                           "protocol_version": "2025-06-18"}})
-    notes = ServerDiff("notes", "ok", pending=[PendingItem("tool", "write_note", "new")])
+    notes = ServerDiff("notes", "ok", pending=[
+        PendingItem("tool", "write_note", "new"),
+        PendingItem("tool", "send_mail", "new", detail=Change(
+            "tool", "send_mail", "added", ["description", "name"], "high", None, "sha256:" + "9" * 64, None,
+            {"name": "send_mail", "description": "Send a mail."},
+            reason="new tool in `send_mail` | <b>x</b> @octocat \x1b[31mnow\u200b")),
+    ])
     remote = ServerDiff("remote", "unreachable", error=ProbeError(
         "timeout", "no answer within 5 s", hint="is the server up? raise --timeout, or check the URL"))
     calm = ServerDiff("calm", "ok")
@@ -132,6 +138,14 @@ def sample_findings() -> list[Finding]:
         Finding("not-locked", "new|srv", "`new|srv` is in .mcp.json but not in the lock",
                 "run `mcplock add --from .mcp.json new|srv`"),
     ]
+
+
+def sample_warnings() -> list[Finding]:
+    return [Finding("critical-accepted", "docs", "tool `docs/run|shell` is accepted and enabled but has critical "
+                    "findings (hidden-instructions) " + EXCERPT,
+                    "review it with `mcplock show docs/run|shell`; "
+                    "`mcplock disable docs/run|shell` hides it from hosts",
+                    "tool", "run|shell", ("server", "docs", "tool", "search_docs"))]
 
 
 class FakeLock:
@@ -176,12 +190,13 @@ def _diff_outputs() -> dict[str, str]:
 
 
 def _check_outputs() -> dict[str, str]:
-    findings, lock = sample_findings(), FakeLock()
+    findings, lock, warnings = sample_findings(), FakeLock(), sample_warnings()
     return {
-        "check.md": formats.check_markdown(findings, lock, "mcp.lock", 1),
-        "check.github": formats.check_github(findings, lock, "mcp.lock", 1, lock_text=LOCK_TEXT, path="mcp.lock"),
+        "check.md": formats.check_markdown(findings, lock, "mcp.lock", 1, warnings=warnings),
+        "check.github": formats.check_github(findings, lock, "mcp.lock", 1, lock_text=LOCK_TEXT, path="mcp.lock",
+                                             warnings=warnings),
         "check.sarif": formats.dumps(formats.check_sarif(findings, "mcp.lock", 1, lock_text=LOCK_TEXT, uri="mcp.lock",
-                                                         tool_version=VERSION)),
+                                                         tool_version=VERSION, warnings=warnings)),
     }
 
 
@@ -494,9 +509,20 @@ def test_diff_json_contract():
             assert c["change"] in ("added", "removed", "changed")
             assert c["severity"] in ("critical", "high", "medium", "low", "info")
     assert set(doc["summary"]) == DIFF_SUMMARY_KEYS
-    assert doc["summary"] == {"servers": 4, "drift": 1, "unreachable": 1, "changes": 5, "pending": 1}
+    assert doc["summary"] == {"servers": 4, "drift": 1, "unreachable": 1, "changes": 5, "pending": 2}
     finding = doc["servers"][0]["changes"][-1]["findings"][0]
     assert set(finding) == {"rule", "severity", "message", "where"}
+
+
+def test_markdown_pending_items_say_why_like_text_and_json():
+    md = _diff_outputs()["diff.md"]
+    [line] = [ln for ln in md.splitlines() if "notes/send_mail` (" in ln]
+    assert line.startswith("- new tool `notes/send_mail` (**high**) — new tool in ")
+    # the reason is inert: no code span, HTML, mention, escape or zero-width character survives
+    assert "\\`send\\_mail\\`" in line and "\\<b\\>" in line and "`@`octocat" in line
+    assert "\x1b" not in line and "\u200b" not in line and "\\\\x1b" in line
+    reason = json.loads(_diff_outputs()["diff.json"])["servers"][1]["pending"][1]["reason"]
+    assert reason.startswith("new tool in `send_mail`")
 
 
 def test_check_json_contract():

@@ -24,6 +24,8 @@ from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
 from mcplock.snapshot import Snapshot
 
+from lockdata import diff_all
+
 DATA = Path(__file__).resolve().parent / "data" / "releases"
 
 # (server, old, new): every release-to-release upgrade of the captures that changes something,
@@ -185,11 +187,11 @@ def test_latest_releases_lint_clean():
     assert not [f for v in cross.values() for f in v if f.severity == "critical"], cross
 
 
-def test_all_latest_servers_together_through_compare_all():
+def test_all_latest_servers_together_through_diff():
     oldest = {("everything", "2025.1.14"), ("filesystem", "2025.1.14"), ("memory", "2025.4.25"), ("time", "0.6.2"),
               ("git", "0.6.2"), ("fetch", "0.6.2"), ("sequential-thinking", "0.6.2"), ("sqlite", "0.6.2")}
     pairs = [(locked_at(server, old), load(server, LATEST[server])) for server, old in sorted(oldest)]
-    diffs = compare.compare_all(pairs)
+    diffs = diff_all(pairs)
     assert all(c.severity != "critical" for d in diffs for c in d.changes)
 
 

@@ -227,7 +227,7 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
         sstate = new if srel == rel else FileState(exp.host, guarded=dict(record.get(srel, empty).guarded))
         if guard is not None and files.exists(srel):
             if exp.fmt == "toml":
-                text = export_guard.apply_toml(doc.text, set(lock.servers), lock_args, guard, sstate, srel)
+                text = export_guard.apply_toml(doc.text, lock, lock_args, guard, sstate, srel)
                 doc = files.replace(rel, text)
             else:
                 sdoc = files.open(srel, "json")

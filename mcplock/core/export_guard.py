@@ -97,10 +97,46 @@ def apply_json(doc: Document, exp: Exporter, lock: Lock, rel_lock: str, guard: b
         doc.replace_span((*keys, name), doc.dump(new, (*keys, name)))
 
 
-def apply_toml(text: str, names: set[str], lock_args: list[str], guard: bool, state: FileState, shown: str) -> str:
+def passed_vars(lock: Lock, name: str) -> list[str]:
+    """The variables the guard needs from its environment for a server: those its ``${VAR}``
+    templates name, and those the lock passes through by name (``pass_env``)."""
+    srv = lock.servers.get(name)
+    return sorted({*template_vars(lock, name), *(srv.pass_env if srv is not None else ())})
+
+
+def _codex_forwarded(entry: Any) -> set[str]:
+    """What Codex already hands a server's command: the names its ``env`` sets, and the names
+    in its ``env_vars`` (a name or a ``{name = …}`` table each)."""
+    if not isinstance(entry, dict):
+        return set()
+    env, listed = entry.get("env"), entry.get("env_vars")
+    out = set(env) if isinstance(env, dict) else set()
+    for item in listed if isinstance(listed, list) else ():
+        item = item.get("name") if isinstance(item, dict) else item
+        if isinstance(item, str):
+            out.add(item)
+    return out
+
+
+def _codex_env_vars(text: str, name: str, need: list[str]) -> str:
+    """``need`` appended to ``[mcp_servers.NAME] env_vars`` (the key added when there is none):
+    Codex starts a server's command with a few variables of its own only, plus ``env`` and
+    ``env_vars``; the guard expands the lock's templates from what it is given."""
+    from mcplock.hosts.export.tomledit import TomlText
+
+    t = TomlText(text)
+    table = ("mcp_servers", name)
+    if not t.edit_key(table, "env_vars", lambda d: d["env_vars"].extend(need)):
+        t.set_in_table(table, "env_vars", need)
+    return t.text
+
+
+def apply_toml(text: str, lock: Lock, lock_args: list[str], guard: bool, state: FileState, shown: str) -> str:
     import tomllib
 
     from mcplock.hosts.export.codex import guard_body, restore_body
+
+    names = set(lock.servers)
 
     servers = tomllib.loads(text).get("mcp_servers") if text.strip() else None
     if not isinstance(servers, dict):
@@ -122,4 +158,8 @@ def apply_toml(text: str, names: set[str], lock_args: list[str], guard: bool, st
         if done is None:
             continue
         text, state.guarded[name], _ = done
+        forwarded = _codex_forwarded(entry)  # the whole entry: its `env` may be a table of its own
+        need = [v for v in passed_vars(lock, name) if v not in forwarded]
+        if need:
+            text = _codex_env_vars(text, name, need)
     return text

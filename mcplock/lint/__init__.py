@@ -1,7 +1,8 @@
 """Security lint of server-sent definitions.
 
 Pure and fast (stdlib ``re``/``unicodedata`` only; it runs in ``list`` too): no I/O, no
-printing. :func:`lint_definition` checks one definition — every string in it, keys included —
+printing — but for :mod:`mcplock.lint.cache`, what ``check`` remembers per definition hash.
+:func:`lint_definition` checks one definition — every string in it, keys included —
 for text that hides or redirects behaviour; :func:`lint_servers` checks tool names across
 servers (shadowing, one server's text naming another server's tools).
 

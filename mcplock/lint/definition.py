@@ -6,7 +6,7 @@ changed tool. Findings are cached per string: schemas repeat the same text a lot
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from mcplock.lint.annotations import annotation_findings
@@ -14,7 +14,7 @@ from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.instructions import instruction_findings
 from mcplock.lint.secrets import payload_findings, secret_findings
-from mcplock.lint.text import clean, root, strings
+from mcplock.lint.text import clean, root, strings, texts
 from mcplock.severity import rank
 
 
@@ -50,7 +50,21 @@ def _placed(found: tuple[tuple[LintFinding, tuple], ...], where: str) -> list[tu
     return out
 
 
+@functools.lru_cache(maxsize=32768)
+def _quiet(s: str) -> bool:
+    """No family finds anything in ``s``."""
+    return not _cached_char(s) and not _cached_text(s)
+
+
+def quiet(strings: Iterable[str]) -> bool:
+    """No family finds anything in any of ``strings`` (a definition's :func:`texts`): then
+    :func:`lint_definition` without ``old`` finds nothing either."""
+    return all(_quiet(s) for s in set(strings))
+
+
 def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple]]:
+    if quiet(texts(definition)):  # most definitions: no path walk at all
+        return []
     out: list[tuple[LintFinding, tuple]] = []
     seen_text: set[tuple[str, str]] = set()
     for where, s in strings(definition, root(definition)):

@@ -9,10 +9,16 @@ are checked across servers for shadowing and cross-server references.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.lint import LintFinding, lint_definition, lint_servers
+from mcplock.lint.definition import quiet
+from mcplock.lint.servers import mentions
+from mcplock.lint.text import texts
 from mcplock.lock.model import Entry, ServerEntry
+
+if TYPE_CHECKING:
+    from mcplock.lint.cache import LintCache
 
 Key = tuple[str, str, str]  # (server, kind, key)
 
@@ -24,22 +30,38 @@ def shown(e: Entry) -> tuple[Any, Any]:
     return e.definition, None
 
 
-def lint_entries(servers: Iterable[ServerEntry]) -> dict[Key, list[LintFinding]]:
+def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = None,
+                 hashes: dict[Key, str] | None = None) -> dict[Key, list[LintFinding]]:
+    """Findings per entry. With ``cache`` and ``hashes`` ((server, kind, key) -> the content hash of
+    the entry's accepted definition, which the caller has checked against that definition): an
+    accepted definition without a pending proposal is linted once per hash and rules version."""
     servers = list(servers)
     out: dict[Key, list[LintFinding]] = {}
     tools_by_server: dict[str, dict[str, Any]] = {}
+    words: dict[tuple[str, str], frozenset[str]] = {}
     for srv in servers:
         tools_by_server[srv.name] = {}
         for e in srv.entries():
             d, old = shown(e)
             if d is None:
                 continue
-            found = lint_definition(e.kind, d, old=old, name=e.key)
+            h = (hashes or {}).get((srv.name, e.kind, e.key)) if e.pending is None else None
+            if cache is not None and h:
+                hit = cache.get(e.kind, h)
+                if hit is None:
+                    strings = texts(d)  # one walk for both
+                    found = [] if quiet(strings) else lint_definition(e.kind, d)
+                    hit = (found, mentions(strings) if e.kind == "tool" else frozenset())
+                    cache.put(e.kind, h, *hit)
+                found = hit[0]
+                if e.kind == "tool":
+                    words[(srv.name, e.key)] = hit[1]
+            else:
+                found = lint_definition(e.kind, d, old=old, name=e.key)
             if found:
                 out[(srv.name, e.kind, e.key)] = found
             if e.kind == "tool":
                 tools_by_server[srv.name][e.key] = d
-    for (sname, tool), found in lint_servers(tools_by_server).items():
+    for (sname, tool), found in lint_servers(tools_by_server, words).items():
         out.setdefault((sname, "tool", tool), []).extend(found)
     return out
-

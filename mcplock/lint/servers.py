@@ -16,7 +16,7 @@ from typing import Any
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.names import confusable_names
-from mcplock.lint.text import clean, root, strings
+from mcplock.lint.text import clean, root, strings, texts
 from mcplock.severity import CRITICAL, HIGH
 
 
@@ -25,9 +25,12 @@ def _norm_name(name: str) -> str:
     return re.sub(r"[\s_\-.]+", "", t)
 
 
+_CAMEL = re.compile(r"[a-z][A-Z]")
+
+
 def _distinctive(name: str) -> bool:
     """Names specific enough that a mention is a reference, not an ordinary word."""
-    return len(name) >= 6 and (("_" in name or "-" in name) or re.search(r"[a-z][A-Z]", name) is not None)
+    return len(name) >= 6 and (("_" in name or "-" in name) or _CAMEL.search(name) is not None)
 
 
 _TOKEN = re.compile(r"[\w.\-]+")
@@ -70,6 +73,20 @@ def _may_name(text: str, names: dict[str, Any]) -> bool:
     return any(t in names for t in tokens)  # over the text's tokens, not over every name
 
 
+def mentions(strings: list[str]) -> frozenset[str]:
+    """Every word of ``strings`` (a definition's :func:`texts`) that :func:`references` could take
+    for a tool's name, whatever the names in view: what the lint cache keeps to skip
+    :func:`cross_references` when none of them is another server's tool. (The tool's own name may
+    be among them: it is never another server's tool, and a word too many only costs a look.)"""
+    t = clean("\n".join(strings))
+    tokens = set(_TOKEN.findall(t))  # each word once: schemas repeat the same few a lot
+    tokens.update([tok.strip(".-") for tok in tokens])
+    # _distinctive, inline (it runs on every word of every tool when the cache is cold)
+    out = {tok for tok in tokens if len(tok) >= 6 and ("_" in tok or "-" in tok or _CAMEL.search(tok))}
+    out.update(_QUOTED.findall(t))
+    return frozenset(out)
+
+
 def foreign_tools(tools_by_server: dict[str, Any], server: str) -> dict[str, list[str]]:
     """Tool name -> the other servers offering it, for names ``server`` does not offer itself."""
     own = set(tools_by_server.get(server) or ())
@@ -83,23 +100,29 @@ def foreign_tools(tools_by_server: dict[str, Any], server: str) -> dict[str, lis
     return out
 
 
-def cross_references(definition: Any, foreign: dict[str, list[str]], *, old: Any = None) -> list[LintFinding]:
+def cross_references(definition: Any, foreign: dict[str, list[str]], *, old: Any = None,
+                     words: frozenset[str] | None = None) -> list[LintFinding]:
     """``cross-server-reference`` findings for one definition (tool, prompt or instructions text)
-    naming a tool from ``foreign`` (see :func:`foreign_tools`); with ``old``, only new mentions."""
+    naming a tool from ``foreign`` (see :func:`foreign_tools`); with ``old``, only new mentions.
+    ``words``: the definition's :func:`mentions`, when known (from the lint cache)."""
     if not foreign or definition is None:
+        return []
+    # one pass over all the definition's text first: most name no other server's tool at all
+    # (the texts are joined by newlines, which no identifier or quoted name spans)
+    if words is not None:
+        if not any(w in foreign for w in words):  # over the few words, not over every name
+            return []
+    elif not _may_name(clean("\n".join(texts(definition, skip_name=True))), foreign):
         return []
     before: set[tuple[str, str]] = set()
     if old is not None:
         for where, s in strings(old, root(old)):
             if where != "name":
                 before.update((where, h) for h in references(s, foreign))
-    texts = [(where, s) for where, s in strings(definition, root(definition)) if where != "name"]
-    # one pass over all the definition's text first: most name no other server's tool at all
-    # (the texts are joined by newlines, which no identifier or quoted name spans)
-    if not _may_name(clean("\n".join(s for _, s in texts)), foreign):
-        return []
     out = []
-    for where, s in texts:
+    for where, s in strings(definition, root(definition)):
+        if where == "name":
+            continue
         for hit in references(s, foreign):
             if (where, hit) in before:
                 continue
@@ -142,16 +165,19 @@ def shadowing(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[Lin
     return out
 
 
-def lint_servers(tools_by_server: dict[str, dict[str, Any]]) -> dict[tuple[str, str], list[LintFinding]]:
+def lint_servers(tools_by_server: dict[str, dict[str, Any]],
+                 words: dict[tuple[str, str], frozenset[str]] | None = None,
+                 ) -> dict[tuple[str, str], list[LintFinding]]:
     """Findings on the tools a model sees together, keyed by (server, tool): shadowing, confusable
-    names (within a server too) and references to another server's tools."""
+    names (within a server too) and references to another server's tools. ``words``: the
+    :func:`mentions` of some tools, when known."""
     out = shadowing(tools_by_server)
     for key, found in confusable_names(tools_by_server).items():
         out.setdefault(key, []).extend(found)
     for server, tools in tools_by_server.items():
         foreign = foreign_tools(tools_by_server, server)
         for tool, definition in tools.items():
-            found = cross_references(definition, foreign)
+            found = cross_references(definition, foreign, words=(words or {}).get((server, tool)))
             if found:
                 out.setdefault((server, tool), []).extend(found)
     return out

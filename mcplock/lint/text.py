@@ -63,6 +63,32 @@ def strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             yield from strings(v, f"{path}[{i}]")
 
 
+def texts(value: Any, out: list[str] | None = None, *, skip_name: bool = False) -> list[str]:
+    """Every string in ``value``, keys included, without paths: what :func:`strings` yields, at a
+    fraction of the cost (no path is built). ``skip_name`` leaves out the top-level ``name`` key
+    and its string value (a tool's own name)."""
+    out = [] if out is None else out
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            top_name = skip_name and k == "name"  # the key and a string value at path "name"
+            if isinstance(k, str) and not top_name:
+                out.append(k)
+            if isinstance(v, str):
+                if not top_name:
+                    out.append(v)
+            elif isinstance(v, (dict, list)):
+                texts(v, out)
+    elif isinstance(value, list):
+        for v in value:
+            if isinstance(v, str):
+                out.append(v)
+            elif isinstance(v, (dict, list)):
+                texts(v, out)
+    return out
+
+
 def root(definition: Any) -> str:
     """The JSON path of a definition's top: ``instructions`` for instructions text, else empty."""
     return "instructions" if isinstance(definition, str) else ""

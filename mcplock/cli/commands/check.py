@@ -30,7 +30,7 @@ def cmd_check(
     path = cli.lockfile
     lock = load(path)
     findings = run_check(lock, path)
-    warnings = critical_accepted(lock)  # said, but they do not fail the gate
+    warnings = critical_accepted(lock, findings)  # said, but they do not fail the gate
     code = 1 if findings else 0
     reports.write(cli, extra, code, lambda f, text: formats.check_report(
         f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path), warnings=warnings))

@@ -40,7 +40,8 @@ class Codex(Exporter):
 # The original body of the server's table (its direct keys, up to the next table header) is
 # kept verbatim; the guarded body has the launch keys replaced by `command`/`args` of the
 # guard, every other key (timeouts, tool lists, `env_vars`) left where it was. `env` and other
-# sub-tables are untouched.
+# sub-tables are untouched. (mcplock.core.export_guard then appends to `env_vars` the variables
+# the lock names for the server: Codex hands the command nothing else.)
 
 _LAUNCH = ("command", "args", "cwd", "url", "bearer_token_env_var", "http_headers", "env_http_headers")
 

@@ -48,13 +48,13 @@ def diff_report(fmt: str, diffs: list[ServerDiff], lockfile: str, exit_code: int
 def check_report(fmt: str, findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *,
                  lock_text: str | None = None, path: str | None = None, warnings: list[Finding] | None = None) -> str:
     """The whole report of `mcplock check` in a machine format (not `text`). ``warnings`` (accepted
-    items with critical findings) are in the JSON; they never change the exit code."""
+    items with critical findings) are in every format; they never change the exit code."""
     if fmt == "json":
         return dumps(check_json(findings, lock, lockfile, exit_code, warnings=warnings))
     if fmt == "markdown":
-        return check_markdown(findings, lock, lockfile, exit_code)
+        return check_markdown(findings, lock, lockfile, exit_code, warnings=warnings)
     if fmt == "sarif":
-        return dumps(check_sarif(findings, lockfile, exit_code, lock_text=lock_text, uri=path))
+        return dumps(check_sarif(findings, lockfile, exit_code, lock_text=lock_text, uri=path, warnings=warnings))
     if fmt == "github":
-        return check_github(findings, lock, lockfile, exit_code, lock_text=lock_text, path=path)
+        return check_github(findings, lock, lockfile, exit_code, lock_text=lock_text, path=path, warnings=warnings)
     raise ValueError(f"unknown format {fmt!r}")

@@ -85,13 +85,17 @@ def diff_github(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_
 
 
 def check_github(findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *, lock_text: str | None = None,
-                 path: str | None = None) -> str:
+                 path: str | None = None, warnings: list[Finding] | None = None) -> str:
+    """Problems as annotations at their level, then ``warnings`` (they never fail the gate) as
+    ``warning`` annotations, then the summary line."""
     file = path or lockfile
     lines = Lines(lock_text)
+    warnings = warnings or []
     out: list[str] = []
-    for f in findings:
+    for f in [*findings, *warnings]:
         what = plain(target(f.server, f.kind, f.name or "")) if f.kind else plain(f.server)
         out.append(_gh(GITHUB_LEVEL[CHECK_LEVEL.get(f.code, "warning")], file, lines.of(f.table),
                        f"mcplock {check_rule(f.code)}: {what}", check_message(f)))
-    out.append(f"mcplock check: {len(lock.servers)} server(s), {len(findings)} problem(s) (exit {exit_code})")
+    said = f", {len(warnings)} warning(s)" if warnings else ""
+    out.append(f"mcplock check: {len(lock.servers)} server(s), {len(findings)} problem(s){said} (exit {exit_code})")
     return "\n".join(out) + "\n"

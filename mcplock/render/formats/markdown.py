@@ -159,6 +159,8 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
             out += ["", f"Pending review (staged in the lock; review with `mcplock accept {md_text(d.name)}`):", ""]
             for p in d.pending:
                 sev = f" (**{p.detail.severity}**)" if p.detail is not None else ""
+                if p.detail is not None and p.detail.reason:  # why it got its severity, as text and JSON say
+                    sev += f" — {md_text(p.detail.reason)}"
                 out.append(f"- {md_text(p.change)} {_md_kind(p.kind)} {md_code(target(d.name, p.kind, p.name))}{sev}")
                 if p.detail is not None:
                     out += _md_findings(p.detail.findings, "  ")
@@ -177,12 +179,26 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
     return "\n".join(out) + "\n"
 
 
-def check_markdown(findings: list[Finding], lock: Lock, lockfile: str, exit_code: int) -> str:
+def _md_warnings(warnings: list[Finding]) -> list[str]:
+    if not warnings:
+        return []
+    out = ["", f"### ⚠️ {len(warnings)} warning(s) (they do not fail the gate)", ""]
+    for w in warnings:
+        item = f" {md_code(target(w.server, w.kind, w.name or ''))}" if w.kind else f" {md_code(w.server)}"
+        out.append(f"- **{md_text(w.code)}**{item}: {md_text(w.message)}. Fix: {md_text(w.hint)}")
+    return out
+
+
+def check_markdown(findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *,
+                   warnings: list[Finding] | None = None) -> str:
+    """Problems in a table, then ``warnings`` (they never fail the gate) in a list."""
     tools = sum(len(s.tools) for s in lock.servers.values())
+    warnings = warnings or []
     if not findings:
-        return (f"## ✅ mcplock check: clean (exit {exit_code})\n\n"
-                f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s): "
-                "every hash matches, nothing pending, in sync with the host configs.\n")
+        out = [f"## ✅ mcplock check: clean (exit {exit_code})", "",
+               f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s): "
+               "every hash matches, nothing pending, in sync with the host configs."]
+        return "\n".join(out + _md_warnings(warnings)) + "\n"
     out = [f"## ❌ mcplock check: {len(findings)} problem(s) (exit {exit_code})", "",
            f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s)", "",
            "| problem | server | item | message | fix |", "|---|---|---|---|---|"]
@@ -190,4 +206,4 @@ def check_markdown(findings: list[Finding], lock: Lock, lockfile: str, exit_code
         item = md_code(target(f.server, f.kind, f.name or ""), table=True) if f.kind else ""
         out.append(f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} "
                    f"| {md_text(f.hint)} |")
-    return "\n".join(out) + "\n"
+    return "\n".join(out + _md_warnings(warnings)) + "\n"

@@ -8,7 +8,9 @@ Rule ids (stable; SARIF ``ruleId``, github annotation titles):
 * ``pending/review`` — a proposal staged by ``refresh``/``add`` awaits review (diff and check);
 * ``unreachable`` — a server could not be probed;
 * ``check/<code>`` — ``check`` problems: hash-mismatch, config-changed, config-missing,
-  not-locked, config-error, source-missing, unknown-value;
+  not-locked, config-error, source-missing, unknown-value, pin-no-integrity; and its warning
+  ``check/critical-accepted`` (an accepted, enabled item with critical lint findings; level
+  ``warning``, never a failure);
 * ``lint/<rule>`` — security-lint findings on new or changed text.
 """
 
@@ -64,6 +66,10 @@ _CHECK_RULES = {
     "pin-no-integrity": ("A package pin has no integrity",
                          "What the server's command runs cannot be verified; resolve the pin again "
                          "with `mcplock update`."),
+    "critical-accepted": ("An accepted, enabled item has critical lint findings",
+                          "It was accepted by name (or before the lint knew better) and reaches the model. Review "
+                          "it with `mcplock show`; `mcplock disable` hides a tool from hosts. A warning: `mcplock "
+                          "check` does not fail on it."),
 }
 _PENDING_TEXT = ("A staged change awaits review",
                  "A proposal staged by `mcplock refresh` or `mcplock add` awaits `mcplock accept` or `mcplock reject`; "
@@ -195,9 +201,11 @@ def _lint_results(s: _Sarif, server: str, c: Any, line: int) -> None:
 
 
 def check_sarif(findings: list[Finding], lockfile: str, exit_code: int, *, lock_text: str | None = None,
-                uri: str | None = None, tool_version: str | None = None) -> dict[str, Any]:
+                uri: str | None = None, tool_version: str | None = None,
+                warnings: list[Finding] | None = None) -> dict[str, Any]:
+    """Problems, then ``warnings`` (``level: warning`` results; they never fail the gate)."""
     s = _Sarif(_uri(uri or lockfile), lock_text, "check", exit_code, tool_version)
-    for f in findings:
+    for f in [*findings, *(warnings or [])]:
         level = CHECK_LEVEL.get(f.code, "warning")
         rid = check_rule(f.code)
         if rid == PENDING_RULE:

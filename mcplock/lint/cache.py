@@ -1,0 +1,146 @@
+"""What the lint found in one definition, remembered by content hash (``mcplock check``'s warning
+lints every accepted item; most are the same from one commit to the next).
+
+An entry says "these findings, and these tool-name-like words, for the definition with this
+hash", under a version of the lint rules (:func:`rules_version`: the lint's own source, mcplock's
+version and Python's Unicode data). It is keyed by the definition's content hash, which the caller
+has verified against the definition itself this run: a definition edited in the lock has another
+hash and is linted afresh; rules that changed have another version, and entries of another version
+are never read. Nothing else about an entry is trusted: a value that does not parse is ignored.
+
+The file is ``$MCPLOCK_CACHE_DIR/lint``, else the platform's user cache directory + ``lint``
+(``~/.cache/mcplock/lint`` on Linux), one JSON file per rules version. ``MCPLOCK_LINT_CACHE=0``
+turns it off. Deleting it is always safe. A cache that cannot be read or written is no error:
+the lint then runs in full.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import sys
+import time
+import unicodedata
+from pathlib import Path
+from typing import Any
+
+from mcplock.lint.finding import LintFinding
+
+# a few locks' worth (the file is read on every `check`: ~150 bytes an entry); beyond it the
+# oldest entries this run did not use are dropped
+MAX_ENTRIES = 10_000
+STALE_DAYS = 30  # files of other rules versions untouched this long are removed
+
+
+@functools.cache
+def rules_version() -> str:
+    """A digest of everything the per-definition lint depends on: any change to a rule makes it new."""
+    import mcplock
+
+    here = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    h.update(f"{getattr(mcplock, '__version__', '')}\0{sys.version}\0{unicodedata.unidata_version}\0".encode())
+    for p in [*sorted(here.glob("*.py")), here.parent / "untrusted.py", here.parent / "severity.py"]:
+        h.update(p.name.encode() + b"\0")
+        h.update(p.read_bytes())
+    return h.hexdigest()[:32]
+
+
+def cache_dir(environ: Any = None) -> Path | None:
+    env = os.environ if environ is None else environ
+    if env.get("MCPLOCK_LINT_CACHE", "1") == "0":
+        return None
+    if env.get("MCPLOCK_CACHE_DIR"):
+        return Path(env["MCPLOCK_CACHE_DIR"]) / "lint"
+    if sys.platform.startswith("linux"):  # what platformdirs says there, without its import (~7 ms)
+        base = env.get("XDG_CACHE_HOME", "").strip()
+        return Path(base if os.path.isabs(base) else os.path.expanduser("~/.cache")) / "mcplock" / "lint"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("mcplock")) / "lint"
+
+
+class LintCache:
+    """Findings and tool-name-like words per (kind, content hash), for one rules version."""
+
+    def __init__(self, directory: Path | None):
+        self.path = directory / f"lint-{rules_version()}.json" if directory else None
+        self._entries: dict[str, list[Any]] = {}
+        self._used: set[str] = set()
+        self._dirty = False
+        if self.path is not None:
+            with contextlib.suppress(OSError, ValueError):
+                data = json.loads(self.path.read_bytes())
+                if isinstance(data, dict) and data.get("rules") == rules_version():
+                    entries = data.get("entries")
+                    self._entries = entries if isinstance(entries, dict) else {}
+
+    @classmethod
+    def open(cls) -> LintCache | None:
+        """The user's lint cache; None when it is turned off (``MCPLOCK_LINT_CACHE=0``)."""
+        try:
+            directory = cache_dir()
+            return cls(directory) if directory is not None else None
+        except OSError:
+            return None
+
+    @staticmethod
+    def key(kind: str, content_hash: str) -> str:
+        return f"{kind}:{content_hash}"
+
+    def get(self, kind: str, content_hash: str) -> tuple[list[LintFinding], frozenset[str]] | None:
+        k = self.key(kind, content_hash)
+        value = self._entries.get(k)
+        try:
+            found_raw, words = value  # type: ignore[misc]
+            if not isinstance(found_raw, list) or not isinstance(words, list):
+                return None
+            found = [LintFinding(*map(str, f)) for f in found_raw]  # four fields each, or a TypeError
+            if not all(isinstance(w, str) for w in words):
+                return None
+        except (TypeError, ValueError):  # not an entry of ours: lint afresh
+            return None
+        self._used.add(k)
+        return found, frozenset(words)
+
+    def put(self, kind: str, content_hash: str, found: list[LintFinding], words: frozenset[str]) -> None:
+        k = self.key(kind, content_hash)
+        self._entries[k] = [[f.rule, f.severity, f.message, f.where] for f in found], sorted(words)
+        self._used.add(k)
+        self._dirty = True
+
+    def save(self) -> None:
+        """Write the entries back when some are new (atomically; a failure is silent)."""
+        if self.path is None or not self._dirty:
+            return
+        entries = self._entries
+        if len(entries) > MAX_ENTRIES:
+            others = [k for k in entries if k not in self._used]  # oldest first: new keys are appended
+            keep = self._used.union(others[max(0, len(others) - max(0, MAX_ENTRIES - len(self._used))):])
+            entries = {k: v for k, v in entries.items() if k in keep}
+        import tempfile
+
+        data = json.dumps({"rules": rules_version(), "entries": entries}, separators=(",", ":")).encode()
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".lint.", suffix=".tmp", dir=self.path.parent)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, self.path)
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                return
+            self._prune()
+
+    def _prune(self) -> None:
+        assert self.path is not None
+        cutoff = time.time() - STALE_DAYS * 86400
+        for p in self.path.parent.glob("lint-*.json"):
+            with contextlib.suppress(OSError):
+                if p != self.path and p.stat().st_mtime < cutoff:
+                    p.unlink()
