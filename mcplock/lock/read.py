@@ -182,8 +182,9 @@ class _Reader:
 
     def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
         """`auth = "oauth"` or
-        `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …, scopes = …}`."""
-        from mcplock.spec import AUTH_METHODS, template_names
+        `{method = …, client-id = …, client-secret = "${VAR}", client-key = …, signing-alg = …,
+        client-metadata-url = …, scopes = …}`."""
+        from mcplock.spec import AUTH_METHODS, SIGNING_ALGS, template_names
 
         v = self.get(st, table, "auth", (str, dict))
         if v is None:
@@ -194,7 +195,8 @@ class _Reader:
         if isinstance(v, str):
             return v
         for k, x in v.items():
-            if k not in ("method", "client-id", "client-secret", "client-metadata-url", "scopes"):
+            if k not in ("method", "client-id", "client-secret", "client-key", "signing-alg", "client-metadata-url",
+                         "scopes"):
                 raise self.fail(table, f"unknown key `auth.{k}` in {self._where(table)}")
             if not isinstance(x, str):
                 raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
@@ -204,6 +206,16 @@ class _Reader:
             raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, "
                                    "never a secret",
                             hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
+        key = v.get("client-key")
+        if key is not None and ("PRIVATE KEY" in key or method != "client-credentials" or secret is not None
+                                or not v.get("client-id")):
+            raise self.fail(table, f"`auth.client-key` in {self._where(table)} must be the path or ${{VAR}} template "
+                                   "of a key (never the key) of a `client-credentials` server with a client-id "
+                                   "and no client-secret",
+                            hint="write client-key = \"${MY_CLIENT_KEY}\" and export the variable")
+        if v.get("signing-alg") is not None and (key is None or v["signing-alg"] not in SIGNING_ALGS):
+            raise self.fail(table, f"`auth.signing-alg` in {self._where(table)} must be one of "
+                                   f"{', '.join(SIGNING_ALGS)}, with a client-key")
         cimd = v.get("client-metadata-url")
         if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
             raise self.fail(table, f"`auth.client-metadata-url` in {self._where(table)} must be an https:// URL "

@@ -31,7 +31,12 @@ def main() -> int:
         browser.chmod(0o755)
         env = {**os.environ, "MCPLOCK_CONFIG_DIR": str(Path(tmp) / "cfg"), "BROWSER": str(browser), "NO_COLOR": "1"}
         args = [MCPLOCK, "inspect", url, "--format", "json", "--timeout", "20"]
-        if ctx.get("client_secret"):  # the secret goes through a variable, as in real use
+        if ctx.get("private_key_pem"):  # private_key_jwt: the key through a variable too
+            env["CONFORMANCE_CLIENT_KEY"] = ctx["private_key_pem"]
+            args += ["--oauth-client-id", ctx["client_id"], "--oauth-client-key", "${CONFORMANCE_CLIENT_KEY}"]
+            if ctx.get("signing_algorithm"):
+                args += ["--oauth-signing-alg", ctx["signing_algorithm"]]
+        elif ctx.get("client_secret"):  # the secret goes through a variable, as in real use
             env["CONFORMANCE_CLIENT_SECRET"] = ctx["client_secret"]
             args += ["--oauth-client-id", ctx["client_id"], "--oauth-client-secret", "${CONFORMANCE_CLIENT_SECRET}"]
             if "client-credentials" not in scenario:  # a confidential client in the authorization-code flow
