@@ -24,10 +24,11 @@ __all__ = ["client_for", "iter_sse", "new_client"]
 CLOSE_TIMEOUT = 2.0
 
 
-def new_client(opts: ProbeOptions, auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+def new_client(opts: ProbeOptions, auth: httpx2.Auth | None = None,
+               cls: type[httpx2.AsyncClient] = httpx2.AsyncClient) -> httpx2.AsyncClient:
     """The HTTP client of a probe: the whole-probe timeout, redirects followed, mcplock's
     User-Agent; ``auth`` (e.g. the SDK's OAuth provider) signs each request."""
-    return httpx2.AsyncClient(
+    return cls(
         auth=auth,
         timeout=httpx2.Timeout(opts.timeout),
         follow_redirects=True,
