@@ -81,7 +81,8 @@ class StreamableHttpTransport:
         msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
         if params is not None:
             msg["params"] = params
-        action = self.errors.waiting()
+        # (after the probe session, a long-lived session's own requests: named by their method)
+        action = method if self.state.step == "done" else self.errors.waiting()
         try:
             async with self.client.stream(
                 "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers()
