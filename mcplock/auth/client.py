@@ -97,12 +97,18 @@ def login_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str
     bounded by the run's timeout (the error then says to raise ``--timeout``)."""
     if spec.transport != "http" or (spec.auth is not None and spec.auth.method == "client-credentials"):
         return oauth_client(spec, opts, environ)  # (nothing to log in to: client credentials, or the SSE error)
-    from mcplock.auth.callback import open_in_browser
-    from mcplock.auth.login import _open_callback
+    from mcplock.auth.callback import LoopbackCallback, open_in_browser
+    from mcplock.auth.login import _stored_port
 
     store = TokenStore(environ)
     url = expand(spec.url or "", environ, spec.secrets)
-    callback = _open_callback(store, url, fixed_client=bool(spec.auth and spec.auth.client_id))
+    # the port the client was registered with when it is free; else any (RFC 8252 §7.3: loopback
+    # redirects match on any port). Unlike `auth login`, the registration is never dropped here:
+    # most runs need no login at all, and another run may hold the port right now.
+    try:
+        callback = LoopbackCallback(_stored_port(store, url))
+    except OSError:
+        callback = LoopbackCallback(0)
     try:
         async def redirect(auth_url: str) -> None:
             scope = parse_qs(urlsplit(auth_url).query).get("scope", [""])[0]
