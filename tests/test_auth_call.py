@@ -8,6 +8,7 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
 from test_auth import env, oauth_server, stats, stored, token_files  # noqa: F401 (env: a fixture)
 
 from conftest import run_cli
@@ -113,3 +114,40 @@ def test_client_key_options_are_checked(tmp_path):
     r = run_cli("inspect", url, "--oauth-client-id", "a", "--oauth-client-key", str(key),
                 "--oauth-signing-alg", "rs256")
     assert r.returncode == 3 and "cannot sign RS256" in r.stderr and "--oauth-signing-alg ES256" in r.stderr
+
+
+def test_lock_client_key_roundtrip_and_validation():
+    from mcplock.errors import LockfileError
+    from mcplock.lock.read import loads
+    from mcplock.lock.write import dumps
+
+    text = ('version = 1\n[server.a]\ntransport = "http"\nurl = "http://x/mcp"\n'
+            'auth = {method = "client-credentials", client-id = "ci", client-key = "${K}", signing-alg = "ES256"}\n'
+            'policy = "all"\n')
+    lock = loads(text)
+    assert lock.servers["a"].auth == {"method": "client-credentials", "client-id": "ci", "client-key": "${K}",
+                                      "signing-alg": "ES256"}
+    assert loads(dumps(lock)).servers["a"].auth == lock.servers["a"].auth
+    for bad in (text.replace("${K}", "-----BEGIN PRIVATE KEY-----"),  # the key itself
+                text.replace('"client-credentials"', '"oauth"'),
+                text.replace('client-id = "ci", ', ""),
+                text.replace('client-key = "${K}"', 'client-key = "${K}", client-secret = "${S}"')):
+        with pytest.raises(LockfileError, match="client-key"):
+            loads(bad)
+    with pytest.raises(LockfileError, match="signing-alg"):
+        loads(text.replace("ES256", "HS256"))
+
+
+def test_a_pulled_lock_with_a_client_key_needs_trust(tmp_path, env):  # noqa: F811
+    key, pub = _keypair(tmp_path)
+    with oauth_server("--jwt-client", f"ci-bot:{pub}") as (url, issuer):
+        e = {**env, "CI_KEY": str(key)}
+        r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-key", "${CI_KEY}", env=e)
+        assert r.returncode == 0, r.stderr
+        pulled = tmp_path / "pulled"
+        pulled.mkdir()
+        (pulled / "mcp.lock").write_text(Path("mcp.lock").read_text())
+        r = run_cli("diff", env=e, cwd=str(pulled))  # another project: nothing trusted there yet
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert "signs with the key ${CI_KEY}" in r.stderr and "mcplock trust ci" in r.stderr
+        assert stats(issuer)["token:client_credentials"] == 1  # nothing was sent for it
