@@ -141,6 +141,26 @@ class AuthSpec:
                    signing_alg=value.get("signing-alg"))
 
 
+def auth_table_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | None:
+    """What is wrong with an ``auth`` table of a lock, as (key, what, hint); None if nothing."""
+    method, secret, key = v.get("method"), v.get("client-secret"), v.get("client-key")
+    names = template_names(secret) if secret is not None else []
+    if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
+        return ("client-secret", "must be a ${VAR} template, never a secret",
+                'write client-secret = "${MY_CLIENT_SECRET}" and export the variable')
+    if key is not None and ("PRIVATE KEY" in key or method != "client-credentials" or secret is not None
+                            or not v.get("client-id")):
+        return ("client-key", "must be the path or ${VAR} template of a key (never the key) of a "
+                "`client-credentials` server with a client-id and no client-secret",
+                'write client-key = "${MY_CLIENT_KEY}" and export the variable')
+    if v.get("signing-alg") is not None and (key is None or v["signing-alg"] not in SIGNING_ALGS):
+        return "signing-alg", f"must be one of {', '.join(SIGNING_ALGS)}, with a client-key", None
+    cimd = v.get("client-metadata-url")
+    if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
+        return "client-metadata-url", "must be an https:// URL of an `oauth` server", None
+    return None
+
+
 def expand(value: str, environ: Mapping[str, str] | None = None, secrets: Mapping[str, str] | None = None) -> str:
     """Expand ``${VAR}`` and ``${VAR:-default}`` like Claude Code does.
 

@@ -184,7 +184,7 @@ class _Reader:
         """`auth = "oauth"` or
         `{method = …, client-id = …, client-secret = "${VAR}", client-key = …, signing-alg = …,
         client-metadata-url = …, scopes = …}`."""
-        from mcplock.spec import AUTH_METHODS, SIGNING_ALGS, template_names
+        from mcplock.spec import AUTH_METHODS, auth_table_problem
 
         v = self.get(st, table, "auth", (str, dict))
         if v is None:
@@ -200,26 +200,10 @@ class _Reader:
                 raise self.fail(table, f"unknown key `auth.{k}` in {self._where(table)}")
             if not isinstance(x, str):
                 raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
-        secret = v.get("client-secret")
-        names = template_names(secret) if secret is not None else []
-        if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
-            raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, "
-                                   "never a secret",
-                            hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
-        key = v.get("client-key")
-        if key is not None and ("PRIVATE KEY" in key or method != "client-credentials" or secret is not None
-                                or not v.get("client-id")):
-            raise self.fail(table, f"`auth.client-key` in {self._where(table)} must be the path or ${{VAR}} template "
-                                   "of a key (never the key) of a `client-credentials` server with a client-id "
-                                   "and no client-secret",
-                            hint="write client-key = \"${MY_CLIENT_KEY}\" and export the variable")
-        if v.get("signing-alg") is not None and (key is None or v["signing-alg"] not in SIGNING_ALGS):
-            raise self.fail(table, f"`auth.signing-alg` in {self._where(table)} must be one of "
-                                   f"{', '.join(SIGNING_ALGS)}, with a client-key")
-        cimd = v.get("client-metadata-url")
-        if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
-            raise self.fail(table, f"`auth.client-metadata-url` in {self._where(table)} must be an https:// URL "
-                            "of an `oauth` server")
+        problem = auth_table_problem(v)
+        if problem is not None:
+            key, what, hint = problem
+            raise self.fail(table, f"`auth.{key}` in {self._where(table)} {what}", hint=hint)
         return dict(v)
 
     def package(self, table: tuple[str, ...], st: dict[str, Any]) -> PackagePin | None:
