@@ -87,6 +87,9 @@ def stored_spec(transport: str, command: str | None, args: Sequence[str], env: M
 # --- auth (the method only: tokens live in the user's token store, never in the lock) ------
 
 AUTH_METHODS: tuple[str, ...] = ("oauth", "client-credentials")
+# JWS algorithms of a private_key_jwt client assertion (RFC 7518; EdDSA: RFC 8037)
+SIGNING_ALGS: tuple[str, ...] = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
+                                 "EdDSA")
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,10 @@ class AuthSpec:
     ``method = "oauth"``: authorization code + PKCE — dynamic registration, or a pre-registered
     client (``client_id``; with ``client_secret`` a confidential one), or a client ID metadata
     document (``client_metadata_url``, an HTTPS URL that is the client id).
-    ``method = "client-credentials"``: the client_credentials grant (CI), id and secret.
+    ``method = "client-credentials"``: the client_credentials grant (CI), id and secret — or id
+    and a private key (``client_key``: a file path or a ``${VAR}`` template, never the key; the
+    client authenticates with a JWT it signs, RFC 7523 ``private_key_jwt``; ``signing_alg``
+    chooses the algorithm, else the key's type does).
     """
 
     method: str  # "oauth" (authorization code + PKCE) | "client-credentials"
@@ -104,15 +110,21 @@ class AuthSpec:
     client_secret: str | None = None
     scopes: str | None = None
     client_metadata_url: str | None = None
+    client_key: str | None = None
+    signing_alg: str | None = None
 
     def stored(self) -> str | dict[str, str]:
-        """``"oauth"``, or a table ``{method, client-id, client-secret, client-metadata-url, scopes}``
-        (lock key ``auth``)."""
+        """``"oauth"``, or a table ``{method, client-id, client-secret, client-key, signing-alg,
+        client-metadata-url, scopes}`` (lock key ``auth``)."""
         out: dict[str, str] = {"method": self.method}
         if self.client_id is not None:
             out["client-id"] = self.client_id
         if self.client_secret is not None:
             out["client-secret"] = self.client_secret
+        if self.client_key is not None:
+            out["client-key"] = self.client_key
+        if self.signing_alg is not None:
+            out["signing-alg"] = self.signing_alg
         if self.client_metadata_url is not None:
             out["client-metadata-url"] = self.client_metadata_url
         if self.scopes is not None:
@@ -125,7 +137,28 @@ class AuthSpec:
             return cls(method=value)
         return cls(method=value["method"], client_id=value.get("client-id"),
                    client_secret=value.get("client-secret"), scopes=value.get("scopes"),
-                   client_metadata_url=value.get("client-metadata-url"))
+                   client_metadata_url=value.get("client-metadata-url"), client_key=value.get("client-key"),
+                   signing_alg=value.get("signing-alg"))
+
+
+def auth_table_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | None:
+    """What is wrong with an ``auth`` table of a lock, as (key, what, hint); None if nothing."""
+    method, secret, key = v.get("method"), v.get("client-secret"), v.get("client-key")
+    names = template_names(secret) if secret is not None else []
+    if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
+        return ("client-secret", "must be a ${VAR} template, never a secret",
+                'write client-secret = "${MY_CLIENT_SECRET}" and export the variable')
+    if key is not None and ("PRIVATE KEY" in key or method != "client-credentials" or secret is not None
+                            or not v.get("client-id")):
+        return ("client-key", "must be the path or ${VAR} template of a key (never the key) of a "
+                "`client-credentials` server with a client-id and no client-secret",
+                'write client-key = "${MY_CLIENT_KEY}" and export the variable')
+    if v.get("signing-alg") is not None and (key is None or v["signing-alg"] not in SIGNING_ALGS):
+        return "signing-alg", f"must be one of {', '.join(SIGNING_ALGS)}, with a client-key", None
+    cimd = v.get("client-metadata-url")
+    if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
+        return "client-metadata-url", "must be an https:// URL of an `oauth` server", None
+    return None
 
 
 def expand(value: str, environ: Mapping[str, str] | None = None, secrets: Mapping[str, str] | None = None) -> str:

@@ -18,16 +18,16 @@ server URL.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import httpx2
 
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe import HttpClientFactory, ProbeOptions
     from mcplock.spec import ServerSpec
 
-__all__ = ["LOGIN_ENV", "http_client", "wants_oauth"]
+__all__ = ["LOGIN_ENV", "http_client", "login_http_client", "wants_oauth"]
 
 # Set (to "1") in ProbeOptions.environ by `--login` / `mcplock auth login`: a browser flow may
 # start even without a TTY. "0" forbids it even on a TTY.
@@ -64,3 +64,22 @@ def http_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]
     from mcplock.probe.http import new_client
 
     return new_client(opts)
+
+
+def login_http_client(say: Callable[[str], None]) -> HttpClientFactory:
+    """A ``ProbeOptions.http_client`` factory for a run that may log in in the browser
+    (``mcplock call --login``, or at a terminal): a server that uses OAuth (its ``auth`` is
+    set, or a login is stored) gets :func:`mcplock.auth.client.login_client`, so a login or a
+    scope step-up happens inside the request that needs it; every other server as with
+    :func:`http_client`. ``say`` shows the authorization URL."""
+
+    def factory(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]) -> httpx2.AsyncClient:
+        header = any(k.lower() == "authorization" for k in spec.headers)
+        if spec.transport == "http" and spec.url and not header and (spec.auth is not None
+                                                                      or wants_oauth(spec, environ)):
+            from mcplock.auth.client import login_client
+
+            return login_client(spec, opts, environ, say)
+        return http_client(spec, opts, environ)
+
+    return factory

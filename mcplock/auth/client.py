@@ -1,8 +1,13 @@
 """The HTTP client a probe uses for a server on the OAuth path: httpx2 carrying the SDK's
-provider. Never interactive: a stored token is used, refreshed when it has expired (at the
-token endpoint discovered at login, remembered in the store), client credentials are
-exchanged; when a person would have to log in, the probe fails with a ProbeError whose
-next action is the command that logs in (``mcplock auth login NAME``)."""
+provider. :func:`oauth_client` is never interactive: a stored token is used, refreshed when it
+has expired (at the token endpoint discovered at login, remembered in the store), client
+credentials are exchanged; when a person would have to log in, the probe fails with a
+ProbeError whose next action is the command that logs in (``mcplock auth login NAME``).
+
+:func:`login_client` is for a run that may log in (``mcplock call --login``, or at a
+terminal): the browser flow runs inside the request that needed it — a first login, or a
+scope step-up when the server answers ``403 insufficient_scope`` (say, on ``tools/call``
+only) — and the SDK sends that request again with the new token."""
 
 from __future__ import annotations
 
@@ -14,11 +19,12 @@ import httpx2
 from mcp.shared.auth import AuthorizationCodeResult
 
 from mcplock.auth.provider import build_provider
+from mcplock.auth.store import TokenStore
 from mcplock.errors import COMMAND, ProbeError
 from mcplock.probe import ProbeOptions
 from mcplock.probe.errors import login_action
 from mcplock.probe.http import new_client
-from mcplock.spec import ServerSpec
+from mcplock.spec import ServerSpec, expand
 
 
 def _not_interactive(spec: ServerSpec, provider: Any) -> tuple[Callable[[str], Any], Callable[[], Any]]:
@@ -67,3 +73,57 @@ def oauth_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str
     if not (spec.auth and spec.auth.method == "client-credentials"):
         provider.context.redirect_handler, provider.context.callback_handler = _not_interactive(spec, provider)
     return new_client(opts, auth=provider)
+
+
+class _ClientWithCallback(httpx2.AsyncClient):
+    """An httpx2 client that closes the login's loopback listener with itself."""
+
+    callback: Any = None
+
+    async def aclose(self) -> None:
+        try:
+            await super().aclose()
+        finally:
+            if self.callback is not None:
+                self.callback.close()
+                self.callback = None
+
+
+def login_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str],
+                 say: Callable[[str], None]) -> httpx2.AsyncClient:
+    """The client of a run that may log in: when the server asks for a login or for more scopes,
+    the authorization URL is shown through ``say`` and opened in the browser, the loopback
+    callback receives the code, and the request goes out again. The wait for the browser is
+    bounded by the run's timeout (the error then says to raise ``--timeout``)."""
+    if spec.transport != "http" or (spec.auth is not None and spec.auth.method == "client-credentials"):
+        return oauth_client(spec, opts, environ)  # (nothing to log in to: client credentials, or the SSE error)
+    from mcplock.auth.callback import LoopbackCallback, open_in_browser
+    from mcplock.auth.login import _stored_port
+
+    store = TokenStore(environ)
+    url = expand(spec.url or "", environ, spec.secrets)
+    # the port the client was registered with when it is free; else any (RFC 8252 §7.3: loopback
+    # redirects match on any port). Unlike `auth login`, the registration is never dropped here:
+    # most runs need no login at all, and another run may hold the port right now.
+    try:
+        callback = LoopbackCallback(_stored_port(store, url))
+    except OSError:
+        callback = LoopbackCallback(0)
+    try:
+        async def redirect(auth_url: str) -> None:
+            scope = parse_qs(urlsplit(auth_url).query).get("scope", [""])[0]
+            say(f"Log in to `{spec.name}` in your browser{f' (scopes: {scope})' if scope else ''}. "
+                f"If no browser opens, open this URL:\n\n  {auth_url}\n")
+            await open_in_browser(auth_url)
+
+        async def wait() -> AuthorizationCodeResult:
+            return await callback.wait(max(opts.timeout * 0.9, 1.0), spec)
+
+        provider = build_provider(spec, environ, redirect_uri=callback.redirect_uri, redirect_handler=redirect,
+                                  callback_handler=wait, store=store)
+        client = new_client(opts, auth=provider, cls=_ClientWithCallback)
+    except BaseException:
+        callback.close()
+        raise
+    client.callback = callback
+    return client

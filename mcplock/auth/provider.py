@@ -19,7 +19,11 @@ from typing import Any
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError
-from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+from mcp.client.auth.extensions.client_credentials import (
+    ClientCredentialsOAuthProvider,
+    PrivateKeyJWTOAuthProvider,
+    SignedJWTParameters,
+)
 from mcp.shared.auth import (
     OAuthClientInformationFull,
     OAuthClientMetadata,
@@ -150,7 +154,8 @@ class _Restoring:
         except (ProbeError, httpx2.HTTPError):
             raise
         except Exception as e:
-            new = translate(e, self.spec, cc=isinstance(self, ClientCredentialsProvider))
+            new = translate(e, self.spec, cc=isinstance(self, (ClientCredentialsProvider,
+                                                               JWTClientCredentialsProvider)))
             if new is e:
                 raise
             raise new from None
@@ -194,6 +199,10 @@ class AuthCodeProvider(_Restoring, OAuthClientProvider):
 
 class ClientCredentialsProvider(_Restoring, ClientCredentialsOAuthProvider):
     pass
+
+
+class JWTClientCredentialsProvider(_Restoring, PrivateKeyJWTOAuthProvider):
+    """Client credentials, the client authenticated by a JWT signed with its key (RFC 7523)."""
 
 
 def _oauth_error(body: bytes) -> str | None:
@@ -241,22 +250,8 @@ def build_provider(
     auth = spec.auth or AuthSpec("oauth")
     provider: OAuthClientProvider
     if auth.method == "client-credentials":
-        if not auth.client_id:
-            raise ProbeError("config", f"server `{spec.name}`: client credentials need a client id",
-                             hint="pass --oauth-client-id ID --oauth-client-secret '${VAR}'")
-        secret = _client_secret(spec, auth, environ)
-        if secret is None:
-            raise ProbeError("config", f"server `{spec.name}`: client credentials need a client secret",
-                             hint="pass --oauth-client-secret '${VAR}' and export VAR")
-        storage = FileTokenStorage(store, url, "client-credentials")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # `issuer` omitted: discovery names the authorization server
-            provider = ClientCredentialsProvider(
-                server_url=url, storage=storage, client_id=auth.client_id, client_secret=secret,
-                token_endpoint_auth_method="client_secret_basic", scope=auth.scopes,
-            )
+        provider = _client_credentials(spec, auth, environ, url, store)
         provider.spec = spec  # type: ignore[attr-defined]
-        storage.provider = provider
         return provider
     storage = FileTokenStorage(store, url, "oauth")
     uri = redirect_uri or "http://127.0.0.1/callback"
@@ -289,6 +284,36 @@ def build_provider(
     return code
 
 
+def _client_credentials(spec: ServerSpec, auth: AuthSpec, environ: Mapping[str, str], url: str,
+                        store: TokenStore) -> OAuthClientProvider:
+    if not auth.client_id:
+        raise ProbeError("config", f"server `{spec.name}`: client credentials need a client id",
+                         hint="pass --oauth-client-id ID --oauth-client-secret '${VAR}'")
+    storage = FileTokenStorage(store, url, "client-credentials")
+    provider: OAuthClientProvider
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # `issuer` omitted: discovery names the authorization server
+        if auth.client_key is not None:
+            from mcplock.auth.keys import load_client_key
+
+            pem, alg = load_client_key(spec, environ)
+            signer = SignedJWTParameters(issuer=auth.client_id, subject=auth.client_id, signing_key=pem,
+                                         signing_algorithm=alg, lifetime_seconds=120).create_assertion_provider()
+            provider = JWTClientCredentialsProvider(server_url=url, storage=storage, client_id=auth.client_id,
+                                                    assertion_provider=signer, scope=auth.scopes)
+        else:
+            secret = _client_secret(spec, auth, environ)
+            if secret is None:
+                raise ProbeError("config", f"server `{spec.name}`: client credentials need a client secret",
+                                 hint="pass --oauth-client-secret '${VAR}' and export VAR (or --oauth-client-key)")
+            provider = ClientCredentialsProvider(
+                server_url=url, storage=storage, client_id=auth.client_id, client_secret=secret,
+                token_endpoint_auth_method="client_secret_basic", scope=auth.scopes,
+            )
+    storage.provider = provider
+    return provider
+
+
 # --- errors ----------------------------------------------------------------------------------
 
 
@@ -307,7 +332,8 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False) -> BaseEx
     if isinstance(e, OAuthTokenError):
         low = text.lower()
         if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
-            step = (Action("advice", "check --oauth-client-id and that the secret variable holds the right value") if cc
+            step = (Action("advice", "check --oauth-client-id and that the secret variable (or the client key) "
+                                     "is the one registered") if cc
                     else login_action(spec, "check --oauth-client-id, or drop it to register dynamically;"
                                             f" then run `{COMMAND}`"))
             return ProbeError("auth", f"server `{name}`: the authorization server rejected the client: {text}",

@@ -32,6 +32,9 @@ SCOPES_HELP = "OAuth: the scopes to ask for, space-separated (default: what the 
 GRANT_HELP = ("OAuth: authorization-code (log in in the browser; with --oauth-client-secret a confidential "
               "pre-registered client) or client-credentials (CI). Default: client-credentials with a secret, "
               "else authorization-code.")
+CLIENT_KEY_HELP = ("OAuth: client credentials with a signed JWT (private_key_jwt) instead of a secret: the path of "
+                   "the PEM private key, or a ${VAR} template holding the PEM or its path (never the key itself).")
+SIGNING_ALG_HELP = "OAuth: the JWT algorithm for --oauth-client-key (default: from the key: RS256, ES256, EdDSA…)."
 CLIENT_METADATA_URL_HELP = ("OAuth: an https:// URL of a client ID metadata document (the URL is the client id), "
                             "used where the authorization server supports it, else dynamic registration.")
 
@@ -50,6 +53,8 @@ OAUTH_CLIENT_SECRET = typer.Option(None, "--oauth-client-secret", help=CLIENT_SE
 OAUTH_SCOPES = typer.Option(None, "--oauth-scopes", help=SCOPES_HELP)
 OAUTH_GRANT = typer.Option(None, "--oauth-grant", help=GRANT_HELP)
 OAUTH_CLIENT_METADATA_URL = typer.Option(None, "--oauth-client-metadata-url", help=CLIENT_METADATA_URL_HELP)
+OAUTH_CLIENT_KEY = typer.Option(None, "--oauth-client-key", metavar="FILE|${VAR}", help=CLIENT_KEY_HELP)
+OAUTH_SIGNING_ALG = typer.Option(None, "--oauth-signing-alg", metavar="ALG", help=SIGNING_ALG_HELP)
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,8 @@ class ProbeArgs:
     oauth_scopes: str | None = None
     oauth_grant: str | None = None
     oauth_client_metadata_url: str | None = None
+    oauth_client_key: str | None = None
+    oauth_signing_alg: str | None = None
 
     def options(self, cli: Cli):  # type: ignore[no-untyped-def]
         """The ProbeOptions of this run (built by the core)."""
@@ -83,7 +90,8 @@ class ProbeArgs:
         from mcplock.core.oauth import auth_spec
 
         return auth_spec(self.oauth_client_id, self.oauth_client_secret, self.oauth_scopes, self.oauth_grant,
-                         self.oauth_client_metadata_url)
+                         self.oauth_client_metadata_url, client_key=self.oauth_client_key,
+                         signing_alg=self.oauth_signing_alg)
 
     def client(self) -> dict[str, str] | None:
         from mcplock.core.specs import client_identity
@@ -110,6 +118,8 @@ _OAUTH: list[tuple[str, Any, Any]] = [
     ("oauth_scopes", str | None, OAUTH_SCOPES),
     ("oauth_grant", str | None, OAUTH_GRANT),
     ("oauth_client_metadata_url", str | None, OAUTH_CLIENT_METADATA_URL),
+    ("oauth_client_key", str | None, OAUTH_CLIENT_KEY),
+    ("oauth_signing_alg", str | None, OAUTH_SIGNING_ALG),
 ]
 _NAMES = {f.name for f in fields(ProbeArgs)}
 

@@ -35,11 +35,13 @@ def login_allowed(requested: bool, environ: Mapping[str, str] | None = None) -> 
 
 
 def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | None,
-              grant: str | None = None, client_metadata_url: str | None = None) -> AuthSpec | None:
+              grant: str | None = None, client_metadata_url: str | None = None, *,
+              client_key: str | None = None, signing_alg: str | None = None) -> AuthSpec | None:
     """The ``auth`` of a server from the command-line options (None when none is given).
 
     A secret means the client_credentials grant unless ``--oauth-grant authorization-code``
-    asks for a confidential client in the authorization-code flow."""
+    asks for a confidential client in the authorization-code flow. A client key (a path or a
+    ``${VAR}`` template) means client credentials with a signed JWT (``private_key_jwt``)."""
     if grant is not None and grant not in GRANTS:
         raise UsageError(f"--oauth-grant takes {' or '.join(GRANTS)}")
     if client_secret is not None:
@@ -50,8 +52,10 @@ def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | No
                                    " and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
         if not client_id:
             raise UsageError("--oauth-client-secret needs --oauth-client-id")
-    elif grant == "client-credentials":
-        raise UsageError("--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret '${VAR}'")
+    signing_alg = _key_options(client_id, client_secret, client_key, signing_alg, grant)
+    if client_secret is None and client_key is None and grant == "client-credentials":
+        raise UsageError("--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret '${VAR}' "
+                         "(or --oauth-client-key)")
     if client_metadata_url is not None:
         from urllib.parse import urlsplit
 
@@ -59,15 +63,51 @@ def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | No
         if p.scheme != "https" or not p.netloc or p.path in ("", "/"):
             raise UsageError("--oauth-client-metadata-url takes an https:// URL with a path "
                              "(e.g. https://example.com/mcplock/client.json)")
-        if client_id or grant == "client-credentials" or client_secret is not None:
+        if client_id or grant == "client-credentials" or client_secret is not None or client_key is not None:
             raise UsageError("--oauth-client-metadata-url is a client id of its own: not with --oauth-client-id, "
-                             "a secret or client credentials")
+                             "a secret, a key or client credentials")
+    if client_key is not None:
+        return AuthSpec("client-credentials", client_id=client_id, client_key=client_key, signing_alg=signing_alg,
+                        scopes=scopes or None)
     if client_secret is not None and grant != "authorization-code":
         return AuthSpec("client-credentials", client_id=client_id, client_secret=client_secret, scopes=scopes or None)
     if client_id or client_secret or scopes or client_metadata_url or grant:
         return AuthSpec("oauth", client_id=client_id or None, client_secret=client_secret, scopes=scopes or None,
                         client_metadata_url=client_metadata_url)
     return None
+
+
+def _key_options(client_id: str | None, client_secret: str | None, client_key: str | None,
+                 signing_alg: str | None, grant: str | None) -> str | None:
+    """Check ``--oauth-client-key`` / ``--oauth-signing-alg``; the algorithm as spelled in JWS."""
+    from mcplock.spec import SIGNING_ALGS
+
+    if signing_alg is not None:
+        if client_key is None:
+            raise UsageError("--oauth-signing-alg needs --oauth-client-key")
+        known = {a.lower(): a for a in SIGNING_ALGS}
+        if signing_alg.lower() not in known:
+            raise UsageError(f"--oauth-signing-alg takes one of {', '.join(SIGNING_ALGS)}",
+                             hint="or leave it out: the key's type chooses (RSA: RS256, EC: ES256/384/512, "
+                                  "Ed25519: EdDSA)")
+        signing_alg = known[signing_alg.lower()]
+    if client_key is None:
+        return None
+    if "-----BEGIN" in client_key or "PRIVATE KEY" in client_key:
+        raise SecretError("--oauth-client-key takes the path of the key file or a ${VAR} template, "
+                          "never the key itself",
+                          hint="pass --oauth-client-key path/to/key.pem, or export MCP_CLIENT_KEY=… (the PEM, or "
+                               "its path) and pass --oauth-client-key '${MCP_CLIENT_KEY}'")
+    if not client_key.strip():
+        raise UsageError("--oauth-client-key is empty", hint="pass the path of a PEM private key, or '${VAR}'")
+    if not client_id:
+        raise UsageError("--oauth-client-key needs --oauth-client-id (the key signs as that client)")
+    if client_secret is not None:
+        raise UsageError("--oauth-client-key and --oauth-client-secret are two ways to authenticate: give one")
+    if grant == "authorization-code":
+        raise UsageError("--oauth-client-key is for the client_credentials grant",
+                         hint="drop --oauth-grant authorization-code")
+    return signing_alg
 
 
 def lock_auth(spec: ServerSpec) -> str | dict[str, str] | None:
@@ -107,6 +147,7 @@ def login_command(spec: ServerSpec, locked: bool) -> str:
     a = spec.auth
     if a is not None:
         for opt, v in (("--oauth-client-id", a.client_id), ("--oauth-client-secret", a.client_secret),
+                       ("--oauth-client-key", a.client_key), ("--oauth-signing-alg", a.signing_alg),
                        ("--oauth-client-metadata-url", a.client_metadata_url), ("--oauth-scopes", a.scopes)):
             if v:
                 parts += [opt, shlex.quote(v)]

@@ -70,6 +70,8 @@ def launch_dict(spec: ServerSpec) -> dict[str, object]:
         out.update(url=spec.url, headers=dict(sorted(spec.headers.items())))
         if spec.auth is not None and spec.auth.client_secret:
             out["client-secret"] = spec.auth.client_secret
+        if spec.auth is not None and spec.auth.client_key:  # a key it signs with: what is read, and where
+            out["client-key"] = spec.auth.client_key
     return out
 
 
@@ -85,6 +87,8 @@ def received(spec: ServerSpec) -> list[str]:
         texts = [spec.url or "", *spec.headers.values()]
         if spec.auth is not None and spec.auth.client_secret:
             texts.append(spec.auth.client_secret)
+        if spec.auth is not None and spec.auth.client_key:
+            texts.append(spec.auth.client_key)
     names = [n for t in texts for n in template_names(t) if n != "MCPLOCK_PROJECT_DIR"]
     if spec.transport == "stdio":
         names += list(spec.pass_env)
@@ -92,7 +96,8 @@ def received(spec: ServerSpec) -> list[str]:
 
 
 def needs_trust(spec: ServerSpec) -> bool:
-    return spec.transport == "stdio" or bool(received(spec))
+    # a client key (even a literal path) is a private key of this machine put to use: asked first
+    return spec.transport == "stdio" or bool(received(spec)) or bool(spec.auth is not None and spec.auth.client_key)
 
 
 def describe(spec: ServerSpec) -> str:
@@ -105,6 +110,8 @@ def describe(spec: ServerSpec) -> str:
     else:
         heads = "".join(f" -H {shlex.quote(f'{k}: {v}')}" for k, v in sorted(spec.headers.items()))
         what = f"{spec.transport} {spec.url}{heads}"
+        if spec.auth is not None and spec.auth.client_key:
+            what += f"  (signs with the key {spec.auth.client_key})"
     line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
     names = received(spec)
     if names:

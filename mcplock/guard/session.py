@@ -147,8 +147,12 @@ class GuardedSession:
 
 def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Approver = False, timeout: float = 30.0,
                  client_name: str | None = None, client_version: str | None = None,
-                 environ: Any = None) -> GuardedSession:
+                 environ: Any = None, login: Callable[[str], None] | None = None) -> GuardedSession:
     """A :class:`GuardedSession` on the locked server ``name`` (not yet connected).
+
+    ``login``: an OAuth login in the browser may happen inside a request (a first login, or a
+    scope step-up on ``403 insufficient_scope``); it shows the authorization URL. Without it a
+    request that needs one fails with the command that logs in.
 
     Raises :class:`~mcplock.errors.UntrustedError` when this machine has not trusted the
     server's launch spec in this project (`mcplock trust NAME`; in CI the lock is the
@@ -163,6 +167,12 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     srv = locked_server(lock, name, lockfile)
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
                          environ=environ)
+    if login is not None:
+        from dataclasses import replace
+
+        from mcplock.auth import login_http_client
+
+        opts = replace(opts, http_client=login_http_client(login))
     spec = locked_specs([srv], lock_dir(lockfile), use_stored_client=not client_name)[0]
     trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)},
                environ=environ)

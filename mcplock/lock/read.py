@@ -182,8 +182,9 @@ class _Reader:
 
     def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
         """`auth = "oauth"` or
-        `{method = …, client-id = …, client-secret = "${VAR}", client-metadata-url = …, scopes = …}`."""
-        from mcplock.spec import AUTH_METHODS, template_names
+        `{method = …, client-id = …, client-secret = "${VAR}", client-key = …, signing-alg = …,
+        client-metadata-url = …, scopes = …}`."""
+        from mcplock.spec import AUTH_METHODS, auth_table_problem
 
         v = self.get(st, table, "auth", (str, dict))
         if v is None:
@@ -194,20 +195,15 @@ class _Reader:
         if isinstance(v, str):
             return v
         for k, x in v.items():
-            if k not in ("method", "client-id", "client-secret", "client-metadata-url", "scopes"):
+            if k not in ("method", "client-id", "client-secret", "client-key", "signing-alg", "client-metadata-url",
+                         "scopes"):
                 raise self.fail(table, f"unknown key `auth.{k}` in {self._where(table)}")
             if not isinstance(x, str):
                 raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
-        secret = v.get("client-secret")
-        names = template_names(secret) if secret is not None else []
-        if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
-            raise self.fail(table, f"`auth.client-secret` in {self._where(table)} must be a ${{VAR}} template, "
-                                   "never a secret",
-                            hint="write client-secret = \"${MY_CLIENT_SECRET}\" and export the variable")
-        cimd = v.get("client-metadata-url")
-        if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
-            raise self.fail(table, f"`auth.client-metadata-url` in {self._where(table)} must be an https:// URL "
-                            "of an `oauth` server")
+        problem = auth_table_problem(v)
+        if problem is not None:
+            key, what, hint = problem
+            raise self.fail(table, f"`auth.{key}` in {self._where(table)} {what}", hint=hint)
         return dict(v)
 
     def package(self, table: tuple[str, ...], st: dict[str, Any]) -> PackagePin | None:

@@ -24,10 +24,11 @@ __all__ = ["client_for", "iter_sse", "new_client"]
 CLOSE_TIMEOUT = 2.0
 
 
-def new_client(opts: ProbeOptions, auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+def new_client(opts: ProbeOptions, auth: httpx2.Auth | None = None,
+               cls: type[httpx2.AsyncClient] = httpx2.AsyncClient) -> httpx2.AsyncClient:
     """The HTTP client of a probe: the whole-probe timeout, redirects followed, mcplock's
     User-Agent; ``auth`` (e.g. the SDK's OAuth provider) signs each request."""
-    return httpx2.AsyncClient(
+    return cls(
         auth=auth,
         timeout=httpx2.Timeout(opts.timeout),
         follow_redirects=True,
@@ -116,9 +117,18 @@ def content_type(resp: httpx2.Response) -> str:
 # --- SSE parsing (bounded) ------------------------------------------------------------------
 
 
-async def iter_sse(chunks: AsyncIterator[bytes], max_bytes: int, too_large: Any) -> AsyncIterator[tuple[str, bytes]]:
+class SseCursor:
+    """Where a stream can be resumed: the last event ``id`` and the ``retry`` delay it gave."""
+
+    last_id: str | None = None
+    retry_ms: int | None = None
+
+
+async def iter_sse(chunks: AsyncIterator[bytes], max_bytes: int, too_large: Any,
+                   cursor: SseCursor | None = None) -> AsyncIterator[tuple[str, bytes]]:
     """Yield ``(event, data)`` for each Server-Sent Event (data as raw bytes, decoded by the
     strict JSON parser); an event or line larger than ``max_bytes`` raises ``too_large()``.
+    ``cursor`` (if given) follows the ``id`` and ``retry`` fields.
     (httpx2's own EventSource decodes text and has no size bound, so it is not used.)"""
     buf = bytearray()
     event = ""
@@ -148,7 +158,11 @@ async def iter_sse(chunks: AsyncIterator[bytes], max_bytes: int, too_large: Any)
             if size > max_bytes:
                 raise too_large()
             data.append(value)
-        return None  # id / retry / unknown fields: ignored
+        elif cursor is not None and name == b"id" and len(value) <= 256 and value.isascii() and b"\0" not in value:
+            cursor.last_id = value.decode("ascii") or None  # (an empty id resets it: nothing to resume)
+        elif cursor is not None and name == b"retry" and value.isdigit() and len(value) <= 9:
+            cursor.retry_ms = int(value)
+        return None  # unknown fields: ignored
 
     async for chunk in chunks:
         buf += chunk

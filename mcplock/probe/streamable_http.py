@@ -3,7 +3,10 @@ stream; the session id and protocol version sent back as headers; DELETE at the 
 
 A long-lived session (the guard: ``on_message`` set) also listens on the standalone GET
 stream, where the server sends what answers no request (``list_changed``, its own requests).
-"""
+
+A stream that ends before the answer is resumed where the server made that possible (it gave
+its events ids): a GET with ``Last-Event-ID`` after the ``retry`` delay it asked for, at most
+``MAX_RESUMES`` times, all within the request's own timeout."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from mcplock.errors import ProbeError
 from mcplock.probe._common import State, answer_server_request, dumps, is_jsonrpc, is_response, is_server_request
 from mcplock.probe.http import (
     CLOSE_TIMEOUT,
+    SseCursor,
     client_for,
     content_type,
     errors_for,
@@ -35,6 +39,9 @@ if TYPE_CHECKING:
 
 LISTEN_PAUSE = 1.0  # seconds before the standalone stream is opened again after it ended
 LISTEN_RETRIES = 5  # streams in a row that end without a message before the guard stops listening
+MAX_RESUMES = 5
+DEFAULT_RETRY_MS = 1000  # when the server named no retry delay
+MAX_RETRY_MS = 30_000
 
 
 class StreamableHttpTransport:
@@ -84,7 +91,8 @@ class StreamableHttpTransport:
             msg["params"] = params
         if self.on_message is not None:
             self.state.relaying(method)
-        action = self.errors.waiting()
+        # after the probe's own steps, a request of a session that relays nothing is named by its method
+        action = method if self.state.step == "done" else self.errors.waiting()
         try:
             async with self.client.stream(
                 "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers(),
@@ -129,20 +137,9 @@ class StreamableHttpTransport:
             )
         ctype = content_type(resp)
         if ctype == "text/event-stream":
-            async for _event, data in iter_sse(resp.aiter_bytes(), self.opts.max_response_bytes, self.errors.too_large):
-                if not data.strip():
-                    continue
-                obj = parse_message(data, self.errors, f"an SSE event answering {action}")
-                for m in obj if isinstance(obj, list) else [obj]:
-                    if matches(m, rid):
-                        return m
-                    if isinstance(m, dict) and is_jsonrpc(m) and "method" in m and self.on_message is not None:
-                        self.on_message(m)  # a long-lived session relays requests and notifications
-                    elif isinstance(m, dict) and is_jsonrpc(m) and is_server_request(m):
-                        await self._post_reply(answer_server_request(m))
-            raise ProbeError(
-                "protocol", f"server `{self.spec.name}`: the event stream ended without an answer to {action}"
-            )
+            cursor = SseCursor()
+            found = await self._read_events(resp, rid, action, cursor)
+            return found if found is not None else await self._resume(rid, action, cursor)
         if ctype == "application/json" or ctype.endswith("+json"):
             body = await self._read_body(resp)
             obj = parse_message(body, self.errors, f"the body answering {action}")
@@ -162,6 +159,58 @@ class StreamableHttpTransport:
             "protocol",
             f"server `{self.spec.name}`: unexpected Content-Type `{sanitize(ctype or 'none', 80)}` answering {action} "
             "(expected application/json or text/event-stream)",
+        )
+
+    async def _read_events(self, resp: httpx2.Response, rid: int, action: str,
+                           cursor: SseCursor) -> dict[str, Any] | None:
+        """The answer to ``rid`` from an SSE stream (None if it ended without it); other messages
+        go to the session (or get the probe's harmless answers)."""
+        async for _event, data in iter_sse(resp.aiter_bytes(), self.opts.max_response_bytes, self.errors.too_large,
+                                           cursor):
+            if not data.strip():
+                continue
+            obj = parse_message(data, self.errors, f"an SSE event answering {action}")
+            for m in obj if isinstance(obj, list) else [obj]:
+                if matches(m, rid):
+                    return m
+                if isinstance(m, dict) and is_jsonrpc(m) and "method" in m and self.on_message is not None:
+                    self.on_message(m)  # a long-lived session relays requests and notifications
+                elif isinstance(m, dict) and is_jsonrpc(m) and is_server_request(m):
+                    await self._post_reply(answer_server_request(m))
+        return None
+
+    async def _resume(self, rid: int, action: str, cursor: SseCursor) -> dict[str, Any]:
+        """The stream ended before the answer: resume it with GET + ``Last-Event-ID`` (SEP-1699)."""
+        assert self.client is not None
+        why = ""
+        for _ in range(MAX_RESUMES):
+            if cursor.last_id is None:
+                break
+            retry = cursor.retry_ms if cursor.retry_ms is not None else DEFAULT_RETRY_MS
+            await asyncio.sleep(min(retry, MAX_RETRY_MS) / 1000)
+            h = self._request_headers()
+            h.pop("Content-Type", None)
+            h["Accept"] = "text/event-stream"
+            h["Last-Event-ID"] = cursor.last_id
+            try:
+                async with self.client.stream(
+                    "GET", self.url, headers=h,
+                    timeout=relay_timeout(self.opts) if self.on_message is not None else httpx2.USE_CLIENT_DEFAULT,
+                ) as resp:
+                    if resp.status_code == 404 and self.session_id:
+                        await self._check(resp, action)  # the server forgot the session
+                    if resp.status_code != 200 or content_type(resp) != "text/event-stream":
+                        why = f": resuming it (GET with Last-Event-ID) got HTTP {resp.status_code}"
+                        break
+                    found = await self._read_events(resp, rid, action, cursor)
+            except httpx2.HTTPError as e:
+                raise self._broken(self.errors.exception(e, action)) from None
+            if found is not None:
+                return found
+        else:
+            why = f" (resumed {MAX_RESUMES} times)"
+        raise ProbeError(
+            "protocol", f"server `{self.spec.name}`: the event stream ended without an answer to {action}{why}"
         )
 
     async def _read_body(self, resp: httpx2.Response) -> bytes:

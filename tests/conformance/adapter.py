@@ -7,6 +7,10 @@ fixtures/oauth/browser.py (fetches the authorization URL, follows the redirect t
 callback), and `--oauth-client-metadata-url` (used where the authorization server supports client
 ID metadata documents). Client credentials: `--oauth-client-id` / `--oauth-client-secret '${VAR}'`;
 a pre-registered confidential client: the same with `--oauth-grant authorization-code`.
+Client credentials with a private key (`private_key_jwt`): `--oauth-client-key '${VAR}'`.
+Scenarios that need a real `tools/call` (CALLS) lock the server first (`mcplock add --yes
+--policy none` in a temporary project, with the same options) and then call its first tool with
+`mcplock call SERVER/TOOL --args … --login`, arguments made from the locked input schema.
 Each run gets its own token store (a temporary MCPLOCK_CONFIG_DIR)."""
 
 import json
@@ -14,11 +18,34 @@ import os
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MCPLOCK = str(Path(sys.executable).parent / "mcplock")
 CIMD_URL = "https://conformance-test.local/client-metadata.json"  # what auth/basic-cimd expects
+CALLS = {"tools_call", "auth/scope-step-up", "sse-retry"}
+SAMPLE = {"number": 1, "integer": 1, "string": "x", "boolean": True, "array": [], "object": {}}
+
+
+def _arguments(schema: dict) -> dict:
+    """Arguments that satisfy the required properties of a tool's input schema."""
+    props = schema.get("properties") or {}
+    return {k: SAMPLE.get((props.get(k) or {}).get("type"), "x") for k in schema.get("required") or []}
+
+
+def _call(args: list[str], env: dict, project: Path) -> subprocess.CompletedProcess:
+    """`mcplock add` then `mcplock call` on the first locked tool (the probe options of `args` for both)."""
+    url, oauth = args[2], args[7:]
+    r = subprocess.run([MCPLOCK, "add", "srv", url, "--yes", "--policy", "none", "--timeout", "20", *oauth],
+                       env=env, cwd=project, capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        return r
+    tools = tomllib.loads((project / "mcp.lock").read_text())["server"]["srv"]["tool"]
+    name, entry = next(iter(tools.items()))
+    schema = json.loads(entry.get("input-schema") or "{}")
+    cmd = [MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(_arguments(schema)), "--timeout", "20", "--login"]
+    return subprocess.run(cmd, env=env, cwd=project, capture_output=True, text=True, timeout=60)
 
 
 def main() -> int:
@@ -31,7 +58,12 @@ def main() -> int:
         browser.chmod(0o755)
         env = {**os.environ, "MCPLOCK_CONFIG_DIR": str(Path(tmp) / "cfg"), "BROWSER": str(browser), "NO_COLOR": "1"}
         args = [MCPLOCK, "inspect", url, "--format", "json", "--timeout", "20"]
-        if ctx.get("client_secret"):  # the secret goes through a variable, as in real use
+        if ctx.get("private_key_pem"):  # private_key_jwt: the key through a variable too
+            env["CONFORMANCE_CLIENT_KEY"] = ctx["private_key_pem"]
+            args += ["--oauth-client-id", ctx["client_id"], "--oauth-client-key", "${CONFORMANCE_CLIENT_KEY}"]
+            if ctx.get("signing_algorithm"):
+                args += ["--oauth-signing-alg", ctx["signing_algorithm"]]
+        elif ctx.get("client_secret"):  # the secret goes through a variable, as in real use
             env["CONFORMANCE_CLIENT_SECRET"] = ctx["client_secret"]
             args += ["--oauth-client-id", ctx["client_id"], "--oauth-client-secret", "${CONFORMANCE_CLIENT_SECRET}"]
             if "client-credentials" not in scenario:  # a confidential client in the authorization-code flow
@@ -42,7 +74,12 @@ def main() -> int:
             # like the suite's reference client: a client ID metadata document URL, used where the
             # authorization server supports CIMD (else dynamic registration)
             args += ["--oauth-client-metadata-url", CIMD_URL, "--login"]
-        r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
+        if scenario in CALLS:
+            project = Path(tmp) / "project"
+            project.mkdir()
+            r = _call(args, env, project)
+        else:
+            r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
         sys.stderr.write(r.stderr)
         sys.stdout.write(r.stdout[:2000])
         return r.returncode

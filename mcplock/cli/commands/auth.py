@@ -16,10 +16,12 @@ from rich.text import Text
 from mcplock.cli import context
 from mcplock.cli.options import (
     OAUTH_CLIENT_ID,
+    OAUTH_CLIENT_KEY,
     OAUTH_CLIENT_METADATA_URL,
     OAUTH_CLIENT_SECRET,
     OAUTH_GRANT,
     OAUTH_SCOPES,
+    OAUTH_SIGNING_ALG,
 )
 from mcplock.cli.progress import say_plain
 from mcplock.cli.trust import guarded
@@ -42,6 +44,8 @@ def cmd_login(
     oauth_scopes: str | None = OAUTH_SCOPES,
     oauth_grant: str | None = OAUTH_GRANT,
     oauth_client_metadata_url: str | None = OAUTH_CLIENT_METADATA_URL,
+    oauth_client_key: str | None = OAUTH_CLIENT_KEY,
+    oauth_signing_alg: str | None = OAUTH_SIGNING_ALG,
     timeout: float = typer.Option(300.0, "--timeout",
                                   help="Seconds to wait for the browser to come back (default 300)."),
     no_browser: bool = typer.Option(False, "--no-browser", help="Only print the authorization URL."),
@@ -53,7 +57,8 @@ def cmd_login(
     from mcplock.auth.login import login
 
     cli = context.of(ctx)
-    auth = oauth.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes, oauth_grant, oauth_client_metadata_url)
+    auth = oauth.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes, oauth_grant, oauth_client_metadata_url,
+                           client_key=oauth_client_key, signing_alg=oauth_signing_alg)
     spec, locked = oauth.login_target(target, url, auth, cli.lockfile)
     if locked:  # the lock's URL and headers (a pulled lock's too) receive secrets only once trusted here
         from mcplock.core import trust as core_trust

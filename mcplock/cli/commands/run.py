@@ -23,6 +23,9 @@ CALL_HELP = """Call one locked tool under the lock: connect, verify, call, close
 The result is printed as JSON on stdout. Exit 0 result, 1 refused by the lock or the tool
 returned isError, 2 usage or invalid arguments, 3 the server could not be reached.
 Tools with approval = "always" ask on a terminal; off a terminal they need --approve.
+A server that wants an OAuth login, or more scopes for this call (403 insufficient_scope),
+gets it in the browser on a terminal or with --login (within --timeout); otherwise the
+error names the command that logs in.
 """
 
 
@@ -60,6 +63,8 @@ def cmd_call(
                                   help="Seconds to connect and verify, and for the call (default 30)."),
     client_name: str | None = typer.Option(None, "--client-name", help="Connect as this client (default: as locked)."),
     client_version: str | None = typer.Option(None, "--client-version", help="The version for --client-name."),
+    login: bool = typer.Option(False, "--login", help="Allow an OAuth login in the browser (a first login, or more "
+                               "scopes for this call) even without a terminal; it counts against --timeout."),
 ) -> int:
     import asyncio
 
@@ -79,10 +84,13 @@ def cmd_call(
     from mcplock.guard.session import open_session
 
     approver = True if approve else (_ask_on_terminal(cli) if sys.stdin.isatty() and sys.stderr.isatty() else False)
+    from mcplock.cli.progress import say_plain
     from mcplock.cli.trust import guarded
+    from mcplock.core.oauth import login_allowed
 
+    say = say_plain if login_allowed(login) else None
     session = guarded(cli, lambda: open_session(t.server, cli.lockfile, approve=approver, timeout=timeout,
-                                                client_name=client_name, client_version=client_version))
+                                                client_name=client_name, client_version=client_version, login=say))
     from mcplock.api import InvalidArguments
 
     try:

@@ -1,0 +1,67 @@
+"""Streamable HTTP: an answer stream that ends before the answer is resumed with GET and
+Last-Event-ID after the server's retry delay (SEP-1699), bounded; against
+fixtures/resumable_fixture.py through `mcplock call`."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+FIXTURE = ROOT / "fixtures" / "resumable_fixture.py"
+CALL = ("call", "srv/get_weather", "--args", '{"city": "Paris"}', "--timeout", "20")
+
+
+@contextlib.contextmanager
+def server(*args: str):
+    proc = subprocess.Popen([sys.executable, str(FIXTURE), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("LISTENING"), proc.stderr.read()
+        base = line.split()[1]
+        yield base
+
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def _stats(base: str) -> dict:
+    with urllib.request.urlopen(base + "/admin/stats", timeout=5) as r:
+        return json.loads(r.read())
+
+
+def _lock(base: str) -> None:
+    r = run_cli("add", "srv", base + "/mcp", "--yes", "--policy", "none")
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_stream_that_ends_early_is_resumed():
+    with server() as base:
+        _lock(base)
+        r = run_cli(*CALL)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["content"][0]["text"] == "fixture: called get_weather"
+        assert _stats(base) == {"gets": 1, "last-event-ids": ["e1"]}
+
+
+@pytest.mark.parametrize(("behaviour", "gets", "why"), [
+    ("no-get", 0, "resuming it (GET with Last-Event-ID) got HTTP 405"),
+    ("never", 5, "(resumed 5 times)"),
+])
+def test_resumption_is_bounded_and_explained(behaviour, gets, why):
+    with server("--behaviour", behaviour) as base:
+        _lock(base)
+        r = run_cli(*CALL)
+        assert r.returncode == 3, r.stdout + r.stderr
+        assert "the event stream ended without an answer to tools/call" in r.stderr and why in r.stderr
+        assert _stats(base)["gets"] == gets
