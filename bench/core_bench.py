@@ -111,6 +111,10 @@ def core_rows() -> list[tuple[str, str, str, str]]:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _home import isolate
+
+    isolate()
     from run import table  # bench/run.py (this directory is on sys.path)
 
     print(table(core_rows()))

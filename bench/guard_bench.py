@@ -130,6 +130,10 @@ def guard_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _home import isolate
+
+    isolate()
     bin_dir = Path(sys.executable).parent
     rows = guard_rows(os.environ.get("MCPLOCK", str(bin_dir / "mcplock")))
     print("| what | time | peak RSS | overhead |\n|---|---|---|---|")

@@ -214,6 +214,10 @@ def probe_rows(out_dir: Path, mcplock: str) -> list[tuple[str, str, str, str]]:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _home import isolate
+
+    isolate()
     from run import MCPLOCK, OUT, table
 
     print(table(probe_rows(OUT, MCPLOCK)))

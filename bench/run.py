@@ -163,4 +163,7 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))
+    from _home import isolate
+
+    isolate()
     raise SystemExit(main(sys.argv))
