@@ -91,8 +91,8 @@ class StreamableHttpTransport:
             msg["params"] = params
         if self.on_message is not None:
             self.state.relaying(method)
-        # after the probe's own steps, a request of a session that relays nothing is named by its method
-        action = method if self.state.step == "done" else self.errors.waiting()
+        # once the session is open (the probe's steps done), a request is named by its method
+        action = method if self.state.step in ("done", "the server's next message") else self.errors.waiting()
         try:
             async with self.client.stream(
                 "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers(),
