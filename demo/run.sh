@@ -9,6 +9,7 @@ WORK="$ROOT/demo/.work"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
 cp "$ROOT/fixtures/surfaces/demo.json" surface.json
 cp "$ROOT/fixtures/mcp_fixture.py" docs_server.py
+cp "$ROOT"/fixtures/fixture_*.py .  # the modules the script imports from its directory
 export NO_COLOR="${NO_COLOR:-}"
 # the demo's trust record, drift evidence and caches stay in the scratch directory, not in your home
 export XDG_DATA_HOME="$WORK/.xdg/data" XDG_STATE_HOME="$WORK/.xdg/state" XDG_CACHE_HOME="$WORK/.xdg/cache"
