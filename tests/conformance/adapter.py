@@ -11,7 +11,8 @@ Client credentials with a private key (`private_key_jwt`): `--oauth-client-key '
 Scenarios that need a real `tools/call` (CALLS) lock the server first (`mcplock add --yes
 --policy none` in a temporary project, with the same options) and then call its first tool with
 `mcplock call SERVER/TOOL --args … --login`, arguments made from the locked input schema.
-Each run gets its own token store (a temporary MCPLOCK_CONFIG_DIR)."""
+Each run gets its own token store (a temporary MCPLOCK_CONFIG_DIR) and XDG directories: run by
+hand, it leaves nothing in the home directory."""
 
 import json
 import os
@@ -57,6 +58,9 @@ def main() -> int:
         browser.write_text(f"#!/bin/sh\nexec {sys.executable} {ROOT / 'fixtures/oauth/browser.py'} \"$@\"\n")
         browser.chmod(0o755)
         env = {**os.environ, "MCPLOCK_CONFIG_DIR": str(Path(tmp) / "cfg"), "BROWSER": str(browser), "NO_COLOR": "1"}
+        # run by hand (not under pytest's isolated home), trust records and caches stay in tmp too
+        env.update({var: str(Path(tmp) / var.lower()) for var in
+                    ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")})
         args = [MCPLOCK, "inspect", url, "--format", "json", "--timeout", "20"]
         if ctx.get("private_key_pem"):  # private_key_jwt: the key through a variable too
             env["CONFORMANCE_CLIENT_KEY"] = ctx["private_key_pem"]
