@@ -46,7 +46,8 @@ def _call(args: list[str], env: dict, project: Path, extra: list[str]) -> subpro
     tools = tomllib.loads((project / "mcp.lock").read_text())["server"]["srv"]["tool"]
     name, entry = next(iter(tools.items()))
     schema = json.loads(entry.get("input-schema") or "{}")
-    cmd = [MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(_arguments(schema)), "--timeout", "20", "--login", *extra]
+    cmd = [MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(_arguments(schema)), "--timeout", "20", "--login",
+           *extra]
     return subprocess.run(cmd, env=env, cwd=project, capture_output=True, text=True, timeout=60)
 
 
