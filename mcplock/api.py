@@ -159,7 +159,7 @@ def validate_arguments(tool: LockedTool, arguments: Any) -> None:
 
 
 def connect(name: str, lockfile: str | os.PathLike[str] = "mcp.lock", *, approve: Any = False, timeout: float = 30.0,
-            client_name: str | None = None, client_version: str | None = None) -> Any:
+            client_name: str | None = None, client_version: str | None = None, on_elicit: Any = None) -> Any:
     """A guarded client for the locked server ``name``, with the enforcement of ``mcplock run``::
 
         async with mcplock.connect("docs") as s:
@@ -172,8 +172,16 @@ def connect(name: str, lockfile: str | os.PathLike[str] = "mcp.lock", *, approve
     async) asked before each such call; without it they are refused. Raises
     ``mcplock.guard.session.Refused`` (nothing sent), :class:`InvalidArguments` (checked
     locally against the locked schema) or ``ProbeError`` (server unreachable).
+
+    ``on_elicit``: a callable ``(server, params) -> answer`` (may be async) asked when the server
+    asks the user a question during a call (``elicitation/create``; ``params`` holds its
+    ``message`` and ``requestedSchema``). Return ``{"action": "accept", "content": {...}}``,
+    ``{"action": "decline"}`` or ``{"action": "cancel"}``; an accepted form gets the defaults
+    of the fields it leaves out and is checked against the schema (declined when it does not
+    pass); ``mcplock.guard.elicit.with_defaults`` accepts every default. Without it every
+    question is declined. The time it takes does not count against a call's timeout.
     """
     from mcplock.guard.session import open_session
 
     return open_session(name, os.fspath(lockfile), approve=approve, timeout=timeout, client_name=client_name,
-                        client_version=client_version)
+                        client_version=client_version, on_elicit=on_elicit)

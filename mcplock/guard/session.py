@@ -9,16 +9,25 @@
 A refused call raises :class:`Refused` (nothing reaches the server), arguments that do not
 match the locked schema raise :class:`mcplock.InvalidArguments`, an unreachable server a
 ``ProbeError`` (exit 3 in the CLI).
+
+The server's own requests are answered wherever they arrive (the call's stream, or over
+Streamable HTTP the standalone GET stream, open for the life of the session): a question
+(``elicitation/create``) goes to ``on_elicit`` (:mod:`mcplock.guard.elicit`; without it, or
+for a form mcplock cannot read, it is declined) and the time it takes does not count against
+the call's timeout; ``ping`` is answered, ``roots/list`` gets no roots, sampling is refused,
+anything else is "method not found", as during a probe.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from mcplock.errors import LockfileError, McplockError, UsageError
-from mcplock.guard import evidence
+from mcplock.guard import elicit, evidence
 from mcplock.guard.calls import Validators, drift_signal
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import View, from_snapshot
@@ -68,13 +77,17 @@ def locked_server(lock: Lock, name: str, path: str) -> ServerEntry:
 
 class GuardedSession:
     def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str,
-                 approve: bool | Approver = False) -> None:
+                 approve: bool | Approver = False, on_elicit: elicit.Elicitor | None = None) -> None:
         self.server = server
         self.lockfile = lockfile
         self.approve = approve
-        self.up = Upstream(spec, opts)
+        self.on_elicit = on_elicit
+        self.up = Upstream(spec, opts, on_message=self._from_server)
         self.view: View | None = None
         self.validators = Validators()
+        self._deadline: asyncio.Timeout | None = None  # the call's, paused while a person answers
+        self._asking = 0
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> GuardedSession:
         await self.open()
@@ -93,7 +106,71 @@ class GuardedSession:
         self.view = from_snapshot(self.server, snap)
 
     async def close(self) -> None:
+        for t in list(self._tasks):
+            t.cancel()
         await self.up.close()
+
+    # --- the server's requests ----------------------------------------------------------------
+
+    def _from_server(self, msg: dict[str, Any]) -> None:
+        """A message from the server that answers none of ours: its requests are answered (in
+        a task, in the order they come); its notifications change nothing in a one-shot call."""
+        from mcplock.probe._common import is_server_request
+
+        if not is_server_request(msg):
+            return
+        task = asyncio.get_running_loop().create_task(self._answer(msg))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, msg: dict[str, Any]) -> None:
+        from mcplock.errors import ProbeError
+        from mcplock.probe._common import answer_server_request
+
+        if msg.get("method") == "elicitation/create":
+            reply = {"jsonrpc": "2.0", "id": msg.get("id"), "result": await self._elicit(msg.get("params"))}
+        else:
+            reply = answer_server_request(msg, "mcplock call has no model to sample")
+        if not self.up.send_now(reply):
+            with contextlib.suppress(ProbeError):  # the server is gone: the call itself says so
+                await self.up.send(reply)
+
+    async def _elicit(self, params: Any) -> dict[str, Any]:
+        form = elicit.parse(params)
+        if isinstance(form, str) or self.on_elicit is None:
+            return dict(elicit.DECLINE)
+        with self._paused():
+            try:
+                answer = self.on_elicit(self.server.name, params)
+                if inspect.isawaitable(answer):
+                    answer = await answer
+            except Exception:  # a hook that fails does not answer for the person: cancelled
+                return dict(elicit.CANCEL)
+        return elicit.settle(form, answer)[0]
+
+    @contextlib.contextmanager
+    def _paused(self) -> Iterator[None]:
+        """The call's timeout stands still while a person answers the server's question."""
+        cm = self._deadline
+        when = cm.when() if cm is not None else None
+        if cm is None or when is None or self._asking:
+            self._asking += 1
+            try:
+                yield
+            finally:
+                self._asking -= 1
+            return
+        loop = asyncio.get_running_loop()
+        left = when - loop.time()
+        self._asking += 1
+        with contextlib.suppress(RuntimeError):  # the call ended (expired, done) meanwhile
+            cm.reschedule(None)
+        try:
+            yield
+        finally:
+            self._asking -= 1
+            with contextlib.suppress(RuntimeError):
+                cm.reschedule(loop.time() + max(left, 0.0))
 
     def _view(self) -> View:
         if self.view is None:
@@ -129,8 +206,14 @@ class GuardedSession:
             if not ok:
                 raise Refused(f"`{self.server.name}/{name}` needs approval on every call and it was not given",
                               hint=d.fix, reason="approval")
-        resp = await self.up.request("tools/call", {"name": name, "arguments": args},
-                                     timeout=timeout or self.up.opts.timeout)
+        seconds = timeout or self.up.opts.timeout
+        try:
+            async with asyncio.timeout(seconds) as self._deadline:
+                resp = await self.up.request("tools/call", {"name": name, "arguments": args})
+        except TimeoutError:
+            raise self.up.timed_out(seconds, "tools/call") from None
+        finally:
+            self._deadline = None
         signal = drift_signal(resp)
         if signal is not None:
             evidence.record(self.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
@@ -147,8 +230,12 @@ class GuardedSession:
 
 def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Approver = False, timeout: float = 30.0,
                  client_name: str | None = None, client_version: str | None = None,
-                 environ: Any = None, login: Callable[[str], None] | None = None) -> GuardedSession:
+                 environ: Any = None, login: Callable[[str], None] | None = None,
+                 on_elicit: elicit.Elicitor | None = None) -> GuardedSession:
     """A :class:`GuardedSession` on the locked server ``name`` (not yet connected).
+
+    ``on_elicit``: asked when the server asks the user a question (see the module docstring);
+    without it every question is declined.
 
     ``login``: an OAuth login in the browser may happen inside a request (a first login, or a
     scope step-up on ``403 insufficient_scope``); it shows the authorization URL. Without it a
@@ -177,4 +264,4 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)},
                environ=environ)
     spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
-    return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve)
+    return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve, on_elicit=on_elicit)

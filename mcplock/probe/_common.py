@@ -94,10 +94,10 @@ def is_server_request(obj: dict[str, Any]) -> bool:
     return "method" in obj and "id" in obj
 
 
-def answer_server_request(req: dict[str, Any]) -> dict[str, Any]:
+def answer_server_request(req: dict[str, Any], why: str = "mcplock is probing definitions") -> dict[str, Any]:
     """Our reply to a request the server sends us, harmless: pong to ``ping``; for the
     capabilities a probe declares (:mod:`mcplock.client_capabilities`) no roots, sampling
-    refused, elicitation declined; else method not found."""
+    refused (``why`` says so), elicitation declined; else method not found."""
     method = req.get("method")
     if method == "ping":
         return {"jsonrpc": "2.0", "id": req.get("id"), "result": {}}
@@ -107,7 +107,7 @@ def answer_server_request(req: dict[str, Any]) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": req.get("id"), "result": {"action": "decline"}}
     if method == "sampling/createMessage":
         return {"jsonrpc": "2.0", "id": req.get("id"),
-                "error": {"code": -1, "message": "mcplock is probing definitions: sampling declined"}}
+                "error": {"code": -1, "message": f"{why}: sampling declined"}}
     return {
         "jsonrpc": "2.0",
         "id": req.get("id"),

@@ -10,7 +10,8 @@ a pre-registered confidential client: the same with `--oauth-grant authorization
 Client credentials with a private key (`private_key_jwt`): `--oauth-client-key '${VAR}'`.
 Scenarios that need a real `tools/call` (CALLS) lock the server first (`mcplock add --yes
 --policy none` in a temporary project, with the same options) and then call its first tool with
-`mcplock call SERVER/TOOL --args … --login`, arguments made from the locked input schema.
+`mcplock call SERVER/TOOL --args … --login`, arguments made from the locked input schema (with
+`--answer-defaults` where the server asks a question during the call and expects its defaults).
 Each run gets its own token store (a temporary MCPLOCK_CONFIG_DIR) and XDG directories: run by
 hand, it leaves nothing in the home directory."""
 
@@ -25,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MCPLOCK = str(Path(sys.executable).parent / "mcplock")
 CIMD_URL = "https://conformance-test.local/client-metadata.json"  # what auth/basic-cimd expects
-CALLS = {"tools_call", "auth/scope-step-up", "sse-retry"}
+CALLS = {"tools_call", "auth/scope-step-up", "sse-retry", "elicitation-sep1034-client-defaults"}
+ANSWER_DEFAULTS = {"elicitation-sep1034-client-defaults"}
 SAMPLE = {"number": 1, "integer": 1, "string": "x", "boolean": True, "array": [], "object": {}}
 
 
@@ -35,7 +37,7 @@ def _arguments(schema: dict) -> dict:
     return {k: SAMPLE.get((props.get(k) or {}).get("type"), "x") for k in schema.get("required") or []}
 
 
-def _call(args: list[str], env: dict, project: Path) -> subprocess.CompletedProcess:
+def _call(args: list[str], env: dict, project: Path, extra: list[str]) -> subprocess.CompletedProcess:
     """`mcplock add` then `mcplock call` on the first locked tool (the probe options of `args` for both)."""
     url, oauth = args[2], args[7:]
     r = subprocess.run([MCPLOCK, "add", "srv", url, "--yes", "--policy", "none", "--timeout", "20", *oauth],
@@ -45,7 +47,8 @@ def _call(args: list[str], env: dict, project: Path) -> subprocess.CompletedProc
     tools = tomllib.loads((project / "mcp.lock").read_text())["server"]["srv"]["tool"]
     name, entry = next(iter(tools.items()))
     schema = json.loads(entry.get("input-schema") or "{}")
-    cmd = [MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(_arguments(schema)), "--timeout", "20", "--login"]
+    cmd = [MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(_arguments(schema)), "--timeout", "20", "--login",
+           *extra]
     return subprocess.run(cmd, env=env, cwd=project, capture_output=True, text=True, timeout=60)
 
 
@@ -81,7 +84,7 @@ def main() -> int:
         if scenario in CALLS:
             project = Path(tmp) / "project"
             project.mkdir()
-            r = _call(args, env, project)
+            r = _call(args, env, project, ["--answer-defaults"] if scenario in ANSWER_DEFAULTS else [])
         else:
             r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
         sys.stderr.write(r.stderr)

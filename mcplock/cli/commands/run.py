@@ -26,6 +26,9 @@ Tools with approval = "always" ask on a terminal; off a terminal they need --app
 A server that wants an OAuth login, or more scopes for this call (403 insufficient_scope),
 gets it in the browser on a terminal or with --login (within --timeout); otherwise the
 error names the command that logs in.
+A question the server asks during the call (elicitation) is asked on a terminal, field by
+field with the server's defaults pre-filled (Enter takes one; Ctrl-C cancels the question);
+off a terminal it is declined, or with --answer-defaults answered with the form's defaults.
 """
 
 
@@ -65,6 +68,9 @@ def cmd_call(
     client_version: str | None = typer.Option(None, "--client-version", help="The version for --client-name."),
     login: bool = typer.Option(False, "--login", help="Allow an OAuth login in the browser (a first login, or more "
                                "scopes for this call) even without a terminal; it counts against --timeout."),
+    answer_defaults: bool = typer.Option(False, "--answer-defaults", help="Answer the server's questions "
+                                         "(elicitation) with their own defaults, without asking, on a terminal or "
+                                         "off it; a question with a required field without a default is declined."),
 ) -> int:
     import asyncio
 
@@ -84,13 +90,18 @@ def cmd_call(
     from mcplock.guard.session import open_session
 
     approver = True if approve else (_ask_on_terminal(cli) if sys.stdin.isatty() and sys.stderr.isatty() else False)
+    from mcplock.cli import elicit_form
     from mcplock.cli.progress import say_plain
     from mcplock.cli.trust import guarded
     from mcplock.core.oauth import login_allowed
 
     say = say_plain if login_allowed(login) else None
+    tty = sys.stdin.isatty() and sys.stderr.isatty()
+    elicitor = elicit_form.on_terminal(cli) if tty and not answer_defaults else \
+        elicit_form.off_terminal(cli, answer_defaults)
     session = guarded(cli, lambda: open_session(t.server, cli.lockfile, approve=approver, timeout=timeout,
-                                                client_name=client_name, client_version=client_version, login=say))
+                                                client_name=client_name, client_version=client_version, login=say,
+                                                on_elicit=elicitor))
     from mcplock.api import InvalidArguments
 
     try:
