@@ -26,6 +26,7 @@ PASSING = [
     "auth/offline-access-scope", "auth/offline-access-not-supported",
     "auth/client-credentials-basic", "auth/client-credentials-jwt", "auth/scope-step-up",
     "auth/pre-registration", "auth/basic-cimd", "auth/resource-mismatch", "auth/scope-retry-limit",
+    "auth/cross-app-access-complete-flow",
 ]
 
 pytestmark = [
