@@ -184,6 +184,19 @@ def lock_auth(spec: ServerSpec) -> str | dict[str, str] | None:
     return None
 
 
+def discovered_launch(specs: list[ServerSpec]) -> list[ServerSpec]:
+    """Identity-assertion servers whose probe found their authorization server (no issuer
+    configured), as the lock will have them, with that issuer: trusted along with the launch
+    that found it, so the next run of the lock is not asked about it again."""
+    out = []
+    for s in specs:
+        if s.auth is not None and s.auth.method == "identity-assertion" and s.auth.issuer is None:
+            locked = lock_auth(s)
+            if isinstance(locked, dict) and locked.get("issuer"):
+                out.append(replace(s, auth=replace(s.auth, issuer=locked["issuer"])))
+    return out
+
+
 def record_oauth(cur: ServerEntry, base: str) -> None:
     """`refresh`: a locked server without `auth` that answered through a stored OAuth login
     (it started asking for one after it was locked) gets `auth = "oauth"` in the lock."""
