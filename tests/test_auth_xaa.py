@@ -119,7 +119,11 @@ def test_wrong_idp_client_and_unset_token(tmp_path, xaa):
     r2 = run_cli("add", "corp", url, "--yes", *options(endpoint), env={"XAA_SECRET": SECRET})
     assert r2.returncode != 0
     assert "the ID token `${MCP_ID_TOKEN}` is empty" in r2.stderr and "export" in r2.stderr
-    nowhere(tmp_path, r, r2, values=(id_token, SECRET))
+    r3 = run_cli("add", "corp", url, "--yes", *options(endpoint), env={**env, "XAA_SECRET": "not-it-4e1d"})
+    assert r3.returncode == 3
+    assert "the authorization server rejected the client" in r3.stderr and "--oauth-client-id" in r3.stderr
+    assert "not-it-4e1d" not in r3.stdout + r3.stderr
+    nowhere(tmp_path, r, r2, r3, values=(id_token, SECRET), files=False)
 
 
 def test_configured_issuer_and_bad_options(tmp_path, xaa):

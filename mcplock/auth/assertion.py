@@ -23,7 +23,7 @@ from collections.abc import AsyncGenerator, Mapping
 from urllib.parse import quote
 
 import httpx2
-from mcp.client.auth import OAuthFlowError
+from mcp.client.auth import OAuthFlowError, OAuthTokenError
 from mcp.client.auth.extensions.identity_assertion import IdentityAssertionOAuthProvider
 from mcp.client.auth.utils import (
     build_protected_resource_metadata_discovery_urls,
@@ -207,6 +207,8 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
         except (ProbeError, httpx2.HTTPError):
             raise
         except OAuthFlowError as e:
+            if isinstance(e, OAuthTokenError):  # the authorization server refused the client or the grant
+                raise translate(e, self.spec, cc=True) from None
             raise ProbeError("auth", f"server `{self.spec.name}`: OAuth failed at the authorization server "
                                      f"{sanitize(self._issuer, 200)}: {sanitize(str(e), 300)}",
                              hint="check --oauth-issuer (the MCP authorization server's issuer URL)") from None
