@@ -86,7 +86,7 @@ def stored_spec(transport: str, command: str | None, args: Sequence[str], env: M
 
 # --- auth (the method only: tokens live in the user's token store, never in the lock) ------
 
-AUTH_METHODS: tuple[str, ...] = ("oauth", "client-credentials")
+AUTH_METHODS: tuple[str, ...] = ("oauth", "client-credentials", "identity-assertion")
 # JWS algorithms of a private_key_jwt client assertion (RFC 7518; EdDSA: RFC 8037)
 SIGNING_ALGS: tuple[str, ...] = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
                                  "EdDSA")
@@ -103,15 +103,25 @@ class AuthSpec:
     and a private key (``client_key``: a file path or a ``${VAR}`` template, never the key; the
     client authenticates with a JWT it signs, RFC 7523 ``private_key_jwt``; ``signing_alg``
     chooses the algorithm, else the key's type does).
+    ``method = "identity-assertion"``: enterprise-managed OAuth (SEP-990): the ID token
+    (``id_token``, a ``${VAR}`` template) is exchanged at the identity provider's token endpoint
+    (``idp_token_endpoint``, as ``idp_client_id``, with ``idp_client_secret`` if it needs one) for
+    an ID-JAG, which the client (``client_id`` / ``client_secret``) presents to the MCP
+    authorization server ``issuer`` (RFC 7523 jwt-bearer).
     """
 
-    method: str  # "oauth" (authorization code + PKCE) | "client-credentials"
+    method: str  # "oauth" (authorization code + PKCE) | "client-credentials" | "identity-assertion"
     client_id: str | None = None
     client_secret: str | None = None
     scopes: str | None = None
     client_metadata_url: str | None = None
     client_key: str | None = None
     signing_alg: str | None = None
+    id_token: str | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    idp_client_secret: str | None = None
+    issuer: str | None = None
 
     def stored(self) -> str | dict[str, str]:
         """``"oauth"``, or a table ``{method, client-id, client-secret, client-key, signing-alg,
@@ -127,6 +137,11 @@ class AuthSpec:
             out["signing-alg"] = self.signing_alg
         if self.client_metadata_url is not None:
             out["client-metadata-url"] = self.client_metadata_url
+        for key, v in (("id-token", self.id_token), ("idp-token-endpoint", self.idp_token_endpoint),
+                       ("idp-client-id", self.idp_client_id), ("idp-client-secret", self.idp_client_secret),
+                       ("issuer", self.issuer)):
+            if v is not None:
+                out[key] = v
         if self.scopes is not None:
             out["scopes"] = self.scopes
         return self.method if len(out) == 1 else out
@@ -138,7 +153,43 @@ class AuthSpec:
         return cls(method=value["method"], client_id=value.get("client-id"),
                    client_secret=value.get("client-secret"), scopes=value.get("scopes"),
                    client_metadata_url=value.get("client-metadata-url"), client_key=value.get("client-key"),
-                   signing_alg=value.get("signing-alg"))
+                   signing_alg=value.get("signing-alg"), id_token=value.get("id-token"),
+                   idp_token_endpoint=value.get("idp-token-endpoint"), idp_client_id=value.get("idp-client-id"),
+                   idp_client_secret=value.get("idp-client-secret"), issuer=value.get("issuer"))
+
+
+def is_template(value: str) -> bool:
+    """Whether ``value`` is only ``${VAR}`` templates (a secret's only allowed form)."""
+    names = template_names(value)
+    return bool(names) and value == "".join(f"${{{n}}}" for n in names)
+
+
+def secure_url(url: str) -> bool:
+    """An https:// URL, or http:// to this machine (a secret may be sent to it)."""
+    from urllib.parse import urlsplit
+
+    p = urlsplit(url)
+    return bool(p.netloc) and (p.scheme == "https" or (p.scheme == "http"
+                                                       and p.hostname in ("localhost", "127.0.0.1", "::1")))
+
+
+def _assertion_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | None:
+    """What is wrong with the identity-assertion keys of an ``auth`` table; None if nothing."""
+    keys = ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")
+    if v.get("method") != "identity-assertion":
+        extra = next((k for k in keys if k in v), None)
+        return (extra, "belongs to an `identity-assertion` server", None) if extra else None
+    for k in ("id-token", "idp-client-secret"):
+        if v.get(k) is not None and not is_template(v[k]):
+            return (k, "must be a ${VAR} template, never the token or secret itself",
+                    f'write {k} = "${{MY_VAR}}" and export the variable')
+    for k in ("id-token", "idp-token-endpoint", "client-id", "client-secret"):
+        if not v.get(k):
+            return k, "is required by an `identity-assertion` server", None
+    for k in ("idp-token-endpoint", "issuer"):
+        if v.get(k) is not None and not secure_url(v[k]):
+            return k, "must be an https:// URL (http:// only to localhost)", None
+    return None
 
 
 def auth_table_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | None:
@@ -155,6 +206,9 @@ def auth_table_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | No
                 'write client-key = "${MY_CLIENT_KEY}" and export the variable')
     if v.get("signing-alg") is not None and (key is None or v["signing-alg"] not in SIGNING_ALGS):
         return "signing-alg", f"must be one of {', '.join(SIGNING_ALGS)}, with a client-key", None
+    problem = _assertion_problem(v)
+    if problem is not None:
+        return problem
     cimd = v.get("client-metadata-url")
     if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
         return "client-metadata-url", "must be an https:// URL of an `oauth` server", None

@@ -37,14 +37,15 @@ LOGIN_ENV = "MCPLOCK_LOGIN"
 def wants_oauth(spec: ServerSpec, environ: Mapping[str, str]) -> bool:
     """Whether a probe of ``spec`` goes through the SDK's OAuth client.
 
-    Client credentials: always. Authorization code: when the token store holds a token for
+    Client credentials and identity assertion: always. Authorization code: when the token store holds a token for
     the server's URL (a login happened) and no ``Authorization`` header is configured.
     Without a token the fast path runs, and a 401 comes back as "needs credentials" with the
     command that logs in (the CLI runs that login itself with ``--login`` or on a TTY).
     """
     if spec.transport not in ("http", "sse") or not spec.url:
         return False
-    if spec.auth is not None and (spec.auth.method == "client-credentials" or spec.transport == "sse"):
+    if spec.auth is not None and (spec.auth.method in ("client-credentials", "identity-assertion")
+                                  or spec.transport == "sse"):
         return True  # (over SSE: to say that OAuth needs Streamable HTTP)
     if spec.transport != "http" or any(k.lower() == "authorization" for k in spec.headers):
         return False

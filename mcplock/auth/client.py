@@ -26,6 +26,8 @@ from mcplock.probe.errors import login_action
 from mcplock.probe.http import new_client
 from mcplock.spec import ServerSpec, expand
 
+NO_LOGIN = ("client-credentials", "identity-assertion")  # grants without a person at a browser
+
 
 def _not_interactive(spec: ServerSpec, provider: Any) -> tuple[Callable[[str], Any], Callable[[], Any]]:
     """Handlers for a probe: a person would have to log in, so stop with the command that does it."""
@@ -70,7 +72,7 @@ def oauth_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str
         raise ProbeError("config", f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
                          hint="use the server's /mcp endpoint with --transport http")
     provider = build_provider(spec, environ)
-    if not (spec.auth and spec.auth.method == "client-credentials"):
+    if not (spec.auth and spec.auth.method in NO_LOGIN):
         provider.context.redirect_handler, provider.context.callback_handler = _not_interactive(spec, provider)
     return new_client(opts, auth=provider)
 
@@ -95,8 +97,8 @@ def login_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str
     the authorization URL is shown through ``say`` and opened in the browser, the loopback
     callback receives the code, and the request goes out again. The wait for the browser is
     bounded by the run's timeout (the error then says to raise ``--timeout``)."""
-    if spec.transport != "http" or (spec.auth is not None and spec.auth.method == "client-credentials"):
-        return oauth_client(spec, opts, environ)  # (nothing to log in to: client credentials, or the SSE error)
+    if spec.transport != "http" or (spec.auth is not None and spec.auth.method in NO_LOGIN):
+        return oauth_client(spec, opts, environ)  # (nothing to log in to: no person in these grants, or the SSE error)
     from mcplock.auth.callback import LoopbackCallback, open_in_browser
     from mcplock.auth.login import _stored_port
 

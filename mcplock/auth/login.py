@@ -80,7 +80,7 @@ async def login(
         store.update(url, tokens=None, expires_at=None)
     callback: LoopbackCallback | None = None
     try:
-        if auth.method == "client-credentials":
+        if auth.method in ("client-credentials", "identity-assertion"):
             provider = build_provider(spec, environ, store=store)
         else:
             callback = _open_callback(store, url, fixed_client=bool(auth.client_id))

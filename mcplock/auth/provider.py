@@ -249,6 +249,10 @@ def build_provider(
     store = store or TokenStore(environ)
     auth = spec.auth or AuthSpec("oauth")
     provider: OAuthClientProvider
+    if auth.method == "identity-assertion":
+        from mcplock.auth.assertion import build
+
+        return build(spec, environ, url, store)  # type: ignore[return-value]
     if auth.method == "client-credentials":
         provider = _client_credentials(spec, auth, environ, url, store)
         provider.spec = spec  # type: ignore[attr-defined]

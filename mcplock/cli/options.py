@@ -30,13 +30,23 @@ CLIENT_SECRET_HELP = ("OAuth: the client secret as a ${VAR} template (never the 
                       "client_credentials grant unless --oauth-grant authorization-code.")
 SCOPES_HELP = "OAuth: the scopes to ask for, space-separated (default: what the server advertises)."
 GRANT_HELP = ("OAuth: authorization-code (log in in the browser; with --oauth-client-secret a confidential "
-              "pre-registered client) or client-credentials (CI). Default: client-credentials with a secret, "
+              "pre-registered client), client-credentials (CI) or identity-assertion (enterprise-managed, CI: "
+              "--oauth-id-token). Default: identity-assertion with an ID token, client-credentials with a secret, "
               "else authorization-code.")
 CLIENT_KEY_HELP = ("OAuth: client credentials with a signed JWT (private_key_jwt) instead of a secret: the path of "
                    "the PEM private key, or a ${VAR} template holding the PEM or its path (never the key itself).")
 SIGNING_ALG_HELP = "OAuth: the JWT algorithm for --oauth-client-key (default: from the key: RS256, ES256, EdDSA…)."
 CLIENT_METADATA_URL_HELP = ("OAuth: an https:// URL of a client ID metadata document (the URL is the client id), "
                             "used where the authorization server supports it, else dynamic registration.")
+ID_TOKEN_HELP = ("OAuth, enterprise-managed (SEP-990): the ID token from your identity provider (CI's OIDC token, "
+                 "an SSO ID token) as a ${VAR} template (never the token itself); exchanged at "
+                 "--oauth-idp-token-endpoint for an assertion the MCP authorization server accepts.")
+IDP_TOKEN_ENDPOINT_HELP = "OAuth, enterprise-managed: the identity provider's token endpoint (RFC 8693 token exchange)."
+IDP_CLIENT_ID_HELP = "OAuth, enterprise-managed: mcplock's client id at the identity provider."
+IDP_CLIENT_SECRET_HELP = ("OAuth, enterprise-managed: the identity provider client's secret as a ${VAR} template, "
+                          "when it needs one.")
+ISSUER_HELP = ("OAuth, enterprise-managed: the MCP authorization server's issuer URL (default: the one the server's "
+               "protected-resource metadata names when the server is added, then locked).")
 
 POLICY = typer.Option("all", "--policy", help=(
     "Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
@@ -55,6 +65,12 @@ OAUTH_GRANT = typer.Option(None, "--oauth-grant", help=GRANT_HELP)
 OAUTH_CLIENT_METADATA_URL = typer.Option(None, "--oauth-client-metadata-url", help=CLIENT_METADATA_URL_HELP)
 OAUTH_CLIENT_KEY = typer.Option(None, "--oauth-client-key", metavar="FILE|${VAR}", help=CLIENT_KEY_HELP)
 OAUTH_SIGNING_ALG = typer.Option(None, "--oauth-signing-alg", metavar="ALG", help=SIGNING_ALG_HELP)
+OAUTH_ID_TOKEN = typer.Option(None, "--oauth-id-token", metavar="${VAR}", help=ID_TOKEN_HELP)
+OAUTH_IDP_TOKEN_ENDPOINT = typer.Option(None, "--oauth-idp-token-endpoint", metavar="URL", help=IDP_TOKEN_ENDPOINT_HELP)
+OAUTH_IDP_CLIENT_ID = typer.Option(None, "--oauth-idp-client-id", metavar="ID", help=IDP_CLIENT_ID_HELP)
+OAUTH_IDP_CLIENT_SECRET = typer.Option(None, "--oauth-idp-client-secret", metavar="${VAR}",
+                                       help=IDP_CLIENT_SECRET_HELP)
+OAUTH_ISSUER = typer.Option(None, "--oauth-issuer", metavar="URL", help=ISSUER_HELP)
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,11 @@ class ProbeArgs:
     oauth_client_metadata_url: str | None = None
     oauth_client_key: str | None = None
     oauth_signing_alg: str | None = None
+    oauth_id_token: str | None = None
+    oauth_idp_token_endpoint: str | None = None
+    oauth_idp_client_id: str | None = None
+    oauth_idp_client_secret: str | None = None
+    oauth_issuer: str | None = None
 
     def options(self, cli: Cli):  # type: ignore[no-untyped-def]
         """The ProbeOptions of this run (built by the core)."""
@@ -91,7 +112,12 @@ class ProbeArgs:
 
         return auth_spec(self.oauth_client_id, self.oauth_client_secret, self.oauth_scopes, self.oauth_grant,
                          self.oauth_client_metadata_url, client_key=self.oauth_client_key,
-                         signing_alg=self.oauth_signing_alg)
+                         signing_alg=self.oauth_signing_alg, assertion=self.assertion())
+
+    def assertion(self) -> dict[str, str | None]:
+        return {"id_token": self.oauth_id_token, "idp_token_endpoint": self.oauth_idp_token_endpoint,
+                "idp_client_id": self.oauth_idp_client_id, "idp_client_secret": self.oauth_idp_client_secret,
+                "issuer": self.oauth_issuer}
 
     def client(self) -> dict[str, str] | None:
         from mcplock.core.specs import client_identity
@@ -120,6 +146,11 @@ _OAUTH: list[tuple[str, Any, Any]] = [
     ("oauth_client_metadata_url", str | None, OAUTH_CLIENT_METADATA_URL),
     ("oauth_client_key", str | None, OAUTH_CLIENT_KEY),
     ("oauth_signing_alg", str | None, OAUTH_SIGNING_ALG),
+    ("oauth_id_token", str | None, OAUTH_ID_TOKEN),
+    ("oauth_idp_token_endpoint", str | None, OAUTH_IDP_TOKEN_ENDPOINT),
+    ("oauth_idp_client_id", str | None, OAUTH_IDP_CLIENT_ID),
+    ("oauth_idp_client_secret", str | None, OAUTH_IDP_CLIENT_SECRET),
+    ("oauth_issuer", str | None, OAUTH_ISSUER),
 ]
 _NAMES = {f.name for f in fields(ProbeArgs)}
 

@@ -19,7 +19,7 @@ from mcplock.errors import Action, McplockError, ProbeError, SecretError, UsageE
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import AuthSpec, ServerSpec, expand, template_names
 
-GRANTS = ("authorization-code", "client-credentials")
+GRANTS = ("authorization-code", "client-credentials", "identity-assertion")
 
 Say = Callable[[str], None]
 Reprobe = Callable[[list[ServerSpec]], dict[str, Any]]
@@ -36,14 +36,21 @@ def login_allowed(requested: bool, environ: Mapping[str, str] | None = None) -> 
 
 def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | None,
               grant: str | None = None, client_metadata_url: str | None = None, *,
-              client_key: str | None = None, signing_alg: str | None = None) -> AuthSpec | None:
+              client_key: str | None = None, signing_alg: str | None = None,
+              assertion: Mapping[str, str | None] | None = None) -> AuthSpec | None:
     """The ``auth`` of a server from the command-line options (None when none is given).
 
     A secret means the client_credentials grant unless ``--oauth-grant authorization-code``
     asks for a confidential client in the authorization-code flow. A client key (a path or a
-    ``${VAR}`` template) means client credentials with a signed JWT (``private_key_jwt``)."""
+    ``${VAR}`` template) means client credentials with a signed JWT (``private_key_jwt``).
+    ``assertion``: the identity-assertion options (``id_token``, ``idp_token_endpoint``,
+    ``idp_client_id``, ``idp_client_secret``, ``issuer``); an ID token means that grant."""
     if grant is not None and grant not in GRANTS:
-        raise UsageError(f"--oauth-grant takes {' or '.join(GRANTS)}")
+        raise UsageError(f"--oauth-grant takes {', '.join(GRANTS[:-1])} or {GRANTS[-1]}")
+    given = {k: v for k, v in (assertion or {}).items() if v is not None}
+    if given or grant == "identity-assertion":
+        return _assertion_spec(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg,
+                               given)
     if client_secret is not None:
         names = template_names(client_secret)
         if not names or client_secret != "".join(f"${{{n}}}" for n in names):
@@ -75,6 +82,46 @@ def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | No
         return AuthSpec("oauth", client_id=client_id or None, client_secret=client_secret, scopes=scopes or None,
                         client_metadata_url=client_metadata_url)
     return None
+
+
+_ID_TOKEN_HINT = ("export it (in GitHub Actions: the job's OIDC token; GitLab: an id_tokens: entry) and pass "
+                  "--oauth-id-token '${MCP_ID_TOKEN}'")
+
+
+def _assertion_spec(client_id: str | None, client_secret: str | None, scopes: str | None, grant: str | None,
+                    client_metadata_url: str | None, client_key: str | None, signing_alg: str | None,
+                    given: Mapping[str, str]) -> AuthSpec:
+    """Enterprise-managed OAuth (SEP-990): check the options, never echo a token or secret."""
+    from mcplock.spec import is_template, secure_url
+
+    if grant not in (None, "identity-assertion"):
+        raise UsageError(f"--oauth-id-token is for --oauth-grant identity-assertion, not {grant}")
+    for opt, key in (("--oauth-id-token", "id_token"), ("--oauth-idp-client-secret", "idp_client_secret")):
+        if key in given and not is_template(given[key]):
+            raise SecretError(f"{opt} takes a ${{VAR}} template, never the token or secret itself",
+                              hint=_ID_TOKEN_HINT if key == "id_token"
+                              else f"export it (export MCP_IDP_SECRET=…) and pass {opt} '${{MCP_IDP_SECRET}}'")
+    if client_secret is not None and not is_template(client_secret):
+        raise SecretError("--oauth-client-secret takes a ${VAR} template, never the secret itself",
+                          hint="export it (export MCP_CLIENT_SECRET=…)"
+                               " and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
+    if client_key is not None or signing_alg is not None or client_metadata_url is not None:
+        raise UsageError("identity assertion authenticates the client with --oauth-client-secret: "
+                         "not with --oauth-client-key, --oauth-signing-alg or --oauth-client-metadata-url")
+    need = ("--oauth-id-token '${VAR}' --oauth-idp-token-endpoint URL --oauth-client-id ID "
+            "--oauth-client-secret '${VAR}'")
+    missing = [opt for opt, v in (("--oauth-id-token", given.get("id_token")),
+                                  ("--oauth-idp-token-endpoint", given.get("idp_token_endpoint")),
+                                  ("--oauth-client-id", client_id), ("--oauth-client-secret", client_secret)) if not v]
+    if missing:
+        raise UsageError(f"identity assertion needs {', '.join(missing)}", hint=f"pass {need}")
+    for opt, key in (("--oauth-idp-token-endpoint", "idp_token_endpoint"), ("--oauth-issuer", "issuer")):
+        if key in given and not secure_url(given[key]):
+            raise UsageError(f"{opt} takes an https:// URL (http:// only to localhost): a token is sent to it")
+    return AuthSpec("identity-assertion", client_id=client_id, client_secret=client_secret, scopes=scopes or None,
+                    id_token=given["id_token"], idp_token_endpoint=given["idp_token_endpoint"],
+                    idp_client_id=given.get("idp_client_id"), idp_client_secret=given.get("idp_client_secret"),
+                    issuer=given.get("issuer"))
 
 
 def _key_options(client_id: str | None, client_secret: str | None, client_key: str | None,
@@ -113,6 +160,17 @@ def _key_options(client_id: str | None, client_secret: str | None, client_key: s
 def lock_auth(spec: ServerSpec) -> str | dict[str, str] | None:
     """What the lock records about a server's auth after a successful probe: the configured
     method, or ``"oauth"`` when the probe went through a stored OAuth login."""
+    if spec.auth is not None and spec.auth.method == "identity-assertion" and spec.auth.issuer is None:
+        # the authorization server the probe discovered from the resource's metadata is locked:
+        # later runs send the ID-JAG and the client secret to it only (see docs/oauth.md)
+        from mcplock.auth.store import TokenStore
+
+        try:
+            issuer = (TokenStore().load(expand(spec.url or "", None, spec.secrets)) or {}).get("auth_server_url")
+        except (OSError, McplockError):
+            issuer = None
+        if isinstance(issuer, str):
+            return replace(spec.auth, issuer=issuer).stored()
     if spec.auth is not None:
         return spec.auth.stored()
     if spec.transport == "http" and spec.url and not any(k.lower() == "authorization" for k in spec.headers):
@@ -124,6 +182,19 @@ def lock_auth(spec: ServerSpec) -> str | dict[str, str] | None:
         except OSError:
             return None
     return None
+
+
+def discovered_launch(specs: list[ServerSpec]) -> list[ServerSpec]:
+    """Identity-assertion servers whose probe found their authorization server (no issuer
+    configured), as the lock will have them, with that issuer: trusted along with the launch
+    that found it, so the next run of the lock is not asked about it again."""
+    out = []
+    for s in specs:
+        if s.auth is not None and s.auth.method == "identity-assertion" and s.auth.issuer is None:
+            locked = lock_auth(s)
+            if isinstance(locked, dict) and locked.get("issuer"):
+                out.append(replace(s, auth=replace(s.auth, issuer=locked["issuer"])))
+    return out
 
 
 def record_oauth(cur: ServerEntry, base: str) -> None:
@@ -191,7 +262,7 @@ def fix_login_hints(specs: list[ServerSpec], results: dict[str, Any], lockfile: 
 def _needs_login(spec: ServerSpec, err: Any) -> bool:
     if not isinstance(err, ProbeError) or err.kind != "auth" or spec.transport != "http":
         return False
-    if spec.auth is not None and spec.auth.method == "client-credentials":
+    if spec.auth is not None and spec.auth.method in ("client-credentials", "identity-assertion"):
         return False
     if any(k.lower() == "authorization" for k in spec.headers):
         return False

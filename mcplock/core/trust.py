@@ -2,9 +2,9 @@
 person on this machine trusted it.
 
 A launch spec needs trust when running it hands something away: every stdio command (it runs
-code), and a remote server whose URL, headers or OAuth client secret expand a ``${VAR}`` (the
-value is sent to that URL). A remote server without templates receives nothing of the user's
-and needs none.
+code), and a remote server whose URL, headers, OAuth client secret or ID token expand a
+``${VAR}`` (the value is sent to that URL, an ID token to the identity provider's token
+endpoint). A remote server without templates receives nothing of the user's and needs none.
 
 The record lives outside the repository, per user: ``trust.json`` in ``$MCPLOCK_CONFIG_DIR``
 when set, else the platform's user data directory (``$XDG_DATA_HOME/mcplock`` or
@@ -72,6 +72,9 @@ def launch_dict(spec: ServerSpec) -> dict[str, object]:
             out["client-secret"] = spec.auth.client_secret
         if spec.auth is not None and spec.auth.client_key:  # a key it signs with: what is read, and where
             out["client-key"] = spec.auth.client_key
+        if spec.auth is not None and spec.auth.id_token:  # an ID token: what is sent, and to whom
+            out.update({k: v for k, v in spec.auth.stored().items()  # type: ignore[union-attr]
+                        if k in ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")})
     return out
 
 
@@ -89,6 +92,8 @@ def received(spec: ServerSpec) -> list[str]:
             texts.append(spec.auth.client_secret)
         if spec.auth is not None and spec.auth.client_key:
             texts.append(spec.auth.client_key)
+        if spec.auth is not None:
+            texts += [t for t in (spec.auth.id_token, spec.auth.idp_client_secret) if t]
     names = [n for t in texts for n in template_names(t) if n != "MCPLOCK_PROJECT_DIR"]
     if spec.transport == "stdio":
         names += list(spec.pass_env)
@@ -112,6 +117,9 @@ def describe(spec: ServerSpec) -> str:
         what = f"{spec.transport} {spec.url}{heads}"
         if spec.auth is not None and spec.auth.client_key:
             what += f"  (signs with the key {spec.auth.client_key})"
+        if spec.auth is not None and spec.auth.idp_token_endpoint:
+            what += f"  (exchanges an ID token at {spec.auth.idp_token_endpoint}"
+            what += f", authorization server {spec.auth.issuer})" if spec.auth.issuer else ")"
     line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
     names = received(spec)
     if names:

@@ -183,7 +183,8 @@ class _Reader:
     def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
         """`auth = "oauth"` or
         `{method = …, client-id = …, client-secret = "${VAR}", client-key = …, signing-alg = …,
-        client-metadata-url = …, scopes = …}`."""
+        client-metadata-url = …, scopes = …}`; identity-assertion adds `id-token = "${VAR}"`,
+        `idp-token-endpoint`, `idp-client-id`, `idp-client-secret = "${VAR}"`, `issuer`."""
         from mcplock.spec import AUTH_METHODS, auth_table_problem
 
         v = self.get(st, table, "auth", (str, dict))
@@ -196,7 +197,7 @@ class _Reader:
             return v
         for k, x in v.items():
             if k not in ("method", "client-id", "client-secret", "client-key", "signing-alg", "client-metadata-url",
-                         "scopes"):
+                         "scopes", "id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer"):
                 raise self.fail(table, f"unknown key `auth.{k}` in {self._where(table)}")
             if not isinstance(x, str):
                 raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")

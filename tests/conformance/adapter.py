@@ -8,6 +8,9 @@ callback), and `--oauth-client-metadata-url` (used where the authorization serve
 ID metadata documents). Client credentials: `--oauth-client-id` / `--oauth-client-secret '${VAR}'`;
 a pre-registered confidential client: the same with `--oauth-grant authorization-code`.
 Client credentials with a private key (`private_key_jwt`): `--oauth-client-key '${VAR}'`.
+Enterprise-managed OAuth (SEP-990): `--oauth-id-token '${VAR}'` with the identity provider's token
+endpoint and client id, and the MCP client's id and secret (the authorization server is read from
+the resource's metadata: the suite names no issuer).
 Scenarios that need a real `tools/call` (CALLS) lock the server first (`mcplock add --yes
 --policy none` in a temporary project, with the same options) and then call its first tool with
 `mcplock call SERVER/TOOL --args … --login`, arguments made from the locked input schema (with
@@ -65,7 +68,14 @@ def main() -> int:
         env.update({var: str(Path(tmp) / var.lower()) for var in
                     ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")})
         args = [MCPLOCK, "inspect", url, "--format", "json", "--timeout", "20"]
-        if ctx.get("private_key_pem"):  # private_key_jwt: the key through a variable too
+        if ctx.get("idp_id_token"):  # enterprise-managed OAuth (SEP-990): the ID token and secret through variables
+            env["CONFORMANCE_ID_TOKEN"] = ctx["idp_id_token"]
+            env["CONFORMANCE_CLIENT_SECRET"] = ctx["client_secret"]
+            args += ["--oauth-id-token", "${CONFORMANCE_ID_TOKEN}",
+                     "--oauth-idp-token-endpoint", ctx["idp_token_endpoint"],
+                     "--oauth-idp-client-id", ctx["idp_client_id"],
+                     "--oauth-client-id", ctx["client_id"], "--oauth-client-secret", "${CONFORMANCE_CLIENT_SECRET}"]
+        elif ctx.get("private_key_pem"):  # private_key_jwt: the key through a variable too
             env["CONFORMANCE_CLIENT_KEY"] = ctx["private_key_pem"]
             args += ["--oauth-client-id", ctx["client_id"], "--oauth-client-key", "${CONFORMANCE_CLIENT_KEY}"]
             if ctx.get("signing_algorithm"):

@@ -27,6 +27,7 @@ PASSING = [
     "auth/client-credentials-basic", "auth/client-credentials-jwt", "auth/scope-step-up",
     "auth/pre-registration", "auth/basic-cimd", "auth/resource-mismatch", "auth/scope-retry-limit",
     "elicitation-sep1034-client-defaults",
+    "auth/cross-app-access-complete-flow",
 ]
 
 pytestmark = [

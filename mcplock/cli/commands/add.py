@@ -129,6 +129,7 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     --yes), an earlier trust in this project, or a yes at the terminal; else the refusal
     names ``how`` (the command that trusts)."""
     from mcplock.core import trust as core_trust
+    from mcplock.core.oauth import discovered_launch
     from mcplock.core.specs import probe_spec
     from mcplock.lint.entries import lint_entries
 
@@ -142,6 +143,7 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     else:
         guarded(cli, lambda: core_trust.gate(launch, cli.lock_dir, how=how))
     results = progress.probe(cli, launch, opts, login=args.login) if launch else {}
+    core_trust.trust(discovered_launch(launch), cli.lock_dir)  # (SEP-990: the issuer it found is locked)
     results.update(unpinned)
     client = args.client() if args.client_name != "mcplock" else None  # the default identity is not pinned
     staged, failed = core_add.stage_new(specs, results, policy, client)

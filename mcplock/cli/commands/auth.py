@@ -161,7 +161,7 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
         return 0
     for r in rows:
         line = safe_text(r["name"], "bold", keep_newlines=False).append(f"  {r['method']}")
-        if r["method"] in ("oauth", "client-credentials"):
+        if r["method"] in ("oauth", "client-credentials", "identity-assertion"):
             line.append("  " + token_state(r), style="green" if r["token"] and not r.get("expired") else "yellow")
             if not r["token"] and r["method"] == "oauth":
                 line.append("  (log in with `mcplock auth login ", style="dim").append_text(
