@@ -61,6 +61,7 @@ class StreamableHttpTransport:
         self.on_message: Callable[[dict[str, Any]], None] | None = None
         self.on_failure: Callable[[BaseException], None] | None = None
         self._listener: asyncio.Task[None] | None = None
+        self._answered = asyncio.Event()  # the first standalone GET got its answer (or failed)
         self._lost_said = False
 
     async def start(self) -> None:
@@ -234,6 +235,11 @@ class StreamableHttpTransport:
         await self.send_message(msg, f"the notification {method}")
         if method == "notifications/initialized" and self.on_message is not None and self._listener is None:
             self._listener = asyncio.create_task(self._listen())
+            # the stream is open (or refused) before the session's next request, so nothing the
+            # server sends there about that request can come before mcplock listens
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.opts.timeout):
+                    await self._answered.wait()
 
     async def _listen(self) -> None:
         """The standalone GET stream of a long-lived session. A server that offers none (405, or
@@ -241,16 +247,19 @@ class StreamableHttpTransport:
         pause (until several in a row carried nothing); a server that can no longer be reached,
         or that forgot the session, ends the session."""
         quiet = 0
-        while self.client is not None and quiet < LISTEN_RETRIES:
-            try:
-                got = await self._listen_once()
-            except ProbeError as e:
-                self._broken(e)
-                return
-            if got is None:
-                return
-            quiet = 0 if got else quiet + 1
-            await asyncio.sleep(LISTEN_PAUSE)
+        try:
+            while self.client is not None and quiet < LISTEN_RETRIES:
+                try:
+                    got = await self._listen_once()
+                except ProbeError as e:
+                    self._broken(e)
+                    return
+                if got is None:
+                    return
+                quiet = 0 if got else quiet + 1
+                await asyncio.sleep(LISTEN_PAUSE)
+        finally:
+            self._answered.set()
 
     async def _listen_once(self) -> int | None:
         """One GET stream: how many messages it carried; None when the server offers none."""
@@ -261,6 +270,7 @@ class StreamableHttpTransport:
         n, opened = 0, False
         try:
             async with self.client.stream("GET", self.url, headers=headers, timeout=relay_timeout(self.opts)) as resp:
+                self._answered.set()
                 if resp.status_code == 404 and self.session_id:
                     await self._check(resp, action)
                 if resp.status_code != 200 or content_type(resp) != "text/event-stream":
