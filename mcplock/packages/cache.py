@@ -9,9 +9,10 @@ nothing is fetched, and a file changed in the cache is refused. A cold cache ins
   when that version was published: ``--before``), or ``npm ci --ignore-scripts`` replaying a
   resolved tree kept under ``npm-trees/``; npm checks every tarball against the lockfile's
   integrity, and mcplock checks the package's own entry against the pin;
-- PyPI: the tree resolved once (``pip install --dry-run --report``) into hash-pinned
-  requirements, installed with ``pip install --require-hashes --no-deps`` into a venv; the
-  package's file must be one of the pinned sha256s;
+- PyPI: the tree resolved once (``pip install --dry-run --report``; its dependencies as they
+  were when the pinned files were uploaded: ``--uploaded-prior-to``) into hash-pinned
+  requirements kept under ``pypi-trees/``, installed with ``pip install --require-hashes
+  --no-deps`` into a venv; the package's file must be one of the pinned sha256s;
 - OCI: no cache, the image is run by digest (``IMAGE@sha256:…``); docker verifies the content.
 
 The cache is ``MCPLOCK_CACHE_DIR``, else the platform's user cache directory + ``/packages``.
@@ -266,7 +267,8 @@ def _npm(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list
 
 
 def _after(published: str) -> str:
-    """A moment just after ``published`` (``npm install --before`` takes versions up to it)."""
+    """A moment just after ``published``: ``npm install --before`` takes versions up to it, ``pip
+    install --uploaded-prior-to`` files uploaded strictly before it."""
     from datetime import datetime, timedelta
 
     t = datetime.fromisoformat(published.replace("Z", "+00:00")) + timedelta(minutes=1)
@@ -310,7 +312,7 @@ def _pypi(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[lis
         if saved is not None and saved.is_file():
             reqs = saved.read_text()
         else:
-            reqs = _pypi_tree(pin, tmp, env, index, name)
+            reqs = _pypi_tree(pin, tmp, env, index, name, environ)
         tree = _sha(reqs.encode())
         if pin.tree_integrity is not None and tree != pin.tree_integrity:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -333,12 +335,27 @@ def _pypi(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[lis
     return [str(d / "venv" / "bin" / "python"), str(exe)], replace(pin, tree_integrity=manifest["tree-integrity"])
 
 
-def _pypi_tree(pin: PackagePin, tmp: Path, env: dict[str, str], index: list[str], name: str) -> str:
-    """The whole tree as pip resolves it today, as hash-pinned requirements (sorted lines); the
+def _pypi_tree(pin: PackagePin, tmp: Path, env: dict[str, str], index: list[str], name: str, environ: Env) -> str:
+    """The whole tree as pip resolves it as of the pinned release's upload (its dependencies as
+    they were then: ``--uploaded-prior-to``), as hash-pinned requirements (sorted lines); the
     package itself with every sha256 of the pin, after checking pip chose one of them."""
+    from mcplock.packages import registries
+
     report = tmp / "report.json"
-    _run([sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--ignore-installed", "--only-binary=:all:",
-          *index, "--report", str(report), f"{pin.name}=={pin.version}"], tmp, env, pin.label)
+    uploaded = registries.pypi_uploaded(pin.name, pin.version, pin.integrities(), environ)
+    before = [f"--uploaded-prior-to={_after(uploaded)}"] if uploaded else []
+    argv = [sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--ignore-installed", "--only-binary=:all:",
+            *index, "--report", str(report), f"{pin.name}=={pin.version}"]
+    try:
+        _run([*argv, *before], tmp, env, pin.label)
+    except RegistryError as e:
+        if before and "no such option: --uploaded-prior-to" in str(e):
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise _old_pip(pin) from None
+        if not (before and "does not provide upload-time metadata" in str(e)):
+            raise
+        # an index without upload times (an older mirror): today's tree; a drift is refused below
+        _run(argv, tmp, env, pin.label)
     data = json.loads(report.read_text())
     report.unlink()
     lines = []
@@ -358,3 +375,19 @@ def _pypi_tree(pin: PackagePin, tmp: Path, env: dict[str, str], index: list[str]
             hashes = [sha]
         lines.append(f"{pkg}=={meta.get('version')} " + " ".join(f"--hash=sha256:{h}" for h in hashes))
     return "\n".join(sorted(lines)) + "\n"
+
+
+def _old_pip(pin: PackagePin) -> RegistryError:
+    """pip before 26 cannot resolve a tree as of a date: refuse rather than resolve today's."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        have = f"pip {version('pip')}"
+    except PackageNotFoundError:  # pragma: no cover - pip ran, so its metadata is there
+        have = "an older pip"
+    return RegistryError(
+        "installer-missing",
+        f"resolving the dependency tree of {pin.label} as of its release needs pip 26 or newer "
+        f"(`--uploaded-prior-to`); mcplock's Python ({sys.executable}) has {have}",
+        hint=f"upgrade pip where mcplock is installed (`{sys.executable} -m pip install --upgrade pip`), "
+             "then run the command again; the lock is unchanged")

@@ -172,6 +172,23 @@ def pypi_latest(name: str, environ: Env = None) -> str:
     return str(pypi_project(name, environ)["info"]["version"])
 
 
+def pypi_uploaded(name: str, version: str, integrities: tuple[str, ...], environ: Env = None) -> str | None:
+    """When the pinned files of ``name==version`` were uploaded: the latest
+    ``upload_time_iso_8601`` among the release's files whose sha256 the pin holds (a wheel
+    uploaded after the sdist counts; a file added to the release after the pin does not move
+    it), for ``pip install --uploaded-prior-to``. None when the index gives no upload times."""
+    files = (pypi_project(name, environ).get("releases") or {}).get(version) or []
+    times = [str(f["upload_time_iso_8601"]) for f in files
+             if f"sha256:{(f.get('digests') or {}).get('sha256')}" in integrities and f.get("upload_time_iso_8601")]
+    return max(times, key=_instant) if times else None
+
+
+def _instant(iso: str) -> Any:
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso.replace("Z", "+00:00"))
+
+
 def pip_env(environ: Env = None) -> dict[str, str]:
     """pip's environment: only the index mcplock names (no find-links, extra indexes or
     constraints from a pip config), its cache inside mcplock's."""
