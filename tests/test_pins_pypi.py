@@ -1,0 +1,153 @@
+"""PyPI pins against a local index (fixtures/pypi_index.py: PyPI's JSON API and the simple API
+with upload times), with real pip installs: a pin installs the same dependency tree on every
+machine and over time, as of the pinned release's upload (``pip --uploaded-prior-to``), and a
+tree that still differs is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+
+import pytest
+from pypi_index import PypiIndex, wheel
+
+from mcplock.packages.pin import PackagePin
+from mcplock.packages.registries import pypi_uploaded
+from mcplock.spec import ServerSpec
+
+pytestmark = pytest.mark.timeout(300)
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "mcp_fixture.py"
+# the server: the fixture MCP server, started by the package's console script, which first
+# imports its dependency (so the installed tree is the one that runs)
+SERVER = f"""import runpy, sys
+import pin_dep
+
+def main():
+    sys.argv = [{str(FIXTURE)!r}, "stdio"]
+    sys.path.insert(0, {str(FIXTURE.parent)!r})
+    runpy.run_path({str(FIXTURE)!r}, run_name="__main__")
+"""
+DEP_1_0 = wheel("pin-dep", "1.0", modules={"pin_dep": "VERSION = '1.0'\n"})
+DEP_1_1 = wheel("pin-dep", "1.1", modules={"pin_dep": "VERSION = '1.1'\n"})
+DEMO = wheel("pin-demo", "1.0", requires=("pin-dep>=1",), modules={"pin_demo": SERVER},
+             scripts={"pin-demo": "pin_demo:main"})
+
+
+@pytest.fixture
+def index():
+    with PypiIndex() as ix:
+        ix.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00.000000Z")
+        ix.publish(*DEMO, uploaded="2025-02-01T12:00:00.000000Z")
+        yield ix
+
+
+def pin_of(name: str = "demo") -> dict:
+    return tomllib.loads(Path("mcp.lock").read_text())["server"][name]["package"]
+
+
+def installed(cache: Path) -> list[str]:
+    """The dependency versions installed in the cache's PyPI entries (their dist-info names)."""
+    return sorted(p.name for p in cache.glob("pypi/*/venv/lib/python*/site-packages/pin_dep-*.dist-info"))
+
+
+def test_a_fresh_machine_installs_the_tree_the_pin_was_made_with(cli, index, tmp_path):
+    env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "mine")}
+    r = cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    tree = pin_of()["tree-integrity"]
+    assert installed(tmp_path / "mine") == ["pin_dep-1.0.dist-info"]
+
+    # a month later pin-dep 1.1 is released; a teammate's machine (or CI) has no cache at all
+    index.publish(*DEP_1_1, uploaded="2025-03-01T09:30:00.000000Z")
+    fresh = {**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate")}
+    r = cli("diff", "--format", "json", env=fresh, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["servers"][0]["status"] == "ok"
+    assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]  # not the newer release
+    entry = next((tmp_path / "teammate" / "pypi").glob("*/.mcplock.json"))
+    assert json.loads(entry.read_text())["tree-integrity"] == tree
+    assert pin_of()["tree-integrity"] == tree  # nothing to re-pin
+
+    # pinning the same release again today gives the same tree too
+    Path("mcp.lock").unlink()
+    r = cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "c")},
+            timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert pin_of()["tree-integrity"] == tree
+
+
+def test_a_tree_that_still_differs_is_refused(cli, index, tmp_path):
+    env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "mine")}
+    assert cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300).returncode == 0
+    tree = pin_of()["tree-integrity"]
+    # an index that lies: a "new" dependency release dated before the pinned one
+    index.publish(*DEP_1_1, uploaded="2025-01-20T00:00:00.000000Z")
+    r = cli("diff", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "fresh")}, timeout=300)
+    assert r.returncode == 2, r.stdout + r.stderr
+    err = " ".join(r.stderr.split())
+    assert "the dependency tree of pin-demo==1.0" in err and tree in err and "nothing was started" in err
+    assert "mcplock update demo" in err
+    assert installed(tmp_path / "fresh") == []
+
+
+def test_the_cutoff_is_the_latest_upload_among_the_pinned_files(index):
+    env = {"MCPLOCK_PYPI_URL": index.url}
+    sdist = index.publish("pin-demo", "pin_demo-1.0.tar.gz", b"sdist", uploaded="2025-01-31T23:00:00.000000Z",
+                          version="1.0")
+    wheel_sha = next(f"sha256:{f['sha256']}" for f in index.projects["pin-demo"]["releases"]["1.0"]
+                     if f["filename"].endswith(".whl"))
+    # the wheel was uploaded an hour after the sdist: the tree is as of the later one
+    assert pypi_uploaded("pin-demo", "1.0", (sdist, wheel_sha), env) == "2025-02-01T12:00:00.000000Z"
+    # a file added to the release after the pin was made does not move the pin's cutoff
+    late = index.publish("pin-demo", "pin_demo-1.0-py3-none-win32.whl", b"late", uploaded="2025-06-01T00:00:00Z",
+                         version="1.0")
+    assert pypi_uploaded("pin-demo", "1.0", (sdist, wheel_sha), env) == "2025-02-01T12:00:00.000000Z"
+    assert pypi_uploaded("pin-demo", "1.0", (sdist, wheel_sha, late), env) == "2025-06-01T00:00:00Z"
+
+
+def test_an_index_without_upload_times_resolves_todays_tree(tmp_path):
+    from mcplock.packages import pin_spec
+
+    with PypiIndex(upload_times=False) as ix:
+        ix.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00Z")
+        ix.publish(*DEMO, uploaded="2025-02-01T12:00:00Z")
+        ix.publish(*DEP_1_1, uploaded="2025-03-01T09:30:00Z")
+        env = {"MCPLOCK_PYPI_URL": ix.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "c"),
+               "PATH": os.environ["PATH"]}
+        got = pin_spec(ServerSpec(name="demo", transport="stdio", command="uvx", args=("pin-demo==1.0",)), env)
+    assert isinstance(got.package, PackagePin) and got.package.tree_integrity is not None
+    assert installed(tmp_path / "c") == ["pin_dep-1.1.dist-info"]  # no cutoff possible: today's tree
+
+
+def test_a_pip_without_uploaded_prior_to_is_refused_with_the_fix(cli, index, tmp_path):
+    """Python 3.11's bundled pip (23.x) cannot resolve as of a date: mcplock says so, and how to
+    upgrade it, rather than resolving today's tree."""
+    import subprocess
+    import sys
+    import sysconfig
+
+    from mcplock.packages.registries import pip_env
+
+    old = tmp_path / "old"
+    env = pip_env({**os.environ, "MCPLOCK_CACHE_DIR": str(tmp_path / "c")})  # no rustup on PATH: it writes ~
+    subprocess.run([sys.executable, "-m", "venv", str(old)], check=True, capture_output=True, env=env)
+    have = subprocess.run([old / "bin" / "python", "-m", "pip", "--version"], capture_output=True, text=True,
+                          env=env).stdout
+    if not have.startswith("pip 2") or int(have.split()[1].split(".")[0]) >= 26:
+        pytest.skip(f"this Python bundles {have.strip()}, which has --uploaded-prior-to")
+    # mcplock and its dependencies from this environment; pip from the old venv's own site-packages
+    purelib = Path(subprocess.run([old / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()"
+                                   "['purelib'])"], capture_output=True, text=True, env=env).stdout.strip())
+    (purelib / "zz-mcplock.pth").write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
+    r = subprocess.run([old / "bin" / "python", "-m", "mcplock", "add", "demo", "--yes", "--", "uvx", "pin-demo==1.0"],
+                       capture_output=True, text=True, timeout=300,
+                       env={**env, "MCPLOCK_PYPI_URL": index.url})
+    assert r.returncode == 3, r.stdout + r.stderr
+    err = " ".join(r.stderr.split())
+    assert "needs pip 26 or newer" in err and f"has {have.split()[0]} {have.split()[1]}" in err
+    assert f"{old / 'bin' / 'python'} -m pip install --upgrade pip" in err
+    assert "Traceback" not in r.stderr
+    assert not Path("mcp.lock").exists()
