@@ -151,3 +151,23 @@ def test_a_pip_without_uploaded_prior_to_is_refused_with_the_fix(cli, index, tmp
     assert f"{old / 'bin' / 'python'} -m pip install --upgrade pip" in err
     assert "Traceback" not in r.stderr
     assert not Path("mcp.lock").exists()
+
+
+def test_a_pip_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
+    """A teammate's pip.conf with find-links, an extra index and constraints: the tree still comes
+    from the index mcplock names only (local find-links files would even escape the cutoff)."""
+    env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "mine")}
+    assert cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300).returncode == 0
+    tree = pin_of()["tree-integrity"]
+    links = tmp_path / "links"
+    links.mkdir()
+    (links / DEP_1_1[1]).write_bytes(DEP_1_1[2])
+    (tmp_path / "constraints.txt").write_text("pin-dep==1.1\n")
+    (tmp_path / "pip.conf").write_text(f"[global]\nfind-links = {links}\nextra-index-url = http://127.0.0.1:9/simple\n"
+                                       f"constraint = {tmp_path / 'constraints.txt'}\n")
+    r = cli("diff", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate"),
+                         "PIP_CONFIG_FILE": str(tmp_path / "pip.conf")}, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]
+    entry = next((tmp_path / "teammate" / "pypi").glob("*/.mcplock.json"))
+    assert json.loads(entry.read_text())["tree-integrity"] == tree

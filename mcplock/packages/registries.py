@@ -195,8 +195,9 @@ def pip_env(environ: Env = None) -> dict[str, str]:
     from mcplock.packages.cache import cache_root
 
     env = dict(os.environ if environ is None else environ)
+    # a blank (" "), not an empty value: pip drops empty ones and keeps a pip.conf's lists
     env.update({"PIP_CACHE_DIR": str(cache_root(environ) / "pip-cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-                "PIP_FIND_LINKS": "", "PIP_EXTRA_INDEX_URL": "", "PIP_CONSTRAINT": "", "PIP_NO_INPUT": "1",
+                "PIP_FIND_LINKS": " ", "PIP_EXTRA_INDEX_URL": " ", "PIP_CONSTRAINT": " ", "PIP_NO_INPUT": "1",
                 "PIP_INDEX_URL": pypi_url(environ) + "/simple"})
     # pip runs `rustc --version` for its User-Agent; a rustup proxy then writes ~/.rustup. Wheels
     # only (--only-binary): pip never needs Rust here, so rustup's directory leaves its PATH.
