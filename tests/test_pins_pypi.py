@@ -92,6 +92,15 @@ def test_a_tree_that_still_differs_is_refused(cli, index, tmp_path):
     assert "mcplock update demo" in err
     assert installed(tmp_path / "fresh") == []
 
+    # the hint works: `update NAME` pins the (up-to-date) release afresh, with the tree it resolves now
+    fresh = {**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "fresh")}
+    r = cli("update", "demo", env=fresh, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "pin-demo 1.0 pinned afresh" in r.stdout
+    assert pin_of()["version"] == "1.0" and pin_of()["tree-integrity"] != tree
+    assert cli("diff", env=fresh, timeout=300).returncode == 0
+    assert installed(tmp_path / "fresh") == ["pin_dep-1.1.dist-info"]
+
 
 def test_the_cutoff_is_the_latest_upload_among_the_pinned_files(index):
     env = {"MCPLOCK_PYPI_URL": index.url}
@@ -171,3 +180,23 @@ def test_a_pip_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
     assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]
     entry = next((tmp_path / "teammate" / "pypi").glob("*/.mcplock.json"))
     assert json.loads(entry.read_text())["tree-integrity"] == tree
+
+
+def test_update_runs_only_what_is_trusted_and_trusts_what_it_moved(cli, index, tmp_path):
+    """`update` probes the new release: a lock nobody trusted here runs nothing; once trusted,
+    the pin it moves is trusted with it (the next `diff` asks nothing)."""
+    env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "mine")}
+    assert cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300).returncode == 0
+    clone = tmp_path / "clone"  # the same lock, pulled into another project
+    clone.mkdir()
+    (clone / "mcp.lock").write_text(Path("mcp.lock").read_text())
+    there = {**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "clone-cache"), "CI": ""}
+    r = cli("update", "demo", env=there, cwd=str(clone), timeout=300)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "mcplock trust demo" in r.stderr and "nothing ran" in r.stderr
+    assert not (tmp_path / "clone-cache").exists()
+    assert cli("trust", "demo", env=there, cwd=str(clone)).returncode == 0
+    r = cli("update", "demo", env=there, cwd=str(clone), timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = cli("diff", env=there, cwd=str(clone), timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr

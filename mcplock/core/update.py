@@ -3,7 +3,7 @@ the newest release (`update`), whose definitions are then staged for review like
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,7 +21,7 @@ class Row:
     package: str | None = None
     current: str | None = None  # the pinned version (None: not pinned)
     latest: str | None = None
-    status: str = "local"  # "up-to-date" | "behind" | "unpinned" | "local" | "error"
+    status: str = "local"  # "up-to-date" | "behind" | "unpinned" | "local" | "error" | "repinned" (update NAME)
     error: ProbeError | None = None
     new_pin: PackagePin | None = None  # `update`: the pin it moves to (oci: the tag's current digest)
 
@@ -68,9 +68,12 @@ def outdated(selected: list[ServerEntry], environ: Mapping[str, str] | None = No
 
 
 def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
-             environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+             environ: Mapping[str, str] | None = None, *, again: Collection[str] = ()) -> dict[str, Any]:
     """For each row behind (or unpinned), the spec pinned to the newest release and installed
-    in the cache; a row whose release cannot be fetched gets its error."""
+    in the cache; a row whose release cannot be fetched gets its error. A server named in
+    ``again`` that is up to date is pinned afresh at its version (its artefact and tree resolved
+    again, as ``pnpm update PKG`` does): the way out when its pinned tree cannot be installed any
+    more (a file withdrawn from the index, say), which the refusal's hint names."""
     from mcplock.core.specs import spec_of
     from mcplock.packages import pin_spec
     from mcplock.packages.errors import RegistryError
@@ -78,10 +81,12 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
     by_name = {s.name: s for s in selected}
     out: dict[str, Any] = {}
     for row in rows:
-        if row.status not in ("behind", "unpinned"):
+        if row.status not in ("behind", "unpinned") and not (row.status == "up-to-date" and row.server in again):
             continue
         spec = replace(spec_of(by_name[row.server], base), package=None)
         try:
+            if row.status == "up-to-date":
+                row.status = "repinned"
             requested = row.latest if row.registry != "oci" else (row.latest or "latest").split("@")[0]
             out[row.server] = pin_spec(spec, environ, requested=requested)
             row.new_pin = out[row.server].package

@@ -42,7 +42,9 @@ def render_update(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any
     for m in moves:
         line = Text().append_text(safe_text(m["server"], keep_newlines=False)).append(": ")
         if m["status"] == "moved":
-            line.append_text(safe_text(f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}", keep_newlines=False))
+            what = (f"{m['package']} {m['to']} pinned afresh" if m["from"] == m["to"]
+                    else f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}")
+            line.append_text(safe_text(what, keep_newlines=False))
             n = len(m["new"]) + len(m["changed"]) + len(m["removed"])
             line.append(f" ({len(m['new'])} new, {len(m['changed'])} changed, {len(m['removed'])} removed"
                         " — pending review)" if n else " (definitions unchanged)", style="yellow" if n else "green")

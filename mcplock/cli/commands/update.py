@@ -68,8 +68,11 @@ def cmd_update(
     """Move package pins to the newest release, probe it, and stage its definition changes as
     pending (changed tools are quarantined until accepted). Exit 0 when done, even with
     proposals to review; 3 when a registry or a server could not be reached (its pin stays)."""
+    from mcplock.cli.trust import guarded
     from mcplock.core import refresh as core_refresh
+    from mcplock.core import trust as core_trust
     from mcplock.core import update as core_update
+    from mcplock.core.specs import spec_of
     from mcplock.lock.read import load
     from mcplock.render.update import render_update
     from mcplock.targets import select
@@ -83,7 +86,14 @@ def cmd_update(
         cli.json_mode("update", fmt)
     selected = select(load(cli.lockfile), list(names or []))
     rows = core_update.outdated(selected)
-    moving = core_update.new_pins(rows, selected, cli.lock_dir)
+    again = set(names or [])  # named on the command line: pinned afresh even when up to date (`pnpm update PKG`)
+    # what moves runs (its newest release is probed): only servers trusted here as locked, or in CI
+    to_move = [s for s, r in zip(selected, rows, strict=True)
+               if r.status in ("behind", "unpinned") or (r.status == "up-to-date" and s.name in again)]
+    guarded(cli, lambda: core_trust.gate([spec_of(s, cli.lock_dir) for s in to_move], cli.lock_dir,
+                                         how=core_trust.trust_command(cli.lockfile),
+                                         reviewed=core_trust.reviewed(to_move, cli.lock_dir)))
+    moving = core_update.new_pins(rows, selected, cli.lock_dir, again=again)
     summary: list = []
     failed: dict = {r.server: r.error for r in rows if r.error is not None}
     if moving:
@@ -93,6 +103,8 @@ def cmd_update(
         pins = {n: sp.package for n, sp in moving.items()}
         summary, probe_failed = core_refresh.apply(cli.lockfile, cli.lock_dir, chosen, results, the_plan, None, pins)
         failed.update(probe_failed)
+        # the same command at its new release, run now with the person's consent: trusted as the old one was
+        core_trust.trust([moving[n] for n, _ in summary if n in moving], cli.lock_dir)
     code = 3 if failed else 0
     report = render_update(rows, dict(summary), failed, fmt, lockfile=cli.lockfile, exit_code=code)
     if fmt == "text":
