@@ -8,7 +8,6 @@ import contextlib
 import json
 import os
 import stat
-import subprocess
 import sys
 import time
 import urllib.request
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
+from runner import listening
 
 FIXTURE = ROOT / "fixtures" / "oauth" / "oauth_fixture.py"
 BROWSER = ROOT / "fixtures" / "oauth" / "browser.py"
@@ -24,18 +24,9 @@ BROWSER = ROOT / "fixtures" / "oauth" / "browser.py"
 
 @contextlib.contextmanager
 def oauth_server(*args: str):
-    proc = subprocess.Popen([sys.executable, str(FIXTURE), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("LISTENING"), proc.stderr.read()
-        _, base, _, issuer = line.split()
+    with listening([sys.executable, str(FIXTURE), *args]) as started:
+        _, base, _, issuer = started.lines[0]
         yield base + "/mcp", issuer
-    finally:
-        proc.terminate()
-        proc.wait(timeout=5)
-        proc.stdout.close()
-        proc.stderr.close()
 
 
 def stats(issuer: str) -> dict:

@@ -15,6 +15,7 @@ import pytest
 from test_auth import stats, token_files
 
 from conftest import ROOT, run_cli
+from runner import listening
 
 FIXTURE = ROOT / "fixtures" / "oauth" / "oauth_fixture.py"
 SECRET = "xaa-secret-canary-51c9"
@@ -24,19 +25,9 @@ IDP_CLIENT = "mcplock-at-idp"  # fixtures/oauth/idp.py
 @pytest.fixture
 def xaa(tmp_path):
     """(mcp url, issuer, idp token endpoint, ID token, expired ID token) of a fixture with an IdP."""
-    proc = subprocess.Popen([sys.executable, str(FIXTURE), "--xaa", f"xaa-app:{SECRET}"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("LISTENING"), proc.stderr.read()
-        _, base, _, issuer = line.split()
-        _, endpoint, id_token, expired = proc.stdout.readline().split()
+    with listening([sys.executable, str(FIXTURE), "--xaa", f"xaa-app:{SECRET}"], lines=2) as started:
+        (_, base, _, issuer), (_, endpoint, id_token, expired) = started.lines
         yield base + "/mcp", issuer, endpoint, id_token, expired
-    finally:
-        proc.terminate()
-        proc.wait(timeout=5)
-        proc.stdout.close()
-        proc.stderr.close()
 
 
 def options(endpoint: str, idp_client: str = IDP_CLIENT) -> list[str]:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import sys
 import urllib.request
 
 import pytest
 
 from conftest import ROOT, run_cli
+from runner import listening
 
 FIXTURE = ROOT / "fixtures" / "resumable_fixture.py"
 CALL = ("call", "srv/get_weather", "--args", '{"city": "Paris"}', "--timeout", "20")
@@ -20,19 +20,8 @@ CALL = ("call", "srv/get_weather", "--args", '{"city": "Paris"}', "--timeout", "
 
 @contextlib.contextmanager
 def server(*args: str):
-    proc = subprocess.Popen([sys.executable, str(FIXTURE), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    try:
-        line = proc.stdout.readline()
-        assert line.startswith("LISTENING"), proc.stderr.read()
-        base = line.split()[1]
-        yield base
-
-    finally:
-        proc.terminate()
-        proc.wait(timeout=5)
-        proc.stdout.close()
-        proc.stderr.close()
+    with listening([sys.executable, str(FIXTURE), *args]) as started:
+        yield started.lines[0][1]
 
 
 def _stats(base: str) -> dict:
