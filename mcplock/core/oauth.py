@@ -219,7 +219,10 @@ def login_command(spec: ServerSpec, locked: bool) -> str:
     if a is not None:
         for opt, v in (("--oauth-client-id", a.client_id), ("--oauth-client-secret", a.client_secret),
                        ("--oauth-client-key", a.client_key), ("--oauth-signing-alg", a.signing_alg),
-                       ("--oauth-client-metadata-url", a.client_metadata_url), ("--oauth-scopes", a.scopes)):
+                       ("--oauth-client-metadata-url", a.client_metadata_url), ("--oauth-scopes", a.scopes),
+                       ("--oauth-id-token", a.id_token), ("--oauth-idp-token-endpoint", a.idp_token_endpoint),
+                       ("--oauth-idp-client-id", a.idp_client_id), ("--oauth-idp-client-secret", a.idp_client_secret),
+                       ("--oauth-issuer", a.issuer)):
             if v:
                 parts += [opt, shlex.quote(v)]
         if a.method == "oauth" and a.client_secret:
@@ -337,16 +340,23 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
     if url is not None and url != srv.url:
         raise UsageError(f"`{target}` is locked with another URL ({srv.url})")
     if auth is not None:
-        spec = replace(spec, auth=auth)
+        only_scopes = bool(auth.scopes) and auth == AuthSpec("oauth", scopes=auth.scopes)
+        # --oauth-scopes alone keeps the locked method (a scope step-up of a CI grant stays one)
+        spec = replace(spec, auth=replace(spec.auth, scopes=auth.scopes) if only_scopes and spec.auth else auth)
     return spec, True
 
 
-def record_method(spec: ServerSpec, lockfile: str) -> None:
-    """Note in the lock which auth method the server uses (never a token)."""
+def record_method(spec: ServerSpec, lockfile: str) -> ServerSpec | None:
+    """Note in the lock which auth method the server uses (never a token), where it records none
+    yet: identity assertion with the authorization server the login found (as `add` does).
+    Returns the server's launch spec as the lock has it now, or None when the lock is unchanged."""
+    from mcplock.core.specs import lock_dir, spec_of
     from mcplock.lock.store import transaction
 
-    method = spec.auth.stored() if spec.auth is not None else "oauth"
+    method = (lock_auth(spec) or spec.auth.stored()) if spec.auth is not None else "oauth"
     with transaction(lockfile) as lock:
         srv = lock.servers.get(spec.name)
-        if srv is not None and srv.auth is None:
-            srv.auth = method
+        if srv is None or srv.auth is not None:
+            return None
+        srv.auth = method
+        return spec_of(srv, lock_dir(lockfile))

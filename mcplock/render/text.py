@@ -40,7 +40,9 @@ def _pins(lock: Lock) -> Text:
     return out
 
 
-def render_list(lock: Lock, findings: dict | None = None) -> Group:
+def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[str, str, str]] | None = None) -> Group:
+    """``tampered``: the (server, kind, key) whose stored definition does not match its hash, when
+    the caller has checked them already (else each item is checked here)."""
     findings = findings or {}
     parts: list[Any] = []
     if not lock.servers:
@@ -88,7 +90,8 @@ def render_list(lock: Lock, findings: dict | None = None) -> Group:
             else:
                 block.append(" " * 19)
             block.append_text(state_text(e))
-            if e.tampered() or e.tampered(pending=True):
+            if ((name, e.kind, e.key) in tampered if tampered is not None
+                    else e.tampered() or e.tampered(pending=True)):
                 block.append("  tampered: the stored definition does not match its hash", style="bold red")
             found = findings.get((name, e.kind, e.key))
             if found:

@@ -20,6 +20,11 @@ from mcplock.cli.options import (
     OAUTH_CLIENT_METADATA_URL,
     OAUTH_CLIENT_SECRET,
     OAUTH_GRANT,
+    OAUTH_ID_TOKEN,
+    OAUTH_IDP_CLIENT_ID,
+    OAUTH_IDP_CLIENT_SECRET,
+    OAUTH_IDP_TOKEN_ENDPOINT,
+    OAUTH_ISSUER,
     OAUTH_SCOPES,
     OAUTH_SIGNING_ALG,
 )
@@ -46,19 +51,28 @@ def cmd_login(
     oauth_client_metadata_url: str | None = OAUTH_CLIENT_METADATA_URL,
     oauth_client_key: str | None = OAUTH_CLIENT_KEY,
     oauth_signing_alg: str | None = OAUTH_SIGNING_ALG,
+    oauth_id_token: str | None = OAUTH_ID_TOKEN,
+    oauth_idp_token_endpoint: str | None = OAUTH_IDP_TOKEN_ENDPOINT,
+    oauth_idp_client_id: str | None = OAUTH_IDP_CLIENT_ID,
+    oauth_idp_client_secret: str | None = OAUTH_IDP_CLIENT_SECRET,
+    oauth_issuer: str | None = OAUTH_ISSUER,
     timeout: float = typer.Option(300.0, "--timeout",
                                   help="Seconds to wait for the browser to come back (default 300)."),
     no_browser: bool = typer.Option(False, "--no-browser", help="Only print the authorization URL."),
 ) -> int:
-    """Log in to a remote server with OAuth (authorization code + PKCE in the browser) and keep
-    the tokens in your config directory (never in the repo)."""
+    """Log in to a remote server with OAuth and keep the tokens in your config directory (never in
+    the repo): authorization code + PKCE in the browser; client credentials and identity assertion
+    (--oauth-id-token) obtain a token with no browser."""
     import asyncio
 
     from mcplock.auth.login import login
 
     cli = context.of(ctx)
+    assertion = {"id_token": oauth_id_token, "idp_token_endpoint": oauth_idp_token_endpoint,
+                 "idp_client_id": oauth_idp_client_id, "idp_client_secret": oauth_idp_client_secret,
+                 "issuer": oauth_issuer}
     auth = oauth.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes, oauth_grant, oauth_client_metadata_url,
-                           client_key=oauth_client_key, signing_alg=oauth_signing_alg)
+                           client_key=oauth_client_key, signing_alg=oauth_signing_alg, assertion=assertion)
     spec, locked = oauth.login_target(target, url, auth, cli.lockfile)
     if locked:  # the lock's URL and headers (a pulled lock's too) receive secrets only once trusted here
         from mcplock.core import trust as core_trust
@@ -75,9 +89,14 @@ def cmd_login(
     cli.say(Text("logged in to ").append_text(_name(spec.name)).append(f" ({token_state(state)})"))
     if locked:
         try:
-            oauth.record_method(spec, cli.lockfile)
+            recorded = oauth.record_method(spec, cli.lockfile)
         except McplockError as e:  # the login itself worked
             cli.info(f"note: could not record the auth method in the lock: {e.message}")
+            return 0
+        if recorded is not None and auth is not None:  # typed on this command line: trusted as the lock has it now
+            from mcplock.core import trust as core_trust
+
+            core_trust.trust([recorded], cli.lock_dir)
     return 0
 
 
@@ -163,9 +182,13 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
         line = safe_text(r["name"], "bold", keep_newlines=False).append(f"  {r['method']}")
         if r["method"] in ("oauth", "client-credentials", "identity-assertion"):
             line.append("  " + token_state(r), style="green" if r["token"] and not r.get("expired") else "yellow")
-            if not r["token"] and r["method"] == "oauth":
+            if r["method"] == "oauth" and not r["token"]:
                 line.append("  (log in with `mcplock auth login ", style="dim").append_text(
                     safe_text(r["name"], "dim", keep_newlines=False)).append("`)", style="dim")
+            elif r["method"] != "oauth" and (not r["token"] or r.get("expired")):  # no browser: fetched when used
+                line.append("  (a new one is obtained when it is next used, or now: `mcplock auth login ",
+                            style="dim").append_text(safe_text(r["name"], "dim", keep_newlines=False)).append(
+                    "`)", style="dim")
         cli.say(line)
     cli.info(f"tokens are kept in {store.dir}")
     return 0

@@ -7,30 +7,55 @@ import typer
 from mcplock.cli import context
 from mcplock.lock.model import ServerEntry
 
+Key = tuple[str, str, str]  # (server, kind, key)
+
 
 def cmd_list(
     ctx: typer.Context,
     fmt: str = typer.Option("text", "--format", help="text or json."),
 ) -> int:
     """Servers, tools, flags and pending counts (offline)."""
+    from mcplock.lint.cache import LintCache
     from mcplock.lint.entries import lint_entries
     from mcplock.lock.read import load
 
     cli = context.of(ctx)
     cli.report_format("list", fmt, ("text", "json"))
     lock = load(cli.lockfile)
-    found = lint_entries(lock.servers.values())
+    hashes, tampered = verify(lock)
+    cache = LintCache.open()
+    found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
+    if cache is not None:
+        cache.save()
     seen = drift_evidence(cli.lockfile, lock)
     if fmt == "json":
         cli.write_json({"version": 1, "command": "list", "lockfile": cli.lockfile,
-                        "servers": [_server_json(s, found) for _, s in sorted(lock.servers.items())],
+                        "servers": [_server_json(s, found, tampered) for _, s in sorted(lock.servers.items())],
                         "drift_evidence": seen})
         return 0
     from mcplock.render.text import render_list
 
-    cli.out.print(render_list(lock, found))
+    cli.out.print(render_list(lock, found, tampered))
     note_drift_evidence(cli, seen)
     return 0
+
+
+def verify(lock) -> tuple[dict[Key, str], set[Key]]:  # type: ignore[no-untyped-def]
+    """Each item's stored hashes checked once against its definitions: (item -> the hash of its
+    accepted definition, where they match: what the lint cache may be keyed by; the items whose
+    accepted or pending definition does not match its hash). A hand-edited definition is thus
+    linted afresh, never looked up under the hash it claims."""
+    hashes: dict[Key, str] = {}
+    tampered: set[Key] = set()
+    for sname, srv in lock.servers.items():
+        for e in srv.entries():
+            key = (sname, e.kind, e.key)
+            bad = e.tampered()
+            if e.hash and not bad:
+                hashes[key] = e.hash
+            if bad or e.tampered(pending=True):
+                tampered.add(key)
+    return hashes, tampered
 
 
 def drift_evidence(lockfile: str, lock) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
@@ -46,7 +71,7 @@ def note_drift_evidence(cli: context.Cli, seen: list[dict[str, object]]) -> None
                  f"server refused it ({r.get('code')}: {r.get('message')}); run `mcplock diff {r.get('server')}`")
 
 
-def _server_json(s: ServerEntry, found: dict) -> dict[str, object]:
+def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, object]:
     return {
         "name": s.name,
         "transport": s.transport,
@@ -59,7 +84,7 @@ def _server_json(s: ServerEntry, found: dict) -> dict[str, object]:
             {"kind": e.kind, "name": e.key, "state": e.state,
              **({"enabled": e.enabled, "approval": e.approval} if e.kind == "tool" else {}),
              "hash": e.hash,
-             "tampered": e.tampered() or e.tampered(pending=True),
+             "tampered": (s.name, e.kind, e.key) in tampered,
              "findings": [f.as_json() for f in found.get((s.name, e.kind, e.key), [])]}
             for e in s.entries()
         ],
