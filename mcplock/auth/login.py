@@ -18,7 +18,7 @@ from mcp.shared.auth import AuthorizationCodeResult
 import mcplock
 from mcplock.auth.callback import LoopbackCallback, open_in_browser
 from mcplock.auth.provider import build_provider
-from mcplock.auth.store import TokenStore, describe
+from mcplock.auth.store import StagedStore, TokenStore, describe
 from mcplock.errors import ProbeError
 from mcplock.probe.errors import HttpErrors
 from mcplock.spec import AuthSpec, ServerSpec, expand
@@ -66,19 +66,25 @@ async def login(
 ) -> dict[str, Any]:
     """Log in to ``spec`` and store the tokens. Returns what `auth status` would show.
 
-    Sends one ``initialize`` to the server with any stored token dropped, so the server asks
+    Sends one ``initialize`` to the server without the stored token, so the server asks
     for authorization and the whole flow runs (discovery, registration, browser, callback,
-    token exchange); the session the request opened is closed again.
+    token exchange); the session the request opened is closed again. The stored entry is
+    replaced (atomically) only when the login succeeds; a failed login (denied, timed out,
+    client rejected, interrupted) leaves the earlier token and its client registration in
+    place, except a stored dynamic registration the token endpoint rejects (``invalid_client``),
+    which is forgotten so the next login registers again.
     """
     if spec.transport != "http" or not spec.url:
         raise ProbeError("config", f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
                          hint="use the server's /mcp endpoint with --transport http")
     url = expand(spec.url, environ, spec.secrets)
-    store = TokenStore(environ)
+    saved = TokenStore(environ)
+    # the flow runs on a copy without the stored token (so the server asks for a login); the
+    # copy replaces the stored entry only once the login succeeded: a failed one loses nothing
+    store = StagedStore(saved, url, drop=("tokens", "expires_at"))
     auth = spec.auth or AuthSpec("oauth")
-    if store.exists(url):
-        store.update(url, tokens=None, expires_at=None)
     callback: LoopbackCallback | None = None
+    provider: Any = None
     try:
         if auth.method in ("client-credentials", "identity-assertion"):
             provider = build_provider(spec, environ, store=store)
@@ -115,9 +121,15 @@ async def login(
                              hint="the account may lack access to this server,"
                                   " or it needs other scopes (--oauth-scopes)")
         state = describe(store.load(url))
-        if not state.get("token"):
+        if not state.get("token"):  # the stored entry (any earlier token) is left as it was
             state["note"] = "the server did not ask for a login: nothing was stored"
+            return state
+        store.commit()
         return state
+    except BaseException:
+        if getattr(provider, "client_rejected", False) and saved.exists(url):
+            saved.update(url, client_info=None)  # a registration the server refuses: register anew next time
+        raise
     finally:
         if callback is not None:
             callback.close()

@@ -165,6 +165,13 @@ class _Restoring:
 
 class AuthCodeProvider(_Restoring, OAuthClientProvider):
     wanted_scopes: str | None = None  # --oauth-scopes / a step-up: added to what the server challenges with
+    client_rejected = False  # the token endpoint refused a registered (not a configured) client
+
+    async def _handle_token_response(self, response: httpx2.Response) -> None:
+        if response.status_code in (400, 401) and self.fixed_client is None:
+            why = _oauth_error(await response.aread()) or ""
+            self.client_rejected = why.split(":")[0] in ("invalid_client", "unauthorized_client")
+        await super()._handle_token_response(response)
 
     async def _perform_authorization(self) -> httpx2.Request:
         if self.wanted_scopes:

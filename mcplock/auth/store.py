@@ -179,6 +179,57 @@ class TokenStore:
             return False
 
 
+class StagedStore(TokenStore):
+    """One server's entry held in memory while a login runs, over a real store: the login
+    reads and writes this copy (started without ``drop``'s fields, e.g. the old tokens, so the
+    server asks for a new login), and :meth:`commit` writes it to the real store in one atomic
+    replace. A login that fails never commits: the entry on disk (a still-valid token, the
+    client registration it belongs to) stays as it was. Other servers' entries pass through."""
+
+    def __init__(self, base: TokenStore, url: str, drop: tuple[str, ...] = ()) -> None:
+        super().__init__(root=base.root)
+        self.base = base
+        self.url = url
+        self._key = url_key(url)
+        old = base.load(url)
+        self._entry: dict[str, Any] | None = None if old is None else {k: v for k, v in old.items() if k not in drop}
+        self.changed = False
+
+    def _staged(self, url: str) -> bool:
+        return url_key(url) == self._key
+
+    def exists(self, url: str) -> bool:
+        return self._entry is not None if self._staged(url) else self.base.exists(url)
+
+    def load(self, url: str) -> dict[str, Any] | None:
+        if not self._staged(url):
+            return self.base.load(url)
+        return None if self._entry is None else json.loads(json.dumps(self._entry))
+
+    def save(self, url: str, data: dict[str, Any]) -> Path:
+        if not self._staged(url):
+            return self.base.save(url, data)
+        self._entry = json.loads(json.dumps(data))
+        self.changed = True
+        return self.path(url)
+
+    def delete(self, url: str) -> bool:
+        if not self._staged(url):
+            return self.base.delete(url)
+        gone, self._entry, self.changed = self._entry is not None, None, True
+        return gone
+
+    def commit(self) -> None:
+        """Write the staged entry to the real store (atomically: see :meth:`TokenStore.save`)."""
+        if not self.changed:
+            return
+        if self._entry is None:
+            self.base.delete(self.url)
+        else:
+            self.base.save(self.url, self._entry)
+        self.changed = False
+
+
 def describe(data: dict[str, Any] | None, now: float | None = None) -> dict[str, Any]:
     """What `auth status` may show about a stored entry: never a token or a secret."""
     now = time.time() if now is None else now

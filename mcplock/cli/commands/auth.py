@@ -82,7 +82,12 @@ def cmd_login(
                                              reviewed={core_trust.launch_hash(as_locked)}))
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
-    state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=say_plain, open_browser=not no_browser))
+    try:
+        state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=say_plain,
+                                  open_browser=not no_browser))
+    except (McplockError, KeyboardInterrupt):
+        _say_kept(cli, spec)
+        raise
     if not state.get("token"):
         cli.say(_name(spec.name).append(": the server did not ask for a login; nothing stored"))
         return 0
@@ -98,6 +103,19 @@ def cmd_login(
 
             core_trust.trust([recorded], cli.lock_dir)
     return 0
+
+
+def _say_kept(cli: context.Cli, spec: ServerSpec) -> None:
+    """After a failed login: the earlier token, if any, is still stored and still used."""
+    from mcplock.auth.store import TokenStore, describe
+    from mcplock.spec import expand
+
+    try:
+        d = describe(TokenStore().load(expand(spec.url or "", None, spec.secrets))) if spec.url else {}
+    except (OSError, McplockError):
+        return
+    if d.get("token"):
+        cli.info(Text("the earlier login to ").append_text(_name(spec.name)).append(f" is kept ({token_state(d)})"))
 
 
 def cmd_logout(ctx: typer.Context, target: str = typer.Argument(..., metavar="NAME | URL")) -> int:

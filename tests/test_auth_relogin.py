@@ -1,0 +1,78 @@
+"""A failed `mcplock auth login` keeps the token stored before it: the real CLI against
+fixtures/oauth/oauth_fixture.py, BROWSER set to fixtures/oauth/browser.py. No network."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_auth import env, oauth_server, stats, stored  # noqa: F401 (env: a fixture)
+
+from conftest import run_cli
+
+
+def _browser_logins(tmp_path: Path) -> int:
+    log = tmp_path / "browser.log"
+    return log.read_text().count("/authorize?") if log.exists() else 0
+
+
+def test_failed_browser_relogin_keeps_the_earlier_token(tmp_path, env):  # noqa: F811
+    with oauth_server() as (url, issuer):
+        assert run_cli("add", "web", url, "--yes", "--login", env=env).returncode == 0
+        before = stored(tmp_path)
+
+        # the user never comes back from the browser: the callback times out
+        r = run_cli("auth", "login", "web", "--timeout", "1.5", env={**env, "FAKE_BROWSER_MODE": "ignore"})
+        assert r.returncode == 3 and "callback timed out" in r.stderr
+        assert "the earlier login to web is kept (token stored" in r.stderr
+        assert stored(tmp_path) == before
+
+        # the user clicks "Deny"
+        r = run_cli("auth", "login", "web", env={**env, "FAKE_BROWSER_MODE": "deny"})
+        assert r.returncode == 3 and "denied the login" in r.stderr and "access_denied" in r.stderr
+        assert stored(tmp_path) == before
+        assert _browser_logins(tmp_path) == 3
+
+        # the earlier token still works, with no new login
+        r = run_cli("diff", env=env)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert stats(issuer)["token:authorization_code"] == 1
+        r = run_cli("auth", "status", env=env)
+        assert r.returncode == 0 and "token stored" in r.stdout
+
+        # a login that succeeds replaces the token and reuses the registration
+        r = run_cli("auth", "login", "web", env=env)
+        assert r.returncode == 0, r.stderr
+        after = stored(tmp_path)
+        assert after["tokens"]["access_token"] != before["tokens"]["access_token"]
+        assert after["client_info"]["client_id"] == before["client_info"]["client_id"]
+        s = stats(issuer)
+        assert s["register"] == 1 and s["token:authorization_code"] == 2
+        assert run_cli("diff", env=env).returncode == 0
+
+
+def test_failed_client_credentials_relogin_keeps_the_earlier_token(tmp_path, env):  # noqa: F811
+    secret = "cc-secret-canary-5e1c"
+    with oauth_server("--cc-client", f"ci-bot:{secret}") as (url, issuer):
+        e = {**env, "CI_SECRET": secret}
+        r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-secret", "${CI_SECRET}",
+                    env=e)
+        assert r.returncode == 0, r.stderr
+        before = stored(tmp_path)
+
+        # a wrong secret: the authorization server rejects the client, the stored token stays
+        r = run_cli("auth", "login", "ci", env={**env, "CI_SECRET": "wrong"})
+        assert r.returncode == 3 and "rejected the client" in r.stderr
+        assert "the earlier login to ci is kept" in r.stderr
+        assert stored(tmp_path) == before
+        requests = stats(issuer)["token:client_credentials"]
+        assert requests == 2  # the add, the failed login
+
+        # the earlier token still works: no new token is requested
+        r = run_cli("diff", env=e)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert stats(issuer)["token:client_credentials"] == requests
+
+        r = run_cli("auth", "login", "ci", env=e)
+        assert r.returncode == 0, r.stderr
+        assert stored(tmp_path)["tokens"]["access_token"] != before["tokens"]["access_token"]
+
