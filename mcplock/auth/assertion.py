@@ -33,7 +33,7 @@ from mcp.client.auth.utils import (
 )
 from mcp.shared.auth_utils import check_resource_allowed
 
-from mcplock.auth.provider import FileTokenStorage, _oauth_error, translate
+from mcplock.auth.provider import FileTokenStorage, _oauth_error, translate, translated
 from mcplock.auth.store import TokenStore
 from mcplock.errors import ProbeError
 from mcplock.spec import AuthSpec, ServerSpec, expand, secure_url
@@ -195,30 +195,16 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
                              hint="check the server URL, or pass --oauth-issuer URL")
         return str(prm.authorization_servers[0])
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        flow = super().async_auth_flow(request)
-        try:
-            outgoing = await flow.__anext__()
-            while True:
-                response = yield outgoing
-                outgoing = await flow.asend(response)
-        except StopAsyncIteration:
-            return
-        except (ProbeError, httpx2.HTTPError):
-            raise
-        except OAuthFlowError as e:
-            if isinstance(e, OAuthTokenError):  # the authorization server refused the client or the grant
-                raise translate(e, self.spec, cc=True) from None
-            raise ProbeError("auth", f"server `{self.spec.name}`: OAuth failed at the authorization server "
-                                     f"{sanitize(self._issuer, 200)}: {sanitize(str(e), 300)}",
-                             hint="check --oauth-issuer (the MCP authorization server's issuer URL)") from None
-        except Exception as e:
-            new = translate(e, self.spec, cc=True)
-            if new is e:
-                raise
-            raise new from None
-        finally:
-            await flow.aclose()
+    def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        return translated(super().async_auth_flow(request), self._error)
+
+    def _error(self, e: Exception) -> BaseException:
+        if isinstance(e, OAuthFlowError) and not isinstance(e, OAuthTokenError):
+            return ProbeError("auth", f"server `{self.spec.name}`: OAuth failed at the authorization server "
+                                      f"{sanitize(self._issuer, 200)}: {sanitize(str(e), 300)}",
+                              hint="check --oauth-issuer (the MCP authorization server's issuer URL)")
+        # the authorization server refused the client or the grant (OAuthTokenError), or anything else
+        return translate(e, self.spec, cc=True)
 
 
 def build(spec: ServerSpec, environ: Mapping[str, str], url: str, store: TokenStore) -> IdentityAssertionProvider:

@@ -105,6 +105,32 @@ class FileTokenStorage:
 # --- providers -------------------------------------------------------------------------------
 
 
+async def translated(flow: AsyncGenerator[httpx2.Request, httpx2.Response],
+                     to_error: Callable[[Exception], BaseException],
+                     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    """An SDK auth flow driven for httpx2, its exceptions leaving as ``to_error(e)`` (a
+    ProbeError naming the next step; ``e`` itself when there is nothing to add). mcplock's own
+    errors and httpx2's pass as they are."""
+    try:
+        outgoing = await flow.__anext__()
+        while True:
+            response = yield outgoing
+            outgoing = await flow.asend(response)
+    except StopAsyncIteration:
+        return
+    except (ProbeError, httpx2.HTTPError):
+        raise
+    except Exception as e:
+        new = to_error(e)
+        if new is e:
+            raise
+        raise new from None
+    finally:
+        await flow.aclose()
+
+
+
+
 class _Restoring:
     """What a later process needs from an earlier login: the token's absolute expiry (so an
     expired token is refreshed before it is sent) and the discovered metadata (so the refresh
@@ -142,25 +168,10 @@ class _Restoring:
             self.refresh_error = _oauth_error(body) or f"HTTP {response.status_code}"
         return await super()._handle_refresh_response(response)  # type: ignore[misc]
 
-    async def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-        flow = super().async_auth_flow(request)  # type: ignore[misc]
-        try:
-            outgoing = await flow.__anext__()
-            while True:
-                response = yield outgoing
-                outgoing = await flow.asend(response)
-        except StopAsyncIteration:
-            return
-        except (ProbeError, httpx2.HTTPError):
-            raise
-        except Exception as e:
-            new = translate(e, self.spec, cc=isinstance(self, (ClientCredentialsProvider,
-                                                               JWTClientCredentialsProvider)))
-            if new is e:
-                raise
-            raise new from None
-        finally:
-            await flow.aclose()
+    def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        cc = isinstance(self, (ClientCredentialsProvider, JWTClientCredentialsProvider))
+        return translated(super().async_auth_flow(request),  # type: ignore[misc]
+                          lambda e: translate(e, self.spec, cc=cc))
 
 
 class AuthCodeProvider(_Restoring, OAuthClientProvider):
