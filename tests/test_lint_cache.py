@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from mcplock.lint.cache import LintCache, rules_version
@@ -65,8 +66,10 @@ def test_a_definition_changed_in_the_lock_is_linted_afresh(cli):
     assert r.returncode == 0 and WARNING in r.stdout, r.stdout
 
 
-def test_entries_of_other_rules_or_that_do_not_parse_are_never_read(cli):
-    make_lock(snap=snapshot(_tools(POISON)))
+def stale_caches() -> Iterator[dict]:
+    """Cache files that must never be read, each written in turn (yielded after writing): a
+    "no findings" entry for the poisoned run_shell under another rules version (its own file,
+    then under the current name), and entries of the current version that do not parse."""
     key = f"tool:{_run_shell_hash()}"
     clean = {key: [[], []]}  # "no findings" for the poisoned definition
     d = Path(os.environ["XDG_CACHE_HOME"]) / "mcplock" / "lint"
@@ -77,6 +80,12 @@ def test_entries_of_other_rules_or_that_do_not_parse_are_never_read(cli):
                 {"rules": rules_version(), "entries": {key: "no findings"}},
                 {"rules": rules_version(), "entries": {key: [[["hidden-instructions"]], []]}}):
         current.write_text(json.dumps(doc))
+        yield doc
+
+
+def test_entries_of_other_rules_or_that_do_not_parse_are_never_read(cli):
+    make_lock(snap=snapshot(_tools(POISON)))
+    for doc in stale_caches():
         r = cli("check")
         assert WARNING in r.stdout, (doc, r.stdout)
 

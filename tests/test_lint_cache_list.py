@@ -6,12 +6,10 @@ never looked up."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-from test_lint_cache import POISON, _cache_files, _run_shell_hash, _tools
+from test_lint_cache import POISON, _cache_files, _run_shell_hash, _tools, stale_caches
 
-from mcplock.lint.cache import rules_version
 from mcplock.lock import read, review, store
 from mcplock.lock.model import ServerEntry
 
@@ -73,16 +71,7 @@ def test_entries_of_other_rules_or_that_do_not_parse_are_never_read(cli):
     make_lock(snap=snapshot(_tools(POISON)))
     truth = _items(cli("list", "--format", "json", env=OFF).stdout)
     assert truth[("docs", FLAGGED)]
-    key = f"tool:{_run_shell_hash()}"
-    clean = {key: [[], []]}  # "no findings" for the poisoned definition
-    d = Path(os.environ["XDG_CACHE_HOME"]) / "mcplock" / "lint"
-    d.mkdir(parents=True)
-    current = d / f"lint-{rules_version()}.json"
-    (d / "lint-0123456789abcdef.json").write_text(json.dumps({"rules": "0123456789abcdef", "entries": clean}))
-    for doc in ({"rules": "0123456789abcdef", "entries": clean},  # another version under this name
-                {"rules": rules_version(), "entries": {key: "no findings"}},
-                {"rules": rules_version(), "entries": {key: [[["hidden-instructions"]], []]}}):
-        current.write_text(json.dumps(doc))
+    for doc in stale_caches():
         r = cli("list", "--format", "json")
         assert _items(r.stdout) == truth, doc
         assert "critical" in _line(cli("list").stdout, FLAGGED)
