@@ -80,6 +80,7 @@ class Upstream:
         """Start the server, initialize (announcing ``capabilities``), read every page of
         every list. Raises ProbeError (scrubbed) within ``opts.timeout``."""
         from mcplock.probe import _session, _transport
+        from mcplock.probe._common import IDLE
 
         opts = replace(self.opts, protocol_version=protocol_version) if protocol_version else self.opts
         try:
@@ -93,7 +94,7 @@ class Upstream:
         except ProbeError as e:
             raise self._clean(e) from None
         self.transport.on_failure = self._lost
-        self.transport.state.step = "the server's next message"  # not the probe's "done", in messages from now on
+        self.transport.state.step = IDLE  # not the probe's "done", in messages from now on
         return self.snapshot
 
     async def list_again(self, kind: str) -> list[dict[str, Any]]:

@@ -166,6 +166,9 @@ def with_stderr(message: str, tail: str, max_lines: int = 20) -> str:
 # --- probe state --------------------------------------------------------------------------
 
 
+IDLE = "the server's next message"  # the step of an open session between requests
+
+
 @dataclass
 class State:
     """What the probe is doing now, for timeout messages and stdio diagnostics."""
@@ -193,7 +196,7 @@ class State:
         the server's next message."""
         if method in self.in_flight:
             self.in_flight.remove(method)
-        self.step = f"the answer to {self.in_flight[-1]}" if self.in_flight else "the server's next message"
+        self.step = f"the answer to {self.in_flight[-1]}" if self.in_flight else IDLE
 
 
 class RpcError(Exception):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 
 from mcplock.errors import ProbeError
-from mcplock.probe._common import State, answer_server_request, dumps, is_jsonrpc, is_response, is_server_request
+from mcplock.probe._common import IDLE, State, answer_server_request, dumps, is_jsonrpc, is_response, is_server_request
 from mcplock.probe.http import (
     CLOSE_TIMEOUT,
     SseCursor,
@@ -93,7 +93,7 @@ class StreamableHttpTransport:
         if self.on_message is not None:
             self.state.relaying(method)
         # once the session is open (the probe's steps done), a request is named by its method
-        action = method if self.state.step in ("done", "the server's next message") else self.errors.waiting()
+        action = method if self.state.step == IDLE else self.errors.waiting()
         try:
             async with self.client.stream(
                 "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers(),
