@@ -120,7 +120,9 @@ def _isolate(tmp_path, monkeypatch):
                       ("XDG_DATA_HOME", "xdg-data"), ("XDG_STATE_HOME", "xdg-state"),
                       ("XDG_RUNTIME_DIR", "xdg-runtime")):
         monkeypatch.setenv(var, str(tmp_path / name))
-    for var in ("MCPLOCK_LOCKFILE", "MCPLOCK_CONFIG_DIR"):
+    # the caller's settings never reach a test: a CI runner sets CI=true (the reviewed lock runs
+    # without trust records), a developer may have MCPLOCK_* set; tests that want them say so
+    for var in [v for v in os.environ if v.startswith("MCPLOCK_")] + ["CI", "GITHUB_ACTIONS"]:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "200")

@@ -22,10 +22,8 @@ CANARY = "canary-7f3e9b1c-do-not-leak"
 
 
 @pytest.fixture(autouse=True)
-def _not_ci(monkeypatch):
-    """A developer's terminal-less run unless a test says CI."""
-    for var in ("CI", "GITHUB_ACTIONS", "MCPLOCK_TRUST"):
-        monkeypatch.delenv(var, raising=False)
+def _secrets_around(monkeypatch):
+    """A developer's terminal-less run (conftest clears CI) with secrets a server must not see."""
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", CANARY)
     monkeypatch.setenv("GITHUB_TOKEN", CANARY)
     monkeypatch.setenv("OTHER_SERVER_TOKEN", CANARY)
