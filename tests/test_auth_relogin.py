@@ -3,6 +3,7 @@ fixtures/oauth/oauth_fixture.py, BROWSER set to fixtures/oauth/browser.py. No ne
 
 from __future__ import annotations
 
+import urllib.request
 from pathlib import Path
 
 from test_auth import env, oauth_server, stats, stored  # noqa: F401 (env: a fixture)
@@ -76,3 +77,33 @@ def test_failed_client_credentials_relogin_keeps_the_earlier_token(tmp_path, env
         assert r.returncode == 0, r.stderr
         assert stored(tmp_path)["tokens"]["access_token"] != before["tokens"]["access_token"]
 
+
+
+def test_a_registration_the_token_endpoint_rejects_is_forgotten_and_made_again(tmp_path, env):  # noqa: F811
+    with oauth_server("--dcr-confidential") as (url, issuer):
+        assert run_cli("add", "web", url, "--yes", "--login", env=env).returncode == 0
+        before = stored(tmp_path)
+        assert before["client_info"]["client_secret"]  # a dynamic registration with a secret
+
+        # the authorization server expires every registration's secret (RFC 7591 §3.2.1)
+        req = urllib.request.Request(issuer + "/admin/rotate-secrets", data=b"", method="POST")
+        urllib.request.urlopen(req, timeout=5).read()
+        r = run_cli("auth", "login", "web", env=env)
+        assert r.returncode == 3, r.stdout + r.stderr
+        assert "no longer accepts the client mcplock registered" in r.stderr and "invalid_client" in r.stderr
+        assert "registers a new client" in r.stderr and "--oauth-client-id" not in r.stderr
+        assert before["client_info"]["client_secret"] not in r.stdout + r.stderr
+        # the earlier token stays; the registration the server refuses is forgotten
+        after = stored(tmp_path)
+        assert after["tokens"] == before["tokens"] and after.get("client_info") is None
+        assert run_cli("diff", env=env).returncode == 0  # the earlier token still works
+
+        # the next login registers again and succeeds
+        r = run_cli("auth", "login", "web", env=env)
+        assert r.returncode == 0, r.stderr
+        again = stored(tmp_path)
+        assert again["client_info"]["client_id"] != before["client_info"]["client_id"]
+        assert again["tokens"]["access_token"] != before["tokens"]["access_token"]
+        s = stats(issuer)
+        assert s["register"] == 2 and s["token:authorization_code"] == 3  # add, the refused one, this one
+        assert run_cli("diff", env=env).returncode == 0

@@ -171,7 +171,7 @@ class _Restoring:
     def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         cc = isinstance(self, (ClientCredentialsProvider, JWTClientCredentialsProvider))
         return translated(super().async_auth_flow(request),  # type: ignore[misc]
-                          lambda e: translate(e, self.spec, cc=cc))
+                          lambda e: translate(e, self.spec, cc=cc, registered=getattr(self, "client_rejected", False)))
 
 
 class AuthCodeProvider(_Restoring, OAuthClientProvider):
@@ -339,8 +339,10 @@ def _client_credentials(spec: ServerSpec, auth: AuthSpec, environ: Mapping[str, 
 # --- errors ----------------------------------------------------------------------------------
 
 
-def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False) -> BaseException:
-    """An SDK exception as a ProbeError that names the next step (others come back as they are)."""
+def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False, registered: bool = False) -> BaseException:
+    """An SDK exception as a ProbeError that names the next step (others come back as they are).
+    ``registered``: the token endpoint refused the client mcplock registered itself (not one the
+    user configured), so the advice is a new registration, not a check of --oauth-client-id."""
     if isinstance(e, (ProbeError, httpx2.HTTPError)):
         return e
     name = spec.name
@@ -353,6 +355,10 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False) -> BaseEx
         )
     if isinstance(e, OAuthTokenError):
         low = text.lower()
+        if registered:
+            return ProbeError("auth", f"server `{name}`: the authorization server no longer accepts the client"
+                                      f" mcplock registered with it: {text}",
+                              action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"))
         if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
             step = (Action("advice", "check --oauth-client-id and that the secret variable (or the client key) "
                                      "is the one registered") if cc
