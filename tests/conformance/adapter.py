@@ -29,7 +29,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MCPLOCK = str(Path(sys.executable).parent / "mcplock")
 CIMD_URL = "https://conformance-test.local/client-metadata.json"  # what auth/basic-cimd expects
-CALLS = {"tools_call", "auth/scope-step-up", "sse-retry", "elicitation-sep1034-client-defaults"}
+CALLS = {"tools_call", "auth/scope-step-up", "sse-retry", "elicitation-sep1034-client-defaults",
+         "json-schema-2020-12-preservation"}
+# scenarios that want one tool's input schema, as the client holds it, sent back through another
+# tool: (the echo tool, the tool whose schema it gets). Here: the schema as the lock holds it.
+ECHO = {"json-schema-2020-12-preservation": ("json_schema_echo", "json_schema_2020_12_tool")}
 ANSWER_DEFAULTS = {"elicitation-sep1034-client-defaults"}
 SAMPLE = {"number": 1, "integer": 1, "string": "x", "boolean": True, "array": [], "object": {}}
 
@@ -40,17 +44,22 @@ def _arguments(schema: dict) -> dict:
     return {k: SAMPLE.get((props.get(k) or {}).get("type"), "x") for k in schema.get("required") or []}
 
 
-def _call(args: list[str], env: dict, project: Path, extra: list[str]) -> subprocess.CompletedProcess:
-    """`mcplock add` then `mcplock call` on the first locked tool (the probe options of `args` for both)."""
+def _call(args: list[str], env: dict, project: Path, extra: list[str], scenario: str) -> subprocess.CompletedProcess:
+    """`mcplock add` then `mcplock call` on the first locked tool (the probe options of `args` for both),
+    or on the echo tool of an ECHO scenario with the locked schema it asks for."""
     url, oauth = args[2], args[7:]
     r = subprocess.run([MCPLOCK, "add", "srv", url, "--yes", "--policy", "none", "--timeout", "20", *oauth],
                        env=env, cwd=project, capture_output=True, text=True, timeout=60)
     if r.returncode != 0:
         return r
     tools = tomllib.loads((project / "mcp.lock").read_text())["server"]["srv"]["tool"]
-    name, entry = next(iter(tools.items()))
-    schema = json.loads(entry.get("input-schema") or "{}")
-    cmd = [MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(_arguments(schema)), "--timeout", "20", "--login",
+    if scenario in ECHO:
+        name, focal = ECHO[scenario]
+        arguments = {"schema": json.loads(tools[focal]["input-schema"])}
+    else:
+        name, entry = next(iter(tools.items()))
+        arguments = _arguments(json.loads(entry.get("input-schema") or "{}"))
+    cmd = [MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(arguments), "--timeout", "20", "--login",
            *extra]
     return subprocess.run(cmd, env=env, cwd=project, capture_output=True, text=True, timeout=60)
 
@@ -94,7 +103,7 @@ def main() -> int:
         if scenario in CALLS:
             project = Path(tmp) / "project"
             project.mkdir()
-            r = _call(args, env, project, ["--answer-defaults"] if scenario in ANSWER_DEFAULTS else [])
+            r = _call(args, env, project, ["--answer-defaults"] if scenario in ANSWER_DEFAULTS else [], scenario)
         else:
             r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
         sys.stderr.write(r.stderr)
