@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -246,6 +247,20 @@ def test_upstream_hanging_mid_call_times_out_into_an_error(cli):
         assert h.request("tools/list")["result"]["tools"]  # the guard still serves the lock
         assert h.close() == 0
     assert not _fixture_processes()
+
+
+def test_the_upstream_starts_before_the_host_speaks_and_ends_with_a_host_that_leaves(cli):
+    """The server's start overlaps the guard's own (docs/performance.md, "The guard's start"); a host that goes
+    away before `initialize` leaves no process behind."""
+    _lock(cli)
+    with Host("docs") as h:
+        deadline = time.monotonic() + 20
+        while not _fixture_processes() and time.monotonic() < deadline:  # nothing sent to the guard
+            time.sleep(0.02)
+        assert _fixture_processes()
+        assert h.close() == 0
+    assert not _fixture_processes()
+    assert _calls() == []
 
 
 def test_slow_upstream_is_held_not_failed(cli):

@@ -20,10 +20,17 @@ mcplock. See docs/least-privilege.md.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from mcplock.errors import ProbeError
 from mcplock.spec import ServerSpec, expand
+
+if TYPE_CHECKING:
+    import subprocess
 
 # Names passed through as they are (when set).
 BASE = frozenset({
@@ -86,3 +93,47 @@ def server_env(spec: ServerSpec, environ: Mapping[str, str]) -> dict[str, str]:
     for k, v in spec.env.items():
         env[k] = expand(v, environ, spec.secrets)
     return env
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What starting a stdio server runs: ``${VAR}`` expanded, the environment built."""
+
+    command: str
+    args: list[str]
+    env: dict[str, str]
+    cwd: str | None
+
+
+def stdio_launch(spec: ServerSpec, environ: Mapping[str, str]) -> Launch:
+    """The launch of a stdio server; ProbeError when its spec cannot start anything."""
+    if not spec.command:
+        raise ProbeError("config", f"server `{spec.name}` has no command to run")
+    cwd = expand(spec.cwd, environ, spec.secrets) if spec.cwd else None
+    if cwd is not None and not os.path.isdir(cwd):
+        raise ProbeError(
+            "not-found",
+            f"working directory `{spec.cwd}` of server `{spec.name}` does not exist",
+            hint="fix `cwd` in the server's configuration",
+        )
+    return Launch(expand(spec.command, environ, spec.secrets), [expand(a, environ, spec.secrets) for a in spec.args],
+                  server_env(spec, environ), cwd)
+
+
+def start_early(spec: ServerSpec, environ: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
+    """Start a stdio server now, before mcplock's event loop exists, in its own session (the
+    process group every cleanup kills), all three pipes. The guard does this once the lock,
+    the trust record and the pin have let the server run, so the server's own start-up
+    overlaps mcplock's (docs/performance.md, "The guard's start"); the probe transport adopts the process
+    later. None where the start fails: the ordinary start then fails the same way and
+    reports it where the host sees it."""
+    import subprocess
+
+    if spec.transport != "stdio":
+        return None
+    try:
+        launch = stdio_launch(spec, environ)
+        return subprocess.Popen([launch.command, *launch.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=launch.env, cwd=launch.cwd, start_new_session=True)
+    except (OSError, ProbeError, ValueError):
+        return None

@@ -15,23 +15,45 @@ Asyncio only; the MCP SDK is never imported on this path (OAuth's HTTP client as
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcplock.lock.model import Lock, ServerEntry
+
+
+def locked_server(lock: Lock, name: str, path: str) -> ServerEntry:
+    """The server ``name`` of ``lock``, its stored hashes verified (a hand edit fails closed)."""
+    from mcplock.check import integrity
+    from mcplock.errors import LockfileError, UsageError
+    from mcplock.lock.model import Lock
+
+    srv = lock.servers.get(name)
+    if srv is None:
+        known = ", ".join(sorted(lock.servers)) or "none"
+        raise UsageError(f"no server `{name}` in {path} (locked: {known})",
+                         hint=f"add it with `mcplock add {name} …`, or see `mcplock list`")
+    bad = [f for f in integrity(Lock({name: srv})) if f.server == name]
+    if bad:
+        raise LockfileError("; ".join(f.message for f in bad), path=path, hint=bad[0].hint, code="hash-mismatch")
+    return srv
 
 
 def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeout: float | None = 120.0,
               strict: bool = False, client_name: str | None = None, client_version: str | None = None,
               verbose: bool = False, say: Callable[[str], None] = lambda _: None) -> int:
-    """Serve the locked server ``name`` to the host on stdin/stdout; the exit code."""
-    import asyncio
+    """Serve the locked server ``name`` to the host on stdin/stdout; the exit code.
 
+    Nothing that imports asyncio comes before the server may run: once the lock, the trust
+    record and the pin allow it, a stdio server is started at once and its start-up overlaps
+    the rest of mcplock's (docs/performance.md, "The guard's start")."""
     from mcplock.core import trust
+    from mcplock.core.launch import start_early
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
-    from mcplock.guard.relay import Guard
-    from mcplock.guard.session import locked_server
     from mcplock.lock.read import load
     from mcplock.packages import prepare
-    from mcplock.probe import _stdio
 
     lock = load(lockfile)
     srv = locked_server(lock, name, lockfile)
@@ -42,13 +64,24 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     # in this project is refused, naming `mcplock trust NAME` (in CI the lock is the reviewed one)
     trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)})
     spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
-    guard = Guard(srv, spec, opts, lockfile=lockfile, strict=strict, request_timeout=request_timeout, say=say)
-
-    async def main() -> int:
-        asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)
-        return await guard.run()
-
+    started = start_early(spec, opts.environ if opts.environ is not None else os.environ)
     try:
+        import asyncio
+
+        from mcplock.guard.relay import Guard
+
+        guard = Guard(srv, spec, opts, lockfile=lockfile, strict=strict, request_timeout=request_timeout, say=say,
+                      started=started)
+
+        async def main() -> int:
+            asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)
+            return await guard.run()
+
         return asyncio.run(main())
     finally:
+        from mcplock.probe import _stdio
+
         _stdio.kill_all_live()
+        if started is not None and started.returncode is None:  # never adopted (the host left first)
+            _stdio.kill_group(started.pid)
+            started.wait()

@@ -37,14 +37,14 @@ def _advertised(caps: dict[str, Any], name: str) -> bool:
 class Guard(Handlers, Relaying):
     def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str, strict: bool = False,
                  request_timeout: float | None = 120.0, say: Callable[[str], None] = lambda _: None,
-                 io: HostIO | None = None) -> None:
+                 io: HostIO | None = None, started: Any = None) -> None:
         self.server = server
         self.lockfile = lockfile
         self.strict = strict
         self.request_timeout = request_timeout
         self.say = say
         self.io = io or HostIO(limit=opts.max_response_bytes)
-        self.up = Upstream(spec, opts, on_message=self._from_upstream, on_lost=self._upstream_lost)
+        self.up = Upstream(spec, opts, on_message=self._from_upstream, on_lost=self._upstream_lost, started=started)
         self.view: View | None = None
         self.validators = Validators()
         self.host_caps: dict[str, Any] = {}

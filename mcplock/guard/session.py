@@ -26,12 +26,12 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
-from mcplock.errors import LockfileError, McplockError, UsageError
-from mcplock.guard import elicit, evidence
+from mcplock.errors import McplockError, UsageError
+from mcplock.guard import elicit, evidence, locked_server
 from mcplock.guard.calls import Validators, drift_signal
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import View, from_snapshot
-from mcplock.lock.model import Lock, ServerEntry
+from mcplock.lock.model import ServerEntry
 from mcplock.policy import Host
 
 # (server, tool, arguments) -> approve? (may be async)
@@ -58,21 +58,6 @@ class CallFailed(McplockError):
     def __init__(self, message: str, error: dict[str, Any]) -> None:
         super().__init__(message)
         self.error = error
-
-
-def locked_server(lock: Lock, name: str, path: str) -> ServerEntry:
-    """The server ``name`` of ``lock``, its stored hashes verified (a hand edit fails closed)."""
-    from mcplock.check import integrity
-
-    srv = lock.servers.get(name)
-    if srv is None:
-        known = ", ".join(sorted(lock.servers)) or "none"
-        raise UsageError(f"no server `{name}` in {path} (locked: {known})",
-                         hint=f"add it with `mcplock add {name} …`, or see `mcplock list`")
-    bad = [f for f in integrity(Lock({name: srv})) if f.server == name]
-    if bad:
-        raise LockfileError("; ".join(f.message for f in bad), path=path, hint=bad[0].hint, code="hash-mismatch")
-    return srv
 
 
 class GuardedSession:

@@ -34,7 +34,7 @@ class Upstream:
     """One connection to one server: :meth:`open` (initialize + every list), then requests."""
 
     def __init__(self, spec: ServerSpec, opts: ProbeOptions, *, on_message: OnMessage | None = None,
-                 on_lost: OnLost | None = None) -> None:
+                 on_lost: OnLost | None = None, started: Any = None) -> None:
         from mcplock.probe._common import secret_values
 
         self.spec = spec
@@ -45,6 +45,7 @@ class Upstream:
         self.on_lost = on_lost
         self.transport: Any = None
         self.snapshot: Snapshot | None = None
+        self.started = started  # a stdio server started early (core.launch.start_early), adopted at open
 
     # --- errors ---------------------------------------------------------------------------
 
@@ -86,6 +87,8 @@ class Upstream:
         try:
             self.transport = _transport(self.spec, opts, self.environ)
             self.transport.on_message = self.on_message
+            if self.started is not None:
+                self.transport.started, self.started = self.started, None
             async with asyncio.timeout(opts.timeout):
                 await self.transport.start()
                 self.snapshot = await _session.run(self.transport, self.spec, opts, capabilities)

@@ -17,7 +17,6 @@ The probe never imports :mod:`mcplock.auth`: an OAuth client comes in through
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import os
 from collections.abc import Callable, Mapping
@@ -76,6 +75,8 @@ def _transport(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str])
 
 async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
     """Connect to one server, list everything it offers, disconnect. Raises ProbeError."""
+    import asyncio
+
     from mcplock.probe import _session
     from mcplock.probe._common import fmt_seconds, scrubbed, secret_values, with_stderr
     from mcplock.untrusted import sanitize
@@ -140,6 +141,8 @@ def probe_many(
     never spoils the others. ``on_event(name, "start" | "done" | "failed")`` reports progress.
     On KeyboardInterrupt every child process is killed before the interrupt propagates.
     """
+    import asyncio
+
     from mcplock.probe import _stdio
 
     opts = opts or ProbeOptions()

@@ -15,7 +15,10 @@ import contextlib
 import os
 import signal
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import subprocess
 
 READ_SIZE = 65536
 
@@ -164,3 +167,99 @@ async def spawn(lines: Lines, command: str, args: list[str], *, limit: int,
         with contextlib.suppress(Exception):
             transport.get_pipe_transport(fd).max_size = READ_SIZE  # type: ignore[attr-defined]
     return asyncio.subprocess.Process(transport, protocol, loop)
+
+
+class _LinesProtocol(asyncio.Protocol):
+    def __init__(self, lines: Lines) -> None:
+        self.lines = lines
+
+    def data_received(self, data: bytes) -> None:
+        self.lines.feed(data)
+
+    def eof_received(self) -> bool:
+        return False
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.lines.eof()
+
+
+class _WriteProtocol(asyncio.streams.FlowControlMixin):  # what asyncio's own subprocess stdin uses
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+        self._closed = loop.create_future()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        if not self._closed.done():
+            self._closed.set_result(None)
+
+    def _get_close_waiter(self, stream: object) -> asyncio.Future[None]:
+        return self._closed
+
+
+class Adopted:
+    """A child started before the event loop (:func:`mcplock.core.launch.start_early`), driven
+    like the :class:`asyncio.subprocess.Process` of :func:`spawn`: stdout read into ``lines``
+    in the read callback, ``stdin`` a StreamWriter, ``stderr`` a StreamReader, :meth:`wait`.
+    Its exit is seen through a pidfd (a thread that waits, where there is none)."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+        self.stdin: asyncio.StreamWriter
+        self.stderr: asyncio.StreamReader
+        self._pipes: list[asyncio.BaseTransport] = []
+        self._exited: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._pidfd = -1
+        self._transport = self  # what closing the process closes (as asyncio's Process has)
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.returncode
+
+    async def wait(self) -> int:
+        return await asyncio.shield(self._exited)
+
+    def close(self) -> None:
+        for t in self._pipes:
+            t.close()
+        self._stop_watching()
+
+    def _reaped(self) -> None:
+        code = self.popen.poll()
+        if code is not None:
+            self._stop_watching()
+            if not self._exited.done():
+                self._exited.set_result(code)
+
+    def _stop_watching(self) -> None:
+        if self._pidfd >= 0:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self._pidfd)
+            os.close(self._pidfd)
+            self._pidfd = -1
+
+
+async def adopt(lines: Lines, popen: subprocess.Popen[bytes], *, limit: int) -> Adopted:
+    """Hand a running child's pipes to the event loop (see :class:`Adopted`)."""
+    loop = asyncio.get_running_loop()
+    proc = Adopted(popen)
+    out, _ = await loop.connect_read_pipe(lambda: _LinesProtocol(lines), popen.stdout)
+    reader = asyncio.StreamReader(limit=limit, loop=loop)
+    err, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), popen.stderr)
+    for t in (out, err):
+        with contextlib.suppress(Exception):
+            t.max_size = READ_SIZE  # type: ignore[attr-defined]
+    inp, protocol = await loop.connect_write_pipe(lambda: _WriteProtocol(loop), popen.stdin)
+    proc._pipes = [out, err, inp]
+    proc.stdin = asyncio.StreamWriter(inp, protocol, None, loop)  # type: ignore[arg-type]
+    proc.stderr = reader
+    try:
+        proc._pidfd = os.pidfd_open(popen.pid)
+    except (AttributeError, OSError):  # no pidfd (an old kernel, not Linux): a thread waits
+        fut = loop.run_in_executor(None, popen.wait)
+        fut.add_done_callback(lambda f: proc._exited.done() or proc._exited.set_result(popen.returncode or 0))
+    else:
+        loop.add_reader(proc._pidfd, proc._reaped)
+        proc._reaped()  # it may have exited already
+    return proc

@@ -14,7 +14,7 @@ import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mcplock.core.launch import server_env
+from mcplock.core.launch import stdio_launch
 from mcplock.errors import ProbeError
 from mcplock.probe._common import (
     INVALID_JSON_HINT,
@@ -33,11 +33,13 @@ from mcplock.probe._common import (
     size_limit_hint,
     with_stderr,
 )
-from mcplock.probe._pipes import Lines, spawn
-from mcplock.spec import ServerSpec, expand
+from mcplock.probe._pipes import Lines, adopt, spawn
+from mcplock.spec import ServerSpec
 from mcplock.untrusted import sanitize
 
 if TYPE_CHECKING:
+    import subprocess
+
     from mcplock.probe import ProbeOptions
 
 # Process groups still alive, killed by probe_many / at exit if a cleanup was cut short.
@@ -76,6 +78,7 @@ class StdioTransport(PendingRequests):
         self.state = State()
         self.stderr = TailBuffer()
         self.proc: asyncio.subprocess.Process | None = None
+        self.started: subprocess.Popen[bytes] | None = None  # a child started early, to adopt (core.launch)
         self._init_requests()
         self._tasks: list[asyncio.Task[None]] = []
         self._stdout_done = asyncio.Event()
@@ -89,23 +92,19 @@ class StdioTransport(PendingRequests):
     # --- lifecycle -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        spec, env_src = self.spec, self.environ
-        if not spec.command:
-            raise ProbeError("config", f"server `{spec.name}` has no command to run")
-        command = expand(spec.command, env_src, spec.secrets)
-        args = [expand(a, env_src, spec.secrets) for a in spec.args]
-        env = server_env(spec, env_src)  # the minimal environment, never mcplock's whole one
-        cwd = expand(spec.cwd, env_src, spec.secrets) if spec.cwd else None
-        if cwd is not None and not os.path.isdir(cwd):
-            raise ProbeError(
-                "not-found",
-                f"working directory `{spec.cwd}` of server `{spec.name}` does not exist",
-                hint="fix `cwd` in the server's configuration",
-            )
+        spec = self.spec
         self.state.step = f"`{spec.command}` to start"
+        limit = self.opts.max_response_bytes + 2
+        if self.started is not None:  # started before the event loop, from the same spec (the guard)
+            started, self.started = self.started, None
+            self.proc = await adopt(self._lines, started, limit=limit)  # type: ignore[assignment]
+            self._begin()
+            return
+        launch = stdio_launch(spec, self.environ)  # the minimal environment, never mcplock's whole one
+        command = launch.command
         try:
-            self.proc = await spawn(self._lines, command, args, limit=self.opts.max_response_bytes + 2, env=env,
-                                    cwd=cwd, start_new_session=True)
+            self.proc = await spawn(self._lines, command, launch.args, limit=limit, env=launch.env, cwd=launch.cwd,
+                                    start_new_session=True)
         except FileNotFoundError:
             raise ProbeError(
                 "not-found",
@@ -121,6 +120,10 @@ class StdioTransport(PendingRequests):
             ) from None
         except OSError as e:
             raise ProbeError("spawn", f"could not start `{spec.command}`: {sanitize(e.strerror or str(e))}") from None
+        self._begin()
+
+    def _begin(self) -> None:
+        assert self.proc is not None
         LIVE_GROUPS.add(self.proc.pid)
         self._tasks.append(asyncio.create_task(self._read_stderr()))
         self._lines.release()  # stdout lines are handled in the read callback (no reader task)
