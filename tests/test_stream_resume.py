@@ -54,3 +54,22 @@ def test_resumption_is_bounded_and_explained(behaviour, gets, why):
         assert r.returncode == 3, r.stdout + r.stderr
         assert "the event stream ended without an answer to tools/call" in r.stderr and why in r.stderr
         assert _stats(base)["gets"] == gets
+
+
+def test_the_guards_standalone_stream_is_resumed_where_it_broke_off():
+    """The standalone GET stream ends after event s1: the guard opens it again after the
+    server's retry delay with Last-Event-ID s1, and the host gets what came after (`two`),
+    which a fresh stream would never carry."""
+    from guardhost import Host
+
+    with server("--behaviour", "standalone") as base:
+        _lock(base)
+        with Host("srv") as h:
+            h.initialize()
+            logs = [h.wait_for(lambda m: m.get("method") == "notifications/message")["params"]["data"]
+                    for _ in range(2)]
+            assert logs == ["one", "two"]
+            assert h.call("get_weather", {"city": "Paris"})["result"]["isError"] is False
+            assert h.close() == 0
+        ids = _stats(base)["last-event-ids"]
+        assert ids[:2] == [None, "s1"] and set(ids[2:]) <= {"s2"}

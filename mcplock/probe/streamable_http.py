@@ -6,7 +6,8 @@ stream, where the server sends what answers no request (``list_changed``, its ow
 
 A stream that ends before the answer is resumed where the server made that possible (it gave
 its events ids): a GET with ``Last-Event-ID`` after the ``retry`` delay it asked for, at most
-``MAX_RESUMES`` times, all within the request's own timeout."""
+``MAX_RESUMES`` times, all within the request's own timeout. The standalone stream, when it
+ends, is opened again the same way: after the server's ``retry`` delay, from its last event id."""
 
 from __future__ import annotations
 
@@ -247,25 +248,31 @@ class StreamableHttpTransport:
         pause (until several in a row carried nothing); a server that can no longer be reached,
         or that forgot the session, ends the session."""
         quiet = 0
+        cursor = SseCursor()  # the stream is opened again where it ended, if its events had ids
         try:
             while self.client is not None and quiet < LISTEN_RETRIES:
                 try:
-                    got = await self._listen_once()
+                    got = await self._listen_once(cursor)
                 except ProbeError as e:
                     self._broken(e)
                     return
                 if got is None:
                     return
                 quiet = 0 if got else quiet + 1
-                await asyncio.sleep(LISTEN_PAUSE)
+                pause = LISTEN_PAUSE if cursor.retry_ms is None else min(cursor.retry_ms, MAX_RETRY_MS) / 1000
+                await asyncio.sleep(pause)
         finally:
             self._answered.set()
 
-    async def _listen_once(self) -> int | None:
-        """One GET stream: how many messages it carried; None when the server offers none."""
+    async def _listen_once(self, cursor: SseCursor) -> int | None:
+        """One GET stream: how many messages it carried; None when the server offers none. With
+        ``Last-Event-ID`` when an earlier stream gave its events ids, so that the server can
+        send what came after (the spec's resumption, on the standalone stream too)."""
         assert self.client is not None
         headers = {k: v for k, v in self._request_headers().items() if k != "Content-Type"}
         headers["Accept"] = "text/event-stream"
+        if cursor.last_id is not None:
+            headers["Last-Event-ID"] = cursor.last_id
         action = "opening the server's event stream"
         n, opened = 0, False
         try:
@@ -274,10 +281,13 @@ class StreamableHttpTransport:
                 if resp.status_code == 404 and self.session_id:
                     await self._check(resp, action)
                 if resp.status_code != 200 or content_type(resp) != "text/event-stream":
+                    if cursor.last_id is not None:  # it will not resume: a fresh stream next time
+                        cursor.last_id = None
+                        return 0
                     return None
                 opened = True
                 async for _event, data in iter_sse(resp.aiter_bytes(), self.opts.max_response_bytes,
-                                                   self.errors.too_large):
+                                                   self.errors.too_large, cursor):
                     if not data.strip():
                         continue
                     obj = parse_message(data, self.errors, "an event on the server's event stream")
