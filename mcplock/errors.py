@@ -26,6 +26,8 @@ class Action:
     ``command`` is the ``mcplock auth login …`` that does it, ``scopes`` what it must ask for).
     ``text`` shows the command where it holds ``{command}``, in backticks as written.
     ``offers_retry``: the text already says that the same command with ``--login`` works.
+    ``again``: a login just made does not settle it by itself (the server moved to another
+    authorization server); a run that logs in may log in once more, like a scope step-up.
     """
 
     kind: str
@@ -33,6 +35,7 @@ class Action:
     command: str | None = None
     scopes: str | None = None
     offers_retry: bool = False
+    again: bool = False
 
     def full_command(self) -> str | None:
         if self.command is None:

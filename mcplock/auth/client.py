@@ -25,6 +25,7 @@ from mcplock.probe import ProbeOptions
 from mcplock.probe.errors import login_action
 from mcplock.probe.http import new_client
 from mcplock.spec import ServerSpec, expand
+from mcplock.untrusted import sanitize
 
 NO_LOGIN = ("client-credentials", "identity-assertion")  # grants without a person at a browser
 
@@ -42,6 +43,16 @@ def _not_interactive(spec: ServerSpec, provider: Any) -> tuple[Callable[[str], A
                 "auth",
                 f"server `{spec.name}` needs more OAuth scopes than the stored login grants: {' '.join(missing)}",
                 action=login_action(spec, retry, scopes=" ".join(wanted), offers_retry=True),
+            )
+        now, then = provider.context.auth_server_url, provider.token_server
+        if provider.had_token and then and now and now.rstrip("/") != then.rstrip("/"):
+            # the resource names another authorization server now (SEP-2352): the stored token
+            # and registration belong to the old one; the login registers with the new one
+            raise ProbeError(
+                "auth",
+                f"server `{spec.name}` now uses another authorization server ({sanitize(now, 200)}; the stored "
+                f"login is from {sanitize(then, 200)}): a new login is required",
+                action=login_action(spec, retry, offers_retry=True, again=True),
             )
         if provider.refresh_error:
             raise ProbeError(

@@ -140,6 +140,7 @@ class _Restoring:
     context: Any
     spec: ServerSpec
     had_token = False
+    token_server: str | None = None  # the authorization server that issued the stored token
     refresh_error: str | None = None
     fixed_client: OAuthClientInformationFull | None = None
 
@@ -161,6 +162,8 @@ class _Restoring:
                     data["protected_resource_metadata"])
         if isinstance(data.get("auth_server_url"), str):
             self.context.auth_server_url = data["auth_server_url"]
+            if self.had_token:
+                self.token_server = data["auth_server_url"]
 
     async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
         if response.status_code != 200:

@@ -297,7 +297,7 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Repr
     from mcplock.auth.login import login
 
     env = dict(environ if environ is not None else os.environ)
-    for _round in range(2):  # a second round for a scope step-up found by the new probe
+    for _round in range(2):  # a second round for a scope step-up, or a new authorization server, found by the new probe
         again: list[ServerSpec] = []
         for s in todo:
             step = _login_action(results.get(s.name))
@@ -312,7 +312,8 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Repr
         if not again:
             break
         results = {**results, **reprobe(again)}
-        todo = [s for s in again if _needs_login(s, results.get(s.name)) and results[s.name].action.scopes]
+        todo = [s for s in again if _needs_login(s, results.get(s.name))
+                and (results[s.name].action.scopes or results[s.name].action.again)]
         if not todo:
             break
     return results

@@ -44,11 +44,14 @@ def _chain(e: BaseException) -> list[BaseException]:
     return out
 
 
-def login_action(spec: ServerSpec, text: str, *, scopes: str | None = None, offers_retry: bool = False) -> Action:
+def login_action(spec: ServerSpec, text: str, *, scopes: str | None = None, offers_retry: bool = False,
+                 again: bool = False) -> Action:
     """The "log in with OAuth" step for ``spec``: ``text`` shows the command where it holds
-    ``{command}``; the CLI may swap in a command that also names the URL and the options."""
+    ``{command}``; the CLI may swap in a command that also names the URL and the options.
+    ``again``: the server asks after a login too (it moved to another authorization server)."""
     target = spec.url if spec.name == "inspect" and spec.url else spec.name
-    return Action("login", text, command=f"mcplock auth login {target}", scopes=scopes, offers_retry=offers_retry)
+    return Action("login", text, command=f"mcplock auth login {target}", scopes=scopes, offers_retry=offers_retry,
+                  again=again)
 
 
 def body_explanation(body: bytes, content_type: str = "") -> str | None:

@@ -36,6 +36,7 @@ BEYOND = [
     "auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported",
     "auth/iss-supported", "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer",
     "auth/iss-unexpected", "auth/iss-normalized", "auth/metadata-issuer-mismatch", "json-schema-ref-no-deref",
+    "auth/authorization-server-migration",
 ]
 
 pytestmark = [
