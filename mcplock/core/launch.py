@@ -124,9 +124,9 @@ def start_early(spec: ServerSpec, environ: Mapping[str, str]) -> subprocess.Pope
     """Start a stdio server now, before mcplock's event loop exists, in its own session (the
     process group every cleanup kills), all three pipes. The guard does this once the lock,
     the trust record and the pin have let the server run, so the server's own start-up
-    overlaps mcplock's (docs/performance.md, "The guard's start"); the probe transport adopts the process
-    later. None where the start fails: the ordinary start then fails the same way and
-    reports it where the host sees it."""
+    overlaps mcplock's (docs/performance.md, "The guard's start"); the probe transport
+    adopts the process later. None where the start fails: the ordinary start then fails the
+    same way and reports it where the host sees it."""
     import subprocess
 
     if spec.transport != "stdio":

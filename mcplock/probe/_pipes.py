@@ -1,5 +1,6 @@
 """Pipes read by callbacks: a line splitter, and a child process whose stdout lines are
-handed over as they arrive.
+handed over as they arrive — started here (:func:`spawn`) or before the event loop existed
+and handed to it (:func:`adopt`, the guard's early start).
 
 asyncio's own subprocess protocol feeds stdout into a StreamReader that a task then reads
 line by line: two event-loop turns and a wake-up per message. Here stdout goes to a
@@ -258,7 +259,7 @@ async def adopt(lines: Lines, popen: subprocess.Popen[bytes], *, limit: int) -> 
         proc._pidfd = os.pidfd_open(popen.pid)
     except (AttributeError, OSError):  # no pidfd (an old kernel, not Linux): a thread waits
         fut = loop.run_in_executor(None, popen.wait)
-        fut.add_done_callback(lambda f: proc._exited.done() or proc._exited.set_result(popen.returncode or 0))
+        fut.add_done_callback(lambda f: proc._exited.done() or proc._exited.set_result(f.result()))
     else:
         loop.add_reader(proc._pidfd, proc._reaped)
         proc._reaped()  # it may have exited already

@@ -259,7 +259,8 @@ class StreamableHttpTransport:
                 if got is None:
                     return
                 quiet = 0 if got else quiet + 1
-                pause = LISTEN_PAUSE if cursor.retry_ms is None else min(cursor.retry_ms, MAX_RETRY_MS) / 1000
+                # the server's retry delay, within bounds: a stream that keeps ending never spins the guard
+                pause = LISTEN_PAUSE if cursor.retry_ms is None else min(max(cursor.retry_ms, 100), MAX_RETRY_MS) / 1000
                 await asyncio.sleep(pause)
         finally:
             self._answered.set()
