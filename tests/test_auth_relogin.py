@@ -3,6 +3,7 @@ fixtures/oauth/oauth_fixture.py, BROWSER set to fixtures/oauth/browser.py. No ne
 
 from __future__ import annotations
 
+import json
 import urllib.request
 from pathlib import Path
 
@@ -106,4 +107,34 @@ def test_a_registration_the_token_endpoint_rejects_is_forgotten_and_made_again(t
         assert again["tokens"]["access_token"] != before["tokens"]["access_token"]
         s = stats(issuer)
         assert s["register"] == 2 and s["token:authorization_code"] == 3  # add, the refused one, this one
+        assert run_cli("diff", env=env).returncode == 0
+
+
+def test_a_server_that_moved_to_another_authorization_server(tmp_path, env):  # noqa: F811
+    """SEP-2352: the resource now names another authorization server. Without a login the
+    error says so (not "revoked"); a run that may log in logs in there, in the same command."""
+    with oauth_server() as (url, issuer):
+        assert run_cli("add", "web", url, "--yes", "--login", env=env).returncode == 0
+        before = stored(tmp_path)
+        req = urllib.request.Request(issuer + "/admin/move", data=b"", method="POST")
+        with urllib.request.urlopen(req, timeout=5) as resp:
+            new = json.loads(resp.read())["issuer"]
+        assert new != issuer
+
+        r = run_cli("diff", env=env)
+        assert r.returncode == 3, r.stdout + r.stderr
+        out = r.stdout + r.stderr
+        assert f"now uses another authorization server ({new}; the stored login is from {issuer})" in out
+        assert "mcplock auth login web" in out and "--login" in out and "revoked" not in out
+        assert _browser_logins(tmp_path) == 1
+
+        r = run_cli("diff", "--login", env=env)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert _browser_logins(tmp_path) == 2
+        after = stored(tmp_path)
+        assert after["auth_server_url"].rstrip("/") == new
+        assert after["client_info"]["client_id"] != before["client_info"]["client_id"]
+        s = stats(new)
+        assert s["register"] == 1 and s["token:authorization_code"] == 1
+        assert stats(issuer)["token:authorization_code"] == 1  # the old server saw nothing more
         assert run_cli("diff", env=env).returncode == 0
