@@ -211,3 +211,25 @@ class Terminated(KeyboardInterrupt):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
+
+
+def trap_termination(received: list[int]) -> dict[int, Any]:
+    """SIGTERM and SIGHUP raise :class:`Terminated` in the main thread (each signal number is
+    also appended to ``received``); a signal ignored at start (nohup) stays ignored. Returns the
+    handlers to restore. Every command does this, and the guard too: a host that stops it with
+    SIGTERM (as MCP's stdio shutdown says to) must not leave its server's process group behind."""
+    import signal
+    import threading
+
+    def terminated(signum: int, frame: object) -> None:
+        received.append(signum)
+        raise Terminated(signum)
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return previous
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is None or signal.getsignal(sig) is signal.SIG_IGN:
+            continue
+        previous[sig] = signal.signal(sig, terminated)
+    return previous

@@ -5,14 +5,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
-from guardhost import Host
+from guardhost import INIT, Host
 
 from mcplock.lock.read import load
 
+from conftest import MCPLOCK
 from runner import SURFACES, http_fixture, stdio_command
 
 CALLS = "calls.jsonl"
@@ -263,6 +266,51 @@ def test_the_upstream_starts_before_the_host_speaks_and_ends_with_a_host_that_le
     assert _calls() == []
 
 
+@pytest.mark.parametrize("stdin", ["pipe", "file"])
+def test_a_host_that_closes_stdin_at_once_still_gets_its_answers(cli, tmp_path, stdin):
+    """Requests written, then stdin closed (`printf … | mcplock run docs`, or `< file`, read by a
+    thread since a file is no pipe): each request received before the end is still answered,
+    after the verification they waited for, then the session ends."""
+    _lock(cli)
+    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search_docs",
+                                                                         "arguments": {"query": "x"}}}]
+    data = "".join(json.dumps(m) + "\n" for m in msgs).encode()
+    if stdin == "pipe":
+        p = subprocess.run([MCPLOCK, "run", "docs"], input=data, capture_output=True, timeout=60)
+    else:
+        script = tmp_path / "host.jsonl"
+        script.write_bytes(data)
+        with script.open("rb") as f:
+            p = subprocess.run([MCPLOCK, "run", "docs"], stdin=f, capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    answers = {m["id"]: m for m in map(json.loads, p.stdout.splitlines())}
+    assert sorted(answers) == [1, 2, 3]
+    assert answers[2]["result"]["tools"] == _locked_tools()
+    assert answers[3]["result"]["isError"] is False and [c["arguments"] for c in _calls()] == [{"query": "x"}]
+    assert not _fixture_processes()
+
+
+def test_sigterm_ends_the_guard_and_the_servers_whole_group(cli):
+    """MCP's stdio shutdown: the host closes stdin, then sends SIGTERM. The guard then kills the
+    server's process group, here a server that outlives its stdin (`…; exec sleep`)."""
+    _surface()
+    fixture = " ".join(stdio_command(surface="surface.json"))
+    r = cli("add", "docs", "--yes", "--policy", "none", "--", "bash", "-c", f"{fixture}; exec sleep 61")
+    assert r.returncode == 0, r.stderr
+    with Host("docs") as h:
+        h.initialize()
+        h.proc.send_signal(signal.SIGTERM)
+        assert h.proc.wait(timeout=30) == 143
+        assert "terminated by SIGTERM" in h.stderr()
+    deadline = time.monotonic() + 5
+    while _processes_here("sleep") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _processes_here("sleep")
+
+
 def test_slow_upstream_is_held_not_failed(cli):
     _lock(cli, "--delay", "0.2", mode="slow")
     with Host("docs") as h:
@@ -309,6 +357,19 @@ def test_drift_evidence_is_recorded_outside_the_lock_and_shown(cli, tmp_path):
     assert [(e["server"], e["tool"], e["code"]) for e in ev] == [("docs", "reject_params", -32602)]
     r = cli("check", env=env)
     assert r.returncode == 0 and "drift evidence: `docs/reject_params`" in r.stderr
+
+
+def _processes_here(program: str) -> list[str]:
+    """Processes running ``program`` from this test's directory (read from /proc)."""
+    here, found = os.getcwd(), []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            argv0 = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+            if os.path.basename(argv0) == program.encode() and os.readlink(f"/proc/{pid}/cwd") == here:
+                found.append(pid)
+        except OSError:
+            continue
+    return found
 
 
 def _fixture_processes() -> list[str]:

@@ -9,7 +9,6 @@ inside the commands that need them.
 from __future__ import annotations
 
 import signal
-import threading
 from typing import Any
 
 import typer
@@ -22,7 +21,7 @@ from typer._click.exceptions import ClickException
 from mcplock import __version__
 from mcplock.cli.context import Cli
 from mcplock.cli.streams import guard_stdout
-from mcplock.errors import McplockError, Terminated
+from mcplock.errors import McplockError, trap_termination
 
 HELP = """\
 mcplock pins the tool definitions of your MCP servers in a reviewed lock file
@@ -134,23 +133,10 @@ INTERRUPTED = 130  # no command returns it: it means Ctrl-C
 _received: list[int] = []  # SIGTERM / SIGHUP received in this run
 
 
-def _raise_terminated(signum: int, frame: object) -> None:
-    _received.append(signum)
-    raise Terminated(signum)
-
-
 def _trap_termination() -> dict[int, Any]:
     """SIGTERM and SIGHUP stop a run the way Ctrl-C does (a KeyboardInterrupt, so the same
-    cleanup kills the servers' process groups); a signal ignored at start (nohup) stays ignored.
-    Returns the handlers to restore."""
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is not threading.main_thread():
-        return previous
-    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
-        if sig is None or signal.getsignal(sig) is signal.SIG_IGN:
-            continue
-        previous[sig] = signal.signal(sig, _raise_terminated)
-    return previous
+    cleanup kills the servers' process groups). Returns the handlers to restore."""
+    return trap_termination(_received)
 
 
 def _interrupted(cli: Cli) -> int:

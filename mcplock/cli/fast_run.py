@@ -20,9 +20,11 @@ def _say(text: str) -> None:
 
 
 def run(opts: dict[str, object]) -> int:
-    from mcplock.errors import McplockError
+    from mcplock.errors import McplockError, Terminated, trap_termination
     from mcplock.guard import run_guard
 
+    received: list[int] = []
+    trap_termination(received)  # a host's SIGTERM ends the session like Ctrl-C: the server's group dies too
     try:
         return run_guard(str(opts["lockfile"]), str(opts["name"]), timeout=float(opts.get("timeout", 30.0)),  # type: ignore[arg-type]
                          request_timeout=float(opts.get("request_timeout", 120.0)),  # type: ignore[arg-type]
@@ -32,6 +34,12 @@ def run(opts: dict[str, object]) -> int:
     except McplockError as e:
         _say(f"error: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""))
         return e.exit_code
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        if isinstance(e, Terminated) or received:
+            import signal
+
+            signum = e.signum if isinstance(e, Terminated) else received[0]
+            _say(f"terminated by {signal.Signals(signum).name}")
+            return 128 + signum
         _say("interrupted")
         return 130

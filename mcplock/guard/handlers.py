@@ -38,6 +38,7 @@ class Handlers:
     request_timeout: float | None
     ready: bool
     started: bool
+    opening: asyncio.Task[Any] | None
     held: list[dict[str, Any]]
     forwarded: dict[tuple[str, Any], int]
     by_host_id: dict[tuple[str, Any], asyncio.Future[Any]]
@@ -64,7 +65,7 @@ class Handlers:
                 self.io.send(error(msg["id"], INVALID_REQUEST, "the session is already initialized"))
             else:
                 self.started = True
-                self._spawn(self._initialize(msg))
+                self.opening = self._spawn(self._initialize(msg))
         elif not self.ready:
             self.held.append(msg)  # nothing reaches an unverified upstream
         else:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcplock.probe._common import dumps
-from mcplock.probe._pipes import READ_SIZE, Lines
+from mcplock.probe._pipes import READ_SIZE, Lines, LinesProtocol
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -63,7 +63,7 @@ class HostIO:
         loop = asyncio.get_running_loop()
         try:
             self._transport, _ = await loop.connect_read_pipe(
-                lambda: _Reader(self), os.fdopen(self.infd, "rb", buffering=0, closefd=False))
+                lambda: LinesProtocol(self.lines), os.fdopen(self.infd, "rb", buffering=0, closefd=False))
             self._transport.max_size = READ_SIZE  # type: ignore[attr-defined]
         except (ValueError, OSError):  # a regular file (tests, `< file`): feed it from a thread
             loop.run_in_executor(None, self._read_file, loop)
@@ -71,19 +71,11 @@ class HostIO:
     def _read_file(self, loop: asyncio.AbstractEventLoop) -> None:
         try:
             while chunk := os.read(self.infd, READ_SIZE):
-                loop.call_soon_threadsafe(self.feed, chunk)
+                loop.call_soon_threadsafe(self.lines.feed, chunk)
         except OSError:
             pass
         finally:
-            loop.call_soon_threadsafe(self.end)
-
-    def feed(self, data: bytes) -> None:
-        """Bytes from the host: every complete line is handled now, in order."""
-        self.lines.feed(data)
-
-    def end(self) -> None:
-        """stdin closed: a last line without its newline still counts, then ``on_end``."""
-        self.lines.eof()
+            loop.call_soon_threadsafe(self.lines.eof)
 
     def _too_large(self) -> bool:
         self.send(error(None, INVALID_REQUEST, f"message larger than {self.limit} bytes"))
@@ -120,17 +112,3 @@ class HostIO:
         if self._transport is not None:
             with contextlib.suppress(Exception):
                 self._transport.close()
-
-
-class _Reader(asyncio.Protocol):
-    def __init__(self, io: HostIO) -> None:
-        self.io = io
-
-    def data_received(self, data: bytes) -> None:
-        self.io.feed(data)
-
-    def eof_received(self) -> None:
-        self.io.end()
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.io.end()

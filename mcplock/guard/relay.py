@@ -51,6 +51,7 @@ class Guard(Handlers, Relaying):
         self.host = Host(strict=strict)  # what the host can do, once it said so in `initialize`
         self.ready = False
         self.started = False
+        self.opening: asyncio.Task[Any] | None = None  # start, verification and the answer to `initialize`
         self.held: list[dict[str, Any]] = []  # host messages before verification
         self.up_held: list[dict[str, Any]] = []  # upstream messages before the host is initialized
         self.forwarded: dict[tuple[str, Any], int] = {}  # host request id -> upstream request id
@@ -73,7 +74,7 @@ class Guard(Handlers, Relaying):
         self.fresh, self.reverifying, self.done = asyncio.Event(), asyncio.Lock(), asyncio.Event()
         self.fresh.set()
         try:
-            await self.io.start(self._on_host, self.done.set)
+            await self.io.start(self._on_host, self._host_closed)
             await self.done.wait()
         finally:
             pending = [*self.tasks, *self.by_host_id.values()]
@@ -166,6 +167,19 @@ class Guard(Handlers, Relaying):
         self.say("\n".join(lines))
 
     # --- the end ----------------------------------------------------------------------------
+
+    def _host_closed(self) -> None:
+        """stdin closed (the host's way to end a stdio session): what it asked before is still
+        answered, each request within its own timeout, then the session ends."""
+        self._spawn(self._finish())
+
+    async def _finish(self) -> None:
+        if self.opening is not None:
+            await asyncio.wait([self.opening])  # the requests held meanwhile are dispatched at its end
+        while pending := [t for t in self.by_host_id.values() if not t.done()]:
+            await asyncio.wait(pending)  # answering one may start the next (held until verified)
+        assert self.done is not None
+        self.done.set()
 
     def _upstream_lost(self, err: ProbeError) -> None:
         self.say(f"mcplock: server `{self.server.name}` is gone: {err.message}")

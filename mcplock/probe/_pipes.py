@@ -170,7 +170,9 @@ async def spawn(lines: Lines, command: str, args: list[str], *, limit: int,
     return asyncio.subprocess.Process(transport, protocol, loop)
 
 
-class _LinesProtocol(asyncio.Protocol):
+class LinesProtocol(asyncio.Protocol):
+    """A read pipe's bytes into ``lines``, in the read callback (the guard's stdin too)."""
+
     def __init__(self, lines: Lines) -> None:
         self.lines = lines
 
@@ -245,7 +247,7 @@ async def adopt(lines: Lines, popen: subprocess.Popen[bytes], *, limit: int) -> 
     """Hand a running child's pipes to the event loop (see :class:`Adopted`)."""
     loop = asyncio.get_running_loop()
     proc = Adopted(popen)
-    out, _ = await loop.connect_read_pipe(lambda: _LinesProtocol(lines), popen.stdout)
+    out, _ = await loop.connect_read_pipe(lambda: LinesProtocol(lines), popen.stdout)
     reader = asyncio.StreamReader(limit=limit, loop=loop)
     err, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), popen.stderr)
     for t in (out, err):
