@@ -52,10 +52,10 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     from mcplock.core.launch import start_early
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
-    from mcplock.lock.read import load
+    from mcplock.lock.one import load_one
     from mcplock.packages import prepare
 
-    lock = load(lockfile)
+    lock = load_one(lockfile, name)  # this server's part: a large lock is not read whole each time
     srv = locked_server(lock, name, lockfile)
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
                          verbose=verbose)

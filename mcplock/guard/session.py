@@ -232,10 +232,10 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     from mcplock.core import trust
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
-    from mcplock.lock.read import load
+    from mcplock.lock.one import load_one
     from mcplock.packages import prepare
 
-    lock = load(lockfile)
+    lock = load_one(lockfile, name, environ)
     srv = locked_server(lock, name, lockfile)
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
                          environ=environ)

@@ -1,0 +1,86 @@
+"""One server of a lock, for the commands that use one: the guard (``mcplock run``, started by a
+host for every session) and ``mcplock call``. Reading a whole lock of 2,000 tools takes about
+150 ms; a host starts one guard per server, each needing only its own server.
+
+After a full read, the server's part is remembered as mcplock writes a lock holding only that
+server, under the SHA-256 of the whole file's bytes: any change to the file gives another key,
+so an entry is only ever used for the exact bytes it was read from. An entry is read with the
+ordinary reader (everything ``loads`` checks, it checks again), and the caller verifies the
+server's hashes as after a full read (:func:`mcplock.guard.locked_server`). What the entry holds
+came from mcplock's own full read: the lock is never cut into pieces by hand, so no crafted text
+(a description holding a line that looks like a table header) can make the two readings differ.
+
+The directory is ``$MCPLOCK_CACHE_DIR/locks``, else the user cache directory + ``mcplock/locks``
+(private to the user, as the token store and the trust records are), one small file per (lock
+content, server); ``MCPLOCK_LOCK_CACHE=0`` turns it off. Deleting it is always safe; a cache that
+cannot be read or written is no error (the lock is then read whole). See docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from mcplock.lock.model import Lock
+from mcplock.lock.read import LockfileError, loads, read_text
+
+MAX_FILES = 256  # entries beyond it: the least recently used are removed (when one is written)
+
+
+def cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
+    env = os.environ if environ is None else environ
+    if env.get("MCPLOCK_LOCK_CACHE", "1") == "0":
+        return None
+    if env.get("MCPLOCK_CACHE_DIR"):
+        return Path(env["MCPLOCK_CACHE_DIR"]) / "locks"
+    if sys.platform.startswith("linux"):  # what platformdirs says there, without its import
+        base = env.get("XDG_CACHE_HOME", "").strip()
+        return Path(base if os.path.isabs(base) else os.path.expanduser("~/.cache")) / "mcplock" / "locks"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("mcplock")) / "locks"
+
+
+def load_one(path: str | os.PathLike[str], name: str, environ: Mapping[str, str] | None = None) -> Lock:
+    """The lock at ``path`` with (at least) the server ``name``: from the cache when this exact
+    file was read before, else read whole (and ``name``'s part remembered). Errors are those of
+    :func:`mcplock.lock.read.load`; a server the lock lacks is left to the caller."""
+    p = os.fspath(path)
+    text = read_text(p)
+    directory = cache_dir(environ)
+    if directory is None:
+        return loads(text, p)
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    entry = directory / f"{digest[:40]}-{hashlib.sha256(name.encode()).hexdigest()[:16]}.toml"
+    with contextlib.suppress(OSError, UnicodeDecodeError, LockfileError):
+        one = loads(entry.read_text(encoding="utf-8"), p)
+        if list(one.servers) == [name]:
+            with contextlib.suppress(OSError):
+                os.utime(entry)  # recently used
+            return one
+    lock = loads(text, p)
+    if name in lock.servers:
+        with contextlib.suppress(OSError):
+            _remember(directory, entry, Lock({name: lock.servers[name]}, version=lock.version))
+    return lock
+
+
+def _remember(directory: Path, entry: Path, one: Lock) -> None:
+    from mcplock.lock.write import dumps
+
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(dumps(one), encoding="utf-8")
+        os.replace(tmp, entry)  # whole, at once: another guard may be reading the same entry
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+    files = sorted(directory.glob("*.toml"), key=lambda f: f.stat().st_mtime)  # entries are touched when read
+    for old in files[: max(0, len(files) - MAX_FILES)]:
+        with contextlib.suppress(OSError):
+            old.unlink()
