@@ -53,6 +53,17 @@ def test_read_whole_once_then_from_the_entry_of_those_bytes():
     assert len(_entries()) == 2
 
 
+def test_an_entry_is_read_only_by_the_mcplock_that_wrote_it(monkeypatch):
+    import mcplock
+
+    _two_servers()
+    load_one("mcp.lock", "docs")
+    assert list(load_one("mcp.lock", "docs").servers) == ["docs"]
+    monkeypatch.setattr(mcplock, "__version__", "99.0.0")  # an upgrade may read a lock differently
+    assert sorted(load_one("mcp.lock", "docs").servers) == ["docs", "other"]
+    assert len(_entries()) == 2
+
+
 def test_an_entry_edited_in_the_cache_is_caught_or_ignored():
     _two_servers()
     load_one("mcp.lock", "docs")

@@ -3,8 +3,9 @@ host for every session) and ``mcplock call``. Reading a whole lock of 2,000 tool
 150 ms; a host starts one guard per server, each needing only its own server.
 
 After a full read, the server's part is remembered as mcplock writes a lock holding only that
-server, under the SHA-256 of the whole file's bytes: any change to the file gives another key,
-so an entry is only ever used for the exact bytes it was read from. An entry is read with the
+server, under the SHA-256 of the whole file's bytes (and of the mcplock that read it): any change
+to the file gives another key, so an entry is only ever used for the exact bytes it was read
+from, by the same reader. An entry is read with the
 ordinary reader (everything ``loads`` checks, it checks again), and the caller verifies the
 server's hashes as after a full read (:func:`mcplock.guard.locked_server`). What the entry holds
 came from mcplock's own full read: the lock is never cut into pieces by hand, so no crafted text
@@ -55,7 +56,8 @@ def load_one(path: str | os.PathLike[str], name: str, environ: Mapping[str, str]
     if directory is None:
         return loads(text, p)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    entry = directory / f"{digest[:40]}-{hashlib.sha256(name.encode()).hexdigest()[:16]}.toml"
+    which = hashlib.sha256(f"{name}\0{_reader_version()}".encode()).hexdigest()[:24]
+    entry = directory / f"{digest[:40]}-{which}.toml"
     with contextlib.suppress(OSError, UnicodeDecodeError, LockfileError):
         one = loads(entry.read_text(encoding="utf-8"), p)
         if list(one.servers) == [name]:
@@ -67,6 +69,21 @@ def load_one(path: str | os.PathLike[str], name: str, environ: Mapping[str, str]
         with contextlib.suppress(OSError):
             _remember(directory, entry, Lock({name: lock.servers[name]}, version=lock.version))
     return lock
+
+
+def _reader_version() -> str:
+    """Which mcplock reads and writes the entries: its version and its lock package's files as
+    installed (size and modification time: an upgrade, or an edit in a checkout, is another
+    key), so an entry written by one mcplock is never read by another that might read the lock
+    differently."""
+    import mcplock
+
+    here = Path(__file__).resolve().parent
+    parts = [getattr(mcplock, "__version__", "")]
+    for f in sorted(here.glob("*.py")):
+        st = f.stat()
+        parts.append(f"{f.name}:{st.st_size}:{st.st_mtime_ns}")
+    return "\0".join(parts)
 
 
 def _remember(directory: Path, entry: Path, one: Lock) -> None:
