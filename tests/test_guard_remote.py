@@ -101,6 +101,21 @@ def test_server_request_progress_and_logging_reach_the_host_and_the_answer_the_t
 
 
 @TRANSPORTS
+def test_a_server_request_to_a_host_that_closed_stdin_gets_an_error_at_once(cli, transport):
+    """The server asks the host (roots/list) during a call, and the host has closed stdin: the
+    server gets an error now, so the call ends and the host gets its answer."""
+    with _locked(cli, transport, "chatty"), Host("docs") as h:
+        h.initialize({"roots": {"listChanged": True}})
+        call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": "x"}})
+        h.send(call)
+        h.wait_for(lambda m: m.get("method") == "roots/list")
+        h.proc.stdin.close()
+        resp = h.response(call["id"])
+        assert "the host closed the session" in _text(resp)
+        assert h.proc.wait(timeout=30) == 0
+
+
+@TRANSPORTS
 def test_list_changed_after_a_rug_pull_reverifies_and_hides_the_tool(cli, transport):
     with _locked(cli, transport, "chatty"), Host("docs") as h:
         h.initialize({"roots": {}})

@@ -43,6 +43,7 @@ class Handlers:
     forwarded: dict[tuple[str, Any], int]
     by_host_id: dict[tuple[str, Any], asyncio.Future[Any]]
     waiting: dict[str, tuple[str, Any]]
+    host_gone: bool
     next_id: int
     lists_served: int
     fresh: asyncio.Event | None
@@ -231,6 +232,8 @@ class Handlers:
 
     async def _ask(self, name: str, args: Any) -> bool:
         """Ask the person through the host's elicitation; True only on an explicit accept."""
+        if self.host_gone:
+            return False
         hid = self._host_id()
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.waiting[hid] = ("local", fut)

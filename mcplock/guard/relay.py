@@ -52,6 +52,7 @@ class Guard(Handlers, Relaying):
         self.ready = False
         self.started = False
         self.opening: asyncio.Task[Any] | None = None  # start, verification and the answer to `initialize`
+        self.host_gone = False  # stdin closed: nothing asked of the host can be answered any more
         self.held: list[dict[str, Any]] = []  # host messages before verification
         self.up_held: list[dict[str, Any]] = []  # upstream messages before the host is initialized
         self.forwarded: dict[tuple[str, Any], int] = {}  # host request id -> upstream request id
@@ -170,7 +171,17 @@ class Guard(Handlers, Relaying):
 
     def _host_closed(self) -> None:
         """stdin closed (the host's way to end a stdio session): what it asked before is still
-        answered, each request within its own timeout, then the session ends."""
+        answered, each request within its own timeout, then the session ends. Nobody is left to
+        answer what was asked of the host: the guard's own question counts as cancelled (its
+        call is refused), a server's request gets an error, now and from now on."""
+        self.host_gone = True
+        for hid, (kind, what) in list(self.waiting.items()):
+            del self.waiting[hid]
+            if kind == "local":
+                if not what.done():
+                    what.set_result({"result": {"action": "cancel"}})
+            else:
+                self._send_up(error(what, SERVER_ERROR, "the host closed the session"))
         self._spawn(self._finish())
 
     async def _finish(self) -> None:

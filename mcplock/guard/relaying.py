@@ -62,6 +62,7 @@ class Relaying:
     forwarded: dict[tuple[str, Any], int]
     by_host_id: dict[tuple[str, Any], asyncio.Future[Any]]
     waiting: dict[str, tuple[str, Any]]
+    host_gone: bool
     fresh: asyncio.Event | None
     reverifying: asyncio.Lock | None
 
@@ -151,6 +152,9 @@ class Relaying:
             return
         method = msg.get("method")
         if "id" in msg and method is not None:  # a server request (sampling, elicitation, roots, ping)
+            if self.host_gone:
+                self._send_up(error(msg["id"], SERVER_ERROR, "the host closed the session"))
+                return
             hid = self._host_id()
             self.waiting[hid] = ("upstream", msg["id"])
             self.io.send({**msg, "id": hid})
