@@ -5,9 +5,9 @@ host for every session) and ``mcplock call``. Reading a whole lock of 2,000 tool
 After a full read, the server's part is remembered as mcplock writes a lock holding only that
 server, under the SHA-256 of the whole file's bytes (and of the mcplock that read it): any change
 to the file gives another key, so an entry is only ever used for the exact bytes it was read
-from, by the same reader. An entry is read with the
-ordinary reader (everything ``loads`` checks, it checks again), and the caller verifies the
-server's hashes as after a full read (:func:`mcplock.guard.locked_server`). What the entry holds
+from, by the same reader. An entry is read with the ordinary reader (everything ``loads``
+checks, it checks again), and the caller verifies the server's hashes as after a full read
+(:func:`mcplock.guard.locked_server`). What the entry holds
 came from mcplock's own full read: the lock is never cut into pieces by hand, so no crafted text
 (a description holding a line that looks like a table header) can make the two readings differ.
 
