@@ -30,6 +30,8 @@ def pins_rows(out: Path, mcplock: str) -> list[tuple[str, str, str, str]]:
     text = pinned.read_text()
     unpinned.write_text(re.sub(r"\n\[server\.memory\.package\]\n(?:[^\[\n][^\n]*\n)*", "\n", text))
     assert "[server.memory.package]" not in unpinned.read_text()
+    for lock in (pinned, unpinned):  # the bench's own locks (dropping the pin is another launch: trust both)
+        subprocess.run([mcplock, "--lockfile", str(lock), "trust", "memory"], env=env, check=True, capture_output=True)
     rows = []
     times = {}
     for name, lock in (("unpinned", unpinned), ("pinned", pinned)):
