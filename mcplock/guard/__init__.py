@@ -55,7 +55,7 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     from mcplock.lock.one import load_one
     from mcplock.packages import prepare
 
-    lock = load_one(lockfile, name)  # this server's part: a large lock is not read whole each time
+    lock = load_one(lockfile, name, trust.machine_secret())  # its part: a large lock is not read whole each time
     srv = locked_server(lock, name, lockfile)
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
                          verbose=verbose)

@@ -235,7 +235,7 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     from mcplock.lock.one import load_one
     from mcplock.packages import prepare
 
-    lock = load_one(lockfile, name, environ)
+    lock = load_one(lockfile, name, trust.machine_secret(environ), environ)
     srv = locked_server(lock, name, lockfile)
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
                          environ=environ)
