@@ -24,6 +24,15 @@ def snapshot(tools=None, instructions="Use these tools for the docs.", prompts=N
                     prompts=list(prompts or []))
 
 
+def accepted_server(name: str, tools: list | None = None) -> ServerEntry:
+    """A stdio server `python NAME.py` with ``tools`` (default TOOLS) locked and all accepted."""
+    srv = ServerEntry(name=name, transport="stdio", command="python", args=[f"{name}.py"])
+    review.stage(srv, snapshot(tools))
+    for e in list(srv.entries()):
+        review.accept(srv, e)
+    return srv
+
+
 def make_lock(path: Path | str = "mcp.lock", *, policy: str = "all", accept: bool = True,
               snap: Snapshot | None = None) -> Path:
     srv = ServerEntry(name="docs", transport="stdio", command="python", args=["server.py"], policy=policy)

@@ -12,23 +12,16 @@ import pytest
 from mcplock.core.trust import machine_secret, store_path
 from mcplock.errors import LockfileError
 from mcplock.guard import locked_server
-from mcplock.lock import review, store
-from mcplock.lock.model import Lock, ServerEntry
+from mcplock.lock import store
+from mcplock.lock.model import Lock
 from mcplock.lock.one import cache_dir, load_one
 from mcplock.lock.read import load
 
-from lockdata import snapshot
+from lockdata import accepted_server
 
 
 def _two_servers(path: str = "mcp.lock") -> None:
-    lock = Lock()
-    for name in ("docs", "other"):
-        srv = ServerEntry(name=name, transport="stdio", command="python", args=[f"{name}.py"])
-        review.stage(srv, snapshot())
-        for e in list(srv.entries()):
-            review.accept(srv, e)
-        lock.servers[name] = srv
-    store.save(lock, path)
+    store.save(Lock({name: accepted_server(name) for name in ("docs", "other")}), path)
 
 
 def _entries() -> list[Path]:
