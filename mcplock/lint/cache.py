@@ -27,6 +27,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from mcplock import cachedir
 from mcplock.lint.finding import LintFinding
 
 # a few locks' worth (the file is read on every `check`: ~150 bytes an entry); beyond it the
@@ -50,17 +51,7 @@ def rules_version() -> str:
 
 
 def cache_dir(environ: Any = None) -> Path | None:
-    env = os.environ if environ is None else environ
-    if env.get("MCPLOCK_LINT_CACHE", "1") == "0":
-        return None
-    if env.get("MCPLOCK_CACHE_DIR"):
-        return Path(env["MCPLOCK_CACHE_DIR"]) / "lint"
-    if sys.platform.startswith("linux"):  # what platformdirs says there, without its import (~7 ms)
-        base = env.get("XDG_CACHE_HOME", "").strip()
-        return Path(base if os.path.isabs(base) else os.path.expanduser("~/.cache")) / "mcplock" / "lint"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("mcplock")) / "lint"
+    return cachedir.cache_dir("lint", "MCPLOCK_LINT_CACHE", environ)
 
 
 class LintCache:

@@ -28,10 +28,10 @@ import contextlib
 import hashlib
 import hmac
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from mcplock import cachedir
 from mcplock.lock.model import Lock
 from mcplock.lock.read import LockfileError, loads, read_text
 
@@ -39,17 +39,7 @@ MAX_FILES = 256  # entries beyond it: the least recently used are removed (when 
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
-    env = os.environ if environ is None else environ
-    if env.get("MCPLOCK_LOCK_CACHE", "1") == "0":
-        return None
-    if env.get("MCPLOCK_CACHE_DIR"):
-        return Path(env["MCPLOCK_CACHE_DIR"]) / "locks"
-    if sys.platform.startswith("linux"):  # what platformdirs says there, without its import
-        base = env.get("XDG_CACHE_HOME", "").strip()
-        return Path(base if os.path.isabs(base) else os.path.expanduser("~/.cache")) / "mcplock" / "locks"
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("mcplock")) / "locks"
+    return cachedir.cache_dir("locks", "MCPLOCK_LOCK_CACHE", environ)
 
 
 def load_one(path: str | os.PathLike[str], name: str, secret: bytes | None,
