@@ -1,22 +1,19 @@
-"""Lint family: secrets locations, exfiltration URLs and payloads hidden in text.
+"""Lint family: secrets locations and payloads hidden in text.
 
 A path into a secrets location (``~/.ssh``, ``id_rsa``, ``.aws/credentials``, ``.env``,
 keychains, MCP host configs …) is ``high``, ``critical`` when its sentence holds an
-imperative read/send verb; an order to send data to a URL is ``high``; so are an encoded blob
-(a long base64/hex run, a ``data:`` URI) and a tracking image (a Markdown or HTML image loaded
-from a URL: rendering it sends a request). An ordinary config path is not a signal, nor is a
-URL on its own: a NEW URL in a changed definition is judged where changes are
-(:func:`new_url_findings`).
+imperative read/send verb; an encoded blob (a long base64/hex run, a ``data:`` URI) and a
+tracking image (a Markdown or HTML image loaded from a URL: rendering it sends a request) are
+``high``. An ordinary config path is not a signal. URLs are :mod:`mcplock.lint.urls`'.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.lint.text import excerpt, root, strings
+from mcplock.lint.text import excerpt
 from mcplock.severity import CRITICAL, HIGH
 
 _SENSITIVE = re.compile(
@@ -32,10 +29,8 @@ _SENSITIVE_KEYS = ("ssh", "id_", "aws", "env", "/etc/", "rc", "config", "credent
 # imperative read/send verbs (an order to the model); descriptive "reads"/"uses" stay high, not critical
 _VERB = re.compile(
     r"\b(?:read|cat|send|upload|include|pass|attach|post|forward|exfiltrate|copy|leak|transmit|dump|share|append"
-    r"|embed|insert)\b", re.I)
-_EXFIL = re.compile(
-    r"\b(?:send|sends|forward|forwards|upload|uploads|post|posts|exfiltrate|transmit|leak|copy|report|beacon)\b"
-    r"[^.\n]{0,80}?\bto\s+<?(?:https?|wss?|ftp)://[^\s>'\"]+", re.I)
+    r"|embed|insert|lies|lese|sende|schicke|lire|lis|lisez|envoie[rz]?|lee|lea|env[ií]a|leia|envie|прочитай(?:те)?"
+    r"|отправь(?:те)?|передай(?:те)?)\b|读取|讀取|发送|發送|上传|上傳|読み|読んで|送信|읽|보내|전송", re.I)
 # a sentence ends at . ! ? followed by white space (so "~/.ssh/id_rsa" stays whole) or at a line end
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
 
@@ -60,10 +55,6 @@ def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding,
         plural = "s" if len(paths) > 1 else ""
         yield (LintFinding("sensitive-path", sev, f"names the secrets location{plural} {names}{how}: "
                            f"{excerpt(t, a, b, 30)}", where), ("sensitive-path", tuple(sorted(paths)), sev))
-    m = _EXFIL.search(t) if "://" in t else None
-    if m:
-        yield (LintFinding("exfiltration-url", HIGH, f"tells the model to send data to a URL: "
-                           f"{excerpt(t, m.start(), m.end(), 20)}", where), ("exfiltration-url", m.group(0).lower()))
 
 
 _BLOB = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{16,}"
@@ -94,25 +85,3 @@ def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
     if m:
         yield (LintFinding("tracking-image", HIGH, f"an image loaded from a URL (rendering it sends a request): "
                            f"{excerpt(t, m.start(), m.end(), 30)}", where), ("tracking-image", m.group(0).lower()))
-
-
-_URL = re.compile(r"\b(?:https?|wss?|ftp)://[^\s<>'\"`)\]]+", re.I)
-_SCHEMA_REFS = ("$schema", "$id", "$ref")
-
-
-def urls(definition: Any) -> dict[str, str]:
-    """URL -> where it first appears, in every string of a definition but schema references."""
-    out: dict[str, str] = {}
-    for where, s in strings(definition, root(definition)):
-        if "://" not in s or where.rsplit(".", 1)[-1] in _SCHEMA_REFS:
-            continue
-        for m in _URL.finditer(s):
-            out.setdefault(m.group(0).rstrip(".,;:").lower(), where)
-    return out
-
-
-def new_url_findings(new: Any, old: Any) -> list[LintFinding]:
-    """``new-url`` findings: URLs in ``new`` that ``old`` (None for a new item) did not have."""
-    before = urls(old) if old is not None else {}
-    return [LintFinding("new-url", HIGH, f"a new URL: {excerpt(u, 0, min(len(u), 80), 0)}", where)
-            for u, where in urls(new).items() if u not in before]
