@@ -20,8 +20,8 @@ from mcplock.core.add import Staged
 from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.errors import SecretError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
+from mcplock.lock.targets import label
 from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
-from mcplock.targets import label
 from mcplock.untrusted import safe_text
 
 
