@@ -75,3 +75,34 @@ def test_nothing_is_resolved_or_downloaded_before_the_server_is_trusted(run, ind
     r = run("diff")  # the pinned launch was recorded as trusted too: no second question
     assert r.returncode == 1, r.stdout + r.stderr
     assert os.path.exists("mcp.lock")
+
+
+@pytest.mark.network
+def test_the_readme_install_works_from_a_clone(tmp_path):
+    """The README's Install block, run as written on a fresh account (the clone line aside: the
+    test runs it in a copy of this checkout's files); nothing in it names an unpublished package."""
+    import re
+    import shutil
+    import subprocess
+
+    root = FIXTURES.parent
+    readme = (root / "README.md").read_text()
+    section = readme[readme.index("\n## Install\n"):]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)[1]
+    assert "mcplock-cli" not in block and "pipx install mcplock" not in readme
+    lines = block.splitlines()
+    assert lines[0].startswith("git clone ") and lines[0].endswith("&& cd mcplock")
+    clone = tmp_path / "mcplock"
+    files = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True, check=True).stdout
+    for rel in files.splitlines():
+        src = root / rel
+        if src.is_file() and not src.is_symlink():
+            (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, clone / rel)
+    home = tmp_path / "user"
+    home.mkdir()
+    env = {"HOME": str(home), "PATH": f"{home}/.local/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    script = "set -eu\n" + f"cd {clone}\n" + "\n".join(lines[1:]) + "\n"
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"\d+\.\d+", r.stdout.splitlines()[-1])  # `mcplock --version`, found on PATH
