@@ -57,7 +57,7 @@ def describe(units: tuple[str, ...]) -> str:
 
 
 def target_of(c: Conflict) -> str:
-    from mcplock.targets import format_target
+    from mcplock.lock.targets import format_target
 
     return format_target(c.server, None if c.whole else c.kind, None if c.whole else c.key)
 
