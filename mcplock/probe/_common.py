@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock.errors import ProbeError
+from mcplock.probe.era import with_envelope
 from mcplock.spec import ServerSpec, expand, template_names
 from mcplock.untrusted import sanitize
 
@@ -280,8 +281,14 @@ class PendingRequests:
     # ``on_message`` instead of the probe's own answers; ``on_failure`` hears the end.
     on_message: Callable[[dict[str, Any]], None] | None
     on_failure: Callable[[BaseException], None] | None
+    # the modern era's per-request `_meta` fields (mcplock.probe.era.envelope), once the server spoke
+    # 2026-07-28; None: a legacy session
+    envelope: dict[str, Any] | None
+    shares_one_channel = True  # every answer comes on one stream (stdio, legacy SSE): discover may go unanswered
 
     def _init_requests(self) -> None:
+        self.envelope = None
+        self.tools: dict[str, Any] = {}
         self._next_id = 0
         self._pending = {}
         self._failure = None
@@ -317,6 +324,8 @@ class PendingRequests:
         self._next_id += 1
         rid = self._next_id
         msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if self.envelope is not None:
+            params = with_envelope(params, self.envelope)
         if params is not None:
             msg["params"] = params
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
