@@ -9,12 +9,13 @@ name of the disguise undone:
 - ``letter-spaced words joined``: ``I g n o r e  a l l`` (one space between letters, two between
   words; or letters split by dots, dashes or underscores) reads ``Ignore all``;
 - ``base64`` and ``hex``: a long encoded run that decodes to readable UTF-8 text;
-- ``ROT13`` and ``reversed``: the whole text rotated or read backwards.
+- ``ROT13`` and ``reversed``: the whole text rotated or read backwards, when two common English
+  words are spelled that way in it.
 
 The rules then judge each reading like the text itself (:mod:`mcplock.lint.definition`).
 :func:`disguised` says whether a disguise is there at all, with or without an order inside it
-(a risk signal of its own: ``high``). Pure stdlib, and cheap on ordinary text: the ROT13 and
-reversed readings only meet the rules' keyword pre-checks unless a word of them reads English.
+(a risk signal of its own: ``high``). Pure stdlib, and cheap on ordinary text: a reading is
+made only when its disguise is there.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+
+from mcplock.lint.text import lazy
 
 # Cyrillic and Greek letters drawn like Latin ones (a subset of Unicode TR39 confusables: those a
 # word can hide in; tool *names* use the full data, :mod:`mcplock.lint.names`)
@@ -35,17 +38,18 @@ _LOOKALIKE = str.maketrans({
     "Τ": "T", "Υ": "Y", "Χ": "X", "ı": "i", "ɡ": "g", "ɑ": "a", "ʏ": "y",
 })
 _LOOKALIKE_CHARS = "".join(chr(c) for c in _LOOKALIKE)
-_MIXED_WORD = re.compile(rf"\b(?=\w*[A-Za-z])(?=\w*[{_LOOKALIKE_CHARS}])\w+\b")
+_MIXED_WORD = lazy(rf"\b(?=\w*[A-Za-z])(?=\w*[{_LOOKALIKE_CHARS}])\w+\b")
 # letters spaced out: "I g n o r e  a l l" (1 space inside a word, 2+ between words), or "i.g.n.o.r.e"
-_SPACED = re.compile(r"(?<![^\W\d_])[^\W\d_](?:(?: {1,3}|[.\-_*·] ?)[^\W\d_]){5,}(?![^\W\d_])")
-_BASE64 = re.compile(r"(?<![\w+/=-])(?:[A-Za-z0-9+/]{4}){5,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![\w+/=-])"
+_SPACED = lazy(r"(?<![^\W\d_])[^\W\d_](?:(?: {1,3}|[.\-_*·] ?)[^\W\d_]){5,}(?![^\W\d_])")
+_BASE64 = lazy(r"(?<![\w+/=-])(?:[A-Za-z0-9+/]{4}){5,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![\w+/=-])"
                      r"|(?<![\w=-])(?:[A-Za-z0-9_-]{4}){5,}(?:[A-Za-z0-9_-]{2,3})?={0,2}(?![\w=-])")
-_HEX = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])")
+_HEX = lazy(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])")
 # the commonest English words: a reading that has many of them, where the text has few, reads English
 _COMMON = frozenset(re.findall(r"\w+", """
 the and to of a in is you that it for on with as this be are or all your from at by not an if any do
 then send read call use must never before after user tool data file files instructions previous"""))
-_WORD = re.compile(r"[A-Za-z]{1,}")
+_WORD = lazy(r"[A-Za-z]{1,}")
+_RUN = lazy(r"[A-Za-z0-9+/_=-]{20,}")  # the cheap test before the base64 and hex patterns
 
 
 def fold_confusables(t: str) -> str | None:
@@ -96,7 +100,7 @@ def _readable(b: bytes) -> str | None:
 def decoded_runs(t: str) -> list[tuple[str, str, str]]:
     """(encoding, the run, its text) for each base64 or hex run of ``t`` that decodes to readable text."""
     out: list[tuple[str, str, str]] = []
-    if len(t) < 20:
+    if len(t) < 20 or _RUN.search(t) is None:
         return out
     for m in _BASE64.finditer(t):
         run = m.group(0)
@@ -130,6 +134,18 @@ def reversed_text(t: str) -> str:
     return t[::-1]
 
 
+# the common words as a ROT13 or reversed text spells them (those that are no English word
+# themselves, and of three letters or more): two of them in a text make its reading worth judging
+_AS_ROT13 = frozenset(w.translate(_ROT13) for w in _COMMON if len(w) >= 3) - _COMMON
+_AS_REVERSED = frozenset(w[::-1] for w in _COMMON if len(w) >= 3) - _COMMON - {"ton", "era"}
+
+
+def _spelled(t: str) -> tuple[bool, bool]:
+    """Whether ``t`` holds common words spelled in ROT13, and spelled backwards."""
+    words = {w.lower() for w in _WORD.findall(t)}
+    return len(words & _AS_ROT13) >= 2, len(words & _AS_REVERSED) >= 2
+
+
 def _english(words: list[str]) -> int:
     return sum(1 for w in words if w.lower() in _COMMON)
 
@@ -152,8 +168,8 @@ def _segments(t: str) -> list[str]:
 
 def views(t: str) -> list[tuple[str, str]]:
     """(disguise undone, the reading) for every decoded reading of ``t`` (cleaned text), the plain
-    text itself not included. ROT13 and reversed readings are always given (the rules' pre-checks
-    make them cheap); the others only when the disguise is there."""
+    text itself not included: only the readings whose disguise is there (for ROT13 and reversed
+    text: two common English words spelled that way)."""
     out: list[tuple[str, str]] = []
     folded = fold_confusables(t)
     if folded is not None:
@@ -163,9 +179,11 @@ def views(t: str) -> list[tuple[str, str]]:
         out.append(("letter-spaced words joined", spaced[0]))
     for how, _run, text in decoded_runs(t):
         out.append((how, text))
-    if any(c.isascii() and c.isalpha() for c in t):
+    rotated, backwards = _spelled(t)
+    if rotated:
         out.append(("ROT13", rot13(t)))
-    out.append(("reversed", reversed_text(t)))
+    if backwards:
+        out.append(("reversed", reversed_text(t)))
     return out
 
 
@@ -179,10 +197,10 @@ def disguised(t: str) -> tuple[str, str] | None:
     spaced = join_spaced(t)
     if spaced is not None and sum(len(w) >= 4 for j in spaced[1] for w in j.split()) >= 2:
         return "letter-spaced words", " ".join(spaced[1])[:80]
-    if len(t) >= 20:
-        for how, reading in (("ROT13", rot13(t)), ("reversed text", reversed_text(t))):
-            hit = reads_english(t, reading)
-            if hit:
-                return how, hit[:80]
+    rotated, backwards = _spelled(t) if len(t) >= 20 else (False, False)
+    for how, reading in (("ROT13", rot13(t) if rotated else ""), ("reversed text", backwards and reversed_text(t))):
+        hit = reads_english(t, reading) if reading else None
+        if hit:
+            return how, hit[:80]
     return None
 

@@ -15,16 +15,19 @@ from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.languages import ORDERS, Compiled, compiled, tried
-from mcplock.lint.text import excerpt
+from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import HIGH
 
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_HTML_COMMENT = lazy(r"<!--.*?-->", re.S)
 # where data is sent: a URL, an e-mail address, or an unnamed place of the writer's
-DESTINATION = re.compile(
+DESTINATION = lazy(
     r"\b(?:https?|wss?|ftp)://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)*(?:\.[A-Za-z]{2,}|…)"
     r"|\b(?:our|my|the\s+following)\s+(?:server|endpoint|webhook|url|collector)\b", re.I)
-# a sentence ends at . ! ? followed by white space (a URL or "~/.ssh" stays whole), or at a line end
-SENTENCE = re.compile(r"(?:[^.!?。！？\n]|[.!?]+(?=[^\s.!?]))+[.!?。！？]*")
+
+
+def _may_send(low: str) -> bool:
+    """Whether ``low`` (lower-cased text) could hold a :data:`DESTINATION` at all."""
+    return "://" in low or "@" in low or "our " in low or "my " in low or "following" in low
 
 
 def _exfiltration(lang: Compiled, t: str) -> tuple[int, int] | None:
@@ -49,14 +52,14 @@ def orders(t: str, low: str) -> Iterator[tuple[str, str, int, int]]:
     for lang in compiled():
         if not tried(lang, t, low):
             continue
-        for rule, pat in lang.orders:
-            if rule in seen:
+        for rule, pat, keys in lang.orders:
+            if rule in seen or (keys and not any(k in low for k in keys)):
                 continue
             m = pat.search(t)
             if m is not None:
                 seen.add(rule)
                 yield rule, lang.name, m.start(), m.end()
-        if "exfiltrate" not in seen:
+        if "exfiltrate" not in seen and _may_send(low):
             span = _exfiltration(lang, t)
             if span is not None:
                 seen.add("exfiltrate")

@@ -5,7 +5,8 @@ language, plus two parts of the composite ``exfiltrate`` rule: ``send`` (verbs t
 away) and ``data`` (what the user would not give away: their conversation, files, secrets,
 customers' addresses). ``keys`` are lower-case substrings one of which a text must contain
 for the language to be tried at all (a cheap pre-check); ``script`` (a character class) does
-the same for a language in its own script. Patterns are compiled on first use
+the same for a language in its own script, and ``keys.RULE`` for one rule of it. Patterns are
+compiled on first use
 (:func:`compiled`), case-insensitive, against the text as the model reads it.
 
 A new language is one entry here. A new rule is one entry of :data:`ORDERS` (what it is, how
@@ -52,6 +53,16 @@ LANGUAGES: dict[str, dict[str, str]] = {
         "keys": "ignor disregard forget overrid user without from before you pass system send forward upload post "
                 "email mail transmit submit leak share copy first instead deprecat through silent secret quiet "
                 "confirm permission approval consent now mode instruction",
+        # per-rule pre-checks (``keys.RULE``): the rule is tried only when one of them is in the text
+        "keys.override": "ignor disregard forget overrid",
+        "keys.conceal": "user",
+        "keys.before": "before",
+        "keys.first": "you this",
+        "keys.consent": "confirm permission approval consent silent secret quiet covert",
+        "keys.role": "now instruction mode longer",
+        "keys.claim": "'s ’s through instead other another built",
+        "keys.pass": "pass",
+        "keys.leak": "system",
         "override": r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|everything\s+)?(?:of\s+)?"
                     r"(?:the\s+|your\s+)?"
                     r"(?:previous|prior|above|earlier|preceding|former|other|system|original)\s+"
@@ -235,7 +246,7 @@ class Compiled:
     name: str
     keys: tuple[str, ...]  # one of them in the lower-cased text, or the language is not tried
     script: re.Pattern[str] | None  # its script in the text, or the language is not tried
-    orders: tuple[tuple[str, re.Pattern[str]], ...]  # (rule, pattern)
+    orders: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]  # (rule, pattern, its pre-check keys)
     send: re.Pattern[str] | None
     data: re.Pattern[str] | None
 
@@ -248,8 +259,9 @@ def compiled() -> tuple[Compiled, ...]:
         def rx(part: str, table: dict[str, str] = table) -> re.Pattern[str] | None:
             return re.compile(table[part], re.I) if part in table else None
 
-        orders = tuple((rule, re.compile(p, re.I)) for rule, p in table.items() if rule not in _PARTS)
-        unknown = [rule for rule, _ in orders if rule not in ORDERS]
+        orders = tuple((rule, re.compile(p, re.I), tuple(table.get(f"keys.{rule}", "").split()))
+                       for rule, p in table.items() if rule not in _PARTS and not rule.startswith("keys."))
+        unknown = [rule for rule, _, _ in orders if rule not in ORDERS]
         assert not unknown, f"{name}: rules {unknown} are not in ORDERS"
         out.append(Compiled(name, tuple(table.get("keys", "").split()), rx("script"), orders, rx("send"), rx("data")))
     return tuple(out)

@@ -14,16 +14,16 @@ import re
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.lint.text import clean
+from mcplock.lint.text import clean, lazy
 from mcplock.severity import HIGH
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_NAME = re.compile(
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
+_NAME = lazy(
     r"(?:^|_)(?:api_?key|apikey|secret(?:_key)?|client_secret|password|passwd|passphrase|pwd|access_?token|auth_?token"
     r"|bearer(?:_token)?|refresh_token|id_token|token|credentials?|private_?key|secret_?key|access_?key|ssh_?key"
     r"|authorization|cookie|otp|mfa_code|totp|seed_?phrase|mnemonic|recovery_phrase|cvv|card_number)(?:$|_)")
-_NOT = re.compile(r"(?:^|_)(?:page|next|continuation|cursor|sync|pagination|max|num|count|limit)_")
-_ASKS = re.compile(
+_NOT = lazy(r"(?:^|_)(?:page|next|continuation|cursor|sync|pagination|max|num|count|limit)_")
+_ASKS = lazy(
     r"\b(?:your|the\s+user'?s|user)\s+(?:\w+\s+){0,2}(?:api[\s_-]?key|password|passphrase|secret|access\s+token"
     r"|token|credentials?|private\s+key|ssh\s+key|seed\s+phrase|recovery\s+phrase|2fa\s+code|otp|cookie)\b"
     r"|\b(?:Ihr|dein|deinen|Ihren)\s+(?:API-)?(?:Schlüssel|Passwort|Kennwort|Token)\b"

@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding
-from mcplock.lint.text import excerpt
+from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import CRITICAL, HIGH
 
-_SENSITIVE = re.compile(
+_SENSITIVE = lazy(
     r"(?:~|\$HOME|%USERPROFILE%)?[/\\]?\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[/\\](?:credentials|config)\b"
     r"|(?<![\w.$-])\.env(?:\.[A-Za-z]+)?\b(?![-/])|/etc/(?:passwd|shadow|sudoers)\b|(?<![\w-])\.npmrc\b|(?<![\w-])\.netrc\b"
     r"|(?<![\w-])\.pypirc\b|\.config[/\\]gh\b|\.git-credentials\b|\.docker[/\\]config\.json\b|\.kube[/\\]config\b"
@@ -27,19 +27,17 @@ _SENSITIVE = re.compile(
 _SENSITIVE_KEYS = ("ssh", "id_", "aws", "env", "/etc/", "rc", "config", "credentials", "gnupg", "keychain",
                    "mcp.json", "_history", "wallet")
 # imperative read/send verbs (an order to the model); descriptive "reads"/"uses" stay high, not critical
-_VERB = re.compile(
+_VERB = lazy(
     r"\b(?:read|cat|send|upload|include|pass|attach|post|forward|exfiltrate|copy|leak|transmit|dump|share|append"
     r"|embed|insert|lies|lese|sende|schicke|lire|lis|lisez|envoie[rz]?|lee|lea|env[ií]a|leia|envie|прочитай(?:те)?"
     r"|отправь(?:те)?|передай(?:те)?)\b|读取|讀取|发送|發送|上传|上傳|読み|読んで|送信|읽|보내|전송", re.I)
-# a sentence ends at . ! ? followed by white space (so "~/.ssh/id_rsa" stays whole) or at a line end
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
 
 
 def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
     """Findings in ``t`` (cleaned text; ``low`` its lower case), each with its signature."""
     paths: dict[str, tuple[str, int, int]] = {}
     sensitive = any(k in low for k in _SENSITIVE_KEYS) and _SENSITIVE.search(t) is not None
-    for sent in _SENTENCE.finditer(t) if sensitive else ():
+    for sent in SENTENCE.finditer(t) if sensitive else ():
         for m in _SENSITIVE.finditer(sent.group(0)):
             token = m.group(0).lower()
             verb = _VERB.search(sent.group(0)) is not None
@@ -57,9 +55,9 @@ def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding,
                            f"{excerpt(t, a, b, 30)}", where), ("sensitive-path", tuple(sorted(paths)), sev))
 
 
-_BLOB = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{16,}"
+_BLOB = lazy(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{16,}"
                    r"|(?<![\w+/=-])(?:[A-Za-z0-9+/_-]{48,}={0,2}|[0-9a-fA-F]{64,})(?![\w+/=-])")
-_IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//"
+_IMAGE = lazy(r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//"
                     r"|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?(?:https?:)?//", re.I)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.names import confusable_names
-from mcplock.lint.text import clean, root, strings, texts
+from mcplock.lint.text import SENTENCE, clean, root, strings, texts
 from mcplock.severity import CRITICAL, HIGH
 
 
@@ -44,7 +44,6 @@ _STEER = re.compile(
     r"|(?:is|are)\s+(?:an?\s+)?alias|same\s+as|official|trusted"
     r"|(?:then|afterwards|next|first|also|and)\s+(?:use|call|invoke|run|pass|send)"
     r"|(?:use|call|invoke|run)\s+(?:\S+\s+)?(?:first|afterwards|next))\b", re.I)
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
 _QUOTED = re.compile(r"[`'\"“‘]([^`'\"”’\s]{6,})[`'\"”’]")
 
 
@@ -143,7 +142,7 @@ def cross_references(definition: Any, foreign: dict[str, list[str]], *, old: Any
 def _steers(text: str, hit: str) -> bool:
     """Whether a sentence of ``text`` that names ``hit`` also holds claim or redirect language."""
     t = clean(text)
-    return any(hit in m.group(0) and _STEER.search(m.group(0)) for m in _SENTENCE.finditer(t))
+    return any(hit in m.group(0) and _STEER.search(m.group(0)) for m in SENTENCE.finditer(t))
 
 
 # the hosts' own tools (what a model already has beside every MCP server), by host

@@ -20,20 +20,19 @@ import re
 from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding
-from mcplock.lint.instructions import SENTENCE
 from mcplock.lint.languages import compiled, tried
-from mcplock.lint.text import excerpt
+from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import HIGH
 
-URL = re.compile(r"\b(?:https?|wss?|ftp)://[^\s<>'\"`)\]]+(?:\][^\s<>'\"`)\]]*)*", re.I)
-_PLACEHOLDER = re.compile(
+URL = lazy(r"\b(?:https?|wss?|ftp)://[^\s<>'\"`)\]]+(?:\][^\s<>'\"`)\]]*)*", re.I)
+_PLACEHOLDER = lazy(
     r"\{\{?\s*([\w.\- ]+?)\s*\}?\}|\$\{?([A-Za-z_]\w*)\}?|<([\w\- ]+)>|(%s)|\[([A-Z][A-Z_ ]{2,})\]")
-_DATA_NAME = re.compile(
+_DATA_NAME = lazy(
     r"conversation|history|chat|message|prompt|context|secret|token|key|passw|cred|cookie|session|env|user|mail|data"
     r"|content|file|summary|memory|ssn|card|address|phone|document|note", re.I)
-_FETCH = re.compile(r"\b(?:fetch|get|visit|open|load|request|ping|curl|wget|call|navigate\s+to|browse\s+to|go\s+to)\b",
+_FETCH = lazy(r"\b(?:fetch|get|visit|open|load|request|ping|curl|wget|call|navigate\s+to|browse\s+to|go\s+to)\b",
                     re.I)
-_RENDER = re.compile(
+_RENDER = lazy(
     r"\b(?:render|display|show|embed|include|output|print|insert|append|add|reply\s+with|respond\s+with|end\s+(?:your|each"
     r"|every)\s+(?:answer|response|reply|message)\s+with)\b[^.\n]{0,60}?\b(?:image|picture|pixel|badge|markdown|link"
     r"|img)\b|!\[", re.I)
