@@ -94,7 +94,7 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
     if capabilities is None:  # the host this probe stands for (a guard passes its real host's)
         names = client_capabilities.chosen(opts.client_capabilities, spec.client_capabilities)
         capabilities = client_capabilities.declare(names)
-    snap.client_capabilities = list(capabilities)
+    snap.client_capabilities = client_capabilities.names(capabilities)
     st = t.state
     st.step = "the answer to initialize"
     try:
@@ -149,6 +149,9 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
             snap.resources = await _list_all(t, opts, *_LISTS["resources"][1:])
     elif spec.pin_resources:
         snap.resources = []
+    from mcplock.probe._reads import read_documents
+
+    await read_documents(t, spec, opts, snap)
     st.step = "done"
     return snap
 
