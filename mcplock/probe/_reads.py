@@ -23,7 +23,7 @@ async def read_documents(t: Transport, spec: ServerSpec, opts: ProbeOptions, sna
     from mcplock.probe._session import _list_all
 
     ui = ui_uris(snap.tools)
-    snap.ui = [await read(t, uri, "the App document a tool points at") for uri in ui]
+    snap.ui = [d for uri in ui if (d := await read(t, uri)) is not None]
     others: set[str] = set()
     if declares(snap.capabilities, SKILLS_EXTENSION):
         snap.skills = await _list_all(t, opts, "skills/list", "skills", "skill", "uri")
@@ -35,24 +35,21 @@ async def read_documents(t: Transport, spec: ServerSpec, opts: ProbeOptions, sna
         raise ProbeError("too-large", f"more than {opts.max_items} documents to read",
                          hint=f"mcplock reads at most {opts.max_items} documents of a server; turn "
                          "`pin-resources` off for a server with that many resources")
-    snap.contents = [await read(t, uri, "a pinned document") for uri in sorted(others)]
+    snap.contents = [d for uri in sorted(others) if (d := await read(t, uri)) is not None]
 
 
-async def read(t: Transport, uri: str, what: str) -> dict[str, Any]:
-    """``resources/read`` of ``uri`` → its pinned definition; a failure fails the probe (a
-    document that cannot be read cannot be vouched for)."""
+async def read(t: Transport, uri: str) -> dict[str, Any] | None:
+    """``resources/read`` of ``uri`` → its pinned definition; None when the server answers with an
+    error: the document is then not offered (`diff` reports a locked one as removed, the guard
+    refuses it). A malformed answer fails the probe."""
     from mcplock.probe._session import _call
 
     shown = sanitize(uri, 120)
     t.state.step = f"the answer to resources/read of {shown}"
     try:
         result = await _call(t, "resources/read", {"uri": uri})
-    except RpcError as e:
-        msg = f"resources/read of `{shown}` ({what}) failed: the server answered with error {e.code}"
-        if e.message:
-            msg += f": {sanitize(e.message, 300)}"
-        raise ProbeError("rpc", msg, hint="the server lists it but cannot serve it: report it to the server's "
-                         "maintainers") from None
+    except RpcError:
+        return None
     contents = result.get("contents") if isinstance(result, dict) else None
     if not isinstance(contents, list) or not contents or not all(isinstance(c, dict) for c in contents):
         got = json_type(result) if not isinstance(result, dict) else (
