@@ -154,7 +154,7 @@ def test_a_pip_without_uploaded_prior_to_is_refused_with_the_fix(cli, index, tmp
     r = subprocess.run([old / "bin" / "python", "-m", "mcplock", "add", "demo", "--yes", "--", "uvx", "pin-demo==1.0"],
                        capture_output=True, text=True, timeout=300,
                        env={**env, "MCPLOCK_PYPI_URL": index.url})
-    assert r.returncode == 3, r.stdout + r.stderr
+    assert r.returncode == 2, r.stdout + r.stderr  # this machine's set-up, not an unreachable server
     err = " ".join(r.stderr.split())
     assert "needs pip 26 or newer" in err and f"has {have.split()[0]} {have.split()[1]}" in err
     assert f"{old / 'bin' / 'python'} -m pip install --upgrade pip" in err

@@ -16,8 +16,8 @@ from mcplock.core.probing import result_of, unpinnable
 from mcplock.core.specs import entry_from_spec, source_path
 from mcplock.errors import HashError, ProbeError, UsageError
 from mcplock.lock.model import ServerEntry
+from mcplock.lock.targets import label
 from mcplock.spec import ServerSpec
-from mcplock.targets import label
 
 Staged = tuple[ServerSpec, "str | None"]  # a spec as it will be locked, and its host-config hash
 

@@ -26,7 +26,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
-from mcplock.errors import McplockError, UsageError
+from mcplock.errors import InvalidArguments, McplockError, UsageError
 from mcplock.guard import elicit, evidence, locked_server
 from mcplock.guard.calls import Validators, drift_signal
 from mcplock.guard.upstream import Upstream
@@ -171,8 +171,6 @@ class GuardedSession:
 
     async def call_tool(self, name: str, arguments: Any = None, *, timeout: float | None = None) -> dict[str, Any]:
         """Call ``name`` under the lock; the ``tools/call`` result as the server sent it."""
-        from mcplock.api import InvalidArguments
-
         view = self._view()
         args = {} if arguments is None else arguments
         d = view.tool(name, Host(strict=True, approved=self.approve is True))

@@ -31,6 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from mcplock.errors import UsageError
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.launchers import Launch, NoPin, parse
 from mcplock.packages.pin import PackagePin
@@ -377,17 +378,18 @@ def _pypi_tree(pin: PackagePin, tmp: Path, env: dict[str, str], index: list[str]
     return "\n".join(sorted(lines)) + "\n"
 
 
-def _old_pip(pin: PackagePin) -> RegistryError:
-    """pip before 26 cannot resolve a tree as of a date: refuse rather than resolve today's."""
+def _old_pip(pin: PackagePin) -> UsageError:
+    """pip before 26 cannot resolve a tree as of a date: refuse rather than resolve today's.
+    A problem of this machine's set-up, not of the registry (exit 2: a CI job that lets an
+    unreachable server (exit 3) pass must not pass this)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
         have = f"pip {version('pip')}"
     except PackageNotFoundError:  # pragma: no cover - pip ran, so its metadata is there
         have = "an older pip"
-    return RegistryError(
-        "installer-missing",
+    return UsageError(
         f"resolving the dependency tree of {pin.label} as of its release needs pip 26 or newer "
         f"(`--uploaded-prior-to`); mcplock's Python ({sys.executable}) has {have}",
         hint=f"upgrade pip where mcplock is installed (`{sys.executable} -m pip install --upgrade pip`), "
-             "then run the command again; the lock is unchanged")
+             "then run the command again; the lock is unchanged", code="installer-too-old")

@@ -14,7 +14,6 @@ import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mcplock.core.launch import stdio_launch
 from mcplock.errors import ProbeError
 from mcplock.probe._common import (
     INVALID_JSON_HINT,
@@ -34,6 +33,7 @@ from mcplock.probe._common import (
     with_stderr,
 )
 from mcplock.probe._pipes import Lines, adopt, spawn
+from mcplock.probe.launch import stdio_launch
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import sanitize
 

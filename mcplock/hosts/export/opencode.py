@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mcplock.guard.argv import guard_target
+from mcplock.guard_argv import guard_target
 from mcplock.hosts.export.interface import STRICTNESS, Decisions, Exporter, Item, sanitize
 
 

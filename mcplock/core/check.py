@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from mcplock.errors import HashError, McplockError
 from mcplock.lock.model import Entry, Lock
-from mcplock.targets import format_target, label
+from mcplock.lock.targets import format_target, label
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def pending(lock: Lock) -> list[Finding]:
 
 def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     """Servers imported from host configs against those configs, as they are now."""
-    from mcplock.guard.argv import guard_target
+    from mcplock.guard_argv import guard_target
     from mcplock.hosts import config_hash, load_host_config
 
     base = os.path.dirname(os.path.abspath(lock_path))
