@@ -215,7 +215,7 @@ def test_skills_are_pinned_with_their_skill_md(cli):
 
 
 def test_review_targets_name_app_documents():
-    from mcplock import targets
+    from mcplock.lock import targets
 
     t = targets.parse("clock/ui:ui://clock/app.html")
     assert (t.server, t.kind, t.key) == ("clock", "ui", "ui://clock/app.html")
