@@ -38,7 +38,6 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcplock.api import (
-        InvalidArguments,
         LockedServers,
         LockedTool,
         connect,
@@ -46,15 +45,15 @@ if TYPE_CHECKING:  # pragma: no cover
         requires_approval,
         validate_arguments,
     )
-    from mcplock.errors import LockfileError, McplockError
+    from mcplock.errors import InvalidArguments, LockfileError, McplockError
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("load", "requires_approval", "validate_arguments", "LockedServers", "LockedTool", "InvalidArguments"):
+    if name in ("load", "requires_approval", "validate_arguments", "LockedServers", "LockedTool"):
         from mcplock import api
 
         return getattr(api, name)
-    if name in ("McplockError", "LockfileError"):
+    if name in ("McplockError", "LockfileError", "InvalidArguments"):
         from mcplock import errors
 
         return getattr(errors, name)

@@ -21,20 +21,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from mcplock.errors import LockfileError, McplockError
+from mcplock.errors import InvalidArguments, LockfileError
 from mcplock.lock.model import Entry, Lock
 from mcplock.lock.read import load as _load
-
-
-class InvalidArguments(McplockError):
-    """Arguments do not match the tool's locked input schema."""
-
-    code = "invalid-arguments"
-    exit_code = 1
-
-    def __init__(self, message: str, errors: list[str]) -> None:
-        super().__init__(message)
-        self.errors = errors
 
 
 @dataclass(frozen=True)
@@ -112,7 +101,7 @@ def load(path: str | os.PathLike[str] = "mcp.lock", *, verify: bool = True) -> L
     """
     lock = _load(path)
     if verify:
-        from mcplock.check import integrity
+        from mcplock.core.check import integrity
 
         bad = integrity(lock)
         if bad:

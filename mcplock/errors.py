@@ -180,6 +180,17 @@ class ProbeError(McplockError):
         return {"kind": self.kind, "message": self.message, "hint": self.hint}
 
 
+class InvalidArguments(McplockError):
+    """Arguments do not match the tool's locked input schema."""
+
+    code = "invalid-arguments"
+    exit_code = 1
+
+    def __init__(self, message: str, errors: list[str]) -> None:
+        super().__init__(message)
+        self.errors = errors
+
+
 class LockBusyError(McplockError):
     """Another mcplock process holds the lock file's write lock for too long."""
 

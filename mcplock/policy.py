@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from mcplock.lock.model import Entry
-from mcplock.targets import format_target
+from mcplock.lock.targets import format_target
 
 Verdict = Literal["list", "refuse", "ask", "forward"]
 Purpose = Literal["list", "call"]

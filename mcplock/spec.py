@@ -30,7 +30,7 @@ class ServerSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     cwd: str | None = None
     # Names of variables passed through from mcplock's environment as they are (opt-in, beyond
-    # the minimal environment of mcplock.core.launch); names only, never values.
+    # the minimal environment of mcplock.probe.launch); names only, never values.
     pass_env: tuple[str, ...] = ()
     url: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from mcplock.check import Finding
 from mcplock.compare import Change, PendingItem, ServerDiff
+from mcplock.core.check import Finding
 from mcplock.errors import ProbeError
 from mcplock.render import formats
 

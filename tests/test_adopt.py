@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from mcplock.core.launch import start_early
 from mcplock.probe._pipes import Lines, adopt
+from mcplock.probe.launch import start_early
 from mcplock.spec import ServerSpec
 
 CHILD = ("import sys\n"

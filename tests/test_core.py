@@ -6,12 +6,11 @@ import os
 
 import pytest
 
-from mcplock import targets
 from mcplock.core import add as core_add
 from mcplock.core import specs
 from mcplock.errors import SecretError, UsageError
 from mcplock.lint import LintFinding
-from mcplock.lock import review
+from mcplock.lock import review, targets
 from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.spec import ServerSpec
 

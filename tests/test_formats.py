@@ -23,8 +23,8 @@ from formats_samples import (
     _validate_sarif,
 )
 
-from mcplock.check import Finding
 from mcplock.compare import Change, ServerDiff
+from mcplock.core.check import Finding
 from mcplock.render import formats
 
 # --- golden files ---------------------------------------------------------------------------------

@@ -80,6 +80,7 @@ def _register() -> None:
         init,
         inspect,
         listing,
+        merge,
         refresh,
         remove,
         review,
@@ -89,7 +90,7 @@ def _register() -> None:
     )
 
     for module in (listing, check, review, remove, add, refresh, update, diff, inspect, init, trust, auth, run,
-                   export):
+                   export, merge):
         module.register(app)
 
 

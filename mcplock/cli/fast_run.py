@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from mcplock.guard.argv import parse
+from mcplock.guard_argv import parse
 
 __all__ = ["parse", "run"]
 

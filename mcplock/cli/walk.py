@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
-from mcplock import targets
 from mcplock.cli.context import Cli
+from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.untrusted import safe_text
 

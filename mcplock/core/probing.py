@@ -131,7 +131,7 @@ def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_s
     import threading
 
     from mcplock.lock.read import LockfileError, loads, peek_servers, read_text
-    from mcplock.targets import select
+    from mcplock.lock.targets import select
 
     base = lock_dir(lockfile)
 

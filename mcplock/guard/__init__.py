@@ -8,7 +8,7 @@
 - :mod:`mcplock.guard.view`: what a host may see, decided by :mod:`mcplock.policy`.
 - :mod:`mcplock.guard.hostio`, :mod:`~mcplock.guard.calls` (with :mod:`~mcplock.guard.fastcheck`),
   :mod:`~mcplock.guard.evidence`: host framing, call checks, drift evidence.
-- :mod:`mcplock.guard.argv`: the guard's command line (its fast start; a host entry that runs it).
+- :mod:`mcplock.guard_argv`: the guard's command line (its fast start; a host entry that runs it).
 
 Asyncio only; the MCP SDK is never imported on this path (OAuth's HTTP client aside).
 """
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 def locked_server(lock: Lock, name: str, path: str) -> ServerEntry:
     """The server ``name`` of ``lock``, its stored hashes verified (a hand edit fails closed)."""
-    from mcplock.check import integrity
+    from mcplock.core.check import integrity
     from mcplock.errors import LockfileError, UsageError
     from mcplock.lock.model import Lock
 
@@ -49,11 +49,11 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     record and the pin allow it, a stdio server is started at once and its start-up overlaps
     the rest of mcplock's (docs/performance.md, "The guard's start")."""
     from mcplock.core import trust
-    from mcplock.core.launch import start_early
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
     from mcplock.lock.one import load_one
     from mcplock.packages import prepare
+    from mcplock.probe.launch import start_early
 
     lock = load_one(lockfile, name, trust.machine_secret())  # its part: a large lock is not read whole each time
     srv = locked_server(lock, name, lockfile)

@@ -26,7 +26,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
-from mcplock.errors import McplockError, UsageError
+from mcplock.errors import InvalidArguments, McplockError, UsageError
 from mcplock.guard import elicit, evidence, locked_server
 from mcplock.guard.calls import Validators, drift_signal
 from mcplock.guard.upstream import Upstream
@@ -97,13 +97,13 @@ class GuardedSession:
 
     # --- the server's requests ----------------------------------------------------------------
 
-    def _from_server(self, msg: dict[str, Any]) -> None:
+    def _from_server(self, msg: Any) -> None:
         """A message from the server that answers none of ours: its requests are answered (in
         a task, in the order they come); its notifications change nothing in a one-shot call."""
-        from mcplock.probe._common import is_server_request
+        from mcplock.guard.wellformed import REQUEST, shape
 
-        if not is_server_request(msg):
-            return
+        if shape(msg)[0] != REQUEST:
+            return  # an answer to none of ours, a notification, or no message at all
         task = asyncio.get_running_loop().create_task(self._answer(msg))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -171,8 +171,6 @@ class GuardedSession:
 
     async def call_tool(self, name: str, arguments: Any = None, *, timeout: float | None = None) -> dict[str, Any]:
         """Call ``name`` under the lock; the ``tools/call`` result as the server sent it."""
-        from mcplock.api import InvalidArguments
-
         view = self._view()
         args = {} if arguments is None else arguments
         d = view.tool(name, Host(strict=True, approved=self.approve is True))

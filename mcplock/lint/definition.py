@@ -12,9 +12,11 @@ from typing import Any
 from mcplock.lint.annotations import annotation_findings
 from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding
+from mcplock.lint.headers import header_findings
 from mcplock.lint.instructions import instruction_findings
 from mcplock.lint.secrets import payload_findings, secret_findings
 from mcplock.lint.text import clean, root, strings, texts
+from mcplock.param_headers import ANNOTATION
 from mcplock.severity import rank
 
 
@@ -52,8 +54,8 @@ def _placed(found: tuple[tuple[LintFinding, tuple], ...], where: str) -> list[tu
 
 @functools.lru_cache(maxsize=32768)
 def _quiet(s: str) -> bool:
-    """No family finds anything in ``s``."""
-    return not _cached_char(s) and not _cached_text(s)
+    """No family finds anything in ``s`` (an ``x-mcp-header`` key: the tool's annotations get checked)."""
+    return s != ANNOTATION and not _cached_char(s) and not _cached_text(s)
 
 
 def quiet(strings: Iterable[str]) -> bool:
@@ -99,5 +101,7 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
     out = [f for f, _ in found]
     if kind == "tool" and old is not None:
         out.extend(annotation_findings(old, definition))
+    if kind == "tool":
+        out.extend(header_findings(definition, old))
     out.sort(key=lambda f: (rank(f.severity), f.where, f.rule))
     return out

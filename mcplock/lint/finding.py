@@ -53,6 +53,9 @@ RULES: dict[str, str] = {
     "cross-server-reference": "A definition that names another server's tool: critical when it claims or "
                               "redirects it (\"instead of\", \"always call … first\"), the shape of a "
                               "cross-server hijack; high for a plain mention.",
+    "invalid-mcp-header": "A tool whose `x-mcp-header` annotations break MCP 2026-07-28's constraints (empty, "
+                          "not a header token, repeated, on a non-primitive parameter, or not reachable through "
+                          "`properties`): clients must not use it over Streamable HTTP; the guard refuses it there.",
     "rename": "A tool removed and an identical tool added under a new name: reported as a rename.",
 }
 

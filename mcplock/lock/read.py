@@ -368,14 +368,22 @@ def peek_servers(text: str, path: str = "mcp.lock") -> dict[str, ServerEntry] | 
                     if name in out:
                         return None
                     k = j
-                    if j < len(lines) and lines[j].startswith("[server."):  # its [server.NAME.package]
-                        sub = HEADER.match(lines[j].rstrip("\r\n"))
-                        own = {"server": {name: {"package": {}}}}
-                        if sub is not None and tomllib.loads(f"[{sub.group(1)}]\n") == own:
-                            k = j + 1
-                            while k < len(lines) and not lines[k].startswith("["):
-                                k += 1
-                            body["package"] = tomllib.loads("".join(lines[j + 1 : k]))
+                    # its own sub-tables follow it ([server.NAME.instructions-pending], [server.NAME.package]
+                    # in either order), before its items ([server.NAME.tool.X])
+                    while k < len(lines) and lines[k].startswith("[server."):
+                        sub = HEADER.match(lines[k].rstrip("\r\n"))
+                        node = tomllib.loads(f"[{sub.group(1)}]\n").get("server") if sub is not None else None
+                        own = node.get(name) if isinstance(node, dict) and len(node) == 1 else None
+                        if not isinstance(own, dict) or len(own) != 1:
+                            break
+                        key, value = next(iter(own.items()))
+                        if key in ITEM_KINDS or value != {} or key in body:
+                            break
+                        e = k + 1
+                        while e < len(lines) and not lines[e].startswith("["):
+                            e += 1
+                        body[key] = tomllib.loads("".join(lines[k + 1 : e]))
+                        k = e
                     out[name] = reader.server(name, body)
                     i = k
                     continue

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import tomllib
 from typing import Any
 
@@ -50,12 +51,14 @@ def parse_toml(text: str, path: str) -> dict[str, Any]:
     markers, syntax errors, duplicate keys, a truncated file."""
     for i, line in enumerate(text.splitlines(), 1):
         if line.startswith(("<<<<<<<", "=======", ">>>>>>>")) and _CONFLICT.match(line):
+            merged_conflicts(text, path)
             raise LockfileError(
                 "git conflict markers: the lock was merged with conflicts",
                 path=path,
                 line=i,
                 hint="take one side (`git checkout --theirs mcp.lock` or `--ours`), then run "
-                "`mcplock refresh` to re-probe and `mcplock diff` to review",
+                "`mcplock refresh` to re-probe and `mcplock diff` to review; `mcplock merge-driver install` lets "
+                "the next merge keep both sides",
                 code="conflict",
             )
     try:
@@ -78,6 +81,26 @@ def parse_toml(text: str, path: str) -> dict[str, Any]:
     except UnicodeDecodeError as e:  # pragma: no cover - loads takes str
         raise LockfileError(f"not UTF-8: {e}", path=path) from None
     return data
+
+
+def merged_conflicts(text: str, path: str) -> None:
+    """The entries mcplock's merge driver left in conflict, as an error that names each one and
+    the command that resolves it (nothing when the markers are not the driver's)."""
+    from mcplock.lock.conflict import describe, regions
+
+    found = regions(text)
+    if not found:
+        return
+    lines = "".join(f"\n  {r.target}: {describe(r.units)} (line {r.line})" for r in found)
+    first = found[0].target
+    raise LockfileError(
+        f"the merge left {len(found)} conflicted entr{'y' if len(found) == 1 else 'ies'}, where two branches "
+        f"disagree; each region holds both sides:{lines}",
+        path=path, line=found[0].line,
+        hint=f"take a side per entry: `mcplock resolve {shlex.quote(first)} --ours` (or `--theirs`; `--all` for "
+             "every one), "
+             "then `mcplock check`; accept or reject what is pending with `mcplock accept`/`mcplock reject`",
+        code="merge-conflict")
 
 
 def header_lines(text: str) -> dict[tuple[str, ...], int]:

@@ -43,7 +43,8 @@ class ProbeOptions:
     timeout: float = 30.0  # whole probe per server, seconds
     client_name: str = "mcplock"
     client_version: str = mcplock.__version__
-    protocol_version: str = "2025-11-25"
+    protocol_version: str = "2025-11-25"  # the legacy version `initialize` asks for
+    era: str = "auto"  # "auto": server/discover first, initialize as the fallback; "modern"; "legacy"
     max_pages: int = 100  # per list
     max_response_bytes: int = 16 * 1024 * 1024  # one message / body
     max_items: int = 10_000  # per list

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock.errors import ProbeError
+from mcplock.probe.era import with_envelope
 from mcplock.spec import ServerSpec, expand, template_names
 from mcplock.untrusted import sanitize
 
@@ -280,8 +281,14 @@ class PendingRequests:
     # ``on_message`` instead of the probe's own answers; ``on_failure`` hears the end.
     on_message: Callable[[dict[str, Any]], None] | None
     on_failure: Callable[[BaseException], None] | None
+    # the modern era's per-request `_meta` fields (mcplock.probe.era.envelope), once the server spoke
+    # 2026-07-28; None: a legacy session
+    envelope: dict[str, Any] | None
+    shares_one_channel = True  # every answer comes on one stream (stdio, legacy SSE): discover may go unanswered
 
     def _init_requests(self) -> None:
+        self.envelope = None
+        self.tools: dict[str, Any] = {}
         self._next_id = 0
         self._pending = {}
         self._failure = None
@@ -297,13 +304,16 @@ class PendingRequests:
 
     def _dispatch(self, msg: dict[str, Any], answer: Callable[[dict[str, Any]], Any]) -> None:
         """One JSON-RPC message from the server: a response resolves its request; in a long-lived
-        session anything else goes to ``on_message``; otherwise a server request gets ``answer``'s
+        session anything else goes to ``on_message`` (an answer to no pending request too: it
+        drops that and says so); otherwise a server request gets ``answer``'s
         harmless reply (run in the background) and a notification is dropped."""
         if is_response(msg):
             rid = msg.get("id")
             fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
             if fut is not None and not fut.done():
                 fut.set_result(msg)
+            elif self.on_message is not None:
+                self.on_message(msg)  # the session drops it, and says so
         elif self.on_message is not None:
             self.on_message(msg)
         elif is_server_request(msg):
@@ -317,6 +327,8 @@ class PendingRequests:
         self._next_id += 1
         rid = self._next_id
         msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if self.envelope is not None:
+            params = with_envelope(params, self.envelope)
         if params is not None:
             msg["params"] = params
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()

@@ -201,7 +201,7 @@ class _WriteProtocol(asyncio.streams.FlowControlMixin):  # what asyncio's own su
 
 
 class Adopted:
-    """A child started before the event loop (:func:`mcplock.core.launch.start_early`), driven
+    """A child started before the event loop (:func:`mcplock.probe.launch.start_early`), driven
     like the :class:`asyncio.subprocess.Process` of :func:`spawn`: stdout read into ``lines``
     in the read callback, ``stdin`` a StreamWriter, ``stderr`` a StreamReader, :meth:`wait`.
     Its exit is seen through a pidfd (a thread that waits, where there is none)."""

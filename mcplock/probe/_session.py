@@ -1,5 +1,6 @@
-"""The MCP conversation a probe holds, independent of the transport:
-``initialize`` → ``notifications/initialized`` → the paginated ``*/list`` calls."""
+"""The MCP conversation a probe holds, independent of the transport: open it in the server's
+era (:mod:`mcplock.probe._open`: ``server/discover``, or ``initialize`` +
+``notifications/initialized``), then the paginated ``*/list`` calls."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import json
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcplock.errors import ProbeError, json_type
+from mcplock.probe import era
 from mcplock.probe._common import RpcError, State, response_result
+from mcplock.probe._open import open_session
+from mcplock.probe._open import rpc_error as _rpc_error
 from mcplock.snapshot import Snapshot
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import sanitize
@@ -17,7 +21,7 @@ if TYPE_CHECKING:
 
 METHOD_NOT_FOUND = -32601
 # the MCP protocol versions mcplock reads (the newest is what it asks for)
-KNOWN_PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+KNOWN_PROTOCOL_VERSIONS = era.LEGACY_VERSIONS
 
 
 class Transport(Protocol):
@@ -64,27 +68,6 @@ async def _call(t: Transport, method: str, params: dict[str, Any] | None) -> Any
     return response_result(resp, method)
 
 
-def _check_version(version: str, requested: str) -> None:
-    """The server must answer the protocol version mcplock asked for, or another one it knows
-    (an older one is normal negotiation); anything else is refused, naming it."""
-    if version == requested or version in KNOWN_PROTOCOL_VERSIONS:
-        return
-    raise ProbeError(
-        "protocol",
-        f"initialize: the server answered with protocol version `{sanitize(version, 60)}`, which mcplock did not "
-        f"ask for ({requested}) and does not know ({', '.join(KNOWN_PROTOCOL_VERSIONS)})",
-        hint="a newer protocol may need a newer mcplock (upgrade it); otherwise report it to the "
-        "server's maintainers",
-    )
-
-
-def _rpc_error(method: str, e: RpcError) -> ProbeError:
-    msg = f"{method} failed: the server answered with error {e.code}"
-    if e.message:
-        msg += f": {sanitize(e.message, 300)}"
-    return ProbeError("rpc", msg)
-
-
 async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
               capabilities: dict[str, Any] | None = None) -> Snapshot:
     """Initialize, then list everything; ``capabilities``: the client's (a guard passes its host's)."""
@@ -95,52 +78,11 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
         names = client_capabilities.chosen(opts.client_capabilities, spec.client_capabilities)
         capabilities = client_capabilities.declare(names)
     snap.client_capabilities = list(capabilities)
-    st = t.state
-    st.step = "the answer to initialize"
-    try:
-        init = await _call(
-            t,
-            "initialize",
-            {
-                "protocolVersion": opts.protocol_version,
-                "capabilities": capabilities,
-                "clientInfo": dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version),
-                                       strict=False)),
-            },
-        )
-    except RpcError as e:
-        raise _rpc_error("initialize", e) from None
-    if not isinstance(init, dict):
-        raise ProbeError("protocol", f"initialize: the result is {json_type(init)}, not an object")
-    server_info = init.get("serverInfo")
-    if server_info is not None and not isinstance(server_info, dict):
-        raise ProbeError("protocol", f"initialize: `serverInfo` is {json_type(server_info)}, not an object")
-    version = init.get("protocolVersion")
-    if not isinstance(version, str):
-        raise ProbeError("protocol", f"initialize: `protocolVersion` is {json_type(version)}, not a string")
-    _check_version(version, opts.protocol_version)
-    caps = init.get("capabilities")
-    if not isinstance(caps, dict):
-        # "no capabilities" would read as "no tools": a lock that pins nothing, silently
-        got = "missing" if "capabilities" not in init else json_type(caps)
-        raise ProbeError("protocol", f"initialize: `capabilities` is {got}, not an object: mcplock cannot tell "
-                         "which lists (tools, prompts, resources) the server offers",
-                         hint="report it to the server's maintainers (an MCP server answers initialize with "
-                         "its capabilities, `{}` when it offers nothing)")
-    instructions = init.get("instructions")
-    if instructions is not None and not isinstance(instructions, str):
-        raise ProbeError("protocol", f"initialize: `instructions` is {json_type(instructions)}, not a string")
-    snap.server_info = server_info
-    snap.protocol_version = version
-    snap.capabilities = caps
-    snap.instructions = instructions
-    t.set_protocol_version(version)
-
-    st.step = "notifications/initialized to be accepted"
-    await t.notify("notifications/initialized", None)
-
+    await open_session(t, spec, opts, capabilities, snap)
+    caps = snap.capabilities
     if _advertised(caps, "tools"):
         snap.tools = await _list_all(t, opts, *_LISTS["tools"][1:])
+        t.tools = {tool["name"]: tool for tool in snap.tools}  # for the Mcp-Param-* headers of a call (HTTP)
     if _advertised(caps, "prompts"):
         snap.prompts = await _list_all(t, opts, *_LISTS["prompts"][1:])
     if _advertised(caps, "resources"):
@@ -149,7 +91,7 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
             snap.resources = await _list_all(t, opts, *_LISTS["resources"][1:])
     elif spec.pin_resources:
         snap.resources = []
-    st.step = "done"
+    t.state.step = "done"
     return snap
 
 
@@ -180,6 +122,9 @@ async def _list_all(
             raise _rpc_error(where, e) from None
         if not isinstance(result, dict):
             raise ProbeError("protocol", f"{where}: the result is {json_type(result)}, not an object")
+        if result.get("resultType", "complete") != "complete":  # only tools/call & co. may ask for input
+            raise ProbeError("protocol", f"{where}: `resultType` is {sanitize(json.dumps(result['resultType']), 60)}, "
+                             "not \"complete\" (a list never asks for input)")
         entries = result.get(field)
         if not isinstance(entries, list):
             got = "missing" if field not in result else json_type(entries)

@@ -14,7 +14,6 @@ import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mcplock.core.launch import stdio_launch
 from mcplock.errors import ProbeError
 from mcplock.probe._common import (
     INVALID_JSON_HINT,
@@ -34,6 +33,7 @@ from mcplock.probe._common import (
     with_stderr,
 )
 from mcplock.probe._pipes import Lines, adopt, spawn
+from mcplock.probe.launch import stdio_launch
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import sanitize
 
@@ -304,6 +304,9 @@ class StdioTransport(PendingRequests):
         a protocol error at once (JSON-RPC answers a single request with a single object; mcplock
         never sends batches), not a wait for the timeout; requests in it are answered."""
         self.state.valid_messages += 1
+        if self.on_message is not None:  # a long-lived session drops a batch, and says so
+            self.on_message(msgs)  # type: ignore[arg-type]
+            return
         if any(is_jsonrpc(m) and is_response(m) for m in msgs):
             self._fail(ProbeError(
                 "protocol",

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import httpx2
 
 from mcplock.errors import ProbeError
+from mcplock.param_headers import headers as mcp_headers
 from mcplock.probe._common import INVALID_JSON_HINT, BadConstant, bad_constant_message, is_jsonrpc, is_response, loads
 from mcplock.probe.errors import HttpErrors
 from mcplock.spec import ServerSpec, expand
@@ -19,7 +20,7 @@ from mcplock.untrusted import sanitize
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
 
-__all__ = ["client_for", "iter_sse", "new_client"]
+__all__ = ["client_for", "iter_sse", "mcp_headers", "new_client"]
 
 CLOSE_TIMEOUT = 2.0
 

@@ -19,7 +19,17 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 
 from mcplock.errors import ProbeError
-from mcplock.probe._common import IDLE, State, answer_server_request, dumps, is_jsonrpc, is_response, is_server_request
+from mcplock.probe import era
+from mcplock.probe._common import (
+    IDLE,
+    State,
+    answer_server_request,
+    dumps,
+    is_jsonrpc,
+    is_response,
+    is_server_request,
+    loads,
+)
 from mcplock.probe.http import (
     CLOSE_TIMEOUT,
     SseCursor,
@@ -28,6 +38,7 @@ from mcplock.probe.http import (
     errors_for,
     iter_sse,
     matches,
+    mcp_headers,
     parse_message,
     relay_timeout,
     target,
@@ -64,6 +75,8 @@ class StreamableHttpTransport:
         self._listener: asyncio.Task[None] | None = None
         self._answered = asyncio.Event()  # the first standalone GET got its answer (or failed)
         self._lost_said = False
+        self.envelope: dict[str, Any] | None = None  # the modern era's `_meta` fields (mcplock.probe.era)
+        self.tools: dict[str, Any] = {}  # name -> definition, for a call's Mcp-Param-* headers
 
     async def start(self) -> None:
         self.client = client_for(self.spec, self.opts, self.environ)
@@ -71,7 +84,7 @@ class StreamableHttpTransport:
     def set_protocol_version(self, version: str) -> None:
         self.protocol_version = version
 
-    def _request_headers(self) -> dict[str, str]:
+    def _request_headers(self, msg: dict[str, Any] | None = None) -> dict[str, str]:
         h = dict(self.headers)
         h["Accept"] = "application/json, text/event-stream"
         h["Content-Type"] = "application/json"
@@ -79,6 +92,10 @@ class StreamableHttpTransport:
             h["Mcp-Session-Id"] = self.session_id
         if self.protocol_version:
             h["MCP-Protocol-Version"] = self.protocol_version
+        if msg is not None and "method" in msg:
+            version = era.request_version(msg.get("params"))
+            if version is not None:  # a modern request: the headers mirror its body (SEP-2243)
+                h.update(mcp_headers(msg, version, self.tools))
         return h
 
     async def request(self, method: str, params: dict[str, Any] | None,
@@ -89,6 +106,8 @@ class StreamableHttpTransport:
         if on_id is not None:
             on_id(rid)
         msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": method}
+        if self.envelope is not None:
+            params = era.with_envelope(params, self.envelope)
         if params is not None:
             msg["params"] = params
         if self.on_message is not None:
@@ -97,9 +116,13 @@ class StreamableHttpTransport:
         action = method if self.state.step == IDLE else self.errors.waiting()
         try:
             async with self.client.stream(
-                "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers(),
+                "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers(msg),
                 timeout=relay_timeout(self.opts) if self.on_message is not None else httpx2.USE_CLIENT_DEFAULT,
             ) as resp:
+                if resp.status_code in (400, 404) and era.request_version(msg.get("params")) is not None:
+                    modern_error = await self._modern_error(resp, action)
+                    if modern_error is not None:
+                        return modern_error
                 await self._check(resp, action)
                 if method == "initialize":
                     sid = resp.headers.get("mcp-session-id")
@@ -111,6 +134,24 @@ class StreamableHttpTransport:
         finally:
             if self.on_message is not None:
                 self.state.relayed(method)
+
+    async def _modern_error(self, resp: httpx2.Response, action: str) -> dict[str, Any] | None:
+        """A modern request's 400 / 404 whose body is a JSON-RPC error (the spec's way to say
+        "unsupported version", "header mismatch", "method not found"): that error, as the answer.
+        Anything else: None, and the status is reported as any other (a legacy server)."""
+        body = bytearray()
+        async for chunk in resp.aiter_bytes():
+            body += chunk
+            if len(body) > 64 * 1024:
+                break
+        try:
+            obj = loads(bytes(body))
+        except (ValueError, RecursionError):
+            obj = None
+        if isinstance(obj, dict) and obj.get("jsonrpc") == "2.0" and isinstance(obj.get("error"), dict) \
+                and isinstance(obj["error"].get("code"), int):
+            return obj
+        raise self.errors.status_error(resp, bytes(body), action)
 
     async def _check(self, resp: httpx2.Response, action: str) -> None:
         """``errors.check``; a 404 for our session id means the server forgot the session: the end."""

@@ -11,9 +11,9 @@ from rich.console import Group
 from rich.text import Text
 
 from mcplock.lock.model import Entry, ServerEntry
+from mcplock.lock.targets import label
 from mcplock.render.text import state_text
 from mcplock.severity import style
-from mcplock.targets import label
 from mcplock.untrusted import safe_text
 
 _LIMITS = (

@@ -9,8 +9,8 @@ from rich.console import Group
 from rich.text import Text
 
 from mcplock.lock.model import Entry, Lock, ServerEntry
+from mcplock.lock.targets import item_target
 from mcplock.severity import CRITICAL, style, worst_of
-from mcplock.targets import item_target
 from mcplock.untrusted import safe_text
 
 STATE_STYLE = {"accepted": "green", "rejected": "red"}

@@ -20,8 +20,8 @@ from mcplock.core.add import Staged
 from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.errors import SecretError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
+from mcplock.lock.targets import label
 from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
-from mcplock.targets import label
 from mcplock.untrusted import safe_text
 
 
@@ -134,14 +134,18 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     from mcplock.lint.entries import lint_entries
 
     opts = args.options(cli)
+    # trusted before anything is fetched: the commands as the person sees them (nothing is
+    # resolved or downloaded for a server that is not trusted), then the launch as it will run,
+    # its package pinned to the exact release that command named (docs/least-privilege.md)
+    asked = [probe_spec(sp, cli.lock_dir) for sp, _ in specs]
+    if consent:
+        core_trust.trust(asked, cli.lock_dir)
+    else:
+        guarded(cli, lambda: core_trust.gate(asked, cli.lock_dir, how=how))
     specs, unpinned = core_add.pin_packages(specs, opts.environ, on_pin=lambda sp: cli.info(
         Text("pinning ").append_text(safe_text(sp.name, keep_newlines=False)).append(": resolving its package")))
-    # trust covers the launch as it will run, package pin included (docs/least-privilege.md)
     launch = [probe_spec(sp, cli.lock_dir) for sp, _ in specs if sp.name not in unpinned]
-    if consent:
-        core_trust.trust(launch, cli.lock_dir)
-    else:
-        guarded(cli, lambda: core_trust.gate(launch, cli.lock_dir, how=how))
+    core_trust.trust(launch, cli.lock_dir)
     results = progress.probe(cli, launch, opts, login=args.login) if launch else {}
     core_trust.trust(discovered_launch(launch), cli.lock_dir)  # (SEP-990: the issuer it found is locked)
     results.update(unpinned)

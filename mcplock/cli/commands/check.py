@@ -19,7 +19,7 @@ def cmd_check(
     """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs.
 
     It reads files only: it never launches a server, never connects to one, and needs no trust."""
-    from mcplock.check import critical_accepted, run_check
+    from mcplock.core.check import critical_accepted, run_check
     from mcplock.lock.read import load
     from mcplock.render import formats
 

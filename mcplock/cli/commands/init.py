@@ -7,6 +7,7 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.commands.add import check_policy, lock_specs
+from mcplock.cli.commands.merge import offer_driver
 from mcplock.cli.options import POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.core import add as core_add
 from mcplock.untrusted import safe_text
@@ -35,9 +36,12 @@ def cmd_init(
         cli.note(n)
     if not found.specs:
         cli.info("every server is already locked; `mcplock refresh` re-probes them")
+        offer_driver(cli)
         return 0
     # the commands of a config are shown and trusted before anything runs (--trust, --yes, a yes)
-    return lock_specs(cli, found.specs, policy, yes, probe, consent=trust or yes, how="mcplock init --trust")
+    code = lock_specs(cli, found.specs, policy, yes, probe, consent=trust or yes, how="mcplock init --trust")
+    offer_driver(cli)
+    return code
 
 
 def register(app: typer.Typer) -> None:

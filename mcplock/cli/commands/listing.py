@@ -96,7 +96,7 @@ def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERV
 
     SERVER/tool:NAME names a tool whose name reads as something else (`instructions`, `prompt:x`).
     """
-    from mcplock import targets
+    from mcplock.lock import targets
     from mcplock.lock.read import load
     from mcplock.render.show import render_show
 

@@ -23,7 +23,7 @@ def cmd_refresh(
 ) -> int:
     """Probe again and stage upstream changes as pending; changed tools are quarantined (disabled)."""
     from mcplock.lock.read import load
-    from mcplock.targets import select
+    from mcplock.lock.targets import select
 
     cli = context.of(ctx)
     selected = select(load(cli.lockfile), list(names or []))

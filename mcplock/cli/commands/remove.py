@@ -12,7 +12,7 @@ from mcplock.untrusted import safe_text
 def cmd_remove(ctx: typer.Context, names: list[str] = typer.Argument(..., metavar="NAME…")) -> int:
     """Drop servers from the lock."""
     from mcplock.lock.store import transaction
-    from mcplock.targets import server_of
+    from mcplock.lock.targets import server_of
 
     cli = context.of(ctx)
     with transaction(cli.lockfile) as lock:

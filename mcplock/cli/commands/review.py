@@ -8,10 +8,10 @@ from collections.abc import Callable
 import typer
 from rich.text import Text
 
-from mcplock import targets
 from mcplock.cli import context
 from mcplock.cli.context import Cli
 from mcplock.errors import UsageError
+from mcplock.lock import targets
 from mcplock.lock.model import APPROVALS, Entry, Lock, ServerEntry
 from mcplock.untrusted import safe_text
 

@@ -74,7 +74,7 @@ def cmd_call(
 ) -> int:
     import asyncio
 
-    from mcplock import targets
+    from mcplock.lock import targets
 
     cli = context.of(ctx)
     t = targets.parse(target)
@@ -102,7 +102,7 @@ def cmd_call(
     session = guarded(cli, lambda: open_session(t.server, cli.lockfile, approve=approver, timeout=timeout,
                                                 client_name=client_name, client_version=client_version, login=say,
                                                 on_elicit=elicitor))
-    from mcplock.api import InvalidArguments
+    from mcplock.errors import InvalidArguments
 
     try:
         res = asyncio.run(_call(session, t.key, arguments, timeout))

@@ -17,7 +17,7 @@ def cmd_trust(
     run in this project on this machine. Runs nothing; a later change to a server asks again."""
     from mcplock.core import trust as core_trust
     from mcplock.lock.read import load
-    from mcplock.targets import select
+    from mcplock.lock.targets import select
 
     cli = context.of(ctx)
     selected = select(load(cli.lockfile), list(names or []))

@@ -21,7 +21,7 @@ def cmd_outdated(
     could not answer."""
     from mcplock.core.update import outdated
     from mcplock.lock.read import load
-    from mcplock.targets import select
+    from mcplock.lock.targets import select
 
     cli = context.of(ctx)
     cli.report_format("outdated", fmt, ("text", "json"))
@@ -74,8 +74,8 @@ def cmd_update(
     from mcplock.core import update as core_update
     from mcplock.core.specs import spec_of
     from mcplock.lock.read import load
+    from mcplock.lock.targets import select
     from mcplock.render.update import render_update
-    from mcplock.targets import select
 
     cli = context.of(ctx)
     if fmt not in ("text", "json", "markdown"):

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mcplock.guard.argv import guard_target
+from mcplock.guard_argv import guard_target
 from mcplock.hosts.export.interface import DENY, STRICTNESS, Decisions, Exporter, Item, sanitize
 
 

@@ -16,8 +16,8 @@ import hashlib
 import os
 from typing import TYPE_CHECKING, Any
 
+from mcplock.lock.targets import format_target
 from mcplock.severity import INFO
-from mcplock.targets import format_target
 from mcplock.untrusted import visible
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -27,8 +27,8 @@ from mcplock.severity import GITHUB_LEVEL, github_level
 from mcplock.untrusted import visible
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.check import Finding
     from mcplock.compare import ServerDiff
+    from mcplock.core.check import Finding
     from mcplock.lock.model import Lock
 
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from mcplock.render.formats.common import summary_counts
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.check import Finding
     from mcplock.compare import ServerDiff
+    from mcplock.core.check import Finding
     from mcplock.lock.model import Lock
 
 

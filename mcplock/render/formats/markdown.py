@@ -21,8 +21,8 @@ from mcplock.render.formats.common import (
 from mcplock.severity import rank
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.check import Finding
     from mcplock.compare import ServerDiff
+    from mcplock.core.check import Finding
     from mcplock.lock.model import Lock
 
 # Backslash-escape the ASCII punctuation that Markdown (GFM) or GitHub gives a meaning inside a

@@ -41,8 +41,8 @@ from mcplock.render.formats.common import (
 from mcplock.severity import HIGH, SECURITY_SEVERITY, rank, sarif_level
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.check import Finding
     from mcplock.compare import ServerDiff
+    from mcplock.core.check import Finding
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

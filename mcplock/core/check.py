@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from mcplock.errors import HashError, McplockError
 from mcplock.lock.model import Entry, Lock
-from mcplock.targets import format_target, label
+from mcplock.lock.targets import format_target, label
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def pending(lock: Lock) -> list[Finding]:
 
 def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     """Servers imported from host configs against those configs, as they are now."""
-    from mcplock.guard.argv import guard_target
+    from mcplock.core.specs import routed
     from mcplock.hosts import config_hash, load_host_config
 
     base = os.path.dirname(os.path.abspath(lock_path))
@@ -133,7 +133,7 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
                     "config-missing", sname, f"`{sname}` is locked but no longer in {source}",
                     f"run `mcplock remove {sname}` (or put it back in {source})", table=("server", sname),
                 ))
-            elif guard_target(imported.spec.command, list(imported.spec.args)) == sname:
+            elif routed(imported, sname):
                 continue  # routed through the guard (`mcplock export --guard`, or by hand): in sync by construction
             elif config_hash(imported.spec) != srv.config_hash:
                 out.append(Finding(

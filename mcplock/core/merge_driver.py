@@ -1,0 +1,217 @@
+"""The git merge driver for the lock: install it in a repository, run it on a merge, and
+resolve the conflicts it leaves (docs/merging.md).
+
+git runs ``DRIVER %O %A %B %P`` for a path whose ``merge`` attribute names it: the common
+ancestor's version, ours (where the result goes), theirs, and the path. The driver merges the
+three locks as data (:mod:`mcplock.lock.merge`) and writes the canonical lock into ``%A``; it
+exits 0 when the merge is clean and 1 when it left conflicts, as git's merge-driver contract
+asks. Versions it cannot read as locks (a hand-edited file, markers already in it) get git's
+own line merge instead (``git merge-file``), so nothing of either side is ever dropped.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from mcplock.errors import LockfileError, McplockError, UsageError
+
+DRIVER = "mcplock"
+DRIVER_NAME = "mcplock: merge mcp.lock as data (mcplock merge-driver install)"
+
+
+def own_command() -> str:
+    """The running mcplock as a shell command: ``mcplock`` when that is what PATH finds, else its
+    absolute path, else this Python running the module (``python -m mcplock``)."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) == "mcplock" and os.path.isfile(argv0):
+        script = os.path.realpath(argv0)
+        found = shutil.which("mcplock")
+        if found and os.path.realpath(found) == script:
+            return "mcplock"
+        return shlex.quote(os.path.abspath(argv0))
+    return f"{shlex.quote(sys.executable)} -m mcplock"
+
+
+def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
+    except FileNotFoundError:
+        raise UsageError("git is not installed (or not on PATH)", hint="install git, then run the command again",
+                         code="no-git") from None
+
+
+def repo_top(directory: str) -> str:
+    """The top of the git work tree holding ``directory``."""
+    proc = _git(["rev-parse", "--show-toplevel"], directory)
+    if proc.returncode != 0:
+        raise UsageError(f"{directory} is not inside a git repository",
+                         hint="run it inside the clone that holds the lock (or `git init` first)", code="no-repo")
+    return proc.stdout.strip()
+
+
+@dataclass
+class Installed:
+    attributes: str  # the .gitattributes file
+    attributes_added: bool
+    driver: str  # the command git runs
+    config_changed: bool
+
+
+def attribute_line(lock_path: str) -> str:
+    return f"{os.path.basename(lock_path)} merge={DRIVER}"
+
+
+def has_attribute(text: str, lock_path: str) -> bool:
+    want = os.path.basename(lock_path)
+    for line in text.splitlines():
+        parts = line.split()
+        if parts and parts[0] == want and f"merge={DRIVER}" in parts[1:]:
+            return True
+    return False
+
+
+def installed(lock_path: str) -> bool:
+    """Whether the repository holding ``lock_path`` has the driver (attribute and config)."""
+    directory = os.path.dirname(os.path.abspath(lock_path))
+    try:
+        top = repo_top(directory)
+    except UsageError:
+        return False
+    try:
+        with open(os.path.join(top, ".gitattributes"), encoding="utf-8") as f:
+            text = f.read()
+    except OSError:
+        return False
+    return has_attribute(text, lock_path) and bool(_git(["config", f"merge.{DRIVER}.driver"], top).stdout.strip())
+
+
+def install(lock_path: str, command: str | None = None) -> Installed:
+    """Add the attribute line to the top ``.gitattributes`` and the driver to the repository's
+    own git config (``.git/config``). Running it again changes nothing."""
+    from mcplock.lock.store import write_atomic
+
+    directory = os.path.dirname(os.path.abspath(lock_path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"the lock's directory {directory} does not exist", hint="pass the right --lockfile")
+    top = repo_top(directory)
+    attributes = os.path.join(top, ".gitattributes")
+    try:
+        with open(attributes, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"cannot read {attributes}: {getattr(e, 'strerror', None) or e}",
+                         hint="fix the file's permissions or encoding, then run the command again") from None
+    added = not has_attribute(text, lock_path)
+    if added:
+        if text and not text.endswith("\n"):
+            text += "\n"
+        text += attribute_line(lock_path) + "\n"
+        write_atomic(attributes, text.encode("utf-8"))
+    driver = f"{command or own_command()} merge-driver run %O %A %B %P"
+    changed = False
+    for key, value in ((f"merge.{DRIVER}.name", DRIVER_NAME), (f"merge.{DRIVER}.driver", driver)):
+        current = _git(["config", "--local", key], top)
+        if current.returncode == 0 and current.stdout.rstrip("\n") == value:
+            continue
+        proc = _git(["config", "--local", key, value], top)
+        if proc.returncode != 0:
+            raise McplockError(f"git config failed: {proc.stderr.strip()}",
+                               hint="check that .git/config is writable, then run the command again")
+        changed = True
+    return Installed(attributes, added, driver, changed)
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise LockfileError(f"cannot read this version of the lock: {e}", path=path) from None
+
+
+def run_driver(base: str, ours: str, theirs: str, pathname: str | None = None) -> tuple[int, str]:
+    """Merge the three files, the result into ``ours``. Returns (exit status, what happened)."""
+    from mcplock.lock.conflict import render
+    from mcplock.lock.merge import merge
+    from mcplock.lock.read import loads
+    from mcplock.lock.store import write_atomic
+
+    name = pathname or "mcp.lock"
+    try:
+        texts = [_read(p) for p in (base, ours, theirs)]
+        base_lock = loads(texts[0], f"{name} (base)") if texts[0].strip() else None
+        ours_lock = loads(texts[1], f"{name} (ours)")
+        theirs_lock = loads(texts[2], f"{name} (theirs)")
+    except McplockError as e:
+        return _line_merge(base, ours, theirs), f"merged line by line (git merge-file): {e.message}"
+    merged = merge(base_lock, ours_lock, theirs_lock)
+    write_atomic(ours, render(merged).encode("utf-8"))
+    if merged.clean:
+        return 0, "merged cleanly"
+    from mcplock.lock.conflict import target_of
+
+    names = ", ".join(target_of(c) for c in merged.conflicts)
+    return 1, f"{len(merged.conflicts)} conflicted entr{'y' if len(merged.conflicts) == 1 else 'ies'}: {names}"
+
+
+def _line_merge(base: str, ours: str, theirs: str) -> int:
+    """git's own three-way line merge into ``ours``: 0 clean, 1 conflicts (never lost)."""
+    try:
+        proc = subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", ours, base, theirs],
+                              capture_output=True, check=False)
+    except FileNotFoundError:
+        return 1
+    return 0 if proc.returncode == 0 else 1
+
+
+def resolve(lock_path: str, targets: list[str], side: str, *, every: bool = False) -> tuple[list[str], list[str]]:
+    """Keep ``side`` ("ours" | "theirs") of the named conflicted entries (all of them with
+    ``every``). Returns (the entries resolved, the entries still in conflict). When none is left
+    the lock is read whole and written in its canonical form."""
+    from mcplock.lock import conflict
+    from mcplock.lock.read import loads
+    from mcplock.lock.store import exclusive, write_atomic
+    from mcplock.lock.text import read_text
+    from mcplock.lock.write import dumps
+
+    with exclusive(lock_path):
+        text = read_text(lock_path)
+        found = conflict.regions(text)
+        if found is None:
+            raise LockfileError(
+                "git conflict markers that mcplock did not write (a line-by-line merge)", path=lock_path,
+                hint="install the merge driver (`mcplock merge-driver install`) and merge again, or take one "
+                     "side (`git checkout --theirs -- mcp.lock` or `--ours`) and `mcplock refresh`",
+                code="conflict")
+        names = [r.target for r in found]
+        if not found:
+            if targets:
+                raise UsageError("the lock has no conflicted entries", hint="`mcplock check` tells what else is off",
+                                 code="no-conflict")
+            return [], []
+        if every:
+            chosen = names
+        else:
+            if not targets:
+                raise UsageError("name the conflicted entries to resolve, or pass --all",
+                                 hint=f"conflicted: {', '.join(names)}")
+            unknown = [t for t in targets if t not in names]
+            if unknown:
+                raise UsageError(f"not a conflicted entry: {', '.join(unknown)}",
+                                 hint=f"conflicted: {', '.join(names)} (as `mcplock check` names them)")
+            chosen = list(dict.fromkeys(targets))
+        new, left = conflict.resolve(text, dict.fromkeys(chosen, side))
+        if not left:
+            new = dumps(loads(new, lock_path))  # whole again: read it as any lock, write it canonically
+        else:
+            trial, _ = conflict.resolve(new, {r.target: "ours" for r in left})
+            loads(trial, lock_path)  # what is left must still be a lock whichever side is taken
+        write_atomic(lock_path, new.encode("utf-8"))
+        return chosen, [r.target for r in left]

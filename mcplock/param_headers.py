@@ -1,0 +1,134 @@
+"""``x-mcp-header``: tool parameters a Streamable HTTP request mirrors into ``Mcp-Param-{Name}``
+headers (MCP 2026-07-28, SEP-2243), and the standard ``Mcp-Method`` / ``Mcp-Name`` headers.
+
+:func:`problems` checks a tool's annotations as the spec constrains them (a non-empty token,
+no control characters, unique regardless of case, only on integer / string / boolean
+parameters reachable through ``properties`` alone); a tool that breaks them is one the spec
+says a client must not use, so the lint reports it and the guard and ``call`` refuse it over
+HTTP. :func:`headers` builds the headers of one request, values encoded as the spec says
+(plain visible ASCII as it is, anything else ``=?base64?…?=``). Pure, stdlib only.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Mapping
+from typing import Any
+
+ANNOTATION = "x-mcp-header"
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 tchar
+_SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$")  # visible ASCII, inner spaces only
+_MAX_SAFE_INT = 2**53 - 1
+_PRIMITIVE = ("integer", "string", "boolean")
+_NESTED = ("items", "prefixItems", "additionalProperties", "patternProperties", "oneOf", "anyOf", "allOf", "not",
+           "if", "then", "else", "$defs", "definitions", "dependentSchemas", "contains", "propertyNames",
+           "unevaluatedProperties", "unevaluatedItems")
+
+
+def annotated(schema: Any) -> list[tuple[tuple[str, ...], str, Any]]:
+    """Every ``x-mcp-header`` reachable from the root through ``properties`` alone:
+    (path of property names, header name, the property's schema)."""
+    found: list[tuple[tuple[str, ...], str, Any]] = []
+
+    def walk(node: Any, path: tuple[str, ...]) -> None:
+        props = node.get("properties") if isinstance(node, Mapping) else None
+        if not isinstance(props, Mapping):
+            return
+        for key, sub in props.items():
+            if not isinstance(sub, Mapping):
+                continue
+            if ANNOTATION in sub:
+                found.append(((*path, str(key)), sub[ANNOTATION], sub))
+            walk(sub, (*path, str(key)))
+
+    walk(schema, ())
+    return found
+
+
+def _stray(node: Any, path: str, reachable: bool, out: list[str]) -> None:
+    """Annotations outside the ``properties`` chain (under items, oneOf, $ref'd $defs …)."""
+    if isinstance(node, Mapping):
+        if ANNOTATION in node and not reachable and path:
+            out.append(f"`{ANNOTATION}` at {path or '/'} is not reachable through `properties` alone")
+        for k, v in node.items():
+            if k == "properties" and isinstance(v, Mapping) and reachable:
+                for name, sub in v.items():
+                    _stray(sub, f"{path}/properties/{name}", True, out)
+            elif k != ANNOTATION:
+                _stray(v, f"{path}/{k}", False, out)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _stray(v, f"{path}/{i}", False, out)
+
+
+def problems(tool: Mapping[str, Any]) -> list[str]:
+    """Why the tool's ``x-mcp-header`` annotations are invalid (empty: valid, or none)."""
+    schema = tool.get("inputSchema")
+    out: list[str] = []
+    if not isinstance(schema, Mapping):
+        return out
+    seen: dict[str, str] = {}
+    for path, name, sub in annotated(schema):
+        where = "/".join(path)
+        if not isinstance(name, str) or not name:
+            out.append(f"`{ANNOTATION}` of `{where}` is empty or not a string")
+            continue
+        if not _TOKEN.match(name):
+            out.append(f"`{ANNOTATION}` of `{where}` is not an HTTP header token (space, colon, control or "
+                       "non-ASCII character)")
+            continue
+        if name.lower() in seen:
+            out.append(f"`{ANNOTATION}` `{name}` of `{where}` repeats that of `{seen[name.lower()]}` "
+                       "(case-insensitively)")
+        seen.setdefault(name.lower(), where)
+        kind = sub.get("type")
+        if kind not in _PRIMITIVE:
+            out.append(f"`{ANNOTATION}` of `{where}` is on a parameter of type {kind!r}, "
+                       "not integer, string or boolean")
+    if ANNOTATION in schema:
+        out.append(f"`{ANNOTATION}` on the input schema itself, not on a parameter")
+    _stray(schema, "", True, out)
+    return out
+
+
+def encode(value: Any) -> str | None:
+    """A parameter value as a header value (None: nothing to send, e.g. null or a non-primitive)."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, int):
+        if abs(value) > _MAX_SAFE_INT:
+            return None
+        text = str(value)
+    elif isinstance(value, float) and value.is_integer() and abs(value) <= _MAX_SAFE_INT:
+        text = str(int(value))
+    elif isinstance(value, str):
+        text = value
+    else:
+        return None
+    if _SAFE.match(text) and not (text.startswith("=?base64?") and text.endswith("?=")):
+        return text
+    return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+
+
+def headers(msg: Mapping[str, Any], version: str, tools: Mapping[str, Any]) -> dict[str, str]:
+    """The headers a modern Streamable HTTP POST of ``msg`` carries: ``MCP-Protocol-Version``,
+    ``Mcp-Method``, ``Mcp-Name`` (calls, reads, prompt gets) and the tool's ``Mcp-Param-*``."""
+    method = msg.get("method")
+    params = msg.get("params") if isinstance(msg.get("params"), Mapping) else {}
+    out = {"MCP-Protocol-Version": version, "Mcp-Method": str(method)}
+    field = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(str(method))
+    if field is not None and isinstance(params.get(field), str):
+        out["Mcp-Name"] = encode(params[field]) or ""
+    if method == "tools/call":
+        tool = tools.get(params.get("name")) if isinstance(params.get("name"), str) else None
+        args = params.get("arguments")
+        if isinstance(tool, Mapping) and isinstance(args, Mapping) and not problems(tool):
+            for path, name, _sub in annotated(tool.get("inputSchema")):
+                value: Any = args
+                for key in path:
+                    value = value.get(key) if isinstance(value, Mapping) else None
+                text = encode(value) if value is not None else None
+                if text is not None:
+                    out[f"Mcp-Param-{name}"] = text
+    return out

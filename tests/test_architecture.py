@@ -1,0 +1,130 @@
+"""The import contract of docs/architecture.md, read from the source (no import runs).
+
+Every import under ``mcplock/`` counts: module level, inside functions (the lazy imports that keep
+offline commands light) and under ``TYPE_CHECKING``. A unit is a top-level module or package
+(``mcplock.lock``, ``mcplock.errors``); an import between two units is an edge. The contract:
+
+- no cycle between units (the layers are a stack, so a package can be read, tested and moved
+  without the ones above it);
+- nothing below ``cli`` imports ``cli``;
+- ``probe`` never imports ``auth`` (the HTTP client is injected).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent / "mcplock"
+
+Edges = dict[str, dict[str, list[str]]]  # unit → imported unit → "module:line" that imports it
+
+
+def _module_name(path: Path, root: Path) -> tuple[str, bool]:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    is_package = parts[-1] == "__init__"
+    if is_package:
+        parts.pop()
+    return ".".join(parts), is_package
+
+
+def _imported(node: ast.AST, module: str, is_package: bool) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        target = ".".join([*base, *([node.module] if node.module else [])])
+    else:
+        target = node.module or ""
+    # `from mcplock import lock` imports the unit `lock`: name each imported name too
+    return [target, *(f"{target}.{a.name}" for a in node.names)]
+
+
+def _unit(dotted: str, root: Path) -> str | None:
+    parts = dotted.split(".")
+    if parts[0] != "mcplock" or len(parts) < 2:
+        return None
+    name = parts[1]
+    if (root / name).is_dir() or (root / f"{name}.py").is_file():
+        return name
+    return None  # a name imported from mcplock/__init__.py (`from mcplock import __version__`)
+
+
+def import_edges(root: Path = ROOT) -> Edges:
+    edges: Edges = defaultdict(lambda: defaultdict(list))
+    for path in sorted(root.rglob("*.py")):
+        module, is_package = _module_name(path, root)
+        src = _unit(module, root) if module != "mcplock" else None
+        if src is None:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            for target in _imported(node, module, is_package):
+                dst = _unit(target, root)
+                where = f"{module}:{node.lineno}"
+                if dst is not None and dst != src and where not in edges[src][dst]:
+                    edges[src][dst].append(where)
+    return edges
+
+
+def find_cycle(edges: Edges) -> list[str] | None:
+    """One cycle as [a, b, …, a], or None (depth-first search, three colours)."""
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(u: str) -> list[str] | None:
+        state[u] = 1
+        stack.append(u)
+        for v in sorted(edges.get(u, {})):
+            if state.get(v) == 1:
+                return [*stack[stack.index(v):], v]
+            if v not in state and (cycle := visit(v)):
+                return cycle
+        stack.pop()
+        state[u] = 2
+        return None
+
+    for u in sorted(edges):
+        if u not in state and (cycle := visit(u)):
+            return cycle
+    return None
+
+
+def _explain(edges: Edges, cycle: list[str]) -> str:
+    return "\n".join(f"  {a} → {b}: {', '.join(edges[a][b][:3])}" for a, b in itertools.pairwise(cycle))
+
+
+def test_no_cycle_between_packages():
+    edges = import_edges()
+    assert "lock" in edges and "core" in edges  # the walk read the tree
+    cycle = find_cycle(edges)
+    assert cycle is None, "import cycle between packages:\n" + _explain(edges, cycle)
+
+
+def test_nothing_below_the_cli_imports_it():
+    edges = import_edges()
+    users = {u: edges[u]["cli"] for u in edges if "cli" in edges[u] and u != "__main__"}
+    assert not users, users
+
+
+def test_probe_never_imports_auth():
+    assert "auth" not in import_edges()["probe"]
+
+
+def test_the_contract_sees_a_cycle_lazy_or_relative(tmp_path):
+    """The checker itself: a cycle made by a function-level import and a relative import is found."""
+    pkg = tmp_path / "mcplock"
+    (pkg / "a").mkdir(parents=True)
+    (pkg / "b").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "__init__.py").write_text("def f():\n    from mcplock.b import g\n")
+    (pkg / "b" / "__init__.py").write_text("")
+    (pkg / "b" / "g.py").write_text("from ..a import f\n")
+    (pkg / "leaf.py").write_text("import os\n")
+    edges = import_edges(pkg)
+    assert find_cycle(edges) == ["a", "b", "a"]
+    assert "leaf" not in edges

@@ -1,0 +1,143 @@
+"""The daily loop as a newcomer walks it, through the installed console script: a project's
+`.mcp.json` naming a pinned server (a PyPI package served by a local index, fixtures/pypi_index.py,
+whose console script runs the fixture MCP server with instructions, tools, a prompt and a
+resource template), then `init`, `diff`, `export --guard`, `refresh`, `check`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from pypi_index import PypiIndex, wheel
+
+pytestmark = pytest.mark.timeout(300)
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SERVER = f"""import runpy, sys
+
+def main():
+    sys.argv = [{str(FIXTURES / "mcp_fixture.py")!r}, "stdio"]
+    sys.path.insert(0, {str(FIXTURES)!r})
+    runpy.run_path({str(FIXTURES / "mcp_fixture.py")!r}, run_name="__main__")
+"""
+DEMO = wheel("daily-demo", "1.0", modules={"daily_demo": SERVER}, scripts={"daily-demo": "daily_demo:main"})
+
+
+@pytest.fixture
+def index():
+    with PypiIndex() as ix:
+        ix.publish(*DEMO, uploaded="2025-02-01T12:00:00.000000Z")
+        yield ix
+
+
+@pytest.fixture
+def run(cli, index, tmp_path):
+    def go(*args: str, **env: str):
+        return cli(*args, env={"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), **env},
+                   timeout=300)
+    return go
+
+
+def project() -> None:
+    Path(".mcp.json").write_text(json.dumps({"mcpServers": {"demo": {"command": "uvx", "args": ["daily-demo==1.0"]}}}))
+
+
+def test_diff_on_a_freshly_initialised_pinned_lock_is_pending_review(run):
+    project()
+    r = run("init", "--trust")
+    assert r.returncode == 0, r.stdout + r.stderr
+    text = Path("mcp.lock").read_text()
+    # the layout that broke the early reader: the instructions' pending table, then the pin
+    assert text.index("[server.demo.instructions-pending]") < text.index("[server.demo.package]")
+    r = run("diff")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "pending review" in r.stdout
+    assert "do not read the same" not in r.stderr
+
+
+def test_nothing_is_resolved_or_downloaded_before_the_server_is_trusted(run, index, tmp_path):
+    project()
+    r = run("init")  # off a terminal: refused, naming the command that trusts
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "mcplock init --trust" in r.stderr and "uvx daily-demo==1.0" in r.stderr
+    assert "pinning" not in r.stderr
+    assert index.requests == []  # not even the registry's metadata
+    assert not (tmp_path / "cache").exists() or not any((tmp_path / "cache").rglob(".mcplock.json"))
+    assert not Path("mcp.lock").exists()
+
+    r = run("init", "--trust")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert index.requests  # now it was fetched
+    assert r.stderr.index("found .mcp.json") < r.stderr.index("pinning demo")
+    r = run("diff")  # the pinned launch was recorded as trusted too: no second question
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert os.path.exists("mcp.lock")
+
+
+@pytest.mark.network
+def test_the_readme_install_works_from_a_clone(tmp_path):
+    """The README's Install block, run as written on a fresh account (the clone line aside: the
+    test runs it in a copy of this checkout's files); nothing in it names an unpublished package."""
+    import re
+    import shutil
+    import subprocess
+
+    root = FIXTURES.parent
+    readme = (root / "README.md").read_text()
+    section = readme[readme.index("\n## Install\n"):]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)[1]
+    assert "mcplock-cli" not in block and "pipx install mcplock" not in readme
+    lines = block.splitlines()
+    assert lines[0].startswith("git clone ") and lines[0].endswith("&& cd mcplock")
+    clone = tmp_path / "mcplock"
+    files = subprocess.run(["git", "-C", str(root), "ls-files"], capture_output=True, text=True, check=True).stdout
+    for rel in files.splitlines():
+        src = root / rel
+        if src.is_file() and not src.is_symlink():
+            (clone / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, clone / rel)
+    home = tmp_path / "user"
+    home.mkdir()
+    env = {"HOME": str(home), "PATH": f"{home}/.local/bin:/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    script = "set -eu\n" + f"cd {clone}\n" + "\n".join(lines[1:]) + "\n"
+    r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert re.search(r"\d+\.\d+", r.stdout.splitlines()[-1])  # `mcplock --version`, found on PATH
+
+
+def test_refresh_check_and_imports_after_export_guard(run):
+    project()
+    assert run("init", "--trust").returncode == 0
+    assert run("accept", "--all").returncode == 0
+    r = run("export", "--host", "claude-code", "--guard")
+    assert r.returncode == 0, r.stdout + r.stderr
+    entry = json.loads(Path(".mcp.json").read_text())["mcpServers"]["demo"]
+    assert entry["args"][:2] == ["run", "demo"]
+    lock = Path("mcp.lock").read_text()
+
+    r = run("refresh")  # the lock's own spec runs (with its pin); the guard entry is not re-imported
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "demo: up to date" in r.stdout
+    assert "trust" not in r.stderr and "registry pin" not in r.stderr
+    assert Path("mcp.lock").read_text() == lock
+    assert run("diff").returncode == 0
+    assert run("check").returncode == 0
+
+    r = run("add", "--from", ".mcp.json", "--trust")  # never locks the guard itself as a server
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "launches the mcplock guard" in r.stderr
+    r = run("init", "--trust")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert Path("mcp.lock").read_text() == lock
+
+    # a guard entry for a server the lock does not have is skipped by the import, not locked
+    cfg = json.loads(Path(".mcp.json").read_text())
+    cfg["mcpServers"]["other"] = {"command": "mcplock", "args": ["run", "other"]}
+    Path(".mcp.json").write_text(json.dumps(cfg))
+    r = run("add", "--from", ".mcp.json", "other", "--trust")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "skipped `other`" in r.stderr and "launches the mcplock guard" in r.stderr
+    assert "[server.other]" not in Path("mcp.lock").read_text()
