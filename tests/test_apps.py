@@ -6,6 +6,7 @@ the repo's fixture server for the extension handshake, pinned resource content a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -226,3 +227,14 @@ def test_review_targets_name_app_documents():
     assert (t.server, t.kind, t.key) == ("clock", "ui", "ui://clock/app.html")
     assert str(t) == "clock/ui:ui://clock/app.html"
     assert targets.parse("n/content:file:///x").kind == "content"
+
+
+def test_show_prints_an_app_document_as_inert_text(cli):
+    html = "<p>\x1b[2J\x1b]0;pwned\x07 \u202eevil\u202c</p>\n<script>[bold]x[/bold]</script>\n"
+    _surface({"tools": [APP_TOOL], "documents": {"ui://chart/app.html": _chart(html)}})
+    assert cli("add", "charts", "--yes", "--", *stdio_command(surface="surface.json")).returncode == 0
+    r = cli("show", "charts/ui:ui://chart/app.html")
+    assert r.returncode == 0
+    assert "\x1b" not in r.stdout and "\u202e" not in r.stdout and "\x07" not in r.stdout  # nothing raw
+    assert "\\x1b[2J" in r.stdout and "\\u202e" in r.stdout and "[bold]x[/bold]" in r.stdout  # shown, escaped
+    assert hashlib.sha256(html.encode()).hexdigest() in r.stdout
