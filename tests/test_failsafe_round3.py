@@ -157,3 +157,18 @@ def test_the_bounded_diff_is_a_true_diff(monkeypatch, small):
         assert all(ops[i][0] != ops[i + 1][0] or ops[i][0] not in ("equal",) for i in range(len(ops) - 1))
 
     check()
+
+
+def test_the_line_diff_of_a_long_document_is_bounded_too(monkeypatch):
+    import difflib
+
+    from mcplock.render import documents, worddiff
+
+    old = "<p>row</p>\n" * 30_000
+    new = old.replace("<p>row</p>\n", "<p>evil</p>\n", 1)
+    called: list[str] = []
+    monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match",
+                        lambda self, *a, **k: called.append("quadratic") or (_ for _ in ()).throw(AssertionError))
+    monkeypatch.setattr(worddiff, "SMALL", 0)
+    lines = [t.plain for t in documents.document_diff("text", old, new, color=False)]
+    assert not called and any("evil" in line for line in lines)

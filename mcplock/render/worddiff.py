@@ -43,6 +43,14 @@ def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _merged(out)
 
 
+class Bounded(difflib.SequenceMatcher):  # type: ignore[type-arg]
+    """A ``SequenceMatcher`` whose opcodes (and so ``get_grouped_opcodes``) come from
+    :func:`opcodes`: the same API, bounded cost."""
+
+    def get_opcodes(self) -> list[Opcode]:  # type: ignore[override]
+        return opcodes(self.a, self.b)
+
+
 def _common(a: list[int], b: list[int], i: int, j: int, n: int, m: int) -> int:
     """How many tokens from ``a[i]`` and ``b[j]`` on are equal (before ``n``, ``m``): galloping slices."""
     k, step = 0, 16
