@@ -118,6 +118,12 @@ def prepare(spec: Any, environ: Env = None) -> Any:
     pin: PackagePin | None = getattr(spec, "package", None)
     if pin is None:
         return spec
+    problem = pin.problem()
+    if problem is not None:
+        raise IntegrityError(
+            f"server `{spec.name}`: the lock's {pin.registry} pin names no one exact release: {problem}; "
+            "nothing was started",
+            hint=f"restore mcp.lock from git, or run `mcplock update {spec.name}` to pin an exact release")
     launch = parse(spec.command, spec.args)
     if isinstance(launch, NoPin) or launch.registry != pin.registry or _norm(launch.name, pin.registry) != _norm(
             pin.name, pin.registry):
