@@ -19,7 +19,7 @@ from mcplock.lock.targets import format_target, label
 @dataclass(frozen=True)
 class Finding:
     # "hash-mismatch" | "unknown-value" | "pending" | "config-changed" | "config-missing" | "source-missing"
-    # | "not-locked" | "config-error" | "pin-no-integrity"
+    # | "not-locked" | "config-error" | "pin-no-integrity" | "pin-not-exact"
     code: str
     server: str
     message: str
@@ -182,10 +182,20 @@ def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
 
 
 def pins(lock: Lock) -> list[Finding]:
-    """Package pins that vouch for nothing: no integrity to check the artefact against."""
+    """Package pins that vouch for nothing: a version that is no one exact release (an alias, a
+    range, a tag, a URL), or no integrity to check the artefact against."""
     out: list[Finding] = []
     for sname, srv in sorted(lock.servers.items()):
-        if srv.package is not None and not srv.package.integrities():
+        problem = srv.package.problem() if srv.package is not None else None
+        if problem is not None:
+            out.append(Finding(
+                "pin-not-exact", sname,
+                f"`{sname}`'s {srv.package.registry} pin names no one exact release: {problem}; "  # type: ignore[union-attr]
+                "nothing of it is started",
+                f"restore mcp.lock from git, or run `mcplock update {sname}` to pin an exact release again",
+                table=("server", sname, "package"),
+            ))
+        elif srv.package is not None and not srv.package.integrities():
             out.append(Finding(
                 "pin-no-integrity", sname,
                 f"`{sname}` pins {srv.package.registry} package {srv.package.label} without an integrity: "

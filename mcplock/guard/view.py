@@ -20,6 +20,8 @@ from mcplock.policy import Decision, Host, decide_item, decide_tool
 from mcplock.snapshot import KEY_FIELD
 
 KINDS = ("tool", "prompt", "resource-template")
+# documents served from the lock on resources/read (and skills/list): mcplock.documents
+DOCUMENT_KINDS = ("ui", "skill", "content")
 
 
 def live_hashes(kind: str, items: list[dict[str, Any]]) -> dict[str, str]:
@@ -92,7 +94,7 @@ class View:
     def hidden(self) -> list[Decision]:
         """Why each item the lock knows or the upstream offers is not shown (for stderr)."""
         out: list[Decision] = []
-        for kind in KINDS:
+        for kind in (*KINDS, *DOCUMENT_KINDS):
             keys = sorted(set(self.server.items[kind]) | set(self.live[kind]))
             for k in keys:
                 d = self.tool(k, purpose="list") if kind == "tool" else self.item(kind, k)
@@ -102,9 +104,12 @@ class View:
 
 
 def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[str, Any]],
-          templates: list[dict[str, Any]], instructions: str | None, offered: dict[str, bool]) -> View:
+          templates: list[dict[str, Any]], instructions: str | None, offered: dict[str, bool],
+          documents: dict[str, list[dict[str, Any]]] | None = None) -> View:
     live = {"tool": live_hashes("tool", tools), "prompt": live_hashes("prompt", prompts),
             "resource-template": live_hashes("resource-template", templates)}
+    for kind in ("resource", *DOCUMENT_KINDS):  # a pinned resource listing, the pinned documents
+        live[kind] = live_hashes(kind, (documents or {}).get(kind, []))
     ins = None
     if instructions is not None:
         try:
@@ -118,4 +123,5 @@ def from_snapshot(server: ServerEntry, snap: Any) -> View:
     caps = snap.capabilities or {}
     offered = {kind: caps.get(cap) not in (None, False)
                for kind, cap in (("tool", "tools"), ("prompt", "prompts"), ("resource-template", "resources"))}
-    return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered)
+    return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered,
+                 {"resource": snap.resources or [], "ui": snap.ui, "skill": snap.skills, "content": snap.contents})
