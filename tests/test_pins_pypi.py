@@ -33,7 +33,7 @@ def pin_of(name: str = "demo") -> dict:
 
 def installed(cache: Path) -> list[str]:
     """The dependency versions installed in the cache's PyPI entries (their dist-info names)."""
-    return sorted(p.name for p in cache.glob("pypi/*/venv/lib/python*/site-packages/pin_dep-*.dist-info"))
+    return sorted(p.name for p in cache.glob("packages/pypi/*/venv/lib/python*/site-packages/pin_dep-*.dist-info"))
 
 
 def test_a_fresh_machine_installs_the_tree_the_pin_was_made_with(cli, index, tmp_path):
@@ -50,7 +50,7 @@ def test_a_fresh_machine_installs_the_tree_the_pin_was_made_with(cli, index, tmp
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(r.stdout)["servers"][0]["status"] == "ok"
     assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]  # not the newer release
-    entry = next((tmp_path / "teammate" / "pypi").glob("*/.mcplock.json"))
+    entry = next((tmp_path / "teammate" / "packages" / "pypi").glob("*/.mcplock.json"))
     assert json.loads(entry.read_text())["tree-integrity"] == tree
     assert pin_of()["tree-integrity"] == tree  # nothing to re-pin
 
@@ -130,7 +130,7 @@ def test_a_pip_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
                          "PIP_CONFIG_FILE": str(tmp_path / "pip.conf")}, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]
-    entry = next((tmp_path / "teammate" / "pypi").glob("*/.mcplock.json"))
+    entry = next((tmp_path / "teammate" / "packages" / "pypi").glob("*/.mcplock.json"))
     assert json.loads(entry.read_text())["tree-integrity"] == tree
 
 
