@@ -243,3 +243,15 @@ def test_diff_exits_1_naming_each_violation(cli):
     assert r.returncode == 1 and doc["exit_code"] == 1
     assert sorted(f["code"] for f in doc["policy"]) == ["policy/tools.deny", "policy/tools.require-approval"]
     assert doc["summary"]["drift"] == 0  # the live servers match the lock: only the policy fails
+
+
+def test_patterns_are_shell_style_over_the_tool_or_server_slash_tool_folded():
+    from mcplock.orgpolicy import loads
+
+    p = loads('version = 1\n[tools]\ndeny = ["*delete*", "github/*_repo", "shell_?"]\n', "p.toml")
+    assert p.denied("docs", "Delete_Page") == "*delete*"
+    assert p.denied("docs", "\uff44elete") == "*delete*"  # a full-width letter folds to ASCII
+    assert p.denied("github", "create_repo") == "github/*_repo"
+    assert p.denied("gitlab", "create_repo") is None  # the server is part of the pattern
+    assert p.denied("x", "shell_1") == "shell_?" and p.denied("x", "shell_12") is None
+    assert p.denied("docs", "search_docs") is None
