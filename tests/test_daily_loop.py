@@ -106,3 +106,38 @@ def test_the_readme_install_works_from_a_clone(tmp_path):
     r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert re.search(r"\d+\.\d+", r.stdout.splitlines()[-1])  # `mcplock --version`, found on PATH
+
+
+def test_refresh_check_and_imports_after_export_guard(run):
+    project()
+    assert run("init", "--trust").returncode == 0
+    assert run("accept", "--all").returncode == 0
+    r = run("export", "--host", "claude-code", "--guard")
+    assert r.returncode == 0, r.stdout + r.stderr
+    entry = json.loads(Path(".mcp.json").read_text())["mcpServers"]["demo"]
+    assert entry["args"][:2] == ["run", "demo"]
+    lock = Path("mcp.lock").read_text()
+
+    r = run("refresh")  # the lock's own spec runs (with its pin); the guard entry is not re-imported
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "demo: up to date" in r.stdout
+    assert "trust" not in r.stderr and "registry pin" not in r.stderr
+    assert Path("mcp.lock").read_text() == lock
+    assert run("diff").returncode == 0
+    assert run("check").returncode == 0
+
+    r = run("add", "--from", ".mcp.json", "--trust")  # never locks the guard itself as a server
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "launches the mcplock guard" in r.stderr
+    r = run("init", "--trust")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert Path("mcp.lock").read_text() == lock
+
+    # a guard entry for a server the lock does not have is skipped by the import, not locked
+    cfg = json.loads(Path(".mcp.json").read_text())
+    cfg["mcpServers"]["other"] = {"command": "mcplock", "args": ["run", "other"]}
+    Path(".mcp.json").write_text(json.dumps(cfg))
+    r = run("add", "--from", ".mcp.json", "other", "--trust")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "skipped `other`" in r.stderr and "launches the mcplock guard" in r.stderr
+    assert "[server.other]" not in Path("mcp.lock").read_text()

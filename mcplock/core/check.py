@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Finding:
     # "hash-mismatch" | "unknown-value" | "pending" | "config-changed" | "config-missing" | "source-missing"
-    # | "not-locked" | "config-error" | "pin-no-integrity" | "policy/RULE" (the organisation's policy)
+    # | "not-locked" | "config-error" | "pin-no-integrity" | "pin-not-exact"
+    # | "policy/RULE" (the organisation's policy)
     code: str
     server: str
     message: str
@@ -101,7 +102,7 @@ def pending(lock: Lock) -> list[Finding]:
 
 def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     """Servers imported from host configs against those configs, as they are now."""
-    from mcplock.guard_argv import guard_target
+    from mcplock.core.specs import routed
     from mcplock.hosts import config_hash, load_host_config
 
     base = os.path.dirname(os.path.abspath(lock_path))
@@ -137,7 +138,7 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
                     "config-missing", sname, f"`{sname}` is locked but no longer in {source}",
                     f"run `mcplock remove {sname}` (or put it back in {source})", table=("server", sname),
                 ))
-            elif guard_target(imported.spec.command, list(imported.spec.args)) == sname:
+            elif routed(imported, sname):
                 continue  # routed through the guard (`mcplock export --guard`, or by hand): in sync by construction
             elif config_hash(imported.spec) != srv.config_hash:
                 out.append(Finding(
@@ -186,10 +187,20 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> lis
 
 
 def pins(lock: Lock) -> list[Finding]:
-    """Package pins that vouch for nothing: no integrity to check the artefact against."""
+    """Package pins that vouch for nothing: a version that is no one exact release (an alias, a
+    range, a tag, a URL), or no integrity to check the artefact against."""
     out: list[Finding] = []
     for sname, srv in sorted(lock.servers.items()):
-        if srv.package is not None and not srv.package.integrities():
+        problem = srv.package.problem() if srv.package is not None else None
+        if problem is not None:
+            out.append(Finding(
+                "pin-not-exact", sname,
+                f"`{sname}`'s {srv.package.registry} pin names no one exact release: {problem}; "  # type: ignore[union-attr]
+                "nothing of it is started",
+                f"restore mcp.lock from git, or run `mcplock update {sname}` to pin an exact release again",
+                table=("server", sname, "package"),
+            ))
+        elif srv.package is not None and not srv.package.integrities():
             out.append(Finding(
                 "pin-no-integrity", sname,
                 f"`{sname}` pins {srv.package.registry} package {srv.package.label} without an integrity: "

@@ -98,6 +98,23 @@ def imported(sources: dict[str, Any], srv: ServerEntry, base: str) -> Any:
     return sources[srv.source].servers.get(srv.name)
 
 
+def routed(imp: Any, name: str) -> bool:
+    """Whether a host config's entry ``imp`` launches the guard for the locked server ``name``
+    (``mcplock export --guard``, or by hand): then what runs is the lock's own spec, and the entry
+    is in sync by construction (``check``, ``refresh``, ``trust`` and the imports all read it so)."""
+    from mcplock.guard_argv import guard_target
+
+    return imp is not None and guard_target(imp.spec.command, list(imp.spec.args)) == name
+
+
+def runs_guard(imp: Any) -> bool:
+    """Whether a host config's entry launches the guard (``mcplock run NAME``) for any server:
+    never itself a server to lock."""
+    from mcplock.guard_argv import guard_target
+
+    return guard_target(imp.spec.command, list(imp.spec.args)) is not None
+
+
 def locked_specs(selected: list[ServerEntry], base: str, *, use_stored_client: bool = True) -> list[ServerSpec]:
     """The specs to probe locked servers with, secrets taken from their host configs where
     those still read (a config problem is `check`'s to report; the lock's spec still probes)."""
@@ -107,7 +124,7 @@ def locked_specs(selected: list[ServerEntry], base: str, *, use_stored_client: b
         secrets: dict[str, str] = {}
         try:
             imp = imported(sources, srv, base)
-            if imp is not None:
+            if imp is not None and not routed(imp, srv.name):
                 secrets = dict(imp.spec.secrets)
         except McplockError:
             pass

@@ -148,6 +148,10 @@ def describe(spec: ServerSpec) -> str:
             what += f"  (exchanges an ID token at {spec.auth.idp_token_endpoint}"
             what += f", authorization server {spec.auth.issuer})" if spec.auth.issuer else ")"
     line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
+    if spec.package is not None:  # what runs is the pin, whatever the command line asks for
+        problem = spec.package.problem()
+        line += f"  — runs the pinned {spec.package.registry} package {sanitize(spec.package.label, 200)}"
+        line += f" (REFUSED: {problem})" if problem else ""
     names = received(spec)
     if names:
         line += f"  — receives {', '.join(names)}"

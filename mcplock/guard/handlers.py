@@ -19,6 +19,7 @@ from mcplock.guard.calls import Validators, drift_signal, elicitation_params, re
 from mcplock.guard.hostio import INVALID_PARAMS, INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
 from mcplock.guard.relaying import Then, host_key
 from mcplock.guard.view import View
+from mcplock.guard.wellformed import is_id, rebuilt
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.policy import Decision, Host
 
@@ -105,16 +106,18 @@ class Handlers:
         if method == "notifications/initialized":
             return  # the guard told the upstream itself, before verifying
         if method == "notifications/cancelled":
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            params = msg.get("params") or {}
+            if not is_id(params.get("requestId")):
+                return
             k = host_key(params.get("requestId"))
             uid = self.forwarded.pop(k, None)
             pending = self.by_host_id.pop(k, None)
             if uid is not None:
-                self._send_up({**msg, "params": {**params, "requestId": uid}})
+                self._send_up({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": uid}})
             if pending is not None:
                 pending.cancel()
             return
-        self._send_up(msg)
+        self._send_up(rebuilt(msg))
 
     # --- what the guard answers itself -----------------------------------------------------
 

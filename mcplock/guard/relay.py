@@ -45,6 +45,8 @@ class Guard(Handlers, Relaying):
         self.request_timeout = request_timeout
         self.say = say
         self.io = io or HostIO(limit=opts.max_response_bytes)
+        self.io.on_drop = lambda why: self._note(f"unsendable:{why}", f"mcplock: {server.name}: dropped a message "
+                                                 f"from the server ({why})")
         self.up = Upstream(spec, opts, on_message=self._from_upstream, on_lost=self._upstream_lost, started=started)
         self.view: View | None = None
         self.validators = Validators()

@@ -98,13 +98,13 @@ class GuardedSession:
 
     # --- the server's requests ----------------------------------------------------------------
 
-    def _from_server(self, msg: dict[str, Any]) -> None:
+    def _from_server(self, msg: Any) -> None:
         """A message from the server that answers none of ours: its requests are answered (in
         a task, in the order they come); its notifications change nothing in a one-shot call."""
-        from mcplock.probe._common import is_server_request
+        from mcplock.guard.wellformed import REQUEST, shape
 
-        if not is_server_request(msg):
-            return
+        if shape(msg)[0] != REQUEST:
+            return  # an answer to none of ours, a notification, or no message at all
         task = asyncio.get_running_loop().create_task(self._answer(msg))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -29,6 +29,7 @@ KIND_TITLE = {"tool": "tool", "prompt": "prompt", "resource-template": "resource
 CHECK_LEVEL = {"hash-mismatch": "error", "config-error": "error", "config-changed": "warning",
                "config-missing": "warning", "not-locked": "warning", "pending": "warning",
                "source-missing": "error", "unknown-value": "warning", "pin-no-integrity": "error",
+               "pin-not-exact": "error",
                # check's warnings: said in every format, never a failure of the gate
                "critical-accepted": "warning",
                # the organisation's policy (docs/policy.md): each rule an error
