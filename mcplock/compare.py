@@ -122,7 +122,8 @@ def _lint(c: Change) -> None:
         return
     old = c.locked if c.change == "changed" else None
     c.findings.extend(lint_definition(c.kind, c.live, old=old, name=c.name))
-    c.findings.extend(new_url_findings(c.live, old))
+    if c.kind != "ui":  # an App document's new destinations are lint.apps' findings
+        c.findings.extend(new_url_findings(c.live, old))
     _raise(c)
 
 

@@ -74,7 +74,7 @@ def _review(server: str, target: str) -> str:
 def _state(server: str, kind: str, key: str, entry: Entry | None, live_hash: object) -> Decision | None:
     """The refusal the lock's state and the live hash give, or None when the item may be seen."""
     target = format_target(server, kind, key)
-    what = "tool" if kind == "tool" else kind.replace("-", " ")
+    what = {"tool": "tool", "ui": "App document", "content": "document"}.get(kind, kind.replace("-", " "))
     if entry is None:
         return _refuse("unknown", f"the {what} `{target}` is not in the lock",
                        f"stage it with `mcplock refresh {server}`, review it and `mcplock accept {target}`")

@@ -127,7 +127,8 @@ def _check_shape(doc: Document, it: Item, shown: str) -> None:
                               hint="fix it by hand (the host expects that shape too), then run `mcplock export`")
 
 
-def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, shown: str) -> list[str]:
+def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, shown: str,
+           exp: Exporter | None = None) -> list[str]:
     """Bring the rules mcplock owns in ``doc`` from ``old`` to ``want``; ``new`` gets what it owns now."""
     notes: list[str] = []
     for it in want:
@@ -137,10 +138,18 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
     for it in sorted(old.items - wanted):
         if it.kind == "member":
             doc.remove_member(it.path, it.value)
-        elif doc.get(it.path) == it.value and it.path not in {w.path for w in want}:
+        elif it.kind == "key" and doc.get(it.path) == it.value and it.path not in {w.path for w in want}:
             doc.delete(it.path)
+        # a "list" mcplock created goes with the containers below, once empty
     for it in want:
-        if it.kind == "member":
+        if it.kind == "list":
+            current = doc.get(it.path)
+            if current is None:
+                new.created |= set(doc.set_key(it.path, [])) | {it.path}
+                new.items.add(it)
+            elif it in old.items:
+                new.items.add(it)
+        elif it.kind == "member":
             current = doc.get(it.path)
             if isinstance(current, list) and it.value in current:
                 if it in old.items:
@@ -160,7 +169,9 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
                     f"{it.value!r}; left as it is (remove it to let mcplock manage it)"
                 )
                 continue
-            new.created |= set(doc.set_key(it.path, it.value))
+            siblings = doc.get(it.path[:-1])
+            before = exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
+            new.created |= set(doc.set_key(it.path, it.value, before))
             new.items.add(it)
     for path in sorted(old.created | new.created, key=len, reverse=True):
         value = doc.get(path)
@@ -172,7 +183,6 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
             new.created.add(path)
     new.created = {p for p in new.created if doc.get(p) is not None}
     return notes
-
 
 
 
@@ -223,6 +233,7 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
     states = dict(record)
     notes: dict[str, list[str]] = {}
     exporters = selected_hosts(base, hosts)
+    warned: set[str] = set()
     for exp in exporters:
         rel = next((f for f in exp.files if files.exists(f)), exp.new_file)
         srel = exp.servers_file or rel
@@ -251,7 +262,12 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
             if missing:
                 notes.setdefault(rel, []).append(
                     f"{rel}: no server entry for {', '.join(missing)}: its rules need the server defined in this file")
-        notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel))
+        notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel, exp))
+        if not exp.default_deny and guard is not True and exp.host not in warned:
+            warned.add(exp.host)
+            note = _no_default_deny(exp, lock, files, srel)
+            if note:
+                notes[rel].append(note)
         states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
     changes = [FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []),
                           _contradictions(rel, doc, exporters, decisions))
@@ -264,6 +280,32 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
         record_before = None
     after = dump_record(states) if states or record_before is not None else ""
     return Plan(base, rpath, changes, states, record_before, after)
+
+
+def _no_default_deny(exp: Exporter, lock: Lock, files: _Files, srel: str) -> str | None:
+    """For a host whose settings cannot deny what the lock does not know: which servers it
+    launches directly (not through ``mcplock run``), and the fix."""
+    if srel in files.docs:
+        entries = files.docs[srel][0].get(exp.servers_keys)
+    else:  # read, not opened for editing: an export without --guard leaves the servers' file alone
+        from pathlib import Path
+
+        from mcplock.hosts.parse import parse, read_text
+
+        path = Path(files.base, srel)
+        entries = None
+        if path.is_file():
+            data = parse(read_text(path, srel), srel, exp.fmt)
+            entries = data
+            for k in exp.servers_keys:
+                entries = entries.get(k) if isinstance(entries, dict) else None
+    direct = sorted(s for s in lock.servers
+                    if not (isinstance(entries, dict) and exp.is_guard(entries.get(s))))
+    if not direct:
+        return None
+    return (f"{exp.host} cannot deny a tool the lock does not know (one a server starts offering after this "
+            f"export): it {exp.unknown_tools}. Route {', '.join(direct)} through the guard "
+            "(`mcplock export --guard`), which serves only what the lock accepted")
 
 
 def _contradictions(rel: str, doc: Document, exporters: list[Exporter], decisions: Decisions) -> list[str]:

@@ -20,6 +20,8 @@ from mcplock.policy import Decision, Host, decide_item, decide_tool
 from mcplock.snapshot import KEY_FIELD
 
 KINDS = ("tool", "prompt", "resource-template")
+# documents served from the lock on resources/read (and skills/list): mcplock.documents
+DOCUMENT_KINDS = ("ui", "skill", "content")
 
 
 def live_hashes(kind: str, items: list[dict[str, Any]]) -> dict[str, str]:
@@ -96,7 +98,7 @@ class View:
     def hidden(self) -> list[Decision]:
         """Why each item the lock knows or the upstream offers is not shown (for stderr)."""
         out: list[Decision] = []
-        for kind in KINDS:
+        for kind in (*KINDS, *DOCUMENT_KINDS):
             keys = sorted(set(self.server.items[kind]) | set(self.live[kind]))
             for k in keys:
                 d = self.tool(k, purpose="list") if kind == "tool" else self.item(kind, k)
@@ -107,9 +109,11 @@ class View:
 
 def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[str, Any]],
           templates: list[dict[str, Any]], instructions: str | None, offered: dict[str, bool],
-          org: Any = None) -> View:
+          documents: dict[str, list[dict[str, Any]]] | None = None, org: Any = None) -> View:
     live = {"tool": live_hashes("tool", tools), "prompt": live_hashes("prompt", prompts),
             "resource-template": live_hashes("resource-template", templates)}
+    for kind in DOCUMENT_KINDS:
+        live[kind] = live_hashes(kind, (documents or {}).get(kind, []))
     ins = None
     if instructions is not None:
         try:
@@ -123,4 +127,5 @@ def from_snapshot(server: ServerEntry, snap: Any, org: Any = None) -> View:
     caps = snap.capabilities or {}
     offered = {kind: caps.get(cap) not in (None, False)
                for kind, cap in (("tool", "tools"), ("prompt", "prompts"), ("resource-template", "resources"))}
-    return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered, org)
+    return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered,
+                 {"ui": snap.ui, "skill": snap.skills, "content": snap.contents}, org)

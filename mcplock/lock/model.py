@@ -19,8 +19,10 @@ LOCK_VERSION = 1
 POLICIES = ("all", "writes", "none")
 APPROVALS = ("always", "never")
 CHANGES = ("new", "changed", "removed")
-# kinds of pinned items; the lock's sub-table name for each
-ITEM_KINDS = ("tool", "prompt", "resource-template", "resource")
+# kinds of pinned items; the lock's sub-table name for each. `ui`: an MCP App's `ui://` document,
+# `skill`: a skills/list entry, `content`: a pinned resource's or a skill's document (`ui` and
+# `content` are what resources/read returned, keyed by URI: mcplock.documents)
+ITEM_KINDS = ("tool", "prompt", "resource-template", "resource", "ui", "skill", "content")
 KINDS = (*ITEM_KINDS, "instructions")
 
 

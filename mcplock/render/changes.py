@@ -111,6 +111,10 @@ def _field_head(indent: str, field: str, sep: str) -> Text:
 def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, indent: str = "      ") -> list[Text]:
     """Lines that show how one top-level field changed."""
     lines: list[Text] = []
+    if isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > 4000:
+        from mcplock.render.documents import document_diff  # an App's HTML, a SKILL.md: a line diff
+
+        return document_diff(field, old, new, color=color, indent=indent)
     if isinstance(old, str) and isinstance(new, str):
         rows = word_diff(old, new, color=color).split("\n", allow_blank=True)
         lines.append(_field_head(indent, field, ": ").append_text(rows[0]))

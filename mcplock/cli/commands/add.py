@@ -188,6 +188,9 @@ def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
 
 def _extras(entry: ServerEntry) -> str:
     parts = [f"{len(entry.items['prompt'])} prompts", f"{len(entry.items['resource-template'])} resource templates"]
+    for kind, what in (("ui", "App documents"), ("skill", "skills"), ("content", "documents")):
+        if entry.items[kind]:
+            parts.append(f"{len(entry.items[kind])} {what}")
     if entry.instructions is not None:
         parts.append("instructions")
     return ", ".join(parts)

@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcplock.compare import Change, ServerDiff
 
 KIND_TITLE = {"tool": "tool", "prompt": "prompt", "resource-template": "resource template",
-              "resource": "resource", "instructions": "instructions"}
+              "resource": "resource", "instructions": "instructions", "ui": "App document",
+              "content": "document", "skill": "skill"}
 # SARIF level of each `check` problem
 CHECK_LEVEL = {"hash-mismatch": "error", "config-error": "error", "config-changed": "warning",
                "config-missing": "warning", "not-locked": "warning", "pending": "warning",
