@@ -222,8 +222,9 @@ class _Files:
 
 
 def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = None,
-         org: OrgPolicy | None = None) -> Plan:
-    """Read and validate every host file and compute what each becomes. Nothing is written."""
+         command: str = "mcplock", org: OrgPolicy | None = None) -> Plan:
+    """Read and validate every host file and compute what each becomes. Nothing is written.
+    ``command``: what a guard entry launches (:func:`export_guard.guard_command`)."""
     base = os.path.dirname(os.path.abspath(lock_path))
     record = load_record(lock_path)
     decisions = tool_decisions(lock, org)
@@ -244,11 +245,11 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
         sstate = new if srel == rel else FileState(exp.host, guarded=dict(record.get(srel, empty).guarded))
         if guard is not None and files.exists(srel):
             if exp.fmt == "toml":
-                text = export_guard.apply_toml(doc.text, lock, lock_args, guard, sstate, srel)
+                text = export_guard.apply_toml(doc.text, lock, lock_args, guard, sstate, srel, command)
                 doc = files.replace(rel, text)
             else:
                 sdoc = files.open(srel, "json")
-                export_guard.apply_json(sdoc, exp, lock, rel_lock, guard, sstate, srel)
+                export_guard.apply_json(sdoc, exp, lock, rel_lock, guard, sstate, srel, command)
         if srel != rel:
             states.pop(srel, None)
             if sstate:

@@ -24,7 +24,8 @@ from mcplock.guard.wellformed import is_id, rebuilt
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.policy import Decision, Host
 
-RESULT_FIELD = {"tool": "tools", "prompt": "prompts", "resource-template": "resourceTemplates", "skill": "skills"}
+RESULT_FIELD = {"tool": "tools", "prompt": "prompts", "resource-template": "resourceTemplates", "skill": "skills",
+                "resource": "resources"}
 _LIST_KIND = {"tools/list": "tool", "prompts/list": "prompt", "resources/templates/list": "resource-template",
               "skills/list": "skill"}
 
@@ -85,6 +86,8 @@ class Handlers:
             self._call(msg)
         elif method in _LIST_KIND:
             self._spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
+        elif method == "resources/list" and self.server.pin_resources:  # pinned: the lock's listing
+            self._spawn(self._serve_list("resource", msg["id"]), msg["id"])
         elif method == "prompts/get":
             self._get_prompt(msg)
         elif method == "resources/read" and self._pinned_document(msg) is not None:

@@ -112,7 +112,7 @@ def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[s
           documents: dict[str, list[dict[str, Any]]] | None = None, org: Any = None) -> View:
     live = {"tool": live_hashes("tool", tools), "prompt": live_hashes("prompt", prompts),
             "resource-template": live_hashes("resource-template", templates)}
-    for kind in DOCUMENT_KINDS:
+    for kind in ("resource", *DOCUMENT_KINDS):  # a pinned resource listing, the pinned documents
         live[kind] = live_hashes(kind, (documents or {}).get(kind, []))
     ins = None
     if instructions is not None:
@@ -128,4 +128,4 @@ def from_snapshot(server: ServerEntry, snap: Any, org: Any = None) -> View:
     offered = {kind: caps.get(cap) not in (None, False)
                for kind, cap in (("tool", "tools"), ("prompt", "prompts"), ("resource-template", "resources"))}
     return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered,
-                 {"ui": snap.ui, "skill": snap.skills, "content": snap.contents}, org)
+                 {"resource": snap.resources or [], "ui": snap.ui, "skill": snap.skills, "content": snap.contents}, org)

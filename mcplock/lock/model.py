@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock.lock.hashing import definition_hash
-from mcplock.packages.pin import PackagePin
+from mcplock.packages.pin import PackagePin, RegistryRef
 
 LOCK_VERSION = 1
 POLICIES = ("all", "writes", "none")
@@ -110,6 +110,7 @@ class ServerEntry:
     protocol_version: str | None = None
     instructions: Entry | None = None
     package: PackagePin | None = None  # the exact artefact the command runs (`[server.NAME.package]`)
+    registry: RegistryRef | None = None  # the MCP Registry entry it was added from (`[server.NAME.registry]`)
     items: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in ITEM_KINDS})
 
     @property

@@ -15,7 +15,8 @@ nothing is fetched, and a file changed in the cache is refused. A cold cache ins
   --no-deps`` into a venv (:mod:`mcplock.packages.pypi`);
 - OCI: no cache, the image is run by digest (``IMAGE@sha256:…``); docker verifies the content.
 
-The cache is ``MCPLOCK_CACHE_DIR``, else the platform's user cache directory + ``/packages``.
+The cache is ``packages`` in mcplock's cache directory (``$MCPLOCK_CACHE_DIR/packages``, else
+``~/.cache/mcplock/packages`` on Linux: :mod:`mcplock.paths`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from mcplock import paths
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.launchers import Launch, NoPin, parse
 from mcplock.packages.pin import PackagePin
@@ -40,12 +42,9 @@ INSTALL_TIMEOUT = 600
 
 
 def cache_root(environ: Env = None) -> Path:
-    env = os.environ if environ is None else environ
-    if env.get("MCPLOCK_CACHE_DIR"):
-        return Path(env["MCPLOCK_CACHE_DIR"])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("mcplock")) / "packages"
+    root = paths.cache_dir("packages", environ=environ)
+    assert root is not None  # no switch: the package cache cannot be turned off
+    return root
 
 
 def pin_dir(pin: PackagePin, environ: Env = None) -> Path:

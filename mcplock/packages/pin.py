@@ -102,3 +102,30 @@ def describe(pin: PackagePin | None, command: str | None, args: list[str] | tupl
     if isinstance(got, Launch):
         return f"not pinned: runs {got.registry} package {got.name} unpinned (run `mcplock update` to pin it)"
     return got.reason
+
+
+REGISTRY_KEYS = ("name", "version", "url", "repository")
+
+
+@dataclass(frozen=True)
+class RegistryRef:
+    """The MCP Registry entry a server was added from (lock table ``[server.NAME.registry]``):
+    its registry name and version, the registry's URL, the source repository it names. Plain
+    data, outside every hash: what runs is the launch and its package pin."""
+
+    name: str  # io.github.modelcontextprotocol/server-memory
+    version: str
+    url: str  # the registry's base URL (outdated/update ask it again)
+    repository: str | None = None
+
+    def stored(self) -> dict[str, str]:
+        out = {"name": self.name, "version": self.version, "url": self.url}
+        if self.repository is not None:
+            out["repository"] = self.repository
+        return out
+
+    @classmethod
+    def from_stored(cls, t: dict[str, object]) -> RegistryRef:
+        repo = t.get("repository")
+        return cls(name=str(t["name"]), version=str(t["version"]), url=str(t["url"]),
+                   repository=str(repo) if repo is not None else None)

@@ -40,7 +40,16 @@ def cmd_export(
     cli = context.of(ctx)
     org = orgpolicy.resolve(policy)  # a tool it denies is written as deny, whatever the lock says
     lock = load(cli.lockfile)
-    plan = core.plan(lock, cli.lockfile, hosts, guard=guard, org=org)
+    command = "mcplock"
+    if guard:
+        from mcplock.core.export_guard import guard_command
+
+        command = guard_command()
+        if command != "mcplock":
+            cli.note(f"the `mcplock` on PATH is not this one (or there is none): host entries launch {command}, "
+                     "a path of this machine; put this mcplock on PATH and export again for entries a teammate "
+                     "can use")
+    plan = core.plan(lock, cli.lockfile, hosts, guard=guard, command=command, org=org)
     if not plan.changes:
         cli.info("no host config found in this project; name one with --host " + "|".join(core.EXPORTERS))
         return 0

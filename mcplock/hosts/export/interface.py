@@ -107,8 +107,9 @@ class Exporter(ABC):
         host starts servers in, the project)."""
         return None if rel_lock == "mcp.lock" else rel_lock
 
-    def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, Any]:
-        return {"command": "mcplock", "args": ["run", name, *lock_args]}
+    def guard_entry(self, name: str, lock_args: list[str], command: str = "mcplock") -> dict[str, Any]:
+        """The entry that launches the guard for ``name`` (``command``: ``mcplock``, or its path)."""
+        return {"command": command, "args": ["run", name, *lock_args]}
 
     def is_guard(self, entry: Any) -> bool:
         return isinstance(entry, dict) and guard_target(entry.get("command"), entry.get("args")) is not None

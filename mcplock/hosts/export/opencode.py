@@ -94,8 +94,8 @@ class Opencode(Exporter):
                         break
         return out
 
-    def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, object]:
-        return {"type": "local", "command": ["mcplock", "run", name, *lock_args]}
+    def guard_entry(self, name: str, lock_args: list[str], command: str = "mcplock") -> dict[str, object]:
+        return {"type": "local", "command": [command, "run", name, *lock_args]}
 
     def is_guard(self, entry: object) -> bool:
         cmd = entry.get("command") if isinstance(entry, dict) else None
