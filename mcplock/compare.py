@@ -104,11 +104,6 @@ def changed_fields(old: Any, new: Any) -> list[str]:
 _MISSING = object()
 
 
-def severity(kind: str, change: str, fields: list[str], old: Any, new: Any) -> str:
-    """Baseline severity from what changed (the security lint can raise it); see :func:`triage.baseline`."""
-    return triage.baseline(kind, change, fields, old, new)[0]
-
-
 def _change(kind: str, key: str, change: str, fields: list[str], locked_hash: str | None, live_hash: str | None,
             locked: Any, live: Any) -> Change:
     sev, reason = triage.baseline(kind, change, fields, locked, live)

@@ -138,6 +138,9 @@ def _isolate(tmp_path, monkeypatch):
     for var in [v for v in os.environ if v.startswith("MCPLOCK_")] + ["CI", "GITHUB_ACTIONS"]:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
+    # a user's shell: the installed `mcplock` is on PATH (`export --guard` writes `mcplock` only then;
+    # tests of a venv that is not on PATH set PATH themselves)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(BIN), os.environ.get("PATH", "")]))
     monkeypatch.setenv("COLUMNS", "200")
     work = tmp_path / "work"
     work.mkdir()

@@ -308,7 +308,8 @@ def test_status_without_lock_servers_and_offline_import(tmp_path, env):
 
 
 def test_token_store_permissions_and_symlinks(tmp_path, monkeypatch):
-    from mcplock.auth.store import TokenStore, TokenStoreError, config_dir, describe
+    from mcplock.auth.store import TokenStore, TokenStoreError, describe
+    from mcplock.paths import config_dir
 
     monkeypatch.setenv("MCPLOCK_CONFIG_DIR", str(tmp_path / "cfg"))
     assert config_dir() == tmp_path / "cfg"
@@ -344,7 +345,7 @@ def test_token_store_permissions_and_symlinks(tmp_path, monkeypatch):
 
 
 def test_xdg_config_home_is_honoured(tmp_path, monkeypatch):
-    from mcplock.auth.store import config_dir
+    from mcplock.paths import config_dir
 
     monkeypatch.delenv("MCPLOCK_CONFIG_DIR", raising=False)
     assert config_dir() == tmp_path / "xdg-config" / "mcplock"

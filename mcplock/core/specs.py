@@ -51,7 +51,7 @@ def spec_of(srv: ServerEntry, base: str, secrets: dict[str, str] | None = None, 
         pass_env=tuple(srv.pass_env), url=srv.url, headers=dict(srv.headers), source=srv.source,
         pin_resources=srv.pin_resources, secrets=secrets or {},
         auth=AuthSpec.from_stored(srv.auth) if srv.auth is not None else None,
-        client=stored_client(srv) if use_stored_client else None, package=srv.package,
+        client=stored_client(srv) if use_stored_client else None, package=srv.package, registry=srv.registry,
         client_capabilities=tuple(srv.client_capabilities) if srv.client_capabilities is not None else None,
     )
 
@@ -64,7 +64,7 @@ def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> S
         name=spec.name, transport=spec.transport, command=spec.command, args=list(spec.args), env=dict(spec.env),
         cwd=spec.cwd, pass_env=sorted(set(spec.pass_env)), url=spec.url, headers=dict(spec.headers), source=spec.source,
         config_hash=config_hash, policy=policy, pin_resources=spec.pin_resources, auth=lock_auth(spec),
-        package=spec.package,
+        package=spec.package, registry=spec.registry,
     )
 
 

@@ -26,7 +26,6 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 SERVER_ERROR = -32000  # the upstream failed (unreachable, exited, timed out)
 
 

@@ -49,6 +49,10 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'mcplock.lint' has no attribute {name!r}")
     value = getattr(importlib.import_module(f"mcplock.lint.{module}"), name)
+    if name == "RULES":  # every rule, an MCP App document's (lint/apps.py) included
+        from mcplock.lint.apps import RULES as APP_RULES
+
+        value = {**value, **APP_RULES}
     globals()[name] = value
     return value
 

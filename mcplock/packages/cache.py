@@ -15,7 +15,8 @@ nothing is fetched, and a file changed in the cache is refused. A cold cache ins
   --no-deps`` into a venv (:mod:`mcplock.packages.pypi`);
 - OCI: no cache, the image is run by digest (``IMAGE@sha256:…``); docker verifies the content.
 
-The cache is ``MCPLOCK_CACHE_DIR``, else the platform's user cache directory + ``/packages``.
+The cache is ``packages`` in mcplock's cache directory (``$MCPLOCK_CACHE_DIR/packages``, else
+``~/.cache/mcplock/packages`` on Linux: :mod:`mcplock.paths`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from mcplock import paths
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.launchers import Launch, NoPin, parse
 from mcplock.packages.pin import PackagePin
@@ -40,12 +42,9 @@ INSTALL_TIMEOUT = 600
 
 
 def cache_root(environ: Env = None) -> Path:
-    env = os.environ if environ is None else environ
-    if env.get("MCPLOCK_CACHE_DIR"):
-        return Path(env["MCPLOCK_CACHE_DIR"])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("mcplock")) / "packages"
+    root = paths.cache_dir("packages", environ=environ)
+    assert root is not None  # no switch: the package cache cannot be turned off
+    return root
 
 
 def pin_dir(pin: PackagePin, environ: Env = None) -> Path:
@@ -119,6 +118,12 @@ def prepare(spec: Any, environ: Env = None) -> Any:
     pin: PackagePin | None = getattr(spec, "package", None)
     if pin is None:
         return spec
+    problem = pin.problem()
+    if problem is not None:
+        raise IntegrityError(
+            f"server `{spec.name}`: the lock's {pin.registry} pin names no one exact release: {problem}; "
+            "nothing was started",
+            hint=f"restore mcp.lock from git, or run `mcplock update {spec.name}` to pin an exact release")
     launch = parse(spec.command, spec.args)
     if isinstance(launch, NoPin) or launch.registry != pin.registry or _norm(launch.name, pin.registry) != _norm(
             pin.name, pin.registry):
