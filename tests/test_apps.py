@@ -165,7 +165,7 @@ def test_the_probe_declares_the_apps_extension_as_hosts_do(cli):
     assert srv.items["ui"]["ui://chart/app.html"].definition["text"] == "<p>chart</p>"
     assert srv.client_capabilities == ["roots", "sampling", "elicitation"]  # extensions are not names
     shown = cli("inspect", "--", *stdio_command(surface="surface.json")).stdout
-    assert "App documents (1):" in shown and "ui://chart/app.html  text/html;profile=mcp-app, 13 bytes" in shown
+    assert "App documents (1):" in shown and "ui://chart/app.html  text/html;profile=mcp-app, 12 bytes" in shown
 
 
 def test_pin_resources_pins_their_content_and_the_guard_serves_it_from_the_lock(cli):
