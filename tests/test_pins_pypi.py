@@ -114,9 +114,10 @@ def test_an_index_without_upload_times_resolves_todays_tree(tmp_path):
     assert installed(tmp_path / "c") == ["pin_dep-1.1.dist-info"]  # no cutoff possible: today's tree
 
 
-def test_a_pip_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
-    """A teammate's pip.conf with find-links, an extra index and constraints: the tree still comes
-    from the index mcplock names only (local find-links files would even escape the cutoff)."""
+def test_a_pip_or_uv_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
+    """A teammate's pip.conf or uv.toml (or UV_* variables) with find-links, an extra index and
+    constraints: the tree still comes from the index mcplock names only (local find-links files
+    would even escape the cutoff)."""
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "mine")}
     assert cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300).returncode == 0
     tree = pin_of()["tree-integrity"]
@@ -126,8 +127,12 @@ def test_a_pip_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
     (tmp_path / "constraints.txt").write_text("pin-dep==1.1\n")
     (tmp_path / "pip.conf").write_text(f"[global]\nfind-links = {links}\nextra-index-url = http://127.0.0.1:9/simple\n"
                                        f"constraint = {tmp_path / 'constraints.txt'}\n")
+    (tmp_path / "uv.toml").write_text(f'find-links = ["{links}"]\nconstraint-dependencies = ["pin-dep==1.1"]\n')
     r = cli("diff", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate"),
-                         "PIP_CONFIG_FILE": str(tmp_path / "pip.conf")}, timeout=300)
+                         "PIP_CONFIG_FILE": str(tmp_path / "pip.conf"), "UV_CONFIG_FILE": str(tmp_path / "uv.toml"),
+                         "UV_FIND_LINKS": str(links), "UV_CONSTRAINT": str(tmp_path / "constraints.txt"),
+                         "UV_INDEX_URL": "http://127.0.0.1:9/simple", "UV_EXTRA_INDEX_URL": "http://127.0.0.1:9/simple"},
+            timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]
     entry = next((tmp_path / "teammate" / "packages" / "pypi").glob("*/.mcplock.json"))

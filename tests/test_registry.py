@@ -202,3 +202,14 @@ def test_an_unknown_name_or_version_says_what_to_do(cli, registry):
     assert r.returncode == 3 and f"has no version 9.9.9 of {MEMORY}" in " ".join(r.stderr.split())
     r = cli("add", MEMORY, "--yes", env={"MCPLOCK_REGISTRY_URL": "http://127.0.0.1:9"})
     assert r.returncode == 3 and "cannot reach the registry" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.network
+def test_init_offers_the_registry_name_a_host_configs_package_claims(cli, tmp_path):
+    Path(".mcp.json").write_text(json.dumps({"mcpServers": {
+        "mem": {"command": "npx", "args": ["-y", f"{MEMORY_PKG}@2026.7.4"]}}}))
+    r = cli("init", "--yes", env={"MCPLOCK_CACHE_DIR": str(tmp_path / "cache")}, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    err = " ".join(r.stderr.split())
+    assert f"`mem`: its package {MEMORY_PKG}@2026.7.4 claims the MCP Registry name {MEMORY}" in err
+    assert f"`mcplock inspect {MEMORY}`" in err and "registry" not in lock()["mem"]

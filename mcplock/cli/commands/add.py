@@ -11,7 +11,7 @@ from rich.text import Text
 
 from mcplock import severity
 from mcplock.cli import context, progress
-from mcplock.cli.commands.registry import REGISTRY, registry_spec, warn_lookalikes
+from mcplock.cli.commands.registry import REGISTRY, offer_registry_names, registry_spec, warn_lookalikes
 from mcplock.cli.context import Cli
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
@@ -179,6 +179,7 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     for entry in staged:
         if entry.name not in clashes:
             _report_locked(cli, entry, held.get(entry.name, []))
+    offer_registry_names(cli, [e for e in staged if e.name not in clashes])
     return 3 if failed or clashes else 0
 
 
