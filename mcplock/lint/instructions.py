@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding
-from mcplock.lint.languages import ORDERS, Compiled, compiled, tried
+from mcplock.lint.languages import ORDERS, Compiled, compiled, has_keys, tried
 from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import HIGH
 
@@ -55,7 +55,7 @@ def orders(t: str, low: str) -> Iterator[tuple[str, str, int, int]]:
         if not tried(lang, t, low):
             continue
         for rule, pat, keys in lang.orders:
-            if rule in seen or (keys and not any(k in low for k in keys)):
+            if rule in seen or not has_keys(keys, low):
                 continue
             m = pat.search(t)
             if m is not None:

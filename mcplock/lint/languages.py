@@ -5,7 +5,7 @@ language, plus two parts of the composite ``exfiltrate`` rule: ``send`` (verbs t
 away) and ``data`` (what the user would not give away: their conversation, files, secrets,
 customers' addresses). ``keys`` are lower-case substrings one of which a text must contain
 for the language to be tried at all (a cheap pre-check); ``script`` (a character class) does
-the same for a language in its own script, and ``keys.RULE`` for one rule of it. Patterns are
+the same for a language in its own script, and ``keys.RULE`` for one rule of it (``a&b``: both). Patterns are
 compiled on first use
 (:func:`compiled`), case-insensitive, against the text as the model reads it.
 
@@ -55,10 +55,10 @@ LANGUAGES: dict[str, dict[str, str]] = {
                 "confirm permission approval consent now mode instruction",
         # per-rule pre-checks (``keys.RULE``): the rule is tried only when one of them is in the text
         "keys.override": "ignor disregard forget overrid",
-        "keys.conceal": "user",
+        "keys.conceal": "user&not user&n't user&never user&without user&hide user&conceal user&keep",
         "keys.before": "before",
         "keys.first": "you this",
-        "keys.consent": "confirm permission approval consent silent secret quiet covert without authori user",
+        "keys.consent": "confirm permission approv consent silent secret quiet covert without authori allowed given",
         "keys.role": "now instruction mode longer",
         "keys.claim": "'s ’s through instead other another built",
         "keys.pass": "pass include put add append insert embed attach copy paste place",
@@ -281,7 +281,7 @@ def compiled() -> tuple[Compiled, ...]:
         unknown = [rule for rule, _, _ in orders if rule not in ORDERS]
         assert not unknown, f"{name}: rules {unknown} are not in ORDERS"
         # the language's pre-check: its own keys and every rule's (a rule's keys must let the language in)
-        keys = dict.fromkeys([*table.get("keys", "").split(), *(k for _r, _p, ks in orders for k in ks)])
+        keys = dict.fromkeys([*table.get("keys", "").split(), *(k.split("&")[0] for _r, _p, ks in orders for k in ks)])
         out.append(Compiled(name, tuple(keys), rx("script"), orders, rx("send"), rx("data")))
     return tuple(out)
 
@@ -290,4 +290,17 @@ def tried(lang: Compiled, t: str, low: str) -> bool:
     """Whether ``lang`` can match ``t`` at all (its pre-check)."""
     if lang.script is not None:
         return not t.isascii() and lang.script.search(t) is not None
-    return any(k in low for k in lang.keys)
+    return any(map(low.__contains__, lang.keys))
+
+
+def has_keys(keys: tuple[str, ...], low: str) -> bool:
+    """Whether one of ``keys`` is in ``low`` (a key ``a&b``: both ``a`` and ``b``); no keys: always."""
+    if not keys:
+        return True
+    for k in keys:
+        if "&" not in k:
+            if k in low:
+                return True
+        elif all(map(low.__contains__, k.split("&"))):
+            return True
+    return False
