@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.lint import LintFinding, lint_definition, lint_servers
 from mcplock.lint.definition import quiet
+from mcplock.lint.names import pattern_name
 from mcplock.lint.servers import mentions
 from mcplock.lint.text import texts
 from mcplock.lock.model import Entry, ServerEntry
@@ -50,7 +51,7 @@ def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = No
                 hit = cache.get(e.kind, h)
                 if hit is None:
                     strings = texts(d)  # one walk for both
-                    found = [] if quiet(strings) else lint_definition(e.kind, d)
+                    found = [] if quiet(strings) and not pattern_name(d) else lint_definition(e.kind, d)
                     hit = (found, mentions(strings) if e.kind == "tool" else frozenset())
                     cache.put(e.kind, h, *hit)
                 found = hit[0]
