@@ -52,9 +52,16 @@ def test_npm_oci_and_remote_entries():
         {"registryType": "mcpb", "identifier": "https://x/y.mcpb", "transport": {"type": "stdio"}},
         npm_package("@o/m", "1.0.0")]))
     assert mixed.registry_type == "npm"
-    with pytest.raises(EntryError, match=r"no npm, PyPI or OCI package run over stdio, and no remote .its .*: mcpb"):
+    with pytest.raises(EntryError, match=r"no npm, PyPI, OCI or MCPB package .* no remote .its .*: nuget"):
+        launch_of(server_json("io.github.o/b", "1.0.0", packages=[
+            {"registryType": "nuget", "identifier": "O.B", "version": "1.0.0", "transport": {"type": "stdio"}}]))
+    with pytest.raises(EntryError, match=r"its MCPB package needs an http.s. URL and its fileSha256"):
         launch_of(server_json("io.github.o/b", "1.0.0", packages=[
             {"registryType": "mcpb", "identifier": "https://x/y.mcpb", "transport": {"type": "stdio"}}]))
+    bundle = launch_of(server_json("io.github.o/b", "1.0.0", packages=[
+        {"registryType": "mcpb", "identifier": "https://x/y.mcpb", "fileSha256": "ab" * 32,
+         "transport": {"type": "stdio"}}]))
+    assert (bundle.command, bundle.args, bundle.file_sha256) == ("mcpb", ["https://x/y.mcpb"], "ab" * 32)
     with pytest.raises(EntryError, match="runtime hint `bash`"):
         launch_of(server_json("io.github.o/s", "1.0.0", packages=[npm_package("@o/s", "1.0.0", runtimeHint="bash")]))
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mcplock.core import export_guard
 from mcplock.core.export_record import FileState, dump_record, load_record, record_path
@@ -22,22 +23,26 @@ from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
 from mcplock.hosts.export.safety import host_decisions
 from mcplock.lock.model import Entry, Lock
 
+if TYPE_CHECKING:
+    from mcplock.orgpolicy import OrgPolicy
 
-def tool_decision(server: str, name: str, entry: Entry) -> str:
+
+def tool_decision(server: str, name: str, entry: Entry, org: OrgPolicy | None = None) -> str:
     """What a host should do with one tool, as the guard's policy decides it offline
     (:func:`mcplock.policy.decide_tool` with nothing verified live): ``deny`` what the guard would
     refuse (not accepted, pending, rejected, disabled, quarantined), ``ask`` what asks for approval
-    (``approval = "always"``, or an empty or unknown value), ``allow`` the rest (``"never"``)."""
-    from mcplock.policy import decide_tool
+    (``approval = "always"``, or an empty or unknown value), ``allow`` the rest (``"never"``).
+    ``org``: the organisation's policy — a tool it denies is ``deny``, one it keeps on approval ``ask``."""
+    from mcplock.policy import Host, decide_tool
 
-    d = decide_tool(server, name, entry, purpose="call")
+    d = decide_tool(server, name, entry, host=Host(org=org), purpose="call")
     if d.verdict == "refuse":
         return DENY
     return ALLOW if d.verdict == "forward" and d.code == "ok" else ASK
 
 
-def tool_decisions(lock: Lock) -> Decisions:
-    return {s: {t: tool_decision(s, t, e) for t, e in srv.tools.items()} for s, srv in lock.servers.items()}
+def tool_decisions(lock: Lock, org: OrgPolicy | None = None) -> Decisions:
+    return {s: {t: tool_decision(s, t, e, org) for t, e in srv.tools.items()} for s, srv in lock.servers.items()}
 
 
 @dataclass
@@ -218,12 +223,12 @@ class _Files:
 
 
 def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = None,
-         command: str = "mcplock") -> Plan:
+         command: str = "mcplock", org: OrgPolicy | None = None) -> Plan:
     """Read and validate every host file and compute what each becomes. Nothing is written.
     ``command``: what a guard entry launches (:func:`export_guard.guard_command`)."""
     base = os.path.dirname(os.path.abspath(lock_path))
     record = load_record(lock_path)
-    decisions = tool_decisions(lock)
+    decisions = tool_decisions(lock, org)
     rel_lock = os.path.relpath(os.path.abspath(lock_path), base)
     lock_args = [] if rel_lock == "mcp.lock" else ["--lockfile", rel_lock]
     files = _Files(base)

@@ -37,8 +37,9 @@ def _advertised(caps: dict[str, Any], name: str) -> bool:
 class Guard(Handlers, Relaying):
     def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str, strict: bool = False,
                  request_timeout: float | None = 120.0, say: Callable[[str], None] = lambda _: None,
-                 io: HostIO | None = None, started: Any = None) -> None:
+                 io: HostIO | None = None, started: Any = None, org: Any = None) -> None:
         self.server = server
+        self.org = org  # the organisation's policy: the view refuses what it denies
         self.lockfile = lockfile
         self.strict = strict
         self.request_timeout = request_timeout
@@ -126,7 +127,7 @@ class Guard(Handlers, Relaying):
             assert self.done is not None
             self.done.set()
             return
-        self.view = from_snapshot(self.server, snap)
+        self.view = from_snapshot(self.server, snap, self.org)
         self._report_hidden()
         version = snap.protocol_version if snap.protocol_version in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[-1]
         info = self.server.server_info or snap.server_info or {"name": self.server.name, "version": "0"}

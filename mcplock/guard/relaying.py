@@ -204,7 +204,7 @@ class Relaying:
                     except ProbeError as e:
                         live[kind] = {}  # fail closed: nothing of this kind until it lists again
                         self.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: {e.message}")
-                self.view = View(self.server, live, old.live_instructions, old.offered)
+                self.view = View(self.server, live, old.live_instructions, old.offered, old.org)
                 changed = [k for k in KINDS if old.fingerprint(k) != self.view.fingerprint(k)]
                 if changed:
                     self._report_hidden()

@@ -10,10 +10,12 @@ one and report only what is new:
   ``sendBeacon``, ``WebSocket``, ``EventSource``, XHR ``open`` or form ``action`` uses it);
 - ``app-csp-widened``: a domain added to ``_meta.ui.csp`` (connect, resource, frame, base-uri);
 - ``app-permission``: a device permission newly requested in ``_meta.ui.permissions``;
-- ``app-domain``: the dedicated origin (``_meta.ui.domain``) changed.
+- ``app-domain``: the dedicated origin (``_meta.ui.domain``) changed;
+- the character family's findings (bidi controls, zero-width and tag characters, terminal
+  escapes): code that reads differently from how it runs (Trojan Source) hides from review.
 
-A new document (no accepted one) gets the same findings one step lower, capped at ``medium``:
-news for the reviewer, never a block on ``add``. Pure; regular expressions only.
+A new document (no accepted one) gets the same ``app-`` findings capped at ``medium``: news for
+the reviewer, never a block on ``add`` (hidden characters keep their severity). Pure; regular expressions only.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding
 from mcplock.severity import CRITICAL, HIGH, MEDIUM
 
@@ -94,6 +97,8 @@ def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
             found.append(LintFinding("app-network-destination", CRITICAL, f"sends data to {o}", "text"))
         else:
             found.append(LintFinding("app-network-destination", HIGH, f"names {o}", "text"))
+    seen = {sig for _f, sig in char_findings(before, "text")} if before else set()
+    found += [f for f, sig in char_findings(text, "text") if sig not in seen]
     ui, old_ui = _ui(new), _ui(old)
     for key in _CSP_KEYS:
         for dom in sorted(_domains(ui, key) - _domains(old_ui, key)):
@@ -104,5 +109,6 @@ def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
         found.append(LintFinding("app-domain", HIGH, f"its origin changed from {old_ui.get('domain')!r} to "
                                  f"{ui.get('domain')!r}", "_meta.ui.domain"))
     if old is None:
-        found = [LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where) for f in found]
+        found = [LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where)
+                 if f.rule.startswith("app-") else f for f in found]  # hidden characters stay what they are
     return found

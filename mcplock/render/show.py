@@ -119,9 +119,13 @@ def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
         if key in d:
             lines.append(Text(f"{indent}{key}: ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
     if isinstance(d.get("text"), str):  # a document (an App's HTML, a SKILL.md): as text, escaped
+        import hashlib
+
         text = d["text"]
-        lines.append(Text(f"{indent}text:", style="bold")
-                     .append(f"  ({len(text.encode())} bytes, {text.count(chr(10)) + 1} lines)", style="dim"))
+        raw = text.encode("utf-8", "surrogatepass")
+        lines.append(Text(f"{indent}text:", style="bold").append(
+            f"  ({len(raw)} bytes, {text.count(chr(10)) + 1} lines, sha256:{hashlib.sha256(raw).hexdigest()})",
+            style="dim"))
         lines += [Text(indent + "  ").append_text(safe_text(line)) for line in text.split("\n")]
     elif "text" in d:
         lines.append(Text(f"{indent}text: ", style="bold").append_text(safe_text(_j(d["text"]), keep_newlines=False)))
