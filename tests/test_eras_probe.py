@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import shutil
 import sys
 import textwrap
@@ -90,7 +89,7 @@ def test_the_sdk_dual_era_server_over_streamable_http():
             try:
                 snap = snap_of(ServerSpec(name="sdk", transport="http", url=url))
                 break
-            except Exception as e:  # noqa: BLE001 - connection refused while it starts
+            except Exception as e:
                 if "refused" not in str(e) and "connect" not in str(e).lower():
                     raise
                 import time
