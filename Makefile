@@ -50,7 +50,8 @@ $(INSPECTOR_STAMP): tests/inspector/package.json tests/inspector/package-lock.js
 	cd tests/inspector && npm install --no-save --no-audit --no-fund --loglevel=error
 	touch $@
 
-# real MCP hosts (Gemini CLI) that read what `mcplock export` writes, for tests/test_export_hosts.py
+# real MCP hosts (Gemini CLI, Claude Code) that read what `mcplock export` writes, for
+# tests/test_export_hosts.py and tests/test_export_default_deny.py
 HOSTCLI_STAMP := tests/hostcli/node_modules/.installed
 $(HOSTCLI_STAMP): tests/hostcli/package.json tests/hostcli/package-lock.json
 	cd tests/hostcli && npm ci --no-audit --no-fund --loglevel=error

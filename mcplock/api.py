@@ -167,7 +167,7 @@ def connect(name: str, lockfile: str | os.PathLike[str] = "mcp.lock", *, approve
     ``message`` and ``requestedSchema``). Return ``{"action": "accept", "content": {...}}``,
     ``{"action": "decline"}`` or ``{"action": "cancel"}``; an accepted form gets the defaults
     of the fields it leaves out and is checked against the schema (declined when it does not
-    pass); ``mcplock.guard.elicit.with_defaults`` accepts every default. Without it every
+    pass): returning ``{"action": "accept", "content": {}}`` accepts every default. Without it every
     question is declined. The time it takes does not count against a call's timeout.
     """
     from mcplock.guard.session import open_session

@@ -40,8 +40,17 @@ def parse(text: str | None) -> tuple[str, ...] | None:
 
 
 def declare(names: Iterable[str]) -> dict[str, Any]:
-    """The ``capabilities`` object of ``initialize`` for these names."""
-    return {n: {} for n in names}
+    """The ``capabilities`` object of ``initialize`` for these names, with the extensions the
+    hosts declare: MCP Apps (``io.modelcontextprotocol/ui`` with its MIME type), so a server shows
+    the App tools and ``ui://`` documents a real host sees (:mod:`mcplock.documents`)."""
+    from mcplock.documents import CLIENT_EXTENSIONS
+
+    return {**{n: {} for n in names}, "extensions": {k: dict(v) for k, v in CLIENT_EXTENSIONS.items()}}
+
+
+def names(capabilities: dict[str, Any]) -> list[str]:
+    """The capability names a probe declared (what the lock records), extensions aside."""
+    return [n for n in capabilities if n != "extensions"]
 
 
 def chosen(run: tuple[str, ...] | None, stored: Iterable[str] | None) -> tuple[str, ...]:

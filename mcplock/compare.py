@@ -105,11 +105,6 @@ def changed_fields(old: Any, new: Any) -> list[str]:
 _MISSING = object()
 
 
-def severity(kind: str, change: str, fields: list[str], old: Any, new: Any) -> str:
-    """Baseline severity from what changed (the security lint can raise it); see :func:`triage.baseline`."""
-    return triage.baseline(kind, change, fields, old, new)[0]
-
-
 def _change(kind: str, key: str, change: str, fields: list[str], locked_hash: str | None, live_hash: str | None,
             locked: Any, live: Any) -> Change:
     sev, reason = triage.baseline(kind, change, fields, locked, live)
@@ -122,7 +117,8 @@ def _lint(c: Change) -> None:
         return
     old = c.locked if c.change == "changed" else None
     c.findings.extend(lint_definition(c.kind, c.live, old=old, name=c.name))
-    c.findings.extend(new_url_findings(c.live, old))
+    if c.kind != "ui":  # an App document's new destinations are lint.apps' findings
+        c.findings.extend(new_url_findings(c.live, old))
     _raise(c)
 
 

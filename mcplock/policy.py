@@ -17,10 +17,13 @@ export), in which case only the lock's own state counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from mcplock.lock.model import Entry
 from mcplock.lock.targets import format_target
+
+if TYPE_CHECKING:
+    from mcplock.orgpolicy import OrgPolicy
 
 Verdict = Literal["list", "refuse", "ask", "forward"]
 Purpose = Literal["list", "call"]
@@ -41,6 +44,7 @@ class Host:
     elicitation: bool = False  # the host declared the `elicitation` capability
     strict: bool = False  # refuse approval-always calls the host cannot be asked about
     approved: bool = False  # the person already approved this call (`call --approve`, a prompt)
+    org: OrgPolicy | None = None  # the organisation's policy (docs/policy.md): it outranks the lock
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ def _review(server: str, target: str) -> str:
 def _state(server: str, kind: str, key: str, entry: Entry | None, live_hash: object) -> Decision | None:
     """The refusal the lock's state and the live hash give, or None when the item may be seen."""
     target = format_target(server, kind, key)
-    what = "tool" if kind == "tool" else kind.replace("-", " ")
+    what = {"tool": "tool", "ui": "App document", "content": "document"}.get(kind, kind.replace("-", " "))
     if entry is None:
         return _refuse("unknown", f"the {what} `{target}` is not in the lock",
                        f"stage it with `mcplock refresh {server}`, review it and `mcplock accept {target}`")
@@ -119,14 +123,19 @@ def decide_tool(server: str, name: str, entry: Entry | None, live_hash: object =
     or unknown approval means ask. Without elicitation a call is forwarded, relying on the
     host's own prompt (``reason`` says so), unless ``host.strict``.
     """
+    target = format_target(server, "tool", name)
+    if host.org is not None and (pattern := host.org.denied(server, name)):
+        return _refuse("policy-denied", f"`{target}` is denied by the organisation's policy "
+                       f"({host.org.rule('tools.deny', pattern)})",
+                       "the policy outranks the lock: only its owners can allow it")
     refused = _state(server, "tool", name, entry, live_hash)
     if refused is not None:
         return refused
     assert entry is not None
     if purpose == "list":
         return Decision("list", "ok")
-    target = format_target(server, "tool", name)
-    if entry.approval == "never" or host.approved:
+    never = entry.approval == "never" and not (host.org is not None and host.org.approval_required(server, name))
+    if never or host.approved:
         return Decision("forward", "ok")
     if host.elicitation:
         return Decision("ask", "approval", f"`{target}` asks for approval on every call")

@@ -16,6 +16,9 @@ KEY_FIELD: dict[str, str] = {
     "prompt": "name",
     "resource-template": "uriTemplate",
     "resource": "uri",
+    "ui": "uri",
+    "content": "uri",
+    "skill": "uri",
 }
 
 
@@ -30,6 +33,11 @@ class Snapshot:
     prompts: list[dict[str, Any]] = field(default_factory=list)
     resource_templates: list[dict[str, Any]] = field(default_factory=list)
     resources: list[dict[str, Any]] | None = None  # None: not pinned / not asked for
+    # documents read with resources/read (mcplock.probe.documents): an App's `ui://` documents its
+    # tools point at, and the content of each pinned resource; one definition per URI
+    ui: list[dict[str, Any]] = field(default_factory=list)
+    contents: list[dict[str, Any]] = field(default_factory=list)
+    skills: list[dict[str, Any]] = field(default_factory=list)  # skills/list entries (the skills extension)
     skipped_lines: list[str] = field(default_factory=list)  # non-JSON-RPC stdout lines (shown with -v)
     stderr_tail: str = ""
     package: Any = None  # the package pin of the artefact that ran (mcplock.packages), when pinned
@@ -40,4 +48,7 @@ class Snapshot:
             "prompt": self.prompts,
             "resource-template": self.resource_templates,
             "resource": self.resources or [],
+            "ui": self.ui,
+            "content": self.contents,
+            "skill": self.skills,
         }[kind]

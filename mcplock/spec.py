@@ -46,6 +46,9 @@ class ServerSpec:
     # launch (a changed pin is a changed launch). A host config never has one, so config-hash
     # (taken over an imported spec) is unaffected.
     package: Any = None
+    # The MCP Registry entry the server was added from (mcplock.packages.pin.RegistryRef), or None.
+    # Not part of stored() nor of the launch: what runs is the command and its package pin.
+    registry: Any = None
     # The lock's `client-capabilities` (None: not recorded, the default is declared).
     client_capabilities: tuple[str, ...] | None = None
 

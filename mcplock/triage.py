@@ -33,6 +33,11 @@ _FINDING_REASON = {
     "confusable-name": "a name confusable with another tool's",
     "mixed-script-name": "a name mixing scripts with look-alike letters",
     "rename": "a rename, the definition otherwise identical",
+    "app-script-source": "an App document that loads a script from a new origin",
+    "app-network-destination": "an App document that sends to or names a new origin",
+    "app-csp-widened": "an App's Content-Security-Policy widened",
+    "app-permission": "an App that requests a new device permission",
+    "app-domain": "an App's origin changed",
 }
 
 
@@ -52,7 +57,7 @@ def finding_reason(f: Any) -> str:
 
 
 def _label(kind: str) -> str:
-    return {"resource-template": "resource template"}.get(kind, kind)
+    return {"resource-template": "resource template", "ui": "App document", "content": "document"}.get(kind, kind)
 
 
 def _declares_destructive(definition: Any) -> bool:

@@ -6,10 +6,14 @@ The home-directory guard holds as root too, where permission bits stop nothing:
 - per test: HOME, the XDG base directories (what platformdirs reads on Linux) and mcplock's
   own overrides point into the test's tmp directory; the stand-in home is read-only (for
   non-root users a write fails on the spot) and must still be empty when the test ends;
-- per run: the real home (``$HOME`` as the run started) is fingerprinted
-  before the first test and after the last: its top-level listing with mtimes, and everything
-  named mcplock under ~/.config, ~/.cache, ~/.local/share and ~/.local/state. Any change fails
-  the run and is listed (tests/test_home_guard.py proves it does).
+- per run, where nothing but the suite runs as this user (CI, or ``MCPLOCK_TEST_WATCH_HOME=1``):
+  the real home (``$HOME`` as the run started) is fingerprinted before the first test and after
+  the last: its top-level listing with mtimes, and everything named mcplock under ~/.config,
+  ~/.cache, ~/.local/share and ~/.local/state. Any change fails the run and is listed
+  (tests/test_home_guard.py proves it does). On a workstation other programs of the same user
+  (an editor, a shell, mcplock run by hand) change the home while the suite runs, and the
+  fingerprint cannot tell theirs from a test's: there the per-test isolation holds alone.
+  ``MCPLOCK_TEST_WATCH_HOME=0`` turns the watch off on CI.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import pwd
 import stat
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -82,9 +87,17 @@ def _is_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+def watch_home(environ: Mapping[str, str] = os.environ) -> bool:
+    """Whether this run fingerprints the real home (see the module docstring)."""
+    chosen = environ.get("MCPLOCK_TEST_WATCH_HOME", "")
+    if chosen in ("0", "1"):
+        return chosen == "1"
+    return environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # the controller (or the only process) watches; xdist workers run inside its watch
-    if not _is_xdist_worker(config):
+    if not _is_xdist_worker(config) and watch_home():
         config._mcplock_home_before = home_fingerprint()  # type: ignore[attr-defined]
 
 
@@ -125,6 +138,9 @@ def _isolate(tmp_path, monkeypatch):
     for var in [v for v in os.environ if v.startswith("MCPLOCK_")] + ["CI", "GITHUB_ACTIONS"]:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
+    # a user's shell: the installed `mcplock` is on PATH (`export --guard` writes `mcplock` only then;
+    # tests of a venv that is not on PATH set PATH themselves)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(BIN), os.environ.get("PATH", "")]))
     monkeypatch.setenv("COLUMNS", "200")
     work = tmp_path / "work"
     work.mkdir()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 
-from mcplock import compare
+from mcplock import compare, triage
 from mcplock.errors import ProbeError
 from mcplock.lock import review
 from mcplock.lock.model import Lock, ServerEntry
@@ -189,18 +189,18 @@ def test_cross_server_does_not_repeat_an_accepted_mention():
 
 
 def test_severity_baseline_shapes():
-    assert compare.severity("tool", "added", ["name"], None, {}) == "medium"
-    assert compare.severity("tool", "added", ["name"], None, {"annotations": {"destructiveHint": True}}) == "high"
-    assert compare.severity("tool", "removed", ["name"], {}, None) == "medium"
-    assert compare.severity("instructions", "added", ["text"], None, "a") == "high"
-    assert compare.severity("instructions", "removed", ["text"], "a", None) == "medium"
-    assert compare.severity("tool", "changed", ["description"], {}, {}) == "medium"
-    assert compare.severity("tool", "changed", ["execution", "title"], {}, {}) == "low"
-    assert compare.severity("prompt", "removed", ["name"], {}, None) == "medium"
-    assert compare.severity("instructions", "changed", ["text"], "a", "b") == "high"
-    assert compare.severity("tool", "changed", ["outputSchema"], {}, {}) == "medium"
-    assert compare.severity("tool", "changed", ["_meta", "icons"], {}, {}) == "low"
-    assert compare.severity("tool", "changed", ["readOnlyHint"], {}, {}) == "medium"
+    assert triage.baseline("tool", "added", ["name"], None, {})[0] == "medium"
+    assert triage.baseline("tool", "added", ["name"], None, {"annotations": {"destructiveHint": True}})[0] == "high"
+    assert triage.baseline("tool", "removed", ["name"], {}, None)[0] == "medium"
+    assert triage.baseline("instructions", "added", ["text"], None, "a")[0] == "high"
+    assert triage.baseline("instructions", "removed", ["text"], "a", None)[0] == "medium"
+    assert triage.baseline("tool", "changed", ["description"], {}, {})[0] == "medium"
+    assert triage.baseline("tool", "changed", ["execution", "title"], {}, {})[0] == "low"
+    assert triage.baseline("prompt", "removed", ["name"], {}, None)[0] == "medium"
+    assert triage.baseline("instructions", "changed", ["text"], "a", "b")[0] == "high"
+    assert triage.baseline("tool", "changed", ["outputSchema"], {}, {})[0] == "medium"
+    assert triage.baseline("tool", "changed", ["_meta", "icons"], {}, {})[0] == "low"
+    assert triage.baseline("tool", "changed", ["readOnlyHint"], {}, {})[0] == "medium"
 
 
 def test_exit_code_fail_on_a_severity():

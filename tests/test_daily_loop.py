@@ -106,3 +106,82 @@ def test_the_readme_install_works_from_a_clone(tmp_path):
     r = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     assert re.search(r"\d+\.\d+", r.stdout.splitlines()[-1])  # `mcplock --version`, found on PATH
+
+
+def test_refresh_check_and_imports_after_export_guard(run):
+    project()
+    assert run("init", "--trust").returncode == 0
+    assert run("accept", "--all").returncode == 0
+    r = run("export", "--host", "claude-code", "--guard")
+    assert r.returncode == 0, r.stdout + r.stderr
+    entry = json.loads(Path(".mcp.json").read_text())["mcpServers"]["demo"]
+    assert entry["args"][:2] == ["run", "demo"]
+    lock = Path("mcp.lock").read_text()
+
+    r = run("refresh")  # the lock's own spec runs (with its pin); the guard entry is not re-imported
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "demo: up to date" in r.stdout
+    assert "trust" not in r.stderr and "registry pin" not in r.stderr
+    assert Path("mcp.lock").read_text() == lock
+    assert run("diff").returncode == 0
+    assert run("check").returncode == 0
+
+    r = run("add", "--from", ".mcp.json", "--trust")  # never locks the guard itself as a server
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "launches the mcplock guard" in r.stderr
+    r = run("init", "--trust")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert Path("mcp.lock").read_text() == lock
+
+    # a guard entry for a server the lock does not have is skipped by the import, not locked
+    cfg = json.loads(Path(".mcp.json").read_text())
+    cfg["mcpServers"]["other"] = {"command": "mcplock", "args": ["run", "other"]}
+    Path(".mcp.json").write_text(json.dumps(cfg))
+    r = run("add", "--from", ".mcp.json", "other", "--trust")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "skipped `other`" in r.stderr and "launches the mcplock guard" in r.stderr
+    assert "[server.other]" not in Path("mcp.lock").read_text()
+
+
+def _fixture_project() -> None:
+    Path(".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {
+        "command": "python3", "args": [str(FIXTURES / "mcp_fixture.py"), "stdio"]}}}))
+
+
+def test_export_guard_writes_a_command_the_host_can_start(cli, tmp_path):
+    """mcplock run from a venv that is not on PATH: the host entry names it by its absolute path,
+    and a host started with that PATH launches it; with it on PATH the entry says `mcplock`."""
+    import subprocess
+
+    from conftest import MCPLOCK
+
+    _fixture_project()
+    assert cli("init", "--trust").returncode == 0
+    assert cli("accept", "--all").returncode == 0
+    bare = {"PATH": "/usr/local/bin:/usr/bin:/bin"}  # no venv bin directory: `mcplock` is not found
+    r = cli("export", "--host", "claude-code", "--guard", env=bare)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "a path of this machine" in r.stderr
+    entry = json.loads(Path(".mcp.json").read_text())["mcpServers"]["docs"]
+    assert entry["command"] == MCPLOCK
+    assert cli("check", env=bare).returncode == 0  # still recognised as the guard
+
+    # a host with that PATH starts the entry (Claude Code expands ${CLAUDE_PROJECT_DIR:-.})
+    args = [a.replace("${CLAUDE_PROJECT_DIR:-.}", str(Path.cwd())) for a in entry["args"]]
+    asked = "".join(json.dumps(m) + "\n" for m in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "host", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    env = {k: v for k, v in os.environ.items() if k != "PATH"} | bare
+    p = subprocess.run([entry["command"], *args], input=asked, capture_output=True, text=True, env=env,
+                       cwd=tmp_path, timeout=120)
+    answers = {m["id"]: m for m in map(json.loads, p.stdout.splitlines()) if "id" in m}
+    assert {t["name"] for t in answers[2]["result"]["tools"]} >= {"get_weather"}, p.stderr
+
+    assert cli("export", "--host", "claude-code", "--no-guard", env=bare).returncode == 0
+    on_path = {"PATH": f"{Path(MCPLOCK).parent}:/usr/bin:/bin"}
+    r = cli("export", "--host", "claude-code", "--guard", env=on_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(Path(".mcp.json").read_text())["mcpServers"]["docs"]["command"] == "mcplock"
+    assert "a path of this machine" not in r.stderr

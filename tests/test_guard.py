@@ -194,17 +194,17 @@ def test_approval_always_asks_through_elicitation(cli):
 
 def test_a_question_to_a_host_that_closed_stdin_is_cancelled_at_once(cli):
     """The host asked for an `approval = "always"` call and closed stdin: nobody can answer the
-    guard's question any more, so the call is refused now, not after --request-timeout."""
+    guard's question any more, so the call is refused now, not after --request-timeout (an hour
+    here: a refusal that waited for it would never reach the test's wait for the response)."""
     _lock(cli, policy="all")
-    with Host("docs") as h:
+    with Host("docs", "--request-timeout", "3600") as h:
         h.initialize({"elicitation": {}})
         call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": "x"}})
         h.send(call)
         h.wait_for(lambda m: m.get("method") == "elicitation/create")
-        t0 = time.monotonic()
         h.proc.stdin.close()
         assert h.response(call["id"])["result"]["isError"] is True
-        assert h.proc.wait(timeout=30) == 0 and time.monotonic() - t0 < 10
+        assert h.proc.wait(timeout=30) == 0
     assert _calls() == []
 
 

@@ -135,10 +135,11 @@ def test_list_changed_after_a_rug_pull_reverifies_and_hides_the_tool(cli, transp
 def test_an_unsolicited_list_changed_after_an_idle_spell_reaches_the_guard(cli, transport):
     # the upstream says list_changed when its surface file changes, on the stream for unrelated
     # messages (Streamable HTTP: the standalone GET stream); the session idles past --timeout first
-    with _locked(cli, transport, "benign", "--notify-changes"), Host("docs", "--timeout", "1") as h:
+    # (--timeout 3: short enough to idle past, long enough for every request of the test on a busy machine)
+    with _locked(cli, transport, "benign", "--notify-changes"), Host("docs", "--timeout", "3") as h:
         h.initialize()
         assert len(_names(h)) == 3
-        time.sleep(2)  # longer than --timeout: an idle stream must not count as a dead server
+        time.sleep(4)  # the idle spell itself (not a clock): longer than --timeout, nothing sent
         _surface("demo-rugpull.json")
         _notified(h)
         assert _names(h) == ["delete_page"]

@@ -9,10 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+from conftest import ROOT, watch_home
 
 
-def _run_inner(tmp_path: Path, body: str) -> tuple[subprocess.CompletedProcess[str], Path]:
+def _run_inner(tmp_path: Path, body: str, watch: str = "1") -> tuple[subprocess.CompletedProcess[str], Path]:
     real_home = tmp_path / "real-home"
     (real_home / ".config").mkdir(parents=True)
     (real_home / ".profile").write_text("# untouched\n")
@@ -22,7 +22,7 @@ def _run_inner(tmp_path: Path, body: str) -> tuple[subprocess.CompletedProcess[s
     (inner / "test_inner.py").write_text(
         f"import os\nfrom pathlib import Path\n\nREAL_HOME = Path({str(real_home)!r})\n\n\ndef test_it():\n{body}\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "XDIST_"))}
-    env.update(HOME=str(real_home), PYTHONPATH=str(ROOT / "tests"))
+    env.update(HOME=str(real_home), PYTHONPATH=str(ROOT / "tests"), MCPLOCK_TEST_WATCH_HOME=watch)
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-p", "no:xdist",
                         "-c", str(inner / "pytest.ini"), "--rootdir", str(inner), str(inner / "test_inner.py")],
                        cwd=inner, env=env, capture_output=True, text=True, timeout=120)
@@ -60,3 +60,11 @@ def test_writing_to_home_through_the_environment_fails_the_test(tmp_path):
     else:
         assert "PermissionError" in out, out
     assert sorted(p.name for p in home.iterdir()) == [".config", ".profile"]
+
+
+def test_the_real_home_is_watched_only_where_the_suite_runs_alone(tmp_path):
+    # a workstation: other programs of this user write to the home while the suite runs
+    r, _ = _run_inner(tmp_path, "    (REAL_HOME / 'mcp.lock').write_text('version = 1')", watch="0")
+    assert r.returncode == 0 and "home directory changed" not in r.stdout, r.stdout + r.stderr
+    assert watch_home({"CI": "true"}) and watch_home({"MCPLOCK_TEST_WATCH_HOME": "1"})
+    assert not watch_home({}) and not watch_home({"CI": "true", "MCPLOCK_TEST_WATCH_HOME": "0"})

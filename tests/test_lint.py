@@ -20,7 +20,6 @@ from mcplock.lint import (
     lint_servers,
     references,
 )
-from mcplock.lint.schema import schema_severity
 
 
 def tool(description: str = "Search the docs.", **extra) -> dict:
@@ -479,14 +478,6 @@ def test_schema_diff_classifies_what_deepdiff_finds():
     assert sorted(swapped.classified) == [("maxLength", "tightened", "maxLength 3 added"),
                                           ("pattern", "loosened", "pattern removed")]
     assert schema_diff(S, S).nodes == [] and schema_diff(S, S).classified == []
-
-
-def test_schema_severity():
-    assert schema_severity(S, _change(properties__q__maxLength=10)) == "medium"
-    assert schema_severity(S, _change(properties__x={"type": "string"}, required=["q", "x"])) == "medium"
-    assert schema_severity(S, _change(properties__q__pattern=None)) == "high"
-    assert schema_severity(S, _change(properties__q__description="now with text")) == "high"
-    assert schema_severity(S, _change(properties__q__title="Q")) == "medium"
 
 
 def test_severity_vocabulary():

@@ -85,7 +85,7 @@ def test_the_pinned_release_runs_whatever_the_command_names_and_replays_offline(
     assert r.returncode == 0, r.stderr
 
     # the installed tree gone, its resolved lockfile kept: replayed with `npm ci`, offline
-    entries = [p for p in (cache / "npm").iterdir() if (p / ".mcplock.json").is_file()
+    entries = [p for p in (cache / "packages" / "npm").iterdir() if (p / ".mcplock.json").is_file()
                and json.loads((p / ".mcplock.json").read_text())["pin"]["version"] == OLD]
     assert len(entries) == 1
     shutil.rmtree(entries[0])
@@ -110,7 +110,7 @@ def test_a_tampered_integrity_or_artefact_is_refused(run, cache):
     Path("mcp.lock").write_text(good)
     assert run("trust", "memory").returncode == 0  # an edited lock (as a pull brings it) runs once trusted here
     assert run("diff").returncode == 0
-    entry = next(p for p in (cache / "npm").iterdir() if (p / ".mcplock.json").is_file()
+    entry = next(p for p in (cache / "packages" / "npm").iterdir() if (p / ".mcplock.json").is_file()
                  and json.loads((p / ".mcplock.json").read_text())["pin"]["integrity"] == pinned)
     index = entry / "node_modules" / MEMORY / "dist" / "index.js"
     original = index.read_bytes()

@@ -1,7 +1,7 @@
 """PyPI pins against a local index (fixtures/pypi_index.py: PyPI's JSON API and the simple API
 with upload times), with real pip installs: a pin installs the same dependency tree on every
-machine and over time, as of the pinned release's upload (``pip --uploaded-prior-to``), and a
-tree that still differs is refused."""
+machine and over time, as of the pinned release's upload (uv's ``--exclude-newer``), and a
+tree that still differs is refused. Each install method of mcplock: tests/test_install_methods.py."""
 
 from __future__ import annotations
 
@@ -11,30 +11,13 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from pypi_index import PypiIndex, wheel
+from pypi_index import DEMO, DEP_1_0, DEP_1_1, PypiIndex
 
 from mcplock.packages.pin import PackagePin
 from mcplock.packages.registries import pypi_uploaded
 from mcplock.spec import ServerSpec
 
 pytestmark = pytest.mark.timeout(300)
-
-FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "mcp_fixture.py"
-# the server: the fixture MCP server, started by the package's console script, which first
-# imports its dependency (so the installed tree is the one that runs)
-SERVER = f"""import runpy, sys
-import pin_dep
-
-def main():
-    sys.argv = [{str(FIXTURE)!r}, "stdio"]
-    sys.path.insert(0, {str(FIXTURE.parent)!r})
-    runpy.run_path({str(FIXTURE)!r}, run_name="__main__")
-"""
-DEP_1_0 = wheel("pin-dep", "1.0", modules={"pin_dep": "VERSION = '1.0'\n"})
-DEP_1_1 = wheel("pin-dep", "1.1", modules={"pin_dep": "VERSION = '1.1'\n"})
-DEMO = wheel("pin-demo", "1.0", requires=("pin-dep>=1",), modules={"pin_demo": SERVER},
-             scripts={"pin-demo": "pin_demo:main"})
-
 
 @pytest.fixture
 def index():
@@ -50,7 +33,7 @@ def pin_of(name: str = "demo") -> dict:
 
 def installed(cache: Path) -> list[str]:
     """The dependency versions installed in the cache's PyPI entries (their dist-info names)."""
-    return sorted(p.name for p in cache.glob("pypi/*/venv/lib/python*/site-packages/pin_dep-*.dist-info"))
+    return sorted(p.name for p in cache.glob("packages/pypi/*/venv/lib/python*/site-packages/pin_dep-*.dist-info"))
 
 
 def test_a_fresh_machine_installs_the_tree_the_pin_was_made_with(cli, index, tmp_path):
@@ -67,7 +50,7 @@ def test_a_fresh_machine_installs_the_tree_the_pin_was_made_with(cli, index, tmp
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(r.stdout)["servers"][0]["status"] == "ok"
     assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]  # not the newer release
-    entry = next((tmp_path / "teammate" / "pypi").glob("*/.mcplock.json"))
+    entry = next((tmp_path / "teammate" / "packages" / "pypi").glob("*/.mcplock.json"))
     assert json.loads(entry.read_text())["tree-integrity"] == tree
     assert pin_of()["tree-integrity"] == tree  # nothing to re-pin
 
@@ -131,40 +114,10 @@ def test_an_index_without_upload_times_resolves_todays_tree(tmp_path):
     assert installed(tmp_path / "c") == ["pin_dep-1.1.dist-info"]  # no cutoff possible: today's tree
 
 
-def test_a_pip_without_uploaded_prior_to_is_refused_with_the_fix(cli, index, tmp_path):
-    """Python 3.11's bundled pip (23.x) cannot resolve as of a date: mcplock says so, and how to
-    upgrade it, rather than resolving today's tree."""
-    import subprocess
-    import sys
-    import sysconfig
-
-    from mcplock.packages.registries import pip_env
-
-    old = tmp_path / "old"
-    env = pip_env({**os.environ, "MCPLOCK_CACHE_DIR": str(tmp_path / "c")})  # no rustup on PATH: it writes ~
-    subprocess.run([sys.executable, "-m", "venv", str(old)], check=True, capture_output=True, env=env)
-    have = subprocess.run([old / "bin" / "python", "-m", "pip", "--version"], capture_output=True, text=True,
-                          env=env).stdout
-    if not have.startswith("pip 2") or int(have.split()[1].split(".")[0]) >= 26:
-        pytest.skip(f"this Python bundles {have.strip()}, which has --uploaded-prior-to")
-    # mcplock and its dependencies from this environment; pip from the old venv's own site-packages
-    purelib = Path(subprocess.run([old / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_paths()"
-                                   "['purelib'])"], capture_output=True, text=True, env=env).stdout.strip())
-    (purelib / "zz-mcplock.pth").write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
-    r = subprocess.run([old / "bin" / "python", "-m", "mcplock", "add", "demo", "--yes", "--", "uvx", "pin-demo==1.0"],
-                       capture_output=True, text=True, timeout=300,
-                       env={**env, "MCPLOCK_PYPI_URL": index.url})
-    assert r.returncode == 2, r.stdout + r.stderr  # this machine's set-up, not an unreachable server
-    err = " ".join(r.stderr.split())
-    assert "needs pip 26 or newer" in err and f"has {have.split()[0]} {have.split()[1]}" in err
-    assert f"{old / 'bin' / 'python'} -m pip install --upgrade pip" in err
-    assert "Traceback" not in r.stderr
-    assert not Path("mcp.lock").exists()
-
-
-def test_a_pip_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
-    """A teammate's pip.conf with find-links, an extra index and constraints: the tree still comes
-    from the index mcplock names only (local find-links files would even escape the cutoff)."""
+def test_a_pip_or_uv_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
+    """A teammate's pip.conf or uv.toml (or UV_* variables) with find-links, an extra index and
+    constraints: the tree still comes from the index mcplock names only (local find-links files
+    would even escape the cutoff)."""
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "mine")}
     assert cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300).returncode == 0
     tree = pin_of()["tree-integrity"]
@@ -174,11 +127,15 @@ def test_a_pip_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
     (tmp_path / "constraints.txt").write_text("pin-dep==1.1\n")
     (tmp_path / "pip.conf").write_text(f"[global]\nfind-links = {links}\nextra-index-url = http://127.0.0.1:9/simple\n"
                                        f"constraint = {tmp_path / 'constraints.txt'}\n")
+    (tmp_path / "uv.toml").write_text(f'find-links = ["{links}"]\nconstraint-dependencies = ["pin-dep==1.1"]\n')
     r = cli("diff", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate"),
-                         "PIP_CONFIG_FILE": str(tmp_path / "pip.conf")}, timeout=300)
+                         "PIP_CONFIG_FILE": str(tmp_path / "pip.conf"), "UV_CONFIG_FILE": str(tmp_path / "uv.toml"),
+                         "UV_FIND_LINKS": str(links), "UV_CONSTRAINT": str(tmp_path / "constraints.txt"),
+                         "UV_INDEX_URL": "http://127.0.0.1:9/simple", "UV_EXTRA_INDEX_URL": "http://127.0.0.1:9/simple"},
+            timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]
-    entry = next((tmp_path / "teammate" / "pypi").glob("*/.mcplock.json"))
+    entry = next((tmp_path / "teammate" / "packages" / "pypi").glob("*/.mcplock.json"))
     assert json.loads(entry.read_text())["tree-integrity"] == tree
 
 

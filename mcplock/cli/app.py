@@ -82,6 +82,7 @@ def _register() -> None:
         listing,
         merge,
         refresh,
+        registry,
         remove,
         review,
         run,
@@ -90,7 +91,7 @@ def _register() -> None:
     )
 
     for module in (listing, check, review, remove, add, refresh, update, diff, inspect, init, trust, auth, run,
-                   export, merge):
+                   export, merge, registry):
         module.register(app)
 
 

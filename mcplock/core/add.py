@@ -13,7 +13,7 @@ from typing import Any
 
 from mcplock import severity
 from mcplock.core.probing import result_of, unpinnable
-from mcplock.core.specs import entry_from_spec, source_path
+from mcplock.core.specs import entry_from_spec, runs_guard, source_path
 from mcplock.errors import HashError, ProbeError, UsageError
 from mcplock.lock.model import ServerEntry
 from mcplock.lock.targets import label
@@ -54,6 +54,9 @@ def from_config(path: str, wanted: list[str], base: str) -> Found:
     for sname, imp in sorted(cfg.servers.items()):
         if wanted and sname not in wanted:
             continue
+        if runs_guard(imp):
+            found.notes.append(_guard_note(sname, path))
+            continue
         found.notes.extend(f"{sname}: {n}" for n in (*imp.templated, *imp.warnings))
         found.specs.append((imp.spec, config_hash(imp.spec)))
     return found
@@ -82,12 +85,20 @@ def from_project(base: str, existing: set[str]) -> Found:
             found.notes.extend(f"{name}: {n}" for n in (*imp.templated, *imp.warnings))
             if name in existing:
                 continue
+            if runs_guard(imp):
+                found.notes.append(_guard_note(name, rel))
+                continue
             if name in taken:
                 found.notes.append(f"`{name}` is also in {taken[name]}; keeping that one")
                 continue
             taken[name] = rel
             found.specs.append((imp.spec, config_hash(imp.spec)))
     return found
+
+
+def _guard_note(name: str, path: str) -> str:
+    return (f"skipped `{name}` in {path}: it launches the mcplock guard (`mcplock run`), not a server; "
+            "`mcplock export --no-guard` puts back the entries `export --guard` replaced")
 
 
 def pin_packages(specs: list[Staged], environ: Any = None,

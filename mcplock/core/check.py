@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mcplock.errors import HashError, McplockError
 from mcplock.lock.model import Entry, Lock
 from mcplock.lock.targets import format_target, label
 
+if TYPE_CHECKING:
+    from mcplock.orgpolicy import OrgPolicy
+
 
 @dataclass(frozen=True)
 class Finding:
     # "hash-mismatch" | "unknown-value" | "pending" | "config-changed" | "config-missing" | "source-missing"
-    # | "not-locked" | "config-error" | "pin-no-integrity"
+    # | "not-locked" | "config-error" | "pin-no-integrity" | "pin-not-exact"
+    # | "policy/RULE" (the organisation's policy)
     code: str
     server: str
     message: str
@@ -97,7 +102,7 @@ def pending(lock: Lock) -> list[Finding]:
 
 def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     """Servers imported from host configs against those configs, as they are now."""
-    from mcplock.guard_argv import guard_target
+    from mcplock.core.specs import routed
     from mcplock.hosts import config_hash, load_host_config
 
     base = os.path.dirname(os.path.abspath(lock_path))
@@ -133,7 +138,7 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
                     "config-missing", sname, f"`{sname}` is locked but no longer in {source}",
                     f"run `mcplock remove {sname}` (or put it back in {source})", table=("server", sname),
                 ))
-            elif guard_target(imported.spec.command, list(imported.spec.args)) == sname:
+            elif routed(imported, sname):
                 continue  # routed through the guard (`mcplock export --guard`, or by hand): in sync by construction
             elif config_hash(imported.spec) != srv.config_hash:
                 out.append(Finding(
@@ -149,7 +154,7 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     return out
 
 
-def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
+def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
     """Host settings written by ``mcplock export`` that no longer say what the lock says: a flag
     changed since the last export, or a rule mcplock wrote was edited or removed by hand."""
     from mcplock.core.export_record import record_path
@@ -163,7 +168,7 @@ def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
     if not hosts:
         return []
     try:
-        p = plan(lock, lock_path, hosts)
+        p = plan(lock, lock_path, hosts, org=org)
     except McplockError as err:
         return [Finding("export-error", "", f"exported host settings cannot be read: {err.message}",
                         err.hint or "fix the file, then run `mcplock export`")]
@@ -182,10 +187,20 @@ def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
 
 
 def pins(lock: Lock) -> list[Finding]:
-    """Package pins that vouch for nothing: no integrity to check the artefact against."""
+    """Package pins that vouch for nothing: a version that is no one exact release (an alias, a
+    range, a tag, a URL), or no integrity to check the artefact against."""
     out: list[Finding] = []
     for sname, srv in sorted(lock.servers.items()):
-        if srv.package is not None and not srv.package.integrities():
+        problem = srv.package.problem() if srv.package is not None else None
+        if problem is not None:
+            out.append(Finding(
+                "pin-not-exact", sname,
+                f"`{sname}`'s {srv.package.registry} pin names no one exact release: {problem}; "  # type: ignore[union-attr]
+                "nothing of it is started",
+                f"restore mcp.lock from git, or run `mcplock update {sname}` to pin an exact release again",
+                table=("server", sname, "package"),
+            ))
+        elif srv.package is not None and not srv.package.integrities():
             out.append(Finding(
                 "pin-no-integrity", sname,
                 f"`{sname}` pins {srv.package.registry} package {srv.package.label} without an integrity: "
@@ -235,9 +250,33 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     return out
 
 
-def run_check(lock: Lock, lock_path: str) -> list[Finding]:
+def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
-    findings += export_sync(lock, lock_path)
+    findings += export_sync(lock, lock_path, org)
+    if org is not None:
+        findings += policy_findings(org, lock)
     return findings
+
+
+def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
+    """What the organisation's policy forbids in the lock (docs/policy.md), as findings that name
+    the rule and the policy file."""
+    from mcplock.orgpolicy import violations
+
+    found = None
+    if org.max_severity is not None:
+        from mcplock.lint.cache import LintCache
+        from mcplock.lint.entries import lint_entries
+
+        hashes = {(sname, e.kind, e.key): e.hash for sname, srv in lock.servers.items() for e in srv.entries()
+                  if e.hash and not e.tampered()}
+        cache = LintCache.open()
+        found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
+        cache.save()
+    out: list[Finding] = []
+    for v in violations(org, lock, found):
+        table = ("server", v.server) if v.kind in (None, "instructions") else ("server", v.server, v.kind, v.key or "")
+        out.append(Finding(f"policy/{v.rule}", v.server, v.message, v.hint, v.kind, v.key, table))
+    return out

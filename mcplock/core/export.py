@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mcplock.core import export_guard
 from mcplock.core.export_record import FileState, dump_record, load_record, record_path
@@ -21,22 +22,26 @@ from mcplock.hosts.export.document import Document
 from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
 from mcplock.lock.model import Entry, Lock
 
+if TYPE_CHECKING:
+    from mcplock.orgpolicy import OrgPolicy
 
-def tool_decision(server: str, name: str, entry: Entry) -> str:
+
+def tool_decision(server: str, name: str, entry: Entry, org: OrgPolicy | None = None) -> str:
     """What a host should do with one tool, as the guard's policy decides it offline
     (:func:`mcplock.policy.decide_tool` with nothing verified live): ``deny`` what the guard would
     refuse (not accepted, pending, rejected, disabled, quarantined), ``ask`` what asks for approval
-    (``approval = "always"``, or an empty or unknown value), ``allow`` the rest (``"never"``)."""
-    from mcplock.policy import decide_tool
+    (``approval = "always"``, or an empty or unknown value), ``allow`` the rest (``"never"``).
+    ``org``: the organisation's policy — a tool it denies is ``deny``, one it keeps on approval ``ask``."""
+    from mcplock.policy import Host, decide_tool
 
-    d = decide_tool(server, name, entry, purpose="call")
+    d = decide_tool(server, name, entry, host=Host(org=org), purpose="call")
     if d.verdict == "refuse":
         return DENY
     return ALLOW if d.verdict == "forward" and d.code == "ok" else ASK
 
 
-def tool_decisions(lock: Lock) -> Decisions:
-    return {s: {t: tool_decision(s, t, e) for t, e in srv.tools.items()} for s, srv in lock.servers.items()}
+def tool_decisions(lock: Lock, org: OrgPolicy | None = None) -> Decisions:
+    return {s: {t: tool_decision(s, t, e, org) for t, e in srv.tools.items()} for s, srv in lock.servers.items()}
 
 
 @dataclass
@@ -122,7 +127,8 @@ def _check_shape(doc: Document, it: Item, shown: str) -> None:
                               hint="fix it by hand (the host expects that shape too), then run `mcplock export`")
 
 
-def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, shown: str) -> list[str]:
+def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, shown: str,
+           exp: Exporter | None = None) -> list[str]:
     """Bring the rules mcplock owns in ``doc`` from ``old`` to ``want``; ``new`` gets what it owns now."""
     notes: list[str] = []
     for it in want:
@@ -132,10 +138,18 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
     for it in sorted(old.items - wanted):
         if it.kind == "member":
             doc.remove_member(it.path, it.value)
-        elif doc.get(it.path) == it.value and it.path not in {w.path for w in want}:
+        elif it.kind == "key" and doc.get(it.path) == it.value and it.path not in {w.path for w in want}:
             doc.delete(it.path)
+        # a "list" mcplock created goes with the containers below, once empty
     for it in want:
-        if it.kind == "member":
+        if it.kind == "list":
+            current = doc.get(it.path)
+            if current is None:
+                new.created |= set(doc.set_key(it.path, [])) | {it.path}
+                new.items.add(it)
+            elif it in old.items:
+                new.items.add(it)
+        elif it.kind == "member":
             current = doc.get(it.path)
             if isinstance(current, list) and it.value in current:
                 if it in old.items:
@@ -155,7 +169,9 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
                     f"{it.value!r}; left as it is (remove it to let mcplock manage it)"
                 )
                 continue
-            new.created |= set(doc.set_key(it.path, it.value))
+            siblings = doc.get(it.path[:-1])
+            before = exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
+            new.created |= set(doc.set_key(it.path, it.value, before))
             new.items.add(it)
     for path in sorted(old.created | new.created, key=len, reverse=True):
         value = doc.get(path)
@@ -167,7 +183,6 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
             new.created.add(path)
     new.created = {p for p in new.created if doc.get(p) is not None}
     return notes
-
 
 
 
@@ -206,17 +221,20 @@ class _Files:
         return doc
 
 
-def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = None) -> Plan:
-    """Read and validate every host file and compute what each becomes. Nothing is written."""
+def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = None,
+         command: str = "mcplock", org: OrgPolicy | None = None) -> Plan:
+    """Read and validate every host file and compute what each becomes. Nothing is written.
+    ``command``: what a guard entry launches (:func:`export_guard.guard_command`)."""
     base = os.path.dirname(os.path.abspath(lock_path))
     record = load_record(lock_path)
-    decisions = tool_decisions(lock)
+    decisions = tool_decisions(lock, org)
     rel_lock = os.path.relpath(os.path.abspath(lock_path), base)
     lock_args = [] if rel_lock == "mcp.lock" else ["--lockfile", rel_lock]
     files = _Files(base)
     states = dict(record)
     notes: dict[str, list[str]] = {}
     exporters = selected_hosts(base, hosts)
+    warned: set[str] = set()
     for exp in exporters:
         rel = next((f for f in exp.files if files.exists(f)), exp.new_file)
         srel = exp.servers_file or rel
@@ -227,11 +245,11 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
         sstate = new if srel == rel else FileState(exp.host, guarded=dict(record.get(srel, empty).guarded))
         if guard is not None and files.exists(srel):
             if exp.fmt == "toml":
-                text = export_guard.apply_toml(doc.text, lock, lock_args, guard, sstate, srel)
+                text = export_guard.apply_toml(doc.text, lock, lock_args, guard, sstate, srel, command)
                 doc = files.replace(rel, text)
             else:
                 sdoc = files.open(srel, "json")
-                export_guard.apply_json(sdoc, exp, lock, rel_lock, guard, sstate, srel)
+                export_guard.apply_json(sdoc, exp, lock, rel_lock, guard, sstate, srel, command)
         if srel != rel:
             states.pop(srel, None)
             if sstate:
@@ -245,7 +263,12 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
             if missing:
                 notes.setdefault(rel, []).append(
                     f"{rel}: no server entry for {', '.join(missing)}: its rules need the server defined in this file")
-        notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel))
+        notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel, exp))
+        if not exp.default_deny and guard is not True and exp.host not in warned:
+            warned.add(exp.host)
+            note = _no_default_deny(exp, lock, files, srel)
+            if note:
+                notes[rel].append(note)
         states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
     changes = [FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []),
                           _contradictions(rel, doc, exporters, decisions))
@@ -258,6 +281,32 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
         record_before = None
     after = dump_record(states) if states or record_before is not None else ""
     return Plan(base, rpath, changes, states, record_before, after)
+
+
+def _no_default_deny(exp: Exporter, lock: Lock, files: _Files, srel: str) -> str | None:
+    """For a host whose settings cannot deny what the lock does not know: which servers it
+    launches directly (not through ``mcplock run``), and the fix."""
+    if srel in files.docs:
+        entries = files.docs[srel][0].get(exp.servers_keys)
+    else:  # read, not opened for editing: an export without --guard leaves the servers' file alone
+        from pathlib import Path
+
+        from mcplock.hosts.parse import parse, read_text
+
+        path = Path(files.base, srel)
+        entries = None
+        if path.is_file():
+            data = parse(read_text(path, srel), srel, exp.fmt)
+            entries = data
+            for k in exp.servers_keys:
+                entries = entries.get(k) if isinstance(entries, dict) else None
+    direct = sorted(s for s in lock.servers
+                    if not (isinstance(entries, dict) and exp.is_guard(entries.get(s))))
+    if not direct:
+        return None
+    return (f"{exp.host} cannot deny a tool the lock does not know (one a server starts offering after this "
+            f"export): it {exp.unknown_tools}. Route {', '.join(direct)} through the guard "
+            "(`mcplock export --guard`), which serves only what the lock accepted")
 
 
 def _contradictions(rel: str, doc: Document, exporters: list[Exporter], decisions: Decisions) -> list[str]:

@@ -4,7 +4,10 @@ export record, which is why an entry holding a literal secret is refused)."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import sys
 from typing import Any
 
 from mcplock.core.export_record import FileState
@@ -49,6 +52,32 @@ def _refuse(shown: str, name: str) -> ConfigError:
     )
 
 
+def running_mcplock() -> str | None:
+    """The absolute path of the ``mcplock`` command running now (its console script), if any."""
+    for path in (sys.argv[0], os.path.join(os.path.dirname(sys.executable), "mcplock")):
+        if os.path.basename(path) == "mcplock" and os.path.isfile(path) and os.access(path, os.X_OK):
+            return os.path.abspath(path)
+    return None
+
+
+def guard_command(path: str | None = None) -> str:
+    """The command a host entry launches the guard with: ``mcplock`` where that is the mcplock
+    running now (found on ``PATH``, as a host started from this shell finds it), else this
+    mcplock's absolute path (a venv not activated, a pipx bin directory not on PATH). Refused
+    when there is no ``mcplock`` command at all (``python -m mcplock`` with none installed)."""
+    me = running_mcplock()
+    found = shutil.which("mcplock", path=path)
+    if me is None:
+        if found is not None:
+            return "mcplock"
+        raise ConfigError("--guard needs an `mcplock` command for the host to launch, and there is none: this "
+                          "mcplock is not installed as a command and none is on PATH",
+                          hint="install mcplock (README, Install), then run `mcplock export --guard` again")
+    if found is not None and os.path.samefile(found, me):
+        return "mcplock"
+    return me
+
+
 def _servers_keys(doc: Document, exp: Exporter) -> tuple[str, ...]:
     if exp.host == "opencode" and isinstance(doc.get(("mcp", "servers")), dict):
         return ("mcp", "servers")
@@ -66,7 +95,7 @@ def template_vars(lock: Lock, name: str) -> list[str]:
 
 
 def apply_json(doc: Document, exp: Exporter, lock: Lock, rel_lock: str, guard: bool,
-               state: FileState, shown: str) -> None:
+               state: FileState, shown: str, command: str = "mcplock") -> None:
     keys = _servers_keys(doc, exp)
     servers = doc.get(keys)
     if not isinstance(servers, dict):
@@ -93,7 +122,7 @@ def apply_json(doc: Document, exp: Exporter, lock: Lock, rel_lock: str, guard: b
         if env:
             kept[exp.env_key] = env
         arg = exp.lock_arg(rel_lock)
-        new = {**exp.guard_entry(name, ["--lockfile", arg] if arg else []), **kept}
+        new = {**exp.guard_entry(name, ["--lockfile", arg] if arg else [], command), **kept}
         doc.replace_span((*keys, name), doc.dump(new, (*keys, name)))
 
 
@@ -131,9 +160,11 @@ def _codex_env_vars(text: str, name: str, need: list[str]) -> str:
     return t.text
 
 
-def apply_toml(text: str, lock: Lock, lock_args: list[str], guard: bool, state: FileState, shown: str) -> str:
+def apply_toml(text: str, lock: Lock, lock_args: list[str], guard: bool, state: FileState, shown: str,
+               command: str = "mcplock") -> str:
     import tomllib
 
+    from mcplock.guard_argv import guard_target
     from mcplock.hosts.export.codex import guard_body, restore_body
 
     names = set(lock.servers)
@@ -144,17 +175,18 @@ def apply_toml(text: str, lock: Lock, lock_args: list[str], guard: bool, state: 
     if not guard:
         for name, original in sorted(state.guarded.items()):
             entry = servers.get(name)
-            if isinstance(entry, dict) and entry.get("command") == "mcplock":
+            if isinstance(entry, dict) and guard_target(entry.get("command"), entry.get("args")) is not None:
                 text = restore_body(text, name, original)
             del state.guarded[name]
         return text
     for name in sorted(servers):
         entry = servers[name]
-        if name not in names or (isinstance(entry, dict) and entry.get("command") == "mcplock"):
+        if name not in names or (isinstance(entry, dict)
+                                 and guard_target(entry.get("command"), entry.get("args")) is not None):
             continue
         if secret_in(entry, "codex"):
             raise _refuse(shown, name)
-        done = guard_body(text, name, ["run", name, *lock_args])
+        done = guard_body(text, name, ["run", name, *lock_args], command)
         if done is None:
             continue
         text, state.guarded[name], _ = done

@@ -34,7 +34,7 @@ def managed_files(lockfile: str) -> list[tuple[str, str]]:
 
 
 def _store_dir() -> str:
-    from mcplock.auth.store import config_dir
+    from mcplock.paths import config_dir
 
     return os.path.realpath(config_dir())
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from mcplock.core import oauth
 from mcplock.core.probing import result_of, unpinnable
-from mcplock.core.specs import imported, probe_spec, spec_of, stored_client
+from mcplock.core.specs import imported, probe_spec, routed, spec_of, stored_client
 from mcplock.errors import ConfigError, HashError, McplockError, ProbeError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import ServerSpec
@@ -24,7 +24,8 @@ class Plan:
 
 def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = True) -> Plan:
     """The specs to refresh ``selected`` with: a server imported from a host config as the
-    config has it now (it must still be there), any other as locked."""
+    config has it now (it must still be there), any other as locked, and so is one whose host
+    entry now launches the guard for it (``export --guard``: the lock's spec is what runs)."""
     from mcplock.hosts import config_hash
 
     sources: dict[str, Any] = {}
@@ -37,7 +38,7 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
         if srv.source and imp is None:
             raise ConfigError(f"`{srv.name}` is no longer in {srv.source}",
                               hint=f"run `mcplock remove {srv.name}`, or put it back in {srv.source}")
-        if imp is not None:
+        if imp is not None and not routed(imp, srv.name):
             out.reimported[srv.name] = (imp.spec, config_hash(imp.spec))
             out.specs.append(replace(probe_spec(imp.spec, base), auth=spec_of(srv, base).auth,
                                      client=stored_client(srv) if use_stored_client else None, package=srv.package))

@@ -51,7 +51,7 @@ def spec_of(srv: ServerEntry, base: str, secrets: dict[str, str] | None = None, 
         pass_env=tuple(srv.pass_env), url=srv.url, headers=dict(srv.headers), source=srv.source,
         pin_resources=srv.pin_resources, secrets=secrets or {},
         auth=AuthSpec.from_stored(srv.auth) if srv.auth is not None else None,
-        client=stored_client(srv) if use_stored_client else None, package=srv.package,
+        client=stored_client(srv) if use_stored_client else None, package=srv.package, registry=srv.registry,
         client_capabilities=tuple(srv.client_capabilities) if srv.client_capabilities is not None else None,
     )
 
@@ -64,7 +64,7 @@ def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> S
         name=spec.name, transport=spec.transport, command=spec.command, args=list(spec.args), env=dict(spec.env),
         cwd=spec.cwd, pass_env=sorted(set(spec.pass_env)), url=spec.url, headers=dict(spec.headers), source=spec.source,
         config_hash=config_hash, policy=policy, pin_resources=spec.pin_resources, auth=lock_auth(spec),
-        package=spec.package,
+        package=spec.package, registry=spec.registry,
     )
 
 
@@ -98,6 +98,23 @@ def imported(sources: dict[str, Any], srv: ServerEntry, base: str) -> Any:
     return sources[srv.source].servers.get(srv.name)
 
 
+def routed(imp: Any, name: str) -> bool:
+    """Whether a host config's entry ``imp`` launches the guard for the locked server ``name``
+    (``mcplock export --guard``, or by hand): then what runs is the lock's own spec, and the entry
+    is in sync by construction (``check``, ``refresh``, ``trust`` and the imports all read it so)."""
+    from mcplock.guard_argv import guard_target
+
+    return imp is not None and guard_target(imp.spec.command, list(imp.spec.args)) == name
+
+
+def runs_guard(imp: Any) -> bool:
+    """Whether a host config's entry launches the guard (``mcplock run NAME``) for any server:
+    never itself a server to lock."""
+    from mcplock.guard_argv import guard_target
+
+    return guard_target(imp.spec.command, list(imp.spec.args)) is not None
+
+
 def locked_specs(selected: list[ServerEntry], base: str, *, use_stored_client: bool = True) -> list[ServerSpec]:
     """The specs to probe locked servers with, secrets taken from their host configs where
     those still read (a config problem is `check`'s to report; the lock's spec still probes)."""
@@ -107,7 +124,7 @@ def locked_specs(selected: list[ServerEntry], base: str, *, use_stored_client: b
         secrets: dict[str, str] = {}
         try:
             imp = imported(sources, srv, base)
-            if imp is not None:
+            if imp is not None and not routed(imp, srv.name):
                 secrets = dict(imp.spec.secrets)
         except McplockError:
             pass

@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from mcplock import paths
 from mcplock.errors import UntrustedError
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ServerEntry
@@ -38,12 +39,7 @@ SHOWN = 4000  # characters of one command line shown before `…`
 
 
 def store_path(environ: Mapping[str, str] | None = None) -> Path:
-    env = os.environ if environ is None else environ
-    if env.get("MCPLOCK_CONFIG_DIR"):
-        return Path(env["MCPLOCK_CONFIG_DIR"]) / "trust.json"
-    import platformdirs
-
-    return platformdirs.user_data_path("mcplock", appauthor=False) / "trust.json"
+    return paths.data_dir(environ) / "trust.json"
 
 
 def machine_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
@@ -148,6 +144,10 @@ def describe(spec: ServerSpec) -> str:
             what += f"  (exchanges an ID token at {spec.auth.idp_token_endpoint}"
             what += f", authorization server {spec.auth.issuer})" if spec.auth.issuer else ")"
     line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
+    if spec.package is not None:  # what runs is the pin, whatever the command line asks for
+        problem = spec.package.problem()
+        line += f"  — runs the pinned {spec.package.registry} package {sanitize(spec.package.label, 200)}"
+        line += f" (REFUSED: {problem})" if problem else ""
     names = received(spec)
     if names:
         line += f"  — receives {', '.join(names)}"

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcplock.errors import ProbeError
 from mcplock.lock.model import ServerEntry
-from mcplock.packages.pin import PackagePin
+from mcplock.packages.pin import PackagePin, RegistryRef
 
 
 @dataclass
@@ -24,11 +24,45 @@ class Row:
     status: str = "local"  # "up-to-date" | "behind" | "unpinned" | "local" | "error" | "repinned" (update NAME)
     error: ProbeError | None = None
     new_pin: PackagePin | None = None  # `update`: the pin it moves to (oci: the tag's current digest)
+    # a server added from the MCP Registry: current/latest are the entry's versions; the entry
+    # it moves to, and the package version (image tag) that entry names
+    new_ref: RegistryRef | None = None
+    requested: str | None = None
 
     def as_json(self) -> dict[str, object]:
         return {"server": self.server, "registry": self.registry, "package": self.package, "current": self.current,
                 "latest": self.latest, "status": self.status,
                 "error": self.error.as_json() if self.error is not None else None}
+
+
+def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
+    """A server added by its MCP Registry name is behind when the registry has a newer version
+    of the entry (whatever its package registry says)."""
+    from mcplock.core.registry import latest
+    from mcplock.packages.errors import RegistryError
+    from mcplock.packages.server_json import EntryError, image_ref, launch_of
+
+    ref = srv.registry
+    assert ref is not None
+    row = Row(srv.name, "mcp-registry", ref.name, ref.version)
+    try:
+        entry = latest(ref)
+        launch = launch_of(entry.server)
+    except RegistryError as e:
+        row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
+        return row
+    except EntryError as e:
+        row.status, row.error = "error", ProbeError("registry", f"{ref.name} {entry.version}: {e}")
+        return row
+    row.latest = entry.version
+    if launch.registry_type == "oci" and launch.identifier:
+        launch.version = image_ref(launch.identifier, launch.version)[1]
+    row.requested = launch.version
+    row.new_ref = replace(ref, version=entry.version)
+    row.status = "up-to-date" if entry.version == ref.version and srv.package is not None else "behind"
+    if srv.package is None and launch.registry_type is None:  # a remote: nothing to pin
+        row.status = "up-to-date" if entry.version == ref.version else "behind"
+    return row
 
 
 def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row:
@@ -37,6 +71,8 @@ def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row
     from mcplock.packages.launchers import Launch, parse
     from mcplock.packages.registries import LATEST, resolve
 
+    if srv.registry is not None:
+        return _from_registry(srv, environ)
     launch = parse(srv.command, srv.args) if srv.transport == "stdio" else None
     if not isinstance(launch, Launch):
         return Row(srv.name)
@@ -87,7 +123,10 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
         try:
             if row.status == "up-to-date":
                 row.status = "repinned"
-            requested = row.latest if row.registry != "oci" else (row.latest or "latest").split("@")[0]
+            if row.registry == "mcp-registry":
+                requested = row.requested
+            else:
+                requested = row.latest if row.registry != "oci" else (row.latest or "latest").split("@")[0]
             out[row.server] = pin_spec(spec, environ, requested=requested)
             row.new_pin = out[row.server].package
         except RegistryError as e:
@@ -121,3 +160,15 @@ def requested_pins(specs: list[Any], environ: Mapping[str, str] | None = None,
         except RegistryError as e:
             failed[sp.name] = ProbeError(e.code, e.message, hint=e.hint)
     return out, failed
+
+
+def record_registry(lockfile: str, refs: Mapping[str, RegistryRef]) -> None:
+    """The MCP Registry versions the moved servers now run (after their pins were written)."""
+    from mcplock.lock.store import transaction
+
+    if not refs:
+        return
+    with transaction(lockfile) as lock:
+        for name, ref in refs.items():
+            if name in lock.servers:
+                lock.servers[name].registry = ref

@@ -186,12 +186,6 @@ def settle(form: Form, answer: Any) -> tuple[dict[str, Any], str | None]:
     return {"action": "accept", "content": content}, None
 
 
-def with_defaults(_server: str, params: dict[str, Any]) -> dict[str, Any]:
-    """An :data:`Elicitor` that accepts with every field's default (``mcplock call --answer-defaults``);
-    a form with a required field that has no default is declined (by :func:`settle`)."""
-    return {"action": "accept", "content": {}}
-
-
 def decline(_server: str, _params: dict[str, Any]) -> dict[str, Any]:
     """An :data:`Elicitor` that declines every question (the default off a terminal)."""
     return dict(DECLINE)

@@ -4,8 +4,8 @@
 It is recorded outside the lock, per user, in one small JSON file per project (the lock's
 directory) under the user state directory (``MCPLOCK_STATE_DIR`` overrides it), so a run
 never writes to the repository. A record names the accepted hash it was seen against; once
-that tool is accepted again (another hash) the record no longer applies. Light: no
-third-party import beyond platformdirs.
+that tool is accepted again (another hash) the record no longer applies. Light: nothing
+third-party (:mod:`mcplock.paths` says where).
 """
 
 from __future__ import annotations
@@ -17,25 +17,18 @@ import os
 import tempfile
 from typing import Any
 
+from mcplock import paths
 from mcplock.lock.model import Lock
 
-STATE_ENV = "MCPLOCK_STATE_DIR"
 MAX_RECORDS = 200
 
 
-def state_dir() -> str:
-    d = os.environ.get(STATE_ENV)
-    if d:
-        return d
-    import platformdirs
-
-    return platformdirs.user_state_dir("mcplock")
 
 
 def path_for(lockfile: str) -> str:
     project = os.path.dirname(os.path.abspath(lockfile)) or "."
     key = hashlib.sha256(project.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return os.path.join(state_dir(), f"drift-{key}.json")
+    return os.path.join(paths.state_dir(), f"drift-{key}.json")
 
 
 def read(lockfile: str) -> list[dict[str, Any]]:

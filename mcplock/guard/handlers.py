@@ -14,18 +14,22 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from mcplock.documents import UI_SCHEME, read_result
 from mcplock.guard import evidence
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
 from mcplock.guard.modern import is_discover, opens_modern
 from mcplock.guard.relaying import Then, host_key
 from mcplock.guard.view import View
+from mcplock.guard.wellformed import is_id, rebuilt
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.param_headers import problems_over as header_problems
 from mcplock.policy import Decision, Host
 
-RESULT_FIELD = {"tool": "tools", "prompt": "prompts", "resource-template": "resourceTemplates"}
-_LIST_KIND = {"tools/list": "tool", "prompts/list": "prompt", "resources/templates/list": "resource-template"}
+RESULT_FIELD = {"tool": "tools", "prompt": "prompts", "resource-template": "resourceTemplates", "skill": "skills",
+                "resource": "resources"}
+_LIST_KIND = {"tools/list": "tool", "prompts/list": "prompt", "resources/templates/list": "resource-template",
+              "skills/list": "skill"}
 
 
 class Handlers:
@@ -105,8 +109,12 @@ class Handlers:
             self._listen(msg)
         elif method in _LIST_KIND:
             self._spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
+        elif method == "resources/list" and self.server.pin_resources:  # pinned: the lock's listing
+            self._spawn(self._serve_list("resource", msg["id"]), msg["id"])
         elif method == "prompts/get":
             self._get_prompt(msg)
+        elif method == "resources/read" and self._pinned_document(msg) is not None:
+            self._read_document(msg)
         else:
             self._relay(msg)
 
@@ -128,7 +136,9 @@ class Handlers:
         if method == "notifications/initialized":
             return  # the guard told the upstream itself, before verifying
         if method == "notifications/cancelled":
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+            params = msg.get("params") or {}
+            if not is_id(params.get("requestId")):
+                return
             if params.get("requestId") in self.subscriptions:
                 self._end_listen(params.get("requestId"))
                 return
@@ -136,11 +146,11 @@ class Handlers:
             uid = self.forwarded.pop(k, None)
             pending = self.by_host_id.pop(k, None)
             if uid is not None:
-                self._send_up({**msg, "params": {**params, "requestId": uid}})
+                self._send_up({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": uid}})
             if pending is not None:
                 pending.cancel()
             return
-        self._send_up(msg)
+        self._send_up(rebuilt(msg))
 
     # --- what the guard answers itself -----------------------------------------------------
 
@@ -184,6 +194,43 @@ class Handlers:
         if not d.allowed:
             self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this prompt: {d.message()}"))
         return d.allowed
+
+    # --- resources/read of a document the lock pins -----------------------------------------
+
+    def _pinned_document(self, msg: dict[str, Any]) -> tuple[str, str] | None:
+        """(kind, URI) of a read the lock answers: any ``ui://`` document, a pinned resource's
+        or a skill's content; None for a read that goes on upstream (resources are data)."""
+        params = msg.get("params")
+        uri = params.get("uri") if isinstance(params, dict) else None
+        if not isinstance(uri, str):
+            return None
+        if uri.startswith(UI_SCHEME) or uri in self.server.items["ui"]:
+            return "ui", uri
+        if uri in self.server.items["content"] or (self.server.pin_resources and uri in self.server.items["resource"]):
+            return "content", uri
+        return None
+
+    def _read_document(self, msg: dict[str, Any]) -> None:
+        if self._is_current():
+            assert self.view is not None
+            self._serve_document(msg, self.view)
+        else:
+            self._spawn(self._read_document_later(msg), msg["id"])
+
+    async def _read_document_later(self, msg: dict[str, Any]) -> None:
+        self._serve_document(msg, await self._current())
+
+    def _serve_document(self, msg: dict[str, Any], view: View) -> None:
+        """The locked document, byte-exact from the lock, or a refusal: never the upstream's."""
+        which = self._pinned_document(msg)
+        assert which is not None
+        kind, uri = which
+        d = view.item(kind, uri)
+        if not d.allowed:
+            self._note(f"refused:{kind}:{uri}", f"mcplock: refused a read: {d.message()}")
+            self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {d.message()}"))
+            return
+        self.io.send(result(msg["id"], read_result(self.server.items[kind][uri].definition)))
 
     # --- tools/call -------------------------------------------------------------------------
 

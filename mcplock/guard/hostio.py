@@ -1,8 +1,10 @@
 """The host side of the guard: newline-delimited JSON-RPC on stdin/stdout.
 
 Lines are split on ``\\n`` only (U+2028 inside a string is not a line end); a line that is
-not JSON gets a JSON-RPC parse error and the session goes on; stdout carries nothing but
-JSON-RPC messages.
+not JSON (NaN, Infinity, not UTF-8) gets a JSON-RPC parse error, one that is not a well-formed
+message (:mod:`mcplock.guard.wellformed`: an id that is an array, a ``method`` that is not a
+string, a lone surrogate in a string) ``Invalid Request`` with its id where it has a usable one,
+and the session goes on; stdout carries nothing but JSON-RPC messages.
 """
 
 from __future__ import annotations
@@ -16,14 +18,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from mcplock.probe._common import dumps
+from mcplock.guard.wellformed import SURROGATE_ESCAPE, is_id, shape
+from mcplock.probe._common import BadConstant, dumps, loads
 from mcplock.probe._pipes import READ_SIZE, Lines, LinesProtocol
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 SERVER_ERROR = -32000  # the upstream failed (unreachable, exited, timed out)
 
 
@@ -41,6 +43,24 @@ def result(rid: Any, value: Any) -> dict[str, Any]:
 OnMessage = Callable[[dict[str, Any]], None]
 
 
+def _loose_id(line: bytes) -> Any:
+    """The id of a request the strict parser refused (NaN in it), when it has a usable one."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    rid = obj.get("id") if isinstance(obj, dict) else None
+    return rid if is_id(rid) and rid == rid else None
+
+
+def _encodable(obj: Any) -> bool:
+    try:
+        dumps(obj).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 class HostIO:
     """Reads the host's messages from a file descriptor and writes ours to another.
 
@@ -55,6 +75,7 @@ class HostIO:
         self._transport: asyncio.ReadTransport | None = None
         self._on_message: OnMessage = lambda _m: None
         self._on_end: Callable[[], None] = lambda: None
+        self.on_drop: Callable[[str], None] = lambda _why: None  # a message from the server not sent, and why
         self.lines = Lines(limit, self._line, self._too_large, lambda: self._on_end())
 
     async def start(self, on_message: OnMessage, on_end: Callable[[], None]) -> None:
@@ -83,20 +104,37 @@ class HostIO:
 
     def _line(self, line: bytes) -> None:
         try:
-            obj = json.loads(line)
-        except ValueError:
+            obj = loads(line.decode("utf-8"))
+        except BadConstant:
+            self.send(error(_loose_id(line), PARSE_ERROR, "Parse error: NaN and Infinity are not JSON"))
+            return
+        except (ValueError, RecursionError):
             if line.strip():
                 self.send(error(None, PARSE_ERROR, "Parse error: the line is not JSON"))
             return
-        if type(obj) is not dict or obj.get("jsonrpc") != "2.0" or not ("method" in obj or "id" in obj):
+        kind, why = shape(obj)
+        if not kind:
             rid = obj.get("id") if isinstance(obj, dict) else None
-            self.send(error(rid if isinstance(rid, (str, int)) else None, INVALID_REQUEST,
-                            "Invalid Request: not a JSON-RPC 2.0 message"))
+            self.send(error(rid if is_id(rid) else None, INVALID_REQUEST, f"Invalid Request: {why}"))
+            return
+        if SURROGATE_ESCAPE.search(line) is not None and not _encodable(obj):
+            self.send(error(obj.get("id"), INVALID_REQUEST,
+                            "Invalid Request: a string holds a lone surrogate (\\ud800-\\udfff), which is not Unicode"))
             return
         self._on_message(obj)
 
     def send(self, msg: dict[str, Any]) -> None:
-        data = (dumps(msg) + "\n").encode("utf-8")
+        """Write one message; one that cannot be written as UTF-8 (a lone surrogate from the
+        server) is replaced by an error when it answers the host, else dropped (``on_drop``)."""
+        try:
+            data = (dumps(msg) + "\n").encode("utf-8")
+        except UnicodeEncodeError:
+            if "method" not in msg and is_id(msg.get("id")):
+                self.send(error(msg["id"], SERVER_ERROR, "mcplock: the server's answer holds a lone surrogate, "
+                                "which is not Unicode"))
+            else:
+                self.on_drop("a string holds a lone surrogate, which is not Unicode")
+            return
         while data:
             try:
                 n = os.write(self.outfd, data)

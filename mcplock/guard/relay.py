@@ -39,13 +39,16 @@ def _advertised(caps: dict[str, Any], name: str) -> bool:
 class Guard(Handlers, Relaying, ModernHost):
     def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str, strict: bool = False,
                  request_timeout: float | None = 120.0, say: Callable[[str], None] = lambda _: None,
-                 io: HostIO | None = None, started: Any = None) -> None:
+                 io: HostIO | None = None, started: Any = None, org: Any = None) -> None:
         self.server = server
+        self.org = org  # the organisation's policy: the view refuses what it denies
         self.lockfile = lockfile
         self.strict = strict
         self.request_timeout = request_timeout
         self.say = say
         self.io = io or HostIO(limit=opts.max_response_bytes)
+        self.io.on_drop = lambda why: self._note(f"unsendable:{why}", f"mcplock: {server.name}: dropped a message "
+                                                 f"from the server ({why})")
         self.up = Upstream(spec, opts, on_message=self._from_upstream, on_lost=self._upstream_lost, started=started)
         self.view: View | None = None
         self.validators = Validators()
@@ -134,7 +137,7 @@ class Guard(Handlers, Relaying, ModernHost):
             assert self.done is not None
             self.done.set()
             return None
-        self.view = from_snapshot(self.server, snap)
+        self.view = from_snapshot(self.server, snap, self.org)
         self._report_hidden()
         if era.is_modern(snap.protocol_version):  # its change notifications come only this way
             self._spawn(self._listen_upstream(snap.capabilities))

@@ -21,6 +21,7 @@ from mcplock.errors import ProbeError
 from mcplock.guard.hostio import SERVER_ERROR, HostIO, error
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import KINDS, View, live_hashes
+from mcplock.guard.wellformed import REQUEST, RESPONSE, answer_fields, rebuilt, shape
 from mcplock.lock.model import ServerEntry
 
 # kind -> (the probe's list name, the host's list method, the list_changed notification)
@@ -154,14 +155,26 @@ class Relaying:
 
     # --- upstream → guard -------------------------------------------------------------------
 
-    def _from_upstream(self, msg: dict[str, Any]) -> None:
+    def _from_upstream(self, msg: Any) -> None:
+        """What the upstream sent that answers no request the guard is waiting for. Only a
+        well-formed request or notification goes on (rebuilt from its own fields); anything else
+        — an answer to an id the guard never sent or no longer waits for, a ``method`` that is
+        not a string, a batch — is dropped and noted on stderr (:mod:`mcplock.guard.wellformed`)."""
+        kind, why = shape(msg)
+        if kind == RESPONSE:
+            why = "an answer to no request the guard is waiting for"
+        if why:
+            self._note(f"malformed:{why}", f"mcplock: {self.server.name}: dropped a message from the server ({why}); "
+                       "only well-formed JSON-RPC requests, notifications and answers to the guard's own requests "
+                       "cross the guard (further ones like it are dropped without a note)")
+            return
         if not self.ready:
             self.up_held.append(msg)
             return
-        method = msg.get("method")
+        method = msg["method"]
         if method == "notifications/subscriptions/acknowledged":
             return  # the guard's own subscription upstream (a modern upstream)
-        if "id" in msg and method is not None:  # a server request (sampling, elicitation, roots, ping)
+        if kind == REQUEST:  # a server request (sampling, elicitation, roots, ping)
             if self.host_era == "modern":  # a modern host takes no requests: answered here, harmlessly
                 from mcplock.probe._common import answer_server_request
 
@@ -174,7 +187,7 @@ class Relaying:
                 return
             hid = self._host_id()
             self.waiting[hid] = ("upstream", msg["id"])
-            self.io.send({**msg, "id": hid})
+            self.io.send(rebuilt(msg, hid))
             return
         if method in _CHANGED:
             self._spawn(self._list_changed(_CHANGED[method]))
@@ -183,13 +196,13 @@ class Relaying:
             self._notify_host(method)
             return
         if method == "notifications/cancelled":
-            params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-            for hid, (kind, uid) in list(self.waiting.items()):
-                if kind == "upstream" and uid == params.get("requestId"):
+            params = msg.get("params") or {}
+            for hid, (who, uid) in list(self.waiting.items()):
+                if who == "upstream" and uid == params.get("requestId"):
                     self.waiting.pop(hid, None)
-                    self.io.send({**msg, "params": {**params, "requestId": hid}})
+                    self.io.send({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": hid}})
             return
-        self.io.send(msg)
+        self.io.send(rebuilt(msg))
 
     async def _list_changed(self, kind: str) -> None:
         if await self._reverify([kind]):
@@ -209,7 +222,7 @@ class Relaying:
                     except ProbeError as e:
                         live[kind] = {}  # fail closed: nothing of this kind until it lists again
                         self.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: {e.message}")
-                self.view = View(self.server, live, old.live_instructions, old.offered)
+                self.view = View(self.server, live, old.live_instructions, old.offered, old.org)
                 changed = [k for k in KINDS if old.fingerprint(k) != self.view.fingerprint(k)]
                 if changed:
                     self._report_hidden()
@@ -219,11 +232,13 @@ class Relaying:
 
 
 def _answer(rid: Any, resp: dict[str, Any]) -> dict[str, Any]:
-    """The host's answer: its own id with the upstream's ``result`` or ``error`` (nothing else)."""
-    out = {"jsonrpc": "2.0", "id": rid, **{f: resp[f] for f in ("result", "error") if f in resp}}
-    if "result" not in out and "error" not in out:
-        return error(rid, SERVER_ERROR, "mcplock: the upstream answer had neither result nor error")
-    return out
+    """The host's answer: its own id with the upstream's ``result`` or ``error`` (nothing else);
+    an answer that is not a well-formed response (both, neither, a result that is not an object,
+    an error without code and message) is an error, never its result."""
+    fields = answer_fields(resp)
+    if fields is None:
+        return error(rid, SERVER_ERROR, f"mcplock: the server's answer was malformed ({shape(resp)[1]})")
+    return {"jsonrpc": "2.0", "id": rid, **fields}
 
 
 def _failed(rid: Any, e: ProbeError) -> dict[str, Any]:

@@ -66,7 +66,8 @@ class CallFailed(McplockError):
 
 class GuardedSession:
     def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str,
-                 approve: bool | Approver = False, on_elicit: elicit.Elicitor | None = None) -> None:
+                 approve: bool | Approver = False, on_elicit: elicit.Elicitor | None = None, org: Any = None) -> None:
+        self.org = org  # the organisation's policy: the view refuses what it denies
         self.server = server
         self.lockfile = lockfile
         self.approve = approve
@@ -92,7 +93,7 @@ class GuardedSession:
         except BaseException:
             await self.up.close()
             raise
-        self.view = from_snapshot(self.server, snap)
+        self.view = from_snapshot(self.server, snap, self.org)
 
     async def close(self) -> None:
         for t in list(self._tasks):
@@ -101,13 +102,13 @@ class GuardedSession:
 
     # --- the server's requests ----------------------------------------------------------------
 
-    def _from_server(self, msg: dict[str, Any]) -> None:
+    def _from_server(self, msg: Any) -> None:
         """A message from the server that answers none of ours: its requests are answered (in
         a task, in the order they come); its notifications change nothing in a one-shot call."""
-        from mcplock.probe._common import is_server_request
+        from mcplock.guard.wellformed import REQUEST, shape
 
-        if not is_server_request(msg):
-            return
+        if shape(msg)[0] != REQUEST:
+            return  # an answer to none of ours, a notification, or no message at all
         task = asyncio.get_running_loop().create_task(self._answer(msg))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -251,7 +252,7 @@ class GuardedSession:
 def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Approver = False, timeout: float = 30.0,
                  client_name: str | None = None, client_version: str | None = None,
                  environ: Any = None, login: Callable[[str], None] | None = None,
-                 on_elicit: elicit.Elicitor | None = None) -> GuardedSession:
+                 on_elicit: elicit.Elicitor | None = None, policy: str | None = None) -> GuardedSession:
     """A :class:`GuardedSession` on the locked server ``name`` (not yet connected).
 
     ``on_elicit``: asked when the server asks the user a question (see the module docstring);
@@ -263,13 +264,18 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
 
     Raises :class:`~mcplock.errors.UntrustedError` when this machine has not trusted the
     server's launch spec in this project (`mcplock trust NAME`; in CI the lock is the
-    reviewed artefact)."""
+    reviewed artefact).
+
+    ``policy``: the organisation's policy file (default ``$MCPLOCK_POLICY``); a broken one is an
+    error before anything starts."""
+    from mcplock import orgpolicy
     from mcplock.core import trust
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
     from mcplock.lock.one import load_one
     from mcplock.packages import prepare
 
+    org = orgpolicy.resolve(policy, environ)
     lock = load_one(lockfile, name, trust.machine_secret(environ), environ)
     srv = locked_server(lock, name, lockfile)
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
@@ -284,4 +290,4 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)},
                environ=environ)
     spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
-    return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve, on_elicit=on_elicit)
+    return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve, on_elicit=on_elicit, org=org)

@@ -10,7 +10,7 @@ live hash against the lock's) are not repeated on every call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcplock.errors import HashError
@@ -20,6 +20,8 @@ from mcplock.policy import Decision, Host, decide_item, decide_tool
 from mcplock.snapshot import KEY_FIELD
 
 KINDS = ("tool", "prompt", "resource-template")
+# documents served from the lock on resources/read (and skills/list): mcplock.documents
+DOCUMENT_KINDS = ("ui", "skill", "content")
 
 
 def live_hashes(kind: str, items: list[dict[str, Any]]) -> dict[str, str]:
@@ -43,16 +45,20 @@ class View:
     live: dict[str, dict[str, str]]  # kind -> key -> live hash
     live_instructions: str | None = None  # hash of the live instructions (None: none sent)
     offered: dict[str, bool] = field(default_factory=dict)  # kind -> the upstream lists that kind
+    org: Any = None  # the organisation's policy (docs/policy.md): a tool it denies is neither listed nor called
     _decided: dict[tuple[Any, ...], Decision] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # --- decisions ------------------------------------------------------------------------
 
     def tool(self, name: str, host: Host | None = None, *, purpose: str = "call") -> Decision:
+        host = host or Host()
+        if self.org is not None and host.org is None:
+            host = replace(host, org=self.org)
         key = ("tool", name, host, purpose)
         d = self._decided.get(key)
         if d is None:
             entry = self.server.tools.get(name)
-            d = decide_tool(self.server.name, name, entry, self.live["tool"].get(name), host or Host(),
+            d = decide_tool(self.server.name, name, entry, self.live["tool"].get(name), host,
                             purpose=purpose)  # type: ignore[arg-type]
             if entry is not None:  # only the lock's own names: a host cannot grow this
                 self._decided[key] = d
@@ -92,7 +98,7 @@ class View:
     def hidden(self) -> list[Decision]:
         """Why each item the lock knows or the upstream offers is not shown (for stderr)."""
         out: list[Decision] = []
-        for kind in KINDS:
+        for kind in (*KINDS, *DOCUMENT_KINDS):
             keys = sorted(set(self.server.items[kind]) | set(self.live[kind]))
             for k in keys:
                 d = self.tool(k, purpose="list") if kind == "tool" else self.item(kind, k)
@@ -102,20 +108,24 @@ class View:
 
 
 def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[str, Any]],
-          templates: list[dict[str, Any]], instructions: str | None, offered: dict[str, bool]) -> View:
+          templates: list[dict[str, Any]], instructions: str | None, offered: dict[str, bool],
+          documents: dict[str, list[dict[str, Any]]] | None = None, org: Any = None) -> View:
     live = {"tool": live_hashes("tool", tools), "prompt": live_hashes("prompt", prompts),
             "resource-template": live_hashes("resource-template", templates)}
+    for kind in ("resource", *DOCUMENT_KINDS):  # a pinned resource listing, the pinned documents
+        live[kind] = live_hashes(kind, (documents or {}).get(kind, []))
     ins = None
     if instructions is not None:
         try:
             ins = definition_hash(instructions)
         except HashError:
             ins = "unhashable"
-    return View(server, live, ins, offered)
+    return View(server, live, ins, offered, org)
 
 
-def from_snapshot(server: ServerEntry, snap: Any) -> View:
+def from_snapshot(server: ServerEntry, snap: Any, org: Any = None) -> View:
     caps = snap.capabilities or {}
     offered = {kind: caps.get(cap) not in (None, False)
                for kind, cap in (("tool", "tools"), ("prompt", "prompts"), ("resource-template", "resources"))}
-    return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered)
+    return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered,
+                 {"resource": snap.resources or [], "ui": snap.ui, "skill": snap.skills, "content": snap.contents}, org)

@@ -25,11 +25,14 @@ Messages may quote an excerpt of untrusted text: hidden characters in an excerpt
 
 from __future__ import annotations
 
+from mcplock.lint.apps import RULES as APP_RULES
 from mcplock.lint.definition import lint_definition
 from mcplock.lint.finding import RULES, LintFinding, rename_finding
 from mcplock.lint.names import confusable_names
 from mcplock.lint.schema import classify_schema_change
 from mcplock.lint.servers import cross_references, foreign_tools, lint_servers, references, shadowing
+
+RULES.update(APP_RULES)  # an MCP App document's rules (lint/apps.py)
 
 __all__ = [
     "RULES",

@@ -27,7 +27,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from mcplock import cachedir
+from mcplock import paths
 from mcplock.lint.finding import LintFinding
 
 # a few locks' worth (the file is read on every `check`: ~150 bytes an entry); beyond it the
@@ -51,7 +51,7 @@ def rules_version() -> str:
 
 
 def cache_dir(environ: Any = None) -> Path | None:
-    return cachedir.cache_dir("lint", "MCPLOCK_LINT_CACHE", environ)
+    return paths.cache_dir("lint", "MCPLOCK_LINT_CACHE", environ)
 
 
 class LintCache:

@@ -94,6 +94,10 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
     """
     if definition is None:
         return []
+    if kind == "ui":  # an App's HTML: the host renders it, the model does not read it
+        from mcplock.lint.apps import app_findings
+
+        return app_findings(definition, old)
     found = _raw(kind, definition)
     if old is not None:
         before = {_sig(f, s) for f, s in _raw(kind, old)}

@@ -33,10 +33,9 @@ from mcplock.lint.schema_keywords import (
     classify_unit,
     join,
 )
-from mcplock.severity import HIGH, MEDIUM
 
 __all__ = ["COSMETIC_KEYWORDS", "LOOSENED", "NEUTRAL", "TEXT_KEYWORDS", "TIGHTENED", "Classified", "SchemaDiff",
-           "classify_schema_change", "schema_diff", "schema_severity"]
+           "classify_schema_change", "schema_diff"]
 
 
 @dataclass
@@ -142,15 +141,3 @@ def _path(prefix: str, node: tuple[Any, ...]) -> str:
     return out
 
 
-def schema_severity(old: Any, new: Any) -> str:
-    """``medium`` when an input schema change only tightens (or touches cosmetics), else ``high``."""
-    entries = classify_schema_change(old, new, "inputSchema")
-    if not entries:
-        return MEDIUM
-    for _where, how, what in entries:
-        if how == TIGHTENED:
-            continue
-        if how == NEUTRAL and what.startswith(COSMETIC_KEYWORDS):
-            continue
-        return HIGH
-    return MEDIUM

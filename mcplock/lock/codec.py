@@ -3,8 +3,9 @@
 A definition (the JSON object a server sent) becomes the keys of its TOML table:
 
 * the key field (``name`` for tools/prompts, ``uriTemplate`` for resource templates,
-  ``uri`` for resources) is the table's key and is not repeated;
-* text fields (``title``, ``description``, ``name``, ``mimeType``) holding a string are
+  ``uri`` for resources, App documents and resource content) is the table's key and is not repeated;
+* text fields (``title``, ``description``, ``name``, ``mimeType``, ``text`` — a document's
+  content) holding a string are
   TOML strings (multi-line when they have newlines), so a PR diff shows the changed line;
 * JSON fields (``inputSchema`` → ``input-schema``, ``outputSchema``, ``annotations``,
   ``icons``, ``execution``, ``_meta`` → ``meta``, ``arguments``) are pretty, key-sorted
@@ -26,7 +27,8 @@ from typing import Any
 from mcplock.untrusted import hides
 
 # wire field -> lock key
-TEXT_FIELDS = {"title": "title", "description": "description", "name": "name", "mimeType": "mime-type"}
+TEXT_FIELDS = {"title": "title", "description": "description", "name": "name", "mimeType": "mime-type",
+               "text": "text"}
 JSON_FIELDS = {
     "inputSchema": "input-schema",
     "outputSchema": "output-schema",
@@ -37,7 +39,8 @@ JSON_FIELDS = {
     "arguments": "arguments",
 }
 EXTRA = "extra"
-KEY_FIELD = {"tool": "name", "prompt": "name", "resource-template": "uriTemplate", "resource": "uri"}
+KEY_FIELD = {"tool": "name", "prompt": "name", "resource-template": "uriTemplate", "resource": "uri", "ui": "uri",
+             "skill": "uri", "content": "uri"}
 _LOCK_TO_TEXT = {v: k for k, v in TEXT_FIELDS.items()}
 _LOCK_TO_JSON = {v: k for k, v in JSON_FIELDS.items()}
 DEFINITION_KEYS = frozenset([*_LOCK_TO_TEXT, *_LOCK_TO_JSON, EXTRA])

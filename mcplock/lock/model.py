@@ -13,14 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock.lock.hashing import definition_hash
-from mcplock.packages.pin import PackagePin
+from mcplock.packages.pin import PackagePin, RegistryRef
 
 LOCK_VERSION = 1
 POLICIES = ("all", "writes", "none")
 APPROVALS = ("always", "never")
 CHANGES = ("new", "changed", "removed")
-# kinds of pinned items; the lock's sub-table name for each
-ITEM_KINDS = ("tool", "prompt", "resource-template", "resource")
+# kinds of pinned items; the lock's sub-table name for each. `ui`: an MCP App's `ui://` document,
+# `skill`: a skills/list entry, `content`: a pinned resource's or a skill's document (`ui` and
+# `content` are what resources/read returned, keyed by URI: mcplock.documents)
+ITEM_KINDS = ("tool", "prompt", "resource-template", "resource", "ui", "skill", "content")
 KINDS = (*ITEM_KINDS, "instructions")
 
 
@@ -108,6 +110,7 @@ class ServerEntry:
     protocol_version: str | None = None
     instructions: Entry | None = None
     package: PackagePin | None = None  # the exact artefact the command runs (`[server.NAME.package]`)
+    registry: RegistryRef | None = None  # the MCP Registry entry it was added from (`[server.NAME.registry]`)
     items: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in ITEM_KINDS})
 
     @property

@@ -31,7 +31,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from mcplock import cachedir
+from mcplock import paths
 from mcplock.lock.model import Lock
 from mcplock.lock.read import LockfileError, loads, read_text
 
@@ -39,7 +39,7 @@ MAX_FILES = 256  # entries beyond it: the least recently used are removed (when 
 
 
 def cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
-    return cachedir.cache_dir("locks", "MCPLOCK_LOCK_CACHE", environ)
+    return paths.cache_dir("locks", "MCPLOCK_LOCK_CACHE", environ)
 
 
 def load_one(path: str | os.PathLike[str], name: str, secret: bytes | None,

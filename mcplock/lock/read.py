@@ -28,7 +28,7 @@ from mcplock.lock.model import (
     ServerEntry,
 )
 from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
-from mcplock.packages.pin import PIN_KEYS, REGISTRIES, PackagePin
+from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
 from mcplock.spec import ENV_NAME
 
 __all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
@@ -38,7 +38,7 @@ SERVER_KEYS = {
     "transport", "command", "args", "env", "pass-env", "cwd", "url", "headers", "source", "config-hash", "auth",
     "policy", "pin-resources", "client", "client-capabilities",
     "server-info", "protocol-version", "instructions",
-    "instructions-hash", "instructions-rejected-hash", "instructions-pending", "package", *ITEM_KINDS,
+    "instructions-hash", "instructions-rejected-hash", "instructions-pending", "package", "registry", *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
 PENDING_KEYS = {"change", "hash", "enabled-before", "approval", *codec.DEFINITION_KEYS}
@@ -174,6 +174,7 @@ class _Reader:
             raise self.fail(table, f"an {transport} server needs `url` in {self._where(table)}")
         srv.instructions = self.instructions(table, st)
         srv.package = self.package(table, st)
+        srv.registry = self.registry(table, st)
         for kind in ITEM_KINDS:
             kt = self.get(st, table, kind, dict, {})
             for key, it in kt.items():
@@ -206,6 +207,20 @@ class _Reader:
             key, what, hint = problem
             raise self.fail(table, f"`auth.{key}` in {self._where(table)} {what}", hint=hint)
         return dict(v)
+
+    def registry(self, table: tuple[str, ...], st: dict[str, Any]) -> RegistryRef | None:
+        """`[server.NAME.registry]`: the MCP Registry entry the server was added from (name,
+        version, url, repository): plain data, read by `outdated`/`update`."""
+        rt = self.get(st, table, "registry", dict)
+        if rt is None:
+            return None
+        rtable = (*table, "registry")
+        self.check_keys(rt, rtable, set(REGISTRY_KEYS))
+        for key in REGISTRY_KEYS:
+            v = self.get(rt, rtable, key, str)
+            if not v and key != "repository":
+                raise self.fail(rtable, f"missing `{key}` in {self._where(rtable)}")
+        return RegistryRef.from_stored(rt)
 
     def package(self, table: tuple[str, ...], st: dict[str, Any]) -> PackagePin | None:
         """`[server.NAME.package]`: registry, name, version, integrity (a string, or a list for

@@ -1,5 +1,6 @@
 """Review targets, the one spelling of them: ``SERVER``, ``SERVER/TOOL``,
 ``SERVER/prompt:NAME``, ``SERVER/resource-template:URI``, ``SERVER/resource:URI``,
+``SERVER/ui:URI`` (an App's document), ``SERVER/content:URI`` (a pinned resource's content),
 ``SERVER/instructions``, and ``SERVER/tool:NAME`` for any tool (the spelling of a tool whose
 name reads as something else: ``instructions``, ``prompt:x``).
 
@@ -17,8 +18,8 @@ from dataclasses import dataclass
 from mcplock.errors import UsageError
 from mcplock.lock.model import Entry, Lock, ServerEntry, item_label
 
-_PREFIXES = ("prompt", "resource-template", "resource", "tool")
-SPELLINGS = "SERVER, SERVER/TOOL, SERVER/tool:NAME, SERVER/prompt:NAME, SERVER/instructions"
+_PREFIXES = ("prompt", "resource-template", "resource", "ui", "skill", "content", "tool")
+SPELLINGS = "SERVER, SERVER/TOOL, SERVER/tool:NAME, SERVER/prompt:NAME, SERVER/ui:URI, SERVER/instructions"
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,11 @@ def _server(s: ServerEntry) -> Any:
             else:
                 pt.add(k, _text(str(v)))
         t.add("package", pt)
+    if s.registry is not None:  # after `package`: peek_servers reads a server's table and its package
+        rt = tomlkit.table()
+        for k, v in s.registry.stored().items():
+            rt.add(k, _text(v))
+        t.add("registry", rt)
     for kind in ITEM_KINDS:
         entries = s.items[kind]
         if not entries:

@@ -9,13 +9,14 @@ nothing is fetched, and a file changed in the cache is refused. A cold cache ins
   when that version was published: ``--before``), or ``npm ci --ignore-scripts`` replaying a
   resolved tree kept under ``npm-trees/``; npm checks every tarball against the lockfile's
   integrity, and mcplock checks the package's own entry against the pin;
-- PyPI: the tree resolved once (``pip install --dry-run --report``; its dependencies as they
-  were when the pinned files were uploaded: ``--uploaded-prior-to``) into hash-pinned
-  requirements kept under ``pypi-trees/``, installed with ``pip install --require-hashes
-  --no-deps`` into a venv; the package's file must be one of the pinned sha256s;
+- PyPI: the tree resolved once with uv (``uv pip compile --generate-hashes``; its dependencies
+  as they were when the pinned files were uploaded: ``--exclude-newer``) into hash-pinned
+  requirements kept under ``pypi-trees/``, installed with ``uv pip install --require-hashes
+  --no-deps`` into a venv (:mod:`mcplock.packages.pypi`);
 - OCI: no cache, the image is run by digest (``IMAGE@sha256:…``); docker verifies the content.
 
-The cache is ``MCPLOCK_CACHE_DIR``, else the platform's user cache directory + ``/packages``.
+The cache is ``packages`` in mcplock's cache directory (``$MCPLOCK_CACHE_DIR/packages``, else
+``~/.cache/mcplock/packages`` on Linux: :mod:`mcplock.paths`).
 """
 
 from __future__ import annotations
@@ -25,13 +26,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mcplock.errors import UsageError
+from mcplock import paths
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.launchers import Launch, NoPin, parse
 from mcplock.packages.pin import PackagePin
@@ -42,12 +42,9 @@ INSTALL_TIMEOUT = 600
 
 
 def cache_root(environ: Env = None) -> Path:
-    env = os.environ if environ is None else environ
-    if env.get("MCPLOCK_CACHE_DIR"):
-        return Path(env["MCPLOCK_CACHE_DIR"])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("mcplock")) / "packages"
+    root = paths.cache_dir("packages", environ=environ)
+    assert root is not None  # no switch: the package cache cannot be turned off
+    return root
 
 
 def pin_dir(pin: PackagePin, environ: Env = None) -> Path:
@@ -121,6 +118,12 @@ def prepare(spec: Any, environ: Env = None) -> Any:
     pin: PackagePin | None = getattr(spec, "package", None)
     if pin is None:
         return spec
+    problem = pin.problem()
+    if problem is not None:
+        raise IntegrityError(
+            f"server `{spec.name}`: the lock's {pin.registry} pin names no one exact release: {problem}; "
+            "nothing was started",
+            hint=f"restore mcp.lock from git, or run `mcplock update {spec.name}` to pin an exact release")
     launch = parse(spec.command, spec.args)
     if isinstance(launch, NoPin) or launch.registry != pin.registry or _norm(launch.name, pin.registry) != _norm(
             pin.name, pin.registry):
@@ -203,9 +206,11 @@ def _tmp(d: Path) -> Path:
     return tmp
 
 
-def _run(argv: list[str], cwd: Path, env: dict[str, str], what: str) -> None:
+def _run(argv: list[str], cwd: Path | None, env: dict[str, str], what: str, *, stdin: str | None = None) -> str:
+    """Run an installer; its stdout. A failure is a RegistryError with the tail of what it said."""
     try:
-        out = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT)
+        out = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
+                             input=stdin)
     except FileNotFoundError:
         raise RegistryError("installer-missing", f"{argv[0]} is needed to install {what}",
                             hint="install it (Node.js for npm packages), then run the command again") from None
@@ -214,9 +219,11 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], what: str) -> None:
     if out.returncode != 0:
         tail = "\n".join((out.stderr or out.stdout).strip().splitlines()[-6:])
         kind = "registry-unreachable" if any(s in tail for s in ("ENOTFOUND", "ECONNREFUSED", "ETIMEDOUT",
-                                                                   "NewConnectionError", "connect")) else "install"
+                                                                   "NewConnectionError", "connect",
+                                                                   "Failed to fetch")) else "install"
         raise RegistryError(kind, f"installing {what} failed:\n{tail}",
                             hint="check the network and the registry, then run again; the lock is unchanged")
+    return out.stdout
 
 
 def tree_hash(entries: dict[str, Any]) -> str:
@@ -268,8 +275,8 @@ def _npm(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list
 
 
 def _after(published: str) -> str:
-    """A moment just after ``published``: ``npm install --before`` takes versions up to it, ``pip
-    install --uploaded-prior-to`` files uploaded strictly before it."""
+    """A moment just after ``published``: ``npm install --before`` takes versions up to it, ``uv
+    --exclude-newer`` files uploaded before it."""
     from datetime import datetime, timedelta
 
     t = datetime.fromisoformat(published.replace("Z", "+00:00")) + timedelta(minutes=1)
@@ -296,33 +303,29 @@ def _npm_bin(pkg_dir: Path, pin: PackagePin, launch: Launch) -> str:
                         hint="name one: `npx -y --package PKG BIN`")
 
 
-# --- PyPI --------------------------------------------------------------------------------------
+# --- PyPI (resolved and installed with uv: mcplock.packages.pypi) ------------------------------
 
 
 def _pypi(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
-    from mcplock.packages import registries
+    from mcplock.packages import pypi
 
     d = pin_dir(pin, environ)
     manifest = _verified(d, pin, name)
     if manifest is None:
         tmp = _tmp(d)
-        env = registries.pip_env(environ)
-        index: list[str] = []
         trees = cache_root(environ) / "pypi-trees"
         saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.txt" if pin.tree_integrity else None
-        if saved is not None and saved.is_file():
-            reqs = saved.read_text()
-        else:
-            reqs = _pypi_tree(pin, tmp, env, index, name, environ)
+        reqs = saved.read_text() if saved is not None and saved.is_file() else pypi.tree(pin, environ, name)
         tree = _sha(reqs.encode())
         if pin.tree_integrity is not None and tree != pin.tree_integrity:
             shutil.rmtree(tmp, ignore_errors=True)
             raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
         (tmp / "requirements.txt").write_text(reqs)
-        _run([sys.executable, "-m", "venv", "--without-pip", str(tmp / "venv")], tmp, env, pin.label)
-        _run([sys.executable, "-m", "pip", "--python", str(tmp / "venv" / "bin" / "python"), "install", "--quiet",
-              "--require-hashes", "--no-deps", "--only-binary=:all:", *index, "-r", str(tmp / "requirements.txt")],
-             tmp, env, pin.label)
+        try:
+            pypi.install(tmp / "requirements.txt", tmp / "venv", environ, pin.label)
+        except RegistryError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         trees.mkdir(parents=True, exist_ok=True)
         (trees / f"{tree.removeprefix('sha256:')}.txt").write_text(reqs)
         manifest = {"pin": pin.stored(), "tree-integrity": tree}
@@ -334,62 +337,3 @@ def _pypi(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[lis
     # the venv's own python runs the script: the cache entry was installed under another
     # name and renamed, so the scripts' #! lines point nowhere
     return [str(d / "venv" / "bin" / "python"), str(exe)], replace(pin, tree_integrity=manifest["tree-integrity"])
-
-
-def _pypi_tree(pin: PackagePin, tmp: Path, env: dict[str, str], index: list[str], name: str, environ: Env) -> str:
-    """The whole tree as pip resolves it as of the pinned release's upload (its dependencies as
-    they were then: ``--uploaded-prior-to``), as hash-pinned requirements (sorted lines); the
-    package itself with every sha256 of the pin, after checking pip chose one of them."""
-    from mcplock.packages import registries
-
-    report = tmp / "report.json"
-    uploaded = registries.pypi_uploaded(pin.name, pin.version, pin.integrities(), environ)
-    before = [f"--uploaded-prior-to={_after(uploaded)}"] if uploaded else []
-    argv = [sys.executable, "-m", "pip", "install", "--quiet", "--dry-run", "--ignore-installed", "--only-binary=:all:",
-            *index, "--report", str(report), f"{pin.name}=={pin.version}"]
-    try:
-        _run([*argv, *before], tmp, env, pin.label)
-    except RegistryError as e:
-        if before and "no such option: --uploaded-prior-to" in str(e):
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise _old_pip(pin) from None
-        if not (before and "does not provide upload-time metadata" in str(e)):
-            raise
-        # an index without upload times (an older mirror): today's tree; a drift is refused below
-        _run(argv, tmp, env, pin.label)
-    data = json.loads(report.read_text())
-    report.unlink()
-    lines = []
-    for item in data.get("install") or []:
-        meta = item.get("metadata") or {}
-        info = item.get("download_info") or {}
-        archive = info.get("archive_info") or {}
-        sha = (archive.get("hashes") or {}).get("sha256") or (archive.get("hash") or "").removeprefix("sha256=")
-        pkg = _norm(str(meta.get("name")), "pypi")
-        if pkg == _norm(pin.name, "pypi"):
-            if f"sha256:{sha}" not in pin.integrities():
-                shutil.rmtree(tmp, ignore_errors=True)
-                raise _mismatch(f"server `{name}`: PyPI package {pin.label}", ", ".join(pin.integrities()),
-                                f"sha256:{sha}", name)
-            hashes = [h.removeprefix("sha256:") for h in pin.integrities()]
-        else:
-            hashes = [sha]
-        lines.append(f"{pkg}=={meta.get('version')} " + " ".join(f"--hash=sha256:{h}" for h in hashes))
-    return "\n".join(sorted(lines)) + "\n"
-
-
-def _old_pip(pin: PackagePin) -> UsageError:
-    """pip before 26 cannot resolve a tree as of a date: refuse rather than resolve today's.
-    A problem of this machine's set-up, not of the registry (exit 2: a CI job that lets an
-    unreachable server (exit 3) pass must not pass this)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        have = f"pip {version('pip')}"
-    except PackageNotFoundError:  # pragma: no cover - pip ran, so its metadata is there
-        have = "an older pip"
-    return UsageError(
-        f"resolving the dependency tree of {pin.label} as of its release needs pip 26 or newer "
-        f"(`--uploaded-prior-to`); mcplock's Python ({sys.executable}) has {have}",
-        hint=f"upgrade pip where mcplock is installed (`{sys.executable} -m pip install --upgrade pip`), "
-             "then run the command again; the lock is unchanged", code="installer-too-old")

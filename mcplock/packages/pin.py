@@ -8,10 +8,42 @@ pins the whole dependency tree installed for it (see docs/pins.md).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+from mcplock.untrusted import sanitize
 
 REGISTRIES = ("npm", "pypi", "oci")
 PIN_KEYS = ("registry", "name", "version", "integrity", "tree-integrity")
+
+# An exact version, nothing an installer reads as something else: semver 2.0.0 (its own regex)
+# for npm, PEP 440's public version pattern (any spelling of one release) for PyPI, a docker tag
+# for OCI (the digest decides there). No alias (`npm:other@1.0.0`), range, tag, URL or path.
+_NUM = r"(?:0|[1-9]\d*)"
+_PRE = r"(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
+_EXACT = {
+    "npm": re.compile(rf"{_NUM}\.{_NUM}\.{_NUM}(?:-{_PRE}(?:\.{_PRE})*)?(?:\+[0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*)?"),
+    "pypi": re.compile(r"v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?"
+                       r"(?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?(?:[-_.]?dev[-_.]?[0-9]*)?", re.IGNORECASE),
+    "oci": re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"),
+}
+_EXACT_WORDS = {"npm": "an exact semver version (`1.2.3`)", "pypi": "an exact PEP 440 version (`1.2.3`)",
+                "oci": "a docker tag"}
+_NAME = {
+    "npm": re.compile(r"(?:@[a-z0-9~-][a-z0-9._~-]*/)?[a-z0-9~-][a-z0-9._~-]*", re.IGNORECASE),  # old names: capitals
+    "pypi": re.compile(r"[A-Z0-9](?:[A-Z0-9._-]*[A-Z0-9])?", re.IGNORECASE),
+}
+
+
+def pin_problem(registry: str, name: str, version: str) -> str | None:
+    """Why a pin's name or version is not one exact release (None: it is one). A hand edit such
+    as ``version = "npm:evil@1.0.0"`` (an npm alias: another package under the pinned name), a
+    range, a dist-tag or a URL would make the installer run something the pin does not say."""
+    if registry in _EXACT and not _EXACT[registry].fullmatch(version):
+        return f"`version` `{sanitize(version, 80)}` is not {_EXACT_WORDS[registry]}"
+    if registry in _NAME and not _NAME[registry].fullmatch(name):
+        return f"`name` `{sanitize(name, 80)}` is not a {registry} package name"
+    return None
 
 
 @dataclass(frozen=True)
@@ -37,6 +69,10 @@ class PackagePin:
         return cls(registry=str(t["registry"]), name=str(t["name"]), version=str(t["version"]),
                    integrity=tuple(integ) if isinstance(integ, list) else integ,  # type: ignore[arg-type]
                    tree_integrity=t.get("tree-integrity"))  # type: ignore[arg-type]
+
+    def problem(self) -> str | None:
+        """Why this pin names no one exact release (see :func:`pin_problem`)."""
+        return pin_problem(self.registry, self.name, self.version)
 
     def integrities(self) -> tuple[str, ...]:
         if self.integrity is None:
@@ -66,3 +102,30 @@ def describe(pin: PackagePin | None, command: str | None, args: list[str] | tupl
     if isinstance(got, Launch):
         return f"not pinned: runs {got.registry} package {got.name} unpinned (run `mcplock update` to pin it)"
     return got.reason
+
+
+REGISTRY_KEYS = ("name", "version", "url", "repository")
+
+
+@dataclass(frozen=True)
+class RegistryRef:
+    """The MCP Registry entry a server was added from (lock table ``[server.NAME.registry]``):
+    its registry name and version, the registry's URL, the source repository it names. Plain
+    data, outside every hash: what runs is the launch and its package pin."""
+
+    name: str  # io.github.modelcontextprotocol/server-memory
+    version: str
+    url: str  # the registry's base URL (outdated/update ask it again)
+    repository: str | None = None
+
+    def stored(self) -> dict[str, str]:
+        out = {"name": self.name, "version": self.version, "url": self.url}
+        if self.repository is not None:
+            out["repository"] = self.repository
+        return out
+
+    @classmethod
+    def from_stored(cls, t: dict[str, object]) -> RegistryRef:
+        repo = t.get("repository")
+        return cls(name=str(t["name"]), version=str(t["version"]), url=str(t["url"]),
+                   repository=str(repo) if repo is not None else None)

@@ -3,7 +3,7 @@ own data: the npm registry's package document (``dist.integrity``, dist-tags, pu
 PyPI's JSON API (every file's sha256), an OCI manifest digest through the ``docker`` client.
 
 Registry URLs: ``MCPLOCK_NPM_REGISTRY`` (default https://registry.npmjs.org) and
-``MCPLOCK_PYPI_URL`` (default https://pypi.org); the same values are handed to npm and pip.
+``MCPLOCK_PYPI_URL`` (default https://pypi.org); the same values are handed to npm and uv.
 """
 
 from __future__ import annotations
@@ -153,7 +153,9 @@ def pypi_project(name: str, environ: Env = None) -> dict[str, Any]:
 def resolve_pypi(launch: Launch, environ: Env = None, *, requested: str | None = None) -> PackagePin:
     want = requested if requested is not None else launch.requested
     if want is not None and re.match(r"^[<>=!~]", want):
-        want = _pip_pick(launch.name, want, environ)
+        from mcplock.packages.pypi import pick_version
+
+        want = pick_version(launch.name, want, environ)
     doc = pypi_project(launch.name, environ)
     version = want or str(doc["info"]["version"])
     if version not in doc["releases"]:
@@ -176,7 +178,7 @@ def pypi_uploaded(name: str, version: str, integrities: tuple[str, ...], environ
     """When the pinned files of ``name==version`` were uploaded: the latest
     ``upload_time_iso_8601`` among the release's files whose sha256 the pin holds (a wheel
     uploaded after the sdist counts; a file added to the release after the pin does not move
-    it), for ``pip install --uploaded-prior-to``. None when the index gives no upload times."""
+    it), for uv's ``--exclude-newer``. None when the index gives no upload times."""
     files = (pypi_project(name, environ).get("releases") or {}).get(version) or []
     times = [str(f["upload_time_iso_8601"]) for f in files
              if f"sha256:{(f.get('digests') or {}).get('sha256')}" in integrities and f.get("upload_time_iso_8601")]
@@ -187,39 +189,6 @@ def _instant(iso: str) -> Any:
     from datetime import datetime
 
     return datetime.fromisoformat(iso.replace("Z", "+00:00"))
-
-
-def pip_env(environ: Env = None) -> dict[str, str]:
-    """pip's environment: only the index mcplock names (no find-links, extra indexes or
-    constraints from a pip config), its cache inside mcplock's."""
-    from mcplock.packages.cache import cache_root
-
-    env = dict(os.environ if environ is None else environ)
-    # a blank (" "), not an empty value: pip drops empty ones and keeps a pip.conf's lists
-    env.update({"PIP_CACHE_DIR": str(cache_root(environ) / "pip-cache"), "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-                "PIP_FIND_LINKS": " ", "PIP_EXTRA_INDEX_URL": " ", "PIP_CONSTRAINT": " ", "PIP_NO_INPUT": "1",
-                "PIP_INDEX_URL": pypi_url(environ) + "/simple"})
-    # pip runs `rustc --version` for its User-Agent; a rustup proxy then writes ~/.rustup. Wheels
-    # only (--only-binary): pip never needs Rust here, so rustup's directory leaves its PATH.
-    path = env.get("PATH", "").split(os.pathsep)
-    env["PATH"] = os.pathsep.join(p for p in path if not os.path.exists(os.path.join(p, "rustup")))
-    return env
-
-
-def _pip_pick(name: str, spec: str, environ: Env) -> str:
-    """The highest release matching a specifier, as pip resolves it (a dry run, no install)."""
-    import sys
-
-    argv = [sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--no-deps", "--ignore-installed",
-            "--report", "-", "--index-url", pypi_url(environ) + "/simple", f"{name}{spec}"]
-    out = subprocess.run(argv, capture_output=True, text=True, timeout=120,
-                         env=pip_env(environ))
-    try:
-        report = json.loads(out.stdout)
-        return str(report["install"][0]["metadata"]["version"])
-    except (ValueError, KeyError, IndexError):
-        raise RegistryError("unknown-version", f"no release of PyPI package {name} matches {spec}",
-                            hint="fix the version in the server's command") from None
 
 
 # --- OCI ---------------------------------------------------------------------------------------

@@ -304,13 +304,16 @@ class PendingRequests:
 
     def _dispatch(self, msg: dict[str, Any], answer: Callable[[dict[str, Any]], Any]) -> None:
         """One JSON-RPC message from the server: a response resolves its request; in a long-lived
-        session anything else goes to ``on_message``; otherwise a server request gets ``answer``'s
+        session anything else goes to ``on_message`` (an answer to no pending request too: it
+        drops that and says so); otherwise a server request gets ``answer``'s
         harmless reply (run in the background) and a notification is dropped."""
         if is_response(msg):
             rid = msg.get("id")
             fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
             if fut is not None and not fut.done():
                 fut.set_result(msg)
+            elif self.on_message is not None:
+                self.on_message(msg)  # the session drops it, and says so
         elif self.on_message is not None:
             self.on_message(msg)
         elif is_server_request(msg):

@@ -77,7 +77,7 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
     if capabilities is None:  # the host this probe stands for (a guard passes its real host's)
         names = client_capabilities.chosen(opts.client_capabilities, spec.client_capabilities)
         capabilities = client_capabilities.declare(names)
-    snap.client_capabilities = list(capabilities)
+    snap.client_capabilities = client_capabilities.names(capabilities)
     await open_session(t, spec, opts, capabilities, snap)
     caps = snap.capabilities
     if _advertised(caps, "tools"):
@@ -91,6 +91,9 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
             snap.resources = await _list_all(t, opts, *_LISTS["resources"][1:])
     elif spec.pin_resources:
         snap.resources = []
+    from mcplock.probe._reads import read_documents
+
+    await read_documents(t, spec, opts, snap)
     t.state.step = "done"
     return snap
 

@@ -304,6 +304,9 @@ class StdioTransport(PendingRequests):
         a protocol error at once (JSON-RPC answers a single request with a single object; mcplock
         never sends batches), not a wait for the timeout; requests in it are answered."""
         self.state.valid_messages += 1
+        if self.on_message is not None:  # a long-lived session drops a batch, and says so
+            self.on_message(msgs)  # type: ignore[arg-type]
+            return
         if any(is_jsonrpc(m) and is_response(m) for m in msgs):
             self._fail(ProbeError(
                 "protocol",

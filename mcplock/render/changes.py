@@ -9,13 +9,13 @@ the change stays readable in a log or a file.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from typing import Any
 
 from rich.text import Text
 
+from mcplock.render.worddiff import opcodes
 from mcplock.untrusted import safe_text
 
 REMOVED = "strike red"
@@ -26,8 +26,7 @@ _TOKENS = re.compile(r"\s+|[^\s]+")
 def word_diff(old: str, new: str, *, color: bool = True) -> Text:
     a, b = _TOKENS.findall(old), _TOKENS.findall(new)
     out = Text()
-    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
+    for op, i1, i2, j1, j2 in opcodes(a, b):  # bounded on any input (mcplock/render/worddiff.py)
         if op == "equal":
             out.append_text(safe_text("".join(a[i1:i2])))
             continue
@@ -111,6 +110,10 @@ def _field_head(indent: str, field: str, sep: str) -> Text:
 def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, indent: str = "      ") -> list[Text]:
     """Lines that show how one top-level field changed."""
     lines: list[Text] = []
+    if isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > 4000:
+        from mcplock.render.documents import document_diff  # an App's HTML, a SKILL.md: a line diff
+
+        return document_diff(field, old, new, color=color, indent=indent)
     if isinstance(old, str) and isinstance(new, str):
         rows = word_diff(old, new, color=color).split("\n", allow_blank=True)
         lines.append(_field_head(indent, field, ": ").append_text(rows[0]))

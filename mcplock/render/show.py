@@ -22,7 +22,7 @@ _LIMITS = (
     ("pattern", "pattern"), ("format", "format"), ("default", "default"), ("const", "const"),
 )
 _SHOWN = {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "arguments", "uriTemplate",
-          "uri", "mimeType"}
+          "uri", "mimeType", "text"}
 
 
 def _j(v: Any) -> str:
@@ -118,6 +118,17 @@ def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
     for key in ("uriTemplate", "uri", "mimeType"):
         if key in d:
             lines.append(Text(f"{indent}{key}: ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
+    if isinstance(d.get("text"), str):  # a document (an App's HTML, a SKILL.md): as text, escaped
+        import hashlib
+
+        text = d["text"]
+        raw = text.encode("utf-8", "surrogatepass")
+        lines.append(Text(f"{indent}text:", style="bold").append(
+            f"  ({len(raw)} bytes, {text.count(chr(10)) + 1} lines, sha256:{hashlib.sha256(raw).hexdigest()})",
+            style="dim"))
+        lines += [Text(indent + "  ").append_text(safe_text(line)) for line in text.split("\n")]
+    elif "text" in d:
+        lines.append(Text(f"{indent}text: ", style="bold").append_text(safe_text(_j(d["text"]), keep_newlines=False)))
     if "inputSchema" in d:
         lines.append(Text(f"{indent}parameters (* required):", style="bold"))
         lines += schema_tree(d["inputSchema"], indent=indent + "  ")

@@ -106,7 +106,7 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
 
 
 # the hint a server's group shows: that of its most serious problem
-_HINT_ORDER = ("hash-mismatch", "unknown-value", "pin-no-integrity", "config-error", "source-missing",
+_HINT_ORDER = ("hash-mismatch", "unknown-value", "pin-not-exact", "pin-no-integrity", "config-error", "source-missing",
                "config-missing", "config-changed", "not-locked", "pending", "critical-accepted")
 
 

@@ -11,6 +11,7 @@ from rich.text import Text
 
 from mcplock import severity
 from mcplock.cli import context, progress
+from mcplock.cli.commands.registry import REGISTRY, offer_registry_names, registry_spec, warn_lookalikes
 from mcplock.cli.context import Cli
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
@@ -21,6 +22,7 @@ from mcplock.core.specs import check_args, check_transport, parse_env, parse_hea
 from mcplock.errors import SecretError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.lock.targets import label
+from mcplock.packages.mcp_registry import is_name
 from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
 from mcplock.untrusted import safe_text
 
@@ -33,7 +35,7 @@ def check_policy(policy: str) -> None:
 @probing(oauth=True)
 def cmd_add(
     ctx: typer.Context,
-    name: str | None = typer.Argument(None, help="Name of the server in the lock."),
+    name: str | None = typer.Argument(None, help="Name of the server in the lock, or an MCP Registry name."),
     target: list[str] | None = typer.Argument(None, help="URL, or `-- CMD [ARG…]` for a stdio server."),
     from_file: str | None = typer.Option(
         None, "--from", metavar="FILE",
@@ -49,10 +51,14 @@ def cmd_add(
                                        help="Also pin resources/list (usually data that changes)."),
     yes: bool = YES,
     trust: bool = TRUST,
+    server_name: str | None = typer.Option(None, "--name", help="The server's name in the lock, for `add "
+                                           "REGISTRY_NAME` (default: the registry name's last part)."),
+    registry: str | None = REGISTRY,
     *,
     probe: ProbeArgs,
 ) -> int:
-    """Add servers: `add NAME -- CMD…`, `add NAME URL`, or `add --from FILE [NAME…]`."""
+    """Add servers: `add REGISTRY_NAME[@VERSION]` (the MCP Registry), `add NAME -- CMD…`, `add NAME URL`,
+    or `add --from FILE [NAME…]`."""
     from mcplock.lock.store import check_directory
 
     cli = context.of(ctx)
@@ -67,11 +73,17 @@ def cmd_add(
                              hint="with --from, the host config says what the server gets")
         found = core_add.from_config(from_file, ([name] if name else []) + target, cli.lock_dir)
     else:
-        spec = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
+        if name and not target and not cli.had_dashdash and is_name(name):
+            spec = replace(registry_spec(cli, name, server_name, registry), pin_resources=pin_resources)
+            spec = replace(spec, env={**spec.env, **parse_env(env)})
+        else:
+            if server_name is not None or registry is not None:
+                raise UsageError("--name and --registry are for `mcplock add REGISTRY_NAME`")
+            spec = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
         if pass_env:
             if spec.transport != "stdio":
                 raise UsageError("--pass-env is for stdio servers")
-            spec = replace(spec, pass_env=parse_pass_env(pass_env))
+            spec = replace(spec, pass_env=tuple(sorted({*spec.pass_env, *parse_pass_env(pass_env)})))
         found = core_add.Found(specs=[(spec, None)])
     for n in found.notes:
         cli.note(n)
@@ -130,10 +142,12 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     names ``how`` (the command that trusts)."""
     from mcplock.core import trust as core_trust
     from mcplock.core.oauth import discovered_launch
+    from mcplock.core.registry import check_claims
     from mcplock.core.specs import probe_spec
     from mcplock.lint.entries import lint_entries
 
     opts = args.options(cli)
+    warn_lookalikes(cli, [sp for sp, _ in specs])  # named before anything is trusted, fetched or installed
     # trusted before anything is fetched: the commands as the person sees them (nothing is
     # resolved or downloaded for a server that is not trusted), then the launch as it will run,
     # its package pinned to the exact release that command named (docs/least-privilege.md)
@@ -142,6 +156,7 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
         core_trust.trust(asked, cli.lock_dir)
     else:
         guarded(cli, lambda: core_trust.gate(asked, cli.lock_dir, how=how))
+    check_claims([sp for sp, _ in specs], opts.environ)  # an impostor registry entry: refused, nothing installed
     specs, unpinned = core_add.pin_packages(specs, opts.environ, on_pin=lambda sp: cli.info(
         Text("pinning ").append_text(safe_text(sp.name, keep_newlines=False)).append(": resolving its package")))
     launch = [probe_spec(sp, cli.lock_dir) for sp, _ in specs if sp.name not in unpinned]
@@ -164,6 +179,7 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     for entry in staged:
         if entry.name not in clashes:
             _report_locked(cli, entry, held.get(entry.name, []))
+    offer_registry_names(cli, [e for e in staged if e.name not in clashes])
     return 3 if failed or clashes else 0
 
 
@@ -188,6 +204,9 @@ def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
 
 def _extras(entry: ServerEntry) -> str:
     parts = [f"{len(entry.items['prompt'])} prompts", f"{len(entry.items['resource-template'])} resource templates"]
+    for kind, what in (("ui", "App documents"), ("skill", "skills"), ("content", "documents")):
+        if entry.items[kind]:
+            parts.append(f"{len(entry.items[kind])} {what}")
     if entry.instructions is not None:
         parts.append("instructions")
     return ", ".join(parts)

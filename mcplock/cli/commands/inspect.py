@@ -7,6 +7,7 @@ import os
 import typer
 
 from mcplock.cli import context, progress
+from mcplock.cli.commands.registry import REGISTRY, inspect_entry
 from mcplock.cli.options import PASS_ENV, ProbeArgs, probing
 from mcplock.core.probing import result_of
 from mcplock.core.specs import check_transport, parse_env, parse_headers, parse_pass_env
@@ -17,19 +18,25 @@ from mcplock.spec import ServerSpec
 @probing(oauth=True)
 def cmd_inspect(
     ctx: typer.Context,
-    target: list[str] = typer.Argument(..., metavar="URL | -- CMD [ARG…]"),
+    target: list[str] = typer.Argument(..., metavar="URL | REGISTRY_NAME[@VERSION] | -- CMD [ARG…]"),
     transport: str | None = typer.Option(None, "--transport", help="http or sse for a URL."),
     header: list[str] = typer.Option([], "--header", help="'Name: value' (values may use ${VAR})."),
     env: list[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server."),
     pass_env: list[str] = PASS_ENV,
     fmt: str = typer.Option("text", "--format", help="text or json (the raw definitions)."),
     pin_resources: bool = typer.Option(False, "--resources", help="Also list resources."),
+    registry: str | None = REGISTRY,
     *,
     probe: ProbeArgs,
 ) -> int:
-    """Probe a server and print what it exposes, without touching a lock."""
+    """Probe a server and print what it exposes, without touching a lock; or show an MCP Registry
+    entry (`inspect REGISTRY_NAME`: what it runs, what it needs, its versions)."""
     cli = context.of(ctx)
     cli.report_format("inspect", fmt, ("text", "json"))
+    from mcplock.packages.mcp_registry import is_name
+
+    if not cli.had_dashdash and len(target) == 1 and "://" not in target[0] and is_name(target[0]):
+        return inspect_entry(cli, target[0], registry, fmt)
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
         check_transport(transport, remote=True)
         if env:

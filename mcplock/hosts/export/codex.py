@@ -1,8 +1,10 @@
-"""Codex: ``.codex/config.toml``: ``enabled = false`` → the tool in ``[mcp_servers.S]
-disabled_tools``; ``approval = "always"`` → ``[mcp_servers.S.tools.T] approval_mode = "prompt"``;
-``"never"`` → ``approval_mode = "approve"``. Codex matches raw server and tool names (table
-keys), so nothing is sanitised; rules go only to servers the file defines (Codex rejects a
-server table without ``command`` or ``url``).
+"""Codex: ``.codex/config.toml``: every tool the lock lets run (allowed or asked) in
+``[mcp_servers.S] enabled_tools``, Codex's allowlist (checked before ``disabled_tools``; present
+and empty, no tool of the server runs), so a tool the server starts offering after the export is
+not enabled; ``enabled = false`` → the tool in ``disabled_tools`` too; ``approval = "always"``
+→ ``[mcp_servers.S.tools.T] approval_mode = "prompt"``; ``"never"`` → ``approval_mode = "approve"``.
+Codex matches raw server and tool names (table keys), so nothing is sanitised; rules go only
+to servers the file defines (Codex rejects a server table without ``command`` or ``url``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ class Codex(Exporter):
     def rules(self, decisions: Decisions) -> list[Item]:
         out = []
         for s in sorted(decisions):
+            out.append(Item("list", ("mcp_servers", s, "enabled_tools"), ""))
+            for t, d in sorted(decisions[s].items()):
+                if d != DENY:
+                    out.append(Item("member", ("mcp_servers", s, "enabled_tools"), t))
             for t, d in sorted(decisions[s].items()):
                 if d == DENY:
                     out.append(Item("member", ("mcp_servers", s, "disabled_tools"), t))
@@ -50,7 +56,8 @@ def _body(text: str, name: str) -> Table | None:
     return TomlText(text).tables().get(("mcp_servers", name))
 
 
-def guard_body(text: str, name: str, args: list[str]) -> tuple[str, str, dict[str, Any]] | None:
+def guard_body(text: str, name: str, args: list[str], command: str = "mcplock",
+               ) -> tuple[str, str, dict[str, Any]] | None:
     """(new text, the original body verbatim, the original body parsed), or None if the file
     defines no such server."""
     lines = text.splitlines(keepends=True)
@@ -61,7 +68,7 @@ def guard_body(text: str, name: str, args: list[str]) -> tuple[str, str, dict[st
     original = "".join(lines[start:end])
     launch = [(a, b) for a, b, key in stmts if key in _LAUNCH]
     nl = "\r\n" if "\r\n" in text else "\n"
-    guard = f'command = "mcplock"{nl}args = {json.dumps(args, ensure_ascii=False)}{nl}'
+    guard = f'command = {json.dumps(command, ensure_ascii=False)}{nl}args = {json.dumps(args, ensure_ascii=False)}{nl}'
     at = launch[0][0] if launch else start
     kept = [line for i, line in enumerate(lines[start:end], start) if not any(a <= i < b for a, b in launch)]
     pos = sum(1 for i in range(start, at) if not any(a <= i < b for a, b in launch))

@@ -92,8 +92,12 @@ class Document:
         else:
             self._json.remove_item(path, i)
 
-    def set_key(self, path: Path, value: str) -> list[Path]:
+    def set_key(self, path: Path, value: Any, before: str | None = None) -> list[Path]:
+        """Set the key at ``path``; a new key goes at the end of its object, or (JSON) just
+        before its sibling ``before`` where that exists."""
         created = self._missing(path[:-1])
+        if before is not None and self.fmt != "toml" and self._json.insert_before(path, value, before):
+            return created
         if self.fmt == "toml":
             self._toml_set(path, value)
         else:

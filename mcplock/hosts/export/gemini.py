@@ -1,7 +1,10 @@
 """Gemini CLI: ``.gemini/settings.json``.
 
-``enabled = false`` → the tool's own name in ``mcpServers.S.excludeTools`` (matched against
-the name the server lists); ``approval = "never"`` → ``mcp_S_T`` in ``tools.allowed``;
+Every tool the lock lets run (allowed or asked) → its own name in ``mcpServers.S.includeTools``,
+Gemini's allowlist: present, only the tools it names are offered (present and empty, none), so a
+tool the server starts offering after the export is not. ``enabled = false`` → the tool's own
+name in ``mcpServers.S.excludeTools`` too (which wins over ``includeTools``); both are matched
+against the name the server lists. ``approval = "never"`` → ``mcp_S_T`` in ``tools.allowed``;
 ``approval = "always"`` is the default (Gemini asks). The tool id is Gemini's
 ``generateValidName``: ``mcp_`` + ``S_T``, ``[^A-Za-z0-9_.:-]`` → ``_``, a leading non-letter
 gets ``_``, and an id over 63 characters is cut to its first and last 30 around ``...``.
@@ -35,11 +38,15 @@ class Gemini(Exporter):
     def rules(self, decisions: Decisions) -> list[Item]:
         out = []
         for s in sorted(decisions):
+            out.append(Item("list", ("mcpServers", s, "includeTools"), ""))
+            for t, d in sorted(decisions[s].items()):
+                if d != DENY:
+                    out.append(Item("member", ("mcpServers", s, "includeTools"), t))
             for t, d in sorted(decisions[s].items()):
                 if d == DENY:
                     out.append(Item("member", ("mcpServers", s, "excludeTools"), t))
-                elif d == ALLOW:
-                    out.append(Item("member", ("tools", "allowed"), tool_id(s, t)))
+        out += [Item("member", ("tools", "allowed"), tool_id(s, t))
+                for s in sorted(decisions) for t, d in sorted(decisions[s].items()) if d == ALLOW]
         return out
 
     def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:

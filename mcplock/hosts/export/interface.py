@@ -3,8 +3,14 @@ decisions become there. The merge, the record of what mcplock wrote, the guard a
 writes are host-independent (``mcplock.core.export``); a new host is one module here.
 
 A rule is an :class:`Item`: ``member`` — the string ``value`` is in the list at ``path``
-(Claude Code's ``permissions.deny``), or ``key`` — the key at ``path`` holds ``value``
-(opencode's ``permission["S_T"] = "deny"``).
+(Claude Code's ``permissions.deny``), ``key`` — the key at ``path`` holds ``value``
+(opencode's ``permission["S_T"] = "deny"``), or ``list`` — a list exists at ``path``, empty if
+nothing else is in it (an allowlist such as Codex's ``enabled_tools``: absent, the host allows
+every tool; present and empty, none).
+
+The lock is an allowlist, so an export is one where the host can say it (``default_deny``): a
+tool the lock does not know — one the server started offering after the export — is not usable
+through the exported settings alone. docs/export.md has the table per host.
 """
 
 from __future__ import annotations
@@ -62,6 +68,10 @@ class Exporter(ABC):
     default_file: str = ""
     #: more settings files of the same host, each with an exporter of its own
     also: tuple[Exporter, ...] = ()
+    #: whether the rules deny what the lock does not know (a tool added upstream after the
+    #: export); where False, ``unknown_tools`` says what the host does with such a tool
+    default_deny: bool = True
+    unknown_tools: str = ""
 
     @abstractmethod
     def rules(self, decisions: Decisions) -> list[Item]:
@@ -74,6 +84,11 @@ class Exporter(ABC):
     def detect(self, exists: Any) -> bool:
         """Whether the project uses this host (``exists(relpath)``): its settings or its server list exist."""
         return any(exists(f) for f in self.files) or (self.servers_file is not None and exists(self.servers_file))
+
+    def place_before(self, item: Item, siblings: list[str]) -> str | None:
+        """Where a new key goes among the keys already in its object: before the sibling named
+        (opencode: the last matching key wins), or at the end (None)."""
+        return None
 
     def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
         """The user's own settings in ``data`` that make the host looser than the lock, even
@@ -92,8 +107,9 @@ class Exporter(ABC):
         host starts servers in, the project)."""
         return None if rel_lock == "mcp.lock" else rel_lock
 
-    def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, Any]:
-        return {"command": "mcplock", "args": ["run", name, *lock_args]}
+    def guard_entry(self, name: str, lock_args: list[str], command: str = "mcplock") -> dict[str, Any]:
+        """The entry that launches the guard for ``name`` (``command``: ``mcplock``, or its path)."""
+        return {"command": command, "args": ["run", name, *lock_args]}
 
     def is_guard(self, entry: Any) -> bool:
         return isinstance(entry, dict) and guard_target(entry.get("command"), entry.get("args")) is not None

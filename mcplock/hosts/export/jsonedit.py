@@ -167,6 +167,22 @@ class JsonText:
         parent = self.ensure_object(path[:-1])
         self._insert(parent, path[-1], value)
 
+    def insert_before(self, path: Path, value: Any, before: str) -> bool:
+        """Add the key ``path[-1]`` just before the member ``before`` of its object, in the
+        object's own layout; False when there is no such member (nothing changed)."""
+        parent = self.node(path[:-1])
+        if parent is None or parent.kind != "object" or self.node(path) is not None:
+            return False
+        for i, (k, start, _v) in enumerate(parent.members):
+            if k != before:
+                continue
+            lead = self.text[parent.members[i - 1][2].end if i else parent.start + 1 : start]
+            ws = lead[len(lead.rstrip(" \t\r\n")):] or " "
+            rendered = json.dumps(path[-1], ensure_ascii=False) + ": " + self._dump(value, self._line_indent(start))
+            self._splice(start, start, rendered + "," + ws)
+            return True
+        return False
+
     def ensure_object(self, path: Path) -> Node:
         """The object at ``path``, created (empty) with its parents where missing."""
         node = self.node(path)

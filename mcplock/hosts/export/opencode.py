@@ -5,6 +5,12 @@ mid-2026 (anomalyco/opencode PR 33533) it names it ``mcp__<server>__<tool>``, sa
 mcplock writes both keys, so the rule holds on either version (a key that matches no tool does
 nothing). The **last** matching key of ``permission`` wins: mcplock adds its keys after the
 user's, so a user's earlier wildcard (``"github_*": "ask"``) does not override the lock.
+
+Default deny: before its per-tool keys, mcplock writes a server-wide ``"S_*": "deny"`` (and
+``"mcp__S__*"``), so a tool the server starts offering after the export matches only that key
+and is denied; each tool the lock knows has its own key after it, which wins. A new
+server-wide key goes just before the first key already in the file that matches a tool of that
+server (the user's own or an older export's), so every such key keeps its effect.
 """
 
 from __future__ import annotations
@@ -13,12 +19,21 @@ import re
 from typing import Any
 
 from mcplock.guard_argv import guard_target
-from mcplock.hosts.export.interface import STRICTNESS, Decisions, Exporter, Item, sanitize
+from mcplock.hosts.export.interface import DENY, STRICTNESS, Decisions, Exporter, Item, sanitize
 
 
 def tool_ids(server: str, tool: str) -> tuple[str, str]:
     """The tool's id in older and in current opencode."""
     return f"{sanitize(server)}_{sanitize(tool)}", f"mcp__{sanitize(server)}__{sanitize(tool)}"
+
+
+def server_wildcards(server: str) -> tuple[str, str]:
+    """The keys that match every tool of the server, in older and in current opencode."""
+    return f"{sanitize(server)}_*", f"mcp__{sanitize(server)}__*"
+
+
+#: a tool name no server offers: what a key matching it would do to a tool the lock does not know
+UNKNOWN_TOOL = "mcplock-unknown-tool"
 
 
 def matches(pattern: str, name: str) -> bool:
@@ -40,19 +55,35 @@ class Opencode(Exporter):
         return "{env:" + var + "}"
 
     def rules(self, decisions: Decisions) -> list[Item]:
-        return [
+        wildcards = [Item("key", ("permission", w), DENY) for s in sorted(decisions) for w in server_wildcards(s)]
+        return wildcards + [
             Item("key", ("permission", tid), d)
             for s in sorted(decisions)
             for t, d in sorted(decisions[s].items())
             for tid in tool_ids(s, t)
         ]
 
+    def place_before(self, item: Item, siblings: list[str]) -> str | None:
+        wild = item.path[-1]
+        if item.path[:-1] != ("permission",) or not wild.endswith("*"):
+            return None
+        return next((k for k in siblings if k != wild and matches(wild, k)), None)
+
     def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
         perm = data.get("permission")
         if not isinstance(perm, dict):
             return []
         out = []
+        keys = list(perm)
         for s in sorted(decisions):
+            for wild, probe in zip(server_wildcards(s), tool_ids(s, UNKNOWN_TOOL), strict=True):
+                after = keys[keys.index(wild) + 1:] if wild in keys else keys
+                loose = [k for k in after if k not in server_wildcards(s) and isinstance(perm[k], str)
+                         and perm[k] in STRICTNESS and perm[k] != DENY and matches(k, probe)]
+                if loose:
+                    out.append(f"`permission.{loose[-1]}` = {perm[loose[-1]]!r} comes after mcplock's `{wild}` "
+                               f"and lets tools of `{s}` that the lock does not know run")
+                    break
             for t, d in sorted(decisions[s].items()):
                 for tid in tool_ids(s, t):
                     last = [(k, v) for k, v in perm.items()
@@ -63,8 +94,8 @@ class Opencode(Exporter):
                         break
         return out
 
-    def guard_entry(self, name: str, lock_args: list[str]) -> dict[str, object]:
-        return {"type": "local", "command": ["mcplock", "run", name, *lock_args]}
+    def guard_entry(self, name: str, lock_args: list[str], command: str = "mcplock") -> dict[str, object]:
+        return {"type": "local", "command": [command, "run", name, *lock_args]}
 
     def is_guard(self, entry: object) -> bool:
         cmd = entry.get("command") if isinstance(entry, dict) else None

@@ -24,13 +24,19 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcplock.compare import Change, ServerDiff
 
 KIND_TITLE = {"tool": "tool", "prompt": "prompt", "resource-template": "resource template",
-              "resource": "resource", "instructions": "instructions"}
+              "resource": "resource", "instructions": "instructions", "ui": "App document",
+              "content": "document", "skill": "skill"}
 # SARIF level of each `check` problem
 CHECK_LEVEL = {"hash-mismatch": "error", "config-error": "error", "config-changed": "warning",
                "config-missing": "warning", "not-locked": "warning", "pending": "warning",
                "source-missing": "error", "unknown-value": "warning", "pin-no-integrity": "error",
+               "pin-not-exact": "error",
                # check's warnings: said in every format, never a failure of the gate
-               "critical-accepted": "warning"}
+               "critical-accepted": "warning",
+               # the organisation's policy (docs/policy.md): each rule an error
+               **{f"policy/{rule}": "error" for rule in ("tools.deny", "tools.require-approval",
+                                                          "review.max-accepted-severity", "packages.require-pin",
+                                                          "packages.allow-registries", "servers.allow")}}
 PENDING_RULE = "pending/review"
 
 

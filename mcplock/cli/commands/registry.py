@@ -1,0 +1,182 @@
+"""The MCP Registry at the command line: `mcplock search TEXT`, `inspect REGISTRY_NAME`, and the
+spec `add REGISTRY_NAME[@VERSION]` locks (its logic: mcplock/core/registry.py)."""
+
+from __future__ import annotations
+
+import typer
+from rich.text import Text
+
+from mcplock import severity
+from mcplock.cli import context
+from mcplock.cli.context import Cli
+from mcplock.spec import ServerSpec
+from mcplock.untrusted import safe_text, sanitize
+
+REGISTRY = typer.Option(None, "--registry", metavar="URL",
+                        help="The MCP Registry (generic API v0.1); default $MCPLOCK_REGISTRY_URL, else "
+                             "https://registry.modelcontextprotocol.io.")
+
+
+def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None) -> ServerSpec:
+    """The spec of the entry ``ref`` names (deleted: refused; deprecated: warned; what it needs named)."""
+    from mcplock.core import registry as core_registry
+    from mcplock.packages.mcp_registry import base_url
+
+    base = base_url(registry)
+    cli.info(Text("resolving ").append_text(safe_text(ref, keep_newlines=False))
+             .append(f" in the MCP Registry at {base}"))
+    got = core_registry.resolve(ref, name=name, registry=base)
+    for w in got.warnings:
+        cli.err.print(Text("warning: ", style="yellow").append_text(safe_text(w, keep_newlines=False)))
+    if got.launch.required:
+        cli.info(f"{got.spec.name} needs {', '.join(got.launch.required)} (set in the environment when it runs; "
+                 "the lock holds ${VAR} templates only)")
+    return got.spec
+
+
+def warn_lookalikes(cli: Cli, specs: list[ServerSpec]) -> int:
+    """Name every package that looks like a well-known one, before anything is installed (high;
+    never silenced by --yes). The number named."""
+    from mcplock.lint.packages import lookalike, named_package
+
+    n = 0
+    for sp in specs:
+        named = named_package(sp.command, sp.args) if sp.transport == "stdio" else None
+        if named is None:
+            continue
+        found = lookalike(*named, sp.registry.name if sp.registry is not None else None)
+        if found is None:
+            continue
+        n += 1
+        row = Text(f"warning: {found.severity} {found.rule} in ", style=severity.style(found.severity))
+        row.append_text(safe_text(sp.name, keep_newlines=False)).append(": ")
+        cli.err.print(row.append_text(safe_text(found.message, keep_newlines=False)))
+    return n
+
+
+def offer_registry_names(cli: Cli, entries: list) -> None:  # type: ignore[type-arg]
+    """For servers imported from a host config whose package claims an MCP Registry name: say
+    so, and how to see that entry (`init`, `add --from`). An offer only: a registry that cannot
+    be asked changes nothing."""
+    from mcplock.packages.claims import claimed
+    from mcplock.packages.errors import RegistryError
+
+    for entry in entries:
+        pin = entry.package
+        if entry.registry is not None or entry.source is None or pin is None or pin.registry not in ("npm", "pypi"):
+            continue
+        try:
+            got = claimed(pin.registry, pin.name, pin.version)
+        except RegistryError:
+            continue
+        if got:
+            cli.note(f"`{entry.name}`: its package {pin.label} claims the MCP Registry name {got}: "
+                     f"`mcplock inspect {got}` shows the entry; `mcplock add {got} --name NAME` adds a server "
+                     "from the registry, which `mcplock outdated` then follows")
+
+
+def _package_of(server: dict) -> str:
+    from mcplock.packages.server_json import pick_package
+
+    p = pick_package(server) or next(iter(server.get("packages") or []), None)
+    if isinstance(p, dict):
+        ident, v = str(p.get("identifier", "?")), p.get("version")
+        versioned = isinstance(v, str) and v and not ident.endswith((f"@{v}", f":{v}"))
+        return f"{p.get('registryType', '?')} {ident}" + (f"@{v}" if versioned else "")
+    remote = next(iter(server.get("remotes") or []), None)
+    return f"remote {remote.get('url', '?')}" if isinstance(remote, dict) else "-"
+
+
+def _row(e) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    return {"name": e.name, "version": e.version, "status": e.status, "package": _package_of(e.server),
+            "description": e.description, "is_latest": e.is_latest, "published": e.published}
+
+
+def _table(cli: Cli, rows: list[dict[str, object]], cols: tuple[str, ...]) -> None:
+    cells = [[sanitize(str(r[c]), 80) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) if cells else len(c) for i, c in enumerate(cols)]
+    cli.out.print(Text("  ".join(c.upper().ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip(),
+                       style="bold"))
+    for row in cells:
+        cli.out.print(Text("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()))
+
+
+def cmd_search(
+    ctx: typer.Context,
+    text: str = typer.Argument(..., help="What to look for in server names."),
+    registry: str | None = REGISTRY,
+    limit: int = typer.Option(50, "--limit", min=1, max=1000, help="At most this many servers."),
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+) -> int:
+    """Search the MCP Registry: name, version, package, status of each match."""
+    from mcplock.packages import mcp_registry
+
+    cli = context.of(ctx)
+    cli.report_format("search", fmt, ("text", "json"))
+    base = mcp_registry.base_url(registry)
+    rows = [_row(e) for e in mcp_registry.search(text, base, limit=limit)]
+    if fmt == "json":
+        cli.write_json({"version": 1, "command": "search", "registry": base, "exit_code": 0, "servers": rows})
+        return 0
+    if not rows:
+        cli.info(f"no server in the MCP Registry at {base} matches {text!r}")
+        return 0
+    _table(cli, rows, ("name", "version", "package", "status"))
+    cli.info("add one with `mcplock add NAME` (NAME as above)")
+    return 0
+
+
+def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
+    """`inspect REGISTRY_NAME[@VERSION]`: the entry, the launch it becomes, its versions."""
+    from mcplock.core import registry as core_registry
+    from mcplock.packages import mcp_registry, server_json
+
+    base = mcp_registry.base_url(registry)
+    rname, version = core_registry.split_ref(ref)
+    entry = mcp_registry.get(rname, version, base)
+    try:
+        launch: server_json.Launch | None = server_json.launch_of(entry.server)
+        why = None
+    except server_json.EntryError as e:
+        launch, why = None, str(e)
+    others = [_row(e) for e in mcp_registry.versions(rname, base)]
+    runs: dict[str, object] | None = None
+    if launch is not None:
+        runs = {"transport": launch.transport, "command": launch.command, "args": launch.args, "env": launch.env,
+                "pass_env": launch.pass_env, "url": launch.url, "headers": launch.headers,
+                "required": launch.required}
+    if fmt == "json":
+        cli.write_json({"version": 1, "command": "inspect", "registry": base, "exit_code": 0,
+                        "server": {**_row(entry), "repository": server_json.repository(entry.server)},
+                        "launch": runs, "not_addable": why, "versions": others})
+        return 0
+    out = cli.out
+    out.print(Text("").append_text(safe_text(entry.name, "bold", keep_newlines=False))
+              .append(f" {sanitize(entry.version, 60)}  ({sanitize(entry.status, 20)})"))
+    if entry.description:
+        out.print(Text("  ").append_text(safe_text(entry.description[:300], keep_newlines=False)))
+    repo = server_json.repository(entry.server)
+    if repo:
+        out.print(Text("  repository: ").append_text(safe_text(repo, keep_newlines=False)))
+    if launch is not None and launch.transport == "stdio":
+        import shlex
+
+        out.print(Text("  runs: ").append_text(safe_text(shlex.join([str(launch.command), *launch.args]),
+                                                         keep_newlines=False)))
+        for k, v in sorted(launch.env.items()):
+            out.print(Text(f"  env {k}=").append_text(safe_text(v, keep_newlines=False)))
+    elif launch is not None:
+        out.print(Text(f"  remote ({launch.transport}): ").append_text(safe_text(str(launch.url),
+                                                                               keep_newlines=False)))
+    else:
+        out.print(Text("  cannot be added: ", style="yellow").append_text(safe_text(str(why), keep_newlines=False)))
+    if launch is not None and launch.required:
+        out.print(Text(f"  needs: {', '.join(launch.required)}"))
+    out.print(Text("  versions: " + ", ".join(f"{sanitize(str(r['version']), 40)}"
+                                              + ("" if r["status"] == "active" else f" ({r['status']})")
+                                              for r in others)))
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    app.command("search")(cmd_search)

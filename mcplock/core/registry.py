@@ -1,0 +1,90 @@
+"""Servers by their MCP Registry name: the entry resolved to a launch spec (`add`), its newest
+version (`outdated`/`update`), search and one entry's versions (`search`, `inspect`).
+
+The rules (docs/pins.md, "The MCP Registry"): an entry whose status is ``deleted`` is refused
+before anything is fetched from a package registry; ``deprecated`` is a warning; the package
+must claim the registry name (:mod:`mcplock.packages.claims`), checked before it is installed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from mcplock.errors import UsageError
+from mcplock.packages import mcp_registry, server_json
+from mcplock.packages.pin import RegistryRef
+from mcplock.spec import ServerSpec
+
+Env = Mapping[str, str] | None
+
+
+@dataclass
+class Resolved:
+    entry: mcp_registry.Entry
+    launch: server_json.Launch
+    spec: ServerSpec
+    warnings: list[str] = field(default_factory=list)
+
+
+def default_name(registry_name: str) -> str:
+    """A server name from a registry name: ``io.github.o/server-memory`` -> ``memory``."""
+    tail = registry_name.rsplit("/", 1)[-1]
+    short = re.sub(r"^(mcp-server-|server-|mcp-)|(-mcp-server|-mcp|-server)$", "", tail)
+    return short or tail
+
+
+def split_ref(ref: str) -> tuple[str, str | None]:
+    name, _, version = ref.partition("@")
+    return name, (version or None)
+
+
+def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None) -> Resolved:
+    """The entry ``ref`` (``NAME[@VERSION]``) names, as the spec to add; refused when deleted or
+    when it describes nothing mcplock can pin."""
+    rname, version = split_ref(ref)
+    entry = mcp_registry.get(rname, version, registry)
+    if entry.status == "deleted":
+        raise UsageError(f"the MCP Registry marks {entry.name} {entry.version} as deleted; nothing was fetched",
+                         hint=f"see its other versions with `mcplock inspect {entry.name}`", code="registry-deleted")
+    warnings = []
+    if entry.status == "deprecated":
+        warnings.append(f"the MCP Registry marks {entry.name} {entry.version} as deprecated")
+    elif entry.status not in mcp_registry.STATUSES:
+        warnings.append(f"the MCP Registry gives {entry.name} {entry.version} the unknown status {entry.status!r}")
+    try:
+        launch = server_json.launch_of(entry.server)
+    except server_json.EntryError as e:
+        raise UsageError(f"cannot add {entry.name} {entry.version}: {e}",
+                         hint="add it by its command instead: `mcplock add NAME -- CMD…`") from None
+    server = name or default_name(entry.name)
+    if "/" in server or not server.strip():
+        raise UsageError(f"`{server}` cannot be a server name (no `/`, not empty)")
+    ref_ = RegistryRef(entry.name, entry.version, registry, server_json.repository(entry.server))
+    spec = ServerSpec(name=server, transport=launch.transport,  # type: ignore[arg-type]
+                      command=launch.command, args=tuple(launch.args), env=dict(launch.env),
+                      pass_env=tuple(launch.pass_env), url=launch.url, headers=dict(launch.headers), registry=ref_)
+    return Resolved(entry, launch, spec, warnings)
+
+
+def check_claims(specs: list[ServerSpec], environ: Env = None) -> None:
+    """Every spec added from the MCP Registry runs a package that claims the entry's name
+    (OwnershipError, exit 2, before anything is installed). A remote has no package: the
+    registry vouches for it by the name's namespace."""
+    from mcplock.packages import claims
+    from mcplock.packages.launchers import Launch, parse
+
+    for sp in specs:
+        if sp.registry is None or sp.transport != "stdio":
+            continue
+        launch = parse(sp.command, sp.args)
+        if not isinstance(launch, Launch):  # what the entry names cannot be pinned: not run unpinned
+            raise UsageError(f"cannot add {sp.registry.name} {sp.registry.version}: its package cannot be pinned "
+                             f"({launch.reason})", hint="ask its publisher to fix the entry")
+        name = f"{launch.name}:{launch.requested or 'latest'}" if launch.registry == "oci" else launch.name
+        claims.check(sp.registry.name, launch.registry, name, launch.requested, environ)
+
+
+def latest(ref: RegistryRef) -> mcp_registry.Entry:
+    return mcp_registry.get(ref.name, None, ref.url)

@@ -1,0 +1,67 @@
+"""Documents a server serves with ``resources/read`` that the lock pins by content: an MCP
+App's ``ui://`` documents (kind ``ui``), and the content of pinned resources and of skills'
+``SKILL.md`` files (kind ``content``). Pure: the probe reads them (:mod:`mcplock.probe._reads`),
+the guard serves them back from the lock (:func:`read_result`).
+
+A document's definition is what ``resources/read`` returned for its URI: the one content
+object exactly as sent when the server answered with one whose ``uri`` is the URI asked for
+(the usual case: ``{uri, mimeType, text | blob, _meta}``), else ``{"uri": URI, "contents":
+[...]}`` with every content object as sent. Its hash is the lock's definition hash, so it
+covers the bytes, the MIME type and ``_meta.ui`` (CSP, permissions, domain) together.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+UI_EXTENSION = "io.modelcontextprotocol/ui"  # MCP Apps (the ext-apps spec; the SDK's mcp.server.apps)
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"  # SEP-2640, experimental
+APP_MIME_TYPE = "text/html;profile=mcp-app"
+UI_SCHEME = "ui://"
+
+# what a probe declares in its client capabilities, as the hosts that render Apps do
+CLIENT_EXTENSIONS: dict[str, Any] = {UI_EXTENSION: {"mimeTypes": [APP_MIME_TYPE]}}
+
+
+def tool_ui_uri(tool: Any) -> str | None:
+    """The ``ui://`` document a tool points at: ``_meta.ui.resourceUri``, or the older
+    ``_meta["ui/resourceUri"]``; None when it points at none."""
+    meta = tool.get("_meta") if isinstance(tool, dict) else None
+    if not isinstance(meta, dict):
+        return None
+    ui = meta.get("ui")
+    uri = ui.get("resourceUri") if isinstance(ui, dict) else None
+    if not isinstance(uri, str):
+        uri = meta.get("ui/resourceUri")
+    return uri if isinstance(uri, str) and uri.startswith(UI_SCHEME) else None
+
+
+def ui_uris(tools: list[dict[str, Any]]) -> list[str]:
+    """Every ``ui://`` document the tools point at, each once, sorted."""
+    return sorted({u for u in map(tool_ui_uri, tools) if u is not None})
+
+
+def declares(capabilities: Any, extension: str) -> bool:
+    """Whether a server's (or client's) capabilities declare ``extension``."""
+    ext = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+    return isinstance(ext, dict) and ext.get(extension) not in (None, False)
+
+
+def definition_of(uri: str, contents: list[dict[str, Any]]) -> dict[str, Any]:
+    """The pinned definition of the document ``uri`` from the ``contents`` a read returned."""
+    if len(contents) == 1 and contents[0].get("uri") == uri:
+        return contents[0]
+    return {"uri": uri, "contents": contents}
+
+
+def read_result(definition: dict[str, Any]) -> dict[str, Any]:
+    """The ``resources/read`` result that serves a pinned definition (inverse of :func:`definition_of`)."""
+    if isinstance(definition.get("contents"), list) and "text" not in definition and "blob" not in definition:
+        return {"contents": definition["contents"]}
+    return {"contents": [definition]}
+
+
+def document_text(definition: Any) -> str | None:
+    """The text of a single-content document (None for a blob or several contents)."""
+    text = definition.get("text") if isinstance(definition, dict) else None
+    return text if isinstance(text, str) else None

@@ -1,0 +1,114 @@
+"""Lint of an MCP App's ``ui://`` document (lock kind ``ui``): what a swapped UI gains.
+
+The host renders the document in a sandboxed iframe and lets it call the server's tools, so
+what matters is where its code comes from and where it may send data, not instruction-like
+text (the model does not read it). Findings on a changed document compare it with the accepted
+one and report only what is new:
+
+- ``app-script-source``: a ``<script src>`` from an origin the accepted document did not load from;
+- ``app-network-destination``: an origin the document now names (critical where a ``fetch``,
+  ``sendBeacon``, ``WebSocket``, ``EventSource``, XHR ``open`` or form ``action`` uses it);
+- ``app-csp-widened``: a domain added to ``_meta.ui.csp`` (connect, resource, frame, base-uri);
+- ``app-permission``: a device permission newly requested in ``_meta.ui.permissions``;
+- ``app-domain``: the dedicated origin (``_meta.ui.domain``) changed;
+- the character family's findings (bidi controls, zero-width and tag characters, terminal
+  escapes): code that reads differently from how it runs (Trojan Source) hides from review.
+
+A new document (no accepted one) gets the same ``app-`` findings capped at ``medium``: news for
+the reviewer, never a block on ``add`` (hidden characters keep their severity). Pure; regular expressions only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mcplock.lint.characters import char_findings
+from mcplock.lint.finding import LintFinding
+from mcplock.severity import CRITICAL, HIGH, MEDIUM
+
+RULES = {
+    "app-script-source": "An MCP App document that loads a script from an origin its accepted version did not: "
+                         "code the host runs with the App's access to the server's tools.",
+    "app-network-destination": "An MCP App document that names an origin its accepted version did not (critical "
+                               "where fetch, sendBeacon, WebSocket, EventSource, XHR or a form sends to it).",
+    "app-csp-widened": "A domain added to an MCP App's Content-Security-Policy (`_meta.ui.csp`): the host lets "
+                       "the App connect to, load from or frame it.",
+    "app-permission": "A device permission (camera, microphone, geolocation, clipboard) an MCP App newly requests "
+                      "in `_meta.ui.permissions`.",
+    "app-domain": "An MCP App's dedicated origin (`_meta.ui.domain`) changed.",
+}
+
+_ORIGIN = re.compile(r"""(?i)\b((?:https?|wss?)://[a-z0-9.\-_~%]+(?::\d+)?)""")
+_SCRIPT_SRC = re.compile(r"""(?is)<script\b[^>]*?\bsrc\s*=\s*["']?\s*((?:https?:)?//[^"'\s>]+)""")
+_SENDS = re.compile(r"""(?is)(?:\bfetch|\bsendBeacon|\bWebSocket|\bEventSource|\.open)\s*\("""
+                    r"""\s*(?:["'`][A-Z]+["'`]\s*,\s*)?["'`]((?:https?|wss?)://[a-z0-9.\-_~%]+(?::\d+)?)|\baction\s*=\s*["']((?:https?)://[a-z0-9.\-_~%]+)""")
+_CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
+_LOWER = {CRITICAL: MEDIUM, HIGH: MEDIUM, MEDIUM: MEDIUM}
+
+
+def _text(d: Any) -> str:
+    if not isinstance(d, dict):
+        return ""
+    if isinstance(d.get("text"), str):
+        return d["text"]
+    parts = [c.get("text") for c in d.get("contents", []) if isinstance(c, dict)] \
+        if isinstance(d.get("contents"), list) else []
+    return "\n".join(p for p in parts if isinstance(p, str))
+
+
+def _ui(d: Any) -> dict[str, Any]:
+    meta = d.get("_meta") if isinstance(d, dict) else None
+    ui = meta.get("ui") if isinstance(meta, dict) else None
+    return ui if isinstance(ui, dict) else {}
+
+
+def _origin(url: str) -> str:
+    url = url.lower()
+    if url.startswith("//"):
+        url = "https:" + url
+    m = _ORIGIN.match(url)
+    return m.group(1) if m else url
+
+
+def _domains(ui: dict[str, Any], key: str) -> set[str]:
+    csp = ui.get("csp")
+    v = csp.get(key) if isinstance(csp, dict) else None
+    return {x for x in v if isinstance(x, str)} if isinstance(v, list) else set()
+
+
+def _permissions(ui: dict[str, Any]) -> set[str]:
+    p = ui.get("permissions")
+    return {k for k, v in p.items() if v is not None and v is not False} if isinstance(p, dict) else set()
+
+
+def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
+    """Findings on the App document ``new``; with ``old`` (the accepted one) only what is new."""
+    text, before = _text(new), _text(old)
+    found: list[LintFinding] = []
+    old_scripts = {_origin(u) for u in _SCRIPT_SRC.findall(before)}
+    scripts = sorted({_origin(u) for u in _SCRIPT_SRC.findall(text)} - old_scripts)
+    for o in scripts:
+        found.append(LintFinding("app-script-source", CRITICAL, f"loads a script from {o}", "text"))
+    old_origins = {o.lower() for o in _ORIGIN.findall(before)}
+    sends = {_origin(a or b) for a, b in _SENDS.findall(text)}
+    for o in sorted({x.lower() for x in _ORIGIN.findall(text)} - old_origins - set(scripts)):
+        if o in sends:
+            found.append(LintFinding("app-network-destination", CRITICAL, f"sends data to {o}", "text"))
+        else:
+            found.append(LintFinding("app-network-destination", HIGH, f"names {o}", "text"))
+    seen = {sig for _f, sig in char_findings(before, "text")} if before else set()
+    found += [f for f, sig in char_findings(text, "text") if sig not in seen]
+    ui, old_ui = _ui(new), _ui(old)
+    for key in _CSP_KEYS:
+        for dom in sorted(_domains(ui, key) - _domains(old_ui, key)):
+            found.append(LintFinding("app-csp-widened", HIGH, f"{key} now allows {dom}", f"_meta.ui.csp.{key}"))
+    for perm in sorted(_permissions(ui) - _permissions(old_ui)):
+        found.append(LintFinding("app-permission", HIGH, f"requests the {perm} permission", "_meta.ui.permissions"))
+    if old is not None and ui.get("domain") != old_ui.get("domain"):
+        found.append(LintFinding("app-domain", HIGH, f"its origin changed from {old_ui.get('domain')!r} to "
+                                 f"{ui.get('domain')!r}", "_meta.ui.domain"))
+    if old is None:
+        found = [LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where)
+                 if f.rule.startswith("app-") else f for f in found]  # hidden characters stay what they are
+    return found

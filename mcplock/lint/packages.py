@@ -1,0 +1,164 @@
+"""Lint family: package names that look like a well-known MCP package's, checked before
+anything is installed (``lookalike-package``, high).
+
+``@modeicontextprotocol/server-memory`` (an ``i`` for the ``l``), ``@modeIcontextprotocol/…``
+(a capital ``I``), ``@modelcontextprotoco1/…``, a Cyrillic ``о`` in ``mcp-server-time``: one
+character away from a package people trust, or the same once confusable characters are read
+as what they imitate. Impersonation packages of exactly this kind have been found on npm. The
+reference names are the MCP reference servers and SDK packages, and for a server added by its
+MCP Registry name, the entry's own namespace (``io.github.OWNER/…`` names the npm scope
+``@OWNER``). A name that *is* a reference name is never flagged.
+"""
+
+from __future__ import annotations
+
+import re
+
+from mcplock.lint.finding import LintFinding
+from mcplock.severity import HIGH
+
+WELL_KNOWN: dict[str, tuple[str, ...]] = {
+    "npm": (
+        "@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "@modelcontextprotocol/server-everything",
+        "@modelcontextprotocol/server-filesystem", "@modelcontextprotocol/server-memory",
+        "@modelcontextprotocol/server-sequential-thinking", "@modelcontextprotocol/server-github",
+        "@modelcontextprotocol/server-gitlab", "@modelcontextprotocol/server-postgres",
+        "@modelcontextprotocol/server-puppeteer", "@modelcontextprotocol/server-brave-search",
+        "@modelcontextprotocol/server-google-maps", "@modelcontextprotocol/server-slack",
+        "@modelcontextprotocol/server-redis", "@modelcontextprotocol/server-gdrive",
+        "@modelcontextprotocol/server-everart", "@modelcontextprotocol/server-aws-kb-retrieval",
+        "@playwright/mcp", "@upstash/context7-mcp", "@notionhq/notion-mcp-server", "@stripe/mcp",
+        "@supabase/mcp-server-supabase", "@sentry/mcp-server", "@cloudflare/mcp-server-cloudflare",
+        "mcp-remote", "firecrawl-mcp", "postmark-mcp",
+    ),
+    "pypi": ("mcp", "fastmcp", "mcp-server-time", "mcp-server-git", "mcp-server-fetch", "mcp-server-sqlite",
+             "mcp-server-sentry", "mcp-proxy", "awslabs.core-mcp-server"),
+    "oci": ("mcp/time", "mcp/fetch", "mcp/git", "mcp/filesystem", "mcp/memory", "mcp/everything",
+            "ghcr.io/github/github-mcp-server"),
+}
+# ASCII look-alikes read as the letter they imitate (after case folding)
+_ASCII = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"), ("|", "l"))
+
+
+def _fold(name: str) -> str:
+    """``name`` as a reader sees it: Unicode confusables as their ASCII look-alikes, case folded,
+    the ASCII look-alikes above merged."""
+
+    t = name if name.isascii() else (_reading_keep_punct(name) or name)
+    t = t.lower()
+    for a, b in _ASCII:
+        t = t.replace(a, b)
+    return t
+
+
+def _reading_keep_punct(name: str) -> str | None:
+    """lint.names.reading per segment (it drops separators): keep ``@``, ``/``, ``-``, ``.``."""
+    from mcplock.lint.names import reading
+
+    parts = re.split(r"([@/\-._])", name)
+    out = []
+    for p in parts:
+        if not p or re.fullmatch(r"[@/\-._]", p):
+            out.append(p)
+            continue
+        r = reading(p)
+        if r is None:
+            return None
+        out.append(r)
+    return "".join(out)
+
+
+def one_edit(a: str, b: str) -> bool:
+    """Exactly one insertion, deletion, substitution or swap of neighbours apart."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = 0
+    while i < len(short) and short[i] == long_[i]:
+        i += 1
+    return short[i:] == long_[i + 1:]
+
+
+def references(registry: str, registry_name: str | None = None) -> list[str]:
+    """The names a package of ``registry`` must not imitate; with the MCP Registry entry it was
+    added by, that entry's npm scope (``io.github.OWNER/…`` -> ``@OWNER``) too."""
+    refs = list(WELL_KNOWN.get(registry, ()))
+    if registry_name and registry == "npm":
+        owner = registry_name.split("/", 1)[0].rsplit(".", 1)[-1]
+        refs.append(f"@{owner.lower()}/")
+    return refs
+
+
+def _scope(name: str) -> str | None:
+    return name.split("/", 1)[0] + "/" if name.startswith("@") and "/" in name else None
+
+
+def _close(got: str, want: str) -> bool:
+    """The same once folded, or one edit apart (for names long enough that one edit is rare)."""
+    return got == want or (len(want) >= 7 and one_edit(got, want))
+
+
+def lookalike(registry: str, name: str, registry_name: str | None = None) -> LintFinding | None:
+    """A ``lookalike-package`` finding when ``name`` imitates a reference name, else None. A
+    package in a reference scope is the scope owner's own (only they can publish there)."""
+    refs = references(registry, registry_name)
+    scopes = {sc for sc in (_scope(r) or (r if r.endswith("/") else None) for r in refs) if sc}
+    scope = _scope(name)
+    if name in refs or (scope is not None and scope in scopes):
+        return None
+    for ref in refs:
+        if ref.endswith("/") or _scope(ref) is not None:  # the scope must not imitate a reference scope
+            want = ref if ref.endswith("/") else _scope(ref)
+            hit = scope is not None and want is not None and _close(_fold(scope), _fold(want))
+            shown = f"{want}{name.split('/', 1)[1]}" if hit else ref
+        else:
+            hit = _close(_fold(name), _fold(ref))
+            shown = ref
+        if hit:
+            return LintFinding("lookalike-package", HIGH,
+                               f"{registry} package `{_escaped(name)}` looks like `{shown}` (confusable "
+                               "characters, or one character away): look-alikes of well-known packages are how "
+                               "impersonation packages spread; check who publishes it before trusting it",
+                               "package")
+    return None
+
+
+def named_package(command: str | None, args: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
+    """(registry, package) a command line names, read loosely: the launchers' parser
+    (mcplock.packages.launchers) refuses names it cannot pin (``@modeIcontextprotocol/…`` has a
+    capital letter), but such a command still runs, so its name is checked too."""
+    import os
+
+    from mcplock.packages.launchers import Launch, parse
+
+    got = parse(command, args)
+    if isinstance(got, Launch):
+        return got.registry, got.name
+    base = os.path.basename(command or "")
+    rest = list(args)
+    if base == "pnpm" and rest[:1] == ["dlx"]:
+        rest = rest[1:]
+    elif base not in ("npx", "pnpx", "bunx", "uvx"):
+        return None
+    for i, a in enumerate(rest):
+        if a in ("-p", "--package", "--from") and i + 1 < len(rest):
+            token = rest[i + 1]
+        elif a.startswith(("--package=", "--from=")):
+            token = a.split("=", 1)[1]
+        elif a.startswith("-"):
+            continue
+        else:
+            token = a
+        if base == "uvx":
+            return "pypi", re.split(r"[=<>!~\[@ ]", token, maxsplit=1)[0]
+        at = token.find("@", 1)
+        return "npm", token[:at] if at > 0 else token
+    return None
+
+
+def _escaped(name: str) -> str:
+    return "".join(c if c.isascii() and c.isprintable() else f"\\u{ord(c):04x}" for c in name)

@@ -1,0 +1,121 @@
+"""The MCP Registry's generic API v0.1: a server's entry by name (and version), its versions,
+and search. The official registry and private ones speak the same API.
+
+- ``GET /v0.1/servers/{name}/versions/{version|latest}``: ``{"server": server.json, "_meta": …}``;
+- ``GET /v0.1/servers/{name}/versions``: ``{"servers": [...], "metadata": {...}}``;
+- ``GET /v0.1/servers?search=TEXT&version=latest&cursor=…``: pages with ``metadata.nextCursor``.
+
+The entry's status (``active``, ``deprecated``, ``deleted``) is the registry's own, in
+``_meta["io.modelcontextprotocol.registry/official"]``. Which registry: ``--registry URL``, else
+``MCPLOCK_REGISTRY_URL``, else the official one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from mcplock.packages.errors import RegistryError
+
+DEFAULT = "https://registry.modelcontextprotocol.io"
+OFFICIAL_META = "io.modelcontextprotocol.registry/official"
+STATUSES = ("active", "deprecated", "deleted")
+MAX_PAGES = 20
+# a registry name: reverse-DNS namespace, a slash, the server's name
+NAME = re.compile(r"[a-zA-Z0-9.-]+\.[a-zA-Z0-9-]+/[a-zA-Z0-9._-]+")
+
+
+def is_name(text: str) -> bool:
+    """``io.github.owner/server`` (optionally ``@VERSION``): a registry name, not a server name."""
+    return NAME.fullmatch(text.split("@", 1)[0]) is not None
+
+
+def base_url(override: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    env = os.environ if environ is None else environ
+    url = override or env.get("MCPLOCK_REGISTRY_URL") or DEFAULT
+    return url.rstrip("/")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One version of a server in the registry."""
+
+    name: str
+    version: str
+    status: str  # "active" | "deprecated" | "deleted"
+    server: dict[str, Any]  # server.json as the registry serves it
+    registry: str  # the registry's base URL
+    is_latest: bool = False
+    published: str | None = None
+
+    @property
+    def description(self) -> str:
+        d = self.server.get("description")
+        return d if isinstance(d, str) else ""
+
+
+def _entry(doc: Any, registry: str) -> Entry | None:
+    if not isinstance(doc, dict) or not isinstance(doc.get("server"), dict):
+        return None
+    server = doc["server"]
+    meta = ((doc.get("_meta") or {}).get(OFFICIAL_META)) or {}
+    status = meta.get("status") or server.get("status") or "active"
+    name, version = server.get("name"), server.get("version")
+    if not isinstance(name, str) or not isinstance(version, str):
+        return None
+    return Entry(name=name, version=version, status=str(status), server=server, registry=registry,
+                 is_latest=bool(meta.get("isLatest")), published=meta.get("publishedAt"))
+
+
+def _get(url: str, what: str) -> Any:
+    from mcplock.packages.registries import get_json
+
+    return get_json(url, what)
+
+
+def get(name: str, version: str | None = None, registry: str = DEFAULT) -> Entry:
+    """The entry of ``name`` at ``version`` (None: the latest)."""
+    path = f"{registry}/v0.1/servers/{quote(name, safe='')}/versions/{quote(version or 'latest', safe='')}"
+    doc = _get(path, f"MCP Registry server {name}")
+    entry = _entry(doc, registry)
+    if entry is None:
+        if version is not None and versions(name, registry):
+            raise RegistryError("unknown-version", f"the MCP Registry at {registry} has no version {version} of "
+                                f"{name}", hint=f"see its versions with `mcplock inspect {name}`")
+        raise RegistryError("unknown-server", f"the MCP Registry at {registry} has no server named {name}",
+                            hint=f"look it up with `mcplock search {name.rsplit('/', 1)[-1]}`")
+    return entry
+
+
+def versions(name: str, registry: str = DEFAULT) -> list[Entry]:
+    doc = _get(f"{registry}/v0.1/servers/{quote(name, safe='')}/versions", f"MCP Registry server {name}")
+    found = [_entry(d, registry) for d in (doc or {}).get("servers") or []] if isinstance(doc, dict) else []
+    return [e for e in found if e is not None]
+
+
+def search(text: str, registry: str = DEFAULT, *, limit: int = 50) -> list[Entry]:
+    """The latest version of every server the registry's search matches (cursor pagination,
+    bounded)."""
+    out: list[Entry] = []
+    cursor: str | None = None
+    seen: set[str] = set()
+    for _ in range(MAX_PAGES):
+        query = {"search": text, "version": "latest", "limit": str(min(limit, 100))}
+        if cursor:
+            query["cursor"] = cursor
+        doc = _get(f"{registry}/v0.1/servers?{urlencode(query)}", f"MCP Registry search {text!r}")
+        if not isinstance(doc, dict):
+            break
+        for d in doc.get("servers") or []:
+            e = _entry(d, registry)
+            if e is not None and (e.name, e.version) not in {(x.name, x.version) for x in out}:
+                out.append(e)
+        cursor = (doc.get("metadata") or {}).get("nextCursor")
+        if not cursor or cursor in seen or len(out) >= limit:
+            break
+        seen.add(cursor)
+    return out[:limit]

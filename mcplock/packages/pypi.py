@@ -1,0 +1,162 @@
+"""PyPI pins resolved and installed with uv: the same on every install of mcplock.
+
+pip cannot be relied on: ``uv tool install`` gives mcplock no pip at all, and a plain venv on
+Python 3.11 ships pip 23, which cannot resolve a tree as of a date. uv is a declared dependency
+of mcplock (the ``uv`` package on PyPI: its binary is :func:`uv.find_uv_bin`), so every install
+method has it; a ``uv`` on PATH is the fallback when a packager left the dependency out.
+
+- the tree: ``uv pip compile --generate-hashes`` of ``NAME==VERSION``, wheels only, as of the
+  pinned files' upload (``--exclude-newer``), for the Python mcplock runs on; the canonical
+  text is one sorted line per package, ``name==version --hash=sha256:…`` (every file of that
+  release the index had then), the pinned package's own line carrying exactly the pin's hashes;
+- the install: ``uv pip install --require-hashes --no-deps`` of those lines into a venv of its
+  own (``uv venv`` of that Python, no pip in it).
+
+uv reads nothing from the user's configuration (``--no-config``, no ``UV_*``/``PIP_*``
+variables): the tree comes from the index mcplock names only.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from mcplock.packages.errors import RegistryError
+from mcplock.packages.pin import PackagePin
+
+Env = Mapping[str, str] | None
+
+
+def uv_bin() -> str:
+    """The uv binary: mcplock's own (the ``uv`` dependency), else one on PATH."""
+    try:
+        import uv
+
+        found = uv.find_uv_bin()
+        if found and os.path.exists(found):
+            return str(found)
+    except (ImportError, FileNotFoundError):
+        pass
+    on_path = shutil.which("uv")
+    if on_path is None:
+        raise RegistryError("installer-missing", "uv is needed to install PyPI packages, and it is not installed "
+                            "with mcplock here",
+                            hint=f"install mcplock with its dependencies (`{sys.executable} -m pip install "
+                                 "mcplock-cli`, `pipx install mcplock-cli` or `uv tool install mcplock-cli`)")
+    return on_path
+
+
+def uv_env(environ: Env = None) -> dict[str, str]:
+    """uv's environment: its cache inside mcplock's, nothing from the user's uv or pip settings
+    (an index, find-links, constraints), no Python downloads, no progress bars."""
+    from mcplock.packages.cache import cache_root
+
+    base = os.environ if environ is None else environ
+    env = {k: v for k, v in base.items() if not k.startswith(("UV_", "PIP_"))}
+    env.update({"UV_CACHE_DIR": str(cache_root(environ) / "uv-cache"), "UV_NO_PROGRESS": "1",
+                "UV_PYTHON_DOWNLOADS": "never", "NO_COLOR": "1"})
+    return env
+
+
+def index_args(environ: Env = None) -> list[str]:
+    from mcplock.packages.registries import pypi_url
+
+    return ["--no-config", "--index-url", pypi_url(environ) + "/simple", "--index-strategy", "first-index"]
+
+
+def compile_reqs(requirement: str, environ: Env, *, cutoff: str | None, no_deps: bool = False,
+                 what: str) -> str:
+    """``uv pip compile`` of one requirement for the Python mcplock runs on: hash-pinned lines."""
+    from mcplock.packages.cache import _run
+
+    argv = [uv_bin(), "pip", "compile", "-", "--quiet", "--generate-hashes", "--only-binary", ":all:",
+            "--no-header", "--no-annotate", "--python", sys.executable, *index_args(environ)]
+    if cutoff:
+        argv.append(f"--exclude-newer={cutoff}")
+    if no_deps:
+        argv.append("--no-deps")
+    return _run(argv, None, uv_env(environ), what, stdin=requirement + "\n")
+
+
+def parse_compiled(text: str) -> dict[str, tuple[str, list[str]]]:
+    """normalised name -> (version, sha256 hex digests) from ``uv pip compile`` output."""
+    out: dict[str, tuple[str, list[str]]] = {}
+    current: str | None = None
+    for raw in text.replace("\\\n", " ").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.match(r"([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", line)
+        if m:
+            current = norm(m.group(1))
+            out[current] = (m.group(2).split(";")[0], [])
+        if current is not None:
+            out[current][1].extend(re.findall(r"--hash=sha256:([0-9a-f]{64})", line))
+    return out
+
+
+def norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pick_version(name: str, spec: str, environ: Env) -> str:
+    """The highest release of ``name`` matching a PEP 440 specifier, as uv resolves it."""
+    try:
+        got = parse_compiled(compile_reqs(f"{name}{spec}", environ, cutoff=None, no_deps=True,
+                                          what=f"{name}{spec}"))
+    except RegistryError as e:
+        if e.kind != "install":
+            raise
+        got = {}
+    if norm(name) not in got:
+        raise RegistryError("unknown-version", f"no release of PyPI package {name} matches {spec}",
+                            hint="fix the version in the server's command")
+    return got[norm(name)][0]
+
+
+def tree(pin: PackagePin, environ: Env, name: str) -> str:
+    """The whole tree as of the pinned release's upload, as canonical hash-pinned lines; the
+    package itself with every sha256 of the pin, after checking the index still offers one."""
+    from mcplock.packages import registries
+    from mcplock.packages.cache import _after, _mismatch
+
+    uploaded = registries.pypi_uploaded(pin.name, pin.version, pin.integrities(), environ)
+    cutoff = _after(uploaded) if uploaded else None
+    req = f"{pin.name}=={pin.version}"
+    try:
+        text = compile_reqs(req, environ, cutoff=cutoff, what=pin.label)
+    except RegistryError as e:
+        if cutoff is None or e.kind != "install":
+            raise
+        # an index without upload times (an older mirror) offers no file before any cutoff:
+        # today's tree; one that drifted from the pin is refused by the caller
+        text = compile_reqs(req, environ, cutoff=None, what=pin.label)
+    lines = []
+    own = norm(pin.name)
+    pinned = [h.removeprefix("sha256:") for h in pin.integrities()]
+    for pkg, (version, hashes) in sorted(parse_compiled(text).items()):
+        if pkg == own:
+            if hashes and not set(hashes) & set(pinned):
+                raise _mismatch(f"server `{name}`: PyPI package {pin.label}", ", ".join(pin.integrities()),
+                               ", ".join(f"sha256:{h}" for h in sorted(hashes)), name)
+            hashes = pinned
+        lines.append(f"{pkg}=={version} " + " ".join(f"--hash=sha256:{h}" for h in sorted(set(hashes))))
+    if not any(line.startswith(f"{own}==") for line in lines):
+        raise RegistryError("install", f"uv resolved no {pin.label} (no wheel for this Python?)",
+                            hint="check that the release has a wheel for this Python and platform")
+    return "\n".join(lines) + "\n"
+
+
+def install(reqs: Path, venv: Path, environ: Env, what: str) -> None:
+    """A venv of its own (no pip) with exactly the hash-pinned requirements in ``reqs``."""
+    from mcplock.packages.cache import _run
+
+    env = uv_env(environ)
+    _run([uv_bin(), "venv", "--quiet", "--no-config", "--python", sys.executable, str(venv)], venv.parent, env, what)
+    _run([uv_bin(), "pip", "install", "--quiet", "--require-hashes", "--no-deps", "--only-binary", ":all:",
+              "--python", str(venv / "bin" / "python"), *index_args(environ), "-r", str(reqs)],
+             venv.parent, env, what)

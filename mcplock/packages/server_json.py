@@ -1,0 +1,189 @@
+"""An MCP Registry entry (server.json, schema 2025-12-11) as a launch spec: pure, no I/O.
+
+The entry's first package mcplock can pin (npm, PyPI, OCI; a stdio transport) becomes a command
+line exactly as a person would type it — ``npx -y PKG@V``, ``uvx PKG==V``, ``docker run -i --rm
+IMAGE:TAG`` with the entry's runtime hint and its runtime and package arguments — built as an
+argument list, never a string for a shell. An entry without such a package but with a remote
+becomes a URL. Values the user supplies (environment variables, arguments and headers without a
+fixed value, ``{placeholders}``) become ``${VAR}`` templates: nothing secret is written, and the
+required ones are named.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+PINNABLE = ("npm", "pypi", "oci")
+DEFAULT_HINT = {"npm": "npx", "pypi": "uvx", "oci": "docker"}
+_REMOTE = {"streamable-http": "http", "sse": "sse"}
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class EntryError(ValueError):
+    """The entry cannot be turned into a launch mcplock can pin (the message says why)."""
+
+
+@dataclass
+class Launch:
+    """What the entry runs: a command line or a remote, and the package it names."""
+
+    transport: str  # "stdio" | "http" | "sse"
+    command: str | None = None
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)
+    url: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    registry_type: str | None = None  # the package's: "npm" | "pypi" | "oci"
+    identifier: str | None = None  # the package's name or image, as the entry names it
+    version: str | None = None  # the package's version (an image's tag)
+    pass_env: list[str] = field(default_factory=list)  # optional variables: passed on when set
+    required: list[str] = field(default_factory=list)  # variables the user must set
+    notes: list[str] = field(default_factory=list)
+
+
+def env_name(name: str) -> str:
+    """A variable name for a value the user supplies: ``api-key`` -> ``API_KEY``."""
+    out = re.sub(r"[^A-Za-z0-9_]+", "_", name.lstrip("-")).strip("_").upper()
+    return out if out and not out[0].isdigit() else f"V_{out}"
+
+
+def _templated(value: str) -> str:
+    """``{var}`` placeholders in an entry's value as ``${VAR}`` templates."""
+    return _PLACEHOLDER.sub(lambda m: "${" + env_name(m.group(1)) + "}", value)
+
+
+def _input(item: dict[str, Any], fallback: str, out: Launch) -> str | None:
+    """The value of an input (an argument, a variable, a header): its fixed ``value`` (with
+    placeholders templated), else a ``${VAR}`` template (with its ``default`` as fallback unless
+    it is secret); None for an optional input with neither."""
+    value = item.get("value")
+    secret = bool(item.get("isSecret"))
+    if isinstance(value, str) and value and not secret:
+        for m in _PLACEHOLDER.finditer(value):
+            var = env_name(m.group(1))
+            spec = (item.get("variables") or {}).get(m.group(1)) or {}
+            if spec.get("isRequired") and var not in out.required:
+                out.required.append(var)
+        return _templated(value)
+    var = env_name(fallback)
+    default = item.get("default")
+    if item.get("isRequired") and var not in out.required:
+        out.required.append(var)
+    if isinstance(default, str) and default and not secret:
+        return "${" + var + ":-" + default.replace("}", "") + "}"
+    if item.get("isRequired") or secret or isinstance(value, str):
+        return "${" + var + "}"
+    return None
+
+
+def _arguments(items: Any, out: Launch) -> list[str]:
+    """Runtime or package arguments: a positional one is its value; a named one is its name,
+    followed by its value when it has one (``--port 8080``); a flag is its name alone."""
+    argv: list[str] = []
+    for a in items or []:
+        if not isinstance(a, dict):
+            continue
+        if a.get("type") == "named":
+            name = a.get("name")
+            if not isinstance(name, str) or not name:
+                continue
+            has_value = "value" in a or "default" in a or "valueHint" in a
+            value = _input(a, name, out) if has_value or a.get("isRequired") else None
+            if value is None and has_value:  # an optional option nobody set: left out
+                continue
+            argv.extend([name] if value is None else [name, value])
+        else:
+            value = _input(a, str(a.get("valueHint") or a.get("name") or "arg"), out)
+            if value is not None:
+                argv.append(value)
+    return argv
+
+
+def pick_package(server: dict[str, Any]) -> dict[str, Any] | None:
+    """The first package mcplock can pin and run over stdio."""
+    for p in server.get("packages") or []:
+        if isinstance(p, dict) and p.get("registryType") in PINNABLE and \
+                ((p.get("transport") or {}).get("type") or "stdio") == "stdio":
+            return p
+    return None
+
+
+def image_ref(identifier: str, version: str | None) -> tuple[str, str | None]:
+    """An OCI identifier (``docker.io/mcp/time:1.0``, or a name with ``version`` as its tag) as
+    (reference to run, tag)."""
+    if "@sha256:" in identifier:
+        return identifier, None
+    last = identifier.rsplit("/", 1)[-1]
+    if ":" in last:
+        return identifier, last.split(":", 1)[1]
+    return (f"{identifier}:{version}" if version else identifier), version
+
+
+def launch_of(server: dict[str, Any]) -> Launch:
+    """The launch the entry describes; :class:`EntryError` when there is none mcplock can pin."""
+    pkg = pick_package(server)
+    if pkg is not None:
+        return _package(pkg)
+    for r in server.get("remotes") or []:
+        if isinstance(r, dict) and r.get("type") in _REMOTE and isinstance(r.get("url"), str):
+            out = Launch(transport=_REMOTE[r["type"]])
+            out.url = _templated(r["url"])
+            for h in r.get("headers") or []:
+                if isinstance(h, dict) and isinstance(h.get("name"), str):
+                    value = _input(h, h["name"], out)
+                    if value is not None:
+                        out.headers[h["name"]] = value
+            return out
+    kinds = sorted({str(p.get("registryType")) for p in server.get("packages") or [] if isinstance(p, dict)})
+    raise EntryError("it has no npm, PyPI or OCI package run over stdio, and no remote"
+                     + (f" (its packages: {', '.join(kinds)})" if kinds else ""))
+
+
+def _package(pkg: dict[str, Any]) -> Launch:
+    kind = str(pkg["registryType"])
+    ident = pkg.get("identifier")
+    if not isinstance(ident, str) or not ident or ident.startswith("-"):
+        raise EntryError(f"its {kind} package has no identifier")
+    version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
+    hint = pkg.get("runtimeHint") or DEFAULT_HINT[kind]
+    if hint != DEFAULT_HINT[kind] and not (kind == "npm" and hint in ("npx", "pnpm", "pnpx")) and \
+            not (kind == "pypi" and hint in ("uvx", "pipx")):
+        raise EntryError(f"its runtime hint `{hint}` cannot run a {kind} package that mcplock pins")
+    out = Launch(transport="stdio", registry_type=kind, identifier=ident, version=version)
+    runtime = _arguments(pkg.get("runtimeArguments"), out)
+    package = _arguments(pkg.get("packageArguments"), out)
+    if kind == "npm":
+        ref = f"{ident}@{version}" if version else ident
+        if hint == "pnpm":
+            out.command, out.args = "pnpm", ["dlx", *runtime, ref, *package]
+        else:
+            out.command, out.args = hint, [*([] if "-y" in runtime or "--yes" in runtime else ["-y"]), *runtime,
+                                           ref, *package]
+    elif kind == "pypi":
+        ref = f"{ident}=={version}" if version else ident
+        if hint == "pipx":
+            out.command, out.args = "pipx", ["run", *runtime, ref, *package]
+        else:
+            out.command, out.args = "uvx", [*runtime, ref, *package]
+    else:
+        ref, out.version = image_ref(ident, version)
+        opts = runtime or ["-i", "--rm"]
+        out.command, out.args = "docker", ["run", *opts, ref, *package]
+    for v in pkg.get("environmentVariables") or []:
+        if isinstance(v, dict) and isinstance(v.get("name"), str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*",
+                                                                                   v["name"]):
+            value = _input(v, v["name"], out)
+            if value is None:  # an optional variable: passed on as it is when the user has it set
+                out.pass_env.append(v["name"])
+            else:
+                out.env[v["name"]] = value
+    return out
+
+
+def repository(server: dict[str, Any]) -> str | None:
+    repo = server.get("repository")
+    url = repo.get("url") if isinstance(repo, dict) else None
+    return url if isinstance(url, str) and url else None

@@ -1,0 +1,58 @@
+"""The documents a probe reads with ``resources/read`` after listing (:mod:`mcplock.documents`):
+each ``ui://`` document a tool points at, each skill's ``SKILL.md`` when the server declares the
+skills extension (its ``skills/list`` entries pinned too), and each listed resource's content
+when the server entry pins resources. Read one at a time, in URI order, bounded like the lists."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mcplock.documents import SKILLS_EXTENSION, declares, definition_of, ui_uris
+from mcplock.errors import ProbeError, json_type
+from mcplock.probe._common import RpcError
+from mcplock.snapshot import Snapshot
+from mcplock.spec import ServerSpec
+from mcplock.untrusted import sanitize
+
+if TYPE_CHECKING:
+    from mcplock.probe import ProbeOptions
+    from mcplock.probe._session import Transport
+
+
+async def read_documents(t: Transport, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> None:
+    from mcplock.probe._session import _list_all
+
+    ui = ui_uris(snap.tools)
+    snap.ui = [d for uri in ui if (d := await read(t, uri)) is not None]
+    others: set[str] = set()
+    if declares(snap.capabilities, SKILLS_EXTENSION):
+        snap.skills = await _list_all(t, opts, "skills/list", "skills", "skill", "uri")
+        others.update(s["uri"] for s in snap.skills)
+    if spec.pin_resources and snap.resources:
+        others.update(r["uri"] for r in snap.resources)
+    others.difference_update(ui)
+    if len(others) > opts.max_items:
+        raise ProbeError("too-large", f"more than {opts.max_items} documents to read",
+                         hint=f"mcplock reads at most {opts.max_items} documents of a server; turn "
+                         "`pin-resources` off for a server with that many resources")
+    snap.contents = [d for uri in sorted(others) if (d := await read(t, uri)) is not None]
+
+
+async def read(t: Transport, uri: str) -> dict[str, Any] | None:
+    """``resources/read`` of ``uri`` → its pinned definition; None when the server answers with an
+    error: the document is then not offered (`diff` reports a locked one as removed, the guard
+    refuses it). A malformed answer fails the probe."""
+    from mcplock.probe._session import _call
+
+    shown = sanitize(uri, 120)
+    t.state.step = f"the answer to resources/read of {shown}"
+    try:
+        result = await _call(t, "resources/read", {"uri": uri})
+    except RpcError:
+        return None
+    contents = result.get("contents") if isinstance(result, dict) else None
+    if not isinstance(contents, list) or not contents or not all(isinstance(c, dict) for c in contents):
+        got = json_type(result) if not isinstance(result, dict) else (
+            "missing" if "contents" not in result else "not a non-empty array of objects")
+        raise ProbeError("protocol", f"resources/read of `{shown}`: `contents` is {got}")
+    return definition_of(uri, contents)

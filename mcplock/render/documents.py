@@ -1,0 +1,77 @@
+"""How a long text changed (an MCP App's HTML, a skill's SKILL.md, long instructions): a line
+diff with two lines of context, each changed line pair word-diffed around the change, long
+lines clipped (a bundled App is a few lines of 100 kB). Pure: rich ``Text``; server text goes
+through ``safe_text``. Without colour, lines read ``- ``/``+ `` and words ``[-old-]``/``{+new+}``."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from mcplock.render.changes import ADDED, REMOVED, _field_head, _mark, word_diff
+from mcplock.render.worddiff import Bounded
+from mcplock.untrusted import safe_text
+
+LONG = 4000  # characters: past this a text change is shown as a line diff
+_CONTEXT = 2  # lines around a change
+_CLIP = 240  # characters of a line shown (of each side around a change)
+_MIDDLE = 2000  # a changed span longer than this is shown as removed + added, not word-diffed
+
+
+def _clip(s: str, limit: int = _CLIP) -> str:
+    return s if len(s) <= limit else s[:limit] + f"… ({len(s) - limit} more characters)"
+
+
+def _pair(old: str, new: str, color: bool) -> Text:
+    """One changed line: the common start and end clipped, the middle word-diffed."""
+    p = 0
+    n = min(len(old), len(new))
+    while p < n and old[p] == new[p]:
+        p += 1
+    s = 0
+    while s < n - p and old[-1 - s] == new[-1 - s]:
+        s += 1
+    while p > 0 and not old[p - 1].isspace():  # the change starts and ends at word boundaries
+        p -= 1
+    while s > 0 and not old[len(old) - s].isspace():
+        s -= 1
+    a, b = old[p:len(old) - s], new[p:len(new) - s]
+    out = Text()
+    if p > _CLIP:
+        out.append(f"…({p - _CLIP} characters) ", style="dim")
+    out.append_text(safe_text(old[max(0, p - _CLIP):p]))
+    if len(a) + len(b) > 2 * _MIDDLE:
+        out.append_text(_mark(_clip(a, _MIDDLE), "[-", "-]", REMOVED, color))
+        out.append_text(_mark(_clip(b, _MIDDLE), "{+", "+}", ADDED, color))
+    else:
+        out.append_text(word_diff(a, b, color=color))
+    tail = old[len(old) - s:]
+    out.append_text(safe_text(tail[:_CLIP]))
+    if len(tail) > _CLIP:
+        out.append(f" …({len(tail) - _CLIP} characters)", style="dim")
+    return out
+
+
+def _line(indent: str, sign: str, body: Text, style: str, color: bool) -> Text:
+    row = Text(indent).append(sign, style=style if color else "")
+    return row.append_text(body)
+
+
+def document_diff(field: str, old: str, new: str, *, color: bool = True, indent: str = "      ") -> list[Text]:
+    """Lines that show how the long text ``field`` changed."""
+    a, b = old.split("\n"), new.split("\n")
+    lines = [_field_head(indent, field, f": {len(a)} → {len(b)} lines; the changed ones with {_CONTEXT} of context")]
+    sm = Bounded(a=a, b=b, autojunk=False)  # bounded on any input: a server writes this text
+    inner = indent + "  "
+    for group in sm.get_grouped_opcodes(_CONTEXT):
+        lines.append(Text(f"{inner}@@ line {group[0][1] + 1} → {group[0][3] + 1} @@", style="dim"))
+        for op, i1, i2, j1, j2 in group:
+            if op == "equal":
+                lines += [_line(inner, "  ", safe_text(_clip(x), "dim" if color else ""), "", color) for x in a[i1:i2]]
+            elif op == "replace" and i2 - i1 == j2 - j1:
+                lines += [_line(inner, "~ ", _pair(x, y, color), "yellow", color) for x, y in zip(a[i1:i2], b[j1:j2],
+                                                                                               strict=True)]
+            else:
+                lines += [_line(inner, "- ", _mark(_clip(x), "", "", REMOVED, color), REMOVED, color)
+                          for x in a[i1:i2]]
+                lines += [_line(inner, "+ ", _mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in b[j1:j2]]
+    return lines

@@ -1,0 +1,174 @@
+"""Fail-safe, round 3 (docs/failing-safe.md, "Round 3"): hostile lock edits and inputs that
+broke a promise. The guard's part (item 1) is tests/test_guard_wellformed.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_pins_offline import NPM_INTEGRITY, PYPI, write_lock
+
+from mcplock.packages import prepare
+from mcplock.packages.errors import IntegrityError
+from mcplock.packages.pin import PackagePin
+from mcplock.spec import ServerSpec
+
+# --- 2. a pin's version is one exact release ----------------------------------------------------
+
+NOT_EXACT = [
+    ("npm", "npm:evil@1.0.0"), ("npm", "^1.0.0"), ("npm", "latest"), ("npm", "1.x"), ("npm", "1.0"),
+    ("npm", "https://evil.example/x.tgz"), ("npm", "file:../x"), ("npm", "github:evil/x"), ("npm", "1.0.0 || 2"),
+    ("pypi", ">=1.0"), ("pypi", "1.0,>=0"), ("pypi", "1.*"), ("pypi", "1.0 @ https://evil.example/x.whl"),
+    ("pypi", "1.0; python_version>'0'"), ("pypi", ""),
+]
+
+
+def _pin(registry: str, version: str) -> PackagePin:
+    return PackagePin(registry, "x", version, NPM_INTEGRITY if registry == "npm" else PYPI)
+
+
+@pytest.mark.parametrize(("registry", "version"), NOT_EXACT)
+def test_a_pin_that_is_no_exact_version_is_never_launched(registry, version):
+    command = "npx" if registry == "npm" else "uvx"
+    spec = ServerSpec(name="s", transport="stdio", command=command, args=("x",), package=_pin(registry, version))
+    with pytest.raises(IntegrityError, match="names no one exact release") as e:
+        prepare(spec)
+    assert "nothing was started" in e.value.message and "mcplock update s" in (e.value.hint or "")
+
+
+@pytest.mark.parametrize(("registry", "version"), [("npm", "1.2.3"), ("npm", "1.0.0-rc.1"), ("npm", "2026.8.31"),
+                                                   ("pypi", "2026.10.19"), ("pypi", "1.0rc1"), ("pypi", "1!2.0.post1")])
+def test_exact_versions_are_exact(registry, version):
+    assert _pin(registry, version).problem() is None
+
+
+def test_check_flags_an_aliased_pin_and_trust_shows_the_pin(cli):
+    write_lock(s=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)))
+    assert cli("check").returncode == 0
+    write_lock(s=("npx", ["-y", "x"], PackagePin("npm", "x", "npm:evil@1.0.0", NPM_INTEGRITY)))
+    r = cli("check")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "names no one exact release: `version` `npm:evil@1.0.0` is not an exact semver version" in r.stdout
+    assert "check/pin-not-exact" in cli("check", "--format", "sarif").stdout
+    # the guard refuses before anything runs, and the trust question shows what would run
+    r = cli("run", "s")
+    assert r.returncode == 2, r.stderr
+    assert "— runs the pinned npm package x@npm:evil@1.0.0 (REFUSED: `version`" in r.stderr
+
+
+def test_the_trust_question_shows_a_sound_pin_too(cli):
+    write_lock(s=("npx", ["-y", "x@latest"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)))
+    r = cli("run", "s")
+    assert r.returncode == 2
+    assert "npx -y x@latest" in r.stderr and "— runs the pinned npm package x@1.0.0\n" in r.stderr
+    assert Path("mcp.lock").exists()
+
+
+# --- 6. the word diff is bounded on any input ---------------------------------------------------
+
+def _repetitive(words: int, changed: int, seed: int = 0) -> tuple[str, str]:
+    import random
+
+    rnd = random.Random(seed)
+    old = ("Read the file at path and return its contents to the caller. " * (words // 12 + 1)).split(" ")[:words]
+    new = list(old)
+    for _ in range(changed):
+        new[rnd.randrange(len(new))] = "CHANGED"
+    return " ".join(old), " ".join(new)
+
+
+def _replay(a, b, ops) -> list[str]:
+    out, pa, pb = [], 0, 0
+    for tag, i1, i2, j1, j2 in ops:
+        assert (i1, j1) == (pa, pb) and tag in ("equal", "delete", "insert", "replace")
+        if tag == "equal":
+            assert a[i1:i2] == b[j1:j2]
+        out += b[j1:j2]
+        pa, pb = i2, j2
+    assert (pa, pb) == (len(a), len(b))
+    return out
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _repetitive(40_000, 40),  # the issue's shape: repetitive text, a few changed words
+    lambda: ("a b " * 20_000, "b a " * 20_000),  # nothing in common but two tokens
+    lambda: (" ".join(map(str, range(20_000))), " ".join(map(str, range(20_000, 0, -1)))),  # reversed
+])
+def test_the_word_diff_does_bounded_work_on_hostile_text(monkeypatch, make):
+    import difflib
+
+    from mcplock.render import changes, worddiff
+
+    old, new = make()
+    a, b = changes._TOKENS.findall(old), changes._TOKENS.findall(new)
+    sizes: list[int] = []
+    real = difflib.SequenceMatcher
+
+    def counted(*args, a=(), b=(), **kw):
+        sizes.append(len(a) * len(b))
+        return real(*args, a=a, b=b, **kw)
+
+    steps = [0]
+    step = worddiff._step
+
+    def counted_step(*args):
+        steps[0] += 1
+        return step(*args)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", counted)
+    monkeypatch.setattr(worddiff, "_step", counted_step)
+    text = changes.word_diff(old, new, color=False).plain
+    # difflib (quadratic or worse) only ever sees small pieces; Myers' steps stay linear
+    assert max(sizes, default=0) <= worddiff.SMALL
+    assert steps[0] <= 8 * (len(a) + len(b)) + worddiff.MAX_D ** 2
+    ops = worddiff.opcodes(a, b)
+    assert _replay(a, b, ops) == b
+    if "CHANGED" in new:  # the few changes read as such, not as one big replacement
+        assert text.count("{+CHANGED+}") == new.count("CHANGED") and len(ops) <= 4 * 40 + 1
+
+
+def test_the_word_diff_still_reads_as_before_on_short_text():
+    import difflib
+
+    from mcplock.render.changes import _TOKENS
+    from mcplock.render.worddiff import opcodes
+
+    for old, new in [("Read a file from disk.", "Read a file from the disk, then upload it."),
+                     ("a b c d e", "e d c b a"), ("", "x"), ("x y", "")]:
+        a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+        assert opcodes(a, b) == difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+
+
+@pytest.mark.parametrize("small", [0, 40_000])
+def test_the_bounded_diff_is_a_true_diff(monkeypatch, small):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from mcplock.render import worddiff
+
+    monkeypatch.setattr(worddiff, "SMALL", small)  # 0: Myers and patience decide even short texts
+    tokens = st.lists(st.sampled_from(["a", "b", "c", " ", "d"]), max_size=120)
+
+    @settings(max_examples=300, deadline=None)
+    @given(tokens, tokens)
+    def check(a, b):
+        ops = worddiff.opcodes(a, b)
+        assert _replay(a, b, ops) == b
+        assert all(ops[i][0] != ops[i + 1][0] or ops[i][0] not in ("equal",) for i in range(len(ops) - 1))
+
+    check()
+
+
+def test_the_line_diff_of_a_long_document_is_bounded_too(monkeypatch):
+    import difflib
+
+    from mcplock.render import documents, worddiff
+
+    old = "<p>row</p>\n" * 30_000
+    new = old.replace("<p>row</p>\n", "<p>evil</p>\n", 1)
+    called: list[str] = []
+    monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match",
+                        lambda self, *a, **k: called.append("quadratic") or (_ for _ in ()).throw(AssertionError))
+    monkeypatch.setattr(worddiff, "SMALL", 0)
+    lines = [t.plain for t in documents.document_diff("text", old, new, color=False)]
+    assert not called and any("evil" in line for line in lines)
