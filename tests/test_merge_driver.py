@@ -370,3 +370,32 @@ def test_init_offers_the_driver_on_a_terminal_and_hints_off_it(tmp_path: Path) -
     assert git(repo, "config", "--local", "merge.mcplock.driver").stdout.strip().endswith("%O %A %B %P")
     code, out = _pty(["init"], "y", repo)  # installed: not offered again
     assert code == 0 and "[Y/n]" not in out
+
+
+def test_every_item_kind_of_the_model_merges_and_conflicts_alike() -> None:
+    """Written over the model: an App's `ui://` document (an item kind of its own) conflicts as an item."""
+    from mcplock.lock.conflict import regions, render, resolve
+    from mcplock.lock.read import loads
+
+    def ui(text: str):
+        def edit(lock: Lock) -> None:
+            srv = lock.servers["docs"]
+            snap = snapshot()
+            snap.ui = [{"uri": "ui://docs/app.html", "mimeType": "text/html", "text": text}]
+            review.stage(srv, snap)
+            for e in list(srv.entries()):
+                review.accept(srv, e)
+        return edit
+
+    def ui_and_flag(lock: Lock) -> None:
+        ui("<p>B</p>")(lock)
+        lock.servers["notes"].tools["delete_page"].enabled = False
+
+    m = _merge(ui("<p>A</p>"), ui_and_flag)
+    found = regions(render(m))
+    assert found is not None and [(r.target, r.units) for r in found] == [("docs/ui:ui://docs/app.html",
+                                                                            ("definition",))]
+    text, left = resolve(render(m), {found[0].target: "theirs"})
+    lock = loads(text)
+    assert not left and lock.servers["docs"].items["ui"]["ui://docs/app.html"].definition["text"] == "<p>B</p>"
+    assert lock.servers["notes"].tools["delete_page"].enabled is False
