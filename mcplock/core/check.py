@@ -216,27 +216,49 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     critical lint finding — accepted by name, or before the lint knew better.
 
     ``findings``: this run's :func:`run_check` findings. The accepted definitions whose stored hash
-    they do not dispute (no ``hash-mismatch``) are linted through the lint cache, keyed by that hash."""
-    from mcplock.lint.cache import LintCache
-    from mcplock.lint.entries import lint_entries
-    from mcplock.severity import CRITICAL
+    they do not dispute (no ``hash-mismatch``) are linted through the lint cache, keyed by that hash;
+    when every item is accepted and verified, the whole lock's verdict is read at once
+    (:class:`mcplock.lint.cache.LockVerdicts`, keyed by the digest of every item's hash)."""
+    from mcplock.lint.cache import LintCache, LockVerdicts, lock_digest
 
     cache = None
+    verdicts: LockVerdicts | None = None
+    digest = ""
     hashes: dict[tuple[str, str, str], str] = {}
     if findings is not None:
         disputed = {(f.server, f.kind, f.name) for f in findings if f.code == "hash-mismatch"}
         hashes = {(sname, e.kind, e.key): e.hash for sname, srv in lock.servers.items() for e in srv.entries()
                   if e.hash and (sname, e.kind, e.key) not in disputed}
+        whole = not disputed and all(e.pending is None and (e.hash or e.definition is None)
+                                     for srv in lock.servers.values() for e in srv.entries())
+        verdicts = LockVerdicts.open() if whole else None
+        if verdicts is not None:  # every item accepted and verified: the whole lock's verdict, at once
+            digest = lock_digest([(*k, h) for k, h in hashes.items()])
+            known = verdicts.get(digest)
+            if known is not None:
+                return _warnings(lock, known)
         cache = LintCache.open()
+    from mcplock.lint.entries import lint_entries  # the rules: only when the lock's verdict is not known
+    from mcplock.severity import CRITICAL
+
     found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
     if cache is not None:
         cache.save()
+    rules = {k: sorted({f.rule for f in v if f.severity == CRITICAL}) for k, v in found.items()}
+    critical = {k: v for k, v in rules.items() if v}
+    if verdicts is not None:
+        verdicts.put(digest, critical)
+    return _warnings(lock, critical)
+
+
+def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> list[Finding]:
+    """``critical-accepted`` warnings: accepted, enabled items with critical rules in ``critical``."""
     out: list[Finding] = []
     for sname in sorted(lock.servers):
         for e in lock.servers[sname].entries():
             if e.pending is not None or e.definition is None or not e.enabled:
                 continue
-            rules = sorted({f.rule for f in found.get((sname, e.kind, e.key), ()) if f.severity == CRITICAL})
+            rules = critical.get((sname, e.kind, e.key))
             if not rules:
                 continue
             target = label(sname, e)

@@ -74,7 +74,7 @@ def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row
     if srv.registry is not None:
         return _from_registry(srv, environ)
     launch = parse(srv.command, srv.args) if srv.transport == "stdio" else None
-    if not isinstance(launch, Launch):
+    if not isinstance(launch, Launch) or launch.registry == "mcpb":  # a bundle has no registry of its own
         return Row(srv.name)
     pin = srv.package
     row = Row(srv.name, launch.registry, pin.name if pin else launch.name, pin.version if pin else None)
@@ -120,6 +120,11 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
         if row.status not in ("behind", "unpinned") and not (row.status == "up-to-date" and row.server in again):
             continue
         spec = replace(spec_of(by_name[row.server], base), package=None)
+        if by_name[row.server].package is not None and by_name[row.server].package.registry == "mcpb":
+            row.status, row.error = "error", ProbeError(
+                "mcpb", f"the MCPB bundle of `{row.server}` moves with its entry's URL",
+                hint=f"run `mcplock remove {row.server}`, then `mcplock add {row.package} --name {row.server}`")
+            continue
         try:
             if row.status == "up-to-date":
                 row.status = "repinned"

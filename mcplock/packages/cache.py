@@ -136,6 +136,10 @@ def prepare(spec: Any, environ: Env = None) -> Any:
     if not pin.integrities():
         raise IntegrityError(f"server `{spec.name}`: the pin of {pin.label} has no integrity; nothing was started",
                              hint=f"run `mcplock update {spec.name}` to resolve it again")
+    if pin.registry == "mcpb":
+        from mcplock.packages import mcpb
+
+        return mcpb.prepare(spec, pin, launch, environ)
     installer = _npm if pin.registry == "npm" else _pypi
     argv, done = installer(spec.name, pin, launch, environ)
     return replace(spec, command=argv[0], args=(*argv[1:], *launch.args), package=done)

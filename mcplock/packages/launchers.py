@@ -279,9 +279,17 @@ def _docker(argv: Sequence[str]) -> Launch | NoPin:
     return Launch("docker run", "oci", repo, tag, args=tuple(rest[at + 1:]), options=tuple(rest[:at]), digest=digest)
 
 
+def _mcpb(argv: Sequence[str]) -> Launch | NoPin:
+    """``mcpb URL [ARGS]``: the MCPB bundle at URL, as a server added from the MCP Registry
+    records it (only its pin runs it: mcplock/packages/mcpb.py)."""
+    if not argv or not re.match(r"https?://", argv[0]):
+        return NoPin("no registry pin (`mcpb` names no bundle URL)")
+    return Launch("mcpb", "mcpb", argv[0], args=tuple(argv[1:]))
+
+
 LAUNCHERS: dict[str, Callable[[Sequence[str]], Launch | NoPin]] = {
     "npx": _npx, "pnpx": _pnpx, "pnpm": _pnpm, "uvx": _uvx, "uv": _uv, "pipx": _pipx, "docker": _docker,
-    "podman": _docker,
+    "podman": _docker, "mcpb": _mcpb,
 }
 
 

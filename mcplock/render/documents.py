@@ -75,3 +75,10 @@ def document_diff(field: str, old: str, new: str, *, color: bool = True, indent:
                           for x in a[i1:i2]]
                 lines += [_line(inner, "+ ", _mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in b[j1:j2]]
     return lines
+
+
+def plain_diff(old: str, new: str) -> str:
+    """A text change as plain text (reports): the word diff, or for a long text the line diff."""
+    if max(len(old), len(new)) > LONG and old:
+        return "\n".join(t.plain for t in document_diff("text", old, new, color=False, indent="")[1:])
+    return word_diff(old, new, color=False).plain

@@ -74,6 +74,9 @@ def cmd_add(
         found = core_add.from_config(from_file, ([name] if name else []) + target, cli.lock_dir)
     else:
         if name and not target and not cli.had_dashdash and is_name(name):
+            if transport or header or cwd:
+                raise UsageError("--transport, --header and --cwd are for `mcplock add NAME URL` or "
+                                 "`mcplock add NAME -- CMD…`", hint="the registry entry says how the server runs")
             spec = replace(registry_spec(cli, name, server_name, registry), pin_resources=pin_resources)
             spec = replace(spec, env={**spec.env, **parse_env(env)})
         else:
