@@ -143,3 +143,13 @@ def test_an_image_claims_its_name_by_label():
     assert image_claim(json.dumps(per_platform)) == "io.github.o/time"
     assert image_claim(json.dumps({"config": {"Labels": None}})) is None
     assert image_claim("not json") is None
+
+
+def test_show_names_the_registry_entry(cli, tmp_path):
+    from pathlib import Path
+
+    Path("mcp.lock").write_text(LOCK)
+    r = cli("show", "memory")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert ("MCP Registry: io.github.modelcontextprotocol/server-memory 2026.7.4 (https://registry."
+            "modelcontextprotocol.io), source https://github.com/modelcontextprotocol/servers") in r.stdout

@@ -59,16 +59,19 @@ def _mixed(name: str) -> bool:
     return bool(confusables.is_dangerous(name, preferred_aliases=_PREFERRED))
 
 
-_PATTERN = re.compile(r"[*?]")
+#: characters hosts' permission rules read as syntax: `*` and `?` are wildcards (Cursor,
+#: Claude Code, opencode); parentheses close Cursor's `Mcp(S:T)`, and Gemini CLI's `includeTools`
+#: entry `T(…)` names the tool `T` (its isEnabled matches `tool.startsWith(name + "(")`)
+PATTERN = re.compile(r"[*?()]")
 
 
 def pattern_name(definition: Any) -> list[LintFinding]:
     """``pattern-name`` (high): a tool name with a character hosts' permission rules read as a
-    pattern (``*``, ``?``). ``Mcp(srv:*)`` or ``srv:*`` in a host's allowlist names every tool
+    pattern (``*``, ``?``, parentheses). ``Mcp(srv:*)`` or ``srv:*`` in a host's allowlist names every tool
     of the server: ``mcplock export`` writes no rule for such a tool
     (:mod:`mcplock.hosts.export.safety`), and a reviewer should know why."""
     name = definition.get("name") if isinstance(definition, dict) else None
-    if not isinstance(name, str) or not _PATTERN.search(name):
+    if not isinstance(name, str) or not PATTERN.search(name):
         return []
     return [LintFinding("pattern-name", HIGH,
                         f"tool name `{_escaped(name)}` holds a character hosts' permission rules read as a pattern "

@@ -1,7 +1,8 @@
 """What a host's rules must never say, whatever the lock holds (docs/export.md, "Names").
 
 - **A name a host reads as a pattern** (``*``, ``?``: the wildcards of Cursor's, Claude
-  Code's and opencode's rules): a tool named ``*`` accepted with ``approval = "never"`` would
+  Code's and opencode's rules; parentheses, which close Cursor's ``Mcp(S:T)`` and make Gemini's
+  ``includeTools`` entry ``a(b`` name the tool ``a`` too): a tool named ``*`` accepted with ``approval = "never"`` would
   become Cursor's ``mcpAllowlist: ["srv:*"]`` or ``Mcp(srv:*)``, and the editor would run every
   tool of the server. Such a tool (or server) gets no rule at all: the host treats it as a tool
   the lock does not know (denied where the export denies by default, asked elsewhere), and the
@@ -15,12 +16,9 @@
 
 from __future__ import annotations
 
-import re
-
 from mcplock.hosts.export.interface import STRICTNESS, Decisions, Exporter
+from mcplock.lint.names import PATTERN
 from mcplock.untrusted import sanitize as shown
-
-PATTERN = re.compile(r"[*?]")
 
 
 def host_decisions(exp: Exporter, decisions: Decisions) -> tuple[Decisions, list[str]]:
