@@ -130,8 +130,10 @@ class Relaying:
         if call.then is not None:
             call.then(out)
 
-    async def _forward(self, msg: dict[str, Any], then: Then | None = None) -> dict[str, Any]:
-        """Relay one host request in a task; the host gets the upstream's answer or a prompt error."""
+    async def _forward(self, msg: dict[str, Any], then: Then | None = None,
+                       rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Relay one host request in a task; the host gets the upstream's answer (through
+        ``rewrite`` when given) or a prompt error."""
         rid, method = msg["id"], msg["method"]
         k = host_key(rid)
         try:
@@ -145,6 +147,8 @@ class Relaying:
             out = _failed(rid, e)
         else:
             out = _answer(rid, resp)
+            if rewrite is not None:
+                out = rewrite(out)
         finally:
             self.forwarded.pop(k, None)
         self.io.send(self._to_host(out))

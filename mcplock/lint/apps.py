@@ -58,9 +58,9 @@ def _text(d: Any) -> str:
 
 
 def _ui(d: Any) -> dict[str, Any]:
-    meta = d.get("_meta") if isinstance(d, dict) else None
-    ui = meta.get("ui") if isinstance(meta, dict) else None
-    return ui if isinstance(ui, dict) else {}
+    from mcplock.documents import effective_ui
+
+    return effective_ui(d)
 
 
 def _origin(url: str) -> str:
