@@ -33,6 +33,7 @@ _FINDING_REASON = {
     "tool-shadowing": "a tool name another server or the host also offers",
     "confusable-name": "a name confusable with another tool's",
     "mixed-script-name": "a name mixing scripts with look-alike letters",
+    "pattern-name": "a tool name hosts read as a pattern (`*`)",
     "rename": "a rename, the definition otherwise identical",
     "app-script-source": "an App document that loads a script from a new origin",
     "app-network-destination": "an App document that sends to or names a new origin",
@@ -103,6 +104,11 @@ def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
         return MEDIUM, "prompt arguments changed"
     if name == "annotations":
         return MEDIUM, "annotations changed (not trusted; the approval is unchanged)"
+    if name == "_meta" and kind == "tool":
+        from mcplock.documents import tool_ui_uri
+
+        if tool_ui_uri(old) != tool_ui_uri(new):
+            return MEDIUM, "the tool now renders another App document (_meta.ui.resourceUri)"
     if name in COSMETIC_FIELDS:
         return LOW, "only " + name + " changed"
     return MEDIUM, f"{name} changed"

@@ -3,6 +3,7 @@ broke a promise. The guard's part (item 1) is tests/test_guard_wellformed.py."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,159 @@ def test_the_line_diff_of_a_long_document_is_bounded_too(monkeypatch):
     monkeypatch.setattr(worddiff, "SMALL", 0)
     lines = [t.plain for t in documents.document_diff("text", old, new, color=False)]
     assert not called and any("evil" in line for line in lines)
+
+
+# --- 4 and 5. export: pattern names, and ids a host sanitises into one ---------------------------
+
+def _tool(name: str) -> dict:
+    return {"name": name, "description": f"{name} tool.", "inputSchema": {"type": "object"}}
+
+
+def _export_lock(cli, names: list[str]) -> None:
+    from mcplock.lock import review, store
+    from mcplock.lock.model import Lock, ServerEntry
+
+    from lockdata import snapshot
+
+    srv = ServerEntry(name="srv", transport="stdio", command="python", args=["srv.py"])
+    review.stage(srv, snapshot([_tool(n) for n in names]))
+    for e in list(srv.entries()):
+        review.accept(srv, e)
+    store.save(Lock(servers={"srv": srv}), "mcp.lock")
+    Path(".cursor").mkdir(exist_ok=True)
+    Path(".cursor/mcp.json").write_text('{"mcpServers": {"srv": {"command": "python", "args": ["srv.py"]}}}\n')
+    Path(".claude").mkdir(exist_ok=True)
+    Path(".claude/settings.json").write_text("{}\n")
+    Path("opencode.json").write_text('{"mcp": {"srv": {"type": "local", "command": ["python", "srv.py"]}}}\n')
+
+
+def test_a_tool_named_star_is_never_exported_as_an_allow(cli):
+    _export_lock(cli, ["*", "read", "f?o"])
+    for t in ("*", "read", "f?o"):
+        assert cli("approval", f"srv/{t}", "never").returncode == 0
+    r = cli("export", "--host", "cursor", "--host", "claude-code", "--host", "opencode")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    assert "a tool name cursor would read as a pattern" in out
+    allow = json.loads(Path(".cursor/permissions.json").read_text())["mcpAllowlist"]
+    assert allow == ["srv:read"]
+    cli_json = Path(".cursor/cli.json").read_text()
+    assert "Mcp(srv:read)" in cli_json and "srv:*" not in cli_json and "srv:f?o" not in cli_json
+    perm = json.loads(Path("opencode.json").read_text())["permission"]
+    assert perm["srv_*"] == "deny" and perm["srv_read"] == "allow" and "srv__" not in perm  # `*` gets no key
+    assert "mcp__srv___" not in Path(".claude/settings.json").read_text()
+    assert cli("check").returncode == 0  # what was exported is what check expects: no loop
+    assert cli("export", "--dry-run", "--host", "cursor").returncode == 0  # nothing left to change
+
+
+def test_the_lint_flags_a_pattern_name(cli):
+    from mcplock.lint import lint_definition
+
+    found = lint_definition("tool", _tool("*"))
+    assert [f.rule for f in found] == ["pattern-name"] and found[0].severity == "high"
+    assert lint_definition("tool", _tool("read_file")) == []
+
+
+def test_a_sanitising_collision_fails_closed_with_a_clear_message(cli):
+    _export_lock(cli, ["a_b", "a~b"])
+    assert cli("approval", "srv/a_b", "never").returncode == 0
+    assert cli("disable", "srv/a~b").returncode == 0
+    r = cli("export", "--host", "opencode", "--host", "claude-code")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    assert "`srv/a_b`, `srv/a~b` are one tool id in opencode (srv_a_b): mcplock writes the strictest decision, 'deny'" \
+        in out
+    perm = json.loads(Path("opencode.json").read_text())["permission"]
+    assert perm["srv_a_b"] == "deny" and perm["mcp__srv__a_b"] == "deny"
+    claude = json.loads(Path(".claude/settings.json").read_text())["permissions"]
+    assert "mcp__srv__a_b" in claude["deny"] and "mcp__srv__a_b" not in claude.get("allow", [])
+    r = cli("check")
+    assert r.returncode == 0, r.stdout + r.stderr  # export and check agree: no loop
+    again = cli("export", "--host", "opencode", "--host", "claude-code", "--dry-run")
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+# --- 8. SIGTERM ends a guard whose host stopped reading ------------------------------------------
+# (not reproduced here: this passes on the code before too; it keeps the promise watched)
+
+def test_sigterm_ends_a_guard_whose_host_stopped_reading(cli):
+    import signal
+    import subprocess
+    import time
+
+    from test_guard import _fixture_processes
+
+    from conftest import MCPLOCK
+    from runner import SURFACES, stdio_command
+
+    Path("surface.json").write_bytes((SURFACES / "demo.json").read_bytes())
+    r = cli("add", "docs", "--yes", "--policy", "none", "--", *stdio_command(surface="surface.json", mode="chatty"))
+    assert r.returncode == 0, r.stderr
+    proc = subprocess.Popen([MCPLOCK, "run", "docs"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}
+    proc.stdin.write((json.dumps(init) + "\n").encode())
+    proc.stdin.flush()
+    assert b'"id":1' in proc.stdout.readline()
+    call = {"name": "search_docs", "arguments": {"query": "x" * 2000}}
+    ask = "".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call" if i % 2 else "tools/list",
+                              "params": call if i % 2 else {}}) + "\n" for i in range(2, 800))
+    proc.stdin.write(ask.encode())  # then never read again: the guard's stdout fills up
+    proc.stdin.flush()
+    time.sleep(3)  # let the guard block on its full stdout (not a timing assertion)
+    assert proc.poll() is None and _fixture_processes()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)  # a hang detector, as everywhere in the suite
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the guard did not end on SIGTERM while its host was not reading")
+    assert proc.returncode == 143
+    deadline = time.monotonic() + 10
+    while _fixture_processes() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _fixture_processes(), "the server outlived the guard"
+
+
+# --- 8. the newer-lock hint, docker and uvx options ---------------------------------------------
+
+def test_the_newer_lock_hint_never_installs_a_strangers_package(cli):
+    Path("mcp.lock").write_text("version = 99\n")
+    r = cli("check")
+    assert r.returncode == 2 and "newer mcplock" in r.stderr
+    assert "pip install -U mcplock" not in r.stderr and "pipx upgrade mcplock" not in r.stderr
+    assert "git pull" in r.stderr
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    (["run", "--dns-opt", "X", "IMAGE"], "IMAGE is not an image reference"),  # X was pinned, IMAGE ran
+    (["run", "--frobnicate", "X", "mcp/time"], "option --frobnicate is not one mcplock knows"),
+    (["run", "-iZ", "mcp/time"], "option -Z is not one mcplock knows"),
+])
+def test_docker_options_never_move_the_pin_to_another_word(args, why):
+    from mcplock.packages.launchers import NoPin, parse
+
+    got = parse("docker", args)
+    assert isinstance(got, NoPin) and why in got.reason, got
+
+
+def test_docker_pins_the_image_after_a_valued_option():
+    from mcplock.packages.launchers import Launch, parse
+
+    got = parse("docker", ["run", "-i", "--rm", "--dns-opt", "ndots:1", "mcp/time:1"])
+    assert isinstance(got, Launch) and (got.name, got.requested) == ("mcp/time", "1")
+
+
+@pytest.mark.parametrize(("args", "pinned"), [
+    (["--with-executables-from", "evil", "mcp-server-time"], None),  # adds a package: no pin
+    (["-wevil", "mcp-server-time"], None),  # a bundled --with
+    (["--python-preference", "only-system", "mcp-server-time"], "mcp-server-time"),  # not pinned as the package
+])
+def test_uvx_options_never_pin_their_value(args, pinned):
+    from mcplock.packages.launchers import Launch, parse
+
+    got = parse("uvx", args)
+    assert (got.name if isinstance(got, Launch) else None) == pinned, got

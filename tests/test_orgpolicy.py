@@ -120,6 +120,9 @@ def test_a_compliant_lock_passes_every_rule_and_the_env_variable_names_the_polic
     monkeypatch.setenv("MCPLOCK_POLICY", p)
     r = cli("check")
     assert r.returncode == 1 and "tools.deny `*delete*` in org-policy.toml" in r.stdout
+    monkeypatch.setenv("MCPLOCK_POLICY", "missing.toml")  # never a silent pass without the rules
+    r = cli("check")
+    assert r.returncode == 2 and "policy missing.toml: cannot read it" in r.stderr
 
 
 # -- a broken policy is exit 2, never ignored -----------------------------------------------------------

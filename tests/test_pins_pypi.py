@@ -169,3 +169,16 @@ def test_a_version_specifier_resolves_to_the_highest_matching_release_with_uv(in
     assert pick_version("pin-dep", "<1.1", env) == "1.0"
     with pytest.raises(RegistryError, match="no release of PyPI package pin-dep matches >=2"):
         pick_version("pin-dep", ">=2", env)
+
+
+def test_uv_keeps_how_to_connect_and_drops_where_packages_come_from(tmp_path):
+    from mcplock.packages.cache import cache_root
+    from mcplock.packages.pypi import uv_env
+
+    given = {"UV_NATIVE_TLS": "1", "UV_HTTP_TIMEOUT": "90", "UV_INDEX_URL": "http://elsewhere/simple",
+             "UV_FIND_LINKS": "/tmp/x", "UV_CONSTRAINT": "c.txt", "PIP_INDEX_URL": "http://elsewhere/simple",
+             "PATH": "/bin", "MCPLOCK_CACHE_DIR": str(tmp_path)}
+    env = uv_env(given)
+    assert env["UV_NATIVE_TLS"] == "1" and env["UV_HTTP_TIMEOUT"] == "90" and env["PATH"] == "/bin"
+    assert not {"UV_INDEX_URL", "UV_FIND_LINKS", "UV_CONSTRAINT", "PIP_INDEX_URL"} & set(env)
+    assert env["UV_CACHE_DIR"] == str(cache_root(given) / "uv-cache")  # inside mcplock's cache

@@ -89,7 +89,7 @@ def test_an_entry_whose_package_claims_another_name_is_refused_naming_both(cli, 
     err = " ".join(r.stderr.split())
     assert "io.github.impostor/server-memory" in err and f"claims to be {MEMORY}" in err
     assert "nothing was installed" in err and f"mcplock add {MEMORY}" in err
-    assert not Path("mcp.lock").exists() and not list((tmp_path / "cache").glob("npm/*"))
+    assert not Path("mcp.lock").exists() and not list((tmp_path / "cache").glob("**/npm/*"))
 
 
 @pytest.mark.network
@@ -263,5 +263,26 @@ def test_an_mcpb_bundle_is_pinned_by_the_entrys_sha256_and_run_from_the_cache(cl
         assert r.returncode == 2 and "nothing was started" in " ".join(r.stderr.split()), r.stdout + r.stderr
         r = cli("add", "io.github.acme/evil", "--yes", env=env)
         assert r.returncode == 2 and "leaves the bundle" in r.stderr, r.stdout + r.stderr
-        assert not (tmp_path / "cache" / "escape.py").exists()
+        assert not list((tmp_path / "cache").rglob("escape.py"))
     assert set(lock()) == {"demo"}
+
+
+def test_an_older_pypi_release_claims_its_name_in_its_own_metadata(cli, registry, tmp_path):
+    """The claim of the pinned release, not of the newest one: read from the release's own
+    metadata (PEP 658) where the index has no per-release JSON."""
+    from pypi_index import DEP_1_0, PypiIndex, wheel
+
+    demo = wheel("pin-demo", "1.0", requires=("pin-dep>=1",), scripts={"pin-demo": "pin_demo:main"},
+                 modules={"pin_demo": "def main():\n    pass\n"},
+                 description="<!-- mcp-name: io.github.acme/demo -->\nA demo server.")
+    newer = wheel("pin-demo", "1.1", description="mcp-name: io.github.other/demo")
+    with PypiIndex() as index:
+        index.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00Z")
+        index.publish(*demo, uploaded="2025-02-01T12:00:00Z")
+        index.publish(*newer, uploaded="2025-03-01T12:00:00Z")
+        registry.publish(server_json("io.github.other/demo", "1.0.0", packages=[pypi_package("pin-demo", "1.0")]))
+        env = {**env_of(registry, tmp_path), "MCPLOCK_PYPI_URL": index.url}
+        r = cli("add", "io.github.other/demo", "--yes", env=env)
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert "pin-demo 1.0, which claims to be io.github.acme/demo" in " ".join(r.stderr.split())
+        assert not list((tmp_path / "cache").glob("**/pypi/*"))

@@ -20,6 +20,7 @@ from mcplock.errors import ConfigError, UsageError
 from mcplock.hosts.export import EXPORTERS, Exporter
 from mcplock.hosts.export.document import Document
 from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
+from mcplock.hosts.export.safety import host_decisions
 from mcplock.lock.model import Entry, Lock
 
 if TYPE_CHECKING:
@@ -254,7 +255,9 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
             states.pop(srel, None)
             if sstate:
                 states[srel] = sstate
-        want = exp.rules(decisions)
+        told, told_notes = host_decisions(exp, decisions)  # no pattern names; colliding ids: deny wins
+        notes.setdefault(rel, []).extend(n for n in told_notes if n not in notes[rel])
+        want = exp.rules(told)
         if exp.per_server_in_file:
             defined = _defined(doc, exp)
             per_server = [i for i in want if i.path[0] == exp.servers_keys[0]]
@@ -316,7 +319,7 @@ def _contradictions(rel: str, doc: Document, exporters: list[Exporter], decision
     if exp is None:
         return []
     data = parse(doc.text, rel, doc.fmt) if doc.text.strip() else {}
-    return exp.contradictions(data, decisions) if isinstance(data, dict) else []
+    return exp.contradictions(data, host_decisions(exp, decisions)[0]) if isinstance(data, dict) else []
 
 
 def _host_of(rel: str, exporters: list[Exporter]) -> str:

@@ -14,6 +14,7 @@ from mcplock.lint.annotations import annotation_findings
 from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.headers import header_findings
+from mcplock.lint.names import pattern_name
 from mcplock.lint.params import credential_findings
 from mcplock.lint.pipeline import text_findings
 from mcplock.lint.text import root, strings, texts
@@ -50,7 +51,8 @@ def _quiet(s: str) -> bool:
 
 def quiet(strings: Iterable[str]) -> bool:
     """No family finds anything in any of ``strings`` (a definition's :func:`texts`): then
-    :func:`lint_definition` without ``old`` finds nothing either."""
+    :func:`lint_definition` without ``old`` finds nothing either, but a tool's ``pattern-name``
+    (:func:`mcplock.lint.names.pattern_name`, which looks at the name alone)."""
     return all(_quiet(s) for s in set(strings))
 
 
@@ -103,5 +105,6 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
         out.extend(annotation_findings(old, definition))
     if kind == "tool":
         out.extend(header_findings(definition, old))
+        out.extend(pattern_name(definition))
     out.sort(key=lambda f: (rank(f.severity), f.where, f.rule))
     return out

@@ -117,7 +117,9 @@ class _Reader:
             raise LockfileError(
                 f"written by a newer mcplock (lock version {version}; this mcplock reads version {LOCK_VERSION})",
                 path=self.path,
-                hint="upgrade mcplock (`pipx upgrade mcplock` or `pip install -U mcplock`)",
+                # never `pip install -U mcplock`: on PyPI that name is another project (README, "Install")
+                hint="upgrade mcplock the way it was installed: `git pull` in its clone, then `pipx install --force .` "
+                     "(or `pip install .` into its venv); see the README, \"Install\"",
                 code="too-new",
             )
         if version < 1:

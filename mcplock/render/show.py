@@ -241,6 +241,11 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
                         parts.append(Text(f"    {k}: ").append_text(safe_text(str(x), keep_newlines=False)))
         if srv.source:
             parts.append(Text("  imported from ").append_text(safe_text(srv.source, keep_newlines=False)))
+        if srv.registry is not None:
+            ref = srv.registry
+            parts.append(Text("  MCP Registry: ").append_text(safe_text(
+                f"{ref.name} {ref.version} ({ref.url})" + (f", source {ref.repository}" if ref.repository else ""),
+                keep_newlines=False)))
         if srv.server_info:
             info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
             parts.append(Text("  server: ").append_text(safe_text(info, keep_newlines=False))
