@@ -200,3 +200,24 @@ def test_x_mcp_header_over_http_mirrored_and_an_invalid_tool_never_used(cli, tmp
     assert [c["name"] for c in logged] == ["route"]
     assert logged[0]["headers"]["Mcp-Param-Region"] == "us-west1"
     assert logged[0]["headers"]["Mcp-Name"] == "route" and "Mcp-Param-Q" not in logged[0]["headers"]
+
+
+def test_a_legacy_host_answers_a_modern_servers_question_the_2025_way(cli):
+    # the modern-only server answers ask_user with input_required; a legacy host cannot read that:
+    # the guard asks it through elicitation/create and retries the same call with its answer
+    cmd = [sys.executable, str(MODERN), "stdio", "--call-log", CALLS]
+    assert cli("add", "docs", "--yes", "--policy", "none", "--", *cmd).returncode == 0
+    with Host("docs") as h:
+        h.initialize({"elicitation": {}})
+        call = h.request_msg("tools/call", {"name": "ask_user", "arguments": {"what": "room"}})
+        h.send(call)
+        ask = h.wait_for(lambda m: m.get("method") == "elicitation/create")
+        assert ask["params"]["message"] == "Book it?"
+        h.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": True}}})
+        done = h.response(call["id"])
+        assert "answered" in json.dumps(done) and '\\"ok\\": true' in json.dumps(done)
+        assert "resultType" not in json.dumps(done) or done["result"].get("resultType") == "complete"
+        assert h.close() == 0
+    calls = _calls()
+    assert [c["name"] for c in calls] == ["ask_user", "ask_user"]
+    assert calls[1]["inputResponses"] == {"confirm": {"action": "accept", "content": {"ok": True}}}
