@@ -326,3 +326,36 @@ def test_make_demo_ends_in_a_passing_check(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     last = r.stdout[r.stdout.rindex("\n== "):]
     assert "mcplock check" in last and "(exit 0)" in last, last
+
+
+def test_repairing_a_tampered_cache_entry_keeps_the_servers_data(run, tmp_path):
+    """A server that keeps its data next to its code (server-memory's memory.jsonl, as under
+    npx): a tampered entry is refused, the message says where that data is, and the hint's
+    command repairs the entry without deleting it."""
+    import re
+    import subprocess
+
+    project()
+    assert run("init", "--trust").returncode == 0
+    entry = next(p.parent for p in (tmp_path / "cache").rglob(".mcplock.json"))
+    data = entry / "venv" / "memory.jsonl"
+    data.write_text('{"type":"entity","name":"kept"}\n')  # what the server wrote while it ran
+    assert run("diff").returncode == 1  # data files are not tampering
+    code = next(entry.rglob("daily_demo.py"))
+    code.write_text(code.read_text() + "\nimport os  # injected\n")
+
+    r = run("diff")
+    assert r.returncode == 2, r.stdout + r.stderr
+    said = " ".join(r.stderr.split())
+    assert "changed since they were installed and verified" in said and "daily_demo.py" in said
+    assert "memory.jsonl" in said and "which the repair keeps" in said
+    assert "rm " not in said and "delete that" not in said
+    hint = re.search(r"\(`(mv [^`]+)`\)", said)[1]
+    assert subprocess.run(hint, shell=True).returncode == 0
+
+    r = run("diff")  # installed and verified afresh, the data carried over
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert data.read_text() == '{"type":"entity","name":"kept"}\n'
+    assert "injected" not in code.read_text()
+    moved = list(entry.parent.glob(entry.name + ".tampered-*"))
+    assert len(moved) == 1 and "injected" in next(moved[0].rglob("daily_demo.py")).read_text()

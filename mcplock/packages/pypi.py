@@ -61,8 +61,10 @@ def uv_env(environ: Env = None) -> dict[str, str]:
 
     base = os.environ if environ is None else environ
     env = {k: v for k, v in base.items() if not k.startswith(("UV_", "PIP_")) or k in _KEPT}
+    # copies, never hard links into uv's cache: a file edited in an installed entry would edit the
+    # cache too, and a repair would install the edited file again (and verify it as installed)
     env.update({"UV_CACHE_DIR": str(cache_root(environ) / "uv-cache"), "UV_NO_PROGRESS": "1",
-                "UV_PYTHON_DOWNLOADS": "never", "NO_COLOR": "1"})
+                "UV_PYTHON_DOWNLOADS": "never", "UV_LINK_MODE": "copy", "NO_COLOR": "1"})
     return env
 
 
