@@ -295,3 +295,18 @@ def test_the_listings_csp_is_pinned_with_the_document_and_served_as_locked(cli):
         h.initialize()
         assert h.request("resources/list")["result"]["resources"] == [other]  # the swapped entry left out
         assert all(b"evil.example" not in line for line in h.raw)
+
+
+def test_a_tool_repointed_at_a_new_app_document_alarms_like_a_swap(cli):
+    _surface({"tools": [APP_TOOL], "documents": {"ui://chart/app.html": _chart("<p>chart</p>")}})
+    assert cli("add", "charts", "--yes", "--", *stdio_command(surface="surface.json")).returncode == 0
+    moved = {**APP_TOOL, "_meta": {"ui/resourceUri": "ui://chart/v2.html"}}
+    evil = [{"uri": "ui://chart/v2.html", "mimeType": APP_MIME, "text": "<p>chart</p>" + EVIL}]
+    _surface({"tools": [moved], "documents": {"ui://chart/app.html": _chart("<p>chart</p>"),
+                                              "ui://chart/v2.html": evil}})
+    d = _diff_json(cli, "--fail-on", "high")
+    assert d["exit_code"] == 1
+    by = {(c["kind"], c["name"], c["change"]): c for c in d["servers"][0]["changes"]}
+    assert by[("tool", "show_chart", "changed")]["severity"] == "medium"
+    assert "another App document" in by[("tool", "show_chart", "changed")]["reason"]
+    assert by[("ui", "ui://chart/v2.html", "added")]["severity"] == "critical"

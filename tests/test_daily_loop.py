@@ -359,3 +359,53 @@ def test_repairing_a_tampered_cache_entry_keeps_the_servers_data(run, tmp_path):
     assert "injected" not in code.read_text()
     moved = list(entry.parent.glob(entry.name + ".tampered-*"))
     assert len(moved) == 1 and "injected" in next(moved[0].rglob("daily_demo.py")).read_text()
+
+
+@pytest.mark.reference
+def test_a_host_without_sampling_is_not_told_the_server_removed_a_tool(cli):
+    """server-everything shows its sampling/elicitation tools only to clients that declare those
+    capabilities; through the guard, a host that declares none (as the Inspector does) must read
+    that the server does not offer them to it, not that they were removed."""
+    import shutil
+    import subprocess
+    import tomllib
+
+    from conftest import MCPLOCK
+
+    everything = FIXTURES / "reference" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
+    if not everything.is_dir():
+        pytest.skip("the npm reference servers are not installed: `make setup`")
+    r = cli("add", "everything", "--yes", "--timeout", "60", "--", shutil.which("node"), str(everything / "index.js"),
+            "stdio")
+    assert r.returncode == 0, r.stdout + r.stderr
+    tools = tomllib.loads(Path("mcp.lock").read_text())["server"]["everything"]["tool"]
+    assert {"trigger-elicitation-request", "trigger-sampling-request"} <= set(tools)
+
+    asked = "".join(json.dumps(m) + "\n" for m in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "inspector", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    p = subprocess.run([MCPLOCK, "run", "everything"], input=asked, capture_output=True, text=True, timeout=120)
+    answers = {m["id"]: m for m in map(json.loads, p.stdout.splitlines()) if "id" in m}
+    listed = {t["name"] for t in answers[2]["result"]["tools"]}
+    assert "echo" in listed and "trigger-elicitation-request" not in listed
+    err = " ".join(p.stderr.split())
+    assert "no longer offers" not in err and "stages the removal" not in err, err
+    assert "does not offer `everything/trigger-elicitation-request` to this host, which declares no" in err, err
+    assert cli("diff", "--timeout", "60").returncode == 0  # and there is no drift
+
+
+def test_an_install_without_uv_is_a_set_up_problem_exit_2(run, tmp_path):
+    """mcplock installed without its uv dependency (a packager left it out): exit 2 with an
+    install command that works from a clone, not exit 3 and not an unpublished package."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "uv.py").write_text("raise ImportError('uv left out by the packager')\n")
+    project()
+    r = run("init", "--trust", PYTHONPATH=str(shadow), PATH="/usr/bin:/bin")
+    assert r.returncode == 2, r.stdout + r.stderr
+    said = " ".join(r.stderr.split())
+    assert "uv is needed" in said and "-m pip install .` in its clone" in said
+    assert "mcplock-cli" not in said and "Traceback" not in said
+    assert not Path("mcp.lock").exists()

@@ -226,7 +226,7 @@ class Relaying:
                     except ProbeError as e:
                         live[kind] = {}  # fail closed: nothing of this kind until it lists again
                         self.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: {e.message}")
-                self.view = View(self.server, live, old.live_instructions, old.offered, old.org)
+                self.view = View(self.server, live, old.live_instructions, old.offered, old.org, old.lacks)
                 changed = [k for k in KINDS if old.fingerprint(k) != self.view.fingerprint(k)]
                 if changed:
                     self._report_hidden()
