@@ -32,7 +32,11 @@ from mcplock.guard.calls import Validators, drift_signal
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import View, from_snapshot
 from mcplock.lock.model import ServerEntry
+from mcplock.param_headers import problems_over as header_problems
 from mcplock.policy import Host
+
+MAX_ROUNDS = 8  # input_required answers of one call before mcplock stops retrying
+
 
 # (server, tool, arguments) -> approve? (may be async)
 Approver = Callable[[str, str, Any], "bool | Awaitable[bool]"]
@@ -158,6 +162,19 @@ class GuardedSession:
             with contextlib.suppress(RuntimeError):
                 cm.reschedule(loop.time() + max(left, 0.0))
 
+    async def _input_responses(self, requests: Any) -> dict[str, Any]:
+        """The answers to an ``input_required`` result's ``inputRequests``: a question goes to
+        ``on_elicit`` (declined without it), roots are none; sampling cannot be answered (no
+        model) and is left out, which the server reads as "not given"."""
+        out: dict[str, Any] = {}
+        for key, req in (requests.items() if isinstance(requests, dict) else ()):
+            method = req.get("method") if isinstance(req, dict) else None
+            if method == "elicitation/create":
+                out[key] = await self._elicit(req.get("params"))
+            elif method == "roots/list":
+                out[key] = {"roots": []}
+        return out
+
     def _view(self) -> View:
         if self.view is None:
             raise UsageError("the session is not open", hint="use `async with mcplock.connect(NAME) as s:`")
@@ -178,6 +195,12 @@ class GuardedSession:
         if not d.allowed and d.code != "approval":
             raise Refused(f"mcplock refused `{self.server.name}/{name}`: {d.reason}", hint=d.fix, reason=d.code)
         entry = self.server.tools[name]
+        bad = header_problems(self.up.spec, entry.definition)
+        if bad:
+            raise Refused(f"mcplock refused `{self.server.name}/{name}`: its x-mcp-header annotations are invalid "
+                          f"({bad[0]}), and a client must not use such a tool over Streamable HTTP",
+                          hint=f"ask the server's maintainers to fix the tool, or `mcplock disable "
+                          f"{self.server.name}/{name}`", reason="invalid-mcp-header")
         errs = self.validators.errors(entry, args)
         if errs:
             raise InvalidArguments(f"arguments for `{self.server.name}/{name}` do not match its locked schema: "
@@ -191,9 +214,23 @@ class GuardedSession:
                 raise Refused(f"`{self.server.name}/{name}` needs approval on every call and it was not given",
                               hint=d.fix, reason="approval")
         seconds = timeout or self.up.opts.timeout
+        params: dict[str, Any] = {"name": name, "arguments": args}
         try:
             async with asyncio.timeout(seconds) as self._deadline:
-                resp = await self.up.request("tools/call", {"name": name, "arguments": args})
+                for _round in range(MAX_ROUNDS):
+                    resp = await self.up.request("tools/call", params)
+                    result = resp.get("result")
+                    if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
+                        break
+                    # a multi round-trip request (2026-07-28): answer what it asks, then the same
+                    # call again (a new id, the same accepted tool and arguments) with the answers
+                    params = {"name": name, "arguments": args,
+                              "inputResponses": await self._input_responses(result.get("inputRequests"))}
+                    if "requestState" in result:
+                        params["requestState"] = result["requestState"]
+                else:
+                    raise CallFailed(f"`{self.server.name}/{name}` asked for input {MAX_ROUNDS} times in a row: "
+                                     "mcplock stopped retrying", {"code": "input-rounds"})
         except TimeoutError:
             raise self.up.timed_out(seconds, "tools/call") from None
         finally:

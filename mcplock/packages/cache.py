@@ -99,6 +99,35 @@ def _changed(d: Path, manifest: dict[str, Any]) -> str | None:
     return None
 
 
+def data_files(d: Path, manifest: dict[str, Any]) -> list[str]:
+    """The files a server wrote into its own cache entry since the install (server-memory keeps
+    ``memory.jsonl`` next to its code, as it would under npx): neither installed nor code."""
+    pinned: dict[str, str] = manifest.get("files") or {}
+    return sorted(p for p in file_hashes(d).keys() - pinned.keys()
+                  if not p.endswith(_CODE) and os.path.basename(p) != "package.json")
+
+
+TAMPERED = ".tampered-"  # an entry moved aside to be repaired (+ a UTC time): its data is carried over
+
+
+def _carry_data(d: Path) -> None:
+    """After a fresh install of ``d``: the data files of the entry last moved aside
+    (``D.tampered-TIME``) are copied in (data, never code: what :func:`data_files` lists)."""
+    aside = sorted(d.parent.glob(d.name + TAMPERED + "*"))
+    if not aside:
+        return
+    old = aside[-1]
+    try:
+        manifest = json.loads((old / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return
+    for rel in data_files(old, manifest):
+        dest = d / rel
+        if not dest.exists() and not (old / rel).is_symlink():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(old / rel, dest)
+
+
 def _mismatch(what: str, pinned: str, got: str, name: str) -> IntegrityError:
     return IntegrityError(
         f"{what}: the lock pins {pinned}, found {got}; nothing was started",
@@ -213,10 +242,20 @@ def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[
         return None
     changed = _changed(d, manifest)
     if changed is not None or content_hash(manifest.get("files") or {}) != manifest.get("content"):
+        import shlex
+        import time
+
+        data = data_files(d, manifest)
+        kept = (f"; it also holds {len(data)} data file(s) the server wrote there ({', '.join(data[:3])}"
+                f"{' …' if len(data) > 3 else ''}), which the repair keeps") if data else ""
+        q = shlex.quote(str(d))
+        aside = shlex.quote(str(d) + TAMPERED + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
         raise IntegrityError(
             f"server `{name}`: the cached files of {pin.label} changed since they were installed and verified "
-            f"({changed or 'the manifest'}); nothing was started",
-            hint=f"delete {d} and run the command again (mcplock installs and verifies it afresh)")
+            f"({changed or 'the manifest'}); nothing was started{kept}",
+            hint=f"move the entry aside (`mv {q} {aside}`), nothing deleted, and run the command again: mcplock "
+                 "installs and verifies it afresh and copies the data files over (never code); look at the "
+                 "moved copy, then delete it yourself")
     if pin.tree_integrity is not None and manifest.get("tree-integrity") != pin.tree_integrity:
         raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity,
                         str(manifest.get("tree-integrity")), name)
@@ -236,6 +275,8 @@ def _publish(tmp: Path, d: Path, manifest: dict[str, Any], environ: Env = None) 
         os.rename(tmp, d)
     except OSError:  # another process published it first: theirs is verified on use
         shutil.rmtree(tmp, ignore_errors=True)
+        return
+    _carry_data(d)  # after the manifest: the data stays data the server may change
 
 
 def _tmp(d: Path) -> Path:
