@@ -110,11 +110,17 @@ def _change(kind: str, key: str, change: str, fields: list[str], locked_hash: st
     return Change(kind, key, change, fields, sev, locked_hash, live_hash, locked, live, reason=reason)
 
 
-def _lint(c: Change) -> None:
-    """Put the security lint's findings for ``c`` on it and raise its severity to match."""
+# what a new App document is judged against on a server the lock already vouches for: nothing (a
+# tool repointed at a new `ui://` document must not pass as news where a swapped one alarms)
+_NO_DOCUMENT = {"text": ""}
+
+
+def _lint(c: Change, known: bool = False) -> None:
+    """Put the security lint's findings for ``c`` on it and raise its severity to match.
+    ``known``: the lock already vouches for this server (it has accepted tools)."""
     if c.change == "removed":
         return
-    old = c.locked if c.change == "changed" else None
+    old = c.locked if c.change == "changed" else (_NO_DOCUMENT if c.kind == "ui" and known else None)
     c.findings.extend(lint_definition(c.kind, c.live, old=old, name=c.name))
     _raise(c)
 
@@ -175,8 +181,9 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
                 continue
             fields = sorted(e.definition) if isinstance(e.definition, dict) else ["text"]
             result.changes.append(_change(kind, key, "removed", fields, e.hash, None, e.definition, None))
+    known = any(e.accepted for e in server.tools.values())
     for c in result.changes:
-        _lint(c)
+        _lint(c, known)
     _renames(result.changes)
     _split_staged(server, result)
     locked_id = {"server_info": server.server_info, "protocol_version": server.protocol_version}

@@ -104,6 +104,11 @@ def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
         return MEDIUM, "prompt arguments changed"
     if name == "annotations":
         return MEDIUM, "annotations changed (not trusted; the approval is unchanged)"
+    if name == "_meta" and kind == "tool":
+        from mcplock.documents import tool_ui_uri
+
+        if tool_ui_uri(old) != tool_ui_uri(new):
+            return MEDIUM, "the tool now renders another App document (_meta.ui.resourceUri)"
     if name in COSMETIC_FIELDS:
         return LOW, "only " + name + " changed"
     return MEDIUM, f"{name} changed"

@@ -44,6 +44,11 @@ def _add_sdk(cli) -> None:
     assert r.returncode == 0, r.stderr
 
 
+def _content(definition: dict) -> dict:
+    """The content object of a locked App document (the lock keeps its listing entry beside it)."""
+    return {k: v for k, v in definition.items() if k != "listed"}
+
+
 def _read(h: Host, uri: str) -> dict:
     return h.request("resources/read", {"uri": uri})
 
@@ -65,7 +70,7 @@ def test_a_swapped_sdk_app_document_is_drift_and_never_served(cli):
     locked = load("mcp.lock").servers["clock"].items["ui"][SDK_URI].definition
     with Host("clock") as h:  # before the swap: the locked document, byte-exact
         h.initialize()
-        assert _read(h, SDK_URI)["result"] == {"contents": [locked]}
+        assert _read(h, SDK_URI)["result"] == {"contents": [_content(locked)]}
     Path("app.html").write_text(HTML.replace("</body>", EVIL + "\n</body>"))
     Path("domains.txt").write_text("https://api.example.com\nhttps://evil.example\n")
     doc = _diff_json(cli)
@@ -138,7 +143,7 @@ def test_the_npm_app_servers_swapped_html_is_drift_and_never_served(cli):
     switch.unlink()
     with Host("app") as h:
         h.initialize()
-        assert _read(h, VANILLA_URI)["result"] == {"contents": [doc]}
+        assert _read(h, VANILLA_URI)["result"] == {"contents": [_content(doc)]}
 
 
 def _surface(data: dict) -> None:
@@ -262,3 +267,46 @@ def test_an_app_over_http_is_pinned_and_its_swap_never_served(cli, path, transpo
             h.initialize()
             assert _read(h, "ui://chart/app.html")["error"]["code"] == -32602
             assert all(b"evil.example" not in line for line in h.raw)
+
+
+def test_the_listings_csp_is_pinned_with_the_document_and_served_as_locked(cli):
+    # hosts fall back to the resources/list entry's `_meta.ui` where the content has none: a CSP
+    # widened there is drift, and the guard lists the locked entry, never the widened one
+    def listed(domains: list[str]) -> dict:
+        return {"uri": "ui://chart/app.html", "name": "chart", "mimeType": APP_MIME,
+                "_meta": {"ui": {"csp": {"connectDomains": domains}}}}
+
+    other = {"uri": "file:///data.csv", "name": "data"}
+    _surface({"tools": [APP_TOOL], "resources": [listed(["https://api.example.com"]), other],
+              "documents": {"ui://chart/app.html": _chart("<p>chart</p>")}})
+    assert cli("add", "charts", "--yes", "--", *stdio_command(surface="surface.json")).returncode == 0
+    doc = load("mcp.lock").servers["charts"].items["ui"]["ui://chart/app.html"].definition
+    assert doc["listed"] == listed(["https://api.example.com"])
+    with Host("charts") as h:
+        h.initialize()
+        assert _read(h, "ui://chart/app.html")["result"] == {"contents": _chart("<p>chart</p>")}  # no `listed`
+    _surface({"tools": [APP_TOOL], "resources": [listed(["https://evil.example"]), other],
+              "documents": {"ui://chart/app.html": _chart("<p>chart</p>")}})
+    d = _diff_json(cli)
+    (change,) = d["servers"][0]["changes"]
+    assert change["kind"] == "ui" and change["fields"] == ["listed"]
+    assert any(f["rule"] == "app-csp-widened" and "evil.example" in f["message"] for f in change["findings"])
+    with Host("charts") as h:
+        h.initialize()
+        assert h.request("resources/list")["result"]["resources"] == [other]  # the swapped entry left out
+        assert all(b"evil.example" not in line for line in h.raw)
+
+
+def test_a_tool_repointed_at_a_new_app_document_alarms_like_a_swap(cli):
+    _surface({"tools": [APP_TOOL], "documents": {"ui://chart/app.html": _chart("<p>chart</p>")}})
+    assert cli("add", "charts", "--yes", "--", *stdio_command(surface="surface.json")).returncode == 0
+    moved = {**APP_TOOL, "_meta": {"ui/resourceUri": "ui://chart/v2.html"}}
+    evil = [{"uri": "ui://chart/v2.html", "mimeType": APP_MIME, "text": "<p>chart</p>" + EVIL}]
+    _surface({"tools": [moved], "documents": {"ui://chart/app.html": _chart("<p>chart</p>"),
+                                              "ui://chart/v2.html": evil}})
+    d = _diff_json(cli, "--fail-on", "high")
+    assert d["exit_code"] == 1
+    by = {(c["kind"], c["name"], c["change"]): c for c in d["servers"][0]["changes"]}
+    assert by[("tool", "show_chart", "changed")]["severity"] == "medium"
+    assert "another App document" in by[("tool", "show_chart", "changed")]["reason"]
+    assert by[("ui", "ui://chart/v2.html", "added")]["severity"] == "critical"

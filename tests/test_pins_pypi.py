@@ -172,11 +172,13 @@ def test_a_version_specifier_resolves_to_the_highest_matching_release_with_uv(in
 
 
 def test_uv_keeps_how_to_connect_and_drops_where_packages_come_from(tmp_path):
+    from mcplock.packages.cache import cache_root
     from mcplock.packages.pypi import uv_env
 
-    env = uv_env({"UV_NATIVE_TLS": "1", "UV_HTTP_TIMEOUT": "90", "UV_INDEX_URL": "http://elsewhere/simple",
-                  "UV_FIND_LINKS": "/tmp/x", "UV_CONSTRAINT": "c.txt", "PIP_INDEX_URL": "http://elsewhere/simple",
-                  "PATH": "/bin", "MCPLOCK_CACHE_DIR": str(tmp_path)})
+    given = {"UV_NATIVE_TLS": "1", "UV_HTTP_TIMEOUT": "90", "UV_INDEX_URL": "http://elsewhere/simple",
+             "UV_FIND_LINKS": "/tmp/x", "UV_CONSTRAINT": "c.txt", "PIP_INDEX_URL": "http://elsewhere/simple",
+             "PATH": "/bin", "MCPLOCK_CACHE_DIR": str(tmp_path)}
+    env = uv_env(given)
     assert env["UV_NATIVE_TLS"] == "1" and env["UV_HTTP_TIMEOUT"] == "90" and env["PATH"] == "/bin"
     assert not {"UV_INDEX_URL", "UV_FIND_LINKS", "UV_CONSTRAINT", "PIP_INDEX_URL"} & set(env)
-    assert env["UV_CACHE_DIR"] == str(tmp_path / "uv-cache")
+    assert env["UV_CACHE_DIR"] == str(cache_root(given) / "uv-cache")  # inside mcplock's cache

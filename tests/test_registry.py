@@ -66,6 +66,10 @@ def test_add_by_registry_name_is_the_typed_command_plus_the_registry_fields(cli,
     assert r.returncode == 0, r.stdout + r.stderr
     moved = lock()["memory"]
     assert moved["package"]["version"] == "2026.8.31" and moved["registry"]["version"] == "2026.8.31"
+    assert moved["args"] == ["-y", f"{MEMORY_PKG}@2026.8.31"]  # the command names the pinned release
+    r = cli("refresh", "memory", env=env, timeout=600)  # so a refresh keeps the pin where update moved it
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    assert lock()["memory"]["package"]["version"] == "2026.8.31"
     r = cli("outdated", "memory", env=env, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
 
@@ -89,7 +93,7 @@ def test_an_entry_whose_package_claims_another_name_is_refused_naming_both(cli, 
     err = " ".join(r.stderr.split())
     assert "io.github.impostor/server-memory" in err and f"claims to be {MEMORY}" in err
     assert "nothing was installed" in err and f"mcplock add {MEMORY}" in err
-    assert not Path("mcp.lock").exists() and not list((tmp_path / "cache").glob("npm/*"))
+    assert not Path("mcp.lock").exists() and not list((tmp_path / "cache").glob("**/npm/*"))
 
 
 @pytest.mark.network
@@ -263,7 +267,7 @@ def test_an_mcpb_bundle_is_pinned_by_the_entrys_sha256_and_run_from_the_cache(cl
         assert r.returncode == 2 and "nothing was started" in " ".join(r.stderr.split()), r.stdout + r.stderr
         r = cli("add", "io.github.acme/evil", "--yes", env=env)
         assert r.returncode == 2 and "leaves the bundle" in r.stderr, r.stdout + r.stderr
-        assert not (tmp_path / "cache" / "escape.py").exists()
+        assert not list((tmp_path / "cache").rglob("escape.py"))
     assert set(lock()) == {"demo"}
 
 
@@ -285,4 +289,4 @@ def test_an_older_pypi_release_claims_its_name_in_its_own_metadata(cli, registry
         r = cli("add", "io.github.other/demo", "--yes", env=env)
         assert r.returncode == 2, r.stdout + r.stderr
         assert "pin-demo 1.0, which claims to be io.github.acme/demo" in " ".join(r.stderr.split())
-        assert not (tmp_path / "cache" / "pypi").exists()
+        assert not list((tmp_path / "cache").glob("**/pypi/*"))

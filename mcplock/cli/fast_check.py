@@ -43,12 +43,14 @@ def run(lockfile: str, quiet: bool) -> int | None:
     from mcplock.errors import McplockError
 
     try:
+        from mcplock import orgpolicy
         from mcplock.core.check import critical_accepted, run_check
         from mcplock.guard import evidence
         from mcplock.lock.read import load
 
+        org = orgpolicy.resolve(None)  # $MCPLOCK_POLICY (docs/policy.md); a broken one: the full CLI says so
         lock = load(lockfile)
-        findings = run_check(lock, lockfile)
+        findings = run_check(lock, lockfile, org)
         if findings or critical_accepted(lock, findings) or evidence.current(lockfile, lock):
             return None
     except (McplockError, OSError):

@@ -72,6 +72,25 @@ def summary(cli: Cli, tally: Tally, left: int) -> int:
     return 0
 
 
+def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
+    """The end of `init` / `add` with items left pending: the first run ends in a lock that passes
+    `check`. At a terminal, offer the walk of what is pending; elsewhere (or on a no) say what to
+    run before committing. The exit code of the walk (130 after Ctrl-C), else 0."""
+    n = sum(e.pending_count() for e in pending)
+    if interactive:
+        cli.out.print(Text(f"review the {n} pending item(s) now, one by one? [Y/n] ", style="bold"), end="")
+        if sys.stdin.readline().strip().lower() in ("", "y", "yes"):
+            from mcplock import orgpolicy
+            from mcplock.cli.commands.review import accept_pending
+
+            return accept_pending(cli, [e.name for e in pending], all_=False, interactive=True,
+                                  org=orgpolicy.resolve(None))
+    cli.info(Text(f"{n} item(s) pending review: `mcplock check` (and its pre-commit hook) fails until they are "
+                  "reviewed. Walk them with `mcplock accept` on a terminal, or accept them with `mcplock accept "
+                  "--all` (critical findings stay pending for you to name), then commit mcp.lock.", style="yellow"))
+    return 0
+
+
 def walk(cli: Cli, chosen: list[tuple[ServerEntry, Entry]], findings: dict, approval: str | None,
          tally: Tally) -> None:
     from mcplock.core.add import is_critical

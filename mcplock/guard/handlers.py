@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import UI_SCHEME, read_result
+from mcplock.documents import LISTED, UI_SCHEME, read_result
 from mcplock.guard import evidence
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
@@ -64,7 +64,8 @@ class Handlers:
         async def _initialize(self, msg: dict[str, Any]) -> None: ...
         def _send_up(self, msg: dict[str, Any]) -> None: ...
         def _relay(self, msg: dict[str, Any], then: Then | None = None) -> None: ...
-        async def _forward(self, msg: dict[str, Any], then: Then | None = None) -> dict[str, Any]: ...
+        async def _forward(self, msg: dict[str, Any], then: Then | None = None,
+                           rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]: ...
         async def _reverify(self, kinds: list[str]) -> list[str]: ...
         def _answer_discover(self, msg: dict[str, Any]) -> None: ...
         async def _open_modern(self, msg: dict[str, Any]) -> None: ...
@@ -112,6 +113,8 @@ class Handlers:
             self._spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
         elif method == "resources/list" and self.server.pin_resources:  # pinned: the lock's listing
             self._spawn(self._serve_list("resource", msg["id"]), msg["id"])
+        elif method == "resources/list" and self.server.items["ui"]:  # App documents: as locked
+            self._spawn(self._forward(msg, rewrite=self._ui_listing), msg["id"])
         elif method == "prompts/get":
             self._get_prompt(msg)
         elif method == "resources/read" and self._pinned_document(msg) is not None:
@@ -210,6 +213,25 @@ class Handlers:
         if uri in self.server.items["content"] or (self.server.pin_resources and uri in self.server.items["resource"]):
             return "content", uri
         return None
+
+    def _ui_listing(self, out: dict[str, Any]) -> dict[str, Any]:
+        """A relayed ``resources/list`` answer with each ``ui://`` entry as the lock holds it (its
+        ``_meta.ui`` is the host's fallback CSP), or left out where the document is not served."""
+        res = out.get("result")
+        entries = res.get("resources") if isinstance(res, dict) else None
+        if not isinstance(entries, list) or self.view is None:
+            return out
+        kept = []
+        for e in entries:
+            uri = e.get("uri") if isinstance(e, dict) else None
+            if not isinstance(uri, str) or not (uri.startswith(UI_SCHEME) or uri in self.server.items["ui"]):
+                kept.append(e)
+                continue
+            entry = self.server.items["ui"].get(uri)
+            listed = entry.definition.get(LISTED) if entry is not None and isinstance(entry.definition, dict) else None
+            if isinstance(listed, dict) and self.view.item("ui", uri).allowed:
+                kept.append(listed)
+        return {**out, "result": {**res, "resources": kept}}
 
     def _read_document(self, msg: dict[str, Any]) -> None:
         if self._is_current():

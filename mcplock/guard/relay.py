@@ -119,7 +119,11 @@ class Guard(Handlers, Relaying, ModernHost):
         guard may do with the host, and what it relays to the upstream."""
         caps = caps if isinstance(caps, dict) else {}
         self.host_caps = caps
-        self.host = Host(elicitation=_advertised(caps, "elicitation"), strict=self.strict)
+        from mcplock.client_capabilities import chosen
+
+        locked_as = chosen(None, self.server.client_capabilities)  # what the lock's probe declared
+        self.host = Host(elicitation=_advertised(caps, "elicitation"), strict=self.strict,
+                         lacks=tuple(c for c in locked_as if not _advertised(caps, c)))
         return {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
 
     async def _open_upstream(self, relayed: dict[str, Any], wanted: str | None,
@@ -138,7 +142,7 @@ class Guard(Handlers, Relaying, ModernHost):
             assert self.done is not None
             self.done.set()
             return None
-        self.view = from_snapshot(self.server, snap, self.org)
+        self.view = from_snapshot(self.server, snap, self.org, self.host.lacks)
         self._report_hidden()
         if era.is_modern(snap.protocol_version):  # its change notifications come only this way
             self._spawn(self._listen_upstream(snap.capabilities))

@@ -133,8 +133,10 @@ class Relaying:
         if call.then is not None:
             call.then(out)
 
-    async def _forward(self, msg: dict[str, Any], then: Then | None = None) -> dict[str, Any]:
-        """Relay one host request in a task; the host gets the upstream's answer or a prompt error."""
+    async def _forward(self, msg: dict[str, Any], then: Then | None = None,
+                       rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Relay one host request in a task; the host gets the upstream's answer (through
+        ``rewrite`` when given) or a prompt error."""
         rid, method = msg["id"], msg["method"]
         k = host_key(rid)
         try:
@@ -148,6 +150,8 @@ class Relaying:
             out = _failed(rid, e)
         else:
             out = _answer(rid, resp)
+            if rewrite is not None:
+                out = rewrite(out)
         finally:
             self.forwarded.pop(k, None)
         if self._bridged(k, out):
@@ -227,7 +231,7 @@ class Relaying:
                     except ProbeError as e:
                         live[kind] = {}  # fail closed: nothing of this kind until it lists again
                         self.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: {e.message}")
-                self.view = View(self.server, live, old.live_instructions, old.offered, old.org)
+                self.view = View(self.server, live, old.live_instructions, old.offered, old.org, old.lacks)
                 changed = [k for k in KINDS if old.fingerprint(k) != self.view.fingerprint(k)]
                 if changed:
                     self._report_hidden()

@@ -20,6 +20,8 @@ the reviewer, never a block on ``add`` (hidden characters keep their severity). 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
@@ -47,20 +49,33 @@ _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomain
 _LOWER = {CRITICAL: MEDIUM, HIGH: MEDIUM, MEDIUM: MEDIUM}
 
 
+def _one(c: Any) -> str | None:
+    """A content object's text; a ``blob`` decoded (an App may ship its HTML base64-encoded)."""
+    if not isinstance(c, dict):
+        return None
+    if isinstance(c.get("text"), str):
+        return c["text"]
+    if isinstance(c.get("blob"), str):
+        try:
+            return base64.b64decode(c["blob"], validate=False).decode("utf-8", "replace")
+        except (ValueError, binascii.Error):
+            return None
+    return None
+
+
 def _text(d: Any) -> str:
     if not isinstance(d, dict):
         return ""
-    if isinstance(d.get("text"), str):
-        return d["text"]
-    parts = [c.get("text") for c in d.get("contents", []) if isinstance(c, dict)] \
-        if isinstance(d.get("contents"), list) else []
-    return "\n".join(p for p in parts if isinstance(p, str))
+    if "text" in d or "blob" in d:
+        return _one(d) or ""
+    parts = [_one(c) for c in d["contents"]] if isinstance(d.get("contents"), list) else []
+    return "\n".join(p for p in parts if p is not None)
 
 
 def _ui(d: Any) -> dict[str, Any]:
-    meta = d.get("_meta") if isinstance(d, dict) else None
-    ui = meta.get("ui") if isinstance(meta, dict) else None
-    return ui if isinstance(ui, dict) else {}
+    from mcplock.documents import effective_ui
+
+    return effective_ui(d)
 
 
 def _origin(url: str) -> str:

@@ -46,10 +46,12 @@ def uv_bin() -> str:
         pass
     on_path = shutil.which("uv")
     if on_path is None:
-        raise RegistryError("installer-missing", "uv is needed to install PyPI packages, and it is not installed "
-                            "with mcplock here",
-                            hint=f"install mcplock with its dependencies (`{sys.executable} -m pip install "
-                                 "mcplock-cli`, `pipx install mcplock-cli` or `uv tool install mcplock-cli`)")
+        from mcplock.errors import UsageError
+
+        # this machine's set-up, not an unreachable registry: exit 2 (a CI job may let exit 3 pass)
+        raise UsageError("uv is needed to install PyPI packages, and it is not installed with mcplock here",
+                         hint=f"reinstall mcplock with its dependencies: `{sys.executable} -m pip install .` in its "
+                              "clone (README, Install)", code="installer-missing")
     return on_path
 
 
@@ -61,8 +63,10 @@ def uv_env(environ: Env = None) -> dict[str, str]:
 
     base = os.environ if environ is None else environ
     env = {k: v for k, v in base.items() if not k.startswith(("UV_", "PIP_")) or k in _KEPT}
+    # copies, never hard links into uv's cache: a file edited in an installed entry would edit the
+    # cache too, and a repair would install the edited file again (and verify it as installed)
     env.update({"UV_CACHE_DIR": str(cache_root(environ) / "uv-cache"), "UV_NO_PROGRESS": "1",
-                "UV_PYTHON_DOWNLOADS": "never", "NO_COLOR": "1"})
+                "UV_PYTHON_DOWNLOADS": "never", "UV_LINK_MODE": "copy", "NO_COLOR": "1"})
     return env
 
 

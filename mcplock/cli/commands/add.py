@@ -183,7 +183,11 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
         if entry.name not in clashes:
             _report_locked(cli, entry, held.get(entry.name, []))
     offer_registry_names(cli, [e for e in staged if e.name not in clashes])
-    return 3 if failed or clashes else 0
+    from mcplock.cli.walk import review_now
+
+    pending = [e for e in staged if e.name not in clashes and e.pending_count()]
+    code = review_now(cli, pending, interactive) if pending else 0
+    return code if code else 3 if failed or clashes else 0
 
 
 def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:

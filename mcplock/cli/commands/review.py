@@ -171,12 +171,6 @@ def cmd_accept(
     Items with a critical lint finding are never accepted in bulk: name them, or pass
     --include-critical.
     """
-    from mcplock.cli import walk
-    from mcplock.core.add import is_critical
-    from mcplock.lint.entries import lint_entries
-    from mcplock.lock import review
-    from mcplock.lock.store import transaction
-
     cli = context.of(ctx)
     if approval is not None and approval not in APPROVALS:
         raise UsageError("--approval takes `always` or `never`")
@@ -190,6 +184,20 @@ def cmd_accept(
     if not items and not all_ and not interactive:
         raise UsageError("name what to accept (SERVER, SERVER/TOOL …) or pass --all",
                          hint="`mcplock list` shows what is pending; `mcplock diff` shows the changes")
+    return accept_pending(cli, items, all_=all_, interactive=interactive, approval=approval, org=org,
+                          include_critical=include_critical)
+
+
+def accept_pending(cli: Cli, items: list[str], *, all_: bool, interactive: bool, approval: str | None = None,
+                   org: object = None, include_critical: bool = False) -> int:
+    """Accept what ``items`` name (or everything, ``all_``): walked one by one when
+    ``interactive``, else in bulk with critical items held. The exit code (130 after Ctrl-C)."""
+    from mcplock.cli import walk
+    from mcplock.core.add import is_critical
+    from mcplock.lint.entries import lint_entries
+    from mcplock.lock import review
+    from mcplock.lock.store import transaction
+
     tally = walk.Tally()
     with transaction(cli.lockfile) as lock:
         chosen = _pending_targets(lock, items, all_ or (interactive and not items))
