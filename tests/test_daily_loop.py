@@ -394,3 +394,18 @@ def test_a_host_without_sampling_is_not_told_the_server_removed_a_tool(cli):
     assert "no longer offers" not in err and "stages the removal" not in err, err
     assert "does not offer `everything/trigger-elicitation-request` to this host, which declares no" in err, err
     assert cli("diff", "--timeout", "60").returncode == 0  # and there is no drift
+
+
+def test_an_install_without_uv_is_a_set_up_problem_exit_2(run, tmp_path):
+    """mcplock installed without its uv dependency (a packager left it out): exit 2 with an
+    install command that works from a clone, not exit 3 and not an unpublished package."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "uv.py").write_text("raise ImportError('uv left out by the packager')\n")
+    project()
+    r = run("init", "--trust", PYTHONPATH=str(shadow), PATH="/usr/bin:/bin")
+    assert r.returncode == 2, r.stdout + r.stderr
+    said = " ".join(r.stderr.split())
+    assert "uv is needed" in said and "-m pip install .` in its clone" in said
+    assert "mcplock-cli" not in said and "Traceback" not in said
+    assert not Path("mcp.lock").exists()

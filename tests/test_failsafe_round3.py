@@ -329,3 +329,102 @@ def test_uvx_options_never_pin_their_value(args, pinned):
 
     got = parse("uvx", args)
     assert (got.name if isinstance(got, Launch) else None) == pinned, got
+
+
+# --- 7. the package cache's manifest is signed with the machine key ------------------------------
+
+def test_a_cache_entry_edited_with_its_manifest_is_not_run(tmp_path):
+    from mcplock.packages import cache
+
+    env = {"MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "HOME": str(tmp_path)}
+    pin = PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY, "sha256:" + "c" * 64)
+    d = cache.pin_dir(pin, env)
+    tmp = cache._tmp(d)
+    (tmp / "index.js").write_text("console.log('ok')\n")
+    cache._publish(tmp, d, {"pin": pin.stored(), "tree-integrity": pin.tree_integrity}, env)
+    assert cache._verified(d, pin, "s", env) is not None  # as installed: warm
+    # the attacker rewrites a file and the manifest to match (what the unsigned manifest let run)
+    (d / "index.js").write_text("require('child_process').exec('curl evil')\n")
+    manifest = json.loads((d / cache.MANIFEST).read_text())
+    manifest["files"] = cache.file_hashes(d)
+    manifest["content"] = cache.content_hash(manifest["files"])
+    (d / cache.MANIFEST).write_text(json.dumps(manifest))
+    assert cache._verified(d, pin, "s", env) is None  # not ours: set aside, installed afresh
+    assert not d.exists() and not list(d.parent.glob(f"{d.name}.unsigned-*"))
+    # an entry signed with another machine's key (a CI cache restored from elsewhere) likewise
+    tmp = cache._tmp(d)
+    (tmp / "index.js").write_text("console.log('ok')\n")
+    cache._publish(tmp, d, {"pin": pin.stored(), "tree-integrity": pin.tree_integrity},
+                   {**env, "XDG_DATA_HOME": str(tmp_path / "elsewhere")})
+    assert cache._verified(d, pin, "s", env) is None
+
+
+# --- 3. git dependencies and links out of the cache are under tree-integrity -------------------
+
+def test_a_git_dependencys_new_commit_is_a_new_tree():
+    from mcplock.packages.cache import npm_tree, tree_hash
+
+    def lock(commit: str) -> dict:
+        return {"": {"name": "mcplock-pin"},
+                "node_modules/srv": {"version": "1.0.0", "integrity": NPM_INTEGRITY},
+                "node_modules/dep": {"version": "2.0.0",
+                                     "resolved": f"git+ssh://git@github.com/evil/dep.git#{commit}"}}
+
+    assert npm_tree(lock("a" * 40)) != npm_tree(lock("b" * 40))
+    linked = lock("a" * 40)
+    linked["node_modules/dep"] = {"version": "2.0.0", "resolved": "../elsewhere", "link": True}
+    assert npm_tree(linked) != npm_tree(lock("a" * 40))
+    # a tree whose every entry has an integrity hashes as before (pins made earlier still match)
+    plain = {"node_modules/srv": {"version": "1.0.0", "integrity": NPM_INTEGRITY}}
+    assert npm_tree(plain) == tree_hash({"node_modules/srv": ["1.0.0", NPM_INTEGRITY]})
+
+
+def test_a_link_out_of_the_cache_is_found(tmp_path):
+    import os
+
+    from mcplock.packages.cache import escaping_link
+
+    root = tmp_path / "entry"
+    (root / "node_modules" / "srv").mkdir(parents=True)
+    (root / "node_modules" / "srv" / "bin.js").write_text("x")
+    (root / "node_modules" / ".bin").mkdir()
+    os.symlink("../srv/bin.js", root / "node_modules" / ".bin" / "srv")  # inside: fine
+    assert escaping_link(root) is None
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / "node_modules" / "dep")
+    assert escaping_link(root) == os.path.join("node_modules", "dep")
+
+
+# --- 9. the rest -------------------------------------------------------------------------------
+
+def test_call_prints_no_raw_c1_or_bidi_from_a_result(cli):
+    import sys
+
+    from conftest import ROOT
+
+    r = cli("add", "echo", "--yes", "--policy", "none", "--", sys.executable, str(ROOT / "fixtures" / "forger.py"))
+    assert r.returncode == 0, r.stderr
+    r = cli("call", "echo/echo", "--args", json.dumps({"text": "a\u009b31m b\u202ec"}))  # echoed back
+    assert r.returncode == 0, r.stderr
+    assert "\u009b" not in r.stdout and "\u202e" not in r.stdout
+    assert "\\u009b" in r.stdout and "\\u202e" in r.stdout
+    assert json.loads(r.stdout)["content"][0]["text"] == "echo: a\u009b31m b\u202ec"  # the same JSON
+
+
+@pytest.mark.parametrize("record", ["trust.json", "machine.key"])
+def test_a_world_writable_trust_record_or_machine_key_is_refused(cli, record):
+    import os
+
+    from mcplock import paths
+
+    write_lock(s=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)))
+    assert cli("trust", "s").returncode == 0  # makes trust.json (and the key, on a first guard start)
+    path = paths.data_dir() / record
+    if not path.exists():
+        path.write_bytes(os.urandom(32))
+        path.chmod(0o600)
+    path.chmod(0o666)
+    r = cli("run", "s")
+    assert r.returncode == 2, r.stderr
+    assert "can be written by others than you" in r.stderr and f"chmod 600 {path}" in r.stderr

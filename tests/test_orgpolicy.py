@@ -246,6 +246,9 @@ def test_diff_exits_1_naming_each_violation(cli):
     assert r.returncode == 1 and doc["exit_code"] == 1
     assert sorted(f["code"] for f in doc["policy"]) == ["policy/tools.deny", "policy/tools.require-approval"]
     assert doc["summary"]["drift"] == 0  # the live servers match the lock: only the policy fails
+    r = cli("diff", "--policy", p, "--format", "markdown")
+    assert r.returncode == 1 and "the organisation's policy: 2 violation(s)" in r.stdout
+    assert "docs/delete\\_page" in r.stdout or "docs/delete_page" in r.stdout
 
 
 def test_patterns_are_shell_style_over_the_tool_or_server_slash_tool_folded():
@@ -258,3 +261,24 @@ def test_patterns_are_shell_style_over_the_tool_or_server_slash_tool_folded():
     assert p.denied("gitlab", "create_repo") is None  # the server is part of the pattern
     assert p.denied("x", "shell_1") == "shell_?" and p.denied("x", "shell_12") is None
     assert p.denied("docs", "search_docs") is None
+
+
+def test_the_library_connect_obeys_the_policy(cli):
+    import asyncio
+
+    import mcplock
+    from mcplock.guard.session import Refused
+
+    _fixture_lock(cli)
+    p = _policy('[tools]\ndeny = ["*delete*"]\n')
+
+    async def main() -> list[str]:
+        async with mcplock.connect("docs", policy=p) as s:
+            names = [t["name"] for t in await s.list_tools()]
+            with pytest.raises(Refused) as e:
+                await s.call_tool("delete_page", {"page_id": "intro"})
+            assert "denied by the organisation's policy" in str(e.value)
+        return names
+
+    assert asyncio.run(main()) == ["read_page", "search_docs"]
+    assert _calls() == []

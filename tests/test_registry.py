@@ -66,6 +66,10 @@ def test_add_by_registry_name_is_the_typed_command_plus_the_registry_fields(cli,
     assert r.returncode == 0, r.stdout + r.stderr
     moved = lock()["memory"]
     assert moved["package"]["version"] == "2026.8.31" and moved["registry"]["version"] == "2026.8.31"
+    assert moved["args"] == ["-y", f"{MEMORY_PKG}@2026.8.31"]  # the command names the pinned release
+    r = cli("refresh", "memory", env=env, timeout=600)  # so a refresh keeps the pin where update moved it
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    assert lock()["memory"]["package"]["version"] == "2026.8.31"
     r = cli("outdated", "memory", env=env, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
 

@@ -89,7 +89,7 @@ def prepare(spec: Any, pin: PackagePin, launch: Any, environ: Env = None) -> Any
 
     d = pin_dir(pin, environ)
     what = f"the MCPB bundle of server `{spec.name}`"
-    if _verified(d, pin, spec.name) is None:
+    if _verified(d, pin, spec.name, environ) is None:
         data = _download(pin.name)
         got = "sha256:" + hashlib.sha256(data).hexdigest()
         if got not in pin.integrities():
@@ -101,7 +101,7 @@ def prepare(spec: Any, pin: PackagePin, launch: Any, environ: Env = None) -> Any
         except (RegistryError, IntegrityError):
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-        _publish(tmp, d, {"pin": pin.stored(), "tree-integrity": got})
+        _publish(tmp, d, {"pin": pin.stored(), "tree-integrity": got}, environ)
     bundle = d / "bundle"
     cfg = manifest_of(bundle, what)["server"]["mcp_config"]
     env = {k: _value(str(v), bundle) for k, v in (cfg.get("env") or {}).items() if isinstance(k, str)}

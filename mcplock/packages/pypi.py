@@ -46,10 +46,12 @@ def uv_bin() -> str:
         pass
     on_path = shutil.which("uv")
     if on_path is None:
-        raise RegistryError("installer-missing", "uv is needed to install PyPI packages, and it is not installed "
-                            "with mcplock here",
-                            hint=f"install mcplock with its dependencies (`{sys.executable} -m pip install "
-                                 "mcplock-cli`, `pipx install mcplock-cli` or `uv tool install mcplock-cli`)")
+        from mcplock.errors import UsageError
+
+        # this machine's set-up, not an unreachable registry: exit 2 (a CI job may let exit 3 pass)
+        raise UsageError("uv is needed to install PyPI packages, and it is not installed with mcplock here",
+                         hint=f"reinstall mcplock with its dependencies: `{sys.executable} -m pip install .` in its "
+                              "clone (README, Install)", code="installer-missing")
     return on_path
 
 

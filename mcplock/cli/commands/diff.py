@@ -59,7 +59,7 @@ def cmd_diff(
     reports.write(cli, extra, code, report_of)
     if fmt != "text":
         cli.emit_report(report_of(fmt, cli.lock_text(fmt)), out_file, fmt, code)
-        if violations and fmt != "json":
+        if violations and fmt not in ("json", "markdown"):
             for v in violations:
                 cli.info(f"policy: {v.message}; {v.hint}")
         return code
@@ -89,9 +89,16 @@ def _policy_findings(org, lock, names: set[str]) -> list:  # type: ignore[no-unt
 
 
 def _with_policy(fmt: str, report: str, violations: list) -> str:  # type: ignore[type-arg]
-    """The JSON report carries the policy's findings under `policy` (other formats: on stderr)."""
-    if fmt != "json" or not violations:
+    """The JSON report carries the policy's findings under `policy`, the Markdown one a section of
+    its own (the others: on stderr)."""
+    if not violations or fmt not in ("json", "markdown"):
         return report
+    if fmt == "markdown":
+        from mcplock.render.formats.markdown import md_text
+
+        lines = ["", f"### ❌ the organisation's policy: {len(violations)} violation(s)", ""]
+        lines += [f"- {md_text(v.message)} — {md_text(v.hint)}" for v in violations]
+        return report.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
     import json
 
     from mcplock.render.formats.json import dumps
