@@ -31,13 +31,18 @@ ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}
 
 
-def _bare_connect(cmd: list[str], cwd: str) -> float:
+INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
+
+
+def _bare_connect(cmd: list[str], cwd: str, legacy: bool = False) -> float:
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
     assert proc.stdin is not None and proc.stdout is not None
     try:
-        for rid, method in ((1, "server/discover"), (2, "tools/list")):
-            msg = {"jsonrpc": "2.0", "id": rid, "method": method, "params": {"_meta": ENVELOPE}}
+        opening = "initialize" if legacy else "server/discover"
+        for rid, method in ((1, opening), (2, "tools/list")):
+            params = (INIT if rid == 1 else {}) if legacy else {"_meta": ENVELOPE}
+            msg = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
             proc.stdin.write(json.dumps(msg).encode() + b"\n")
             proc.stdin.flush()
             while json.loads(proc.stdout.readline()).get("id") != rid:
@@ -75,6 +80,14 @@ def eras_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
         guarded = [mcplock, "run", "docs"]
         direct = _median(_bare_connect, upstream, work)
         through = _median(_bare_connect, guarded, work)
+        old = Path(work) / "legacy"  # the same surface behind the legacy fixture, a legacy host
+        old.mkdir()
+        shutil.copy(SURFACE, old / "surface.json")
+        legacy = [sys.executable, str(ROOT / "fixtures" / "mcp_fixture.py"), "stdio", "--surface", "surface.json"]
+        subprocess.run([mcplock, "add", "docs", "--yes", "--policy", "none", "--", *legacy], cwd=old,
+                       capture_output=True, check=True)
+        legacy_direct = _median(_bare_connect, legacy, str(old), True)
+        legacy_through = _median(_bare_connect, guarded, str(old), True)
         import mcp.client  # noqa: F401 - imported once, before the clock runs
 
         sdk_direct = _median(lambda: asyncio.run(_sdk_connect(upstream, work)))
@@ -86,6 +99,10 @@ def eras_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
          f"{direct * 1000:.0f} ms", "", "baseline"),
         ("the same through `mcplock run` (discover answered from the lock, every list verified)",
          f"{through * 1000:.0f} ms", "", f"+{(through - direct) * 1000:.0f} ms"),
+        ("legacy host, the same run: spawn → `initialize` → first `tools/list`, direct to the legacy fixture",
+         f"{legacy_direct * 1000:.0f} ms", "", "baseline"),
+        ("the same through `mcplock run`", f"{legacy_through * 1000:.0f} ms", "",
+         f"+{(legacy_through - legacy_direct) * 1000:.0f} ms"),
         ("the Python SDK's `Client` (mode auto) → first `list_tools()`, direct", f"{sdk_direct * 1000:.0f} ms", "",
          "baseline"),
         ("the same through `mcplock run`", f"{sdk_through * 1000:.0f} ms", "",

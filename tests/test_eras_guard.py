@@ -166,3 +166,58 @@ def test_mcplock_call_in_both_eras(cli, upstream):
     assert "called search_docs" in r.stdout
     assert cli("call", "docs/delete_page", "--args", '{"page_id": "p"}').returncode == 1
     assert [c["name"] for c in _calls()] == ["search_docs"]
+
+
+def test_x_mcp_header_over_http_mirrored_and_an_invalid_tool_never_used(cli, tmp_path):
+    from runner import listening
+
+    surface = {"tools": [
+        {"name": "route", "description": "Route a query.", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}, "q": {"type": "string"}}}},
+        {"name": "broken", "description": "Score it.", "inputSchema": {"type": "object", "properties": {
+            "score": {"type": "number", "x-mcp-header": "Score"}}}},
+    ]}
+    Path("surface.json").write_text(json.dumps(surface))
+    calls = tmp_path / "http-calls.jsonl"
+    cmd = [sys.executable, str(MODERN), "http", "--port", "0", "--surface", "surface.json", "--call-log", str(calls)]
+    with listening(cmd) as started:
+        url = started.lines[0][1] + "/mcp"
+        r = cli("add", "web", url, "--yes", "--policy", "none")
+        assert r.returncode == 0, r.stderr
+        assert "invalid x-mcp-header" in r.stdout + r.stderr  # the finding, shown when it is added
+        r = cli("call", "web/broken", "--args", '{"score": 1.5}')
+        assert r.returncode == 1 and "x-mcp-header" in r.stderr
+        r = cli("call", "web/route", "--args", '{"region": "us-west1", "q": "x"}')
+        assert r.returncode == 0, r.stderr
+        with Host("web") as h:
+            h.request("server/discover", {"_meta": ENVELOPE})
+            names = [t["name"] for t in h.request("tools/list", {"_meta": ENVELOPE})["result"]["tools"]]
+            assert names == ["route"]
+            res = h.request("tools/call", {"name": "broken", "arguments": {"score": 2}, "_meta": ENVELOPE})
+            assert res["result"]["isError"] is True
+            assert h.close() == 0
+    logged = [json.loads(line) for line in calls.read_text().splitlines()]
+    assert [c["name"] for c in logged] == ["route"]
+    assert logged[0]["headers"]["Mcp-Param-Region"] == "us-west1"
+    assert logged[0]["headers"]["Mcp-Name"] == "route" and "Mcp-Param-Q" not in logged[0]["headers"]
+
+
+def test_a_legacy_host_answers_a_modern_servers_question_the_2025_way(cli):
+    # the modern-only server answers ask_user with input_required; a legacy host cannot read that:
+    # the guard asks it through elicitation/create and retries the same call with its answer
+    cmd = [sys.executable, str(MODERN), "stdio", "--call-log", CALLS]
+    assert cli("add", "docs", "--yes", "--policy", "none", "--", *cmd).returncode == 0
+    with Host("docs") as h:
+        h.initialize({"elicitation": {}})
+        call = h.request_msg("tools/call", {"name": "ask_user", "arguments": {"what": "room"}})
+        h.send(call)
+        ask = h.wait_for(lambda m: m.get("method") == "elicitation/create")
+        assert ask["params"]["message"] == "Book it?"
+        h.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": True}}})
+        done = h.response(call["id"])
+        assert "answered" in json.dumps(done) and '\\"ok\\": true' in json.dumps(done)
+        assert "resultType" not in json.dumps(done) or done["result"].get("resultType") == "complete"
+        assert h.close() == 0
+    calls = _calls()
+    assert [c["name"] for c in calls] == ["ask_user", "ask_user"]
+    assert calls[1]["inputResponses"] == {"confirm": {"action": "accept", "content": {"ok": True}}}

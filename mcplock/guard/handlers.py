@@ -56,6 +56,7 @@ class Handlers:
     host_era: str | None
     subscriptions: dict[Any, dict[str, Any]]
     _calls_by_id: dict[tuple[str, Any], str]
+    _call_params: dict[tuple[str, Any], dict[str, Any]]
 
     if TYPE_CHECKING:  # the Guard's own and Relaying's (for type checkers only)
         def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
@@ -302,7 +303,6 @@ class Handlers:
             self._note(f"refused:{name}:{d.code}", f"mcplock: refused a call: {d.message()}")
             self.io.send(self._to_host(result(rid, refused_result(d))))
             return None
-        self._calls_by_id[host_key(rid)] = name
         entry = self.server.tools[name]
         errs = self.validators.errors(entry, {} if args is None else args)
         if errs:
@@ -310,6 +310,8 @@ class Handlers:
                                f"arguments for `{name}` do not match its locked schema: " + "; ".join(errs),
                                {"errors": errs}))
             return None
+        self._calls_by_id[host_key(rid)] = name  # until it is answered (a requestState, a legacy host's retry)
+        self._call_params[host_key(rid)] = params
         return d, entry
 
     async def _ask_then_call(self, msg: dict[str, Any], entry: Entry) -> None:

@@ -14,7 +14,9 @@
   refused with -32602, nothing forwarded. The retry is itself a ``tools/call``, checked under
   the lock like any other.
 - The upstream is spoken to in its own era: a modern upstream's change notifications come
-  through the guard's own ``subscriptions/listen`` (:meth:`ModernHost._listen_upstream`).
+  through the guard's own ``subscriptions/listen`` (:meth:`ModernHost._listen_upstream`); a
+  legacy host whose call a modern upstream answers ``input_required`` is asked the 2025 way
+  (elicitation, roots, sampling requests) and the call retried with its answers (:meth:`ModernHost._bridged`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ _NOTIFICATION_FILTER = {"notifications/tools/list_changed": "toolsListChanged",
                         "notifications/prompts/list_changed": "promptsListChanged",
                         "notifications/resources/list_changed": "resourcesListChanged"}
 MAX_STATES = 1024  # requestStates remembered for retries (the oldest forgotten first)
+MAX_ROUNDS = 8  # input_required rounds the guard answers for a legacy host before it gives up
+_ASKABLE = {"elicitation/create": "elicitation", "roots/list": "roots", "sampling/createMessage": "sampling"}
 
 
 def is_discover(msg: dict[str, Any]) -> bool:
@@ -169,6 +173,65 @@ class ModernHost:
                else f"continues a call of `{issued}`, not of `{params.get('name')}`")
         self.io.send(error(rid, INVALID_PARAMS, f"mcplock refused this retry: its requestState {why}"))
         return True
+
+    # --- a legacy host, a modern upstream that asks for input ---------------------------------
+
+    def _bridged(self, key: tuple[str, Any], out: dict[str, Any]) -> bool:
+        """A legacy host's call answered ``input_required`` (a legacy host cannot read it): the
+        guard asks the host what the server asks, the 2025 way, and retries the same call with the
+        answers. True when it took the call over (its answer comes later)."""
+        params = self._call_params.pop(key, None)  # type: ignore[attr-defined]
+        res = out.get("result")
+        if self.host_era == "modern" or params is None or not (
+                isinstance(res, dict) and res.get("resultType") == "input_required"):
+            return False
+        self._spawn(self._bridge(out["id"], key, params, res), out["id"])  # type: ignore[attr-defined]
+        return True
+
+    async def _bridge(self, rid: Any, key: tuple[str, Any], params: dict[str, Any], res: dict[str, Any]) -> None:
+        from mcplock.guard.relaying import _answer, _failed
+
+        out: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": res}
+        try:
+            for _ in range(MAX_ROUNDS):
+                answers: dict[str, Any] = {}
+                requests = res.get("inputRequests") if isinstance(res.get("inputRequests"), dict) else {}
+                for k, req in requests.items():
+                    method = req.get("method") if isinstance(req, dict) else None
+                    if method in _ASKABLE and self.host_caps.get(_ASKABLE[method]) is not None:  # type: ignore[attr-defined]
+                        got = await self._ask_host(method, req.get("params"))
+                        if isinstance(got, dict) and "result" in got:
+                            answers[k] = got["result"]
+                retry = {**params, "inputResponses": answers}
+                if "requestState" in res:
+                    retry["requestState"] = res["requestState"]
+                resp = await self.up.request("tools/call", retry, timeout=self.request_timeout)  # type: ignore[attr-defined]
+                out = _answer(rid, resp)
+                res = out.get("result") if isinstance(out.get("result"), dict) else {}
+                if res.get("resultType") != "input_required":
+                    break
+            else:
+                out = error(rid, INVALID_PARAMS, f"mcplock: the server asked for input {MAX_ROUNDS} times in a row")
+        except ProbeError as e:
+            out = _failed(rid, e)
+        finally:
+            self._calls_by_id.pop(key, None)  # type: ignore[attr-defined]
+        self.io.send(out)
+
+    async def _ask_host(self, method: str, params: Any) -> dict[str, Any] | None:
+        """One request to the host (the answer, or None when it does not answer in time)."""
+        if self.host_gone:  # type: ignore[attr-defined]
+            return None
+        hid = self._host_id()  # type: ignore[attr-defined]
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[hid] = ("local", fut)  # type: ignore[attr-defined]
+        self.io.send({"jsonrpc": "2.0", "id": hid, "method": method, **({"params": params} if params else {})})
+        try:
+            return await asyncio.wait_for(fut, self.request_timeout)  # type: ignore[attr-defined]
+        except TimeoutError:
+            return None
+        finally:
+            self.waiting.pop(hid, None)  # type: ignore[attr-defined]
 
     # --- the upstream's change notifications (a modern upstream) ----------------------------
 

@@ -76,6 +76,7 @@ class Guard(Handlers, Relaying, ModernHost):
         self.subscriptions: dict[Any, dict[str, Any]] = {}  # a modern host's subscriptions/listen id -> filter
         self.states: dict[str, str] = {}  # requestState -> the tool whose input_required result carried it
         self._calls_by_id: dict[tuple[str, Any], str] = {}  # host id of a call in flight -> its tool
+        self._call_params: dict[tuple[str, Any], dict[str, Any]] = {}  # -> its params (a legacy host's retry)
 
     # --- the session ----------------------------------------------------------------------
 

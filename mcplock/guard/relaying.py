@@ -77,6 +77,7 @@ class Relaying:
         def _to_host(self, msg: dict[str, Any]) -> dict[str, Any]: ...
         def _up_params(self, params: Any) -> Any: ...
         def _notify_host(self, method: str) -> None: ...
+        def _bridged(self, key: tuple[str, Any], out: dict[str, Any]) -> bool: ...
 
     # --- host → upstream ------------------------------------------------------------------
 
@@ -125,6 +126,8 @@ class Relaying:
                 out = _answer(call.rid, self.up.answer(fut))
             except ProbeError as e:
                 out = _failed(call.rid, e)
+        if self._bridged(call.key, out):
+            return  # a legacy host's call the server asked input for: the guard asks the host, then retries
         self.io.send(self._to_host(out))
         self._calls_by_id.pop(call.key, None)
         if call.then is not None:
@@ -151,6 +154,8 @@ class Relaying:
                 out = rewrite(out)
         finally:
             self.forwarded.pop(k, None)
+        if self._bridged(k, out):
+            return out
         self.io.send(self._to_host(out))
         self._calls_by_id.pop(k, None)
         if then is not None:

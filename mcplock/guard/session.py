@@ -181,8 +181,9 @@ class GuardedSession:
         return self.view
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        """The accepted definitions of the enabled tools that the server still serves unchanged."""
-        return self._view().definitions("tool")
+        """The accepted definitions of the enabled tools that the server still serves unchanged
+        (over Streamable HTTP, not those whose x-mcp-header annotations are invalid)."""
+        return [d for d in self._view().definitions("tool") if not header_problems(self.up.spec, d)]
 
     def instructions(self) -> str | None:
         return self._view().instructions()
