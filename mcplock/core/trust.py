@@ -125,6 +125,13 @@ def describe(spec: ServerSpec) -> str:
             what += f"  (exchanges an ID token at {spec.auth.idp_token_endpoint}"
             what += f", authorization server {spec.auth.issuer})" if spec.auth.issuer else ")"
     line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
+    if spec.transport == "stdio":
+        from mcplock.packages.launchers import Launch, host_access, parse
+
+        launch = parse(spec.command, spec.args)
+        escapes = host_access(launch.options) if isinstance(launch, Launch) and launch.registry == "oci" else []
+        if escapes:
+            line += f"  — THE CONTAINER REACHES THE HOST: {sanitize(', '.join(escapes), 400)}"
     if spec.package is not None:  # what runs is the pin, whatever the command line asks for
         problem = spec.package.problem()
         line += f"  — runs the pinned {spec.package.registry} package {sanitize(spec.package.label, 200)}"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 
 from mcplock.lint.text import lazy
@@ -69,7 +70,8 @@ def _join(run: str) -> str:
     return " ".join(w.replace(" ", "") for w in re.split(r" {2,}", run))
 
 
-def join_spaced(t: str) -> tuple[str, list[str]] | None:
+@functools.lru_cache(maxsize=256)  # views() and disguised() ask about the same text in turn
+def join_spaced(t: str) -> tuple[str, tuple[str, ...]] | None:
     """``t`` with its letter-spaced runs joined, and the words they make; None without one.
     A run must join into a word of four letters or more (``a b c`` lists stay lists)."""
     if not _SPACED.search(t):
@@ -84,7 +86,7 @@ def join_spaced(t: str) -> tuple[str, list[str]] | None:
         return joined
 
     out = _SPACED.sub(sub, t)
-    return (out, words) if words else None
+    return (out, tuple(words)) if words else None
 
 
 def _readable(b: bytes) -> str | None:
@@ -140,6 +142,7 @@ _AS_ROT13 = frozenset(w.translate(_ROT13) for w in _COMMON if len(w) >= 3) - _CO
 _AS_REVERSED = frozenset(w[::-1] for w in _COMMON if len(w) >= 3) - _COMMON - {"ton", "era"}
 
 
+@functools.lru_cache(maxsize=256)
 def _spelled(t: str) -> tuple[bool, bool]:
     """Whether ``t`` holds common words spelled in ROT13, and spelled backwards."""
     words = {w.lower() for w in _WORD.findall(t)}

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding
-from mcplock.lint.languages import ORDERS, Compiled, compiled, tried
+from mcplock.lint.languages import ORDERS, Compiled, compiled, has_keys, tried
 from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import HIGH
 
@@ -31,18 +31,20 @@ def _may_send(low: str) -> bool:
 
 
 def _exfiltration(lang: Compiled, t: str) -> tuple[int, int] | None:
-    """A sentence that orders data sent to a destination: a send verb, then the destination, and
-    the user's data named in it."""
+    """A sentence that orders data sent to a destination: a send verb and the destination (in any
+    order), and the user's data named in it."""
     if lang.send is None or lang.data is None or lang.send.search(t) is None:
         return None
     for sent in SENTENCE.finditer(t):
         s = sent.group(0)
         verb = lang.send.search(s)
-        if verb is None:
+        dest = DESTINATION.search(s) if verb is not None else None
+        if verb is None or dest is None:
             continue
-        dest = DESTINATION.search(s, verb.end())
-        if dest is not None and lang.data.search(s[verb.end():dest.start()] + " " + s[:verb.start()]) is not None:
-            return sent.start() + verb.start(), sent.start() + dest.end()
+        # in any order (Japanese and Korean put the verb last); the data named outside the destination
+        if lang.data.search(s[:dest.start()] + " " + s[dest.end():]) is not None:
+            a, b = min(verb.start(), dest.start()), max(verb.end(), dest.end())
+            return sent.start() + a, sent.start() + b
     return None
 
 
@@ -53,7 +55,7 @@ def orders(t: str, low: str) -> Iterator[tuple[str, str, int, int]]:
         if not tried(lang, t, low):
             continue
         for rule, pat, keys in lang.orders:
-            if rule in seen or (keys and not any(k in low for k in keys)):
+            if rule in seen or not has_keys(keys, low):
                 continue
             m = pat.search(t)
             if m is not None:

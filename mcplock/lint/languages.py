@@ -5,7 +5,7 @@ language, plus two parts of the composite ``exfiltrate`` rule: ``send`` (verbs t
 away) and ``data`` (what the user would not give away: their conversation, files, secrets,
 customers' addresses). ``keys`` are lower-case substrings one of which a text must contain
 for the language to be tried at all (a cheap pre-check); ``script`` (a character class) does
-the same for a language in its own script, and ``keys.RULE`` for one rule of it. Patterns are
+the same for a language in its own script, and ``keys.RULE`` for one rule of it (``a&b``: both). Patterns are
 compiled on first use
 (:func:`compiled`), case-insensitive, against the text as the model reads it.
 
@@ -31,7 +31,7 @@ ORDERS: dict[str, tuple[str, str]] = {
     "consent": ("an order to act without the user's consent", CRITICAL),
     "role": ("an attempt to take over the model's role", CRITICAL),
     "claim": ("text that claims or redirects another server's tools", CRITICAL),
-    "pass": ("an order to pass file contents along", CRITICAL),
+    "pass": ("an order to pass file contents or the user's secrets into a call", CRITICAL),
     "leak": ("an attempt to extract the system prompt", CRITICAL),
     "tag": ("a model-directed tag", CRITICAL),
     "token": ("a chat-template control token", CRITICAL),
@@ -55,13 +55,13 @@ LANGUAGES: dict[str, dict[str, str]] = {
                 "confirm permission approval consent now mode instruction",
         # per-rule pre-checks (``keys.RULE``): the rule is tried only when one of them is in the text
         "keys.override": "ignor disregard forget overrid",
-        "keys.conceal": "user",
+        "keys.conceal": "user&not user&n't user&never user&without user&hide user&conceal user&keep",
         "keys.before": "before",
         "keys.first": "you this",
-        "keys.consent": "confirm permission approval consent silent secret quiet covert",
+        "keys.consent": "confirm permission approv consent silent secret quiet covert without authori allowed given",
         "keys.role": "now instruction mode longer",
         "keys.claim": "'s ’s through instead other another built",
-        "keys.pass": "pass",
+        "keys.pass": "pass include put add append insert embed attach copy paste place",
         "keys.leak": "system",
         "override": r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|everything\s+)?(?:of\s+)?"
                     r"(?:the\s+|your\s+)?"
@@ -89,7 +89,12 @@ LANGUAGES: dict[str, dict[str, str]] = {
                    r"|waiting|get|getting)\s+(?:for\s+)?(?:the\s+user'?s?\s+|their\s+|any\s+|user\s+)?"
                    r"(?:confirmation|permission|approval|consent)"
                    r"|\b(?:silently|secretly|quietly|covertly)\s+(?:send|forward|upload|post|share|delete|run|execute"
-                   r"|call|read|include|copy|email|add|attach)\b",
+                   r"|call|read|include|copy|email|add|attach)\b"
+                   r"|\bwithout\s+(?:asking|consulting|checking\s+with|confirming\s+with|telling)\s+(?:the\s+)?users?\b"
+                   r"|\b(?:call|invoke|run|execute)\s+\S+\b[^.\n]{0,40}?\bwithout\s+(?:asking|confirmation|approval"
+                   r"|permission|consent)\b"
+                   r"|\b(?:the\s+)?user\s+(?:has\s+)?(?:already\s+)?(?:authori[sz]ed|approved|consented|allowed|"
+                   r"given\s+(?:you\s+)?(?:permission|consent))\s+(?:you\s+)?(?:to|for|this|it)\b",
         "role": r"\bfrom\s+now\s+on,?\s+you\s+(?:are|must|will|should)\b|\bnew\s+(?:system\s+)?instructions\s*:"
                 r"|\b(?:developer|admin|god|jailbreak|DAN)\s+mode\b"
                 r"|\byou\s+are\s+no\s+longer\s+(?:an?\s+)?(?:assistant|bound)",
@@ -102,15 +107,27 @@ LANGUAGES: dict[str, dict[str, str]] = {
                  r"|\binstead\s+of\s+(?:the\s+)?(?:built-?in|native|default|host'?s?|system|other\s+servers?'?s?)\s+"
                  r"[\w`'\"-]+"
                  r"|\b(?:do\s+not|don'?t|never)\s+use\s+(?:any\s+)?(?:other|another|the\s+built-?in)\s+"
-                 r"(?:tools?|servers?)\b",
-        "pass": r"\bpass\s+(?:its|their|the|this|that)\s+(?:full\s+)?contents?\b",
+                 r"(?:tools?|servers?)\b"
+                 r"|\b(?:supersedes?|replaces?|overrides?|deprecates?)\s+(?:the\s+)?[\w-]+\s+(?:server|mcp|plugin"
+                 r"|extension|integration)(?:'s|’s)"
+                 r"|\binstead\s+of\s+(?:any|all|every)\s+other\b"
+                 r"|\bother\s+(?:servers?'?|tools?'?)\s*(?:tools?\s+)?(?:are|is)\s+(?:now\s+)?(?:broken|deprecated|unsafe"
+                 r"|disabled|insecure|compromised|obsolete)",
+        "pass": r"\bpass\s+(?:its|their|the|this|that)\s+(?:full\s+)?contents?\b"
+                r"|\b(?:include|put|add|append|insert|pass|embed|attach|copy|paste|place)\b[^.\n]{0,30}?"
+                r"\b(?:the\s+user'?s|users'|their|the\s+(?:full|entire|whole)|all(?:\s+the)?|every)\b[^.\n]{0,20}?"
+                r"\b(?:password|passphrase|api[\s_-]?keys?|tokens?|credentials?|secrets?|chat\s+history|conversation"
+                r"|system\s+prompt|private\s+keys?|cookies?|env(?:ironment)?\s+variables|previous\s+messages|history)\b"
+                r"[^.\n]{0,40}?\b(?:in|into|as|to)\s+(?:the\s+|this\s+|each\s+|every\s+)?(?:[`'\"]?\w+[`'\"]?\s+)?"
+                r"(?:query|parameter|argument|field|param|request|call|input|notes?|context)\b",
         "leak": r"\b(?:reveal|print|output|repeat|leak|disclose)\b[^.\n]{0,20}\b(?:your|the)\s+system\s+prompt\b",
         "send": r"\b(?:send|forward|upload|post|e-?mail|mail|transmit|submit|exfiltrate|leak|share|copy|cc|bcc|report"
                 r"|beacon)\b",
         "data": r"\b(?:users?'s?|users'|customers?'?s?|every|conversations?|chat\s+history|history|system\s+prompt"
                 r"|api[\s_-]?keys?|access\s+tokens?|tokens?|passwords?|credentials?|secrets?|cookies?"
                 r"|env(?:ironment)?\s+variables|contents?\s+of|private\s+keys?|ssh\s+keys?|personal\s+(?:data|information)"
-                r"|addresses|phone\s+numbers)\b",
+                r"|addresses|phone\s+numbers|all\s+(?:the\s+)?(?:user'?s?\s+)?(?:e-?mails?|messages|files|documents"
+                r"|contacts|records|data|notes|conversations))\b",
     },
     "German": {
         "keys": "anweis instrukt befehl regeln vorgab benutzer nutzer anwender send schick leite übermitt lade "
@@ -263,7 +280,9 @@ def compiled() -> tuple[Compiled, ...]:
                        for rule, p in table.items() if rule not in _PARTS and not rule.startswith("keys."))
         unknown = [rule for rule, _, _ in orders if rule not in ORDERS]
         assert not unknown, f"{name}: rules {unknown} are not in ORDERS"
-        out.append(Compiled(name, tuple(table.get("keys", "").split()), rx("script"), orders, rx("send"), rx("data")))
+        # the language's pre-check: its own keys and every rule's (a rule's keys must let the language in)
+        keys = dict.fromkeys([*table.get("keys", "").split(), *(k.split("&")[0] for _r, _p, ks in orders for k in ks)])
+        out.append(Compiled(name, tuple(keys), rx("script"), orders, rx("send"), rx("data")))
     return tuple(out)
 
 
@@ -271,4 +290,17 @@ def tried(lang: Compiled, t: str, low: str) -> bool:
     """Whether ``lang`` can match ``t`` at all (its pre-check)."""
     if lang.script is not None:
         return not t.isascii() and lang.script.search(t) is not None
-    return any(k in low for k in lang.keys)
+    return any(map(low.__contains__, lang.keys))
+
+
+def has_keys(keys: tuple[str, ...], low: str) -> bool:
+    """Whether one of ``keys`` is in ``low`` (a key ``a&b``: both ``a`` and ``b``); no keys: always."""
+    if not keys:
+        return True
+    for k in keys:
+        if "&" not in k:
+            if k in low:
+                return True
+        elif all(map(low.__contains__, k.split("&"))):
+            return True
+    return False
