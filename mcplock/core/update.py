@@ -110,7 +110,6 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
     ``again`` that is up to date is pinned afresh at its version (its artefact and tree resolved
     again, as ``pnpm update PKG`` does): the way out when its pinned tree cannot be installed any
     more (a file withdrawn from the index, say), which the refusal's hint names."""
-    from mcplock.core.specs import spec_of
     from mcplock.packages import pin_spec
     from mcplock.packages.errors import RegistryError
 
@@ -119,7 +118,7 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
     for row in rows:
         if row.status not in ("behind", "unpinned") and not (row.status == "up-to-date" and row.server in again):
             continue
-        spec = replace(spec_of(by_name[row.server], base), package=None)
+        spec = replace(by_name[row.server].as_launched(base), package=None)
         try:
             if row.status == "up-to-date":
                 row.status = "repinned"
