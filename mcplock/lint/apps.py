@@ -48,7 +48,8 @@ def _text(d: Any) -> str:
     if not isinstance(d, dict):
         return ""
     if isinstance(d.get("text"), str):
-        return d["text"]
+        text: str = d["text"]
+        return text
     parts = [c.get("text") for c in d.get("contents", []) if isinstance(c, dict)] \
         if isinstance(d.get("contents"), list) else []
     return "\n".join(p for p in parts if isinstance(p, str))

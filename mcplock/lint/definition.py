@@ -20,7 +20,7 @@ from mcplock.param_headers import ANNOTATION
 from mcplock.severity import rank
 
 
-def _text_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+def _text_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
     if len(s) < 4:
         return
     t = clean(s)
@@ -34,16 +34,17 @@ _HERE = "\x00where\x00"  # stands for the JSON path in cached findings
 
 
 @functools.lru_cache(maxsize=32768)
-def _cached_char(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
+def _cached_char(s: str) -> tuple[tuple[LintFinding, tuple[Any, ...]], ...]:
     return tuple(char_findings(s, _HERE))
 
 
 @functools.lru_cache(maxsize=32768)
-def _cached_text(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
+def _cached_text(s: str) -> tuple[tuple[LintFinding, tuple[Any, ...]], ...]:
     return tuple(_text_findings(s, _HERE))
 
 
-def _placed(found: tuple[tuple[LintFinding, tuple], ...], where: str) -> list[tuple[LintFinding, tuple]]:
+def _placed(found: tuple[tuple[LintFinding, tuple[Any, ...]], ...],
+            where: str) -> list[tuple[LintFinding, tuple[Any, ...]]]:
     """Cached findings of one string, put at ``where`` (schemas repeat the same strings a lot)."""
     out = []
     for f, sig in found:
@@ -64,10 +65,10 @@ def quiet(strings: Iterable[str]) -> bool:
     return all(_quiet(s) for s in set(strings))
 
 
-def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple]]:
+def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple[Any, ...]]]:
     if quiet(texts(definition)):  # most definitions: no path walk at all
         return []
-    out: list[tuple[LintFinding, tuple]] = []
+    out: list[tuple[LintFinding, tuple[Any, ...]]] = []
     seen_text: set[tuple[str, str]] = set()
     for where, s in strings(definition, root(definition)):
         found = _cached_char(s)
@@ -81,7 +82,7 @@ def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple]]:
     return out
 
 
-def _sig(f: LintFinding, sig: tuple) -> tuple:
+def _sig(f: LintFinding, sig: tuple[Any, ...]) -> tuple[Any, ...]:
     return (f.rule, f.where, sig)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.text import excerpt
@@ -53,7 +54,7 @@ _INSTRUCTION_PATTERNS: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
-def instruction_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+def instruction_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
     """Findings in ``t`` (cleaned text; ``low`` its lower case), each with its signature."""
     seen: set[str] = set()
     for pat, what, keys in _INSTRUCTION_PATTERNS:

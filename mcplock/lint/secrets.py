@@ -40,7 +40,7 @@ _EXFIL = re.compile(
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
 
 
-def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
     """Findings in ``t`` (cleaned text; ``low`` its lower case), each with its signature."""
     paths: dict[str, tuple[str, int, int]] = {}
     sensitive = any(k in low for k in _SENSITIVE_KEYS) and _SENSITIVE.search(t) is not None
@@ -60,8 +60,9 @@ def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding,
         plural = "s" if len(paths) > 1 else ""
         yield (LintFinding("sensitive-path", sev, f"names the secrets location{plural} {names}{how}: "
                            f"{excerpt(t, a, b, 30)}", where), ("sensitive-path", tuple(sorted(paths)), sev))
-    m = _EXFIL.search(t) if "://" in t else None
-    if m:
+    found = _EXFIL.search(t) if "://" in t else None
+    if found:
+        m = found
         yield (LintFinding("exfiltration-url", HIGH, f"tells the model to send data to a URL: "
                            f"{excerpt(t, m.start(), m.end(), 20)}", where), ("exfiltration-url", m.group(0).lower()))
 
@@ -82,7 +83,7 @@ def _blob_like(run: str) -> bool:
             and run.count("_") + run.count("-") <= 2)
 
 
-def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
     """``encoded-blob`` and ``tracking-image`` findings in ``t`` (cleaned text)."""
     for m in _BLOB.finditer(t) if len(t) >= 48 or "data:" in t else ():
         if _blob_like(m.group(0)):
@@ -90,8 +91,9 @@ def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
                                f"{excerpt(t, m.start(), min(m.end(), m.start() + 40), 10)}", where),
                    ("encoded-blob", m.group(0)))
             break
-    m = _IMAGE.search(t) if "//" in t else None
-    if m:
+    found = _IMAGE.search(t) if "//" in t else None
+    if found:
+        m = found
         yield (LintFinding("tracking-image", HIGH, f"an image loaded from a URL (rendering it sends a request): "
                            f"{excerpt(t, m.start(), m.end(), 30)}", where), ("tracking-image", m.group(0).lower()))
 
