@@ -5,6 +5,10 @@ in the test suite, where a loaded machine made them flaky and a fast one made th
   (target: well under 1 s; the suite used to assert < 2 s).
 - concurrency: `mcplock.probe.probe_many` over 1 and 8 slow stdio fixture servers (0.4 s per
   answer): probes overlap, so 8 cost about one (target ≤ 2x; the suite used to assert it).
+- word diff: `mcplock.render.changes.word_diff` (the text `diff`, `show` and `accept` print) on a
+  repetitive description of 26 KiB, 105 KiB and 1 MiB with 40 changed words, and on 800 KiB
+  with no run in common (`a b` against `b a`): bounded on any input (difflib, the code before,
+  took 81 s on the first of these texts; the issue measured 3.9 s, 156 s and > 300 s on its own).
 - giving up: how long a probe takes to fail against a server that hangs or sends garbage, with
   `timeout=1` (1.5 for garbage): the timeout is honoured, plus clean-up (the suite used to
   assert < 6 s stdio, < 5 s HTTP and SSE, < 10 s garbage).
@@ -82,6 +86,34 @@ def _seconds_to_fail(spec, timeout: float, kind: str) -> float:
     raise RuntimeError(f"{spec.name}: the probe did not fail")
 
 
+WORDS = "Read the file at path and return its contents to the caller. "
+WORD_DIFF_CODE = (
+    "import random, sys, time; from mcplock.render.changes import word_diff; "
+    "kib = int(sys.argv[1]); r = random.Random(2); "
+    f"old = ({WORDS!r} * (kib * 1024 // {len(WORDS)} + 1)).split(' '); new = list(old)\n"
+    "for _ in range(40): new[r.randrange(len(new))] = 'CHANGED'\n"
+    "a, b = (' '.join(old), ' '.join(new)) if kib else ('a b ' * 204800, 'b a ' * 204800)\n"
+    "t = time.perf_counter(); word_diff(a, b, color=False); print(time.perf_counter() - t)"
+)
+
+
+def _word_diff_seconds(kib: int, runs: int = 3) -> float:
+    return statistics.median(float(subprocess.run([PY, "-c", WORD_DIFF_CODE, str(kib)], capture_output=True,
+                                                  text=True, check=True).stdout) for _ in range(runs))
+
+
+def word_diff_rows() -> list[tuple[str, str, str, str]]:
+    rows = []
+    for kib, before in ((26, "81 s (difflib, once, load ~17)"), (105, "not measured"), (1024, "not measured")):
+        secs = _word_diff_seconds(kib)
+        rows.append((f"word diff of a {kib} KiB repetitive description, 40 words changed", f"{secs * 1000:.0f} ms", "",
+                     f"the code before: {before}"))
+    secs = _word_diff_seconds(0)
+    rows.append(("word diff of 800 KiB `a b a b…` against `b a b a…` (no long run in common)",
+                 f"{secs * 1000:.0f} ms", "", "bounded: O(n log n) steps"))
+    return rows
+
+
 def core_rows() -> list[tuple[str, str, str, str]]:
     from mcplock.spec import ServerSpec
 
@@ -89,6 +121,7 @@ def core_rows() -> list[tuple[str, str, str, str]]:
     lint = _lint_seconds()
     rows.append(("lint 2,000 tool definitions (`lint_definition`, in a fresh interpreter)",
                  f"{lint * 1000:.0f} ms", "", "target < 1 s"))
+    rows += word_diff_rows()
 
     one, eight = _probe_many_seconds(1), _probe_many_seconds(N_SLOW)
     rows.append((f"`probe_many`, 1 slow stdio server ({SLOW_DELAY} s per answer), in-process",

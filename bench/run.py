@@ -1,7 +1,7 @@
 """mcplock benchmarks: fresh processes, median of several runs, peak RSS per process.
 
     make bench            # all
-    python bench/run.py offline|probe|core|guard|pins
+    python bench/run.py offline|probe|core|guard|eras|pins
 
 Offline: `check` and `list` on a generated 2,000-tool lock against a bare `tomllib`
 parse of the same file in the same run; `--version` against `python -c pass`.
@@ -10,6 +10,8 @@ Core (bench/core_bench.py): lint of 2,000 tools, in-process probe concurrency, t
 a hung server.
 Guard (bench/guard_bench.py): `mcplock run` against a direct session in the same run (per-call
 overhead, first `tools/list` beyond the upstream's own start, peak RSS).
+Eras (bench/eras_bench.py): a modern (2026-07-28) host's connect time through `mcplock run` and
+directly, a bare client and the Python SDK's `Client`.
 Pins (bench/pins_bench.py): a pinned launch on a warm cache against an unpinned `npx` launch.
 Results are printed as a Markdown table and written to bench/out/results.md.
 """
@@ -140,7 +142,7 @@ def table(rows: list[tuple[str, str, str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    which = argv[1:] or ["offline", "probe", "core", "guard", "pins"]
+    which = argv[1:] or ["offline", "probe", "core", "guard", "eras", "pins"]
     rows: list[tuple[str, str, str, str]] = []
     if "offline" in which:
         rows += offline()
@@ -156,6 +158,10 @@ def main(argv: list[str]) -> int:
         from guard_bench import guard_rows  # type: ignore[import-not-found]
 
         rows += guard_rows(MCPLOCK)
+    if "eras" in which:
+        from eras_bench import eras_rows  # type: ignore[import-not-found]
+
+        rows += eras_rows(MCPLOCK)
     if "pins" in which:
         from pins_bench import pins_rows  # type: ignore[import-not-found]
 

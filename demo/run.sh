@@ -5,7 +5,7 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 MCPLOCK="$ROOT/.venv/bin/mcplock"
-WORK="$ROOT/demo/.work"
+WORK="${MCPLOCK_DEMO_DIR:-$ROOT/demo/.work}"  # (a test runs it elsewhere)
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
 cp "$ROOT/fixtures/surfaces/demo.json" surface.json
 cp "$ROOT/fixtures/mcp_fixture.py" docs_server.py
@@ -60,6 +60,9 @@ step "10. The lock binds at run time: the guard serves hosts only what the lock 
 echo "(a host launches 'mcplock run docs' instead of the server; 'mcplock call' is the same guard for one call)"
 run "$MCPLOCK" call docs/search_docs --args '{"query": "roadmap"}'
 run "$MCPLOCK" call docs/read_page --approve --args '{"page_id": "roadmap"}'
+
+step "11. Everything reviewed: 'mcplock check' (the pre-commit hook) passes; commit mcp.lock"
+run "$MCPLOCK" check
 
 echo
 echo "The demo ran in $WORK. Try: cd $WORK && $MCPLOCK --help"

@@ -50,6 +50,13 @@ def main(argv: list[str] | None = None) -> None:
         opts = fast_run.parse(args)
         if opts is not None:  # the guard starts without typer and rich
             raise SystemExit(fast_run.run(opts))
+    if "check" in args:
+        from mcplock.cli import fast_check
+
+        opts = fast_check.parse(args)
+        code = fast_check.run(*opts) if opts is not None else None
+        if code is not None:  # the all-clear, without typer and rich
+            raise SystemExit(code)
     from mcplock.cli.app import run
 
     raise SystemExit(run(args))

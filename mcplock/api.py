@@ -148,7 +148,8 @@ def validate_arguments(tool: LockedTool, arguments: Any) -> None:
 
 
 def connect(name: str, lockfile: str | os.PathLike[str] = "mcp.lock", *, approve: Any = False, timeout: float = 30.0,
-            client_name: str | None = None, client_version: str | None = None, on_elicit: Any = None) -> Any:
+            client_name: str | None = None, client_version: str | None = None, on_elicit: Any = None,
+            policy: str | None = None) -> Any:
     """A guarded client for the locked server ``name``, with the enforcement of ``mcplock run``::
 
         async with mcplock.connect("docs") as s:
@@ -169,8 +170,11 @@ def connect(name: str, lockfile: str | os.PathLike[str] = "mcp.lock", *, approve
     of the fields it leaves out and is checked against the schema (declined when it does not
     pass): returning ``{"action": "accept", "content": {}}`` accepts every default. Without it every
     question is declined. The time it takes does not count against a call's timeout.
+
+    ``policy``: an organisation's policy file (default ``$MCPLOCK_POLICY``; docs/policy.md): a
+    tool it denies is neither listed nor called, whatever the lock says.
     """
     from mcplock.guard.session import open_session
 
     return open_session(name, os.fspath(lockfile), approve=approve, timeout=timeout, client_name=client_name,
-                        client_version=client_version, on_elicit=on_elicit)
+                        client_version=client_version, on_elicit=on_elicit, policy=policy)

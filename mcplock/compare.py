@@ -23,7 +23,6 @@ from mcplock.lint import (
     rename_finding,
     shadowing,
 )
-from mcplock.lint.secrets import new_url_findings
 from mcplock.lock.model import ITEM_KINDS, Entry, Lock, ServerEntry
 from mcplock.lock.review import live_items
 from mcplock.severity import at_least
@@ -111,14 +110,18 @@ def _change(kind: str, key: str, change: str, fields: list[str], locked_hash: st
     return Change(kind, key, change, fields, sev, locked_hash, live_hash, locked, live, reason=reason)
 
 
-def _lint(c: Change) -> None:
-    """Put the security lint's findings for ``c`` on it and raise its severity to match."""
+# what a new App document is judged against on a server the lock already vouches for: nothing (a
+# tool repointed at a new `ui://` document must not pass as news where a swapped one alarms)
+_NO_DOCUMENT = {"text": ""}
+
+
+def _lint(c: Change, known: bool = False) -> None:
+    """Put the security lint's findings for ``c`` on it and raise its severity to match.
+    ``known``: the lock already vouches for this server (it has accepted tools)."""
     if c.change == "removed":
         return
-    old = c.locked if c.change == "changed" else None
+    old = c.locked if c.change == "changed" else (_NO_DOCUMENT if c.kind == "ui" and known else None)
     c.findings.extend(lint_definition(c.kind, c.live, old=old, name=c.name))
-    if c.kind != "ui":  # an App document's new destinations are lint.apps' findings
-        c.findings.extend(new_url_findings(c.live, old))
     _raise(c)
 
 
@@ -178,8 +181,9 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
                 continue
             fields = sorted(e.definition) if isinstance(e.definition, dict) else ["text"]
             result.changes.append(_change(kind, key, "removed", fields, e.hash, None, e.definition, None))
+    known = any(e.accepted for e in server.tools.values())
     for c in result.changes:
-        _lint(c)
+        _lint(c, known)
     _renames(result.changes)
     _split_staged(server, result)
     locked_id = {"server_info": server.server_info, "protocol_version": server.protocol_version}
@@ -241,14 +245,15 @@ def tools_in_view(lock: Lock, snapshots: Mapping[str, Any]) -> dict[str, dict[st
 def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, Any]]) -> None:
     """Post-pass over :func:`compare` results: add cross-server findings in place.
 
-    A tool added on one server under a name another server offers → ``tool-shadowing`` (high);
+    A tool added on one server under a name another server offers, or a host's own tool's
+    (``read_file``, ``bash``) → ``tool-shadowing`` (high);
     one added under a name confusable with another tool's, on its server or another →
     ``confusable-name`` (critical); a new or changed tool, prompt or instructions text naming
     another server's tool → ``cross-server-reference`` (critical when it claims or redirects it,
     high for a plain mention; mentions already in the accepted text are not repeated).
     ``tools_by_server`` is every server's tools as the model sees them (:func:`tools_in_view`).
     """
-    shadows = shadowing(tools_by_server)
+    shadows = shadowing(tools_by_server, builtins=True)
     for key, found in confusable_names(tools_by_server).items():
         shadows.setdefault(key, []).extend(found)
     for d in diffs:

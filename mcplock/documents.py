@@ -7,7 +7,9 @@ A document's definition is what ``resources/read`` returned for its URI: the one
 object exactly as sent when the server answered with one whose ``uri`` is the URI asked for
 (the usual case: ``{uri, mimeType, text | blob, _meta}``), else ``{"uri": URI, "contents":
 [...]}`` with every content object as sent. Its hash is the lock's definition hash, so it
-covers the bytes, the MIME type and ``_meta.ui`` (CSP, permissions, domain) together.
+covers the bytes, the MIME type and ``_meta.ui`` (CSP, permissions, domain) together. An App
+document listed in ``resources/list`` keeps that entry too, under ``listed``: hosts fall back to
+the listing's ``_meta.ui`` where the content has none.
 """
 
 from __future__ import annotations
@@ -54,11 +56,33 @@ def definition_of(uri: str, contents: list[dict[str, Any]]) -> dict[str, Any]:
     return {"uri": uri, "contents": contents}
 
 
+LISTED = "listed"  # an App document's resources/list entry, pinned with it (the host's fallback `_meta.ui`)
+
+
+def with_listing(definition: dict[str, Any], listing: list[dict[str, Any]]) -> dict[str, Any]:
+    """An App document's definition with its ``resources/list`` entry, when the server lists it:
+    the listing's ``_meta.ui`` (CSP, permissions, domain) is what a host falls back to where the
+    content has none, so it is pinned too."""
+    uri = definition.get("uri")
+    entry = next((r for r in listing if r.get("uri") == uri), None)
+    return {**definition, LISTED: entry} if entry is not None else definition
+
+
 def read_result(definition: dict[str, Any]) -> dict[str, Any]:
     """The ``resources/read`` result that serves a pinned definition (inverse of :func:`definition_of`)."""
     if isinstance(definition.get("contents"), list) and "text" not in definition and "blob" not in definition:
         return {"contents": definition["contents"]}
-    return {"contents": [definition]}
+    return {"contents": [{k: v for k, v in definition.items() if k != LISTED}]}
+
+
+def effective_ui(definition: Any) -> dict[str, Any]:
+    """The ``_meta.ui`` a host applies to an App document: the content's, else its listing's."""
+    for where in (definition, definition.get(LISTED) if isinstance(definition, dict) else None):
+        meta = where.get("_meta") if isinstance(where, dict) else None
+        ui = meta.get("ui") if isinstance(meta, dict) else None
+        if isinstance(ui, dict):
+            return ui
+    return {}
 
 
 def document_text(definition: Any) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 _VALUED = {"--timeout": "timeout", "--request-timeout": "request_timeout", "--client-name": "client_name",
-           "--client-version": "client_version", "--lockfile": "lockfile"}
+           "--client-version": "client_version", "--lockfile": "lockfile", "--policy": "policy"}
 _FLAGS = {"--strict": "strict", "-v": "verbose", "--verbose": "verbose", "-q": "quiet", "--quiet": "quiet",
           "--no-color": "no_color"}
 

@@ -92,6 +92,15 @@ def problems(tool: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def problems_over(spec: Any, definition: Any) -> list[str]:
+    """Why a tool may not be used over this server's transport: its ``x-mcp-header``
+    annotations break the spec (checked on Streamable HTTP, where they become headers; other
+    transports may ignore them, as the spec allows)."""
+    if getattr(spec, "transport", None) != "http" or not isinstance(definition, Mapping):
+        return []
+    return problems(definition)
+
+
 def encode(value: Any) -> str | None:
     """A parameter value as a header value (None: nothing to send, e.g. null or a non-primitive)."""
     if isinstance(value, bool):

@@ -17,10 +17,13 @@ export), in which case only the lock's own state counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from mcplock.lock.model import Entry
 from mcplock.lock.targets import format_target
+
+if TYPE_CHECKING:
+    from mcplock.orgpolicy import OrgPolicy
 
 Verdict = Literal["list", "refuse", "ask", "forward"]
 Purpose = Literal["list", "call"]
@@ -41,6 +44,11 @@ class Host:
     elicitation: bool = False  # the host declared the `elicitation` capability
     strict: bool = False  # refuse approval-always calls the host cannot be asked about
     approved: bool = False  # the person already approved this call (`call --approve`, a prompt)
+    org: OrgPolicy | None = None  # the organisation's policy (docs/policy.md): it outranks the lock
+    # client capabilities the lock's probe declared and this host does not (``sampling`` …): a
+    # server may show some items only to clients that declare them, so one it does not list to
+    # this host is not one it removed
+    lacks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -67,7 +75,8 @@ def _review(server: str, target: str) -> str:
     return f"review it with `mcplock diff {server}`, then `mcplock refresh {server}` and `mcplock accept {target}`"
 
 
-def _state(server: str, kind: str, key: str, entry: Entry | None, live_hash: object) -> Decision | None:
+def _state(server: str, kind: str, key: str, entry: Entry | None, live_hash: object,
+           lacks: tuple[str, ...] = ()) -> Decision | None:
     """The refusal the lock's state and the live hash give, or None when the item may be seen."""
     target = format_target(server, kind, key)
     what = {"tool": "tool", "ui": "App document", "content": "document"}.get(kind, kind.replace("-", " "))
@@ -99,6 +108,10 @@ def _state(server: str, kind: str, key: str, entry: Entry | None, live_hash: obj
                        f"review it with `mcplock diff {server}` and `mcplock accept {target}`")
     if live_hash is UNVERIFIED:
         return None
+    if live_hash is None and lacks:
+        return _refuse("not-offered", f"the server does not offer `{target}` to this host, which declares no "
+                       f"{' or '.join(lacks)} (the lock was made as a client that does)",
+                       "a host that declares them sees it; nothing to review")
     if live_hash is None:
         return _refuse("removed", f"the server no longer offers `{target}`",
                        f"see `mcplock diff {server}`; `mcplock refresh {server}` stages the removal")
@@ -119,14 +132,19 @@ def decide_tool(server: str, name: str, entry: Entry | None, live_hash: object =
     or unknown approval means ask. Without elicitation a call is forwarded, relying on the
     host's own prompt (``reason`` says so), unless ``host.strict``.
     """
-    refused = _state(server, "tool", name, entry, live_hash)
+    target = format_target(server, "tool", name)
+    if host.org is not None and (pattern := host.org.denied(server, name)):
+        return _refuse("policy-denied", f"`{target}` is denied by the organisation's policy "
+                       f"({host.org.rule('tools.deny', pattern)})",
+                       "the policy outranks the lock: only its owners can allow it")
+    refused = _state(server, "tool", name, entry, live_hash, host.lacks)
     if refused is not None:
         return refused
     assert entry is not None
     if purpose == "list":
         return Decision("list", "ok")
-    target = format_target(server, "tool", name)
-    if entry.approval == "never" or host.approved:
+    never = entry.approval == "never" and not (host.org is not None and host.org.approval_required(server, name))
+    if never or host.approved:
         return Decision("forward", "ok")
     if host.elicitation:
         return Decision("ask", "approval", f"`{target}` asks for approval on every call")
@@ -139,7 +157,8 @@ def decide_tool(server: str, name: str, entry: Entry | None, live_hash: object =
                     "so its own confirmation prompt is relied on")
 
 
-def decide_item(server: str, kind: str, key: str, entry: Entry | None, live_hash: object = UNVERIFIED) -> Decision:
+def decide_item(server: str, kind: str, key: str, entry: Entry | None, live_hash: object = UNVERIFIED,
+                host: Host = Host()) -> Decision:
     """May a prompt, a resource template or the instructions be shown (``list``) or not (``refuse``)?"""
-    refused = _state(server, kind, key, entry, live_hash)
+    refused = _state(server, kind, key, entry, live_hash, host.lacks)
     return refused if refused is not None else Decision("list", "ok")

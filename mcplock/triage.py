@@ -23,15 +23,17 @@ _FINDING_REASON = {
     "ansi-escape": "terminal escapes or control characters in the text",
     "unusual-unicode": "unusual code points (private-use, unassigned, separators) in the text",
     "hidden-instructions": "instruction-like text aimed at the model",
-    "exfiltration-url": "an order to send data to a URL",
-    "new-url": "a new URL",
+    "exfiltration-url": "a URL shaped for exfiltration",
+    "disguised-text": "disguised text (letter-spaced, ROT13, reversed or mixed-script words)",
+    "credential-parameter": "a new required parameter that asks for a credential",
     "encoded-blob": "an encoded blob in text the model reads",
     "tracking-image": "an image loaded from a URL (a tracking image)",
     "annotation-flip": 'an annotation flipped toward "safe" (annotations are not trusted)',
     "annotations-declared": "annotations declared for the first time: not trusted, the approval is unchanged",
-    "tool-shadowing": "a tool name another server also offers",
+    "tool-shadowing": "a tool name another server or the host also offers",
     "confusable-name": "a name confusable with another tool's",
     "mixed-script-name": "a name mixing scripts with look-alike letters",
+    "pattern-name": "a tool name hosts read as a pattern (`*`)",
     "rename": "a rename, the definition otherwise identical",
     "app-script-source": "an App document that loads a script from a new origin",
     "app-network-destination": "an App document that sends to or names a new origin",
@@ -51,6 +53,9 @@ def finding_reason(f: Any) -> str:
             "a mention of another server's tool"
     elif rule == "hidden-instructions" and sev != "critical":
         what = "an HTML comment, hidden when rendered but read by the model"
+    elif rule in ("hidden-instructions", "exfiltration-url"):
+        # the message up to its excerpt: which order, in which language, decoded from what
+        what = str(getattr(f, "message", "")).split(": ", 1)[0] or _FINDING_REASON[rule]
     else:
         what = _FINDING_REASON.get(rule, rule or "a security finding")
     return f"{what} ({where})" if where and where != "name" else what
@@ -99,6 +104,11 @@ def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
         return MEDIUM, "prompt arguments changed"
     if name == "annotations":
         return MEDIUM, "annotations changed (not trusted; the approval is unchanged)"
+    if name == "_meta" and kind == "tool":
+        from mcplock.documents import tool_ui_uri
+
+        if tool_ui_uri(old) != tool_ui_uri(new):
+            return MEDIUM, "the tool now renders another App document (_meta.ui.resourceUri)"
     if name in COSMETIC_FIELDS:
         return LOW, "only " + name + " changed"
     return MEDIUM, f"{name} changed"
@@ -110,8 +120,8 @@ def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> t
     if kind == "instructions":
         if change == "removed":
             return MEDIUM, "instructions removed"
-        verb = "added" if change == "added" else "changed"
-        return HIGH, f"instructions {verb}: the model reads them in every session"
+        verb = "added" if change == "added" else "reworded"
+        return MEDIUM, f"instructions {verb}, no risk signal (judged by what they say)"
     if change == "removed":
         return MEDIUM, f"{what} removed"
     if change == "added":

@@ -46,6 +46,27 @@ def escape_char(ch: str) -> str:
     return f"\\U{cp:08x}"
 
 
+_NOT_ASCII = re.compile(r"[^\x00-\x7e]")
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    ch = m.group()
+    if not hides(ch):
+        return ch
+    cp = ord(ch)
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04x}"
+    cp -= 0x10000  # a surrogate pair, as JSON spells a character beyond the BMP
+    return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
+
+
+def json_text(text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with every hidden character (C1
+    controls, bidi overrides, zero-width, tags) written as its ``\\u`` escape: the same JSON, but
+    nothing in it can reorder or hide what a terminal shows. (``json.dumps`` escapes C0 itself.)"""
+    return _NOT_ASCII.sub(_json_escape, text) if not text.isascii() else text
+
+
 def _kept(ch: str, keep_newlines: bool) -> bool:
     """Newlines and tabs stay in multi-line text; on one line (a name, a column) both are escaped."""
     return (ch in "\n\t" and keep_newlines) or not hides(ch)

@@ -6,6 +6,7 @@ the repo's fixture server for the extension handshake, pinned resource content a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from guardhost import Host
 
 from mcplock.lock.read import load
 
-from runner import stdio_command
+from runner import http_fixture, stdio_command
 
 ROOT = Path(__file__).resolve().parent.parent
 SDK_APP = ROOT / "fixtures" / "apps" / "sdk_apps_server.py"
@@ -43,6 +44,11 @@ def _add_sdk(cli) -> None:
     assert r.returncode == 0, r.stderr
 
 
+def _content(definition: dict) -> dict:
+    """The content object of a locked App document (the lock keeps its listing entry beside it)."""
+    return {k: v for k, v in definition.items() if k != "listed"}
+
+
 def _read(h: Host, uri: str) -> dict:
     return h.request("resources/read", {"uri": uri})
 
@@ -64,7 +70,7 @@ def test_a_swapped_sdk_app_document_is_drift_and_never_served(cli):
     locked = load("mcp.lock").servers["clock"].items["ui"][SDK_URI].definition
     with Host("clock") as h:  # before the swap: the locked document, byte-exact
         h.initialize()
-        assert _read(h, SDK_URI)["result"] == {"contents": [locked]}
+        assert _read(h, SDK_URI)["result"] == {"contents": [_content(locked)]}
     Path("app.html").write_text(HTML.replace("</body>", EVIL + "\n</body>"))
     Path("domains.txt").write_text("https://api.example.com\nhttps://evil.example\n")
     doc = _diff_json(cli)
@@ -126,6 +132,8 @@ def test_the_npm_app_servers_swapped_html_is_drift_and_never_served(cli):
     assert any(f["rule"] == "app-network-destination" and "evil.example" in f["message"] for f in change["findings"])
     shown = cli("diff")
     assert "lines; the changed ones" in shown.stdout and len(shown.stdout) < 20_000  # a line diff, not 200 kB
+    md = cli("diff", "--format", "markdown").stdout  # a PR comment shows the changed line, not the top
+    assert 'fetch("https://evil.example/collect"' in md and len(md) < 20_000
     with Host("app") as h:
         h.initialize()
         assert h.request("tools/list")["result"]["tools"] == [tool]
@@ -135,7 +143,7 @@ def test_the_npm_app_servers_swapped_html_is_drift_and_never_served(cli):
     switch.unlink()
     with Host("app") as h:
         h.initialize()
-        assert _read(h, VANILLA_URI)["result"] == {"contents": [doc]}
+        assert _read(h, VANILLA_URI)["result"] == {"contents": [_content(doc)]}
 
 
 def _surface(data: dict) -> None:
@@ -161,6 +169,8 @@ def test_the_probe_declares_the_apps_extension_as_hosts_do(cli):
     assert "show_chart" in srv.tools
     assert srv.items["ui"]["ui://chart/app.html"].definition["text"] == "<p>chart</p>"
     assert srv.client_capabilities == ["roots", "sampling", "elicitation"]  # extensions are not names
+    shown = cli("inspect", "--", *stdio_command(surface="surface.json")).stdout
+    assert "App documents (1):" in shown and "ui://chart/app.html  text/html;profile=mcp-app, 12 bytes" in shown
 
 
 def test_pin_resources_pins_their_content_and_the_guard_serves_it_from_the_lock(cli):
@@ -226,3 +236,77 @@ def test_review_targets_name_app_documents():
     assert (t.server, t.kind, t.key) == ("clock", "ui", "ui://clock/app.html")
     assert str(t) == "clock/ui:ui://clock/app.html"
     assert targets.parse("n/content:file:///x").kind == "content"
+
+
+def test_show_prints_an_app_document_as_inert_text(cli):
+    html = "<p>\x1b[2J\x1b]0;pwned\x07 \u202eevil\u202c</p>\n<script>[bold]x[/bold]</script>\n"
+    _surface({"tools": [APP_TOOL], "documents": {"ui://chart/app.html": _chart(html)}})
+    assert cli("add", "charts", "--yes", "--", *stdio_command(surface="surface.json")).returncode == 0
+    r = cli("show", "charts/ui:ui://chart/app.html")
+    assert r.returncode == 0
+    assert "\x1b" not in r.stdout and "\u202e" not in r.stdout and "\x07" not in r.stdout  # nothing raw
+    assert "\\x1b[2J" in r.stdout and "\\u202e" in r.stdout and "[bold]x[/bold]" in r.stdout  # shown, escaped
+    assert hashlib.sha256(html.encode()).hexdigest() in r.stdout
+
+
+@pytest.mark.parametrize(("path", "transport"), [("/mcp", "http"), ("/sse", "sse")])
+def test_an_app_over_http_is_pinned_and_its_swap_never_served(cli, path, transport):
+    app_tool = {**APP_TOOL, "_meta": {"ui": {"resourceUri": "ui://chart/app.html"}}}
+    _surface({"tools": [app_tool], "documents": {"ui://chart/app.html": _chart(HTML)}})
+    with http_fixture(surface="surface.json") as base:
+        r = cli("add", "charts", "--yes", "--transport", transport, base + path)
+        assert r.returncode == 0, r.stderr
+        locked = load("mcp.lock").servers["charts"].items["ui"]["ui://chart/app.html"].definition
+        assert locked["text"] == HTML
+        with Host("charts") as h:
+            h.initialize()
+            assert _read(h, "ui://chart/app.html")["result"] == {"contents": [locked]}
+        _surface({"tools": [app_tool], "documents": {"ui://chart/app.html": _chart(HTML.replace("</body>", EVIL))}})
+        assert _diff_json(cli)["exit_code"] == 1
+        with Host("charts") as h:
+            h.initialize()
+            assert _read(h, "ui://chart/app.html")["error"]["code"] == -32602
+            assert all(b"evil.example" not in line for line in h.raw)
+
+
+def test_the_listings_csp_is_pinned_with_the_document_and_served_as_locked(cli):
+    # hosts fall back to the resources/list entry's `_meta.ui` where the content has none: a CSP
+    # widened there is drift, and the guard lists the locked entry, never the widened one
+    def listed(domains: list[str]) -> dict:
+        return {"uri": "ui://chart/app.html", "name": "chart", "mimeType": APP_MIME,
+                "_meta": {"ui": {"csp": {"connectDomains": domains}}}}
+
+    other = {"uri": "file:///data.csv", "name": "data"}
+    _surface({"tools": [APP_TOOL], "resources": [listed(["https://api.example.com"]), other],
+              "documents": {"ui://chart/app.html": _chart("<p>chart</p>")}})
+    assert cli("add", "charts", "--yes", "--", *stdio_command(surface="surface.json")).returncode == 0
+    doc = load("mcp.lock").servers["charts"].items["ui"]["ui://chart/app.html"].definition
+    assert doc["listed"] == listed(["https://api.example.com"])
+    with Host("charts") as h:
+        h.initialize()
+        assert _read(h, "ui://chart/app.html")["result"] == {"contents": _chart("<p>chart</p>")}  # no `listed`
+    _surface({"tools": [APP_TOOL], "resources": [listed(["https://evil.example"]), other],
+              "documents": {"ui://chart/app.html": _chart("<p>chart</p>")}})
+    d = _diff_json(cli)
+    (change,) = d["servers"][0]["changes"]
+    assert change["kind"] == "ui" and change["fields"] == ["listed"]
+    assert any(f["rule"] == "app-csp-widened" and "evil.example" in f["message"] for f in change["findings"])
+    with Host("charts") as h:
+        h.initialize()
+        assert h.request("resources/list")["result"]["resources"] == [other]  # the swapped entry left out
+        assert all(b"evil.example" not in line for line in h.raw)
+
+
+def test_a_tool_repointed_at_a_new_app_document_alarms_like_a_swap(cli):
+    _surface({"tools": [APP_TOOL], "documents": {"ui://chart/app.html": _chart("<p>chart</p>")}})
+    assert cli("add", "charts", "--yes", "--", *stdio_command(surface="surface.json")).returncode == 0
+    moved = {**APP_TOOL, "_meta": {"ui/resourceUri": "ui://chart/v2.html"}}
+    evil = [{"uri": "ui://chart/v2.html", "mimeType": APP_MIME, "text": "<p>chart</p>" + EVIL}]
+    _surface({"tools": [moved], "documents": {"ui://chart/app.html": _chart("<p>chart</p>"),
+                                              "ui://chart/v2.html": evil}})
+    d = _diff_json(cli, "--fail-on", "high")
+    assert d["exit_code"] == 1
+    by = {(c["kind"], c["name"], c["change"]): c for c in d["servers"][0]["changes"]}
+    assert by[("tool", "show_chart", "changed")]["severity"] == "medium"
+    assert "another App document" in by[("tool", "show_chart", "changed")]["reason"]
+    assert by[("ui", "ui://chart/v2.html", "added")]["severity"] == "critical"

@@ -186,7 +186,7 @@ def _pty_run(args, answers: list[str], timeout=30, env: dict | None = None):
             out += chunk
             if (pending and (out.rstrip().endswith(b"]") or out.rstrip().endswith(b"] "))
                     and b"?" in out.splitlines()[-1]):
-                os.write(fd, (pending.pop(0) + "\n").encode())
+                os.write(fd, pending.pop(0).encode())  # the walk takes one key at a terminal
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
 
@@ -195,7 +195,7 @@ def test_interactive_accept_walks_each_proposal_on_a_tty():
     make_lock()
     _stage_change()
     # proposals come sorted: run_shell (new) → reject; search_docs (changed) → accept, lower its approval
-    code, out = _pty_run(["accept"], ["r", "a", "never"])
+    code, out = _pty_run(["accept"], ["r", "a", "n"])
     assert code == 0, out
     assert "[1/2]" in out and "[2/2]" in out
     assert "evil.example" in out  # the diff is shown before the question

@@ -185,3 +185,227 @@ def test_export_guard_writes_a_command_the_host_can_start(cli, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(Path(".mcp.json").read_text())["mcpServers"]["docs"]["command"] == "mcplock"
     assert "a path of this machine" not in r.stderr
+
+
+# --- the review walk on a real pseudo-terminal: one key, the terminal restored -------------------
+
+WRAP = """import signal, subprocess, sys, termios
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for mcplock (the same process group)
+before = termios.tcgetattr(0)
+rc = subprocess.call(sys.argv[1:], preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+print("TERMINAL", "restored" if termios.tcgetattr(0) == before else "left changed", "EXIT", rc)
+"""
+
+
+class WrappedPty:
+    """`mcplock accept` on a pty under a small parent that reads the terminal's mode before and after."""
+
+    def __new__(cls, *args: str):
+        import sys
+
+        from test_review_walk import Pty
+
+        from conftest import MCPLOCK
+
+        p = Pty.__new__(Pty)
+        env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
+        import pty
+        import signal
+
+        p.pid, p.fd = pty.fork()
+        if p.pid == 0:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.execve(sys.executable, [sys.executable, "-c", WRAP, MCPLOCK, *args], env)
+        p.out, p.seen = b"", 0
+        return p
+
+
+def test_the_walk_takes_one_key_and_restores_the_terminal():
+    from test_review_walk import KEY_PROMPT, _stage, _tools
+
+    from lockdata import make_lock
+
+    make_lock()
+    _stage()
+    p = WrappedPty("accept")
+    p.expect("[1/3]")
+    p.expect(KEY_PROMPT)
+    p.send("r")  # no Enter: list_pages rejected at once
+    screen = p.expect(KEY_PROMPT)
+    assert "[2/3]" in screen
+    p.send("s")
+    p.expect("[3/3]")
+    p.expect(KEY_PROMPT)
+    p.send("q")
+    code, out = p.wait()
+    assert code == 0, out
+    assert "TERMINAL restored EXIT 0" in out, out
+    tools = _tools()
+    assert tools["list_pages"].rejected_hash is not None and tools["search_docs"].pending is not None
+
+
+def test_ctrl_c_in_the_walk_says_interrupted_once_and_restores_the_terminal():
+    from test_review_walk import KEY_PROMPT, _stage, _tools
+
+    from lockdata import make_lock
+
+    make_lock()
+    _stage()
+    p = WrappedPty("accept")
+    p.expect(KEY_PROMPT)
+    p.send("r")
+    p.expect("[2/3]")
+    p.expect(KEY_PROMPT)
+    p.send("\x03")  # Ctrl-C while a key is awaited (the terminal in cbreak mode)
+    _, out = p.wait()  # the parent's own exit code
+    assert "TERMINAL restored EXIT 130" in out, out
+    assert out.count("interrupted") == 1, out
+    assert "Traceback" not in out
+    assert _tools()["list_pages"].rejected_hash is not None
+
+
+# --- the first run ends in a committed, passing lock ---------------------------------------------
+
+
+def test_the_readme_first_run_ends_in_a_passing_check(cli):
+    """The mcplock and git lines of the README's "Use it in your project", in a project whose
+    .mcp.json names a server (off a terminal `init` takes --trust, as its refusal says)."""
+    import re
+    import subprocess
+
+    readme = (FIXTURES.parent / "README.md").read_text()
+    section = readme[readme.index("\n## Use it in your project\n"):]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)[1]
+    steps = [ln.split("  #")[0].strip() for ln in block.splitlines()]
+    steps = [s for s in steps if s.startswith(("mcplock ", "git ")) and "io.github" not in s]  # no registry here
+    assert [s.split()[1] for s in steps if s.startswith("mcplock")] == ["init", "accept", "check"]
+    _fixture_project()
+    git = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    subprocess.run(["git", "init", "-q"], check=True)
+    for step in steps:
+        if step.startswith("git "):
+            r = subprocess.run(step, shell=True, capture_output=True, text=True, env={**os.environ, **git})
+        else:
+            args = step.split()[1:] + (["--trust"] if step.split()[1] == "init" else [])
+            r = cli(*args)
+        assert r.returncode == 0, f"{step}\n{r.stdout}{r.stderr}"
+        if step.startswith("mcplock init"):
+            said = " ".join(r.stderr.split())
+            assert "pending review: `mcplock check` (and its pre-commit hook) fails" in said
+            assert "`mcplock accept --all`" in said
+    assert "mcp.lock" in subprocess.run(["git", "show", "--stat", "HEAD"], capture_output=True, text=True).stdout
+
+
+def test_init_on_a_terminal_offers_the_walk_and_ends_passing(cli):
+    from test_review_walk import KEY_PROMPT, Pty
+
+    _fixture_project()
+    p = Pty("init")
+    p.expect("trust it and run? [y/N] ")
+    p.send("y\n")
+    p.expect("accept all of them? [y/N] ")
+    p.send("n\n")
+    p.expect("now, one by one? [Y/n] ")
+    p.send("\n")
+    p.expect(KEY_PROMPT)
+    p.send("A")  # the rest of this server
+    code, out = p.wait()
+    assert code == 0, out
+    assert "still pending" in out
+    r = cli("check")
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_make_demo_ends_in_a_passing_check(tmp_path):
+    import subprocess
+
+    root = FIXTURES.parent
+    r = subprocess.run(["bash", str(root / "demo" / "run.sh")], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "MCPLOCK_DEMO_DIR": str(tmp_path / "demo")})
+    assert r.returncode == 0, r.stdout + r.stderr
+    last = r.stdout[r.stdout.rindex("\n== "):]
+    assert "mcplock check" in last and "(exit 0)" in last, last
+
+
+def test_repairing_a_tampered_cache_entry_keeps_the_servers_data(run, tmp_path):
+    """A server that keeps its data next to its code (server-memory's memory.jsonl, as under
+    npx): a tampered entry is refused, the message says where that data is, and the hint's
+    command repairs the entry without deleting it."""
+    import re
+    import subprocess
+
+    project()
+    assert run("init", "--trust").returncode == 0
+    entry = next(p.parent for p in (tmp_path / "cache").rglob(".mcplock.json"))
+    data = entry / "venv" / "memory.jsonl"
+    data.write_text('{"type":"entity","name":"kept"}\n')  # what the server wrote while it ran
+    assert run("diff").returncode == 1  # data files are not tampering
+    code = next(entry.rglob("daily_demo.py"))
+    code.write_text(code.read_text() + "\nimport os  # injected\n")
+
+    r = run("diff")
+    assert r.returncode == 2, r.stdout + r.stderr
+    said = " ".join(r.stderr.split())
+    assert "changed since they were installed and verified" in said and "daily_demo.py" in said
+    assert "memory.jsonl" in said and "which the repair keeps" in said
+    assert "rm " not in said and "delete that" not in said
+    hint = re.search(r"\(`(mv [^`]+)`\)", said)[1]
+    assert subprocess.run(hint, shell=True).returncode == 0
+
+    r = run("diff")  # installed and verified afresh, the data carried over
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert data.read_text() == '{"type":"entity","name":"kept"}\n'
+    assert "injected" not in code.read_text()
+    moved = list(entry.parent.glob(entry.name + ".tampered-*"))
+    assert len(moved) == 1 and "injected" in next(moved[0].rglob("daily_demo.py")).read_text()
+
+
+@pytest.mark.reference
+def test_a_host_without_sampling_is_not_told_the_server_removed_a_tool(cli):
+    """server-everything shows its sampling/elicitation tools only to clients that declare those
+    capabilities; through the guard, a host that declares none (as the Inspector does) must read
+    that the server does not offer them to it, not that they were removed."""
+    import shutil
+    import subprocess
+    import tomllib
+
+    from conftest import MCPLOCK
+
+    everything = FIXTURES / "reference" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
+    if not everything.is_dir():
+        pytest.skip("the npm reference servers are not installed: `make setup`")
+    r = cli("add", "everything", "--yes", "--timeout", "60", "--", shutil.which("node"), str(everything / "index.js"),
+            "stdio")
+    assert r.returncode == 0, r.stdout + r.stderr
+    tools = tomllib.loads(Path("mcp.lock").read_text())["server"]["everything"]["tool"]
+    assert {"trigger-elicitation-request", "trigger-sampling-request"} <= set(tools)
+
+    asked = "".join(json.dumps(m) + "\n" for m in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "inspector", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    p = subprocess.run([MCPLOCK, "run", "everything"], input=asked, capture_output=True, text=True, timeout=120)
+    answers = {m["id"]: m for m in map(json.loads, p.stdout.splitlines()) if "id" in m}
+    listed = {t["name"] for t in answers[2]["result"]["tools"]}
+    assert "echo" in listed and "trigger-elicitation-request" not in listed
+    err = " ".join(p.stderr.split())
+    assert "no longer offers" not in err and "stages the removal" not in err, err
+    assert "does not offer `everything/trigger-elicitation-request` to this host, which declares no" in err, err
+    assert cli("diff", "--timeout", "60").returncode == 0  # and there is no drift
+
+
+def test_an_install_without_uv_is_a_set_up_problem_exit_2(run, tmp_path):
+    """mcplock installed without its uv dependency (a packager left it out): exit 2 with an
+    install command that works from a clone, not exit 3 and not an unpublished package."""
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    (shadow / "uv.py").write_text("raise ImportError('uv left out by the packager')\n")
+    project()
+    r = run("init", "--trust", PYTHONPATH=str(shadow), PATH="/usr/bin:/bin")
+    assert r.returncode == 2, r.stdout + r.stderr
+    said = " ".join(r.stderr.split())
+    assert "uv is needed" in said and "-m pip install .` in its clone" in said
+    assert "mcplock-cli" not in said and "Traceback" not in said
+    assert not Path("mcp.lock").exists()

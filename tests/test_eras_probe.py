@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import shutil
 import sys
 import textwrap
@@ -21,7 +22,7 @@ from mcplock.param_headers import encode, headers, problems
 from mcplock.probe import ProbeOptions, probe
 from mcplock.spec import ServerSpec
 
-from runner import FIXTURES_DIR, SURFACES, listening, stdio_command
+from runner import FIXTURES_DIR, SURFACES, http_fixture, listening, stdio_command
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -153,6 +154,14 @@ def test_a_version_change_is_identity_not_drift(cli, tmp_path):
     r = cli("diff", "--timeout", "30", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "2026-07-28" in r.stdout  # reported as identity, apart from the definitions
+
+
+def test_legacy_sse_still_works_and_reads_as_deprecated(cli):
+    with http_fixture() as base:
+        r = cli("inspect", base + "/sse", "--transport", "sse", "--format", "json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["protocol_version"] == "2025-11-25"
+    assert "deprecated transport" in r.stderr and "--transport http" in r.stderr
 
 
 # --- x-mcp-header ---------------------------------------------------------------------------

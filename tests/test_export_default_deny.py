@@ -261,3 +261,30 @@ def test_claude_code_connects_to_a_guard_routed_server(cli, tmp_path):
     r = subprocess.run([str(CLAUDE), "mcp", "list"], cwd=project, env=env, capture_output=True, text=True, timeout=180)
     ghost = next(line for line in (r.stdout + r.stderr).splitlines() if line.startswith("ghost:"))
     assert "Connected" not in ghost, ghost
+
+
+@needs_gemini
+def test_a_tool_name_with_a_parenthesis_never_widens_geminis_allowlist(cli):
+    """Gemini's isEnabled takes an `includeTools` entry `a(b` to name the tool `a` too: such a
+    name gets no rule, so the tool `a`, which the lock does not know, stays hidden."""
+    from mcplock.lock import review, store
+    from mcplock.lock.model import Lock, ServerEntry
+
+    from lockdata import snapshot
+
+    srv = ServerEntry(name="docs", transport="stdio", command="python", args=["server.py"])
+    review.stage(srv, snapshot([{"name": n, "description": "x", "inputSchema": {"type": "object"}}
+                                for n in ("search(v2)", "read")]))
+    for e in list(srv.entries()):
+        review.accept(srv, e)
+    store.save(Lock(servers={"docs": srv}), "mcp.lock")
+    Path(".gemini").mkdir()
+    Path(".gemini/settings.json").write_text(json.dumps({"mcpServers": {"docs": {"command": "python"}}}) + "\n")
+    r = cli("export", "--host", "gemini")
+    assert r.returncode == 0, r.stderr
+    settings = json.loads(Path(".gemini/settings.json").read_text())
+    assert settings["mcpServers"]["docs"]["includeTools"] == ["read"]
+    assert gemini_offers(settings, "docs", ["search", "search(v2)", "read"]) == ["read"]
+    # the control: the name written as an allow would have let Gemini offer `search`
+    widened = {"mcpServers": {"docs": {"includeTools": ["read", "search(v2)"]}}}
+    assert "search" in gemini_offers(widened, "docs", ["search", "read"])

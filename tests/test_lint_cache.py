@@ -83,9 +83,15 @@ def stale_caches() -> Iterator[dict]:
         yield doc
 
 
+def _lock_verdicts() -> list[Path]:
+    return sorted((Path(os.environ["XDG_CACHE_HOME"]) / "mcplock" / "lint").glob("locks-*.json"))
+
+
 def test_entries_of_other_rules_or_that_do_not_parse_are_never_read(cli):
     make_lock(snap=snapshot(_tools(POISON)))
     for doc in stale_caches():
+        for p in _lock_verdicts():  # the whole lock's verdict would answer before any entry is read
+            p.unlink()
         r = cli("check")
         assert WARNING in r.stdout, (doc, r.stdout)
 
@@ -141,3 +147,33 @@ def test_the_cache_turned_off_writes_nothing_and_still_warns(cli, monkeypatch):
     r = cli("check")
     assert r.returncode == 0 and WARNING in r.stdout, r.stdout
     assert _cache_files() == []
+
+
+def test_a_whole_lock_verdict_answers_a_lock_whose_items_are_unchanged(cli):
+    make_lock(snap=snapshot(_tools("Run a command.")))
+    r = cli("check")
+    assert r.returncode == 0 and "critical" not in r.stdout, r.stdout
+    [v] = _lock_verdicts()
+    [(digest, verdict)] = json.loads(v.read_text())["locks"].items()
+    assert verdict == {}  # nothing critical in this lock
+    # a new accepted definition is another lock: linted afresh, its verdict kept beside the first
+    lock = read.load("mcp.lock")
+    srv = lock.servers["docs"]
+    review.stage(srv, snapshot(_tools(POISON)))
+    review.accept(srv, srv.tools["run_shell"])
+    store.save(lock, "mcp.lock")
+    for _ in range(2):  # the second run reads the verdict the first one wrote
+        r = cli("check")
+        assert r.returncode == 0 and WARNING in r.stdout, r.stdout
+    locks = json.loads(v.read_text())["locks"]
+    assert len(locks) == 2 and locks[digest] == {}
+    [other] = [rules for d, rules in locks.items() if d != digest]
+    assert "hidden-instructions" in other["docs\0tool\0run_shell"]
+    # a verdict file that does not parse is ignored, and a hash edited by hand is never answered from it
+    v.write_text("{not json")
+    assert WARNING in cli("check").stdout
+    text = Path("mcp.lock").read_text()
+    Path("mcp.lock").write_text(text.replace("Run a command.", "Run it.").replace(
+        "<IMPORTANT>", "<IMPORTANT> "))
+    r = cli("check")
+    assert r.returncode == 1 and "hash-mismatch" in r.stdout and WARNING in r.stdout, r.stdout

@@ -323,3 +323,79 @@ def test_instructions_and_the_package_pin_merge_as_items() -> None:
     other = _merge(pin, lambda lock: setattr(lock.servers["docs"], "package",
                                              PackagePin("npm", "docs-server", "2.0.0")))
     assert [(c.server, c.kind, c.units) for c in other.conflicts] == [("docs", None, ("package",))]
+
+
+# -- init offers the driver ------------------------------------------------------------------------
+
+def _pty(args: list[str], answer: str, cwd: Path, timeout: float = 60) -> tuple[int, str]:
+    """The console script on a real pseudo-terminal; ``answer`` typed at its yes/no question."""
+    import pty
+    import select
+    import time
+
+    pid, fd = pty.fork()
+    if pid == 0:  # child
+        os.chdir(cwd)
+        os.execve(MCPLOCK, [MCPLOCK, *args], _env())
+    out, answered = b"", False
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if not ready:
+            continue
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+        if not answered and b"[Y/n]" in out:
+            os.write(fd, (answer + "\n").encode())
+            answered = True
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+def test_init_offers_the_driver_on_a_terminal_and_hints_off_it(tmp_path: Path) -> None:
+    repo = _repo(tmp_path, driver=False)
+    (repo / ".mcp.json").write_text('{"mcpServers": {"docs": {"command": "python", "args": ["docs.py"]}}}\n')
+    off = mcplock(repo, "init")  # every server of the config is locked already: nothing runs
+    assert off.returncode == 0, off.stderr
+    assert "`mcplock merge-driver install`" in off.stderr and not (repo / ".gitattributes").exists()
+    code, out = _pty(["init"], "y", repo)
+    assert code == 0, out
+    assert "merge mcp.lock as data" in out and "[Y/n]" in out
+    assert (repo / ".gitattributes").read_text() == "mcp.lock merge=mcplock\n"
+    assert git(repo, "config", "--local", "merge.mcplock.driver").stdout.strip().endswith("%O %A %B %P")
+    code, out = _pty(["init"], "y", repo)  # installed: not offered again
+    assert code == 0 and "[Y/n]" not in out
+
+
+def test_every_item_kind_of_the_model_merges_and_conflicts_alike() -> None:
+    """Written over the model: an App's `ui://` document (an item kind of its own) conflicts as an item."""
+    from mcplock.lock.conflict import regions, render, resolve
+    from mcplock.lock.read import loads
+
+    def ui(text: str):
+        def edit(lock: Lock) -> None:
+            srv = lock.servers["docs"]
+            snap = snapshot()
+            snap.ui = [{"uri": "ui://docs/app.html", "mimeType": "text/html", "text": text}]
+            review.stage(srv, snap)
+            for e in list(srv.entries()):
+                review.accept(srv, e)
+        return edit
+
+    def ui_and_flag(lock: Lock) -> None:
+        ui("<p>B</p>")(lock)
+        lock.servers["notes"].tools["delete_page"].enabled = False
+
+    m = _merge(ui("<p>A</p>"), ui_and_flag)
+    found = regions(render(m))
+    assert found is not None and [(r.target, r.units) for r in found] == [("docs/ui:ui://docs/app.html",
+                                                                            ("definition",))]
+    text, left = resolve(render(m), {found[0].target: "theirs"})
+    lock = loads(text)
+    assert not left and lock.servers["docs"].items["ui"]["ui://docs/app.html"].definition["text"] == "<p>B</p>"
+    assert lock.servers["notes"].tools["delete_page"].enabled is False

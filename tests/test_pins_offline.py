@@ -63,7 +63,7 @@ def test_the_pin_is_part_of_the_launch_spec():
 
 @pytest.mark.parametrize(("line", "message"), [
     ('integrity = "sha512-short"', "is not an npm `sha512-…` integrity"),
-    ('registry = "cargo"', "`registry` in [server.s.package] must be one of npm, pypi, oci"),
+    ('registry = "cargo"', "`registry` in [server.s.package] must be one of npm, pypi, oci, mcpb"),
     ('colour = "red"', "unknown key `colour` in [server.s.package]"),
     ('tree-integrity = "md5:x"', "`tree-integrity` in [server.s.package] is not a `sha256:`"),
 ])

@@ -114,9 +114,10 @@ def test_an_index_without_upload_times_resolves_todays_tree(tmp_path):
     assert installed(tmp_path / "c") == ["pin_dep-1.1.dist-info"]  # no cutoff possible: today's tree
 
 
-def test_a_pip_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
-    """A teammate's pip.conf with find-links, an extra index and constraints: the tree still comes
-    from the index mcplock names only (local find-links files would even escape the cutoff)."""
+def test_a_pip_or_uv_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
+    """A teammate's pip.conf or uv.toml (or UV_* variables) with find-links, an extra index and
+    constraints: the tree still comes from the index mcplock names only (local find-links files
+    would even escape the cutoff)."""
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "mine")}
     assert cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300).returncode == 0
     tree = pin_of()["tree-integrity"]
@@ -126,8 +127,12 @@ def test_a_pip_configuration_adds_no_source_to_the_tree(cli, index, tmp_path):
     (tmp_path / "constraints.txt").write_text("pin-dep==1.1\n")
     (tmp_path / "pip.conf").write_text(f"[global]\nfind-links = {links}\nextra-index-url = http://127.0.0.1:9/simple\n"
                                        f"constraint = {tmp_path / 'constraints.txt'}\n")
+    (tmp_path / "uv.toml").write_text(f'find-links = ["{links}"]\nconstraint-dependencies = ["pin-dep==1.1"]\n')
     r = cli("diff", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate"),
-                         "PIP_CONFIG_FILE": str(tmp_path / "pip.conf")}, timeout=300)
+                         "PIP_CONFIG_FILE": str(tmp_path / "pip.conf"), "UV_CONFIG_FILE": str(tmp_path / "uv.toml"),
+                         "UV_FIND_LINKS": str(links), "UV_CONSTRAINT": str(tmp_path / "constraints.txt"),
+                         "UV_INDEX_URL": "http://127.0.0.1:9/simple", "UV_EXTRA_INDEX_URL": "http://127.0.0.1:9/simple"},
+            timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]
     entry = next((tmp_path / "teammate" / "packages" / "pypi").glob("*/.mcplock.json"))
@@ -152,3 +157,28 @@ def test_update_runs_only_what_is_trusted_and_trusts_what_it_moved(cli, index, t
     assert r.returncode == 0, r.stdout + r.stderr
     r = cli("diff", env=there, cwd=str(clone), timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_a_version_specifier_resolves_to_the_highest_matching_release_with_uv(index, tmp_path):
+    from mcplock.packages.errors import RegistryError
+    from mcplock.packages.pypi import pick_version
+
+    env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "c"), "PATH": os.environ["PATH"]}
+    index.publish(*DEP_1_1, uploaded="2025-03-01T09:30:00.000000Z")
+    assert pick_version("pin-dep", ">=1.0", env) == "1.1"
+    assert pick_version("pin-dep", "<1.1", env) == "1.0"
+    with pytest.raises(RegistryError, match="no release of PyPI package pin-dep matches >=2"):
+        pick_version("pin-dep", ">=2", env)
+
+
+def test_uv_keeps_how_to_connect_and_drops_where_packages_come_from(tmp_path):
+    from mcplock.packages.cache import cache_root
+    from mcplock.packages.pypi import uv_env
+
+    given = {"UV_NATIVE_TLS": "1", "UV_HTTP_TIMEOUT": "90", "UV_INDEX_URL": "http://elsewhere/simple",
+             "UV_FIND_LINKS": "/tmp/x", "UV_CONSTRAINT": "c.txt", "PIP_INDEX_URL": "http://elsewhere/simple",
+             "PATH": "/bin", "MCPLOCK_CACHE_DIR": str(tmp_path)}
+    env = uv_env(given)
+    assert env["UV_NATIVE_TLS"] == "1" and env["UV_HTTP_TIMEOUT"] == "90" and env["PATH"] == "/bin"
+    assert not {"UV_INDEX_URL", "UV_FIND_LINKS", "UV_CONSTRAINT", "PIP_INDEX_URL"} & set(env)
+    assert env["UV_CACHE_DIR"] == str(cache_root(given) / "uv-cache")  # inside mcplock's cache

@@ -136,3 +136,12 @@ def test_pre_commit_try_repo_check_passes_then_catches_a_tampered_lock(tmp_path)
     assert r.returncode == 1, out
     assert re.search(r"mcplock check\.+Failed", out), out
     assert "hash-mismatch" in out and "docs/search_docs" in out, out
+
+    # the organisation's policy (MCPLOCK_POLICY; `args: [--policy, FILE]` in a config): the hook fails on it
+    lock.write_text(text, encoding="utf-8")
+    (project / "policy.toml").write_text('version = 1\n[tools]\ndeny = ["*delete*"]\n', encoding="utf-8")
+    r = _try_repo(hooks_repo, project, {**env, "MCPLOCK_POLICY": str(project / "policy.toml")}, "mcplock-check",
+                  "--all-files")
+    out = r.stdout + r.stderr
+    assert r.returncode == 1, out
+    assert "docs/delete_page" in out and "tools.deny `*delete*`" in out, out

@@ -66,6 +66,10 @@ def test_add_by_registry_name_is_the_typed_command_plus_the_registry_fields(cli,
     assert r.returncode == 0, r.stdout + r.stderr
     moved = lock()["memory"]
     assert moved["package"]["version"] == "2026.8.31" and moved["registry"]["version"] == "2026.8.31"
+    assert moved["args"] == ["-y", f"{MEMORY_PKG}@2026.8.31"]  # the command names the pinned release
+    r = cli("refresh", "memory", env=env, timeout=600)  # so a refresh keeps the pin where update moved it
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    assert lock()["memory"]["package"]["version"] == "2026.8.31"
     r = cli("outdated", "memory", env=env, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
 
@@ -89,7 +93,7 @@ def test_an_entry_whose_package_claims_another_name_is_refused_naming_both(cli, 
     err = " ".join(r.stderr.split())
     assert "io.github.impostor/server-memory" in err and f"claims to be {MEMORY}" in err
     assert "nothing was installed" in err and f"mcplock add {MEMORY}" in err
-    assert not Path("mcp.lock").exists() and not list((tmp_path / "cache").glob("npm/*"))
+    assert not Path("mcp.lock").exists() and not list((tmp_path / "cache").glob("**/npm/*"))
 
 
 @pytest.mark.network
@@ -202,3 +206,87 @@ def test_an_unknown_name_or_version_says_what_to_do(cli, registry):
     assert r.returncode == 3 and f"has no version 9.9.9 of {MEMORY}" in " ".join(r.stderr.split())
     r = cli("add", MEMORY, "--yes", env={"MCPLOCK_REGISTRY_URL": "http://127.0.0.1:9"})
     assert r.returncode == 3 and "cannot reach the registry" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.network
+def test_init_offers_the_registry_name_a_host_configs_package_claims(cli, tmp_path):
+    Path(".mcp.json").write_text(json.dumps({"mcpServers": {
+        "mem": {"command": "npx", "args": ["-y", f"{MEMORY_PKG}@2026.7.4"]}}}))
+    r = cli("init", "--yes", env={"MCPLOCK_CACHE_DIR": str(tmp_path / "cache")}, timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    err = " ".join(r.stderr.split())
+    assert f"`mem`: its package {MEMORY_PKG}@2026.7.4 claims the MCP Registry name {MEMORY}" in err
+    assert f"`mcplock inspect {MEMORY}`" in err and "registry" not in lock()["mem"]
+
+
+def _bundle(files: dict[str, str]) -> bytes:
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        for path, text in files.items():
+            z.writestr(path, text)
+    return buf.getvalue()
+
+
+def test_an_mcpb_bundle_is_pinned_by_the_entrys_sha256_and_run_from_the_cache(cli, registry, tmp_path):
+    import hashlib
+    import sys
+
+    from pypi_index import PypiIndex
+
+    fixture = Path(__file__).resolve().parent.parent / "fixtures" / "mcp_fixture.py"
+    server = (f"import os, runpy, sys\nassert os.environ['DEMO_KEY'] == 'k'\nsys.argv = [{str(fixture)!r}, 'stdio']\n"
+              f"sys.path.insert(0, {str(fixture.parent)!r})\nrunpy.run_path({str(fixture)!r}, run_name='__main__')\n")
+    manifest = {"manifest_version": "0.3", "name": "demo", "version": "1.0.0", "server": {
+        "type": "python", "entry_point": "server.py", "mcp_config": {
+            "command": sys.executable, "args": ["${__dirname}/server.py"], "env": {"DEMO_KEY": "${user_config.key}"}}}}
+    good = _bundle({"manifest.json": json.dumps(manifest), "server.py": server})
+    evil = _bundle({"manifest.json": json.dumps(manifest), "../escape.py": "print('out')\n"})
+    with PypiIndex() as files:
+        files.blobs.update({"demo.mcpb": good, "evil.mcpb": evil})
+        for name, blob, sha in (("demo", "demo.mcpb", hashlib.sha256(good).hexdigest()),
+                                ("forged", "demo.mcpb", "0" * 64),
+                                ("evil", "evil.mcpb", hashlib.sha256(evil).hexdigest())):
+            registry.publish(server_json(f"io.github.acme/{name}", "1.0.0", packages=[{
+                "registryType": "mcpb", "identifier": f"{files.url}/files/{blob}", "version": "1.0.0",
+                "fileSha256": sha, "transport": {"type": "stdio"}}]))
+        env = {**env_of(registry, tmp_path), "KEY": "k"}
+        r = cli("add", "io.github.acme/demo", "--yes", env=env)
+        assert r.returncode == 0, r.stdout + r.stderr
+        srv = lock()["demo"]
+        assert srv["command"] == "mcpb" and srv["args"] == [f"{files.url}/files/demo.mcpb"]
+        assert srv["package"] == {**srv["package"], "registry": "mcpb", "version": "1.0.0",
+                                  "integrity": f"sha256:{hashlib.sha256(good).hexdigest()}"}
+        assert srv["tool"]  # probed through the bundle's own server
+        # a teammate's empty cache downloads and verifies it again
+        r = cli("diff", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate")})
+        assert r.returncode == 0, r.stdout + r.stderr
+        r = cli("add", "io.github.acme/forged", "--yes", env=env)
+        assert r.returncode == 2 and "nothing was started" in " ".join(r.stderr.split()), r.stdout + r.stderr
+        r = cli("add", "io.github.acme/evil", "--yes", env=env)
+        assert r.returncode == 2 and "leaves the bundle" in r.stderr, r.stdout + r.stderr
+        assert not list((tmp_path / "cache").rglob("escape.py"))
+    assert set(lock()) == {"demo"}
+
+
+def test_an_older_pypi_release_claims_its_name_in_its_own_metadata(cli, registry, tmp_path):
+    """The claim of the pinned release, not of the newest one: read from the release's own
+    metadata (PEP 658) where the index has no per-release JSON."""
+    from pypi_index import DEP_1_0, PypiIndex, wheel
+
+    demo = wheel("pin-demo", "1.0", requires=("pin-dep>=1",), scripts={"pin-demo": "pin_demo:main"},
+                 modules={"pin_demo": "def main():\n    pass\n"},
+                 description="<!-- mcp-name: io.github.acme/demo -->\nA demo server.")
+    newer = wheel("pin-demo", "1.1", description="mcp-name: io.github.other/demo")
+    with PypiIndex() as index:
+        index.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00Z")
+        index.publish(*demo, uploaded="2025-02-01T12:00:00Z")
+        index.publish(*newer, uploaded="2025-03-01T12:00:00Z")
+        registry.publish(server_json("io.github.other/demo", "1.0.0", packages=[pypi_package("pin-demo", "1.0")]))
+        env = {**env_of(registry, tmp_path), "MCPLOCK_PYPI_URL": index.url}
+        r = cli("add", "io.github.other/demo", "--yes", env=env)
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert "pin-demo 1.0, which claims to be io.github.acme/demo" in " ".join(r.stderr.split())
+        assert not list((tmp_path / "cache").glob("**/pypi/*"))

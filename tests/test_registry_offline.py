@@ -52,9 +52,16 @@ def test_npm_oci_and_remote_entries():
         {"registryType": "mcpb", "identifier": "https://x/y.mcpb", "transport": {"type": "stdio"}},
         npm_package("@o/m", "1.0.0")]))
     assert mixed.registry_type == "npm"
-    with pytest.raises(EntryError, match=r"no npm, PyPI or OCI package run over stdio, and no remote .its .*: mcpb"):
+    with pytest.raises(EntryError, match=r"no npm, PyPI, OCI or MCPB package .* no remote .its .*: nuget"):
+        launch_of(server_json("io.github.o/b", "1.0.0", packages=[
+            {"registryType": "nuget", "identifier": "O.B", "version": "1.0.0", "transport": {"type": "stdio"}}]))
+    with pytest.raises(EntryError, match=r"its MCPB package needs an http.s. URL and its fileSha256"):
         launch_of(server_json("io.github.o/b", "1.0.0", packages=[
             {"registryType": "mcpb", "identifier": "https://x/y.mcpb", "transport": {"type": "stdio"}}]))
+    bundle = launch_of(server_json("io.github.o/b", "1.0.0", packages=[
+        {"registryType": "mcpb", "identifier": "https://x/y.mcpb", "fileSha256": "ab" * 32,
+         "transport": {"type": "stdio"}}]))
+    assert (bundle.command, bundle.args, bundle.file_sha256) == ("mcpb", ["https://x/y.mcpb"], "ab" * 32)
     with pytest.raises(EntryError, match="runtime hint `bash`"):
         launch_of(server_json("io.github.o/s", "1.0.0", packages=[npm_package("@o/s", "1.0.0", runtimeHint="bash")]))
 
@@ -123,3 +130,26 @@ def test_the_registry_table_round_trips_and_bad_ones_are_refused():
         loads(LOCK + 'extra = "x"\n')
     with pytest.raises(LockfileError, match="missing `version`"):
         loads(LOCK.replace('version = "2026.7.4"\n', ""))
+
+
+def test_an_image_claims_its_name_by_label():
+    import json
+
+    from mcplock.packages.claims import OCI_LABEL, image_claim
+
+    one = {"config": {"Labels": {OCI_LABEL: "io.github.o/time", "other": "x"}}}
+    assert image_claim(json.dumps(one)) == "io.github.o/time"
+    per_platform = {"linux/amd64": one, "linux/arm64": {"config": {"Labels": {}}}}
+    assert image_claim(json.dumps(per_platform)) == "io.github.o/time"
+    assert image_claim(json.dumps({"config": {"Labels": None}})) is None
+    assert image_claim("not json") is None
+
+
+def test_show_names_the_registry_entry(cli, tmp_path):
+    from pathlib import Path
+
+    Path("mcp.lock").write_text(LOCK)
+    r = cli("show", "memory")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert ("MCP Registry: io.github.modelcontextprotocol/server-memory 2026.7.4 (https://registry."
+            "modelcontextprotocol.io), source https://github.com/modelcontextprotocol/servers") in r.stdout

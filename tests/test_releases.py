@@ -136,16 +136,18 @@ def test_everything_upgrade_shows_removed_and_added_tools():
     # a new tool is news, not an alarm; a removed one takes nothing new to the model
     assert {c.severity for c in d.changes if c.kind == "tool" and c.change == "removed"} == {"medium"}
     assert {c.reason for c in d.changes if c.kind == "tool" and c.change == "removed"} == {"tool removed"}
-    assert [c.name for c in d.changes if c.kind == "tool" and c.change == "added" and c.severity != "medium"] == [
-        "gzip-file-as-resource"]  # its schema default is a URL: a risk signal, see below
+    # every new tool reads medium: gzip-file-as-resource's schema default is a plain URL, no signal
+    assert [c.name for c in d.changes if c.kind == "tool" and c.change == "added" and c.severity != "medium"] == []
 
 
 def test_risk_signals_in_honest_upgrades_read_high_with_their_reason():
     d = upgrade("everything", "2025.12.18", "2026.8.31")
     by_name = {c.name: c for c in d.changes}
-    assert by_name["instructions"].severity == "high" and "instructions changed" in by_name["instructions"].reason
     assert by_name["echo"].severity == "high" and "additionalProperties opened" in by_name["echo"].reason
-    assert by_name["gzip-file-as-resource"].severity == "high" and "new URL" in by_name["gzip-file-as-resource"].reason
+    # instructions are judged by what they say, a plain URL is a link: both read medium
+    assert by_name["instructions"].severity == "medium" and "reworded" in by_name["instructions"].reason
+    assert by_name["gzip-file-as-resource"].severity == "medium"
+    assert by_name["gzip-file-as-resource"].reason == "new tool, no risk signal (annotations are not trusted)"
 
 
 def test_first_time_annotations_are_a_medium_note_not_a_flip():

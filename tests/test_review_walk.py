@@ -136,19 +136,19 @@ def test_walk_shows_keys_needs_the_name_for_a_critical_item_and_A_accepts_the_re
     p = Pty("accept")
     p.expect("[1/3]")
     p.expect(KEY_PROMPT)
-    p.send("?\n")
+    p.send("?")  # one key, no Enter
     keys = p.expect(KEY_PROMPT)
     assert "accept the rest of this server" in keys and "show these keys" in keys
-    p.send("a\n")
+    p.send("a")
     p.expect("Enter = always] ")
-    p.send("never\n")
+    p.send("n")  # never
     screen = p.expect(KEY_PROMPT)
     assert "[2/3]" in screen and "critical" in screen
-    p.send("a\n")
+    p.send("a")
     p.expect("name? [Enter skips] ")
     p.send("run\n")  # a wrong name: not accepted
     assert "did not match" in p.expect(KEY_PROMPT)  # next item: search_docs
-    p.send("q\n")
+    p.send("q")
     code, out = p.wait()
     assert code == 0, out
     tools = _tools()
@@ -158,13 +158,13 @@ def test_walk_shows_keys_needs_the_name_for_a_critical_item_and_A_accepts_the_re
     p = Pty("accept", "docs")  # `accept SERVER` on a terminal walks that server
     p.expect("[1/2]")
     p.expect(KEY_PROMPT)
-    p.send("a\n")
+    p.send("a")
     p.expect("name? [Enter skips] ")
     p.send("docs/run_shell\n")  # typed: a critical item is accepted
     p.expect("Enter = always] ")
     p.send("\n")
     p.expect(KEY_PROMPT)
-    p.send("A\n")
+    p.send("A")
     code, out = p.wait()
     assert code == 0, out
     assert all(t.pending is None for t in _tools().values())
@@ -175,7 +175,7 @@ def test_walk_A_never_accepts_a_critical_item():
     _stage()
     p = Pty("accept")
     p.expect(KEY_PROMPT)
-    p.send("A\n")
+    p.send("A")
     code, out = p.wait()
     assert code == 0, out
     assert "held 1 item(s) with critical findings" in out
@@ -189,7 +189,7 @@ def test_ctrl_c_keeps_what_was_decided_and_says_so():
     _stage()
     p = Pty("accept")
     p.expect(KEY_PROMPT)
-    p.send("r\n")  # list_pages rejected
+    p.send("r")  # list_pages rejected
     p.expect(KEY_PROMPT)
     p.send("\x03")  # Ctrl-C through the terminal's line discipline: SIGINT
     code, out = p.wait()

@@ -149,13 +149,39 @@ def _rpc_result(resp: httpx2.Response) -> dict[str, Any]:
     return {}
 
 
+def _list_methods(caps: Any) -> list[str]:
+    caps = caps if isinstance(caps, dict) else {}
+    return [m for cap, m in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list"))
+            if cap in caps] or ["tools/list"]
+
+
 async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, str],
                      client_name: str) -> httpx2.Response:
-    """What a probe sends, through the OAuth client: ``initialize``, ``notifications/initialized``
-    and the list methods the server announces, so a login happens (and a scope step-up with it)
-    whichever of them the server protects — many answer ``initialize`` without a token and
-    want one from ``tools/list`` on. Stops at the first answer that is not a success and
-    returns it (else the last one); a session that went well is closed again."""
+    """What a probe sends, through the OAuth client, in the server's era: ``server/discover``
+    and the list methods with the 2026-07-28 envelope, or (a legacy server) ``initialize``,
+    ``notifications/initialized`` and the list methods, so a login happens (and a scope
+    step-up with it) whichever of them the server protects — many answer the opening without
+    a token and want one from ``tools/list`` on. Stops at the first answer that is not a
+    success and returns it (else the last one); a session that went well is closed again."""
+    from mcplock.param_headers import headers as mcp_headers
+    from mcplock.probe import era
+
+    env = era.envelope(era.MODERN, {}, {"name": client_name, "version": mcplock.__version__})
+    req = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": env}}
+    r = await client.post(url, content=json.dumps(req).encode(),
+                          headers={**headers, **mcp_headers(req, era.MODERN, {})})
+    if r.status_code in (401, 403):
+        return r
+    found = _rpc_result(r) if r.status_code < 300 else {}
+    versions = found.get("supportedVersions")
+    if isinstance(versions, list) and era.MODERN in versions:
+        for i, method in enumerate(_list_methods(found.get("capabilities")), 2):
+            req = {"jsonrpc": "2.0", "id": i, "method": method, "params": {"_meta": env}}
+            r = await client.post(url, content=json.dumps(req).encode(),
+                                  headers={**headers, **mcp_headers(req, era.MODERN, {})})
+            if r.status_code >= 300:
+                break
+        return r
     body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": client_name, "version": mcplock.__version__}}}
@@ -171,10 +197,7 @@ async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, st
             else {})}
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     r = await client.post(url, content=json.dumps(note).encode(), headers=h)
-    caps = result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {}
-    methods = [m for cap, m in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list"))
-               if cap in caps] or ["tools/list"]
-    for i, method in enumerate(methods, 2):
+    for i, method in enumerate(_list_methods(result.get("capabilities")), 2):
         if r.status_code >= 300:
             break
         req = {"jsonrpc": "2.0", "id": i, "method": method, "params": {}}

@@ -150,7 +150,8 @@ def _interrupted(cli: Cli) -> int:
     if stdio is not None:
         stdio.kill_all_live()  # type: ignore[attr-defined]
     if not _received:
-        cli.err.print(Text("\ninterrupted"))
+        if not cli.said_interrupted:
+            cli.err.print(Text("\ninterrupted"))
         return INTERRUPTED
     cli.err.print(Text(f"\nterminated by {signal.Signals(_received[0]).name}"))
     return 128 + _received[0]

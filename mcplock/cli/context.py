@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mcplock.errors import McplockError, UsageError
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import json_text, safe_text
 
 
 def _console(file: object, no_color: bool) -> Console:
@@ -35,6 +35,7 @@ class Cli:
     strict: bool = False  # probing: an unset ${VAR} without a default is an error, not a warning
     args: list[str] = field(default_factory=list)  # as given: click swallows `--` (`add NAME -- CMD` vs `add NAME URL`)
     json_command: str | None = None  # set by a command that prints machine output
+    said_interrupted: bool = False  # a command already said it was interrupted (exit 130): said once
     out: Console = field(init=False, repr=False)
     err: Console = field(init=False, repr=False)
 
@@ -109,12 +110,13 @@ class Cli:
         if self.json_command is not None:
             doc: dict[str, object] = {"version": 1, "command": self.json_command, "exit_code": err.exit_code,
                                       "error": err.as_json()}
-            sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+            sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
             return
         self.error(err.message, err.hint)
 
     def write_json(self, doc: object) -> None:
-        sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+        """``doc`` as JSON, hidden characters escaped (``call`` prints a server's result with it)."""
+        sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
 
     def check_output(self, out_file: str | None) -> None:
         """Refuse an ``-o/--output`` over a file mcplock manages (the lock, a host config it imported)."""

@@ -30,7 +30,7 @@ def run(opts: dict[str, object]) -> int:
                          request_timeout=float(opts.get("request_timeout", 120.0)),  # type: ignore[arg-type]
                          strict=bool(opts.get("strict")), client_name=opts.get("client_name"),  # type: ignore[arg-type]
                          client_version=opts.get("client_version"), verbose=bool(opts.get("verbose")),  # type: ignore[arg-type]
-                         say=_say)
+                         say=_say, policy=opts.get("policy"))  # type: ignore[arg-type]
     except McplockError as e:
         _say(f"error: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""))
         return e.exit_code

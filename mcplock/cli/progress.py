@@ -57,6 +57,11 @@ class Progress:
 
     def announce(self, specs: list[ServerSpec]) -> None:
         check_variables(self.cli, specs, self.environ)
+        for spec in specs:  # it still works; it reads as what it is
+            if spec.transport == "sse" and not self.cli.quiet:
+                self.cli.err.print(Text("note: ", style="yellow").append_text(_name(spec.name)).append(
+                    " uses legacy HTTP+SSE, a deprecated transport (MCP 2026-07-28): lock the server's Streamable "
+                    "HTTP endpoint instead when it has one (`--transport http`, usually its /mcp URL)"))
         self.many = len(specs) > 1
         if len(specs) == 1 and not self.cli.quiet:
             self.cli.err.print(Text("probing ", style="dim").append_text(_name(specs[0].name)))

@@ -1,6 +1,7 @@
 """The interactive review walk of `mcplock accept` on a terminal, and the tally every accept prints.
 
-One proposal at a time: its diff and findings, then a key. ``a`` accepts (an item with a critical
+One proposal at a time: its diff and findings, then a key (one keypress at a terminal,
+:mod:`mcplock.cli.keys`; a line with the key elsewhere). ``a`` accepts (an item with a critical
 lint finding only once its name is typed), ``r`` rejects, ``s`` skips, ``A`` accepts the rest of
 this server (never a critical item), ``q`` stops, ``?`` shows the keys. Ctrl-C stops too and keeps
 what was decided: the walk returns normally, so the lock is written with the decisions made.
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 
+from mcplock.cli import keys
 from mcplock.cli.context import Cli
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
@@ -65,7 +67,27 @@ def summary(cli: Cli, tally: Tally, left: int) -> int:
                      safe_text(first, keep_newlines=False)).append("`) or pass --include-critical"))
     if tally.interrupted:
         cli.info("interrupted: the decisions made so far are kept in the lock; `mcplock accept` resumes the review")
+        cli.said_interrupted = True  # the one "interrupted" of this run
         return EXIT_INTERRUPTED
+    return 0
+
+
+def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
+    """The end of `init` / `add` with items left pending: the first run ends in a lock that passes
+    `check`. At a terminal, offer the walk of what is pending; elsewhere (or on a no) say what to
+    run before committing. The exit code of the walk (130 after Ctrl-C), else 0."""
+    n = sum(e.pending_count() for e in pending)
+    if interactive:
+        cli.out.print(Text(f"review the {n} pending item(s) now, one by one? [Y/n] ", style="bold"), end="")
+        if sys.stdin.readline().strip().lower() in ("", "y", "yes"):
+            from mcplock import orgpolicy
+            from mcplock.cli.commands.review import accept_pending
+
+            return accept_pending(cli, [e.name for e in pending], all_=False, interactive=True,
+                                  org=orgpolicy.resolve(None))
+    cli.info(Text(f"{n} item(s) pending review: `mcplock check` (and its pre-commit hook) fails until they are "
+                  "reviewed. Walk them with `mcplock accept` on a terminal, or accept them with `mcplock accept "
+                  "--all` (critical findings stay pending for you to name), then commit mcp.lock.", style="yellow"))
     return 0
 
 
@@ -110,9 +132,13 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: boo
 
     cli.out.print(Text(f"\n[{n}/{total}]", style="bold"))
     cli.out.print(render_show(srv, [e], whole_server=False, color=cli.color()))
+    question = "accept / reject / skip / accept rest of server / quit / help? [a/r/s/A/q/?] "
+    choices = ("a", "r", "s", "A", "q", "?")
     while True:
-        answer = _prompt(cli, "accept / reject / skip / accept rest of server / quit / help? [a/r/s/A/q/?] ",
-                         ("a", "r", "s", "A", "q", "?"), default="q")
+        if keys.available():  # one key, no Enter (the README's "asks a key")
+            answer = _key(cli, question, {c: c for c in choices}, default="q")
+        else:
+            answer = _prompt(cli, question, choices, default="q")
         if answer != "?":
             break
         for key, what in KEYS:
@@ -130,9 +156,28 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: boo
     if e.kind != "tool" or e.pending is None or e.pending.change == "removed":
         return "a", None
     proposed = approval or proposed_approval(srv, e)
-    got = _prompt(cli, f"approval: ask before each call? [always/never, Enter = {proposed}] ",
-                  ("always", "never", ""), default="")
+    if keys.available():
+        got = _key(cli, f"approval: ask before each call? [a = always, n = never, Enter = {proposed}] ",
+                   {"a": "always", "n": "never", keys.ENTER: ""}, default="")
+    else:
+        got = _prompt(cli, f"approval: ask before each call? [always/never, Enter = {proposed}] ",
+                      ("always", "never", ""), default="")
     return "a", (got or proposed)
+
+
+def _key(cli: Cli, question: str, choices: dict[str, str], *, default: str) -> str:
+    """One key at a terminal (no Enter after it): the answer ``choices`` maps it to."""
+    while True:
+        cli.out.print(Text(question, style="bold"), end="")
+        key = keys.read_key()
+        if key == keys.EOF_KEY:
+            cli.out.print()
+            return default
+        cli.out.print(safe_text(key if key != keys.ENTER else "", keep_newlines=False))
+        if key in choices:
+            return choices[key]
+        cli.out.print(Text("? shows the keys" if "?" in choices else
+                           "answer one of: " + ", ".join("Enter" if k == keys.ENTER else k for k in choices)))
 
 
 def _line(cli: Cli, question: str) -> str | None:

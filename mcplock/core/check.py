@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mcplock.errors import HashError, McplockError
 from mcplock.lock.model import Entry, Lock
 from mcplock.lock.targets import format_target, label
+
+if TYPE_CHECKING:
+    from mcplock.orgpolicy import OrgPolicy
 
 
 @dataclass(frozen=True)
 class Finding:
     # "hash-mismatch" | "unknown-value" | "pending" | "config-changed" | "config-missing" | "source-missing"
     # | "not-locked" | "config-error" | "pin-no-integrity" | "pin-not-exact"
+    # | "policy/RULE" (the organisation's policy)
     code: str
     server: str
     message: str
@@ -149,7 +154,7 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     return out
 
 
-def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
+def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
     """Host settings written by ``mcplock export`` that no longer say what the lock says: a flag
     changed since the last export, or a rule mcplock wrote was edited or removed by hand."""
     from mcplock.core.export_record import record_path
@@ -163,7 +168,7 @@ def export_sync(lock: Lock, lock_path: str) -> list[Finding]:
     if not hosts:
         return []
     try:
-        p = plan(lock, lock_path, hosts)
+        p = plan(lock, lock_path, hosts, org=org)
     except McplockError as err:
         return [Finding("export-error", "", f"exported host settings cannot be read: {err.message}",
                         err.hint or "fix the file, then run `mcplock export`")]
@@ -211,27 +216,49 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     critical lint finding — accepted by name, or before the lint knew better.
 
     ``findings``: this run's :func:`run_check` findings. The accepted definitions whose stored hash
-    they do not dispute (no ``hash-mismatch``) are linted through the lint cache, keyed by that hash."""
-    from mcplock.lint.cache import LintCache
-    from mcplock.lint.entries import lint_entries
-    from mcplock.severity import CRITICAL
+    they do not dispute (no ``hash-mismatch``) are linted through the lint cache, keyed by that hash;
+    when every item is accepted and verified, the whole lock's verdict is read at once
+    (:class:`mcplock.lint.cache.LockVerdicts`, keyed by the digest of every item's hash)."""
+    from mcplock.lint.cache import LintCache, LockVerdicts, lock_digest
 
     cache = None
+    verdicts: LockVerdicts | None = None
+    digest = ""
     hashes: dict[tuple[str, str, str], str] = {}
     if findings is not None:
         disputed = {(f.server, f.kind, f.name) for f in findings if f.code == "hash-mismatch"}
         hashes = {(sname, e.kind, e.key): e.hash for sname, srv in lock.servers.items() for e in srv.entries()
                   if e.hash and (sname, e.kind, e.key) not in disputed}
+        whole = not disputed and all(e.pending is None and (e.hash or e.definition is None)
+                                     for srv in lock.servers.values() for e in srv.entries())
+        verdicts = LockVerdicts.open() if whole else None
+        if verdicts is not None:  # every item accepted and verified: the whole lock's verdict, at once
+            digest = lock_digest([(*k, h) for k, h in hashes.items()])
+            known = verdicts.get(digest)
+            if known is not None:
+                return _warnings(lock, known)
         cache = LintCache.open()
+    from mcplock.lint.entries import lint_entries  # the rules: only when the lock's verdict is not known
+    from mcplock.severity import CRITICAL
+
     found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
     if cache is not None:
         cache.save()
+    rules = {k: sorted({f.rule for f in v if f.severity == CRITICAL}) for k, v in found.items()}
+    critical = {k: v for k, v in rules.items() if v}
+    if verdicts is not None:
+        verdicts.put(digest, critical)
+    return _warnings(lock, critical)
+
+
+def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> list[Finding]:
+    """``critical-accepted`` warnings: accepted, enabled items with critical rules in ``critical``."""
     out: list[Finding] = []
     for sname in sorted(lock.servers):
         for e in lock.servers[sname].entries():
             if e.pending is not None or e.definition is None or not e.enabled:
                 continue
-            rules = sorted({f.rule for f in found.get((sname, e.kind, e.key), ()) if f.severity == CRITICAL})
+            rules = critical.get((sname, e.kind, e.key))
             if not rules:
                 continue
             target = label(sname, e)
@@ -245,9 +272,33 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     return out
 
 
-def run_check(lock: Lock, lock_path: str) -> list[Finding]:
+def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
-    findings += export_sync(lock, lock_path)
+    findings += export_sync(lock, lock_path, org)
+    if org is not None:
+        findings += policy_findings(org, lock)
     return findings
+
+
+def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
+    """What the organisation's policy forbids in the lock (docs/policy.md), as findings that name
+    the rule and the policy file."""
+    from mcplock.orgpolicy import violations
+
+    found = None
+    if org.max_severity is not None:
+        from mcplock.lint.cache import LintCache
+        from mcplock.lint.entries import lint_entries
+
+        hashes = {(sname, e.kind, e.key): e.hash for sname, srv in lock.servers.items() for e in srv.entries()
+                  if e.hash and not e.tampered()}
+        cache = LintCache.open()
+        found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
+        cache.save()
+    out: list[Finding] = []
+    for v in violations(org, lock, found):
+        table = ("server", v.server) if v.kind in (None, "instructions") else ("server", v.server, v.kind, v.key or "")
+        out.append(Finding(f"policy/{v.rule}", v.server, v.message, v.hint, v.kind, v.key, table))
+    return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mcplock.core import export_guard
 from mcplock.core.export_record import FileState, dump_record, load_record, record_path
@@ -19,24 +20,29 @@ from mcplock.errors import ConfigError, UsageError
 from mcplock.hosts.export import EXPORTERS, Exporter
 from mcplock.hosts.export.document import Document
 from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
+from mcplock.hosts.export.safety import host_decisions
 from mcplock.lock.model import Entry, Lock
 
+if TYPE_CHECKING:
+    from mcplock.orgpolicy import OrgPolicy
 
-def tool_decision(server: str, name: str, entry: Entry) -> str:
+
+def tool_decision(server: str, name: str, entry: Entry, org: OrgPolicy | None = None) -> str:
     """What a host should do with one tool, as the guard's policy decides it offline
     (:func:`mcplock.policy.decide_tool` with nothing verified live): ``deny`` what the guard would
     refuse (not accepted, pending, rejected, disabled, quarantined), ``ask`` what asks for approval
-    (``approval = "always"``, or an empty or unknown value), ``allow`` the rest (``"never"``)."""
-    from mcplock.policy import decide_tool
+    (``approval = "always"``, or an empty or unknown value), ``allow`` the rest (``"never"``).
+    ``org``: the organisation's policy — a tool it denies is ``deny``, one it keeps on approval ``ask``."""
+    from mcplock.policy import Host, decide_tool
 
-    d = decide_tool(server, name, entry, purpose="call")
+    d = decide_tool(server, name, entry, host=Host(org=org), purpose="call")
     if d.verdict == "refuse":
         return DENY
     return ALLOW if d.verdict == "forward" and d.code == "ok" else ASK
 
 
-def tool_decisions(lock: Lock) -> Decisions:
-    return {s: {t: tool_decision(s, t, e) for t, e in srv.tools.items()} for s, srv in lock.servers.items()}
+def tool_decisions(lock: Lock, org: OrgPolicy | None = None) -> Decisions:
+    return {s: {t: tool_decision(s, t, e, org) for t, e in srv.tools.items()} for s, srv in lock.servers.items()}
 
 
 @dataclass
@@ -217,12 +223,12 @@ class _Files:
 
 
 def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = None,
-         command: str = "mcplock") -> Plan:
+         command: str = "mcplock", org: OrgPolicy | None = None) -> Plan:
     """Read and validate every host file and compute what each becomes. Nothing is written.
     ``command``: what a guard entry launches (:func:`export_guard.guard_command`)."""
     base = os.path.dirname(os.path.abspath(lock_path))
     record = load_record(lock_path)
-    decisions = tool_decisions(lock)
+    decisions = tool_decisions(lock, org)
     rel_lock = os.path.relpath(os.path.abspath(lock_path), base)
     lock_args = [] if rel_lock == "mcp.lock" else ["--lockfile", rel_lock]
     files = _Files(base)
@@ -249,7 +255,9 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
             states.pop(srel, None)
             if sstate:
                 states[srel] = sstate
-        want = exp.rules(decisions)
+        told, told_notes = host_decisions(exp, decisions)  # no pattern names; colliding ids: deny wins
+        notes.setdefault(rel, []).extend(n for n in told_notes if n not in notes[rel])
+        want = exp.rules(told)
         if exp.per_server_in_file:
             defined = _defined(doc, exp)
             per_server = [i for i in want if i.path[0] == exp.servers_keys[0]]
@@ -311,11 +319,20 @@ def _contradictions(rel: str, doc: Document, exporters: list[Exporter], decision
     if exp is None:
         return []
     data = parse(doc.text, rel, doc.fmt) if doc.text.strip() else {}
-    return exp.contradictions(data, decisions) if isinstance(data, dict) else []
+    return exp.contradictions(data, host_decisions(exp, decisions)[0]) if isinstance(data, dict) else []
 
 
 def _host_of(rel: str, exporters: list[Exporter]) -> str:
     return next((e.host for e in exporters if rel in e.files or rel == e.servers_file), "?")
+
+
+def _bom(path: str) -> bytes:
+    """The UTF-8 byte-order mark the file starts with, to keep (the edit reads past it)."""
+    try:
+        with open(path, "rb") as fh:
+            return b"\xef\xbb\xbf" if fh.read(3) == b"\xef\xbb\xbf" else b""
+    except OSError:
+        return b""
 
 
 def write(p: Plan) -> list[str]:
@@ -328,7 +345,7 @@ def write(p: Plan) -> list[str]:
             continue
         path = os.path.join(p.base, c.path)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, c.after.encode("utf-8"))
+        write_atomic(path, _bom(path) + c.after.encode("utf-8"))
         written.append(c.path)
     if p.record_after and p.record_before != p.record_after:
         write_atomic(p.record, p.record_after.encode("utf-8"))

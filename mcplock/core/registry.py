@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from mcplock.errors import UsageError
 from mcplock.packages import mcp_registry, server_json
-from mcplock.packages.pin import RegistryRef
+from mcplock.packages.pin import PackagePin, RegistryRef
 from mcplock.spec import ServerSpec
 
 Env = Mapping[str, str] | None
@@ -62,9 +62,13 @@ def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None) -
     if "/" in server or not server.strip():
         raise UsageError(f"`{server}` cannot be a server name (no `/`, not empty)")
     ref_ = RegistryRef(entry.name, entry.version, registry, server_json.repository(entry.server))
+    # an MCPB bundle is pinned by the entry itself (its fileSha256); the others by their registries
+    pin = (PackagePin("mcpb", str(launch.identifier), entry.version, f"sha256:{launch.file_sha256}")
+           if launch.registry_type == "mcpb" else None)
     spec = ServerSpec(name=server, transport=launch.transport,  # type: ignore[arg-type]
                       command=launch.command, args=tuple(launch.args), env=dict(launch.env),
-                      pass_env=tuple(launch.pass_env), url=launch.url, headers=dict(launch.headers), registry=ref_)
+                      pass_env=tuple(launch.pass_env), url=launch.url, headers=dict(launch.headers), registry=ref_,
+                      package=pin)
     return Resolved(entry, launch, spec, warnings)
 
 
@@ -82,6 +86,8 @@ def check_claims(specs: list[ServerSpec], environ: Env = None) -> None:
         if not isinstance(launch, Launch):  # what the entry names cannot be pinned: not run unpinned
             raise UsageError(f"cannot add {sp.registry.name} {sp.registry.version}: its package cannot be pinned "
                              f"({launch.reason})", hint="ask its publisher to fix the entry")
+        if launch.registry == "mcpb":  # the entry pins the bundle's sha256; the registry checked its source
+            continue
         name = f"{launch.name}:{launch.requested or 'latest'}" if launch.registry == "oci" else launch.name
         claims.check(sp.registry.name, launch.registry, name, launch.requested, environ)
 

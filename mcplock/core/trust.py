@@ -43,30 +43,11 @@ def store_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def machine_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
-    """A random secret of this user on this machine, beside the trust records (0600, made on
-    first use), for what mcplock keeps in shared places and must know it wrote itself: the lock
-    entries the guard remembers (mcplock/lock/one.py) are signed with it, so a cache directory
-    that others can write (a CI cache restored from another job) cannot feed the guard.
-    None when it can be neither read nor made (then nothing is remembered)."""
-    path = store_path(environ).with_name("machine.key")
-    for _ in range(2):
-        try:
-            data = path.read_bytes()
-            return data if len(data) >= 32 else None
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return None
-        try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            continue  # another process made it just now: read that one
-        except OSError:
-            return None
-        with os.fdopen(fd, "wb") as f:
-            f.write(os.urandom(32))
-    return None
+    """This user's machine key (:func:`mcplock.machine_key.machine_secret`, a leaf so that
+    lower layers, the package cache, can sign with it too)."""
+    from mcplock.machine_key import machine_secret as secret
+
+    return secret(environ)
 
 
 def project_key(lock_dir: str) -> str:
@@ -144,6 +125,13 @@ def describe(spec: ServerSpec) -> str:
             what += f"  (exchanges an ID token at {spec.auth.idp_token_endpoint}"
             what += f", authorization server {spec.auth.issuer})" if spec.auth.issuer else ")"
     line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
+    if spec.transport == "stdio":
+        from mcplock.packages.launchers import Launch, host_access, parse
+
+        launch = parse(spec.command, spec.args)
+        escapes = host_access(launch.options) if isinstance(launch, Launch) and launch.registry == "oci" else []
+        if escapes:
+            line += f"  — THE CONTAINER REACHES THE HOST: {sanitize(', '.join(escapes), 400)}"
     if spec.package is not None:  # what runs is the pin, whatever the command line asks for
         problem = spec.package.problem()
         line += f"  — runs the pinned {spec.package.registry} package {sanitize(spec.package.label, 200)}"
@@ -162,6 +150,9 @@ class TrustStore:
         self.path = path if path is not None else store_path(environ)
 
     def _read(self) -> dict[str, dict[str, str]]:
+        from mcplock.machine_key import require_private
+
+        require_private(self.path)  # a record others could write trusts nothing: it is refused, with the fix
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:

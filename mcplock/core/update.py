@@ -28,6 +28,7 @@ class Row:
     # it moves to, and the package version (image tag) that entry names
     new_ref: RegistryRef | None = None
     requested: str | None = None
+    new_command: tuple[str, list[str]] | None = None  # the newest entry's command line (stdio)
 
     def as_json(self) -> dict[str, object]:
         return {"server": self.server, "registry": self.registry, "package": self.package, "current": self.current,
@@ -59,6 +60,8 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
         launch.version = image_ref(launch.identifier, launch.version)[1]
     row.requested = launch.version
     row.new_ref = replace(ref, version=entry.version)
+    if launch.command is not None and srv.transport == "stdio":
+        row.new_command = (launch.command, list(launch.args))
     row.status = "up-to-date" if entry.version == ref.version and srv.package is not None else "behind"
     if srv.package is None and launch.registry_type is None:  # a remote: nothing to pin
         row.status = "up-to-date" if entry.version == ref.version else "behind"
@@ -74,7 +77,7 @@ def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row
     if srv.registry is not None:
         return _from_registry(srv, environ)
     launch = parse(srv.command, srv.args) if srv.transport == "stdio" else None
-    if not isinstance(launch, Launch):
+    if not isinstance(launch, Launch) or launch.registry == "mcpb":  # a bundle has no registry of its own
         return Row(srv.name)
     pin = srv.package
     row = Row(srv.name, launch.registry, pin.name if pin else launch.name, pin.version if pin else None)
@@ -119,6 +122,11 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
         if row.status not in ("behind", "unpinned") and not (row.status == "up-to-date" and row.server in again):
             continue
         spec = replace(by_name[row.server].as_launched(base), package=None)
+        if by_name[row.server].package is not None and by_name[row.server].package.registry == "mcpb":
+            row.status, row.error = "error", ProbeError(
+                "mcpb", f"the MCPB bundle of `{row.server}` moves with its entry's URL",
+                hint=f"run `mcplock remove {row.server}`, then `mcplock add {row.package} --name {row.server}`")
+            continue
         try:
             if row.status == "up-to-date":
                 row.status = "repinned"
@@ -161,13 +169,23 @@ def requested_pins(specs: list[Any], environ: Mapping[str, str] | None = None,
     return out, failed
 
 
-def record_registry(lockfile: str, refs: Mapping[str, RegistryRef]) -> None:
-    """The MCP Registry versions the moved servers now run (after their pins were written)."""
+def record_registry(lockfile: str, rows: list[Row], moved: Collection[str]) -> list[ServerEntry]:
+    """The MCP Registry entries the moved servers now run (after their pins were written): the
+    entry's version, and its command line, so that the command names the release the pin holds
+    (a command left asking for the old exact version would be re-pinned to it by `refresh`)."""
     from mcplock.lock.store import transaction
 
-    if not refs:
-        return
+    rows = [r for r in rows if r.new_ref is not None and r.server in moved]
+    if not rows:
+        return []
+    out: list[ServerEntry] = []
     with transaction(lockfile) as lock:
-        for name, ref in refs.items():
-            if name in lock.servers:
-                lock.servers[name].registry = ref
+        for r in rows:
+            cur = lock.servers.get(r.server)
+            if cur is None:
+                continue
+            cur.registry = r.new_ref
+            if r.new_command is not None and cur.transport == "stdio":
+                cur.command, cur.args = r.new_command[0], list(r.new_command[1])
+            out.append(cur)
+    return out

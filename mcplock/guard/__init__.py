@@ -42,12 +42,13 @@ def locked_server(lock: Lock, name: str, path: str) -> ServerEntry:
 
 def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeout: float | None = 120.0,
               strict: bool = False, client_name: str | None = None, client_version: str | None = None,
-              verbose: bool = False, say: Callable[[str], None] = lambda _: None) -> int:
+              verbose: bool = False, say: Callable[[str], None] = lambda _: None, policy: str | None = None) -> int:
     """Serve the locked server ``name`` to the host on stdin/stdout; the exit code.
 
     Nothing that imports asyncio comes before the server may run: once the lock, the trust
     record and the pin allow it, a stdio server is started at once and its start-up overlaps
     the rest of mcplock's (docs/performance.md, "The guard's start")."""
+    from mcplock import orgpolicy
     from mcplock.core import trust
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
@@ -55,6 +56,7 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     from mcplock.packages import prepare
     from mcplock.probe.launch import start_early
 
+    org = orgpolicy.resolve(policy)  # a broken policy: an error before the server starts (docs/policy.md)
     lock = load_one(lockfile, name, trust.machine_secret())  # its part: a large lock is not read whole each time
     srv = locked_server(lock, name, lockfile)
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
@@ -71,7 +73,7 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
         from mcplock.guard.relay import Guard
 
         guard = Guard(srv, spec, opts, lockfile=lockfile, strict=strict, request_timeout=request_timeout, say=say,
-                      started=started)
+                      started=started, org=org)
 
         async def main() -> int:
             asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)

@@ -14,14 +14,16 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import UI_SCHEME, read_result
+from mcplock.documents import LISTED, UI_SCHEME, read_result
 from mcplock.guard import evidence
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
+from mcplock.guard.modern import is_discover, opens_modern
 from mcplock.guard.relaying import Then, host_key
 from mcplock.guard.view import View
 from mcplock.guard.wellformed import is_id, rebuilt
 from mcplock.lock.model import Entry, ServerEntry
+from mcplock.param_headers import problems_over as header_problems
 from mcplock.policy import Decision, Host
 
 RESULT_FIELD = {"tool": "tools", "prompt": "prompts", "resource-template": "resourceTemplates", "skill": "skills",
@@ -51,6 +53,10 @@ class Handlers:
     next_id: int
     lists_served: int
     fresh: asyncio.Event | None
+    host_era: str | None
+    subscriptions: dict[Any, dict[str, Any]]
+    _calls_by_id: dict[tuple[str, Any], str]
+    _call_params: dict[tuple[str, Any], dict[str, Any]]
 
     if TYPE_CHECKING:  # the Guard's own and Relaying's (for type checkers only)
         def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
@@ -58,8 +64,16 @@ class Handlers:
         async def _initialize(self, msg: dict[str, Any]) -> None: ...
         def _send_up(self, msg: dict[str, Any]) -> None: ...
         def _relay(self, msg: dict[str, Any], then: Then | None = None) -> None: ...
-        async def _forward(self, msg: dict[str, Any], then: Then | None = None) -> dict[str, Any]: ...
+        async def _forward(self, msg: dict[str, Any], then: Then | None = None,
+                           rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]: ...
         async def _reverify(self, kinds: list[str]) -> list[str]: ...
+        def _answer_discover(self, msg: dict[str, Any]) -> None: ...
+        async def _open_modern(self, msg: dict[str, Any]) -> None: ...
+        def _listen(self, msg: dict[str, Any]) -> None: ...
+        def _end_listen(self, request_id: Any) -> None: ...
+        def _to_host(self, msg: dict[str, Any]) -> dict[str, Any]: ...
+        def _list_result(self, field: str, items: list[dict[str, Any]]) -> dict[str, Any]: ...
+        def _retry_refused(self, rid: Any, params: dict[str, Any]) -> bool: ...
 
     # --- host → guard -----------------------------------------------------------------------
 
@@ -71,6 +85,15 @@ class Handlers:
             else:
                 self.started = True
                 self.opening = self._spawn(self._initialize(msg))
+        elif is_discover(msg):  # answered at once from the lock, whatever the upstream is doing
+            self._answer_discover(msg)
+            if not self.started:
+                self.started = True
+                self.opening = self._spawn(self._open_modern(msg))
+        elif not self.started and opens_modern(msg):  # a modern host that skips discover
+            self.started = True
+            self.held.append(msg)
+            self.opening = self._spawn(self._open_modern(msg))
         elif not self.ready:
             self.held.append(msg)  # nothing reaches an unverified upstream
         else:
@@ -84,10 +107,14 @@ class Handlers:
             self._host_notification(msg)
         elif method == "tools/call":
             self._call(msg)
+        elif method == "subscriptions/listen" and self.host_era == "modern":
+            self._listen(msg)
         elif method in _LIST_KIND:
             self._spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
         elif method == "resources/list" and self.server.pin_resources:  # pinned: the lock's listing
             self._spawn(self._serve_list("resource", msg["id"]), msg["id"])
+        elif method == "resources/list" and self.server.items["ui"]:  # App documents: as locked
+            self._spawn(self._forward(msg, rewrite=self._ui_listing), msg["id"])
         elif method == "prompts/get":
             self._get_prompt(msg)
         elif method == "resources/read" and self._pinned_document(msg) is not None:
@@ -116,6 +143,9 @@ class Handlers:
             params = msg.get("params") or {}
             if not is_id(params.get("requestId")):
                 return
+            if params.get("requestId") in self.subscriptions:
+                self._end_listen(params.get("requestId"))
+                return
             k = host_key(params.get("requestId"))
             uid = self.forwarded.pop(k, None)
             pending = self.by_host_id.pop(k, None)
@@ -143,7 +173,10 @@ class Handlers:
             if self.lists_served > 1:  # a re-sent list: look again, never pass new text through
                 await self._reverify(["tool"])
         view = await self._current()
-        self.io.send(result(rid, {RESULT_FIELD[kind]: view.definitions(kind)}))
+        items = view.definitions(kind)
+        if kind == "tool":  # over Streamable HTTP a tool with invalid x-mcp-header is not usable
+            items = [d for d in items if not header_problems(self.up.spec, d)]  # type: ignore[attr-defined]
+        self.io.send(result(rid, self._list_result(RESULT_FIELD[kind], items)))
 
     def _get_prompt(self, msg: dict[str, Any]) -> None:
         if self._is_current():
@@ -180,6 +213,25 @@ class Handlers:
         if uri in self.server.items["content"] or (self.server.pin_resources and uri in self.server.items["resource"]):
             return "content", uri
         return None
+
+    def _ui_listing(self, out: dict[str, Any]) -> dict[str, Any]:
+        """A relayed ``resources/list`` answer with each ``ui://`` entry as the lock holds it (its
+        ``_meta.ui`` is the host's fallback CSP), or left out where the document is not served."""
+        res = out.get("result")
+        entries = res.get("resources") if isinstance(res, dict) else None
+        if not isinstance(entries, list) or self.view is None:
+            return out
+        kept = []
+        for e in entries:
+            uri = e.get("uri") if isinstance(e, dict) else None
+            if not isinstance(uri, str) or not (uri.startswith(UI_SCHEME) or uri in self.server.items["ui"]):
+                kept.append(e)
+                continue
+            entry = self.server.items["ui"].get(uri)
+            listed = entry.definition.get(LISTED) if entry is not None and isinstance(entry.definition, dict) else None
+            if isinstance(listed, dict) and self.view.item("ui", uri).allowed:
+                kept.append(listed)
+        return {**out, "result": {**res, "resources": kept}}
 
     def _read_document(self, msg: dict[str, Any]) -> None:
         if self._is_current():
@@ -240,10 +292,16 @@ class Handlers:
             return None
         name = params["name"]
         args = params.get("arguments", {})
+        if self._retry_refused(rid, params):
+            return None
         d = view.tool(name, self.host)
+        if d.allowed and header_problems(self.up.spec, self.server.tools[name].definition):  # type: ignore[attr-defined]
+            d = Decision("refuse", "invalid-mcp-header", f"`{self.server.name}/{name}` has invalid x-mcp-header "
+                         "annotations: a client must not use it over Streamable HTTP",
+                         f"disable it: `mcplock disable {self.server.name}/{name}`")
         if not d.allowed:
             self._note(f"refused:{name}:{d.code}", f"mcplock: refused a call: {d.message()}")
-            self.io.send(result(rid, refused_result(d)))
+            self.io.send(self._to_host(result(rid, refused_result(d))))
             return None
         entry = self.server.tools[name]
         errs = self.validators.errors(entry, {} if args is None else args)
@@ -252,6 +310,8 @@ class Handlers:
                                f"arguments for `{name}` do not match its locked schema: " + "; ".join(errs),
                                {"errors": errs}))
             return None
+        self._calls_by_id[host_key(rid)] = name  # until it is answered (a requestState, a legacy host's retry)
+        self._call_params[host_key(rid)] = params
         return d, entry
 
     async def _ask_then_call(self, msg: dict[str, Any], entry: Entry) -> None:

@@ -21,24 +21,27 @@ from mcplock.errors import ProbeError
 from mcplock.guard.calls import Validators
 from mcplock.guard.handlers import Handlers
 from mcplock.guard.hostio import SERVER_ERROR, HostIO, error, result
+from mcplock.guard.modern import ModernHost
 from mcplock.guard.relaying import Relaying, host_key
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import View, from_snapshot
 from mcplock.lock.model import ServerEntry
 from mcplock.policy import Host
+from mcplock.probe import era
 
-SUPPORTED_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+SUPPORTED_VERSIONS = era.LEGACY_VERSIONS  # what a legacy host may ask for in `initialize`
 
 
 def _advertised(caps: dict[str, Any], name: str) -> bool:
     return caps.get(name) not in (None, False)
 
 
-class Guard(Handlers, Relaying):
+class Guard(Handlers, Relaying, ModernHost):
     def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str, strict: bool = False,
                  request_timeout: float | None = 120.0, say: Callable[[str], None] = lambda _: None,
-                 io: HostIO | None = None, started: Any = None) -> None:
+                 io: HostIO | None = None, started: Any = None, org: Any = None) -> None:
         self.server = server
+        self.org = org  # the organisation's policy: the view refuses what it denies
         self.lockfile = lockfile
         self.strict = strict
         self.request_timeout = request_timeout
@@ -69,6 +72,11 @@ class Guard(Handlers, Relaying):
         self.fresh: asyncio.Event | None = None
         self.reverifying: asyncio.Lock | None = None
         self.done: asyncio.Event | None = None
+        self.host_era: str | None = None  # "legacy" (initialize) or "modern" (server/discover, the envelope)
+        self.subscriptions: dict[Any, dict[str, Any]] = {}  # a modern host's subscriptions/listen id -> filter
+        self.states: dict[str, str] = {}  # requestState -> the tool whose input_required result carried it
+        self._calls_by_id: dict[tuple[str, Any], str] = {}  # host id of a call in flight -> its tool
+        self._call_params: dict[tuple[str, Any], dict[str, Any]] = {}  # -> its params (a legacy host's retry)
 
     # --- the session ----------------------------------------------------------------------
 
@@ -106,28 +114,67 @@ class Guard(Handlers, Relaying):
 
     # --- initialize: verify first, answer then ---------------------------------------------
 
-    async def _initialize(self, msg: dict[str, Any]) -> None:
-        rid = msg["id"]
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        caps = params.get("capabilities") if isinstance(params.get("capabilities"), dict) else {}
+    def _host_said(self, caps: Any) -> dict[str, Any]:
+        """The host's capabilities (``initialize``'s, or a modern request's envelope): what the
+        guard may do with the host, and what it relays to the upstream."""
+        caps = caps if isinstance(caps, dict) else {}
         self.host_caps = caps
-        self.host = Host(elicitation=_advertised(caps, "elicitation"), strict=self.strict)
-        relayed = {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
-        wanted = params.get("protocolVersion")
+        from mcplock.client_capabilities import chosen
+
+        locked_as = chosen(None, self.server.client_capabilities)  # what the lock's probe declared
+        self.host = Host(elicitation=_advertised(caps, "elicitation"), strict=self.strict,
+                         lacks=tuple(c for c in locked_as if not _advertised(caps, c)))
+        return {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
+
+    async def _open_upstream(self, relayed: dict[str, Any], wanted: str | None,
+                             first: list[dict[str, Any]]) -> Any:
+        """Start and verify the upstream; the snapshot, or None when it could not be reached
+        (every request held, ``first`` among them, then has its error and the session ends)."""
         try:
-            snap = await self.up.open(relayed, wanted if wanted in SUPPORTED_VERSIONS else None)
+            snap = await self.up.open(relayed, wanted)
         except ProbeError as e:
             text = f"mcplock: server `{self.server.name}` could not be reached: {e.message}"
             self.say(text + (f"\nhint: {e.hint}" if e.hint else ""))
-            for m in [msg, *self.held]:
+            for m in [*first, *self.held]:
                 if "id" in m and "method" in m:
-                    self.io.send(error(m["id"], SERVER_ERROR, text, {"kind": e.kind, "hint": e.hint}))
+                    self.io.send(self._to_host(error(m["id"], SERVER_ERROR, text, {"kind": e.kind, "hint": e.hint})))
             self.exit_code = 3
             assert self.done is not None
             self.done.set()
-            return
-        self.view = from_snapshot(self.server, snap)
+            return None
+        self.view = from_snapshot(self.server, snap, self.org, self.host.lacks)
         self._report_hidden()
+        if era.is_modern(snap.protocol_version):  # its change notifications come only this way
+            self._spawn(self._listen_upstream(snap.capabilities))
+        return snap
+
+    def _now_ready(self) -> None:
+        self.ready = True
+        held, self.held = self.held, []
+        for m in held:  # in the order they came, with no await in between
+            self._dispatch(m)
+        early, self.up_held = self.up_held, []
+        for m in early:
+            self._from_upstream(m)
+
+    async def _open_modern(self, msg: dict[str, Any]) -> None:
+        """A modern host (server/discover, or a request with the envelope): verify, then serve what was held."""
+        self.host_era = "modern"
+        meta = msg.get("params", {}).get("_meta") if isinstance(msg.get("params"), dict) else None
+        caps = meta.get(era.CAPABILITIES_KEY) if isinstance(meta, dict) else None
+        if await self._open_upstream(self._host_said(caps), None, []) is not None:
+            self._now_ready()
+
+    async def _initialize(self, msg: dict[str, Any]) -> None:
+        rid = msg["id"]
+        self.host_era = "legacy"
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        relayed = self._host_said(params.get("capabilities"))
+        wanted = params.get("protocolVersion")
+        snap = await self._open_upstream(relayed, wanted if wanted in SUPPORTED_VERSIONS else None, [msg])
+        if snap is None:
+            return
+        # a legacy host is served at a legacy version whatever the upstream speaks
         version = snap.protocol_version if snap.protocol_version in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[-1]
         info = self.server.server_info or snap.server_info or {"name": self.server.name, "version": "0"}
         answer: dict[str, Any] = {"protocolVersion": version, "capabilities": self._capabilities(snap.capabilities),
@@ -136,13 +183,7 @@ class Guard(Handlers, Relaying):
         if instructions is not None:
             answer["instructions"] = instructions
         self.io.send(result(rid, answer))
-        self.ready = True
-        held, self.held = self.held, []
-        for m in held:  # in the order they came, with no await in between
-            self._dispatch(m)
-        early, self.up_held = self.up_held, []
-        for m in early:
-            self._from_upstream(m)
+        self._now_ready()
 
     def _capabilities(self, up: dict[str, Any]) -> dict[str, Any]:
         caps: dict[str, Any] = {}

@@ -66,12 +66,18 @@ class Relaying:
     host_gone: bool
     fresh: asyncio.Event | None
     reverifying: asyncio.Lock | None
+    host_era: str | None
+    _calls_by_id: dict[tuple[str, Any], str]
 
     if TYPE_CHECKING:  # the Guard's own (for type checkers only: a stub here would shadow them)
         def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
         def _host_id(self) -> str: ...
         def _report_hidden(self) -> None: ...
         def _note(self, key: str, text: str) -> None: ...
+        def _to_host(self, msg: dict[str, Any]) -> dict[str, Any]: ...
+        def _up_params(self, params: Any) -> Any: ...
+        def _notify_host(self, method: str) -> None: ...
+        def _bridged(self, key: tuple[str, Any], out: dict[str, Any]) -> bool: ...
 
     # --- host → upstream ------------------------------------------------------------------
 
@@ -86,7 +92,7 @@ class Relaying:
 
     def _relay(self, msg: dict[str, Any], then: Then | None = None) -> None:
         """Relay one host request: now when the upstream takes it at once, else in a task."""
-        started = self.up.request_now(msg["method"], msg.get("params"))
+        started = self.up.request_now(msg["method"], self._up_params(msg.get("params")))
         if started is None:
             self._spawn(self._forward(msg, then), msg["id"])
             return
@@ -120,16 +126,21 @@ class Relaying:
                 out = _answer(call.rid, self.up.answer(fut))
             except ProbeError as e:
                 out = _failed(call.rid, e)
-        self.io.send(out)
+        if self._bridged(call.key, out):
+            return  # a legacy host's call the server asked input for: the guard asks the host, then retries
+        self.io.send(self._to_host(out))
+        self._calls_by_id.pop(call.key, None)
         if call.then is not None:
             call.then(out)
 
-    async def _forward(self, msg: dict[str, Any], then: Then | None = None) -> dict[str, Any]:
-        """Relay one host request in a task; the host gets the upstream's answer or a prompt error."""
+    async def _forward(self, msg: dict[str, Any], then: Then | None = None,
+                       rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
+        """Relay one host request in a task; the host gets the upstream's answer (through
+        ``rewrite`` when given) or a prompt error."""
         rid, method = msg["id"], msg["method"]
         k = host_key(rid)
         try:
-            resp = await self.up.request(method, msg.get("params"), timeout=self.request_timeout,
+            resp = await self.up.request(method, self._up_params(msg.get("params")), timeout=self.request_timeout,
                                          on_id=lambda uid: self.forwarded.__setitem__(k, uid))
         except ProbeError as e:
             uid = self.forwarded.get(k)
@@ -139,9 +150,14 @@ class Relaying:
             out = _failed(rid, e)
         else:
             out = _answer(rid, resp)
+            if rewrite is not None:
+                out = rewrite(out)
         finally:
             self.forwarded.pop(k, None)
-        self.io.send(out)
+        if self._bridged(k, out):
+            return out
+        self.io.send(self._to_host(out))
+        self._calls_by_id.pop(k, None)
         if then is not None:
             then(out)
         return out
@@ -165,7 +181,16 @@ class Relaying:
             self.up_held.append(msg)
             return
         method = msg["method"]
+        if method == "notifications/subscriptions/acknowledged":
+            return  # the guard's own subscription upstream (a modern upstream)
         if kind == REQUEST:  # a server request (sampling, elicitation, roots, ping)
+            if self.host_era == "modern":  # a modern host takes no requests: answered here, harmlessly
+                from mcplock.probe._common import answer_server_request
+
+                self._note(f"server-request:{method}", f"mcplock: {self.server.name} asked the host "
+                           f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined")
+                self._send_up(answer_server_request(msg, "the host speaks MCP 2026-07-28"))
+                return
             if self.host_gone:
                 self._send_up(error(msg["id"], SERVER_ERROR, "the host closed the session"))
                 return
@@ -177,6 +202,8 @@ class Relaying:
             self._spawn(self._list_changed(_CHANGED[method]))
             if method != "notifications/resources/list_changed":
                 return  # resources are data: their own list_changed goes on to the host too
+            self._notify_host(method)
+            return
         if method == "notifications/cancelled":
             params = msg.get("params") or {}
             for hid, (who, uid) in list(self.waiting.items()):
@@ -188,7 +215,7 @@ class Relaying:
 
     async def _list_changed(self, kind: str) -> None:
         if await self._reverify([kind]):
-            self.io.send({"jsonrpc": "2.0", "method": LISTS[kind][2]})
+            self._notify_host(LISTS[kind][2])
 
     async def _reverify(self, kinds: list[str]) -> list[str]:
         """List ``kinds`` again and rebuild the view; the kinds whose visible part changed."""
@@ -204,7 +231,7 @@ class Relaying:
                     except ProbeError as e:
                         live[kind] = {}  # fail closed: nothing of this kind until it lists again
                         self.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: {e.message}")
-                self.view = View(self.server, live, old.live_instructions, old.offered)
+                self.view = View(self.server, live, old.live_instructions, old.offered, old.org, old.lacks)
                 changed = [k for k in KINDS if old.fingerprint(k) != self.view.fingerprint(k)]
                 if changed:
                     self._report_hidden()

@@ -32,7 +32,11 @@ from mcplock.guard.calls import Validators, drift_signal
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import View, from_snapshot
 from mcplock.lock.model import ServerEntry
+from mcplock.param_headers import problems_over as header_problems
 from mcplock.policy import Host
+
+MAX_ROUNDS = 8  # input_required answers of one call before mcplock stops retrying
+
 
 # (server, tool, arguments) -> approve? (may be async)
 Approver = Callable[[str, str, Any], "bool | Awaitable[bool]"]
@@ -62,7 +66,8 @@ class CallFailed(McplockError):
 
 class GuardedSession:
     def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str,
-                 approve: bool | Approver = False, on_elicit: elicit.Elicitor | None = None) -> None:
+                 approve: bool | Approver = False, on_elicit: elicit.Elicitor | None = None, org: Any = None) -> None:
+        self.org = org  # the organisation's policy: the view refuses what it denies
         self.server = server
         self.lockfile = lockfile
         self.approve = approve
@@ -88,7 +93,7 @@ class GuardedSession:
         except BaseException:
             await self.up.close()
             raise
-        self.view = from_snapshot(self.server, snap)
+        self.view = from_snapshot(self.server, snap, self.org)
 
     async def close(self) -> None:
         for t in list(self._tasks):
@@ -157,14 +162,28 @@ class GuardedSession:
             with contextlib.suppress(RuntimeError):
                 cm.reschedule(loop.time() + max(left, 0.0))
 
+    async def _input_responses(self, requests: Any) -> dict[str, Any]:
+        """The answers to an ``input_required`` result's ``inputRequests``: a question goes to
+        ``on_elicit`` (declined without it), roots are none; sampling cannot be answered (no
+        model) and is left out, which the server reads as "not given"."""
+        out: dict[str, Any] = {}
+        for key, req in (requests.items() if isinstance(requests, dict) else ()):
+            method = req.get("method") if isinstance(req, dict) else None
+            if method == "elicitation/create":
+                out[key] = await self._elicit(req.get("params"))
+            elif method == "roots/list":
+                out[key] = {"roots": []}
+        return out
+
     def _view(self) -> View:
         if self.view is None:
             raise UsageError("the session is not open", hint="use `async with mcplock.connect(NAME) as s:`")
         return self.view
 
     async def list_tools(self) -> list[dict[str, Any]]:
-        """The accepted definitions of the enabled tools that the server still serves unchanged."""
-        return self._view().definitions("tool")
+        """The accepted definitions of the enabled tools that the server still serves unchanged
+        (over Streamable HTTP, not those whose x-mcp-header annotations are invalid)."""
+        return [d for d in self._view().definitions("tool") if not header_problems(self.up.spec, d)]
 
     def instructions(self) -> str | None:
         return self._view().instructions()
@@ -177,6 +196,12 @@ class GuardedSession:
         if not d.allowed and d.code != "approval":
             raise Refused(f"mcplock refused `{self.server.name}/{name}`: {d.reason}", hint=d.fix, reason=d.code)
         entry = self.server.tools[name]
+        bad = header_problems(self.up.spec, entry.definition)
+        if bad:
+            raise Refused(f"mcplock refused `{self.server.name}/{name}`: its x-mcp-header annotations are invalid "
+                          f"({bad[0]}), and a client must not use such a tool over Streamable HTTP",
+                          hint=f"ask the server's maintainers to fix the tool, or `mcplock disable "
+                          f"{self.server.name}/{name}`", reason="invalid-mcp-header")
         errs = self.validators.errors(entry, args)
         if errs:
             raise InvalidArguments(f"arguments for `{self.server.name}/{name}` do not match its locked schema: "
@@ -190,9 +215,23 @@ class GuardedSession:
                 raise Refused(f"`{self.server.name}/{name}` needs approval on every call and it was not given",
                               hint=d.fix, reason="approval")
         seconds = timeout or self.up.opts.timeout
+        params: dict[str, Any] = {"name": name, "arguments": args}
         try:
             async with asyncio.timeout(seconds) as self._deadline:
-                resp = await self.up.request("tools/call", {"name": name, "arguments": args})
+                for _round in range(MAX_ROUNDS):
+                    resp = await self.up.request("tools/call", params)
+                    result = resp.get("result")
+                    if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
+                        break
+                    # a multi round-trip request (2026-07-28): answer what it asks, then the same
+                    # call again (a new id, the same accepted tool and arguments) with the answers
+                    params = {"name": name, "arguments": args,
+                              "inputResponses": await self._input_responses(result.get("inputRequests"))}
+                    if "requestState" in result:
+                        params["requestState"] = result["requestState"]
+                else:
+                    raise CallFailed(f"`{self.server.name}/{name}` asked for input {MAX_ROUNDS} times in a row: "
+                                     "mcplock stopped retrying", {"code": "input-rounds"})
         except TimeoutError:
             raise self.up.timed_out(seconds, "tools/call") from None
         finally:
@@ -214,7 +253,7 @@ class GuardedSession:
 def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Approver = False, timeout: float = 30.0,
                  client_name: str | None = None, client_version: str | None = None,
                  environ: Any = None, login: Callable[[str], None] | None = None,
-                 on_elicit: elicit.Elicitor | None = None) -> GuardedSession:
+                 on_elicit: elicit.Elicitor | None = None, policy: str | None = None) -> GuardedSession:
     """A :class:`GuardedSession` on the locked server ``name`` (not yet connected).
 
     ``on_elicit``: asked when the server asks the user a question (see the module docstring);
@@ -226,13 +265,18 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
 
     Raises :class:`~mcplock.errors.UntrustedError` when this machine has not trusted the
     server's launch spec in this project (`mcplock trust NAME`; in CI the lock is the
-    reviewed artefact)."""
+    reviewed artefact).
+
+    ``policy``: the organisation's policy file (default ``$MCPLOCK_POLICY``); a broken one is an
+    error before anything starts."""
+    from mcplock import orgpolicy
     from mcplock.core import trust
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
     from mcplock.lock.one import load_one
     from mcplock.packages import prepare
 
+    org = orgpolicy.resolve(policy, environ)
     lock = load_one(lockfile, name, trust.machine_secret(environ), environ)
     srv = locked_server(lock, name, lockfile)
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
@@ -247,4 +291,4 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)},
                environ=environ)
     spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
-    return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve, on_elicit=on_elicit)
+    return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve, on_elicit=on_elicit, org=org)

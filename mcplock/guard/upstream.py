@@ -107,7 +107,10 @@ class Upstream:
 
         try:
             async with asyncio.timeout(self.opts.timeout):
-                return await _session._list_all(self.transport, self.opts, *_session._LISTS[kind][1:])
+                items = await _session._list_all(self.transport, self.opts, *_session._LISTS[kind][1:])
+                if kind == "tools":  # the Mcp-Param-* headers of a call follow the tools as listed now
+                    self.transport.tools = {t["name"]: t for t in items}
+                return items
         except TimeoutError:
             raise self._timeout(self.opts.timeout, f"{_session._LISTS[kind][1]}") from None
         except ProbeError as e:

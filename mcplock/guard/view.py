@@ -10,7 +10,7 @@ live hash against the lock's) are not repeated on every call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcplock.errors import HashError
@@ -45,16 +45,23 @@ class View:
     live: dict[str, dict[str, str]]  # kind -> key -> live hash
     live_instructions: str | None = None  # hash of the live instructions (None: none sent)
     offered: dict[str, bool] = field(default_factory=dict)  # kind -> the upstream lists that kind
+    org: Any = None  # the organisation's policy (docs/policy.md): a tool it denies is neither listed nor called
+    lacks: tuple[str, ...] = ()  # capabilities the lock's client declared and this host does not (policy.Host)
     _decided: dict[tuple[Any, ...], Decision] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # --- decisions ------------------------------------------------------------------------
 
     def tool(self, name: str, host: Host | None = None, *, purpose: str = "call") -> Decision:
+        host = host or Host()
+        if self.org is not None and host.org is None:
+            host = replace(host, org=self.org)
+        if self.lacks and not host.lacks:
+            host = replace(host, lacks=self.lacks)
         key = ("tool", name, host, purpose)
         d = self._decided.get(key)
         if d is None:
             entry = self.server.tools.get(name)
-            d = decide_tool(self.server.name, name, entry, self.live["tool"].get(name), host or Host(),
+            d = decide_tool(self.server.name, name, entry, self.live["tool"].get(name), host,
                             purpose=purpose)  # type: ignore[arg-type]
             if entry is not None:  # only the lock's own names: a host cannot grow this
                 self._decided[key] = d
@@ -65,7 +72,7 @@ class View:
         d = self._decided.get(k)
         if d is None:
             entry = self.server.items[kind].get(key)
-            d = decide_item(self.server.name, kind, key, entry, self.live[kind].get(key))
+            d = decide_item(self.server.name, kind, key, entry, self.live[kind].get(key), Host(lacks=self.lacks))
             if entry is not None:
                 self._decided[k] = d
         return d
@@ -105,7 +112,8 @@ class View:
 
 def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[str, Any]],
           templates: list[dict[str, Any]], instructions: str | None, offered: dict[str, bool],
-          documents: dict[str, list[dict[str, Any]]] | None = None) -> View:
+          documents: dict[str, list[dict[str, Any]]] | None = None, org: Any = None,
+          lacks: tuple[str, ...] = ()) -> View:
     live = {"tool": live_hashes("tool", tools), "prompt": live_hashes("prompt", prompts),
             "resource-template": live_hashes("resource-template", templates)}
     for kind in ("resource", *DOCUMENT_KINDS):  # a pinned resource listing, the pinned documents
@@ -116,12 +124,13 @@ def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[s
             ins = definition_hash(instructions)
         except HashError:
             ins = "unhashable"
-    return View(server, live, ins, offered)
+    return View(server, live, ins, offered, org, lacks)
 
 
-def from_snapshot(server: ServerEntry, snap: Any) -> View:
+def from_snapshot(server: ServerEntry, snap: Any, org: Any = None, lacks: tuple[str, ...] = ()) -> View:
     caps = snap.capabilities or {}
     offered = {kind: caps.get(cap) not in (None, False)
                for kind, cap in (("tool", "tools"), ("prompt", "prompts"), ("resource-template", "resources"))}
     return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered,
-                 {"resource": snap.resources or [], "ui": snap.ui, "skill": snap.skills, "content": snap.contents})
+                 {"resource": snap.resources or [], "ui": snap.ui, "skill": snap.skills, "content": snap.contents}, org,
+                 lacks)

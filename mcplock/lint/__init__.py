@@ -25,14 +25,37 @@ Messages may quote an excerpt of untrusted text: hidden characters in an excerpt
 
 from __future__ import annotations
 
-from mcplock.lint.apps import RULES as APP_RULES
-from mcplock.lint.definition import lint_definition
-from mcplock.lint.finding import RULES, LintFinding, rename_finding
-from mcplock.lint.names import confusable_names
-from mcplock.lint.schema import classify_schema_change
-from mcplock.lint.servers import cross_references, foreign_tools, lint_servers, references, shadowing
+import importlib
+from typing import TYPE_CHECKING, Any
 
-RULES.update(APP_RULES)  # an MCP App document's rules (lint/apps.py)
+if TYPE_CHECKING:
+    from mcplock.lint.definition import lint_definition
+    from mcplock.lint.finding import RULES, LintFinding, rename_finding
+    from mcplock.lint.names import confusable_names
+    from mcplock.lint.schema import classify_schema_change
+    from mcplock.lint.servers import cross_references, foreign_tools, lint_servers, references, shadowing
+
+# name -> its module: imported on first use, so that `mcplock.lint.cache` (check's warm path) loads
+# no rule module at all
+_WHERE = {
+    "lint_definition": "definition", "RULES": "finding", "LintFinding": "finding", "rename_finding": "finding",
+    "confusable_names": "names", "classify_schema_change": "schema", "cross_references": "servers",
+    "foreign_tools": "servers", "lint_servers": "servers", "references": "servers", "shadowing": "servers",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcplock.lint' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"mcplock.lint.{module}"), name)
+    if name == "RULES":  # every rule, an MCP App document's (lint/apps.py) included
+        from mcplock.lint.apps import RULES as APP_RULES
+
+        value = {**value, **APP_RULES}
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "RULES",

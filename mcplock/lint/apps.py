@@ -10,17 +10,22 @@ one and report only what is new:
   ``sendBeacon``, ``WebSocket``, ``EventSource``, XHR ``open`` or form ``action`` uses it);
 - ``app-csp-widened``: a domain added to ``_meta.ui.csp`` (connect, resource, frame, base-uri);
 - ``app-permission``: a device permission newly requested in ``_meta.ui.permissions``;
-- ``app-domain``: the dedicated origin (``_meta.ui.domain``) changed.
+- ``app-domain``: the dedicated origin (``_meta.ui.domain``) changed;
+- the character family's findings (bidi controls, zero-width and tag characters, terminal
+  escapes): code that reads differently from how it runs (Trojan Source) hides from review.
 
-A new document (no accepted one) gets the same findings one step lower, capped at ``medium``:
-news for the reviewer, never a block on ``add``. Pure; regular expressions only.
+A new document (no accepted one) gets the same ``app-`` findings capped at ``medium``: news for
+the reviewer, never a block on ``add`` (hidden characters keep their severity). Pure; regular expressions only.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any
 
+from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding
 from mcplock.severity import CRITICAL, HIGH, MEDIUM
 
@@ -44,21 +49,33 @@ _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomain
 _LOWER = {CRITICAL: MEDIUM, HIGH: MEDIUM, MEDIUM: MEDIUM}
 
 
+def _one(c: Any) -> str | None:
+    """A content object's text; a ``blob`` decoded (an App may ship its HTML base64-encoded)."""
+    if not isinstance(c, dict):
+        return None
+    if isinstance(c.get("text"), str):
+        return c["text"]
+    if isinstance(c.get("blob"), str):
+        try:
+            return base64.b64decode(c["blob"], validate=False).decode("utf-8", "replace")
+        except (ValueError, binascii.Error):
+            return None
+    return None
+
+
 def _text(d: Any) -> str:
     if not isinstance(d, dict):
         return ""
-    if isinstance(d.get("text"), str):
-        text: str = d["text"]
-        return text
-    parts = [c.get("text") for c in d.get("contents", []) if isinstance(c, dict)] \
-        if isinstance(d.get("contents"), list) else []
-    return "\n".join(p for p in parts if isinstance(p, str))
+    if "text" in d or "blob" in d:
+        return _one(d) or ""
+    parts = [_one(c) for c in d["contents"]] if isinstance(d.get("contents"), list) else []
+    return "\n".join(p for p in parts if p is not None)
 
 
 def _ui(d: Any) -> dict[str, Any]:
-    meta = d.get("_meta") if isinstance(d, dict) else None
-    ui = meta.get("ui") if isinstance(meta, dict) else None
-    return ui if isinstance(ui, dict) else {}
+    from mcplock.documents import effective_ui
+
+    return effective_ui(d)
 
 
 def _origin(url: str) -> str:
@@ -95,6 +112,8 @@ def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
             found.append(LintFinding("app-network-destination", CRITICAL, f"sends data to {o}", "text"))
         else:
             found.append(LintFinding("app-network-destination", HIGH, f"names {o}", "text"))
+    seen = {sig for _f, sig in char_findings(before, "text")} if before else set()
+    found += [f for f, sig in char_findings(text, "text") if sig not in seen]
     ui, old_ui = _ui(new), _ui(old)
     for key in _CSP_KEYS:
         for dom in sorted(_domains(ui, key) - _domains(old_ui, key)):
@@ -105,5 +124,6 @@ def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
         found.append(LintFinding("app-domain", HIGH, f"its origin changed from {old_ui.get('domain')!r} to "
                                  f"{ui.get('domain')!r}", "_meta.ui.domain"))
     if old is None:
-        found = [LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where) for f in found]
+        found = [LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where)
+                 if f.rule.startswith("app-") else f for f in found]  # hidden characters stay what they are
     return found

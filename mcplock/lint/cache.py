@@ -54,6 +54,26 @@ def cache_dir(environ: Any = None) -> Path | None:
     return paths.cache_dir("lint", "MCPLOCK_LINT_CACHE", environ)
 
 
+def _write(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` atomically; False (and nothing written) on any OSError."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".lint.", suffix=".tmp", dir=path.parent)
+    except OSError:
+        return False
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
+
+
 class LintCache:
     """Findings and tool-name-like words per (kind, content hash), for one rules version."""
 
@@ -112,26 +132,73 @@ class LintCache:
             others = [k for k in entries if k not in self._used]  # oldest first: new keys are appended
             keep = self._used.union(others[max(0, len(others) - max(0, MAX_ENTRIES - len(self._used))):])
             entries = {k: v for k, v in entries.items() if k in keep}
-        import tempfile
-
         data = json.dumps({"rules": rules_version(), "entries": entries}, separators=(",", ":")).encode()
-        with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".lint.", suffix=".tmp", dir=self.path.parent)
-            try:
-                with os.fdopen(fd, "wb") as f:
-                    f.write(data)
-                os.replace(tmp, self.path)
-            except OSError:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                return
+        if _write(self.path, data):
             self._prune()
 
     def _prune(self) -> None:
         assert self.path is not None
         cutoff = time.time() - STALE_DAYS * 86400
-        for p in self.path.parent.glob("lint-*.json"):
+        for p in [*self.path.parent.glob("lint-*.json"), *self.path.parent.glob("locks-*.json")]:
             with contextlib.suppress(OSError):
                 if p != self.path and p.stat().st_mtime < cutoff:
                     p.unlink()
+
+
+MAX_LOCKS = 32  # lock verdicts kept (a few branches of a few projects)
+
+
+def lock_digest(items: list[tuple[str, str, str, str]]) -> str:
+    """The digest of a lock's accepted items: every (server, kind, key, verified content hash)."""
+    h = hashlib.sha256()
+    for item in sorted(items):
+        h.update("\0".join(item).encode() + b"\n")
+    return h.hexdigest()
+
+
+class LockVerdicts:
+    """The critical rules per accepted item of a whole lock, keyed by :func:`lock_digest`: the lint
+    of every item and the cross-server pass are functions of the items and their hashes, so a lock
+    whose items are all unchanged (the usual pre-commit run) reads one entry, not one per item.
+    ``$MCPLOCK_CACHE_DIR/lint/locks-<rules version>.json``; a value that does not parse is ignored."""
+
+    def __init__(self, directory: Path | None):
+        self.path = directory / f"locks-{rules_version()}.json" if directory else None
+        self._entries: dict[str, Any] = {}
+        if self.path is not None:
+            with contextlib.suppress(OSError, ValueError):
+                data = json.loads(self.path.read_bytes())
+                if isinstance(data, dict) and isinstance(data.get("locks"), dict):
+                    self._entries = data["locks"]
+
+    @classmethod
+    def open(cls) -> LockVerdicts | None:
+        try:
+            directory = cache_dir()
+            return cls(directory) if directory is not None else None
+        except OSError:
+            return None
+
+    def get(self, digest: str) -> dict[tuple[str, str, str], list[str]] | None:
+        """(server, kind, key) -> the critical rules of that item (items without any left out)."""
+        value = self._entries.get(digest)
+        if not isinstance(value, dict):
+            return None
+        out: dict[tuple[str, str, str], list[str]] = {}
+        for k, rules in value.items():
+            parts = k.split("\0") if isinstance(k, str) else []
+            if len(parts) != 3 or not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+                return None
+            out[(parts[0], parts[1], parts[2])] = rules
+        return out
+
+    def put(self, digest: str, verdict: dict[tuple[str, str, str], list[str]]) -> None:
+        """Remember ``verdict`` for ``digest`` and write the file (the oldest entries beyond
+        :data:`MAX_LOCKS` dropped; a failure is silent)."""
+        if self.path is None:
+            return
+        self._entries.pop(digest, None)
+        self._entries[digest] = {"\0".join(k): v for k, v in verdict.items()}
+        keep = list(self._entries)[-MAX_LOCKS:]
+        data = {"rules": rules_version(), "locks": {k: self._entries[k] for k in keep}}
+        _write(self.path, json.dumps(data, separators=(",", ":")).encode())

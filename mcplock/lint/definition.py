@@ -1,50 +1,40 @@
-"""Lint of one definition: every string in it, keys included, through each text family
-(characters, instruction-like text, secrets paths and URLs), plus the annotations of a
-changed tool. Findings are cached per string: schemas repeat the same text a lot.
+"""Lint of one definition: every string in it, keys included, through the characters family
+(on the raw string) and the one text pipeline (:mod:`mcplock.lint.pipeline`), plus what the
+definition's shape says: new required parameters that ask for a credential, the annotations
+of a changed tool. Findings are cached per string: schemas repeat the same text a lot.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from mcplock.lint.annotations import annotation_findings
 from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.headers import header_findings
-from mcplock.lint.instructions import instruction_findings
-from mcplock.lint.secrets import payload_findings, secret_findings
-from mcplock.lint.text import clean, root, strings, texts
+from mcplock.lint.names import pattern_name
+from mcplock.lint.params import credential_findings
+from mcplock.lint.pipeline import text_findings
+from mcplock.lint.text import root, strings, texts
 from mcplock.param_headers import ANNOTATION
 from mcplock.severity import rank
-
-
-def _text_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
-    if len(s) < 4:
-        return
-    t = clean(s)
-    low = t.lower()
-    yield from instruction_findings(t, low, where)
-    yield from secret_findings(t, low, where)
-    yield from payload_findings(t, where)
-
 
 _HERE = "\x00where\x00"  # stands for the JSON path in cached findings
 
 
 @functools.lru_cache(maxsize=32768)
-def _cached_char(s: str) -> tuple[tuple[LintFinding, tuple[Any, ...]], ...]:
+def _cached_char(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
     return tuple(char_findings(s, _HERE))
 
 
 @functools.lru_cache(maxsize=32768)
-def _cached_text(s: str) -> tuple[tuple[LintFinding, tuple[Any, ...]], ...]:
-    return tuple(_text_findings(s, _HERE))
+def _cached_text(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
+    return tuple(text_findings(s, _HERE))
 
 
-def _placed(found: tuple[tuple[LintFinding, tuple[Any, ...]], ...],
-            where: str) -> list[tuple[LintFinding, tuple[Any, ...]]]:
+def _placed(found: tuple[tuple[LintFinding, tuple], ...], where: str) -> list[tuple[LintFinding, tuple]]:
     """Cached findings of one string, put at ``where`` (schemas repeat the same strings a lot)."""
     out = []
     for f, sig in found:
@@ -61,14 +51,15 @@ def _quiet(s: str) -> bool:
 
 def quiet(strings: Iterable[str]) -> bool:
     """No family finds anything in any of ``strings`` (a definition's :func:`texts`): then
-    :func:`lint_definition` without ``old`` finds nothing either."""
+    :func:`lint_definition` without ``old`` finds nothing either, but a tool's ``pattern-name``
+    (:func:`mcplock.lint.names.pattern_name`, which looks at the name alone)."""
     return all(_quiet(s) for s in set(strings))
 
 
-def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple[Any, ...]]]:
+def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple]]:
     if quiet(texts(definition)):  # most definitions: no path walk at all
         return []
-    out: list[tuple[LintFinding, tuple[Any, ...]]] = []
+    out: list[tuple[LintFinding, tuple]] = []
     seen_text: set[tuple[str, str]] = set()
     for where, s in strings(definition, root(definition)):
         found = _cached_char(s)
@@ -78,11 +69,16 @@ def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple[Any, ...]]
             seen_text.add((where, s))
             found = _cached_text(s)
             if found:
-                out.extend(_placed(found, where))
+                out.extend(p for p in _placed(found, where) if not _template_url(p[0], where))
     return out
 
 
-def _sig(f: LintFinding, sig: tuple[Any, ...]) -> tuple[Any, ...]:
+def _template_url(f: LintFinding, where: str) -> bool:
+    """A resource template's own URI template: placeholders are what it is made of."""
+    return f.rule == "exfiltration-url" and where == "uriTemplate" and "placeholder" in f.message
+
+
+def _sig(f: LintFinding, sig: tuple) -> tuple:
     return (f.rule, f.where, sig)
 
 
@@ -104,9 +100,11 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
         before = {_sig(f, s) for f, s in _raw(kind, old)}
         found = [(f, s) for f, s in found if _sig(f, s) not in before]
     out = [f for f, _ in found]
+    out.extend(credential_findings(kind, definition, old))
     if kind == "tool" and old is not None:
         out.extend(annotation_findings(old, definition))
     if kind == "tool":
         out.extend(header_findings(definition, old))
+        out.extend(pattern_name(definition))
     out.sort(key=lambda f: (rank(f.severity), f.where, f.rule))
     return out

@@ -3,7 +3,8 @@
 ``list`` and ``add`` use this so a poisoned server is flagged before anyone accepts it:
 each entry is judged on the definition it shows — the pending proposal when there is
 one (against the accepted definition for a change), else the accepted one — and tools
-are checked across servers for shadowing and cross-server references.
+are checked across servers for shadowing and cross-server references; a new tool also
+against the hosts' own tools (``read_file``, ``Bash`` …).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.lint import LintFinding, lint_definition, lint_servers
 from mcplock.lint.definition import quiet
-from mcplock.lint.servers import mentions
+from mcplock.lint.names import pattern_name
+from mcplock.lint.params import credential_findings
+from mcplock.lint.servers import builtin_shadowing, mentions
 from mcplock.lint.text import texts
 from mcplock.lock.model import Entry, ServerEntry
 
@@ -50,7 +53,8 @@ def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = No
                 hit = cache.get(e.kind, h)
                 if hit is None:
                     strings = texts(d)  # one walk for both
-                    found = [] if quiet(strings) else lint_definition(e.kind, d)
+                    found = ([*credential_findings(e.kind, d), *(pattern_name(d) if e.kind == "tool" else [])]
+                             if quiet(strings) else lint_definition(e.kind, d))
                     hit = (found, mentions(strings) if e.kind == "tool" else frozenset())
                     cache.put(e.kind, h, *hit)
                 found = hit[0]
@@ -58,6 +62,9 @@ def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = No
                     words[(srv.name, e.key)] = hit[1]
             else:
                 found = lint_definition(e.kind, d, old=old, name=e.key)
+            if e.kind == "tool" and e.pending is not None and e.pending.change == "new":
+                shadow = builtin_shadowing(e.key)  # a tool about to be accepted, named like a host's own
+                found = [*found, shadow] if shadow is not None else found
             if found:
                 out[(srv.name, e.kind, e.key)] = found
             if e.kind == "tool":

@@ -29,13 +29,18 @@ RULES: dict[str, str] = {
                    "what a terminal shows.",
     "unusual-unicode": "Private-use, unassigned, surrogate or line/paragraph-separator code points that may "
                        "render as nothing.",
-    "hidden-instructions": "Instruction-like text aimed at the model: <IMPORTANT>/<SYSTEM> tags, \"ignore previous "
-                           "instructions\", \"do not tell the user\", chat-template tokens, chaining orders.",
+    "hidden-instructions": "Instruction-like text aimed at the model, in any language of the table (English, Chinese, "
+                           "Spanish, German, French, Japanese, Portuguese, Russian, Korean) and in decoded disguises: "
+                           "<IMPORTANT>/<SYSTEM> tags, \"ignore previous instructions\", \"do not tell the user\", "
+                           "orders to send the user's data away, claims on other servers' tools, chat-template tokens.",
     "sensitive-path": "Names a secrets location (~/.ssh, id_rsa, .aws/credentials, .env, /etc/passwd, .npmrc, "
                       ".netrc, gh config, keychain, MCP host configs); critical with a read/send verb.",
-    "exfiltration-url": "Tells the model to send or upload data to a URL.",
-    "new-url": "A URL that the accepted definition did not have (schema references aside): where a changed "
-               "definition may now send the model or its data.",
+    "exfiltration-url": "A URL shaped for exfiltration: a placeholder for data in it, an order to send, post or "
+                        "fetch it, or an order to render it as an image or link. A plain link is no signal.",
+    "disguised-text": "Text disguised from a reviewer: letter-spaced words, ROT13, reversed text, words mixing "
+                      "scripts with look-alike letters (the message says what it reads).",
+    "credential-parameter": "A new required parameter that asks for a credential (api_key, password, token, "
+                            "\"your API key\"): the model will ask the user for a secret and send it to the server.",
     "encoded-blob": "A long base64 or hex run, or a data: URI, in text the model reads: a payload a reviewer "
                     "cannot read.",
     "tracking-image": "A Markdown or HTML image loaded from a URL: rendering it sends a request (and whatever "
@@ -44,12 +49,15 @@ RULES: dict[str, str] = {
                        "true→false. Annotations are self-declared and never trusted.",
     "annotations-declared": "Annotations declared for the first time; they are self-declared by the server, "
                             "not trusted, and leave the tool's approval unchanged.",
-    "tool-shadowing": "A tool name that another server also offers (or one that differs only in case or "
-                      "separators): the model may call the wrong one.",
+    "tool-shadowing": "A tool name that another server also offers, or a host's own tool (read_file, Bash, "
+                      "apply_patch …), or one that differs only in case or separators: the model may call the "
+                      "wrong one.",
     "confusable-name": "A tool name that looks like another tool's (Unicode confusables, e.g. a Cyrillic "
                        "letter in a Latin name), on the same server or another one.",
     "mixed-script-name": "A tool name that mixes scripts with look-alike letters, though it imitates no tool "
                          "in view.",
+    "pattern-name": "A tool name with a character hosts' permission rules read as a pattern (`*`, `?`): "
+                    "`Mcp(srv:*)` would run every tool of the server, so `export` writes no rule for it.",
     "lookalike-package": "A server's package name that looks like a well-known MCP package's (confusable "
                          "characters, or one edit away), named before anything is installed (docs/pins.md).",
     "cross-server-reference": "A definition that names another server's tool: critical when it claims or "

@@ -1,72 +1,84 @@
-"""Lint family: instruction-like text aimed at the model.
+"""Lint family: instruction-like text aimed at the model, in every language of the table.
 
-``<IMPORTANT>``/``<SYSTEM>`` tags, "ignore previous instructions", "do not tell the user",
-precondition orders ("before using this tool, read …"), chat-template control tokens
-(``critical``), and HTML comments, hidden when rendered but read by the model (``high``).
-Judged on the text as the model reads it (:func:`mcplock.lint.text.clean`).
+The orders of :mod:`mcplock.lint.languages` — "ignore previous instructions", "do not tell the
+user", "before using this tool, read …", "forward every customer's address to …", text that
+claims another server's tools, ``<IMPORTANT>`` tags, chat-template tokens — are ``critical``;
+an HTML comment, hidden when rendered but read by the model, is ``high``. Judged on the text as
+the model reads it (:func:`mcplock.lint.text.clean`) and on each decoded reading of it
+(:mod:`mcplock.lint.disguises`): ``how`` then names the disguise undone.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.lint.text import excerpt
-from mcplock.severity import CRITICAL, HIGH
+from mcplock.lint.languages import ORDERS, Compiled, compiled, has_keys, tried
+from mcplock.lint.text import SENTENCE, excerpt, lazy
+from mcplock.severity import HIGH
 
-_TAG_NAMES = (r"important|system|sys|instructions?|secret|hidden|admin|critical|context|prompt|assistant"
-              r"|system[_-]?prompt|user[_-]?instructions?|tool[_-]?instructions?|override|priority")
-# (pattern, what it is, substrings of the lowercased text one of which it needs: a cheap pre-check)
-_INSTRUCTION_PATTERNS: list[tuple[re.Pattern[str], str, tuple[str, ...]]] = [
-    (re.compile(p, re.I), m, k) for p, m, k in [
-    (rf"<\s*/?\s*(?:{_TAG_NAMES})\s*>", "a model-directed tag", ("<",)),
-    (r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
-     r"(?:previous|prior|above|earlier|preceding|former|other|system)\s+"
-     r"(?:instructions?|prompts?|directions?|rules|messages|context|guidelines)", "an order to ignore instructions",
-     ("ignore", "disregard", "forget", "override")),
-    (r"\b(?:do\s+not|don'?t|never|must\s+not|should\s+not)\s+(?:"
-     r"(?:tell|inform|notify|alert|warn)\s+(?:(?:this|that|it|anything)\s+to\s+)?(?:the\s+)?users?\b"
-     r"(?=\s*(?:[.,;:!)\]>]|$|(?:about|that|this|anything|what|you|we|it|how|why|if|where)\b))"
-     r"|(?:tell|inform|notify|alert)\s+(?:the\s+)?users?\s+(?:about|of)\s+(?:this|that|it)\b"
-     r"|(?:mention|reveal|disclose|show|say|explain|report)\s+(?:this|that|it|anything|any\s+of\s+this|these\s+\w+"
-     r"|this\s+\w+|(?:this|that|the)\s+(?:step|instruction|note|action|request)s?)\s+to\s+(?:the\s+)?users?\b)",
-     "an order to keep something from the user", ("user",)),
-    (r"\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?users?\b",
-     "an order to keep something from the user", ("without",)),
-    (r"\b(?:hide|conceal|keep)\s+(?:this|it|that|these)\s+(?:secret\s+)?from\s+(?:the\s+)?users?\b",
-     "an order to keep something from the user", ("from",)),
-    (r"\bthe\s+user\s+(?:must|should|need)\s*(?:not|n'?t)\s+(?:know|see|be\s+told|find\s+out)\b",
-     "an order to keep something from the user", ("user",)),
-    (r"\bbefore\s+(?:using|calling|invoking|running|executing)\s+(?:this|the|any|these)\s+tools?\b[^.\n]{0,60}?"
-     r"\b(?:read|call|send|fetch|invoke|pass|upload|include|cat)\b",
-     "a precondition order aimed at the model", ("before",)),
-    (r"\byou\s+(?:must|have\s+to|need\s+to|are\s+required\s+to)\s+(?:first\s+|always\s+|also\s+)?(?:call|invoke|run|read)\b",
-     "an order to call or read something first", ("you",)),
-    (r"\bpass\s+(?:its|their|the|this|that)\s+(?:full\s+)?contents?\b",
-     "an order to pass file contents along", ("pass",)),
-    (r"\b(?:reveal|print|output|repeat|leak|disclose)\b[^.\n]{0,20}\b(?:your|the)\s+system\s+prompt\b",
-     "an attempt to extract the system prompt", ("system",)),
-    (r"\[/?INST\]|<\|im_(?:start|end|sep)\|>|<\|(?:system|user|assistant|endoftext|eot_id|start_header_id)\|>"
-     r"|<<\s*/?SYS\s*>>|<\s*/?\s*(?:start_of_turn|end_of_turn)\s*>", "a chat-template control token", ("[", "<")),
-]]
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_HTML_COMMENT = lazy(r"<!--.*?-->", re.S)
+# where data is sent: a URL, an e-mail address, or an unnamed place of the writer's
+DESTINATION = lazy(
+    r"\b(?:https?|wss?|ftp)://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)*(?:\.[A-Za-z]{2,}|…)"
+    r"|\b(?:our|my|the\s+following)\s+(?:server|endpoint|webhook|url|collector)\b", re.I)
 
 
-def instruction_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
-    """Findings in ``t`` (cleaned text; ``low`` its lower case), each with its signature."""
-    seen: set[str] = set()
-    for pat, what, keys in _INSTRUCTION_PATTERNS:
-        if not any(k in low for k in keys):
+def _may_send(low: str) -> bool:
+    """Whether ``low`` (lower-cased text) could hold a :data:`DESTINATION` at all."""
+    return "://" in low or "@" in low or "our " in low or "my " in low or "following" in low
+
+
+def _exfiltration(lang: Compiled, t: str) -> tuple[int, int] | None:
+    """A sentence that orders data sent to a destination: a send verb and the destination (in any
+    order), and the user's data named in it."""
+    if lang.send is None or lang.data is None or lang.send.search(t) is None:
+        return None
+    for sent in SENTENCE.finditer(t):
+        s = sent.group(0)
+        verb = lang.send.search(s)
+        dest = DESTINATION.search(s) if verb is not None else None
+        if verb is None or dest is None:
             continue
-        m = pat.search(t)
-        if m and what not in seen:
-            seen.add(what)
-            yield (LintFinding("hidden-instructions", CRITICAL, f"instruction-like text aimed at the model "
-                               f"({what}): {excerpt(t, m.start(), m.end())}", where),
-                   ("hidden-instructions", what, m.group(0).lower()))
-    m = _HTML_COMMENT.search(t) if "<!--" in t else None
+        # in any order (Japanese and Korean put the verb last); the data named outside the destination
+        if lang.data.search(s[:dest.start()] + " " + s[dest.end():]) is not None:
+            a, b = min(verb.start(), dest.start()), max(verb.end(), dest.end())
+            return sent.start() + a, sent.start() + b
+    return None
+
+
+def orders(t: str, low: str) -> Iterator[tuple[str, str, int, int]]:
+    """(rule, language, start, end) for each order in ``t`` (``low``: its lower case), one per rule."""
+    seen: set[str] = set()
+    for lang in compiled():
+        if not tried(lang, t, low):
+            continue
+        for rule, pat, keys in lang.orders:
+            if rule in seen or not has_keys(keys, low):
+                continue
+            m = pat.search(t)
+            if m is not None:
+                seen.add(rule)
+                yield rule, lang.name, m.start(), m.end()
+        if "exfiltrate" not in seen and _may_send(low):
+            span = _exfiltration(lang, t)
+            if span is not None:
+                seen.add("exfiltrate")
+                yield "exfiltrate", lang.name, *span
+
+
+def instruction_findings(t: str, low: str, where: str, how: str = "") -> Iterator[tuple[LintFinding, tuple]]:
+    """Findings in ``t`` (cleaned text, or a decoded reading of it when ``how`` names the
+    disguise undone; ``low`` its lower case), each with its signature."""
+    for rule, lang, a, b in orders(t, low):
+        what, severity = ORDERS[rule]
+        in_lang = f", in {lang}" if lang not in ("English", "*") else ""
+        decoded = f", decoded from {how}" if how else ""
+        yield (LintFinding("hidden-instructions", severity, f"instruction-like text aimed at the model "
+                           f"({what}{in_lang}){decoded}: {excerpt(t, a, b)}", where),
+               ("hidden-instructions", what, t[a:b].lower()))
+    m = _HTML_COMMENT.search(t) if "<!--" in t and not how else None
     if m and m.group(0).strip("<!-> \n\t"):
         yield (LintFinding("hidden-instructions", HIGH, f"an HTML comment (hidden when rendered, read by the model): "
                            f"{excerpt(t, m.start(), m.end(), 20)}", where), ("html-comment", m.group(0)))

@@ -1,4 +1,5 @@
-"""Lint family: tool names that look like another tool's (Unicode TR39 confusables).
+"""Lint family: tool names that look like another tool's (Unicode TR39 confusables), or like a
+pattern in a host's permission rules (``pattern-name``).
 
 ``reаd_file`` with a Cyrillic ``а`` beside ``read_file``, within one server or across the
 servers of a lock: the model (and a reviewer) reads two names as one, so the call can go to
@@ -56,6 +57,25 @@ def _mixed(name: str) -> bool:
     from confusable_homoglyphs import confusables
 
     return bool(confusables.is_dangerous(name, preferred_aliases=_PREFERRED))
+
+
+#: characters hosts' permission rules read as syntax: `*` and `?` are wildcards (Cursor,
+#: Claude Code, opencode); parentheses close Cursor's `Mcp(S:T)`, and Gemini CLI's `includeTools`
+#: entry `T(…)` names the tool `T` (its isEnabled matches `tool.startsWith(name + "(")`)
+PATTERN = re.compile(r"[*?()]")
+
+
+def pattern_name(definition: Any) -> list[LintFinding]:
+    """``pattern-name`` (high): a tool name with a character hosts' permission rules read as a
+    pattern (``*``, ``?``, parentheses). ``Mcp(srv:*)`` or ``srv:*`` in a host's allowlist names every tool
+    of the server: ``mcplock export`` writes no rule for such a tool
+    (:mod:`mcplock.hosts.export.safety`), and a reviewer should know why."""
+    name = definition.get("name") if isinstance(definition, dict) else None
+    if not isinstance(name, str) or not PATTERN.search(name):
+        return []
+    return [LintFinding("pattern-name", HIGH,
+                        f"tool name `{_escaped(name)}` holds a character hosts' permission rules read as a pattern "
+                        "(`Mcp(srv:*)` runs every tool of the server); mcplock exports no rule for it", "name")]
 
 
 def _escaped(name: str) -> str:

@@ -1,25 +1,22 @@
-"""Lint family: secrets locations, exfiltration URLs and payloads hidden in text.
+"""Lint family: secrets locations and payloads hidden in text.
 
 A path into a secrets location (``~/.ssh``, ``id_rsa``, ``.aws/credentials``, ``.env``,
 keychains, MCP host configs …) is ``high``, ``critical`` when its sentence holds an
-imperative read/send verb; an order to send data to a URL is ``high``; so are an encoded blob
-(a long base64/hex run, a ``data:`` URI) and a tracking image (a Markdown or HTML image loaded
-from a URL: rendering it sends a request). An ordinary config path is not a signal, nor is a
-URL on its own: a NEW URL in a changed definition is judged where changes are
-(:func:`new_url_findings`).
+imperative read/send verb; an encoded blob (a long base64/hex run, a ``data:`` URI) and a
+tracking image (a Markdown or HTML image loaded from a URL: rendering it sends a request) are
+``high``. An ordinary config path is not a signal. URLs are :mod:`mcplock.lint.urls`'.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.lint.text import excerpt, root, strings
+from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import CRITICAL, HIGH
 
-_SENSITIVE = re.compile(
+_SENSITIVE = lazy(
     r"(?:~|\$HOME|%USERPROFILE%)?[/\\]?\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[/\\](?:credentials|config)\b"
     r"|(?<![\w.$-])\.env(?:\.[A-Za-z]+)?\b(?![-/])|/etc/(?:passwd|shadow|sudoers)\b|(?<![\w-])\.npmrc\b|(?<![\w-])\.netrc\b"
     r"|(?<![\w-])\.pypirc\b|\.config[/\\]gh\b|\.git-credentials\b|\.docker[/\\]config\.json\b|\.kube[/\\]config\b"
@@ -30,21 +27,17 @@ _SENSITIVE = re.compile(
 _SENSITIVE_KEYS = ("ssh", "id_", "aws", "env", "/etc/", "rc", "config", "credentials", "gnupg", "keychain",
                    "mcp.json", "_history", "wallet")
 # imperative read/send verbs (an order to the model); descriptive "reads"/"uses" stay high, not critical
-_VERB = re.compile(
+_VERB = lazy(
     r"\b(?:read|cat|send|upload|include|pass|attach|post|forward|exfiltrate|copy|leak|transmit|dump|share|append"
-    r"|embed|insert)\b", re.I)
-_EXFIL = re.compile(
-    r"\b(?:send|sends|forward|forwards|upload|uploads|post|posts|exfiltrate|transmit|leak|copy|report|beacon)\b"
-    r"[^.\n]{0,80}?\bto\s+<?(?:https?|wss?|ftp)://[^\s>'\"]+", re.I)
-# a sentence ends at . ! ? followed by white space (so "~/.ssh/id_rsa" stays whole) or at a line end
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
+    r"|embed|insert|lies|lese|sende|schicke|lire|lis|lisez|envoie[rz]?|lee|lea|env[ií]a|leia|envie|прочитай(?:те)?"
+    r"|отправь(?:те)?|передай(?:те)?)\b|读取|讀取|发送|發送|上传|上傳|読み|読んで|送信|읽|보내|전송", re.I)
 
 
-def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
+def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
     """Findings in ``t`` (cleaned text; ``low`` its lower case), each with its signature."""
     paths: dict[str, tuple[str, int, int]] = {}
     sensitive = any(k in low for k in _SENSITIVE_KEYS) and _SENSITIVE.search(t) is not None
-    for sent in _SENTENCE.finditer(t) if sensitive else ():
+    for sent in SENTENCE.finditer(t) if sensitive else ():
         for m in _SENSITIVE.finditer(sent.group(0)):
             token = m.group(0).lower()
             verb = _VERB.search(sent.group(0)) is not None
@@ -60,16 +53,11 @@ def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding,
         plural = "s" if len(paths) > 1 else ""
         yield (LintFinding("sensitive-path", sev, f"names the secrets location{plural} {names}{how}: "
                            f"{excerpt(t, a, b, 30)}", where), ("sensitive-path", tuple(sorted(paths)), sev))
-    found = _EXFIL.search(t) if "://" in t else None
-    if found:
-        m = found
-        yield (LintFinding("exfiltration-url", HIGH, f"tells the model to send data to a URL: "
-                           f"{excerpt(t, m.start(), m.end(), 20)}", where), ("exfiltration-url", m.group(0).lower()))
 
 
-_BLOB = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{16,}"
+_BLOB = lazy(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{16,}"
                    r"|(?<![\w+/=-])(?:[A-Za-z0-9+/_-]{48,}={0,2}|[0-9a-fA-F]{64,})(?![\w+/=-])")
-_IMAGE = re.compile(r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//"
+_IMAGE = lazy(r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//"
                     r"|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?(?:https?:)?//", re.I)
 
 
@@ -83,7 +71,7 @@ def _blob_like(run: str) -> bool:
             and run.count("_") + run.count("-") <= 2)
 
 
-def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
+def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
     """``encoded-blob`` and ``tracking-image`` findings in ``t`` (cleaned text)."""
     for m in _BLOB.finditer(t) if len(t) >= 48 or "data:" in t else ():
         if _blob_like(m.group(0)):
@@ -91,30 +79,8 @@ def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple[An
                                f"{excerpt(t, m.start(), min(m.end(), m.start() + 40), 10)}", where),
                    ("encoded-blob", m.group(0)))
             break
-    found = _IMAGE.search(t) if "//" in t else None
-    if found:
-        m = found
+    image = _IMAGE.search(t) if "//" in t else None
+    if image:
+        m = image
         yield (LintFinding("tracking-image", HIGH, f"an image loaded from a URL (rendering it sends a request): "
                            f"{excerpt(t, m.start(), m.end(), 30)}", where), ("tracking-image", m.group(0).lower()))
-
-
-_URL = re.compile(r"\b(?:https?|wss?|ftp)://[^\s<>'\"`)\]]+", re.I)
-_SCHEMA_REFS = ("$schema", "$id", "$ref")
-
-
-def urls(definition: Any) -> dict[str, str]:
-    """URL -> where it first appears, in every string of a definition but schema references."""
-    out: dict[str, str] = {}
-    for where, s in strings(definition, root(definition)):
-        if "://" not in s or where.rsplit(".", 1)[-1] in _SCHEMA_REFS:
-            continue
-        for m in _URL.finditer(s):
-            out.setdefault(m.group(0).rstrip(".,;:").lower(), where)
-    return out
-
-
-def new_url_findings(new: Any, old: Any) -> list[LintFinding]:
-    """``new-url`` findings: URLs in ``new`` that ``old`` (None for a new item) did not have."""
-    before = urls(old) if old is not None else {}
-    return [LintFinding("new-url", HIGH, f"a new URL: {excerpt(u, 0, min(len(u), 80), 0)}", where)
-            for u, where in urls(new).items() if u not in before]

@@ -10,13 +10,14 @@ hijack; high for a plain mention ("returns paths you can pass to `read_file`").
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.names import confusable_names
-from mcplock.lint.text import clean, root, strings, texts
+from mcplock.lint.text import SENTENCE, clean, root, strings, texts
 from mcplock.severity import CRITICAL, HIGH
 
 
@@ -43,7 +44,6 @@ _STEER = re.compile(
     r"|(?:is|are)\s+(?:an?\s+)?alias|same\s+as|official|trusted"
     r"|(?:then|afterwards|next|first|also|and)\s+(?:use|call|invoke|run|pass|send)"
     r"|(?:use|call|invoke|run)\s+(?:\S+\s+)?(?:first|afterwards|next))\b", re.I)
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
 _QUOTED = re.compile(r"[`'\"“‘]([^`'\"”’\s]{6,})[`'\"”’]")
 
 
@@ -142,16 +142,54 @@ def cross_references(definition: Any, foreign: dict[str, list[str]], *, old: Any
 def _steers(text: str, hit: str) -> bool:
     """Whether a sentence of ``text`` that names ``hit`` also holds claim or redirect language."""
     t = clean(text)
-    return any(hit in m.group(0) and _STEER.search(m.group(0)) for m in _SENTENCE.finditer(t))
+    return any(hit in m.group(0) and _STEER.search(m.group(0)) for m in SENTENCE.finditer(t))
 
 
-def shadowing(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
-    """``tool-shadowing`` findings keyed by (server, tool)."""
+# the hosts' own tools (what a model already has beside every MCP server), by host
+HOST_BUILTINS: dict[str, tuple[str, ...]] = {
+    "Claude Code": ("Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "LS", "WebFetch", "WebSearch",
+                    "Task", "TodoWrite", "NotebookEdit", "NotebookRead", "BashOutput", "KillShell"),
+    "Claude API": ("bash", "str_replace_based_edit_tool", "str_replace_editor", "text_editor", "web_search",
+                   "web_fetch", "computer", "code_execution"),
+    "Cursor": ("codebase_search", "read_file", "run_terminal_cmd", "list_dir", "grep_search", "edit_file",
+               "file_search", "delete_file", "search_replace", "web_search"),
+    "Gemini CLI": ("read_file", "write_file", "replace", "list_directory", "glob", "search_file_content",
+                   "run_shell_command", "web_fetch", "google_web_search", "save_memory", "read_many_files"),
+    "Codex": ("shell", "apply_patch", "update_plan", "view_image", "exec_command", "write_stdin", "local_shell"),
+    "opencode": ("bash", "edit", "write", "read", "grep", "glob", "list", "patch", "todowrite", "todoread",
+                 "webfetch"),
+}
+
+
+@functools.cache
+def _builtins() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for host, names in HOST_BUILTINS.items():
+        for n in names:
+            out.setdefault(_norm_name(n), []).append(f"{host}'s {n}")
+    return out
+
+
+def builtin_shadowing(tool: str) -> LintFinding | None:
+    """``tool-shadowing`` when ``tool`` is named like a host's own tool (case and separators folded)."""
+    hosts = _builtins().get(_norm_name(tool))
+    if not hosts:
+        return None
+    return LintFinding("tool-shadowing", HIGH, f"tool name `{tool}` is also a host built-in ({', '.join(hosts)}): "
+                       "the model may call this server's tool when it means its host's own", "name")
+
+
+def shadowing(tools_by_server: dict[str, Any], *, builtins: bool = False) -> dict[tuple[str, str], list[LintFinding]]:
+    """``tool-shadowing`` findings keyed by (server, tool); with ``builtins``, names of the
+    hosts' own tools too (:data:`HOST_BUILTINS`)."""
     out: dict[tuple[str, str], list[LintFinding]] = {}
     by_norm: dict[str, list[tuple[str, str]]] = {}
     for server, tools in tools_by_server.items():
         for tool in tools:
             by_norm.setdefault(_norm_name(tool), []).append((server, tool))
+            found = builtin_shadowing(tool) if builtins else None
+            if found is not None:
+                out.setdefault((server, tool), []).append(found)
     for group in by_norm.values():
         if len({s for s, _ in group}) < 2:
             continue

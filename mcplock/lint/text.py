@@ -8,10 +8,34 @@ import functools
 import re
 import unicodedata
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from mcplock.untrusted import escape_char, hides
 
+
+class _Lazy:
+    """A regular expression compiled on its first use (its methods then bound straight to the
+    compiled pattern: no cost per call after the first)."""
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._args = (pattern, flags)
+
+    def __getattr__(self, name: str) -> Any:
+        rx = re.compile(*self._args)
+        for method in ("search", "match", "fullmatch", "finditer", "findall", "sub", "split"):
+            setattr(self, method, getattr(rx, method))
+        return getattr(rx, name)
+
+
+def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, compiled when first used: a rule module costs nothing to
+    import (``check``'s warm path never compiles a rule; docs/severity.md)."""
+    return cast("re.Pattern[str]", _Lazy(pattern, flags))
+
+
+# a sentence ends at . ! ? (or their CJK forms) followed by white space (so a URL or "~/.ssh/id_rsa"
+# stays whole), or at a line end
+SENTENCE = lazy(r"(?:[^.!?。！？\n]|[.!?]+(?=[^\s.!?]))+[.!?。！？]*")
 # any character outside printable ASCII (and \n \t \r): the cheap test before a closer look
 NOT_PLAIN = re.compile(r"[^\x20-\x7e\n\t\r]")
 

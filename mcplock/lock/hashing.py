@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 import rfc8785
@@ -114,10 +115,14 @@ def definition_hash(value: Any, *, what: str = "definition") -> str:
     return PREFIX + hashlib.sha256(canonical(value, what=what)).hexdigest()
 
 
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
 def is_hash(value: object) -> bool:
+    # a compiled fullmatch, not a loop over 64 characters: `check` asks for every item of the lock
     return (
         isinstance(value, str)
-        and value.startswith(PREFIX)
         and len(value) == len(PREFIX) + 64
-        and all(c in "0123456789abcdef" for c in value[len(PREFIX):])
+        and value.startswith(PREFIX)
+        and _HEX64.fullmatch(value, len(PREFIX)) is not None
     )

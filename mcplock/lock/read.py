@@ -43,9 +43,10 @@ SERVER_KEYS = {
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
 PENDING_KEYS = {"change", "hash", "enabled-before", "approval", *codec.DEFINITION_KEYS}
 _SHA256 = re.compile(r"^sha256:[0-9a-f]{64}$")
-_INTEGRITY = {"npm": re.compile(r"^sha512-[A-Za-z0-9+/]{86}==$"), "pypi": _SHA256, "oci": _SHA256}
+_INTEGRITY = {"npm": re.compile(r"^sha512-[A-Za-z0-9+/]{86}==$"), "pypi": _SHA256, "oci": _SHA256, "mcpb": _SHA256}
 _INTEGRITY_WORDS = {"npm": "an npm `sha512-…` integrity", "pypi": "a `sha256:` + 64 hex digits file hash (or a list)",
-                    "oci": "an image digest `sha256:` + 64 hex digits"}
+                    "oci": "an image digest `sha256:` + 64 hex digits",
+                    "mcpb": "the bundle's `sha256:` + 64 hex digits"}
 REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
 
 
@@ -116,7 +117,9 @@ class _Reader:
             raise LockfileError(
                 f"written by a newer mcplock (lock version {version}; this mcplock reads version {LOCK_VERSION})",
                 path=self.path,
-                hint="upgrade mcplock (`pipx upgrade mcplock` or `pip install -U mcplock`)",
+                # never `pip install -U mcplock`: on PyPI that name is another project (README, "Install")
+                hint="upgrade mcplock the way it was installed: `git pull` in its clone, then `pipx install --force .` "
+                     "(or `pip install .` into its venv); see the README, \"Install\"",
                 code="too-new",
             )
         if version < 1:

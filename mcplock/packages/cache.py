@@ -99,6 +99,35 @@ def _changed(d: Path, manifest: dict[str, Any]) -> str | None:
     return None
 
 
+def data_files(d: Path, manifest: dict[str, Any]) -> list[str]:
+    """The files a server wrote into its own cache entry since the install (server-memory keeps
+    ``memory.jsonl`` next to its code, as it would under npx): neither installed nor code."""
+    pinned: dict[str, str] = manifest.get("files") or {}
+    return sorted(p for p in file_hashes(d).keys() - pinned.keys()
+                  if not p.endswith(_CODE) and os.path.basename(p) != "package.json")
+
+
+TAMPERED = ".tampered-"  # an entry moved aside to be repaired (+ a UTC time): its data is carried over
+
+
+def _carry_data(d: Path) -> None:
+    """After a fresh install of ``d``: the data files of the entry last moved aside
+    (``D.tampered-TIME``) are copied in (data, never code: what :func:`data_files` lists)."""
+    aside = sorted(d.parent.glob(d.name + TAMPERED + "*"))
+    if not aside:
+        return
+    old = aside[-1]
+    try:
+        manifest = json.loads((old / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return
+    for rel in data_files(old, manifest):
+        dest = d / rel
+        if not dest.exists() and not (old / rel).is_symlink():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(old / rel, dest)
+
+
 def _mismatch(what: str, pinned: str, got: str, name: str) -> IntegrityError:
     return IntegrityError(
         f"{what}: the lock pins {pinned}, found {got}; nothing was started",
@@ -136,6 +165,10 @@ def prepare(spec: Any, environ: Env = None) -> Any:
     if not pin.integrities():
         raise IntegrityError(f"server `{spec.name}`: the pin of {pin.label} has no integrity; nothing was started",
                              hint=f"run `mcplock update {spec.name}` to resolve it again")
+    if pin.registry == "mcpb":
+        from mcplock.packages import mcpb
+
+        return mcpb.prepare(spec, pin, launch, environ)
     installer = _npm if pin.registry == "npm" else _pypi
     argv, done = installer(spec.name, pin, launch, environ)
     return replace(spec, command=argv[0], args=(*argv[1:], *launch.args), package=done)
@@ -171,32 +204,79 @@ def _image_index(args: Any) -> tuple[Launch, int]:
     raise IntegrityError("cannot find the image in the docker command")  # pragma: no cover - parse found it
 
 
-def _verified(d: Path, pin: PackagePin, name: str) -> dict[str, Any] | None:
-    """The manifest of a complete cache entry, checked against the files and the pin; None: cold."""
+def _signature(d: Path, manifest: dict[str, Any], environ: Env) -> tuple[bytes, bytes] | None:
+    """(this machine's key, the manifest's signed bytes); None without a key."""
+    from mcplock.machine_key import machine_secret
+
+    secret = machine_secret(environ)
+    if secret is None:
+        return None
+    body = json.dumps({k: v for k, v in manifest.items() if k != "mac"}, sort_keys=True, separators=(",", ":"))
+    return secret, f"mcplock package cache\0{d.name}\0".encode() + body.encode()
+
+
+def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[str, Any] | None:
+    """The manifest of a complete cache entry, checked against the files and the pin; None: cold.
+
+    The manifest is signed with this machine's key (mcplock/machine_key.py), like the lock
+    entries the guard remembers: files edited together with their manifest (a cache restored
+    from elsewhere, another user's write) carry no valid signature, and such an entry is set
+    aside and installed afresh, verified against the pin."""
+    from mcplock.machine_key import signed_by
+
     try:
         manifest = json.loads((d / MANIFEST).read_text())
     except (OSError, ValueError):
         return None
+    signing = _signature(d, manifest, environ) if isinstance(manifest, dict) else None
+    if signing is None or not signed_by(signing[0], signing[1], b"", manifest.get("mac")):
+        aside = d.with_name(f"{d.name}.unsigned-{os.getpid()}")
+        try:
+            os.rename(d, aside)
+        except OSError:
+            raise IntegrityError(
+                f"server `{name}`: the cache entry of {pin.label} is not signed by this machine's mcplock "
+                f"(edited, or written elsewhere) and cannot be set aside; nothing was started",
+                hint=f"delete {d} and run the command again (mcplock installs and verifies it afresh)") from None
+        shutil.rmtree(aside, ignore_errors=True)
+        return None
     changed = _changed(d, manifest)
     if changed is not None or content_hash(manifest.get("files") or {}) != manifest.get("content"):
+        import shlex
+        import time
+
+        data = data_files(d, manifest)
+        kept = (f"; it also holds {len(data)} data file(s) the server wrote there ({', '.join(data[:3])}"
+                f"{' …' if len(data) > 3 else ''}), which the repair keeps") if data else ""
+        q = shlex.quote(str(d))
+        aside = shlex.quote(str(d) + TAMPERED + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
         raise IntegrityError(
             f"server `{name}`: the cached files of {pin.label} changed since they were installed and verified "
-            f"({changed or 'the manifest'}); nothing was started",
-            hint=f"delete {d} and run the command again (mcplock installs and verifies it afresh)")
+            f"({changed or 'the manifest'}); nothing was started{kept}",
+            hint=f"move the entry aside (`mv {q} {aside}`), nothing deleted, and run the command again: mcplock "
+                 "installs and verifies it afresh and copies the data files over (never code); look at the "
+                 "moved copy, then delete it yourself")
     if pin.tree_integrity is not None and manifest.get("tree-integrity") != pin.tree_integrity:
         raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity,
                         str(manifest.get("tree-integrity")), name)
     return manifest
 
 
-def _publish(tmp: Path, d: Path, manifest: dict[str, Any]) -> None:
+def _publish(tmp: Path, d: Path, manifest: dict[str, Any], environ: Env = None) -> None:
+    from mcplock.machine_key import sign
+
     manifest["files"] = file_hashes(tmp)
     manifest["content"] = content_hash(manifest["files"])
+    signing = _signature(d, manifest, environ)
+    if signing is not None:
+        manifest["mac"] = sign(signing[0], signing[1], b"")
     (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     try:
         os.rename(tmp, d)
     except OSError:  # another process published it first: theirs is verified on use
         shutil.rmtree(tmp, ignore_errors=True)
+        return
+    _carry_data(d)  # after the manifest: the data stays data the server may change
 
 
 def _tmp(d: Path) -> Path:
@@ -230,6 +310,36 @@ def tree_hash(entries: dict[str, Any]) -> str:
     return _sha(json.dumps(entries, sort_keys=True, separators=(",", ":")).encode())
 
 
+def npm_tree(packages: dict[str, Any]) -> str:
+    """The ``tree-integrity`` of an installed ``package-lock.json``'s ``packages``: each entry's
+    version and integrity; an entry without an integrity (a git dependency, a ``file:`` or
+    linked one, a tarball URL) by what npm resolved it to instead (``resolved``: the git commit,
+    the path) and whether it is a link, so a git dependency's new commit is a new tree."""
+    out: dict[str, Any] = {}
+    for k, v in packages.items():
+        if not k or not isinstance(v, dict):
+            continue
+        entry = [v.get("version"), v.get("integrity")]
+        if v.get("integrity") is None:
+            entry += [v.get("resolved"), bool(v.get("link"))]
+        out[k] = entry
+    return tree_hash(out)
+
+
+def escaping_link(root: Path) -> str | None:
+    """The first symlink under ``root`` whose target is outside it (a ``file:`` dependency linked
+    in from elsewhere: its files would run unhashed), relative to ``root``; None: none."""
+    top = os.path.realpath(root)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for f in [*dirnames, *filenames]:
+            p = os.path.join(dirpath, f)
+            if os.path.islink(p):
+                target = os.path.realpath(p)
+                if os.path.commonpath([top, target]) != top:
+                    return os.path.relpath(p, root)
+    return None
+
+
 # --- npm ---------------------------------------------------------------------------------------
 
 
@@ -237,7 +347,7 @@ def _npm(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list
     from mcplock.packages import registries
 
     d = pin_dir(pin, environ)
-    manifest = _verified(d, pin, name)
+    manifest = _verified(d, pin, name, environ)
     if manifest is None:
         tmp = _tmp(d)
         (tmp / "package.json").write_text(json.dumps(
@@ -261,14 +371,21 @@ def _npm(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list
             shutil.rmtree(tmp, ignore_errors=True)
             raise _mismatch(f"server `{name}`: npm package {pin.label}", str(pin.integrity), str(top.get("integrity")),
                             name)
-        tree = tree_hash({k: [v.get("version"), v.get("integrity")] for k, v in packages.items() if k})
+        tree = npm_tree(packages)
+        outside = escaping_link(tmp)
+        if outside is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise IntegrityError(
+                f"server `{name}`: installing {pin.label} linked `{outside}` to files outside mcplock's cache, "
+                "which no hash covers; nothing was started",
+                hint="a `file:` or linked dependency cannot be pinned: report it to the package's maintainers")
         if pin.tree_integrity is not None and tree != pin.tree_integrity:
             shutil.rmtree(tmp, ignore_errors=True)
             raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
         trees.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(tmp / "package-lock.json", trees / f"{tree.removeprefix('sha256:')}.json")
         manifest = {"pin": pin.stored(), "tree-integrity": tree}
-        _publish(tmp, d, manifest)
+        _publish(tmp, d, manifest, environ)
     pkg_dir = d / "node_modules" / pin.name
     script = _npm_bin(pkg_dir, pin, launch)
     return ["node", str(pkg_dir / script)], replace(pin, tree_integrity=manifest["tree-integrity"])
@@ -310,7 +427,7 @@ def _pypi(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[lis
     from mcplock.packages import pypi
 
     d = pin_dir(pin, environ)
-    manifest = _verified(d, pin, name)
+    manifest = _verified(d, pin, name, environ)
     if manifest is None:
         tmp = _tmp(d)
         trees = cache_root(environ) / "pypi-trees"
@@ -329,7 +446,7 @@ def _pypi(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[lis
         trees.mkdir(parents=True, exist_ok=True)
         (trees / f"{tree.removeprefix('sha256:')}.txt").write_text(reqs)
         manifest = {"pin": pin.stored(), "tree-integrity": tree}
-        _publish(tmp, d, manifest)
+        _publish(tmp, d, manifest, environ)
     exe = d / "venv" / "bin" / (launch.bin or pin.name)
     if not exe.exists():
         raise RegistryError("no-bin", f"PyPI package {pin.label} installs no command `{launch.bin or pin.name}`",

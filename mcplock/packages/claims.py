@@ -116,13 +116,19 @@ def _oci(image: str, environ: Env) -> str | None:
         raise RegistryError("docker", f"docker could not read the image {image}: "
                             f"{(out.stderr or out.stdout).strip()[-300:]}",
                             hint="check that the image exists and docker is running")
+    return image_claim(out.stdout)
+
+
+def image_claim(reply: str) -> str | None:
+    """The label in ``docker buildx imagetools inspect --format '{{json .Image}}'``'s reply: one
+    image config, or one per platform of a multi-platform index."""
     try:
-        data = json.loads(out.stdout)
+        data = json.loads(reply)
     except ValueError:
         return None
     images = data.values() if isinstance(data, dict) and "config" not in data else [data]
     for img in images:
-        labels = ((img or {}).get("config") or {}).get("Labels") or {}
+        labels = ((img if isinstance(img, dict) else {}).get("config") or {}).get("Labels") or {}
         if isinstance(labels.get(OCI_LABEL), str):
             return labels[OCI_LABEL]
     return None

@@ -55,6 +55,8 @@ def _scan(argv: Sequence[str], valued: frozenset[str]) -> tuple[list[tuple[str, 
         elif a in valued:
             opts.append((a, argv[i + 1] if i + 1 < len(argv) else None))
             i += 1
+        elif not a.startswith("--") and len(a) > 2 and a[:2] in valued:  # -wevil: -w evil
+            opts.append((a[:2], a[2:]))
         else:
             opts.append((a, None))
         i += 1
@@ -155,9 +157,11 @@ _UVX_VALUED = frozenset({
     "-b", "--overrides", "--env-file", "--directory", "--project", "--config-file", "--cache-dir", "--color",
     "--python-platform", "--resolution", "--prerelease", "--exclude-newer", "--index-strategy", "--keyring-provider",
     "--link-mode", "--refresh-package", "--reinstall-package", "--upgrade-package", "-P", "--no-binary-package",
-    "--no-build-package", "--config-setting", "-C", "--allow-insecure-host", "--torch-backend"})
-_UNPINNED_UV = ("--with", "-w", "--with-editable", "--with-requirements", "--index", "--index-url", "-i",
-                "--default-index", "--extra-index-url", "--find-links", "-f")
+    "--no-build-package", "--config-setting", "-C", "--allow-insecure-host", "--torch-backend",
+    "--with-executables-from", "--python-preference", "--python-downloads", "--exclude-newer-package",
+    "--build-constraint", "--override", "--constraint", "--group", "--extra", "--config-settings-package"})
+_UNPINNED_UV = ("--with", "-w", "--with-editable", "--with-requirements", "--with-executables-from", "--index",
+                "--index-url", "-i", "--default-index", "--extra-index-url", "--find-links", "-f")
 
 
 def _pypi_launch(launcher: str, pkg: str | None, app: str, rest: Sequence[str]) -> Launch | NoPin:
@@ -215,7 +219,18 @@ _DOCKER_VALUED = frozenset({
     "--stop-timeout", "--health-cmd", "--health-interval", "--health-retries", "--health-timeout", "--attach", "-a",
     "--cgroupns", "--cgroup-parent", "--isolation", "--mac-address", "--ip", "--ip6", "--network-alias", "--pids-limit",
     "--storage-opt", "--sysctl", "--userns", "--uts", "--detach-keys", "--annotation", "--device-cgroup-rule",
-    "--blkio-weight", "--kernel-memory", "--oom-score-adj", "--volume-driver", "--domainname"})
+    "--blkio-weight", "--kernel-memory", "--oom-score-adj", "--volume-driver", "--domainname", "--dns-opt",
+    "--blkio-weight-device", "--cpu-period", "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime", "--cpuset-mems",
+    "--device-read-bps", "--device-read-iops", "--device-write-bps", "--device-write-iops", "--health-start-period",
+    "--health-start-interval", "--link-local-ip", "--memory-swappiness", "--cpu-count", "--cpu-percent",
+    "--io-maxbandwidth", "--io-maxiops"})
+# docker run's options that take no value: an option in neither set leaves the image unknown, so
+# the command has no pin (a valued option mcplock did not know made it pin the option's value)
+_DOCKER_FLAGS = frozenset({
+    "-i", "--interactive", "-t", "--tty", "-d", "--detach", "--rm", "--init", "--privileged", "--read-only",
+    "-P", "--publish-all", "-q", "--quiet", "--sig-proxy", "--no-healthcheck", "--oom-kill-disable",
+    "--disable-content-trust", "--help", "--use-api-socket"})
+_SHORT_FLAGS = {o[1] for o in _DOCKER_FLAGS if len(o) == 2}
 _DOCKER_GLOBAL_VALUED = frozenset({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
                                    "--tlscacert", "--tlscert", "--tlskey"})
 _SHORT_VALUED = {o[1] for o in _DOCKER_VALUED if len(o) == 2}
@@ -237,9 +252,10 @@ def image_ref(ref: str) -> tuple[str, str | None, str | None] | None:
     return repo, tag, digest or None
 
 
-def _docker_opts(argv: Sequence[str]) -> int:
+def _docker_opts(argv: Sequence[str]) -> int | str:
     """The index of the image in ``docker run`` arguments (short flags may be bundled: ``-it``,
-    ``-eK=V``, ``-ie K=V``)."""
+    ``-eK=V``, ``-ie K=V``), or the option mcplock does not know (then where the image is is
+    not known either)."""
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -248,6 +264,9 @@ def _docker_opts(argv: Sequence[str]) -> int:
         if not a.startswith("-") or a == "-":
             return i
         if a.startswith("--"):
+            key = a.partition("=")[0]
+            if key not in _DOCKER_VALUED and key not in _DOCKER_FLAGS:
+                return key
             i += 2 if ("=" not in a and a in _DOCKER_VALUED) else 1
             continue
         # -abc: flags, the first valued letter takes the rest of the word or the next word
@@ -256,9 +275,45 @@ def _docker_opts(argv: Sequence[str]) -> int:
             if ch in _SHORT_VALUED:
                 i += 1 if j + 1 < len(letters) else 2
                 break
+            if ch not in _SHORT_FLAGS:
+                return f"-{ch}"
         else:
             i += 1
     return i
+
+
+_HOST_NAMESPACES = ("--pid", "--network", "--net", "--ipc", "--uts", "--userns", "--cgroupns")
+_SOCKETS = ("/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock")
+
+
+def host_access(options: Sequence[str]) -> list[str]:
+    """The ``docker run`` options (as written) that let the container out to the host: it then
+    runs as the host would, whatever image the pin names (``--privileged``, a host namespace,
+    the host's root or the docker socket mounted, every capability or a device)."""
+    out: list[str] = []
+    i = 0
+    while i < len(options):
+        a = options[i]
+        key, eq, value = a.partition("=")
+        if not eq and key in _DOCKER_VALUED and i + 1 < len(options):
+            value, shown = options[i + 1], f"{a} {options[i + 1]}"
+            i += 1
+        elif not eq and len(a) > 2 and not a.startswith("--") and a[:2] in ("-v",):
+            key, value, shown = a[:2], a[2:], a
+        else:
+            shown = a
+        i += 1
+        src = None
+        if key in ("-v", "--volume"):
+            src = value.split(":", 1)[0]
+        elif key == "--mount":
+            src = next((p.split("=", 1)[1] for p in value.split(",") if p.startswith(("source=", "src="))), "")
+        if (key in ("--privileged", "--device") or (key in _HOST_NAMESPACES and value == "host")
+                or (src and (src in _SOCKETS or src.rstrip("/") in ("", "/etc", "/root", "/home",
+                                                                               "/proc", "/sys")))
+                or (key == "--cap-add" and value.upper() in ("ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE"))):
+            out.append(shown)
+    return out
 
 
 def _docker(argv: Sequence[str]) -> Launch | NoPin:
@@ -270,6 +325,8 @@ def _docker(argv: Sequence[str]) -> Launch | NoPin:
     else:
         return LOCAL
     at = _docker_opts(rest)
+    if isinstance(at, str):
+        return NoPin(f"no registry pin (docker run option {at} is not one mcplock knows, so neither is the image)")
     if at >= len(rest):
         return NoPin("no registry pin (docker run names no image)")
     ref = image_ref(rest[at])
@@ -279,9 +336,17 @@ def _docker(argv: Sequence[str]) -> Launch | NoPin:
     return Launch("docker run", "oci", repo, tag, args=tuple(rest[at + 1:]), options=tuple(rest[:at]), digest=digest)
 
 
+def _mcpb(argv: Sequence[str]) -> Launch | NoPin:
+    """``mcpb URL [ARGS]``: the MCPB bundle at URL, as a server added from the MCP Registry
+    records it (only its pin runs it: mcplock/packages/mcpb.py)."""
+    if not argv or not re.match(r"https?://", argv[0]):
+        return NoPin("no registry pin (`mcpb` names no bundle URL)")
+    return Launch("mcpb", "mcpb", argv[0], args=tuple(argv[1:]))
+
+
 LAUNCHERS: dict[str, Callable[[Sequence[str]], Launch | NoPin]] = {
     "npx": _npx, "pnpx": _pnpx, "pnpm": _pnpm, "uvx": _uvx, "uv": _uv, "pipx": _pipx, "docker": _docker,
-    "podman": _docker,
+    "podman": _docker, "mcpb": _mcpb,
 }
 
 

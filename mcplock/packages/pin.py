@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from mcplock.untrusted import sanitize
 
-REGISTRIES = ("npm", "pypi", "oci")
+REGISTRIES = ("npm", "pypi", "oci", "mcpb")
 PIN_KEYS = ("registry", "name", "version", "integrity", "tree-integrity")
 
 # An exact version, nothing an installer reads as something else: semver 2.0.0 (its own regex)
@@ -41,6 +41,8 @@ def pin_problem(registry: str, name: str, version: str) -> str | None:
     range, a dist-tag or a URL would make the installer run something the pin does not say."""
     if registry in _EXACT and not _EXACT[registry].fullmatch(version):
         return f"`version` `{sanitize(version, 80)}` is not {_EXACT_WORDS[registry]}"
+    if registry == "mcpb" and not re.fullmatch(r"https?://\S+", name):
+        return f"`name` `{sanitize(name, 80)}` is not the URL of an MCPB bundle"
     if registry in _NAME and not _NAME[registry].fullmatch(name):
         return f"`name` `{sanitize(name, 80)}` is not a {registry} package name"
     return None

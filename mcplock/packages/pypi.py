@@ -29,6 +29,9 @@ from mcplock.packages.errors import RegistryError
 from mcplock.packages.pin import PackagePin
 
 Env = Mapping[str, str] | None
+# uv settings about the connection, not about where packages come from: kept (a company proxy's
+# CA through the system store, slow networks)
+_KEPT = ("UV_NATIVE_TLS", "UV_HTTP_TIMEOUT", "UV_REQUEST_TIMEOUT", "UV_HTTP_RETRIES")
 
 
 def uv_bin() -> str:
@@ -43,22 +46,27 @@ def uv_bin() -> str:
         pass
     on_path = shutil.which("uv")
     if on_path is None:
-        raise RegistryError("installer-missing", "uv is needed to install PyPI packages, and it is not installed "
-                            "with mcplock here",
-                            hint=f"install mcplock with its dependencies (`{sys.executable} -m pip install "
-                                 "mcplock-cli`, `pipx install mcplock-cli` or `uv tool install mcplock-cli`)")
+        from mcplock.errors import UsageError
+
+        # this machine's set-up, not an unreachable registry: exit 2 (a CI job may let exit 3 pass)
+        raise UsageError("uv is needed to install PyPI packages, and it is not installed with mcplock here",
+                         hint=f"reinstall mcplock with its dependencies: `{sys.executable} -m pip install .` in its "
+                              "clone (README, Install)", code="installer-missing")
     return on_path
 
 
 def uv_env(environ: Env = None) -> dict[str, str]:
     """uv's environment: its cache inside mcplock's, nothing from the user's uv or pip settings
-    (an index, find-links, constraints), no Python downloads, no progress bars."""
+    (an index, find-links, constraints) but how to connect (``UV_NATIVE_TLS``, timeouts), no
+    Python downloads, no progress bars."""
     from mcplock.packages.cache import cache_root
 
     base = os.environ if environ is None else environ
-    env = {k: v for k, v in base.items() if not k.startswith(("UV_", "PIP_"))}
+    env = {k: v for k, v in base.items() if not k.startswith(("UV_", "PIP_")) or k in _KEPT}
+    # copies, never hard links into uv's cache: a file edited in an installed entry would edit the
+    # cache too, and a repair would install the edited file again (and verify it as installed)
     env.update({"UV_CACHE_DIR": str(cache_root(environ) / "uv-cache"), "UV_NO_PROGRESS": "1",
-                "UV_PYTHON_DOWNLOADS": "never", "NO_COLOR": "1"})
+                "UV_PYTHON_DOWNLOADS": "never", "UV_LINK_MODE": "copy", "NO_COLOR": "1"})
     return env
 
 

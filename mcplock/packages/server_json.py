@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
-PINNABLE = ("npm", "pypi", "oci")
-DEFAULT_HINT = {"npm": "npx", "pypi": "uvx", "oci": "docker"}
+PINNABLE = ("npm", "pypi", "oci", "mcpb")
+DEFAULT_HINT = {"npm": "npx", "pypi": "uvx", "oci": "docker", "mcpb": "mcpb"}
 _REMOTE = {"streamable-http": "http", "sse": "sse"}
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -36,7 +36,8 @@ class Launch:
     env: dict[str, str] = field(default_factory=dict)
     url: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
-    registry_type: str | None = None  # the package's: "npm" | "pypi" | "oci"
+    registry_type: str | None = None  # the package's: "npm" | "pypi" | "oci" | "mcpb"
+    file_sha256: str | None = None  # mcpb: the bundle's sha256, as the entry publishes it
     identifier: str | None = None  # the package's name or image, as the entry names it
     version: str | None = None  # the package's version (an image's tag)
     pass_env: list[str] = field(default_factory=list)  # optional variables: passed on when set
@@ -103,12 +104,11 @@ def _arguments(items: Any, out: Launch) -> list[str]:
 
 
 def pick_package(server: dict[str, Any]) -> dict[str, Any] | None:
-    """The first package mcplock can pin and run over stdio."""
-    for p in server.get("packages") or []:
-        if isinstance(p, dict) and p.get("registryType") in PINNABLE and \
-                ((p.get("transport") or {}).get("type") or "stdio") == "stdio":
-            return p
-    return None
+    """The first package mcplock can pin and run over stdio; a package registry's before an MCPB
+    bundle (a download from anywhere, pinned only by the entry's hash)."""
+    usable = [p for p in server.get("packages") or [] if isinstance(p, dict) and p.get("registryType") in PINNABLE
+              and ((p.get("transport") or {}).get("type") or "stdio") == "stdio"]
+    return next((p for p in usable if p["registryType"] != "mcpb"), usable[0] if usable else None)
 
 
 def image_ref(identifier: str, version: str | None) -> tuple[str, str | None]:
@@ -138,7 +138,7 @@ def launch_of(server: dict[str, Any]) -> Launch:
                         out.headers[h["name"]] = value
             return out
     kinds = sorted({str(p.get("registryType")) for p in server.get("packages") or [] if isinstance(p, dict)})
-    raise EntryError("it has no npm, PyPI or OCI package run over stdio, and no remote"
+    raise EntryError("it has no npm, PyPI, OCI or MCPB package run over stdio, and no remote"
                      + (f" (its packages: {', '.join(kinds)})" if kinds else ""))
 
 
@@ -168,6 +168,12 @@ def _package(pkg: dict[str, Any]) -> Launch:
             out.command, out.args = "pipx", ["run", *runtime, ref, *package]
         else:
             out.command, out.args = "uvx", [*runtime, ref, *package]
+    elif kind == "mcpb":
+        sha = pkg.get("fileSha256")
+        if not re.match(r"https?://", ident) or not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+            raise EntryError("its MCPB package needs an http(s) URL and its fileSha256")
+        out.file_sha256 = sha
+        out.command, out.args = "mcpb", [ident, *package]
     else:
         ref, out.version = image_ref(ident, version)
         opts = runtime or ["-i", "--rm"]

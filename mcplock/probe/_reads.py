@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import SKILLS_EXTENSION, declares, definition_of, ui_uris
+from mcplock.documents import SKILLS_EXTENSION, declares, definition_of, ui_uris, with_listing
 from mcplock.errors import ProbeError, json_type
 from mcplock.probe._common import RpcError
 from mcplock.snapshot import Snapshot
@@ -20,10 +20,15 @@ if TYPE_CHECKING:
 
 
 async def read_documents(t: Transport, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> None:
-    from mcplock.probe._session import _list_all
+    from mcplock.probe._session import _advertised, _list_all
 
     ui = ui_uris(snap.tools)
     snap.ui = [d for uri in ui if (d := await read(t, uri)) is not None]
+    if snap.ui and _advertised(snap.capabilities, "resources"):
+        # the listing's `_meta.ui` is the host's fallback CSP: pinned with the document it describes
+        listing = snap.resources if snap.resources is not None else \
+            await _list_all(t, opts, "resources/list", "resources", "resource", "uri")
+        snap.ui = [with_listing(d, listing) for d in snap.ui]
     others: set[str] = set()
     if declares(snap.capabilities, SKILLS_EXTENSION):
         snap.skills = await _list_all(t, opts, "skills/list", "skills", "skill", "uri")

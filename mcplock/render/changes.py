@@ -9,13 +9,13 @@ the change stays readable in a log or a file.
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from typing import Any
 
 from rich.text import Text
 
+from mcplock.render.worddiff import opcodes
 from mcplock.untrusted import safe_text
 
 REMOVED = "strike red"
@@ -26,8 +26,7 @@ _TOKENS = re.compile(r"\s+|[^\s]+")
 def word_diff(old: str, new: str, *, color: bool = True) -> Text:
     a, b = _TOKENS.findall(old), _TOKENS.findall(new)
     out = Text()
-    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
+    for op, i1, i2, j1, j2 in opcodes(a, b):  # bounded on any input (mcplock/render/worddiff.py)
         if op == "equal":
             out.append_text(safe_text("".join(a[i1:i2])))
             continue

@@ -145,12 +145,16 @@ def render_snapshot(snap: Snapshot) -> Group:
             lines.append(Text("  ").append_text(safe_text(ln, keep_newlines=False)))
     for title, items, key in (("tools", snap.tools, "name"), ("prompts", snap.prompts, "name"),
                               ("resource templates", snap.resource_templates, "uriTemplate"),
-                              ("resources", snap.resources or [], "uri")):
-        if not items and title in ("resources",):
+                              ("resources", snap.resources or [], "uri"), ("App documents", snap.ui, "uri"),
+                              ("skills", snap.skills, "uri"), ("documents", snap.contents, "uri")):
+        if not items and title in ("resources", "App documents", "skills", "documents"):
             continue
         lines.append(Text(f"{title} ({len(items)}):", style="bold"))
         for d in items:
             row = Text("  ").append_text(safe_text(str(d.get(key)), "bold", keep_newlines=False))
+            if isinstance(d.get("text"), str):  # a document: its type and size, `show` has the text
+                row.append("  ").append_text(safe_text(str(d.get("mimeType", "?")), "dim", keep_newlines=False))
+                row.append(f", {len(d['text'].encode('utf-8', 'surrogatepass'))} bytes", style="dim")
             desc = d.get("description")
             if isinstance(desc, str) and desc.strip():
                 row.append("  ").append_text(safe_text(desc.strip().split("\n")[0][:160], keep_newlines=False))

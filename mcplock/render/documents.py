@@ -5,11 +5,10 @@ through ``safe_text``. Without colour, lines read ``- ``/``+ `` and words ``[-ol
 
 from __future__ import annotations
 
-import difflib
-
 from rich.text import Text
 
 from mcplock.render.changes import ADDED, REMOVED, _field_head, _mark, word_diff
+from mcplock.render.worddiff import Bounded
 from mcplock.untrusted import safe_text
 
 LONG = 4000  # characters: past this a text change is shown as a line diff
@@ -61,7 +60,7 @@ def document_diff(field: str, old: str, new: str, *, color: bool = True, indent:
     """Lines that show how the long text ``field`` changed."""
     a, b = old.split("\n"), new.split("\n")
     lines = [_field_head(indent, field, f": {len(a)} → {len(b)} lines; the changed ones with {_CONTEXT} of context")]
-    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    sm = Bounded(a=a, b=b, autojunk=False)  # bounded on any input: a server writes this text
     inner = indent + "  "
     for group in sm.get_grouped_opcodes(_CONTEXT):
         lines.append(Text(f"{inner}@@ line {group[0][1] + 1} → {group[0][3] + 1} @@", style="dim"))
@@ -76,3 +75,10 @@ def document_diff(field: str, old: str, new: str, *, color: bool = True, indent:
                           for x in a[i1:i2]]
                 lines += [_line(inner, "+ ", _mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in b[j1:j2]]
     return lines
+
+
+def plain_diff(old: str, new: str) -> str:
+    """A text change as plain text (reports): the word diff, or for a long text the line diff."""
+    if max(len(old), len(new)) > LONG and old:
+        return "\n".join(t.plain for t in document_diff("text", old, new, color=False, indent="")[1:])
+    return word_diff(old, new, color=False).plain

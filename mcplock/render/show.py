@@ -119,9 +119,13 @@ def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
         if key in d:
             lines.append(Text(f"{indent}{key}: ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
     if isinstance(d.get("text"), str):  # a document (an App's HTML, a SKILL.md): as text, escaped
+        import hashlib
+
         text = d["text"]
-        lines.append(Text(f"{indent}text:", style="bold")
-                     .append(f"  ({len(text.encode())} bytes, {text.count(chr(10)) + 1} lines)", style="dim"))
+        raw = text.encode("utf-8", "surrogatepass")
+        lines.append(Text(f"{indent}text:", style="bold").append(
+            f"  ({len(raw)} bytes, {text.count(chr(10)) + 1} lines, sha256:{hashlib.sha256(raw).hexdigest()})",
+            style="dim"))
         lines += [Text(indent + "  ").append_text(safe_text(line)) for line in text.split("\n")]
     elif "text" in d:
         lines.append(Text(f"{indent}text: ", style="bold").append_text(safe_text(_j(d["text"]), keep_newlines=False)))
@@ -237,6 +241,11 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
                         parts.append(Text(f"    {k}: ").append_text(safe_text(str(x), keep_newlines=False)))
         if srv.source:
             parts.append(Text("  imported from ").append_text(safe_text(srv.source, keep_newlines=False)))
+        if srv.registry is not None:
+            ref = srv.registry
+            parts.append(Text("  MCP Registry: ").append_text(safe_text(
+                f"{ref.name} {ref.version} ({ref.url})" + (f", source {ref.repository}" if ref.repository else ""),
+                keep_newlines=False)))
         if srv.server_info:
             info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
             parts.append(Text("  server: ").append_text(safe_text(info, keep_newlines=False))

@@ -30,11 +30,15 @@ ROOT = Path(__file__).resolve().parents[2]
 MCPLOCK = str(Path(sys.executable).parent / "mcplock")
 CIMD_URL = "https://conformance-test.local/client-metadata.json"  # what auth/basic-cimd expects
 CALLS = {"tools_call", "auth/scope-step-up", "sse-retry", "elicitation-sep1034-client-defaults",
-         "json-schema-2020-12-preservation"}
+         "json-schema-2020-12-preservation", "sep-2322-client-request-state", "http-custom-headers",
+         "http-invalid-tool-headers"}
+# scenarios that want every locked tool called (each in its own `mcplock call`); in
+# http-invalid-tool-headers mcplock must refuse (exit 1) exactly the tools with invalid x-mcp-header
+EVERY_TOOL = {"sep-2322-client-request-state", "http-invalid-tool-headers"}
 # scenarios that want one tool's input schema, as the client holds it, sent back through another
 # tool: (the echo tool, the tool whose schema it gets). Here: the schema as the lock holds it.
 ECHO = {"json-schema-2020-12-preservation": ("json_schema_echo", "json_schema_2020_12_tool")}
-ANSWER_DEFAULTS = {"elicitation-sep1034-client-defaults"}
+ANSWER_DEFAULTS = {"elicitation-sep1034-client-defaults", "sep-2322-client-request-state"}
 SAMPLE = {"number": 1, "integer": 1, "string": "x", "boolean": True, "array": [], "object": {}}
 
 
@@ -44,9 +48,11 @@ def _arguments(schema: dict) -> dict:
     return {k: SAMPLE.get((props.get(k) or {}).get("type"), "x") for k in schema.get("required") or []}
 
 
-def _call(args: list[str], env: dict, project: Path, extra: list[str], scenario: str) -> subprocess.CompletedProcess:
+def _call(args: list[str], env: dict, project: Path, extra: list[str], scenario: str,
+          ctx: dict) -> subprocess.CompletedProcess:
     """`mcplock add` then `mcplock call` on the first locked tool (the probe options of `args` for both),
-    or on the echo tool of an ECHO scenario with the locked schema it asks for."""
+    on the echo tool of an ECHO scenario with the locked schema it asks for, on the calls the
+    suite's context names (`toolCalls`), or on every tool (EVERY_TOOL)."""
     url, oauth = args[2], args[7:]
     r = subprocess.run([MCPLOCK, "add", "srv", url, "--yes", "--policy", "none", "--timeout", "20", *oauth],
                        env=env, cwd=project, capture_output=True, text=True, timeout=60)
@@ -55,13 +61,31 @@ def _call(args: list[str], env: dict, project: Path, extra: list[str], scenario:
     tools = tomllib.loads((project / "mcp.lock").read_text())["server"]["srv"]["tool"]
     if scenario in ECHO:
         name, focal = ECHO[scenario]
-        arguments = {"schema": json.loads(tools[focal]["input-schema"])}
+        calls = [(name, {"schema": json.loads(tools[focal]["input-schema"])})]
+    elif ctx.get("toolCalls"):
+        # a null argument is left out, as "not provided": the locked schema (a boolean) does not
+        # take null, and mcplock validates arguments against it before anything is sent
+        calls = [(c["name"], {k: v for k, v in (c.get("arguments") or {}).items() if v is not None})
+                 for c in ctx["toolCalls"]]
     else:
-        name, entry = next(iter(tools.items()))
-        arguments = _arguments(json.loads(entry.get("input-schema") or "{}"))
-    cmd = [MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(arguments), "--timeout", "20", "--login",
-           *extra]
-    return subprocess.run(cmd, env=env, cwd=project, capture_output=True, text=True, timeout=60)
+        names = list(tools) if scenario in EVERY_TOOL else list(tools)[:1]
+        calls = [(n, _arguments(json.loads(tools[n].get("input-schema") or "{}"))) for n in names]
+    out = None
+    procs = [(name, subprocess.Popen([MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(arguments),
+                                      "--timeout", "20", "--login", *extra], env=env, cwd=project, text=True,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+             for name, arguments in calls]  # at once: each is its own connection (and isolated)
+    for name, p in procs:
+        stdout, stderr = p.communicate(timeout=60)
+        r = subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
+        if scenario == "http-invalid-tool-headers":  # refused: exactly the tools with invalid annotations
+            want = 0 if name == "valid_tool" else 1
+            if r.returncode != want or (want and "x-mcp-header" not in r.stderr):
+                return r
+            r = subprocess.CompletedProcess(r.args, 0, r.stdout, r.stderr)
+        if out is None or r.returncode != 0:
+            out = r
+    return out
 
 
 def main() -> int:
@@ -103,7 +127,7 @@ def main() -> int:
         if scenario in CALLS:
             project = Path(tmp) / "project"
             project.mkdir()
-            r = _call(args, env, project, ["--answer-defaults"] if scenario in ANSWER_DEFAULTS else [], scenario)
+            r = _call(args, env, project, ["--answer-defaults"] if scenario in ANSWER_DEFAULTS else [], scenario, ctx)
         else:
             r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60)
         sys.stderr.write(r.stderr)

@@ -16,7 +16,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 BIN = HERE / "node_modules" / ".bin"
 
-SPEC = "2025-11-25"  # the protocol revision mcplock speaks: every scenario runs at its wire
+SPEC = "2025-11-25"  # the legacy revision mcplock speaks: these scenarios run at its wire
+MODERN = "2026-07-28"  # the modern one (docs/protocol.md): the scenarios of MODERN_REQUIRED run at its wire
 # What the suite requires of a client at SPEC (`conformance list --requirements SPEC`): all pass.
 REQUIRED = [
     "initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry",
@@ -39,6 +40,21 @@ BEYOND = [
     "auth/authorization-server-migration",
 ]
 
+# What the suite requires of a client at MODERN (`conformance list --client --requirements 2026-07-28`):
+# all pass, at the 2026-07-28 wire (server/discover, the _meta envelope, Mcp-* headers, MRTR).
+MODERN_REQUIRED = [
+    "tools_call", "request-metadata",
+    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
+    "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+    "auth/pre-registration", "auth/resource-mismatch", "auth/offline-access-scope",
+    "auth/offline-access-not-supported", "auth/authorization-server-migration", "auth/iss-supported",
+    "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected",
+    "auth/iss-normalized", "auth/metadata-issuer-mismatch", "sep-2322-client-request-state",
+    "http-standard-headers", "http-custom-headers", "http-invalid-tool-headers", "json-schema-ref-no-deref",
+]
+
 pytestmark = [
     pytest.mark.reference,
     pytest.mark.skipif(not (BIN / "conformance").exists() or not (BIN / "node").exists(),
@@ -51,19 +67,22 @@ def _suite(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]
     return subprocess.run([str(BIN / "conformance"), *args], capture_output=True, text=True, env=env, timeout=timeout)
 
 
-def test_every_required_client_scenario_is_run():
-    """A newer suite that requires more of a client at SPEC fails here until the list says so."""
-    r = _suite("list", "--requirements", SPEC)
+@pytest.mark.parametrize(("spec", "listed"), [(SPEC, REQUIRED), (MODERN, MODERN_REQUIRED)])
+def test_every_required_client_scenario_is_run(spec, listed):
+    """A newer suite that requires more of a client at a revision fails here until the list says so."""
+    r = _suite("list", "--client", "--requirements", spec)
     assert r.returncode == 0, r.stdout + r.stderr
     client = r.stdout.split("Client scenarios")[1].split("\n\n")[0]
     required = {line.strip()[2:] for line in client.splitlines() if line.strip().startswith("- ")}
-    assert required == set(REQUIRED)
+    assert required == set(listed)
 
 
-@pytest.mark.parametrize("scenario", REQUIRED + BEYOND)
-def test_conformance_scenario(scenario):
+@pytest.mark.parametrize(("spec", "scenario"), [(SPEC, s) for s in REQUIRED + BEYOND]
+                         + [(MODERN, s) for s in MODERN_REQUIRED])
+def test_conformance_scenario(spec, scenario):
+    force = ["--force"] if spec == SPEC else []  # later revisions' checks run at SPEC's wire too
     r = _suite("client", "--command", f"{sys.executable} {HERE / 'adapter.py'}", "--scenario", scenario,
-               "--spec-version", SPEC, "--force", "--timeout", "60000")
+               "--spec-version", spec, *force, "--timeout", "60000")
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-4000:]
     assert " 0 failed, 0 warnings" in out, out[-4000:]

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from mcplock import severity
 from mcplock.cli import context, progress
-from mcplock.cli.commands.registry import REGISTRY, registry_spec, warn_lookalikes
+from mcplock.cli.commands.registry import REGISTRY, offer_registry_names, registry_spec, warn_lookalikes
 from mcplock.cli.context import Cli
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
@@ -74,6 +74,9 @@ def cmd_add(
         found = core_add.from_config(from_file, ([name] if name else []) + target, cli.lock_dir)
     else:
         if name and not target and not cli.had_dashdash and is_name(name):
+            if transport or header or cwd:
+                raise UsageError("--transport, --header and --cwd are for `mcplock add NAME URL` or "
+                                 "`mcplock add NAME -- CMD…`", hint="the registry entry says how the server runs")
             spec = replace(registry_spec(cli, name, server_name, registry), pin_resources=pin_resources)
             spec = replace(spec, env={**spec.env, **parse_env(env)})
         else:
@@ -179,7 +182,12 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     for entry in staged:
         if entry.name not in clashes:
             _report_locked(cli, entry, held.get(entry.name, []))
-    return 3 if failed or clashes else 0
+    offer_registry_names(cli, [e for e in staged if e.name not in clashes])
+    from mcplock.cli.walk import review_now
+
+    pending = [e for e in staged if e.name not in clashes and e.pending_count()]
+    code = review_now(cli, pending, interactive) if pending else 0
+    return code if code else 3 if failed or clashes else 0
 
 
 def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:

@@ -6,7 +6,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context, reports
-from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP
+from mcplock.cli.options import FORMAT_HELP, ORG_POLICY, OUTPUT_HELP
 from mcplock.untrusted import safe_text
 
 
@@ -15,6 +15,7 @@ def cmd_check(
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
     report_to: list[str] | None = reports.option(),
+    policy: str | None = ORG_POLICY,
 ) -> int:
     """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs.
 
@@ -27,9 +28,12 @@ def cmd_check(
     cli.report_format("check", fmt, formats.FORMATS)
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     extra = reports.parse(cli, report_to)
+    from mcplock import orgpolicy
+
+    org = orgpolicy.resolve(policy)  # a broken policy stops the run before anything is read (exit 2)
     path = cli.lockfile
     lock = load(path)
-    findings = run_check(lock, path)
+    findings = run_check(lock, path, org)
     warnings = critical_accepted(lock, findings)  # said, but they do not fail the gate
     code = 1 if findings else 0
     reports.write(cli, extra, code, lambda f, text: formats.check_report(

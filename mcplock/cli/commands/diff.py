@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from mcplock.cli import context, reports
-from mcplock.cli.options import FORMAT_HELP, OUTPUT_HELP, ProbeArgs, probing
+from mcplock.cli.options import FORMAT_HELP, ORG_POLICY, OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import load_and_probe
 from mcplock.cli.trust import guarded
 from mcplock.core.diff import diff_servers
@@ -24,6 +24,7 @@ def cmd_diff(
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
     fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY", help=FAIL_ON_HELP),
     report_to: list[str] | None = reports.option(),
+    policy: str | None = ORG_POLICY,
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -39,16 +40,28 @@ def cmd_diff(
     fail_on = fail_on.lower() if fail_on is not None else None
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     extra = reports.parse(cli, report_to)
+    from mcplock import orgpolicy
+
+    org = orgpolicy.resolve(policy)  # a broken policy: exit 2 before anything is probed
     opts = probe.options(cli)
     lock, selected, results = guarded(cli, lambda: load_and_probe(
         cli, list(names or []), opts, use_stored_client=not probe.client_name, login=probe.login))
     diffs, code = diff_servers(lock, selected, results, fail_on)
-    reports.write(cli, extra, code, lambda f, text: formats.diff_report(
-        f, diffs, cli.lockfile, code, lock_text=text, path=formats.artifact_path(cli.lockfile)))
-    if fmt != "text":
-        report = formats.diff_report(fmt, diffs, cli.lockfile, code, lock_text=cli.lock_text(fmt),
+    violations = _policy_findings(org, lock, {s.name for s in selected})
+    if violations and code in (0, 3):
+        code = 1  # a violation is a finding; exit 3 means "unreachable and nothing else found"
+
+    def report_of(f: str, text: str | None) -> str:
+        report = formats.diff_report(f, diffs, cli.lockfile, code, lock_text=text,
                                      path=formats.artifact_path(cli.lockfile))
-        cli.emit_report(report, out_file, fmt, code)
+        return _with_policy(f, report, violations)
+
+    reports.write(cli, extra, code, report_of)
+    if fmt != "text":
+        cli.emit_report(report_of(fmt, cli.lock_text(fmt)), out_file, fmt, code)
+        if violations and fmt not in ("json", "markdown"):
+            for v in violations:
+                cli.info(f"policy: {v.message}; {v.hint}")
         return code
     from mcplock.render.diff import render_diff
 
@@ -58,7 +71,41 @@ def cmd_diff(
         cli.info(f"wrote the report to {out_file} (exit {code})")
     else:
         cli.out.print(rendered)
+    if violations:
+        from mcplock.render.text import render_findings
+
+        cli.out.print(render_findings(violations))
     return code
+
+
+def _policy_findings(org, lock, names: set[str]) -> list:  # type: ignore[no-untyped-def]
+    """The organisation's policy over the servers diffed (docs/policy.md)."""
+    if org is None:
+        return []
+    from mcplock.core.check import policy_findings
+    from mcplock.lock.model import Lock
+
+    return policy_findings(org, Lock({n: s for n, s in lock.servers.items() if n in names}, path=lock.path))
+
+
+def _with_policy(fmt: str, report: str, violations: list) -> str:  # type: ignore[type-arg]
+    """The JSON report carries the policy's findings under `policy`, the Markdown one a section of
+    its own (the others: on stderr)."""
+    if not violations or fmt not in ("json", "markdown"):
+        return report
+    if fmt == "markdown":
+        from mcplock.render.formats.markdown import md_text
+
+        lines = ["", f"### ❌ the organisation's policy: {len(violations)} violation(s)", ""]
+        lines += [f"- {md_text(v.message)} — {md_text(v.hint)}" for v in violations]
+        return report.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+    import json
+
+    from mcplock.render.formats.json import dumps
+
+    doc = json.loads(report)
+    doc["policy"] = [v.as_json() for v in violations]
+    return dumps(doc)
 
 
 def register(app: typer.Typer) -> None:

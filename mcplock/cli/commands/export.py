@@ -6,6 +6,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
+from mcplock.cli.options import ORG_POLICY
 from mcplock.untrusted import safe_text
 
 HOST_HELP = (
@@ -25,16 +26,19 @@ def cmd_export(
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print the change as a diff, write nothing; exit 1 if anything would change."
     ),
+    policy: str | None = ORG_POLICY,
 ) -> int:
     """Write the lock's flags into each host's own permission settings (see docs/export.md).
 
     Disabled or unreviewed tools are denied, `approval = "always"` asks, `"never"` is allowed.
     Only the rules mcplock wrote are ever changed; a second run changes nothing.
     """
+    from mcplock import orgpolicy
     from mcplock.core import export as core
     from mcplock.lock.read import load
 
     cli = context.of(ctx)
+    org = orgpolicy.resolve(policy)  # a tool it denies is written as deny, whatever the lock says
     lock = load(cli.lockfile)
     command = "mcplock"
     if guard:
@@ -45,7 +49,7 @@ def cmd_export(
             cli.note(f"the `mcplock` on PATH is not this one (or there is none): host entries launch {command}, "
                      "a path of this machine; put this mcplock on PATH and export again for entries a teammate "
                      "can use")
-    plan = core.plan(lock, cli.lockfile, hosts, guard=guard, command=command)
+    plan = core.plan(lock, cli.lockfile, hosts, guard=guard, command=command, org=org)
     if not plan.changes:
         cli.info("no host config found in this project; name one with --host " + "|".join(core.EXPORTERS))
         return 0

@@ -54,6 +54,27 @@ def warn_lookalikes(cli: Cli, specs: list[ServerSpec]) -> int:
     return n
 
 
+def offer_registry_names(cli: Cli, entries: list) -> None:  # type: ignore[type-arg]
+    """For servers imported from a host config whose package claims an MCP Registry name: say
+    so, and how to see that entry (`init`, `add --from`). An offer only: a registry that cannot
+    be asked changes nothing."""
+    from mcplock.packages.claims import claimed
+    from mcplock.packages.errors import RegistryError
+
+    for entry in entries:
+        pin = entry.package
+        if entry.registry is not None or entry.source is None or pin is None or pin.registry not in ("npm", "pypi"):
+            continue
+        try:
+            got = claimed(pin.registry, pin.name, pin.version)
+        except RegistryError:
+            continue
+        if got:
+            cli.note(f"`{entry.name}`: its package {pin.label} claims the MCP Registry name {got}: "
+                     f"`mcplock inspect {got}` shows the entry; `mcplock add {got} --name NAME` adds a server "
+                     "from the registry, which `mcplock outdated` then follows")
+
+
 def _package_of(server: dict) -> str:
     from mcplock.packages.server_json import pick_package
 

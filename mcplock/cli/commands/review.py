@@ -10,6 +10,7 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.context import Cli
+from mcplock.cli.options import ORG_POLICY
 from mcplock.errors import UsageError
 from mcplock.lock import targets
 from mcplock.lock.model import APPROVALS, Entry, Lock, ServerEntry
@@ -160,6 +161,7 @@ def cmd_accept(
     include_critical: bool = typer.Option(
         False, "--include-critical",
         help="Bulk accepts (--all, SERVER, --yes) take items with critical lint findings too."),
+    policy: str | None = ORG_POLICY,
 ) -> int:
     """Accept pending proposals (interactive review on a terminal: all, or the SERVERs named).
 
@@ -169,15 +171,12 @@ def cmd_accept(
     Items with a critical lint finding are never accepted in bulk: name them, or pass
     --include-critical.
     """
-    from mcplock.cli import walk
-    from mcplock.core.add import is_critical
-    from mcplock.lint.entries import lint_entries
-    from mcplock.lock import review
-    from mcplock.lock.store import transaction
-
     cli = context.of(ctx)
     if approval is not None and approval not in APPROVALS:
         raise UsageError("--approval takes `always` or `never`")
+    from mcplock import orgpolicy
+
+    org = orgpolicy.resolve(policy)
     items = items or []
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     # a terminal walks what is pending (all of it, or the servers named); naming an item accepts it
@@ -185,6 +184,20 @@ def cmd_accept(
     if not items and not all_ and not interactive:
         raise UsageError("name what to accept (SERVER, SERVER/TOOL …) or pass --all",
                          hint="`mcplock list` shows what is pending; `mcplock diff` shows the changes")
+    return accept_pending(cli, items, all_=all_, interactive=interactive, approval=approval, org=org,
+                          include_critical=include_critical)
+
+
+def accept_pending(cli: Cli, items: list[str], *, all_: bool, interactive: bool, approval: str | None = None,
+                   org: object = None, include_critical: bool = False) -> int:
+    """Accept what ``items`` name (or everything, ``all_``): walked one by one when
+    ``interactive``, else in bulk with critical items held. The exit code (130 after Ctrl-C)."""
+    from mcplock.cli import walk
+    from mcplock.core.add import is_critical
+    from mcplock.lint.entries import lint_entries
+    from mcplock.lock import review
+    from mcplock.lock.store import transaction
+
     tally = walk.Tally()
     with transaction(cli.lockfile) as lock:
         chosen = _pending_targets(lock, items, all_ or (interactive and not items))
@@ -192,6 +205,8 @@ def cmd_accept(
             cli.say("nothing pending")
             return 0
         findings = lint_entries(lock.servers.values())
+        if org is not None:
+            chosen = _allowed(cli, org, chosen, findings, approval, interactive)
         if interactive:
             walk.walk(cli, [(s, e) for s, e, _ in chosen], findings, approval, tally)
         else:
@@ -202,6 +217,30 @@ def cmd_accept(
                 tally.record(cli, srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None))
     left = sum(s.pending_count() for s in lock.servers.values())
     return walk.summary(cli, tally, left)
+
+
+def _allowed(cli: Cli, org, chosen: list, findings: dict, approval: str | None, interactive: bool) -> list:  # type: ignore[no-untyped-def]
+    """The organisation's policy over what is about to be accepted: off a terminal anything it
+    forbids refuses the whole command (nothing is written); the walk skips those items."""
+    from mcplock.orgpolicy import Forbidden, forbids_accept
+
+    out, refused = [], []
+    for srv, e, named in chosen:
+        found = forbids_accept(org, srv, e, approval, findings.get((srv.name, e.kind, e.key)))
+        if found:
+            refused.append(found)
+        else:
+            out.append((srv, e, named))
+    if not refused:
+        return out
+    lines = [v for vs in refused for v in vs]
+    if not interactive:
+        raise Forbidden("the policy forbids accepting " + "; ".join(v.message for v in lines),
+                        hint=lines[0].hint.replace("disable it: `mcplock disable", "reject it instead: `mcplock reject")
+                        + "; nothing was accepted — accept the others by name")
+    for v in lines:
+        cli.note(f"not offered: {v.message}")
+    return out
 
 
 def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metavar="SERVER[/TOOL]…")) -> int:

@@ -8,6 +8,7 @@ import sys
 import typer
 
 from mcplock.cli import context
+from mcplock.cli.options import ORG_POLICY
 from mcplock.errors import UsageError
 
 RUN_HELP = """Serve a locked server to an MCP host over stdio, enforcing the lock.
@@ -42,6 +43,7 @@ def cmd_run(
                                           help="Seconds the server may take to answer one request (default 120)."),
     client_name: str | None = typer.Option(None, "--client-name", help="Connect as this client (default: as locked)."),
     client_version: str | None = typer.Option(None, "--client-version", help="The version for --client-name."),
+    policy: str | None = ORG_POLICY,
 ) -> int:
     from mcplock.guard import run_guard
     from mcplock.untrusted import safe_text
@@ -54,7 +56,8 @@ def cmd_run(
         cli.err.print(safe_text(text))
 
     return run_guard(cli.lockfile, name, timeout=timeout, request_timeout=request_timeout, strict=strict,
-                     client_name=client_name, client_version=client_version, verbose=cli.verbose, say=say)
+                     client_name=client_name, client_version=client_version, verbose=cli.verbose, say=say,
+                     policy=policy)
 
 
 def cmd_call(
@@ -71,6 +74,7 @@ def cmd_call(
     answer_defaults: bool = typer.Option(False, "--answer-defaults", help="Answer the server's questions "
                                          "(elicitation) with their own defaults, without asking, on a terminal or "
                                          "off it; a question with a required field without a default is declined."),
+    policy: str | None = ORG_POLICY,
 ) -> int:
     import asyncio
 
@@ -101,7 +105,7 @@ def cmd_call(
         elicit_form.off_terminal(cli, answer_defaults)
     session = guarded(cli, lambda: open_session(t.server, cli.lockfile, approve=approver, timeout=timeout,
                                                 client_name=client_name, client_version=client_version, login=say,
-                                                on_elicit=elicitor))
+                                                on_elicit=elicitor, policy=policy))
     from mcplock.errors import InvalidArguments
 
     try:

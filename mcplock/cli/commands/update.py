@@ -102,11 +102,11 @@ def cmd_update(
         pins = {n: sp.package for n, sp in moving.items()}
         summary, probe_failed = core_refresh.apply(cli.lockfile, cli.lock_dir, chosen, results, the_plan, None, pins)
         failed.update(probe_failed)
-        moved = {n for n, _ in summary}
-        core_update.record_registry(cli.lockfile, {r.server: r.new_ref for r in rows
-                                                   if r.new_ref is not None and r.server in moved})
+        rewritten = core_update.record_registry(cli.lockfile, rows, {n for n, _ in summary})
         # the same command at its new release, run now with the person's consent: trusted as the old one was
-        core_trust.trust([moving[n] for n, _ in summary if n in moving], cli.lock_dir)
+        # (a server from the MCP Registry: with its entry's new command line)
+        core_trust.trust([moving[n] for n, _ in summary if n in moving]
+                         + [s.as_launched(cli.lock_dir) for s in rewritten], cli.lock_dir)
     code = 3 if failed else 0
     report = render_update(rows, dict(summary), failed, fmt, lockfile=cli.lockfile, exit_code=code)
     if fmt == "text":

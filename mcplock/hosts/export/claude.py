@@ -23,6 +23,9 @@ class ClaudeCode(Exporter):
     default_deny = False
     unknown_tools = "asks before running a tool the lock does not know, unless a broad allow (`mcp__S`) lets it run"
 
+    def tool_ids(self, server: str, tool: str) -> tuple[str, ...]:
+        return (f"mcp__{sanitize(server)}__{sanitize(tool)}",)
+
     def lock_arg(self, rel_lock: str) -> str | None:
         return "${CLAUDE_PROJECT_DIR:-.}/" + rel_lock  # Claude Code sets it for the servers it starts
 

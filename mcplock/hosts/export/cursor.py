@@ -36,6 +36,9 @@ class CursorAllowlist(Exporter):
     default_deny = False
     unknown_tools = UNKNOWN
 
+    def tool_ids(self, server: str, tool: str) -> tuple[str, ...]:
+        return (f"{server}:{tool}",)
+
     def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
         out = []
         for s in sorted(decisions):
@@ -58,6 +61,9 @@ class Cursor(Exporter):
     guard_keeps = ("envFile",)
     default_deny = False
     unknown_tools = UNKNOWN
+
+    def tool_ids(self, server: str, tool: str) -> tuple[str, ...]:
+        return (f"{server}:{tool}",)
 
     def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
         perms = data.get("permissions")

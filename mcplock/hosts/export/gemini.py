@@ -35,6 +35,9 @@ class Gemini(Exporter):
     per_server_in_file = True
     guard_keeps = ("includeTools", "excludeTools", "trust", "timeout", "description")
 
+    def tool_ids(self, server: str, tool: str) -> tuple[str, ...]:
+        return (tool_id(server, tool),)
+
     def rules(self, decisions: Decisions) -> list[Item]:
         out = []
         for s in sorted(decisions):

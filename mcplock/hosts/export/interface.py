@@ -77,6 +77,11 @@ class Exporter(ABC):
     def rules(self, decisions: Decisions) -> list[Item]:
         """The rules that make the host do what the lock says, in a stable order."""
 
+    def tool_ids(self, server: str, tool: str) -> tuple[str, ...]:
+        """The ids the host knows the tool by: two tools that share one are one tool to it
+        (:mod:`mcplock.hosts.export.safety`). Default: the raw names, which never collide."""
+        return (f"{server}\0{tool}",)
+
     @property
     def new_file(self) -> str:
         return self.default_file or self.files[0]

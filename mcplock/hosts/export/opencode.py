@@ -51,6 +51,9 @@ class Opencode(Exporter):
     guard_keeps = ("enabled", "disabled", "timeout")
     env_key = "environment"
 
+    def tool_ids(self, server: str, tool: str) -> tuple[str, ...]:
+        return tool_ids(server, tool)
+
     def env_ref(self, var: str) -> str:
         return "{env:" + var + "}"
 

@@ -83,14 +83,14 @@ _DIFF_LIMIT = 4000  # characters of one text's word diff (a PR comment holds 655
 def _text_changes(c: Any) -> list[tuple[str, str]]:
     """(field, plain word diff) of each text ``c`` changes or adds: ``[-old-]`` / ``{+new+}``,
     hidden characters made visible."""
-    from mcplock.render.changes import word_diff
+    from mcplock.render.documents import plain_diff
     from mcplock.snapshot import KEY_FIELD
 
     if c.change == "removed":
         return []
     old, new = c.locked, c.live
     if isinstance(new, str):
-        return [(c.kind, word_diff(old if isinstance(old, str) else "", new, color=False).plain)]
+        return [(c.kind, plain_diff(old if isinstance(old, str) else "", new))]
     if not isinstance(new, dict):
         return []
     old = old if isinstance(old, dict) else {}
@@ -99,7 +99,7 @@ def _text_changes(c: Any) -> list[tuple[str, str]]:
     for f in fields:
         was, now = old.get(f, ""), new.get(f)
         if isinstance(now, str) and isinstance(was, str) and now != was:
-            out.append((f, word_diff(was, now, color=False).plain))
+            out.append((f, plain_diff(was, now)))
     return out
 
 

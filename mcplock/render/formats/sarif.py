@@ -66,6 +66,17 @@ _CHECK_RULES = {
     "pin-no-integrity": ("A package pin has no integrity",
                          "What the server's command runs cannot be verified; resolve the pin again "
                          "with `mcplock update`."),
+    "policy/tools.deny": ("A tool the organisation's policy denies is enabled",
+                          "The policy (docs/policy.md) outranks the lock: the guard refuses the tool anyway."),
+    "policy/tools.require-approval": ("A tool the organisation's policy keeps on approval is set to `never`",
+                                      "Set `approval = \"always\"` with `mcplock approval`."),
+    "policy/review.max-accepted-severity": ("An accepted item has findings above the policy's limit",
+                                            "Review it with `mcplock show`; `mcplock disable` hides a tool."),
+    "policy/packages.require-pin": ("A launched package has no pin", "Pin it with `mcplock update`."),
+    "policy/packages.allow-registries": ("A server runs a package from a registry the policy does not allow",
+                                         "Remove the server, or ask the policy's owners."),
+    "policy/servers.allow": ("A server the organisation's policy does not allow",
+                             "Remove the server, or ask the policy's owners."),
     "pin-not-exact": ("A package pin names no one exact release",
                       "Its version is an alias (`npm:other@1.0.0`), a range, a tag or a URL: the installer would "
                       "run something the pin does not say, so nothing of it is started; restore the lock from git "

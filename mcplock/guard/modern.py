@@ -1,0 +1,256 @@
+"""The guard's 2026-07-28 side (docs/protocol.md): a host that opens with ``server/discover``.
+
+- ``server/discover`` is answered at once from the lock (versions, the capabilities of what the
+  lock holds, accepted instructions, the locked server info) and starts the upstream's
+  verification, as ``initialize`` does for a legacy host; nothing else is answered before it.
+- A modern host's requests carry the ``_meta`` envelope; it never reaches a legacy upstream
+  (stripped), a modern upstream gets the guard's own. Every answer it gets carries
+  ``resultType``; lists the caching fields (``ttlMs`` 0: the lock may change, ``private``).
+- Change notifications go only to its ``subscriptions/listen`` streams that asked for them,
+  tagged with the subscription's id; never untagged.
+- Multi round-trip requests: an ``input_required`` result passes through, and the retry that
+  answers it must name the same accepted tool and carry the ``requestState`` the server gave
+  for it (one the guard saw): a retry for another tool, or with a state nobody issued, is
+  refused with -32602, nothing forwarded. The retry is itself a ``tools/call``, checked under
+  the lock like any other.
+- The upstream is spoken to in its own era: a modern upstream's change notifications come
+  through the guard's own ``subscriptions/listen`` (:meth:`ModernHost._listen_upstream`); a
+  legacy host whose call a modern upstream answers ``input_required`` is asked the 2025 way
+  (elicitation, roots, sampling requests) and the call retried with its answers (:meth:`ModernHost._bridged`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from mcplock.errors import ProbeError
+from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, HostIO, error, result
+from mcplock.lock.model import ServerEntry
+from mcplock.policy import decide_item
+from mcplock.probe import era
+
+INTERNAL_ERROR = -32603  # what a modern host gets for an upstream failure (-32000 is the legacy range)
+LISTEN_PAUSE = 1.0  # seconds before the guard's subscription upstream is opened again after it ended
+_FILTERS = {"tool": "toolsListChanged", "prompt": "promptsListChanged", "resource-template": "resourcesListChanged"}
+_NOTIFICATION_FILTER = {"notifications/tools/list_changed": "toolsListChanged",
+                        "notifications/prompts/list_changed": "promptsListChanged",
+                        "notifications/resources/list_changed": "resourcesListChanged"}
+MAX_STATES = 1024  # requestStates remembered for retries (the oldest forgotten first)
+MAX_ROUNDS = 8  # input_required rounds the guard answers for a legacy host before it gives up
+_ASKABLE = {"elicitation/create": "elicitation", "roots/list": "roots", "sampling/createMessage": "sampling"}
+
+
+def is_discover(msg: dict[str, Any]) -> bool:
+    return msg.get("method") == "server/discover" and "id" in msg
+
+
+def opens_modern(msg: dict[str, Any]) -> bool:
+    """A host request that opens a modern session: discover, or any request with the envelope."""
+    return "id" in msg and msg.get("method") != "initialize" and (
+        is_discover(msg) or era.request_version(msg.get("params")) is not None)
+
+
+class ModernHost:
+    """Mixed into :class:`mcplock.guard.relay.Guard`, whose state it shares."""
+
+    server: ServerEntry
+    io: HostIO
+    host_era: str | None
+    subscriptions: dict[Any, dict[str, Any]]
+    states: dict[str, str]
+
+    if TYPE_CHECKING:
+        def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
+        def _capabilities(self, up: dict[str, Any]) -> dict[str, Any]: ...
+
+    # --- server/discover --------------------------------------------------------------------
+
+    def _locked_capabilities(self) -> dict[str, Any]:
+        """The capabilities of what the lock holds (before the upstream is verified)."""
+        caps: dict[str, Any] = {}
+        if self.server.items["tool"]:
+            caps["tools"] = {}
+        if self.server.items["prompt"]:
+            caps["prompts"] = {}
+        if self.server.items["resource-template"] or self.server.pin_resources:
+            caps["resources"] = {}
+        return self._capabilities(caps)
+
+    def _discover_result(self) -> dict[str, Any]:
+        info = self.server.server_info or {"name": self.server.name, "version": "0"}
+        out: dict[str, Any] = {"resultType": "complete", "supportedVersions": [era.MODERN, era.LEGACY],
+                               "capabilities": self._locked_capabilities(),
+                               "_meta": {era.SERVER_INFO_KEY: info}, "ttlMs": 0, "cacheScope": "private"}
+        e = self.server.instructions
+        if e is not None and isinstance(e.definition, str) and decide_item(
+                self.server.name, "instructions", "instructions", e, e.hash).allowed:
+            out["instructions"] = e.definition
+        return out
+
+    def _answer_discover(self, msg: dict[str, Any]) -> None:
+        version = era.request_version(msg.get("params"))
+        if version is not None and not era.is_modern(version):
+            self.io.send(error(msg["id"], era.UNSUPPORTED_VERSION, "Unsupported protocol version",
+                               {"supported": [era.MODERN, era.LEGACY], "requested": version}))
+            return
+        self.io.send(result(msg["id"], self._discover_result()))
+
+    # --- what a modern host gets ------------------------------------------------------------
+
+    def _to_host(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """An answer on its way to the host, in the host's era."""
+        if self.host_era != "modern" or "method" in msg:
+            return msg
+        if "result" in msg and isinstance(msg["result"], dict):
+            res = msg["result"]
+            if "resultType" not in res:
+                msg = {**msg, "result": {"resultType": "complete", **res}}
+            if res.get("resultType") == "input_required":
+                self._remember_state(msg)
+        elif "error" in msg and isinstance(msg["error"], dict) and msg["error"].get("code") == SERVER_ERROR:
+            msg = {**msg, "error": {**msg["error"], "code": INTERNAL_ERROR}}
+        return msg
+
+    def _list_result(self, field: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+        if self.host_era == "modern":
+            return {"resultType": "complete", field: items, "ttlMs": 0, "cacheScope": "private"}
+        return {field: items}
+
+    def _up_params(self, params: Any) -> Any:
+        """A host request's params on their way up: no host envelope (the upstream gets its own, if modern)."""
+        return era.without_envelope(params)
+
+    # --- subscriptions/listen (host side) ---------------------------------------------------
+
+    def _listen(self, msg: dict[str, Any]) -> None:
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        wanted = params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
+        agreed = {k: True for k in _FILTERS.values() if wanted.get(k) is True}
+        self.subscriptions[msg["id"]] = agreed
+        self.io.send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                      "params": {"_meta": {era.SUBSCRIPTION_KEY: msg["id"]}, "notifications": agreed}})
+
+    def _end_listen(self, request_id: Any) -> None:
+        """The host cancelled a subscription: a graceful end, answered."""
+        if request_id in self.subscriptions:
+            del self.subscriptions[request_id]
+            self.io.send(result(request_id, {"resultType": "complete", "_meta": {era.SUBSCRIPTION_KEY: request_id}}))
+
+    def _notify_host(self, method: str) -> None:
+        """A change the host may see: untagged for a legacy host, on each subscription that asked for a modern one."""
+        if self.host_era != "modern":
+            self.io.send({"jsonrpc": "2.0", "method": method})
+            return
+        want = _NOTIFICATION_FILTER.get(method)
+        for sid, agreed in self.subscriptions.items():
+            if want is not None and agreed.get(want):
+                self.io.send({"jsonrpc": "2.0", "method": method, "params": {"_meta": {era.SUBSCRIPTION_KEY: sid}}})
+
+    # --- multi round-trip requests ----------------------------------------------------------
+
+    def _remember_state(self, msg: dict[str, Any]) -> None:
+        state = msg["result"].get("requestState")
+        name = getattr(self, "_calls_by_id", {}).get(_key(msg.get("id")))
+        if isinstance(state, str) and name is not None:
+            self.states[state] = name
+            while len(self.states) > MAX_STATES:
+                self.states.pop(next(iter(self.states)))
+
+    def _retry_refused(self, rid: Any, params: dict[str, Any]) -> bool:
+        """A retry (``inputResponses`` / ``requestState``) that does not continue a call of the
+        same tool is refused (-32602); True when it was."""
+        if "requestState" not in params and "inputResponses" not in params:
+            return False
+        state = params.get("requestState")
+        if state is None:
+            return False  # a retry of an input_required result that carried no state: the tool is checked as usual
+        issued = self.states.get(state) if isinstance(state, str) else None
+        if issued == params.get("name"):
+            return False
+        why = ("was not issued by the server for any call mcplock relayed" if issued is None
+               else f"continues a call of `{issued}`, not of `{params.get('name')}`")
+        self.io.send(error(rid, INVALID_PARAMS, f"mcplock refused this retry: its requestState {why}"))
+        return True
+
+    # --- a legacy host, a modern upstream that asks for input ---------------------------------
+
+    def _bridged(self, key: tuple[str, Any], out: dict[str, Any]) -> bool:
+        """A legacy host's call answered ``input_required`` (a legacy host cannot read it): the
+        guard asks the host what the server asks, the 2025 way, and retries the same call with the
+        answers. True when it took the call over (its answer comes later)."""
+        params = self._call_params.pop(key, None)  # type: ignore[attr-defined]
+        res = out.get("result")
+        if self.host_era == "modern" or params is None or not (
+                isinstance(res, dict) and res.get("resultType") == "input_required"):
+            return False
+        self._spawn(self._bridge(out["id"], key, params, res), out["id"])  # type: ignore[attr-defined]
+        return True
+
+    async def _bridge(self, rid: Any, key: tuple[str, Any], params: dict[str, Any], res: dict[str, Any]) -> None:
+        from mcplock.guard.relaying import _answer, _failed
+
+        out: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": res}
+        try:
+            for _ in range(MAX_ROUNDS):
+                answers: dict[str, Any] = {}
+                requests = res.get("inputRequests") if isinstance(res.get("inputRequests"), dict) else {}
+                for k, req in requests.items():
+                    method = req.get("method") if isinstance(req, dict) else None
+                    if method in _ASKABLE and self.host_caps.get(_ASKABLE[method]) is not None:  # type: ignore[attr-defined]
+                        got = await self._ask_host(method, req.get("params"))
+                        if isinstance(got, dict) and "result" in got:
+                            answers[k] = got["result"]
+                retry = {**params, "inputResponses": answers}
+                if "requestState" in res:
+                    retry["requestState"] = res["requestState"]
+                resp = await self.up.request("tools/call", retry, timeout=self.request_timeout)  # type: ignore[attr-defined]
+                out = _answer(rid, resp)
+                res = out.get("result") if isinstance(out.get("result"), dict) else {}
+                if res.get("resultType") != "input_required":
+                    break
+            else:
+                out = error(rid, INVALID_PARAMS, f"mcplock: the server asked for input {MAX_ROUNDS} times in a row")
+        except ProbeError as e:
+            out = _failed(rid, e)
+        finally:
+            self._calls_by_id.pop(key, None)  # type: ignore[attr-defined]
+        self.io.send(out)
+
+    async def _ask_host(self, method: str, params: Any) -> dict[str, Any] | None:
+        """One request to the host (the answer, or None when it does not answer in time)."""
+        if self.host_gone:  # type: ignore[attr-defined]
+            return None
+        hid = self._host_id()  # type: ignore[attr-defined]
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[hid] = ("local", fut)  # type: ignore[attr-defined]
+        self.io.send({"jsonrpc": "2.0", "id": hid, "method": method, **({"params": params} if params else {})})
+        try:
+            return await asyncio.wait_for(fut, self.request_timeout)  # type: ignore[attr-defined]
+        except TimeoutError:
+            return None
+        finally:
+            self.waiting.pop(hid, None)  # type: ignore[attr-defined]
+
+    # --- the upstream's change notifications (a modern upstream) ----------------------------
+
+    async def _listen_upstream(self, caps: dict[str, Any]) -> None:
+        """Keep a ``subscriptions/listen`` open upstream for the lists it says can change; what
+        it carries reaches :meth:`Relaying._from_upstream` like any notification."""
+        wanted = {f: True for kind, f in _FILTERS.items()
+                  if isinstance(caps.get({"tool": "tools", "prompt": "prompts",
+                                          "resource-template": "resources"}[kind]), dict)
+                  and caps[{"tool": "tools", "prompt": "prompts", "resource-template": "resources"}[kind]]
+                  .get("listChanged")}
+        if not wanted:
+            return
+        up = self.up  # type: ignore[attr-defined]
+        for _ in range(100):
+            with contextlib.suppress(ProbeError):
+                await up.request("subscriptions/listen", {"notifications": wanted}, timeout=None)
+            await asyncio.sleep(LISTEN_PAUSE)
+
+
+def _key(rid: Any) -> tuple[str, Any]:
+    return (type(rid).__name__, rid)

@@ -1,0 +1,74 @@
+"""What a host's rules must never say, whatever the lock holds (docs/export.md, "Names").
+
+- **A name a host reads as a pattern** (``*``, ``?``: the wildcards of Cursor's, Claude
+  Code's and opencode's rules; parentheses, which close Cursor's ``Mcp(S:T)`` and make Gemini's
+  ``includeTools`` entry ``a(b`` name the tool ``a`` too): a tool named ``*`` accepted with ``approval = "never"`` would
+  become Cursor's ``mcpAllowlist: ["srv:*"]`` or ``Mcp(srv:*)``, and the editor would run every
+  tool of the server. Such a tool (or server) gets no rule at all: the host treats it as a tool
+  the lock does not know (denied where the export denies by default, asked elsewhere), and the
+  export says so. The lint flags the name (``pattern-name``).
+- **Two tools that are one id in a host** (opencode and Claude Code turn ``[^A-Za-z0-9_-]`` into
+  ``_``, so ``a_b`` and ``a~b`` are both ``srv_a_b``; Cursor's ``S:T`` joins ``a:b``/``c`` and
+  ``a``/``b:c``): the strictest decision of the group is written for all of them — deny wins —
+  and the export names the collision. Without this the allow of one and the deny of the other
+  fought over one key, the last write won, and ``check`` and ``export`` disagreed for ever.
+"""
+
+from __future__ import annotations
+
+from mcplock.hosts.export.interface import STRICTNESS, Decisions, Exporter
+from mcplock.lint.names import PATTERN
+from mcplock.untrusted import sanitize as shown
+
+
+def host_decisions(exp: Exporter, decisions: Decisions) -> tuple[Decisions, list[str]]:
+    """``decisions`` as ``exp`` may be told them, and a note for each thing changed."""
+    notes: list[str] = []
+    out: Decisions = {}
+    for s in sorted(decisions):
+        if PATTERN.search(s):
+            notes.append(f"server `{shown(s, 80)}`: its name reads as a pattern in {exp.host}'s rules, so mcplock "
+                         "writes none for it (rename it in the lock and the host config)")
+            continue
+        kept = {}
+        for t, d in sorted(decisions[s].items()):
+            if PATTERN.search(t):
+                notes.append(f"`{shown(s, 80)}/{shown(t, 80)}`: a tool name {exp.host} would read as a pattern "
+                             "(it would name every tool of the server) gets no rule; the host treats it as a tool "
+                             "the lock does not know")
+            else:
+                kept[t] = d
+        out[s] = kept
+    # tools whose host ids meet are one tool to the host: the strictest decision for all of them
+    group_of: dict[str, int] = {}
+    groups: list[list[tuple[str, str]]] = []
+    for s in sorted(out):
+        for t in sorted(out[s]):
+            ids = exp.tool_ids(s, t)
+            met = sorted({group_of[i] for i in ids if i in group_of})
+            if met:
+                g = met[0]
+                for other in met[1:]:
+                    groups[g] += groups[other]
+                    for i, gi in list(group_of.items()):
+                        if gi == other:
+                            group_of[i] = g
+                    groups[other] = []
+            else:
+                g = len(groups)
+                groups.append([])
+            groups[g].append((s, t))
+            for i in ids:
+                group_of[i] = g
+    for members in groups:
+        if len(members) < 2:
+            continue
+        strict = max((out[s][t] for s, t in members), key=STRICTNESS.__getitem__)
+        loosened = [(s, t) for s, t in members if out[s][t] != strict]
+        for s, t in members:
+            out[s][t] = strict
+        names = ", ".join(f"`{shown(s, 80)}/{shown(t, 80)}`" for s, t in members)
+        notes.append(f"{names} are one tool id in {exp.host} ({shown(exp.tool_ids(*members[0])[0], 120)}): "
+                     f"mcplock writes the strictest decision, {strict!r}, for all of them"
+                     + (" (rename a tool upstream to tell them apart)" if loosened else ""))
+    return out, notes

@@ -1,0 +1,82 @@
+"""Lint family: a required parameter that asks for a credential.
+
+A tool that gains a required ``api_key``, ``password`` or ``token`` parameter (or one whose
+description asks for "your API key"), or a new prompt argument that does, makes the model ask
+the user for a secret and hand it to this server: credential harvesting. ``high`` — a risk
+signal, since some honest tools do take a key — for a required parameter the accepted
+definition did not require (every required one, for a new item). Optional parameters, and
+pagination or session tokens (``page_token``, ``next_token``), are no signal.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mcplock.lint.finding import LintFinding
+from mcplock.lint.text import clean, lazy
+from mcplock.severity import HIGH
+
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
+_NAME = lazy(
+    r"(?:^|_)(?:api_?key|apikey|secret(?:_key)?|client_secret|password|passwd|passphrase|pwd|access_?token|auth_?token"
+    r"|bearer(?:_token)?|refresh_token|id_token|token|credentials?|private_?key|secret_?key|access_?key|ssh_?key"
+    r"|authorization|cookie|otp|mfa_code|totp|seed_?phrase|mnemonic|recovery_phrase|cvv|card_number)(?:$|_)")
+_NOT = lazy(r"(?:^|_)(?:page|next|continuation|cursor|sync|pagination|max|num|count|limit)_")
+_ASKS = lazy(
+    r"\b(?:your|the\s+user'?s|user)\s+(?:\w+\s+){0,2}(?:api[\s_-]?key|password|passphrase|secret|access\s+token"
+    r"|token|credentials?|private\s+key|ssh\s+key|seed\s+phrase|recovery\s+phrase|2fa\s+code|otp|cookie)\b"
+    r"|\b(?:Ihr|dein|deinen|Ihren)\s+(?:API-)?(?:Schlüssel|Passwort|Kennwort|Token)\b"
+    r"|\b(?:votre|ton|ta)\s+(?:clé\s+(?:d['’])?API|mot\s+de\s+passe|jeton)\b"
+    r"|\b(?:tu|su)\s+(?:clave\s+(?:de\s+)?API|contraseña|token)\b|\b(?:sua|seu|tua)\s+(?:chave\s+(?:de\s+)?API|senha|token)\b"
+    r"|ваш\w*\s+(?:API-?\s*)?(?:ключ|пароль|токен)|(?:您的|你的)\s*(?:API\s*)?(?:密钥|密鑰|密码|密碼|令牌)"
+    r"|(?:あなたの)?APIキー|パスワードを入力|(?:당신의|귀하의)?\s*API\s*키|비밀번호를\s*입력", re.I)
+
+
+def _snake(name: str) -> str:
+    return _CAMEL.sub("_", name).lower().replace("-", "_").replace(" ", "_")
+
+
+def asks_for_credential(name: str, description: Any) -> str | None:
+    """What credential a parameter named ``name`` (with ``description``) asks for, or None."""
+    n = _snake(name)
+    if _NAME.search(n) and not _NOT.search(n):
+        return f"its name `{name}`"
+    if isinstance(description, str):
+        m = _ASKS.search(clean(description))
+        if m:
+            return f"its description ({m.group(0)!r})"
+    return None
+
+
+def _required(kind: str, d: Any) -> dict[str, Any]:
+    """Required parameter name -> its schema (a tool) or argument (a prompt)."""
+    if not isinstance(d, dict):
+        return {}
+    if kind == "prompt":
+        args = d.get("arguments")
+        return {a["name"]: a for a in args or () if isinstance(a, dict) and isinstance(a.get("name"), str)
+                and a.get("required") is True} if isinstance(args, list) else {}
+    schema = d.get("inputSchema")
+    if not isinstance(schema, dict) or not isinstance(schema.get("required"), list):
+        return {}
+    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    return {r: props.get(r) for r in schema["required"] if isinstance(r, str)}
+
+
+def credential_findings(kind: str, new: Any, old: Any = None) -> list[LintFinding]:
+    """``credential-parameter`` findings: required parameters of ``new`` that ``old`` did not require."""
+    if kind not in ("tool", "prompt"):
+        return []
+    before = _required(kind, old)
+    out = []
+    for name, spec in _required(kind, new).items():
+        if name in before:
+            continue
+        why = asks_for_credential(name, spec.get("description") if isinstance(spec, dict) else None)
+        if why:
+            where = f"arguments.{name}" if kind == "prompt" else f"inputSchema.properties.{name}"
+            out.append(LintFinding("credential-parameter", HIGH, f"a new required parameter `{name}` asks for a "
+                                   f"credential ({why}): the model will ask the user for a secret and send it to "
+                                   "this server", where))
+    return out

@@ -1,0 +1,76 @@
+"""Lint family: URLs shaped for exfiltration — not plain links.
+
+A link in a description ("See https://docs.example/search for the query syntax") is no signal.
+A URL is ``high`` (``exfiltration-url``) when it is shaped to carry data away:
+
+- a placeholder for data in it: ``{conversation}``, ``{{secret}}``, ``$TOKEN``, ``<data>``,
+  ``%s``, ``[USER_DATA]`` in its query or fragment, or one naming data anywhere in it (a path
+  parameter such as ``/repos/{owner}`` is an ordinary API route);
+- an order in its sentence to send, post or fetch it (any language of the instruction table);
+- an order to render it: an image or a link the model is told to show, embed or reply with.
+
+A resource template's own ``uriTemplate`` is a template by design; its placeholders are not
+judged (its descriptions are). An order that also names the user's data is the instruction
+family's (``critical``, :mod:`mcplock.lint.instructions`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mcplock.lint.finding import LintFinding
+from mcplock.lint.languages import compiled, tried
+from mcplock.lint.text import SENTENCE, excerpt, lazy
+from mcplock.severity import HIGH
+
+URL = lazy(r"\b(?:https?|wss?|ftp)://[^\s<>'\"`)\]]+(?:\][^\s<>'\"`)\]]*)*", re.I)
+_PLACEHOLDER = lazy(
+    r"\{\{?\s*([\w.\- ]+?)\s*\}?\}|\$\{?([A-Za-z_]\w*)\}?|<([\w\- ]+)>|(%s)|\[([A-Z][A-Z_ ]{2,})\]")
+_DATA_NAME = lazy(
+    r"conversation|history|chat|message|prompt|context|secret|token|key|passw|cred|cookie|session|env|user|mail|data"
+    r"|content|file|summary|memory|ssn|card|address|phone|document|note", re.I)
+_FETCH = lazy(r"\b(?:fetch|get|visit|open|load|request|ping|curl|wget|call|navigate\s+to|browse\s+to|go\s+to)\b",
+                    re.I)
+_RENDER = lazy(
+    r"\b(?:render|display|show|embed|include|output|print|insert|append|add|reply\s+with|respond\s+with|end\s+(?:your|each"
+    r"|every)\s+(?:answer|response|reply|message)\s+with)\b[^.\n]{0,60}?\b(?:image|picture|pixel|badge|markdown|link"
+    r"|img)\b|!\[", re.I)
+
+
+def _placeholder(url: str) -> str | None:
+    """The placeholder that makes ``url`` a data carrier, or None."""
+    q = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    for m in _PLACEHOLDER.finditer(url):
+        name = next((g for g in m.groups() if g), "")
+        if m.start() >= q or _DATA_NAME.search(name):
+            return m.group(0)
+    return None
+
+
+def url_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+    """``exfiltration-url`` findings in ``t`` (cleaned text; ``low`` its lower case)."""
+    if "://" not in t:
+        return
+    for sent in SENTENCE.finditer(t):
+        s = sent.group(0)
+        for m in URL.finditer(s) if "://" in s else ():
+            url = m.group(0).rstrip(".,;:")
+            why = ""
+            hole = _placeholder(url)
+            if hole:
+                why = f"a placeholder for data ({hole}) in it"
+            elif _RENDER.search(s):
+                why = "an order to render it (an image or link the model shows)"
+            else:
+                before = s[:m.start()]
+                bl = before.lower()
+                if _FETCH.search(before) or any(
+                        lang.send is not None and tried(lang, before, bl) and lang.send.search(before)
+                        for lang in compiled()):
+                    why = "an order to send, post or fetch it"
+            if why:
+                a, b = sent.start() + m.start(), sent.start() + m.end()
+                yield (LintFinding("exfiltration-url", HIGH, f"a URL shaped for exfiltration, {why}: "
+                                   f"{excerpt(t, a, b, 30)}", where), ("exfiltration-url", url.lower(), why))
+                return

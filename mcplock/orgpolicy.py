@@ -1,0 +1,297 @@
+"""An organisation's policy: rules kept once, read by every repository's mcplock (docs/policy.md).
+
+Not :mod:`mcplock.policy`, which is the guard's per-call decision (list / refuse / ask /
+forward); this module reads the organisation's file and says what it forbids. The guard's
+decision consults it (``Host.org``), so a denied tool is refused whatever the lock says.
+
+```toml
+version = 1
+[tools]
+deny = ["*delete*", "shell_*"]        # never enabled; the guard and `call` refuse them; export writes deny
+require-approval = ["*send*"]         # must stay approval = "always"
+[review]
+max-accepted-severity = "high"        # an accepted, enabled item with a finding above this fails check
+[packages]
+require-pin = true                    # every npx/uvx/pipx/docker server carries a package pin
+allow-registries = ["npm", "pypi"]
+[servers]
+allow = ["npm:@modelcontextprotocol/*", "local"]
+```
+
+Patterns are shell-style (``*``, ``?``, ``[…]``), matched without regard to case (after NFKC
+folding) over ``SERVER/TOOL`` when they hold a ``/`` and over ``TOOL`` otherwise. A file that
+cannot be read, is not TOML, or names a key or value this mcplock does not know is an error
+(exit 2), never ignored. Pure apart from :func:`load` reading the file; stdlib only.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import tomllib
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+from mcplock.errors import ConfigError, McplockError
+from mcplock.lock.model import Lock, ServerEntry
+from mcplock.lock.targets import format_target
+from mcplock.severity import SEVERITIES, rank
+
+ENV = "MCPLOCK_POLICY"
+VERSION = 1
+_SCHEMA: dict[str, dict[str, type]] = {
+    "tools": {"deny": list, "require-approval": list},
+    "review": {"max-accepted-severity": str},
+    "packages": {"require-pin": bool, "allow-registries": list},
+    "servers": {"allow": list},
+}
+REGISTRIES = ("npm", "pypi", "oci")
+
+
+@dataclass(frozen=True)
+class OrgPolicy:
+    path: str  # as given (for messages)
+    deny: tuple[str, ...] = ()
+    require_approval: tuple[str, ...] = ()
+    max_severity: str | None = None
+    require_pin: bool = False
+    allow_registries: tuple[str, ...] | None = None
+    allow_servers: tuple[str, ...] | None = None
+
+    def denied(self, server: str, tool: str) -> str | None:
+        """The `tools.deny` pattern that denies ``server/tool``, or None."""
+        return _first(self.deny, server, tool)
+
+    def approval_required(self, server: str, tool: str) -> str | None:
+        """The `tools.require-approval` pattern that covers ``server/tool``, or None."""
+        return _first(self.require_approval, server, tool)
+
+    def rule(self, name: str, pattern: str | None = None) -> str:
+        """How a message names a rule: ``tools.deny `*delete*` in org-policy.toml``."""
+        return f"{name}{f' `{pattern}`' if pattern else ''} in {self.path}"
+
+
+def _fold(s: str) -> str:
+    return unicodedata.normalize("NFKC", s).casefold()
+
+
+def matches(pattern: str, server: str, tool: str) -> bool:
+    subject = f"{server}/{tool}" if "/" in pattern else tool
+    return fnmatch.fnmatchcase(_fold(subject), _fold(pattern))
+
+
+def _first(patterns: tuple[str, ...], server: str, tool: str) -> str | None:
+    return next((p for p in patterns if matches(p, server, tool)), None)
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+def _bad(path: str, message: str) -> ConfigError:
+    return ConfigError(f"policy {path}: {message}", code="policy",
+                       hint="fix the policy file (docs/policy.md lists every key), or point --policy / "
+                            f"{ENV} at the right one")
+
+
+def _strings(path: str, where: str, value: list[Any]) -> tuple[str, ...]:
+    if not all(isinstance(v, str) and v for v in value):
+        raise _bad(path, f"`{where}` must be a list of non-empty strings")
+    return tuple(value)
+
+
+def loads(text: str, path: str) -> OrgPolicy:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise _bad(path, f"not valid TOML: {e}") from None
+    version = data.get("version")
+    if version is None:
+        raise _bad(path, "missing `version = 1`")
+    if version != VERSION or isinstance(version, bool):
+        raise _bad(path, f"unsupported `version = {version!r}` (this mcplock reads version {VERSION})")
+    for key, value in data.items():
+        if key == "version":
+            continue
+        if key not in _SCHEMA:
+            raise _bad(path, f"unknown key `{key}` (known: version, {', '.join(_SCHEMA)})")
+        if not isinstance(value, dict):
+            raise _bad(path, f"`{key}` must be a table (`[{key}]`)")
+        for sub, v in value.items():
+            want = _SCHEMA[key].get(sub)
+            if want is None:
+                raise _bad(path, f"unknown key `{key}.{sub}` (known: {', '.join(_SCHEMA[key])})")
+            if not isinstance(v, want):
+                raise _bad(path, f"`{key}.{sub}` must be a {'list' if want is list else want.__name__}")
+    tools, review = data.get("tools", {}), data.get("review", {})
+    packages, servers = data.get("packages", {}), data.get("servers", {})
+    severity = review.get("max-accepted-severity")
+    if severity is not None and severity not in SEVERITIES:
+        raise _bad(path, f"`review.max-accepted-severity` must be one of {', '.join(SEVERITIES)}, not {severity!r}")
+    registries = packages.get("allow-registries")
+    if registries is not None:
+        registries = _strings(path, "packages.allow-registries", registries)
+        unknown = [r for r in registries if r not in REGISTRIES]
+        if unknown:
+            raise _bad(path, f"`packages.allow-registries` names {', '.join(unknown)} "
+                             f"(known: {', '.join(REGISTRIES)})")
+    allow = servers.get("allow")
+    return OrgPolicy(
+        path=path,
+        deny=_strings(path, "tools.deny", tools.get("deny", [])),
+        require_approval=_strings(path, "tools.require-approval", tools.get("require-approval", [])),
+        max_severity=severity,
+        require_pin=packages.get("require-pin", False),
+        allow_registries=registries,
+        allow_servers=_strings(path, "servers.allow", allow) if allow is not None else None,
+    )
+
+
+def load(path: str) -> OrgPolicy:
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise _bad(path, f"cannot read it: {e.strerror or e}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _bad(path, "not UTF-8 text") from None
+    return loads(text, path)
+
+
+def resolve(option: str | None, environ: Any = None) -> OrgPolicy | None:
+    """The policy of this run: ``--policy FILE``, else ``$MCPLOCK_POLICY``, else none."""
+    env = os.environ if environ is None else environ
+    path = option if option else env.get(ENV) or None
+    return load(path) if path else None
+
+
+# -- what it forbids ------------------------------------------------------------------------------
+
+class Forbidden(McplockError):
+    """A command asked for what the policy forbids (an accept that would enable a denied tool): exit 1."""
+
+    exit_code = 1
+    code = "policy"
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str  # "tools.deny", "tools.require-approval", "review.max-accepted-severity", "packages.…", "servers.allow"
+    server: str
+    message: str
+    hint: str
+    kind: str | None = None
+    key: str | None = None
+
+
+def identities(srv: ServerEntry) -> list[str]:
+    """What `servers.allow` patterns are matched against: the package a server runs
+    (``npm:NAME``, ``pypi:NAME``, ``oci:IMAGE``), ``local`` for a local command, the URL of a
+    remote server, and the MCP Registry name it was added by, when the lock records one."""
+    from mcplock.packages.launchers import Launch, parse
+
+    out: list[str] = []
+    registry_name = getattr(srv, "registry_name", None)
+    if isinstance(registry_name, str):
+        out.append(registry_name)
+    if srv.package is not None:
+        out.append(f"{srv.package.registry}:{srv.package.name}")
+    elif srv.transport == "stdio":
+        launch = parse(srv.command, srv.args)
+        out.append(f"{launch.registry}:{launch.name}" if isinstance(launch, Launch) else "local")
+    if srv.url:
+        out.append(srv.url)
+    return out
+
+
+def item_violations(policy: OrgPolicy, server: str, e: Any, findings: list[Any] | None = None) -> list[Violation]:
+    """What the policy forbids in one item as it stands (enabled, approval, its findings)."""
+    out: list[Violation] = []
+    target = format_target(server, e.kind, e.key)
+    if e.kind == "tool":
+        pattern = policy.denied(server, e.key)
+        if pattern and e.enabled:
+            out.append(Violation("tools.deny", server, f"tool `{target}` is enabled, but the policy denies it "
+                                 f"({policy.rule('tools.deny', pattern)})",
+                                 f"disable it: `mcplock disable {target}`", e.kind, e.key))
+        pattern = policy.approval_required(server, e.key)
+        if pattern and e.approval != "always":
+            out.append(Violation("tools.require-approval", server,
+                                 f"tool `{target}` has approval = \"{e.approval}\", but the policy requires "
+                                 f"approval on every call ({policy.rule('tools.require-approval', pattern)})",
+                                 f"`mcplock approval {target} always`", e.kind, e.key))
+    if policy.max_severity is not None and findings and e.definition is not None and e.enabled:
+        above = sorted({f.rule for f in findings if rank(f.severity) < rank(policy.max_severity)})
+        if above:
+            hint = f"review it with `mcplock show {target}`"
+            hint += f"; `mcplock disable {target}` keeps it from hosts" if e.kind == "tool" else \
+                f"; `mcplock remove {server}` drops the server"
+            out.append(Violation("review.max-accepted-severity", server,
+                                 f"{e.kind} `{target}` is accepted with findings above {policy.max_severity} "
+                                 f"({', '.join(above)}; {policy.rule('review.max-accepted-severity')})",
+                                 hint, e.kind, e.key))
+    return out
+
+
+def server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
+    from mcplock.packages.launchers import LAUNCHERS, Launch, launcher_name, parse
+
+    out: list[Violation] = []
+    name = srv.name
+    launched = srv.transport == "stdio" and srv.command and launcher_name(srv.command) in LAUNCHERS
+    if policy.require_pin and launched and srv.package is None:
+        launch = parse(srv.command, srv.args)
+        why = "" if isinstance(launch, Launch) else f" ({launch.reason})"
+        out.append(Violation("packages.require-pin", name,
+                             f"`{name}` runs `{launcher_name(srv.command or '')}` without a package pin{why}, but "
+                             f"the policy requires one ({policy.rule('packages.require-pin')})",
+                             f"pin it: `mcplock update {name}` (an exact version on the command line pins too)"))
+    if policy.allow_registries is not None:
+        registry = srv.package.registry if srv.package is not None else None
+        if registry is None and launched:
+            launch = parse(srv.command, srv.args)
+            registry = launch.registry if isinstance(launch, Launch) else None
+        if registry is not None and registry not in policy.allow_registries:
+            out.append(Violation("packages.allow-registries", name,
+                                 f"`{name}` runs a package from {registry}, which the policy does not allow "
+                                 f"({policy.rule('packages.allow-registries')}: {', '.join(policy.allow_registries)})",
+                                 f"remove it (`mcplock remove {name}`), or ask the policy's owners"))
+    if policy.allow_servers is not None:
+        ids = identities(srv)
+        if not any(fnmatch.fnmatchcase(_fold(i), _fold(p)) for i in ids for p in policy.allow_servers):
+            out.append(Violation("servers.allow", name,
+                                 f"`{name}` ({', '.join(ids) or 'unknown'}) is not allowed by the policy "
+                                 f"({policy.rule('servers.allow')}: {', '.join(policy.allow_servers)})",
+                                 f"remove it (`mcplock remove {name}`), or ask the policy's owners to allow it"))
+    return out
+
+
+def violations(policy: OrgPolicy, lock: Lock, findings: dict[tuple[str, str, str], list[Any]] | None = None,
+               ) -> list[Violation]:
+    """Everything the policy forbids in ``lock``. ``findings``: lint findings per (server, kind,
+    key) of the accepted definitions (needed for `review.max-accepted-severity`)."""
+    out: list[Violation] = []
+    for sname in sorted(lock.servers):
+        srv = lock.servers[sname]
+        out.extend(server_violations(policy, srv))
+        for e in srv.entries():
+            if e.pending is not None and e.definition is None:
+                continue  # never accepted: nothing enabled yet (`accept` asks the policy)
+            found = (findings or {}).get((sname, e.kind, e.key)) if e.pending is None else None
+            out.extend(item_violations(policy, sname, e, found))
+    return out
+
+
+def forbids_accept(policy: OrgPolicy, srv: ServerEntry, e: Any, approval: str | None,
+                   findings: list[Any] | None) -> list[Violation]:
+    """What accepting ``e``'s pending proposal would give that the policy forbids (nothing is changed)."""
+    import copy
+
+    from mcplock.lock import review
+
+    if e.pending is None or e.pending.change == "removed":
+        return []
+    after = copy.deepcopy(e)
+    review.accept(srv, after, approval=approval if e.kind == "tool" else None)
+    return item_violations(policy, srv.name, after, findings)

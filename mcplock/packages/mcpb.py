@@ -1,0 +1,110 @@
+"""MCPB bundles (``.mcpb``: a zip with ``manifest.json``), pinned by the sha256 the MCP Registry
+entry publishes (``fileSha256``), run from mcplock's cache.
+
+In the lock such a server's command is ``mcpb URL [ARGS]``: a name for "the bundle at URL", which
+only its pin can run. On launch the bundle is downloaded once, checked against the pinned
+sha256 (a mismatch is refused, nothing started), unpacked (no path may leave the directory,
+no links) and verified like every cache entry; the server then runs as the manifest's
+``server.mcp_config`` says, ``${__dirname}`` being the unpacked bundle and ``${user_config.KEY}``
+a ``${KEY}`` template the user sets in the environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import shutil
+import stat
+import zipfile
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from mcplock.packages.errors import IntegrityError, RegistryError
+from mcplock.packages.pin import PackagePin
+
+Env = Mapping[str, str] | None
+MAX_BYTES = 256 * 1024 * 1024
+_USER = re.compile(r"\$\{user_config\.([A-Za-z0-9_.-]+)\}")
+
+
+def _download(url: str) -> bytes:
+    import httpx2
+
+    try:
+        with httpx2.stream("GET", url, timeout=120, follow_redirects=True) as r:
+            if r.status_code != 200:
+                raise RegistryError("registry-unreachable", f"downloading the MCPB bundle {url} answered HTTP "
+                                    f"{r.status_code}", hint="check the URL and the network, then run again")
+            buf = bytearray()
+            for chunk in r.iter_bytes():
+                buf.extend(chunk)
+                if len(buf) > MAX_BYTES:
+                    raise RegistryError("install", f"the MCPB bundle {url} is larger than {MAX_BYTES >> 20} MiB")
+            return bytes(buf)
+    except httpx2.HTTPError as e:
+        raise RegistryError("registry-unreachable", f"cannot download the MCPB bundle {url} ({e})",
+                            hint="check the network, then run the command again") from None
+
+
+def _unpack(data: bytes, into: Path, what: str) -> None:
+    try:
+        z = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise RegistryError("install", f"{what} is not a zip archive") from None
+    with z:
+        for info in z.infolist():
+            parts = PurePosixPath(info.filename).parts
+            if info.filename.startswith("/") or ".." in parts or "\\" in info.filename or \
+                    stat.S_ISLNK(info.external_attr >> 16):
+                raise IntegrityError(f"{what} holds `{info.filename[:200]}`, a path that leaves the bundle or a "
+                                     "link; nothing was started")
+        z.extractall(into)
+
+
+def manifest_of(bundle: Path, what: str) -> dict[str, Any]:
+    try:
+        doc = json.loads((bundle / "manifest.json").read_text())
+        cfg = doc["server"]["mcp_config"]
+        if not isinstance(cfg.get("command"), str) or not all(isinstance(a, str) for a in cfg.get("args") or []):
+            raise TypeError
+        return doc
+    except (OSError, ValueError, KeyError, TypeError):
+        raise RegistryError("install", f"{what} has no usable manifest.json (server.mcp_config: command, args)",
+                            hint="ask the bundle's publisher to fix it") from None
+
+
+def _value(text: str, bundle: Path) -> str:
+    """A manifest value: ``${__dirname}`` the bundle, ``${user_config.KEY}`` a ``${KEY}`` template."""
+    text = text.replace("${__dirname}", str(bundle))
+    return _USER.sub(lambda m: "${" + re.sub(r"[^A-Za-z0-9_]", "_", m.group(1)).upper() + "}", text)
+
+
+def prepare(spec: Any, pin: PackagePin, launch: Any, environ: Env = None) -> Any:
+    """``spec`` rewritten to run the verified bundle its pin names."""
+    from mcplock.packages.cache import _mismatch, _publish, _tmp, _verified, pin_dir
+
+    d = pin_dir(pin, environ)
+    what = f"the MCPB bundle of server `{spec.name}`"
+    if _verified(d, pin, spec.name, environ) is None:
+        data = _download(pin.name)
+        got = "sha256:" + hashlib.sha256(data).hexdigest()
+        if got not in pin.integrities():
+            raise _mismatch(f"server `{spec.name}`: MCPB bundle {pin.name}", str(pin.integrity), got, spec.name)
+        tmp = _tmp(d)
+        try:
+            _unpack(data, tmp / "bundle", what)
+            manifest_of(tmp / "bundle", what)
+        except (RegistryError, IntegrityError):
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        _publish(tmp, d, {"pin": pin.stored(), "tree-integrity": got}, environ)
+    bundle = d / "bundle"
+    cfg = manifest_of(bundle, what)["server"]["mcp_config"]
+    env = {k: _value(str(v), bundle) for k, v in (cfg.get("env") or {}).items() if isinstance(k, str)}
+    return replace(spec, command=_value(cfg["command"], bundle),
+                   args=(*(_value(a, bundle) for a in cfg.get("args") or []), *launch.args),
+                   env={**env, **spec.env})

@@ -1,0 +1,223 @@
+"""`mcplock run` and `mcplock call` in both protocol eras (docs/protocol.md): a host on the current
+Python SDK's `Client` (mode auto: server/discover first) through the guard, a legacy host, the
+modern-only fixture server and the legacy one upstream. Real processes, real pipes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from guardhost import INIT, Host
+
+from mcplock.lock.read import load
+
+from conftest import MCPLOCK
+from runner import FIXTURES_DIR, SURFACES, stdio_command
+
+pytestmark = pytest.mark.timeout(120)
+
+MODERN = FIXTURES_DIR / "modern_fixture.py"
+CALLS = "calls.jsonl"
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "modern-host", "version": "1"}}
+
+
+def _surface(name: str) -> None:
+    tmp = Path("surface.json.tmp")
+    shutil.copy(SURFACES / name, tmp)
+    os.replace(tmp, "surface.json")
+
+
+def _lock(cli, upstream: str, *extra: str) -> None:
+    _surface("demo.json")
+    if upstream == "modern":
+        cmd = [sys.executable, str(MODERN), "stdio", "--surface", "surface.json", "--call-log", CALLS, *extra]
+    else:
+        cmd = stdio_command(surface="surface.json", extra_args=["--call-log", CALLS, *extra])
+    r = cli("add", "docs", "--yes", "--policy", "none", "--timeout", "30", "--", *cmd)
+    assert r.returncode == 0, r.stderr
+    assert cli("disable", "docs/delete_page").returncode == 0
+
+
+def _calls() -> list[dict]:
+    p = Path(CALLS)
+    return [json.loads(line) for line in p.read_text().splitlines()] if p.exists() else []
+
+
+async def _sdk_host(tool: str, args: dict) -> tuple[list[str], str]:
+    """The current SDK's Client (mode auto) through `mcplock run docs`: tools seen, a call's text."""
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=MCPLOCK, args=["run", "docs"], env=dict(os.environ))
+    async with asyncio.timeout(5):  # generous, and far below the SDK's 10 s discover fallback
+        async with Client(params) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+    async with Client(params) as client:
+        res = await client.call_tool(tool, args)
+    return names, " ".join(getattr(c, "text", "") for c in res.content)
+
+
+@pytest.mark.parametrize("upstream", ["modern", "legacy"])
+def test_a_modern_sdk_host_connects_at_once_and_sees_only_accepted_tools(cli, upstream):
+    _lock(cli, upstream)
+    locked = sorted(load("mcp.lock").servers["docs"].tools)
+    names, text = asyncio.run(_sdk_host("search_docs", {"query": "install"}))
+    assert sorted(names) == sorted(n for n in locked if n != "delete_page")
+    assert "called search_docs" in text
+    assert [c["name"] for c in _calls()] == ["search_docs"]
+
+
+def test_a_modern_host_is_served_at_2026_07_28_and_a_legacy_host_at_2025_11_25(cli):
+    _lock(cli, "modern")
+    with Host("docs") as h:  # modern: discover answered from the lock, requests with the envelope
+        d = h.request("server/discover", {"_meta": ENVELOPE})["result"]
+        assert "2026-07-28" in d["supportedVersions"] and "tools" in d["capabilities"]
+        assert d["_meta"]["io.modelcontextprotocol/serverInfo"] == load("mcp.lock").servers["docs"].server_info
+        tools = h.request("tools/list", {"_meta": ENVELOPE})["result"]
+        assert tools["resultType"] == "complete" and "ttlMs" in tools and "cacheScope" in tools
+        assert "delete_page" not in [t["name"] for t in tools["tools"]]
+        res = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": ENVELOPE})
+        assert res["result"]["resultType"] == "complete"
+        refused = h.request("tools/call", {"name": "delete_page", "arguments": {"page_id": "x"}, "_meta": ENVELOPE})
+        assert refused["result"]["isError"] is True  # a refusal as an isError result, never a reserved code
+        assert h.close() == 0
+    with Host("docs") as h:  # legacy: the same modern-only upstream, served at 2025-11-25
+        init = h.request("initialize", INIT)["result"]
+        assert init["protocolVersion"] == "2025-11-25"
+        h.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert "resultType" not in h.request("tools/list")["result"]
+        assert "called search_docs" in json.dumps(h.call("search_docs", {"query": "y"}))
+        assert h.close() == 0
+    # the modern-only upstream got the envelope on every call (it refuses anything else)
+    assert [c["name"] for c in _calls()] == ["search_docs", "search_docs"]
+
+
+def test_a_rug_pull_upstream_is_caught_for_modern_hosts(cli):
+    _lock(cli, "modern")
+    _surface("demo-rugpull.json")
+    with Host("docs") as h:
+        h.request("server/discover", {"_meta": ENVELOPE})
+        names = [t["name"] for t in h.request("tools/list", {"_meta": ENVELOPE})["result"]["tools"]]
+        assert "search_docs" not in names  # changed upstream since it was accepted: not served
+        res = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": ENVELOPE})
+        assert res["result"]["isError"] is True
+        assert h.close() == 0
+    assert _calls() == []
+
+
+def test_multi_round_trip_passes_through_and_the_retry_stays_on_the_same_tool(cli):
+    cmd = [sys.executable, str(MODERN), "stdio", "--call-log", CALLS]
+    assert cli("add", "docs", "--yes", "--policy", "none", "--", *cmd).returncode == 0
+    with Host("docs") as h:
+        h.request("server/discover", {"_meta": ENVELOPE})
+        first = h.request("tools/call", {"name": "ask_user", "arguments": {"what": "room"}, "_meta": ENVELOPE})
+        res = first["result"]
+        assert res["resultType"] == "input_required" and "confirm" in res["inputRequests"]
+        state = res["requestState"]
+        # a retry that carries ask_user's state to another tool is refused, nothing forwarded
+        other = h.request("tools/call", {"name": "get_weather", "arguments": {"city": "x"}, "requestState": state,
+                                         "inputResponses": {"confirm": {"action": "accept"}}, "_meta": ENVELOPE})
+        assert other["error"]["code"] == -32602 and "ask_user" in other["error"]["message"]
+        forged = h.request("tools/call", {"name": "ask_user", "arguments": {"what": "room"}, "requestState": "forged",
+                                          "inputResponses": {"confirm": {"action": "accept"}}, "_meta": ENVELOPE})
+        assert forged["error"]["code"] == -32602
+        done = h.request("tools/call", {"name": "ask_user", "arguments": {"what": "room"}, "requestState": state,
+                                        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}},
+                                        "_meta": ENVELOPE})
+        assert done["result"]["resultType"] == "complete" and "answered" in json.dumps(done)
+        assert h.close() == 0
+    calls = _calls()
+    assert [c["name"] for c in calls] == ["ask_user", "ask_user"]
+    assert calls[1]["requestState"] == state
+
+
+def test_a_modern_host_gets_change_notifications_only_on_its_subscription(cli):
+    _lock(cli, "modern", "--notify-changes")
+    with Host("docs") as h:
+        h.request("server/discover", {"_meta": ENVELOPE})
+        h.request("tools/list", {"_meta": ENVELOPE})
+        listen = h.request_msg("subscriptions/listen", {"notifications": {"toolsListChanged": True},
+                                                        "_meta": ENVELOPE})
+        h.send(listen)
+        ack = h.next()
+        assert ack["method"] == "notifications/subscriptions/acknowledged"
+        assert ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == listen["id"]
+        _surface("demo-rugpull.json")  # the upstream tells its own subscription; the guard re-verifies
+        note = h.next()
+        assert note["method"] == "notifications/tools/list_changed"
+        assert note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == listen["id"]
+        names = [t["name"] for t in h.request("tools/list", {"_meta": ENVELOPE})["result"]["tools"]]
+        assert "search_docs" not in names
+        assert h.close() == 0
+
+
+@pytest.mark.parametrize("upstream", ["modern", "legacy"])
+def test_mcplock_call_in_both_eras(cli, upstream):
+    _lock(cli, upstream)
+    r = cli("call", "docs/search_docs", "--args", '{"query": "q"}')
+    assert r.returncode == 0, r.stderr
+    assert "called search_docs" in r.stdout
+    assert cli("call", "docs/delete_page", "--args", '{"page_id": "p"}').returncode == 1
+    assert [c["name"] for c in _calls()] == ["search_docs"]
+
+
+def test_x_mcp_header_over_http_mirrored_and_an_invalid_tool_never_used(cli, tmp_path):
+    from runner import listening
+
+    surface = {"tools": [
+        {"name": "route", "description": "Route a query.", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}, "q": {"type": "string"}}}},
+        {"name": "broken", "description": "Score it.", "inputSchema": {"type": "object", "properties": {
+            "score": {"type": "number", "x-mcp-header": "Score"}}}},
+    ]}
+    Path("surface.json").write_text(json.dumps(surface))
+    calls = tmp_path / "http-calls.jsonl"
+    cmd = [sys.executable, str(MODERN), "http", "--port", "0", "--surface", "surface.json", "--call-log", str(calls)]
+    with listening(cmd) as started:
+        url = started.lines[0][1] + "/mcp"
+        r = cli("add", "web", url, "--yes", "--policy", "none")
+        assert r.returncode == 0, r.stderr
+        assert "invalid x-mcp-header" in r.stdout + r.stderr  # the finding, shown when it is added
+        r = cli("call", "web/broken", "--args", '{"score": 1.5}')
+        assert r.returncode == 1 and "x-mcp-header" in r.stderr
+        r = cli("call", "web/route", "--args", '{"region": "us-west1", "q": "x"}')
+        assert r.returncode == 0, r.stderr
+        with Host("web") as h:
+            h.request("server/discover", {"_meta": ENVELOPE})
+            names = [t["name"] for t in h.request("tools/list", {"_meta": ENVELOPE})["result"]["tools"]]
+            assert names == ["route"]
+            res = h.request("tools/call", {"name": "broken", "arguments": {"score": 2}, "_meta": ENVELOPE})
+            assert res["result"]["isError"] is True
+            assert h.close() == 0
+    logged = [json.loads(line) for line in calls.read_text().splitlines()]
+    assert [c["name"] for c in logged] == ["route"]
+    assert logged[0]["headers"]["Mcp-Param-Region"] == "us-west1"
+    assert logged[0]["headers"]["Mcp-Name"] == "route" and "Mcp-Param-Q" not in logged[0]["headers"]
+
+
+def test_a_legacy_host_answers_a_modern_servers_question_the_2025_way(cli):
+    # the modern-only server answers ask_user with input_required; a legacy host cannot read that:
+    # the guard asks it through elicitation/create and retries the same call with its answer
+    cmd = [sys.executable, str(MODERN), "stdio", "--call-log", CALLS]
+    assert cli("add", "docs", "--yes", "--policy", "none", "--", *cmd).returncode == 0
+    with Host("docs") as h:
+        h.initialize({"elicitation": {}})
+        call = h.request_msg("tools/call", {"name": "ask_user", "arguments": {"what": "room"}})
+        h.send(call)
+        ask = h.wait_for(lambda m: m.get("method") == "elicitation/create")
+        assert ask["params"]["message"] == "Book it?"
+        h.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": True}}})
+        done = h.response(call["id"])
+        assert "answered" in json.dumps(done) and '\\"ok\\": true' in json.dumps(done)
+        assert "resultType" not in json.dumps(done) or done["result"].get("resultType") == "complete"
+        assert h.close() == 0
+    calls = _calls()
+    assert [c["name"] for c in calls] == ["ask_user", "ask_user"]
+    assert calls[1]["inputResponses"] == {"confirm": {"action": "accept", "content": {"ok": True}}}
