@@ -1,8 +1,8 @@
 # mcplock — every target sets up what it needs from a fresh clone.
 #   make demo    lock a bundled example server, then catch a rug pull
-#   make test    ruff check, then the whole suite in parallel (fixture servers, npm/PyPI
+#   make test    make lint, then the whole suite in parallel (fixture servers, npm/PyPI
 #                reference servers, pre-commit); PYTEST_ARGS adds pytest options
-#   make lint    ruff check only
+#   make lint    ruff check, then mypy (strict for the pure modules: pyproject.toml [tool.mypy])
 #   make bench   benchmarks (figures go to the README)
 
 PYTHON ?= python3
@@ -64,6 +64,7 @@ demo: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 test: setup lint
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -53,38 +53,29 @@ class ServerSpec:
     client_capabilities: tuple[str, ...] | None = None
 
     def stored(self) -> dict[str, object]:
-        """The spec as written to the lock and hashed for ``config-hash`` (no secrets)."""
-        return stored_spec(self.transport, self.command, self.args, self.env, self.cwd, self.url, self.headers,
-                           self.pin_resources, self.auth.stored() if self.auth is not None else None,
-                           self.package.stored() if self.package is not None else None, pass_env=self.pass_env)
-
-
-def stored_spec(transport: str, command: str | None, args: Sequence[str], env: Mapping[str, str], cwd: str | None,
-                url: str | None, headers: Mapping[str, str], pin_resources: bool, auth: object,
-                package: object = None, *, pass_env: Sequence[str] = ()) -> dict[str, object]:
-    """The connection part of a server as the lock stores it (and ``config-hash`` hashes it)."""
-    out: dict[str, object] = {"transport": transport}
-    if command is not None:
-        out["command"] = command
-    if args:
-        out["args"] = list(args)
-    if env:
-        out["env"] = dict(sorted(env.items()))
-    if pass_env:
-        out["pass-env"] = sorted(set(pass_env))
-    if cwd is not None:
-        out["cwd"] = cwd
-    if url is not None:
-        out["url"] = url
-    if headers:
-        out["headers"] = dict(sorted(headers.items()))
-    if pin_resources:
-        out["pin-resources"] = True
-    if auth is not None:
-        out["auth"] = auth
-    if package is not None:
-        out["package"] = package
-    return out
+        """The spec as written to the lock and hashed for ``config-hash`` (no secrets, no client)."""
+        out: dict[str, object] = {"transport": self.transport}
+        if self.command is not None:
+            out["command"] = self.command
+        if self.args:
+            out["args"] = list(self.args)
+        if self.env:
+            out["env"] = dict(sorted(self.env.items()))
+        if self.pass_env:
+            out["pass-env"] = sorted(set(self.pass_env))
+        if self.cwd is not None:
+            out["cwd"] = self.cwd
+        if self.url is not None:
+            out["url"] = self.url
+        if self.headers:
+            out["headers"] = dict(sorted(self.headers.items()))
+        if self.pin_resources:
+            out["pin-resources"] = True
+        if self.auth is not None:
+            out["auth"] = self.auth.stored()
+        if self.package is not None:
+            out["package"] = self.package.stored()
+        return out
 
 
 # --- auth (the method only: tokens live in the user's token store, never in the lock) ------

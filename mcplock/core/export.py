@@ -326,6 +326,15 @@ def _host_of(rel: str, exporters: list[Exporter]) -> str:
     return next((e.host for e in exporters if rel in e.files or rel == e.servers_file), "?")
 
 
+def _bom(path: str) -> bytes:
+    """The UTF-8 byte-order mark the file starts with, to keep (the edit reads past it)."""
+    try:
+        with open(path, "rb") as fh:
+            return b"\xef\xbb\xbf" if fh.read(3) == b"\xef\xbb\xbf" else b""
+    except OSError:
+        return b""
+
+
 def write(p: Plan) -> list[str]:
     """Write the changed files (each atomically) and the record; returns the paths written."""
     from mcplock.lock.store import write_atomic
@@ -336,7 +345,7 @@ def write(p: Plan) -> list[str]:
             continue
         path = os.path.join(p.base, c.path)
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, c.after.encode("utf-8"))
+        write_atomic(path, _bom(path) + c.after.encode("utf-8"))
         written.append(c.path)
     if p.record_after and p.record_before != p.record_after:
         write_atomic(p.record, p.record_after.encode("utf-8"))

@@ -122,6 +122,13 @@ def apply_json(doc: Document, exp: Exporter, lock: Lock, rel_lock: str, guard: b
         if env:
             kept[exp.env_key] = env
         arg = exp.lock_arg(rel_lock)
+        if arg is not None and arg != rel_lock and re.search(r"[$\\{}]", rel_lock):
+            # the host expands `${…}` in what it passes: a lock named `${HOME}.lock` (or `$(…)`)
+            # would become another path, and no host documents an escape for it
+            raise ConfigError(
+                f"{shown}: the lock's file name `{rel_lock}` holds `$`, `{{`, `}}` or a backslash, which "
+                f"{exp.host} would read as its own `${{VAR}}` syntax in the guard's command line",
+                hint="rename the lock file (or its directory) without those characters, then run the export again")
         new = {**exp.guard_entry(name, ["--lockfile", arg] if arg else [], command), **kept}
         doc.replace_span((*keys, name), doc.dump(new, (*keys, name)))
 

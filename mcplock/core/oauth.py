@@ -201,9 +201,7 @@ def record_oauth(cur: ServerEntry, base: str) -> None:
     """`refresh`: a locked server without `auth` that answered through a stored OAuth login
     (it started asking for one after it was locked) gets `auth = "oauth"` in the lock."""
     if cur.auth is None and cur.transport == "http":
-        from mcplock.core.specs import spec_of
-
-        cur.auth = lock_auth(spec_of(cur, base))
+        cur.auth = lock_auth(cur.as_launched(base))
 
 
 def login_command(spec: ServerSpec, locked: bool) -> str:
@@ -333,9 +331,9 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
             raise UsageError(f"no server `{target}` in {lockfile}",
                              hint=f"give its URL: `mcplock auth login {target} https://…/mcp`")
         return ServerSpec(name=target, transport="http", url=url, auth=auth), False
-    from mcplock.core.specs import lock_dir, spec_of
+    from mcplock.core.specs import lock_dir
 
-    spec = spec_of(srv, lock_dir(lockfile))
+    spec = srv.as_launched(lock_dir(lockfile))
     if srv.transport == "stdio":
         raise UsageError(f"`{target}` is a stdio server: OAuth is for remote servers")
     if url is not None and url != srv.url:
@@ -351,7 +349,7 @@ def record_method(spec: ServerSpec, lockfile: str) -> ServerSpec | None:
     """Note in the lock which auth method the server uses (never a token), where it records none
     yet: identity assertion with the authorization server the login found (as `add` does).
     Returns the server's launch spec as the lock has it now, or None when the lock is unchanged."""
-    from mcplock.core.specs import lock_dir, spec_of
+    from mcplock.core.specs import lock_dir
     from mcplock.lock.store import transaction
 
     method = (lock_auth(spec) or spec.auth.stored()) if spec.auth is not None else "oauth"
@@ -360,4 +358,4 @@ def record_method(spec: ServerSpec, lockfile: str) -> ServerSpec | None:
         if srv is None or srv.auth is not None:
             return None
         srv.auth = method
-        return spec_of(srv, lock_dir(lockfile))
+        return srv.as_launched(lock_dir(lockfile))

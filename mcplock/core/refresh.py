@@ -8,7 +8,7 @@ from typing import Any
 
 from mcplock.core import oauth
 from mcplock.core.probing import result_of, unpinnable
-from mcplock.core.specs import imported, probe_spec, routed, spec_of, stored_client
+from mcplock.core.specs import imported, probe_spec, routed
 from mcplock.errors import ConfigError, HashError, McplockError, ProbeError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import ServerSpec
@@ -40,10 +40,11 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
                               hint=f"run `mcplock remove {srv.name}`, or put it back in {srv.source}")
         if imp is not None and not routed(imp, srv.name):
             out.reimported[srv.name] = (imp.spec, config_hash(imp.spec))
-            out.specs.append(replace(probe_spec(imp.spec, base), auth=spec_of(srv, base).auth,
-                                     client=stored_client(srv) if use_stored_client else None, package=srv.package))
+            locked = srv.as_launched(base, use_stored_client=use_stored_client)
+            out.specs.append(replace(probe_spec(imp.spec, base), auth=locked.auth, client=locked.client,
+                                     package=srv.package))
         else:
-            out.specs.append(spec_of(srv, base, use_stored_client=use_stored_client))
+            out.specs.append(srv.as_launched(base, use_stored_client=use_stored_client))
     return out
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from mcplock.errors import McplockError, SecretError, UsageError
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import AuthSpec, ServerSpec, env_var_name, looks_secret
+from mcplock.spec import ServerSpec, env_var_name, looks_secret
 
 
 def lock_dir(lockfile: str) -> str:
@@ -28,44 +28,15 @@ def client_identity(client_name: str | None, client_version: str | None) -> dict
     return {"name": client_name, **({"version": client_version} if client_version else {})}
 
 
-def stored_client(srv: ServerEntry) -> tuple[str, str] | None:
-    if not srv.client:
-        return None
-    from mcplock import __version__
-
-    return (srv.client["name"], srv.client.get("version", __version__))
-
-
-def spec_of(srv: ServerEntry, base: str, secrets: dict[str, str] | None = None, *,
-            use_stored_client: bool = True) -> ServerSpec:
-    """The spec to probe a locked server with; its cwd resolved against ``base`` (the lock's directory).
-
-    ``use_stored_client``: announce the client identity the server was locked as (its
-    `client`), unless the run names another one.
-    """
-    cwd = srv.cwd
-    if srv.transport == "stdio":
-        cwd = os.path.join(base, cwd) if cwd else base
-    return ServerSpec(
-        name=srv.name, transport=srv.transport, command=srv.command, args=tuple(srv.args), env=dict(srv.env), cwd=cwd,
-        pass_env=tuple(srv.pass_env), url=srv.url, headers=dict(srv.headers), source=srv.source,
-        pin_resources=srv.pin_resources, secrets=secrets or {},
-        auth=AuthSpec.from_stored(srv.auth) if srv.auth is not None else None,
-        client=stored_client(srv) if use_stored_client else None, package=srv.package, registry=srv.registry,
-        client_capabilities=tuple(srv.client_capabilities) if srv.client_capabilities is not None else None,
-    )
-
-
 def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> ServerEntry:
-    """A new lock entry (nothing accepted yet) for a spec that probed successfully."""
+    """A new lock entry (nothing accepted yet) for a spec that probed successfully: the spec as
+    locked (no secrets, no client identity: the entry records those) and the auth it used."""
     from mcplock.core.oauth import lock_auth
 
-    return ServerEntry(
-        name=spec.name, transport=spec.transport, command=spec.command, args=list(spec.args), env=dict(spec.env),
-        cwd=spec.cwd, pass_env=sorted(set(spec.pass_env)), url=spec.url, headers=dict(spec.headers), source=spec.source,
-        config_hash=config_hash, policy=policy, pin_resources=spec.pin_resources, auth=lock_auth(spec),
-        package=spec.package, registry=spec.registry,
-    )
+    locked = replace(spec, client=None, client_capabilities=None, pass_env=tuple(sorted(set(spec.pass_env))))
+    entry = ServerEntry(spec.name, locked, config_hash=config_hash, policy=policy)
+    entry.auth = lock_auth(spec)
+    return entry
 
 
 def probe_spec(spec: ServerSpec, base: str) -> ServerSpec:
@@ -128,7 +99,7 @@ def locked_specs(selected: list[ServerEntry], base: str, *, use_stored_client: b
                 secrets = dict(imp.spec.secrets)
         except McplockError:
             pass
-        specs.append(spec_of(srv, base, secrets, use_stored_client=use_stored_client))
+        specs.append(srv.as_launched(base, secrets, use_stored_client=use_stored_client))
     return specs
 
 

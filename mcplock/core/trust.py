@@ -125,6 +125,13 @@ def describe(spec: ServerSpec) -> str:
             what += f"  (exchanges an ID token at {spec.auth.idp_token_endpoint}"
             what += f", authorization server {spec.auth.issuer})" if spec.auth.issuer else ")"
     line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
+    if spec.transport == "stdio":
+        from mcplock.packages.launchers import Launch, host_access, parse
+
+        launch = parse(spec.command, spec.args)
+        escapes = host_access(launch.options) if isinstance(launch, Launch) and launch.registry == "oci" else []
+        if escapes:
+            line += f"  — THE CONTAINER REACHES THE HOST: {sanitize(', '.join(escapes), 400)}"
     if spec.package is not None:  # what runs is the pin, whatever the command line asks for
         problem = spec.package.problem()
         line += f"  — runs the pinned {spec.package.registry} package {sanitize(spec.package.label, 200)}"
@@ -240,21 +247,19 @@ def trust_command(lockfile: str) -> str:
 
 def reviewed(selected: Iterable[ServerEntry], lock_dir: str) -> set[str]:
     """The launch hashes of locked servers as the lock has them (what CI may run)."""
-    from mcplock.core.specs import spec_of
 
-    return {launch_hash(spec_of(srv, lock_dir)) for srv in selected}
+    return {launch_hash(srv.as_launched(lock_dir)) for srv in selected}
 
 
 def launch_specs(selected: Iterable[ServerEntry], lock_dir: str) -> list[ServerSpec]:
     """What `diff` and `refresh` would launch for locked servers: each as locked, and a server
     imported from a host config also as the config has it now, where that differs."""
     from mcplock.core import refresh
-    from mcplock.core.specs import spec_of
     from mcplock.errors import McplockError
 
     out: list[ServerSpec] = []
     for srv in selected:
-        locked = spec_of(srv, lock_dir)
+        locked = srv.as_launched(lock_dir)
         out.append(locked)
         if srv.source:
             try:

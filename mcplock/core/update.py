@@ -113,7 +113,6 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
     ``again`` that is up to date is pinned afresh at its version (its artefact and tree resolved
     again, as ``pnpm update PKG`` does): the way out when its pinned tree cannot be installed any
     more (a file withdrawn from the index, say), which the refusal's hint names."""
-    from mcplock.core.specs import spec_of
     from mcplock.packages import pin_spec
     from mcplock.packages.errors import RegistryError
 
@@ -122,7 +121,7 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
     for row in rows:
         if row.status not in ("behind", "unpinned") and not (row.status == "up-to-date" and row.server in again):
             continue
-        spec = replace(spec_of(by_name[row.server], base), package=None)
+        spec = replace(by_name[row.server].as_launched(base), package=None)
         if by_name[row.server].package is not None and by_name[row.server].package.registry == "mcpb":
             row.status, row.error = "error", ProbeError(
                 "mcpb", f"the MCPB bundle of `{row.server}` moves with its entry's URL",

@@ -119,7 +119,7 @@ class LintCache:
 
     def put(self, kind: str, content_hash: str, found: list[LintFinding], words: frozenset[str]) -> None:
         k = self.key(kind, content_hash)
-        self._entries[k] = [[f.rule, f.severity, f.message, f.where] for f in found], sorted(words)
+        self._entries[k] = [[[f.rule, f.severity, f.message, f.where] for f in found], sorted(words)]
         self._used.add(k)
         self._dirty = True
 

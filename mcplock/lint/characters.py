@@ -46,7 +46,7 @@ def _joinable(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LMS"
 
 
-def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
     n = len(s)
     reported: set[Any] = set()
     m = NOT_PLAIN.search(s)
@@ -104,7 +104,7 @@ def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
                 continue  # emoji ZWJ sequence, Persian ZWNJ, Indic conjunct control
         cat = unicodedata.category(ch)
         if _is_zw(cp) or cat == "Cf":
-            key = ("zw", cp)
+            key: tuple[str, int | str] = ("zw", cp)
             if key not in reported:
                 reported.add(key)
                 yield (LintFinding("hidden-unicode", CRITICAL,

@@ -71,7 +71,7 @@ def _changed(old: Any, new: Any, *, deeper: bool = False) -> list[tuple[list[Any
     changed node (readable in a report); ``deeper`` always descends to the keys."""
     from deepdiff import DeepDiff
 
-    kw = {"threshold_to_diff_deeper": 0} if deeper else {}
+    kw: dict[str, Any] = {"threshold_to_diff_deeper": 0} if deeper else {}
     tree = DeepDiff(old, new, view="tree", verbose_level=2, **kw)
     return [(node.path(output_format="list"), report, node.t1, node.t2)
             for report, nodes in sorted(tree.items()) for node in nodes]
@@ -107,7 +107,7 @@ def _units(old: Any, new: Any, parts: list[Any], units: dict[tuple[tuple[Any, ..
                and isinstance(nxt, str) and nxt in ov and nxt in nv)
               or ((key in BRANCHES or key in SCHEMA_VALUED) and isinstance(ov, list) and isinstance(nv, list)
                   and len(ov) == len(nv) and isinstance(nxt, int))):
-            o, n, i = ov[nxt], nv[nxt], i + 2
+            o, n, i = ov[nxt], nv[nxt], i + 2  # type: ignore[index]  # str into dicts, int into lists
         else:
             if key in NUMERIC:
                 key = "<bounds>"

@@ -188,7 +188,8 @@ def _limit(schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool
     """The tightest bound of one side as (value, exclusive); an integer's exclusive bound is made inclusive.
     Draft-4 boolean ``exclusiveMaximum`` modifies ``maximum``."""
     cands: list[tuple[float, bool]] = []
-    inc, exc = schema.get(inclusive), schema.get(exclusive)
+    inc: Any = schema.get(inclusive)
+    exc: Any = schema.get(exclusive)
     if _num(inc):
         cands.append((inc, exc is True))
     if _num(exc):

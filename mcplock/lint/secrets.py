@@ -79,7 +79,8 @@ def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
                                f"{excerpt(t, m.start(), min(m.end(), m.start() + 40), 10)}", where),
                    ("encoded-blob", m.group(0)))
             break
-    m = _IMAGE.search(t) if "//" in t else None
-    if m:
+    image = _IMAGE.search(t) if "//" in t else None
+    if image:
+        m = image
         yield (LintFinding("tracking-image", HIGH, f"an image loaded from a URL (rendering it sends a request): "
                            f"{excerpt(t, m.start(), m.end(), 30)}", where), ("tracking-image", m.group(0).lower()))

@@ -153,6 +153,7 @@ def render(merged: Merged) -> str:
     blocks_o = _blocks(text_o, merged.ours, whole)
     blocks_t = _blocks(dumps(merged.theirs), merged.theirs, whole)
     by_entry: dict[tuple[str, ...], Conflict] = {}
+    c: Conflict | None
     for c in merged.conflicts:
         key = (c.server,) if c.whole or c.kind is None else (c.server, c.kind, c.key or "")
         by_entry[key] = c

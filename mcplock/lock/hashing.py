@@ -40,7 +40,8 @@ def _plain(v: Any) -> bool:
     if t is str or t is bool or v is None:
         return True
     if t is int:
-        return -_MAX_SAFE <= v <= _MAX_SAFE
+        safe: bool = -_MAX_SAFE <= v <= _MAX_SAFE
+        return safe
     if t is dict:
         for k, x in v.items():
             if type(k) is not str or (not k.isascii() and max(k) > "\ud7ff"):

@@ -29,14 +29,14 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcplock.lock.model import Entry, Lock, ServerEntry
+from mcplock.lock.model import CONNECTION, Entry, Lock, ServerEntry
 
 ABSENT: Any = None  # an entry or server that a version does not have
 
 # ServerEntry fields merged as one unit; any field not named here is a unit of its own
 _SERVER_UNITS = {
     "launch": ("transport", "command", "args", "env", "cwd", "pass_env", "url", "headers", "source", "config_hash",
-               "auth", "client", "client_capabilities", "pin_resources", "spec"),
+               "auth", "client", "client_capabilities", "pin_resources"),
     "identity": ("server_info", "protocol_version"),
 }
 _SERVER_SKIP = ("name", "items", "instructions")
@@ -78,7 +78,10 @@ def _pick(b: Any, o: Any, t: Any) -> tuple[Any, Any, bool]:
 
 
 def _fields(obj: Any) -> list[str]:
-    return [f.name for f in dataclasses.fields(obj)]
+    names = [f.name for f in dataclasses.fields(obj)]
+    if isinstance(obj, ServerEntry):  # its connection fields live in its spec: merged field by field
+        names = [n for n in names if n != "spec"] + list(CONNECTION)
+    return names
 
 
 def _review(e: Entry | None) -> Any:

@@ -9,11 +9,14 @@ upstream proposal (see docs/lock-format.md for the review states).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from mcplock.lock.hashing import definition_hash
-from mcplock.packages.pin import PackagePin, RegistryRef
+
+if TYPE_CHECKING:
+    from mcplock.spec import ServerSpec
 
 LOCK_VERSION = 1
 POLICIES = ("all", "writes", "none")
@@ -88,36 +91,96 @@ class Entry:
             return True
 
 
-@dataclass
+class _Connection:
+    """A connection field of :class:`ServerEntry`, kept only in its ``spec`` and read in the
+    lock's shape (lists, dicts, ``auth`` as stored). Setting it replaces the spec."""
+
+    def __init__(self, to_entry: Any = None, to_spec: Any = None) -> None:
+        self.to_entry, self.to_spec = to_entry, to_spec
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        v = getattr(obj.spec, self.name)
+        return v if self.to_entry is None else self.to_entry(v)
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.spec = replace(obj.spec, **{self.name: value if self.to_spec is None else self.to_spec(value)})
+
+
+def _auth_spec(value: Any) -> Any:
+    from mcplock.spec import AuthSpec
+
+    return None if value is None else AuthSpec.from_stored(value)
+
+
+def _auth_stored(value: Any) -> Any:
+    return None if value is None else value.stored()
+
+
+@dataclass(init=False)
 class ServerEntry:
+    """One server of the lock: how to reach it (``spec``, a :class:`~mcplock.spec.ServerSpec` as
+    locked: its cwd relative to the lock's directory, no secrets) and its review state.
+
+    ``as_locked()`` is the spec as the lock stores it; ``as_launched(base)`` the spec that runs
+    (cwd resolved, secrets and the locked client identity added). The connection fields
+    (``srv.command``, ``srv.auth``…) read and set the spec, in the lock's shape."""
+
     name: str
-    transport: str
-    command: str | None = None
-    args: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-    pass_env: list[str] = field(default_factory=list)  # names of variables passed through (never values)
-    url: str | None = None
-    headers: dict[str, str] = field(default_factory=dict)
-    source: str | None = None
+    spec: ServerSpec
     config_hash: str | None = None
     policy: str = "all"
-    pin_resources: bool = False
-    auth: str | dict[str, str] | None = None  # as ServerSpec.auth.stored(): the method, never a token
     client: dict[str, str] | None = None  # {name, version} the server is probed as (--client-name)
     client_capabilities: list[str] | None = None  # the capabilities it is probed with (None: the default)
     server_info: dict[str, Any] | None = None
     protocol_version: str | None = None
     instructions: Entry | None = None
-    package: PackagePin | None = None  # the exact artefact the command runs (`[server.NAME.package]`)
-    registry: RegistryRef | None = None  # the MCP Registry entry it was added from (`[server.NAME.registry]`)
     items: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in ITEM_KINDS})
+
+    transport = _Connection()
+    command = _Connection()
+    args = _Connection(list, tuple)
+    env = _Connection(dict, dict)
+    cwd = _Connection()
+    pass_env = _Connection(list, tuple)  # names of variables passed through (never values)
+    url = _Connection()
+    headers = _Connection(dict, dict)
+    source = _Connection()
+    pin_resources = _Connection()
+    auth = _Connection(_auth_stored, _auth_spec)  # as ServerSpec.auth.stored(): the method, never a token
+    registry = _Connection()  # the MCP Registry entry it was added from (`[server.NAME.registry]`): a RegistryRef
+    package = _Connection()  # the exact artefact the command runs (`[server.NAME.package]`): a PackagePin
+
+    def __init__(self, name: str, spec: ServerSpec | None = None, *, config_hash: str | None = None,
+                 policy: str = "all", client: dict[str, str] | None = None,
+                 client_capabilities: list[str] | None = None, server_info: dict[str, Any] | None = None,
+                 protocol_version: str | None = None, instructions: Entry | None = None,
+                 items: dict[str, dict[str, Entry]] | None = None, **connection: Any) -> None:
+        from mcplock.spec import ServerSpec
+
+        unknown = set(connection) - set(CONNECTION)
+        if unknown:
+            raise TypeError(f"ServerEntry() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
+        self.name = name
+        fields = {k: v if (f := vars(ServerEntry)[k]).to_spec is None else f.to_spec(v) for k, v in connection.items()}
+        if spec is None:
+            self.spec = ServerSpec(name=name, **{"transport": "stdio", **fields})
+        else:
+            self.spec = replace(spec, name=name, secrets={}, **fields)
+        self.config_hash, self.policy = config_hash, policy
+        self.client, self.client_capabilities = client, client_capabilities
+        self.server_info, self.protocol_version, self.instructions = server_info, protocol_version, instructions
+        self.items = items if items is not None else {k: {} for k in ITEM_KINDS}
 
     @property
     def tools(self) -> dict[str, Entry]:
         return self.items["tool"]
 
-    def entries(self):
+    def entries(self) -> Iterator[Entry]:
         """Every entry of the server, instructions first, then items by kind and key."""
         if self.instructions is not None:
             yield self.instructions
@@ -133,14 +196,36 @@ class ServerEntry:
     def pending_count(self) -> int:
         return sum(1 for e in self.entries() if e.pending is not None)
 
+    def as_locked(self) -> ServerSpec:
+        """How to reach the server, as the lock stores it (cwd relative to the lock's directory)."""
+        return self.spec
+
+    def as_launched(self, base: str, secrets: Mapping[str, str] | None = None, *,
+                    use_stored_client: bool = True) -> ServerSpec:
+        """The spec to probe or run the server with: a stdio cwd resolved against ``base`` (the
+        lock's directory), ``secrets`` for its templates, the client identity and capabilities it
+        was locked with (``use_stored_client``: unless the run names another client)."""
+        import os
+
+        spec = self.spec
+        cwd = spec.cwd
+        if spec.transport == "stdio":
+            cwd = os.path.join(base, cwd) if cwd else base
+        client = None
+        if use_stored_client and self.client:
+            from mcplock import __version__
+
+            client = (self.client["name"], self.client.get("version", __version__))
+        caps = tuple(self.client_capabilities) if self.client_capabilities is not None else None
+        return replace(spec, cwd=cwd, secrets=dict(secrets or {}), client=client, client_capabilities=caps)
+
     def spec_dict(self) -> dict[str, Any]:
         """The connection part, in the shape of :meth:`ServerSpec.stored`."""
-        from mcplock.spec import stored_spec
+        return self.spec.stored()
 
-        return stored_spec(self.transport, self.command, self.args, self.env, self.cwd, self.url, self.headers,
-                           self.pin_resources, self.auth, self.package.stored() if self.package is not None else None,
-                           pass_env=self.pass_env)
 
+# the connection fields an entry reads and sets in its spec
+CONNECTION = tuple(k for k, v in vars(ServerEntry).items() if isinstance(v, _Connection))
 
 @dataclass
 class Lock:

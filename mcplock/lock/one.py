@@ -32,8 +32,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcplock import paths
+from mcplock.errors import LockfileError
 from mcplock.lock.model import Lock
-from mcplock.lock.read import LockfileError, loads, read_text
+from mcplock.lock.read import loads, read_text
 
 MAX_FILES = 256  # entries beyond it: the least recently used are removed (when one is written)
 

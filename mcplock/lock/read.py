@@ -99,7 +99,7 @@ class _Reader:
         return dict(m)
 
     def hash_value(self, t: dict[str, Any], table: tuple[str, ...], key: str) -> str | None:
-        v = self.get(t, table, key, str)
+        v: str | None = self.get(t, table, key, str)
         if v is not None and not is_hash(v):
             raise self.fail(table, f"`{key}` in {self._where(table)} is not a `sha256:` + 64 hex digits hash")
         return v

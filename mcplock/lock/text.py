@@ -65,19 +65,19 @@ def parse_toml(text: str, path: str) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         msg = str(e)
-        line = None
+        at: int | None = None
         m = _TOML_POS.search(msg)
         if m:
-            line = int(m.group(1))
+            at = int(m.group(1))
             msg = _TOML_POS.sub("", msg).strip()
         elif "end of document" in msg:
-            line = text.count("\n") + (0 if text.endswith("\n") else 1)
+            at = text.count("\n") + (0 if text.endswith("\n") else 1)
             msg = msg.replace("(at end of document)", "").strip()
             msg += " at the end of the file: it looks truncated"
         hint = "restore the file from git (`git checkout -- mcp.lock`) and run `mcplock refresh`"
         if "overwrite" in msg or "twice" in msg:
             hint = "a key or table appears twice (a bad merge?): delete the duplicate, then run `mcplock check`"
-        raise LockfileError(f"not valid TOML: {msg}", path=path, line=line, hint=hint, code="syntax") from None
+        raise LockfileError(f"not valid TOML: {msg}", path=path, line=at, hint=hint, code="syntax") from None
     except UnicodeDecodeError as e:  # pragma: no cover - loads takes str
         raise LockfileError(f"not UTF-8: {e}", path=path) from None
     return data

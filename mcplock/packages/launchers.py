@@ -282,6 +282,40 @@ def _docker_opts(argv: Sequence[str]) -> int | str:
     return i
 
 
+_HOST_NAMESPACES = ("--pid", "--network", "--net", "--ipc", "--uts", "--userns", "--cgroupns")
+_SOCKETS = ("/var/run/docker.sock", "/run/docker.sock", "/run/podman/podman.sock", "/var/run/podman/podman.sock")
+
+
+def host_access(options: Sequence[str]) -> list[str]:
+    """The ``docker run`` options (as written) that let the container out to the host: it then
+    runs as the host would, whatever image the pin names (``--privileged``, a host namespace,
+    the host's root or the docker socket mounted, every capability or a device)."""
+    out: list[str] = []
+    i = 0
+    while i < len(options):
+        a = options[i]
+        key, eq, value = a.partition("=")
+        if not eq and key in _DOCKER_VALUED and i + 1 < len(options):
+            value, shown = options[i + 1], f"{a} {options[i + 1]}"
+            i += 1
+        elif not eq and len(a) > 2 and not a.startswith("--") and a[:2] in ("-v",):
+            key, value, shown = a[:2], a[2:], a
+        else:
+            shown = a
+        i += 1
+        src = None
+        if key in ("-v", "--volume"):
+            src = value.split(":", 1)[0]
+        elif key == "--mount":
+            src = next((p.split("=", 1)[1] for p in value.split(",") if p.startswith(("source=", "src="))), "")
+        if (key in ("--privileged", "--device") or (key in _HOST_NAMESPACES and value == "host")
+                or (src and (src in _SOCKETS or src.rstrip("/") in ("", "/etc", "/root", "/home",
+                                                                               "/proc", "/sys")))
+                or (key == "--cap-add" and value.upper() in ("ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE"))):
+            out.append(shown)
+    return out
+
+
 def _docker(argv: Sequence[str]) -> Launch | NoPin:
     _, i = _scan(argv, _DOCKER_GLOBAL_VALUED)
     if argv[i:i + 1] == ["run"]:

@@ -72,7 +72,6 @@ def cmd_update(
     from mcplock.core import refresh as core_refresh
     from mcplock.core import trust as core_trust
     from mcplock.core import update as core_update
-    from mcplock.core.specs import spec_of
     from mcplock.lock.read import load
     from mcplock.lock.targets import select
     from mcplock.render.update import render_update
@@ -90,7 +89,7 @@ def cmd_update(
     # what moves runs (its newest release is probed): only servers trusted here as locked, or in CI
     to_move = [s for s, r in zip(selected, rows, strict=True)
                if r.status in ("behind", "unpinned") or (r.status == "up-to-date" and s.name in again)]
-    guarded(cli, lambda: core_trust.gate([spec_of(s, cli.lock_dir) for s in to_move], cli.lock_dir,
+    guarded(cli, lambda: core_trust.gate([s.as_launched(cli.lock_dir) for s in to_move], cli.lock_dir,
                                          how=core_trust.trust_command(cli.lockfile),
                                          reviewed=core_trust.reviewed(to_move, cli.lock_dir)))
     moving = core_update.new_pins(rows, selected, cli.lock_dir, again=again)
@@ -107,7 +106,7 @@ def cmd_update(
         # the same command at its new release, run now with the person's consent: trusted as the old one was
         # (a server from the MCP Registry: with its entry's new command line)
         core_trust.trust([moving[n] for n, _ in summary if n in moving]
-                         + [spec_of(s, cli.lock_dir) for s in rewritten], cli.lock_dir)
+                         + [s.as_launched(cli.lock_dir) for s in rewritten], cli.lock_dir)
     code = 3 if failed else 0
     report = render_update(rows, dict(summary), failed, fmt, lockfile=cli.lockfile, exit_code=code)
     if fmt == "text":
