@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -161,7 +162,7 @@ def test_interrupted_write_keeps_old_file(monkeypatch):
     assert [f.name for f in Path(".").iterdir()] == ["mcp.lock"]
 
 
-def _pty_run(args, answers: list[str], timeout=30, env: dict | None = None):
+def _pty_run(args, answers: list[str], timeout=30, env: dict | None = None, keys: bool = False):
     """Run the console script on a real pseudo-terminal, answering its prompts."""
     import pty
     import select
@@ -184,9 +185,10 @@ def _pty_run(args, answers: list[str], timeout=30, env: dict | None = None):
             if not chunk:
                 break
             out += chunk
-            if (pending and (out.rstrip().endswith(b"]") or out.rstrip().endswith(b"] "))
-                    and b"?" in out.splitlines()[-1]):
-                os.write(fd, pending.pop(0).encode())  # the walk takes one key at a terminal
+            shown = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", out).rstrip()  # a prompt may end in a colour reset
+            if pending and shown.endswith(b"]") and b"?" in shown.splitlines()[-1]:
+                # a line answers a line prompt; the review walk takes one key (keys=True)
+                os.write(fd, (pending.pop(0) + ("" if keys else "\n")).encode())
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
 
@@ -195,7 +197,7 @@ def test_interactive_accept_walks_each_proposal_on_a_tty():
     make_lock()
     _stage_change()
     # proposals come sorted: run_shell (new) → reject; search_docs (changed) → accept, lower its approval
-    code, out = _pty_run(["accept"], ["r", "a", "n"])
+    code, out = _pty_run(["accept"], ["r", "a", "n"], keys=True)
     assert code == 0, out
     assert "[1/2]" in out and "[2/2]" in out
     assert "evil.example" in out  # the diff is shown before the question

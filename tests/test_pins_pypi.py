@@ -108,7 +108,7 @@ def test_an_index_without_upload_times_resolves_todays_tree(tmp_path):
         ix.publish(*DEMO, uploaded="2025-02-01T12:00:00Z")
         ix.publish(*DEP_1_1, uploaded="2025-03-01T09:30:00Z")
         env = {"MCPLOCK_PYPI_URL": ix.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "c"),
-               "PATH": os.environ["PATH"]}
+               "PATH": os.environ["PATH"], "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"]}  # the machine key's place
         got = pin_spec(ServerSpec(name="demo", transport="stdio", command="uvx", args=("pin-demo==1.0",)), env)
     assert isinstance(got.package, PackagePin) and got.package.tree_integrity is not None
     assert installed(tmp_path / "c") == ["pin_dep-1.1.dist-info"]  # no cutoff possible: today's tree
