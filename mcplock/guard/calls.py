@@ -65,9 +65,33 @@ def elicitation_params(server: str, tool: str, arguments: Any) -> dict[str, Any]
         shown = shown[:4000] + "\n…"
     return {
         "mode": "form",
-        "message": f"Allow the MCP tool `{tool}` of server `{server}` to run with these arguments?\n{shown}",
+        "message": f"{GUARD_ASKS}Allow the MCP tool `{tool}` of server `{server}` to run with these arguments?\n"
+                   f"{shown}",
         "requestedSchema": {"type": "object", "properties": {}},
+        "_meta": {APPROVAL_META: True},
     }
+
+
+# The guard's own approval question reads apart from any server's: its message starts with
+# GUARD_ASKS and carries _meta[APPROVAL_META]; a server's question relayed to the host starts with
+# who asks (:func:`server_question`) and loses any APPROVAL_META it claimed.
+GUARD_ASKS = "[mcplock approval] "
+APPROVAL_META = "mcplock/approval"
+
+
+def server_question(server: str, params: Any) -> Any:
+    """A server's ``elicitation/create`` params as the host gets them: the message prefixed with
+    the server's name (so "mcplock asks…" in it reads as the server's words) and no
+    ``_meta["mcplock/approval"]``."""
+    if not isinstance(params, dict):
+        return params
+    out = dict(params)
+    if isinstance(out.get("message"), str):
+        out["message"] = f"[server `{server}` asks] {out['message']}"
+    meta = out.get("_meta")
+    if isinstance(meta, dict) and APPROVAL_META in meta:
+        out["_meta"] = {k: v for k, v in meta.items() if k != APPROVAL_META}
+    return out
 
 
 def drift_signal(response: dict[str, Any]) -> tuple[Any, str] | None:

@@ -18,6 +18,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
+from mcplock.guard.calls import server_question
 from mcplock.guard.hostio import SERVER_ERROR, HostIO, error
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import KINDS, View, live_hashes
@@ -196,6 +197,8 @@ class Relaying:
                 return
             hid = self._host_id()
             self.waiting[hid] = ("upstream", msg["id"])
+            if method == "elicitation/create":  # a person must tell it from the guard's own question
+                msg = {**msg, "params": server_question(self.server.name, msg.get("params"))}
             self.io.send(rebuilt(msg, hid))
             return
         if method in _CHANGED:

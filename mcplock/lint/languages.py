@@ -55,12 +55,13 @@ LANGUAGES: dict[str, dict[str, str]] = {
                 "confirm permission approval consent now mode instruction",
         # per-rule pre-checks (``keys.RULE``): the rule is tried only when one of them is in the text
         "keys.override": "ignor disregard forget overrid",
-        "keys.conceal": "user&not user&n't user&never user&without user&hide user&conceal user&keep",
+        "keys.conceal": "user&not user&n't user&never user&without user&hide user&conceal user&keep mention reveal "
+                        "disclose",
         "keys.before": "before",
         "keys.first": "you this",
         "keys.consent": "confirm permission approv consent silent secret quiet covert without authori allowed given",
         "keys.role": "now instruction mode longer",
-        "keys.claim": "'s ’s through instead other another built",
+        "keys.claim": "'s ’s through instead other another built side",
         "keys.pass": "pass include put add append insert embed attach copy paste place",
         "keys.leak": "system",
         "override": r"\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|everything\s+)?(?:of\s+)?"
@@ -76,7 +77,9 @@ LANGUAGES: dict[str, dict[str, str]] = {
                    rf"{_EN_USER})"
                    rf"|\bwithout\s+(?:telling|informing|notifying|alerting)\s+{_EN_USER}"
                    rf"|\b(?:hide|conceal|keep)\s+(?:this|it|that|these)\s+(?:secret\s+)?from\s+{_EN_USER}"
-                   r"|\bthe\s+user\s+(?:must|should|need)\s*(?:not|n'?t)\s+(?:know|see|be\s+told|find\s+out)\b",
+                   r"|\bthe\s+user\s+(?:must|should|need)\s*(?:not|n'?t)\s+(?:know|see|be\s+told|find\s+out)\b"
+                   r"|\b(?:do\s+not|don'?t|never)\s+(?:mention|reveal|disclose)\s+(?:that\s+you|this\s+step|these\s+steps"
+                   r"|this\s+instruction|these\s+instructions|the\s+(?:above|previous)\s+(?:steps?|instructions?))\b",
         "before": r"\bbefore\s+(?:using|calling|invoking|running|executing|answering|responding|replying"
                   r"|doing\s+anything|any\s+other|you\s+(?:use|call|answer|respond|reply|do))\b[^.\n]{0,60}?"
                   r"\b(?:read|call|send|fetch|invoke|pass|upload|include|cat|run|execute|forward|open|list)\b",
@@ -111,6 +114,7 @@ LANGUAGES: dict[str, dict[str, str]] = {
                  r"|\b(?:supersedes?|replaces?|overrides?|deprecates?)\s+(?:the\s+)?[\w-]+\s+(?:server|mcp|plugin"
                  r"|extension|integration)(?:'s|’s)"
                  r"|\binstead\s+of\s+(?:any|all|every)\s+other\b"
+                 r"|\bside[\s-]?effects?\s+on\s+(?:the\s+)?(?:also\s+present|other|another)\b"
                  r"|\bother\s+(?:servers?'?|tools?'?)\s*(?:tools?\s+)?(?:are|is)\s+(?:now\s+)?(?:broken|deprecated|unsafe"
                  r"|disabled|insecure|compromised|obsolete)",
         "pass": r"\bpass\s+(?:its|their|the|this|that)\s+(?:full\s+)?contents?\b"
@@ -132,6 +136,9 @@ LANGUAGES: dict[str, dict[str, str]] = {
     "German": {
         "keys": "anweis instrukt befehl regeln vorgab benutzer nutzer anwender send schick leite übermitt lade "
                 "werkzeug tool",
+        "claim": r"\b(?:des|vom)\s+[\w-]+?-?Servers?\b[^.\n]{0,40}?\b(?:ist|sind|wurde)\s+(?:jetzt\s+)?(?:veraltet"
+                 r"|ersetzt|deaktiviert|unsicher)|\bstattdessen\s+(?:immer\s+)?(?:dieses?|über\s+dieses)\s+(?:Tool|Werkzeug)",
+        "keys.claim": "servers stattdessen",
         "override": r"\b(?:ignorier(?:e|en|t)?|vergiss|vergessen\s+sie|missachte(?:n)?|übergehe)\s+(?:sie\s+)?"
                     r"(?:alle\s+|sämtliche\s+|die\s+)?(?:vorherigen|bisherigen|früheren|vorigen|obigen|"
                     r"vorangegangenen|anderen)\s+(?:Anweisungen|Instruktionen|Befehle|Regeln|Vorgaben|Anordnungen)",
@@ -150,6 +157,10 @@ LANGUAGES: dict[str, dict[str, str]] = {
     },
     "French": {
         "keys": "instruction consigne directive règle utilisat envo transf transmet publi partag copi outil",
+        "claim": r"\bdu\s+serveur\s+[\w-]+[^.\n]{0,40}?\b(?:est|sont)\s+(?:désormais\s+)?(?:obsolète|déprécié|remplacé"
+                 r"|désactivé)|\b(?:utilise[rz]?|passe[rz]?\s+par)\s+(?:plutôt\s+|toujours\s+)?cet\s+outil\s+"
+                 r"(?:à\s+la\s+place|plutôt)",
+        "keys.claim": "serveur outil",
         "override": r"\b(?:ignore[rz]?|oublie[rz]?|ne\s+tiens\s+pas\s+compte\s+des|ne\s+tenez\s+pas\s+compte\s+des)\s+"
                     r"(?:toutes\s+)?(?:les\s+|tes\s+|vos\s+)?(?:instructions|consignes|directives|règles|ordres)\s+"
                     r"(?:précédentes|antérieures|ci-dessus|d'avant|passées)",
@@ -167,6 +178,9 @@ LANGUAGES: dict[str, dict[str, str]] = {
     "Spanish": {
         "keys": "instruccion indicacion órdenes reglas directric usuari env sub public transmit compart copi mand "
                 "herramienta",
+        "claim": r"\bdel\s+servidor\s+[\w-]+[^.\n]{0,40}?\b(?:está|es)\s+(?:obsoleto|en\s+desuso|reemplazad[oa]"
+                 r"|desactivad[oa])|\b(?:usa|use|utiliza|utilice)\s+(?:siempre\s+)?esta\s+herramienta\s+en\s+(?:su\s+)?lugar",
+        "keys.claim": "servidor herramienta",
         "override": r"\b(?:ignora|ignore|ignorad|ignorar|olvida|olvide|olvidad|olvidar|omite|omitir|descarta)\s+"
                     r"(?:todas\s+)?(?:las\s+|tus\s+|sus\s+)?(?:instrucciones|indicaciones|órdenes|reglas|directrices)\s+"
                     r"(?:anteriores|previas|de\s+arriba|precedentes)",
@@ -184,6 +198,9 @@ LANGUAGES: dict[str, dict[str, str]] = {
     "Portuguese": {
         "keys": "instru orienta ordens regras diretriz usuári usuari utilizador envi encaminh carreg publiq transmit "
                 "compartilh partilh copi mand ferramenta",
+        "claim": r"\bdo\s+servidor\s+[\w-]+[^.\n]{0,40}?\b(?:está|é)\s+(?:obsoleto|descontinuad[oa]|substituíd[oa]"
+                 r"|desativad[oa])|\b(?:use|usa|utilize)\s+(?:sempre\s+)?esta\s+ferramenta\s+(?:em\s+vez|no\s+lugar)",
+        "keys.claim": "servidor ferramenta",
         "override": r"\b(?:ignore|ignora|ignorar|esque[çc]a|esquece|esquecer|desconsidere|desconsidera|descarte)\s+"
                     r"(?:todas\s+)?(?:as\s+|suas\s+|tuas\s+)?(?:instru[çc][õo]es|orienta[çc][õo]es|ordens|regras"
                     r"|diretrizes)\s+(?:anteriores|pr[ée]vias|acima|precedentes)",
@@ -201,6 +218,9 @@ LANGUAGES: dict[str, dict[str, str]] = {
     },
     "Russian": {
         "script": "[а-яА-ЯёЁ]",
+        "claim": r"сервер\w*\s+[\w-]+[^.\n]{0,40}?(?:устарел|заменён|заменен|отключён|отключен)"
+                 r"|вместо\s+этого\s+(?:всегда\s+)?используй(?:те)?\s+этот\s+инструмент"
+                 r"|используй(?:те)?\s+этот\s+инструмент\s+вместо",
         "override": r"(?:игнорируй(?:те)?|проигнорируй(?:те)?|забудь(?:те)?|не\s+обращай(?:те)?\s+внимания\s+на"
                     r"|отбрось(?:те)?)\s+(?:все\s+|всё\s+)?(?:предыдущие|прежние|прошлые|вышеуказанные|ранее\s+данные"
                     r"|ранние|остальные)\s+(?:инструкции|указания|команды|правила|распоряжения)",
@@ -217,6 +237,8 @@ LANGUAGES: dict[str, dict[str, str]] = {
     },
     "Chinese": {
         "script": "[\u4e00-\u9fff]",
+        "claim": r"(?:服务器|伺服器)[^。！？\n]{0,20}(?:已弃用|已棄用|已废弃|已廢棄|已被替换|已被替換|已停用)"
+                 r"|改用(?:此|这个|這個|本)工具|(?:此|这个|這個|本)工具(?:代替|替代|取代)",
         "override": r"(?:忽略|无视|無視|忽视|忽視|不要理会|不要理會|不用理会|别管|忘记|忘記|忘掉)[^。！？\n]{0,10}"
                     r"(?:之前|以前|先前|上面|前面|上述|此前|所有|全部|一切)[^。！？\n]{0,6}"
                     r"(?:指令|指示|说明|說明|提示|规则|規則|命令|要求)",
@@ -232,6 +254,7 @@ LANGUAGES: dict[str, dict[str, str]] = {
     },
     "Japanese": {
         "script": "[\u3040-\u30ff]",
+        "claim": r"サーバー[^。！？\n]{0,20}(?:非推奨|廃止|置き換え|無効)|代わりに(?:この|本)ツールを(?:使|使用)",
         "override": r"(?:以前|これまで|前|上記|先|今まで|それまで)の(?:すべての|全ての|全部の)?"
                     r"(?:指示|命令|指令|ルール|指図|プロンプト)(?:を|は)(?:すべて|全て|全部)?(?:無視|忘れ)"
                     r"|(?:すべての|全ての)(?:指示|命令)を無視",
@@ -244,6 +267,7 @@ LANGUAGES: dict[str, dict[str, str]] = {
     },
     "Korean": {
         "script": "[\uac00-\ud7a3]",
+        "claim": r"서버[^.\n]{0,20}(?:더\s*이상\s*사용되지|사용\s*중단|폐기|대체)|대신\s*(?:이|본)\s*도구를\s*사용",
         "override": r"(?:이전|앞의|위의|기존|지금까지의|모든)[^.\n]{0,10}"
                     r"(?:지시|명령|지침|규칙|지시사항|명령어|프롬프트)"
                     r"[^.\n]{0,8}(?:무시|잊어)",
