@@ -73,7 +73,7 @@ def test_naming_the_item_or_include_critical_accepts_it(cli):
 class Pty:
     """The console script on a real pseudo-terminal: wait for a text, then type."""
 
-    def __init__(self, *args: str) -> None:
+    def __init__(self, *args: str, sigint: object = signal.SIG_DFL) -> None:
         import pty
 
         from conftest import MCPLOCK
@@ -83,7 +83,8 @@ class Pty:
         if self.pid == 0:  # child
             # a terminal session starts with Ctrl-C live; a test run started in the background
             # (`make test &`) would hand down SIGINT ignored, and Python keeps an inherited ignore
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            # (``sigint``: the disposition mcplock starts with)
+            signal.signal(signal.SIGINT, sigint)  # type: ignore[arg-type]
             os.execve(MCPLOCK, [MCPLOCK, *args], env)
         self.out = b""
         self.seen = 0
@@ -198,6 +199,20 @@ def test_ctrl_c_keeps_what_was_decided_and_says_so():
     tools = _tools()
     assert tools["list_pages"].rejected_hash is not None and tools["list_pages"].pending is None
     assert tools["run_shell"].pending is not None and tools["search_docs"].pending is not None
+
+
+def test_ctrl_c_at_the_prompt_works_even_when_mcplock_started_with_sigint_ignored():
+    # a parent that ignores SIGINT (`make test &`, a background job) hands the ignore down;
+    # a person at the walk's prompt must still be able to stop it with Ctrl-C
+    make_lock()
+    _stage()
+    p = Pty("accept", sigint=signal.SIG_IGN)
+    p.expect(KEY_PROMPT)
+    p.send("\x03")
+    code, out = p.wait()
+    assert code == 130, out
+    assert "interrupted: the decisions made so far are kept" in out and "Traceback" not in out
+    assert _tools()["run_shell"].pending is not None
 
 
 def test_check_groups_per_server_with_one_hint_and_warns_about_accepted_criticals(cli):

@@ -34,8 +34,12 @@ def ask(cli: Cli, err: UntrustedError) -> bool:
                        f"{'has' if n == 1 else 'have'} not run in this project on this machine:", style="bold"))
     for spec in err.specs:
         cli.err.print(Text("  ").append_text(safe_text(describe(spec), keep_newlines=False)))
-    cli.err.print(Text(f"trust {'it' if n == 1 else 'them'} and run? [y/N] ", style="bold"), end="")
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
+    from mcplock.cli.prompt import interruptible, read_line
+
+    with interruptible():  # before the question shows: a Ctrl-C typed as soon as it does counts
+        cli.err.print(Text(f"trust {'it' if n == 1 else 'them'} and run? [y/N] ", style="bold"), end="")
+        answer = read_line()
+    return (answer or "").strip().lower() in ("y", "yes")
 
 
 def guarded(cli: Cli, run: Callable[[], T]) -> T:

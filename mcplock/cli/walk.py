@@ -9,13 +9,13 @@ what was decided: the walk returns normally, so the lock is written with the dec
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 
 from rich.text import Text
 
 from mcplock.cli import keys
 from mcplock.cli.context import Cli
+from mcplock.cli.prompt import interruptible, read_line
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.untrusted import safe_text
@@ -78,8 +78,10 @@ def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
     run before committing. The exit code of the walk (130 after Ctrl-C), else 0."""
     n = sum(e.pending_count() for e in pending)
     if interactive:
-        cli.out.print(Text(f"review the {n} pending item(s) now, one by one? [Y/n] ", style="bold"), end="")
-        if sys.stdin.readline().strip().lower() in ("", "y", "yes"):
+        with interruptible():
+            cli.out.print(Text(f"review the {n} pending item(s) now, one by one? [Y/n] ", style="bold"), end="")
+            answer = read_line()
+        if (answer or "").strip().lower() in ("", "y", "yes"):
             from mcplock import orgpolicy
             from mcplock.cli.commands.review import accept_pending
 
@@ -168,8 +170,9 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: boo
 def _key(cli: Cli, question: str, choices: dict[str, str], *, default: str) -> str:
     """One key at a terminal (no Enter after it): the answer ``choices`` maps it to."""
     while True:
-        cli.out.print(Text(question, style="bold"), end="")
-        key = keys.read_key()
+        with interruptible():  # before the question shows: a Ctrl-C typed as soon as it does counts
+            cli.out.print(Text(question, style="bold"), end="")
+            key = keys.read_key()
         if key == keys.EOF_KEY:
             cli.out.print()
             return default
@@ -181,8 +184,9 @@ def _key(cli: Cli, question: str, choices: dict[str, str], *, default: str) -> s
 
 
 def _line(cli: Cli, question: str) -> str | None:
-    cli.out.print(Text(question, style="bold"), end="")
-    line = sys.stdin.readline()
+    with interruptible():  # before the question shows: a Ctrl-C typed as soon as it does counts
+        cli.out.print(Text(question, style="bold"), end="")
+        line = read_line()
     return line.strip() if line else None
 
 

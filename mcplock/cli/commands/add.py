@@ -251,7 +251,9 @@ def _confirm(cli: Cli, entry: ServerEntry, findings: dict) -> bool:
     question = ("accept all of them? [y/N] " if not crit
                 else "accept all but the critical ones (they stay pending)? [y/N] ")
     out.print(Text(question, style="bold"), end="")
-    answer = sys.stdin.readline().strip().lower()
+    from mcplock.cli.prompt import read_line
+
+    answer = (read_line() or "").strip().lower()
     return answer in ("y", "yes")
 
 
