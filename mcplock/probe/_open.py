@@ -153,9 +153,14 @@ def _adopt(result: dict[str, Any], version: str, snap: Snapshot) -> None:
     server_info = meta.get(era.SERVER_INFO_KEY, result.get("serverInfo"))
     if server_info is not None and not isinstance(server_info, dict):
         raise ProbeError("protocol", f"server/discover: `serverInfo` is {json_type(server_info)}, not an object")
-    instructions = result.get("instructions")
+    _identify(snap, "server/discover", server_info, version, caps, result.get("instructions"))
+
+
+def _identify(snap: Snapshot, method: str, server_info: Any, version: str, caps: dict[str, Any],
+              instructions: Any) -> None:
+    """The server's identity and instructions into ``snap``, whichever era's answer gave them."""
     if instructions is not None and not isinstance(instructions, str):
-        raise ProbeError("protocol", f"server/discover: `instructions` is {json_type(instructions)}, not a string")
+        raise ProbeError("protocol", f"{method}: `instructions` is {json_type(instructions)}, not a string")
     snap.server_info = server_info
     snap.protocol_version = version
     snap.capabilities = caps
@@ -217,13 +222,7 @@ async def _initialize(t: Transport, opts: ProbeOptions, capabilities: dict[str, 
                          "which lists (tools, prompts, resources) the server offers",
                          hint="report it to the server's maintainers (an MCP server answers initialize with "
                          "its capabilities, `{}` when it offers nothing)")
-    instructions = init.get("instructions")
-    if instructions is not None and not isinstance(instructions, str):
-        raise ProbeError("protocol", f"initialize: `instructions` is {json_type(instructions)}, not a string")
-    snap.server_info = server_info
-    snap.protocol_version = version
-    snap.capabilities = caps
-    snap.instructions = instructions
+    _identify(snap, "initialize", server_info, version, caps, init.get("instructions"))
     t.set_protocol_version(version)
     t.state.step = "notifications/initialized to be accepted"
     await t.notify("notifications/initialized", None)
