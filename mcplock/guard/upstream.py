@@ -108,7 +108,8 @@ class Upstream:
 
         try:
             async with asyncio.timeout(self.opts.timeout):
-                self.hints[kind] = hints = {}  # its caching fields (a modern server's ttlMs)
+                hints: dict[str, Any] = {}  # its caching fields (a modern server's ttlMs)
+                self.hints[kind] = hints
                 items = await _session._list_all(self.transport, self.opts, *_session._LISTS[kind][1:], hints)
                 if kind == "tools":  # the Mcp-Param-* headers of a call follow the tools as listed now
                     self.transport.tools = {t["name"]: t for t in items}
