@@ -450,6 +450,50 @@ def test_a_world_writable_trust_record_or_machine_key_is_refused(cli, record):
     assert "can be written by others than you" in r.stderr and f"chmod 600 {path}" in r.stderr
 
 
+def _symlinked_project(cli) -> tuple[Path, Path]:
+    """``real/proj`` with a locked stdio server (not yet trusted), and ``link`` → ``real/proj``."""
+    from mcplock.core.trust import store_path
+
+    from runner import stdio_command
+
+    real = Path("real/proj").absolute()
+    real.mkdir(parents=True)
+    Path("link").symlink_to(real)
+    r = cli("--lockfile", str(real / "mcp.lock"), "add", "docs", "--yes", "--policy", "none", "--", *stdio_command())
+    assert r.returncode == 0, r.stderr
+    store_path().unlink()  # `add` trusted it in real/proj: each test trusts it its own way
+    return real, Path("link").absolute()
+
+
+@pytest.mark.parametrize("trusted_via", ["real", "link"])
+def test_a_project_reached_through_a_symlink_keeps_its_trust(cli, trusted_via):
+    real, link = _symlinked_project(cli)
+    there, other = (real, link) if trusted_via == "real" else (link, real)
+    assert cli("--lockfile", str(other / "mcp.lock"), "diff").returncode == 2  # not trusted anywhere yet
+    r = cli("--lockfile", str(there / "mcp.lock"), "trust", "docs")
+    assert r.returncode == 0, r.stderr
+    if trusted_via == "link":
+        assert f"(in {link} → {real})" in r.stdout  # the question shows where it really runs
+    for lock in (there / "mcp.lock", other / "mcp.lock"):
+        r = cli("--lockfile", str(lock), "diff")
+        assert r.returncode == 0, r.stdout + r.stderr
+    r = cli("--lockfile", str(other / "mcp.lock"), "run", "docs", input="")  # the guard agrees
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_symlinked_lock_file_does_not_borrow_its_targets_trust(cli):
+    """A lock file that is a link into a trusted project runs its commands in the link's own
+    directory (where `./server.js` is another file): a new project, asked about."""
+    real, _ = _symlinked_project(cli)
+    assert cli("--lockfile", str(real / "mcp.lock"), "trust", "docs").returncode == 0
+    Path("evil").mkdir()
+    Path("evil/mcp.lock").symlink_to(real / "mcp.lock")
+    r = cli("--lockfile", "evil/mcp.lock", "diff")
+    assert r.returncode == 2 and "not been trusted to run in this project" in r.stderr, r.stderr
+    assert f"(in {Path('evil').absolute()})" in r.stderr
+    assert cli("--lockfile", str(real / "mcp.lock"), "diff").returncode == 0
+
+
 def test_export_keeps_a_byte_order_mark_of_a_host_file(cli):
     _export_lock(cli, ["read"])
     Path(".claude/settings.json").write_bytes(b'\xef\xbb\xbf{"permissions": {"allow": ["Bash(ls)"]}}\n')
