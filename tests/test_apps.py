@@ -375,3 +375,20 @@ def test_a_new_script_source_or_a_wider_csp_alone_is_drift_and_never_served(cli,
         refused = _read(h, SDK_URI)
         assert refused["error"]["code"] == -32602 and "changed upstream" in refused["error"]["message"]
         assert all(b"evil.example" not in line for line in h.raw)
+
+
+def test_pin_resources_reads_many_resources_concurrently_in_a_stable_order(cli):
+    # the fixture answers a read only while 4 reads are in flight at once (--read-barrier 4):
+    # a probe that reads one at a time gets errors and pins nothing
+    uris = [f"file:///notes/{i:02d}.md" for i in range(40)]
+    listed = [{"uri": u, "name": u.rsplit("/", 1)[1]} for u in reversed(uris)]  # listed in reverse
+    _surface({"tools": [], "resources": listed,
+              "documents": {u: [{"uri": u, "mimeType": "text/markdown", "text": f"note {u}\n"}] for u in uris}})
+    with http_fixture(surface="surface.json", extra_args=["--read-barrier", "4"]) as base:
+        r = cli("add", "notes", "--yes", "--pin-resources", "--timeout", "60", base + "/mcp")
+        assert r.returncode == 0, r.stderr
+        contents = load("mcp.lock").servers["notes"].items["content"]
+        assert sorted(contents) == uris and all(contents[u].definition["text"] == f"note {u}\n" for u in uris)
+        text = Path("mcp.lock").read_text()
+        assert [text.index(f'"{u}"]') for u in uris] == sorted(text.index(f'"{u}"]') for u in uris)
+        assert cli("diff").returncode == 0  # read again, concurrently: the same lock
