@@ -4,6 +4,7 @@ broke a promise. The guard's part (item 1) is tests/test_guard_wellformed.py."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -246,23 +247,38 @@ def test_a_sanitising_collision_fails_closed_with_a_clear_message(cli):
 
 
 # --- 8. SIGTERM ends a guard whose host stopped reading ------------------------------------------
-# (not reproduced here: this passes on the code before too; it keeps the promise watched)
+
+def _flooders() -> list[str]:
+    """fixtures/flooder.py processes started from this test's directory (read from /proc)."""
+    import os
+
+    here, found = os.getcwd(), []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if any(a.endswith(b"flooder.py") for a in cmdline) and cwd == here:
+            found.append(pid)
+    return found
+
 
 def test_sigterm_ends_a_guard_whose_host_stopped_reading(cli):
+    """The upstream floods the host with notifications; the host never reads its stdout again, so
+    the guard blocks writing to it. SIGTERM must still end the guard, and its server with it (the
+    clean-up used to write to the full pipe again, and hung there with the server alive)."""
     import signal
     import subprocess
+    import sys
     import time
 
-    from test_guard import _fixture_processes
+    from conftest import MCPLOCK, ROOT
 
-    from conftest import MCPLOCK
-    from runner import SURFACES, stdio_command
-
-    Path("surface.json").write_bytes((SURFACES / "demo.json").read_bytes())
-    r = cli("add", "docs", "--yes", "--policy", "none", "--", *stdio_command(surface="surface.json", mode="chatty"))
+    r = cli("add", "flood", "--yes", "--policy", "none", "--", sys.executable, str(ROOT / "fixtures" / "flooder.py"))
     assert r.returncode == 0, r.stderr
-    proc = subprocess.Popen([MCPLOCK, "run", "docs"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    with open("guard.err", "wb") as err:
+        proc = subprocess.Popen([MCPLOCK, "run", "flood"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
     assert proc.stdin is not None and proc.stdout is not None
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -270,24 +286,28 @@ def test_sigterm_ends_a_guard_whose_host_stopped_reading(cli):
     proc.stdin.write((json.dumps(init) + "\n").encode())
     proc.stdin.flush()
     assert b'"id":1' in proc.stdout.readline()
-    call = {"name": "search_docs", "arguments": {"query": "x" * 2000}}
-    ask = "".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call" if i % 2 else "tools/list",
-                              "params": call if i % 2 else {}}) + "\n" for i in range(2, 800))
-    proc.stdin.write(ask.encode())  # then never read again: the guard's stdout fills up
-    proc.stdin.flush()
-    time.sleep(3)  # let the guard block on its full stdout (not a timing assertion)
-    assert proc.poll() is None and _fixture_processes()
+    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+                     b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flood","arguments":{}}}\n')
+    proc.stdin.flush()  # from here on the host never reads: the guard's stdout fills up
+    deadline = time.monotonic() + 60
+    while Path(f"/proc/{proc.pid}/wchan").read_text() != "anon_pipe_write" and time.monotonic() < deadline:
+        time.sleep(0.05)  # wait until the guard is blocked writing to the host (not a timing assertion)
+    assert Path(f"/proc/{proc.pid}/wchan").read_text() == "anon_pipe_write" and _flooders()
     proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(timeout=30)  # a hang detector, as everywhere in the suite
+        proc.wait(timeout=10)  # it used to hang here for ever
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait()
         pytest.fail("the guard did not end on SIGTERM while its host was not reading")
-    assert proc.returncode == 143
+    finally:
+        proc.stdin.close()
+        proc.stdout.close()
+    assert proc.returncode == 143, Path("guard.err").read_text()
     deadline = time.monotonic() + 10
-    while _fixture_processes() and time.monotonic() < deadline:
+    while _flooders() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _fixture_processes(), "the server outlived the guard"
+    assert not _flooders(), "the server outlived the guard"
 
 
 # --- 8. the newer-lock hint, docker and uvx options ---------------------------------------------
@@ -429,6 +449,113 @@ def test_a_world_writable_trust_record_or_machine_key_is_refused(cli, record):
     r = cli("run", "s")
     assert r.returncode == 2, r.stderr
     assert "can be written by others than you" in r.stderr and f"chmod 600 {path}" in r.stderr
+
+
+def _symlinked_project(cli) -> tuple[Path, Path]:
+    """``real/proj`` with a locked stdio server (not yet trusted), and ``link`` → ``real/proj``."""
+    from mcplock.core.trust import store_path
+
+    from runner import stdio_command
+
+    real = Path("real/proj").absolute()
+    real.mkdir(parents=True)
+    Path("link").symlink_to(real)
+    r = cli("--lockfile", str(real / "mcp.lock"), "add", "docs", "--yes", "--policy", "none", "--", *stdio_command())
+    assert r.returncode == 0, r.stderr
+    store_path().unlink()  # `add` trusted it in real/proj: each test trusts it its own way
+    return real, Path("link").absolute()
+
+
+@pytest.mark.parametrize("trusted_via", ["real", "link"])
+def test_a_project_reached_through_a_symlink_keeps_its_trust(cli, trusted_via):
+    real, link = _symlinked_project(cli)
+    there, other = (real, link) if trusted_via == "real" else (link, real)
+    assert cli("--lockfile", str(other / "mcp.lock"), "diff").returncode == 2  # not trusted anywhere yet
+    r = cli("--lockfile", str(there / "mcp.lock"), "trust", "docs")
+    assert r.returncode == 0, r.stderr
+    if trusted_via == "link":
+        assert f"(in {link} → {real})" in r.stdout  # the question shows where it really runs
+    for lock in (there / "mcp.lock", other / "mcp.lock"):
+        r = cli("--lockfile", str(lock), "diff")
+        assert r.returncode == 0, r.stdout + r.stderr
+    r = cli("--lockfile", str(other / "mcp.lock"), "run", "docs", input="")  # the guard agrees
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_symlinked_lock_file_does_not_borrow_its_targets_trust(cli):
+    """A lock file that is a link into a trusted project runs its commands in the link's own
+    directory (where `./server.js` is another file): a new project, asked about."""
+    real, _ = _symlinked_project(cli)
+    assert cli("--lockfile", str(real / "mcp.lock"), "trust", "docs").returncode == 0
+    Path("evil").mkdir()
+    Path("evil/mcp.lock").symlink_to(real / "mcp.lock")
+    r = cli("--lockfile", "evil/mcp.lock", "diff")
+    assert r.returncode == 2 and "not been trusted to run in this project" in r.stderr, r.stderr
+    assert f"(in {Path('evil').absolute()})" in r.stderr
+    assert cli("--lockfile", str(real / "mcp.lock"), "diff").returncode == 0
+
+
+LOOKALIKES = ["echo", "echo ", " echo", "caf\u00e9", "cafe\u0301", "a b", "a\u00a0b"]
+
+
+def test_look_alike_names_print_apart():
+    from mcplock.untrusted import json_text, name_text, safe_name
+
+    shown = [name_text(n) for n in LOOKALIKES]
+    assert shown == ["echo", "echo\\x20", "\\x20echo", "caf\u00e9", "cafe\\u0301", "a b", "a\\xa0b"]
+    assert [safe_name(n).plain for n in LOOKALIKES] == shown
+    assert json_text(json.dumps(LOOKALIKES, ensure_ascii=False)).count("\\u0301") == 1  # the NFD one only
+    assert json.loads(json_text(json.dumps(LOOKALIKES, ensure_ascii=False))) == LOOKALIKES  # the same JSON
+
+
+def test_look_alike_names_read_apart_in_list_show_json_and_check(cli):
+    _export_lock(cli, LOOKALIKES)
+    for args in (("list",), ("show", "srv")):
+        r = cli(*args)
+        assert r.returncode == 0, r.stderr
+        for name in ("echo\\x20", "\\x20echo", "cafe\\u0301", "a\\xa0b"):
+            assert name in r.stdout, (args, name, r.stdout)
+        if args == ("list",):  # the rows of the server's block: name column, then the flags
+            block = r.stdout.split("\nsrv/", 1)[1].split("\n\n")[0].splitlines()[1:]
+            names = [re.split(r" {2,}", ln)[0] for ln in block if not ln.startswith("instructions")]
+        else:
+            names = [ln[len("tool "):] for ln in r.stdout.splitlines() if ln.startswith("tool ")]
+        assert len(names) == len(set(names)) == len(LOOKALIKES), names  # seven names, seven spellings
+    r = cli("list", "--format", "json")
+    assert "cafe\\u0301" in r.stdout and "a\\u00a0b" in r.stdout and json.loads(r.stdout)
+    r = cli("show", "srv/cafe\u0301")
+    assert r.returncode == 0 and "tool srv/cafe\\u0301" in r.stdout, r.stdout + r.stderr
+    assert re.search(r"^echo\\x20 .* critical: name-collision$", cli("list").stdout, re.MULTILINE)
+    r = cli("check")  # accepted, enabled and critical: check's warning (docs/severity.md)
+    assert r.returncode == 0 and "7 warning(s)" in r.stdout, r.stdout + r.stderr
+    for target in ("echo\\x20", "\\x20echo", "cafe\\u0301", "a\\xa0b"):
+        assert f"critical-accepted: tool `srv/{target}` is accepted and enabled but has critical findings " \
+               "(name-collision)" in r.stdout, r.stdout
+
+
+def test_the_lint_flags_names_that_collide_once_normalised():
+    from mcplock.lint import lint_servers
+
+    found = lint_servers({"srv": {n: _tool(n) for n in ["echo", "Echo", "\uff45cho", "other"]}, "b": {"echo ": {}}})
+    flagged = {k: [f.rule for f in v] for k, v in found.items() if any(f.rule == "name-collision" for f in v)}
+    assert set(flagged) == {("srv", "echo"), ("srv", "Echo"), ("srv", "\uff45cho")}  # one server's names only
+    severity = {k[1]: f.severity for k, v in found.items() for f in v if f.rule == "name-collision"}
+    assert severity == {"echo": "critical", "\uff45cho": "critical", "Echo": "high"}  # case alone is visible
+
+
+def test_a_diff_shows_an_added_look_alike_apart(cli, tmp_path):
+    from runner import SURFACES, stdio_command
+
+    surface = json.loads((SURFACES / "demo.json").read_text())
+    Path("surface.json").write_text(json.dumps(surface))
+    r = cli("add", "docs", "--yes", "--policy", "none", "--", *stdio_command(surface="surface.json"))
+    assert r.returncode == 0, r.stderr
+    twin = dict(surface["tools"][0], name=surface["tools"][0]["name"] + " ")
+    Path("surface.json").write_text(json.dumps(dict(surface, tools=[*surface["tools"], twin])))
+    r = cli("diff")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"added   tool {twin['name'].strip()}\\x20" in r.stdout, r.stdout
+    assert "name-collision" in r.stdout or "reads as" in r.stdout, r.stdout
 
 
 def test_export_keeps_a_byte_order_mark_of_a_host_file(cli):

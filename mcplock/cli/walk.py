@@ -17,7 +17,7 @@ from mcplock.cli.prompt import interruptible, read_line
 from mcplock.core.review import Ask, Tally
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_name, safe_text
 
 KEYS = (
     ("a", "accept this item (an item with critical findings asks for its name)"),
@@ -34,7 +34,7 @@ def summary(cli: Cli, tally: Tally) -> int:
     """The closing lines of an accept, once the lock is written; the exit code (130 after
     Ctrl-C, the decisions kept)."""
     for result, target in tally.done:
-        cli.say(Text(f"{result} ").append_text(safe_text(target, keep_newlines=False)))
+        cli.say(Text(f"{result} ").append_text(safe_name(target)))
     cli.info(f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; "
              f"{tally.left} still pending")
     if tally.held:
@@ -110,7 +110,7 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: boo
     if critical:
         name = targets.label(srv, e)
         cli.out.print(Text("this item has critical findings (above); to accept it, type its name ", style="yellow")
-                      .append_text(safe_text(name, keep_newlines=False)))
+                      .append_text(safe_name(name)))
         typed = _line(cli, "name? [Enter skips] ")
         if typed not in (name, e.key):
             cli.out.print(Text("not accepted: the name did not match; it stays pending"))

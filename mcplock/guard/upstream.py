@@ -45,6 +45,7 @@ class Upstream:
         self.on_lost = on_lost
         self.transport: Any = None
         self.snapshot: Snapshot | None = None
+        self.hints: dict[str, dict[str, Any]] = {}  # list kind -> the caching fields of its last re-list
         self.started = started  # a stdio server started early (core.launch.start_early), adopted at open
 
     # --- errors ---------------------------------------------------------------------------
@@ -107,7 +108,9 @@ class Upstream:
 
         try:
             async with asyncio.timeout(self.opts.timeout):
-                items = await _session._list_all(self.transport, self.opts, *_session._LISTS[kind][1:])
+                hints: dict[str, Any] = {}  # its caching fields (a modern server's ttlMs)
+                self.hints[kind] = hints
+                items = await _session._list_all(self.transport, self.opts, *_session._LISTS[kind][1:], hints)
                 if kind == "tools":  # the Mcp-Param-* headers of a call follow the tools as listed now
                     self.transport.tools = {t["name"]: t for t in items}
                 return items

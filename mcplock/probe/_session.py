@@ -99,8 +99,11 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
 
 
 async def _list_all(
-    t: Transport, opts: ProbeOptions, method: str, field: str, noun: str, key: str
+    t: Transport, opts: ProbeOptions, method: str, field: str, noun: str, key: str,
+    hints: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
+    """Every page of one list. ``hints``, when given, gets the first page's caching fields
+    (``ttlMs``, ``cacheScope``: never part of a definition)."""
     items: list[dict[str, Any]] = []
     keys: set[str] = set()
     cursors: set[str] = set()
@@ -128,6 +131,8 @@ async def _list_all(
         if result.get("resultType", "complete") != "complete":  # only tools/call & co. may ask for input
             raise ProbeError("protocol", f"{where}: `resultType` is {sanitize(json.dumps(result['resultType']), 60)}, "
                              "not \"complete\" (a list never asks for input)")
+        if hints is not None and page == 1:
+            hints.update({k: result[k] for k in ("ttlMs", "cacheScope") if k in result})
         entries = result.get(field)
         if not isinstance(entries, list):
             got = "missing" if field not in result else json_type(entries)

@@ -15,7 +15,7 @@ from mcplock.cli.options import ORG_POLICY
 from mcplock.core import review as core_review
 from mcplock.errors import UsageError
 from mcplock.lock.model import APPROVALS
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_name
 
 if TYPE_CHECKING:
     from mcplock.orgpolicy import OrgPolicy
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def _said(cli: Cli, verb: str, done: list[str]) -> int:
     for target in done:
-        cli.say(Text(verb).append_text(safe_text(target, keep_newlines=False)))
+        cli.say(Text(verb).append_text(safe_name(target)))
     return 0
 
 
@@ -125,7 +125,7 @@ def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metava
     cli = context.of(ctx)
     done = core_review.reject(cli.lockfile, items)
     for result, target in done:  # reported once written
-        name = safe_text(target, keep_newlines=False)
+        name = safe_name(target)
         if result == "removal":
             cli.info(Text("skipped ").append_text(name).append(
                 ": the server no longer offers it; `mcplock accept` drops it from the lock"))
