@@ -558,6 +558,31 @@ def test_a_diff_shows_an_added_look_alike_apart(cli, tmp_path):
     assert "name-collision" in r.stdout or "reads as" in r.stdout, r.stdout
 
 
+def test_check_names_look_alike_packages_and_servers_already_in_the_lock(cli):
+    """What `add` warns about before anything is installed, `check` says again, offline, for a lock
+    that already holds it (a warning: the gate's exit code is unchanged)."""
+    look = PackagePin("npm", "@modeicontextprotocol/server-memory", "1.0.0", NPM_INTEGRITY)  # an `i` for the `l`
+    write_lock(mem=("npx", ["-y", "@modeicontextprotocol/server-memory"], look),
+               time=("uvx", ["mcp-server-tim\u0435"], None),  # a Cyrillic `е`, unpinned: read from the command
+               docs=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)),
+               **{"docs ": ("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY))})
+    for args in (("check",), ("-q", "check")):  # the full CLI, and the fast all-clear path must not hide it
+        r = cli(*args)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "lookalike-package: npm package `@modeicontextprotocol/server-memory` looks like " \
+               "`@modelcontextprotocol/server-memory`" in r.stdout, r.stdout
+        assert "lookalike-package: pypi package `mcp-server-tim\\u0435` looks like `mcp-server-time`" in r.stdout
+        assert "name-collision: server name `docs\\x20` reads as `docs` of this lock once normalised" in r.stdout
+    data = json.loads(cli("check", "--format", "json").stdout)
+    assert {(w["code"], w["server"]) for w in data["warnings"]} == {
+        ("lookalike-package", "mem"), ("lookalike-package", "time"), ("name-collision", "docs"),
+        ("name-collision", "docs ")}
+    write_lock(docs=("npx", ["-y", "@modelcontextprotocol/server-memory"],
+                     PackagePin("npm", "@modelcontextprotocol/server-memory", "1.0.0", NPM_INTEGRITY)))
+    r = cli("check")
+    assert r.returncode == 0 and "warning" not in r.stdout, r.stdout  # the real one: nothing to say
+
+
 def test_export_keeps_a_byte_order_mark_of_a_host_file(cli):
     _export_lock(cli, ["read"])
     Path(".claude/settings.json").write_bytes(b'\xef\xbb\xbf{"permissions": {"allow": ["Bash(ls)"]}}\n')
