@@ -81,9 +81,8 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
 
         return asyncio.run(main())
     finally:
-        from mcplock.probe import _stdio
+        from mcplock.probe import kill_all_live
+        from mcplock.probe.launch import stop_unadopted
 
-        _stdio.kill_all_live()
-        if started is not None and started.returncode is None:  # never adopted (the host left first)
-            _stdio.kill_group(started.pid)
-            started.wait()
+        kill_all_live()
+        stop_unadopted(started)

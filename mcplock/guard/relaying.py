@@ -186,7 +186,7 @@ class Relaying:
             return  # the guard's own subscription upstream (a modern upstream)
         if kind == REQUEST:  # a server request (sampling, elicitation, roots, ping)
             if self.host_era == "modern":  # a modern host takes no requests: answered here, harmlessly
-                from mcplock.probe._common import answer_server_request
+                from mcplock.probe.transport import answer_server_request
 
                 self._note(f"server-request:{method}", f"mcplock: {self.server.name} asked the host "
                            f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined")
