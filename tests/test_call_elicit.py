@@ -11,10 +11,10 @@ import shutil
 from contextlib import ExitStack
 
 import pytest
-from test_review_walk import Pty
 
 import mcplock
 
+from ptyrun import Pty
 from runner import SURFACES, http_fixture, stdio_command
 
 # stdio; Streamable HTTP with the question on the GET stream; on the call's POST stream; legacy SSE

@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from pathlib import Path
 from mcplock.lock import read, review, store
 
 from lockdata import TOOLS, make_lock, snapshot
+from ptyrun import answer
 
 
 def _stage_change(path="mcp.lock"):
@@ -162,42 +162,11 @@ def test_interrupted_write_keeps_old_file(monkeypatch):
     assert [f.name for f in Path(".").iterdir()] == ["mcp.lock"]
 
 
-def _pty_run(args, answers: list[str], timeout=30, env: dict | None = None, keys: bool = False):
-    """Run the console script on a real pseudo-terminal, answering its prompts."""
-    import pty
-    import select
-
-    from conftest import MCPLOCK
-
-    pid, fd = pty.fork()
-    if pid == 0:  # child
-        os.execve(MCPLOCK, [MCPLOCK, *args], env if env is not None else dict(os.environ))
-    out = b""
-    pending = list(answers)
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        r, _, _ = select.select([fd], [], [], 0.2)
-        if r:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            out += chunk
-            shown = re.sub(rb"\x1b\[[0-9;?]*[A-Za-z]", b"", out).rstrip()  # a prompt may end in a colour reset
-            if pending and shown.endswith(b"]") and b"?" in shown.splitlines()[-1]:
-                # a line answers a line prompt; the review walk takes one key (keys=True)
-                os.write(fd, (pending.pop(0) + ("" if keys else "\n")).encode())
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
-
-
 def test_interactive_accept_walks_each_proposal_on_a_tty():
     make_lock()
     _stage_change()
     # proposals come sorted: run_shell (new) → reject; search_docs (changed) → accept, lower its approval
-    code, out = _pty_run(["accept"], ["r", "a", "n"], keys=True)
+    code, out = answer(["accept"], ["r", "a", "n"], keys=True)
     assert code == 0, out
     assert "[1/2]" in out and "[2/2]" in out
     assert "evil.example" in out  # the diff is shown before the question
@@ -212,11 +181,11 @@ def test_colour_only_on_a_terminal_and_never_with_no_color():
     _stage_change()
     env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
     env["TERM"] = "xterm-256color"
-    code, out = _pty_run(["list"], [], env=env)
+    code, out = answer(["list"], [], env=env)
     assert code == 0 and "\x1b[" in out  # a terminal gets colour
-    code, out = _pty_run(["list", "--no-color"], [], env=env)
+    code, out = answer(["list", "--no-color"], [], env=env)
     assert code == 0 and "\x1b[" not in out
-    code, out = _pty_run(["list"], [], env={**env, "NO_COLOR": "1"})
+    code, out = answer(["list"], [], env={**env, "NO_COLOR": "1"})
     assert code == 0 and "\x1b[" not in out
     r = subprocess.run([sys.executable, "-m", "mcplock", "list"], capture_output=True, text=True, env=env)
     assert r.returncode == 0 and "\x1b[" not in r.stdout  # not a terminal: no colour

@@ -367,10 +367,10 @@ def test_init_finds_every_project_config(cli):
 
 
 def test_interactive_add_lists_tools_and_asks(cli):
-    from test_cli_offline import _pty_run
+    from ptyrun import answer
 
     _surface()
-    code, out = _pty_run(["add", "docs", "--", *stdio_command(surface="surface.json")], ["y"])
+    code, out = answer(["add", "docs", "--", *stdio_command(surface="surface.json")], ["y"])
     assert code == 0, out
     assert "offers 3 tools" in out and "search_docs" in out and "accept all of them?" in out
     assert cli("check").returncode == 0  # accepted: nothing pending

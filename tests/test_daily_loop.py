@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
 from pypi_index import PypiIndex, wheel
+
+from conftest import MCPLOCK
+from ptyrun import Pty
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -197,27 +201,9 @@ print("TERMINAL", "restored" if termios.tcgetattr(0) == before else "left change
 """
 
 
-class WrappedPty:
-    """`mcplock accept` on a pty under a small parent that reads the terminal's mode before and after."""
-
-    def __new__(cls, *args: str):
-        import sys
-
-        from test_review_walk import Pty
-
-        from conftest import MCPLOCK
-
-        p = Pty.__new__(Pty)
-        env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200"}
-        import pty
-        import signal
-
-        p.pid, p.fd = pty.fork()
-        if p.pid == 0:
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.execve(sys.executable, [sys.executable, "-c", WRAP, MCPLOCK, *args], env)
-        p.out, p.seen = b"", 0
-        return p
+def WrappedPty(*args: str) -> Pty:
+    """`mcplock ARGS` on a pty under a small parent that reads the terminal's mode before and after."""
+    return Pty(argv=[sys.executable, "-c", WRAP, MCPLOCK, *args])
 
 
 def test_the_walk_takes_one_key_and_restores_the_terminal():

@@ -212,7 +212,7 @@ def test_a_legacy_host_answers_a_modern_servers_question_the_2025_way(cli):
         call = h.request_msg("tools/call", {"name": "ask_user", "arguments": {"what": "room"}})
         h.send(call)
         ask = h.wait_for(lambda m: m.get("method") == "elicitation/create")
-        assert ask["params"]["message"] == "Book it?"
+        assert ask["params"]["message"] == "[server `docs` asks] Book it?"  # the server's question, not mcplock's
         h.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": True}}})
         done = h.response(call["id"])
         assert "answered" in json.dumps(done) and '\\"ok\\": true' in json.dumps(done)
@@ -221,3 +221,58 @@ def test_a_legacy_host_answers_a_modern_servers_question_the_2025_way(cli):
     calls = _calls()
     assert [c["name"] for c in calls] == ["ask_user", "ask_user"]
     assert calls[1]["inputResponses"] == {"confirm": {"action": "accept", "content": {"ok": True}}}
+
+
+async def _sdk_host_answering(tool: str, args: dict) -> tuple[list[str], str]:
+    """The current SDK's Client through `mcplock run docs`, answering elicitations: the messages
+    it was asked and the call's text."""
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+    from mcp_types import ElicitResult
+
+    asked: list[str] = []
+
+    async def answer(ctx, params):
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"room": "Orion", "seats": 3})
+
+    params = StdioServerParameters(command=MCPLOCK, args=["run", "docs"], env=dict(os.environ))
+    async with asyncio.timeout(60):
+        async with Client(params, elicitation_callback=answer) as client:
+            res = await client.call_tool(tool, args)
+    return asked, " ".join(getattr(c, "text", "") for c in res.content)
+
+
+def test_a_legacy_servers_question_reaches_a_modern_host_as_input_required(cli):
+    # the legacy fixture asks `elicitation/create` during every call; a 2026-07-28 host takes no
+    # server requests: the guard answers the call input_required with that question, and the
+    # host's retry answers the server and gets the original call's result
+    _lock(cli, "legacy", "--mode", "elicit")
+    asked, text = asyncio.run(_sdk_host_answering("search_docs", {"query": "rooms"}))
+    assert asked == ["[server `docs` asks] Book the meeting room?"]  # the server's, never the guard's
+    assert text == 'fixture: called search_docs elicited: {"action":"accept","content":{"room":"Orion","seats":3}}'
+    assert [c["name"] for c in _calls()] == ["search_docs"]  # one call upstream: the retry was not sent
+
+
+def test_the_input_required_bridge_by_hand_holds_the_retry_to_its_tool(cli):
+    _lock(cli, "legacy", "--mode", "elicit")
+    with Host("docs") as h:
+        h.request("server/discover", {"_meta": ENVELOPE})
+        first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": ENVELOPE})
+        res = first["result"]
+        assert res["resultType"] == "input_required"
+        (key, req), = res["inputRequests"].items()
+        assert req["method"] == "elicitation/create" and "mcplock/approval" not in json.dumps(req)
+        state = res["requestState"]
+        other = h.request("tools/call", {"name": "get_weather", "arguments": {"city": "x"}, "requestState": state,
+                                         "inputResponses": {key: {"action": "accept"}}, "_meta": ENVELOPE})
+        assert other["error"]["code"] == -32602  # the state names search_docs: nothing forwarded, nothing answered
+        done = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "requestState": state,
+                                        "inputResponses": {key: {"action": "decline"}}, "_meta": ENVELOPE})
+        assert done["result"]["resultType"] == "complete"
+        assert 'elicited: {"action":"decline"}' in json.dumps(done["result"]["content"]).replace('\\"', '"')
+        again = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "requestState": state,
+                                         "inputResponses": {key: {"action": "accept"}}, "_meta": ENVELOPE})
+        assert again["error"]["code"] == -32602  # a state is good for one retry
+        assert h.close() == 0
+    assert [c["name"] for c in _calls()] == ["search_docs"]

@@ -363,7 +363,8 @@ def test_a_cache_entry_edited_with_its_manifest_is_not_run(tmp_path):
 # --- 3. git dependencies and links out of the cache are under tree-integrity -------------------
 
 def test_a_git_dependencys_new_commit_is_a_new_tree():
-    from mcplock.packages.cache import npm_tree, tree_hash
+    from mcplock.packages.cache import tree_hash
+    from mcplock.packages.npm import npm_tree
 
     def lock(commit: str) -> dict:
         return {"": {"name": "mcplock-pin"},
@@ -383,7 +384,7 @@ def test_a_git_dependencys_new_commit_is_a_new_tree():
 def test_a_link_out_of_the_cache_is_found(tmp_path):
     import os
 
-    from mcplock.packages.cache import escaping_link
+    from mcplock.packages.npm import escaping_link
 
     root = tmp_path / "entry"
     (root / "node_modules" / "srv").mkdir(parents=True)

@@ -289,15 +289,15 @@ def test_the_action_installs_our_distribution_and_refuses_pull_request_target():
 
 
 def test_a_terminal_is_asked_once_and_a_yes_is_remembered(cli, tmp_path):
-    from test_cli_offline import _pty_run
+    from ptyrun import answer
 
     rec = _recorder(tmp_path)
     _config([sys.executable, str(rec)], env={"API_KEY": "${OTHER_SERVER_TOKEN}"})
-    code, out = _pty_run(["init"], ["n"])
+    code, out = answer(["init"], ["n"])
     assert code == 2, out
     assert not Path("marker").exists() and not Path("mcp.lock").exists()
     assert str(rec) in out and "OTHER_SERVER_TOKEN" in out and CANARY not in out
-    code, out = _pty_run(["init"], ["y", "y"])  # trust, then accept the tools
+    code, out = answer(["init"], ["y", "y"])  # trust, then accept the tools
     assert code == 0, out
     assert Path("marker").read_text() == "ran\n"
     assert cli("diff").returncode == 0  # trusted in this project: no question any more

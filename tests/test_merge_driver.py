@@ -21,6 +21,7 @@ from mcplock.lock.write import dumps
 
 from conftest import MCPLOCK
 from lockdata import TOOLS, accepted_server, snapshot
+from ptyrun import answer
 
 
 def _env() -> dict[str, str]:
@@ -327,48 +328,18 @@ def test_instructions_and_the_package_pin_merge_as_items() -> None:
 
 # -- init offers the driver ------------------------------------------------------------------------
 
-def _pty(args: list[str], answer: str, cwd: Path, timeout: float = 60) -> tuple[int, str]:
-    """The console script on a real pseudo-terminal; ``answer`` typed at its yes/no question."""
-    import pty
-    import select
-    import time
-
-    pid, fd = pty.fork()
-    if pid == 0:  # child
-        os.chdir(cwd)
-        os.execve(MCPLOCK, [MCPLOCK, *args], _env())
-    out, answered = b"", False
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.2)
-        if not ready:
-            continue
-        try:
-            chunk = os.read(fd, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-        if not answered and b"[Y/n]" in out:
-            os.write(fd, (answer + "\n").encode())
-            answered = True
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
-
-
 def test_init_offers_the_driver_on_a_terminal_and_hints_off_it(tmp_path: Path) -> None:
     repo = _repo(tmp_path, driver=False)
     (repo / ".mcp.json").write_text('{"mcpServers": {"docs": {"command": "python", "args": ["docs.py"]}}}\n')
     off = mcplock(repo, "init")  # every server of the config is locked already: nothing runs
     assert off.returncode == 0, off.stderr
     assert "`mcplock merge-driver install`" in off.stderr and not (repo / ".gitattributes").exists()
-    code, out = _pty(["init"], "y", repo)
+    code, out = answer(["init"], ["y"], cwd=repo, env=_env())
     assert code == 0, out
     assert "merge mcp.lock as data" in out and "[Y/n]" in out
     assert (repo / ".gitattributes").read_text() == "mcp.lock merge=mcplock\n"
     assert git(repo, "config", "--local", "merge.mcplock.driver").stdout.strip().endswith("%O %A %B %P")
-    code, out = _pty(["init"], "y", repo)  # installed: not offered again
+    code, out = answer(["init"], [], cwd=repo, env=_env())  # installed: not offered again
     assert code == 0 and "[Y/n]" not in out
 
 

@@ -9,7 +9,8 @@ import pytest
 
 from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
-from mcplock.lock.read import load, loads, peek_servers
+from mcplock.lock.peek import peek_servers
+from mcplock.lock.read import load, loads
 from mcplock.lock.write import dumps
 from mcplock.packages import prepare
 from mcplock.packages.errors import IntegrityError, RegistryError

@@ -131,7 +131,8 @@ def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_s
     import threading
 
     from mcplock.errors import LockfileError
-    from mcplock.lock.read import loads, peek_servers, read_text
+    from mcplock.lock.peek import peek_servers
+    from mcplock.lock.read import loads, read_text
     from mcplock.lock.targets import select
 
     base = lock_dir(lockfile)

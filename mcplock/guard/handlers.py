@@ -74,6 +74,7 @@ class Handlers:
         def _to_host(self, msg: dict[str, Any]) -> dict[str, Any]: ...
         def _list_result(self, field: str, items: list[dict[str, Any]]) -> dict[str, Any]: ...
         def _retry_refused(self, rid: Any, params: dict[str, Any]) -> bool: ...
+        def _resumed(self, rid: Any, params: dict[str, Any]) -> bool: ...
 
     # --- host → guard -----------------------------------------------------------------------
 
@@ -310,6 +311,8 @@ class Handlers:
                                f"arguments for `{name}` do not match its locked schema: " + "; ".join(errs),
                                {"errors": errs}))
             return None
+        if self._resumed(rid, params):
+            return None  # the retry of a call its legacy server asked about: answered from that call
         self._calls_by_id[host_key(rid)] = name  # until it is answered (a requestState, a legacy host's retry)
         self._call_params[host_key(rid)] = params
         return d, entry

@@ -16,16 +16,25 @@
 - The upstream is spoken to in its own era: a modern upstream's change notifications come
   through the guard's own ``subscriptions/listen`` (:meth:`ModernHost._listen_upstream`); a
   legacy host whose call a modern upstream answers ``input_required`` is asked the 2025 way
-  (elicitation, roots, sampling requests) and the call retried with its answers (:meth:`ModernHost._bridged`).
+  (elicitation, roots, sampling requests) and the call retried with its answers (:meth:`ModernHost._bridged`);
+  a legacy upstream that asks a modern host something (elicitation, roots, sampling) during a call
+  gets it the 2026 way: the call is answered ``input_required`` carrying the server's request, and
+  the host's retry (same tool, the guard's ``requestState``) answers the server's pending request
+  and gets the original call's result (:meth:`ModernHost._ask_modern_host`).
+- A server's question always reads as the server's (:func:`~mcplock.guard.calls.server_question`),
+  whichever way it reaches the host; only the guard's approval question reads as mcplock's.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
+from mcplock.guard.calls import server_question
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, HostIO, error, result
 from mcplock.lock.model import ServerEntry
 from mcplock.policy import decide_item
@@ -60,6 +69,8 @@ class ModernHost:
     host_era: str | None
     subscriptions: dict[Any, dict[str, Any]]
     states: dict[str, str]
+    asked_calls: dict[tuple[str, Any], _Held]  # a modern host's call its legacy upstream asked about
+    asked_states: dict[str, _Held]  # the requestState the guard gave for it -> the call
 
     if TYPE_CHECKING:
         def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
@@ -109,6 +120,7 @@ class ModernHost:
                 msg = {**msg, "result": {"resultType": "complete", **res}}
             if res.get("resultType") == "input_required":
                 self._remember_state(msg)
+                msg = {**msg, "result": {**msg["result"], **_marked(self.server.name, res)}}
         elif "error" in msg and isinstance(msg["error"], dict) and msg["error"].get("code") == SERVER_ERROR:
             msg = {**msg, "error": {**msg["error"], "code": INTERNAL_ERROR}}
         return msg
@@ -180,6 +192,8 @@ class ModernHost:
         """A legacy host's call answered ``input_required`` (a legacy host cannot read it): the
         guard asks the host what the server asks, the 2025 way, and retries the same call with the
         answers. True when it took the call over (its answer comes later)."""
+        if self._held_answer(key, out):
+            return True
         params = self._call_params.pop(key, None)  # type: ignore[attr-defined]
         res = out.get("result")
         if self.host_era == "modern" or params is None or not (
@@ -199,7 +213,10 @@ class ModernHost:
                 for k, req in requests.items():
                     method = req.get("method") if isinstance(req, dict) else None
                     if method in _ASKABLE and self.host_caps.get(_ASKABLE[method]) is not None:  # type: ignore[attr-defined]
-                        got = await self._ask_host(method, req.get("params"))
+                        asked = req.get("params")
+                        if method == "elicitation/create":
+                            asked = server_question(self.server.name, asked)
+                        got = await self._ask_host(method, asked)
                         if isinstance(got, dict) and "result" in got:
                             answers[k] = got["result"]
                 retry = {**params, "inputResponses": answers}
@@ -233,6 +250,97 @@ class ModernHost:
         finally:
             self.waiting.pop(hid, None)  # type: ignore[attr-defined]
 
+    # --- a modern host, a legacy upstream that asks it something ------------------------------
+
+    def _ask_modern_host(self, msg: dict[str, Any]) -> bool:
+        """A legacy upstream's request (elicitation, roots, sampling) while a modern host's call
+        is in flight: it goes to the host inside an ``input_required`` answer to that call (the
+        latest one; stdio says no more). True when it did; False leaves it to be declined."""
+        method = msg["method"]
+        if method not in _ASKABLE or self.host_caps.get(_ASKABLE[method]) is None or self.host_gone:  # type: ignore[attr-defined]
+            return False
+        held = next(reversed(self.asked_calls.values()), None) if self.asked_calls else None
+        new = held is None
+        if held is None:
+            calls = self._calls_by_id  # type: ignore[attr-defined]
+            key = next(reversed(calls), None) if calls else None
+            if key is None:
+                return False
+            held = _Held(calls.pop(key), rid=key[1])
+            self._call_params.pop(key, None)  # type: ignore[attr-defined]
+            self.forwarded.pop(key, None)  # type: ignore[attr-defined]
+            self.by_host_id.pop(key, None)  # type: ignore[attr-defined]  (answered now: its id is the host's again)
+            self.asked_calls[key] = held
+        hid = self._host_id()  # type: ignore[attr-defined]
+        self.waiting[hid] = ("upstream", msg["id"])  # type: ignore[attr-defined]  (an error for it if the host leaves)
+        params = msg.get("params")
+        if method == "elicitation/create":
+            params = server_question(self.server.name, params)
+        held.asking.append((hid, {"method": method, **({"params": params} if isinstance(params, dict) else {})}))
+        if new:
+            self._ask_round(held)  # the call itself is answered now
+        else:
+            held.changed.set()  # for the retry waiting now (:meth:`_resume`), or the next one
+        return True
+
+    def _ask_round(self, held: _Held) -> None:
+        """Answer the host request that waits (the call, or its retry) ``input_required`` with what the server asks."""
+        state = "mcplock-" + secrets.token_urlsafe(18)
+        self.asked_states[state] = held
+        self.states[state] = held.name
+        while len(self.asked_states) > MAX_STATES:
+            self.states.pop(next(iter(self.asked_states)), None)
+            self.asked_states.pop(next(iter(self.asked_states)))
+        held.sent = [k for k, _ in held.asking]
+        requests, held.asking = dict(held.asking), []
+        rid, held.rid = held.rid, _NO_ID
+        self.io.send(result(rid, {"resultType": "input_required", "inputRequests": requests, "requestState": state}))
+
+    def _resumed(self, rid: Any, params: dict[str, Any]) -> bool:
+        """A retry (already held to the same tool and checked under the lock) that carries a
+        ``requestState`` of the guard's own: its answers go to the server's pending requests and
+        the host gets the original call's result (or the server's next question). True when it did."""
+        state = params.get("requestState")
+        held = self.asked_states.pop(state, None) if isinstance(state, str) else None
+        if held is None:
+            return False
+        self.states.pop(state, None)  # one use
+        answers = params.get("inputResponses") if isinstance(params.get("inputResponses"), dict) else {}
+        for hid in held.sent:
+            w = self.waiting.pop(hid, None)  # type: ignore[attr-defined]
+            if w is not None:
+                got = answers.get(hid)
+                self._send_up({"jsonrpc": "2.0", "id": w[1], "result": got} if isinstance(got, dict)  # type: ignore[attr-defined]
+                              else error(w[1], SERVER_ERROR, "the host gave no answer to this request"))
+        held.sent, held.rid = [], rid
+        self._spawn(self._resume(held), rid)
+        return True
+
+    async def _resume(self, held: _Held) -> None:
+        while True:
+            if held.answer is not None:
+                for hid, _ in held.asking:  # the server answered the call: it waits for nothing more
+                    w = self.waiting.pop(hid, None)  # type: ignore[attr-defined]
+                    if w is not None:
+                        self._send_up(error(w[1], SERVER_ERROR, "the call it belongs to was answered"))  # type: ignore[attr-defined]
+                rid, held.rid = held.rid, _NO_ID
+                self.io.send(self._to_host({**held.answer, "id": rid}))
+                return
+            if held.asking:
+                self._ask_round(held)
+                return
+            held.changed.clear()
+            await held.changed.wait()
+
+    def _held_answer(self, key: tuple[str, Any], out: dict[str, Any]) -> bool:
+        """The upstream's answer to a call the host was answered ``input_required`` for: kept for its retry."""
+        held = self.asked_calls.pop(key, None) if self.asked_calls else None
+        if held is None:
+            return False
+        held.answer = out
+        held.changed.set()
+        return True
+
     # --- the upstream's change notifications (a modern upstream) ----------------------------
 
     async def _listen_upstream(self, caps: dict[str, Any]) -> None:
@@ -250,6 +358,33 @@ class ModernHost:
             with contextlib.suppress(ProbeError):
                 await up.request("subscriptions/listen", {"notifications": wanted}, timeout=None)
             await asyncio.sleep(LISTEN_PAUSE)
+
+
+_NO_ID = object()  # no host request waits for a held call's next answer
+
+
+@dataclass(eq=False)
+class _Held:
+    """A modern host's call its legacy upstream asked something about: the host was answered
+    ``input_required``; the upstream's call goes on, its answer kept for the host's retry."""
+
+    name: str  # the tool (the retry is held to it)
+    rid: Any = _NO_ID  # the host request to answer next (the call, then each retry)
+    asking: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (input key, request) not yet sent
+    sent: list[str] = field(default_factory=list)  # the input keys of the last round
+    answer: dict[str, Any] | None = None  # the upstream's answer to the call, once it came
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def _marked(server: str, res: dict[str, Any]) -> dict[str, Any]:
+    """An ``input_required`` result's server questions, each marked as the server's."""
+    reqs = res.get("inputRequests")
+    if not isinstance(reqs, dict):
+        return {}
+    out = {k: {**r, "params": server_question(server, r["params"])}
+           if isinstance(r, dict) and r.get("method") == "elicitation/create" and isinstance(r.get("params"), dict)
+           else r for k, r in reqs.items()}
+    return {"inputRequests": out}
 
 
 def _key(rid: Any) -> tuple[str, Any]:

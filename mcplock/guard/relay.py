@@ -77,6 +77,8 @@ class Guard(Handlers, Relaying, ModernHost):
         self.states: dict[str, str] = {}  # requestState -> the tool whose input_required result carried it
         self._calls_by_id: dict[tuple[str, Any], str] = {}  # host id of a call in flight -> its tool
         self._call_params: dict[tuple[str, Any], dict[str, Any]] = {}  # -> its params (a legacy host's retry)
+        self.asked_calls: dict[tuple[str, Any], Any] = {}  # modern host, legacy upstream asking (guard/modern.py)
+        self.asked_states: dict[str, Any] = {}
 
     # --- the session ----------------------------------------------------------------------
 

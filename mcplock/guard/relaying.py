@@ -79,6 +79,7 @@ class Relaying:
         def _up_params(self, params: Any) -> Any: ...
         def _notify_host(self, method: str) -> None: ...
         def _bridged(self, key: tuple[str, Any], out: dict[str, Any]) -> bool: ...
+        def _ask_modern_host(self, msg: dict[str, Any]) -> bool: ...
 
     # --- host → upstream ------------------------------------------------------------------
 
@@ -185,6 +186,8 @@ class Relaying:
         if method == "notifications/subscriptions/acknowledged":
             return  # the guard's own subscription upstream (a modern upstream)
         if kind == REQUEST:  # a server request (sampling, elicitation, roots, ping)
+            if self.host_era == "modern" and self._ask_modern_host(msg):
+                return  # it reaches the host inside an input_required answer to its call
             if self.host_era == "modern":  # a modern host takes no requests: answered here, harmlessly
                 from mcplock.probe.transport import answer_server_request
 

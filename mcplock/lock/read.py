@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from typing import Any
 
 from mcplock.errors import LockfileError
@@ -27,11 +26,11 @@ from mcplock.lock.model import (
     Pending,
     ServerEntry,
 )
-from mcplock.lock.text import HEADER, header_lines, parse_toml, read_text
+from mcplock.lock.text import header_lines, parse_toml, read_text
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
 from mcplock.spec import ENV_NAME
 
-__all__ = ["header_lines", "load", "loads", "peek_servers", "read_text"]
+__all__ = ["header_lines", "load", "loads", "read_text"]
 
 
 SERVER_KEYS = {
@@ -50,7 +49,7 @@ _INTEGRITY_WORDS = {"npm": "an npm `sha512-…` integrity", "pypi": "a `sha256:`
 REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
 
 
-class _Reader:
+class Reader:
     def __init__(self, text: str, path: str) -> None:
         self.text = text
         self.path = path
@@ -357,62 +356,8 @@ def _key(k: str) -> str:
     return k if _BARE.match(k) else codec.toml_basic(k)
 
 
-def peek_servers(text: str, path: str = "mcp.lock") -> dict[str, ServerEntry] | None:
-    """The servers' connection tables only, parsed from their own lines: enough to start
-    probing while the whole lock is still being read. ``None`` when the file does not have
-    the layout mcplock writes (then read it whole first); errors are left to :func:`loads`.
-    """
-    lines = text.splitlines(keepends=True)
-    out: dict[str, ServerEntry] = {}
-    reader = _Reader(text, path)
-    i = 0
-    try:
-        while i < len(lines):
-            line = lines[i]
-            if line.startswith("[server.") and not line.startswith("[["):
-                m = HEADER.match(line.rstrip("\r\n"))
-                if m is None:
-                    return None
-                parsed = tomllib.loads(f"[{m.group(1)}]\n")
-                node = parsed.get("server")
-                if not isinstance(node, dict) or len(node) != 1:
-                    return None
-                name, rest = next(iter(node.items()))
-                if rest == {}:  # [server.NAME]: its keys run to the next table header
-                    j = i + 1
-                    while j < len(lines) and not lines[j].startswith("["):
-                        j += 1
-                    body = tomllib.loads("".join(lines[i + 1 : j]))
-                    if name in out:
-                        return None
-                    k = j
-                    # its own sub-tables follow it ([server.NAME.instructions-pending], [server.NAME.package]
-                    # in either order), before its items ([server.NAME.tool.X])
-                    while k < len(lines) and lines[k].startswith("[server."):
-                        sub = HEADER.match(lines[k].rstrip("\r\n"))
-                        node = tomllib.loads(f"[{sub.group(1)}]\n").get("server") if sub is not None else None
-                        own = node.get(name) if isinstance(node, dict) and len(node) == 1 else None
-                        if not isinstance(own, dict) or len(own) != 1:
-                            break
-                        key, value = next(iter(own.items()))
-                        if key in ITEM_KINDS or value != {} or key in body:
-                            break
-                        e = k + 1
-                        while e < len(lines) and not lines[e].startswith("["):
-                            e += 1
-                        body[key] = tomllib.loads("".join(lines[k + 1 : e]))
-                        k = e
-                    out[name] = reader.server(name, body)
-                    i = k
-                    continue
-            i += 1
-    except (tomllib.TOMLDecodeError, LockfileError, ValueError):
-        return None
-    return out
-
-
 def loads(text: str, path: str = "mcp.lock") -> Lock:
-    return _Reader(text, path).read()
+    return Reader(text, path).read()
 
 
 def load(path: str | os.PathLike[str]) -> Lock:

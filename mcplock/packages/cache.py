@@ -3,16 +3,14 @@
 Each pin gets one directory, keyed by a hash of (registry, name, version, integrity), holding
 the installed tree and a manifest (``.mcplock.json``) with the tree's ``tree-integrity`` and a
 sha256 over every installed file. A launch on a warm cache re-hashes the files and compares:
-nothing is fetched, and a file changed in the cache is refused. A cold cache installs:
+nothing is fetched, and a file changed in the cache is refused. A cold cache installs, one
+module per registry, each writing a temporary directory this module verifies and publishes:
 
-- npm: ``npm install --ignore-scripts`` of the exact version (its dependencies as they were
-  when that version was published: ``--before``), or ``npm ci --ignore-scripts`` replaying a
-  resolved tree kept under ``npm-trees/``; npm checks every tarball against the lockfile's
-  integrity, and mcplock checks the package's own entry against the pin;
-- PyPI: the tree resolved once with uv (``uv pip compile --generate-hashes``; its dependencies
-  as they were when the pinned files were uploaded: ``--exclude-newer``) into hash-pinned
-  requirements kept under ``pypi-trees/``, installed with ``uv pip install --require-hashes
-  --no-deps`` into a venv (:mod:`mcplock.packages.pypi`);
+- npm (:mod:`mcplock.packages.npm`): ``npm install --ignore-scripts`` of the exact version as
+  of its publication, or ``npm ci`` replaying a resolved tree kept under ``npm-trees/``;
+- PyPI (:mod:`mcplock.packages.pypi`): the tree resolved once with uv into hash-pinned
+  requirements kept under ``pypi-trees/``, installed with ``uv pip install --require-hashes``;
+- MCPB (:mod:`mcplock.packages.mcpb`): the bundle checked against its sha256 and unpacked;
 - OCI: no cache, the image is run by digest (``IMAGE@sha256:…``); docker verifies the content.
 
 The cache is ``packages`` in mcplock's cache directory (``$MCPLOCK_CACHE_DIR/packages``, else
@@ -169,7 +167,9 @@ def prepare(spec: Any, environ: Env = None) -> Any:
         from mcplock.packages import mcpb
 
         return mcpb.prepare(spec, pin, launch, environ)
-    installer = _npm if pin.registry == "npm" else _pypi
+    from mcplock.packages import npm, pypi
+
+    installer = npm.install if pin.registry == "npm" else pypi.install_pin
     argv, done = installer(spec.name, pin, launch, environ)
     return replace(spec, command=argv[0], args=(*argv[1:], *launch.args), package=done)
 
@@ -310,87 +310,6 @@ def tree_hash(entries: dict[str, Any]) -> str:
     return _sha(json.dumps(entries, sort_keys=True, separators=(",", ":")).encode())
 
 
-def npm_tree(packages: dict[str, Any]) -> str:
-    """The ``tree-integrity`` of an installed ``package-lock.json``'s ``packages``: each entry's
-    version and integrity; an entry without an integrity (a git dependency, a ``file:`` or
-    linked one, a tarball URL) by what npm resolved it to instead (``resolved``: the git commit,
-    the path) and whether it is a link, so a git dependency's new commit is a new tree."""
-    out: dict[str, Any] = {}
-    for k, v in packages.items():
-        if not k or not isinstance(v, dict):
-            continue
-        entry = [v.get("version"), v.get("integrity")]
-        if v.get("integrity") is None:
-            entry += [v.get("resolved"), bool(v.get("link"))]
-        out[k] = entry
-    return tree_hash(out)
-
-
-def escaping_link(root: Path) -> str | None:
-    """The first symlink under ``root`` whose target is outside it (a ``file:`` dependency linked
-    in from elsewhere: its files would run unhashed), relative to ``root``; None: none."""
-    top = os.path.realpath(root)
-    for dirpath, dirnames, filenames in os.walk(root):
-        for f in [*dirnames, *filenames]:
-            p = os.path.join(dirpath, f)
-            if os.path.islink(p):
-                target = os.path.realpath(p)
-                if os.path.commonpath([top, target]) != top:
-                    return os.path.relpath(p, root)
-    return None
-
-
-# --- npm ---------------------------------------------------------------------------------------
-
-
-def _npm(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
-    from mcplock.packages import registries
-
-    d = pin_dir(pin, environ)
-    manifest = _verified(d, pin, name, environ)
-    if manifest is None:
-        tmp = _tmp(d)
-        (tmp / "package.json").write_text(json.dumps(
-            {"name": "mcplock-pin", "private": True, "dependencies": {pin.name: pin.version}}, indent=2) + "\n")
-        trees = cache_root(environ) / "npm-trees"
-        saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.json" if pin.tree_integrity else None
-        env = registries.npm_env(environ)
-        base = ["npm", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
-                "--registry", registries.npm_registry(environ)]
-        if saved is not None and saved.is_file():
-            shutil.copyfile(saved, tmp / "package-lock.json")
-            _run([base[0], "ci", "--prefer-offline", *base[1:]], tmp, env, pin.label)
-        else:
-            before = registries.npm_published(pin.name, pin.version, environ)
-            extra = [f"--before={_after(before)}"] if before else []
-            _run([base[0], "install", *base[1:], "--save-exact", *extra], tmp, env, pin.label)
-        lock = json.loads((tmp / "package-lock.json").read_text())
-        packages = lock.get("packages") or {}
-        top = packages.get(f"node_modules/{pin.name}") or {}
-        if top.get("integrity") not in pin.integrities():
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise _mismatch(f"server `{name}`: npm package {pin.label}", str(pin.integrity), str(top.get("integrity")),
-                            name)
-        tree = npm_tree(packages)
-        outside = escaping_link(tmp)
-        if outside is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise IntegrityError(
-                f"server `{name}`: installing {pin.label} linked `{outside}` to files outside mcplock's cache, "
-                "which no hash covers; nothing was started",
-                hint="a `file:` or linked dependency cannot be pinned: report it to the package's maintainers")
-        if pin.tree_integrity is not None and tree != pin.tree_integrity:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
-        trees.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(tmp / "package-lock.json", trees / f"{tree.removeprefix('sha256:')}.json")
-        manifest = {"pin": pin.stored(), "tree-integrity": tree}
-        _publish(tmp, d, manifest, environ)
-    pkg_dir = d / "node_modules" / pin.name
-    script = _npm_bin(pkg_dir, pin, launch)
-    return ["node", str(pkg_dir / script)], replace(pin, tree_integrity=manifest["tree-integrity"])
-
-
 def _after(published: str) -> str:
     """A moment just after ``published``: ``npm install --before`` takes versions up to it, ``uv
     --exclude-newer`` files uploaded before it."""
@@ -398,59 +317,3 @@ def _after(published: str) -> str:
 
     t = datetime.fromisoformat(published.replace("Z", "+00:00")) + timedelta(minutes=1)
     return t.strftime("%Y-%m-%dT%H:%M:%S.000Z")
-
-
-def _npm_bin(pkg_dir: Path, pin: PackagePin, launch: Launch) -> str:
-    """The package's executable as npx picks it: the one named, the only one, or the one named
-    after the package."""
-    meta = json.loads((pkg_dir / "package.json").read_text())
-    bins = meta.get("bin")
-    if isinstance(bins, str):
-        return bins
-    if not isinstance(bins, dict) or not bins:
-        raise RegistryError("no-bin", f"npm package {pin.label} has no executable to run",
-                            hint="check the package name in the server's command")
-    short = pin.name.rsplit("/", 1)[-1]
-    for key in (launch.bin, short):
-        if key and key in bins:
-            return str(bins[key])
-    if len(bins) == 1 and launch.bin is None:
-        return str(next(iter(bins.values())))
-    raise RegistryError("no-bin", f"npm package {pin.label} has several executables ({', '.join(sorted(bins))})",
-                        hint="name one: `npx -y --package PKG BIN`")
-
-
-# --- PyPI (resolved and installed with uv: mcplock.packages.pypi) ------------------------------
-
-
-def _pypi(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
-    from mcplock.packages import pypi
-
-    d = pin_dir(pin, environ)
-    manifest = _verified(d, pin, name, environ)
-    if manifest is None:
-        tmp = _tmp(d)
-        trees = cache_root(environ) / "pypi-trees"
-        saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.txt" if pin.tree_integrity else None
-        reqs = saved.read_text() if saved is not None and saved.is_file() else pypi.tree(pin, environ, name)
-        tree = _sha(reqs.encode())
-        if pin.tree_integrity is not None and tree != pin.tree_integrity:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
-        (tmp / "requirements.txt").write_text(reqs)
-        try:
-            pypi.install(tmp / "requirements.txt", tmp / "venv", environ, pin.label)
-        except RegistryError:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        trees.mkdir(parents=True, exist_ok=True)
-        (trees / f"{tree.removeprefix('sha256:')}.txt").write_text(reqs)
-        manifest = {"pin": pin.stored(), "tree-integrity": tree}
-        _publish(tmp, d, manifest, environ)
-    exe = d / "venv" / "bin" / (launch.bin or pin.name)
-    if not exe.exists():
-        raise RegistryError("no-bin", f"PyPI package {pin.label} installs no command `{launch.bin or pin.name}`",
-                            hint="name the command: `uvx --from PKG==V COMMAND`")
-    # the venv's own python runs the script: the cache entry was installed under another
-    # name and renamed, so the scripts' #! lines point nowhere
-    return [str(d / "venv" / "bin" / "python"), str(exe)], replace(pin, tree_integrity=manifest["tree-integrity"])

@@ -23,9 +23,11 @@ import re
 import shutil
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from mcplock.packages.errors import RegistryError
+from mcplock.packages.launchers import Launch
 from mcplock.packages.pin import PackagePin
 
 Env = Mapping[str, str] | None
@@ -168,3 +170,39 @@ def install(reqs: Path, venv: Path, environ: Env, what: str) -> None:
     _run([uv_bin(), "pip", "install", "--quiet", "--require-hashes", "--no-deps", "--only-binary", ":all:",
               "--python", str(venv / "bin" / "python"), *index_args(environ), "-r", str(reqs)],
              venv.parent, env, what)
+
+
+def install_pin(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
+    """The command line that runs ``pin`` from its verified cache entry (installed there first
+    on a cold cache: the tree as pinned, or resolved once and kept under ``pypi-trees/``), and
+    the pin with the ``tree-integrity`` it found."""
+    from mcplock.packages.cache import _mismatch, _publish, _sha, _tmp, _verified, cache_root, pin_dir
+
+    d = pin_dir(pin, environ)
+    manifest = _verified(d, pin, name, environ)
+    if manifest is None:
+        tmp = _tmp(d)
+        trees = cache_root(environ) / "pypi-trees"
+        saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.txt" if pin.tree_integrity else None
+        reqs = saved.read_text() if saved is not None and saved.is_file() else tree(pin, environ, name)
+        got = _sha(reqs.encode())
+        if pin.tree_integrity is not None and got != pin.tree_integrity:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, got, name)
+        (tmp / "requirements.txt").write_text(reqs)
+        try:
+            install(tmp / "requirements.txt", tmp / "venv", environ, pin.label)
+        except RegistryError:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        trees.mkdir(parents=True, exist_ok=True)
+        (trees / f"{got.removeprefix('sha256:')}.txt").write_text(reqs)
+        manifest = {"pin": pin.stored(), "tree-integrity": got}
+        _publish(tmp, d, manifest, environ)
+    exe = d / "venv" / "bin" / (launch.bin or pin.name)
+    if not exe.exists():
+        raise RegistryError("no-bin", f"PyPI package {pin.label} installs no command `{launch.bin or pin.name}`",
+                            hint="name the command: `uvx --from PKG==V COMMAND`")
+    # the venv's own python runs the script: the cache entry was installed under another
+    # name and renamed, so the scripts' #! lines point nowhere
+    return [str(d / "venv" / "bin" / "python"), str(exe)], replace(pin, tree_integrity=manifest["tree-integrity"])

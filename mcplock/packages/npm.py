@@ -1,0 +1,131 @@
+"""npm pins installed into mcplock's cache (:mod:`mcplock.packages.cache`).
+
+``npm install --ignore-scripts`` of the exact version (its dependencies as they were when that
+version was published: ``--before``), or ``npm ci --ignore-scripts`` replaying a resolved tree
+kept under ``npm-trees/``; npm checks every tarball against the lockfile's integrity, and
+mcplock checks the package's own entry against the pin, the whole tree against the pin's
+``tree-integrity``, and that no link leads out of the cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from mcplock.packages.cache import (
+    Env,
+    _after,
+    _mismatch,
+    _publish,
+    _run,
+    _tmp,
+    _verified,
+    cache_root,
+    pin_dir,
+    tree_hash,
+)
+from mcplock.packages.errors import IntegrityError, RegistryError
+from mcplock.packages.launchers import Launch
+from mcplock.packages.pin import PackagePin
+
+
+def install(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
+    from mcplock.packages import registries
+
+    d = pin_dir(pin, environ)
+    manifest = _verified(d, pin, name, environ)
+    if manifest is None:
+        tmp = _tmp(d)
+        (tmp / "package.json").write_text(json.dumps(
+            {"name": "mcplock-pin", "private": True, "dependencies": {pin.name: pin.version}}, indent=2) + "\n")
+        trees = cache_root(environ) / "npm-trees"
+        saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.json" if pin.tree_integrity else None
+        env = registries.npm_env(environ)
+        base = ["npm", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
+                "--registry", registries.npm_registry(environ)]
+        if saved is not None and saved.is_file():
+            shutil.copyfile(saved, tmp / "package-lock.json")
+            _run([base[0], "ci", "--prefer-offline", *base[1:]], tmp, env, pin.label)
+        else:
+            before = registries.npm_published(pin.name, pin.version, environ)
+            extra = [f"--before={_after(before)}"] if before else []
+            _run([base[0], "install", *base[1:], "--save-exact", *extra], tmp, env, pin.label)
+        lock = json.loads((tmp / "package-lock.json").read_text())
+        packages = lock.get("packages") or {}
+        top = packages.get(f"node_modules/{pin.name}") or {}
+        if top.get("integrity") not in pin.integrities():
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise _mismatch(f"server `{name}`: npm package {pin.label}", str(pin.integrity), str(top.get("integrity")),
+                            name)
+        tree = npm_tree(packages)
+        outside = escaping_link(tmp)
+        if outside is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise IntegrityError(
+                f"server `{name}`: installing {pin.label} linked `{outside}` to files outside mcplock's cache, "
+                "which no hash covers; nothing was started",
+                hint="a `file:` or linked dependency cannot be pinned: report it to the package's maintainers")
+        if pin.tree_integrity is not None and tree != pin.tree_integrity:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
+        trees.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(tmp / "package-lock.json", trees / f"{tree.removeprefix('sha256:')}.json")
+        manifest = {"pin": pin.stored(), "tree-integrity": tree}
+        _publish(tmp, d, manifest, environ)
+    pkg_dir = d / "node_modules" / pin.name
+    script = _bin(pkg_dir, pin, launch)
+    return ["node", str(pkg_dir / script)], replace(pin, tree_integrity=manifest["tree-integrity"])
+
+
+def _bin(pkg_dir: Path, pin: PackagePin, launch: Launch) -> str:
+    """The package's executable as npx picks it: the one named, the only one, or the one named
+    after the package."""
+    meta = json.loads((pkg_dir / "package.json").read_text())
+    bins = meta.get("bin")
+    if isinstance(bins, str):
+        return bins
+    if not isinstance(bins, dict) or not bins:
+        raise RegistryError("no-bin", f"npm package {pin.label} has no executable to run",
+                            hint="check the package name in the server's command")
+    short = pin.name.rsplit("/", 1)[-1]
+    for key in (launch.bin, short):
+        if key and key in bins:
+            return str(bins[key])
+    if len(bins) == 1 and launch.bin is None:
+        return str(next(iter(bins.values())))
+    raise RegistryError("no-bin", f"npm package {pin.label} has several executables ({', '.join(sorted(bins))})",
+                        hint="name one: `npx -y --package PKG BIN`")
+
+
+def npm_tree(packages: dict[str, Any]) -> str:
+    """The ``tree-integrity`` of an installed ``package-lock.json``'s ``packages``: each entry's
+    version and integrity; an entry without an integrity (a git dependency, a ``file:`` or
+    linked one, a tarball URL) by what npm resolved it to instead (``resolved``: the git commit,
+    the path) and whether it is a link, so a git dependency's new commit is a new tree."""
+    out: dict[str, Any] = {}
+    for k, v in packages.items():
+        if not k or not isinstance(v, dict):
+            continue
+        entry = [v.get("version"), v.get("integrity")]
+        if v.get("integrity") is None:
+            entry += [v.get("resolved"), bool(v.get("link"))]
+        out[k] = entry
+    return tree_hash(out)
+
+
+def escaping_link(root: Path) -> str | None:
+    """The first symlink under ``root`` whose target is outside it (a ``file:`` dependency linked
+    in from elsewhere: its files would run unhashed), relative to ``root``; None: none."""
+    top = os.path.realpath(root)
+    for dirpath, dirnames, filenames in os.walk(root):
+        for f in [*dirnames, *filenames]:
+            p = os.path.join(dirpath, f)
+            if os.path.islink(p):
+                target = os.path.realpath(p)
+                if os.path.commonpath([top, target]) != top:
+                    return os.path.relpath(p, root)
+    return None
