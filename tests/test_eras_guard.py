@@ -276,3 +276,33 @@ def test_the_input_required_bridge_by_hand_holds_the_retry_to_its_tool(cli):
         assert again["error"]["code"] == -32602  # a state is good for one retry
         assert h.close() == 0
     assert [c["name"] for c in _calls()] == ["search_docs"]
+
+
+def _two_calls_around_a_rug_pull() -> tuple[dict, dict]:
+    with Host("docs") as h:
+        h.request("server/discover", {"_meta": ENVELOPE})
+        assert "search_docs" in [t["name"] for t in h.request("tools/list", {"_meta": ENVELOPE})["result"]["tools"]]
+        first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "a"}, "_meta": ENVELOPE})
+        _surface("demo-rugpull.json")  # a description changed, and the server tells nobody
+        second = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "b"}, "_meta": ENVELOPE})
+        assert h.close() == 0
+    return first["result"], second["result"]
+
+
+def test_a_modern_upstream_without_list_changed_is_re_listed_before_a_call(cli):
+    # no listChanged, no subscription: the guard cannot hear of a change, so it lists the tools
+    # again before relaying a call (ttlMs 0: every time) and refuses the one that drifted
+    _lock(cli, "modern", "--ttl-ms", "0")
+    first, second = _two_calls_around_a_rug_pull()
+    assert first["resultType"] == "complete" and "called search_docs" in json.dumps(first)
+    assert second["isError"] is True and second["_meta"]["mcplock/refused"] == "changed"
+    assert [c["arguments"]["query"] for c in _calls()] == ["a"]  # the drifted call never reached the server
+
+
+def test_the_re_list_before_a_call_keeps_to_the_servers_ttl(cli):
+    # ttlMs 60000: the list the first call's re-list got stays current for a minute (the
+    # server said so); the guard does not list again before the second call
+    _lock(cli, "modern", "--ttl-ms", "60000")
+    first, second = _two_calls_around_a_rug_pull()
+    assert first["resultType"] == second["resultType"] == "complete"
+    assert [c["arguments"]["query"] for c in _calls()] == ["a", "b"]

@@ -246,23 +246,38 @@ def test_a_sanitising_collision_fails_closed_with_a_clear_message(cli):
 
 
 # --- 8. SIGTERM ends a guard whose host stopped reading ------------------------------------------
-# (not reproduced here: this passes on the code before too; it keeps the promise watched)
+
+def _flooders() -> list[str]:
+    """fixtures/flooder.py processes started from this test's directory (read from /proc)."""
+    import os
+
+    here, found = os.getcwd(), []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if any(a.endswith(b"flooder.py") for a in cmdline) and cwd == here:
+            found.append(pid)
+    return found
+
 
 def test_sigterm_ends_a_guard_whose_host_stopped_reading(cli):
+    """The upstream floods the host with notifications; the host never reads its stdout again, so
+    the guard blocks writing to it. SIGTERM must still end the guard, and its server with it (the
+    clean-up used to write to the full pipe again, and hung there with the server alive)."""
     import signal
     import subprocess
+    import sys
     import time
 
-    from test_guard import _fixture_processes
+    from conftest import MCPLOCK, ROOT
 
-    from conftest import MCPLOCK
-    from runner import SURFACES, stdio_command
-
-    Path("surface.json").write_bytes((SURFACES / "demo.json").read_bytes())
-    r = cli("add", "docs", "--yes", "--policy", "none", "--", *stdio_command(surface="surface.json", mode="chatty"))
+    r = cli("add", "flood", "--yes", "--policy", "none", "--", sys.executable, str(ROOT / "fixtures" / "flooder.py"))
     assert r.returncode == 0, r.stderr
-    proc = subprocess.Popen([MCPLOCK, "run", "docs"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+    with open("guard.err", "wb") as err:
+        proc = subprocess.Popen([MCPLOCK, "run", "flood"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
     assert proc.stdin is not None and proc.stdout is not None
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -270,24 +285,28 @@ def test_sigterm_ends_a_guard_whose_host_stopped_reading(cli):
     proc.stdin.write((json.dumps(init) + "\n").encode())
     proc.stdin.flush()
     assert b'"id":1' in proc.stdout.readline()
-    call = {"name": "search_docs", "arguments": {"query": "x" * 2000}}
-    ask = "".join(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call" if i % 2 else "tools/list",
-                              "params": call if i % 2 else {}}) + "\n" for i in range(2, 800))
-    proc.stdin.write(ask.encode())  # then never read again: the guard's stdout fills up
-    proc.stdin.flush()
-    time.sleep(3)  # let the guard block on its full stdout (not a timing assertion)
-    assert proc.poll() is None and _fixture_processes()
+    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+                     b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flood","arguments":{}}}\n')
+    proc.stdin.flush()  # from here on the host never reads: the guard's stdout fills up
+    deadline = time.monotonic() + 60
+    while Path(f"/proc/{proc.pid}/wchan").read_text() != "anon_pipe_write" and time.monotonic() < deadline:
+        time.sleep(0.05)  # wait until the guard is blocked writing to the host (not a timing assertion)
+    assert Path(f"/proc/{proc.pid}/wchan").read_text() == "anon_pipe_write" and _flooders()
     proc.send_signal(signal.SIGTERM)
     try:
-        proc.wait(timeout=30)  # a hang detector, as everywhere in the suite
+        proc.wait(timeout=10)  # it used to hang here for ever
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait()
         pytest.fail("the guard did not end on SIGTERM while its host was not reading")
-    assert proc.returncode == 143
+    finally:
+        proc.stdin.close()
+        proc.stdout.close()
+    assert proc.returncode == 143, Path("guard.err").read_text()
     deadline = time.monotonic() + 10
-    while _fixture_processes() and time.monotonic() < deadline:
+    while _flooders() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _fixture_processes(), "the server outlived the guard"
+    assert not _flooders(), "the server outlived the guard"
 
 
 # --- 8. the newer-lock hint, docker and uvx options ---------------------------------------------

@@ -79,7 +79,15 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
             asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)
             return await guard.run()
 
-        return asyncio.run(main())
+        with asyncio.Runner() as runner:
+            try:
+                return runner.run(main())
+            except KeyboardInterrupt:  # SIGTERM/SIGHUP too (errors.Terminated); the loop runs once more to clean up:
+                guard.io.abandon()  # a host that stopped reading must not block that (docs/failing-safe.md, 8)
+                from mcplock.probe import kill_all_live
+
+                kill_all_live()  # and the server stops now, not after the clean-up
+                raise
     finally:
         from mcplock.probe import kill_all_live
         from mcplock.probe.launch import stop_unadopted

@@ -259,6 +259,9 @@ class Handlers:
     # --- tools/call -------------------------------------------------------------------------
 
     def _call(self, msg: dict[str, Any]) -> None:
+        if self.freshness.stale():  # type: ignore[attr-defined]  (guard/freshness.py)
+            self._spawn(self._relist_then_call(msg), msg["id"])
+            return
         if not self._is_current():
             self._spawn(self._call_later(msg), msg["id"])
             return
@@ -271,6 +274,10 @@ class Handlers:
             self._spawn(self._ask_then_call(msg, entry), msg["id"])
             return
         self._relay(msg, self._call_sent(d, entry))
+
+    async def _relist_then_call(self, msg: dict[str, Any]) -> None:
+        await self.freshness.relist(self)  # type: ignore[attr-defined]
+        await self._call_later(msg)
 
     async def _call_later(self, msg: dict[str, Any]) -> None:
         """A call that came while the view was being rebuilt: decided on the new view."""

@@ -76,6 +76,7 @@ class HostIO:
         self._on_end: Callable[[], None] = lambda: None
         self.on_drop: Callable[[str], None] = lambda _why: None  # a message from the server not sent, and why
         self.lines = Lines(limit, self._line, self._too_large, lambda: self._on_end())
+        self.abandoned = False  # the guard is ending (a signal): nothing more is written to the host
 
     async def start(self, on_message: OnMessage, on_end: Callable[[], None]) -> None:
         """Read stdin from now on: each message to ``on_message``, ``on_end`` once it closes."""
@@ -134,7 +135,7 @@ class HostIO:
             else:
                 self.on_drop("a string holds a lone surrogate, which is not Unicode")
             return
-        while data:
+        while data and not self.abandoned:
             try:
                 n = os.write(self.outfd, data)
             except BlockingIOError:  # pragma: no cover - a non-blocking stdout: wait for it
@@ -142,7 +143,15 @@ class HostIO:
                 continue
             except OSError:
                 return  # the host is gone: reading stdin ends the session
+            except BaseException:  # a signal (SIGTERM) interrupted a write the host never reads
+                self.abandon()
+                raise
             data = data[n:]
+
+    def abandon(self) -> None:
+        """Write nothing more to the host: the guard is ending on a signal, and a host that
+        stopped reading would otherwise block the clean-up in a pipe write for ever."""
+        self.abandoned = True
 
     def close(self) -> None:
         self.lines.stop()

@@ -19,6 +19,7 @@ from typing import Any
 
 from mcplock.errors import ProbeError
 from mcplock.guard.calls import Validators
+from mcplock.guard.freshness import Freshness
 from mcplock.guard.handlers import Handlers
 from mcplock.guard.hostio import SERVER_ERROR, HostIO, error, result
 from mcplock.guard.modern import ModernHost
@@ -79,6 +80,7 @@ class Guard(Handlers, Relaying, ModernHost):
         self._call_params: dict[tuple[str, Any], dict[str, Any]] = {}  # -> its params (a legacy host's retry)
         self.asked_calls: dict[tuple[str, Any], Any] = {}  # modern host, legacy upstream asking (guard/modern.py)
         self.asked_states: dict[str, Any] = {}
+        self.freshness = Freshness()  # a modern upstream without listChanged: re-listed before a call
 
     # --- the session ----------------------------------------------------------------------
 
@@ -146,6 +148,7 @@ class Guard(Handlers, Relaying, ModernHost):
             return None
         self.view = from_snapshot(self.server, snap, self.org, self.host.lacks)
         self._report_hidden()
+        self.freshness.opened(snap.protocol_version, snap.capabilities)
         if era.is_modern(snap.protocol_version):  # its change notifications come only this way
             self._spawn(self._listen_upstream(snap.capabilities))
         return snap

@@ -48,6 +48,7 @@ class Upstream:
         self.on_lost = on_lost
         self._conn: Connection | None = None
         self.snapshot: Snapshot | None = None
+        self.hints: dict[str, dict[str, Any]] = {}  # list kind -> the caching fields of its last re-list
         self.started = started  # a stdio server started early (probe.launch.start_early), adopted at open
 
     @property
@@ -107,7 +108,9 @@ class Upstream:
 
         try:
             async with asyncio.timeout(self.opts.timeout):
-                items = await session.list_all(self.conn, self.opts, kind)
+                hints: dict[str, Any] = {}  # its caching fields (a modern server's ttlMs)
+                self.hints[kind] = hints
+                items = await session.list_all(self.conn, self.opts, kind, hints)
                 if kind == "tools":  # the Mcp-Param-* headers of a call follow the tools as listed now
                     self.conn.tools = {t["name"]: t for t in items}
                 return items

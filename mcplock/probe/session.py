@@ -86,9 +86,12 @@ async def run(t: Connection, spec: ServerSpec, opts: ProbeOptions,
     return snap
 
 
-async def list_all(t: Connection, opts: ProbeOptions, kind: str) -> list[dict[str, Any]]:
+async def list_all(t: Connection, opts: ProbeOptions, kind: str,
+                   hints: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Every page of the list ``kind`` (a key of :data:`LISTS`), checked: bounded, no duplicate
-    keys, no looping cursor. A server without the method has an empty list. Raises ProbeError."""
+    keys, no looping cursor. A server without the method has an empty list. Raises ProbeError.
+    ``hints``, when given, gets the first page's caching fields (``ttlMs``, ``cacheScope``: never
+    part of a definition)."""
     method, field, noun, key = LISTS[kind]
     items: list[dict[str, Any]] = []
     keys: set[str] = set()
@@ -117,6 +120,8 @@ async def list_all(t: Connection, opts: ProbeOptions, kind: str) -> list[dict[st
         if result.get("resultType", "complete") != "complete":  # only tools/call & co. may ask for input
             raise ProbeError("protocol", f"{where}: `resultType` is {sanitize(json.dumps(result['resultType']), 60)}, "
                              "not \"complete\" (a list never asks for input)")
+        if hints is not None and page == 1:
+            hints.update({k: result[k] for k in ("ttlMs", "cacheScope") if k in result})
         entries = result.get(field)
         if not isinstance(entries, list):
             got = "missing" if field not in result else json_type(entries)
