@@ -102,6 +102,8 @@ def test_a_tampered_app_document_fails_check(cli):
     lock.write_text(lock.read_text().replace("new Date().toISOString()", '"x"'))
     r = cli("check")
     assert r.returncode == 1 and "hash-mismatch" in r.stdout and f"clock/ui:{SDK_URI}" in r.stdout
+    r = cli("run", "clock")  # the guard does not start on a lock that fails its hashes
+    assert r.returncode == 2 and "hash" in r.stderr
 
 
 def _need_vanilla() -> None:
@@ -310,3 +312,83 @@ def test_a_tool_repointed_at_a_new_app_document_alarms_like_a_swap(cli):
     assert by[("tool", "show_chart", "changed")]["severity"] == "medium"
     assert "another App document" in by[("tool", "show_chart", "changed")]["reason"]
     assert by[("ui", "ui://chart/v2.html", "added")]["severity"] == "critical"
+
+
+async def _sdk_host_reads(uri: str):
+    """The current SDK's `Client` (a 2026-07-28 host: server/discover first) reads ``uri``
+    through `mcplock run clock`: the result, or the MCPError it raised."""
+    import asyncio
+    import os
+
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.shared.exceptions import MCPError
+
+    from conftest import MCPLOCK
+
+    params = StdioServerParameters(command=MCPLOCK, args=["run", "clock"], env=dict(os.environ))
+    async with asyncio.timeout(60):
+        async with Client(params) as client:
+            assert client.session.protocol_version == "2026-07-28"  # type: ignore[attr-defined]
+            try:
+                return await client.read_resource(uri)
+            except MCPError as e:
+                return e
+
+
+def test_a_modern_sdk_host_reads_the_locked_app_document_and_never_a_swapped_one(cli):
+    import asyncio
+
+    _add_sdk(cli)
+    locked = load("mcp.lock").servers["clock"].items["ui"][SDK_URI].definition
+    got = asyncio.run(_sdk_host_reads(SDK_URI))
+    (content,) = got.contents
+    assert (content.uri, content.mime_type, content.text) == (SDK_URI, APP_MIME, locked["text"])
+    assert content.meta["ui"] == locked["_meta"]["ui"]
+    unknown = asyncio.run(_sdk_host_reads("ui://clock/other.html"))  # a ui:// document the lock does not know
+    assert unknown.error.code == -32602
+    Path("app.html").write_text(HTML.replace("</body>", EVIL + "\n</body>"))  # the server now serves this
+    refused = asyncio.run(_sdk_host_reads(SDK_URI))
+    assert refused.error.code == -32602 and "changed upstream" in refused.error.message
+    assert "evil.example" not in str(refused)
+
+
+@pytest.mark.parametrize(("swap", "rule"), [
+    ("script", "app-script-source"),  # the same document plus a script from a new origin
+    ("csp", "app-csp-widened"),  # the same HTML, byte for byte, served with a wider CSP
+])
+def test_a_new_script_source_or_a_wider_csp_alone_is_drift_and_never_served(cli, swap, rule):
+    # docs/failing-safe.md, "MCP Apps": each row's behaviour, end to end
+    _add_sdk(cli)
+    if swap == "script":
+        Path("app.html").write_text(HTML.replace("</body>", '<script src="https://cdn.evil.example/x.js"></script>\n'
+                                                 "</body>"))
+    else:
+        Path("domains.txt").write_text("https://api.example.com\nhttps://evil.example\n")
+    doc = _diff_json(cli)
+    assert doc["exit_code"] == 1
+    (change,) = doc["servers"][0]["changes"]
+    assert (change["kind"], change["name"]) == ("ui", SDK_URI)
+    assert rule in {f["rule"] for f in change["findings"]}
+    with Host("clock") as h:
+        h.initialize()
+        refused = _read(h, SDK_URI)
+        assert refused["error"]["code"] == -32602 and "changed upstream" in refused["error"]["message"]
+        assert all(b"evil.example" not in line for line in h.raw)
+
+
+def test_pin_resources_reads_many_resources_concurrently_in_a_stable_order(cli):
+    # the fixture answers a read only while 4 reads are in flight at once (--read-barrier 4):
+    # a probe that reads one at a time gets errors and pins nothing
+    uris = [f"file:///notes/{i:02d}.md" for i in range(40)]
+    listed = [{"uri": u, "name": u.rsplit("/", 1)[1]} for u in reversed(uris)]  # listed in reverse
+    _surface({"tools": [], "resources": listed,
+              "documents": {u: [{"uri": u, "mimeType": "text/markdown", "text": f"note {u}\n"}] for u in uris}})
+    with http_fixture(surface="surface.json", extra_args=["--read-barrier", "4"]) as base:
+        r = cli("add", "notes", "--yes", "--pin-resources", "--timeout", "60", base + "/mcp")
+        assert r.returncode == 0, r.stderr
+        contents = load("mcp.lock").servers["notes"].items["content"]
+        assert sorted(contents) == uris and all(contents[u].definition["text"] == f"note {u}\n" for u in uris)
+        text = Path("mcp.lock").read_text()
+        assert [text.index(f'"{u}"]') for u in uris] == sorted(text.index(f'"{u}"]') for u in uris)
+        assert cli("diff").returncode == 0  # read again, concurrently: the same lock

@@ -306,3 +306,18 @@ def test_the_re_list_before_a_call_keeps_to_the_servers_ttl(cli):
     first, second = _two_calls_around_a_rug_pull()
     assert first["resultType"] == second["resultType"] == "complete"
     assert [c["arguments"]["query"] for c in _calls()] == ["a", "b"]
+
+
+def test_a_modern_sdk_host_lists_a_legacy_servers_resources(cli):
+    # a 2025-11-25 server's resources/list (and resources/read) answers carry no caching fields;
+    # a 2026-07-28 host requires them (the SDK refuses the answer without): the guard adds them
+    async def host() -> list[str]:
+        from mcp.client import Client
+        from mcp.client.stdio import StdioServerParameters
+
+        params = StdioServerParameters(command=MCPLOCK, args=["run", "cal"], env=dict(os.environ))
+        async with asyncio.timeout(60), Client(params) as client:
+            return [str(r.uri) for r in (await client.list_resources()).resources]
+
+    assert cli("add", "cal", "--yes", "--policy", "none", "--", *stdio_command()).returncode == 0
+    assert asyncio.run(host()) == ["calendar://today", "file:///notes/readme.md"]

@@ -18,7 +18,7 @@ from mcplock.cli.context import Cli
 from mcplock.cli.prompt import interruptible, read_line
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_name, safe_text
 
 KEYS = (
     ("a", "accept this item (an item with critical findings asks for its name)"),
@@ -49,7 +49,7 @@ class Tally:
             self.rejected += 1
         else:
             return
-        self.done.append(Text(f"{result} ").append_text(safe_text(targets.label(srv, e), keep_newlines=False)))
+        self.done.append(Text(f"{result} ").append_text(safe_name(targets.label(srv, e))))
 
 
 def summary(cli: Cli, tally: Tally, left: int) -> int:
@@ -150,7 +150,7 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: boo
     if critical:
         name = targets.label(srv, e)
         cli.out.print(Text("this item has critical findings (above); to accept it, type its name ", style="yellow")
-                      .append_text(safe_text(name, keep_newlines=False)))
+                      .append_text(safe_name(name)))
         typed = _line(cli, "name? [Enter skips] ")
         if typed not in (name, e.key):
             cli.out.print(Text("not accepted: the name did not match; it stays pending"))

@@ -253,6 +253,8 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
 
 def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> list[Finding]:
     """``critical-accepted`` warnings: accepted, enabled items with critical rules in ``critical``."""
+    from mcplock.untrusted import name_text
+
     out: list[Finding] = []
     for sname in sorted(lock.servers):
         for e in lock.servers[sname].entries():
@@ -266,7 +268,7 @@ def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> li
             if e.kind == "tool":
                 hint += f"; `mcplock disable {target}` hides it from hosts"
             out.append(Finding("critical-accepted", sname,
-                               f"{e.kind} `{target}` is accepted and enabled but has critical findings "
+                               f"{e.kind} `{name_text(target)}` is accepted and enabled but has critical findings "
                                f"({', '.join(rules)})",
                                hint, e.kind, e.key, _table(sname, e)))
     return out

@@ -51,7 +51,18 @@ def machine_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
 
 
 def project_key(lock_dir: str) -> str:
+    """The project a lock belongs to: the real path of the directory that holds it (so
+    ``/link/proj`` and ``/real/proj`` are one project; a lock *file* that is a link elsewhere
+    belongs to the directory it was found in, not to its target's: docs/trust.md, "Symlinks")."""
     return os.path.realpath(lock_dir)
+
+
+def real_cwd(cwd: str | None) -> str | None:
+    """Where a stdio server really starts: an absolute ``cwd`` with every link resolved (as
+    the OS resolves it, ``..`` after the link); a relative one or a template is kept as written."""
+    if not cwd or not os.path.isabs(cwd) or "${" in cwd:
+        return cwd
+    return os.path.realpath(cwd)
 
 
 def is_ci(environ: Mapping[str, str] | None = None) -> bool:
@@ -66,8 +77,8 @@ def launch_dict(spec: ServerSpec) -> dict[str, object]:
     """The part of a spec that decides what runs and what it receives (what trust is given to)."""
     out: dict[str, object] = {"transport": spec.transport}
     if spec.transport == "stdio":
-        out.update(command=spec.command, args=list(spec.args), cwd=spec.cwd, env=dict(sorted(spec.env.items())),
-                   **{"pass-env": sorted(set(spec.pass_env))})
+        out.update(command=spec.command, args=list(spec.args), cwd=real_cwd(spec.cwd),
+                   env=dict(sorted(spec.env.items())), **{"pass-env": sorted(set(spec.pass_env))})
         if spec.package is not None:  # a moved pin runs other code: it asks again
             out["package"] = spec.package.stored()
     else:
@@ -115,7 +126,10 @@ def describe(spec: ServerSpec) -> str:
     if spec.transport == "stdio":
         words = [f"{k}={v}" for k, v in sorted(spec.env.items())]
         words += [spec.command or "", *spec.args]
-        what = shlex.join(words) + (f"  (in {shlex.quote(spec.cwd)})" if spec.cwd else "")
+        what = shlex.join(words)
+        if spec.cwd:
+            where = real_cwd(spec.cwd) or spec.cwd  # through a link: where it really runs, too
+            what += f"  (in {shlex.quote(spec.cwd)}" + ("" if where == spec.cwd else f" → {shlex.quote(where)}") + ")"
     else:
         heads = "".join(f" -H {shlex.quote(f'{k}: {v}')}" for k, v in sorted(spec.headers.items()))
         what = f"{spec.transport} {spec.url}{heads}"

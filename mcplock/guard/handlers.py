@@ -254,7 +254,7 @@ class Handlers:
             self._note(f"refused:{kind}:{uri}", f"mcplock: refused a read: {d.message()}")
             self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {d.message()}"))
             return
-        self.io.send(result(msg["id"], read_result(self.server.items[kind][uri].definition)))
+        self.io.send(self._to_host(result(msg["id"], read_result(self.server.items[kind][uri].definition))))
 
     # --- tools/call -------------------------------------------------------------------------
 

@@ -48,6 +48,8 @@ _NOTIFICATION_FILTER = {"notifications/tools/list_changed": "toolsListChanged",
                         "notifications/resources/list_changed": "resourcesListChanged"}
 MAX_STATES = 1024  # requestStates remembered for retries (the oldest forgotten first)
 MAX_ROUNDS = 8  # input_required rounds the guard answers for a legacy host before it gives up
+# what only a cacheable result holds (lists, resources/read): it carries ttlMs and cacheScope at 2026-07-28
+_CACHEABLE = ("contents", "resources", "resourceTemplates", "tools", "prompts")
 _ASKABLE = {"elicitation/create": "elicitation", "roots/list": "roots", "sampling/createMessage": "sampling"}
 
 
@@ -118,6 +120,8 @@ class ModernHost:
             res = msg["result"]
             if "resultType" not in res:
                 msg = {**msg, "result": {"resultType": "complete", **res}}
+            if "ttlMs" not in res and any(k in res for k in _CACHEABLE):  # a legacy upstream's list or read
+                msg = {**msg, "result": {**msg["result"], "ttlMs": 0, "cacheScope": "private"}}
             if res.get("resultType") == "input_required":
                 self._remember_state(msg)
                 msg = {**msg, "result": {**msg["result"], **_marked(self.server.name, res)}}

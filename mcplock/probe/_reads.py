@@ -1,10 +1,14 @@
 """The documents a probe reads with ``resources/read`` after listing (:mod:`mcplock.documents`):
 each ``ui://`` document a tool points at, each skill's ``SKILL.md`` when the server declares the
 skills extension (its ``skills/list`` entries pinned too), and each listed resource's content
-when the server entry pins resources. Read one at a time, in URI order, bounded like the lists."""
+when the server entry pins resources. Read concurrently, at most ``READS_AT_ONCE`` at a time (a
+server with hundreds of resources is read within the probe's timeout), and kept in URI order, so
+the lock is the same whatever order the answers come in; bounded like the lists."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.documents import SKILLS_EXTENSION, declares, definition_of, ui_uris, with_listing
@@ -18,12 +22,14 @@ if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
     from mcplock.probe.transport import Connection
 
+READS_AT_ONCE = 8  # resources/read requests a probe has in flight at once
+
 
 async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> None:
     from mcplock.probe.session import _advertised, list_all
 
     ui = ui_uris(snap.tools)
-    snap.ui = [d for uri in ui if (d := await read(t, uri)) is not None]
+    snap.ui = await read_all(t, ui)
     if snap.ui and _advertised(snap.capabilities, "resources"):
         # the listing's `_meta.ui` is the host's fallback CSP: pinned with the document it describes
         listing = snap.resources if snap.resources is not None else \
@@ -40,17 +46,43 @@ async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, sn
         raise ProbeError("too-large", f"more than {opts.max_items} documents to read",
                          hint=f"mcplock reads at most {opts.max_items} documents of a server; turn "
                          "`pin-resources` off for a server with that many resources")
-    snap.contents = [d for uri in sorted(others) if (d := await read(t, uri)) is not None]
+    snap.contents = await read_all(t, sorted(others))
 
 
-async def read(t: Connection, uri: str) -> dict[str, Any] | None:
+async def read_all(t: Connection, uris: Iterable[str]) -> list[dict[str, Any]]:
+    """The documents at ``uris``, in that order (those the server answers with an error left
+    out), read at most :data:`READS_AT_ONCE` at a time; the first malformed answer fails them all."""
+    uris = list(uris)
+    if len(uris) <= 1:
+        got = [await read(t, u) for u in uris]
+        return [d for d in got if d is not None]
+    gate = asyncio.Semaphore(READS_AT_ONCE)
+
+    async def one(uri: str) -> dict[str, Any] | None:
+        async with gate:
+            return await read(t, uri, step=False)
+
+    t.state.step = f"the answers to resources/read of {len(uris)} documents"
+    tasks = [asyncio.ensure_future(one(u)) for u in uris]
+    try:
+        done = await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    return [d for d in done if d is not None]
+
+
+async def read(t: Connection, uri: str, *, step: bool = True) -> dict[str, Any] | None:
     """``resources/read`` of ``uri`` → its pinned definition; None when the server answers with an
     error: the document is then not offered (`diff` reports a locked one as removed, the guard
     refuses it). A malformed answer fails the probe."""
     from mcplock.probe.session import _call
 
     shown = sanitize(uri, 120)
-    t.state.step = f"the answer to resources/read of {shown}"
+    if step:
+        t.state.step = f"the answer to resources/read of {shown}"
     try:
         result = await _call(t, "resources/read", {"uri": uri})
     except RpcError:

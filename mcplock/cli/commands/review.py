@@ -14,13 +14,13 @@ from mcplock.cli.options import ORG_POLICY
 from mcplock.errors import UsageError
 from mcplock.lock import targets
 from mcplock.lock.model import APPROVALS, Entry, Lock, ServerEntry
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_name
 
 Apply = Callable[[ServerEntry, Entry], "Text | None"]  # a change to one tool; the line reporting it
 
 
 def _target(srv: ServerEntry, e: Entry) -> Text:
-    return safe_text(targets.label(srv, e), keep_newlines=False)
+    return safe_name(targets.label(srv, e))
 
 
 def _modify(cli: Cli, items: list[str], fn: Apply) -> int:
