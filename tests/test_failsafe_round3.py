@@ -531,6 +531,7 @@ def test_look_alike_names_read_apart_in_list_show_json_and_check(cli):
     for target in ("echo\\x20", "\\x20echo", "cafe\\u0301", "a\\xa0b"):
         assert f"critical-accepted: tool `srv/{target}` is accepted and enabled but has critical findings " \
                "(name-collision)" in r.stdout, r.stdout
+    assert "`mcplock show 'srv/ echo'`" in r.stdout  # the hint, as typed, reaches that tool and no other
 
 
 def test_the_lint_flags_names_that_collide_once_normalised():
