@@ -134,6 +134,7 @@ if __name__ == "__main__":
     from _home import isolate
 
     isolate()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed mcplock has its .pyc files (docs/performance.md)
     bin_dir = Path(sys.executable).parent
     rows = eras_rows(os.environ.get("MCPLOCK", str(bin_dir / "mcplock")))
     print("| what | time | peak RSS | overhead |\n|---|---|---|---|")
