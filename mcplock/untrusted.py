@@ -13,6 +13,13 @@ Two forms, built on the same rule:
   in which untrusted text reaches the terminal (never rich markup, never an f-string handed
   to rich).
 
+A *name* (of a server, tool, prompt: :func:`name_text`, :func:`safe_name`) must also read
+apart from every other name: ``echo `` from ``echo`` and ``café`` (NFD, ``e`` + U+0301) from
+``café`` (NFC). So in a name a space is shown as is only between two visible characters
+(``\x20`` at either end, doubled, or after the ``/`` of a target), every other whitespace character is escaped
+(``\xa0``), and the characters NFC would change are escaped (``cafe\u0301``). JSON output
+(:func:`json_text`) escapes the latter too: the same JSON value, told apart on a terminal.
+
 This module is a leaf: it imports nothing from mcplock, and rich only inside
 :func:`safe_text`, so the probe and the guard can use it without loading a terminal stack.
 See docs/architecture.md ("Untrusted text").
@@ -49,9 +56,9 @@ def escape_char(ch: str) -> str:
 _NOT_ASCII = re.compile(r"[^\x00-\x7e]")
 
 
-def _json_escape(m: re.Match[str]) -> str:
+def _json_escape(m: re.Match[str], force: bool = False) -> str:
     ch = m.group()
-    if not hides(ch):
+    if not force and not hides(ch):
         return ch
     cp = ord(ch)
     if cp <= 0xFFFF:
@@ -62,9 +69,83 @@ def _json_escape(m: re.Match[str]) -> str:
 
 def json_text(text: str) -> str:
     """JSON text (``json.dumps(..., ensure_ascii=False)``) with every hidden character (C1
-    controls, bidi overrides, zero-width, tags) written as its ``\\u`` escape: the same JSON, but
-    nothing in it can reorder or hide what a terminal shows. (``json.dumps`` escapes C0 itself.)"""
-    return _NOT_ASCII.sub(_json_escape, text) if not text.isascii() else text
+    controls, bidi overrides, zero-width, tags) written as its ``\\u`` escape, and so is every
+    space that is not U+0020 and every character NFC would change (a decomposed ``é``): the
+    same JSON, but nothing in it can reorder or hide what a terminal shows, nor make two names
+    look one. (``json.dumps`` escapes
+    C0 itself.)"""
+    if text.isascii():
+        return text
+    odd = not_nfc(text)
+    return _NOT_ASCII.sub(lambda m: _json_escape(m, force=m.start() in odd or m.group().isspace()), text)
+
+
+def _cluster_end(s: str, i: int) -> int:
+    j = i + 1
+    while j < len(s) and unicodedata.category(s[j]).startswith("M"):
+        j += 1
+    return j
+
+
+def not_nfc(s: str) -> set[int]:
+    """The indices of the non-ASCII characters of ``s`` that NFC would change: each base
+    character with its combining marks is one cluster, checked alone (``e`` + U+0301 gives the
+    U+0301); a string that is not NFC only across clusters (conjoining Hangul jamo) has all its
+    non-ASCII characters marked."""
+    if unicodedata.is_normalized("NFC", s):
+        return set()
+    out: set[int] = set()
+    i = 0
+    while i < len(s):
+        j = _cluster_end(s, i)
+        if not unicodedata.is_normalized("NFC", s[i:j]):
+            out.update(k for k in range(i, j) if not s[k].isascii())
+        i = j
+    return out or {k for k, ch in enumerate(s) if not ch.isascii()}
+
+
+def _inner(ch: str) -> bool:
+    """Whether a space beside ``ch`` is inside a name: not beside another space, nor beside the
+    ``/`` or ``:`` that ends a server's name or a kind in a target (``srv/\\x20echo``)."""
+    return not ch.isspace() and ch not in "/:"
+
+
+def _name_escapes(s: str) -> set[int]:
+    """The indices of the characters of a name shown escaped (module docstring)."""
+    out = not_nfc(s) if not s.isascii() else set()
+    for i, ch in enumerate(s):
+        inner_space = ch == " " and 0 < i < len(s) - 1 and _inner(s[i - 1]) and _inner(s[i + 1])
+        if hides(ch) or (ch.isspace() and not inner_space):
+            out.add(i)
+    return out
+
+
+def name_text(name: object, limit: int = 200) -> str:
+    """A name as plain text, told apart from every other name (module docstring), bounded."""
+    s = name if isinstance(name, str) else str(name)
+    odd = _name_escapes(s)
+    out = "".join(escape_char(ch) if i in odd else ch for i, ch in enumerate(s))
+    if "::" in out or "##[" in out:
+        out = defuse_line_starts(out)
+    return out if len(out) <= limit else out[: max(0, limit - 1)] + "…"
+
+
+def safe_name(name: object, style: str = "") -> Text:
+    """A name as a ``Text``, told apart from every other name (module docstring), its escapes
+    highlighted like :func:`safe_text`'s."""
+    s = name if isinstance(name, str) else str(name)
+    odd = _name_escapes(s)
+    if not odd:
+        return safe_text(s, style, keep_newlines=False)
+    from rich.text import Text
+
+    t = Text(style=style)
+    for i, ch in enumerate(s):
+        if i in odd:
+            t.append(escape_char(ch), style=ESCAPE_STYLE)
+        else:
+            t.append(ch)
+    return t
 
 
 def _kept(ch: str, keep_newlines: bool) -> bool:

@@ -4,6 +4,7 @@ broke a promise. The guard's part (item 1) is tests/test_guard_wellformed.py."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -492,6 +493,95 @@ def test_a_symlinked_lock_file_does_not_borrow_its_targets_trust(cli):
     assert r.returncode == 2 and "not been trusted to run in this project" in r.stderr, r.stderr
     assert f"(in {Path('evil').absolute()})" in r.stderr
     assert cli("--lockfile", str(real / "mcp.lock"), "diff").returncode == 0
+
+
+LOOKALIKES = ["echo", "echo ", " echo", "caf\u00e9", "cafe\u0301", "a b", "a\u00a0b"]
+
+
+def test_look_alike_names_print_apart():
+    from mcplock.untrusted import json_text, name_text, safe_name
+
+    shown = [name_text(n) for n in LOOKALIKES]
+    assert shown == ["echo", "echo\\x20", "\\x20echo", "caf\u00e9", "cafe\\u0301", "a b", "a\\xa0b"]
+    assert [safe_name(n).plain for n in LOOKALIKES] == shown
+    assert json_text(json.dumps(LOOKALIKES, ensure_ascii=False)).count("\\u0301") == 1  # the NFD one only
+    assert json.loads(json_text(json.dumps(LOOKALIKES, ensure_ascii=False))) == LOOKALIKES  # the same JSON
+
+
+def test_look_alike_names_read_apart_in_list_show_json_and_check(cli):
+    _export_lock(cli, LOOKALIKES)
+    for args in (("list",), ("show", "srv")):
+        r = cli(*args)
+        assert r.returncode == 0, r.stderr
+        for name in ("echo\\x20", "\\x20echo", "cafe\\u0301", "a\\xa0b"):
+            assert name in r.stdout, (args, name, r.stdout)
+        if args == ("list",):  # the rows of the server's block: name column, then the flags
+            block = r.stdout.split("\nsrv/", 1)[1].split("\n\n")[0].splitlines()[1:]
+            names = [re.split(r" {2,}", ln)[0] for ln in block if not ln.startswith("instructions")]
+        else:
+            names = [ln[len("tool "):] for ln in r.stdout.splitlines() if ln.startswith("tool ")]
+        assert len(names) == len(set(names)) == len(LOOKALIKES), names  # seven names, seven spellings
+    r = cli("list", "--format", "json")
+    assert "cafe\\u0301" in r.stdout and "a\\u00a0b" in r.stdout and json.loads(r.stdout)
+    r = cli("show", "srv/cafe\u0301")
+    assert r.returncode == 0 and "tool srv/cafe\\u0301" in r.stdout, r.stdout + r.stderr
+    assert re.search(r"^echo\\x20 .* critical: name-collision$", cli("list").stdout, re.MULTILINE)
+    r = cli("check")  # accepted, enabled and critical: check's warning (docs/severity.md)
+    assert r.returncode == 0 and "7 warning(s)" in r.stdout, r.stdout + r.stderr
+    for target in ("echo\\x20", "\\x20echo", "cafe\\u0301", "a\\xa0b"):
+        assert f"critical-accepted: tool `srv/{target}` is accepted and enabled but has critical findings " \
+               "(name-collision)" in r.stdout, r.stdout
+    assert "`mcplock show 'srv/ echo'`" in r.stdout  # the hint, as typed, reaches that tool and no other
+
+
+def test_the_lint_flags_names_that_collide_once_normalised():
+    from mcplock.lint import lint_servers
+
+    found = lint_servers({"srv": {n: _tool(n) for n in ["echo", "Echo", "\uff45cho", "other"]}, "b": {"echo ": {}}})
+    flagged = {k: [f.rule for f in v] for k, v in found.items() if any(f.rule == "name-collision" for f in v)}
+    assert set(flagged) == {("srv", "echo"), ("srv", "Echo"), ("srv", "\uff45cho")}  # one server's names only
+    severity = {k[1]: f.severity for k, v in found.items() for f in v if f.rule == "name-collision"}
+    assert severity == {"echo": "critical", "\uff45cho": "critical", "Echo": "high"}  # case alone is visible
+
+
+def test_a_diff_shows_an_added_look_alike_apart(cli, tmp_path):
+    from runner import SURFACES, stdio_command
+
+    surface = json.loads((SURFACES / "demo.json").read_text())
+    Path("surface.json").write_text(json.dumps(surface))
+    r = cli("add", "docs", "--yes", "--policy", "none", "--", *stdio_command(surface="surface.json"))
+    assert r.returncode == 0, r.stderr
+    twin = dict(surface["tools"][0], name=surface["tools"][0]["name"] + " ")
+    Path("surface.json").write_text(json.dumps(dict(surface, tools=[*surface["tools"], twin])))
+    r = cli("diff")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"added   tool {twin['name'].strip()}\\x20" in r.stdout, r.stdout
+    assert "name-collision" in r.stdout or "reads as" in r.stdout, r.stdout
+
+
+def test_check_names_look_alike_packages_and_servers_already_in_the_lock(cli):
+    """What `add` warns about before anything is installed, `check` says again, offline, for a lock
+    that already holds it (a warning: the gate's exit code is unchanged)."""
+    look = PackagePin("npm", "@modeicontextprotocol/server-memory", "1.0.0", NPM_INTEGRITY)  # an `i` for the `l`
+    write_lock(mem=("npx", ["-y", "@modeicontextprotocol/server-memory"], look),
+               time=("uvx", ["mcp-server-tim\u0435"], None),  # a Cyrillic `е`, unpinned: read from the command
+               docs=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)),
+               **{"docs ": ("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY))})
+    for args in (("check",), ("-q", "check")):  # the full CLI, and the fast all-clear path must not hide it
+        r = cli(*args)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "lookalike-package: npm package `@modeicontextprotocol/server-memory` looks like " \
+               "`@modelcontextprotocol/server-memory`" in r.stdout, r.stdout
+        assert "lookalike-package: pypi package `mcp-server-tim\\u0435` looks like `mcp-server-time`" in r.stdout
+        assert "name-collision: server name `docs\\x20` reads as `docs` of this lock once normalised" in r.stdout
+    data = json.loads(cli("check", "--format", "json").stdout)
+    assert {(w["code"], w["server"]) for w in data["warnings"]} == {
+        ("lookalike-package", "mem"), ("lookalike-package", "time"), ("name-collision", "docs"),
+        ("name-collision", "docs ")}
+    write_lock(docs=("npx", ["-y", "@modelcontextprotocol/server-memory"],
+                     PackagePin("npm", "@modelcontextprotocol/server-memory", "1.0.0", NPM_INTEGRITY)))
+    r = cli("check")
+    assert r.returncode == 0 and "warning" not in r.stdout, r.stdout  # the real one: nothing to say
 
 
 def test_export_keeps_a_byte_order_mark_of_a_host_file(cli):

@@ -9,16 +9,15 @@ what was decided: the walk returns normally, so the lock is written with the dec
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from rich.text import Text
 
 from mcplock.cli import keys
 from mcplock.cli.context import Cli
 from mcplock.cli.prompt import interruptible, read_line
+from mcplock.core.review import Ask, Tally
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_name, safe_text
 
 KEYS = (
     ("a", "accept this item (an item with critical findings asks for its name)"),
@@ -31,33 +30,13 @@ KEYS = (
 EXIT_INTERRUPTED = 130
 
 
-@dataclass
-class Tally:
-    accepted: int = 0
-    removed: int = 0
-    rejected: int = 0
-    held: list[str] = field(default_factory=list)  # critical items not accepted in bulk
-    interrupted: bool = False
-    done: list[Text] = field(default_factory=list)  # one line per decision, reported once written
-
-    def record(self, cli: Cli, srv: ServerEntry, e: Entry, result: str) -> None:
-        if result == "accepted":
-            self.accepted += 1
-        elif result == "removed":
-            self.removed += 1
-        elif result == "rejected":
-            self.rejected += 1
-        else:
-            return
-        self.done.append(Text(f"{result} ").append_text(safe_text(targets.label(srv, e), keep_newlines=False)))
-
-
-def summary(cli: Cli, tally: Tally, left: int) -> int:
+def summary(cli: Cli, tally: Tally) -> int:
     """The closing lines of an accept, once the lock is written; the exit code (130 after
     Ctrl-C, the decisions kept)."""
-    for line in tally.done:
-        cli.say(line)
-    cli.info(f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; {left} still pending")
+    for result, target in tally.done:
+        cli.say(Text(f"{result} ").append_text(safe_name(target)))
+    cli.info(f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; "
+             f"{tally.left} still pending")
     if tally.held:
         first = tally.held[0]
         cli.info(Text(f"held {len(tally.held)} item(s) with critical findings (never accepted in bulk): ",
@@ -93,37 +72,18 @@ def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
     return 0
 
 
-def walk(cli: Cli, chosen: list[tuple[ServerEntry, Entry]], findings: dict, approval: str | None,
-         tally: Tally) -> None:
-    from mcplock.core.add import is_critical
-    from mcplock.lock import review
+def asker(cli: Cli) -> Ask:
+    """The walk's question at this terminal, for :func:`mcplock.core.review.accept`."""
 
-    bulk: set[str] = set()  # servers whose rest is accepted (`A`)
-    try:
-        for n, (srv, e) in enumerate(chosen, 1):
-            critical = is_critical(srv.name, e, findings)
-            if srv.name in bulk:
-                if critical:
-                    tally.held.append(targets.label(srv, e))
-                else:
-                    tally.record(cli, srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None))
-                continue
-            decision, chosen_approval = _ask(cli, srv, e, n, len(chosen), critical, approval)
-            if decision == "q":
-                break
-            if decision == "A":
-                bulk.add(srv.name)
-                if critical:
-                    tally.held.append(targets.label(srv, e))
-                    continue
-                decision = "a"
-            if decision == "a":
-                tally.record(cli, srv, e, review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None))
-            elif decision == "r":
-                tally.record(cli, srv, e, review.reject(srv, e))
-    except KeyboardInterrupt:
-        cli.out.print()
-        tally.interrupted = True
+    def ask(srv: ServerEntry, e: Entry, n: int, total: int, critical: bool,
+            approval: str | None) -> tuple[str, str | None]:
+        try:
+            return _ask(cli, srv, e, n, total, critical, approval)
+        except KeyboardInterrupt:
+            cli.out.print()  # off the question's line; the core stops the walk, the decisions kept
+            raise
+
+    return ask
 
 
 def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: bool,
@@ -150,7 +110,7 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: boo
     if critical:
         name = targets.label(srv, e)
         cli.out.print(Text("this item has critical findings (above); to accept it, type its name ", style="yellow")
-                      .append_text(safe_text(name, keep_newlines=False)))
+                      .append_text(safe_name(name)))
         typed = _line(cli, "name? [Enter skips] ")
         if typed not in (name, e.key):
             cli.out.print(Text("not accepted: the name did not match; it stays pending"))

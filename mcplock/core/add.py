@@ -1,5 +1,7 @@
 """Adding servers to the lock: from a host config, from every config of a project, or from
-one spec; staging what they offer, the acceptance rule, and the write.
+one spec; then :func:`add_servers`, the one workflow `add`, `add --from` and `init` end in
+(look-alike names, trust, ownership claims, package pins, the probe, staging, the acceptance
+rule, the write). What a person is shown and asked goes through :class:`Hooks`.
 
 The rule: critical lint findings are never accepted wholesale — an item with one stays
 pending even under ``add --yes`` or "accept all" at the prompt, for a person to review.
@@ -8,18 +10,24 @@ pending even under ``add --yes`` or "accept all" at the prompt, for a person to 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from mcplock import severity
-from mcplock.core.probing import result_of, unpinnable
-from mcplock.core.specs import entry_from_spec, runs_guard, source_path
-from mcplock.errors import HashError, ProbeError, UsageError
-from mcplock.lock.model import ServerEntry
+from mcplock.core.probing import Results, result_of, unpinnable
+from mcplock.core.specs import entry_from_spec, lock_dir, probe_spec, runs_guard, source_path
+from mcplock.errors import HashError, ProbeError, UntrustedError, UsageError
+from mcplock.lock.model import Entry, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.spec import ServerSpec
 
+if TYPE_CHECKING:
+    from mcplock.lint import LintFinding
+    from mcplock.probe import ProbeOptions
+
 Staged = tuple[ServerSpec, "str | None"]  # a spec as it will be locked, and its host-config hash
+Findings = dict[tuple[str, str, str], "list[LintFinding]"]  # (server, kind, key) -> lint findings
 
 
 @dataclass
@@ -101,8 +109,19 @@ def _guard_note(name: str, path: str) -> str:
             "`mcplock export --no-guard` puts back the entries `export --guard` replaced")
 
 
-def pin_packages(specs: list[Staged], environ: Any = None,
-                 on_pin: Any = None) -> tuple[list[Staged], dict[str, ProbeError]]:
+def new_only(specs: list[Staged], lockfile: str, *, explicit: bool) -> tuple[list[Staged], list[str]]:
+    """The specs not locked yet, and the names skipped because they are. A server named on the
+    command line (``explicit``) that is locked already is a usage error (exit 2)."""
+    existing = locked_names(lockfile)
+    clash = [sp.name for sp, _ in specs if sp.name in existing]
+    if clash and explicit:
+        raise UsageError(f"`{clash[0]}` is already locked",
+                         hint=f"run `mcplock refresh {clash[0]}` to re-probe it, or `mcplock remove {clash[0]}` first")
+    return [(sp, h) for sp, h in specs if sp.name not in existing], clash
+
+
+def pin_packages(specs: list[Staged], environ: Mapping[str, str] | None = None,
+                 on_pin: Callable[[ServerSpec], None] | None = None) -> tuple[list[Staged], dict[str, ProbeError]]:
     """Each spec whose command runs a registry package (npx, uvx, docker run…) with its exact
     version and integrity resolved and the artefact installed in the cache; the servers whose
     package could not be resolved (unknown, unreachable registry: not to be probed nor added, exit 3)."""
@@ -126,7 +145,7 @@ def pin_packages(specs: list[Staged], environ: Any = None,
     return out, failed
 
 
-def stage_new(specs: list[Staged], results: dict[str, Any], policy: str,
+def stage_new(specs: list[Staged], results: Results, policy: str,
               client: dict[str, str] | None) -> tuple[list[ServerEntry], dict[str, ProbeError]]:
     """New lock entries, everything they offer pending; and the servers that failed."""
     from mcplock.lock import review
@@ -149,17 +168,17 @@ def stage_new(specs: list[Staged], results: dict[str, Any], policy: str,
     return staged, failed
 
 
-def is_critical(server: str, e: Any, findings: dict) -> bool:
+def is_critical(server: str, e: Entry, findings: Findings) -> bool:
     """The rule: an item with a critical lint finding is never accepted wholesale (``add --yes``,
     ``accept --all``, ``accept SERVER``, "accept the rest" in the walk); a person names it."""
     return any(f.severity == severity.CRITICAL for f in findings.get((server, e.kind, e.key), []))
 
 
-def has_critical(entry: ServerEntry, findings: dict) -> bool:
+def has_critical(entry: ServerEntry, findings: Findings) -> bool:
     return any(is_critical(entry.name, e, findings) for e in entry.entries())
 
 
-def accept_all_but_critical(entry: ServerEntry, findings: dict) -> list[str]:
+def accept_all_but_critical(entry: ServerEntry, findings: Findings) -> list[str]:
     """Accept every pending item of a new ``entry`` except those with a critical lint
     finding, which stay pending. Returns the targets held back."""
     from mcplock.lock import review
@@ -188,3 +207,137 @@ def write_new(lockfile: str, staged: list[ServerEntry]) -> dict[str, ProbeError]
                 continue
             lock.servers[entry.name] = entry
     return clashes
+
+
+class Hooks:
+    """What :func:`add_servers` shows a person and asks them, in the order it happens; the
+    caller (the CLI) overrides what it shows. The defaults show nothing and answer no."""
+
+    def lookalike(self, spec: ServerSpec, finding: LintFinding) -> None:
+        """``spec`` runs a package named like a well-known one (before anything is trusted)."""
+
+    def trust(self, refused: UntrustedError) -> bool:
+        """Trust what ``refused`` names and run it? May raise ``refused`` (no one to ask)."""
+        return False
+
+    def pinning(self, spec: ServerSpec) -> None:
+        """``spec``'s package is being resolved to an exact release and installed."""
+
+    def probing(self, specs: list[ServerSpec]) -> None:
+        """``specs`` are about to be probed (as they will run)."""
+
+    def event(self, name: str, what: str) -> None:
+        """A probe's progress: ``what`` is "start", "done" or "failed"."""
+
+    def say(self, text: str) -> None:
+        """A line to show as it is (an authorization URL to open)."""
+
+    def probed(self, results: Results) -> None:
+        """The probes are over."""
+
+    def confirm(self, entry: ServerEntry, findings: Findings) -> bool:
+        """Accept everything new ``entry`` offers, but its critical items? (asked per server)"""
+        return False
+
+
+@dataclass
+class Added:
+    """What :func:`add_servers` did: the entries written, the servers that failed (a probe,
+    a package, a name another process locked meanwhile), per server the items held back for
+    their critical findings, and the MCP Registry names claimed by imported packages."""
+
+    entries: list[ServerEntry] = field(default_factory=list)
+    failed: dict[str, ProbeError] = field(default_factory=dict)
+    held: dict[str, list[str]] = field(default_factory=dict)
+    claims: list[tuple[str, str, str]] = field(default_factory=list)  # (server, package, registry name)
+
+    def pending(self) -> list[ServerEntry]:
+        return [e for e in self.entries if e.pending_count()]
+
+
+def add_servers(specs: list[Staged], *, lockfile: str, policy: str, opts: ProbeOptions, login: bool = False,
+                client: dict[str, str] | None = None, consent: bool, how: str, hooks: Hooks) -> Added:
+    """Lock new servers: probe them, stage what they offer, accept it where ``hooks.confirm``
+    says yes (never an item with a critical finding), write them in one transaction.
+
+    Nothing runs before it is trusted: ``consent`` (typed on the command line, --trust,
+    --yes), an earlier trust in this project, or a yes to ``hooks.trust``; else the refusal
+    names ``how`` (the command that trusts)."""
+    from mcplock.core import trust as core_trust
+    from mcplock.core.oauth import discovered_launch
+    from mcplock.core.probing import probe
+    from mcplock.core.registry import check_claims
+    from mcplock.lint.entries import lint_entries
+    from mcplock.lint.packages import lookalike, named_package
+
+    base = lock_dir(lockfile)
+    for sp, _ in specs:  # named before anything is trusted, fetched or installed
+        named = named_package(sp.command, sp.args) if sp.transport == "stdio" else None
+        found = lookalike(*named, sp.registry.name if sp.registry is not None else None) if named else None
+        if found is not None:
+            hooks.lookalike(sp, found)
+    # trusted before anything is fetched: the commands as the person sees them (nothing is
+    # resolved or downloaded for a server that is not trusted), then the launch as it will run,
+    # its package pinned to the exact release that command named (docs/least-privilege.md)
+    asked = [probe_spec(sp, base) for sp, _ in specs]
+    if consent:
+        core_trust.trust(asked, base)
+    else:
+        _gate(asked, base, how, hooks)
+    check_claims([sp for sp, _ in specs], opts.environ)  # an impostor registry entry: refused, nothing installed
+    specs, unpinned = pin_packages(specs, opts.environ, on_pin=hooks.pinning)
+    launch = [probe_spec(sp, base) for sp, _ in specs if sp.name not in unpinned]
+    core_trust.trust(launch, base)
+    results: Results = {}
+    if launch:
+        hooks.probing(launch)
+        results = probe(launch, opts, lockfile=lockfile, login=login, on_event=hooks.event, say=hooks.say)
+        hooks.probed(results)
+    core_trust.trust(discovered_launch(launch), base)  # (SEP-990: the issuer it found is locked)
+    results.update(unpinned)
+    staged, failed = stage_new(specs, results, policy, client)
+    findings = lint_entries(staged)
+    done = Added()
+    for entry in staged:
+        if hooks.confirm(entry, findings):
+            done.held[entry.name] = accept_all_but_critical(entry, findings)
+    clashes = write_new(lockfile, staged)
+    done.failed = {**failed, **clashes}
+    done.entries = [e for e in staged if e.name not in clashes]
+    done.claims = claimed_names(done.entries)
+    return done
+
+
+def _gate(specs: list[ServerSpec], base: str, how: str, hooks: Hooks) -> None:
+    """The trust gate; what it refuses is asked (``hooks.trust``), a yes recorded."""
+    from mcplock.core import trust as core_trust
+
+    try:
+        core_trust.gate(specs, base, how=how)
+    except UntrustedError as e:
+        if not hooks.trust(e):
+            raise UntrustedError("not trusted: nothing ran", specs=e.specs, hint=e.hint) from None
+        core_trust.trust(e.specs, base)
+        core_trust.gate(specs, base, how=how)
+
+
+def claimed_names(entries: list[ServerEntry]) -> list[tuple[str, str, str]]:
+    """The servers imported from a host config whose npm or PyPI package claims an MCP Registry
+    name: (server, package, that name), for `init` and `add --from` to offer. A registry that cannot be asked
+    changes nothing."""
+    from mcplock.packages.claims import claimed
+    from mcplock.packages.errors import RegistryError
+
+    out: list[tuple[str, str, str]] = []
+    for entry in entries:
+        spec = entry.spec
+        pin = spec.package
+        if spec.registry is not None or spec.source is None or pin is None or pin.registry not in ("npm", "pypi"):
+            continue
+        try:
+            got = claimed(pin.registry, pin.name, pin.version)
+        except RegistryError:
+            continue
+        if got:
+            out.append((entry.name, pin.label, got))
+    return out

@@ -9,6 +9,7 @@ host config — the config and the lock out of sync (or the config gone).
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -253,6 +254,8 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
 
 def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> list[Finding]:
     """``critical-accepted`` warnings: accepted, enabled items with critical rules in ``critical``."""
+    from mcplock.untrusted import name_text
+
     out: list[Finding] = []
     for sname in sorted(lock.servers):
         for e in lock.servers[sname].entries():
@@ -262,11 +265,12 @@ def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> li
             if not rules:
                 continue
             target = label(sname, e)
-            hint = f"review it with `mcplock show {target}`"
+            typed = shlex.quote(target)  # a name with a space at its end must reach that item, not `echo`
+            hint = f"review it with `mcplock show {typed}`"
             if e.kind == "tool":
-                hint += f"; `mcplock disable {target}` hides it from hosts"
+                hint += f"; `mcplock disable {typed}` hides it from hosts"
             out.append(Finding("critical-accepted", sname,
-                               f"{e.kind} `{target}` is accepted and enabled but has critical findings "
+                               f"{e.kind} `{name_text(target)}` is accepted and enabled but has critical findings "
                                f"({', '.join(rules)})",
                                hint, e.kind, e.key, _table(sname, e)))
     return out

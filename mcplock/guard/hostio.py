@@ -19,8 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mcplock.guard.wellformed import SURROGATE_ESCAPE, is_id, shape
-from mcplock.probe._common import BadConstant, dumps, loads
-from mcplock.probe._pipes import READ_SIZE, Lines, LinesProtocol
+from mcplock.probe.transport import READ_SIZE, BadConstant, Lines, LinesProtocol, dumps, loads
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600

@@ -3,9 +3,12 @@ pattern in a host's permission rules (``pattern-name``).
 
 ``reаd_file`` with a Cyrillic ``а`` beside ``read_file``, within one server or across the
 servers of a lock: the model (and a reviewer) reads two names as one, so the call can go to
-the impostor (``confusable-name``, critical). A mixed-script name with a look-alike letter but
-no tool it imitates is a risk signal only (``mixed-script-name``, high). An ordinary name in
-another script (``прочитать_файл``, ``検索``) confuses nothing and says nothing.
+the impostor (``confusable-name``, critical). Two names of one server that read the same once
+normalised (``echo`` and ``echo ``, NFC and NFD) collide (``name-collision``, critical; high
+when they differ in case only). A
+mixed-script name with a look-alike letter but no tool it imitates is a risk signal only
+(``mixed-script-name``, high). An ordinary name in another script (``прочитать_файл``,
+``検索``) confuses nothing and says nothing.
 
 The confusables data is the Unicode consortium's, through the maintained
 ``confusable-homoglyphs`` package. It is imported only when a name is not ASCII (loading it
@@ -83,21 +86,58 @@ def _escaped(name: str) -> str:
     return "".join(c if c.isascii() else f"\\u{ord(c):04x}" for c in name)
 
 
-def confusable_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
-    """``confusable-name`` / ``mixed-script-name`` findings keyed by (server, tool).
+def folded(name: str) -> str:
+    """A name as a reader takes it: NFKC, surrounding whitespace stripped, case folded."""
+    return unicodedata.normalize("NFKC", name).strip().casefold()
 
-    Only a name that is not ASCII is flagged (it is the look-alike); two different names whose
-    Latin readings agree are confusable, whether on one server or on two."""
-    odd = [(s, t) for s, tools in tools_by_server.items() for t in tools if not t.isascii()]
+
+def _unseen(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).strip()
+
+
+def colliding_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
+    """``name-collision``, keyed by (server, tool): two tools of one server whose names differ
+    but read the same once :func:`folded` — critical when only what a reader cannot see tells
+    them apart (``echo`` and ``echo ``, ``café`` in NFC and in NFD, ``ｅｃｈｏ``), high when case
+    does (``Echo``). Output shows them apart (:func:`mcplock.untrusted.name_text`);
+    a model, a host's permission rule or a reviewer typing the name may not."""
+    from mcplock.untrusted import name_text
+
+    out: dict[tuple[str, str], list[LintFinding]] = {}
+    for server, tools in tools_by_server.items():
+        groups: dict[str, list[str]] = {}
+        for tool in tools:
+            groups.setdefault(folded(tool), []).append(tool)
+        for group in (g for g in groups.values() if len(g) > 1):
+            for tool in group:
+                others = [t for t in sorted(group) if t != tool]
+                # told apart only by what a reader cannot see (whitespace, NFC, width): critical, as
+                # confusable-name; by case alone: high, as tool-shadowing's case rule
+                unseen = any(_unseen(tool) == _unseen(t) for t in others)
+                out[(server, tool)] = [LintFinding(
+                    "name-collision", CRITICAL if unseen else HIGH,
+                    f"tool name `{name_text(tool)}` reads as {', '.join(f'`{name_text(t)}`' for t in others)} of "
+                    "the same server once normalised (NFKC, surrounding whitespace, case): the model or a reviewer "
+                    "may take one for the other", "name")]
+    return out
+
+
+def confusable_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
+    """``confusable-name`` / ``mixed-script-name`` findings keyed by (server, tool), and the
+    :func:`colliding_names` of each server.
+
+    Only a name that is not ASCII is flagged confusable (it is the look-alike); two different
+    names whose Latin readings agree are confusable, whether on one server or on two."""
+    out = colliding_names(tools_by_server)
+    odd = [(s, t) for s, tools in tools_by_server.items() for t in tools if not t.isascii() and (s, t) not in out]
     if not odd:
-        return {}
+        return out
     by_reading: dict[str, list[tuple[str, str]]] = {}
     for server, tools in tools_by_server.items():
         for tool in tools:
             r = reading(tool)
             if r:
                 by_reading.setdefault(r, []).append((server, tool))
-    out: dict[tuple[str, str], list[LintFinding]] = {}
     for server, tool in odd:
         r = reading(tool)
         others = sorted({f"{s}/{t}" for s, t in by_reading.get(r or "", []) if t != tool})

@@ -11,13 +11,13 @@ from mcplock.compare import ServerDiff
 from mcplock.render.formats.common import ident
 from mcplock.severity import INFO, style
 from mcplock.snapshot import Snapshot
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_name, safe_text
 
 STATUS_STYLE = {"ok": "green", "drift": "bold red", "unreachable": "bold yellow"}
 
 
 def _name(s: str) -> Text:
-    return safe_text(s, keep_newlines=False)
+    return safe_name(s)
 
 
 def _change_detail(c: Any, color: bool) -> list[Text]:

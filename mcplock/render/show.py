@@ -14,7 +14,7 @@ from mcplock.lock.model import Entry, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.render.text import state_text
 from mcplock.severity import style
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_name, safe_text
 
 _LIMITS = (
     ("minLength", "min length"), ("maxLength", "max length"), ("minimum", "≥"), ("maximum", "≤"),
@@ -174,7 +174,7 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
     from mcplock.render.changes import render_field_change
 
     parts: list[Any] = []
-    title = Text(f"{e.kind} ", style="bold").append_text(safe_text(label(srv, e), "bold", keep_newlines=False))
+    title = Text(f"{e.kind} ", style="bold").append_text(safe_name(label(srv, e), "bold"))
     parts.append(title)
     flags = Text("  ")
     if e.kind == "tool":
@@ -225,7 +225,7 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
 def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, color: bool = True) -> Group:
     parts: list[Any] = []
     if whole_server:
-        head = Text("server ", style="bold").append_text(safe_text(srv.name, "bold", keep_newlines=False))
+        head = Text("server ", style="bold").append_text(safe_name(srv.name, "bold"))
         head.append(f"  {srv.transport}, policy {srv.policy}")
         parts.append(head)
         where = " ".join([srv.command or "", *srv.args]).strip() if srv.transport == "stdio" else (srv.url or "")

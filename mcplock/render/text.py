@@ -11,7 +11,7 @@ from rich.text import Text
 from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.lock.targets import item_target
 from mcplock.severity import CRITICAL, style, worst_of
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_name, safe_text
 
 STATE_STYLE = {"accepted": "green", "rejected": "red"}
 
@@ -33,7 +33,7 @@ def _pins(lock: Lock) -> Text:
     width = max(len(n) for n in lock.servers) + 2
     out = Text("\npackage pins\n", style="bold")
     for name, s in sorted(lock.servers.items()):
-        label = safe_text(name, keep_newlines=False)
+        label = safe_name(name)
         out.append_text(label).append(" " * max(1, width - label.cell_len))
         out.append_text(safe_text(describe(s.package, s.command, s.args), keep_newlines=False)).append("\n")
     out.rstrip()
@@ -50,7 +50,7 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
     rows = []
     for name, s in sorted(lock.servers.items()):
         tools = s.tools
-        rows.append((safe_text(name, keep_newlines=False), s.transport, str(len(tools)),
+        rows.append((safe_name(name), s.transport, str(len(tools)),
                      str(sum(1 for t in tools.values() if t.enabled)), s.pending_count(), s.policy, _where(s)))
     heads = ("server", "transport", "tools", "enabled", "pending", "policy")
     widths = [max([len(h), *((r[k].cell_len if isinstance(r[k], Text) else len(str(r[k]))) for r in rows)]) + 2
@@ -75,11 +75,12 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
         parts.append(note)
     # per-server item lines, padded by hand: a rich Table costs ~0.5 ms a row
     for name, s in sorted(lock.servers.items()):
-        rows = [(safe_text(item_target(e), keep_newlines=False), e) for e in s.entries()]
-        width = max([len(name) + 1, *(r[0].cell_len for r in rows)]) + 2
+        rows = [(safe_name(item_target(e)), e) for e in s.entries()]
+        head = safe_name(name)
+        width = max([head.cell_len + 1, *(r[0].cell_len for r in rows)]) + 2
         block = Text()
-        block.append_text(safe_text(name, keep_newlines=False))
-        block.append("/".ljust(width - len(name)), style="bold")
+        block.append_text(head)
+        block.append("/".ljust(width - head.cell_len), style="bold")
         block.append("enabled  approval  state\n", style="bold")
         for label, e in rows:
             block.append_text(label)
@@ -117,7 +118,7 @@ def render_findings(findings: Iterable[Any]) -> Group:
         by_server.setdefault(f.server, []).append(f)
     lines: list[Any] = []
     for server, group in by_server.items():
-        head = safe_text(server, "bold", keep_newlines=False) if server else Text("host settings", style="bold")
+        head = safe_name(server, "bold") if server else Text("host settings", style="bold")
         lines.append(head.append(":"))
         for f in group:
             style = {"pending": "bold yellow", "critical-accepted": "yellow"}.get(f.code, "bold red")

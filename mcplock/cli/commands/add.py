@@ -4,27 +4,33 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
 
 from mcplock import severity
 from mcplock.cli import context, progress
-from mcplock.cli.commands.registry import REGISTRY, offer_registry_names, registry_spec, warn_lookalikes
+from mcplock.cli.commands.registry import REGISTRY, registry_spec
 from mcplock.cli.context import Cli
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
-from mcplock.cli.trust import guarded
+from mcplock.cli.trust import ask, terminal
 from mcplock.core import add as core_add
-from mcplock.core.add import Staged
+from mcplock.core.add import Findings, Staged
+from mcplock.core.probing import Results
 from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers, parse_pass_env
-from mcplock.errors import SecretError, UsageError
+from mcplock.errors import SecretError, UntrustedError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.packages.mcp_registry import is_name
 from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
 from mcplock.untrusted import safe_text
+
+if TYPE_CHECKING:
+    from mcplock.lint import LintFinding
 
 
 def check_policy(policy: str) -> None:
@@ -92,15 +98,10 @@ def cmd_add(
         cli.note(n)
 
     # names already locked: exit 2 for an explicit add; skipped for an import
-    existing = core_add.locked_names(cli.lockfile)
-    clash = [sp.name for sp, _ in found.specs if sp.name in existing]
-    if clash and not from_file:
-        raise UsageError(f"`{clash[0]}` is already locked",
-                         hint=f"run `mcplock refresh {clash[0]}` to re-probe it, or `mcplock remove {clash[0]}` first")
+    specs, clash = core_add.new_only(found.specs, cli.lockfile, explicit=not from_file)
     for c in clash:
         cli.err.print(safe_text(f"skipped `{c}`: already locked (use `mcplock refresh {c}`)", "yellow",
                                 keep_newlines=False))
-    specs = [(sp, h) for sp, h in found.specs if sp.name not in existing]
     if not specs:
         cli.info("nothing to add")
         return 0
@@ -135,59 +136,69 @@ def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | No
                       cwd=cwd, pin_resources=pin_resources)
 
 
+class Asks(core_add.Hooks):
+    """`add`'s and `init`'s side of :func:`mcplock.core.add.add_servers`: the warnings, the
+    trust question, the progress lines, and per new server "accept all of them?" (a yes with
+    --yes; asked only at a terminal)."""
+
+    def __init__(self, cli: Cli, yes: bool, interactive: bool, environ: Mapping[str, str] | None) -> None:
+        self.cli, self.yes, self.interactive = cli, yes, interactive
+        self.progress = progress.Progress(cli, environ)
+
+    def lookalike(self, spec: ServerSpec, finding: LintFinding) -> None:
+        row = Text(f"warning: {finding.severity} {finding.rule} in ", style=severity.style(finding.severity))
+        row.append_text(safe_text(spec.name, keep_newlines=False)).append(": ")
+        self.cli.err.print(row.append_text(safe_text(finding.message, keep_newlines=False)))
+
+    def trust(self, refused: UntrustedError) -> bool:
+        if not terminal():
+            raise refused
+        return ask(self.cli, refused)
+
+    def pinning(self, spec: ServerSpec) -> None:
+        self.cli.info(Text("pinning ").append_text(safe_text(spec.name, keep_newlines=False))
+                      .append(": resolving its package"))
+
+    def probing(self, specs: list[ServerSpec]) -> None:
+        self.progress.announce(specs)
+
+    def event(self, name: str, what: str) -> None:
+        self.progress.event(name, what)
+
+    def say(self, text: str) -> None:
+        progress.say_plain(text)
+
+    def probed(self, results: Results) -> None:
+        progress.show_skipped(self.cli, results)
+
+    def confirm(self, entry: ServerEntry, findings: Findings) -> bool:
+        _warn_findings(self.cli, entry, findings)
+        return self.yes or (self.interactive and _confirm(self.cli, entry, findings))
+
+
 def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: ProbeArgs, *, consent: bool,
                how: str) -> int:
-    """Probe new servers, stage what they offer, accept it (--yes, or yes at the prompt) but
-    for critical findings, and write them to the lock. `add` and `init` end here.
-
-    Nothing runs before it is trusted: ``consent`` (typed on the command line, --trust,
-    --yes), an earlier trust in this project, or a yes at the terminal; else the refusal
-    names ``how`` (the command that trusts)."""
-    from mcplock.core import trust as core_trust
-    from mcplock.core.oauth import discovered_launch
-    from mcplock.core.registry import check_claims
-    from mcplock.core.specs import probe_spec
-    from mcplock.lint.entries import lint_entries
-
-    opts = args.options(cli)
-    warn_lookalikes(cli, [sp for sp, _ in specs])  # named before anything is trusted, fetched or installed
-    # trusted before anything is fetched: the commands as the person sees them (nothing is
-    # resolved or downloaded for a server that is not trusted), then the launch as it will run,
-    # its package pinned to the exact release that command named (docs/least-privilege.md)
-    asked = [probe_spec(sp, cli.lock_dir) for sp, _ in specs]
-    if consent:
-        core_trust.trust(asked, cli.lock_dir)
-    else:
-        guarded(cli, lambda: core_trust.gate(asked, cli.lock_dir, how=how))
-    check_claims([sp for sp, _ in specs], opts.environ)  # an impostor registry entry: refused, nothing installed
-    specs, unpinned = core_add.pin_packages(specs, opts.environ, on_pin=lambda sp: cli.info(
-        Text("pinning ").append_text(safe_text(sp.name, keep_newlines=False)).append(": resolving its package")))
-    launch = [probe_spec(sp, cli.lock_dir) for sp, _ in specs if sp.name not in unpinned]
-    core_trust.trust(launch, cli.lock_dir)
-    results = progress.probe(cli, launch, opts, login=args.login) if launch else {}
-    core_trust.trust(discovered_launch(launch), cli.lock_dir)  # (SEP-990: the issuer it found is locked)
-    results.update(unpinned)
-    client = args.client() if args.client_name != "mcplock" else None  # the default identity is not pinned
-    staged, failed = core_add.stage_new(specs, results, policy, client)
-    interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
-    findings = lint_entries(staged)
-    held: dict[str, list[str]] = {}
-    for entry in staged:
-        _warn_findings(cli, entry, findings)
-        if yes or (interactive and _confirm(cli, entry, findings)):
-            held[entry.name] = core_add.accept_all_but_critical(entry, findings)
-    clashes = core_add.write_new(cli.lockfile, staged)
-    for name, err in {**failed, **clashes}.items():
-        report_failure(cli, name, err)
-    for entry in staged:
-        if entry.name not in clashes:
-            _report_locked(cli, entry, held.get(entry.name, []))
-    offer_registry_names(cli, [e for e in staged if e.name not in clashes])
+    """`add` and `init` end here: :func:`mcplock.core.add.add_servers`, then what it did, then
+    (at a terminal) the offer to walk what is left pending."""
     from mcplock.cli.walk import review_now
 
-    pending = [e for e in staged if e.name not in clashes and e.pending_count()]
+    opts = args.options(cli)
+    interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
+    client = args.client() if args.client_name != "mcplock" else None  # the default identity is not pinned
+    asks = Asks(cli, yes, interactive, opts.environ)
+    done = core_add.add_servers(specs, lockfile=cli.lockfile, policy=policy, opts=opts, login=args.login,
+                                client=client, consent=consent, how=how, hooks=asks)
+    for name, err in done.failed.items():
+        report_failure(cli, name, err)
+    for entry in done.entries:
+        _report_locked(cli, entry, done.held.get(entry.name, []))
+    for name, package, got in done.claims:
+        cli.note(f"`{name}`: its package {package} claims the MCP Registry name {got}: `mcplock inspect {got}` "
+                 f"shows the entry; `mcplock add {got} --name NAME` adds a server from the registry, which "
+                 "`mcplock outdated` then follows")
+    pending = done.pending()
     code = review_now(cli, pending, interactive) if pending else 0
-    return code if code else 3 if failed or clashes else 0
+    return code if code else 3 if done.failed else 0
 
 
 def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
@@ -219,7 +230,7 @@ def _extras(entry: ServerEntry) -> str:
     return ", ".join(parts)
 
 
-def _warn_findings(cli: Cli, entry: ServerEntry, findings: dict) -> None:
+def _warn_findings(cli: Cli, entry: ServerEntry, findings: Findings) -> None:
     for e in entry.entries():
         for f in findings.get((entry.name, e.kind, e.key), []):
             if not severity.at_least(f.severity, severity.HIGH):
@@ -230,7 +241,7 @@ def _warn_findings(cli: Cli, entry: ServerEntry, findings: dict) -> None:
             cli.err.print(row)
 
 
-def _confirm(cli: Cli, entry: ServerEntry, findings: dict) -> bool:
+def _confirm(cli: Cli, entry: ServerEntry, findings: Findings) -> bool:
     out = cli.out
     out.print(Text("server ", style="bold").append_text(safe_text(entry.name, keep_newlines=False))
               .append(f" offers {len(entry.tools)} tools:"))

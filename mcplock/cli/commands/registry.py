@@ -6,7 +6,6 @@ from __future__ import annotations
 import typer
 from rich.text import Text
 
-from mcplock import severity
 from mcplock.cli import context
 from mcplock.cli.context import Cli
 from mcplock.spec import ServerSpec
@@ -32,47 +31,6 @@ def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None) ->
         cli.info(f"{got.spec.name} needs {', '.join(got.launch.required)} (set in the environment when it runs; "
                  "the lock holds ${VAR} templates only)")
     return got.spec
-
-
-def warn_lookalikes(cli: Cli, specs: list[ServerSpec]) -> int:
-    """Name every package that looks like a well-known one, before anything is installed (high;
-    never silenced by --yes). The number named."""
-    from mcplock.lint.packages import lookalike, named_package
-
-    n = 0
-    for sp in specs:
-        named = named_package(sp.command, sp.args) if sp.transport == "stdio" else None
-        if named is None:
-            continue
-        found = lookalike(*named, sp.registry.name if sp.registry is not None else None)
-        if found is None:
-            continue
-        n += 1
-        row = Text(f"warning: {found.severity} {found.rule} in ", style=severity.style(found.severity))
-        row.append_text(safe_text(sp.name, keep_newlines=False)).append(": ")
-        cli.err.print(row.append_text(safe_text(found.message, keep_newlines=False)))
-    return n
-
-
-def offer_registry_names(cli: Cli, entries: list) -> None:  # type: ignore[type-arg]
-    """For servers imported from a host config whose package claims an MCP Registry name: say
-    so, and how to see that entry (`init`, `add --from`). An offer only: a registry that cannot
-    be asked changes nothing."""
-    from mcplock.packages.claims import claimed
-    from mcplock.packages.errors import RegistryError
-
-    for entry in entries:
-        pin = entry.package
-        if entry.registry is not None or entry.source is None or pin is None or pin.registry not in ("npm", "pypi"):
-            continue
-        try:
-            got = claimed(pin.registry, pin.name, pin.version)
-        except RegistryError:
-            continue
-        if got:
-            cli.note(f"`{entry.name}`: its package {pin.label} claims the MCP Registry name {got}: "
-                     f"`mcplock inspect {got}` shows the entry; `mcplock add {got} --name NAME` adds a server "
-                     "from the registry, which `mcplock outdated` then follows")
 
 
 def _package_of(server: dict) -> str:
