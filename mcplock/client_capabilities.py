@@ -6,7 +6,7 @@ host sees. By default the probe declares what the common hosts (Claude Code, Cur
 declare: roots, sampling and elicitation; ``--client-capabilities`` changes it, and the lock
 records it per server (``client-capabilities``) so ``diff`` and ``refresh`` present the same
 client. During a probe, the server's requests are answered harmlessly: no roots, sampling
-refused, elicitation declined (:func:`mcplock.probe._common.answer_server_request`).
+refused, elicitation declined (:func:`mcplock.probe.transport.answer_server_request`).
 
 Pure, no imports beyond the errors: offline commands read it.
 """

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 COMMAND = "{command}"  # where an Action's text shows its command
 
@@ -100,7 +100,7 @@ class McplockError(Exception):
     def as_json(self) -> dict[str, object]:
         return {"code": self.code, "message": self.message, "hint": self.hint}
 
-    def evolve(self, **changes: Any) -> McplockError:
+    def evolve(self, **changes: Any) -> Self:
         """A copy with some attributes changed (``message``, ``action``); the rest is kept."""
         new = type(self).__new__(type(self))
         new.__dict__.update(self.__dict__)
@@ -175,6 +175,8 @@ class ProbeError(McplockError):
     def __init__(self, kind: str, message: str, *, hint: str | None = None, action: Action | None = None) -> None:
         super().__init__(message, hint=hint, code=kind, action=action)
         self.kind = kind
+        self.stderr_tail = ""  # a probe's error: the server's last stderr lines, and stdout it skipped
+        self.skipped_lines: list[str] = []
 
     def as_json(self) -> dict[str, object]:
         return {"kind": self.kind, "message": self.message, "hint": self.hint}

@@ -7,7 +7,10 @@ offline commands light) and under ``TYPE_CHECKING``. A unit is a top-level modul
 - no cycle between units (the layers are a stack, so a package can be read, tested and moved
   without the ones above it);
 - nothing below ``cli`` imports ``cli``;
-- ``probe`` never imports ``auth`` (the HTTP client is injected).
+- ``probe`` never imports ``auth`` (the HTTP client is injected);
+- outside ``probe/`` nothing imports a private part of it (``mcplock.probe._stdio``, or a
+  ``_name`` from a probe module): the guard and core reach servers through the public transport
+  layer (``mcplock.probe.transport.Connection``, ``mcplock.probe.session``).
 """
 
 from __future__ import annotations
@@ -113,6 +116,37 @@ def test_nothing_below_the_cli_imports_it():
 
 def test_probe_never_imports_auth():
     assert "auth" not in import_edges()["probe"]
+
+
+def private_probe_imports(root: Path = ROOT) -> list[str]:
+    """``module:line name`` of every import of a private probe part from outside ``probe/``."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        module, is_package = _module_name(path, root)
+        if module == "mcplock.probe" or module.startswith("mcplock.probe."):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            for target in _imported(node, module, is_package):
+                parts = target.split(".")
+                if parts[:2] == ["mcplock", "probe"] and any(p.startswith("_") for p in parts[2:]):
+                    found.append(f"{module}:{node.lineno} {target}")
+    return found
+
+
+def test_only_the_public_probe_is_imported_from_outside():
+    assert not private_probe_imports()
+
+
+def test_the_private_probe_check_sees_lazy_and_from_imports(tmp_path):
+    pkg = tmp_path / "mcplock"
+    (pkg / "probe").mkdir(parents=True)
+    (pkg / "guard").mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "probe" / "__init__.py").write_text("from mcplock.probe._x import y\n")  # inside: allowed
+    (pkg / "guard" / "__init__.py").write_text("def f():\n    from mcplock.probe import _stdio\n")
+    (pkg / "guard" / "up.py").write_text("from mcplock.probe.session import _list_all\nimport mcplock.probe.session\n")
+    assert private_probe_imports(pkg) == ["mcplock.guard:2 mcplock.probe._stdio",
+                                          "mcplock.guard.up:1 mcplock.probe.session._list_all"]
 
 
 def test_the_contract_sees_a_cycle_lazy_or_relative(tmp_path):

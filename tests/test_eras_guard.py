@@ -321,3 +321,32 @@ def test_a_modern_sdk_host_lists_a_legacy_servers_resources(cli):
 
     assert cli("add", "cal", "--yes", "--policy", "none", "--", *stdio_command()).returncode == 0
     assert asyncio.run(host()) == ["calendar://today", "file:///notes/readme.md"]
+
+
+def test_discover_is_answered_before_the_guard_imports_asyncio(cli, tmp_path):
+    # docs/performance.md, "The guard's start": a modern host's connect is the answer to its
+    # server/discover, which comes from the lock alone. With an `asyncio` that never finishes
+    # importing, the guard still answers it (then never gets further)
+    import select
+    import subprocess
+
+    _lock(cli, "modern")
+    shadow = tmp_path / "shadow" / "asyncio"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("import time\ntime.sleep(60)\n")
+    env = {**os.environ, "PYTHONPATH": str(shadow.parent)}
+    proc = subprocess.Popen([MCPLOCK, "run", "docs"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env)
+    try:
+        msg = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": ENVELOPE}}
+        proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready, "server/discover was not answered before asyncio was imported"
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 1 and "2026-07-28" in answer["result"]["supportedVersions"]
+        assert answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"] == \
+            load("mcp.lock").servers["docs"].server_info
+    finally:
+        proc.kill()
+        proc.wait()

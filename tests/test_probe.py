@@ -945,7 +945,7 @@ def test_no_sdk_and_no_httpx_at_import():
     code = (
         "import sys, mcplock.probe; "
         "assert 'httpx2' not in sys.modules and 'httpx' not in sys.modules, 'httpx'; "
-        "from mcplock.probe import _stdio, _session, streamable_http, sse, errors; "
+        "from mcplock.probe import _stdio, session, transport, streamable_http, sse, errors; "
         "assert 'mcplock.auth' not in sys.modules, 'auth'; "
         "assert 'httpx' not in sys.modules, 'httpx besides httpx2'; "
         "assert not any(m == 'mcp' or m.startswith('mcp.') for m in sys.modules), 'sdk'"

@@ -178,9 +178,9 @@ def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_s
         while worker.is_alive():
             worker.join(0.1)
     except BaseException:
-        from mcplock.probe import _stdio
+        from mcplock.probe import kill_all_live
 
-        _stdio.kill_all_live()  # a broken lock or Ctrl-C: stop the servers already started
+        kill_all_live()  # a broken lock or Ctrl-C: stop the servers already started
         worker.join(10)
         raise
     if "error" in box:

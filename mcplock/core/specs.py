@@ -60,10 +60,10 @@ def source_path(path: str, base: str) -> str:
 def imported(sources: dict[str, Any], srv: ServerEntry, base: str) -> Any:
     """The server's current entry in its host config (None when it has no source).
     ``sources`` caches the configs read so far."""
+    if not srv.source:
+        return None  # (before the import: the guard's start of a server added by command)
     from mcplock.hosts import load_host_config
 
-    if not srv.source:
-        return None
     if srv.source not in sources:
         sources[srv.source] = load_host_config(os.path.join(base, srv.source), source=srv.source, project_dir=base)
     return sources[srv.source].servers.get(srv.name)

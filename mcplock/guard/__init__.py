@@ -68,12 +68,15 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
     started = start_early(spec, opts.environ if opts.environ is not None else os.environ)
     try:
+        from mcplock.guard.discover import answer_early
+
+        early = answer_early(srv)  # a modern host connected: before asyncio and the guard are imported
         import asyncio
 
         from mcplock.guard.relay import Guard
 
         guard = Guard(srv, spec, opts, lockfile=lockfile, strict=strict, request_timeout=request_timeout, say=say,
-                      started=started, org=org)
+                      started=started, org=org, early=early)
 
         async def main() -> int:
             asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)
@@ -84,14 +87,13 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
                 return runner.run(main())
             except KeyboardInterrupt:  # SIGTERM/SIGHUP too (errors.Terminated); the loop runs once more to clean up:
                 guard.io.abandon()  # a host that stopped reading must not block that (docs/failing-safe.md, 8)
-                from mcplock.probe import _stdio
+                from mcplock.probe import kill_all_live
 
-                _stdio.kill_all_live()  # and the server stops now, not after the clean-up
+                kill_all_live()  # and the server stops now, not after the clean-up
                 raise
     finally:
-        from mcplock.probe import _stdio
+        from mcplock.probe import kill_all_live
+        from mcplock.probe.launch import stop_unadopted
 
-        _stdio.kill_all_live()
-        if started is not None and started.returncode is None:  # never adopted (the host left first)
-            _stdio.kill_group(started.pid)
-            started.wait()
+        kill_all_live()
+        stop_unadopted(started)

@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
 from mcplock.guard.calls import server_question
+from mcplock.guard.discover import discover_answer
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, HostIO, error, result
 from mcplock.lock.model import ServerEntry
-from mcplock.policy import decide_item
 from mcplock.probe import era
 
 INTERNAL_ERROR = -32603  # what a modern host gets for an upstream failure (-32000 is the legacy range)
@@ -71,44 +71,20 @@ class ModernHost:
     host_era: str | None
     subscriptions: dict[Any, dict[str, Any]]
     states: dict[str, str]
+    discover_early: bool  # the host's first server/discover was answered before the loop started
     asked_calls: dict[tuple[str, Any], _Held]  # a modern host's call its legacy upstream asked about
     asked_states: dict[str, _Held]  # the requestState the guard gave for it -> the call
 
     if TYPE_CHECKING:
         def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
-        def _capabilities(self, up: dict[str, Any]) -> dict[str, Any]: ...
 
     # --- server/discover --------------------------------------------------------------------
 
-    def _locked_capabilities(self) -> dict[str, Any]:
-        """The capabilities of what the lock holds (before the upstream is verified)."""
-        caps: dict[str, Any] = {}
-        if self.server.items["tool"]:
-            caps["tools"] = {}
-        if self.server.items["prompt"]:
-            caps["prompts"] = {}
-        if self.server.items["resource-template"] or self.server.pin_resources:
-            caps["resources"] = {}
-        return self._capabilities(caps)
-
-    def _discover_result(self) -> dict[str, Any]:
-        info = self.server.server_info or {"name": self.server.name, "version": "0"}
-        out: dict[str, Any] = {"resultType": "complete", "supportedVersions": [era.MODERN, era.LEGACY],
-                               "capabilities": self._locked_capabilities(),
-                               "_meta": {era.SERVER_INFO_KEY: info}, "ttlMs": 0, "cacheScope": "private"}
-        e = self.server.instructions
-        if e is not None and isinstance(e.definition, str) and decide_item(
-                self.server.name, "instructions", "instructions", e, e.hash).allowed:
-            out["instructions"] = e.definition
-        return out
-
     def _answer_discover(self, msg: dict[str, Any]) -> None:
-        version = era.request_version(msg.get("params"))
-        if version is not None and not era.is_modern(version):
-            self.io.send(error(msg["id"], era.UNSUPPORTED_VERSION, "Unsupported protocol version",
-                               {"supported": [era.MODERN, era.LEGACY], "requested": version}))
+        if self.discover_early:
+            self.discover_early = False  # answered before the event loop started (guard/discover.py)
             return
-        self.io.send(result(msg["id"], self._discover_result()))
+        self.io.send(discover_answer(self.server, msg))
 
     # --- what a modern host gets ------------------------------------------------------------
 

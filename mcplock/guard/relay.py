@@ -19,6 +19,7 @@ from typing import Any
 
 from mcplock.errors import ProbeError
 from mcplock.guard.calls import Validators
+from mcplock.guard.discover import advertised, capabilities
 from mcplock.guard.freshness import Freshness
 from mcplock.guard.handlers import Handlers
 from mcplock.guard.hostio import SERVER_ERROR, HostIO, error, result
@@ -33,14 +34,11 @@ from mcplock.probe import era
 SUPPORTED_VERSIONS = era.LEGACY_VERSIONS  # what a legacy host may ask for in `initialize`
 
 
-def _advertised(caps: dict[str, Any], name: str) -> bool:
-    return caps.get(name) not in (None, False)
-
-
 class Guard(Handlers, Relaying, ModernHost):
     def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str, strict: bool = False,
                  request_timeout: float | None = 120.0, say: Callable[[str], None] = lambda _: None,
-                 io: HostIO | None = None, started: Any = None, org: Any = None) -> None:
+                 io: HostIO | None = None, started: Any = None, org: Any = None,
+                 early: tuple[bytes, bool] = (b"", False)) -> None:
         self.server = server
         self.org = org  # the organisation's policy: the view refuses what it denies
         self.lockfile = lockfile
@@ -80,6 +78,7 @@ class Guard(Handlers, Relaying, ModernHost):
         self._call_params: dict[tuple[str, Any], dict[str, Any]] = {}  # -> its params (a legacy host's retry)
         self.asked_calls: dict[tuple[str, Any], Any] = {}  # modern host, legacy upstream asking (guard/modern.py)
         self.asked_states: dict[str, Any] = {}
+        self.preread, self.discover_early = early  # what guard.discover.answer_early read and answered
         self.freshness = Freshness()  # a modern upstream without listChanged: re-listed before a call
 
     # --- the session ----------------------------------------------------------------------
@@ -89,7 +88,7 @@ class Guard(Handlers, Relaying, ModernHost):
         self.fresh, self.reverifying, self.done = asyncio.Event(), asyncio.Lock(), asyncio.Event()
         self.fresh.set()
         try:
-            await self.io.start(self._on_host, self._host_closed)
+            await self.io.start(self._on_host, self._host_closed, self.preread)
             await self.done.wait()
         finally:
             pending = [*self.tasks, *self.by_host_id.values()]
@@ -126,8 +125,8 @@ class Guard(Handlers, Relaying, ModernHost):
         from mcplock.client_capabilities import chosen
 
         locked_as = chosen(None, self.server.client_capabilities)  # what the lock's probe declared
-        self.host = Host(elicitation=_advertised(caps, "elicitation"), strict=self.strict,
-                         lacks=tuple(c for c in locked_as if not _advertised(caps, c)))
+        self.host = Host(elicitation=advertised(caps, "elicitation"), strict=self.strict,
+                         lacks=tuple(c for c in locked_as if not advertised(caps, c)))
         return {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
 
     async def _open_upstream(self, relayed: dict[str, Any], wanted: str | None,
@@ -191,18 +190,7 @@ class Guard(Handlers, Relaying, ModernHost):
         self._now_ready()
 
     def _capabilities(self, up: dict[str, Any]) -> dict[str, Any]:
-        caps: dict[str, Any] = {}
-        if _advertised(up, "tools"):
-            caps["tools"] = {"listChanged": True}
-        if _advertised(up, "prompts"):
-            caps["prompts"] = {"listChanged": True}
-        if _advertised(up, "resources"):
-            res = up["resources"] if isinstance(up["resources"], dict) else {}
-            caps["resources"] = {**res, "listChanged": True}
-        for k in ("logging", "completions"):
-            if _advertised(up, k):
-                caps[k] = up[k]
-        return caps
+        return capabilities(up)
 
     def _report_hidden(self) -> None:
         assert self.view is not None

@@ -189,7 +189,7 @@ class Relaying:
             if self.host_era == "modern" and self._ask_modern_host(msg):
                 return  # it reaches the host inside an input_required answer to its call
             if self.host_era == "modern":  # a modern host takes no requests: answered here, harmlessly
-                from mcplock.probe._common import answer_server_request
+                from mcplock.probe.transport import answer_server_request
 
                 self._note(f"server-request:{method}", f"mcplock: {self.server.name} asked the host "
                            f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined")

@@ -115,7 +115,7 @@ class GuardedSession:
 
     async def _answer(self, msg: dict[str, Any]) -> None:
         from mcplock.errors import ProbeError
-        from mcplock.probe._common import answer_server_request
+        from mcplock.probe.transport import answer_server_request
 
         if msg.get("method") == "elicitation/create":
             reply = {"jsonrpc": "2.0", "id": msg.get("id"), "result": await self._elicit(msg.get("params"))}

@@ -5,9 +5,13 @@ keeps every definition as the raw JSON the server sent, and bounds everything: a
 timeout, page / item / message-size caps, a repeated-cursor guard. stdio servers run in their
 own process group and the whole group is killed at the end, whatever happened.
 
-Modules: ``_session`` (initialize + paginated lists), ``_stdio``, ``streamable_http``,
-``sse`` (legacy HTTP+SSE), ``http`` (what the HTTP transports share, the client among it),
-``errors`` (HTTP failures → ProbeError; a leaf), ``_common`` (JSON-RPC shapes, scrubbing).
+Public: ``transport`` (the :class:`~mcplock.probe.transport.Connection` Protocol every
+transport implements, and :func:`~mcplock.probe.transport.transport_for`), ``session`` (the
+opening + the paginated lists over a Connection), ``launch`` (a stdio server's environment and
+early start), ``era``, ``errors`` (HTTP failures → ProbeError; a leaf), ``http`` (the plain
+HTTP client). Outside ``probe/`` no ``_private`` module is imported (tests/test_architecture.py).
+The transports ``_stdio``, ``streamable_http``, ``sse`` are built by ``transport_for``;
+``_open``, ``_reads``, ``_pipes``, ``_common`` are reached through the public ones.
 The probe never imports :mod:`mcplock.auth`: an OAuth client comes in through
 ``ProbeOptions.http_client`` (see :func:`mcplock.auth.http_client`).
 
@@ -31,7 +35,9 @@ from mcplock.spec import ServerSpec
 if TYPE_CHECKING:
     import httpx2
 
-__all__ = ["HttpClientFactory", "ProbeError", "ProbeOptions", "probe", "probe_many"]
+    from mcplock.probe.transport import Connection
+
+__all__ = ["Connection", "HttpClientFactory", "ProbeError", "ProbeOptions", "kill_all_live", "probe", "probe_many"]
 
 # (spec, options, environ) -> the httpx2 client for that remote server. Called once per HTTP
 # probe; the transport closes the client. Build the plain one with mcplock.probe.http.new_client.
@@ -58,76 +64,50 @@ class ProbeOptions:
     client_capabilities: tuple[str, ...] | None = None
 
 
-def _transport(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]):  # type: ignore[no-untyped-def]
-    if spec.transport == "stdio":
-        from mcplock.probe._stdio import StdioTransport
-
-        return StdioTransport(spec, opts, environ)
-    if spec.transport == "http":
-        from mcplock.probe.streamable_http import StreamableHttpTransport
-
-        return StreamableHttpTransport(spec, opts, environ)
-    if spec.transport == "sse":
-        from mcplock.probe.sse import LegacySseTransport
-
-        return LegacySseTransport(spec, opts, environ)
-    raise ProbeError("config", f"server `{spec.name}`: unknown transport `{spec.transport}`")
-
-
 async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
     """Connect to one server, list everything it offers, disconnect. Raises ProbeError."""
     import asyncio
 
-    from mcplock.probe import _session
-    from mcplock.probe._common import fmt_seconds, scrubbed, secret_values, with_stderr
+    from mcplock.probe import session
+    from mcplock.probe._common import scrubbed, secret_values
+    from mcplock.probe.transport import explained, timed_out, transport_for
     from mcplock.untrusted import sanitize
 
     opts = opts or ProbeOptions()
     environ = os.environ if opts.environ is None else opts.environ
     secrets = secret_values(spec, environ)
-    transport = None
+    conn: Connection | None = None
     try:
         try:
-            transport = _transport(spec, opts, environ)
+            conn = transport_for(spec, opts, environ)
             async with asyncio.timeout(opts.timeout):
-                await transport.start()
-                snap = await _session.run(transport, spec, opts)
+                await conn.start()
+                snap = await session.run(conn, spec, opts)
         except TimeoutError:
-            if transport is not None and hasattr(transport, "timeout_error"):
-                raise transport.timeout_error(opts.timeout) from None
-            waiting = transport.state.step.removeprefix("the answer to ") if transport is not None else "start"
-            raise ProbeError(
-                "timeout",
-                f"server `{spec.name}`: no answer within {fmt_seconds(opts.timeout)} s (waiting for {waiting})",
-                hint="if the server is just slow, give it longer with --timeout SECONDS",
-            ) from None
+            raise timed_out(conn, spec, opts.timeout,
+                            hint="if the server is just slow, give it longer with --timeout SECONDS") from None
         except ProbeError as e:
-            stderr = getattr(getattr(transport, "stderr", None), "text", lambda: "")()
-            message = e.message
-            if stderr and "stderr (last lines)" not in message:
-                message = with_stderr(message, stderr, 20 if opts.verbose else 10)
-            skipped = transport.state.skipped_lines if transport is not None else []
+            err = explained(e, conn, opts.verbose)
+            skipped = conn.state.skipped_lines if conn is not None else []
             if opts.verbose and skipped and e.kind != "garbage":
-                message += "\nstdout lines that were not JSON-RPC (skipped):\n" + "\n".join(
-                    "  | " + sanitize(line, 200) for line in skipped[:20]
-                )
-            if message != e.message:
-                raise e.evolve(message=message) from None
+                err = err.evolve(message=err.message + "\nstdout lines that were not JSON-RPC (skipped):\n" + "\n".join(
+                    "  | " + sanitize(line, 200) for line in skipped[:20]))
+            if err is not e:
+                raise err from None
             raise
         finally:
-            if transport is not None:
-                await transport.close()
+            if conn is not None:
+                await conn.close()
     except ProbeError as e:
         err = scrubbed(e, secrets)
-        if transport is not None:
-            err.stderr_tail = getattr(getattr(transport, "stderr", None), "text", lambda: "")()  # type: ignore[attr-defined]
-            err.skipped_lines = list(transport.state.skipped_lines)  # type: ignore[attr-defined]
+        if conn is not None:
+            err.stderr_tail = conn.stderr_tail()
+            err.skipped_lines = list(conn.state.skipped_lines)
         if err is e:
             raise
         raise err from None
-    snap.skipped_lines = list(transport.state.skipped_lines)
-    stderr = getattr(transport, "stderr", None)
-    snap.stderr_tail = stderr.text() if stderr is not None else ""
+    snap.skipped_lines = list(conn.state.skipped_lines)
+    snap.stderr_tail = conn.stderr_tail()
     return snap
 
 
@@ -143,8 +123,6 @@ def probe_many(
     On KeyboardInterrupt every child process is killed before the interrupt propagates.
     """
     import asyncio
-
-    from mcplock.probe import _stdio
 
     opts = opts or ProbeOptions()
 
@@ -176,15 +154,26 @@ def probe_many(
     try:
         return asyncio.run(main())
     finally:
-        _stdio.kill_all_live()
+        kill_all_live()
 
 
-def _kill_leftovers() -> None:
+def kill_all_live() -> None:
+    """Kill every stdio server's process group still alive (a cleanup cut short: Ctrl-C, a
+    broken lock); nothing to do, and nothing imported, when no stdio server ran."""
     import sys
 
-    mod = sys.modules.get("mcplock.probe._stdio")
-    if mod is not None:
-        mod.kill_all_live()  # type: ignore[attr-defined]
+    stdio = sys.modules.get("mcplock.probe._stdio")
+    if stdio is not None:
+        stdio.kill_all_live()
 
 
-atexit.register(_kill_leftovers)
+atexit.register(kill_all_live)
+
+
+def __getattr__(name: str) -> object:
+    # `from mcplock.probe import Connection` without importing the transports before they are used
+    if name == "Connection":
+        from mcplock.probe.transport import Connection
+
+        return Connection
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -262,10 +262,26 @@ def scrubbed(err: ProbeError, secrets: list[str]) -> ProbeError:
     action = err.action.mapped(lambda t: scrub(t, secrets)) if err.action is not None else None
     if msg == err.message and action == err.action:
         return err
-    return err.evolve(message=msg, action=action)  # type: ignore[return-value]
+    return err.evolve(message=msg, action=action)
 
 
-class PendingRequests:
+class Defaults:
+    """What a transport without the matching ability answers (:class:`mcplock.probe.transport.Connection`)."""
+
+    def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
+        return None  # no write without a task: use request()
+
+    def write_now(self, msg: dict[str, Any]) -> bool:
+        return False  # use send_message()
+
+    def stderr_tail(self) -> str:
+        return ""  # no stderr stream (a remote server)
+
+    def timeout_error(self, seconds: float) -> ProbeError | None:
+        return None  # the generic account (mcplock.probe.transport.timed_out)
+
+
+class PendingRequests(Defaults):
     """JSON-RPC requests awaiting answers read off a stream (stdio, legacy SSE).
 
     The transport's reader resolves ``_pending[id]``; :meth:`_fail` ends every waiting

@@ -24,7 +24,7 @@ from mcplock.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
-    from mcplock.probe._session import Transport
+    from mcplock.probe.transport import Connection
     from mcplock.snapshot import Snapshot
     from mcplock.spec import ServerSpec
 
@@ -42,7 +42,7 @@ def client_info(spec: ServerSpec, opts: ProbeOptions) -> dict[str, Any]:
     return dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version), strict=False))
 
 
-async def open_session(t: Transport, spec: ServerSpec, opts: ProbeOptions, capabilities: dict[str, Any],
+async def open_session(t: Connection, spec: ServerSpec, opts: ProbeOptions, capabilities: dict[str, Any],
                        snap: Snapshot) -> None:
     """Open the conversation; fill ``snap``'s server info, version, capabilities, instructions."""
     info = client_info(spec, opts)
@@ -60,7 +60,7 @@ async def open_session(t: Transport, spec: ServerSpec, opts: ProbeOptions, capab
 
 # --- modern ---------------------------------------------------------------------------------
 
-async def _modern(t: Transport, opts: ProbeOptions, caps: dict[str, Any], info: dict[str, Any],
+async def _modern(t: Connection, opts: ProbeOptions, caps: dict[str, Any], info: dict[str, Any],
                   snap: Snapshot) -> None:
     t.state.step = "the answer to server/discover"
     version = era.MODERN
@@ -100,22 +100,22 @@ async def _modern(t: Transport, opts: ProbeOptions, caps: dict[str, Any], info: 
     raise _Legacy()
 
 
-async def _discover(t: Transport, opts: ProbeOptions, params: dict[str, Any], caps: dict[str, Any],
+async def _discover(t: Connection, opts: ProbeOptions, params: dict[str, Any], caps: dict[str, Any],
                     info: dict[str, Any], snap: Snapshot) -> dict[str, Any] | None:
     """The answer to server/discover; None when, on stdio, the ``initialize`` sent after
     ``DISCOVER_WAIT`` answered first (``snap`` then holds the legacy session, opened)."""
-    if not getattr(t, "shares_one_channel", False):  # HTTP: every request has its own answer, at once
+    if not t.shares_one_channel:  # HTTP: every request has its own answer, at once
         try:
             return await t.request("server/discover", params)
         except ProbeError as e:
             if e.kind in _LEGACY_KINDS:
                 raise _Legacy() from None
             raise
-    discover = asyncio.ensure_future(t.request("server/discover", params))
+    discover: asyncio.Future[dict[str, Any]] = asyncio.ensure_future(t.request("server/discover", params))
     done, _ = await asyncio.wait([discover], timeout=min(DISCOVER_WAIT, opts.timeout / 4))
     if done:
         return discover.result()
-    init = asyncio.ensure_future(_initialize(t, opts, caps, info, snap))
+    init: asyncio.Future[None] = asyncio.ensure_future(_initialize(t, opts, caps, info, snap))
     pending: set[asyncio.Future[Any]] = {discover, init}
     answer: dict[str, Any] | None = None
     try:
@@ -149,7 +149,7 @@ def _adopt(result: dict[str, Any], version: str, snap: Snapshot) -> None:
         raise ProbeError("protocol", f"server/discover: `capabilities` is {got}, not an object: mcplock cannot tell "
                          "which lists (tools, prompts, resources) the server offers",
                          hint="report it to the server's maintainers")
-    meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+    meta = result["_meta"] if isinstance(result.get("_meta"), dict) else {}
     server_info = meta.get(era.SERVER_INFO_KEY, result.get("serverInfo"))
     if server_info is not None and not isinstance(server_info, dict):
         raise ProbeError("protocol", f"server/discover: `serverInfo` is {json_type(server_info)}, not an object")
@@ -190,7 +190,7 @@ def rpc_error(method: str, e: RpcError) -> ProbeError:
     return ProbeError("rpc", msg)
 
 
-async def _initialize(t: Transport, opts: ProbeOptions, capabilities: dict[str, Any], info: dict[str, Any],
+async def _initialize(t: Connection, opts: ProbeOptions, capabilities: dict[str, Any], info: dict[str, Any],
                       snap: Snapshot) -> None:
     t.state.step = "the answer to initialize"
     try:

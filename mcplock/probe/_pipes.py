@@ -166,7 +166,7 @@ async def spawn(lines: Lines, command: str, args: list[str], *, limit: int,
         raise
     for fd in (1, 2):
         with contextlib.suppress(Exception):
-            transport.get_pipe_transport(fd).max_size = READ_SIZE  # type: ignore[attr-defined]
+            transport.get_pipe_transport(fd).max_size = READ_SIZE  # type: ignore[union-attr]
     return asyncio.subprocess.Process(transport, protocol, loop)
 
 
@@ -261,7 +261,11 @@ async def adopt(lines: Lines, popen: subprocess.Popen[bytes], *, limit: int) -> 
         proc._pidfd = os.pidfd_open(popen.pid)
     except (AttributeError, OSError):  # no pidfd (an old kernel, not Linux): a thread waits
         fut = loop.run_in_executor(None, popen.wait)
-        fut.add_done_callback(lambda f: proc._exited.done() or proc._exited.set_result(f.result()))
+        def exited(f: asyncio.Future[int]) -> None:
+            if not proc._exited.done():
+                proc._exited.set_result(f.result())
+
+        fut.add_done_callback(exited)
     else:
         loop.add_reader(proc._pidfd, proc._reaped)
         proc._reaped()  # it may have exited already

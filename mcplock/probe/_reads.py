@@ -20,24 +20,24 @@ from mcplock.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
-    from mcplock.probe._session import Transport
+    from mcplock.probe.transport import Connection
 
 READS_AT_ONCE = 8  # resources/read requests a probe has in flight at once
 
 
-async def read_documents(t: Transport, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> None:
-    from mcplock.probe._session import _advertised, _list_all
+async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> None:
+    from mcplock.probe.session import _advertised, list_all
 
     ui = ui_uris(snap.tools)
     snap.ui = await read_all(t, ui)
     if snap.ui and _advertised(snap.capabilities, "resources"):
         # the listing's `_meta.ui` is the host's fallback CSP: pinned with the document it describes
         listing = snap.resources if snap.resources is not None else \
-            await _list_all(t, opts, "resources/list", "resources", "resource", "uri")
+            await list_all(t, opts, "resources")
         snap.ui = [with_listing(d, listing) for d in snap.ui]
     others: set[str] = set()
     if declares(snap.capabilities, SKILLS_EXTENSION):
-        snap.skills = await _list_all(t, opts, "skills/list", "skills", "skill", "uri")
+        snap.skills = await list_all(t, opts, "skills")
         others.update(s["uri"] for s in snap.skills)
     if spec.pin_resources and snap.resources:
         others.update(r["uri"] for r in snap.resources)
@@ -49,7 +49,7 @@ async def read_documents(t: Transport, spec: ServerSpec, opts: ProbeOptions, sna
     snap.contents = await read_all(t, sorted(others))
 
 
-async def read_all(t: Transport, uris: Iterable[str]) -> list[dict[str, Any]]:
+async def read_all(t: Connection, uris: Iterable[str]) -> list[dict[str, Any]]:
     """The documents at ``uris``, in that order (those the server answers with an error left
     out), read at most :data:`READS_AT_ONCE` at a time; the first malformed answer fails them all."""
     uris = list(uris)
@@ -74,11 +74,11 @@ async def read_all(t: Transport, uris: Iterable[str]) -> list[dict[str, Any]]:
     return [d for d in done if d is not None]
 
 
-async def read(t: Transport, uri: str, *, step: bool = True) -> dict[str, Any] | None:
+async def read(t: Connection, uri: str, *, step: bool = True) -> dict[str, Any] | None:
     """``resources/read`` of ``uri`` → its pinned definition; None when the server answers with an
     error: the document is then not offered (`diff` reports a locked one as removed, the guard
     refuses it). A malformed answer fails the probe."""
-    from mcplock.probe._session import _call
+    from mcplock.probe.session import _call
 
     shown = sanitize(uri, 120)
     if step:

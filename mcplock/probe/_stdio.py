@@ -71,14 +71,15 @@ class _Gone(Exception):
 
 
 class StdioTransport(PendingRequests):
-    def __init__(self, spec: ServerSpec, opts: ProbeOptions, environ: Any) -> None:
+    def __init__(self, spec: ServerSpec, opts: ProbeOptions, environ: Any, *,
+                 started: subprocess.Popen[bytes] | None = None) -> None:
         self.spec = spec
         self.opts = opts
         self.environ = environ
         self.state = State()
         self.stderr = TailBuffer()
         self.proc: asyncio.subprocess.Process | None = None
-        self.started: subprocess.Popen[bytes] | None = None  # a child started early, to adopt (core.launch)
+        self.started = started  # a child started early from this spec, adopted by start() (probe.launch)
         self._init_requests()
         self._tasks: list[asyncio.Task[None]] = []
         self._stdout_done = asyncio.Event()
@@ -369,6 +370,9 @@ class StdioTransport(PendingRequests):
             with_stderr(f"server `{self.spec.name}` {how} while mcplock waited for {waiting}", self.stderr.text()),
             hint="run the command by hand to see why it stops",
         )
+
+    def stderr_tail(self) -> str:
+        return self.stderr.text()
 
     def timeout_error(self, timeout: float) -> ProbeError:
         waiting = self.state.step.removeprefix("the answer to ")

@@ -137,3 +137,16 @@ def start_early(spec: ServerSpec, environ: Mapping[str, str]) -> subprocess.Pope
                                 stderr=subprocess.PIPE, env=launch.env, cwd=launch.cwd, start_new_session=True)
     except (OSError, ProbeError, ValueError):
         return None
+
+
+def stop_unadopted(started: subprocess.Popen[bytes] | None) -> None:
+    """Kill the process group of a server :func:`start_early` started that no transport
+    adopted (the host left first); nothing for one that was adopted (its transport closed it)."""
+    if started is None or started.returncode is not None:
+        return
+    import contextlib
+    import signal
+
+    with contextlib.suppress(ProcessLookupError, PermissionError, OSError):
+        os.killpg(started.pid, signal.SIGKILL)
+    started.wait()

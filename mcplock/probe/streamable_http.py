@@ -22,6 +22,7 @@ from mcplock.errors import ProbeError
 from mcplock.probe import era
 from mcplock.probe._common import (
     IDLE,
+    Defaults,
     State,
     answer_server_request,
     dumps,
@@ -56,7 +57,9 @@ DEFAULT_RETRY_MS = 1000  # when the server named no retry delay
 MAX_RETRY_MS = 30_000
 
 
-class StreamableHttpTransport:
+class StreamableHttpTransport(Defaults):
+    shares_one_channel = False  # every request has its own answer, at once
+
     def __init__(self, spec: ServerSpec, opts: ProbeOptions, environ: Any) -> None:
         self.spec = spec
         self.opts = opts

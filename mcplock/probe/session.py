@@ -1,15 +1,16 @@
-"""The MCP conversation a probe holds, independent of the transport: open it in the server's
-era (:mod:`mcplock.probe._open`: ``server/discover``, or ``initialize`` +
-``notifications/initialized``), then the paginated ``*/list`` calls."""
+"""The MCP conversation over a :class:`~mcplock.probe.transport.Connection`, whatever carries
+it: open it in the server's era (:mod:`mcplock.probe._open`: ``server/discover``, or
+``initialize`` + ``notifications/initialized``), then the paginated ``*/list`` calls
+(:func:`run`); one list again later (:func:`list_all`, the guard after ``list_changed``)."""
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError, json_type
 from mcplock.probe import era
-from mcplock.probe._common import RpcError, State, response_result
+from mcplock.probe._common import RpcError, response_result
 from mcplock.probe._open import open_session
 from mcplock.probe._open import rpc_error as _rpc_error
 from mcplock.snapshot import Snapshot
@@ -18,34 +19,21 @@ from mcplock.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
+    from mcplock.probe.transport import Connection
+
+__all__ = ["KNOWN_PROTOCOL_VERSIONS", "LISTS", "list_all", "run"]
 
 METHOD_NOT_FOUND = -32601
 # the MCP protocol versions mcplock reads (the newest is what it asks for)
 KNOWN_PROTOCOL_VERSIONS = era.LEGACY_VERSIONS
 
-
-class Transport(Protocol):
-    state: State
-
-    async def start(self) -> None: ...
-
-    async def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
-        """Send a request and return the JSON-RPC response object with its id."""
-        ...
-
-    async def notify(self, method: str, params: dict[str, Any] | None) -> None: ...
-
-    def set_protocol_version(self, version: str) -> None: ...
-
-    async def close(self) -> None: ...
-
-
-# (capability, method, result field, item noun, key field, snapshot attribute)
-_LISTS = {
-    "tools": ("tools", "tools/list", "tools", "tool", "name"),
-    "prompts": ("prompts", "prompts/list", "prompts", "prompt", "name"),
-    "templates": ("resources", "resources/templates/list", "resourceTemplates", "resource template", "uriTemplate"),
-    "resources": ("resources", "resources/list", "resources", "resource", "uri"),
+# kind -> (method, result field, item noun, key field)
+LISTS = {
+    "tools": ("tools/list", "tools", "tool", "name"),
+    "prompts": ("prompts/list", "prompts", "prompt", "name"),
+    "templates": ("resources/templates/list", "resourceTemplates", "resource template", "uriTemplate"),
+    "resources": ("resources/list", "resources", "resource", "uri"),
+    "skills": ("skills/list", "skills", "skill", "uri"),
 }
 
 
@@ -62,13 +50,13 @@ def _advertised(caps: dict[str, Any], name: str) -> bool:
     return v is not None and v is not False
 
 
-async def _call(t: Transport, method: str, params: dict[str, Any] | None) -> Any:
+async def _call(t: Connection, method: str, params: dict[str, Any] | None) -> Any:
     resp = await t.request(method, params)
     t.state.valid_messages += 1
     return response_result(resp, method)
 
 
-async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
+async def run(t: Connection, spec: ServerSpec, opts: ProbeOptions,
               capabilities: dict[str, Any] | None = None) -> Snapshot:
     """Initialize, then list everything; ``capabilities``: the client's (a guard passes its host's)."""
     from mcplock import client_capabilities
@@ -81,14 +69,14 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
     await open_session(t, spec, opts, capabilities, snap)
     caps = snap.capabilities
     if _advertised(caps, "tools"):
-        snap.tools = await _list_all(t, opts, *_LISTS["tools"][1:])
+        snap.tools = await list_all(t, opts, "tools")
         t.tools = {tool["name"]: tool for tool in snap.tools}  # for the Mcp-Param-* headers of a call (HTTP)
     if _advertised(caps, "prompts"):
-        snap.prompts = await _list_all(t, opts, *_LISTS["prompts"][1:])
+        snap.prompts = await list_all(t, opts, "prompts")
     if _advertised(caps, "resources"):
-        snap.resource_templates = await _list_all(t, opts, *_LISTS["templates"][1:])
+        snap.resource_templates = await list_all(t, opts, "templates")
         if spec.pin_resources:
-            snap.resources = await _list_all(t, opts, *_LISTS["resources"][1:])
+            snap.resources = await list_all(t, opts, "resources")
     elif spec.pin_resources:
         snap.resources = []
     from mcplock.probe._reads import read_documents
@@ -98,12 +86,13 @@ async def run(t: Transport, spec: ServerSpec, opts: ProbeOptions,
     return snap
 
 
-async def _list_all(
-    t: Transport, opts: ProbeOptions, method: str, field: str, noun: str, key: str,
-    hints: dict[str, Any] | None = None,
-) -> list[dict[str, Any]]:
-    """Every page of one list. ``hints``, when given, gets the first page's caching fields
-    (``ttlMs``, ``cacheScope``: never part of a definition)."""
+async def list_all(t: Connection, opts: ProbeOptions, kind: str,
+                   hints: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every page of the list ``kind`` (a key of :data:`LISTS`), checked: bounded, no duplicate
+    keys, no looping cursor. A server without the method has an empty list. Raises ProbeError.
+    ``hints``, when given, gets the first page's caching fields (``ttlMs``, ``cacheScope``: never
+    part of a definition)."""
+    method, field, noun, key = LISTS[kind]
     items: list[dict[str, Any]] = []
     keys: set[str] = set()
     cursors: set[str] = set()
