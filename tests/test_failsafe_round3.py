@@ -557,6 +557,11 @@ def test_a_diff_shows_an_added_look_alike_apart(cli, tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"added   tool {twin['name'].strip()}\\x20" in r.stdout, r.stdout
     assert "name-collision" in r.stdout or "reads as" in r.stdout, r.stdout
+    assert cli("refresh", "docs").returncode == 0
+    r = cli("accept", "docs", "--yes")  # critical: never accepted in bulk, and the hint reaches the twin
+    out = r.stdout + r.stderr
+    assert "held 1 item(s) with critical findings (never accepted in bulk): docs/search_docs\\x20" in out, out
+    assert "`mcplock accept 'docs/search_docs '`" in out, out
 
 
 def test_check_names_look_alike_packages_and_servers_already_in_the_lock(cli):
