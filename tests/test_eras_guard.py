@@ -402,3 +402,26 @@ def test_an_approval_holds_for_the_arguments_it_was_asked_about(cli):
         assert swapped["result"]["isError"] is True  # approved for other arguments: declined, nothing sent
         assert h.close() == 0
     assert _calls() == []
+
+
+def test_a_legacy_http_servers_question_reaches_a_modern_host_as_input_required(cli):
+    # over Streamable HTTP the question comes on the call's own event stream (--sse-responses)
+    from runner import http_fixture
+
+    _surface("demo.json")
+    with http_fixture(mode="elicit", surface="surface.json", extra_args=["--sse-responses"]) as base:
+        assert cli("add", "web", base + "/mcp", "--yes", "--policy", "none").returncode == 0
+        with Host("web") as h:
+            h.request("server/discover", {"_meta": ENVELOPE})
+            first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": ENVELOPE})
+            res = first["result"]
+            assert res["resultType"] == "input_required"
+            (key, req), = res["inputRequests"].items()
+            assert req["params"]["message"] == "[server `web` asks] Book the meeting room?"
+            done = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"},
+                                            "requestState": res["requestState"],
+                                            "inputResponses": {key: {"action": "accept", "content": {"room": "Vega"}}},
+                                            "_meta": ENVELOPE})
+            assert done["result"]["resultType"] == "complete"
+            assert '"room":"Vega"' in json.dumps(done["result"]["content"]).replace('\\"', '"').replace(" ", "")
+            assert h.close() == 0
