@@ -195,13 +195,13 @@ def identities(srv: ServerEntry) -> list[str]:
     registry_name = getattr(srv, "registry_name", None)
     if isinstance(registry_name, str):
         out.append(registry_name)
-    if srv.package is not None:
-        out.append(f"{srv.package.registry}:{srv.package.name}")
-    elif srv.transport == "stdio":
-        launch = parse(srv.command, srv.args)
+    if srv.spec.package is not None:
+        out.append(f"{srv.spec.package.registry}:{srv.spec.package.name}")
+    elif srv.spec.transport == "stdio":
+        launch = parse(srv.spec.command, srv.spec.args)
         out.append(f"{launch.registry}:{launch.name}" if isinstance(launch, Launch) else "local")
-    if srv.url:
-        out.append(srv.url)
+    if srv.spec.url:
+        out.append(srv.spec.url)
     return out
 
 
@@ -239,18 +239,18 @@ def server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
 
     out: list[Violation] = []
     name = srv.name
-    launched = srv.transport == "stdio" and srv.command and launcher_name(srv.command) in LAUNCHERS
-    if policy.require_pin and launched and srv.package is None:
-        launch = parse(srv.command, srv.args)
+    launched = srv.spec.transport == "stdio" and srv.spec.command and launcher_name(srv.spec.command) in LAUNCHERS
+    if policy.require_pin and launched and srv.spec.package is None:
+        launch = parse(srv.spec.command, srv.spec.args)
         why = "" if isinstance(launch, Launch) else f" ({launch.reason})"
         out.append(Violation("packages.require-pin", name,
-                             f"`{name}` runs `{launcher_name(srv.command or '')}` without a package pin{why}, but "
+                             f"`{name}` runs `{launcher_name(srv.spec.command or '')}` without a package pin{why}, but "
                              f"the policy requires one ({policy.rule('packages.require-pin')})",
                              f"pin it: `mcplock update {name}` (an exact version on the command line pins too)"))
     if policy.allow_registries is not None:
-        registry = srv.package.registry if srv.package is not None else None
+        registry = srv.spec.package.registry if srv.spec.package is not None else None
         if registry is None and launched:
-            launch = parse(srv.command, srv.args)
+            launch = parse(srv.spec.command, srv.spec.args)
             registry = launch.registry if isinstance(launch, Launch) else None
         if registry is not None and registry not in policy.allow_registries:
             out.append(Violation("packages.allow-registries", name,

@@ -57,9 +57,9 @@ def test_the_pin_is_part_of_the_launch_spec():
     a = ServerEntry(name="s", transport="stdio", command="npx", args=["-y", "x"],
                     package=PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY))
     b = replace(a, package=replace(a.package, version="1.0.1"))
-    assert a.spec_dict()["package"]["version"] == "1.0.0"
-    assert a.spec_dict() != b.spec_dict()
-    assert "package" not in replace(a, package=None).spec_dict()
+    assert a.spec.stored()["package"]["version"] == "1.0.0"
+    assert a.spec.stored() != b.spec.stored()
+    assert "package" not in replace(a, package=None).spec.stored()
 
 
 @pytest.mark.parametrize(("line", "message"), [

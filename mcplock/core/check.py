@@ -109,8 +109,8 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     base = os.path.dirname(os.path.abspath(lock_path))
     by_source: dict[str, list[str]] = {}
     for sname, srv in sorted(lock.servers.items()):
-        if srv.source:
-            by_source.setdefault(srv.source, []).append(sname)
+        if srv.spec.source:
+            by_source.setdefault(srv.spec.source, []).append(sname)
     out: list[Finding] = []
     for source, names in sorted(by_source.items()):
         path = os.path.join(base, source)
@@ -192,19 +192,19 @@ def pins(lock: Lock) -> list[Finding]:
     range, a tag, a URL), or no integrity to check the artefact against."""
     out: list[Finding] = []
     for sname, srv in sorted(lock.servers.items()):
-        problem = srv.package.problem() if srv.package is not None else None
+        problem = srv.spec.package.problem() if srv.spec.package is not None else None
         if problem is not None:
             out.append(Finding(
                 "pin-not-exact", sname,
-                f"`{sname}`'s {srv.package.registry} pin names no one exact release: {problem}; "  # type: ignore[union-attr]
+                f"`{sname}`'s {srv.spec.package.registry} pin names no one exact release: {problem}; "  # type: ignore[union-attr]
                 "nothing of it is started",
                 f"restore mcp.lock from git, or run `mcplock update {sname}` to pin an exact release again",
                 table=("server", sname, "package"),
             ))
-        elif srv.package is not None and not srv.package.integrities():
+        elif srv.spec.package is not None and not srv.spec.package.integrities():
             out.append(Finding(
                 "pin-no-integrity", sname,
-                f"`{sname}` pins {srv.package.registry} package {srv.package.label} without an integrity: "
+                f"`{sname}` pins {srv.spec.package.registry} package {srv.spec.package.label} without an integrity: "
                 "what runs cannot be checked",
                 f"run `mcplock update {sname}` to resolve the pin again (or restore mcp.lock from git)",
                 table=("server", sname, "package"),
@@ -278,7 +278,7 @@ def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> li
 
 def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
-    if any(s.source for s in lock.servers.values()):
+    if any(s.spec.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
     findings += export_sync(lock, lock_path, org)
     if org is not None:

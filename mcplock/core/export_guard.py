@@ -90,7 +90,7 @@ def template_vars(lock: Lock, name: str) -> list[str]:
     import json
 
     srv = lock.servers.get(name)
-    text = json.dumps(srv.spec_dict()) if srv is not None else ""
+    text = json.dumps(srv.spec.stored()) if srv is not None else ""
     return sorted(set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}", text)))
 
 
@@ -137,7 +137,7 @@ def passed_vars(lock: Lock, name: str) -> list[str]:
     """The variables the guard needs from its environment for a server: those its ``${VAR}``
     templates name, and those the lock passes through by name (``pass_env``)."""
     srv = lock.servers.get(name)
-    return sorted({*template_vars(lock, name), *(srv.pass_env if srv is not None else ())})
+    return sorted({*template_vars(lock, name), *(srv.spec.pass_env if srv is not None else ())})
 
 
 def _codex_forwarded(entry: Any) -> set[str]:

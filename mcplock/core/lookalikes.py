@@ -23,10 +23,10 @@ def lookalike_warnings(lock: Lock) -> list[Finding]:
     out: list[Finding] = []
     for sname in sorted(lock.servers):
         srv = lock.servers[sname]
-        if srv.transport != "stdio":
+        if srv.spec.transport != "stdio":
             continue
-        pin = srv.package
-        named = (pin.registry, pin.name) if pin is not None else named_package(srv.command, list(srv.args))
+        pin = srv.spec.package
+        named = (pin.registry, pin.name) if pin is not None else named_package(srv.spec.command, list(srv.spec.args))
         if named is None:
             continue
         kind, package = named

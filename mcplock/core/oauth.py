@@ -157,7 +157,7 @@ def _key_options(client_id: str | None, client_secret: str | None, client_key: s
     return signing_alg
 
 
-def lock_auth(spec: ServerSpec) -> str | dict[str, str] | None:
+def lock_auth(spec: ServerSpec) -> AuthSpec | None:
     """What the lock records about a server's auth after a successful probe: the configured
     method, or ``"oauth"`` when the probe went through a stored OAuth login."""
     if spec.auth is not None and spec.auth.method == "identity-assertion" and spec.auth.issuer is None:
@@ -170,15 +170,15 @@ def lock_auth(spec: ServerSpec) -> str | dict[str, str] | None:
         except (OSError, McplockError):
             issuer = None
         if isinstance(issuer, str):
-            return replace(spec.auth, issuer=issuer).stored()
+            return replace(spec.auth, issuer=issuer)
     if spec.auth is not None:
-        return spec.auth.stored()
+        return spec.auth
     if spec.transport == "http" and spec.url and not any(k.lower() == "authorization" for k in spec.headers):
         from mcplock.auth.store import TokenStore
 
         try:
             if TokenStore().exists(expand(spec.url, None, spec.secrets)):
-                return "oauth"
+                return AuthSpec("oauth")
         except OSError:
             return None
     return None
@@ -192,16 +192,16 @@ def discovered_launch(specs: list[ServerSpec]) -> list[ServerSpec]:
     for s in specs:
         if s.auth is not None and s.auth.method == "identity-assertion" and s.auth.issuer is None:
             locked = lock_auth(s)
-            if isinstance(locked, dict) and locked.get("issuer"):
-                out.append(replace(s, auth=replace(s.auth, issuer=locked["issuer"])))
+            if locked is not None and locked.issuer:
+                out.append(replace(s, auth=locked))
     return out
 
 
 def record_oauth(cur: ServerEntry, base: str) -> None:
     """`refresh`: a locked server without `auth` that answered through a stored OAuth login
     (it started asking for one after it was locked) gets `auth = "oauth"` in the lock."""
-    if cur.auth is None and cur.transport == "http":
-        cur.auth = lock_auth(cur.as_launched(base))
+    if cur.spec.auth is None and cur.spec.transport == "http":
+        cur.spec = replace(cur.spec, auth=lock_auth(cur.as_launched(base)))
 
 
 def login_command(spec: ServerSpec, locked: bool) -> str:
@@ -238,7 +238,7 @@ def _locked_names(specs: list[ServerSpec], lockfile: str) -> set[str]:
         servers = load(lockfile).servers
     except McplockError:
         return set()
-    return {s.name for s in specs if s.name in servers and servers[s.name].url == s.url}
+    return {s.name for s in specs if s.name in servers and servers[s.name].spec.url == s.url}
 
 
 def _login_action(err: Any) -> Action | None:
@@ -334,10 +334,10 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
     from mcplock.core.specs import lock_dir
 
     spec = srv.as_launched(lock_dir(lockfile))
-    if srv.transport == "stdio":
+    if srv.spec.transport == "stdio":
         raise UsageError(f"`{target}` is a stdio server: OAuth is for remote servers")
-    if url is not None and url != srv.url:
-        raise UsageError(f"`{target}` is locked with another URL ({srv.url})")
+    if url is not None and url != srv.spec.url:
+        raise UsageError(f"`{target}` is locked with another URL ({srv.spec.url})")
     if auth is not None:
         only_scopes = bool(auth.scopes) and auth == AuthSpec("oauth", scopes=auth.scopes)
         # --oauth-scopes alone keeps the locked method (a scope step-up of a CI grant stays one)
@@ -352,10 +352,10 @@ def record_method(spec: ServerSpec, lockfile: str) -> ServerSpec | None:
     from mcplock.core.specs import lock_dir
     from mcplock.lock.store import transaction
 
-    method = (lock_auth(spec) or spec.auth.stored()) if spec.auth is not None else "oauth"
+    method = (lock_auth(spec) or spec.auth) if spec.auth is not None else AuthSpec("oauth")
     with transaction(lockfile) as lock:
         srv = lock.servers.get(spec.name)
-        if srv is None or srv.auth is not None:
+        if srv is None or srv.spec.auth is not None:
             return None
-        srv.auth = method
+        srv.spec = replace(srv.spec, auth=method)
         return srv.as_launched(lock_dir(lockfile))

@@ -26,7 +26,7 @@ def managed_files(lockfile: str) -> list[tuple[str, str]]:
         lock = None
     if lock is not None:
         for name in sorted(lock.servers):
-            source = lock.servers[name].source
+            source = lock.servers[name].spec.source
             if source:
                 what = f"{source}, the host config `{name}` comes from"
                 out.append((os.path.realpath(os.path.join(base, source)), what))

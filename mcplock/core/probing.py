@@ -170,7 +170,7 @@ def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_s
         lock = loads(text, lockfile)
         selected = select(lock, names)
         if [s.name for s in selected] != [s.name for s in early] or any(
-            (a.spec_dict(), a.client, a.auth) != (b.spec_dict(), b.client, b.auth)
+            (a.spec.stored(), a.client, a.spec.auth) != (b.spec.stored(), b.client, b.spec.auth)
             for a, b in zip(selected, early, strict=True)
         ):
             raise LockfileError("the servers' tables do not read the same on their own as in the whole file",

@@ -34,15 +34,15 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
         try:
             imp = imported(sources, srv, base)
         except McplockError as e:
-            raise ConfigError(f"`{srv.name}` was imported from {srv.source}: {e.message}", hint=e.hint) from None
-        if srv.source and imp is None:
-            raise ConfigError(f"`{srv.name}` is no longer in {srv.source}",
-                              hint=f"run `mcplock remove {srv.name}`, or put it back in {srv.source}")
+            raise ConfigError(f"`{srv.name}` was imported from {srv.spec.source}: {e.message}", hint=e.hint) from None
+        if srv.spec.source and imp is None:
+            raise ConfigError(f"`{srv.name}` is no longer in {srv.spec.source}",
+                              hint=f"run `mcplock remove {srv.name}`, or put it back in {srv.spec.source}")
         if imp is not None and not routed(imp, srv.name):
             out.reimported[srv.name] = (imp.spec, config_hash(imp.spec))
             locked = srv.as_launched(base, use_stored_client=use_stored_client)
             out.specs.append(replace(probe_spec(imp.spec, base), auth=locked.auth, client=locked.client,
-                                     package=srv.package))
+                                     package=srv.spec.package))
         else:
             out.specs.append(srv.as_launched(base, use_stored_client=use_stored_client))
     return out
@@ -82,13 +82,15 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
                 continue
             if srv.name in the_plan.reimported:
                 sp, chash = the_plan.reimported[srv.name]
-                cur.transport, cur.command, cur.args, cur.env = sp.transport, sp.command, list(sp.args), dict(sp.env)
-                cur.pass_env = sorted(set(sp.pass_env))
-                cur.cwd, cur.url, cur.headers, cur.config_hash = sp.cwd, sp.url, dict(sp.headers), chash
+                cur.spec = replace(cur.spec, transport=sp.transport, command=sp.command, args=sp.args, env=dict(sp.env),
+                                   pass_env=tuple(sorted(set(sp.pass_env))), cwd=sp.cwd, url=sp.url,
+                                   headers=dict(sp.headers))
+                cur.config_hash = chash
             if pins and srv.name in pins:
-                cur.package = pins[srv.name]
-            elif _completes(cur.package, getattr(r, "package", None)):
-                cur.package = r.package  # a hand-written pin gains the tree-integrity of its install
+                cur.spec = replace(cur.spec, package=pins[srv.name])
+            elif _completes(cur.spec.package, getattr(r, "package", None)):
+                # a hand-written pin gains the tree-integrity of its install
+                cur.spec = replace(cur.spec, package=r.package)
             if client is not None:
                 cur.client = client  # a run with --client-name re-pins the identity
             oauth.record_oauth(cur, base)  # a server that started asking for an OAuth login: auth = "oauth"

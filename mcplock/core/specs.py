@@ -33,10 +33,9 @@ def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> S
     locked (no secrets, no client identity: the entry records those) and the auth it used."""
     from mcplock.core.oauth import lock_auth
 
-    locked = replace(spec, client=None, client_capabilities=None, pass_env=tuple(sorted(set(spec.pass_env))))
-    entry = ServerEntry(spec.name, locked, config_hash=config_hash, policy=policy)
-    entry.auth = lock_auth(spec)
-    return entry
+    locked = replace(spec, client=None, client_capabilities=None, pass_env=tuple(sorted(set(spec.pass_env))),
+                     auth=lock_auth(spec))
+    return ServerEntry(spec.name, locked, config_hash=config_hash, policy=policy)
 
 
 def probe_spec(spec: ServerSpec, base: str) -> ServerSpec:
@@ -60,13 +59,14 @@ def source_path(path: str, base: str) -> str:
 def imported(sources: dict[str, Any], srv: ServerEntry, base: str) -> Any:
     """The server's current entry in its host config (None when it has no source).
     ``sources`` caches the configs read so far."""
-    if not srv.source:
+    if not srv.spec.source:
         return None  # (before the import: the guard's start of a server added by command)
     from mcplock.hosts import load_host_config
 
-    if srv.source not in sources:
-        sources[srv.source] = load_host_config(os.path.join(base, srv.source), source=srv.source, project_dir=base)
-    return sources[srv.source].servers.get(srv.name)
+    source = srv.spec.source
+    if source not in sources:
+        sources[source] = load_host_config(os.path.join(base, source), source=source, project_dir=base)
+    return sources[source].servers.get(srv.name)
 
 
 def routed(imp: Any, name: str) -> bool:

@@ -275,7 +275,7 @@ def launch_specs(selected: Iterable[ServerEntry], lock_dir: str) -> list[ServerS
     for srv in selected:
         locked = srv.as_launched(lock_dir)
         out.append(locked)
-        if srv.source:
+        if srv.spec.source:
             try:
                 fresh = refresh.plan([srv], lock_dir).specs[0]
             except McplockError:

@@ -43,7 +43,7 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
     from mcplock.packages.errors import RegistryError
     from mcplock.packages.server_json import EntryError, image_ref, launch_of
 
-    ref = srv.registry
+    ref = srv.spec.registry
     assert ref is not None
     row = Row(srv.name, "mcp-registry", ref.name, ref.version)
     try:
@@ -60,10 +60,10 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
         launch.version = image_ref(launch.identifier, launch.version)[1]
     row.requested = launch.version
     row.new_ref = replace(ref, version=entry.version)
-    if launch.command is not None and srv.transport == "stdio":
+    if launch.command is not None and srv.spec.transport == "stdio":
         row.new_command = (launch.command, list(launch.args))
-    row.status = "up-to-date" if entry.version == ref.version and srv.package is not None else "behind"
-    if srv.package is None and launch.registry_type is None:  # a remote: nothing to pin
+    row.status = "up-to-date" if entry.version == ref.version and srv.spec.package is not None else "behind"
+    if srv.spec.package is None and launch.registry_type is None:  # a remote: nothing to pin
         row.status = "up-to-date" if entry.version == ref.version else "behind"
     return row
 
@@ -74,12 +74,12 @@ def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row
     from mcplock.packages.launchers import Launch, parse
     from mcplock.packages.registries import LATEST, resolve
 
-    if srv.registry is not None:
+    if srv.spec.registry is not None:
         return _from_registry(srv, environ)
-    launch = parse(srv.command, srv.args) if srv.transport == "stdio" else None
+    launch = parse(srv.spec.command, srv.spec.args) if srv.spec.transport == "stdio" else None
     if not isinstance(launch, Launch) or launch.registry == "mcpb":  # a bundle has no registry of its own
         return Row(srv.name)
-    pin = srv.package
+    pin = srv.spec.package
     row = Row(srv.name, launch.registry, pin.name if pin else launch.name, pin.version if pin else None)
     try:
         if launch.registry == "oci":
@@ -122,7 +122,7 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
         if row.status not in ("behind", "unpinned") and not (row.status == "up-to-date" and row.server in again):
             continue
         spec = replace(by_name[row.server].as_launched(base), package=None)
-        if by_name[row.server].package is not None and by_name[row.server].package.registry == "mcpb":
+        if by_name[row.server].spec.package is not None and by_name[row.server].spec.package.registry == "mcpb":
             row.status, row.error = "error", ProbeError(
                 "mcpb", f"the MCPB bundle of `{row.server}` moves with its entry's URL",
                 hint=f"run `mcplock remove {row.server}`, then `mcplock add {row.package} --name {row.server}`")
@@ -184,8 +184,8 @@ def record_registry(lockfile: str, rows: list[Row], moved: Collection[str]) -> l
             cur = lock.servers.get(r.server)
             if cur is None:
                 continue
-            cur.registry = r.new_ref
-            if r.new_command is not None and cur.transport == "stdio":
-                cur.command, cur.args = r.new_command[0], list(r.new_command[1])
+            cur.spec = replace(cur.spec, registry=r.new_ref)
+            if r.new_command is not None and cur.spec.transport == "stdio":
+                cur.spec = replace(cur.spec, command=r.new_command[0], args=tuple(r.new_command[1]))
             out.append(cur)
     return out

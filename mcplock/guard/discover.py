@@ -53,7 +53,7 @@ def locked_capabilities(server: ServerEntry) -> dict[str, Any]:
         caps["tools"] = {}
     if server.items["prompt"]:
         caps["prompts"] = {}
-    if server.items["resource-template"] or server.pin_resources:
+    if server.items["resource-template"] or server.spec.pin_resources:
         caps["resources"] = {}
     return capabilities(caps)
 

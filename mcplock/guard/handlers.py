@@ -112,7 +112,7 @@ class Handlers:
             self._listen(msg)
         elif method in _LIST_KIND:
             self._spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
-        elif method == "resources/list" and self.server.pin_resources:  # pinned: the lock's listing
+        elif method == "resources/list" and self.server.spec.pin_resources:  # pinned: the lock's listing
             self._spawn(self._serve_list("resource", msg["id"]), msg["id"])
         elif method == "resources/list" and self.server.items["ui"]:  # App documents: as locked
             self._spawn(self._forward(msg, rewrite=self._ui_listing), msg["id"])
@@ -211,7 +211,8 @@ class Handlers:
             return None
         if uri.startswith(UI_SCHEME) or uri in self.server.items["ui"]:
             return "ui", uri
-        if uri in self.server.items["content"] or (self.server.pin_resources and uri in self.server.items["resource"]):
+        if uri in self.server.items["content"] or (self.server.spec.pin_resources
+                                                   and uri in self.server.items["resource"]):
             return "content", uri
         return None
 

@@ -129,15 +129,26 @@ def merge_entry(b: Entry | None, o: Entry | None, t: Entry | None,
     return merged_o, merged_t, tuple(units)
 
 
+def _get(s: ServerEntry, n: str) -> Any:
+    return getattr(s.spec if n in CONNECTION else s, n)
+
+
+def _set(s: ServerEntry, n: str, v: Any) -> None:
+    if n in CONNECTION:
+        s.spec = dataclasses.replace(s.spec, **{n: copy.deepcopy(v)})
+    else:
+        setattr(s, n, copy.deepcopy(v))
+
+
 def _server_units(s: ServerEntry) -> dict[str, Any]:
     grouped = {n for names in _SERVER_UNITS.values() for n in names}
     out: dict[str, Any] = {}
     present = _fields(s)
     for unit, names in _SERVER_UNITS.items():
-        out[unit] = tuple((n, getattr(s, n)) for n in names if n in present)
+        out[unit] = tuple((n, _get(s, n)) for n in names if n in present)
     for n in present:
         if n not in grouped and n not in _SERVER_SKIP:
-            out[n] = getattr(s, n)
+            out[n] = _get(s, n)
     return out
 
 
@@ -145,9 +156,9 @@ def _set_units(s: ServerEntry, units: dict[str, Any]) -> None:
     for unit, value in units.items():
         if unit in _SERVER_UNITS:
             for n, v in value:
-                setattr(s, n, copy.deepcopy(v))
+                _set(s, n, v)
         else:
-            setattr(s, unit, copy.deepcopy(value))
+            _set(s, unit, value)
 
 
 def merge_server(b: ServerEntry | None, o: ServerEntry, t: ServerEntry,

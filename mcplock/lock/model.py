@@ -10,13 +10,11 @@ upstream proposal (see docs/lock-format.md for the review states).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 from mcplock.lock.hashing import definition_hash
-
-if TYPE_CHECKING:
-    from mcplock.spec import ServerSpec
+from mcplock.spec import ServerSpec
 
 LOCK_VERSION = 1
 POLICIES = ("all", "writes", "none")
@@ -91,44 +89,15 @@ class Entry:
             return True
 
 
-class _Connection:
-    """A connection field of :class:`ServerEntry`, kept only in its ``spec`` and read in the
-    lock's shape (lists, dicts, ``auth`` as stored). Setting it replaces the spec."""
-
-    def __init__(self, to_entry: Any = None, to_spec: Any = None) -> None:
-        self.to_entry, self.to_spec = to_entry, to_spec
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.name = name
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        v = getattr(obj.spec, self.name)
-        return v if self.to_entry is None else self.to_entry(v)
-
-    def __set__(self, obj: Any, value: Any) -> None:
-        obj.spec = replace(obj.spec, **{self.name: value if self.to_spec is None else self.to_spec(value)})
-
-
-def _auth_spec(value: Any) -> Any:
-    from mcplock.spec import AuthSpec
-
-    return None if value is None else AuthSpec.from_stored(value)
-
-
-def _auth_stored(value: Any) -> Any:
-    return None if value is None else value.stored()
-
-
-@dataclass(init=False)
+@dataclass
 class ServerEntry:
     """One server of the lock: how to reach it (``spec``, a :class:`~mcplock.spec.ServerSpec` as
     locked: its cwd relative to the lock's directory, no secrets) and its review state.
 
     ``as_locked()`` is the spec as the lock stores it; ``as_launched(base)`` the spec that runs
-    (cwd resolved, secrets and the locked client identity added). The connection fields
-    (``srv.command``, ``srv.auth``…) read and set the spec, in the lock's shape."""
+    (cwd resolved, secrets and the locked client identity added). Read a connection field in the
+    spec (``srv.spec.command``), in the spec's types (tuples, mappings, an ``AuthSpec``); change
+    one by replacing the spec. :mod:`mcplock.lock.codec` converts to and from the lock's shape."""
 
     name: str
     spec: ServerSpec
@@ -141,40 +110,9 @@ class ServerEntry:
     instructions: Entry | None = None
     items: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in ITEM_KINDS})
 
-    transport = _Connection()
-    command = _Connection()
-    args = _Connection(list, tuple)
-    env = _Connection(dict, dict)
-    cwd = _Connection()
-    pass_env = _Connection(list, tuple)  # names of variables passed through (never values)
-    url = _Connection()
-    headers = _Connection(dict, dict)
-    source = _Connection()
-    pin_resources = _Connection()
-    auth = _Connection(_auth_stored, _auth_spec)  # as ServerSpec.auth.stored(): the method, never a token
-    registry = _Connection()  # the MCP Registry entry it was added from (`[server.NAME.registry]`): a RegistryRef
-    package = _Connection()  # the exact artefact the command runs (`[server.NAME.package]`): a PackagePin
-
-    def __init__(self, name: str, spec: ServerSpec | None = None, *, config_hash: str | None = None,
-                 policy: str = "all", client: dict[str, str] | None = None,
-                 client_capabilities: list[str] | None = None, server_info: dict[str, Any] | None = None,
-                 protocol_version: str | None = None, instructions: Entry | None = None,
-                 items: dict[str, dict[str, Entry]] | None = None, **connection: Any) -> None:
-        from mcplock.spec import ServerSpec
-
-        unknown = set(connection) - set(CONNECTION)
-        if unknown:
-            raise TypeError(f"ServerEntry() got unexpected keyword arguments: {', '.join(sorted(unknown))}")
-        self.name = name
-        fields = {k: v if (f := vars(ServerEntry)[k]).to_spec is None else f.to_spec(v) for k, v in connection.items()}
-        if spec is None:
-            self.spec = ServerSpec(name=name, **{"transport": "stdio", **fields})
-        else:
-            self.spec = replace(spec, name=name, secrets={}, **fields)
-        self.config_hash, self.policy = config_hash, policy
-        self.client, self.client_capabilities = client, client_capabilities
-        self.server_info, self.protocol_version, self.instructions = server_info, protocol_version, instructions
-        self.items = items if items is not None else {k: {} for k in ITEM_KINDS}
+    def __post_init__(self) -> None:
+        if self.spec.name != self.name or self.spec.secrets:  # the lock's spec: its own name, no secrets
+            self.spec = replace(self.spec, name=self.name, secrets={})
 
     @property
     def tools(self) -> dict[str, Entry]:
@@ -219,13 +157,12 @@ class ServerEntry:
         caps = tuple(self.client_capabilities) if self.client_capabilities is not None else None
         return replace(spec, cwd=cwd, secrets=dict(secrets or {}), client=client, client_capabilities=caps)
 
-    def spec_dict(self) -> dict[str, Any]:
-        """The connection part, in the shape of :meth:`ServerSpec.stored`."""
-        return self.spec.stored()
 
 
-# the connection fields an entry reads and sets in its spec
-CONNECTION = tuple(k for k, v in vars(ServerEntry).items() if isinstance(v, _Connection))
+# the connection fields an entry keeps in its spec (the spec's own `client` and
+# `client_capabilities` are the launch's; the entry's are the lock's `client` tables)
+CONNECTION = tuple(f.name for f in fields(ServerSpec) if f.name not in ("name", "secrets", "client",
+                                                                         "client_capabilities"))
 
 @dataclass
 class Lock:

@@ -28,7 +28,7 @@ from mcplock.lock.model import (
 )
 from mcplock.lock.text import header_lines, parse_toml, read_text
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
-from mcplock.spec import ENV_NAME
+from mcplock.spec import ENV_NAME, AuthSpec, ServerSpec
 
 __all__ = ["header_lines", "load", "loads", "read_text"]
 
@@ -150,33 +150,38 @@ class Reader:
         if not all(isinstance(n, str) and ENV_NAME.fullmatch(n) for n in pass_env):
             raise self.fail(table, f"`pass-env` in {self._where(table)} must be a list of environment variable names")
         info = self.get(st, table, "server-info", dict)
-        srv = ServerEntry(
+        auth = self.auth(st, table)
+        spec = ServerSpec(
             name=name,
             transport=transport,
             command=self.get(st, table, "command", str),
-            args=list(args),
+            args=tuple(args),
             env=self.str_map(st, table, "env"),
-            pass_env=list(pass_env),
+            pass_env=tuple(pass_env),
             cwd=self.get(st, table, "cwd", str),
             url=self.get(st, table, "url", str),
             headers=self.str_map(st, table, "headers"),
             source=self.get(st, table, "source", str),
+            pin_resources=self.get(st, table, "pin-resources", bool, False),
+            auth=AuthSpec.from_stored(auth) if auth is not None else None,
+            package=self.package(table, st),
+            registry=self.registry(table, st),
+        )
+        srv = ServerEntry(
+            name=name,
+            spec=spec,
             config_hash=self.hash_value(st, table, "config-hash"),
             policy=policy,
-            pin_resources=self.get(st, table, "pin-resources", bool, False),
             client=self.client(st, table),
             client_capabilities=self.client_capabilities(st, table),
             server_info=dict(info) if info is not None else None,
             protocol_version=self.get(st, table, "protocol-version", str),
-            auth=self.auth(st, table),
         )
-        if transport == "stdio" and not srv.command:
+        if transport == "stdio" and not srv.spec.command:
             raise self.fail(table, f"a stdio server needs `command` in {self._where(table)}")
-        if transport != "stdio" and not srv.url:
+        if transport != "stdio" and not srv.spec.url:
             raise self.fail(table, f"an {transport} server needs `url` in {self._where(table)}")
         srv.instructions = self.instructions(table, st)
-        srv.package = self.package(table, st)
-        srv.registry = self.registry(table, st)
         for kind in ITEM_KINDS:
             kt = self.get(st, table, kind, dict, {})
             for key, it in kt.items():

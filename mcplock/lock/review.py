@@ -51,7 +51,7 @@ def live_items(server: ServerEntry, snap: Snapshot) -> dict[str, dict[str, tuple
     """kind -> key -> (definition, hash) of what the server offers now (what the lock pins)."""
     out: dict[str, dict[str, tuple[Any, str]]] = {}
     for kind in ITEM_KINDS:
-        if kind == "resource" and not server.pin_resources:
+        if kind == "resource" and not server.spec.pin_resources:
             out[kind] = {}
             continue
         got: dict[str, tuple[Any, str]] = {}

@@ -8,6 +8,7 @@ escaped and multi-line text stays reviewable line by line.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 import tomlkit
@@ -44,7 +45,7 @@ def _json(value: Any) -> String:
     return String(StringType.MLL, text, "\n" + text, Trivia())
 
 
-def _str_table(values: dict[str, str]) -> Any:
+def _str_table(values: Mapping[str, str]) -> Any:
     t = tomlkit.inline_table()
     for k in sorted(values):
         t.append(_key(k), _text(values[k]))
@@ -90,28 +91,28 @@ def _item(e: Entry) -> Any:
 
 def _server(s: ServerEntry) -> Any:
     t = tomlkit.table()
-    t.add("transport", s.transport)
-    if s.command is not None:
-        t.add("command", _text(s.command))
-    if s.args:
+    t.add("transport", s.spec.transport)
+    if s.spec.command is not None:
+        t.add("command", _text(s.spec.command))
+    if s.spec.args:
         arr = tomlkit.array()
-        for a in s.args:
+        for a in s.spec.args:
             arr.append(_text(a))
         t.add("args", arr)
-    if s.cwd is not None:
-        t.add("cwd", _text(s.cwd))
-    if s.env:
-        t.add("env", _str_table(s.env))
-    if s.pass_env:
+    if s.spec.cwd is not None:
+        t.add("cwd", _text(s.spec.cwd))
+    if s.spec.env:
+        t.add("env", _str_table(s.spec.env))
+    if s.spec.pass_env:
         arr = tomlkit.array()
-        for n in sorted(set(s.pass_env)):
+        for n in sorted(set(s.spec.pass_env)):
             arr.append(_text(n))
         t.add("pass-env", arr)
-    if s.url is not None:
-        t.add("url", _text(s.url))
-    if s.headers:
-        t.add("headers", _str_table(s.headers))
-    if s.pin_resources:
+    if s.spec.url is not None:
+        t.add("url", _text(s.spec.url))
+    if s.spec.headers:
+        t.add("headers", _str_table(s.spec.headers))
+    if s.spec.pin_resources:
         t.add("pin-resources", True)
     if s.client:
         t.add("client", _str_table(s.client))
@@ -120,10 +121,11 @@ def _server(s: ServerEntry) -> Any:
         for c in s.client_capabilities:
             caps.append(_text(c))
         t.add("client-capabilities", caps)
-    if s.auth is not None:
-        t.add("auth", _text(s.auth) if isinstance(s.auth, str) else _str_table(s.auth))
-    if s.source is not None:
-        t.add("source", _text(s.source))
+    if s.spec.auth is not None:  # the codec's shape: "oauth", or a table
+        auth = s.spec.auth.stored()
+        t.add("auth", _text(auth) if isinstance(auth, str) else _str_table(auth))
+    if s.spec.source is not None:
+        t.add("source", _text(s.spec.source))
     if s.config_hash is not None:
         t.add("config-hash", s.config_hash)
     t.add("policy", s.policy)
@@ -146,9 +148,9 @@ def _server(s: ServerEntry) -> Any:
             if ins.pending.definition is not None:
                 pt.add("text", _text(ins.pending.definition))
             t.add("instructions-pending", pt)
-    if s.package is not None:
+    if s.spec.package is not None:
         pt = tomlkit.table()
-        for k, v in s.package.stored().items():
+        for k, v in s.spec.package.stored().items():
             if isinstance(v, list):
                 arr = tomlkit.array()
                 for x in v:
@@ -158,9 +160,9 @@ def _server(s: ServerEntry) -> Any:
             else:
                 pt.add(k, _text(str(v)))
         t.add("package", pt)
-    if s.registry is not None:  # after `package`: peek_servers reads a server's table and its package
+    if s.spec.registry is not None:  # after `package`: peek_servers reads a server's table and its package
         rt = tomlkit.table()
-        for k, v in s.registry.stored().items():
+        for k, v in s.spec.registry.stored().items():
             rt.add(k, _text(v))
         t.add("registry", rt)
     for kind in ITEM_KINDS:

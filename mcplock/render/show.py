@@ -227,23 +227,24 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
     parts: list[Any] = []
     if whole_server:
         head = Text("server ", style="bold").append_text(safe_name(srv.name, "bold"))
-        head.append(f"  {srv.transport}, policy {srv.policy}")
+        sp = srv.spec
+        head.append(f"  {sp.transport}, policy {srv.policy}")
         parts.append(head)
-        where = " ".join([srv.command or "", *srv.args]).strip() if srv.transport == "stdio" else (srv.url or "")
+        where = " ".join([sp.command or "", *sp.args]).strip() if sp.transport == "stdio" else (sp.url or "")
         parts.append(Text("  ").append_text(safe_text(where, keep_newlines=False)))
         from mcplock.packages.pin import describe
 
-        parts.append(Text("  package: ").append_text(safe_text(describe(srv.package, srv.command, srv.args),
+        parts.append(Text("  package: ").append_text(safe_text(describe(sp.package, sp.command, sp.args),
                                                                keep_newlines=False)))
-        if srv.package is not None:
-            for k, v in srv.package.stored().items():
+        if sp.package is not None:
+            for k, v in sp.package.stored().items():
                 if k in ("integrity", "tree-integrity"):
                     for x in v if isinstance(v, list) else [v]:
                         parts.append(Text(f"    {k}: ").append_text(safe_text(str(x), keep_newlines=False)))
-        if srv.source:
-            parts.append(Text("  imported from ").append_text(safe_text(srv.source, keep_newlines=False)))
-        if srv.registry is not None:
-            ref = srv.registry
+        if srv.spec.source:
+            parts.append(Text("  imported from ").append_text(safe_text(srv.spec.source, keep_newlines=False)))
+        if srv.spec.registry is not None:
+            ref = srv.spec.registry
             parts.append(Text("  MCP Registry: ").append_text(safe_text(
                 f"{ref.name} {ref.version} ({ref.url})" + (f", source {ref.repository}" if ref.repository else ""),
                 keep_newlines=False)))

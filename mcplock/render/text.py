@@ -21,9 +21,9 @@ def state_text(e: Entry) -> Text:
 
 
 def _where(s: ServerEntry) -> Text:
-    if s.transport == "stdio":
-        return safe_text(" ".join([s.command or "", *s.args]).strip(), keep_newlines=False)
-    return safe_text(s.url or "", keep_newlines=False)
+    if s.spec.transport == "stdio":
+        return safe_text(" ".join([s.spec.command or "", *s.spec.args]).strip(), keep_newlines=False)
+    return safe_text(s.spec.url or "", keep_newlines=False)
 
 
 def _pins(lock: Lock) -> Text:
@@ -35,7 +35,8 @@ def _pins(lock: Lock) -> Text:
     for name, s in sorted(lock.servers.items()):
         label = safe_name(name)
         out.append_text(label).append(" " * max(1, width - label.cell_len))
-        out.append_text(safe_text(describe(s.package, s.command, s.args), keep_newlines=False)).append("\n")
+        pinned = describe(s.spec.package, s.spec.command, s.spec.args)
+        out.append_text(safe_text(pinned, keep_newlines=False)).append("\n")
     out.rstrip()
     return out
 
@@ -54,7 +55,7 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
     rows = []
     for name, s in sorted(lock.servers.items()):
         tools = s.tools
-        rows.append((safe_name(name), s.transport, str(len(tools)),
+        rows.append((safe_name(name), s.spec.transport, str(len(tools)),
                      str(sum(1 for t in tools.values() if t.enabled)), s.pending_count(), s.policy, _where(s)))
     heads = ("server", "transport", "tools", "enabled", "pending", "policy")
     widths = [max([len(h), *(_width(r[k]) for r in rows)]) + 2 for k, h in enumerate(heads)]

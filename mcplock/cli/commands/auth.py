@@ -176,16 +176,16 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
     rows: list[dict[str, Any]] = []
     for name in sorted(lock.servers):
         srv = lock.servers[name]
-        if srv.transport == "stdio" or not srv.url:
+        if srv.spec.transport == "stdio" or not srv.spec.url:
             continue
-        d = describe(store.load(expand(srv.url)))
-        if srv.auth is not None:
-            method = srv.auth if isinstance(srv.auth, str) else srv.auth.get("method", "oauth")
-        elif any(k.lower() == "authorization" for k in srv.headers):
+        d = describe(store.load(expand(srv.spec.url)))
+        if srv.spec.auth is not None:
+            method = srv.spec.auth.method
+        elif any(k.lower() == "authorization" for k in srv.spec.headers):
             method = "header"
         else:
             method = "oauth" if d.get("token") else "none"
-        row: dict[str, Any] = {"name": name, "url": srv.url, "method": method, "token": bool(d.get("token"))}
+        row: dict[str, Any] = {"name": name, "url": srv.spec.url, "method": method, "token": bool(d.get("token"))}
         for k in ("expires_at", "expired", "refreshable", "scopes", "client_id"):
             if k in d:
                 row[k] = d[k]

@@ -74,11 +74,11 @@ def note_drift_evidence(cli: context.Cli, seen: list[dict[str, object]]) -> None
 def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, object]:
     return {
         "name": s.name,
-        "transport": s.transport,
+        "transport": s.spec.transport,
         "policy": s.policy,
-        "source": s.source,
+        "source": s.spec.source,
         "server_info": s.server_info,
-        "package": s.package.stored() if s.package is not None else None,
+        "package": s.spec.package.stored() if s.spec.package is not None else None,
         "pending": s.pending_count(),
         "items": [
             {"kind": e.kind, "name": e.key, "state": e.state,
