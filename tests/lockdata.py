@@ -7,6 +7,7 @@ from pathlib import Path
 from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.snapshot import Snapshot
+from mcplock.spec import ServerSpec
 
 TOOLS = [
     {"name": "search_docs", "description": "Search the docs.", "annotations": {"readOnlyHint": True},
@@ -26,7 +27,7 @@ def snapshot(tools=None, instructions="Use these tools for the docs.", prompts=N
 
 def accepted_server(name: str, tools: list | None = None) -> ServerEntry:
     """A stdio server `python NAME.py` with ``tools`` (default TOOLS) locked and all accepted."""
-    srv = ServerEntry(name=name, transport="stdio", command="python", args=[f"{name}.py"])
+    srv = ServerEntry(name=name, spec=ServerSpec(name, transport="stdio", command="python", args=(f"{name}.py",)))
     review.stage(srv, snapshot(tools))
     for e in list(srv.entries()):
         review.accept(srv, e)
@@ -35,7 +36,8 @@ def accepted_server(name: str, tools: list | None = None) -> ServerEntry:
 
 def make_lock(path: Path | str = "mcp.lock", *, policy: str = "all", accept: bool = True,
               snap: Snapshot | None = None) -> Path:
-    srv = ServerEntry(name="docs", transport="stdio", command="python", args=["server.py"], policy=policy)
+    spec = ServerSpec("docs", transport="stdio", command="python", args=("server.py",))
+    srv = ServerEntry(name="docs", spec=spec, policy=policy)
     review.stage(srv, snap or snapshot())
     if accept:
         for e in list(srv.entries()):

@@ -357,18 +357,19 @@ def test_lock_auth_key_roundtrip_and_validation():
     from mcplock.errors import LockfileError
     from mcplock.lock.read import loads
     from mcplock.lock.write import dumps
+    from mcplock.spec import AuthSpec
 
     text = ('version = 1\n[server.a]\ntransport = "http"\nurl = "http://x/mcp"\n'
             'auth = {method = "client-credentials", client-id = "ci", client-secret = "${S}"}\npolicy = "all"\n')
     lock = loads(text)
-    assert lock.servers["a"].auth == {"method": "client-credentials", "client-id": "ci", "client-secret": "${S}"}
-    assert loads(dumps(lock)).servers["a"].auth == lock.servers["a"].auth
+    assert lock.servers["a"].spec.auth == AuthSpec("client-credentials", client_id="ci", client_secret="${S}")
+    assert loads(dumps(lock)).servers["a"].spec.auth == lock.servers["a"].spec.auth
     with pytest.raises(LockfileError, match="template"):
         loads(text.replace("${S}", "hunter2"))
     with pytest.raises(LockfileError, match="method"):
         loads(text.replace('"client-credentials"', '"magic"'))
     cimd = text.replace('method = "client-credentials", client-id = "ci", client-secret = "${S}"',
                         'method = "oauth", client-metadata-url = "https://example.com/mcplock.json"')
-    assert loads(dumps(loads(cimd))).servers["a"].auth == {"method": "oauth", "client-metadata-url": "https://example.com/mcplock.json"}
+    assert loads(dumps(loads(cimd))).servers["a"].spec.auth.stored() == {"method": "oauth", "client-metadata-url": "https://example.com/mcplock.json"}
     with pytest.raises(LockfileError, match="https"):
         loads(cimd.replace("https://", "http://"))

@@ -125,9 +125,9 @@ def test_lock_client_key_roundtrip_and_validation():
             'auth = {method = "client-credentials", client-id = "ci", client-key = "${K}", signing-alg = "ES256"}\n'
             'policy = "all"\n')
     lock = loads(text)
-    assert lock.servers["a"].auth == {"method": "client-credentials", "client-id": "ci", "client-key": "${K}",
-                                      "signing-alg": "ES256"}
-    assert loads(dumps(lock)).servers["a"].auth == lock.servers["a"].auth
+    assert lock.servers["a"].spec.auth.stored() == {"method": "client-credentials", "client-id": "ci",
+                                                    "client-key": "${K}", "signing-alg": "ES256"}
+    assert loads(dumps(lock)).servers["a"].spec.auth == lock.servers["a"].spec.auth
     for bad in (text.replace("${K}", "-----BEGIN PRIVATE KEY-----"),  # the key itself
                 text.replace('"client-credentials"', '"oauth"'),
                 text.replace('client-id = "ci", ', ""),

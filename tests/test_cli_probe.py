@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -162,7 +163,8 @@ def test_one_failing_server_does_not_spoil_the_others(cli):
     # make `flaky` hang from now on by editing its command in the lock (through the model)
     from mcplock.lock import read, store
     lock = read.load("mcp.lock")
-    lock.servers["flaky"].args = [a if a != "benign" else "hang" for a in lock.servers["flaky"].args]
+    srv = lock.servers["flaky"]
+    srv.spec = replace(srv.spec, args=tuple(a if a != "benign" else "hang" for a in srv.spec.args))
     store.save(lock, "mcp.lock")
     # a changed command in the lock runs only once trusted on this machine (docs/least-privilege.md)
     assert cli("trust", "flaky").returncode == 0
@@ -191,7 +193,8 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     assert _add_stdio(cli, "slow").returncode == 0
     from mcplock.lock import read, store
     lock = read.load("mcp.lock")
-    lock.servers["slow"].args = [a if a != "benign" else "hang" for a in lock.servers["slow"].args]
+    srv = lock.servers["slow"]
+    srv.spec = replace(srv.spec, args=tuple(a if a != "benign" else "hang" for a in srv.spec.args))
     store.save(lock, "mcp.lock")
     assert cli("trust", "slow").returncode == 0  # a changed command runs once trusted here
     before = Path("mcp.lock").read_bytes()

@@ -9,12 +9,13 @@ from mcplock.errors import ProbeError
 from mcplock.lock import review
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.snapshot import Snapshot
+from mcplock.spec import ServerSpec
 
 from lockdata import TOOLS, diff_all, snapshot
 
 
 def locked(snap: Snapshot | None = None, name: str = "docs") -> ServerEntry:
-    srv = ServerEntry(name=name, transport="stdio", command="python")
+    srv = ServerEntry(name=name, spec=ServerSpec(name, transport="stdio", command="python"))
     review.stage(srv, snap or snapshot())
     for e in list(srv.entries()):
         review.accept(srv, e)

@@ -45,7 +45,7 @@ def test_targets_refuse_what_is_not_a_target():
     with pytest.raises(UsageError, match="is not a target"):
         targets.parse("docs/")
     # whether `docs/prompt:x` is a tool depends on the lock: a tool may carry that name
-    lock = Lock(servers={"docs": ServerEntry(name="docs", transport="stdio", command="x")})
+    lock = Lock(servers={"docs": ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="x"))})
     lock.servers["docs"].items["prompt"]["x"] = Entry(kind="prompt", key="x")
     with pytest.raises(UsageError, match="is not a tool"):
         targets.resolve(lock, targets.parse("docs/prompt:x"), tool_only=True)
@@ -64,7 +64,7 @@ def test_entry_and_spec_round_trip(tmp_path):
     back = entry.as_launched(str(tmp_path))
     assert back.command == "python" and back.args == ("server.py",) and back.env == {"A": "${A}"}
     assert back.cwd == os.path.join(str(tmp_path), "sub") == specs.probe_spec(spec, str(tmp_path)).cwd
-    assert entry.config_hash == "sha256:x" and entry.source == ".mcp.json"
+    assert entry.config_hash == "sha256:x" and entry.as_locked().source == ".mcp.json"
 
 
 def test_spec_parsers():
@@ -78,7 +78,7 @@ def test_spec_parsers():
 
 
 def test_critical_findings_are_never_accepted_wholesale():
-    entry = ServerEntry(name="docs", transport="stdio", command="python")
+    entry = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="python"))
     review.stage(entry, snapshot(TOOLS))
     findings = {("docs", "tool", "delete_page"): [
         LintFinding("hidden-instructions", "critical", "poison", "description")]}

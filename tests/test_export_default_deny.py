@@ -269,10 +269,11 @@ def test_a_tool_name_with_a_parenthesis_never_widens_geminis_allowlist(cli):
     name gets no rule, so the tool `a`, which the lock does not know, stays hidden."""
     from mcplock.lock import review, store
     from mcplock.lock.model import Lock, ServerEntry
+    from mcplock.spec import ServerSpec
 
     from lockdata import snapshot
 
-    srv = ServerEntry(name="docs", transport="stdio", command="python", args=["server.py"])
+    srv = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="python", args=("server.py",)))
     review.stage(srv, snapshot([{"name": n, "description": "x", "inputSchema": {"type": "object"}}
                                 for n in ("search(v2)", "read")]))
     for e in list(srv.entries()):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 from mcplock.hosts import load_host_config
@@ -83,9 +84,8 @@ def _lock_with_variables() -> None:
     make_lock()
     lock = read.load("mcp.lock")
     srv = lock.servers["docs"]
-    srv.args = ["${WORKDIR}/server.py"]
-    srv.env = {"DOCS_TOKEN": "${DOCS_TOKEN}", "LOG": "${LOG:-1}"}
-    srv.pass_env = ["EXISTING", "PASSED"]
+    srv.spec = replace(srv.spec, args=("${WORKDIR}/server.py",), pass_env=("EXISTING", "PASSED"),
+                       env={"DOCS_TOKEN": "${DOCS_TOKEN}", "LOG": "${LOG:-1}"})
     store.save(lock, "mcp.lock")
 
 
@@ -208,9 +208,10 @@ def test_check_reports_the_users_own_settings_that_override_the_lock(cli):
 def test_guard_passes_the_variables_of_the_locks_templates_on(cli):
     from mcplock.lock import review, store
     from mcplock.lock.model import Lock, ServerEntry
+    from mcplock.spec import ServerSpec
 
-    srv = ServerEntry(name="docs", transport="stdio", command="python", args=["server.py"],
-                      env={"TOKEN": "${DOCS_TOKEN}"})
+    srv = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="python", args=("server.py",),
+                                                     env={"TOKEN": "${DOCS_TOKEN}"}))
     review.stage(srv, snapshot())
     for e in list(srv.entries()):
         review.accept(srv, e)

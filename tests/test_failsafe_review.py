@@ -13,12 +13,13 @@ from pathlib import Path
 from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
 from mcplock.lock.read import load
+from mcplock.spec import ServerSpec
 
 from lockdata import TOOLS, make_lock, snapshot
 
 
 def _server(policy: str = "all") -> ServerEntry:
-    srv = ServerEntry(name="docs", transport="stdio", command="python", policy=policy)
+    srv = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="python"), policy=policy)
     review.stage(srv, snapshot())
     for e in list(srv.entries()):
         review.accept(srv, e)

@@ -188,7 +188,7 @@ def _export_lock(cli, names: list[str]) -> None:
 
     from lockdata import snapshot
 
-    srv = ServerEntry(name="srv", transport="stdio", command="python", args=["srv.py"])
+    srv = ServerEntry(name="srv", spec=ServerSpec("srv", transport="stdio", command="python", args=("srv.py",)))
     review.stage(srv, snapshot([_tool(n) for n in names]))
     for e in list(srv.entries()):
         review.accept(srv, e)

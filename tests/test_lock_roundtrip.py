@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from mcplock.lock import peek, read, write
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import Entry, Lock, Pending, ServerEntry
+from mcplock.spec import ServerSpec
 
 # any text, including quotes, backslashes, CR, control, invisible and non-BMP characters
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
@@ -29,7 +30,8 @@ def definitions(draw, key_field="name"):
 
 
 def _lock_with(defs, pending_defs, instructions):
-    srv = ServerEntry(name="s", transport="stdio", command="cmd", args=["a b", '"q"'], env={"K": "${K}"})
+    srv = ServerEntry(name="s", spec=ServerSpec("s", transport="stdio", command="cmd", args=("a b", '"q"'),
+                                                  env={"K": "${K}"}))
     for d in defs:
         e = Entry(kind="tool", key=d["name"], definition=d, hash=definition_hash(d), enabled=True, approval="never")
         srv.items["tool"][e.key] = e
@@ -69,7 +71,7 @@ def test_load_write_roundtrip(defs, pending_defs, instructions):
 @settings(max_examples=60, deadline=None)
 @given(definitions(key_field="uriTemplate"))
 def test_resource_templates_roundtrip(d):
-    srv = ServerEntry(name="s", transport="http", url="http://127.0.0.1/mcp")
+    srv = ServerEntry(name="s", spec=ServerSpec("s", transport="http", url="http://127.0.0.1/mcp"))
     srv.items["resource-template"][d["uriTemplate"]] = Entry(kind="resource-template", key=d["uriTemplate"],
                                                            definition=d, hash=definition_hash(d), enabled=True)
     back = read.loads(write.dumps(Lock(servers={"s": srv})))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -309,7 +310,8 @@ def test_instructions_and_the_package_pin_merge_as_items() -> None:
     from mcplock.packages.pin import PackagePin
 
     def pin(lock: Lock) -> None:
-        lock.servers["docs"].package = PackagePin("npm", "docs-server", "1.0.0")
+        srv = lock.servers["docs"]
+        srv.spec = replace(srv.spec, package=PackagePin("npm", "docs-server", "1.0.0"))
 
     def instructions(lock: Lock) -> None:
         _accept_description(lock, "notes", "Search the notes.")
@@ -319,10 +321,13 @@ def test_instructions_and_the_package_pin_merge_as_items() -> None:
     m = _merge(pin, instructions)
     assert m.clean
     docs = m.ours.servers["docs"]
-    assert docs.package == PackagePin("npm", "docs-server", "1.0.0")
+    assert docs.spec.package == PackagePin("npm", "docs-server", "1.0.0")
     assert docs.instructions.definition == "New instructions."
-    other = _merge(pin, lambda lock: setattr(lock.servers["docs"], "package",
-                                             PackagePin("npm", "docs-server", "2.0.0")))
+    def other_pin(lock: Lock) -> None:
+        srv = lock.servers["docs"]
+        srv.spec = replace(srv.spec, package=PackagePin("npm", "docs-server", "2.0.0"))
+
+    other = _merge(pin, other_pin)
     assert [(c.server, c.kind, c.units) for c in other.conflicts] == [("docs", None, ("package",))]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.lock.read import load
 from mcplock.packages.pin import PackagePin
+from mcplock.spec import ServerSpec
 
 from lockdata import TOOLS, make_lock, snapshot
 from runner import SURFACES, stdio_command
@@ -29,7 +31,8 @@ def _policy(text: str, name: str = "org-policy.toml") -> str:
 
 
 def _server(name: str, command: str, args: list[str], package: PackagePin | None = None) -> ServerEntry:
-    srv = ServerEntry(name=name, transport="stdio", command=command, args=args, package=package)
+    srv = ServerEntry(name=name, spec=ServerSpec(name, transport="stdio", command=command, args=tuple(args),
+                                                     package=package))
     review.stage(srv, snapshot())
     for e in list(srv.entries()):
         review.accept(srv, e)
@@ -99,7 +102,8 @@ def test_packages_require_pin_and_allow_registries(cli):
     assert r.returncode == 1
     assert "`memory` runs `npx` without a package pin" in r.stdout and "packages.require-pin" in r.stdout
     assert "`local`" not in r.stdout  # a local command has nothing to pin
-    lock.servers["memory"].package = PackagePin("pypi", "mcp-server-memory", "1.0.0", SHA)
+    srv = lock.servers["memory"]
+    srv.spec = replace(srv.spec, package=PackagePin("pypi", "mcp-server-memory", "1.0.0", SHA))
     store.save(lock, "mcp.lock")
     assert _check(cli, "org-policy.toml").returncode == 0
     r = _check(cli, _policy('[packages]\nrequire-pin = true\nallow-registries = ["npm"]\n', "p2.toml"))

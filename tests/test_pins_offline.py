@@ -28,7 +28,8 @@ PYPI = ("sha256:" + "a" * 64, "sha256:" + "b" * 64)
 def write_lock(path="mcp.lock", **servers: tuple[str, list[str], PackagePin | None]) -> None:
     lock = Lock()
     for name, (command, args, pin) in servers.items():
-        srv = ServerEntry(name=name, transport="stdio", command=command, args=args, package=pin)
+        srv = ServerEntry(name=name, spec=ServerSpec(name, transport="stdio", command=command, args=tuple(args),
+                                                         package=pin))
         review.stage(srv, snapshot())
         for e in list(srv.entries()):
             review.accept(srv, e)
@@ -44,22 +45,23 @@ def write_lock(path="mcp.lock", **servers: tuple[str, list[str], PackagePin | No
     PackagePin("npm", "no-integrity", "1.0.0"),
 ])
 def test_package_table_round_trips(pin):
-    lock = Lock(servers={"s": ServerEntry(name="s", transport="stdio", command="npx", args=["-y", "x"], package=pin)})
+    spec = ServerSpec("s", transport="stdio", command="npx", args=("-y", "x"), package=pin)
+    lock = Lock(servers={"s": ServerEntry(name="s", spec=spec)})
     text = dumps(lock)
     assert "[server.s.package]" in text
     again = loads(text)
-    assert again.servers["s"].package == pin
+    assert again.servers["s"].spec.package == pin
     assert dumps(again) == text
-    assert peek_servers(text)["s"].package == pin  # the early read used while probing agrees
+    assert peek_servers(text)["s"].spec.package == pin  # the early read used while probing agrees
 
 
 def test_the_pin_is_part_of_the_launch_spec():
-    a = ServerEntry(name="s", transport="stdio", command="npx", args=["-y", "x"],
-                    package=PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY))
-    b = replace(a, package=replace(a.package, version="1.0.1"))
-    assert a.spec.stored()["package"]["version"] == "1.0.0"
-    assert a.spec.stored() != b.spec.stored()
-    assert "package" not in replace(a, package=None).spec.stored()
+    pin = PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)
+    a = ServerEntry(name="s", spec=ServerSpec("s", transport="stdio", command="npx", args=("-y", "x"), package=pin))
+    b = replace(a.spec, package=replace(pin, version="1.0.1"))
+    assert a.as_locked().stored()["package"]["version"] == "1.0.0"
+    assert a.as_locked().stored() != b.stored()
+    assert "package" not in replace(a.spec, package=None).stored()
 
 
 @pytest.mark.parametrize(("line", "message"), [
@@ -183,4 +185,4 @@ def test_a_spec_without_a_pin_runs_as_written():
 def test_load_reads_what_store_wrote(tmp_path):
     pin = PackagePin("pypi", "mcp-server-time", "1", PYPI)
     write_lock(str(tmp_path / "mcp.lock"), s=("uvx", ["mcp-server-time"], pin))
-    assert load(tmp_path / "mcp.lock").servers["s"].package.integrity == PYPI
+    assert load(tmp_path / "mcp.lock").servers["s"].spec.package.integrity == PYPI

@@ -119,10 +119,10 @@ repository = "https://github.com/modelcontextprotocol/servers"
 
 def test_the_registry_table_round_trips_and_bad_ones_are_refused():
     lock = loads(LOCK)
-    ref = lock.servers["memory"].registry
+    ref = lock.servers["memory"].spec.registry
     assert ref is not None and ref.name == "io.github.modelcontextprotocol/server-memory" and ref.version == "2026.7.4"
     again = loads(dumps(lock))
-    assert again.servers["memory"].registry == ref
+    assert again.servers["memory"].spec.registry == ref
     assert "[server.memory.registry]" in dumps(lock)
     from mcplock.errors import LockfileError
 

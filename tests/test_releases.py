@@ -23,6 +23,7 @@ from mcplock.lint import lint_definition, lint_servers
 from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
 from mcplock.snapshot import Snapshot
+from mcplock.spec import ServerSpec
 
 from lockdata import diff_all
 
@@ -73,7 +74,7 @@ def load(server: str, version: str) -> Snapshot:
 
 
 def locked_at(server: str, version: str) -> ServerEntry:
-    srv = ServerEntry(name=server, transport="stdio", command=server)
+    srv = ServerEntry(name=server, spec=ServerSpec(server, transport="stdio", command=server))
     review.stage(srv, load(server, version))
     for e in list(srv.entries()):
         review.accept(srv, e)

@@ -6,12 +6,13 @@ import copy
 
 from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
+from mcplock.spec import ServerSpec
 
 from lockdata import TOOLS, snapshot
 
 
 def _server(policy="all"):
-    srv = ServerEntry(name="docs", transport="stdio", command="python", policy=policy)
+    srv = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="python"), policy=policy)
     review.stage(srv, snapshot())
     for e in list(srv.entries()):
         review.accept(srv, e)
@@ -19,7 +20,7 @@ def _server(policy="all"):
 
 
 def test_new_tools_are_pending_and_disabled_until_accepted():
-    srv = ServerEntry(name="docs", transport="stdio", command="python")
+    srv = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="python"))
     r = review.stage(srv, snapshot())
     assert sorted(r.new) == ["delete_page", "instructions", "search_docs"]
     t = srv.tools["search_docs"]

@@ -18,6 +18,7 @@ from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
 from mcplock.severity import rank
 from mcplock.snapshot import Snapshot
+from mcplock.spec import ServerSpec
 
 
 def tool(name: str = "search_docs", description: str = "Search the docs.", **extra) -> dict:
@@ -43,7 +44,7 @@ def snap(tools=None, prompts=None, templates=None, instructions="Use these tools
 
 
 def locked(s: Snapshot, name: str = "docs") -> ServerEntry:
-    srv = ServerEntry(name=name, transport="stdio", command=name)
+    srv = ServerEntry(name=name, spec=ServerSpec(name, transport="stdio", command=name))
     review.stage(srv, s)
     for e in list(srv.entries()):
         review.accept(srv, e)
@@ -271,7 +272,7 @@ def test_credential_parameter_on_a_new_tool_and_a_prompt_argument():
 def test_a_server_about_to_be_added_with_a_host_builtin_name_is_flagged():
     from mcplock.lint.entries import lint_entries
 
-    srv = ServerEntry(name="files", transport="stdio", command="files")
+    srv = ServerEntry(name="files", spec=ServerSpec("files", transport="stdio", command="files"))
     review.stage(srv, snap([tool("read_file", "Read a file."), tool("read_note", "Read a note.")]))
     found = lint_entries([srv])
     assert [(f.rule, f.severity) for f in found[("files", "tool", "read_file")]] == [("tool-shadowing", "high")]

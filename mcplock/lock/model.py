@@ -89,7 +89,7 @@ class Entry:
             return True
 
 
-@dataclass
+@dataclass(slots=True)  # slots: setting a field it does not have (`srv.command = …`) is an error
 class ServerEntry:
     """One server of the lock: how to reach it (``spec``, a :class:`~mcplock.spec.ServerSpec` as
     locked: its cwd relative to the lock's directory, no secrets) and its review state.
