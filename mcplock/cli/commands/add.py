@@ -27,7 +27,7 @@ from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.packages.mcp_registry import is_name
 from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_text, shell_word
 
 if TYPE_CHECKING:
     from mcplock.lint import LintFinding
@@ -100,7 +100,7 @@ def cmd_add(
     # names already locked: exit 2 for an explicit add; skipped for an import
     specs, clash = core_add.new_only(found.specs, cli.lockfile, explicit=not from_file)
     for c in clash:
-        cli.err.print(safe_text(f"skipped `{c}`: already locked (use `mcplock refresh {c}`)", "yellow",
+        cli.err.print(safe_text(f"skipped `{c}`: already locked (use `mcplock refresh {shell_word(c)}`)", "yellow",
                                 keep_newlines=False))
     if not specs:
         cli.info("nothing to add")
