@@ -301,7 +301,8 @@ def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
                   if e.hash and not e.tampered()}
         cache = LintCache.open()
         found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
-        cache.save()
+        if cache is not None:  # None: the lint cache is off (MCPLOCK_LINT_CACHE=0)
+            cache.save()
     out: list[Finding] = []
     for v in violations(org, lock, found):
         table = ("server", v.server) if v.kind in (None, "instructions") else ("server", v.server, v.kind, v.key or "")

@@ -15,7 +15,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcplock.documents import LISTED, UI_SCHEME, read_result
-from mcplock.guard import evidence
+from mcplock.guard import approve, evidence
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
 from mcplock.guard.modern import is_discover, opens_modern
@@ -328,9 +328,17 @@ class Handlers:
 
     async def _ask_then_call(self, msg: dict[str, Any], entry: Entry) -> None:
         params = msg["params"]
-        if not await self._ask(params["name"], params.get("arguments", {})):
+        if self.host_era == "modern":  # asked as input_required, answered by the retry (guard/approve.py)
+            ok = approve.answered(self, params)
+            if ok is None:
+                approve.ask(self, msg["id"], params["name"], params.get("arguments", {}))
+                return
+            msg = approve.for_upstream(msg)
+        else:
+            ok = await self._ask(params["name"], params.get("arguments", {}))
+        if not ok:
             no = Decision("refuse", "declined", f"the person declined the call of `{self.server.name}/{entry.key}`")
-            self.io.send(result(msg["id"], refused_result(no)))
+            self.io.send(self._to_host(result(msg["id"], refused_result(no))))
             return
         await self._forward(msg, partial(self._after_call, entry))
 

@@ -243,7 +243,8 @@ class ModernHost:
         new = held is None
         if held is None:
             calls = self._calls_by_id  # type: ignore[attr-defined]
-            key = next(reversed(calls), None) if calls else None
+            sent = self.forwarded  # type: ignore[attr-defined]  (calls the upstream has: not one awaiting approval)
+            key = next((k for k in reversed(calls) if k in sent), None)
             if key is None:
                 return False
             held = _Held(calls.pop(key), rid=key[1])

@@ -79,6 +79,7 @@ class Guard(Handlers, Relaying, ModernHost):
         self._call_params: dict[tuple[str, Any], dict[str, Any]] = {}  # -> its params (a legacy host's retry)
         self.asked_calls: dict[tuple[str, Any], Any] = {}  # modern host, legacy upstream asking (guard/modern.py)
         self.asked_states: dict[str, Any] = {}
+        self.approvals: dict[str, tuple[str, str]] = {}  # a modern host's approval state -> (tool, arguments)
         self.preread, self.discover_early = early  # what guard.discover.answer_early read and answered
         self.freshness = Freshness()  # a modern upstream without listChanged: re-listed before a call
 
