@@ -135,3 +135,14 @@ def test_server_hints_name_the_server(server):
     assert f"`mcplock show {word}`" in hint and f"`mcplock accept {word}`" in hint, hint
     assert _paste(f"printf %s {word}").stdout == f"{server}/echo "
 
+
+
+def test_a_tampered_look_alikes_hint_names_it(cli):
+    _lock()
+    text = Path("mcp.lock").read_text()
+    assert text.count('description = "echo  tool."') == 1  # `echo `'s own (its name, a space, " tool.")
+    Path("mcp.lock").write_text(text.replace('description = "echo  tool."', 'description = "echo  tool!"'))
+    r = cli("check", "--format", "json")
+    assert r.returncode == 1, r.stdout + r.stderr
+    hints = [f["hint"] for f in json.loads(r.stdout)["findings"] if f["code"] == "hash-mismatch"]
+    assert len(hints) == 1 and _one(hints[0], "accept") == "mcplock accept $'srv/echo\\x20'", hints

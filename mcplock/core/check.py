@@ -66,7 +66,7 @@ def integrity(lock: Lock) -> list[Finding]:
                         "(edited by hand or tampered with)",
                         f"restore mcp.lock from git (`git checkout -- {lock.path or 'mcp.lock'}`), "
                         f"or run `mcplock refresh {shell_word(sname)}` (it stages what the server offers) and "
-                        f"`mcplock accept {label(sname, e)}`",
+                        f"`mcplock accept {shell_word(label(sname, e))}`",
                         e.kind, e.key, _table(sname, e),
                     ))
     return out
@@ -80,7 +80,7 @@ def read_notes(lock: Lock) -> list[Finding]:
         kind, key = (table[2], table[3]) if len(table) > 3 else (None, None)
         hint = "set it with `mcplock approval SERVER/TOOL always|never`"
         if kind == "tool" and key is not None:
-            hint = f"set it with `mcplock approval {format_target(server, kind, key)} always|never`"
+            hint = f"set it with `mcplock approval {shell_word(format_target(server, kind, key))} always|never`"
         out.append(Finding("unknown-value", server, message, hint, kind, key, table))
     return out
 
