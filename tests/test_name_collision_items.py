@@ -5,6 +5,7 @@ into a real shell."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from test_hint_names import _one, _paste, _tool
 
@@ -58,3 +59,21 @@ def test_check_warns_about_an_accepted_colliding_prompt_and_its_hint_reaches_it(
     for args in (("check",), ("-q", "check")):  # the all-clear fast path hands it to the full check too
         r = cli(*args)
         assert r.returncode == 0 and "critical-accepted: prompt `srv/prompt:greet\\x20`" in r.stdout, r.stdout
+
+
+def test_a_diff_flags_an_added_look_alike_prompt(cli):
+    from runner import SURFACES, stdio_command
+
+    surface = json.loads((SURFACES / "demo.json").read_text())
+    Path("surface.json").write_text(json.dumps(surface))
+    r = cli("add", "docs", "--yes", "--policy", "none", "--", *stdio_command(surface="surface.json"))
+    assert r.returncode == 0, r.stderr
+    prompt = surface["prompts"][0]
+    twin = dict(prompt, name=prompt["name"] + " ")
+    Path("surface.json").write_text(json.dumps(dict(surface, prompts=[*surface["prompts"], twin])))
+    r = cli("diff", "--format", "json")
+    assert r.returncode == 1, r.stdout + r.stderr
+    changes = [c for s in json.loads(r.stdout)["servers"] for c in s["changes"] if c["kind"] == "prompt"]
+    assert [c["name"] for c in changes] == [twin["name"]], changes
+    rules = {f["rule"]: f["severity"] for f in changes[0]["findings"]}
+    assert rules.get("name-collision") == "critical", changes

@@ -118,7 +118,8 @@ def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | No
         raise UsageError(f"`{name}` cannot be a server name (no `/`, not empty)")
     if not target:
         raise UsageError("give a URL or `-- CMD [ARG…]`",
-                         hint=f"e.g. `mcplock add {name} -- npx -y @modelcontextprotocol/server-everything`")
+                         hint=f"e.g. `mcplock add {shell_word(name)} -- npx -y "
+                         "@modelcontextprotocol/server-everything`")
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
         url = target[0]
         if looks_secret("url", url) and "${" not in url:
@@ -193,8 +194,9 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     for entry in done.entries:
         _report_locked(cli, entry, done.held.get(entry.name, []))
     for name, package, got in done.claims:
-        cli.note(f"`{name}`: its package {package} claims the MCP Registry name {got}: `mcplock inspect {got}` "
-                 f"shows the entry; `mcplock add {got} --name NAME` adds a server from the registry, which "
+        cli.note(f"`{name}`: its package {package} claims the MCP Registry name {got}: "
+                 f"`mcplock inspect {shell_word(got)}` shows the entry; `mcplock add {shell_word(got)} --name NAME` "
+                 "adds a server from the registry, which "
                  "`mcplock outdated` then follows")
     pending = done.pending()
     code = review_now(cli, pending, interactive) if pending else 0
