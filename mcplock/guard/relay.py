@@ -30,6 +30,7 @@ from mcplock.guard.view import View, from_snapshot
 from mcplock.lock.model import ServerEntry
 from mcplock.policy import Host
 from mcplock.probe import era
+from mcplock.untrusted import shell_word
 
 SUPPORTED_VERSIONS = era.LEGACY_VERSIONS  # what a legacy host may ask for in `initialize`
 
@@ -201,7 +202,7 @@ class Guard(Handlers, Relaying, ModernHost):
         lines = [f"mcplock: {self.server.name}: {len(hidden)} item(s) not served:"]
         lines += [f"  {d.message()}" for d in hidden[:20]]
         if len(hidden) > 20:
-            lines.append(f"  … and {len(hidden) - 20} more (see `mcplock diff {self.server.name}`)")
+            lines.append(f"  … and {len(hidden) - 20} more (see `mcplock diff {shell_word(self.server.name)}`)")
         self.say("\n".join(lines))
 
     # --- the end ----------------------------------------------------------------------------
