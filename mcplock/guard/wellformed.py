@@ -89,3 +89,9 @@ def answer_fields(resp: dict[str, Any]) -> dict[str, Any] | None:
     if "data" in e:
         err["data"] = e["data"]
     return {"error": err}
+
+
+def member(obj: Any, key: str) -> dict[str, Any]:
+    """``obj[key]`` where it is a JSON object (a message's ``params``, a result), else an empty one."""
+    v = obj.get(key) if isinstance(obj, dict) else None
+    return v if isinstance(v, dict) else {}
