@@ -1,8 +1,10 @@
 """A modern host's connect time (MCP 2026-07-28), through `mcplock run` and directly, side by side
 in one run, against the modern-only fixture server (fixtures/modern_fixture.py):
 
-- spawn → `server/discover` answered → first `tools/list` answered (the envelope on each), with
-  a bare newline-JSON client: what the guard adds to a modern host's start;
+- spawn → `server/discover` answered (a modern host's connect: the guard answers it from the
+  lock before it imports asyncio), then → first `tools/list` answered (the envelope on each, the
+  guard's every list verified), with a bare newline-JSON client: what the guard adds to a modern
+  host's start;
 - the current Python SDK's `Client` (mode auto: discover first), from entering it to the first
   `list_tools()` answer (the SDK already imported): what a host on the SDK sees.
 
@@ -35,6 +37,16 @@ INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"nam
 
 
 def _bare_connect(cmd: list[str], cwd: str, legacy: bool = False) -> float:
+    return _bare_times(cmd, cwd, legacy)[1]
+
+
+def _bare_opened(cmd: list[str], cwd: str) -> float:
+    return _bare_times(cmd, cwd)[0]
+
+
+def _bare_times(cmd: list[str], cwd: str, legacy: bool = False) -> tuple[float, float]:
+    """(spawn → the opening answered, spawn → the first tools/list answered)."""
+    marks: list[float] = []
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
     assert proc.stdin is not None and proc.stdout is not None
@@ -47,7 +59,8 @@ def _bare_connect(cmd: list[str], cwd: str, legacy: bool = False) -> float:
             proc.stdin.flush()
             while json.loads(proc.stdout.readline()).get("id") != rid:
                 pass
-        return time.perf_counter() - t0
+            marks.append(time.perf_counter() - t0)
+        return marks[0], marks[1]
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)
@@ -78,6 +91,8 @@ def eras_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
         if r.returncode != 0:
             raise SystemExit(f"could not lock the modern fixture: {r.stderr}")
         guarded = [mcplock, "run", "docs"]
+        opened_direct = _median(_bare_opened, upstream, work)
+        opened_through = _median(_bare_opened, guarded, work)
         direct = _median(_bare_connect, upstream, work)
         through = _median(_bare_connect, guarded, work)
         old = Path(work) / "legacy"  # the same surface behind the legacy fixture, a legacy host
@@ -95,6 +110,10 @@ def eras_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return [
+        ("modern host (2026-07-28): spawn → `server/discover` answered (its connect), direct to a modern-only server",
+         f"{opened_direct * 1000:.0f} ms", "", "baseline"),
+        ("the same through `mcplock run` (answered from the lock before asyncio is imported)",
+         f"{opened_through * 1000:.0f} ms", "", f"{(opened_through - opened_direct) * 1000:+.0f} ms"),
         ("modern host (2026-07-28): spawn → `server/discover` → first `tools/list`, direct to a modern-only server",
          f"{direct * 1000:.0f} ms", "", "baseline"),
         ("the same through `mcplock run` (discover answered from the lock, every list verified)",
@@ -115,6 +134,7 @@ if __name__ == "__main__":
     from _home import isolate
 
     isolate()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed mcplock has its .pyc files (docs/performance.md)
     bin_dir = Path(sys.executable).parent
     rows = eras_rows(os.environ.get("MCPLOCK", str(bin_dir / "mcplock")))
     print("| what | time | peak RSS | overhead |\n|---|---|---|---|")

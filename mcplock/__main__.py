@@ -47,14 +47,14 @@ def main(argv: list[str] | None = None) -> None:
     if "run" in args and "-h" not in args and "--help" not in args:
         from mcplock.cli import fast_run
 
-        opts = fast_run.parse(args)
-        if opts is not None:  # the guard starts without typer and rich
-            raise SystemExit(fast_run.run(opts))
+        run_opts = fast_run.parse(args)
+        if run_opts is not None:  # the guard starts without typer and rich
+            raise SystemExit(fast_run.run(run_opts))
     if "check" in args:
         from mcplock.cli import fast_check
 
-        opts = fast_check.parse(args)
-        code = fast_check.run(*opts) if opts is not None else None
+        check_opts = fast_check.parse(args)
+        code = fast_check.run(*check_opts) if check_opts is not None else None
         if code is not None:  # the all-clear, without typer and rich
             raise SystemExit(code)
     from mcplock.cli.app import run

@@ -321,3 +321,107 @@ def test_a_modern_sdk_host_lists_a_legacy_servers_resources(cli):
 
     assert cli("add", "cal", "--yes", "--policy", "none", "--", *stdio_command()).returncode == 0
     assert asyncio.run(host()) == ["calendar://today", "file:///notes/readme.md"]
+
+
+def test_discover_is_answered_before_the_guard_imports_asyncio(cli, tmp_path):
+    # docs/performance.md, "The guard's start": a modern host's connect is the answer to its
+    # server/discover, which comes from the lock alone. With an `asyncio` that never finishes
+    # importing, the guard still answers it (then never gets further)
+    import select
+    import subprocess
+
+    _lock(cli, "modern")
+    shadow = tmp_path / "shadow" / "asyncio"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("import time\ntime.sleep(60)\n")
+    env = {**os.environ, "PYTHONPATH": str(shadow.parent)}
+    proc = subprocess.Popen([MCPLOCK, "run", "docs"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env)
+    try:
+        msg = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": ENVELOPE}}
+        proc.stdin.write(json.dumps(msg).encode() + b"\n")
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        assert ready, "server/discover was not answered before asyncio was imported"
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 1 and "2026-07-28" in answer["result"]["supportedVersions"]
+        assert answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"] == \
+            load("mcp.lock").servers["docs"].server_info
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+async def _sdk_host_approving(action: str) -> tuple[list[dict], object]:
+    """The SDK's Client through `mcplock run docs`, answering each question with ``action``."""
+    from mcp.client import Client
+    from mcp.client.stdio import StdioServerParameters
+    from mcp_types import ElicitResult
+
+    asked: list[dict] = []
+
+    async def answer(ctx, params):
+        asked.append({"message": params.message, "meta": params.meta})
+        return ElicitResult(action=action, content={} if action == "accept" else None)
+
+    params = StdioServerParameters(command=MCPLOCK, args=["run", "docs"], env=dict(os.environ))
+    async with asyncio.timeout(60), Client(params, elicitation_callback=answer) as client:
+        return asked, await client.call_tool("search_docs", {"query": "q"})
+
+
+@pytest.mark.parametrize("action", ["accept", "decline"])
+def test_the_guards_approval_reaches_a_modern_host_as_its_own_input_required(cli, action):
+    # a 2026-07-28 host takes no elicitation/create request: the guard's approval question comes
+    # inside an input_required answer, marked as mcplock's; only an accept lets the call through
+    _lock(cli, "legacy")
+    assert cli("approval", "docs/search_docs", "always").returncode == 0
+    asked, res = asyncio.run(_sdk_host_approving(action))
+    (q,) = asked
+    assert q["message"].startswith("[mcplock approval] Allow the MCP tool `search_docs`")
+    assert q["meta"] == {"mcplock/approval": True}
+    if action == "accept":
+        assert not res.is_error and "called search_docs" in res.content[0].text
+        assert [c["name"] for c in _calls()] == ["search_docs"]
+    else:
+        assert res.is_error and res.meta["mcplock/refused"] == "declined"
+        assert _calls() == []
+
+
+def test_an_approval_holds_for_the_arguments_it_was_asked_about(cli):
+    _lock(cli, "legacy")
+    assert cli("approval", "docs/search_docs", "always").returncode == 0
+    with Host("docs") as h:
+        h.request("server/discover", {"_meta": ENVELOPE})
+        first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "harmless"}, "_meta": ENVELOPE})
+        res = first["result"]
+        assert res["resultType"] == "input_required" and list(res["inputRequests"]) == ["mcplock-approval"]
+        swapped = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "id_rsa"},
+                                           "requestState": res["requestState"],
+                                           "inputResponses": {"mcplock-approval": {"action": "accept"}},
+                                           "_meta": ENVELOPE})
+        assert swapped["result"]["isError"] is True  # approved for other arguments: declined, nothing sent
+        assert h.close() == 0
+    assert _calls() == []
+
+
+def test_a_legacy_http_servers_question_reaches_a_modern_host_as_input_required(cli):
+    # over Streamable HTTP the question comes on the call's own event stream (--sse-responses)
+    from runner import http_fixture
+
+    _surface("demo.json")
+    with http_fixture(mode="elicit", surface="surface.json", extra_args=["--sse-responses"]) as base:
+        assert cli("add", "web", base + "/mcp", "--yes", "--policy", "none").returncode == 0
+        with Host("web") as h:
+            h.request("server/discover", {"_meta": ENVELOPE})
+            first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": ENVELOPE})
+            res = first["result"]
+            assert res["resultType"] == "input_required"
+            (key, req), = res["inputRequests"].items()
+            assert req["params"]["message"] == "[server `web` asks] Book the meeting room?"
+            done = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"},
+                                            "requestState": res["requestState"],
+                                            "inputResponses": {key: {"action": "accept", "content": {"room": "Vega"}}},
+                                            "_meta": ENVELOPE})
+            assert done["result"]["resultType"] == "complete"
+            assert '"room":"Vega"' in json.dumps(done["result"]["content"]).replace('\\"', '"').replace(" ", "")
+            assert h.close() == 0

@@ -531,6 +531,7 @@ def test_look_alike_names_read_apart_in_list_show_json_and_check(cli):
     for target in ("echo\\x20", "\\x20echo", "cafe\\u0301", "a\\xa0b"):
         assert f"critical-accepted: tool `srv/{target}` is accepted and enabled but has critical findings " \
                "(name-collision)" in r.stdout, r.stdout
+    assert "`mcplock show 'srv/ echo'`" in r.stdout  # the hint, as typed, reaches that tool and no other
 
 
 def test_the_lint_flags_names_that_collide_once_normalised():
@@ -556,6 +557,36 @@ def test_a_diff_shows_an_added_look_alike_apart(cli, tmp_path):
     assert r.returncode == 1, r.stdout + r.stderr
     assert f"added   tool {twin['name'].strip()}\\x20" in r.stdout, r.stdout
     assert "name-collision" in r.stdout or "reads as" in r.stdout, r.stdout
+    assert cli("refresh", "docs").returncode == 0
+    r = cli("accept", "docs", "--yes")  # critical: never accepted in bulk, and the hint reaches the twin
+    out = r.stdout + r.stderr
+    assert "held 1 item(s) with critical findings (never accepted in bulk): docs/search_docs\\x20" in out, out
+    assert "`mcplock accept 'docs/search_docs '`" in out, out
+
+
+def test_check_names_look_alike_packages_and_servers_already_in_the_lock(cli):
+    """What `add` warns about before anything is installed, `check` says again, offline, for a lock
+    that already holds it (a warning: the gate's exit code is unchanged)."""
+    look = PackagePin("npm", "@modeicontextprotocol/server-memory", "1.0.0", NPM_INTEGRITY)  # an `i` for the `l`
+    write_lock(mem=("npx", ["-y", "@modeicontextprotocol/server-memory"], look),
+               time=("uvx", ["mcp-server-tim\u0435"], None),  # a Cyrillic `е`, unpinned: read from the command
+               docs=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)),
+               **{"docs ": ("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY))})
+    for args in (("check",), ("-q", "check")):  # the full CLI, and the fast all-clear path must not hide it
+        r = cli(*args)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "lookalike-package: npm package `@modeicontextprotocol/server-memory` looks like " \
+               "`@modelcontextprotocol/server-memory`" in r.stdout, r.stdout
+        assert "lookalike-package: pypi package `mcp-server-tim\\u0435` looks like `mcp-server-time`" in r.stdout
+        assert "name-collision: server name `docs\\x20` reads as `docs` of this lock once normalised" in r.stdout
+    data = json.loads(cli("check", "--format", "json").stdout)
+    assert {(w["code"], w["server"]) for w in data["warnings"]} == {
+        ("lookalike-package", "mem"), ("lookalike-package", "time"), ("name-collision", "docs"),
+        ("name-collision", "docs ")}
+    write_lock(docs=("npx", ["-y", "@modelcontextprotocol/server-memory"],
+                     PackagePin("npm", "@modelcontextprotocol/server-memory", "1.0.0", NPM_INTEGRITY)))
+    r = cli("check")
+    assert r.returncode == 0 and "warning" not in r.stdout, r.stdout  # the real one: nothing to say
 
 
 def test_export_keeps_a_byte_order_mark_of_a_host_file(cli):

@@ -12,7 +12,7 @@ only) — and the SDK sends that request again with the new token."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx2
@@ -26,6 +26,9 @@ from mcplock.probe.errors import login_action
 from mcplock.probe.http import new_client
 from mcplock.spec import ServerSpec, expand
 from mcplock.untrusted import sanitize
+
+if TYPE_CHECKING:
+    from mcplock.auth.callback import LoopbackCallback
 
 NO_LOGIN = ("client-credentials", "identity-assertion")  # grants without a person at a browser
 
@@ -91,7 +94,7 @@ def oauth_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str
 class _ClientWithCallback(httpx2.AsyncClient):
     """An httpx2 client that closes the login's loopback listener with itself."""
 
-    callback: Any = None
+    callback: LoopbackCallback | None = None
 
     async def aclose(self) -> None:
         try:
@@ -135,6 +138,7 @@ def login_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str
         provider = build_provider(spec, environ, redirect_uri=callback.redirect_uri, redirect_handler=redirect,
                                   callback_handler=wait, store=store)
         client = new_client(opts, auth=provider, cls=_ClientWithCallback)
+        assert isinstance(client, _ClientWithCallback)
     except BaseException:
         callback.close()
         raise

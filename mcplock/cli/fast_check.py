@@ -51,7 +51,10 @@ def run(lockfile: str, quiet: bool) -> int | None:
         org = orgpolicy.resolve(None)  # $MCPLOCK_POLICY (docs/policy.md); a broken one: the full CLI says so
         lock = load(lockfile)
         findings = run_check(lock, lockfile, org)
-        if findings or critical_accepted(lock, findings) or evidence.current(lockfile, lock):
+        from mcplock.core.lookalikes import lookalike_warnings
+
+        if findings or critical_accepted(lock, findings) or lookalike_warnings(lock) \
+                or evidence.current(lockfile, lock):
             return None
     except (McplockError, OSError):
         return None  # the full CLI says what went wrong

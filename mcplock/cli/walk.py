@@ -9,6 +9,8 @@ what was decided: the walk returns normally, so the lock is written with the dec
 
 from __future__ import annotations
 
+import shlex
+
 from rich.text import Text
 
 from mcplock.cli import keys
@@ -38,9 +40,11 @@ def summary(cli: Cli, tally: Tally) -> int:
     cli.info(f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; "
              f"{tally.left} still pending")
     if tally.held:
-        first = tally.held[0]
-        cli.info(Text(f"held {len(tally.held)} item(s) with critical findings (never accepted in bulk): ",
-                      style="yellow").append_text(safe_text(", ".join(tally.held), keep_newlines=False)))
+        first = shlex.quote(tally.held[0])  # as typed, it reaches that item and not a look-alike
+        held = Text(f"held {len(tally.held)} item(s) with critical findings (never accepted in bulk): ", style="yellow")
+        for i, target in enumerate(tally.held):
+            held.append(", " if i else "").append_text(safe_name(target))
+        cli.info(held)
         cli.info(Text("review each with `mcplock show ").append_text(safe_text(first, keep_newlines=False))
                  .append("`, then accept it by name (`mcplock accept ").append_text(
                      safe_text(first, keep_newlines=False)).append("`) or pass --include-critical"))

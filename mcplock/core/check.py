@@ -9,6 +9,7 @@ host config — the config and the lock out of sync (or the config gone).
 from __future__ import annotations
 
 import os
+import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -264,9 +265,10 @@ def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> li
             if not rules:
                 continue
             target = label(sname, e)
-            hint = f"review it with `mcplock show {target}`"
+            typed = shlex.quote(target)  # a name with a space at its end must reach that item, not `echo`
+            hint = f"review it with `mcplock show {typed}`"
             if e.kind == "tool":
-                hint += f"; `mcplock disable {target}` hides it from hosts"
+                hint += f"; `mcplock disable {typed}` hides it from hosts"
             out.append(Finding("critical-accepted", sname,
                                f"{e.kind} `{name_text(target)}` is accepted and enabled but has critical findings "
                                f"({', '.join(rules)})",
@@ -298,7 +300,8 @@ def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
                   if e.hash and not e.tampered()}
         cache = LintCache.open()
         found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
-        cache.save()
+        if cache is not None:  # None: the lint cache is off (MCPLOCK_LINT_CACHE=0)
+            cache.save()
     out: list[Finding] = []
     for v in violations(org, lock, found):
         table = ("server", v.server) if v.kind in (None, "instructions") else ("server", v.server, v.kind, v.key or "")

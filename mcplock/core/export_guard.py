@@ -112,9 +112,9 @@ def apply_json(doc: Document, exp: Exporter, lock: Lock, rel_lock: str, guard: b
             continue
         if secret_in(entry, exp.host):
             raise _refuse(shown, name)
-        raw = doc.span((*keys, name))
-        assert raw is not None
-        state.guarded[name] = raw
+        span = doc.span((*keys, name))
+        assert span is not None
+        state.guarded[name] = span
         kept = {k: v for k, v in entry.items() if k in exp.guard_keeps}
         env = dict(entry.get(exp.env_key) or {}) if isinstance(entry.get(exp.env_key), dict) else {}
         for var in template_vars(lock, name):

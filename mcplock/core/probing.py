@@ -16,6 +16,7 @@ from mcplock.core import oauth
 from mcplock.core.specs import client_identity, lock_dir, locked_specs
 from mcplock.errors import HashError, UsageError
 from mcplock.lock.model import Lock, ServerEntry
+from mcplock.snapshot import Snapshot
 from mcplock.spec import ServerSpec
 
 if TYPE_CHECKING:
@@ -80,8 +81,9 @@ def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: 
     specs, failed = prepare_packages(specs, opts.environ)
     results = probe_many(specs, opts, on_event=on_event) if specs else {}
     for sp in specs:  # what ran: the pin, its tree-integrity filled by a first install
-        if sp.package is not None and hasattr(results.get(sp.name), "package"):
-            results[sp.name].package = sp.package
+        r = results.get(sp.name)
+        if sp.package is not None and isinstance(r, Snapshot):
+            r.package = sp.package
     results.update(failed)
     return oauth.after_probe(specs, results, lambda again: probe_many(again, opts, on_event=on_event),
                              lockfile=lockfile, login=say is not None and oauth.login_allowed(login, opts.environ),

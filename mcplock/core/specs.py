@@ -12,7 +12,7 @@ from typing import Any
 
 from mcplock.errors import McplockError, SecretError, UsageError
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import ServerSpec, env_var_name, looks_secret
+from mcplock.spec import ServerSpec, Transport, env_var_name, looks_secret
 
 
 def lock_dir(lockfile: str) -> str:
@@ -60,10 +60,10 @@ def source_path(path: str, base: str) -> str:
 def imported(sources: dict[str, Any], srv: ServerEntry, base: str) -> Any:
     """The server's current entry in its host config (None when it has no source).
     ``sources`` caches the configs read so far."""
+    if not srv.source:
+        return None  # (before the import: the guard's start of a server added by command)
     from mcplock.hosts import load_host_config
 
-    if not srv.source:
-        return None
     if srv.source not in sources:
         sources[srv.source] = load_host_config(os.path.join(base, srv.source), source=srv.source, project_dir=base)
     return sources[srv.source].servers.get(srv.name)
@@ -158,12 +158,13 @@ def check_args(args: list[str]) -> None:
                               hint="export it and write the argument as ${VAR}")
 
 
-def check_transport(transport: str | None, *, remote: bool) -> None:
-    """``--transport``: http or sse for a URL; nothing or stdio for a command."""
-    if transport is None:
-        return
-    if remote and transport not in ("http", "sse"):
+def check_transport(transport: str | None, *, remote: bool) -> Transport:
+    """``--transport``: http (the default) or sse for a URL; nothing or stdio for a command."""
+    if remote and transport in (None, "http", "sse"):
+        return "sse" if transport == "sse" else "http"
+    if not remote and transport in (None, "stdio"):
+        return "stdio"
+    if remote:
         raise UsageError(f"--transport {transport} is not for a URL", hint="use --transport http or --transport sse")
-    if not remote and transport != "stdio":
-        raise UsageError(f"--transport {transport} needs a URL",
-                         hint="a command runs over stdio; leave --transport out")
+    raise UsageError(f"--transport {transport} needs a URL",
+                     hint="a command runs over stdio; leave --transport out")

@@ -40,12 +40,15 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     srv, spec, opts, org = ready.server, ready.spec, ready.opts, ready.org
     started = start_early(spec, opts.environ if opts.environ is not None else os.environ)
     try:
+        from mcplock.guard.discover import answer_early
+
+        early = answer_early(srv)  # a modern host connected: before asyncio and the guard are imported
         import asyncio
 
         from mcplock.guard.guard import Guard
 
         guard = Guard(srv, spec, opts, lockfile=lockfile, strict=strict, request_timeout=request_timeout, say=say,
-                      started=started, org=org)
+                      started=started, org=org, early=early)
 
         async def main() -> int:
             asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)

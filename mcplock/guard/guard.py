@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
+from mcplock.guard.discover import advertised, capabilities
 from mcplock.guard.freshness import Freshness
 from mcplock.guard.host_requests import HostRequests
 from mcplock.guard.hostio import INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
@@ -42,10 +43,6 @@ if TYPE_CHECKING:
 SUPPORTED_VERSIONS = era.LEGACY_VERSIONS  # what a legacy host may ask for in `initialize`
 
 
-def _advertised(caps: dict[str, Any], name: str) -> bool:
-    return caps.get(name) not in (None, False)
-
-
 class Guard:
     """One ``mcplock run`` session: the host on one side, the upstream on the other. It owns the
     session's state (the view, what the host said, the guard's own requests to the host, the
@@ -58,7 +55,8 @@ class Guard:
     def __init__(self, server: ServerEntry, spec: ServerSpec, opts: ProbeOptions, *, lockfile: str,
                  strict: bool = False, request_timeout: float | None = 120.0,
                  say: Callable[[str], None] = lambda _: None, io: HostIO | None = None,
-                 started: subprocess.Popen[bytes] | None = None, org: OrgPolicy | None = None) -> None:
+                 started: subprocess.Popen[bytes] | None = None, org: OrgPolicy | None = None,
+                 early: tuple[bytes, bool] = (b"", False)) -> None:
         self.server = server
         self.org = org  # the organisation's policy: the view refuses what it denies
         self.lockfile = lockfile
@@ -88,9 +86,10 @@ class Guard:
         self.reverifying: asyncio.Lock | None = None
         self.done: asyncio.Event | None = None
         self.freshness = Freshness()  # a modern upstream without listChanged: re-listed before a call
+        self.preread, discover_early = early  # what guard.discover.answer_early read and answered
         self.upstream = UpstreamSide(self, spec, opts, started)
         self.requests = HostRequests(self)
-        self.modern = ModernHost(self)
+        self.modern = ModernHost(self, discover_early=discover_early)
 
     # --- the session ----------------------------------------------------------------------
 
@@ -99,7 +98,7 @@ class Guard:
         self.fresh, self.reverifying, self.done = asyncio.Event(), asyncio.Lock(), asyncio.Event()
         self.fresh.set()
         try:
-            await self.io.start(self._on_host, self._host_closed)
+            await self.io.start(self._on_host, self._host_closed, self.preread)
             await self.done.wait()
         finally:
             pending = [*self.tasks, *self.by_host_id.values()]
@@ -192,8 +191,8 @@ class Guard:
         from mcplock.client_capabilities import chosen
 
         locked_as = chosen(None, self.server.client_capabilities)  # what the lock's probe declared
-        self.host = Host(elicitation=_advertised(caps, "elicitation"), strict=self.strict,
-                         lacks=tuple(c for c in locked_as if not _advertised(caps, c)))
+        self.host = Host(elicitation=advertised(caps, "elicitation"), strict=self.strict,
+                         lacks=tuple(c for c in locked_as if not advertised(caps, c)))
         return {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
 
     async def _open_upstream(self, relayed: dict[str, Any], wanted: str | None,
@@ -247,7 +246,7 @@ class Guard:
         # a legacy host is served at a legacy version whatever the upstream speaks
         version = snap.protocol_version if snap.protocol_version in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[-1]
         info = self.server.server_info or snap.server_info or {"name": self.server.name, "version": "0"}
-        answer: dict[str, Any] = {"protocolVersion": version, "capabilities": self.capabilities(snap.capabilities),
+        answer: dict[str, Any] = {"protocolVersion": version, "capabilities": capabilities(snap.capabilities),
                                   "serverInfo": info}
         assert self.view is not None
         instructions = self.view.instructions()
@@ -255,20 +254,6 @@ class Guard:
             answer["instructions"] = instructions
         self.io.send(result(rid, answer))
         self._now_ready()
-
-    def capabilities(self, up: dict[str, Any]) -> dict[str, Any]:
-        caps: dict[str, Any] = {}
-        if _advertised(up, "tools"):
-            caps["tools"] = {"listChanged": True}
-        if _advertised(up, "prompts"):
-            caps["prompts"] = {"listChanged": True}
-        if _advertised(up, "resources"):
-            res = up["resources"] if isinstance(up["resources"], dict) else {}
-            caps["resources"] = {**res, "listChanged": True}
-        for k in ("logging", "completions"):
-            if _advertised(up, k):
-                caps[k] = up[k]
-        return caps
 
     def report_hidden(self) -> None:
         assert self.view is not None

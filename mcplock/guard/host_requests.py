@@ -14,10 +14,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcplock.documents import LISTED, UI_SCHEME, read_result
-from mcplock.guard import evidence
+from mcplock.guard import approve, evidence
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
-from mcplock.guard.upstream_side import host_key
+from mcplock.guard.upstream_side import Part, host_key
 from mcplock.guard.view import View
 from mcplock.guard.wellformed import is_id, member, rebuilt
 from mcplock.lock.model import Entry
@@ -33,16 +33,13 @@ _LIST_KIND = {"tools/list": "tool", "prompts/list": "prompt", "resources/templat
               "skills/list": "skill"}
 
 
-class HostRequests:
+class HostRequests(Part):
     """What the host asks, once the upstream is verified: lists from the lock, prompts, pinned
     documents, calls decided under the lock (the person asked where the lock says so), the rest
-    relayed. Holds the calls in flight; reaches the rest of the session through :attr:`guard`."""
+    relayed. Holds the calls in flight."""
 
     def __init__(self, guard: Guard) -> None:
-        self.guard = guard
-        self.server = guard.server
-        self.io = guard.io
-        self.request_timeout = guard.request_timeout
+        super().__init__(guard)
         self.up = guard.upstream.up
         self.validators = Validators()
         self.lists_served = 0
@@ -269,9 +266,17 @@ class HostRequests:
 
     async def _ask_then_call(self, msg: dict[str, Any], entry: Entry) -> None:
         params = msg["params"]
-        if not await self._ask(params["name"], params.get("arguments", {})):
+        if self.guard.host_era == "modern":  # asked as input_required, answered by the retry (guard/approve.py)
+            ok = approve.answered(self.guard, params)
+            if ok is None:
+                approve.ask(self.guard, msg["id"], params["name"], params.get("arguments", {}))
+                return
+            msg = approve.for_upstream(msg)
+        else:
+            ok = await self._ask(params["name"], params.get("arguments", {}))
+        if not ok:
             no = Decision("refuse", "declined", f"the person declined the call of `{self.server.name}/{entry.key}`")
-            self.io.send(result(msg["id"], refused_result(no)))
+            self.io.send(self.guard.modern.to_host(result(msg["id"], refused_result(no))))
             return
         await self.guard.upstream.forward(msg, partial(self._after_call, entry))
 

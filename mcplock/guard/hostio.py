@@ -78,9 +78,12 @@ class HostIO:
         self.lines = Lines(limit, self._line, self._too_large, lambda: self._on_end())
         self.abandoned = False  # the guard is ending (a signal): nothing more is written to the host
 
-    async def start(self, on_message: OnMessage, on_end: Callable[[], None]) -> None:
-        """Read stdin from now on: each message to ``on_message``, ``on_end`` once it closes."""
+    async def start(self, on_message: OnMessage, on_end: Callable[[], None], prefix: bytes = b"") -> None:
+        """Read stdin from now on: each message to ``on_message``, ``on_end`` once it closes
+        (``prefix``: what was read of it before, handed over first)."""
         self._on_message, self._on_end = on_message, on_end
+        if prefix:
+            self.lines.feed(prefix)
         loop = asyncio.get_running_loop()
         try:
             self._transport, _ = await loop.connect_read_pipe(

@@ -35,10 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
 from mcplock.guard.calls import server_question
+from mcplock.guard.discover import discover_answer
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
-from mcplock.guard.upstream_side import answer_for, failure_for, host_key
+from mcplock.guard.upstream_side import Part, answer_for, failure_for, host_key
 from mcplock.guard.wellformed import member
-from mcplock.policy import decide_item
 from mcplock.probe import era
 
 if TYPE_CHECKING:
@@ -67,53 +67,27 @@ def opens_modern(msg: dict[str, Any]) -> bool:
         is_discover(msg) or era.request_version(msg.get("params")) is not None)
 
 
-class ModernHost:
+class ModernHost(Part):
     """The 2026-07-28 host side of one session: its subscriptions, the requestStates seen for its
-    calls, the calls its legacy upstream asked it something about. Reaches the rest of the
-    session through :attr:`guard`."""
+    calls, the calls its legacy upstream asked it something about."""
 
-    def __init__(self, guard: Guard) -> None:
-        self.guard = guard
-        self.server = guard.server
-        self.io = guard.io
-        self.request_timeout = guard.request_timeout
+    def __init__(self, guard: Guard, *, discover_early: bool = False) -> None:
+        super().__init__(guard)
         self.up = guard.upstream.up
         self.subscriptions: dict[Any, dict[str, Any]] = {}  # a modern host's subscriptions/listen id -> filter
         self.states: dict[str, str] = {}  # requestState -> the tool whose input_required result carried it
         self.asked_calls: dict[tuple[str, Any], _Held] = {}  # a modern host's call its legacy upstream asked about
         self.asked_states: dict[str, _Held] = {}  # the requestState the guard gave for it -> the call
+        self.approvals: dict[str, tuple[str, str]] = {}  # the guard's approval state -> (tool, arguments)
+        self.discover_early = discover_early  # the host's first server/discover was answered before the loop
 
     # --- server/discover --------------------------------------------------------------------
 
-    def _locked_capabilities(self) -> dict[str, Any]:
-        """The capabilities of what the lock holds (before the upstream is verified)."""
-        caps: dict[str, Any] = {}
-        if self.server.items["tool"]:
-            caps["tools"] = {}
-        if self.server.items["prompt"]:
-            caps["prompts"] = {}
-        if self.server.items["resource-template"] or self.server.pin_resources:
-            caps["resources"] = {}
-        return self.guard.capabilities(caps)
-
-    def _discover_result(self) -> dict[str, Any]:
-        info = self.server.server_info or {"name": self.server.name, "version": "0"}
-        out: dict[str, Any] = {"resultType": "complete", "supportedVersions": [era.MODERN, era.LEGACY],
-                               "capabilities": self._locked_capabilities(),
-                               "_meta": {era.SERVER_INFO_KEY: info}, "ttlMs": 0, "cacheScope": "private"}
-        e = self.server.instructions
-        if e is not None and isinstance(e.definition, str) and decide_item(
-                self.server.name, "instructions", "instructions", e, e.hash).allowed:
-            out["instructions"] = e.definition
-        return out
-
     def answer_discover(self, msg: dict[str, Any]) -> None:
-        version = era.request_version(msg.get("params"))
-        if version is not None and not era.is_modern(version):
-            self.io.send(error(msg["id"], era.UNSUPPORTED_VERSION, "Unsupported protocol version",
-                               {"supported": [era.MODERN, era.LEGACY], "requested": version}))
+        if self.discover_early:
+            self.discover_early = False  # answered before the event loop started (guard/discover.py)
             return
-        self.io.send(result(msg["id"], self._discover_result()))
+        self.io.send(discover_answer(self.server, msg))
 
     # --- what a modern host gets ------------------------------------------------------------
 
@@ -251,7 +225,8 @@ class ModernHost:
         new = held is None
         if held is None:
             calls = self.guard.requests.calls
-            key = next(reversed(calls), None) if calls else None
+            sent = self.guard.upstream.forwarded  # calls the upstream has: not one awaiting approval
+            key = next((k for k in reversed(calls) if k in sent), None)
             if key is None:
                 return False
             held = _Held(calls.pop(key), rid=key[1])

@@ -57,17 +57,25 @@ class _InFlight:
         self.timed_out = False
 
 
-class UpstreamSide:
+class Part:
+    """One part of a :class:`~mcplock.guard.guard.Guard`: the guard it belongs to (the rest of the
+    session is reached through it), and what stays the same for the whole session."""
+
+    def __init__(self, guard: Guard) -> None:
+        self.guard = guard
+        self.server = guard.server  # the lock entry
+        self.io = guard.io  # the host's framing
+        self.request_timeout = guard.request_timeout
+
+
+class UpstreamSide(Part):
     """The guard's side towards the upstream: the connection (:attr:`up`), the host requests
     relayed on it (host id → upstream id), what the upstream sent before the host was ready,
-    and re-verification. Reaches the rest of the session through :attr:`guard`."""
+    and re-verification."""
 
     def __init__(self, guard: Guard, spec: ServerSpec, opts: ProbeOptions,
                  started: subprocess.Popen[bytes] | None = None) -> None:
-        self.guard = guard
-        self.server = guard.server
-        self.io = guard.io
-        self.request_timeout = guard.request_timeout
+        super().__init__(guard)
         self.up = Upstream(spec, opts, on_message=self.from_upstream, on_lost=guard.upstream_lost, started=started)
         self.forwarded: dict[tuple[str, Any], int] = {}  # host request id -> upstream request id
         self.up_held: list[dict[str, Any]] = []  # upstream messages before the host is initialized

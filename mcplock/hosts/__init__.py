@@ -299,19 +299,21 @@ def load_host_config(
         local, match, disabled = _claude_projects(where, data, project_dir, warnings)
         index = {n: i for i, (n, _, _) in enumerate(entries)}
         for n, e in local:
-            note = [f"local scope (projects[{match!r}]) of this file"]
+            notes = [f"local scope (projects[{match!r}]) of this file"]
             if n in index:
-                note.append("the local-scope entry replaces the user-scope entry of the same name")
-                entries[index[n]] = (n, e, note)
+                notes.append("the local-scope entry replaces the user-scope entry of the same name")
+                entries[index[n]] = (n, e, notes)
             else:
                 index[n] = len(entries)
-                entries.append((n, e, note))
+                entries.append((n, e, notes))
         for n, _, extra in entries:
             if n in disabled:
                 extra.append("disabled for this project in this file (disabledMcpServers)")
     elif host == "gemini":
-        mcp = data.get("mcp") if isinstance(data.get("mcp"), dict) else {}
-        allowed, excluded = mcp.get("allowed"), mcp.get("excluded")
+        gemini = data.get("mcp")
+        if not isinstance(gemini, dict):
+            gemini = {}
+        allowed, excluded = gemini.get("allowed"), gemini.get("excluded")
         for n, _, extra in entries:
             if isinstance(excluded, list) and n in excluded:
                 extra.append("listed in mcp.excluded: Gemini CLI does not start it")

@@ -53,8 +53,9 @@ def _one(c: Any) -> str | None:
     """A content object's text; a ``blob`` decoded (an App may ship its HTML base64-encoded)."""
     if not isinstance(c, dict):
         return None
-    if isinstance(c.get("text"), str):
-        return c["text"]
+    text = c.get("text")
+    if isinstance(text, str):
+        return text
     if isinstance(c.get("blob"), str):
         try:
             return base64.b64decode(c["blob"], validate=False).decode("utf-8", "replace")

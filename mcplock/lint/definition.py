@@ -12,7 +12,7 @@ from typing import Any
 
 from mcplock.lint.annotations import annotation_findings
 from mcplock.lint.characters import char_findings
-from mcplock.lint.finding import LintFinding
+from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.headers import header_findings
 from mcplock.lint.names import pattern_name
 from mcplock.lint.params import credential_findings
@@ -25,16 +25,16 @@ _HERE = "\x00where\x00"  # stands for the JSON path in cached findings
 
 
 @functools.lru_cache(maxsize=32768)
-def _cached_char(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
+def _cached_char(s: str) -> tuple[tuple[LintFinding, Sig], ...]:
     return tuple(char_findings(s, _HERE))
 
 
 @functools.lru_cache(maxsize=32768)
-def _cached_text(s: str) -> tuple[tuple[LintFinding, tuple], ...]:
+def _cached_text(s: str) -> tuple[tuple[LintFinding, Sig], ...]:
     return tuple(text_findings(s, _HERE))
 
 
-def _placed(found: tuple[tuple[LintFinding, tuple], ...], where: str) -> list[tuple[LintFinding, tuple]]:
+def _placed(found: tuple[tuple[LintFinding, Sig], ...], where: str) -> list[tuple[LintFinding, Sig]]:
     """Cached findings of one string, put at ``where`` (schemas repeat the same strings a lot)."""
     out = []
     for f, sig in found:
@@ -56,10 +56,10 @@ def quiet(strings: Iterable[str]) -> bool:
     return all(_quiet(s) for s in set(strings))
 
 
-def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, tuple]]:
+def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, Sig]]:
     if quiet(texts(definition)):  # most definitions: no path walk at all
         return []
-    out: list[tuple[LintFinding, tuple]] = []
+    out: list[tuple[LintFinding, Sig]] = []
     seen_text: set[tuple[str, str]] = set()
     for where, s in strings(definition, root(definition)):
         found = _cached_char(s)
@@ -78,7 +78,7 @@ def _template_url(f: LintFinding, where: str) -> bool:
     return f.rule == "exfiltration-url" and where == "uriTemplate" and "placeholder" in f.message
 
 
-def _sig(f: LintFinding, sig: tuple) -> tuple:
+def _sig(f: LintFinding, sig: Sig) -> Sig:
     return (f.rule, f.where, sig)
 
 

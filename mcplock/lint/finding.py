@@ -6,6 +6,10 @@ from dataclasses import dataclass
 
 from mcplock.severity import INFO
 
+# what tells two findings of one rule in one text apart (a rule's own key, the span it matched):
+# findings are deduplicated, and a decoded reading's are compared with the plain text's, by it
+Sig = tuple[object, ...]
+
 
 @dataclass(frozen=True)
 class LintFinding:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcplock.lint.finding import LintFinding
+from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.languages import ORDERS, Compiled, compiled, has_keys, tried
 from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import HIGH
@@ -68,7 +68,7 @@ def orders(t: str, low: str) -> Iterator[tuple[str, str, int, int]]:
                 yield "exfiltrate", lang.name, *span
 
 
-def instruction_findings(t: str, low: str, where: str, how: str = "") -> Iterator[tuple[LintFinding, tuple]]:
+def instruction_findings(t: str, low: str, where: str, how: str = "") -> Iterator[tuple[LintFinding, Sig]]:
     """Findings in ``t`` (cleaned text, or a decoded reading of it when ``how`` names the
     disguise undone; ``low`` its lower case), each with its signature."""
     for rule, lang, a, b in orders(t, low):

@@ -60,8 +60,8 @@ def _required(kind: str, d: Any) -> dict[str, Any]:
     schema = d.get("inputSchema")
     if not isinstance(schema, dict) or not isinstance(schema.get("required"), list):
         return {}
-    props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
-    return {r: props.get(r) for r in schema["required"] if isinstance(r, str)}
+    props = schema.get("properties")
+    return {r: props.get(r) if isinstance(props, dict) else None for r in schema["required"] if isinstance(r, str)}
 
 
 def credential_findings(kind: str, new: Any, old: Any = None) -> list[LintFinding]:

@@ -21,14 +21,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from mcplock.lint.disguises import decoded_runs, disguised, views
-from mcplock.lint.finding import LintFinding
+from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.instructions import instruction_findings
 from mcplock.lint.secrets import payload_findings, secret_findings
 from mcplock.lint.text import clean, excerpt
 from mcplock.lint.urls import url_findings
 from mcplock.severity import CRITICAL, HIGH
 
-Found = tuple[LintFinding, tuple]
+Found = tuple[LintFinding, Sig]
 
 
 def _decoded(t: str, where: str, plain: list[Found]) -> Iterator[Found]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcplock.lint.finding import LintFinding
+from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import CRITICAL, HIGH
 
@@ -33,7 +33,7 @@ _VERB = lazy(
     r"|отправь(?:те)?|передай(?:те)?)\b|读取|讀取|发送|發送|上传|上傳|読み|読んで|送信|읽|보내|전송", re.I)
 
 
-def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
     """Findings in ``t`` (cleaned text; ``low`` its lower case), each with its signature."""
     paths: dict[str, tuple[str, int, int]] = {}
     sensitive = any(k in low for k in _SENSITIVE_KEYS) and _SENSITIVE.search(t) is not None
@@ -71,7 +71,7 @@ def _blob_like(run: str) -> bool:
             and run.count("_") + run.count("-") <= 2)
 
 
-def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
     """``encoded-blob`` and ``tracking-image`` findings in ``t`` (cleaned text)."""
     for m in _BLOB.finditer(t) if len(t) >= 48 or "data:" in t else ():
         if _blob_like(m.group(0)):

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from mcplock.lint.finding import LintFinding
+from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.languages import compiled, tried
 from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import HIGH
@@ -48,7 +48,7 @@ def _placeholder(url: str) -> str | None:
     return None
 
 
-def url_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, tuple]]:
+def url_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
     """``exfiltration-url`` findings in ``t`` (cleaned text; ``low`` its lower case)."""
     if "://" not in t:
         return

@@ -19,6 +19,8 @@ __all__ = ["PackagePin", "pin_spec", "prepare"]
 
 def prepare(spec: Any, environ: Any = None) -> Any:
     """The spec rewritten to run its verified pinned artefact (see :func:`mcplock.packages.cache.prepare`)."""
+    if getattr(spec, "package", None) is None:
+        return spec  # no pin: the guard starts without importing the package cache
     from mcplock.packages.cache import prepare as _prepare
 
     return _prepare(spec, environ)

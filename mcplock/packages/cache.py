@@ -249,11 +249,11 @@ def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[
         kept = (f"; it also holds {len(data)} data file(s) the server wrote there ({', '.join(data[:3])}"
                 f"{' …' if len(data) > 3 else ''}), which the repair keeps") if data else ""
         q = shlex.quote(str(d))
-        aside = shlex.quote(str(d) + TAMPERED + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
+        moved = shlex.quote(str(d) + TAMPERED + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
         raise IntegrityError(
             f"server `{name}`: the cached files of {pin.label} changed since they were installed and verified "
             f"({changed or 'the manifest'}); nothing was started{kept}",
-            hint=f"move the entry aside (`mv {q} {aside}`), nothing deleted, and run the command again: mcplock "
+            hint=f"move the entry aside (`mv {q} {moved}`), nothing deleted, and run the command again: mcplock "
                  "installs and verifies it afresh and copies the data files over (never code); look at the "
                  "moved copy, then delete it yourself")
     if pin.tree_integrity is not None and manifest.get("tree-integrity") != pin.tree_integrity:

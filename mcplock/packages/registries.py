@@ -231,8 +231,7 @@ def resolve_oci(launch: Launch, environ: Env = None, *, requested: str | None = 
             continue
         if out.returncode == 0 and out.stdout.strip():
             return PackagePin("oci", launch.name, tag, digest_of(out.stdout))
-        last = (out.stderr or out.stdout).strip().splitlines()[-1:] or [f"exit {out.returncode}"]
-        last = last[0] if isinstance(last, list) else last
+        last = ((out.stderr or out.stdout).strip().splitlines() or [f"exit {out.returncode}"])[-1]
     raise RegistryError("docker", f"docker could not resolve the image {ref}: {last[:300]}",
                         hint="check that the image exists and the registry is reachable (and docker is running), "
                              "or write the image as NAME@sha256:… in the server's command")

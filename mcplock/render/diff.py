@@ -41,7 +41,8 @@ def _change_detail(c: Any, color: bool) -> list[Text]:
                     safe_text(desc.strip(), keep_newlines=False)))
             schema = d.get("inputSchema")
             if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
-                req = schema.get("required") if isinstance(schema.get("required"), list) else []
+                listed = schema.get("required")
+                req = listed if isinstance(listed, list) else []
                 params = ", ".join(f"{p}{'*' if p in req else ''}" for p in schema["properties"])
                 lines.append(Text("      params: ", style="bold").append_text(safe_text(params, keep_newlines=False)))
     return lines

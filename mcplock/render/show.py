@@ -69,7 +69,8 @@ def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: i
         if depth == 0:
             lines.append(Text(indent + "(no parameters)", style="dim"))
         return lines
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    listed = schema.get("required")
+    required = listed if isinstance(listed, list) else []
     width = max(len(str(k)) for k in props) + 2
     for name, sub in props.items():
         sub, refname = _resolve(sub, root)

@@ -40,6 +40,10 @@ def _pins(lock: Lock) -> Text:
     return out
 
 
+def _width(cell: object) -> int:
+    return cell.cell_len if isinstance(cell, Text) else len(str(cell))
+
+
 def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[str, str, str]] | None = None) -> Group:
     """``tampered``: the (server, kind, key) whose stored definition does not match its hash, when
     the caller has checked them already (else each item is checked here)."""
@@ -53,8 +57,7 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
         rows.append((safe_name(name), s.transport, str(len(tools)),
                      str(sum(1 for t in tools.values() if t.enabled)), s.pending_count(), s.policy, _where(s)))
     heads = ("server", "transport", "tools", "enabled", "pending", "policy")
-    widths = [max([len(h), *((r[k].cell_len if isinstance(r[k], Text) else len(str(r[k]))) for r in rows)]) + 2
-              for k, h in enumerate(heads)]
+    widths = [max([len(h), *(_width(r[k]) for r in rows)]) + 2 for k, h in enumerate(heads)]
     summary = Text("".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)) + "where\n", style="bold")
     for r in rows:
         summary.append_text(r[0]).append(" " * (widths[0] - r[0].cell_len))
@@ -75,14 +78,14 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
         parts.append(note)
     # per-server item lines, padded by hand: a rich Table costs ~0.5 ms a row
     for name, s in sorted(lock.servers.items()):
-        rows = [(safe_name(item_target(e)), e) for e in s.entries()]
+        labelled = [(safe_name(item_target(e)), e) for e in s.entries()]
         head = safe_name(name)
-        width = max([head.cell_len + 1, *(r[0].cell_len for r in rows)]) + 2
+        width = max([head.cell_len + 1, *(label.cell_len for label, _ in labelled)]) + 2
         block = Text()
         block.append_text(head)
         block.append("/".ljust(width - head.cell_len), style="bold")
         block.append("enabled  approval  state\n", style="bold")
-        for label, e in rows:
+        for label, e in labelled:
             block.append_text(label)
             block.append(" " * (width - label.cell_len))
             if e.kind == "tool":

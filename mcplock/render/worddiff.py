@@ -43,9 +43,12 @@ def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
     return _merged(out)
 
 
-class Bounded(difflib.SequenceMatcher):  # type: ignore[type-arg]
+class Bounded(difflib.SequenceMatcher[str]):
     """A ``SequenceMatcher`` whose opcodes (and so ``get_grouped_opcodes``) come from
     :func:`opcodes`: the same API, bounded cost."""
+
+    a: Sequence[str]  # set by SequenceMatcher.set_seqs (typeshed does not declare them)
+    b: Sequence[str]
 
     def get_opcodes(self) -> list[Opcode]:  # type: ignore[override]
         return opcodes(self.a, self.b)

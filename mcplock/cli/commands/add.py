@@ -125,8 +125,8 @@ def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | No
             raise SecretError("the URL holds a literal secret", hint="write it as ${VAR} in the URL and export VAR")
         if env or cwd:
             raise UsageError("--env and --cwd are for stdio servers")
-        check_transport(transport, remote=True)
-        return ServerSpec(name=name, transport=transport or "http", url=url, headers=parse_headers(header),
+        remote = check_transport(transport, remote=True)
+        return ServerSpec(name=name, transport=remote, url=url, headers=parse_headers(header),
                           pin_resources=pin_resources, auth=probe.auth())
     if header:
         raise UsageError("--header is for remote servers")

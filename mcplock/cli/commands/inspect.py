@@ -38,12 +38,12 @@ def cmd_inspect(
     if not cli.had_dashdash and len(target) == 1 and "://" not in target[0] and is_name(target[0]):
         return inspect_entry(cli, target[0], registry, fmt)
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
-        check_transport(transport, remote=True)
+        remote = check_transport(transport, remote=True)
         if env:
             raise UsageError("--env is for stdio servers")
         if pass_env:
             raise UsageError("--pass-env is for stdio servers")
-        spec = ServerSpec(name="inspect", transport=transport or "http", url=target[0],
+        spec = ServerSpec(name="inspect", transport=remote, url=target[0],
                           headers=parse_headers(header, refuse_secrets=False), pin_resources=pin_resources,
                           auth=probe.auth())
     else:

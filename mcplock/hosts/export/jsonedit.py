@@ -151,9 +151,8 @@ class JsonText:
             body = (prefix + self._dump(value, "")).replace(self.nl, self.nl + child)
             self._splice(container.start + 1, container.end - 1, self.nl + child + body + self.nl + indent)
             return
-        child = self._line_indent(first if len(children) == 1 else children[-1].start)
-        if container.kind == "object":
-            child = self._line_indent(container.members[-1][1])
+        # the last member's key, or the last item, gives the indent
+        child = self._line_indent(container.members[-1][1] if container.kind == "object" else children[-1].start)
         rendered = (prefix + self._dump(value, "")).replace(self.nl, self.nl + child)
         self._splice(children[-1].end, children[-1].end, "," + self.nl + child + rendered)
 

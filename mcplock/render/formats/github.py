@@ -70,7 +70,9 @@ def diff_github(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_
             line = lines.item(d.name, p.kind, p.name)
             out.append(_gh("warning", file, line, f"mcplock {PENDING_RULE}: {t}",
                            pending_message(d.name, p.kind, p.name, p.change)))
-            for f in p.detail.findings if p.detail is not None else ():  # a staged change's findings still count
+            if p.detail is None:
+                continue
+            for f in p.detail.findings:  # a staged change's findings still count
                 sev = finding_severity(f)
                 out.append(_gh(github_level(sev), file, line, f"mcplock {lint_rule(f)} ({sev}): {t}",
                                finding_message(d.name, p.detail, f)))

@@ -1,0 +1,47 @@
+"""`check`'s look-alike warnings, offline: what `add` and `init` name before anything is
+installed (``lookalike-package``, :func:`mcplock.lint.packages.lookalike`), said again for a
+lock that already holds it — a server added before the warning existed, or a hand edit, or a
+pull request that changed a command's package — and server names that read as another
+server's of the lock (:func:`mcplock.lint.names.confusable_names`: ``confusable-name``,
+``name-collision``). Warnings, like ``critical-accepted``: said every time, they do not fail the
+gate (a well-known package's look-alike may be the one a person meant; docs/pins.md,
+"Look-alike package names").
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from mcplock.core.check import Finding
+from mcplock.lock.model import Lock
+
+
+def lookalike_warnings(lock: Lock) -> list[Finding]:
+    from mcplock.lint.names import confusable_names
+    from mcplock.lint.packages import lookalike, named_package
+
+    out: list[Finding] = []
+    for sname in sorted(lock.servers):
+        srv = lock.servers[sname]
+        if srv.transport != "stdio":
+            continue
+        pin = srv.package
+        named = (pin.registry, pin.name) if pin is not None else named_package(srv.command, list(srv.args))
+        if named is None:
+            continue
+        kind, package = named
+        registry = srv.spec.registry
+        found = lookalike(kind, package, registry.name if registry is not None else None)
+        if found is not None:
+            out.append(Finding(found.rule, sname, found.message,
+                               f"check who publishes it; if it is not the package you meant, `mcplock remove "
+                               f"{shlex.quote(sname)}`", table=("server", sname)))
+    names = confusable_names({"": dict.fromkeys(lock.servers)})  # server names, as tool names of one server
+    for (_, sname), similar in sorted(names.items()):
+        for f in similar:
+            message = (f.message.replace("tool name", "server name", 1).replace(" of the same server", " of this lock")
+                       .replace(" looks like /", " looks like ").replace(", /", ", "))  # servers of no server
+            out.append(Finding(f.rule, sname, message,
+                               f"rename one of them in the lock (`mcplock remove {shlex.quote(sname)}`, then add it "
+                               "again under a name that reads apart)", table=("server", sname)))
+    return out
