@@ -23,6 +23,7 @@ from mcplock.lint import (
     rename_finding,
     shadowing,
 )
+from mcplock.lint.names import colliding_names
 from mcplock.lock.model import ITEM_KINDS, Entry, Lock, ServerEntry
 from mcplock.lock.review import live_items
 from mcplock.severity import at_least
@@ -242,7 +243,22 @@ def tools_in_view(lock: Lock, snapshots: Mapping[str, Any]) -> dict[str, dict[st
     return out
 
 
-def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, Any]]) -> None:
+def prompts_in_view(lock: Lock, snapshots: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Server -> the names of its prompts a host would list: live when ``snapshots`` has a
+    :class:`Snapshot` for it, else the accepted ones."""
+    out: dict[str, list[str]] = {}
+    for name, srv in lock.servers.items():
+        snap = snapshots.get(name)
+        out[name] = [p["name"] for p in snap.prompts if isinstance(p, dict) and isinstance(p.get("name"), str)] \
+            if isinstance(snap, Snapshot) else [e.key for e in srv.entries() if e.kind == "prompt" and e.definition]
+    for name, snap in snapshots.items():
+        if name not in out and isinstance(snap, Snapshot):
+            out[name] = [p["name"] for p in snap.prompts if isinstance(p, dict) and isinstance(p.get("name"), str)]
+    return out
+
+
+def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, Any]],
+                 prompts_by_server: dict[str, list[str]] | None = None) -> None:
     """Post-pass over :func:`compare` results: add cross-server findings in place.
 
     A tool added on one server under a name another server offers, or a host's own tool's
@@ -252,10 +268,13 @@ def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, A
     another server's tool → ``cross-server-reference`` (critical when it claims or redirects it,
     high for a plain mention; mentions already in the accepted text are not repeated).
     ``tools_by_server`` is every server's tools as the model sees them (:func:`tools_in_view`).
+    A prompt added under a name that reads as another prompt's of its server → ``name-collision``
+    (``prompts_by_server``: :func:`prompts_in_view`).
     """
     shadows = shadowing(tools_by_server, builtins=True)
     for key, found in confusable_names(tools_by_server).items():
         shadows.setdefault(key, []).extend(found)
+    prompt_clashes = colliding_names(prompts_by_server or {}, "prompt")
     for d in diffs:
         foreign = foreign_tools(tools_by_server, d.name)
         for c in [*d.changes, *(p.detail for p in d.pending if p.detail is not None)]:
@@ -264,6 +283,8 @@ def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, A
             added: list[LintFinding] = []
             if c.kind == "tool" and c.change == "added":
                 added.extend(shadows.get((d.name, c.name), []))
+            if c.kind == "prompt" and c.change == "added":
+                added.extend(prompt_clashes.get((d.name, c.name), []))
             if c.kind in ("tool", "prompt", "instructions", "resource-template"):
                 added.extend(cross_references(c.live, foreign, old=c.locked if c.change == "changed" else None))
             if added:

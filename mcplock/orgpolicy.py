@@ -37,6 +37,7 @@ from mcplock.errors import ConfigError, McplockError
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.lock.targets import format_target
 from mcplock.severity import SEVERITIES, rank
+from mcplock.untrusted import shell_word
 
 ENV = "MCPLOCK_POLICY"
 VERSION = 1
@@ -214,19 +215,19 @@ def item_violations(policy: OrgPolicy, server: str, e: Any, findings: list[Any] 
         if pattern and e.enabled:
             out.append(Violation("tools.deny", server, f"tool `{target}` is enabled, but the policy denies it "
                                  f"({policy.rule('tools.deny', pattern)})",
-                                 f"disable it: `mcplock disable {target}`", e.kind, e.key))
+                                 f"disable it: `mcplock disable {shell_word(target)}`", e.kind, e.key))
         pattern = policy.approval_required(server, e.key)
         if pattern and e.approval != "always":
             out.append(Violation("tools.require-approval", server,
                                  f"tool `{target}` has approval = \"{e.approval}\", but the policy requires "
                                  f"approval on every call ({policy.rule('tools.require-approval', pattern)})",
-                                 f"`mcplock approval {target} always`", e.kind, e.key))
+                                 f"`mcplock approval {shell_word(target)} always`", e.kind, e.key))
     if policy.max_severity is not None and findings and e.definition is not None and e.enabled:
         above = sorted({f.rule for f in findings if rank(f.severity) < rank(policy.max_severity)})
         if above:
-            hint = f"review it with `mcplock show {target}`"
-            hint += f"; `mcplock disable {target}` keeps it from hosts" if e.kind == "tool" else \
-                f"; `mcplock remove {server}` drops the server"
+            hint = f"review it with `mcplock show {shell_word(target)}`"
+            hint += f"; `mcplock disable {shell_word(target)}` keeps it from hosts" if e.kind == "tool" else \
+                f"; `mcplock remove {shell_word(server)}` drops the server"
             out.append(Violation("review.max-accepted-severity", server,
                                  f"{e.kind} `{target}` is accepted with findings above {policy.max_severity} "
                                  f"({', '.join(above)}; {policy.rule('review.max-accepted-severity')})",
@@ -239,6 +240,7 @@ def server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
 
     out: list[Violation] = []
     name = srv.name
+    typed = shell_word(name)
     launched = srv.transport == "stdio" and srv.command and launcher_name(srv.command) in LAUNCHERS
     if policy.require_pin and launched and srv.package is None:
         launch = parse(srv.command, srv.args)
@@ -246,7 +248,7 @@ def server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
         out.append(Violation("packages.require-pin", name,
                              f"`{name}` runs `{launcher_name(srv.command or '')}` without a package pin{why}, but "
                              f"the policy requires one ({policy.rule('packages.require-pin')})",
-                             f"pin it: `mcplock update {name}` (an exact version on the command line pins too)"))
+                             f"pin it: `mcplock update {typed}` (an exact version on the command line pins too)"))
     if policy.allow_registries is not None:
         registry = srv.package.registry if srv.package is not None else None
         if registry is None and launched:
@@ -256,14 +258,14 @@ def server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
             out.append(Violation("packages.allow-registries", name,
                                  f"`{name}` runs a package from {registry}, which the policy does not allow "
                                  f"({policy.rule('packages.allow-registries')}: {', '.join(policy.allow_registries)})",
-                                 f"remove it (`mcplock remove {name}`), or ask the policy's owners"))
+                                 f"remove it (`mcplock remove {typed}`), or ask the policy's owners"))
     if policy.allow_servers is not None:
         ids = identities(srv)
         if not any(fnmatch.fnmatchcase(_fold(i), _fold(p)) for i in ids for p in policy.allow_servers):
             out.append(Violation("servers.allow", name,
                                  f"`{name}` ({', '.join(ids) or 'unknown'}) is not allowed by the policy "
                                  f"({policy.rule('servers.allow')}: {', '.join(policy.allow_servers)})",
-                                 f"remove it (`mcplock remove {name}`), or ask the policy's owners to allow it"))
+                                 f"remove it (`mcplock remove {typed}`), or ask the policy's owners to allow it"))
     return out
 
 

@@ -33,7 +33,7 @@ _FINDING_REASON = {
     "tool-shadowing": "a tool name another server or the host also offers",
     "confusable-name": "a name confusable with another tool's",
     "mixed-script-name": "a name mixing scripts with look-alike letters",
-    "name-collision": "a tool name that reads as another of its server's once normalised",
+    "name-collision": "a tool, prompt or resource name that reads as another of its server's once normalised",
     "pattern-name": "a tool name hosts read as a pattern (`*`)",
     "rename": "a rename, the definition otherwise identical",
     "app-script-source": "an App document that loads a script from a new origin",

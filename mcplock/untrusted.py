@@ -148,6 +148,32 @@ def safe_name(name: object, style: str = "") -> Text:
     return t
 
 
+def shell_word(name: object) -> str:
+    """A name (a server, a target such as ``srv/echo``) as one shell word that reaches exactly
+    that name when the hint it is in is pasted into a shell — the one spelling of a command
+    hint's target (docs/failing-safe.md, "Names in hints").
+
+    A name :func:`name_text` shows as it is is quoted with :func:`shlex.quote` only when the
+    shell needs it (``docs/search``, ``'srv/my tool'``). A name it escapes (``echo `` with its
+    space at the end, ``cafe\\u0301`` in NFD, a control character) is written as a bash/zsh/ksh
+    ANSI-C string with the same escapes — ``$'srv/echo\\x20'``, ``$'srv/cafe\\u0301'``,
+    ``$'srv/a\\x1bb'`` — which reads apart on a terminal and which the shell turns back into the
+    exact bytes (in a UTF-8 locale). Nothing is cut: the hint names the whole name. A name with
+    a NUL cannot be an argument at all (the shell would cut it there, reaching another name), so
+    it is written as ``<cannot be typed: a\\x00b>``, which no shell runs.
+    """
+    import shlex
+
+    s = name if isinstance(name, str) else str(name)
+    if "\x00" in s:
+        return f"<cannot be typed: {name_text(s, 10**6)}>"
+    odd = _name_escapes(s)
+    if not odd:
+        return shlex.quote(s)
+    body = "".join(escape_char(ch) if i in odd else ("\\" + ch if ch in "\\'" else ch) for i, ch in enumerate(s))
+    return f"$'{body}'"
+
+
 def _kept(ch: str, keep_newlines: bool) -> bool:
     """Newlines and tabs stay in multi-line text; on one line (a name, a column) both are escaped."""
     return (ch in "\n\t" and keep_newlines) or not hides(ch)

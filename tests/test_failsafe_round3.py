@@ -531,7 +531,7 @@ def test_look_alike_names_read_apart_in_list_show_json_and_check(cli):
     for target in ("echo\\x20", "\\x20echo", "cafe\\u0301", "a\\xa0b"):
         assert f"critical-accepted: tool `srv/{target}` is accepted and enabled but has critical findings " \
                "(name-collision)" in r.stdout, r.stdout
-    assert "`mcplock show 'srv/ echo'`" in r.stdout  # the hint, as typed, reaches that tool and no other
+    assert "`mcplock show $'srv/\\x20echo'`" in r.stdout  # the hint, as typed, reaches that tool and no other
 
 
 def test_the_lint_flags_names_that_collide_once_normalised():
@@ -561,7 +561,7 @@ def test_a_diff_shows_an_added_look_alike_apart(cli, tmp_path):
     r = cli("accept", "docs", "--yes")  # critical: never accepted in bulk, and the hint reaches the twin
     out = r.stdout + r.stderr
     assert "held 1 item(s) with critical findings (never accepted in bulk): docs/search_docs\\x20" in out, out
-    assert "`mcplock accept 'docs/search_docs '`" in out, out
+    assert "`mcplock accept $'docs/search_docs\\x20'`" in out, out
 
 
 def test_check_names_look_alike_packages_and_servers_already_in_the_lock(cli):

@@ -9,8 +9,6 @@ what was decided: the walk returns normally, so the lock is written with the dec
 
 from __future__ import annotations
 
-import shlex
-
 from rich.text import Text
 
 from mcplock.cli import keys
@@ -19,7 +17,7 @@ from mcplock.cli.prompt import interruptible, read_line
 from mcplock.core.review import Ask, Tally
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.untrusted import safe_name, safe_text
+from mcplock.untrusted import safe_name, safe_text, shell_word
 
 KEYS = (
     ("a", "accept this item (an item with critical findings asks for its name)"),
@@ -40,7 +38,7 @@ def summary(cli: Cli, tally: Tally) -> int:
     cli.info(f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; "
              f"{tally.left} still pending")
     if tally.held:
-        first = shlex.quote(tally.held[0])  # as typed, it reaches that item and not a look-alike
+        first = shell_word(tally.held[0])  # as typed, it reaches that item and not a look-alike
         held = Text(f"held {len(tally.held)} item(s) with critical findings (never accepted in bulk): ", style="yellow")
         for i, target in enumerate(tally.held):
             held.append(", " if i else "").append_text(safe_name(target))

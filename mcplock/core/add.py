@@ -21,6 +21,7 @@ from mcplock.errors import HashError, ProbeError, UntrustedError, UsageError
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.spec import ServerSpec
+from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.lint import LintFinding
@@ -116,7 +117,8 @@ def new_only(specs: list[Staged], lockfile: str, *, explicit: bool) -> tuple[lis
     clash = [sp.name for sp, _ in specs if sp.name in existing]
     if clash and explicit:
         raise UsageError(f"`{clash[0]}` is already locked",
-                         hint=f"run `mcplock refresh {clash[0]}` to re-probe it, or `mcplock remove {clash[0]}` first")
+                         hint=f"run `mcplock refresh {shell_word(clash[0])}` to re-probe it, or "
+                         f"`mcplock remove {shell_word(clash[0])}` first")
     return [(sp, h) for sp, h in specs if sp.name not in existing], clash
 
 

@@ -9,13 +9,13 @@ host config — the config and the lock out of sync (or the config gone).
 from __future__ import annotations
 
 import os
-import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcplock.errors import HashError, McplockError
 from mcplock.lock.model import Entry, Lock
 from mcplock.lock.targets import format_target, label
+from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.orgpolicy import OrgPolicy
@@ -65,8 +65,8 @@ def integrity(lock: Lock) -> list[Finding]:
                         f"{what} `{label(sname, e)}`: the stored definition does not match its hash "
                         "(edited by hand or tampered with)",
                         f"restore mcp.lock from git (`git checkout -- {lock.path or 'mcp.lock'}`), "
-                        f"or run `mcplock refresh {sname}` (it stages what the server offers) and "
-                        f"`mcplock accept {label(sname, e)}`",
+                        f"or run `mcplock refresh {shell_word(sname)}` (it stages what the server offers) and "
+                        f"`mcplock accept {shell_word(label(sname, e))}`",
                         e.kind, e.key, _table(sname, e),
                     ))
     return out
@@ -80,7 +80,7 @@ def read_notes(lock: Lock) -> list[Finding]:
         kind, key = (table[2], table[3]) if len(table) > 3 else (None, None)
         hint = "set it with `mcplock approval SERVER/TOOL always|never`"
         if kind == "tool" and key is not None:
-            hint = f"set it with `mcplock approval {format_target(server, kind, key)} always|never`"
+            hint = f"set it with `mcplock approval {shell_word(format_target(server, kind, key))} always|never`"
         out.append(Finding("unknown-value", server, message, hint, kind, key, table))
     return out
 
@@ -95,7 +95,8 @@ def pending(lock: Lock) -> list[Finding]:
             out.append(Finding(
                 "pending", sname,
                 f"{e.kind} `{target}`: pending {e.pending.change} awaits review",
-                f"review with `mcplock diff {sname}`, then `mcplock accept {target}` or `mcplock reject {target}`",
+                f"review with `mcplock diff {shell_word(sname)}`, then `mcplock accept {shell_word(target)}` or "
+                f"`mcplock reject {shell_word(target)}`",
                 e.kind, e.key, _table(sname, e),
             ))
     return out
@@ -118,7 +119,7 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
             for sname in names:
                 out.append(Finding(
                     "source-missing", sname, f"`{sname}` was imported from {source}, which no longer exists",
-                    f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {sname}`",
+                    f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
                     table=("server", sname),
                 ))
             continue
@@ -128,7 +129,7 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
             for sname in names:
                 out.append(Finding(
                     "config-error", sname, f"`{sname}` was imported from {source}, which cannot be read: {err.message}",
-                    err.hint or f"restore {source}, or `mcplock remove {sname}`", table=("server", sname),
+                    err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`", table=("server", sname),
                 ))
             continue
         for sname in names:
@@ -137,14 +138,14 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
             if imported is None:
                 out.append(Finding(
                     "config-missing", sname, f"`{sname}` is locked but no longer in {source}",
-                    f"run `mcplock remove {sname}` (or put it back in {source})", table=("server", sname),
+                    f"run `mcplock remove {shell_word(sname)}` (or put it back in {source})", table=("server", sname),
                 ))
             elif routed(imported, sname):
                 continue  # routed through the guard (`mcplock export --guard`, or by hand): in sync by construction
             elif config_hash(imported.spec) != srv.config_hash:
                 out.append(Finding(
                     "config-changed", sname, f"`{sname}` changed in {source} since it was locked",
-                    f"run `mcplock refresh {sname}` to re-import and re-probe it", table=("server", sname),
+                    f"run `mcplock refresh {shell_word(sname)}` to re-import and re-probe it", table=("server", sname),
                 ))
         for name in sorted(cfg.servers):
             if name not in lock.servers:
@@ -198,7 +199,7 @@ def pins(lock: Lock) -> list[Finding]:
                 "pin-not-exact", sname,
                 f"`{sname}`'s {srv.package.registry} pin names no one exact release: {problem}; "  # type: ignore[union-attr]
                 "nothing of it is started",
-                f"restore mcp.lock from git, or run `mcplock update {sname}` to pin an exact release again",
+                f"restore mcp.lock from git, or run `mcplock update {shell_word(sname)}` to pin an exact release again",
                 table=("server", sname, "package"),
             ))
         elif srv.package is not None and not srv.package.integrities():
@@ -206,7 +207,7 @@ def pins(lock: Lock) -> list[Finding]:
                 "pin-no-integrity", sname,
                 f"`{sname}` pins {srv.package.registry} package {srv.package.label} without an integrity: "
                 "what runs cannot be checked",
-                f"run `mcplock update {sname}` to resolve the pin again (or restore mcp.lock from git)",
+                f"run `mcplock update {shell_word(sname)}` to resolve the pin again (or restore mcp.lock from git)",
                 table=("server", sname, "package"),
             ))
     return out
@@ -265,7 +266,7 @@ def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> li
             if not rules:
                 continue
             target = label(sname, e)
-            typed = shlex.quote(target)  # a name with a space at its end must reach that item, not `echo`
+            typed = shell_word(target)  # `echo ` (a space at its end) must reach that item, not `echo`
             hint = f"review it with `mcplock show {typed}`"
             if e.kind == "tool":
                 hint += f"; `mcplock disable {typed}` hides it from hosts"

@@ -30,5 +30,5 @@ def diff_servers(lock: Lock, selected: list[ServerEntry], results: dict[str, Any
             except HashError as e:
                 r = results[srv.name] = unpinnable(e)  # its accepted tools stand in for the cross-server view
         diffs.append(compare.unreachable(srv, r))
-    compare.cross_server(diffs, compare.tools_in_view(lock, results))
+    compare.cross_server(diffs, compare.tools_in_view(lock, results), compare.prompts_in_view(lock, results))
     return diffs, compare.exit_code(diffs, fail_on)

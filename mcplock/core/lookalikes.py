@@ -10,10 +10,9 @@ gate (a well-known package's look-alike may be the one a person meant; docs/pins
 
 from __future__ import annotations
 
-import shlex
-
 from mcplock.core.check import Finding
 from mcplock.lock.model import Lock
+from mcplock.untrusted import shell_word
 
 
 def lookalike_warnings(lock: Lock) -> list[Finding]:
@@ -35,13 +34,13 @@ def lookalike_warnings(lock: Lock) -> list[Finding]:
         if found is not None:
             out.append(Finding(found.rule, sname, found.message,
                                f"check who publishes it; if it is not the package you meant, `mcplock remove "
-                               f"{shlex.quote(sname)}`", table=("server", sname)))
+                               f"{shell_word(sname)}`", table=("server", sname)))
     names = confusable_names({"": dict.fromkeys(lock.servers)})  # server names, as tool names of one server
     for (_, sname), similar in sorted(names.items()):
         for f in similar:
             message = (f.message.replace("tool name", "server name", 1).replace(" of the same server", " of this lock")
                        .replace(" looks like /", " looks like ").replace(", /", ", "))  # servers of no server
             out.append(Finding(f.rule, sname, message,
-                               f"rename one of them in the lock (`mcplock remove {shlex.quote(sname)}`, then add it "
+                               f"rename one of them in the lock (`mcplock remove {shell_word(sname)}`, then add it "
                                "again under a name that reads apart)", table=("server", sname)))
     return out

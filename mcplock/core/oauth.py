@@ -18,6 +18,7 @@ from typing import Any
 from mcplock.errors import Action, McplockError, ProbeError, SecretError, UsageError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import AuthSpec, ServerSpec, expand, template_names
+from mcplock.untrusted import shell_word
 
 GRANTS = ("authorization-code", "client-credentials", "identity-assertion")
 
@@ -208,10 +209,10 @@ def login_command(spec: ServerSpec, locked: bool) -> str:
     """The `mcplock auth login …` that works as printed: a locked server by its name; any other
     (`add` before it is locked, `inspect`) by name and URL, with the OAuth options it was given."""
     if locked:
-        return f"mcplock auth login {shlex.quote(spec.name)}"
+        return f"mcplock auth login {shell_word(spec.name)}"
     parts = ["mcplock", "auth", "login"]
     if spec.name != "inspect":
-        parts.append(shlex.quote(spec.name))
+        parts.append(shell_word(spec.name))
     parts.append(shlex.quote(spec.url or ""))
     a = spec.auth
     if a is not None:

@@ -12,6 +12,7 @@ from mcplock.core.specs import imported, probe_spec, routed
 from mcplock.errors import ConfigError, HashError, McplockError, ProbeError
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import ServerSpec
+from mcplock.untrusted import shell_word
 
 
 @dataclass
@@ -37,7 +38,7 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
             raise ConfigError(f"`{srv.name}` was imported from {srv.source}: {e.message}", hint=e.hint) from None
         if srv.source and imp is None:
             raise ConfigError(f"`{srv.name}` is no longer in {srv.source}",
-                              hint=f"run `mcplock remove {srv.name}`, or put it back in {srv.source}")
+                              hint=f"run `mcplock remove {shell_word(srv.name)}`, or put it back in {srv.source}")
         if imp is not None and not routed(imp, srv.name):
             out.reimported[srv.name] = (imp.spec, config_hash(imp.spec))
             locked = srv.as_launched(base, use_stored_client=use_stored_client)

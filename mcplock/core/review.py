@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from mcplock.errors import UsageError
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, Lock, ServerEntry
+from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.core.add import Findings
@@ -64,21 +65,23 @@ def set_enabled(lockfile: str, items: list[str], value: bool) -> list[str]:
 def _refuse_enable(srv: ServerEntry, e: Entry, target: str) -> None:
     if e.pending is not None and e.pending.change == "changed":
         raise UsageError(f"`{target}` is quarantined: its server changed it since it was accepted",
-                         hint=f"review with `mcplock show {target}`, then `mcplock accept {target}` or "
-                         f"`mcplock reject {target}`")
+                         hint=f"review with `mcplock show {shell_word(target)}`, then `mcplock accept "
+                         f"{shell_word(target)}` or `mcplock reject {shell_word(target)}`")
     if e.definition is None:
-        hint = (f"review it with `mcplock show {target}`, then `mcplock accept {target}`" if e.pending is not None
-                else f"run `mcplock refresh {srv.name}` to stage what the server offers, then "
-                f"`mcplock accept {target}`")
+        typed = shell_word(target)
+        hint = (f"review it with `mcplock show {typed}`, then `mcplock accept {typed}`" if e.pending is not None
+                else f"run `mcplock refresh {shell_word(srv.name)}` to stage what the server offers, then "
+                f"`mcplock accept {shell_word(target)}`")
         raise UsageError(f"`{target}` was never accepted: there is no definition to enable", hint=hint)
     if e.rejected_hash is not None:
         raise UsageError(f"`{target}` was rejected: its server offers a definition you refused, not the accepted one",
                          hint=f"it stays disabled until its server offers something else; then `mcplock refresh "
-                         f"{srv.name}` stages that for review and `mcplock accept {target}` enables it")
+                         f"{shell_word(srv.name)}` stages that for review and `mcplock accept {shell_word(target)}` "
+                         "enables it")
     if e.tampered():
         raise UsageError(f"`{target}`: the stored definition does not match its hash (edited by hand or tampered with)",
-                         hint=f"restore mcp.lock from git, or run `mcplock refresh {srv.name}` and "
-                         f"`mcplock accept {target}`")
+                         hint=f"restore mcp.lock from git, or run `mcplock refresh {shell_word(srv.name)}` and "
+                         f"`mcplock accept {shell_word(target)}`")
 
 
 def set_approval(lockfile: str, items: list[str], mode: str) -> list[str]:

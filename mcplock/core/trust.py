@@ -32,7 +32,7 @@ from mcplock.errors import UntrustedError
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ServerEntry
 from mcplock.spec import ServerSpec, template_names
-from mcplock.untrusted import sanitize
+from mcplock.untrusted import sanitize, shell_word
 
 FORMAT = 1
 SHOWN = 4000  # characters of one command line shown before `…`
@@ -242,7 +242,7 @@ def gate(specs: Iterable[ServerSpec], lock_dir: str, *, how: str, reviewed: set[
     if not pending:
         return
     n = len(pending)
-    how = how.replace("{names}", " ".join(shlex.quote(sanitize(s.name, 200)) for s in pending))
+    how = how.replace("{names}", " ".join(shell_word(s.name) for s in pending))
     lines = "\n".join("  " + describe(s) for s in pending)
     raise UntrustedError(
         f"{'this server has' if n == 1 else f'these {n} servers have'} not been trusted to run in this project "

@@ -10,6 +10,7 @@ from typing import Any
 from mcplock.errors import ProbeError
 from mcplock.lock.model import ServerEntry
 from mcplock.packages.pin import PackagePin, RegistryRef
+from mcplock.untrusted import shell_word
 
 
 @dataclass
@@ -125,7 +126,8 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
         if by_name[row.server].package is not None and by_name[row.server].package.registry == "mcpb":
             row.status, row.error = "error", ProbeError(
                 "mcpb", f"the MCPB bundle of `{row.server}` moves with its entry's URL",
-                hint=f"run `mcplock remove {row.server}`, then `mcplock add {row.package} --name {row.server}`")
+                hint=f"run `mcplock remove {shell_word(row.server)}`, then "
+                f"`mcplock add {row.package} --name {shell_word(row.server)}`")
             continue
         try:
             if row.status == "up-to-date":

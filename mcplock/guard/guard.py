@@ -31,6 +31,7 @@ from mcplock.guard.wellformed import member
 from mcplock.lock.model import ServerEntry
 from mcplock.policy import Host
 from mcplock.probe import era
+from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
     import subprocess
@@ -263,7 +264,7 @@ class Guard:
         lines = [f"mcplock: {self.server.name}: {len(hidden)} item(s) not served:"]
         lines += [f"  {d.message()}" for d in hidden[:20]]
         if len(hidden) > 20:
-            lines.append(f"  … and {len(hidden) - 20} more (see `mcplock diff {self.server.name}`)")
+            lines.append(f"  … and {len(hidden) - 20} more (see `mcplock diff {shell_word(self.server.name)}`)")
         self.say("\n".join(lines))
 
     # --- the end ----------------------------------------------------------------------------

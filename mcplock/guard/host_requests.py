@@ -21,8 +21,10 @@ from mcplock.guard.upstream_side import Part, host_key
 from mcplock.guard.view import View
 from mcplock.guard.wellformed import is_id, member, rebuilt
 from mcplock.lock.model import Entry
+from mcplock.lock.targets import format_target
 from mcplock.param_headers import problems_over as header_problems
 from mcplock.policy import Decision
+from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.guard.guard import Guard
@@ -246,7 +248,7 @@ class HostRequests(Part):
         if d.allowed and header_problems(self.up.spec, self.server.tools[name].definition):
             d = Decision("refuse", "invalid-mcp-header", f"`{self.server.name}/{name}` has invalid x-mcp-header "
                          "annotations: a client must not use it over Streamable HTTP",
-                         f"disable it: `mcplock disable {self.server.name}/{name}`")
+                         f"disable it: `mcplock disable {shell_word(format_target(self.server.name, 'tool', name))}`")
         if not d.allowed:
             self.guard.note(f"refused:{name}:{d.code}", f"mcplock: refused a call: {d.message()}")
             self.io.send(self.guard.modern.to_host(result(rid, refused_result(d))))
@@ -293,7 +295,8 @@ class HostRequests(Part):
             name = entry.key
             evidence.record(self.guard.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
             self.guard.note(f"drift:{name}", f"mcplock: `{self.server.name}/{name}` passed the locked schema but the "
-                       f"server refused it: the lock and the server differ; run `mcplock diff {self.server.name}`")
+                            "server refused it: the lock and the server differ; run "
+                            f"`mcplock diff {shell_word(self.server.name)}`")
 
     async def _ask(self, name: str, args: Any) -> bool:
         """Ask the person through the host's elicitation; True only on an explicit accept."""

@@ -34,6 +34,7 @@ from mcplock.guard.view import View, from_snapshot
 from mcplock.lock.model import ServerEntry
 from mcplock.param_headers import problems_over as header_problems
 from mcplock.policy import Host
+from mcplock.untrusted import shell_word
 
 MAX_ROUNDS = 8  # input_required answers of one call before mcplock stops retrying
 
@@ -242,7 +243,7 @@ class GuardedSession:
         if "error" in resp:
             err = resp["error"] if isinstance(resp["error"], dict) else {"message": str(resp["error"])}
             hint = (f"the call passed the locked schema, so the lock and the server differ: "
-                    f"run `mcplock diff {self.server.name}`") if signal else None
+                    f"run `mcplock diff {shell_word(self.server.name)}`") if signal else None
             e = CallFailed(f"`{self.server.name}/{name}` failed: error {err.get('code')}: {err.get('message')}", err)
             e.hint = hint
             raise e

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.lint import LintFinding, lint_definition, lint_servers
 from mcplock.lint.definition import quiet
-from mcplock.lint.names import pattern_name
+from mcplock.lint.names import colliding_names, pattern_name
 from mcplock.lint.params import credential_findings
 from mcplock.lint.servers import builtin_shadowing, mentions
 from mcplock.lint.text import texts
@@ -71,4 +71,22 @@ def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = No
                 tools_by_server[srv.name][e.key] = d
     for (sname, tool), found in lint_servers(tools_by_server, words).items():
         out.setdefault((sname, "tool", tool), []).extend(found)
+    _other_collisions(servers, out)
     return out
+
+
+def _other_collisions(servers: list[ServerEntry], out: dict[Key, list[LintFinding]]) -> None:
+    """``name-collision`` for the prompts of a server (by name, as a host lists them) and its
+    resources and templates (by the ``name`` they show; the lock keys them by URI), as for tools."""
+    for what, kinds in (("prompt", ("prompt",)), ("resource", ("resource", "resource-template"))):
+        by_name: dict[str, dict[str, list[tuple[str, str]]]] = {}
+        for srv in servers:
+            names = by_name.setdefault(srv.name, {})
+            for e in srv.entries():
+                d, _ = shown(e)
+                name = e.key if e.kind == "prompt" else (d.get("name") if isinstance(d, dict) else None)
+                if e.kind in kinds and d is not None and isinstance(name, str):
+                    names.setdefault(name, []).append((e.kind, e.key))
+        for (sname, name), found in colliding_names(by_name, what).items():
+            for kind, key in by_name[sname][name]:
+                out.setdefault((sname, kind, key), []).extend(found)

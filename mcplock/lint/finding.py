@@ -60,8 +60,8 @@ RULES: dict[str, str] = {
                        "letter in a Latin name), on the same server or another one.",
     "mixed-script-name": "A tool name that mixes scripts with look-alike letters, though it imitates no tool "
                          "in view.",
-    "name-collision": "Two tool names of one server that read the same once normalised (NFKC, surrounding "
-                      "whitespace, case): `echo` and `echo `, `café` in NFC and in NFD.",
+    "name-collision": "Two tool (or prompt, or resource) names of one server that read the same once normalised "
+                      "(NFKC, surrounding whitespace, case): `echo` and `echo `, `café` in NFC and in NFD.",
     "pattern-name": "A tool name with a character hosts' permission rules read as a pattern (`*`, `?`): "
                     "`Mcp(srv:*)` would run every tool of the server, so `export` writes no rule for it.",
     "lookalike-package": "A server's package name that looks like a well-known MCP package's (confusable "

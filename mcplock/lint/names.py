@@ -95,8 +95,9 @@ def _unseen(name: str) -> str:
     return unicodedata.normalize("NFKC", name).strip()
 
 
-def colliding_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
-    """``name-collision``, keyed by (server, tool): two tools of one server whose names differ
+def colliding_names(tools_by_server: dict[str, Any], what: str = "tool") -> dict[tuple[str, str], list[LintFinding]]:
+    """``name-collision``, keyed by (server, name): two tools (``what``: prompts, resources) of one
+    server whose names differ
     but read the same once :func:`folded` — critical when only what a reader cannot see tells
     them apart (``echo`` and ``echo ``, ``café`` in NFC and in NFD, ``ｅｃｈｏ``), high when case
     does (``Echo``). Output shows them apart (:func:`mcplock.untrusted.name_text`);
@@ -116,7 +117,7 @@ def colliding_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], li
                 unseen = any(_unseen(tool) == _unseen(t) for t in others)
                 out[(server, tool)] = [LintFinding(
                     "name-collision", CRITICAL if unseen else HIGH,
-                    f"tool name `{name_text(tool)}` reads as {', '.join(f'`{name_text(t)}`' for t in others)} of "
+                    f"{what} name `{name_text(tool)}` reads as {', '.join(f'`{name_text(t)}`' for t in others)} of "
                     "the same server once normalised (NFKC, surrounding whitespace, case): the model or a reviewer "
                     "may take one for the other", "name")]
     return out

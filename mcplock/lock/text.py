@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import tomllib
 from typing import Any
 
 from mcplock.errors import LockfileError
+from mcplock.untrusted import shell_word
 
 _CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?:[ \t].*)?$")
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
@@ -97,7 +97,7 @@ def merged_conflicts(text: str, path: str) -> None:
         f"the merge left {len(found)} conflicted entr{'y' if len(found) == 1 else 'ies'}, where two branches "
         f"disagree; each region holds both sides:{lines}",
         path=path, line=found[0].line,
-        hint=f"take a side per entry: `mcplock resolve {shlex.quote(first)} --ours` (or `--theirs`; `--all` for "
+        hint=f"take a side per entry: `mcplock resolve {shell_word(first)} --ours` (or `--theirs`; `--all` for "
              "every one), "
              "then `mcplock check`; accept or reject what is pending with `mcplock accept`/`mcplock reject`",
         code="merge-conflict")

@@ -33,6 +33,7 @@ from mcplock import paths
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.launchers import Launch, NoPin, parse
 from mcplock.packages.pin import PackagePin
+from mcplock.untrusted import shell_word
 
 Env = Mapping[str, str] | None
 MANIFEST = ".mcplock.json"
@@ -129,7 +130,7 @@ def _carry_data(d: Path) -> None:
 def _mismatch(what: str, pinned: str, got: str, name: str) -> IntegrityError:
     return IntegrityError(
         f"{what}: the lock pins {pinned}, found {got}; nothing was started",
-        hint=f"if the new artefact is expected, run `mcplock update {name}` and review the change; "
+        hint=f"if the new artefact is expected, run `mcplock update {shell_word(name)}` and review the change; "
              "otherwise treat it as a compromised release or cache")
 
 
@@ -150,19 +151,19 @@ def prepare(spec: Any, environ: Env = None) -> Any:
         raise IntegrityError(
             f"server `{spec.name}`: the lock's {pin.registry} pin names no one exact release: {problem}; "
             "nothing was started",
-            hint=f"restore mcp.lock from git, or run `mcplock update {spec.name}` to pin an exact release")
+            hint=f"restore mcp.lock from git, or run `mcplock update {shell_word(spec.name)}` to pin an exact release")
     launch = parse(spec.command, spec.args)
     if isinstance(launch, NoPin) or launch.registry != pin.registry or _norm(launch.name, pin.registry) != _norm(
             pin.name, pin.registry):
         runs = launch.reason if isinstance(launch, NoPin) else f"{launch.registry} package {launch.name}"
         raise IntegrityError(
             f"server `{spec.name}`: the lock pins {pin.registry} package {pin.name}, but its command runs {runs}",
-            hint=f"run `mcplock remove {spec.name}` and add the server again, or restore its command")
+            hint=f"run `mcplock remove {shell_word(spec.name)}` and add the server again, or restore its command")
     if pin.registry == "oci":
         return _oci(spec, pin, launch)
     if not pin.integrities():
         raise IntegrityError(f"server `{spec.name}`: the pin of {pin.label} has no integrity; nothing was started",
-                             hint=f"run `mcplock update {spec.name}` to resolve it again")
+                             hint=f"run `mcplock update {shell_word(spec.name)}` to resolve it again")
     if pin.registry == "mcpb":
         from mcplock.packages import mcpb
 
@@ -184,7 +185,7 @@ def _oci(spec: Any, pin: PackagePin, launch: Launch) -> Any:
     digest = pin.integrity if isinstance(pin.integrity, str) else None
     if digest is None:
         raise IntegrityError(f"server `{spec.name}`: the pin of image {pin.name} has no digest; nothing was started",
-                             hint=f"run `mcplock update {spec.name}`")
+                             hint=f"run `mcplock update {shell_word(spec.name)}`")
     if launch.digest is not None and launch.digest != digest:
         raise _mismatch(f"server `{spec.name}`: image {pin.name}", digest, launch.digest, spec.name)
     _, i = _image_index(spec.args)

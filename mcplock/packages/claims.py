@@ -19,6 +19,7 @@ from typing import Any
 
 from mcplock.errors import McplockError
 from mcplock.packages.errors import RegistryError
+from mcplock.untrusted import shell_word
 
 Env = Mapping[str, str] | None
 OCI_LABEL = "io.modelcontextprotocol.server.name"
@@ -56,7 +57,7 @@ def check(entry_name: str, registry: str, name: str, version: str | None, enviro
     else:
         msg = f"the MCP Registry entry {entry_name} points at {what}, which claims to be {got} ({marker})"
     raise OwnershipError(msg + "; nothing was installed",
-                         hint=f"add the server its package belongs to (`mcplock add {got}`)" if got else
+                         hint=f"add the server its package belongs to (`mcplock add {shell_word(got)}`)" if got else
                          "ask the entry's publisher to claim the name in the package, or add the package by its "
                          "command (`mcplock add NAME -- CMD…`) after checking who publishes it")
 

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from mcplock.packages.errors import RegistryError
+from mcplock.untrusted import shell_word
 
 DEFAULT = "https://registry.modelcontextprotocol.io"
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"
@@ -85,9 +86,9 @@ def get(name: str, version: str | None = None, registry: str = DEFAULT) -> Entry
     if entry is None:
         if version is not None and versions(name, registry):
             raise RegistryError("unknown-version", f"the MCP Registry at {registry} has no version {version} of "
-                                f"{name}", hint=f"see its versions with `mcplock inspect {name}`")
+                                f"{name}", hint=f"see its versions with `mcplock inspect {shell_word(name)}`")
         raise RegistryError("unknown-server", f"the MCP Registry at {registry} has no server named {name}",
-                            hint=f"look it up with `mcplock search {name.rsplit('/', 1)[-1]}`")
+                            hint=f"look it up with `mcplock search {shell_word(name.rsplit('/', 1)[-1])}`")
     return entry
 
 

@@ -19,7 +19,7 @@ import httpx2
 from mcplock.errors import COMMAND, Action, ProbeError
 from mcplock.probe._common import size_limit_hint
 from mcplock.spec import ServerSpec
-from mcplock.untrusted import sanitize
+from mcplock.untrusted import sanitize, shell_word
 
 __all__ = ["HttpErrors", "body_explanation", "login_action", "origin"]
 
@@ -50,8 +50,8 @@ def login_action(spec: ServerSpec, text: str, *, scopes: str | None = None, offe
     ``{command}``; the CLI may swap in a command that also names the URL and the options.
     ``again``: the server asks after a login too (it moved to another authorization server)."""
     target = spec.url if spec.name == "inspect" and spec.url else spec.name
-    return Action("login", text, command=f"mcplock auth login {target}", scopes=scopes, offers_retry=offers_retry,
-                  again=again)
+    return Action("login", text, command=f"mcplock auth login {shell_word(target)}", scopes=scopes,
+                  offers_retry=offers_retry, again=again)
 
 
 def body_explanation(body: bytes, content_type: str = "") -> str | None:

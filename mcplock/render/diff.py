@@ -11,7 +11,7 @@ from mcplock.compare import ServerDiff
 from mcplock.render.formats.common import ident
 from mcplock.severity import INFO, style
 from mcplock.snapshot import Snapshot
-from mcplock.untrusted import safe_name, safe_text
+from mcplock.untrusted import safe_name, safe_text, shell_word
 
 STATUS_STYLE = {"ok": "green", "drift": "bold red", "unreachable": "bold yellow"}
 
@@ -108,11 +108,11 @@ def next_steps(diffs: list[ServerDiff]) -> list[str]:
     out: list[str] = []
     drifted = [d.name for d in diffs if d.changes]
     if drifted:
-        out.append(f"drift: `mcplock refresh {' '.join(drifted)}` stages the changes for review")
+        out.append(f"drift: `mcplock refresh {' '.join(map(shell_word, drifted))}` stages the changes for review")
     waiting = [target(d.name, p.kind, p.name) for d in diffs for p in d.pending]
     if waiting:
         shown = ", ".join(waiting[:8]) + (f" and {len(waiting) - 8} more" if len(waiting) > 8 else "")
-        servers = " ".join(dict.fromkeys(d.name for d in diffs if d.pending))
+        servers = " ".join(map(shell_word, dict.fromkeys(d.name for d in diffs if d.pending)))
         out.append(f"awaiting review: {shown} — review with `mcplock accept {servers}` "
                    "(a walk on a terminal; or `mcplock show SERVER/TOOL`, then `accept`/`reject` it)")
     return out

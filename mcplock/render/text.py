@@ -11,7 +11,7 @@ from rich.text import Text
 from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.lock.targets import item_target
 from mcplock.severity import CRITICAL, style, worst_of
-from mcplock.untrusted import safe_name, safe_text
+from mcplock.untrusted import safe_name, safe_text, shell_word
 
 STATE_STYLE = {"accepted": "green", "rejected": "red"}
 
@@ -137,7 +137,8 @@ def render_findings(findings: Iterable[Any]) -> Group:
 def _server_hint(server: str, group: list[Any]) -> str:
     codes = {f.code for f in group}
     if codes == {"pending"} and len(group) > 1:
-        return (f"`mcplock diff {server}` shows what changed; `mcplock accept {server}` reviews each item "
-                f"(a walk on a terminal), `mcplock reject {server}/TOOL` refuses one")
+        s = shell_word(server)
+        return (f"`mcplock diff {s}` shows what changed; `mcplock accept {s}` reviews each item "
+                f"(a walk on a terminal), `mcplock reject {s}/TOOL` refuses one")
     first = min(group, key=lambda f: _HINT_ORDER.index(f.code) if f.code in _HINT_ORDER else -1)
     return str(first.hint)

@@ -27,7 +27,7 @@ from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.packages.mcp_registry import is_name
 from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_text, shell_word
 
 if TYPE_CHECKING:
     from mcplock.lint import LintFinding
@@ -100,7 +100,7 @@ def cmd_add(
     # names already locked: exit 2 for an explicit add; skipped for an import
     specs, clash = core_add.new_only(found.specs, cli.lockfile, explicit=not from_file)
     for c in clash:
-        cli.err.print(safe_text(f"skipped `{c}`: already locked (use `mcplock refresh {c}`)", "yellow",
+        cli.err.print(safe_text(f"skipped `{c}`: already locked (use `mcplock refresh {shell_word(c)}`)", "yellow",
                                 keep_newlines=False))
     if not specs:
         cli.info("nothing to add")
@@ -118,7 +118,8 @@ def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | No
         raise UsageError(f"`{name}` cannot be a server name (no `/`, not empty)")
     if not target:
         raise UsageError("give a URL or `-- CMD [ARG…]`",
-                         hint=f"e.g. `mcplock add {name} -- npx -y @modelcontextprotocol/server-everything`")
+                         hint=f"e.g. `mcplock add {shell_word(name)} -- npx -y "
+                         "@modelcontextprotocol/server-everything`")
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
         url = target[0]
         if looks_secret("url", url) and "${" not in url:
@@ -193,8 +194,9 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     for entry in done.entries:
         _report_locked(cli, entry, done.held.get(entry.name, []))
     for name, package, got in done.claims:
-        cli.note(f"`{name}`: its package {package} claims the MCP Registry name {got}: `mcplock inspect {got}` "
-                 f"shows the entry; `mcplock add {got} --name NAME` adds a server from the registry, which "
+        cli.note(f"`{name}`: its package {package} claims the MCP Registry name {got}: "
+                 f"`mcplock inspect {shell_word(got)}` shows the entry; `mcplock add {shell_word(got)} --name NAME` "
+                 "adds a server from the registry, which "
                  "`mcplock outdated` then follows")
     pending = done.pending()
     code = review_now(cli, pending, interactive) if pending else 0

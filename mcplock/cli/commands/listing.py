@@ -6,6 +6,7 @@ import typer
 
 from mcplock.cli import context
 from mcplock.lock.model import ServerEntry
+from mcplock.untrusted import shell_word
 
 Key = tuple[str, str, str]  # (server, kind, key)
 
@@ -68,7 +69,8 @@ def drift_evidence(lockfile: str, lock) -> list[dict[str, object]]:  # type: ign
 def note_drift_evidence(cli: context.Cli, seen: list[dict[str, object]]) -> None:
     for r in seen:
         cli.note(f"drift evidence: `{r.get('server')}/{r.get('tool')}` passed its locked schema at run time and the "
-                 f"server refused it ({r.get('code')}: {r.get('message')}); run `mcplock diff {r.get('server')}`")
+                 f"server refused it ({r.get('code')}: {r.get('message')}); run "
+                 f"`mcplock diff {shell_word(str(r.get('server')))}`")
 
 
 def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, object]:

@@ -10,6 +10,7 @@ import typer
 from mcplock.cli import context
 from mcplock.cli.options import ORG_POLICY
 from mcplock.errors import UsageError
+from mcplock.untrusted import shell_word
 
 RUN_HELP = """Serve a locked server to an MCP host over stdio, enforcing the lock.
 
@@ -111,7 +112,7 @@ def cmd_call(
     try:
         res = asyncio.run(_call(session, t.key, arguments, timeout))
     except InvalidArguments as e:  # checked locally, nothing was sent: a usage error
-        raise UsageError(e.message, hint=f"see the tool's locked schema with `mcplock show {target}`",
+        raise UsageError(e.message, hint=f"see the tool's locked schema with `mcplock show {shell_word(target)}`",
                          code="invalid-arguments") from None
     cli.write_json(res)
     return 1 if res.get("isError") is True else 0

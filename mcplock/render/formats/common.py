@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.lock.targets import format_target
 from mcplock.severity import INFO
-from mcplock.untrusted import visible
+from mcplock.untrusted import shell_word, visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcplock.compare import Change, ServerDiff
@@ -160,8 +160,9 @@ def change_message(server: str, c: Change) -> str:
         head = f"{what} `{t}` is in the lock but the server no longer offers it"
     why = getattr(c, "reason", "")
     sev = f"severity {c.severity}: {plain(why)}" if why else f"severity {c.severity}"
-    return (f"{head}; {sev}. Review with `mcplock diff {plain(server)}`; "
-            f"`mcplock refresh {plain(server)}` stages it, then `mcplock accept {t}` or `mcplock reject {t}`.")
+    s, typed = shell_word(server), shell_word(target(server, c.kind, c.name))
+    return (f"{head}; {sev}. Review with `mcplock diff {s}`; "
+            f"`mcplock refresh {s}` stages it, then `mcplock accept {typed}` or `mcplock reject {typed}`.")
 
 
 def finding_message(server: str, c: Change, f: Any) -> str:
@@ -178,8 +179,9 @@ def finding_message(server: str, c: Change, f: Any) -> str:
 
 def pending_message(server: str, kind: str, name: str, change: str) -> str:
     t = plain(target(server, kind, name))
+    typed = shell_word(target(server, kind, name))
     return (f"{kind_title(kind)} `{t}`: pending {plain(change)} awaits review; "
-            f"see `mcplock show {t}`, then `mcplock accept {t}` or `mcplock reject {t}`.")
+            f"see `mcplock show {typed}`, then `mcplock accept {typed}` or `mcplock reject {typed}`.")
 
 
 def check_message(f: Any) -> str:

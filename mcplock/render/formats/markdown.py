@@ -19,6 +19,7 @@ from mcplock.render.formats.common import (
     target,
 )
 from mcplock.severity import rank
+from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcplock.compare import ServerDiff
@@ -156,7 +157,8 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
             for c in d.changes:
                 out += _md_details(d.name, c)
         if d.pending:
-            out += ["", f"Pending review (staged in the lock; review with `mcplock accept {md_text(d.name)}`):", ""]
+            typed = md_text(shell_word(d.name))
+            out += ["", f"Pending review (staged in the lock; review with `mcplock accept {typed}`):", ""]
             for p in d.pending:
                 sev = f" (**{p.detail.severity}**)" if p.detail is not None else ""
                 if p.detail is not None and p.detail.reason:  # why it got its severity, as text and JSON say
