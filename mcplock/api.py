@@ -77,7 +77,7 @@ class LockedServers:
             srv = self._lock.servers[sname]
             for key in sorted(srv.tools):
                 e = srv.tools[key]
-                if not servable(e):
+                if not servable(e) or e.hash is None:  # (servable() says it has one)
                     continue
                 yield LockedTool(sname, key, MappingProxyType(dict(e.definition)), e.hash, e.approval)
 

@@ -124,13 +124,15 @@ def headers(msg: Mapping[str, Any], version: str, tools: Mapping[str, Any]) -> d
     """The headers a modern Streamable HTTP POST of ``msg`` carries: ``MCP-Protocol-Version``,
     ``Mcp-Method``, ``Mcp-Name`` (calls, reads, prompt gets) and the tool's ``Mcp-Param-*``."""
     method = msg.get("method")
-    params = msg.get("params") if isinstance(msg.get("params"), Mapping) else {}
+    raw = msg.get("params")
+    params: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     out = {"MCP-Protocol-Version": version, "Mcp-Method": str(method)}
     field = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(str(method))
     if field is not None and isinstance(params.get(field), str):
         out["Mcp-Name"] = encode(params[field]) or ""
     if method == "tools/call":
-        tool = tools.get(params.get("name")) if isinstance(params.get("name"), str) else None
+        name = params.get("name")
+        tool = tools.get(name) if isinstance(name, str) else None
         args = params.get("arguments")
         if isinstance(tool, Mapping) and isinstance(args, Mapping) and not problems(tool):
             for path, name, _sub in annotated(tool.get("inputSchema")):

@@ -10,7 +10,9 @@ offline commands light) and under ``TYPE_CHECKING``. A unit is a top-level modul
 - ``probe`` never imports ``auth`` (the HTTP client is injected);
 - outside ``probe/`` nothing imports a private part of it (``mcplock.probe._stdio``, or a
   ``_name`` from a probe module): the guard and core reach servers through the public transport
-  layer (``mcplock.probe.transport.Connection``, ``mcplock.probe.session``).
+  layer (``mcplock.probe.transport.Connection``, ``mcplock.probe.session``);
+- the guard reaches the workflow layer through one call: ``core.running`` prepares the locked
+  server (docs/architecture.md, "A server spec through `mcplock run`").
 """
 
 from __future__ import annotations
@@ -135,6 +137,22 @@ def private_probe_imports(root: Path = ROOT) -> list[str]:
 
 def test_only_the_public_probe_is_imported_from_outside():
     assert not private_probe_imports()
+
+
+def imported_by(package: str, root: Path = ROOT) -> set[str]:
+    """Every module (or module.name) that a module of ``mcplock.<package>`` imports."""
+    found: set[str] = set()
+    for path in sorted((root / package).rglob("*.py")):
+        module, is_package = _module_name(path, root)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            found.update(_imported(node, module, is_package))
+    return found
+
+
+def test_the_guard_prepares_its_server_in_one_call():
+    below = {t for t in imported_by("guard") if t.split(".")[:2] in (["mcplock", "core"], ["mcplock", "packages"])
+             or t.startswith("mcplock.lock.one")}
+    assert below and all(t.startswith("mcplock.core.running") for t in below), sorted(below)
 
 
 def test_the_private_probe_check_sees_lazy_and_from_imports(tmp_path):

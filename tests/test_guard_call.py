@@ -129,7 +129,7 @@ def test_the_guard_path_imports_neither_the_sdk_nor_the_cli_stack():
     import subprocess
     import sys
 
-    code = ("import sys; import mcplock.cli.fast_run, mcplock.guard, mcplock.guard.relay, mcplock.guard.session, "
+    code = ("import sys; import mcplock.cli.fast_run, mcplock.guard, mcplock.guard.guard, mcplock.guard.session, "
             "mcplock.probe._stdio, mcplock.core.probing; "
             "heavy = ('mcp', 'typer', 'rich', 'jsonschema', 'httpx2', 'deepdiff'); "
             "print(sorted(m for m in heavy if m in sys.modules))")

@@ -146,9 +146,10 @@ def _interrupted(cli: Cli) -> int:
     them. Any server still running is killed first (the probe's own cleanup has run)."""
     import sys
 
-    stdio = sys.modules.get("mcplock.probe._stdio")
-    if stdio is not None:
-        stdio.kill_all_live()  # type: ignore[attr-defined]
+    if "mcplock.probe" in sys.modules:  # no server ran when the probe package was never imported
+        from mcplock.probe import kill_all_live
+
+        kill_all_live()
     if not _received:
         if not cli.said_interrupted:
             cli.err.print(Text("\ninterrupted"))

@@ -56,10 +56,13 @@ def parse(params: Any) -> Form | str:
     if params.get("mode", "form") != "form":
         return "it asks to open a URL (mcplock call answers forms only)"
     schema = params.get("requestedSchema")
-    props = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(schema, dict):
+        schema = {}
+    props = schema.get("properties")
     if not isinstance(props, dict):
         return "its requestedSchema has no properties object"
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    req = schema.get("required")
+    required = req if isinstance(req, list) else []
     fields = []
     for name, prop in props.items():
         f = _field(str(name), prop, name in required)

@@ -47,6 +47,11 @@ def _other(x: Any, cls: type) -> bool:
     return not isinstance(x, cls)
 
 
+def _within(fail: Callable[[Any, Any], bool], bound: Any) -> Check:
+    """The check of one numeric bound: a number that does not ``fail`` it passes."""
+    return lambda x: not fail(x, bound) if _is_num(x) else _not_number(x)
+
+
 def _not_number(x: Any) -> bool:
     return isinstance(x, bool) or not isinstance(x, numbers.Number)
 
@@ -150,7 +155,7 @@ def _scalar_checks(schema: dict[str, Any]) -> list[Check]:
             bound = schema[key]
             if not _is_num(bound):
                 raise _Unsupported
-            out.append(lambda x, b=bound, f=fail: not f(x, b) if _is_num(x) else _not_number(x))
+            out.append(_within(fail, bound))
     if "minItems" in schema:
         lo = _count(schema["minItems"])
         out.append(lambda x: not len(x) < lo if type(x) is list else _other(x, list))

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.probe import era
+
+if TYPE_CHECKING:
+    from mcplock.guard.guard import Guard
 
 
 class Freshness:
@@ -35,16 +38,16 @@ class Freshness:
     def stale(self) -> bool:
         return self.watch and time.monotonic() >= self.until
 
-    async def relist(self, guard: Any) -> None:
+    async def relist(self, guard: Guard) -> None:
         """List the tools again (or wait for the re-list under way) and rebuild the guard's view."""
         if self.task is None or self.task.done():
             self.task = asyncio.ensure_future(self._relist(guard))
         await asyncio.shield(self.task)
 
-    async def _relist(self, guard: Any) -> None:
-        changed = await guard._reverify(["tool"])
-        ttl = guard.up.hints.get("tools", {}).get("ttlMs")
+    async def _relist(self, guard: Guard) -> None:
+        changed = await guard.upstream.reverify(["tool"])
+        ttl = guard.upstream.up.hints.get("tools", {}).get("ttlMs")
         ok = isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0
-        self.until = time.monotonic() + (min(ttl, 86_400_000) / 1000 if ok else 0.0)
+        self.until = time.monotonic() + (min(ttl, 86_400_000) / 1000 if ok and isinstance(ttl, int) else 0.0)
         if changed:
-            guard._notify_host("notifications/tools/list_changed")
+            guard.modern.notify_host("notifications/tools/list_changed")

@@ -14,13 +14,13 @@
   refused with -32602, nothing forwarded. The retry is itself a ``tools/call``, checked under
   the lock like any other.
 - The upstream is spoken to in its own era: a modern upstream's change notifications come
-  through the guard's own ``subscriptions/listen`` (:meth:`ModernHost._listen_upstream`); a
+  through the guard's own ``subscriptions/listen`` (:meth:`ModernHost.listen_upstream`); a
   legacy host whose call a modern upstream answers ``input_required`` is asked the 2025 way
-  (elicitation, roots, sampling requests) and the call retried with its answers (:meth:`ModernHost._bridged`);
+  (elicitation, roots, sampling requests) and the call retried with its answers (:meth:`ModernHost.bridged`);
   a legacy upstream that asks a modern host something (elicitation, roots, sampling) during a call
   gets it the 2026 way: the call is answered ``input_required`` carrying the server's request, and
   the host's retry (same tool, the guard's ``requestState``) answers the server's pending request
-  and gets the original call's result (:meth:`ModernHost._ask_modern_host`).
+  and gets the original call's result (:meth:`ModernHost.ask_modern_host`).
 - A server's question always reads as the server's (:func:`~mcplock.guard.calls.server_question`),
   whichever way it reaches the host; only the guard's approval question reads as mcplock's.
 """
@@ -36,9 +36,13 @@ from typing import TYPE_CHECKING, Any
 from mcplock.errors import ProbeError
 from mcplock.guard.calls import server_question
 from mcplock.guard.discover import discover_answer
-from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, HostIO, error, result
-from mcplock.lock.model import ServerEntry
+from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
+from mcplock.guard.upstream_side import Part, answer_for, failure_for, host_key
+from mcplock.guard.wellformed import member
 from mcplock.probe import era
+
+if TYPE_CHECKING:
+    from mcplock.guard.guard import Guard
 
 INTERNAL_ERROR = -32603  # what a modern host gets for an upstream failure (-32000 is the legacy range)
 LISTEN_PAUSE = 1.0  # seconds before the guard's subscription upstream is opened again after it ended
@@ -63,24 +67,23 @@ def opens_modern(msg: dict[str, Any]) -> bool:
         is_discover(msg) or era.request_version(msg.get("params")) is not None)
 
 
-class ModernHost:
-    """Mixed into :class:`mcplock.guard.relay.Guard`, whose state it shares."""
+class ModernHost(Part):
+    """The 2026-07-28 host side of one session: its subscriptions, the requestStates seen for its
+    calls, the calls its legacy upstream asked it something about."""
 
-    server: ServerEntry
-    io: HostIO
-    host_era: str | None
-    subscriptions: dict[Any, dict[str, Any]]
-    states: dict[str, str]
-    discover_early: bool  # the host's first server/discover was answered before the loop started
-    asked_calls: dict[tuple[str, Any], _Held]  # a modern host's call its legacy upstream asked about
-    asked_states: dict[str, _Held]  # the requestState the guard gave for it -> the call
-
-    if TYPE_CHECKING:
-        def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
+    def __init__(self, guard: Guard, *, discover_early: bool = False) -> None:
+        super().__init__(guard)
+        self.up = guard.upstream.up
+        self.subscriptions: dict[Any, dict[str, Any]] = {}  # a modern host's subscriptions/listen id -> filter
+        self.states: dict[str, str] = {}  # requestState -> the tool whose input_required result carried it
+        self.asked_calls: dict[tuple[str, Any], _Held] = {}  # a modern host's call its legacy upstream asked about
+        self.asked_states: dict[str, _Held] = {}  # the requestState the guard gave for it -> the call
+        self.approvals: dict[str, tuple[str, str]] = {}  # the guard's approval state -> (tool, arguments)
+        self.discover_early = discover_early  # the host's first server/discover was answered before the loop
 
     # --- server/discover --------------------------------------------------------------------
 
-    def _answer_discover(self, msg: dict[str, Any]) -> None:
+    def answer_discover(self, msg: dict[str, Any]) -> None:
         if self.discover_early:
             self.discover_early = False  # answered before the event loop started (guard/discover.py)
             return
@@ -88,9 +91,9 @@ class ModernHost:
 
     # --- what a modern host gets ------------------------------------------------------------
 
-    def _to_host(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def to_host(self, msg: dict[str, Any]) -> dict[str, Any]:
         """An answer on its way to the host, in the host's era."""
-        if self.host_era != "modern" or "method" in msg:
+        if self.guard.host_era != "modern" or "method" in msg:
             return msg
         if "result" in msg and isinstance(msg["result"], dict):
             res = msg["result"]
@@ -105,34 +108,30 @@ class ModernHost:
             msg = {**msg, "error": {**msg["error"], "code": INTERNAL_ERROR}}
         return msg
 
-    def _list_result(self, field: str, items: list[dict[str, Any]]) -> dict[str, Any]:
-        if self.host_era == "modern":
+    def list_result(self, field: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+        if self.guard.host_era == "modern":
             return {"resultType": "complete", field: items, "ttlMs": 0, "cacheScope": "private"}
         return {field: items}
 
-    def _up_params(self, params: Any) -> Any:
-        """A host request's params on their way up: no host envelope (the upstream gets its own, if modern)."""
-        return era.without_envelope(params)
-
     # --- subscriptions/listen (host side) ---------------------------------------------------
 
-    def _listen(self, msg: dict[str, Any]) -> None:
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
-        wanted = params.get("notifications") if isinstance(params.get("notifications"), dict) else {}
+    def listen(self, msg: dict[str, Any]) -> None:
+        params = member(msg, "params")
+        wanted = member(params, "notifications")
         agreed = {k: True for k in _FILTERS.values() if wanted.get(k) is True}
         self.subscriptions[msg["id"]] = agreed
         self.io.send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                       "params": {"_meta": {era.SUBSCRIPTION_KEY: msg["id"]}, "notifications": agreed}})
 
-    def _end_listen(self, request_id: Any) -> None:
+    def end_listen(self, request_id: Any) -> None:
         """The host cancelled a subscription: a graceful end, answered."""
         if request_id in self.subscriptions:
             del self.subscriptions[request_id]
             self.io.send(result(request_id, {"resultType": "complete", "_meta": {era.SUBSCRIPTION_KEY: request_id}}))
 
-    def _notify_host(self, method: str) -> None:
+    def notify_host(self, method: str) -> None:
         """A change the host may see: untagged for a legacy host, on each subscription that asked for a modern one."""
-        if self.host_era != "modern":
+        if self.guard.host_era != "modern":
             self.io.send({"jsonrpc": "2.0", "method": method})
             return
         want = _NOTIFICATION_FILTER.get(method)
@@ -144,13 +143,13 @@ class ModernHost:
 
     def _remember_state(self, msg: dict[str, Any]) -> None:
         state = msg["result"].get("requestState")
-        name = getattr(self, "_calls_by_id", {}).get(_key(msg.get("id")))
+        name = self.guard.requests.calls.get(host_key(msg.get("id")))
         if isinstance(state, str) and name is not None:
             self.states[state] = name
             while len(self.states) > MAX_STATES:
                 self.states.pop(next(iter(self.states)))
 
-    def _retry_refused(self, rid: Any, params: dict[str, Any]) -> bool:
+    def retry_refused(self, rid: Any, params: dict[str, Any]) -> bool:
         """A retry (``inputResponses`` / ``requestState``) that does not continue a call of the
         same tool is refused (-32602); True when it was."""
         if "requestState" not in params and "inputResponses" not in params:
@@ -168,92 +167,75 @@ class ModernHost:
 
     # --- a legacy host, a modern upstream that asks for input ---------------------------------
 
-    def _bridged(self, key: tuple[str, Any], out: dict[str, Any]) -> bool:
+    def bridged(self, key: tuple[str, Any], out: dict[str, Any]) -> bool:
         """A legacy host's call answered ``input_required`` (a legacy host cannot read it): the
         guard asks the host what the server asks, the 2025 way, and retries the same call with the
         answers. True when it took the call over (its answer comes later)."""
         if self._held_answer(key, out):
             return True
-        params = self._call_params.pop(key, None)  # type: ignore[attr-defined]
+        params = self.guard.requests.call_params.pop(key, None)
         res = out.get("result")
-        if self.host_era == "modern" or params is None or not (
+        if self.guard.host_era == "modern" or params is None or not (
                 isinstance(res, dict) and res.get("resultType") == "input_required"):
             return False
-        self._spawn(self._bridge(out["id"], key, params, res), out["id"])  # type: ignore[attr-defined]
+        self.guard.spawn(self._bridge(out["id"], key, params, res), out["id"])
         return True
 
     async def _bridge(self, rid: Any, key: tuple[str, Any], params: dict[str, Any], res: dict[str, Any]) -> None:
-        from mcplock.guard.relaying import _answer, _failed
-
         out: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": res}
         try:
             for _ in range(MAX_ROUNDS):
                 answers: dict[str, Any] = {}
-                requests = res.get("inputRequests") if isinstance(res.get("inputRequests"), dict) else {}
+                requests = member(res, "inputRequests")
                 for k, req in requests.items():
                     method = req.get("method") if isinstance(req, dict) else None
-                    if method in _ASKABLE and self.host_caps.get(_ASKABLE[method]) is not None:  # type: ignore[attr-defined]
+                    if method in _ASKABLE and self.guard.host_caps.get(_ASKABLE[method]) is not None:
                         asked = req.get("params")
                         if method == "elicitation/create":
                             asked = server_question(self.server.name, asked)
-                        got = await self._ask_host(method, asked)
+                        got = await self.guard.ask_host(method, asked)
                         if isinstance(got, dict) and "result" in got:
                             answers[k] = got["result"]
                 retry = {**params, "inputResponses": answers}
                 if "requestState" in res:
                     retry["requestState"] = res["requestState"]
-                resp = await self.up.request("tools/call", retry, timeout=self.request_timeout)  # type: ignore[attr-defined]
-                out = _answer(rid, resp)
-                res = out.get("result") if isinstance(out.get("result"), dict) else {}
+                resp = await self.up.request("tools/call", retry, timeout=self.request_timeout)
+                out = answer_for(rid, resp)
+                res = member(out, "result")
                 if res.get("resultType") != "input_required":
                     break
             else:
                 out = error(rid, INVALID_PARAMS, f"mcplock: the server asked for input {MAX_ROUNDS} times in a row")
         except ProbeError as e:
-            out = _failed(rid, e)
+            out = failure_for(rid, e)
         finally:
-            self._calls_by_id.pop(key, None)  # type: ignore[attr-defined]
+            self.guard.requests.calls.pop(key, None)
         self.io.send(out)
-
-    async def _ask_host(self, method: str, params: Any) -> dict[str, Any] | None:
-        """One request to the host (the answer, or None when it does not answer in time)."""
-        if self.host_gone:  # type: ignore[attr-defined]
-            return None
-        hid = self._host_id()  # type: ignore[attr-defined]
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.waiting[hid] = ("local", fut)  # type: ignore[attr-defined]
-        self.io.send({"jsonrpc": "2.0", "id": hid, "method": method, **({"params": params} if params else {})})
-        try:
-            return await asyncio.wait_for(fut, self.request_timeout)  # type: ignore[attr-defined]
-        except TimeoutError:
-            return None
-        finally:
-            self.waiting.pop(hid, None)  # type: ignore[attr-defined]
 
     # --- a modern host, a legacy upstream that asks it something ------------------------------
 
-    def _ask_modern_host(self, msg: dict[str, Any]) -> bool:
+    def ask_modern_host(self, msg: dict[str, Any]) -> bool:
         """A legacy upstream's request (elicitation, roots, sampling) while a modern host's call
         is in flight: it goes to the host inside an ``input_required`` answer to that call (the
         latest one; stdio says no more). True when it did; False leaves it to be declined."""
         method = msg["method"]
-        if method not in _ASKABLE or self.host_caps.get(_ASKABLE[method]) is None or self.host_gone:  # type: ignore[attr-defined]
+        if method not in _ASKABLE or self.guard.host_caps.get(_ASKABLE[method]) is None or self.guard.host_gone:
             return False
         held = next(reversed(self.asked_calls.values()), None) if self.asked_calls else None
         new = held is None
         if held is None:
-            calls = self._calls_by_id  # type: ignore[attr-defined]
-            sent = self.forwarded  # type: ignore[attr-defined]  (calls the upstream has: not one awaiting approval)
+            calls = self.guard.requests.calls
+            sent = self.guard.upstream.forwarded  # calls the upstream has: not one awaiting approval
             key = next((k for k in reversed(calls) if k in sent), None)
             if key is None:
                 return False
             held = _Held(calls.pop(key), rid=key[1])
-            self._call_params.pop(key, None)  # type: ignore[attr-defined]
-            self.forwarded.pop(key, None)  # type: ignore[attr-defined]
-            self.by_host_id.pop(key, None)  # type: ignore[attr-defined]  (answered now: its id is the host's again)
+            self.guard.requests.call_params.pop(key, None)
+            self.guard.upstream.forwarded.pop(key, None)
+            self.guard.by_host_id.pop(key, None)  # answered now: its id is the host's again
             self.asked_calls[key] = held
-        hid = self._host_id()  # type: ignore[attr-defined]
-        self.waiting[hid] = ("upstream", msg["id"])  # type: ignore[attr-defined]  (an error for it if the host leaves)
+        hid = self.guard.host_id()
+        self.guard.waiting[hid] = ("upstream", msg["id"])  # an error for it if the host leaves
         params = msg.get("params")
         if method == "elicitation/create":
             params = server_question(self.server.name, params)
@@ -277,35 +259,35 @@ class ModernHost:
         rid, held.rid = held.rid, _NO_ID
         self.io.send(result(rid, {"resultType": "input_required", "inputRequests": requests, "requestState": state}))
 
-    def _resumed(self, rid: Any, params: dict[str, Any]) -> bool:
+    def resumed(self, rid: Any, params: dict[str, Any]) -> bool:
         """A retry (already held to the same tool and checked under the lock) that carries a
         ``requestState`` of the guard's own: its answers go to the server's pending requests and
         the host gets the original call's result (or the server's next question). True when it did."""
         state = params.get("requestState")
         held = self.asked_states.pop(state, None) if isinstance(state, str) else None
-        if held is None:
+        if held is None or not isinstance(state, str):
             return False
         self.states.pop(state, None)  # one use
-        answers = params.get("inputResponses") if isinstance(params.get("inputResponses"), dict) else {}
+        answers = member(params, "inputResponses")
         for hid in held.sent:
-            w = self.waiting.pop(hid, None)  # type: ignore[attr-defined]
+            w = self.guard.waiting.pop(hid, None)
             if w is not None:
                 got = answers.get(hid)
-                self._send_up({"jsonrpc": "2.0", "id": w[1], "result": got} if isinstance(got, dict)  # type: ignore[attr-defined]
+                self.guard.upstream.send_up({"jsonrpc": "2.0", "id": w[1], "result": got} if isinstance(got, dict)
                               else error(w[1], SERVER_ERROR, "the host gave no answer to this request"))
         held.sent, held.rid = [], rid
-        self._spawn(self._resume(held), rid)
+        self.guard.spawn(self._resume(held), rid)
         return True
 
     async def _resume(self, held: _Held) -> None:
         while True:
             if held.answer is not None:
                 for hid, _ in held.asking:  # the server answered the call: it waits for nothing more
-                    w = self.waiting.pop(hid, None)  # type: ignore[attr-defined]
+                    w = self.guard.waiting.pop(hid, None)
                     if w is not None:
-                        self._send_up(error(w[1], SERVER_ERROR, "the call it belongs to was answered"))  # type: ignore[attr-defined]
+                        self.guard.upstream.send_up(error(w[1], SERVER_ERROR, "the call it belongs to was answered"))
                 rid, held.rid = held.rid, _NO_ID
-                self.io.send(self._to_host({**held.answer, "id": rid}))
+                self.io.send(self.to_host({**held.answer, "id": rid}))
                 return
             if held.asking:
                 self._ask_round(held)
@@ -324,9 +306,10 @@ class ModernHost:
 
     # --- the upstream's change notifications (a modern upstream) ----------------------------
 
-    async def _listen_upstream(self, caps: dict[str, Any]) -> None:
+    async def listen_upstream(self, caps: dict[str, Any]) -> None:
         """Keep a ``subscriptions/listen`` open upstream for the lists it says can change; what
-        it carries reaches :meth:`Relaying._from_upstream` like any notification."""
+        it carries reaches :meth:`~mcplock.guard.upstream_side.UpstreamSide.from_upstream` like any
+        notification."""
         wanted = {f: True for kind, f in _FILTERS.items()
                   if isinstance(caps.get({"tool": "tools", "prompt": "prompts",
                                           "resource-template": "resources"}[kind]), dict)
@@ -334,10 +317,9 @@ class ModernHost:
                   .get("listChanged")}
         if not wanted:
             return
-        up = self.up  # type: ignore[attr-defined]
         for _ in range(100):
             with contextlib.suppress(ProbeError):
-                await up.request("subscriptions/listen", {"notifications": wanted}, timeout=None)
+                await self.up.request("subscriptions/listen", {"notifications": wanted}, timeout=None)
             await asyncio.sleep(LISTEN_PAUSE)
 
 
@@ -367,6 +349,3 @@ def _marked(server: str, res: dict[str, Any]) -> dict[str, Any]:
            else r for k, r in reqs.items()}
     return {"inputRequests": out}
 
-
-def _key(rid: Any) -> tuple[str, Any]:
-    return (type(rid).__name__, rid)

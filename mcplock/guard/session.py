@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from mcplock.errors import InvalidArguments, McplockError, UsageError
-from mcplock.guard import elicit, evidence, locked_server
+from mcplock.guard import elicit, evidence
 from mcplock.guard.calls import Validators, drift_signal
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import View, from_snapshot
@@ -270,26 +270,9 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
 
     ``policy``: the organisation's policy file (default ``$MCPLOCK_POLICY``); a broken one is an
     error before anything starts."""
-    from mcplock import orgpolicy
-    from mcplock.core import trust
-    from mcplock.core.probing import probe_options
-    from mcplock.core.specs import lock_dir, locked_specs
-    from mcplock.lock.one import load_one
-    from mcplock.packages import prepare
+    from mcplock.core.running import serving
 
-    org = orgpolicy.resolve(policy, environ)
-    lock = load_one(lockfile, name, trust.machine_secret(environ), environ)
-    srv = locked_server(lock, name, lockfile)
-    opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
-                         environ=environ)
-    if login is not None:
-        from dataclasses import replace
-
-        from mcplock.auth import login_http_client
-
-        opts = replace(opts, http_client=login_http_client(login))
-    spec = locked_specs([srv], lock_dir(lockfile), use_stored_client=not client_name)[0]
-    trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)},
-               environ=environ)
-    spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
+    ready = serving(lockfile, name, timeout=timeout, client_name=client_name, client_version=client_version,
+                    environ=environ, policy=policy, login=login)
+    srv, spec, opts, org = ready.server, ready.spec, ready.opts, ready.org
     return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve, on_elicit=on_elicit, org=org)

@@ -11,7 +11,7 @@ id alone, both ``result`` and ``error``, a batch, a scalar — is no message at 
 drops it and says so on stderr (from the upstream), or answers ``Invalid Request`` (from the
 host). What crosses is rebuilt from these fields alone (:func:`rebuilt`), so no extra member
 rides along. A response crosses only as the answer to an id the guard itself sent
-(:mod:`mcplock.guard.relaying`). docs/guard.md and docs/failing-safe.md say why.
+(:mod:`mcplock.guard.upstream_side`). docs/guard.md and docs/failing-safe.md say why.
 """
 
 from __future__ import annotations
@@ -89,3 +89,9 @@ def answer_fields(resp: dict[str, Any]) -> dict[str, Any] | None:
     if "data" in e:
         err["data"] = e["data"]
     return {"error": err}
+
+
+def member(obj: Any, key: str) -> dict[str, Any]:
+    """``obj[key]`` where it is a JSON object (a message's ``params``, a result), else an empty one."""
+    v = obj.get(key) if isinstance(obj, dict) else None
+    return v if isinstance(v, dict) else {}

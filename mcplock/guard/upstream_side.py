@@ -4,7 +4,7 @@ upstream sends on its own (server requests, notifications), and the re-verificat
 
 A request the upstream can take at once (stdio while its pipe is not backed up) is written in
 the host's read callback and answered from the transport's future: no task per call. Otherwise
-a task waits its turn (:meth:`Relaying._forward`), as over HTTP. Either way the host's id is
+a task waits its turn (:meth:`UpstreamSide.forward`), as over HTTP. Either way the host's id is
 remapped to the guard's own upstream id and back, the answer is rebuilt from ``result`` or
 ``error`` alone, and an upstream answer to an id the guard never sent reaches nobody.
 """
@@ -19,11 +19,18 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
 from mcplock.guard.calls import server_question
-from mcplock.guard.hostio import SERVER_ERROR, HostIO, error
+from mcplock.guard.hostio import SERVER_ERROR, error
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import KINDS, View, live_hashes
 from mcplock.guard.wellformed import REQUEST, RESPONSE, answer_fields, rebuilt, shape
-from mcplock.lock.model import ServerEntry
+from mcplock.probe import era
+
+if TYPE_CHECKING:
+    import subprocess
+
+    from mcplock.guard.guard import Guard
+    from mcplock.probe import ProbeOptions
+    from mcplock.spec import ServerSpec
 
 # kind -> (the probe's list name, the host's list method, the list_changed notification)
 LISTS = {"tool": ("tools", "tools/list", "notifications/tools/list_changed"),
@@ -50,58 +57,56 @@ class _InFlight:
         self.timed_out = False
 
 
-class Relaying:
-    """Mixed into :class:`mcplock.guard.relay.Guard`, whose state it shares."""
+class Part:
+    """One part of a :class:`~mcplock.guard.guard.Guard`: the guard it belongs to (the rest of the
+    session is reached through it), and what stays the same for the whole session."""
 
-    server: ServerEntry
-    up: Upstream
-    io: HostIO
-    view: View | None
-    ready: bool
-    request_timeout: float | None
-    say: Callable[[str], None]
-    up_held: list[dict[str, Any]]
-    forwarded: dict[tuple[str, Any], int]
-    by_host_id: dict[tuple[str, Any], asyncio.Future[Any]]
-    waiting: dict[str, tuple[str, Any]]
-    host_gone: bool
-    fresh: asyncio.Event | None
-    reverifying: asyncio.Lock | None
-    host_era: str | None
-    _calls_by_id: dict[tuple[str, Any], str]
+    def __init__(self, guard: Guard) -> None:
+        self.guard = guard
+        self.server = guard.server  # the lock entry
+        self.io = guard.io  # the host's framing
+        self.request_timeout = guard.request_timeout
 
-    if TYPE_CHECKING:  # the Guard's own (for type checkers only: a stub here would shadow them)
-        def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
-        def _host_id(self) -> str: ...
-        def _report_hidden(self) -> None: ...
-        def _note(self, key: str, text: str) -> None: ...
-        def _to_host(self, msg: dict[str, Any]) -> dict[str, Any]: ...
-        def _up_params(self, params: Any) -> Any: ...
-        def _notify_host(self, method: str) -> None: ...
-        def _bridged(self, key: tuple[str, Any], out: dict[str, Any]) -> bool: ...
-        def _ask_modern_host(self, msg: dict[str, Any]) -> bool: ...
+
+class UpstreamSide(Part):
+    """The guard's side towards the upstream: the connection (:attr:`up`), the host requests
+    relayed on it (host id → upstream id), what the upstream sent before the host was ready,
+    and re-verification."""
+
+    def __init__(self, guard: Guard, spec: ServerSpec, opts: ProbeOptions,
+                 started: subprocess.Popen[bytes] | None = None) -> None:
+        super().__init__(guard)
+        self.up = Upstream(spec, opts, on_message=self.from_upstream, on_lost=guard.upstream_lost, started=started)
+        self.forwarded: dict[tuple[str, Any], int] = {}  # host request id -> upstream request id
+        self.up_held: list[dict[str, Any]] = []  # upstream messages before the host is initialized
+
+    def release_held(self) -> None:
+        """The host is ready: what the upstream sent meanwhile goes on, in order."""
+        early, self.up_held = self.up_held, []
+        for m in early:
+            self.from_upstream(m)
 
     # --- host → upstream ------------------------------------------------------------------
 
-    def _send_up(self, msg: dict[str, Any]) -> None:
+    def send_up(self, msg: dict[str, Any]) -> None:
         """A notification or a reply to the upstream, in order with everything else sent."""
         if not self.up.send_now(msg):
-            self._spawn(self._send_up_later(msg))
+            self.guard.spawn(self._send_up_later(msg))
 
     async def _send_up_later(self, msg: dict[str, Any]) -> None:
         with contextlib.suppress(ProbeError):
             await self.up.send(msg)
 
-    def _relay(self, msg: dict[str, Any], then: Then | None = None) -> None:
+    def relay(self, msg: dict[str, Any], then: Then | None = None) -> None:
         """Relay one host request: now when the upstream takes it at once, else in a task."""
-        started = self.up.request_now(msg["method"], self._up_params(msg.get("params")))
+        started = self.up.request_now(msg["method"], era.without_envelope(msg.get("params")))
         if started is None:
-            self._spawn(self._forward(msg, then), msg["id"])
+            self.guard.spawn(self.forward(msg, then), msg["id"])
             return
         uid, fut = started
         call = _InFlight(msg["id"], host_key(msg["id"]), uid, msg["method"], then)
         self.forwarded[call.key] = uid
-        self.by_host_id[call.key] = fut
+        self.guard.by_host_id[call.key] = fut
         if self.request_timeout is not None:
             call.timer = asyncio.get_running_loop().call_later(self.request_timeout, self._time_out, call, fut)
         fut.add_done_callback(partial(self._relayed, call))
@@ -115,58 +120,58 @@ class Relaying:
         if call.timer is not None:
             call.timer.cancel()
         self.forwarded.pop(call.key, None)
-        if self.by_host_id.get(call.key) is fut:
-            del self.by_host_id[call.key]
+        if self.guard.by_host_id.get(call.key) is fut:
+            del self.guard.by_host_id[call.key]
         if call.timed_out:
-            self._send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            self.send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
                            "params": {"requestId": call.uid, "reason": "timed out in mcplock"}})
-            out = _failed(call.rid, self.up.timed_out(self.request_timeout or 0, call.method))
+            out = failure_for(call.rid, self.up.timed_out(self.request_timeout or 0, call.method))
         elif fut.cancelled():
             return  # the host cancelled it: the upstream was told, the host wants no answer
         else:
             try:
-                out = _answer(call.rid, self.up.answer(fut))
+                out = answer_for(call.rid, self.up.answer(fut))
             except ProbeError as e:
-                out = _failed(call.rid, e)
-        if self._bridged(call.key, out):
+                out = failure_for(call.rid, e)
+        if self.guard.modern.bridged(call.key, out):
             return  # a legacy host's call the server asked input for: the guard asks the host, then retries
-        self.io.send(self._to_host(out))
-        self._calls_by_id.pop(call.key, None)
+        self.io.send(self.guard.modern.to_host(out))
+        self.guard.requests.calls.pop(call.key, None)
         if call.then is not None:
             call.then(out)
 
-    async def _forward(self, msg: dict[str, Any], then: Then | None = None,
+    async def forward(self, msg: dict[str, Any], then: Then | None = None,
                        rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
         """Relay one host request in a task; the host gets the upstream's answer (through
         ``rewrite`` when given) or a prompt error."""
         rid, method = msg["id"], msg["method"]
         k = host_key(rid)
         try:
-            resp = await self.up.request(method, self._up_params(msg.get("params")), timeout=self.request_timeout,
+            resp = await self.up.request(method, era.without_envelope(msg.get("params")), timeout=self.request_timeout,
                                          on_id=lambda uid: self.forwarded.__setitem__(k, uid))
         except ProbeError as e:
             uid = self.forwarded.get(k)
             if e.kind == "timeout" and uid is not None:
-                self._send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                self.send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                "params": {"requestId": uid, "reason": "timed out in mcplock"}})
-            out = _failed(rid, e)
+            out = failure_for(rid, e)
         else:
-            out = _answer(rid, resp)
+            out = answer_for(rid, resp)
             if rewrite is not None:
                 out = rewrite(out)
         finally:
             self.forwarded.pop(k, None)
-        if self._bridged(k, out):
+        if self.guard.modern.bridged(k, out):
             return out
-        self.io.send(self._to_host(out))
-        self._calls_by_id.pop(k, None)
+        self.io.send(self.guard.modern.to_host(out))
+        self.guard.requests.calls.pop(k, None)
         if then is not None:
             then(out)
         return out
 
     # --- upstream → guard -------------------------------------------------------------------
 
-    def _from_upstream(self, msg: Any) -> None:
+    def from_upstream(self, msg: Any) -> None:
         """What the upstream sent that answers no request the guard is waiting for. Only a
         well-formed request or notification goes on (rebuilt from its own fields); anything else
         — an answer to an id the guard never sent or no longer waits for, a ``method`` that is
@@ -175,78 +180,79 @@ class Relaying:
         if kind == RESPONSE:
             why = "an answer to no request the guard is waiting for"
         if why:
-            self._note(f"malformed:{why}", f"mcplock: {self.server.name}: dropped a message from the server ({why}); "
-                       "only well-formed JSON-RPC requests, notifications and answers to the guard's own requests "
-                       "cross the guard (further ones like it are dropped without a note)")
+            self.guard.note(f"malformed:{why}", f"mcplock: {self.server.name}: dropped a message from the server "
+                            f"({why}); only well-formed JSON-RPC requests, notifications and answers to the guard's "
+                            "own requests cross the guard (further ones like it are dropped without a note)")
             return
-        if not self.ready:
+        if not self.guard.ready:
             self.up_held.append(msg)
             return
         method = msg["method"]
         if method == "notifications/subscriptions/acknowledged":
             return  # the guard's own subscription upstream (a modern upstream)
         if kind == REQUEST:  # a server request (sampling, elicitation, roots, ping)
-            if self.host_era == "modern" and self._ask_modern_host(msg):
+            if self.guard.host_era == "modern" and self.guard.modern.ask_modern_host(msg):
                 return  # it reaches the host inside an input_required answer to its call
-            if self.host_era == "modern":  # a modern host takes no requests: answered here, harmlessly
+            if self.guard.host_era == "modern":  # a modern host takes no requests: answered here, harmlessly
                 from mcplock.probe.transport import answer_server_request
 
-                self._note(f"server-request:{method}", f"mcplock: {self.server.name} asked the host "
+                self.guard.note(f"server-request:{method}", f"mcplock: {self.server.name} asked the host "
                            f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined")
-                self._send_up(answer_server_request(msg, "the host speaks MCP 2026-07-28"))
+                self.send_up(answer_server_request(msg, "the host speaks MCP 2026-07-28"))
                 return
-            if self.host_gone:
-                self._send_up(error(msg["id"], SERVER_ERROR, "the host closed the session"))
+            if self.guard.host_gone:
+                self.send_up(error(msg["id"], SERVER_ERROR, "the host closed the session"))
                 return
-            hid = self._host_id()
-            self.waiting[hid] = ("upstream", msg["id"])
+            hid = self.guard.host_id()
+            self.guard.waiting[hid] = ("upstream", msg["id"])
             if method == "elicitation/create":  # a person must tell it from the guard's own question
                 msg = {**msg, "params": server_question(self.server.name, msg.get("params"))}
             self.io.send(rebuilt(msg, hid))
             return
         if method in _CHANGED:
-            self._spawn(self._list_changed(_CHANGED[method]))
+            self.guard.spawn(self._list_changed(_CHANGED[method]))
             if method != "notifications/resources/list_changed":
                 return  # resources are data: their own list_changed goes on to the host too
-            self._notify_host(method)
+            self.guard.modern.notify_host(method)
             return
         if method == "notifications/cancelled":
             params = msg.get("params") or {}
-            for hid, (who, uid) in list(self.waiting.items()):
+            for hid, (who, uid) in list(self.guard.waiting.items()):
                 if who == "upstream" and uid == params.get("requestId"):
-                    self.waiting.pop(hid, None)
+                    self.guard.waiting.pop(hid, None)
                     self.io.send({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": hid}})
             return
         self.io.send(rebuilt(msg))
 
     async def _list_changed(self, kind: str) -> None:
-        if await self._reverify([kind]):
-            self._notify_host(LISTS[kind][2])
+        if await self.reverify([kind]):
+            self.guard.modern.notify_host(LISTS[kind][2])
 
-    async def _reverify(self, kinds: list[str]) -> list[str]:
+    async def reverify(self, kinds: list[str]) -> list[str]:
         """List ``kinds`` again and rebuild the view; the kinds whose visible part changed."""
-        assert self.reverifying is not None and self.fresh is not None and self.view is not None
-        async with self.reverifying:
-            self.fresh.clear()
+        assert self.guard.reverifying is not None and self.guard.fresh is not None and self.guard.view is not None
+        async with self.guard.reverifying:
+            self.guard.fresh.clear()
             try:
-                old = self.view
+                old = self.guard.view
                 live = dict(old.live)
                 for kind in kinds:
                     try:
                         live[kind] = live_hashes(kind, await self.up.list_again(LISTS[kind][0]))
                     except ProbeError as e:
                         live[kind] = {}  # fail closed: nothing of this kind until it lists again
-                        self.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: {e.message}")
-                self.view = View(self.server, live, old.live_instructions, old.offered, old.org, old.lacks)
-                changed = [k for k in KINDS if old.fingerprint(k) != self.view.fingerprint(k)]
+                        self.guard.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: "
+                                       f"{e.message}")
+                self.guard.view = View(self.server, live, old.live_instructions, old.offered, old.org, old.lacks)
+                changed = [k for k in KINDS if old.fingerprint(k) != self.guard.view.fingerprint(k)]
                 if changed:
-                    self._report_hidden()
+                    self.guard.report_hidden()
                 return changed
             finally:
-                self.fresh.set()
+                self.guard.fresh.set()
 
 
-def _answer(rid: Any, resp: dict[str, Any]) -> dict[str, Any]:
+def answer_for(rid: Any, resp: dict[str, Any]) -> dict[str, Any]:
     """The host's answer: its own id with the upstream's ``result`` or ``error`` (nothing else);
     an answer that is not a well-formed response (both, neither, a result that is not an object,
     an error without code and message) is an error, never its result."""
@@ -256,5 +262,5 @@ def _answer(rid: Any, resp: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, **fields}
 
 
-def _failed(rid: Any, e: ProbeError) -> dict[str, Any]:
+def failure_for(rid: Any, e: ProbeError) -> dict[str, Any]:
     return error(rid, SERVER_ERROR, f"mcplock: {e.message}", {"kind": e.kind, "hint": e.hint})

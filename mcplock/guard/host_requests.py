@@ -1,15 +1,14 @@
-"""The guard's host side: what the host asks, decided under the lock.
+"""The guard's host side: what the host asks, decided under the lock (:class:`HostRequests`).
 
 Lists are answered from the lock (never upstream text); ``tools/call`` and ``prompts/get`` are
 decided by :mod:`mcplock.policy` against the current view, a call's arguments are validated
-against the locked schema, and only then does the request go on (:mod:`mcplock.guard.relaying`).
+against the locked schema, and only then does the request go on (:mod:`mcplock.guard.upstream_side`).
 When the view is current and nobody has to be asked, all of it happens in the read callback
 that brought the message; otherwise in a task that waits for the view or the person.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -17,16 +16,18 @@ from typing import TYPE_CHECKING, Any
 from mcplock.documents import LISTED, UI_SCHEME, read_result
 from mcplock.guard import approve, evidence
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
-from mcplock.guard.hostio import INVALID_PARAMS, INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
-from mcplock.guard.modern import is_discover, opens_modern
-from mcplock.guard.relaying import Then, host_key
+from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
+from mcplock.guard.upstream_side import Part, host_key
 from mcplock.guard.view import View
-from mcplock.guard.wellformed import is_id, rebuilt
-from mcplock.lock.model import Entry, ServerEntry
+from mcplock.guard.wellformed import is_id, member, rebuilt
+from mcplock.lock.model import Entry
 from mcplock.lock.targets import format_target
 from mcplock.param_headers import problems_over as header_problems
-from mcplock.policy import Decision, Host
+from mcplock.policy import Decision
 from mcplock.untrusted import shell_word
+
+if TYPE_CHECKING:
+    from mcplock.guard.guard import Guard
 
 RESULT_FIELD = {"tool": "tools", "prompt": "prompts", "resource-template": "resourceTemplates", "skill": "skills",
                 "resource": "resources"}
@@ -34,75 +35,22 @@ _LIST_KIND = {"tools/list": "tool", "prompts/list": "prompt", "resources/templat
               "skills/list": "skill"}
 
 
-class Handlers:
-    """Mixed into :class:`mcplock.guard.relay.Guard`, whose state it shares."""
+class HostRequests(Part):
+    """What the host asks, once the upstream is verified: lists from the lock, prompts, pinned
+    documents, calls decided under the lock (the person asked where the lock says so), the rest
+    relayed. Holds the calls in flight."""
 
-    server: ServerEntry
-    io: HostIO
-    view: View | None
-    host: Host
-    validators: Validators
-    lockfile: str
-    request_timeout: float | None
-    ready: bool
-    started: bool
-    opening: asyncio.Task[Any] | None
-    held: list[dict[str, Any]]
-    forwarded: dict[tuple[str, Any], int]
-    by_host_id: dict[tuple[str, Any], asyncio.Future[Any]]
-    waiting: dict[str, tuple[str, Any]]
-    host_gone: bool
-    next_id: int
-    lists_served: int
-    fresh: asyncio.Event | None
-    host_era: str | None
-    subscriptions: dict[Any, dict[str, Any]]
-    _calls_by_id: dict[tuple[str, Any], str]
-    _call_params: dict[tuple[str, Any], dict[str, Any]]
-
-    if TYPE_CHECKING:  # the Guard's own and Relaying's (for type checkers only)
-        def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]: ...
-        def _note(self, key: str, text: str) -> None: ...
-        async def _initialize(self, msg: dict[str, Any]) -> None: ...
-        def _send_up(self, msg: dict[str, Any]) -> None: ...
-        def _relay(self, msg: dict[str, Any], then: Then | None = None) -> None: ...
-        async def _forward(self, msg: dict[str, Any], then: Then | None = None,
-                           rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]: ...
-        async def _reverify(self, kinds: list[str]) -> list[str]: ...
-        def _answer_discover(self, msg: dict[str, Any]) -> None: ...
-        async def _open_modern(self, msg: dict[str, Any]) -> None: ...
-        def _listen(self, msg: dict[str, Any]) -> None: ...
-        def _end_listen(self, request_id: Any) -> None: ...
-        def _to_host(self, msg: dict[str, Any]) -> dict[str, Any]: ...
-        def _list_result(self, field: str, items: list[dict[str, Any]]) -> dict[str, Any]: ...
-        def _retry_refused(self, rid: Any, params: dict[str, Any]) -> bool: ...
-        def _resumed(self, rid: Any, params: dict[str, Any]) -> bool: ...
+    def __init__(self, guard: Guard) -> None:
+        super().__init__(guard)
+        self.up = guard.upstream.up
+        self.validators = Validators()
+        self.lists_served = 0
+        self.calls: dict[tuple[str, Any], str] = {}  # host id of a call in flight -> its tool
+        self.call_params: dict[tuple[str, Any], dict[str, Any]] = {}  # -> its params (a legacy host's retry)
 
     # --- host → guard -----------------------------------------------------------------------
 
-    def _on_host(self, msg: dict[str, Any]) -> None:
-        """One message from the host, in the order it came."""
-        if msg.get("method") == "initialize" and "id" in msg:
-            if self.started:
-                self.io.send(error(msg["id"], INVALID_REQUEST, "the session is already initialized"))
-            else:
-                self.started = True
-                self.opening = self._spawn(self._initialize(msg))
-        elif is_discover(msg):  # answered at once from the lock, whatever the upstream is doing
-            self._answer_discover(msg)
-            if not self.started:
-                self.started = True
-                self.opening = self._spawn(self._open_modern(msg))
-        elif not self.started and opens_modern(msg):  # a modern host that skips discover
-            self.started = True
-            self.held.append(msg)
-            self.opening = self._spawn(self._open_modern(msg))
-        elif not self.ready:
-            self.held.append(msg)  # nothing reaches an unverified upstream
-        else:
-            self._dispatch(msg)
-
-    def _dispatch(self, msg: dict[str, Any]) -> None:
+    def dispatch(self, msg: dict[str, Any]) -> None:
         method = msg.get("method")
         if method is None:
             self._host_response(msg)
@@ -110,24 +58,24 @@ class Handlers:
             self._host_notification(msg)
         elif method == "tools/call":
             self._call(msg)
-        elif method == "subscriptions/listen" and self.host_era == "modern":
-            self._listen(msg)
+        elif method == "subscriptions/listen" and self.guard.host_era == "modern":
+            self.guard.modern.listen(msg)
         elif method in _LIST_KIND:
-            self._spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
+            self.guard.spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
         elif method == "resources/list" and self.server.spec.pin_resources:  # pinned: the lock's listing
-            self._spawn(self._serve_list("resource", msg["id"]), msg["id"])
+            self.guard.spawn(self._serve_list("resource", msg["id"]), msg["id"])
         elif method == "resources/list" and self.server.items["ui"]:  # App documents: as locked
-            self._spawn(self._forward(msg, rewrite=self._ui_listing), msg["id"])
+            self.guard.spawn(self.guard.upstream.forward(msg, rewrite=self._ui_listing), msg["id"])
         elif method == "prompts/get":
             self._get_prompt(msg)
         elif method == "resources/read" and self._pinned_document(msg) is not None:
             self._read_document(msg)
         else:
-            self._relay(msg)
+            self.guard.upstream.relay(msg)
 
     def _host_response(self, msg: dict[str, Any]) -> None:
         rid = msg.get("id")
-        w = self.waiting.pop(rid, None) if isinstance(rid, str) else None
+        w = self.guard.waiting.pop(rid, None) if isinstance(rid, str) else None
         if w is None:
             return
         kind, target = w
@@ -136,7 +84,7 @@ class Handlers:
                 target.set_result(msg)
         else:
             reply = {k: v for k, v in msg.items() if k in ("jsonrpc", "result", "error")}
-            self._send_up({**reply, "id": target})
+            self.guard.upstream.send_up({**reply, "id": target})
 
     def _host_notification(self, msg: dict[str, Any]) -> None:
         method = msg.get("method")
@@ -146,56 +94,48 @@ class Handlers:
             params = msg.get("params") or {}
             if not is_id(params.get("requestId")):
                 return
-            if params.get("requestId") in self.subscriptions:
-                self._end_listen(params.get("requestId"))
+            if params.get("requestId") in self.guard.modern.subscriptions:
+                self.guard.modern.end_listen(params.get("requestId"))
                 return
             k = host_key(params.get("requestId"))
-            uid = self.forwarded.pop(k, None)
-            pending = self.by_host_id.pop(k, None)
+            uid = self.guard.upstream.forwarded.pop(k, None)
+            pending = self.guard.by_host_id.pop(k, None)
             if uid is not None:
-                self._send_up({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": uid}})
+                self.guard.upstream.send_up({"jsonrpc": "2.0", "method": method,
+                                             "params": {**params, "requestId": uid}})
             if pending is not None:
                 pending.cancel()
             return
-        self._send_up(rebuilt(msg))
+        self.guard.upstream.send_up(rebuilt(msg))
 
     # --- what the guard answers itself -----------------------------------------------------
-
-    async def _current(self) -> View:
-        assert self.fresh is not None and self.view is not None
-        await self.fresh.wait()
-        return self.view
-
-    def _is_current(self) -> bool:
-        """The view is not being rebuilt: a decision now is the one a wait would give."""
-        return self.fresh is not None and self.fresh.is_set() and self.view is not None
 
     async def _serve_list(self, kind: str, rid: Any) -> None:
         if kind == "tool":
             self.lists_served += 1
             if self.lists_served > 1:  # a re-sent list: look again, never pass new text through
-                await self._reverify(["tool"])
-        view = await self._current()
+                await self.guard.upstream.reverify(["tool"])
+        view = await self.guard.current()
         items = view.definitions(kind)
         if kind == "tool":  # over Streamable HTTP a tool with invalid x-mcp-header is not usable
-            items = [d for d in items if not header_problems(self.up.spec, d)]  # type: ignore[attr-defined]
-        self.io.send(result(rid, self._list_result(RESULT_FIELD[kind], items)))
+            items = [d for d in items if not header_problems(self.up.spec, d)]
+        self.io.send(result(rid, self.guard.modern.list_result(RESULT_FIELD[kind], items)))
 
     def _get_prompt(self, msg: dict[str, Any]) -> None:
-        if self._is_current():
-            assert self.view is not None
-            if self._prompt_allowed(msg, self.view):
-                self._relay(msg)
+        if self.guard.is_current():
+            assert self.guard.view is not None
+            if self._prompt_allowed(msg, self.guard.view):
+                self.guard.upstream.relay(msg)
         else:
-            self._spawn(self._get_prompt_later(msg), msg["id"])
+            self.guard.spawn(self._get_prompt_later(msg), msg["id"])
 
     async def _get_prompt_later(self, msg: dict[str, Any]) -> None:
-        if self._prompt_allowed(msg, await self._current()):
-            await self._forward(msg)
+        if self._prompt_allowed(msg, await self.guard.current()):
+            await self.guard.upstream.forward(msg)
 
     def _prompt_allowed(self, msg: dict[str, Any], view: View) -> bool:
         """Whether the prompt may be got; the host has its refusal when not."""
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = member(msg, "params")
         name = params.get("name")
         d = view.item("prompt", name) if isinstance(name, str) else Decision("refuse", "unknown", "no prompt name")
         if not d.allowed:
@@ -223,7 +163,7 @@ class Handlers:
         ``_meta.ui`` is the host's fallback CSP), or left out where the document is not served."""
         res = out.get("result")
         entries = res.get("resources") if isinstance(res, dict) else None
-        if not isinstance(entries, list) or self.view is None:
+        if not isinstance(res, dict) or not isinstance(entries, list) or self.guard.view is None:
             return out
         kept = []
         for e in entries:
@@ -233,19 +173,19 @@ class Handlers:
                 continue
             entry = self.server.items["ui"].get(uri)
             listed = entry.definition.get(LISTED) if entry is not None and isinstance(entry.definition, dict) else None
-            if isinstance(listed, dict) and self.view.item("ui", uri).allowed:
+            if isinstance(listed, dict) and self.guard.view.item("ui", uri).allowed:
                 kept.append(listed)
         return {**out, "result": {**res, "resources": kept}}
 
     def _read_document(self, msg: dict[str, Any]) -> None:
-        if self._is_current():
-            assert self.view is not None
-            self._serve_document(msg, self.view)
+        if self.guard.is_current():
+            assert self.guard.view is not None
+            self._serve_document(msg, self.guard.view)
         else:
-            self._spawn(self._read_document_later(msg), msg["id"])
+            self.guard.spawn(self._read_document_later(msg), msg["id"])
 
     async def _read_document_later(self, msg: dict[str, Any]) -> None:
-        self._serve_document(msg, await self._current())
+        self._serve_document(msg, await self.guard.current())
 
     def _serve_document(self, msg: dict[str, Any], view: View) -> None:
         """The locked document, byte-exact from the lock, or a refusal: never the upstream's."""
@@ -254,44 +194,44 @@ class Handlers:
         kind, uri = which
         d = view.item(kind, uri)
         if not d.allowed:
-            self._note(f"refused:{kind}:{uri}", f"mcplock: refused a read: {d.message()}")
+            self.guard.note(f"refused:{kind}:{uri}", f"mcplock: refused a read: {d.message()}")
             self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {d.message()}"))
             return
-        self.io.send(self._to_host(result(msg["id"], read_result(self.server.items[kind][uri].definition))))
+        self.io.send(self.guard.modern.to_host(result(msg["id"], read_result(self.server.items[kind][uri].definition))))
 
     # --- tools/call -------------------------------------------------------------------------
 
     def _call(self, msg: dict[str, Any]) -> None:
-        if self.freshness.stale():  # type: ignore[attr-defined]  (guard/freshness.py)
-            self._spawn(self._relist_then_call(msg), msg["id"])
+        if self.guard.freshness.stale():  # (guard/freshness.py)
+            self.guard.spawn(self._relist_then_call(msg), msg["id"])
             return
-        if not self._is_current():
-            self._spawn(self._call_later(msg), msg["id"])
+        if not self.guard.is_current():
+            self.guard.spawn(self._call_later(msg), msg["id"])
             return
-        assert self.view is not None
-        checked = self._check_call(msg, self.view)
+        assert self.guard.view is not None
+        checked = self._check_call(msg, self.guard.view)
         if checked is None:
             return
         d, entry = checked
         if d.verdict == "ask":
-            self._spawn(self._ask_then_call(msg, entry), msg["id"])
+            self.guard.spawn(self._ask_then_call(msg, entry), msg["id"])
             return
-        self._relay(msg, self._call_sent(d, entry))
+        self.guard.upstream.relay(msg, self._call_sent(d, entry))
 
     async def _relist_then_call(self, msg: dict[str, Any]) -> None:
-        await self.freshness.relist(self)  # type: ignore[attr-defined]
+        await self.guard.freshness.relist(self.guard)
         await self._call_later(msg)
 
     async def _call_later(self, msg: dict[str, Any]) -> None:
         """A call that came while the view was being rebuilt: decided on the new view."""
-        checked = self._check_call(msg, await self._current())
+        checked = self._check_call(msg, await self.guard.current())
         if checked is None:
             return
         d, entry = checked
         if d.verdict == "ask":
             await self._ask_then_call(msg, entry)
         else:
-            await self._forward(msg, self._call_sent(d, entry))
+            await self.guard.upstream.forward(msg, self._call_sent(d, entry))
 
     def _check_call(self, msg: dict[str, Any], view: View) -> tuple[Decision, Entry] | None:
         """The decision and the lock entry of a call that may go on (after asking when the
@@ -303,16 +243,16 @@ class Handlers:
             return None
         name = params["name"]
         args = params.get("arguments", {})
-        if self._retry_refused(rid, params):
+        if self.guard.modern.retry_refused(rid, params):
             return None
-        d = view.tool(name, self.host)
-        if d.allowed and header_problems(self.up.spec, self.server.tools[name].definition):  # type: ignore[attr-defined]
+        d = view.tool(name, self.guard.host)
+        if d.allowed and header_problems(self.up.spec, self.server.tools[name].definition):
             d = Decision("refuse", "invalid-mcp-header", f"`{self.server.name}/{name}` has invalid x-mcp-header "
                          "annotations: a client must not use it over Streamable HTTP",
                          f"disable it: `mcplock disable {shell_word(format_target(self.server.name, 'tool', name))}`")
         if not d.allowed:
-            self._note(f"refused:{name}:{d.code}", f"mcplock: refused a call: {d.message()}")
-            self.io.send(self._to_host(result(rid, refused_result(d))))
+            self.guard.note(f"refused:{name}:{d.code}", f"mcplock: refused a call: {d.message()}")
+            self.io.send(self.guard.modern.to_host(result(rid, refused_result(d))))
             return None
         entry = self.server.tools[name]
         errs = self.validators.errors(entry, {} if args is None else args)
@@ -321,32 +261,32 @@ class Handlers:
                                f"arguments for `{name}` do not match its locked schema: " + "; ".join(errs),
                                {"errors": errs}))
             return None
-        if self._resumed(rid, params):
+        if self.guard.modern.resumed(rid, params):
             return None  # the retry of a call its legacy server asked about: answered from that call
-        self._calls_by_id[host_key(rid)] = name  # until it is answered (a requestState, a legacy host's retry)
-        self._call_params[host_key(rid)] = params
+        self.calls[host_key(rid)] = name  # until it is answered (a requestState, a legacy host's retry)
+        self.call_params[host_key(rid)] = params
         return d, entry
 
     async def _ask_then_call(self, msg: dict[str, Any], entry: Entry) -> None:
         params = msg["params"]
-        if self.host_era == "modern":  # asked as input_required, answered by the retry (guard/approve.py)
-            ok = approve.answered(self, params)
+        if self.guard.host_era == "modern":  # asked as input_required, answered by the retry (guard/approve.py)
+            ok = approve.answered(self.guard, params)
             if ok is None:
-                approve.ask(self, msg["id"], params["name"], params.get("arguments", {}))
+                approve.ask(self.guard, msg["id"], params["name"], params.get("arguments", {}))
                 return
             msg = approve.for_upstream(msg)
         else:
             ok = await self._ask(params["name"], params.get("arguments", {}))
         if not ok:
             no = Decision("refuse", "declined", f"the person declined the call of `{self.server.name}/{entry.key}`")
-            self.io.send(self._to_host(result(msg["id"], refused_result(no))))
+            self.io.send(self.guard.modern.to_host(result(msg["id"], refused_result(no))))
             return
-        await self._forward(msg, partial(self._after_call, entry))
+        await self.guard.upstream.forward(msg, partial(self._after_call, entry))
 
     def _call_sent(self, d: Decision, entry: Entry) -> Callable[[dict[str, Any]], None]:
         """What follows the answer of a call about to be sent (its note said first)."""
         if d.code == "host-prompt":
-            self._note("host-prompt", f"mcplock: {d.reason} (use --strict to refuse such calls instead)")
+            self.guard.note("host-prompt", f"mcplock: {d.reason} (use --strict to refuse such calls instead)")
         return partial(self._after_call, entry)
 
     def _after_call(self, entry: Entry, out: dict[str, Any]) -> None:
@@ -354,29 +294,13 @@ class Handlers:
         signal = drift_signal(out) if "id" in out else None
         if signal is not None and (out.get("error") or {}).get("code") != SERVER_ERROR:
             name = entry.key
-            evidence.record(self.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
-            self._note(f"drift:{name}", f"mcplock: `{self.server.name}/{name}` passed the locked schema but the "
-                       "server refused it: the lock and the server differ; run "
-                       f"`mcplock diff {shell_word(self.server.name)}`")
+            evidence.record(self.guard.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
+            self.guard.note(f"drift:{name}", f"mcplock: `{self.server.name}/{name}` passed the locked schema but the "
+                            "server refused it: the lock and the server differ; run "
+                            f"`mcplock diff {shell_word(self.server.name)}`")
 
     async def _ask(self, name: str, args: Any) -> bool:
         """Ask the person through the host's elicitation; True only on an explicit accept."""
-        if self.host_gone:
-            return False
-        hid = self._host_id()
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.waiting[hid] = ("local", fut)
-        self.io.send({"jsonrpc": "2.0", "id": hid, "method": "elicitation/create",
-                      "params": elicitation_params(self.server.name, name, args)})
-        try:
-            resp = await asyncio.wait_for(fut, self.request_timeout)
-        except TimeoutError:
-            return False
-        finally:
-            self.waiting.pop(hid, None)
-        res = resp.get("result")
-        return isinstance(res, dict) and res.get("action") == "accept"
+        resp = await self.guard.ask_host("elicitation/create", elicitation_params(self.server.name, name, args))
+        return resp is not None and member(resp, "result").get("action") == "accept"
 
-    def _host_id(self) -> str:
-        self.next_id += 1
-        return f"mcplock-{self.next_id}"

@@ -6,8 +6,10 @@ and each live definition's hash is compared with the lock. The host then sees on
 upstream. Everything else an MCP session carries is relayed both ways, ids remapped where
 the guard itself talks to the host. Asyncio, no MCP SDK.
 
-This module holds the session's life (start, initialize, the end); what the host asks is
-:mod:`mcplock.guard.handlers`, the way to the upstream and back :mod:`mcplock.guard.relaying`.
+This module holds the session's life (start, ``initialize`` or ``server/discover`` after
+verification, the end) and owns the rest: :mod:`mcplock.guard.host_requests` (what the host
+asks), :mod:`mcplock.guard.upstream_side` (the way to the upstream and back),
+:mod:`mcplock.guard.modern` (a 2026-07-28 host).
 """
 
 from __future__ import annotations
@@ -15,30 +17,46 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
-from mcplock.guard.calls import Validators
 from mcplock.guard.discover import advertised, capabilities
 from mcplock.guard.freshness import Freshness
-from mcplock.guard.handlers import Handlers
-from mcplock.guard.hostio import SERVER_ERROR, HostIO, error, result
-from mcplock.guard.modern import ModernHost
-from mcplock.guard.relaying import Relaying, host_key
-from mcplock.guard.upstream import Upstream
+from mcplock.guard.host_requests import HostRequests
+from mcplock.guard.hostio import INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
+from mcplock.guard.modern import ModernHost, is_discover, opens_modern
+from mcplock.guard.upstream_side import UpstreamSide, host_key
 from mcplock.guard.view import View, from_snapshot
+from mcplock.guard.wellformed import member
 from mcplock.lock.model import ServerEntry
 from mcplock.policy import Host
 from mcplock.probe import era
 from mcplock.untrusted import shell_word
 
+if TYPE_CHECKING:
+    import subprocess
+
+    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.probe import ProbeOptions
+    from mcplock.snapshot import Snapshot
+    from mcplock.spec import ServerSpec
+
 SUPPORTED_VERSIONS = era.LEGACY_VERSIONS  # what a legacy host may ask for in `initialize`
 
 
-class Guard(Handlers, Relaying, ModernHost):
-    def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str, strict: bool = False,
-                 request_timeout: float | None = 120.0, say: Callable[[str], None] = lambda _: None,
-                 io: HostIO | None = None, started: Any = None, org: Any = None,
+class Guard:
+    """One ``mcplock run`` session: the host on one side, the upstream on the other. It owns the
+    session's state (the view, what the host said, the guard's own requests to the host, the
+    tasks) and three parts, each with its own state and this guard as its one reference:
+    :attr:`upstream` (:class:`~mcplock.guard.upstream_side.UpstreamSide`: relayed requests and
+    their answers, what the server sends, re-verification), :attr:`requests`
+    (:class:`~mcplock.guard.host_requests.HostRequests`: what the host asks, decided under the
+    lock) and :attr:`modern` (:class:`~mcplock.guard.modern.ModernHost`: the 2026-07-28 host)."""
+
+    def __init__(self, server: ServerEntry, spec: ServerSpec, opts: ProbeOptions, *, lockfile: str,
+                 strict: bool = False, request_timeout: float | None = 120.0,
+                 say: Callable[[str], None] = lambda _: None, io: HostIO | None = None,
+                 started: subprocess.Popen[bytes] | None = None, org: OrgPolicy | None = None,
                  early: tuple[bytes, bool] = (b"", False)) -> None:
         self.server = server
         self.org = org  # the organisation's policy: the view refuses what it denies
@@ -47,41 +65,32 @@ class Guard(Handlers, Relaying, ModernHost):
         self.request_timeout = request_timeout
         self.say = say
         self.io = io or HostIO(limit=opts.max_response_bytes)
-        self.io.on_drop = lambda why: self._note(f"unsendable:{why}", f"mcplock: {server.name}: dropped a message "
-                                                 f"from the server ({why})")
-        self.up = Upstream(spec, opts, on_message=self._from_upstream, on_lost=self._upstream_lost, started=started)
+        self.io.on_drop = lambda why: self.note(f"unsendable:{why}", f"mcplock: {server.name}: dropped a message "
+                                                f"from the server ({why})")
         self.view: View | None = None
-        self.validators = Validators()
         self.host_caps: dict[str, Any] = {}
         self.host = Host(strict=strict)  # what the host can do, once it said so in `initialize`
+        self.host_era: str | None = None  # "legacy" (initialize) or "modern" (server/discover, the envelope)
         self.ready = False
         self.started = False
         self.opening: asyncio.Task[Any] | None = None  # start, verification and the answer to `initialize`
         self.host_gone = False  # stdin closed: nothing asked of the host can be answered any more
         self.held: list[dict[str, Any]] = []  # host messages before verification
-        self.up_held: list[dict[str, Any]] = []  # upstream messages before the host is initialized
-        self.forwarded: dict[tuple[str, Any], int] = {}  # host request id -> upstream request id
         # host request id -> what answers it (a task, or the upstream's future for a call relayed at once)
         self.by_host_id: dict[tuple[str, Any], asyncio.Future[Any]] = {}
         self.waiting: dict[str, tuple[str, Any]] = {}  # our id at the host -> ("local", future) | ("upstream", id)
         self.tasks: set[asyncio.Task[Any]] = set()
         self.next_id = 0
-        self.lists_served = 0
         self.said: set[str] = set()
         self.exit_code = 0
-        self.fresh: asyncio.Event | None = None
+        self.fresh: asyncio.Event | None = None  # set while the view is current (cleared while re-verifying)
         self.reverifying: asyncio.Lock | None = None
         self.done: asyncio.Event | None = None
-        self.host_era: str | None = None  # "legacy" (initialize) or "modern" (server/discover, the envelope)
-        self.subscriptions: dict[Any, dict[str, Any]] = {}  # a modern host's subscriptions/listen id -> filter
-        self.states: dict[str, str] = {}  # requestState -> the tool whose input_required result carried it
-        self._calls_by_id: dict[tuple[str, Any], str] = {}  # host id of a call in flight -> its tool
-        self._call_params: dict[tuple[str, Any], dict[str, Any]] = {}  # -> its params (a legacy host's retry)
-        self.asked_calls: dict[tuple[str, Any], Any] = {}  # modern host, legacy upstream asking (guard/modern.py)
-        self.asked_states: dict[str, Any] = {}
-        self.approvals: dict[str, tuple[str, str]] = {}  # a modern host's approval state -> (tool, arguments)
-        self.preread, self.discover_early = early  # what guard.discover.answer_early read and answered
         self.freshness = Freshness()  # a modern upstream without listChanged: re-listed before a call
+        self.preread, discover_early = early  # what guard.discover.answer_early read and answered
+        self.upstream = UpstreamSide(self, spec, opts, started)
+        self.requests = HostRequests(self)
+        self.modern = ModernHost(self, discover_early=discover_early)
 
     # --- the session ----------------------------------------------------------------------
 
@@ -98,11 +107,11 @@ class Guard(Handlers, Relaying, ModernHost):
                 t.cancel()
             with contextlib.suppress(BaseException):
                 await asyncio.gather(*pending, return_exceptions=True)
-            await self.up.close()
+            await self.upstream.up.close()
             self.io.close()
         return self.exit_code
 
-    def _spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]:
+    def spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -112,10 +121,66 @@ class Guard(Handlers, Relaying, ModernHost):
             task.add_done_callback(lambda t: self.by_host_id.pop(k) if self.by_host_id.get(k) is t else None)
         return task
 
-    def _note(self, key: str, text: str) -> None:
+    def note(self, key: str, text: str) -> None:
         if key not in self.said:
             self.said.add(key)
             self.say(text)
+
+    # --- host → guard: the opening, then the host requests ------------------------------
+
+    def _on_host(self, msg: dict[str, Any]) -> None:
+        """One message from the host, in the order it came."""
+        if msg.get("method") == "initialize" and "id" in msg:
+            if self.started:
+                self.io.send(error(msg["id"], INVALID_REQUEST, "the session is already initialized"))
+            else:
+                self.started = True
+                self.opening = self.spawn(self._initialize(msg))
+        elif is_discover(msg):  # answered at once from the lock, whatever the upstream is doing
+            self.modern.answer_discover(msg)
+            if not self.started:
+                self.started = True
+                self.opening = self.spawn(self._open_modern(msg))
+        elif not self.started and opens_modern(msg):  # a modern host that skips discover
+            self.started = True
+            self.held.append(msg)
+            self.opening = self.spawn(self._open_modern(msg))
+        elif not self.ready:
+            self.held.append(msg)  # nothing reaches an unverified upstream
+        else:
+            self.requests.dispatch(msg)
+
+    # --- the view and the guard's own requests to the host ----------------------------------
+
+    async def current(self) -> View:
+        assert self.fresh is not None and self.view is not None
+        await self.fresh.wait()
+        return self.view
+
+    def is_current(self) -> bool:
+        """The view is not being rebuilt: a decision now is the one a wait would give."""
+        return self.fresh is not None and self.fresh.is_set() and self.view is not None
+
+    def host_id(self) -> str:
+        """A new id for a request the guard sends the host (its own, or a server's relayed)."""
+        self.next_id += 1
+        return f"mcplock-{self.next_id}"
+
+    async def ask_host(self, method: str, params: Any) -> dict[str, Any] | None:
+        """One request of the guard's own to the host: its answer, or None when the host is gone
+        or does not answer within the request timeout."""
+        if self.host_gone:
+            return None
+        hid = self.host_id()
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[hid] = ("local", fut)
+        self.io.send({"jsonrpc": "2.0", "id": hid, "method": method, **({"params": params} if params else {})})
+        try:
+            return await asyncio.wait_for(fut, self.request_timeout)
+        except TimeoutError:
+            return None
+        finally:
+            self.waiting.pop(hid, None)
 
     # --- initialize: verify first, answer then ---------------------------------------------
 
@@ -132,36 +197,35 @@ class Guard(Handlers, Relaying, ModernHost):
         return {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
 
     async def _open_upstream(self, relayed: dict[str, Any], wanted: str | None,
-                             first: list[dict[str, Any]]) -> Any:
+                             first: list[dict[str, Any]]) -> Snapshot | None:
         """Start and verify the upstream; the snapshot, or None when it could not be reached
         (every request held, ``first`` among them, then has its error and the session ends)."""
         try:
-            snap = await self.up.open(relayed, wanted)
+            snap = await self.upstream.up.open(relayed, wanted)
         except ProbeError as e:
             text = f"mcplock: server `{self.server.name}` could not be reached: {e.message}"
             self.say(text + (f"\nhint: {e.hint}" if e.hint else ""))
             for m in [*first, *self.held]:
                 if "id" in m and "method" in m:
-                    self.io.send(self._to_host(error(m["id"], SERVER_ERROR, text, {"kind": e.kind, "hint": e.hint})))
+                    self.io.send(self.modern.to_host(error(m["id"], SERVER_ERROR, text,
+                                                           {"kind": e.kind, "hint": e.hint})))
             self.exit_code = 3
             assert self.done is not None
             self.done.set()
             return None
         self.view = from_snapshot(self.server, snap, self.org, self.host.lacks)
-        self._report_hidden()
+        self.report_hidden()
         self.freshness.opened(snap.protocol_version, snap.capabilities)
         if era.is_modern(snap.protocol_version):  # its change notifications come only this way
-            self._spawn(self._listen_upstream(snap.capabilities))
+            self.spawn(self.modern.listen_upstream(snap.capabilities))
         return snap
 
     def _now_ready(self) -> None:
         self.ready = True
         held, self.held = self.held, []
         for m in held:  # in the order they came, with no await in between
-            self._dispatch(m)
-        early, self.up_held = self.up_held, []
-        for m in early:
-            self._from_upstream(m)
+            self.requests.dispatch(m)
+        self.upstream.release_held()
 
     async def _open_modern(self, msg: dict[str, Any]) -> None:
         """A modern host (server/discover, or a request with the envelope): verify, then serve what was held."""
@@ -174,7 +238,7 @@ class Guard(Handlers, Relaying, ModernHost):
     async def _initialize(self, msg: dict[str, Any]) -> None:
         rid = msg["id"]
         self.host_era = "legacy"
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = member(msg, "params")
         relayed = self._host_said(params.get("capabilities"))
         wanted = params.get("protocolVersion")
         snap = await self._open_upstream(relayed, wanted if wanted in SUPPORTED_VERSIONS else None, [msg])
@@ -183,18 +247,16 @@ class Guard(Handlers, Relaying, ModernHost):
         # a legacy host is served at a legacy version whatever the upstream speaks
         version = snap.protocol_version if snap.protocol_version in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[-1]
         info = self.server.server_info or snap.server_info or {"name": self.server.name, "version": "0"}
-        answer: dict[str, Any] = {"protocolVersion": version, "capabilities": self._capabilities(snap.capabilities),
+        answer: dict[str, Any] = {"protocolVersion": version, "capabilities": capabilities(snap.capabilities),
                                   "serverInfo": info}
+        assert self.view is not None
         instructions = self.view.instructions()
         if instructions is not None:
             answer["instructions"] = instructions
         self.io.send(result(rid, answer))
         self._now_ready()
 
-    def _capabilities(self, up: dict[str, Any]) -> dict[str, Any]:
-        return capabilities(up)
-
-    def _report_hidden(self) -> None:
+    def report_hidden(self) -> None:
         assert self.view is not None
         hidden = self.view.hidden()
         if not hidden:
@@ -219,8 +281,8 @@ class Guard(Handlers, Relaying, ModernHost):
                 if not what.done():
                     what.set_result({"result": {"action": "cancel"}})
             else:
-                self._send_up(error(what, SERVER_ERROR, "the host closed the session"))
-        self._spawn(self._finish())
+                self.upstream.send_up(error(what, SERVER_ERROR, "the host closed the session"))
+        self.spawn(self._finish())
 
     async def _finish(self) -> None:
         if self.opening is not None:
@@ -230,10 +292,10 @@ class Guard(Handlers, Relaying, ModernHost):
         assert self.done is not None
         self.done.set()
 
-    def _upstream_lost(self, err: ProbeError) -> None:
+    def upstream_lost(self, err: ProbeError) -> None:
         self.say(f"mcplock: server `{self.server.name}` is gone: {err.message}")
         self.exit_code = 3
-        self._spawn(self._wind_down())
+        self.spawn(self._wind_down())
 
     async def _wind_down(self) -> None:
         """Let the pending host requests get their errors, then end the session."""
