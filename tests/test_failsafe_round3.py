@@ -15,6 +15,8 @@ from mcplock.packages.errors import IntegrityError
 from mcplock.packages.pin import PackagePin
 from mcplock.spec import ServerSpec
 
+from runner import processes_here
+
 # --- 2. a pin's version is one exact release ----------------------------------------------------
 
 NOT_EXACT = [
@@ -249,19 +251,8 @@ def test_a_sanitising_collision_fails_closed_with_a_clear_message(cli):
 # --- 8. SIGTERM ends a guard whose host stopped reading ------------------------------------------
 
 def _flooders() -> list[str]:
-    """fixtures/flooder.py processes started from this test's directory (read from /proc)."""
-    import os
-
-    here, found = os.getcwd(), []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            cwd = os.readlink(f"/proc/{pid}/cwd")
-        except OSError:
-            continue
-        if any(a.endswith(b"flooder.py") for a in cmdline) and cwd == here:
-            found.append(pid)
-    return found
+    """fixtures/flooder.py processes started from this test's directory."""
+    return processes_here("flooder.py")
 
 
 def test_sigterm_ends_a_guard_whose_host_stopped_reading(cli):

@@ -16,7 +16,7 @@ from guardhost import INIT, Host
 from mcplock.lock.read import load
 
 from conftest import MCPLOCK
-from runner import SURFACES, http_fixture, stdio_command
+from runner import SURFACES, http_fixture, processes_here, stdio_command
 
 CALLS = "calls.jsonl"
 
@@ -322,9 +322,9 @@ def test_sigterm_ends_the_guard_and_the_servers_whole_group(cli):
         assert h.proc.wait(timeout=30) == 143
         assert "terminated by SIGTERM" in h.stderr()
     deadline = time.monotonic() + 5
-    while _processes_here("sleep") and time.monotonic() < deadline:
+    while processes_here("sleep") and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _processes_here("sleep")
+    assert not processes_here("sleep")
 
 
 def test_slow_upstream_is_held_not_failed(cli):
@@ -375,31 +375,6 @@ def test_drift_evidence_is_recorded_outside_the_lock_and_shown(cli, tmp_path):
     assert r.returncode == 0 and "drift evidence: `docs/reject_params`" in r.stderr
 
 
-def _processes_here(program: str) -> list[str]:
-    """Processes running ``program`` from this test's directory (read from /proc)."""
-    here, found = os.getcwd(), []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            argv0 = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
-            if os.path.basename(argv0) == program.encode() and os.readlink(f"/proc/{pid}/cwd") == here:
-                found.append(pid)
-        except OSError:
-            continue
-    return found
-
-
 def _fixture_processes() -> list[str]:
-    """Fixture processes started from this test's directory (read from /proc; none is killed)."""
-    here = os.getcwd()
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            cwd = os.readlink(f"/proc/{pid}/cwd")
-        except OSError:
-            continue
-        if any(a.endswith(b"mcp_fixture.py") for a in cmdline) and cwd == here:
-            found.append(pid)
-    return found
+    """Fixture servers started from this test's directory (none is killed)."""
+    return processes_here("mcp_fixture.py")
