@@ -1,12 +1,18 @@
 """Benchmarks never touch the user's own mcplock state (trust records, tokens, caches): every
-mcplock they start sees XDG directories under one temporary directory, removed at exit."""
+mcplock they start sees XDG directories under one temporary directory, removed at exit. And the
+project a guard benchmark runs in: a fixture server over the demo surface, locked as `docs`."""
 
 from __future__ import annotations
 
 import atexit
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def isolate() -> None:
@@ -17,3 +23,14 @@ def isolate() -> None:
     os.environ["MCPLOCK_BENCH_HOME"] = home
     for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         os.environ[var] = os.path.join(home, var.lower())
+
+
+def locked_fixture(mcplock: str, work: str | Path, fixture: str = "mcp_fixture.py") -> list[str]:
+    """Lock ``fixtures/FIXTURE`` (stdio, the demo surface) as `docs` in ``work``; its command line."""
+    shutil.copy(ROOT / "fixtures" / "surfaces" / "demo.json", Path(work) / "surface.json")
+    upstream = [sys.executable, str(ROOT / "fixtures" / fixture), "stdio", "--surface", "surface.json"]
+    r = subprocess.run([mcplock, "add", "docs", "--yes", "--policy", "none", "--", *upstream], cwd=work,
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"could not lock fixtures/{fixture}: {r.stderr}")
+    return upstream

@@ -24,9 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-MODERN = ROOT / "fixtures" / "modern_fixture.py"
-SURFACE = ROOT / "fixtures" / "surfaces" / "demo.json"
+from _home import locked_fixture
+
 STARTS = 7
 ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientCapabilities": {},
@@ -84,12 +83,7 @@ def _median(f, *args) -> float:
 def eras_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
     work = tempfile.mkdtemp(prefix="mcplock-eras-bench-")
     try:
-        shutil.copy(SURFACE, Path(work) / "surface.json")
-        upstream = [sys.executable, str(MODERN), "stdio", "--surface", "surface.json"]
-        r = subprocess.run([mcplock, "add", "docs", "--yes", "--policy", "none", "--", *upstream], cwd=work,
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SystemExit(f"could not lock the modern fixture: {r.stderr}")
+        upstream = locked_fixture(mcplock, work, "modern_fixture.py")
         guarded = [mcplock, "run", "docs"]
         opened_direct = _median(_bare_opened, upstream, work)
         opened_through = _median(_bare_opened, guarded, work)
@@ -97,10 +91,7 @@ def eras_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
         through = _median(_bare_connect, guarded, work)
         old = Path(work) / "legacy"  # the same surface behind the legacy fixture, a legacy host
         old.mkdir()
-        shutil.copy(SURFACE, old / "surface.json")
-        legacy = [sys.executable, str(ROOT / "fixtures" / "mcp_fixture.py"), "stdio", "--surface", "surface.json"]
-        subprocess.run([mcplock, "add", "docs", "--yes", "--policy", "none", "--", *legacy], cwd=old,
-                       capture_output=True, check=True)
+        legacy = locked_fixture(mcplock, old)
         legacy_direct = _median(_bare_connect, legacy, str(old), True)
         legacy_through = _median(_bare_connect, guarded, str(old), True)
         import mcp.client  # noqa: F401 - imported once, before the clock runs

@@ -23,9 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-FIXTURE = ROOT / "fixtures" / "mcp_fixture.py"
-SURFACE = ROOT / "fixtures" / "surfaces" / "demo.json"
+from _home import locked_fixture
+
 CALLS = 1000
 STARTS = 7
 
@@ -105,12 +104,7 @@ def _first_list(cmd: list[str], cwd: str, env: dict[str, str] | None = None) -> 
 def guard_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
     work = tempfile.mkdtemp(prefix="mcplock-guard-bench-")
     try:
-        shutil.copy(SURFACE, Path(work) / "surface.json")
-        upstream = [sys.executable, str(FIXTURE), "stdio", "--surface", "surface.json"]
-        r = subprocess.run([mcplock, "add", "docs", "--yes", "--policy", "none", "--", *upstream], cwd=work,
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SystemExit(f"could not lock the fixture: {r.stderr}")
+        upstream = locked_fixture(mcplock, work)
         guarded = [mcplock, "run", "docs"]
         direct_p50, _ = _call_p50(upstream, work)
         guard_p50, guard_rss = _call_p50(guarded, work)

@@ -66,6 +66,7 @@ def make_big_lock(path: Path, n_tools: int = 2000, n_servers: int = 4) -> None:
     from mcplock.lock import review, store
     from mcplock.lock.model import Lock, ServerEntry
     from mcplock.snapshot import Snapshot
+    from mcplock.spec import ServerSpec
 
     lock = Lock()
     per = n_tools // n_servers
@@ -85,7 +86,8 @@ def make_big_lock(path: Path, n_tools: int = 2000, n_servers: int = 4) -> None:
                     "$defs": {"filters": {"type": "object", "properties": {"tag": {"type": "string"}}}}},
                 "annotations": {"readOnlyHint": i % 2 == 0},
             })
-        srv = ServerEntry(name=f"server-{s}", transport="stdio", command="python", args=["-m", f"srv{s}"])
+        srv = ServerEntry(name=f"server-{s}", spec=ServerSpec(f"server-{s}", transport="stdio", command="python",
+                                                             args=("-m", f"srv{s}")))
         snap = Snapshot(server_info={"name": f"srv{s}", "version": "1.0"}, tools=tools, instructions="Be careful.")
         review.stage(srv, snap)
         for e in list(srv.entries()):
