@@ -25,23 +25,19 @@ from mcplock.probe import era
 EARLY_READ = 1 << 16  # what answer_early reads of stdin at most (the rest comes through the host side)
 
 
-def advertised(caps: dict[str, Any], name: str) -> bool:
-    return caps.get(name) not in (None, False)
-
-
 def capabilities(up: dict[str, Any]) -> dict[str, Any]:
     """What the guard tells the host it offers, from what the upstream (or the lock) offers:
     every list can change (the guard re-verifies and tells the host)."""
     caps: dict[str, Any] = {}
-    if advertised(up, "tools"):
+    if era.advertised(up, "tools"):
         caps["tools"] = {"listChanged": True}
-    if advertised(up, "prompts"):
+    if era.advertised(up, "prompts"):
         caps["prompts"] = {"listChanged": True}
-    if advertised(up, "resources"):
+    if era.advertised(up, "resources"):
         res = up["resources"] if isinstance(up["resources"], dict) else {}
         caps["resources"] = {**res, "listChanged": True}
     for k in ("logging", "completions"):
-        if advertised(up, k):
+        if era.advertised(up, k):
             caps[k] = up[k]
     return caps
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
-from mcplock.guard.discover import advertised, capabilities
+from mcplock.guard.discover import capabilities
 from mcplock.guard.freshness import Freshness
 from mcplock.guard.host_requests import HostRequests
 from mcplock.guard.hostio import INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
@@ -192,8 +192,8 @@ class Guard:
         from mcplock.client_capabilities import chosen
 
         locked_as = chosen(None, self.server.client_capabilities)  # what the lock's probe declared
-        self.host = Host(elicitation=advertised(caps, "elicitation"), strict=self.strict,
-                         lacks=tuple(c for c in locked_as if not advertised(caps, c)))
+        self.host = Host(elicitation=era.advertised(caps, "elicitation"), strict=self.strict,
+                         lacks=tuple(c for c in locked_as if not era.advertised(caps, c)))
         return {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
 
     async def _open_upstream(self, relayed: dict[str, Any], wanted: str | None,

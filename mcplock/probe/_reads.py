@@ -26,11 +26,12 @@ READS_AT_ONCE = 8  # resources/read requests a probe has in flight at once
 
 
 async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> None:
-    from mcplock.probe.session import _advertised, list_all
+    from mcplock.probe.era import advertised
+    from mcplock.probe.session import list_all
 
     ui = ui_uris(snap.tools)
     snap.ui = await read_all(t, ui)
-    if snap.ui and _advertised(snap.capabilities, "resources"):
+    if snap.ui and advertised(snap.capabilities, "resources"):
         # the listing's `_meta.ui` is the host's fallback CSP: pinned with the document it describes
         listing = snap.resources if snap.resources is not None else \
             await list_all(t, opts, "resources")

@@ -41,6 +41,12 @@ NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 MULTI_ROUND_TRIP = ("tools/call", "prompts/get", "resources/read")
 
 
+def advertised(caps: Mapping[str, Any], name: str) -> bool:
+    """Whether a capabilities object (either era, either side) offers ``name``: present, not
+    null or false (``{}`` offers it)."""
+    return caps.get(name) not in (None, False)
+
+
 def is_modern(version: str | None) -> bool:
     return version in MODERN_VERSIONS
 

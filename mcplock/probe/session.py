@@ -45,11 +45,6 @@ def _sample(entry: dict[str, Any]) -> str:
     return sanitize(text, 100)
 
 
-def _advertised(caps: dict[str, Any], name: str) -> bool:
-    v = caps.get(name)
-    return v is not None and v is not False
-
-
 async def _call(t: Connection, method: str, params: dict[str, Any] | None) -> Any:
     resp = await t.request(method, params)
     t.state.valid_messages += 1
@@ -68,12 +63,12 @@ async def run(t: Connection, spec: ServerSpec, opts: ProbeOptions,
     snap.client_capabilities = client_capabilities.names(capabilities)
     await open_session(t, spec, opts, capabilities, snap)
     caps = snap.capabilities
-    if _advertised(caps, "tools"):
+    if era.advertised(caps, "tools"):
         snap.tools = await list_all(t, opts, "tools")
         t.tools = {tool["name"]: tool for tool in snap.tools}  # for the Mcp-Param-* headers of a call (HTTP)
-    if _advertised(caps, "prompts"):
+    if era.advertised(caps, "prompts"):
         snap.prompts = await list_all(t, opts, "prompts")
-    if _advertised(caps, "resources"):
+    if era.advertised(caps, "resources"):
         snap.resource_templates = await list_all(t, opts, "templates")
         if spec.pin_resources:
             snap.resources = await list_all(t, opts, "resources")
