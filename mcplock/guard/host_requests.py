@@ -89,9 +89,9 @@ class HostRequests:
         elif method == "resources/read" and self._pinned_document(msg) is not None:
             self._read_document(msg)
         elif method == "resources/read" and skills.file_of(self.server, msg) is not None:
-            self.guard.spawn(skills.read_file(self, msg), msg["id"])  # a skill's file (guard/skills.py)
+            self.ledger.spawn(skills.read_file(self, msg), msg["id"])  # a skill's file (guard/skills.py)
         elif method == "skills/get" and self.server.items["skill"]:
-            self.guard.spawn(skills.get(self, msg), msg["id"])  # the locked entry, never relayed
+            self.ledger.spawn(skills.get(self, msg), msg["id"])  # the locked entry, never relayed
         else:
             self.upstream.relay(msg)
 
