@@ -22,7 +22,7 @@ def state_text(e: Entry) -> Text:
 
 
 def _where(s: ServerEntry) -> Text:
-    if s.spec.transport == "stdio":
+    if s.spec.stdio:
         return safe_text(" ".join([s.spec.command or "", *s.spec.args]).strip(), keep_newlines=False)
     return safe_text(s.spec.url or "", keep_newlines=False)
 
