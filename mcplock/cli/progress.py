@@ -92,7 +92,7 @@ def probe(cli: Cli, specs: list[ServerSpec], opts: Any, *, login: bool) -> dict[
     return results
 
 
-def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: bool, login: bool):  # type: ignore[no-untyped-def]
+def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: bool, login: bool):
     """Read the lock and probe the named servers (overlapped by the core), showing progress."""
     from mcplock.core.probing import load_and_probe as core_load_and_probe
 

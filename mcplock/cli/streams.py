@@ -51,5 +51,5 @@ def guard_stdout() -> Any:
     import sys
 
     if not isinstance(sys.stdout, PipeSafe) and sys.stdout is not None:
-        sys.stdout = PipeSafe(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = PipeSafe(sys.stdout)
     return sys.stdout

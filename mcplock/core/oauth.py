@@ -56,27 +56,21 @@ def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | No
         return _assertion_spec(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg,
                                given)
     if client_secret is not None:
-        names = template_names(client_secret)
-        if not names or client_secret != "".join(f"${{{n}}}" for n in names):
-            raise SecretError("--oauth-client-secret takes a ${VAR} template, never the secret itself",
-                              hint="export it (export MCP_CLIENT_SECRET=…)"
-                                   " and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
-        if not client_id:
-            raise UsageError("--oauth-client-secret needs --oauth-client-id")
+        _check_secret(client_id, client_secret)
     signing_alg = _key_options(client_id, client_secret, client_key, signing_alg, grant)
     if client_secret is None and client_key is None and grant == "client-credentials":
         raise UsageError("--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret '${VAR}' "
                          "(or --oauth-client-key)")
     if client_metadata_url is not None:
-        from urllib.parse import urlsplit
+        _check_metadata_url(client_metadata_url, alone=not (client_id or grant == "client-credentials"
+                                                            or client_secret is not None or client_key is not None))
+    return _chosen(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg)
 
-        p = urlsplit(client_metadata_url)
-        if p.scheme != "https" or not p.netloc or p.path in ("", "/"):
-            raise UsageError("--oauth-client-metadata-url takes an https:// URL with a path "
-                             "(e.g. https://example.com/mcplock/client.json)")
-        if client_id or grant == "client-credentials" or client_secret is not None or client_key is not None:
-            raise UsageError("--oauth-client-metadata-url is a client id of its own: not with --oauth-client-id, "
-                             "a secret, a key or client credentials")
+
+def _chosen(client_id: str | None, client_secret: str | None, scopes: str | None, grant: str | None,
+            client_metadata_url: str | None, client_key: str | None, signing_alg: str | None) -> AuthSpec | None:
+    """The auth the checked options name: client credentials (a key, or a secret outside the
+    authorization-code grant), else OAuth with what was given, else none."""
     if client_key is not None:
         return AuthSpec("client-credentials", client_id=client_id, client_key=client_key, signing_alg=signing_alg,
                         scopes=scopes or None)
@@ -86,6 +80,31 @@ def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | No
         return AuthSpec("oauth", client_id=client_id or None, client_secret=client_secret, scopes=scopes or None,
                         client_metadata_url=client_metadata_url)
     return None
+
+
+def _check_secret(client_id: str | None, client_secret: str) -> None:
+    """``--oauth-client-secret``: a ``${VAR}`` template (never the secret), with a client id."""
+    names = template_names(client_secret)
+    if not names or client_secret != "".join(f"${{{n}}}" for n in names):
+        raise SecretError("--oauth-client-secret takes a ${VAR} template, never the secret itself",
+                          hint="export it (export MCP_CLIENT_SECRET=…)"
+                               " and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
+    if not client_id:
+        raise UsageError("--oauth-client-secret needs --oauth-client-id")
+
+
+def _check_metadata_url(url: str, *, alone: bool) -> None:
+    """``--oauth-client-metadata-url``: an https URL with a path, and a client id of its own
+    (``alone``: no other client id, secret, key or client credentials)."""
+    from urllib.parse import urlsplit
+
+    p = urlsplit(url)
+    if p.scheme != "https" or not p.netloc or p.path in ("", "/"):
+        raise UsageError("--oauth-client-metadata-url takes an https:// URL with a path "
+                         "(e.g. https://example.com/mcplock/client.json)")
+    if not alone:
+        raise UsageError("--oauth-client-metadata-url is a client id of its own: not with --oauth-client-id, "
+                         "a secret, a key or client credentials")
 
 
 _ID_TOKEN_HINT = ("export it (in GitHub Actions: the job's OIDC token; GitLab: an id_tokens: entry) and pass "

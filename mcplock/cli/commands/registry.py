@@ -57,7 +57,7 @@ def _package_of(server: dict) -> str:
     return f"remote {remote.get('url', '?')}" if isinstance(remote, dict) else "-"
 
 
-def _row(e) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def _row(e) -> dict[str, object]:
     return {"name": e.name, "version": e.version, "status": e.status, "package": _package_of(e.server),
             "description": e.description, "is_latest": e.is_latest, "published": e.published}
 

@@ -137,7 +137,7 @@ def cmd_update_pr(
     return code
 
 
-def _mover(cli: context.Cli, probe: ProbeArgs):  # type: ignore[no-untyped-def]
+def _mover(cli: context.Cli, probe: ProbeArgs):
     def move(lockfile: str, rows: list) -> object:
         from mcplock.cli.commands.update import move_pins
         from mcplock.core.diff import diff_servers
@@ -161,7 +161,7 @@ def _mover(cli: context.Cli, probe: ProbeArgs):  # type: ignore[no-untyped-def]
     return move
 
 
-def _render(lock_path: str):  # type: ignore[no-untyped-def]
+def _render(lock_path: str):
     def render(branch: str, moved: object) -> tuple[str, str, str]:
         from mcplock.core.gitrepo import TRAILER
         from mcplock.core.update_pr import Moved

@@ -82,7 +82,7 @@ class _Parser:
             j += 2 if self.t[j] == "\\" else 1
         s = json.loads(self.t[self.i : j + 1])
         self.i = j + 1
-        return s  # type: ignore[no-any-return]
+        return s
 
 
 class JsonText:
