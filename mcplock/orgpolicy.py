@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import tomllib
 import unicodedata
 from dataclasses import dataclass
@@ -46,8 +47,10 @@ _SCHEMA: dict[str, dict[str, type]] = {
     "review": {"max-accepted-severity": str},
     "packages": {"require-pin": bool, "allow-registries": list},
     "servers": {"allow": list},
+    "signing": {"require": bool, "keys": list},
 }
 REGISTRIES = ("npm", "pypi", "oci")
+_FINGERPRINT = re.compile(r"sha256-[A-Za-z0-9+/]{43}=")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,9 @@ class OrgPolicy:
     require_pin: bool = False
     allow_registries: tuple[str, ...] | None = None
     allow_servers: tuple[str, ...] | None = None
+    signing_required: bool = False  # [signing] require: check, diff and the guard need a valid mcp.lock.sig
+    signing_keys: tuple[str, ...] = ()  # [signing] keys: the fingerprints (sha256-<base64> of SPKI DER) trusted
+    digest: str | None = None  # sha256-<base64> of the policy's canonical data: what a signature binds
 
     def denied(self, server: str, tool: str) -> str | None:
         """The `tools.deny` pattern that denies ``server/tool``, or None."""
@@ -136,6 +142,16 @@ def loads(text: str, path: str) -> OrgPolicy:
             raise _bad(path, f"`packages.allow-registries` names {', '.join(unknown)} "
                              f"(known: {', '.join(REGISTRIES)})")
     allow = servers.get("allow")
+    signing = data.get("signing", {})
+    keys = _strings(path, "signing.keys", signing.get("keys", []))
+    bad = [k for k in keys if not _FINGERPRINT.fullmatch(k)]
+    if bad:
+        raise _bad(path, f"`signing.keys` holds {bad[0]!r}, not a key fingerprint (`sha256-<base64>`, as "
+                         "`mcplock fingerprint KEY.pub` prints it)")
+    if signing.get("require") and not keys:
+        raise _bad(path, "`signing.require = true` needs the fingerprints of the keys that may sign in `signing.keys`")
+    from mcplock.interop.canonical import canonical, sri
+
     return OrgPolicy(
         path=path,
         deny=_strings(path, "tools.deny", tools.get("deny", [])),
@@ -144,6 +160,9 @@ def loads(text: str, path: str) -> OrgPolicy:
         require_pin=packages.get("require-pin", False),
         allow_registries=registries,
         allow_servers=_strings(path, "servers.allow", allow) if allow is not None else None,
+        signing_required=signing.get("require", False),
+        signing_keys=keys,
+        digest=sri(canonical(data)),  # tomllib's types: no dates in a valid policy (every value is checked above)
     )
 
 
