@@ -373,7 +373,12 @@ def enforce(org: OrgPolicy | None, lockfile: str) -> Verified | None:
     under this policy. Nothing (and no import of ``cryptography``) otherwise."""
     if org is None or not org.signing_required:
         return None
-    return verify(lockfile, trusted=org.signing_keys, policy_digest=org.digest, policy_path=org.path)
+    return verify(lockfile, trusted=org.signing_keys, policy_digest=org.digest, policy_path=policy_paths(org))
+
+
+def policy_paths(org: OrgPolicy) -> str:
+    """How messages name the policy in effect (every file of it)."""
+    return " + ".join(p.path for p in org.parts)
 
 
 def stale(lockfile: str) -> str | None:

@@ -307,3 +307,24 @@ def test_check_without_signing_does_not_import_cryptography(cli):
     signed = subprocess.run([sys.executable, "-c", probe, "check", "--policy", p], capture_output=True, text=True,
                             timeout=60)
     assert "CRYPTO=True" in signed.stderr  # the check that verifies a signature does
+
+
+def test_a_flag_policy_adds_to_the_environments_and_never_widens_its_keys(cli):
+    make_lock()
+    keygen("alice")
+    keygen("bob")
+    org = policy(fingerprint_of("alice.pub"), name="org.toml")
+    env = {"MCPLOCK_POLICY": org}
+    Path("repo.toml").write_text("version = 1\n[tools]\ndeny = [\"*delete*\"]\n")
+    assert cli("sign", "--key", "alice", env=env).returncode == 0
+    assert cli("check", env=env).returncode == 0
+    r = cli("check", "--policy", "repo.toml", env=env)  # another rule book than the one signed
+    assert r.returncode == 1 and "changed after it was signed" in r.stdout, r.stdout
+    assert cli("disable", "docs/delete_page").returncode == 0
+    assert cli("sign", "--key", "alice", "--policy", "repo.toml", env=env).returncode == 0
+    assert cli("check", "--policy", "repo.toml", env=env).returncode == 0
+    # a repository's own policy listing its own key does not let that key pass the organisation's rule
+    policy(fingerprint_of("bob.pub"), name="repo.toml")
+    assert cli("sign", "--key", "bob", "--policy", "repo.toml", env=env).returncode == 0
+    r = cli("check", "--policy", "repo.toml", env=env)
+    assert r.returncode == 1 and "not one the policy lists" in r.stdout, r.stdout

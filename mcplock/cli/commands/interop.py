@@ -125,7 +125,7 @@ def cmd_sign(
     write_atomic(path, signing.dumps(env))
     fp = env["publicKeyFingerprint"]
     cli.say(Text("signed ").append_text(safe_text(cli.lockfile, keep_newlines=False)).append(
-        f" with {fp}" + (f" under the policy {org.path}" if org is not None else "")).append(
+        f" with {fp}" + (f" under the policy {signing.policy_paths(org)}" if org is not None else "")).append(
         " → ").append_text(safe_text(path, keep_newlines=False)))
     if lock.servers and any(s.pending_count() for s in lock.servers.values()):
         cli.note("the lock has pending proposals: they stay unserved until accepted, and accepting them changes "
@@ -159,10 +159,10 @@ def cmd_verify_signature(
         raise UsageError("no key to verify with", hint="give one: `mcplock verify-signature --key KEY.pub`, or a "
                                                       "policy whose [signing] keys lists the signers")
     v = signing.verify(cli.lockfile, key=pub, trusted=trusted, policy_digest=org.digest if org else None,
-                       policy_path=org.path if org else None)
+                       policy_path=signing.policy_paths(org) if org else None)
     cli.say(Text("ok: ").append_text(safe_text(signing.signature_path(cli.lockfile), keep_newlines=False)).append(
         f": signed by {v.fingerprint} at {v.signed_at}, over this lock"
-        + (f" under the policy {org.path}" if v.policy and org else "")))
+        + (f" under the policy {signing.policy_paths(org)}" if v.policy and org else "")))
     return 0
 
 
