@@ -164,7 +164,8 @@ def test_structural_edits_in_honest_upgrades_read_medium_with_their_reason():
     assert echo.severity == "medium"
     from mcplock import triage
 
-    assert "additionalProperties opened" in triage.baseline("tool", "changed", echo.fields, echo.locked, echo.live)[1]
+    assert triage._input_schema(echo.locked, echo.live)[0] == "medium"
+    assert "additionalProperties opened" in triage._input_schema(echo.locked, echo.live)[1]
     # instructions are judged by what they say, a plain URL is a link: both read medium
     assert by_name["instructions"].severity == "medium" and "reworded" in by_name["instructions"].reason
     assert by_name["gzip-file-as-resource"].severity == "medium"

@@ -54,8 +54,8 @@ _CLAUSE = lazy(r"[^;,:—–、，；：]+")
 # the words that tell a Latin-script language is there (English is always tried); a language in
 # its own script is tried when its script is (``script`` in the table)
 _MARKERS: dict[str, frozenset[str]] = {name: frozenset(words.split()) for name, words in {
-    "Spanish": "el los las del una para que por con cada este esta todos sin su usuario resultados envía",
-    "Portuguese": "os da dos das um uma para que com não cada este esta sem você usuário resultados",
+    "Spanish": "el los las del una para que por con cada este esta todos sin su usuario resultados envía herramienta también",
+    "Portuguese": "os da dos das um uma para que com não cada este esta sem você usuário resultados em ao pelo pela dele ferramenta também",
     "French": "le les la des du une pour que avec chaque sans ce cette est vous tu utilisateur résultats",
     "German": "der die das und den dem ein eine mit für nicht jedes jede ohne ist sie du benutzer nutzer",
     "Italian": "il lo gli di della del che per con ogni non senza una utente risultati",
@@ -215,13 +215,23 @@ def _pattern(name: str, aspect: str) -> re.Pattern[str] | None:
     return re.compile(p, re.I) if p is not None else None
 
 
+_ENGLISH = frozenset("the and to of you your this that with for is are each every all before after".split())
+
+
 def language_of(aspect: str, s: str, languages: tuple[str, ...]) -> str:
-    """The first of ``languages`` whose ``aspect`` words are in ``s`` ('' if none)."""
+    """Which of ``languages`` ``s`` is written in, among those whose ``aspect`` words are in it:
+    the one with most of its marker words in ``s`` (table order breaks ties); '' if none."""
+    words = set(_WORDS.findall(s.lower()))
+    best, score = "", -1
     for name in languages:
         p = _pattern(name, aspect)
-        if p is not None and p.search(s):
-            return name
-    return ""
+        if p is None or p.search(s) is None:
+            continue
+        markers = _ENGLISH if name == "English" else _MARKERS.get(name)
+        n = len(words & markers) if markers is not None else 1
+        if n > score:
+            best, score = name, n
+    return best
 
 
 @dataclass
@@ -270,20 +280,17 @@ def _turf(r: _Reader, s: str) -> str:
 
 def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
     """(what ``s`` asks that goes beyond a tool's own job, the aspect that says so), or ('', '')."""
+    dest = bare = None
     if r.search("move", s, low) is not None:
         dest = DESTINATION.search(s) if ("@" in s or "." in s or "/" in s or "\\" in s) else None
         bare = DESTINATION.sub(" ", s) if dest is not None else s
+    if bare is not None and (dest is None or r.search("move", bare) is not None):  # a verb outside the URL
         what = r.search("data", bare) or r.search("whole", bare)
         secret = r.search("secret", bare)
         what = what or secret
         if what is not None and dest is not None:
             kind = _DEST_KIND[(dest.lastindex or 1) - 1]
             return f"asks to send {what.group(0)} to {kind} ({dest.group(0)[:60]})", "move"
-        other = r.search("other", bare) if what is not None else None
-        if what is not None and other is not None:
-            return f"asks to send {what.group(0)} to {other.group(0)}", "move"
-        if secret is not None:
-            return f"asks to send secrets ({secret.group(0)})", "move"
     if PARAMETER.search(s) is not None:
         whole = r.search("whole", s, low) or r.search("secret", s, low)
         if whole is not None:
@@ -291,6 +298,15 @@ def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
     other = _turf(r, s)
     if other:
         return f"claims the turf of {other}", "turf"
+    if bare is not None and r.search("move", bare) is not None:
+        s = bare
+        what = r.search("data", s) or r.search("whole", s) or r.search("secret", s)
+        other_tool = r.search("other", s) if what is not None else None
+        if what is not None and other_tool is not None:
+            return f"asks to send {what.group(0)} to {other_tool.group(0)}", "move"
+        secret = r.search("secret", s)
+        if secret is not None:
+            return f"asks to send secrets ({secret.group(0)})", "move"
     skip = r.search("skip", s, low)
     if skip is not None and (r.search("destroy", s, low) or r.search("authority", s, low)):
         return f"asks to skip a safety check ({skip.group(0)})", "skip"
@@ -336,7 +352,7 @@ def intent_findings(t: str, where: str, *, acts: int = 0, hides: int = 0, claims
     acting = [s for s in sentences if s.act]
     hiding = [s for s in sentences if s.hide or (s.quiet and (acting or acts))]
     claiming = [s for s in sentences if s.authority]
-    if not acting and not hiding:
+    if not acting and (not hiding or hides):  # an order to conceal the table found already says so
         return
     if acting:
         top = acting[0]

@@ -62,7 +62,7 @@ LEXICON: dict[str, dict[str, str]] = {
                    r"(?:mention|tell|say|reveal|disclose|bring\s+up|surface|flag)\s+(?:it|this|that|these|them"
                    r"|anything)\b"
                    r"|\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert)\s+(?:the\s+)?(?:user|person|human"
-                   r"|customer)s?\b"
+                   r"|customer)s?(?=\s*(?:[.,;:!)\]>]|$|(?:about|that|this|anything|what|we|it|how|why|if|where)\b))"
                    r"|\bkeep\s+(?:it|this|that|these|them|the\s+\w+)\s+(?:out\s+of|from\s+(?:the\s+)?(?:user|person"
                    r"|human|customer|them)|to\s+yourself|private|between\s+us|secret|hidden)\b"
                    r"|\bout\s+of\s+what\s+you\s+(?:tell|say|show|report|write)\b"
