@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (tables of phrases in many scripts: wide characters count double)
 """HELD-OUT severity corpus — never tuned on (docs/severity.md, "How the rules are kept honest").
 
 Written in one sitting, before the tuned corpus (tests/test_intent_corpus.py) and before any run
@@ -19,11 +20,23 @@ from __future__ import annotations
 
 import copy
 
+from test_severity_corpus import (
+    PROMPT,
+    TEMPLATE,
+    argument,
+    described,
+    instructions,
+    judged,
+    locked,
+    snap,
+    template,
+    titled,
+    tool,
+    with_examples,
+)
+
 from mcplock import compare
 from mcplock.severity import rank
-
-from test_severity_corpus import (PROMPT, TEMPLATE, argument, described, instructions, judged, locked, snap,
-                                  template, titled, tool, with_examples)
 
 
 def new_param(name: str, description: str) -> object:

@@ -43,7 +43,9 @@ _LOOKALIKE = str.maketrans({
     "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
     "Τ": "T", "Υ": "Y", "Χ": "X", "ı": "i", "ɡ": "g", "ɑ": "a", "ʏ": "y",
 })
-_LOOKALIKE_CHARS = "".join(chr(c) for c in _LOOKALIKE)
+# the letters that make a word mixed-script: Latin letters of other alphabets (Turkish and Azeri
+# dotless ı) are letters of their language there, not look-alikes hiding in English
+_LOOKALIKE_CHARS = "".join(chr(c) for c in _LOOKALIKE if chr(c) != "ı")
 _MIXED_WORD = lazy(rf"\b(?=\w*[A-Za-z])(?=\w*[{_LOOKALIKE_CHARS}])\w+\b")
 # letters spaced out: "I g n o r e  a l l" (1 space inside a word, 2+ between words), or "i.g.n.o.r.e"
 _SPACED = lazy(r"(?<![^\W\d_])[^\W\d_](?:(?: {1,3}|[.\-_*·] ?)[^\W\d_]){5,}(?![^\W\d_])")

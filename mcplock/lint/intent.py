@@ -54,8 +54,10 @@ _CLAUSE = lazy(r"[^;,:—–、，；：]+")
 # the words that tell a Latin-script language is there (English is always tried); a language in
 # its own script is tried when its script is (``script`` in the table)
 _MARKERS: dict[str, frozenset[str]] = {name: frozenset(words.split()) for name, words in {
-    "Spanish": "el los las del una para que por con cada este esta todos sin su usuario resultados envía herramienta también",
-    "Portuguese": "os da dos das um uma para que com não cada este esta sem você usuário resultados em ao pelo pela dele ferramenta também",
+    "Spanish": "el los las del una para que por con cada este esta todos sin su usuario resultados envía "
+               "herramienta también",
+    "Portuguese": "os da dos das um uma para que com não cada este esta sem você usuário resultados em ao pelo "
+                  "pela dele ferramenta também",
     "French": "le les la des du une pour que avec chaque sans ce cette est vous tu utilisateur résultats",
     "German": "der die das und den dem ein eine mit für nicht jedes jede ohne ist sie du benutzer nutzer",
     "Italian": "il lo gli di della del che per con ogni non senza una utente risultati",
@@ -163,8 +165,11 @@ def _alt_keys(alt: str) -> frozenset[str] | None:
         elif c in "?*" or alt.startswith("{0", i):
             run = run[:-1]
             close()
-            i += 1
-        elif c in "+{.^$|)":
+            i = alt.index("}", i) + 1 if c == "{" else i + 1
+        elif c == "{":
+            close()
+            i = alt.index("}", i) + 1
+        elif c in "+.^$|)":
             close()
             i += 1
         else:
@@ -215,7 +220,8 @@ def _pattern(name: str, aspect: str) -> re.Pattern[str] | None:
     return re.compile(p, re.I) if p is not None else None
 
 
-_ENGLISH = frozenset("the and to of you your this that with for is are each every all before after".split())
+_ENGLISH = frozenset(["the", "and", "to", "of", "you", "your", "this", "that", "with", "for", "is", "are", "each",
+                      "every", "all", "before", "after"])
 
 
 def language_of(aspect: str, s: str, languages: tuple[str, ...]) -> str:
@@ -362,7 +368,8 @@ def intent_findings(t: str, where: str, *, acts: int = 0, hides: int = 0, claims
         aspect = top.act_aspect
     else:
         top = hiding[0]
-        what = "a directive to keep something from the person"
+        what = ("a directive that moves data or redirects tools, kept from the person" if acts else
+                "a directive to keep something from the person")
         severity = CRITICAL if acts else HIGH
         lang_of = top.text
         aspect = "conceal"
@@ -386,7 +393,8 @@ def intent_findings(t: str, where: str, *, acts: int = 0, hides: int = 0, claims
     if details:
         what += " (" + "; ".join(details) + ")"
     what = visible(what if len(what) < 300 else what[:300] + "…")
-    sig = ("directive", t[top.start:top.end].strip().lower(), hide.lower(), claiming[0].authority.lower() if claiming else "")
+    authority = claiming[0].authority.lower() if claiming else ""
+    sig = ("directive", t[top.start:top.end].strip().lower(), hide.lower(), authority)
     yield (LintFinding("directive", severity, f"{what}: {excerpt(t, top.start, min(top.end, top.start + 120), 0)}",
                        where), sig)
 
@@ -394,7 +402,8 @@ def intent_findings(t: str, where: str, *, acts: int = 0, hides: int = 0, claims
 def contradicts_read_only(name: str, description: str) -> str:
     """What in a tool's ``name`` or ``description`` says it changes or deletes ('' if nothing)."""
     n = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
-    m = re.search(r"(?:^|[_\-.])(delete|remove|drop|purge|wipe|erase|destroy|overwrite|truncate|kill|rm)(?:$|[_\-.])", n)
+    m = re.search(r"(?:^|[_\-.])(delete|remove|drop|purge|wipe|erase|destroy|overwrite|truncate|kill|rm)"
+                  r"(?:$|[_\-.])", n)
     if m:
         return f"its name `{name}`"
     first = next(iter(SENTENCE.finditer(description)), None)
@@ -405,3 +414,10 @@ def contradicts_read_only(name: str, description: str) -> str:
     if hit is None or re.search(r"\b(?:not|never|no|without|cannot|can't|won't)\b|\bnicht\b|\bne\b|\bno\b", s, re.I):
         return ""
     return f"its description ({_q(s)})"
+
+
+def asks_for_context(text: str) -> str:
+    """The words of ``text`` that ask for the whole conversation (any language of the table), or ''."""
+    r = _Reader(candidates(text, text.lower()))
+    hit = r.search("whole", text)
+    return f"«{visible(hit.group(0))}»" if hit is not None else ""

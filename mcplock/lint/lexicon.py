@@ -1,3 +1,4 @@
+# ruff: noqa: E501 (tables of phrases in many scripts: wide characters count double)
 """The intent analysis' words, one table entry per language (docs/severity.md: how to add one).
 
 :mod:`mcplock.lint.intent` reads each added sentence for what it asks the model to do. The
@@ -90,7 +91,8 @@ LEXICON: dict[str, dict[str, str]] = {
                 r"|only\s+use\s+this|route\b[^.;\n]{0,40}\bthrough\s+this)\b",
         "other": r"\b(?:another|other|any\s+other|every\s+other|all\s+other)\s+(?:\w+\s+)?(?:tools?|servers?|mcp"
                  r"|plugins?|integrations?|extensions?)\b|\b(?!(?:the|this|that|our|its|your|my|same|a|an)\s)[\w-]+\s+"
-                 r"(?:server|mcp|plugin|integration|extension)(?:'s|’s)|\b(?:built-?in|native|host'?s?)\s+(?:\w+\s+)?(?:tools?|functions?)\b",
+                 r"(?:server|mcp|plugin|integration|extension)(?:'s|’s)|\b(?:built-?in|native|host'?s?)\s+(?:\w+\s+){0,2}"
+                 r"(?:tools?|functions?)\b",
         "trigger": r"\b(?:always|before|after|whenever|every\s+time|each\s+time|first|instead|once\s+you"
                    r"|at\s+the\s+end|on\s+every|for\s+(?:each|every)|from\s+now\s+on)\b",
         "urgent": r"\b(?:immediately|urgent(?:ly)?|right\s+away|asap|at\s+once|without\s+delay"
