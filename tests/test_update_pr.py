@@ -354,3 +354,19 @@ def test_a_body_over_githubs_limit_is_cut_cleanly():
     assert before_note.count("<details>") == before_note.count("</details>")
     small = fit(head, sections[:8], tail)
     assert CUT_NOTE not in small and small.count("<details>") == 1
+
+
+def test_the_bundled_action_runs_update_pr(project, api, index, origin, tmp_path, monkeypatch):
+    """action.yml's steps with `command: update-pr`: the API token from `github-token` (as
+    MCPLOCK_GITHUB_TOKEN), while GITHUB_TOKEN stays what a locked server may need."""
+    from test_formats_ci import _run_action
+
+    for k, v in {**project, **api.env(), "GITHUB_TOKEN": "a-servers-own-token", "CI": "true"}.items():
+        monkeypatch.setenv(k, v)
+    index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
+    code, outputs, summary, log = _run_action(tmp_path, command="update-pr", **{"github-token": TOKEN})
+    assert code == 0, log
+    assert outputs["exit-code"] == "0"
+    assert summary.startswith("## mcplock update-pr (exit 0)") and "opened #1" in summary
+    assert len(api.pulls) == 1 and pin_on(origin, BRANCH)["version"] == "2.0"
+    assert TOKEN not in log + summary
