@@ -94,6 +94,15 @@ def _input_schema(old: Any, new: Any) -> tuple[str, str]:
     return LOW, "input schema: cosmetic change only"
 
 
+def _model_sees(tool: Any) -> bool:
+    """Whether an MCP App's tool is offered to the model: ``_meta.ui.visibility`` holds ``"model"``,
+    or is not a list (the default is ``["model", "app"]``); ``["app"]`` leaves it to the App."""
+    meta = tool.get("_meta") if isinstance(tool, dict) else None
+    ui = meta.get("ui") if isinstance(meta, dict) else None
+    visibility = ui.get("visibility") if isinstance(ui, dict) else None
+    return not isinstance(visibility, list) or "model" in visibility
+
+
 def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
     if name == "description":
         return MEDIUM, "description reworded, no risk signal"
@@ -110,6 +119,8 @@ def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
 
         if tool_ui_uri(old) != tool_ui_uri(new):
             return MEDIUM, "the tool now renders another App document (_meta.ui.resourceUri)"
+        if _model_sees(new) and not _model_sees(old):
+            return MEDIUM, "the tool is now visible to the model (_meta.ui.visibility), not only to its App"
     if name in COSMETIC_FIELDS:
         return LOW, "only " + name + " changed"
     return MEDIUM, f"{name} changed"

@@ -18,7 +18,7 @@ from rich.text import Text
 # installed click has other classes, which never match).
 from typer._click.exceptions import ClickException
 
-from mcplock import __version__
+from mcplock._version import __version__
 from mcplock.cli.context import Cli
 from mcplock.cli.streams import guard_stdout
 from mcplock.errors import McplockError, trap_termination
