@@ -177,26 +177,43 @@ def test_a_persons_commit_on_the_branch_is_kept_and_a_closed_pull_request_is_not
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
     assert cli("update-pr", env=env, timeout=300).returncode == 0
 
-    # a reviewer accepts on the branch and pushes; then 3.0 arrives
+    # the default branch moves on and a reviewer merges it into the branch ("Update branch"): a merge
+    # brings nothing a rebuild would lose, so 3.0 rebuilds the branch on the new default branch
     other = tmp_path / "reviewer"
-    git("clone", "--quiet", "-b", BRANCH, str(origin), str(other), cwd=tmp_path)
+    git("clone", "--quiet", str(origin), str(other), cwd=tmp_path)
+    (other / "README").write_text("hello\n")
+    git("add", "README", cwd=other)
+    git("commit", "--quiet", "-m", "readme", cwd=other)
+    git("push", "--quiet", "origin", "main", cwd=other)
+    git("switch", "--quiet", BRANCH, cwd=other)
+    git("merge", "--quiet", "--no-ff", "-m", "Merge main", "origin/main", cwd=other)
+    git("push", "--quiet", "origin", BRANCH, cwd=other)
+    index.publish(*server_wheel("3.0", SURFACES / "demo.json"), uploaded="2025-04-01T12:00:00.000000Z")
+    r = cli("update-pr", env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "updated #1" in r.stdout and pin_on(origin, BRANCH)["version"] == "3.0"
+    assert git("rev-parse", f"{BRANCH}~1", cwd=origin) == git("rev-parse", "main", cwd=origin)
+
+    # a reviewer commits on the branch and pushes; then 4.0 arrives: their commit is kept
+    git("fetch", "--quiet", "origin", cwd=other)
+    git("reset", "--quiet", "--hard", f"origin/{BRANCH}", cwd=other)
     (other / "notes.txt").write_text("reviewed\n")
     git("add", "notes.txt", cwd=other)
     git("commit", "--quiet", "-m", "review notes", cwd=other)
     git("push", "--quiet", "origin", BRANCH, cwd=other)
     theirs = git("rev-parse", BRANCH, cwd=origin)
-    index.publish(*server_wheel("3.0", SURFACES / "demo.json"), uploaded="2025-04-01T12:00:00.000000Z")
+    index.publish(*server_wheel("4.0", SURFACES / "demo-rugpull.json"), uploaded="2025-05-01T12:00:00.000000Z")
     r = cli("update-pr", env=env, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "never overwritten" in r.stdout
-    assert git("rev-parse", BRANCH, cwd=origin) == theirs and api.calls("PATCH") == []
+    assert "never overwritten" in r.stdout and theirs[:12] in r.stdout
+    assert git("rev-parse", BRANCH, cwd=origin) == theirs and len(api.calls("PATCH")) == 1
 
     # the pull request is closed without merging and the branch deleted: the newer release is proposed afresh
     api.pulls[0]["state"] = "closed"
     git("push", "--quiet", "origin", "--delete", BRANCH, cwd=other)
     r = cli("update-pr", env=env, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "opened #2" in r.stdout and pin_on(origin, BRANCH)["version"] == "3.0"
+    assert "opened #2" in r.stdout and pin_on(origin, BRANCH)["version"] == "4.0"
     # closed again, the branch kept: that release was declined, it is not proposed again
     api.pulls[1]["state"] = "closed"
     r = cli("update-pr", env=env, timeout=300)
