@@ -1,10 +1,11 @@
 """Why a compared change gets its severity: a baseline from what changed, raised by the
 security lint's findings on the new text, with ONE line of reason (docs/severity.md).
 
-Severity ranks risk, not the kind of change: a reworded description, a new optional parameter
-or a new tool is ``medium`` (news, not an alarm) unless its text carries a risk signal; the
-lint's findings (an attack is ``critical``, a risk signal ``high``) raise it, and the reason
-then names the finding that did. Pure: no I/O, deepdiff only when two input schemas differ.
+Severity ranks risk, not the kind of change: structure on its own (a loosened or tightened
+schema, a new optional parameter, a new or removed tool, an honestly destructive one) and a
+reworded text that asks nothing new are ``medium`` (news, not an alarm); the lint's findings —
+the intent model's directives among them — raise it, and the reason then names the finding
+that did, quoting its sentence. Pure: no I/O, deepdiff only when two input schemas differ.
 """
 
 from __future__ import annotations
