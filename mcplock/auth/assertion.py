@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import AsyncGenerator, Mapping
+from typing import Any
 from urllib.parse import quote
 
 import httpx2
@@ -127,7 +128,7 @@ class _Storage(FileTokenStorage):
 
     issuer: str | None = None
 
-    async def set_tokens(self, tokens):
+    async def set_tokens(self, tokens: Any) -> None:
         await super().set_tokens(tokens)
         if self.issuer:
             self.store.update(self.url, auth_server_url=self.issuer)
@@ -184,7 +185,7 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
         finally:
             await flow.aclose()
 
-    def _discovered(self, prm) -> str:
+    def _discovered(self, prm: Any) -> str:
         name = self.spec.name
         if prm is None or not prm.authorization_servers:
             raise ProbeError("auth", f"server `{name}` names no authorization server (no protected-resource "

@@ -144,8 +144,9 @@ def _rpc_result(resp: httpx2.Response) -> dict[str, Any]:
     for b in bodies:
         with contextlib.suppress(ValueError):
             obj = json.loads(b)
-            if isinstance(obj, dict) and isinstance(obj.get("result"), dict):
-                return obj["result"]
+            res = obj.get("result") if isinstance(obj, dict) else None
+            if isinstance(res, dict):
+                return res
     return {}
 
 

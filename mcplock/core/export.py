@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mcplock.core import export_guard
-from mcplock.core.export_record import FileState, dump_record, load_record, record_path
+from mcplock.core.export_record import FileState, dump_record, record_path
+from mcplock.core.export_record import load_record as load_record  # re-exported: core/check reads the record
 from mcplock.errors import ConfigError, UsageError
-from mcplock.hosts.export import EXPORTERS, Exporter
+from mcplock.hosts.export import EXPORTERS as EXPORTERS  # re-exported: the CLI names the hosts
+from mcplock.hosts.export import Exporter
 from mcplock.hosts.export.document import Document
 from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
 from mcplock.hosts.export.safety import host_decisions

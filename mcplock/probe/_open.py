@@ -121,12 +121,12 @@ async def _discover(t: Connection, opts: ProbeOptions, params: dict[str, Any], c
     answer: dict[str, Any] | None = None
     try:
         while pending:
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            if discover in done:
+            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            if discover in finished:
                 answer = discover.result()
                 if isinstance(answer.get("result"), dict):
                     return answer  # a modern server: it refuses (or ignores) the initialize that raced
-            if init in done:
+            if init in finished:
                 failed = init.exception()
                 if failed is None:
                     return None

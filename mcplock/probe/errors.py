@@ -95,7 +95,7 @@ class HttpErrors:
         self.max_bytes = max_bytes
         self.state = state
         self.url = spec.url or ""  # the template: never the expanded URL (it may hold secrets)
-        self.has_session = lambda: False
+        self.has_session: Callable[[], bool] = lambda: False
 
     def too_large(self) -> ProbeError:
         return ProbeError(

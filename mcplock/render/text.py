@@ -46,7 +46,8 @@ def _width(cell: object) -> int:
     return cell.cell_len if isinstance(cell, Text) else len(str(cell))
 
 
-def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[str, str, str]] | None = None) -> Group:
+def render_list(lock: Lock, findings: dict[Any, Any] | None = None,
+                tampered: set[tuple[str, str, str]] | None = None) -> Group:
     """``tampered``: the (server, kind, key) whose stored definition does not match its hash, when
     the caller has checked them already (else each item is checked here)."""
     findings = findings or {}
@@ -82,7 +83,7 @@ def _servers_table(lock: Lock) -> Text:
     return summary
 
 
-def _lint_note(findings: dict) -> Text:
+def _lint_note(findings: dict[Any, Any]) -> Text:
     crit = sum(1 for fs in findings.values() if any(f.severity == CRITICAL for f in fs))
     note = Text(f"\nlint: {len(findings)} item(s) with findings", style="bold red" if crit else "yellow")
     if crit:
@@ -91,7 +92,7 @@ def _lint_note(findings: dict) -> Text:
     return note
 
 
-def _items_block(name: str, s: Any, findings: dict, tampered: set[tuple[str, str, str]] | None) -> Text:
+def _items_block(name: str, s: Any, findings: dict[Any, Any], tampered: set[tuple[str, str, str]] | None) -> Text:
     """A server's item lines, padded by hand: a rich Table costs ~0.5 ms a row."""
     labelled = [(safe_name(item_target(e)), e) for e in s.entries()]
     head = safe_name(name)
@@ -115,7 +116,8 @@ def _items_block(name: str, s: Any, findings: dict, tampered: set[tuple[str, str
     return block
 
 
-def _item_notes(block: Text, name: str, e: Any, findings: dict, tampered: set[tuple[str, str, str]] | None) -> None:
+def _item_notes(block: Text, name: str, e: Any, findings: dict[Any, Any],
+                tampered: set[tuple[str, str, str]] | None) -> None:
     """What an item's line says after its state: a dynamic skill, a tampered definition, its lint findings."""
     if e.kind == "skill" and is_dynamic(e.definition):
         block.append("  dynamic: its files are generated, only its entry is pinned", style="yellow")
