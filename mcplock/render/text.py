@@ -125,7 +125,8 @@ def render_findings(findings: Iterable[Any]) -> Group:
         by_server.setdefault(f.server, []).append(f)
     lines: list[Any] = []
     for server, group in by_server.items():
-        head = safe_name(server, "bold") if server else Text("host settings", style="bold")
+        head = safe_name(server, "bold") if server else Text(
+            "signature" if all(f.code == "signature" for f in group) else "host settings", style="bold")
         lines.append(head.append(":"))
         for f in group:
             style = {"pending": "bold yellow", "critical-accepted": "yellow"}.get(f.code, "bold red")
