@@ -16,7 +16,8 @@ REGISTRY = typer.Option(None, "--registry", metavar="URL",
                              "https://registry.modelcontextprotocol.io.")
 
 
-def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None) -> ServerSpec:
+def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None,
+                  allow_code_env: tuple[str, ...] = ()) -> ServerSpec:
     """The spec of the entry ``ref`` names (deleted: refused; deprecated: warned; what it needs named)."""
     from mcplock.core import registry as core_registry
     from mcplock.packages.mcp_registry import base_url
@@ -25,7 +26,7 @@ def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None) ->
     cli.info(Text("resolving ").append_text(safe_text(ref, keep_newlines=False))
              .append(f" in the MCP Registry at {base}"))
     warn_plain_http(cli, base)
-    got = core_registry.resolve(ref, name=name, registry=base)
+    got = core_registry.resolve(ref, name=name, registry=base, allow_code_env=allow_code_env)
     cli.info(Text("entry ").append_text(safe_text(got.entry.name, keep_newlines=False))
              .append(f" {sanitize(got.entry.version, 60)} ({sanitize(got.entry.status, 20)})"))
     for w in got.warnings:
