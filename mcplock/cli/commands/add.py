@@ -13,7 +13,7 @@ from rich.text import Text
 
 from mcplock import severity
 from mcplock.cli import context, progress
-from mcplock.cli.commands.registry import REGISTRY, registry_spec
+from mcplock.cli.commands.registry import REGISTRY, confirm_remote_variables, registry_spec
 from mcplock.cli.context import Cli
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
@@ -93,6 +93,7 @@ def cmd_add(
                                  "`mcplock add NAME -- CMD…`", hint="the registry entry says how the server runs")
             spec = replace(registry_spec(cli, name, server_name, registry, tuple(allow_code_env)),
                            pin_resources=pin_resources)
+            confirm_remote_variables(cli, spec, name, trust)  # the entry's templates: named, sent only when confirmed
             spec = replace(spec, env={**spec.env, **parse_env(env)})
         else:
             if server_name is not None or registry is not None or allow_code_env:

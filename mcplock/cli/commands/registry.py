@@ -37,6 +37,41 @@ def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None,
     return got.spec
 
 
+def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) -> None:
+    """A remote entry's URL and headers send the values of the variables they template to that
+    remote: they are named before the first request, and sent only when the user confirms — a
+    yes at a terminal, or ``--trust`` — never filled from the environment unasked. Off a
+    terminal without ``--trust``: refused (exit 2), naming the flag."""
+    import shlex
+
+    from mcplock.cli.trust import terminal
+    from mcplock.core.trust import received
+    from mcplock.errors import UntrustedError
+
+    if spec.transport == "stdio":
+        return
+    names = received(spec)
+    if not names:
+        return
+    where = [f"header {k}" for k, v in sorted(spec.headers.items()) if "${" in v]
+    where += ["the URL's path"] if spec.url and "${" in spec.url else []
+    cli.err.print(Text("the remote of ", style="bold").append_text(safe_text(ref, keep_newlines=False)).append_text(
+        safe_text(f" sends the values of {', '.join(names)} ({', '.join(where)}) to {spec.url}", keep_newlines=False)))
+    if trust:
+        return
+    hint = f"if that is where they belong, run `mcplock add {shlex.quote(ref)} --trust` (it sends them)"
+    if not terminal():
+        raise UntrustedError(f"not sent: {', '.join(names)} would go to {spec.url}, and nobody confirmed it "
+                             "(nothing was requested)", specs=[spec], hint=hint)
+    from mcplock.cli.prompt import interruptible, read_line
+
+    with interruptible():
+        cli.err.print(Text("send them there? [y/N] ", style="bold"), end="")
+        answer = read_line()
+    if (answer or "").strip().lower() not in ("y", "yes"):
+        raise UntrustedError("not sent: nothing was requested", specs=[spec], hint=hint)
+
+
 def warn_plain_http(cli: Cli, base: str) -> None:
     """A registry over plain HTTP: anyone on the path can answer for it (a warning, not a refusal:
     a private registry on a trusted network is a choice)."""
