@@ -57,7 +57,8 @@ def loads_code(name: str) -> bool:
 
 def _assigned(words: Sequence[str], depth: int = 0) -> list[str]:
     """Variables a command line sets for what it runs: ``env [-opts] X=1 …``, ``docker run -e X=1``
-    (or ``-e X``, ``--env=X=1``), and the same inside a shell string (``sh -c 'X=1 npx …'``)."""
+    (or ``-e X``, ``--env=X=1``), npx's ``--node-options`` (``NODE_OPTIONS``), and the same inside
+    a shell string (``sh -c 'X=1 npx …'``)."""
     import os
     import shlex
 
@@ -70,6 +71,8 @@ def _assigned(words: Sequence[str], depth: int = 0) -> list[str]:
             while j < len(words) and (m := _ASSIGN.match(words[j])):
                 names.append(m.group(1))
                 j += 1
+        elif w == "--node-options" or w.startswith("--node-options="):  # npx's own NODE_OPTIONS
+            names.append("NODE_OPTIONS")
         elif w in ("-e", "--env") and i + 1 < len(words):
             m = _ASSIGN.match(words[i + 1]) or _NAME.match(words[i + 1])
             if m:

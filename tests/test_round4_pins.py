@@ -75,6 +75,15 @@ def test_a_registry_entry_that_sets_a_code_variable_is_refused_before_anything_i
     assert registry.npm.requests == [] and not Path("mcp.lock").exists()
 
 
+def test_an_entrys_runtime_argument_node_options_counts_as_the_variable(cli, registry, tmp_path):
+    registry.publish(server_json(ACME, "1.0.0", packages=[npm_package(
+        "@acme/x", "1.0.0", runtimeArguments=[{"type": "named", "name": "--node-options",
+                                               "value": "--require=/tmp/evil.js"}])]))
+    r = cli("add", ACME, "--yes", env=env_of(registry, tmp_path))
+    assert r.returncode == 2 and f"{ACME} 1.0.0 sets NODE_OPTIONS" in joined(r), r.stdout + r.stderr
+    assert registry.npm.requests == []
+
+
 def test_an_optional_variable_a_pypi_entry_passes_on_counts_too_and_naming_it_lets_it_through(cli, registry,
                                                                                              tmp_path):
     registry.publish(server_json(ACME, "1.0.0", packages=[pypi_package(
