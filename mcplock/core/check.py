@@ -280,10 +280,10 @@ def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> li
 def code_env(lock: Lock) -> list[Finding]:
     """``env-loads-code`` (critical) warnings: servers whose launch sets or passes on a variable
     that makes the launcher load other code (``NODE_OPTIONS``, ``LD_PRELOAD``, ``PYTHONPATH`` …,
-    :mod:`mcplock.envcode`): code outside the package pin. Said in every run and format, like
+    :mod:`mcplock.packages.envcode`): code outside the package pin. Said in every run and format, like
     ``critical-accepted``; an organisation's ``review.max-accepted-severity`` below critical
     makes it fail the gate (docs/pins.md, "Variables that load code")."""
-    from mcplock.envcode import of_spec
+    from mcplock.packages.envcode import of_spec
 
     out: list[Finding] = []
     for sname in sorted(lock.servers):

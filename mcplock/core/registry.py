@@ -44,7 +44,7 @@ def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None,
             allow_code_env: tuple[str, ...] = ()) -> Resolved:
     """The entry ``ref`` (``NAME[@VERSION]``) names, as the spec to add; refused when deleted,
     when it describes nothing mcplock can pin, or when it sets a variable that loads code
-    (:mod:`mcplock.envcode`) the user did not name in ``allow_code_env``."""
+    (:mod:`mcplock.packages.envcode`) the user did not name in ``allow_code_env``."""
     rname, version = split_ref(ref)
     entry = mcp_registry.get(rname, version, registry)
     if entry.status == "deleted":
@@ -71,7 +71,7 @@ def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None,
                       command=launch.command, args=tuple(launch.args), env=dict(launch.env),
                       pass_env=tuple(launch.pass_env), url=launch.url, headers=dict(launch.headers), registry=ref_,
                       package=pin)
-    from mcplock.envcode import of_spec
+    from mcplock.packages.envcode import of_spec
 
     code = [v for v in of_spec(spec) if v not in allow_code_env]
     if code:

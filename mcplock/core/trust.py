@@ -150,7 +150,7 @@ def describe(spec: ServerSpec) -> str:
         problem = spec.package.problem()
         line += f"  — runs the pinned {spec.package.registry} package {sanitize(spec.package.label, 200)}"
         line += f" (REFUSED: {problem})" if problem else ""
-    from mcplock.envcode import of_spec
+    from mcplock.packages.envcode import of_spec
 
     code = of_spec(spec)
     if code:

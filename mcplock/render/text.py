@@ -70,7 +70,7 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
     summary.rstrip()
     parts.append(summary)
     parts.append(_pins(lock))
-    from mcplock.envcode import of_spec
+    from mcplock.packages.envcode import of_spec
 
     for name, s in sorted(lock.servers.items()):
         code = of_spec(s.spec)

@@ -193,9 +193,9 @@ class Asks(core_add.Hooks):
 
 def hold_code_env(cli: Cli, specs: list[Staged], named: list[str]) -> list[Staged]:
     """A bulk consent (``--trust``/``--yes`` over a whole host config or project) never covers a
-    server whose launch sets a variable that loads code (:mod:`mcplock.envcode`): it is left
+    server whose launch sets a variable that loads code (:mod:`mcplock.packages.envcode`): it is left
     out with a note, for a person to add by name (docs/pins.md, "Variables that load code")."""
-    from mcplock.envcode import of_spec
+    from mcplock.packages.envcode import of_spec
 
     out: list[Staged] = []
     for sp, chash in specs:

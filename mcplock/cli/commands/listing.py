@@ -74,7 +74,7 @@ def note_drift_evidence(cli: context.Cli, seen: list[dict[str, object]]) -> None
 
 
 def _code_env(s: ServerEntry) -> list[str]:
-    from mcplock.envcode import of_spec
+    from mcplock.packages.envcode import of_spec
 
     return of_spec(s.spec)
 

@@ -25,7 +25,7 @@ def cmd_trust(
     pending = core_trust.untrusted(specs, cli.lock_dir)  # what is new here
     held: list = []
     if not names:  # a bulk trust never covers a launch that loads code through a variable: named, it is
-        from mcplock.envcode import of_spec
+        from mcplock.packages.envcode import of_spec
 
         held = [s for s in specs if s in pending and of_spec(s)]
         for spec in held:
