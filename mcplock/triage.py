@@ -1,10 +1,11 @@
 """Why a compared change gets its severity: a baseline from what changed, raised by the
 security lint's findings on the new text, with ONE line of reason (docs/severity.md).
 
-Severity ranks risk, not the kind of change: a reworded description, a new optional parameter
-or a new tool is ``medium`` (news, not an alarm) unless its text carries a risk signal; the
-lint's findings (an attack is ``critical``, a risk signal ``high``) raise it, and the reason
-then names the finding that did. Pure: no I/O, deepdiff only when two input schemas differ.
+Severity ranks risk, not the kind of change: structure on its own (a loosened or tightened
+schema, a new optional parameter, a new or removed tool, an honestly destructive one) and a
+reworded text that asks nothing new are ``medium`` (news, not an alarm); the lint's findings —
+the intent model's directives among them — raise it, and the reason then names the finding
+that did, quoting its sentence. Pure: no I/O, deepdiff only when two input schemas differ.
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ def finding_reason(f: Any) -> str:
     rule, sev, where = getattr(f, "rule", ""), getattr(f, "severity", ""), getattr(f, "where", "")
     if rule == "sensitive-path":
         what = "an order to read or send a secrets location" if sev == "critical" else "a path into a secrets location"
+        quote = str(getattr(f, "message", "")).partition(": ")[2]
+        what = f"{what}: {quote[:100]}{'…' if len(quote) > 100 else ''}" if quote else what
+    elif rule in ("annotation-contradicted", "context-parameter"):
+        what = str(getattr(f, "message", "")).split(";", 1)[0].split(", data its name", 1)[0] or _FINDING_REASON[rule]
     elif rule == "cross-server-reference":
         what = "text that claims or redirects another server's tool" if sev == "critical" else \
             "a mention of another server's tool"

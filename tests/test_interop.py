@@ -433,3 +433,24 @@ def test_export_format_is_checked(cli):
     assert r.returncode == 2 and "hosts|mcp-lock-v1" in r.stderr
     r = cli("export", "--format", "mcp-lock-v1", "-o", "mcp.lock")
     assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_verify_lock_checks_a_given_digest_and_the_specifications_signature(cli):
+    # §9.5: a provided whole-lock digest or signature; the vector's envelope over the vector's document
+    v = VECTORS["signature"]
+    der = base64.b64decode(v["publicKeySpkiDerBase64"])
+    Path("vec.pem").write_text("-----BEGIN PUBLIC KEY-----\n" + base64.b64encode(der).decode()
+                               + "\n-----END PUBLIC KEY-----\n")
+    Path("mcp-lock.sig").write_text(json.dumps(v["envelope"]))
+    doc = json.loads((DATA / "remote-with-surface.json").read_text())
+    Path("doc.json").write_text(json.dumps(doc))
+    r = cli("verify-lock", "doc.json", "--signature", "mcp-lock.sig", "--key", "vec.pem",
+            "--digest", VECTORS["wholeLockDigest"]["digest"])
+    assert r.returncode == 0 and "the signature verifies" in r.stdout, (r.stdout, r.stderr)
+    doc["extensions"]["dev.toolpin"]["source"] = "elsewhere"  # no integrity covers the top-level extensions
+    Path("doc.json").write_text(json.dumps(doc))
+    assert reader.check(doc) == []  # still a conforming document …
+    j = json.loads(cli("verify-lock", "doc.json", "--signature", "mcp-lock.sig", "--key", "vec.pem",
+                       "--digest", VECTORS["wholeLockDigest"]["digest"], "--format", "json").stdout)
+    assert {p["rule"] for p in j["problems"]} == {"signature", "lock-digest"}  # … but not the one signed
+    assert cli("verify-lock", "doc.json", "--signature", "mcp-lock.sig").returncode == 2  # --key is needed

@@ -42,6 +42,8 @@ RULES: dict[str, str] = {
     "canonical-form": "§8.2: every value has an RFC 8785 canonical form",
     "secret-value": "§1, §4.2: a conforming document holds no secret value anywhere",
     "empty-lock": "§9: an enforcer fails on a lock with no entries",
+    "lock-digest": "§9.5: a provided whole-lock digest (§8.3) matches the document",
+    "signature": "§9.5, §8.4: a provided signature verifies, over the document's whole-lock digest",
 }
 
 _OCI_DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")

@@ -296,7 +296,7 @@ def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
         what = what or secret
         if what is not None and dest is not None:
             kind = _DEST_KIND[(dest.lastindex or 1) - 1]
-            return f"asks to send {what.group(0)} to {kind} ({dest.group(0)[:60]})", "move"
+            return f"asks to send {what.group(0)} to {kind} ({dest.group(0).rstrip('.,;:!?)')[:60]})", "move"
     if PARAMETER.search(s) is not None:
         whole = r.search("whole", s, low) or r.search("secret", s, low)
         if whole is not None:

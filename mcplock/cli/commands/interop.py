@@ -21,6 +21,13 @@ def cmd_verify_lock(
     against: bool = typer.Option(True, "--lock/--no-lock", help=(
         "Also say whether the document agrees with the lock (--lockfile, default ./mcp.lock) when there is one "
         "(default); --no-lock judges the document alone.")),
+    expect: str | None = typer.Option(None, "--digest", metavar="sha256-…", help=(
+        "The whole-lock digest the document must have (one carried in a CI variable, say).")),
+    signature: str | None = typer.Option(None, "--signature", metavar="SIG", help=(
+        "A detached mcp-lock-signature envelope over the document's whole-lock digest (mcp-lock.sig); "
+        "checked with --key.")),
+    key: str | None = typer.Option(None, "--key", metavar="PUB", help=(
+        "The public key --signature must be made with (OpenSSH .pub or PEM).")),
 ) -> int:
     """Check an mcp-lock/1 document as a conforming reader and enforcer: its schema, canonical form,
     each entry's integrity and every rule of the specification, each problem named by its rule;
@@ -44,6 +51,20 @@ def cmd_verify_lock(
     if doc is not None and not problems and isinstance(doc, dict) and doc.get("entries") == []:
         problems.append(reader.Problem("empty-lock", "the document has no entries: an enforcer fails on an empty "
                                        "lock (it pins nothing)", "/entries"))
+    if (signature is None) != (key is None):
+        raise UsageError("--signature and --key go together", hint="give both: --signature mcp-lock.sig --key KEY.pub")
+    digest = None
+    if doc is not None and isinstance(doc, dict) and not any(p.rule in ("canonical-form", "schema", "json")
+                                                               for p in problems):
+        try:
+            digest = reader.whole_lock_digest(doc)
+        except (ValueError, TypeError, KeyError):
+            digest = None
+    if expect is not None and digest != expect:
+        problems.append(reader.Problem("lock-digest", f"the document's whole-lock digest is {digest or 'none'}, "
+                                       f"not the expected {expect}"))
+    if signature is not None and key is not None:
+        problems.extend(_document_signature(signature, key, digest))
     disagreements: list = []  # type: ignore[type-arg]
     compared = None
     if against and doc is not None and isinstance(doc, dict) and os.path.exists(cli.lockfile) \
@@ -56,14 +77,6 @@ def cmd_verify_lock(
         disagreements = agree.compare(doc, lock)
     code = 1 if problems or disagreements else 0
     if fmt == "json":
-        from mcplock.interop.reader import whole_lock_digest
-
-        digest = None
-        if doc is not None and not any(p.rule in ("canonical-form", "schema") for p in problems):
-            try:
-                digest = whole_lock_digest(doc)
-            except (ValueError, TypeError, KeyError):
-                digest = None
         cli.write_json({"version": 1, "command": "verify-lock", "file": file, "exit_code": code,
                         "conforms": not [p for p in problems if p.rule != "empty-lock"],
                         "lock_digest": digest, "problems": [p.as_json() for p in problems],
@@ -80,7 +93,9 @@ def cmd_verify_lock(
     entries = len(doc.get("entries") or []) if isinstance(doc, dict) else 0
     if not problems:
         verdict = Text("ok: ").append_text(safe_text(file, keep_newlines=False)).append(
-            f": conforms to mcp-lock/1 ({entries} entries, every integrity verified)")
+            f": conforms to mcp-lock/1 ({entries} entries, every integrity verified"
+            + ("; the whole-lock digest is the one expected" if expect else "")
+            + ("; the signature verifies with the key given" if signature else "") + ")")
         cli.say(verdict)
     else:
         cli.say(Text(f"{len(problems)} problem(s) in ", style="bold red").append_text(
@@ -94,6 +109,25 @@ def cmd_verify_lock(
             cli.say(Text("agrees with ").append_text(safe_text(compared, keep_newlines=False)).append(
                 ": targets, pins, surface hashes and config digests"))
     return code
+
+
+def _document_signature(path: str, key_path: str, digest: str | None) -> list:  # type: ignore[type-arg]
+    """§8.4 for a document: the envelope at ``path`` verifies with the key and names ``digest``."""
+    from mcplock import signing
+    from mcplock.interop.reader import Problem
+
+    pub = signing.load_public_key(key_path)
+    env = signing.read_envelope(path)
+    if env is None:
+        raise signing.SigningInputError(f"no signature at {path}", hint="give the envelope's path to --signature")
+    try:
+        signing.verify_envelope(env, pub, path)
+    except signing.SignatureError as e:
+        return [Problem("signature", e.message)]
+    if env["lockfileDigest"] != digest:
+        return [Problem("signature", f"{path} signs the lock digest {env['lockfileDigest']}, not this document's "
+                                     f"({digest or 'none'})")]
+    return []
 
 
 def cmd_sign(
