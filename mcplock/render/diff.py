@@ -59,6 +59,9 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
         head.append(status, style=STATUS_STYLE.get(status, "yellow"))
         if d.status == "drift":
             head.append(f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})")
+        cloaks = sum(k.severity == "critical" for k in d.cloaked or ())
+        if cloaks:
+            head.append(f", cloaking: {cloaks} item(s) answered otherwise to another host", style="bold red")
         more: list[str] = []
         if d.error is not None:
             first, *more = d.error.message.splitlines() or [""]
@@ -82,6 +85,13 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
                 row.append("  (dynamic skill: its files are generated, only its entry is pinned)", style="yellow")
             lines.append(row)
             lines.extend(_detail_and_findings(c, color, detail))
+        for k in d.cloaked or ():
+            row = Text("  ")
+            row.append(f"{k.severity:<8}", style=style(k.severity))
+            row.append(f" cloaked {k.kind} " if k.kind != "server" else " cloak   ")
+            row.append_text(_name(k.name)).append(" — ", style="dim")
+            row.append_text(safe_text(k.message, keep_newlines=False))
+            lines.append(row)
         for p in d.pending:
             row = Text("  pending  ", style="yellow").append(f"{p.change:<7} {p.kind} ")
             row.append_text(_name(p.name))
