@@ -342,7 +342,7 @@ def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
             c = clause.group(0)
             secret = r.search("secret", c)
             move = r.search("move", c) if secret is not None else None
-            if move is not None and not _negated(c, move):
+            if secret is not None and move is not None and not _negated(c, move):
                 return f"asks to send secrets ({secret.group(0)})", "move"
     skip = r.search("skip", s, low)
     if skip is not None and (r.search("destroy", s, low) or r.search("authority", s, low)):
