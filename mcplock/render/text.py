@@ -53,7 +53,7 @@ def render_list(lock: Lock, findings: dict[Any, Any] | None = None,
     findings = findings or {}
     if not lock.servers:
         return Group(Text("no servers locked yet: `mcplock add NAME -- CMD…` or `mcplock init`"))
-    parts: list[Any] = [_servers_table(lock), _pins(lock)]
+    parts: list[Any] = [_servers_table(lock), _pins(lock), *_env_code(lock)]
     if findings:
         parts.append(_lint_note(findings))
     for name, s in sorted(lock.servers.items()):
@@ -81,6 +81,19 @@ def _servers_table(lock: Lock) -> Text:
         summary.append_text(r[6]).append("\n")
     summary.rstrip()
     return summary
+
+
+def _env_code(lock: Lock) -> list[Text]:
+    """A line per server whose environment loads code outside its pin (docs/pins.md, "Variables that load code")."""
+    from mcplock.packages.envcode import of_spec
+
+    lines = []
+    for name, s in sorted(lock.servers.items()):
+        code = of_spec(s.spec)
+        if code:
+            lines.append(Text("critical env-loads-code: ", style="bold red").append_text(safe_name(name)).append(
+                f" sets {', '.join(code)}, which loads code outside the package pin"))
+    return lines
 
 
 def _lint_note(findings: dict[Any, Any]) -> Text:
@@ -132,7 +145,7 @@ def _item_notes(block: Text, name: str, e: Any, findings: dict[Any, Any],
 
 # the hint a server's group shows: that of its most serious problem
 _HINT_ORDER = ("hash-mismatch", "unknown-value", "pin-not-exact", "pin-no-integrity", "config-error", "source-missing",
-               "config-missing", "config-changed", "not-locked", "pending", "critical-accepted")
+               "config-missing", "config-changed", "not-locked", "pending", "env-loads-code", "critical-accepted")
 
 
 def render_findings(findings: Iterable[Any]) -> Group:
