@@ -48,7 +48,7 @@ def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) 
     from mcplock.core.trust import received
     from mcplock.errors import UntrustedError
 
-    if spec.transport == "stdio":
+    if spec.stdio:
         return
     names = received(spec)
     if not names:
