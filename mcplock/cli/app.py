@@ -88,10 +88,11 @@ def _register() -> None:
         run,
         trust,
         update,
+        update_pr,
     )
 
-    for module in (listing, check, review, remove, add, refresh, update, diff, inspect, init, trust, auth, run,
-                   export, merge, registry):
+    for module in (listing, check, review, remove, add, refresh, update, update_pr, diff, inspect, init, trust, auth,
+                   run, export, merge, registry):
         module.register(app)
 
 

@@ -318,7 +318,7 @@ def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
     from mcplock.orgpolicy import violations
 
     found = None
-    if org.max_severity is not None:
+    if org.strictest_severity is not None:
         from mcplock.lint.cache import LintCache
         from mcplock.lint.entries import lint_entries
 

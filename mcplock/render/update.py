@@ -11,7 +11,7 @@ from rich.text import Text
 from mcplock.untrusted import safe_text, sanitize
 
 
-def _moves(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> list[dict[str, Any]]:
+def moves_of(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         if r.status == "local":
@@ -32,7 +32,7 @@ def _moves(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> l
 
 def render_update(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any], fmt: str, *, lockfile: str,
                   exit_code: int) -> Any:
-    moves = _moves(rows, staged, failed)
+    moves = moves_of(rows, staged, failed)
     if fmt == "json":
         return json.dumps({"version": 1, "command": "update", "lockfile": lockfile, "exit_code": exit_code,
                            "servers": moves}, indent=2, ensure_ascii=False) + "\n"
