@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from conftest import MCPLOCK, ROOT
-from lockdata import TOOLS, make_lock, snapshot
 from local_http import LocalHttp
+from lockdata import TOOLS, make_lock, snapshot
 from runner import stdio_command
 
 # --- 1. export never writes an empty or invalid file ----------------------------------------------
@@ -151,6 +151,66 @@ def test_a_policy_in_effect_is_repeated_by_every_hint_and_kept_by_the_flag_comma
     assert "mcp__docs__search_docs" in _rules()["ask"]
     r = cli("check")
     assert r.returncode == 0, r.stdout
+
+
+# --- 3. merges: the export record merges as data; check names the export that regenerates ---------
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_NOSYSTEM": "1",
+           "GIT_CONFIG_GLOBAL": os.devnull}
+    return subprocess.run(["git", *args], capture_output=True, text=True, env=env, timeout=60)
+
+
+def _two_branches_that_each_changed_a_flag(cli, driver: bool) -> subprocess.CompletedProcess[str]:
+    _claude_project()
+    assert _git("init", "-q", "-b", "main").returncode == 0
+    assert cli("export").returncode == 0
+    if driver:
+        r = cli("merge-driver", "install")
+        assert "mcp.lock.exports.json merge=mcplock" in r.stdout
+        assert "mcp.lock.exports.json merge=mcplock" in Path(".gitattributes").read_text()
+    _git("add", "-A")
+    _git("commit", "-qm", "base")
+    _git("checkout", "-qb", "theirs")
+    assert cli("disable", "docs/delete_page").returncode == 0  # kept in step: the settings change too
+    _git("commit", "-qam", "disable")
+    _git("checkout", "-q", "main")
+    assert cli("approval", "docs/search_docs", "never").returncode == 0
+    _git("commit", "-qam", "approval")
+    return _git("merge", "theirs", "-m", "merge")
+
+
+@pytest.mark.parametrize("driver", [True, False])
+def test_after_a_merge_check_names_the_export_that_regenerates_the_host_files(cli, driver):
+    merged = _two_branches_that_each_changed_a_flag(cli, driver)
+    status = _git("status", "--porcelain").stdout
+    assert ("UU mcp.lock.exports.json" in status) is not driver, status
+    if driver:  # the record merged as data, cleanly
+        assert "mcplock: mcp.lock.exports.json: merged cleanly" in merged.stderr
+        json.loads(Path("mcp.lock.exports.json").read_text())
+    assert "<<<<<<<" in Path(".claude/settings.json").read_text()  # git's line merge of the host file
+    r = cli("check")
+    assert r.returncode == 1 and "export-conflict" in r.stdout and "invalid JSON" not in r.stdout
+    assert "run `mcplock export`" in r.stdout
+    r = cli("export")
+    assert r.returncode == 0, r.stderr
+    rules = _rules()
+    assert rules == {"allow": ["Bash(ls)", "mcp__docs__search_docs"], "deny": ["mcp__docs__delete_page"]}
+    assert json.loads(Path("mcp.lock.exports.json").read_text())["hosts"] == ["claude-code"]
+    assert cli("check").returncode == 0
+
+
+def test_a_merge_conflict_in_the_users_own_settings_is_left_to_a_person(cli):
+    _claude_project()
+    assert cli("export").returncode == 0
+    text = Path(".claude/settings.json").read_text()
+    Path(".claude/settings.json").write_text(text.replace(
+        '"Bash(ls)"', '\n<<<<<<< HEAD\n"Bash(ls)"\n=======\n"Bash(cat)"\n>>>>>>> theirs\n'))
+    r = cli("export")
+    assert r.returncode == 2 and "touch your own settings" in r.stderr and "resolve .claude/settings.json" in r.stderr
+    assert "<<<<<<< HEAD" in Path(".claude/settings.json").read_text()  # nothing written
 
 
 # --- 5. README snippets pin no revision that does not exist ---------------------------------------

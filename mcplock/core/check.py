@@ -194,8 +194,18 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None,
         return [Finding("export-error", "", f"exported host settings cannot be read: {err.message}",
                         _regenerate_hint(err, again))]
     out = []
+    if p.record_conflicted:
+        out.append(Finding(
+            "export-conflict", "", f"{os.path.basename(p.record)}: a merge left git's conflict markers in it "
+            "(both sides were read)", f"run `mcplock export{again}`: it writes the record and every host file "
+            "again from the merged lock (`mcplock merge-driver install` merges the record as data next time)"))
     for c in p.changes:
-        if c.changed:
+        if c.conflicted:
+            out.append(Finding(
+                "export-conflict", "", f"{c.path} ({c.host}): a merge left git's conflict markers in it, between "
+                "rules mcplock wrote", f"run `mcplock export{again}`: it writes mcplock's rules again from the "
+                "merged lock and keeps your own settings"))
+        elif c.changed:
             out.append(Finding(
                 "export-drift", "", f"{c.path} ({c.host}) no longer matches the lock's flags "
                 "(a flag changed since the last export, or an exported rule was edited by hand)",

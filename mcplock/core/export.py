@@ -16,7 +16,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcplock.core import export_guard, export_record
-from mcplock.core.export_record import FileState, dump_record, load_record, record_path  # noqa: F401 (re-exported)
+from mcplock.core.export_record import (  # noqa: F401 (load_record: re-exported)
+    FileState,
+    dump_record,
+    load_record,
+    record_path,
+    split_conflict,
+)
 from mcplock.errors import ConfigError, UsageError
 from mcplock.hosts.export import EXPORTERS, Exporter
 from mcplock.hosts.export.document import Document
@@ -55,6 +61,7 @@ class FileChange:
     notes: list[str] = field(default_factory=list)
     contradictions: list[str] = field(default_factory=list)  # the user's settings that override the lock
     remove: bool = False  # an empty file an older export left, with nothing to say: removed
+    conflicted: bool = False  # a merge left git's conflict markers in it (mcplock's rules regenerated)
 
     @property
     def absent(self) -> bool:
@@ -82,6 +89,7 @@ class Plan:
     record_after: str
     hosts: list[str] = field(default_factory=list)  # every host exported to, as recorded
     policy: str | None = None  # the --policy file recorded
+    record_conflicted: bool = False  # the record had git's conflict markers (both sides were read)
 
     @property
     def changed(self) -> bool:
@@ -191,6 +199,58 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
 
 
 
+def _raw(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None  # the reader proper says why
+
+
+def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) -> str:
+    """A host file mcplock exported to, left by a merge with git's conflict markers: each side
+    without the rules the record says mcplock wrote. When those are the same settings, the
+    conflict was only between mcplock's rules, which the export writes again from the merged
+    lock: that text is returned. Otherwise the merge touched the user's own settings, which only
+    a person resolves: an error naming the file."""
+    from mcplock.hosts.parse import parse
+
+    stripped = []
+    for side in sides:
+        try:
+            parse(side, rel, fmt)
+        except ConfigError:
+            stripped = []
+            break
+        doc = Document(side, fmt)
+        for it in sorted(owned.items, reverse=True):
+            if it.kind == "member":
+                doc.remove_member(it.path, it.value)
+            elif it.kind == "key" and doc.get(it.path) == it.value:
+                doc.delete(it.path)
+        stripped.append(doc)
+    if len(stripped) == 2 and _bare(stripped[0], owned) == _bare(stripped[1], owned):
+        return stripped[0].text
+    raise ConfigError(
+        f"{rel}: a merge left git's conflict markers in it, and they touch your own settings, not only the "
+        "rules mcplock wrote",
+        hint=f"resolve {rel} by hand (the rules mcplock wrote may go either way), then run `mcplock export`")
+
+
+def _bare(doc: Document, owned: FileState) -> object:
+    """The settings without mcplock's containers once empty: what the user wrote."""
+    from mcplock.hosts.parse import parse
+
+    data = parse(doc.text, "", doc.fmt) if doc.text.strip() else {}
+    for path in sorted(owned.created, key=len, reverse=True):
+        node: object = data
+        for k in path[:-1]:
+            node = node.get(k) if isinstance(node, dict) else None
+        if isinstance(node, dict) and node.get(path[-1]) in ({}, []):
+            del node[path[-1]]
+    return data
+
+
 def selected_hosts(base: str, hosts: list[str]) -> list[Exporter]:
     if hosts:
         unknown = [h for h in hosts if h not in EXPORTERS]
@@ -205,18 +265,30 @@ def selected_hosts(base: str, hosts: list[str]) -> list[Exporter]:
 class _Files:
     """The host files of one plan: read (and validated) once, edited in memory."""
 
-    def __init__(self, base: str, owned: set[str] | None = None) -> None:
+    def __init__(self, base: str, record: dict[str, FileState] | None = None) -> None:
         self.base = base
-        self.owned = owned or set()  # files the record says mcplock exported to
+        self.record = record or {}  # what the record says mcplock wrote, per file
+        self.owned = set(self.record)  # files the record says mcplock exported to
         self.docs: dict[str, tuple[Document, str | None, str]] = {}
+        self.conflicted: set[str] = set()  # files a merge left with conflict markers
 
     def exists(self, rel: str) -> bool:
         return rel in self.docs or os.path.lexists(os.path.join(self.base, rel))
 
     def open(self, rel: str, fmt: str) -> Document:
         if rel not in self.docs:
-            before = _read(self.base, os.path.join(self.base, rel), rel, fmt, empty_ok=rel in self.owned)
-            self.docs[rel] = (Document(before or "", fmt), before, fmt)
+            path = os.path.join(self.base, rel)
+            raw = _raw(path) if rel in self.owned else None
+            sides = split_conflict(raw) if raw is not None else None
+            if sides is not None:  # a merge's markers: mcplock's rules are regenerated, the user's kept
+                before: str | None = raw
+                text = _unconflict(rel, fmt, sides, self.record[rel])
+                self.conflicted.add(rel)
+            else:
+                before = _read(self.base, path, rel, fmt, empty_ok=rel in self.owned)
+                text = before or ""
+            doc = Document(text, fmt)
+            self.docs[rel] = (doc, before, fmt)
         return self.docs[rel][0]
 
     def replace(self, rel: str, text: str) -> Document:
@@ -239,7 +311,7 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
     decisions = tool_decisions(lock, org)
     rel_lock = os.path.relpath(os.path.abspath(lock_path), base)
     lock_args = [] if rel_lock == "mcp.lock" else ["--lockfile", rel_lock]
-    files = _Files(base, set(record))
+    files = _Files(base, record)
     states = dict(record)
     notes: dict[str, list[str]] = {}
     exporters = selected_hosts(base, hosts)
@@ -280,7 +352,7 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
     changes = []
     for rel, (doc, before, _fmt) in files.docs.items():
         c = FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []),
-                       _contradictions(rel, doc, exporters, decisions))
+                       _contradictions(rel, doc, exporters, decisions), conflicted=rel in files.conflicted)
         nothing = not c.after.strip() or (_fmt == "json" and re.fullmatch(r"\s*\{\s*\}\s*", c.after) is not None)
         if nothing and not states.get(rel) and (before is None or rel in record):
             # nothing to say: no file (a host reads an empty file as invalid JSON); one mcplock
@@ -297,7 +369,7 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
         record_before = None
     done = sorted(set(full.hosts) | {e.host for e in exporters})
     after = dump_record(states, done, policy) if states or exporters or record_before is not None else ""
-    return Plan(base, rpath, changes, states, record_before, after, done, policy)
+    return Plan(base, rpath, changes, states, record_before, after, done, policy, full.conflicted)
 
 
 def _entries(exp: Exporter, files: _Files, srel: str) -> Any:
