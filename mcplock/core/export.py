@@ -215,7 +215,7 @@ def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) ->
     a person resolves: an error naming the file."""
     from mcplock.hosts.parse import parse
 
-    stripped = []
+    stripped: list[Document] = []
     for side in sides:
         try:
             parse(side, rel, fmt)
