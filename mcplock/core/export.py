@@ -96,7 +96,11 @@ class Plan:
         return any(c.changed for c in self.changes) or self.record_before != self.record_after
 
 
-def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False) -> str | None:
+def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False,
+          conflict_ok: bool = False) -> str | None:
+    """The text of a host file, validated. ``empty_ok``: an empty file is returned as it is (an
+    older export left it); ``conflict_ok``: so is one with a merge's conflict markers (both sides
+    are read by the caller)."""
     from pathlib import Path
 
     from mcplock.hosts.parse import parse, read_text
@@ -118,6 +122,8 @@ def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False) ->
         raise ConfigError(f"{shown}: not writable", hint="make the file and its directory writable by this user")
     text = read_text(Path(path), shown)
     if empty_ok and not text.strip():  # an empty file an older export left (it is removed)
+        return text
+    if conflict_ok and split_conflict(text) is not None:
         return text
     data = parse(text, shown, fmt)
     if not isinstance(data, dict):
@@ -199,14 +205,6 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
 
 
 
-def _raw(path: str) -> str | None:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError):
-        return None  # the reader proper says why
-
-
 def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) -> str:
     """A host file mcplock exported to, left by a merge with git's conflict markers: each side
     without the rules the record says mcplock wrote. When those are the same settings, the
@@ -278,14 +276,13 @@ class _Files:
     def open(self, rel: str, fmt: str) -> Document:
         if rel not in self.docs:
             path = os.path.join(self.base, rel)
-            raw = _raw(path) if rel in self.owned else None
-            sides = split_conflict(raw) if raw is not None else None
+            owned = rel in self.owned
+            before = _read(self.base, path, rel, fmt, empty_ok=owned, conflict_ok=owned)
+            sides = split_conflict(before) if owned and before is not None else None
             if sides is not None:  # a merge's markers: mcplock's rules are regenerated, the user's kept
-                before: str | None = raw
                 text = _unconflict(rel, fmt, sides, self.record[rel])
                 self.conflicted.add(rel)
             else:
-                before = _read(self.base, path, rel, fmt, empty_ok=rel in self.owned)
                 text = before or ""
             doc = Document(text, fmt)
             self.docs[rel] = (doc, before, fmt)
