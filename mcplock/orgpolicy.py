@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import tomllib
 from dataclasses import dataclass, replace
 from typing import Any
@@ -45,8 +46,10 @@ _SCHEMA: dict[str, dict[str, type]] = {
     "review": {"max-accepted-severity": str},
     "packages": {"require-pin": bool, "allow-registries": list},
     "servers": {"allow": list},
+    "signing": {"require": bool, "keys": list},
 }
 REGISTRIES = ("npm", "pypi", "oci")
+_FINGERPRINT = re.compile(r"sha256-[A-Za-z0-9+/]{43}=")
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,9 @@ class OrgPolicy:
     require_pin: bool = False
     allow_registries: tuple[str, ...] | None = None
     allow_servers: tuple[str, ...] | None = None
+    require_signing: bool = False  # [signing] require: check, diff and the guard need a valid mcp.lock.sig
+    keys: tuple[str, ...] = ()  # [signing] keys: the fingerprints (sha256-<base64> of SPKI DER) that may sign
+    own_digest: str | None = None  # sha256-<base64> of this file's canonical data
     #: further policies that apply as well: the environment's policy and a ``--policy`` flag's
     #: together (:func:`resolve`). Every rule of each holds; the fields above are this one's own.
     also: tuple[OrgPolicy, ...] = ()
@@ -71,6 +77,30 @@ class OrgPolicy:
         """The lowest `review.max-accepted-severity` of every part (None: no part sets one)."""
         found = [p.max_severity for p in self.parts if p.max_severity is not None]
         return max(found, key=rank) if found else None
+
+    @property
+    def signing_required(self) -> bool:
+        """Some part says ``[signing] require = true``."""
+        return any(p.require_signing for p in self.parts)
+
+    @property
+    def signing_keys(self) -> tuple[str, ...]:
+        """The fingerprints a signature may be made with: with parts that require signing, those
+        every such part lists (each part's rule holds); else every key any part names."""
+        requiring = [p for p in self.parts if p.require_signing]
+        if requiring:
+            return tuple(k for k in requiring[0].keys if all(k in p.keys for p in requiring[1:]))
+        return tuple(dict.fromkeys(k for p in self.parts for k in p.keys))
+
+    @property
+    def digest(self) -> str | None:
+        """What a signature binds: one file's canonical digest, or — with several in effect — the
+        digest of their digests, sorted (docs/signing.md)."""
+        if not self.also:
+            return self.own_digest
+        from mcplock.interop.canonical import digest
+
+        return digest(sorted(str(p.own_digest) for p in self.parts))
 
     def denied(self, server: str, tool: str) -> str | None:
         """The `tools.deny` pattern that denies ``server/tool``, or None."""
@@ -161,6 +191,16 @@ def loads(text: str, path: str) -> OrgPolicy:
             raise _bad(path, f"`packages.allow-registries` names {', '.join(unknown)} "
                              f"(known: {', '.join(REGISTRIES)})")
     allow = servers.get("allow")
+    signing = data.get("signing", {})
+    keys = _strings(path, "signing.keys", signing.get("keys", []))
+    bad = [k for k in keys if not _FINGERPRINT.fullmatch(k)]
+    if bad:
+        raise _bad(path, f"`signing.keys` holds {bad[0]!r}, not a key fingerprint (`sha256-<base64>`, as "
+                         "`mcplock fingerprint KEY.pub` prints it)")
+    if signing.get("require") and not keys:
+        raise _bad(path, "`signing.require = true` needs the fingerprints of the keys that may sign in `signing.keys`")
+    from mcplock.interop.canonical import canonical, sri
+
     return OrgPolicy(
         path=path,
         deny=_strings(path, "tools.deny", tools.get("deny", [])),
@@ -169,6 +209,9 @@ def loads(text: str, path: str) -> OrgPolicy:
         require_pin=packages.get("require-pin", False),
         allow_registries=registries,
         allow_servers=_strings(path, "servers.allow", allow) if allow is not None else None,
+        require_signing=signing.get("require", False),
+        keys=keys,
+        own_digest=sri(canonical(data)),  # tomllib's types: no dates in a valid policy (every value is checked above)
     )
 
 

@@ -33,7 +33,7 @@ def git(*args: str, cwd: str | Path = ".", check: bool = True) -> str:
     return r.stdout.strip()
 
 
-def server_wheel(version: str, surface: Path) -> tuple[str, str, bytes]:
+def server_wheel(version: str, surface: Path, claims: str = "") -> tuple[str, str, bytes]:
     """pin-demo VERSION: the fixture MCP server serving ``surface`` (its dependency imported first)."""
     fixture = FIXTURES / "mcp_fixture.py"
     src = f"""import runpy, sys
@@ -45,7 +45,7 @@ def main():
     runpy.run_path({str(fixture)!r}, run_name="__main__")
 """
     return wheel("pin-demo", version, requires=("pin-dep>=1",), modules={"pin_demo": src},
-                 scripts={"pin-demo": "pin_demo:main"})
+                 scripts={"pin-demo": "pin_demo:main"}, description=f"mcp-name: {claims}" if claims else "")
 
 
 @pytest.fixture
@@ -177,26 +177,43 @@ def test_a_persons_commit_on_the_branch_is_kept_and_a_closed_pull_request_is_not
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
     assert cli("update-pr", env=env, timeout=300).returncode == 0
 
-    # a reviewer accepts on the branch and pushes; then 3.0 arrives
+    # the default branch moves on and a reviewer merges it into the branch ("Update branch"): a merge
+    # brings nothing a rebuild would lose, so 3.0 rebuilds the branch on the new default branch
     other = tmp_path / "reviewer"
-    git("clone", "--quiet", "-b", BRANCH, str(origin), str(other), cwd=tmp_path)
+    git("clone", "--quiet", str(origin), str(other), cwd=tmp_path)
+    (other / "README").write_text("hello\n")
+    git("add", "README", cwd=other)
+    git("commit", "--quiet", "-m", "readme", cwd=other)
+    git("push", "--quiet", "origin", "main", cwd=other)
+    git("switch", "--quiet", BRANCH, cwd=other)
+    git("merge", "--quiet", "--no-ff", "-m", "Merge main", "origin/main", cwd=other)
+    git("push", "--quiet", "origin", BRANCH, cwd=other)
+    index.publish(*server_wheel("3.0", SURFACES / "demo.json"), uploaded="2025-04-01T12:00:00.000000Z")
+    r = cli("update-pr", env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "updated #1" in r.stdout and pin_on(origin, BRANCH)["version"] == "3.0"
+    assert git("rev-parse", f"{BRANCH}~1", cwd=origin) == git("rev-parse", "main", cwd=origin)
+
+    # a reviewer commits on the branch and pushes; then 4.0 arrives: their commit is kept
+    git("fetch", "--quiet", "origin", cwd=other)
+    git("reset", "--quiet", "--hard", f"origin/{BRANCH}", cwd=other)
     (other / "notes.txt").write_text("reviewed\n")
     git("add", "notes.txt", cwd=other)
     git("commit", "--quiet", "-m", "review notes", cwd=other)
     git("push", "--quiet", "origin", BRANCH, cwd=other)
     theirs = git("rev-parse", BRANCH, cwd=origin)
-    index.publish(*server_wheel("3.0", SURFACES / "demo.json"), uploaded="2025-04-01T12:00:00.000000Z")
+    index.publish(*server_wheel("4.0", SURFACES / "demo-rugpull.json"), uploaded="2025-05-01T12:00:00.000000Z")
     r = cli("update-pr", env=env, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "never overwritten" in r.stdout
-    assert git("rev-parse", BRANCH, cwd=origin) == theirs and api.calls("PATCH") == []
+    assert "never overwritten" in r.stdout and theirs[:12] in r.stdout
+    assert git("rev-parse", BRANCH, cwd=origin) == theirs and len(api.calls("PATCH")) == 1
 
     # the pull request is closed without merging and the branch deleted: the newer release is proposed afresh
     api.pulls[0]["state"] = "closed"
     git("push", "--quiet", "origin", "--delete", BRANCH, cwd=other)
     r = cli("update-pr", env=env, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "opened #2" in r.stdout and pin_on(origin, BRANCH)["version"] == "3.0"
+    assert "opened #2" in r.stdout and pin_on(origin, BRANCH)["version"] == "4.0"
     # closed again, the branch kept: that release was declined, it is not proposed again
     api.pulls[1]["state"] = "closed"
     r = cli("update-pr", env=env, timeout=300)
@@ -249,6 +266,38 @@ def test_group_opens_one_pull_request_and_server_limits(cli, project, api, index
     assert pr["branch"] == "mcplock/update-all" and pr["action"] == "opened"
     assert pr["moves"] == [{"server": "demo", "registry": "pypi", "package": "pin-demo", "from": "1.0", "to": "2.0"}]
     assert pin_on(origin, "mcplock/update-all")["version"] == "2.0"
+
+
+def test_a_server_added_from_the_mcp_registry_follows_its_entry(cli, index, origin, api, tmp_path):
+    from mcp_registry import McpRegistry, pypi_package, server_json
+
+    name = "io.github.acme/demo"
+    index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json", claims=name),
+                  uploaded="2025-03-01T12:00:00.000000Z")
+    index.publish(*server_wheel("1.5", SURFACES / "demo.json", claims=name), uploaded="2025-02-15T12:00:00.000000Z")
+    with McpRegistry() as reg:
+        reg.publish(server_json(name, "1.5.0", packages=[pypi_package("pin-demo", "1.5")]))
+        env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"),
+               "MCPLOCK_REGISTRY_URL": reg.url, **api.env()}
+        r = cli("add", name, "--yes", env=env, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        git("init", "--quiet", "-b", "main")
+        git("remote", "add", "origin", str(origin))
+        git("add", "mcp.lock")
+        git("commit", "--quiet", "-m", "lock")
+        git("push", "--quiet", "origin", "main")
+        reg.publish(server_json(name, "2.0.0", packages=[pypi_package("pin-demo", "2.0")]))
+        r = cli("update-pr", env=env, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        on_branch = tomllib.loads(git("show", f"{BRANCH}:mcp.lock", cwd=origin))["server"]["demo"]
+        assert on_branch["registry"]["version"] == "2.0.0" and on_branch["package"]["version"] == "2.0"
+        assert on_branch["args"][-1] == "pin-demo==2.0"  # the entry's command line, naming the pinned release
+        body = api.pulls[0]["body"]
+        link = f"{reg.url}/v0.1/servers/io.github.acme%2Fdemo/versions/2.0.0"
+        assert f"| 1.5.0 | [2.0.0]({link}) |" in body
+        r = cli("update-pr", env=env, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "nothing to do" in r.stdout and len(api.calls("POST")) == 1
 
 
 # --- bad input: a clear error, nothing pushed or opened ----------------------------------------------
@@ -354,3 +403,19 @@ def test_a_body_over_githubs_limit_is_cut_cleanly():
     assert before_note.count("<details>") == before_note.count("</details>")
     small = fit(head, sections[:8], tail)
     assert CUT_NOTE not in small and small.count("<details>") == 1
+
+
+def test_the_bundled_action_runs_update_pr(project, api, index, origin, tmp_path, monkeypatch):
+    """action.yml's steps with `command: update-pr`: the API token from `github-token` (as
+    MCPLOCK_GITHUB_TOKEN), while GITHUB_TOKEN stays what a locked server may need."""
+    from test_formats_ci import _run_action
+
+    for k, v in {**project, **api.env(), "GITHUB_TOKEN": "a-servers-own-token", "CI": "true"}.items():
+        monkeypatch.setenv(k, v)
+    index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
+    code, outputs, summary, log = _run_action(tmp_path, command="update-pr", **{"github-token": TOKEN})
+    assert code == 0, log
+    assert outputs["exit-code"] == "0"
+    assert summary.startswith("## mcplock update-pr (exit 0)") and "opened #1" in summary
+    assert len(api.pulls) == 1 and pin_on(origin, BRANCH)["version"] == "2.0"
+    assert TOKEN not in log + summary

@@ -1,6 +1,6 @@
 """The few calls of GitHub's REST API that `mcplock update-pr` makes, configured as Actions sets
 it up: ``GITHUB_API_URL`` (default ``https://api.github.com``), ``GITHUB_REPOSITORY``
-(``owner/name``), ``GITHUB_TOKEN``.
+(``owner/name``), ``GITHUB_TOKEN`` (``MCPLOCK_GITHUB_TOKEN`` first, when set).
 
 - ``GET /repos/{owner}/{repo}``: the default branch the pull requests go to;
 - ``GET /repos/{owner}/{repo}/pulls?head=owner:branch&state=open|closed``: the pull request a
@@ -71,7 +71,9 @@ class GitHub:
         UsageError (exit 2)."""
         env = os.environ if environ is None else environ
         repo = env.get("GITHUB_REPOSITORY", "").strip()
-        token = env.get("GITHUB_TOKEN", "").strip()
+        # mcplock's own name first: the Action passes the API token there, so that a locked
+        # server's `${GITHUB_TOKEN}` (a GitHub MCP server's own token) is not the bot's
+        token = (env.get("MCPLOCK_GITHUB_TOKEN", "") or env.get("GITHUB_TOKEN", "")).strip()
         if not need_token and not (repo and token):
             return None
         if not repo:

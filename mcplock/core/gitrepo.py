@@ -162,6 +162,16 @@ def made_by_update_pr(repo: Repo, commit: str) -> bool:
     return any(line.startswith(f"{TRAILER}:") for line in message(repo, commit).splitlines())
 
 
+def foreign_commits(repo: Repo, base: str, tip: str) -> list[str]:
+    """The commits on ``tip`` but not on ``base`` that update-pr did not make, merges aside (a
+    merge of the default branch, GitHub's "Update branch", brings nothing a rebuild would lose).
+    Where the history cannot be walked (a shallow clone): the tip alone is judged."""
+    r = repo.git("rev-list", "--no-merges", f"{base}..{tip}", check=False)
+    if r.returncode != 0:
+        return [] if made_by_update_pr(repo, tip) else [tip]
+    return [c for c in r.stdout.split() if not made_by_update_pr(repo, c)]
+
+
 @contextlib.contextmanager
 def worktree(repo: Repo, commit: str) -> Iterator[str]:
     """A detached worktree at ``commit`` in a temporary directory, removed afterwards (the

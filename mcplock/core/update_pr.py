@@ -182,9 +182,10 @@ def open_one(prep: Prepared, branch: str, rows: list[Row], gh: GitHub | None, *,
             out.note = (f"pull request #{declined[0].number} for this release was closed without merging; delete the "
                         f"branch `{branch}` on origin to have it proposed again")
             return out
-    if open_prs and remote is not None and not gitrepo.made_by_update_pr(prep.repo, remote):
+    if open_prs and remote is not None and (theirs := gitrepo.foreign_commits(prep.repo, prep.base_sha, remote)):
         out.action, out.pr = "kept", open_prs[0]
-        out.note = (f"the branch has a commit that mcplock did not make: it is never overwritten. Merge or close "
+        out.note = (f"the branch has {len(theirs)} commit{'s' if len(theirs) != 1 else ''} that mcplock did not make "
+                    f"({theirs[0][:12]}): a person's commit is never overwritten. Merge or close "
                     f"#{open_prs[0].number}; the next run proposes the newer release")
         return out
     with gitrepo.worktree(prep.repo, prep.base_sha) as tree:

@@ -20,7 +20,8 @@ def moves_of(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) ->
         moved = r.new_pin is not None and r.server in staged
         out.append({
             "server": r.server, "registry": r.registry, "package": r.package, "from": r.current,
-            "to": r.new_pin.version if moved else None,
+            # a server from the MCP Registry moves from one entry version to another (`from` is the entry's too)
+            "to": (r.new_ref.version if r.new_ref is not None else r.new_pin.version) if moved else None,
             "status": "moved" if moved else "failed" if r.server in failed else r.status,
             "integrity": r.new_pin.stored().get("integrity") if moved else None,
             "new": list(res.new) if res else [], "changed": list(res.changed) if res else [],
