@@ -137,7 +137,7 @@ def test_a_policy_in_effect_is_repeated_by_every_hint_and_kept_by_the_flag_comma
     Path("org.toml").write_text('version = 1\n[tools]\nrequire-approval = ["*search*"]\n')
     assert cli("approval", "docs/search_docs", "never").returncode == 0
     assert cli("export", "--policy", "org.toml").returncode == 0
-    assert "mcp__docs__search_docs" in _rules()["ask"]  # the policy keeps it asked
+    assert "mcp__docs__search_docs" not in _rules().get("allow", [])  # the policy's approval holds
     assert cli("disable", "docs/delete_page", "--no-export").returncode == 0
     r = cli("check", "--policy", "org.toml")
     assert r.returncode == 1
@@ -148,7 +148,7 @@ def test_a_policy_in_effect_is_repeated_by_every_hint_and_kept_by_the_flag_comma
     assert "export-drift" not in r.stdout, r.stdout
     # without --policy, the flag commands and check use the policy the export recorded
     assert cli("enable", "docs/delete_page").returncode == 0
-    assert "mcp__docs__search_docs" in _rules()["ask"]
+    assert "mcp__docs__search_docs" not in _rules().get("allow", [])
     r = cli("check")
     assert r.returncode == 0, r.stdout
 
@@ -254,7 +254,8 @@ def test_an_app_document_is_an_excerpt_with_its_size_hash_and_diff_and_folded_in
     before = lock_text.splitlines()
     from ptyrun import answer
 
-    code, out = answer(["accept", "clock"], ["a"], keys=True)  # the walk shows the same excerpt and diff
+    # the walk shows the same excerpt and diff; the critical finding wants the item's name typed
+    code, out = answer(["accept", "clock"], ["a", target + "\r"], keys=True)
     assert code == 0 and "an excerpt:" in out and "evil.example" in out and len(out) < 10_000, (code, len(out))
     import difflib
 
