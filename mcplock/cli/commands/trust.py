@@ -6,7 +6,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_text, shell_word
 
 
 def cmd_trust(
@@ -27,15 +27,26 @@ def cmd_trust(
     selected = select(load(cli.lockfile), list(names or []))
     specs = core_trust.launch_specs(selected, cli.lock_dir)
     pending = core_trust.untrusted(specs, cli.lock_dir)  # what is new here
+    held: list = []
+    if not names:  # a bulk trust never covers a launch that loads code through a variable: named, it is
+        from mcplock.packages.envcode import of_spec
+
+        held = [s for s in specs if s in pending and of_spec(s)]
+        for spec in held:
+            cli.err.print(Text("not trusted ", style="yellow").append_text(safe_text(
+                f"{core_trust.describe(spec)}: a variable of it loads code outside the package pin; review it, "
+                f"then trust it by name: `mcplock trust {shell_word(spec.name)}`", keep_newlines=False)))
+        specs = [s for s in specs if s not in held]
     from mcplock.cli.trust import terminal
 
-    if pending and terminal() and not yes:
+    asked = [s for s in pending if s in specs]
+    if asked and terminal() and not yes:
         from mcplock.cli.prompt import interruptible, read_line
 
-        n = len(pending)
+        n = len(asked)
         cli.err.print(Text(f"{'this server' if n == 1 else f'these {n} servers'} of the lock "
                            f"{'has' if n == 1 else 'have'} not run in this project on this machine:", style="bold"))
-        for spec in pending:
+        for spec in asked:
             cli.err.print(Text("  ").append_text(safe_text(core_trust.describe(spec), keep_newlines=False)))
         with interruptible():
             cli.err.print(Text(f"trust {'it' if n == 1 else 'them'} to run here? [y/N] ", style="bold"), end="")
@@ -50,7 +61,7 @@ def cmd_trust(
             cli.say(Text(mark).append_text(safe_text(core_trust.describe(spec), keep_newlines=False)))
     if not any(core_trust.needs_trust(s) for s in specs):
         cli.info("nothing to trust: these servers run no command and receive no variable")
-    return 0
+    return 1 if held else 0
 
 
 def register(app: typer.Typer) -> None:
