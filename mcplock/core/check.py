@@ -72,6 +72,21 @@ def integrity(lock: Lock) -> list[Finding]:
     return out
 
 
+def verified(lock: Lock, lock_path: str) -> Lock:
+    """``lock``, once every stored definition matches its hash; else the error (exit 2) that
+    names the items and how to restore them. Every command that acts on what the lock holds
+    (``diff``, ``export``, ``update``, the guard) reads it through this before anything else: a
+    hand-edited definition is never a baseline, never served, never exported."""
+    from mcplock.errors import LockfileError
+
+    bad = integrity(lock)
+    if not bad:
+        return lock
+    items = "; ".join(f.message for f in bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
+    raise LockfileError(f"the lock fails its hashes: {items}", path=lock_path,
+                        hint=f"{bad[0].hint}; `mcplock check` lists every one", code="hash-mismatch")
+
+
 def read_notes(lock: Lock) -> list[Finding]:
     """What the reader read as something safer than what was written (an unknown `approval`)."""
     out: list[Finding] = []

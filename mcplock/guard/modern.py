@@ -36,10 +36,12 @@ from typing import TYPE_CHECKING, Any
 from mcplock.errors import ProbeError
 from mcplock.guard.calls import server_question
 from mcplock.guard.discover import discover_answer
+from mcplock.guard.embedded import screen
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
 from mcplock.guard.upstream_side import Part, answer_for, failure_for, host_key
 from mcplock.guard.wellformed import member
 from mcplock.probe import era
+from mcplock.untrusted import name_text
 
 if TYPE_CHECKING:
     from mcplock.guard.guard import Guard
@@ -92,8 +94,19 @@ class ModernHost(Part):
     # --- what a modern host gets ------------------------------------------------------------
 
     def to_host(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """An answer on its way to the host, in the host's era."""
-        if self.guard.host_era != "modern" or "method" in msg:
+        """An answer on its way to the host, in the host's era; an App document embedded in it
+        is the locked one or is dropped (:mod:`mcplock.guard.embedded`), in either era."""
+        if "method" in msg:
+            return msg
+        res = msg.get("result")
+        if isinstance(res, dict) and ("content" in res or "messages" in res):
+            screened, dropped = screen(res, self.server, self.guard.view)
+            if dropped:
+                msg = {**msg, "result": screened}
+                self.guard.note(f"embedded:{dropped[0]}", f"mcplock: {self.server.name}: dropped an App document "
+                                "embedded in a result (not the one the lock accepted): "
+                                + ", ".join(name_text(u) for u in dropped))
+        if self.guard.host_era != "modern":
             return msg
         if "result" in msg and isinstance(msg["result"], dict):
             res = msg["result"]
@@ -210,7 +223,7 @@ class ModernHost(Part):
             out = failure_for(rid, e)
         finally:
             self.guard.requests.calls.pop(key, None)
-        self.io.send(out)
+        self.io.send(self.to_host(out))
 
     # --- a modern host, a legacy upstream that asks it something ------------------------------
 

@@ -160,7 +160,7 @@ def _server(s: ServerEntry) -> Any:
             else:
                 pt.add(k, _text(str(v)))
         t.add("package", pt)
-    if s.spec.registry is not None:  # after `package`: peek_servers reads a server's table and its package
+    if s.spec.registry is not None:
         rt = tomlkit.table()
         for k, v in s.spec.registry.stored().items():
             rt.add(k, _text(v))

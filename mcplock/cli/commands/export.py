@@ -39,7 +39,9 @@ def cmd_export(
 
     cli = context.of(ctx)
     org = orgpolicy.resolve(policy)  # a tool it denies is written as deny, whatever the lock says
-    lock = load(cli.lockfile)
+    from mcplock.core.check import verified
+
+    lock = verified(load(cli.lockfile), cli.lockfile)  # a hand-edited lock is not exported
     command = "mcplock"
     if guard:
         from mcplock.core.export_guard import guard_command
