@@ -35,8 +35,10 @@ def cmd_check(
     lock = load(path)
     findings = run_check(lock, path, org)
     from mcplock.core.lookalikes import lookalike_warnings
+    from mcplock.core.merge_driver import merge_warnings
 
-    warnings = critical_accepted(lock, findings) + lookalike_warnings(lock)  # said, but they do not fail the gate
+    # said, but they do not fail the gate
+    warnings = critical_accepted(lock, findings) + lookalike_warnings(lock) + merge_warnings(path)
     code = 1 if findings else 0
     reports.write(cli, extra, code, lambda f, text: formats.check_report(
         f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path), warnings=warnings))
@@ -65,8 +67,8 @@ def cmd_check(
         cli.out.print(render_findings(listed))
     cli.say(verdict)
     if warnings:
-        cli.say(Text(f"{len(warnings)} warning(s): accepted, enabled items with critical findings or look-alike "
-                     f"names (exit {code})", style="yellow"))
+        cli.say(Text(f"{len(warnings)} warning(s): accepted, enabled items with critical findings, look-alike "
+                     f"names or a merge driver git skips (exit {code})", style="yellow"))
     from mcplock.cli.commands.listing import drift_evidence, note_drift_evidence
 
     note_drift_evidence(cli, drift_evidence(path, lock))
