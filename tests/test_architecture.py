@@ -12,7 +12,11 @@ offline commands light) and under ``TYPE_CHECKING``. A unit is a top-level modul
   ``_name`` from a probe module): the guard and core reach servers through the public transport
   layer (``mcplock.probe.transport.Connection``, ``mcplock.probe.session``);
 - the guard reaches the workflow layer through one call: ``core.running`` prepares the locked
-  server (docs/architecture.md, "A server spec through `mcplock run`").
+  server (docs/architecture.md, "A server spec through `mcplock run`");
+- inside the guard, no part writes another's state: a write reaches one attribute off ``self``
+  or a local (``self.calls[k] = …``, ``held.rid = …``), never through a collaborator
+  (``self.guard.waiting[k] = …``, ``guard.modern.states.pop(s)``); the in-flight ids are the
+  ledger's, changed through its methods; and no part holds the Guard itself.
 """
 
 from __future__ import annotations
@@ -180,3 +184,89 @@ def test_the_contract_sees_a_cycle_lazy_or_relative(tmp_path):
     edges = import_edges(pkg)
     assert find_cycle(edges) == ["a", "b", "a"]
     assert "leaf" not in edges
+
+
+# --- the guard's parts own their state ------------------------------------------------------
+
+MUTATORS = {"append", "extend", "insert", "pop", "popitem", "clear", "update", "setdefault", "add", "discard",
+            "remove", "sort", "reverse", "__setitem__", "__delitem__"}
+# (module, the object written): why that write through a second attribute is the writer's own business
+OWN_WRITES = {
+    ("mcplock.guard.guard", "self.host"): "the HostState the Guard holds and alone writes (its parts read it)",
+    ("mcplock.guard.upstream", "conn.state"): "the Connection protocol's fields its holder sets (`state.step`)",
+    ("mcplock.guard.upstream", "self.conn"): "the Connection protocol's fields its holder sets (`tools`)",
+    ("mcplock.guard.hostio", "self._transport"): "asyncio's read transport, created here (its max_size)",
+}
+
+
+def _chain(node: ast.AST) -> tuple[str | None, list[str]]:
+    hops: list[str] = []
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        if isinstance(node, ast.Attribute):
+            hops.append(node.attr)
+        node = node.value
+    return (node.id if isinstance(node, ast.Name) else None), hops[::-1]
+
+
+def foreign_writes(root: Path = ROOT) -> list[str]:
+    """``module:line target`` of each write in ``mcplock/guard/`` that goes through a
+    collaborator into another object's state (see the module docstring)."""
+    found: list[tuple[str, int, str]] = []
+    for path in sorted((root / "guard").rglob("*.py")):
+        module, _ = _module_name(path, root)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Assign | ast.Delete):
+                targets = list(node.targets)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+                targets = [ast.Subscript(node.func.value, ast.Constant(None))]  # mutating the object the call is on
+            else:
+                continue
+            for target in [e for t in targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]:
+                name, hops = _chain(target)
+                if name is None or not hops or (len(hops) < 2 and name != "guard"):
+                    continue  # a local, `self.x = …`, `self.x[k] = …`, `held.rid = …`
+                # the object written: a field's holder, a container itself
+                owner = ".".join([name, *(hops[:-1] if isinstance(target, ast.Attribute) else hops)])
+                if any(m == module and (owner == o or owner.startswith(o + ".")) for m, o in OWN_WRITES):
+                    continue
+                found.append((module, node.lineno, ast.unparse(target)))
+    return [f"{m}:{line} {what}" for m, line, what in sorted(found)]
+
+
+def test_no_guard_part_writes_another_parts_state():
+    assert not foreign_writes()
+
+
+def test_no_guard_part_holds_the_guard():
+    holders = sorted(t for path in (ROOT / "guard").glob("*.py") if path.stem not in ("guard", "__init__")
+                     for t in imported_by_file(path) if t.startswith("mcplock.guard.guard"))
+    assert not holders, holders
+
+
+def imported_by_file(path: Path, root: Path = ROOT) -> set[str]:
+    module, is_package = _module_name(path, root)
+    return {t for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+            for t in _imported(node, module, is_package)}
+
+
+def test_the_foreign_write_check_sees_writes_through_a_collaborator(tmp_path):
+    pkg = tmp_path / "mcplock"
+    (pkg / "guard").mkdir(parents=True)
+    (pkg / "guard" / "part.py").write_text(
+        "class P:\n"
+        "    def f(self, guard, held):\n"
+        "        self.calls[1] = 2\n"  # its own
+        "        self.n += 1\n"
+        "        held.rid = 3\n"  # a local's field
+        "        self.guard.waiting[1] = 2\n"
+        "        self.guard.view = None\n"
+        "        guard.modern.states.pop(1)\n"
+        "        guard.said = 1\n"
+        "        del self.up.forwarded[1]\n")
+    assert foreign_writes(pkg) == ["mcplock.guard.part:6 self.guard.waiting[1]",
+                                   "mcplock.guard.part:7 self.guard.view",
+                                   "mcplock.guard.part:8 guard.modern.states[None]",
+                                   "mcplock.guard.part:9 guard.said",
+                                   "mcplock.guard.part:10 self.up.forwarded[1]"]

@@ -1,9 +1,10 @@
 """The lock binding at run time (docs/guard.md).
 
 - :mod:`mcplock.guard.guard`: ``mcplock run``, a stdio MCP server between host and upstream:
-  the ``Guard`` (the session's life) and the parts it owns — what the host asks
+  the ``Guard`` (the session's life) and the parts it composes — what the host asks
   (:mod:`~mcplock.guard.host_requests`), the way to the upstream and back
-  (:mod:`~mcplock.guard.upstream_side`), a 2026-07-28 host (:mod:`~mcplock.guard.modern`).
+  (:mod:`~mcplock.guard.upstream_side`), a 2026-07-28 host (:mod:`~mcplock.guard.modern`) — with
+  the ids in flight in one :mod:`~mcplock.guard.ledger`.
 - :mod:`mcplock.guard.session`: a guarded client (``mcplock call``, :func:`mcplock.connect`).
 - :mod:`mcplock.guard.upstream`: the long-lived upstream session over the probe's transports.
 - :mod:`mcplock.guard.view`: what a host may see, decided by :mod:`mcplock.policy`.

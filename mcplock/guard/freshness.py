@@ -19,13 +19,18 @@ from typing import TYPE_CHECKING, Any
 from mcplock.probe import era
 
 if TYPE_CHECKING:
-    from mcplock.guard.guard import Guard
+    from collections.abc import Callable
+
+    from mcplock.guard.upstream_side import UpstreamSide
 
 
 class Freshness:
-    """Whether the guard's view of the upstream's tools may be stale, and the re-list that renews it."""
+    """Whether the guard's view of the upstream's tools may be stale, and the re-list that renews
+    it (through the upstream side; ``notify``: a change the host may see)."""
 
-    def __init__(self) -> None:
+    def __init__(self, upstream: UpstreamSide, notify: Callable[[str], None]) -> None:
+        self.upstream = upstream
+        self.notify = notify
         self.watch = False  # a modern upstream that declares no tools listChanged
         self.until = 0.0  # time.monotonic() until which the last listing counts as current
         self.task: asyncio.Future[None] | None = None
@@ -38,16 +43,16 @@ class Freshness:
     def stale(self) -> bool:
         return self.watch and time.monotonic() >= self.until
 
-    async def relist(self, guard: Guard) -> None:
+    async def relist(self) -> None:
         """List the tools again (or wait for the re-list under way) and rebuild the guard's view."""
         if self.task is None or self.task.done():
-            self.task = asyncio.ensure_future(self._relist(guard))
+            self.task = asyncio.ensure_future(self._relist())
         await asyncio.shield(self.task)
 
-    async def _relist(self, guard: Guard) -> None:
-        changed = await guard.upstream.reverify(["tool"])
-        ttl = guard.upstream.up.hints.get("tools", {}).get("ttlMs")
+    async def _relist(self) -> None:
+        changed = await self.upstream.reverify(["tool"])
+        ttl = self.upstream.up.hints.get("tools", {}).get("ttlMs")
         ok = isinstance(ttl, int) and not isinstance(ttl, bool) and ttl > 0
         self.until = time.monotonic() + (min(ttl, 86_400_000) / 1000 if ok and isinstance(ttl, int) else 0.0)
         if changed:
-            guard.modern.notify_host("notifications/tools/list_changed")
+            self.notify("notifications/tools/list_changed")

@@ -7,9 +7,10 @@ upstream. Everything else an MCP session carries is relayed both ways, ids remap
 the guard itself talks to the host. Asyncio, no MCP SDK.
 
 This module holds the session's life (start, ``initialize`` or ``server/discover`` after
-verification, the end) and owns the rest: :mod:`mcplock.guard.host_requests` (what the host
-asks), :mod:`mcplock.guard.upstream_side` (the way to the upstream and back),
-:mod:`mcplock.guard.modern` (a 2026-07-28 host).
+verification, the end) and composes the rest, each part given only the collaborators it uses:
+:mod:`mcplock.guard.host_requests` (what the host asks), :mod:`mcplock.guard.upstream_side` (the
+way to the upstream and back), :mod:`mcplock.guard.modern` (a 2026-07-28 host), with the
+:class:`~mcplock.guard.ledger.Ledger` of what is in flight as the one owner of request ids.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
@@ -24,20 +26,23 @@ from mcplock.guard.discover import capabilities
 from mcplock.guard.freshness import Freshness
 from mcplock.guard.host_requests import HostRequests
 from mcplock.guard.hostio import INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
+from mcplock.guard.ledger import Ledger
 from mcplock.guard.modern import ModernHost, is_discover, opens_modern
-from mcplock.guard.upstream_side import UpstreamSide, host_key
-from mcplock.guard.view import View, from_snapshot
+from mcplock.guard.state import HostState, Notes
+from mcplock.guard.upstream import Upstream
+from mcplock.guard.upstream_side import UpstreamSide, send_up
+from mcplock.guard.view import Current, from_snapshot
 from mcplock.guard.wellformed import member
 from mcplock.lock.model import ServerEntry
 from mcplock.policy import Host
 from mcplock.probe import era
-from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
     import subprocess
 
     from mcplock.orgpolicy import OrgPolicy
     from mcplock.probe import ProbeOptions
+    from mcplock.probe.transport import Connection
     from mcplock.snapshot import Snapshot
     from mcplock.spec import ServerSpec
 
@@ -45,86 +50,75 @@ SUPPORTED_VERSIONS = era.LEGACY_VERSIONS  # what a legacy host may ask for in `i
 
 
 class Guard:
-    """One ``mcplock run`` session: the host on one side, the upstream on the other. It owns the
-    session's state (the view, what the host said, the guard's own requests to the host, the
-    tasks) and three parts, each with its own state and this guard as its one reference:
-    :attr:`upstream` (:class:`~mcplock.guard.upstream_side.UpstreamSide`: relayed requests and
-    their answers, what the server sends, re-verification), :attr:`requests`
-    (:class:`~mcplock.guard.host_requests.HostRequests`: what the host asks, decided under the
-    lock) and :attr:`modern` (:class:`~mcplock.guard.modern.ModernHost`: the 2026-07-28 host)."""
+    """One ``mcplock run`` session: the host on one side, the upstream on the other. It holds what
+    the parts share and only it writes — what the host said (:attr:`host`, a
+    :class:`~mcplock.guard.state.HostState`), the view (:attr:`views`) — and the
+    :class:`~mcplock.guard.ledger.Ledger` of what is in flight, and it composes the parts, each
+    given only the collaborators it uses: :attr:`modern`
+    (:class:`~mcplock.guard.modern.ModernHost`: the 2026-07-28 host), :attr:`upstream`
+    (:class:`~mcplock.guard.upstream_side.UpstreamSide`: relayed requests and their answers, what
+    the server sends, re-verification), :attr:`freshness` and :attr:`requests`
+    (:class:`~mcplock.guard.host_requests.HostRequests`: what the host asks, decided under the lock).
+
+    ``connection``: the upstream's :class:`~mcplock.probe.transport.Connection` when it is not the
+    one ``spec`` names (an in-memory server: :class:`mcplock.probe.memory.MemoryConnection`)."""
 
     def __init__(self, server: ServerEntry, spec: ServerSpec, opts: ProbeOptions, *, lockfile: str,
                  strict: bool = False, request_timeout: float | None = 120.0,
                  say: Callable[[str], None] = lambda _: None, io: HostIO | None = None,
                  started: subprocess.Popen[bytes] | None = None, org: OrgPolicy | None = None,
-                 early: tuple[bytes, bool] = (b"", False)) -> None:
+                 early: tuple[bytes, bool] = (b"", False), connection: Connection | None = None) -> None:
         self.server = server
         self.org = org  # the organisation's policy: the view refuses what it denies
-        self.lockfile = lockfile
         self.strict = strict
         self.request_timeout = request_timeout
-        self.say = say
+        self.notes = Notes(say)
         self.io = io or HostIO(limit=opts.max_response_bytes)
-        self.io.on_drop = lambda why: self.note(f"unsendable:{why}", f"mcplock: {server.name}: dropped a message "
-                                                f"from the server ({why})")
-        self.view: View | None = None
-        self.host_caps: dict[str, Any] = {}
-        self.host = Host(strict=strict)  # what the host can do, once it said so in `initialize`
-        self.host_era: str | None = None  # "legacy" (initialize) or "modern" (server/discover, the envelope)
-        self.ready = False
+        self.host = HostState(Host(strict=strict))
+        self.views = Current()
+        self.ledger = ledger = Ledger()
         self.started = False
         self.opening: asyncio.Task[Any] | None = None  # start, verification and the answer to `initialize`
-        self.host_gone = False  # stdin closed: nothing asked of the host can be answered any more
         self.held: list[dict[str, Any]] = []  # host messages before verification
-        # host request id -> what answers it (a task, or the upstream's future for a call relayed at once)
-        self.by_host_id: dict[tuple[str, Any], asyncio.Future[Any]] = {}
-        self.waiting: dict[str, tuple[str, Any]] = {}  # our id at the host -> ("local", future) | ("upstream", id)
-        self.tasks: set[asyncio.Task[Any]] = set()
-        self.next_id = 0
-        self.said: set[str] = set()
         self.exit_code = 0
-        self.fresh: asyncio.Event | None = None  # set while the view is current (cleared while re-verifying)
-        self.reverifying: asyncio.Lock | None = None
         self.done: asyncio.Event | None = None
-        self.freshness = Freshness()  # a modern upstream without listChanged: re-listed before a call
         self.preread, discover_early = early  # what guard.discover.answer_early read and answered
-        self.upstream = UpstreamSide(self, spec, opts, started)
-        self.requests = HostRequests(self)
-        self.modern = ModernHost(self, discover_early=discover_early)
+        self.up = up = Upstream(spec, opts, on_message=self._from_upstream, on_lost=self.upstream_lost,
+                                started=started, connection=connection)
+        io, host = self.io, self.host
+        self.modern = ModernHost(up, partial(send_up, up, ledger), server=server, io=io, ledger=ledger, host=host,
+                                 ask=self.ask_host, request_timeout=request_timeout, discover_early=discover_early,
+                                 views=self.views, notes=self.notes)
+        self.upstream = UpstreamSide(up, server=server, io=io, ledger=ledger, host=host, views=self.views,
+                                     notes=self.notes, modern=self.modern, request_timeout=request_timeout)
+        self.freshness = Freshness(self.upstream, self.modern.notify_host)
+        self.requests = HostRequests(self.upstream, self.modern, self.freshness, server=server, io=io, ledger=ledger,
+                                     host=host, views=self.views, notes=self.notes, ask=self.ask_host,
+                                     lockfile=lockfile)
 
     # --- the session ----------------------------------------------------------------------
 
     async def run(self) -> int:
         """Serve the host until it closes stdin or the upstream is gone; the exit code."""
-        self.fresh, self.reverifying, self.done = asyncio.Event(), asyncio.Lock(), asyncio.Event()
-        self.fresh.set()
+        self.done = asyncio.Event()
         try:
-            await self.io.start(self._on_host, self._host_closed, self.preread)
+            await self.io.start(self._on_host, self._host_closed, self.preread, on_drop=self._dropped)
             await self.done.wait()
         finally:
-            pending = [*self.tasks, *self.by_host_id.values()]
+            pending = self.ledger.everything()
             for t in pending:
                 t.cancel()
             with contextlib.suppress(BaseException):
                 await asyncio.gather(*pending, return_exceptions=True)
-            await self.upstream.up.close()
+            await self.up.close()
             self.io.close()
         return self.exit_code
 
-    def spawn(self, coro: Any, host_id: Any = None) -> asyncio.Task[Any]:
-        task = asyncio.create_task(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        if host_id is not None:
-            k = host_key(host_id)
-            self.by_host_id[k] = task
-            task.add_done_callback(lambda t: self.by_host_id.pop(k) if self.by_host_id.get(k) is t else None)
-        return task
+    def _dropped(self, why: str) -> None:
+        self.notes.note(f"unsendable:{why}", f"mcplock: {self.server.name}: dropped a message from the server ({why})")
 
-    def note(self, key: str, text: str) -> None:
-        if key not in self.said:
-            self.said.add(key)
-            self.say(text)
+    def _from_upstream(self, msg: dict[str, Any]) -> None:
+        self.upstream.from_upstream(msg)
 
     # --- host → guard: the opening, then the host requests ------------------------------
 
@@ -135,52 +129,37 @@ class Guard:
                 self.io.send(error(msg["id"], INVALID_REQUEST, "the session is already initialized"))
             else:
                 self.started = True
-                self.opening = self.spawn(self._initialize(msg))
+                self.opening = self.ledger.spawn(self._initialize(msg))
         elif is_discover(msg):  # answered at once from the lock, whatever the upstream is doing
             self.modern.answer_discover(msg)
             if not self.started:
                 self.started = True
-                self.opening = self.spawn(self._open_modern(msg))
+                self.opening = self.ledger.spawn(self._open_modern(msg))
         elif not self.started and opens_modern(msg):  # a modern host that skips discover
             self.started = True
             self.held.append(msg)
-            self.opening = self.spawn(self._open_modern(msg))
-        elif not self.ready:
+            self.opening = self.ledger.spawn(self._open_modern(msg))
+        elif not self.host.ready:
             self.held.append(msg)  # nothing reaches an unverified upstream
         else:
             self.requests.dispatch(msg)
 
-    # --- the view and the guard's own requests to the host ----------------------------------
-
-    async def current(self) -> View:
-        assert self.fresh is not None and self.view is not None
-        await self.fresh.wait()
-        return self.view
-
-    def is_current(self) -> bool:
-        """The view is not being rebuilt: a decision now is the one a wait would give."""
-        return self.fresh is not None and self.fresh.is_set() and self.view is not None
-
-    def host_id(self) -> str:
-        """A new id for a request the guard sends the host (its own, or a server's relayed)."""
-        self.next_id += 1
-        return f"mcplock-{self.next_id}"
+    # --- the guard's own requests to the host ----------------------------------------------
 
     async def ask_host(self, method: str, params: Any) -> dict[str, Any] | None:
         """One request of the guard's own to the host: its answer, or None when the host is gone
         or does not answer within the request timeout."""
-        if self.host_gone:
+        if self.host.gone:
             return None
-        hid = self.host_id()
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self.waiting[hid] = ("local", fut)
+        hid = self.ledger.asking(fut)
         self.io.send({"jsonrpc": "2.0", "id": hid, "method": method, **({"params": params} if params else {})})
         try:
             return await asyncio.wait_for(fut, self.request_timeout)
         except TimeoutError:
             return None
         finally:
-            self.waiting.pop(hid, None)
+            self.ledger.answered_by_host(hid)
 
     # --- initialize: verify first, answer then ---------------------------------------------
 
@@ -188,11 +167,11 @@ class Guard:
         """The host's capabilities (``initialize``'s, or a modern request's envelope): what the
         guard may do with the host, and what it relays to the upstream."""
         caps = caps if isinstance(caps, dict) else {}
-        self.host_caps = caps
+        self.host.caps = caps
         from mcplock.client_capabilities import chosen
 
         locked_as = chosen(None, self.server.client_capabilities)  # what the lock's probe declared
-        self.host = Host(elicitation=era.advertised(caps, "elicitation"), strict=self.strict,
+        self.host.policy = Host(elicitation=era.advertised(caps, "elicitation"), strict=self.strict,
                          lacks=tuple(c for c in locked_as if not era.advertised(caps, c)))
         return {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
 
@@ -201,10 +180,10 @@ class Guard:
         """Start and verify the upstream; the snapshot, or None when it could not be reached
         (every request held, ``first`` among them, then has its error and the session ends)."""
         try:
-            snap = await self.upstream.up.open(relayed, wanted)
+            snap = await self.up.open(relayed, wanted)
         except ProbeError as e:
             text = f"mcplock: server `{self.server.name}` could not be reached: {e.message}"
-            self.say(text + (f"\nhint: {e.hint}" if e.hint else ""))
+            self.notes.say(text + (f"\nhint: {e.hint}" if e.hint else ""))
             for m in [*first, *self.held]:
                 if "id" in m and "method" in m:
                     self.io.send(self.modern.to_host(error(m["id"], SERVER_ERROR, text,
@@ -213,15 +192,17 @@ class Guard:
             assert self.done is not None
             self.done.set()
             return None
-        self.view = from_snapshot(self.server, snap, self.org, self.host.lacks)
-        self.report_hidden()
+        view = from_snapshot(self.server, snap, self.org, self.host.policy.lacks)
+        self.views.set(view)
+        if (report := view.hidden_report()) is not None:
+            self.notes.say(report)
         self.freshness.opened(snap.protocol_version, snap.capabilities)
         if era.is_modern(snap.protocol_version):  # its change notifications come only this way
-            self.spawn(self.modern.listen_upstream(snap.capabilities))
+            self.ledger.spawn(self.modern.listen_upstream(snap.capabilities))
         return snap
 
     def _now_ready(self) -> None:
-        self.ready = True
+        self.host.ready = True
         held, self.held = self.held, []
         for m in held:  # in the order they came, with no await in between
             self.requests.dispatch(m)
@@ -229,7 +210,7 @@ class Guard:
 
     async def _open_modern(self, msg: dict[str, Any]) -> None:
         """A modern host (server/discover, or a request with the envelope): verify, then serve what was held."""
-        self.host_era = "modern"
+        self.host.era = "modern"
         meta = msg.get("params", {}).get("_meta") if isinstance(msg.get("params"), dict) else None
         caps = meta.get(era.CAPABILITIES_KEY) if isinstance(meta, dict) else None
         if await self._open_upstream(self._host_said(caps), None, []) is not None:
@@ -237,7 +218,7 @@ class Guard:
 
     async def _initialize(self, msg: dict[str, Any]) -> None:
         rid = msg["id"]
-        self.host_era = "legacy"
+        self.host.era = "legacy"
         params = member(msg, "params")
         relayed = self._host_said(params.get("capabilities"))
         wanted = params.get("protocolVersion")
@@ -249,23 +230,11 @@ class Guard:
         info = self.server.server_info or snap.server_info or {"name": self.server.name, "version": "0"}
         answer: dict[str, Any] = {"protocolVersion": version, "capabilities": capabilities(snap.capabilities),
                                   "serverInfo": info}
-        assert self.view is not None
-        instructions = self.view.instructions()
+        instructions = view.instructions() if (view := self.views.view) is not None else None
         if instructions is not None:
             answer["instructions"] = instructions
         self.io.send(result(rid, answer))
         self._now_ready()
-
-    def report_hidden(self) -> None:
-        assert self.view is not None
-        hidden = self.view.hidden()
-        if not hidden:
-            return
-        lines = [f"mcplock: {self.server.name}: {len(hidden)} item(s) not served:"]
-        lines += [f"  {d.message()}" for d in hidden[:20]]
-        if len(hidden) > 20:
-            lines.append(f"  … and {len(hidden) - 20} more (see `mcplock diff {shell_word(self.server.name)}`)")
-        self.say("\n".join(lines))
 
     # --- the end ----------------------------------------------------------------------------
 
@@ -274,32 +243,31 @@ class Guard:
         answered, each request within its own timeout, then the session ends. Nobody is left to
         answer what was asked of the host: the guard's own question counts as cancelled (its
         call is refused), a server's request gets an error, now and from now on."""
-        self.host_gone = True
-        for hid, (kind, what) in list(self.waiting.items()):
-            del self.waiting[hid]
+        self.host.gone = True
+        for kind, what in self.ledger.host_left():
             if kind == "local":
                 if not what.done():
                     what.set_result({"result": {"action": "cancel"}})
             else:
                 self.upstream.send_up(error(what, SERVER_ERROR, "the host closed the session"))
-        self.spawn(self._finish())
+        self.ledger.spawn(self._finish())
 
     async def _finish(self) -> None:
         if self.opening is not None:
             await asyncio.wait([self.opening])  # the requests held meanwhile are dispatched at its end
-        while pending := [t for t in self.by_host_id.values() if not t.done()]:
+        while pending := self.ledger.unanswered():
             await asyncio.wait(pending)  # answering one may start the next (held until verified)
         assert self.done is not None
         self.done.set()
 
     def upstream_lost(self, err: ProbeError) -> None:
-        self.say(f"mcplock: server `{self.server.name}` is gone: {err.message}")
+        self.notes.say(f"mcplock: server `{self.server.name}` is gone: {err.message}")
         self.exit_code = 3
-        self.spawn(self._wind_down())
+        self.ledger.spawn(self._wind_down())
 
     async def _wind_down(self) -> None:
         """Let the pending host requests get their errors, then end the session."""
-        pending = [t for t in self.by_host_id.values() if not t.done()]
+        pending = self.ledger.unanswered()
         if pending:
             await asyncio.wait(pending, timeout=2.0)
         assert self.done is not None

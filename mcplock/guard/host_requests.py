@@ -17,7 +17,7 @@ from mcplock.documents import LISTED, is_ui_uri, read_result
 from mcplock.guard import approve, evidence
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
-from mcplock.guard.upstream_side import Part, host_key
+from mcplock.guard.ledger import host_key
 from mcplock.guard.view import View
 from mcplock.guard.wellformed import is_id, member, rebuilt
 from mcplock.lock.model import Entry
@@ -27,7 +27,14 @@ from mcplock.policy import Decision
 from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
-    from mcplock.guard.guard import Guard
+    from mcplock.guard.freshness import Freshness
+    from mcplock.guard.hostio import HostIO
+    from mcplock.guard.ledger import Ledger
+    from mcplock.guard.modern import AskHost, ModernHost
+    from mcplock.guard.state import HostState, Notes
+    from mcplock.guard.upstream_side import UpstreamSide
+    from mcplock.guard.view import Current
+    from mcplock.lock.model import ServerEntry
 
 RESULT_FIELD = {"tool": "tools", "prompt": "prompts", "resource-template": "resourceTemplates", "skill": "skills",
                 "resource": "resources"}
@@ -35,18 +42,29 @@ _LIST_KIND = {"tools/list": "tool", "prompts/list": "prompt", "resources/templat
               "skills/list": "skill"}
 
 
-class HostRequests(Part):
+class HostRequests:
     """What the host asks, once the upstream is verified: lists from the lock, prompts, pinned
     documents, calls decided under the lock (the person asked where the lock says so), the rest
-    relayed. Holds the calls in flight."""
+    relayed. Its collaborators: the upstream side (relay, re-verify), the modern host side, the
+    tools' freshness, the ledger (the calls in flight), the host's state and the view (read)."""
 
-    def __init__(self, guard: Guard) -> None:
-        super().__init__(guard)
-        self.up = guard.upstream.up
+    def __init__(self, upstream: UpstreamSide, modern: ModernHost, freshness: Freshness, *, server: ServerEntry,
+                 io: HostIO, ledger: Ledger, host: HostState, views: Current, notes: Notes, ask: AskHost,
+                 lockfile: str) -> None:
+        self.upstream = upstream
+        self.modern = modern
+        self.freshness = freshness
+        self.server = server
+        self.io = io
+        self.ledger = ledger
+        self.host = host
+        self.views = views
+        self.notes = notes
+        self.ask_host = ask
+        self.lockfile = lockfile
+        self.spec = upstream.up.spec  # the spec as launched (its transport: x-mcp-header rules)
         self.validators = Validators()
         self.lists_served = 0
-        self.calls: dict[tuple[str, Any], str] = {}  # host id of a call in flight -> its tool
-        self.call_params: dict[tuple[str, Any], dict[str, Any]] = {}  # -> its params (a legacy host's retry)
 
     # --- host → guard -----------------------------------------------------------------------
 
@@ -58,14 +76,14 @@ class HostRequests(Part):
             self._host_notification(msg)
         elif method == "tools/call":
             self._call(msg)
-        elif method == "subscriptions/listen" and self.guard.host_era == "modern":
-            self.guard.modern.listen(msg)
+        elif method == "subscriptions/listen" and self.host.modern:
+            self.modern.listen(msg)
         elif method in _LIST_KIND:
-            self.guard.spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
+            self.ledger.spawn(self._serve_list(_LIST_KIND[method], msg["id"]), msg["id"])
         elif method == "resources/list" and self.server.spec.pin_resources:  # pinned: the lock's listing
-            self.guard.spawn(self._serve_list("resource", msg["id"]), msg["id"])
+            self.ledger.spawn(self._serve_list("resource", msg["id"]), msg["id"])
         elif method == "resources/list" and self.server.items["ui"]:  # App documents: as locked
-            self.guard.spawn(self.guard.upstream.forward(msg, rewrite=self._ui_listing), msg["id"])
+            self.ledger.spawn(self.upstream.forward(msg, rewrite=self._ui_listing), msg["id"])
         elif method == "prompts/get":
             self._get_prompt(msg)
         elif method == "resources/read" and self._pinned_document(msg) is not None:
@@ -73,11 +91,10 @@ class HostRequests(Part):
         elif method == "resources/read" and self.server.spec.pin_resources:
             self._read_unpinned(msg)
         else:
-            self.guard.upstream.relay(msg)
+            self.upstream.relay(msg)
 
     def _host_response(self, msg: dict[str, Any]) -> None:
-        rid = msg.get("id")
-        w = self.guard.waiting.pop(rid, None) if isinstance(rid, str) else None
+        w = self.ledger.answered_by_host(msg.get("id"))
         if w is None:
             return
         kind, target = w
@@ -86,7 +103,7 @@ class HostRequests(Part):
                 target.set_result(msg)
         else:
             reply = {k: v for k, v in msg.items() if k in ("jsonrpc", "result", "error")}
-            self.guard.upstream.send_up({**reply, "id": target})
+            self.upstream.send_up({**reply, "id": target})
 
     def _host_notification(self, msg: dict[str, Any]) -> None:
         method = msg.get("method")
@@ -96,19 +113,13 @@ class HostRequests(Part):
             params = msg.get("params") or {}
             if not is_id(params.get("requestId")):
                 return
-            if params.get("requestId") in self.guard.modern.subscriptions:
-                self.guard.modern.end_listen(params.get("requestId"))
+            if self.modern.end_listen(params.get("requestId")):
                 return
-            k = host_key(params.get("requestId"))
-            uid = self.guard.upstream.forwarded.pop(k, None)
-            pending = self.guard.by_host_id.pop(k, None)
+            uid = self.ledger.cancelled(host_key(params.get("requestId")))
             if uid is not None:
-                self.guard.upstream.send_up({"jsonrpc": "2.0", "method": method,
-                                             "params": {**params, "requestId": uid}})
-            if pending is not None:
-                pending.cancel()
+                self.upstream.send_up({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": uid}})
             return
-        self.guard.upstream.send_up(rebuilt(msg))
+        self.upstream.send_up(rebuilt(msg))
 
     # --- what the guard answers itself -----------------------------------------------------
 
@@ -116,24 +127,23 @@ class HostRequests(Part):
         if kind == "tool":
             self.lists_served += 1
             if self.lists_served > 1:  # a re-sent list: look again, never pass new text through
-                await self.guard.upstream.reverify(["tool"])
-        view = await self.guard.current()
+                await self.upstream.reverify(["tool"])
+        view = await self.views.get()
         items = view.definitions(kind)
         if kind == "tool":  # over Streamable HTTP a tool with invalid x-mcp-header is not usable
-            items = [d for d in items if not header_problems(self.up.spec, d)]
-        self.io.send(result(rid, self.guard.modern.list_result(RESULT_FIELD[kind], items)))
+            items = [d for d in items if not header_problems(self.spec, d)]
+        self.io.send(result(rid, self.modern.list_result(RESULT_FIELD[kind], items)))
 
     def _get_prompt(self, msg: dict[str, Any]) -> None:
-        if self.guard.is_current():
-            assert self.guard.view is not None
-            if self._prompt_allowed(msg, self.guard.view):
-                self.guard.upstream.relay(msg)
+        if (view := self.views.now()) is not None:
+            if self._prompt_allowed(msg, view):
+                self.upstream.relay(msg)
         else:
-            self.guard.spawn(self._get_prompt_later(msg), msg["id"])
+            self.ledger.spawn(self._get_prompt_later(msg), msg["id"])
 
     async def _get_prompt_later(self, msg: dict[str, Any]) -> None:
-        if self._prompt_allowed(msg, await self.guard.current()):
-            await self.guard.upstream.forward(msg)
+        if self._prompt_allowed(msg, await self.views.get()):
+            await self.upstream.forward(msg)
 
     def _prompt_allowed(self, msg: dict[str, Any], view: View) -> bool:
         """Whether the prompt may be got; the host has its refusal when not."""
@@ -163,20 +173,15 @@ class HostRequests(Part):
     def _read_unpinned(self, msg: dict[str, Any]) -> None:
         """A server that pins its resources: a read of a URI the lock neither pins nor reaches
         through an accepted template is refused (:mod:`mcplock.guard.resource_reads`)."""
-        if self.guard.is_current():
-            assert self.guard.view is not None
-            self._relay_if_templated(msg, self.guard.view)
+        if (view := self.views.now()) is not None:
+            if self._templated(msg, view):
+                self.upstream.relay(msg)
         else:
-            self.guard.spawn(self._read_unpinned_later(msg), msg["id"])
+            self.ledger.spawn(self._read_unpinned_later(msg), msg["id"])
 
     async def _read_unpinned_later(self, msg: dict[str, Any]) -> None:
-        view = await self.guard.current()
-        if self._templated(msg, view):
-            await self.guard.upstream.forward(msg)
-
-    def _relay_if_templated(self, msg: dict[str, Any], view: View) -> None:
-        if self._templated(msg, view):
-            self.guard.upstream.relay(msg)
+        if self._templated(msg, await self.views.get()):
+            await self.upstream.forward(msg)
 
     def _templated(self, msg: dict[str, Any], view: View) -> bool:
         """Whether the read matches an accepted template; the host has its refusal when not."""
@@ -192,7 +197,7 @@ class HostRequests(Part):
         why = (f"`{shown}` is neither a resource the lock pins for `{self.server.name}` nor a match of one of its "
                "accepted resource templates" + (" (its path walks out with `.` or `..`)"
                                                 if isinstance(uri, str) and walks_out(uri) else ""))
-        self.guard.note(f"refused:read:{shown}", f"mcplock: refused a read: {why}")
+        self.notes.note(f"refused:read:{shown}", f"mcplock: refused a read: {why}")
         self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {why}; see "
                            f"`mcplock show {shell_word(self.server.name)}` for what is locked"))
         return False
@@ -202,7 +207,8 @@ class HostRequests(Part):
         ``_meta.ui`` is the host's fallback CSP), or left out where the document is not served."""
         res = out.get("result")
         entries = res.get("resources") if isinstance(res, dict) else None
-        if not isinstance(res, dict) or not isinstance(entries, list) or self.guard.view is None:
+        view = self.views.view
+        if not isinstance(res, dict) or not isinstance(entries, list) or view is None:
             return out
         kept = []
         for e in entries:
@@ -212,19 +218,18 @@ class HostRequests(Part):
                 continue
             entry = self.server.items["ui"].get(uri)
             listed = entry.definition.get(LISTED) if entry is not None and isinstance(entry.definition, dict) else None
-            if isinstance(listed, dict) and self.guard.view.item("ui", uri).allowed:
+            if isinstance(listed, dict) and view.item("ui", uri).allowed:
                 kept.append(listed)
         return {**out, "result": {**res, "resources": kept}}
 
     def _read_document(self, msg: dict[str, Any]) -> None:
-        if self.guard.is_current():
-            assert self.guard.view is not None
-            self._serve_document(msg, self.guard.view)
+        if (view := self.views.now()) is not None:
+            self._serve_document(msg, view)
         else:
-            self.guard.spawn(self._read_document_later(msg), msg["id"])
+            self.ledger.spawn(self._read_document_later(msg), msg["id"])
 
     async def _read_document_later(self, msg: dict[str, Any]) -> None:
-        self._serve_document(msg, await self.guard.current())
+        self._serve_document(msg, await self.views.get())
 
     def _serve_document(self, msg: dict[str, Any], view: View) -> None:
         """The locked document, byte-exact from the lock, or a refusal: never the upstream's."""
@@ -233,44 +238,44 @@ class HostRequests(Part):
         kind, uri = which
         d = view.item(kind, uri)
         if not d.allowed:
-            self.guard.note(f"refused:{kind}:{uri}", f"mcplock: refused a read: {d.message()}")
+            self.notes.note(f"refused:{kind}:{uri}", f"mcplock: refused a read: {d.message()}")
             self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {d.message()}"))
             return
-        self.io.send(self.guard.modern.to_host(result(msg["id"], read_result(self.server.items[kind][uri].definition))))
+        self.io.send(self.modern.to_host(result(msg["id"], read_result(self.server.items[kind][uri].definition))))
 
     # --- tools/call -------------------------------------------------------------------------
 
     def _call(self, msg: dict[str, Any]) -> None:
-        if self.guard.freshness.stale():  # (guard/freshness.py)
-            self.guard.spawn(self._relist_then_call(msg), msg["id"])
+        if self.freshness.stale():  # (guard/freshness.py)
+            self.ledger.spawn(self._relist_then_call(msg), msg["id"])
             return
-        if not self.guard.is_current():
-            self.guard.spawn(self._call_later(msg), msg["id"])
+        view = self.views.now()
+        if view is None:
+            self.ledger.spawn(self._call_later(msg), msg["id"])
             return
-        assert self.guard.view is not None
-        checked = self._check_call(msg, self.guard.view)
+        checked = self._check_call(msg, view)
         if checked is None:
             return
         d, entry = checked
         if d.verdict == "ask":
-            self.guard.spawn(self._ask_then_call(msg, entry), msg["id"])
+            self.ledger.spawn(self._ask_then_call(msg, entry), msg["id"])
             return
-        self.guard.upstream.relay(msg, self._call_sent(d, entry))
+        self.upstream.relay(msg, self._call_sent(d, entry))
 
     async def _relist_then_call(self, msg: dict[str, Any]) -> None:
-        await self.guard.freshness.relist(self.guard)
+        await self.freshness.relist()
         await self._call_later(msg)
 
     async def _call_later(self, msg: dict[str, Any]) -> None:
         """A call that came while the view was being rebuilt: decided on the new view."""
-        checked = self._check_call(msg, await self.guard.current())
+        checked = self._check_call(msg, await self.views.get())
         if checked is None:
             return
         d, entry = checked
         if d.verdict == "ask":
             await self._ask_then_call(msg, entry)
         else:
-            await self.guard.upstream.forward(msg, self._call_sent(d, entry))
+            await self.upstream.forward(msg, self._call_sent(d, entry))
 
     def _check_call(self, msg: dict[str, Any], view: View) -> tuple[Decision, Entry] | None:
         """The decision and the lock entry of a call that may go on (after asking when the
@@ -282,16 +287,16 @@ class HostRequests(Part):
             return None
         name = params["name"]
         args = params.get("arguments", {})
-        if self.guard.modern.retry_refused(rid, params):
+        if self.modern.retry_refused(rid, params):
             return None
-        d = view.tool(name, self.guard.host)
-        if d.allowed and header_problems(self.up.spec, self.server.tools[name].definition):
+        d = view.tool(name, self.host.policy)
+        if d.allowed and header_problems(self.spec, self.server.tools[name].definition):
             d = Decision("refuse", "invalid-mcp-header", f"`{self.server.name}/{name}` has invalid x-mcp-header "
                          "annotations: a client must not use it over Streamable HTTP",
                          f"disable it: `mcplock disable {shell_word(format_target(self.server.name, 'tool', name))}`")
         if not d.allowed:
-            self.guard.note(f"refused:{name}:{d.code}", f"mcplock: refused a call: {d.message()}")
-            self.io.send(self.guard.modern.to_host(result(rid, refused_result(d))))
+            self.notes.note(f"refused:{name}:{d.code}", f"mcplock: refused a call: {d.message()}")
+            self.io.send(self.modern.to_host(result(rid, refused_result(d))))
             return None
         entry = self.server.tools[name]
         errs = self.validators.errors(entry, {} if args is None else args)
@@ -300,32 +305,31 @@ class HostRequests(Part):
                                f"arguments for `{name}` do not match its locked schema: " + "; ".join(errs),
                                {"errors": errs}))
             return None
-        if self.guard.modern.resumed(rid, params):
+        if self.modern.resumed(rid, params):
             return None  # the retry of a call its legacy server asked about: answered from that call
-        self.calls[host_key(rid)] = name  # until it is answered (a requestState, a legacy host's retry)
-        self.call_params[host_key(rid)] = params
+        self.ledger.call_started(host_key(rid), name, params)  # until answered (a requestState, a legacy retry)
         return d, entry
 
     async def _ask_then_call(self, msg: dict[str, Any], entry: Entry) -> None:
         params = msg["params"]
-        if self.guard.host_era == "modern":  # asked as input_required, answered by the retry (guard/approve.py)
-            ok = approve.answered(self.guard, params)
+        if self.host.modern:  # asked as input_required, answered by the retry (guard/approve.py)
+            ok = self.modern.approval_answered(params)
             if ok is None:
-                approve.ask(self.guard, msg["id"], params["name"], params.get("arguments", {}))
+                self.modern.ask_approval(msg["id"], params["name"], params.get("arguments", {}))
                 return
             msg = approve.for_upstream(msg)
         else:
             ok = await self._ask(params["name"], params.get("arguments", {}))
         if not ok:
             no = Decision("refuse", "declined", f"the person declined the call of `{self.server.name}/{entry.key}`")
-            self.io.send(self.guard.modern.to_host(result(msg["id"], refused_result(no))))
+            self.io.send(self.modern.to_host(result(msg["id"], refused_result(no))))
             return
-        await self.guard.upstream.forward(msg, partial(self._after_call, entry))
+        await self.upstream.forward(msg, partial(self._after_call, entry))
 
     def _call_sent(self, d: Decision, entry: Entry) -> Callable[[dict[str, Any]], None]:
         """What follows the answer of a call about to be sent (its note said first)."""
         if d.code == "host-prompt":
-            self.guard.note("host-prompt", f"mcplock: {d.reason} (use --strict to refuse such calls instead)")
+            self.notes.note("host-prompt", f"mcplock: {d.reason} (use --strict to refuse such calls instead)")
         return partial(self._after_call, entry)
 
     def _after_call(self, entry: Entry, out: dict[str, Any]) -> None:
@@ -333,13 +337,13 @@ class HostRequests(Part):
         signal = drift_signal(out) if "id" in out else None
         if signal is not None and (out.get("error") or {}).get("code") != SERVER_ERROR:
             name = entry.key
-            evidence.record(self.guard.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
-            self.guard.note(f"drift:{name}", f"mcplock: `{self.server.name}/{name}` passed the locked schema but the "
+            evidence.record(self.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
+            self.notes.note(f"drift:{name}", f"mcplock: `{self.server.name}/{name}` passed the locked schema but the "
                             "server refused it: the lock and the server differ; run "
                             f"`mcplock diff {shell_word(self.server.name)}`")
 
     async def _ask(self, name: str, args: Any) -> bool:
         """Ask the person through the host's elicitation; True only on an explicit accept."""
-        resp = await self.guard.ask_host("elicitation/create", elicitation_params(self.server.name, name, args))
+        resp = await self.ask_host("elicitation/create", elicitation_params(self.server.name, name, args))
         return resp is not None and member(resp, "result").get("action") == "accept"
 

@@ -78,10 +78,14 @@ class HostIO:
         self.lines = Lines(limit, self._line, self._too_large, lambda: self._on_end())
         self.abandoned = False  # the guard is ending (a signal): nothing more is written to the host
 
-    async def start(self, on_message: OnMessage, on_end: Callable[[], None], prefix: bytes = b"") -> None:
+    async def start(self, on_message: OnMessage, on_end: Callable[[], None], prefix: bytes = b"",
+                    on_drop: Callable[[str], None] | None = None) -> None:
         """Read stdin from now on: each message to ``on_message``, ``on_end`` once it closes
-        (``prefix``: what was read of it before, handed over first)."""
+        (``prefix``: what was read of it before, handed over first; ``on_drop``: hears a message
+        from the server that could not be sent, and why)."""
         self._on_message, self._on_end = on_message, on_end
+        if on_drop is not None:
+            self.on_drop = on_drop
         if prefix:
             self.lines.feed(prefix)
         loop = asyncio.get_running_loop()

@@ -34,17 +34,28 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
+from mcplock.guard import approve
 from mcplock.guard.calls import server_question
 from mcplock.guard.discover import discover_answer
 from mcplock.guard.embedded import screen
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
-from mcplock.guard.upstream_side import Part, answer_for, failure_for, host_key
+from mcplock.guard.ledger import Key, host_key
+from mcplock.guard.upstream_side import answer_for, failure_for
 from mcplock.guard.wellformed import member
 from mcplock.probe import era
 from mcplock.untrusted import name_text
 
 if TYPE_CHECKING:
-    from mcplock.guard.guard import Guard
+    from collections.abc import Awaitable, Callable
+
+    from mcplock.guard.hostio import HostIO
+    from mcplock.guard.ledger import Ledger
+    from mcplock.guard.state import HostState, Notes
+    from mcplock.guard.upstream import Upstream
+    from mcplock.guard.view import Current
+    from mcplock.lock.model import ServerEntry
+
+    AskHost = Callable[[str, Any], Awaitable[dict[str, Any] | None]]
 
 INTERNAL_ERROR = -32603  # what a modern host gets for an upstream failure (-32000 is the legacy range)
 LISTEN_PAUSE = 1.0  # seconds before the guard's subscription upstream is opened again after it ended
@@ -69,19 +80,31 @@ def opens_modern(msg: dict[str, Any]) -> bool:
         is_discover(msg) or era.request_version(msg.get("params")) is not None)
 
 
-class ModernHost(Part):
+class ModernHost:
     """The 2026-07-28 host side of one session: its subscriptions, the requestStates seen for its
-    calls, the calls its legacy upstream asked it something about."""
+    calls, the guard's approval questions, the calls its legacy upstream asked it something
+    about. Its collaborators: the upstream connection and the way to send it a message, the
+    ledger, the host's state (read), the host's framing and the guard's own question to the host."""
 
-    def __init__(self, guard: Guard, *, discover_early: bool = False) -> None:
-        super().__init__(guard)
-        self.up = guard.upstream.up
+    def __init__(self, up: Upstream, send_up: Callable[[dict[str, Any]], None], *, server: ServerEntry,
+                 io: HostIO, ledger: Ledger, host: HostState, ask: AskHost, request_timeout: float | None,
+                 discover_early: bool = False, views: Current | None = None, notes: Notes | None = None) -> None:
+        self.up = up
+        self.send_up = send_up
+        self.server = server
+        self.io = io
+        self.ledger = ledger
+        self.host = host
+        self.ask = ask
+        self.request_timeout = request_timeout
         self.subscriptions: dict[Any, dict[str, Any]] = {}  # a modern host's subscriptions/listen id -> filter
         self.states: dict[str, str] = {}  # requestState -> the tool whose input_required result carried it
         self.asked_calls: dict[tuple[str, Any], _Held] = {}  # a modern host's call its legacy upstream asked about
         self.asked_states: dict[str, _Held] = {}  # the requestState the guard gave for it -> the call
         self.approvals: dict[str, tuple[str, str]] = {}  # the guard's approval state -> (tool, arguments)
         self.discover_early = discover_early  # the host's first server/discover was answered before the loop
+        self.views = views  # read: which App documents an answer may embed (guard/embedded.py)
+        self.notes = notes
 
     # --- server/discover --------------------------------------------------------------------
 
@@ -100,13 +123,14 @@ class ModernHost(Part):
             return msg
         res = msg.get("result")
         if isinstance(res, dict) and ("content" in res or "messages" in res):
-            screened, dropped = screen(res, self.server, self.guard.view)
+            screened, dropped = screen(res, self.server, self.views.view if self.views is not None else None)
             if dropped:
                 msg = {**msg, "result": screened}
-                self.guard.note(f"embedded:{dropped[0]}", f"mcplock: {self.server.name}: dropped an App document "
-                                "embedded in a result (not the one the lock accepted): "
-                                + ", ".join(name_text(u) for u in dropped))
-        if self.guard.host_era != "modern":
+                if self.notes is not None:
+                    self.notes.note(f"embedded:{dropped[0]}", f"mcplock: {self.server.name}: dropped an App "
+                                    "document embedded in a result (not the one the lock accepted): "
+                                    + ", ".join(name_text(u) for u in dropped))
+        if not self.host.modern:
             return msg
         if "result" in msg and isinstance(msg["result"], dict):
             res = msg["result"]
@@ -122,7 +146,7 @@ class ModernHost(Part):
         return msg
 
     def list_result(self, field: str, items: list[dict[str, Any]]) -> dict[str, Any]:
-        if self.guard.host_era == "modern":
+        if self.host.modern:
             return {"resultType": "complete", field: items, "ttlMs": 0, "cacheScope": "private"}
         return {field: items}
 
@@ -136,15 +160,17 @@ class ModernHost(Part):
         self.io.send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
                       "params": {"_meta": {era.SUBSCRIPTION_KEY: msg["id"]}, "notifications": agreed}})
 
-    def end_listen(self, request_id: Any) -> None:
-        """The host cancelled a subscription: a graceful end, answered."""
-        if request_id in self.subscriptions:
-            del self.subscriptions[request_id]
-            self.io.send(result(request_id, {"resultType": "complete", "_meta": {era.SUBSCRIPTION_KEY: request_id}}))
+    def end_listen(self, request_id: Any) -> bool:
+        """The host cancelled a subscription: a graceful end, answered. False: ``request_id`` is none."""
+        if request_id not in self.subscriptions:
+            return False
+        del self.subscriptions[request_id]
+        self.io.send(result(request_id, {"resultType": "complete", "_meta": {era.SUBSCRIPTION_KEY: request_id}}))
+        return True
 
     def notify_host(self, method: str) -> None:
         """A change the host may see: untagged for a legacy host, on each subscription that asked for a modern one."""
-        if self.guard.host_era != "modern":
+        if not self.host.modern:
             self.io.send({"jsonrpc": "2.0", "method": method})
             return
         want = _NOTIFICATION_FILTER.get(method)
@@ -152,11 +178,35 @@ class ModernHost(Part):
             if want is not None and agreed.get(want):
                 self.io.send({"jsonrpc": "2.0", "method": method, "params": {"_meta": {era.SUBSCRIPTION_KEY: sid}}})
 
+    # --- the guard's approval question (guard/approve.py) ------------------------------------
+
+    def ask_approval(self, rid: Any, name: str, args: Any) -> None:
+        """Answer the call ``rid`` with the guard's approval question, as ``input_required``."""
+        self.ledger.call_answered(host_key(rid))  # answered now: no call of this id is in flight
+        state = approve.new_state()
+        self.approvals[state] = (name, approve.same(args))
+        self.states[state] = name  # the retry is held to this tool like any other
+        while len(self.approvals) > approve.MAX_PENDING:
+            self.states.pop(next(iter(self.approvals)), None)
+            self.approvals.pop(next(iter(self.approvals)))
+        self.io.send(approve.question(self.server.name, rid, name, args, state))
+
+    def approval_answered(self, params: dict[str, Any]) -> bool | None:
+        """A retry's verdict: True when it answers the guard's question for this very call with an
+        explicit accept, False when it answers it otherwise, None when it carries no state of the
+        guard's approval (the question is still to be asked)."""
+        state = params.get("requestState")
+        pending = self.approvals.pop(state, None) if isinstance(state, str) else None
+        if pending is None or not isinstance(state, str):
+            return None
+        self.states.pop(state, None)  # one use
+        return approve.verdict(pending, params)
+
     # --- multi round-trip requests ----------------------------------------------------------
 
     def _remember_state(self, msg: dict[str, Any]) -> None:
         state = msg["result"].get("requestState")
-        name = self.guard.requests.calls.get(host_key(msg.get("id")))
+        name = self.ledger.tool_of(host_key(msg.get("id")))
         if isinstance(state, str) and name is not None:
             self.states[state] = name
             while len(self.states) > MAX_STATES:
@@ -180,21 +230,21 @@ class ModernHost(Part):
 
     # --- a legacy host, a modern upstream that asks for input ---------------------------------
 
-    def bridged(self, key: tuple[str, Any], out: dict[str, Any]) -> bool:
+    def bridged(self, key: Key, out: dict[str, Any]) -> bool:
         """A legacy host's call answered ``input_required`` (a legacy host cannot read it): the
         guard asks the host what the server asks, the 2025 way, and retries the same call with the
         answers. True when it took the call over (its answer comes later)."""
         if self._held_answer(key, out):
             return True
-        params = self.guard.requests.call_params.pop(key, None)
+        params = self.ledger.take_params(key)
         res = out.get("result")
-        if self.guard.host_era == "modern" or params is None or not (
+        if self.host.modern or params is None or not (
                 isinstance(res, dict) and res.get("resultType") == "input_required"):
             return False
-        self.guard.spawn(self._bridge(out["id"], key, params, res), out["id"])
+        self.ledger.spawn(self._bridge(out["id"], key, params, res), out["id"])
         return True
 
-    async def _bridge(self, rid: Any, key: tuple[str, Any], params: dict[str, Any], res: dict[str, Any]) -> None:
+    async def _bridge(self, rid: Any, key: Key, params: dict[str, Any], res: dict[str, Any]) -> None:
         out: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": res}
         try:
             for _ in range(MAX_ROUNDS):
@@ -202,11 +252,11 @@ class ModernHost(Part):
                 requests = member(res, "inputRequests")
                 for k, req in requests.items():
                     method = req.get("method") if isinstance(req, dict) else None
-                    if method in _ASKABLE and self.guard.host_caps.get(_ASKABLE[method]) is not None:
+                    if method in _ASKABLE and self.host.caps.get(_ASKABLE[method]) is not None:
                         asked = req.get("params")
                         if method == "elicitation/create":
                             asked = server_question(self.server.name, asked)
-                        got = await self.guard.ask_host(method, asked)
+                        got = await self.ask(method, asked)
                         if isinstance(got, dict) and "result" in got:
                             answers[k] = got["result"]
                 retry = {**params, "inputResponses": answers}
@@ -222,7 +272,7 @@ class ModernHost(Part):
         except ProbeError as e:
             out = failure_for(rid, e)
         finally:
-            self.guard.requests.calls.pop(key, None)
+            self.ledger.call_answered(key)
         self.io.send(self.to_host(out))
 
     # --- a modern host, a legacy upstream that asks it something ------------------------------
@@ -232,23 +282,18 @@ class ModernHost(Part):
         is in flight: it goes to the host inside an ``input_required`` answer to that call (the
         latest one; stdio says no more). True when it did; False leaves it to be declined."""
         method = msg["method"]
-        if method not in _ASKABLE or self.guard.host_caps.get(_ASKABLE[method]) is None or self.guard.host_gone:
+        if method not in _ASKABLE or self.host.caps.get(_ASKABLE[method]) is None or self.host.gone:
             return False
         held = next(reversed(self.asked_calls.values()), None) if self.asked_calls else None
         new = held is None
         if held is None:
-            calls = self.guard.requests.calls
-            sent = self.guard.upstream.forwarded  # calls the upstream has: not one awaiting approval
-            key = next((k for k in reversed(calls) if k in sent), None)
-            if key is None:
+            latest = self.ledger.take_latest_relayed_call()  # answered now: its id is the host's again
+            if latest is None:
                 return False
-            held = _Held(calls.pop(key), rid=key[1])
-            self.guard.requests.call_params.pop(key, None)
-            self.guard.upstream.forwarded.pop(key, None)
-            self.guard.by_host_id.pop(key, None)  # answered now: its id is the host's again
+            key, name = latest
+            held = _Held(name, rid=key[1])
             self.asked_calls[key] = held
-        hid = self.guard.host_id()
-        self.guard.waiting[hid] = ("upstream", msg["id"])  # an error for it if the host leaves
+        hid = self.ledger.relaying(msg["id"])  # an error for it if the host leaves
         params = msg.get("params")
         if method == "elicitation/create":
             params = server_question(self.server.name, params)
@@ -283,22 +328,22 @@ class ModernHost(Part):
         self.states.pop(state, None)  # one use
         answers = member(params, "inputResponses")
         for hid in held.sent:
-            w = self.guard.waiting.pop(hid, None)
+            w = self.ledger.answered_by_host(hid)
             if w is not None:
                 got = answers.get(hid)
-                self.guard.upstream.send_up({"jsonrpc": "2.0", "id": w[1], "result": got} if isinstance(got, dict)
+                self.send_up({"jsonrpc": "2.0", "id": w[1], "result": got} if isinstance(got, dict)
                               else error(w[1], SERVER_ERROR, "the host gave no answer to this request"))
         held.sent, held.rid = [], rid
-        self.guard.spawn(self._resume(held), rid)
+        self.ledger.spawn(self._resume(held), rid)
         return True
 
     async def _resume(self, held: _Held) -> None:
         while True:
             if held.answer is not None:
                 for hid, _ in held.asking:  # the server answered the call: it waits for nothing more
-                    w = self.guard.waiting.pop(hid, None)
+                    w = self.ledger.answered_by_host(hid)
                     if w is not None:
-                        self.guard.upstream.send_up(error(w[1], SERVER_ERROR, "the call it belongs to was answered"))
+                        self.send_up(error(w[1], SERVER_ERROR, "the call it belongs to was answered"))
                 rid, held.rid = held.rid, _NO_ID
                 self.io.send(self.to_host({**held.answer, "id": rid}))
                 return
@@ -308,7 +353,7 @@ class ModernHost(Part):
             held.changed.clear()
             await held.changed.wait()
 
-    def _held_answer(self, key: tuple[str, Any], out: dict[str, Any]) -> bool:
+    def _held_answer(self, key: Key, out: dict[str, Any]) -> bool:
         """The upstream's answer to a call the host was answered ``input_required`` for: kept for its retry."""
         held = self.asked_calls.pop(key, None) if self.asked_calls else None
         if held is None:

@@ -37,7 +37,8 @@ class Upstream:
     """One connection to one server: :meth:`open` (initialize + every list), then requests."""
 
     def __init__(self, spec: ServerSpec, opts: ProbeOptions, *, on_message: OnMessage | None = None,
-                 on_lost: OnLost | None = None, started: subprocess.Popen[bytes] | None = None) -> None:
+                 on_lost: OnLost | None = None, started: subprocess.Popen[bytes] | None = None,
+                 connection: Connection | None = None) -> None:
         from mcplock.probe.transport import secret_values
 
         self.spec = spec
@@ -50,6 +51,7 @@ class Upstream:
         self.snapshot: Snapshot | None = None
         self.hints: dict[str, dict[str, Any]] = {}  # list kind -> the caching fields of its last re-list
         self.started = started  # a stdio server started early (probe.launch.start_early), adopted at open
+        self.connection = connection  # the Connection to open instead of the one the spec names (tests)
 
     @property
     def conn(self) -> Connection:
@@ -88,7 +90,8 @@ class Upstream:
         opts = replace(self.opts, protocol_version=protocol_version) if protocol_version else self.opts
         try:
             started, self.started = self.started, None
-            self._conn = conn = transport_for(self.spec, opts, self.environ, started=started)
+            given, self.connection = self.connection, None
+            self._conn = conn = given or transport_for(self.spec, opts, self.environ, started=started)
             conn.on_message = self.on_message
             async with asyncio.timeout(opts.timeout):
                 await conn.start()

@@ -20,17 +20,18 @@ from typing import TYPE_CHECKING, Any
 from mcplock.errors import ProbeError
 from mcplock.guard.calls import server_question
 from mcplock.guard.hostio import SERVER_ERROR, error
-from mcplock.guard.upstream import Upstream
+from mcplock.guard.ledger import Key, Ledger, host_key
 from mcplock.guard.view import KINDS, View, live_hashes
 from mcplock.guard.wellformed import REQUEST, RESPONSE, answer_fields, rebuilt, shape
 from mcplock.probe import era
 
 if TYPE_CHECKING:
-    import subprocess
-
-    from mcplock.guard.guard import Guard
-    from mcplock.probe import ProbeOptions
-    from mcplock.spec import ServerSpec
+    from mcplock.guard.hostio import HostIO
+    from mcplock.guard.modern import ModernHost
+    from mcplock.guard.state import HostState, Notes
+    from mcplock.guard.upstream import Upstream
+    from mcplock.guard.view import Current
+    from mcplock.lock.model import ServerEntry
 
 # kind -> (the probe's list name, the host's list method, the list_changed notification)
 LISTS = {"tool": ("tools", "tools/list", "notifications/tools/list_changed"),
@@ -41,43 +42,46 @@ _CHANGED = {v[2]: k for k, v in LISTS.items()}
 Then = Callable[[dict[str, Any]], None]  # sees the answer the host got
 
 
-def host_key(rid: Any) -> tuple[str, Any]:
-    """A host request id as a dict key (1 and "1" and True are different ids)."""
-    return (type(rid).__name__, rid)
-
-
 class _InFlight:
     """A host request relayed without a task, until its answer, timeout or cancellation."""
 
     __slots__ = ("key", "method", "rid", "then", "timed_out", "timer", "uid")
 
-    def __init__(self, rid: Any, key: tuple[str, Any], uid: int, method: str, then: Then | None) -> None:
+    def __init__(self, rid: Any, key: Key, uid: int, method: str, then: Then | None) -> None:
         self.rid, self.key, self.uid, self.method, self.then = rid, key, uid, method, then
         self.timer: asyncio.TimerHandle | None = None
         self.timed_out = False
 
 
-class Part:
-    """One part of a :class:`~mcplock.guard.guard.Guard`: the guard it belongs to (the rest of the
-    session is reached through it), and what stays the same for the whole session."""
-
-    def __init__(self, guard: Guard) -> None:
-        self.guard = guard
-        self.server = guard.server  # the lock entry
-        self.io = guard.io  # the host's framing
-        self.request_timeout = guard.request_timeout
+def send_up(up: Upstream, ledger: Ledger, msg: dict[str, Any]) -> None:
+    """A notification or a reply to the upstream, in order with everything else sent."""
+    if not up.send_now(msg):
+        ledger.spawn(_send_up_later(up, msg))
 
 
-class UpstreamSide(Part):
+async def _send_up_later(up: Upstream, msg: dict[str, Any]) -> None:
+    with contextlib.suppress(ProbeError):
+        await up.send(msg)
+
+
+class UpstreamSide:
     """The guard's side towards the upstream: the connection (:attr:`up`), the host requests
-    relayed on it (host id → upstream id), what the upstream sent before the host was ready,
-    and re-verification."""
+    relayed on it (their ids in the :class:`~mcplock.guard.ledger.Ledger`), what the upstream
+    sent before the host was ready, and re-verification. Its collaborators: the ledger, the
+    host's state (read), the view (:class:`~mcplock.guard.view.Current`, rebuilt here), the
+    host's framing and the modern host side (what an answer becomes in the host's era)."""
 
-    def __init__(self, guard: Guard, spec: ServerSpec, opts: ProbeOptions,
-                 started: subprocess.Popen[bytes] | None = None) -> None:
-        super().__init__(guard)
-        self.up = Upstream(spec, opts, on_message=self.from_upstream, on_lost=guard.upstream_lost, started=started)
-        self.forwarded: dict[tuple[str, Any], int] = {}  # host request id -> upstream request id
+    def __init__(self, up: Upstream, *, server: ServerEntry, io: HostIO, ledger: Ledger, host: HostState,
+                 views: Current, notes: Notes, modern: ModernHost, request_timeout: float | None) -> None:
+        self.up = up
+        self.server = server
+        self.io = io
+        self.ledger = ledger
+        self.host = host
+        self.views = views
+        self.notes = notes
+        self.modern = modern
+        self.request_timeout = request_timeout
         self.up_held: list[dict[str, Any]] = []  # upstream messages before the host is initialized
 
     def release_held(self) -> None:
@@ -90,23 +94,17 @@ class UpstreamSide(Part):
 
     def send_up(self, msg: dict[str, Any]) -> None:
         """A notification or a reply to the upstream, in order with everything else sent."""
-        if not self.up.send_now(msg):
-            self.guard.spawn(self._send_up_later(msg))
-
-    async def _send_up_later(self, msg: dict[str, Any]) -> None:
-        with contextlib.suppress(ProbeError):
-            await self.up.send(msg)
+        send_up(self.up, self.ledger, msg)
 
     def relay(self, msg: dict[str, Any], then: Then | None = None) -> None:
         """Relay one host request: now when the upstream takes it at once, else in a task."""
         started = self.up.request_now(msg["method"], era.without_envelope(msg.get("params")))
         if started is None:
-            self.guard.spawn(self.forward(msg, then), msg["id"])
+            self.ledger.spawn(self.forward(msg, then), msg["id"])
             return
         uid, fut = started
         call = _InFlight(msg["id"], host_key(msg["id"]), uid, msg["method"], then)
-        self.forwarded[call.key] = uid
-        self.guard.by_host_id[call.key] = fut
+        self.ledger.relayed(call.key, uid, fut)
         if self.request_timeout is not None:
             call.timer = asyncio.get_running_loop().call_later(self.request_timeout, self._time_out, call, fut)
         fut.add_done_callback(partial(self._relayed, call))
@@ -119,9 +117,7 @@ class UpstreamSide(Part):
         """The end of a request :meth:`_relay` sent at once: the host gets what :meth:`_forward` gives."""
         if call.timer is not None:
             call.timer.cancel()
-        self.forwarded.pop(call.key, None)
-        if self.guard.by_host_id.get(call.key) is fut:
-            del self.guard.by_host_id[call.key]
+        self.ledger.relay_ended(call.key, fut)
         if call.timed_out:
             self.send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
                            "params": {"requestId": call.uid, "reason": "timed out in mcplock"}})
@@ -133,10 +129,10 @@ class UpstreamSide(Part):
                 out = answer_for(call.rid, self.up.answer(fut))
             except ProbeError as e:
                 out = failure_for(call.rid, e)
-        if self.guard.modern.bridged(call.key, out):
+        if self.modern.bridged(call.key, out):
             return  # a legacy host's call the server asked input for: the guard asks the host, then retries
-        self.io.send(self.guard.modern.to_host(out))
-        self.guard.requests.calls.pop(call.key, None)
+        self.io.send(self.modern.to_host(out))
+        self.ledger.call_answered(call.key)
         if call.then is not None:
             call.then(out)
 
@@ -148,9 +144,9 @@ class UpstreamSide(Part):
         k = host_key(rid)
         try:
             resp = await self.up.request(method, era.without_envelope(msg.get("params")), timeout=self.request_timeout,
-                                         on_id=lambda uid: self.forwarded.__setitem__(k, uid))
+                                         on_id=partial(self.ledger.sent, k))
         except ProbeError as e:
-            uid = self.forwarded.get(k)
+            uid = self.ledger.upstream_id(k)
             if e.kind == "timeout" and uid is not None:
                 self.send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                "params": {"requestId": uid, "reason": "timed out in mcplock"}})
@@ -160,11 +156,11 @@ class UpstreamSide(Part):
             if rewrite is not None:
                 out = rewrite(out)
         finally:
-            self.forwarded.pop(k, None)
-        if self.guard.modern.bridged(k, out):
+            self.ledger.relay_ended(k)
+        if self.modern.bridged(k, out):
             return out
-        self.io.send(self.guard.modern.to_host(out))
-        self.guard.requests.calls.pop(k, None)
+        self.io.send(self.modern.to_host(out))
+        self.ledger.call_answered(k)
         if then is not None:
             then(out)
         return out
@@ -180,76 +176,68 @@ class UpstreamSide(Part):
         if kind == RESPONSE:
             why = "an answer to no request the guard is waiting for"
         if why:
-            self.guard.note(f"malformed:{why}", f"mcplock: {self.server.name}: dropped a message from the server "
+            self.notes.note(f"malformed:{why}", f"mcplock: {self.server.name}: dropped a message from the server "
                             f"({why}); only well-formed JSON-RPC requests, notifications and answers to the guard's "
                             "own requests cross the guard (further ones like it are dropped without a note)")
             return
-        if not self.guard.ready:
+        if not self.host.ready:
             self.up_held.append(msg)
             return
         method = msg["method"]
         if method == "notifications/subscriptions/acknowledged":
             return  # the guard's own subscription upstream (a modern upstream)
         if kind == REQUEST:  # a server request (sampling, elicitation, roots, ping)
-            if self.guard.host_era == "modern" and self.guard.modern.ask_modern_host(msg):
+            if self.host.modern and self.modern.ask_modern_host(msg):
                 return  # it reaches the host inside an input_required answer to its call
-            if self.guard.host_era == "modern":  # a modern host takes no requests: answered here, harmlessly
+            if self.host.modern:  # a modern host takes no requests: answered here, harmlessly
                 from mcplock.probe.transport import answer_server_request
 
-                self.guard.note(f"server-request:{method}", f"mcplock: {self.server.name} asked the host "
+                self.notes.note(f"server-request:{method}", f"mcplock: {self.server.name} asked the host "
                            f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined")
                 self.send_up(answer_server_request(msg, "the host speaks MCP 2026-07-28"))
                 return
-            if self.guard.host_gone:
+            if self.host.gone:
                 self.send_up(error(msg["id"], SERVER_ERROR, "the host closed the session"))
                 return
-            hid = self.guard.host_id()
-            self.guard.waiting[hid] = ("upstream", msg["id"])
+            hid = self.ledger.relaying(msg["id"])
             if method == "elicitation/create":  # a person must tell it from the guard's own question
                 msg = {**msg, "params": server_question(self.server.name, msg.get("params"))}
             self.io.send(rebuilt(msg, hid))
             return
         if method in _CHANGED:
-            self.guard.spawn(self._list_changed(_CHANGED[method]))
+            self.ledger.spawn(self._list_changed(_CHANGED[method]))
             if method != "notifications/resources/list_changed":
                 return  # resources are data: their own list_changed goes on to the host too
-            self.guard.modern.notify_host(method)
+            self.modern.notify_host(method)
             return
         if method == "notifications/cancelled":
             params = msg.get("params") or {}
-            for hid, (who, uid) in list(self.guard.waiting.items()):
-                if who == "upstream" and uid == params.get("requestId"):
-                    self.guard.waiting.pop(hid, None)
-                    self.io.send({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": hid}})
+            for hid in self.ledger.cancelled_upstream(params.get("requestId")):
+                self.io.send({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": hid}})
             return
         self.io.send(rebuilt(msg))
 
     async def _list_changed(self, kind: str) -> None:
         if await self.reverify([kind]):
-            self.guard.modern.notify_host(LISTS[kind][2])
+            self.modern.notify_host(LISTS[kind][2])
 
     async def reverify(self, kinds: list[str]) -> list[str]:
         """List ``kinds`` again and rebuild the view; the kinds whose visible part changed."""
-        assert self.guard.reverifying is not None and self.guard.fresh is not None and self.guard.view is not None
-        async with self.guard.reverifying:
-            self.guard.fresh.clear()
-            try:
-                old = self.guard.view
-                live = dict(old.live)
-                for kind in kinds:
-                    try:
-                        live[kind] = live_hashes(kind, await self.up.list_again(LISTS[kind][0]))
-                    except ProbeError as e:
-                        live[kind] = {}  # fail closed: nothing of this kind until it lists again
-                        self.guard.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: "
-                                       f"{e.message}")
-                self.guard.view = View(self.server, live, old.live_instructions, old.offered, old.org, old.lacks)
-                changed = [k for k in KINDS if old.fingerprint(k) != self.guard.view.fingerprint(k)]
-                if changed:
-                    self.guard.report_hidden()
-                return changed
-            finally:
-                self.guard.fresh.set()
+        async with self.views.rebuilding() as old:
+            live = dict(old.live)
+            for kind in kinds:
+                try:
+                    live[kind] = live_hashes(kind, await self.up.list_again(LISTS[kind][0]))
+                except ProbeError as e:
+                    live[kind] = {}  # fail closed: nothing of this kind until it lists again
+                    self.notes.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: "
+                                   f"{e.message}")
+            new = View(self.server, live, old.live_instructions, old.offered, old.org, old.lacks)
+            self.views.set(new)
+            changed = [k for k in KINDS if old.fingerprint(k) != new.fingerprint(k)]
+            if changed and (report := new.hidden_report()) is not None:
+                self.notes.say(report)
+            return changed
 
 
 def answer_for(rid: Any, resp: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,9 @@ live hash against the lock's) are not repeated on every call.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -108,6 +111,62 @@ class View:
                 if not d.allowed:
                     out.append(d)
         return out
+
+    def hidden_report(self) -> str | None:
+        """The stderr lines that say what is not served and why (None: everything is)."""
+        hidden = self.hidden()
+        if not hidden:
+            return None
+        name = self.server.name
+        lines = [f"mcplock: {name}: {len(hidden)} item(s) not served:"]
+        lines += [f"  {d.message()}" for d in hidden[:20]]
+        if len(hidden) > 20:
+            from mcplock.untrusted import shell_word
+
+            lines.append(f"  … and {len(hidden) - 20} more (see `mcplock diff {shell_word(name)}`)")
+        return "\n".join(lines)
+
+
+class Current:
+    """The guard's view, the one it decides on: set once the upstream is verified, replaced by
+    each re-verification (:meth:`rebuilding`), while which a decision waits (:meth:`get`)."""
+
+    __slots__ = ("_fresh", "_rebuilding", "_view")
+
+    def __init__(self) -> None:
+        self._view: View | None = None
+        self._fresh = asyncio.Event()  # set while the view is current (cleared while it is rebuilt)
+        self._fresh.set()
+        self._rebuilding = asyncio.Lock()
+
+    def set(self, view: View) -> None:
+        self._view = view
+
+    @property
+    def view(self) -> View | None:
+        """The latest view, current or not (None before verification)."""
+        return self._view
+
+    def now(self) -> View | None:
+        """The view when it is current (a decision now is the one a wait would give), else None."""
+        return self._view if self._fresh.is_set() else None
+
+    async def get(self) -> View:
+        """The current view, once any rebuild under way is done."""
+        await self._fresh.wait()
+        assert self._view is not None
+        return self._view
+
+    @contextlib.asynccontextmanager
+    async def rebuilding(self) -> AsyncIterator[View]:
+        """One re-verification at a time; decisions wait until it ends. Yields the view it replaces."""
+        async with self._rebuilding:
+            self._fresh.clear()
+            try:
+                assert self._view is not None
+                yield self._view
+            finally:
+                self._fresh.set()
 
 
 def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[str, Any]],

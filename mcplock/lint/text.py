@@ -72,8 +72,19 @@ def clean(s: str) -> str:
     return NOT_PLAIN.sub(_drop_hidden, t) if NOT_PLAIN.search(t) else t
 
 
+# A content digest (a skill file's `digest`: "sha256:" + 64 hex) is checked by the host, never read
+# by a model: not text to judge. Only a value of exactly that form is left out, so a payload put
+# under such a key is still read.
+DIGEST = lazy(r"sha(?:256|384|512):[0-9a-f]{64,128}")
+
+
+def digest_field(key: Any, value: Any) -> bool:
+    """Whether ``key: value`` is a content digest (not text a model reads)."""
+    return key == "digest" and isinstance(value, str) and DIGEST.fullmatch(value) is not None
+
+
 def strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
-    """(where, text) for every string in ``value``, keys included."""
+    """(where, text) for every string in ``value``, keys included (content digests left out)."""
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, dict):
@@ -81,7 +92,8 @@ def strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
             sub = f"{path}.{k}" if path else str(k)
             if isinstance(k, str):
                 yield sub, k
-            yield from strings(v, sub)
+            if not digest_field(k, v):
+                yield from strings(v, sub)
     elif isinstance(value, list):
         for i, v in enumerate(value):
             yield from strings(v, f"{path}[{i}]")
@@ -100,7 +112,7 @@ def texts(value: Any, out: list[str] | None = None, *, skip_name: bool = False) 
             if isinstance(k, str) and not top_name:
                 out.append(k)
             if isinstance(v, str):
-                if not top_name:
+                if not top_name and not digest_field(k, v):
                     out.append(v)
             elif isinstance(v, (dict, list)):
                 texts(v, out)

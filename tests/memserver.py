@@ -1,0 +1,156 @@
+"""In-process MCP pieces for the guard's fast tests: a server as a handler for
+:class:`mcplock.probe.memory.MemoryConnection`, a host as a stand-in for the guard's stdio framing,
+and a composed :class:`mcplock.guard.guard.Guard` between them (no process, no pipe, no socket).
+The process tests (tests/test_guard*.py) keep the wiring to real servers and real pipes honest."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import copy
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from mcplock.guard.guard import Guard
+from mcplock.probe import ProbeOptions, era
+from mcplock.probe.memory import MemoryConnection
+
+from lockdata import TOOLS, accepted_server
+
+METHOD_NOT_FOUND = -32601
+
+
+class Server:
+    """A small MCP server, answering as the wire would: legacy (``initialize``) or modern
+    (``server/discover``). ``tools``: what it lists now (change it to make it drift); ``on_call``:
+    a tool call's answer fields (default: the arguments echoed), or None for no answer ever."""
+
+    def __init__(self, tools: list[dict[str, Any]] | None = None, *, modern: bool = False,
+                 list_changed: bool = True,
+                 on_call: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> None:
+        self.tools = copy.deepcopy(TOOLS if tools is None else tools)
+        self.modern = modern
+        self.list_changed = list_changed
+        self.on_call = on_call or (lambda msg: {"result": {"content": [
+            {"type": "text", "text": f"called {msg['params']['name']} with {msg['params'].get('arguments')}"}]}})
+        self.calls: list[dict[str, Any]] = []  # the tools/call requests it got
+
+    def caps(self) -> dict[str, Any]:
+        return {"tools": {"listChanged": self.list_changed}}
+
+    def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
+        method = msg.get("method")
+        if "id" not in msg:
+            return None  # a notification or a reply: the connection records it in `sent`
+        if method == "server/discover":
+            if not self.modern:
+                return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
+            return {"result": {"supportedVersions": [era.MODERN], "capabilities": self.caps(),
+                               "serverInfo": {"name": "docs", "version": "1.0.0"},
+                               "instructions": "Use these tools for the docs."}}
+        if method == "initialize":
+            return {"result": {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": self.caps(),
+                               "serverInfo": {"name": "docs", "version": "1.0.0"},
+                               "instructions": "Use these tools for the docs."}}
+        if method == "tools/list":
+            return {"result": {"tools": copy.deepcopy(self.tools)}}
+        if method == "tools/call":
+            self.calls.append(msg)
+            return self.on_call(msg)
+        if method == "ping":
+            return {"result": {}}
+        return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
+
+
+class Host:
+    """The host side of a guard session in memory: :meth:`send` is a line the host writes,
+    :attr:`got` what the guard wrote back (the same interface as :class:`mcplock.guard.hostio.HostIO`)."""
+
+    def __init__(self) -> None:
+        self.got: list[dict[str, Any]] = []
+        self._changed = asyncio.Event()
+        self._on_message: Callable[[dict[str, Any]], None] = lambda _m: None
+        self._on_end: Callable[[], None] = lambda: None
+        self.on_drop: Callable[[str], None] = lambda _why: None
+        self.reading = asyncio.Event()  # the guard reads the host from now on
+
+    # --- what the guard calls ------------------------------------------------------------
+
+    async def start(self, on_message: Callable[[dict[str, Any]], None], on_end: Callable[[], None],
+                    prefix: bytes = b"", on_drop: Callable[[str], None] | None = None) -> None:
+        self._on_message, self._on_end = on_message, on_end
+        self.reading.set()
+
+    def send(self, msg: dict[str, Any]) -> None:
+        self.got.append(msg)
+        self._changed.set()
+
+    def close(self) -> None:
+        pass
+
+    def abandon(self) -> None:
+        pass
+
+    # --- what a test does ----------------------------------------------------------------
+
+    def send_host(self, msg: dict[str, Any]) -> None:
+        self._on_message({"jsonrpc": "2.0", **msg})
+
+    def close_stdin(self) -> None:
+        self._on_end()
+
+    async def answer(self, rid: Any, timeout: float = 5.0) -> dict[str, Any]:
+        """The guard's answer to the host's request ``rid``."""
+        return await self.first(lambda m: "method" not in m and m.get("id") == rid
+                                and type(m.get("id")) is type(rid), timeout)
+
+    async def first(self, test: Callable[[dict[str, Any]], bool], timeout: float = 5.0) -> dict[str, Any]:
+        async with asyncio.timeout(timeout):
+            while True:
+                for m in self.got:
+                    if test(m):
+                        return m
+                self._changed.clear()
+                await self._changed.wait()
+
+    async def request(self, rid: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        self.send_host({"id": rid, "method": method, **({"params": params} if params is not None else {})})
+        return await self.answer(rid)
+
+
+class Session:
+    """A Guard between a :class:`Host` and a :class:`Server`, running in this event loop."""
+
+    def __init__(self, guard: Guard, host: Host, conn: MemoryConnection, server: Server, task: asyncio.Task[int]):
+        self.guard, self.host, self.conn, self.server, self.task = guard, host, conn, server, task
+
+    async def initialize(self, caps: dict[str, Any] | None = None) -> dict[str, Any]:
+        return await self.host.request(0, "initialize", {"protocolVersion": "2025-11-25",
+                                                         "capabilities": caps or {},
+                                                         "clientInfo": {"name": "host", "version": "1"}})
+
+    def upstream_got(self, method: str) -> list[dict[str, Any]]:
+        return [m for m in self.conn.sent if m.get("method") == method]
+
+
+@contextlib.asynccontextmanager
+async def session(server: Server | None = None, *, lockfile: str = "mcp.lock", strict: bool = False,
+                  request_timeout: float | None = 5.0, immediate: bool = True,
+                  said: list[str] | None = None) -> AsyncIterator[Session]:
+    """A running guard for the lock entry :func:`lockdata.accepted_server` ("docs", TOOLS accepted)."""
+    server = server or Server()
+    entry = accepted_server("docs")
+    conn = MemoryConnection(server, immediate=immediate)
+    host = Host()
+    guard = Guard(entry, entry.spec, ProbeOptions(timeout=5.0), lockfile=lockfile, strict=strict,
+                  request_timeout=request_timeout, say=(said.append if said is not None else lambda _: None),
+                  io=host, connection=conn)  # type: ignore[arg-type]  # Host: HostIO's interface, in memory
+    task = asyncio.create_task(guard.run())
+    await host.reading.wait()
+    try:
+        yield Session(guard, host, conn, server, task)
+    finally:
+        if not task.done():
+            host.close_stdin()
+            async with asyncio.timeout(5):
+                await task
