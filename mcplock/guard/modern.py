@@ -70,6 +70,20 @@ _CACHEABLE = ("contents", "resources", "resourceTemplates", "tools", "prompts")
 _ASKABLE = {"elicitation/create": "elicitation", "roots/list": "roots", "sampling/createMessage": "sampling"}
 
 
+MAX_TTL_MS = 86_400_000  # a day: what the guard lets a host cache a relayed answer for, at most
+CACHE_SCOPES = ("private", "public")
+
+
+def caching_hints(res: dict[str, Any]) -> dict[str, Any]:
+    """``ttlMs`` and ``cacheScope`` for a relayed result: the server's when they are sound (an
+    integer of milliseconds from 0 to a day; a scope the spec names), else 0 and ``private`` —
+    never a negative, fractional, huge or non-numeric ttl, never a scope the host cannot read."""
+    ttl, scope = res.get("ttlMs"), res.get("cacheScope")
+    if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
+        ttl = 0
+    return {"ttlMs": min(ttl, MAX_TTL_MS), "cacheScope": scope if scope in CACHE_SCOPES else "private"}
+
+
 def is_discover(msg: dict[str, Any]) -> bool:
     return msg.get("method") == "server/discover" and "id" in msg
 
@@ -136,8 +150,9 @@ class ModernHost:
             res = msg["result"]
             if "resultType" not in res:
                 msg = {**msg, "result": {"resultType": "complete", **res}}
-            if "ttlMs" not in res and any(k in res for k in _CACHEABLE):  # a legacy upstream's list or read
-                msg = {**msg, "result": {**msg["result"], "ttlMs": 0, "cacheScope": "private"}}
+            if "ttlMs" in res or "cacheScope" in res or any(k in res for k in _CACHEABLE):
+                # a legacy upstream's list or read gets the hints; a modern one's are kept only when sound
+                msg = {**msg, "result": {**msg["result"], **caching_hints(res)}}
             if res.get("resultType") == "input_required":
                 self._remember_state(msg)
                 msg = {**msg, "result": {**msg["result"], **_marked(self.server.name, res)}}

@@ -27,7 +27,7 @@ _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
 def _key(k: str) -> SingleKey | str:
     if _BARE.match(k):
         return k
-    return SingleKey(k, t=KeyType.Basic, original=codec.toml_basic(k))
+    return SingleKey(k, t=KeyType.Basic, original=codec.toml_key(k))
 
 
 def _text(value: str) -> String:
