@@ -29,6 +29,9 @@ class Declared:
         self.patterns: list[Any] = []
         self.open = False
         self._visit(schema, schema, 0)
+        if isinstance(schema, dict) and (schema.get("additionalProperties") is False
+                                         or schema.get("unevaluatedProperties") is False):
+            self.open = True  # closed by the schema itself: jsonschema says it, in its own words
 
     def _visit(self, s: Any, root: Any, depth: int) -> None:
         import re
@@ -120,14 +123,13 @@ class Validators:
             cached = self._cache[key] = (cls(schema), compile_check(schema) if same else None, Declared(schema))
         v, fast, declared = cached
         extra = declared.undeclared(arguments)
-        if extra:
-            return extra
-        if fast is not None:
+        if fast is not None and not extra:
             with contextlib.suppress(Exception):  # an odd instance: jsonschema decides
                 if fast(arguments):
                     return []
         errs = sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
-        return [f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errs[:20]]
+        return [*extra, *(f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}"
+                          for e in errs)][:20]
 
 
 def refused_result(decision: Decision) -> dict[str, Any]:
