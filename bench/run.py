@@ -1,7 +1,7 @@
 """mcplock benchmarks: fresh processes, median of several runs, peak RSS per process.
 
     make bench            # all
-    python bench/run.py offline|probe|core|guard|eras|pins
+    python bench/run.py offline|probe|core|guard|eras|pins|severity
 
 Offline: `check` and `list` on a generated 2,000-tool lock against a bare `tomllib`
 parse of the same file in the same run; `--version` against `python -c pass`.
@@ -13,6 +13,8 @@ overhead, first `tools/list` beyond the upstream's own start, peak RSS).
 Eras (bench/eras_bench.py): a modern (2026-07-28) host's connect time through `mcplock run` and
 directly, a bare client and the Python SDK's `Client`.
 Pins (bench/pins_bench.py): a pinned launch on a warm cache against an unpinned `npx` launch.
+Severity (bench/severity_bench.py): `check` with the lint cache warm and off against the floor,
+and the intent model on 2,000 distinct tool definitions, honest and with directives.
 Results are printed as a Markdown table and written to bench/out/results.md.
 """
 
@@ -144,7 +146,7 @@ def table(rows: list[tuple[str, str, str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    which = argv[1:] or ["offline", "probe", "core", "guard", "eras", "pins"]
+    which = argv[1:] or ["offline", "probe", "core", "guard", "eras", "pins", "severity"]
     rows: list[tuple[str, str, str, str]] = []
     if "offline" in which:
         rows += offline()
@@ -168,6 +170,10 @@ def main(argv: list[str]) -> int:
         from pins_bench import pins_rows  # type: ignore[import-not-found]
 
         rows += pins_rows(OUT, MCPLOCK)
+    if "severity" in which:
+        from severity_bench import severity_rows  # type: ignore[import-not-found]
+
+        rows += severity_rows()
     text = table(rows)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "results.md").write_text(text + "\n")

@@ -17,11 +17,9 @@ Importing ``mcplock`` stays light: jsonschema loads on the first validation.
 
 from __future__ import annotations
 
-# The one version source: pyproject.toml reads it (setuptools `attr:`, statically), and
-# `mcplock --version` prints it before the CLI (typer, rich) is imported.
-__version__ = "0.1.0"
-
 from typing import TYPE_CHECKING, Any
+
+from mcplock._version import __version__  # the one version source (mcplock/_version.py)
 
 __all__ = [
     "InvalidArguments",

@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     before_dashdash = args[: args.index("--")] if "--" in args else args
     if "--version" in before_dashdash or before_dashdash == ["-V"]:
-        from mcplock import __version__
+        from mcplock._version import __version__
 
         sys.stdout.write(f"mcplock {__version__}\n")
         raise SystemExit(0)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock import triage
+from mcplock.documents import is_dynamic
 from mcplock.errors import ProbeError
 from mcplock.lint import (
     LintFinding,
@@ -50,7 +51,13 @@ class Change:
             "severity": self.severity, "reason": self.reason, "locked_hash": self.locked_hash,
             "live_hash": self.live_hash,
             "findings": [f.as_json() if hasattr(f, "as_json") else f for f in self.findings],
+            **({"dynamic": self.dynamic} if self.kind == "skill" else {}),
         }
+
+    @property
+    def dynamic(self) -> bool:
+        """A skill whose live (else locked) entry says ``resources: "dynamic"``: not content-bound."""
+        return is_dynamic(self.live if self.live is not None else self.locked)
 
 
 @dataclass

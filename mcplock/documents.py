@@ -97,3 +97,80 @@ def document_text(definition: Any) -> str | None:
     """The text of a single-content document (None for a blob or several contents)."""
     text = definition.get("text") if isinstance(definition, dict) else None
     return text if isinstance(text, str) else None
+
+
+# --- skills (the skills extension, modelcontextprotocol/ext-skills) ----------------------------
+# A skill's listing entry is {uri, frontmatter, resources}: `resources` is the complete set of its
+# files ({uri, digest, size}) or the string "dynamic". Approval binds to the *set*: the probe keeps
+# the files sorted by URI (:func:`canonical_skill`), so the same files in another order hash alike.
+
+DYNAMIC = "dynamic"
+
+
+def is_dynamic(skill: Any) -> bool:
+    """Whether a skill entry says its content is generated (``resources: "dynamic"``): it cannot be
+    bound by content, only its entry (URI, frontmatter) is pinned."""
+    return isinstance(skill, dict) and skill.get("resources") == DYNAMIC
+
+
+def dynamic_skills(server: Any) -> list[str]:
+    """The URIs of a lock entry's dynamic skills, sorted."""
+    return sorted(k for k, e in server.items["skill"].items() if is_dynamic(e.definition))
+
+
+def canonical_skill(skill: Any) -> Any:
+    """A skill entry with its files in URI order (the set is what is bound, not its order)."""
+    files = skill.get("resources") if isinstance(skill, dict) else None
+    if not isinstance(files, list):
+        return skill
+    return {**skill, "resources": sorted(files, key=lambda f: (
+        (str(f.get("uri")), str(f.get("digest")), str(f.get("size"))) if isinstance(f, dict) else ("", "", repr(f))))}
+
+
+def skill_files(skill: Any) -> dict[str, dict[str, Any]]:
+    """URI -> {uri, digest, size} of each file a (non-dynamic) skill entry lists."""
+    files = skill.get("resources") if isinstance(skill, dict) else None
+    if not isinstance(files, list):
+        return {}
+    return {f["uri"]: f for f in files if isinstance(f, dict) and isinstance(f.get("uri"), str)}
+
+
+def skill_root(uri: str) -> str | None:
+    """The directory of a skill's ``SKILL.md`` URI (its files are under it); None for another URI."""
+    head, sep, tail = uri.rpartition("/")
+    return head if sep and tail == "SKILL.md" and head else None
+
+
+def content_bytes(content: Any) -> bytes | None:
+    """The raw bytes of one ``resources/read`` content object (``text`` as UTF-8, ``blob`` decoded);
+    None when it holds neither (or a blob that is not base64)."""
+    import base64
+    import binascii
+
+    if not isinstance(content, dict):
+        return None
+    if isinstance(content.get("text"), str):
+        return content["text"].encode("utf-8", "surrogatepass")
+    if isinstance(content.get("blob"), str):
+        try:
+            return base64.b64decode(content["blob"], validate=True)
+        except (binascii.Error, ValueError):
+            return None
+    return None
+
+
+def file_mismatch(locked: dict[str, Any], contents: Any) -> str | None:
+    """Why the ``contents`` a read returned are not the locked file ``{uri, digest, size}`` (None:
+    they are: one content object whose bytes have that size and SHA-256 digest)."""
+    import hashlib
+
+    if not isinstance(contents, list) or len(contents) != 1:
+        return "the server did not answer with exactly one content object"
+    data = content_bytes(contents[0])
+    if data is None:
+        return "the answer holds neither text nor a base64 blob"
+    if len(data) != locked.get("size"):
+        return f"{len(data)} bytes where the lock says {locked.get('size')}"
+    if "sha256:" + hashlib.sha256(data).hexdigest() != locked.get("digest"):
+        return "its SHA-256 digest is not the locked one"
+    return None

@@ -134,7 +134,9 @@ def decide_tool(server: str, name: str, entry: Entry | None, live_hash: object =
     Listing gives ``list`` or ``refuse``; a call gives ``forward``, ``ask`` (approval
     ``always`` and the host can ask the person through elicitation) or ``refuse``. An empty
     or unknown approval means ask. Without elicitation a call is forwarded, relying on the
-    host's own prompt (``reason`` says so), unless ``host.strict``.
+    host's own prompt (``reason`` says so), unless ``host.strict`` or the organisation's
+    ``tools.require-approval`` covers the tool: then it is refused, since no prompt of ours
+    holds the rule.
     """
     target = format_target(server, "tool", name)
     shown = name_text(target)
@@ -149,11 +151,18 @@ def decide_tool(server: str, name: str, entry: Entry | None, live_hash: object =
     assert entry is not None
     if purpose == "list":
         return Decision("list", "ok")
-    never = entry.approval == "never" and not (host.org is not None and host.org.approval_required(server, name))
+    required = host.org.approval_required(server, name) if host.org is not None else None
+    never = entry.approval == "never" and not required
     if never or host.approved:
         return Decision("forward", "ok")
     if host.elicitation:
         return Decision("ask", "approval", f"`{shown}` asks for approval on every call")
+    if required and host.org is not None:  # the organisation's rule is held: no host prompt is relied on
+        return _refuse("policy-approval", f"the organisation's policy requires approval on every call of "
+                       f"`{shown}` ({host.org.rule('tools.require-approval', required)}), and the host cannot be "
+                       "asked (it declared no elicitation)",
+                       f"use a host that supports elicitation, or approve the call yourself: "
+                       f"`mcplock call {t} --approve`")
     if host.strict:
         return _refuse("approval", f"`{shown}` asks for approval on every call and the host cannot be asked "
                        "(it declared no elicitation); refused under --strict",

@@ -52,6 +52,13 @@ class ServerSpec:
     # The lock's `client-capabilities` (None: not recorded, the default is declared).
     client_capabilities: tuple[str, ...] | None = None
 
+    def launch_cwd(self, base: str) -> str | None:
+        """Where the server runs: a stdio server in its ``cwd`` resolved against ``base`` (the
+        lock's directory), or in ``base`` itself; a remote one has no directory of its own."""
+        if self.transport != "stdio":
+            return self.cwd
+        return os.path.join(base, self.cwd) if self.cwd else base
+
     def stored(self) -> dict[str, object]:
         """The spec as written to the lock and hashed for ``config-hash`` (no secrets, no client)."""
         out: dict[str, object] = {"transport": self.transport}

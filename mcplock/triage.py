@@ -1,17 +1,18 @@
 """Why a compared change gets its severity: a baseline from what changed, raised by the
 security lint's findings on the new text, with ONE line of reason (docs/severity.md).
 
-Severity ranks risk, not the kind of change: a reworded description, a new optional parameter
-or a new tool is ``medium`` (news, not an alarm) unless its text carries a risk signal; the
-lint's findings (an attack is ``critical``, a risk signal ``high``) raise it, and the reason
-then names the finding that did. Pure: no I/O, deepdiff only when two input schemas differ.
+Severity ranks risk, not the kind of change: structure on its own (a loosened or tightened
+schema, a new optional parameter, a new or removed tool, an honestly destructive one) and a
+reworded text that asks nothing new are ``medium`` (news, not an alarm); the lint's findings —
+the intent model's directives among them — raise it, and the reason then names the finding
+that did, quoting its sentence. Pure: no I/O, deepdiff only when two input schemas differ.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mcplock.severity import HIGH, LOW, MEDIUM, rank, worst
+from mcplock.severity import LOW, MEDIUM, rank, worst
 
 COSMETIC_FIELDS = ("title", "icons", "_meta", "execution")
 
@@ -23,6 +24,9 @@ _FINDING_REASON = {
     "ansi-escape": "terminal escapes or control characters in the text",
     "unusual-unicode": "unusual code points (private-use, unassigned, separators) in the text",
     "hidden-instructions": "instruction-like text aimed at the model",
+    "directive": "a directive to the model that acts beyond the tool's job",
+    "annotation-contradicted": "safety annotations the tool's own name or text contradicts",
+    "context-parameter": "a parameter whose description asks for the whole conversation",
     "exfiltration-url": "a URL shaped for exfiltration",
     "disguised-text": "disguised text (letter-spaced, ROT13, reversed or mixed-script words)",
     "credential-parameter": "a new required parameter that asks for a credential",
@@ -53,11 +57,16 @@ def finding_reason(f: Any) -> str:
     elif rule == "cross-server-reference":
         what = "text that claims or redirects another server's tool" if sev == "critical" else \
             "a mention of another server's tool"
-    elif rule == "hidden-instructions" and sev != "critical":
+    elif rule == "hidden-instructions" and str(getattr(f, "message", "")).startswith("an HTML comment"):
         what = "an HTML comment, hidden when rendered but read by the model"
-    elif rule in ("hidden-instructions", "exfiltration-url"):
-        # the message up to its excerpt: which order, in which language, decoded from what
-        what = str(getattr(f, "message", "")).split(": ", 1)[0] or _FINDING_REASON[rule]
+    elif rule in ("hidden-instructions", "exfiltration-url", "directive"):
+        # the message: which order or request, in which language, decoded from what, then the
+        # sentence it is in (escaped already, shortened to keep the reason on one line)
+        message = str(getattr(f, "message", ""))
+        what, _, quote = message.partition(": ")
+        what = what or _FINDING_REASON[rule]
+        quote = quote if len(quote) <= 100 else quote[:100] + "…"
+        what = f"{what}: {quote}" if quote else what
     else:
         what = _FINDING_REASON.get(rule, rule or "a security finding")
     return f"{what} ({where})" if where and where != "name" else what
@@ -83,7 +92,8 @@ def _input_schema(old: Any, new: Any) -> tuple[str, str]:
     if loosened:
         where, what = loosened[0]
         more = f" (+{len(loosened) - 1} more)" if len(loosened) > 1 else ""
-        return HIGH, f"input schema loosened: {what} at {where}{more}"
+        # structure on its own is news, not an alarm: what the model is asked to do is the text's
+        return MEDIUM, f"input schema loosened: {what} at {where}{more}"
     added = [what for _w, how, what in entries if how == LOOSENED]
     if added:
         return MEDIUM, f"new optional parameter{'s' if len(added) > 1 else ''}: " + \
@@ -93,6 +103,15 @@ def _input_schema(old: Any, new: Any) -> tuple[str, str]:
     if any(how == NEUTRAL and not what.startswith(COSMETIC_KEYWORDS) for _w, how, what in entries):
         return MEDIUM, "input schema reworded or reshaped, neither loosened nor tightened"
     return LOW, "input schema: cosmetic change only"
+
+
+def _model_sees(tool: Any) -> bool:
+    """Whether an MCP App's tool is offered to the model: ``_meta.ui.visibility`` holds ``"model"``,
+    or is not a list (the default is ``["model", "app"]``); ``["app"]`` leaves it to the App."""
+    meta = tool.get("_meta") if isinstance(tool, dict) else None
+    ui = meta.get("ui") if isinstance(meta, dict) else None
+    visibility = ui.get("visibility") if isinstance(ui, dict) else None
+    return not isinstance(visibility, list) or "model" in visibility
 
 
 def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
@@ -111,6 +130,8 @@ def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
 
         if tool_ui_uri(old) != tool_ui_uri(new):
             return MEDIUM, "the tool now renders another App document (_meta.ui.resourceUri)"
+        if _model_sees(new) and not _model_sees(old):
+            return MEDIUM, "the tool is now visible to the model (_meta.ui.visibility), not only to its App"
     if name in COSMETIC_FIELDS:
         return LOW, "only " + name + " changed"
     return MEDIUM, f"{name} changed"
@@ -128,7 +149,7 @@ def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> t
         return MEDIUM, f"{what} removed"
     if change == "added":
         if kind == "tool" and _declares_destructive(new):
-            return HIGH, "new tool that declares itself destructive (destructiveHint: true)"
+            return MEDIUM, "new tool that declares itself destructive (destructiveHint: true): honest news, review it"
         return MEDIUM, f"new {what}, no risk signal" + (" (annotations are not trusted)" if kind == "tool" else "")
     judged = [_field(kind, f, old, new) for f in fields if f != "name"]
     if not judged:

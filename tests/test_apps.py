@@ -392,3 +392,33 @@ def test_pin_resources_reads_many_resources_concurrently_in_a_stable_order(cli):
         text = Path("mcp.lock").read_text()
         assert [text.index(f'"{u}"]') for u in uris] == sorted(text.index(f'"{u}"]') for u in uris)
         assert cli("diff").returncode == 0  # read again, concurrently: the same lock
+
+
+VISIBILITY = ROOT / "fixtures" / "apps" / "set_visibility.py"
+
+
+@pytest.mark.reference
+@pytest.mark.timeout(300)
+def test_a_tool_newly_shown_to_the_model_is_rated_medium_its_hiding_low(cli):
+    """The npm App server's tool, its `_meta.ui.visibility` set after review (fixtures/apps/set_visibility.py)."""
+    _need_vanilla()
+    vis = Path("visibility.json").resolve()
+    vis.write_text('["app"]')  # reviewed as a tool only its App calls
+    r = cli("add", "app", "--yes", "--timeout", "60", "--", sys.executable, str(VISIBILITY), str(vis), "--",
+            "node", str(VANILLA), "--stdio")
+    assert r.returncode == 0, r.stderr
+    tool = load("mcp.lock").servers["app"].tools["get-time"].definition
+    assert tool["_meta"]["ui"]["visibility"] == ["app"] and tool["_meta"]["ui"]["resourceUri"] == VANILLA_URI
+    assert cli("diff").returncode == 0
+    vis.write_text('["model", "app"]')
+    (change,) = _diff_json(cli)["servers"][0]["changes"]
+    assert (change["kind"], change["name"], change["fields"]) == ("tool", "get-time", ["_meta"])
+    assert change["severity"] == "medium" and "visible to the model" in change["reason"]
+    vis.unlink()  # no visibility at all: the default, ["model", "app"]
+    (change,) = _diff_json(cli)["servers"][0]["changes"]
+    assert change["severity"] == "medium" and "visible to the model" in change["reason"]
+    # the honest twin: shown to the model before, now left to the App: nothing newly exposed
+    assert cli("refresh").returncode == 0 and cli("accept", "app/get-time").returncode == 0
+    vis.write_text('["app"]')
+    (change,) = _diff_json(cli)["servers"][0]["changes"]
+    assert change["severity"] == "low", change

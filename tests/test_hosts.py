@@ -651,3 +651,34 @@ def test_import_does_not_pull_heavy_modules() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# --- the importers' registry (one module per host, as export has) ---------------------------
+
+def test_every_host_has_one_importer_and_a_new_one_is_one_registration(tmp_path: Path) -> None:
+    from mcplock.hosts import HOSTS
+    from mcplock.hosts.formats import BY_NAME, IMPORTERS, Importer
+    from mcplock.hosts.importers import Entry
+
+    assert tuple(IMPORTERS) == HOSTS and sorted(i.host for i in BY_NAME) == sorted(HOSTS)
+    assert all(type(i).__module__.startswith("mcplock.hosts.formats.") for i in IMPORTERS.values())
+
+    class Plain(Importer):  # a host with the common shape: only its transport rule is its own
+        host = "plain"
+
+        def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+            return ("stdio", None) if e.string("command") is not None else ("http", e.string("url"))
+
+    f = tmp_path / "plain.json"
+    f.write_text(json.dumps({"mcpServers": {"a": {"command": "node", "args": ["s.js"], "cwd": "sub"},
+                                            "b": {"url": "https://example.com/mcp"}}}))
+    with pytest.raises(UsageError):
+        load_host_config(f, host="plain")
+    IMPORTERS["plain"] = Plain()
+    try:
+        cfg = load_host_config(f, host="plain")
+    finally:
+        del IMPORTERS["plain"]
+    assert cfg.host == "plain" and cfg.servers["a"].spec.args == ("s.js",)
+    assert cfg.servers["a"].spec.cwd is None and "cwd is not a" in cfg.servers["a"].warnings[0]  # not its setting
+    assert cfg.servers["b"].spec.transport == "http"

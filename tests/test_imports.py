@@ -18,7 +18,8 @@ from packaging.utils import canonicalize_name
 from conftest import ROOT
 from lockdata import make_lock
 
-HEAVY = ("mcp", "httpx", "httpx2", "httpx_sse", "deepdiff", "jsonschema", "anyio", "confusable_homoglyphs")
+HEAVY = ("mcp", "httpx", "httpx2", "httpx_sse", "deepdiff", "jsonschema", "anyio", "confusable_homoglyphs",
+         "cryptography")  # cryptography: only where a key or a signature is read (mcplock.signing)
 
 PROBE = f"HEAVY = {HEAVY!r}\n" + """
 import sys, json

@@ -60,7 +60,7 @@ def test_launchers(command, args, want):
 @pytest.mark.parametrize(("command", "args", "reason"), [
     ("node", ["./server.js"], "local command"),
     ("python", ["-m", "mcp_server_time"], "local command"),
-    ("npm", ["exec", "pkg"], "local command"),
+    ("npm", ["exec", "pkg"], "runs through `npm exec`"),  # a launcher behind npm: unpinned (round 4)
     ("npx", ["-y", "github:owner/repo"], "not an npm registry package"),
     ("npx", ["-y", "./local-dir"], "not an npm registry package"),
     ("npx", ["-y", "https://example.com/x.tgz"], "not an npm registry package"),

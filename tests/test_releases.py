@@ -5,8 +5,10 @@ are reported in full but never as an attack.
 of the npm and PyPI reference servers, made by `tests/data/releases/capture.py` (no network here).
 Each upgrade is locked at the old version (stage + accept, as `mcplock add` does) and compared
 with the new one: removed tools, new required parameters, first-time annotations and reworded
-descriptions must show up as changes, none of them critical, and at least three quarters of
-them `medium` or lower (severity triages risk: an honest upgrade reads calm, docs/severity.md).
+descriptions must show up as changes, none of them critical, at least nine in ten of them
+`medium` or lower, and structure alone (a loosened schema, a widened type, an opened
+`additionalProperties`, a new destructive tool) never `high`: severity judges what a change asks
+the model to do (docs/severity.md, the intent model).
 """
 
 from __future__ import annotations
@@ -121,13 +123,26 @@ def differing(server: str, old: str, new: str) -> set[tuple[str, str]]:
 
 
 def test_honest_upgrades_read_calm():
-    """Severity triages risk: across the corpus at least three quarters of the honest changes are
+    """Severity triages risk: across the corpus at least nine in ten of the honest changes are
     `medium` or lower, and none is critical (the per-upgrade test above)."""
     severities = Counter(c.severity for s, a, b in UPGRADES for c in upgrade(s, a, b).changes)
     total = sum(severities.values())
     calm = sum(n for sev, n in severities.items() if sev in ("medium", "low", "info"))
-    assert total >= 100 and calm / total >= 0.75, severities
+    assert total >= 100 and calm / total >= 0.90, severities
     assert severities["critical"] == 0
+
+
+def test_structure_alone_is_never_high():
+    """A change whose text asks nothing new of the model (no lint finding at high or above) reads
+    `medium` or lower, whatever its schema does: loosened, widened, new tools, removed tools."""
+    structural = 0
+    for s, a, b in UPGRADES:
+        for c in upgrade(s, a, b).changes:
+            if any(f.severity in ("critical", "high") for f in c.findings):
+                continue
+            structural += 1
+            assert c.severity in ("medium", "low", "info"), (s, a, b, c.name, c.severity, c.reason)
+    assert structural >= 100
 
 
 def test_everything_upgrade_shows_removed_and_added_tools():
@@ -141,10 +156,16 @@ def test_everything_upgrade_shows_removed_and_added_tools():
     assert [c.name for c in d.changes if c.kind == "tool" and c.change == "added" and c.severity != "medium"] == []
 
 
-def test_risk_signals_in_honest_upgrades_read_high_with_their_reason():
+def test_structural_edits_in_honest_upgrades_read_medium_with_their_reason():
     d = upgrade("everything", "2025.12.18", "2026.8.31")
     by_name = {c.name: c for c in d.changes}
-    assert by_name["echo"].severity == "high" and "additionalProperties opened" in by_name["echo"].reason
+    # an opened additionalProperties asks nothing of the model: news, named in the reason
+    echo = by_name["echo"]
+    assert echo.severity == "medium"
+    from mcplock import triage
+
+    assert triage._input_schema(echo.locked, echo.live)[0] == "medium"
+    assert "additionalProperties opened" in triage._input_schema(echo.locked, echo.live)[1]
     # instructions are judged by what they say, a plain URL is a link: both read medium
     assert by_name["instructions"].severity == "medium" and "reworded" in by_name["instructions"].reason
     assert by_name["gzip-file-as-resource"].severity == "medium"

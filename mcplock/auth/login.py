@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import httpx2
 from mcp.shared.auth import AuthorizationCodeResult
 
-import mcplock
+from mcplock._version import __version__
 from mcplock.auth.callback import LoopbackCallback, open_in_browser
 from mcplock.auth.provider import build_provider
 from mcplock.auth.store import StagedStore, TokenStore, describe
@@ -166,7 +166,7 @@ async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, st
     from mcplock.param_headers import headers as mcp_headers
     from mcplock.probe import era
 
-    env = era.envelope(era.MODERN, {}, {"name": client_name, "version": mcplock.__version__})
+    env = era.envelope(era.MODERN, {}, {"name": client_name, "version": __version__})
     req = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": env}}
     r = await client.post(url, content=json.dumps(req).encode(),
                           headers={**headers, **mcp_headers(req, era.MODERN, {})})
@@ -184,7 +184,7 @@ async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, st
         return r
     body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": client_name, "version": mcplock.__version__}}}
+        "clientInfo": {"name": client_name, "version": __version__}}}
     resp = await client.post(url, content=json.dumps(body).encode(), headers=headers)
     if resp.status_code >= 300:
         return resp

@@ -33,7 +33,7 @@ from mcp.shared.auth import (
 )
 from pydantic import ValidationError
 
-import mcplock
+from mcplock._version import __version__
 from mcplock.auth.store import TokenStore
 from mcplock.errors import COMMAND, Action, ProbeError
 from mcplock.probe.errors import login_action
@@ -284,7 +284,7 @@ def build_provider(
         redirect_uris=[uri],  # type: ignore[list-item]
         client_name="mcplock",
         software_id="mcplock",
-        software_version=mcplock.__version__,
+        software_version=__version__,
         grant_types=["authorization_code", "refresh_token"],
         response_types=["code"],
         token_endpoint_auth_method="none",

@@ -18,7 +18,7 @@ from rich.text import Text
 # installed click has other classes, which never match).
 from typer._click.exceptions import ClickException
 
-from mcplock import __version__
+from mcplock._version import __version__
 from mcplock.cli.context import Cli
 from mcplock.cli.streams import guard_stdout
 from mcplock.errors import McplockError, trap_termination
@@ -79,6 +79,7 @@ def _register() -> None:
         export,
         init,
         inspect,
+        interop,
         listing,
         merge,
         refresh,
@@ -88,10 +89,11 @@ def _register() -> None:
         run,
         trust,
         update,
+        update_pr,
     )
 
-    for module in (listing, check, review, remove, add, refresh, update, diff, inspect, init, trust, auth, run,
-                   export, merge, registry):
+    for module in (listing, check, review, remove, add, refresh, update, update_pr, diff, inspect, init, trust, auth,
+                   run, export, merge, registry, interop):
         module.register(app)
 
 
@@ -128,7 +130,28 @@ def run(args: list[str]) -> int:
             signal.signal(sig, handler)
     if _received or rv == INTERRUPTED:  # typer turns a KeyboardInterrupt into exit code 130
         return _interrupted(cli)
+    _signing_reminder(cli, args)
     return rv if isinstance(rv, int) else 0
+
+
+# the commands that change the lock: after one, a signature that no longer matches says so
+WRITERS = frozenset({"add", "init", "refresh", "accept", "reject", "enable", "disable", "approval", "remove",
+                     "update", "resolve", "trust"})
+
+
+def _signing_reminder(cli: Cli, args: list[str]) -> None:
+    import os
+
+    from mcplock.__main__ import GLOBAL_VALUED
+
+    words = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in GLOBAL_VALUED)]
+    if not words or words[0] not in WRITERS or not os.path.exists(cli.lockfile + ".sig"):
+        return
+    from mcplock.signing import stale
+
+    said = stale(cli.lockfile)
+    if said:
+        cli.note(said)
 
 
 INTERRUPTED = 130  # no command returns it: it means Ctrl-C

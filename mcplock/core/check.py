@@ -298,7 +298,23 @@ def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[
     findings += export_sync(lock, lock_path, org)
     if org is not None:
         findings += policy_findings(org, lock)
+        findings += signature_findings(org, lock_path)
     return findings
+
+
+def signature_findings(org: OrgPolicy, lock_path: str) -> list[Finding]:
+    """``[signing] require = true``: the lock's signature (docs/signing.md) as a finding when it is
+    missing, by a key the policy does not list, or over another lock or policy. A malformed
+    envelope or key is an error (exit 2), raised."""
+    if not org.signing_required:
+        return []
+    from mcplock.signing import SignatureError, enforce
+
+    try:
+        enforce(org, lock_path)
+    except SignatureError as e:
+        return [Finding("signature", "", e.message, e.hint or "")]
+    return []
 
 
 def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
@@ -307,7 +323,7 @@ def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
     from mcplock.orgpolicy import violations
 
     found = None
-    if org.max_severity is not None:
+    if org.strictest_severity is not None:
         from mcplock.lint.cache import LintCache
         from mcplock.lint.entries import lint_entries
 

@@ -58,6 +58,10 @@ def serving(lockfile: str, name: str, *, timeout: float = 30.0, client_name: str
     from mcplock.packages import prepare
 
     org = orgpolicy.resolve(policy, environ)  # a broken policy: an error before the server starts (docs/policy.md)
+    if org is not None and org.signing_required:  # [signing] require: no server starts on an unsigned lock
+        from mcplock.signing import enforce
+
+        enforce(org, lockfile)
     lock = load_one(lockfile, name, trust.machine_secret(environ), environ)  # its part: a big lock is not read whole
     srv = locked_server(lock, name, lockfile)
     opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,

@@ -39,11 +39,9 @@ def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> S
 
 
 def probe_spec(spec: ServerSpec, base: str) -> ServerSpec:
-    """A spec as written to the lock, made ready to probe (a stdio cwd resolved against ``base``)."""
-    if spec.transport == "stdio":
-        cwd = os.path.join(base, spec.cwd) if spec.cwd else base
-        return replace(spec, cwd=cwd)
-    return spec
+    """A spec as written to the lock, made ready to probe (a stdio cwd resolved against ``base``,
+    the rule :meth:`~mcplock.lock.model.ServerEntry.as_launched` follows too)."""
+    return replace(spec, cwd=spec.launch_cwd(base)) if spec.transport == "stdio" else spec
 
 
 def source_path(path: str, base: str) -> str:

@@ -69,6 +69,19 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
     return row
 
 
+def pinned_at(srv: ServerEntry) -> str | None:
+    """Where ``srv`` stands, in the terms of :attr:`Row.current` and :attr:`Row.latest`: its MCP
+    Registry entry's version, an image's tag and digest, or the package's pinned version (None:
+    no pin). `update-pr` compares it with a row's ``latest`` to tell whether a branch holds the
+    newest release already."""
+    if srv.spec.registry is not None:
+        return srv.spec.registry.version if srv.spec.package is not None or srv.spec.transport != "stdio" else None
+    pin = srv.spec.package
+    if pin is None:
+        return None
+    return f"{pin.version}@{str(pin.integrity)[:19]}" if pin.registry == "oci" else pin.version
+
+
 def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row:
     """Where ``srv``'s pin stands: its registry's newest release (an OCI tag's current digest)."""
     from mcplock.packages.errors import RegistryError

@@ -17,6 +17,7 @@ import os
 import select
 from typing import Any
 
+from mcplock.documents import SKILLS_EXTENSION
 from mcplock.guard.wellformed import REQUEST, shape
 from mcplock.lock.model import ServerEntry
 from mcplock.policy import decide_item
@@ -25,10 +26,14 @@ from mcplock.probe import era
 EARLY_READ = 1 << 16  # what answer_early reads of stdin at most (the rest comes through the host side)
 
 
-def capabilities(up: dict[str, Any]) -> dict[str, Any]:
+def capabilities(up: dict[str, Any], *, skills: bool = False) -> dict[str, Any]:
     """What the guard tells the host it offers, from what the upstream (or the lock) offers:
-    every list can change (the guard re-verifies and tells the host)."""
+    every list can change (the guard re-verifies and tells the host). ``skills``: the lock holds
+    skills, which the guard serves (guard/skills.py): the skills extension is declared, with the
+    ``resources`` capability it requires (a host lists skills only after seeing it)."""
     caps: dict[str, Any] = {}
+    if skills:
+        up = {**up, "resources": up.get("resources") or {}}
     if era.advertised(up, "tools"):
         caps["tools"] = {"listChanged": True}
     if era.advertised(up, "prompts"):
@@ -39,6 +44,8 @@ def capabilities(up: dict[str, Any]) -> dict[str, Any]:
     for k in ("logging", "completions"):
         if era.advertised(up, k):
             caps[k] = up[k]
+    if skills:  # no optional feature: resources/directory/read is not served (docs/protocol.md)
+        caps["extensions"] = {SKILLS_EXTENSION: {}}
     return caps
 
 
@@ -51,7 +58,7 @@ def locked_capabilities(server: ServerEntry) -> dict[str, Any]:
         caps["prompts"] = {}
     if server.items["resource-template"] or server.spec.pin_resources:
         caps["resources"] = {}
-    return capabilities(caps)
+    return capabilities(caps, skills=bool(server.items["skill"]))
 
 
 def discover_result(server: ServerEntry) -> dict[str, Any]:

@@ -228,7 +228,8 @@ class Guard:
         # a legacy host is served at a legacy version whatever the upstream speaks
         version = snap.protocol_version if snap.protocol_version in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[-1]
         info = self.server.server_info or snap.server_info or {"name": self.server.name, "version": "0"}
-        answer: dict[str, Any] = {"protocolVersion": version, "capabilities": capabilities(snap.capabilities),
+        answer: dict[str, Any] = {"protocolVersion": version, "capabilities": capabilities(
+                                      snap.capabilities, skills=bool(self.server.items["skill"])),
                                   "serverInfo": info}
         instructions = view.instructions() if (view := self.views.view) is not None else None
         if instructions is not None:

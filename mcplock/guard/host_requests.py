@@ -14,7 +14,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcplock.documents import LISTED, is_ui_uri, read_result
-from mcplock.guard import approve, evidence
+from mcplock.guard import approve, evidence, skills
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
 from mcplock.guard.ledger import host_key
@@ -88,6 +88,10 @@ class HostRequests:
             self._get_prompt(msg)
         elif method == "resources/read" and self._pinned_document(msg) is not None:
             self._read_document(msg)
+        elif method == "resources/read" and skills.file_of(self.server, msg) is not None:
+            self.ledger.spawn(skills.read_file(self, msg), msg["id"])  # a skill's file (guard/skills.py)
+        elif method == "skills/get" and self.server.items["skill"]:
+            self.ledger.spawn(skills.get(self, msg), msg["id"])  # the locked entry, never relayed
         elif method == "resources/read" and self.server.spec.pin_resources:
             self._read_unpinned(msg)
         else:
@@ -237,6 +241,9 @@ class HostRequests:
         assert which is not None
         kind, uri = which
         d = view.item(kind, uri)
+        skill = skills.skill_refusal(self.server, view, uri) if d.allowed and kind == "content" else None
+        if skill is not None:  # a SKILL.md whose skill's set of files is not the accepted one
+            d = Decision("refuse", "changed", skill)
         if not d.allowed:
             self.notes.note(f"refused:{kind}:{uri}", f"mcplock: refused a read: {d.message()}")
             self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {d.message()}"))

@@ -18,7 +18,7 @@ windsurf, else claude-code. A ``.mcp.json``-style name whose content has only ``
 read as vscode. Pass ``host`` for a file whose name and shape say nothing (a Cursor file
 saved as ``cursor.json`` reads as claude-code, which skips a ``url`` without ``type``).
 
-Transports (see ``importers.py``):
+Transports (one module per host in ``formats/``, behind ``formats/interface.Importer``):
 - claude-code: ``type`` missing = stdio (needs ``command``); ``streamable-http`` = ``http``;
   ``url`` without ``type`` is skipped (Claude Code skips it too); ``ws`` skipped.
 - claude-desktop: stdio only (``command``/``args``/``env``); an entry with only ``url`` is skipped.
@@ -74,7 +74,8 @@ from pathlib import Path
 from typing import Any
 
 from mcplock.errors import ConfigError, UsageError, json_type
-from mcplock.hosts.importers import Entry, Skip, build, check_name, same_path, servers_map
+from mcplock.hosts.formats import BY_NAME, IMPORTERS, Importer
+from mcplock.hosts.importers import Skip, build, check_name
 from mcplock.hosts.model import HOSTS, HostConfig, ImportedServer
 from mcplock.hosts.parse import Where, parse, read_text
 from mcplock.lock.hashing import definition_hash
@@ -141,42 +142,28 @@ def discover(project_dir: str | os.PathLike[str]) -> list[Path]:
 def _canonical_host(host: str) -> str:
     h = host.strip().lower()
     h = _ALIASES.get(h, h)
-    if h not in HOSTS:
-        raise UsageError(f"unknown host {host!r}", hint="use one of: " + ", ".join(HOSTS))
+    if h not in IMPORTERS:
+        raise UsageError(f"unknown host {host!r}", hint="use one of: " + ", ".join(IMPORTERS))
     return h
 
 
-_GEMINI_ENTRY_KEYS = ("httpUrl", "trust", "includeTools", "excludeTools")
-
-
 def detect_host(path: str | os.PathLike[str], data: Any) -> str | None:
-    """The host a config file belongs to, from its name and shape (None when unknown)."""
+    """The host a config file belongs to, from its name (each importer's ``by_name``, in
+    :data:`~mcplock.hosts.formats.BY_NAME` order), then its shape (None when unknown)."""
     p = Path(path)
-    name, parent = p.name.lower(), p.parent.name.lower()
-    if p.suffix.lower() == ".toml":
-        return "codex"
     if not isinstance(data, dict):
-        return None
-    vscode_shape = "servers" in data and "mcpServers" not in data
-    if name == "claude_desktop_config.json":
-        return "claude-desktop"
-    if name == "mcp_config.json" or parent in (".codeium", "windsurf"):
-        return "windsurf"
-    if parent == ".cursor" and name == "mcp.json":
-        return "cursor"
-    if ((parent == ".vscode" and name in ("mcp.json", "settings.json"))
-            or name in ("devcontainer.json", ".devcontainer.json")):
-        return "vscode"
-    if parent == ".gemini" and name == "settings.json":
-        return "gemini"
-    if name in ("opencode.json", "opencode.jsonc") or "opencode.ai" in str(data.get("$schema", "")):
-        return "opencode"
-    if name in (".mcp.json", ".claude.json") and not vscode_shape:
-        return "claude-code"
+        return "codex" if p.suffix.lower() == ".toml" else None
+    named = next((imp.host for imp in BY_NAME if imp.by_name(p, data)), None)
+    return named or _by_shape(data)
+
+
+def _by_shape(data: dict[str, Any]) -> str | None:
+    from mcplock.hosts.formats.gemini import ENTRY_KEYS
+
     servers = data.get("mcpServers")
     if isinstance(servers, dict):
         entries = [v for v in servers.values() if isinstance(v, dict)]
-        if any(k in v for v in entries for k in _GEMINI_ENTRY_KEYS) or isinstance(data.get("mcp"), dict):
+        if any(k in v for v in entries for k in ENTRY_KEYS) or isinstance(data.get("mcp"), dict):
             return "gemini"
         if any("serverUrl" in v for v in entries):
             return "windsurf"
@@ -198,50 +185,6 @@ def _not_a_config(shown: str, data: dict[str, Any]) -> ConfigError:
     )
 
 
-def _vscode_keys(data: dict[str, Any]) -> tuple[str, ...] | None:
-    if "servers" in data:
-        return ("servers",)
-    mcp = data.get("mcp")
-    if isinstance(mcp, dict) and "servers" in mcp:
-        return ("mcp", "servers")  # older builds: "mcp" object in settings.json
-    custom = data.get("customizations")
-    vs = (custom.get("vscode") or {}) if isinstance(custom, dict) else {}
-    if isinstance(vs, dict) and isinstance(vs.get("mcp"), dict) and "servers" in vs["mcp"]:
-        return ("customizations", "vscode", "mcp", "servers")  # devcontainer.json
-    return None
-
-
-def _claude_projects(
-    where: Where, data: dict[str, Any], project_dir: str | os.PathLike[str] | None, warnings: list[str]
-) -> tuple[list[tuple[str, Entry]], str | None, list[str]]:
-    """Local-scope entries of ``~/.claude.json`` for ``project_dir`` (default: the cwd)."""
-    projects = data.get("projects")
-    if projects is None:
-        return [], None, []
-    if not isinstance(projects, dict):
-        raise where.error(
-            f"`projects` must be an object, not {json_type(projects)}",
-            ("projects",),
-            hint="this file is written by Claude Code; restore it or pass the project's .mcp.json",
-        )
-    here = os.getcwd() if project_dir is None else project_dir
-    match = next((k for k in projects if same_path(k, here)), None)
-    others = [
-        k for k, v in projects.items()
-        if k != match and isinstance(v, dict) and isinstance(v.get("mcpServers"), dict) and v["mcpServers"]
-    ]
-    if others:
-        warnings.append(
-            f"{len(others)} other project scope(s) in this file not imported: "
-            "their servers apply only in those directories"
-        )
-    if match is None or not isinstance(projects[match], dict):
-        return [], None, []
-    disabled = projects[match].get("disabledMcpServers")
-    disabled = [d for d in disabled if isinstance(d, str)] if isinstance(disabled, list) else []
-    return list(servers_map(where, data, ("projects", match, "mcpServers"))), match, disabled
-
-
 def load_host_config(
     path: str | os.PathLike[str],
     *,
@@ -259,87 +202,37 @@ def load_host_config(
     """
     shown = os.fspath(path)
     p = Path(shown)
-    if host is not None:
-        host = _canonical_host(host)
-    fmt = "toml" if p.suffix.lower() == ".toml" or (host == "codex" and p.suffix.lower() != ".json") else "json"
+    forced = IMPORTERS[_canonical_host(host)] if host is not None else None
+    fmt = "toml" if p.suffix.lower() == ".toml" or (forced is not None and forced.is_toml(p)) else "json"
     text = read_text(p, shown)
     data = parse(text, shown, fmt)
     where = Where(shown, text, fmt)
     if not isinstance(data, dict):
         raise where.error(f"the top level must be an object, not {json_type(data)}",
                           hint="a host config is one JSON object")
-    if host is None:
-        host = detect_host(p, data)
-        if host is None:
-            raise _not_a_config(shown, data)
-    src = shown if source is None else source
+    imp = forced or _detected(p, shown, data)
     warnings: list[str] = []
-    entries: list[tuple[str, Entry, list[str]]] = []
+    found = imp.servers(where, data, project_dir, warnings)
+    return _imported(shown, imp, found, shown if source is None else source, warnings)
 
-    if host == "codex":
-        keys: tuple[str, ...] | None = ("mcp_servers",)
-    elif host == "opencode":  # v2 moves the servers under mcp.servers
-        mcp = data.get("mcp")
-        keys = ("mcp", "servers") if isinstance(mcp, dict) and isinstance(mcp.get("servers"), dict) else ("mcp",)
-    elif host == "vscode":
-        keys = _vscode_keys(data)
-    else:
-        keys = ("mcpServers",)
-    if keys is None or _dig(data, keys) is None:
-        if not (host == "claude-code" and "projects" in data):
-            wanted = "servers" if host == "vscode" else ".".join(keys or ("mcpServers",))
-            note = f"no `{wanted}` in this file: nothing to import"
-            if host == "vscode" and "mcpServers" in data:
-                note += " (VS Code reads `servers`, not `mcpServers`)"
-            warnings.append(note)
-    else:
-        entries = [(n, e, []) for n, e in servers_map(where, data, keys)]
 
-    if host == "claude-code":
-        local, match, disabled = _claude_projects(where, data, project_dir, warnings)
-        index = {n: i for i, (n, _, _) in enumerate(entries)}
-        for n, e in local:
-            notes = [f"local scope (projects[{match!r}]) of this file"]
-            if n in index:
-                notes.append("the local-scope entry replaces the user-scope entry of the same name")
-                entries[index[n]] = (n, e, notes)
-            else:
-                index[n] = len(entries)
-                entries.append((n, e, notes))
-        for n, _, extra in entries:
-            if n in disabled:
-                extra.append("disabled for this project in this file (disabledMcpServers)")
-    elif host == "gemini":
-        gemini = data.get("mcp")
-        if not isinstance(gemini, dict):
-            gemini = {}
-        allowed, excluded = gemini.get("allowed"), gemini.get("excluded")
-        for n, _, extra in entries:
-            if isinstance(excluded, list) and n in excluded:
-                extra.append("listed in mcp.excluded: Gemini CLI does not start it")
-            elif isinstance(allowed, list) and n not in allowed:
-                extra.append("not in mcp.allowed: Gemini CLI does not start it")
-    elif host in ("codex", "opencode"):
-        for _n, e, extra in entries:
-            if e.flag("enabled") is False:
-                extra.append("disabled in this file (enabled = false)")
-            elif host == "opencode" and e.flag("disabled") is True:
-                extra.append("disabled in this file (disabled = true)")
+def _detected(p: Path, shown: str, data: dict[str, Any]) -> Importer:
+    host = detect_host(p, data)
+    if host is None:
+        raise _not_a_config(shown, data)
+    return IMPORTERS[host]
 
+
+def _imported(shown: str, imp: Importer, found: list[tuple[str, Any, list[str]]], src: str,
+              warnings: list[str]) -> HostConfig:
     servers: dict[str, ImportedServer] = {}
     skipped: dict[str, str] = {}
-    for n, e, extra in entries:
+    for n, e, extra in found:
         if reason := check_name(n):
             skipped[n] = reason
             continue
         try:
-            servers[n] = build(e, host, src, extra)
+            servers[n] = build(e, imp, src, extra)
         except Skip as s:
             skipped[n] = str(s)
-    return HostConfig(path=shown, host=host, servers=servers, skipped=skipped, warnings=tuple(warnings))
-
-
-def _dig(data: Any, keys: tuple[str, ...]) -> Any:
-    for k in keys:
-        data = data.get(k) if isinstance(data, dict) else None
-    return data
+    return HostConfig(path=shown, host=imp.host, servers=servers, skipped=skipped, warnings=tuple(warnings))

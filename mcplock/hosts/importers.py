@@ -1,14 +1,17 @@
-"""One importer per host config format: raw entries → :class:`ImportedServer` or a skip reason.
+"""What every host's importer shares: an entry's typed fields (:class:`Entry`), the transport
+rules several hosts have in common, one server built from an entry through its host's
+:class:`~mcplock.hosts.formats.interface.Importer` (:func:`build`), the servers map of a file.
 
-See the package docstring (``mcplock.hosts``) for the transport rules of each host.
+The hosts' own rules are one module each in :mod:`mcplock.hosts.formats`; the package docstring
+(``mcplock.hosts``) lists them.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import json_type
 from mcplock.hosts.interpolate import Unsupported, convert, host_name
@@ -17,7 +20,10 @@ from mcplock.hosts.parse import DupDict, Where
 from mcplock.hosts.secrets import Secrets
 from mcplock.spec import ServerSpec, looks_secret
 
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+if TYPE_CHECKING:
+    from mcplock.hosts.formats.interface import Importer
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamableHttp": "http", "sse": "sse"}
 
 
@@ -43,7 +49,7 @@ class Entry:
     def has(self, key: str) -> bool:
         return self.raw.get(key) is not None
 
-    def _bad(self, key: str, want: str, got: object) -> Exception:
+    def bad(self, key: str, want: str, got: object) -> Exception:
         return self.where.error(
             f"server `{self.name}`: `{key}` must be {want}, not {json_type(got)}",
             (*self.keys, key),
@@ -54,13 +60,13 @@ class Entry:
         v = self.raw.get(key)
         if v is None or isinstance(v, str):
             return v
-        raise self._bad(key, "a string", v)
+        raise self.bad(key, "a string", v)
 
     def flag(self, key: str) -> bool | None:
         v = self.raw.get(key)
         if v is None or isinstance(v, bool):
             return v
-        raise self._bad(key, "true or false", v)
+        raise self.bad(key, "true or false", v)
 
     def str_list(self, key: str) -> list[str]:
         v = self.raw.get(key)
@@ -68,7 +74,7 @@ class Entry:
             return []
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
             bad = v if not isinstance(v, list) else next(x for x in v if not isinstance(x, str))
-            raise self._bad(key, "a list of strings", bad)
+            raise self.bad(key, "a list of strings", bad)
         return list(v)
 
     def str_map(self, key: str) -> dict[str, str]:
@@ -76,7 +82,7 @@ class Entry:
         if v is None:
             return {}
         if not isinstance(v, dict):
-            raise self._bad(key, "an object of strings", v)
+            raise self.bad(key, "an object of strings", v)
         if isinstance(v, DupDict) and v.dups:
             raise self.where.error(
                 f"server `{self.name}`: `{key}` has the key `{v.dups[0]}` twice",
@@ -96,7 +102,7 @@ class Entry:
 # --- transports ---------------------------------------------------------------------------
 
 
-def _explicit_type(e: Entry, host: str) -> str | None:
+def explicit_type(e: Entry) -> str | None:
     t = e.string("type")
     if t is None:
         return None
@@ -104,11 +110,11 @@ def _explicit_type(e: Entry, host: str) -> str | None:
         return _TYPES[t]
     if t in ("ws", "websocket"):
         raise Skip("ws transport not supported (mcplock speaks stdio, Streamable HTTP and SSE)")
-    shown = len(t) <= 24 and _IDENT.fullmatch(t.replace("-", "_")) and not looks_secret("", t)
+    shown = len(t) <= 24 and IDENT.fullmatch(t.replace("-", "_")) and not looks_secret("", t)
     raise Skip(f"unknown transport type {t!r}" if shown else "unknown transport type")
 
 
-def _check_url(url: str) -> None:
+def check_url(url: str) -> None:
     if url.startswith("${"):
         return  # a template (e.g. ${DOCS_MCP_URL:-https://…}): checked when the probe expands it
     m = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", url)
@@ -125,7 +131,7 @@ def _check_url(url: str) -> None:
     raise Skip(f"unsupported URL scheme {scheme!r}" if shown else "url is not an http(s) URL")
 
 
-def _guess_remote(url: str, host: str, warnings: list[str]) -> str:
+def guess_remote(url: str, host: str, warnings: list[str]) -> str:
     """Transport of a URL given without a type, for hosts that try Streamable HTTP, then SSE.
 
     mcplock pins one transport per server, so it cannot fall back at probe time: a URL whose
@@ -141,145 +147,28 @@ def _guess_remote(url: str, host: str, warnings: list[str]) -> str:
     return "http"
 
 
-def _transport(e: Entry, host: str, warnings: list[str]) -> tuple[str, str | None]:
-    """(transport, url) of an entry, per the host's rules; raises Skip."""
-    command = e.string("command") if host != "opencode" else None
-    url = e.string("url")
-    if host == "claude-code":
-        t = _explicit_type(e, host)
-        if t is None:
-            if command is not None:
-                return "stdio", None
-            if url is not None:
-                raise Skip('url without type: Claude Code skips it too; add "type": "http" or "sse"')
-            raise Skip("neither command nor url")
-        return t, url
-    if host == "claude-desktop":
-        if command is not None:
-            return "stdio", None
-        if url is not None:
-            raise Skip("remote server in claude_desktop_config.json: Claude Desktop reads only command/args/env here")
-        raise Skip("missing command")
-    if host == "codex":
-        if command is not None and url is not None:
-            raise Skip("both command and url: Codex rejects this entry")
-        if command is not None:
-            return "stdio", None
-        if url is not None:
-            return "http", url  # Codex speaks Streamable HTTP only
-        raise Skip("neither command nor url")
-    if host == "opencode":
-        t = e.string("type")
-        if t == "local":
-            return "stdio", None
-        if t == "remote":
-            if url is None:
-                raise Skip('type "remote" without a url')
-            return _guess_remote(url, host, warnings), url
-        raise Skip('opencode needs "type": "local" or "remote"')
-    if host == "gemini":
-        http_url = e.string("httpUrl")
-        t = _explicit_type(e, host)
-        if http_url is not None:  # precedence: httpUrl > url > command
-            if t not in (None, "http"):
-                warnings.append(f"httpUrl with type {t!r}: httpUrl wins, imported as Streamable HTTP")
-            return "http", http_url
-        if url is not None:
-            if t == "stdio":
-                raise Skip('type "stdio" with a url and no command')
-            return (t or _guess_remote(url, host, warnings)), url
-        if command is not None:
-            return "stdio", None
-        raise Skip("none of command, url, httpUrl")
-    # cursor, windsurf, vscode
-    if host == "windsurf" and e.has("serverUrl"):
-        url = e.string("serverUrl")
-    t = _explicit_type(e, host)
-    if t is not None:
-        return t, url
-    if command is not None and url is not None:
-        if host == "vscode":
-            warnings.append("both command and url without a type: VS Code starts the command (stdio)")
-            return "stdio", None
-        raise Skip("both command and url without a type: ambiguous")
-    if command is not None:
-        return "stdio", None
-    if url is not None:
-        return _guess_remote(url, host, warnings), url
-    raise Skip("neither command nor url" + (" (nor serverUrl)" if host == "windsurf" else ""))
-
-
-# --- one server ---------------------------------------------------------------------------
-
-_CWD_HOSTS = ("vscode", "gemini", "codex")
-
-
-def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = None) -> ImportedServer:
-    """Turn one raw entry into an ImportedServer (raises Skip, or ConfigError for wrong shapes)."""
+def build(e: Entry, imp: Importer, source: str, extra_warnings: list[str] | None = None) -> ImportedServer:
+    """Turn one raw entry into an ImportedServer by its host's rules (raises Skip, or ConfigError
+    for wrong shapes): the transport, its fields with the host's variables converted, then every
+    secret-looking literal moved out into a template."""
     warnings: list[str] = []
-    transport, url = _transport(e, host, warnings)
-    def conv(v: str) -> str:
-        return convert(host, v, warnings)
+    transport, url = imp.route(e, warnings)
     try:
-        if transport == "stdio" and host == "opencode":
-            argv = e.str_list("command")
-            if not argv or not argv[0].strip():
-                raise Skip("empty command")
-            spec_fields: dict[str, Any] = {
-                "command": conv(argv[0]), "args": [conv(a) for a in argv[1:]],
-                "env": {k: conv(v) for k, v in e.str_map("environment").items()}, "cwd": None,
-            }
-        elif transport == "stdio":
-            command = e.string("command")
-            if not command or not command.strip():
-                raise Skip(f'type "{transport}" without a command' if e.has("type") else "empty command")
-            args = e.str_list("args")
-            env = e.str_map("env")
-            cwd = e.string("cwd")
-            pass_env = _codex_pass_env(e, env) if host == "codex" else ()
-            if cwd is not None and host not in _CWD_HOSTS:
-                warnings.append(f"cwd is not a {host_name(host)} setting: ignored")
-                cwd = None
-            spec_fields = {
-                "command": conv(command),
-                "args": [conv(a) for a in args],
-                "env": {k: conv(v) for k, v in env.items()},
-                "cwd": conv(cwd) if cwd is not None else None,
-                "pass_env": pass_env,
-            }
-            for key in ("envFile",):
-                if e.has(key):
-                    warnings.append(f"{key} is not read by mcplock: set those variables in the environment")
-        else:
-            if url is None or not url.strip():
-                raise Skip(f'type "{transport}" without a url')
-            headers = e.str_map("http_headers" if host == "codex" else "headers")
-            if host == "codex":
-                headers = _codex_headers(e, headers, warnings)
-            url = conv(url)
-            _check_url(url)
-            spec_fields = {"url": url, "headers": {k: conv(v) for k, v in headers.items()}}
-            if e.has("headersHelper"):
-                warnings.append("headersHelper is not run by mcplock: set the headers it prints with ${VAR} templates")
+        fields = _fields(e, imp, transport, url, lambda v: convert(imp.host, v, warnings), warnings)
     except Unsupported as u:
         raise Skip(str(u)) from None
-    for key, what in (("oauth", "oauth"), ("auth", "auth")):
+    for key in ("oauth", "auth"):
         if e.has(key):
-            warnings.append(f"{what} settings are not imported: mcplock logs in with its own OAuth flow (`--login`)")
+            warnings.append(f"{key} settings are not imported: mcplock logs in with its own OAuth flow (`--login`)")
     secrets = Secrets(e.name)
     if transport == "stdio":
-        spec_fields["args"] = tuple(secrets.args(spec_fields["args"]))
-        spec_fields["env"] = secrets.env(spec_fields["env"])
+        fields["args"] = tuple(secrets.args(fields["args"]))
+        fields["env"] = secrets.env(fields["env"])
     else:
-        spec_fields["url"] = secrets.url(spec_fields["url"])
-        spec_fields["headers"] = secrets.headers(spec_fields["headers"])
-    spec = ServerSpec(
-        name=e.name,
-        transport=transport,  # type: ignore[arg-type]
-        source=source,
-        secrets=dict(secrets.values),
-        **spec_fields,
-    )
+        fields["url"] = secrets.url(fields["url"])
+        fields["headers"] = secrets.headers(fields["headers"])
+    spec = ServerSpec(name=e.name, transport=transport, source=source,  # type: ignore[arg-type]  # the Transport names
+                      secrets=dict(secrets.values), **fields)
     return ImportedServer(
         spec=spec,
         templated=tuple(secrets.notes),
@@ -287,50 +176,19 @@ def build(e: Entry, host: str, source: str, extra_warnings: list[str] | None = N
     )
 
 
-# --- Codex specifics ------------------------------------------------------------------------
-
-
-def _env_name(e: Entry, key: str, value: object, at: tuple[str, ...]) -> str:
-    if isinstance(value, str) and _IDENT.fullmatch(value):
-        return value
-    raise e.where.error(
-        f"server `{e.name}`: `{key}` must name an environment variable, "
-        f"not {json_type(value) if not isinstance(value, str) else 'this string'}",
-        e.keys + at,
-        hint="use a name like GITHUB_TOKEN (letters, digits, _)",
-    )
-
-
-def _codex_pass_env(e: Entry, env: dict[str, str]) -> tuple[str, ...]:
-    """``env_vars`` forwards variables from Codex's environment as they are: ``pass-env`` (names
-    only); a name that ``env`` sets is set by ``env``."""
-    raw = e.raw.get("env_vars")
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise e._bad("env_vars", "a list of names", raw)
-    out: list[str] = []
-    for item in raw:
-        name_v = item.get("name") if isinstance(item, dict) else item
-        name = _env_name(e, "env_vars", name_v, ("env_vars",))
-        if name not in env:
-            out.append(name)
-    return tuple(sorted(set(out)))
-
-
-def _codex_headers(e: Entry, headers: dict[str, str], warnings: list[str]) -> dict[str, str]:
-    out = dict(headers)
-    env_headers = e.str_map("env_http_headers")
-    for header, var in env_headers.items():
-        out[header] = "${" + _env_name(e, f"env_http_headers.{header}", var, ("env_http_headers", header)) + "}"
-    bearer = e.raw.get("bearer_token_env_var")
-    if bearer is not None:
-        var = _env_name(e, "bearer_token_env_var", bearer, ("bearer_token_env_var",))
-        if any(k.lower() == "authorization" for k in out):
-            warnings.append("bearer_token_env_var replaces the Authorization header given in the headers")
-            out = {k: v for k, v in out.items() if k.lower() != "authorization"}
-        out["Authorization"] = "Bearer ${" + var + "}"
-    return out
+def _fields(e: Entry, imp: Importer, transport: str, url: str | None, conv: Callable[[str], str],
+            warnings: list[str]) -> dict[str, Any]:
+    if transport == "stdio":
+        return imp.stdio(e, conv, warnings)
+    if url is None or not url.strip():
+        raise Skip(f'type "{transport}" without a url')
+    headers = imp.headers(e, warnings)
+    url = conv(url)
+    check_url(url)
+    fields = {"url": url, "headers": {k: conv(v) for k, v in headers.items()}}
+    if e.has("headersHelper"):
+        warnings.append("headersHelper is not run by mcplock: set the headers it prints with ${VAR} templates")
+    return fields
 
 
 # --- the servers map of a file ----------------------------------------------------------------

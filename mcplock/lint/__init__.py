@@ -7,17 +7,21 @@ for text that hides or redirects behaviour; :func:`lint_servers` checks tool nam
 servers (shadowing, one server's text naming another server's tools).
 
 One module per family: ``characters`` (invisible, bidi, tag characters, terminal escapes),
+``intent`` (what a sentence asks the model to do, words per language in ``lexicon``),
 ``instructions`` (instruction-like text aimed at the model), ``secrets`` (secrets locations,
 exfiltration URLs, encoded blobs, tracking images), ``annotations`` (flips toward "safe"),
 ``names`` (confusable tool names), ``servers`` (cross-server shadowing and references),
 ``schema`` (a schema change, tightened or loosened).
 
-Severities (:mod:`mcplock.severity`, rules in docs/severity.md): ``critical`` for evidence of an
-attack (invisible/bidi/tag characters, terminal escapes, instruction-like text aimed at the
-model, an annotation flip toward "safe", a name confusable with another tool's, text that claims
-or redirects another server's tools); ``high`` for risk signals without proof (shadowing, a
-secrets path named without a read/send verb, an encoded blob or tracking image, a plain mention
-of another server's tool); ``medium``/``low``/``info`` for notes.
+Severities (:mod:`mcplock.severity`, rules in docs/severity.md) follow the intent model
+(``intent``): what an added sentence asks the model to do. ``critical`` for an act beyond a
+tool's job (data to a destination, another tool's turf) combined with concealment or a claim of
+authority, for anything found only once a disguise is undone, for hidden/bidi/tag characters,
+terminal escapes, model-directed markup, "ignore previous instructions", an annotation flip
+toward "safe" and a name confusable with another tool's; ``high`` for an act or an order to
+conceal on its own, contradicted annotations, shadowing another locked server's tool, a secrets
+path, an encoded blob or tracking image; ``medium``/``low``/``info`` for notes (a host built-in's
+name, first-time annotations).
 
 Messages may quote an excerpt of untrusted text: hidden characters in an excerpt are shown as
 ``\\uXXXX`` escapes already, and renderers escape messages again anyway.

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.severity import CRITICAL, MEDIUM
+from mcplock.severity import CRITICAL, HIGH, MEDIUM
 
 _TRUSTED_NOT = "annotations are self-declared and not trusted"
 
@@ -56,3 +56,39 @@ def annotation_findings(old: Any, new: Any) -> list[LintFinding]:
                                    "annotations are self-declared by the server and not trusted, and the tool's "
                                    "approval is unchanged", "annotations"))
     return out
+
+
+def _contradiction(definition: Any) -> tuple[str, str] | None:
+    """(the annotation, what says otherwise) when a tool's own name or text says it deletes or
+    changes while its annotations claim it safe (``readOnlyHint: true``, or ``destructiveHint:
+    false`` beside "permanently deletes")."""
+    ann = _annotations(definition)
+    if ann is None or not isinstance(definition, dict):
+        return None
+    from mcplock.lint.intent import contradicts_read_only
+    from mcplock.lint.text import clean
+
+    raw_name, raw_desc = definition.get("name"), definition.get("description")
+    name = raw_name if isinstance(raw_name, str) else ""
+    desc = raw_desc if isinstance(raw_desc, str) else ""
+    if ann.get("readOnlyHint") is True:
+        says = contradicts_read_only(name, clean(desc))
+        if says:
+            return "readOnlyHint: true", says
+    if ann.get("destructiveHint") is False:
+        says = contradicts_read_only("", clean(desc))
+        if says:
+            return "destructiveHint: false", says
+    return None
+
+
+def contradiction_findings(new: Any, old: Any = None) -> list[LintFinding]:
+    """``annotation-contradicted`` (high): the tool declares itself safe while its name or text
+    says it deletes or changes — a lie about safety, not a mere claim. Reported when new (a new
+    tool, or a contradiction the accepted definition did not have)."""
+    found = _contradiction(new)
+    if found is None or (old is not None and _contradiction(old) == found):
+        return []
+    what, says = found
+    return [LintFinding("annotation-contradicted", HIGH, f"declares {what} while {says} says it deletes or changes "
+                        f"data; {_TRUSTED_NOT}, and this one contradicts the tool's own text", "annotations")]

@@ -12,7 +12,10 @@ one and report only what is new:
 - ``app-permission``: a device permission newly requested in ``_meta.ui.permissions``;
 - ``app-domain``: the dedicated origin (``_meta.ui.domain``) changed;
 - the character family's findings (bidi controls, zero-width and tag characters, terminal
-  escapes): code that reads differently from how it runs (Trojan Source) hides from review.
+  escapes): code that reads differently from how it runs (Trojan Source) hides from review;
+- the text the App hands the model: the string literals of its ``ui/update-model-context``
+  messages (and the SDK's ``updateModelContext(...)``) go through the one text pipeline
+  (:mod:`mcplock.lint.pipeline`), as a description would, at ``text (ui/update-model-context)``.
 
 A new document (no accepted one) gets the same ``app-`` findings capped at ``medium``: news for
 the reviewer, never a block on ``add`` (hidden characters keep their severity). Pure; regular expressions only.
@@ -98,6 +101,45 @@ def _permissions(ui: dict[str, Any]) -> set[str]:
     return {k for k, v in p.items() if v is not None and v is not False} if isinstance(p, dict) else set()
 
 
+_CONTEXT_CALL = re.compile(r"ui/update-model-context|updateModelContext\s*\(")
+_LITERAL = re.compile(r'"((?:[^"\\\n]|\\.){4,})"|\'((?:[^\'\\\n]|\\.){4,})\'|`((?:[^`\\]|\\.){4,})`')
+_JS_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.S)
+_PLUMBING = frozenset({"ui/update-model-context", "jsonrpc", "text", "content", "params", "method",
+                       "structuredContent"})
+
+
+def _unescape(s: str) -> str:
+    def one(m: re.Match[str]) -> str:
+        e = m.group(1)
+        if e.startswith("u{"):
+            return chr(int(e[2:-1], 16))
+        if e[0] in "ux" and len(e) > 1:
+            return chr(int(e[1:], 16))
+        return {"n": "\n", "t": "\t", "r": "\r"}.get(e, e)
+    return _JS_ESCAPE.sub(one, s)
+
+
+def model_context(text: str) -> list[str]:
+    """The string literals an App document sends the model (``ui/update-model-context``): those
+    in the 1,500 characters after each such call, JavaScript escapes decoded."""
+    out: list[str] = []
+    for m in _CONTEXT_CALL.finditer(text):
+        start = m.end() + (text[m.end():m.end() + 1] in ("'", '"', "`"))  # past the method name's own quote
+        for lit in _LITERAL.finditer(text, start, min(len(text), start + 1500)):
+            value = _unescape(next(g for g in lit.groups() if g is not None))
+            if value not in _PLUMBING and value not in out:
+                out.append(value)
+    return out
+
+
+def _context_findings(text: str, before: str) -> list[LintFinding]:
+    from mcplock.lint.pipeline import text_findings
+
+    where = "text (ui/update-model-context)"
+    seen = {sig for s in model_context(before) for _f, sig in text_findings(s, where)} if before else set()
+    return [f for s in model_context(text) for f, sig in text_findings(s, where) if sig not in seen]
+
+
 def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
     """Findings on the App document ``new``; with ``old`` (the accepted one) only what is new."""
     text, before = _text(new), _text(old)
@@ -115,6 +157,7 @@ def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
             found.append(LintFinding("app-network-destination", HIGH, f"names {o}", "text"))
     seen = {sig for _f, sig in char_findings(before, "text")} if before else set()
     found += [f for f, sig in char_findings(text, "text") if sig not in seen]
+    context = _context_findings(text, before) if _CONTEXT_CALL.search(text) else []
     ui, old_ui = _ui(new), _ui(old)
     for key in _CSP_KEYS:
         for dom in sorted(_domains(ui, key) - _domains(old_ui, key)):
@@ -127,4 +170,4 @@ def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
     if old is None:
         found = [LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where)
                  if f.rule.startswith("app-") else f for f in found]  # hidden characters stay what they are
-    return found
+    return found + context  # what the model is told is judged like any text, never capped

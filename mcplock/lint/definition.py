@@ -10,12 +10,12 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
-from mcplock.lint.annotations import annotation_findings
+from mcplock.lint.annotations import annotation_findings, contradiction_findings
 from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.headers import header_findings
 from mcplock.lint.names import pattern_name
-from mcplock.lint.params import credential_findings
+from mcplock.lint.params import context_findings, credential_findings
 from mcplock.lint.pipeline import text_findings
 from mcplock.lint.text import root, strings, texts
 from mcplock.param_headers import ANNOTATION
@@ -103,7 +103,10 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
     out.extend(credential_findings(kind, definition, old))
     if kind == "tool" and old is not None:
         out.extend(annotation_findings(old, definition))
+    out.extend(context_findings(kind, definition, old))
     if kind == "tool":
+        if not any(f.rule == "annotation-flip" for f in out):  # a flip already says it, critically
+            out.extend(contradiction_findings(definition, old))
         out.extend(header_findings(definition, old))
         out.extend(pattern_name(definition))
     if kind in ("resource", "resource-template"):

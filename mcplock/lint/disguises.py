@@ -9,6 +9,10 @@ name of the disguise undone:
 - ``letter-spaced words joined``: ``I g n o r e  a l l`` (one space between letters, two between
   words; or letters split by dots, dashes or underscores) reads ``Ignore all``;
 - ``base64`` and ``hex``: a long encoded run that decodes to readable UTF-8 text;
+- ``HTML character entities decoded``: ``&#105;gnore`` or ``&lt;IMPORTANT&gt;`` reads ``ignore``,
+  ``<IMPORTANT>`` (a model reads entities as the characters they name);
+- ``leetspeak undone``: ``1gn0r3 4ll pr3v10u5`` reads ``ignore all previous`` (two words or more
+  that mix letters with the digits and signs leetspeak puts for them);
 - ``ROT13`` and ``reversed``: the whole text rotated or read backwards, when two common English
   words are spelled that way in it.
 
@@ -23,6 +27,7 @@ from __future__ import annotations
 import base64
 import binascii
 import functools
+import html
 import re
 
 from mcplock.lint.text import lazy
@@ -38,7 +43,9 @@ _LOOKALIKE = str.maketrans({
     "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
     "Τ": "T", "Υ": "Y", "Χ": "X", "ı": "i", "ɡ": "g", "ɑ": "a", "ʏ": "y",
 })
-_LOOKALIKE_CHARS = "".join(chr(c) for c in _LOOKALIKE)
+# the letters that make a word mixed-script: Latin letters of other alphabets (Turkish and Azeri
+# dotless ı) are letters of their language there, not look-alikes hiding in English
+_LOOKALIKE_CHARS = "".join(chr(c) for c in _LOOKALIKE if chr(c) != "ı")
 _MIXED_WORD = lazy(rf"\b(?=\w*[A-Za-z])(?=\w*[{_LOOKALIKE_CHARS}])\w+\b")
 # letters spaced out: "I g n o r e  a l l" (1 space inside a word, 2+ between words), or "i.g.n.o.r.e"
 _SPACED = lazy(r"(?<![^\W\d_])[^\W\d_](?:(?: {1,3}|[.\-_*·] ?)[^\W\d_]){5,}(?![^\W\d_])")
@@ -51,6 +58,31 @@ the and to of a in is you that it for on with as this be are or all your from at
 then send read call use must never before after user tool data file files instructions previous"""))
 _WORD = lazy(r"[A-Za-z]{1,}")
 _RUN = lazy(r"[A-Za-z0-9+/_=-]{20,}")  # the cheap test before the base64 and hex patterns
+
+
+_ENTITY = lazy(r"&(?:#[0-9]{2,7}|#[xX][0-9a-fA-F]{2,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+# a word that mixes letters with leetspeak's digits and signs (not an e-mail address or a number)
+_LEET_WORD = lazy(r"(?<![\w@$.])(?=[\w@$]*[A-Za-z])(?=[\w@$]*[013457@$])[A-Za-z013457@$]{2,}(?![\w@]|\.\w)")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+
+
+def html_entities(t: str) -> str | None:
+    """``t`` with its HTML character entities decoded; None when it has none that decode."""
+    if "&" not in t or not _ENTITY.search(t):
+        return None
+    out = html.unescape(t)
+    return out if out != t else None
+
+
+def unleet(t: str) -> str | None:
+    """``t`` with its leetspeak words read as letters; None without two such words."""
+    if not any(c in t for c in "013457@$"):
+        return None
+    words = [m for m in _LEET_WORD.findall(t) if not m.isdigit() and sum(c.isalpha() for c in m) >= 1]
+    if len(words) < 2:
+        return None
+    return _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET).replace("ii", "ll") if m.group(0) in words
+                          else m.group(0), t)
 
 
 def fold_confusables(t: str) -> str | None:
@@ -174,6 +206,12 @@ def views(t: str) -> list[tuple[str, str]]:
     text itself not included: only the readings whose disguise is there (for ROT13 and reversed
     text: two common English words spelled that way)."""
     out: list[tuple[str, str]] = []
+    entities = html_entities(t)
+    if entities is not None:
+        out.append(("HTML character entities decoded", entities))
+    leet = unleet(t)
+    if leet is not None:
+        out.append(("leetspeak undone", leet))
     folded = fold_confusables(t)
     if folded is not None:
         out.append(("confusables folded", folded))

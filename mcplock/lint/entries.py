@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.lint import LintFinding, lint_definition, lint_servers
+from mcplock.lint.annotations import contradiction_findings
 from mcplock.lint.definition import quiet
 from mcplock.lint.names import colliding_names, pattern_name
-from mcplock.lint.params import credential_findings
+from mcplock.lint.params import context_findings, credential_findings
 from mcplock.lint.servers import builtin_shadowing, mentions
 from mcplock.lint.text import texts
 from mcplock.lock.model import Entry, ServerEntry
@@ -53,7 +54,8 @@ def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = No
                 hit = cache.get(e.kind, h)
                 if hit is None:
                     strings = texts(d)  # one walk for both
-                    found = ([*credential_findings(e.kind, d), *(pattern_name(d) if e.kind == "tool" else [])]
+                    found = ([*credential_findings(e.kind, d), *context_findings(e.kind, d),
+                              *(pattern_name(d) + contradiction_findings(d) if e.kind == "tool" else [])]
                              if quiet(strings) else lint_definition(e.kind, d))
                     hit = (found, mentions(strings) if e.kind == "tool" else frozenset())
                     cache.put(e.kind, h, *hit)

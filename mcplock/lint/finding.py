@@ -74,6 +74,14 @@ RULES: dict[str, str] = {
     "invalid-mcp-header": "A tool whose `x-mcp-header` annotations break MCP 2026-07-28's constraints (empty, "
                           "not a header token, repeated, on a non-primitive parameter, or not reachable through "
                           "`properties`): clients must not use it over Streamable HTTP; the guard refuses it there.",
+    "directive": "A directive to the model, found by what an added sentence asks (mcplock.lint.intent, 21 "
+                 "languages): data moved to a destination (an e-mail address, a URL, a host, a file, another tool, "
+                 "a parameter the model fills), a claim on another tool's or server's turf, a safety check skipped; "
+                 "critical beside concealment or a claim of authority or prior consent.",
+    "annotation-contradicted": "A tool that declares readOnlyHint: true (or destructiveHint: false) while its own "
+                               "name or text says it deletes or changes data: a lie about safety.",
+    "context-parameter": "A parameter whose description asks to be filled with the whole conversation, its "
+                         "history or the system prompt, though its name says nothing of the kind.",
     "rename": "A tool removed and an identical tool added under a new name: reported as a rename.",
 }
 

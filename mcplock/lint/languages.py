@@ -19,23 +19,29 @@ import functools
 import re
 from dataclasses import dataclass
 
-from mcplock.severity import CRITICAL
+from mcplock.severity import CRITICAL, HIGH
 
 # rule -> what it is, in a finding's message ("instruction-like text aimed at the model (WHAT)")
 ORDERS: dict[str, tuple[str, str]] = {
     "override": ("an order to ignore earlier instructions", CRITICAL),
-    "conceal": ("an order to keep something from the user", CRITICAL),
-    "exfiltrate": ("an order to send the user's data away", CRITICAL),
-    "before": ("a precondition order aimed at the model", CRITICAL),
-    "first": ("an order to call or read something first", CRITICAL),
-    "consent": ("an order to act without the user's consent", CRITICAL),
+    "conceal": ("an order to keep something from the user", HIGH),
+    "exfiltrate": ("an order to send the user's data away", HIGH),
+    "before": ("a precondition order aimed at the model", HIGH),
+    "first": ("an order to call or read something first", HIGH),
+    "consent": ("an order to act without the user's consent", HIGH),
     "role": ("an attempt to take over the model's role", CRITICAL),
-    "claim": ("text that claims or redirects another server's tools", CRITICAL),
-    "pass": ("an order to pass file contents or the user's secrets into a call", CRITICAL),
+    "claim": ("text that claims or redirects another server's tools", HIGH),
+    "pass": ("an order to pass file contents or the user's secrets into a call", HIGH),
     "leak": ("an attempt to extract the system prompt", CRITICAL),
     "tag": ("a model-directed tag", CRITICAL),
     "token": ("a chat-template control token", CRITICAL),
 }
+# how an order combines in the intent model (mcplock.lint.intent): an act beyond a tool's job, a
+# concealment, a claim of consent. An act with either of the others is critical.
+ACTS = frozenset({"exfiltrate", "before", "first", "claim", "pass"})
+HIDES = frozenset({"conceal"})
+CLAIMS = frozenset({"consent"})
+RULE_OF = {what: rule for rule, (what, _sev) in ORDERS.items()}
 
 _TAGS = (r"important|system|sys|instructions?|secret|hidden|admin|critical|context|prompt|assistant"
          r"|system[_-]?prompt|user[_-]?instructions?|tool[_-]?instructions?|override|priority")

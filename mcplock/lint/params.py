@@ -80,3 +80,45 @@ def credential_findings(kind: str, new: Any, old: Any = None) -> list[LintFindin
                                    f"credential ({why}): the model will ask the user for a secret and send it to "
                                    "this server", where))
     return out
+
+
+# a parameter named for the conversation may honestly ask for it
+_CONTEXT_NAME = lazy(r"conversation|history|chat|messages?|transcript|context|dialog|thread|prompt", re.I)
+
+
+def _described(kind: str, d: Any) -> dict[str, str]:
+    """Parameter (tool) or argument (prompt) name -> its description."""
+    if not isinstance(d, dict):
+        return {}
+    if kind == "prompt":
+        args = d.get("arguments")
+        return {a["name"]: a["description"] for a in args or () if isinstance(a, dict)
+                and isinstance(a.get("name"), str) and isinstance(a.get("description"), str)} \
+            if isinstance(args, list) else {}
+    schema = d.get("inputSchema")
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    return {k: v["description"] for k, v in props.items() if isinstance(v, dict)
+            and isinstance(v.get("description"), str)} if isinstance(props, dict) else {}
+
+
+def context_findings(kind: str, new: Any, old: Any = None) -> list[LintFinding]:
+    """``context-parameter`` (high): a parameter (or prompt argument) whose description asks the
+    model to fill it with the whole conversation, its history or the system prompt while its name
+    says nothing of the kind — structure contradicting text, the shape of a quiet exfiltration.
+    Only descriptions that are new or changed count."""
+    if kind not in ("tool", "prompt"):
+        return []
+    before = _described(kind, old)
+    out = []
+    for name, description in _described(kind, new).items():
+        if before.get(name) == description or _CONTEXT_NAME.search(name):
+            continue
+        from mcplock.lint.intent import asks_for_context
+
+        hit = asks_for_context(clean(description))
+        if hit:
+            where = f"arguments.{name}" if kind == "prompt" else f"inputSchema.properties.{name}"
+            out.append(LintFinding("context-parameter", HIGH, f"parameter `{name}` asks to be filled with {hit}, "
+                                   "data its name does not describe: the model would send the conversation to this "
+                                   "server", where))
+    return out

@@ -23,27 +23,54 @@ from collections.abc import Iterator
 from mcplock.lint.disguises import decoded_runs, disguised, views
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.instructions import instruction_findings
+from mcplock.lint.intent import intent_findings
+from mcplock.lint.languages import ACTS, CLAIMS, HIDES, RULE_OF
 from mcplock.lint.secrets import payload_findings, secret_findings
 from mcplock.lint.text import clean, excerpt
 from mcplock.lint.urls import url_findings
-from mcplock.severity import CRITICAL, HIGH
+from mcplock.severity import CRITICAL, HIGH, rank
 
 Found = tuple[LintFinding, Sig]
 
 
+def _kinds(found: list[Found]) -> tuple[int, int, int]:
+    """How many of ``found`` are acting, concealing and consent-claiming orders (the intent model)."""
+    rules = [RULE_OF.get(str(sig[1]), "") for f, sig in found if f.rule == "hidden-instructions" and len(sig) > 1]
+    rules += ["exfiltrate" for f, _sig in found if f.rule == "exfiltration-url"]
+    return (sum(r in ACTS for r in rules), sum(r in HIDES for r in rules), sum(r in CLAIMS for r in rules))
+
+
+def _judged(t: str, low: str, where: str, how: str = "", extra: list[Found] | None = None) -> list[Found]:
+    """The orders of the language table and the intent analysis of ``t`` (and how they combine
+    with each other and with ``extra``, the text's other findings)."""
+    found = list(instruction_findings(t, low, where, how))
+    acts, hides, claims = _kinds(found + (extra or []))
+    directive = list(intent_findings(t, where, acts=acts, hides=hides, claims=claims, how=how))
+    if not directive and acts and (hides or claims):
+        f, sig = next(x for x in found if x[0].rule == "hidden-instructions")
+        directive = [(LintFinding("directive", CRITICAL, "a directive that moves data or redirects tools, with "
+                                  "concealment or a claim of consent: " + f.message.split(": ", 1)[-1], where),
+                      ("directive", *sig[1:]))]
+    return directive + found
+
+
 def _decoded(t: str, where: str, plain: list[Found]) -> Iterator[Found]:
-    """Critical findings of the decoded readings of ``t`` that the plain text does not have."""
+    """Findings of the decoded readings of ``t`` that the plain text does not have: an order or a
+    directive found only once a disguise is undone is ``critical`` (the disguise conceals it)."""
     known = {sig[:2] for _f, sig in plain}
     for how, reading in views(t):
-        found = [*instruction_findings(reading, reading.lower(), where, how)]
+        found = [(f, sig) for f, sig in _judged(reading, reading.lower(), where, how) if rank(f.severity) <= rank(HIGH)]
         if how not in ("ROT13", "reversed"):  # a secrets path survives neither
-            found += [(f, sig) for f, sig in secret_findings(reading, reading.lower(), where)]
+            found += [(f, sig) for f, sig in secret_findings(reading, reading.lower(), where)
+                      if f.severity == CRITICAL]
         for f, sig in found:
-            if f.severity != CRITICAL or sig[:2] in known:
+            if sig[:2] in known:
                 continue
             known.add(sig[:2])
             if f.rule == "sensitive-path":
                 f = LintFinding(f.rule, f.severity, f"{f.message} (decoded from {how})", f.where)
+            elif f.severity != CRITICAL:
+                f = LintFinding(f.rule, CRITICAL, f.message, f.where)
             yield f, (*sig, how)
 
 
@@ -53,8 +80,8 @@ def text_findings(s: str, where: str) -> Iterator[Found]:
         return
     t = clean(s)
     low = t.lower()
-    plain = [*instruction_findings(t, low, where), *secret_findings(t, low, where), *payload_findings(t, where),
-             *url_findings(t, low, where)]
+    urls = list(url_findings(t, low, where))
+    plain = [*_judged(t, low, where, extra=urls), *secret_findings(t, low, where), *payload_findings(t, where), *urls]
     yield from plain
     decoded = list(_decoded(t, where, plain)) if len(t) >= 12 else []
     yield from decoded

@@ -18,7 +18,7 @@ from typing import Any
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.names import confusable_names
 from mcplock.lint.text import SENTENCE, clean, root, strings, texts
-from mcplock.severity import CRITICAL, HIGH
+from mcplock.severity import CRITICAL, HIGH, MEDIUM
 
 
 def _norm_name(name: str) -> str:
@@ -175,7 +175,9 @@ def builtin_shadowing(tool: str) -> LintFinding | None:
     hosts = _builtins().get(_norm_name(tool))
     if not hosts:
         return None
-    return LintFinding("tool-shadowing", HIGH, f"tool name `{tool}` is also a host built-in ({', '.join(hosts)}): "
+    # a name alone asks nothing of the model: news (medium); text claiming the built-in's turf is a
+    # directive (mcplock.lint.intent), and a name another locked server offers stays high
+    return LintFinding("tool-shadowing", MEDIUM, f"tool name `{tool}` is also a host built-in ({', '.join(hosts)}): "
                        "the model may call this server's tool when it means its host's own", "name")
 
 

@@ -53,6 +53,11 @@ def _visible(s: str) -> str:
     return "".join(escape_char(c) if c not in "\n\t" and _hidden(c) else c for c in s)
 
 
+def visible(s: str) -> str:
+    """``s`` on one line, hidden characters escaped (a part of a message quoting untrusted text)."""
+    return _visible(s).replace("\n", " ")
+
+
 def excerpt(s: str, start: int, end: int, width: int = 40) -> str:
     """``s[start:end]`` with ``width`` characters either side, on one line, hidden characters escaped."""
     a, b = max(0, start - width), min(len(s), end + width)

@@ -143,15 +143,11 @@ class ServerEntry:
         """The spec to probe or run the server with: a stdio cwd resolved against ``base`` (the
         lock's directory), ``secrets`` for its templates, the client identity and capabilities it
         was locked with (``use_stored_client``: unless the run names another client)."""
-        import os
-
         spec = self.spec
-        cwd = spec.cwd
-        if spec.transport == "stdio":
-            cwd = os.path.join(base, cwd) if cwd else base
+        cwd = spec.launch_cwd(base)
         client = None
         if use_stored_client and self.client:
-            from mcplock import __version__
+            from mcplock._version import __version__
 
             client = (self.client["name"], self.client.get("version", __version__))
         caps = tuple(self.client_capabilities) if self.client_capabilities is not None else None

@@ -90,16 +90,18 @@ def _pypi(name: str, version: str | None, environ: Env) -> str | None:
 
 
 def _wheel_metadata(project: dict[str, Any], version: str) -> str | None:
-    import httpx2
+    from mcplock.packages import fetch
 
     for f in (project.get("releases") or {}).get(version) or []:
         url = f.get("url")
         if isinstance(url, str) and url.endswith(".whl"):
             try:
-                r = httpx2.get(url + ".metadata", timeout=30, follow_redirects=True)
-            except httpx2.HTTPError:
-                return None
-            return r.text if r.status_code == 200 else None
+                status, body = fetch.get(url + ".metadata", f"the metadata of {url}", limit=16 * fetch.MiB)
+            except RegistryError as e:
+                if e.kind == "registry-unreachable":
+                    return None
+                raise
+            return body.decode("utf-8", "replace") if status == 200 else None
     return None
 
 

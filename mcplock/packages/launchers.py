@@ -363,4 +363,11 @@ def parse(command: str | None, args: Sequence[str]) -> Launch | NoPin:
     if not command:
         return NoPin("no registry pin (remote server)")
     fn = LAUNCHERS.get(launcher_name(command))
-    return LOCAL if fn is None else fn(list(args))
+    got = LOCAL if fn is None else fn(list(args))
+    if got is LOCAL:  # a launcher behind a wrapper (`env X=1 npx …`, `sh -c …`) is no local command
+        from mcplock.packages.wrappers import unwrap
+
+        wrapped = unwrap(command, args)
+        if wrapped is not None:
+            return NoPin(wrapped.reason)
+    return got

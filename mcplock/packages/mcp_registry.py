@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from mcplock.errors import McplockError
 from mcplock.packages.errors import RegistryError
 from mcplock.untrusted import shell_word
 
@@ -68,7 +69,8 @@ def _entry(doc: Any, registry: str) -> Entry | None:
     name, version = server.get("name"), server.get("version")
     if not isinstance(name, str) or not isinstance(version, str):
         return None
-    return Entry(name=name, version=version, status=str(status), server=server, registry=registry,
+    # a status is a word of the registry's, whatever its letter case: "Deleted" is deleted
+    return Entry(name=name, version=version, status=str(status).strip().casefold(), server=server, registry=registry,
                  is_latest=bool(meta.get("isLatest")), published=meta.get("publishedAt"))
 
 
@@ -89,13 +91,38 @@ def get(name: str, version: str | None = None, registry: str = DEFAULT) -> Entry
                                 f"{name}", hint=f"see its versions with `mcplock inspect {shell_word(name)}`")
         raise RegistryError("unknown-server", f"the MCP Registry at {registry} has no server named {name}",
                             hint=f"look it up with `mcplock search {shell_word(name.rsplit('/', 1)[-1])}`")
+    return served_as_asked(entry, name, version)
+
+
+class MismatchError(McplockError):
+    """The registry answered a request with another server's entry, or another version than the
+    one asked for (exit 2): nothing of it is used, nothing is fetched."""
+
+    exit_code = 2
+    code = "registry-mismatch"
+
+
+def served_as_asked(entry: Entry, name: str, version: str | None) -> Entry:
+    """``entry`` when it is the one asked for: its ``server.name`` is ``name`` exactly and, when a
+    version was asked for, its version is that one. Otherwise :class:`MismatchError`: the
+    ownership check compares a package's claim with the entry's name, so an entry served for
+    another name would let that name's package in under the asked one."""
+    if entry.name != name:
+        raise MismatchError(f"the MCP Registry at {entry.registry} answered the request for {name} with the entry of "
+                            f"{entry.name}; refused, nothing was fetched",
+                            hint="the registry is broken or hostile: check the registry URL (--registry, "
+                                 "MCPLOCK_REGISTRY_URL)")
+    if version is not None and entry.version != version:
+        raise MismatchError(f"the MCP Registry at {entry.registry} answered the request for {name} {version} with "
+                            f"version {entry.version}; refused, nothing was fetched",
+                            hint=f"see its versions with `mcplock inspect {shell_word(name)}`")
     return entry
 
 
 def versions(name: str, registry: str = DEFAULT) -> list[Entry]:
     doc = _get(f"{registry}/v0.1/servers/{quote(name, safe='')}/versions", f"MCP Registry server {name}")
     found = [_entry(d, registry) for d in (doc or {}).get("servers") or []] if isinstance(doc, dict) else []
-    return [e for e in found if e is not None]
+    return [e for e in found if e is not None and e.name == name]  # another server's entry is not one of these
 
 
 def search(text: str, registry: str = DEFAULT, *, limit: int = 50) -> list[Entry]:

@@ -32,22 +32,13 @@ _USER = re.compile(r"\$\{user_config\.([A-Za-z0-9_.-]+)\}")
 
 
 def _download(url: str) -> bytes:
-    import httpx2
+    from mcplock.packages import fetch
 
-    try:
-        with httpx2.stream("GET", url, timeout=120, follow_redirects=True) as r:
-            if r.status_code != 200:
-                raise RegistryError("registry-unreachable", f"downloading the MCPB bundle {url} answered HTTP "
-                                    f"{r.status_code}", hint="check the URL and the network, then run again")
-            buf = bytearray()
-            for chunk in r.iter_bytes():
-                buf.extend(chunk)
-                if len(buf) > MAX_BYTES:
-                    raise RegistryError("install", f"the MCPB bundle {url} is larger than {MAX_BYTES >> 20} MiB")
-            return bytes(buf)
-    except httpx2.HTTPError as e:
-        raise RegistryError("registry-unreachable", f"cannot download the MCPB bundle {url} ({e})",
-                            hint="check the network, then run the command again") from None
+    status, body = fetch.get(url, f"the MCPB bundle {url}", limit=MAX_BYTES, timeout=120)
+    if status != 200:
+        raise RegistryError("registry-unreachable", f"downloading the MCPB bundle {url} answered HTTP "
+                            f"{status}", hint="check the URL and the network, then run again")
+    return body
 
 
 def _unpack(data: bytes, into: Path, what: str) -> None:

@@ -35,22 +35,21 @@ def pypi_url(environ: Env = None) -> str:
     return (os.environ if environ is None else environ).get("MCPLOCK_PYPI_URL", PYPI_DEFAULT).rstrip("/")
 
 
-def get_json(url: str, what: str) -> Any:
-    """GET a registry document; None on 404. Other failures: RegistryError (unreachable)."""
-    import httpx2
+def get_json(url: str, what: str, *, limit: int | None = None) -> Any:
+    """GET a registry document; None on 404. Other failures: RegistryError (unreachable). The
+    body is capped (``limit``, default :data:`mcplock.packages.fetch.MAX_BODY`) and redirects
+    follow the rules of :mod:`mcplock.packages.fetch`."""
+    from mcplock.packages import fetch
 
-    try:
-        r = httpx2.get(url, timeout=TIMEOUT, follow_redirects=True, headers={"Accept": "application/json"})
-    except httpx2.HTTPError as e:
-        raise RegistryError("registry-unreachable", f"cannot reach the registry for {what}: {url} ({e})",
-                            hint="check the network (or the registry URL), then run the command again") from None
-    if r.status_code == 404:
+    status, body = fetch.get(url, what, limit=fetch.MAX_BODY if limit is None else limit,
+                             accept="application/json", timeout=TIMEOUT)
+    if status == 404:
         return None
-    if r.status_code != 200:
-        raise RegistryError("registry-unreachable", f"the registry answered HTTP {r.status_code} for {what}: {url}",
+    if status != 200:
+        raise RegistryError("registry-unreachable", f"the registry answered HTTP {status} for {what}: {url}",
                             hint="try again later; the lock was not changed")
     try:
-        return r.json()
+        return json.loads(body)
     except ValueError:
         raise RegistryError("registry-unreachable", f"the registry sent no JSON for {what}: {url}") from None
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import mcplock
+from mcplock._version import __version__
 from mcplock.errors import ProbeError
 from mcplock.snapshot import Snapshot
 from mcplock.spec import ServerSpec
@@ -48,7 +48,7 @@ HttpClientFactory = Callable[[ServerSpec, "ProbeOptions", Mapping[str, str]], "h
 class ProbeOptions:
     timeout: float = 30.0  # whole probe per server, seconds
     client_name: str = "mcplock"
-    client_version: str = mcplock.__version__
+    client_version: str = __version__
     protocol_version: str = "2025-11-25"  # the legacy version `initialize` asks for
     era: str = "auto"  # "auto": server/discover first, initialize as the fallback; "modern"; "legacy"
     max_pages: int = 100  # per list

@@ -1,6 +1,7 @@
 """The documents a probe reads with ``resources/read`` after listing (:mod:`mcplock.documents`):
 each ``ui://`` document a tool points at, each skill's ``SKILL.md`` when the server declares the
-skills extension (its ``skills/list`` entries pinned too), and each listed resource's content
+skills extension (its ``skills/list`` entries pinned too, files in URI order; a dynamic skill's
+``SKILL.md`` is generated and not read), and each listed resource's content
 when the server entry pins resources. Read concurrently, at most ``READS_AT_ONCE`` at a time (a
 server with hundreds of resources is read within the probe's timeout), and kept in URI order, so
 the lock is the same whatever order the answers come in; bounded like the lists."""
@@ -11,7 +12,15 @@ import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import SKILLS_EXTENSION, declares, definition_of, ui_uris, with_listing
+from mcplock.documents import (
+    SKILLS_EXTENSION,
+    canonical_skill,
+    declares,
+    definition_of,
+    is_dynamic,
+    ui_uris,
+    with_listing,
+)
 from mcplock.errors import ProbeError, json_type
 from mcplock.probe._common import RpcError
 from mcplock.snapshot import Snapshot
@@ -38,8 +47,10 @@ async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, sn
         snap.ui = [with_listing(d, listing) for d in snap.ui]
     others: set[str] = set()
     if declares(snap.capabilities, SKILLS_EXTENSION):
-        snap.skills = await list_all(t, opts, "skills")
-        others.update(s["uri"] for s in snap.skills)
+        # the set of a skill's files is bound, not their order; a dynamic skill's SKILL.md is
+        # generated (its entry, with the frontmatter, is what can be pinned)
+        snap.skills = [canonical_skill(s) for s in await list_all(t, opts, "skills")]
+        others.update(s["uri"] for s in snap.skills if not is_dynamic(s))
     if spec.pin_resources and snap.resources:
         others.update(r["uri"] for r in snap.resources)
     others.difference_update(ui)

@@ -11,7 +11,8 @@ import contextlib
 import json
 import socket
 import ssl
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
 import httpx2
@@ -127,91 +128,101 @@ class HttpErrors:
         raise self.status_error(resp, body, action)
 
     def status_error(self, resp: Any, body: bytes, action: str) -> ProbeError:
-        """The ProbeError for a non-2xx response whose (first) body bytes are ``body``."""
-        status = resp.status_code
-        ctype = resp.headers.get("content-type", "")
-        said = body_explanation(body, ctype)
+        """The ProbeError for a non-2xx response whose (first) body bytes are ``body``: one
+        reading per status that has its own next step, the generic one for the rest."""
+        said = body_explanation(body, resp.headers.get("content-type", ""))
+        reading = self._BY_STATUS.get(resp.status_code, HttpErrors._other_status)
+        return reading(self, resp, said, action)
+
+    @staticmethod
+    def _with(msg: str, said: str | None, quoted: bool = False) -> str:
+        if not said:
+            return msg
+        return msg + (f": “{said}”" if quoted else f": {said}")
+
+    def _unauthorized(self, resp: Any, said: str | None, action: str) -> ProbeError:
+        """401: the credentials sent were refused, or an OAuth login is wanted, or a header."""
         name, url = self.spec.name, self.url
         header_names = list(self.spec.headers)
-        if status == 401:
-            www = resp.headers.get("www-authenticate", "")
-            oauth = www.lower().startswith("bearer") or "resource_metadata" in www.lower()
-            auth_headers = [k for k in header_names if k.lower() in ("authorization", "proxy-authorization")]
-            if auth_headers or (header_names and not oauth):
-                sent = ", ".join(f"`{k}`" for k in (auth_headers or header_names))
-                msg = f"server `{name}` needs credentials: {url} rejected the ones sent in {sent} (401 on {action})"
-                hint = "check that the variables the header uses are set and the token is still valid"
-                step = (login_action(self.spec, hint + f"; or log in with OAuth: run `{COMMAND}`") if oauth
-                        else Action("advice", hint))
-            elif oauth:
-                msg = f"server `{name}` needs credentials: {url} asks for an OAuth login (401 on {action})"
-                step = login_action(
-                    self.spec,
-                    f"OAuth: run `{COMMAND}` (or set a header, e.g. --header 'Authorization: Bearer ${{TOKEN}}' "
-                    "for CI)",
-                )
-            else:
-                msg = f"server `{name}` needs credentials: {url} answered 401 Unauthorized ({action})"
-                step = Action("advice", "set a header, e.g. --header 'Authorization: Bearer ${TOKEN}'")
-            if said:
-                msg += f": {said}"
-            return ProbeError("auth", msg, action=step)
-        if status == 403:
-            msg = f"server `{name}`: {url} refused access (403 Forbidden on {action})"
-            if said:
-                msg += f": {said}"
-            return ProbeError(
-                "forbidden",
-                msg,
-                hint="the credentials are not allowed to use this server, or it blocks this client or address",
+        www = resp.headers.get("www-authenticate", "").lower()
+        oauth = www.startswith("bearer") or "resource_metadata" in www
+        auth_headers = [k for k in header_names if k.lower() in ("authorization", "proxy-authorization")]
+        if auth_headers or (header_names and not oauth):
+            sent = ", ".join(f"`{k}`" for k in (auth_headers or header_names))
+            msg = f"server `{name}` needs credentials: {url} rejected the ones sent in {sent} (401 on {action})"
+            hint = "check that the variables the header uses are set and the token is still valid"
+            step = (login_action(self.spec, hint + f"; or log in with OAuth: run `{COMMAND}`") if oauth
+                    else Action("advice", hint))
+        elif oauth:
+            msg = f"server `{name}` needs credentials: {url} asks for an OAuth login (401 on {action})"
+            step = login_action(
+                self.spec,
+                f"OAuth: run `{COMMAND}` (or set a header, e.g. --header 'Authorization: Bearer ${{TOKEN}}' "
+                "for CI)",
             )
-        if status == 404:
-            if action != "initialize" and self.has_session():
-                return ProbeError(
-                    "protocol",
-                    f"server `{name}`: {url} forgot the session mid-probe (404 on {action})",
-                    hint="the server may run several instances without shared sessions; try again",
-                )
-            if self.spec.transport == "sse":
-                hint = ("check the URL: legacy SSE servers usually serve `/sse`; newer servers `/mcp` with "
-                        "`--transport http`")
-            else:
-                mcp = self._mcp_hint()
-                sse = urlsplit(url).path.rstrip("/").endswith("/sse")
-                parts = [p for p in (mcp, "`--transport sse` for a legacy SSE server" if sse else None) if p]
-                hint = ", or ".join(parts) or "check the URL: the server's documentation names its MCP endpoint"
-            return ProbeError("not-found", f"no MCP endpoint at {url} (404 Not Found on {action})", hint=hint)
-        method = resp.request.method
-        if status == 405:
-            if self.spec.transport == "sse" and method == "GET":
-                return ProbeError(
-                    "legacy-sse",
-                    f"{url} does not accept GET (405 on {action}): "
-                    "this looks like a Streamable HTTP endpoint, not a legacy SSE one",
-                    hint="use `--transport http`",
-                )
+        else:
+            msg = f"server `{name}` needs credentials: {url} answered 401 Unauthorized ({action})"
+            step = Action("advice", "set a header, e.g. --header 'Authorization: Bearer ${TOKEN}'")
+        return ProbeError("auth", self._with(msg, said), action=step)
+
+    def _forbidden(self, resp: Any, said: str | None, action: str) -> ProbeError:
+        msg = f"server `{self.spec.name}`: {self.url} refused access (403 Forbidden on {action})"
+        hint = "the credentials are not allowed to use this server, or it blocks this client or address"
+        return ProbeError("forbidden", self._with(msg, said), hint=hint)
+
+    def _not_found(self, resp: Any, said: str | None, action: str) -> ProbeError:
+        """404: a session the server forgot, or no MCP endpoint at this URL (with the likely one)."""
+        url = self.url
+        if action != "initialize" and self.has_session():
+            return ProbeError(
+                "protocol",
+                f"server `{self.spec.name}`: {url} forgot the session mid-probe (404 on {action})",
+                hint="the server may run several instances without shared sessions; try again",
+            )
+        if self.spec.transport == "sse":
+            hint = ("check the URL: legacy SSE servers usually serve `/sse`; newer servers `/mcp` with "
+                    "`--transport http`")
+        else:
+            sse = urlsplit(url).path.rstrip("/").endswith("/sse")
+            parts = [p for p in (self._mcp_hint(), "`--transport sse` for a legacy SSE server" if sse else None) if p]
+            hint = ", or ".join(parts) or "check the URL: the server's documentation names its MCP endpoint"
+        return ProbeError("not-found", f"no MCP endpoint at {url} (404 Not Found on {action})", hint=hint)
+
+    def _not_allowed(self, resp: Any, said: str | None, action: str) -> ProbeError:
+        """405: the other HTTP transport's endpoint."""
+        if self.spec.transport == "sse" and resp.request.method == "GET":
             return ProbeError(
                 "legacy-sse",
-                f"{url} does not accept POST (405 on {action}): this looks like a legacy SSE endpoint",
-                hint="use `--transport sse`, or the server's /mcp endpoint",
+                f"{self.url} does not accept GET (405 on {action}): "
+                "this looks like a Streamable HTTP endpoint, not a legacy SSE one",
+                hint="use `--transport http`",
             )
-        if status == 410:
-            msg = f"the server retired this endpoint: {url} answered 410 Gone ({action})"
-            if said:
-                msg += f": “{said}”"
-            return ProbeError("gone", msg, hint="update the server's URL in the configuration")
-        reason = resp.reason_phrase or ""
-        msg = f"server `{name}`: {url} answered HTTP {status}{(' ' + reason) if reason else ''} ({action})"
-        if said:
-            msg += f": {said}"
-        hint2: str | None = None
-        if self.spec.transport == "sse" and method == "GET" and status in (400, 406):
-            hint2 = "this may be a Streamable HTTP endpoint: try `--transport http`"
+        return ProbeError(
+            "legacy-sse",
+            f"{self.url} does not accept POST (405 on {action}): this looks like a legacy SSE endpoint",
+            hint="use `--transport sse`, or the server's /mcp endpoint",
+        )
+
+    def _gone(self, resp: Any, said: str | None, action: str) -> ProbeError:
+        msg = f"the server retired this endpoint: {self.url} answered 410 Gone ({action})"
+        return ProbeError("gone", self._with(msg, said, quoted=True),
+                          hint="update the server's URL in the configuration")
+
+    def _other_status(self, resp: Any, said: str | None, action: str) -> ProbeError:
+        status = resp.status_code
+        reason = f" {resp.reason_phrase}" if resp.reason_phrase else ""
+        msg = f"server `{self.spec.name}`: {self.url} answered HTTP {status}{reason} ({action})"
+        hint: str | None = None
+        if self.spec.transport == "sse" and resp.request.method == "GET" and status in (400, 406):
+            hint = "this may be a Streamable HTTP endpoint: try `--transport http`"
         elif status in (406, 415):
-            hint2 = "the server does not accept MCP's Streamable HTTP request format; is this an MCP endpoint?"
+            hint = "the server does not accept MCP's Streamable HTTP request format; is this an MCP endpoint?"
         elif status >= 500:
-            hint2 = "the server failed; try again later or ask its operators"
-        return ProbeError("http", msg, hint=hint2)
+            hint = "the server failed; try again later or ask its operators"
+        return ProbeError("http", self._with(msg, said), hint=hint)
+
+    _BY_STATUS: ClassVar[dict[int, Callable[[HttpErrors, Any, str | None, str], ProbeError]]] = {
+        401: _unauthorized, 403: _forbidden, 404: _not_found, 405: _not_allowed, 410: _gone}
 
     def html(self, action: str) -> ProbeError:
         return ProbeError(

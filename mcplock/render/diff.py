@@ -29,6 +29,9 @@ def _change_detail(c: Any, color: bool) -> list[Text]:
             lines += render_field_change("instructions", c.locked, c.live, color=color)
         elif isinstance(c.locked, dict) and isinstance(c.live, dict):
             for f in c.fields:
+                if c.kind == "skill" and f == "resources":
+                    lines += _skill_files_change(c.locked, c.live)
+                    continue
                 lines += render_field_change(f, c.locked.get(f), c.live.get(f), color=color)
     elif c.change == "added":
         d = c.live
@@ -75,6 +78,8 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
                     safe_text(", ".join(c.fields), "dim", keep_newlines=False)).append("]", style="dim")
             if c.reason:
                 row.append(" — ", style="dim").append_text(safe_text(c.reason, "dim", keep_newlines=False))
+            if c.kind == "skill" and c.dynamic:
+                row.append("  (dynamic skill: its files are generated, only its entry is pinned)", style="yellow")
             lines.append(row)
             lines.extend(_detail_and_findings(c, color, detail))
         for p in d.pending:
@@ -116,6 +121,28 @@ def next_steps(diffs: list[ServerDiff]) -> list[str]:
         out.append(f"awaiting review: {shown} — review with `mcplock accept {servers}` "
                    "(a walk on a terminal; or `mcplock show SERVER/TOOL`, then `accept`/`reject` it)")
     return out
+
+
+def _skill_files_change(locked: dict[str, Any], live: dict[str, Any]) -> list[Text]:
+    """A skill's set of files, file by file: added, removed, changed (its digest or size)."""
+    from mcplock.documents import is_dynamic, skill_files
+
+    if is_dynamic(locked) or is_dynamic(live):
+        was, now = ("dynamic" if is_dynamic(d) else "a set of files" for d in (locked, live))
+        return [Text("      resources: ", style="bold").append(f"{was} → {now}")]
+    old, new = skill_files(locked), skill_files(live)
+    lines: list[Text] = []
+    for uri in sorted(set(old) | set(new)):
+        a, b = old.get(uri), new.get(uri)
+        if a == b:
+            continue
+        what = "added" if a is None else "removed" if b is None else "changed"
+        row = Text(f"      {what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
+        if a is not None and b is not None:
+            row.append(f"  size {a.get('size')} → {b.get('size')}" if a.get("size") != b.get("size")
+                       else "  same size, other digest", style="dim")
+        lines.append(row)
+    return lines
 
 
 def _detail_and_findings(c: Any, color: bool, detail: bool) -> list[Text]:

@@ -8,6 +8,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
+from mcplock.documents import is_dynamic
 from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.lock.targets import item_target
 from mcplock.severity import CRITICAL, style, worst_of
@@ -95,6 +96,8 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
             else:
                 block.append(" " * 19)
             block.append_text(state_text(e))
+            if e.kind == "skill" and is_dynamic(e.definition):
+                block.append("  dynamic: its files are generated, only its entry is pinned", style="yellow")
             if ((name, e.kind, e.key) in tampered if tampered is not None
                     else e.tampered() or e.tampered(pending=True)):
                 block.append("  tampered: the stored definition does not match its hash", style="bold red")
@@ -122,7 +125,8 @@ def render_findings(findings: Iterable[Any]) -> Group:
         by_server.setdefault(f.server, []).append(f)
     lines: list[Any] = []
     for server, group in by_server.items():
-        head = safe_name(server, "bold") if server else Text("host settings", style="bold")
+        head = safe_name(server, "bold") if server else Text(
+            "signature" if all(f.code == "signature" for f in group) else "host settings", style="bold")
         lines.append(head.append(":"))
         for f in group:
             style = {"pending": "bold yellow", "critical-accepted": "yellow"}.get(f.code, "bold red")

@@ -11,7 +11,7 @@ from rich.text import Text
 from mcplock.untrusted import safe_text, sanitize
 
 
-def _moves(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> list[dict[str, Any]]:
+def moves_of(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         if r.status == "local":
@@ -20,7 +20,8 @@ def _moves(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> l
         moved = r.new_pin is not None and r.server in staged
         out.append({
             "server": r.server, "registry": r.registry, "package": r.package, "from": r.current,
-            "to": r.new_pin.version if moved else None,
+            # a server from the MCP Registry moves from one entry version to another (`from` is the entry's too)
+            "to": (r.new_ref.version if r.new_ref is not None else r.new_pin.version) if moved else None,
             "status": "moved" if moved else "failed" if r.server in failed else r.status,
             "integrity": r.new_pin.stored().get("integrity") if moved else None,
             "new": list(res.new) if res else [], "changed": list(res.changed) if res else [],
@@ -32,7 +33,7 @@ def _moves(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> l
 
 def render_update(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any], fmt: str, *, lockfile: str,
                   exit_code: int) -> Any:
-    moves = _moves(rows, staged, failed)
+    moves = moves_of(rows, staged, failed)
     if fmt == "json":
         return json.dumps({"version": 1, "command": "update", "lockfile": lockfile, "exit_code": exit_code,
                            "servers": moves}, indent=2, ensure_ascii=False) + "\n"

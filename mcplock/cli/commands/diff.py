@@ -43,6 +43,9 @@ def cmd_diff(
     from mcplock import orgpolicy
 
     org = orgpolicy.resolve(policy)  # a broken policy: exit 2 before anything is probed
+    from mcplock.signing import enforce
+
+    enforce(org, cli.lockfile)  # [signing] require: a lock no listed key signed is refused before any probe
     opts = probe.options(cli)
     lock, selected, results = guarded(cli, lambda: load_and_probe(
         cli, list(names or []), opts, use_stored_client=not probe.client_name, login=probe.login))

@@ -27,21 +27,37 @@ def cmd_export(
         False, "--dry-run", help="Print the change as a diff, write nothing; exit 1 if anything would change."
     ),
     policy: str | None = ORG_POLICY,
+    fmt: str = typer.Option("hosts", "--format", help=(
+        "hosts (default): the hosts' permission files; mcp-lock-v1: the open mcp-lock/1 document "
+        "(docs/interop.md).")),
+    out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=(
+        "With --format mcp-lock-v1: where to write it (default mcp-lock.json beside the lock; - for stdout).")),
 ) -> int:
-    """Write the lock's flags into each host's own permission settings (see docs/export.md).
+    """Write the lock's flags into each host's own permission settings (see docs/export.md), or
+    (--format mcp-lock-v1) the lock as an open mcp-lock/1 document.
 
     Disabled or unreviewed tools are denied, `approval = "always"` asks, `"never"` is allowed.
     Only the rules mcplock wrote are ever changed; a second run changes nothing.
     """
     from mcplock import orgpolicy
     from mcplock.core import export as core
+    from mcplock.errors import UsageError
     from mcplock.lock.read import load
 
     cli = context.of(ctx)
+    if fmt not in ("hosts", "mcp-lock-v1"):
+        raise UsageError(f"unknown format `{fmt}` for export", hint="use --format hosts|mcp-lock-v1")
     org = orgpolicy.resolve(policy)  # a tool it denies is written as deny, whatever the lock says
     from mcplock.core.check import verified
 
     lock = verified(load(cli.lockfile), cli.lockfile)  # a hand-edited lock is not exported
+    if fmt == "mcp-lock-v1":
+        if hosts or guard is not None:
+            raise UsageError("--host and --guard are for the hosts' files, not --format mcp-lock-v1",
+                             hint="run them as two exports")
+        return _export_v1(cli, lock, out_file, dry_run)
+    if out_file is not None:
+        raise UsageError("--output is for --format mcp-lock-v1", hint="the hosts' files are written in place")
     command = "mcplock"
     if guard:
         from mcplock.core.export_guard import guard_command
@@ -73,6 +89,50 @@ def cmd_export(
         cli.say(Text(f"{verb} ").append_text(safe_text(c.path, keep_newlines=False)).append(f" ({c.host})"))
     if not written:
         cli.info("everything was already in sync with the lock")
+    return 0
+
+
+def _export_v1(cli: context.Cli, lock: object, out_file: str | None, dry_run: bool) -> int:
+    import os
+    import sys
+
+    from mcplock.interop import canonical, produce, reader
+    from mcplock.lock.store import write_atomic
+
+    doc, notes = produce.document(lock)  # type: ignore[arg-type]
+    for n in notes:
+        cli.note(n)
+    if out_file == "-":
+        sys.stdout.write(produce.dumps(doc).decode("ascii"))
+        return 0
+    path = out_file or os.path.join(cli.lock_dir, "mcp-lock.json")
+    if out_file:
+        cli.check_output(out_file)
+    before = None
+    try:
+        with open(path, "rb") as fh:
+            before = canonical.loads(fh.read())
+    except (OSError, canonical.DocumentError):
+        before = None
+    same = False
+    if isinstance(before, dict):
+        try:
+            same = reader.whole_lock_digest(before) == reader.whole_lock_digest(doc)
+        except (ValueError, KeyError):
+            same = False
+        generated = before.get("generatedAt")
+        if not same and isinstance(generated, str) and not reader.check({**doc, "generatedAt": generated}):
+            doc["generatedAt"] = generated  # first written then; updatedAt says when it last changed
+    shown = safe_text(path, keep_newlines=False)
+    if dry_run:
+        sys.stdout.write(produce.dumps(doc).decode("ascii"))
+        return 0 if same else 1
+    if same:
+        cli.say(Text("unchanged ").append_text(shown).append(" (mcp-lock/1: the lock has not changed)"))
+        return 0
+    write_atomic(path, produce.dumps(doc))
+    cli.say(Text("wrote ").append_text(shown).append(
+        f" (mcp-lock/1, {len(doc['entries'])} entries; lock digest {reader.whole_lock_digest(doc)})"))
     return 0
 
 

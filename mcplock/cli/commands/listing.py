@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from mcplock.cli import context
+from mcplock.documents import is_dynamic
 from mcplock.lock.model import ServerEntry
 from mcplock.untrusted import shell_word
 
@@ -85,6 +86,7 @@ def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, o
         "items": [
             {"kind": e.kind, "name": e.key, "state": e.state,
              **({"enabled": e.enabled, "approval": e.approval} if e.kind == "tool" else {}),
+             **({"dynamic": is_dynamic(e.definition)} if e.kind == "skill" else {}),
              "hash": e.hash,
              "tampered": (s.name, e.kind, e.key) in tampered,
              "findings": [f.as_json() for f in found.get((s.name, e.kind, e.key), [])]}

@@ -24,13 +24,25 @@ def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None) ->
     base = base_url(registry)
     cli.info(Text("resolving ").append_text(safe_text(ref, keep_newlines=False))
              .append(f" in the MCP Registry at {base}"))
+    warn_plain_http(cli, base)
     got = core_registry.resolve(ref, name=name, registry=base)
+    cli.info(Text("entry ").append_text(safe_text(got.entry.name, keep_newlines=False))
+             .append(f" {sanitize(got.entry.version, 60)} ({sanitize(got.entry.status, 20)})"))
     for w in got.warnings:
         cli.err.print(Text("warning: ", style="yellow").append_text(safe_text(w, keep_newlines=False)))
     if got.launch.required:
         cli.info(f"{got.spec.name} needs {', '.join(got.launch.required)} (set in the environment when it runs; "
                  "the lock holds ${VAR} templates only)")
     return got.spec
+
+
+def warn_plain_http(cli: Cli, base: str) -> None:
+    """A registry over plain HTTP: anyone on the path can answer for it (a warning, not a refusal:
+    a private registry on a trusted network is a choice)."""
+    if base.lower().startswith("http://"):
+        cli.err.print(Text("warning: ", style="yellow").append_text(safe_text(
+            f"the MCP Registry at {base} is reached over plain HTTP: anyone on the network path can change "
+            "its answers (use an https:// URL)", keep_newlines=False)))
 
 
 def _package_of(server: dict) -> str:
@@ -72,6 +84,7 @@ def cmd_search(
     cli = context.of(ctx)
     cli.report_format("search", fmt, ("text", "json"))
     base = mcp_registry.base_url(registry)
+    warn_plain_http(cli, base)
     rows = [_row(e) for e in mcp_registry.search(text, base, limit=limit)]
     if fmt == "json":
         cli.write_json({"version": 1, "command": "search", "registry": base, "exit_code": 0, "servers": rows})
@@ -90,6 +103,7 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
     from mcplock.packages import mcp_registry, server_json
 
     base = mcp_registry.base_url(registry)
+    warn_plain_http(cli, base)
     rname, version = core_registry.split_ref(ref)
     entry = mcp_registry.get(rname, version, base)
     try:

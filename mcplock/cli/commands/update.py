@@ -56,6 +56,32 @@ def cmd_outdated(
     return code
 
 
+def move_pins(cli: context.Cli, selected: list, rows: list, probe: ProbeArgs, *, again: set[str]
+              ) -> tuple[dict, list, dict, dict, list]:
+    """Move the pins of ``rows`` behind (and of the servers in ``again``) in ``cli.lockfile``:
+    install the new releases, probe them, stage their definitions as pending and write the pins
+    of the servers whose probe succeeded (`update`, and `update-pr` in its worktree). Returns the
+    specs moved, the staged results per server, the failures, the probe results, and the entries
+    whose MCP Registry command line was rewritten."""
+    from mcplock.core import refresh as core_refresh
+    from mcplock.core import update as core_update
+
+    moving = core_update.new_pins(rows, selected, cli.lock_dir, again=again)
+    summary: list = []
+    failed: dict = {r.server: r.error for r in rows if r.error is not None}
+    results: dict = {}
+    rewritten: list = []
+    if moving:
+        chosen = [s for s in selected if s.name in moving]
+        the_plan = core_refresh.Plan([moving[s.name] for s in chosen], {})
+        results = progress.probe(cli, the_plan.specs, probe.options(cli), login=probe.login)
+        pins = {n: sp.package for n, sp in moving.items()}
+        summary, probe_failed = core_refresh.apply(cli.lockfile, cli.lock_dir, chosen, results, the_plan, None, pins)
+        failed.update(probe_failed)
+        rewritten = core_update.record_registry(cli.lockfile, rows, {n for n, _ in summary})
+    return moving, summary, failed, results, rewritten
+
+
 @probing()
 def cmd_update(
     ctx: typer.Context,
@@ -69,7 +95,6 @@ def cmd_update(
     pending (changed tools are quarantined until accepted). Exit 0 when done, even with
     proposals to review; 3 when a registry or a server could not be reached (its pin stays)."""
     from mcplock.cli.trust import guarded
-    from mcplock.core import refresh as core_refresh
     from mcplock.core import trust as core_trust
     from mcplock.core import update as core_update
     from mcplock.lock.read import load
@@ -92,17 +117,8 @@ def cmd_update(
     guarded(cli, lambda: core_trust.gate([s.as_launched(cli.lock_dir) for s in to_move], cli.lock_dir,
                                          how=core_trust.trust_command(cli.lockfile),
                                          reviewed=core_trust.reviewed(to_move, cli.lock_dir)))
-    moving = core_update.new_pins(rows, selected, cli.lock_dir, again=again)
-    summary: list = []
-    failed: dict = {r.server: r.error for r in rows if r.error is not None}
-    if moving:
-        chosen = [s for s in selected if s.name in moving]
-        the_plan = core_refresh.Plan([moving[s.name] for s in chosen], {})
-        results = progress.probe(cli, the_plan.specs, probe.options(cli), login=probe.login)
-        pins = {n: sp.package for n, sp in moving.items()}
-        summary, probe_failed = core_refresh.apply(cli.lockfile, cli.lock_dir, chosen, results, the_plan, None, pins)
-        failed.update(probe_failed)
-        rewritten = core_update.record_registry(cli.lockfile, rows, {n for n, _ in summary})
+    moving, summary, failed, _, rewritten = move_pins(cli, selected, rows, probe, again=again)
+    if summary:
         # the same command at its new release, run now with the person's consent: trusted as the old one was
         # (a server from the MCP Registry: with its entry's new command line)
         core_trust.trust([moving[n] for n, _ in summary if n in moving]

@@ -118,6 +118,54 @@ def _md_details(server: str, c: Any) -> list[str]:
     return out
 
 
+def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
+    """One server's section of the report (its lines, each starting a new line): the error of
+    an unreachable server, the table of changes with their findings and word diffs, the items
+    pending review with theirs, an identity change. `update-pr` builds its bodies from these."""
+    head = f"{heading} {md_code(d.name)}: {'pending review' if d.status == 'ok' and d.pending else d.status}"
+    if d.status == "drift":
+        head += f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})"
+    out = ["", head]
+    if d.error is not None:
+        first, *more = d.error.message.splitlines() or [""]
+        quote = [f"**{md_text(d.error.kind)}**: {md_text(first)}", *(md_text(m) for m in more)]
+        # one quoted line per line of the message (a server's stderr tail), hard line breaks
+        out += ["", *(f"> {q}\\" for q in quote[:-1]), f"> {quote[-1]}"]
+        if d.error.hint:
+            out += [">", f"> hint: {md_text(d.error.hint)}"]
+    if d.changes:
+        out += ["", "| severity | change | kind | name | fields | why |", "|---|---|---|---|---|---|"]
+        for c in d.changes:
+            fields = _md_fields(c.fields) if c.change == "changed" else ""
+            out.append(f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
+                       f"| {fields} | {md_text(getattr(c, 'reason', ''))} |")
+        with_findings = [c for c in d.changes if c.findings]
+        if with_findings:
+            out += ["", "Security findings on the new text:", ""]
+            for c in with_findings:
+                out.append(f"- {_md_kind(c.kind)} {md_code(c.name)} ({c.change})")
+                out += _md_findings(c.findings, "  ")
+        for c in d.changes:
+            out += _md_details(d.name, c)
+    if d.pending:
+        typed = md_text(shell_word(d.name))
+        out += ["", f"Pending review (staged in the lock; review with `mcplock accept {typed}`):", ""]
+        for p in d.pending:
+            sev = f" (**{p.detail.severity}**)" if p.detail is not None else ""
+            if p.detail is not None and p.detail.reason:  # why it got its severity, as text and JSON say
+                sev += f" — {md_text(p.detail.reason)}"
+            out.append(f"- {md_text(p.change)} {_md_kind(p.kind)} {md_code(target(d.name, p.kind, p.name))}{sev}")
+            if p.detail is not None:
+                out += _md_findings(p.detail.findings, "  ")
+        for p in d.pending:
+            if p.detail is not None:
+                out += _md_details(d.name, p.detail)
+    if d.identity is not None:
+        out += ["", f"Server identity {md_code(ident(d.identity['locked']))} → "
+                    f"{md_code(ident(d.identity['live']))} (reported apart, not drift)"]
+    return out
+
+
 def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str:
     n = summary_counts(diffs)
     verdict = {0: "clean", 1: "changes need review", 3: "servers could not be probed"}.get(exit_code, "failed")
@@ -129,49 +177,8 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
     if quiet:
         out += ["", "In sync: " + ", ".join(md_code(d.name) for d in quiet)]
     for d in diffs:
-        if d in quiet:
-            continue
-        head = f"### {md_code(d.name)}: {'pending review' if d.status == 'ok' and d.pending else d.status}"
-        if d.status == "drift":
-            head += f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})"
-        out += ["", head]
-        if d.error is not None:
-            first, *more = d.error.message.splitlines() or [""]
-            quote = [f"**{md_text(d.error.kind)}**: {md_text(first)}", *(md_text(m) for m in more)]
-            # one quoted line per line of the message (a server's stderr tail), hard line breaks
-            out += ["", *(f"> {q}\\" for q in quote[:-1]), f"> {quote[-1]}"]
-            if d.error.hint:
-                out += [">", f"> hint: {md_text(d.error.hint)}"]
-        if d.changes:
-            out += ["", "| severity | change | kind | name | fields | why |", "|---|---|---|---|---|---|"]
-            for c in d.changes:
-                fields = _md_fields(c.fields) if c.change == "changed" else ""
-                out.append(f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
-                           f"| {fields} | {md_text(getattr(c, 'reason', ''))} |")
-            with_findings = [c for c in d.changes if c.findings]
-            if with_findings:
-                out += ["", "Security findings on the new text:", ""]
-                for c in with_findings:
-                    out.append(f"- {_md_kind(c.kind)} {md_code(c.name)} ({c.change})")
-                    out += _md_findings(c.findings, "  ")
-            for c in d.changes:
-                out += _md_details(d.name, c)
-        if d.pending:
-            typed = md_text(shell_word(d.name))
-            out += ["", f"Pending review (staged in the lock; review with `mcplock accept {typed}`):", ""]
-            for p in d.pending:
-                sev = f" (**{p.detail.severity}**)" if p.detail is not None else ""
-                if p.detail is not None and p.detail.reason:  # why it got its severity, as text and JSON say
-                    sev += f" — {md_text(p.detail.reason)}"
-                out.append(f"- {md_text(p.change)} {_md_kind(p.kind)} {md_code(target(d.name, p.kind, p.name))}{sev}")
-                if p.detail is not None:
-                    out += _md_findings(p.detail.findings, "  ")
-            for p in d.pending:
-                if p.detail is not None:
-                    out += _md_details(d.name, p.detail)
-        if d.identity is not None:
-            out += ["", f"Server identity {md_code(ident(d.identity['locked']))} → "
-                        f"{md_code(ident(d.identity['live']))} (reported apart, not drift)"]
+        if d not in quiet:
+            out += server_markdown(d)
     if n["drift"]:
         out += ["", "Next: `mcplock refresh` stages the drift for review, `mcplock show SERVER/TOOL` shows it, "
                     "`mcplock accept` / `mcplock reject` decides."]

@@ -93,7 +93,7 @@ _PENDING_TEXT = ("A staged change awaits review",
 
 class _Sarif:
     def __init__(self, uri: str, lock_text: str | None, command: str, exit_code: int, tool_version: str | None) -> None:
-        from mcplock import __version__
+        from mcplock._version import __version__
 
         self.uri = uri
         self.lines = Lines(lock_text)

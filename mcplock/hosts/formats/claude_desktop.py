@@ -1,0 +1,23 @@
+"""Claude Desktop: ``claude_desktop_config.json``, stdio only (``command``/``args``/``env``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mcplock.hosts.formats.interface import Importer
+from mcplock.hosts.importers import Entry, Skip
+
+
+class ClaudeDesktop(Importer):
+    host = "claude-desktop"
+
+    def by_name(self, path: Path, data: dict[str, Any]) -> bool:
+        return path.name.lower() == "claude_desktop_config.json"
+
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+        if e.string("command") is not None:
+            return "stdio", None
+        if e.string("url") is not None:
+            raise Skip("remote server in claude_desktop_config.json: Claude Desktop reads only command/args/env here")
+        raise Skip("missing command")

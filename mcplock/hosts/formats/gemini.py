@@ -1,0 +1,47 @@
+"""Gemini CLI: ``.gemini/settings.json``. Precedence ``httpUrl`` (http) > ``url`` (its ``type``,
+else remote) > ``command``; ``mcp.allowed``/``mcp.excluded`` noted; ``cwd`` is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mcplock.hosts.formats.interface import Found, Importer
+from mcplock.hosts.importers import Entry, Skip, explicit_type, guess_remote
+
+ENTRY_KEYS = ("httpUrl", "trust", "includeTools", "excludeTools")  # what only a Gemini entry has
+
+
+class Gemini(Importer):
+    host = "gemini"
+    reads_cwd = True
+
+    def by_name(self, path: Path, data: dict[str, Any]) -> bool:
+        return path.parent.name.lower() == ".gemini" and path.name.lower() == "settings.json"
+
+    def annotate(self, data: dict[str, Any], found: list[Found]) -> None:
+        gemini = data.get("mcp")
+        if not isinstance(gemini, dict):
+            gemini = {}
+        allowed, excluded = gemini.get("allowed"), gemini.get("excluded")
+        for n, _, extra in found:
+            if isinstance(excluded, list) and n in excluded:
+                extra.append("listed in mcp.excluded: Gemini CLI does not start it")
+            elif isinstance(allowed, list) and n not in allowed:
+                extra.append("not in mcp.allowed: Gemini CLI does not start it")
+
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+        http_url = e.string("httpUrl")
+        url = e.string("url")
+        t = explicit_type(e)
+        if http_url is not None:  # precedence: httpUrl > url > command
+            if t not in (None, "http"):
+                warnings.append(f"httpUrl with type {t!r}: httpUrl wins, imported as Streamable HTTP")
+            return "http", http_url
+        if url is not None:
+            if t == "stdio":
+                raise Skip('type "stdio" with a url and no command')
+            return (t or guess_remote(url, self.host, warnings)), url
+        if e.string("command") is not None:
+            return "stdio", None
+        raise Skip("none of command, url, httpUrl")

@@ -1,0 +1,44 @@
+"""VS Code: ``.vscode/mcp.json`` (``servers``), an older ``settings.json`` (``mcp.servers``) and
+``devcontainer.json`` (``customizations.vscode.mcp.servers``). An explicit ``type`` wins; both
+``command`` and ``url`` without a type start the command (what VS Code does); ``cwd`` is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mcplock.hosts.formats.interface import Importer, editor_transport
+from mcplock.hosts.importers import Entry
+
+
+class VsCode(Importer):
+    host = "vscode"
+    servers_key = ("servers",)
+    reads_cwd = True
+
+    def by_name(self, path: Path, data: dict[str, Any]) -> bool:
+        name = path.name.lower()
+        return ((path.parent.name.lower() == ".vscode" and name in ("mcp.json", "settings.json"))
+                or name in ("devcontainer.json", ".devcontainer.json"))
+
+    def keys(self, data: dict[str, Any]) -> tuple[str, ...] | None:
+        if "servers" in data:
+            return ("servers",)
+        mcp = data.get("mcp")
+        if isinstance(mcp, dict) and "servers" in mcp:
+            return ("mcp", "servers")  # older builds: "mcp" object in settings.json
+        custom = data.get("customizations")
+        vs = (custom.get("vscode") or {}) if isinstance(custom, dict) else {}
+        if isinstance(vs, dict) and isinstance(vs.get("mcp"), dict) and "servers" in vs["mcp"]:
+            return ("customizations", "vscode", "mcp", "servers")  # devcontainer.json
+        return None
+
+    def missing(self, data: dict[str, Any]) -> str:
+        note = "no `servers` in this file: nothing to import"
+        if "mcpServers" in data:
+            note += " (VS Code reads `servers`, not `mcpServers`)"
+        return note
+
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+        return editor_transport(e, self.host, e.string("url"), warnings,
+                                both="both command and url without a type: VS Code starts the command (stdio)")

@@ -1,0 +1,228 @@
+"""``mcplock export --format mcp-lock-v1``: a conforming ``mcp-lock/1`` document from ``mcp.lock``.
+
+One entry per locked server; the mapping and each choice the specification leaves are in
+docs/interop.md and docs/decisions.md. In short:
+
+- ``name``: the lock's server name (unique in the lock, so entry identities never collide);
+  ``source``: the MCP Registry the server was added from (``id``: its registry name), else
+  ``{"registry": "manual"}``; ``client``: ``generic`` (the lock is every host's); ``scope``:
+  ``project``.
+- ``target``: a package pin is a ``package`` target (``artifact`` only for a sha256 content
+  digest the launch enforces: OCI, MCPB, a one-file PyPI release; npm's sha512 is recorded as
+  evidence and in the extension); a remote is ``remote`` (https only); any other local command
+  is a ``package`` target of ``registryType`` ``dev.mcplock.local``.
+- ``surface``: every tool with an accepted definition (enabled or not: the surface is what the
+  server presents; a host's flags are in the extension), coverage name, description, inputSchema.
+- ``configDigest``: the digest of the host-config fragment (``${VAR}`` templates, never values)
+  that launches the server, kept under ``extensions["dev.mcplock"].config`` to be recomputed.
+- ``resolvedAt``/``lockedAt``: ``mcp.lock`` keeps no times, so these are the epoch (fixed: the
+  digests of an unchanged lock never change); ``generatedAt``/``updatedAt`` (outside every digest)
+  are the time of the export, or ``SOURCE_DATE_EPOCH``.
+- ``extensions["dev.mcplock"]``: every pinned item of every kind (its hash, flags, review state,
+  lint findings), the package pin in full, the registry entry, the approval policy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from mcplock.interop.canonical import digest, sri_from_hex
+from mcplock.interop.reader import COVERAGE, entry_integrity, surface_hash
+from mcplock.lock.model import Lock, ServerEntry
+
+EPOCH = "1970-01-01T00:00:00Z"
+NAMESPACE = "dev.mcplock"
+LOCAL = "dev.mcplock.local"
+CLIENT = "generic"
+_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
+_SECRET_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+_TRANSPORTS = {"http": "streamable-http", "sse": "sse", "stdio": "stdio"}
+_METHODS = {"oci": "oci-manifest-digest", "mcpb": "mcpb-sha256", "pypi": "dev.mcplock.pypi-sha256"}
+_ANCHORS = {"npm": "registry.npmjs.org", "pypi": "pypi.org"}
+
+
+def timestamp(environ: Any = None) -> str:
+    env = os.environ if environ is None else environ
+    epoch = env.get("SOURCE_DATE_EPOCH")
+    when = datetime.fromtimestamp(int(epoch), UTC) if epoch and epoch.isdigit() else datetime.now(UTC)
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def config_fragment(srv: ServerEntry) -> dict[str, Any]:
+    """The host-config entry that launches ``srv`` (the ``mcpServers`` shape most hosts read),
+    with ``${VAR}`` templates as the lock stores them."""
+    spec = srv.spec
+    if spec.transport == "stdio":
+        out: dict[str, Any] = {"type": "stdio", "command": spec.command or ""}
+        if spec.args:
+            out["args"] = list(spec.args)
+        if spec.env:
+            out["env"] = dict(sorted(spec.env.items()))
+        if spec.cwd:
+            out["cwd"] = spec.cwd
+        return out
+    out = {"type": spec.transport, "url": spec.url or ""}
+    if spec.headers:
+        out["headers"] = dict(sorted(spec.headers.items()))
+    return out
+
+
+def _secret_names(srv: ServerEntry) -> list[str]:
+    names = {m.group(1) for v in srv.spec.headers.values() for m in _TEMPLATE.finditer(v)}
+    return sorted(n for n in names if _SECRET_NAME.fullmatch(n))
+
+
+def _target(srv: ServerEntry) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The entry's target and the evidence about its artefact."""
+    spec, pin = srv.spec, srv.spec.package
+    evidence: list[dict[str, Any]] = []
+    if pin is not None:
+        ident = pin.name
+        integrities = pin.integrities()
+        t: dict[str, Any] = {"type": "package", "registryType": pin.registry, "identifier": ident,
+                             "version": pin.version, "transport": "stdio"}
+        one = integrities[0] if len(integrities) == 1 else None
+        sha = sri_from_hex(one) if one else None
+        if pin.registry == "oci" and sha is not None:
+            t["identifier"] = f"{pin.name.split('@', 1)[0]}@{one}"
+        if sha is not None and pin.registry in _METHODS:
+            t["artifact"] = {"digest": sha, "method": _METHODS[pin.registry]}
+            evidence.append({"code": "artifact-integrity", "status": "passed", "verifier": "mcplock",
+                             "method": _METHODS[pin.registry]})
+        elif integrities:
+            # npm's sha512 SRI (or a PyPI release of several files): not a §8.1 sha256 digest; the
+            # bytes are checked against it at every install (docs/pins.md), the value is in the extension
+            evidence.append({"code": "artifact-integrity", "status": "passed", "verifier": "mcplock",
+                             "method": "npm-sri" if pin.registry == "npm" else "dev.mcplock.pypi-sha256",
+                             "anchor": _ANCHORS.get(pin.registry, pin.registry)})
+        else:
+            evidence.append({"code": "artifact-integrity", "status": "unavailable"})
+        return t, evidence
+    if spec.transport == "stdio":
+        t = {"type": "package", "registryType": LOCAL, "identifier": spec.command or "", "transport": "stdio"}
+        return t, [{"code": "artifact-integrity", "status": "unavailable"}]
+    t = {"type": "remote", "transport": _TRANSPORTS[spec.transport], "url": spec.url or ""}
+    names = _secret_names(srv)
+    if names:
+        t["headerSecretNames"] = names
+    return t, [{"code": "artifact-integrity", "status": "unavailable"}]
+
+
+def accepted_tools(srv: ServerEntry) -> list[dict[str, Any]]:
+    """The tools the surface covers: every one with an accepted definition that matches its hash."""
+    return [e.definition for _, e in sorted(srv.tools.items())
+            if isinstance(e.definition, dict) and not e.tampered()]
+
+
+def _items(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for e in srv.entries():
+        rec: dict[str, Any] = {"state": e.state}
+        if e.hash is not None:
+            rec["hash"] = e.hash
+        if e.kind == "tool":
+            rec["enabled"] = e.enabled
+            rec["approval"] = e.approval
+        if e.pending is not None and e.pending.hash is not None:
+            rec["pending-hash"] = e.pending.hash
+        if e.rejected_hash is not None:
+            rec["rejected-hash"] = e.rejected_hash
+        found = findings.get((srv.name, e.kind, e.key)) if e.pending is None else None
+        if found:
+            rec["findings"] = sorted({(f.rule, f.severity) for f in found})
+            rec["findings"] = [{"rule": r, "severity": s} for r, s in rec["findings"]]
+        out.setdefault(e.kind, {})[e.key] = rec
+    return out
+
+
+def _findings(lock: Lock) -> dict[tuple[str, str, str], list[Any]]:
+    from mcplock.lint.cache import LintCache
+    from mcplock.lint.entries import lint_entries
+
+    hashes = {(s, e.kind, e.key): e.hash for s, srv in lock.servers.items() for e in srv.entries()
+              if e.hash and e.pending is None and not e.tampered()}
+    cache = LintCache.open()
+    found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
+    if cache is not None:
+        cache.save()
+    return found
+
+
+def entry(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]] | None = None) -> dict[str, Any]:
+    """The server's ``mcp-lock/1`` entry, its integrity computed."""
+    target, evidence = _target(srv)
+    reg = srv.spec.registry
+    version = (srv.spec.package.version if srv.spec.package is not None else
+               reg.version if reg is not None else
+               str((srv.server_info or {}).get("version") or "") or "unversioned")
+    tools = accepted_tools(srv)
+    fragment = config_fragment(srv)
+    ext: dict[str, Any] = {"server": srv.name, "transport": srv.spec.transport, "config": fragment,
+                           "policy": srv.policy, "items": _items(srv, findings or {})}
+    if srv.spec.package is not None:
+        ext["package"] = srv.spec.package.stored()
+    if reg is not None:
+        ext["registry"] = reg.stored()
+    if srv.spec.pass_env:
+        ext["pass-env"] = sorted(set(srv.spec.pass_env))
+    if srv.spec.auth is not None:
+        ext["auth"] = srv.spec.auth.stored()
+    if srv.client:
+        ext["client"] = dict(srv.client)
+    if srv.client_capabilities is not None:
+        ext["client-capabilities"] = list(srv.client_capabilities)
+    pending = srv.pending_count()
+    if pending:
+        ext["pending"] = pending
+    out: dict[str, Any] = {
+        "name": srv.name,
+        "version": version,
+        "client": CLIENT,
+        "scope": "project",
+        "source": {"registry": reg.url, "id": reg.name} if reg is not None else {"registry": "manual"},
+        "target": target,
+        "surface": {"hash": surface_hash(tools, COVERAGE), "coverage": list(COVERAGE), "toolCount": len(tools)},
+        "configDigest": digest(fragment),
+        "verification": [*evidence, {"code": "surface-review", "status": "passed", "verifier": "mcplock",
+                                     "method": "tools-list"}],
+        "resolvedAt": EPOCH,
+        "lockedAt": EPOCH,
+        "extensions": {NAMESPACE: ext},
+    }
+    out["integrity"] = entry_integrity(out)
+    return out
+
+
+def omitted(srv: ServerEntry) -> str | None:
+    """Why ``srv`` has no conforming entry (a remote that is not https), or None."""
+    if srv.spec.transport != "stdio" and not (srv.spec.url or "").startswith("https://"):
+        return "its URL is not https (the format's remote targets are https only)"
+    return None
+
+
+def document(lock: Lock, *, generated_at: str | None = None, lint: bool = True) -> tuple[dict[str, Any], list[str]]:
+    """The document for ``lock`` and the sentences naming each server left out (and why)."""
+    findings = _findings(lock) if lint else {}
+    entries, notes, left = [], [], []
+    for name in sorted(lock.servers, key=lambda n: n.encode("utf-16-be")):
+        srv = lock.servers[name]
+        why = omitted(srv)
+        if why:
+            notes.append(f"{name} is not in the export: {why}")
+            left.append({"server": name, "reason": why})
+            continue
+        entries.append(entry(srv, findings))
+    when = generated_at or timestamp()
+    doc: dict[str, Any] = {"specVersion": 1, "generatedAt": when, "updatedAt": when, "entries": entries}
+    if left:
+        doc["extensions"] = {NAMESPACE: {"omitted": left}}
+    return doc, notes
+
+
+def dumps(doc: dict[str, Any]) -> bytes:
+    import json
+
+    return (json.dumps(doc, indent=2, ensure_ascii=True) + "\n").encode("ascii")  # hidden characters as \\u escapes

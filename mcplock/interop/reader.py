@@ -1,0 +1,292 @@
+"""A conforming ``mcp-lock/1`` reader (spec §9): every rule checked, each problem named.
+
+:func:`read` takes the document's bytes and returns the value (None when it cannot be read at all)
+and the problems found, each a :class:`Problem` whose ``rule`` is one of :data:`RULES`. Rules
+the JSON Schema (vendored in ``schemas/``, from the specification's repository) expresses are
+checked with it and named by what they say (``digest-format``, ``remote-url-https`` …); the
+rules a schema cannot express (NFC-duplicate member names, entry identity, each ``integrity``,
+immutable OCI references, no secret value) are checked here. Pure: no I/O beyond reading the
+bundled schema.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from mcplock.interop.canonical import DocumentError, canonical, digest, loads
+
+SPEC_VERSION = 1
+
+RULES: dict[str, str] = {
+    "json": "§2: the document is one UTF-8 JSON text",
+    "duplicate-key": "§8.2: no object has the same member name twice",
+    "nfc-duplicate-key": "§8.2: no object has two member names equal after Unicode NFC normalization",
+    "spec-version": "§10: a reader refuses a specVersion it does not support (this one reads 1)",
+    "missing-field": "§2–§5: every member the specification requires is present",
+    "schema": "the specification's JSON Schema (types and shapes)",
+    "digest-format": "§8.1: every digest is sha256-<base64> of 32 bytes",
+    "timestamp-format": "§2, §3: timestamps are RFC 3339",
+    "unknown-target-type": "§4: a reader refuses a target type it does not recognize",
+    "remote-url-https": "§4.2: a remote target's url is https:",
+    "header-secret-name": "§4.2: headerSecretNames holds variable names, never values",
+    "surface-coverage": "§5: coverage names name and description (and may add inputSchema), each once",
+    "oci-mutable-identifier": "§4.1: an OCI identifier carries an immutable @sha256: digest reference",
+    "duplicate-entry-identity": "§3: no two entries share the identity (name, client, scope)",
+    "integrity": "§8.2: each entry's integrity is the digest of the entry without it",
+    "canonical-form": "§8.2: every value has an RFC 8785 canonical form",
+    "secret-value": "§1, §4.2: a conforming document holds no secret value anywhere",
+    "empty-lock": "§9: an enforcer fails on a lock with no entries",
+    "lock-digest": "§9.5: a provided whole-lock digest (§8.3) matches the document",
+    "signature": "§9.5, §8.4: a provided signature verifies, over the document's whole-lock digest",
+}
+
+_OCI_DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+# credential shapes (mcplock.spec's list): a document that holds one is not conforming
+_CREDENTIAL = re.compile(
+    r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}"
+    r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----")
+COVERAGE = ("name", "description", "inputSchema")
+
+
+@dataclass(frozen=True)
+class Problem:
+    rule: str  # a key of RULES
+    message: str
+    pointer: str = ""  # JSON pointer of the value it is about ("" for the document)
+    entry: str | None = None  # the entry's name, when it is about one
+
+    def as_json(self) -> dict[str, object]:
+        return {"rule": self.rule, "message": self.message, "pointer": self.pointer, "entry": self.entry,
+                "requirement": RULES[self.rule]}
+
+
+@cache
+def schema(name: str = "mcp-lockfile-v1") -> dict[str, Any]:
+    text = resources.files("mcplock.interop").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
+    value: dict[str, Any] = json.loads(text)
+    return value
+
+
+@cache
+def _validator(name: str, ref: str | None = None) -> Any:
+    from jsonschema import Draft202012Validator
+
+    s = schema(name)
+    if ref is not None:  # one definition of the schema, as a schema of its own
+        s = {"$schema": s["$schema"], "$defs": s["$defs"], "$ref": f"#/$defs/{ref}"}
+    return Draft202012Validator(s)
+
+
+def pointer(path: Any) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _entry_name(doc: Any, path: tuple[Any, ...]) -> str | None:
+    if len(path) >= 2 and path[0] == "entries" and isinstance(doc, dict):
+        entries = doc.get("entries")
+        if isinstance(entries, list) and isinstance(path[1], int) and path[1] < len(entries):
+            e = entries[path[1]]
+            if isinstance(e, dict) and isinstance(e.get("name"), str):
+                return str(e["name"])
+    return None
+
+
+def _rule_of(error: Any) -> str:
+    path = list(error.absolute_path)
+    if error.validator == "const" and path[-1:] == ["type"]:
+        return "unknown-target-type"
+    if error.validator == "required":
+        return "missing-field"
+    if "coverage" in path:
+        return "surface-coverage"
+    if "headerSecretNames" in path:
+        return "header-secret-name"
+    if error.validator == "pattern":
+        pattern = str(error.validator_value)
+        if pattern.startswith("^sha256-"):
+            return "digest-format"
+        if pattern.startswith("^https://"):
+            return "remote-url-https"
+        if pattern.startswith("^\\d{4}-"):
+            return "timestamp-format"
+    return "schema"
+
+
+def _message(error: Any, prefix: tuple[Any, ...] = ()) -> str:
+    path = [*prefix, *error.absolute_path]
+    where = pointer(path) or "the document"
+    if error.validator == "required":
+        missing = next((r for r in error.validator_value if isinstance(error.instance, dict)
+                        and r not in error.instance), None)
+        return f"{where or '/'} misses the required member `{missing}`"
+    if error.validator == "pattern":
+        return f"{where} does not have the required form ({error.validator_value})"
+    return f"{where}: {error.message}"
+
+
+def _schema_problems(doc: Any) -> list[Problem]:
+    out: list[Problem] = []
+    for error in sorted(_validator("mcp-lockfile-v1").iter_errors(doc), key=lambda e: list(map(str, e.path))):
+        path = tuple(error.absolute_path)
+        if len(path) >= 3 and path[0] == "entries" and path[2] == "target":
+            continue  # targets below, by their type
+        out.append(Problem(_rule_of(error), _message(error), pointer(path), _entry_name(doc, path)))
+    entries = doc.get("entries") if isinstance(doc, dict) else None
+    for i, e in enumerate(entries if isinstance(entries, list) else []):
+        if not isinstance(e, dict) or "target" not in e:
+            continue
+        t, base = e["target"], ("entries", i, "target")
+        name = e.get("name") if isinstance(e.get("name"), str) else None
+        kind = t.get("type") if isinstance(t, dict) else None
+        if kind not in ("package", "remote"):
+            shown = json.dumps(kind) if kind is not None else "none"
+            out.append(Problem("unknown-target-type", f"{pointer(base)}: target type {shown} is not one this "
+                               "reader recognizes (package, remote): it cannot be enforced", pointer(base), name))
+            continue
+        for error in _validator("mcp-lockfile-v1", f"{kind}Target").iter_errors(t):
+            path = base + tuple(error.absolute_path)
+            out.append(Problem(_rule_of(error), _message(error, base), pointer(path), name))
+    return out
+
+
+def _digest_lengths(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
+    """Digests of the right form whose base64 does not hold 32 bytes (the schema's pattern allows them)."""
+    out: list[Problem] = []
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if k in ("digest", "configDigest", "integrity", "hash") and isinstance(v, str) \
+                    and re.fullmatch(r"sha256-[A-Za-z0-9+/]+={0,2}", v):
+                try:
+                    ok = len(base64.b64decode(v[7:], validate=True)) == 32
+                except ValueError:
+                    ok = False
+                if not ok:
+                    p = (*path, k)
+                    out.append(Problem("digest-format", f"{pointer(p)} is not the base64 of a 32-byte SHA-256",
+                                       pointer(p)))
+            elif path[:1] != ("extensions",) and "extensions" not in path:
+                out.extend(_digest_lengths(v, (*path, k)))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            out.extend(_digest_lengths(v, (*path, i)))
+    return out
+
+
+def _secrets(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
+    if isinstance(doc, str):
+        if _CREDENTIAL.search(doc):  # never echoed
+            return [Problem("secret-value", f"{pointer(path) or 'the document'} holds a value shaped like a "
+                                            "credential (a token or key); a lock never holds a secret value",
+                            pointer(path))]
+        return []
+    out: list[Problem] = []
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    for k, v in items:
+        if isinstance(k, str) and _CREDENTIAL.search(k):
+            out.append(Problem("secret-value", f"{pointer(path)} has a member name shaped like a credential",
+                               pointer(path)))
+        out.extend(_secrets(v, (*path, k)))
+    return out
+
+
+def entry_integrity(entry: dict[str, Any]) -> str:
+    """§8.2: the digest of the entry's canonical form without its ``integrity`` member."""
+    return digest({k: v for k, v in entry.items() if k != "integrity"})
+
+
+def whole_lock_digest(doc: dict[str, Any]) -> str:
+    """§8.3: the digest of ``{specVersion, entries, extensions}`` (top-level timestamps left out)."""
+    core = {k: doc[k] for k in ("specVersion", "entries", "extensions") if k in doc}
+    return digest(core)
+
+
+def surface_records(tools: list[dict[str, Any]], coverage: tuple[str, ...] | list[str]) -> list[dict[str, Any]]:
+    """§5: one record per tool, exactly the coverage fields (those the tool has), sorted by name in
+    UTF-16 code units."""
+    records = [{f: t[f] for f in coverage if f in t} for t in tools]
+    return sorted(records, key=lambda r: str(r.get("name", "")).encode("utf-16-be"))
+
+
+def surface_hash(tools: list[dict[str, Any]], coverage: tuple[str, ...] | list[str] = COVERAGE) -> str:
+    return digest(surface_records(tools, coverage))
+
+
+def _entry_rules(doc: dict[str, Any]) -> list[Problem]:
+    out: list[Problem] = []
+    entries = doc.get("entries")
+    if not isinstance(entries, list):
+        return out
+    seen: dict[tuple[Any, Any, Any], int] = {}
+    for i, e in enumerate(entries):
+        if not isinstance(e, dict):
+            continue
+        name = e.get("name") if isinstance(e.get("name"), str) else None
+        base = ("entries", i)
+        identity = (e.get("name"), e.get("client"), e.get("scope", "project"))
+        key = tuple(json.dumps(x, sort_keys=True) for x in identity)
+        if key in seen:
+            out.append(Problem("duplicate-entry-identity",
+                               f"entries {seen[key]} and {i} share the identity (name {json.dumps(identity[0])}, "
+                               f"client {json.dumps(identity[1])}, scope {json.dumps(identity[2])})",
+                               pointer(base), name))
+        else:
+            seen[key] = i  # type: ignore[index]
+        t = e.get("target")
+        if isinstance(t, dict) and t.get("type") == "package" and t.get("registryType") == "oci":
+            ident = t.get("identifier")
+            if isinstance(ident, str) and not _OCI_DIGEST.search(ident):
+                out.append(Problem("oci-mutable-identifier",
+                                   f"{pointer((*base, 'target', 'identifier'))}: the OCI reference "
+                                   f"{json.dumps(ident)} names no @sha256: digest: a tag can be moved to other bytes",
+                                   pointer((*base, "target", "identifier")), name))
+        s = e.get("surface")
+        if isinstance(s, dict) and isinstance(s.get("coverage"), list):
+            cov = s["coverage"]
+            if len(set(map(json.dumps, cov))) != len(cov):
+                out.append(Problem("surface-coverage", f"{pointer((*base, 'surface', 'coverage'))} names a field "
+                                   "twice", pointer((*base, "surface", "coverage")), name))
+        stored = e.get("integrity")
+        if isinstance(stored, str):
+            try:
+                actual = entry_integrity(e)
+            except ValueError as err:
+                out.append(Problem("canonical-form", f"{pointer(base)}: {err}", pointer(base), name))
+                continue
+            if actual != stored:
+                out.append(Problem("integrity", f"{pointer((*base, 'integrity'))}: the entry's digest is {actual}, "
+                                   f"not the recorded {stored}: it was changed after it was written",
+                                   pointer((*base, "integrity")), name))
+    return out
+
+
+def check(doc: Any) -> list[Problem]:
+    """Every reader rule ``doc`` (a parsed document) breaks; [] when it conforms."""
+    if not isinstance(doc, dict):
+        return [Problem("schema", "the document is not a JSON object")]
+    version = doc.get("specVersion")
+    if "specVersion" in doc and (version != SPEC_VERSION or isinstance(version, bool)):
+        return [Problem("spec-version", f"specVersion {json.dumps(version)} is not supported (this reader "
+                                        f"reads {SPEC_VERSION}); nothing else was judged", "/specVersion")]
+    problems = _schema_problems(doc) + _digest_lengths(doc) + _entry_rules(doc) + _secrets(doc)
+    try:
+        canonical(doc)
+    except ValueError as e:
+        if not any(p.rule == "canonical-form" for p in problems):
+            problems.append(Problem("canonical-form", f"the document: {e}"))
+    return problems
+
+
+def read(data: bytes) -> tuple[Any, list[Problem]]:
+    """The document in ``data`` and the problems it has (the value is None when it cannot be read)."""
+    try:
+        doc = loads(data)
+    except DocumentError as e:
+        return None, [Problem(e.rule, e.message)]
+    return doc, check(doc)

@@ -1,0 +1,395 @@
+"""ed25519 signatures over the lock and the policy (docs/signing.md).
+
+``mcp.lock.sig`` (beside the lock) is an ``mcp-lock-signature`` v1 envelope (the ``mcp-lock/1``
+specification's §8.4 shape, its JSON Schema vendored in mcplock/interop/schemas):
+
+- ``lockfileDigest``: the lock's canonical digest — ``sha256-<base64>`` of the RFC 8785 form of
+  ``mcp.lock`` as data (every table and value the TOML holds; comments and layout do not count);
+- ``policyDigest``: the same over the organisation's policy in effect when it was signed (absent
+  when none was), so a lock signed under one rule book is not valid under another;
+- ``publicKeyFingerprint``: ``sha256-<base64>`` of the public key's SPKI DER encoding;
+- ``publicKey``: that SPKI DER, base64 (a member the schema allows; inside the signed payload),
+  so a verifier holding only the fingerprint — the policy's ``[signing] keys`` — can check it;
+- ``signature``: ed25519 over the canonical form of the envelope without ``signature``.
+
+Keys: an OpenSSH ed25519 private key (``ssh-keygen -t ed25519``'s openssh-key-v1 file) or a
+PKCS#8 PEM; public keys as an OpenSSH ``.pub`` line or a SubjectPublicKeyInfo PEM. ``cryptography``
+is imported only here, and only when a key or a signature is read: commands that never meet
+one (``check`` without ``[signing]``) do not pay for it.
+
+Errors: a malformed envelope, an unknown algorithm, a key file that is not an ed25519 key —
+:class:`SigningInputError` (exit 2); a signature that is missing, by another key, over another
+lock or policy, or that does not verify — :class:`SignatureError` (exit 1: the gate fails).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import tomllib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from mcplock.errors import McplockError
+from mcplock.interop.canonical import DocumentError, canonical, loads, sri
+
+if TYPE_CHECKING:
+    from mcplock.orgpolicy import OrgPolicy
+
+SCHEMA = "mcp-lock-signature"
+VERSION = 1
+ALGORITHM = "ed25519"
+SIGN_HINT = "a holder of a key the policy lists signs it: `mcplock sign --key ~/.ssh/id_ed25519`"
+
+
+class SigningInputError(McplockError):
+    """A key file or an envelope that cannot be used at all: exit 2."""
+
+    exit_code = 2
+    code = "signing-input"
+
+
+class SignatureError(McplockError):
+    """The signature does not vouch for this lock under this policy: exit 1 (the gate fails)."""
+
+    exit_code = 1
+    code = "signature"
+
+
+def signature_path(lockfile: str) -> str:
+    return lockfile + ".sig"
+
+
+# -- digests ----------------------------------------------------------------------------------
+
+
+def toml_digest(data: bytes, what: str) -> str:
+    """The canonical digest of a TOML file's data (``mcp.lock``, a policy)."""
+    try:
+        value = tomllib.loads(data.decode("utf-8"))
+        return sri(canonical(_plain(value)))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as e:
+        raise SigningInputError(f"{what}: cannot be read as TOML to compute its digest ({e})",
+                                hint="fix the file (`mcplock check` names the problem), then sign again") from None
+
+
+def _plain(v: Any) -> Any:
+    """TOML's date and time values as their RFC 3339 text (JSON has no such type)."""
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return v
+
+
+def lock_digest(lockfile: str) -> str:
+    try:
+        with open(lockfile, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise SigningInputError(f"no lock at {lockfile}", hint="create one with `mcplock init` or `mcplock add`") \
+            from None
+    return toml_digest(data, lockfile)
+
+
+# -- keys -------------------------------------------------------------------------------------
+
+
+def _read_key_file(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read(1 << 20)
+    except OSError as e:
+        raise SigningInputError(f"cannot read the key {path}: {e.strerror or e}",
+                                hint="check the path given to --key") from None
+
+
+def _not_ed25519(path: str, key: object) -> SigningInputError:
+    kind = type(key).__name__.lstrip("_").replace("PrivateKey", "").replace("PublicKey", "") or "another kind"
+    return SigningInputError(f"{path} is not an ed25519 key (it is {kind})",
+                             hint="make one with `ssh-keygen -t ed25519 -f ~/.ssh/mcplock_ed25519` "
+                                  "(mcplock signs with ed25519 only)")
+
+
+def load_private_key(path: str) -> Any:
+    """An ed25519 private key from an OpenSSH private key file or a PKCS#8 PEM. A key protected
+    by a passphrase reads it from ``$MCPLOCK_KEY_PASSPHRASE``."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    data = _read_key_file(path)
+    secret = os.environ.get("MCPLOCK_KEY_PASSPHRASE")
+    password = secret.encode("utf-8") if secret else None
+    try:
+        if b"-----BEGIN OPENSSH PRIVATE KEY-----" in data:
+            key: Any = serialization.load_ssh_private_key(data, password=password)
+        elif b"-----BEGIN" in data and b"PRIVATE KEY-----" in data:
+            key = serialization.load_pem_private_key(data, password=password)
+        elif data.lstrip().startswith((b"ssh-", b"-----BEGIN PUBLIC KEY")):
+            raise SigningInputError(f"{path} is a public key; signing needs the private key",
+                                    hint="give --key the private key (e.g. ~/.ssh/id_ed25519, not the .pub)")
+        else:
+            raise SigningInputError(f"{path} is not a private key mcplock reads (an OpenSSH private key or a "
+                                    "PKCS#8 PEM)", hint="make one with `ssh-keygen -t ed25519`")
+    except SigningInputError:
+        raise
+    except (ValueError, TypeError) as e:
+        reason = str(e)
+        if "password" in reason.lower() or "encrypted" in reason.lower() or "passphrase" in reason.lower():
+            raise SigningInputError(f"{path} is protected by a passphrase" + (" (and it is not the one in "
+                                    "MCPLOCK_KEY_PASSPHRASE)" if password else ""),
+                                    hint="set MCPLOCK_KEY_PASSPHRASE for this command, or use a key "
+                                         "without one") from None
+        raise SigningInputError(f"{path}: not a key mcplock can read ({reason})",
+                                hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM") from None
+    except Exception as e:  # cryptography's UnsupportedAlgorithm and the like
+        if "bcrypt" in str(e):  # an OpenSSH key with a passphrase: its KDF needs the bcrypt package
+            raise SigningInputError(f"{path} is an OpenSSH key protected by a passphrase, which this mcplock "
+                                    "cannot open (that needs the `bcrypt` package)",
+                                    hint="install `bcrypt` into mcplock's environment and set "
+                                         "MCPLOCK_KEY_PASSPHRASE, or sign with a key that has no passphrase "
+                                         "(an encrypted PKCS#8 PEM also reads MCPLOCK_KEY_PASSPHRASE)") from None
+        raise SigningInputError(f"{path}: not a key mcplock can read ({type(e).__name__}: {e})",
+                                hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM") from None
+    if not isinstance(key, Ed25519PrivateKey):
+        raise _not_ed25519(path, key)
+    return key
+
+
+def load_public_key(path: str) -> Any:
+    """An ed25519 public key from an OpenSSH ``.pub`` line, a SubjectPublicKeyInfo PEM, or a
+    private key file (its public half)."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    data = _read_key_file(path)
+    stripped = data.strip()
+    try:
+        if stripped.startswith(b"ssh-") or stripped.startswith(b"ecdsa-") or stripped.startswith(b"sk-"):
+            key: Any = serialization.load_ssh_public_key(stripped.splitlines()[0])
+        elif b"-----BEGIN PUBLIC KEY-----" in data:
+            key = serialization.load_pem_public_key(data)
+        elif b"PRIVATE KEY-----" in data:
+            return load_private_key(path).public_key()
+        else:
+            raise SigningInputError(f"{path} is not a public key mcplock reads (an OpenSSH .pub line or a PEM "
+                                    "public key)", hint="give the .pub file `ssh-keygen -t ed25519` wrote")
+    except SigningInputError:
+        raise
+    except Exception as e:
+        raise SigningInputError(f"{path}: not a public key mcplock can read ({type(e).__name__}: {e})",
+                                hint="give an OpenSSH ed25519 .pub file or a PEM public key") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise _not_ed25519(path, key)
+    return key
+
+
+def spki_der(public_key: Any) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    der: bytes = public_key.public_bytes(serialization.Encoding.DER,
+                                         serialization.PublicFormat.SubjectPublicKeyInfo)
+    return der
+
+
+def fingerprint(public_key: Any) -> str:
+    """``sha256-<base64>`` of the key's SPKI DER encoding (the spec's ``publicKeyFingerprint``)."""
+    return sri(spki_der(public_key))
+
+
+def public_key_from_der(der: bytes) -> Any:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        key = serialization.load_der_public_key(der)
+    except Exception:
+        raise SigningInputError("the signature's publicKey is not a DER public key",
+                                hint="sign the lock again: `mcplock sign --key KEY`") from None
+    if not isinstance(key, Ed25519PublicKey):
+        raise SigningInputError("the signature's publicKey is not an ed25519 key",
+                                hint="sign the lock again with an ed25519 key")
+    return key
+
+
+# -- envelopes --------------------------------------------------------------------------------
+
+
+def payload(envelope: dict[str, Any]) -> bytes:
+    """What is signed: the canonical form of the envelope without ``signature``."""
+    return canonical({k: v for k, v in envelope.items() if k != "signature"})
+
+
+def now() -> str:
+    t = datetime.now(UTC)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+def sign(private_key: Any, lockfile_digest: str, policy_digest: str | None, signed_at: str | None = None,
+         ) -> dict[str, Any]:
+    """A complete envelope, in the specification's member order."""
+    pub = private_key.public_key()
+    env: dict[str, Any] = {"schema": SCHEMA, "version": VERSION, "algorithm": ALGORITHM,
+                           "lockfileDigest": lockfile_digest}
+    if policy_digest is not None:
+        env["policyDigest"] = policy_digest
+    env["publicKeyFingerprint"] = fingerprint(pub)
+    env["publicKey"] = base64.b64encode(spki_der(pub)).decode("ascii")
+    env["signedAt"] = signed_at or now()
+    env["signature"] = base64.b64encode(private_key.sign(payload(env))).decode("ascii")
+    return env
+
+
+def dumps(envelope: dict[str, Any]) -> bytes:
+    return (json.dumps(envelope, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def parse_envelope(data: bytes, where: str) -> dict[str, Any]:
+    """A well-formed v1 envelope, or :class:`SigningInputError` naming what is wrong."""
+    hint = "sign the lock again (`mcplock sign --key KEY`), or restore the file from git"
+    try:
+        env = loads(data)
+    except DocumentError as e:
+        raise SigningInputError(f"{where}: not a signature envelope: {e.message}", hint=hint) from None
+    if not isinstance(env, dict):
+        raise SigningInputError(f"{where}: not a signature envelope (not a JSON object)", hint=hint)
+    if env.get("schema") == SCHEMA and env.get("version") == VERSION and "algorithm" in env \
+            and env["algorithm"] != ALGORITHM:
+        raise SigningInputError(f"{where}: unknown signature algorithm {json.dumps(env['algorithm'])} "
+                                f"(mcp-lock-signature v1 knows only {ALGORITHM})", hint=hint)
+    from mcplock.interop.reader import _validator
+
+    errors = sorted(_validator("mcp-lock-signature-v1").iter_errors(env), key=lambda e: list(map(str, e.path)))
+    if errors:
+        first = errors[0]
+        at = "/".join(map(str, first.absolute_path))
+        raise SigningInputError(f"{where}: not a valid mcp-lock-signature v1 envelope: "
+                                f"{(at + ': ') if at else ''}{first.message}", hint=hint)
+    try:
+        raw = base64.b64decode(env["signature"], validate=True)
+    except ValueError:
+        raw = b""
+    if len(raw) != 64:
+        raise SigningInputError(f"{where}: the signature is not 64 bytes of base64 (an ed25519 signature)",
+                                hint=hint)
+    if "publicKey" in env and not isinstance(env["publicKey"], str):
+        raise SigningInputError(f"{where}: publicKey must be a base64 string", hint=hint)
+    return env
+
+
+def read_envelope(path: str) -> dict[str, Any] | None:
+    """The envelope at ``path``, or None when there is none."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 20)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise SigningInputError(f"cannot read {path}: {e.strerror or e}", hint="check the file's permissions") \
+            from None
+    return parse_envelope(data, path)
+
+
+def envelope_key(env: dict[str, Any], where: str) -> Any:
+    """The public key the envelope carries, checked against its own fingerprint."""
+    if "publicKey" not in env:
+        raise SignatureError(f"{where} carries no publicKey: it can be checked only with the key itself",
+                             hint="give the key: `mcplock verify-signature --key KEY.pub`")
+    try:
+        der = base64.b64decode(env["publicKey"], validate=True)
+    except ValueError:
+        raise SigningInputError(f"{where}: publicKey is not base64", hint="sign the lock again") from None
+    if sri(der) != env["publicKeyFingerprint"]:
+        raise SignatureError(f"{where}: publicKey does not have the fingerprint the envelope names "
+                             "(the envelope was edited)", hint="sign the lock again: `mcplock sign --key KEY`")
+    return public_key_from_der(der)
+
+
+def verify_envelope(env: dict[str, Any], key: Any, where: str) -> None:
+    """The signature is ``key``'s over the envelope (else :class:`SignatureError`)."""
+    from cryptography.exceptions import InvalidSignature
+
+    if fingerprint(key) != env["publicKeyFingerprint"]:
+        raise SignatureError(f"{where} names the key {env['publicKeyFingerprint']}, not the key given "
+                             f"({fingerprint(key)})", hint="give the key that signed it, or sign again")
+    try:
+        key.verify(base64.b64decode(env["signature"]), payload(env))
+    except InvalidSignature:
+        raise SignatureError(f"{where}: the signature does not verify: the envelope was changed after it was "
+                             "signed, or signed by another key", hint="sign the lock again: `mcplock sign --key KEY`"
+                             ) from None
+
+
+@dataclass(frozen=True)
+class Verified:
+    fingerprint: str
+    signed_at: str
+    policy: bool  # a policy digest was bound
+
+
+def verify(lockfile: str, *, key: Any = None, trusted: tuple[str, ...] = (), policy_digest: str | None = None,
+           policy_path: str | None = None) -> Verified:
+    """``lockfile``'s signature checked: by ``key`` (a public key) or by one of the ``trusted``
+    fingerprints; over this lock; under this policy (``policy_digest``: the digest of the policy
+    in effect, None for none). Raises :class:`SignatureError` or :class:`SigningInputError`."""
+    where = signature_path(lockfile)
+    env = read_envelope(where)
+    if env is None:
+        raise SignatureError(f"{lockfile} has no signature ({where} does not exist)", hint=SIGN_HINT)
+    if key is None:
+        if env["publicKeyFingerprint"] not in trusted:
+            listed = ", ".join(trusted) if trusted else "none"
+            raise SignatureError(f"{where} is signed by the key {env['publicKeyFingerprint']}, which is not one the "
+                                 f"policy lists (signing.keys{f' in {policy_path}' if policy_path else ''}: {listed})",
+                                 hint=SIGN_HINT + ", or add the signer's fingerprint to signing.keys")
+        key = envelope_key(env, where)
+    verify_envelope(env, key, where)
+    current = lock_digest(lockfile)
+    if env["lockfileDigest"] != current:
+        raise SignatureError(f"{lockfile} changed after it was signed (signed {env['lockfileDigest']}, now "
+                             f"{current})", hint="review the change (`git diff`, `mcplock list`), then sign it "
+                                                 "again: `mcplock sign --key KEY`")
+    signed_policy = env.get("policyDigest")
+    if signed_policy != policy_digest:
+        if policy_digest is None:
+            why = "it was signed under a policy, and no policy is in effect now"
+        elif signed_policy is None:
+            why = f"it was signed with no policy in effect, and {policy_path or 'a policy'} is in effect now"
+        else:
+            why = f"the policy {policy_path or ''} changed after it was signed".replace("  ", " ")
+        raise SignatureError(f"{where} does not cover the policy in effect: {why}",
+                             hint="sign again under the policy in effect: `mcplock sign --key KEY` "
+                                  "(with the same --policy / MCPLOCK_POLICY)")
+    return Verified(env["publicKeyFingerprint"], env["signedAt"], signed_policy is not None)
+
+
+def enforce(org: OrgPolicy | None, lockfile: str) -> Verified | None:
+    """What ``check``, ``diff`` and the guard do before anything else: when the policy says
+    ``[signing] require = true``, the lock's signature must be by a listed key, over this lock,
+    under this policy. Nothing (and no import of ``cryptography``) otherwise."""
+    if org is None or not org.signing_required:
+        return None
+    return verify(lockfile, trusted=org.signing_keys, policy_digest=org.digest, policy_path=policy_paths(org))
+
+
+def policy_paths(org: OrgPolicy) -> str:
+    """How messages name the policy in effect (every file of it)."""
+    return " + ".join(p.path for p in org.parts)
+
+
+def stale(lockfile: str) -> str | None:
+    """When ``lockfile.sig`` exists but no longer matches the lock: the sentence that says so.
+    Compares digests only (no key, no ``cryptography``)."""
+    where = signature_path(lockfile)
+    try:
+        env = read_envelope(where)
+        if env is None or env["lockfileDigest"] == lock_digest(lockfile):
+            return None
+    except McplockError:
+        return None  # `mcplock verify-signature` says what is wrong with it
+    return (f"{lockfile} changed, so {os.path.basename(where)} no longer matches it: sign it again "
+            "(`mcplock sign --key KEY`) once the change is reviewed")
