@@ -79,6 +79,25 @@ class PendingItem:
 
 
 @dataclass
+class Cloaked:
+    """What one well-known host's identity saw that the first answer did not (``diff --cloak``):
+    ``change`` is ``only-here`` (listed for this identity only), ``missing`` (not listed for it),
+    ``changed`` (listed differently), or ``failed`` (it could not be probed as that identity: a
+    note, ``info``, since a flaky server is not proof)."""
+
+    identity: str  # the identity, described (its label and clientInfo)
+    kind: str
+    name: str
+    change: str
+    severity: str
+    message: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"identity": self.identity, "kind": self.kind, "name": self.name, "change": self.change,
+                "severity": self.severity, "message": self.message}
+
+
+@dataclass
 class ServerDiff:
     name: str
     status: str  # "ok" | "drift" | "unreachable"
@@ -86,6 +105,7 @@ class ServerDiff:
     changes: list[Change] = field(default_factory=list)
     pending: list[PendingItem] = field(default_factory=list)
     identity: dict[str, Any] | None = None
+    cloaked: list[Cloaked] | None = None  # with --cloak: what other identities saw (None: not asked)
 
     @property
     def findings(self) -> bool:
@@ -100,6 +120,7 @@ class ServerDiff:
             "changes": [c.as_json() for c in self.changes],
             "pending": [p.as_json() for p in self.pending],
             "identity": self.identity,
+            **({"cloaking": [c.as_json() for c in self.cloaked]} if self.cloaked is not None else {}),
         }
 
 
@@ -305,11 +326,48 @@ def unreachable(server: ServerEntry, error: ProbeError) -> ServerDiff:
     return d
 
 
+_SAW = {"only-here": "lists it; the first answer does not", "missing": "does not list it; the first answer does",
+        "changed": "is served another definition than the first answer's"}
+
+
+def cloaking(server: ServerEntry, first: Snapshot, others: list[tuple[Any, Any]]) -> list[Cloaked]:
+    """What each identity's answer (``others``: (identity, Snapshot or ProbeError)) has that the
+    first answer has not, item by item: each a ``critical`` finding naming the identity."""
+    from mcplock.errors import HashError
+
+    def hashes(snap: Snapshot) -> dict[tuple[str, str], str]:
+        return {(kind, key): h for kind, got in live_items(server, snap).items() for key, (_d, h) in got.items()}
+
+    base = hashes(first)
+    out: list[Cloaked] = []
+    for who, got in others:
+        desc = who.describe()
+        if isinstance(got, ProbeError):
+            why = got.message.splitlines()[0] if got.message else got.kind
+            out.append(Cloaked(desc, "server", server.name, "failed", "info", f"could not be probed as {desc}: {why}"))
+            continue
+        try:
+            theirs = hashes(got)
+        except HashError as e:
+            out.append(Cloaked(desc, "server", server.name, "failed", "info", f"as {desc}: {e}"))
+            continue
+        for kind, key in sorted(set(base) | set(theirs)):
+            a, b = base.get((kind, key)), theirs.get((kind, key))
+            if a == b:
+                continue
+            change = "only-here" if a is None else "missing" if b is None else "changed"
+            out.append(Cloaked(desc, kind, key, change, "critical",
+                               f"{desc} {_SAW[change]}: the server answers this host otherwise than the probe"))
+    return out
+
+
 def exit_code(diffs: list[ServerDiff], fail_on: str | None = None) -> int:
     """1 on drift or pending review, else 3 if a server was unreachable, else 0. With ``fail_on``
     (a severity) only a change of that severity or worse counts as drift; pending items always do."""
     if any(d.pending or any(fail_on is None or at_least(c.severity, fail_on) for c in d.changes) for d in diffs):
         return 1
+    if any(c.severity == "critical" for d in diffs for c in d.cloaked or ()):
+        return 1  # a server that answers a host otherwise than the probe (diff --cloak)
     if any(d.status == "unreachable" for d in diffs):
         return 3
     return 0

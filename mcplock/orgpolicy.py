@@ -18,10 +18,12 @@ allow-registries = ["npm", "pypi"]
 allow = ["npm:@modelcontextprotocol/*", "local"]
 ```
 
-Patterns are shell-style (``*``, ``?``, ``[…]``), matched without regard to case (after NFKC
-folding) over ``SERVER/TOOL`` when they hold a ``/`` and over ``TOOL`` otherwise. A file that
+Patterns are shell-style (``*``, ``?``, ``[…]``) over ``SERVER/TOOL`` when they hold a ``/`` and
+over ``TOOL`` otherwise; deny and require-approval compare skeletons (:mod:`mcplock.skeleton`:
+no look-alike of a denied name passes), ``servers.allow`` case-folded identities. The
+environment's policy and a ``--policy`` flag's both apply (:func:`resolve`). A file that
 cannot be read, is not TOML, or names a key or value this mcplock does not know is an error
-(exit 2), never ignored. Pure apart from :func:`load` reading the file; stdlib only.
+(exit 2), never ignored. Pure apart from :func:`load` reading the file.
 """
 
 from __future__ import annotations

@@ -54,6 +54,10 @@ def finding_reason(f: Any) -> str:
     rule, sev, where = getattr(f, "rule", ""), getattr(f, "severity", ""), getattr(f, "where", "")
     if rule == "sensitive-path":
         what = "an order to read or send a secrets location" if sev == "critical" else "a path into a secrets location"
+        quote = str(getattr(f, "message", "")).partition(": ")[2]
+        what = f"{what}: {quote[:100]}{'…' if len(quote) > 100 else ''}" if quote else what
+    elif rule in ("annotation-contradicted", "context-parameter"):
+        what = str(getattr(f, "message", "")).split(";", 1)[0].split(", data its name", 1)[0] or _FINDING_REASON[rule]
     elif rule == "cross-server-reference":
         what = "text that claims or redirects another server's tool" if sev == "critical" else \
             "a mention of another server's tool"

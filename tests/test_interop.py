@@ -98,7 +98,6 @@ def test_whole_lock_digest_vector():
 
 
 def test_signature_vector():
-    pytest.importorskip("cryptography")
     from mcplock import signing
 
     v = VECTORS["signature"]
@@ -454,3 +453,19 @@ def test_verify_lock_checks_a_given_digest_and_the_specifications_signature(cli)
                        "--digest", VECTORS["wholeLockDigest"]["digest"], "--format", "json").stdout)
     assert {p["rule"] for p in j["problems"]} == {"signature", "lock-digest"}  # … but not the one signed
     assert cli("verify-lock", "doc.json", "--signature", "mcp-lock.sig").returncode == 2  # --key is needed
+
+
+def test_a_coverage_downgrade_disagrees_with_the_lock(cli):
+    store.save(_round_trip_lock(), "mcp.lock")
+    doc = json.loads(cli("export", "--format", "mcp-lock-v1", "-o", "-").stdout)
+    e = doc["entries"][0]
+    srv = _round_trip_lock().servers[e["name"]]
+    tools = [t.definition for t in srv.tools.values()]
+    e["surface"] = {"hash": surface(tools, ("name", "description")), "coverage": ["name", "description"],
+                    "toolCount": len(tools)}  # a true hash, over less
+    doc["entries"][0] = seal(e)
+    Path("doc.json").write_text(json.dumps(doc))
+    assert _rules(doc) == set()  # a conforming document
+    j = json.loads(cli("verify-lock", "doc.json", "--format", "json").stdout)
+    assert j["agrees"] is False and [d["code"] for d in j["disagreements"]] == ["surface"]
+    assert "coverage downgrade" in j["disagreements"][0]["message"]

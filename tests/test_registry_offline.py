@@ -45,8 +45,12 @@ def test_npm_oci_and_remote_entries():
         {"registryType": "oci", "identifier": "docker.io/o/image:1.0.0", "transport": {"type": "stdio"},
          "environmentVariables": [{"name": "K", "isRequired": True}]}]))
     assert (oci.command, oci.args, oci.version) == ("docker", ["run", "-i", "--rm", "docker.io/o/image:1.0.0"], "1.0.0")
-    remote = launch_of(server_json("com.o/r", "1.0.0", remotes=[{"type": "sse", "url": "https://{tenant}.o.com/sse"}]))
-    assert (remote.transport, remote.url) == ("sse", "https://${TENANT}.o.com/sse")
+    remote = launch_of(server_json("com.o/r", "1.0.0", remotes=[{"type": "sse", "url": "https://o.com/{tenant}/sse"}]))
+    assert (remote.transport, remote.url) == ("sse", "https://o.com/${TENANT}/sse")
+    for url in ("https://{tenant}.o.com/sse", "https://o.com/sse?key={api_key}", "https://o.com/sse?k=${GITHUB_TOKEN}",
+                "https://u:{pw}@o.com/sse"):  # a template in the host or the query: refused (round 4)
+        with pytest.raises(EntryError, match=r"has a template in its (host|query)"):
+            launch_of(server_json("com.o/r", "1.0.0", remotes=[{"type": "sse", "url": url}]))
     # the first package mcplock can pin wins; an MCPB-only entry is refused with the reason
     mixed = launch_of(server_json("io.github.o/m", "1.0.0", packages=[
         {"registryType": "mcpb", "identifier": "https://x/y.mcpb", "transport": {"type": "stdio"}},

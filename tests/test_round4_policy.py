@@ -223,3 +223,10 @@ def test_a_policy_version_that_is_not_the_integer_1_is_refused(cli, version):
     Path("p.toml").write_text(f"version = {version}\n")
     r = cli("check", "--policy", "p.toml")
     assert r.returncode == 2 and "unsupported `version" in r.stderr, r.stdout + r.stderr
+
+
+def test_a_lock_version_of_1_0_is_refused_too(cli):
+    make_lock()
+    Path("mcp.lock").write_text(Path("mcp.lock").read_text().replace("version = 1\n", "version = 1.0\n", 1))
+    r = cli("check")
+    assert r.returncode == 2 and "`version` must be an integer" in r.stderr, r.stdout + r.stderr

@@ -146,3 +146,56 @@ def test_a_redirect_from_https_down_to_http_is_refused():
     with pytest.raises(RegistryError, match="down to plain HTTP"):  # a detour through another https host
         _check_redirect("https://r.example", "https://cdn.example/a", "http://cdn.example/a", "x")
     _check_redirect("http://r.example", "http://r.example/a", "https://r.example/a", "x")  # an upgrade: noted
+
+
+# -- item 3: a remote entry's templates are named, and sent only when confirmed --------------------
+
+class RemoteRecorder(LocalHttp):
+    """A stand-in remote MCP server that records each request's headers and answers 404."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headers: list[dict[str, str]] = []
+
+    def answer_raw(self, handler, path, query):
+        self.headers.append(dict(handler.headers.items()))
+        return False
+
+    def route(self, path, query):
+        return None
+
+
+def _remote_entry(url: str, headers: list[dict] | None = None) -> dict:
+    return server_json(ACME, "1.0.0", remotes=[{"type": "streamable-http", "url": url, "headers": headers or []}])
+
+
+def test_a_remote_entrys_variables_are_named_and_not_sent_without_consent(cli, registry, npm, tmp_path):
+    with RemoteRecorder() as remote:
+        registry.publish(_remote_entry(remote.url + "/{tenant}/mcp", [
+            {"name": "Authorization", "value": "Bearer {token}", "variables": {"token": {"isRequired": True}}},
+            {"name": "X-Aws", "value": "${AWS_SECRET_ACCESS_KEY}"}]))
+        env = {**env_of(registry, npm, tmp_path), "TOKEN": "tok-secret-1", "TENANT": "acme",
+               "AWS_SECRET_ACCESS_KEY": "aws-secret-2"}
+        for extra in ([], ["--yes"]):  # off a terminal: --yes answers questions, it does not send secrets
+            r = cli("add", ACME, *extra, env=env)
+            assert r.returncode == 2, r.stdout + r.stderr
+            err = joined(r)
+            assert "sends the values of" in err and "TOKEN" in err and "AWS_SECRET_ACCESS_KEY" in err, err
+            assert "TENANT" in err and "header Authorization" in err
+            assert f"mcplock add {ACME} --trust" in err and "nothing was requested" in err
+            assert remote.headers == [] and not Path("mcp.lock").exists()
+            assert "tok-secret-1" not in r.stdout + r.stderr and "aws-secret-2" not in r.stdout + r.stderr
+        r = cli("add", ACME, "--trust", env=env)  # the user's flag: sent, as named
+        assert remote.headers, r.stdout + r.stderr
+        assert any(h.get("Authorization") == "Bearer tok-secret-1" for h in remote.headers)
+        assert remote.requests[0] == "/acme/mcp"
+
+
+@pytest.mark.parametrize("url", ["http://{host}/mcp", "http://127.0.0.1:9/mcp?key={api_key}",
+                                 "http://127.0.0.1:9/mcp?k=${GITHUB_TOKEN}", "http://{user}@127.0.0.1:9/mcp"])
+def test_a_template_in_a_remotes_host_or_query_is_refused(cli, registry, npm, tmp_path, url):
+    registry.publish(_remote_entry(url))
+    r = cli("add", ACME, "--trust", "--yes", env={**env_of(registry, npm, tmp_path), "GITHUB_TOKEN": "ghp-secret"})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "has a template in its" in joined(r) and "ghp-secret" not in r.stderr
+    assert not Path("mcp.lock").exists()

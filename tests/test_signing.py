@@ -328,3 +328,26 @@ def test_a_flag_policy_adds_to_the_environments_and_never_widens_its_keys(cli):
     assert cli("sign", "--key", "bob", "--policy", "repo.toml", env=env).returncode == 0
     r = cli("check", "--policy", "repo.toml", env=env)
     assert r.returncode == 1 and "not one the policy lists" in r.stdout, r.stdout
+
+
+def test_an_exported_document_signed_for_other_tools(cli):
+    make_lock()
+    keygen("alice")
+    assert cli("export", "--format", "mcp-lock-v1").returncode == 0
+    r = cli("sign", "--key", "alice", "--document", "mcp-lock.json")
+    assert r.returncode == 0, r.stderr
+    env = json.loads(Path("mcp-lock.sig").read_text())
+    doc = json.loads(Path("mcp-lock.json").read_text())
+    whole = "sha256-" + base64.b64encode(hashlib.sha256(rfc8785.dumps(
+        {k: doc[k] for k in ("specVersion", "entries", "extensions") if k in doc})).digest()).decode()
+    assert env["lockfileDigest"] == whole and "policyDigest" not in env
+    key = serialization.load_ssh_public_key(Path("alice.pub").read_bytes())
+    key.verify(base64.b64decode(env["signature"]), rfc8785.dumps({k: v for k, v in env.items() if k != "signature"}))
+    r = cli("verify-lock", "mcp-lock.json", "--signature", "mcp-lock.sig", "--key", "alice.pub")
+    assert r.returncode == 0 and "the signature verifies" in r.stdout, r.stdout
+    keygen("mallory")
+    r = cli("verify-lock", "mcp-lock.json", "--signature", "mcp-lock.sig", "--key", "mallory.pub")
+    assert r.returncode == 1 and "signature:" in r.stdout
+    Path("bad.json").write_text('{"specVersion": 2, "entries": []}')
+    r = cli("sign", "--key", "alice", "--document", "bad.json")
+    assert r.returncode == 2 and "spec-version" in r.stderr and "Traceback" not in r.stderr  # an input error

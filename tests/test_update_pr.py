@@ -419,3 +419,14 @@ def test_the_bundled_action_runs_update_pr(project, api, index, origin, tmp_path
     assert summary.startswith("## mcplock update-pr (exit 0)") and "opened #1" in summary
     assert len(api.pulls) == 1 and pin_on(origin, BRANCH)["version"] == "2.0"
     assert TOKEN not in log + summary
+
+
+def test_branch_names_are_valid_refs_and_never_shared():
+    from mcplock.core.update_pr import branch_for
+
+    taken: set[str] = set()
+    names = [branch_for(s, taken) for s in ("memory", "my server", "my-server", "..x.lock", "ü/../@{x}", "")]
+    assert names[:2] == ["mcplock/update-memory", "mcplock/update-my-server"]
+    assert names[2].startswith("mcplock/update-my-server-") and len(set(names)) == len(names)
+    for n in names:
+        assert subprocess.run(["git", "check-ref-format", "--branch", n], capture_output=True).returncode == 0, n

@@ -86,9 +86,14 @@ async def exchange_id_token(spec: ServerSpec, environ: Mapping[str, str], audien
     elif auth.idp_client_id:
         data["client_id"] = auth.idp_client_id
     try:
-        async with httpx2.AsyncClient(timeout=EXCHANGE_TIMEOUT, follow_redirects=False) as client:
-            resp = await client.post(endpoint, data=data, headers=headers)
-            body = resp.content[:MAX_BODY]
+        async with httpx2.AsyncClient(timeout=EXCHANGE_TIMEOUT, follow_redirects=False) as client, \
+                client.stream("POST", endpoint, data=data, headers=headers) as resp:
+            buf = bytearray()
+            async for chunk in resp.aiter_bytes():  # read no more than the cap (a flood is cut, not held)
+                buf.extend(chunk)
+                if len(buf) > MAX_BODY:
+                    break
+            body = bytes(buf[:MAX_BODY])
     except httpx2.HTTPError as e:
         raise ProbeError("unreachable", f"server `{name}`: the identity provider's token endpoint did not answer "
                                         f"({type(e).__name__})",

@@ -136,7 +136,7 @@ def run(args: list[str]) -> int:
 
 # the commands that change the lock: after one, a signature that no longer matches says so
 WRITERS = frozenset({"add", "init", "refresh", "accept", "reject", "enable", "disable", "approval", "remove",
-                     "update", "resolve", "trust"})
+                     "update", "resolve"})
 
 
 def _signing_reminder(cli: Cli, args: list[str]) -> None:

@@ -44,7 +44,7 @@ def run(lockfile: str, quiet: bool) -> int | None:
 
     try:
         from mcplock import orgpolicy
-        from mcplock.core.check import critical_accepted, run_check
+        from mcplock.core.check import code_env, critical_accepted, run_check
         from mcplock.guard import evidence
         from mcplock.lock.read import load
 
@@ -54,7 +54,7 @@ def run(lockfile: str, quiet: bool) -> int | None:
         from mcplock.core.lookalikes import lookalike_warnings
         from mcplock.core.merge_driver import override_warning
 
-        if findings or critical_accepted(lock, findings) or lookalike_warnings(lock) \
+        if findings or code_env(lock) or critical_accepted(lock, findings) or lookalike_warnings(lock) \
                 or evidence.current(lockfile, lock) or override_warning(lockfile):
             return None
     except (McplockError, OSError):

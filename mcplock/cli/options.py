@@ -52,7 +52,8 @@ POLICY = typer.Option("all", "--policy", help=(
     "Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
     "no annotations, so usually the same as all), none."))
 ORG_POLICY = typer.Option(None, "--policy", metavar="FILE", help=(
-    "The organisation's policy file (docs/policy.md); default $MCPLOCK_POLICY. It outranks the lock; an "
+    "The organisation's policy file (docs/policy.md); it adds to $MCPLOCK_POLICY, never replaces it. It "
+    "outranks the lock; an "
     "unreadable policy, or one with a key this mcplock does not know, is exit 2."))
 YES = typer.Option(False, "--yes", "-y", help="Answer yes to every question: accept every tool (but critical "
                    "findings) and trust the servers of a host config to run.")

@@ -291,6 +291,26 @@ def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> li
     return out
 
 
+def code_env(lock: Lock) -> list[Finding]:
+    """``env-loads-code`` (critical) warnings: servers whose launch sets or passes on a variable
+    that makes the launcher load other code (``NODE_OPTIONS``, ``LD_PRELOAD``, ``PYTHONPATH`` …,
+    :mod:`mcplock.packages.envcode`): code outside the package pin. Said in every run and format, like
+    ``critical-accepted``; an organisation's ``review.max-accepted-severity`` below critical
+    makes it fail the gate (docs/pins.md, "Variables that load code")."""
+    from mcplock.packages.envcode import of_spec
+
+    out: list[Finding] = []
+    for sname in sorted(lock.servers):
+        names = of_spec(lock.servers[sname].spec)
+        if names:
+            out.append(Finding("env-loads-code", sname,
+                               f"`{sname}` sets {', '.join(names)}, which make{'s' if len(names) == 1 else ''} its "
+                               "launcher load other code: that code runs outside the package pin (critical)",
+                               f"remove the variable from the server's entry unless a person reviewed what it loads "
+                               f"(`mcplock show {shell_word(sname)}` shows the launch)", table=("server", sname)))
+    return out
+
+
 def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.spec.source for s in lock.servers.values()):
@@ -334,6 +354,12 @@ def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
         if cache is not None:  # None: the lint cache is off (MCPLOCK_LINT_CACHE=0)
             cache.save()
     out: list[Finding] = []
+    limit = org.strictest_severity
+    if limit is not None and limit != "critical":
+        for w in code_env(lock):
+            out.append(Finding("policy/review.max-accepted-severity", w.server,
+                               f"{w.message}; the policy accepts nothing above {limit} "
+                               f"({org.rule('review.max-accepted-severity')})", w.hint, table=w.table))
     for v in violations(org, lock, found):
         table = ("server", v.server) if v.kind in (None, "instructions") else ("server", v.server, v.kind, v.key or "")
         out.append(Finding(f"policy/{v.rule}", v.server, v.message, v.hint, v.kind, v.key, table))

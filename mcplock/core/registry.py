@@ -40,9 +40,11 @@ def split_ref(ref: str) -> tuple[str, str | None]:
     return name, (version or None)
 
 
-def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None) -> Resolved:
-    """The entry ``ref`` (``NAME[@VERSION]``) names, as the spec to add; refused when deleted or
-    when it describes nothing mcplock can pin."""
+def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None,
+            allow_code_env: tuple[str, ...] = ()) -> Resolved:
+    """The entry ``ref`` (``NAME[@VERSION]``) names, as the spec to add; refused when deleted,
+    when it describes nothing mcplock can pin, or when it sets a variable that loads code
+    (:mod:`mcplock.packages.envcode`) the user did not name in ``allow_code_env``."""
     rname, version = split_ref(ref)
     entry = mcp_registry.get(rname, version, registry)
     if entry.status == "deleted":
@@ -69,6 +71,17 @@ def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None) -
                       command=launch.command, args=tuple(launch.args), env=dict(launch.env),
                       pass_env=tuple(launch.pass_env), url=launch.url, headers=dict(launch.headers), registry=ref_,
                       package=pin)
+    from mcplock.packages.envcode import of_spec
+
+    code = [v for v in of_spec(spec) if v not in allow_code_env]
+    if code:
+        flags = " ".join(f"--allow-code-env {v}" for v in code)
+        raise UsageError(f"the MCP Registry entry {entry.name} {entry.version} sets {', '.join(code)}, which "
+                         f"make{'s' if len(code) == 1 else ''} the launcher load other code, outside the package "
+                         "pin; refused, nothing was fetched",
+                         hint=f"see what it sets with `mcplock inspect {entry.name}`; to add it anyway, name "
+                              f"{'it' if len(code) == 1 else 'them'}: `mcplock add {ref} {flags}`",
+                         code="registry-code-env")
     return Resolved(entry, launch, spec, warnings)
 
 

@@ -150,6 +150,11 @@ def describe(spec: ServerSpec) -> str:
         problem = spec.package.problem()
         line += f"  — runs the pinned {spec.package.registry} package {sanitize(spec.package.label, 200)}"
         line += f" (REFUSED: {problem})" if problem else ""
+    from mcplock.packages.envcode import of_spec
+
+    code = of_spec(spec)
+    if code:
+        line += f"  — LOADS CODE OUTSIDE THE PIN: {sanitize(', '.join(code), 400)}"
     names = received(spec)
     if names:
         line += f"  — receives {', '.join(names)}"

@@ -47,14 +47,27 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
     ref = srv.spec.registry
     assert ref is not None
     row = Row(srv.name, "mcp-registry", ref.name, ref.version)
+    from mcplock.packages.mcp_registry import MismatchError
+
     try:
         entry = latest(ref)
         launch = launch_of(entry.server)
-    except RegistryError as e:
+    except (RegistryError, MismatchError) as e:  # another server's entry: this row fails, the others go on
         row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
         return row
     except EntryError as e:
         row.status, row.error = "error", ProbeError("registry", f"{ref.name} {entry.version}: {e}")
+        return row
+    from mcplock.packages.envcode import code_variables, of_spec
+
+    added = [v for v in code_variables(launch.env, launch.pass_env, launch.command, launch.args)
+             if v not in of_spec(srv.spec)]  # what a person accepted before stays theirs
+    if added:  # a newer entry that starts loading code outside the pin is not followed (docs/pins.md)
+        row.status, row.error = "error", ProbeError(
+            "registry-code-env", f"{ref.name} {entry.version} sets {', '.join(added)}, which loads code outside the "
+            "package pin; the pin was not moved",
+            hint=f"review it with `mcplock inspect {ref.name}@{entry.version}`; to take it anyway, remove the server "
+                 f"and add it again naming the variable (`--allow-code-env {added[0]}`)")
         return row
     row.latest = entry.version
     if launch.registry_type == "oci" and launch.identifier:

@@ -96,11 +96,10 @@ def branch_for(server: str, taken: set[str]) -> str:
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", server).strip(".-") or "server"
     slug = re.sub(r"\.{2,}", ".", slug).removesuffix(".lock")
     name = PREFIX + slug
-    if name in taken or slug != server:
+    if name in taken:
         import hashlib
 
-        if name in taken:
-            name += "-" + hashlib.sha256(server.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        name += "-" + hashlib.sha256(server.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     taken.add(name)
     return name
 

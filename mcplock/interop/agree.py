@@ -79,7 +79,11 @@ def compare(doc: dict[str, Any], lock: Lock) -> list[Disagreement]:
                 mine = surface_hash(tools, [c for c in cov if isinstance(c, str)])
             except ValueError:
                 mine = None
-            if s.get("hash") != mine:
+            missing = [c for c in COVERAGE if c not in cov]
+            if missing:  # §5: a coverage downgrade is drift, whatever the hash over the rest says
+                out.append(Disagreement("surface", srv.name, f"`{srv.name}`: the surface does not cover "
+                                        f"{', '.join(missing)}, which the lock pins (a coverage downgrade)"))
+            elif s.get("hash") != mine:
                 out.append(Disagreement("surface", srv.name, f"`{srv.name}`: the surface hash is not the one of "
                                         f"the lock's {len(tools)} accepted tools (over {', '.join(map(str, cov))})"))
             elif s.get("toolCount") != len(tools):

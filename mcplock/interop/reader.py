@@ -289,4 +289,7 @@ def read(data: bytes) -> tuple[Any, list[Problem]]:
         doc = loads(data)
     except DocumentError as e:
         return None, [Problem(e.rule, e.message)]
-    return doc, check(doc)
+    try:
+        return doc, check(doc)
+    except RecursionError:
+        return doc, [Problem("json", "the document is nested too deeply to judge")]

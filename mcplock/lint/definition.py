@@ -19,7 +19,7 @@ from mcplock.lint.params import context_findings, credential_findings
 from mcplock.lint.pipeline import text_findings
 from mcplock.lint.text import root, strings, texts
 from mcplock.param_headers import ANNOTATION
-from mcplock.severity import rank
+from mcplock.severity import CRITICAL, rank
 
 _HERE = "\x00where\x00"  # stands for the JSON path in cached findings
 
@@ -82,6 +82,42 @@ def _sig(f: LintFinding, sig: Sig) -> Sig:
     return (f.rule, f.where, sig)
 
 
+_CONCEALS = "a directive to keep something from the person"
+
+
+def _kind(f: LintFinding, sig: Sig) -> str:
+    """How a finding takes part in the intent model: "act", "hide" (concealment or a claim of
+    consent) or ""."""
+    from mcplock.lint.languages import ACTS, CLAIMS, HIDES, RULE_OF
+
+    if f.rule == "directive":
+        return "hide" if f.message.startswith(_CONCEALS) else "act"
+    if f.rule == "exfiltration-url":
+        return "act"
+    if f.rule == "hidden-instructions" and len(sig) > 1:
+        rule = RULE_OF.get(str(sig[1]), "")
+        return "act" if rule in ACTS else "hide" if rule in HIDES | CLAIMS else ""
+    return ""
+
+
+def _combined(found: list[tuple[LintFinding, Sig]]) -> list[tuple[LintFinding, Sig]]:
+    """An act in one string and a concealment (or a claim of consent) in another string of the same
+    definition — an exfiltration order in the description, "do not mention it" in a parameter —
+    are one critical directive, as they are within one string (:mod:`mcplock.lint.intent`)."""
+    kinds = [(f, sig, _kind(f, sig)) for f, sig in found]
+    acts = [(f, sig) for f, sig, k in kinds if k == "act"]
+    hides = [(f, sig) for f, sig, k in kinds if k == "hide"]
+    if not acts or not hides or any(f.severity == CRITICAL for f, _ in acts):
+        return []
+    act, hide = acts[0][0], next((h for h, _ in hides if h.where != acts[0][0].where), None)
+    if hide is None:
+        return []
+    what = act.message.split(": ", 1)[0]
+    return [(LintFinding("directive", CRITICAL, f"{what}, with concealment or a claim of consent at {hide.where} "
+                         f"({hide.message.split(': ', 1)[-1][:80]}): {act.message.split(': ', 1)[-1]}", act.where),
+             ("directive", "combined", act.where, hide.where, act.message, hide.message))]
+
+
 def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = "") -> list[LintFinding]:
     """Security findings for one definition (a dict; a str for instructions).
 
@@ -99,6 +135,7 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
     if old is not None:
         before = {_sig(f, s) for f, s in _raw(kind, old)}
         found = [(f, s) for f, s in found if _sig(f, s) not in before]
+    found += _combined(found)
     out = [f for f, _ in found]
     out.extend(credential_findings(kind, definition, old))
     if kind == "tool" and old is not None:

@@ -180,7 +180,7 @@ def _alt_keys(alt: str) -> frozenset[str] | None:
     if not options:
         return None
     # the option whose shortest literal is longest: the most selective pre-check
-    return max(options, key=lambda g: (min(map(len, g)), -len(g)))
+    return max(options, key=lambda g: (min(map(len, g)), sum(map(len, g)) / len(g)))
 
 
 def keys(p: str) -> frozenset[str] | None:
@@ -284,21 +284,49 @@ def _turf(r: _Reader, s: str) -> str:
     return ""
 
 
+# the domains RFC 2606 reserves for documentation (example.com, .org, .net): an address there is
+# an example ("to=alice@example.com"), as is one a sentence introduces as such ("e.g. …")
+_DOC_DOMAIN = lazy(r"(?:^|[@./])example\.(?:com|org|net)(?:[:/]|$)", re.I)
+_EXAMPLE = lazy(r"\b(?:e\.g\.|for\s+example|for\s+instance|examples?\s*:|such\s+as)", re.I)
+
+
+def _destination(s: str) -> re.Match[str] | None:
+    """The first destination of ``s`` that is not a documentation example."""
+    for m in DESTINATION.finditer(s):
+        host = m.group(0).rstrip(".,;:!?)")
+        if _DOC_DOMAIN.search(host.split("@")[-1].split("://")[-1]):
+            continue
+        if _EXAMPLE.search(s[max(0, m.start() - 40):m.start()]):
+            continue
+        return m
+    return None
+
+
+_NEGATION = lazy(r"\b(?:never|not|don'?t|no|nor|without)\s+(?:\w+\s+)?$", re.I)
+
+
+def _negated(s: str, move: re.Match[str] | None) -> bool:
+    """Whether the verb ``move`` matched in ``s`` is negated ("never share", "do not send")."""
+    return move is not None and _NEGATION.search(s[max(0, move.start() - 24):move.start()]) is not None
+
+
 def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
     """(what ``s`` asks that goes beyond a tool's own job, the aspect that says so), or ('', '')."""
     dest = bare = None
     if r.search("move", s, low) is not None:
-        dest = DESTINATION.search(s) if ("@" in s or "." in s or "/" in s or "\\" in s) else None
+        dest = _destination(s) if ("@" in s or "." in s or "/" in s or "\\" in s) else None
         bare = DESTINATION.sub(" ", s) if dest is not None else s
+    if bare is not None and _negated(bare, r.search("move", bare)):
+        bare = None  # "never share credentials" forbids, it does not ask
     if bare is not None and (dest is None or r.search("move", bare) is not None):  # a verb outside the URL
         what = r.search("data", bare) or r.search("whole", bare)
         secret = r.search("secret", bare)
         what = what or secret
         if what is not None and dest is not None:
             kind = _DEST_KIND[(dest.lastindex or 1) - 1]
-            return f"asks to send {what.group(0)} to {kind} ({dest.group(0)[:60]})", "move"
-    if PARAMETER.search(s) is not None:
-        whole = r.search("whole", s, low) or r.search("secret", s, low)
+            return f"asks to send {what.group(0)} to {kind} ({dest.group(0).rstrip('.,;:!?)')[:60]})", "move"
+    if PARAMETER.search(s) is not None:  # (a parameter for the user's own API key is credential-parameter's)
+        whole = r.search("whole", s, low)
         if whole is not None:
             return f"asks to put {whole.group(0)} into a parameter the model fills", "whole"
     other = _turf(r, s)
@@ -310,9 +338,12 @@ def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
         other_tool = r.search("other", s) if what is not None else None
         if what is not None and other_tool is not None:
             return f"asks to send {what.group(0)} to {other_tool.group(0)}", "move"
-        secret = r.search("secret", s)
-        if secret is not None:
-            return f"asks to send secrets ({secret.group(0)})", "move"
+        for clause in _CLAUSE.finditer(s):  # a secret moved by a verb of its own clause, not forbidden
+            c = clause.group(0)
+            secret = r.search("secret", c)
+            move = r.search("move", c) if secret is not None else None
+            if secret is not None and move is not None and not _negated(c, move):
+                return f"asks to send secrets ({secret.group(0)})", "move"
     skip = r.search("skip", s, low)
     if skip is not None and (r.search("destroy", s, low) or r.search("authority", s, low)):
         return f"asks to skip a safety check ({skip.group(0)})", "skip"

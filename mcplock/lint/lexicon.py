@@ -43,7 +43,7 @@ B = r"\b"  # readability: word boundaries for languages that separate words
 
 LEXICON: dict[str, dict[str, str]] = {
     "English": {
-        "move": r"\b(?:send|forward|copy|cc|bcc|e-?mail|mail|post|upload|share|transmit|submit|relay|deliver|report"
+        "move": r"(?<!\ba\s)(?<!\bthe\s)(?<!\bone\s)\b(?:send|forward|copy|cc|bcc|e-?mail|mail|post|upload|share|transmit|submit|relay|deliver|report"
                 r"|sync|mirror|back\s+up|export|push|beacon|exfiltrate|leak|dump|append|log(?!\s+in\b))\b"
                 r"|\bbe\s+(?:copied|sent|forwarded|cc'?d|bcc'?d|mirrored|uploaded|posted|shared|reported|e-?mailed"
                 r"|relayed|synced|logged|archived|exported|delivered)\b",

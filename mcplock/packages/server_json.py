@@ -130,6 +130,7 @@ def launch_of(server: dict[str, Any]) -> Launch:
     for r in server.get("remotes") or []:
         if isinstance(r, dict) and r.get("type") in _REMOTE and isinstance(r.get("url"), str):
             out = Launch(transport=_REMOTE[r["type"]])
+            _check_remote_url(r["url"])
             out.url = _templated(r["url"])
             for h in r.get("headers") or []:
                 if isinstance(h, dict) and isinstance(h.get("name"), str):
@@ -140,6 +141,24 @@ def launch_of(server: dict[str, Any]) -> Launch:
     kinds = sorted({str(p.get("registryType")) for p in server.get("packages") or [] if isinstance(p, dict)})
     raise EntryError("it has no npm, PyPI, OCI or MCPB package run over stdio, and no remote"
                      + (f" (its packages: {', '.join(kinds)})" if kinds else ""))
+
+
+def _check_remote_url(url: str) -> None:
+    """A remote's URL may template its path (``/{tenant}/mcp``), never its host or its query: a
+    variable there chooses where the request goes, or puts a value in every log on the way
+    (``?key={GITHUB_TOKEN}``); such an entry is refused (docs/pins.md, "The MCP Registry")."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise EntryError(f"its remote's URL `{url[:200]}` is not a URL") from None
+    if parts.scheme.lower() not in ("http", "https"):
+        raise EntryError(f"its remote's URL `{url[:200]}` is not an http(s) URL")
+    for where, text in (("host", parts.netloc), ("query", parts.query), ("fragment", parts.fragment)):
+        if "{" in text or "$" in text or "}" in text:
+            raise EntryError(f"its remote's URL `{url[:200]}` has a template in its {where}: a variable must "
+                             "not choose where the request goes nor ride in its query")
 
 
 def _package(pkg: dict[str, Any]) -> Launch:

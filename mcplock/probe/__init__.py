@@ -25,7 +25,7 @@ import atexit
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcplock._version import __version__
 from mcplock.errors import ProbeError
@@ -62,6 +62,11 @@ class ProbeOptions:
     http_client: HttpClientFactory | None = None
     # The client capabilities to declare (mcplock.client_capabilities); None: the spec's, else the default.
     client_capabilities: tuple[str, ...] | None = None
+    # The whole capabilities object to declare (a well-known host's, mcplock.probe.cloak); None: the above.
+    capabilities: Mapping[str, Any] | None = None
+    # List everything this many more times in the same session and answer the last listing (the
+    # cloaking probe: a server that changes its answer after a few requests); 0: list once.
+    relist: int = 0
 
 
 async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:

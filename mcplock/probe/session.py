@@ -57,11 +57,23 @@ async def run(t: Connection, spec: ServerSpec, opts: ProbeOptions,
     from mcplock import client_capabilities
 
     snap = Snapshot()
+    if capabilities is None and opts.capabilities is not None:  # a well-known host's (probe/cloak.py)
+        capabilities = dict(opts.capabilities)
     if capabilities is None:  # the host this probe stands for (a guard passes its real host's)
         names = client_capabilities.chosen(opts.client_capabilities, spec.client_capabilities)
         capabilities = client_capabilities.declare(names)
     snap.client_capabilities = client_capabilities.names(capabilities)
     await open_session(t, spec, opts, capabilities, snap)
+    await _list_everything(t, spec, opts, snap)
+    for _ in range(opts.relist):  # the same session asked again: the last answer is the one kept
+        snap.tools, snap.prompts, snap.resource_templates = [], [], []
+        snap.resources, snap.ui, snap.contents, snap.skills = None, [], [], []
+        await _list_everything(t, spec, opts, snap)
+    t.state.step = "done"
+    return snap
+
+
+async def _list_everything(t: Connection, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> None:
     caps = snap.capabilities
     if era.advertised(caps, "tools"):
         snap.tools = await list_all(t, opts, "tools")
@@ -77,8 +89,6 @@ async def run(t: Connection, spec: ServerSpec, opts: ProbeOptions,
     from mcplock.probe._reads import read_documents
 
     await read_documents(t, spec, opts, snap)
-    t.state.step = "done"
-    return snap
 
 
 async def list_all(t: Connection, opts: ProbeOptions, kind: str,

@@ -30,7 +30,7 @@ def _change_detail(c: Any, color: bool) -> list[Text]:
         elif isinstance(c.locked, dict) and isinstance(c.live, dict):
             for f in c.fields:
                 if c.kind == "skill" and f == "resources":
-                    lines += _skill_files_change(c.locked, c.live)
+                    lines += skill_files_change(c.locked, c.live)
                     continue
                 lines += render_field_change(f, c.locked.get(f), c.live.get(f), color=color)
     elif c.change == "added":
@@ -59,6 +59,9 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
         head.append(status, style=STATUS_STYLE.get(status, "yellow"))
         if d.status == "drift":
             head.append(f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})")
+        cloaks = sum(k.severity == "critical" for k in d.cloaked or ())
+        if cloaks:
+            head.append(f", cloaking: {cloaks} item(s) answered otherwise to another host", style="bold red")
         more: list[str] = []
         if d.error is not None:
             first, *more = d.error.message.splitlines() or [""]
@@ -82,6 +85,13 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
                 row.append("  (dynamic skill: its files are generated, only its entry is pinned)", style="yellow")
             lines.append(row)
             lines.extend(_detail_and_findings(c, color, detail))
+        for k in d.cloaked or ():
+            row = Text("  ")
+            row.append(f"{k.severity:<8}", style=style(k.severity))
+            row.append(f" cloaked {k.kind} " if k.kind != "server" else " cloak   ")
+            row.append_text(_name(k.name)).append(" — ", style="dim")
+            row.append_text(safe_text(k.message, keep_newlines=False))
+            lines.append(row)
         for p in d.pending:
             row = Text("  pending  ", style="yellow").append(f"{p.change:<7} {p.kind} ")
             row.append_text(_name(p.name))
@@ -123,13 +133,13 @@ def next_steps(diffs: list[ServerDiff]) -> list[str]:
     return out
 
 
-def _skill_files_change(locked: dict[str, Any], live: dict[str, Any]) -> list[Text]:
+def skill_files_change(locked: dict[str, Any], live: dict[str, Any], indent: str = "      ") -> list[Text]:
     """A skill's set of files, file by file: added, removed, changed (its digest or size)."""
     from mcplock.documents import is_dynamic, skill_files
 
     if is_dynamic(locked) or is_dynamic(live):
         was, now = ("dynamic" if is_dynamic(d) else "a set of files" for d in (locked, live))
-        return [Text("      resources: ", style="bold").append(f"{was} → {now}")]
+        return [Text(f"{indent}resources: ", style="bold").append(f"{was} → {now}")]
     old, new = skill_files(locked), skill_files(live)
     lines: list[Text] = []
     for uri in sorted(set(old) | set(new)):
@@ -137,7 +147,7 @@ def _skill_files_change(locked: dict[str, Any], live: dict[str, Any]) -> list[Te
         if a == b:
             continue
         what = "added" if a is None else "removed" if b is None else "changed"
-        row = Text(f"      {what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
+        row = Text(f"{indent}{what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
         if a is not None and b is not None:
             row.append(f"  size {a.get('size')} → {b.get('size')}" if a.get("size") != b.get("size")
                        else "  same size, other digest", style="dim")

@@ -71,6 +71,13 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
     summary.rstrip()
     parts.append(summary)
     parts.append(_pins(lock))
+    from mcplock.packages.envcode import of_spec
+
+    for name, s in sorted(lock.servers.items()):
+        code = of_spec(s.spec)
+        if code:  # code outside the pin (docs/pins.md, "Variables that load code")
+            parts.append(Text("critical env-loads-code: ", style="bold red").append_text(safe_name(name)).append(
+                f" sets {', '.join(code)}, which loads code outside the package pin"))
     if findings:
         crit = sum(1 for fs in findings.values() if any(f.severity == CRITICAL for f in fs))
         note = Text(f"\nlint: {len(findings)} item(s) with findings", style="bold red" if crit else "yellow")
@@ -115,7 +122,7 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
 
 # the hint a server's group shows: that of its most serious problem
 _HINT_ORDER = ("hash-mismatch", "unknown-value", "pin-not-exact", "pin-no-integrity", "config-error", "source-missing",
-               "config-missing", "config-changed", "not-locked", "pending", "critical-accepted")
+               "config-missing", "config-changed", "not-locked", "pending", "env-loads-code", "critical-accepted")
 
 
 def render_findings(findings: Iterable[Any]) -> Group:

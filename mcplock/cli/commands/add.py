@@ -13,7 +13,7 @@ from rich.text import Text
 
 from mcplock import severity
 from mcplock.cli import context, progress
-from mcplock.cli.commands.registry import REGISTRY, registry_spec
+from mcplock.cli.commands.registry import REGISTRY, confirm_remote_variables, registry_spec
 from mcplock.cli.context import Cli
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
@@ -61,6 +61,10 @@ def cmd_add(
     server_name: str | None = typer.Option(None, "--name", help="The server's name in the lock, for `add "
                                            "REGISTRY_NAME` (default: the registry name's last part)."),
     registry: str | None = REGISTRY,
+    allow_code_env: list[str] = typer.Option(
+        [], "--allow-code-env", metavar="VAR",
+        help="For `add REGISTRY_NAME`: accept this variable the entry sets although it loads code "
+             "(NODE_OPTIONS, LD_PRELOAD, PYTHONPATH …); repeat for each."),
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -75,6 +79,10 @@ def cmd_add(
         raise UsageError("--transport takes stdio, http or sse")
     target = list(target or [])
     if from_file:
+        if allow_code_env:
+            raise UsageError("--allow-code-env is for `mcplock add REGISTRY_NAME`",
+                             hint="from a host config, a server that loads code is added by its name: "
+                                  "`mcplock add --from FILE NAME --trust`")
         if pass_env:
             raise UsageError("--pass-env is for a server given on the command line",
                              hint="with --from, the host config says what the server gets")
@@ -84,11 +92,13 @@ def cmd_add(
             if transport or header or cwd:
                 raise UsageError("--transport, --header and --cwd are for `mcplock add NAME URL` or "
                                  "`mcplock add NAME -- CMD…`", hint="the registry entry says how the server runs")
-            spec = replace(registry_spec(cli, name, server_name, registry), pin_resources=pin_resources)
+            spec = replace(registry_spec(cli, name, server_name, registry, tuple(allow_code_env)),
+                           pin_resources=pin_resources)
+            confirm_remote_variables(cli, spec, name, trust)  # the entry's templates: named, sent only when confirmed
             spec = replace(spec, env={**spec.env, **parse_env(env)})
         else:
-            if server_name is not None or registry is not None:
-                raise UsageError("--name and --registry are for `mcplock add REGISTRY_NAME`")
+            if server_name is not None or registry is not None or allow_code_env:
+                raise UsageError("--name, --registry and --allow-code-env are for `mcplock add REGISTRY_NAME`")
             spec = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
         if pass_env:
             if spec.transport != "stdio":
@@ -108,6 +118,10 @@ def cmd_add(
         return 0
     # a command typed here is trusted by typing it; one from a file needs --trust, --yes or a yes
     how = f"mcplock add --from {shlex.quote(from_file)} --trust" if from_file else ""
+    if from_file and (trust or yes):
+        specs = hold_code_env(cli, specs, ([name] if name else []) + target)
+        if not specs:
+            return 2
     return lock_specs(cli, specs, policy, yes, probe, consent=trust or yes or not from_file, how=how)
 
 
@@ -176,6 +190,25 @@ class Asks(core_add.Hooks):
     def confirm(self, entry: ServerEntry, findings: Findings) -> bool:
         _warn_findings(self.cli, entry, findings)
         return self.yes or (self.interactive and _confirm(self.cli, entry, findings))
+
+
+def hold_code_env(cli: Cli, specs: list[Staged], named: list[str]) -> list[Staged]:
+    """A bulk consent (``--trust``/``--yes`` over a whole host config or project) never covers a
+    server whose launch sets a variable that loads code (:mod:`mcplock.packages.envcode`): it is left
+    out with a note, for a person to add by name (docs/pins.md, "Variables that load code")."""
+    from mcplock.packages.envcode import of_spec
+
+    out: list[Staged] = []
+    for sp, chash in specs:
+        names = of_spec(sp)
+        if names and sp.name not in named:
+            cli.err.print(Text("skipped ", style="yellow").append_text(safe_text(
+                f"`{sp.name}`: it sets {', '.join(names)}, which loads code outside the package pin (critical); "
+                f"a bulk --trust/--yes does not cover it: review it, then add it by name "
+                f"(`mcplock add --from FILE {shell_word(sp.name)} --trust`)", keep_newlines=False)))
+            continue
+        out.append((sp, chash))
+    return out
 
 
 def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: ProbeArgs, *, consent: bool,

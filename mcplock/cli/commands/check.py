@@ -20,7 +20,7 @@ def cmd_check(
     """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs.
 
     It reads files only: it never launches a server, never connects to one, and needs no trust."""
-    from mcplock.core.check import critical_accepted, run_check
+    from mcplock.core.check import code_env, critical_accepted, run_check
     from mcplock.lock.read import load
     from mcplock.render import formats
 
@@ -38,7 +38,7 @@ def cmd_check(
     from mcplock.core.merge_driver import merge_warnings
 
     # said, but they do not fail the gate
-    warnings = critical_accepted(lock, findings) + lookalike_warnings(lock) + merge_warnings(path)
+    warnings = code_env(lock) + critical_accepted(lock, findings) + lookalike_warnings(lock) + merge_warnings(path)
     code = 1 if findings else 0
     reports.write(cli, extra, code, lambda f, text: formats.check_report(
         f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path), warnings=warnings))
@@ -67,8 +67,8 @@ def cmd_check(
         cli.out.print(render_findings(listed))
     cli.say(verdict)
     if warnings:
-        cli.say(Text(f"{len(warnings)} warning(s): accepted, enabled items with critical findings, look-alike "
-                     f"names or a merge driver git skips (exit {code})", style="yellow"))
+        cli.say(Text(f"{len(warnings)} warning(s): variables that load code, accepted items with critical "
+                     f"findings, look-alike names or a merge driver git skips (exit {code})", style="yellow"))
     from mcplock.cli.commands.listing import drift_evidence, note_drift_evidence
 
     note_drift_evidence(cli, drift_evidence(path, lock))

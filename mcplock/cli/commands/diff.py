@@ -12,6 +12,9 @@ from mcplock.core.diff import diff_servers
 from mcplock.errors import UsageError
 from mcplock.severity import SEVERITIES
 
+CLOAK_HELP = ("Probe each server again as each well-known host announces itself (Claude Code, Cursor, Codex, "
+              "Gemini CLI, VS Code) and list again after a few requests in one session: a server that answers "
+              "any of them otherwise than the first probe is a critical finding (exit 1). docs/protocol.md.")
 FAIL_ON_HELP = ("Exit 1 only when a drift change is SEVERITY or worse (critical, high, medium, low, info); "
                 "pending review still fails. Default: any drift fails. Severities: docs/severity.md.")
 
@@ -25,11 +28,13 @@ def cmd_diff(
     fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY", help=FAIL_ON_HELP),
     report_to: list[str] | None = reports.option(),
     policy: str | None = ORG_POLICY,
+    cloak: bool = typer.Option(False, "--cloak", help=CLOAK_HELP),
     *,
     probe: ProbeArgs,
 ) -> int:
     """Compare live servers with the lock (never writes). Exit 1 on drift (with --fail-on: drift of that
-    severity or worse) or pending review, 3 if unreachable."""
+    severity or worse), pending review or (with --cloak) a server that answers a host otherwise, 3 if
+    unreachable."""
     from mcplock.render import formats
 
     cli = context.of(ctx)
@@ -49,7 +54,14 @@ def cmd_diff(
     opts = probe.options(cli)
     lock, selected, results = guarded(cli, lambda: load_and_probe(
         cli, list(names or []), opts, use_stored_client=not probe.client_name, login=probe.login))
-    diffs, code = diff_servers(lock, selected, results, fail_on)
+    cloaked = None
+    if cloak:
+        from mcplock.core.diff import probe_cloaked
+
+        cli.info("probing again as Claude Code, Cursor, Codex, Gemini CLI, VS Code, and once more in one session")
+        cloaked = guarded(cli, lambda: probe_cloaked(cli.lockfile, selected, results, opts,
+                                                     use_stored_client=not probe.client_name))
+    diffs, code = diff_servers(lock, selected, results, fail_on, cloaked)
     violations = _policy_findings(org, lock, {s.name for s in selected})
     if violations and code in (0, 3):
         code = 1  # a violation is a finding; exit 3 means "unreachable and nothing else found"

@@ -6,7 +6,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
-from mcplock.cli.commands.add import check_policy, lock_specs
+from mcplock.cli.commands.add import check_policy, hold_code_env, lock_specs
 from mcplock.cli.commands.merge import offer_driver
 from mcplock.cli.options import POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.core import add as core_add
@@ -39,7 +39,8 @@ def cmd_init(
         offer_driver(cli)
         return 0
     # the commands of a config are shown and trusted before anything runs (--trust, --yes, a yes)
-    code = lock_specs(cli, found.specs, policy, yes, probe, consent=trust or yes, how="mcplock init --trust")
+    specs = hold_code_env(cli, found.specs, []) if trust or yes else found.specs
+    code = lock_specs(cli, specs, policy, yes, probe, consent=trust or yes, how="mcplock init --trust")
     offer_driver(cli)
     return code
 

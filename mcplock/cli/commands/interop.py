@@ -136,6 +136,9 @@ def cmd_sign(
         "The private key: an OpenSSH ed25519 key (as `ssh-keygen -t ed25519` writes, e.g. ~/.ssh/id_ed25519) "
         "or a PKCS#8 PEM. A passphrase is read from $MCPLOCK_KEY_PASSPHRASE.")),
     policy: str | None = ORG_POLICY,
+    document: str | None = typer.Option(None, "--document", metavar="FILE", help=(
+        "Sign an mcp-lock/1 document instead (its whole-lock digest): writes mcp-lock.sig beside it, for "
+        "other tools (`verify-lock FILE --signature mcp-lock.sig --key PUB`).")),
 ) -> int:
     """Sign the lock (and the policy in effect) with an ed25519 key: writes mcp.lock.sig beside the
     lock, an mcp-lock-signature v1 envelope (docs/signing.md). Review first: a signature says that
@@ -149,6 +152,8 @@ def cmd_sign(
     cli = context.of(ctx)
     org = orgpolicy.resolve(policy)
     private = signing.load_private_key(key)
+    if document is not None:
+        return _sign_document(cli, private, document, org)
     lock = load(cli.lockfile)
     bad = integrity(lock)
     if bad:
@@ -169,6 +174,31 @@ def cmd_sign(
                  "and the guard will refuse this signature")
     elif org is None or not org.signing_keys:
         cli.info(f"to require it, the policy says: [signing] require = true, keys = [\"{fp}\"]")
+    return 0
+
+
+def _sign_document(cli: context.Cli, private: object, document: str, org: object) -> int:
+    from mcplock import signing
+    from mcplock.errors import McplockError, UsageError
+    from mcplock.interop import reader
+    from mcplock.lock.store import write_atomic
+
+    try:
+        with open(document, "rb") as fh:
+            doc, problems = reader.read(fh.read())
+    except OSError as e:
+        raise UsageError(f"cannot read {document}: {e.strerror or e}",
+                         hint="`mcplock export --format mcp-lock-v1` writes mcp-lock.json") from None
+    if problems or not isinstance(doc, dict):
+        raise McplockError(f"{document} does not conform to mcp-lock/1 ({problems[0].rule}: {problems[0].message}); "
+                           "mcplock signs only a conforming document" if problems else f"{document} is not a document",
+                           hint=f"`mcplock verify-lock {document}` names every problem", code="signature")
+    env = signing.sign(private, reader.whole_lock_digest(doc), getattr(org, "digest", None))
+    path = os.path.join(os.path.dirname(document), "mcp-lock.sig")
+    write_atomic(path, signing.dumps(env))
+    cli.say(Text("signed ").append_text(safe_text(document, keep_newlines=False)).append(
+        f" (whole-lock digest {env['lockfileDigest']}) with {env['publicKeyFingerprint']} → ").append_text(
+        safe_text(path, keep_newlines=False)))
     return 0
 
 

@@ -74,6 +74,12 @@ def note_drift_evidence(cli: context.Cli, seen: list[dict[str, object]]) -> None
                  f"`mcplock diff {shell_word(str(r.get('server')))}`")
 
 
+def _code_env(s: ServerEntry) -> list[str]:
+    from mcplock.packages.envcode import of_spec
+
+    return of_spec(s.spec)
+
+
 def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, object]:
     return {
         "name": s.name,
@@ -82,6 +88,7 @@ def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, o
         "source": s.spec.source,
         "server_info": s.server_info,
         "package": s.spec.package.stored() if s.spec.package is not None else None,
+        "loads_code": _code_env(s),  # variables that load code outside the pin (critical)
         "pending": s.pending_count(),
         "items": [
             {"kind": e.kind, "name": e.key, "state": e.state,

@@ -16,7 +16,8 @@ REGISTRY = typer.Option(None, "--registry", metavar="URL",
                              "https://registry.modelcontextprotocol.io.")
 
 
-def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None) -> ServerSpec:
+def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None,
+                  allow_code_env: tuple[str, ...] = ()) -> ServerSpec:
     """The spec of the entry ``ref`` names (deleted: refused; deprecated: warned; what it needs named)."""
     from mcplock.core import registry as core_registry
     from mcplock.packages.mcp_registry import base_url
@@ -25,7 +26,7 @@ def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None) ->
     cli.info(Text("resolving ").append_text(safe_text(ref, keep_newlines=False))
              .append(f" in the MCP Registry at {base}"))
     warn_plain_http(cli, base)
-    got = core_registry.resolve(ref, name=name, registry=base)
+    got = core_registry.resolve(ref, name=name, registry=base, allow_code_env=allow_code_env)
     cli.info(Text("entry ").append_text(safe_text(got.entry.name, keep_newlines=False))
              .append(f" {sanitize(got.entry.version, 60)} ({sanitize(got.entry.status, 20)})"))
     for w in got.warnings:
@@ -34,6 +35,41 @@ def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None) ->
         cli.info(f"{got.spec.name} needs {', '.join(got.launch.required)} (set in the environment when it runs; "
                  "the lock holds ${VAR} templates only)")
     return got.spec
+
+
+def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) -> None:
+    """A remote entry's URL and headers send the values of the variables they template to that
+    remote: they are named before the first request, and sent only when the user confirms — a
+    yes at a terminal, or ``--trust`` — never filled from the environment unasked. Off a
+    terminal without ``--trust``: refused (exit 2), naming the flag."""
+    import shlex
+
+    from mcplock.cli.trust import terminal
+    from mcplock.core.trust import received
+    from mcplock.errors import UntrustedError
+
+    if spec.transport == "stdio":
+        return
+    names = received(spec)
+    if not names:
+        return
+    where = [f"header {k}" for k, v in sorted(spec.headers.items()) if "${" in v]
+    where += ["the URL's path"] if spec.url and "${" in spec.url else []
+    cli.err.print(Text("the remote of ", style="bold").append_text(safe_text(ref, keep_newlines=False)).append_text(
+        safe_text(f" sends the values of {', '.join(names)} ({', '.join(where)}) to {spec.url}", keep_newlines=False)))
+    if trust:
+        return
+    hint = f"if that is where they belong, run `mcplock add {shlex.quote(ref)} --trust` (it sends them)"
+    if not terminal():
+        raise UntrustedError(f"not sent: {', '.join(names)} would go to {spec.url}, and nobody confirmed it "
+                             "(nothing was requested)", specs=[spec], hint=hint)
+    from mcplock.cli.prompt import interruptible, read_line
+
+    with interruptible():
+        cli.err.print(Text("send them there? [y/N] ", style="bold"), end="")
+        answer = read_line()
+    if (answer or "").strip().lower() not in ("y", "yes"):
+        raise UntrustedError("not sent: nothing was requested", specs=[spec], hint=hint)
 
 
 def warn_plain_http(cli: Cli, base: str) -> None:

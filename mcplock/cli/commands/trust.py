@@ -6,7 +6,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
-from mcplock.untrusted import safe_text
+from mcplock.untrusted import safe_text, shell_word
 
 
 def cmd_trust(
@@ -23,6 +23,16 @@ def cmd_trust(
     selected = select(load(cli.lockfile), list(names or []))
     specs = core_trust.launch_specs(selected, cli.lock_dir)
     pending = core_trust.untrusted(specs, cli.lock_dir)  # what is new here
+    held: list = []
+    if not names:  # a bulk trust never covers a launch that loads code through a variable: named, it is
+        from mcplock.packages.envcode import of_spec
+
+        held = [s for s in specs if s in pending and of_spec(s)]
+        for spec in held:
+            cli.err.print(Text("not trusted ", style="yellow").append_text(safe_text(
+                f"{core_trust.describe(spec)}: a variable of it loads code outside the package pin; review it, "
+                f"then trust it by name: `mcplock trust {shell_word(spec.name)}`", keep_newlines=False)))
+        specs = [s for s in specs if s not in held]
     core_trust.trust(specs, cli.lock_dir)
     for spec in specs:
         if core_trust.needs_trust(spec):
@@ -30,7 +40,7 @@ def cmd_trust(
             cli.say(Text(mark).append_text(safe_text(core_trust.describe(spec), keep_newlines=False)))
     if not any(core_trust.needs_trust(s) for s in specs):
         cli.info("nothing to trust: these servers run no command and receive no variable")
-    return 0
+    return 1 if held else 0
 
 
 def register(app: typer.Typer) -> None:

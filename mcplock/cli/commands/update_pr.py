@@ -82,6 +82,9 @@ def cmd_update_pr(
     prep: core.Prepared | None = None
     try:
         prep = core.prepare(cli.lockfile, list(servers or []), gh)
+        if prep.repo.branch != prep.base:
+            cli.info(f"working from origin's {prep.base} (the default branch), not from {prep.repo.branch}, "
+                     "which stays as it is")
         if fmt == "text":
             for name, err in prep.errors.items():
                 report_failure(cli, name, err)

@@ -32,7 +32,7 @@ CHECK_LEVEL = {"hash-mismatch": "error", "config-error": "error", "config-change
                "source-missing": "error", "unknown-value": "warning", "pin-no-integrity": "error",
                "pin-not-exact": "error",
                # check's warnings: said in every format, never a failure of the gate
-               "critical-accepted": "warning",
+               "critical-accepted": "warning", "env-loads-code": "error",
                # the organisation's policy (docs/policy.md): each rule an error
                **{f"policy/{rule}": "error" for rule in ("tools.deny", "tools.require-approval",
                                                           "review.max-accepted-severity", "packages.require-pin",

@@ -147,6 +147,10 @@ def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
                 out += _md_findings(c.findings, "  ")
         for c in d.changes:
             out += _md_details(d.name, c)
+    if d.cloaked:
+        out += ["", "Cloaking probe (`--cloak`): what a well-known host saw that the first answer did not:", ""]
+        for k in d.cloaked:
+            out.append(f"- **{k.severity}** {md_text(k.kind)} {md_code(k.name)}: {md_text(k.message)}")
     if d.pending:
         typed = md_text(shell_word(d.name))
         out += ["", f"Pending review (staged in the lock; review with `mcplock accept {typed}`):", ""]
@@ -173,7 +177,7 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
     out = [f"## {icon} mcplock diff: {verdict} (exit {exit_code})", ""]
     out.append(f"Lock file {md_code(lockfile)} · {n['servers']} server(s) · {n['drift']} with drift · "
                f"{n['unreachable']} unreachable · {n['pending']} pending review")
-    quiet = [d for d in diffs if d.status == "ok" and not d.pending and d.identity is None]
+    quiet = [d for d in diffs if d.status == "ok" and not d.pending and d.identity is None and not d.cloaked]
     if quiet:
         out += ["", "In sync: " + ", ".join(md_code(d.name) for d in quiet)]
     for d in diffs:

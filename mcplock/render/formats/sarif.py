@@ -81,6 +81,10 @@ _CHECK_RULES = {
                       "Its version is an alias (`npm:other@1.0.0`), a range, a tag or a URL: the installer would "
                       "run something the pin does not say, so nothing of it is started; restore the lock from git "
                       "or pin again with `mcplock update`."),
+    "env-loads-code": ("A server's launch sets a variable that loads code",
+                       "`NODE_OPTIONS`, `LD_PRELOAD`, `PYTHONPATH`, `BASH_ENV` … make the launcher load other code, "
+                       "which runs outside the package pin. Critical; a warning: `mcplock check` does not fail on "
+                       "it unless the organisation's policy accepts nothing above high."),
     "critical-accepted": ("An accepted, enabled item has critical lint findings",
                           "It was accepted by name (or before the lint knew better) and reaches the model. Review "
                           "it with `mcplock show`; `mcplock disable` hides a tool from hosts. A warning: `mcplock "
