@@ -265,9 +265,10 @@ def test_a_lock_name_gits_patterns_would_misread_gets_a_quoted_attribute_line(tm
         r = mcplock_in(repo, "--lockfile", name, "merge-driver", "install")
         assert r.returncode == 0, r.stderr
     lines = (repo / ".gitattributes").read_text().splitlines()
-    assert len(lines) == 1, lines
-    out = git(repo, "check-attr", "-z", "merge", "--", name).stdout.split("\0")
-    assert out[2] == "mcplock", (lines, out)
+    assert len(lines) == 2 and all(line.startswith('"') for line in lines), lines  # the lock's, its record's
+    for path in (name, f"{name}.exports.json"):
+        out = git(repo, "check-attr", "-z", "merge", "--", path).stdout.split("\0")
+        assert out[2] == "mcplock", (lines, out)
     if "*" in name:  # the pattern is that name alone, not a glob
         assert git(repo, "check-attr", "-z", "merge", "--", "aXb.lock").stdout.split("\0")[2] == "unspecified"
 

@@ -172,36 +172,69 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     return out
 
 
-def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
+def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None,
+                policy: str | None = None) -> list[Finding]:
     """Host settings written by ``mcplock export`` that no longer say what the lock says: a flag
-    changed since the last export, or a rule mcplock wrote was edited or removed by hand."""
+    changed since the last export, or a rule mcplock wrote was edited or removed by hand.
+    ``policy``: the ``--policy`` file ``org`` came from; without one, the policy the export
+    recorded is what the settings are compared with. Every hint names the policy in effect."""
     from mcplock.core.export_record import record_path
 
     if not os.path.exists(record_path(lock_path)):  # never exported: skip the exporters' imports
         return []
-    from mcplock.core.export import load_record, plan
+    from mcplock.core import export_record
+    from mcplock.core.export import plan, policy_hint, policy_to_record, recorded_policy
 
-    record = load_record(lock_path)
-    hosts = sorted({st.host for st in record.values()})
-    if not hosts:
-        return []
     try:
-        p = plan(lock, lock_path, hosts, org=org)
+        rec = export_record.load(lock_path)
+    except McplockError as err:
+        return [Finding("export-error", "", err.message, err.hint or "restore it from git")]
+    if not rec.hosts:
+        return []
+    shown = policy
+    if policy is None and rec.policy is not None:
+        from mcplock import orgpolicy
+
+        shown = recorded_policy(lock_path, rec.policy)
+        try:
+            org = orgpolicy.resolve(shown)
+        except McplockError as err:
+            return [Finding("export-error", "", f"the policy the last export used cannot be read: {err.message}",
+                            "restore the file, or export again without it: `mcplock export`")]
+        shown = rec.policy
+    again = policy_hint(shown)
+    try:
+        p = plan(lock, lock_path, rec.hosts, org=org,
+                 policy=rec.policy if policy is None else policy_to_record(lock_path, policy))
     except McplockError as err:
         return [Finding("export-error", "", f"exported host settings cannot be read: {err.message}",
-                        err.hint or "fix the file, then run `mcplock export`")]
+                        _regenerate_hint(err, again))]
     out = []
+    if p.record_conflicted:
+        out.append(Finding(
+            "export-conflict", "", f"{os.path.basename(p.record)}: a merge left git's conflict markers in it "
+            "(both sides were read)", f"run `mcplock export{again}`: it writes the record and every host file "
+            "again from the merged lock (`mcplock merge-driver install` merges the record as data next time)"))
     for c in p.changes:
-        if c.changed:
+        if c.conflicted:
+            out.append(Finding(
+                "export-conflict", "", f"{c.path} ({c.host}): a merge left git's conflict markers in it, between "
+                "rules mcplock wrote", f"run `mcplock export{again}`: it writes mcplock's rules again from the "
+                "merged lock and keeps your own settings"))
+        elif c.changed:
             out.append(Finding(
                 "export-drift", "", f"{c.path} ({c.host}) no longer matches the lock's flags "
                 "(a flag changed since the last export, or an exported rule was edited by hand)",
-                f"run `mcplock export --host {c.host}` (`--dry-run` shows the change)"))
+                f"run `mcplock export --host {c.host}{again}` (`--dry-run` shows the change)"))
         for text in c.contradictions:
             out.append(Finding(
                 "export-contradicted", "", f"{c.path} ({c.host}): {text}",
                 f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`"))
     return out
+
+
+def _regenerate_hint(err: McplockError, again: str) -> str:
+    return err.hint or f"fix the file, then run `mcplock export{again}`"
 
 
 def pins(lock: Lock) -> list[Finding]:
@@ -311,11 +344,13 @@ def code_env(lock: Lock) -> list[Finding]:
     return out
 
 
-def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
+def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None,
+              policy: str | None = None) -> list[Finding]:
+    """``policy``: the ``--policy`` file ``org`` came from (named again in hints)."""
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.spec.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
-    findings += export_sync(lock, lock_path, org)
+    findings += export_sync(lock, lock_path, org, policy)
     if org is not None:
         findings += policy_findings(org, lock)
         findings += signature_findings(org, lock_path)

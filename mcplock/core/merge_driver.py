@@ -16,7 +16,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mcplock.errors import LockfileError, McplockError, UsageError
@@ -64,6 +64,7 @@ class Installed:
     attributes_added: bool
     driver: str  # the command git runs
     config_changed: bool
+    lines: list[str] = field(default_factory=list)  # the attribute lines added
 
 
 def attribute_pattern(name: str) -> str:
@@ -82,6 +83,13 @@ def attribute_pattern(name: str) -> str:
 
 def attribute_line(lock_path: str) -> str:
     return f"{attribute_pattern(os.path.basename(lock_path))} merge={DRIVER}"
+
+
+def attribute_lines(lock_path: str) -> list[str]:
+    """The lock's line and its export record's (``mcp.lock.exports.json``, merged as data too)."""
+    from mcplock.core.export_record import record_path
+
+    return [attribute_line(lock_path), attribute_line(record_path(lock_path))]
 
 
 def has_attribute(text: str, lock_path: str) -> bool:
@@ -182,7 +190,10 @@ def installed(lock_path: str) -> bool:
             text = f.read()
     except OSError:
         return False
-    return has_attribute(text, lock_path) and bool(_git(["config", f"merge.{DRIVER}.driver"], top).stdout.strip())
+    from mcplock.core.export_record import record_path
+
+    return (has_attribute(text, lock_path) and has_attribute(text, record_path(lock_path))
+            and bool(_git(["config", f"merge.{DRIVER}.driver"], top).stdout.strip()))
 
 
 def install(lock_path: str, command: str | None = None) -> Installed:
@@ -208,11 +219,15 @@ def install(lock_path: str, command: str | None = None) -> Installed:
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"cannot read {attributes}: {getattr(e, 'strerror', None) or e}",
                          hint="fix the file's permissions or encoding, then run the command again") from None
-    added = not has_attribute(text, lock_path)
+    from mcplock.core.export_record import record_path
+
+    lines = [line for line, path in zip(attribute_lines(lock_path), (lock_path, record_path(lock_path)), strict=True)
+             if not has_attribute(text, path)]
+    added = bool(lines)
     if added:
         if text and not text.endswith("\n"):
             text += "\n"
-        text += attribute_line(lock_path) + "\n"
+        text += "".join(line + "\n" for line in lines)
         write_atomic(attributes, text.encode("utf-8"))
     driver = f"{command or own_command()} merge-driver run %O %A %B %P"
     changed = False
@@ -225,7 +240,7 @@ def install(lock_path: str, command: str | None = None) -> Installed:
             raise McplockError(f"git config failed: {proc.stderr.strip()}",
                                hint="check that .git/config is writable, then run the command again")
         changed = True
-    return Installed(attributes, added, driver, changed)
+    return Installed(attributes, added, driver, changed, lines)
 
 
 def _read(path: str) -> str:
@@ -244,6 +259,8 @@ def run_driver(base: str, ours: str, theirs: str, pathname: str | None = None) -
     from mcplock.lock.store import write_atomic
 
     name = pathname or "mcp.lock"
+    if name.endswith(".exports.json"):
+        return _merge_record(base, ours, theirs, name)
     try:
         texts = [_read(p) for p in (base, ours, theirs)]
         base_lock = loads(texts[0], f"{name} (base)") if texts[0].strip() else None
@@ -259,6 +276,24 @@ def run_driver(base: str, ours: str, theirs: str, pathname: str | None = None) -
 
     names = ", ".join(target_of(c) for c in merged.conflicts)
     return 1, f"{len(merged.conflicts)} conflicted entr{'y' if len(merged.conflicts) == 1 else 'ies'}: {names}"
+
+
+def _merge_record(base: str, ours: str, theirs: str, name: str) -> tuple[int, str]:
+    """The export record (``mcp.lock.exports.json``): always clean, as data
+    (:func:`mcplock.core.export_record.merge`); ``mcplock check`` then tells whether the host
+    files match the merged lock, and names the export that regenerates them."""
+    from mcplock.core import export_record
+    from mcplock.lock.store import write_atomic
+
+    try:
+        texts = [_read(p) for p in (base, ours, theirs)]
+        base_rec = export_record.loads(texts[0], f"{name} (base)") if texts[0].strip() else None
+        merged = export_record.merge(base_rec, export_record.loads(texts[1], f"{name} (ours)"),
+                                     export_record.loads(texts[2], f"{name} (theirs)"))
+    except McplockError as e:
+        return _line_merge(base, ours, theirs), f"merged line by line (git merge-file): {e.message}"
+    write_atomic(ours, export_record.dumps(merged).encode("utf-8"))
+    return 0, "merged cleanly (`mcplock check` tells whether the host files match the merged lock)"
 
 
 def _line_merge(base: str, ours: str, theirs: str) -> int:

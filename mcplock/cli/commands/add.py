@@ -31,6 +31,7 @@ from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
 from mcplock.untrusted import safe_text, shell_word
 
 if TYPE_CHECKING:
+    from mcplock.errors import ProbeError
     from mcplock.lint import LintFinding
 
 
@@ -227,14 +228,21 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
         report_failure(cli, name, err)
     for entry in done.entries:
         _report_locked(cli, entry, done.held.get(entry.name, []))
-    for name, package, got in done.claims:
-        cli.note(f"`{name}`: its package {package} claims the MCP Registry name {got}: "
-                 f"`mcplock inspect {shell_word(got)}` shows the entry; `mcplock add {shell_word(got)} --name NAME` "
-                 "adds a server from the registry, which "
-                 "`mcplock outdated` then follows")
+    if done.claims:  # said once, shortly: which registry entries the packages claim
+        listed = ", ".join(f"{name} ({got})" for name, _package, got in done.claims)
+        cli.note(f"in the MCP Registry: {listed}; `mcplock add REGISTRY_NAME --name NAME` instead lets "
+                 "`mcplock outdated` follow its releases")
     pending = done.pending()
     code = review_now(cli, pending, interactive) if pending else 0
-    return code if code else 3 if done.failed else 0
+    return code if code else failure_code(done.failed) if done.failed else 0
+
+
+def failure_code(failed: dict[str, ProbeError]) -> int:
+    """2 when a package, version or registry name does not exist (the registry said so: an input
+    error, the typo a CI that tolerates outages must not pass), else 3 (nothing answered)."""
+    from mcplock.packages.errors import NOT_FOUND
+
+    return 2 if any(err.kind in NOT_FOUND for err in failed.values()) else 3
 
 
 def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:

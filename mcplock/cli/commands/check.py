@@ -33,7 +33,7 @@ def cmd_check(
     org = orgpolicy.resolve(policy)  # a broken policy stops the run before anything is read (exit 2)
     path = cli.lockfile
     lock = load(path)
-    findings = run_check(lock, path, org)
+    findings = run_check(lock, path, org, policy)
     from mcplock.core.lookalikes import lookalike_warnings
     from mcplock.core.merge_driver import merge_warnings
 

@@ -102,8 +102,11 @@ def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, o
     }
 
 
-def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERVER[/TOOL]")) -> int:
-    """The accepted definition (and any pending proposal) in full.
+def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERVER[/TOOL]"),
+             full: bool = typer.Option(False, "--full", help="Print documents (an App's HTML, a SKILL.md) whole, "
+                                       "not an excerpt.")) -> int:
+    """The accepted definition (and any pending proposal) in full; a document as an excerpt with
+    its size and hash, then its diff (--full: the whole text).
 
     SERVER/tool:NAME names a tool whose name reads as something else (`instructions`, `prompt:x`).
     """
@@ -115,7 +118,7 @@ def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERV
     lock = load(cli.lockfile)
     t = targets.parse(target)
     srv, entries = targets.resolve(lock, t)
-    cli.out.print(render_show(srv, entries, whole_server=t.kind is None, color=cli.color()))
+    cli.out.print(render_show(srv, entries, whole_server=t.kind is None, color=cli.color(), full=full))
     return 0
 
 

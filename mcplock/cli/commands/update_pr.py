@@ -76,7 +76,7 @@ def cmd_update_pr(
 
     cli = context.of(ctx)
     cli.report_format("update-pr", fmt, ("text", "json"))
-    gh = GitHub.from_env(need_token=not dry_run)
+    gh = GitHub.from_env(need_token=not dry_run, origin_url=_origin_url(cli.lock_dir))
     outcomes: list[core.Outcome] = []
     failure: McplockError | None = None
     prep: core.Prepared | None = None
@@ -138,6 +138,19 @@ def cmd_update_pr(
     elif failure is not None:
         cli.print_error(failure)
     return code
+
+
+def _origin_url(where: str) -> str | None:
+    """origin's URL, if ``where`` is in a git checkout that has one (the repository's name on
+    github.com when GITHUB_REPOSITORY is not set)."""
+    import subprocess
+
+    try:
+        r = subprocess.run(["git", "remote", "get-url", "origin"], cwd=where, capture_output=True, text=True,
+                           timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return r.stdout.strip() if r.returncode == 0 else None
 
 
 def _mover(cli: context.Cli, probe: ProbeArgs):  # type: ignore[no-untyped-def]
