@@ -149,8 +149,9 @@ def content_bytes(content: Any) -> bytes | None:
 
     if not isinstance(content, dict):
         return None
-    if isinstance(content.get("text"), str):
-        return content["text"].encode("utf-8", "surrogatepass")
+    text = content.get("text")
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogatepass")
     if isinstance(content.get("blob"), str):
         try:
             return base64.b64decode(content["blob"], validate=True)

@@ -246,7 +246,7 @@ def pins(lock: Lock) -> list[Finding]:
         if problem is not None:
             out.append(Finding(
                 "pin-not-exact", sname,
-                f"`{name_text(sname)}`'s {srv.spec.package.registry} pin names no one exact release: {problem}; "  # type: ignore[union-attr]
+                f"`{name_text(sname)}`'s {srv.spec.package.registry} pin names no one exact release: {problem}; "
                 "nothing of it is started",
                 f"restore mcp.lock from git, or run `mcplock update {shell_word(sname)}` to pin an exact release again",
                 table=("server", sname, "package"),

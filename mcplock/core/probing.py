@@ -72,13 +72,16 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | No
 
 
 def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: bool = False,
-          on_event: OnEvent | None = None, say: Callable[[str], None] | None = None) -> Results:
+          on_event: OnEvent | None = None, say: Callable[[str], None] | None = None,
+          prepared: Mapping[str, ServerSpec] | None = None) -> Results:
     """Probe ``specs`` concurrently; servers that ask for an OAuth login get one where
     allowed (``login``, or a terminal) and are probed again. ``say`` shows the user the
-    authorization URL of such a login (without it, no login starts: the error says how)."""
+    authorization URL of such a login (without it, no login starts: the error says how).
+    ``prepared``: the launch of a pinned spec whose artefact the caller has just installed and
+    verified (``add``: :func:`mcplock.packages.pin_and_prepare`), not verified again."""
     from mcplock.probe import probe_many
 
-    specs, failed = prepare_packages(specs, opts.environ)
+    specs, failed = prepare_packages(specs, opts.environ, prepared)
     results = probe_many(specs, opts, on_event=on_event) if specs else {}
     for sp in specs:  # what ran: the pin, its tree-integrity filled by a first install
         r = results.get(sp.name)
@@ -92,7 +95,7 @@ def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: 
 
 
 def prepare_packages(specs: list[ServerSpec], environ: Mapping[str, str] | None = None,
-                     ) -> tuple[list[ServerSpec], Results]:
+                     prepared: Mapping[str, ServerSpec] | None = None) -> tuple[list[ServerSpec], Results]:
     """Every pinned spec rewritten to launch its verified artefact, before any server starts.
 
     A pin the artefact does not match is an :class:`~mcplock.packages.errors.IntegrityError`
@@ -107,6 +110,9 @@ def prepare_packages(specs: list[ServerSpec], environ: Mapping[str, str] | None 
     ready: list[ServerSpec] = []
     failed: Results = {}
     for sp in specs:
+        if prepared is not None and sp.name in prepared:
+            ready.append(prepared[sp.name])  # verified a moment ago, by the caller that pinned it
+            continue
         try:
             ready.append(prepare(sp, environ))
         except RegistryError as e:

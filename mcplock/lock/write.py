@@ -125,7 +125,7 @@ def _strings(values: Iterable[str], *, multiline: bool = False) -> Any:
 
 def _launch(t: Any, spec: ServerSpec) -> None:
     """How the server is reached: the transport and its fields (those it has)."""
-    t.add("transport", spec.transport)
+    t.add("transport", str(spec.transport))
     fields: list[tuple[str, Any]] = [
         ("command", spec.command is not None and _text(spec.command)),
         ("args", bool(spec.args) and _strings(spec.args)),
