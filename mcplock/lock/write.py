@@ -31,7 +31,7 @@ DOCUMENT_KINDS = ("ui", "content", "skill")  # items served by resources/read: t
 def _key(k: str) -> SingleKey | str:
     if _BARE.match(k):
         return k
-    return SingleKey(k, t=KeyType.Basic, original=codec.toml_basic(k))
+    return SingleKey(k, t=KeyType.Basic, original=codec.toml_key(k))
 
 
 def _text(value: str, wrap: bool = False) -> String:
@@ -179,7 +179,7 @@ def _instructions(t: Any, ins: Entry) -> None:
 
 
 def _pins(t: Any, spec: ServerSpec) -> None:
-    """The package pin, then the registry name (``peek_servers`` reads a server's table and its package)."""
+    """The package pin, then the registry name."""
     if spec.package is not None:
         pt = tomlkit.table()
         for k, v in spec.package.stored().items():
