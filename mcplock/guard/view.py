@@ -19,7 +19,7 @@ from typing import Any
 from mcplock.errors import HashError
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ServerEntry
-from mcplock.policy import Decision, Host, decide_item, decide_tool
+from mcplock.policy import Decision, Host, Purpose, decide_item, decide_tool
 from mcplock.snapshot import KEY_FIELD
 
 KINDS = ("tool", "prompt", "resource-template")
@@ -54,7 +54,7 @@ class View:
 
     # --- decisions ------------------------------------------------------------------------
 
-    def tool(self, name: str, host: Host | None = None, *, purpose: str = "call") -> Decision:
+    def tool(self, name: str, host: Host | None = None, *, purpose: Purpose = "call") -> Decision:
         host = host or Host()
         if self.org is not None and host.org is None:
             host = replace(host, org=self.org)
@@ -65,7 +65,7 @@ class View:
         if d is None:
             entry = self.server.tools.get(name)
             d = decide_tool(self.server.name, name, entry, self.live["tool"].get(name), host,
-                            purpose=purpose)  # type: ignore[arg-type]
+                            purpose=purpose)
             if entry is not None:  # only the lock's own names: a host cannot grow this
                 self._decided[key] = d
         return d

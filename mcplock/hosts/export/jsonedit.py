@@ -229,8 +229,8 @@ def _indent_unit(text: str) -> str:
     lines = text.splitlines()
     for prev, line in itertools.pairwise(lines):
         if prev.rstrip().endswith(("{", "[")) and line.strip():
-            p = re.match(r"[ \t]*", prev).group(0)  # type: ignore[union-attr]
-            c = re.match(r"[ \t]*", line).group(0)  # type: ignore[union-attr]
+            p = prev[: len(prev) - len(prev.lstrip(" \t"))]  # its indentation
+            c = line[: len(line) - len(line.lstrip(" \t"))]
             if c.startswith(p) and len(c) > len(p):
                 return c[len(p) :]
     return "  "
