@@ -105,7 +105,38 @@ def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: i
     return lines
 
 
-def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
+EXCERPT_LINES = 12  # a document's text in `show` and the review walk: its first lines…
+EXCERPT_CHARS = 1500  # …and at most this much of it (a minified bundle is a few lines of 100 kB)
+_LINE_CHARS = 200
+
+
+def _text_lines(text: str, indent: str, full: bool, target: str | None) -> list[Text]:
+    """A document's text: in full with ``full``, else an excerpt and how to see the rest."""
+    if full:
+        return [Text(indent).append_text(safe_text(line)) for line in text.split("\n")]
+    out: list[Text] = []
+    used = 0
+    all_lines = text.split("\n")
+    for line in all_lines[:EXCERPT_LINES]:
+        piece = line[:_LINE_CHARS]
+        piece = piece[:max(0, EXCERPT_CHARS - used)]
+        row = Text(indent).append_text(safe_text(piece))
+        if len(piece) < len(line):
+            row.append(f"… ({len(line) - len(piece)} more characters)", style="dim")
+        out.append(row)
+        used += len(piece)
+        if used >= EXCERPT_CHARS:
+            break
+    if used < len(text.replace("\n", "")) or len(out) < len(all_lines):
+        how = f"`mcplock show {target} --full`" if target else "`mcplock show … --full`"
+        out.append(Text(f"{indent}… an excerpt: {len(out)} of {len(all_lines)} lines, {used} of {len(text)} "
+                        f"characters; {how} prints it all", style="dim"))
+    return out
+
+
+def definition_lines(kind: str, d: Any, indent: str = "  ", *, full: bool = True,
+                     target: str | None = None) -> list[Text]:
+    """``full``: a document's text in full (else an excerpt, ``target`` named for the rest)."""
     if isinstance(d, str):  # instructions
         return [Text(indent).append_text(safe_text(line)) for line in d.split("\n")]
     if not isinstance(d, dict):
@@ -128,7 +159,7 @@ def definition_lines(kind: str, d: Any, indent: str = "  ") -> list[Text]:
         lines.append(Text(f"{indent}text:", style="bold").append(
             f"  ({len(raw)} bytes, {text.count(chr(10)) + 1} lines, sha256:{hashlib.sha256(raw).hexdigest()})",
             style="dim"))
-        lines += [Text(indent + "  ").append_text(safe_text(line)) for line in text.split("\n")]
+        lines += _text_lines(text, indent + "  ", full, target)
     elif "text" in d:
         lines.append(Text(f"{indent}text: ", style="bold").append_text(safe_text(_j(d["text"]), keep_newlines=False)))
     if "inputSchema" in d:
@@ -172,7 +203,9 @@ def _findings(kind: str, d: Any, old: Any, indent: str) -> list[Text]:
     return out
 
 
-def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]:
+def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True, full: bool = False) -> list[Any]:
+    """``full``: documents (an App's HTML) in full; by default an excerpt, its size and hash, and
+    for a change the diff."""
     from mcplock.render.changes import render_field_change
 
     parts: list[Any] = []
@@ -198,7 +231,7 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
                      .append("` to stage what the server offers and review it", style="dim"))
     if e.definition is not None:
         parts.append(Text(f"  accepted  {e.hash}", style="dim"))
-        parts += definition_lines(e.kind, e.definition, "    ")
+        parts += definition_lines(e.kind, e.definition, "    ", full=full, target=_typed(srv, e))
         parts += _findings(e.kind, e.definition, None, "    ")
     elif e.rejected_hash:
         parts.append(Text(f"  never accepted; rejected upstream definition {e.rejected_hash}", style="dim"))
@@ -227,19 +260,26 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True) -> list[Any]
                                                  indent="    ")
             parts += _findings(e.kind, p.definition, e.definition, "    ")
         else:
-            parts += definition_lines(e.kind, p.definition, "    ")
+            parts += definition_lines(e.kind, p.definition, "    ", full=full, target=_typed(srv, e))
             parts += _findings(e.kind, p.definition, None, "    ")
     return parts
 
 
-def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, color: bool = True) -> Group:
+def _typed(srv: ServerEntry, e: Entry) -> str:
+    from mcplock.untrusted import shell_word
+
+    return shell_word(label(srv, e))
+
+
+def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, color: bool = True,
+                full: bool = False) -> Group:
     parts: list[Any] = []
     if whole_server:
         head = Text("server ", style="bold").append_text(safe_name(srv.name, "bold"))
         sp = srv.spec
         head.append(f"  {sp.transport}, policy {srv.policy}")
         parts.append(head)
-        where = " ".join([sp.command or "", *sp.args]).strip() if sp.transport == "stdio" else (sp.url or "")
+        where = " ".join([sp.command or "", *sp.args]).strip() if sp.stdio else (sp.url or "")
         parts.append(Text("  ").append_text(safe_text(where, keep_newlines=False)))
         from mcplock.packages.pin import describe
 
@@ -264,5 +304,5 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
                          .append_text(safe_text(srv.protocol_version or "?", keep_newlines=False)))
     for e in entries:
         parts.append(Text(""))
-        parts += render_entry(srv, e, color=color)
+        parts += render_entry(srv, e, color=color, full=full)
     return Group(*parts)
