@@ -36,7 +36,8 @@ def _project() -> dict[str, bytes]:
         if rel == ".codex/config.toml":
             text += '\n[mcp_servers.docs]\ncommand = "python"\nargs = ["server.py"]\n'
         if rel == "opencode.json":
-            text = text.replace('"mcp": {', '"mcp": {\n    "docs": {"type": "local", "command": ["python", "server.py"]},', 1)
+            docs = '\n    "docs": {"type": "local", "command": ["python", "server.py"]},'
+            text = text.replace('"mcp": {', '"mcp": {' + docs, 1)
         if rel == ".gemini/settings.json":
             text = text.replace(
                 '"project-tools": {', '"docs": {\n      "command": "python"\n    },\n    "project-tools": {'

@@ -53,7 +53,7 @@ def guard_stdout() -> Any:
     import sys
 
     if not isinstance(sys.stdout, PipeSafe) and sys.stdout is not None:
-        sys.stdout = PipeSafe(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = PipeSafe(sys.stdout)
     if not isinstance(sys.stderr, PipeSafe) and sys.stderr is not None:
-        sys.stderr = PipeSafe(sys.stderr)  # type: ignore[assignment]
+        sys.stderr = PipeSafe(sys.stderr)
     return sys.stdout

@@ -16,15 +16,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mcplock.core import export_guard, export_record
-from mcplock.core.export_record import (  # noqa: F401 (load_record: re-exported)
-    FileState,
-    dump_record,
-    load_record,
-    record_path,
-    split_conflict,
-)
+from mcplock.core.export_record import FileState, dump_record, record_path, split_conflict
+from mcplock.core.export_record import load_record as load_record  # re-exported: core/check reads the record
 from mcplock.errors import ConfigError, UsageError
-from mcplock.hosts.export import EXPORTERS, Exporter
+from mcplock.hosts.export import EXPORTERS as EXPORTERS  # re-exported: the CLI names the hosts
+from mcplock.hosts.export import Exporter
 from mcplock.hosts.export.document import Document
 from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
 from mcplock.hosts.export.safety import host_decisions
@@ -152,46 +148,71 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
     notes: list[str] = []
     for it in want:
         _check_shape(doc, it, shown)
-    wanted = set(want)
+    _drop_unwanted(doc, want, old)
     owned_keys = {i.path for i in old.items if i.kind == "key"}
+    for it in want:
+        if it.kind == "list":
+            _want_list(doc, it, old, new)
+        elif it.kind == "member":
+            _want_member(doc, it, old, new)
+        else:
+            note = _want_key(doc, it, owned_keys, new, shown, exp)
+            if note is not None:
+                notes.append(note)
+    _tidy_created(doc, old, new)
+    return notes
+
+
+def _drop_unwanted(doc: Document, want: list[Item], old: FileState) -> None:
+    """What mcplock wrote before and the lock no longer says, unless a person changed it since."""
+    wanted = set(want)
+    wanted_paths = {w.path for w in want}
     for it in sorted(old.items - wanted):
         if it.kind == "member":
             doc.remove_member(it.path, it.value)
-        elif it.kind == "key" and doc.get(it.path) == it.value and it.path not in {w.path for w in want}:
+        elif it.kind == "key" and doc.get(it.path) == it.value and it.path not in wanted_paths:
             doc.delete(it.path)
         # a "list" mcplock created goes with the containers below, once empty
-    for it in want:
-        if it.kind == "list":
-            current = doc.get(it.path)
-            if current is None:
-                new.created |= set(doc.set_key(it.path, [])) | {it.path}
-                new.items.add(it)
-            elif it in old.items:
-                new.items.add(it)
-        elif it.kind == "member":
-            current = doc.get(it.path)
-            if isinstance(current, list) and it.value in current:
-                if it in old.items:
-                    new.items.add(it)
-                continue
-            new.created |= set(doc.add_member(it.path, it.value))
+
+
+def _want_list(doc: Document, it: Item, old: FileState, new: FileState) -> None:
+    if doc.get(it.path) is None:
+        new.created |= set(doc.set_key(it.path, [])) | {it.path}
+        new.items.add(it)
+    elif it in old.items:
+        new.items.add(it)
+
+
+def _want_member(doc: Document, it: Item, old: FileState, new: FileState) -> None:
+    current = doc.get(it.path)
+    if isinstance(current, list) and it.value in current:
+        if it in old.items:
             new.items.add(it)
-        else:
-            current = doc.get(it.path)
-            if current == it.value:
-                if it.path in owned_keys:
-                    new.items.add(it)
-                continue
-            if current is not None and it.path not in owned_keys:
-                notes.append(
-                    f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
-                    f"{it.value!r}; left as it is (remove it to let mcplock manage it)"
-                )
-                continue
-            siblings = doc.get(it.path[:-1])
-            before = exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
-            new.created |= set(doc.set_key(it.path, it.value, before))
+        return
+    new.created |= set(doc.add_member(it.path, it.value))
+    new.items.add(it)
+
+
+def _want_key(doc: Document, it: Item, owned_keys: set[tuple[str, ...]], new: FileState, shown: str,
+              exp: Exporter | None) -> str | None:
+    """One key the lock sets; a note when a person set it otherwise (left as it is)."""
+    current = doc.get(it.path)
+    if current == it.value:
+        if it.path in owned_keys:
             new.items.add(it)
+        return None
+    if current is not None and it.path not in owned_keys:
+        return (f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
+                f"{it.value!r}; left as it is (remove it to let mcplock manage it)")
+    siblings = doc.get(it.path[:-1])
+    before = exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
+    new.created |= set(doc.set_key(it.path, it.value, before))
+    new.items.add(it)
+    return None
+
+
+def _tidy_created(doc: Document, old: FileState, new: FileState) -> None:
+    """Containers mcplock created: an empty one no rule needs goes, the rest stay its own."""
     for path in sorted(old.created | new.created, key=len, reverse=True):
         value = doc.get(path)
         if value is None:
@@ -201,8 +222,6 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
         else:
             new.created.add(path)
     new.created = {p for p in new.created if doc.get(p) is not None}
-    return notes
-
 
 
 def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) -> str:

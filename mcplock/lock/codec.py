@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcplock.untrusted import hides
+from mcplock.untrusted import confusable, hides, not_nfc
 
 # wire field -> lock key
 TEXT_FIELDS = {"title": "title", "description": "description", "name": "name", "mimeType": "mime-type",
@@ -75,6 +75,19 @@ def toml_basic(s: str) -> str:
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
+
+
+def toml_key(s: str) -> str:
+    """A name as a quoted TOML key: a basic string in which, besides what :func:`toml_basic`
+    escapes, every character that would let the name pass for another is a ``\\u`` escape —
+    NFC-changing (``cafe\\u0301``) and look-alike (``\\u0455earch``) ones — so a pull request
+    that adds a look-alike tool shows it apart in the lock's diff. The same string when read."""
+    if s.isascii():
+        return toml_basic(s)
+    odd = not_nfc(s) | confusable(s)
+    if not odd:
+        return toml_basic(s)
+    return '"' + "".join(_u(ch) if i in odd else toml_basic(ch)[1:-1] for i, ch in enumerate(s)) + '"'
 
 
 #: a document's line longer than this is folded in the lock (``toml_multiline(wrap=True)``)

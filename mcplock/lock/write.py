@@ -31,7 +31,7 @@ DOCUMENT_KINDS = ("ui", "content", "skill")  # items served by resources/read: t
 def _key(k: str) -> SingleKey | str:
     if _BARE.match(k):
         return k
-    return SingleKey(k, t=KeyType.Basic, original=codec.toml_basic(k))
+    return SingleKey(k, t=KeyType.Basic, original=codec.toml_key(k))
 
 
 def _text(value: str, wrap: bool = False) -> String:
@@ -125,7 +125,7 @@ def _strings(values: Iterable[str], *, multiline: bool = False) -> Any:
 
 def _launch(t: Any, spec: ServerSpec) -> None:
     """How the server is reached: the transport and its fields (those it has)."""
-    t.add("transport", spec.transport)
+    t.add("transport", str(spec.transport))
     fields: list[tuple[str, Any]] = [
         ("command", spec.command is not None and _text(spec.command)),
         ("args", bool(spec.args) and _strings(spec.args)),
@@ -179,7 +179,7 @@ def _instructions(t: Any, ins: Entry) -> None:
 
 
 def _pins(t: Any, spec: ServerSpec) -> None:
-    """The package pin, then the registry name (``peek_servers`` reads a server's table and its package)."""
+    """The package pin, then the registry name."""
     if spec.package is not None:
         pt = tomlkit.table()
         for k, v in spec.package.stored().items():

@@ -279,7 +279,7 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
         sp = srv.spec
         head.append(f"  {sp.transport}, policy {srv.policy}")
         parts.append(head)
-        where = " ".join([sp.command or "", *sp.args]).strip() if sp.transport == "stdio" else (sp.url or "")
+        where = " ".join([sp.command or "", *sp.args]).strip() if sp.stdio else (sp.url or "")
         parts.append(Text("  ").append_text(safe_text(where, keep_newlines=False)))
         from mcplock.packages.pin import describe
 

@@ -27,7 +27,7 @@ from mcplock.errors import SecretError, UntrustedError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.packages.mcp_registry import is_name
-from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
+from mcplock.spec import TRANSPORTS, ServerSpec, Transport, looks_secret
 from mcplock.untrusted import safe_text, shell_word
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ def cmd_add(
                 raise UsageError("--name, --registry and --allow-code-env are for `mcplock add REGISTRY_NAME`")
             spec = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
         if pass_env:
-            if spec.transport != "stdio":
+            if spec.remote:
                 raise UsageError("--pass-env is for stdio servers")
             spec = replace(spec, pass_env=tuple(sorted({*spec.pass_env, *parse_pass_env(pass_env)})))
         found = core_add.Found(specs=[(spec, None)])
@@ -149,8 +149,8 @@ def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | No
         raise UsageError("--header is for remote servers")
     check_transport(transport, remote=False)
     check_args(target)
-    return ServerSpec(name=name, transport="stdio", command=target[0], args=tuple(target[1:]), env=parse_env(env),
-                      cwd=cwd, pin_resources=pin_resources)
+    return ServerSpec(name=name, transport=Transport.STDIO, command=target[0], args=tuple(target[1:]),
+                      env=parse_env(env), cwd=cwd, pin_resources=pin_resources)
 
 
 class Asks(core_add.Hooks):

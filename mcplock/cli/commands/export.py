@@ -53,7 +53,9 @@ def cmd_export(
     if fmt not in ("hosts", "mcp-lock-v1"):
         raise UsageError(f"unknown format `{fmt}` for export", hint="use --format hosts|mcp-lock-v1")
     org = orgpolicy.resolve(policy)  # a tool it denies is written as deny, whatever the lock says
-    lock = load(cli.lockfile)
+    from mcplock.core.check import verified
+
+    lock = verified(load(cli.lockfile), cli.lockfile)  # a hand-edited lock is not exported
     if fmt == "mcp-lock-v1":
         if hosts or guard is not None:
             raise UsageError("--host and --guard are for the hosts' files, not --format mcp-lock-v1",

@@ -42,7 +42,7 @@ def cmd_list(
     return 0
 
 
-def verify(lock) -> tuple[dict[Key, str], set[Key]]:  # type: ignore[no-untyped-def]
+def verify(lock) -> tuple[dict[Key, str], set[Key]]:
     """Each item's stored hashes checked once against its definitions: (item -> the hash of its
     accepted definition, where they match: what the lint cache may be keyed by; the items whose
     accepted or pending definition does not match its hash). A hand-edited definition is thus
@@ -60,7 +60,7 @@ def verify(lock) -> tuple[dict[Key, str], set[Key]]:  # type: ignore[no-untyped-
     return hashes, tampered
 
 
-def drift_evidence(lockfile: str, lock) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+def drift_evidence(lockfile: str, lock) -> list[dict[str, object]]:
     """Calls that passed the locked schema and failed upstream (recorded by `mcplock run`/`call`)."""
     from mcplock.guard import evidence
 

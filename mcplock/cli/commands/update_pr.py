@@ -153,7 +153,7 @@ def _origin_url(where: str) -> str | None:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
-def _mover(cli: context.Cli, probe: ProbeArgs):  # type: ignore[no-untyped-def]
+def _mover(cli: context.Cli, probe: ProbeArgs):
     def move(lockfile: str, rows: list) -> object:
         from mcplock.cli.commands.update import move_pins
         from mcplock.core.diff import diff_servers
@@ -177,7 +177,7 @@ def _mover(cli: context.Cli, probe: ProbeArgs):  # type: ignore[no-untyped-def]
     return move
 
 
-def _render(lock_path: str):  # type: ignore[no-untyped-def]
+def _render(lock_path: str):
     def render(branch: str, moved: object) -> tuple[str, str, str]:
         from mcplock.core.gitrepo import TRAILER
         from mcplock.core.update_pr import Moved
