@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import sys
 
-GLOBAL_FLAGS = {"--no-color", "-q", "--quiet", "-v", "--verbose"}
-GLOBAL_VALUED = {"--lockfile"}
+from mcplock.argv import GLOBAL_FLAGS, GLOBAL_VALUED  # a leaf: the CLI reads them too
 
 
 def normalise(argv: list[str]) -> list[str]:

@@ -138,11 +138,14 @@ def validate_arguments(tool: LockedTool, arguments: Any) -> None:
     except jsonschema.SchemaError as e:
         raise InvalidArguments(f"the locked schema of `{tool.server}/{tool.name}` is not a valid JSON Schema: "
                                f"{e.message}", [e.message]) from None
+    from mcplock.guard.calls import Declared
+
     validator = cls(schema)
     instance = dict(arguments) if isinstance(arguments, Mapping) else arguments
     errors = sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
-    if errors:
-        msgs = [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}" for e in errors]
+    msgs = Declared(schema).undeclared(instance)  # an argument no reviewed definition asked for
+    msgs += [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}" for e in errors]
+    if msgs:
         raise InvalidArguments(f"arguments for `{tool.server}/{tool.name}` do not match its locked schema: "
                                + "; ".join(msgs), msgs)
 

@@ -21,6 +21,14 @@ SKILLS_EXTENSION = "io.modelcontextprotocol/skills"  # SEP-2640, experimental
 APP_MIME_TYPE = "text/html;profile=mcp-app"
 UI_SCHEME = "ui://"
 
+
+
+def is_ui_uri(uri: object) -> bool:
+    """Whether ``uri`` names an App document: a ``ui://`` URI in any letter case (a URI's scheme
+    is case-insensitive, RFC 3986 §3.1, and hosts read ``UI://`` as ``ui://``)."""
+    return isinstance(uri, str) and uri[:len(UI_SCHEME)].lower() == UI_SCHEME
+
+
 # what a probe declares in its client capabilities, as the hosts that render Apps do
 CLIENT_EXTENSIONS: dict[str, Any] = {UI_EXTENSION: {"mimeTypes": [APP_MIME_TYPE]}}
 
@@ -35,7 +43,7 @@ def tool_ui_uri(tool: Any) -> str | None:
     uri = ui.get("resourceUri") if isinstance(ui, dict) else None
     if not isinstance(uri, str):
         uri = meta.get("ui/resourceUri")
-    return uri if isinstance(uri, str) and uri.startswith(UI_SCHEME) else None
+    return uri if isinstance(uri, str) and is_ui_uri(uri) else None
 
 
 def ui_uris(tools: list[dict[str, Any]]) -> list[str]:
@@ -141,8 +149,9 @@ def content_bytes(content: Any) -> bytes | None:
 
     if not isinstance(content, dict):
         return None
-    if isinstance(content.get("text"), str):
-        return content["text"].encode("utf-8", "surrogatepass")
+    text = content.get("text")
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogatepass")
     if isinstance(content.get("blob"), str):
         try:
             return base64.b64decode(content["blob"], validate=True)

@@ -279,7 +279,7 @@ def _runs(srv: ServerEntry) -> tuple[Any, Any]:
     from mcplock.packages.launchers import LAUNCHERS, launcher_name, parse
     from mcplock.packages.wrappers import unwrap
 
-    if srv.spec.transport != "stdio" or not srv.spec.command:
+    if srv.spec.remote or not srv.spec.command:
         return None, None
     wrapped = unwrap(srv.spec.command, srv.spec.args)
     if wrapped is not None:
@@ -306,7 +306,7 @@ def identities(srv: ServerEntry) -> list[str]:
         out.append(wrapped.identity)
     elif srv.spec.package is not None:
         out.append(f"{srv.spec.package.registry}:{srv.spec.package.name}")
-    elif srv.spec.transport == "stdio":
+    elif srv.spec.stdio:
         out.append(f"{direct.registry}:{direct.name}" if isinstance(direct, Launch) else "local")
     if srv.spec.url:
         out.append(srv.spec.url)

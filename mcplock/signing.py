@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -261,14 +262,9 @@ def parse_envelope(data: bytes, where: str) -> dict[str, Any]:
             and env["algorithm"] != ALGORITHM:
         raise SigningInputError(f"{where}: unknown signature algorithm {json.dumps(env['algorithm'])} "
                                 f"(mcp-lock-signature v1 knows only {ALGORITHM})", hint=hint)
-    from mcplock.interop.reader import _validator
-
-    errors = sorted(_validator("mcp-lock-signature-v1").iter_errors(env), key=lambda e: list(map(str, e.path)))
-    if errors:
-        first = errors[0]
-        at = "/".join(map(str, first.absolute_path))
-        raise SigningInputError(f"{where}: not a valid mcp-lock-signature v1 envelope: "
-                                f"{(at + ': ') if at else ''}{first.message}", hint=hint)
+    problem = envelope_problem(env)
+    if problem:
+        raise SigningInputError(f"{where}: not a valid mcp-lock-signature v1 envelope: {problem}", hint=hint)
     try:
         raw = base64.b64decode(env["signature"], validate=True)
     except ValueError:
@@ -279,6 +275,32 @@ def parse_envelope(data: bytes, where: str) -> dict[str, Any]:
     if "publicKey" in env and not isinstance(env["publicKey"], str):
         raise SigningInputError(f"{where}: publicKey must be a base64 string", hint=hint)
     return env
+
+
+_DIGEST = re.compile(r"sha256-[A-Za-z0-9+/]+={0,2}")
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
+_REQUIRED = ("schema", "version", "algorithm", "lockfileDigest", "publicKeyFingerprint", "signedAt", "signature")
+
+
+def envelope_problem(env: dict[str, Any]) -> str | None:
+    """What makes ``env`` not an ``mcp-lock-signature`` v1 envelope (the vendored JSON Schema's
+    rules, written out so that checking a signature does not import jsonschema: the guard starts
+    with it), or None. tests/test_signing.py holds this to the schema."""
+    missing = [k for k in _REQUIRED if k not in env]
+    if missing:
+        return f"the required member `{missing[0]}` is missing"
+    for k, want in (("schema", SCHEMA), ("version", VERSION), ("algorithm", ALGORITHM)):
+        if env[k] != want or type(env[k]) is not type(want):
+            return f"`{k}` must be {json.dumps(want)}"
+    for k in ("lockfileDigest", "policyDigest", "publicKeyFingerprint"):
+        if k in env and not (isinstance(env[k], str) and _DIGEST.fullmatch(env[k])):
+            return f"`{k}` is not a sha256-<base64> digest"
+    if not (isinstance(env["signedAt"], str) and _TIME.fullmatch(env["signedAt"])):
+        return "`signedAt` is not an RFC 3339 timestamp"
+    if not (isinstance(env["signature"], str) and _BASE64.fullmatch(env["signature"])):
+        return "`signature` is not base64"
+    return None
 
 
 def read_envelope(path: str) -> dict[str, Any] | None:

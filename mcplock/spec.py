@@ -12,10 +12,26 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any
 
-Transport = Literal["stdio", "http", "sse"]
-TRANSPORTS: tuple[str, ...] = ("stdio", "http", "sse")
+
+class Transport(StrEnum):
+    """What carries a server's messages, by the name the lock writes (``transport = "stdio"``).
+    A str: it compares, hashes and serialises as that name, so the lock's TOML is unchanged. A new
+    transport is a member here and its Connection in :data:`mcplock.probe.transport.CONNECTIONS`."""
+
+    STDIO = "stdio"  # a child process, newline-delimited JSON over its pipes
+    HTTP = "http"  # Streamable HTTP
+    SSE = "sse"  # the legacy HTTP+SSE transport
+
+    @property
+    def remote(self) -> bool:
+        """Reached at a URL (headers, OAuth), not launched here."""
+        return self is not Transport.STDIO
+
+
+TRANSPORTS: tuple[str, ...] = tuple(Transport)
 
 _TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -52,16 +68,30 @@ class ServerSpec:
     # The lock's `client-capabilities` (None: not recorded, the default is declared).
     client_capabilities: tuple[str, ...] | None = None
 
+    def __post_init__(self) -> None:
+        if type(self.transport) is not Transport:  # a name from a file or the command line
+            object.__setattr__(self, "transport", Transport(self.transport))
+
+    @property
+    def stdio(self) -> bool:
+        """Launched here as a child process (a command, its environment and directory)."""
+        return self.transport is Transport.STDIO
+
+    @property
+    def remote(self) -> bool:
+        """Reached at a URL (headers, OAuth)."""
+        return self.transport is not Transport.STDIO
+
     def launch_cwd(self, base: str) -> str | None:
         """Where the server runs: a stdio server in its ``cwd`` resolved against ``base`` (the
         lock's directory), or in ``base`` itself; a remote one has no directory of its own."""
-        if self.transport != "stdio":
+        if not self.stdio:
             return self.cwd
         return os.path.join(base, self.cwd) if self.cwd else base
 
     def stored(self) -> dict[str, object]:
         """The spec as written to the lock and hashed for ``config-hash`` (no secrets, no client)."""
-        out: dict[str, object] = {"transport": self.transport}
+        out: dict[str, object] = {"transport": str(self.transport)}
         if self.command is not None:
             out["command"] = self.command
         if self.args:

@@ -45,6 +45,7 @@ _FINDING_REASON = {
     "app-csp-widened": "an App's Content-Security-Policy widened",
     "app-permission": "an App that requests a new device permission",
     "app-domain": "an App's origin changed",
+    "internal-uri": "a resource URI that reaches cloud metadata, the loopback or walks out with `..`",
 }
 
 

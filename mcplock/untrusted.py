@@ -17,7 +17,8 @@ A *name* (of a server, tool, prompt: :func:`name_text`, :func:`safe_name`) must 
 apart from every other name: ``echo `` from ``echo`` and ``café`` (NFD, ``e`` + U+0301) from
 ``café`` (NFC). So in a name a space is shown as is only between two visible characters
 (``\x20`` at either end, doubled, or after the ``/`` of a target), every other whitespace character is escaped
-(``\xa0``), and the characters NFC would change are escaped (``cafe\u0301``). JSON output
+(``\xa0``), and the characters NFC would change are escaped (``cafe\u0301``), and so are the
+look-alikes of :func:`confusable` (``\u0455earch``, ``\uff53earch``). JSON output
 (:func:`json_text`) escapes the latter too: the same JSON value, told apart on a terminal.
 
 This module is a leaf: it imports nothing from mcplock, and rich only inside
@@ -110,9 +111,28 @@ def _inner(ch: str) -> bool:
     return not ch.isspace() and ch not in "/:"
 
 
+# scripts whose letters pass for Latin ones (Cyrillic а, Greek ο, Armenian օ, Cherokee Ꭺ …)
+_LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LISU", "CANADIAN",
+                                "TIFINAGH", "GEORGIAN", "NKO", "VAI", "DESERET", "GOTHIC", "OSAGE"})
+
+
+def confusable(s: str) -> set[int]:
+    """The indices of the characters of a name that pass for others: those NFKC would change
+    (fullwidth ``ｓ``, mathematical ``𝐬``, ligatures), and, in a name with Latin letters, the
+    letters of a script whose letters look Latin (the Cyrillic ``ѕ`` of ``ѕearch``). A name all in
+    one script (``поиск``) keeps its letters."""
+    if s.isascii():
+        return set()
+    out = {i for i, ch in enumerate(s) if not ch.isascii() and unicodedata.normalize("NFKC", ch) != ch}
+    scripts = {i: unicodedata.name(ch, "").split(" ", 1)[0] for i, ch in enumerate(s) if ch.isalpha()}
+    if "LATIN" in scripts.values():
+        out.update(i for i, script in scripts.items() if script in _LOOKALIKE_SCRIPTS)
+    return out
+
+
 def _name_escapes(s: str) -> set[int]:
     """The indices of the characters of a name shown escaped (module docstring)."""
-    out = not_nfc(s) if not s.isascii() else set()
+    out = not_nfc(s) | confusable(s) if not s.isascii() else set()
     for i, ch in enumerate(s):
         inner_space = ch == " " and 0 < i < len(s) - 1 and _inner(s[i - 1]) and _inner(s[i + 1])
         if hides(ch) or (ch.isspace() and not inner_space):

@@ -43,11 +43,19 @@ def test_a_server_that_answers_one_host_otherwise_is_named(cli, era, by, who):
     assert {(f["kind"], f["name"], f["change"], f["severity"]) for f in found} == {
         ("tool", "search_notes", "changed", "critical"), ("tool", "sync_notes", "only-here", "critical")}
     assert d["servers"][0]["changes"] == []  # not drift of the lock: another answer to another host
+    if by != "name:cursor-vscode":
+        return  # every report format once (each run probes six times)
     text = cli("diff", "--cloak")
     label = next(iter(who)).split(" (")[0]
     assert text.returncode == 1 and "cloaked tool sync_notes" in text.stdout and label in text.stdout
     md = cli("diff", "--cloak", "--format", "markdown")
     assert md.returncode == 1 and "Cloaking probe" in md.stdout and "sync_notes" in md.stdout
+    gh = cli("diff", "--cloak", "--format", "github")
+    assert gh.returncode == 1 and "::error" in gh.stdout
+    assert "title=mcplock cloaking (critical)%3A notes/sync_notes" in gh.stdout
+    sarif = json.loads(cli("diff", "--cloak", "--format", "sarif").stdout)
+    results = [r for r in sarif["runs"][0]["results"] if r["ruleId"] == "cloaking"]
+    assert len(results) == 2 and all(r["level"] == "error" for r in results)
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])

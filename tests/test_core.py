@@ -60,7 +60,7 @@ def test_targets_refuse_what_is_not_a_target():
 def test_entry_and_spec_round_trip(tmp_path):
     spec = ServerSpec(name="docs", transport="stdio", command="python", args=("server.py",), env={"A": "${A}"},
                       cwd="sub", source=".mcp.json")
-    entry = specs.entry_from_spec(spec, "all", "sha256:x")
+    entry = specs.entry_from_spec(spec, "all", "sha256:x", auth=None)
     back = entry.as_launched(str(tmp_path))
     assert back.command == "python" and back.args == ("server.py",) and back.env == {"A": "${A}"}
     assert back.cwd == os.path.join(str(tmp_path), "sub") == specs.probe_spec(spec, str(tmp_path)).cwd

@@ -35,6 +35,9 @@ def _project() -> dict[str, bytes]:
         text = (DATA / sample).read_text()
         if rel == ".codex/config.toml":
             text += '\n[mcp_servers.docs]\ncommand = "python"\nargs = ["server.py"]\n'
+        if rel == "opencode.json":
+            docs = '\n    "docs": {"type": "local", "command": ["python", "server.py"]},'
+            text = text.replace('"mcp": {', '"mcp": {' + docs, 1)
         if rel == ".gemini/settings.json":
             text = text.replace(
                 '"project-tools": {', '"docs": {\n      "command": "python"\n    },\n    "project-tools": {'
@@ -109,7 +112,7 @@ def test_check_reports_exported_settings_that_drift(cli):
     _flags(cli)
     cli("export")
     assert cli("check").returncode == 0
-    cli("enable", "docs/delete_page")
+    cli("enable", "docs/delete_page", "--no-export")
     r = cli("check")
     assert r.returncode == 1 and ".claude/settings.json" in r.stdout and "mcplock export --host claude-code" in r.stdout
     cli("export")

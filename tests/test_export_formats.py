@@ -34,7 +34,7 @@ def test_cursor_allowlist_and_cli_permissions_golden(cli):
     assert Path(".cursor/cli.json").read_bytes() == (GOLDEN / "cursor_cli.json.golden").read_bytes()
     assert Path(".cursor/permissions.json").read_text() == \
         '{\n  // team rules\n  "mcpAllowlist": ["github:*", "docs:search_docs"]\n}\n'
-    cli("approval", "docs/search_docs", "always")
+    cli("approval", "docs/search_docs", "always", "--no-export")
     assert cli("check").returncode == 1
     assert cli("export", "--host", "cursor").returncode == 0
     assert Path(".cursor/permissions.json").read_text() == '{\n  // team rules\n  "mcpAllowlist": ["github:*"]\n}\n'
@@ -43,7 +43,9 @@ def test_cursor_allowlist_and_cli_permissions_golden(cli):
 
 def test_jsonc_comments_trailing_commas_tabs_and_crlf_survive(cli):
     make_lock()
-    text = (DATA / "opencode.v2.jsonc").read_text().replace("  ", "\t").replace("\n", "\r\n")
+    text = (DATA / "opencode.v2.jsonc").read_text().replace(  # the lock's server, launched by opencode
+        '"servers": {', '"servers": {\n      "docs": {"type": "local", "command": ["python", "server.py"]},', 1)
+    text = text.replace("  ", "\t").replace("\n", "\r\n")
     Path("opencode.jsonc").write_bytes(text.encode())
     _flags(cli)
     assert cli("export").returncode == 0

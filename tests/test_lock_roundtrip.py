@@ -7,7 +7,7 @@ import tomllib
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcplock.lock import peek, read, write
+from mcplock.lock import read, write
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import Entry, Lock, Pending, ServerEntry
 from mcplock.spec import ServerSpec
@@ -120,4 +120,3 @@ def test_server_text_never_starts_a_line_with_a_bracket():
     headers = [line for line in text1.splitlines() if line.startswith("[") and line.rstrip().endswith("]")]
     assert all(h.startswith("[server.s") for h in headers), headers
     assert read.loads(text1).servers["s"].tools["t"].definition == d
-    assert list(peek.peek_servers(text1)) == ["s"]

@@ -106,7 +106,7 @@ def _assert_both_kept(repo: Path) -> None:
 def test_install_is_idempotent_and_names_the_running_mcplock(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     attrs = (repo / ".gitattributes").read_text()
-    assert attrs == "mcp.lock merge=mcplock\n"
+    assert attrs == "mcp.lock merge=mcplock\nmcp.lock.exports.json merge=mcplock\n"
     driver = git(repo, "config", "--local", "merge.mcplock.driver").stdout.strip()
     assert driver.endswith(" merge-driver run %O %A %B %P")
     command = driver[: -len(" merge-driver run %O %A %B %P")]
@@ -123,7 +123,8 @@ def test_install_keeps_the_users_own_attributes(tmp_path: Path) -> None:
     git(repo, "init", "-q")
     (repo / ".gitattributes").write_text("*.png binary")  # no trailing newline
     assert mcplock(repo, "merge-driver", "install").returncode == 0
-    assert (repo / ".gitattributes").read_text() == "*.png binary\nmcp.lock merge=mcplock\n"
+    assert (repo / ".gitattributes").read_text() == \
+        "*.png binary\nmcp.lock merge=mcplock\nmcp.lock.exports.json merge=mcplock\n"
 
 
 def test_install_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:
@@ -342,7 +343,7 @@ def test_init_offers_the_driver_on_a_terminal_and_hints_off_it(tmp_path: Path) -
     code, out = answer(["init"], ["y"], cwd=repo, env=_env())
     assert code == 0, out
     assert "merge mcp.lock as data" in out and "[Y/n]" in out
-    assert (repo / ".gitattributes").read_text() == "mcp.lock merge=mcplock\n"
+    assert (repo / ".gitattributes").read_text() == "mcp.lock merge=mcplock\nmcp.lock.exports.json merge=mcplock\n"
     assert git(repo, "config", "--local", "merge.mcplock.driver").stdout.strip().endswith("%O %A %B %P")
     code, out = answer(["init"], [], cwd=repo, env=_env())  # installed: not offered again
     assert code == 0 and "[Y/n]" not in out

@@ -199,3 +199,26 @@ def test_a_template_in_a_remotes_host_or_query_is_refused(cli, registry, npm, tm
     assert r.returncode == 2, r.stdout + r.stderr
     assert "has a template in its" in joined(r) and "ghp-secret" not in r.stderr
     assert not Path("mcp.lock").exists()
+
+
+def test_an_http_answer_the_oauth_provider_would_read_whole_is_capped(registry):
+    # the probe's client (the one the SDK's OAuth provider reads metadata and token answers with)
+    import asyncio
+
+    import httpx2
+
+    from mcplock.probe import ProbeOptions
+    from mcplock.probe.http import new_client
+
+    registry.flood("/.well-known/oauth-authorization-server", 70 * 1024 * 1024)
+    registry.publish(server_json(ACME, "1.0.0"))
+
+    async def main() -> None:
+        async with new_client(ProbeOptions(timeout=60)) as client:
+            with pytest.raises(httpx2.ReadError, match="larger than 64 MiB, the most mcplock reads of one answer"):
+                await client.get(registry.url + "/.well-known/oauth-authorization-server")
+            ok = await client.get(f"{registry.url}/v0.1/servers/{ACME.replace('/', '%2F')}/versions/latest")
+            assert ok.status_code == 200 and ok.json()["server"]["name"] == ACME
+
+    asyncio.run(main())
+    assert registry.chunks_sent < 69

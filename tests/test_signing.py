@@ -296,7 +296,8 @@ def test_check_without_signing_does_not_import_cryptography(cli):
     keygen("alice")
     assert cli("sign", "--key", "alice").returncode == 0
     probe = ("import sys\nfrom mcplock.__main__ import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
-             "    pass\nsys.stderr.write('CRYPTO=' + str('cryptography' in sys.modules))\n")
+             "    pass\nsys.stderr.write('SCHEMA=' + str('jsonschema' in sys.modules) + ' CRYPTO=' + "
+             "str('cryptography' in sys.modules))\n")
     plain = subprocess.run([sys.executable, "-c", probe, "check"], capture_output=True, text=True, timeout=60)
     assert plain.stderr.endswith("CRYPTO=False"), plain.stderr
     p = policy(fingerprint_of("alice.pub"), require=False)  # keys listed, nothing required
@@ -306,7 +307,7 @@ def test_check_without_signing_does_not_import_cryptography(cli):
     p = policy(fingerprint_of("alice.pub"))
     signed = subprocess.run([sys.executable, "-c", probe, "check", "--policy", p], capture_output=True, text=True,
                             timeout=60)
-    assert "CRYPTO=True" in signed.stderr  # the check that verifies a signature does
+    assert signed.stderr.endswith("SCHEMA=False CRYPTO=True"), signed.stderr  # it verifies; jsonschema: never
 
 
 def test_a_flag_policy_adds_to_the_environments_and_never_widens_its_keys(cli):
@@ -351,3 +352,30 @@ def test_an_exported_document_signed_for_other_tools(cli):
     Path("bad.json").write_text('{"specVersion": 2, "entries": []}')
     r = cli("sign", "--key", "alice", "--document", "bad.json")
     assert r.returncode == 2 and "spec-version" in r.stderr and "Traceback" not in r.stderr  # an input error
+
+
+def test_the_envelope_rules_are_the_schemas():
+    """`mcplock.signing.envelope_problem` writes the vendored schema's rules out (no jsonschema on the
+    guard's start): both give the same verdict on each envelope here."""
+    from jsonschema import Draft202012Validator
+
+    from mcplock.signing import envelope_problem
+
+    from conftest import ROOT
+
+    schema = json.loads((ROOT / "mcplock/interop/schemas/mcp-lock-signature-v1.schema.json").read_text())
+    good = {"schema": "mcp-lock-signature", "version": 1, "algorithm": "ed25519",
+            "lockfileDigest": "sha256-" + "A" * 43 + "=", "policyDigest": "sha256-" + "B" * 43 + "=",
+            "publicKeyFingerprint": "sha256-" + "C" * 43 + "=", "signedAt": "2026-12-01T21:45:01.322Z",
+            "signature": "D" * 86 + "==", "publicKey": "MCow", "extra": [1]}
+    cases = [good, {k: v for k, v in good.items() if k != "policyDigest"}]
+    for k in ("schema", "version", "algorithm", "lockfileDigest", "publicKeyFingerprint", "signedAt", "signature"):
+        cases.append({x: v for x, v in good.items() if x != k})
+    for k, bad in (("schema", "mcp-lock"), ("version", 2), ("version", "1"), ("version", True),
+                   ("algorithm", "rsa"), ("lockfileDigest", "sha256:ab"), ("policyDigest", "sha512-AA=="),
+                   ("publicKeyFingerprint", 7), ("signedAt", "2026-12-01"), ("signedAt", "2026-12-01T21:45:01+0100"),
+                   ("signedAt", "2026-12-01T21:45:01+01:00"), ("signature", "not base64!"), ("signature", None)):
+        cases.append({**good, k: bad})
+    for env in cases:
+        by_schema = not list(Draft202012Validator(schema).iter_errors(env))
+        assert (envelope_problem(env) is None) == by_schema, env

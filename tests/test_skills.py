@@ -188,3 +188,29 @@ def test_a_skill_file_digest_matches_what_the_listing_says(skills):
     assert file_mismatch(locked, [{"uri": SCRIPT, "blob": base64.b64encode(data).decode()}]) is None
     assert file_mismatch(locked, [{"uri": SCRIPT, "text": data.decode() + " "}]) is not None
     assert file_mismatch(locked, [{"uri": SCRIPT, "text": "x"}, {"uri": SCRIPT, "text": "y"}]) is not None
+
+
+def test_the_review_walk_shows_a_skill_file_by_file_and_accepting_it_serves_it(cli, skills):
+    from ptyrun import Pty
+
+    _add(cli, skills)
+    (skills / "deploy" / "scripts" / "run.sh").write_text("#!/bin/sh\nmake deploy ENV=production\n")
+    (skills / "deploy" / "scripts" / "rollback.sh").write_text("#!/bin/sh\nmake rollback\n")
+    (skills / "ops" / "report" / "SKILL.md").write_text("---\nname: report\ndescription: The weekly report.\n---\nx\n")
+    assert cli("refresh").returncode == 0
+    assert cli("check").returncode == 1  # pending review fails the gate
+    p = Pty("accept", "ops")
+    screen = p.expect("[a/r/s/A/q/?] ")  # [1/2]: the content-bound skill, its set of files changed
+    assert "ops/skill:skill://deploy/SKILL.md" in screen
+    assert "changed skill://deploy/scripts/run.sh" in screen and "added   skill://deploy/scripts/rollback.sh" in screen
+    p.send("a")
+    screen = p.expect("[a/r/s/A/q/?] ")
+    assert "dynamic skill" in screen  # the next item: the dynamic one, said so
+    p.send("A")
+    code, out = p.wait()
+    assert code == 0, out
+    assert cli("check").returncode == 0 and _diff(cli)["exit_code"] == 0
+    with Host("ops") as h:
+        h.initialize()
+        (c,) = h.request("resources/read", {"uri": "skill://deploy/scripts/rollback.sh"})["result"]["contents"]
+        assert c["text"] == "#!/bin/sh\nmake rollback\n"  # accepted: now a listed file, verified

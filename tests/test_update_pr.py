@@ -430,3 +430,13 @@ def test_branch_names_are_valid_refs_and_never_shared():
     assert names[2].startswith("mcplock/update-my-server-") and len(set(names)) == len(names)
     for n in names:
         assert subprocess.run(["git", "check-ref-format", "--branch", n], capture_output=True).returncode == 0, n
+
+
+def test_the_repository_is_read_from_a_github_origin():
+    from mcplock.core.github import repository_of
+
+    for url in ("https://github.com/octo-org/app.git", "https://x-access-token:t@github.com/octo-org/app",
+                "git@github.com:octo-org/app.git", "ssh://git@github.com/octo-org/app.git"):
+        assert repository_of(url) == "octo-org/app", url
+    for url in ("https://gitlab.com/octo-org/app.git", "https://github.com.evil/octo-org/app", "/srv/app.git"):
+        assert repository_of(url) == "", url

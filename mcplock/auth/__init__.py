@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
+from mcplock.spec import Transport
+
 if TYPE_CHECKING:
     import httpx2
 
@@ -42,12 +44,12 @@ def wants_oauth(spec: ServerSpec, environ: Mapping[str, str]) -> bool:
     Without a token the fast path runs, and a 401 comes back as "needs credentials" with the
     command that logs in (the CLI runs that login itself with ``--login`` or on a TTY).
     """
-    if spec.transport not in ("http", "sse") or not spec.url:
+    if not spec.remote or not spec.url:
         return False
     if spec.auth is not None and (spec.auth.method in ("client-credentials", "identity-assertion")
-                                  or spec.transport == "sse"):
+                                  or spec.transport is Transport.SSE):
         return True  # (over SSE: to say that OAuth needs Streamable HTTP)
-    if spec.transport != "http" or any(k.lower() == "authorization" for k in spec.headers):
+    if spec.transport is not Transport.HTTP or any(k.lower() == "authorization" for k in spec.headers):
         return False
     from mcplock.auth.store import TokenStore
     from mcplock.spec import expand
@@ -76,7 +78,7 @@ def login_http_client(say: Callable[[str], None]) -> HttpClientFactory:
 
     def factory(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]) -> httpx2.AsyncClient:
         header = any(k.lower() == "authorization" for k in spec.headers)
-        if spec.transport == "http" and spec.url and not header and (spec.auth is not None
+        if spec.transport is Transport.HTTP and spec.url and not header and (spec.auth is not None
                                                                       or wants_oauth(spec, environ)):
             from mcplock.auth.client import login_client
 

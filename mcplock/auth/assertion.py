@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import AsyncGenerator, Mapping
+from typing import Any
 from urllib.parse import quote
 
 import httpx2
@@ -132,7 +133,7 @@ class _Storage(FileTokenStorage):
 
     issuer: str | None = None
 
-    async def set_tokens(self, tokens):  # type: ignore[no-untyped-def]
+    async def set_tokens(self, tokens: Any) -> None:
         await super().set_tokens(tokens)
         if self.issuer:
             self.store.update(self.url, auth_server_url=self.issuer)
@@ -189,7 +190,7 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
         finally:
             await flow.aclose()
 
-    def _discovered(self, prm) -> str:  # type: ignore[no-untyped-def]
+    def _discovered(self, prm: Any) -> str:
         name = self.spec.name
         if prm is None or not prm.authorization_servers:
             raise ProbeError("auth", f"server `{name}` names no authorization server (no protected-resource "

@@ -24,7 +24,7 @@ from mcplock.errors import COMMAND, ProbeError
 from mcplock.probe import ProbeOptions
 from mcplock.probe.errors import login_action
 from mcplock.probe.http import new_client
-from mcplock.spec import ServerSpec, expand
+from mcplock.spec import ServerSpec, Transport, expand
 from mcplock.untrusted import sanitize
 
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def _not_interactive(spec: ServerSpec, provider: Any) -> tuple[Callable[[str], A
 
 def oauth_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]) -> httpx2.AsyncClient:
     """The probe's client for a server on the OAuth path (never interactive)."""
-    if spec.transport != "http":
+    if spec.transport is not Transport.HTTP:
         raise ProbeError("config", f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
                          hint="use the server's /mcp endpoint with --transport http")
     provider = build_provider(spec, environ)
@@ -111,7 +111,7 @@ def login_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str
     the authorization URL is shown through ``say`` and opened in the browser, the loopback
     callback receives the code, and the request goes out again. The wait for the browser is
     bounded by the run's timeout (the error then says to raise ``--timeout``)."""
-    if spec.transport != "http" or (spec.auth is not None and spec.auth.method in NO_LOGIN):
+    if spec.transport is not Transport.HTTP or (spec.auth is not None and spec.auth.method in NO_LOGIN):
         return oauth_client(spec, opts, environ)  # (nothing to log in to: no person in these grants, or the SSE error)
     from mcplock.auth.callback import LoopbackCallback, open_in_browser
     from mcplock.auth.login import _stored_port

@@ -21,7 +21,7 @@ from mcplock.auth.provider import build_provider
 from mcplock.auth.store import StagedStore, TokenStore, describe
 from mcplock.errors import ProbeError
 from mcplock.probe.errors import HttpErrors
-from mcplock.spec import AuthSpec, ServerSpec, expand
+from mcplock.spec import AuthSpec, ServerSpec, Transport, expand
 from mcplock.untrusted import sanitize
 
 DEFAULT_LOGIN_TIMEOUT = 300.0
@@ -74,7 +74,7 @@ async def login(
     place, except a stored dynamic registration the token endpoint rejects (``invalid_client``),
     which is forgotten so the next login registers again.
     """
-    if spec.transport != "http" or not spec.url:
+    if spec.transport is not Transport.HTTP or not spec.url:
         raise ProbeError("config", f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
                          hint="use the server's /mcp endpoint with --transport http")
     url = expand(spec.url, environ, spec.secrets)
@@ -144,8 +144,9 @@ def _rpc_result(resp: httpx2.Response) -> dict[str, Any]:
     for b in bodies:
         with contextlib.suppress(ValueError):
             obj = json.loads(b)
-            if isinstance(obj, dict) and isinstance(obj.get("result"), dict):
-                return obj["result"]
+            res = obj.get("result") if isinstance(obj, dict) else None
+            if isinstance(res, dict):
+                return res
     return {}
 
 

@@ -169,7 +169,8 @@ class _Restoring:
         if response.status_code != 200:
             body = await response.aread()
             self.refresh_error = _oauth_error(body) or f"HTTP {response.status_code}"
-        return await super()._handle_refresh_response(response)  # type: ignore[misc]
+        ok: bool = await super()._handle_refresh_response(response)  # type: ignore[misc]  # the SDK's private hook
+        return ok
 
     def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         cc = isinstance(self, (ClientCredentialsProvider, JWTClientCredentialsProvider))

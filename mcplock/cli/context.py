@@ -124,7 +124,7 @@ class Cli:
 
         check_output(out_file, self.lockfile)
 
-    def _open_output(self, out_file: str):  # type: ignore[no-untyped-def]
+    def _open_output(self, out_file: str):
         self.check_output(out_file)
         try:
             return open(out_file, "w", encoding="utf-8")
@@ -153,4 +153,4 @@ def of(ctx: typer.Context) -> Cli:
     root = ctx.find_root()
     if not isinstance(root.obj, Cli):
         root.obj = Cli(lockfile=os.environ.get("MCPLOCK_LOCKFILE") or "mcp.lock")
-    return root.obj  # type: ignore[no-any-return]
+    return root.obj

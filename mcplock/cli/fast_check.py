@@ -52,9 +52,10 @@ def run(lockfile: str, quiet: bool) -> int | None:
         lock = load(lockfile)
         findings = run_check(lock, lockfile, org)
         from mcplock.core.lookalikes import lookalike_warnings
+        from mcplock.core.merge_driver import override_warning
 
         if findings or code_env(lock) or critical_accepted(lock, findings) or lookalike_warnings(lock) \
-                or evidence.current(lockfile, lock):
+                or evidence.current(lockfile, lock) or override_warning(lockfile):
             return None
     except (McplockError, OSError):
         return None  # the full CLI says what went wrong

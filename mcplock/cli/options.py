@@ -100,7 +100,7 @@ class ProbeArgs:
     oauth_idp_client_secret: str | None = None
     oauth_issuer: str | None = None
 
-    def options(self, cli: Cli):  # type: ignore[no-untyped-def]
+    def options(self, cli: Cli):
         """The ProbeOptions of this run (built by the core)."""
         from mcplock.client_capabilities import parse
         from mcplock.core.probing import probe_options
@@ -110,7 +110,7 @@ class ProbeArgs:
                              client_version=self.client_version, verbose=cli.verbose,
                              client_capabilities=parse(self.client_capabilities))
 
-    def auth(self):  # type: ignore[no-untyped-def]
+    def auth(self):
         """The ``auth`` the --oauth-* options describe (None without them)."""
         from mcplock.core.oauth import auth_spec
 

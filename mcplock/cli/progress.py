@@ -11,7 +11,7 @@ from rich.text import Text
 
 from mcplock.cli.context import Cli
 from mcplock.errors import ProbeError
-from mcplock.spec import ServerSpec
+from mcplock.spec import ServerSpec, Transport
 from mcplock.untrusted import safe_text, visible
 
 
@@ -58,7 +58,7 @@ class Progress:
     def announce(self, specs: list[ServerSpec]) -> None:
         check_variables(self.cli, specs, self.environ)
         for spec in specs:  # it still works; it reads as what it is
-            if spec.transport == "sse" and not self.cli.quiet:
+            if spec.transport is Transport.SSE and not self.cli.quiet:
                 self.cli.err.print(Text("note: ", style="yellow").append_text(_name(spec.name)).append(
                     " uses legacy HTTP+SSE, a deprecated transport (MCP 2026-07-28): lock the server's Streamable "
                     "HTTP endpoint instead when it has one (`--transport http`, usually its /mcp URL)"))
@@ -92,7 +92,7 @@ def probe(cli: Cli, specs: list[ServerSpec], opts: Any, *, login: bool) -> dict[
     return results
 
 
-def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: bool, login: bool):  # type: ignore[no-untyped-def]
+def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: bool, login: bool):
     """Read the lock and probe the named servers (overlapped by the core), showing progress."""
     from mcplock.core.probing import load_and_probe as core_load_and_probe
 

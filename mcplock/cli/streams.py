@@ -1,9 +1,10 @@
-"""Standard output that a closed pipe cannot break.
+"""Standard output and error that a closed pipe cannot break.
 
-``mcplock check | head -1`` (or ``| true``) closes the pipe before mcplock is done writing.
-The command's answer is its exit code, not the lines nobody reads any more: a write into a
-closed pipe is dropped silently (stdout now goes to /dev/null) and the command finishes with
-the exit code it would have had.
+``mcplock check | head -1`` (or ``| true``, or ``mcplock diff 2>&1 | head -3``, where the
+progress on stderr meets the closed pipe first) closes the pipe before mcplock is done
+writing. The command's answer is its exit code, not the lines nobody reads any more: a write
+into a closed pipe is dropped silently (the stream now goes to /dev/null) and the command
+finishes with the exit code it would have had.
 """
 
 from __future__ import annotations
@@ -47,9 +48,12 @@ class PipeSafe:
 
 
 def guard_stdout() -> Any:
-    """Replace ``sys.stdout`` with a :class:`PipeSafe` proxy (once); returns the proxy."""
+    """Replace ``sys.stdout`` and ``sys.stderr`` with :class:`PipeSafe` proxies (once); returns
+    the stdout proxy."""
     import sys
 
     if not isinstance(sys.stdout, PipeSafe) and sys.stdout is not None:
-        sys.stdout = PipeSafe(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = PipeSafe(sys.stdout)
+    if not isinstance(sys.stderr, PipeSafe) and sys.stderr is not None:
+        sys.stderr = PipeSafe(sys.stderr)
     return sys.stdout

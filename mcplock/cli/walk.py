@@ -37,6 +37,12 @@ def summary(cli: Cli, tally: Tally) -> int:
         cli.say(Text(f"{result} ").append_text(safe_name(target)))
     cli.info(f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; "
              f"{tally.left} still pending")
+    if tally.high:
+        line = Text(f"accepted {len(tally.high)} item(s) with high findings: ", style="yellow")
+        for i, target in enumerate(tally.high):
+            line.append(", " if i else "").append_text(safe_name(target))
+        line.append(" (`mcplock show` reads them; `mcplock disable` hides a tool)")
+        cli.info(line)
     if tally.held:
         first = shell_word(tally.held[0])  # as typed, it reaches that item and not a look-alike
         held = Text(f"held {len(tally.held)} item(s) with critical findings (never accepted in bulk): ", style="yellow")

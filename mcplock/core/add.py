@@ -20,7 +20,7 @@ from mcplock.core.specs import entry_from_spec, lock_dir, probe_spec, runs_guard
 from mcplock.errors import HashError, ProbeError, UntrustedError, UsageError
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.lock.targets import label
-from mcplock.spec import ServerSpec
+from mcplock.spec import AuthSpec, ServerSpec
 from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
@@ -123,33 +123,39 @@ def new_only(specs: list[Staged], lockfile: str, *, explicit: bool) -> tuple[lis
 
 
 def pin_packages(specs: list[Staged], environ: Mapping[str, str] | None = None,
-                 on_pin: Callable[[ServerSpec], None] | None = None) -> tuple[list[Staged], dict[str, ProbeError]]:
+                 on_pin: Callable[[ServerSpec], None] | None = None,
+                 ) -> tuple[list[Staged], dict[str, ProbeError], dict[str, ServerSpec]]:
     """Each spec whose command runs a registry package (npx, uvx, docker run…) with its exact
     version and integrity resolved and the artefact installed in the cache; the servers whose
-    package could not be resolved (unknown, unreachable registry: not to be probed nor added, exit 3)."""
-    from mcplock.packages import pin_spec
+    package could not be resolved (unknown, unreachable registry: not to be probed nor added, exit 3);
+    and the spec that runs each verified artefact (its tree checked here, once: the probe launches it)."""
+    from mcplock.packages import pin_and_prepare
     from mcplock.packages.errors import RegistryError
     from mcplock.packages.launchers import Launch, parse
 
     out: list[Staged] = []
     failed: dict[str, ProbeError] = {}
+    ready: dict[str, ServerSpec] = {}
     for sp, chash in specs:
-        if sp.transport != "stdio" or sp.package is not None or not isinstance(parse(sp.command, sp.args), Launch):
+        if sp.remote or sp.package is not None or not isinstance(parse(sp.command, sp.args), Launch):
             out.append((sp, chash))
             continue
         if on_pin is not None:
             on_pin(sp)
         try:
-            out.append((pin_spec(sp, environ), chash))
+            pinned, ready[sp.name] = pin_and_prepare(sp, environ)
         except RegistryError as e:
             failed[sp.name] = ProbeError(e.code, e.message, hint=e.hint)
             out.append((sp, chash))  # staged as failed: not probed, not added
-    return out, failed
+            continue
+        out.append((pinned, chash))
+    return out, failed, ready
 
 
-def stage_new(specs: list[Staged], results: Results, policy: str,
-              client: dict[str, str] | None) -> tuple[list[ServerEntry], dict[str, ProbeError]]:
-    """New lock entries, everything they offer pending; and the servers that failed."""
+def stage_new(specs: list[Staged], results: Results, policy: str, client: dict[str, str] | None,
+              auths: Mapping[str, AuthSpec | None]) -> tuple[list[ServerEntry], dict[str, ProbeError]]:
+    """New lock entries, everything they offer pending (``auths``: the auth each one records,
+    :func:`mcplock.core.oauth.read_lock_auths`); and the servers that failed."""
     from mcplock.lock import review
 
     staged: list[ServerEntry] = []
@@ -159,7 +165,7 @@ def stage_new(specs: list[Staged], results: Results, policy: str,
         if isinstance(r, ProbeError):
             failed[sp.name] = r
             continue
-        entry = entry_from_spec(sp, policy, chash)
+        entry = entry_from_spec(sp, policy, chash, auth=auths.get(sp.name))
         entry.client = client
         try:
             review.stage(entry, r)
@@ -266,7 +272,7 @@ def add_servers(specs: list[Staged], *, lockfile: str, policy: str, opts: ProbeO
     --yes), an earlier trust in this project, or a yes to ``hooks.trust``; else the refusal
     names ``how`` (the command that trusts)."""
     from mcplock.core import trust as core_trust
-    from mcplock.core.oauth import discovered_launch
+    from mcplock.core.oauth import discovered_launch, read_lock_auths
     from mcplock.core.probing import probe
     from mcplock.core.registry import check_claims
     from mcplock.lint.entries import lint_entries
@@ -274,7 +280,7 @@ def add_servers(specs: list[Staged], *, lockfile: str, policy: str, opts: ProbeO
 
     base = lock_dir(lockfile)
     for sp, _ in specs:  # named before anything is trusted, fetched or installed
-        named = named_package(sp.command, sp.args) if sp.transport == "stdio" else None
+        named = named_package(sp.command, sp.args) if sp.stdio else None
         found = lookalike(*named, sp.registry.name if sp.registry is not None else None) if named else None
         if found is not None:
             hooks.lookalike(sp, found)
@@ -287,17 +293,19 @@ def add_servers(specs: list[Staged], *, lockfile: str, policy: str, opts: ProbeO
     else:
         _gate(asked, base, how, hooks)
     check_claims([sp for sp, _ in specs], opts.environ)  # an impostor registry entry: refused, nothing installed
-    specs, unpinned = pin_packages(specs, opts.environ, on_pin=hooks.pinning)
+    specs, unpinned, ready = pin_packages(specs, opts.environ, on_pin=hooks.pinning)
     launch = [probe_spec(sp, base) for sp, _ in specs if sp.name not in unpinned]
     core_trust.trust(launch, base)
     results: Results = {}
     if launch:
         hooks.probing(launch)
-        results = probe(launch, opts, lockfile=lockfile, login=login, on_event=hooks.event, say=hooks.say)
+        results = probe(launch, opts, lockfile=lockfile, login=login, on_event=hooks.event, say=hooks.say,
+                        prepared={n: probe_spec(sp, base) for n, sp in ready.items()})
         hooks.probed(results)
-    core_trust.trust(discovered_launch(launch), base)  # (SEP-990: the issuer it found is locked)
+    auths = read_lock_auths(s for s in launch if not isinstance(results.get(s.name), ProbeError))
+    core_trust.trust(discovered_launch(launch, auths), base)  # (SEP-990: the issuer it found is locked)
     results.update(unpinned)
-    staged, failed = stage_new(specs, results, policy, client)
+    staged, failed = stage_new(specs, results, policy, client, auths)
     findings = lint_entries(staged)
     done = Added()
     for entry in staged:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from mcplock.errors import HashError, McplockError
 from mcplock.lock.model import Entry, Lock
 from mcplock.lock.targets import format_target, label
-from mcplock.untrusted import shell_word
+from mcplock.untrusted import name_text, shell_word
 
 if TYPE_CHECKING:
     from mcplock.orgpolicy import OrgPolicy
@@ -62,7 +62,7 @@ def integrity(lock: Lock) -> list[Finding]:
                 if actual != stored:
                     out.append(Finding(
                         "hash-mismatch", sname,
-                        f"{what} `{label(sname, e)}`: the stored definition does not match its hash "
+                        f"{what} `{name_text(label(sname, e))}`: the stored definition does not match its hash "
                         "(edited by hand or tampered with)",
                         f"restore mcp.lock from git (`git checkout -- {lock.path or 'mcp.lock'}`), "
                         f"or run `mcplock refresh {shell_word(sname)}` (it stages what the server offers) and "
@@ -70,6 +70,21 @@ def integrity(lock: Lock) -> list[Finding]:
                         e.kind, e.key, _table(sname, e),
                     ))
     return out
+
+
+def verified(lock: Lock, lock_path: str) -> Lock:
+    """``lock``, once every stored definition matches its hash; else the error (exit 2) that
+    names the items and how to restore them. Every command that acts on what the lock holds
+    (``diff``, ``export``, ``update``, the guard) reads it through this before anything else: a
+    hand-edited definition is never a baseline, never served, never exported."""
+    from mcplock.errors import LockfileError
+
+    bad = integrity(lock)
+    if not bad:
+        return lock
+    items = "; ".join(f.message for f in bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
+    raise LockfileError(f"the lock fails its hashes: {items}", path=lock_path,
+                        hint=f"{bad[0].hint}; `mcplock check` lists every one", code="hash-mismatch")
 
 
 def read_notes(lock: Lock) -> list[Finding]:
@@ -94,7 +109,7 @@ def pending(lock: Lock) -> list[Finding]:
             target = label(sname, e)
             out.append(Finding(
                 "pending", sname,
-                f"{e.kind} `{target}`: pending {e.pending.change} awaits review",
+                f"{e.kind} `{name_text(target)}`: pending {e.pending.change} awaits review",
                 f"review with `mcplock diff {shell_word(sname)}`, then `mcplock accept {shell_word(target)}` or "
                 f"`mcplock reject {shell_word(target)}`",
                 e.kind, e.key, _table(sname, e),
@@ -118,7 +133,7 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
         if not os.path.lexists(path):
             for sname in names:
                 out.append(Finding(
-                    "source-missing", sname, f"`{sname}` was imported from {source}, which no longer exists",
+                    "source-missing", sname, f"`{name_text(sname)}` was imported from {source}, which no longer exists",
                     f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
                     table=("server", sname),
                 ))
@@ -128,7 +143,8 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
         except McplockError as err:
             for sname in names:
                 out.append(Finding(
-                    "config-error", sname, f"`{sname}` was imported from {source}, which cannot be read: {err.message}",
+                    "config-error", sname,
+                    f"`{name_text(sname)}` was imported from {source}, which cannot be read: {err.message}",
                     err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`", table=("server", sname),
                 ))
             continue
@@ -137,55 +153,88 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
             imported = cfg.servers.get(sname)
             if imported is None:
                 out.append(Finding(
-                    "config-missing", sname, f"`{sname}` is locked but no longer in {source}",
+                    "config-missing", sname, f"`{name_text(sname)}` is locked but no longer in {source}",
                     f"run `mcplock remove {shell_word(sname)}` (or put it back in {source})", table=("server", sname),
                 ))
             elif routed(imported, sname):
                 continue  # routed through the guard (`mcplock export --guard`, or by hand): in sync by construction
             elif config_hash(imported.spec) != srv.config_hash:
                 out.append(Finding(
-                    "config-changed", sname, f"`{sname}` changed in {source} since it was locked",
+                    "config-changed", sname, f"`{name_text(sname)}` changed in {source} since it was locked",
                     f"run `mcplock refresh {shell_word(sname)}` to re-import and re-probe it", table=("server", sname),
                 ))
         for name in sorted(cfg.servers):
             if name not in lock.servers:
                 out.append(Finding(
-                    "not-locked", name, f"`{name}` is in {source} but not in the lock",
+                    "not-locked", name, f"`{name_text(name)}` is in {source} but not in the lock",
                     f"run `mcplock add --from {source} {name}`",
                 ))
     return out
 
 
-def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
+def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None,
+                policy: str | None = None) -> list[Finding]:
     """Host settings written by ``mcplock export`` that no longer say what the lock says: a flag
-    changed since the last export, or a rule mcplock wrote was edited or removed by hand."""
+    changed since the last export, or a rule mcplock wrote was edited or removed by hand.
+    ``policy``: the ``--policy`` file ``org`` came from; without one, the policy the export
+    recorded is what the settings are compared with. Every hint names the policy in effect."""
     from mcplock.core.export_record import record_path
 
     if not os.path.exists(record_path(lock_path)):  # never exported: skip the exporters' imports
         return []
-    from mcplock.core.export import load_record, plan
+    from mcplock.core import export_record
+    from mcplock.core.export import plan, policy_hint, policy_to_record, recorded_policy
 
-    record = load_record(lock_path)
-    hosts = sorted({st.host for st in record.values()})
-    if not hosts:
-        return []
     try:
-        p = plan(lock, lock_path, hosts, org=org)
+        rec = export_record.load(lock_path)
+    except McplockError as err:
+        return [Finding("export-error", "", err.message, err.hint or "restore it from git")]
+    if not rec.hosts:
+        return []
+    shown = policy
+    if policy is None and rec.policy is not None:
+        from mcplock import orgpolicy
+
+        shown = recorded_policy(lock_path, rec.policy)
+        try:
+            org = orgpolicy.resolve(shown)
+        except McplockError as err:
+            return [Finding("export-error", "", f"the policy the last export used cannot be read: {err.message}",
+                            "restore the file, or export again without it: `mcplock export`")]
+        shown = rec.policy
+    again = policy_hint(shown)
+    try:
+        p = plan(lock, lock_path, rec.hosts, org=org,
+                 policy=rec.policy if policy is None else policy_to_record(lock_path, policy))
     except McplockError as err:
         return [Finding("export-error", "", f"exported host settings cannot be read: {err.message}",
-                        err.hint or "fix the file, then run `mcplock export`")]
+                        _regenerate_hint(err, again))]
     out = []
+    if p.record_conflicted:
+        out.append(Finding(
+            "export-conflict", "", f"{os.path.basename(p.record)}: a merge left git's conflict markers in it "
+            "(both sides were read)", f"run `mcplock export{again}`: it writes the record and every host file "
+            "again from the merged lock (`mcplock merge-driver install` merges the record as data next time)"))
     for c in p.changes:
-        if c.changed:
+        if c.conflicted:
+            out.append(Finding(
+                "export-conflict", "", f"{c.path} ({c.host}): a merge left git's conflict markers in it, between "
+                "rules mcplock wrote", f"run `mcplock export{again}`: it writes mcplock's rules again from the "
+                "merged lock and keeps your own settings"))
+        elif c.changed:
             out.append(Finding(
                 "export-drift", "", f"{c.path} ({c.host}) no longer matches the lock's flags "
                 "(a flag changed since the last export, or an exported rule was edited by hand)",
-                f"run `mcplock export --host {c.host}` (`--dry-run` shows the change)"))
+                f"run `mcplock export --host {c.host}{again}` (`--dry-run` shows the change)"))
         for text in c.contradictions:
             out.append(Finding(
                 "export-contradicted", "", f"{c.path} ({c.host}): {text}",
                 f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`"))
     return out
+
+
+def _regenerate_hint(err: McplockError, again: str) -> str:
+    return err.hint or f"fix the file, then run `mcplock export{again}`"
 
 
 def pins(lock: Lock) -> list[Finding]:
@@ -197,7 +246,7 @@ def pins(lock: Lock) -> list[Finding]:
         if problem is not None:
             out.append(Finding(
                 "pin-not-exact", sname,
-                f"`{sname}`'s {srv.spec.package.registry} pin names no one exact release: {problem}; "  # type: ignore[union-attr]
+                f"`{name_text(sname)}`'s {srv.spec.package.registry} pin names no one exact release: {problem}; "
                 "nothing of it is started",
                 f"restore mcp.lock from git, or run `mcplock update {shell_word(sname)}` to pin an exact release again",
                 table=("server", sname, "package"),
@@ -205,8 +254,8 @@ def pins(lock: Lock) -> list[Finding]:
         elif srv.spec.package is not None and not srv.spec.package.integrities():
             out.append(Finding(
                 "pin-no-integrity", sname,
-                f"`{sname}` pins {srv.spec.package.registry} package {srv.spec.package.label} without an integrity: "
-                "what runs cannot be checked",
+                f"`{name_text(sname)}` pins {srv.spec.package.registry} package {srv.spec.package.label} without "
+                "an integrity: what runs cannot be checked",
                 f"run `mcplock update {shell_word(sname)}` to resolve the pin again (or restore mcp.lock from git)",
                 table=("server", sname, "package"),
             ))
@@ -255,8 +304,6 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
 
 def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> list[Finding]:
     """``critical-accepted`` warnings: accepted, enabled items with critical rules in ``critical``."""
-    from mcplock.untrusted import name_text
-
     out: list[Finding] = []
     for sname in sorted(lock.servers):
         for e in lock.servers[sname].entries():
@@ -297,11 +344,13 @@ def code_env(lock: Lock) -> list[Finding]:
     return out
 
 
-def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None) -> list[Finding]:
+def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None,
+              policy: str | None = None) -> list[Finding]:
+    """``policy``: the ``--policy`` file ``org`` came from (named again in hints)."""
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.spec.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
-    findings += export_sync(lock, lock_path, org)
+    findings += export_sync(lock, lock_path, org, policy)
     if org is not None:
         findings += policy_findings(org, lock)
         findings += signature_findings(org, lock_path)

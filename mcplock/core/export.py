@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from mcplock.core import export_guard
-from mcplock.core.export_record import FileState, dump_record, load_record, record_path
+from mcplock.core import export_guard, export_record
+from mcplock.core.export_record import FileState, dump_record, record_path, split_conflict
+from mcplock.core.export_record import load_record as load_record  # re-exported: core/check reads the record
 from mcplock.errors import ConfigError, UsageError
-from mcplock.hosts.export import EXPORTERS, Exporter
+from mcplock.hosts.export import EXPORTERS as EXPORTERS  # re-exported: the CLI names the hosts
+from mcplock.hosts.export import Exporter
 from mcplock.hosts.export.document import Document
 from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
 from mcplock.hosts.export.safety import host_decisions
@@ -53,10 +56,17 @@ class FileChange:
     after: str
     notes: list[str] = field(default_factory=list)
     contradictions: list[str] = field(default_factory=list)  # the user's settings that override the lock
+    remove: bool = False  # an empty file an older export left, with nothing to say: removed
+    conflicted: bool = False  # a merge left git's conflict markers in it (mcplock's rules regenerated)
+
+    @property
+    def absent(self) -> bool:
+        """Nothing to say and no file: none is written (a host reads an empty file as invalid)."""
+        return self.before is None and not self.after.strip()
 
     @property
     def changed(self) -> bool:
-        return self.before != self.after
+        return self.remove or (self.before != self.after and not self.absent)
 
     def diff(self) -> str:
         a = (self.before or "").splitlines(keepends=True)
@@ -73,13 +83,20 @@ class Plan:
     states: dict[str, FileState]
     record_before: str | None
     record_after: str
+    hosts: list[str] = field(default_factory=list)  # every host exported to, as recorded
+    policy: str | None = None  # the --policy file recorded
+    record_conflicted: bool = False  # the record had git's conflict markers (both sides were read)
 
     @property
     def changed(self) -> bool:
         return any(c.changed for c in self.changes) or self.record_before != self.record_after
 
 
-def _read(root: str, path: str, shown: str, fmt: str) -> str | None:
+def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False,
+          conflict_ok: bool = False) -> str | None:
+    """The text of a host file, validated. ``empty_ok``: an empty file is returned as it is (an
+    older export left it); ``conflict_ok``: so is one with a merge's conflict markers (both sides
+    are read by the caller)."""
     from pathlib import Path
 
     from mcplock.hosts.parse import parse, read_text
@@ -100,19 +117,16 @@ def _read(root: str, path: str, shown: str, fmt: str) -> str | None:
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path) or ".", os.W_OK):
         raise ConfigError(f"{shown}: not writable", hint="make the file and its directory writable by this user")
     text = read_text(Path(path), shown)
+    if empty_ok and not text.strip():  # an empty file an older export left (it is removed)
+        return text
+    if conflict_ok and split_conflict(text) is not None:
+        return text
     data = parse(text, shown, fmt)
     if not isinstance(data, dict):
         raise ConfigError(
             f"{shown}: the top level must be an object", hint="fix the file; the host cannot read it either"
         )
     return text
-
-
-def _defined(doc: Document, exp: Exporter) -> set[str]:
-    servers = doc.get(exp.servers_keys)
-    if isinstance(servers, dict) and "servers" in servers and exp.host == "opencode":
-        servers = servers["servers"]
-    return set(servers) if isinstance(servers, dict) else set()
 
 
 def _check_shape(doc: Document, it: Item, shown: str) -> None:
@@ -134,46 +148,71 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
     notes: list[str] = []
     for it in want:
         _check_shape(doc, it, shown)
-    wanted = set(want)
+    _drop_unwanted(doc, want, old)
     owned_keys = {i.path for i in old.items if i.kind == "key"}
+    for it in want:
+        if it.kind == "list":
+            _want_list(doc, it, old, new)
+        elif it.kind == "member":
+            _want_member(doc, it, old, new)
+        else:
+            note = _want_key(doc, it, owned_keys, new, shown, exp)
+            if note is not None:
+                notes.append(note)
+    _tidy_created(doc, old, new)
+    return notes
+
+
+def _drop_unwanted(doc: Document, want: list[Item], old: FileState) -> None:
+    """What mcplock wrote before and the lock no longer says, unless a person changed it since."""
+    wanted = set(want)
+    wanted_paths = {w.path for w in want}
     for it in sorted(old.items - wanted):
         if it.kind == "member":
             doc.remove_member(it.path, it.value)
-        elif it.kind == "key" and doc.get(it.path) == it.value and it.path not in {w.path for w in want}:
+        elif it.kind == "key" and doc.get(it.path) == it.value and it.path not in wanted_paths:
             doc.delete(it.path)
         # a "list" mcplock created goes with the containers below, once empty
-    for it in want:
-        if it.kind == "list":
-            current = doc.get(it.path)
-            if current is None:
-                new.created |= set(doc.set_key(it.path, [])) | {it.path}
-                new.items.add(it)
-            elif it in old.items:
-                new.items.add(it)
-        elif it.kind == "member":
-            current = doc.get(it.path)
-            if isinstance(current, list) and it.value in current:
-                if it in old.items:
-                    new.items.add(it)
-                continue
-            new.created |= set(doc.add_member(it.path, it.value))
+
+
+def _want_list(doc: Document, it: Item, old: FileState, new: FileState) -> None:
+    if doc.get(it.path) is None:
+        new.created |= set(doc.set_key(it.path, [])) | {it.path}
+        new.items.add(it)
+    elif it in old.items:
+        new.items.add(it)
+
+
+def _want_member(doc: Document, it: Item, old: FileState, new: FileState) -> None:
+    current = doc.get(it.path)
+    if isinstance(current, list) and it.value in current:
+        if it in old.items:
             new.items.add(it)
-        else:
-            current = doc.get(it.path)
-            if current == it.value:
-                if it.path in owned_keys:
-                    new.items.add(it)
-                continue
-            if current is not None and it.path not in owned_keys:
-                notes.append(
-                    f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
-                    f"{it.value!r}; left as it is (remove it to let mcplock manage it)"
-                )
-                continue
-            siblings = doc.get(it.path[:-1])
-            before = exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
-            new.created |= set(doc.set_key(it.path, it.value, before))
+        return
+    new.created |= set(doc.add_member(it.path, it.value))
+    new.items.add(it)
+
+
+def _want_key(doc: Document, it: Item, owned_keys: set[tuple[str, ...]], new: FileState, shown: str,
+              exp: Exporter | None) -> str | None:
+    """One key the lock sets; a note when a person set it otherwise (left as it is)."""
+    current = doc.get(it.path)
+    if current == it.value:
+        if it.path in owned_keys:
             new.items.add(it)
+        return None
+    if current is not None and it.path not in owned_keys:
+        return (f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
+                f"{it.value!r}; left as it is (remove it to let mcplock manage it)")
+    siblings = doc.get(it.path[:-1])
+    before = exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
+    new.created |= set(doc.set_key(it.path, it.value, before))
+    new.items.add(it)
+    return None
+
+
+def _tidy_created(doc: Document, old: FileState, new: FileState) -> None:
+    """Containers mcplock created: an empty one no rule needs goes, the rest stay its own."""
     for path in sorted(old.created | new.created, key=len, reverse=True):
         value = doc.get(path)
         if value is None:
@@ -183,8 +222,50 @@ def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, show
         else:
             new.created.add(path)
     new.created = {p for p in new.created if doc.get(p) is not None}
-    return notes
 
+
+def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) -> str:
+    """A host file mcplock exported to, left by a merge with git's conflict markers: each side
+    without the rules the record says mcplock wrote. When those are the same settings, the
+    conflict was only between mcplock's rules, which the export writes again from the merged
+    lock: that text is returned. Otherwise the merge touched the user's own settings, which only
+    a person resolves: an error naming the file."""
+    from mcplock.hosts.parse import parse
+
+    stripped: list[Document] = []
+    for side in sides:
+        try:
+            parse(side, rel, fmt)
+        except ConfigError:
+            stripped = []
+            break
+        doc = Document(side, fmt)
+        for it in sorted(owned.items, reverse=True):
+            if it.kind == "member":
+                doc.remove_member(it.path, it.value)
+            elif it.kind == "key" and doc.get(it.path) == it.value:
+                doc.delete(it.path)
+        stripped.append(doc)
+    if len(stripped) == 2 and _bare(stripped[0], owned) == _bare(stripped[1], owned):
+        return stripped[0].text
+    raise ConfigError(
+        f"{rel}: a merge left git's conflict markers in it, and they touch your own settings, not only the "
+        "rules mcplock wrote",
+        hint=f"resolve {rel} by hand (the rules mcplock wrote may go either way), then run `mcplock export`")
+
+
+def _bare(doc: Document, owned: FileState) -> object:
+    """The settings without mcplock's containers once empty: what the user wrote."""
+    from mcplock.hosts.parse import parse
+
+    data = parse(doc.text, "", doc.fmt) if doc.text.strip() else {}
+    for path in sorted(owned.created, key=len, reverse=True):
+        node: object = data
+        for k in path[:-1]:
+            node = node.get(k) if isinstance(node, dict) else None
+        if isinstance(node, dict) and node.get(path[-1]) in ({}, []):
+            del node[path[-1]]
+    return data
 
 
 def selected_hosts(base: str, hosts: list[str]) -> list[Exporter]:
@@ -201,17 +282,29 @@ def selected_hosts(base: str, hosts: list[str]) -> list[Exporter]:
 class _Files:
     """The host files of one plan: read (and validated) once, edited in memory."""
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, record: dict[str, FileState] | None = None) -> None:
         self.base = base
+        self.record = record or {}  # what the record says mcplock wrote, per file
+        self.owned = set(self.record)  # files the record says mcplock exported to
         self.docs: dict[str, tuple[Document, str | None, str]] = {}
+        self.conflicted: set[str] = set()  # files a merge left with conflict markers
 
     def exists(self, rel: str) -> bool:
         return rel in self.docs or os.path.lexists(os.path.join(self.base, rel))
 
     def open(self, rel: str, fmt: str) -> Document:
         if rel not in self.docs:
-            before = _read(self.base, os.path.join(self.base, rel), rel, fmt)
-            self.docs[rel] = (Document(before or "", fmt), before, fmt)
+            path = os.path.join(self.base, rel)
+            owned = rel in self.owned
+            before = _read(self.base, path, rel, fmt, empty_ok=owned, conflict_ok=owned)
+            sides = split_conflict(before) if owned and before is not None else None
+            if sides is not None:  # a merge's markers: mcplock's rules are regenerated, the user's kept
+                text = _unconflict(rel, fmt, sides, self.record[rel])
+                self.conflicted.add(rel)
+            else:
+                text = before or ""
+            doc = Document(text, fmt)
+            self.docs[rel] = (doc, before, fmt)
         return self.docs[rel][0]
 
     def replace(self, rel: str, text: str) -> Document:
@@ -223,15 +316,18 @@ class _Files:
 
 
 def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = None,
-         command: str = "mcplock", org: OrgPolicy | None = None) -> Plan:
+         command: str = "mcplock", org: OrgPolicy | None = None, policy: str | None = None) -> Plan:
     """Read and validate every host file and compute what each becomes. Nothing is written.
-    ``command``: what a guard entry launches (:func:`export_guard.guard_command`)."""
+    ``command``: what a guard entry launches (:func:`export_guard.guard_command`). ``policy``:
+    the ``--policy`` file ``org`` came from, recorded for the commands that keep the export in
+    step (None: none recorded)."""
     base = os.path.dirname(os.path.abspath(lock_path))
-    record = load_record(lock_path)
+    full = export_record.load(lock_path)
+    record = full.files
     decisions = tool_decisions(lock, org)
     rel_lock = os.path.relpath(os.path.abspath(lock_path), base)
     lock_args = [] if rel_lock == "mcp.lock" else ["--lockfile", rel_lock]
-    files = _Files(base)
+    files = _Files(base, record)
     states = dict(record)
     notes: dict[str, list[str]] = {}
     exporters = selected_hosts(base, hosts)
@@ -255,40 +351,46 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
             states.pop(srel, None)
             if sstate:
                 states[srel] = sstate
-        told, told_notes = host_decisions(exp, decisions)  # no pattern names; colliding ids: deny wins
+        # rules (and notes) only for the servers this host's config launches
+        entries = _entries(exp, files, exp.launches_file or srel)
+        launched = _launched(exp, entries)
+        mine = {s: d for s, d in decisions.items() if launched is None or s in launched}
+        told, told_notes = host_decisions(exp, mine)  # no pattern names; colliding ids: deny wins
         notes.setdefault(rel, []).extend(n for n in told_notes if n not in notes[rel])
         want = exp.rules(told)
-        if exp.per_server_in_file:
-            defined = _defined(doc, exp)
-            per_server = [i for i in want if i.path[0] == exp.servers_keys[0]]
-            missing = sorted({i.path[1] for i in per_server} - defined)
-            want = [i for i in want if i not in per_server or i.path[1] in defined]
-            if missing:
-                notes.setdefault(rel, []).append(
-                    f"{rel}: no server entry for {', '.join(missing)}: its rules need the server defined in this file")
         notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel, exp))
         if not exp.default_deny and guard is not True and exp.host not in warned:
             warned.add(exp.host)
-            note = _no_default_deny(exp, lock, files, srel)
+            note = _no_default_deny(exp, lock, entries, launched)
             if note:
                 notes[rel].append(note)
         states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
-    changes = [FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []),
-                          _contradictions(rel, doc, exporters, decisions))
-               for rel, (doc, before, _fmt) in files.docs.items()]
+    changes = []
+    for rel, (doc, before, _fmt) in files.docs.items():
+        c = FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []),
+                       _contradictions(rel, doc, exporters, decisions), conflicted=rel in files.conflicted)
+        nothing = not c.after.strip() or (_fmt == "json" and re.fullmatch(r"\s*\{\s*\}\s*", c.after) is not None)
+        if nothing and not states.get(rel) and (before is None or rel in record):
+            # nothing to say: no file (a host reads an empty file as invalid JSON); one mcplock
+            # exported to that holds nothing any more (an empty one an older export left, or `{}`
+            # once its rules left) is removed
+            c.remove = before is not None
+            states.pop(rel, None)
+        changes.append(c)
     rpath = record_path(lock_path)
     try:
         with open(rpath, encoding="utf-8") as fh:
             record_before: str | None = fh.read()
     except FileNotFoundError:
         record_before = None
-    after = dump_record(states) if states or record_before is not None else ""
-    return Plan(base, rpath, changes, states, record_before, after)
+    done = sorted(set(full.hosts) | {e.host for e in exporters})
+    after = dump_record(states, done, policy) if states or exporters or record_before is not None else ""
+    return Plan(base, rpath, changes, states, record_before, after, done, policy, full.conflicted)
 
 
-def _no_default_deny(exp: Exporter, lock: Lock, files: _Files, srel: str) -> str | None:
-    """For a host whose settings cannot deny what the lock does not know: which servers it
-    launches directly (not through ``mcplock run``), and the fix."""
+def _entries(exp: Exporter, files: _Files, srel: str) -> Any:
+    """The host's server entries in ``srel`` (the object at ``servers_keys``), None when the file
+    or the object is absent."""
     if srel in files.docs:
         entries = files.docs[srel][0].get(exp.servers_keys)
     else:  # read, not opened for editing: an export without --guard leaves the servers' file alone
@@ -299,12 +401,32 @@ def _no_default_deny(exp: Exporter, lock: Lock, files: _Files, srel: str) -> str
         path = Path(files.base, srel)
         entries = None
         if path.is_file():
-            data = parse(read_text(path, srel), srel, exp.fmt)
+            text = read_text(path, srel)
+            data = parse(text, srel, exp.fmt) if text.strip() else {}
             entries = data
             for k in exp.servers_keys:
                 entries = entries.get(k) if isinstance(entries, dict) else None
+    if isinstance(entries, dict) and exp.host == "opencode" and isinstance(entries.get("servers"), dict):
+        entries = entries["servers"]
+    return entries if isinstance(entries, dict) else None
+
+
+def _launched(exp: Exporter, entries: Any) -> set[str] | None:
+    """The locked servers' names the host's project config launches (an entry routed through the
+    guard keeps its name). None: the project has no server list for this host (it may launch
+    them from the user's own config, which mcplock does not read), so every locked server.
+    Codex and Gemini rules need the server in the same file: there, only the servers it defines."""
+    if entries is None:
+        return set() if exp.per_server_in_file else None
+    return set(entries)
+
+
+def _no_default_deny(exp: Exporter, lock: Lock, entries: Any, launched: set[str] | None) -> str | None:
+    """For a host whose settings cannot deny what the lock does not know: which servers it
+    launches directly (not through ``mcplock run``), and the fix."""
     direct = sorted(s for s in lock.servers
-                    if not (isinstance(entries, dict) and exp.is_guard(entries.get(s))))
+                    if (launched is None or s in launched)
+                    and not (isinstance(entries, dict) and exp.is_guard(entries.get(s))))
     if not direct:
         return None
     return (f"{exp.host} cannot deny a tool the lock does not know (one a server starts offering after this "
@@ -344,6 +466,10 @@ def write(p: Plan) -> list[str]:
         if not c.changed:
             continue
         path = os.path.join(p.base, c.path)
+        if c.remove:
+            os.unlink(path)
+            written.append(c.path)
+            continue
         os.makedirs(os.path.dirname(path), exist_ok=True)
         write_atomic(path, _bom(path) + c.after.encode("utf-8"))
         written.append(c.path)
@@ -351,3 +477,51 @@ def write(p: Plan) -> list[str]:
         write_atomic(p.record, p.record_after.encode("utf-8"))
         written.append(os.path.relpath(p.record, p.base))
     return written
+
+
+# --- keeping an export in step ------------------------------------------------------------------
+
+
+def recorded_policy(lock_path: str, policy: str | None) -> str | None:
+    """``policy`` (a path as recorded: relative to the project, or absolute) as a path to open."""
+    if policy is None:
+        return None
+    base = os.path.dirname(os.path.abspath(lock_path))
+    return policy if os.path.isabs(policy) else os.path.normpath(os.path.join(base, policy))
+
+
+def policy_to_record(lock_path: str, policy: str | None) -> str | None:
+    """A ``--policy`` path as the record keeps it: relative to the project when inside it
+    (a teammate's clone finds it there), else absolute."""
+    if policy is None:
+        return None
+    base = os.path.realpath(os.path.dirname(os.path.abspath(lock_path)))
+    full = os.path.realpath(policy)
+    return os.path.relpath(full, base) if (full + os.sep).startswith(base + os.sep) else full
+
+
+def policy_hint(policy: str | None) -> str:
+    """`` --policy P`` for a command a hint names, when a policy file is in effect by flag or record."""
+    if not policy:
+        return ""
+    from mcplock.untrusted import shell_word
+
+    return f" --policy {shell_word(policy)}"
+
+
+def in_step(lock: Lock, lock_path: str, policy: str | None = None) -> tuple[Plan, str | None] | None:
+    """For a project that has exported (its record exists): the plan that brings every host it
+    exported to in step with ``lock``, with the policy the export recorded (``policy``: the
+    command's own ``--policy``, which wins), and the policy file in effect (for hints).
+    None: the project never exported. Nothing is written."""
+    from mcplock import orgpolicy
+
+    if not os.path.exists(record_path(lock_path)):
+        return None
+    rec = export_record.load(lock_path)
+    if not rec.hosts:
+        return None
+    org = orgpolicy.resolve(policy or recorded_policy(lock_path, rec.policy))
+    p = plan(lock, lock_path, rec.hosts, org=org, policy=rec.policy if policy is None else
+             policy_to_record(lock_path, policy))
+    return p, policy or rec.policy

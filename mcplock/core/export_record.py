@@ -3,6 +3,9 @@
 Per host file (path relative to the project): the rules mcplock added (``member``: a string in
 a list, ``key``: a key holding a value), the containers it created (removed again once empty),
 and, for ``--guard``, each server's original entry verbatim (what ``--no-guard`` puts back).
+Beside the files: ``hosts``, every host the project exported to (``check`` and the commands that
+change a flag keep those in step, even a host that needed no file yet), and ``policy``, the
+organisation's policy file the export was given (``--policy``), which they apply again.
 Commit it with the lock: ``check`` reads it. Deterministic: sorted, one rule per line.
 """
 
@@ -38,20 +41,53 @@ class FileState:
         return bool(self.items or self.created or self.guarded)
 
 
+@dataclass
+class Record:
+    """The whole record: per file what mcplock wrote, the hosts exported to, the policy used."""
+
+    files: dict[str, FileState] = field(default_factory=dict)
+    hosts: list[str] = field(default_factory=list)
+    policy: str | None = None  # as recorded: relative to the project, or absolute
+    conflicted: bool = False  # read from a file with git's conflict markers (both sides joined)
+
+
 def load_record(lock_path: str) -> dict[str, FileState]:
+    return load(lock_path).files
+
+
+def load(lock_path: str) -> Record:
     path = record_path(lock_path)
-    hint = "restore it from git, or delete it and run `mcplock export` again"
     try:
         with open(path, encoding="utf-8") as fh:
-            raw = json.load(fh)
+            text = fh.read()
     except FileNotFoundError:
-        return {}
+        return Record()
     except (OSError, ValueError) as e:
-        raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=hint) from None
+        raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=HINT) from None
+    return loads(text, path)
+
+
+HINT = "restore it from git, or delete it and run `mcplock export` again"
+
+
+def loads(text: str, path: str) -> Record:
+    """The record in ``text``. A record a line merge left with git's conflict markers (a clone
+    without the merge driver) reads as the union of both sides, ``conflicted``: stale claims are
+    harmless (a rule mcplock no longer finds is not removed from anyone), and the export that
+    ``check`` then names writes it whole again."""
+    sides = split_conflict(text)
+    if sides is not None:
+        merged = merge(None, loads(sides[0], path), loads(sides[1], path))
+        merged.conflicted = True
+        return merged
+    try:
+        raw = json.loads(text)
+    except ValueError as e:
+        raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=HINT) from None
     try:
         if raw.get("version", 0) > RECORD_VERSION:
             raise ConfigError(f"{path}: written by a newer mcplock", hint="upgrade mcplock")
-        return {
+        files = {
             str(rel): FileState(
                 host=str(st["host"]),
                 items={_item(i) for i in st.get("rules", [])},
@@ -60,8 +96,76 @@ def load_record(lock_path: str) -> dict[str, FileState]:
             )
             for rel, st in raw["files"].items()
         }
+        hosts = sorted({str(h) for h in raw.get("hosts", [])} | {st.host for st in files.values()})
+        policy = raw.get("policy")
+        if policy is not None and not isinstance(policy, str):
+            raise TypeError("policy")
+        return Record(files, hosts, policy)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
-        raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=hint) from None
+        raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=HINT) from None
+
+
+def dumps(rec: Record) -> str:
+    return dump_record(rec.files, rec.hosts, rec.policy)
+
+
+def merge(base: Record | None, ours: Record, theirs: Record) -> Record:
+    """Two branches' records as one (the merge driver; a record with conflict markers): per
+    file the rules and containers either side claims (a claim of a rule no longer in the file is
+    harmless, and the next export drops it), each ``--guard`` original entry from the side that
+    changed it, every host, and the policy of the side that changed it."""
+    files: dict[str, FileState] = {}
+    for rel in sorted(set(ours.files) | set(theirs.files)):
+        a, b = ours.files.get(rel), theirs.files.get(rel)
+        o = base.files.get(rel) if base is not None else None
+        host = (a or b).host  # type: ignore[union-attr]
+        guarded: dict[str, str] = {}
+        ga, gb, go = (a.guarded if a else {}), (b.guarded if b else {}), (o.guarded if o else {})
+        for server in sorted(set(ga) | set(gb)):
+            if server in ga and server in gb:
+                guarded[server] = gb[server] if ga[server] == go.get(server) else ga[server]
+            elif server in ga:
+                if not (server in go and go[server] == ga[server] and b is not None):  # theirs dropped it
+                    guarded[server] = ga[server]
+            elif not (server in go and go[server] == gb[server] and a is not None):
+                guarded[server] = gb[server]
+        files[rel] = FileState(host, (a.items if a else set()) | (b.items if b else set()),
+                               (a.created if a else set()) | (b.created if b else set()), guarded)
+    unchanged = base.policy if base is not None else None  # without a base: a side that has none
+    policy = theirs.policy if ours.policy == unchanged else ours.policy
+    return Record(files, sorted(set(ours.hosts) | set(theirs.hosts)), policy)
+
+
+_MARKERS = ("<<<<<<< ", "||||||| ", "=======", ">>>>>>> ")
+
+
+def split_conflict(text: str) -> tuple[str, str] | None:
+    """Both sides of a file git's line merge left with conflict markers (``merge`` and
+    ``diff3`` styles): the text with every region's ours, and with every region's theirs.
+    None: no markers (or markers that do not pair up: left to the reader's own error)."""
+    if "\n<<<<<<< " not in "\n" + text:
+        return None
+    ours: list[str] = []
+    theirs: list[str] = []
+    state = "both"
+    for line in text.splitlines(keepends=True):
+        bare = line.rstrip("\r\n")
+        if bare.startswith("<<<<<<<") and state == "both":
+            state = "ours"
+        elif bare.startswith("|||||||") and state == "ours":
+            state = "base"
+        elif bare == "=======" and state in ("ours", "base"):
+            state = "theirs"
+        elif bare.startswith(">>>>>>>") and state == "theirs":
+            state = "both"
+        elif state == "both":
+            ours.append(line)
+            theirs.append(line)
+        elif state == "ours":
+            ours.append(line)
+        elif state == "theirs":
+            theirs.append(line)
+    return ("".join(ours), "".join(theirs)) if state == "both" else None
 
 
 def _lines(values: list[Any], indent: str) -> str:
@@ -71,7 +175,7 @@ def _lines(values: list[Any], indent: str) -> str:
     return "[\n" + indent + "  " + inner + "\n" + indent + "]"
 
 
-def dump_record(states: dict[str, FileState]) -> str:
+def dump_record(states: dict[str, FileState], hosts: list[str] | None = None, policy: str | None = None) -> str:
     files = []
     for rel, st in sorted(states.items()):
         parts = [f'      "host": {json.dumps(st.host)}',
@@ -83,7 +187,12 @@ def dump_record(states: dict[str, FileState]) -> str:
             parts.append('      "guarded": ' + g.replace("\n", "\n      "))
         files.append(f"    {json.dumps(rel, ensure_ascii=False)}: {{\n" + ",\n".join(parts) + "\n    }")
     body = "{\n" + ",\n".join(files) + "\n  }" if files else "{}"
-    return f'{{\n  "version": {RECORD_VERSION},\n  "note": {json.dumps(NOTE)},\n  "files": {body}\n}}\n'
+    meta = ""
+    if hosts:
+        meta += f'  "hosts": {json.dumps(sorted(set(hosts)))},\n'
+    if policy is not None:
+        meta += f'  "policy": {json.dumps(policy, ensure_ascii=False)},\n'
+    return f'{{\n  "version": {RECORD_VERSION},\n  "note": {json.dumps(NOTE)},\n{meta}  "files": {body}\n}}\n'
 
 
 def _item(raw: Any) -> Item:

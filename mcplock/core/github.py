@@ -65,12 +65,15 @@ class GitHub:
         self._client: Any = None
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, *, need_token: bool = True) -> GitHub | None:
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, need_token: bool = True,
+                 origin_url: str | None = None) -> GitHub | None:
         """The API as Actions configures it; None when ``need_token`` is false and no token or
-        repository is set (a dry run on a workstation). A missing or malformed setting is a
-        UsageError (exit 2)."""
+        repository is set (a dry run on a workstation). Without GITHUB_REPOSITORY (and
+        GITHUB_API_URL), an ``origin_url`` on github.com names the repository. A missing or
+        malformed setting is a UsageError (exit 2)."""
         env = os.environ if environ is None else environ
-        repo = env.get("GITHUB_REPOSITORY", "").strip()
+        repo = env.get("GITHUB_REPOSITORY", "").strip() or (
+            repository_of(origin_url) if origin_url and not env.get("GITHUB_API_URL") else "")
         # mcplock's own name first: the Action passes the API token there, so that a locked
         # server's `${GITHUB_TOKEN}` (a GitHub MCP server's own token) is not the bot's
         token = (env.get("MCPLOCK_GITHUB_TOKEN", "") or env.get("GITHUB_TOKEN", "")).strip()
@@ -223,3 +226,11 @@ class GitHub:
 
 
 _NOT_JSON = object()
+_ON_GITHUB = re.compile(r"(?:https://(?:[^/@]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)"
+                        r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?")
+
+
+def repository_of(url: str) -> str:
+    """``owner/name`` of a github.com remote URL (https, ssh), else ""."""
+    m = _ON_GITHUB.fullmatch(url.strip())
+    return m[1] if m else ""

@@ -89,7 +89,7 @@ def run_git(args: Iterable[str], cwd: str, *, check: bool = True, env: dict[str,
     if check and r.returncode != 0:
         said = scrub((r.stderr or r.stdout).strip(), secrets) or f"exit status {r.returncode}"
         raise GitError(f"`{scrub(' '.join(argv), secrets)}` failed: {said}", exit_code=3 if remote else 2,
-                       hint="check the remote, its URL and your rights to push to it" if remote else None)
+                       hint="check the remote `origin`: its URL, the network and your access to it" if remote else None)
     return r
 
 

@@ -22,7 +22,7 @@ def lookalike_warnings(lock: Lock) -> list[Finding]:
     out: list[Finding] = []
     for sname in sorted(lock.servers):
         srv = lock.servers[sname]
-        if srv.spec.transport != "stdio":
+        if srv.spec.remote:
             continue
         pin = srv.spec.package
         named = (pin.registry, pin.name) if pin is not None else named_package(srv.spec.command, list(srv.spec.args))

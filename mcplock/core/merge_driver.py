@@ -16,9 +16,13 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mcplock.errors import LockfileError, McplockError, UsageError
+
+if TYPE_CHECKING:
+    from mcplock.core.check import Finding
 
 DRIVER = "mcplock"
 DRIVER_NAME = "mcplock: merge mcp.lock as data (mcplock merge-driver install)"
@@ -60,19 +64,118 @@ class Installed:
     attributes_added: bool
     driver: str  # the command git runs
     config_changed: bool
+    lines: list[str] = field(default_factory=list)  # the attribute lines added
+
+
+def attribute_pattern(name: str) -> str:
+    """``name`` as a gitattributes pattern that matches that file name alone: glob characters
+    (``*?[\\``) escaped, and the pattern C-quoted (``"my lock.toml"``) when it holds whitespace,
+    a quote, a backslash or a control character, or starts with ``#`` or ``!`` (gitattributes(5):
+    "Patterns that begin with a double quote are quoted in C style")."""
+    glob = "".join("\\" + c if c in "*?[\\" or (c == "!" and i == 0) else c for i, c in enumerate(name))
+    if glob == name and name.isprintable() and not any(c.isspace() or c == '"' for c in name) \
+            and not name.startswith(("#", "!")):
+        return name
+    special = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+    quoted = "".join(special.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in glob)
+    return f'"{quoted}"'
 
 
 def attribute_line(lock_path: str) -> str:
-    return f"{os.path.basename(lock_path)} merge={DRIVER}"
+    return f"{attribute_pattern(os.path.basename(lock_path))} merge={DRIVER}"
+
+
+def attribute_lines(lock_path: str) -> list[str]:
+    """The lock's line and its export record's (``mcp.lock.exports.json``, merged as data too)."""
+    from mcplock.core.export_record import record_path
+
+    return [attribute_line(lock_path), attribute_line(record_path(lock_path))]
 
 
 def has_attribute(text: str, lock_path: str) -> bool:
-    want = os.path.basename(lock_path)
+    want = attribute_pattern(os.path.basename(lock_path))
     for line in text.splitlines():
-        parts = line.split()
-        if parts and parts[0] == want and f"merge={DRIVER}" in parts[1:]:
+        if not line.startswith(want) or not line[len(want):][:1].isspace():
+            continue
+        if f"merge={DRIVER}" in line[len(want):].split():
             return True
     return False
+
+
+def _git_dir(top: str) -> str | None:
+    p = os.path.join(top, ".git")
+    if os.path.isdir(p):
+        return p
+    try:  # a worktree or submodule: `gitdir: PATH`
+        with open(p, encoding="utf-8") as f:
+            line = f.readline().strip()
+    except OSError:
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    d = line[len("gitdir:"):].strip()
+    return d if os.path.isabs(d) else os.path.join(top, d)
+
+
+def _top_without_git(directory: str) -> str | None:
+    """The work tree holding ``directory``, found by its ``.git`` (no git process)."""
+    d = os.path.abspath(directory)
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+def merge_warnings(lock_path: str) -> list[Finding]:
+    """``check``'s warning when git would not run the installed driver on the lock."""
+    from mcplock.core.check import Finding
+
+    found = override_warning(lock_path)
+    return [Finding("merge-driver-overridden", "", *found)] if found else []
+
+
+def override_warning(lock_path: str) -> tuple[str, str] | None:
+    """(message, hint) when the repository installed the driver for the lock (the top
+    ``.gitattributes`` line) but git would not run it on this lock: a ``.gitattributes`` of a
+    sub-directory, or ``.git/info/attributes``, sets the lock's ``merge`` attribute otherwise.
+    Files only, unless such a file exists; then git itself is asked (``git check-attr``)."""
+    directory = os.path.dirname(os.path.abspath(lock_path))
+    top = _top_without_git(directory)
+    if top is None:
+        return None
+    try:
+        with open(os.path.join(top, ".gitattributes"), encoding="utf-8") as f:
+            if not has_attribute(f.read(), lock_path):
+                return None
+    except (OSError, UnicodeDecodeError):
+        return None
+    others: list[str] = []
+    d = directory
+    while len(d) > len(top):
+        if os.path.isfile(os.path.join(d, ".gitattributes")):
+            others.append(os.path.join(d, ".gitattributes"))
+        d = os.path.dirname(d)
+    git_dir = _git_dir(top)
+    info = os.path.join(git_dir, "info", "attributes") if git_dir else None
+    if info and os.path.isfile(info):
+        others.append(info)
+    if not others:
+        return None
+    proc = _git(["check-attr", "-z", "merge", "--", os.path.relpath(os.path.abspath(lock_path), top)], top)
+    fields = proc.stdout.split("\0")
+    if proc.returncode != 0 or len(fields) < 3:
+        return None
+    value = fields[2]
+    if value == DRIVER:
+        return None
+    shown = ", ".join(os.path.relpath(p, top) for p in others)
+    return (f"git does not merge {os.path.basename(lock_path)} with mcplock's driver: its `merge` attribute reads "
+            f"`{value}`, though {os.path.join(top, '.gitattributes')} sets merge={DRIVER} (overridden by {shown})",
+            f"remove the `merge` setting for the lock from {shown}, then `git check-attr merge -- "
+            f"{shlex.quote(os.path.relpath(os.path.abspath(lock_path), top))}` says {DRIVER}")
 
 
 def installed(lock_path: str) -> bool:
@@ -87,7 +190,10 @@ def installed(lock_path: str) -> bool:
             text = f.read()
     except OSError:
         return False
-    return has_attribute(text, lock_path) and bool(_git(["config", f"merge.{DRIVER}.driver"], top).stdout.strip())
+    from mcplock.core.export_record import record_path
+
+    return (has_attribute(text, lock_path) and has_attribute(text, record_path(lock_path))
+            and bool(_git(["config", f"merge.{DRIVER}.driver"], top).stdout.strip()))
 
 
 def install(lock_path: str, command: str | None = None) -> Installed:
@@ -100,6 +206,11 @@ def install(lock_path: str, command: str | None = None) -> Installed:
         raise UsageError(f"the lock's directory {directory} does not exist", hint="pass the right --lockfile")
     top = repo_top(directory)
     attributes = os.path.join(top, ".gitattributes")
+    if os.path.islink(attributes):
+        raise UsageError(f"{attributes} is a symbolic link; mcplock does not write through links (it could point "
+                         "outside the repository)",
+                         hint="replace the link with a file of its own (copy what it holds, then `mcplock "
+                              "merge-driver install` again)", code="symlink")
     try:
         with open(attributes, encoding="utf-8") as f:
             text = f.read()
@@ -108,11 +219,15 @@ def install(lock_path: str, command: str | None = None) -> Installed:
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"cannot read {attributes}: {getattr(e, 'strerror', None) or e}",
                          hint="fix the file's permissions or encoding, then run the command again") from None
-    added = not has_attribute(text, lock_path)
+    from mcplock.core.export_record import record_path
+
+    lines = [line for line, path in zip(attribute_lines(lock_path), (lock_path, record_path(lock_path)), strict=True)
+             if not has_attribute(text, path)]
+    added = bool(lines)
     if added:
         if text and not text.endswith("\n"):
             text += "\n"
-        text += attribute_line(lock_path) + "\n"
+        text += "".join(line + "\n" for line in lines)
         write_atomic(attributes, text.encode("utf-8"))
     driver = f"{command or own_command()} merge-driver run %O %A %B %P"
     changed = False
@@ -125,7 +240,7 @@ def install(lock_path: str, command: str | None = None) -> Installed:
             raise McplockError(f"git config failed: {proc.stderr.strip()}",
                                hint="check that .git/config is writable, then run the command again")
         changed = True
-    return Installed(attributes, added, driver, changed)
+    return Installed(attributes, added, driver, changed, lines)
 
 
 def _read(path: str) -> str:
@@ -144,6 +259,8 @@ def run_driver(base: str, ours: str, theirs: str, pathname: str | None = None) -
     from mcplock.lock.store import write_atomic
 
     name = pathname or "mcp.lock"
+    if name.endswith(".exports.json"):
+        return _merge_record(base, ours, theirs, name)
     try:
         texts = [_read(p) for p in (base, ours, theirs)]
         base_lock = loads(texts[0], f"{name} (base)") if texts[0].strip() else None
@@ -159,6 +276,24 @@ def run_driver(base: str, ours: str, theirs: str, pathname: str | None = None) -
 
     names = ", ".join(target_of(c) for c in merged.conflicts)
     return 1, f"{len(merged.conflicts)} conflicted entr{'y' if len(merged.conflicts) == 1 else 'ies'}: {names}"
+
+
+def _merge_record(base: str, ours: str, theirs: str, name: str) -> tuple[int, str]:
+    """The export record (``mcp.lock.exports.json``): always clean, as data
+    (:func:`mcplock.core.export_record.merge`); ``mcplock check`` then tells whether the host
+    files match the merged lock, and names the export that regenerates them."""
+    from mcplock.core import export_record
+    from mcplock.lock.store import write_atomic
+
+    try:
+        texts = [_read(p) for p in (base, ours, theirs)]
+        base_rec = export_record.loads(texts[0], f"{name} (base)") if texts[0].strip() else None
+        merged = export_record.merge(base_rec, export_record.loads(texts[1], f"{name} (ours)"),
+                                     export_record.loads(texts[2], f"{name} (theirs)"))
+    except McplockError as e:
+        return _line_merge(base, ours, theirs), f"merged line by line (git merge-file): {e.message}"
+    write_atomic(ours, export_record.dumps(merged).encode("utf-8"))
+    return 0, "merged cleanly (`mcplock check` tells whether the host files match the merged lock)"
 
 
 def _line_merge(base: str, ours: str, theirs: str) -> int:

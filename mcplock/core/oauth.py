@@ -11,14 +11,17 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import Action, McplockError, ProbeError, SecretError, UsageError
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import AuthSpec, ServerSpec, expand, template_names
+from mcplock.spec import AuthSpec, ServerSpec, Transport, expand, template_names
 from mcplock.untrusted import shell_word
+
+if TYPE_CHECKING:
+    from mcplock.auth.store import TokenStore
 
 GRANTS = ("authorization-code", "client-credentials", "identity-assertion")
 
@@ -53,27 +56,21 @@ def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | No
         return _assertion_spec(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg,
                                given)
     if client_secret is not None:
-        names = template_names(client_secret)
-        if not names or client_secret != "".join(f"${{{n}}}" for n in names):
-            raise SecretError("--oauth-client-secret takes a ${VAR} template, never the secret itself",
-                              hint="export it (export MCP_CLIENT_SECRET=…)"
-                                   " and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
-        if not client_id:
-            raise UsageError("--oauth-client-secret needs --oauth-client-id")
+        _check_secret(client_id, client_secret)
     signing_alg = _key_options(client_id, client_secret, client_key, signing_alg, grant)
     if client_secret is None and client_key is None and grant == "client-credentials":
         raise UsageError("--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret '${VAR}' "
                          "(or --oauth-client-key)")
     if client_metadata_url is not None:
-        from urllib.parse import urlsplit
+        _check_metadata_url(client_metadata_url, alone=not (client_id or grant == "client-credentials"
+                                                            or client_secret is not None or client_key is not None))
+    return _chosen(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg)
 
-        p = urlsplit(client_metadata_url)
-        if p.scheme != "https" or not p.netloc or p.path in ("", "/"):
-            raise UsageError("--oauth-client-metadata-url takes an https:// URL with a path "
-                             "(e.g. https://example.com/mcplock/client.json)")
-        if client_id or grant == "client-credentials" or client_secret is not None or client_key is not None:
-            raise UsageError("--oauth-client-metadata-url is a client id of its own: not with --oauth-client-id, "
-                             "a secret, a key or client credentials")
+
+def _chosen(client_id: str | None, client_secret: str | None, scopes: str | None, grant: str | None,
+            client_metadata_url: str | None, client_key: str | None, signing_alg: str | None) -> AuthSpec | None:
+    """The auth the checked options name: client credentials (a key, or a secret outside the
+    authorization-code grant), else OAuth with what was given, else none."""
     if client_key is not None:
         return AuthSpec("client-credentials", client_id=client_id, client_key=client_key, signing_alg=signing_alg,
                         scopes=scopes or None)
@@ -83,6 +80,31 @@ def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | No
         return AuthSpec("oauth", client_id=client_id or None, client_secret=client_secret, scopes=scopes or None,
                         client_metadata_url=client_metadata_url)
     return None
+
+
+def _check_secret(client_id: str | None, client_secret: str) -> None:
+    """``--oauth-client-secret``: a ``${VAR}`` template (never the secret), with a client id."""
+    names = template_names(client_secret)
+    if not names or client_secret != "".join(f"${{{n}}}" for n in names):
+        raise SecretError("--oauth-client-secret takes a ${VAR} template, never the secret itself",
+                          hint="export it (export MCP_CLIENT_SECRET=…)"
+                               " and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
+    if not client_id:
+        raise UsageError("--oauth-client-secret needs --oauth-client-id")
+
+
+def _check_metadata_url(url: str, *, alone: bool) -> None:
+    """``--oauth-client-metadata-url``: an https URL with a path, and a client id of its own
+    (``alone``: no other client id, secret, key or client credentials)."""
+    from urllib.parse import urlsplit
+
+    p = urlsplit(url)
+    if p.scheme != "https" or not p.netloc or p.path in ("", "/"):
+        raise UsageError("--oauth-client-metadata-url takes an https:// URL with a path "
+                         "(e.g. https://example.com/mcplock/client.json)")
+    if not alone:
+        raise UsageError("--oauth-client-metadata-url is a client id of its own: not with --oauth-client-id, "
+                         "a secret, a key or client credentials")
 
 
 _ID_TOKEN_HINT = ("export it (in GitHub Actions: the job's OIDC token; GitLab: an id_tokens: entry) and pass "
@@ -158,41 +180,52 @@ def _key_options(client_id: str | None, client_secret: str | None, client_key: s
     return signing_alg
 
 
-def lock_auth(spec: ServerSpec) -> AuthSpec | None:
-    """What the lock records about a server's auth after a successful probe: the configured
-    method, or ``"oauth"`` when the probe went through a stored OAuth login."""
+def read_lock_auths(specs: Iterable[ServerSpec]) -> dict[str, AuthSpec | None]:
+    """Reads the token store, once for all of ``specs``: what the lock records about each
+    server's auth after a successful probe (:func:`read_lock_auth`)."""
+    from mcplock.auth.store import TokenStore
+
+    store = TokenStore()
+    return {s.name: _lock_auth(s, store) for s in specs}
+
+
+def read_lock_auth(spec: ServerSpec) -> AuthSpec | None:
+    """Reads the token store: what the lock records about a server's auth after a successful
+    probe — the configured method (an identity assertion's discovered issuer added), or
+    ``"oauth"`` when the probe went through a stored OAuth login."""
+    return read_lock_auths([spec])[spec.name]
+
+
+def _lock_auth(spec: ServerSpec, store: TokenStore) -> AuthSpec | None:
     if spec.auth is not None and spec.auth.method == "identity-assertion" and spec.auth.issuer is None:
         # the authorization server the probe discovered from the resource's metadata is locked:
         # later runs send the ID-JAG and the client secret to it only (see docs/oauth.md)
-        from mcplock.auth.store import TokenStore
-
         try:
-            issuer = (TokenStore().load(expand(spec.url or "", None, spec.secrets)) or {}).get("auth_server_url")
+            issuer = (store.load(expand(spec.url or "", None, spec.secrets)) or {}).get("auth_server_url")
         except (OSError, McplockError):
             issuer = None
         if isinstance(issuer, str):
             return replace(spec.auth, issuer=issuer)
     if spec.auth is not None:
         return spec.auth
-    if spec.transport == "http" and spec.url and not any(k.lower() == "authorization" for k in spec.headers):
-        from mcplock.auth.store import TokenStore
-
+    if spec.transport is Transport.HTTP and spec.url and not any(k.lower() == "authorization" for k in spec.headers):
         try:
-            if TokenStore().exists(expand(spec.url, None, spec.secrets)):
+            if store.exists(expand(spec.url, None, spec.secrets)):
                 return AuthSpec("oauth")
         except OSError:
             return None
     return None
 
 
-def discovered_launch(specs: list[ServerSpec]) -> list[ServerSpec]:
+def discovered_launch(specs: list[ServerSpec], auths: Mapping[str, AuthSpec | None]) -> list[ServerSpec]:
     """Identity-assertion servers whose probe found their authorization server (no issuer
-    configured), as the lock will have them, with that issuer: trusted along with the launch
-    that found it, so the next run of the lock is not asked about it again."""
+    configured), as the lock will have them (``auths``: :func:`read_lock_auths`), with that
+    issuer: trusted along with the launch that found it, so the next run of the lock is not asked
+    about it again."""
     out = []
     for s in specs:
         if s.auth is not None and s.auth.method == "identity-assertion" and s.auth.issuer is None:
-            locked = lock_auth(s)
+            locked = auths.get(s.name)
             if locked is not None and locked.issuer:
                 out.append(replace(s, auth=locked))
     return out
@@ -201,8 +234,8 @@ def discovered_launch(specs: list[ServerSpec]) -> list[ServerSpec]:
 def record_oauth(cur: ServerEntry, base: str) -> None:
     """`refresh`: a locked server without `auth` that answered through a stored OAuth login
     (it started asking for one after it was locked) gets `auth = "oauth"` in the lock."""
-    if cur.spec.auth is None and cur.spec.transport == "http":
-        cur.spec = replace(cur.spec, auth=lock_auth(cur.as_launched(base)))
+    if cur.spec.auth is None and cur.spec.transport is Transport.HTTP:
+        cur.spec = replace(cur.spec, auth=read_lock_auth(cur.as_launched(base)))
 
 
 def login_command(spec: ServerSpec, locked: bool) -> str:
@@ -251,7 +284,7 @@ def _login_action(err: Any) -> Action | None:
 def fix_login_hints(specs: list[ServerSpec], results: dict[str, Any], lockfile: str) -> None:
     """The probe names `mcplock auth login NAME`; for a server not in the lock that command
     would fail ("no server NAME"), so its next action names the URL too."""
-    todo = [s for s in specs if s.transport == "http" and s.url and _login_action(results.get(s.name))]
+    todo = [s for s in specs if s.transport is Transport.HTTP and s.url and _login_action(results.get(s.name))]
     if not todo:
         return
     locked = _locked_names(todo, lockfile)
@@ -262,7 +295,7 @@ def fix_login_hints(specs: list[ServerSpec], results: dict[str, Any], lockfile: 
 
 
 def _needs_login(spec: ServerSpec, err: Any) -> bool:
-    if not isinstance(err, ProbeError) or err.kind != "auth" or spec.transport != "http":
+    if not isinstance(err, ProbeError) or err.kind != "auth" or spec.transport is not Transport.HTTP:
         return False
     if spec.auth is not None and spec.auth.method in ("client-credentials", "identity-assertion"):
         return False
@@ -321,7 +354,7 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Repr
 def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: str) -> tuple[ServerSpec, bool]:
     """The spec to log in to: a locked server by name, or a URL. Returns (spec, locked)."""
     if "://" in target and url is None:
-        return ServerSpec(name=target, transport="http", url=target, auth=auth), False
+        return ServerSpec(name=target, transport=Transport.HTTP, url=target, auth=auth), False
     srv = None
     if os.path.exists(lockfile):
         from mcplock.lock.read import load
@@ -331,11 +364,11 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
         if url is None:
             raise UsageError(f"no server `{target}` in {lockfile}",
                              hint=f"give its URL: `mcplock auth login {target} https://…/mcp`")
-        return ServerSpec(name=target, transport="http", url=url, auth=auth), False
+        return ServerSpec(name=target, transport=Transport.HTTP, url=url, auth=auth), False
     from mcplock.core.specs import lock_dir
 
     spec = srv.as_launched(lock_dir(lockfile))
-    if srv.spec.transport == "stdio":
+    if srv.spec.stdio:
         raise UsageError(f"`{target}` is a stdio server: OAuth is for remote servers")
     if url is not None and url != srv.spec.url:
         raise UsageError(f"`{target}` is locked with another URL ({srv.spec.url})")
@@ -353,7 +386,7 @@ def record_method(spec: ServerSpec, lockfile: str) -> ServerSpec | None:
     from mcplock.core.specs import lock_dir
     from mcplock.lock.store import transaction
 
-    method = (lock_auth(spec) or spec.auth) if spec.auth is not None else AuthSpec("oauth")
+    method = (read_lock_auth(spec) or spec.auth) if spec.auth is not None else AuthSpec("oauth")
     with transaction(lockfile) as lock:
         srv = lock.servers.get(spec.name)
         if srv is None or srv.spec.auth is not None:

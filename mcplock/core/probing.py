@@ -72,13 +72,16 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | No
 
 
 def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: bool = False,
-          on_event: OnEvent | None = None, say: Callable[[str], None] | None = None) -> Results:
+          on_event: OnEvent | None = None, say: Callable[[str], None] | None = None,
+          prepared: Mapping[str, ServerSpec] | None = None) -> Results:
     """Probe ``specs`` concurrently; servers that ask for an OAuth login get one where
     allowed (``login``, or a terminal) and are probed again. ``say`` shows the user the
-    authorization URL of such a login (without it, no login starts: the error says how)."""
+    authorization URL of such a login (without it, no login starts: the error says how).
+    ``prepared``: the launch of a pinned spec whose artefact the caller has just installed and
+    verified (``add``: :func:`mcplock.packages.pin_and_prepare`), not verified again."""
     from mcplock.probe import probe_many
 
-    specs, failed = prepare_packages(specs, opts.environ)
+    specs, failed = prepare_packages(specs, opts.environ, prepared)
     results = probe_many(specs, opts, on_event=on_event) if specs else {}
     for sp in specs:  # what ran: the pin, its tree-integrity filled by a first install
         r = results.get(sp.name)
@@ -92,7 +95,7 @@ def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: 
 
 
 def prepare_packages(specs: list[ServerSpec], environ: Mapping[str, str] | None = None,
-                     ) -> tuple[list[ServerSpec], Results]:
+                     prepared: Mapping[str, ServerSpec] | None = None) -> tuple[list[ServerSpec], Results]:
     """Every pinned spec rewritten to launch its verified artefact, before any server starts.
 
     A pin the artefact does not match is an :class:`~mcplock.packages.errors.IntegrityError`
@@ -107,6 +110,9 @@ def prepare_packages(specs: list[ServerSpec], environ: Mapping[str, str] | None 
     ready: list[ServerSpec] = []
     failed: Results = {}
     for sp in specs:
+        if prepared is not None and sp.name in prepared:
+            ready.append(prepared[sp.name])  # verified a moment ago, by the caller that pinned it
+            continue
         try:
             ready.append(prepare(sp, environ))
         except RegistryError as e:
@@ -120,69 +126,26 @@ def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_s
                    before_probe: Callable[[list[ServerSpec]], None] | None = None,
                    check_trust: bool = True,
                    ) -> tuple[Lock, list[ServerEntry], Results]:
-    """Read the lock and probe its servers (those named, or all), overlapping the two.
+    """Read the lock, verify it, and probe its servers (those named, or all).
 
-    Nothing runs that this machine has not trusted in this project (``check_trust``; in CI
-    the lock is the reviewed artefact): :class:`~mcplock.errors.UntrustedError` otherwise.
-
-    Probing waits on servers while reading a big lock keeps the CPU busy, so the servers'
-    own tables are peeked first (they come before their items in the file), probing starts
-    in a thread, and the whole lock is read meanwhile. The full read must agree with the
-    peek; a lock in any other layout is simply read first.
+    The whole lock is read and every stored hash verified before anything starts
+    (:func:`mcplock.core.check.verified`): a lock that is unreadable, conflicted or edited by
+    hand is an error at once, and never the baseline of a comparison that would say "ok". Nothing
+    runs that this machine has not trusted in this project (``check_trust``; in CI the lock is the
+    reviewed artefact): :class:`~mcplock.errors.UntrustedError` otherwise.
     """
-    import threading
-
-    from mcplock.errors import LockfileError
-    from mcplock.lock.peek import peek_servers
-    from mcplock.lock.read import loads, read_text
+    from mcplock.core.check import verified
+    from mcplock.lock.read import load
     from mcplock.lock.targets import select
 
     base = lock_dir(lockfile)
+    lock = verified(load(lockfile), lockfile)
+    selected = select(lock, names)
+    specs = locked_specs(selected, base, use_stored_client=use_stored_client)
+    if check_trust:
+        from mcplock.core import trust
 
-    def run(servers: list[ServerEntry]) -> Results:
-        specs = locked_specs(servers, base, use_stored_client=use_stored_client)
-        if check_trust:
-            from mcplock.core import trust
-
-            trust.gate(specs, base, how=trust.trust_command(lockfile), reviewed={trust.launch_hash(s) for s in specs})
-        if before_probe is not None:
-            before_probe(specs)
-        return probe(specs, opts, lockfile=lockfile, login=login, on_event=on_event, say=say)
-
-    text = read_text(lockfile)
-    peeked = peek_servers(text, lockfile)
-    if peeked is None or any(n not in peeked for n in names):
-        lock = loads(text, lockfile)
-        selected = select(lock, names)
-        return lock, selected, run(selected)
-    early = [peeked[n] for n in (names or sorted(peeked))]
-    box: dict[str, Any] = {}
-
-    def work() -> None:
-        try:
-            box["results"] = run(early)
-        except BaseException as e:  # handed to the main thread
-            box["error"] = e
-
-    worker = threading.Thread(target=work, name="mcplock-probe", daemon=True)
-    worker.start()
-    try:
-        lock = loads(text, lockfile)
-        selected = select(lock, names)
-        if [s.name for s in selected] != [s.name for s in early] or any(
-            (a.spec.stored(), a.client, a.spec.auth) != (b.spec.stored(), b.client, b.spec.auth)
-            for a, b in zip(selected, early, strict=True)
-        ):
-            raise LockfileError("the servers' tables do not read the same on their own as in the whole file",
-                                path=lockfile, hint="restore the file from git, or rewrite it with `mcplock refresh`")
-        while worker.is_alive():
-            worker.join(0.1)
-    except BaseException:
-        from mcplock.probe import kill_all_live
-
-        kill_all_live()  # a broken lock or Ctrl-C: stop the servers already started
-        worker.join(10)
-        raise
-    if "error" in box:
-        raise box["error"]
-    return lock, selected, box["results"]
+        trust.gate(specs, base, how=trust.trust_command(lockfile), reviewed={trust.launch_hash(s) for s in specs})
+    if before_probe is not None:
+        before_probe(specs)
+    return lock, selected, probe(specs, opts, lockfile=lockfile, login=login, on_event=on_event, say=say)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from mcplock.errors import UsageError
 from mcplock.packages import mcp_registry, server_json
 from mcplock.packages.pin import PackagePin, RegistryRef
-from mcplock.spec import ServerSpec
+from mcplock.spec import ServerSpec, Transport
 
 Env = Mapping[str, str] | None
 
@@ -67,7 +67,7 @@ def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None,
     # an MCPB bundle is pinned by the entry itself (its fileSha256); the others by their registries
     pin = (PackagePin("mcpb", str(launch.identifier), entry.version, f"sha256:{launch.file_sha256}")
            if launch.registry_type == "mcpb" else None)
-    spec = ServerSpec(name=server, transport=launch.transport,  # type: ignore[arg-type]
+    spec = ServerSpec(name=server, transport=Transport(launch.transport),
                       command=launch.command, args=tuple(launch.args), env=dict(launch.env),
                       pass_env=tuple(launch.pass_env), url=launch.url, headers=dict(launch.headers), registry=ref_,
                       package=pin)
@@ -93,7 +93,7 @@ def check_claims(specs: list[ServerSpec], environ: Env = None) -> None:
     from mcplock.packages.launchers import Launch, parse
 
     for sp in specs:
-        if sp.registry is None or sp.transport != "stdio":
+        if sp.registry is None or sp.remote:
             continue
         launch = parse(sp.command, sp.args)
         if not isinstance(launch, Launch):  # what the entry names cannot be pinned: not run unpinned

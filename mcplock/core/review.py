@@ -159,10 +159,15 @@ class Tally:
     interrupted: bool = False
     done: list[tuple[str, str]] = field(default_factory=list)
     left: int = 0  # still pending in the lock afterwards
+    high: list[str] = field(default_factory=list)  # accepted items with a high lint finding
 
-    def record(self, srv: ServerEntry, e: Entry, result: str) -> None:
+    def record(self, srv: ServerEntry, e: Entry, result: str, findings: Findings | None = None) -> None:
         if result == "accepted":
             self.accepted += 1
+            from mcplock import severity
+
+            if any(f.severity == severity.HIGH for f in (findings or {}).get((srv.name, e.kind, e.key), [])):
+                self.high.append(targets.label(srv, e))
         elif result == "removed":
             self.removed += 1
         elif result == "rejected":
@@ -202,7 +207,8 @@ def accept(lockfile: str, items: list[str], *, all_: bool, approval: str | None 
                 if not named and not include_critical and is_critical(srv.name, e, findings):
                     tally.held.append(targets.label(srv, e))
                     continue
-                tally.record(srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None))
+                tally.record(srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None),
+                             findings)
     tally.left = sum(s.pending_count() for s in lock.servers.values())
     return tally
 
@@ -221,7 +227,8 @@ def _walk(ask: Ask, chosen: list[Item], findings: Findings, approval: str | None
                 if critical:
                     tally.held.append(targets.label(srv, e))
                 else:
-                    tally.record(srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None))
+                    tally.record(srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None),
+                                 findings)
                 continue
             decision, chosen_approval = ask(srv, e, n, len(chosen), critical, approval)
             if decision == "q":
@@ -233,7 +240,8 @@ def _walk(ask: Ask, chosen: list[Item], findings: Findings, approval: str | None
                     continue
                 decision = "a"
             if decision == "a":
-                tally.record(srv, e, review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None))
+                tally.record(srv, e, review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None),
+                             findings)
             elif decision == "r":
                 tally.record(srv, e, review.reject(srv, e))
     except KeyboardInterrupt:

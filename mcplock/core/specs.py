@@ -12,7 +12,7 @@ from typing import Any
 
 from mcplock.errors import McplockError, SecretError, UsageError
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import ServerSpec, Transport, env_var_name, looks_secret
+from mcplock.spec import TRANSPORTS, AuthSpec, ServerSpec, Transport, env_var_name, looks_secret
 
 
 def lock_dir(lockfile: str) -> str:
@@ -28,20 +28,20 @@ def client_identity(client_name: str | None, client_version: str | None) -> dict
     return {"name": client_name, **({"version": client_version} if client_version else {})}
 
 
-def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None) -> ServerEntry:
+def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None, *,
+                    auth: AuthSpec | None) -> ServerEntry:
     """A new lock entry (nothing accepted yet) for a spec that probed successfully: the spec as
-    locked (no secrets, no client identity: the entry records those) and the auth it used."""
-    from mcplock.core.oauth import lock_auth
-
+    locked (no secrets, no client identity: the entry records those) and ``auth``, the auth it
+    used (:func:`mcplock.core.oauth.read_lock_auths`)."""
     locked = replace(spec, client=None, client_capabilities=None, pass_env=tuple(sorted(set(spec.pass_env))),
-                     auth=lock_auth(spec))
+                     auth=auth)
     return ServerEntry(spec.name, locked, config_hash=config_hash, policy=policy)
 
 
 def probe_spec(spec: ServerSpec, base: str) -> ServerSpec:
     """A spec as written to the lock, made ready to probe (a stdio cwd resolved against ``base``,
     the rule :meth:`~mcplock.lock.model.ServerEntry.as_launched` follows too)."""
-    return replace(spec, cwd=spec.launch_cwd(base)) if spec.transport == "stdio" else spec
+    return replace(spec, cwd=spec.launch_cwd(base)) if spec.stdio else spec
 
 
 def source_path(path: str, base: str) -> str:
@@ -158,10 +158,10 @@ def check_args(args: list[str]) -> None:
 
 def check_transport(transport: str | None, *, remote: bool) -> Transport:
     """``--transport``: http (the default) or sse for a URL; nothing or stdio for a command."""
-    if remote and transport in (None, "http", "sse"):
-        return "sse" if transport == "sse" else "http"
-    if not remote and transport in (None, "stdio"):
-        return "stdio"
+    if transport is None:
+        return Transport.HTTP if remote else Transport.STDIO
+    if transport in TRANSPORTS and Transport(transport).remote == remote:
+        return Transport(transport)
     if remote:
         raise UsageError(f"--transport {transport} is not for a URL", hint="use --transport http or --transport sse")
     raise UsageError(f"--transport {transport} needs a URL",

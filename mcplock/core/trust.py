@@ -76,7 +76,7 @@ def is_ci(environ: Mapping[str, str] | None = None) -> bool:
 def launch_dict(spec: ServerSpec) -> dict[str, object]:
     """The part of a spec that decides what runs and what it receives (what trust is given to)."""
     out: dict[str, object] = {"transport": spec.transport}
-    if spec.transport == "stdio":
+    if spec.stdio:
         out.update(command=spec.command, args=list(spec.args), cwd=real_cwd(spec.cwd),
                    env=dict(sorted(spec.env.items())), **{"pass-env": sorted(set(spec.pass_env))})
         if spec.package is not None:  # a moved pin runs other code: it asks again
@@ -99,7 +99,7 @@ def launch_hash(spec: ServerSpec) -> str:
 
 def received(spec: ServerSpec) -> list[str]:
     """Names of the variables of mcplock's environment whose values the server receives."""
-    if spec.transport == "stdio":
+    if spec.stdio:
         texts = [spec.command or "", *spec.args, *spec.env.values(), spec.cwd or ""]
     else:
         texts = [spec.url or "", *spec.headers.values()]
@@ -110,20 +110,20 @@ def received(spec: ServerSpec) -> list[str]:
         if spec.auth is not None:
             texts += [t for t in (spec.auth.id_token, spec.auth.idp_client_secret) if t]
     names = [n for t in texts for n in template_names(t) if n != "MCPLOCK_PROJECT_DIR"]
-    if spec.transport == "stdio":
+    if spec.stdio:
         names += list(spec.pass_env)
     return list(dict.fromkeys(names))
 
 
 def needs_trust(spec: ServerSpec) -> bool:
     # a client key (even a literal path) is a private key of this machine put to use: asked first
-    return spec.transport == "stdio" or bool(received(spec)) or bool(spec.auth is not None and spec.auth.client_key)
+    return spec.stdio or bool(received(spec)) or bool(spec.auth is not None and spec.auth.client_key)
 
 
 def describe(spec: ServerSpec) -> str:
     """One plain line (untrusted text made safe): the command line or URL that would run, and
     the names of the variables it receives."""
-    if spec.transport == "stdio":
+    if spec.stdio:
         words = [f"{k}={v}" for k, v in sorted(spec.env.items())]
         words += [spec.command or "", *spec.args]
         what = shlex.join(words)
@@ -139,7 +139,7 @@ def describe(spec: ServerSpec) -> str:
             what += f"  (exchanges an ID token at {spec.auth.idp_token_endpoint}"
             what += f", authorization server {spec.auth.issuer})" if spec.auth.issuer else ")"
     line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
-    if spec.transport == "stdio":
+    if spec.stdio:
         from mcplock.packages.launchers import Launch, host_access, parse
 
         launch = parse(spec.command, spec.args)

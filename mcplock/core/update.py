@@ -74,7 +74,7 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
         launch.version = image_ref(launch.identifier, launch.version)[1]
     row.requested = launch.version
     row.new_ref = replace(ref, version=entry.version)
-    if launch.command is not None and srv.spec.transport == "stdio":
+    if launch.command is not None and srv.spec.stdio:
         row.new_command = (launch.command, list(launch.args))
     row.status = "up-to-date" if entry.version == ref.version and srv.spec.package is not None else "behind"
     if srv.spec.package is None and launch.registry_type is None:  # a remote: nothing to pin
@@ -88,7 +88,7 @@ def pinned_at(srv: ServerEntry) -> str | None:
     no pin). `update-pr` compares it with a row's ``latest`` to tell whether a branch holds the
     newest release already."""
     if srv.spec.registry is not None:
-        return srv.spec.registry.version if srv.spec.package is not None or srv.spec.transport != "stdio" else None
+        return srv.spec.registry.version if srv.spec.package is not None or srv.spec.remote else None
     pin = srv.spec.package
     if pin is None:
         return None
@@ -103,7 +103,7 @@ def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row
 
     if srv.spec.registry is not None:
         return _from_registry(srv, environ)
-    launch = parse(srv.spec.command, srv.spec.args) if srv.spec.transport == "stdio" else None
+    launch = parse(srv.spec.command, srv.spec.args) if srv.spec.stdio else None
     if not isinstance(launch, Launch) or launch.registry == "mcpb":  # a bundle has no registry of its own
         return Row(srv.name)
     pin = srv.spec.package
@@ -213,7 +213,7 @@ def record_registry(lockfile: str, rows: list[Row], moved: Collection[str]) -> l
             if cur is None:
                 continue
             cur.spec = replace(cur.spec, registry=r.new_ref)
-            if r.new_command is not None and cur.spec.transport == "stdio":
+            if r.new_command is not None and cur.spec.stdio:
                 cur.spec = replace(cur.spec, command=r.new_command[0], args=tuple(r.new_command[1]))
             out.append(cur)
     return out

@@ -34,10 +34,18 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     record and the pin allow it, a stdio server is started at once and its start-up overlaps
     the rest of mcplock's (docs/performance.md, "The guard's start")."""
     from mcplock.core.running import serving
+    from mcplock.errors import McplockError
     from mcplock.probe.launch import start_early
 
-    ready = serving(lockfile, name, timeout=timeout, client_name=client_name, client_version=client_version,
-                    verbose=verbose, policy=policy)
+    try:
+        ready = serving(lockfile, name, timeout=timeout, client_name=client_name, client_version=client_version,
+                        verbose=verbose, policy=policy)
+    except McplockError as e:  # refused before anything ran: say so on stderr, and to the host itself
+        from mcplock.guard import refusal
+
+        say(f"error: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""))
+        refusal.answer(name, e.message, e.hint, e.code)
+        return e.exit_code
     srv, spec, opts, org = ready.server, ready.spec, ready.opts, ready.org
     started = start_early(spec, opts.environ if opts.environ is not None else os.environ)
     try:

@@ -14,12 +14,92 @@ from mcplock.policy import Decision
 _DRIFT_WORDS = ("unknown tool", "tool not found", "no such tool", "invalid params", "invalid arguments")
 
 
+class Declared:
+    """The argument names a locked input schema declares: its ``properties`` (and those of every
+    ``allOf``/``anyOf``/``oneOf``/``if``/``then``/``else`` branch and local ``$ref`` it is made of),
+    its ``patternProperties``; ``open`` when it admits other names itself (``additionalProperties`` or
+    ``unevaluatedProperties`` present and not ``false``, a ``true`` schema, a ``$ref`` it cannot
+    resolve). A call's argument that it does not declare is refused: no reviewed definition asked
+    for it, and a server whose schema drifted could act on it."""
+
+    __slots__ = ("names", "open", "patterns")
+
+    def __init__(self, schema: Any) -> None:
+        self.names: set[str] = set()
+        self.patterns: list[Any] = []
+        self.open = False
+        self._visit(schema, schema, 0)
+        if isinstance(schema, dict) and (schema.get("additionalProperties") is False
+                                         or schema.get("unevaluatedProperties") is False):
+            self.open = True  # closed by the schema itself: jsonschema says it, in its own words
+
+    def _visit(self, s: Any, root: Any, depth: int) -> None:
+        import re
+
+        if s is True or depth > 16:
+            self.open = True
+            return
+        if not isinstance(s, dict):
+            return
+        props = s.get("properties")
+        if isinstance(props, dict):
+            self.names.update(props)
+        pats = s.get("patternProperties")
+        if isinstance(pats, dict):
+            for p in pats:
+                try:
+                    self.patterns.append(re.compile(p))
+                except (re.error, TypeError):
+                    self.open = True
+        for k in ("additionalProperties", "unevaluatedProperties"):
+            if k in s and s[k] is not False:
+                self.open = True
+        for k in ("allOf", "anyOf", "oneOf"):
+            branches = s.get(k)
+            for branch in branches if isinstance(branches, list) else ():
+                self._visit(branch, root, depth + 1)
+        for k in ("if", "then", "else"):
+            if k in s:
+                self._visit(s[k], root, depth + 1)
+        ref = s.get("$ref")
+        if isinstance(ref, str):
+            target = _pointer(root, ref)
+            if target is None:
+                self.open = True
+            else:
+                self._visit(target, root, depth + 1)
+
+    def undeclared(self, arguments: Any) -> list[str]:
+        if self.open or not isinstance(arguments, dict):
+            return []
+        return [f"{k}: not a property the locked schema declares (no reviewed definition asked for it)"
+                for k in arguments if k not in self.names and not any(p.search(k) for p in self.patterns)]
+
+
+def _pointer(root: Any, ref: str) -> Any:
+    """The local target of ``ref`` (``#`` or ``#/…``) in ``root``; None when it is not local or missing."""
+    if ref == "#":
+        return root
+    if not ref.startswith("#/"):
+        return None
+    node = root
+    for part in ref[2:].split("/"):
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return None
+    return node
+
+
 class Validators:
     """One compiled validator per accepted definition (keyed by its hash): jsonschema's, and
     for the common schema shapes a fast check that can only say "valid" (:mod:`~mcplock.guard.fastcheck`)."""
 
     def __init__(self) -> None:
-        self._cache: dict[str, tuple[Any, Callable[[Any], bool] | None]] = {}
+        self._cache: dict[str, tuple[Any, Callable[[Any], bool] | None, Declared]] = {}
 
     def errors(self, entry: Entry, arguments: Any) -> list[str]:
         """What is wrong with ``arguments`` against the locked input schema ([] when valid)."""
@@ -40,14 +120,16 @@ class Validators:
             except jsonschema.SchemaError as e:
                 return [f"the locked schema is not a valid JSON Schema: {e.message}"]
             same = cls in (jsonschema.Draft7Validator, jsonschema.Draft201909Validator, jsonschema.Draft202012Validator)
-            cached = self._cache[key] = (cls(schema), compile_check(schema) if same else None)
-        v, fast = cached
-        if fast is not None:
+            cached = self._cache[key] = (cls(schema), compile_check(schema) if same else None, Declared(schema))
+        v, fast, declared = cached
+        extra = declared.undeclared(arguments)
+        if fast is not None and not extra:
             with contextlib.suppress(Exception):  # an odd instance: jsonschema decides
                 if fast(arguments):
                     return []
         errs = sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
-        return [f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errs[:20]]
+        return [*extra, *(f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}"
+                          for e in errs)][:20]
 
 
 def refused_result(decision: Decision) -> dict[str, Any]:

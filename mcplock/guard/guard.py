@@ -30,7 +30,7 @@ from mcplock.guard.ledger import Ledger
 from mcplock.guard.modern import ModernHost, is_discover, opens_modern
 from mcplock.guard.state import HostState, Notes
 from mcplock.guard.upstream import Upstream
-from mcplock.guard.upstream_side import UpstreamSide, send_up
+from mcplock.guard.upstream_side import UpstreamSide, for_host, send_up
 from mcplock.guard.view import Current, from_snapshot
 from mcplock.guard.wellformed import member
 from mcplock.lock.model import ServerEntry
@@ -87,7 +87,8 @@ class Guard:
                                 started=started, connection=connection)
         io, host = self.io, self.host
         self.modern = ModernHost(up, partial(send_up, up, ledger), server=server, io=io, ledger=ledger, host=host,
-                                 ask=self.ask_host, request_timeout=request_timeout, discover_early=discover_early)
+                                 ask=self.ask_host, request_timeout=request_timeout, discover_early=discover_early,
+                                 views=self.views, notes=self.notes)
         self.upstream = UpstreamSide(up, server=server, io=io, ledger=ledger, host=host, views=self.views,
                                      notes=self.notes, modern=self.modern, request_timeout=request_timeout)
         self.freshness = Freshness(self.upstream, self.modern.notify_host)
@@ -185,7 +186,7 @@ class Guard:
             self.notes.say(text + (f"\nhint: {e.hint}" if e.hint else ""))
             for m in [*first, *self.held]:
                 if "id" in m and "method" in m:
-                    self.io.send(self.modern.to_host(error(m["id"], SERVER_ERROR, text,
+                    self.io.send(self.modern.to_host(error(m["id"], SERVER_ERROR, for_host(text),
                                                            {"kind": e.kind, "hint": e.hint})))
             self.exit_code = 3
             assert self.done is not None

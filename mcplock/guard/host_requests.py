@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import LISTED, UI_SCHEME, read_result
+from mcplock.documents import LISTED, is_ui_uri, read_result
 from mcplock.guard import approve, evidence, skills
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
@@ -92,6 +92,8 @@ class HostRequests:
             self.ledger.spawn(skills.read_file(self, msg), msg["id"])  # a skill's file (guard/skills.py)
         elif method == "skills/get" and self.server.items["skill"]:
             self.ledger.spawn(skills.get(self, msg), msg["id"])  # the locked entry, never relayed
+        elif method == "resources/read" and self.server.spec.pin_resources:
+            self._read_unpinned(msg)
         else:
             self.upstream.relay(msg)
 
@@ -165,12 +167,44 @@ class HostRequests:
         uri = params.get("uri") if isinstance(params, dict) else None
         if not isinstance(uri, str):
             return None
-        if uri.startswith(UI_SCHEME) or uri in self.server.items["ui"]:
+        if is_ui_uri(uri) or uri in self.server.items["ui"]:
             return "ui", uri
         if uri in self.server.items["content"] or (self.server.spec.pin_resources
                                                    and uri in self.server.items["resource"]):
             return "content", uri
         return None
+
+    def _read_unpinned(self, msg: dict[str, Any]) -> None:
+        """A server that pins its resources: a read of a URI the lock neither pins nor reaches
+        through an accepted template is refused (:mod:`mcplock.guard.resource_reads`)."""
+        if (view := self.views.now()) is not None:
+            if self._templated(msg, view):
+                self.upstream.relay(msg)
+        else:
+            self.ledger.spawn(self._read_unpinned_later(msg), msg["id"])
+
+    async def _read_unpinned_later(self, msg: dict[str, Any]) -> None:
+        if self._templated(msg, await self.views.get()):
+            await self.upstream.forward(msg)
+
+    def _templated(self, msg: dict[str, Any], view: View) -> bool:
+        """Whether the read matches an accepted template; the host has its refusal when not."""
+        from mcplock.guard.resource_reads import matches, walks_out
+        from mcplock.untrusted import name_text
+
+        uri = member(msg, "params").get("uri")
+        if isinstance(uri, str) and not walks_out(uri) and any(
+                matches(t, uri) and view.item("resource-template", t).allowed
+                for t in self.server.items["resource-template"]):
+            return True
+        shown = name_text(uri) if isinstance(uri, str) else "(no uri)"
+        why = (f"`{shown}` is neither a resource the lock pins for `{self.server.name}` nor a match of one of its "
+               "accepted resource templates" + (" (its path walks out with `.` or `..`)"
+                                                if isinstance(uri, str) and walks_out(uri) else ""))
+        self.notes.note(f"refused:read:{shown}", f"mcplock: refused a read: {why}")
+        self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {why}; see "
+                           f"`mcplock show {shell_word(self.server.name)}` for what is locked"))
+        return False
 
     def _ui_listing(self, out: dict[str, Any]) -> dict[str, Any]:
         """A relayed ``resources/list`` answer with each ``ui://`` entry as the lock holds it (its
@@ -183,7 +217,7 @@ class HostRequests:
         kept = []
         for e in entries:
             uri = e.get("uri") if isinstance(e, dict) else None
-            if not isinstance(uri, str) or not (uri.startswith(UI_SCHEME) or uri in self.server.items["ui"]):
+            if not isinstance(uri, str) or not (is_ui_uri(uri) or uri in self.server.items["ui"]):
                 kept.append(e)
                 continue
             entry = self.server.items["ui"].get(uri)

@@ -37,19 +37,22 @@ from mcplock.errors import ProbeError
 from mcplock.guard import approve
 from mcplock.guard.calls import server_question
 from mcplock.guard.discover import discover_answer
+from mcplock.guard.embedded import screen
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
 from mcplock.guard.ledger import Key, host_key
 from mcplock.guard.upstream_side import answer_for, failure_for
 from mcplock.guard.wellformed import member
 from mcplock.probe import era
+from mcplock.untrusted import name_text
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
     from mcplock.guard.hostio import HostIO
     from mcplock.guard.ledger import Ledger
-    from mcplock.guard.state import HostState
+    from mcplock.guard.state import HostState, Notes
     from mcplock.guard.upstream import Upstream
+    from mcplock.guard.view import Current
     from mcplock.lock.model import ServerEntry
 
     AskHost = Callable[[str, Any], Awaitable[dict[str, Any] | None]]
@@ -65,6 +68,20 @@ MAX_ROUNDS = 8  # input_required rounds the guard answers for a legacy host befo
 # what only a cacheable result holds (lists, resources/read): it carries ttlMs and cacheScope at 2026-07-28
 _CACHEABLE = ("contents", "resources", "resourceTemplates", "tools", "prompts")
 _ASKABLE = {"elicitation/create": "elicitation", "roots/list": "roots", "sampling/createMessage": "sampling"}
+
+
+MAX_TTL_MS = 86_400_000  # a day: what the guard lets a host cache a relayed answer for, at most
+CACHE_SCOPES = ("private", "public")
+
+
+def caching_hints(res: dict[str, Any]) -> dict[str, Any]:
+    """``ttlMs`` and ``cacheScope`` for a relayed result: the server's when they are sound (an
+    integer of milliseconds from 0 to a day; a scope the spec names), else 0 and ``private`` —
+    never a negative, fractional, huge or non-numeric ttl, never a scope the host cannot read."""
+    ttl, scope = res.get("ttlMs"), res.get("cacheScope")
+    if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
+        ttl = 0
+    return {"ttlMs": min(ttl, MAX_TTL_MS), "cacheScope": scope if scope in CACHE_SCOPES else "private"}
 
 
 def is_discover(msg: dict[str, Any]) -> bool:
@@ -85,7 +102,7 @@ class ModernHost:
 
     def __init__(self, up: Upstream, send_up: Callable[[dict[str, Any]], None], *, server: ServerEntry,
                  io: HostIO, ledger: Ledger, host: HostState, ask: AskHost, request_timeout: float | None,
-                 discover_early: bool = False) -> None:
+                 discover_early: bool = False, views: Current | None = None, notes: Notes | None = None) -> None:
         self.up = up
         self.send_up = send_up
         self.server = server
@@ -100,6 +117,8 @@ class ModernHost:
         self.asked_states: dict[str, _Held] = {}  # the requestState the guard gave for it -> the call
         self.approvals: dict[str, tuple[str, str]] = {}  # the guard's approval state -> (tool, arguments)
         self.discover_early = discover_early  # the host's first server/discover was answered before the loop
+        self.views = views  # read: which App documents an answer may embed (guard/embedded.py)
+        self.notes = notes
 
     # --- server/discover --------------------------------------------------------------------
 
@@ -112,15 +131,28 @@ class ModernHost:
     # --- what a modern host gets ------------------------------------------------------------
 
     def to_host(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """An answer on its way to the host, in the host's era."""
-        if not self.host.modern or "method" in msg:
+        """An answer on its way to the host, in the host's era; an App document embedded in it
+        is the locked one or is dropped (:mod:`mcplock.guard.embedded`), in either era."""
+        if "method" in msg:
+            return msg
+        res = msg.get("result")
+        if isinstance(res, dict) and ("content" in res or "messages" in res):
+            screened, dropped = screen(res, self.server, self.views.view if self.views is not None else None)
+            if dropped:
+                msg = {**msg, "result": screened}
+                if self.notes is not None:
+                    self.notes.note(f"embedded:{dropped[0]}", f"mcplock: {self.server.name}: dropped an App "
+                                    "document embedded in a result (not the one the lock accepted): "
+                                    + ", ".join(name_text(u) for u in dropped))
+        if not self.host.modern:
             return msg
         if "result" in msg and isinstance(msg["result"], dict):
             res = msg["result"]
             if "resultType" not in res:
                 msg = {**msg, "result": {"resultType": "complete", **res}}
-            if "ttlMs" not in res and any(k in res for k in _CACHEABLE):  # a legacy upstream's list or read
-                msg = {**msg, "result": {**msg["result"], "ttlMs": 0, "cacheScope": "private"}}
+            if "ttlMs" in res or "cacheScope" in res or any(k in res for k in _CACHEABLE):
+                # a legacy upstream's list or read gets the hints; a modern one's are kept only when sound
+                msg = {**msg, "result": {**msg["result"], **caching_hints(res)}}
             if res.get("resultType") == "input_required":
                 self._remember_state(msg)
                 msg = {**msg, "result": {**msg["result"], **_marked(self.server.name, res)}}
@@ -256,7 +288,7 @@ class ModernHost:
             out = failure_for(rid, e)
         finally:
             self.ledger.call_answered(key)
-        self.io.send(out)
+        self.io.send(self.to_host(out))
 
     # --- a modern host, a legacy upstream that asks it something ------------------------------
 

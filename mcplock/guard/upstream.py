@@ -149,7 +149,8 @@ class Upstream:
         :meth:`request` raises it."""
         e = fut.exception()
         if e is None:
-            return fut.result()  # type: ignore[no-any-return]
+            answer: dict[str, Any] = fut.result()  # the transport resolves it with the response object
+            return answer
         if isinstance(e, ProbeError):
             raise self._clean(e) from None
         raise self._clean(ProbeError("protocol", e.message if isinstance(e, McplockError) else str(e))) from None

@@ -83,6 +83,7 @@ class UpstreamSide:
         self.modern = modern
         self.request_timeout = request_timeout
         self.up_held: list[dict[str, Any]] = []  # upstream messages before the host is initialized
+        self._relisting: dict[str, bool] = {}  # kind -> a list_changed came while it was listed again
 
     def release_held(self) -> None:
         """The host is ready: what the upstream sent meanwhile goes on, in order."""
@@ -205,7 +206,7 @@ class UpstreamSide:
             self.io.send(rebuilt(msg, hid))
             return
         if method in _CHANGED:
-            self.ledger.spawn(self._list_changed(_CHANGED[method]))
+            self._changed(_CHANGED[method])
             if method != "notifications/resources/list_changed":
                 return  # resources are data: their own list_changed goes on to the host too
             self.modern.notify_host(method)
@@ -217,9 +218,25 @@ class UpstreamSide:
             return
         self.io.send(rebuilt(msg))
 
+    def _changed(self, kind: str) -> None:
+        """A ``list_changed`` for ``kind``: one re-list at a time per kind, and one more after it
+        for everything that came meanwhile — a flood of them costs two listings, not one each."""
+        if kind in self._relisting:
+            self._relisting[kind] = True  # seen while one runs: once more after it
+            return
+        self._relisting[kind] = False
+        self.ledger.spawn(self._list_changed(kind))
+
     async def _list_changed(self, kind: str) -> None:
-        if await self.reverify([kind]):
-            self.modern.notify_host(LISTS[kind][2])
+        try:
+            while True:
+                self._relisting[kind] = False
+                if await self.reverify([kind]):
+                    self.modern.notify_host(LISTS[kind][2])
+                if not self._relisting.get(kind):
+                    return
+        finally:
+            self._relisting.pop(kind, None)
 
     async def reverify(self, kinds: list[str]) -> list[str]:
         """List ``kinds`` again and rebuild the view; the kinds whose visible part changed."""
@@ -250,5 +267,17 @@ def answer_for(rid: Any, resp: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, **fields}
 
 
+STDERR_MARK = "\nstderr (last lines):"  # where mcplock.probe._common.with_stderr starts the server's own lines
+STDERR_ELSEWHERE = " (the server's stderr is on mcplock's stderr, never sent to the host)"
+
+
+def for_host(message: str) -> str:
+    """An error message as the host may see it: without the server's stderr lines. What a
+    server writes on stderr is its own text, unreviewed, and the host may hand an error to the
+    model; the person sees those lines on mcplock's stderr."""
+    head, mark, _ = message.partition(STDERR_MARK)
+    return head + STDERR_ELSEWHERE if mark else message
+
+
 def failure_for(rid: Any, e: ProbeError) -> dict[str, Any]:
-    return error(rid, SERVER_ERROR, f"mcplock: {e.message}", {"kind": e.kind, "hint": e.hint})
+    return error(rid, SERVER_ERROR, f"mcplock: {for_host(e.message)}", {"kind": e.kind, "hint": e.hint})

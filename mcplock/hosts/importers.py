@@ -18,13 +18,14 @@ from mcplock.hosts.interpolate import Unsupported, convert, host_name
 from mcplock.hosts.model import ImportedServer
 from mcplock.hosts.parse import DupDict, Where
 from mcplock.hosts.secrets import Secrets
-from mcplock.spec import ServerSpec, looks_secret
+from mcplock.spec import ServerSpec, Transport, looks_secret
 
 if TYPE_CHECKING:
     from mcplock.hosts.formats.interface import Importer
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamableHttp": "http", "sse": "sse"}
+_TYPES = {"stdio": Transport.STDIO, "http": Transport.HTTP, "streamable-http": Transport.HTTP,
+          "streamableHttp": Transport.HTTP, "sse": Transport.SSE}
 
 
 class Skip(Exception):
@@ -102,7 +103,7 @@ class Entry:
 # --- transports ---------------------------------------------------------------------------
 
 
-def explicit_type(e: Entry) -> str | None:
+def explicit_type(e: Entry) -> Transport | None:
     t = e.string("type")
     if t is None:
         return None
@@ -131,7 +132,7 @@ def check_url(url: str) -> None:
     raise Skip(f"unsupported URL scheme {scheme!r}" if shown else "url is not an http(s) URL")
 
 
-def guess_remote(url: str, host: str, warnings: list[str]) -> str:
+def guess_remote(url: str, host: str, warnings: list[str]) -> Transport:
     """Transport of a URL given without a type, for hosts that try Streamable HTTP, then SSE.
 
     mcplock pins one transport per server, so it cannot fall back at probe time: a URL whose
@@ -143,8 +144,8 @@ def guess_remote(url: str, host: str, warnings: list[str]) -> str:
             f"url without a type ends in /sse: imported as legacy SSE ({host_name(host)} may try Streamable HTTP "
             "first; a lock pins one transport); set the type in the config if the server speaks Streamable HTTP"
         )
-        return "sse"
-    return "http"
+        return Transport.SSE
+    return Transport.HTTP
 
 
 def build(e: Entry, imp: Importer, source: str, extra_warnings: list[str] | None = None) -> ImportedServer:
@@ -161,14 +162,14 @@ def build(e: Entry, imp: Importer, source: str, extra_warnings: list[str] | None
         if e.has(key):
             warnings.append(f"{key} settings are not imported: mcplock logs in with its own OAuth flow (`--login`)")
     secrets = Secrets(e.name)
-    if transport == "stdio":
+    if transport is Transport.STDIO:
         fields["args"] = tuple(secrets.args(fields["args"]))
         fields["env"] = secrets.env(fields["env"])
     else:
         fields["url"] = secrets.url(fields["url"])
         fields["headers"] = secrets.headers(fields["headers"])
-    spec = ServerSpec(name=e.name, transport=transport, source=source,  # type: ignore[arg-type]  # the Transport names
-                      secrets=dict(secrets.values), **fields)
+    spec = ServerSpec(name=e.name, transport=transport, source=source, secrets=dict(secrets.values),
+                      **fields)
     return ImportedServer(
         spec=spec,
         templated=tuple(secrets.notes),
@@ -176,9 +177,9 @@ def build(e: Entry, imp: Importer, source: str, extra_warnings: list[str] | None
     )
 
 
-def _fields(e: Entry, imp: Importer, transport: str, url: str | None, conv: Callable[[str], str],
+def _fields(e: Entry, imp: Importer, transport: Transport, url: str | None, conv: Callable[[str], str],
             warnings: list[str]) -> dict[str, Any]:
-    if transport == "stdio":
+    if transport is Transport.STDIO:
         return imp.stdio(e, conv, warnings)
     if url is None or not url.strip():
         raise Skip(f'type "{transport}" without a url')

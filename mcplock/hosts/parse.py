@@ -19,7 +19,7 @@ from mcplock.hosts.jsonc import JsoncError, to_json
 MAX_BYTES = 32 * 1024 * 1024  # ~/.claude.json grows, but not this big
 
 
-class DupDict(dict):  # type: ignore[type-arg]
+class DupDict(dict[str, Any]):
     """A JSON object that remembers keys it saw more than once (the last one wins, like JS)."""
 
     dups: tuple[str, ...] = ()

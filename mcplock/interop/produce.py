@@ -55,7 +55,7 @@ def config_fragment(srv: ServerEntry) -> dict[str, Any]:
     """The host-config entry that launches ``srv`` (the ``mcpServers`` shape most hosts read),
     with ``${VAR}`` templates as the lock stores them."""
     spec = srv.spec
-    if spec.transport == "stdio":
+    if spec.stdio:
         out: dict[str, Any] = {"type": "stdio", "command": spec.command or ""}
         if spec.args:
             out["args"] = list(spec.args)
@@ -101,7 +101,7 @@ def _target(srv: ServerEntry) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         else:
             evidence.append({"code": "artifact-integrity", "status": "unavailable"})
         return t, evidence
-    if spec.transport == "stdio":
+    if spec.stdio:
         t = {"type": "package", "registryType": LOCAL, "identifier": spec.command or "", "transport": "stdio"}
         return t, [{"code": "artifact-integrity", "status": "unavailable"}]
     t = {"type": "remote", "transport": _TRANSPORTS[spec.transport], "url": spec.url or ""}
@@ -198,7 +198,7 @@ def entry(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]] | No
 
 def omitted(srv: ServerEntry) -> str | None:
     """Why ``srv`` has no conforming entry (a remote that is not https), or None."""
-    if srv.spec.transport != "stdio" and not (srv.spec.url or "").startswith("https://"):
+    if srv.spec.remote and not (srv.spec.url or "").startswith("https://"):
         return "its URL is not https (the format's remote targets are https only)"
     return None
 

@@ -8,6 +8,12 @@ has verified against the definition itself this run: a definition edited in the 
 hash and is linted afresh; rules that changed have another version, and entries of another version
 are never read. Nothing else about an entry is trusted: a value that does not parse is ignored.
 
+Each file is signed with this machine's key (``mac``: mcplock/machine_key.py), as the package
+cache's manifests are: the cache directory may be one others can write (a CI cache restored from
+another job, another user), and a forged "no findings" entry would make ``check`` pass an accepted
+critical item silently. A file without a valid signature is not read (the lint runs in full and
+writes a signed one); without a machine key nothing is read or written.
+
 The file is ``$MCPLOCK_CACHE_DIR/lint``, else the platform's user cache directory + ``lint``
 (``~/.cache/mcplock/lint`` on Linux), one JSON file per rules version. ``MCPLOCK_LINT_CACHE=0``
 turns it off. Deleting it is always safe. A cache that cannot be read or written is no error:
@@ -74,6 +80,46 @@ def _write(path: Path, data: bytes) -> bool:
         return False
 
 
+def _secret() -> bytes | None:
+    from mcplock.errors import McplockError
+    from mcplock.machine_key import machine_secret
+
+    try:
+        return machine_secret()
+    except McplockError:  # a key others could write: believe nothing signed with it
+        return None
+
+
+def _signed(secret: bytes | None, kind: bytes, raw: bytes, field: str) -> Any:
+    """The value of ``field`` in a file :func:`_dump` wrote with this machine's key; None when the
+    file is not such a file (another writer's, edited, unsigned, not JSON)."""
+    from mcplock.machine_key import signed_by
+
+    if secret is None:
+        return None
+    head, sep, body = raw.partition(b',"' + field.encode() + b'":')
+    if not sep or not body.endswith(b"}"):
+        return None
+    try:
+        top = json.loads(head + b"}")
+        if not isinstance(top, dict) or top.get("rules") != rules_version():
+            return None
+        if not signed_by(secret, kind + b"\0" + rules_version().encode(), body[:-1], top.get("mac")):
+            return None
+        return json.loads(body[:-1])
+    except ValueError:
+        return None
+
+
+def _dump(secret: bytes, kind: bytes, field: str, value: Any) -> bytes:
+    from mcplock.machine_key import sign
+
+    body = json.dumps(value, separators=(",", ":")).encode()
+    mac = sign(secret, kind + b"\0" + rules_version().encode(), body)
+    return json.dumps({"rules": rules_version(), "mac": mac}, separators=(",", ":")).encode()[:-1] \
+        + b',"' + field.encode() + b'":' + body + b"}"
+
+
 class LintCache:
     """Findings and tool-name-like words per (kind, content hash), for one rules version."""
 
@@ -82,12 +128,13 @@ class LintCache:
         self._entries: dict[str, list[Any]] = {}
         self._used: set[str] = set()
         self._dirty = False
+        self._secret = _secret() if directory else None
+        if self._secret is None:
+            self.path = None  # nothing signed can be believed or written without the key
         if self.path is not None:
-            with contextlib.suppress(OSError, ValueError):
-                data = json.loads(self.path.read_bytes())
-                if isinstance(data, dict) and data.get("rules") == rules_version():
-                    entries = data.get("entries")
-                    self._entries = entries if isinstance(entries, dict) else {}
+            with contextlib.suppress(OSError):
+                entries = _signed(self._secret, b"lint", self.path.read_bytes(), "entries")
+                self._entries = entries if isinstance(entries, dict) else {}
 
     @classmethod
     def open(cls) -> LintCache | None:
@@ -132,8 +179,8 @@ class LintCache:
             others = [k for k in entries if k not in self._used]  # oldest first: new keys are appended
             keep = self._used.union(others[max(0, len(others) - max(0, MAX_ENTRIES - len(self._used))):])
             entries = {k: v for k, v in entries.items() if k in keep}
-        data = json.dumps({"rules": rules_version(), "entries": entries}, separators=(",", ":")).encode()
-        if _write(self.path, data):
+        assert self._secret is not None
+        if _write(self.path, _dump(self._secret, b"lint", "entries", entries)):
             self._prune()
 
     def _prune(self) -> None:
@@ -165,11 +212,13 @@ class LockVerdicts:
     def __init__(self, directory: Path | None):
         self.path = directory / f"locks-{rules_version()}.json" if directory else None
         self._entries: dict[str, Any] = {}
+        self._secret = _secret() if directory else None
+        if self._secret is None:
+            self.path = None
         if self.path is not None:
-            with contextlib.suppress(OSError, ValueError):
-                data = json.loads(self.path.read_bytes())
-                if isinstance(data, dict) and isinstance(data.get("locks"), dict):
-                    self._entries = data["locks"]
+            with contextlib.suppress(OSError):
+                locks = _signed(self._secret, b"locks", self.path.read_bytes(), "locks")
+                self._entries = locks if isinstance(locks, dict) else {}
 
     @classmethod
     def open(cls) -> LockVerdicts | None:
@@ -200,5 +249,5 @@ class LockVerdicts:
         self._entries.pop(digest, None)
         self._entries[digest] = {"\0".join(k): v for k, v in verdict.items()}
         keep = list(self._entries)[-MAX_LOCKS:]
-        data = {"rules": rules_version(), "locks": {k: self._entries[k] for k in keep}}
-        _write(self.path, json.dumps(data, separators=(",", ":")).encode())
+        assert self._secret is not None
+        _write(self.path, _dump(self._secret, b"locks", "locks", {k: self._entries[k] for k in keep}))

@@ -146,5 +146,10 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
             out.extend(contradiction_findings(definition, old))
         out.extend(header_findings(definition, old))
         out.extend(pattern_name(definition))
+    if kind in ("resource", "resource-template"):
+        from mcplock.lint.resource_uris import resource_uri_findings
+
+        if old is None or not resource_uri_findings(kind, old):  # new in this definition
+            out.extend(resource_uri_findings(kind, definition))
     out.sort(key=lambda f: (rank(f.severity), f.where, f.rule))
     return out

@@ -37,6 +37,8 @@ RULES: dict[str, str] = {
                            "Spanish, German, French, Japanese, Portuguese, Russian, Korean) and in decoded disguises: "
                            "<IMPORTANT>/<SYSTEM> tags, \"ignore previous instructions\", \"do not tell the user\", "
                            "orders to send the user's data away, claims on other servers' tools, chat-template tokens.",
+    "internal-uri": "A resource or resource template whose URI reaches a cloud metadata service (169.254.169.254, "
+                    "metadata.google.internal …), this machine's loopback, or walks out of its directory with `..`.",
     "sensitive-path": "Names a secrets location (~/.ssh, id_rsa, .aws/credentials, .env, /etc/passwd, .npmrc, "
                       ".netrc, gh config, keychain, MCP host configs); critical with a read/send verb.",
     "exfiltration-url": "A URL shaped for exfiltration: a placeholder for data in it, an order to send, post or "

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcplock.untrusted import hides
+from mcplock.untrusted import confusable, hides, not_nfc
 
 # wire field -> lock key
 TEXT_FIELDS = {"title": "title", "description": "description", "name": "name", "mimeType": "mime-type",
@@ -77,14 +77,44 @@ def toml_basic(s: str) -> str:
     return '"' + "".join(out) + '"'
 
 
-def toml_multiline(s: str) -> str:
-    """The inside of a multi-line basic string (without the delimiters)."""
+def toml_key(s: str) -> str:
+    """A name as a quoted TOML key: a basic string in which, besides what :func:`toml_basic`
+    escapes, every character that would let the name pass for another is a ``\\u`` escape —
+    NFC-changing (``cafe\\u0301``) and look-alike (``\\u0455earch``) ones — so a pull request
+    that adds a look-alike tool shows it apart in the lock's diff. The same string when read."""
+    if s.isascii():
+        return toml_basic(s)
+    odd = not_nfc(s) | confusable(s)
+    if not odd:
+        return toml_basic(s)
+    return '"' + "".join(_u(ch) if i in odd else toml_basic(ch)[1:-1] for i, ch in enumerate(s)) + '"'
+
+
+#: a document's line longer than this is folded in the lock (``toml_multiline(wrap=True)``)
+WRAP_OVER = 400
+_FOLD_MIN, _FOLD_MAX = 8, 300  # a folded piece: at least this long, at most this long
+_FOLD_AFTER = frozenset(">;},")
+
+
+def toml_multiline(s: str, *, wrap: bool = False) -> str:
+    """The inside of a multi-line basic string (without the delimiters).
+
+    ``wrap``: a line longer than :data:`WRAP_OVER` characters (a minified App bundle is a few
+    lines of 100 kB) is folded with TOML's line-ending backslash, which a reader removes with the
+    newline: the value is the same string, and a pull request shows the piece that changed, not
+    one changed line of 100 kB. A piece ends after ``>``, ``;``, ``}`` or ``,`` where the text
+    before it says so (:func:`_folds`: an edit moves the breaks only near it), at 300 characters
+    at the latest, and never before whitespace (which the line-ending backslash would trim too)."""
     out: list[str] = []
     n = len(s)
     at_line_start = True
     i = 0
+    fold = _folds(s) if wrap else set()
     while i < n:
         ch = s[i]
+        if i in fold:
+            out.append("\\\n")
+            at_line_start = True
         if at_line_start and (ch == "[" or s.startswith(_MARKERS, i)):
             # never let server text look like a table header or a conflict marker
             out.append(_u(ch))
@@ -112,6 +142,31 @@ def toml_multiline(s: str) -> str:
         i += 1
     # the leading newline is trimmed by TOML; the trailing "\" + newline trims itself
     return "\n" + "".join(out) + "\\\n"
+
+
+def _folds(s: str) -> set[int]:
+    """Where a long line of ``s`` is folded: the indexes a new piece starts at. The breaks are
+    chosen by the content around them (content-defined chunking): after a break character whose
+    preceding 16 characters hash to 0 mod 8, so an edit moves only the breaks next to it and the
+    rest of the line folds as before; at most 300 characters a piece."""
+    import zlib
+
+    out: set[int] = set()
+    start = 0
+    for line in s.split("\n"):
+        end = start + len(line)
+        if len(line) > WRAP_OVER:
+            piece = start
+            for i in range(start + 1, end):
+                if s[i] in " \t":
+                    continue
+                if (s[i - 1] in _FOLD_AFTER and i - piece >= _FOLD_MIN
+                        and zlib.crc32(s[max(start, i - 16):i].encode("utf-8", "surrogatepass")) % 8 == 0) \
+                        or i - piece >= _FOLD_MAX:
+                    out.add(i)
+                    piece = i
+        start = end + 1
+    return out
 
 
 def json_text(value: Any) -> str:

@@ -9,7 +9,9 @@ what one person decides or one probe records, merged whole or not at all:
   rejected or staged different things disagree, and the item conflicts whole (each side as
   that branch has it), since a mix would be a review nobody made;
 - each **flag** of an item (``enabled``, ``approval``): merged per key, so ``enabled`` set on
-  one branch and ``approval`` on the other both stay;
+  one branch and ``approval`` on the other both stay — unless the accepted definition changed on
+  one branch and a flag on the other: that flag was decided for the definition its branch had,
+  so the item conflicts (``definition`` and the flag);
 - a server's **launch** (transport, command, args, env, url, headers, source, config hash…:
   bound together by ``config-hash`` and by the trust record), its **identity** (server info
   and protocol version, recorded by one probe), its ``policy``, its **package** pin, and any
@@ -90,6 +92,11 @@ def _review(e: Entry | None) -> Any:
     return tuple((n, getattr(e, n)) for n in _fields(e) if n not in FLAGS and n not in ("kind", "key"))
 
 
+def _accepted(e: Entry) -> tuple[Any, Any]:
+    """What a person reviewed and accepted: the definition and its hash (not a pending proposal)."""
+    return e.definition, e.hash
+
+
 def merge_entry(b: Entry | None, o: Entry | None, t: Entry | None,
                 ) -> tuple[Entry | None, Entry | None, tuple[str, ...]]:
     """One item: (ours' result, theirs' result, the units that conflict)."""
@@ -108,6 +115,13 @@ def merge_entry(b: Entry | None, o: Entry | None, t: Entry | None,
         return o, t, ("definition",)
     base_of_review = o if review_o == ro else t
     other = t if base_of_review is o else o
+    if b is not None and _accepted(b) != _accepted(base_of_review):
+        # the reviewed definition changed on one side: a flag the other side set was decided
+        # for the definition it had, not this one; applying it would be a review nobody made
+        moved = tuple(f for f in FLAGS if getattr(other, f) != getattr(b, f)
+                      and getattr(other, f) != getattr(base_of_review, f))
+        if moved:
+            return o, t, ("definition", *moved)
     merged_o = copy.deepcopy(base_of_review)
     merged_t = copy.deepcopy(base_of_review)
     units: list[str] = []

@@ -28,7 +28,7 @@ from mcplock.lock.model import (
 )
 from mcplock.lock.text import header_lines, parse_toml, read_text
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
-from mcplock.spec import ENV_NAME, AuthSpec, ServerSpec
+from mcplock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ServerSpec
 
 __all__ = ["header_lines", "load", "loads", "read_text"]
 
@@ -137,9 +137,9 @@ class Reader:
             raise self.fail(("server",), f"`server.{_key(name)}` must be a table")
         self.check_keys(st, table, SERVER_KEYS)
         transport = self.get(st, table, "transport", str)
-        if transport not in ("stdio", "http", "sse"):
-            raise self.fail(table, f"`transport` in {self._where(table)} must be \"stdio\", \"http\" or \"sse\", "
-                                   f"not {transport!r}")
+        if transport not in TRANSPORTS:
+            names = ", ".join(f'"{t}"' for t in TRANSPORTS[:-1]) + f' or "{TRANSPORTS[-1]}"'
+            raise self.fail(table, f"`transport` in {self._where(table)} must be {names}, not {transport!r}")
         args = self.get(st, table, "args", list, [])
         if not all(isinstance(a, str) for a in args):
             raise self.fail(table, f"`args` in {self._where(table)} must be a list of strings")
@@ -177,9 +177,9 @@ class Reader:
             server_info=dict(info) if info is not None else None,
             protocol_version=self.get(st, table, "protocol-version", str),
         )
-        if transport == "stdio" and not srv.spec.command:
+        if srv.spec.stdio and not srv.spec.command:
             raise self.fail(table, f"a stdio server needs `command` in {self._where(table)}")
-        if transport != "stdio" and not srv.spec.url:
+        if srv.spec.remote and not srv.spec.url:
             raise self.fail(table, f"an {transport} server needs `url` in {self._where(table)}")
         srv.instructions = self.instructions(table, st)
         for kind in ITEM_KINDS:

@@ -25,17 +25,19 @@ HEADER = (
     "Review changes with `mcplock diff`; accept them with `mcplock accept`.",
 )
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+DOCUMENT_KINDS = ("ui", "content", "skill")  # items served by resources/read: their `text` may be a bundle
 
 
 def _key(k: str) -> SingleKey | str:
     if _BARE.match(k):
         return k
-    return SingleKey(k, t=KeyType.Basic, original=codec.toml_basic(k))
+    return SingleKey(k, t=KeyType.Basic, original=codec.toml_key(k))
 
 
-def _text(value: str) -> String:
-    if "\n" in value:
-        return String(StringType.MLB, value, codec.toml_multiline(value), Trivia())
+def _text(value: str, wrap: bool = False) -> String:
+    """``wrap``: a document's text, whose long lines are folded (:func:`codec.toml_multiline`)."""
+    if "\n" in value or (wrap and len(value) > codec.WRAP_OVER):
+        return String(StringType.MLB, value, codec.toml_multiline(value, wrap=wrap), Trivia())
     return String(StringType.SLB, value, codec.toml_basic(value)[1:-1], Trivia())
 
 
@@ -59,7 +61,8 @@ def _add_definition(t: Any, kind: str, definition: dict[str, Any]) -> None:
     fields = codec.encode_definition(kind, definition)
     for lock_key in sorted(fields):
         how, value = fields[lock_key]
-        t.add(lock_key, _text(value) if how == "text" else _json(value))
+        t.add(lock_key, _text(value, wrap=kind in DOCUMENT_KINDS and lock_key == "text") if how == "text"
+              else _json(value))
 
 
 def _pending(kind: str, p: Pending) -> Any:
@@ -122,7 +125,7 @@ def _strings(values: Iterable[str], *, multiline: bool = False) -> Any:
 
 def _launch(t: Any, spec: ServerSpec) -> None:
     """How the server is reached: the transport and its fields (those it has)."""
-    t.add("transport", spec.transport)
+    t.add("transport", str(spec.transport))
     fields: list[tuple[str, Any]] = [
         ("command", spec.command is not None and _text(spec.command)),
         ("args", bool(spec.args) and _strings(spec.args)),
@@ -176,7 +179,7 @@ def _instructions(t: Any, ins: Entry) -> None:
 
 
 def _pins(t: Any, spec: ServerSpec) -> None:
-    """The package pin, then the registry name (``peek_servers`` reads a server's table and its package)."""
+    """The package pin, then the registry name."""
     if spec.package is not None:
         pt = tomlkit.table()
         for k, v in spec.package.stored().items():

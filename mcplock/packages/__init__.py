@@ -14,7 +14,7 @@ from typing import Any
 
 from mcplock.packages.pin import PackagePin
 
-__all__ = ["PackagePin", "pin_spec", "prepare"]
+__all__ = ["PackagePin", "pin_and_prepare", "pin_spec", "prepare"]
 
 
 def prepare(spec: Any, environ: Any = None) -> Any:
@@ -29,13 +29,21 @@ def prepare(spec: Any, environ: Any = None) -> Any:
 def pin_spec(spec: Any, environ: Any = None, *, requested: str | None = None) -> Any:
     """``spec`` with its package resolved (exact version + integrity) and installed into the
     cache (which fills ``tree-integrity``); a spec that runs no registry package is returned as is."""
+    return pin_and_prepare(spec, environ, requested=requested)[0]
+
+
+def pin_and_prepare(spec: Any, environ: Any = None, *, requested: str | None = None) -> tuple[Any, Any]:
+    """(:func:`pin_spec`'s spec, the spec that runs the verified artefact): the package resolved,
+    installed and its tree verified once, for a caller that goes on to launch it (``add``); a spec
+    that runs no registry package is both."""
     from dataclasses import replace
 
     from mcplock.packages.launchers import Launch, parse
     from mcplock.packages.registries import resolve
 
-    launch = parse(spec.command, spec.args) if spec.transport == "stdio" else None
+    launch = parse(spec.command, spec.args) if spec.stdio else None
     if not isinstance(launch, Launch):
-        return spec
+        return spec, spec
     pinned = replace(spec, package=resolve(launch, environ, requested=requested))
-    return replace(pinned, package=prepare(pinned, environ).package)
+    ready = prepare(pinned, environ)
+    return replace(pinned, package=ready.package), ready

@@ -132,6 +132,7 @@ def image_claim(reply: str) -> str | None:
     images = data.values() if isinstance(data, dict) and "config" not in data else [data]
     for img in images:
         labels = ((img if isinstance(img, dict) else {}).get("config") or {}).get("Labels") or {}
-        if isinstance(labels.get(OCI_LABEL), str):
-            return labels[OCI_LABEL]
+        label = labels.get(OCI_LABEL)
+        if isinstance(label, str):
+            return label
     return None

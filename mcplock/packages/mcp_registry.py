@@ -89,8 +89,10 @@ def get(name: str, version: str | None = None, registry: str = DEFAULT) -> Entry
         if version is not None and versions(name, registry):
             raise RegistryError("unknown-version", f"the MCP Registry at {registry} has no version {version} of "
                                 f"{name}", hint=f"see its versions with `mcplock inspect {shell_word(name)}`")
+        guess = _suggest(name, registry)
         raise RegistryError("unknown-server", f"the MCP Registry at {registry} has no server named {name}",
-                            hint=f"look it up with `mcplock search {shell_word(name.rsplit('/', 1)[-1])}`")
+                            hint=f"did you mean {guess}? `mcplock add {shell_word(guess)}`" if guess else
+                            f"look it up with `mcplock search {shell_word(name.rsplit('/', 1)[-1])}`")
     return served_as_asked(entry, name, version)
 
 
@@ -117,6 +119,20 @@ def served_as_asked(entry: Entry, name: str, version: str | None) -> Entry:
                             f"version {entry.version}; refused, nothing was fetched",
                             hint=f"see its versions with `mcplock inspect {shell_word(name)}`")
     return entry
+
+
+def _suggest(name: str, registry: str) -> str | None:
+    """The registry name its search finds closest to ``name`` (None: none close, or no answer)."""
+    from mcplock.packages.errors import did_you_mean
+
+    namespace, _, words = name.rpartition("/")
+    found: list[str] = []
+    for text in dict.fromkeys(t for t in (words, namespace) if t):  # the registry's search is a substring match
+        try:
+            found += [e.name for e in search(text, registry, limit=50)]
+        except McplockError:  # a suggestion is a courtesy, never a reason to fail
+            return None
+    return did_you_mean(name, found)
 
 
 def versions(name: str, registry: str = DEFAULT) -> list[Entry]:

@@ -62,7 +62,8 @@ def manifest_of(bundle: Path, what: str) -> dict[str, Any]:
         cfg = doc["server"]["mcp_config"]
         if not isinstance(cfg.get("command"), str) or not all(isinstance(a, str) for a in cfg.get("args") or []):
             raise TypeError
-        return doc
+        manifest: dict[str, Any] = doc  # its `server.mcp_config` checked above
+        return manifest
     except (OSError, ValueError, KeyError, TypeError):
         raise RegistryError("install", f"{what} has no usable manifest.json (server.mcp_config: command, args)",
                             hint="ask the bundle's publisher to fix it") from None

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
+from mcplock.errors import McplockError
 from mcplock.packages.errors import RegistryError
 from mcplock.packages.launchers import Launch
 from mcplock.packages.pin import PackagePin
@@ -60,9 +61,30 @@ def get_json(url: str, what: str, *, limit: int | None = None) -> Any:
 def npm_document(name: str, environ: Env = None) -> dict[str, Any]:
     doc = get_json(f"{npm_registry(environ)}/{quote(name, safe='@')}", f"npm package {name}")
     if not isinstance(doc, dict) or not isinstance(doc.get("versions"), dict):
+        guess = npm_suggest(name, environ)
         raise RegistryError("unknown-package", f"npm has no package named {name}",
-                            hint="check the package name in the server's command")
+                            hint=f"did you mean {guess}? Fix the package name in the server's command" if guess
+                            else "check the package name in the server's command")
     return doc
+
+
+def npm_suggest(name: str, environ: Env = None) -> str | None:
+    """The npm package the registry's search finds closest to ``name`` (None: none close, or the
+    search did not answer: a suggestion is a courtesy, never a reason to fail)."""
+    from urllib.parse import urlencode
+
+    from mcplock.packages.errors import did_you_mean
+
+    text = name.rsplit("/", 1)[-1]
+    try:
+        doc = get_json(f"{npm_registry(environ)}/-/v1/search?{urlencode({'text': text, 'size': 20})}",
+                       f"npm search {text!r}")
+    except McplockError:
+        return None
+    objects = doc.get("objects") if isinstance(doc, dict) else None
+    names = [o["package"]["name"] for o in objects or [] if isinstance(o, dict)
+             and isinstance(o.get("package"), dict) and isinstance(o["package"].get("name"), str)]
+    return did_you_mean(name, names)
 
 
 def npm_pick(doc: dict[str, Any], requested: str | None, environ: Env = None) -> str:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from mcplock.errors import ProbeError, json_type
 from mcplock.probe import era
 from mcplock.probe._common import RpcError, response_result
+from mcplock.spec import Transport
 from mcplock.untrusted import sanitize
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ async def open_session(t: Connection, spec: ServerSpec, opts: ProbeOptions, capa
                        snap: Snapshot) -> None:
     """Open the conversation; fill ``snap``'s server info, version, capabilities, instructions."""
     info = client_info(spec, opts)
-    if opts.era != "legacy" and spec.transport != "sse":
+    if opts.era != "legacy" and spec.transport is not Transport.SSE:
         try:
             await _modern(t, opts, capabilities, info, snap)
             return
@@ -120,12 +121,12 @@ async def _discover(t: Connection, opts: ProbeOptions, params: dict[str, Any], c
     answer: dict[str, Any] | None = None
     try:
         while pending:
-            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            if discover in done:
+            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            if discover in finished:
                 answer = discover.result()
                 if isinstance(answer.get("result"), dict):
                     return answer  # a modern server: it refuses (or ignores) the initialize that raced
-            if init in done:
+            if init in finished:
                 failed = init.exception()
                 if failed is None:
                     return None

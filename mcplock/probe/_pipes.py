@@ -255,7 +255,7 @@ async def adopt(lines: Lines, popen: subprocess.Popen[bytes], *, limit: int) -> 
             t.max_size = READ_SIZE  # type: ignore[attr-defined]
     inp, protocol = await loop.connect_write_pipe(lambda: _WriteProtocol(loop), popen.stdin)
     proc._pipes = [out, err, inp]
-    proc.stdin = asyncio.StreamWriter(inp, protocol, None, loop)  # type: ignore[arg-type]
+    proc.stdin = asyncio.StreamWriter(inp, protocol, None, loop)
     proc.stderr = reader
     try:
         proc._pidfd = os.pidfd_open(popen.pid)

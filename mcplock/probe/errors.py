@@ -19,7 +19,7 @@ import httpx2
 
 from mcplock.errors import COMMAND, Action, ProbeError
 from mcplock.probe._common import size_limit_hint
-from mcplock.spec import ServerSpec
+from mcplock.spec import ServerSpec, Transport
 from mcplock.untrusted import sanitize, shell_word
 
 __all__ = ["HttpErrors", "body_explanation", "login_action", "origin"]
@@ -95,7 +95,7 @@ class HttpErrors:
         self.max_bytes = max_bytes
         self.state = state
         self.url = spec.url or ""  # the template: never the expanded URL (it may hold secrets)
-        self.has_session = lambda: False
+        self.has_session: Callable[[], bool] = lambda: False
 
     def too_large(self) -> ProbeError:
         return ProbeError(
@@ -179,7 +179,7 @@ class HttpErrors:
                 f"server `{self.spec.name}`: {url} forgot the session mid-probe (404 on {action})",
                 hint="the server may run several instances without shared sessions; try again",
             )
-        if self.spec.transport == "sse":
+        if self.spec.transport is Transport.SSE:
             hint = ("check the URL: legacy SSE servers usually serve `/sse`; newer servers `/mcp` with "
                     "`--transport http`")
         else:
@@ -190,7 +190,7 @@ class HttpErrors:
 
     def _not_allowed(self, resp: Any, said: str | None, action: str) -> ProbeError:
         """405: the other HTTP transport's endpoint."""
-        if self.spec.transport == "sse" and resp.request.method == "GET":
+        if self.spec.transport is Transport.SSE and resp.request.method == "GET":
             return ProbeError(
                 "legacy-sse",
                 f"{self.url} does not accept GET (405 on {action}): "
@@ -213,7 +213,7 @@ class HttpErrors:
         reason = f" {resp.reason_phrase}" if resp.reason_phrase else ""
         msg = f"server `{self.spec.name}`: {self.url} answered HTTP {status}{reason} ({action})"
         hint: str | None = None
-        if self.spec.transport == "sse" and resp.request.method == "GET" and status in (400, 406):
+        if self.spec.transport is Transport.SSE and resp.request.method == "GET" and status in (400, 406):
             hint = "this may be a Streamable HTTP endpoint: try `--transport http`"
         elif status in (406, 415):
             hint = "the server does not accept MCP's Streamable HTTP request format; is this an MCP endpoint?"

@@ -25,15 +25,52 @@ __all__ = ["client_for", "iter_sse", "mcp_headers", "new_client"]
 CLOSE_TIMEOUT = 2.0
 
 
+#: the most of one HTTP answer that is not an event stream mcplock reads (OAuth metadata, token
+#: answers, a JSON-RPC body — which the probe caps lower, per message); an event stream is
+#: bounded per event instead (docs/failing-safe.md, "Round 4", 13)
+MAX_BODY = 64 * 1024 * 1024
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int, url: str) -> None:
+        self.inner, self.limit, self.url = inner, limit, url
+
+    async def __aiter__(self):  # type: ignore[no-untyped-def]
+        n = 0
+        async for chunk in self.inner:
+            n += len(chunk)
+            if n > self.limit:
+                raise httpx2.ReadError(f"the answer of {self.url} is larger than {self.limit >> 20} MiB, the most "
+                                       "mcplock reads of one answer")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def cap_body(response: httpx2.Response) -> None:
+    """A response hook: an answer that is not an event stream is read no further than
+    :data:`MAX_BODY` (the SDK's OAuth provider reads metadata and token answers whole)."""
+    if "text/event-stream" in response.headers.get("content-type", ""):
+        return
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY:
+        raise httpx2.ReadError(f"the answer of {response.request.url} is larger than {MAX_BODY >> 20} MiB "
+                               "(its Content-Length), the most mcplock reads of one answer")
+    response.stream = _CappedStream(response.stream, MAX_BODY, str(response.request.url))  # type: ignore[arg-type]
+
+
 def new_client(opts: ProbeOptions, auth: httpx2.Auth | None = None,
                cls: type[httpx2.AsyncClient] = httpx2.AsyncClient) -> httpx2.AsyncClient:
     """The HTTP client of a probe: the whole-probe timeout, redirects followed, mcplock's
-    User-Agent; ``auth`` (e.g. the SDK's OAuth provider) signs each request."""
+    User-Agent, every answer that is not an event stream capped (:func:`cap_body`); ``auth``
+    (e.g. the SDK's OAuth provider) signs each request."""
     return cls(
         auth=auth,
         timeout=httpx2.Timeout(opts.timeout),
         follow_redirects=True,
         headers={"User-Agent": f"{opts.client_name}/{opts.client_version}"},
+        event_hooks={"response": [cap_body]},
     )
 
 

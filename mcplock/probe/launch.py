@@ -129,7 +129,7 @@ def start_early(spec: ServerSpec, environ: Mapping[str, str]) -> subprocess.Pope
     same way and reports it where the host sees it."""
     import subprocess
 
-    if spec.transport != "stdio":
+    if spec.remote:
         return None
     try:
         launch = stdio_launch(spec, environ)

@@ -192,7 +192,8 @@ class StreamableHttpTransport(Defaults):
             msgs = obj if isinstance(obj, list) else [obj]
             for m in msgs:
                 if matches(m, rid):
-                    return m
+                    answer: dict[str, Any] = m  # matches: a JSON-RPC response object
+                    return answer
             responses = [m for m in msgs if isinstance(m, dict) and is_response(m)]
             if len(responses) == 1 and responses[0].get("id") is None and "error" in responses[0]:
                 return responses[0]
@@ -218,7 +219,8 @@ class StreamableHttpTransport(Defaults):
             obj = parse_message(data, self.errors, f"an SSE event answering {action}")
             for m in obj if isinstance(obj, list) else [obj]:
                 if matches(m, rid):
-                    return m
+                    found: dict[str, Any] = m  # matches: a JSON-RPC response object
+                    return found
                 if isinstance(m, dict) and is_jsonrpc(m) and "method" in m and self.on_message is not None:
                     self.on_message(m)  # a long-lived session relays requests and notifications
                 elif isinstance(m, dict) and is_jsonrpc(m) and is_server_request(m):

@@ -32,6 +32,7 @@ from mcplock.probe._common import (
 )
 from mcplock.probe._common import fmt_seconds as _fmt_seconds
 from mcplock.probe._pipes import READ_SIZE, Lines, LinesProtocol
+from mcplock.spec import Transport
 
 if TYPE_CHECKING:
     import asyncio
@@ -100,23 +101,43 @@ class Connection(Protocol):
         ...
 
 
+def _stdio(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str],
+           started: subprocess.Popen[bytes] | None) -> Connection:
+    from mcplock.probe._stdio import StdioTransport
+
+    return StdioTransport(spec, opts, environ, started=started)
+
+
+def _http(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str],
+          started: subprocess.Popen[bytes] | None) -> Connection:
+    from mcplock.probe.streamable_http import StreamableHttpTransport
+
+    return StreamableHttpTransport(spec, opts, environ)
+
+
+def _sse(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str],
+         started: subprocess.Popen[bytes] | None) -> Connection:
+    from mcplock.probe.sse import LegacySseTransport
+
+    return LegacySseTransport(spec, opts, environ)
+
+
+# transport -> the Connection that carries it, imported only when a server of that transport is
+# reached (mypy checks each against the Protocol here). A new transport: a member of
+# mcplock.spec.Transport and its row here.
+CONNECTIONS: dict[Transport, Callable[[ServerSpec, ProbeOptions, Mapping[str, str], subprocess.Popen[bytes] | None],
+                                      Connection]] = {
+    Transport.STDIO: _stdio, Transport.HTTP: _http, Transport.SSE: _sse}
+
+
 def transport_for(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str], *,
                   started: subprocess.Popen[bytes] | None = None) -> Connection:
     """The connection ``spec`` names, not started; ``started``: a stdio server launched already
     from this spec (:func:`mcplock.probe.launch.start_early`), adopted by ``start``."""
-    if spec.transport == "stdio":
-        from mcplock.probe._stdio import StdioTransport
-
-        return StdioTransport(spec, opts, environ, started=started)
-    if spec.transport == "http":
-        from mcplock.probe.streamable_http import StreamableHttpTransport
-
-        return StreamableHttpTransport(spec, opts, environ)
-    if spec.transport == "sse":
-        from mcplock.probe.sse import LegacySseTransport
-
-        return LegacySseTransport(spec, opts, environ)
-    raise ProbeError("config", f"server `{spec.name}`: unknown transport `{spec.transport}`")
+    make = CONNECTIONS.get(spec.transport)
+    if make is None:  # pragma: no cover - a spec's transport is a Transport member
+        raise ProbeError("config", f"server `{spec.name}`: unknown transport `{spec.transport}`")
+    return make(spec, opts, environ, started)
 
 
 def explained(err: ProbeError, conn: Connection | None, verbose: bool) -> ProbeError:

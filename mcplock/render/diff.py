@@ -30,7 +30,7 @@ def _change_detail(c: Any, color: bool) -> list[Text]:
         elif isinstance(c.locked, dict) and isinstance(c.live, dict):
             for f in c.fields:
                 if c.kind == "skill" and f == "resources":
-                    lines += _skill_files_change(c.locked, c.live)
+                    lines += skill_files_change(c.locked, c.live)
                     continue
                 lines += render_field_change(f, c.locked.get(f), c.live.get(f), color=color)
     elif c.change == "added":
@@ -133,13 +133,13 @@ def next_steps(diffs: list[ServerDiff]) -> list[str]:
     return out
 
 
-def _skill_files_change(locked: dict[str, Any], live: dict[str, Any]) -> list[Text]:
+def skill_files_change(locked: dict[str, Any], live: dict[str, Any], indent: str = "      ") -> list[Text]:
     """A skill's set of files, file by file: added, removed, changed (its digest or size)."""
     from mcplock.documents import is_dynamic, skill_files
 
     if is_dynamic(locked) or is_dynamic(live):
         was, now = ("dynamic" if is_dynamic(d) else "a set of files" for d in (locked, live))
-        return [Text("      resources: ", style="bold").append(f"{was} → {now}")]
+        return [Text(f"{indent}resources: ", style="bold").append(f"{was} → {now}")]
     old, new = skill_files(locked), skill_files(live)
     lines: list[Text] = []
     for uri in sorted(set(old) | set(new)):
@@ -147,7 +147,7 @@ def _skill_files_change(locked: dict[str, Any], live: dict[str, Any]) -> list[Te
         if a == b:
             continue
         what = "added" if a is None else "removed" if b is None else "changed"
-        row = Text(f"      {what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
+        row = Text(f"{indent}{what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
         if a is not None and b is not None:
             row.append(f"  size {a.get('size')} → {b.get('size')}" if a.get("size") != b.get("size")
                        else "  same size, other digest", style="dim")

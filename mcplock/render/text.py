@@ -22,7 +22,7 @@ def state_text(e: Entry) -> Text:
 
 
 def _where(s: ServerEntry) -> Text:
-    if s.spec.transport == "stdio":
+    if s.spec.stdio:
         return safe_text(" ".join([s.spec.command or "", *s.spec.args]).strip(), keep_newlines=False)
     return safe_text(s.spec.url or "", keep_newlines=False)
 
@@ -46,13 +46,24 @@ def _width(cell: object) -> int:
     return cell.cell_len if isinstance(cell, Text) else len(str(cell))
 
 
-def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[str, str, str]] | None = None) -> Group:
+def render_list(lock: Lock, findings: dict[Any, Any] | None = None,
+                tampered: set[tuple[str, str, str]] | None = None) -> Group:
     """``tampered``: the (server, kind, key) whose stored definition does not match its hash, when
     the caller has checked them already (else each item is checked here)."""
     findings = findings or {}
-    parts: list[Any] = []
     if not lock.servers:
         return Group(Text("no servers locked yet: `mcplock add NAME -- CMD…` or `mcplock init`"))
+    parts: list[Any] = [_servers_table(lock), _pins(lock), *_env_code(lock)]
+    if findings:
+        parts.append(_lint_note(findings))
+    for name, s in sorted(lock.servers.items()):
+        parts.append(Text(""))
+        parts.append(_items_block(name, s, findings, tampered))
+    return Group(*parts)
+
+
+def _servers_table(lock: Lock) -> Text:
+    """One row per server: transport, tools, enabled, pending, policy, where it came from."""
     rows = []
     for name, s in sorted(lock.servers.items()):
         tools = s.tools
@@ -69,55 +80,67 @@ def render_list(lock: Lock, findings: dict | None = None, tampered: set[tuple[st
         summary.append(str(r[5]).ljust(widths[5]))
         summary.append_text(r[6]).append("\n")
     summary.rstrip()
-    parts.append(summary)
-    parts.append(_pins(lock))
+    return summary
+
+
+def _env_code(lock: Lock) -> list[Text]:
+    """A line per server whose environment loads code outside its pin (docs/pins.md, "Variables that load code")."""
     from mcplock.packages.envcode import of_spec
 
+    lines = []
     for name, s in sorted(lock.servers.items()):
         code = of_spec(s.spec)
-        if code:  # code outside the pin (docs/pins.md, "Variables that load code")
-            parts.append(Text("critical env-loads-code: ", style="bold red").append_text(safe_name(name)).append(
+        if code:
+            lines.append(Text("critical env-loads-code: ", style="bold red").append_text(safe_name(name)).append(
                 f" sets {', '.join(code)}, which loads code outside the package pin"))
-    if findings:
-        crit = sum(1 for fs in findings.values() if any(f.severity == CRITICAL for f in fs))
-        note = Text(f"\nlint: {len(findings)} item(s) with findings", style="bold red" if crit else "yellow")
-        if crit:
-            note.append(f", {crit} critical")
-        note.append(" — see `mcplock show SERVER/TOOL`", style="dim")
-        parts.append(note)
-    # per-server item lines, padded by hand: a rich Table costs ~0.5 ms a row
-    for name, s in sorted(lock.servers.items()):
-        labelled = [(safe_name(item_target(e)), e) for e in s.entries()]
-        head = safe_name(name)
-        width = max([head.cell_len + 1, *(label.cell_len for label, _ in labelled)]) + 2
-        block = Text()
-        block.append_text(head)
-        block.append("/".ljust(width - head.cell_len), style="bold")
-        block.append("enabled  approval  state\n", style="bold")
-        for label, e in labelled:
-            block.append_text(label)
-            block.append(" " * (width - label.cell_len))
-            if e.kind == "tool":
-                block.append("yes      " if e.enabled else "no       ", style="" if e.enabled else "dim")
-                block.append(e.approval.ljust(10))
-            else:
-                block.append(" " * 19)
-            block.append_text(state_text(e))
-            if e.kind == "skill" and is_dynamic(e.definition):
-                block.append("  dynamic: its files are generated, only its entry is pinned", style="yellow")
-            if ((name, e.kind, e.key) in tampered if tampered is not None
-                    else e.tampered() or e.tampered(pending=True)):
-                block.append("  tampered: the stored definition does not match its hash", style="bold red")
-            found = findings.get((name, e.kind, e.key))
-            if found:
-                sev = worst_of(f.severity for f in found)
-                rules = ", ".join(sorted({f.rule for f in found}))
-                block.append(f"  {sev}: {rules}", style=style(sev))
-            block.append("\n")
-        block.rstrip()
-        parts.append(Text(""))
-        parts.append(block)
-    return Group(*parts)
+    return lines
+
+
+def _lint_note(findings: dict[Any, Any]) -> Text:
+    crit = sum(1 for fs in findings.values() if any(f.severity == CRITICAL for f in fs))
+    note = Text(f"\nlint: {len(findings)} item(s) with findings", style="bold red" if crit else "yellow")
+    if crit:
+        note.append(f", {crit} critical")
+    note.append(" — see `mcplock show SERVER/TOOL`", style="dim")
+    return note
+
+
+def _items_block(name: str, s: Any, findings: dict[Any, Any], tampered: set[tuple[str, str, str]] | None) -> Text:
+    """A server's item lines, padded by hand: a rich Table costs ~0.5 ms a row."""
+    labelled = [(safe_name(item_target(e)), e) for e in s.entries()]
+    head = safe_name(name)
+    width = max([head.cell_len + 1, *(label.cell_len for label, _ in labelled)]) + 2
+    block = Text()
+    block.append_text(head)
+    block.append("/".ljust(width - head.cell_len), style="bold")
+    block.append("enabled  approval  state\n", style="bold")
+    for label, e in labelled:
+        block.append_text(label)
+        block.append(" " * (width - label.cell_len))
+        if e.kind == "tool":
+            block.append("yes      " if e.enabled else "no       ", style="" if e.enabled else "dim")
+            block.append(e.approval.ljust(10))
+        else:
+            block.append(" " * 19)
+        block.append_text(state_text(e))
+        _item_notes(block, name, e, findings, tampered)
+        block.append("\n")
+    block.rstrip()
+    return block
+
+
+def _item_notes(block: Text, name: str, e: Any, findings: dict[Any, Any],
+                tampered: set[tuple[str, str, str]] | None) -> None:
+    """What an item's line says after its state: a dynamic skill, a tampered definition, its lint findings."""
+    if e.kind == "skill" and is_dynamic(e.definition):
+        block.append("  dynamic: its files are generated, only its entry is pinned", style="yellow")
+    if (name, e.kind, e.key) in tampered if tampered is not None else e.tampered() or e.tampered(pending=True):
+        block.append("  tampered: the stored definition does not match its hash", style="bold red")
+    found = findings.get((name, e.kind, e.key))
+    if found:
+        sev = worst_of(f.severity for f in found)
+        rules = ", ".join(sorted({f.rule for f in found}))
+        block.append(f"  {sev}: {rules}", style=style(sev))
 
 
 # the hint a server's group shows: that of its most serious problem

@@ -27,10 +27,11 @@ from mcplock.errors import SecretError, UntrustedError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.packages.mcp_registry import is_name
-from mcplock.spec import TRANSPORTS, ServerSpec, looks_secret
+from mcplock.spec import TRANSPORTS, ServerSpec, Transport, looks_secret
 from mcplock.untrusted import safe_text, shell_word
 
 if TYPE_CHECKING:
+    from mcplock.errors import ProbeError
     from mcplock.lint import LintFinding
 
 
@@ -101,7 +102,7 @@ def cmd_add(
                 raise UsageError("--name, --registry and --allow-code-env are for `mcplock add REGISTRY_NAME`")
             spec = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
         if pass_env:
-            if spec.transport != "stdio":
+            if spec.remote:
                 raise UsageError("--pass-env is for stdio servers")
             spec = replace(spec, pass_env=tuple(sorted({*spec.pass_env, *parse_pass_env(pass_env)})))
         found = core_add.Found(specs=[(spec, None)])
@@ -148,8 +149,8 @@ def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | No
         raise UsageError("--header is for remote servers")
     check_transport(transport, remote=False)
     check_args(target)
-    return ServerSpec(name=name, transport="stdio", command=target[0], args=tuple(target[1:]), env=parse_env(env),
-                      cwd=cwd, pin_resources=pin_resources)
+    return ServerSpec(name=name, transport=Transport.STDIO, command=target[0], args=tuple(target[1:]),
+                      env=parse_env(env), cwd=cwd, pin_resources=pin_resources)
 
 
 class Asks(core_add.Hooks):
@@ -227,14 +228,21 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
         report_failure(cli, name, err)
     for entry in done.entries:
         _report_locked(cli, entry, done.held.get(entry.name, []))
-    for name, package, got in done.claims:
-        cli.note(f"`{name}`: its package {package} claims the MCP Registry name {got}: "
-                 f"`mcplock inspect {shell_word(got)}` shows the entry; `mcplock add {shell_word(got)} --name NAME` "
-                 "adds a server from the registry, which "
-                 "`mcplock outdated` then follows")
+    if done.claims:  # said once, shortly: which registry entries the packages claim
+        listed = ", ".join(f"{name} ({got})" for name, _package, got in done.claims)
+        cli.note(f"in the MCP Registry: {listed}; `mcplock add REGISTRY_NAME --name NAME` instead lets "
+                 "`mcplock outdated` follow its releases")
     pending = done.pending()
     code = review_now(cli, pending, interactive) if pending else 0
-    return code if code else 3 if done.failed else 0
+    return code if code else failure_code(done.failed) if done.failed else 0
+
+
+def failure_code(failed: dict[str, ProbeError]) -> int:
+    """2 when a package, version or registry name does not exist (the registry said so: an input
+    error, the typo a CI that tolerates outages must not pass), else 3 (nothing answered)."""
+    from mcplock.packages.errors import NOT_FOUND
+
+    return 2 if any(err.kind in NOT_FOUND for err in failed.values()) else 3
 
 
 def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:

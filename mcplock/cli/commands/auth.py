@@ -32,7 +32,7 @@ from mcplock.cli.progress import say_plain
 from mcplock.cli.trust import guarded
 from mcplock.core import oauth
 from mcplock.errors import McplockError, UsageError
-from mcplock.spec import ServerSpec
+from mcplock.spec import ServerSpec, Transport
 from mcplock.untrusted import safe_text
 
 
@@ -125,7 +125,7 @@ def cmd_logout(ctx: typer.Context, target: str = typer.Argument(..., metavar="NA
 
     cli = context.of(ctx)
     if "://" in target:
-        spec = ServerSpec(name=target, transport="http", url=target)
+        spec = ServerSpec(name=target, transport=Transport.HTTP, url=target)
     else:
         spec, _ = oauth.login_target(target, None, None, cli.lockfile)
     if not spec.url:
@@ -176,7 +176,7 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
     rows: list[dict[str, Any]] = []
     for name in sorted(lock.servers):
         srv = lock.servers[name]
-        if srv.spec.transport == "stdio" or not srv.spec.url:
+        if srv.spec.stdio or not srv.spec.url:
             continue
         d = describe(store.load(expand(srv.spec.url)))
         if srv.spec.auth is not None:

@@ -33,11 +33,12 @@ def cmd_check(
     org = orgpolicy.resolve(policy)  # a broken policy stops the run before anything is read (exit 2)
     path = cli.lockfile
     lock = load(path)
-    findings = run_check(lock, path, org)
+    findings = run_check(lock, path, org, policy)
     from mcplock.core.lookalikes import lookalike_warnings
+    from mcplock.core.merge_driver import merge_warnings
 
     # said, but they do not fail the gate
-    warnings = code_env(lock) + critical_accepted(lock, findings) + lookalike_warnings(lock)
+    warnings = code_env(lock) + critical_accepted(lock, findings) + lookalike_warnings(lock) + merge_warnings(path)
     code = 1 if findings else 0
     reports.write(cli, extra, code, lambda f, text: formats.check_report(
         f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path), warnings=warnings))
@@ -67,7 +68,7 @@ def cmd_check(
     cli.say(verdict)
     if warnings:
         cli.say(Text(f"{len(warnings)} warning(s): variables that load code, accepted items with critical "
-                     f"findings or look-alike names (exit {code})", style="yellow"))
+                     f"findings, look-alike names or a merge driver git skips (exit {code})", style="yellow"))
     from mcplock.cli.commands.listing import drift_evidence, note_drift_evidence
 
     note_drift_evidence(cli, drift_evidence(path, lock))

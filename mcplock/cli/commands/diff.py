@@ -93,7 +93,7 @@ def cmd_diff(
     return code
 
 
-def _policy_findings(org, lock, names: set[str]) -> list:  # type: ignore[no-untyped-def]
+def _policy_findings(org, lock, names: set[str]) -> list:
     """The organisation's policy over the servers diffed (docs/policy.md)."""
     if org is None:
         return []
@@ -103,7 +103,7 @@ def _policy_findings(org, lock, names: set[str]) -> list:  # type: ignore[no-unt
     return policy_findings(org, Lock({n: s for n, s in lock.servers.items() if n in names}, path=lock.path))
 
 
-def _with_policy(fmt: str, report: str, violations: list) -> str:  # type: ignore[type-arg]
+def _with_policy(fmt: str, report: str, violations: list) -> str:
     """The JSON report carries the policy's findings under `policy`, the Markdown one a section of
     its own (the others: on stderr)."""
     if not violations or fmt not in ("json", "markdown"):

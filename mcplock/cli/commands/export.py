@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.options import ORG_POLICY
 from mcplock.untrusted import safe_text
+
+if TYPE_CHECKING:
+    from mcplock.core.export import FileChange
 
 HOST_HELP = (
     "A host to export to (repeatable): claude-code, codex, gemini, opencode, cursor. "
@@ -48,7 +53,9 @@ def cmd_export(
     if fmt not in ("hosts", "mcp-lock-v1"):
         raise UsageError(f"unknown format `{fmt}` for export", hint="use --format hosts|mcp-lock-v1")
     org = orgpolicy.resolve(policy)  # a tool it denies is written as deny, whatever the lock says
-    lock = load(cli.lockfile)
+    from mcplock.core.check import verified
+
+    lock = verified(load(cli.lockfile), cli.lockfile)  # a hand-edited lock is not exported
     if fmt == "mcp-lock-v1":
         if hosts or guard is not None:
             raise UsageError("--host and --guard are for the hosts' files, not --format mcp-lock-v1",
@@ -65,7 +72,14 @@ def cmd_export(
             cli.note(f"the `mcplock` on PATH is not this one (or there is none): host entries launch {command}, "
                      "a path of this machine; put this mcplock on PATH and export again for entries a teammate "
                      "can use")
-    plan = core.plan(lock, cli.lockfile, hosts, guard=guard, command=command, org=org)
+    from mcplock.core import export_record
+
+    recorded = export_record.load(cli.lockfile).policy
+    given = core.policy_to_record(cli.lockfile, policy)
+    if recorded is not None and given != recorded:
+        cli.note(f"the last export used --policy {recorded}; this one uses "
+                 + (f"--policy {given}" if given else "none") + " (the export record now says so)")
+    plan = core.plan(lock, cli.lockfile, hosts, guard=guard, command=command, org=org, policy=given)
     if not plan.changes:
         cli.info("no host config found in this project; name one with --host " + "|".join(core.EXPORTERS))
         return 0
@@ -83,10 +97,56 @@ def cmd_export(
         return 1 if plan.changed else 0
     written = core.write(plan)
     for c in plan.changes:
-        verb = "updated" if c.changed else "unchanged"
-        cli.say(Text(f"{verb} ").append_text(safe_text(c.path, keep_newlines=False)).append(f" ({c.host})"))
+        say_change(cli, c)
     if not written:
         cli.info("everything was already in sync with the lock")
+    return 0
+
+
+def say_change(cli: context.Cli, c: FileChange, why: str = "") -> None:
+    """One line per host file: updated, unchanged, removed (empty), or none needed."""
+    path = safe_text(c.path, keep_newlines=False)
+    if c.remove:
+        cli.say(Text("removed ").append_text(path).append(f" ({c.host}): nothing to write there{why}"))
+    elif c.absent:
+        cli.say(Text("no file for ").append_text(path).append(f" ({c.host}): nothing to write there"))
+    else:
+        cli.say(Text("updated " if c.changed else "unchanged ").append_text(path).append(f" ({c.host}){why}"))
+
+
+NO_EXPORT = typer.Option(
+    False, "--no-export",
+    help="Leave the exported host settings as they are (by default a project that ran `mcplock export` "
+         "gets them rewritten to match; `mcplock check` then reports them until you export).")
+
+
+def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -> int:
+    """After a command changed the lock's flags: rewrite the host settings of a project that has
+    exported (the hosts and policy its export record names) and say what was rewritten. 0, or
+    2 when a host file cannot be written (the lock is written already; the error says so)."""
+    from mcplock.core import export as core
+    from mcplock.errors import McplockError
+    from mcplock.lock.read import load
+
+    try:
+        lock = load(cli.lockfile)
+        found = core.in_step(lock, cli.lockfile, policy)
+        if found is None:
+            return 0
+        plan, used = found
+        if no_export:
+            if any(c.changed for c in plan.changes):
+                cli.info("left the exported host settings as they were (--no-export): `mcplock check` reports "
+                         f"them until `mcplock export{core.policy_hint(used)}`")
+            return 0
+        core.write(plan)
+    except McplockError as err:
+        cli.error(f"the lock is written, but its exported host settings were not kept in step: {err.message}",
+                  err.hint or "fix that, then run `mcplock export`")
+        return 2
+    for c in plan.changes:
+        if c.changed:
+            say_change(cli, c, ": exported flags kept in step with the lock")
     return 0
 
 

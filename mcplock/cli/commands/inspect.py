@@ -12,7 +12,7 @@ from mcplock.cli.options import PASS_ENV, ProbeArgs, probing
 from mcplock.core.probing import result_of
 from mcplock.core.specs import check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.errors import ProbeError, UsageError
-from mcplock.spec import ServerSpec
+from mcplock.spec import ServerSpec, Transport
 
 
 @probing(oauth=True)
@@ -50,7 +50,7 @@ def cmd_inspect(
         check_transport(transport, remote=False)
         if header:
             raise UsageError("--header is for remote servers")
-        spec = ServerSpec(name="inspect", transport="stdio", command=target[0], args=tuple(target[1:]),
+        spec = ServerSpec(name="inspect", transport=Transport.STDIO, command=target[0], args=tuple(target[1:]),
                           env=parse_env(env, refuse_secrets=False), cwd=os.getcwd(), pin_resources=pin_resources,
                           pass_env=parse_pass_env(pass_env))
     r = result_of(progress.probe(cli, [spec], probe.options(cli), login=probe.login), "inspect")

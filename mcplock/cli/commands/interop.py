@@ -65,7 +65,7 @@ def cmd_verify_lock(
                                        f"not the expected {expect}"))
     if signature is not None and key is not None:
         problems.extend(_document_signature(signature, key, digest))
-    disagreements: list = []  # type: ignore[type-arg]
+    disagreements: list = []
     compared = None
     if against and doc is not None and isinstance(doc, dict) and os.path.exists(cli.lockfile) \
             and os.path.abspath(cli.lockfile) != os.path.abspath(file):
@@ -111,7 +111,7 @@ def cmd_verify_lock(
     return code
 
 
-def _document_signature(path: str, key_path: str, digest: str | None) -> list:  # type: ignore[type-arg]
+def _document_signature(path: str, key_path: str, digest: str | None) -> list:
     """§8.4 for a document: the envelope at ``path`` verifies with the key and names ``digest``."""
     from mcplock import signing
     from mcplock.interop.reader import Problem

@@ -42,7 +42,7 @@ def cmd_list(
     return 0
 
 
-def verify(lock) -> tuple[dict[Key, str], set[Key]]:  # type: ignore[no-untyped-def]
+def verify(lock) -> tuple[dict[Key, str], set[Key]]:
     """Each item's stored hashes checked once against its definitions: (item -> the hash of its
     accepted definition, where they match: what the lint cache may be keyed by; the items whose
     accepted or pending definition does not match its hash). A hand-edited definition is thus
@@ -60,7 +60,7 @@ def verify(lock) -> tuple[dict[Key, str], set[Key]]:  # type: ignore[no-untyped-
     return hashes, tampered
 
 
-def drift_evidence(lockfile: str, lock) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+def drift_evidence(lockfile: str, lock) -> list[dict[str, object]]:
     """Calls that passed the locked schema and failed upstream (recorded by `mcplock run`/`call`)."""
     from mcplock.guard import evidence
 
@@ -102,8 +102,11 @@ def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, o
     }
 
 
-def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERVER[/TOOL]")) -> int:
-    """The accepted definition (and any pending proposal) in full.
+def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERVER[/TOOL]"),
+             full: bool = typer.Option(False, "--full", help="Print documents (an App's HTML, a SKILL.md) whole, "
+                                       "not an excerpt.")) -> int:
+    """The accepted definition (and any pending proposal) in full; a document as an excerpt with
+    its size and hash, then its diff (--full: the whole text).
 
     SERVER/tool:NAME names a tool whose name reads as something else (`instructions`, `prompt:x`).
     """
@@ -115,7 +118,7 @@ def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERV
     lock = load(cli.lockfile)
     t = targets.parse(target)
     srv, entries = targets.resolve(lock, t)
-    cli.out.print(render_show(srv, entries, whole_server=t.kind is None, color=cli.color()))
+    cli.out.print(render_show(srv, entries, whole_server=t.kind is None, color=cli.color(), full=full))
     return 0
 
 

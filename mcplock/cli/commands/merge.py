@@ -40,11 +40,10 @@ def offer_driver(cli: context.Cli) -> None:
 
 
 def install_driver(cli: context.Cli) -> None:
-    from mcplock.core.merge_driver import attribute_line, install
+    from mcplock.core.merge_driver import install
 
     done = install(cli.lockfile)
-    line = attribute_line(cli.lockfile)
-    if done.attributes_added:
+    for line in done.lines:
         cli.say(Text("added `").append_text(safe_text(line, keep_newlines=False)).append("` to ").append_text(
             safe_text(done.attributes, keep_newlines=False)).append(" (commit it)"))
     if done.config_changed:

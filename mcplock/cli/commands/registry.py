@@ -48,7 +48,7 @@ def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) 
     from mcplock.core.trust import received
     from mcplock.errors import UntrustedError
 
-    if spec.transport == "stdio":
+    if spec.stdio:
         return
     names = received(spec)
     if not names:
@@ -93,7 +93,7 @@ def _package_of(server: dict) -> str:
     return f"remote {remote.get('url', '?')}" if isinstance(remote, dict) else "-"
 
 
-def _row(e) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def _row(e) -> dict[str, object]:
     return {"name": e.name, "version": e.version, "status": e.status, "package": _package_of(e.server),
             "description": e.description, "is_latest": e.is_latest, "published": e.published}
 

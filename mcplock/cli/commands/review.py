@@ -10,6 +10,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
+from mcplock.cli.commands.export import NO_EXPORT, keep_in_step
 from mcplock.cli.context import Cli
 from mcplock.cli.options import ORG_POLICY
 from mcplock.core import review as core_review
@@ -21,35 +22,38 @@ if TYPE_CHECKING:
     from mcplock.orgpolicy import OrgPolicy
 
 
-def _said(cli: Cli, verb: str, done: list[str]) -> int:
+def _said(cli: Cli, verb: str, done: list[str], no_export: bool = False) -> int:
     for target in done:
         cli.say(Text(verb).append_text(safe_name(target)))
-    return 0
+    return keep_in_step(cli, no_export)
 
 
-def cmd_enable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…")) -> int:
+def cmd_enable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…"),
+               no_export: bool = NO_EXPORT) -> int:
     """Enable tools (a host sees only enabled tools).
 
     SERVER names all its tools. SERVER/tool:NAME names a tool whose name reads as
     something else (a tool called `instructions` or `prompt:x`).
     """
     cli = context.of(ctx)
-    return _said(cli, "enabled ", core_review.set_enabled(cli.lockfile, tools, True))
+    return _said(cli, "enabled ", core_review.set_enabled(cli.lockfile, tools, True), no_export)
 
 
-def cmd_disable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…")) -> int:
+def cmd_disable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…"),
+                no_export: bool = NO_EXPORT) -> int:
     """Disable tools (kept in the lock, hidden from hosts).
 
     SERVER names all its tools. SERVER/tool:NAME names a tool whose name reads as
     something else (a tool called `instructions` or `prompt:x`).
     """
     cli = context.of(ctx)
-    return _said(cli, "disabled ", core_review.set_enabled(cli.lockfile, tools, False))
+    return _said(cli, "disabled ", core_review.set_enabled(cli.lockfile, tools, False), no_export)
 
 
 def cmd_approval(
     ctx: typer.Context,
     args: list[str] = typer.Argument(..., metavar="SERVER/TOOL… always|never"),
+    no_export: bool = NO_EXPORT,
 ) -> int:
     """Set whether a host must ask before each call: `always` (ask) or `never`.
 
@@ -61,7 +65,7 @@ def cmd_approval(
         raise UsageError("usage: mcplock approval SERVER/TOOL… always|never",
                          hint="`always` asks before every call; `never` lets the host call without asking")
     mode = args[-1]
-    return _said(cli, f"approval {mode}: ", core_review.set_approval(cli.lockfile, args[:-1], mode))
+    return _said(cli, f"approval {mode}: ", core_review.set_approval(cli.lockfile, args[:-1], mode), no_export)
 
 
 def cmd_accept(
@@ -74,6 +78,7 @@ def cmd_accept(
         False, "--include-critical",
         help="Bulk accepts (--all, SERVER, --yes) take items with critical lint findings too."),
     policy: str | None = ORG_POLICY,
+    no_export: bool = NO_EXPORT,
 ) -> int:
     """Accept pending proposals (interactive review on a terminal: all, or the SERVERs named).
 
@@ -96,8 +101,9 @@ def cmd_accept(
     if not items and not all_ and not interactive:
         raise UsageError("name what to accept (SERVER, SERVER/TOOL …) or pass --all",
                          hint="`mcplock list` shows what is pending; `mcplock diff` shows the changes")
-    return accept_pending(cli, items, all_=all_, interactive=interactive, approval=approval, org=org,
+    code = accept_pending(cli, items, all_=all_, interactive=interactive, approval=approval, org=org,
                           include_critical=include_critical)
+    return code if code == 130 else max(code, keep_in_step(cli, no_export, policy))
 
 
 def accept_pending(cli: Cli, items: list[str], *, all_: bool, interactive: bool, approval: str | None = None,
@@ -115,7 +121,8 @@ def accept_pending(cli: Cli, items: list[str], *, all_: bool, interactive: bool,
     return walk.summary(cli, tally)
 
 
-def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metavar="SERVER[/TOOL]…")) -> int:
+def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metavar="SERVER[/TOOL]…"),
+               no_export: bool = NO_EXPORT) -> int:
     """Record pending proposals as seen but refused: the tool stays disabled.
 
     Targets: SERVER (everything pending on it), SERVER/TOOL, SERVER/prompt:NAME,
@@ -132,7 +139,7 @@ def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metava
         else:
             cli.say(Text("rejected ").append_text(name))
     cli.info(f"{sum(1 for r, _ in done if r == 'rejected')} rejected")
-    return 0
+    return keep_in_step(cli, no_export)
 
 
 def register(app: typer.Typer) -> None:

@@ -118,12 +118,12 @@ def cmd_call(
     return 1 if res.get("isError") is True else 0
 
 
-async def _call(session, tool: str, arguments: dict, timeout: float) -> dict:  # type: ignore[no-untyped-def]
+async def _call(session, tool: str, arguments: dict, timeout: float) -> dict:
     async with session:
-        return await session.call_tool(tool, arguments, timeout=timeout)  # type: ignore[no-any-return]
+        return await session.call_tool(tool, arguments, timeout=timeout)
 
 
-def _ask_on_terminal(cli):  # type: ignore[no-untyped-def]
+def _ask_on_terminal(cli):
     def ask(server: str, tool: str, args: object) -> bool:
         from rich.text import Text
 

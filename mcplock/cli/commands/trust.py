@@ -12,9 +12,13 @@ from mcplock.untrusted import safe_text, shell_word
 def cmd_trust(
     ctx: typer.Context,
     names: list[str] | None = typer.Argument(None, metavar="[NAME]…", help="Servers of the lock (default: all)."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask at a terminal: trust what is listed."),
 ) -> int:
     """Trust the servers of the lock (their commands, URLs and the variables they receive) to
-    run in this project on this machine. Runs nothing; a later change to a server asks again."""
+    run in this project on this machine. Runs nothing; a later change to a server asks again.
+
+    After cloning a project: at a terminal it lists each server not trusted here yet — its
+    command line or URL and the variables it receives — and asks once."""
     from mcplock.core import trust as core_trust
     from mcplock.lock.read import load
     from mcplock.lock.targets import select
@@ -33,6 +37,23 @@ def cmd_trust(
                 f"{core_trust.describe(spec)}: a variable of it loads code outside the package pin; review it, "
                 f"then trust it by name: `mcplock trust {shell_word(spec.name)}`", keep_newlines=False)))
         specs = [s for s in specs if s not in held]
+    from mcplock.cli.trust import terminal
+
+    asked = [s for s in pending if s in specs]
+    if asked and terminal() and not yes:
+        from mcplock.cli.prompt import interruptible, read_line
+
+        n = len(asked)
+        cli.err.print(Text(f"{'this server' if n == 1 else f'these {n} servers'} of the lock "
+                           f"{'has' if n == 1 else 'have'} not run in this project on this machine:", style="bold"))
+        for spec in asked:
+            cli.err.print(Text("  ").append_text(safe_text(core_trust.describe(spec), keep_newlines=False)))
+        with interruptible():
+            cli.err.print(Text(f"trust {'it' if n == 1 else 'them'} to run here? [y/N] ", style="bold"), end="")
+            answer = read_line()
+        if (answer or "").strip().lower() not in ("y", "yes"):
+            cli.info("nothing trusted")
+            return 1
     core_trust.trust(specs, cli.lock_dir)
     for spec in specs:
         if core_trust.needs_trust(spec):

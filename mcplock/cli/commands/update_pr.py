@@ -76,7 +76,7 @@ def cmd_update_pr(
 
     cli = context.of(ctx)
     cli.report_format("update-pr", fmt, ("text", "json"))
-    gh = GitHub.from_env(need_token=not dry_run)
+    gh = GitHub.from_env(need_token=not dry_run, origin_url=_origin_url(cli.lock_dir))
     outcomes: list[core.Outcome] = []
     failure: McplockError | None = None
     prep: core.Prepared | None = None
@@ -140,7 +140,20 @@ def cmd_update_pr(
     return code
 
 
-def _mover(cli: context.Cli, probe: ProbeArgs):  # type: ignore[no-untyped-def]
+def _origin_url(where: str) -> str | None:
+    """origin's URL, if ``where`` is in a git checkout that has one (the repository's name on
+    github.com when GITHUB_REPOSITORY is not set)."""
+    import subprocess
+
+    try:
+        r = subprocess.run(["git", "remote", "get-url", "origin"], cwd=where, capture_output=True, text=True,
+                           timeout=30, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def _mover(cli: context.Cli, probe: ProbeArgs):
     def move(lockfile: str, rows: list) -> object:
         from mcplock.cli.commands.update import move_pins
         from mcplock.core.diff import diff_servers
@@ -164,7 +177,7 @@ def _mover(cli: context.Cli, probe: ProbeArgs):  # type: ignore[no-untyped-def]
     return move
 
 
-def _render(lock_path: str):  # type: ignore[no-untyped-def]
+def _render(lock_path: str):
     def render(branch: str, moved: object) -> tuple[str, str, str]:
         from mcplock.core.gitrepo import TRAILER
         from mcplock.core.update_pr import Moved

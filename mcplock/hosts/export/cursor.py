@@ -33,6 +33,7 @@ def _broad(entries: Any, server: str, spell: str) -> str | None:
 class CursorAllowlist(Exporter):
     host = "cursor"
     files = (".cursor/permissions.json",)
+    launches_file = ".cursor/mcp.json"
     default_deny = False
     unknown_tools = UNKNOWN
 

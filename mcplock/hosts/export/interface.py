@@ -59,6 +59,9 @@ class Exporter(ABC):
     #: None: in the settings file itself
     servers_file: str | None = None
     servers_keys: tuple[str, ...] = ("mcpServers",)
+    #: where to read which servers the host launches when that is not ``servers_file`` (Cursor's
+    #: allowlist: ``.cursor/mcp.json``; never edited through this exporter)
+    launches_file: str | None = None
     #: whether a per-server rule needs the server to be defined in ``files[0]`` (Codex, Gemini:
     #: a table with only rules would be a broken server entry)
     per_server_in_file: bool = False

@@ -12,6 +12,7 @@ from mcplock.errors import json_type
 from mcplock.hosts.formats.interface import Found, Importer
 from mcplock.hosts.importers import Entry, Skip, explicit_type, same_path, servers_map
 from mcplock.hosts.parse import Where
+from mcplock.spec import Transport
 
 
 class ClaudeCode(Importer):
@@ -41,12 +42,12 @@ class ClaudeCode(Importer):
                 extra.append("disabled for this project in this file (disabledMcpServers)")
         return found
 
-    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         t = explicit_type(e)
         if t is not None:
             return t, e.string("url")
         if e.string("command") is not None:
-            return "stdio", None
+            return Transport.STDIO, None
         if e.string("url") is not None:
             raise Skip('url without type: Claude Code skips it too; add "type": "http" or "sse"')
         raise Skip("neither command nor url")

@@ -11,6 +11,7 @@ from typing import Any
 from mcplock.errors import json_type
 from mcplock.hosts.formats.interface import Found, Importer
 from mcplock.hosts.importers import IDENT, Entry, Skip
+from mcplock.spec import Transport
 
 
 class Codex(Importer):
@@ -29,14 +30,14 @@ class Codex(Importer):
             if e.flag("enabled") is False:
                 extra.append("disabled in this file (enabled = false)")
 
-    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         command, url = e.string("command"), e.string("url")
         if command is not None and url is not None:
             raise Skip("both command and url: Codex rejects this entry")
         if command is not None:
-            return "stdio", None
+            return Transport.STDIO, None
         if url is not None:
-            return "http", url  # Codex speaks Streamable HTTP only
+            return Transport.HTTP, url  # Codex speaks Streamable HTTP only
         raise Skip("neither command nor url")
 
     def pass_env(self, e: Entry, env: dict[str, str]) -> tuple[str, ...]:

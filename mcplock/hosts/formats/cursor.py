@@ -8,6 +8,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Importer, editor_transport
 from mcplock.hosts.importers import Entry
+from mcplock.spec import Transport
 
 
 class Cursor(Importer):
@@ -16,5 +17,5 @@ class Cursor(Importer):
     def by_name(self, path: Path, data: dict[str, Any]) -> bool:
         return path.parent.name.lower() == ".cursor" and path.name.lower() == "mcp.json"
 
-    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         return editor_transport(e, self.host, e.string("url"), warnings)

@@ -8,6 +8,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Found, Importer
 from mcplock.hosts.importers import Entry, Skip, explicit_type, guess_remote
+from mcplock.spec import Transport
 
 ENTRY_KEYS = ("httpUrl", "trust", "includeTools", "excludeTools")  # what only a Gemini entry has
 
@@ -30,18 +31,18 @@ class Gemini(Importer):
             elif isinstance(allowed, list) and n not in allowed:
                 extra.append("not in mcp.allowed: Gemini CLI does not start it")
 
-    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         http_url = e.string("httpUrl")
         url = e.string("url")
         t = explicit_type(e)
         if http_url is not None:  # precedence: httpUrl > url > command
-            if t not in (None, "http"):
+            if t not in (None, Transport.HTTP):
                 warnings.append(f"httpUrl with type {t!r}: httpUrl wins, imported as Streamable HTTP")
-            return "http", http_url
+            return Transport.HTTP, http_url
         if url is not None:
-            if t == "stdio":
+            if t is Transport.STDIO:
                 raise Skip('type "stdio" with a url and no command')
             return (t or guess_remote(url, self.host, warnings)), url
         if e.string("command") is not None:
-            return "stdio", None
+            return Transport.STDIO, None
         raise Skip("none of command, url, httpUrl")

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 from mcplock.hosts.importers import Entry, Skip, explicit_type, guess_remote, servers_map
 from mcplock.hosts.interpolate import host_name
 from mcplock.hosts.parse import Where
+from mcplock.spec import Transport
 
 Convert = Callable[[str], str]  # a value in the host's variable syntax → mcplock's ${VAR}
 Found = tuple[str, Entry, list[str]]  # (server name, its entry, notes about it from the file)
@@ -59,17 +60,18 @@ class Importer:
 
     # --- one server -------------------------------------------------------------------------
 
-    def route(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+    def route(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         """(transport, url): the fields every host reads type-checked first (a wrong type is an
         error whichever the host goes by), then :meth:`transport`."""
         self.check_fields(e)
-        return self.transport(e, warnings)
+        transport, url = self.transport(e, warnings)
+        return Transport(transport), url
 
     def check_fields(self, e: Entry) -> None:
         e.string("command")
         e.string("url")
 
-    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         """(transport, url) of an entry, by this host's rules; raises Skip."""
         raise NotImplementedError
 
@@ -100,7 +102,7 @@ class Importer:
 
 
 def editor_transport(e: Entry, host: str, url: str | None, warnings: list[str], *,
-                     both: str | None = None) -> tuple[str, str | None]:
+                     both: str | None = None) -> tuple[Transport, str | None]:
     """The editors' rule (Cursor, Windsurf, VS Code): an explicit ``type`` wins; else ``command``
     is stdio, ``url`` remote. Both without a type: ``both`` is the host's choice (VS Code starts
     the command), else skipped as ambiguous."""
@@ -112,9 +114,9 @@ def editor_transport(e: Entry, host: str, url: str | None, warnings: list[str], 
         if both is None:
             raise Skip("both command and url without a type: ambiguous")
         warnings.append(both)
-        return "stdio", None
+        return Transport.STDIO, None
     if command is not None:
-        return "stdio", None
+        return Transport.STDIO, None
     if url is not None:
         return guess_remote(url, host, warnings), url
     raise Skip("neither command nor url" + (" (nor serverUrl)" if host == "windsurf" else ""))

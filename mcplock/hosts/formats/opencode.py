@@ -8,6 +8,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Convert, Found, Importer
 from mcplock.hosts.importers import Entry, Skip, guess_remote
+from mcplock.spec import Transport
 
 
 class Opencode(Importer):
@@ -31,11 +32,11 @@ class Opencode(Importer):
     def check_fields(self, e: Entry) -> None:
         e.string("url")  # its command is an array (:meth:`stdio`)
 
-    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         url = e.string("url")
         t = e.string("type")
         if t == "local":
-            return "stdio", None
+            return Transport.STDIO, None
         if t == "remote":
             if url is None:
                 raise Skip('type "remote" without a url')

@@ -9,6 +9,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Importer, editor_transport
 from mcplock.hosts.importers import Entry
+from mcplock.spec import Transport
 
 
 class VsCode(Importer):
@@ -39,6 +40,6 @@ class VsCode(Importer):
             note += " (VS Code reads `servers`, not `mcpServers`)"
         return note
 
-    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         return editor_transport(e, self.host, e.string("url"), warnings,
                                 both="both command and url without a type: VS Code starts the command (stdio)")

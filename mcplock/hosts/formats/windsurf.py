@@ -8,6 +8,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Importer, editor_transport
 from mcplock.hosts.importers import Entry
+from mcplock.spec import Transport
 
 
 class Windsurf(Importer):
@@ -16,6 +17,6 @@ class Windsurf(Importer):
     def by_name(self, path: Path, data: dict[str, Any]) -> bool:
         return path.name.lower() == "mcp_config.json" or path.parent.name.lower() in (".codeium", "windsurf")
 
-    def transport(self, e: Entry, warnings: list[str]) -> tuple[str, str | None]:
+    def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         url = e.string("serverUrl") if e.has("serverUrl") else e.string("url")
         return editor_transport(e, self.host, url, warnings)

@@ -65,6 +65,10 @@ def diff_github(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_
                 sev = finding_severity(f)
                 out.append(_gh(github_level(sev), file, line, f"mcplock {lint_rule(f)} ({sev}): {t}",
                                finding_message(d.name, c, f)))
+        for k in d.cloaked or ():  # diff --cloak: another answer to another host
+            out.append(_gh(github_level(k.severity), file, lines.of(("server", d.name)),
+                           f"mcplock cloaking ({k.severity}): {plain(d.name)}/{plain(k.name)}",
+                           f"server `{plain(d.name)}`, {plain(k.kind)} `{plain(k.name)}`: {plain(k.message)}"))
         for p in d.pending:
             t = plain(target(d.name, p.kind, p.name))
             line = lines.item(d.name, p.kind, p.name)

@@ -36,6 +36,7 @@ from mcplock.render.formats.common import (
     fingerprint,
     lint_rule,
     pending_message,
+    plain,
     unreachable_message,
 )
 from mcplock.severity import HIGH, SECURITY_SEVERITY, rank, sarif_level
@@ -195,6 +196,15 @@ def diff_sarif(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_t
                       "lockedHash": c.locked_hash,
                       "liveHash": c.live_hash})
             _lint_results(s, d.name, c, line)
+        for k in d.cloaked or ():  # diff --cloak: another answer to another host
+            s.rule("cloaking", "A server answers a well-known host otherwise than the probe",
+                   "Probed as a well-known host (or again in one session), the server listed something else "
+                   "than it showed mcplock: what the lock reviewed is not what that host gets.", "error", k.severity)
+            s.result("cloaking", sarif_level(k.severity),
+                     f"server `{plain(d.name)}`, {plain(k.kind)} `{plain(k.name)}`: {plain(k.message)}",
+                     s.lines.of(("server", d.name)),
+                     fingerprint("cloaking", d.name, k.identity, k.kind, k.name, k.change),
+                     {"severity": k.severity, "identity": k.identity})
         for p in d.pending:
             s.rule(PENDING_RULE, *_PENDING_TEXT, "warning")
             line = s.lines.item(d.name, p.kind, p.name)
