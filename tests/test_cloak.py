@@ -43,6 +43,8 @@ def test_a_server_that_answers_one_host_otherwise_is_named(cli, era, by, who):
     assert {(f["kind"], f["name"], f["change"], f["severity"]) for f in found} == {
         ("tool", "search_notes", "changed", "critical"), ("tool", "sync_notes", "only-here", "critical")}
     assert d["servers"][0]["changes"] == []  # not drift of the lock: another answer to another host
+    if by != "name:cursor-vscode":
+        return  # every report format once (each run probes six times)
     text = cli("diff", "--cloak")
     label = next(iter(who)).split(" (")[0]
     assert text.returncode == 1 and "cloaked tool sync_notes" in text.stdout and label in text.stdout

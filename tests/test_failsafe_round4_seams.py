@@ -78,6 +78,11 @@ def test_an_app_document_embedded_in_a_result_is_the_locked_one_or_dropped(cli):
         assert h.close() == 0
         assert "dropped an App document embedded in a result" in h.stderr()
     assert not any(b"evil.example" in line for line in h.raw)
+    for name in ("swapped", "unknown"):  # `mcplock call` (and mcplock.connect) hold the same line
+        r = cli("call", f"charts/{name}", "--args", "{}")
+        assert r.returncode == 0 and "evil.example" not in r.stdout and "[mcplock] dropped an App" in r.stdout, r
+    same = json.loads(cli("call", "charts/show_chart", "--args", "{}").stdout)
+    assert _embedded("ui://chart/app.html", HTML) in same["content"]
 
 
 def test_an_embedded_document_is_dropped_once_the_locked_one_changed_upstream(cli):

@@ -361,7 +361,7 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
         notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel, exp))
         if not exp.default_deny and guard is not True and exp.host not in warned:
             warned.add(exp.host)
-            note = _no_default_deny(exp, lock, entries, launched)
+            note = _no_default_deny(exp, lock, entries, launched, policy)
             if note:
                 notes[rel].append(note)
         states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
@@ -421,7 +421,8 @@ def _launched(exp: Exporter, entries: Any) -> set[str] | None:
     return set(entries)
 
 
-def _no_default_deny(exp: Exporter, lock: Lock, entries: Any, launched: set[str] | None) -> str | None:
+def _no_default_deny(exp: Exporter, lock: Lock, entries: Any, launched: set[str] | None,
+                     policy: str | None = None) -> str | None:
     """For a host whose settings cannot deny what the lock does not know: which servers it
     launches directly (not through ``mcplock run``), and the fix."""
     direct = sorted(s for s in lock.servers
@@ -431,7 +432,7 @@ def _no_default_deny(exp: Exporter, lock: Lock, entries: Any, launched: set[str]
         return None
     return (f"{exp.host} cannot deny a tool the lock does not know (one a server starts offering after this "
             f"export): it {exp.unknown_tools}. Route {', '.join(direct)} through the guard "
-            "(`mcplock export --guard`), which serves only what the lock accepted")
+            f"(`mcplock export --guard{policy_hint(policy)}`), which serves only what the lock accepted")
 
 
 def _contradictions(rel: str, doc: Document, exporters: list[Exporter], decisions: Decisions) -> list[str]:

@@ -50,6 +50,8 @@ def answer(name: str, message: str, hint: str | None, code: str, *, stdin: Binar
     data = {"mcplock": {"code": code, "server": name, "hint": hint}}
     try:
         fd = src.fileno()
+        if os.isatty(fd):  # a person ran it at a terminal: the stderr message is for them
+            return 0
     except (OSError, ValueError, AttributeError):
         return 0
     deadline = time.monotonic() + first_wait

@@ -190,7 +190,8 @@ class GuardedSession:
         return self._view().instructions()
 
     async def call_tool(self, name: str, arguments: Any = None, *, timeout: float | None = None) -> dict[str, Any]:
-        """Call ``name`` under the lock; the ``tools/call`` result as the server sent it."""
+        """Call ``name`` under the lock; the ``tools/call`` result as the server sent it, but for
+        an embedded App document, which is the locked one or is dropped (:mod:`mcplock.guard.embedded`)."""
         view = self._view()
         args = {} if arguments is None else arguments
         d = view.tool(name, Host(strict=True, approved=self.approve is True))
@@ -248,7 +249,11 @@ class GuardedSession:
             e.hint = hint
             raise e
         res = resp.get("result")
-        return res if isinstance(res, dict) else {"content": [], "structuredContent": res}
+        if not isinstance(res, dict):
+            return {"content": [], "structuredContent": res}
+        from mcplock.guard.embedded import screen
+
+        return screen(res, self.server, view)[0]  # an embedded App document: the locked one, or dropped
 
 
 def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Approver = False, timeout: float = 30.0,

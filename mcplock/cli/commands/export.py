@@ -142,7 +142,7 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
         core.write(plan)
     except McplockError as err:
         cli.error(f"the lock is written, but its exported host settings were not kept in step: {err.message}",
-                  err.hint or "fix that, then run `mcplock export`")
+                  err.hint or f"fix that, then run `mcplock export{core.policy_hint(policy)}`")
         return 2
     for c in plan.changes:
         if c.changed:
