@@ -92,7 +92,7 @@ class HostIO:
         try:
             self._transport, _ = await loop.connect_read_pipe(
                 lambda: LinesProtocol(self.lines), os.fdopen(self.infd, "rb", buffering=0, closefd=False))
-            self._transport.max_size = READ_SIZE  # type: ignore[attr-defined]
+            self._transport.max_size = READ_SIZE  # type: ignore[attr-defined]  # asyncio's read size: not public
         except (ValueError, OSError):  # a regular file (tests, `< file`): feed it from a thread
             loop.run_in_executor(None, self._read_file, loop)
 

@@ -131,7 +131,7 @@ class ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         if fd == 1:
-            self.lines.feed(data)  # type: ignore[arg-type]
+            self.lines.feed(data)  # type: ignore[arg-type]  # a pipe delivers bytes (str only in text mode)
         else:
             super().pipe_data_received(fd, data)
 
@@ -166,7 +166,7 @@ async def spawn(lines: Lines, command: str, args: list[str], *, limit: int,
         raise
     for fd in (1, 2):
         with contextlib.suppress(Exception):
-            transport.get_pipe_transport(fd).max_size = READ_SIZE  # type: ignore[union-attr]
+            transport.get_pipe_transport(fd).max_size = READ_SIZE  # type: ignore[union-attr]  # asyncio internal
     return asyncio.subprocess.Process(transport, protocol, loop)
 
 
@@ -252,7 +252,7 @@ async def adopt(lines: Lines, popen: subprocess.Popen[bytes], *, limit: int) -> 
     err, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), popen.stderr)
     for t in (out, err):
         with contextlib.suppress(Exception):
-            t.max_size = READ_SIZE  # type: ignore[attr-defined]
+            t.max_size = READ_SIZE  # type: ignore[attr-defined]  # asyncio's read size: not public
     inp, protocol = await loop.connect_write_pipe(lambda: _WriteProtocol(loop), popen.stdin)
     proc._pipes = [out, err, inp]
     proc.stdin = asyncio.StreamWriter(inp, protocol, None, loop)

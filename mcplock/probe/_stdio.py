@@ -98,7 +98,7 @@ class StdioTransport(PendingRequests):
         limit = self.opts.max_response_bytes + 2
         if self.started is not None:  # started before the event loop, from the same spec (the guard)
             started, self.started = self.started, None
-            self.proc = await adopt(self._lines, started, limit=limit)  # type: ignore[assignment]
+            self.proc = await adopt(self._lines, started, limit=limit)  # type: ignore[assignment]  # a Process alike
             self._begin()
             return
         launch = stdio_launch(spec, self.environ)  # the minimal environment, never mcplock's whole one
@@ -306,7 +306,7 @@ class StdioTransport(PendingRequests):
         never sends batches), not a wait for the timeout; requests in it are answered."""
         self.state.valid_messages += 1
         if self.on_message is not None:  # a long-lived session drops a batch, and says so
-            self.on_message(msgs)  # type: ignore[arg-type]
+            self.on_message(msgs)  # type: ignore[arg-type]  # a batch: the session drops it and says so
             return
         if any(is_jsonrpc(m) and is_response(m) for m in msgs):
             self._fail(ProbeError(
