@@ -87,3 +87,56 @@ def test_critical_findings_are_never_accepted_wholesale():
     assert held == ["docs/delete_page"]
     assert entry.tools["search_docs"].definition is not None and entry.tools["search_docs"].pending is None
     assert entry.tools["delete_page"].definition is None and entry.tools["delete_page"].pending is not None
+
+
+# --- add: the token store read once, the package tree verified once -------------------------
+
+def test_add_reads_what_the_lock_records_of_each_servers_auth_in_one_pass(monkeypatch):
+    """core/oauth.read_lock_auths: one token store for every probed server (it was opened once in
+    entry_from_spec and again for the discovered issuers, per server)."""
+    from mcplock.auth import store
+    from mcplock.core.oauth import read_lock_auths
+    from mcplock.spec import AuthSpec
+
+    opened, asked = [], []
+
+    class Store:
+        def __init__(self, environ=None, root=None):
+            opened.append(self)
+
+        def exists(self, url):
+            asked.append(url)
+            return url.endswith("/a")
+
+        def load(self, url):
+            asked.append(url)
+            return {"auth_server_url": "https://as.example.com"}
+
+    monkeypatch.setattr(store, "TokenStore", Store)
+    specs = [ServerSpec("a", transport="http", url="https://x.example.com/a"),
+             ServerSpec("b", transport="http", url="https://x.example.com/b"),
+             ServerSpec("c", transport="http", url="https://x.example.com/c",
+                        auth=AuthSpec("identity-assertion", client_id="app")),
+             ServerSpec("d", transport="stdio", command="node")]
+    auths = read_lock_auths(specs)
+    assert len(opened) == 1 and len(asked) == 3  # a, b and c's issuer; never the stdio one
+    assert auths["a"] == AuthSpec("oauth") and auths["b"] is None and auths["d"] is None
+    assert auths["c"] is not None and auths["c"].issuer == "https://as.example.com"
+
+
+def test_the_probe_launches_what_pinning_verified_without_verifying_it_again(monkeypatch):
+    """core/probing.prepare_packages(prepared=…): add's pinned launch is not prepared (its tree
+    verified) a second time; any other pinned spec still is."""
+    from mcplock import packages
+    from mcplock.core.probing import prepare_packages
+    from mcplock.packages.pin import PackagePin
+
+    prepared = []
+    monkeypatch.setattr(packages, "prepare", lambda spec, environ=None: prepared.append(spec.name) or spec)
+    pin = PackagePin("npm", "docs-server", "1.0.0", "sha512-x")
+    a = ServerSpec("a", transport="stdio", command="npx", args=("docs-server@1.0.0",), package=pin)
+    b = ServerSpec("b", transport="stdio", command="npx", args=("docs-server@1.0.0",), package=pin)
+    ready_a = ServerSpec("a", transport="stdio", command="/cache/node", args=("main.js",), package=pin)
+    out, failed = prepare_packages([a, b], None, {"a": ready_a})
+    assert out == [ready_a, b] and not failed
+    assert prepared == ["b"]
