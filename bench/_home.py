@@ -29,8 +29,9 @@ def locked_fixture(mcplock: str, work: str | Path, fixture: str = "mcp_fixture.p
     """Lock ``fixtures/FIXTURE`` (stdio, the demo surface) as `docs` in ``work``; its command line."""
     shutil.copy(ROOT / "fixtures" / "surfaces" / "demo.json", Path(work) / "surface.json")
     upstream = [sys.executable, str(ROOT / "fixtures" / fixture), "stdio", "--surface", "surface.json"]
-    r = subprocess.run([mcplock, "add", "docs", "--yes", "--policy", "none", "--", *upstream], cwd=work,
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [mcplock, "add", "docs", "--yes", "--policy", "none", "--", *upstream], cwd=work, capture_output=True, text=True
+    )
     if r.returncode != 0:
         raise SystemExit(f"could not lock fixtures/{fixture}: {r.stderr}")
     return upstream

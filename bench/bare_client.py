@@ -28,16 +28,23 @@ def main(argv: list[str]) -> int:
     cwd = srv.get("cwd")
     if cwd:
         cwd = str((lock_path.parent / cwd).resolve())
-    proc = subprocess.Popen([srv["command"], *srv.get("args", [])], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    proc = subprocess.Popen(
+        [srv["command"], *srv.get("args", [])],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
+    )
     assert proc.stdin is not None and proc.stdout is not None
     next_id = 0
 
     def request(method: str, params: dict) -> dict:
         nonlocal next_id
         next_id += 1
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params}).encode()
-                         + b"\n")
+        proc.stdin.write(
+            json.dumps({"jsonrpc": "2.0", "id": next_id, "method": method, "params": params}).encode() + b"\n"
+        )
         proc.stdin.flush()
         while True:
             line = proc.stdout.readline()
@@ -52,8 +59,10 @@ def main(argv: list[str]) -> int:
                     raise SystemExit(1)
                 return msg["result"]
 
-    init = request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                  "clientInfo": {"name": "bare-client", "version": "0"}})
+    init = request(
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bare-client", "version": "0"}},
+    )
     proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
     proc.stdin.flush()
     caps = init.get("capabilities", {})

@@ -44,8 +44,10 @@ LINT_CODE = (
 
 
 def _lint_seconds(runs: int = 5) -> float:
-    out = [float(subprocess.run([PY, "-c", LINT_CODE], capture_output=True, text=True, check=True).stdout)
-           for _ in range(runs)]
+    out = [
+        float(subprocess.run([PY, "-c", LINT_CODE], capture_output=True, text=True, check=True).stdout)
+        for _ in range(runs)
+    ]
     return statistics.median(out)
 
 
@@ -98,19 +100,33 @@ WORD_DIFF_CODE = (
 
 
 def _word_diff_seconds(kib: int, runs: int = 3) -> float:
-    return statistics.median(float(subprocess.run([PY, "-c", WORD_DIFF_CODE, str(kib)], capture_output=True,
-                                                  text=True, check=True).stdout) for _ in range(runs))
+    return statistics.median(
+        float(subprocess.run([PY, "-c", WORD_DIFF_CODE, str(kib)], capture_output=True, text=True, check=True).stdout)
+        for _ in range(runs)
+    )
 
 
 def word_diff_rows() -> list[tuple[str, str, str, str]]:
     rows = []
     for kib, before in ((26, "81 s (difflib, once, load ~17)"), (105, "not measured"), (1024, "not measured")):
         secs = _word_diff_seconds(kib)
-        rows.append((f"word diff of a {kib} KiB repetitive description, 40 words changed", f"{secs * 1000:.0f} ms", "",
-                     f"the code before: {before}"))
+        rows.append(
+            (
+                f"word diff of a {kib} KiB repetitive description, 40 words changed",
+                f"{secs * 1000:.0f} ms",
+                "",
+                f"the code before: {before}",
+            )
+        )
     secs = _word_diff_seconds(0)
-    rows.append(("word diff of 800 KiB `a b a b…` against `b a b a…` (no long run in common)",
-                 f"{secs * 1000:.0f} ms", "", "bounded: O(n log n) steps"))
+    rows.append(
+        (
+            "word diff of 800 KiB `a b a b…` against `b a b a…` (no long run in common)",
+            f"{secs * 1000:.0f} ms",
+            "",
+            "bounded: O(n log n) steps",
+        )
+    )
     return rows
 
 
@@ -119,27 +135,63 @@ def core_rows() -> list[tuple[str, str, str, str]]:
 
     rows: list[tuple[str, str, str, str]] = []
     lint = _lint_seconds()
-    rows.append(("lint 2,000 tool definitions (`lint_definition`, in a fresh interpreter)",
-                 f"{lint * 1000:.0f} ms", "", "target < 1 s"))
+    rows.append(
+        (
+            "lint 2,000 tool definitions (`lint_definition`, in a fresh interpreter)",
+            f"{lint * 1000:.0f} ms",
+            "",
+            "target < 1 s",
+        )
+    )
     rows += word_diff_rows()
 
     one, eight = _probe_many_seconds(1), _probe_many_seconds(N_SLOW)
-    rows.append((f"`probe_many`, 1 slow stdio server ({SLOW_DELAY} s per answer), in-process",
-                 f"{one * 1000:.0f} ms", "", "baseline"))
-    rows.append((f"`probe_many`, {N_SLOW} such servers", f"{eight * 1000:.0f} ms", "",
-                 f"{eight / one:.2f}x one server (target ≤ 2x)"))
+    rows.append(
+        (
+            f"`probe_many`, 1 slow stdio server ({SLOW_DELAY} s per answer), in-process",
+            f"{one * 1000:.0f} ms",
+            "",
+            "baseline",
+        )
+    )
+    rows.append(
+        (
+            f"`probe_many`, {N_SLOW} such servers",
+            f"{eight * 1000:.0f} ms",
+            "",
+            f"{eight / one:.2f}x one server (target ≤ 2x)",
+        )
+    )
 
     hang = _seconds_to_fail(_stdio_spec("hang", "hang"), 1, "timeout")
-    rows.append(("probe of a stdio server that never answers, `timeout=1`: time to fail",
-                 f"{hang * 1000:.0f} ms", "", "timeout + clean-up"))
+    rows.append(
+        (
+            "probe of a stdio server that never answers, `timeout=1`: time to fail",
+            f"{hang * 1000:.0f} ms",
+            "",
+            "timeout + clean-up",
+        )
+    )
     garbage = _seconds_to_fail(_stdio_spec("garbage", "garbage"), 1.5, "garbage")
-    rows.append(("probe of a stdio server that writes only garbage, `timeout=1.5`: time to fail",
-                 f"{garbage * 1000:.0f} ms", "", "≤ timeout + clean-up"))
+    rows.append(
+        (
+            "probe of a stdio server that writes only garbage, `timeout=1.5`: time to fail",
+            f"{garbage * 1000:.0f} ms",
+            "",
+            "≤ timeout + clean-up",
+        )
+    )
     for transport, path in (("http", "/mcp"), ("sse", "/sse")):
         with http_fixture(mode="hang") as base:
             secs = _seconds_to_fail(ServerSpec(name="hang", transport=transport, url=base + path), 1, "timeout")
-        rows.append((f"probe of a hanging {transport.upper()} server, `timeout=1`: time to fail",
-                     f"{secs * 1000:.0f} ms", "", "timeout + clean-up"))
+        rows.append(
+            (
+                f"probe of a hanging {transport.upper()} server, `timeout=1`: time to fail",
+                f"{secs * 1000:.0f} ms",
+                "",
+                "timeout + clean-up",
+            )
+        )
     return rows
 
 

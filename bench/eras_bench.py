@@ -27,9 +27,11 @@ from pathlib import Path
 from _home import locked_fixture
 
 STARTS = 7
-ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}}
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"},
+}
 
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}
@@ -101,22 +103,55 @@ def eras_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return [
-        ("modern host (2026-07-28): spawn → `server/discover` answered (its connect), direct to a modern-only server",
-         f"{opened_direct * 1000:.0f} ms", "", "baseline"),
-        ("the same through `mcplock run` (answered from the lock before asyncio is imported)",
-         f"{opened_through * 1000:.0f} ms", "", f"{(opened_through - opened_direct) * 1000:+.0f} ms"),
-        ("modern host (2026-07-28): spawn → `server/discover` → first `tools/list`, direct to a modern-only server",
-         f"{direct * 1000:.0f} ms", "", "baseline"),
-        ("the same through `mcplock run` (discover answered from the lock, every list verified)",
-         f"{through * 1000:.0f} ms", "", f"+{(through - direct) * 1000:.0f} ms"),
-        ("legacy host, the same run: spawn → `initialize` → first `tools/list`, direct to the legacy fixture",
-         f"{legacy_direct * 1000:.0f} ms", "", "baseline"),
-        ("the same through `mcplock run`", f"{legacy_through * 1000:.0f} ms", "",
-         f"+{(legacy_through - legacy_direct) * 1000:.0f} ms"),
-        ("the Python SDK's `Client` (mode auto) → first `list_tools()`, direct", f"{sdk_direct * 1000:.0f} ms", "",
-         "baseline"),
-        ("the same through `mcplock run`", f"{sdk_through * 1000:.0f} ms", "",
-         f"+{(sdk_through - sdk_direct) * 1000:.0f} ms (before: held until the SDK's 10 s discover timeout)"),
+        (
+            "modern host (2026-07-28): spawn → `server/discover` answered (its connect), "
+            "direct to a modern-only server",
+            f"{opened_direct * 1000:.0f} ms",
+            "",
+            "baseline",
+        ),
+        (
+            "the same through `mcplock run` (answered from the lock before asyncio is imported)",
+            f"{opened_through * 1000:.0f} ms",
+            "",
+            f"{(opened_through - opened_direct) * 1000:+.0f} ms",
+        ),
+        (
+            "modern host (2026-07-28): spawn → `server/discover` → first `tools/list`, direct to a modern-only server",
+            f"{direct * 1000:.0f} ms",
+            "",
+            "baseline",
+        ),
+        (
+            "the same through `mcplock run` (discover answered from the lock, every list verified)",
+            f"{through * 1000:.0f} ms",
+            "",
+            f"+{(through - direct) * 1000:.0f} ms",
+        ),
+        (
+            "legacy host, the same run: spawn → `initialize` → first `tools/list`, direct to the legacy fixture",
+            f"{legacy_direct * 1000:.0f} ms",
+            "",
+            "baseline",
+        ),
+        (
+            "the same through `mcplock run`",
+            f"{legacy_through * 1000:.0f} ms",
+            "",
+            f"+{(legacy_through - legacy_direct) * 1000:.0f} ms",
+        ),
+        (
+            "the Python SDK's `Client` (mode auto) → first `list_tools()`, direct",
+            f"{sdk_direct * 1000:.0f} ms",
+            "",
+            "baseline",
+        ),
+        (
+            "the same through `mcplock run`",
+            f"{sdk_through * 1000:.0f} ms",
+            "",
+            f"+{(sdk_through - sdk_direct) * 1000:.0f} ms (before: held until the SDK's 10 s discover timeout)",
+        ),
     ]
 
 

@@ -33,8 +33,9 @@ INIT = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"nam
 
 class Client:
     def __init__(self, cmd: list[str], cwd: str, env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     cwd=cwd, env=env)
+        self.proc = subprocess.Popen(
+            cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd, env=env
+        )
         self.next_id = 0
 
     def request(self, method: str, params: dict | None = None) -> dict:
@@ -118,17 +119,38 @@ def guard_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
     over = (guard_p50 - direct_p50) * 1000
     beyond = (guard_first - direct_first) * 1000
     return [
-        (f"`tools/call` round trip, direct to the fixture server (p50 of {CALLS})", f"{direct_p50 * 1000:.3f} ms", "",
-         "baseline"),
-        ("the same through `mcplock run` (policy check, local jsonschema validation, relay)",
-         f"{guard_p50 * 1000:.3f} ms", f"{guard_rss:.0f} MiB", f"+{over:.3f} ms per call (target ≤ 0.25 ms)"),
+        (
+            f"`tools/call` round trip, direct to the fixture server (p50 of {CALLS})",
+            f"{direct_p50 * 1000:.3f} ms",
+            "",
+            "baseline",
+        ),
+        (
+            "the same through `mcplock run` (policy check, local jsonschema validation, relay)",
+            f"{guard_p50 * 1000:.3f} ms",
+            f"{guard_rss:.0f} MiB",
+            f"+{over:.3f} ms per call (target ≤ 0.25 ms)",
+        ),
         ("spawn → first `tools/list` answer, direct", f"{direct_first * 1000:.0f} ms", "", "baseline"),
-        ("spawn → first `tools/list` answer through `mcplock run` (start-up + verification of every list)",
-         f"{guard_first * 1000:.0f} ms", "", f"+{beyond:.0f} ms (target ≤ 100 ms)"),
-        ("the same, the server locked beside 4 others with 2,000 tools in all (1.8 MB): its part of the lock "
-         "remembered", f"{big_first * 1000:.0f} ms", "", f"+{(big_first - direct_first) * 1000:.0f} ms"),
-        ("the same, the lock read whole every time (`MCPLOCK_LOCK_CACHE=0`)", f"{whole_first * 1000:.0f} ms", "",
-         f"+{(whole_first - direct_first) * 1000:.0f} ms"),
+        (
+            "spawn → first `tools/list` answer through `mcplock run` (start-up + verification of every list)",
+            f"{guard_first * 1000:.0f} ms",
+            "",
+            f"+{beyond:.0f} ms (target ≤ 100 ms)",
+        ),
+        (
+            "the same, the server locked beside 4 others with 2,000 tools in all (1.8 MB): its part of the lock "
+            "remembered",
+            f"{big_first * 1000:.0f} ms",
+            "",
+            f"+{(big_first - direct_first) * 1000:.0f} ms",
+        ),
+        (
+            "the same, the lock read whole every time (`MCPLOCK_LOCK_CACHE=0`)",
+            f"{whole_first * 1000:.0f} ms",
+            "",
+            f"+{(whole_first - direct_first) * 1000:.0f} ms",
+        ),
     ]
 
 

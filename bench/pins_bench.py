@@ -21,12 +21,21 @@ def pins_rows(out: Path, mcplock: str) -> list[tuple[str, str, str, str]]:
 
     work = out / "pins"
     work.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "MCPLOCK_CACHE_DIR": str(work / "cache"), "npm_config_cache": str(work / "npx-cache"),
-           "MEMORY_FILE_PATH": str(work / "memory.json"), "NO_COLOR": "1"}
+    env = {
+        **os.environ,
+        "MCPLOCK_CACHE_DIR": str(work / "cache"),
+        "npm_config_cache": str(work / "npx-cache"),
+        "MEMORY_FILE_PATH": str(work / "memory.json"),
+        "NO_COLOR": "1",
+    }
     pinned, unpinned = work / "pinned.lock", work / "unpinned.lock"
     if not pinned.exists():
-        subprocess.run([mcplock, "--lockfile", str(pinned), "add", "memory", "--yes", "--", "npx", "-y", PACKAGE],
-                       env=env, check=True, capture_output=True)
+        subprocess.run(
+            [mcplock, "--lockfile", str(pinned), "add", "memory", "--yes", "--", "npx", "-y", PACKAGE],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
     text = pinned.read_text()
     unpinned.write_text(re.sub(r"\n\[server\.memory\.package\]\n(?:[^\[\n][^\n]*\n)*", "\n", text))
     assert "[server.memory.package]" not in unpinned.read_text()
@@ -39,9 +48,20 @@ def pins_rows(out: Path, mcplock: str) -> list[tuple[str, str, str, str]]:
         if code != 0:
             raise SystemExit(f"mcplock diff ({name}) exited {code}")
         times[name] = t
-    rows.append((f"`mcplock diff`, `npx -y {PACKAGE}` unpinned (npx cache warm)", f"{times['unpinned']*1000:.0f} ms",
-                 "", "baseline"))
-    rows.append(("same server pinned: verify the cached tree, run `node` on its bin (warm cache)",
-                 f"{times['pinned']*1000:.0f} ms", "",
-                 f"{times['pinned'] / times['unpinned']:.2f}x unpinned (target ≤ 1.2x)"))
+    rows.append(
+        (
+            f"`mcplock diff`, `npx -y {PACKAGE}` unpinned (npx cache warm)",
+            f"{times['unpinned'] * 1000:.0f} ms",
+            "",
+            "baseline",
+        )
+    )
+    rows.append(
+        (
+            "same server pinned: verify the cached tree, run `node` on its bin (warm cache)",
+            f"{times['pinned'] * 1000:.0f} ms",
+            "",
+            f"{times['pinned'] / times['unpinned']:.2f}x unpinned (target ≤ 1.2x)",
+        )
+    )
     return rows

@@ -86,8 +86,13 @@ def sampled_peaks(cmd: list[str], env: dict[str, str]) -> tuple[float, float, fl
 
 
 def _add(mcplock: str, lock: Path, name: str, cmd: list[str], env: dict[str, str]) -> None:
-    p = subprocess.run([mcplock, "--lockfile", str(lock), "add", name, "--yes", "--timeout", "60", "--", *cmd],
-                       capture_output=True, text=True, env=env, timeout=120)
+    p = subprocess.run(
+        [mcplock, "--lockfile", str(lock), "add", name, "--yes", "--timeout", "60", "--", *cmd],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     if p.returncode != 0:
         raise RuntimeError(f"mcplock add {name} exited {p.returncode}:\n{p.stdout}\n{p.stderr}")
 
@@ -101,50 +106,91 @@ def _diff(mcplock: str, lock: Path, env: dict[str, str], runs: int) -> tuple[flo
 
 
 _VERBS = ["get", "list", "search", "create", "update", "delete", "archive", "export", "sync", "count"]
-_NOUNS = ["issue", "pull_request", "comment", "repository", "branch", "release", "workflow_run", "user", "team",
-          "project", "milestone", "label", "deployment", "secret", "webhook", "invoice", "customer", "ticket",
-          "calendar_event", "document"]
+_NOUNS = [
+    "issue",
+    "pull_request",
+    "comment",
+    "repository",
+    "branch",
+    "release",
+    "workflow_run",
+    "user",
+    "team",
+    "project",
+    "milestone",
+    "label",
+    "deployment",
+    "secret",
+    "webhook",
+    "invoice",
+    "customer",
+    "ticket",
+    "calendar_event",
+    "document",
+]
 
 
 def _tool(i: int, rng: random.Random) -> dict:
     verb, noun = _VERBS[i % len(_VERBS)], _NOUNS[(i // len(_VERBS)) % len(_NOUNS)]
     readonly = verb in ("get", "list", "search", "export", "count")
     props: dict = {
-        "workspace": {"type": "string", "description": "Workspace slug, e.g. `acme-corp`.",
-                      "pattern": "^[a-z0-9][a-z0-9-]{0,62}$"},
+        "workspace": {
+            "type": "string",
+            "description": "Workspace slug, e.g. `acme-corp`.",
+            "pattern": "^[a-z0-9][a-z0-9-]{0,62}$",
+        },
         f"{noun}_id": {"type": "string", "description": f"The {noun.replace('_', ' ')} identifier."},
     }
     if verb in ("list", "search", "export"):
-        props["query"] = {"type": "string", "maxLength": 512,
-                          "description": "Free-text filter; supports `field:value`."}
+        props["query"] = {
+            "type": "string",
+            "maxLength": 512,
+            "description": "Free-text filter; supports `field:value`.",
+        }
         props["page_size"] = {"type": "integer", "minimum": 1, "maximum": 100, "default": 25}
         props["sort"] = {"type": "string", "enum": ["created", "updated", "relevance"], "default": "updated"}
     if verb in ("create", "update"):
         props["fields"] = {"$ref": "#/$defs/fields"}
-        props["notify"] = {"type": "boolean", "default": rng.random() < 0.5,
-                           "description": "Send notifications to watchers."}
+        props["notify"] = {
+            "type": "boolean",
+            "default": rng.random() < 0.5,
+            "description": "Send notifications to watchers.",
+        }
     schema: dict = {"type": "object", "properties": props, "required": ["workspace"], "additionalProperties": False}
     if verb in ("create", "update"):
-        schema["$defs"] = {"fields": {"type": "object", "additionalProperties": {"type": ["string", "number", "null"]},
-                                      "description": "Field values to set."}}
+        schema["$defs"] = {
+            "fields": {
+                "type": "object",
+                "additionalProperties": {"type": ["string", "number", "null"]},
+                "description": "Field values to set.",
+            }
+        }
     human = noun.replace("_", " ")
     return {
         "name": f"{verb}_{noun}_{i:04d}",
         "title": f"{verb.capitalize()} {human} ({i})",
-        "description": (f"{verb.capitalize()} a {human} in the workspace (shard {i % 17}).\n\n"
-                        f"Returns a JSON object describing the {human}. Rate limited to {rng.randint(10, 600)} "
-                        "calls per minute; prefer the list endpoints for bulk reads."),
+        "description": (
+            f"{verb.capitalize()} a {human} in the workspace (shard {i % 17}).\n\n"
+            f"Returns a JSON object describing the {human}. Rate limited to {rng.randint(10, 600)} "
+            "calls per minute; prefer the list endpoints for bulk reads."
+        ),
         "inputSchema": schema,
-        "annotations": {"title": f"{verb.capitalize()} {human}", "readOnlyHint": readonly,
-                        "destructiveHint": verb in ("delete", "archive"), "openWorldHint": True},
+        "annotations": {
+            "title": f"{verb.capitalize()} {human}",
+            "readOnlyHint": readonly,
+            "destructiveHint": verb in ("delete", "archive"),
+            "openWorldHint": True,
+        },
     }
 
 
 def write_big_surface(path: Path, n: int = N_TOOLS) -> None:
     rng = random.Random(2000)
-    surface = {"serverInfo": {"name": "big-server", "version": "3.2.1"},
-               "instructions": "A large SaaS API exposed as tools. Always pass `workspace`.",
-               "tools": [_tool(i, rng) for i in range(n)]}
+    surface = {
+        "serverInfo": {"name": "big-server", "version": "3.2.1"},
+        "instructions": "A large SaaS API exposed as tools. Always pass `workspace`.",
+        "tools": [_tool(i, rng) for i in range(n)],
+    }
     path.write_text(json.dumps(surface, ensure_ascii=False, indent=1), encoding="utf-8")
 
 
@@ -169,10 +215,22 @@ def probe_rows(out_dir: Path, mcplock: str) -> list[tuple[str, str, str, str]]:
             _add(mcplock, eight, f"slow-{i}", slow_cmd, env)
         t1, m1 = _diff(mcplock, one, env, runs=3)
         t8, m8 = _diff(mcplock, eight, env, runs=3)
-        rows.append((f"`mcplock diff`, 1 slow stdio server ({SLOW_DELAY} s per response: initialize + 3 lists)",
-                     f"{t1 * 1000:.0f} ms", f"{m1:.0f} MiB", "baseline"))
-        rows.append((f"`mcplock diff`, {N_SLOW} such servers", f"{t8 * 1000:.0f} ms", f"{m8:.0f} MiB",
-                     f"{t8 / t1:.2f}x one server (target ≤ 2x)"))
+        rows.append(
+            (
+                f"`mcplock diff`, 1 slow stdio server ({SLOW_DELAY} s per response: initialize + 3 lists)",
+                f"{t1 * 1000:.0f} ms",
+                f"{m1:.0f} MiB",
+                "baseline",
+            )
+        )
+        rows.append(
+            (
+                f"`mcplock diff`, {N_SLOW} such servers",
+                f"{t8 * 1000:.0f} ms",
+                f"{m8:.0f} MiB",
+                f"{t8 / t1:.2f}x one server (target ≤ 2x)",
+            )
+        )
 
         # --- 20 benign servers: peak RSS -----------------------------------------------------
         many = d / "many" / "mcp.lock"
@@ -183,13 +241,31 @@ def probe_rows(out_dir: Path, mcplock: str) -> list[tuple[str, str, str, str]]:
         own, tree, _, rc = sampled_peaks([mcplock, "--lockfile", str(many), "diff", "--timeout", "60"], env)
         if rc != 0:
             raise RuntimeError(f"mcplock diff on {many} exited {rc}")
-        rows.append((f"`mcplock diff`, {N_MEM} benign stdio servers: wait4 ru_maxrss (on Linux the max of mcplock "
-                     "and of its largest single reaped child, not a sum)",
-                     f"{tm * 1000:.0f} ms", f"{mm:.0f} MiB", "target < 300 MB"))
-        rows.append(("  same run: the mcplock process alone (its VmHWM, sampled from /proc)", "",
-                     f"{own:.0f} MiB", "target < 300 MB"))
-        rows.append((f"  same run: mcplock + its {N_MEM} server processes together (summed RSS, sampled peak)", "",
-                     f"{tree:.0f} MiB", "for sizing a CI runner"))
+        rows.append(
+            (
+                f"`mcplock diff`, {N_MEM} benign stdio servers: wait4 ru_maxrss (on Linux the max of mcplock "
+                "and of its largest single reaped child, not a sum)",
+                f"{tm * 1000:.0f} ms",
+                f"{mm:.0f} MiB",
+                "target < 300 MB",
+            )
+        )
+        rows.append(
+            (
+                "  same run: the mcplock process alone (its VmHWM, sampled from /proc)",
+                "",
+                f"{own:.0f} MiB",
+                "target < 300 MB",
+            )
+        )
+        rows.append(
+            (
+                f"  same run: mcplock + its {N_MEM} server processes together (summed RSS, sampled peak)",
+                "",
+                f"{tree:.0f} MiB",
+                "for sizing a CI runner",
+            )
+        )
 
         # --- 2,000 tools vs a bare JSON-RPC client -------------------------------------------
         surface = d / "big.json"
@@ -205,11 +281,23 @@ def probe_rows(out_dir: Path, mcplock: str) -> list[tuple[str, str, str, str]]:
         if rc != 0:
             raise RuntimeError(f"bench/bare_client.py exited {rc}")
         size = big.stat().st_size / 1024
-        rows.append((f"bare JSON-RPC client (`bench/bare_client.py`): tomllib parse of the lock ({size:.0f} KiB) + "
-                     f"initialize + {N_TOOLS // PAGE} pages of tools/list from one {N_TOOLS:,}-tool stdio server",
-                     f"{floor * 1000:.0f} ms", f"{floor_mem:.0f} MiB", "floor"))
-        rows.append((f"`mcplock diff`, the same {N_TOOLS:,}-tool server", f"{tb * 1000:.0f} ms", f"{mb:.0f} MiB",
-                     f"{tb / floor:.2f}x floor (target ≤ 1.5x)"))
+        rows.append(
+            (
+                f"bare JSON-RPC client (`bench/bare_client.py`): tomllib parse of the lock ({size:.0f} KiB) + "
+                f"initialize + {N_TOOLS // PAGE} pages of tools/list from one {N_TOOLS:,}-tool stdio server",
+                f"{floor * 1000:.0f} ms",
+                f"{floor_mem:.0f} MiB",
+                "floor",
+            )
+        )
+        rows.append(
+            (
+                f"`mcplock diff`, the same {N_TOOLS:,}-tool server",
+                f"{tb * 1000:.0f} ms",
+                f"{mb:.0f} MiB",
+                f"{tb / floor:.2f}x floor (target ≤ 1.5x)",
+            )
+        )
     return rows
 
 

@@ -75,21 +75,30 @@ def make_big_lock(path: Path, n_tools: int = 2000, n_servers: int = 4) -> None:
     for s in range(n_servers):
         tools = []
         for i in range(per):
-            tools.append({
-                "name": f"tool_{s}_{i:04d}",
-                "title": f"Tool {i}",
-                "description": f"Does thing {i} on the {s} backend.\nReturns a JSON document with the result.\n"
-                               "Use it when the user asks about things.",
-                "inputSchema": {"type": "object", "properties": {
-                    "query": {"type": "string", "maxLength": 200, "description": "What to look for"},
-                    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
-                    "filters": {"$ref": "#/$defs/filters"}},
-                    "required": ["query"], "additionalProperties": False,
-                    "$defs": {"filters": {"type": "object", "properties": {"tag": {"type": "string"}}}}},
-                "annotations": {"readOnlyHint": i % 2 == 0},
-            })
-        srv = ServerEntry(name=f"server-{s}", spec=ServerSpec(f"server-{s}", transport="stdio", command="python",
-                                                             args=("-m", f"srv{s}")))
+            tools.append(
+                {
+                    "name": f"tool_{s}_{i:04d}",
+                    "title": f"Tool {i}",
+                    "description": f"Does thing {i} on the {s} backend.\nReturns a JSON document with the result.\n"
+                    "Use it when the user asks about things.",
+                    "inputSchema": {
+                        "type": "object",
+                        "properties": {
+                            "query": {"type": "string", "maxLength": 200, "description": "What to look for"},
+                            "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+                            "filters": {"$ref": "#/$defs/filters"},
+                        },
+                        "required": ["query"],
+                        "additionalProperties": False,
+                        "$defs": {"filters": {"type": "object", "properties": {"tag": {"type": "string"}}}},
+                    },
+                    "annotations": {"readOnlyHint": i % 2 == 0},
+                }
+            )
+        srv = ServerEntry(
+            name=f"server-{s}",
+            spec=ServerSpec(f"server-{s}", transport="stdio", command="python", args=("-m", f"srv{s}")),
+        )
         snap = Snapshot(server_info={"name": f"srv{s}", "version": "1.0"}, tools=tools, instructions="Be careful.")
         review.stage(srv, snap)
         for e in list(srv.entries()):
@@ -108,34 +117,72 @@ def offline() -> list[tuple[str, str, str, str]]:
     # in rounds (floor, check and list with and without the cache): on a shared machine a burst of
     # load then slows them alike, and the ratios to the floor hold
     off = dict(env, MCPLOCK_LINT_CACHE="0")
-    ((floor, floor_mem, _), (check, check_mem, rc), (cold, cold_mem, rc_cold), (lst, lst_mem, rc_list),
-     (lst_cold, lst_cold_mem, rc_list_cold)) = measure_rounds([
-        ([PY, "-c", f"import tomllib; tomllib.load(open({str(lock)!r}, 'rb'))"], None),
-        ([MCPLOCK, "check"], env),
-        ([MCPLOCK, "check"], off),
-        ([MCPLOCK, "list"], env),
-        ([MCPLOCK, "list"], off),
-    ])
-    assert rc == rc_cold == rc_list == rc_list_cold == 0, \
+    (
+        (floor, floor_mem, _),
+        (check, check_mem, rc),
+        (cold, cold_mem, rc_cold),
+        (lst, lst_mem, rc_list),
+        (lst_cold, lst_cold_mem, rc_list_cold),
+    ) = measure_rounds(
+        [
+            ([PY, "-c", f"import tomllib; tomllib.load(open({str(lock)!r}, 'rb'))"], None),
+            ([MCPLOCK, "check"], env),
+            ([MCPLOCK, "check"], off),
+            ([MCPLOCK, "list"], env),
+            ([MCPLOCK, "list"], off),
+        ]
+    )
+    assert rc == rc_cold == rc_list == rc_list_cold == 0, (
         f"check or list exited {rc}, {rc_cold}, {rc_list}, {rc_list_cold}"
+    )
     pas, _, _ = measure([PY, "-c", "pass"])
     rows = []
     ver, _, _ = measure([MCPLOCK, "--version"], env=env)
     hlp, _, _ = measure([MCPLOCK, "--help"], env=env)
-    rows.append((f"bare `tomllib` parse of the 2,000-tool lock ({size:.0f} KiB), fresh process",
-                 f"{floor*1000:.0f} ms", f"{floor_mem:.0f} MiB", "floor"))
-    rows.append(("`mcplock check` (2,000 tools: parse, verify every hash, the accepted tools' critical findings "
-                 "from the lint cache)", f"{check*1000:.0f} ms", f"{check_mem:.0f} MiB",
-                 f"{check/floor:.1f}x floor (target < 1 s, ≤ 4x, < 150 MB)"))
-    rows.append(("the same, lint cache off (`MCPLOCK_LINT_CACHE=0`: every accepted tool linted)",
-                 f"{cold*1000:.0f} ms", f"{cold_mem:.0f} MiB", f"{cold/floor:.1f}x floor"))
-    rows.append(("`mcplock list` (2,000 tools: verify every hash once, the lint from the lint cache)",
-                 f"{lst*1000:.0f} ms", f"{lst_mem:.0f} MiB", f"{lst/floor:.1f}x floor"))
-    rows.append(("the same, lint cache off", f"{lst_cold*1000:.0f} ms", f"{lst_cold_mem:.0f} MiB",
-                 f"{lst_cold/floor:.1f}x floor"))
-    rows.append(("`python -c pass`", f"{pas*1000:.0f} ms", "", ""))
-    rows.append(("`mcplock --version`", f"{ver*1000:.0f} ms", "", f"{ver/pas:.1f}x `python -c pass` (target ≤ 8x)"))
-    rows.append(("`mcplock --help`", f"{hlp*1000:.0f} ms", "", ""))
+    rows.append(
+        (
+            f"bare `tomllib` parse of the 2,000-tool lock ({size:.0f} KiB), fresh process",
+            f"{floor * 1000:.0f} ms",
+            f"{floor_mem:.0f} MiB",
+            "floor",
+        )
+    )
+    rows.append(
+        (
+            "`mcplock check` (2,000 tools: parse, verify every hash, the accepted tools' critical findings "
+            "from the lint cache)",
+            f"{check * 1000:.0f} ms",
+            f"{check_mem:.0f} MiB",
+            f"{check / floor:.1f}x floor (target < 1 s, ≤ 4x, < 150 MB)",
+        )
+    )
+    rows.append(
+        (
+            "the same, lint cache off (`MCPLOCK_LINT_CACHE=0`: every accepted tool linted)",
+            f"{cold * 1000:.0f} ms",
+            f"{cold_mem:.0f} MiB",
+            f"{cold / floor:.1f}x floor",
+        )
+    )
+    rows.append(
+        (
+            "`mcplock list` (2,000 tools: verify every hash once, the lint from the lint cache)",
+            f"{lst * 1000:.0f} ms",
+            f"{lst_mem:.0f} MiB",
+            f"{lst / floor:.1f}x floor",
+        )
+    )
+    rows.append(
+        (
+            "the same, lint cache off",
+            f"{lst_cold * 1000:.0f} ms",
+            f"{lst_cold_mem:.0f} MiB",
+            f"{lst_cold / floor:.1f}x floor",
+        )
+    )
+    rows.append(("`python -c pass`", f"{pas * 1000:.0f} ms", "", ""))
+    rows.append(("`mcplock --version`", f"{ver * 1000:.0f} ms", "", f"{ver / pas:.1f}x `python -c pass` (target ≤ 8x)"))
+    rows.append(("`mcplock --help`", f"{hlp * 1000:.0f} ms", "", ""))
     return rows
 
 

@@ -61,25 +61,44 @@ def severity_rows() -> list[tuple[str, str, str, str]]:
     make_big_lock(lock)
     env = dict(os.environ, MCPLOCK_LOCKFILE=str(lock), NO_COLOR="1", MCPLOCK_CACHE_DIR=str(OUT / "cache"))
     off = dict(env, MCPLOCK_LINT_CACHE="0")
-    (floor, _, _), (check, check_mem, rc), (cold, cold_mem, rc_cold) = measure_rounds([
-        ([PY, "-c", f"import tomllib; tomllib.load(open({str(lock)!r}, 'rb'))"], None),
-        ([MCPLOCK, "check"], env),
-        ([MCPLOCK, "check"], off),
-    ], runs=5)
+    (floor, _, _), (check, check_mem, rc), (cold, cold_mem, rc_cold) = measure_rounds(
+        [
+            ([PY, "-c", f"import tomllib; tomllib.load(open({str(lock)!r}, 'rb'))"], None),
+            ([MCPLOCK, "check"], env),
+            ([MCPLOCK, "check"], off),
+        ],
+        runs=5,
+    )
     assert rc == rc_cold == 0, f"check exited {rc}, {rc_cold}"
     plain, found_plain = _lint(False)
     loud, found_loud = _lint(True)
     assert found_plain == 0 and found_loud >= 2000, (found_plain, found_loud)
     return [
-        ("bare `tomllib` parse of the 2,000-tool lock (severity bench)", f"{floor*1000:.0f} ms", "", "floor"),
-        ("`mcplock check`, lint cache warm (the intent model never runs)", f"{check*1000:.0f} ms",
-         f"{check_mem:.0f} MiB", f"{check/floor:.2f}x floor (target ≤ 2x)"),
-        ("the same, lint cache off: every accepted tool through the intent model", f"{cold*1000:.0f} ms",
-         f"{cold_mem:.0f} MiB", f"{cold/floor:.2f}x floor"),
-        ("intent model + the whole pipeline on 2,000 distinct honest tools (fresh interpreter)",
-         f"{plain*1000:.0f} ms", "", f"{plain/2000*1e6:.0f} µs a tool, {found_plain} findings"),
-        ("the same 2,000 tools, each with a directive (English, Spanish, Chinese, Arabic)",
-         f"{loud*1000:.0f} ms", "", f"{loud/2000*1e6:.0f} µs a tool, {found_loud} findings"),
+        ("bare `tomllib` parse of the 2,000-tool lock (severity bench)", f"{floor * 1000:.0f} ms", "", "floor"),
+        (
+            "`mcplock check`, lint cache warm (the intent model never runs)",
+            f"{check * 1000:.0f} ms",
+            f"{check_mem:.0f} MiB",
+            f"{check / floor:.2f}x floor (target ≤ 2x)",
+        ),
+        (
+            "the same, lint cache off: every accepted tool through the intent model",
+            f"{cold * 1000:.0f} ms",
+            f"{cold_mem:.0f} MiB",
+            f"{cold / floor:.2f}x floor",
+        ),
+        (
+            "intent model + the whole pipeline on 2,000 distinct honest tools (fresh interpreter)",
+            f"{plain * 1000:.0f} ms",
+            "",
+            f"{plain / 2000 * 1e6:.0f} µs a tool, {found_plain} findings",
+        ),
+        (
+            "the same 2,000 tools, each with a directive (English, Spanish, Chinese, Arabic)",
+            f"{loud * 1000:.0f} ms",
+            "",
+            f"{loud / 2000 * 1e6:.0f} µs a tool, {found_loud} findings",
+        ),
     ]
 
 

@@ -136,8 +136,9 @@ def validate_arguments(tool: LockedTool, arguments: Any) -> None:
     try:
         cls.check_schema(schema)
     except jsonschema.SchemaError as e:
-        raise InvalidArguments(f"the locked schema of `{tool.server}/{tool.name}` is not a valid JSON Schema: "
-                               f"{e.message}", [e.message]) from None
+        raise InvalidArguments(
+            f"the locked schema of `{tool.server}/{tool.name}` is not a valid JSON Schema: {e.message}", [e.message]
+        ) from None
     from mcplock.guard.calls import Declared
 
     validator = cls(schema)
@@ -146,13 +147,22 @@ def validate_arguments(tool: LockedTool, arguments: Any) -> None:
     msgs = Declared(schema).undeclared(instance)  # an argument no reviewed definition asked for
     msgs += [f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}" for e in errors]
     if msgs:
-        raise InvalidArguments(f"arguments for `{tool.server}/{tool.name}` do not match its locked schema: "
-                               + "; ".join(msgs), msgs)
+        raise InvalidArguments(
+            f"arguments for `{tool.server}/{tool.name}` do not match its locked schema: " + "; ".join(msgs), msgs
+        )
 
 
-def connect(name: str, lockfile: str | os.PathLike[str] = "mcp.lock", *, approve: Any = False, timeout: float = 30.0,
-            client_name: str | None = None, client_version: str | None = None, on_elicit: Any = None,
-            policy: str | None = None) -> Any:
+def connect(
+    name: str,
+    lockfile: str | os.PathLike[str] = "mcp.lock",
+    *,
+    approve: Any = False,
+    timeout: float = 30.0,
+    client_name: str | None = None,
+    client_version: str | None = None,
+    on_elicit: Any = None,
+    policy: str | None = None,
+) -> Any:
     """A guarded client for the locked server ``name``, with the enforcement of ``mcplock run``::
 
         async with mcplock.connect("docs") as s:
@@ -179,5 +189,13 @@ def connect(name: str, lockfile: str | os.PathLike[str] = "mcp.lock", *, approve
     """
     from mcplock.guard.session import open_session
 
-    return open_session(name, os.fspath(lockfile), approve=approve, timeout=timeout, client_name=client_name,
-                        client_version=client_version, on_elicit=on_elicit, policy=policy)
+    return open_session(
+        name,
+        os.fspath(lockfile),
+        approve=approve,
+        timeout=timeout,
+        client_name=client_name,
+        client_version=client_version,
+        on_elicit=on_elicit,
+        policy=policy,
+    )

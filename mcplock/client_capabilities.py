@@ -20,8 +20,10 @@ from mcplock.errors import UsageError
 
 KNOWN = ("roots", "sampling", "elicitation")
 DEFAULT = KNOWN
-HELP = ("Client capabilities to declare, as the host does: a comma-separated list of roots, sampling, "
-        "elicitation, or `none` (default: what the server was locked with, else roots,sampling,elicitation).")
+HELP = (
+    "Client capabilities to declare, as the host does: a comma-separated list of roots, sampling, "
+    "elicitation, or `none` (default: what the server was locked with, else roots,sampling,elicitation)."
+)
 
 
 def parse(text: str | None) -> tuple[str, ...] | None:
@@ -34,8 +36,10 @@ def parse(text: str | None) -> tuple[str, ...] | None:
     names = [n.strip() for n in text.split(",") if n.strip()]
     unknown = [n for n in names if n not in KNOWN]
     if unknown or not names:
-        raise UsageError(f"--client-capabilities: unknown capability {', '.join(unknown) or '(empty)'}",
-                         hint=f"name some of {', '.join(KNOWN)} (comma-separated), or `none`")
+        raise UsageError(
+            f"--client-capabilities: unknown capability {', '.join(unknown) or '(empty)'}",
+            hint=f"name some of {', '.join(KNOWN)} (comma-separated), or `none`",
+        )
     return tuple(n for n in KNOWN if n in names)  # one order: the lock does not churn
 
 

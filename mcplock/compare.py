@@ -47,8 +47,13 @@ class Change:
 
     def as_json(self) -> dict[str, Any]:
         return {
-            "kind": self.kind, "name": self.name, "change": self.change, "fields": self.fields,
-            "severity": self.severity, "reason": self.reason, "locked_hash": self.locked_hash,
+            "kind": self.kind,
+            "name": self.name,
+            "change": self.change,
+            "fields": self.fields,
+            "severity": self.severity,
+            "reason": self.reason,
+            "locked_hash": self.locked_hash,
             "live_hash": self.live_hash,
             "findings": [f.as_json() if hasattr(f, "as_json") else f for f in self.findings],
             **({"dynamic": self.dynamic} if self.kind == "skill" else {}),
@@ -73,8 +78,12 @@ class PendingItem:
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind, "name": self.name, "change": self.change}
         if self.detail is not None:
-            out.update(severity=self.detail.severity, reason=self.detail.reason, fields=self.detail.fields,
-                       findings=self.detail.as_json()["findings"])
+            out.update(
+                severity=self.detail.severity,
+                reason=self.detail.reason,
+                fields=self.detail.fields,
+                findings=self.detail.as_json()["findings"],
+            )
         return out
 
 
@@ -93,8 +102,14 @@ class Cloaked:
     message: str
 
     def as_json(self) -> dict[str, Any]:
-        return {"identity": self.identity, "kind": self.kind, "name": self.name, "change": self.change,
-                "severity": self.severity, "message": self.message}
+        return {
+            "identity": self.identity,
+            "kind": self.kind,
+            "name": self.name,
+            "change": self.change,
+            "severity": self.severity,
+            "message": self.message,
+        }
 
 
 @dataclass
@@ -115,8 +130,9 @@ class ServerDiff:
         return {
             "name": self.name,
             "status": self.status,
-            "error": None if self.error is None else {"kind": self.error.kind, "message": self.error.message,
-                                                      "hint": self.error.hint},
+            "error": None
+            if self.error is None
+            else {"kind": self.error.kind, "message": self.error.message, "hint": self.error.hint},
             "changes": [c.as_json() for c in self.changes],
             "pending": [p.as_json() for p in self.pending],
             "identity": self.identity,
@@ -133,8 +149,16 @@ def changed_fields(old: Any, new: Any) -> list[str]:
 _MISSING = object()
 
 
-def _change(kind: str, key: str, change: str, fields: list[str], locked_hash: str | None, live_hash: str | None,
-            locked: Any, live: Any) -> Change:
+def _change(
+    kind: str,
+    key: str,
+    change: str,
+    fields: list[str],
+    locked_hash: str | None,
+    live_hash: str | None,
+    locked: Any,
+    live: Any,
+) -> Change:
     sev, reason = triage.baseline(kind, change, fields, locked, live)
     return Change(kind, key, change, fields, sev, locked_hash, live_hash, locked, live, reason=reason)
 
@@ -217,8 +241,10 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
     _split_staged(server, result)
     locked_id = {"server_info": server.server_info, "protocol_version": server.protocol_version}
     live_info = snap.server_info if isinstance(snap.server_info, dict) else None
-    live_id = {"server_info": {k: v for k, v in (live_info or {}).items() if isinstance(v, str)} or None,
-               "protocol_version": snap.protocol_version}
+    live_id = {
+        "server_info": {k: v for k, v in (live_info or {}).items() if isinstance(v, str)} or None,
+        "protocol_version": snap.protocol_version,
+    }
     if locked_id != live_id:
         result.identity = {"locked": locked_id, "live": live_id}
     if result.changes:
@@ -277,16 +303,22 @@ def prompts_in_view(lock: Lock, snapshots: Mapping[str, Any]) -> dict[str, list[
     out: dict[str, list[str]] = {}
     for name, srv in lock.servers.items():
         snap = snapshots.get(name)
-        out[name] = [p["name"] for p in snap.prompts if isinstance(p, dict) and isinstance(p.get("name"), str)] \
-            if isinstance(snap, Snapshot) else [e.key for e in srv.entries() if e.kind == "prompt" and e.definition]
+        out[name] = (
+            [p["name"] for p in snap.prompts if isinstance(p, dict) and isinstance(p.get("name"), str)]
+            if isinstance(snap, Snapshot)
+            else [e.key for e in srv.entries() if e.kind == "prompt" and e.definition]
+        )
     for name, snap in snapshots.items():
         if name not in out and isinstance(snap, Snapshot):
             out[name] = [p["name"] for p in snap.prompts if isinstance(p, dict) and isinstance(p.get("name"), str)]
     return out
 
 
-def cross_server(diffs: list[ServerDiff], tools_by_server: dict[str, dict[str, Any]],
-                 prompts_by_server: dict[str, list[str]] | None = None) -> None:
+def cross_server(
+    diffs: list[ServerDiff],
+    tools_by_server: dict[str, dict[str, Any]],
+    prompts_by_server: dict[str, list[str]] | None = None,
+) -> None:
     """Post-pass over :func:`compare` results: add cross-server findings in place.
 
     A tool added on one server under a name another server offers, or a host's own tool's
@@ -326,8 +358,11 @@ def unreachable(server: ServerEntry, error: ProbeError) -> ServerDiff:
     return d
 
 
-_SAW = {"only-here": "lists it; the first answer does not", "missing": "does not list it; the first answer does",
-        "changed": "is served another definition than the first answer's"}
+_SAW = {
+    "only-here": "lists it; the first answer does not",
+    "missing": "does not list it; the first answer does",
+    "changed": "is served another definition than the first answer's",
+}
 
 
 def cloaking(server: ServerEntry, first: Snapshot, others: list[tuple[Any, Any]]) -> list[Cloaked]:
@@ -356,8 +391,16 @@ def cloaking(server: ServerEntry, first: Snapshot, others: list[tuple[Any, Any]]
             if a == b:
                 continue
             change = "only-here" if a is None else "missing" if b is None else "changed"
-            out.append(Cloaked(desc, kind, key, change, "critical",
-                               f"{desc} {_SAW[change]}: the server answers this host otherwise than the probe"))
+            out.append(
+                Cloaked(
+                    desc,
+                    kind,
+                    key,
+                    change,
+                    "critical",
+                    f"{desc} {_SAW[change]}: the server answers this host otherwise than the probe",
+                )
+            )
     return out
 
 

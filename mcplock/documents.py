@@ -22,11 +22,10 @@ APP_MIME_TYPE = "text/html;profile=mcp-app"
 UI_SCHEME = "ui://"
 
 
-
 def is_ui_uri(uri: object) -> bool:
     """Whether ``uri`` names an App document: a ``ui://`` URI in any letter case (a URI's scheme
     is case-insensitive, RFC 3986 §3.1, and hosts read ``UI://`` as ``ui://``)."""
-    return isinstance(uri, str) and uri[:len(UI_SCHEME)].lower() == UI_SCHEME
+    return isinstance(uri, str) and uri[: len(UI_SCHEME)].lower() == UI_SCHEME
 
 
 # what a probe declares in its client capabilities, as the hosts that render Apps do
@@ -123,8 +122,17 @@ def canonical_skill(skill: Any) -> Any:
     files = skill.get("resources") if isinstance(skill, dict) else None
     if not isinstance(files, list):
         return skill
-    return {**skill, "resources": sorted(files, key=lambda f: (
-        (str(f.get("uri")), str(f.get("digest")), str(f.get("size"))) if isinstance(f, dict) else ("", "", repr(f))))}
+    return {
+        **skill,
+        "resources": sorted(
+            files,
+            key=lambda f: (
+                (str(f.get("uri")), str(f.get("digest")), str(f.get("size")))
+                if isinstance(f, dict)
+                else ("", "", repr(f))
+            ),
+        ),
+    }
 
 
 def skill_files(skill: Any) -> dict[str, dict[str, Any]]:

@@ -9,10 +9,22 @@ from __future__ import annotations
 
 import os
 
-_VALUED = {"--timeout": "timeout", "--request-timeout": "request_timeout", "--client-name": "client_name",
-           "--client-version": "client_version", "--lockfile": "lockfile", "--policy": "policy"}
-_FLAGS = {"--strict": "strict", "-v": "verbose", "--verbose": "verbose", "-q": "quiet", "--quiet": "quiet",
-          "--no-color": "no_color"}
+_VALUED = {
+    "--timeout": "timeout",
+    "--request-timeout": "request_timeout",
+    "--client-name": "client_name",
+    "--client-version": "client_version",
+    "--lockfile": "lockfile",
+    "--policy": "policy",
+}
+_FLAGS = {
+    "--strict": "strict",
+    "-v": "verbose",
+    "--verbose": "verbose",
+    "-q": "quiet",
+    "--quiet": "quiet",
+    "--no-color": "no_color",
+}
 
 
 def parse(args: list[str]) -> dict[str, object] | None:

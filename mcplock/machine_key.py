@@ -33,7 +33,8 @@ def require_private(path: Path) -> None:
                 f"{p} can be written by others than you (mode {stat.S_IMODE(st.st_mode):o}, owner uid "
                 f"{st.st_uid}): mcplock does not believe what it holds",
                 hint=f"make it yours alone: `chmod {'700' if p.is_dir() else '600'} {p}` (and check who changed it)",
-                code="not-private")
+                code="not-private",
+            )
 
 
 def machine_secret(environ: Mapping[str, str] | None = None) -> bytes | None:

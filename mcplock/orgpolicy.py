@@ -145,10 +145,13 @@ def _first(patterns: tuple[str, ...], server: str, tool: str) -> str | None:
 
 # -- reading ------------------------------------------------------------------------------------
 
+
 def _bad(path: str, message: str) -> ConfigError:
-    return ConfigError(f"policy {path}: {message}", code="policy",
-                       hint="fix the policy file (docs/policy.md lists every key), or point --policy / "
-                            f"{ENV} at the right one")
+    return ConfigError(
+        f"policy {path}: {message}",
+        code="policy",
+        hint=f"fix the policy file (docs/policy.md lists every key), or point --policy / {ENV} at the right one",
+    )
 
 
 def _strings(path: str, where: str, value: list[Any]) -> tuple[str, ...]:
@@ -190,15 +193,17 @@ def loads(text: str, path: str) -> OrgPolicy:
         registries = _strings(path, "packages.allow-registries", registries)
         unknown = [r for r in registries if r not in REGISTRIES]
         if unknown:
-            raise _bad(path, f"`packages.allow-registries` names {', '.join(unknown)} "
-                             f"(known: {', '.join(REGISTRIES)})")
+            raise _bad(path, f"`packages.allow-registries` names {', '.join(unknown)} (known: {', '.join(REGISTRIES)})")
     allow = servers.get("allow")
     signing = data.get("signing", {})
     keys = _strings(path, "signing.keys", signing.get("keys", []))
     bad = [k for k in keys if not _FINGERPRINT.fullmatch(k)]
     if bad:
-        raise _bad(path, f"`signing.keys` holds {bad[0]!r}, not a key fingerprint (`sha256-<base64>`, as "
-                         "`mcplock fingerprint KEY.pub` prints it)")
+        raise _bad(
+            path,
+            f"`signing.keys` holds {bad[0]!r}, not a key fingerprint (`sha256-<base64>`, as "
+            "`mcplock fingerprint KEY.pub` prints it)",
+        )
     if signing.get("require") and not keys:
         raise _bad(path, "`signing.require = true` needs the fingerprints of the keys that may sign in `signing.keys`")
     from mcplock.interop.canonical import canonical, sri
@@ -255,6 +260,7 @@ def _same_file(a: str, b: str) -> bool:
 
 
 # -- what it forbids ------------------------------------------------------------------------------
+
 
 class Forbidden(McplockError):
     """A command asked for what the policy forbids (an accept that would enable a denied tool): exit 1."""
@@ -320,26 +326,50 @@ def item_violations(policy: OrgPolicy, server: str, e: Any, findings: list[Any] 
     if e.kind == "tool":
         pattern = policy.denied(server, e.key)
         if pattern and e.enabled:
-            out.append(Violation("tools.deny", server, f"tool `{target}` is enabled, but the policy denies it "
-                                 f"({policy.rule('tools.deny', pattern)})",
-                                 f"disable it: `mcplock disable {shell_word(target)}`", e.kind, e.key))
+            out.append(
+                Violation(
+                    "tools.deny",
+                    server,
+                    f"tool `{target}` is enabled, but the policy denies it ({policy.rule('tools.deny', pattern)})",
+                    f"disable it: `mcplock disable {shell_word(target)}`",
+                    e.kind,
+                    e.key,
+                )
+            )
         pattern = policy.approval_required(server, e.key)
         if pattern and e.approval != "always":
-            out.append(Violation("tools.require-approval", server,
-                                 f"tool `{target}` has approval = \"{e.approval}\", but the policy requires "
-                                 f"approval on every call ({policy.rule('tools.require-approval', pattern)})",
-                                 f"`mcplock approval {shell_word(target)} always`", e.kind, e.key))
+            out.append(
+                Violation(
+                    "tools.require-approval",
+                    server,
+                    f'tool `{target}` has approval = "{e.approval}", but the policy requires '
+                    f"approval on every call ({policy.rule('tools.require-approval', pattern)})",
+                    f"`mcplock approval {shell_word(target)} always`",
+                    e.kind,
+                    e.key,
+                )
+            )
     limit = policy.strictest_severity
     if limit is not None and findings and e.definition is not None and e.enabled:
         above = sorted({f.rule for f in findings if rank(f.severity) < rank(limit)})
         if above:
             hint = f"review it with `mcplock show {shell_word(target)}`"
-            hint += f"; `mcplock disable {shell_word(target)}` keeps it from hosts" if e.kind == "tool" else \
-                f"; `mcplock remove {shell_word(server)}` drops the server"
-            out.append(Violation("review.max-accepted-severity", server,
-                                 f"{e.kind} `{target}` is accepted with findings above {limit} "
-                                 f"({', '.join(above)}; {policy.rule('review.max-accepted-severity')})",
-                                 hint, e.kind, e.key))
+            hint += (
+                f"; `mcplock disable {shell_word(target)}` keeps it from hosts"
+                if e.kind == "tool"
+                else f"; `mcplock remove {shell_word(server)}` drops the server"
+            )
+            out.append(
+                Violation(
+                    "review.max-accepted-severity",
+                    server,
+                    f"{e.kind} `{target}` is accepted with findings above {limit} "
+                    f"({', '.join(above)}; {policy.rule('review.max-accepted-severity')})",
+                    hint,
+                    e.kind,
+                    e.key,
+                )
+            )
     return out
 
 
@@ -356,17 +386,27 @@ def _server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
     typed = shell_word(name)
     direct, wrapped = _runs(srv)
     if policy.require_pin and wrapped is not None:  # a wrapper: no pin can be applied, whatever it names
-        out.append(Violation("packages.require-pin", name,
-                             f"`{name}` runs a package through `{wrapped.via}`, which no pin can reach "
-                             f"({wrapped.reason}), but the policy requires one ({policy.rule('packages.require-pin')})",
-                             f"write the launcher's own command line (`npx …`, `uvx …`; variables go in --env), "
-                             f"then `mcplock update {typed}`; or `mcplock remove {typed}`"))
+        out.append(
+            Violation(
+                "packages.require-pin",
+                name,
+                f"`{name}` runs a package through `{wrapped.via}`, which no pin can reach "
+                f"({wrapped.reason}), but the policy requires one ({policy.rule('packages.require-pin')})",
+                f"write the launcher's own command line (`npx …`, `uvx …`; variables go in --env), "
+                f"then `mcplock update {typed}`; or `mcplock remove {typed}`",
+            )
+        )
     elif policy.require_pin and direct is not None and srv.spec.package is None:
         why = "" if isinstance(direct, Launch) else f" ({direct.reason})"
-        out.append(Violation("packages.require-pin", name,
-                             f"`{name}` runs `{launcher_name(srv.spec.command or '')}` without a package pin{why}, but "
-                             f"the policy requires one ({policy.rule('packages.require-pin')})",
-                             f"pin it: `mcplock update {typed}` (an exact version on the command line pins too)"))
+        out.append(
+            Violation(
+                "packages.require-pin",
+                name,
+                f"`{name}` runs `{launcher_name(srv.spec.command or '')}` without a package pin{why}, but "
+                f"the policy requires one ({policy.rule('packages.require-pin')})",
+                f"pin it: `mcplock update {typed}` (an exact version on the command line pins too)",
+            )
+        )
     if policy.allow_registries is not None:
         registry = srv.spec.package.registry if srv.spec.package is not None and wrapped is None else None
         inner = wrapped.launch if wrapped is not None else direct
@@ -375,22 +415,35 @@ def _server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
         if registry is None and wrapped is not None and wrapped.opaque:
             registry = "an unknown registry"  # a shell command mcplock cannot read: no registry is vouched for
         if registry is not None and registry not in policy.allow_registries:
-            out.append(Violation("packages.allow-registries", name,
-                                 f"`{name}` runs a package from {registry}, which the policy does not allow "
-                                 f"({policy.rule('packages.allow-registries')}: {', '.join(policy.allow_registries)})",
-                                 f"remove it (`mcplock remove {typed}`), or ask the policy's owners"))
+            out.append(
+                Violation(
+                    "packages.allow-registries",
+                    name,
+                    f"`{name}` runs a package from {registry}, which the policy does not allow "
+                    f"({policy.rule('packages.allow-registries')}: {', '.join(policy.allow_registries)})",
+                    f"remove it (`mcplock remove {typed}`), or ask the policy's owners",
+                )
+            )
     if policy.allow_servers is not None:
         ids = identities(srv)
         if not any(fnmatch.fnmatchcase(_fold(i), _fold(p)) for i in ids for p in policy.allow_servers):
-            out.append(Violation("servers.allow", name,
-                                 f"`{name}` ({', '.join(ids) or 'unknown'}) is not allowed by the policy "
-                                 f"({policy.rule('servers.allow')}: {', '.join(policy.allow_servers)})",
-                                 f"remove it (`mcplock remove {typed}`), or ask the policy's owners to allow it"))
+            out.append(
+                Violation(
+                    "servers.allow",
+                    name,
+                    f"`{name}` ({', '.join(ids) or 'unknown'}) is not allowed by the policy "
+                    f"({policy.rule('servers.allow')}: {', '.join(policy.allow_servers)})",
+                    f"remove it (`mcplock remove {typed}`), or ask the policy's owners to allow it",
+                )
+            )
     return out
 
 
-def violations(policy: OrgPolicy, lock: Lock, findings: dict[tuple[str, str, str], list[Any]] | None = None,
-               ) -> list[Violation]:
+def violations(
+    policy: OrgPolicy,
+    lock: Lock,
+    findings: dict[tuple[str, str, str], list[Any]] | None = None,
+) -> list[Violation]:
     """Everything the policy forbids in ``lock``. ``findings``: lint findings per (server, kind,
     key) of the accepted definitions (needed for `review.max-accepted-severity`)."""
     out: list[Violation] = []
@@ -405,8 +458,9 @@ def violations(policy: OrgPolicy, lock: Lock, findings: dict[tuple[str, str, str
     return out
 
 
-def forbids_accept(policy: OrgPolicy, srv: ServerEntry, e: Any, approval: str | None,
-                   findings: list[Any] | None) -> list[Violation]:
+def forbids_accept(
+    policy: OrgPolicy, srv: ServerEntry, e: Any, approval: str | None, findings: list[Any] | None
+) -> list[Violation]:
     """What accepting ``e``'s pending proposal would give that the policy forbids (nothing is changed)."""
     import copy
 

@@ -21,9 +21,26 @@ _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 tchar
 _SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$")  # visible ASCII, inner spaces only
 _MAX_SAFE_INT = 2**53 - 1
 _PRIMITIVE = ("integer", "string", "boolean")
-_NESTED = ("items", "prefixItems", "additionalProperties", "patternProperties", "oneOf", "anyOf", "allOf", "not",
-           "if", "then", "else", "$defs", "definitions", "dependentSchemas", "contains", "propertyNames",
-           "unevaluatedProperties", "unevaluatedItems")
+_NESTED = (
+    "items",
+    "prefixItems",
+    "additionalProperties",
+    "patternProperties",
+    "oneOf",
+    "anyOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "contains",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+)
 
 
 def annotated(schema: Any) -> list[tuple[tuple[str, ...], str, Any]]:
@@ -75,17 +92,21 @@ def problems(tool: Mapping[str, Any]) -> list[str]:
             out.append(f"`{ANNOTATION}` of `{where}` is empty or not a string")
             continue
         if not _TOKEN.match(name):
-            out.append(f"`{ANNOTATION}` of `{where}` is not an HTTP header token (space, colon, control or "
-                       "non-ASCII character)")
+            out.append(
+                f"`{ANNOTATION}` of `{where}` is not an HTTP header token (space, colon, control or "
+                "non-ASCII character)"
+            )
             continue
         if name.lower() in seen:
-            out.append(f"`{ANNOTATION}` `{name}` of `{where}` repeats that of `{seen[name.lower()]}` "
-                       "(case-insensitively)")
+            out.append(
+                f"`{ANNOTATION}` `{name}` of `{where}` repeats that of `{seen[name.lower()]}` (case-insensitively)"
+            )
         seen.setdefault(name.lower(), where)
         kind = sub.get("type")
         if kind not in _PRIMITIVE:
-            out.append(f"`{ANNOTATION}` of `{where}` is on a parameter of type {kind!r}, "
-                       "not integer, string or boolean")
+            out.append(
+                f"`{ANNOTATION}` of `{where}` is on a parameter of type {kind!r}, not integer, string or boolean"
+            )
     if ANNOTATION in schema:
         out.append(f"`{ANNOTATION}` on the input schema itself, not on a parameter")
     _stray(schema, "", True, out)

@@ -77,58 +77,93 @@ def _review(server: str, target: str) -> str:
     return f"review it with `mcplock diff {s}`, then `mcplock refresh {s}` and `mcplock accept {t}`"
 
 
-def _state(server: str, kind: str, key: str, entry: Entry | None, live_hash: object,
-           lacks: tuple[str, ...] = ()) -> Decision | None:
+def _state(
+    server: str, kind: str, key: str, entry: Entry | None, live_hash: object, lacks: tuple[str, ...] = ()
+) -> Decision | None:
     """The refusal the lock's state and the live hash give, or None when the item may be seen."""
     target = format_target(server, kind, key)
     shown = name_text(target)  # a look-alike reads apart from the name it imitates
     s, t = shell_word(server), shell_word(target)  # as typed, each hint reaches this item, not a look-alike
     what = {"tool": "tool", "ui": "App document", "content": "document"}.get(kind, kind.replace("-", " "))
     if entry is None:
-        return _refuse("unknown", f"the {what} `{shown}` is not in the lock",
-                       f"stage it with `mcplock refresh {s}`, review it and `mcplock accept {t}`")
+        return _refuse(
+            "unknown",
+            f"the {what} `{shown}` is not in the lock",
+            f"stage it with `mcplock refresh {s}`, review it and `mcplock accept {t}`",
+        )
     if entry.definition is None or entry.hash is None:
         if entry.pending is not None:
-            return _refuse("pending-new", f"the {what} `{shown}` is new and awaits review",
-                           f"review it with `mcplock diff {s}` and `mcplock accept {t}`")
-        return _refuse("rejected", f"the {what} `{shown}` was rejected in review",
-                       f"it is proposed again when it changes upstream (`mcplock refresh {s}`)")
+            return _refuse(
+                "pending-new",
+                f"the {what} `{shown}` is new and awaits review",
+                f"review it with `mcplock diff {s}` and `mcplock accept {t}`",
+            )
+        return _refuse(
+            "rejected",
+            f"the {what} `{shown}` was rejected in review",
+            f"it is proposed again when it changes upstream (`mcplock refresh {s}`)",
+        )
     if entry.tampered():
-        return _refuse("tampered", f"the stored definition of `{shown}` does not match its hash (edited by hand "
-                       "or tampered with)", f"restore mcp.lock from git, or run `mcplock refresh {s}` and "
-                       f"`mcplock accept {t}`")
+        return _refuse(
+            "tampered",
+            f"the stored definition of `{shown}` does not match its hash (edited by hand or tampered with)",
+            f"restore mcp.lock from git, or run `mcplock refresh {s}` and `mcplock accept {t}`",
+        )
     if entry.rejected_hash is not None and entry.pending is None:
         # its server offered a definition a person refused: the accepted one is not what it serves
-        return _refuse("rejected", f"`{shown}` was rejected in review",
-                       f"it is proposed again when its server changes it: `mcplock refresh {s}`, review it "
-                       f"and `mcplock accept {t}`")
+        return _refuse(
+            "rejected",
+            f"`{shown}` was rejected in review",
+            f"it is proposed again when its server changes it: `mcplock refresh {s}`, review it "
+            f"and `mcplock accept {t}`",
+        )
     if kind == "tool" and not entry.enabled:
         if entry.pending is not None and entry.pending.change == "changed":
-            return _refuse("quarantined", f"`{shown}` changed upstream and is disabled until reviewed",
-                           f"review it with `mcplock diff {s}` and `mcplock accept {t}`")
+            return _refuse(
+                "quarantined",
+                f"`{shown}` changed upstream and is disabled until reviewed",
+                f"review it with `mcplock diff {s}` and `mcplock accept {t}`",
+            )
         return _refuse("disabled", f"`{shown}` is disabled in the lock", f"enable it with `mcplock enable {t}`")
     if entry.pending is not None and entry.pending.change == "changed":
-        return _refuse("quarantined", f"`{shown}` changed upstream and awaits review",
-                       f"review it with `mcplock diff {s}` and `mcplock accept {t}`")
+        return _refuse(
+            "quarantined",
+            f"`{shown}` changed upstream and awaits review",
+            f"review it with `mcplock diff {s}` and `mcplock accept {t}`",
+        )
     if live_hash is UNVERIFIED:
         return None
     if live_hash is None and lacks:
-        return _refuse("not-offered", f"the server does not offer `{shown}` to this host, which declares no "
-                       f"{' or '.join(lacks)} (the lock was made as a client that does)",
-                       "a host that declares them sees it; nothing to review")
+        return _refuse(
+            "not-offered",
+            f"the server does not offer `{shown}` to this host, which declares no "
+            f"{' or '.join(lacks)} (the lock was made as a client that does)",
+            "a host that declares them sees it; nothing to review",
+        )
     if live_hash is None:
-        return _refuse("removed", f"the server no longer offers `{shown}`",
-                       f"see `mcplock diff {s}`; `mcplock refresh {s}` stages the removal")
+        return _refuse(
+            "removed",
+            f"the server no longer offers `{shown}`",
+            f"see `mcplock diff {s}`; `mcplock refresh {s}` stages the removal",
+        )
     if live_hash != entry.hash:
         if live_hash == entry.rejected_hash:
-            return _refuse("rejected", f"`{shown}` now serves a definition that was rejected in review",
-                           _review(server, target))
+            return _refuse(
+                "rejected", f"`{shown}` now serves a definition that was rejected in review", _review(server, target)
+            )
         return _refuse("changed", f"`{shown}` changed upstream since it was accepted", _review(server, target))
     return None
 
 
-def decide_tool(server: str, name: str, entry: Entry | None, live_hash: object = UNVERIFIED,
-                host: Host = Host(), *, purpose: Purpose = "call") -> Decision:
+def decide_tool(
+    server: str,
+    name: str,
+    entry: Entry | None,
+    live_hash: object = UNVERIFIED,
+    host: Host = Host(),
+    *,
+    purpose: Purpose = "call",
+) -> Decision:
     """List (``purpose="list"``) or call (``"call"``) the tool ``server/name``?
 
     Listing gives ``list`` or ``refuse``; a call gives ``forward``, ``ask`` (approval
@@ -142,9 +177,11 @@ def decide_tool(server: str, name: str, entry: Entry | None, live_hash: object =
     shown = name_text(target)
     t = shell_word(target)
     if host.org is not None and (pattern := host.org.denied(server, name)):
-        return _refuse("policy-denied", f"`{shown}` is denied by the organisation's policy "
-                       f"({host.org.rule('tools.deny', pattern)})",
-                       "the policy outranks the lock: only its owners can allow it")
+        return _refuse(
+            "policy-denied",
+            f"`{shown}` is denied by the organisation's policy ({host.org.rule('tools.deny', pattern)})",
+            "the policy outranks the lock: only its owners can allow it",
+        )
     refused = _state(server, "tool", name, entry, live_hash, host.lacks)
     if refused is not None:
         return refused
@@ -158,22 +195,31 @@ def decide_tool(server: str, name: str, entry: Entry | None, live_hash: object =
     if host.elicitation:
         return Decision("ask", "approval", f"`{shown}` asks for approval on every call")
     if required and host.org is not None:  # the organisation's rule is held: no host prompt is relied on
-        return _refuse("policy-approval", f"the organisation's policy requires approval on every call of "
-                       f"`{shown}` ({host.org.rule('tools.require-approval', required)}), and the host cannot be "
-                       "asked (it declared no elicitation)",
-                       f"use a host that supports elicitation, or approve the call yourself: "
-                       f"`mcplock call {t} --approve`")
+        return _refuse(
+            "policy-approval",
+            f"the organisation's policy requires approval on every call of "
+            f"`{shown}` ({host.org.rule('tools.require-approval', required)}), and the host cannot be "
+            "asked (it declared no elicitation)",
+            f"use a host that supports elicitation, or approve the call yourself: `mcplock call {t} --approve`",
+        )
     if host.strict:
-        return _refuse("approval", f"`{shown}` asks for approval on every call and the host cannot be asked "
-                       "(it declared no elicitation); refused under --strict",
-                       f"approve it where you run it, or lower it with `mcplock approval {t} never`")
-    return Decision("forward", "host-prompt",
-                    f"`{shown}` asks for approval on every call; the host declared no elicitation, "
-                    "so its own confirmation prompt is relied on")
+        return _refuse(
+            "approval",
+            f"`{shown}` asks for approval on every call and the host cannot be asked "
+            "(it declared no elicitation); refused under --strict",
+            f"approve it where you run it, or lower it with `mcplock approval {t} never`",
+        )
+    return Decision(
+        "forward",
+        "host-prompt",
+        f"`{shown}` asks for approval on every call; the host declared no elicitation, "
+        "so its own confirmation prompt is relied on",
+    )
 
 
-def decide_item(server: str, kind: str, key: str, entry: Entry | None, live_hash: object = UNVERIFIED,
-                host: Host = Host()) -> Decision:
+def decide_item(
+    server: str, kind: str, key: str, entry: Entry | None, live_hash: object = UNVERIFIED, host: Host = Host()
+) -> Decision:
     """May a prompt, a resource template or the instructions be shown (``list``) or not (``refuse``)?"""
     refused = _state(server, kind, key, entry, live_hash, host.lacks)
     return refused if refused is not None else Decision("list", "ok")

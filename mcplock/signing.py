@@ -72,8 +72,10 @@ def toml_digest(data: bytes, what: str) -> str:
         value = tomllib.loads(data.decode("utf-8"))
         return sri(canonical(_plain(value)))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as e:
-        raise SigningInputError(f"{what}: cannot be read as TOML to compute its digest ({e})",
-                                hint="fix the file (`mcplock check` names the problem), then sign again") from None
+        raise SigningInputError(
+            f"{what}: cannot be read as TOML to compute its digest ({e})",
+            hint="fix the file (`mcplock check` names the problem), then sign again",
+        ) from None
 
 
 def _plain(v: Any) -> Any:
@@ -92,8 +94,9 @@ def lock_digest(lockfile: str) -> str:
         with open(lockfile, "rb") as f:
             data = f.read()
     except FileNotFoundError:
-        raise SigningInputError(f"no lock at {lockfile}", hint="create one with `mcplock init` or `mcplock add`") \
-            from None
+        raise SigningInputError(
+            f"no lock at {lockfile}", hint="create one with `mcplock init` or `mcplock add`"
+        ) from None
     return toml_digest(data, lockfile)
 
 
@@ -105,15 +108,17 @@ def _read_key_file(path: str) -> bytes:
         with open(path, "rb") as f:
             return f.read(1 << 20)
     except OSError as e:
-        raise SigningInputError(f"cannot read the key {path}: {e.strerror or e}",
-                                hint="check the path given to --key") from None
+        raise SigningInputError(
+            f"cannot read the key {path}: {e.strerror or e}", hint="check the path given to --key"
+        ) from None
 
 
 def _not_ed25519(path: str, key: object) -> SigningInputError:
     kind = type(key).__name__.lstrip("_").replace("PrivateKey", "").replace("PublicKey", "") or "another kind"
-    return SigningInputError(f"{path} is not an ed25519 key (it is {kind})",
-                             hint="make one with `ssh-keygen -t ed25519 -f ~/.ssh/mcplock_ed25519` "
-                                  "(mcplock signs with ed25519 only)")
+    return SigningInputError(
+        f"{path} is not an ed25519 key (it is {kind})",
+        hint="make one with `ssh-keygen -t ed25519 -f ~/.ssh/mcplock_ed25519` (mcplock signs with ed25519 only)",
+    )
 
 
 def load_private_key(path: str) -> Any:
@@ -131,31 +136,41 @@ def load_private_key(path: str) -> Any:
         elif b"-----BEGIN" in data and b"PRIVATE KEY-----" in data:
             key = serialization.load_pem_private_key(data, password=password)
         elif data.lstrip().startswith((b"ssh-", b"-----BEGIN PUBLIC KEY")):
-            raise SigningInputError(f"{path} is a public key; signing needs the private key",
-                                    hint="give --key the private key (e.g. ~/.ssh/id_ed25519, not the .pub)")
+            raise SigningInputError(
+                f"{path} is a public key; signing needs the private key",
+                hint="give --key the private key (e.g. ~/.ssh/id_ed25519, not the .pub)",
+            )
         else:
-            raise SigningInputError(f"{path} is not a private key mcplock reads (an OpenSSH private key or a "
-                                    "PKCS#8 PEM)", hint="make one with `ssh-keygen -t ed25519`")
+            raise SigningInputError(
+                f"{path} is not a private key mcplock reads (an OpenSSH private key or a PKCS#8 PEM)",
+                hint="make one with `ssh-keygen -t ed25519`",
+            )
     except SigningInputError:
         raise
     except (ValueError, TypeError) as e:
         reason = str(e)
         if "password" in reason.lower() or "encrypted" in reason.lower() or "passphrase" in reason.lower():
-            raise SigningInputError(f"{path} is protected by a passphrase" + (" (and it is not the one in "
-                                    "MCPLOCK_KEY_PASSPHRASE)" if password else ""),
-                                    hint="set MCPLOCK_KEY_PASSPHRASE for this command, or use a key "
-                                         "without one") from None
-        raise SigningInputError(f"{path}: not a key mcplock can read ({reason})",
-                                hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM") from None
+            raise SigningInputError(
+                f"{path} is protected by a passphrase"
+                + (" (and it is not the one in MCPLOCK_KEY_PASSPHRASE)" if password else ""),
+                hint="set MCPLOCK_KEY_PASSPHRASE for this command, or use a key without one",
+            ) from None
+        raise SigningInputError(
+            f"{path}: not a key mcplock can read ({reason})", hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM"
+        ) from None
     except Exception as e:  # cryptography's UnsupportedAlgorithm and the like
         if "bcrypt" in str(e):  # an OpenSSH key with a passphrase: its KDF needs the bcrypt package
-            raise SigningInputError(f"{path} is an OpenSSH key protected by a passphrase, which this mcplock "
-                                    "cannot open (that needs the `bcrypt` package)",
-                                    hint="install `bcrypt` into mcplock's environment and set "
-                                         "MCPLOCK_KEY_PASSPHRASE, or sign with a key that has no passphrase "
-                                         "(an encrypted PKCS#8 PEM also reads MCPLOCK_KEY_PASSPHRASE)") from None
-        raise SigningInputError(f"{path}: not a key mcplock can read ({type(e).__name__}: {e})",
-                                hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM") from None
+            raise SigningInputError(
+                f"{path} is an OpenSSH key protected by a passphrase, which this mcplock "
+                "cannot open (that needs the `bcrypt` package)",
+                hint="install `bcrypt` into mcplock's environment and set "
+                "MCPLOCK_KEY_PASSPHRASE, or sign with a key that has no passphrase "
+                "(an encrypted PKCS#8 PEM also reads MCPLOCK_KEY_PASSPHRASE)",
+            ) from None
+        raise SigningInputError(
+            f"{path}: not a key mcplock can read ({type(e).__name__}: {e})",
+            hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM",
+        ) from None
     if not isinstance(key, Ed25519PrivateKey):
         raise _not_ed25519(path, key)
     return key
@@ -177,13 +192,17 @@ def load_public_key(path: str) -> Any:
         elif b"PRIVATE KEY-----" in data:
             return load_private_key(path).public_key()
         else:
-            raise SigningInputError(f"{path} is not a public key mcplock reads (an OpenSSH .pub line or a PEM "
-                                    "public key)", hint="give the .pub file `ssh-keygen -t ed25519` wrote")
+            raise SigningInputError(
+                f"{path} is not a public key mcplock reads (an OpenSSH .pub line or a PEM public key)",
+                hint="give the .pub file `ssh-keygen -t ed25519` wrote",
+            )
     except SigningInputError:
         raise
     except Exception as e:
-        raise SigningInputError(f"{path}: not a public key mcplock can read ({type(e).__name__}: {e})",
-                                hint="give an OpenSSH ed25519 .pub file or a PEM public key") from None
+        raise SigningInputError(
+            f"{path}: not a public key mcplock can read ({type(e).__name__}: {e})",
+            hint="give an OpenSSH ed25519 .pub file or a PEM public key",
+        ) from None
     if not isinstance(key, Ed25519PublicKey):
         raise _not_ed25519(path, key)
     return key
@@ -192,8 +211,7 @@ def load_public_key(path: str) -> Any:
 def spki_der(public_key: Any) -> bytes:
     from cryptography.hazmat.primitives import serialization
 
-    der: bytes = public_key.public_bytes(serialization.Encoding.DER,
-                                         serialization.PublicFormat.SubjectPublicKeyInfo)
+    der: bytes = public_key.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     return der
 
 
@@ -209,11 +227,13 @@ def public_key_from_der(der: bytes) -> Any:
     try:
         key = serialization.load_der_public_key(der)
     except Exception:
-        raise SigningInputError("the signature's publicKey is not a DER public key",
-                                hint="sign the lock again: `mcplock sign --key KEY`") from None
+        raise SigningInputError(
+            "the signature's publicKey is not a DER public key", hint="sign the lock again: `mcplock sign --key KEY`"
+        ) from None
     if not isinstance(key, Ed25519PublicKey):
-        raise SigningInputError("the signature's publicKey is not an ed25519 key",
-                                hint="sign the lock again with an ed25519 key")
+        raise SigningInputError(
+            "the signature's publicKey is not an ed25519 key", hint="sign the lock again with an ed25519 key"
+        )
     return key
 
 
@@ -230,12 +250,20 @@ def now() -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
 
 
-def sign(private_key: Any, lockfile_digest: str, policy_digest: str | None, signed_at: str | None = None,
-         ) -> dict[str, Any]:
+def sign(
+    private_key: Any,
+    lockfile_digest: str,
+    policy_digest: str | None,
+    signed_at: str | None = None,
+) -> dict[str, Any]:
     """A complete envelope, in the specification's member order."""
     pub = private_key.public_key()
-    env: dict[str, Any] = {"schema": SCHEMA, "version": VERSION, "algorithm": ALGORITHM,
-                           "lockfileDigest": lockfile_digest}
+    env: dict[str, Any] = {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "algorithm": ALGORITHM,
+        "lockfileDigest": lockfile_digest,
+    }
     if policy_digest is not None:
         env["policyDigest"] = policy_digest
     env["publicKeyFingerprint"] = fingerprint(pub)
@@ -258,10 +286,17 @@ def parse_envelope(data: bytes, where: str) -> dict[str, Any]:
         raise SigningInputError(f"{where}: not a signature envelope: {e.message}", hint=hint) from None
     if not isinstance(env, dict):
         raise SigningInputError(f"{where}: not a signature envelope (not a JSON object)", hint=hint)
-    if env.get("schema") == SCHEMA and env.get("version") == VERSION and "algorithm" in env \
-            and env["algorithm"] != ALGORITHM:
-        raise SigningInputError(f"{where}: unknown signature algorithm {json.dumps(env['algorithm'])} "
-                                f"(mcp-lock-signature v1 knows only {ALGORITHM})", hint=hint)
+    if (
+        env.get("schema") == SCHEMA
+        and env.get("version") == VERSION
+        and "algorithm" in env
+        and env["algorithm"] != ALGORITHM
+    ):
+        raise SigningInputError(
+            f"{where}: unknown signature algorithm {json.dumps(env['algorithm'])} "
+            f"(mcp-lock-signature v1 knows only {ALGORITHM})",
+            hint=hint,
+        )
     problem = envelope_problem(env)
     if problem:
         raise SigningInputError(f"{where}: not a valid mcp-lock-signature v1 envelope: {problem}", hint=hint)
@@ -270,8 +305,7 @@ def parse_envelope(data: bytes, where: str) -> dict[str, Any]:
     except ValueError:
         raw = b""
     if len(raw) != 64:
-        raise SigningInputError(f"{where}: the signature is not 64 bytes of base64 (an ed25519 signature)",
-                                hint=hint)
+        raise SigningInputError(f"{where}: the signature is not 64 bytes of base64 (an ed25519 signature)", hint=hint)
     if "publicKey" in env and not isinstance(env["publicKey"], str):
         raise SigningInputError(f"{where}: publicKey must be a base64 string", hint=hint)
     return env
@@ -311,23 +345,26 @@ def read_envelope(path: str) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except OSError as e:
-        raise SigningInputError(f"cannot read {path}: {e.strerror or e}", hint="check the file's permissions") \
-            from None
+        raise SigningInputError(f"cannot read {path}: {e.strerror or e}", hint="check the file's permissions") from None
     return parse_envelope(data, path)
 
 
 def envelope_key(env: dict[str, Any], where: str) -> Any:
     """The public key the envelope carries, checked against its own fingerprint."""
     if "publicKey" not in env:
-        raise SignatureError(f"{where} carries no publicKey: it can be checked only with the key itself",
-                             hint="give the key: `mcplock verify-signature --key KEY.pub`")
+        raise SignatureError(
+            f"{where} carries no publicKey: it can be checked only with the key itself",
+            hint="give the key: `mcplock verify-signature --key KEY.pub`",
+        )
     try:
         der = base64.b64decode(env["publicKey"], validate=True)
     except ValueError:
         raise SigningInputError(f"{where}: publicKey is not base64", hint="sign the lock again") from None
     if sri(der) != env["publicKeyFingerprint"]:
-        raise SignatureError(f"{where}: publicKey does not have the fingerprint the envelope names "
-                             "(the envelope was edited)", hint="sign the lock again: `mcplock sign --key KEY`")
+        raise SignatureError(
+            f"{where}: publicKey does not have the fingerprint the envelope names (the envelope was edited)",
+            hint="sign the lock again: `mcplock sign --key KEY`",
+        )
     return public_key_from_der(der)
 
 
@@ -336,14 +373,18 @@ def verify_envelope(env: dict[str, Any], key: Any, where: str) -> None:
     from cryptography.exceptions import InvalidSignature
 
     if fingerprint(key) != env["publicKeyFingerprint"]:
-        raise SignatureError(f"{where} names the key {env['publicKeyFingerprint']}, not the key given "
-                             f"({fingerprint(key)})", hint="give the key that signed it, or sign again")
+        raise SignatureError(
+            f"{where} names the key {env['publicKeyFingerprint']}, not the key given ({fingerprint(key)})",
+            hint="give the key that signed it, or sign again",
+        )
     try:
         key.verify(base64.b64decode(env["signature"]), payload(env))
     except InvalidSignature:
-        raise SignatureError(f"{where}: the signature does not verify: the envelope was changed after it was "
-                             "signed, or signed by another key", hint="sign the lock again: `mcplock sign --key KEY`"
-                             ) from None
+        raise SignatureError(
+            f"{where}: the signature does not verify: the envelope was changed after it was "
+            "signed, or signed by another key",
+            hint="sign the lock again: `mcplock sign --key KEY`",
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -353,8 +394,14 @@ class Verified:
     policy: bool  # a policy digest was bound
 
 
-def verify(lockfile: str, *, key: Any = None, trusted: tuple[str, ...] = (), policy_digest: str | None = None,
-           policy_path: str | None = None) -> Verified:
+def verify(
+    lockfile: str,
+    *,
+    key: Any = None,
+    trusted: tuple[str, ...] = (),
+    policy_digest: str | None = None,
+    policy_path: str | None = None,
+) -> Verified:
     """``lockfile``'s signature checked: by ``key`` (a public key) or by one of the ``trusted``
     fingerprints; over this lock; under this policy (``policy_digest``: the digest of the policy
     in effect, None for none). Raises :class:`SignatureError` or :class:`SigningInputError`."""
@@ -365,16 +412,19 @@ def verify(lockfile: str, *, key: Any = None, trusted: tuple[str, ...] = (), pol
     if key is None:
         if env["publicKeyFingerprint"] not in trusted:
             listed = ", ".join(trusted) if trusted else "none"
-            raise SignatureError(f"{where} is signed by the key {env['publicKeyFingerprint']}, which is not one the "
-                                 f"policy lists (signing.keys{f' in {policy_path}' if policy_path else ''}: {listed})",
-                                 hint=SIGN_HINT + ", or add the signer's fingerprint to signing.keys")
+            raise SignatureError(
+                f"{where} is signed by the key {env['publicKeyFingerprint']}, which is not one the "
+                f"policy lists (signing.keys{f' in {policy_path}' if policy_path else ''}: {listed})",
+                hint=SIGN_HINT + ", or add the signer's fingerprint to signing.keys",
+            )
         key = envelope_key(env, where)
     verify_envelope(env, key, where)
     current = lock_digest(lockfile)
     if env["lockfileDigest"] != current:
-        raise SignatureError(f"{lockfile} changed after it was signed (signed {env['lockfileDigest']}, now "
-                             f"{current})", hint="review the change (`git diff`, `mcplock list`), then sign it "
-                                                 "again: `mcplock sign --key KEY`")
+        raise SignatureError(
+            f"{lockfile} changed after it was signed (signed {env['lockfileDigest']}, now {current})",
+            hint="review the change (`git diff`, `mcplock list`), then sign it again: `mcplock sign --key KEY`",
+        )
     signed_policy = env.get("policyDigest")
     if signed_policy != policy_digest:
         if policy_digest is None:
@@ -383,9 +433,11 @@ def verify(lockfile: str, *, key: Any = None, trusted: tuple[str, ...] = (), pol
             why = f"it was signed with no policy in effect, and {policy_path or 'a policy'} is in effect now"
         else:
             why = f"the policy {policy_path or ''} changed after it was signed".replace("  ", " ")
-        raise SignatureError(f"{where} does not cover the policy in effect: {why}",
-                             hint="sign again under the policy in effect: `mcplock sign --key KEY` "
-                                  "(with the same --policy / MCPLOCK_POLICY)")
+        raise SignatureError(
+            f"{where} does not cover the policy in effect: {why}",
+            hint="sign again under the policy in effect: `mcplock sign --key KEY` "
+            "(with the same --policy / MCPLOCK_POLICY)",
+        )
     return Verified(env["publicKeyFingerprint"], env["signedAt"], signed_policy is not None)
 
 
@@ -413,5 +465,7 @@ def stale(lockfile: str) -> str | None:
             return None
     except McplockError:
         return None  # `mcplock verify-signature` says what is wrong with it
-    return (f"{lockfile} changed, so {os.path.basename(where)} no longer matches it: sign it again "
-            "(`mcplock sign --key KEY`) once the change is reviewed")
+    return (
+        f"{lockfile} changed, so {os.path.basename(where)} no longer matches it: sign it again "
+        "(`mcplock sign --key KEY`) once the change is reviewed"
+    )

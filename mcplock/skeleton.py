@@ -30,10 +30,23 @@ ASCII_PROTOTYPES = {'"': "''", "%": "\u00ba/\u2080", "0": "O", "1": "l", "I": "l
 
 #: Default_Ignorable_Code_Point (Unicode DerivedCoreProperties), as ranges
 _IGNORABLE = (
-    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5),
-    (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x206F), (0x3164, 0x3164),
-    (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3),
-    (0x1D173, 0x1D17A), (0xE0000, 0xE0FFF),
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
 )
 _MAX_RANGE = 0x3000  # a bracket range wider than this is read as its end points and what lies between, uncapped
 
@@ -84,8 +97,11 @@ def _map(text: str) -> str:
 
 def _strip(text: str) -> str:
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)
-                   and unicodedata.category(ch) not in ("Mn", "Me", "Mc") and not ignorable(ch))
+    return "".join(
+        ch
+        for ch in decomposed
+        if not unicodedata.combining(ch) and unicodedata.category(ch) not in ("Mn", "Me", "Mc") and not ignorable(ch)
+    )
 
 
 @functools.lru_cache(maxsize=8192)

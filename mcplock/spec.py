@@ -119,8 +119,18 @@ class ServerSpec:
 
 AUTH_METHODS: tuple[str, ...] = ("oauth", "client-credentials", "identity-assertion")
 # JWS algorithms of a private_key_jwt client assertion (RFC 7518; EdDSA: RFC 8037)
-SIGNING_ALGS: tuple[str, ...] = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512",
-                                 "EdDSA")
+SIGNING_ALGS: tuple[str, ...] = (
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "ES256",
+    "ES384",
+    "ES512",
+    "EdDSA",
+)
 
 
 @dataclass(frozen=True)
@@ -168,9 +178,13 @@ class AuthSpec:
             out["signing-alg"] = self.signing_alg
         if self.client_metadata_url is not None:
             out["client-metadata-url"] = self.client_metadata_url
-        for key, v in (("id-token", self.id_token), ("idp-token-endpoint", self.idp_token_endpoint),
-                       ("idp-client-id", self.idp_client_id), ("idp-client-secret", self.idp_client_secret),
-                       ("issuer", self.issuer)):
+        for key, v in (
+            ("id-token", self.id_token),
+            ("idp-token-endpoint", self.idp_token_endpoint),
+            ("idp-client-id", self.idp_client_id),
+            ("idp-client-secret", self.idp_client_secret),
+            ("issuer", self.issuer),
+        ):
             if v is not None:
                 out[key] = v
         if self.scopes is not None:
@@ -181,12 +195,20 @@ class AuthSpec:
     def from_stored(cls, value: str | Mapping[str, str]) -> AuthSpec:
         if isinstance(value, str):
             return cls(method=value)
-        return cls(method=value["method"], client_id=value.get("client-id"),
-                   client_secret=value.get("client-secret"), scopes=value.get("scopes"),
-                   client_metadata_url=value.get("client-metadata-url"), client_key=value.get("client-key"),
-                   signing_alg=value.get("signing-alg"), id_token=value.get("id-token"),
-                   idp_token_endpoint=value.get("idp-token-endpoint"), idp_client_id=value.get("idp-client-id"),
-                   idp_client_secret=value.get("idp-client-secret"), issuer=value.get("issuer"))
+        return cls(
+            method=value["method"],
+            client_id=value.get("client-id"),
+            client_secret=value.get("client-secret"),
+            scopes=value.get("scopes"),
+            client_metadata_url=value.get("client-metadata-url"),
+            client_key=value.get("client-key"),
+            signing_alg=value.get("signing-alg"),
+            id_token=value.get("id-token"),
+            idp_token_endpoint=value.get("idp-token-endpoint"),
+            idp_client_id=value.get("idp-client-id"),
+            idp_client_secret=value.get("idp-client-secret"),
+            issuer=value.get("issuer"),
+        )
 
 
 def is_template(value: str) -> bool:
@@ -200,8 +222,9 @@ def secure_url(url: str) -> bool:
     from urllib.parse import urlsplit
 
     p = urlsplit(url)
-    return bool(p.netloc) and (p.scheme == "https" or (p.scheme == "http"
-                                                       and p.hostname in ("localhost", "127.0.0.1", "::1")))
+    return bool(p.netloc) and (
+        p.scheme == "https" or (p.scheme == "http" and p.hostname in ("localhost", "127.0.0.1", "::1"))
+    )
 
 
 def _assertion_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | None:
@@ -212,8 +235,11 @@ def _assertion_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | No
         return (extra, "belongs to an `identity-assertion` server", None) if extra else None
     for k in ("id-token", "idp-client-secret"):
         if v.get(k) is not None and not is_template(v[k]):
-            return (k, "must be a ${VAR} template, never the token or secret itself",
-                    f'write {k} = "${{MY_VAR}}" and export the variable')
+            return (
+                k,
+                "must be a ${VAR} template, never the token or secret itself",
+                f'write {k} = "${{MY_VAR}}" and export the variable',
+            )
     for k in ("id-token", "idp-token-endpoint", "client-id", "client-secret"):
         if not v.get(k):
             return k, "is required by an `identity-assertion` server", None
@@ -228,13 +254,20 @@ def auth_table_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | No
     method, secret, key = v.get("method"), v.get("client-secret"), v.get("client-key")
     names = template_names(secret) if secret is not None else []
     if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
-        return ("client-secret", "must be a ${VAR} template, never a secret",
-                'write client-secret = "${MY_CLIENT_SECRET}" and export the variable')
-    if key is not None and ("PRIVATE KEY" in key or method != "client-credentials" or secret is not None
-                            or not v.get("client-id")):
-        return ("client-key", "must be the path or ${VAR} template of a key (never the key) of a "
-                "`client-credentials` server with a client-id and no client-secret",
-                'write client-key = "${MY_CLIENT_KEY}" and export the variable')
+        return (
+            "client-secret",
+            "must be a ${VAR} template, never a secret",
+            'write client-secret = "${MY_CLIENT_SECRET}" and export the variable',
+        )
+    if key is not None and (
+        "PRIVATE KEY" in key or method != "client-credentials" or secret is not None or not v.get("client-id")
+    ):
+        return (
+            "client-key",
+            "must be the path or ${VAR} template of a key (never the key) of a "
+            "`client-credentials` server with a client-id and no client-secret",
+            'write client-key = "${MY_CLIENT_KEY}" and export the variable',
+        )
     if v.get("signing-alg") is not None and (key is None or v["signing-alg"] not in SIGNING_ALGS):
         return "signing-alg", f"must be one of {', '.join(SIGNING_ALGS)}, with a client-key", None
     problem = _assertion_problem(v)

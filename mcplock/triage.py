@@ -59,8 +59,11 @@ def finding_reason(f: Any) -> str:
     elif rule in ("annotation-contradicted", "context-parameter"):
         what = str(getattr(f, "message", "")).split(";", 1)[0].split(", data its name", 1)[0] or _FINDING_REASON[rule]
     elif rule == "cross-server-reference":
-        what = "text that claims or redirects another server's tool" if sev == "critical" else \
-            "a mention of another server's tool"
+        what = (
+            "text that claims or redirects another server's tool"
+            if sev == "critical"
+            else "a mention of another server's tool"
+        )
     elif rule == "hidden-instructions" and str(getattr(f, "message", "")).startswith("an HTML comment"):
         what = "an HTML comment, hidden when rendered but read by the model"
     elif rule in ("hidden-instructions", "exfiltration-url", "directive"):
@@ -89,6 +92,7 @@ def _input_schema(old: Any, new: Any) -> tuple[str, str]:
     from mcplock.lint.schema import COSMETIC_KEYWORDS, LOOSENED, NEUTRAL, TIGHTENED, classify_schema_change
 
     entries = classify_schema_change((old or {}).get("inputSchema"), (new or {}).get("inputSchema"), "inputSchema")
+
     def new_param(what: str) -> bool:
         return what.startswith("property `") and what.endswith("` added")
 
@@ -100,8 +104,9 @@ def _input_schema(old: Any, new: Any) -> tuple[str, str]:
         return MEDIUM, f"input schema loosened: {what} at {where}{more}"
     added = [what for _w, how, what in entries if how == LOOSENED]
     if added:
-        return MEDIUM, f"new optional parameter{'s' if len(added) > 1 else ''}: " + \
-            ", ".join(a.split("`")[1] if "`" in a else a for a in added)
+        return MEDIUM, f"new optional parameter{'s' if len(added) > 1 else ''}: " + ", ".join(
+            a.split("`")[1] if "`" in a else a for a in added
+        )
     if any(how == TIGHTENED for _w, how, _what in entries):
         return MEDIUM, "input schema tightened"
     if any(how == NEUTRAL and not what.startswith(COSMETIC_KEYWORDS) for _w, how, what in entries):

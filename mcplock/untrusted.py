@@ -112,8 +112,24 @@ def _inner(ch: str) -> bool:
 
 
 # scripts whose letters pass for Latin ones (Cyrillic а, Greek ο, Armenian օ, Cherokee Ꭺ …)
-_LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "LISU", "CANADIAN",
-                                "TIFINAGH", "GEORGIAN", "NKO", "VAI", "DESERET", "GOTHIC", "OSAGE"})
+_LOOKALIKE_SCRIPTS = frozenset(
+    {
+        "CYRILLIC",
+        "GREEK",
+        "ARMENIAN",
+        "CHEROKEE",
+        "COPTIC",
+        "LISU",
+        "CANADIAN",
+        "TIFINAGH",
+        "GEORGIAN",
+        "NKO",
+        "VAI",
+        "DESERET",
+        "GOTHIC",
+        "OSAGE",
+    }
+)
 
 
 def confusable(s: str) -> set[int]:

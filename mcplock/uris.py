@@ -10,8 +10,15 @@ from urllib.parse import unquote, urlsplit
 
 # metadata services by name (AWS, GCP, Azure, Alibaba, Oracle, DigitalOcean … use the link-local
 # addresses below; these are the names that resolve to them)
-_METADATA_NAMES = {"metadata.google.internal", "metadata.goog", "metadata", "instance-data",
-                   "instance-data.ec2.internal", "metadata.azure.com", "metadata.tencentyun.com"}
+_METADATA_NAMES = {
+    "metadata.google.internal",
+    "metadata.goog",
+    "metadata",
+    "instance-data",
+    "instance-data.ec2.internal",
+    "metadata.azure.com",
+    "metadata.tencentyun.com",
+}
 _METADATA_ADDRESSES = {"169.254.169.254", "169.254.170.2", "fd00:ec2::254", "100.100.100.200", "192.0.0.192"}
 
 
@@ -52,8 +59,11 @@ def internal_target(uri: str) -> str | None:
             addr = addr.ipv4_mapped
         if host in _METADATA_NAMES or (addr is not None and (str(addr) in _METADATA_ADDRESSES or addr.is_link_local)):
             return "a cloud metadata service"
-        if host == "localhost" or host.endswith(".localhost") or (addr is not None and (addr.is_loopback
-                                                                                       or addr.is_unspecified)):
+        if (
+            host == "localhost"
+            or host.endswith(".localhost")
+            or (addr is not None and (addr.is_loopback or addr.is_unspecified))
+        ):
             return "this machine's loopback"
     if walks_out(uri):
         return "a path out of its directory (..)"

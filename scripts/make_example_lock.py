@@ -25,9 +25,12 @@ def generate() -> str:
         # the lock's directory is where a stdio server runs: give it the repository's fixtures
         os.symlink(ROOT / "fixtures", Path(tmp) / "fixtures")
         lock = Path(tmp) / "mcp.lock"
-        r = subprocess.run([MCPLOCK, "--lockfile", str(lock), "add", "docs",
-                            "--yes", "--policy", "writes", "--", *SERVER],
-                           capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [MCPLOCK, "--lockfile", str(lock), "add", "docs", "--yes", "--policy", "writes", "--", *SERVER],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if r.returncode != 0:
             raise SystemExit(f"mcplock add failed ({r.returncode}):\n{r.stderr}")
         return lock.read_text(encoding="utf-8")

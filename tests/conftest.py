@@ -129,9 +129,13 @@ def _isolate(tmp_path, monkeypatch):
     home.mkdir()
     os.chmod(home, 0o500)  # non-root: any write to the home directory fails loudly
     monkeypatch.setenv("HOME", str(home))
-    for var, name in (("XDG_CONFIG_HOME", "xdg-config"), ("XDG_CACHE_HOME", "xdg-cache"),
-                      ("XDG_DATA_HOME", "xdg-data"), ("XDG_STATE_HOME", "xdg-state"),
-                      ("XDG_RUNTIME_DIR", "xdg-runtime")):
+    for var, name in (
+        ("XDG_CONFIG_HOME", "xdg-config"),
+        ("XDG_CACHE_HOME", "xdg-cache"),
+        ("XDG_DATA_HOME", "xdg-data"),
+        ("XDG_STATE_HOME", "xdg-state"),
+        ("XDG_RUNTIME_DIR", "xdg-runtime"),
+    ):
         monkeypatch.setenv(var, str(tmp_path / name))
     # the caller's settings never reach a test: a CI runner sets CI=true (the reviewed lock runs
     # without trust records), a developer may have MCPLOCK_* set; tests that want them say so
@@ -152,8 +156,13 @@ def _isolate(tmp_path, monkeypatch):
     assert not written, f"the test wrote to the home directory ($HOME): {written}"
 
 
-def run_cli(*args: str, input: str | None = None, env: dict[str, str] | None = None, cwd: str | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    *args: str,
+    input: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
     """Run the installed console script for real (a fresh process, real exit code)."""
     full_env = dict(os.environ)
     if env:

@@ -21,8 +21,9 @@ class Host:
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         full_env = dict(os.environ)
         full_env.update(env or {})
-        self.proc = subprocess.Popen([MCPLOCK, "run", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=full_env)
+        self.proc = subprocess.Popen(
+            [MCPLOCK, "run", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full_env
+        )
         self.inbox: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.seen: list[dict[str, Any]] = []  # everything read, in order
         self.raw: list[bytes] = []

@@ -10,19 +10,37 @@ from mcplock.snapshot import Snapshot
 from mcplock.spec import ServerSpec
 
 TOOLS = [
-    {"name": "search_docs", "description": "Search the docs.", "annotations": {"readOnlyHint": True},
-     "inputSchema": {"type": "object", "properties": {"query": {"type": "string", "maxLength": 100}},
-                     "required": ["query"]}},
-    {"name": "delete_page", "description": "Delete a page.",
-     "inputSchema": {"type": "object", "properties": {"id": {"$ref": "#/$defs/id"}}, "required": ["id"],
-                     "$defs": {"id": {"type": "string", "pattern": "^[a-z0-9-]+$"}}}},
+    {
+        "name": "search_docs",
+        "description": "Search the docs.",
+        "annotations": {"readOnlyHint": True},
+        "inputSchema": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "maxLength": 100}},
+            "required": ["query"],
+        },
+    },
+    {
+        "name": "delete_page",
+        "description": "Delete a page.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"id": {"$ref": "#/$defs/id"}},
+            "required": ["id"],
+            "$defs": {"id": {"type": "string", "pattern": "^[a-z0-9-]+$"}},
+        },
+    },
 ]
 
 
 def snapshot(tools=None, instructions="Use these tools for the docs.", prompts=None) -> Snapshot:
-    return Snapshot(server_info={"name": "docs", "version": "1.0.0"}, protocol_version="2025-11-25",
-                    instructions=instructions, tools=list(TOOLS if tools is None else tools),
-                    prompts=list(prompts or []))
+    return Snapshot(
+        server_info={"name": "docs", "version": "1.0.0"},
+        protocol_version="2025-11-25",
+        instructions=instructions,
+        tools=list(TOOLS if tools is None else tools),
+        prompts=list(prompts or []),
+    )
 
 
 def accepted_server(name: str, tools: list | None = None) -> ServerEntry:
@@ -34,8 +52,9 @@ def accepted_server(name: str, tools: list | None = None) -> ServerEntry:
     return srv
 
 
-def make_lock(path: Path | str = "mcp.lock", *, policy: str = "all", accept: bool = True,
-              snap: Snapshot | None = None) -> Path:
+def make_lock(
+    path: Path | str = "mcp.lock", *, policy: str = "all", accept: bool = True, snap: Snapshot | None = None
+) -> Path:
     spec = ServerSpec("docs", transport="stdio", command="python", args=("server.py",))
     srv = ServerEntry(name="docs", spec=spec, policy=policy)
     review.stage(srv, snap or snapshot())

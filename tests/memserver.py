@@ -25,14 +25,29 @@ class Server:
     (``server/discover``). ``tools``: what it lists now (change it to make it drift); ``on_call``:
     a tool call's answer fields (default: the arguments echoed), or None for no answer ever."""
 
-    def __init__(self, tools: list[dict[str, Any]] | None = None, *, modern: bool = False,
-                 list_changed: bool = True,
-                 on_call: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None) -> None:
+    def __init__(
+        self,
+        tools: list[dict[str, Any]] | None = None,
+        *,
+        modern: bool = False,
+        list_changed: bool = True,
+        on_call: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+    ) -> None:
         self.tools = copy.deepcopy(TOOLS if tools is None else tools)
         self.modern = modern
         self.list_changed = list_changed
-        self.on_call = on_call or (lambda msg: {"result": {"content": [
-            {"type": "text", "text": f"called {msg['params']['name']} with {msg['params'].get('arguments')}"}]}})
+        self.on_call = on_call or (
+            lambda msg: {
+                "result": {
+                    "content": [
+                        {
+                            "type": "text",
+                            "text": f"called {msg['params']['name']} with {msg['params'].get('arguments')}",
+                        }
+                    ]
+                }
+            }
+        )
         self.calls: list[dict[str, Any]] = []  # the tools/call requests it got
 
     def caps(self) -> dict[str, Any]:
@@ -45,13 +60,23 @@ class Server:
         if method == "server/discover":
             if not self.modern:
                 return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
-            return {"result": {"supportedVersions": [era.MODERN], "capabilities": self.caps(),
-                               "serverInfo": {"name": "docs", "version": "1.0.0"},
-                               "instructions": "Use these tools for the docs."}}
+            return {
+                "result": {
+                    "supportedVersions": [era.MODERN],
+                    "capabilities": self.caps(),
+                    "serverInfo": {"name": "docs", "version": "1.0.0"},
+                    "instructions": "Use these tools for the docs.",
+                }
+            }
         if method == "initialize":
-            return {"result": {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": self.caps(),
-                               "serverInfo": {"name": "docs", "version": "1.0.0"},
-                               "instructions": "Use these tools for the docs."}}
+            return {
+                "result": {
+                    "protocolVersion": msg["params"]["protocolVersion"],
+                    "capabilities": self.caps(),
+                    "serverInfo": {"name": "docs", "version": "1.0.0"},
+                    "instructions": "Use these tools for the docs.",
+                }
+            }
         if method == "tools/list":
             return {"result": {"tools": copy.deepcopy(self.tools)}}
         if method == "tools/call":
@@ -76,8 +101,13 @@ class Host:
 
     # --- what the guard calls ------------------------------------------------------------
 
-    async def start(self, on_message: Callable[[dict[str, Any]], None], on_end: Callable[[], None],
-                    prefix: bytes = b"", on_drop: Callable[[str], None] | None = None) -> None:
+    async def start(
+        self,
+        on_message: Callable[[dict[str, Any]], None],
+        on_end: Callable[[], None],
+        prefix: bytes = b"",
+        on_drop: Callable[[str], None] | None = None,
+    ) -> None:
         self._on_message, self._on_end = on_message, on_end
         self.reading.set()
 
@@ -101,8 +131,9 @@ class Host:
 
     async def answer(self, rid: Any, timeout: float = 5.0) -> dict[str, Any]:
         """The guard's answer to the host's request ``rid``."""
-        return await self.first(lambda m: "method" not in m and m.get("id") == rid
-                                and type(m.get("id")) is type(rid), timeout)
+        return await self.first(
+            lambda m: "method" not in m and m.get("id") == rid and type(m.get("id")) is type(rid), timeout
+        )
 
     async def first(self, test: Callable[[dict[str, Any]], bool], timeout: float = 5.0) -> dict[str, Any]:
         async with asyncio.timeout(timeout):
@@ -125,26 +156,46 @@ class Session:
         self.guard, self.host, self.conn, self.server, self.task = guard, host, conn, server, task
 
     async def initialize(self, caps: dict[str, Any] | None = None) -> dict[str, Any]:
-        return await self.host.request(0, "initialize", {"protocolVersion": "2025-11-25",
-                                                         "capabilities": caps or {},
-                                                         "clientInfo": {"name": "host", "version": "1"}})
+        return await self.host.request(
+            0,
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": caps or {},
+                "clientInfo": {"name": "host", "version": "1"},
+            },
+        )
 
     def upstream_got(self, method: str) -> list[dict[str, Any]]:
         return [m for m in self.conn.sent if m.get("method") == method]
 
 
 @contextlib.asynccontextmanager
-async def session(server: Server | None = None, *, lockfile: str = "mcp.lock", strict: bool = False,
-                  request_timeout: float | None = 5.0, immediate: bool = True,
-                  said: list[str] | None = None) -> AsyncIterator[Session]:
+async def session(
+    server: Server | None = None,
+    *,
+    lockfile: str = "mcp.lock",
+    strict: bool = False,
+    request_timeout: float | None = 5.0,
+    immediate: bool = True,
+    said: list[str] | None = None,
+) -> AsyncIterator[Session]:
     """A running guard for the lock entry :func:`lockdata.accepted_server` ("docs", TOOLS accepted)."""
     server = server or Server()
     entry = accepted_server("docs")
     conn = MemoryConnection(server, immediate=immediate)
     host = Host()
-    guard = Guard(entry, entry.spec, ProbeOptions(timeout=5.0), lockfile=lockfile, strict=strict,
-                  request_timeout=request_timeout, say=(said.append if said is not None else lambda _: None),
-                  io=host, connection=conn)  # type: ignore[arg-type]  # Host: HostIO's interface, in memory
+    guard = Guard(
+        entry,
+        entry.spec,
+        ProbeOptions(timeout=5.0),
+        lockfile=lockfile,
+        strict=strict,
+        request_timeout=request_timeout,
+        say=(said.append if said is not None else lambda _: None),
+        io=host,
+        connection=conn,
+    )  # type: ignore[arg-type]  # Host: HostIO's interface, in memory
     task = asyncio.create_task(guard.run())
     await host.reading.wait()
     try:

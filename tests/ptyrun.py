@@ -30,8 +30,14 @@ def default_env() -> dict[str, str]:
 class Pty:
     """``mcplock ARGS`` (or ``argv``) on a pseudo-terminal of its own."""
 
-    def __init__(self, *args: str, argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
-                 cwd: str | os.PathLike[str] | None = None, sigint: object = signal.SIG_DFL) -> None:
+    def __init__(
+        self,
+        *args: str,
+        argv: Sequence[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        sigint: object = signal.SIG_DFL,
+    ) -> None:
         import pty
 
         argv = list(argv) if argv is not None else [MCPLOCK, *args]
@@ -69,7 +75,7 @@ class Pty:
         while time.monotonic() < deadline:
             at = self.out.find(text.encode(), self.seen)
             if at >= 0:
-                got = self.out[self.seen:at + len(text)].decode("utf-8", "replace")
+                got = self.out[self.seen : at + len(text)].decode("utf-8", "replace")
                 self.seen = at + len(text)
                 return got
             if not self._read(0.2):
@@ -80,9 +86,9 @@ class Pty:
         """Wait for the next question; what was printed since the last one, or None if the program ended."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            shown = _ANSI.sub(b"", self.out[self.seen:])
+            shown = _ANSI.sub(b"", self.out[self.seen :])
             if _QUESTION.search(shown):
-                got = self.out[self.seen:].decode("utf-8", "replace")
+                got = self.out[self.seen :].decode("utf-8", "replace")
                 self.seen = len(self.out)
                 return got
             if not self._read(0.2):
@@ -105,8 +111,15 @@ class Pty:
         return os.waitstatus_to_exitcode(status), self.text()
 
 
-def answer(args: Sequence[str], answers: Sequence[str], *, keys: bool = False, env: Mapping[str, str] | None = None,
-           cwd: str | os.PathLike[str] | None = None, timeout: float = 60) -> tuple[int, str]:
+def answer(
+    args: Sequence[str],
+    answers: Sequence[str],
+    *,
+    keys: bool = False,
+    env: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float = 60,
+) -> tuple[int, str]:
     """Run ``mcplock ARGS`` to its end, typing ``answers`` one per question.
 
     A line question takes the answer and Enter; the review walk takes one key (``keys=True``).

@@ -15,12 +15,14 @@ from mcplock.probe._pipes import Lines, adopt
 from mcplock.probe.launch import start_early
 from mcplock.spec import ServerSpec
 
-CHILD = ("import sys\n"
-         "sys.stdout.write('early\\n'); sys.stdout.flush()\n"  # written before the adoption
-         "line = sys.stdin.readline()\n"
-         "sys.stderr.write('bye\\n')\n"
-         "sys.stdout.write('echo ' + line); sys.stdout.flush()\n"
-         "sys.exit(3)\n")
+CHILD = (
+    "import sys\n"
+    "sys.stdout.write('early\\n'); sys.stdout.flush()\n"  # written before the adoption
+    "line = sys.stdin.readline()\n"
+    "sys.stderr.write('bye\\n')\n"
+    "sys.stdout.write('echo ' + line); sys.stdout.flush()\n"
+    "sys.exit(3)\n"
+)
 
 
 async def _drive(popen: subprocess.Popen[bytes]) -> tuple[list[bytes], bytes, int, bool]:
@@ -41,8 +43,10 @@ async def _drive(popen: subprocess.Popen[bytes]) -> tuple[list[bytes], bytes, in
 @pytest.mark.parametrize("pidfd", [True, False])
 def test_an_adopted_child_is_driven_like_a_spawned_one(monkeypatch, pidfd):
     if not pidfd:
+
         def no_pidfd(pid: int) -> int:
             raise OSError("no pidfd here")
+
         monkeypatch.setattr(os, "pidfd_open", no_pidfd, raising=False)
     spec = ServerSpec(name="child", transport="stdio", command=sys.executable, args=["-c", CHILD])
     popen = start_early(spec, dict(os.environ))

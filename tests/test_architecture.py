@@ -90,7 +90,7 @@ def find_cycle(edges: Edges) -> list[str] | None:
         stack.append(u)
         for v in sorted(edges.get(u, {})):
             if state.get(v) == 1:
-                return [*stack[stack.index(v):], v]
+                return [*stack[stack.index(v) :], v]
             if v not in state and (cycle := visit(v)):
                 return cycle
         stack.pop()
@@ -154,8 +154,11 @@ def imported_by(package: str, root: Path = ROOT) -> set[str]:
 
 
 def test_the_guard_prepares_its_server_in_one_call():
-    below = {t for t in imported_by("guard") if t.split(".")[:2] in (["mcplock", "core"], ["mcplock", "packages"])
-             or t.startswith("mcplock.lock.one")}
+    below = {
+        t
+        for t in imported_by("guard")
+        if t.split(".")[:2] in (["mcplock", "core"], ["mcplock", "packages"]) or t.startswith("mcplock.lock.one")
+    }
     assert below and all(t.startswith("mcplock.core.running") for t in below), sorted(below)
 
 
@@ -167,8 +170,10 @@ def test_the_private_probe_check_sees_lazy_and_from_imports(tmp_path):
     (pkg / "probe" / "__init__.py").write_text("from mcplock.probe._x import y\n")  # inside: allowed
     (pkg / "guard" / "__init__.py").write_text("def f():\n    from mcplock.probe import _stdio\n")
     (pkg / "guard" / "up.py").write_text("from mcplock.probe.session import _list_all\nimport mcplock.probe.session\n")
-    assert private_probe_imports(pkg) == ["mcplock.guard:2 mcplock.probe._stdio",
-                                          "mcplock.guard.up:1 mcplock.probe.session._list_all"]
+    assert private_probe_imports(pkg) == [
+        "mcplock.guard:2 mcplock.probe._stdio",
+        "mcplock.guard.up:1 mcplock.probe.session._list_all",
+    ]
 
 
 def test_the_contract_sees_a_cycle_lazy_or_relative(tmp_path):
@@ -188,8 +193,23 @@ def test_the_contract_sees_a_cycle_lazy_or_relative(tmp_path):
 
 # --- the guard's parts own their state ------------------------------------------------------
 
-MUTATORS = {"append", "extend", "insert", "pop", "popitem", "clear", "update", "setdefault", "add", "discard",
-            "remove", "sort", "reverse", "__setitem__", "__delitem__"}
+MUTATORS = {
+    "append",
+    "extend",
+    "insert",
+    "pop",
+    "popitem",
+    "clear",
+    "update",
+    "setdefault",
+    "add",
+    "discard",
+    "remove",
+    "sort",
+    "reverse",
+    "__setitem__",
+    "__delitem__",
+}
 # (module, the object written): why that write through a second attribute is the writer's own business
 OWN_WRITES = {
     ("mcplock.guard.guard", "self.host"): "the HostState the Guard holds and alone writes (its parts read it)",
@@ -240,15 +260,23 @@ def test_no_guard_part_writes_another_parts_state():
 
 
 def test_no_guard_part_holds_the_guard():
-    holders = sorted(t for path in (ROOT / "guard").glob("*.py") if path.stem not in ("guard", "__init__")
-                     for t in imported_by_file(path) if t.startswith("mcplock.guard.guard"))
+    holders = sorted(
+        t
+        for path in (ROOT / "guard").glob("*.py")
+        if path.stem not in ("guard", "__init__")
+        for t in imported_by_file(path)
+        if t.startswith("mcplock.guard.guard")
+    )
     assert not holders, holders
 
 
 def imported_by_file(path: Path, root: Path = ROOT) -> set[str]:
     module, is_package = _module_name(path, root)
-    return {t for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
-            for t in _imported(node, module, is_package)}
+    return {
+        t
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path)))
+        for t in _imported(node, module, is_package)
+    }
 
 
 def test_the_foreign_write_check_sees_writes_through_a_collaborator(tmp_path):
@@ -264,9 +292,12 @@ def test_the_foreign_write_check_sees_writes_through_a_collaborator(tmp_path):
         "        self.guard.view = None\n"
         "        guard.modern.states.pop(1)\n"
         "        guard.said = 1\n"
-        "        del self.up.forwarded[1]\n")
-    assert foreign_writes(pkg) == ["mcplock.guard.part:6 self.guard.waiting[1]",
-                                   "mcplock.guard.part:7 self.guard.view",
-                                   "mcplock.guard.part:8 guard.modern.states[None]",
-                                   "mcplock.guard.part:9 guard.said",
-                                   "mcplock.guard.part:10 self.up.forwarded[1]"]
+        "        del self.up.forwarded[1]\n"
+    )
+    assert foreign_writes(pkg) == [
+        "mcplock.guard.part:6 self.guard.waiting[1]",
+        "mcplock.guard.part:7 self.guard.view",
+        "mcplock.guard.part:8 guard.modern.states[None]",
+        "mcplock.guard.part:9 guard.said",
+        "mcplock.guard.part:10 self.up.forwarded[1]",
+    ]

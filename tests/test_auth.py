@@ -55,7 +55,7 @@ def past_expiry(tmp_path, issuer: str) -> None:
 def env(tmp_path):
     """BROWSER: a script (executable, as webbrowser runs BROWSER as a command) that plays the user."""
     script = tmp_path / "browser"
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} {BROWSER} \"$@\"\n")
+    script.write_text(f'#!/bin/sh\nexec {sys.executable} {BROWSER} "$@"\n')
     script.chmod(0o755)
     return {"BROWSER": str(script), "FAKE_BROWSER_LOG": str(tmp_path / "browser.log")}
 
@@ -149,15 +149,28 @@ def test_confidential_preregistered_client_in_the_authorization_code_flow(tmp_pa
         r = run_cli("add", "web", url, "--yes", "--oauth-grant", "client-credentials", env=env)
         assert r.returncode == 2 and "--oauth-client-secret" in r.stderr
         e = {**env, "APP_SECRET": secret}
-        r = run_cli("add", "web", url, "--yes", "--login", "--oauth-client-id", "web-app",
-                    "--oauth-client-secret", "${APP_SECRET}", "--oauth-grant", "authorization-code", env=e)
+        r = run_cli(
+            "add",
+            "web",
+            url,
+            "--yes",
+            "--login",
+            "--oauth-client-id",
+            "web-app",
+            "--oauth-client-secret",
+            "${APP_SECRET}",
+            "--oauth-grant",
+            "authorization-code",
+            env=e,
+        )
         assert r.returncode == 0, r.stderr
         s = stats(issuer)
         assert "register" not in s and s["token:authorization_code"] == 1
         assert s["client-auth:basic"] >= 1 and "client-auth:post" not in s  # RFC 8414's default method
         lock = Path("mcp.lock").read_text()
-        assert ('method = "oauth"' in lock and 'client-id = "web-app"' in lock
-                and 'client-secret = "${APP_SECRET}"' in lock)
+        assert (
+            'method = "oauth"' in lock and 'client-id = "web-app"' in lock and 'client-secret = "${APP_SECRET}"' in lock
+        )
         assert secret not in lock and secret not in json.dumps(stored(tmp_path))  # the secret is never stored
         assert (tmp_path / "browser.log").read_text().count("/authorize?") == 1
         assert run_cli("diff", env=e).returncode == 0
@@ -193,8 +206,14 @@ def test_refresh_records_a_login_that_came_later(tmp_path, env):
 def test_client_metadata_url_option():
     r = run_cli("inspect", "http://127.0.0.1:9/mcp", "--oauth-client-metadata-url", "http://example.com/c.json")
     assert r.returncode == 2 and "https://" in r.stderr
-    r = run_cli("inspect", "http://127.0.0.1:9/mcp", "--oauth-client-metadata-url", "https://example.com/c.json",
-                "--oauth-client-id", "x")
+    r = run_cli(
+        "inspect",
+        "http://127.0.0.1:9/mcp",
+        "--oauth-client-metadata-url",
+        "https://example.com/c.json",
+        "--oauth-client-id",
+        "x",
+    )
     assert r.returncode == 2
 
 
@@ -243,8 +262,9 @@ def test_client_credentials_for_ci(tmp_path, env):
         r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-secret", secret, env=env)
         assert r.returncode == 2 and secret not in r.stdout + r.stderr  # a literal secret is refused
         e = {**env, "CI_SECRET": secret}
-        r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-secret", "${CI_SECRET}",
-                    env=e)
+        r = run_cli(
+            "add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-secret", "${CI_SECRET}", env=e
+        )
         assert r.returncode == 0, r.stderr
         lock = Path("mcp.lock").read_text()
         assert 'method = "client-credentials"' in lock and 'client-secret = "${CI_SECRET}"' in lock
@@ -266,11 +286,16 @@ def test_bearer_token_from_env_still_works(tmp_path, env):
         # get a real access token the way a CI secret would hold one
         import base64
 
-        req = urllib.request.Request(issuer + "/token", data=b"grant_type=client_credentials", method="POST",
-                                     headers={"Authorization": "Basic " + base64.b64encode(b"ci-bot:s").decode()})
+        req = urllib.request.Request(
+            issuer + "/token",
+            data=b"grant_type=client_credentials",
+            method="POST",
+            headers={"Authorization": "Basic " + base64.b64encode(b"ci-bot:s").decode()},
+        )
         tok = json.loads(urllib.request.urlopen(req, timeout=5).read())["access_token"]
-        r = run_cli("add", "web", url, "--yes", "--header", "Authorization: Bearer ${MCP_TOKEN}",
-                    env={**env, "MCP_TOKEN": tok})
+        r = run_cli(
+            "add", "web", url, "--yes", "--header", "Authorization: Bearer ${MCP_TOKEN}", env={**env, "MCP_TOKEN": tok}
+        )
         assert r.returncode == 0, r.stderr
         assert tok not in Path("mcp.lock").read_text() and "auth =" not in Path("mcp.lock").read_text()
         assert not token_files(tmp_path)
@@ -359,8 +384,10 @@ def test_lock_auth_key_roundtrip_and_validation():
     from mcplock.lock.write import dumps
     from mcplock.spec import AuthSpec
 
-    text = ('version = 1\n[server.a]\ntransport = "http"\nurl = "http://x/mcp"\n'
-            'auth = {method = "client-credentials", client-id = "ci", client-secret = "${S}"}\npolicy = "all"\n')
+    text = (
+        'version = 1\n[server.a]\ntransport = "http"\nurl = "http://x/mcp"\n'
+        'auth = {method = "client-credentials", client-id = "ci", client-secret = "${S}"}\npolicy = "all"\n'
+    )
     lock = loads(text)
     assert lock.servers["a"].spec.auth == AuthSpec("client-credentials", client_id="ci", client_secret="${S}")
     assert loads(dumps(lock)).servers["a"].spec.auth == lock.servers["a"].spec.auth
@@ -368,8 +395,13 @@ def test_lock_auth_key_roundtrip_and_validation():
         loads(text.replace("${S}", "hunter2"))
     with pytest.raises(LockfileError, match="method"):
         loads(text.replace('"client-credentials"', '"magic"'))
-    cimd = text.replace('method = "client-credentials", client-id = "ci", client-secret = "${S}"',
-                        'method = "oauth", client-metadata-url = "https://example.com/mcplock.json"')
-    assert loads(dumps(loads(cimd))).servers["a"].spec.auth.stored() == {"method": "oauth", "client-metadata-url": "https://example.com/mcplock.json"}
+    cimd = text.replace(
+        'method = "client-credentials", client-id = "ci", client-secret = "${S}"',
+        'method = "oauth", client-metadata-url = "https://example.com/mcplock.json"',
+    )
+    assert loads(dumps(loads(cimd))).servers["a"].spec.auth.stored() == {
+        "method": "oauth",
+        "client-metadata-url": "https://example.com/mcplock.json",
+    }
     with pytest.raises(LockfileError, match="https"):
         loads(cimd.replace("https://", "http://"))

@@ -71,8 +71,7 @@ def test_private_key_jwt_client_credentials(tmp_path, env):  # noqa: F811
         assert r.returncode == 2 and "PRIVATE KEY" not in r.stdout + r.stderr
         # from a variable holding the PEM; the lock records where the key comes from, never the key
         e = {**env, "CI_KEY": pem}
-        r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-key", "${CI_KEY}",
-                    env=e)
+        r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-key", "${CI_KEY}", env=e)
         assert r.returncode == 0, r.stderr
         lock = Path("mcp.lock").read_text()
         assert 'method = "client-credentials"' in lock and 'client-key = "${CI_KEY}"' in lock
@@ -101,18 +100,21 @@ def test_private_key_jwt_client_credentials(tmp_path, env):  # noqa: F811
 
 def test_client_key_options_are_checked(tmp_path):
     url = "http://127.0.0.1:9/mcp"
-    for bad in (["--oauth-client-key", "k.pem"],  # no client id
-                ["--oauth-client-id", "a", "--oauth-client-key", "k.pem", "--oauth-client-secret", "${S}"],
-                ["--oauth-client-id", "a", "--oauth-client-key", "k.pem", "--oauth-grant", "authorization-code"],
-                ["--oauth-client-id", "a", "--oauth-signing-alg", "ES256"],  # no key
-                ["--oauth-client-id", "a", "--oauth-client-key", "k.pem", "--oauth-signing-alg", "HS256"]):
+    for bad in (
+        ["--oauth-client-key", "k.pem"],  # no client id
+        ["--oauth-client-id", "a", "--oauth-client-key", "k.pem", "--oauth-client-secret", "${S}"],
+        ["--oauth-client-id", "a", "--oauth-client-key", "k.pem", "--oauth-grant", "authorization-code"],
+        ["--oauth-client-id", "a", "--oauth-signing-alg", "ES256"],  # no key
+        ["--oauth-client-id", "a", "--oauth-client-key", "k.pem", "--oauth-signing-alg", "HS256"],
+    ):
         r = run_cli("inspect", url, *bad)
         assert r.returncode == 2, (bad, r.stderr)
         assert "--oauth-" in r.stderr
     # an RSA-only algorithm for an EC key: a clear error before anything is sent
     key, _ = _keypair(tmp_path)
-    r = run_cli("inspect", url, "--oauth-client-id", "a", "--oauth-client-key", str(key),
-                "--oauth-signing-alg", "rs256")
+    r = run_cli(
+        "inspect", url, "--oauth-client-id", "a", "--oauth-client-key", str(key), "--oauth-signing-alg", "rs256"
+    )
     assert r.returncode == 3 and "cannot sign RS256" in r.stderr and "--oauth-signing-alg ES256" in r.stderr
 
 
@@ -121,17 +123,25 @@ def test_lock_client_key_roundtrip_and_validation():
     from mcplock.lock.read import loads
     from mcplock.lock.write import dumps
 
-    text = ('version = 1\n[server.a]\ntransport = "http"\nurl = "http://x/mcp"\n'
-            'auth = {method = "client-credentials", client-id = "ci", client-key = "${K}", signing-alg = "ES256"}\n'
-            'policy = "all"\n')
+    text = (
+        'version = 1\n[server.a]\ntransport = "http"\nurl = "http://x/mcp"\n'
+        'auth = {method = "client-credentials", client-id = "ci", client-key = "${K}", signing-alg = "ES256"}\n'
+        'policy = "all"\n'
+    )
     lock = loads(text)
-    assert lock.servers["a"].spec.auth.stored() == {"method": "client-credentials", "client-id": "ci",
-                                                    "client-key": "${K}", "signing-alg": "ES256"}
+    assert lock.servers["a"].spec.auth.stored() == {
+        "method": "client-credentials",
+        "client-id": "ci",
+        "client-key": "${K}",
+        "signing-alg": "ES256",
+    }
     assert loads(dumps(lock)).servers["a"].spec.auth == lock.servers["a"].spec.auth
-    for bad in (text.replace("${K}", "-----BEGIN PRIVATE KEY-----"),  # the key itself
-                text.replace('"client-credentials"', '"oauth"'),
-                text.replace('client-id = "ci", ', ""),
-                text.replace('client-key = "${K}"', 'client-key = "${K}", client-secret = "${S}"')):
+    for bad in (
+        text.replace("${K}", "-----BEGIN PRIVATE KEY-----"),  # the key itself
+        text.replace('"client-credentials"', '"oauth"'),
+        text.replace('client-id = "ci", ', ""),
+        text.replace('client-key = "${K}"', 'client-key = "${K}", client-secret = "${S}"'),
+    ):
         with pytest.raises(LockfileError, match="client-key"):
             loads(bad)
     with pytest.raises(LockfileError, match="signing-alg"):

@@ -56,8 +56,9 @@ def test_failed_client_credentials_relogin_keeps_the_earlier_token(tmp_path, env
     secret = "cc-secret-canary-5e1c"
     with oauth_server("--cc-client", f"ci-bot:{secret}") as (url, issuer):
         e = {**env, "CI_SECRET": secret}
-        r = run_cli("add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-secret", "${CI_SECRET}",
-                    env=e)
+        r = run_cli(
+            "add", "ci", url, "--yes", "--oauth-client-id", "ci-bot", "--oauth-client-secret", "${CI_SECRET}", env=e
+        )
         assert r.returncode == 0, r.stderr
         before = stored(tmp_path)
 
@@ -77,7 +78,6 @@ def test_failed_client_credentials_relogin_keeps_the_earlier_token(tmp_path, env
         r = run_cli("auth", "login", "ci", env=e)
         assert r.returncode == 0, r.stderr
         assert stored(tmp_path)["tokens"]["access_token"] != before["tokens"]["access_token"]
-
 
 
 def test_a_registration_the_token_endpoint_rejects_is_forgotten_and_made_again(tmp_path, env):  # noqa: F811

@@ -31,17 +31,32 @@ def xaa(tmp_path):
 
 
 def options(endpoint: str, idp_client: str = IDP_CLIENT) -> list[str]:
-    return ["--oauth-id-token", "${MCP_ID_TOKEN}", "--oauth-idp-token-endpoint", endpoint,
-            "--oauth-idp-client-id", idp_client, "--oauth-client-id", "xaa-app",
-            "--oauth-client-secret", "${XAA_SECRET}"]
+    return [
+        "--oauth-id-token",
+        "${MCP_ID_TOKEN}",
+        "--oauth-idp-token-endpoint",
+        endpoint,
+        "--oauth-idp-client-id",
+        idp_client,
+        "--oauth-client-id",
+        "xaa-app",
+        "--oauth-client-secret",
+        "${XAA_SECRET}",
+    ]
 
 
-def nowhere(tmp_path: Path, *outputs: subprocess.CompletedProcess, values: tuple[str, ...],
-            files: bool = True) -> None:
+def nowhere(tmp_path: Path, *outputs: subprocess.CompletedProcess, values: tuple[str, ...], files: bool = True) -> None:
     """None of ``values`` in the lock, the token store, the trust record or any output."""
     texts = [r.stdout + r.stderr for r in outputs]
-    texts += [p.read_text() for p in tmp_path.rglob("*") if p.is_file() and p.suffix in (".lock", ".json", "")
-              and "home" not in p.parts and p.stat().st_size < 1_000_000 and p.name != "browser"]
+    texts += [
+        p.read_text()
+        for p in tmp_path.rglob("*")
+        if p.is_file()
+        and p.suffix in (".lock", ".json", "")
+        and "home" not in p.parts
+        and p.stat().st_size < 1_000_000
+        and p.name != "browser"
+    ]
     assert not files or len(texts) > len(outputs)  # (the lock or the token store was read too)
     for v in values:
         assert not any(v in t for t in texts)
@@ -53,9 +68,15 @@ def test_identity_assertion_for_ci(tmp_path, xaa):
     add = run_cli("add", "corp", url, "--yes", "--policy", "none", *options(endpoint), env=env)
     assert add.returncode == 0, add.stderr
     auth = tomllib.loads(Path("mcp.lock").read_text())["server"]["corp"]["auth"]
-    assert auth == {"method": "identity-assertion", "client-id": "xaa-app", "client-secret": "${XAA_SECRET}",
-                    "id-token": "${MCP_ID_TOKEN}", "idp-token-endpoint": endpoint, "idp-client-id": IDP_CLIENT,
-                    "issuer": issuer}  # the authorization server found at `add`, locked from now on
+    assert auth == {
+        "method": "identity-assertion",
+        "client-id": "xaa-app",
+        "client-secret": "${XAA_SECRET}",
+        "id-token": "${MCP_ID_TOKEN}",
+        "idp-token-endpoint": endpoint,
+        "idp-client-id": IDP_CLIENT,
+        "issuer": issuer,
+    }  # the authorization server found at `add`, locked from now on
     s = stats(issuer)
     assert s["idp:exchange"] == 1 and s["token:urn:ietf:params:oauth:grant-type:jwt-bearer"] == 1
     (store,) = token_files(tmp_path)
@@ -140,7 +161,8 @@ def test_lock_refuses_a_literal_id_token(tmp_path):
     Path("mcp.lock").write_text(
         'version = 1\n\n[server.corp]\ntransport = "http"\nurl = "https://mcp.example.com/mcp"\n'
         'auth = { method = "identity-assertion", client-id = "a", client-secret = "${S}", '
-        'id-token = "eyJhbGciOi.literal.token", idp-token-endpoint = "https://idp.example.com/token" }\n')
+        'id-token = "eyJhbGciOi.literal.token", idp-token-endpoint = "https://idp.example.com/token" }\n'
+    )
     r = run_cli("check")
     assert r.returncode == 2
     assert "auth.id-token" in r.stderr and "${VAR} template" in r.stderr

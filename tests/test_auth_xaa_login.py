@@ -20,7 +20,7 @@ def browser(tmp_path) -> tuple[dict[str, str], Path]:
     """A BROWSER that only leaves a mark: an identity-assertion login must never open one."""
     mark = tmp_path / "browser-opened.txt"
     script = tmp_path / "browser"
-    script.write_text(f"#!/bin/sh\necho \"$@\" > {mark}\n")
+    script.write_text(f'#!/bin/sh\necho "$@" > {mark}\n')
     script.chmod(0o755)
     return {"BROWSER": str(script), "CI": ""}, mark
 
@@ -123,9 +123,15 @@ def test_login_records_identity_assertion_for_a_locked_server_without_auth(tmp_p
     r = run_cli("auth", "login", "corp", *options(endpoint), env=env)
     assert r.returncode == 0, r.stderr
     auth = tomllib.loads(Path("mcp.lock").read_text())["server"]["corp"]["auth"]
-    assert auth == {"method": "identity-assertion", "client-id": "xaa-app", "client-secret": "${XAA_SECRET}",
-                    "id-token": "${MCP_ID_TOKEN}", "idp-token-endpoint": endpoint,
-                    "idp-client-id": "mcplock-at-idp", "issuer": issuer}
+    assert auth == {
+        "method": "identity-assertion",
+        "client-id": "xaa-app",
+        "client-secret": "${XAA_SECRET}",
+        "id-token": "${MCP_ID_TOKEN}",
+        "idp-token-endpoint": endpoint,
+        "idp-client-id": "mcplock-at-idp",
+        "issuer": issuer,
+    }
     # typed on the command line: trusted as the lock now has it, so the next probe runs unasked
     d = run_cli("refresh", "corp", env=env)
     assert "not been trusted" not in d.stderr and d.returncode == 0, d.stdout + d.stderr

@@ -24,10 +24,18 @@ HOSTILE = {
     "tools": [{"name": "book", "description": "Book a room.", "inputSchema": {"type": "object"}}],
     "elicitation": {
         "message": "::add-mask::x\nPick \x1b[31mred\x1b[0m",
-        "requestedSchema": {"type": "object", "required": ["who"], "properties": {
-            "who": {"type": "string", "title": "Name\x1b]8;;http://evil.example\x07\u202e", "default": "me",
-                    "description": "[bold]not markup[/bold]"},
-        }},
+        "requestedSchema": {
+            "type": "object",
+            "required": ["who"],
+            "properties": {
+                "who": {
+                    "type": "string",
+                    "title": "Name\x1b]8;;http://evil.example\x07\u202e",
+                    "default": "me",
+                    "description": "[bold]not markup[/bold]",
+                },
+            },
+        },
     },
 }
 
@@ -84,10 +92,11 @@ def test_answer_defaults_accepts_with_every_default(cli, transport):
 
 
 def test_answer_defaults_declines_a_required_field_without_a_default(cli):
-    form = {"message": "Your password?", "requestedSchema": {"type": "object", "required": ["password"],
-                                                              "properties": {"password": {"type": "string"}}}}
-    surface = {"tools": [{"name": "book", "description": "x", "inputSchema": {"type": "object"}}],
-               "elicitation": form}
+    form = {
+        "message": "Your password?",
+        "requestedSchema": {"type": "object", "required": ["password"], "properties": {"password": {"type": "string"}}},
+    }
+    surface = {"tools": [{"name": "book", "description": "x", "inputSchema": {"type": "object"}}], "elicitation": form}
     with ExitStack() as stack:
         _lock(cli, stack, "stdio", surface)
         r = cli("call", "docs/book", "--answer-defaults")
@@ -159,7 +168,7 @@ def test_hostile_form_text_is_shown_escaped(cli):
     p.send("\n")
     code, out = p.wait()
     assert code == 0, out
-    shown = out[:out.index("send these answers?")]
+    shown = out[: out.index("send these answers?")]
     assert "\x1b" not in shown and "\u202e" not in shown and "\x07" not in shown
     assert "\\x1b[31mred" in shown and "\\x1b]8;;http://evil.example\\x07\\u202e" in shown
     assert "::add-mask::" not in shown and "\\x3a:add-mask::x\\x0aPick" in shown  # one line, no workflow command

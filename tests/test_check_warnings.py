@@ -26,8 +26,9 @@ def test_github_annotates_the_warning_on_the_items_line(cli):
     r = cli("check", "--format", "github")
     assert r.returncode == 0, r.stdout
     [note] = [ln for ln in r.stdout.splitlines() if ln.startswith("::")]
-    assert note.startswith(f"::warning file=mcp.lock,line={_run_shell_line()},"
-                           "title=mcplock check/critical-accepted%3A docs/run_shell::")
+    assert note.startswith(
+        f"::warning file=mcp.lock,line={_run_shell_line()},title=mcplock check/critical-accepted%3A docs/run_shell::"
+    )
     assert "has critical findings (hidden-instructions, sensitive-path)" in note
     assert r.stdout.splitlines()[-1] == "mcplock check: 1 server(s), 0 problem(s), 1 warning(s) (exit 0)"
 

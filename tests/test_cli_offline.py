@@ -30,8 +30,19 @@ def test_version_and_help(cli):
     assert r.returncode == 0 and r.stdout.startswith("mcplock ")
     r = cli("--help")
     assert r.returncode == 0
-    for cmd in ("add", "refresh", "diff", "accept", "reject", "enable", "disable", "approval", "list", "check",
-                "remove"):
+    for cmd in (
+        "add",
+        "refresh",
+        "diff",
+        "accept",
+        "reject",
+        "enable",
+        "disable",
+        "approval",
+        "list",
+        "check",
+        "remove",
+    ):
         assert cmd in r.stdout
 
 
@@ -48,8 +59,10 @@ def test_list_text_and_json(cli):
 
 def test_global_options_before_or_after(cli, tmp_path):
     make_lock(tmp_path / "elsewhere.lock")
-    for args in (["--lockfile", str(tmp_path / "elsewhere.lock"), "list"],
-                 ["list", "--lockfile", str(tmp_path / "elsewhere.lock")]):
+    for args in (
+        ["--lockfile", str(tmp_path / "elsewhere.lock"), "list"],
+        ["list", "--lockfile", str(tmp_path / "elsewhere.lock")],
+    ):
         r = cli(*args)
         assert r.returncode == 0 and "search_docs" in r.stdout
     r = cli("check", env={"MCPLOCK_LOCKFILE": str(tmp_path / "elsewhere.lock")})

@@ -121,8 +121,7 @@ def test_literal_secrets_are_refused_without_echo(cli):
 
 def test_header_templates_expand_at_probe_time_only(cli):
     with http_fixture(surface=SURFACES / "demo.json") as base:
-        r = cli("add", "remote", base + "/mcp", "--yes", "--header", "X-Api-Key: ${DEMO_KEY}",
-                env={"DEMO_KEY": CANARY})
+        r = cli("add", "remote", base + "/mcp", "--yes", "--header", "X-Api-Key: ${DEMO_KEY}", env={"DEMO_KEY": CANARY})
         assert r.returncode == 0, r.stderr
     text = Path("mcp.lock").read_text()
     assert 'X-Api-Key = "${DEMO_KEY}"' in text and CANARY not in text
@@ -140,12 +139,15 @@ def test_http_and_sse_transports(cli):
     assert 'transport = "sse"' in lock and 'transport = "http"' in lock
 
 
-@pytest.mark.parametrize("mode,kind,words", [
-    ("405", "http", "--transport sse"),
-    ("410", "http", "retired"),
-    ("401", "http", "credentials"),
-    ("html", "http", "HTML"),
-])
+@pytest.mark.parametrize(
+    "mode,kind,words",
+    [
+        ("405", "http", "--transport sse"),
+        ("410", "http", "retired"),
+        ("401", "http", "credentials"),
+        ("html", "http", "HTML"),
+    ],
+)
 def test_http_errors_point_to_an_action(cli, mode, kind, words):
     with http_fixture(mode=mode) as base:
         r = cli("add", "x", base + "/mcp", "--timeout", "10")
@@ -162,6 +164,7 @@ def test_one_failing_server_does_not_spoil_the_others(cli):
     assert _add_stdio(cli, "flaky").returncode == 0
     # make `flaky` hang from now on by editing its command in the lock (through the model)
     from mcplock.lock import read, store
+
     lock = read.load("mcp.lock")
     srv = lock.servers["flaky"]
     srv.spec = replace(srv.spec, args=tuple(a if a != "benign" else "hang" for a in srv.spec.args))
@@ -192,14 +195,16 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     _surface()
     assert _add_stdio(cli, "slow").returncode == 0
     from mcplock.lock import read, store
+
     lock = read.load("mcp.lock")
     srv = lock.servers["slow"]
     srv.spec = replace(srv.spec, args=tuple(a if a != "benign" else "hang" for a in srv.spec.args))
     store.save(lock, "mcp.lock")
     assert cli("trust", "slow").returncode == 0  # a changed command runs once trusted here
     before = Path("mcp.lock").read_bytes()
-    p = subprocess.Popen([MCPLOCK, command, "--timeout", "30"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [MCPLOCK, command, "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     # wait until the fixture server runs, then interrupt like a terminal would
     deadline = time.time() + 10
     child = None
@@ -273,6 +278,7 @@ def test_unicode_surface_is_lossless_and_inert(cli):
     assert cli("accept", "--all", "--include-critical").returncode == 0  # a person accepts it knowingly
     raw = json.loads((SURFACES / "unicode.json").read_text())
     import mcplock
+
     lock = mcplock.load("mcp.lock")
     got = {t.name: dict(t.definition) for t in lock.enabled_tools()}
     for tool in raw["tools"]:
@@ -294,17 +300,21 @@ def test_a_host_entry_routed_through_the_guard_by_hand_stays_in_sync(cli):
     _write_mcp_json({"docs": {"command": cmd[0], "args": cmd[1:]}, "other": {"command": cmd[0], "args": cmd[1:]}})
     assert cli("add", "--from", ".mcp.json", "--yes").returncode == 0
     lock = str(Path("mcp.lock").resolve())
-    _write_mcp_json({
-        "docs": {"command": "mcplock", "args": ["--lockfile", lock, "run", "docs"]},
-        "other": {"command": "/usr/local/bin/mcplock", "args": ["run", "other", "--lockfile=mcp.lock", "--strict"]},
-    })
+    _write_mcp_json(
+        {
+            "docs": {"command": "mcplock", "args": ["--lockfile", lock, "run", "docs"]},
+            "other": {"command": "/usr/local/bin/mcplock", "args": ["run", "other", "--lockfile=mcp.lock", "--strict"]},
+        }
+    )
     r = cli("check", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
     assert json.loads(r.stdout)["findings"] == []
-    _write_mcp_json({
-        "docs": {"command": "mcplock", "args": ["run", "other"]},  # the guard, but of another server
-        "other": {"command": "mcplock", "args": ["run", "other", "--no-such-option"]},  # not the guard's options
-    })
+    _write_mcp_json(
+        {
+            "docs": {"command": "mcplock", "args": ["run", "other"]},  # the guard, but of another server
+            "other": {"command": "mcplock", "args": ["run", "other", "--no-such-option"]},  # not the guard's options
+        }
+    )
     r = cli("check", "--format", "json")
     assert r.returncode == 1
     codes = sorted((f["code"], f["server"]) for f in json.loads(r.stdout)["findings"])
@@ -314,10 +324,12 @@ def test_a_host_entry_routed_through_the_guard_by_hand_stays_in_sync(cli):
 def test_import_from_host_config_keeps_secrets_out(cli):
     _surface()
     cmd = stdio_command(surface="surface.json")
-    _write_mcp_json({
-        "docs": {"command": cmd[0], "args": cmd[1:], "env": {"GITHUB_TOKEN": CANARY}},
-        "other": {"command": cmd[0], "args": cmd[1:]},
-    })
+    _write_mcp_json(
+        {
+            "docs": {"command": cmd[0], "args": cmd[1:], "env": {"GITHUB_TOKEN": CANARY}},
+            "other": {"command": cmd[0], "args": cmd[1:]},
+        }
+    )
     r = cli("add", "--from", ".mcp.json", "--yes")
     assert r.returncode == 0, r.stderr
     text = Path("mcp.lock").read_text()
@@ -357,8 +369,9 @@ def test_init_finds_every_project_config(cli):
     cmd = stdio_command(surface="surface.json")
     _write_mcp_json({"claude-docs": {"command": cmd[0], "args": cmd[1:]}})
     Path(".vscode").mkdir()
-    Path(".vscode/mcp.json").write_text(json.dumps({
-        "servers": {"vscode-docs": {"type": "stdio", "command": cmd[0], "args": cmd[1:]}}, "inputs": []}))
+    Path(".vscode/mcp.json").write_text(
+        json.dumps({"servers": {"vscode-docs": {"type": "stdio", "command": cmd[0], "args": cmd[1:]}}, "inputs": []})
+    )
     r = cli("init", "--yes")
     assert r.returncode == 0, r.stderr
     assert "found .mcp.json" in r.stderr and "found .vscode/mcp.json" in r.stderr
@@ -447,8 +460,17 @@ def test_add_flags_a_poisoned_server_before_anyone_accepts_it(cli):
 
 
 def test_secret_echoed_by_a_dying_server_never_reaches_any_output(cli):
-    r = cli("add", "s", "--env", "MY_TOKEN=${MY_SECRET}", "--", "sh", "-c",
-            'echo "starting with token $MY_TOKEN" >&2; exit 3', env={"MY_SECRET": CANARY})
+    r = cli(
+        "add",
+        "s",
+        "--env",
+        "MY_TOKEN=${MY_SECRET}",
+        "--",
+        "sh",
+        "-c",
+        'echo "starting with token $MY_TOKEN" >&2; exit 3',
+        env={"MY_SECRET": CANARY},
+    )
     assert r.returncode == 3
     assert "starting with token ***" in r.stderr
     assert CANARY not in r.stdout + r.stderr

@@ -25,16 +25,19 @@ def _usage(code: int, err: str, *words: str) -> None:
     assert "bug" not in err and "unexpectedly" not in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("args, words", [
-    (["list", "--bogus"], ["No such option: --bogus"]),  # unknown option
-    (["bogus"], ["No such command 'bogus'"]),  # unknown command
-    (["auth", "bogus"], ["No such command 'bogus'"]),  # unknown subcommand
-    (["list", "--format"], ["Option '--format' requires an argument"]),  # missing option value
-    (["show"], ["Missing argument"]),  # missing argument
-    (["diff", "--timeout", "soon"], ["Invalid value for '--timeout'"]),  # a value of the wrong type
-    (["list", "--format", "xml"], ["unknown format `xml`"]),  # a choice not offered
-    (["approval", "docs/search_docs", "sometimes"], ["always|never"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["list", "--bogus"], ["No such option: --bogus"]),  # unknown option
+        (["bogus"], ["No such command 'bogus'"]),  # unknown command
+        (["auth", "bogus"], ["No such command 'bogus'"]),  # unknown subcommand
+        (["list", "--format"], ["Option '--format' requires an argument"]),  # missing option value
+        (["show"], ["Missing argument"]),  # missing argument
+        (["diff", "--timeout", "soon"], ["Invalid value for '--timeout'"]),  # a value of the wrong type
+        (["list", "--format", "xml"], ["unknown format `xml`"]),  # a choice not offered
+        (["approval", "docs/search_docs", "sometimes"], ["always|never"]),
+    ],
+)
 def test_usage_errors_are_not_bugs(capsys, args, words):
     make_lock()
     code, _, err = _run(capsys, *args)
@@ -51,17 +54,20 @@ def test_no_command_shows_the_help(capsys):
     assert code == 2 and "Commands" in out + err and "bug" not in out + err
 
 
-@pytest.mark.parametrize("args, words", [
-    (["inspect", "--header", "Authorization Bearer x", "http://127.0.0.1:9/mcp"], ["--header takes 'Name: value'"]),
-    (["inspect", "--header", ": value", "http://127.0.0.1:9/mcp"], ["--header takes 'Name: value'"]),
-    (["inspect", "--env", "NOVALUE", "--", "python", "-c", "pass"], ["--env takes KEY=VALUE"]),
-    (["inspect", "--transport", "stdio", "http://127.0.0.1:9/mcp"], ["--transport stdio is not for a URL"]),
-    (["inspect", "--transport", "smoke", "http://127.0.0.1:9/mcp"], ["--transport smoke is not for a URL"]),
-    (["inspect", "--transport", "sse", "--", "python", "-c", "pass"], ["--transport sse needs a URL"]),
-    (["inspect", "--env", "A=1", "http://127.0.0.1:9/mcp"], ["--env is for stdio servers"]),
-    (["inspect", "--header", "A: 1", "--", "python", "-c", "pass"], ["--header is for remote servers"]),
-    (["add", "web", "http://127.0.0.1:9/mcp", "--transport", "stdio"], ["--transport stdio is not for a URL"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["inspect", "--header", "Authorization Bearer x", "http://127.0.0.1:9/mcp"], ["--header takes 'Name: value'"]),
+        (["inspect", "--header", ": value", "http://127.0.0.1:9/mcp"], ["--header takes 'Name: value'"]),
+        (["inspect", "--env", "NOVALUE", "--", "python", "-c", "pass"], ["--env takes KEY=VALUE"]),
+        (["inspect", "--transport", "stdio", "http://127.0.0.1:9/mcp"], ["--transport stdio is not for a URL"]),
+        (["inspect", "--transport", "smoke", "http://127.0.0.1:9/mcp"], ["--transport smoke is not for a URL"]),
+        (["inspect", "--transport", "sse", "--", "python", "-c", "pass"], ["--transport sse needs a URL"]),
+        (["inspect", "--env", "A=1", "http://127.0.0.1:9/mcp"], ["--env is for stdio servers"]),
+        (["inspect", "--header", "A: 1", "--", "python", "-c", "pass"], ["--header is for remote servers"]),
+        (["add", "web", "http://127.0.0.1:9/mcp", "--transport", "stdio"], ["--transport stdio is not for a URL"]),
+    ],
+)
 def test_inspect_and_add_refuse_malformed_options(capsys, args, words):
     code, _, err = _run(capsys, *args)
     _usage(code, err, *words)

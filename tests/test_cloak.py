@@ -25,12 +25,15 @@ def _cloak(cli, *extra: str) -> tuple[int, dict]:
     return r.returncode, json.loads(r.stdout)
 
 
-@pytest.mark.parametrize(("era", "by", "who"), [
-    ("legacy", "name:cursor-vscode", {"Cursor (clientInfo `cursor-vscode` 1.0.0)"}),
-    ("modern", "name:Visual Studio Code", {"VS Code (clientInfo `Visual Studio Code` 1.106.0)"}),
-    ("modern", "lacks:roots", {"Codex (clientInfo `codex-mcp-client` 0.58.0)"}),
-    ("legacy", "requests:1", {"mcplock, asked again (the same session, after 3 more listings)"}),
-])
+@pytest.mark.parametrize(
+    ("era", "by", "who"),
+    [
+        ("legacy", "name:cursor-vscode", {"Cursor (clientInfo `cursor-vscode` 1.0.0)"}),
+        ("modern", "name:Visual Studio Code", {"VS Code (clientInfo `Visual Studio Code` 1.106.0)"}),
+        ("modern", "lacks:roots", {"Codex (clientInfo `codex-mcp-client` 0.58.0)"}),
+        ("legacy", "requests:1", {"mcplock, asked again (the same session, after 3 more listings)"}),
+    ],
+)
 def test_a_server_that_answers_one_host_otherwise_is_named(cli, era, by, who):
     _add(cli, "--era", era, "--by", by)
     assert load_tools() == ["search_notes"]  # the probe's answer: the honest one
@@ -41,7 +44,9 @@ def test_a_server_that_answers_one_host_otherwise_is_named(cli, era, by, who):
     found = d["servers"][0]["cloaking"]
     assert {f["identity"] for f in found} == who
     assert {(f["kind"], f["name"], f["change"], f["severity"]) for f in found} == {
-        ("tool", "search_notes", "changed", "critical"), ("tool", "sync_notes", "only-here", "critical")}
+        ("tool", "search_notes", "changed", "critical"),
+        ("tool", "sync_notes", "only-here", "critical"),
+    }
     assert d["servers"][0]["changes"] == []  # not drift of the lock: another answer to another host
     if by != "name:cursor-vscode":
         return  # every report format once (each run probes six times)
@@ -72,8 +77,13 @@ def test_the_identities_are_the_hosts_own():
     from mcplock.probe.cloak import IDENTITIES
 
     names = {i.label: i.name for i in IDENTITIES}
-    assert names == {"Claude Code": "claude-code", "Cursor": "cursor-vscode", "Codex": "codex-mcp-client",
-                     "Gemini CLI": "gemini-cli-mcp-client", "VS Code": "Visual Studio Code"}
+    assert names == {
+        "Claude Code": "claude-code",
+        "Cursor": "cursor-vscode",
+        "Codex": "codex-mcp-client",
+        "Gemini CLI": "gemini-cli-mcp-client",
+        "VS Code": "Visual Studio Code",
+    }
     hostcli = ROOT / "tests" / "hostcli" / "node_modules"
     gemini = hostcli / "@google" / "gemini-cli" / "package.json"
     if gemini.is_file():  # the installed host's own client name (make setup installs it)

@@ -17,14 +17,17 @@ from mcplock.spec import ServerSpec
 from lockdata import TOOLS, snapshot
 
 
-@pytest.mark.parametrize("text, kind, key", [
-    ("docs", None, None),
-    ("docs/search", "tool", "search"),
-    ("docs/prompt:intro", "prompt", "intro"),
-    ("docs/resource-template:file:///{p}", "resource-template", "file:///{p}"),
-    ("docs/resource:file:///a", "resource", "file:///a"),
-    ("docs/instructions", "instructions", "instructions"),
-])
+@pytest.mark.parametrize(
+    "text, kind, key",
+    [
+        ("docs", None, None),
+        ("docs/search", "tool", "search"),
+        ("docs/prompt:intro", "prompt", "intro"),
+        ("docs/resource-template:file:///{p}", "resource-template", "file:///{p}"),
+        ("docs/resource:file:///a", "resource", "file:///a"),
+        ("docs/instructions", "instructions", "instructions"),
+    ],
+)
 def test_targets_parse_and_format_are_inverse(text, kind, key):
     t = targets.parse(text)
     assert (t.server, t.kind, t.key) == ("docs", kind, key)
@@ -58,8 +61,15 @@ def test_targets_refuse_what_is_not_a_target():
 
 
 def test_entry_and_spec_round_trip(tmp_path):
-    spec = ServerSpec(name="docs", transport="stdio", command="python", args=("server.py",), env={"A": "${A}"},
-                      cwd="sub", source=".mcp.json")
+    spec = ServerSpec(
+        name="docs",
+        transport="stdio",
+        command="python",
+        args=("server.py",),
+        env={"A": "${A}"},
+        cwd="sub",
+        source=".mcp.json",
+    )
     entry = specs.entry_from_spec(spec, "all", "sha256:x", auth=None)
     back = entry.as_launched(str(tmp_path))
     assert back.command == "python" and back.args == ("server.py",) and back.env == {"A": "${A}"}
@@ -80,8 +90,9 @@ def test_spec_parsers():
 def test_critical_findings_are_never_accepted_wholesale():
     entry = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="python"))
     review.stage(entry, snapshot(TOOLS))
-    findings = {("docs", "tool", "delete_page"): [
-        LintFinding("hidden-instructions", "critical", "poison", "description")]}
+    findings = {
+        ("docs", "tool", "delete_page"): [LintFinding("hidden-instructions", "critical", "poison", "description")]
+    }
     assert core_add.has_critical(entry, findings)
     held = core_add.accept_all_but_critical(entry, findings)
     assert held == ["docs/delete_page"]
@@ -90,6 +101,7 @@ def test_critical_findings_are_never_accepted_wholesale():
 
 
 # --- add: the token store read once, the package tree verified once -------------------------
+
 
 def test_add_reads_what_the_lock_records_of_each_servers_auth_in_one_pass(monkeypatch):
     """core/oauth.read_lock_auths: one token store for every probed server (it was opened once in
@@ -113,11 +125,14 @@ def test_add_reads_what_the_lock_records_of_each_servers_auth_in_one_pass(monkey
             return {"auth_server_url": "https://as.example.com"}
 
     monkeypatch.setattr(store, "TokenStore", Store)
-    specs = [ServerSpec("a", transport="http", url="https://x.example.com/a"),
-             ServerSpec("b", transport="http", url="https://x.example.com/b"),
-             ServerSpec("c", transport="http", url="https://x.example.com/c",
-                        auth=AuthSpec("identity-assertion", client_id="app")),
-             ServerSpec("d", transport="stdio", command="node")]
+    specs = [
+        ServerSpec("a", transport="http", url="https://x.example.com/a"),
+        ServerSpec("b", transport="http", url="https://x.example.com/b"),
+        ServerSpec(
+            "c", transport="http", url="https://x.example.com/c", auth=AuthSpec("identity-assertion", client_id="app")
+        ),
+        ServerSpec("d", transport="stdio", command="node"),
+    ]
     auths = read_lock_auths(specs)
     assert len(opened) == 1 and len(asked) == 3  # a, b and c's issuer; never the stdio one
     assert auths["a"] == AuthSpec("oauth") and auths["b"] is None and auths["d"] is None

@@ -40,8 +40,10 @@ def index():
 @pytest.fixture
 def run(cli, index, tmp_path):
     def go(*args: str, **env: str):
-        return cli(*args, env={"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), **env},
-                   timeout=300)
+        return cli(
+            *args, env={"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), **env}, timeout=300
+        )
+
     return go
 
 
@@ -91,7 +93,7 @@ def test_the_readme_install_works_from_a_clone(tmp_path):
 
     root = FIXTURES.parent
     readme = (root / "README.md").read_text()
-    section = readme[readme.index("\n## Install\n"):]
+    section = readme[readme.index("\n## Install\n") :]
     block = re.search(r"```sh\n(.*?)```", section, re.S)[1]
     assert "mcplock-cli" not in block and "pipx install mcplock" not in readme
     lines = block.splitlines()
@@ -148,8 +150,11 @@ def test_refresh_check_and_imports_after_export_guard(run):
 
 
 def _fixture_project() -> None:
-    Path(".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {
-        "command": "python3", "args": [str(FIXTURES / "mcp_fixture.py"), "stdio"]}}}))
+    Path(".mcp.json").write_text(
+        json.dumps(
+            {"mcpServers": {"docs": {"command": "python3", "args": [str(FIXTURES / "mcp_fixture.py"), "stdio"]}}}
+        )
+    )
 
 
 def test_export_guard_writes_a_command_the_host_can_start(cli, tmp_path):
@@ -172,14 +177,27 @@ def test_export_guard_writes_a_command_the_host_can_start(cli, tmp_path):
 
     # a host with that PATH starts the entry (Claude Code expands ${CLAUDE_PROJECT_DIR:-.})
     args = [a.replace("${CLAUDE_PROJECT_DIR:-.}", str(Path.cwd())) for a in entry["args"]]
-    asked = "".join(json.dumps(m) + "\n" for m in (
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "host", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    asked = "".join(
+        json.dumps(m) + "\n"
+        for m in (
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "host", "version": "1"},
+                },
+            },
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        )
+    )
     env = {k: v for k, v in os.environ.items() if k != "PATH"} | bare
-    p = subprocess.run([entry["command"], *args], input=asked, capture_output=True, text=True, env=env,
-                       cwd=tmp_path, timeout=120)
+    p = subprocess.run(
+        [entry["command"], *args], input=asked, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+    )
     answers = {m["id"]: m for m in map(json.loads, p.stdout.splitlines()) if "id" in m}
     assert {t["name"] for t in answers[2]["result"]["tools"]} >= {"get_weather"}, p.stderr
 
@@ -260,14 +278,19 @@ def test_the_readme_first_run_ends_in_a_passing_check(cli):
     import subprocess
 
     readme = (FIXTURES.parent / "README.md").read_text()
-    section = readme[readme.index("\n## Use it in your project\n"):]
+    section = readme[readme.index("\n## Use it in your project\n") :]
     block = re.search(r"```sh\n(.*?)```", section, re.S)[1]
     steps = [ln.split("  #")[0].strip() for ln in block.splitlines()]
     steps = [s for s in steps if s.startswith(("mcplock ", "git ")) and "io.github" not in s]  # no registry here
     assert [s.split()[1] for s in steps if s.startswith("mcplock")] == ["init", "accept", "check"]
     _fixture_project()
-    git = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.com", "GIT_CONFIG_GLOBAL": "/dev/null"}
+    git = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+    }
     subprocess.run(["git", "init", "-q"], check=True)
     for step in steps:
         if step.startswith("git "):
@@ -307,10 +330,15 @@ def test_make_demo_ends_in_a_passing_check(tmp_path):
     import subprocess
 
     root = FIXTURES.parent
-    r = subprocess.run(["bash", str(root / "demo" / "run.sh")], capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "MCPLOCK_DEMO_DIR": str(tmp_path / "demo")})
+    r = subprocess.run(
+        ["bash", str(root / "demo" / "run.sh")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "MCPLOCK_DEMO_DIR": str(tmp_path / "demo")},
+    )
     assert r.returncode == 0, r.stdout + r.stderr
-    last = r.stdout[r.stdout.rindex("\n== "):]
+    last = r.stdout[r.stdout.rindex("\n== ") :]
     assert "mcplock check" in last and "(exit 0)" in last, last
 
 
@@ -361,17 +389,38 @@ def test_a_host_without_sampling_is_not_told_the_server_removed_a_tool(cli):
     everything = FIXTURES / "reference" / "node_modules" / "@modelcontextprotocol" / "server-everything" / "dist"
     if not everything.is_dir():
         pytest.skip("the npm reference servers are not installed: `make setup`")
-    r = cli("add", "everything", "--yes", "--timeout", "60", "--", shutil.which("node"), str(everything / "index.js"),
-            "stdio")
+    r = cli(
+        "add",
+        "everything",
+        "--yes",
+        "--timeout",
+        "60",
+        "--",
+        shutil.which("node"),
+        str(everything / "index.js"),
+        "stdio",
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     tools = tomllib.loads(Path("mcp.lock").read_text())["server"]["everything"]["tool"]
     assert {"trigger-elicitation-request", "trigger-sampling-request"} <= set(tools)
 
-    asked = "".join(json.dumps(m) + "\n" for m in (
-        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "inspector", "version": "1"}}},
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+    asked = "".join(
+        json.dumps(m) + "\n"
+        for m in (
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "inspector", "version": "1"},
+                },
+            },
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        )
+    )
     p = subprocess.run([MCPLOCK, "run", "everything"], input=asked, capture_output=True, text=True, timeout=120)
     answers = {m["id"]: m for m in map(json.loads, p.stdout.splitlines()) if "id" in m}
     listed = {t["name"] for t in answers[2]["result"]["tools"]}

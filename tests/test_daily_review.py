@@ -68,8 +68,17 @@ def test_report_writes_several_formats_from_one_probe(cli):
     _surface()
     _add(cli)
     _surface("demo-rugpull.json")
-    r = cli("diff", "--format", "json", "--report", "markdown=out.md", "--report", "sarif=out.sarif",
-            "--report", "github=out.txt")
+    r = cli(
+        "diff",
+        "--format",
+        "json",
+        "--report",
+        "markdown=out.md",
+        "--report",
+        "sarif=out.sarif",
+        "--report",
+        "github=out.txt",
+    )
     assert r.returncode == 1, r.stderr
     doc = json.loads(r.stdout)  # stdout keeps its --format
     assert doc["summary"]["drift"] == 1
@@ -117,8 +126,19 @@ def test_client_capabilities_option_and_lock_key(cli):
 def test_an_unset_variable_is_named_and_strict_refuses(cli):
     _surface()
     cmd = stdio_command(mode="benign", surface="surface.json")
-    r = cli("add", "docs", "--yes", "--timeout", "10", "--env", "TOKEN=${FORK_HAS_NO_SECRET}",
-            "--env", "MODE=${MCPLOCK_TEST_MODE:-fast}", "--", *cmd)
+    r = cli(
+        "add",
+        "docs",
+        "--yes",
+        "--timeout",
+        "10",
+        "--env",
+        "TOKEN=${FORK_HAS_NO_SECRET}",
+        "--env",
+        "MODE=${MCPLOCK_TEST_MODE:-fast}",
+        "--",
+        *cmd,
+    )
     assert r.returncode == 0, r.stderr
     assert "warning: server `docs` uses ${FORK_HAS_NO_SECRET}: unset and without a default" in r.stderr
     assert "MCPLOCK_TEST_MODE" not in r.stderr  # it has a default

@@ -25,8 +25,9 @@ from runner import stdio_command
 def _cursor_project() -> None:
     make_lock()
     Path(".cursor").mkdir()
-    Path(".cursor/mcp.json").write_text(json.dumps({"mcpServers": {"docs": {"command": "python",
-                                                                            "args": ["server.py"]}}}))
+    Path(".cursor/mcp.json").write_text(
+        json.dumps({"mcpServers": {"docs": {"command": "python", "args": ["server.py"]}}})
+    )
 
 
 def test_export_with_nothing_to_say_writes_no_file_and_check_passes_after_any_export(cli):
@@ -65,9 +66,17 @@ def test_the_empty_files_an_older_export_left_are_removed(cli):
     _cursor_project()
     for rel in (".cursor/cli.json", ".cursor/permissions.json"):
         Path(rel).write_text("")
-    Path("mcp.lock.exports.json").write_text(json.dumps({"version": 1, "files": {
-        ".cursor/cli.json": {"host": "cursor", "rules": []},
-        ".cursor/permissions.json": {"host": "cursor", "rules": []}}}))
+    Path("mcp.lock.exports.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "files": {
+                    ".cursor/cli.json": {"host": "cursor", "rules": []},
+                    ".cursor/permissions.json": {"host": "cursor", "rules": []},
+                },
+            }
+        )
+    )
     r = cli("check")  # not "invalid JSON": the fix is the export, and the hint says it
     assert r.returncode == 1 and "export-drift" in r.stdout and "mcplock export --host cursor" in r.stdout
     r = cli("export")
@@ -157,9 +166,15 @@ def test_a_policy_in_effect_is_repeated_by_every_hint_and_kept_by_the_flag_comma
 
 
 def _git(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid", "GIT_CONFIG_NOSYSTEM": "1",
-           "GIT_CONFIG_GLOBAL": os.devnull}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+    }
     return subprocess.run(["git", *args], capture_output=True, text=True, env=env, timeout=60)
 
 
@@ -206,8 +221,9 @@ def test_a_merge_conflict_in_the_users_own_settings_is_left_to_a_person(cli):
     _claude_project()
     assert cli("export").returncode == 0
     text = Path(".claude/settings.json").read_text()
-    Path(".claude/settings.json").write_text(text.replace(
-        '"Bash(ls)"', '\n<<<<<<< HEAD\n"Bash(ls)"\n=======\n"Bash(cat)"\n>>>>>>> theirs\n'))
+    Path(".claude/settings.json").write_text(
+        text.replace('"Bash(ls)"', '\n<<<<<<< HEAD\n"Bash(ls)"\n=======\n"Bash(cat)"\n>>>>>>> theirs\n')
+    )
     r = cli("export")
     assert r.returncode == 2 and "touch your own settings" in r.stderr and "resolve .claude/settings.json" in r.stderr
     assert "<<<<<<< HEAD" in Path(".claude/settings.json").read_text()  # nothing written
@@ -222,8 +238,10 @@ APP_URI = "ui://clock/app.html"
 def _bundle(marker: str = "") -> str:
     """A minified App: a few lines of ~100 kB, as a bundler writes them."""
     js = ";".join(f"var a{i}=function(e){{return e+{i}}}" for i in range(4000))
-    return (f"<!doctype html>\n<html><head><script>{js}</script></head>\n"
-            f"<body><div id=\"t\"></div>{marker}<script>{js.upper()}</script></body></html>\n")
+    return (
+        f"<!doctype html>\n<html><head><script>{js}</script></head>\n"
+        f'<body><div id="t"></div>{marker}<script>{js.upper()}</script></body></html>\n'
+    )
 
 
 def test_an_app_document_is_an_excerpt_with_its_size_hash_and_diff_and_folded_in_the_lock(cli):
@@ -260,8 +278,11 @@ def test_an_app_document_is_an_excerpt_with_its_size_hash_and_diff_and_folded_in
     import difflib
 
     after = Path("mcp.lock").read_text().splitlines()
-    changed = [line for line in difflib.unified_diff(before, after, n=0, lineterm="")
-               if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    changed = [
+        line
+        for line in difflib.unified_diff(before, after, n=0, lineterm="")
+        if line[:1] in "+-" and line[:3] not in ("+++", "---")
+    ]
     assert len(changed) <= 8 and sum(map(len, changed)) < 2000, changed  # the pieces that changed, the hash
     assert cli("check").returncode == 0
 
@@ -288,16 +309,36 @@ def _guard(lines: list[dict]) -> tuple[int, list[dict], str]:
     return p.returncode, [json.loads(x) for x in p.stdout.splitlines()], p.stderr
 
 
-@pytest.mark.parametrize("first", [
-    {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-     "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "h", "version": "1"}}},
-    {"jsonrpc": "2.0", "id": "d", "method": "server/discover", "params": {"_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28"}}},
-])
+@pytest.mark.parametrize(
+    "first",
+    [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {},
+                "clientInfo": {"name": "h", "version": "1"},
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": "d",
+            "method": "server/discover",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
+        },
+    ],
+)
 def test_an_untrusted_guard_answers_the_host_with_what_to_run(cli, first):
     make_lock()  # a lock from a clone: `python server.py` was never trusted on this machine
-    code, answers, err = _guard([first, {"jsonrpc": "2.0", "method": "notifications/initialized"},
-                                 {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}])
+    code, answers, err = _guard(
+        [
+            first,
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        ]
+    )
     assert code == 2 and "not been trusted" in err
     assert [a["id"] for a in answers] == [first["id"], 2]  # every request answered, the notification not
     for a in answers:
@@ -334,13 +375,29 @@ class _Npm(LocalHttp):
 
 def test_an_npm_package_that_does_not_exist_is_exit_2_with_a_suggestion(cli):
     with _Npm() as npm:
-        r = cli("add", "mem", "--yes", "--", "npx", "-y", "@modelcontextprotocol/server-memoryy",
-                env={"MCPLOCK_NPM_REGISTRY": npm.url})
+        r = cli(
+            "add",
+            "mem",
+            "--yes",
+            "--",
+            "npx",
+            "-y",
+            "@modelcontextprotocol/server-memoryy",
+            env={"MCPLOCK_NPM_REGISTRY": npm.url},
+        )
     assert r.returncode == 2, r.stderr
     assert "npm has no package named @modelcontextprotocol/server-memoryy" in r.stderr
     assert "did you mean @modelcontextprotocol/server-memory?" in r.stderr
-    r = cli("add", "mem", "--yes", "--", "npx", "-y", "@modelcontextprotocol/server-memory",
-            env={"MCPLOCK_NPM_REGISTRY": "http://127.0.0.1:9"})
+    r = cli(
+        "add",
+        "mem",
+        "--yes",
+        "--",
+        "npx",
+        "-y",
+        "@modelcontextprotocol/server-memory",
+        env={"MCPLOCK_NPM_REGISTRY": "http://127.0.0.1:9"},
+    )
     assert r.returncode == 3 and "cannot reach the registry" in r.stderr
 
 
@@ -349,8 +406,9 @@ def test_a_registry_name_that_does_not_exist_is_exit_2_with_a_suggestion(cli):
 
     name = "io.github.modelcontextprotocol/server-memory"
     with McpRegistry() as reg:
-        reg.publish(server_json(name, "2026.7.4", packages=[npm_package("@modelcontextprotocol/server-memory",
-                                                                          "2026.7.4")]))
+        reg.publish(
+            server_json(name, "2026.7.4", packages=[npm_package("@modelcontextprotocol/server-memory", "2026.7.4")])
+        )
         r = cli("add", "io.github.modelcontextprotocol/server-memroy", env={"MCPLOCK_REGISTRY_URL": reg.url})
     assert r.returncode == 2, r.stderr
     assert f"did you mean {name}?" in r.stderr and f"`mcplock add {name}`" in r.stderr
@@ -390,8 +448,9 @@ def test_each_host_gets_rules_only_for_the_servers_its_config_launches(cli):
     store.save(lock, "mcp.lock")
     Path(".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {"command": "python", "args": ["server.py"]}}}))
     Path(".cursor").mkdir()
-    Path(".cursor/mcp.json").write_text(json.dumps({"mcpServers": {"other": {"command": "python",
-                                                                             "args": ["other.py"]}}}))
+    Path(".cursor/mcp.json").write_text(
+        json.dumps({"mcpServers": {"other": {"command": "python", "args": ["other.py"]}}})
+    )
     assert cli("approval", "docs", "other", "never").returncode == 0
     r = cli("export")
     assert r.returncode == 0, r.stderr
@@ -424,8 +483,16 @@ def test_init_says_the_registry_suggestion_once_and_shortly(cli, tmp_path):
     from mcp_registry import McpRegistry  # noqa: F401 (the real npm packages claim their names)
 
     pkg = "@modelcontextprotocol/server-memory@2026.7.4"
-    Path(".mcp.json").write_text(json.dumps({"mcpServers": {
-        "mem": {"command": "npx", "args": ["-y", pkg]}, "mem2": {"command": "npx", "args": ["-y", pkg]}}}))
+    Path(".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "mem": {"command": "npx", "args": ["-y", pkg]},
+                    "mem2": {"command": "npx", "args": ["-y", pkg]},
+                }
+            }
+        )
+    )
     r = cli("init", "--yes", env={"MCPLOCK_CACHE_DIR": str(tmp_path / "cache")}, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     notes = [line for line in r.stderr.splitlines() if "MCP Registry" in line]

@@ -23,9 +23,11 @@ pytestmark = pytest.mark.timeout(120)
 
 MODERN = FIXTURES_DIR / "modern_fixture.py"
 CALLS = "calls.jsonl"
-ENVELOPE = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-            "io.modelcontextprotocol/clientInfo": {"name": "modern-host", "version": "1"}}
+ENVELOPE = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    "io.modelcontextprotocol/clientInfo": {"name": "modern-host", "version": "1"},
+}
 
 
 def _surface(name: str) -> None:
@@ -122,15 +124,38 @@ def test_multi_round_trip_passes_through_and_the_retry_stays_on_the_same_tool(cl
         assert res["resultType"] == "input_required" and "confirm" in res["inputRequests"]
         state = res["requestState"]
         # a retry that carries ask_user's state to another tool is refused, nothing forwarded
-        other = h.request("tools/call", {"name": "get_weather", "arguments": {"city": "x"}, "requestState": state,
-                                         "inputResponses": {"confirm": {"action": "accept"}}, "_meta": ENVELOPE})
+        other = h.request(
+            "tools/call",
+            {
+                "name": "get_weather",
+                "arguments": {"city": "x"},
+                "requestState": state,
+                "inputResponses": {"confirm": {"action": "accept"}},
+                "_meta": ENVELOPE,
+            },
+        )
         assert other["error"]["code"] == -32602 and "ask_user" in other["error"]["message"]
-        forged = h.request("tools/call", {"name": "ask_user", "arguments": {"what": "room"}, "requestState": "forged",
-                                          "inputResponses": {"confirm": {"action": "accept"}}, "_meta": ENVELOPE})
+        forged = h.request(
+            "tools/call",
+            {
+                "name": "ask_user",
+                "arguments": {"what": "room"},
+                "requestState": "forged",
+                "inputResponses": {"confirm": {"action": "accept"}},
+                "_meta": ENVELOPE,
+            },
+        )
         assert forged["error"]["code"] == -32602
-        done = h.request("tools/call", {"name": "ask_user", "arguments": {"what": "room"}, "requestState": state,
-                                        "inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}},
-                                        "_meta": ENVELOPE})
+        done = h.request(
+            "tools/call",
+            {
+                "name": "ask_user",
+                "arguments": {"what": "room"},
+                "requestState": state,
+                "inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}},
+                "_meta": ENVELOPE,
+            },
+        )
         assert done["result"]["resultType"] == "complete" and "answered" in json.dumps(done)
         assert h.close() == 0
     calls = _calls()
@@ -143,8 +168,7 @@ def test_a_modern_host_gets_change_notifications_only_on_its_subscription(cli):
     with Host("docs") as h:
         h.request("server/discover", {"_meta": ENVELOPE})
         h.request("tools/list", {"_meta": ENVELOPE})
-        listen = h.request_msg("subscriptions/listen", {"notifications": {"toolsListChanged": True},
-                                                        "_meta": ENVELOPE})
+        listen = h.request_msg("subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": ENVELOPE})
         h.send(listen)
         ack = h.next()
         assert ack["method"] == "notifications/subscriptions/acknowledged"
@@ -171,12 +195,23 @@ def test_mcplock_call_in_both_eras(cli, upstream):
 def test_x_mcp_header_over_http_mirrored_and_an_invalid_tool_never_used(cli, tmp_path):
     from runner import listening
 
-    surface = {"tools": [
-        {"name": "route", "description": "Route a query.", "inputSchema": {"type": "object", "properties": {
-            "region": {"type": "string", "x-mcp-header": "Region"}, "q": {"type": "string"}}}},
-        {"name": "broken", "description": "Score it.", "inputSchema": {"type": "object", "properties": {
-            "score": {"type": "number", "x-mcp-header": "Score"}}}},
-    ]}
+    surface = {
+        "tools": [
+            {
+                "name": "route",
+                "description": "Route a query.",
+                "inputSchema": {
+                    "type": "object",
+                    "properties": {"region": {"type": "string", "x-mcp-header": "Region"}, "q": {"type": "string"}},
+                },
+            },
+            {
+                "name": "broken",
+                "description": "Score it.",
+                "inputSchema": {"type": "object", "properties": {"score": {"type": "number", "x-mcp-header": "Score"}}},
+            },
+        ]
+    }
     Path("surface.json").write_text(json.dumps(surface))
     calls = tmp_path / "http-calls.jsonl"
     cmd = [sys.executable, str(MODERN), "http", "--port", "0", "--surface", "surface.json", "--call-log", str(calls)]
@@ -261,18 +296,42 @@ def test_the_input_required_bridge_by_hand_holds_the_retry_to_its_tool(cli):
         first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": ENVELOPE})
         res = first["result"]
         assert res["resultType"] == "input_required"
-        (key, req), = res["inputRequests"].items()
+        ((key, req),) = res["inputRequests"].items()
         assert req["method"] == "elicitation/create" and "mcplock/approval" not in json.dumps(req)
         state = res["requestState"]
-        other = h.request("tools/call", {"name": "get_weather", "arguments": {"city": "x"}, "requestState": state,
-                                         "inputResponses": {key: {"action": "accept"}}, "_meta": ENVELOPE})
+        other = h.request(
+            "tools/call",
+            {
+                "name": "get_weather",
+                "arguments": {"city": "x"},
+                "requestState": state,
+                "inputResponses": {key: {"action": "accept"}},
+                "_meta": ENVELOPE,
+            },
+        )
         assert other["error"]["code"] == -32602  # the state names search_docs: nothing forwarded, nothing answered
-        done = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "requestState": state,
-                                        "inputResponses": {key: {"action": "decline"}}, "_meta": ENVELOPE})
+        done = h.request(
+            "tools/call",
+            {
+                "name": "search_docs",
+                "arguments": {"query": "x"},
+                "requestState": state,
+                "inputResponses": {key: {"action": "decline"}},
+                "_meta": ENVELOPE,
+            },
+        )
         assert done["result"]["resultType"] == "complete"
         assert 'elicited: {"action":"decline"}' in json.dumps(done["result"]["content"]).replace('\\"', '"')
-        again = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "requestState": state,
-                                         "inputResponses": {key: {"action": "accept"}}, "_meta": ENVELOPE})
+        again = h.request(
+            "tools/call",
+            {
+                "name": "search_docs",
+                "arguments": {"query": "x"},
+                "requestState": state,
+                "inputResponses": {key: {"action": "accept"}},
+                "_meta": ENVELOPE,
+            },
+        )
         assert again["error"]["code"] == -32602  # a state is good for one retry
         assert h.close() == 0
     assert [c["name"] for c in _calls()] == ["search_docs"]
@@ -335,8 +394,9 @@ def test_discover_is_answered_before_the_guard_imports_asyncio(cli, tmp_path):
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("import time\ntime.sleep(60)\n")
     env = {**os.environ, "PYTHONPATH": str(shadow.parent)}
-    proc = subprocess.Popen([MCPLOCK, "run", "docs"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [MCPLOCK, "run", "docs"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
     try:
         msg = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": ENVELOPE}}
         proc.stdin.write(json.dumps(msg).encode() + b"\n")
@@ -345,8 +405,10 @@ def test_discover_is_answered_before_the_guard_imports_asyncio(cli, tmp_path):
         assert ready, "server/discover was not answered before asyncio was imported"
         answer = json.loads(proc.stdout.readline())
         assert answer["id"] == 1 and "2026-07-28" in answer["result"]["supportedVersions"]
-        assert answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"] == \
-            load("mcp.lock").servers["docs"].server_info
+        assert (
+            answer["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]
+            == load("mcp.lock").servers["docs"].server_info
+        )
     finally:
         proc.kill()
         proc.wait()
@@ -395,10 +457,16 @@ def test_an_approval_holds_for_the_arguments_it_was_asked_about(cli):
         first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "harmless"}, "_meta": ENVELOPE})
         res = first["result"]
         assert res["resultType"] == "input_required" and list(res["inputRequests"]) == ["mcplock-approval"]
-        swapped = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "id_rsa"},
-                                           "requestState": res["requestState"],
-                                           "inputResponses": {"mcplock-approval": {"action": "accept"}},
-                                           "_meta": ENVELOPE})
+        swapped = h.request(
+            "tools/call",
+            {
+                "name": "search_docs",
+                "arguments": {"query": "id_rsa"},
+                "requestState": res["requestState"],
+                "inputResponses": {"mcplock-approval": {"action": "accept"}},
+                "_meta": ENVELOPE,
+            },
+        )
         assert swapped["result"]["isError"] is True  # approved for other arguments: declined, nothing sent
         assert h.close() == 0
     assert _calls() == []
@@ -416,12 +484,18 @@ def test_a_legacy_http_servers_question_reaches_a_modern_host_as_input_required(
             first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": ENVELOPE})
             res = first["result"]
             assert res["resultType"] == "input_required"
-            (key, req), = res["inputRequests"].items()
+            ((key, req),) = res["inputRequests"].items()
             assert req["params"]["message"] == "[server `web` asks] Book the meeting room?"
-            done = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"},
-                                            "requestState": res["requestState"],
-                                            "inputResponses": {key: {"action": "accept", "content": {"room": "Vega"}}},
-                                            "_meta": ENVELOPE})
+            done = h.request(
+                "tools/call",
+                {
+                    "name": "search_docs",
+                    "arguments": {"query": "x"},
+                    "requestState": res["requestState"],
+                    "inputResponses": {key: {"action": "accept", "content": {"room": "Vega"}}},
+                    "_meta": ENVELOPE,
+                },
+            )
             assert done["result"]["resultType"] == "complete"
             assert '"room":"Vega"' in json.dumps(done["result"]["content"]).replace('\\"', '"').replace(" ", "")
             assert h.close() == 0

@@ -94,6 +94,7 @@ def test_the_sdk_dual_era_server_over_streamable_http():
                 if "refused" not in str(e) and "connect" not in str(e).lower():
                     raise
                 import time
+
                 time.sleep(0.2)
     assert snap.protocol_version == "2026-07-28"
     assert sorted(t["name"] for t in snap.tools) == ["add", "greet"]
@@ -103,7 +104,8 @@ def test_a_legacy_server_that_never_answers_discover_falls_back_to_initialize(tm
     # a legacy server that ignores what comes before initialize (no error, no answer): the
     # short wait ends, initialize goes out, the legacy session opens
     script = tmp_path / "silent.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import json, sys
         for line in sys.stdin:
             m = json.loads(line)
@@ -114,7 +116,8 @@ def test_a_legacy_server_that_never_answers_discover_falls_back_to_initialize(tm
             else:
                 continue
             print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
-    """))
+    """)
+    )
     snap = snap_of(stdio([sys.executable, str(script)]))
     assert snap.protocol_version == "2025-06-18" and [t["name"] for t in snap.tools] == ["t"]
 
@@ -122,8 +125,9 @@ def test_a_legacy_server_that_never_answers_discover_falls_back_to_initialize(tm
 def test_a_modern_only_server_is_added_and_a_rug_pull_in_it_is_caught(cli, tmp_path):
     surface = Path("surface.json")
     shutil.copy(SURFACES / "demo.json", surface)
-    r = cli("add", "modern", "--yes", "--policy", "none", "--timeout", "30", "--",
-            *modern_cmd("--surface", str(surface)))
+    r = cli(
+        "add", "modern", "--yes", "--policy", "none", "--timeout", "30", "--", *modern_cmd("--surface", str(surface))
+    )
     assert r.returncode == 0, r.stderr
     srv = load("mcp.lock").servers["modern"]
     assert srv.protocol_version == "2026-07-28" and "search_docs" in srv.tools
@@ -141,12 +145,14 @@ def test_a_version_change_is_identity_not_drift(cli, tmp_path):
     surface = Path("surface.json")
     shutil.copy(SURFACES / "demo.json", surface)
     switch = Path("switch.py")
-    switch.write_text(textwrap.dedent(f"""
+    switch.write_text(
+        textwrap.dedent(f"""
         import os, sys
         modern = open("era.txt").read().strip() == "modern"
         script = {str(MODERN)!r} if modern else {str(FIXTURES_DIR / "mcp_fixture.py")!r}
         os.execv(sys.executable, [sys.executable, script, "stdio", "--surface", "surface.json"])
-    """))
+    """)
+    )
     Path("era.txt").write_text("legacy")
     assert cli("add", "srv", "--yes", "--policy", "none", "--", sys.executable, str(switch)).returncode == 0
     assert load("mcp.lock").servers["srv"].protocol_version == "2025-11-25"
@@ -166,42 +172,67 @@ def test_legacy_sse_still_works_and_reads_as_deprecated(cli):
 
 # --- x-mcp-header ---------------------------------------------------------------------------
 
+
 def _tool(props: dict) -> dict:
     return {"name": "t", "inputSchema": {"type": "object", "properties": props}}
 
 
-@pytest.mark.parametrize("props", [
-    {"v": {"type": "string", "x-mcp-header": ""}},
-    {"v": {"type": "object", "x-mcp-header": "Data"}},
-    {"v": {"type": "array", "items": {"type": "string"}, "x-mcp-header": "Items"}},
-    {"v": {"type": "null", "x-mcp-header": "Nil"}},
-    {"v": {"type": "number", "x-mcp-header": "Score"}},
-    {"a": {"type": "string", "x-mcp-header": "Region"}, "b": {"type": "string", "x-mcp-header": "Region"}},
-    {"a": {"type": "string", "x-mcp-header": "MyField"}, "b": {"type": "string", "x-mcp-header": "myfield"}},
-    {"v": {"type": "string", "x-mcp-header": "My Region"}},
-    {"v": {"type": "string", "x-mcp-header": "Region:Primary"}},
-    {"v": {"type": "string", "x-mcp-header": "Région"}},
-    {"v": {"type": "string", "x-mcp-header": "Region\t1"}},
-    {"v": {"type": "array", "items": {"type": "string", "x-mcp-header": "Deep"}}},
-    {"v": {"oneOf": [{"type": "string", "x-mcp-header": "Either"}]}},
-])
+@pytest.mark.parametrize(
+    "props",
+    [
+        {"v": {"type": "string", "x-mcp-header": ""}},
+        {"v": {"type": "object", "x-mcp-header": "Data"}},
+        {"v": {"type": "array", "items": {"type": "string"}, "x-mcp-header": "Items"}},
+        {"v": {"type": "null", "x-mcp-header": "Nil"}},
+        {"v": {"type": "number", "x-mcp-header": "Score"}},
+        {"a": {"type": "string", "x-mcp-header": "Region"}, "b": {"type": "string", "x-mcp-header": "Region"}},
+        {"a": {"type": "string", "x-mcp-header": "MyField"}, "b": {"type": "string", "x-mcp-header": "myfield"}},
+        {"v": {"type": "string", "x-mcp-header": "My Region"}},
+        {"v": {"type": "string", "x-mcp-header": "Region:Primary"}},
+        {"v": {"type": "string", "x-mcp-header": "Région"}},
+        {"v": {"type": "string", "x-mcp-header": "Region\t1"}},
+        {"v": {"type": "array", "items": {"type": "string", "x-mcp-header": "Deep"}}},
+        {"v": {"oneOf": [{"type": "string", "x-mcp-header": "Either"}]}},
+    ],
+)
 def test_invalid_x_mcp_header_values_are_found(props):
     assert problems(_tool(props))
 
 
 def test_valid_x_mcp_headers_pass_and_are_mirrored_encoded():
-    tool = _tool({"region": {"type": "string", "x-mcp-header": "Region"},
-                  "n": {"type": "integer", "x-mcp-header": "N"},
-                  "flag": {"type": "boolean", "x-mcp-header": "Flag"},
-                  "nested": {"type": "object", "properties": {"id": {"type": "string", "x-mcp-header": "Id"}}},
-                  "q": {"type": "string"}})
+    tool = _tool(
+        {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "flag": {"type": "boolean", "x-mcp-header": "Flag"},
+            "nested": {"type": "object", "properties": {"id": {"type": "string", "x-mcp-header": "Id"}}},
+            "q": {"type": "string"},
+        }
+    )
     assert problems(tool) == []
-    msg = {"method": "tools/call", "params": {"name": "t", "arguments": {
-        "region": "us-west1", "n": 42, "flag": False, "nested": {"id": " padded "}, "q": "not mirrored"}}}
+    msg = {
+        "method": "tools/call",
+        "params": {
+            "name": "t",
+            "arguments": {
+                "region": "us-west1",
+                "n": 42,
+                "flag": False,
+                "nested": {"id": " padded "},
+                "q": "not mirrored",
+            },
+        },
+    }
     h = headers(msg, "2026-07-28", {"t": tool})
-    assert h == {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "t",
-                 "Mcp-Param-Region": "us-west1", "Mcp-Param-N": "42", "Mcp-Param-Flag": "false",
-                 "Mcp-Param-Id": "=?base64?IHBhZGRlZCA=?="}
+    assert h == {
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "t",
+        "Mcp-Param-Region": "us-west1",
+        "Mcp-Param-N": "42",
+        "Mcp-Param-Flag": "false",
+        "Mcp-Param-Id": "=?base64?IHBhZGRlZCA=?=",
+    }
     assert encode("Hello, 世界") == "=?base64?SGVsbG8sIOS4lueVjA==?="
     assert encode("=?base64?literal?=") == "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?="
     assert encode("line1\nline2") == "=?base64?bGluZTEKbGluZTI=?="

@@ -18,8 +18,9 @@ def _script():
 
 def test_example_lock_is_what_the_generator_writes():
     committed = (ROOT / "mcp.lock.example").read_text(encoding="utf-8")
-    assert _script().generate() == committed, \
+    assert _script().generate() == committed, (
         "run `.venv/bin/python scripts/make_example_lock.py` and commit the result"
+    )
 
 
 def test_example_lock_checks_and_diffs_clean(cli):

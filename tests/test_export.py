@@ -189,8 +189,11 @@ def test_guard_routes_servers_and_no_guard_restores_byte_for_byte(cli):
     assert cli("export", "--host", "claude-code", "--guard").returncode == 0
     routed = json.loads(Path(".mcp.json").read_text())["mcpServers"]["docs"]
     # Claude Code sets CLAUDE_PROJECT_DIR for the servers it starts; the entry's env is passed on
-    assert routed == {"command": "mcplock", "args": ["run", "docs", "--lockfile", "${CLAUDE_PROJECT_DIR:-.}/mcp.lock"],
-                      "env": {"A": "${A}"}}
+    assert routed == {
+        "command": "mcplock",
+        "args": ["run", "docs", "--lockfile", "${CLAUDE_PROJECT_DIR:-.}/mcp.lock"],
+        "env": {"A": "${A}"},
+    }
     data = load_host_config(".mcp.json").servers
     assert data["other"].spec.command == "x"
     assert cli("export", "--host", "claude-code").returncode == 0  # stays routed

@@ -48,6 +48,7 @@ def _project(cli) -> None:
 
 # --- each host's matching rules ----------------------------------------------------------------
 
+
 def codex_offers(config: dict, server: str, tool: str) -> bool:
     """Codex: `enabled_tools` is an allowlist (absent: every tool), `disabled_tools` applied after."""
     srv = config["mcp_servers"][server]
@@ -82,17 +83,19 @@ def gemini_offers(settings: dict, server: str, tools: list[str]) -> list[str]:
     out of the installed bundle and run in node."""
     source = None
     for f in sorted(GEMINI_BUNDLE.glob("*.js")):
-        m = re.search(r"^function isEnabled\(funcDecl, mcpServerName, mcpServerConfig\) \{.*?^\}", f.read_text(),
-                      re.S | re.M)
+        m = re.search(
+            r"^function isEnabled\(funcDecl, mcpServerName, mcpServerConfig\) \{.*?^\}", f.read_text(), re.S | re.M
+        )
         if m:
             source = m.group(0)
             break
     assert source, "isEnabled not found in the Gemini CLI bundle"
     node = shutil.which("node")
     assert node
-    script = ("const debugLogger = {warn() {}};\n" + source
-              + "\nconst [cfg, server, tools] = JSON.parse(process.argv[1]);\n"
-              "console.log(JSON.stringify(tools.filter((t) => isEnabled({name: t}, server, cfg))));\n")
+    script = (
+        "const debugLogger = {warn() {}};\n" + source + "\nconst [cfg, server, tools] = JSON.parse(process.argv[1]);\n"
+        "console.log(JSON.stringify(tools.filter((t) => isEnabled({name: t}, server, cfg))));\n"
+    )
     arg = json.dumps([settings["mcpServers"][server], server, tools])
     r = subprocess.run([node, "-e", script, arg], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -103,6 +106,7 @@ needs_gemini = pytest.mark.skipif(not GEMINI_BUNDLE.exists(), reason="Gemini CLI
 
 
 # --- the tests ---------------------------------------------------------------------------------
+
 
 def test_codex_gets_an_allowlist_a_new_tool_is_not_enabled(cli):
     _project(cli)
@@ -165,9 +169,15 @@ def test_an_older_export_is_put_in_order_the_server_wide_deny_before_the_tools(c
     """An export written before default deny has per-tool keys only; the next export must not
     append the server-wide deny after them (the last match wins: it would deny every tool)."""
     _project(cli)
-    Path("opencode.json").write_text(json.dumps({
-        "mcp": {"docs": {"type": "local", "command": ["python"]}},
-        "permission": {"bash": "ask", "docs_search_docs": "allow", "mcp__docs__search_docs": "allow"}}) + "\n")
+    Path("opencode.json").write_text(
+        json.dumps(
+            {
+                "mcp": {"docs": {"type": "local", "command": ["python"]}},
+                "permission": {"bash": "ask", "docs_search_docs": "allow", "mcp__docs__search_docs": "allow"},
+            }
+        )
+        + "\n"
+    )
     assert cli("export", "--host", "opencode").returncode == 0
     config = json.loads(Path("opencode.json").read_text())
     assert opencode_decision(config, "docs_search_docs") == "allow"
@@ -274,8 +284,10 @@ def test_a_tool_name_with_a_parenthesis_never_widens_geminis_allowlist(cli):
     from lockdata import snapshot
 
     srv = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="python", args=("server.py",)))
-    review.stage(srv, snapshot([{"name": n, "description": "x", "inputSchema": {"type": "object"}}
-                                for n in ("search(v2)", "read")]))
+    review.stage(
+        srv,
+        snapshot([{"name": n, "description": "x", "inputSchema": {"type": "object"}} for n in ("search(v2)", "read")]),
+    )
     for e in list(srv.entries()):
         review.accept(srv, e)
     store.save(Lock(servers={"docs": srv}), "mcp.lock")

@@ -32,8 +32,10 @@ def test_cursor_allowlist_and_cli_permissions_golden(cli):
     _flags(cli)
     assert cli("export").returncode == 0
     assert Path(".cursor/cli.json").read_bytes() == (GOLDEN / "cursor_cli.json.golden").read_bytes()
-    assert Path(".cursor/permissions.json").read_text() == \
-        '{\n  // team rules\n  "mcpAllowlist": ["github:*", "docs:search_docs"]\n}\n'
+    assert (
+        Path(".cursor/permissions.json").read_text()
+        == '{\n  // team rules\n  "mcpAllowlist": ["github:*", "docs:search_docs"]\n}\n'
+    )
     cli("approval", "docs/search_docs", "always", "--no-export")
     assert cli("check").returncode == 1
     assert cli("export", "--host", "cursor").returncode == 0
@@ -43,17 +45,24 @@ def test_cursor_allowlist_and_cli_permissions_golden(cli):
 
 def test_jsonc_comments_trailing_commas_tabs_and_crlf_survive(cli):
     make_lock()
-    text = (DATA / "opencode.v2.jsonc").read_text().replace(  # the lock's server, launched by opencode
-        '"servers": {', '"servers": {\n      "docs": {"type": "local", "command": ["python", "server.py"]},', 1)
+    text = (
+        (DATA / "opencode.v2.jsonc")
+        .read_text()
+        .replace(  # the lock's server, launched by opencode
+            '"servers": {', '"servers": {\n      "docs": {"type": "local", "command": ["python", "server.py"]},', 1
+        )
+    )
     text = text.replace("  ", "\t").replace("\n", "\r\n")
     Path("opencode.jsonc").write_bytes(text.encode())
     _flags(cli)
     assert cli("export").returncode == 0
     new = Path("opencode.jsonc").read_bytes().decode()
     assert new.startswith(text.rstrip("}\r\n"))  # every byte before the new keys is the user's
-    assert ('\r\n\t"permission": {\r\n\t\t"docs_*": "deny",\r\n\t\t"mcp__docs__*": "deny",'
-            '\r\n\t\t"docs_delete_page": "deny",\r\n\t\t"mcp__docs__delete_page": "deny",'
-            '\r\n\t\t"docs_search_docs": "allow",\r\n\t\t"mcp__docs__search_docs": "allow"\r\n\t}') in new
+    assert (
+        '\r\n\t"permission": {\r\n\t\t"docs_*": "deny",\r\n\t\t"mcp__docs__*": "deny",'
+        '\r\n\t\t"docs_delete_page": "deny",\r\n\t\t"mcp__docs__delete_page": "deny",'
+        '\r\n\t\t"docs_search_docs": "allow",\r\n\t\t"mcp__docs__search_docs": "allow"\r\n\t}'
+    ) in new
     assert "// opencode config v2" in new and not Path("opencode.json").exists()
     cli("remove", "docs")
     assert cli("export").returncode == 0
@@ -65,7 +74,8 @@ def test_codex_guard_and_back_byte_for_byte(cli):
     Path(".codex").mkdir()
     text = (DATA / "codex.config.toml").read_text() + (
         '\n[mcp_servers.docs]  # ours\nstartup_timeout_sec = 5\ncommand = "python"\nargs = [\n  "server.py",\n]\n'
-        "cwd = \"/srv\"\n\n[mcp_servers.docs.env]\nLOG = \"1\"\n")
+        'cwd = "/srv"\n\n[mcp_servers.docs.env]\nLOG = "1"\n'
+    )
     Path(".codex/config.toml").write_text(text)
     _flags(cli)
     assert cli("export").returncode == 0
@@ -86,8 +96,12 @@ def _lock_with_variables() -> None:
     make_lock()
     lock = read.load("mcp.lock")
     srv = lock.servers["docs"]
-    srv.spec = replace(srv.spec, args=("${WORKDIR}/server.py",), pass_env=("EXISTING", "PASSED"),
-                       env={"DOCS_TOKEN": "${DOCS_TOKEN}", "LOG": "${LOG:-1}"})
+    srv.spec = replace(
+        srv.spec,
+        args=("${WORKDIR}/server.py",),
+        pass_env=("EXISTING", "PASSED"),
+        env={"DOCS_TOKEN": "${DOCS_TOKEN}", "LOG": "${LOG:-1}"},
+    )
     store.save(lock, "mcp.lock")
 
 
@@ -122,8 +136,10 @@ def test_codex_guard_forwards_the_variables_the_lock_names(cli):
 def test_gemini_and_opencode_guard_and_back(cli):
     make_lock("other.lock")
     Path(".gemini").mkdir()
-    gem = '{\n  "mcpServers": {\n    "docs": {\n      "command": "python",\n      "args": ["server.py"],\n' \
-          '      "timeout": 5000\n    }\n  }\n}\n'
+    gem = (
+        '{\n  "mcpServers": {\n    "docs": {\n      "command": "python",\n      "args": ["server.py"],\n'
+        '      "timeout": 5000\n    }\n  }\n}\n'
+    )
     Path(".gemini/settings.json").write_text(gem)
     oc = '{\n  "mcp": {\n    "docs": {"type": "local", "command": ["python", "server.py"], "enabled": true}\n  }\n}\n'
     Path("opencode.json").write_text(oc)
@@ -131,8 +147,12 @@ def test_gemini_and_opencode_guard_and_back(cli):
     after_export = {p: Path(p).read_text() for p in (".gemini/settings.json", "opencode.json")}
     assert cli("--lockfile", "other.lock", "export", "--guard").returncode == 0
     g = json.loads(Path(".gemini/settings.json").read_text())["mcpServers"]["docs"]
-    assert g == {"command": "mcplock", "args": ["run", "docs", "--lockfile", "other.lock"], "timeout": 5000,
-                 "includeTools": ["delete_page", "search_docs"]}  # a tool filter of Gemini's own stays
+    assert g == {
+        "command": "mcplock",
+        "args": ["run", "docs", "--lockfile", "other.lock"],
+        "timeout": 5000,
+        "includeTools": ["delete_page", "search_docs"],
+    }  # a tool filter of Gemini's own stays
     o = load_host_config("opencode.json").servers["docs"].spec
     assert (o.command, o.args) == ("mcplock", ("run", "docs", "--lockfile", "other.lock"))
     assert cli("--lockfile", "other.lock", "export", "--no-guard").returncode == 0
@@ -141,8 +161,10 @@ def test_gemini_and_opencode_guard_and_back(cli):
 
 
 def test_check_treats_a_guard_routed_entry_as_in_sync(cli):
-    Path("opencode.json").write_text(json.dumps({"mcp": {"fx": {
-        "type": "local", "command": [sys.executable, str(FIXTURE), "stdio"]}}}, indent=2) + "\n")
+    Path("opencode.json").write_text(
+        json.dumps({"mcp": {"fx": {"type": "local", "command": [sys.executable, str(FIXTURE), "stdio"]}}}, indent=2)
+        + "\n"
+    )
     r = cli("add", "--from", "opencode.json", "--yes")
     assert r.returncode == 0, r.stderr
     assert cli("check").returncode == 0
@@ -212,17 +234,25 @@ def test_guard_passes_the_variables_of_the_locks_templates_on(cli):
     from mcplock.lock.model import Lock, ServerEntry
     from mcplock.spec import ServerSpec
 
-    srv = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="python", args=("server.py",),
-                                                     env={"TOKEN": "${DOCS_TOKEN}"}))
+    srv = ServerEntry(
+        name="docs",
+        spec=ServerSpec(
+            "docs", transport="stdio", command="python", args=("server.py",), env={"TOKEN": "${DOCS_TOKEN}"}
+        ),
+    )
     review.stage(srv, snapshot())
     for e in list(srv.entries()):
         review.accept(srv, e)
     store.save(Lock(servers={"docs": srv}), "mcp.lock")
-    Path("opencode.json").write_text('{"mcp": {"docs": {"type": "local", "command": ["python", "server.py"], '
-                                     '"environment": {"TOKEN": "{env:DOCS_TOKEN}"}}}}\n')
+    Path("opencode.json").write_text(
+        '{"mcp": {"docs": {"type": "local", "command": ["python", "server.py"], '
+        '"environment": {"TOKEN": "{env:DOCS_TOKEN}"}}}}\n'
+    )
     Path(".cursor").mkdir()
-    Path(".cursor/mcp.json").write_text('{"mcpServers": {"docs": {"command": "python", "args": ["server.py"], '
-                                        '"env": {"TOKEN": "${env:DOCS_TOKEN}"}}}}\n')
+    Path(".cursor/mcp.json").write_text(
+        '{"mcpServers": {"docs": {"command": "python", "args": ["server.py"], '
+        '"env": {"TOKEN": "${env:DOCS_TOKEN}"}}}}\n'
+    )
     assert cli("export", "--guard").returncode == 0
     oc = json.loads(Path("opencode.json").read_text())["mcp"]["docs"]
     assert oc["command"] == ["mcplock", "run", "docs"]

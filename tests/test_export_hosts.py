@@ -63,8 +63,11 @@ def test_gemini_would_report_a_wrongly_shaped_export(tmp_path):
     """The control for the test above: Gemini CLI does check what it reads."""
     project = Path.cwd()
     Path(".gemini").mkdir()
-    Path(".gemini/settings.json").write_text(json.dumps(
-        {"mcpServers": {"docs": {"command": sys.executable, "args": [str(FIXTURE), "stdio"], "excludeTools": "x"}}}))
+    Path(".gemini/settings.json").write_text(
+        json.dumps(
+            {"mcpServers": {"docs": {"command": sys.executable, "args": [str(FIXTURE), "stdio"], "excludeTools": "x"}}}
+        )
+    )
     out = _gemini_list(tmp_path / "ghome", project)
     assert "Expected array, received string" in out and "fix the configuration" in out, out
 
@@ -77,8 +80,9 @@ def test_gemini_connects_through_the_guard(cli, tmp_path):
     r = cli("add", "fx", "--yes", "--", *command)
     assert r.returncode == 0, r.stderr
     Path(".gemini").mkdir()
-    Path(".gemini/settings.json").write_text(json.dumps({"mcpServers": {"fx": {
-        "command": command[0], "args": command[1:]}}}, indent=2) + "\n")
+    Path(".gemini/settings.json").write_text(
+        json.dumps({"mcpServers": {"fx": {"command": command[0], "args": command[1:]}}}, indent=2) + "\n"
+    )
     assert cli("export").returncode == 0
     plain = Path(".gemini/settings.json").read_bytes()
     assert cli("export", "--guard").returncode == 0

@@ -27,8 +27,10 @@ def _server(policy: str = "all") -> ServerEntry:
 
 
 def _served(lock: str = "mcp.lock") -> list[str]:
-    code = (f"import mcplock, json; lock = mcplock.load({lock!r}, verify=False);"
-            "print(json.dumps(sorted(t.name for t in lock.enabled_tools())))")
+    code = (
+        f"import mcplock, json; lock = mcplock.load({lock!r}, verify=False);"
+        "print(json.dumps(sorted(t.name for t in lock.enabled_tools())))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     return json.loads(out)
 
@@ -39,8 +41,7 @@ def test_a_rejected_tool_is_not_served_even_if_the_lock_says_enabled(cli):
     text = Path("mcp.lock").read_text()
     table = "[server.docs.tool.search_docs]\nenabled = true\n"
     assert table in text
-    Path("mcp.lock").write_text(text.replace(
-        table, table + 'rejected-hash = "sha256:' + "0" * 64 + '"\n'))
+    Path("mcp.lock").write_text(text.replace(table, table + 'rejected-hash = "sha256:' + "0" * 64 + '"\n'))
     assert _served() == ["delete_page"]
 
 

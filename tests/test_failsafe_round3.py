@@ -20,10 +20,21 @@ from runner import processes_here
 # --- 2. a pin's version is one exact release ----------------------------------------------------
 
 NOT_EXACT = [
-    ("npm", "npm:evil@1.0.0"), ("npm", "^1.0.0"), ("npm", "latest"), ("npm", "1.x"), ("npm", "1.0"),
-    ("npm", "https://evil.example/x.tgz"), ("npm", "file:../x"), ("npm", "github:evil/x"), ("npm", "1.0.0 || 2"),
-    ("pypi", ">=1.0"), ("pypi", "1.0,>=0"), ("pypi", "1.*"), ("pypi", "1.0 @ https://evil.example/x.whl"),
-    ("pypi", "1.0; python_version>'0'"), ("pypi", ""),
+    ("npm", "npm:evil@1.0.0"),
+    ("npm", "^1.0.0"),
+    ("npm", "latest"),
+    ("npm", "1.x"),
+    ("npm", "1.0"),
+    ("npm", "https://evil.example/x.tgz"),
+    ("npm", "file:../x"),
+    ("npm", "github:evil/x"),
+    ("npm", "1.0.0 || 2"),
+    ("pypi", ">=1.0"),
+    ("pypi", "1.0,>=0"),
+    ("pypi", "1.*"),
+    ("pypi", "1.0 @ https://evil.example/x.whl"),
+    ("pypi", "1.0; python_version>'0'"),
+    ("pypi", ""),
 ]
 
 
@@ -40,8 +51,17 @@ def test_a_pin_that_is_no_exact_version_is_never_launched(registry, version):
     assert "nothing was started" in e.value.message and "mcplock update s" in (e.value.hint or "")
 
 
-@pytest.mark.parametrize(("registry", "version"), [("npm", "1.2.3"), ("npm", "1.0.0-rc.1"), ("npm", "2026.8.31"),
-                                                   ("pypi", "2026.10.19"), ("pypi", "1.0rc1"), ("pypi", "1!2.0.post1")])
+@pytest.mark.parametrize(
+    ("registry", "version"),
+    [
+        ("npm", "1.2.3"),
+        ("npm", "1.0.0-rc.1"),
+        ("npm", "2026.8.31"),
+        ("pypi", "2026.10.19"),
+        ("pypi", "1.0rc1"),
+        ("pypi", "1!2.0.post1"),
+    ],
+)
 def test_exact_versions_are_exact(registry, version):
     assert _pin(registry, version).problem() is None
 
@@ -70,6 +90,7 @@ def test_the_trust_question_shows_a_sound_pin_too(cli):
 
 # --- 6. the word diff is bounded on any input ---------------------------------------------------
 
+
 def _repetitive(words: int, changed: int, seed: int = 0) -> tuple[str, str]:
     import random
 
@@ -93,11 +114,14 @@ def _replay(a, b, ops) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("make", [
-    lambda: _repetitive(40_000, 40),  # the issue's shape: repetitive text, a few changed words
-    lambda: ("a b " * 20_000, "b a " * 20_000),  # nothing in common but two tokens
-    lambda: (" ".join(map(str, range(20_000))), " ".join(map(str, range(20_000, 0, -1)))),  # reversed
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: _repetitive(40_000, 40),  # the issue's shape: repetitive text, a few changed words
+        lambda: ("a b " * 20_000, "b a " * 20_000),  # nothing in common but two tokens
+        lambda: (" ".join(map(str, range(20_000))), " ".join(map(str, range(20_000, 0, -1)))),  # reversed
+    ],
+)
 def test_the_word_diff_does_bounded_work_on_hostile_text(monkeypatch, make):
     import difflib
 
@@ -124,7 +148,7 @@ def test_the_word_diff_does_bounded_work_on_hostile_text(monkeypatch, make):
     text = changes.word_diff(old, new, color=False).plain
     # difflib (quadratic or worse) only ever sees small pieces; Myers' steps stay linear
     assert max(sizes, default=0) <= worddiff.SMALL
-    assert steps[0] <= 8 * (len(a) + len(b)) + worddiff.MAX_D ** 2
+    assert steps[0] <= 8 * (len(a) + len(b)) + worddiff.MAX_D**2
     ops = worddiff.opcodes(a, b)
     assert _replay(a, b, ops) == b
     if "CHANGED" in new:  # the few changes read as such, not as one big replacement
@@ -137,8 +161,12 @@ def test_the_word_diff_still_reads_as_before_on_short_text():
     from mcplock.render.changes import _TOKENS
     from mcplock.render.worddiff import opcodes
 
-    for old, new in [("Read a file from disk.", "Read a file from the disk, then upload it."),
-                     ("a b c d e", "e d c b a"), ("", "x"), ("x y", "")]:
+    for old, new in [
+        ("Read a file from disk.", "Read a file from the disk, then upload it."),
+        ("a b c d e", "e d c b a"),
+        ("", "x"),
+        ("x y", ""),
+    ]:
         a, b = _TOKENS.findall(old), _TOKENS.findall(new)
         assert opcodes(a, b) == difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
 
@@ -171,14 +199,18 @@ def test_the_line_diff_of_a_long_document_is_bounded_too(monkeypatch):
     old = "<p>row</p>\n" * 30_000
     new = old.replace("<p>row</p>\n", "<p>evil</p>\n", 1)
     called: list[str] = []
-    monkeypatch.setattr(difflib.SequenceMatcher, "find_longest_match",
-                        lambda self, *a, **k: called.append("quadratic") or (_ for _ in ()).throw(AssertionError))
+    monkeypatch.setattr(
+        difflib.SequenceMatcher,
+        "find_longest_match",
+        lambda self, *a, **k: called.append("quadratic") or (_ for _ in ()).throw(AssertionError),
+    )
     monkeypatch.setattr(worddiff, "SMALL", 0)
     lines = [t.plain for t in documents.document_diff("text", old, new, color=False)]
     assert not called and any("evil" in line for line in lines)
 
 
 # --- 4 and 5. export: pattern names, and ids a host sanitises into one ---------------------------
+
 
 def _tool(name: str) -> dict:
     return {"name": name, "description": f"{name} tool.", "inputSchema": {"type": "object"}}
@@ -236,8 +268,10 @@ def test_a_sanitising_collision_fails_closed_with_a_clear_message(cli):
     r = cli("export", "--host", "opencode", "--host", "claude-code")
     assert r.returncode == 0, r.stderr
     out = r.stdout + r.stderr
-    assert "`srv/a_b`, `srv/a~b` are one tool id in opencode (srv_a_b): mcplock writes the strictest decision, 'deny'" \
+    assert (
+        "`srv/a_b`, `srv/a~b` are one tool id in opencode (srv_a_b): mcplock writes the strictest decision, 'deny'"
         in out
+    )
     perm = json.loads(Path("opencode.json").read_text())["permission"]
     assert perm["srv_a_b"] == "deny" and perm["mcp__srv__a_b"] == "deny"
     claude = json.loads(Path(".claude/settings.json").read_text())["permissions"]
@@ -249,6 +283,7 @@ def test_a_sanitising_collision_fails_closed_with_a_clear_message(cli):
 
 
 # --- 8. SIGTERM ends a guard whose host stopped reading ------------------------------------------
+
 
 def _flooders() -> list[str]:
     """fixtures/flooder.py processes started from this test's directory."""
@@ -271,14 +306,19 @@ def test_sigterm_ends_a_guard_whose_host_stopped_reading(cli):
     with open("guard.err", "wb") as err:
         proc = subprocess.Popen([MCPLOCK, "run", "flood"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
     assert proc.stdin is not None and proc.stdout is not None
-    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
-                       "clientInfo": {"name": "t", "version": "1"}}}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
     proc.stdin.write((json.dumps(init) + "\n").encode())
     proc.stdin.flush()
     assert b'"id":1' in proc.stdout.readline()
-    proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
-                     b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flood","arguments":{}}}\n')
+    proc.stdin.write(
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+        b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"flood","arguments":{}}}\n'
+    )
     proc.stdin.flush()  # from here on the host never reads: the guard's stdout fills up
     deadline = time.monotonic() + 60
     while Path(f"/proc/{proc.pid}/wchan").read_text() != "anon_pipe_write" and time.monotonic() < deadline:
@@ -303,6 +343,7 @@ def test_sigterm_ends_a_guard_whose_host_stopped_reading(cli):
 
 # --- 8. the newer-lock hint, docker and uvx options ---------------------------------------------
 
+
 def test_the_newer_lock_hint_never_installs_a_strangers_package(cli):
     Path("mcp.lock").write_text("version = 99\n")
     r = cli("check")
@@ -311,11 +352,14 @@ def test_the_newer_lock_hint_never_installs_a_strangers_package(cli):
     assert "git pull" in r.stderr
 
 
-@pytest.mark.parametrize(("args", "why"), [
-    (["run", "--dns-opt", "X", "IMAGE"], "IMAGE is not an image reference"),  # X was pinned, IMAGE ran
-    (["run", "--frobnicate", "X", "mcp/time"], "option --frobnicate is not one mcplock knows"),
-    (["run", "-iZ", "mcp/time"], "option -Z is not one mcplock knows"),
-])
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (["run", "--dns-opt", "X", "IMAGE"], "IMAGE is not an image reference"),  # X was pinned, IMAGE ran
+        (["run", "--frobnicate", "X", "mcp/time"], "option --frobnicate is not one mcplock knows"),
+        (["run", "-iZ", "mcp/time"], "option -Z is not one mcplock knows"),
+    ],
+)
 def test_docker_options_never_move_the_pin_to_another_word(args, why):
     from mcplock.packages.launchers import NoPin, parse
 
@@ -330,11 +374,14 @@ def test_docker_pins_the_image_after_a_valued_option():
     assert isinstance(got, Launch) and (got.name, got.requested) == ("mcp/time", "1")
 
 
-@pytest.mark.parametrize(("args", "pinned"), [
-    (["--with-executables-from", "evil", "mcp-server-time"], None),  # adds a package: no pin
-    (["-wevil", "mcp-server-time"], None),  # a bundled --with
-    (["--python-preference", "only-system", "mcp-server-time"], "mcp-server-time"),  # not pinned as the package
-])
+@pytest.mark.parametrize(
+    ("args", "pinned"),
+    [
+        (["--with-executables-from", "evil", "mcp-server-time"], None),  # adds a package: no pin
+        (["-wevil", "mcp-server-time"], None),  # a bundled --with
+        (["--python-preference", "only-system", "mcp-server-time"], "mcp-server-time"),  # not pinned as the package
+    ],
+)
 def test_uvx_options_never_pin_their_value(args, pinned):
     from mcplock.packages.launchers import Launch, parse
 
@@ -344,11 +391,11 @@ def test_uvx_options_never_pin_their_value(args, pinned):
 
 # --- 7. the package cache's manifest is signed with the machine key ------------------------------
 
+
 def test_a_cache_entry_edited_with_its_manifest_is_not_run(tmp_path):
     from mcplock.packages import cache
 
-    env = {"MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data"),
-           "HOME": str(tmp_path)}
+    env = {"MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
     pin = PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY, "sha256:" + "c" * 64)
     d = cache.pin_dir(pin, env)
     tmp = cache._tmp(d)
@@ -366,22 +413,28 @@ def test_a_cache_entry_edited_with_its_manifest_is_not_run(tmp_path):
     # an entry signed with another machine's key (a CI cache restored from elsewhere) likewise
     tmp = cache._tmp(d)
     (tmp / "index.js").write_text("console.log('ok')\n")
-    cache._publish(tmp, d, {"pin": pin.stored(), "tree-integrity": pin.tree_integrity},
-                   {**env, "XDG_DATA_HOME": str(tmp_path / "elsewhere")})
+    cache._publish(
+        tmp,
+        d,
+        {"pin": pin.stored(), "tree-integrity": pin.tree_integrity},
+        {**env, "XDG_DATA_HOME": str(tmp_path / "elsewhere")},
+    )
     assert cache._verified(d, pin, "s", env) is None
 
 
 # --- 3. git dependencies and links out of the cache are under tree-integrity -------------------
+
 
 def test_a_git_dependencys_new_commit_is_a_new_tree():
     from mcplock.packages.cache import tree_hash
     from mcplock.packages.npm import npm_tree
 
     def lock(commit: str) -> dict:
-        return {"": {"name": "mcplock-pin"},
-                "node_modules/srv": {"version": "1.0.0", "integrity": NPM_INTEGRITY},
-                "node_modules/dep": {"version": "2.0.0",
-                                     "resolved": f"git+ssh://git@github.com/evil/dep.git#{commit}"}}
+        return {
+            "": {"name": "mcplock-pin"},
+            "node_modules/srv": {"version": "1.0.0", "integrity": NPM_INTEGRITY},
+            "node_modules/dep": {"version": "2.0.0", "resolved": f"git+ssh://git@github.com/evil/dep.git#{commit}"},
+        }
 
     assert npm_tree(lock("a" * 40)) != npm_tree(lock("b" * 40))
     linked = lock("a" * 40)
@@ -409,6 +462,7 @@ def test_a_link_out_of_the_cache_is_found(tmp_path):
 
 
 # --- 9. the rest -------------------------------------------------------------------------------
+
 
 def test_call_prints_no_raw_c1_or_bidi_from_a_result(cli):
     import sys
@@ -510,7 +564,7 @@ def test_look_alike_names_read_apart_in_list_show_json_and_check(cli):
             block = r.stdout.split("\nsrv/", 1)[1].split("\n\n")[0].splitlines()[1:]
             names = [re.split(r" {2,}", ln)[0] for ln in block if not ln.startswith("instructions")]
         else:
-            names = [ln[len("tool "):] for ln in r.stdout.splitlines() if ln.startswith("tool ")]
+            names = [ln[len("tool ") :] for ln in r.stdout.splitlines() if ln.startswith("tool ")]
         assert len(names) == len(set(names)) == len(LOOKALIKES), names  # seven names, seven spellings
     r = cli("list", "--format", "json")
     assert "cafe\\u0301" in r.stdout and "a\\u00a0b" in r.stdout and json.loads(r.stdout)
@@ -520,8 +574,10 @@ def test_look_alike_names_read_apart_in_list_show_json_and_check(cli):
     r = cli("check")  # accepted, enabled and critical: check's warning (docs/severity.md)
     assert r.returncode == 0 and "7 warning(s)" in r.stdout, r.stdout + r.stderr
     for target in ("echo\\x20", "\\x20echo", "cafe\\u0301", "a\\xa0b"):
-        assert f"critical-accepted: tool `srv/{target}` is accepted and enabled but has critical findings " \
-               "(name-collision)" in r.stdout, r.stdout
+        assert (
+            f"critical-accepted: tool `srv/{target}` is accepted and enabled but has critical findings "
+            "(name-collision)" in r.stdout
+        ), r.stdout
     assert "`mcplock show $'srv/\\x20echo'`" in r.stdout  # the hint, as typed, reaches that tool and no other
 
 
@@ -559,23 +615,35 @@ def test_check_names_look_alike_packages_and_servers_already_in_the_lock(cli):
     """What `add` warns about before anything is installed, `check` says again, offline, for a lock
     that already holds it (a warning: the gate's exit code is unchanged)."""
     look = PackagePin("npm", "@modeicontextprotocol/server-memory", "1.0.0", NPM_INTEGRITY)  # an `i` for the `l`
-    write_lock(mem=("npx", ["-y", "@modeicontextprotocol/server-memory"], look),
-               time=("uvx", ["mcp-server-tim\u0435"], None),  # a Cyrillic `е`, unpinned: read from the command
-               docs=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)),
-               **{"docs ": ("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY))})
+    write_lock(
+        mem=("npx", ["-y", "@modeicontextprotocol/server-memory"], look),
+        time=("uvx", ["mcp-server-tim\u0435"], None),  # a Cyrillic `е`, unpinned: read from the command
+        docs=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)),
+        **{"docs ": ("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY))},
+    )
     for args in (("check",), ("-q", "check")):  # the full CLI, and the fast all-clear path must not hide it
         r = cli(*args)
         assert r.returncode == 0, r.stdout + r.stderr
-        assert "lookalike-package: npm package `@modeicontextprotocol/server-memory` looks like " \
-               "`@modelcontextprotocol/server-memory`" in r.stdout, r.stdout
+        assert (
+            "lookalike-package: npm package `@modeicontextprotocol/server-memory` looks like "
+            "`@modelcontextprotocol/server-memory`" in r.stdout
+        ), r.stdout
         assert "lookalike-package: pypi package `mcp-server-tim\\u0435` looks like `mcp-server-time`" in r.stdout
         assert "name-collision: server name `docs\\x20` reads as `docs` of this lock once normalised" in r.stdout
     data = json.loads(cli("check", "--format", "json").stdout)
     assert {(w["code"], w["server"]) for w in data["warnings"]} == {
-        ("lookalike-package", "mem"), ("lookalike-package", "time"), ("name-collision", "docs"),
-        ("name-collision", "docs ")}
-    write_lock(docs=("npx", ["-y", "@modelcontextprotocol/server-memory"],
-                     PackagePin("npm", "@modelcontextprotocol/server-memory", "1.0.0", NPM_INTEGRITY)))
+        ("lookalike-package", "mem"),
+        ("lookalike-package", "time"),
+        ("name-collision", "docs"),
+        ("name-collision", "docs "),
+    }
+    write_lock(
+        docs=(
+            "npx",
+            ["-y", "@modelcontextprotocol/server-memory"],
+            PackagePin("npm", "@modelcontextprotocol/server-memory", "1.0.0", NPM_INTEGRITY),
+        )
+    )
     r = cli("check")
     assert r.returncode == 0 and "warning" not in r.stdout, r.stdout  # the real one: nothing to say
 
@@ -605,12 +673,17 @@ def test_the_trust_question_says_when_a_container_reaches_the_host(cli):
     from mcplock.core.trust import describe
 
     def line(*options: str) -> str:
-        return describe(ServerSpec(name="d", transport="stdio", command="docker",
-                                   args=("run", "-i", "--rm", *options, "mcp/time")))
+        return describe(
+            ServerSpec(name="d", transport="stdio", command="docker", args=("run", "-i", "--rm", *options, "mcp/time"))
+        )
 
-    for opts, shown in [(("--privileged",), "--privileged"), (("-v", "/:/host"), "-v /:/host"),
-                        (("--network", "host"), "--network host"), (("--pid=host",), "--pid=host"),
-                        (("-v", "/var/run/docker.sock:/var/run/docker.sock"), "/var/run/docker.sock")]:
+    for opts, shown in [
+        (("--privileged",), "--privileged"),
+        (("-v", "/:/host"), "-v /:/host"),
+        (("--network", "host"), "--network host"),
+        (("--pid=host",), "--pid=host"),
+        (("-v", "/var/run/docker.sock:/var/run/docker.sock"), "/var/run/docker.sock"),
+    ]:
         text = line(*opts)
         assert "THE CONTAINER REACHES THE HOST" in text and shown in text, text
     assert "REACHES THE HOST" not in line("-v", "./data:/data", "-e", "A=1")
@@ -622,9 +695,12 @@ def test_the_guards_own_question_reads_apart_from_a_servers(cli):
     from runner import SURFACES, stdio_command
 
     surface = json.loads((SURFACES / "demo.json").read_text())
-    surface["elicitation"] = {"mode": "form", "message": "[mcplock approval] Allow the MCP tool?",
-                              "requestedSchema": {"type": "object", "properties": {}},
-                              "_meta": {"mcplock/approval": True}}
+    surface["elicitation"] = {
+        "mode": "form",
+        "message": "[mcplock approval] Allow the MCP tool?",
+        "requestedSchema": {"type": "object", "properties": {}},
+        "_meta": {"mcplock/approval": True},
+    }
     Path("surface.json").write_text(json.dumps(surface))
     r = cli("add", "docs", "--yes", "--policy", "all", "--", *stdio_command(surface="surface.json", mode="elicit"))
     assert r.returncode == 0, r.stderr

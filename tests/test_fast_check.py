@@ -11,9 +11,11 @@ from mcplock.cli import fast_check
 
 from lockdata import make_lock
 
-PROBE = ("import sys\nfrom mcplock.__main__ import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
-         "    code = e.code\nheavy = sorted({'typer', 'rich'} & {m.split('.')[0] for m in sys.modules})\n"
-         "print('exit', code, 'heavy', heavy, file=sys.stderr)\n")
+PROBE = (
+    "import sys\nfrom mcplock.__main__ import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit as e:\n"
+    "    code = e.code\nheavy = sorted({'typer', 'rich'} & {m.split('.')[0] for m in sys.modules})\n"
+    "print('exit', code, 'heavy', heavy, file=sys.stderr)\n"
+)
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

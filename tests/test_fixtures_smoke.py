@@ -22,9 +22,14 @@ from runner import SURFACES, http_fixture, stdio_command  # fixtures/ is on sys.
 ROOT = Path(__file__).resolve().parents[1]
 
 INIT = {
-    "jsonrpc": "2.0", "id": 1, "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-               "clientInfo": {"name": "mcplock-test", "version": "0"}},
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "mcplock-test", "version": "0"},
+    },
 }
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 ACCEPT = {"Accept": "application/json, text/event-stream"}
@@ -125,8 +130,12 @@ def test_stdio_pagination_every_list():
     try:
         s.send(INIT)
         s.recv()
-        expected = {"tools/list": ("tools", 3), "prompts/list": ("prompts", 1),
-                    "resources/templates/list": ("resourceTemplates", 1), "resources/list": ("resources", 2)}
+        expected = {
+            "tools/list": ("tools", 3),
+            "prompts/list": ("prompts", 1),
+            "resources/templates/list": ("resourceTemplates", 1),
+            "resources/list": ("resources", 2),
+        }
         msg_id = 10
         for method, (key, count) in expected.items():
             items, cursors, cursor = [], [], None
@@ -347,7 +356,8 @@ def test_http_status_modes():
             r = c.post(base + "/mcp", **init_post)
             assert r.status_code == 401 and r.json()["error"]
             assert r.headers["www-authenticate"] == (
-                f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource"')
+                f'Bearer resource_metadata="{base}/.well-known/oauth-protected-resource"'
+            )
         with http_fixture("405") as base:
             assert c.post(base + "/mcp", **init_post).status_code == 405
             with c.stream("GET", base + "/sse") as stream:  # the legacy endpoint still works

@@ -82,8 +82,9 @@ def _plain_render(renderable) -> str:
     from rich.console import Console
 
     buf = io.StringIO()
-    Console(file=buf, width=200, no_color=True, color_system=None, highlight=False, emoji=False,
-            soft_wrap=True).print(renderable)
+    Console(file=buf, width=200, no_color=True, color_system=None, highlight=False, emoji=False, soft_wrap=True).print(
+        renderable
+    )
     return buf.getvalue()
 
 
@@ -98,13 +99,15 @@ def test_text_renderers_escape_keys_protocol_and_hints():
     from mcplock.snapshot import Snapshot
 
     key = "x\x1b[2J\u202e[bold]k"
-    out = _plain_render(Group(
-        *render_field_change(key, "old", "new", color=False),
-        *render_field_change(key, {"a": 1}, {"a": 2}, color=False),
-        *render_field_change(key, 1, 2, color=False),
-        render_snapshot(Snapshot(server_info={"name": "s"}, protocol_version="2025\x1b]0;pwn\x07")),
-        render_findings([Finding("not-locked", "srv\u200b", "message", "run `mcplock add srv\u200b`")]),
-    ))
+    out = _plain_render(
+        Group(
+            *render_field_change(key, "old", "new", color=False),
+            *render_field_change(key, {"a": 1}, {"a": 2}, color=False),
+            *render_field_change(key, 1, 2, color=False),
+            render_snapshot(Snapshot(server_info={"name": "s"}, protocol_version="2025\x1b]0;pwn\x07")),
+            render_findings([Finding("not-locked", "srv\u200b", "message", "run `mcplock add srv\u200b`")]),
+        )
+    )
     for ch in HIDDEN:
         assert ch not in out
     assert "\\x1b[2J\\u202e[bold]k" in out and "2025\\x1b]0;pwn\\x07" in out and "srv\\u200b`" in out
@@ -137,7 +140,8 @@ def test_markdown_word_diffs_are_inert_code_blocks():
     assert "\\x1b[31mnow\\u200b" in body  # hidden characters made visible inside the block too
     summary, fence, body = next(b for b in blocks if "pipe|tick" in b[0])
     assert "<code>docs/pipe|tick`tool</code>" in summary and "<" not in summary.replace("<code>", "").replace(
-        "</code>", "")
+        "</code>", ""
+    )
     assert len(fence) > max(len(m) for m in re.findall(r"`+", body))  # the text cannot close its fence
 
 
@@ -200,7 +204,6 @@ def test_severity_to_levels():
     assert lines[0].startswith("::notice ") and lines[1].startswith("::warning ")
 
 
-
 def test_markdown_pending_items_say_why_like_text_and_json():
     md = _diff_outputs()["diff.md"]
     [line] = [ln for ln in md.splitlines() if "notes/send_mail` (" in ln]
@@ -210,4 +213,3 @@ def test_markdown_pending_items_say_why_like_text_and_json():
     assert "\x1b" not in line and "\u200b" not in line and "\\\\x1b" in line
     reason = json.loads(_diff_outputs()["diff.json"])["servers"][1]["pending"][1]["reason"]
     assert reason.startswith("new tool in `send_mail`")
-

@@ -47,7 +47,7 @@ def test_action_is_well_formed():
         assert ref in ids, ref
     run = next(s for s in steps if s.get("id") == "run")["run"]
     assert '--report "markdown=' in run and "GITHUB_STEP_SUMMARY" in run and '--report "sarif=' in run
-    assert run.count("mcplock \"$MCPLOCK_COMMAND\"") == 1  # one run, every report
+    assert run.count('mcplock "$MCPLOCK_COMMAND"') == 1  # one run, every report
 
 
 def _expr(value: str, inputs: dict[str, str], outputs: dict[str, str]) -> str:
@@ -82,13 +82,25 @@ def _run_action(tmp_path: Path, **overrides: str) -> tuple[int, dict[str, str], 
         if step.get("id") != "run" and step.get("name") != "Decide":
             continue
         env = dict(os.environ)
-        env.update({"GITHUB_STEP_SUMMARY": str(summary), "GITHUB_OUTPUT": str(gh_output),
-                    "RUNNER_TEMP": str(runner_temp), "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+        env.update(
+            {
+                "GITHUB_STEP_SUMMARY": str(summary),
+                "GITHUB_OUTPUT": str(gh_output),
+                "RUNNER_TEMP": str(runner_temp),
+                "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+            }
+        )
         env.update({k: _expr(v, inputs, outputs) for k, v in step.get("env", {}).items()})
         cwd = Path.cwd() / _expr(step.get("working-directory", "."), inputs, outputs)
         # as the runner does: `bash --noprofile --norc -eo pipefail {0}`
-        r = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
-                           cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         log += r.stdout + r.stderr
         for line in gh_output.read_text(encoding="utf-8").splitlines():
             k, _, v = line.partition("=")
@@ -175,8 +187,18 @@ def test_action_diff_probes_each_server_once_for_every_report(tmp_path, cli):
     Path("counter.py").write_text(COUNTER, encoding="utf-8")
     log = Path("probes.log").resolve()
     cmd = stdio_command(mode="benign", surface=Path("surface.json").resolve())
-    r = cli("add", "docs", "--yes", "--timeout", "10", "--", sys.executable, str(Path("counter.py").resolve()),
-            str(log), *cmd[1:])
+    r = cli(
+        "add",
+        "docs",
+        "--yes",
+        "--timeout",
+        "10",
+        "--",
+        sys.executable,
+        str(Path("counter.py").resolve()),
+        str(log),
+        *cmd[1:],
+    )
     assert r.returncode == 0, r.stderr
     shutil.copy(SURFACES / "demo-rugpull.json", "surface.json")
     log.write_text("", encoding="utf-8")

@@ -57,8 +57,12 @@ def test_cli_diff_sarif_to_file_on_a_rug_pull(cli):
     r = cli("diff", "--format", "json")
     assert set(json.loads(r.stdout)) == DIFF_KEYS
     r = cli("diff", "--format", "github")
-    assert re.search(r"^::error file=mcp\.lock,line=\d+,title=mcplock drift/tool-changed \((?:critical|high)\)"
-                     r"%3A docs/search_docs::", r.stdout, re.M), r.stdout
+    assert re.search(
+        r"^::error file=mcp\.lock,line=\d+,title=mcplock drift/tool-changed \((?:critical|high)\)"
+        r"%3A docs/search_docs::",
+        r.stdout,
+        re.M,
+    ), r.stdout
     r = cli("diff", "--format", "markdown", "--output", "summary.md")
     assert r.returncode == 1 and r.stdout == ""
     assert Path("summary.md").read_text(encoding="utf-8").startswith("## ❌ mcplock diff: changes need review (exit 1)")

@@ -30,16 +30,31 @@ from mcplock.render import formats
 
 # --- sarif ---------------------------------------------------------------------------------------------
 
+
 def test_diff_sarif_structure_and_locations():
     doc = formats.diff_sarif(sample_diffs(), "mcp.lock", 1, lock_text=LOCK_TEXT, uri="mcp.lock")
     _validate_sarif(doc)
     run = doc["runs"][0]
     ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
-    assert ids == sorted(["drift/instructions-changed", "drift/prompt-changed", "drift/tool-removed",
-                          "drift/tool-added", "drift/tool-changed", "lint/hidden-instructions", "lint/ansi-escape",
-                          "pending/review", "unreachable"])
-    lines = {(r["ruleId"], r["message"]["text"].split("`")[1] if "`" in r["message"]["text"] else ""):
-             r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in run["results"]}
+    assert ids == sorted(
+        [
+            "drift/instructions-changed",
+            "drift/prompt-changed",
+            "drift/tool-removed",
+            "drift/tool-added",
+            "drift/tool-changed",
+            "lint/hidden-instructions",
+            "lint/ansi-escape",
+            "pending/review",
+            "unreachable",
+        ]
+    )
+    lines = {
+        (r["ruleId"], r["message"]["text"].split("`")[1] if "`" in r["message"]["text"] else ""): r["locations"][0][
+            "physicalLocation"
+        ]["region"]["startLine"]
+        for r in run["results"]
+    }
     assert lines[("drift/tool-changed", "docs/search_docs")] == _line_of("[server.docs.tool.search_docs]")
     assert lines[("drift/tool-removed", "docs/old_tool")] == _line_of("[server.docs.tool.old_tool]")
     assert lines[("drift/tool-added", "docs/pipe|tick")] == _line_of("[server.docs]")  # no table yet: the server's
@@ -70,10 +85,18 @@ def test_check_sarif_structure():
     _validate_sarif(doc)
     run = doc["runs"][0]
     assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [
-        "check/config-changed", "check/hash-mismatch", "check/not-locked", "pending/review"]
+        "check/config-changed",
+        "check/hash-mismatch",
+        "check/not-locked",
+        "pending/review",
+    ]
     lines = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in run["results"]]
-    assert lines == [_line_of("[server.docs.tool.search_docs]"), _line_of("[server.notes.tool.write_note]"),
-                     _line_of("[server.remote]"), 1]
+    assert lines == [
+        _line_of("[server.docs.tool.search_docs]"),
+        _line_of("[server.notes.tool.write_note]"),
+        _line_of("[server.remote]"),
+        1,
+    ]
     assert run["automationDetails"]["id"] == "mcplock/check/"
 
 
@@ -99,6 +122,7 @@ def test_artifact_path(tmp_path):
 
 # --- json contract ---------------------------------------------------------------------------------------
 
+
 def test_diff_json_contract():
     doc = json.loads(_diff_outputs()["diff.json"])
     assert set(doc) == DIFF_KEYS
@@ -117,6 +141,7 @@ def test_diff_json_contract():
     finding = doc["servers"][0]["changes"][-1]["findings"][0]
     assert set(finding) == {"rule", "severity", "message", "where"}
 
+
 def test_check_json_contract():
     doc = formats.check_json(sample_findings(), FakeLock(), "mcp.lock", 1)
     assert set(doc) == CHECK_KEYS
@@ -128,8 +153,8 @@ def test_report_dispatch():
     diffs = sample_diffs()
     for fmt in ("json", "markdown", "sarif", "github"):
         assert formats.diff_report(fmt, diffs, "mcp.lock", 1, lock_text=LOCK_TEXT, path="mcp.lock")
-        assert formats.check_report(fmt, sample_findings(), FakeLock(), "mcp.lock", 1, lock_text=LOCK_TEXT,
-                                    path="mcp.lock")
+        assert formats.check_report(
+            fmt, sample_findings(), FakeLock(), "mcp.lock", 1, lock_text=LOCK_TEXT, path="mcp.lock"
+        )
     with pytest.raises(ValueError):
         formats.diff_report("text", diffs, "mcp.lock", 1)
-

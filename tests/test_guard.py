@@ -69,8 +69,10 @@ def test_a_call_written_with_initialize_is_held_until_verified(cli):
     _lock(cli)
     _surface("demo-rugpull.json")  # search_docs changed upstream since the lock
     with Host("docs") as h:
-        init = h.request_msg("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                            "clientInfo": {"name": "t", "version": "1"}})
+        init = h.request_msg(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        )
         call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": "x"}})
         h.send(init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call)  # one write
         first = h.next()
@@ -85,8 +87,11 @@ def test_paginated_upstream_is_verified_across_every_page(cli):
     _lock(cli, "--page-size", "1")
     with Host("docs") as h:
         h.initialize()
-        assert [t["name"] for t in h.request("tools/list")["result"]["tools"]] == ["delete_page", "read_page",
-                                                                                   "search_docs"]
+        assert [t["name"] for t in h.request("tools/list")["result"]["tools"]] == [
+            "delete_page",
+            "read_page",
+            "search_docs",
+        ]
     # change only what sits on the last page: the guard must have read it
     surface = json.loads((SURFACES / "demo.json").read_text())
     last = surface["tools"][-1]
@@ -157,8 +162,9 @@ def test_drift_ends_in_a_json_rpc_answer_and_a_list_changed(cli):
         h.initialize({"roots": {"listChanged": True}})
         assert len(h.request("tools/list")["result"]["tools"]) == 3
         _surface("demo-rugpull.json")
-        call = h.request_msg("tools/call", {"name": "delete_page", "arguments": {"page_id": "a"},
-                                            "_meta": {"progressToken": "tok-1"}})
+        call = h.request_msg(
+            "tools/call", {"name": "delete_page", "arguments": {"page_id": "a"}, "_meta": {"progressToken": "tok-1"}}
+        )
         h.send(call)
         progress = h.wait_for(lambda m: m.get("method") == "notifications/progress")
         assert progress["params"]["progressToken"] == "tok-1"
@@ -232,10 +238,22 @@ def test_unreachable_upstream_answers_initialize_with_an_error(cli, mode):
     assert cli("trust").returncode == 0  # an edited command runs once trusted here
     assert mode in " ".join(cmd) and f'"{mode}"' in Path("mcp.lock").read_text()
     with Host("docs") as h:
-        h.write(b"".join(json.dumps(m).encode() + b"\n" for m in (
-            h.request_msg("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                         "clientInfo": {"name": "t", "version": "1"}}),
-            h.request_msg("tools/list"))))
+        h.write(
+            b"".join(
+                json.dumps(m).encode() + b"\n"
+                for m in (
+                    h.request_msg(
+                        "initialize",
+                        {
+                            "protocolVersion": "2025-11-25",
+                            "capabilities": {},
+                            "clientInfo": {"name": "t", "version": "1"},
+                        },
+                    ),
+                    h.request_msg("tools/list"),
+                )
+            )
+        )
         first, second = h.next(), h.next()
         assert first["error"]["code"] == -32000 and "could not be reached" in first["error"]["message"]
         assert second["error"]["code"] == -32000
@@ -288,11 +306,17 @@ def test_a_host_that_closes_stdin_at_once_still_gets_its_answers(cli, tmp_path, 
     thread since a file is no pipe): each request received before the end is still answered,
     after the verification they waited for, then the session ends."""
     _lock(cli)
-    msgs = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
-            {"jsonrpc": "2.0", "method": "notifications/initialized"},
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
-            {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "search_docs",
-                                                                         "arguments": {"query": "x"}}}]
+    msgs = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {
+            "jsonrpc": "2.0",
+            "id": 3,
+            "method": "tools/call",
+            "params": {"name": "search_docs", "arguments": {"query": "x"}},
+        },
+    ]
     data = "".join(json.dumps(m) + "\n" for m in msgs).encode()
     if stdin == "pipe":
         p = subprocess.run([MCPLOCK, "run", "docs"], input=data, capture_output=True, timeout=60)
@@ -352,8 +376,15 @@ def test_remote_upstreams(cli, path, transport):
 
 
 def test_drift_evidence_is_recorded_outside_the_lock_and_shown(cli, tmp_path):
-    surface = {"tools": [{"name": "reject_params", "description": "x",
-                          "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}}}]}
+    surface = {
+        "tools": [
+            {
+                "name": "reject_params",
+                "description": "x",
+                "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}},
+            }
+        ]
+    }
     Path("surface.json").write_text(json.dumps(surface))
     cmd = stdio_command(surface="surface.json")
     assert cli("add", "docs", "--yes", "--policy", "none", "--", *cmd).returncode == 0

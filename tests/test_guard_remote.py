@@ -154,8 +154,13 @@ def test_a_host_cancellation_reaches_the_upstream(cli, transport):
         call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": "x"}})
         h.send(call)
         _wait_log(lambda e: e.get("name") == "search_docs")  # the upstream is running it
-        h.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": {"requestId": call["id"], "reason": "the user pressed stop"}})
+        h.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": call["id"], "reason": "the user pressed stop"},
+            }
+        )
         # the upstream's own id for the call, mapped back to the call it names
         assert _wait_log(lambda e: "cancelled" in e)["call"] == "search_docs"
         assert h.request("ping")["result"] == {}  # the session goes on

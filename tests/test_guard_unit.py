@@ -31,6 +31,7 @@ def run(coro):
 
 # --- the in-memory Connection -------------------------------------------------------------
 
+
 def test_the_probe_session_lists_an_in_memory_server_in_both_eras():
     async def main(modern):
         conn = MemoryConnection(Server(modern=modern))
@@ -39,8 +40,10 @@ def test_the_probe_session_lists_an_in_memory_server_in_both_eras():
         return snap, conn
 
     legacy, conn = run(main(False))
-    assert legacy.protocol_version == "2025-11-25" and [t["name"] for t in legacy.tools] == ["search_docs",
-                                                                                            "delete_page"]
+    assert legacy.protocol_version == "2025-11-25" and [t["name"] for t in legacy.tools] == [
+        "search_docs",
+        "delete_page",
+    ]
     assert [m["method"] for m in conn.sent][:3] == ["server/discover", "initialize", "notifications/initialized"]
     modern, conn = run(main(True))
     assert modern.protocol_version == "2026-07-28" and len(modern.tools) == 2
@@ -65,6 +68,7 @@ def test_an_in_memory_connection_fails_its_pending_requests_and_says_so_once():
 
 
 # --- the ledger ---------------------------------------------------------------------------
+
 
 def test_the_ledger_keeps_host_ids_of_each_type_apart_and_forgets_what_is_answered():
     async def main():
@@ -116,6 +120,7 @@ def test_the_ledger_tells_what_waited_for_the_host():
 
 # --- one part alone: the upstream side ------------------------------------------------------
 
+
 def _upstream_side(server):
     """An UpstreamSide over an in-memory server, with only the collaborators it is given."""
     from lockdata import accepted_server
@@ -124,11 +129,28 @@ def _upstream_side(server):
     conn = MemoryConnection(server)
     up = Upstream(entry.spec, ProbeOptions(timeout=5.0), connection=conn)
     host, ledger, io = HostState(Policy()), Ledger(), Host()
-    modern = ModernHost(up, lambda m: None, server=entry, io=io, ledger=ledger, host=host, ask=None,  # type: ignore[arg-type]
-                        request_timeout=5.0)
+    modern = ModernHost(
+        up,
+        lambda m: None,
+        server=entry,
+        io=io,
+        ledger=ledger,
+        host=host,
+        ask=None,  # type: ignore[arg-type]
+        request_timeout=5.0,
+    )
     said = []
-    side = UpstreamSide(up, server=entry, io=io, ledger=ledger, host=host, views=Current(), notes=Notes(said.append),
-                        modern=modern, request_timeout=5.0)
+    side = UpstreamSide(
+        up,
+        server=entry,
+        io=io,
+        ledger=ledger,
+        host=host,
+        views=Current(),
+        notes=Notes(said.append),
+        modern=modern,
+        request_timeout=5.0,
+    )
     conn.on_message = side.from_upstream
     return side, conn, host, io, said
 
@@ -159,6 +181,7 @@ def test_the_upstream_side_relays_a_server_request_under_its_own_id():
 
 
 # --- the composed Guard -----------------------------------------------------------------------
+
 
 def test_a_legacy_host_gets_the_lock_and_its_call_reaches_the_server_under_the_guards_id():
     async def main():
@@ -224,8 +247,9 @@ def test_a_cancelled_call_is_cancelled_upstream_under_the_upstream_id():
     async def main():
         async with session(Server(on_call=lambda msg: None)) as s:  # the call is never answered
             await s.initialize()
-            s.host.send_host({"id": 9, "method": "tools/call", "params": {"name": "search_docs",
-                                                                          "arguments": {"query": "x"}}})
+            s.host.send_host(
+                {"id": 9, "method": "tools/call", "params": {"name": "search_docs", "arguments": {"query": "x"}}}
+            )
             await asyncio.sleep(0)
             (call,) = s.server.calls
             s.host.send_host({"method": "notifications/cancelled", "params": {"requestId": 9}})
@@ -278,8 +302,9 @@ def test_a_modern_host_is_answered_from_the_lock_and_in_its_era():
             found = await s.host.request("d", "server/discover", {"_meta": {}})
             assert "2026-07-28" in found["result"]["supportedVersions"]
             env = {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-            out = await s.host.request(1, "tools/call", {"name": "search_docs", "arguments": {"query": "x"},
-                                                         "_meta": env})
+            out = await s.host.request(
+                1, "tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": env}
+            )
             assert out["result"]["resultType"] == "complete"
             assert s.guard.host.era == "modern"
 

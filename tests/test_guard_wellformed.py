@@ -52,9 +52,14 @@ def test_no_malformed_message_from_the_upstream_reaches_the_host(cli):
     assert answers == list(range(101, 101 + 9)), answers  # each host request answered once, nothing else
     assert all(m.get("method", "").startswith("notifications/") for m in h.seen if "method" in m)
     assert NOTE in stderr
-    for why in ("its `method` is not a string", "a JSON-RPC batch", "an answer to no request the guard is waiting for",
-                "a `method` beside a `result` or an `error`", "its id is not a string or a number",
-                "a string holds a lone surrogate"):
+    for why in (
+        "its `method` is not a string",
+        "a JSON-RPC batch",
+        "an answer to no request the guard is waiting for",
+        "a `method` beside a `result` or an `error`",
+        "its id is not a string or a number",
+        "a string holds a lone surrogate",
+    ):
         assert why in stderr, why
 
 
@@ -71,8 +76,10 @@ def test_the_python_sdk_client_never_gets_a_forged_answer(cli):
     async def run() -> list[str]:
         params = StdioServerParameters(command=MCPLOCK, args=["run", "forger"], env=dict(os.environ), cwd=os.getcwd())
         with open("guard.err", "w") as err:
-            async with stdio_client(params, errlog=err) as (read, write), \
-                    ClientSession(read, write, message_handler=heard, read_timeout_seconds=30) as s:
+            async with (
+                stdio_client(params, errlog=err) as (read, write),
+                ClientSession(read, write, message_handler=heard, read_timeout_seconds=30) as s,
+            ):
                 await s.initialize()
                 out = [repr(await s.list_tools())]
                 for text in ("one", "two", "three"):  # every request from here on is sprayed first
@@ -94,6 +101,7 @@ def test_the_python_sdk_client_never_gets_a_forged_answer(cli):
 
 # --- the host side ------------------------------------------------------------------------------
 
+
 def _lock_fixture(cli) -> None:
     Path("surface.json").write_bytes((SURFACES / "demo.json").read_bytes())
     cmd = stdio_command(surface="surface.json", extra_args=["--call-log", "calls.jsonl"])
@@ -104,18 +112,24 @@ def _lock_fixture(cli) -> None:
 CALL = '"method":"tools/call","params":{"name":"search_docs","arguments":{"query":"%s"}}'
 
 
-@pytest.mark.parametrize("line, rid, code", [
-    ('{"jsonrpc":"2.0","id":[1],' + CALL % "a" + "}", None, -32600),
-    ('{"jsonrpc":"2.0","id":{"a":1},' + CALL % "b" + "}", None, -32600),
-    ('{"jsonrpc":"2.0","id":true,' + CALL % "c" + "}", None, -32600),
-    ('{"jsonrpc":"2.0","id":null,' + CALL % "d" + "}", None, -32600),
-    ('{"jsonrpc":"2.0","id":7,' + CALL % "\\ud800 e" + "}", 7, -32600),
-    ('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search_docs","arguments":{"query":NaN}}}', 8,
-     -32700),
-    ('{"jsonrpc":"2.0","id":9,"method":null}', 9, -32600),
-    ('{"jsonrpc":"2.0","id":10,"method":"tools/call","params":["search_docs"]}', 10, -32600),
-    ('{"jsonrpc":"2.0","id":11,"result":{},"error":{"code":1,"message":"x"}}', 11, -32600),
-])
+@pytest.mark.parametrize(
+    "line, rid, code",
+    [
+        ('{"jsonrpc":"2.0","id":[1],' + CALL % "a" + "}", None, -32600),
+        ('{"jsonrpc":"2.0","id":{"a":1},' + CALL % "b" + "}", None, -32600),
+        ('{"jsonrpc":"2.0","id":true,' + CALL % "c" + "}", None, -32600),
+        ('{"jsonrpc":"2.0","id":null,' + CALL % "d" + "}", None, -32600),
+        ('{"jsonrpc":"2.0","id":7,' + CALL % "\\ud800 e" + "}", 7, -32600),
+        (
+            '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search_docs","arguments":{"query":NaN}}}',
+            8,
+            -32700,
+        ),
+        ('{"jsonrpc":"2.0","id":9,"method":null}', 9, -32600),
+        ('{"jsonrpc":"2.0","id":10,"method":"tools/call","params":["search_docs"]}', 10, -32600),
+        ('{"jsonrpc":"2.0","id":11,"result":{},"error":{"code":1,"message":"x"}}', 11, -32600),
+    ],
+)
 def test_a_malformed_host_message_is_answered_and_the_read_goes_on(cli, line, rid, code):
     _lock_fixture(cli)
     with Host("docs") as h:

@@ -24,20 +24,30 @@ VECTORS = [
     ({"\ufb33": 1, "\U0001f600": 2, "a": 3}, '{"a":3,"\U0001f600":2,"\ufb33":1}'.encode()),
     # nested $defs, arrays keep order, null and booleans
     (
-        {"name": "t", "inputSchema": {"type": "object", "$defs": {"b": {"type": "string"}, "a": {"$ref": "#/$defs/b"}},
-                                       "required": ["z", "a"], "x": None, "y": True}},
+        {
+            "name": "t",
+            "inputSchema": {
+                "type": "object",
+                "$defs": {"b": {"type": "string"}, "a": {"$ref": "#/$defs/b"}},
+                "required": ["z", "a"],
+                "x": None,
+                "y": True,
+            },
+        },
         b'{"inputSchema":{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"type":"string"}},"required":["z","a"],'
         b'"type":"object","x":null,"y":true},"name":"t"}',
     ),
     # control characters escaped, non-ASCII kept as UTF-8, "/" not escaped
-    ({"d": "a\u0001\n\"/\u00e9"}, '{"d":"a\\u0001\\n\\"/\u00e9"}'.encode()),
+    ({"d": 'a\u0001\n"/\u00e9'}, '{"d":"a\\u0001\\n\\"/\u00e9"}'.encode()),
     # a JSON string (server instructions are hashed this way)
     ("Use the tools wisely.", b'"Use the tools wisely."'),
     # the one extension to JCS: an integer beyond ±(2^53 − 1) keeps its exact digits (JCS would
     # round it through a double); the largest safe integers are JCS's own spelling
     ({"maximum": 2**63 - 1, "minimum": -(2**63)}, b'{"maximum":9223372036854775807,"minimum":-9223372036854775808}'),
-    ([2**53 - 1, -(2**53 - 1), 2**53, 2**64, 1.5], b"[9007199254740991,-9007199254740991,9007199254740992,"
-                                                   b"18446744073709551616,1.5]"),
+    (
+        [2**53 - 1, -(2**53 - 1), 2**53, 2**64, 1.5],
+        b"[9007199254740991,-9007199254740991,9007199254740992,18446744073709551616,1.5]",
+    ),
 ]
 
 
@@ -53,9 +63,7 @@ def test_hash_is_sha256_of_canonical(value, expected):
 
 def test_pinned_hash_values():
     # pinned literally so any drift of the whole pipeline shows up
-    assert definition_hash({"b": 1, "a": "x"}) == (
-        "sha256:" + hashlib.sha256(b'{"a":"x","b":1}').hexdigest()
-    )
+    assert definition_hash({"b": 1, "a": "x"}) == ("sha256:" + hashlib.sha256(b'{"a":"x","b":1}').hexdigest())
     assert definition_hash({"a": 1.0}) == "sha256:015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862"
     assert definition_hash({"a": 1.0}) == definition_hash({"a": 1})
 
@@ -86,7 +94,9 @@ _text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
 _safe_int = st.integers(-(2**53) + 1, 2**53 - 1)
 _json = st.recursive(
     st.none() | st.booleans() | _safe_int | st.floats(allow_nan=False, allow_infinity=False) | _text,
-    lambda c: st.lists(c, max_size=4) | st.dictionaries(_text, c, max_size=4), max_leaves=25)
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(_text, c, max_size=4),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=400, deadline=None)

@@ -53,8 +53,7 @@ def _tools() -> dict[str, dict]:
 
 def _paste(command: str) -> subprocess.CompletedProcess[str]:
     """``command`` as a person pastes it into bash, `mcplock` being this install's."""
-    env = dict(os.environ, PATH=f"{Path(MCPLOCK).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-               LC_ALL="C.UTF-8")
+    env = dict(os.environ, PATH=f"{Path(MCPLOCK).parent}{os.pathsep}{os.environ.get('PATH', '')}", LC_ALL="C.UTF-8")
     return subprocess.run(["bash", "-c", command], capture_output=True, text=True, env=env, timeout=120)
 
 
@@ -90,8 +89,7 @@ def test_checks_hints_reach_each_look_alike(cli):
     _lock()
     r = cli("check", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
-    hints = {w["name"]: w["hint"] for w in json.loads(r.stdout)["warnings"]
-             if w["code"] == "critical-accepted"}
+    hints = {w["name"]: w["hint"] for w in json.loads(r.stdout)["warnings"] if w["code"] == "critical-accepted"}
     assert len(hints) == len(NAMES), hints
     for name, hint in hints.items():  # each reads apart (nothing hidden, no combining mark), and reaches it
         assert all(ch.isprintable() and not unicodedata.combining(ch) for ch in hint), hint
@@ -135,7 +133,6 @@ def test_server_hints_name_the_server(server):
     word = shell_word(f"{server}/echo ")
     assert f"`mcplock show {word}`" in hint and f"`mcplock accept {word}`" in hint, hint
     assert _paste(f"printf %s {word}").stdout == f"{server}/echo "
-
 
 
 def test_a_tampered_look_alikes_hint_names_it(cli):

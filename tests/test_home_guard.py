@@ -20,12 +20,33 @@ def _run_inner(tmp_path: Path, body: str, watch: str = "1") -> tuple[subprocess.
     inner.mkdir()
     (inner / "pytest.ini").write_text("[pytest]\n")
     (inner / "test_inner.py").write_text(
-        f"import os\nfrom pathlib import Path\n\nREAL_HOME = Path({str(real_home)!r})\n\n\ndef test_it():\n{body}\n")
+        f"import os\nfrom pathlib import Path\n\nREAL_HOME = Path({str(real_home)!r})\n\n\ndef test_it():\n{body}\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "XDIST_"))}
     env.update(HOME=str(real_home), PYTHONPATH=str(ROOT / "tests"), MCPLOCK_TEST_WATCH_HOME=watch)
-    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider", "-p", "no:xdist",
-                        "-c", str(inner / "pytest.ini"), "--rootdir", str(inner), str(inner / "test_inner.py")],
-                       cwd=inner, env=env, capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "conftest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-c",
+            str(inner / "pytest.ini"),
+            "--rootdir",
+            str(inner),
+            str(inner / "test_inner.py"),
+        ],
+        cwd=inner,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     return r, real_home
 
 
@@ -36,17 +57,23 @@ def test_a_clean_run_passes(tmp_path):
 
 
 def test_writing_to_the_real_home_fails_the_run_and_names_the_paths(tmp_path):
-    body = ("    (REAL_HOME / '.config' / 'mcplock').mkdir()\n"
-            "    (REAL_HOME / '.config' / 'mcplock' / 'tokens.json').write_text('{}')\n"
-            "    (REAL_HOME / 'mcp.lock').write_text('version = 1')\n"
-            "    os.utime(REAL_HOME / '.profile', (1, 1))")
+    body = (
+        "    (REAL_HOME / '.config' / 'mcplock').mkdir()\n"
+        "    (REAL_HOME / '.config' / 'mcplock' / 'tokens.json').write_text('{}')\n"
+        "    (REAL_HOME / 'mcp.lock').write_text('version = 1')\n"
+        "    os.utime(REAL_HOME / '.profile', (1, 1))"
+    )
     r, home = _run_inner(tmp_path, body)
     out = r.stdout + r.stderr
     assert r.returncode == 1, out  # the test itself passed; the guard failed the run
     assert "1 passed" in out, out
     assert "the real home directory changed during the run" in out, out
-    for line in (f"created: {home / '.config' / 'mcplock'}", f"created: {home / '.config' / 'mcplock' / 'tokens.json'}",
-                 f"created: {home / 'mcp.lock'}", f"modified: {home / '.profile'}"):
+    for line in (
+        f"created: {home / '.config' / 'mcplock'}",
+        f"created: {home / '.config' / 'mcplock' / 'tokens.json'}",
+        f"created: {home / 'mcp.lock'}",
+        f"modified: {home / '.profile'}",
+    ):
         assert line in out, out
 
 

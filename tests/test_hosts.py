@@ -452,8 +452,12 @@ def test_secret_in_broken_file_not_in_error(tmp_path: Path) -> None:
         (".mcp.json", '{\n  "mcpServers": {\n    "a": {"command": "x",}\n    "b": {}\n  }\n}\n', "invalid JSON", 4),
         (".mcp.json", '{\n  "mcpServers": []\n}\n', "`mcpServers` must be an object", 2),
         (".mcp.json", '{\n  "mcpServers": {\n    "a": "npx"\n  }\n}\n', "server `a` must be an object", 3),
-        (".mcp.json", '{"mcpServers": {\n "a": {\n "command": "x",\n "args": "-y"}}}',
-         "`args` must be a list of strings", 4),
+        (
+            ".mcp.json",
+            '{"mcpServers": {\n "a": {\n "command": "x",\n "args": "-y"}}}',
+            "`args` must be a list of strings",
+            4,
+        ),
         (".mcp.json", '{"mcpServers": {\n "a": {"command": "x",\n "env": {"A": 1}}}}', "`env.A` must be a string", 3),
         (".mcp.json", '{"mcpServers": {\n "a": {"command": 1}}}', "`command` must be a string", 2),
         (".mcp.json", '{"mcpServers": {\n "a": {"command": "x"},\n "a": {"command": "y"}}}', "appears twice", 3),
@@ -461,13 +465,18 @@ def test_secret_in_broken_file_not_in_error(tmp_path: Path) -> None:
         (".vscode/mcp.json", '{\n  /* never closed\n  "servers": {}\n}', "unterminated", 2),
         (".codex/config.toml", '[mcp_servers.a]\ncommand = "x"\nargs = ["a",\n', "invalid TOML", 3),
         (".codex/config.toml", '[mcp_servers.a]\ncommand = "x"\ncommand = "y"\n', "invalid TOML", 3),
-        (".codex/config.toml", 'mcp_servers = 3\n', "`mcp_servers` must be an object", 1),
-        (".codex/config.toml", '[mcp_servers.a]\nurl = "https://x"\nbearer_token_env_var = "not a name"\n',
-         "must name an environment variable", 3),
+        (".codex/config.toml", "mcp_servers = 3\n", "`mcp_servers` must be an object", 1),
+        (
+            ".codex/config.toml",
+            '[mcp_servers.a]\nurl = "https://x"\nbearer_token_env_var = "not a name"\n',
+            "must name an environment variable",
+            3,
+        ),
     ],
 )
-def test_broken_files_raise_config_error_with_line(tmp_path: Path, rel: str, text: str, needle: str,
-                                                  line: int | None) -> None:
+def test_broken_files_raise_config_error_with_line(
+    tmp_path: Path, rel: str, text: str, needle: str, line: int | None
+) -> None:
     p = write(tmp_path, rel, text)
     with pytest.raises(ConfigError) as ei:
         load_host_config(p)
@@ -546,8 +555,14 @@ def test_detect_by_shape() -> None:
 
 def test_discover(tmp_path: Path) -> None:
     assert discover(tmp_path) == []
-    for rel in (".gemini/settings.json", ".mcp.json", ".codex/config.toml", ".vscode/mcp.json", ".cursor/mcp.json",
-                ".windsurf/mcp_config.json"):
+    for rel in (
+        ".gemini/settings.json",
+        ".mcp.json",
+        ".codex/config.toml",
+        ".vscode/mcp.json",
+        ".cursor/mcp.json",
+        ".windsurf/mcp_config.json",
+    ):
         write(tmp_path, rel, "{}")
     (tmp_path / ".vscode" / "settings.json").write_text("{}")
     assert discover(tmp_path) == [
@@ -655,6 +670,7 @@ def test_import_does_not_pull_heavy_modules() -> None:
 
 # --- the importers' registry (one module per host, as export has) ---------------------------
 
+
 def test_every_host_has_one_importer_and_a_new_one_is_one_registration(tmp_path: Path) -> None:
     from mcplock.hosts import HOSTS
     from mcplock.hosts.formats import BY_NAME, IMPORTERS, Importer
@@ -670,8 +686,16 @@ def test_every_host_has_one_importer_and_a_new_one_is_one_registration(tmp_path:
             return ("stdio", None) if e.string("command") is not None else ("http", e.string("url"))
 
     f = tmp_path / "plain.json"
-    f.write_text(json.dumps({"mcpServers": {"a": {"command": "node", "args": ["s.js"], "cwd": "sub"},
-                                            "b": {"url": "https://example.com/mcp"}}}))
+    f.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "a": {"command": "node", "args": ["s.js"], "cwd": "sub"},
+                    "b": {"url": "https://example.com/mcp"},
+                }
+            }
+        )
+    )
     with pytest.raises(UsageError):
         load_host_config(f, host="plain")
     IMPORTERS["plain"] = Plain()

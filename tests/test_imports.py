@@ -18,10 +18,21 @@ from packaging.utils import canonicalize_name
 from conftest import ROOT
 from lockdata import make_lock
 
-HEAVY = ("mcp", "httpx", "httpx2", "httpx_sse", "deepdiff", "jsonschema", "anyio", "confusable_homoglyphs",
-         "cryptography")  # cryptography: only where a key or a signature is read (mcplock.signing)
+HEAVY = (
+    "mcp",
+    "httpx",
+    "httpx2",
+    "httpx_sse",
+    "deepdiff",
+    "jsonschema",
+    "anyio",
+    "confusable_homoglyphs",
+    "cryptography",
+)  # cryptography: only where a key or a signature is read (mcplock.signing)
 
-PROBE = f"HEAVY = {HEAVY!r}\n" + """
+PROBE = (
+    f"HEAVY = {HEAVY!r}\n"
+    + """
 import sys, json
 from mcplock.__main__ import main
 try:
@@ -32,10 +43,12 @@ sys.stdout.flush()
 heavy = sorted({m.split('.')[0] for m in sys.modules} & set(HEAVY))
 sys.stderr.write('\\nHEAVY=' + json.dumps(heavy) + ' CODE=' + str(code) + '\\n')
 """
+)
 
 
-@pytest.mark.parametrize("args", [["--version"], ["--help"], ["list"], ["check"], ["show", "docs"],
-                                  ["disable", "docs/search_docs"]])
+@pytest.mark.parametrize(
+    "args", [["--version"], ["--help"], ["list"], ["check"], ["show", "docs"], ["disable", "docs/search_docs"]]
+)
 def test_offline_commands_do_not_import_heavy_modules(args):
     make_lock()
     r = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=60)
@@ -46,17 +59,24 @@ def test_offline_commands_do_not_import_heavy_modules(args):
 
 
 def test_version_imports_nothing_of_the_cli():
-    r = subprocess.run([sys.executable, "-c", "import sys\nfrom mcplock.__main__ import main\n"
-                        "try: main(['--version'])\nexcept SystemExit: pass\n"
-                        "print(sorted(m for m in ('typer','click','rich','tomlkit') if m in sys.modules))"],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys\nfrom mcplock.__main__ import main\n"
+            "try: main(['--version'])\nexcept SystemExit: pass\n"
+            "print(sorted(m for m in ('typer','click','rich','tomlkit') if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_import_mcplock_is_light():
     code = f"import sys, mcplock; l = mcplock.load; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
-    r = subprocess.run([sys.executable, "-c", code],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == "[]", r.stderr
 
 
@@ -102,8 +122,11 @@ def _third_party(imported: dict[str, list[str]]) -> dict[str, set[str]]:
 
 def test_every_imported_package_is_declared():
     imported = _imported_top_level_modules()
-    undeclared = {d: sorted(f for m in mods for f in imported[m])
-                  for d, mods in _third_party(imported).items() if d not in _declared()}
+    undeclared = {
+        d: sorted(f for m in mods for f in imported[m])
+        for d, mods in _third_party(imported).items()
+        if d not in _declared()
+    }
     assert not undeclared, f"imported but not in [project].dependencies: {undeclared}"
 
 

@@ -61,8 +61,9 @@ def seal(entry: dict) -> dict:
 
 
 def surface(tools: list[dict], coverage=("name", "description", "inputSchema")) -> str:
-    records = sorted(({f: t[f] for f in coverage if f in t} for t in tools),
-                     key=lambda r: r["name"].encode("utf-16-be"))
+    records = sorted(
+        ({f: t[f] for f in coverage if f in t} for t in tools), key=lambda r: r["name"].encode("utf-16-be")
+    )
     return sri(jcs(records))
 
 
@@ -116,8 +117,10 @@ def test_jcs_orders_keys_by_utf16_and_writes_numbers_as_ecmascript():
     # U+1F600 is D83D DE00 in UTF-16: before U+E000, although after it in code points
     value = {"\ue000": 1, "\U0001f600": 2, "a": 3}
     assert canonical.canonical(value) == '{"a":3,"\U0001f600":2,"\ue000":1}'.encode()
-    assert canonical.canonical([1e-07, 1e21, 1e20, 0.1, -0.0, 1.0, 5e-324]) == \
-        b"[1e-7,1e+21,100000000000000000000,0.1,0,1,5e-324]"
+    assert (
+        canonical.canonical([1e-07, 1e21, 1e20, 0.1, -0.0, 1.0, 5e-324])
+        == b"[1e-7,1e+21,100000000000000000000,0.1,0,1,5e-324]"
+    )
     # an integer beyond 2^53 as the double every JSON reader makes of it
     assert canonical.canonical(2**63 - 1) == b"9223372036854776000"  # JavaScript's String(2 ** 63)
     assert canonical.canonical({"e": "\u2028\x7f\x1f"}) == '{"e":"\u2028\x7f\\u001f"}'.encode()
@@ -125,19 +128,32 @@ def test_jcs_orders_keys_by_utf16_and_writes_numbers_as_ecmascript():
 
 # -- documents of each shape: this file's own fixtures -------------------------------------------------
 
-NPM = {"type": "package", "registryType": "npm", "identifier": "@acme/mcp-notes", "version": "2.1.0",
-       "transport": "stdio"}
-TOOLS = [{"name": "read_note", "description": "Read a note.", "inputSchema": {"type": "object"}},
-         {"name": "\U0001f4ddlist", "description": "List notes.", "inputSchema": {"type": "object", "properties": {}}}]
+NPM = {
+    "type": "package",
+    "registryType": "npm",
+    "identifier": "@acme/mcp-notes",
+    "version": "2.1.0",
+    "transport": "stdio",
+}
+TOOLS = [
+    {"name": "read_note", "description": "Read a note.", "inputSchema": {"type": "object"}},
+    {"name": "\U0001f4ddlist", "description": "List notes.", "inputSchema": {"type": "object", "properties": {}}},
+]
 
 
 def _entry(**over) -> dict:
-    e = {"name": "com.acme/notes", "version": "2.1.0", "client": "cursor", "scope": "project",
-         "source": {"registry": "https://registry.modelcontextprotocol.io", "id": "com.acme/notes"},
-         "target": dict(NPM),
-         "surface": {"hash": surface(TOOLS), "coverage": ["name", "description", "inputSchema"], "toolCount": 2},
-         "configDigest": sri(jcs({"command": "npx", "args": ["-y", "@acme/mcp-notes@2.1.0"]})),
-         "resolvedAt": "2026-11-30T10:00:00Z", "lockedAt": "2026-11-30T10:00:01.5+01:00"}
+    e = {
+        "name": "com.acme/notes",
+        "version": "2.1.0",
+        "client": "cursor",
+        "scope": "project",
+        "source": {"registry": "https://registry.modelcontextprotocol.io", "id": "com.acme/notes"},
+        "target": dict(NPM),
+        "surface": {"hash": surface(TOOLS), "coverage": ["name", "description", "inputSchema"], "toolCount": 2},
+        "configDigest": sri(jcs({"command": "npx", "args": ["-y", "@acme/mcp-notes@2.1.0"]})),
+        "resolvedAt": "2026-11-30T10:00:00Z",
+        "lockedAt": "2026-11-30T10:00:01.5+01:00",
+    }
     e.update(over)
     return seal(e)
 
@@ -149,24 +165,52 @@ def _doc(*entries, **top) -> dict:
 SHAPES = {
     "empty": _doc(),
     "npm package, no artefact": _doc(_entry()),
-    "npm package with artefact and evidence": _doc(_entry(
-        target={**NPM, "artifact": {"digest": sri(b"tarball"), "method": "npm-sri"}},
-        verification=[{"code": "artifact-integrity", "status": "passed", "verifier": "x/1", "required": True}])),
-    "oci by digest": _doc(_entry(target={"type": "package", "registryType": "oci",
-                                         "identifier": "ghcr.io/acme/notes@sha256:" + "c" * 64,
-                                         "artifact": {"digest": sri(b"manifest"), "method": "oci-manifest-digest"}})),
-    "reverse-DNS registry type": _doc(_entry(target={"type": "package", "registryType": "dev.example.local",
-                                                     "identifier": "./server"})),
-    "remote with secret names": _doc(_entry(
-        target={"type": "remote", "transport": "streamable-http", "url": "https://mcp.acme.com/",
-                "headerSecretNames": ["ACME_TOKEN"]}, source={"registry": "manual"}, scope="user")),
+    "npm package with artefact and evidence": _doc(
+        _entry(
+            target={**NPM, "artifact": {"digest": sri(b"tarball"), "method": "npm-sri"}},
+            verification=[{"code": "artifact-integrity", "status": "passed", "verifier": "x/1", "required": True}],
+        )
+    ),
+    "oci by digest": _doc(
+        _entry(
+            target={
+                "type": "package",
+                "registryType": "oci",
+                "identifier": "ghcr.io/acme/notes@sha256:" + "c" * 64,
+                "artifact": {"digest": sri(b"manifest"), "method": "oci-manifest-digest"},
+            }
+        )
+    ),
+    "reverse-DNS registry type": _doc(
+        _entry(target={"type": "package", "registryType": "dev.example.local", "identifier": "./server"})
+    ),
+    "remote with secret names": _doc(
+        _entry(
+            target={
+                "type": "remote",
+                "transport": "streamable-http",
+                "url": "https://mcp.acme.com/",
+                "headerSecretNames": ["ACME_TOKEN"],
+            },
+            source={"registry": "manual"},
+            scope="user",
+        )
+    ),
     "no surface, name-description coverage elsewhere": _doc(
-        _entry(surface={"hash": surface(TOOLS, ("name", "description")), "coverage": ["name", "description"],
-                        "toolCount": 2}),
-        seal({k: v for k, v in _entry(client="claude-code").items() if k != "surface"})),
+        _entry(
+            surface={
+                "hash": surface(TOOLS, ("name", "description")),
+                "coverage": ["name", "description"],
+                "toolCount": 2,
+            }
+        ),
+        seal({k: v for k, v in _entry(client="claude-code").items() if k != "surface"}),
+    ),
     "unknown members and extensions": _doc(
         _entry(futureMember={"x": [1, 2.5]}, extensions={"dev.example": {"note": "kept and hashed"}}),
-        extensions={"dev.example": {"top": True}}, futureTop="tolerated"),
+        extensions={"dev.example": {"top": True}},
+        futureTop="tolerated",
+    ),
     "same name, other scope": _doc(_entry(), _entry(scope="user")),
 }
 
@@ -195,46 +239,89 @@ def _mut(f, *, reseal: bool = True) -> dict:
 
 
 NEGATIVE = {
-    "digest-format": [_mut(lambda e: e.update(configDigest="sha256:deadbeef")),
-                      _mut(lambda e: e.update(configDigest="sha256-AAAA")),  # base64 of 3 bytes
-                      _mut(lambda e: e["surface"].update(hash="sha512-" + "A" * 86 + "=="))],
-    "missing-field": [_mut(lambda e: e.pop("integrity"), reseal=False), _mut(lambda e: e.pop("configDigest")),
-                      _mut(lambda e: e.pop("lockedAt")), _mut(lambda e: e["target"].pop("identifier"))],
-    "unknown-target-type": [_mut(lambda e: e.update(target={"type": "git", "identifier": "x"})),
-                            _mut(lambda e: e.update(target={"identifier": "x"}))],
-    "remote-url-https": [_mut(lambda e: e.update(target={"type": "remote", "transport": "sse",
-                                                          "url": "http://mcp.acme.com/"}))],
-    "header-secret-name": [_mut(lambda e: e.update(target={"type": "remote", "transport": "sse",
-                                                            "url": "https://a.example/",
-                                                            "headerSecretNames": ["Bearer abc123"]}))],
-    "surface-coverage": [_mut(lambda e: e["surface"].update(coverage=["description"])),
-                         _mut(lambda e: e["surface"].update(coverage=["name", "description", "outputSchema"])),
-                         _mut(lambda e: e["surface"].update(coverage=["name", "name", "description"]))],
+    "digest-format": [
+        _mut(lambda e: e.update(configDigest="sha256:deadbeef")),
+        _mut(lambda e: e.update(configDigest="sha256-AAAA")),  # base64 of 3 bytes
+        _mut(lambda e: e["surface"].update(hash="sha512-" + "A" * 86 + "==")),
+    ],
+    "missing-field": [
+        _mut(lambda e: e.pop("integrity"), reseal=False),
+        _mut(lambda e: e.pop("configDigest")),
+        _mut(lambda e: e.pop("lockedAt")),
+        _mut(lambda e: e["target"].pop("identifier")),
+    ],
+    "unknown-target-type": [
+        _mut(lambda e: e.update(target={"type": "git", "identifier": "x"})),
+        _mut(lambda e: e.update(target={"identifier": "x"})),
+    ],
+    "remote-url-https": [
+        _mut(lambda e: e.update(target={"type": "remote", "transport": "sse", "url": "http://mcp.acme.com/"}))
+    ],
+    "header-secret-name": [
+        _mut(
+            lambda e: e.update(
+                target={
+                    "type": "remote",
+                    "transport": "sse",
+                    "url": "https://a.example/",
+                    "headerSecretNames": ["Bearer abc123"],
+                }
+            )
+        )
+    ],
+    "surface-coverage": [
+        _mut(lambda e: e["surface"].update(coverage=["description"])),
+        _mut(lambda e: e["surface"].update(coverage=["name", "description", "outputSchema"])),
+        _mut(lambda e: e["surface"].update(coverage=["name", "name", "description"])),
+    ],
     "oci-mutable-identifier": [
-        _mut(lambda e: e.update(target={"type": "package", "registryType": "oci",
-                                        "identifier": "ghcr.io/acme/notes:2.1.0"})),
-        _mut(lambda e: e.update(target={"type": "package", "registryType": "oci", "identifier": "acme/notes"}))],
-    "integrity": [_mut(lambda e: e.update(version="2.1.1"), reseal=False),
-                  _mut(lambda e: e["surface"].update(toolCount=3), reseal=False),
-                  _mut(lambda e: e.update(extensions={"dev.example": {"late": 1}}), reseal=False)],
-    "duplicate-entry-identity": [_doc(_entry(), _entry(version="9")),
-                                 _doc(_entry(), seal({k: v for k, v in _entry().items() if k != "scope"}))],
+        _mut(
+            lambda e: e.update(
+                target={"type": "package", "registryType": "oci", "identifier": "ghcr.io/acme/notes:2.1.0"}
+            )
+        ),
+        _mut(lambda e: e.update(target={"type": "package", "registryType": "oci", "identifier": "acme/notes"})),
+    ],
+    "integrity": [
+        _mut(lambda e: e.update(version="2.1.1"), reseal=False),
+        _mut(lambda e: e["surface"].update(toolCount=3), reseal=False),
+        _mut(lambda e: e.update(extensions={"dev.example": {"late": 1}}), reseal=False),
+    ],
+    "duplicate-entry-identity": [
+        _doc(_entry(), _entry(version="9")),
+        _doc(_entry(), seal({k: v for k, v in _entry().items() if k != "scope"})),
+    ],
     "spec-version": [{**_doc(_entry()), "specVersion": 2}, {**_doc(_entry()), "specVersion": "1"}],
     "secret-value": [_mut(lambda e: e.update(extensions={"dev.example": {"token": "ghp_" + "a1B2" * 9}}))],
     "timestamp-format": [_mut(lambda e: e.update(lockedAt="yesterday"))],
 }
 TWINS = {  # the same words without the violation: accepted
     "digest-format": _mut(lambda e: e.update(configDigest=sri(b"{}"))),
-    "unknown-target-type": _mut(lambda e: e.update(target={"type": "package", "registryType": "dev.acme.git",
-                                                          "identifier": "x"})),
-    "remote-url-https": _mut(lambda e: e.update(target={"type": "remote", "transport": "sse",
-                                                         "url": "https://mcp.acme.com/"})),
-    "header-secret-name": _mut(lambda e: e.update(target={"type": "remote", "transport": "sse",
-                                                           "url": "https://a.example/",
-                                                           "headerSecretNames": ["BEARER_ABC123"]})),
-    "oci-mutable-identifier": _mut(lambda e: e.update(target={"type": "package", "registryType": "oci",
-                                                             "identifier": "ghcr.io/acme/notes:2.1.0@sha256:"
-                                                                           + "0" * 64})),
+    "unknown-target-type": _mut(
+        lambda e: e.update(target={"type": "package", "registryType": "dev.acme.git", "identifier": "x"})
+    ),
+    "remote-url-https": _mut(
+        lambda e: e.update(target={"type": "remote", "transport": "sse", "url": "https://mcp.acme.com/"})
+    ),
+    "header-secret-name": _mut(
+        lambda e: e.update(
+            target={
+                "type": "remote",
+                "transport": "sse",
+                "url": "https://a.example/",
+                "headerSecretNames": ["BEARER_ABC123"],
+            }
+        )
+    ),
+    "oci-mutable-identifier": _mut(
+        lambda e: e.update(
+            target={
+                "type": "package",
+                "registryType": "oci",
+                "identifier": "ghcr.io/acme/notes:2.1.0@sha256:" + "0" * 64,
+            }
+        )
+    ),
     "duplicate-entry-identity": _doc(_entry(), _entry(client="vscode")),
     "secret-value": _mut(lambda e: e.update(extensions={"dev.example": {"token": "${GITHUB_TOKEN}"}})),
 }
@@ -273,8 +360,9 @@ def test_verify_lock_names_the_rule_and_exits_1(cli, rule):
     # the CLI says what the reader finds (every rule is judged through the reader above)
     doc = NEGATIVE[rule][0] if rule in NEGATIVE else None
     if rule == "nfc-duplicate-key":
-        Path("doc.json").write_text(json.dumps(_doc(_entry())).replace('"client"', '"\\u00e9": 1, "e\\u0301": 2, '
-                                                                         '"client"', 1))
+        Path("doc.json").write_text(
+            json.dumps(_doc(_entry())).replace('"client"', '"\\u00e9": 1, "e\\u0301": 2, "client"', 1)
+        )
     else:
         Path("doc.json").write_text(json.dumps(doc))
     r = cli("verify-lock", "doc.json")
@@ -302,8 +390,9 @@ BIG = 2**63 - 1
 
 def _server(name: str, spec: ServerSpec, tools: list[dict], enable: dict[str, bool] | None = None) -> ServerEntry:
     srv = ServerEntry(name=name, spec=spec)
-    review.stage(srv, Snapshot(server_info={"name": name, "version": "0.3.0"}, protocol_version="2025-11-25",
-                               tools=tools))
+    review.stage(
+        srv, Snapshot(server_info={"name": name, "version": "0.3.0"}, protocol_version="2025-11-25", tools=tools)
+    )
     for e in list(srv.entries()):
         review.accept(srv, e)
     for t, on in (enable or {}).items():
@@ -314,33 +403,74 @@ def _server(name: str, spec: ServerSpec, tools: list[dict], enable: dict[str, bo
 LOCAL_TOOLS = [
     {"name": "\ue000private", "description": "Private-use name.", "inputSchema": {"type": "object"}},
     {"name": "\U0001f600smile", "description": "Astral name.", "inputSchema": {"type": "object"}},
-    {"name": "limits", "description": "Numbers JCS writes its own way.",
-     "inputSchema": {"type": "object", "properties": {"n": {"type": "integer", "maximum": BIG,
-                                                            "multipleOf": 1e-07, "exclusiveMaximum": 1e21}}}},
+    {
+        "name": "limits",
+        "description": "Numbers JCS writes its own way.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"n": {"type": "integer", "maximum": BIG, "multipleOf": 1e-07, "exclusiveMaximum": 1e21}},
+        },
+    },
     {"name": "off", "description": "Disabled, still part of the surface.", "inputSchema": {"type": "object"}},
 ]
 
 
 def _round_trip_lock() -> Lock:
     servers = [
-        _server("local", ServerSpec("local", transport="stdio", command="python", args=("server.py",),
-                                    env={"API_KEY": "${API_KEY}"}), LOCAL_TOOLS, {"off": False}),
-        _server("notes", ServerSpec("notes", transport="stdio", command="npx", args=("-y", "@acme/notes"),
-                                    package=PackagePin("npm", "@acme/notes", "2.1.0", "sha512-" + "Q" * 86 + "==",
-                                                       "sha256:" + "1" * 64),
-                                    registry=RegistryRef("com.acme/notes", "2.1.0", "https://registry.example")),
-                TOOLS),
-        _server("img", ServerSpec("img", transport="stdio", command="docker", args=("run", "-i", "acme/img:1")),
-                TOOLS[:1]),
-        _server("py", ServerSpec("py", transport="stdio", command="uvx", args=("acme-mcp==1.0",),
-                                 package=PackagePin("pypi", "acme-mcp", "1.0", "sha256:" + "2" * 64)), TOOLS[1:]),
-        _server("api", ServerSpec("api", transport="http", url="https://mcp.acme.com/mcp",
-                                  headers={"Authorization": "Bearer ${ACME_TOKEN}"}), TOOLS),
+        _server(
+            "local",
+            ServerSpec(
+                "local", transport="stdio", command="python", args=("server.py",), env={"API_KEY": "${API_KEY}"}
+            ),
+            LOCAL_TOOLS,
+            {"off": False},
+        ),
+        _server(
+            "notes",
+            ServerSpec(
+                "notes",
+                transport="stdio",
+                command="npx",
+                args=("-y", "@acme/notes"),
+                package=PackagePin("npm", "@acme/notes", "2.1.0", "sha512-" + "Q" * 86 + "==", "sha256:" + "1" * 64),
+                registry=RegistryRef("com.acme/notes", "2.1.0", "https://registry.example"),
+            ),
+            TOOLS,
+        ),
+        _server(
+            "img", ServerSpec("img", transport="stdio", command="docker", args=("run", "-i", "acme/img:1")), TOOLS[:1]
+        ),
+        _server(
+            "py",
+            ServerSpec(
+                "py",
+                transport="stdio",
+                command="uvx",
+                args=("acme-mcp==1.0",),
+                package=PackagePin("pypi", "acme-mcp", "1.0", "sha256:" + "2" * 64),
+            ),
+            TOOLS[1:],
+        ),
+        _server(
+            "api",
+            ServerSpec(
+                "api",
+                transport="http",
+                url="https://mcp.acme.com/mcp",
+                headers={"Authorization": "Bearer ${ACME_TOKEN}"},
+            ),
+            TOOLS,
+        ),
         _server("plain", ServerSpec("plain", transport="http", url="http://127.0.0.1:9/mcp"), TOOLS),
     ]
     img = servers[2]
-    img.spec = ServerSpec("img", transport="stdio", command="docker", args=("run", "-i", "acme/img:1"),
-                          package=PackagePin("oci", "acme/img", "1", "sha256:" + "3" * 64))
+    img.spec = ServerSpec(
+        "img",
+        transport="stdio",
+        command="docker",
+        args=("run", "-i", "acme/img:1"),
+        package=PackagePin("oci", "acme/img", "1", "sha256:" + "3" * 64),
+    )
     return Lock(servers={s.name: s for s in servers})
 
 
@@ -364,8 +494,11 @@ def test_export_then_verify_lock_round_trip(cli):
         assert e["integrity"] == seal(e)["integrity"], e["name"]
         srv = lock.servers[e["name"]]
         tools = [t.definition for t in srv.tools.values()]
-        assert e["surface"] == {"hash": surface(tools), "coverage": ["name", "description", "inputSchema"],
-                                "toolCount": len(tools)}
+        assert e["surface"] == {
+            "hash": surface(tools),
+            "coverage": ["name", "description", "inputSchema"],
+            "toolCount": len(tools),
+        }
         assert e["configDigest"] == sri(jcs(e["extensions"]["dev.mcplock"]["config"]))
     whole = sri(jcs({k: doc[k] for k in ("specVersion", "entries", "extensions") if k in doc}))
     assert f"lock digest {whole}" in r.stdout
@@ -373,18 +506,33 @@ def test_export_then_verify_lock_round_trip(cli):
     assert by["local"]["surface"]["toolCount"] == 4
     assert by["local"]["extensions"]["dev.mcplock"]["items"]["tool"]["off"]["enabled"] is False
     # targets
-    assert by["notes"]["target"] == {"type": "package", "registryType": "npm", "identifier": "@acme/notes",
-                                     "version": "2.1.0", "transport": "stdio"}  # sha512: evidence, not artifact
+    assert by["notes"]["target"] == {
+        "type": "package",
+        "registryType": "npm",
+        "identifier": "@acme/notes",
+        "version": "2.1.0",
+        "transport": "stdio",
+    }  # sha512: evidence, not artifact
     assert by["notes"]["source"] == {"registry": "https://registry.example", "id": "com.acme/notes"}
     assert by["notes"]["extensions"]["dev.mcplock"]["package"]["integrity"].startswith("sha512-")
     assert by["img"]["target"]["identifier"] == "acme/img@sha256:" + "3" * 64
-    assert by["img"]["target"]["artifact"] == {"digest": "sha256-" + base64.b64encode(bytes.fromhex("3" * 64))
-                                               .decode(), "method": "oci-manifest-digest"}
+    assert by["img"]["target"]["artifact"] == {
+        "digest": "sha256-" + base64.b64encode(bytes.fromhex("3" * 64)).decode(),
+        "method": "oci-manifest-digest",
+    }
     assert by["py"]["target"]["artifact"]["digest"] == "sha256-" + base64.b64encode(bytes.fromhex("2" * 64)).decode()
-    assert by["local"]["target"] == {"type": "package", "registryType": "dev.mcplock.local", "identifier": "python",
-                                     "transport": "stdio"}
-    assert by["api"]["target"] == {"type": "remote", "transport": "streamable-http",
-                                   "url": "https://mcp.acme.com/mcp", "headerSecretNames": ["ACME_TOKEN"]}
+    assert by["local"]["target"] == {
+        "type": "package",
+        "registryType": "dev.mcplock.local",
+        "identifier": "python",
+        "transport": "stdio",
+    }
+    assert by["api"]["target"] == {
+        "type": "remote",
+        "transport": "streamable-http",
+        "url": "https://mcp.acme.com/mcp",
+        "headerSecretNames": ["ACME_TOKEN"],
+    }
     assert all(e["resolvedAt"] == e["lockedAt"] == "1970-01-01T00:00:00Z" for e in doc["entries"])
     # the reader and enforcer agree, and so does the lock
     r = cli("verify-lock", "mcp-lock.json")
@@ -410,8 +558,9 @@ def test_verify_lock_says_where_the_document_and_the_lock_disagree(cli):
     assert cli("verify-lock", "mcp-lock.json", "--no-lock").returncode == 0  # the document alone conforms
     # a changed definition: the surface hash no longer matches the lock's
     lock = _round_trip_lock()
-    review.stage(lock.servers["api"], Snapshot(tools=[{**TOOLS[0], "description": "Read a note, then mail it."},
-                                                      TOOLS[1]]))
+    review.stage(
+        lock.servers["api"], Snapshot(tools=[{**TOOLS[0], "description": "Read a note, then mail it."}, TOOLS[1]])
+    )
     for e in list(lock.servers["api"].entries()):
         review.accept(lock.servers["api"], e)
     store.save(lock, "mcp.lock")
@@ -438,19 +587,40 @@ def test_verify_lock_checks_a_given_digest_and_the_specifications_signature(cli)
     # §9.5: a provided whole-lock digest or signature; the vector's envelope over the vector's document
     v = VECTORS["signature"]
     der = base64.b64decode(v["publicKeySpkiDerBase64"])
-    Path("vec.pem").write_text("-----BEGIN PUBLIC KEY-----\n" + base64.b64encode(der).decode()
-                               + "\n-----END PUBLIC KEY-----\n")
+    Path("vec.pem").write_text(
+        "-----BEGIN PUBLIC KEY-----\n" + base64.b64encode(der).decode() + "\n-----END PUBLIC KEY-----\n"
+    )
     Path("mcp-lock.sig").write_text(json.dumps(v["envelope"]))
     doc = json.loads((DATA / "remote-with-surface.json").read_text())
     Path("doc.json").write_text(json.dumps(doc))
-    r = cli("verify-lock", "doc.json", "--signature", "mcp-lock.sig", "--key", "vec.pem",
-            "--digest", VECTORS["wholeLockDigest"]["digest"])
+    r = cli(
+        "verify-lock",
+        "doc.json",
+        "--signature",
+        "mcp-lock.sig",
+        "--key",
+        "vec.pem",
+        "--digest",
+        VECTORS["wholeLockDigest"]["digest"],
+    )
     assert r.returncode == 0 and "the signature verifies" in r.stdout, (r.stdout, r.stderr)
     doc["extensions"]["dev.toolpin"]["source"] = "elsewhere"  # no integrity covers the top-level extensions
     Path("doc.json").write_text(json.dumps(doc))
     assert reader.check(doc) == []  # still a conforming document …
-    j = json.loads(cli("verify-lock", "doc.json", "--signature", "mcp-lock.sig", "--key", "vec.pem",
-                       "--digest", VECTORS["wholeLockDigest"]["digest"], "--format", "json").stdout)
+    j = json.loads(
+        cli(
+            "verify-lock",
+            "doc.json",
+            "--signature",
+            "mcp-lock.sig",
+            "--key",
+            "vec.pem",
+            "--digest",
+            VECTORS["wholeLockDigest"]["digest"],
+            "--format",
+            "json",
+        ).stdout
+    )
     assert {p["rule"] for p in j["problems"]} == {"signature", "lock-digest"}  # … but not the one signed
     assert cli("verify-lock", "doc.json", "--signature", "mcp-lock.sig").returncode == 2  # --key is needed
 
@@ -461,8 +631,11 @@ def test_a_coverage_downgrade_disagrees_with_the_lock(cli):
     e = doc["entries"][0]
     srv = _round_trip_lock().servers[e["name"]]
     tools = [t.definition for t in srv.tools.values()]
-    e["surface"] = {"hash": surface(tools, ("name", "description")), "coverage": ["name", "description"],
-                    "toolCount": len(tools)}  # a true hash, over less
+    e["surface"] = {
+        "hash": surface(tools, ("name", "description")),
+        "coverage": ["name", "description"],
+        "toolCount": len(tools),
+    }  # a true hash, over less
     doc["entries"][0] = seal(e)
     Path("doc.json").write_text(json.dumps(doc))
     assert _rules(doc) == set()  # a conforming document

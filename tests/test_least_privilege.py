@@ -38,13 +38,16 @@ def _recorder(tmp_path: Path) -> Path:
         "open('env.json', 'w').write(json.dumps(dict(os.environ)))\n"
         "open('marker', 'a').write('ran\\n')\n"
         f"os.execv(sys.executable, [sys.executable, {str(FIXTURE)!r}, 'stdio', '--surface', "
-        f"{str(SURFACES / 'demo.json')!r}])\n", encoding="utf-8")
+        f"{str(SURFACES / 'demo.json')!r}])\n",
+        encoding="utf-8",
+    )
     return script
 
 
 def _config(cmd: list[str], **extra) -> None:
-    Path(".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {"command": cmd[0], "args": cmd[1:], **extra}}}),
-                                 encoding="utf-8")
+    Path(".mcp.json").write_text(
+        json.dumps({"mcpServers": {"docs": {"command": cmd[0], "args": cmd[1:], **extra}}}), encoding="utf-8"
+    )
 
 
 # --- a minimal environment -------------------------------------------------------------------
@@ -76,7 +79,6 @@ def test_a_server_may_be_given_a_named_extra_variable(cli, tmp_path, monkeypatch
     assert env["NODE_EXTRA_CA_CERTS"] == "/etc/ssl/corp.pem"
     assert "GITHUB_TOKEN" not in env
     assert "NODE_EXTRA_CA_CERTS" in Path("mcp.lock").read_text()  # the name, reviewable; never a value
-
 
 
 def test_the_allowlist_keeps_credentials_out(cli, tmp_path, monkeypatch):
@@ -113,7 +115,9 @@ def test_codex_env_vars_import_as_pass_env(cli, tmp_path, monkeypatch):
     Path(".codex").mkdir()
     Path(".codex/config.toml").write_text(
         f"[mcp_servers.docs]\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(rec))}]\n"
-        'env_vars = ["NODE_EXTRA_CA_CERTS"]\n', encoding="utf-8")
+        'env_vars = ["NODE_EXTRA_CA_CERTS"]\n',
+        encoding="utf-8",
+    )
     r = cli("init")
     assert r.returncode == 2 and "NODE_EXTRA_CA_CERTS" in r.stderr  # the names it would receive are shown
     assert cli("init", "--trust", "--yes").returncode == 0  # --yes: accept the tools too, for check
@@ -121,6 +125,7 @@ def test_codex_env_vars_import_as_pass_env(cli, tmp_path, monkeypatch):
     assert env["NODE_EXTRA_CA_CERTS"] == "/etc/ssl/corp.pem" and "GITHUB_TOKEN" not in env
     assert 'pass-env = ["NODE_EXTRA_CA_CERTS"]' in Path("mcp.lock").read_text()
     assert cli("check").returncode == 0  # in sync with the config it came from
+
 
 # --- trust before the first launch -------------------------------------------------------------
 
@@ -157,8 +162,9 @@ def test_add_from_a_config_needs_trust_too(cli, tmp_path):
     assert cli("add", "--from", ".mcp.json", "--trust").returncode == 0
     assert Path("marker").read_text() == "ran\n"
     # --yes consents as well: a second config's server, never trusted, runs under --yes alone
-    Path(".mcp.json").write_text(json.dumps({"mcpServers": {"more": {"command": sys.executable,
-                                                                     "args": [str(rec), "more"]}}}))
+    Path(".mcp.json").write_text(
+        json.dumps({"mcpServers": {"more": {"command": sys.executable, "args": [str(rec), "more"]}}})
+    )
     assert cli("add", "--from", ".mcp.json").returncode == 2
     assert Path("marker").read_text() == "ran\n"
     assert cli("add", "--from", ".mcp.json", "--yes").returncode == 0
@@ -167,8 +173,19 @@ def test_add_from_a_config_needs_trust_too(cli, tmp_path):
 
 def test_a_secret_bearing_url_from_a_config_needs_trust(cli):
     with http_fixture(surface=SURFACES / "demo.json") as url:
-        Path(".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {
-            "type": "http", "url": url + "/mcp", "headers": {"X-Api-Key": "${AWS_SECRET_ACCESS_KEY}"}}}}))
+        Path(".mcp.json").write_text(
+            json.dumps(
+                {
+                    "mcpServers": {
+                        "docs": {
+                            "type": "http",
+                            "url": url + "/mcp",
+                            "headers": {"X-Api-Key": "${AWS_SECRET_ACCESS_KEY}"},
+                        }
+                    }
+                }
+            )
+        )
         r = cli("init")
         assert r.returncode == 2, r.stderr
         assert "AWS_SECRET_ACCESS_KEY" in r.stderr and url in r.stderr

@@ -24,15 +24,19 @@ def _line(stdout: str, name: str) -> str:
 
 
 def _items(stdout: str) -> dict[tuple[str, str], list[str]]:
-    return {(s["name"], i["name"]): sorted(f["rule"] for f in i["findings"])
-            for s in json.loads(stdout)["servers"] for i in s["items"]}
+    return {
+        (s["name"], i["name"]): sorted(f["rule"] for f in i["findings"])
+        for s in json.loads(stdout)["servers"]
+        for i in s["items"]
+    }
 
 
 def test_a_warm_cache_lists_what_no_cache_lists(cli):
     make_lock(snap=snapshot(_tools(POISON)))
     lock = read.load("mcp.lock")
     lock.servers["files"] = accepted_server(
-        "files", [{"name": "fetch_page", "description": "Use this instead of `search_docs`."}])
+        "files", [{"name": "fetch_page", "description": "Use this instead of `search_docs`."}]
+    )
     store.save(lock, "mcp.lock")
     plain = [cli("list", env=OFF), cli("list", "--format", "json", env=OFF)]
     assert _cache_files() == []  # turned off: nothing written

@@ -27,8 +27,9 @@ def test_clean_lock_passes(cli):
 def test_truncated_lock(cli):
     p = make_lock()
     text = p.read_text()
-    cut = (text.index('input-schema = """') + 30 if 'input-schema = """' in text
-           else text.index("input-schema = '''") + 30)
+    cut = (
+        text.index('input-schema = """') + 30 if 'input-schema = """' in text else text.index("input-schema = '''") + 30
+    )
     p.write_text(text[:cut])
     r = _check(cli)
     assert r.returncode == 2
@@ -53,7 +54,7 @@ def test_conflict_markers_found_even_inside_strings(cli):
 def test_duplicate_table_from_bad_merge(cli):
     p = make_lock()
     text = p.read_text()
-    block = text[text.index("[server.docs.tool.search_docs]"):]
+    block = text[text.index("[server.docs.tool.search_docs]") :]
     p.write_text(text + "\n" + block)
     r = _check(cli)
     assert r.returncode == 2

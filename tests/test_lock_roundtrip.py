@@ -14,12 +14,33 @@ from mcplock.spec import ServerSpec
 
 # any text, including quotes, backslashes, CR, control, invisible and non-BMP characters
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
-scalars = (st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1)
-           | st.floats(allow_nan=False, allow_infinity=False) | text)
-json_values = st.recursive(scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(text, c, max_size=4),
-                           max_leaves=20)
-wire_fields = st.sampled_from(["title", "description", "inputSchema", "outputSchema", "annotations", "icons",
-                               "execution", "_meta", "x-vendor", "enabled", "input-schema", "extra", "hash"])
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | text
+)
+json_values = st.recursive(
+    scalars, lambda c: st.lists(c, max_size=4) | st.dictionaries(text, c, max_size=4), max_leaves=20
+)
+wire_fields = st.sampled_from(
+    [
+        "title",
+        "description",
+        "inputSchema",
+        "outputSchema",
+        "annotations",
+        "icons",
+        "execution",
+        "_meta",
+        "x-vendor",
+        "enabled",
+        "input-schema",
+        "extra",
+        "hash",
+    ]
+)
 
 
 @st.composite
@@ -30,26 +51,38 @@ def definitions(draw, key_field="name"):
 
 
 def _lock_with(defs, pending_defs, instructions):
-    srv = ServerEntry(name="s", spec=ServerSpec("s", transport="stdio", command="cmd", args=("a b", '"q"'),
-                                                  env={"K": "${K}"}))
+    srv = ServerEntry(
+        name="s", spec=ServerSpec("s", transport="stdio", command="cmd", args=("a b", '"q"'), env={"K": "${K}"})
+    )
     for d in defs:
         e = Entry(kind="tool", key=d["name"], definition=d, hash=definition_hash(d), enabled=True, approval="never")
         srv.items["tool"][e.key] = e
     for d in pending_defs:
         e = srv.items["tool"].get(d["name"]) or Entry(kind="tool", key=d["name"])
-        e.pending = Pending(change="changed" if e.definition else "new", definition=d, hash=definition_hash(d),
-                            enabled_before=True if e.definition else None)
+        e.pending = Pending(
+            change="changed" if e.definition else "new",
+            definition=d,
+            hash=definition_hash(d),
+            enabled_before=True if e.definition else None,
+        )
         srv.items["tool"][e.key] = e
     if instructions is not None:
-        srv.instructions = Entry(kind="instructions", key="instructions", definition=instructions,
-                                 hash=definition_hash(instructions), enabled=True)
+        srv.instructions = Entry(
+            kind="instructions",
+            key="instructions",
+            definition=instructions,
+            hash=definition_hash(instructions),
+            enabled=True,
+        )
     return Lock(servers={"s": srv})
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(definitions(), max_size=3, unique_by=lambda d: d["name"]),
-       st.lists(definitions(), max_size=2, unique_by=lambda d: d["name"]),
-       st.none() | text)
+@given(
+    st.lists(definitions(), max_size=3, unique_by=lambda d: d["name"]),
+    st.lists(definitions(), max_size=2, unique_by=lambda d: d["name"]),
+    st.none() | text,
+)
 def test_load_write_roundtrip(defs, pending_defs, instructions):
     lock = _lock_with(defs, pending_defs, instructions)
     text1 = write.dumps(lock)
@@ -72,8 +105,9 @@ def test_load_write_roundtrip(defs, pending_defs, instructions):
 @given(definitions(key_field="uriTemplate"))
 def test_resource_templates_roundtrip(d):
     srv = ServerEntry(name="s", spec=ServerSpec("s", transport="http", url="http://127.0.0.1/mcp"))
-    srv.items["resource-template"][d["uriTemplate"]] = Entry(kind="resource-template", key=d["uriTemplate"],
-                                                           definition=d, hash=definition_hash(d), enabled=True)
+    srv.items["resource-template"][d["uriTemplate"]] = Entry(
+        kind="resource-template", key=d["uriTemplate"], definition=d, hash=definition_hash(d), enabled=True
+    )
     back = read.loads(write.dumps(Lock(servers={"s": srv})))
     assert back.servers["s"].items["resource-template"][d["uriTemplate"]].definition == d
 
@@ -81,9 +115,13 @@ def test_resource_templates_roundtrip(d):
 def test_hard_cases_are_lossless_and_reviewable():
     d = {
         "name": "weird tool\u200b",
-        "description": "line 1\r\nhas ''' and \"\"\" and \\ and \t tab\n<<<<<<< HEAD\n=======\n>>>>>>> x\nend\"",
-        "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "description": "中文 Straße 😀 '''"}},
-                        "$defs": {"a": {"minimum": 1.5, "maximum": 1e-7, "const": 1.0}}, "x": None},
+        "description": 'line 1\r\nhas \'\'\' and """ and \\ and \t tab\n<<<<<<< HEAD\n=======\n>>>>>>> x\nend"',
+        "inputSchema": {
+            "type": "object",
+            "properties": {"q": {"type": "string", "description": "中文 Straße 😀 '''"}},
+            "$defs": {"a": {"minimum": 1.5, "maximum": 1e-7, "const": 1.0}},
+            "x": None,
+        },
         "x-vendor": {"k": [1, 2.5, None, True]},
         "title": 42,
         "_meta": {"io.example/flag": True},
@@ -107,16 +145,20 @@ def test_layout_matches_design():
     text1 = write.dumps(_lock_with([d], [], None))
     assert text1.startswith("# This file is @generated by mcplock. Do not edit it by hand.\n")
     assert "\nversion = 1\n" in text1
-    assert "\n[server.s]\ntransport = \"stdio\"\n" in text1
-    assert "\n[server.s.tool.search_docs]\nenabled = true\napproval = \"never\"\nhash = \"sha256:" in text1
+    assert '\n[server.s]\ntransport = "stdio"\n' in text1
+    assert '\n[server.s.tool.search_docs]\nenabled = true\napproval = "never"\nhash = "sha256:' in text1
     assert text1.endswith("\n") and "\r" not in text1
 
 
 def test_server_text_never_starts_a_line_with_a_bracket():
     """Only mcplock's own table headers start a line with `[`: a description cannot forge one."""
-    d = {"name": "t", "description": "ok\n[server.evil]\ntransport = \"stdio\"\ncommand = \"sh\"\n[x]",
-         "inputSchema": {"type": "object"}, "icons": [{"src": "a"}]}
-    text1 = write.dumps(_lock_with([d], [], "line\n[server.evil2]\ncommand = \"sh\""))
+    d = {
+        "name": "t",
+        "description": 'ok\n[server.evil]\ntransport = "stdio"\ncommand = "sh"\n[x]',
+        "inputSchema": {"type": "object"},
+        "icons": [{"src": "a"}],
+    }
+    text1 = write.dumps(_lock_with([d], [], 'line\n[server.evil2]\ncommand = "sh"'))
     headers = [line for line in text1.splitlines() if line.startswith("[") and line.rstrip().endswith("]")]
     assert all(h.startswith("[server.s") for h in headers), headers
     assert read.loads(text1).servers["s"].tools["t"].definition == d

@@ -27,9 +27,17 @@ from ptyrun import answer
 
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update({"GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
-                "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.invalid",
-                "GIT_CONFIG_NOSYSTEM": "1", "GIT_EDITOR": "true", "NO_COLOR": "1"})
+    env.update(
+        {
+            "GIT_AUTHOR_NAME": "test",
+            "GIT_AUTHOR_EMAIL": "test@example.invalid",
+            "GIT_COMMITTER_NAME": "test",
+            "GIT_COMMITTER_EMAIL": "test@example.invalid",
+            "GIT_CONFIG_NOSYSTEM": "1",
+            "GIT_EDITOR": "true",
+            "NO_COLOR": "1",
+        }
+    )
     return env
 
 
@@ -123,8 +131,9 @@ def test_install_keeps_the_users_own_attributes(tmp_path: Path) -> None:
     git(repo, "init", "-q")
     (repo / ".gitattributes").write_text("*.png binary")  # no trailing newline
     assert mcplock(repo, "merge-driver", "install").returncode == 0
-    assert (repo / ".gitattributes").read_text() == \
-        "*.png binary\nmcp.lock merge=mcplock\nmcp.lock.exports.json merge=mcplock\n"
+    assert (
+        repo / ".gitattributes"
+    ).read_text() == "*.png binary\nmcp.lock merge=mcplock\nmcp.lock.exports.json merge=mcplock\n"
 
 
 def test_install_outside_a_repository_is_a_usage_error(tmp_path: Path) -> None:
@@ -242,8 +251,13 @@ def test_a_version_that_is_not_a_lock_gets_a_line_merge(tmp_path: Path) -> None:
     text = base.read_text()
     ours.write_text(text.replace('policy = "all"', 'policy = "writes"\nbroken = [', 1))
     theirs.write_text(text.replace('policy = "all"', 'policy = "none"', 1))
-    r = subprocess.run([MCPLOCK, "merge-driver", "run", str(base), str(ours), str(theirs), "mcp.lock"],
-                       capture_output=True, text=True, env=_env(), timeout=60)
+    r = subprocess.run(
+        [MCPLOCK, "merge-driver", "run", str(base), str(ours), str(theirs), "mcp.lock"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        timeout=60,
+    )
     assert r.returncode == 1, r.stderr
     assert "line by line" in r.stderr
     merged = ours.read_text()
@@ -251,6 +265,7 @@ def test_a_version_that_is_not_a_lock_gets_a_line_merge(tmp_path: Path) -> None:
 
 
 # -- the merge as data, without git ------------------------------------------------------------
+
 
 def _merge(edit_ours, edit_theirs):
     from mcplock.lock.merge import merge
@@ -301,6 +316,7 @@ def test_one_flag_set_two_ways_conflicts_on_that_flag_only() -> None:
     def add(enabled: bool):
         def edit(lock: Lock) -> None:
             lock.servers["docs"].tools["new_tool"] = Entry("tool", "new_tool", enabled=enabled)
+
         return edit
 
     m = _merge(add(True), add(False))
@@ -324,6 +340,7 @@ def test_instructions_and_the_package_pin_merge_as_items() -> None:
     docs = m.ours.servers["docs"]
     assert docs.spec.package == PackagePin("npm", "docs-server", "1.0.0")
     assert docs.instructions.definition == "New instructions."
+
     def other_pin(lock: Lock) -> None:
         srv = lock.servers["docs"]
         srv.spec = replace(srv.spec, package=PackagePin("npm", "docs-server", "2.0.0"))
@@ -333,6 +350,7 @@ def test_instructions_and_the_package_pin_merge_as_items() -> None:
 
 
 # -- init offers the driver ------------------------------------------------------------------------
+
 
 def test_init_offers_the_driver_on_a_terminal_and_hints_off_it(tmp_path: Path) -> None:
     repo = _repo(tmp_path, driver=False)
@@ -362,6 +380,7 @@ def test_every_item_kind_of_the_model_merges_and_conflicts_alike() -> None:
             review.stage(srv, snap)
             for e in list(srv.entries()):
                 review.accept(srv, e)
+
         return edit
 
     def ui_and_flag(lock: Lock) -> None:
@@ -370,8 +389,9 @@ def test_every_item_kind_of_the_model_merges_and_conflicts_alike() -> None:
 
     m = _merge(ui("<p>A</p>"), ui_and_flag)
     found = regions(render(m))
-    assert found is not None and [(r.target, r.units) for r in found] == [("docs/ui:ui://docs/app.html",
-                                                                            ("definition",))]
+    assert found is not None and [(r.target, r.units) for r in found] == [
+        ("docs/ui:ui://docs/app.html", ("definition",))
+    ]
     text, left = resolve(render(m), {found[0].target: "theirs"})
     lock = loads(text)
     assert not left and lock.servers["docs"].items["ui"]["ui://docs/app.html"].definition["text"] == "<p>B</p>"

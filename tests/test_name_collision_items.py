@@ -19,8 +19,9 @@ def _items_lock() -> None:
 
     prompts = ["greet", "greet ", "caf\u00e9", "cafe\u0301", "Other", "other"]
     snap = snapshot([_tool("echo")], prompts=[{"name": n, "description": f"{n} prompt."} for n in prompts])
-    snap.resource_templates = [{"uriTemplate": f"file:///{i}/{{x}}", "name": n}
-                               for i, n in enumerate(["config", "\uff43onfig", "notes"])]
+    snap.resource_templates = [
+        {"uriTemplate": f"file:///{i}/{{x}}", "name": n} for i, n in enumerate(["config", "\uff43onfig", "notes"])
+    ]
     srv = ServerEntry(name="srv", spec=ServerSpec("srv", transport="stdio", command="python", args=("srv.py",)))
     review.stage(srv, snap)
     for e in list(srv.entries()):
@@ -36,10 +37,14 @@ def test_prompt_and_resource_names_that_collide_are_flagged():
     found = lint_entries(load("mcp.lock").servers.values())
     flagged = {(k[1], k[2]): f.severity for k, v in found.items() for f in v if f.rule == "name-collision"}
     assert flagged == {
-        ("prompt", "greet"): "critical", ("prompt", "greet "): "critical",
-        ("prompt", "caf\u00e9"): "critical", ("prompt", "cafe\u0301"): "critical",
-        ("prompt", "Other"): "high", ("prompt", "other"): "high",  # case alone is visible
-        ("resource-template", "file:///0/{x}"): "critical", ("resource-template", "file:///1/{x}"): "critical",
+        ("prompt", "greet"): "critical",
+        ("prompt", "greet "): "critical",
+        ("prompt", "caf\u00e9"): "critical",
+        ("prompt", "cafe\u0301"): "critical",
+        ("prompt", "Other"): "high",
+        ("prompt", "other"): "high",  # case alone is visible
+        ("resource-template", "file:///0/{x}"): "critical",
+        ("resource-template", "file:///1/{x}"): "critical",
     }, flagged
     message = next(f.message for f in found[("srv", "prompt", "greet ")] if f.rule == "name-collision")
     assert message.startswith("prompt name `greet\\x20` reads as `greet` of the same server"), message
@@ -49,11 +54,17 @@ def test_check_warns_about_an_accepted_colliding_prompt_and_its_hint_reaches_it(
     _items_lock()
     r = cli("check", "--format", "json")
     assert r.returncode == 0, r.stdout + r.stderr
-    warned = {(w["kind"], w["name"]): w["hint"] for w in json.loads(r.stdout)["warnings"]
-              if w["code"] == "critical-accepted"}
-    assert set(warned) == {("prompt", "greet"), ("prompt", "greet "), ("prompt", "caf\u00e9"),
-                           ("prompt", "cafe\u0301"), ("resource-template", "file:///0/{x}"),
-                           ("resource-template", "file:///1/{x}")}, warned
+    warned = {
+        (w["kind"], w["name"]): w["hint"] for w in json.loads(r.stdout)["warnings"] if w["code"] == "critical-accepted"
+    }
+    assert set(warned) == {
+        ("prompt", "greet"),
+        ("prompt", "greet "),
+        ("prompt", "caf\u00e9"),
+        ("prompt", "cafe\u0301"),
+        ("resource-template", "file:///0/{x}"),
+        ("resource-template", "file:///1/{x}"),
+    }, warned
     r = _paste(_one(warned[("prompt", "greet ")], "show"))
     assert r.returncode == 0 and "prompt srv/prompt:greet\\x20" in r.stdout, r.stdout + r.stderr
     assert "prompt srv/prompt:greet\n" not in r.stdout

@@ -27,8 +27,9 @@ PYPI = ("sha256:" + "a" * 64, "sha256:" + "b" * 64)
 def write_lock(path="mcp.lock", **servers: tuple[str, list[str], PackagePin | None]) -> None:
     lock = Lock()
     for name, (command, args, pin) in servers.items():
-        srv = ServerEntry(name=name, spec=ServerSpec(name, transport="stdio", command=command, args=tuple(args),
-                                                         package=pin))
+        srv = ServerEntry(
+            name=name, spec=ServerSpec(name, transport="stdio", command=command, args=tuple(args), package=pin)
+        )
         review.stage(srv, snapshot())
         for e in list(srv.entries()):
             review.accept(srv, e)
@@ -36,13 +37,16 @@ def write_lock(path="mcp.lock", **servers: tuple[str, list[str], PackagePin | No
     store.save(lock, path)
 
 
-@pytest.mark.parametrize("pin", [
-    PackagePin("npm", "@scope/pkg", "1.2.3", NPM_INTEGRITY, "sha256:" + "c" * 64),
-    PackagePin("pypi", "mcp-server-time", "2026.10.19", PYPI),
-    PackagePin("pypi", "one-file", "1.0", PYPI[0]),
-    PackagePin("oci", "mcp/time", "latest", DIGEST),
-    PackagePin("npm", "no-integrity", "1.0.0"),
-])
+@pytest.mark.parametrize(
+    "pin",
+    [
+        PackagePin("npm", "@scope/pkg", "1.2.3", NPM_INTEGRITY, "sha256:" + "c" * 64),
+        PackagePin("pypi", "mcp-server-time", "2026.10.19", PYPI),
+        PackagePin("pypi", "one-file", "1.0", PYPI[0]),
+        PackagePin("oci", "mcp/time", "latest", DIGEST),
+        PackagePin("npm", "no-integrity", "1.0.0"),
+    ],
+)
 def test_package_table_round_trips(pin):
     spec = ServerSpec("s", transport="stdio", command="npx", args=("-y", "x"), package=pin)
     lock = Lock(servers={"s": ServerEntry(name="s", spec=spec)})
@@ -62,12 +66,15 @@ def test_the_pin_is_part_of_the_launch_spec():
     assert "package" not in replace(a.spec, package=None).stored()
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ('integrity = "sha512-short"', "is not an npm `sha512-…` integrity"),
-    ('registry = "cargo"', "`registry` in [server.s.package] must be one of npm, pypi, oci, mcpb"),
-    ('colour = "red"', "unknown key `colour` in [server.s.package]"),
-    ('tree-integrity = "md5:x"', "`tree-integrity` in [server.s.package] is not a `sha256:`"),
-])
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('integrity = "sha512-short"', "is not an npm `sha512-…` integrity"),
+        ('registry = "cargo"', "`registry` in [server.s.package] must be one of npm, pypi, oci, mcpb"),
+        ('colour = "red"', "unknown key `colour` in [server.s.package]"),
+        ('tree-integrity = "md5:x"', "`tree-integrity` in [server.s.package] is not a `sha256:`"),
+    ],
+)
 def test_a_bad_hand_edit_is_an_input_error_with_its_line(cli, line, message):
     write_lock(s=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)))
     from pathlib import Path
@@ -85,10 +92,15 @@ def test_a_bad_hand_edit_is_an_input_error_with_its_line(cli, line, message):
 
 
 def test_list_and_show_say_each_servers_pin(cli):
-    write_lock(memory=("npx", ["-y", "@modelcontextprotocol/server-memory"],
-                       PackagePin("npm", "@modelcontextprotocol/server-memory", "2026.8.31", NPM_INTEGRITY)),
-               local=("node", ["./server.js"], None),
-               loose=("uvx", ["mcp-server-time"], None))
+    write_lock(
+        memory=(
+            "npx",
+            ["-y", "@modelcontextprotocol/server-memory"],
+            PackagePin("npm", "@modelcontextprotocol/server-memory", "2026.8.31", NPM_INTEGRITY),
+        ),
+        local=("node", ["./server.js"], None),
+        loose=("uvx", ["mcp-server-time"], None),
+    )
     r = cli("list")
     assert r.returncode == 0, r.stderr
     assert "memory  npm @modelcontextprotocol/server-memory@2026.8.31  sha512-AAAA" in r.stdout
@@ -102,8 +114,12 @@ def test_list_and_show_say_each_servers_pin(cli):
     import json
 
     servers = {s["name"]: s for s in json.loads(r.stdout)["servers"]}
-    assert servers["memory"]["package"] == {"registry": "npm", "name": "@modelcontextprotocol/server-memory",
-                                            "version": "2026.8.31", "integrity": NPM_INTEGRITY}
+    assert servers["memory"]["package"] == {
+        "registry": "npm",
+        "name": "@modelcontextprotocol/server-memory",
+        "version": "2026.8.31",
+        "integrity": NPM_INTEGRITY,
+    }
     assert servers["local"]["package"] is None
 
 
@@ -122,8 +138,10 @@ def test_check_flags_a_pin_with_no_integrity(cli):
 # --- OCI: the digest rules, with recorded `docker` replies ---------------------------------------
 
 # `docker buildx imagetools inspect mcp/time:latest --format '{{json .Manifest}}'`, recorded
-IMAGETOOLS_REPLY = ('{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json",'
-                    f'"digest":"{DIGEST}","size":1609,"manifests":[]}}')
+IMAGETOOLS_REPLY = (
+    '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json",'
+    f'"digest":"{DIGEST}","size":1609,"manifests":[]}}'
+)
 # `docker manifest inspect -v mcp/time:latest` of a multi-platform image, recorded (trimmed)
 MANIFEST_REPLY = f"""[
  {{"Ref": "docker.io/mcp/time:latest@sha256:{"1" * 64}",

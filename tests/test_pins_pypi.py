@@ -19,6 +19,7 @@ from mcplock.spec import ServerSpec
 
 pytestmark = pytest.mark.timeout(300)
 
+
 @pytest.fixture
 def index():
     with PypiIndex() as ix:
@@ -56,8 +57,16 @@ def test_a_fresh_machine_installs_the_tree_the_pin_was_made_with(cli, index, tmp
 
     # pinning the same release again today gives the same tree too
     Path("mcp.lock").unlink()
-    r = cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "c")},
-            timeout=300)
+    r = cli(
+        "add",
+        "demo",
+        "--yes",
+        "--",
+        "uvx",
+        "pin-demo==1.0",
+        env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "c")},
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert pin_of()["tree-integrity"] == tree
 
@@ -87,15 +96,18 @@ def test_a_tree_that_still_differs_is_refused(cli, index, tmp_path):
 
 def test_the_cutoff_is_the_latest_upload_among_the_pinned_files(index):
     env = {"MCPLOCK_PYPI_URL": index.url}
-    sdist = index.publish("pin-demo", "pin_demo-1.0.tar.gz", b"sdist", uploaded="2025-01-31T23:00:00.000000Z",
-                          version="1.0")
-    wheel_sha = next(f"sha256:{f['sha256']}" for f in index.projects["pin-demo"]["releases"]["1.0"]
-                     if f["filename"].endswith(".whl"))
+    sdist = index.publish(
+        "pin-demo", "pin_demo-1.0.tar.gz", b"sdist", uploaded="2025-01-31T23:00:00.000000Z", version="1.0"
+    )
+    wheel_sha = next(
+        f"sha256:{f['sha256']}" for f in index.projects["pin-demo"]["releases"]["1.0"] if f["filename"].endswith(".whl")
+    )
     # the wheel was uploaded an hour after the sdist: the tree is as of the later one
     assert pypi_uploaded("pin-demo", "1.0", (sdist, wheel_sha), env) == "2025-02-01T12:00:00.000000Z"
     # a file added to the release after the pin was made does not move the pin's cutoff
-    late = index.publish("pin-demo", "pin_demo-1.0-py3-none-win32.whl", b"late", uploaded="2025-06-01T00:00:00Z",
-                         version="1.0")
+    late = index.publish(
+        "pin-demo", "pin_demo-1.0-py3-none-win32.whl", b"late", uploaded="2025-06-01T00:00:00Z", version="1.0"
+    )
     assert pypi_uploaded("pin-demo", "1.0", (sdist, wheel_sha), env) == "2025-02-01T12:00:00.000000Z"
     assert pypi_uploaded("pin-demo", "1.0", (sdist, wheel_sha, late), env) == "2025-06-01T00:00:00Z"
 
@@ -107,8 +119,12 @@ def test_an_index_without_upload_times_resolves_todays_tree(tmp_path):
         ix.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00Z")
         ix.publish(*DEMO, uploaded="2025-02-01T12:00:00Z")
         ix.publish(*DEP_1_1, uploaded="2025-03-01T09:30:00Z")
-        env = {"MCPLOCK_PYPI_URL": ix.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "c"),
-               "PATH": os.environ["PATH"], "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"]}  # the machine key's place
+        env = {
+            "MCPLOCK_PYPI_URL": ix.url,
+            "MCPLOCK_CACHE_DIR": str(tmp_path / "c"),
+            "PATH": os.environ["PATH"],
+            "XDG_DATA_HOME": os.environ["XDG_DATA_HOME"],
+        }  # the machine key's place
         got = pin_spec(ServerSpec(name="demo", transport="stdio", command="uvx", args=("pin-demo==1.0",)), env)
     assert isinstance(got.package, PackagePin) and got.package.tree_integrity is not None
     assert installed(tmp_path / "c") == ["pin_dep-1.1.dist-info"]  # no cutoff possible: today's tree
@@ -125,14 +141,25 @@ def test_a_pip_or_uv_configuration_adds_no_source_to_the_tree(cli, index, tmp_pa
     links.mkdir()
     (links / DEP_1_1[1]).write_bytes(DEP_1_1[2])
     (tmp_path / "constraints.txt").write_text("pin-dep==1.1\n")
-    (tmp_path / "pip.conf").write_text(f"[global]\nfind-links = {links}\nextra-index-url = http://127.0.0.1:9/simple\n"
-                                       f"constraint = {tmp_path / 'constraints.txt'}\n")
+    (tmp_path / "pip.conf").write_text(
+        f"[global]\nfind-links = {links}\nextra-index-url = http://127.0.0.1:9/simple\n"
+        f"constraint = {tmp_path / 'constraints.txt'}\n"
+    )
     (tmp_path / "uv.toml").write_text(f'find-links = ["{links}"]\nconstraint-dependencies = ["pin-dep==1.1"]\n')
-    r = cli("diff", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate"),
-                         "PIP_CONFIG_FILE": str(tmp_path / "pip.conf"), "UV_CONFIG_FILE": str(tmp_path / "uv.toml"),
-                         "UV_FIND_LINKS": str(links), "UV_CONSTRAINT": str(tmp_path / "constraints.txt"),
-                         "UV_INDEX_URL": "http://127.0.0.1:9/simple", "UV_EXTRA_INDEX_URL": "http://127.0.0.1:9/simple"},
-            timeout=300)
+    r = cli(
+        "diff",
+        env={
+            **env,
+            "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate"),
+            "PIP_CONFIG_FILE": str(tmp_path / "pip.conf"),
+            "UV_CONFIG_FILE": str(tmp_path / "uv.toml"),
+            "UV_FIND_LINKS": str(links),
+            "UV_CONSTRAINT": str(tmp_path / "constraints.txt"),
+            "UV_INDEX_URL": "http://127.0.0.1:9/simple",
+            "UV_EXTRA_INDEX_URL": "http://127.0.0.1:9/simple",
+        },
+        timeout=300,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert installed(tmp_path / "teammate") == ["pin_dep-1.0.dist-info"]
     entry = next((tmp_path / "teammate" / "packages" / "pypi").glob("*/.mcplock.json"))
@@ -175,9 +202,16 @@ def test_uv_keeps_how_to_connect_and_drops_where_packages_come_from(tmp_path):
     from mcplock.packages.cache import cache_root
     from mcplock.packages.pypi import uv_env
 
-    given = {"UV_NATIVE_TLS": "1", "UV_HTTP_TIMEOUT": "90", "UV_INDEX_URL": "http://elsewhere/simple",
-             "UV_FIND_LINKS": "/tmp/x", "UV_CONSTRAINT": "c.txt", "PIP_INDEX_URL": "http://elsewhere/simple",
-             "PATH": "/bin", "MCPLOCK_CACHE_DIR": str(tmp_path)}
+    given = {
+        "UV_NATIVE_TLS": "1",
+        "UV_HTTP_TIMEOUT": "90",
+        "UV_INDEX_URL": "http://elsewhere/simple",
+        "UV_FIND_LINKS": "/tmp/x",
+        "UV_CONSTRAINT": "c.txt",
+        "PIP_INDEX_URL": "http://elsewhere/simple",
+        "PATH": "/bin",
+        "MCPLOCK_CACHE_DIR": str(tmp_path),
+    }
     env = uv_env(given)
     assert env["UV_NATIVE_TLS"] == "1" and env["UV_HTTP_TIMEOUT"] == "90" and env["PATH"] == "/bin"
     assert not {"UV_INDEX_URL", "UV_FIND_LINKS", "UV_CONSTRAINT", "PIP_INDEX_URL"} & set(env)

@@ -27,8 +27,13 @@ def test_accepted_enabled_is_listed_and_forwarded():
 
 
 def test_disabled_is_refused_with_the_enable_command():
-    d = decide_tool("docs", "search", Entry(
-        "tool", "search", definition=DEF, hash=H, enabled=False, approval="never"), H, purpose="list")
+    d = decide_tool(
+        "docs",
+        "search",
+        Entry("tool", "search", definition=DEF, hash=H, enabled=False, approval="never"),
+        H,
+        purpose="list",
+    )
     assert (d.verdict, d.code) == ("refuse", "disabled")
     assert "`mcplock enable docs/search`" in d.fix
 
@@ -42,8 +47,15 @@ def test_pending_new_is_refused(purpose):
 
 
 def test_quarantined_changed_tool_is_refused():
-    e = Entry("tool", "search", definition=DEF, hash=H, enabled=False, approval="never",
-              pending=Pending("changed", NEW, H_NEW, enabled_before=True))
+    e = Entry(
+        "tool",
+        "search",
+        definition=DEF,
+        hash=H,
+        enabled=False,
+        approval="never",
+        pending=Pending("changed", NEW, H_NEW, enabled_before=True),
+    )
     d = decide_tool("docs", "search", e, H_NEW)
     assert (d.verdict, d.code) == ("refuse", "quarantined")
     assert "changed upstream" in d.reason and "`mcplock diff docs`" in d.fix
@@ -65,7 +77,8 @@ def test_live_hash_differs_is_refused_naming_diff():
     d = decide_tool("docs", "search", accepted(), H_NEW)
     assert (d.verdict, d.code) == ("refuse", "changed")
     assert d.message().startswith(
-        "`docs/search` changed upstream since it was accepted; review it with `mcplock diff docs`")
+        "`docs/search` changed upstream since it was accepted; review it with `mcplock diff docs`"
+    )
 
 
 def test_live_hash_equal_to_a_rejected_one_is_refused_as_rejected():

@@ -207,16 +207,19 @@ def test_pin_resources(transport, tmp_path, benign_http):
         spec = stdio_spec(surface=write_surface(tmp_path), pin_resources=True)
     else:
         spec = ServerSpec(
-            name="x", transport=transport, url=benign_http + ("/mcp" if transport == "http" else "/sse"),
-            pin_resources=True
+            name="x",
+            transport=transport,
+            url=benign_http + ("/mcp" if transport == "http" else "/sse"),
+            pin_resources=True,
         )
     assert_lossless(run_probe(spec), resources=True)
 
 
 def test_client_identity_and_protocol_version(tmp_path):
     surface = dict(SURFACE, protocolVersion="2025-06-18")
-    snap = run_probe(stdio_spec(surface=write_surface(tmp_path, surface)), client_name="claude-code",
-                     client_version="2.0")
+    snap = run_probe(
+        stdio_spec(surface=write_surface(tmp_path, surface)), client_name="claude-code", client_version="2.0"
+    )
     assert snap.protocol_version == "2025-06-18"
 
 
@@ -299,8 +302,14 @@ def test_batch_reply_is_a_protocol_error_at_once():
 
 def test_nan_in_a_tool_names_the_tool(tmp_path):
     surface = tmp_path / "nan.json"
-    text = json.dumps({"tools": [{"name": "ok", "inputSchema": {"type": "object"}},
-                                 {"name": "bounded", "inputSchema": {"type": "object", "maximum": 1}}]})
+    text = json.dumps(
+        {
+            "tools": [
+                {"name": "ok", "inputSchema": {"type": "object"}},
+                {"name": "bounded", "inputSchema": {"type": "object", "maximum": 1}},
+            ]
+        }
+    )
     surface.write_text(text.replace('"maximum": 1', '"maximum": Infinity'), encoding="utf-8")
     err = probe_error(stdio_spec(surface=surface))
     assert err.kind == "protocol"
@@ -417,8 +426,10 @@ def test_error_on_tools():
 
 
 def test_verbose_shows_skipped_stdout_lines():
-    script = ("printf '%s\\n' 'hello banner' '{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}'; "
-              "echo boom >&2; exit 2")
+    script = (
+        'printf \'%s\\n\' \'hello banner\' \'{"jsonrpc":"2.0","method":"notifications/message"}\'; '
+        "echo boom >&2; exit 2"
+    )
     spec = ServerSpec(name="v", transport="stdio", command="sh", args=("-c", script))
     quiet = probe_error(spec)
     loud = probe_error(spec, verbose=True)
@@ -434,7 +445,7 @@ def test_invalid_utf8_jsonrpc_is_a_protocol_error(tmp_path):
     script.write_text(
         "import sys\n"
         "sys.stdin.readline()\n"
-        "sys.stdout.buffer.write(b'{\"jsonrpc\": \"2.0\", \"id\": 1, \"result\": {\"x\": \"\\xff\"}}\\n')\n"
+        'sys.stdout.buffer.write(b\'{"jsonrpc": "2.0", "id": 1, "result": {"x": "\\xff"}}\\n\')\n'
         "sys.stdout.flush()\n"
         "sys.stdin.readline()\n"
     )
@@ -446,8 +457,13 @@ def test_sse_parser():
     from mcplock.probe.http import iter_sse
 
     async def chunks():
-        for part in [b": comment\r\nevent: endpoint\r", b"\ndata: /messages?x=1\r\n\r\n", b"data: {\"a\":",
-                     b"\ndata: 1}\n\n", b"event: message\ndata:no-space\n\ndata: tail"]:
+        for part in [
+            b": comment\r\nevent: endpoint\r",
+            b"\ndata: /messages?x=1\r\n\r\n",
+            b'data: {"a":',
+            b"\ndata: 1}\n\n",
+            b"event: message\ndata:no-space\n\ndata: tail",
+        ]:
             yield part
 
     async def collect():
@@ -571,8 +587,16 @@ def test_a_start_cancelled_midway_kills_the_whole_group(tmp_path):
 
     async def main() -> None:
         lines = Lines(1024, lambda _: None, lambda: True, lambda: None)
-        task = asyncio.create_task(spawn(lines, "sh", ["-c", "sleep 60 & wait"], limit=1024,
-                                         env={**os.environ, MARKER_VAR: marker}, start_new_session=True))
+        task = asyncio.create_task(
+            spawn(
+                lines,
+                "sh",
+                ["-c", "sleep 60 & wait"],
+                limit=1024,
+                env={**os.environ, MARKER_VAR: marker},
+                start_new_session=True,
+            )
+        )
         await asyncio.sleep(0)  # the start is under way: Popen done, its pipes being connected
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -898,12 +922,15 @@ def test_401_with_an_oauth_challenge_is_a_login_action(recorder):
     assert err.kind == "auth" and "asks for an OAuth login" in err.message
     assert err.action is not None and err.action.kind == "login"
     assert err.action.command == "mcplock auth login p"
-    assert err.hint == ("OAuth: run `mcplock auth login p` "
-                        "(or set a header, e.g. --header 'Authorization: Bearer ${TOKEN}' for CI)")
+    assert err.hint == (
+        "OAuth: run `mcplock auth login p` (or set a header, e.g. --header 'Authorization: Bearer ${TOKEN}' for CI)"
+    )
     # what the CLI does with it, as data: a more precise command, and the --login retry
     err.action = err.action.with_command("mcplock auth login p http://h/mcp").with_retry("--login")
-    assert err.hint == ("OAuth: run `mcplock auth login p http://h/mcp` (or set a header, e.g. "
-                        "--header 'Authorization: Bearer ${TOKEN}' for CI); or run this command again with --login")
+    assert err.hint == (
+        "OAuth: run `mcplock auth login p http://h/mcp` (or set a header, e.g. "
+        "--header 'Authorization: Bearer ${TOKEN}' for CI); or run this command again with --login"
+    )
     assert err.action.with_retry("--login") == err.action  # said once
     assert err.as_json()["hint"] == err.hint
 
@@ -912,8 +939,11 @@ def test_scrubbing_reaches_the_action():
     from mcplock.errors import Action
     from mcplock.probe._common import scrubbed
 
-    err = ProbeError("auth", "m", action=Action("login", "run `{command}` now", command="mcplock auth login s3cr3t-x",
-                                                scopes="s3cr3t-x"))
+    err = ProbeError(
+        "auth",
+        "m",
+        action=Action("login", "run `{command}` now", command="mcplock auth login s3cr3t-x", scopes="s3cr3t-x"),
+    )
     out = scrubbed(err, ["s3cr3t-x"])
     assert out.hint == "run `mcplock auth login *** --oauth-scopes '***'` now"
     assert out.kind == "auth" and isinstance(out, ProbeError)
@@ -934,8 +964,9 @@ def test_injected_http_client_is_used(recorder, transport):
         return new_client(opts, auth=httpx2.BasicAuth("user", "pw"))
 
     port = recorder.server_address[1]
-    err = probe_error(ServerSpec(name="inj", transport=transport, url=f"http://127.0.0.1:{port}/mcp"),
-                      http_client=factory)
+    err = probe_error(
+        ServerSpec(name="inj", transport=transport, url=f"http://127.0.0.1:{port}/mcp"), http_client=factory
+    )
     assert calls == ["inj"]
     assert recorder.seen[0][1]["Authorization"].startswith("Basic ")
     assert err.kind == "forbidden"

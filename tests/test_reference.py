@@ -59,11 +59,19 @@ def _pypi_server(name: str) -> str:
 
 def _ok(proc: subprocess.CompletedProcess[str], what: str, code: int = 0) -> None:
     assert proc.returncode == code, (
-        f"{what}: exit {proc.returncode}, expected {code}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}")
+        f"{what}: exit {proc.returncode}, expected {code}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+    )
 
 
-def _lock_cycle(run_cli, name: str, target: list[str], expected_tools: set[str], *, add_opts: tuple[str, ...] = (),
-                server_name: str | None = None) -> dict:
+def _lock_cycle(
+    run_cli,
+    name: str,
+    target: list[str],
+    expected_tools: set[str],
+    *,
+    add_opts: tuple[str, ...] = (),
+    server_name: str | None = None,
+) -> dict:
     """add --yes → diff (text, json) → check → refresh (bytes unchanged) → check again.
 
     Returns the parsed lock."""
@@ -115,8 +123,15 @@ def _lock_cycle(run_cli, name: str, target: list[str], expected_tools: set[str],
 def _bytes_diff(a: bytes, b: bytes) -> str:
     import difflib
 
-    return "".join(difflib.unified_diff(a.decode("utf-8", "replace").splitlines(True),
-                                        b.decode("utf-8", "replace").splitlines(True), "before", "after", n=1))
+    return "".join(
+        difflib.unified_diff(
+            a.decode("utf-8", "replace").splitlines(True),
+            b.decode("utf-8", "replace").splitlines(True),
+            "before",
+            "after",
+            n=1,
+        )
+    )
 
 
 # --- npm reference servers ---------------------------------------------------------------------
@@ -124,8 +139,13 @@ def _bytes_diff(a: bytes, b: bytes) -> str:
 
 def test_everything_stdio(cli):
     _need_node_modules(EVERYTHING)
-    lock = _lock_cycle(cli, "everything", ["--", _node(), str(EVERYTHING), "stdio"],
-                       {"echo", "get-sum", "get-tiny-image"}, server_name="mcp-servers/everything")
+    lock = _lock_cycle(
+        cli,
+        "everything",
+        ["--", _node(), str(EVERYTHING), "stdio"],
+        {"echo", "get-sum", "get-tiny-image"},
+        server_name="mcp-servers/everything",
+    )
     srv = lock["server"]["everything"]
     tools = srv["tool"]
     # the probe declares what a common host declares: the capability-gated tools are pinned
@@ -137,8 +157,19 @@ def test_everything_client_capabilities_are_recorded_and_reused(cli):
     """`--client-capabilities` changes what the server shows; the lock records it, so a later
     `diff` presents the same client (no false drift), and a host-like diff sees the difference."""
     _need_node_modules(EVERYTHING)
-    r = cli("add", "everything", "--yes", "--timeout", TIMEOUT, "--client-capabilities", "none",
-            "--", _node(), str(EVERYTHING), "stdio")
+    r = cli(
+        "add",
+        "everything",
+        "--yes",
+        "--timeout",
+        TIMEOUT,
+        "--client-capabilities",
+        "none",
+        "--",
+        _node(),
+        str(EVERYTHING),
+        "stdio",
+    )
     _ok(r, "add --client-capabilities none")
     srv = tomllib.loads(Path("mcp.lock").read_text(encoding="utf-8"))["server"]["everything"]
     assert srv["client-capabilities"] == [] and "get-roots-list" not in srv["tool"]
@@ -153,7 +184,8 @@ def test_everything_client_capabilities_are_recorded_and_reused(cli):
     r = cli("diff", "--format", "json", "--timeout", TIMEOUT)  # the re-pinned client: only what awaits review
     doc = json.loads(r.stdout)
     assert doc["summary"]["drift"] == 0 and {"get-roots-list", "trigger-sampling-request"} <= {
-        p["name"] for p in doc["servers"][0]["pending"]}
+        p["name"] for p in doc["servers"][0]["pending"]
+    }
     r = cli("diff", "--client-capabilities", "sampling,bogus")
     assert r.returncode == 2 and "bogus" in r.stderr and "roots, sampling, elicitation" in r.stderr
 
@@ -197,18 +229,32 @@ def _wait_listening(proc: subprocess.Popen, timeout: float = 30.0) -> int:
     raise RuntimeError(f"server-everything did not listen within {timeout} s")
 
 
-@pytest.mark.parametrize("mode, path, transport", [("streamableHttp", "/mcp", "http"), ("sse", "/sse", "sse")],
-                         ids=["streamable-http", "legacy-sse"])
+@pytest.mark.parametrize(
+    "mode, path, transport",
+    [("streamableHttp", "/mcp", "http"), ("sse", "/sse", "sse")],
+    ids=["streamable-http", "legacy-sse"],
+)
 def test_everything_remote(tmp_path, cli, mode, path, transport):
     _need_node_modules(EVERYTHING)
     with open(tmp_path / "everything-remote.log", "wb") as log:
-        proc = subprocess.Popen([_node(), str(EVERYTHING), mode], env=dict(os.environ, PORT="0"),
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [_node(), str(EVERYTHING), mode],
+            env=dict(os.environ, PORT="0"),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             port = _wait_listening(proc)
-            lock = _lock_cycle(cli, "everything-remote", [f"http://127.0.0.1:{port}{path}"], {"echo", "get-sum"},
-                               add_opts=("--transport", transport), server_name="mcp-servers/everything")
+            lock = _lock_cycle(
+                cli,
+                "everything-remote",
+                [f"http://127.0.0.1:{port}{path}"],
+                {"echo", "get-sum"},
+                add_opts=("--transport", transport),
+                server_name="mcp-servers/everything",
+            )
             srv = lock["server"]["everything-remote"]
             assert srv["transport"] == transport
             assert "trigger-sampling-request" in srv["tool"]  # the probe declares sampling, as hosts do
@@ -223,21 +269,49 @@ def test_guard_relays_a_streamable_http_session_of_the_sdk_server(tmp_path, cli)
 
     _need_node_modules(EVERYTHING)
     with open(tmp_path / "everything-guard.log", "wb") as log:
-        proc = subprocess.Popen([_node(), str(EVERYTHING), "streamableHttp"], env=dict(os.environ, PORT="0"),
-                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [_node(), str(EVERYTHING), "streamableHttp"],
+            env=dict(os.environ, PORT="0"),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             port = _wait_listening(proc)
-            _ok(cli("add", "ev", "--yes", "--policy", "none", "--transport", "http",
-                    f"http://127.0.0.1:{port}/mcp", "--timeout", TIMEOUT), "add")
+            _ok(
+                cli(
+                    "add",
+                    "ev",
+                    "--yes",
+                    "--policy",
+                    "none",
+                    "--transport",
+                    "http",
+                    f"http://127.0.0.1:{port}/mcp",
+                    "--timeout",
+                    TIMEOUT,
+                ),
+                "add",
+            )
             with Host("ev") as h:
                 h.initialize({"sampling": {}, "roots": {}, "elicitation": {}})
-                call = h.request_msg("tools/call", {"name": "trigger-sampling-request",
-                                                    "arguments": {"prompt": "hi", "maxTokens": 10}})
+                call = h.request_msg(
+                    "tools/call", {"name": "trigger-sampling-request", "arguments": {"prompt": "hi", "maxTokens": 10}}
+                )
                 h.send(call)
                 ask = h.wait_for(lambda m: m.get("method") == "sampling/createMessage")
-                h.send({"jsonrpc": "2.0", "id": ask["id"], "result": {
-                    "role": "assistant", "content": {"type": "text", "text": "HELLO-FROM-HOST"}, "model": "m"}})
+                h.send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": ask["id"],
+                        "result": {
+                            "role": "assistant",
+                            "content": {"type": "text", "text": "HELLO-FROM-HOST"},
+                            "model": "m",
+                        },
+                    }
+                )
                 assert "HELLO-FROM-HOST" in json.dumps(h.response(call["id"])["result"])
                 assert "error" not in h.call("toggle-simulated-logging", {})
                 assert h.request("logging/setLevel", {"level": "debug"})["result"] == {}
@@ -253,18 +327,27 @@ def test_filesystem(tmp_path, cli):
     root = tmp_path / "files"
     root.mkdir()
     (root / "hello.txt").write_text("hello\n")
-    _lock_cycle(cli, "filesystem", ["--", _node(), str(FILESYSTEM), str(root)],
-                {"read_text_file", "write_file", "list_directory", "list_allowed_directories"},
-                server_name="secure-filesystem-server")
+    _lock_cycle(
+        cli,
+        "filesystem",
+        ["--", _node(), str(FILESYSTEM), str(root)],
+        {"read_text_file", "write_file", "list_directory", "list_allowed_directories"},
+        server_name="secure-filesystem-server",
+    )
 
 
 def test_memory(tmp_path, cli):
     _need_node_modules(MEMORY)
     mem = tmp_path / "memory" / "memory.jsonl"
     mem.parent.mkdir()
-    _lock_cycle(cli, "memory", ["--", _node(), str(MEMORY)],
-                {"create_entities", "read_graph", "search_nodes"},
-                add_opts=("--env", f"MEMORY_FILE_PATH={mem}"), server_name="memory-server")
+    _lock_cycle(
+        cli,
+        "memory",
+        ["--", _node(), str(MEMORY)],
+        {"create_entities", "read_graph", "search_nodes"},
+        add_opts=("--env", f"MEMORY_FILE_PATH={mem}"),
+        server_name="memory-server",
+    )
     # the lock records the env, so diff/refresh started the server with it too
     assert tomllib.loads(Path("mcp.lock").read_text())["server"]["memory"]["env"]["MEMORY_FILE_PATH"] == str(mem)
 
@@ -273,8 +356,13 @@ def test_memory(tmp_path, cli):
 
 
 def test_time(cli):
-    _lock_cycle(cli, "time", ["--", _pypi_server("mcp-server-time"), "--local-timezone", "UTC"],
-                {"get_current_time", "convert_time"}, server_name="mcp-time")
+    _lock_cycle(
+        cli,
+        "time",
+        ["--", _pypi_server("mcp-server-time"), "--local-timezone", "UTC"],
+        {"get_current_time", "convert_time"},
+        server_name="mcp-time",
+    )
 
 
 def test_git(tmp_path, cli):
@@ -282,14 +370,25 @@ def test_git(tmp_path, cli):
     repo.mkdir()
     git = shutil.which("git")
     assert git is not None, "git is not on PATH"
-    genv = dict(os.environ, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com",
-                GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.com")
+    genv = dict(
+        os.environ,
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_AUTHOR_NAME="t",
+        GIT_AUTHOR_EMAIL="t@example.com",
+        GIT_COMMITTER_NAME="t",
+        GIT_COMMITTER_EMAIL="t@example.com",
+    )
     subprocess.run([git, "init", "-q", str(repo)], check=True, env=genv)
     (repo / "README").write_text("hi\n")
     subprocess.run([git, "-C", str(repo), "add", "README"], check=True, env=genv)
     subprocess.run([git, "-C", str(repo), "commit", "-q", "-m", "init"], check=True, env=genv)
-    _lock_cycle(cli, "git", ["--", _pypi_server("mcp-server-git"), "--repository", str(repo)],
-                {"git_status", "git_log", "git_diff", "git_commit"}, server_name="mcp-git")
+    _lock_cycle(
+        cli,
+        "git",
+        ["--", _pypi_server("mcp-server-git"), "--repository", str(repo)],
+        {"git_status", "git_log", "git_diff", "git_commit"},
+        server_name="mcp-git",
+    )
 
 
 def test_fetch(cli):

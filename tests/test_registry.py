@@ -49,8 +49,7 @@ def test_add_by_registry_name_is_the_typed_command_plus_the_registry_fields(cli,
     assert r.returncode == 0, r.stdout + r.stderr
     servers = lock()
     by_name, typed = servers["memory"], servers["typed"]  # `memory`: the registry name's last part
-    assert by_name.pop("registry") == {"name": MEMORY, "version": "2026.7.4", "url": registry.url,
-                                       "repository": REPO}
+    assert by_name.pop("registry") == {"name": MEMORY, "version": "2026.7.4", "url": registry.url, "repository": REPO}
     assert by_name == typed
     assert by_name["command"] == "npx" and by_name["args"] == ["-y", f"{MEMORY_PKG}@2026.7.4"]
     assert by_name["package"]["version"] == "2026.7.4" and by_name["package"]["integrity"].startswith("sha512-")
@@ -60,8 +59,14 @@ def test_add_by_registry_name_is_the_typed_command_plus_the_registry_fields(cli,
     r = cli("outdated", "--format", "json", env=env, timeout=120)
     assert r.returncode == 1, r.stdout + r.stderr
     row = next(s for s in json.loads(r.stdout)["servers"] if s["server"] == "memory")
-    assert row == {**row, "registry": "mcp-registry", "package": MEMORY, "current": "2026.7.4",
-                   "latest": "2026.8.31", "status": "behind"}
+    assert row == {
+        **row,
+        "registry": "mcp-registry",
+        "package": MEMORY,
+        "current": "2026.7.4",
+        "latest": "2026.8.31",
+        "status": "behind",
+    }
     r = cli("update", "memory", env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     moved = lock()["memory"]
@@ -109,11 +114,22 @@ def test_a_package_that_claims_no_name_is_refused(cli, registry, tmp_path):
 @pytest.mark.network
 def test_a_pypi_package_claims_its_name_in_its_description(cli, registry, tmp_path):
     time = "io.github.modelcontextprotocol/server-time"
-    registry.publish(server_json(time, "2026.10.19", packages=[pypi_package(
-        "mcp-server-time", "2026.10.19", packageArguments=[{"type": "named", "name": "--local-timezone",
-                                                            "value": "UTC"}])]))
-    registry.publish(server_json("io.github.someone/time", "1.0.0", packages=[pypi_package(
-        "mcp-server-time", "2026.10.19")]))
+    registry.publish(
+        server_json(
+            time,
+            "2026.10.19",
+            packages=[
+                pypi_package(
+                    "mcp-server-time",
+                    "2026.10.19",
+                    packageArguments=[{"type": "named", "name": "--local-timezone", "value": "UTC"}],
+                )
+            ],
+        )
+    )
+    registry.publish(
+        server_json("io.github.someone/time", "1.0.0", packages=[pypi_package("mcp-server-time", "2026.10.19")])
+    )
     env = env_of(registry, tmp_path)
     r = cli("add", "io.github.someone/time", "--yes", env=env, timeout=120)
     assert r.returncode == 2, r.stdout + r.stderr
@@ -127,13 +143,20 @@ def test_a_pypi_package_claims_its_name_in_its_description(cli, registry, tmp_pa
 
 
 def test_a_lookalike_package_is_named_before_anything_is_installed_even_with_yes(cli, registry, tmp_path):
-    registry.publish(server_json("io.github.modelcontextprotocol/server-memory2", "1.0.0",
-                                 packages=[npm_package("@modeicontextprotocol/server-memory", "1.0.0")]))
+    registry.publish(
+        server_json(
+            "io.github.modelcontextprotocol/server-memory2",
+            "1.0.0",
+            packages=[npm_package("@modeicontextprotocol/server-memory", "1.0.0")],
+        )
+    )
     env = {**env_of(registry, tmp_path), "MCPLOCK_NPM_REGISTRY": "http://127.0.0.1:9"}
     r = cli("add", "io.github.modelcontextprotocol/server-memory2", "--yes", env=env)
     err = " ".join(r.stderr.split())
-    assert "warning: high lookalike-package in memory2: npm package `@modeicontextprotocol/server-memory` looks " \
-           f"like `{MEMORY_PKG}`" in err
+    assert (
+        "warning: high lookalike-package in memory2: npm package `@modeicontextprotocol/server-memory` looks "
+        f"like `{MEMORY_PKG}`" in err
+    )
     assert r.returncode != 0 and not Path("mcp.lock").exists()  # npm (unreachable here) never had it
     # a typed command is named too, before it is pinned
     r = cli("add", "mem", "--yes", "--", "npx", "-y", "@modelcontextprotoco1/server-memory", env=env)
@@ -141,8 +164,13 @@ def test_a_lookalike_package_is_named_before_anything_is_installed_even_with_yes
     assert "high lookalike-package in mem: npm package `@modelcontextprotoco1/server-memory`" in err
     assert err.index("lookalike-package") < err.index("pinning mem")
     # a capital I for the l: not a name npm can pin, so the entry is refused (never run unpinned)
-    registry.publish(server_json("io.github.modelcontextprotocol/server-memory3", "1.0.0",
-                                 packages=[npm_package("@modeIcontextprotocol/server-memory", "1.0.0")]))
+    registry.publish(
+        server_json(
+            "io.github.modelcontextprotocol/server-memory3",
+            "1.0.0",
+            packages=[npm_package("@modeIcontextprotocol/server-memory", "1.0.0")],
+        )
+    )
     r = cli("add", "io.github.modelcontextprotocol/server-memory3", "--yes", env=env)
     err = " ".join(r.stderr.split())
     assert r.returncode == 2, r.stdout + r.stderr
@@ -152,11 +180,28 @@ def test_a_lookalike_package_is_named_before_anything_is_installed_even_with_yes
 
 def test_a_deprecated_remote_entry_is_added_with_a_warning_and_templates(cli, registry, tmp_path):
     with http_fixture() as base:
-        registry.publish(server_json("com.example/remote", "2.0.0", remotes=[{
-            "type": "streamable-http", "url": f"{base}/mcp",
-            "headers": [{"name": "X-Api-Key", "isRequired": True, "isSecret": True}]}]), status="deprecated")
-        r = cli("add", "com.example/remote", "--name", "rem", "--yes",
-                env={**env_of(registry, tmp_path), "X_API_KEY": "s3cret-value"})
+        registry.publish(
+            server_json(
+                "com.example/remote",
+                "2.0.0",
+                remotes=[
+                    {
+                        "type": "streamable-http",
+                        "url": f"{base}/mcp",
+                        "headers": [{"name": "X-Api-Key", "isRequired": True, "isSecret": True}],
+                    }
+                ],
+            ),
+            status="deprecated",
+        )
+        r = cli(
+            "add",
+            "com.example/remote",
+            "--name",
+            "rem",
+            "--yes",
+            env={**env_of(registry, tmp_path), "X_API_KEY": "s3cret-value"},
+        )
     assert r.returncode == 0, r.stdout + r.stderr
     assert "warning: the MCP Registry marks com.example/remote 2.0.0 as deprecated" in r.stderr
     assert "rem needs X_API_KEY" in " ".join(r.stderr.split())
@@ -210,8 +255,9 @@ def test_an_unknown_name_or_version_says_what_to_do(cli, registry):
 
 @pytest.mark.network
 def test_init_offers_the_registry_name_a_host_configs_package_claims(cli, tmp_path):
-    Path(".mcp.json").write_text(json.dumps({"mcpServers": {
-        "mem": {"command": "npx", "args": ["-y", f"{MEMORY_PKG}@2026.7.4"]}}}))
+    Path(".mcp.json").write_text(
+        json.dumps({"mcpServers": {"mem": {"command": "npx", "args": ["-y", f"{MEMORY_PKG}@2026.7.4"]}}})
+    )
     r = cli("init", "--yes", env={"MCPLOCK_CACHE_DIR": str(tmp_path / "cache")}, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     err = " ".join(r.stderr.split())
@@ -237,28 +283,59 @@ def test_an_mcpb_bundle_is_pinned_by_the_entrys_sha256_and_run_from_the_cache(cl
     from pypi_index import PypiIndex
 
     fixture = Path(__file__).resolve().parent.parent / "fixtures" / "mcp_fixture.py"
-    server = (f"import os, runpy, sys\nassert os.environ['DEMO_KEY'] == 'k'\nsys.argv = [{str(fixture)!r}, 'stdio']\n"
-              f"sys.path.insert(0, {str(fixture.parent)!r})\nrunpy.run_path({str(fixture)!r}, run_name='__main__')\n")
-    manifest = {"manifest_version": "0.3", "name": "demo", "version": "1.0.0", "server": {
-        "type": "python", "entry_point": "server.py", "mcp_config": {
-            "command": sys.executable, "args": ["${__dirname}/server.py"], "env": {"DEMO_KEY": "${user_config.key}"}}}}
+    server = (
+        f"import os, runpy, sys\nassert os.environ['DEMO_KEY'] == 'k'\nsys.argv = [{str(fixture)!r}, 'stdio']\n"
+        f"sys.path.insert(0, {str(fixture.parent)!r})\nrunpy.run_path({str(fixture)!r}, run_name='__main__')\n"
+    )
+    manifest = {
+        "manifest_version": "0.3",
+        "name": "demo",
+        "version": "1.0.0",
+        "server": {
+            "type": "python",
+            "entry_point": "server.py",
+            "mcp_config": {
+                "command": sys.executable,
+                "args": ["${__dirname}/server.py"],
+                "env": {"DEMO_KEY": "${user_config.key}"},
+            },
+        },
+    }
     good = _bundle({"manifest.json": json.dumps(manifest), "server.py": server})
     evil = _bundle({"manifest.json": json.dumps(manifest), "../escape.py": "print('out')\n"})
     with PypiIndex() as files:
         files.blobs.update({"demo.mcpb": good, "evil.mcpb": evil})
-        for name, blob, sha in (("demo", "demo.mcpb", hashlib.sha256(good).hexdigest()),
-                                ("forged", "demo.mcpb", "0" * 64),
-                                ("evil", "evil.mcpb", hashlib.sha256(evil).hexdigest())):
-            registry.publish(server_json(f"io.github.acme/{name}", "1.0.0", packages=[{
-                "registryType": "mcpb", "identifier": f"{files.url}/files/{blob}", "version": "1.0.0",
-                "fileSha256": sha, "transport": {"type": "stdio"}}]))
+        for name, blob, sha in (
+            ("demo", "demo.mcpb", hashlib.sha256(good).hexdigest()),
+            ("forged", "demo.mcpb", "0" * 64),
+            ("evil", "evil.mcpb", hashlib.sha256(evil).hexdigest()),
+        ):
+            registry.publish(
+                server_json(
+                    f"io.github.acme/{name}",
+                    "1.0.0",
+                    packages=[
+                        {
+                            "registryType": "mcpb",
+                            "identifier": f"{files.url}/files/{blob}",
+                            "version": "1.0.0",
+                            "fileSha256": sha,
+                            "transport": {"type": "stdio"},
+                        }
+                    ],
+                )
+            )
         env = {**env_of(registry, tmp_path), "KEY": "k"}
         r = cli("add", "io.github.acme/demo", "--yes", env=env)
         assert r.returncode == 0, r.stdout + r.stderr
         srv = lock()["demo"]
         assert srv["command"] == "mcpb" and srv["args"] == [f"{files.url}/files/demo.mcpb"]
-        assert srv["package"] == {**srv["package"], "registry": "mcpb", "version": "1.0.0",
-                                  "integrity": f"sha256:{hashlib.sha256(good).hexdigest()}"}
+        assert srv["package"] == {
+            **srv["package"],
+            "registry": "mcpb",
+            "version": "1.0.0",
+            "integrity": f"sha256:{hashlib.sha256(good).hexdigest()}",
+        }
         assert srv["tool"]  # probed through the bundle's own server
         # a teammate's empty cache downloads and verifies it again
         r = cli("diff", env={**env, "MCPLOCK_CACHE_DIR": str(tmp_path / "teammate")})
@@ -276,9 +353,14 @@ def test_an_older_pypi_release_claims_its_name_in_its_own_metadata(cli, registry
     metadata (PEP 658) where the index has no per-release JSON."""
     from pypi_index import DEP_1_0, PypiIndex, wheel
 
-    demo = wheel("pin-demo", "1.0", requires=("pin-dep>=1",), scripts={"pin-demo": "pin_demo:main"},
-                 modules={"pin_demo": "def main():\n    pass\n"},
-                 description="<!-- mcp-name: io.github.acme/demo -->\nA demo server.")
+    demo = wheel(
+        "pin-demo",
+        "1.0",
+        requires=("pin-dep>=1",),
+        scripts={"pin-demo": "pin_demo:main"},
+        modules={"pin_demo": "def main():\n    pass\n"},
+        description="<!-- mcp-name: io.github.acme/demo -->\nA demo server.",
+    )
     newer = wheel("pin-demo", "1.1", description="mcp-name: io.github.other/demo")
     with PypiIndex() as index:
         index.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00Z")

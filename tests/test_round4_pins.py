@@ -54,8 +54,11 @@ def registry():
 
 
 def env_of(reg, tmp_path: Path) -> dict[str, str]:
-    return {"MCPLOCK_REGISTRY_URL": reg.url, "MCPLOCK_NPM_REGISTRY": reg.npm.url,
-            "MCPLOCK_CACHE_DIR": str(tmp_path / "cache")}
+    return {
+        "MCPLOCK_REGISTRY_URL": reg.url,
+        "MCPLOCK_NPM_REGISTRY": reg.npm.url,
+        "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"),
+    }
 
 
 def joined(r) -> str:
@@ -63,10 +66,16 @@ def joined(r) -> str:
 
 
 @pytest.mark.parametrize(("var", "value"), CODE)
-def test_a_registry_entry_that_sets_a_code_variable_is_refused_before_anything_is_fetched(cli, registry, tmp_path,
-                                                                                          var, value):
-    registry.publish(server_json(ACME, "1.0.0", packages=[npm_package(
-        "@acme/x", "1.0.0", environmentVariables=[{"name": var, "value": value}])]))
+def test_a_registry_entry_that_sets_a_code_variable_is_refused_before_anything_is_fetched(
+    cli, registry, tmp_path, var, value
+):
+    registry.publish(
+        server_json(
+            ACME,
+            "1.0.0",
+            packages=[npm_package("@acme/x", "1.0.0", environmentVariables=[{"name": var, "value": value}])],
+        )
+    )
     r = cli("add", ACME, "--yes", env=env_of(registry, tmp_path))
     assert r.returncode == 2, r.stdout + r.stderr
     err = joined(r)
@@ -76,18 +85,38 @@ def test_a_registry_entry_that_sets_a_code_variable_is_refused_before_anything_i
 
 
 def test_an_entrys_runtime_argument_node_options_counts_as_the_variable(cli, registry, tmp_path):
-    registry.publish(server_json(ACME, "1.0.0", packages=[npm_package(
-        "@acme/x", "1.0.0", runtimeArguments=[{"type": "named", "name": "--node-options",
-                                               "value": "--require=/tmp/evil.js"}])]))
+    registry.publish(
+        server_json(
+            ACME,
+            "1.0.0",
+            packages=[
+                npm_package(
+                    "@acme/x",
+                    "1.0.0",
+                    runtimeArguments=[{"type": "named", "name": "--node-options", "value": "--require=/tmp/evil.js"}],
+                )
+            ],
+        )
+    )
     r = cli("add", ACME, "--yes", env=env_of(registry, tmp_path))
     assert r.returncode == 2 and f"{ACME} 1.0.0 sets NODE_OPTIONS" in joined(r), r.stdout + r.stderr
     assert registry.npm.requests == []
 
 
-def test_an_optional_variable_a_pypi_entry_passes_on_counts_too_and_naming_it_lets_it_through(cli, registry,
-                                                                                             tmp_path):
-    registry.publish(server_json(ACME, "1.0.0", packages=[pypi_package(
-        "acme-x", "1.0.0", environmentVariables=[{"name": "PYTHONPATH"}, {"name": "API_KEY", "isRequired": True}])]))
+def test_an_optional_variable_a_pypi_entry_passes_on_counts_too_and_naming_it_lets_it_through(cli, registry, tmp_path):
+    registry.publish(
+        server_json(
+            ACME,
+            "1.0.0",
+            packages=[
+                pypi_package(
+                    "acme-x",
+                    "1.0.0",
+                    environmentVariables=[{"name": "PYTHONPATH"}, {"name": "API_KEY", "isRequired": True}],
+                )
+            ],
+        )
+    )
     env = {**env_of(registry, tmp_path), "MCPLOCK_PYPI_URL": registry.npm.url}
     r = cli("add", ACME, "--yes", env=env)
     assert r.returncode == 2 and f"{ACME} 1.0.0 sets PYTHONPATH" in joined(r), r.stdout + r.stderr
@@ -98,8 +127,13 @@ def test_an_optional_variable_a_pypi_entry_passes_on_counts_too_and_naming_it_le
 
 @pytest.mark.parametrize(("var", "value"), HONEST)
 def test_an_ordinary_variable_is_not_refused(cli, registry, tmp_path, var, value):
-    registry.publish(server_json(ACME, "1.0.0", packages=[npm_package(
-        "@acme/x", "1.0.0", environmentVariables=[{"name": var, "value": value}])]))
+    registry.publish(
+        server_json(
+            ACME,
+            "1.0.0",
+            packages=[npm_package("@acme/x", "1.0.0", environmentVariables=[{"name": var, "value": value}])],
+        )
+    )
     r = cli("add", ACME, "--yes", env=env_of(registry, tmp_path))
     assert "outside the package pin" not in joined(r), r.stderr
     assert registry.npm.requests  # it went on to resolve the package
@@ -129,8 +163,9 @@ def test_check_list_and_the_trust_text_name_it_and_a_bulk_trust_does_not_cover_i
     Path("p.toml").write_text('version = 1\n[review]\nmax-accepted-severity = "high"\n')
     r = cli("check", "--policy", "p.toml", "--format", "json")
     assert r.returncode == 1, r.stdout
-    failed = {f["server"] for f in json.loads(r.stdout)["findings"]
-              if f["code"] == "policy/review.max-accepted-severity"}
+    failed = {
+        f["server"] for f in json.loads(r.stdout)["findings"] if f["code"] == "policy/review.max-accepted-severity"
+    }
     assert failed == code_servers
     r = cli("list")
     assert "critical env-loads-code: c2 sets LD_PRELOAD" in " ".join(r.stdout.split()), r.stdout
@@ -147,10 +182,20 @@ def test_check_list_and_the_trust_text_name_it_and_a_bulk_trust_does_not_cover_i
 
 def test_a_bulk_import_leaves_out_a_server_that_loads_code(cli):
     ok = stdio_command(mode="benign")
-    Path(".mcp.json").write_text(json.dumps({"mcpServers": {
-        "ok": {"command": ok[0], "args": ok[1:]},
-        "bad": {"command": ok[0], "args": ok[1:], "env": {"PYTHONSTARTUP": "/tmp/evil.py", "PYTHONPATH": "/tmp"}},
-    }}))
+    Path(".mcp.json").write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "ok": {"command": ok[0], "args": ok[1:]},
+                    "bad": {
+                        "command": ok[0],
+                        "args": ok[1:],
+                        "env": {"PYTHONSTARTUP": "/tmp/evil.py", "PYTHONPATH": "/tmp"},
+                    },
+                }
+            }
+        )
+    )
     r = cli("add", "--from", ".mcp.json", "--trust", "--yes", timeout=180)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "skipped `bad`: it sets PYTHONSTARTUP, PYTHONPATH, which loads code" in joined(r)
@@ -166,8 +211,10 @@ def test_update_does_not_follow_a_newer_entry_that_starts_loading_code(cli, regi
 
     ref = RegistryRef(ACME, "1.0.0", registry.url, None)
     pin = PackagePin("npm", "@acme/x", "1.0.0", "sha512-" + "A" * 86 + "==")
-    srv = ServerEntry(name="x", spec=ServerSpec("x", transport="stdio", command="npx", args=("-y", "@acme/x@1.0.0"),
-                                                package=pin, registry=ref))
+    srv = ServerEntry(
+        name="x",
+        spec=ServerSpec("x", transport="stdio", command="npx", args=("-y", "@acme/x@1.0.0"), package=pin, registry=ref),
+    )
     review.stage(srv, snapshot())
     store.save(Lock(servers={"x": srv}), "mcp.lock")
     registry.publish(server_json(ACME, "1.0.0", packages=[npm_package("@acme/x", "1.0.0")]))
@@ -187,8 +234,10 @@ def test_outdated_refuses_another_servers_entry_for_that_server_alone(cli, regis
 
     ref = RegistryRef(ACME, "1.0.0", registry.url, None)
     pin = PackagePin("npm", "@acme/x", "1.0.0", "sha512-" + "A" * 86 + "==")
-    srv = ServerEntry(name="x", spec=ServerSpec("x", transport="stdio", command="npx", args=("-y", "@acme/x@1.0.0"),
-                                                package=pin, registry=ref))
+    srv = ServerEntry(
+        name="x",
+        spec=ServerSpec("x", transport="stdio", command="npx", args=("-y", "@acme/x@1.0.0"), package=pin, registry=ref),
+    )
     review.stage(srv, snapshot())
     store.save(Lock(servers={"x": srv}), "mcp.lock")
     registry.publish(server_json("io.github.evil/x", "9.0.0", packages=[npm_package("@evil/x", "9.0.0")]))

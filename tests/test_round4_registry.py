@@ -37,8 +37,11 @@ def npm():
 
 
 def env_of(reg, npm, tmp_path: Path) -> dict[str, str]:
-    return {"MCPLOCK_REGISTRY_URL": reg.url, "MCPLOCK_NPM_REGISTRY": npm.url,
-            "MCPLOCK_CACHE_DIR": str(tmp_path / "cache")}
+    return {
+        "MCPLOCK_REGISTRY_URL": reg.url,
+        "MCPLOCK_NPM_REGISTRY": npm.url,
+        "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"),
+    }
 
 
 def nothing_fetched(npm, tmp_path: Path) -> None:
@@ -125,8 +128,10 @@ def test_redirects_to_another_host_are_noted_and_to_other_schemes_refused(cli, r
         registry.redirect(path, other.url + path)
         r = cli("inspect", ACME, env=env_of(registry, npm, tmp_path))
         assert r.returncode == 0, r.stdout + r.stderr
-        assert f"note: the registry redirected MCP Registry server {ACME} from {registry.url}{path} to " \
-               f"{other.url}{path}" in joined(r), r.stderr
+        assert (
+            f"note: the registry redirected MCP Registry server {ACME} from {registry.url}{path} to "
+            f"{other.url}{path}" in joined(r)
+        ), r.stderr
         assert path in other.requests
     for target in ("file:///etc/passwd", "ftp://127.0.0.1/x"):
         registry.redirect(path, target)
@@ -150,6 +155,7 @@ def test_a_redirect_from_https_down_to_http_is_refused():
 
 # -- item 3: a remote entry's templates are named, and sent only when confirmed --------------------
 
+
 class RemoteRecorder(LocalHttp):
     """A stand-in remote MCP server that records each request's headers and answers 404."""
 
@@ -171,11 +177,21 @@ def _remote_entry(url: str, headers: list[dict] | None = None) -> dict:
 
 def test_a_remote_entrys_variables_are_named_and_not_sent_without_consent(cli, registry, npm, tmp_path):
     with RemoteRecorder() as remote:
-        registry.publish(_remote_entry(remote.url + "/{tenant}/mcp", [
-            {"name": "Authorization", "value": "Bearer {token}", "variables": {"token": {"isRequired": True}}},
-            {"name": "X-Aws", "value": "${AWS_SECRET_ACCESS_KEY}"}]))
-        env = {**env_of(registry, npm, tmp_path), "TOKEN": "tok-secret-1", "TENANT": "acme",
-               "AWS_SECRET_ACCESS_KEY": "aws-secret-2"}
+        registry.publish(
+            _remote_entry(
+                remote.url + "/{tenant}/mcp",
+                [
+                    {"name": "Authorization", "value": "Bearer {token}", "variables": {"token": {"isRequired": True}}},
+                    {"name": "X-Aws", "value": "${AWS_SECRET_ACCESS_KEY}"},
+                ],
+            )
+        )
+        env = {
+            **env_of(registry, npm, tmp_path),
+            "TOKEN": "tok-secret-1",
+            "TENANT": "acme",
+            "AWS_SECRET_ACCESS_KEY": "aws-secret-2",
+        }
         for extra in ([], ["--yes"]):  # off a terminal: --yes answers questions, it does not send secrets
             r = cli("add", ACME, *extra, env=env)
             assert r.returncode == 2, r.stdout + r.stderr
@@ -191,8 +207,15 @@ def test_a_remote_entrys_variables_are_named_and_not_sent_without_consent(cli, r
         assert remote.requests[0] == "/acme/mcp"
 
 
-@pytest.mark.parametrize("url", ["http://{host}/mcp", "http://127.0.0.1:9/mcp?key={api_key}",
-                                 "http://127.0.0.1:9/mcp?k=${GITHUB_TOKEN}", "http://{user}@127.0.0.1:9/mcp"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://{host}/mcp",
+        "http://127.0.0.1:9/mcp?key={api_key}",
+        "http://127.0.0.1:9/mcp?k=${GITHUB_TOKEN}",
+        "http://{user}@127.0.0.1:9/mcp",
+    ],
+)
 def test_a_template_in_a_remotes_host_or_query_is_refused(cli, registry, npm, tmp_path, url):
     registry.publish(_remote_entry(url))
     r = cli("add", ACME, "--trust", "--yes", env={**env_of(registry, npm, tmp_path), "GITHUB_TOKEN": "ghp-secret"})

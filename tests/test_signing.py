@@ -31,15 +31,21 @@ def keygen(name: str, kind: str = "ed25519") -> Path:
     machine, the same openssh-key-v1 format is written with cryptography."""
     if SSH_KEYGEN:
         extra = ["-b", "2048"] if kind == "rsa" else []
-        subprocess.run([SSH_KEYGEN, "-q", "-t", kind, *extra, "-N", "", "-C", "test", "-f", name], check=True,
-                       timeout=60)
+        subprocess.run(
+            [SSH_KEYGEN, "-q", "-t", kind, *extra, "-N", "", "-C", "test", "-f", name], check=True, timeout=60
+        )
         return Path(name)
-    key = ed25519.Ed25519PrivateKey.generate() if kind == "ed25519" else \
-        rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    Path(name).write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH,
-                                             serialization.NoEncryption()))
-    Path(name + ".pub").write_bytes(key.public_key().public_bytes(serialization.Encoding.OpenSSH,
-                                                                  serialization.PublicFormat.OpenSSH) + b" test\n")
+    key = (
+        ed25519.Ed25519PrivateKey.generate()
+        if kind == "ed25519"
+        else rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    )
+    Path(name).write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.OpenSSH, serialization.NoEncryption())
+    )
+    Path(name + ".pub").write_bytes(
+        key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH) + b" test\n"
+    )
     return Path(name)
 
 
@@ -51,16 +57,19 @@ def fingerprint_of(pub_path: str) -> str:
 
 
 def policy(*keys: str, require: bool = True, name: str = "policy.toml", extra: str = "") -> str:
-    Path(name).write_text(f"version = 1\n{extra}[signing]\nrequire = {'true' if require else 'false'}\n"
-                          f"keys = {json.dumps(list(keys))}\n")
+    Path(name).write_text(
+        f"version = 1\n{extra}[signing]\nrequire = {'true' if require else 'false'}\nkeys = {json.dumps(list(keys))}\n"
+    )
     return name
 
 
 def toml_digest(path: str) -> str:
     import tomllib
 
-    return "sha256-" + base64.b64encode(hashlib.sha256(
-        rfc8785.dumps(tomllib.loads(Path(path).read_text()))).digest()).decode()
+    return (
+        "sha256-"
+        + base64.b64encode(hashlib.sha256(rfc8785.dumps(tomllib.loads(Path(path).read_text()))).digest()).decode()
+    )
 
 
 def test_sign_and_verify_with_ssh_keygen_keys(cli):
@@ -89,8 +98,9 @@ def test_sign_and_verify_with_ssh_keygen_keys(cli):
     assert env["policyDigest"] == toml_digest(p)
     assert env["publicKeyFingerprint"] == fp
     key = serialization.load_ssh_public_key(Path("alice.pub").read_bytes())
-    key.verify(base64.b64decode(env["signature"]),
-               rfc8785.dumps({k: v for k, v in env.items() if k != "signature"}))  # raises if it does not verify
+    key.verify(
+        base64.b64decode(env["signature"]), rfc8785.dumps({k: v for k, v in env.items() if k != "signature"})
+    )  # raises if it does not verify
     assert cli("verify-signature", "--key", "alice.pub", "--policy", p).returncode == 0
     assert cli("verify-signature", "--policy", p).returncode == 0  # the policy's keys, the envelope's public key
     r = cli("check", "--policy", p)
@@ -100,16 +110,21 @@ def test_sign_and_verify_with_ssh_keygen_keys(cli):
 def test_pkcs8_pem_keys_sign_and_verify(cli):
     make_lock()
     key = ed25519.Ed25519PrivateKey.generate()
-    Path("k.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                serialization.NoEncryption()))
-    Path("k.pub.pem").write_bytes(key.public_key().public_bytes(serialization.Encoding.PEM,
-                                                                serialization.PublicFormat.SubjectPublicKeyInfo))
+    Path("k.pem").write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    Path("k.pub.pem").write_bytes(
+        key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+    )
     assert cli("sign", "--key", "k.pem").returncode == 0
     r = cli("verify-signature", "--key", "k.pub.pem")
     assert r.returncode == 0, r.stderr
     # an encrypted PKCS#8 PEM reads its passphrase from the environment
-    Path("enc.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                                  serialization.BestAvailableEncryption(b"pw")))
+    Path("enc.pem").write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.BestAvailableEncryption(b"pw")
+        )
+    )
     r = cli("sign", "--key", "enc.pem")
     assert r.returncode == 2 and "passphrase" in r.stderr and "Traceback" not in r.stderr
     assert cli("sign", "--key", "enc.pem", env={"MCPLOCK_KEY_PASSPHRASE": "pw"}).returncode == 0
@@ -167,9 +182,14 @@ def test_a_tampered_envelope_does_not_verify(cli):
         "signedAt": {**good, "signedAt": "2020-01-01T00:00:00Z"},
         # a lock digest moved to what the lock now is, by hand: the signature no longer covers it
         "lockfileDigest": {**good, "lockfileDigest": "sha256-" + base64.b64encode(b"x" * 32).decode()},
-        "publicKey": {**good, "publicKey": base64.b64encode(
-            ed25519.Ed25519PrivateKey.generate().public_key().public_bytes(
-                serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)).decode()},
+        "publicKey": {
+            **good,
+            "publicKey": base64.b64encode(
+                ed25519.Ed25519PrivateKey.generate()
+                .public_key()
+                .public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+            ).decode(),
+        },
     }
     for what, env in cases.items():
         Path("mcp.lock.sig").write_text(json.dumps(env))
@@ -178,13 +198,16 @@ def test_a_tampered_envelope_does_not_verify(cli):
         assert cli("verify-signature", "--key", "alice.pub", "--policy", p).returncode == 1, what
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("not json", "not a signature envelope"),
-    ('{"schema": "mcp-lock-signature", "version": 1, "algorithm": "rsa-pss"}', "unknown signature algorithm"),
-    ('{"schema": "mcp-lock-signature", "version": 2}', "not a valid mcp-lock-signature v1 envelope"),
-    ("[1]", "not a JSON object"),
-    ("SIG", "signature is not 64 bytes"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("not json", "not a signature envelope"),
+        ('{"schema": "mcp-lock-signature", "version": 1, "algorithm": "rsa-pss"}', "unknown signature algorithm"),
+        ('{"schema": "mcp-lock-signature", "version": 2}', "not a valid mcp-lock-signature v1 envelope"),
+        ("[1]", "not a JSON object"),
+        ("SIG", "signature is not 64 bytes"),
+    ],
+)
 def test_a_malformed_envelope_is_exit_2(cli, text, words):
     make_lock()
     keygen("alice")
@@ -194,8 +217,12 @@ def test_a_malformed_envelope_is_exit_2(cli, text, words):
         env = json.loads(Path("mcp.lock.sig").read_text())
         text = json.dumps({**env, "signature": base64.b64encode(b"short").decode()})
     Path("mcp.lock.sig").write_text(text)
-    for args in (["check", "--policy", p], ["verify-signature", "--key", "alice.pub"], ["diff", "--policy", p],
-                 ["run", "docs", "--policy", p]):
+    for args in (
+        ["check", "--policy", p],
+        ["verify-signature", "--key", "alice.pub"],
+        ["diff", "--policy", p],
+        ["run", "docs", "--policy", p],
+    ):
         r = cli(*args)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert words in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
@@ -205,24 +232,29 @@ def test_a_key_that_is_not_ed25519_is_exit_2(cli):
     make_lock()
     keygen("rsa", "rsa")
     Path("junk").write_text("hello\n")
-    for args, words in ((["sign", "--key", "rsa"], "not an ed25519 key"),
-                        (["sign", "--key", "rsa.pub"], "is a public key"),
-                        (["sign", "--key", "junk"], "not a private key"),
-                        (["sign", "--key", "missing"], "cannot read the key"),
-                        (["verify-signature", "--key", "rsa.pub"], "not an ed25519 key"),
-                        (["verify-signature", "--key", "junk"], "not a public key"),
-                        (["fingerprint", "rsa.pub"], "not an ed25519 key")):
+    for args, words in (
+        (["sign", "--key", "rsa"], "not an ed25519 key"),
+        (["sign", "--key", "rsa.pub"], "is a public key"),
+        (["sign", "--key", "junk"], "not a private key"),
+        (["sign", "--key", "missing"], "cannot read the key"),
+        (["verify-signature", "--key", "rsa.pub"], "not an ed25519 key"),
+        (["verify-signature", "--key", "junk"], "not a public key"),
+        (["fingerprint", "rsa.pub"], "not an ed25519 key"),
+    ):
         r = cli(*args)
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
     assert not Path("mcp.lock.sig").exists()
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ('[signing]\nrequire = true\nkeys = []\n', "needs the fingerprints"),
-    ('[signing]\nrequire = true\nkeys = ["SHA256:abc"]\n', "not a key fingerprint"),
-    ('[signing]\nrequire = "yes"\n', "`signing.require` must be a bool"),
-    ('[signing]\nkey = []\n', "unknown key `signing.key`"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("[signing]\nrequire = true\nkeys = []\n", "needs the fingerprints"),
+        ('[signing]\nrequire = true\nkeys = ["SHA256:abc"]\n', "not a key fingerprint"),
+        ('[signing]\nrequire = "yes"\n', "`signing.require` must be a bool"),
+        ("[signing]\nkey = []\n", "unknown key `signing.key`"),
+    ],
+)
 def test_a_broken_signing_policy_is_exit_2(cli, text, words):
     make_lock()
     Path("p.toml").write_text("version = 1\n" + text)
@@ -269,8 +301,13 @@ def test_the_guard_starts_no_server_without_a_valid_signature(cli):
     p = policy(fingerprint_of("alice.pub"))
 
     def guard_refuses(words: str) -> None:
-        r = subprocess.run([sys.executable, "-m", "mcplock", "run", "docs", "--policy", p], input="",
-                           capture_output=True, text=True, timeout=60)
+        r = subprocess.run(
+            [sys.executable, "-m", "mcplock", "run", "docs", "--policy", p],
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert r.returncode != 0 and words in r.stderr, r.stderr
         assert marker.read_text().count("started") == probes  # the server never started
 
@@ -295,18 +332,22 @@ def test_check_without_signing_does_not_import_cryptography(cli):
     make_lock()
     keygen("alice")
     assert cli("sign", "--key", "alice").returncode == 0
-    probe = ("import sys\nfrom mcplock.__main__ import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
-             "    pass\nsys.stderr.write('SCHEMA=' + str('jsonschema' in sys.modules) + ' CRYPTO=' + "
-             "str('cryptography' in sys.modules))\n")
+    probe = (
+        "import sys\nfrom mcplock.__main__ import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
+        "    pass\nsys.stderr.write('SCHEMA=' + str('jsonschema' in sys.modules) + ' CRYPTO=' + "
+        "str('cryptography' in sys.modules))\n"
+    )
     plain = subprocess.run([sys.executable, "-c", probe, "check"], capture_output=True, text=True, timeout=60)
     assert plain.stderr.endswith("CRYPTO=False"), plain.stderr
     p = policy(fingerprint_of("alice.pub"), require=False)  # keys listed, nothing required
-    plain = subprocess.run([sys.executable, "-c", probe, "check", "--policy", p], capture_output=True, text=True,
-                           timeout=60)
+    plain = subprocess.run(
+        [sys.executable, "-c", probe, "check", "--policy", p], capture_output=True, text=True, timeout=60
+    )
     assert plain.stderr.endswith("CRYPTO=False"), plain.stderr
     p = policy(fingerprint_of("alice.pub"))
-    signed = subprocess.run([sys.executable, "-c", probe, "check", "--policy", p], capture_output=True, text=True,
-                            timeout=60)
+    signed = subprocess.run(
+        [sys.executable, "-c", probe, "check", "--policy", p], capture_output=True, text=True, timeout=60
+    )
     assert signed.stderr.endswith("SCHEMA=False CRYPTO=True"), signed.stderr  # it verifies; jsonschema: never
 
 
@@ -316,7 +357,7 @@ def test_a_flag_policy_adds_to_the_environments_and_never_widens_its_keys(cli):
     keygen("bob")
     org = policy(fingerprint_of("alice.pub"), name="org.toml")
     env = {"MCPLOCK_POLICY": org}
-    Path("repo.toml").write_text("version = 1\n[tools]\ndeny = [\"*delete*\"]\n")
+    Path("repo.toml").write_text('version = 1\n[tools]\ndeny = ["*delete*"]\n')
     assert cli("sign", "--key", "alice", env=env).returncode == 0
     assert cli("check", env=env).returncode == 0
     r = cli("check", "--policy", "repo.toml", env=env)  # another rule book than the one signed
@@ -339,8 +380,14 @@ def test_an_exported_document_signed_for_other_tools(cli):
     assert r.returncode == 0, r.stderr
     env = json.loads(Path("mcp-lock.sig").read_text())
     doc = json.loads(Path("mcp-lock.json").read_text())
-    whole = "sha256-" + base64.b64encode(hashlib.sha256(rfc8785.dumps(
-        {k: doc[k] for k in ("specVersion", "entries", "extensions") if k in doc})).digest()).decode()
+    whole = (
+        "sha256-"
+        + base64.b64encode(
+            hashlib.sha256(
+                rfc8785.dumps({k: doc[k] for k in ("specVersion", "entries", "extensions") if k in doc})
+            ).digest()
+        ).decode()
+    )
     assert env["lockfileDigest"] == whole and "policyDigest" not in env
     key = serialization.load_ssh_public_key(Path("alice.pub").read_bytes())
     key.verify(base64.b64decode(env["signature"]), rfc8785.dumps({k: v for k, v in env.items() if k != "signature"}))
@@ -364,17 +411,36 @@ def test_the_envelope_rules_are_the_schemas():
     from conftest import ROOT
 
     schema = json.loads((ROOT / "mcplock/interop/schemas/mcp-lock-signature-v1.schema.json").read_text())
-    good = {"schema": "mcp-lock-signature", "version": 1, "algorithm": "ed25519",
-            "lockfileDigest": "sha256-" + "A" * 43 + "=", "policyDigest": "sha256-" + "B" * 43 + "=",
-            "publicKeyFingerprint": "sha256-" + "C" * 43 + "=", "signedAt": "2026-12-01T21:45:01.322Z",
-            "signature": "D" * 86 + "==", "publicKey": "MCow", "extra": [1]}
+    good = {
+        "schema": "mcp-lock-signature",
+        "version": 1,
+        "algorithm": "ed25519",
+        "lockfileDigest": "sha256-" + "A" * 43 + "=",
+        "policyDigest": "sha256-" + "B" * 43 + "=",
+        "publicKeyFingerprint": "sha256-" + "C" * 43 + "=",
+        "signedAt": "2026-12-01T21:45:01.322Z",
+        "signature": "D" * 86 + "==",
+        "publicKey": "MCow",
+        "extra": [1],
+    }
     cases = [good, {k: v for k, v in good.items() if k != "policyDigest"}]
     for k in ("schema", "version", "algorithm", "lockfileDigest", "publicKeyFingerprint", "signedAt", "signature"):
         cases.append({x: v for x, v in good.items() if x != k})
-    for k, bad in (("schema", "mcp-lock"), ("version", 2), ("version", "1"), ("version", True),
-                   ("algorithm", "rsa"), ("lockfileDigest", "sha256:ab"), ("policyDigest", "sha512-AA=="),
-                   ("publicKeyFingerprint", 7), ("signedAt", "2026-12-01"), ("signedAt", "2026-12-01T21:45:01+0100"),
-                   ("signedAt", "2026-12-01T21:45:01+01:00"), ("signature", "not base64!"), ("signature", None)):
+    for k, bad in (
+        ("schema", "mcp-lock"),
+        ("version", 2),
+        ("version", "1"),
+        ("version", True),
+        ("algorithm", "rsa"),
+        ("lockfileDigest", "sha256:ab"),
+        ("policyDigest", "sha512-AA=="),
+        ("publicKeyFingerprint", 7),
+        ("signedAt", "2026-12-01"),
+        ("signedAt", "2026-12-01T21:45:01+0100"),
+        ("signedAt", "2026-12-01T21:45:01+01:00"),
+        ("signature", "not base64!"),
+        ("signature", None),
+    ):
         cases.append({**good, k: bad})
     for env in cases:
         by_schema = not list(Draft202012Validator(schema).iter_errors(env))

@@ -43,10 +43,13 @@ def test_a_stream_that_ends_early_is_resumed():
         assert _stats(base) == {"gets": 1, "last-event-ids": ["e1"]}
 
 
-@pytest.mark.parametrize(("behaviour", "gets", "why"), [
-    ("no-get", 0, "resuming it (GET with Last-Event-ID) got HTTP 405"),
-    ("never", 5, "(resumed 5 times)"),
-])
+@pytest.mark.parametrize(
+    ("behaviour", "gets", "why"),
+    [
+        ("no-get", 0, "resuming it (GET with Last-Event-ID) got HTTP 405"),
+        ("never", 5, "(resumed 5 times)"),
+    ],
+)
 def test_resumption_is_bounded_and_explained(behaviour, gets, why):
     with server("--behaviour", behaviour) as base:
         _lock(base)
@@ -66,8 +69,9 @@ def test_the_guards_standalone_stream_is_resumed_where_it_broke_off():
         _lock(base)
         with Host("srv") as h:
             h.initialize()
-            logs = [h.wait_for(lambda m: m.get("method") == "notifications/message")["params"]["data"]
-                    for _ in range(2)]
+            logs = [
+                h.wait_for(lambda m: m.get("method") == "notifications/message")["params"]["data"] for _ in range(2)
+            ]
             assert logs == ["one", "two"]
             assert h.call("get_weather", {"city": "Paris"})["result"]["isError"] is False
             assert h.close() == 0

@@ -28,7 +28,7 @@ def test_string_types_used_by_the_writer_exist():
 
 
 def test_single_line_basic_string_is_written_from_its_original_text():
-    value = "a\u200bb \"q\""
+    value = 'a\u200bb "q"'
     s = String(StringType.SLB, value, 'a\\u200Bb \\"q\\"', Trivia())
     assert isinstance(s, str) and s == value  # a str subclass carrying the value
     text = _dump_one("description", s)

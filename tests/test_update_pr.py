@@ -25,8 +25,13 @@ TOKEN = "ghs_fixturetoken1234"
 
 
 def git(*args: str, cwd: str | Path = ".", check: bool = True) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "T", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "T",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "T",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     r = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env)
     if check:
         assert r.returncode == 0, r.stderr
@@ -44,8 +49,14 @@ def main():
     sys.path.insert(0, {str(fixture.parent)!r})
     runpy.run_path({str(fixture)!r}, run_name="__main__")
 """
-    return wheel("pin-demo", version, requires=("pin-dep>=1",), modules={"pin_demo": src},
-                 scripts={"pin-demo": "pin_demo:main"}, description=f"mcp-name: {claims}" if claims else "")
+    return wheel(
+        "pin-demo",
+        version,
+        requires=("pin-dep>=1",),
+        modules={"pin_demo": src},
+        scripts={"pin-demo": "pin_demo:main"},
+        description=f"mcp-name: {claims}" if claims else "",
+    )
 
 
 @pytest.fixture
@@ -95,8 +106,7 @@ def untouched(head: str) -> None:
     assert len(git("worktree", "list").splitlines()) == 1
 
 
-def test_a_pull_request_per_outdated_server_then_nothing_twice_then_updated_in_place(cli, project, api, index,
-                                                                                       origin):
+def test_a_pull_request_per_outdated_server_then_nothing_twice_then_updated_in_place(cli, project, api, index, origin):
     env = {**project, **api.env()}
     head = git("rev-parse", "HEAD")
     main_before = git("rev-parse", "main", cwd=origin)
@@ -171,8 +181,9 @@ def test_a_pull_request_per_outdated_server_then_nothing_twice_then_updated_in_p
     untouched(head)
 
 
-def test_a_persons_commit_on_the_branch_is_kept_and_a_closed_pull_request_is_not_reopened(cli, project, api, index,
-                                                                                          origin, tmp_path):
+def test_a_persons_commit_on_the_branch_is_kept_and_a_closed_pull_request_is_not_reopened(
+    cli, project, api, index, origin, tmp_path
+):
     env = {**project, **api.env()}
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
     assert cli("update-pr", env=env, timeout=300).returncode == 0
@@ -221,8 +232,9 @@ def test_a_persons_commit_on_the_branch_is_kept_and_a_closed_pull_request_is_not
     assert "closed without merging" in r.stdout and len(api.pulls) == 2
 
 
-def test_a_token_that_cannot_open_pull_requests_leaves_the_branch_pushed_and_a_rerun_opens_it(cli, project, api,
-                                                                                               index, origin):
+def test_a_token_that_cannot_open_pull_requests_leaves_the_branch_pushed_and_a_rerun_opens_it(
+    cli, project, api, index, origin
+):
     env = {**project, **api.env()}
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
     api.read_only.add(TOKEN)
@@ -272,13 +284,18 @@ def test_a_server_added_from_the_mcp_registry_follows_its_entry(cli, index, orig
     from mcp_registry import McpRegistry, pypi_package, server_json
 
     name = "io.github.acme/demo"
-    index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json", claims=name),
-                  uploaded="2025-03-01T12:00:00.000000Z")
+    index.publish(
+        *server_wheel("2.0", SURFACES / "demo-rugpull.json", claims=name), uploaded="2025-03-01T12:00:00.000000Z"
+    )
     index.publish(*server_wheel("1.5", SURFACES / "demo.json", claims=name), uploaded="2025-02-15T12:00:00.000000Z")
     with McpRegistry() as reg:
         reg.publish(server_json(name, "1.5.0", packages=[pypi_package("pin-demo", "1.5")]))
-        env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"),
-               "MCPLOCK_REGISTRY_URL": reg.url, **api.env()}
+        env = {
+            "MCPLOCK_PYPI_URL": index.url,
+            "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"),
+            "MCPLOCK_REGISTRY_URL": reg.url,
+            **api.env(),
+        }
         r = cli("add", name, "--yes", env=env, timeout=300)
         assert r.returncode == 0, r.stdout + r.stderr
         git("init", "--quiet", "-b", "main")
@@ -315,16 +332,19 @@ def local_project(cli, origin):
     git("push", "--quiet", "origin", "main")
 
 
-@pytest.mark.parametrize("setup, code, words", [
-    ("no-origin", 2, "no remote named `origin`"),
-    ("dirty", 2, "uncommitted changes (mcp.lock)"),
-    ("detached", 2, "HEAD is detached"),
-    ("no-token", 2, "GITHUB_TOKEN is not set"),
-    ("bad-token", 2, "GET /repos/octo-org/app → 401: Bad credentials"),
-    ("garbage", 3, "GET /repos/octo-org/app answered 200 with something that is not JSON"),
-    ("wrong-shape", 3, "no usable `default_branch`"),
-    ("not-a-repo", 2, "is not in a git repository"),
-])
+@pytest.mark.parametrize(
+    "setup, code, words",
+    [
+        ("no-origin", 2, "no remote named `origin`"),
+        ("dirty", 2, "uncommitted changes (mcp.lock)"),
+        ("detached", 2, "HEAD is detached"),
+        ("no-token", 2, "GITHUB_TOKEN is not set"),
+        ("bad-token", 2, "GET /repos/octo-org/app → 401: Bad credentials"),
+        ("garbage", 3, "GET /repos/octo-org/app answered 200 with something that is not JSON"),
+        ("wrong-shape", 3, "no usable `default_branch`"),
+        ("not-a-repo", 2, "is not in a git repository"),
+    ],
+)
 def test_bad_input_is_a_clear_error_and_nothing_is_pushed(cli, local_project, api, origin, setup, code, words):
     env = api.env()
     if setup == "no-origin":
@@ -435,8 +455,12 @@ def test_branch_names_are_valid_refs_and_never_shared():
 def test_the_repository_is_read_from_a_github_origin():
     from mcplock.core.github import repository_of
 
-    for url in ("https://github.com/octo-org/app.git", "https://x-access-token:t@github.com/octo-org/app",
-                "git@github.com:octo-org/app.git", "ssh://git@github.com/octo-org/app.git"):
+    for url in (
+        "https://github.com/octo-org/app.git",
+        "https://x-access-token:t@github.com/octo-org/app",
+        "git@github.com:octo-org/app.git",
+        "ssh://git@github.com/octo-org/app.git",
+    ):
         assert repository_of(url) == "octo-org/app", url
     for url in ("https://gitlab.com/octo-org/app.git", "https://github.com.evil/octo-org/app", "/srv/app.git"):
         assert repository_of(url) == "", url

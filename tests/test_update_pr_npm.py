@@ -25,7 +25,8 @@ def test_a_real_npm_server_moved_to_its_latest_release_in_one_pull_request(cli, 
     r = cli("add", "memory", "--yes", "--", "npx", "-y", f"{MEMORY}@{OLD}", env=env, timeout=600)
     assert r.returncode == 0, r.stdout + r.stderr
     latest = httpx2.get(f"https://registry.npmjs.org/{MEMORY.replace('/', '%2f')}", timeout=30).json()["dist-tags"][
-        "latest"]
+        "latest"
+    ]
     origin = tmp_path / "origin.git"
     git("init", "--quiet", "--bare", "-b", "main", str(origin), cwd=tmp_path)
     git("init", "--quiet", "-b", "main")

@@ -46,8 +46,9 @@ def wants_oauth(spec: ServerSpec, environ: Mapping[str, str]) -> bool:
     """
     if not spec.remote or not spec.url:
         return False
-    if spec.auth is not None and (spec.auth.method in ("client-credentials", "identity-assertion")
-                                  or spec.transport is Transport.SSE):
+    if spec.auth is not None and (
+        spec.auth.method in ("client-credentials", "identity-assertion") or spec.transport is Transport.SSE
+    ):
         return True  # (over SSE: to say that OAuth needs Streamable HTTP)
     if spec.transport is not Transport.HTTP or any(k.lower() == "authorization" for k in spec.headers):
         return False
@@ -78,8 +79,12 @@ def login_http_client(say: Callable[[str], None]) -> HttpClientFactory:
 
     def factory(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]) -> httpx2.AsyncClient:
         header = any(k.lower() == "authorization" for k in spec.headers)
-        if spec.transport is Transport.HTTP and spec.url and not header and (spec.auth is not None
-                                                                      or wants_oauth(spec, environ)):
+        if (
+            spec.transport is Transport.HTTP
+            and spec.url
+            and not header
+            and (spec.auth is not None or wants_oauth(spec, environ))
+        ):
             from mcplock.auth.client import login_client
 
             return login_client(spec, opts, environ, say)

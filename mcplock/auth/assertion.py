@@ -50,8 +50,9 @@ MAX_BODY = 64 * 1024
 def _secret(spec: ServerSpec, template: str, what: str, environ: Mapping[str, str], hint: str) -> str:
     value = expand(template, environ, spec.secrets).strip()
     if not value:
-        raise ProbeError("config", f"server `{spec.name}`: the {what} `{template}` is empty: the variable is not set",
-                         hint=hint)
+        raise ProbeError(
+            "config", f"server `{spec.name}`: the {what} `{template}` is empty: the variable is not set", hint=hint
+        )
     return value
 
 
@@ -68,27 +69,48 @@ async def exchange_id_token(spec: ServerSpec, environ: Mapping[str, str], audien
     auth = spec.auth
     assert auth is not None and auth.id_token and auth.idp_token_endpoint
     name, endpoint = spec.name, auth.idp_token_endpoint
-    id_token = _secret(spec, auth.id_token, "ID token", environ,
-                       "export the variable (in GitHub Actions: request the job's OIDC token into it)")
+    id_token = _secret(
+        spec,
+        auth.id_token,
+        "ID token",
+        environ,
+        "export the variable (in GitHub Actions: request the job's OIDC token into it)",
+    )
     if not secure_url(endpoint):
-        raise ProbeError("config", f"server `{name}`: the identity provider's token endpoint must be https://",
-                         hint="fix --oauth-idp-token-endpoint (http:// is allowed to localhost only)")
-    data = {"grant_type": TOKEN_EXCHANGE, "subject_token": id_token, "subject_token_type": ID_TOKEN_TYPE,
-            "requested_token_type": ID_JAG_TYPE, "audience": audience, "resource": resource}
+        raise ProbeError(
+            "config",
+            f"server `{name}`: the identity provider's token endpoint must be https://",
+            hint="fix --oauth-idp-token-endpoint (http:// is allowed to localhost only)",
+        )
+    data = {
+        "grant_type": TOKEN_EXCHANGE,
+        "subject_token": id_token,
+        "subject_token_type": ID_TOKEN_TYPE,
+        "requested_token_type": ID_JAG_TYPE,
+        "audience": audience,
+        "resource": resource,
+    }
     if auth.scopes:
         data["scope"] = auth.scopes
     headers = {"Accept": "application/json"}
     idp_secret = ""
     if auth.idp_client_secret:
-        idp_secret = _secret(spec, auth.idp_client_secret, "identity provider client secret", environ,
-                             "export the variable --oauth-idp-client-secret names")
+        idp_secret = _secret(
+            spec,
+            auth.idp_client_secret,
+            "identity provider client secret",
+            environ,
+            "export the variable --oauth-idp-client-secret names",
+        )
         pair = f"{quote(auth.idp_client_id or '', safe='')}:{quote(idp_secret, safe='')}"
         headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
     elif auth.idp_client_id:
         data["client_id"] = auth.idp_client_id
     try:
-        async with httpx2.AsyncClient(timeout=EXCHANGE_TIMEOUT, follow_redirects=False) as client, \
-                client.stream("POST", endpoint, data=data, headers=headers) as resp:
+        async with (
+            httpx2.AsyncClient(timeout=EXCHANGE_TIMEOUT, follow_redirects=False) as client,
+            client.stream("POST", endpoint, data=data, headers=headers) as resp,
+        ):
             buf = bytearray()
             async for chunk in resp.aiter_bytes():  # read no more than the cap (a flood is cut, not held)
                 buf.extend(chunk)
@@ -96,24 +118,34 @@ async def exchange_id_token(spec: ServerSpec, environ: Mapping[str, str], audien
                     break
             body = bytes(buf[:MAX_BODY])
     except httpx2.HTTPError as e:
-        raise ProbeError("unreachable", f"server `{name}`: the identity provider's token endpoint did not answer "
-                                        f"({type(e).__name__})",
-                         hint="check --oauth-idp-token-endpoint and the network") from None
+        raise ProbeError(
+            "unreachable",
+            f"server `{name}`: the identity provider's token endpoint did not answer ({type(e).__name__})",
+            hint="check --oauth-idp-token-endpoint and the network",
+        ) from None
     if resp.status_code != 200:
         why = _redact(_oauth_error(body) or f"HTTP {resp.status_code}", id_token, idp_secret)
         low = why.lower()
         if low.startswith("invalid_grant") or (low.startswith("invalid_request") and "token" in low):
-            raise ProbeError("auth", f"server `{name}`: the identity provider refused the ID token in "
-                                     f"`{auth.id_token}` ({why})",
-                             hint="it has expired or was issued for another client: get a fresh one (in CI: the "
-                                  "job's OIDC token, requested in the same job, with the audience the identity "
-                                  "provider expects) and check --oauth-idp-client-id")
+            raise ProbeError(
+                "auth",
+                f"server `{name}`: the identity provider refused the ID token in `{auth.id_token}` ({why})",
+                hint="it has expired or was issued for another client: get a fresh one (in CI: the "
+                "job's OIDC token, requested in the same job, with the audience the identity "
+                "provider expects) and check --oauth-idp-client-id",
+            )
         if low.startswith(("invalid_client", "unauthorized_client")) or resp.status_code == 401:
-            raise ProbeError("auth", f"server `{name}`: the identity provider rejected the client ({why})",
-                             hint="check --oauth-idp-client-id (and --oauth-idp-client-secret if it needs one)")
-        raise ProbeError("auth", f"server `{name}`: the token exchange at the identity provider failed ({why})",
-                         hint="check --oauth-idp-token-endpoint; the identity provider must allow this client "
-                              "to request ID-JAGs (SEP-990) for the MCP authorization server")
+            raise ProbeError(
+                "auth",
+                f"server `{name}`: the identity provider rejected the client ({why})",
+                hint="check --oauth-idp-client-id (and --oauth-idp-client-secret if it needs one)",
+            )
+        raise ProbeError(
+            "auth",
+            f"server `{name}`: the token exchange at the identity provider failed ({why})",
+            hint="check --oauth-idp-token-endpoint; the identity provider must allow this client "
+            "to request ID-JAGs (SEP-990) for the MCP authorization server",
+        )
     try:
         answer = json.loads(body)
     except ValueError:
@@ -122,9 +154,11 @@ async def exchange_id_token(spec: ServerSpec, environ: Mapping[str, str], audien
     issued = answer.get("issued_token_type") if isinstance(answer, dict) else None
     if not isinstance(jag, str) or not jag or issued not in (None, ID_JAG_TYPE):
         got = f" (it issued {sanitize(str(issued), 100)})" if issued not in (None, ID_JAG_TYPE) else ""
-        raise ProbeError("auth", f"server `{name}`: the identity provider answered the token exchange without "
-                                 f"an ID-JAG{got}",
-                         hint="the identity provider may not support SEP-990 identity assertions for this client")
+        raise ProbeError(
+            "auth",
+            f"server `{name}`: the identity provider answered the token exchange without an ID-JAG{got}",
+            hint="the identity provider may not support SEP-990 identity assertions for this client",
+        )
     return jag
 
 
@@ -144,15 +178,23 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
     absolute expiry; the authorization server read from the resource's metadata when not
     configured; SDK failures turned into ProbeErrors that name the next step."""
 
-    def __init__(self, spec: ServerSpec, environ: Mapping[str, str], url: str, storage: _Storage,
-                 client_secret: str) -> None:
+    def __init__(
+        self, spec: ServerSpec, environ: Mapping[str, str], url: str, storage: _Storage, client_secret: str
+    ) -> None:
         auth = spec.auth
         assert auth is not None and auth.client_id
         self.spec, self.environ, self.url = spec, dict(environ), url
         self.discover = auth.issuer is None  # (the SDK compares issuers as strings, RFC 8414 §3.3: kept as given)
-        super().__init__(server_url=url, storage=storage, client_id=auth.client_id, client_secret=client_secret,
-                         issuer=auth.issuer or "-", assertion_provider=self._leg1,
-                         scope=auth.scopes, token_endpoint_auth_method="client_secret_basic")
+        super().__init__(
+            server_url=url,
+            storage=storage,
+            client_id=auth.client_id,
+            client_secret=client_secret,
+            issuer=auth.issuer or "-",
+            assertion_provider=self._leg1,
+            scope=auth.scopes,
+            token_endpoint_auth_method="client_secret_basic",
+        )
 
     async def _leg1(self, audience: str, resource: str) -> str:
         self._storage.issuer = audience  # type: ignore[attr-defined]
@@ -176,7 +218,8 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
                 response = yield outgoing
                 if self.discover and outgoing is request and response.status_code in (401, 403):
                     urls = build_protected_resource_metadata_discovery_urls(
-                        extract_resource_metadata_from_www_auth(response), self.url)
+                        extract_resource_metadata_from_www_auth(response), self.url
+                    )
                     prm = None
                     for u in urls:
                         prm = await handle_protected_resource_response((yield create_oauth_metadata_request(u)))
@@ -193,12 +236,18 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
     def _discovered(self, prm: Any) -> str:
         name = self.spec.name
         if prm is None or not prm.authorization_servers:
-            raise ProbeError("auth", f"server `{name}` names no authorization server (no protected-resource "
-                                     "metadata)", hint="pass the MCP authorization server's issuer: --oauth-issuer URL")
+            raise ProbeError(
+                "auth",
+                f"server `{name}` names no authorization server (no protected-resource metadata)",
+                hint="pass the MCP authorization server's issuer: --oauth-issuer URL",
+            )
         if not check_resource_allowed(self._resource, str(prm.resource)):
-            raise ProbeError("auth", f"server `{name}`: its protected-resource metadata is for another resource "
-                                     f"({sanitize(str(prm.resource), 200)})",
-                             hint="check the server URL, or pass --oauth-issuer URL")
+            raise ProbeError(
+                "auth",
+                f"server `{name}`: its protected-resource metadata is for another resource "
+                f"({sanitize(str(prm.resource), 200)})",
+                hint="check the server URL, or pass --oauth-issuer URL",
+            )
         return str(prm.authorization_servers[0])
 
     def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
@@ -206,9 +255,12 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
 
     def _error(self, e: Exception) -> BaseException:
         if isinstance(e, OAuthFlowError) and not isinstance(e, OAuthTokenError):
-            return ProbeError("auth", f"server `{self.spec.name}`: OAuth failed at the authorization server "
-                                      f"{sanitize(self._issuer, 200)}: {sanitize(str(e), 300)}",
-                              hint="check --oauth-issuer (the MCP authorization server's issuer URL)")
+            return ProbeError(
+                "auth",
+                f"server `{self.spec.name}`: OAuth failed at the authorization server "
+                f"{sanitize(self._issuer, 200)}: {sanitize(str(e), 300)}",
+                hint="check --oauth-issuer (the MCP authorization server's issuer URL)",
+            )
         # the authorization server refused the client or the grant (OAuthTokenError), or anything else
         return translate(e, self.spec, cc=True)
 
@@ -217,10 +269,13 @@ def build(spec: ServerSpec, environ: Mapping[str, str], url: str, store: TokenSt
     """The provider of an ``identity-assertion`` server."""
     auth = spec.auth or AuthSpec("identity-assertion")
     if not (auth.client_id and auth.client_secret and auth.id_token and auth.idp_token_endpoint):
-        raise ProbeError("config", f"server `{spec.name}`: identity assertion needs an ID token, the identity "
-                                   "provider's token endpoint, a client id and a client secret",
-                         hint="pass --oauth-id-token '${VAR}' --oauth-idp-token-endpoint URL --oauth-client-id ID "
-                              "--oauth-client-secret '${VAR}'")
+        raise ProbeError(
+            "config",
+            f"server `{spec.name}`: identity assertion needs an ID token, the identity "
+            "provider's token endpoint, a client id and a client secret",
+            hint="pass --oauth-id-token '${VAR}' --oauth-idp-token-endpoint URL --oauth-client-id ID "
+            "--oauth-client-secret '${VAR}'",
+        )
     secret = _secret(spec, auth.client_secret, "OAuth client secret", environ, "export the variable the template names")
     storage = _Storage(store, url, "identity-assertion")
     return IdentityAssertionProvider(spec, environ, url, storage, secret)

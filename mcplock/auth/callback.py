@@ -47,9 +47,11 @@ class _CallbackHandler(BaseHTTPRequestHandler):
                 self.server.result = q
             self.server.done.set()
         ok = "code" in q
-        text = ("mcplock: logged in. You can close this window." if ok
-                else f"mcplock: the login failed ({html.escape(q.get('error', 'no code'))})."
-                     " You can close this window.")
+        text = (
+            "mcplock: logged in. You can close this window."
+            if ok
+            else f"mcplock: the login failed ({html.escape(q.get('error', 'no code'))}). You can close this window."
+        )
         body = f"<!doctype html><meta charset=utf-8><title>mcplock</title><p>{text}</p>\n".encode()
         self.send_response(200 if ok else 400)
         self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -79,8 +81,11 @@ class LoopbackCallback:
             raise ProbeError(
                 "auth",
                 f"server `{name}`: the OAuth callback timed out: no answer from the browser within {timeout:g} s",
-                action=login_action(spec, "finish the login in the browser within the time, or run `{command}` again "
-                                    "(`--timeout SECONDS` gives more time)"),
+                action=login_action(
+                    spec,
+                    "finish the login in the browser within the time, or run `{command}` again "
+                    "(`--timeout SECONDS` gives more time)",
+                ),
             )
         if "error" in q:
             why = sanitize(q["error"], 60)
@@ -91,7 +96,8 @@ class LoopbackCallback:
                 "auth",
                 f"server `{name}`: the authorization server "
                 f"{'denied the login' if denied else 'rejected the login'} ({why})",
-                hint="log in again and approve the access" if denied
+                hint="log in again and approve the access"
+                if denied
                 else "check the client (`--oauth-client-id`) and the scopes (`--oauth-scopes`)",
             )
         return AuthorizationCodeResult(code=q["code"], state=q.get("state"), iss=q.get("iss"))

@@ -71,8 +71,11 @@ def _not_interactive(spec: ServerSpec, provider: Any) -> tuple[Callable[[str], A
                 "a new login is required",
                 action=login_action(spec, retry, offers_retry=True),
             )
-        raise ProbeError("auth", f"server `{spec.name}` needs credentials: an OAuth login is required",
-                         action=login_action(spec, retry, offers_retry=True))
+        raise ProbeError(
+            "auth",
+            f"server `{spec.name}` needs credentials: an OAuth login is required",
+            action=login_action(spec, retry, offers_retry=True),
+        )
 
     async def callback() -> AuthorizationCodeResult:  # pragma: no cover - redirect() always raises first
         raise ProbeError("auth", f"server `{spec.name}`: login required", action=login_action(spec, f"run `{COMMAND}`"))
@@ -83,8 +86,11 @@ def _not_interactive(spec: ServerSpec, provider: Any) -> tuple[Callable[[str], A
 def oauth_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]) -> httpx2.AsyncClient:
     """The probe's client for a server on the OAuth path (never interactive)."""
     if spec.transport is not Transport.HTTP:
-        raise ProbeError("config", f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
-                         hint="use the server's /mcp endpoint with --transport http")
+        raise ProbeError(
+            "config",
+            f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
+            hint="use the server's /mcp endpoint with --transport http",
+        )
     provider = build_provider(spec, environ)
     if not (spec.auth and spec.auth.method in NO_LOGIN):
         provider.context.redirect_handler, provider.context.callback_handler = _not_interactive(spec, provider)
@@ -105,8 +111,9 @@ class _ClientWithCallback(httpx2.AsyncClient):
                 self.callback = None
 
 
-def login_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str],
-                 say: Callable[[str], None]) -> httpx2.AsyncClient:
+def login_client(
+    spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str], say: Callable[[str], None]
+) -> httpx2.AsyncClient:
     """The client of a run that may log in: when the server asks for a login or for more scopes,
     the authorization URL is shown through ``say`` and opened in the browser, the loopback
     callback receives the code, and the request goes out again. The wait for the browser is
@@ -126,17 +133,26 @@ def login_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str
     except OSError:
         callback = LoopbackCallback(0)
     try:
+
         async def redirect(auth_url: str) -> None:
             scope = parse_qs(urlsplit(auth_url).query).get("scope", [""])[0]
-            say(f"Log in to `{spec.name}` in your browser{f' (scopes: {scope})' if scope else ''}. "
-                f"If no browser opens, open this URL:\n\n  {auth_url}\n")
+            say(
+                f"Log in to `{spec.name}` in your browser{f' (scopes: {scope})' if scope else ''}. "
+                f"If no browser opens, open this URL:\n\n  {auth_url}\n"
+            )
             await open_in_browser(auth_url)
 
         async def wait() -> AuthorizationCodeResult:
             return await callback.wait(max(opts.timeout * 0.9, 1.0), spec)
 
-        provider = build_provider(spec, environ, redirect_uri=callback.redirect_uri, redirect_handler=redirect,
-                                  callback_handler=wait, store=store)
+        provider = build_provider(
+            spec,
+            environ,
+            redirect_uri=callback.redirect_uri,
+            redirect_handler=redirect,
+            callback_handler=wait,
+            store=store,
+        )
         client = new_client(opts, auth=provider, cls=_ClientWithCallback)
         assert isinstance(client, _ClientWithCallback)
     except BaseException:

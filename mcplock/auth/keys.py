@@ -15,8 +15,10 @@ from mcplock.errors import ProbeError
 from mcplock.spec import ServerSpec, expand
 
 MAX_KEY_BYTES = 64 * 1024
-_HINT = ("pass --oauth-client-key with the path of a PEM private key (PKCS#8 or traditional, unencrypted), "
-         "or '${VAR}' with VAR holding the PEM or its path")
+_HINT = (
+    "pass --oauth-client-key with the path of a PEM private key (PKCS#8 or traditional, unencrypted), "
+    "or '${VAR}' with VAR holding the PEM or its path"
+)
 
 
 def _fail(spec: ServerSpec, what: str, hint: str = _HINT) -> ProbeError:
@@ -53,8 +55,11 @@ def load_client_key(spec: ServerSpec, environ: Mapping[str, str]) -> tuple[str, 
     try:
         key = load_pem_private_key(data, password=None)
     except TypeError:
-        raise _fail(spec, "is encrypted", hint="give an unencrypted key (e.g. from a CI secret), "
-                                                "or decrypt it with `openssl pkey`") from None
+        raise _fail(
+            spec,
+            "is encrypted",
+            hint="give an unencrypted key (e.g. from a CI secret), or decrypt it with `openssl pkey`",
+        ) from None
     except Exception:  # cryptography raises several types for a bad PEM (ValueError, UnsupportedAlgorithm…)
         raise _fail(spec, "is not a PEM private key") from None
     alg = spec.auth.signing_alg
@@ -64,13 +69,19 @@ def load_client_key(spec: ServerSpec, environ: Mapping[str, str]) -> tuple[str, 
         kind = "EC"
         default = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}.get(key.curve.name, "")
         if not default:
-            raise _fail(spec, f"is on the curve {key.curve.name}, which JWS does not sign with",
-                        hint="use a P-256, P-384 or P-521 key")
+            raise _fail(
+                spec,
+                f"is on the curve {key.curve.name}, which JWS does not sign with",
+                hint="use a P-256, P-384 or P-521 key",
+            )
     elif isinstance(key, ed25519.Ed25519PrivateKey):
         kind, default = "Ed25519", "EdDSA"
     else:
-        raise _fail(spec, f"is a {type(key).__name__.removesuffix('PrivateKey')} key",
-                    hint="use an RSA, EC (P-256/384/521) or Ed25519 key")
+        raise _fail(
+            spec,
+            f"is a {type(key).__name__.removesuffix('PrivateKey')} key",
+            hint="use an RSA, EC (P-256/384/521) or Ed25519 key",
+        )
     if alg is None:
         alg = default
     elif alg != default and not (kind == "RSA" and alg[:2] in ("RS", "PS")):

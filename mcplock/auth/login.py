@@ -75,8 +75,11 @@ async def login(
     which is forgotten so the next login registers again.
     """
     if spec.transport is not Transport.HTTP or not spec.url:
-        raise ProbeError("config", f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
-                         hint="use the server's /mcp endpoint with --transport http")
+        raise ProbeError(
+            "config",
+            f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
+            hint="use the server's /mcp endpoint with --transport http",
+        )
     url = expand(spec.url, environ, spec.secrets)
     saved = TokenStore(environ)
     # the flow runs on a copy without the stored token (so the server asks for a login); the
@@ -100,12 +103,22 @@ async def login(
             async def callback_handler() -> AuthorizationCodeResult:
                 return await cb.wait(timeout, spec)
 
-            provider = build_provider(spec, environ, redirect_uri=callback.redirect_uri,
-                                      redirect_handler=redirect_handler, callback_handler=callback_handler, store=store)
-        headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-                   **{k: expand(v, environ, spec.secrets) for k, v in spec.headers.items()}}
-        async with httpx2.AsyncClient(auth=provider, timeout=httpx2.Timeout(_HANDSHAKE_TIMEOUT),
-                                      follow_redirects=True) as client:
+            provider = build_provider(
+                spec,
+                environ,
+                redirect_uri=callback.redirect_uri,
+                redirect_handler=redirect_handler,
+                callback_handler=callback_handler,
+                store=store,
+            )
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Content-Type": "application/json",
+            **{k: expand(v, environ, spec.secrets) for k, v in spec.headers.items()},
+        }
+        async with httpx2.AsyncClient(
+            auth=provider, timeout=httpx2.Timeout(_HANDSHAKE_TIMEOUT), follow_redirects=True
+        ) as client:
             try:
                 resp = await _handshake(client, url, headers, client_name)
             except httpx2.HTTPError as e:
@@ -117,9 +130,11 @@ async def login(
             if "insufficient_scope" in www:
                 m = re.search(r'scope="([^"]*)"', www)
                 why += ": insufficient_scope" + (f", it asks for {sanitize(m.group(1), 200)}" if m else "")
-            raise ProbeError("auth", f"server `{spec.name}` still refuses access after the login ({why})",
-                             hint="the account may lack access to this server,"
-                                  " or it needs other scopes (--oauth-scopes)")
+            raise ProbeError(
+                "auth",
+                f"server `{spec.name}` still refuses access after the login ({why})",
+                hint="the account may lack access to this server, or it needs other scopes (--oauth-scopes)",
+            )
         state = describe(store.load(url))
         if not state.get("token"):  # the stored entry (any earlier token) is left as it was
             state["note"] = "the server did not ask for a login: nothing was stored"
@@ -152,12 +167,16 @@ def _rpc_result(resp: httpx2.Response) -> dict[str, Any]:
 
 def _list_methods(caps: Any) -> list[str]:
     caps = caps if isinstance(caps, dict) else {}
-    return [m for cap, m in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list"))
-            if cap in caps] or ["tools/list"]
+    return [
+        m
+        for cap, m in (("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list"))
+        if cap in caps
+    ] or ["tools/list"]
 
 
-async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, str],
-                     client_name: str) -> httpx2.Response:
+async def _handshake(
+    client: httpx2.AsyncClient, url: str, headers: dict[str, str], client_name: str
+) -> httpx2.Response:
     """What a probe sends, through the OAuth client, in the server's era: ``server/discover``
     and the list methods with the 2026-07-28 envelope, or (a legacy server) ``initialize``,
     ``notifications/initialized`` and the list methods, so a login happens (and a scope
@@ -169,8 +188,9 @@ async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, st
 
     env = era.envelope(era.MODERN, {}, {"name": client_name, "version": __version__})
     req = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": env}}
-    r = await client.post(url, content=json.dumps(req).encode(),
-                          headers={**headers, **mcp_headers(req, era.MODERN, {})})
+    r = await client.post(
+        url, content=json.dumps(req).encode(), headers={**headers, **mcp_headers(req, era.MODERN, {})}
+    )
     if r.status_code in (401, 403):
         return r
     found = _rpc_result(r) if r.status_code < 300 else {}
@@ -178,24 +198,37 @@ async def _handshake(client: httpx2.AsyncClient, url: str, headers: dict[str, st
     if isinstance(versions, list) and era.MODERN in versions:
         for i, method in enumerate(_list_methods(found.get("capabilities")), 2):
             req = {"jsonrpc": "2.0", "id": i, "method": method, "params": {"_meta": env}}
-            r = await client.post(url, content=json.dumps(req).encode(),
-                                  headers={**headers, **mcp_headers(req, era.MODERN, {})})
+            r = await client.post(
+                url, content=json.dumps(req).encode(), headers={**headers, **mcp_headers(req, era.MODERN, {})}
+            )
             if r.status_code >= 300:
                 break
         return r
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": client_name, "version": __version__}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": client_name, "version": __version__},
+        },
+    }
     resp = await client.post(url, content=json.dumps(body).encode(), headers=headers)
     if resp.status_code >= 300:
         return resp
     result = _rpc_result(resp)
     sid = resp.headers.get("mcp-session-id")
     version = result.get("protocolVersion")
-    h = {**headers, **({"Mcp-Session-Id": sid} if sid else {}),
-         **({"MCP-Protocol-Version": version}
+    h = {
+        **headers,
+        **({"Mcp-Session-Id": sid} if sid else {}),
+        **(
+            {"MCP-Protocol-Version": version}
             if isinstance(version, str) and re.fullmatch(r"[0-9A-Za-z._-]{1,40}", version)
-            else {})}
+            else {}
+        ),
+    }
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     r = await client.post(url, content=json.dumps(note).encode(), headers=h)
     for i, method in enumerate(_list_methods(result.get("capabilities")), 2):

@@ -84,7 +84,8 @@ class FileTokenStorage:
                 fields["oauth_metadata"] = ctx.oauth_metadata.model_dump(mode="json", exclude_none=True)
             if ctx.protected_resource_metadata is not None:
                 fields["protected_resource_metadata"] = ctx.protected_resource_metadata.model_dump(
-                    mode="json", exclude_none=True)
+                    mode="json", exclude_none=True
+                )
             if ctx.auth_server_url:
                 fields["auth_server_url"] = ctx.auth_server_url
         self.store.update(self.url, **fields)
@@ -105,9 +106,10 @@ class FileTokenStorage:
 # --- providers -------------------------------------------------------------------------------
 
 
-async def translated(flow: AsyncGenerator[httpx2.Request, httpx2.Response],
-                     to_error: Callable[[Exception], BaseException],
-                     ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+async def translated(
+    flow: AsyncGenerator[httpx2.Request, httpx2.Response],
+    to_error: Callable[[Exception], BaseException],
+) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
     """An SDK auth flow driven for httpx2, its exceptions leaving as ``to_error(e)`` (a
     ProbeError naming the next step; ``e`` itself when there is nothing to add). mcplock's own
     errors and httpx2's pass as they are."""
@@ -127,8 +129,6 @@ async def translated(flow: AsyncGenerator[httpx2.Request, httpx2.Response],
         raise new from None
     finally:
         await flow.aclose()
-
-
 
 
 class _Restoring:
@@ -159,7 +159,8 @@ class _Restoring:
                 self.context.oauth_metadata = OAuthMetadata.model_validate(data["oauth_metadata"])
             if isinstance(data.get("protected_resource_metadata"), dict):
                 self.context.protected_resource_metadata = ProtectedResourceMetadata.model_validate(
-                    data["protected_resource_metadata"])
+                    data["protected_resource_metadata"]
+                )
         if isinstance(data.get("auth_server_url"), str):
             self.context.auth_server_url = data["auth_server_url"]
             if self.had_token:
@@ -174,8 +175,10 @@ class _Restoring:
 
     def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         cc = isinstance(self, (ClientCredentialsProvider, JWTClientCredentialsProvider))
-        return translated(super().async_auth_flow(request),  # type: ignore[misc]
-                          lambda e: translate(e, self.spec, cc=cc, registered=getattr(self, "client_rejected", False)))
+        return translated(
+            super().async_auth_flow(request),  # type: ignore[misc]
+            lambda e: translate(e, self.spec, cc=cc, registered=getattr(self, "client_rejected", False)),
+        )
 
 
 class AuthCodeProvider(_Restoring, OAuthClientProvider):
@@ -292,29 +295,38 @@ def build_provider(
         scope=auth.scopes,
     )
     try:
-        code = AuthCodeProvider(url, metadata, storage, redirect_handler, callback_handler,
-                                client_metadata_url=auth.client_metadata_url)
+        code = AuthCodeProvider(
+            url, metadata, storage, redirect_handler, callback_handler, client_metadata_url=auth.client_metadata_url
+        )
     except ValueError as e:  # the SDK's check of a client ID metadata document URL
-        raise ProbeError("config", f"server `{spec.name}`: {e}",
-                         hint="--oauth-client-metadata-url takes an https:// URL with a path") from None
+        raise ProbeError(
+            "config", f"server `{spec.name}`: {e}", hint="--oauth-client-metadata-url takes an https:// URL with a path"
+        ) from None
     code.spec = spec
     code.wanted_scopes = auth.scopes
     if auth.client_id:
         secret = _client_secret(spec, auth, environ)
         code.fixed_client = OAuthClientInformationFull(
-            client_id=auth.client_id, client_secret=secret, redirect_uris=[uri],  # type: ignore[list-item]
+            client_id=auth.client_id,
+            client_secret=secret,
+            redirect_uris=[uri],  # type: ignore[list-item]
             token_endpoint_auth_method="client_secret_basic" if secret else "none",  # see _confidential_auth
-            grant_types=["authorization_code", "refresh_token"], scope=auth.scopes,
+            grant_types=["authorization_code", "refresh_token"],
+            scope=auth.scopes,
         )
     storage.provider = code
     return code
 
 
-def _client_credentials(spec: ServerSpec, auth: AuthSpec, environ: Mapping[str, str], url: str,
-                        store: TokenStore) -> OAuthClientProvider:
+def _client_credentials(
+    spec: ServerSpec, auth: AuthSpec, environ: Mapping[str, str], url: str, store: TokenStore
+) -> OAuthClientProvider:
     if not auth.client_id:
-        raise ProbeError("config", f"server `{spec.name}`: client credentials need a client id",
-                         hint="pass --oauth-client-id ID --oauth-client-secret '${VAR}'")
+        raise ProbeError(
+            "config",
+            f"server `{spec.name}`: client credentials need a client id",
+            hint="pass --oauth-client-id ID --oauth-client-secret '${VAR}'",
+        )
     storage = FileTokenStorage(store, url, "client-credentials")
     provider: OAuthClientProvider
     with warnings.catch_warnings():
@@ -323,18 +335,31 @@ def _client_credentials(spec: ServerSpec, auth: AuthSpec, environ: Mapping[str, 
             from mcplock.auth.keys import load_client_key
 
             pem, alg = load_client_key(spec, environ)
-            signer = SignedJWTParameters(issuer=auth.client_id, subject=auth.client_id, signing_key=pem,
-                                         signing_algorithm=alg, lifetime_seconds=120).create_assertion_provider()
-            provider = JWTClientCredentialsProvider(server_url=url, storage=storage, client_id=auth.client_id,
-                                                    assertion_provider=signer, scope=auth.scopes)
+            signer = SignedJWTParameters(
+                issuer=auth.client_id,
+                subject=auth.client_id,
+                signing_key=pem,
+                signing_algorithm=alg,
+                lifetime_seconds=120,
+            ).create_assertion_provider()
+            provider = JWTClientCredentialsProvider(
+                server_url=url, storage=storage, client_id=auth.client_id, assertion_provider=signer, scope=auth.scopes
+            )
         else:
             secret = _client_secret(spec, auth, environ)
             if secret is None:
-                raise ProbeError("config", f"server `{spec.name}`: client credentials need a client secret",
-                                 hint="pass --oauth-client-secret '${VAR}' and export VAR (or --oauth-client-key)")
+                raise ProbeError(
+                    "config",
+                    f"server `{spec.name}`: client credentials need a client secret",
+                    hint="pass --oauth-client-secret '${VAR}' and export VAR (or --oauth-client-key)",
+                )
             provider = ClientCredentialsProvider(
-                server_url=url, storage=storage, client_id=auth.client_id, client_secret=secret,
-                token_endpoint_auth_method="client_secret_basic", scope=auth.scopes,
+                server_url=url,
+                storage=storage,
+                client_id=auth.client_id,
+                client_secret=secret,
+                token_endpoint_auth_method="client_secret_basic",
+                scope=auth.scopes,
             )
     storage.provider = provider
     return provider
@@ -360,27 +385,51 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False, registere
     if isinstance(e, OAuthTokenError):
         low = text.lower()
         if registered:
-            return ProbeError("auth", f"server `{name}`: the authorization server no longer accepts the client"
-                                      f" mcplock registered with it: {text}",
-                              action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"))
+            return ProbeError(
+                "auth",
+                f"server `{name}`: the authorization server no longer accepts the client"
+                f" mcplock registered with it: {text}",
+                action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"),
+            )
         if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
-            step = (Action("advice", "check --oauth-client-id and that the secret variable (or the client key) "
-                                     "is the one registered") if cc
-                    else login_action(spec, "check --oauth-client-id, or drop it to register dynamically;"
-                                            f" then run `{COMMAND}`"))
-            return ProbeError("auth", f"server `{name}`: the authorization server rejected the client: {text}",
-                              action=step)
+            step = (
+                Action(
+                    "advice",
+                    "check --oauth-client-id and that the secret variable (or the client key) is the one registered",
+                )
+                if cc
+                else login_action(
+                    spec, f"check --oauth-client-id, or drop it to register dynamically; then run `{COMMAND}`"
+                )
+            )
+            return ProbeError(
+                "auth", f"server `{name}`: the authorization server rejected the client: {text}", action=step
+            )
         if "invalid_scope" in low:
-            return ProbeError("auth", f"server `{name}`: the authorization server rejected the scopes: {text}",
-                              hint="check --oauth-scopes")
-        return ProbeError("auth", f"server `{name}`: the OAuth token request failed: {text}",
-                          action=Action("advice", "check the client id and secret") if cc
-                          else login_action(spec, f"run `{COMMAND}` again"))
+            return ProbeError(
+                "auth",
+                f"server `{name}`: the authorization server rejected the scopes: {text}",
+                hint="check --oauth-scopes",
+            )
+        return ProbeError(
+            "auth",
+            f"server `{name}`: the OAuth token request failed: {text}",
+            action=Action("advice", "check the client id and secret")
+            if cc
+            else login_action(spec, f"run `{COMMAND}` again"),
+        )
     if isinstance(e, OAuthFlowError):
-        return ProbeError("auth", f"server `{name}`: OAuth failed: {text}",
-                          action=login_action(spec, f"run `{COMMAND}` again; if it persists,"
-                                                    " the server's OAuth set-up may be broken"))
+        return ProbeError(
+            "auth",
+            f"server `{name}`: OAuth failed: {text}",
+            action=login_action(
+                spec, f"run `{COMMAND}` again; if it persists, the server's OAuth set-up may be broken"
+            ),
+        )
     if isinstance(e, ValidationError):
-        return ProbeError("auth", f"server `{name}`: the authorization server sent invalid OAuth metadata or tokens",
-                          hint="the server's OAuth set-up looks broken; ask its operators")
+        return ProbeError(
+            "auth",
+            f"server `{name}`: the authorization server sent invalid OAuth metadata or tokens",
+            hint="the server's OAuth set-up looks broken; ask its operators",
+        )
     return e

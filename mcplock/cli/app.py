@@ -59,11 +59,13 @@ def root(
         "mcp.lock", "--lockfile", envvar="MCPLOCK_LOCKFILE", metavar="PATH", help="The lock file (default ./mcp.lock)."
     ),
     no_color: bool = typer.Option(
-        False, "--no-color", help="No colour (also NO_COLOR, or when stdout is not a terminal)."),
+        False, "--no-color", help="No colour (also NO_COLOR, or when stdout is not a terminal)."
+    ),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="Print only results and errors."),
     verbose: bool = typer.Option(False, "-v", "--verbose", help="More detail (skipped server output, timings)."),
     version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+        False, "--version", callback=_version, is_eager=True, help="Show the version and exit."
+    ),
 ) -> None:
     if not isinstance(ctx.obj, Cli):
         ctx.obj = Cli()
@@ -92,8 +94,26 @@ def _register() -> None:
         update_pr,
     )
 
-    for module in (listing, check, review, remove, add, refresh, update, update_pr, diff, inspect, init, trust, auth,
-                   run, export, merge, registry, interop):
+    for module in (
+        listing,
+        check,
+        review,
+        remove,
+        add,
+        refresh,
+        update,
+        update_pr,
+        diff,
+        inspect,
+        init,
+        trust,
+        auth,
+        run,
+        export,
+        merge,
+        registry,
+        interop,
+    ):
         module.register(app)
 
 
@@ -135,8 +155,9 @@ def run(args: list[str]) -> int:
 
 
 # the commands that change the lock: after one, a signature that no longer matches says so
-WRITERS = frozenset({"add", "init", "refresh", "accept", "reject", "enable", "disable", "approval", "remove",
-                     "update", "resolve"})
+WRITERS = frozenset(
+    {"add", "init", "refresh", "accept", "reject", "enable", "disable", "approval", "remove", "update", "resolve"}
+)
 
 
 def _signing_reminder(cli: Cli, args: list[str]) -> None:
@@ -197,21 +218,28 @@ def _os_error(e: OSError) -> McplockError:
     import errno
 
     what = f" {e.filename}" if e.filename else ""
-    hints = {errno.EACCES: "check the permissions of the file and its directory",
-             errno.EPERM: "check the permissions of the file and its directory",
-             errno.EROFS: "the file system is read-only: work in a writable copy",
-             errno.ENOSPC: "the disk is full: free some space and run the command again",
-             errno.ENOENT: "check the path: a file or directory in it does not exist"}
-    return McplockError(f"cannot use{what}: {e.strerror or type(e).__name__}",
-                        hint=hints.get(e.errno or 0, "check the file and its directory, then run the command again"),
-                        code="os-error")
+    hints = {
+        errno.EACCES: "check the permissions of the file and its directory",
+        errno.EPERM: "check the permissions of the file and its directory",
+        errno.EROFS: "the file system is read-only: work in a writable copy",
+        errno.ENOSPC: "the disk is full: free some space and run the command again",
+        errno.ENOENT: "check the path: a file or directory in it does not exist",
+    }
+    return McplockError(
+        f"cannot use{what}: {e.strerror or type(e).__name__}",
+        hint=hints.get(e.errno or 0, "check the file and its directory, then run the command again"),
+        code="os-error",
+    )
 
 
 def _bug(cli: Cli, e: Exception) -> None:
     from mcplock.untrusted import safe_text
 
-    cli.err.print(Text("error: ", style="bold red").append_text(
-        safe_text(f"mcplock failed unexpectedly: {type(e).__name__}: {e}", keep_newlines=False)))
+    cli.err.print(
+        Text("error: ", style="bold red").append_text(
+            safe_text(f"mcplock failed unexpectedly: {type(e).__name__}: {e}", keep_newlines=False)
+        )
+    )
     if cli.verbose:
         import traceback
 

@@ -18,8 +18,13 @@ from mcplock.untrusted import json_text, safe_text
 
 
 def _console(file: object, no_color: bool) -> Console:
-    return Console(file=file, no_color=no_color, highlight=False, soft_wrap=True,  # type: ignore[arg-type]
-                   color_system=None if no_color else "auto")
+    return Console(
+        file=file,  # type: ignore[arg-type]
+        no_color=no_color,
+        highlight=False,
+        soft_wrap=True,
+        color_system=None if no_color else "auto",
+    )
 
 
 def _line(message: str | Text) -> Text:
@@ -108,8 +113,12 @@ class Cli:
 
     def print_error(self, err: McplockError) -> None:
         if self.json_command is not None:
-            doc: dict[str, object] = {"version": 1, "command": self.json_command, "exit_code": err.exit_code,
-                                      "error": err.as_json()}
+            doc: dict[str, object] = {
+                "version": 1,
+                "command": self.json_command,
+                "exit_code": err.exit_code,
+                "error": err.as_json(),
+            }
             sys.stdout.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
             return
         self.error(err.message, err.hint)
@@ -129,8 +138,10 @@ class Cli:
         try:
             return open(out_file, "w", encoding="utf-8")
         except OSError as e:
-            raise UsageError(f"cannot write the report to {out_file}: {e.strerror}",
-                             hint="check the path and its directory, or drop -o to print the report") from None
+            raise UsageError(
+                f"cannot write the report to {out_file}: {e.strerror}",
+                hint="check the path and its directory, or drop -o to print the report",
+            ) from None
 
     def emit_report(self, report: str, out_file: str | None, fmt: str, code: int) -> None:
         """A machine report on stdout, or into ``out_file`` with a one-line note on stderr."""

@@ -42,8 +42,12 @@ def on_terminal(cli: Cli) -> elicit.Elicitor:
         form = elicit.parse(params)
         if isinstance(form, str):
             return dict(elicit.DECLINE)
-        cli.err.print(Text.assemble(("question", "bold"), " from `").append_text(_shown(server))
-                      .append("`: ").append_text(_shown(form.message)))
+        cli.err.print(
+            Text.assemble(("question", "bold"), " from `")
+            .append_text(_shown(server))
+            .append("`: ")
+            .append_text(_shown(form.message))
+        )
         old = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C stops reading at once
         try:
             content = {}
@@ -79,8 +83,13 @@ def _ask_field(cli: Cli, f: elicit.Field) -> Any:
                 line.append(" - ").append_text(_shown(f.labels[i - 1], "dim"))
             cli.err.print(line)
     bounds = [f"{k} {v:g}" for k, v in (("min", f.minimum), ("max", f.maximum)) if v is not None]
-    hint = {"boolean": "yes/no", "integer": "whole number", "number": "number", "enum": "choice or its number",
-            "string": "text"}[f.kind]
+    hint = {
+        "boolean": "yes/no",
+        "integer": "whole number",
+        "number": "number",
+        "enum": "choice or its number",
+        "string": "text",
+    }[f.kind]
     prompt = Text(f"    {hint}{', ' + ', '.join(bounds) if bounds else ''}")
     if f.default is not elicit.MISSING:
         prompt.append(" [").append_text(_shown(_value(f, f.default))).append("]")
@@ -142,8 +151,9 @@ def off_terminal(cli: Cli, answer_defaults: bool) -> elicit.Elicitor:
             return {"action": "accept", "content": content}
         if not told:
             told = True
-            cli.err.print(head.append(": declined (no terminal to ask on; --answer-defaults accepts the "
-                                      "form's own defaults)"))
+            cli.err.print(
+                head.append(": declined (no terminal to ask on; --answer-defaults accepts the form's own defaults)")
+            )
         return dict(elicit.DECLINE)
 
     return answer

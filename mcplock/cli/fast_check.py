@@ -54,8 +54,14 @@ def run(lockfile: str, quiet: bool) -> int | None:
         from mcplock.core.lookalikes import lookalike_warnings
         from mcplock.core.merge_driver import override_warning
 
-        if findings or code_env(lock) or critical_accepted(lock, findings) or lookalike_warnings(lock) \
-                or evidence.current(lockfile, lock) or override_warning(lockfile):
+        if (
+            findings
+            or code_env(lock)
+            or critical_accepted(lock, findings)
+            or lookalike_warnings(lock)
+            or evidence.current(lockfile, lock)
+            or override_warning(lockfile)
+        ):
             return None
     except (McplockError, OSError):
         return None  # the full CLI says what went wrong
@@ -65,8 +71,9 @@ def run(lockfile: str, quiet: bool) -> int | None:
     if not quiet:
         tools = sum(len(srv.tools) for srv in lock.servers.values())
         try:
-            sys.stdout.write(f"ok: {lockfile}: {len(lock.servers)} servers, {tools} tools, every hash matches, "
-                             "nothing pending\n")
+            sys.stdout.write(
+                f"ok: {lockfile}: {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending\n"
+            )
             sys.stdout.flush()
         except BrokenPipeError:  # `mcplock check | head -0`: the exit code still says it
             pass

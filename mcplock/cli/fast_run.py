@@ -26,11 +26,18 @@ def run(opts: dict[str, object]) -> int:
     received: list[int] = []
     trap_termination(received)  # a host's SIGTERM ends the session like Ctrl-C: the server's group dies too
     try:
-        return run_guard(str(opts["lockfile"]), str(opts["name"]), timeout=float(opts.get("timeout", 30.0)),  # type: ignore[arg-type]
-                         request_timeout=float(opts.get("request_timeout", 120.0)),  # type: ignore[arg-type]
-                         strict=bool(opts.get("strict")), client_name=opts.get("client_name"),  # type: ignore[arg-type]
-                         client_version=opts.get("client_version"), verbose=bool(opts.get("verbose")),  # type: ignore[arg-type]
-                         say=_say, policy=opts.get("policy"))  # type: ignore[arg-type]
+        return run_guard(
+            str(opts["lockfile"]),
+            str(opts["name"]),
+            timeout=float(opts.get("timeout", 30.0)),  # type: ignore[arg-type]
+            request_timeout=float(opts.get("request_timeout", 120.0)),  # type: ignore[arg-type]
+            strict=bool(opts.get("strict")),
+            client_name=opts.get("client_name"),  # type: ignore[arg-type]
+            client_version=opts.get("client_version"),  # type: ignore[arg-type]
+            verbose=bool(opts.get("verbose")),
+            say=_say,
+            policy=opts.get("policy"),  # type: ignore[arg-type]
+        )
     except McplockError as e:
         _say(f"error: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""))
         return e.exit_code

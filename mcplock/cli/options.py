@@ -23,45 +23,86 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 FORMAT_HELP = "text, json, markdown (step summaries, PR comments), sarif (code scanning) or github (annotations)."
 OUTPUT_HELP = "Write the report to FILE instead of stdout."
-LOGIN_HELP = ("Allow an OAuth login in the browser when a server asks for one, even without a terminal "
-              "(by default only on a TTY).")
+LOGIN_HELP = (
+    "Allow an OAuth login in the browser when a server asks for one, even without a terminal "
+    "(by default only on a TTY)."
+)
 CLIENT_ID_HELP = "OAuth: a pre-registered client id (default: dynamic client registration)."
-CLIENT_SECRET_HELP = ("OAuth: the client secret as a ${VAR} template (never the secret itself); implies the "
-                      "client_credentials grant unless --oauth-grant authorization-code.")
+CLIENT_SECRET_HELP = (
+    "OAuth: the client secret as a ${VAR} template (never the secret itself); implies the "
+    "client_credentials grant unless --oauth-grant authorization-code."
+)
 SCOPES_HELP = "OAuth: the scopes to ask for, space-separated (default: what the server advertises)."
-GRANT_HELP = ("OAuth: authorization-code (log in in the browser; with --oauth-client-secret a confidential "
-              "pre-registered client), client-credentials (CI) or identity-assertion (enterprise-managed, CI: "
-              "--oauth-id-token). Default: identity-assertion with an ID token, client-credentials with a secret, "
-              "else authorization-code.")
-CLIENT_KEY_HELP = ("OAuth: client credentials with a signed JWT (private_key_jwt) instead of a secret: the path of "
-                   "the PEM private key, or a ${VAR} template holding the PEM or its path (never the key itself).")
+GRANT_HELP = (
+    "OAuth: authorization-code (log in in the browser; with --oauth-client-secret a confidential "
+    "pre-registered client), client-credentials (CI) or identity-assertion (enterprise-managed, CI: "
+    "--oauth-id-token). Default: identity-assertion with an ID token, client-credentials with a secret, "
+    "else authorization-code."
+)
+CLIENT_KEY_HELP = (
+    "OAuth: client credentials with a signed JWT (private_key_jwt) instead of a secret: the path of "
+    "the PEM private key, or a ${VAR} template holding the PEM or its path (never the key itself)."
+)
 SIGNING_ALG_HELP = "OAuth: the JWT algorithm for --oauth-client-key (default: from the key: RS256, ES256, EdDSA…)."
-CLIENT_METADATA_URL_HELP = ("OAuth: an https:// URL of a client ID metadata document (the URL is the client id), "
-                            "used where the authorization server supports it, else dynamic registration.")
-ID_TOKEN_HELP = ("OAuth, enterprise-managed (SEP-990): the ID token from your identity provider (CI's OIDC token, "
-                 "an SSO ID token) as a ${VAR} template (never the token itself); exchanged at "
-                 "--oauth-idp-token-endpoint for an assertion the MCP authorization server accepts.")
+CLIENT_METADATA_URL_HELP = (
+    "OAuth: an https:// URL of a client ID metadata document (the URL is the client id), "
+    "used where the authorization server supports it, else dynamic registration."
+)
+ID_TOKEN_HELP = (
+    "OAuth, enterprise-managed (SEP-990): the ID token from your identity provider (CI's OIDC token, "
+    "an SSO ID token) as a ${VAR} template (never the token itself); exchanged at "
+    "--oauth-idp-token-endpoint for an assertion the MCP authorization server accepts."
+)
 IDP_TOKEN_ENDPOINT_HELP = "OAuth, enterprise-managed: the identity provider's token endpoint (RFC 8693 token exchange)."
 IDP_CLIENT_ID_HELP = "OAuth, enterprise-managed: mcplock's client id at the identity provider."
-IDP_CLIENT_SECRET_HELP = ("OAuth, enterprise-managed: the identity provider client's secret as a ${VAR} template, "
-                          "when it needs one.")
-ISSUER_HELP = ("OAuth, enterprise-managed: the MCP authorization server's issuer URL (default: the one the server's "
-               "protected-resource metadata names when the server is added, then locked).")
+IDP_CLIENT_SECRET_HELP = (
+    "OAuth, enterprise-managed: the identity provider client's secret as a ${VAR} template, when it needs one."
+)
+ISSUER_HELP = (
+    "OAuth, enterprise-managed: the MCP authorization server's issuer URL (default: the one the server's "
+    "protected-resource metadata names when the server is added, then locked)."
+)
 
-POLICY = typer.Option("all", "--policy", help=(
-    "Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
-    "no annotations, so usually the same as all), none."))
-ORG_POLICY = typer.Option(None, "--policy", metavar="FILE", help=(
-    "The organisation's policy file (docs/policy.md); it adds to $MCPLOCK_POLICY, never replaces it. It "
-    "outranks the lock; an "
-    "unreadable policy, or one with a key this mcplock does not know, is exit 2."))
-YES = typer.Option(False, "--yes", "-y", help="Answer yes to every question: accept every tool (but critical "
-                   "findings) and trust the servers of a host config to run.")
-TRUST = typer.Option(False, "--trust", help="Trust the commands and URLs of the host config to run in this project "
-                     "(shown first at a terminal; without it, and off a terminal, nothing from a file runs).")
-PASS_ENV = typer.Option([], "--pass-env", metavar="NAME", help=(
-    "Pass this variable of your environment to the server as it is (repeatable; the name is locked, never the "
-    "value). Servers otherwise get a minimal environment plus their --env."))
+POLICY = typer.Option(
+    "all",
+    "--policy",
+    help=(
+        "Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
+        "no annotations, so usually the same as all), none."
+    ),
+)
+ORG_POLICY = typer.Option(
+    None,
+    "--policy",
+    metavar="FILE",
+    help=(
+        "The organisation's policy file (docs/policy.md); it adds to $MCPLOCK_POLICY, never replaces it. It "
+        "outranks the lock; an "
+        "unreadable policy, or one with a key this mcplock does not know, is exit 2."
+    ),
+)
+YES = typer.Option(
+    False,
+    "--yes",
+    "-y",
+    help="Answer yes to every question: accept every tool (but critical "
+    "findings) and trust the servers of a host config to run.",
+)
+TRUST = typer.Option(
+    False,
+    "--trust",
+    help="Trust the commands and URLs of the host config to run in this project "
+    "(shown first at a terminal; without it, and off a terminal, nothing from a file runs).",
+)
+PASS_ENV = typer.Option(
+    [],
+    "--pass-env",
+    metavar="NAME",
+    help=(
+        "Pass this variable of your environment to the server as it is (repeatable; the name is locked, never the "
+        "value). Servers otherwise get a minimal environment plus their --env."
+    ),
+)
 OAUTH_CLIENT_ID = typer.Option(None, "--oauth-client-id", help=CLIENT_ID_HELP)
 OAUTH_CLIENT_SECRET = typer.Option(None, "--oauth-client-secret", help=CLIENT_SECRET_HELP)
 OAUTH_SCOPES = typer.Option(None, "--oauth-scopes", help=SCOPES_HELP)
@@ -72,8 +113,7 @@ OAUTH_SIGNING_ALG = typer.Option(None, "--oauth-signing-alg", metavar="ALG", hel
 OAUTH_ID_TOKEN = typer.Option(None, "--oauth-id-token", metavar="${VAR}", help=ID_TOKEN_HELP)
 OAUTH_IDP_TOKEN_ENDPOINT = typer.Option(None, "--oauth-idp-token-endpoint", metavar="URL", help=IDP_TOKEN_ENDPOINT_HELP)
 OAUTH_IDP_CLIENT_ID = typer.Option(None, "--oauth-idp-client-id", metavar="ID", help=IDP_CLIENT_ID_HELP)
-OAUTH_IDP_CLIENT_SECRET = typer.Option(None, "--oauth-idp-client-secret", metavar="${VAR}",
-                                       help=IDP_CLIENT_SECRET_HELP)
+OAUTH_IDP_CLIENT_SECRET = typer.Option(None, "--oauth-idp-client-secret", metavar="${VAR}", help=IDP_CLIENT_SECRET_HELP)
 OAUTH_ISSUER = typer.Option(None, "--oauth-issuer", metavar="URL", help=ISSUER_HELP)
 
 
@@ -106,22 +146,38 @@ class ProbeArgs:
         from mcplock.core.probing import probe_options
 
         cli.strict = self.strict
-        return probe_options(lockfile=cli.lockfile, timeout=self.timeout, client_name=self.client_name,
-                             client_version=self.client_version, verbose=cli.verbose,
-                             client_capabilities=parse(self.client_capabilities))
+        return probe_options(
+            lockfile=cli.lockfile,
+            timeout=self.timeout,
+            client_name=self.client_name,
+            client_version=self.client_version,
+            verbose=cli.verbose,
+            client_capabilities=parse(self.client_capabilities),
+        )
 
     def auth(self):
         """The ``auth`` the --oauth-* options describe (None without them)."""
         from mcplock.core.oauth import auth_spec
 
-        return auth_spec(self.oauth_client_id, self.oauth_client_secret, self.oauth_scopes, self.oauth_grant,
-                         self.oauth_client_metadata_url, client_key=self.oauth_client_key,
-                         signing_alg=self.oauth_signing_alg, assertion=self.assertion())
+        return auth_spec(
+            self.oauth_client_id,
+            self.oauth_client_secret,
+            self.oauth_scopes,
+            self.oauth_grant,
+            self.oauth_client_metadata_url,
+            client_key=self.oauth_client_key,
+            signing_alg=self.oauth_signing_alg,
+            assertion=self.assertion(),
+        )
 
     def assertion(self) -> dict[str, str | None]:
-        return {"id_token": self.oauth_id_token, "idp_token_endpoint": self.oauth_idp_token_endpoint,
-                "idp_client_id": self.oauth_idp_client_id, "idp_client_secret": self.oauth_idp_client_secret,
-                "issuer": self.oauth_issuer}
+        return {
+            "id_token": self.oauth_id_token,
+            "idp_token_endpoint": self.oauth_idp_token_endpoint,
+            "idp_client_id": self.oauth_idp_client_id,
+            "idp_client_secret": self.oauth_idp_client_secret,
+            "issuer": self.oauth_issuer,
+        }
 
     def client(self) -> dict[str, str] | None:
         from mcplock.core.specs import client_identity
@@ -131,15 +187,35 @@ class ProbeArgs:
 
 _COMMON: list[tuple[str, Any, Any]] = [
     ("timeout", float, typer.Option(30.0, "--timeout", help="Seconds per server for the whole probe (default 30).")),
-    ("client_name", str | None, typer.Option(
-        None, "--client-name", help="Probe as this client (servers may show different tools to different hosts).")),
-    ("client_version", str | None, typer.Option(
-        None, "--client-version", help="The client version to announce with --client-name.")),
-    ("client_capabilities", str | None, typer.Option(
-        None, "--client-capabilities", metavar="LIST", help=CAPABILITIES_HELP)),
-    ("strict", bool, typer.Option(False, "--strict", help=(
-        "Fail (exit 2) when a ${VAR} a server uses is unset and has no default (by default: a warning, "
-        "and it expands to empty)."))),
+    (
+        "client_name",
+        str | None,
+        typer.Option(
+            None, "--client-name", help="Probe as this client (servers may show different tools to different hosts)."
+        ),
+    ),
+    (
+        "client_version",
+        str | None,
+        typer.Option(None, "--client-version", help="The client version to announce with --client-name."),
+    ),
+    (
+        "client_capabilities",
+        str | None,
+        typer.Option(None, "--client-capabilities", metavar="LIST", help=CAPABILITIES_HELP),
+    ),
+    (
+        "strict",
+        bool,
+        typer.Option(
+            False,
+            "--strict",
+            help=(
+                "Fail (exit 2) when a ${VAR} a server uses is unset and has no default (by default: a warning, "
+                "and it expands to empty)."
+            ),
+        ),
+    ),
 ]
 _LOGIN = ("login", bool, typer.Option(False, "--login", help=LOGIN_HELP))
 _OAUTH: list[tuple[str, Any, Any]] = [
@@ -167,8 +243,10 @@ def probing(*, oauth: bool = False, login: bool = True) -> Callable[[F], F]:
         sig = inspect.signature(fn)
         hints = typing.get_type_hints(fn)
         own = [p for name, p in sig.parameters.items() if name != "probe"]
-        added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=ann)
-                 for name, ann, opt in extra]
+        added = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=ann)
+            for name, ann, opt in extra
+        ]
 
         @functools.wraps(fn)
         def wrapper(*args: Any, **kw: Any) -> Any:
@@ -176,8 +254,10 @@ def probing(*, oauth: bool = False, login: bool = True) -> Callable[[F], F]:
             return fn(*args, probe=ProbeArgs(**given), **kw)
 
         wrapper.__signature__ = sig.replace(parameters=own + added)  # type: ignore[attr-defined]
-        wrapper.__annotations__ = {**{k: v for k, v in hints.items() if k != "probe"},
-                                   **{name: ann for name, ann, _ in extra}}
+        wrapper.__annotations__ = {
+            **{k: v for k, v in hints.items() if k != "probe"},
+            **{name: ann for name, ann, _ in extra},
+        }
         return wrapper  # type: ignore[return-value]
 
     return deco

@@ -39,11 +39,20 @@ def check_variables(cli: Cli, specs: list[ServerSpec], environ: Any) -> None:
         listed = ", ".join(f"${{{n}}}" for n in names)
         what = f"server `{spec.name}` uses {listed}: unset and without a default"
         if cli.strict:
-            raise UsageError(what, hint=f"export {' '.join(names)} (or write ${{{names[0]}:-default}}); "
-                             "without --strict it expands to empty, with a warning")
-        cli.err.print(Text("warning: ", style="yellow").append_text(safe_text(
-            f"{what}, so {'they expand' if len(names) > 1 else 'it expands'} to empty (--strict makes this an error)",
-            keep_newlines=False)))
+            raise UsageError(
+                what,
+                hint=f"export {' '.join(names)} (or write ${{{names[0]}:-default}}); "
+                "without --strict it expands to empty, with a warning",
+            )
+        cli.err.print(
+            Text("warning: ", style="yellow").append_text(
+                safe_text(
+                    f"{what}, so {'they expand' if len(names) > 1 else 'it expands'} to empty "
+                    "(--strict makes this an error)",
+                    keep_newlines=False,
+                )
+            )
+        )
 
 
 class Progress:
@@ -59,9 +68,14 @@ class Progress:
         check_variables(self.cli, specs, self.environ)
         for spec in specs:  # it still works; it reads as what it is
             if spec.transport is Transport.SSE and not self.cli.quiet:
-                self.cli.err.print(Text("note: ", style="yellow").append_text(_name(spec.name)).append(
-                    " uses legacy HTTP+SSE, a deprecated transport (MCP 2026-07-28): lock the server's Streamable "
-                    "HTTP endpoint instead when it has one (`--transport http`, usually its /mcp URL)"))
+                self.cli.err.print(
+                    Text("note: ", style="yellow")
+                    .append_text(_name(spec.name))
+                    .append(
+                        " uses legacy HTTP+SSE, a deprecated transport (MCP 2026-07-28): lock the server's Streamable "
+                        "HTTP endpoint instead when it has one (`--transport http`, usually its /mcp URL)"
+                    )
+                )
         self.many = len(specs) > 1
         if len(specs) == 1 and not self.cli.quiet:
             self.cli.err.print(Text("probing ", style="dim").append_text(_name(specs[0].name)))
@@ -97,9 +111,16 @@ def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: 
     from mcplock.core.probing import load_and_probe as core_load_and_probe
 
     p = Progress(cli, opts.environ)
-    lock, selected, results = core_load_and_probe(cli.lockfile, names, opts, use_stored_client=use_stored_client,
-                                                  login=login, on_event=p.event, say=say_plain,
-                                                  before_probe=p.announce)
+    lock, selected, results = core_load_and_probe(
+        cli.lockfile,
+        names,
+        opts,
+        use_stored_client=use_stored_client,
+        login=login,
+        on_event=p.event,
+        say=say_plain,
+        before_probe=p.announce,
+    )
     show_skipped(cli, results)
     return lock, selected, results
 
@@ -109,8 +130,9 @@ def show_skipped(cli: Cli, results: dict[str, Any]) -> None:
         return
     for name, r in results.items():
         if not isinstance(r, ProbeError) and r.skipped_lines:
-            cli.err.print(_name(name).append(f": skipped {len(r.skipped_lines)} non-JSON-RPC line(s) on stdout:",
-                                             style="dim"))
+            cli.err.print(
+                _name(name).append(f": skipped {len(r.skipped_lines)} non-JSON-RPC line(s) on stdout:", style="dim")
+            )
             for line in r.skipped_lines[:20]:
                 cli.err.print(Text("  ").append_text(safe_text(line, keep_newlines=False)))
 

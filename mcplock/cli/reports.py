@@ -12,8 +12,10 @@ from mcplock.cli.context import Cli
 from mcplock.errors import UsageError
 
 MACHINE = ("json", "markdown", "sarif", "github")
-REPORT_HELP = ("Also write a report: FORMAT=FILE, FORMAT one of json, markdown, sarif, github (repeatable; "
-               "one probe feeds every report and --format).")
+REPORT_HELP = (
+    "Also write a report: FORMAT=FILE, FORMAT one of json, markdown, sarif, github (repeatable; "
+    "one probe feeds every report and --format)."
+)
 
 
 def option() -> Any:
@@ -26,8 +28,10 @@ def parse(cli: Cli, values: list[str] | None) -> list[tuple[str, str]]:
     for v in values or []:
         fmt, sep, path = v.partition("=")
         if not sep or not path or fmt not in MACHINE:
-            raise UsageError(f"--report takes FORMAT=FILE, not `{v}`",
-                             hint=f"FORMAT is one of {', '.join(MACHINE)}, e.g. --report sarif=mcplock.sarif")
+            raise UsageError(
+                f"--report takes FORMAT=FILE, not `{v}`",
+                hint=f"FORMAT is one of {', '.join(MACHINE)}, e.g. --report sarif=mcplock.sarif",
+            )
         if path in (p for _, p in out):
             raise UsageError(f"--report names {path} twice", hint="give each report its own file")
         cli.check_output(path)  # never over the lock or a host config

@@ -30,8 +30,13 @@ def ask(cli: Cli, err: UntrustedError) -> bool:
     from mcplock.core.trust import describe
 
     n = len(err.specs)
-    cli.err.print(Text(f"{'this server comes' if n == 1 else f'these {n} servers come'} from a file and "
-                       f"{'has' if n == 1 else 'have'} not run in this project on this machine:", style="bold"))
+    cli.err.print(
+        Text(
+            f"{'this server comes' if n == 1 else f'these {n} servers come'} from a file and "
+            f"{'has' if n == 1 else 'have'} not run in this project on this machine:",
+            style="bold",
+        )
+    )
     for spec in err.specs:
         cli.err.print(Text("  ").append_text(safe_text(describe(spec), keep_newlines=False)))
     from mcplock.cli.prompt import interruptible, read_line

@@ -35,8 +35,9 @@ def summary(cli: Cli, tally: Tally) -> int:
     Ctrl-C, the decisions kept)."""
     for result, target in tally.done:
         cli.say(Text(f"{result} ").append_text(safe_name(target)))
-    cli.info(f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; "
-             f"{tally.left} still pending")
+    cli.info(
+        f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; {tally.left} still pending"
+    )
     if tally.high:
         line = Text(f"accepted {len(tally.high)} item(s) with high findings: ", style="yellow")
         for i, target in enumerate(tally.high):
@@ -49,9 +50,13 @@ def summary(cli: Cli, tally: Tally) -> int:
         for i, target in enumerate(tally.held):
             held.append(", " if i else "").append_text(safe_name(target))
         cli.info(held)
-        cli.info(Text("review each with `mcplock show ").append_text(safe_text(first, keep_newlines=False))
-                 .append("`, then accept it by name (`mcplock accept ").append_text(
-                     safe_text(first, keep_newlines=False)).append("`) or pass --include-critical"))
+        cli.info(
+            Text("review each with `mcplock show ")
+            .append_text(safe_text(first, keep_newlines=False))
+            .append("`, then accept it by name (`mcplock accept ")
+            .append_text(safe_text(first, keep_newlines=False))
+            .append("`) or pass --include-critical")
+        )
     if tally.interrupted:
         cli.info("interrupted: the decisions made so far are kept in the lock; `mcplock accept` resumes the review")
         cli.said_interrupted = True  # the one "interrupted" of this run
@@ -72,19 +77,26 @@ def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
             from mcplock import orgpolicy
             from mcplock.cli.commands.review import accept_pending
 
-            return accept_pending(cli, [e.name for e in pending], all_=False, interactive=True,
-                                  org=orgpolicy.resolve(None))
-    cli.info(Text(f"{n} item(s) pending review: `mcplock check` (and its pre-commit hook) fails until they are "
-                  "reviewed. Walk them with `mcplock accept` on a terminal, or accept them with `mcplock accept "
-                  "--all` (critical findings stay pending for you to name), then commit mcp.lock.", style="yellow"))
+            return accept_pending(
+                cli, [e.name for e in pending], all_=False, interactive=True, org=orgpolicy.resolve(None)
+            )
+    cli.info(
+        Text(
+            f"{n} item(s) pending review: `mcplock check` (and its pre-commit hook) fails until they are "
+            "reviewed. Walk them with `mcplock accept` on a terminal, or accept them with `mcplock accept "
+            "--all` (critical findings stay pending for you to name), then commit mcp.lock.",
+            style="yellow",
+        )
+    )
     return 0
 
 
 def asker(cli: Cli) -> Ask:
     """The walk's question at this terminal, for :func:`mcplock.core.review.accept`."""
 
-    def ask(srv: ServerEntry, e: Entry, n: int, total: int, critical: bool,
-            approval: str | None) -> tuple[str, str | None]:
+    def ask(
+        srv: ServerEntry, e: Entry, n: int, total: int, critical: bool, approval: str | None
+    ) -> tuple[str, str | None]:
         try:
             return _ask(cli, srv, e, n, total, critical, approval)
         except KeyboardInterrupt:
@@ -94,8 +106,9 @@ def asker(cli: Cli) -> Ask:
     return ask
 
 
-def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: bool,
-         approval: str | None) -> tuple[str, str | None]:
+def _ask(
+    cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: bool, approval: str | None
+) -> tuple[str, str | None]:
     """Show one proposal (diff and findings) and ask for a key, then (for a tool) the approval."""
     from mcplock.lock.review import proposed_approval
     from mcplock.render.show import render_show
@@ -117,8 +130,11 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: boo
         return answer, None
     if critical:
         name = targets.label(srv, e)
-        cli.out.print(Text("this item has critical findings (above); to accept it, type its name ", style="yellow")
-                      .append_text(safe_name(name)))
+        cli.out.print(
+            Text("this item has critical findings (above); to accept it, type its name ", style="yellow").append_text(
+                safe_name(name)
+            )
+        )
         typed = _line(cli, "name? [Enter skips] ")
         if typed not in (name, e.key):
             cli.out.print(Text("not accepted: the name did not match; it stays pending"))
@@ -127,11 +143,19 @@ def _ask(cli: Cli, srv: ServerEntry, e: Entry, n: int, total: int, critical: boo
         return "a", None
     proposed = approval or proposed_approval(srv, e)
     if keys.available():
-        got = _key(cli, f"approval: ask before each call? [a = always, n = never, Enter = {proposed}] ",
-                   {"a": "always", "n": "never", keys.ENTER: ""}, default="")
+        got = _key(
+            cli,
+            f"approval: ask before each call? [a = always, n = never, Enter = {proposed}] ",
+            {"a": "always", "n": "never", keys.ENTER: ""},
+            default="",
+        )
     else:
-        got = _prompt(cli, f"approval: ask before each call? [always/never, Enter = {proposed}] ",
-                      ("always", "never", ""), default="")
+        got = _prompt(
+            cli,
+            f"approval: ask before each call? [always/never, Enter = {proposed}] ",
+            ("always", "never", ""),
+            default="",
+        )
     return "a", (got or proposed)
 
 
@@ -147,8 +171,13 @@ def _key(cli: Cli, question: str, choices: dict[str, str], *, default: str) -> s
         cli.out.print(safe_text(key if key != keys.ENTER else "", keep_newlines=False))
         if key in choices:
             return choices[key]
-        cli.out.print(Text("? shows the keys" if "?" in choices else
-                           "answer one of: " + ", ".join("Enter" if k == keys.ENTER else k for k in choices)))
+        cli.out.print(
+            Text(
+                "? shows the keys"
+                if "?" in choices
+                else "answer one of: " + ", ".join("Enter" if k == keys.ENTER else k for k in choices)
+            )
+        )
 
 
 def _line(cli: Cli, question: str) -> str | None:
@@ -172,4 +201,3 @@ def _prompt(cli: Cli, question: str, choices: tuple[str, ...], *, default: str) 
             return low[:1]
         keys = ", ".join(c for c in choices if c)
         cli.out.print(Text("? shows the keys" if "?" in choices else f"answer one of: {keys}"))
-

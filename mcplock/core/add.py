@@ -58,8 +58,10 @@ def from_config(path: str, wanted: list[str], base: str) -> Found:
             found.notes.append(f"skipped `{skipped}`: {why}")
     unknown = [w for w in wanted if w not in cfg.servers and w not in cfg.skipped]
     if unknown:
-        raise UsageError(f"{path} has no server named {', '.join(unknown)}",
-                         hint=f"it has: {', '.join(sorted(cfg.servers)) or 'none'}")
+        raise UsageError(
+            f"{path} has no server named {', '.join(unknown)}",
+            hint=f"it has: {', '.join(sorted(cfg.servers)) or 'none'}",
+        )
     for sname, imp in sorted(cfg.servers.items()):
         if wanted and sname not in wanted:
             continue
@@ -78,10 +80,12 @@ def from_project(base: str, existing: set[str]) -> Found:
 
     paths = discover(base)
     if not paths:
-        raise UsageError(f"no MCP host config found in {base}",
-                         hint="looked for .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, "
-                         ".gemini/settings.json, opencode.json(c); "
-                         "add servers with `mcplock add NAME -- CMD…` or `mcplock add --from FILE`")
+        raise UsageError(
+            f"no MCP host config found in {base}",
+            hint="looked for .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, "
+            ".gemini/settings.json, opencode.json(c); "
+            "add servers with `mcplock add NAME -- CMD…` or `mcplock add --from FILE`",
+        )
     found = Found()
     taken: dict[str, str] = {}
     for path in paths:
@@ -106,8 +110,10 @@ def from_project(base: str, existing: set[str]) -> Found:
 
 
 def _guard_note(name: str, path: str) -> str:
-    return (f"skipped `{name}` in {path}: it launches the mcplock guard (`mcplock run`), not a server; "
-            "`mcplock export --no-guard` puts back the entries `export --guard` replaced")
+    return (
+        f"skipped `{name}` in {path}: it launches the mcplock guard (`mcplock run`), not a server; "
+        "`mcplock export --no-guard` puts back the entries `export --guard` replaced"
+    )
 
 
 def new_only(specs: list[Staged], lockfile: str, *, explicit: bool) -> tuple[list[Staged], list[str]]:
@@ -116,15 +122,19 @@ def new_only(specs: list[Staged], lockfile: str, *, explicit: bool) -> tuple[lis
     existing = locked_names(lockfile)
     clash = [sp.name for sp, _ in specs if sp.name in existing]
     if clash and explicit:
-        raise UsageError(f"`{clash[0]}` is already locked",
-                         hint=f"run `mcplock refresh {shell_word(clash[0])}` to re-probe it, or "
-                         f"`mcplock remove {shell_word(clash[0])}` first")
+        raise UsageError(
+            f"`{clash[0]}` is already locked",
+            hint=f"run `mcplock refresh {shell_word(clash[0])}` to re-probe it, or "
+            f"`mcplock remove {shell_word(clash[0])}` first",
+        )
     return [(sp, h) for sp, h in specs if sp.name not in existing], clash
 
 
-def pin_packages(specs: list[Staged], environ: Mapping[str, str] | None = None,
-                 on_pin: Callable[[ServerSpec], None] | None = None,
-                 ) -> tuple[list[Staged], dict[str, ProbeError], dict[str, ServerSpec]]:
+def pin_packages(
+    specs: list[Staged],
+    environ: Mapping[str, str] | None = None,
+    on_pin: Callable[[ServerSpec], None] | None = None,
+) -> tuple[list[Staged], dict[str, ProbeError], dict[str, ServerSpec]]:
     """Each spec whose command runs a registry package (npx, uvx, docker run…) with its exact
     version and integrity resolved and the artefact installed in the cache; the servers whose
     package could not be resolved (unknown, unreachable registry: not to be probed nor added, exit 3);
@@ -152,8 +162,13 @@ def pin_packages(specs: list[Staged], environ: Mapping[str, str] | None = None,
     return out, failed, ready
 
 
-def stage_new(specs: list[Staged], results: Results, policy: str, client: dict[str, str] | None,
-              auths: Mapping[str, AuthSpec | None]) -> tuple[list[ServerEntry], dict[str, ProbeError]]:
+def stage_new(
+    specs: list[Staged],
+    results: Results,
+    policy: str,
+    client: dict[str, str] | None,
+    auths: Mapping[str, AuthSpec | None],
+) -> tuple[list[ServerEntry], dict[str, ProbeError]]:
     """New lock entries, everything they offer pending (``auths``: the auth each one records,
     :func:`mcplock.core.oauth.read_lock_auths`); and the servers that failed."""
     from mcplock.lock import review
@@ -263,8 +278,18 @@ class Added:
         return [e for e in self.entries if e.pending_count()]
 
 
-def add_servers(specs: list[Staged], *, lockfile: str, policy: str, opts: ProbeOptions, login: bool = False,
-                client: dict[str, str] | None = None, consent: bool, how: str, hooks: Hooks) -> Added:
+def add_servers(
+    specs: list[Staged],
+    *,
+    lockfile: str,
+    policy: str,
+    opts: ProbeOptions,
+    login: bool = False,
+    client: dict[str, str] | None = None,
+    consent: bool,
+    how: str,
+    hooks: Hooks,
+) -> Added:
     """Lock new servers: probe them, stage what they offer, accept it where ``hooks.confirm``
     says yes (never an item with a critical finding), write them in one transaction.
 
@@ -299,8 +324,15 @@ def add_servers(specs: list[Staged], *, lockfile: str, policy: str, opts: ProbeO
     results: Results = {}
     if launch:
         hooks.probing(launch)
-        results = probe(launch, opts, lockfile=lockfile, login=login, on_event=hooks.event, say=hooks.say,
-                        prepared={n: probe_spec(sp, base) for n, sp in ready.items()})
+        results = probe(
+            launch,
+            opts,
+            lockfile=lockfile,
+            login=login,
+            on_event=hooks.event,
+            say=hooks.say,
+            prepared={n: probe_spec(sp, base) for n, sp in ready.items()},
+        )
         hooks.probed(results)
     auths = read_lock_auths(s for s in launch if not isinstance(results.get(s.name), ProbeError))
     core_trust.trust(discovered_launch(launch, auths), base)  # (SEP-990: the issuer it found is locked)

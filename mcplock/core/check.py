@@ -35,8 +35,14 @@ class Finding:
     table: tuple[str, ...] = ()  # the lock table it is about (for line numbers)
 
     def as_json(self) -> dict[str, object]:
-        return {"code": self.code, "server": self.server, "kind": self.kind, "name": self.name,
-                "message": self.message, "hint": self.hint}
+        return {
+            "code": self.code,
+            "server": self.server,
+            "kind": self.kind,
+            "name": self.name,
+            "message": self.message,
+            "hint": self.hint,
+        }
 
 
 def _table(server: str, e: Entry) -> tuple[str, ...]:
@@ -60,15 +66,20 @@ def integrity(lock: Lock) -> list[Finding]:
                 except HashError as err:
                     actual = f"unhashable ({err.message})"
                 if actual != stored:
-                    out.append(Finding(
-                        "hash-mismatch", sname,
-                        f"{what} `{name_text(label(sname, e))}`: the stored definition does not match its hash "
-                        "(edited by hand or tampered with)",
-                        f"restore mcp.lock from git (`git checkout -- {lock.path or 'mcp.lock'}`), "
-                        f"or run `mcplock refresh {shell_word(sname)}` (it stages what the server offers) and "
-                        f"`mcplock accept {shell_word(label(sname, e))}`",
-                        e.kind, e.key, _table(sname, e),
-                    ))
+                    out.append(
+                        Finding(
+                            "hash-mismatch",
+                            sname,
+                            f"{what} `{name_text(label(sname, e))}`: the stored definition does not match its hash "
+                            "(edited by hand or tampered with)",
+                            f"restore mcp.lock from git (`git checkout -- {lock.path or 'mcp.lock'}`), "
+                            f"or run `mcplock refresh {shell_word(sname)}` (it stages what the server offers) and "
+                            f"`mcplock accept {shell_word(label(sname, e))}`",
+                            e.kind,
+                            e.key,
+                            _table(sname, e),
+                        )
+                    )
     return out
 
 
@@ -83,8 +94,12 @@ def verified(lock: Lock, lock_path: str) -> Lock:
     if not bad:
         return lock
     items = "; ".join(f.message for f in bad[:5]) + (f"; and {len(bad) - 5} more" if len(bad) > 5 else "")
-    raise LockfileError(f"the lock fails its hashes: {items}", path=lock_path,
-                        hint=f"{bad[0].hint}; `mcplock check` lists every one", code="hash-mismatch")
+    raise LockfileError(
+        f"the lock fails its hashes: {items}",
+        path=lock_path,
+        hint=f"{bad[0].hint}; `mcplock check` lists every one",
+        code="hash-mismatch",
+    )
 
 
 def read_notes(lock: Lock) -> list[Finding]:
@@ -107,13 +122,18 @@ def pending(lock: Lock) -> list[Finding]:
             if e.pending is None:
                 continue
             target = label(sname, e)
-            out.append(Finding(
-                "pending", sname,
-                f"{e.kind} `{name_text(target)}`: pending {e.pending.change} awaits review",
-                f"review with `mcplock diff {shell_word(sname)}`, then `mcplock accept {shell_word(target)}` or "
-                f"`mcplock reject {shell_word(target)}`",
-                e.kind, e.key, _table(sname, e),
-            ))
+            out.append(
+                Finding(
+                    "pending",
+                    sname,
+                    f"{e.kind} `{name_text(target)}`: pending {e.pending.change} awaits review",
+                    f"review with `mcplock diff {shell_word(sname)}`, then `mcplock accept {shell_word(target)}` or "
+                    f"`mcplock reject {shell_word(target)}`",
+                    e.kind,
+                    e.key,
+                    _table(sname, e),
+                )
+            )
     return out
 
 
@@ -132,48 +152,69 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
         path = os.path.join(base, source)
         if not os.path.lexists(path):
             for sname in names:
-                out.append(Finding(
-                    "source-missing", sname, f"`{name_text(sname)}` was imported from {source}, which no longer exists",
-                    f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
-                    table=("server", sname),
-                ))
+                out.append(
+                    Finding(
+                        "source-missing",
+                        sname,
+                        f"`{name_text(sname)}` was imported from {source}, which no longer exists",
+                        f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
+                        table=("server", sname),
+                    )
+                )
             continue
         try:
             cfg = load_host_config(path, source=source)
         except McplockError as err:
             for sname in names:
-                out.append(Finding(
-                    "config-error", sname,
-                    f"`{name_text(sname)}` was imported from {source}, which cannot be read: {err.message}",
-                    err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`", table=("server", sname),
-                ))
+                out.append(
+                    Finding(
+                        "config-error",
+                        sname,
+                        f"`{name_text(sname)}` was imported from {source}, which cannot be read: {err.message}",
+                        err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`",
+                        table=("server", sname),
+                    )
+                )
             continue
         for sname in names:
             srv = lock.servers[sname]
             imported = cfg.servers.get(sname)
             if imported is None:
-                out.append(Finding(
-                    "config-missing", sname, f"`{name_text(sname)}` is locked but no longer in {source}",
-                    f"run `mcplock remove {shell_word(sname)}` (or put it back in {source})", table=("server", sname),
-                ))
+                out.append(
+                    Finding(
+                        "config-missing",
+                        sname,
+                        f"`{name_text(sname)}` is locked but no longer in {source}",
+                        f"run `mcplock remove {shell_word(sname)}` (or put it back in {source})",
+                        table=("server", sname),
+                    )
+                )
             elif routed(imported, sname):
                 continue  # routed through the guard (`mcplock export --guard`, or by hand): in sync by construction
             elif config_hash(imported.spec) != srv.config_hash:
-                out.append(Finding(
-                    "config-changed", sname, f"`{name_text(sname)}` changed in {source} since it was locked",
-                    f"run `mcplock refresh {shell_word(sname)}` to re-import and re-probe it", table=("server", sname),
-                ))
+                out.append(
+                    Finding(
+                        "config-changed",
+                        sname,
+                        f"`{name_text(sname)}` changed in {source} since it was locked",
+                        f"run `mcplock refresh {shell_word(sname)}` to re-import and re-probe it",
+                        table=("server", sname),
+                    )
+                )
         for name in sorted(cfg.servers):
             if name not in lock.servers:
-                out.append(Finding(
-                    "not-locked", name, f"`{name_text(name)}` is in {source} but not in the lock",
-                    f"run `mcplock add --from {source} {name}`",
-                ))
+                out.append(
+                    Finding(
+                        "not-locked",
+                        name,
+                        f"`{name_text(name)}` is in {source} but not in the lock",
+                        f"run `mcplock add --from {source} {name}`",
+                    )
+                )
     return out
 
 
-def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None,
-                policy: str | None = None) -> list[Finding]:
+def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy: str | None = None) -> list[Finding]:
     """Host settings written by ``mcplock export`` that no longer say what the lock says: a flag
     changed since the last export, or a rule mcplock wrote was edited or removed by hand.
     ``policy``: the ``--policy`` file ``org`` came from; without one, the policy the export
@@ -199,37 +240,74 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None,
         try:
             org = orgpolicy.resolve(shown)
         except McplockError as err:
-            return [Finding("export-error", "", f"the policy the last export used cannot be read: {err.message}",
-                            "restore the file, or export again without it: `mcplock export`")]
+            return [
+                Finding(
+                    "export-error",
+                    "",
+                    f"the policy the last export used cannot be read: {err.message}",
+                    "restore the file, or export again without it: `mcplock export`",
+                )
+            ]
         shown = rec.policy
     again = policy_hint(shown)
     try:
-        p = plan(lock, lock_path, rec.hosts, org=org,
-                 policy=rec.policy if policy is None else policy_to_record(lock_path, policy))
+        p = plan(
+            lock,
+            lock_path,
+            rec.hosts,
+            org=org,
+            policy=rec.policy if policy is None else policy_to_record(lock_path, policy),
+        )
     except McplockError as err:
-        return [Finding("export-error", "", f"exported host settings cannot be read: {err.message}",
-                        _regenerate_hint(err, again))]
+        return [
+            Finding(
+                "export-error",
+                "",
+                f"exported host settings cannot be read: {err.message}",
+                _regenerate_hint(err, again),
+            )
+        ]
     out = []
     if p.record_conflicted:
-        out.append(Finding(
-            "export-conflict", "", f"{os.path.basename(p.record)}: a merge left git's conflict markers in it "
-            "(both sides were read)", f"run `mcplock export{again}`: it writes the record and every host file "
-            "again from the merged lock (`mcplock merge-driver install` merges the record as data next time)"))
+        out.append(
+            Finding(
+                "export-conflict",
+                "",
+                f"{os.path.basename(p.record)}: a merge left git's conflict markers in it (both sides were read)",
+                f"run `mcplock export{again}`: it writes the record and every host file "
+                "again from the merged lock (`mcplock merge-driver install` merges the record as data next time)",
+            )
+        )
     for c in p.changes:
         if c.conflicted:
-            out.append(Finding(
-                "export-conflict", "", f"{c.path} ({c.host}): a merge left git's conflict markers in it, between "
-                "rules mcplock wrote", f"run `mcplock export{again}`: it writes mcplock's rules again from the "
-                "merged lock and keeps your own settings"))
+            out.append(
+                Finding(
+                    "export-conflict",
+                    "",
+                    f"{c.path} ({c.host}): a merge left git's conflict markers in it, between rules mcplock wrote",
+                    f"run `mcplock export{again}`: it writes mcplock's rules again from the "
+                    "merged lock and keeps your own settings",
+                )
+            )
         elif c.changed:
-            out.append(Finding(
-                "export-drift", "", f"{c.path} ({c.host}) no longer matches the lock's flags "
-                "(a flag changed since the last export, or an exported rule was edited by hand)",
-                f"run `mcplock export --host {c.host}{again}` (`--dry-run` shows the change)"))
+            out.append(
+                Finding(
+                    "export-drift",
+                    "",
+                    f"{c.path} ({c.host}) no longer matches the lock's flags "
+                    "(a flag changed since the last export, or an exported rule was edited by hand)",
+                    f"run `mcplock export --host {c.host}{again}` (`--dry-run` shows the change)",
+                )
+            )
         for text in c.contradictions:
-            out.append(Finding(
-                "export-contradicted", "", f"{c.path} ({c.host}): {text}",
-                f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`"))
+            out.append(
+                Finding(
+                    "export-contradicted",
+                    "",
+                    f"{c.path} ({c.host}): {text}",
+                    f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`",
+                )
+            )
     return out
 
 
@@ -244,21 +322,28 @@ def pins(lock: Lock) -> list[Finding]:
     for sname, srv in sorted(lock.servers.items()):
         problem = srv.spec.package.problem() if srv.spec.package is not None else None
         if problem is not None:
-            out.append(Finding(
-                "pin-not-exact", sname,
-                f"`{name_text(sname)}`'s {srv.spec.package.registry} pin names no one exact release: {problem}; "
-                "nothing of it is started",
-                f"restore mcp.lock from git, or run `mcplock update {shell_word(sname)}` to pin an exact release again",
-                table=("server", sname, "package"),
-            ))
+            out.append(
+                Finding(
+                    "pin-not-exact",
+                    sname,
+                    f"`{name_text(sname)}`'s {srv.spec.package.registry} pin names no one exact release: {problem}; "
+                    "nothing of it is started",
+                    f"restore mcp.lock from git, or run "
+                    f"`mcplock update {shell_word(sname)}` to pin an exact release again",
+                    table=("server", sname, "package"),
+                )
+            )
         elif srv.spec.package is not None and not srv.spec.package.integrities():
-            out.append(Finding(
-                "pin-no-integrity", sname,
-                f"`{name_text(sname)}` pins {srv.spec.package.registry} package {srv.spec.package.label} without "
-                "an integrity: what runs cannot be checked",
-                f"run `mcplock update {shell_word(sname)}` to resolve the pin again (or restore mcp.lock from git)",
-                table=("server", sname, "package"),
-            ))
+            out.append(
+                Finding(
+                    "pin-no-integrity",
+                    sname,
+                    f"`{name_text(sname)}` pins {srv.spec.package.registry} package {srv.spec.package.label} without "
+                    "an integrity: what runs cannot be checked",
+                    f"run `mcplock update {shell_word(sname)}` to resolve the pin again (or restore mcp.lock from git)",
+                    table=("server", sname, "package"),
+                )
+            )
     return out
 
 
@@ -278,10 +363,17 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     hashes: dict[tuple[str, str, str], str] = {}
     if findings is not None:
         disputed = {(f.server, f.kind, f.name) for f in findings if f.code == "hash-mismatch"}
-        hashes = {(sname, e.kind, e.key): e.hash for sname, srv in lock.servers.items() for e in srv.entries()
-                  if e.hash and (sname, e.kind, e.key) not in disputed}
-        whole = not disputed and all(e.pending is None and (e.hash or e.definition is None)
-                                     for srv in lock.servers.values() for e in srv.entries())
+        hashes = {
+            (sname, e.kind, e.key): e.hash
+            for sname, srv in lock.servers.items()
+            for e in srv.entries()
+            if e.hash and (sname, e.kind, e.key) not in disputed
+        }
+        whole = not disputed and all(
+            e.pending is None and (e.hash or e.definition is None)
+            for srv in lock.servers.values()
+            for e in srv.entries()
+        )
         verdicts = LockVerdicts.open() if whole else None
         if verdicts is not None:  # every item accepted and verified: the whole lock's verdict, at once
             digest = lock_digest([(*k, h) for k, h in hashes.items()])
@@ -317,10 +409,18 @@ def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> li
             hint = f"review it with `mcplock show {typed}`"
             if e.kind == "tool":
                 hint += f"; `mcplock disable {typed}` hides it from hosts"
-            out.append(Finding("critical-accepted", sname,
-                               f"{e.kind} `{name_text(target)}` is accepted and enabled but has critical findings "
-                               f"({', '.join(rules)})",
-                               hint, e.kind, e.key, _table(sname, e)))
+            out.append(
+                Finding(
+                    "critical-accepted",
+                    sname,
+                    f"{e.kind} `{name_text(target)}` is accepted and enabled but has critical findings "
+                    f"({', '.join(rules)})",
+                    hint,
+                    e.kind,
+                    e.key,
+                    _table(sname, e),
+                )
+            )
     return out
 
 
@@ -336,16 +436,21 @@ def code_env(lock: Lock) -> list[Finding]:
     for sname in sorted(lock.servers):
         names = of_spec(lock.servers[sname].spec)
         if names:
-            out.append(Finding("env-loads-code", sname,
-                               f"`{sname}` sets {', '.join(names)}, which make{'s' if len(names) == 1 else ''} its "
-                               "launcher load other code: that code runs outside the package pin (critical)",
-                               f"remove the variable from the server's entry unless a person reviewed what it loads "
-                               f"(`mcplock show {shell_word(sname)}` shows the launch)", table=("server", sname)))
+            out.append(
+                Finding(
+                    "env-loads-code",
+                    sname,
+                    f"`{sname}` sets {', '.join(names)}, which make{'s' if len(names) == 1 else ''} its "
+                    "launcher load other code: that code runs outside the package pin (critical)",
+                    f"remove the variable from the server's entry unless a person reviewed what it loads "
+                    f"(`mcplock show {shell_word(sname)}` shows the launch)",
+                    table=("server", sname),
+                )
+            )
     return out
 
 
-def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None,
-              policy: str | None = None) -> list[Finding]:
+def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy: str | None = None) -> list[Finding]:
     """``policy``: the ``--policy`` file ``org`` came from (named again in hints)."""
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.spec.source for s in lock.servers.values()):
@@ -382,8 +487,12 @@ def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
         from mcplock.lint.cache import LintCache
         from mcplock.lint.entries import lint_entries
 
-        hashes = {(sname, e.kind, e.key): e.hash for sname, srv in lock.servers.items() for e in srv.entries()
-                  if e.hash and not e.tampered()}
+        hashes = {
+            (sname, e.kind, e.key): e.hash
+            for sname, srv in lock.servers.items()
+            for e in srv.entries()
+            if e.hash and not e.tampered()
+        }
         cache = LintCache.open()
         found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
         if cache is not None:  # None: the lint cache is off (MCPLOCK_LINT_CACHE=0)
@@ -392,9 +501,16 @@ def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
     limit = org.strictest_severity
     if limit is not None and limit != "critical":
         for w in code_env(lock):
-            out.append(Finding("policy/review.max-accepted-severity", w.server,
-                               f"{w.message}; the policy accepts nothing above {limit} "
-                               f"({org.rule('review.max-accepted-severity')})", w.hint, table=w.table))
+            out.append(
+                Finding(
+                    "policy/review.max-accepted-severity",
+                    w.server,
+                    f"{w.message}; the policy accepts nothing above {limit} "
+                    f"({org.rule('review.max-accepted-severity')})",
+                    w.hint,
+                    table=w.table,
+                )
+            )
     for v in violations(org, lock, found):
         table = ("server", v.server) if v.kind in (None, "instructions") else ("server", v.server, v.kind, v.key or "")
         out.append(Finding(f"policy/{v.rule}", v.server, v.message, v.hint, v.kind, v.key, table))

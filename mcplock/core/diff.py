@@ -9,8 +9,13 @@ from mcplock.errors import HashError, ProbeError
 from mcplock.lock.model import Lock, ServerEntry
 
 
-def diff_servers(lock: Lock, selected: list[ServerEntry], results: dict[str, Any],
-                 fail_on: str | None = None, cloaked: dict[str, list[Any]] | None = None) -> tuple[list[Any], int]:
+def diff_servers(
+    lock: Lock,
+    selected: list[ServerEntry],
+    results: dict[str, Any],
+    fail_on: str | None = None,
+    cloaked: dict[str, list[Any]] | None = None,
+) -> tuple[list[Any], int]:
     """The ServerDiffs of ``selected`` (in order; an unreachable server is a diff too),
     with the cross-server findings, and the exit code they mean (0 clean, 1 drift, 3 unreachable;
     with ``fail_on`` only changes of that severity or worse count as drift).
@@ -37,8 +42,9 @@ def diff_servers(lock: Lock, selected: list[ServerEntry], results: dict[str, Any
     return diffs, compare.exit_code(diffs, fail_on)
 
 
-def probe_cloaked(lockfile: str, selected: list[ServerEntry], results: dict[str, Any], opts: Any,
-                  *, use_stored_client: bool = True) -> dict[str, list[Any]]:
+def probe_cloaked(
+    lockfile: str, selected: list[ServerEntry], results: dict[str, Any], opts: Any, *, use_stored_client: bool = True
+) -> dict[str, list[Any]]:
     """``diff --cloak``: each server that answered probed again as each well-known host and once
     more in one session (mcplock.probe.cloak), all at once; server name -> [(identity, answer)].
     The servers ran a moment ago: their trust was checked then."""
@@ -48,6 +54,7 @@ def probe_cloaked(lockfile: str, selected: list[ServerEntry], results: dict[str,
     from mcplock.snapshot import Snapshot
 
     reached = [s for s in selected if isinstance(results.get(s.name), Snapshot)]
-    specs, _failed = prepare_packages(locked_specs(reached, lock_dir(lockfile), use_stored_client=use_stored_client),
-                                      opts.environ)
+    specs, _failed = prepare_packages(
+        locked_specs(reached, lock_dir(lockfile), use_stored_client=use_stored_client), opts.environ
+    )
     return probe_as_hosts(specs, opts) if specs else {}

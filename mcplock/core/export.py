@@ -92,8 +92,7 @@ class Plan:
         return any(c.changed for c in self.changes) or self.record_before != self.record_after
 
 
-def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False,
-          conflict_ok: bool = False) -> str | None:
+def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False, conflict_ok: bool = False) -> str | None:
     """The text of a host file, validated. ``empty_ok``: an empty file is returned as it is (an
     older export left it); ``conflict_ok``: so is one with a merge's conflict markers (both sides
     are read by the caller)."""
@@ -138,12 +137,15 @@ def _check_shape(doc: Document, it: Item, shown: str) -> None:
         want, ok = ("a list", isinstance(value, list)) if i == len(it.path) else ("an object", isinstance(value, dict))
         if value is not None and not ok:
             where = Where(shown, doc.original, doc.fmt).prefix(it.path[:i])
-            raise ConfigError(f"{where}`{'.'.join(it.path[:i])}` must be {want} for mcplock's rules",
-                              hint="fix it by hand (the host expects that shape too), then run `mcplock export`")
+            raise ConfigError(
+                f"{where}`{'.'.join(it.path[:i])}` must be {want} for mcplock's rules",
+                hint="fix it by hand (the host expects that shape too), then run `mcplock export`",
+            )
 
 
-def _merge(doc: Document, want: list[Item], old: FileState, new: FileState, shown: str,
-           exp: Exporter | None = None) -> list[str]:
+def _merge(
+    doc: Document, want: list[Item], old: FileState, new: FileState, shown: str, exp: Exporter | None = None
+) -> list[str]:
     """Bring the rules mcplock owns in ``doc`` from ``old`` to ``want``; ``new`` gets what it owns now."""
     notes: list[str] = []
     for it in want:
@@ -193,8 +195,9 @@ def _want_member(doc: Document, it: Item, old: FileState, new: FileState) -> Non
     new.items.add(it)
 
 
-def _want_key(doc: Document, it: Item, owned_keys: set[tuple[str, ...]], new: FileState, shown: str,
-              exp: Exporter | None) -> str | None:
+def _want_key(
+    doc: Document, it: Item, owned_keys: set[tuple[str, ...]], new: FileState, shown: str, exp: Exporter | None
+) -> str | None:
     """One key the lock sets; a note when a person set it otherwise (left as it is)."""
     current = doc.get(it.path)
     if current == it.value:
@@ -202,8 +205,10 @@ def _want_key(doc: Document, it: Item, owned_keys: set[tuple[str, ...]], new: Fi
             new.items.add(it)
         return None
     if current is not None and it.path not in owned_keys:
-        return (f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
-                f"{it.value!r}; left as it is (remove it to let mcplock manage it)")
+        return (
+            f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
+            f"{it.value!r}; left as it is (remove it to let mcplock manage it)"
+        )
     siblings = doc.get(it.path[:-1])
     before = exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
     new.created |= set(doc.set_key(it.path, it.value, before))
@@ -251,7 +256,8 @@ def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) ->
     raise ConfigError(
         f"{rel}: a merge left git's conflict markers in it, and they touch your own settings, not only the "
         "rules mcplock wrote",
-        hint=f"resolve {rel} by hand (the rules mcplock wrote may go either way), then run `mcplock export`")
+        hint=f"resolve {rel} by hand (the rules mcplock wrote may go either way), then run `mcplock export`",
+    )
 
 
 def _bare(doc: Document, owned: FileState) -> object:
@@ -315,8 +321,16 @@ class _Files:
         return doc
 
 
-def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = None,
-         command: str = "mcplock", org: OrgPolicy | None = None, policy: str | None = None) -> Plan:
+def plan(
+    lock: Lock,
+    lock_path: str,
+    hosts: list[str],
+    *,
+    guard: bool | None = None,
+    command: str = "mcplock",
+    org: OrgPolicy | None = None,
+    policy: str | None = None,
+) -> Plan:
     """Read and validate every host file and compute what each becomes. Nothing is written.
     ``command``: what a guard entry launches (:func:`export_guard.guard_command`). ``policy``:
     the ``--policy`` file ``org`` came from, recorded for the commands that keep the export in
@@ -367,8 +381,15 @@ def plan(lock: Lock, lock_path: str, hosts: list[str], *, guard: bool | None = N
         states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
     changes = []
     for rel, (doc, before, _fmt) in files.docs.items():
-        c = FileChange(_host_of(rel, exporters), rel, before, doc.text, notes.get(rel, []),
-                       _contradictions(rel, doc, exporters, decisions), conflicted=rel in files.conflicted)
+        c = FileChange(
+            _host_of(rel, exporters),
+            rel,
+            before,
+            doc.text,
+            notes.get(rel, []),
+            _contradictions(rel, doc, exporters, decisions),
+            conflicted=rel in files.conflicted,
+        )
         nothing = not c.after.strip() or (_fmt == "json" and re.fullmatch(r"\s*\{\s*\}\s*", c.after) is not None)
         if nothing and not states.get(rel) and (before is None or rel in record):
             # nothing to say: no file (a host reads an empty file as invalid JSON); one mcplock
@@ -421,18 +442,23 @@ def _launched(exp: Exporter, entries: Any) -> set[str] | None:
     return set(entries)
 
 
-def _no_default_deny(exp: Exporter, lock: Lock, entries: Any, launched: set[str] | None,
-                     policy: str | None = None) -> str | None:
+def _no_default_deny(
+    exp: Exporter, lock: Lock, entries: Any, launched: set[str] | None, policy: str | None = None
+) -> str | None:
     """For a host whose settings cannot deny what the lock does not know: which servers it
     launches directly (not through ``mcplock run``), and the fix."""
-    direct = sorted(s for s in lock.servers
-                    if (launched is None or s in launched)
-                    and not (isinstance(entries, dict) and exp.is_guard(entries.get(s))))
+    direct = sorted(
+        s
+        for s in lock.servers
+        if (launched is None or s in launched) and not (isinstance(entries, dict) and exp.is_guard(entries.get(s)))
+    )
     if not direct:
         return None
-    return (f"{exp.host} cannot deny a tool the lock does not know (one a server starts offering after this "
-            f"export): it {exp.unknown_tools}. Route {', '.join(direct)} through the guard "
-            f"(`mcplock export --guard{policy_hint(policy)}`), which serves only what the lock accepted")
+    return (
+        f"{exp.host} cannot deny a tool the lock does not know (one a server starts offering after this "
+        f"export): it {exp.unknown_tools}. Route {', '.join(direct)} through the guard "
+        f"(`mcplock export --guard{policy_hint(policy)}`), which serves only what the lock accepted"
+    )
 
 
 def _contradictions(rel: str, doc: Document, exporters: list[Exporter], decisions: Decisions) -> list[str]:
@@ -523,6 +549,11 @@ def in_step(lock: Lock, lock_path: str, policy: str | None = None) -> tuple[Plan
     if not rec.hosts:
         return None
     org = orgpolicy.resolve(policy or recorded_policy(lock_path, rec.policy))
-    p = plan(lock, lock_path, rec.hosts, org=org, policy=rec.policy if policy is None else
-             policy_to_record(lock_path, policy))
+    p = plan(
+        lock,
+        lock_path,
+        rec.hosts,
+        org=org,
+        policy=rec.policy if policy is None else policy_to_record(lock_path, policy),
+    )
     return p, policy or rec.policy

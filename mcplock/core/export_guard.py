@@ -70,9 +70,11 @@ def guard_command(path: str | None = None) -> str:
     if me is None:
         if found is not None:
             return "mcplock"
-        raise ConfigError("--guard needs an `mcplock` command for the host to launch, and there is none: this "
-                          "mcplock is not installed as a command and none is on PATH",
-                          hint="install mcplock (README, Install), then run `mcplock export --guard` again")
+        raise ConfigError(
+            "--guard needs an `mcplock` command for the host to launch, and there is none: this "
+            "mcplock is not installed as a command and none is on PATH",
+            hint="install mcplock (README, Install), then run `mcplock export --guard` again",
+        )
     if found is not None and os.path.samefile(found, me):
         return "mcplock"
     return me
@@ -94,8 +96,16 @@ def template_vars(lock: Lock, name: str) -> list[str]:
     return sorted(set(re.findall(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}", text)))
 
 
-def apply_json(doc: Document, exp: Exporter, lock: Lock, rel_lock: str, guard: bool,
-               state: FileState, shown: str, command: str = "mcplock") -> None:
+def apply_json(
+    doc: Document,
+    exp: Exporter,
+    lock: Lock,
+    rel_lock: str,
+    guard: bool,
+    state: FileState,
+    shown: str,
+    command: str = "mcplock",
+) -> None:
     keys = _servers_keys(doc, exp)
     servers = doc.get(keys)
     if not isinstance(servers, dict):
@@ -128,7 +138,8 @@ def apply_json(doc: Document, exp: Exporter, lock: Lock, rel_lock: str, guard: b
             raise ConfigError(
                 f"{shown}: the lock's file name `{rel_lock}` holds `$`, `{{`, `}}` or a backslash, which "
                 f"{exp.host} would read as its own `${{VAR}}` syntax in the guard's command line",
-                hint="rename the lock file (or its directory) without those characters, then run the export again")
+                hint="rename the lock file (or its directory) without those characters, then run the export again",
+            )
         new = {**exp.guard_entry(name, ["--lockfile", arg] if arg else [], command), **kept}
         doc.replace_span((*keys, name), doc.dump(new, (*keys, name)))
 
@@ -167,8 +178,9 @@ def _codex_env_vars(text: str, name: str, need: list[str]) -> str:
     return t.text
 
 
-def apply_toml(text: str, lock: Lock, lock_args: list[str], guard: bool, state: FileState, shown: str,
-               command: str = "mcplock") -> str:
+def apply_toml(
+    text: str, lock: Lock, lock_args: list[str], guard: bool, state: FileState, shown: str, command: str = "mcplock"
+) -> str:
     import tomllib
 
     from mcplock.guard_argv import guard_target
@@ -188,8 +200,9 @@ def apply_toml(text: str, lock: Lock, lock_args: list[str], guard: bool, state: 
         return text
     for name in sorted(servers):
         entry = servers[name]
-        if name not in names or (isinstance(entry, dict)
-                                 and guard_target(entry.get("command"), entry.get("args")) is not None):
+        if name not in names or (
+            isinstance(entry, dict) and guard_target(entry.get("command"), entry.get("args")) is not None
+        ):
             continue
         if secret_in(entry, "codex"):
             raise _refuse(shown, name)

@@ -129,8 +129,12 @@ def merge(base: Record | None, ours: Record, theirs: Record) -> Record:
                     guarded[server] = ga[server]
             elif not (server in go and go[server] == gb[server] and a is not None):
                 guarded[server] = gb[server]
-        files[rel] = FileState(host, (a.items if a else set()) | (b.items if b else set()),
-                               (a.created if a else set()) | (b.created if b else set()), guarded)
+        files[rel] = FileState(
+            host,
+            (a.items if a else set()) | (b.items if b else set()),
+            (a.created if a else set()) | (b.created if b else set()),
+            guarded,
+        )
     unchanged = base.policy if base is not None else None  # without a base: a side that has none
     policy = theirs.policy if ours.policy == unchanged else ours.policy
     return Record(files, sorted(set(ours.hosts) | set(theirs.hosts)), policy)
@@ -178,8 +182,10 @@ def _lines(values: list[Any], indent: str) -> str:
 def dump_record(states: dict[str, FileState], hosts: list[str] | None = None, policy: str | None = None) -> str:
     files = []
     for rel, st in sorted(states.items()):
-        parts = [f'      "host": {json.dumps(st.host)}',
-                 '      "rules": ' + _lines([i.as_json() for i in sorted(st.items)], "      ")]
+        parts = [
+            f'      "host": {json.dumps(st.host)}',
+            '      "rules": ' + _lines([i.as_json() for i in sorted(st.items)], "      "),
+        ]
         if st.created:
             parts.append('      "created": ' + _lines(sorted(list(c) for c in st.created), "      "))
         if st.guarded:

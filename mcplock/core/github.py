@@ -34,8 +34,15 @@ _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 class GitHubError(McplockError):
     code = "github"
 
-    def __init__(self, message: str, *, status: int | None = None, hint: str | None = None,
-                 exit_code: int = 3, code: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        hint: str | None = None,
+        exit_code: int = 3,
+        code: str | None = None,
+    ) -> None:
         super().__init__(message, hint=hint, code=code)
         self.status = status
         self.exit_code = exit_code
@@ -52,8 +59,10 @@ class PullRequest:
     title: str
 
 
-_RIGHTS = ("the token needs `contents: write` and `pull-requests: write` (workflow `permissions:`); on GitHub "
-           "also allow Actions to create pull requests (Settings → Actions → General → Workflow permissions)")
+_RIGHTS = (
+    "the token needs `contents: write` and `pull-requests: write` (workflow `permissions:`); on GitHub "
+    "also allow Actions to create pull requests (Settings → Actions → General → Workflow permissions)"
+)
 
 
 class GitHub:
@@ -65,35 +74,43 @@ class GitHub:
         self._client: Any = None
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, *, need_token: bool = True,
-                 origin_url: str | None = None) -> GitHub | None:
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, *, need_token: bool = True, origin_url: str | None = None
+    ) -> GitHub | None:
         """The API as Actions configures it; None when ``need_token`` is false and no token or
         repository is set (a dry run on a workstation). Without GITHUB_REPOSITORY (and
         GITHUB_API_URL), an ``origin_url`` on github.com names the repository. A missing or
         malformed setting is a UsageError (exit 2)."""
         env = os.environ if environ is None else environ
         repo = env.get("GITHUB_REPOSITORY", "").strip() or (
-            repository_of(origin_url) if origin_url and not env.get("GITHUB_API_URL") else "")
+            repository_of(origin_url) if origin_url and not env.get("GITHUB_API_URL") else ""
+        )
         # mcplock's own name first: the Action passes the API token there, so that a locked
         # server's `${GITHUB_TOKEN}` (a GitHub MCP server's own token) is not the bot's
         token = (env.get("MCPLOCK_GITHUB_TOKEN", "") or env.get("GITHUB_TOKEN", "")).strip()
         if not need_token and not (repo and token):
             return None
         if not repo:
-            raise UsageError("GITHUB_REPOSITORY is not set: update-pr needs the repository (`owner/name`) the pull "
-                             "requests go to",
-                             hint="GitHub Actions sets it; elsewhere `export GITHUB_REPOSITORY=owner/name`")
+            raise UsageError(
+                "GITHUB_REPOSITORY is not set: update-pr needs the repository (`owner/name`) the pull requests go to",
+                hint="GitHub Actions sets it; elsewhere `export GITHUB_REPOSITORY=owner/name`",
+            )
         if not _REPO.fullmatch(repo):
-            raise UsageError(f"GITHUB_REPOSITORY must be `owner/name`, not {repo!r}",
-                             hint="set it to the repository the pull requests go to, e.g. `octo-org/app`")
+            raise UsageError(
+                f"GITHUB_REPOSITORY must be `owner/name`, not {repo!r}",
+                hint="set it to the repository the pull requests go to, e.g. `octo-org/app`",
+            )
         if not token:
-            raise UsageError("GITHUB_TOKEN is not set: update-pr opens pull requests through GitHub's API",
-                             hint="in a workflow pass `env: GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}` (or the "
-                                  "action's `github-token` input); " + _RIGHTS)
+            raise UsageError(
+                "GITHUB_TOKEN is not set: update-pr opens pull requests through GitHub's API",
+                hint="in a workflow pass `env: GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}` (or the "
+                "action's `github-token` input); " + _RIGHTS,
+            )
         api = env.get("GITHUB_API_URL", "").strip() or DEFAULT_API
         if not re.match(r"https?://", api):
-            raise UsageError(f"GITHUB_API_URL must be an http(s) URL, not {api!r}",
-                             hint=f"leave it unset for {DEFAULT_API}")
+            raise UsageError(
+                f"GITHUB_API_URL must be an http(s) URL, not {api!r}", hint=f"leave it unset for {DEFAULT_API}"
+            )
         return cls(api, repo, token)
 
     @property
@@ -102,8 +119,15 @@ class GitHub:
 
     # --- the transport ---------------------------------------------------------------------
 
-    def call(self, method: str, path: str, *, query: dict[str, str] | None = None,
-             body: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> tuple[int, Any]:
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: dict[str, str] | None = None,
+        body: dict[str, Any] | None = None,
+        ok: tuple[int, ...] = (200,),
+    ) -> tuple[int, Any]:
         """One request; its status and decoded JSON. A status outside ``ok`` is a GitHubError
         naming the call."""
         import httpx2
@@ -111,17 +135,21 @@ class GitHub:
         shown = path + (f"?{urlencode(query)}" if query else "")
         what = f"{method} {shown}"
         if self._client is None:
-            headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
-                       "User-Agent": "mcplock-update-pr"}
+            headers = {
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": "2022-11-28",
+                "User-Agent": "mcplock-update-pr",
+            }
             if self._token:
                 headers["Authorization"] = f"Bearer {self._token}"
             self._client = httpx2.Client(timeout=TIMEOUT, follow_redirects=False, headers=headers)
         try:
             r = self._client.request(method, self.api_url + path, params=query, json=body)
         except httpx2.HTTPError as e:
-            raise GitHubError(f"{what}: cannot reach {self._safe(self.api_url)} ({self._safe(str(e))})",
-                              hint="check the network and GITHUB_API_URL, then run `mcplock update-pr` again") \
-                from None
+            raise GitHubError(
+                f"{what}: cannot reach {self._safe(self.api_url)} ({self._safe(str(e))})",
+                hint="check the network and GITHUB_API_URL, then run `mcplock update-pr` again",
+            ) from None
         try:
             doc = r.json() if r.content else None
         except ValueError:
@@ -129,9 +157,10 @@ class GitHub:
         if r.status_code not in ok:
             raise self._failure(what, r.status_code, doc)
         if doc is _NOT_JSON:
-            raise GitHubError(f"{what} answered {r.status_code} with something that is not JSON "
-                              f"({self._safe(r.text[:80])!r}…)",
-                              hint="is GITHUB_API_URL GitHub's REST API? Nothing more was pushed or opened")
+            raise GitHubError(
+                f"{what} answered {r.status_code} with something that is not JSON ({self._safe(r.text[:80])!r}…)",
+                hint="is GITHUB_API_URL GitHub's REST API? Nothing more was pushed or opened",
+            )
         return r.status_code, doc
 
     def _safe(self, text: str) -> str:
@@ -151,20 +180,32 @@ class GitHub:
         said = self._safe(said) if said else "no message"
         msg = f"{what} → {status}: {said}"
         if status == 401:
-            return GitHubError(msg, status=status, exit_code=2, code="github-unauthorized",
-                               hint="GITHUB_TOKEN was refused: set a valid token; " + _RIGHTS)
+            return GitHubError(
+                msg,
+                status=status,
+                exit_code=2,
+                code="github-unauthorized",
+                hint="GITHUB_TOKEN was refused: set a valid token; " + _RIGHTS,
+            )
         if status == 403:
             return GitHubError(msg, status=status, exit_code=2, code="github-forbidden", hint=_RIGHTS)
         if status == 404:
-            return GitHubError(msg, status=status, exit_code=2, code="github-not-found",
-                               hint=f"check GITHUB_REPOSITORY ({self.repository}) and that the token can see it")
+            return GitHubError(
+                msg,
+                status=status,
+                exit_code=2,
+                code="github-not-found",
+                hint=f"check GITHUB_REPOSITORY ({self.repository}) and that the token can see it",
+            )
         if status == 422:
             return GitHubError(msg, status=status, exit_code=2, code="github-unprocessable")
         return GitHubError(msg, status=status, hint="GitHub could not answer; run `mcplock update-pr` again later")
 
     def _shape(self, what: str, problem: str) -> GitHubError:
-        return GitHubError(f"{what}: the answer is not what GitHub's API documents ({problem})",
-                           hint="is GITHUB_API_URL GitHub's REST API? Nothing more was pushed or opened")
+        return GitHubError(
+            f"{what}: the answer is not what GitHub's API documents ({problem})",
+            hint="is GITHUB_API_URL GitHub's REST API? Nothing more was pushed or opened",
+        )
 
     # --- the calls -------------------------------------------------------------------------
 
@@ -188,9 +229,15 @@ class GitHub:
         if not isinstance(number, int) or isinstance(number, bool) or not isinstance(url, str):
             raise self._shape(what, "a pull request without `number` or `html_url`")
         body, title = doc.get("body"), doc.get("title")
-        return PullRequest(number, url, str(head.get("ref") or ""), str(doc.get("state") or "open"),
-                           bool(doc.get("merged_at")), body if isinstance(body, str) else "",
-                           title if isinstance(title, str) else "")
+        return PullRequest(
+            number,
+            url,
+            str(head.get("ref") or ""),
+            str(doc.get("state") or "open"),
+            bool(doc.get("merged_at")),
+            body if isinstance(body, str) else "",
+            title if isinstance(title, str) else "",
+        )
 
     def pulls(self, branch: str, state: str = "open") -> list[PullRequest]:
         """The pull requests whose head is ``branch`` of this repository."""
@@ -206,8 +253,12 @@ class GitHub:
         """Open a pull request; None when GitHub says one already exists for the branch (422)."""
         path = f"{self._repo_path()}/pulls"
         try:
-            _, doc = self.call("POST", path, body={"title": title, "head": branch, "base": base, "body": body,
-                                                    "maintainer_can_modify": True}, ok=(201,))
+            _, doc = self.call(
+                "POST",
+                path,
+                body={"title": title, "head": branch, "base": base, "body": body, "maintainer_can_modify": True},
+                ok=(201,),
+            )
         except GitHubError as e:
             if e.status == 422 and "already exists" in e.message:
                 return None
@@ -226,8 +277,10 @@ class GitHub:
 
 
 _NOT_JSON = object()
-_ON_GITHUB = re.compile(r"(?:https://(?:[^/@]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)"
-                        r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?")
+_ON_GITHUB = re.compile(
+    r"(?:https://(?:[^/@]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)"
+    r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?"
+)
 
 
 def repository_of(url: str) -> str:

@@ -57,8 +57,14 @@ class Repo:
     branch: str  # the branch checked out (refs/heads/… without the prefix)
     secrets: tuple[str, ...] = field(default=(), repr=False)  # never shown in an error (the API token)
 
-    def git(self, *args: str, cwd: str | None = None, check: bool = True, env: dict[str, str] | None = None,
-            remote: bool = False) -> subprocess.CompletedProcess[str]:
+    def git(
+        self,
+        *args: str,
+        cwd: str | None = None,
+        check: bool = True,
+        env: dict[str, str] | None = None,
+        remote: bool = False,
+    ) -> subprocess.CompletedProcess[str]:
         return run_git(args, cwd or self.root, check=check, env=env, remote=remote, secrets=self.secrets)
 
 
@@ -73,23 +79,35 @@ def _git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return env
 
 
-def run_git(args: Iterable[str], cwd: str, *, check: bool = True, env: dict[str, str] | None = None,
-            remote: bool = False, secrets: Iterable[str] = ()) -> subprocess.CompletedProcess[str]:
+def run_git(
+    args: Iterable[str],
+    cwd: str,
+    *,
+    check: bool = True,
+    env: dict[str, str] | None = None,
+    remote: bool = False,
+    secrets: Iterable[str] = (),
+) -> subprocess.CompletedProcess[str]:
     """``git ARGS`` in ``cwd``; a failure (with ``check``) is a GitError quoting git's own words.
     ``remote``: the command talks to the remote (a failure is exit 3, the remote's fault)."""
     argv = ["git", *args]
     try:
-        r = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=_git_env(env), timeout=600,
-                           stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            argv, cwd=cwd, capture_output=True, text=True, env=_git_env(env), timeout=600, stdin=subprocess.DEVNULL
+        )
     except FileNotFoundError:
-        raise GitError("git is not installed (or not on PATH)", hint="install git, then run the command again") \
-            from None
+        raise GitError(
+            "git is not installed (or not on PATH)", hint="install git, then run the command again"
+        ) from None
     except subprocess.TimeoutExpired:
         raise GitError(f"`{scrub(' '.join(argv), secrets)}` did not finish in 10 minutes", exit_code=3) from None
     if check and r.returncode != 0:
         said = scrub((r.stderr or r.stdout).strip(), secrets) or f"exit status {r.returncode}"
-        raise GitError(f"`{scrub(' '.join(argv), secrets)}` failed: {said}", exit_code=3 if remote else 2,
-                       hint="check the remote `origin`: its URL, the network and your access to it" if remote else None)
+        raise GitError(
+            f"`{scrub(' '.join(argv), secrets)}` failed: {said}",
+            exit_code=3 if remote else 2,
+            hint="check the remote `origin`: its URL, the network and your access to it" if remote else None,
+        )
     return r
 
 
@@ -100,27 +118,40 @@ def open_repo(path: str, *, secrets: Iterable[str] = ()) -> Repo:
     secrets = tuple(secrets)
     r = run_git(["rev-parse", "--show-toplevel"], path, check=False, secrets=secrets)
     if r.returncode != 0:
-        raise GitError(f"{path} is not in a git repository", code="not-a-repository",
-                       hint="run `mcplock update-pr` in a clone of the repository the pull requests go to")
+        raise GitError(
+            f"{path} is not in a git repository",
+            code="not-a-repository",
+            hint="run `mcplock update-pr` in a clone of the repository the pull requests go to",
+        )
     root = r.stdout.strip()
     if run_git(["remote", "get-url", "origin"], root, check=False, secrets=secrets).returncode != 0:
-        raise GitError("this repository has no remote named `origin`: the update branches are pushed there",
-                       code="no-origin", hint="add it with `git remote add origin URL`, then run the command again")
+        raise GitError(
+            "this repository has no remote named `origin`: the update branches are pushed there",
+            code="no-origin",
+            hint="add it with `git remote add origin URL`, then run the command again",
+        )
     head = run_git(["symbolic-ref", "-q", "HEAD"], root, check=False, secrets=secrets)
     if head.returncode != 0:
-        raise GitError("HEAD is detached: update-pr works from a branch (it never changes it)", code="detached-head",
-                       hint="check out the default branch (`git switch main`), then run the command again")
+        raise GitError(
+            "HEAD is detached: update-pr works from a branch (it never changes it)",
+            code="detached-head",
+            hint="check out the default branch (`git switch main`), then run the command again",
+        )
     branch = head.stdout.strip().removeprefix("refs/heads/")
     if run_git(["rev-parse", "-q", "--verify", "HEAD"], root, check=False, secrets=secrets).returncode != 0:
-        raise GitError(f"branch `{branch}` has no commit yet", code="no-commit",
-                       hint="commit mcp.lock and push it to origin first")
+        raise GitError(
+            f"branch `{branch}` has no commit yet", code="no-commit", hint="commit mcp.lock and push it to origin first"
+        )
     dirty = run_git(["status", "--porcelain", "--untracked-files=no"], root, secrets=secrets).stdout
     if dirty.strip():
         files = [line[3:] for line in dirty.splitlines() if line.strip()]
         shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
-        raise GitError(f"the work tree has uncommitted changes ({shown}): the pull requests are made from what is "
-                       "pushed, and what is uncommitted here would be left out", code="dirty",
-                       hint="commit and push them, or stash them (`git stash`), then run the command again")
+        raise GitError(
+            f"the work tree has uncommitted changes ({shown}): the pull requests are made from what is "
+            "pushed, and what is uncommitted here would be left out",
+            code="dirty",
+            hint="commit and push them, or stash them (`git stash`), then run the command again",
+        )
     return Repo(root, branch, secrets)
 
 
@@ -222,16 +253,31 @@ def push(repo: Repo, cwd: str, commit_sha: str, branch: str, *, expect: str | No
     """Push ``commit_sha`` to ``branch`` on origin, with a lease: origin's branch must still be
     at ``expect`` (None: must not exist), so a commit pushed meanwhile is never lost."""
     lease = f"--force-with-lease=refs/heads/{branch}:{expect or ''}"
-    r = repo.git("push", "--quiet", "--porcelain", lease, "origin", f"{commit_sha}:refs/heads/{branch}", cwd=cwd,
-                 check=False, remote=True)
+    r = repo.git(
+        "push",
+        "--quiet",
+        "--porcelain",
+        lease,
+        "origin",
+        f"{commit_sha}:refs/heads/{branch}",
+        cwd=cwd,
+        check=False,
+        remote=True,
+    )
     if r.returncode == 0:
         return
     said = scrub((r.stderr + r.stdout).strip(), repo.secrets)
     if "stale info" in said or "fetch first" in said or "[rejected]" in said:
-        raise GitError(f"`git push origin {branch}` was refused: the branch moved on origin while mcplock worked "
-                       f"({said})", exit_code=3, code="push-rejected",
-                       hint="run `mcplock update-pr` again: it starts from the branch as it is now")
-    raise GitError(f"`git push origin {branch}` failed: {said or f'exit status {r.returncode}'}", exit_code=3,
-                   code="push-failed",
-                   hint="check that the token may push (workflow `permissions: contents: write`) and that origin "
-                        "is reachable, then run `mcplock update-pr` again")
+        raise GitError(
+            f"`git push origin {branch}` was refused: the branch moved on origin while mcplock worked ({said})",
+            exit_code=3,
+            code="push-rejected",
+            hint="run `mcplock update-pr` again: it starts from the branch as it is now",
+        )
+    raise GitError(
+        f"`git push origin {branch}` failed: {said or f'exit status {r.returncode}'}",
+        exit_code=3,
+        code="push-failed",
+        hint="check that the token may push (workflow `permissions: contents: write`) and that origin "
+        "is reachable, then run `mcplock update-pr` again",
+    )

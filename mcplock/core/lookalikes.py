@@ -32,15 +32,32 @@ def lookalike_warnings(lock: Lock) -> list[Finding]:
         registry = srv.spec.registry
         found = lookalike(kind, package, registry.name if registry is not None else None)
         if found is not None:
-            out.append(Finding(found.rule, sname, found.message,
-                               f"check who publishes it; if it is not the package you meant, `mcplock remove "
-                               f"{shell_word(sname)}`", table=("server", sname)))
+            out.append(
+                Finding(
+                    found.rule,
+                    sname,
+                    found.message,
+                    f"check who publishes it; if it is not the package you meant, `mcplock remove {shell_word(sname)}`",
+                    table=("server", sname),
+                )
+            )
     names = confusable_names({"": dict.fromkeys(lock.servers)})  # server names, as tool names of one server
     for (_, sname), similar in sorted(names.items()):
         for f in similar:
-            message = (f.message.replace("tool name", "server name", 1).replace(" of the same server", " of this lock")
-                       .replace(" looks like /", " looks like ").replace(", /", ", "))  # servers of no server
-            out.append(Finding(f.rule, sname, message,
-                               f"rename one of them in the lock (`mcplock remove {shell_word(sname)}`, then add it "
-                               "again under a name that reads apart)", table=("server", sname)))
+            message = (
+                f.message.replace("tool name", "server name", 1)
+                .replace(" of the same server", " of this lock")
+                .replace(" looks like /", " looks like ")
+                .replace(", /", ", ")
+            )  # servers of no server
+            out.append(
+                Finding(
+                    f.rule,
+                    sname,
+                    message,
+                    f"rename one of them in the lock (`mcplock remove {shell_word(sname)}`, then add it "
+                    "again under a name that reads apart)",
+                    table=("server", sname),
+                )
+            )
     return out

@@ -45,16 +45,20 @@ def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except FileNotFoundError:
-        raise UsageError("git is not installed (or not on PATH)", hint="install git, then run the command again",
-                         code="no-git") from None
+        raise UsageError(
+            "git is not installed (or not on PATH)", hint="install git, then run the command again", code="no-git"
+        ) from None
 
 
 def repo_top(directory: str) -> str:
     """The top of the git work tree holding ``directory``."""
     proc = _git(["rev-parse", "--show-toplevel"], directory)
     if proc.returncode != 0:
-        raise UsageError(f"{directory} is not inside a git repository",
-                         hint="run it inside the clone that holds the lock (or `git init` first)", code="no-repo")
+        raise UsageError(
+            f"{directory} is not inside a git repository",
+            hint="run it inside the clone that holds the lock (or `git init` first)",
+            code="no-repo",
+        )
     return proc.stdout.strip()
 
 
@@ -73,8 +77,12 @@ def attribute_pattern(name: str) -> str:
     a quote, a backslash or a control character, or starts with ``#`` or ``!`` (gitattributes(5):
     "Patterns that begin with a double quote are quoted in C style")."""
     glob = "".join("\\" + c if c in "*?[\\" or (c == "!" and i == 0) else c for i, c in enumerate(name))
-    if glob == name and name.isprintable() and not any(c.isspace() or c == '"' for c in name) \
-            and not name.startswith(("#", "!")):
+    if (
+        glob == name
+        and name.isprintable()
+        and not any(c.isspace() or c == '"' for c in name)
+        and not name.startswith(("#", "!"))
+    ):
         return name
     special = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
     quoted = "".join(special.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in glob)
@@ -95,9 +103,9 @@ def attribute_lines(lock_path: str) -> list[str]:
 def has_attribute(text: str, lock_path: str) -> bool:
     want = attribute_pattern(os.path.basename(lock_path))
     for line in text.splitlines():
-        if not line.startswith(want) or not line[len(want):][:1].isspace():
+        if not line.startswith(want) or not line[len(want) :][:1].isspace():
             continue
-        if f"merge={DRIVER}" in line[len(want):].split():
+        if f"merge={DRIVER}" in line[len(want) :].split():
             return True
     return False
 
@@ -113,7 +121,7 @@ def _git_dir(top: str) -> str | None:
         return None
     if not line.startswith("gitdir:"):
         return None
-    d = line[len("gitdir:"):].strip()
+    d = line[len("gitdir:") :].strip()
     return d if os.path.isabs(d) else os.path.join(top, d)
 
 
@@ -172,10 +180,12 @@ def override_warning(lock_path: str) -> tuple[str, str] | None:
     if value == DRIVER:
         return None
     shown = ", ".join(os.path.relpath(p, top) for p in others)
-    return (f"git does not merge {os.path.basename(lock_path)} with mcplock's driver: its `merge` attribute reads "
-            f"`{value}`, though {os.path.join(top, '.gitattributes')} sets merge={DRIVER} (overridden by {shown})",
-            f"remove the `merge` setting for the lock from {shown}, then `git check-attr merge -- "
-            f"{shlex.quote(os.path.relpath(os.path.abspath(lock_path), top))}` says {DRIVER}")
+    return (
+        f"git does not merge {os.path.basename(lock_path)} with mcplock's driver: its `merge` attribute reads "
+        f"`{value}`, though {os.path.join(top, '.gitattributes')} sets merge={DRIVER} (overridden by {shown})",
+        f"remove the `merge` setting for the lock from {shown}, then `git check-attr merge -- "
+        f"{shlex.quote(os.path.relpath(os.path.abspath(lock_path), top))}` says {DRIVER}",
+    )
 
 
 def installed(lock_path: str) -> bool:
@@ -192,8 +202,11 @@ def installed(lock_path: str) -> bool:
         return False
     from mcplock.core.export_record import record_path
 
-    return (has_attribute(text, lock_path) and has_attribute(text, record_path(lock_path))
-            and bool(_git(["config", f"merge.{DRIVER}.driver"], top).stdout.strip()))
+    return (
+        has_attribute(text, lock_path)
+        and has_attribute(text, record_path(lock_path))
+        and bool(_git(["config", f"merge.{DRIVER}.driver"], top).stdout.strip())
+    )
 
 
 def install(lock_path: str, command: str | None = None) -> Installed:
@@ -207,22 +220,30 @@ def install(lock_path: str, command: str | None = None) -> Installed:
     top = repo_top(directory)
     attributes = os.path.join(top, ".gitattributes")
     if os.path.islink(attributes):
-        raise UsageError(f"{attributes} is a symbolic link; mcplock does not write through links (it could point "
-                         "outside the repository)",
-                         hint="replace the link with a file of its own (copy what it holds, then `mcplock "
-                              "merge-driver install` again)", code="symlink")
+        raise UsageError(
+            f"{attributes} is a symbolic link; mcplock does not write through links (it could point "
+            "outside the repository)",
+            hint="replace the link with a file of its own (copy what it holds, then `mcplock "
+            "merge-driver install` again)",
+            code="symlink",
+        )
     try:
         with open(attributes, encoding="utf-8") as f:
             text = f.read()
     except FileNotFoundError:
         text = ""
     except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"cannot read {attributes}: {getattr(e, 'strerror', None) or e}",
-                         hint="fix the file's permissions or encoding, then run the command again") from None
+        raise UsageError(
+            f"cannot read {attributes}: {getattr(e, 'strerror', None) or e}",
+            hint="fix the file's permissions or encoding, then run the command again",
+        ) from None
     from mcplock.core.export_record import record_path
 
-    lines = [line for line, path in zip(attribute_lines(lock_path), (lock_path, record_path(lock_path)), strict=True)
-             if not has_attribute(text, path)]
+    lines = [
+        line
+        for line, path in zip(attribute_lines(lock_path), (lock_path, record_path(lock_path)), strict=True)
+        if not has_attribute(text, path)
+    ]
     added = bool(lines)
     if added:
         if text and not text.endswith("\n"):
@@ -237,8 +258,10 @@ def install(lock_path: str, command: str | None = None) -> Installed:
             continue
         proc = _git(["config", "--local", key, value], top)
         if proc.returncode != 0:
-            raise McplockError(f"git config failed: {proc.stderr.strip()}",
-                               hint="check that .git/config is writable, then run the command again")
+            raise McplockError(
+                f"git config failed: {proc.stderr.strip()}",
+                hint="check that .git/config is writable, then run the command again",
+            )
         changed = True
     return Installed(attributes, added, driver, changed, lines)
 
@@ -288,8 +311,9 @@ def _merge_record(base: str, ours: str, theirs: str, name: str) -> tuple[int, st
     try:
         texts = [_read(p) for p in (base, ours, theirs)]
         base_rec = export_record.loads(texts[0], f"{name} (base)") if texts[0].strip() else None
-        merged = export_record.merge(base_rec, export_record.loads(texts[1], f"{name} (ours)"),
-                                     export_record.loads(texts[2], f"{name} (theirs)"))
+        merged = export_record.merge(
+            base_rec, export_record.loads(texts[1], f"{name} (ours)"), export_record.loads(texts[2], f"{name} (theirs)")
+        )
     except McplockError as e:
         return _line_merge(base, ours, theirs), f"merged line by line (git merge-file): {e.message}"
     write_atomic(ours, export_record.dumps(merged).encode("utf-8"))
@@ -299,8 +323,11 @@ def _merge_record(base: str, ours: str, theirs: str, name: str) -> tuple[int, st
 def _line_merge(base: str, ours: str, theirs: str) -> int:
     """git's own three-way line merge into ``ours``: 0 clean, 1 conflicts (never lost)."""
     try:
-        proc = subprocess.run(["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", ours, base, theirs],
-                              capture_output=True, check=False)
+        proc = subprocess.run(
+            ["git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", ours, base, theirs],
+            capture_output=True,
+            check=False,
+        )
     except FileNotFoundError:
         return 1
     return 0 if proc.returncode == 0 else 1
@@ -321,26 +348,34 @@ def resolve(lock_path: str, targets: list[str], side: str, *, every: bool = Fals
         found = conflict.regions(text)
         if found is None:
             raise LockfileError(
-                "git conflict markers that mcplock did not write (a line-by-line merge)", path=lock_path,
+                "git conflict markers that mcplock did not write (a line-by-line merge)",
+                path=lock_path,
                 hint="install the merge driver (`mcplock merge-driver install`) and merge again, or take one "
-                     "side (`git checkout --theirs -- mcp.lock` or `--ours`) and `mcplock refresh`",
-                code="conflict")
+                "side (`git checkout --theirs -- mcp.lock` or `--ours`) and `mcplock refresh`",
+                code="conflict",
+            )
         names = [r.target for r in found]
         if not found:
             if targets:
-                raise UsageError("the lock has no conflicted entries", hint="`mcplock check` tells what else is off",
-                                 code="no-conflict")
+                raise UsageError(
+                    "the lock has no conflicted entries",
+                    hint="`mcplock check` tells what else is off",
+                    code="no-conflict",
+                )
             return [], []
         if every:
             chosen = names
         else:
             if not targets:
-                raise UsageError("name the conflicted entries to resolve, or pass --all",
-                                 hint=f"conflicted: {', '.join(names)}")
+                raise UsageError(
+                    "name the conflicted entries to resolve, or pass --all", hint=f"conflicted: {', '.join(names)}"
+                )
             unknown = [t for t in targets if t not in names]
             if unknown:
-                raise UsageError(f"not a conflicted entry: {', '.join(unknown)}",
-                                 hint=f"conflicted: {', '.join(names)} (as `mcplock check` names them)")
+                raise UsageError(
+                    f"not a conflicted entry: {', '.join(unknown)}",
+                    hint=f"conflicted: {', '.join(names)} (as `mcplock check` names them)",
+                )
             chosen = list(dict.fromkeys(targets))
         new, left = conflict.resolve(text, dict.fromkeys(chosen, side))
         if not left:

@@ -38,10 +38,17 @@ def login_allowed(requested: bool, environ: Mapping[str, str] | None = None) -> 
     return requested or env.get("MCPLOCK_LOGIN") == "1" or sys.stdin.isatty()
 
 
-def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | None,
-              grant: str | None = None, client_metadata_url: str | None = None, *,
-              client_key: str | None = None, signing_alg: str | None = None,
-              assertion: Mapping[str, str | None] | None = None) -> AuthSpec | None:
+def auth_spec(
+    client_id: str | None,
+    client_secret: str | None,
+    scopes: str | None,
+    grant: str | None = None,
+    client_metadata_url: str | None = None,
+    *,
+    client_key: str | None = None,
+    signing_alg: str | None = None,
+    assertion: Mapping[str, str | None] | None = None,
+) -> AuthSpec | None:
     """The ``auth`` of a server from the command-line options (None when none is given).
 
     A secret means the client_credentials grant unless ``--oauth-grant authorization-code``
@@ -53,32 +60,56 @@ def auth_spec(client_id: str | None, client_secret: str | None, scopes: str | No
         raise UsageError(f"--oauth-grant takes {', '.join(GRANTS[:-1])} or {GRANTS[-1]}")
     given = {k: v for k, v in (assertion or {}).items() if v is not None}
     if given or grant == "identity-assertion":
-        return _assertion_spec(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg,
-                               given)
+        return _assertion_spec(
+            client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg, given
+        )
     if client_secret is not None:
         _check_secret(client_id, client_secret)
     signing_alg = _key_options(client_id, client_secret, client_key, signing_alg, grant)
     if client_secret is None and client_key is None and grant == "client-credentials":
-        raise UsageError("--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret '${VAR}' "
-                         "(or --oauth-client-key)")
+        raise UsageError(
+            "--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret '${VAR}' "
+            "(or --oauth-client-key)"
+        )
     if client_metadata_url is not None:
-        _check_metadata_url(client_metadata_url, alone=not (client_id or grant == "client-credentials"
-                                                            or client_secret is not None or client_key is not None))
+        _check_metadata_url(
+            client_metadata_url,
+            alone=not (
+                client_id or grant == "client-credentials" or client_secret is not None or client_key is not None
+            ),
+        )
     return _chosen(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg)
 
 
-def _chosen(client_id: str | None, client_secret: str | None, scopes: str | None, grant: str | None,
-            client_metadata_url: str | None, client_key: str | None, signing_alg: str | None) -> AuthSpec | None:
+def _chosen(
+    client_id: str | None,
+    client_secret: str | None,
+    scopes: str | None,
+    grant: str | None,
+    client_metadata_url: str | None,
+    client_key: str | None,
+    signing_alg: str | None,
+) -> AuthSpec | None:
     """The auth the checked options name: client credentials (a key, or a secret outside the
     authorization-code grant), else OAuth with what was given, else none."""
     if client_key is not None:
-        return AuthSpec("client-credentials", client_id=client_id, client_key=client_key, signing_alg=signing_alg,
-                        scopes=scopes or None)
+        return AuthSpec(
+            "client-credentials",
+            client_id=client_id,
+            client_key=client_key,
+            signing_alg=signing_alg,
+            scopes=scopes or None,
+        )
     if client_secret is not None and grant != "authorization-code":
         return AuthSpec("client-credentials", client_id=client_id, client_secret=client_secret, scopes=scopes or None)
     if client_id or client_secret or scopes or client_metadata_url or grant:
-        return AuthSpec("oauth", client_id=client_id or None, client_secret=client_secret, scopes=scopes or None,
-                        client_metadata_url=client_metadata_url)
+        return AuthSpec(
+            "oauth",
+            client_id=client_id or None,
+            client_secret=client_secret,
+            scopes=scopes or None,
+            client_metadata_url=client_metadata_url,
+        )
     return None
 
 
@@ -86,9 +117,10 @@ def _check_secret(client_id: str | None, client_secret: str) -> None:
     """``--oauth-client-secret``: a ``${VAR}`` template (never the secret), with a client id."""
     names = template_names(client_secret)
     if not names or client_secret != "".join(f"${{{n}}}" for n in names):
-        raise SecretError("--oauth-client-secret takes a ${VAR} template, never the secret itself",
-                          hint="export it (export MCP_CLIENT_SECRET=…)"
-                               " and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
+        raise SecretError(
+            "--oauth-client-secret takes a ${VAR} template, never the secret itself",
+            hint="export it (export MCP_CLIENT_SECRET=…) and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'",
+        )
     if not client_id:
         raise UsageError("--oauth-client-secret needs --oauth-client-id")
 
@@ -100,20 +132,33 @@ def _check_metadata_url(url: str, *, alone: bool) -> None:
 
     p = urlsplit(url)
     if p.scheme != "https" or not p.netloc or p.path in ("", "/"):
-        raise UsageError("--oauth-client-metadata-url takes an https:// URL with a path "
-                         "(e.g. https://example.com/mcplock/client.json)")
+        raise UsageError(
+            "--oauth-client-metadata-url takes an https:// URL with a path "
+            "(e.g. https://example.com/mcplock/client.json)"
+        )
     if not alone:
-        raise UsageError("--oauth-client-metadata-url is a client id of its own: not with --oauth-client-id, "
-                         "a secret, a key or client credentials")
+        raise UsageError(
+            "--oauth-client-metadata-url is a client id of its own: not with --oauth-client-id, "
+            "a secret, a key or client credentials"
+        )
 
 
-_ID_TOKEN_HINT = ("export it (in GitHub Actions: the job's OIDC token; GitLab: an id_tokens: entry) and pass "
-                  "--oauth-id-token '${MCP_ID_TOKEN}'")
+_ID_TOKEN_HINT = (
+    "export it (in GitHub Actions: the job's OIDC token; GitLab: an id_tokens: entry) and pass "
+    "--oauth-id-token '${MCP_ID_TOKEN}'"
+)
 
 
-def _assertion_spec(client_id: str | None, client_secret: str | None, scopes: str | None, grant: str | None,
-                    client_metadata_url: str | None, client_key: str | None, signing_alg: str | None,
-                    given: Mapping[str, str]) -> AuthSpec:
+def _assertion_spec(
+    client_id: str | None,
+    client_secret: str | None,
+    scopes: str | None,
+    grant: str | None,
+    client_metadata_url: str | None,
+    client_key: str | None,
+    signing_alg: str | None,
+    given: Mapping[str, str],
+) -> AuthSpec:
     """Enterprise-managed OAuth (SEP-990): check the options, never echo a token or secret."""
     from mcplock.spec import is_template, secure_url
 
@@ -121,34 +166,56 @@ def _assertion_spec(client_id: str | None, client_secret: str | None, scopes: st
         raise UsageError(f"--oauth-id-token is for --oauth-grant identity-assertion, not {grant}")
     for opt, key in (("--oauth-id-token", "id_token"), ("--oauth-idp-client-secret", "idp_client_secret")):
         if key in given and not is_template(given[key]):
-            raise SecretError(f"{opt} takes a ${{VAR}} template, never the token or secret itself",
-                              hint=_ID_TOKEN_HINT if key == "id_token"
-                              else f"export it (export MCP_IDP_SECRET=…) and pass {opt} '${{MCP_IDP_SECRET}}'")
+            raise SecretError(
+                f"{opt} takes a ${{VAR}} template, never the token or secret itself",
+                hint=_ID_TOKEN_HINT
+                if key == "id_token"
+                else f"export it (export MCP_IDP_SECRET=…) and pass {opt} '${{MCP_IDP_SECRET}}'",
+            )
     if client_secret is not None and not is_template(client_secret):
-        raise SecretError("--oauth-client-secret takes a ${VAR} template, never the secret itself",
-                          hint="export it (export MCP_CLIENT_SECRET=…)"
-                               " and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'")
+        raise SecretError(
+            "--oauth-client-secret takes a ${VAR} template, never the secret itself",
+            hint="export it (export MCP_CLIENT_SECRET=…) and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'",
+        )
     if client_key is not None or signing_alg is not None or client_metadata_url is not None:
-        raise UsageError("identity assertion authenticates the client with --oauth-client-secret: "
-                         "not with --oauth-client-key, --oauth-signing-alg or --oauth-client-metadata-url")
-    need = ("--oauth-id-token '${VAR}' --oauth-idp-token-endpoint URL --oauth-client-id ID "
-            "--oauth-client-secret '${VAR}'")
-    missing = [opt for opt, v in (("--oauth-id-token", given.get("id_token")),
-                                  ("--oauth-idp-token-endpoint", given.get("idp_token_endpoint")),
-                                  ("--oauth-client-id", client_id), ("--oauth-client-secret", client_secret)) if not v]
+        raise UsageError(
+            "identity assertion authenticates the client with --oauth-client-secret: "
+            "not with --oauth-client-key, --oauth-signing-alg or --oauth-client-metadata-url"
+        )
+    need = (
+        "--oauth-id-token '${VAR}' --oauth-idp-token-endpoint URL --oauth-client-id ID --oauth-client-secret '${VAR}'"
+    )
+    missing = [
+        opt
+        for opt, v in (
+            ("--oauth-id-token", given.get("id_token")),
+            ("--oauth-idp-token-endpoint", given.get("idp_token_endpoint")),
+            ("--oauth-client-id", client_id),
+            ("--oauth-client-secret", client_secret),
+        )
+        if not v
+    ]
     if missing:
         raise UsageError(f"identity assertion needs {', '.join(missing)}", hint=f"pass {need}")
     for opt, key in (("--oauth-idp-token-endpoint", "idp_token_endpoint"), ("--oauth-issuer", "issuer")):
         if key in given and not secure_url(given[key]):
             raise UsageError(f"{opt} takes an https:// URL (http:// only to localhost): a token is sent to it")
-    return AuthSpec("identity-assertion", client_id=client_id, client_secret=client_secret, scopes=scopes or None,
-                    id_token=given["id_token"], idp_token_endpoint=given["idp_token_endpoint"],
-                    idp_client_id=given.get("idp_client_id"), idp_client_secret=given.get("idp_client_secret"),
-                    issuer=given.get("issuer"))
+    return AuthSpec(
+        "identity-assertion",
+        client_id=client_id,
+        client_secret=client_secret,
+        scopes=scopes or None,
+        id_token=given["id_token"],
+        idp_token_endpoint=given["idp_token_endpoint"],
+        idp_client_id=given.get("idp_client_id"),
+        idp_client_secret=given.get("idp_client_secret"),
+        issuer=given.get("issuer"),
+    )
 
 
-def _key_options(client_id: str | None, client_secret: str | None, client_key: str | None,
-                 signing_alg: str | None, grant: str | None) -> str | None:
+def _key_options(
+    client_id: str | None, client_secret: str | None, client_key: str | None, signing_alg: str | None, grant: str | None
+) -> str | None:
     """Check ``--oauth-client-key`` / ``--oauth-signing-alg``; the algorithm as spelled in JWS."""
     from mcplock.spec import SIGNING_ALGS
 
@@ -157,17 +224,19 @@ def _key_options(client_id: str | None, client_secret: str | None, client_key: s
             raise UsageError("--oauth-signing-alg needs --oauth-client-key")
         known = {a.lower(): a for a in SIGNING_ALGS}
         if signing_alg.lower() not in known:
-            raise UsageError(f"--oauth-signing-alg takes one of {', '.join(SIGNING_ALGS)}",
-                             hint="or leave it out: the key's type chooses (RSA: RS256, EC: ES256/384/512, "
-                                  "Ed25519: EdDSA)")
+            raise UsageError(
+                f"--oauth-signing-alg takes one of {', '.join(SIGNING_ALGS)}",
+                hint="or leave it out: the key's type chooses (RSA: RS256, EC: ES256/384/512, Ed25519: EdDSA)",
+            )
         signing_alg = known[signing_alg.lower()]
     if client_key is None:
         return None
     if "-----BEGIN" in client_key or "PRIVATE KEY" in client_key:
-        raise SecretError("--oauth-client-key takes the path of the key file or a ${VAR} template, "
-                          "never the key itself",
-                          hint="pass --oauth-client-key path/to/key.pem, or export MCP_CLIENT_KEY=… (the PEM, or "
-                               "its path) and pass --oauth-client-key '${MCP_CLIENT_KEY}'")
+        raise SecretError(
+            "--oauth-client-key takes the path of the key file or a ${VAR} template, never the key itself",
+            hint="pass --oauth-client-key path/to/key.pem, or export MCP_CLIENT_KEY=… (the PEM, or "
+            "its path) and pass --oauth-client-key '${MCP_CLIENT_KEY}'",
+        )
     if not client_key.strip():
         raise UsageError("--oauth-client-key is empty", hint="pass the path of a PEM private key, or '${VAR}'")
     if not client_id:
@@ -175,8 +244,9 @@ def _key_options(client_id: str | None, client_secret: str | None, client_key: s
     if client_secret is not None:
         raise UsageError("--oauth-client-key and --oauth-client-secret are two ways to authenticate: give one")
     if grant == "authorization-code":
-        raise UsageError("--oauth-client-key is for the client_credentials grant",
-                         hint="drop --oauth-grant authorization-code")
+        raise UsageError(
+            "--oauth-client-key is for the client_credentials grant", hint="drop --oauth-grant authorization-code"
+        )
     return signing_alg
 
 
@@ -249,12 +319,19 @@ def login_command(spec: ServerSpec, locked: bool) -> str:
     parts.append(shlex.quote(spec.url or ""))
     a = spec.auth
     if a is not None:
-        for opt, v in (("--oauth-client-id", a.client_id), ("--oauth-client-secret", a.client_secret),
-                       ("--oauth-client-key", a.client_key), ("--oauth-signing-alg", a.signing_alg),
-                       ("--oauth-client-metadata-url", a.client_metadata_url), ("--oauth-scopes", a.scopes),
-                       ("--oauth-id-token", a.id_token), ("--oauth-idp-token-endpoint", a.idp_token_endpoint),
-                       ("--oauth-idp-client-id", a.idp_client_id), ("--oauth-idp-client-secret", a.idp_client_secret),
-                       ("--oauth-issuer", a.issuer)):
+        for opt, v in (
+            ("--oauth-client-id", a.client_id),
+            ("--oauth-client-secret", a.client_secret),
+            ("--oauth-client-key", a.client_key),
+            ("--oauth-signing-alg", a.signing_alg),
+            ("--oauth-client-metadata-url", a.client_metadata_url),
+            ("--oauth-scopes", a.scopes),
+            ("--oauth-id-token", a.id_token),
+            ("--oauth-idp-token-endpoint", a.idp_token_endpoint),
+            ("--oauth-idp-client-id", a.idp_client_id),
+            ("--oauth-idp-client-secret", a.idp_client_secret),
+            ("--oauth-issuer", a.issuer),
+        ):
             if v:
                 parts += [opt, shlex.quote(v)]
         if a.method == "oauth" and a.client_secret:
@@ -304,8 +381,16 @@ def _needs_login(spec: ServerSpec, err: Any) -> bool:
     return _login_action(err) is not None
 
 
-def after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Reprobe, *, lockfile: str,
-                login: bool, say: Say, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+def after_probe(
+    specs: list[ServerSpec],
+    results: dict[str, Any],
+    reprobe: Reprobe,
+    *,
+    lockfile: str,
+    login: bool,
+    say: Say,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
     """Servers that answered "log in first": log in (browser) when ``login`` allows it, then
     probe them again with ``reprobe``; otherwise say in their hint how to log in.
     ``say`` shows the authorization URL (plain text: it must stay copy-pasteable)."""
@@ -314,8 +399,14 @@ def after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Repro
     return results
 
 
-def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Reprobe, login_ok: bool, say: Say,
-                 environ: Mapping[str, str] | None) -> dict[str, Any]:
+def _after_probe(
+    specs: list[ServerSpec],
+    results: dict[str, Any],
+    reprobe: Reprobe,
+    login_ok: bool,
+    say: Say,
+    environ: Mapping[str, str] | None,
+) -> dict[str, Any]:
     todo = [s for s in specs if _needs_login(s, results.get(s.name))]
     if not todo:
         return results
@@ -344,8 +435,11 @@ def _after_probe(specs: list[ServerSpec], results: dict[str, Any], reprobe: Repr
         if not again:
             break
         results = {**results, **reprobe(again)}
-        todo = [s for s in again if _needs_login(s, results.get(s.name))
-                and (results[s.name].action.scopes or results[s.name].action.again)]
+        todo = [
+            s
+            for s in again
+            if _needs_login(s, results.get(s.name)) and (results[s.name].action.scopes or results[s.name].action.again)
+        ]
         if not todo:
             break
     return results
@@ -362,8 +456,9 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
         srv = load(lockfile).servers.get(target)
     if srv is None:
         if url is None:
-            raise UsageError(f"no server `{target}` in {lockfile}",
-                             hint=f"give its URL: `mcplock auth login {target} https://…/mcp`")
+            raise UsageError(
+                f"no server `{target}` in {lockfile}", hint=f"give its URL: `mcplock auth login {target} https://…/mcp`"
+            )
         return ServerSpec(name=target, transport=Transport.HTTP, url=url, auth=auth), False
     from mcplock.core.specs import lock_dir
 

@@ -55,9 +55,13 @@ def check_output(out_file: str | None, lockfile: str) -> None:
     target = os.path.realpath(out_file)
     for path, what in managed_files(lockfile):
         if _same(target, path):
-            raise UsageError(f"--output {out_file} would overwrite {what}",
-                             hint="write the report elsewhere (e.g. `-o report.json`), or drop -o to print it")
+            raise UsageError(
+                f"--output {out_file} would overwrite {what}",
+                hint="write the report elsewhere (e.g. `-o report.json`), or drop -o to print it",
+            )
     store = _store_dir()
     if target == store or target.startswith(store + os.sep):
-        raise UsageError(f"--output {out_file} is inside mcplock's token store ({store})",
-                         hint="write the report elsewhere (e.g. `-o report.json`)")
+        raise UsageError(
+            f"--output {out_file} is inside mcplock's token store ({store})",
+            hint="write the report elsewhere (e.g. `-o report.json`)",
+        )

@@ -43,10 +43,16 @@ def unpinnable(err: HashError) -> ProbeError:
     return ProbeError("unpinnable", err.message, hint=err.hint)
 
 
-def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | None = None,
-                  client_version: str | None = None, verbose: bool = False,
-                  environ: Mapping[str, str] | None = None,
-                  client_capabilities: tuple[str, ...] | None = None) -> ProbeOptions:
+def probe_options(
+    *,
+    lockfile: str,
+    timeout: float = 30.0,
+    client_name: str | None = None,
+    client_version: str | None = None,
+    verbose: bool = False,
+    environ: Mapping[str, str] | None = None,
+    client_capabilities: tuple[str, ...] | None = None,
+) -> ProbeOptions:
     """The ProbeOptions of a run (the only place they are built).
 
     ``${MCPLOCK_PROJECT_DIR}`` is the lock's directory unless the environment sets it.
@@ -55,8 +61,10 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | No
     from mcplock.probe import ProbeOptions
 
     if not math.isfinite(timeout) or timeout <= 0:
-        raise UsageError(f"--timeout must be a positive, finite number of seconds, not {timeout:g}",
-                         hint="e.g. --timeout 60 for a server that is slow to start")
+        raise UsageError(
+            f"--timeout must be a positive, finite number of seconds, not {timeout:g}",
+            hint="e.g. --timeout 60 for a server that is slow to start",
+        )
     client_identity(client_name, client_version)  # --client-version alone is a usage error
     env = dict(os.environ if environ is None else environ)
     env.setdefault("MCPLOCK_PROJECT_DIR", lock_dir(lockfile))
@@ -71,9 +79,16 @@ def probe_options(*, lockfile: str, timeout: float = 30.0, client_name: str | No
     return ProbeOptions(**kw)
 
 
-def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: bool = False,
-          on_event: OnEvent | None = None, say: Callable[[str], None] | None = None,
-          prepared: Mapping[str, ServerSpec] | None = None) -> Results:
+def probe(
+    specs: list[ServerSpec],
+    opts: ProbeOptions,
+    *,
+    lockfile: str,
+    login: bool = False,
+    on_event: OnEvent | None = None,
+    say: Callable[[str], None] | None = None,
+    prepared: Mapping[str, ServerSpec] | None = None,
+) -> Results:
     """Probe ``specs`` concurrently; servers that ask for an OAuth login get one where
     allowed (``login``, or a terminal) and are probed again. ``say`` shows the user the
     authorization URL of such a login (without it, no login starts: the error says how).
@@ -88,14 +103,20 @@ def probe(specs: list[ServerSpec], opts: ProbeOptions, *, lockfile: str, login: 
         if sp.package is not None and isinstance(r, Snapshot):
             r.package = sp.package
     results.update(failed)
-    return oauth.after_probe(specs, results, lambda again: probe_many(again, opts, on_event=on_event),
-                             lockfile=lockfile, login=say is not None and oauth.login_allowed(login, opts.environ),
-                             say=say or (lambda _: None),
-                             environ=opts.environ)
+    return oauth.after_probe(
+        specs,
+        results,
+        lambda again: probe_many(again, opts, on_event=on_event),
+        lockfile=lockfile,
+        login=say is not None and oauth.login_allowed(login, opts.environ),
+        say=say or (lambda _: None),
+        environ=opts.environ,
+    )
 
 
-def prepare_packages(specs: list[ServerSpec], environ: Mapping[str, str] | None = None,
-                     prepared: Mapping[str, ServerSpec] | None = None) -> tuple[list[ServerSpec], Results]:
+def prepare_packages(
+    specs: list[ServerSpec], environ: Mapping[str, str] | None = None, prepared: Mapping[str, ServerSpec] | None = None
+) -> tuple[list[ServerSpec], Results]:
     """Every pinned spec rewritten to launch its verified artefact, before any server starts.
 
     A pin the artefact does not match is an :class:`~mcplock.packages.errors.IntegrityError`
@@ -120,12 +141,18 @@ def prepare_packages(specs: list[ServerSpec], environ: Mapping[str, str] | None 
     return ready, failed
 
 
-def load_and_probe(lockfile: str, names: list[str], opts: ProbeOptions, *, use_stored_client: bool = True,
-                   login: bool = False, on_event: OnEvent | None = None,
-                   say: Callable[[str], None] | None = None,
-                   before_probe: Callable[[list[ServerSpec]], None] | None = None,
-                   check_trust: bool = True,
-                   ) -> tuple[Lock, list[ServerEntry], Results]:
+def load_and_probe(
+    lockfile: str,
+    names: list[str],
+    opts: ProbeOptions,
+    *,
+    use_stored_client: bool = True,
+    login: bool = False,
+    on_event: OnEvent | None = None,
+    say: Callable[[str], None] | None = None,
+    before_probe: Callable[[list[ServerSpec]], None] | None = None,
+    check_trust: bool = True,
+) -> tuple[Lock, list[ServerEntry], Results]:
     """Read the lock, verify it, and probe its servers (those named, or all).
 
     The whole lock is read and every stored hash verified before anything starts

@@ -37,13 +37,16 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
         except McplockError as e:
             raise ConfigError(f"`{srv.name}` was imported from {srv.spec.source}: {e.message}", hint=e.hint) from None
         if srv.spec.source and imp is None:
-            raise ConfigError(f"`{srv.name}` is no longer in {srv.spec.source}",
-                              hint=f"run `mcplock remove {shell_word(srv.name)}`, or put it back in {srv.spec.source}")
+            raise ConfigError(
+                f"`{srv.name}` is no longer in {srv.spec.source}",
+                hint=f"run `mcplock remove {shell_word(srv.name)}`, or put it back in {srv.spec.source}",
+            )
         if imp is not None and not routed(imp, srv.name):
             out.reimported[srv.name] = (imp.spec, config_hash(imp.spec))
             locked = srv.as_launched(base, use_stored_client=use_stored_client)
-            out.specs.append(replace(probe_spec(imp.spec, base), auth=locked.auth, client=locked.client,
-                                     package=srv.spec.package))
+            out.specs.append(
+                replace(probe_spec(imp.spec, base), auth=locked.auth, client=locked.client, package=srv.spec.package)
+            )
         else:
             out.specs.append(srv.as_launched(base, use_stored_client=use_stored_client))
     return out
@@ -51,13 +54,23 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
 
 def _completes(locked: Any, ran: Any) -> bool:
     """Whether ``ran`` is ``locked`` with the tree-integrity it lacked."""
-    return (locked is not None and ran is not None and locked.tree_integrity is None
-            and replace(ran, tree_integrity=None) == locked)
+    return (
+        locked is not None
+        and ran is not None
+        and locked.tree_integrity is None
+        and replace(ran, tree_integrity=None) == locked
+    )
 
 
-def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[str, Any], the_plan: Plan,
-          client: dict[str, str] | None, pins: dict[str, Any] | None = None,
-          ) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
+def apply(
+    lockfile: str,
+    base: str,
+    selected: list[ServerEntry],
+    results: dict[str, Any],
+    the_plan: Plan,
+    client: dict[str, str] | None,
+    pins: dict[str, Any] | None = None,
+) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
     """Stage the probe results in the lock (one transaction). Returns each refreshed
     server's StageResult, and the servers that failed (one whose answer cannot be hashed
     among them, left as it was). ``pins``: package pins to move (`update`), written only for
@@ -83,9 +96,17 @@ def apply(lockfile: str, base: str, selected: list[ServerEntry], results: dict[s
                 continue
             if srv.name in the_plan.reimported:
                 sp, chash = the_plan.reimported[srv.name]
-                cur.spec = replace(cur.spec, transport=sp.transport, command=sp.command, args=sp.args, env=dict(sp.env),
-                                   pass_env=tuple(sorted(set(sp.pass_env))), cwd=sp.cwd, url=sp.url,
-                                   headers=dict(sp.headers))
+                cur.spec = replace(
+                    cur.spec,
+                    transport=sp.transport,
+                    command=sp.command,
+                    args=sp.args,
+                    env=dict(sp.env),
+                    pass_env=tuple(sorted(set(sp.pass_env))),
+                    cwd=sp.cwd,
+                    url=sp.url,
+                    headers=dict(sp.headers),
+                )
                 cur.config_hash = chash
             if pins and srv.name in pins:
                 cur.spec = replace(cur.spec, package=pins[srv.name])

@@ -40,16 +40,20 @@ def split_ref(ref: str) -> tuple[str, str | None]:
     return name, (version or None)
 
 
-def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None,
-            allow_code_env: tuple[str, ...] = ()) -> Resolved:
+def resolve(
+    ref: str, *, name: str | None, registry: str, environ: Env = None, allow_code_env: tuple[str, ...] = ()
+) -> Resolved:
     """The entry ``ref`` (``NAME[@VERSION]``) names, as the spec to add; refused when deleted,
     when it describes nothing mcplock can pin, or when it sets a variable that loads code
     (:mod:`mcplock.packages.envcode`) the user did not name in ``allow_code_env``."""
     rname, version = split_ref(ref)
     entry = mcp_registry.get(rname, version, registry)
     if entry.status == "deleted":
-        raise UsageError(f"the MCP Registry marks {entry.name} {entry.version} as deleted; nothing was fetched",
-                         hint=f"see its other versions with `mcplock inspect {entry.name}`", code="registry-deleted")
+        raise UsageError(
+            f"the MCP Registry marks {entry.name} {entry.version} as deleted; nothing was fetched",
+            hint=f"see its other versions with `mcplock inspect {entry.name}`",
+            code="registry-deleted",
+        )
     warnings = []
     if entry.status == "deprecated":
         warnings.append(f"the MCP Registry marks {entry.name} {entry.version} as deprecated")
@@ -58,30 +62,45 @@ def resolve(ref: str, *, name: str | None, registry: str, environ: Env = None,
     try:
         launch = server_json.launch_of(entry.server)
     except server_json.EntryError as e:
-        raise UsageError(f"cannot add {entry.name} {entry.version}: {e}",
-                         hint="add it by its command instead: `mcplock add NAME -- CMD…`") from None
+        raise UsageError(
+            f"cannot add {entry.name} {entry.version}: {e}",
+            hint="add it by its command instead: `mcplock add NAME -- CMD…`",
+        ) from None
     server = name or default_name(entry.name)
     if "/" in server or not server.strip():
         raise UsageError(f"`{server}` cannot be a server name (no `/`, not empty)")
     ref_ = RegistryRef(entry.name, entry.version, registry, server_json.repository(entry.server))
     # an MCPB bundle is pinned by the entry itself (its fileSha256); the others by their registries
-    pin = (PackagePin("mcpb", str(launch.identifier), entry.version, f"sha256:{launch.file_sha256}")
-           if launch.registry_type == "mcpb" else None)
-    spec = ServerSpec(name=server, transport=Transport(launch.transport),
-                      command=launch.command, args=tuple(launch.args), env=dict(launch.env),
-                      pass_env=tuple(launch.pass_env), url=launch.url, headers=dict(launch.headers), registry=ref_,
-                      package=pin)
+    pin = (
+        PackagePin("mcpb", str(launch.identifier), entry.version, f"sha256:{launch.file_sha256}")
+        if launch.registry_type == "mcpb"
+        else None
+    )
+    spec = ServerSpec(
+        name=server,
+        transport=Transport(launch.transport),
+        command=launch.command,
+        args=tuple(launch.args),
+        env=dict(launch.env),
+        pass_env=tuple(launch.pass_env),
+        url=launch.url,
+        headers=dict(launch.headers),
+        registry=ref_,
+        package=pin,
+    )
     from mcplock.packages.envcode import of_spec
 
     code = [v for v in of_spec(spec) if v not in allow_code_env]
     if code:
         flags = " ".join(f"--allow-code-env {v}" for v in code)
-        raise UsageError(f"the MCP Registry entry {entry.name} {entry.version} sets {', '.join(code)}, which "
-                         f"make{'s' if len(code) == 1 else ''} the launcher load other code, outside the package "
-                         "pin; refused, nothing was fetched",
-                         hint=f"see what it sets with `mcplock inspect {entry.name}`; to add it anyway, name "
-                              f"{'it' if len(code) == 1 else 'them'}: `mcplock add {ref} {flags}`",
-                         code="registry-code-env")
+        raise UsageError(
+            f"the MCP Registry entry {entry.name} {entry.version} sets {', '.join(code)}, which "
+            f"make{'s' if len(code) == 1 else ''} the launcher load other code, outside the package "
+            "pin; refused, nothing was fetched",
+            hint=f"see what it sets with `mcplock inspect {entry.name}`; to add it anyway, name "
+            f"{'it' if len(code) == 1 else 'them'}: `mcplock add {ref} {flags}`",
+            code="registry-code-env",
+        )
     return Resolved(entry, launch, spec, warnings)
 
 
@@ -97,8 +116,10 @@ def check_claims(specs: list[ServerSpec], environ: Env = None) -> None:
             continue
         launch = parse(sp.command, sp.args)
         if not isinstance(launch, Launch):  # what the entry names cannot be pinned: not run unpinned
-            raise UsageError(f"cannot add {sp.registry.name} {sp.registry.version}: its package cannot be pinned "
-                             f"({launch.reason})", hint="ask its publisher to fix the entry")
+            raise UsageError(
+                f"cannot add {sp.registry.name} {sp.registry.version}: its package cannot be pinned ({launch.reason})",
+                hint="ask its publisher to fix the entry",
+            )
         if launch.registry == "mcpb":  # the entry pins the bundle's sha256; the registry checked its source
             continue
         name = f"{launch.name}:{launch.requested or 'latest'}" if launch.registry == "oci" else launch.name

@@ -64,24 +64,33 @@ def set_enabled(lockfile: str, items: list[str], value: bool) -> list[str]:
 
 def _refuse_enable(srv: ServerEntry, e: Entry, target: str) -> None:
     if e.pending is not None and e.pending.change == "changed":
-        raise UsageError(f"`{target}` is quarantined: its server changed it since it was accepted",
-                         hint=f"review with `mcplock show {shell_word(target)}`, then `mcplock accept "
-                         f"{shell_word(target)}` or `mcplock reject {shell_word(target)}`")
+        raise UsageError(
+            f"`{target}` is quarantined: its server changed it since it was accepted",
+            hint=f"review with `mcplock show {shell_word(target)}`, then `mcplock accept "
+            f"{shell_word(target)}` or `mcplock reject {shell_word(target)}`",
+        )
     if e.definition is None:
         typed = shell_word(target)
-        hint = (f"review it with `mcplock show {typed}`, then `mcplock accept {typed}`" if e.pending is not None
-                else f"run `mcplock refresh {shell_word(srv.name)}` to stage what the server offers, then "
-                f"`mcplock accept {shell_word(target)}`")
+        hint = (
+            f"review it with `mcplock show {typed}`, then `mcplock accept {typed}`"
+            if e.pending is not None
+            else f"run `mcplock refresh {shell_word(srv.name)}` to stage what the server offers, then "
+            f"`mcplock accept {shell_word(target)}`"
+        )
         raise UsageError(f"`{target}` was never accepted: there is no definition to enable", hint=hint)
     if e.rejected_hash is not None:
-        raise UsageError(f"`{target}` was rejected: its server offers a definition you refused, not the accepted one",
-                         hint=f"it stays disabled until its server offers something else; then `mcplock refresh "
-                         f"{shell_word(srv.name)}` stages that for review and `mcplock accept {shell_word(target)}` "
-                         "enables it")
+        raise UsageError(
+            f"`{target}` was rejected: its server offers a definition you refused, not the accepted one",
+            hint=f"it stays disabled until its server offers something else; then `mcplock refresh "
+            f"{shell_word(srv.name)}` stages that for review and `mcplock accept {shell_word(target)}` "
+            "enables it",
+        )
     if e.tampered():
-        raise UsageError(f"`{target}`: the stored definition does not match its hash (edited by hand or tampered with)",
-                         hint=f"restore mcp.lock from git, or run `mcplock refresh {shell_word(srv.name)}` and "
-                         f"`mcplock accept {shell_word(target)}`")
+        raise UsageError(
+            f"`{target}`: the stored definition does not match its hash (edited by hand or tampered with)",
+            hint=f"restore mcp.lock from git, or run `mcplock refresh {shell_word(srv.name)}` and "
+            f"`mcplock accept {shell_word(target)}`",
+        )
 
 
 def set_approval(lockfile: str, items: list[str], mode: str) -> list[str]:
@@ -177,9 +186,17 @@ class Tally:
         self.done.append((result, targets.label(srv, e)))
 
 
-def accept(lockfile: str, items: list[str], *, all_: bool, approval: str | None = None,
-           org: OrgPolicy | None = None, include_critical: bool = False, ask: Ask | None = None,
-           note: Callable[[str], None] | None = None) -> Tally | None:
+def accept(
+    lockfile: str,
+    items: list[str],
+    *,
+    all_: bool,
+    approval: str | None = None,
+    org: OrgPolicy | None = None,
+    include_critical: bool = False,
+    ask: Ask | None = None,
+    note: Callable[[str], None] | None = None,
+) -> Tally | None:
     """Accept what ``items`` name (or everything, ``all_``) in one transaction: walked one item
     at a time through ``ask`` when given (the servers named, or everything), else in bulk with
     critical items held unless named or ``include_critical``. ``None``: nothing was pending.
@@ -207,8 +224,7 @@ def accept(lockfile: str, items: list[str], *, all_: bool, approval: str | None 
                 if not named and not include_critical and is_critical(srv.name, e, findings):
                     tally.held.append(targets.label(srv, e))
                     continue
-                tally.record(srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None),
-                             findings)
+                tally.record(srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None), findings)
     tally.left = sum(s.pending_count() for s in lock.servers.values())
     return tally
 
@@ -227,8 +243,9 @@ def _walk(ask: Ask, chosen: list[Item], findings: Findings, approval: str | None
                 if critical:
                     tally.held.append(targets.label(srv, e))
                 else:
-                    tally.record(srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None),
-                                 findings)
+                    tally.record(
+                        srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None), findings
+                    )
                 continue
             decision, chosen_approval = ask(srv, e, n, len(chosen), critical, approval)
             if decision == "q":
@@ -240,17 +257,23 @@ def _walk(ask: Ask, chosen: list[Item], findings: Findings, approval: str | None
                     continue
                 decision = "a"
             if decision == "a":
-                tally.record(srv, e, review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None),
-                             findings)
+                tally.record(
+                    srv, e, review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None), findings
+                )
             elif decision == "r":
                 tally.record(srv, e, review.reject(srv, e))
     except KeyboardInterrupt:
         tally.interrupted = True
 
 
-def _allowed(org: OrgPolicy, chosen: list[tuple[ServerEntry, Entry, bool]], findings: Findings,
-             approval: str | None, walking: bool,
-             note: Callable[[str], None] | None) -> list[tuple[ServerEntry, Entry, bool]]:
+def _allowed(
+    org: OrgPolicy,
+    chosen: list[tuple[ServerEntry, Entry, bool]],
+    findings: Findings,
+    approval: str | None,
+    walking: bool,
+    note: Callable[[str], None] | None,
+) -> list[tuple[ServerEntry, Entry, bool]]:
     from mcplock.orgpolicy import Forbidden, Violation, forbids_accept
 
     out: list[tuple[ServerEntry, Entry, bool]] = []
@@ -265,9 +288,11 @@ def _allowed(org: OrgPolicy, chosen: list[tuple[ServerEntry, Entry, bool]], find
         return out
     lines = [v for vs in refused for v in vs]
     if not walking:
-        raise Forbidden("the policy forbids accepting " + "; ".join(v.message for v in lines),
-                        hint=lines[0].hint.replace("disable it: `mcplock disable", "reject it instead: `mcplock reject")
-                        + "; nothing was accepted — accept the others by name")
+        raise Forbidden(
+            "the policy forbids accepting " + "; ".join(v.message for v in lines),
+            hint=lines[0].hint.replace("disable it: `mcplock disable", "reject it instead: `mcplock reject")
+            + "; nothing was accepted — accept the others by name",
+        )
     for v in lines:
         if note is not None:
             note(f"not offered: {v.message}")

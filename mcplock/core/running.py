@@ -35,17 +35,28 @@ def locked_server(lock: Lock, name: str, path: str) -> ServerEntry:
     srv = lock.servers.get(name)
     if srv is None:
         known = ", ".join(sorted(lock.servers)) or "none"
-        raise UsageError(f"no server `{name}` in {path} (locked: {known})",
-                         hint=f"add it with `mcplock add {shell_word(name)} …`, or see `mcplock list`")
+        raise UsageError(
+            f"no server `{name}` in {path} (locked: {known})",
+            hint=f"add it with `mcplock add {shell_word(name)} …`, or see `mcplock list`",
+        )
     bad = [f for f in integrity(Lock({name: srv})) if f.server == name]
     if bad:
         raise LockfileError("; ".join(f.message for f in bad), path=path, hint=bad[0].hint, code="hash-mismatch")
     return srv
 
 
-def serving(lockfile: str, name: str, *, timeout: float = 30.0, client_name: str | None = None,
-            client_version: str | None = None, verbose: bool = False, environ: Mapping[str, str] | None = None,
-            policy: str | None = None, login: Callable[[str], None] | None = None) -> Serving:
+def serving(
+    lockfile: str,
+    name: str,
+    *,
+    timeout: float = 30.0,
+    client_name: str | None = None,
+    client_version: str | None = None,
+    verbose: bool = False,
+    environ: Mapping[str, str] | None = None,
+    policy: str | None = None,
+    login: Callable[[str], None] | None = None,
+) -> Serving:
     """The locked server ``name`` ready to start, or the error that stops it first: a broken
     policy file, no such server, a hash mismatch, an untrusted launch (``mcplock trust NAME``:
     whoever runs this cannot be asked, so the refusal stands), a pin that does not verify.
@@ -64,8 +75,14 @@ def serving(lockfile: str, name: str, *, timeout: float = 30.0, client_name: str
         enforce(org, lockfile)
     lock = load_one(lockfile, name, trust.machine_secret(environ), environ)  # its part: a big lock is not read whole
     srv = locked_server(lock, name, lockfile)
-    opts = probe_options(lockfile=lockfile, timeout=timeout, client_name=client_name, client_version=client_version,
-                         verbose=verbose, environ=environ)
+    opts = probe_options(
+        lockfile=lockfile,
+        timeout=timeout,
+        client_name=client_name,
+        client_version=client_version,
+        verbose=verbose,
+        environ=environ,
+    )
     if login is not None:
         from mcplock.auth import login_http_client
 
@@ -73,7 +90,12 @@ def serving(lockfile: str, name: str, *, timeout: float = 30.0, client_name: str
     spec = locked_specs([srv], lock_dir(lockfile), use_stored_client=not client_name)[0]
     # a lock entry this machine has not trusted in this project is refused, naming `mcplock trust NAME`
     # (in CI the lock is the reviewed one)
-    trust.gate([spec], lock_dir(lockfile), how=trust.trust_command(lockfile), reviewed={trust.launch_hash(spec)},
-               environ=environ)
+    trust.gate(
+        [spec],
+        lock_dir(lockfile),
+        how=trust.trust_command(lockfile),
+        reviewed={trust.launch_hash(spec)},
+        environ=environ,
+    )
     spec = prepare(spec, opts.environ)  # the verified pinned artefact (docs/pins.md), or refused before it starts
     return Serving(srv, spec, opts, org)

@@ -28,13 +28,11 @@ def client_identity(client_name: str | None, client_version: str | None) -> dict
     return {"name": client_name, **({"version": client_version} if client_version else {})}
 
 
-def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None, *,
-                    auth: AuthSpec | None) -> ServerEntry:
+def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None, *, auth: AuthSpec | None) -> ServerEntry:
     """A new lock entry (nothing accepted yet) for a spec that probed successfully: the spec as
     locked (no secrets, no client identity: the entry records those) and ``auth``, the auth it
     used (:func:`mcplock.core.oauth.read_lock_auths`)."""
-    locked = replace(spec, client=None, client_capabilities=None, pass_env=tuple(sorted(set(spec.pass_env))),
-                     auth=auth)
+    locked = replace(spec, client=None, client_capabilities=None, pass_env=tuple(sorted(set(spec.pass_env))), auth=auth)
     return ServerEntry(spec.name, locked, config_hash=config_hash, policy=policy)
 
 
@@ -112,8 +110,10 @@ def parse_env(items: list[str], *, refuse_secrets: bool = True) -> dict[str, str
         if not sep or not k.strip():
             raise UsageError(f"--env takes KEY=VALUE, got `{item.split('=')[0]}`")
         if refuse_secrets and looks_secret(k, v):
-            raise SecretError(f"--env {k}=… holds a literal secret; the lock stores only ${{VAR}} templates",
-                              hint=f"export it and pass --env '{k}=${{{k}}}'")
+            raise SecretError(
+                f"--env {k}=… holds a literal secret; the lock stores only ${{VAR}} templates",
+                hint=f"export it and pass --env '{k}=${{{k}}}'",
+            )
         env[k] = v
     return env
 
@@ -125,9 +125,11 @@ def parse_pass_env(names: list[str]) -> tuple[str, ...]:
     for n in names:
         if not ENV_NAME.fullmatch(n):
             shown = n.partition("=")[0] if "=" in n else ("this value" if looks_secret("", n) else f"`{n}`")
-            raise UsageError(f"--pass-env takes a variable name, not {shown}{'=…' if '=' in n else ''}",
-                             hint="e.g. --pass-env NODE_EXTRA_CA_CERTS (the name; the server gets its value from "
-                             "your environment); a value to set goes in --env KEY=VALUE")
+            raise UsageError(
+                f"--pass-env takes a variable name, not {shown}{'=…' if '=' in n else ''}",
+                hint="e.g. --pass-env NODE_EXTRA_CA_CERTS (the name; the server gets its value from "
+                "your environment); a value to set goes in --env KEY=VALUE",
+            )
     return tuple(sorted(set(names)))
 
 
@@ -142,8 +144,10 @@ def parse_headers(items: list[str], *, refuse_secrets: bool = True) -> dict[str,
         if refuse_secrets and looks_secret(k, v):
             var = "TOKEN" if k.lower() == "authorization" else env_var_name(k)
             scheme = v.split()[0] + " " if k.lower() == "authorization" and " " in v else ""
-            raise SecretError(f"--header {k}: … holds a literal secret; the lock stores only ${{VAR}} templates",
-                              hint=f"export it (export {var}=…) and pass --header '{k}: {scheme}${{{var}}}'")
+            raise SecretError(
+                f"--header {k}: … holds a literal secret; the lock stores only ${{VAR}} templates",
+                hint=f"export it (export {var}=…) and pass --header '{k}: {scheme}${{{var}}}'",
+            )
         headers[k] = v
     return headers
 
@@ -151,9 +155,10 @@ def parse_headers(items: list[str], *, refuse_secrets: bool = True) -> dict[str,
 def check_args(args: list[str]) -> None:
     for a in args:
         if looks_secret("", a):
-            raise SecretError("an argument of the server command holds a literal secret; "
-                              "the lock stores only ${VAR} templates",
-                              hint="export it and write the argument as ${VAR}")
+            raise SecretError(
+                "an argument of the server command holds a literal secret; the lock stores only ${VAR} templates",
+                hint="export it and write the argument as ${VAR}",
+            )
 
 
 def check_transport(transport: str | None, *, remote: bool) -> Transport:
@@ -164,5 +169,4 @@ def check_transport(transport: str | None, *, remote: bool) -> Transport:
         return Transport(transport)
     if remote:
         raise UsageError(f"--transport {transport} is not for a URL", hint="use --transport http or --transport sse")
-    raise UsageError(f"--transport {transport} needs a URL",
-                     hint="a command runs over stdio; leave --transport out")
+    raise UsageError(f"--transport {transport} needs a URL", hint="a command runs over stdio; leave --transport out")

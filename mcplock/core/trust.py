@@ -77,8 +77,13 @@ def launch_dict(spec: ServerSpec) -> dict[str, object]:
     """The part of a spec that decides what runs and what it receives (what trust is given to)."""
     out: dict[str, object] = {"transport": spec.transport}
     if spec.stdio:
-        out.update(command=spec.command, args=list(spec.args), cwd=real_cwd(spec.cwd),
-                   env=dict(sorted(spec.env.items())), **{"pass-env": sorted(set(spec.pass_env))})
+        out.update(
+            command=spec.command,
+            args=list(spec.args),
+            cwd=real_cwd(spec.cwd),
+            env=dict(sorted(spec.env.items())),
+            **{"pass-env": sorted(set(spec.pass_env))},
+        )
         if spec.package is not None:  # a moved pin runs other code: it asks again
             out["package"] = spec.package.stored()
     else:
@@ -88,8 +93,13 @@ def launch_dict(spec: ServerSpec) -> dict[str, object]:
         if spec.auth is not None and spec.auth.client_key:  # a key it signs with: what is read, and where
             out["client-key"] = spec.auth.client_key
         if spec.auth is not None and spec.auth.id_token:  # an ID token: what is sent, and to whom
-            out.update({k: v for k, v in spec.auth.stored().items()  # type: ignore[union-attr]
-                        if k in ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")})
+            out.update(
+                {
+                    k: v
+                    for k, v in spec.auth.stored().items()  # type: ignore[union-attr]
+                    if k in ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")
+                }
+            )
     return out
 
 
@@ -226,8 +236,13 @@ class TrustStore:
 # --- the gate ---------------------------------------------------------------------------------
 
 
-def untrusted(specs: Iterable[ServerSpec], lock_dir: str, *, reviewed: set[str] | None = None,
-              environ: Mapping[str, str] | None = None) -> list[ServerSpec]:
+def untrusted(
+    specs: Iterable[ServerSpec],
+    lock_dir: str,
+    *,
+    reviewed: set[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[ServerSpec]:
     """The specs that need trust and have none in this project. ``reviewed``: launch hashes
     as the lock has them, which need none in CI."""
     ci = reviewed is not None and is_ci(environ)
@@ -238,8 +253,14 @@ def untrusted(specs: Iterable[ServerSpec], lock_dir: str, *, reviewed: set[str] 
     return [s for s in need if launch_hash(s) not in done and not (ci and reviewed and launch_hash(s) in reviewed)]
 
 
-def gate(specs: Iterable[ServerSpec], lock_dir: str, *, how: str, reviewed: set[str] | None = None,
-         environ: Mapping[str, str] | None = None) -> None:
+def gate(
+    specs: Iterable[ServerSpec],
+    lock_dir: str,
+    *,
+    how: str,
+    reviewed: set[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> None:
     """Raise :class:`UntrustedError` naming what would run unless all of it is trusted.
     ``how`` is the command that trusts it (``mcplock init --trust``); ``{names}`` in it stands
     for the names of the servers (``mcplock trust {names}``)."""

@@ -32,9 +32,15 @@ class Row:
     new_command: tuple[str, list[str]] | None = None  # the newest entry's command line (stdio)
 
     def as_json(self) -> dict[str, object]:
-        return {"server": self.server, "registry": self.registry, "package": self.package, "current": self.current,
-                "latest": self.latest, "status": self.status,
-                "error": self.error.as_json() if self.error is not None else None}
+        return {
+            "server": self.server,
+            "registry": self.registry,
+            "package": self.package,
+            "current": self.current,
+            "latest": self.latest,
+            "status": self.status,
+            "error": self.error.as_json() if self.error is not None else None,
+        }
 
 
 def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
@@ -60,14 +66,23 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
         return row
     from mcplock.packages.envcode import code_variables, of_spec
 
-    added = [v for v in code_variables(launch.env, launch.pass_env, launch.command, launch.args)
-             if v not in of_spec(srv.spec)]  # what a person accepted before stays theirs
+    added = [
+        v
+        for v in code_variables(launch.env, launch.pass_env, launch.command, launch.args)
+        if v not in of_spec(srv.spec)
+    ]  # what a person accepted before stays theirs
     if added:  # a newer entry that starts loading code outside the pin is not followed (docs/pins.md)
-        row.status, row.error = "error", ProbeError(
-            "registry-code-env", f"{ref.name} {entry.version} sets {', '.join(added)}, which loads code outside the "
-            "package pin; the pin was not moved",
-            hint=f"review it with `mcplock inspect {ref.name}@{entry.version}`; to take it anyway, remove the server "
-                 f"and add it again naming the variable (`--allow-code-env {added[0]}`)")
+        row.status, row.error = (
+            "error",
+            ProbeError(
+                "registry-code-env",
+                f"{ref.name} {entry.version} sets {', '.join(added)}, which loads code outside the "
+                "package pin; the pin was not moved",
+                hint=f"review it with `mcplock inspect {ref.name}@{entry.version}`; to take it anyway, "
+                f"remove the server "
+                f"and add it again naming the variable (`--allow-code-env {added[0]}`)",
+            ),
+        )
         return row
     row.latest = entry.version
     if launch.registry_type == "oci" and launch.identifier:
@@ -133,8 +148,14 @@ def outdated(selected: list[ServerEntry], environ: Mapping[str, str] | None = No
         return list(pool.map(lambda s: check_one(s, environ), selected))
 
 
-def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
-             environ: Mapping[str, str] | None = None, *, again: Collection[str] = ()) -> dict[str, Any]:
+def new_pins(
+    rows: list[Row],
+    selected: list[ServerEntry],
+    base: str,
+    environ: Mapping[str, str] | None = None,
+    *,
+    again: Collection[str] = (),
+) -> dict[str, Any]:
     """For each row behind (or unpinned), the spec pinned to the newest release and installed
     in the cache; a row whose release cannot be fetched gets its error. A server named in
     ``again`` that is up to date is pinned afresh at its version (its artefact and tree resolved
@@ -150,10 +171,15 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
             continue
         spec = replace(by_name[row.server].as_launched(base), package=None)
         if by_name[row.server].spec.package is not None and by_name[row.server].spec.package.registry == "mcpb":
-            row.status, row.error = "error", ProbeError(
-                "mcpb", f"the MCPB bundle of `{row.server}` moves with its entry's URL",
-                hint=f"run `mcplock remove {shell_word(row.server)}`, then "
-                f"`mcplock add {row.package} --name {shell_word(row.server)}`")
+            row.status, row.error = (
+                "error",
+                ProbeError(
+                    "mcpb",
+                    f"the MCPB bundle of `{row.server}` moves with its entry's URL",
+                    hint=f"run `mcplock remove {shell_word(row.server)}`, then "
+                    f"`mcplock add {row.package} --name {shell_word(row.server)}`",
+                ),
+            )
             continue
         try:
             if row.status == "up-to-date":
@@ -169,8 +195,10 @@ def new_pins(rows: list[Row], selected: list[ServerEntry], base: str,
     return out
 
 
-def requested_pins(specs: list[Any], environ: Mapping[str, str] | None = None,
-                   ) -> tuple[dict[str, Any], dict[str, ProbeError]]:
+def requested_pins(
+    specs: list[Any],
+    environ: Mapping[str, str] | None = None,
+) -> tuple[dict[str, Any], dict[str, ProbeError]]:
     """Specs whose command now asks for an exact version other than the pinned one (the team
     bumped it in the host config): re-pinned to that version, as `pnpm install` follows an edited
     package.json. A command with no version, a range or a tag keeps its pin (the pin wins)."""
@@ -187,8 +215,11 @@ def requested_pins(specs: list[Any], environ: Mapping[str, str] | None = None,
         launch = parse(sp.command, sp.args) if pin is not None else None
         if not isinstance(launch, Launch) or launch.registry == "oci" or launch.requested is None:
             continue
-        if not re.fullmatch(r"v?\d+(\.\d+)*([-+.]?[0-9A-Za-z.]+)?", launch.requested) or \
-                launch.requested.lstrip("v") == pin.version or launch.name != pin.name:
+        if (
+            not re.fullmatch(r"v?\d+(\.\d+)*([-+.]?[0-9A-Za-z.]+)?", launch.requested)
+            or launch.requested.lstrip("v") == pin.version
+            or launch.name != pin.name
+        ):
             continue
         try:
             out[sp.name] = pin_spec(replace(sp, package=None), environ, requested=launch.requested)

@@ -83,11 +83,17 @@ class Outcome:
     error: McplockError | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {"branch": self.branch, "servers": self.servers, "action": self.action,
-                "pull_request": None if self.pr is None else {"number": self.pr.number, "url": self.pr.url},
-                "commit": self.commit, "title": self.title or None, "note": self.note or None,
-                "moves": [{k: m.get(k) for k in ("server", "registry", "package", "from", "to")} for m in self.moves],
-                "error": None if self.error is None else self.error.as_json()}
+        return {
+            "branch": self.branch,
+            "servers": self.servers,
+            "action": self.action,
+            "pull_request": None if self.pr is None else {"number": self.pr.number, "url": self.pr.url},
+            "commit": self.commit,
+            "title": self.title or None,
+            "note": self.note or None,
+            "moves": [{k: m.get(k) for k in ("server", "registry", "package", "from", "to")} for m in self.moves],
+            "error": None if self.error is None else self.error.as_json(),
+        }
 
 
 def branch_for(server: str, taken: set[str]) -> str:
@@ -114,15 +120,19 @@ def prepare(lockfile: str, names: list[str], gh: GitHub | None, environ: Any = N
     repo = gitrepo.open_repo(lock_dir, secrets=gh.secrets if gh else ())
     rel = os.path.relpath(os.path.realpath(os.path.abspath(lockfile)), os.path.realpath(repo.root))
     if rel.startswith(".."):
-        raise UsageError(f"the lock {lockfile} is outside the git repository at {repo.root}",
-                         hint="run update-pr in the repository that holds mcp.lock")
+        raise UsageError(
+            f"the lock {lockfile} is outside the git repository at {repo.root}",
+            hint="run update-pr in the repository that holds mcp.lock",
+        )
     rel = rel.replace(os.sep, "/")
     base = gh.default_branch() if gh is not None else (gitrepo.origin_head(repo) or repo.branch)
     base_sha = gitrepo.fetch(repo, base)
     text = gitrepo.show(repo, base_sha, rel)
     if text is None:
-        raise UsageError(f"origin's `{base}` branch has no {rel}: the pull requests update the lock that is pushed",
-                         hint=f"commit {rel} and push it to `{base}`, then run the command again")
+        raise UsageError(
+            f"origin's `{base}` branch has no {rel}: the pull requests update the lock that is pushed",
+            hint=f"commit {rel} and push it to `{base}`, then run the command again",
+        )
     lock = loads(text, rel)
     selected = select(lock, names)
     rows = outdated(selected, environ)
@@ -158,8 +168,9 @@ Move = Callable[[str, list[Row]], Moved]
 Render = Callable[[str, Moved], tuple[str, str, str]]  # (title, body, commit message)
 
 
-def open_one(prep: Prepared, branch: str, rows: list[Row], gh: GitHub | None, *, move: Move, render: Render,
-             dry_run: bool) -> Outcome:
+def open_one(
+    prep: Prepared, branch: str, rows: list[Row], gh: GitHub | None, *, move: Move, render: Render, dry_run: bool
+) -> Outcome:
     """One branch and its pull request (see the module docstring). A failure of git or GitHub
     raises; the error says what was already done (a branch pushed) and how to go on."""
     servers = [r.server for r in rows]
@@ -178,14 +189,18 @@ def open_one(prep: Prepared, branch: str, rows: list[Row], gh: GitHub | None, *,
         declined = [p for p in gh.pulls(branch, "closed") if not p.merged]
         if declined:
             out.action, out.pr = "declined", declined[0]
-            out.note = (f"pull request #{declined[0].number} for this release was closed without merging; delete the "
-                        f"branch `{branch}` on origin to have it proposed again")
+            out.note = (
+                f"pull request #{declined[0].number} for this release was closed without merging; delete the "
+                f"branch `{branch}` on origin to have it proposed again"
+            )
             return out
     if open_prs and remote is not None and (theirs := gitrepo.foreign_commits(prep.repo, prep.base_sha, remote)):
         out.action, out.pr = "kept", open_prs[0]
-        out.note = (f"the branch has {len(theirs)} commit{'s' if len(theirs) != 1 else ''} that mcplock did not make "
-                    f"({theirs[0][:12]}): a person's commit is never overwritten. Merge or close "
-                    f"#{open_prs[0].number}; the next run proposes the newer release")
+        out.note = (
+            f"the branch has {len(theirs)} commit{'s' if len(theirs) != 1 else ''} that mcplock did not make "
+            f"({theirs[0][:12]}): a person's commit is never overwritten. Merge or close "
+            f"#{open_prs[0].number}; the next run proposes the newer release"
+        )
         return out
     with gitrepo.worktree(prep.repo, prep.base_sha) as tree:
         mine = [copy.copy(r) for r in rows]  # `move` records the new pins on its rows
@@ -218,17 +233,24 @@ def open_one(prep: Prepared, branch: str, rows: list[Row], gh: GitHub | None, *,
             if pr is None:  # another run opened one meanwhile (422): that one is updated
                 again = gh.pulls(branch, "open")
                 if not again:
-                    raise GitHubError(f"POST /repos/{gh.repository}/pulls → 422: a pull request already exists for "
-                                      f"{branch}, but none is open", exit_code=3)
+                    raise GitHubError(
+                        f"POST /repos/{gh.repository}/pulls → 422: a pull request already exists for "
+                        f"{branch}, but none is open",
+                        exit_code=3,
+                    )
                 pr, out.action = gh.update_pull(again[0].number, out.title, out.body), "updated"
             else:
                 out.action = "opened"
             out.pr = pr
     except GitHubError as e:
-        raise e.evolve(message=f"{e.message} — the branch `{branch}` is pushed (commit {(out.commit or '')[:12]}), "
-                               "its pull request is not opened",
-                       action=advice((e.hint + "; then " if e.hint else "") + "run `mcplock update-pr` again: it "
-                                     "finds the pushed branch and opens its pull request")) from None
+        raise e.evolve(
+            message=f"{e.message} — the branch `{branch}` is pushed (commit {(out.commit or '')[:12]}), "
+            "its pull request is not opened",
+            action=advice(
+                (e.hint + "; then " if e.hint else "") + "run `mcplock update-pr` again: it "
+                "finds the pushed branch and opens its pull request"
+            ),
+        ) from None
     return out
 
 
@@ -247,6 +269,8 @@ def release_link(row: Row, environ: Any = None) -> str | None:
     if row.registry == "pypi" and registries.pypi_url(environ).rstrip("/") == "https://pypi.org":
         return f"https://pypi.org/project/{quote(row.package, safe='')}/{quote(to, safe='')}/"
     if row.registry == "mcp-registry" and row.new_ref is not None and re.match(r"https?://", row.new_ref.url):
-        return (f"{row.new_ref.url.rstrip('/')}/v0.1/servers/{quote(row.new_ref.name, safe='')}/versions/"
-                f"{quote(row.new_ref.version, safe='')}")
+        return (
+            f"{row.new_ref.url.rstrip('/')}/v0.1/servers/{quote(row.new_ref.name, safe='')}/versions/"
+            f"{quote(row.new_ref.version, safe='')}"
+        )
     return None

@@ -25,9 +25,19 @@ from mcplock.core.running import locked_server
 __all__ = ["locked_server", "run_guard"]
 
 
-def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeout: float | None = 120.0,
-              strict: bool = False, client_name: str | None = None, client_version: str | None = None,
-              verbose: bool = False, say: Callable[[str], None] = lambda _: None, policy: str | None = None) -> int:
+def run_guard(
+    lockfile: str,
+    name: str,
+    *,
+    timeout: float = 30.0,
+    request_timeout: float | None = 120.0,
+    strict: bool = False,
+    client_name: str | None = None,
+    client_version: str | None = None,
+    verbose: bool = False,
+    say: Callable[[str], None] = lambda _: None,
+    policy: str | None = None,
+) -> int:
     """Serve the locked server ``name`` to the host on stdin/stdout; the exit code.
 
     Nothing that imports asyncio comes before the server may run: once the lock, the trust
@@ -38,8 +48,15 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
     from mcplock.probe.launch import start_early
 
     try:
-        ready = serving(lockfile, name, timeout=timeout, client_name=client_name, client_version=client_version,
-                        verbose=verbose, policy=policy)
+        ready = serving(
+            lockfile,
+            name,
+            timeout=timeout,
+            client_name=client_name,
+            client_version=client_version,
+            verbose=verbose,
+            policy=policy,
+        )
     except McplockError as e:  # refused before anything ran: say so on stderr, and to the host itself
         from mcplock.guard import refusal
 
@@ -56,8 +73,18 @@ def run_guard(lockfile: str, name: str, *, timeout: float = 30.0, request_timeou
 
         from mcplock.guard.guard import Guard
 
-        guard = Guard(srv, spec, opts, lockfile=lockfile, strict=strict, request_timeout=request_timeout, say=say,
-                      started=started, org=org, early=early)
+        guard = Guard(
+            srv,
+            spec,
+            opts,
+            lockfile=lockfile,
+            strict=strict,
+            request_timeout=request_timeout,
+            say=say,
+            started=started,
+            org=org,
+            early=early,
+        )
 
         async def main() -> int:
             asyncio.get_running_loop().set_exception_handler(lambda loop, context: None)

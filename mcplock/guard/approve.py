@@ -44,8 +44,11 @@ def verdict(pending: tuple[str, str], params: dict[str, Any]) -> bool:
     answers it for this very call with an explicit accept."""
     answers = params.get("inputResponses")
     got = answers.get(KEY) if isinstance(answers, dict) else None
-    return pending == (params.get("name"), same(params.get("arguments"))) and isinstance(got, dict) and \
-        got.get("action") == "accept"
+    return (
+        pending == (params.get("name"), same(params.get("arguments")))
+        and isinstance(got, dict)
+        and got.get("action") == "accept"
+    )
 
 
 def for_upstream(msg: dict[str, Any]) -> dict[str, Any]:

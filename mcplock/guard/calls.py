@@ -29,8 +29,9 @@ class Declared:
         self.patterns: list[Any] = []
         self.open = False
         self._visit(schema, schema, 0)
-        if isinstance(schema, dict) and (schema.get("additionalProperties") is False
-                                         or schema.get("unevaluatedProperties") is False):
+        if isinstance(schema, dict) and (
+            schema.get("additionalProperties") is False or schema.get("unevaluatedProperties") is False
+        ):
             self.open = True  # closed by the schema itself: jsonschema says it, in its own words
 
     def _visit(self, s: Any, root: Any, depth: int) -> None:
@@ -72,8 +73,11 @@ class Declared:
     def undeclared(self, arguments: Any) -> list[str]:
         if self.open or not isinstance(arguments, dict):
             return []
-        return [f"{k}: not a property the locked schema declares (no reviewed definition asked for it)"
-                for k in arguments if k not in self.names and not any(p.search(k) for p in self.patterns)]
+        return [
+            f"{k}: not a property the locked schema declares (no reviewed definition asked for it)"
+            for k in arguments
+            if k not in self.names and not any(p.search(k) for p in self.patterns)
+        ]
 
 
 def _pointer(root: Any, ref: str) -> Any:
@@ -128,15 +132,15 @@ class Validators:
                 if fast(arguments):
                     return []
         errs = sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
-        return [*extra, *(f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}"
-                          for e in errs)][:20]
+        return [*extra, *(f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errs)][
+            :20
+        ]
 
 
 def refused_result(decision: Decision) -> dict[str, Any]:
     """The ``isError`` result a refused call gets: why, and which command fixes it."""
     text = f"mcplock refused this call: {decision.message()}."
-    return {"content": [{"type": "text", "text": text}], "isError": True,
-            "_meta": {"mcplock/refused": decision.code}}
+    return {"content": [{"type": "text", "text": text}], "isError": True, "_meta": {"mcplock/refused": decision.code}}
 
 
 def elicitation_params(server: str, tool: str, arguments: Any) -> dict[str, Any]:
@@ -148,7 +152,7 @@ def elicitation_params(server: str, tool: str, arguments: Any) -> dict[str, Any]
     return {
         "mode": "form",
         "message": f"{GUARD_ASKS}Allow the MCP tool `{tool}` of server `{server}` to run with these arguments?\n"
-                   f"{shown}",
+        f"{shown}",
         "requestedSchema": {"type": "object", "properties": {}},
         "_meta": {APPROVAL_META: True},
     }

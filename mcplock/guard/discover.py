@@ -63,12 +63,20 @@ def locked_capabilities(server: ServerEntry) -> dict[str, Any]:
 
 def discover_result(server: ServerEntry) -> dict[str, Any]:
     info = server.server_info or {"name": server.name, "version": "0"}
-    out: dict[str, Any] = {"resultType": "complete", "supportedVersions": [era.MODERN, era.LEGACY],
-                           "capabilities": locked_capabilities(server),
-                           "_meta": {era.SERVER_INFO_KEY: info}, "ttlMs": 0, "cacheScope": "private"}
+    out: dict[str, Any] = {
+        "resultType": "complete",
+        "supportedVersions": [era.MODERN, era.LEGACY],
+        "capabilities": locked_capabilities(server),
+        "_meta": {era.SERVER_INFO_KEY: info},
+        "ttlMs": 0,
+        "cacheScope": "private",
+    }
     e = server.instructions
-    if e is not None and isinstance(e.definition, str) and decide_item(
-            server.name, "instructions", "instructions", e, e.hash).allowed:
+    if (
+        e is not None
+        and isinstance(e.definition, str)
+        and decide_item(server.name, "instructions", "instructions", e, e.hash).allowed
+    ):
         out["instructions"] = e.definition
     return out
 
@@ -77,9 +85,15 @@ def discover_answer(server: ServerEntry, msg: dict[str, Any]) -> dict[str, Any]:
     """The answer to one ``server/discover``: the lock's, or -32022 for a version it does not speak."""
     version = era.request_version(msg.get("params"))
     if version is not None and not era.is_modern(version):
-        return {"jsonrpc": "2.0", "id": msg["id"], "error": {
-            "code": era.UNSUPPORTED_VERSION, "message": "Unsupported protocol version",
-            "data": {"supported": [era.MODERN, era.LEGACY], "requested": version}}}
+        return {
+            "jsonrpc": "2.0",
+            "id": msg["id"],
+            "error": {
+                "code": era.UNSUPPORTED_VERSION,
+                "message": "Unsupported protocol version",
+                "data": {"supported": [era.MODERN, era.LEGACY], "requested": version},
+            },
+        }
     return {"jsonrpc": "2.0", "id": msg["id"], "result": discover_result(server)}
 
 
@@ -113,7 +127,7 @@ def answer_early(server: ServerEntry, infd: int = 0, outfd: int = 1) -> tuple[by
         return data, False
     try:
         while out:
-            out = out[os.write(outfd, out):]
+            out = out[os.write(outfd, out) :]
     except OSError:
         return data, False
     return data, True

@@ -77,9 +77,13 @@ def _field(name: str, prop: Any, required: bool) -> Field | str:
     if not isinstance(prop, dict):
         return f"field `{name}` is not a schema"
     kind = prop.get("type")
-    f = Field(name, str(kind), required=required,
-              title=prop["title"] if isinstance(prop.get("title"), str) else "",
-              description=prop["description"] if isinstance(prop.get("description"), str) else "")
+    f = Field(
+        name,
+        str(kind),
+        required=required,
+        title=prop["title"] if isinstance(prop.get("title"), str) else "",
+        description=prop["description"] if isinstance(prop.get("description"), str) else "",
+    )
     if kind == "string" and isinstance(prop.get("enum"), list):
         f.kind, f.choices = "enum", [str(v) for v in prop["enum"]]
         names = prop.get("enumNames")

@@ -89,6 +89,9 @@ def _note(uris: list[str]) -> dict[str, Any]:
     from mcplock.untrusted import name_text
 
     which = ", ".join(name_text(u) for u in uris) or "an App document"
-    return {"type": "text", "text": f"[mcplock] dropped an App document embedded in this result ({which}): it is "
-                                    "not the one the lock accepted; the host may read the accepted one with "
-                                    "resources/read"}
+    return {
+        "type": "text",
+        "text": f"[mcplock] dropped an App document embedded in this result ({which}): it is "
+        "not the one the lock accepted; the host may read the accepted one with "
+        "resources/read",
+    }

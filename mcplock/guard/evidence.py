@@ -23,8 +23,6 @@ from mcplock.lock.model import Lock
 MAX_RECORDS = 200
 
 
-
-
 def path_for(lockfile: str) -> str:
     project = os.path.dirname(os.path.abspath(lockfile)) or "."
     key = hashlib.sha256(project.encode("utf-8", "surrogateescape")).hexdigest()[:16]
@@ -44,8 +42,11 @@ def read(lockfile: str) -> list[dict[str, Any]]:
 def record(lockfile: str, server: str, tool: str, accepted_hash: str | None, code: Any, message: str) -> None:
     """Add one record (deduplicated by server, tool, hash and error code). Never raises."""
     entry = {"server": server, "tool": tool, "hash": accepted_hash, "code": code, "message": message[:500]}
-    records = [r for r in read(lockfile)
-               if (r.get("server"), r.get("tool"), r.get("hash"), r.get("code")) != (server, tool, accepted_hash, code)]
+    records = [
+        r
+        for r in read(lockfile)
+        if (r.get("server"), r.get("tool"), r.get("hash"), r.get("code")) != (server, tool, accepted_hash, code)
+    ]
     records.append(entry)
     path = path_for(lockfile)
     doc = {"version": 1, "project": os.path.dirname(os.path.abspath(lockfile)), "records": records[-MAX_RECORDS:]}

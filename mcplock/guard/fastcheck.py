@@ -20,10 +20,34 @@ from typing import Any
 
 Check = Callable[[Any], bool]
 
-_ANNOTATIONS = {"title", "description", "default", "examples", "$comment", "format", "deprecated", "readOnly",
-                "writeOnly"}  # `format` asserts nothing: Validators passes no format checker
-_KEYWORDS = {"type", "properties", "required", "additionalProperties", "items", "enum", "minLength", "maxLength",
-             "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems", "pattern"}
+_ANNOTATIONS = {
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "format",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+}  # `format` asserts nothing: Validators passes no format checker
+_KEYWORDS = {
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
+    "pattern",
+}
 
 
 class _Unsupported(Exception):
@@ -36,9 +60,13 @@ def _is_num(x: Any) -> bool:
 
 # exact JSON types only: anything else is False ("ask jsonschema")
 _TYPES: dict[str, Check] = {
-    "object": lambda x: type(x) is dict, "array": lambda x: type(x) is list, "string": lambda x: type(x) is str,
-    "integer": lambda x: type(x) is int or (type(x) is float and x.is_integer()), "number": _is_num,
-    "boolean": lambda x: type(x) is bool, "null": lambda x: x is None,
+    "object": lambda x: type(x) is dict,
+    "array": lambda x: type(x) is list,
+    "string": lambda x: type(x) is str,
+    "integer": lambda x: type(x) is int or (type(x) is float and x.is_integer()),
+    "number": _is_num,
+    "boolean": lambda x: type(x) is bool,
+    "null": lambda x: x is None,
 }
 
 
@@ -148,8 +176,12 @@ def _scalar_checks(schema: dict[str, Any]) -> list[Check]:
             raise _Unsupported from None
         out.append(lambda x: rx.search(x) is not None if type(x) is str else _other(x, str))
     # jsonschema's own comparisons, negated: `minimum` fails on `x < bound`, and so on
-    fails = {"minimum": lambda x, b: x < b, "maximum": lambda x, b: x > b,
-             "exclusiveMinimum": lambda x, b: x <= b, "exclusiveMaximum": lambda x, b: x >= b}
+    fails = {
+        "minimum": lambda x, b: x < b,
+        "maximum": lambda x, b: x > b,
+        "exclusiveMinimum": lambda x, b: x <= b,
+        "exclusiveMaximum": lambda x, b: x >= b,
+    }
     for key, fail in fails.items():
         if key in schema:
             bound = schema[key]

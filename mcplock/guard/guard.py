@@ -63,11 +63,22 @@ class Guard:
     ``connection``: the upstream's :class:`~mcplock.probe.transport.Connection` when it is not the
     one ``spec`` names (an in-memory server: :class:`mcplock.probe.memory.MemoryConnection`)."""
 
-    def __init__(self, server: ServerEntry, spec: ServerSpec, opts: ProbeOptions, *, lockfile: str,
-                 strict: bool = False, request_timeout: float | None = 120.0,
-                 say: Callable[[str], None] = lambda _: None, io: HostIO | None = None,
-                 started: subprocess.Popen[bytes] | None = None, org: OrgPolicy | None = None,
-                 early: tuple[bytes, bool] = (b"", False), connection: Connection | None = None) -> None:
+    def __init__(
+        self,
+        server: ServerEntry,
+        spec: ServerSpec,
+        opts: ProbeOptions,
+        *,
+        lockfile: str,
+        strict: bool = False,
+        request_timeout: float | None = 120.0,
+        say: Callable[[str], None] = lambda _: None,
+        io: HostIO | None = None,
+        started: subprocess.Popen[bytes] | None = None,
+        org: OrgPolicy | None = None,
+        early: tuple[bytes, bool] = (b"", False),
+        connection: Connection | None = None,
+    ) -> None:
         self.server = server
         self.org = org  # the organisation's policy: the view refuses what it denies
         self.strict = strict
@@ -83,18 +94,53 @@ class Guard:
         self.exit_code = 0
         self.done: asyncio.Event | None = None
         self.preread, discover_early = early  # what guard.discover.answer_early read and answered
-        self.up = up = Upstream(spec, opts, on_message=self._from_upstream, on_lost=self.upstream_lost,
-                                started=started, connection=connection)
+        self.up = up = Upstream(
+            spec,
+            opts,
+            on_message=self._from_upstream,
+            on_lost=self.upstream_lost,
+            started=started,
+            connection=connection,
+        )
         io, host = self.io, self.host
-        self.modern = ModernHost(up, partial(send_up, up, ledger), server=server, io=io, ledger=ledger, host=host,
-                                 ask=self.ask_host, request_timeout=request_timeout, discover_early=discover_early,
-                                 views=self.views, notes=self.notes)
-        self.upstream = UpstreamSide(up, server=server, io=io, ledger=ledger, host=host, views=self.views,
-                                     notes=self.notes, modern=self.modern, request_timeout=request_timeout)
+        self.modern = ModernHost(
+            up,
+            partial(send_up, up, ledger),
+            server=server,
+            io=io,
+            ledger=ledger,
+            host=host,
+            ask=self.ask_host,
+            request_timeout=request_timeout,
+            discover_early=discover_early,
+            views=self.views,
+            notes=self.notes,
+        )
+        self.upstream = UpstreamSide(
+            up,
+            server=server,
+            io=io,
+            ledger=ledger,
+            host=host,
+            views=self.views,
+            notes=self.notes,
+            modern=self.modern,
+            request_timeout=request_timeout,
+        )
         self.freshness = Freshness(self.upstream, self.modern.notify_host)
-        self.requests = HostRequests(self.upstream, self.modern, self.freshness, server=server, io=io, ledger=ledger,
-                                     host=host, views=self.views, notes=self.notes, ask=self.ask_host,
-                                     lockfile=lockfile)
+        self.requests = HostRequests(
+            self.upstream,
+            self.modern,
+            self.freshness,
+            server=server,
+            io=io,
+            ledger=ledger,
+            host=host,
+            views=self.views,
+            notes=self.notes,
+            ask=self.ask_host,
+            lockfile=lockfile,
+        )
 
     # --- the session ----------------------------------------------------------------------
 
@@ -171,12 +217,16 @@ class Guard:
         from mcplock.client_capabilities import chosen
 
         locked_as = chosen(None, self.server.client_capabilities)  # what the lock's probe declared
-        self.host.policy = Host(elicitation=era.advertised(caps, "elicitation"), strict=self.strict,
-                         lacks=tuple(c for c in locked_as if not era.advertised(caps, c)))
+        self.host.policy = Host(
+            elicitation=era.advertised(caps, "elicitation"),
+            strict=self.strict,
+            lacks=tuple(c for c in locked_as if not era.advertised(caps, c)),
+        )
         return {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
 
-    async def _open_upstream(self, relayed: dict[str, Any], wanted: str | None,
-                             first: list[dict[str, Any]]) -> Snapshot | None:
+    async def _open_upstream(
+        self, relayed: dict[str, Any], wanted: str | None, first: list[dict[str, Any]]
+    ) -> Snapshot | None:
         """Start and verify the upstream; the snapshot, or None when it could not be reached
         (every request held, ``first`` among them, then has its error and the session ends)."""
         try:
@@ -186,8 +236,11 @@ class Guard:
             self.notes.say(text + (f"\nhint: {e.hint}" if e.hint else ""))
             for m in [*first, *self.held]:
                 if "id" in m and "method" in m:
-                    self.io.send(self.modern.to_host(error(m["id"], SERVER_ERROR, for_host(text),
-                                                           {"kind": e.kind, "hint": e.hint})))
+                    self.io.send(
+                        self.modern.to_host(
+                            error(m["id"], SERVER_ERROR, for_host(text), {"kind": e.kind, "hint": e.hint})
+                        )
+                    )
             self.exit_code = 3
             assert self.done is not None
             self.done.set()
@@ -228,9 +281,11 @@ class Guard:
         # a legacy host is served at a legacy version whatever the upstream speaks
         version = snap.protocol_version if snap.protocol_version in SUPPORTED_VERSIONS else SUPPORTED_VERSIONS[-1]
         info = self.server.server_info or snap.server_info or {"name": self.server.name, "version": "0"}
-        answer: dict[str, Any] = {"protocolVersion": version, "capabilities": capabilities(
-                                      snap.capabilities, skills=bool(self.server.items["skill"])),
-                                  "serverInfo": info}
+        answer: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": capabilities(snap.capabilities, skills=bool(self.server.items["skill"])),
+            "serverInfo": info,
+        }
         instructions = view.instructions() if (view := self.views.view) is not None else None
         if instructions is not None:
             answer["instructions"] = instructions

@@ -36,10 +36,19 @@ if TYPE_CHECKING:
     from mcplock.guard.view import Current
     from mcplock.lock.model import ServerEntry
 
-RESULT_FIELD = {"tool": "tools", "prompt": "prompts", "resource-template": "resourceTemplates", "skill": "skills",
-                "resource": "resources"}
-_LIST_KIND = {"tools/list": "tool", "prompts/list": "prompt", "resources/templates/list": "resource-template",
-              "skills/list": "skill"}
+RESULT_FIELD = {
+    "tool": "tools",
+    "prompt": "prompts",
+    "resource-template": "resourceTemplates",
+    "skill": "skills",
+    "resource": "resources",
+}
+_LIST_KIND = {
+    "tools/list": "tool",
+    "prompts/list": "prompt",
+    "resources/templates/list": "resource-template",
+    "skills/list": "skill",
+}
 
 
 class HostRequests:
@@ -48,9 +57,21 @@ class HostRequests:
     relayed. Its collaborators: the upstream side (relay, re-verify), the modern host side, the
     tools' freshness, the ledger (the calls in flight), the host's state and the view (read)."""
 
-    def __init__(self, upstream: UpstreamSide, modern: ModernHost, freshness: Freshness, *, server: ServerEntry,
-                 io: HostIO, ledger: Ledger, host: HostState, views: Current, notes: Notes, ask: AskHost,
-                 lockfile: str) -> None:
+    def __init__(
+        self,
+        upstream: UpstreamSide,
+        modern: ModernHost,
+        freshness: Freshness,
+        *,
+        server: ServerEntry,
+        io: HostIO,
+        ledger: Ledger,
+        host: HostState,
+        views: Current,
+        notes: Notes,
+        ask: AskHost,
+        lockfile: str,
+    ) -> None:
         self.upstream = upstream
         self.modern = modern
         self.freshness = freshness
@@ -169,8 +190,9 @@ class HostRequests:
             return None
         if is_ui_uri(uri) or uri in self.server.items["ui"]:
             return "ui", uri
-        if uri in self.server.items["content"] or (self.server.spec.pin_resources
-                                                   and uri in self.server.items["resource"]):
+        if uri in self.server.items["content"] or (
+            self.server.spec.pin_resources and uri in self.server.items["resource"]
+        ):
             return "content", uri
         return None
 
@@ -193,17 +215,30 @@ class HostRequests:
         from mcplock.untrusted import name_text
 
         uri = member(msg, "params").get("uri")
-        if isinstance(uri, str) and not walks_out(uri) and any(
+        if (
+            isinstance(uri, str)
+            and not walks_out(uri)
+            and any(
                 matches(t, uri) and view.item("resource-template", t).allowed
-                for t in self.server.items["resource-template"]):
+                for t in self.server.items["resource-template"]
+            )
+        ):
             return True
         shown = name_text(uri) if isinstance(uri, str) else "(no uri)"
-        why = (f"`{shown}` is neither a resource the lock pins for `{self.server.name}` nor a match of one of its "
-               "accepted resource templates" + (" (its path walks out with `.` or `..`)"
-                                                if isinstance(uri, str) and walks_out(uri) else ""))
+        why = (
+            f"`{shown}` is neither a resource the lock pins for `{self.server.name}` nor a match of one of its "
+            "accepted resource templates"
+            + (" (its path walks out with `.` or `..`)" if isinstance(uri, str) and walks_out(uri) else "")
+        )
         self.notes.note(f"refused:read:{shown}", f"mcplock: refused a read: {why}")
-        self.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {why}; see "
-                           f"`mcplock show {shell_word(self.server.name)}` for what is locked"))
+        self.io.send(
+            error(
+                msg["id"],
+                INVALID_PARAMS,
+                f"mcplock refused this resource: {why}; see "
+                f"`mcplock show {shell_word(self.server.name)}` for what is locked",
+            )
+        )
         return False
 
     def _ui_listing(self, out: dict[str, Any]) -> dict[str, Any]:
@@ -298,9 +333,13 @@ class HostRequests:
             return None
         d = view.tool(name, self.host.policy)
         if d.allowed and header_problems(self.spec, self.server.tools[name].definition):
-            d = Decision("refuse", "invalid-mcp-header", f"`{self.server.name}/{name}` has invalid x-mcp-header "
-                         "annotations: a client must not use it over Streamable HTTP",
-                         f"disable it: `mcplock disable {shell_word(format_target(self.server.name, 'tool', name))}`")
+            d = Decision(
+                "refuse",
+                "invalid-mcp-header",
+                f"`{self.server.name}/{name}` has invalid x-mcp-header "
+                "annotations: a client must not use it over Streamable HTTP",
+                f"disable it: `mcplock disable {shell_word(format_target(self.server.name, 'tool', name))}`",
+            )
         if not d.allowed:
             self.notes.note(f"refused:{name}:{d.code}", f"mcplock: refused a call: {d.message()}")
             self.io.send(self.modern.to_host(result(rid, refused_result(d))))
@@ -308,9 +347,14 @@ class HostRequests:
         entry = self.server.tools[name]
         errs = self.validators.errors(entry, {} if args is None else args)
         if errs:
-            self.io.send(error(rid, INVALID_PARAMS,
-                               f"arguments for `{name}` do not match its locked schema: " + "; ".join(errs),
-                               {"errors": errs}))
+            self.io.send(
+                error(
+                    rid,
+                    INVALID_PARAMS,
+                    f"arguments for `{name}` do not match its locked schema: " + "; ".join(errs),
+                    {"errors": errs},
+                )
+            )
             return None
         if self.modern.resumed(rid, params):
             return None  # the retry of a call its legacy server asked about: answered from that call
@@ -345,12 +389,14 @@ class HostRequests:
         if signal is not None and (out.get("error") or {}).get("code") != SERVER_ERROR:
             name = entry.key
             evidence.record(self.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
-            self.notes.note(f"drift:{name}", f"mcplock: `{self.server.name}/{name}` passed the locked schema but the "
-                            "server refused it: the lock and the server differ; run "
-                            f"`mcplock diff {shell_word(self.server.name)}`")
+            self.notes.note(
+                f"drift:{name}",
+                f"mcplock: `{self.server.name}/{name}` passed the locked schema but the "
+                "server refused it: the lock and the server differ; run "
+                f"`mcplock diff {shell_word(self.server.name)}`",
+            )
 
     async def _ask(self, name: str, args: Any) -> bool:
         """Ask the person through the host's elicitation; True only on an explicit accept."""
         resp = await self.ask_host("elicitation/create", elicitation_params(self.server.name, name, args))
         return resp is not None and member(resp, "result").get("action") == "accept"
-

@@ -78,8 +78,13 @@ class HostIO:
         self.lines = Lines(limit, self._line, self._too_large, lambda: self._on_end())
         self.abandoned = False  # the guard is ending (a signal): nothing more is written to the host
 
-    async def start(self, on_message: OnMessage, on_end: Callable[[], None], prefix: bytes = b"",
-                    on_drop: Callable[[str], None] | None = None) -> None:
+    async def start(
+        self,
+        on_message: OnMessage,
+        on_end: Callable[[], None],
+        prefix: bytes = b"",
+        on_drop: Callable[[str], None] | None = None,
+    ) -> None:
         """Read stdin from now on: each message to ``on_message``, ``on_end`` once it closes
         (``prefix``: what was read of it before, handed over first; ``on_drop``: hears a message
         from the server that could not be sent, and why)."""
@@ -91,7 +96,8 @@ class HostIO:
         loop = asyncio.get_running_loop()
         try:
             self._transport, _ = await loop.connect_read_pipe(
-                lambda: LinesProtocol(self.lines), os.fdopen(self.infd, "rb", buffering=0, closefd=False))
+                lambda: LinesProtocol(self.lines), os.fdopen(self.infd, "rb", buffering=0, closefd=False)
+            )
             self._transport.max_size = READ_SIZE  # type: ignore[attr-defined]  # asyncio's read size: not public
         except (ValueError, OSError):  # a regular file (tests, `< file`): feed it from a thread
             loop.run_in_executor(None, self._read_file, loop)
@@ -125,8 +131,13 @@ class HostIO:
             self.send(error(rid if is_id(rid) else None, INVALID_REQUEST, f"Invalid Request: {why}"))
             return
         if SURROGATE_ESCAPE.search(line) is not None and not _encodable(obj):
-            self.send(error(obj.get("id"), INVALID_REQUEST,
-                            "Invalid Request: a string holds a lone surrogate (\\ud800-\\udfff), which is not Unicode"))
+            self.send(
+                error(
+                    obj.get("id"),
+                    INVALID_REQUEST,
+                    "Invalid Request: a string holds a lone surrogate (\\ud800-\\udfff), which is not Unicode",
+                )
+            )
             return
         self._on_message(obj)
 
@@ -137,8 +148,13 @@ class HostIO:
             data = (dumps(msg) + "\n").encode("utf-8")
         except UnicodeEncodeError:
             if "method" not in msg and is_id(msg.get("id")):
-                self.send(error(msg["id"], SERVER_ERROR, "mcplock: the server's answer holds a lone surrogate, "
-                                "which is not Unicode"))
+                self.send(
+                    error(
+                        msg["id"],
+                        SERVER_ERROR,
+                        "mcplock: the server's answer holds a lone surrogate, which is not Unicode",
+                    )
+                )
             else:
                 self.on_drop("a string holds a lone surrogate, which is not Unicode")
             return

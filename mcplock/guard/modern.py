@@ -60,9 +60,11 @@ if TYPE_CHECKING:
 INTERNAL_ERROR = -32603  # what a modern host gets for an upstream failure (-32000 is the legacy range)
 LISTEN_PAUSE = 1.0  # seconds before the guard's subscription upstream is opened again after it ended
 _FILTERS = {"tool": "toolsListChanged", "prompt": "promptsListChanged", "resource-template": "resourcesListChanged"}
-_NOTIFICATION_FILTER = {"notifications/tools/list_changed": "toolsListChanged",
-                        "notifications/prompts/list_changed": "promptsListChanged",
-                        "notifications/resources/list_changed": "resourcesListChanged"}
+_NOTIFICATION_FILTER = {
+    "notifications/tools/list_changed": "toolsListChanged",
+    "notifications/prompts/list_changed": "promptsListChanged",
+    "notifications/resources/list_changed": "resourcesListChanged",
+}
 MAX_STATES = 1024  # requestStates remembered for retries (the oldest forgotten first)
 MAX_ROUNDS = 8  # input_required rounds the guard answers for a legacy host before it gives up
 # what only a cacheable result holds (lists, resources/read): it carries ttlMs and cacheScope at 2026-07-28
@@ -90,8 +92,11 @@ def is_discover(msg: dict[str, Any]) -> bool:
 
 def opens_modern(msg: dict[str, Any]) -> bool:
     """A host request that opens a modern session: discover, or any request with the envelope."""
-    return "id" in msg and msg.get("method") != "initialize" and (
-        is_discover(msg) or era.request_version(msg.get("params")) is not None)
+    return (
+        "id" in msg
+        and msg.get("method") != "initialize"
+        and (is_discover(msg) or era.request_version(msg.get("params")) is not None)
+    )
 
 
 class ModernHost:
@@ -100,9 +105,21 @@ class ModernHost:
     about. Its collaborators: the upstream connection and the way to send it a message, the
     ledger, the host's state (read), the host's framing and the guard's own question to the host."""
 
-    def __init__(self, up: Upstream, send_up: Callable[[dict[str, Any]], None], *, server: ServerEntry,
-                 io: HostIO, ledger: Ledger, host: HostState, ask: AskHost, request_timeout: float | None,
-                 discover_early: bool = False, views: Current | None = None, notes: Notes | None = None) -> None:
+    def __init__(
+        self,
+        up: Upstream,
+        send_up: Callable[[dict[str, Any]], None],
+        *,
+        server: ServerEntry,
+        io: HostIO,
+        ledger: Ledger,
+        host: HostState,
+        ask: AskHost,
+        request_timeout: float | None,
+        discover_early: bool = False,
+        views: Current | None = None,
+        notes: Notes | None = None,
+    ) -> None:
         self.up = up
         self.send_up = send_up
         self.server = server
@@ -141,9 +158,12 @@ class ModernHost:
             if dropped:
                 msg = {**msg, "result": screened}
                 if self.notes is not None:
-                    self.notes.note(f"embedded:{dropped[0]}", f"mcplock: {self.server.name}: dropped an App "
-                                    "document embedded in a result (not the one the lock accepted): "
-                                    + ", ".join(name_text(u) for u in dropped))
+                    self.notes.note(
+                        f"embedded:{dropped[0]}",
+                        f"mcplock: {self.server.name}: dropped an App "
+                        "document embedded in a result (not the one the lock accepted): "
+                        + ", ".join(name_text(u) for u in dropped),
+                    )
         if not self.host.modern:
             return msg
         if "result" in msg and isinstance(msg["result"], dict):
@@ -172,8 +192,13 @@ class ModernHost:
         wanted = member(params, "notifications")
         agreed = {k: True for k in _FILTERS.values() if wanted.get(k) is True}
         self.subscriptions[msg["id"]] = agreed
-        self.io.send({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-                      "params": {"_meta": {era.SUBSCRIPTION_KEY: msg["id"]}, "notifications": agreed}})
+        self.io.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/subscriptions/acknowledged",
+                "params": {"_meta": {era.SUBSCRIPTION_KEY: msg["id"]}, "notifications": agreed},
+            }
+        )
 
     def end_listen(self, request_id: Any) -> bool:
         """The host cancelled a subscription: a graceful end, answered. False: ``request_id`` is none."""
@@ -238,8 +263,11 @@ class ModernHost:
         issued = self.states.get(state) if isinstance(state, str) else None
         if issued == params.get("name"):
             return False
-        why = ("was not issued by the server for any call mcplock relayed" if issued is None
-               else f"continues a call of `{issued}`, not of `{params.get('name')}`")
+        why = (
+            "was not issued by the server for any call mcplock relayed"
+            if issued is None
+            else f"continues a call of `{issued}`, not of `{params.get('name')}`"
+        )
         self.io.send(error(rid, INVALID_PARAMS, f"mcplock refused this retry: its requestState {why}"))
         return True
 
@@ -253,8 +281,11 @@ class ModernHost:
             return True
         params = self.ledger.take_params(key)
         res = out.get("result")
-        if self.host.modern or params is None or not (
-                isinstance(res, dict) and res.get("resultType") == "input_required"):
+        if (
+            self.host.modern
+            or params is None
+            or not (isinstance(res, dict) and res.get("resultType") == "input_required")
+        ):
             return False
         self.ledger.spawn(self._bridge(out["id"], key, params, res), out["id"])
         return True
@@ -346,8 +377,11 @@ class ModernHost:
             w = self.ledger.answered_by_host(hid)
             if w is not None:
                 got = answers.get(hid)
-                self.send_up({"jsonrpc": "2.0", "id": w[1], "result": got} if isinstance(got, dict)
-                              else error(w[1], SERVER_ERROR, "the host gave no answer to this request"))
+                self.send_up(
+                    {"jsonrpc": "2.0", "id": w[1], "result": got}
+                    if isinstance(got, dict)
+                    else error(w[1], SERVER_ERROR, "the host gave no answer to this request")
+                )
         held.sent, held.rid = [], rid
         self.ledger.spawn(self._resume(held), rid)
         return True
@@ -383,11 +417,14 @@ class ModernHost:
         """Keep a ``subscriptions/listen`` open upstream for the lists it says can change; what
         it carries reaches :meth:`~mcplock.guard.upstream_side.UpstreamSide.from_upstream` like any
         notification."""
-        wanted = {f: True for kind, f in _FILTERS.items()
-                  if isinstance(caps.get({"tool": "tools", "prompt": "prompts",
-                                          "resource-template": "resources"}[kind]), dict)
-                  and caps[{"tool": "tools", "prompt": "prompts", "resource-template": "resources"}[kind]]
-                  .get("listChanged")}
+        wanted = {
+            f: True
+            for kind, f in _FILTERS.items()
+            if isinstance(
+                caps.get({"tool": "tools", "prompt": "prompts", "resource-template": "resources"}[kind]), dict
+            )
+            and caps[{"tool": "tools", "prompt": "prompts", "resource-template": "resources"}[kind]].get("listChanged")
+        }
         if not wanted:
             return
         for _ in range(100):
@@ -417,8 +454,10 @@ def _marked(server: str, res: dict[str, Any]) -> dict[str, Any]:
     reqs = res.get("inputRequests")
     if not isinstance(reqs, dict):
         return {}
-    out = {k: {**r, "params": server_question(server, r["params"])}
-           if isinstance(r, dict) and r.get("method") == "elicitation/create" and isinstance(r.get("params"), dict)
-           else r for k, r in reqs.items()}
+    out = {
+        k: {**r, "params": server_question(server, r["params"])}
+        if isinstance(r, dict) and r.get("method") == "elicitation/create" and isinstance(r.get("params"), dict)
+        else r
+        for k, r in reqs.items()
+    }
     return {"inputRequests": out}
-

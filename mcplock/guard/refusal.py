@@ -38,8 +38,17 @@ def refusal_text(name: str, message: str, hint: str | None) -> str:
     return sanitize(" ".join(text.split()), 2000)
 
 
-def answer(name: str, message: str, hint: str | None, code: str, *, stdin: BinaryIO | None = None,
-           stdout: BinaryIO | None = None, first_wait: float = FIRST_WAIT, grace: float = GRACE) -> int:
+def answer(
+    name: str,
+    message: str,
+    hint: str | None,
+    code: str,
+    *,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    first_wait: float = FIRST_WAIT,
+    grace: float = GRACE,
+) -> int:
     """Answer every request on ``stdin`` with the refusal until the host stops asking; the number
     of requests answered."""
     if os.name == "nt":  # select() takes no pipes there: the stderr message is all a host gets

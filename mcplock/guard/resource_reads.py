@@ -25,7 +25,7 @@ def _pattern(template: str) -> re.Pattern[str] | None:
     out: list[str] = []
     pos = 0
     for m in _EXPR.finditer(template):
-        out.append(re.escape(template[pos:m.start()]))
+        out.append(re.escape(template[pos : m.start()]))
         op = m.group(1)
         if op == "+":  # reserved expansion: may hold '/', '?'
             out.append(r"[^\s]*")

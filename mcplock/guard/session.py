@@ -66,8 +66,17 @@ class CallFailed(McplockError):
 
 
 class GuardedSession:
-    def __init__(self, server: ServerEntry, spec: Any, opts: Any, *, lockfile: str,
-                 approve: bool | Approver = False, on_elicit: elicit.Elicitor | None = None, org: Any = None) -> None:
+    def __init__(
+        self,
+        server: ServerEntry,
+        spec: Any,
+        opts: Any,
+        *,
+        lockfile: str,
+        approve: bool | Approver = False,
+        on_elicit: elicit.Elicitor | None = None,
+        org: Any = None,
+    ) -> None:
         self.org = org  # the organisation's policy: the view refuses what it denies
         self.server = server
         self.lockfile = lockfile
@@ -168,7 +177,7 @@ class GuardedSession:
         ``on_elicit`` (declined without it), roots are none; sampling cannot be answered (no
         model) and is left out, which the server reads as "not given"."""
         out: dict[str, Any] = {}
-        for key, req in (requests.items() if isinstance(requests, dict) else ()):
+        for key, req in requests.items() if isinstance(requests, dict) else ():
             method = req.get("method") if isinstance(req, dict) else None
             if method == "elicitation/create":
                 out[key] = await self._elicit(req.get("params"))
@@ -200,22 +209,28 @@ class GuardedSession:
         entry = self.server.tools[name]
         bad = header_problems(self.up.spec, entry.definition)
         if bad:
-            raise Refused(f"mcplock refused `{self.server.name}/{name}`: its x-mcp-header annotations are invalid "
-                          f"({bad[0]}), and a client must not use such a tool over Streamable HTTP",
-                          hint=f"ask the server's maintainers to fix the tool, or `mcplock disable "
-                          f"{self.server.name}/{name}`", reason="invalid-mcp-header")
+            raise Refused(
+                f"mcplock refused `{self.server.name}/{name}`: its x-mcp-header annotations are invalid "
+                f"({bad[0]}), and a client must not use such a tool over Streamable HTTP",
+                hint=f"ask the server's maintainers to fix the tool, or `mcplock disable {self.server.name}/{name}`",
+                reason="invalid-mcp-header",
+            )
         errs = self.validators.errors(entry, args)
         if errs:
-            raise InvalidArguments(f"arguments for `{self.server.name}/{name}` do not match its locked schema: "
-                                   + "; ".join(errs), errs)
+            raise InvalidArguments(
+                f"arguments for `{self.server.name}/{name}` do not match its locked schema: " + "; ".join(errs), errs
+            )
         if not d.allowed:  # approval = "always" and not approved yet
             ok = False
             if callable(self.approve):
                 answer = self.approve(self.server.name, name, args)
                 ok = bool(await answer) if inspect.isawaitable(answer) else bool(answer)
             if not ok:
-                raise Refused(f"`{self.server.name}/{name}` needs approval on every call and it was not given",
-                              hint=d.fix, reason="approval")
+                raise Refused(
+                    f"`{self.server.name}/{name}` needs approval on every call and it was not given",
+                    hint=d.fix,
+                    reason="approval",
+                )
         seconds = timeout or self.up.opts.timeout
         params: dict[str, Any] = {"name": name, "arguments": args}
         try:
@@ -227,13 +242,19 @@ class GuardedSession:
                         break
                     # a multi round-trip request (2026-07-28): answer what it asks, then the same
                     # call again (a new id, the same accepted tool and arguments) with the answers
-                    params = {"name": name, "arguments": args,
-                              "inputResponses": await self._input_responses(result.get("inputRequests"))}
+                    params = {
+                        "name": name,
+                        "arguments": args,
+                        "inputResponses": await self._input_responses(result.get("inputRequests")),
+                    }
                     if "requestState" in result:
                         params["requestState"] = result["requestState"]
                 else:
-                    raise CallFailed(f"`{self.server.name}/{name}` asked for input {MAX_ROUNDS} times in a row: "
-                                     "mcplock stopped retrying", {"code": "input-rounds"})
+                    raise CallFailed(
+                        f"`{self.server.name}/{name}` asked for input {MAX_ROUNDS} times in a row: "
+                        "mcplock stopped retrying",
+                        {"code": "input-rounds"},
+                    )
         except TimeoutError:
             raise self.up.timed_out(seconds, "tools/call") from None
         finally:
@@ -243,8 +264,14 @@ class GuardedSession:
             evidence.record(self.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
         if "error" in resp:
             err = resp["error"] if isinstance(resp["error"], dict) else {"message": str(resp["error"])}
-            hint = (f"the call passed the locked schema, so the lock and the server differ: "
-                    f"run `mcplock diff {shell_word(self.server.name)}`") if signal else None
+            hint = (
+                (
+                    f"the call passed the locked schema, so the lock and the server differ: "
+                    f"run `mcplock diff {shell_word(self.server.name)}`"
+                )
+                if signal
+                else None
+            )
             e = CallFailed(f"`{self.server.name}/{name}` failed: error {err.get('code')}: {err.get('message')}", err)
             e.hint = hint
             raise e
@@ -256,10 +283,19 @@ class GuardedSession:
         return screen(res, self.server, view)[0]  # an embedded App document: the locked one, or dropped
 
 
-def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Approver = False, timeout: float = 30.0,
-                 client_name: str | None = None, client_version: str | None = None,
-                 environ: Any = None, login: Callable[[str], None] | None = None,
-                 on_elicit: elicit.Elicitor | None = None, policy: str | None = None) -> GuardedSession:
+def open_session(
+    name: str,
+    lockfile: str = "mcp.lock",
+    *,
+    approve: bool | Approver = False,
+    timeout: float = 30.0,
+    client_name: str | None = None,
+    client_version: str | None = None,
+    environ: Any = None,
+    login: Callable[[str], None] | None = None,
+    on_elicit: elicit.Elicitor | None = None,
+    policy: str | None = None,
+) -> GuardedSession:
     """A :class:`GuardedSession` on the locked server ``name`` (not yet connected).
 
     ``on_elicit``: asked when the server asks the user a question (see the module docstring);
@@ -277,7 +313,15 @@ def open_session(name: str, lockfile: str = "mcp.lock", *, approve: bool | Appro
     error before anything starts."""
     from mcplock.core.running import serving
 
-    ready = serving(lockfile, name, timeout=timeout, client_name=client_name, client_version=client_version,
-                    environ=environ, policy=policy, login=login)
+    ready = serving(
+        lockfile,
+        name,
+        timeout=timeout,
+        client_name=client_name,
+        client_version=client_version,
+        environ=environ,
+        policy=policy,
+        login=login,
+    )
     srv, spec, opts, org = ready.server, ready.spec, ready.opts, ready.org
     return GuardedSession(srv, spec, opts, lockfile=lockfile, approve=approve, on_elicit=on_elicit, org=org)

@@ -36,9 +36,16 @@ LISTS = ("tools", "prompts", "templates")
 class Upstream:
     """One connection to one server: :meth:`open` (initialize + every list), then requests."""
 
-    def __init__(self, spec: ServerSpec, opts: ProbeOptions, *, on_message: OnMessage | None = None,
-                 on_lost: OnLost | None = None, started: subprocess.Popen[bytes] | None = None,
-                 connection: Connection | None = None) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        opts: ProbeOptions,
+        *,
+        on_message: OnMessage | None = None,
+        on_lost: OnLost | None = None,
+        started: subprocess.Popen[bytes] | None = None,
+        connection: Connection | None = None,
+    ) -> None:
         from mcplock.probe.transport import secret_values
 
         self.spec = spec
@@ -71,8 +78,11 @@ class Upstream:
     def _timeout(self, seconds: float, waiting: str | None = None) -> ProbeError:
         from mcplock.probe.transport import timed_out
 
-        return self._clean(timed_out(self._conn, self.spec, seconds, waiting=waiting,
-                                     hint="raise the timeout if the server is just slow"))
+        return self._clean(
+            timed_out(
+                self._conn, self.spec, seconds, waiting=waiting, hint="raise the timeout if the server is just slow"
+            )
+        )
 
     def _lost(self, err: BaseException) -> None:
         if self.on_lost is not None:
@@ -122,8 +132,9 @@ class Upstream:
         except ProbeError as e:
             raise self._clean(e) from None
 
-    async def request(self, method: str, params: Any, *, timeout: float | None = None,
-                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: Any, *, timeout: float | None = None, on_id: Callable[[int], None] | None = None
+    ) -> dict[str, Any]:
         """Send a request; the response object (``result`` or ``error``) as the server sent it.
 
         Raises ProbeError (scrubbed) when the server is gone, times out or answers nonsense.

@@ -34,9 +34,11 @@ if TYPE_CHECKING:
     from mcplock.lock.model import ServerEntry
 
 # kind -> (the probe's list name, the host's list method, the list_changed notification)
-LISTS = {"tool": ("tools", "tools/list", "notifications/tools/list_changed"),
-         "prompt": ("prompts", "prompts/list", "notifications/prompts/list_changed"),
-         "resource-template": ("templates", "resources/templates/list", "notifications/resources/list_changed")}
+LISTS = {
+    "tool": ("tools", "tools/list", "notifications/tools/list_changed"),
+    "prompt": ("prompts", "prompts/list", "notifications/prompts/list_changed"),
+    "resource-template": ("templates", "resources/templates/list", "notifications/resources/list_changed"),
+}
 _CHANGED = {v[2]: k for k, v in LISTS.items()}
 
 Then = Callable[[dict[str, Any]], None]  # sees the answer the host got
@@ -71,8 +73,19 @@ class UpstreamSide:
     host's state (read), the view (:class:`~mcplock.guard.view.Current`, rebuilt here), the
     host's framing and the modern host side (what an answer becomes in the host's era)."""
 
-    def __init__(self, up: Upstream, *, server: ServerEntry, io: HostIO, ledger: Ledger, host: HostState,
-                 views: Current, notes: Notes, modern: ModernHost, request_timeout: float | None) -> None:
+    def __init__(
+        self,
+        up: Upstream,
+        *,
+        server: ServerEntry,
+        io: HostIO,
+        ledger: Ledger,
+        host: HostState,
+        views: Current,
+        notes: Notes,
+        modern: ModernHost,
+        request_timeout: float | None,
+    ) -> None:
         self.up = up
         self.server = server
         self.io = io
@@ -120,8 +133,13 @@ class UpstreamSide:
             call.timer.cancel()
         self.ledger.relay_ended(call.key, fut)
         if call.timed_out:
-            self.send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                           "params": {"requestId": call.uid, "reason": "timed out in mcplock"}})
+            self.send_up(
+                {
+                    "jsonrpc": "2.0",
+                    "method": "notifications/cancelled",
+                    "params": {"requestId": call.uid, "reason": "timed out in mcplock"},
+                }
+            )
             out = failure_for(call.rid, self.up.timed_out(self.request_timeout or 0, call.method))
         elif fut.cancelled():
             return  # the host cancelled it: the upstream was told, the host wants no answer
@@ -137,20 +155,33 @@ class UpstreamSide:
         if call.then is not None:
             call.then(out)
 
-    async def forward(self, msg: dict[str, Any], then: Then | None = None,
-                       rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> dict[str, Any]:
+    async def forward(
+        self,
+        msg: dict[str, Any],
+        then: Then | None = None,
+        rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """Relay one host request in a task; the host gets the upstream's answer (through
         ``rewrite`` when given) or a prompt error."""
         rid, method = msg["id"], msg["method"]
         k = host_key(rid)
         try:
-            resp = await self.up.request(method, era.without_envelope(msg.get("params")), timeout=self.request_timeout,
-                                         on_id=partial(self.ledger.sent, k))
+            resp = await self.up.request(
+                method,
+                era.without_envelope(msg.get("params")),
+                timeout=self.request_timeout,
+                on_id=partial(self.ledger.sent, k),
+            )
         except ProbeError as e:
             uid = self.ledger.upstream_id(k)
             if e.kind == "timeout" and uid is not None:
-                self.send_up({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                               "params": {"requestId": uid, "reason": "timed out in mcplock"}})
+                self.send_up(
+                    {
+                        "jsonrpc": "2.0",
+                        "method": "notifications/cancelled",
+                        "params": {"requestId": uid, "reason": "timed out in mcplock"},
+                    }
+                )
             out = failure_for(rid, e)
         else:
             out = answer_for(rid, resp)
@@ -177,9 +208,12 @@ class UpstreamSide:
         if kind == RESPONSE:
             why = "an answer to no request the guard is waiting for"
         if why:
-            self.notes.note(f"malformed:{why}", f"mcplock: {self.server.name}: dropped a message from the server "
-                            f"({why}); only well-formed JSON-RPC requests, notifications and answers to the guard's "
-                            "own requests cross the guard (further ones like it are dropped without a note)")
+            self.notes.note(
+                f"malformed:{why}",
+                f"mcplock: {self.server.name}: dropped a message from the server "
+                f"({why}); only well-formed JSON-RPC requests, notifications and answers to the guard's "
+                "own requests cross the guard (further ones like it are dropped without a note)",
+            )
             return
         if not self.host.ready:
             self.up_held.append(msg)
@@ -193,8 +227,11 @@ class UpstreamSide:
             if self.host.modern:  # a modern host takes no requests: answered here, harmlessly
                 from mcplock.probe.transport import answer_server_request
 
-                self.notes.note(f"server-request:{method}", f"mcplock: {self.server.name} asked the host "
-                           f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined")
+                self.notes.note(
+                    f"server-request:{method}",
+                    f"mcplock: {self.server.name} asked the host "
+                    f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined",
+                )
                 self.send_up(answer_server_request(msg, "the host speaks MCP 2026-07-28"))
                 return
             if self.host.gone:
@@ -247,8 +284,9 @@ class UpstreamSide:
                     live[kind] = live_hashes(kind, await self.up.list_again(LISTS[kind][0]))
                 except ProbeError as e:
                     live[kind] = {}  # fail closed: nothing of this kind until it lists again
-                    self.notes.say(f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: "
-                                   f"{e.message}")
+                    self.notes.say(
+                        f"mcplock: {self.server.name}: listing again failed, hiding its {kind}s: {e.message}"
+                    )
             new = View(self.server, live, old.live_instructions, old.offered, old.org, old.lacks)
             self.views.set(new)
             changed = [k for k in KINDS if old.fingerprint(k) != new.fingerprint(k)]

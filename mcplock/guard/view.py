@@ -64,8 +64,7 @@ class View:
         d = self._decided.get(key)
         if d is None:
             entry = self.server.tools.get(name)
-            d = decide_tool(self.server.name, name, entry, self.live["tool"].get(name), host,
-                            purpose=purpose)
+            d = decide_tool(self.server.name, name, entry, self.live["tool"].get(name), host, purpose=purpose)
             if entry is not None:  # only the lock's own names: a host cannot grow this
                 self._decided[key] = d
         return d
@@ -169,12 +168,22 @@ class Current:
                 self._fresh.set()
 
 
-def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[str, Any]],
-          templates: list[dict[str, Any]], instructions: str | None, offered: dict[str, bool],
-          documents: dict[str, list[dict[str, Any]]] | None = None, org: Any = None,
-          lacks: tuple[str, ...] = ()) -> View:
-    live = {"tool": live_hashes("tool", tools), "prompt": live_hashes("prompt", prompts),
-            "resource-template": live_hashes("resource-template", templates)}
+def build(
+    server: ServerEntry,
+    tools: list[dict[str, Any]],
+    prompts: list[dict[str, Any]],
+    templates: list[dict[str, Any]],
+    instructions: str | None,
+    offered: dict[str, bool],
+    documents: dict[str, list[dict[str, Any]]] | None = None,
+    org: Any = None,
+    lacks: tuple[str, ...] = (),
+) -> View:
+    live = {
+        "tool": live_hashes("tool", tools),
+        "prompt": live_hashes("prompt", prompts),
+        "resource-template": live_hashes("resource-template", templates),
+    }
     for kind in ("resource", *DOCUMENT_KINDS):  # a pinned resource listing, the pinned documents
         live[kind] = live_hashes(kind, (documents or {}).get(kind, []))
     ins = None
@@ -188,8 +197,18 @@ def build(server: ServerEntry, tools: list[dict[str, Any]], prompts: list[dict[s
 
 def from_snapshot(server: ServerEntry, snap: Any, org: Any = None, lacks: tuple[str, ...] = ()) -> View:
     caps = snap.capabilities or {}
-    offered = {kind: caps.get(cap) not in (None, False)
-               for kind, cap in (("tool", "tools"), ("prompt", "prompts"), ("resource-template", "resources"))}
-    return build(server, snap.tools, snap.prompts, snap.resource_templates, snap.instructions, offered,
-                 {"resource": snap.resources or [], "ui": snap.ui, "skill": snap.skills, "content": snap.contents}, org,
-                 lacks)
+    offered = {
+        kind: caps.get(cap) not in (None, False)
+        for kind, cap in (("tool", "tools"), ("prompt", "prompts"), ("resource-template", "resources"))
+    }
+    return build(
+        server,
+        snap.tools,
+        snap.prompts,
+        snap.resource_templates,
+        snap.instructions,
+        offered,
+        {"resource": snap.resources or [], "ui": snap.ui, "skill": snap.skills, "content": snap.contents},
+        org,
+        lacks,
+    )

@@ -208,8 +208,9 @@ def load_host_config(
     data = parse(text, shown, fmt)
     where = Where(shown, text, fmt)
     if not isinstance(data, dict):
-        raise where.error(f"the top level must be an object, not {json_type(data)}",
-                          hint="a host config is one JSON object")
+        raise where.error(
+            f"the top level must be an object, not {json_type(data)}", hint="a host config is one JSON object"
+        )
     imp = forced or _detected(p, shown, data)
     warnings: list[str] = []
     found = imp.servers(where, data, project_dir, warnings)
@@ -223,8 +224,9 @@ def _detected(p: Path, shown: str, data: dict[str, Any]) -> Importer:
     return IMPORTERS[host]
 
 
-def _imported(shown: str, imp: Importer, found: list[tuple[str, Any, list[str]]], src: str,
-              warnings: list[str]) -> HostConfig:
+def _imported(
+    shown: str, imp: Importer, found: list[tuple[str, Any, list[str]]], src: str, warnings: list[str]
+) -> HostConfig:
     servers: dict[str, ImportedServer] = {}
     skipped: dict[str, str] = {}
     for n, e, extra in found:

@@ -24,8 +24,13 @@ if TYPE_CHECKING:
     from mcplock.hosts.formats.interface import Importer
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_TYPES = {"stdio": Transport.STDIO, "http": Transport.HTTP, "streamable-http": Transport.HTTP,
-          "streamableHttp": Transport.HTTP, "sse": Transport.SSE}
+_TYPES = {
+    "stdio": Transport.STDIO,
+    "http": Transport.HTTP,
+    "streamable-http": Transport.HTTP,
+    "streamableHttp": Transport.HTTP,
+    "sse": Transport.SSE,
+}
 
 
 class Skip(Exception):
@@ -168,8 +173,7 @@ def build(e: Entry, imp: Importer, source: str, extra_warnings: list[str] | None
     else:
         fields["url"] = secrets.url(fields["url"])
         fields["headers"] = secrets.headers(fields["headers"])
-    spec = ServerSpec(name=e.name, transport=transport, source=source, secrets=dict(secrets.values),
-                      **fields)
+    spec = ServerSpec(name=e.name, transport=transport, source=source, secrets=dict(secrets.values), **fields)
     return ImportedServer(
         spec=spec,
         templated=tuple(secrets.notes),
@@ -177,8 +181,9 @@ def build(e: Entry, imp: Importer, source: str, extra_warnings: list[str] | None
     )
 
 
-def _fields(e: Entry, imp: Importer, transport: Transport, url: str | None, conv: Callable[[str], str],
-            warnings: list[str]) -> dict[str, Any]:
+def _fields(
+    e: Entry, imp: Importer, transport: Transport, url: str | None, conv: Callable[[str], str], warnings: list[str]
+) -> dict[str, Any]:
     if transport is Transport.STDIO:
         return imp.stdio(e, conv, warnings)
     if url is None or not url.strip():
@@ -244,4 +249,3 @@ def same_path(a: str, b: str | os.PathLike[str]) -> bool:
         return os.path.normcase(os.path.normpath(p))
 
     return norm(a) == norm(b) or os.path.normpath(a) == os.path.normpath(os.fspath(b))
-

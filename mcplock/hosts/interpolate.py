@@ -78,7 +78,8 @@ def _gemini(value: str) -> str:
     return _GEMINI.sub(lambda m: m.group(0) if m.group(1) is None else "${" + m.group(1) + "}", value)
 
 
-_HOST_NAMES = {"opencode": "opencode",
+_HOST_NAMES = {
+    "opencode": "opencode",
     "claude-code": "Claude Code",
     "claude-desktop": "Claude Desktop",
     "cursor": "Cursor",
@@ -109,6 +110,7 @@ _OPENCODE = re.compile(r"\{(env|file):([^}]*)\}")
 
 def _opencode(value: str) -> str:
     """opencode's ``{env:VAR}`` → ``${VAR}``; ``{file:path}`` is read by opencode only: the server is skipped."""
+
     def sub(m: re.Match[str]) -> str:
         if m.group(1) == "env" and _IDENT.fullmatch(m.group(2)):
             return "${" + m.group(2) + "}"

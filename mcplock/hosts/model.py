@@ -8,7 +8,14 @@ from mcplock.spec import ServerSpec
 
 #: Host names, as accepted by ``load_host_config(host=...)`` and reported in ``HostConfig.host``.
 HOSTS: tuple[str, ...] = (
-    "claude-code", "claude-desktop", "cursor", "vscode", "windsurf", "codex", "gemini", "opencode",
+    "claude-code",
+    "claude-desktop",
+    "cursor",
+    "vscode",
+    "windsurf",
+    "codex",
+    "gemini",
+    "opencode",
 )
 
 

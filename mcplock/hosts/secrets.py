@@ -51,8 +51,9 @@ class Secrets:
             name, i = f"{want}_{i}", i + 1
         self.values[name] = value
         if _PLACEHOLDER.search(value):
-            note = (f"${{{name}}}: the config holds a placeholder, not a real credential;"
-                    " put the real value in the config")
+            note = (
+                f"${{{name}}}: the config holds a placeholder, not a real credential; put the real value in the config"
+            )
             if note not in self.warnings:
                 self.warnings.append(note)
         return name
@@ -141,8 +142,11 @@ class Secrets:
                 name = self._put(f"{self.prefix}_{env_var_name(prev.lstrip('-'))}", a)
                 new = "${" + name + "}"
             elif _credential_shaped(a):
-                want = (f"{self.prefix}_{env_var_name(prev.lstrip('-'))}" if prev.startswith("--")
-                        else f"{self.prefix}_SECRET")
+                want = (
+                    f"{self.prefix}_{env_var_name(prev.lstrip('-'))}"
+                    if prev.startswith("--")
+                    else f"{self.prefix}_SECRET"
+                )
                 new, names = self._pieces(a, want)
                 name = ", ".join("${" + n + "}" for n in names) if names else None
                 if name:
@@ -157,8 +161,9 @@ class Secrets:
     def url(self, url: str) -> str:
         new = url
         # user-info password: scheme://user:password@host
-        if ((m := re.match(r"(?i)([a-z][a-z0-9+.-]*://[^/@:]*:)([^/@]+)(@)", new))
-                and not _TEMPLATE.fullmatch(m.group(2))):
+        if (m := re.match(r"(?i)([a-z][a-z0-9+.-]*://[^/@:]*:)([^/@]+)(@)", new)) and not _TEMPLATE.fullmatch(
+            m.group(2)
+        ):
             name = self._put(f"{self.prefix}_PASSWORD", m.group(2))
             new = m.group(1) + "${" + name + "}" + new[m.end(2) :]
             self.notes.append(f"url: password moved to ${{{name}}}")

@@ -47,8 +47,11 @@ def compare(doc: dict[str, Any], lock: Lock) -> list[Disagreement]:
     seen: set[str] = set()
     top = doc.get("extensions")
     ours = top.get(produce.NAMESPACE) if isinstance(top, dict) else None
-    omitted = {o.get("server") for o in (ours or {}).get("omitted", []) if isinstance(o, dict)} \
-        if isinstance(ours, dict) else set()
+    omitted = (
+        {o.get("server") for o in (ours or {}).get("omitted", []) if isinstance(o, dict)}
+        if isinstance(ours, dict)
+        else set()
+    )
     for e in doc.get("entries") or []:
         if not isinstance(e, dict):
             continue
@@ -66,12 +69,20 @@ def compare(doc: dict[str, Any], lock: Lock) -> list[Disagreement]:
         if got_art != (w.get("artifact") or {}).get("digest"):
             diffs.append("artifact.digest")
         if diffs:
-            out.append(Disagreement("target", srv.name, f"`{srv.name}`: the target differs from the lock's pin "
-                                    f"({', '.join(diffs)})"))
+            out.append(
+                Disagreement(
+                    "target", srv.name, f"`{srv.name}`: the target differs from the lock's pin ({', '.join(diffs)})"
+                )
+            )
         s = e.get("surface")
         if not isinstance(s, dict):
-            out.append(Disagreement("surface", srv.name, f"`{srv.name}`: the entry pins no surface; the lock "
-                                    f"accepted {want['surface']['toolCount']} tools"))
+            out.append(
+                Disagreement(
+                    "surface",
+                    srv.name,
+                    f"`{srv.name}`: the entry pins no surface; the lock accepted {want['surface']['toolCount']} tools",
+                )
+            )
         else:
             cov: list[Any] = s["coverage"] if isinstance(s.get("coverage"), list) else list(COVERAGE)
             tools = produce.accepted_tools(srv)
@@ -81,17 +92,40 @@ def compare(doc: dict[str, Any], lock: Lock) -> list[Disagreement]:
                 mine = None
             missing = [c for c in COVERAGE if c not in cov]
             if missing:  # §5: a coverage downgrade is drift, whatever the hash over the rest says
-                out.append(Disagreement("surface", srv.name, f"`{srv.name}`: the surface does not cover "
-                                        f"{', '.join(missing)}, which the lock pins (a coverage downgrade)"))
+                out.append(
+                    Disagreement(
+                        "surface",
+                        srv.name,
+                        f"`{srv.name}`: the surface does not cover "
+                        f"{', '.join(missing)}, which the lock pins (a coverage downgrade)",
+                    )
+                )
             elif s.get("hash") != mine:
-                out.append(Disagreement("surface", srv.name, f"`{srv.name}`: the surface hash is not the one of "
-                                        f"the lock's {len(tools)} accepted tools (over {', '.join(map(str, cov))})"))
+                out.append(
+                    Disagreement(
+                        "surface",
+                        srv.name,
+                        f"`{srv.name}`: the surface hash is not the one of "
+                        f"the lock's {len(tools)} accepted tools (over {', '.join(map(str, cov))})",
+                    )
+                )
             elif s.get("toolCount") != len(tools):
-                out.append(Disagreement("surface", srv.name, f"`{srv.name}`: toolCount {s.get('toolCount')} but "
-                                        f"the lock accepted {len(tools)} tools"))
+                out.append(
+                    Disagreement(
+                        "surface",
+                        srv.name,
+                        f"`{srv.name}`: toolCount {s.get('toolCount')} but the lock accepted {len(tools)} tools",
+                    )
+                )
         if e.get("configDigest") != want["configDigest"]:
-            out.append(Disagreement("config", srv.name, f"`{srv.name}`: the config digest is not the one of "
-                                    "the lock's launch (command, arguments, environment, URL or headers differ)"))
+            out.append(
+                Disagreement(
+                    "config",
+                    srv.name,
+                    f"`{srv.name}`: the config digest is not the one of "
+                    "the lock's launch (command, arguments, environment, URL or headers differ)",
+                )
+            )
         ext = e.get("extensions")
         theirs = ext.get(produce.NAMESPACE) if isinstance(ext, dict) else None
         if isinstance(theirs, dict):
@@ -99,8 +133,14 @@ def compare(doc: dict[str, Any], lock: Lock) -> list[Disagreement]:
             got_items = theirs.get("items")
             strip = _without_findings
             if strip(got_items) != strip(mine_items):
-                out.append(Disagreement("items", srv.name, f"`{srv.name}`: the pinned items (hashes, flags or "
-                                        "review states) differ from the lock's: " + _item_diff(got_items, mine_items)))
+                out.append(
+                    Disagreement(
+                        "items",
+                        srv.name,
+                        f"`{srv.name}`: the pinned items (hashes, flags or "
+                        "review states) differ from the lock's: " + _item_diff(got_items, mine_items),
+                    )
+                )
     for name in sorted(set(lock.servers) - seen):
         if name in omitted:
             continue
@@ -112,9 +152,13 @@ def _without_findings(items: Any) -> Any:
     """Lint findings are mcplock's opinion of its version, not a pin: compared without them."""
     if not isinstance(items, dict):
         return items
-    return {k: {key: {f: v for f, v in rec.items() if f != "findings"} if isinstance(rec, dict) else rec
-                for key, rec in (v.items() if isinstance(v, dict) else [])}
-            for k, v in items.items()}
+    return {
+        k: {
+            key: {f: v for f, v in rec.items() if f != "findings"} if isinstance(rec, dict) else rec
+            for key, rec in (v.items() if isinstance(v, dict) else [])
+        }
+        for k, v in items.items()
+    }
 
 
 def _item_diff(got: Any, want: dict[str, Any]) -> str:

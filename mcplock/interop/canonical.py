@@ -46,7 +46,8 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise DocumentError(
                 "nfc-duplicate-key",
                 f"an object has two member names equal after Unicode NFC normalization: "
-                f"{seen[nfc]!a} and {k!a} (spec §8.2)")
+                f"{seen[nfc]!a} and {k!a} (spec §8.2)",
+            )
         seen[nfc] = k
         out[k] = v
     return out
@@ -110,7 +111,7 @@ def sri_from_hex(value: str) -> str | None:
     if not value.startswith("sha256:"):
         return None
     try:
-        raw = bytes.fromhex(value[len("sha256:"):])
+        raw = bytes.fromhex(value[len("sha256:") :])
     except ValueError:
         return None
     return "sha256-" + base64.b64encode(raw).decode("ascii") if len(raw) == 32 else None

@@ -82,22 +82,39 @@ def _target(srv: ServerEntry) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     if pin is not None:
         ident = pin.name
         integrities = pin.integrities()
-        t: dict[str, Any] = {"type": "package", "registryType": pin.registry, "identifier": ident,
-                             "version": pin.version, "transport": "stdio"}
+        t: dict[str, Any] = {
+            "type": "package",
+            "registryType": pin.registry,
+            "identifier": ident,
+            "version": pin.version,
+            "transport": "stdio",
+        }
         one = integrities[0] if len(integrities) == 1 else None
         sha = sri_from_hex(one) if one else None
         if pin.registry == "oci" and sha is not None:
             t["identifier"] = f"{pin.name.split('@', 1)[0]}@{one}"
         if sha is not None and pin.registry in _METHODS:
             t["artifact"] = {"digest": sha, "method": _METHODS[pin.registry]}
-            evidence.append({"code": "artifact-integrity", "status": "passed", "verifier": "mcplock",
-                             "method": _METHODS[pin.registry]})
+            evidence.append(
+                {
+                    "code": "artifact-integrity",
+                    "status": "passed",
+                    "verifier": "mcplock",
+                    "method": _METHODS[pin.registry],
+                }
+            )
         elif integrities:
             # npm's sha512 SRI (or a PyPI release of several files): not a §8.1 sha256 digest; the
             # bytes are checked against it at every install (docs/pins.md), the value is in the extension
-            evidence.append({"code": "artifact-integrity", "status": "passed", "verifier": "mcplock",
-                             "method": "npm-sri" if pin.registry == "npm" else "dev.mcplock.pypi-sha256",
-                             "anchor": _ANCHORS.get(pin.registry, pin.registry)})
+            evidence.append(
+                {
+                    "code": "artifact-integrity",
+                    "status": "passed",
+                    "verifier": "mcplock",
+                    "method": "npm-sri" if pin.registry == "npm" else "dev.mcplock.pypi-sha256",
+                    "anchor": _ANCHORS.get(pin.registry, pin.registry),
+                }
+            )
         else:
             evidence.append({"code": "artifact-integrity", "status": "unavailable"})
         return t, evidence
@@ -113,8 +130,7 @@ def _target(srv: ServerEntry) -> tuple[dict[str, Any], list[dict[str, Any]]]:
 
 def accepted_tools(srv: ServerEntry) -> list[dict[str, Any]]:
     """The tools the surface covers: every one with an accepted definition that matches its hash."""
-    return [e.definition for _, e in sorted(srv.tools.items())
-            if isinstance(e.definition, dict) and not e.tampered()]
+    return [e.definition for _, e in sorted(srv.tools.items()) if isinstance(e.definition, dict) and not e.tampered()]
 
 
 def _items(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]]) -> dict[str, Any]:
@@ -142,8 +158,12 @@ def _findings(lock: Lock) -> dict[tuple[str, str, str], list[Any]]:
     from mcplock.lint.cache import LintCache
     from mcplock.lint.entries import lint_entries
 
-    hashes = {(s, e.kind, e.key): e.hash for s, srv in lock.servers.items() for e in srv.entries()
-              if e.hash and e.pending is None and not e.tampered()}
+    hashes = {
+        (s, e.kind, e.key): e.hash
+        for s, srv in lock.servers.items()
+        for e in srv.entries()
+        if e.hash and e.pending is None and not e.tampered()
+    }
     cache = LintCache.open()
     found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
     if cache is not None:
@@ -155,13 +175,22 @@ def entry(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]] | No
     """The server's ``mcp-lock/1`` entry, its integrity computed."""
     target, evidence = _target(srv)
     reg = srv.spec.registry
-    version = (srv.spec.package.version if srv.spec.package is not None else
-               reg.version if reg is not None else
-               str((srv.server_info or {}).get("version") or "") or "unversioned")
+    version = (
+        srv.spec.package.version
+        if srv.spec.package is not None
+        else reg.version
+        if reg is not None
+        else str((srv.server_info or {}).get("version") or "") or "unversioned"
+    )
     tools = accepted_tools(srv)
     fragment = config_fragment(srv)
-    ext: dict[str, Any] = {"server": srv.name, "transport": srv.spec.transport, "config": fragment,
-                           "policy": srv.policy, "items": _items(srv, findings or {})}
+    ext: dict[str, Any] = {
+        "server": srv.name,
+        "transport": srv.spec.transport,
+        "config": fragment,
+        "policy": srv.policy,
+        "items": _items(srv, findings or {}),
+    }
     if srv.spec.package is not None:
         ext["package"] = srv.spec.package.stored()
     if reg is not None:
@@ -186,8 +215,10 @@ def entry(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]] | No
         "target": target,
         "surface": {"hash": surface_hash(tools, COVERAGE), "coverage": list(COVERAGE), "toolCount": len(tools)},
         "configDigest": digest(fragment),
-        "verification": [*evidence, {"code": "surface-review", "status": "passed", "verifier": "mcplock",
-                                     "method": "tools-list"}],
+        "verification": [
+            *evidence,
+            {"code": "surface-review", "status": "passed", "verifier": "mcplock", "method": "tools-list"},
+        ],
         "resolvedAt": EPOCH,
         "lockedAt": EPOCH,
         "extensions": {NAMESPACE: ext},

@@ -51,7 +51,8 @@ _OCI_DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
 _CREDENTIAL = re.compile(
     r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}"
     r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
-    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----")
+    r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
+)
 COVERAGE = ("name", "description", "inputSchema")
 
 
@@ -63,8 +64,13 @@ class Problem:
     entry: str | None = None  # the entry's name, when it is about one
 
     def as_json(self) -> dict[str, object]:
-        return {"rule": self.rule, "message": self.message, "pointer": self.pointer, "entry": self.entry,
-                "requirement": RULES[self.rule]}
+        return {
+            "rule": self.rule,
+            "message": self.message,
+            "pointer": self.pointer,
+            "entry": self.entry,
+            "requirement": RULES[self.rule],
+        }
 
 
 @cache
@@ -123,8 +129,9 @@ def _message(error: Any, prefix: tuple[Any, ...] = ()) -> str:
     path = [*prefix, *error.absolute_path]
     where = pointer(path) or "the document"
     if error.validator == "required":
-        missing = next((r for r in error.validator_value if isinstance(error.instance, dict)
-                        and r not in error.instance), None)
+        missing = next(
+            (r for r in error.validator_value if isinstance(error.instance, dict) and r not in error.instance), None
+        )
         return f"{where or '/'} misses the required member `{missing}`"
     if error.validator == "pattern":
         return f"{where} does not have the required form ({error.validator_value})"
@@ -147,8 +154,15 @@ def _schema_problems(doc: Any) -> list[Problem]:
         kind = t.get("type") if isinstance(t, dict) else None
         if kind not in ("package", "remote"):
             shown = json.dumps(kind) if kind is not None else "none"
-            out.append(Problem("unknown-target-type", f"{pointer(base)}: target type {shown} is not one this "
-                               "reader recognizes (package, remote): it cannot be enforced", pointer(base), name))
+            out.append(
+                Problem(
+                    "unknown-target-type",
+                    f"{pointer(base)}: target type {shown} is not one this "
+                    "reader recognizes (package, remote): it cannot be enforced",
+                    pointer(base),
+                    name,
+                )
+            )
             continue
         for error in _validator("mcp-lockfile-v1", f"{kind}Target").iter_errors(t):
             path = base + tuple(error.absolute_path)
@@ -161,16 +175,20 @@ def _digest_lengths(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
     out: list[Problem] = []
     if isinstance(doc, dict):
         for k, v in doc.items():
-            if k in ("digest", "configDigest", "integrity", "hash") and isinstance(v, str) \
-                    and re.fullmatch(r"sha256-[A-Za-z0-9+/]+={0,2}", v):
+            if (
+                k in ("digest", "configDigest", "integrity", "hash")
+                and isinstance(v, str)
+                and re.fullmatch(r"sha256-[A-Za-z0-9+/]+={0,2}", v)
+            ):
                 try:
                     ok = len(base64.b64decode(v[7:], validate=True)) == 32
                 except ValueError:
                     ok = False
                 if not ok:
                     p = (*path, k)
-                    out.append(Problem("digest-format", f"{pointer(p)} is not the base64 of a 32-byte SHA-256",
-                                       pointer(p)))
+                    out.append(
+                        Problem("digest-format", f"{pointer(p)} is not the base64 of a 32-byte SHA-256", pointer(p))
+                    )
             elif path[:1] != ("extensions",) and "extensions" not in path:
                 out.extend(_digest_lengths(v, (*path, k)))
     elif isinstance(doc, list):
@@ -182,16 +200,22 @@ def _digest_lengths(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
 def _secrets(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
     if isinstance(doc, str):
         if _CREDENTIAL.search(doc):  # never echoed
-            return [Problem("secret-value", f"{pointer(path) or 'the document'} holds a value shaped like a "
-                                            "credential (a token or key); a lock never holds a secret value",
-                            pointer(path))]
+            return [
+                Problem(
+                    "secret-value",
+                    f"{pointer(path) or 'the document'} holds a value shaped like a "
+                    "credential (a token or key); a lock never holds a secret value",
+                    pointer(path),
+                )
+            ]
         return []
     out: list[Problem] = []
     items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
     for k, v in items:
         if isinstance(k, str) and _CREDENTIAL.search(k):
-            out.append(Problem("secret-value", f"{pointer(path)} has a member name shaped like a credential",
-                               pointer(path)))
+            out.append(
+                Problem("secret-value", f"{pointer(path)} has a member name shaped like a credential", pointer(path))
+            )
         out.extend(_secrets(v, (*path, k)))
     return out
 
@@ -232,26 +256,42 @@ def _entry_rules(doc: dict[str, Any]) -> list[Problem]:
         identity = (e.get("name"), e.get("client"), e.get("scope", "project"))
         key = tuple(json.dumps(x, sort_keys=True) for x in identity)
         if key in seen:
-            out.append(Problem("duplicate-entry-identity",
-                               f"entries {seen[key]} and {i} share the identity (name {json.dumps(identity[0])}, "
-                               f"client {json.dumps(identity[1])}, scope {json.dumps(identity[2])})",
-                               pointer(base), name))
+            out.append(
+                Problem(
+                    "duplicate-entry-identity",
+                    f"entries {seen[key]} and {i} share the identity (name {json.dumps(identity[0])}, "
+                    f"client {json.dumps(identity[1])}, scope {json.dumps(identity[2])})",
+                    pointer(base),
+                    name,
+                )
+            )
         else:
             seen[key] = i  # type: ignore[index]
         t = e.get("target")
         if isinstance(t, dict) and t.get("type") == "package" and t.get("registryType") == "oci":
             ident = t.get("identifier")
             if isinstance(ident, str) and not _OCI_DIGEST.search(ident):
-                out.append(Problem("oci-mutable-identifier",
-                                   f"{pointer((*base, 'target', 'identifier'))}: the OCI reference "
-                                   f"{json.dumps(ident)} names no @sha256: digest: a tag can be moved to other bytes",
-                                   pointer((*base, "target", "identifier")), name))
+                out.append(
+                    Problem(
+                        "oci-mutable-identifier",
+                        f"{pointer((*base, 'target', 'identifier'))}: the OCI reference "
+                        f"{json.dumps(ident)} names no @sha256: digest: a tag can be moved to other bytes",
+                        pointer((*base, "target", "identifier")),
+                        name,
+                    )
+                )
         s = e.get("surface")
         if isinstance(s, dict) and isinstance(s.get("coverage"), list):
             cov = s["coverage"]
             if len(set(map(json.dumps, cov))) != len(cov):
-                out.append(Problem("surface-coverage", f"{pointer((*base, 'surface', 'coverage'))} names a field "
-                                   "twice", pointer((*base, "surface", "coverage")), name))
+                out.append(
+                    Problem(
+                        "surface-coverage",
+                        f"{pointer((*base, 'surface', 'coverage'))} names a field twice",
+                        pointer((*base, "surface", "coverage")),
+                        name,
+                    )
+                )
         stored = e.get("integrity")
         if isinstance(stored, str):
             try:
@@ -260,9 +300,15 @@ def _entry_rules(doc: dict[str, Any]) -> list[Problem]:
                 out.append(Problem("canonical-form", f"{pointer(base)}: {err}", pointer(base), name))
                 continue
             if actual != stored:
-                out.append(Problem("integrity", f"{pointer((*base, 'integrity'))}: the entry's digest is {actual}, "
-                                   f"not the recorded {stored}: it was changed after it was written",
-                                   pointer((*base, "integrity")), name))
+                out.append(
+                    Problem(
+                        "integrity",
+                        f"{pointer((*base, 'integrity'))}: the entry's digest is {actual}, "
+                        f"not the recorded {stored}: it was changed after it was written",
+                        pointer((*base, "integrity")),
+                        name,
+                    )
+                )
     return out
 
 
@@ -272,8 +318,14 @@ def check(doc: Any) -> list[Problem]:
         return [Problem("schema", "the document is not a JSON object")]
     version = doc.get("specVersion")
     if "specVersion" in doc and (version != SPEC_VERSION or isinstance(version, bool)):
-        return [Problem("spec-version", f"specVersion {json.dumps(version)} is not supported (this reader "
-                                        f"reads {SPEC_VERSION}); nothing else was judged", "/specVersion")]
+        return [
+            Problem(
+                "spec-version",
+                f"specVersion {json.dumps(version)} is not supported (this reader "
+                f"reads {SPEC_VERSION}); nothing else was judged",
+                "/specVersion",
+            )
+        ]
     problems = _schema_problems(doc) + _digest_lengths(doc) + _entry_rules(doc) + _secrets(doc)
     try:
         canonical(doc)

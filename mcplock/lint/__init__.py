@@ -42,9 +42,17 @@ if TYPE_CHECKING:
 # name -> its module: imported on first use, so that `mcplock.lint.cache` (check's warm path) loads
 # no rule module at all
 _WHERE = {
-    "lint_definition": "definition", "RULES": "finding", "LintFinding": "finding", "rename_finding": "finding",
-    "confusable_names": "names", "classify_schema_change": "schema", "cross_references": "servers",
-    "foreign_tools": "servers", "lint_servers": "servers", "references": "servers", "shadowing": "servers",
+    "lint_definition": "definition",
+    "RULES": "finding",
+    "LintFinding": "finding",
+    "rename_finding": "finding",
+    "confusable_names": "names",
+    "classify_schema_change": "schema",
+    "cross_references": "servers",
+    "foreign_tools": "servers",
+    "lint_servers": "servers",
+    "references": "servers",
+    "shadowing": "servers",
 }
 
 

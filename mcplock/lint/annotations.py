@@ -30,14 +30,27 @@ def flips(old: Any, new: Any) -> list[tuple[str, str]]:
         return []
     out: list[tuple[str, str]] = []
     if oa.get("readOnlyHint") is False and na.get("readOnlyHint") is True:
-        out.append(("annotations.readOnlyHint", "readOnlyHint flipped from false to true: the tool now "
-                    f"claims to be read-only; {_TRUSTED_NOT}"))
+        out.append(
+            (
+                "annotations.readOnlyHint",
+                f"readOnlyHint flipped from false to true: the tool now claims to be read-only; {_TRUSTED_NOT}",
+            )
+        )
     elif oa.get("destructiveHint") is True and na.get("readOnlyHint") is True:
-        out.append(("annotations.readOnlyHint", "a tool that declared destructiveHint: true now claims "
-                    f"readOnlyHint: true; {_TRUSTED_NOT}"))
+        out.append(
+            (
+                "annotations.readOnlyHint",
+                f"a tool that declared destructiveHint: true now claims readOnlyHint: true; {_TRUSTED_NOT}",
+            )
+        )
     if oa.get("destructiveHint") is True and na.get("destructiveHint") is False:
-        out.append(("annotations.destructiveHint", "destructiveHint flipped from true to false: the tool "
-                    f"now claims not to be destructive; {_TRUSTED_NOT}"))
+        out.append(
+            (
+                "annotations.destructiveHint",
+                "destructiveHint flipped from true to false: the tool "
+                f"now claims not to be destructive; {_TRUSTED_NOT}",
+            )
+        )
     return out
 
 
@@ -48,13 +61,21 @@ def annotation_findings(old: Any, new: Any) -> list[LintFinding]:
         return []
     out = [LintFinding("annotation-flip", CRITICAL, what, where) for where, what in flips(old, new)]
     if not out:
-        first = sorted(k for k in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-                       if k in na and k not in oa)
+        first = sorted(
+            k for k in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint") if k in na and k not in oa
+        )
         if first:
             decl = ", ".join(f"{k}: {json.dumps(na[k])}" for k in first)
-            out.append(LintFinding("annotations-declared", MEDIUM, f"declares {decl} for the first time; "
-                                   "annotations are self-declared by the server and not trusted, and the tool's "
-                                   "approval is unchanged", "annotations"))
+            out.append(
+                LintFinding(
+                    "annotations-declared",
+                    MEDIUM,
+                    f"declares {decl} for the first time; "
+                    "annotations are self-declared by the server and not trusted, and the tool's "
+                    "approval is unchanged",
+                    "annotations",
+                )
+            )
     return out
 
 
@@ -90,5 +111,12 @@ def contradiction_findings(new: Any, old: Any = None) -> list[LintFinding]:
     if found is None or (old is not None and _contradiction(old) == found):
         return []
     what, says = found
-    return [LintFinding("annotation-contradicted", HIGH, f"declares {what} while {says} says it deletes or changes "
-                        f"data; {_TRUSTED_NOT}, and this one contradicts the tool's own text", "annotations")]
+    return [
+        LintFinding(
+            "annotation-contradicted",
+            HIGH,
+            f"declares {what} while {says} says it deletes or changes "
+            f"data; {_TRUSTED_NOT}, and this one contradicts the tool's own text",
+            "annotations",
+        )
+    ]

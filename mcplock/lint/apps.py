@@ -34,20 +34,22 @@ from mcplock.severity import CRITICAL, HIGH, MEDIUM
 
 RULES = {
     "app-script-source": "An MCP App document that loads a script from an origin its accepted version did not: "
-                         "code the host runs with the App's access to the server's tools.",
+    "code the host runs with the App's access to the server's tools.",
     "app-network-destination": "An MCP App document that names an origin its accepted version did not (critical "
-                               "where fetch, sendBeacon, WebSocket, EventSource, XHR or a form sends to it).",
+    "where fetch, sendBeacon, WebSocket, EventSource, XHR or a form sends to it).",
     "app-csp-widened": "A domain added to an MCP App's Content-Security-Policy (`_meta.ui.csp`): the host lets "
-                       "the App connect to, load from or frame it.",
+    "the App connect to, load from or frame it.",
     "app-permission": "A device permission (camera, microphone, geolocation, clipboard) an MCP App newly requests "
-                      "in `_meta.ui.permissions`.",
+    "in `_meta.ui.permissions`.",
     "app-domain": "An MCP App's dedicated origin (`_meta.ui.domain`) changed.",
 }
 
 _ORIGIN = re.compile(r"""(?i)\b((?:https?|wss?)://[a-z0-9.\-_~%]+(?::\d+)?)""")
 _SCRIPT_SRC = re.compile(r"""(?is)<script\b[^>]*?\bsrc\s*=\s*["']?\s*((?:https?:)?//[^"'\s>]+)""")
-_SENDS = re.compile(r"""(?is)(?:\bfetch|\bsendBeacon|\bWebSocket|\bEventSource|\.open)\s*\("""
-                    r"""\s*(?:["'`][A-Z]+["'`]\s*,\s*)?["'`]((?:https?|wss?)://[a-z0-9.\-_~%]+(?::\d+)?)|\baction\s*=\s*["']((?:https?)://[a-z0-9.\-_~%]+)""")
+_SENDS = re.compile(
+    r"""(?is)(?:\bfetch|\bsendBeacon|\bWebSocket|\bEventSource|\.open)\s*\("""
+    r"""\s*(?:["'`][A-Z]+["'`]\s*,\s*)?["'`]((?:https?|wss?)://[a-z0-9.\-_~%]+(?::\d+)?)|\baction\s*=\s*["']((?:https?)://[a-z0-9.\-_~%]+)"""
+)
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
 _LOWER = {CRITICAL: MEDIUM, HIGH: MEDIUM, MEDIUM: MEDIUM}
 
@@ -104,8 +106,9 @@ def _permissions(ui: dict[str, Any]) -> set[str]:
 _CONTEXT_CALL = re.compile(r"ui/update-model-context|updateModelContext\s*\(")
 _LITERAL = re.compile(r'"((?:[^"\\\n]|\\.){4,})"|\'((?:[^\'\\\n]|\\.){4,})\'|`((?:[^`\\]|\\.){4,})`')
 _JS_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.S)
-_PLUMBING = frozenset({"ui/update-model-context", "jsonrpc", "text", "content", "params", "method",
-                       "structuredContent"})
+_PLUMBING = frozenset(
+    {"ui/update-model-context", "jsonrpc", "text", "content", "params", "method", "structuredContent"}
+)
 
 
 def _unescape(s: str) -> str:
@@ -116,6 +119,7 @@ def _unescape(s: str) -> str:
         if e[0] in "ux" and len(e) > 1:
             return chr(int(e[1:], 16))
         return {"n": "\n", "t": "\t", "r": "\r"}.get(e, e)
+
     return _JS_ESCAPE.sub(one, s)
 
 
@@ -124,7 +128,7 @@ def model_context(text: str) -> list[str]:
     in the 1,500 characters after each such call, JavaScript escapes decoded."""
     out: list[str] = []
     for m in _CONTEXT_CALL.finditer(text):
-        start = m.end() + (text[m.end():m.end() + 1] in ("'", '"', "`"))  # past the method name's own quote
+        start = m.end() + (text[m.end() : m.end() + 1] in ("'", '"', "`"))  # past the method name's own quote
         for lit in _LITERAL.finditer(text, start, min(len(text), start + 1500)):
             value = _unescape(next(g for g in lit.groups() if g is not None))
             if value not in _PLUMBING and value not in out:
@@ -165,9 +169,19 @@ def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
     for perm in sorted(_permissions(ui) - _permissions(old_ui)):
         found.append(LintFinding("app-permission", HIGH, f"requests the {perm} permission", "_meta.ui.permissions"))
     if old is not None and ui.get("domain") != old_ui.get("domain"):
-        found.append(LintFinding("app-domain", HIGH, f"its origin changed from {old_ui.get('domain')!r} to "
-                                 f"{ui.get('domain')!r}", "_meta.ui.domain"))
+        found.append(
+            LintFinding(
+                "app-domain",
+                HIGH,
+                f"its origin changed from {old_ui.get('domain')!r} to {ui.get('domain')!r}",
+                "_meta.ui.domain",
+            )
+        )
     if old is None:
-        found = [LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where)
-                 if f.rule.startswith("app-") else f for f in found]  # hidden characters stay what they are
+        found = [
+            LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where)
+            if f.rule.startswith("app-")
+            else f
+            for f in found
+        ]  # hidden characters stay what they are
     return found + context  # what the model is told is judged like any text, never capped

@@ -116,8 +116,14 @@ def _dump(secret: bytes, kind: bytes, field: str, value: Any) -> bytes:
 
     body = json.dumps(value, separators=(",", ":")).encode()
     mac = sign(secret, kind + b"\0" + rules_version().encode(), body)
-    return json.dumps({"rules": rules_version(), "mac": mac}, separators=(",", ":")).encode()[:-1] \
-        + b',"' + field.encode() + b'":' + body + b"}"
+    return (
+        json.dumps({"rules": rules_version(), "mac": mac}, separators=(",", ":")).encode()[:-1]
+        + b',"'
+        + field.encode()
+        + b'":'
+        + body
+        + b"}"
+    )
 
 
 class LintCache:
@@ -177,7 +183,7 @@ class LintCache:
         entries = self._entries
         if len(entries) > MAX_ENTRIES:
             others = [k for k in entries if k not in self._used]  # oldest first: new keys are appended
-            keep = self._used.union(others[max(0, len(others) - max(0, MAX_ENTRIES - len(self._used))):])
+            keep = self._used.union(others[max(0, len(others) - max(0, MAX_ENTRIES - len(self._used))) :])
             entries = {k: v for k, v in entries.items() if k in keep}
         assert self._secret is not None
         if _write(self.path, _dump(self._secret, b"lint", "entries", entries)):

@@ -61,30 +61,53 @@ def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, 
                 j += 1
             run = s[i:j]
             body = "".join(chr(ord(c) - _TAG_LO) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
-            flag = (i > 0 and ord(s[i - 1]) == _BLACK_FLAG and ord(run[-1]) == _TAG_CANCEL
-                    and 2 <= len(body) <= 7 and re.fullmatch(r"[a-z0-9]+", body) is not None)
+            flag = (
+                i > 0
+                and ord(s[i - 1]) == _BLACK_FLAG
+                and ord(run[-1]) == _TAG_CANCEL
+                and 2 <= len(body) <= 7
+                and re.fullmatch(r"[a-z0-9]+", body) is not None
+            )
             if not flag:
-                yield (LintFinding("unicode-tag", CRITICAL,
-                                   f"{len(run)} invisible Unicode tag character(s) spelling "
-                                   f"{json.dumps(body, ensure_ascii=True)}", where), ("unicode-tag", body))
+                yield (
+                    LintFinding(
+                        "unicode-tag",
+                        CRITICAL,
+                        f"{len(run)} invisible Unicode tag character(s) spelling {json.dumps(body, ensure_ascii=True)}",
+                        where,
+                    ),
+                    ("unicode-tag", body),
+                )
             m = NOT_PLAIN.search(s, j)
             continue
         if cp in _BIDI:
             if "bidi" not in reported:
                 reported.add("bidi")
-                yield (LintFinding("bidi-control", CRITICAL,
-                                   f"bidirectional control {_u(ch)} ({unicodedata.name(ch, '?')}): "
-                                   f"{excerpt(s, i, i + 1)}", where), ("bidi-control", cp))
+                yield (
+                    LintFinding(
+                        "bidi-control",
+                        CRITICAL,
+                        f"bidirectional control {_u(ch)} ({unicodedata.name(ch, '?')}): {excerpt(s, i, i + 1)}",
+                        where,
+                    ),
+                    ("bidi-control", cp),
+                )
             m = NOT_PLAIN.search(s, i + 1)
             continue
         if cp == 0x1B or cp == 0x9B or unicodedata.category(ch) == "Cc":
             if ("ansi", cp) not in reported:
                 reported.add(("ansi", cp))
-                what = ("an ANSI escape (ESC)" if cp == 0x1B
-                        else "a CSI introducer" if cp == 0x9B
-                        else "a control character")
-                yield (LintFinding("ansi-escape", CRITICAL, f"{what} {_u(ch)}: {excerpt(s, i, i + 1)}", where),
-                       ("ansi-escape", cp))
+                what = (
+                    "an ANSI escape (ESC)"
+                    if cp == 0x1B
+                    else "a CSI introducer"
+                    if cp == 0x9B
+                    else "a control character"
+                )
+                yield (
+                    LintFinding("ansi-escape", CRITICAL, f"{what} {_u(ch)}: {excerpt(s, i, i + 1)}", where),
+                    ("ansi-escape", cp),
+                )
             m = NOT_PLAIN.search(s, i + 1)
             continue
         if is_variation_selector(cp):
@@ -92,9 +115,15 @@ def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, 
             while j < n and is_variation_selector(ord(s[j])):
                 j += 1
             if j - i >= 2:
-                yield (LintFinding("hidden-unicode", CRITICAL,
-                                   f"a run of {j - i} variation selectors (can encode hidden bytes): "
-                                   f"{excerpt(s, i, j, 20)}", where), ("vs-run", j - i))
+                yield (
+                    LintFinding(
+                        "hidden-unicode",
+                        CRITICAL,
+                        f"a run of {j - i} variation selectors (can encode hidden bytes): {excerpt(s, i, j, 20)}",
+                        where,
+                    ),
+                    ("vs-run", j - i),
+                )
             m = NOT_PLAIN.search(s, j)
             continue
         if cp in (_ZWJ, _ZWNJ):
@@ -107,9 +136,16 @@ def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, 
             key: tuple[str, int | str] = ("zw", cp)
             if key not in reported:
                 reported.add(key)
-                yield (LintFinding("hidden-unicode", CRITICAL,
-                                   f"invisible character {_u(ch)} ({unicodedata.name(ch, 'format character')}): "
-                                   f"{excerpt(s, i, i + 1)}", where), ("hidden-unicode", cp))
+                yield (
+                    LintFinding(
+                        "hidden-unicode",
+                        CRITICAL,
+                        f"invisible character {_u(ch)} ({unicodedata.name(ch, 'format character')}): "
+                        f"{excerpt(s, i, i + 1)}",
+                        where,
+                    ),
+                    ("hidden-unicode", cp),
+                )
             m = NOT_PLAIN.search(s, i + 1)
             continue
         if cat in ("Co", "Cn", "Cs", "Zl", "Zp"):
@@ -117,8 +153,15 @@ def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, 
             if key not in reported:
                 reported.add(key)
                 sev = LOW if cat in ("Zl", "Zp") else MEDIUM
-                kind = {"Co": "private-use", "Cn": "unassigned", "Cs": "surrogate", "Zl": "line-separator",
-                        "Zp": "paragraph-separator"}[cat]
-                yield (LintFinding("unusual-unicode", sev, f"{kind} code point {_u(ch)}: {excerpt(s, i, i + 1)}",
-                                   where), ("unusual-unicode", cat))
+                kind = {
+                    "Co": "private-use",
+                    "Cn": "unassigned",
+                    "Cs": "surrogate",
+                    "Zl": "line-separator",
+                    "Zp": "paragraph-separator",
+                }[cat]
+                yield (
+                    LintFinding("unusual-unicode", sev, f"{kind} code point {_u(ch)}: {excerpt(s, i, i + 1)}", where),
+                    ("unusual-unicode", cat),
+                )
         m = NOT_PLAIN.search(s, i + 1)

@@ -113,9 +113,18 @@ def _combined(found: list[tuple[LintFinding, Sig]]) -> list[tuple[LintFinding, S
     if hide is None:
         return []
     what = act.message.split(": ", 1)[0]
-    return [(LintFinding("directive", CRITICAL, f"{what}, with concealment or a claim of consent at {hide.where} "
-                         f"({hide.message.split(': ', 1)[-1][:80]}): {act.message.split(': ', 1)[-1]}", act.where),
-             ("directive", "combined", act.where, hide.where, act.message, hide.message))]
+    return [
+        (
+            LintFinding(
+                "directive",
+                CRITICAL,
+                f"{what}, with concealment or a claim of consent at {hide.where} "
+                f"({hide.message.split(': ', 1)[-1][:80]}): {act.message.split(': ', 1)[-1]}",
+                act.where,
+            ),
+            ("directive", "combined", act.where, hide.where, act.message, hide.message),
+        )
+    ]
 
 
 def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = "") -> list[LintFinding]:

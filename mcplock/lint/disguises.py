@@ -34,28 +34,96 @@ from mcplock.lint.text import lazy
 
 # Cyrillic and Greek letters drawn like Latin ones (a subset of Unicode TR39 confusables: those a
 # word can hide in; tool *names* use the full data, :mod:`mcplock.lint.names`)
-_LOOKALIKE = str.maketrans({
-    "а": "a", "в": "b", "е": "e", "ё": "e", "і": "i", "ї": "i", "ј": "j", "к": "k", "м": "m", "н": "h", "о": "o",
-    "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "ԁ": "d", "һ": "h", "ӏ": "l", "ԛ": "q", "ԝ": "w",
-    "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H", "О": "O", "Р": "P", "С": "C", "Т": "T", "Х": "X",
-    "У": "Y", "І": "I", "Ј": "J", "Ѕ": "S", "Ԁ": "D",
-    "α": "a", "ο": "o", "ρ": "p", "ν": "v", "ι": "i", "κ": "k", "υ": "u", "χ": "x", "ε": "e", "τ": "t",
-    "Α": "A", "Β": "B", "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
-    "Τ": "T", "Υ": "Y", "Χ": "X", "ı": "i", "ɡ": "g", "ɑ": "a", "ʏ": "y",
-})
+_LOOKALIKE = str.maketrans(
+    {
+        "а": "a",
+        "в": "b",
+        "е": "e",
+        "ё": "e",
+        "і": "i",
+        "ї": "i",
+        "ј": "j",
+        "к": "k",
+        "м": "m",
+        "н": "h",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "т": "t",
+        "у": "y",
+        "х": "x",
+        "ѕ": "s",
+        "ԁ": "d",
+        "һ": "h",
+        "ӏ": "l",
+        "ԛ": "q",
+        "ԝ": "w",
+        "А": "A",
+        "В": "B",
+        "Е": "E",
+        "К": "K",
+        "М": "M",
+        "Н": "H",
+        "О": "O",
+        "Р": "P",
+        "С": "C",
+        "Т": "T",
+        "Х": "X",
+        "У": "Y",
+        "І": "I",
+        "Ј": "J",
+        "Ѕ": "S",
+        "Ԁ": "D",
+        "α": "a",
+        "ο": "o",
+        "ρ": "p",
+        "ν": "v",
+        "ι": "i",
+        "κ": "k",
+        "υ": "u",
+        "χ": "x",
+        "ε": "e",
+        "τ": "t",
+        "Α": "A",
+        "Β": "B",
+        "Ε": "E",
+        "Ζ": "Z",
+        "Η": "H",
+        "Ι": "I",
+        "Κ": "K",
+        "Μ": "M",
+        "Ν": "N",
+        "Ο": "O",
+        "Ρ": "P",
+        "Τ": "T",
+        "Υ": "Y",
+        "Χ": "X",
+        "ı": "i",
+        "ɡ": "g",
+        "ɑ": "a",
+        "ʏ": "y",
+    }
+)
 # the letters that make a word mixed-script: Latin letters of other alphabets (Turkish and Azeri
 # dotless ı) are letters of their language there, not look-alikes hiding in English
 _LOOKALIKE_CHARS = "".join(chr(c) for c in _LOOKALIKE if chr(c) != "ı")
 _MIXED_WORD = lazy(rf"\b(?=\w*[A-Za-z])(?=\w*[{_LOOKALIKE_CHARS}])\w+\b")
 # letters spaced out: "I g n o r e  a l l" (1 space inside a word, 2+ between words), or "i.g.n.o.r.e"
 _SPACED = lazy(r"(?<![^\W\d_])[^\W\d_](?:(?: {1,3}|[.\-_*·] ?)[^\W\d_]){5,}(?![^\W\d_])")
-_BASE64 = lazy(r"(?<![\w+/=-])(?:[A-Za-z0-9+/]{4}){5,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![\w+/=-])"
-                     r"|(?<![\w=-])(?:[A-Za-z0-9_-]{4}){5,}(?:[A-Za-z0-9_-]{2,3})?={0,2}(?![\w=-])")
+_BASE64 = lazy(
+    r"(?<![\w+/=-])(?:[A-Za-z0-9+/]{4}){5,}(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?(?![\w+/=-])"
+    r"|(?<![\w=-])(?:[A-Za-z0-9_-]{4}){5,}(?:[A-Za-z0-9_-]{2,3})?={0,2}(?![\w=-])"
+)
 _HEX = lazy(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){12,}(?![0-9a-fA-F])")
 # the commonest English words: a reading that has many of them, where the text has few, reads English
-_COMMON = frozenset(re.findall(r"\w+", """
+_COMMON = frozenset(
+    re.findall(
+        r"\w+",
+        """
 the and to of a in is you that it for on with as this be are or all your from at by not an if any do
-then send read call use must never before after user tool data file files instructions previous"""))
+then send read call use must never before after user tool data file files instructions previous""",
+    )
+)
 _WORD = lazy(r"[A-Za-z]{1,}")
 _RUN = lazy(r"[A-Za-z0-9+/_=-]{20,}")  # the cheap test before the base64 and hex patterns
 
@@ -81,8 +149,9 @@ def unleet(t: str) -> str | None:
     words = [m for m in _LEET_WORD.findall(t) if not m.isdigit() and sum(c.isalpha() for c in m) >= 1]
     if len(words) < 2:
         return None
-    return _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET).replace("ii", "ll") if m.group(0) in words
-                          else m.group(0), t)
+    return _LEET_WORD.sub(
+        lambda m: m.group(0).translate(_LEET).replace("ii", "ll") if m.group(0) in words else m.group(0), t
+    )
 
 
 def fold_confusables(t: str) -> str | None:
@@ -156,8 +225,9 @@ def decoded_runs(t: str) -> list[tuple[str, str, str]]:
     return out
 
 
-_ROT13 = str.maketrans("ABCDEFGHIJKLMabcdefghijklmNOPQRSTUVWXYZnopqrstuvwxyz",
-                       "NOPQRSTUVWXYZnopqrstuvwxyzABCDEFGHIJKLMabcdefghijklm")
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMabcdefghijklmNOPQRSTUVWXYZnopqrstuvwxyz", "NOPQRSTUVWXYZnopqrstuvwxyzABCDEFGHIJKLMabcdefghijklm"
+)
 
 
 def rot13(t: str) -> str:
@@ -244,4 +314,3 @@ def disguised(t: str) -> tuple[str, str] | None:
         if hit:
             return how, hit[:80]
     return None
-

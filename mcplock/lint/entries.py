@@ -34,8 +34,9 @@ def shown(e: Entry) -> tuple[Any, Any]:
     return e.definition, None
 
 
-def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = None,
-                 hashes: dict[Key, str] | None = None) -> dict[Key, list[LintFinding]]:
+def lint_entries(
+    servers: Iterable[ServerEntry], *, cache: LintCache | None = None, hashes: dict[Key, str] | None = None
+) -> dict[Key, list[LintFinding]]:
     """Findings per entry. With ``cache`` and ``hashes`` ((server, kind, key) -> the content hash of
     the entry's accepted definition, which the caller has checked against that definition): an
     accepted definition without a pending proposal is linted once per hash and rules version."""
@@ -54,9 +55,15 @@ def lint_entries(servers: Iterable[ServerEntry], *, cache: LintCache | None = No
                 hit = cache.get(e.kind, h)
                 if hit is None:
                     strings = texts(d)  # one walk for both
-                    found = ([*credential_findings(e.kind, d), *context_findings(e.kind, d),
-                              *(pattern_name(d) + contradiction_findings(d) if e.kind == "tool" else [])]
-                             if quiet(strings) else lint_definition(e.kind, d))
+                    found = (
+                        [
+                            *credential_findings(e.kind, d),
+                            *context_findings(e.kind, d),
+                            *(pattern_name(d) + contradiction_findings(d) if e.kind == "tool" else []),
+                        ]
+                        if quiet(strings)
+                        else lint_definition(e.kind, d)
+                    )
                     hit = (found, mentions(strings) if e.kind == "tool" else frozenset())
                     cache.put(e.kind, h, *hit)
                 found = hit[0]

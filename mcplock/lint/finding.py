@@ -24,64 +24,63 @@ class LintFinding:
 
 RULES: dict[str, str] = {
     "hidden-unicode": "Zero-width or other invisible format characters (U+200B–U+200F, U+2060–U+2064, U+FEFF, "
-                      "soft hyphen, runs of variation selectors) that hide text from a reviewer.",
+    "soft hyphen, runs of variation selectors) that hide text from a reviewer.",
     "bidi-control": "Bidirectional control characters (U+202A–U+202E, U+2066–U+2069) that make text read "
-                    "differently from how it is stored.",
+    "differently from how it is stored.",
     "unicode-tag": "Unicode tag characters (U+E0000–U+E007F): invisible ASCII, the classic way to smuggle an "
-                   "instruction to the model.",
+    "instruction to the model.",
     "ansi-escape": "Terminal escapes or other control characters (ESC, CSI, C0/C1 controls) that can rewrite "
-                   "what a terminal shows.",
+    "what a terminal shows.",
     "unusual-unicode": "Private-use, unassigned, surrogate or line/paragraph-separator code points that may "
-                       "render as nothing.",
+    "render as nothing.",
     "hidden-instructions": "Instruction-like text aimed at the model, in any language of the table (English, Chinese, "
-                           "Spanish, German, French, Japanese, Portuguese, Russian, Korean) and in decoded disguises: "
-                           "<IMPORTANT>/<SYSTEM> tags, \"ignore previous instructions\", \"do not tell the user\", "
-                           "orders to send the user's data away, claims on other servers' tools, chat-template tokens.",
+    "Spanish, German, French, Japanese, Portuguese, Russian, Korean) and in decoded disguises: "
+    '<IMPORTANT>/<SYSTEM> tags, "ignore previous instructions", "do not tell the user", '
+    "orders to send the user's data away, claims on other servers' tools, chat-template tokens.",
     "internal-uri": "A resource or resource template whose URI reaches a cloud metadata service (169.254.169.254, "
-                    "metadata.google.internal …), this machine's loopback, or walks out of its directory with `..`.",
+    "metadata.google.internal …), this machine's loopback, or walks out of its directory with `..`.",
     "sensitive-path": "Names a secrets location (~/.ssh, id_rsa, .aws/credentials, .env, /etc/passwd, .npmrc, "
-                      ".netrc, gh config, keychain, MCP host configs); critical with a read/send verb.",
+    ".netrc, gh config, keychain, MCP host configs); critical with a read/send verb.",
     "exfiltration-url": "A URL shaped for exfiltration: a placeholder for data in it, an order to send, post or "
-                        "fetch it, or an order to render it as an image or link. A plain link is no signal.",
+    "fetch it, or an order to render it as an image or link. A plain link is no signal.",
     "disguised-text": "Text disguised from a reviewer: letter-spaced words, ROT13, reversed text, words mixing "
-                      "scripts with look-alike letters (the message says what it reads).",
+    "scripts with look-alike letters (the message says what it reads).",
     "credential-parameter": "A new required parameter that asks for a credential (api_key, password, token, "
-                            "\"your API key\"): the model will ask the user for a secret and send it to the server.",
+    '"your API key"): the model will ask the user for a secret and send it to the server.',
     "encoded-blob": "A long base64 or hex run, or a data: URI, in text the model reads: a payload a reviewer "
-                    "cannot read.",
+    "cannot read.",
     "tracking-image": "A Markdown or HTML image loaded from a URL: rendering it sends a request (and whatever "
-                      "its URL carries).",
-    "annotation-flip": "An explicit annotation flip toward \"safe\": readOnlyHint false→true or destructiveHint "
-                       "true→false. Annotations are self-declared and never trusted.",
+    "its URL carries).",
+    "annotation-flip": 'An explicit annotation flip toward "safe": readOnlyHint false→true or destructiveHint '
+    "true→false. Annotations are self-declared and never trusted.",
     "annotations-declared": "Annotations declared for the first time; they are self-declared by the server, "
-                            "not trusted, and leave the tool's approval unchanged.",
+    "not trusted, and leave the tool's approval unchanged.",
     "tool-shadowing": "A tool name that another server also offers, or a host's own tool (read_file, Bash, "
-                      "apply_patch …), or one that differs only in case or separators: the model may call the "
-                      "wrong one.",
+    "apply_patch …), or one that differs only in case or separators: the model may call the "
+    "wrong one.",
     "confusable-name": "A tool name that looks like another tool's (Unicode confusables, e.g. a Cyrillic "
-                       "letter in a Latin name), on the same server or another one.",
-    "mixed-script-name": "A tool name that mixes scripts with look-alike letters, though it imitates no tool "
-                         "in view.",
+    "letter in a Latin name), on the same server or another one.",
+    "mixed-script-name": "A tool name that mixes scripts with look-alike letters, though it imitates no tool in view.",
     "name-collision": "Two tool (or prompt, or resource) names of one server that read the same once normalised "
-                      "(NFKC, surrounding whitespace, case): `echo` and `echo `, `café` in NFC and in NFD.",
+    "(NFKC, surrounding whitespace, case): `echo` and `echo `, `café` in NFC and in NFD.",
     "pattern-name": "A tool name with a character hosts' permission rules read as a pattern (`*`, `?`): "
-                    "`Mcp(srv:*)` would run every tool of the server, so `export` writes no rule for it.",
+    "`Mcp(srv:*)` would run every tool of the server, so `export` writes no rule for it.",
     "lookalike-package": "A server's package name that looks like a well-known MCP package's (confusable "
-                         "characters, or one edit away), named before anything is installed (docs/pins.md).",
+    "characters, or one edit away), named before anything is installed (docs/pins.md).",
     "cross-server-reference": "A definition that names another server's tool: critical when it claims or "
-                              "redirects it (\"instead of\", \"always call … first\"), the shape of a "
-                              "cross-server hijack; high for a plain mention.",
+    'redirects it ("instead of", "always call … first"), the shape of a '
+    "cross-server hijack; high for a plain mention.",
     "invalid-mcp-header": "A tool whose `x-mcp-header` annotations break MCP 2026-07-28's constraints (empty, "
-                          "not a header token, repeated, on a non-primitive parameter, or not reachable through "
-                          "`properties`): clients must not use it over Streamable HTTP; the guard refuses it there.",
+    "not a header token, repeated, on a non-primitive parameter, or not reachable through "
+    "`properties`): clients must not use it over Streamable HTTP; the guard refuses it there.",
     "directive": "A directive to the model, found by what an added sentence asks (mcplock.lint.intent, 21 "
-                 "languages): data moved to a destination (an e-mail address, a URL, a host, a file, another tool, "
-                 "a parameter the model fills), a claim on another tool's or server's turf, a safety check skipped; "
-                 "critical beside concealment or a claim of authority or prior consent.",
+    "languages): data moved to a destination (an e-mail address, a URL, a host, a file, another tool, "
+    "a parameter the model fills), a claim on another tool's or server's turf, a safety check skipped; "
+    "critical beside concealment or a claim of authority or prior consent.",
     "annotation-contradicted": "A tool that declares readOnlyHint: true (or destructiveHint: false) while its own "
-                               "name or text says it deletes or changes data: a lie about safety.",
+    "name or text says it deletes or changes data: a lie about safety.",
     "context-parameter": "A parameter whose description asks to be filled with the whole conversation, its "
-                         "history or the system prompt, though its name says nothing of the kind.",
+    "history or the system prompt, though its name says nothing of the kind.",
     "rename": "A tool removed and an identical tool added under a new name: reported as a rename.",
 }
 

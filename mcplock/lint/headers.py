@@ -16,5 +16,13 @@ def header_findings(definition: Any, old: Any = None) -> list[LintFinding]:
     if not isinstance(definition, dict):
         return []
     before = set(problems(old)) if isinstance(old, dict) else set()
-    return [LintFinding("invalid-mcp-header", HIGH, f"invalid {ANNOTATION}: {p} (a client must not use this tool "
-                        "over Streamable HTTP)", "inputSchema") for p in problems(definition) if p not in before]
+    return [
+        LintFinding(
+            "invalid-mcp-header",
+            HIGH,
+            f"invalid {ANNOTATION}: {p} (a client must not use this tool over Streamable HTTP)",
+            "inputSchema",
+        )
+        for p in problems(definition)
+        if p not in before
+    ]

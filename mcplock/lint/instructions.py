@@ -22,7 +22,9 @@ _HTML_COMMENT = lazy(r"<!--.*?-->", re.S)
 # where data is sent: a URL, an e-mail address, or an unnamed place of the writer's
 DESTINATION = lazy(
     r"\b(?:https?|wss?|ftp)://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)*(?:\.[A-Za-z]{2,}|…)"
-    r"|\b(?:our|my|the\s+following)\s+(?:server|endpoint|webhook|url|collector)\b", re.I)
+    r"|\b(?:our|my|the\s+following)\s+(?:server|endpoint|webhook|url|collector)\b",
+    re.I,
+)
 
 
 def _may_send(low: str) -> bool:
@@ -42,7 +44,7 @@ def _exfiltration(lang: Compiled, t: str) -> tuple[int, int] | None:
         if verb is None or dest is None:
             continue
         # in any order (Japanese and Korean put the verb last); the data named outside the destination
-        if lang.data.search(s[:dest.start()] + " " + s[dest.end():]) is not None:
+        if lang.data.search(s[: dest.start()] + " " + s[dest.end() :]) is not None:
             a, b = min(verb.start(), dest.start()), max(verb.end(), dest.end())
             return sent.start() + a, sent.start() + b
     return None
@@ -75,10 +77,23 @@ def instruction_findings(t: str, low: str, where: str, how: str = "") -> Iterato
         what, severity = ORDERS[rule]
         in_lang = f", in {lang}" if lang not in ("English", "*") else ""
         decoded = f", decoded from {how}" if how else ""
-        yield (LintFinding("hidden-instructions", severity, f"instruction-like text aimed at the model "
-                           f"({what}{in_lang}){decoded}: {excerpt(t, a, b)}", where),
-               ("hidden-instructions", what, t[a:b].lower()))
+        yield (
+            LintFinding(
+                "hidden-instructions",
+                severity,
+                f"instruction-like text aimed at the model ({what}{in_lang}){decoded}: {excerpt(t, a, b)}",
+                where,
+            ),
+            ("hidden-instructions", what, t[a:b].lower()),
+        )
     m = _HTML_COMMENT.search(t) if "<!--" in t and not how else None
     if m and m.group(0).strip("<!-> \n\t"):
-        yield (LintFinding("hidden-instructions", HIGH, f"an HTML comment (hidden when rendered, read by the model): "
-                           f"{excerpt(t, m.start(), m.end(), 20)}", where), ("html-comment", m.group(0)))
+        yield (
+            LintFinding(
+                "hidden-instructions",
+                HIGH,
+                f"an HTML comment (hidden when rendered, read by the model): {excerpt(t, m.start(), m.end(), 20)}",
+                where,
+            ),
+            ("html-comment", m.group(0)),
+        )

@@ -37,8 +37,10 @@ from mcplock.severity import CRITICAL, HIGH
 # where data goes, in any language
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
 _URL = r"\b(?:https?|wss?|ftp)://[^\s<>'\"`)\]]+"
-_HOST = (r"\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|ai|co|xyz|info|biz|cloud|site|online|me|sh|ru|cn|de|fr|uk"
-         r"|jp|kr|br|in|tk|top|example|test|internal|local|corp|zip)\b(?::\d+)?")
+_HOST = (
+    r"\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|dev|app|ai|co|xyz|info|biz|cloud|site|online|me|sh|ru|cn|de|fr|uk"
+    r"|jp|kr|br|in|tk|top|example|test|internal|local|corp|zip)\b(?::\d+)?"
+)
 _IP = r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b"
 _PATH = r"(?<![\w/.])(?:~/|/tmp/|/var/|/home/|/Users/|/etc/|/dev/shm/|[A-Za-z]:\\)[^\s'\"`,;]*"
 DESTINATION = lazy(f"({_EMAIL})|({_URL})|({_HOST})|({_IP})|({_PATH})", re.I)
@@ -47,27 +49,32 @@ _DEST_KIND = ("an e-mail address", "a URL", "a host", "a host", "a file")
 PARAMETER = lazy(
     r"\b(?:parameters?|params?|fields?|arguments?|argumento|parámetro|paramètre|parametr\w*|parâmetro|parametro"
     r"|parametre\w*|параметр\w*|tham\s+số)\b|参数|參數|パラメータ|引数|매개변수|파라미터|पैरामीटर|پارامتر|معامل|وسيط"
-    r"|พารามิเตอร์", re.I)
+    r"|พารามิเตอร์",
+    re.I,
+)
 _CLAUSE = lazy(r"[^;,:—–、，；：]+")
 
 
 # the words that tell a Latin-script language is there (English is always tried); a language in
 # its own script is tried when its script is (``script`` in the table)
-_MARKERS: dict[str, frozenset[str]] = {name: frozenset(words.split()) for name, words in {
-    "Spanish": "el los las del una para que por con cada este esta todos sin su usuario resultados envía "
-               "herramienta también",
-    "Portuguese": "os da dos das um uma para que com não cada este esta sem você usuário resultados em ao pelo "
-                  "pela dele ferramenta também",
-    "French": "le les la des du une pour que avec chaque sans ce cette est vous tu utilisateur résultats",
-    "German": "der die das und den dem ein eine mit für nicht jedes jede ohne ist sie du benutzer nutzer",
-    "Italian": "il lo gli di della del che per con ogni non senza una utente risultati",
-    "Dutch": "het een van voor met niet elke zonder je gebruiker resultaten",
-    "Polish": "się jest nie każdy każdego bez oraz użytkownik że dla przez wszystkie",
-    "Turkish": "ve bir bu için ile her değil olarak kullanıcı kullanıcıya sonuçları",
-    "Vietnamese": "và của các cho một là với không người dùng mỗi",
-    "Indonesian": "dan yang untuk dengan ini itu tidak setiap ke pengguna dari",
-    "Swedish": "och att det ett för med inte varje utan är användaren",
-}.items()}
+_MARKERS: dict[str, frozenset[str]] = {
+    name: frozenset(words.split())
+    for name, words in {
+        "Spanish": "el los las del una para que por con cada este esta todos sin su usuario resultados envía "
+        "herramienta también",
+        "Portuguese": "os da dos das um uma para que com não cada este esta sem você usuário resultados em ao pelo "
+        "pela dele ferramenta também",
+        "French": "le les la des du une pour que avec chaque sans ce cette est vous tu utilisateur résultats",
+        "German": "der die das und den dem ein eine mit für nicht jedes jede ohne ist sie du benutzer nutzer",
+        "Italian": "il lo gli di della del che per con ogni non senza una utente risultati",
+        "Dutch": "het een van voor met niet elke zonder je gebruiker resultaten",
+        "Polish": "się jest nie każdy każdego bez oraz użytkownik że dla przez wszystkie",
+        "Turkish": "ve bir bu için ile her değil olarak kullanıcı kullanıcıya sonuçları",
+        "Vietnamese": "và của các cho một là với không người dùng mỗi",
+        "Indonesian": "dan yang untuk dengan ini itu tidak setiap ke pengguna dari",
+        "Swedish": "och att det ett för med inte varje utan är användaren",
+    }.items()
+}
 _WORDS = lazy(r"\w+")
 
 
@@ -98,7 +105,7 @@ def _alternatives(p: str) -> list[str]:
             i += 2
             continue
         if c == "[":
-            j = p.index("]", i + 2 if p[i + 1:i + 2] == "]" else i + 1)
+            j = p.index("]", i + 2 if p[i + 1 : i + 2] == "]" else i + 1)
             i = j + 1
             continue
         if c == "(":
@@ -122,7 +129,7 @@ def _group_end(p: str, i: int) -> int:
             i += 2
             continue
         if c == "[":
-            i = p.index("]", i + 2 if p[i + 1:i + 2] == "]" else i + 1) + 1
+            i = p.index("]", i + 2 if p[i + 1 : i + 2] == "]" else i + 1) + 1
             continue
         depth += (c == "(") - (c == ")")
         i += 1
@@ -151,14 +158,14 @@ def _alt_keys(alt: str) -> frozenset[str] | None:
             i += 2
         elif c == "[":
             close()
-            i = alt.index("]", i + 2 if alt[i + 1:i + 2] == "]" else i + 1) + 1
+            i = alt.index("]", i + 2 if alt[i + 1 : i + 2] == "]" else i + 1) + 1
         elif c == "(":
             close()
             end = _group_end(alt, i)
-            optional = alt[end:end + 1] in ("?", "*") or alt[end:end + 2] == "{0"
+            optional = alt[end : end + 1] in ("?", "*") or alt[end : end + 2] == "{0"
             look = alt.startswith(("(?<", "(?=", "(?!"), i)
             if not optional and not look:
-                inner = keys(alt[i + 3:end - 1] if alt.startswith("(?:", i) else alt[i + 1:end - 1])
+                inner = keys(alt[i + 3 : end - 1] if alt.startswith("(?:", i) else alt[i + 1 : end - 1])
                 if inner is not None:
                     groups.append(inner)
             i = end
@@ -220,8 +227,27 @@ def _pattern(name: str, aspect: str) -> re.Pattern[str] | None:
     return re.compile(p, re.I) if p is not None else None
 
 
-_ENGLISH = frozenset(["the", "and", "to", "of", "you", "your", "this", "that", "with", "for", "is", "are", "each",
-                      "every", "all", "before", "after"])
+_ENGLISH = frozenset(
+    [
+        "the",
+        "and",
+        "to",
+        "of",
+        "you",
+        "your",
+        "this",
+        "that",
+        "with",
+        "for",
+        "is",
+        "are",
+        "each",
+        "every",
+        "all",
+        "before",
+        "after",
+    ]
+)
 
 
 def language_of(aspect: str, s: str, languages: tuple[str, ...]) -> str:
@@ -296,7 +322,7 @@ def _destination(s: str) -> re.Match[str] | None:
         host = m.group(0).rstrip(".,;:!?)")
         if _DOC_DOMAIN.search(host.split("@")[-1].split("://")[-1]):
             continue
-        if _EXAMPLE.search(s[max(0, m.start() - 40):m.start()]):
+        if _EXAMPLE.search(s[max(0, m.start() - 40) : m.start()]):
             continue
         return m
     return None
@@ -307,7 +333,7 @@ _NEGATION = lazy(r"\b(?:never|not|don'?t|no|nor|without)\s+(?:\w+\s+)?$", re.I)
 
 def _negated(s: str, move: re.Match[str] | None) -> bool:
     """Whether the verb ``move`` matched in ``s`` is negated ("never share", "do not send")."""
-    return move is not None and _NEGATION.search(s[max(0, move.start() - 24):move.start()]) is not None
+    return move is not None and _NEGATION.search(s[max(0, move.start() - 24) : move.start()]) is not None
 
 
 def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
@@ -379,8 +405,9 @@ def _q(s: str) -> str:
     return "«" + excerpt(s.strip(), 0, 0, 60) + "»"
 
 
-def intent_findings(t: str, where: str, *, acts: int = 0, hides: int = 0, claims: int = 0,
-                    how: str = "") -> Iterator[tuple[LintFinding, Sig]]:
+def intent_findings(
+    t: str, where: str, *, acts: int = 0, hides: int = 0, claims: int = 0, how: str = ""
+) -> Iterator[tuple[LintFinding, Sig]]:
     """The ``directive`` finding of ``t`` (cleaned text), with its signature. ``acts``, ``hides``,
     ``claims``: how many acting, concealing and consent-claiming orders the instruction patterns
     found in the same text (they combine with this analysis); ``how``: the disguise undone."""
@@ -399,8 +426,11 @@ def intent_findings(t: str, where: str, *, acts: int = 0, hides: int = 0, claims
         aspect = top.act_aspect
     else:
         top = hiding[0]
-        what = ("a directive that moves data or redirects tools, kept from the person" if acts else
-                "a directive to keep something from the person")
+        what = (
+            "a directive that moves data or redirects tools, kept from the person"
+            if acts
+            else "a directive to keep something from the person"
+        )
         severity = CRITICAL if acts else HIGH
         lang_of = top.text
         aspect = "conceal"
@@ -425,16 +455,21 @@ def intent_findings(t: str, where: str, *, acts: int = 0, hides: int = 0, claims
         what += " (" + "; ".join(details) + ")"
     what = visible(what if len(what) < 300 else what[:300] + "…")
     authority = claiming[0].authority.lower() if claiming else ""
-    sig = ("directive", t[top.start:top.end].strip().lower(), hide.lower(), authority)
-    yield (LintFinding("directive", severity, f"{what}: {excerpt(t, top.start, min(top.end, top.start + 120), 0)}",
-                       where), sig)
+    sig = ("directive", t[top.start : top.end].strip().lower(), hide.lower(), authority)
+    yield (
+        LintFinding("directive", severity, f"{what}: {excerpt(t, top.start, min(top.end, top.start + 120), 0)}", where),
+        sig,
+    )
 
 
 def contradicts_read_only(name: str, description: str) -> str:
     """What in a tool's ``name`` or ``description`` says it changes or deletes ('' if nothing)."""
     n = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
-    m = re.search(r"(?:^|[_\-.])(delete|remove|drop|purge|wipe|erase|destroy|overwrite|truncate|kill|rm)"
-                  r"(?:$|[_\-.])", n)
+    m = re.search(
+        r"(?:^|[_\-.])(delete|remove|drop|purge|wipe|erase|destroy|overwrite|truncate|kill|rm)"
+        r"(?:$|[_\-.])",
+        n,
+    )
     if m:
         return f"its name `{name}`"
     first = next(iter(SENTENCE.finditer(description)), None)

@@ -76,9 +76,15 @@ def pattern_name(definition: Any) -> list[LintFinding]:
     name = definition.get("name") if isinstance(definition, dict) else None
     if not isinstance(name, str) or not PATTERN.search(name):
         return []
-    return [LintFinding("pattern-name", HIGH,
-                        f"tool name `{_escaped(name)}` holds a character hosts' permission rules read as a pattern "
-                        "(`Mcp(srv:*)` runs every tool of the server); mcplock exports no rule for it", "name")]
+    return [
+        LintFinding(
+            "pattern-name",
+            HIGH,
+            f"tool name `{_escaped(name)}` holds a character hosts' permission rules read as a pattern "
+            "(`Mcp(srv:*)` runs every tool of the server); mcplock exports no rule for it",
+            "name",
+        )
+    ]
 
 
 def _escaped(name: str) -> str:
@@ -115,11 +121,16 @@ def colliding_names(tools_by_server: dict[str, Any], what: str = "tool") -> dict
                 # told apart only by what a reader cannot see (whitespace, NFC, width): critical, as
                 # confusable-name; by case alone: high, as tool-shadowing's case rule
                 unseen = any(_unseen(tool) == _unseen(t) for t in others)
-                out[(server, tool)] = [LintFinding(
-                    "name-collision", CRITICAL if unseen else HIGH,
-                    f"{what} name `{name_text(tool)}` reads as {', '.join(f'`{name_text(t)}`' for t in others)} of "
-                    "the same server once normalised (NFKC, surrounding whitespace, case): the model or a reviewer "
-                    "may take one for the other", "name")]
+                out[(server, tool)] = [
+                    LintFinding(
+                        "name-collision",
+                        CRITICAL if unseen else HIGH,
+                        f"{what} name `{name_text(tool)}` reads as {', '.join(f'`{name_text(t)}`' for t in others)} of "
+                        "the same server once normalised (NFKC, surrounding whitespace, case): the model or a reviewer "
+                        "may take one for the other",
+                        "name",
+                    )
+                ]
     return out
 
 
@@ -143,13 +154,23 @@ def confusable_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], l
         r = reading(tool)
         others = sorted({f"{s}/{t}" for s, t in by_reading.get(r or "", []) if t != tool})
         if others:
-            out[(server, tool)] = [LintFinding(
-                "confusable-name", CRITICAL,
-                f"tool name `{_escaped(tool)}` looks like {', '.join(others)} (Unicode confusables): the model "
-                "may call this tool when it means the other", "name")]
+            out[(server, tool)] = [
+                LintFinding(
+                    "confusable-name",
+                    CRITICAL,
+                    f"tool name `{_escaped(tool)}` looks like {', '.join(others)} (Unicode confusables): the model "
+                    "may call this tool when it means the other",
+                    "name",
+                )
+            ]
         elif _mixed(tool):
-            out[(server, tool)] = [LintFinding(
-                "mixed-script-name", HIGH,
-                f"tool name `{_escaped(tool)}` mixes scripts with look-alike letters"
-                + (f" (reads as `{r}`)" if r else ""), "name")]
+            out[(server, tool)] = [
+                LintFinding(
+                    "mixed-script-name",
+                    HIGH,
+                    f"tool name `{_escaped(tool)}` mixes scripts with look-alike letters"
+                    + (f" (reads as `{r}`)" if r else ""),
+                    "name",
+                )
+            ]
     return out

@@ -19,22 +19,54 @@ from mcplock.severity import HIGH
 
 WELL_KNOWN: dict[str, tuple[str, ...]] = {
     "npm": (
-        "@modelcontextprotocol/sdk", "@modelcontextprotocol/inspector", "@modelcontextprotocol/server-everything",
-        "@modelcontextprotocol/server-filesystem", "@modelcontextprotocol/server-memory",
-        "@modelcontextprotocol/server-sequential-thinking", "@modelcontextprotocol/server-github",
-        "@modelcontextprotocol/server-gitlab", "@modelcontextprotocol/server-postgres",
-        "@modelcontextprotocol/server-puppeteer", "@modelcontextprotocol/server-brave-search",
-        "@modelcontextprotocol/server-google-maps", "@modelcontextprotocol/server-slack",
-        "@modelcontextprotocol/server-redis", "@modelcontextprotocol/server-gdrive",
-        "@modelcontextprotocol/server-everart", "@modelcontextprotocol/server-aws-kb-retrieval",
-        "@playwright/mcp", "@upstash/context7-mcp", "@notionhq/notion-mcp-server", "@stripe/mcp",
-        "@supabase/mcp-server-supabase", "@sentry/mcp-server", "@cloudflare/mcp-server-cloudflare",
-        "mcp-remote", "firecrawl-mcp", "postmark-mcp",
+        "@modelcontextprotocol/sdk",
+        "@modelcontextprotocol/inspector",
+        "@modelcontextprotocol/server-everything",
+        "@modelcontextprotocol/server-filesystem",
+        "@modelcontextprotocol/server-memory",
+        "@modelcontextprotocol/server-sequential-thinking",
+        "@modelcontextprotocol/server-github",
+        "@modelcontextprotocol/server-gitlab",
+        "@modelcontextprotocol/server-postgres",
+        "@modelcontextprotocol/server-puppeteer",
+        "@modelcontextprotocol/server-brave-search",
+        "@modelcontextprotocol/server-google-maps",
+        "@modelcontextprotocol/server-slack",
+        "@modelcontextprotocol/server-redis",
+        "@modelcontextprotocol/server-gdrive",
+        "@modelcontextprotocol/server-everart",
+        "@modelcontextprotocol/server-aws-kb-retrieval",
+        "@playwright/mcp",
+        "@upstash/context7-mcp",
+        "@notionhq/notion-mcp-server",
+        "@stripe/mcp",
+        "@supabase/mcp-server-supabase",
+        "@sentry/mcp-server",
+        "@cloudflare/mcp-server-cloudflare",
+        "mcp-remote",
+        "firecrawl-mcp",
+        "postmark-mcp",
     ),
-    "pypi": ("mcp", "fastmcp", "mcp-server-time", "mcp-server-git", "mcp-server-fetch", "mcp-server-sqlite",
-             "mcp-server-sentry", "mcp-proxy", "awslabs.core-mcp-server"),
-    "oci": ("mcp/time", "mcp/fetch", "mcp/git", "mcp/filesystem", "mcp/memory", "mcp/everything",
-            "ghcr.io/github/github-mcp-server"),
+    "pypi": (
+        "mcp",
+        "fastmcp",
+        "mcp-server-time",
+        "mcp-server-git",
+        "mcp-server-fetch",
+        "mcp-server-sqlite",
+        "mcp-server-sentry",
+        "mcp-proxy",
+        "awslabs.core-mcp-server",
+    ),
+    "oci": (
+        "mcp/time",
+        "mcp/fetch",
+        "mcp/git",
+        "mcp/filesystem",
+        "mcp/memory",
+        "mcp/everything",
+        "ghcr.io/github/github-mcp-server",
+    ),
 }
 # ASCII look-alikes read as the letter they imitate (after case folding)
 _ASCII = (("rn", "m"), ("vv", "w"), ("cl", "d"), ("0", "o"), ("1", "l"), ("i", "l"), ("|", "l"))
@@ -74,13 +106,14 @@ def one_edit(a: str, b: str) -> bool:
         return False
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
-                                  and a[diff[1]] == b[diff[0]])
+        return len(diff) == 1 or (
+            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        )
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     i = 0
     while i < len(short) and short[i] == long_[i]:
         i += 1
-    return short[i:] == long_[i + 1:]
+    return short[i:] == long_[i + 1 :]
 
 
 def references(registry: str, registry_name: str | None = None) -> list[str]:
@@ -119,11 +152,14 @@ def lookalike(registry: str, name: str, registry_name: str | None = None) -> Lin
             hit = _close(_fold(name), _fold(ref))
             shown = ref
         if hit:
-            return LintFinding("lookalike-package", HIGH,
-                               f"{registry} package `{_escaped(name)}` looks like `{shown}` (confusable "
-                               "characters, or one character away): look-alikes of well-known packages are how "
-                               "impersonation packages spread; check who publishes it before trusting it",
-                               "package")
+            return LintFinding(
+                "lookalike-package",
+                HIGH,
+                f"{registry} package `{_escaped(name)}` looks like `{shown}` (confusable "
+                "characters, or one character away): look-alikes of well-known packages are how "
+                "impersonation packages spread; check who publishes it before trusting it",
+                "package",
+            )
     return None
 
 

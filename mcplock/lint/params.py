@@ -21,7 +21,8 @@ _CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 _NAME = lazy(
     r"(?:^|_)(?:api_?key|apikey|secret(?:_key)?|client_secret|password|passwd|passphrase|pwd|access_?token|auth_?token"
     r"|bearer(?:_token)?|refresh_token|id_token|token|credentials?|private_?key|secret_?key|access_?key|ssh_?key"
-    r"|authorization|cookie|otp|mfa_code|totp|seed_?phrase|mnemonic|recovery_phrase|cvv|card_number)(?:$|_)")
+    r"|authorization|cookie|otp|mfa_code|totp|seed_?phrase|mnemonic|recovery_phrase|cvv|card_number)(?:$|_)"
+)
 _NOT = lazy(r"(?:^|_)(?:page|next|continuation|cursor|sync|pagination|max|num|count|limit)_")
 _ASKS = lazy(
     r"\b(?:your|the\s+user'?s|user)\s+(?:\w+\s+){0,2}(?:api[\s_-]?key|password|passphrase|secret|access\s+token"
@@ -30,7 +31,9 @@ _ASKS = lazy(
     r"|\b(?:votre|ton|ta)\s+(?:clé\s+(?:d['’])?API|mot\s+de\s+passe|jeton)\b"
     r"|\b(?:tu|su)\s+(?:clave\s+(?:de\s+)?API|contraseña|token)\b|\b(?:sua|seu|tua)\s+(?:chave\s+(?:de\s+)?API|senha|token)\b"
     r"|ваш\w*\s+(?:API-?\s*)?(?:ключ|пароль|токен)|(?:您的|你的)\s*(?:API\s*)?(?:密钥|密鑰|密码|密碼|令牌)"
-    r"|(?:あなたの)?APIキー|パスワードを入力|(?:당신의|귀하의)?\s*API\s*키|비밀번호를\s*입력", re.I)
+    r"|(?:あなたの)?APIキー|パスワードを入力|(?:당신의|귀하의)?\s*API\s*키|비밀번호를\s*입력",
+    re.I,
+)
 
 
 def _snake(name: str) -> str:
@@ -55,8 +58,15 @@ def _required(kind: str, d: Any) -> dict[str, Any]:
         return {}
     if kind == "prompt":
         args = d.get("arguments")
-        return {a["name"]: a for a in args or () if isinstance(a, dict) and isinstance(a.get("name"), str)
-                and a.get("required") is True} if isinstance(args, list) else {}
+        return (
+            {
+                a["name"]: a
+                for a in args or ()
+                if isinstance(a, dict) and isinstance(a.get("name"), str) and a.get("required") is True
+            }
+            if isinstance(args, list)
+            else {}
+        )
     schema = d.get("inputSchema")
     if not isinstance(schema, dict) or not isinstance(schema.get("required"), list):
         return {}
@@ -76,9 +86,16 @@ def credential_findings(kind: str, new: Any, old: Any = None) -> list[LintFindin
         why = asks_for_credential(name, spec.get("description") if isinstance(spec, dict) else None)
         if why:
             where = f"arguments.{name}" if kind == "prompt" else f"inputSchema.properties.{name}"
-            out.append(LintFinding("credential-parameter", HIGH, f"a new required parameter `{name}` asks for a "
-                                   f"credential ({why}): the model will ask the user for a secret and send it to "
-                                   "this server", where))
+            out.append(
+                LintFinding(
+                    "credential-parameter",
+                    HIGH,
+                    f"a new required parameter `{name}` asks for a "
+                    f"credential ({why}): the model will ask the user for a secret and send it to "
+                    "this server",
+                    where,
+                )
+            )
     return out
 
 
@@ -92,13 +109,22 @@ def _described(kind: str, d: Any) -> dict[str, str]:
         return {}
     if kind == "prompt":
         args = d.get("arguments")
-        return {a["name"]: a["description"] for a in args or () if isinstance(a, dict)
-                and isinstance(a.get("name"), str) and isinstance(a.get("description"), str)} \
-            if isinstance(args, list) else {}
+        return (
+            {
+                a["name"]: a["description"]
+                for a in args or ()
+                if isinstance(a, dict) and isinstance(a.get("name"), str) and isinstance(a.get("description"), str)
+            }
+            if isinstance(args, list)
+            else {}
+        )
     schema = d.get("inputSchema")
     props = schema.get("properties") if isinstance(schema, dict) else None
-    return {k: v["description"] for k, v in props.items() if isinstance(v, dict)
-            and isinstance(v.get("description"), str)} if isinstance(props, dict) else {}
+    return (
+        {k: v["description"] for k, v in props.items() if isinstance(v, dict) and isinstance(v.get("description"), str)}
+        if isinstance(props, dict)
+        else {}
+    )
 
 
 def context_findings(kind: str, new: Any, old: Any = None) -> list[LintFinding]:
@@ -118,7 +144,14 @@ def context_findings(kind: str, new: Any, old: Any = None) -> list[LintFinding]:
         hit = asks_for_context(clean(description))
         if hit:
             where = f"arguments.{name}" if kind == "prompt" else f"inputSchema.properties.{name}"
-            out.append(LintFinding("context-parameter", HIGH, f"parameter `{name}` asks to be filled with {hit}, "
-                                   "data its name does not describe: the model would send the conversation to this "
-                                   "server", where))
+            out.append(
+                LintFinding(
+                    "context-parameter",
+                    HIGH,
+                    f"parameter `{name}` asks to be filled with {hit}, "
+                    "data its name does not describe: the model would send the conversation to this "
+                    "server",
+                    where,
+                )
+            )
     return out

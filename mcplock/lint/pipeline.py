@@ -48,9 +48,18 @@ def _judged(t: str, low: str, where: str, how: str = "", extra: list[Found] | No
     directive = list(intent_findings(t, where, acts=acts, hides=hides, claims=claims, how=how))
     if not directive and acts and (hides or claims):
         f, sig = next(x for x in found if x[0].rule == "hidden-instructions")
-        directive = [(LintFinding("directive", CRITICAL, "a directive that moves data or redirects tools, with "
-                                  "concealment or a claim of consent: " + f.message.split(": ", 1)[-1], where),
-                      ("directive", *sig[1:]))]
+        directive = [
+            (
+                LintFinding(
+                    "directive",
+                    CRITICAL,
+                    "a directive that moves data or redirects tools, with "
+                    "concealment or a claim of consent: " + f.message.split(": ", 1)[-1],
+                    where,
+                ),
+                ("directive", *sig[1:]),
+            )
+        ]
     return directive + found
 
 
@@ -61,8 +70,7 @@ def _decoded(t: str, where: str, plain: list[Found]) -> Iterator[Found]:
     for how, reading in views(t):
         found = [(f, sig) for f, sig in _judged(reading, reading.lower(), where, how) if rank(f.severity) <= rank(HIGH)]
         if how not in ("ROT13", "reversed"):  # a secrets path survives neither
-            found += [(f, sig) for f, sig in secret_findings(reading, reading.lower(), where)
-                      if f.severity == CRITICAL]
+            found += [(f, sig) for f, sig in secret_findings(reading, reading.lower(), where) if f.severity == CRITICAL]
         for f, sig in found:
             if sig[:2] in known:
                 continue
@@ -90,11 +98,23 @@ def text_findings(s: str, where: str) -> Iterator[Found]:
     blob = any(f.rule == "encoded-blob" for f, _ in plain)
     for how, run, text in decoded_runs(t) if not blob else ():
         at = t.find(run)
-        yield (LintFinding("encoded-blob", HIGH, f"a {how} run that decodes to text ({excerpt(text, 0, 0, 60)}): "
-                           f"{excerpt(t, at, min(at + len(run), at + 40), 10)}", where), ("encoded-blob", run))
+        yield (
+            LintFinding(
+                "encoded-blob",
+                HIGH,
+                f"a {how} run that decodes to text ({excerpt(text, 0, 0, 60)}): "
+                f"{excerpt(t, at, min(at + len(run), at + 40), 10)}",
+                where,
+            ),
+            ("encoded-blob", run),
+        )
         return
     found = disguised(t) if len(t) >= 12 else None
     if found is not None:
         how, reads = found
-        yield (LintFinding("disguised-text", HIGH, f"disguised text ({how}) that reads «{excerpt(reads, 0, 0, 80)}»",
-                           where), ("disguised-text", how, reads))
+        yield (
+            LintFinding(
+                "disguised-text", HIGH, f"disguised text ({how}) that reads «{excerpt(reads, 0, 0, 80)}»", where
+            ),
+            ("disguised-text", how, reads),
+        )

@@ -22,5 +22,4 @@ def resource_uri_findings(kind: str, definition: Any) -> list[LintFinding]:
     what = internal_target(uri) if isinstance(uri, str) else None
     if what is None:
         return []
-    return [LintFinding("internal-uri", HIGH, f"the {kind.replace('-', ' ')} `{name_text(uri)}` reaches {what}",
-                        field)]  # type: ignore[arg-type]
+    return [LintFinding("internal-uri", HIGH, f"the {kind.replace('-', ' ')} `{name_text(uri)}` reaches {what}", field)]  # type: ignore[arg-type]

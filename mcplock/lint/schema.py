@@ -34,8 +34,17 @@ from mcplock.lint.schema_keywords import (
     join,
 )
 
-__all__ = ["COSMETIC_KEYWORDS", "LOOSENED", "NEUTRAL", "TEXT_KEYWORDS", "TIGHTENED", "Classified", "SchemaDiff",
-           "classify_schema_change", "schema_diff"]
+__all__ = [
+    "COSMETIC_KEYWORDS",
+    "LOOSENED",
+    "NEUTRAL",
+    "TEXT_KEYWORDS",
+    "TIGHTENED",
+    "Classified",
+    "SchemaDiff",
+    "classify_schema_change",
+    "schema_diff",
+]
 
 
 @dataclass
@@ -73,8 +82,11 @@ def _changed(old: Any, new: Any, *, deeper: bool = False) -> list[tuple[list[Any
 
     kw: dict[str, Any] = {"threshold_to_diff_deeper": 0} if deeper else {}
     tree = DeepDiff(old, new, view="tree", verbose_level=2, **kw)
-    return [(node.path(output_format="list"), report, node.t1, node.t2)
-            for report, nodes in sorted(tree.items()) for node in nodes]
+    return [
+        (node.path(output_format="list"), report, node.t1, node.t2)
+        for report, nodes in sorted(tree.items())
+        for node in nodes
+    ]
 
 
 _PAIRED = ("properties", *SCHEMA_MAPS, *DEF_MAPS)  # name -> sub-schema
@@ -103,10 +115,20 @@ def _units(old: Any, new: Any, parts: list[Any], units: dict[tuple[tuple[Any, ..
             o, n, i = (None if ov is MISSING else ov), (None if nv is MISSING else nv), i + 1
         elif key == "additionalProperties" and isinstance(ov, dict) and isinstance(nv, dict):
             o, n, i = ov, nv, i + 1
-        elif ((key in _PAIRED and isinstance(ov, dict) and isinstance(nv, dict)
-               and isinstance(nxt, str) and nxt in ov and nxt in nv)
-              or ((key in BRANCHES or key in SCHEMA_VALUED) and isinstance(ov, list) and isinstance(nv, list)
-                  and len(ov) == len(nv) and isinstance(nxt, int))):
+        elif (
+            key in _PAIRED
+            and isinstance(ov, dict)
+            and isinstance(nv, dict)
+            and isinstance(nxt, str)
+            and nxt in ov
+            and nxt in nv
+        ) or (
+            (key in BRANCHES or key in SCHEMA_VALUED)
+            and isinstance(ov, list)
+            and isinstance(nv, list)
+            and len(ov) == len(nv)
+            and isinstance(nxt, int)
+        ):
             o, n, i = ov[nxt], nv[nxt], i + 2  # type: ignore[index]  # str into dicts, int into lists
         else:
             if key in NUMERIC:
@@ -139,5 +161,3 @@ def _path(prefix: str, node: tuple[Any, ...]) -> str:
     for p in node:
         out = f"{out}[{p}]" if isinstance(p, int) else join(out, str(p))
     return out
-
-

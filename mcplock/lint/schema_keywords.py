@@ -18,13 +18,33 @@ _UPPER = ("maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties
 _LOWER = ("minLength", "minimum", "exclusiveMinimum", "minItems", "minProperties", "minContains")
 # a value present restricts; absent accepts anything
 _RESTRICTING = ("pattern", "format", "const", "multipleOf", "contentMediaType", "contentEncoding")
-SCHEMA_VALUED = ("items", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
-                 "unevaluatedItems", "unevaluatedProperties")
+SCHEMA_VALUED = (
+    "items",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
 SCHEMA_MAPS = ("patternProperties", "dependentSchemas")
 DEF_MAPS = ("$defs", "definitions")
 # text and annotations of a schema: the model reads them, they do not change what validates
-TEXT_KEYWORDS = ("description", "title", "examples", "default", "$comment", "deprecated", "readOnly", "writeOnly",
-                 "x-description", "$schema")
+TEXT_KEYWORDS = (
+    "description",
+    "title",
+    "examples",
+    "default",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "x-description",
+    "$schema",
+)
 # neutral entries whose `what` starts with one of these do not change what the model is told or sent
 COSMETIC_KEYWORDS = ("title", "$comment", "examples", "empty", "$schema", "respelled:", "enum reordered")
 
@@ -101,8 +121,17 @@ def classify_unit(old: Any, new: Any, path: str, key: str | None, out: list[Clas
     elif key == "dependentRequired":
         out.append((p, NEUTRAL, "dependentRequired changed"))
     elif key == "$ref":
-        out.append((p, NEUTRAL, "$ref changed" if o is not MISSING and n is not MISSING
-                    else "$ref added" if n is not MISSING else "$ref removed"))
+        out.append(
+            (
+                p,
+                NEUTRAL,
+                "$ref changed"
+                if o is not MISSING and n is not MISSING
+                else "$ref added"
+                if n is not MISSING
+                else "$ref removed",
+            )
+        )
     else:  # text keywords (TEXT_KEYWORDS) and keywords that cannot be ordered
         verb = "added" if o is MISSING else "removed" if n is MISSING else "changed"
         out.append((p, NEUTRAL, f"{key} {verb}"))
@@ -164,8 +193,9 @@ def _enum(o: Any, n: Any, p: str, out: list[Classified]) -> None:
     elif os_ < ns:
         out.append((p, LOOSENED, f"enum widened (added {', '.join(sorted(ns - os_))})"))
     else:
-        out.append((p, NEUTRAL, f"enum changed (added {', '.join(sorted(ns - os_))};"
-                                f" removed {', '.join(sorted(os_ - ns))})"))
+        out.append(
+            (p, NEUTRAL, f"enum changed (added {', '.join(sorted(ns - os_))}; removed {', '.join(sorted(os_ - ns))})")
+        )
 
 
 def _bound(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
@@ -182,9 +212,9 @@ def _bound(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
         out.append((p, TIGHTENED if upper else LOOSENED, f"{key} lowered {_j(o)} → {_j(n)}"))
 
 
-
-def _limit(schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool,
-           upper: bool) -> tuple[float, bool] | None:
+def _limit(
+    schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool, upper: bool
+) -> tuple[float, bool] | None:
     """The tightest bound of one side as (value, exclusive); an integer's exclusive bound is made inclusive.
     Draft-4 boolean ``exclusiveMaximum`` modifies ``maximum``."""
     cands: list[tuple[float, bool]] = []
@@ -207,21 +237,25 @@ def _limit(schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool
     return max(norm, key=lambda t: (t[0], t[1]))
 
 
-
 def _bound_text(b: tuple[Any, bool] | None, upper: bool) -> str:
     """A limit as a reviewer reads it: `< 10`, `>= 0`, or `none`."""
     if b is None:
         return "none"
     return f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"
 
+
 def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
     if all(old.get(k, MISSING) == new.get(k, MISSING) for k in NUMERIC):
         return
-    integer = "integer" in (_types(old.get("type")) or set()) and "integer" in (_types(new.get("type")) or set()) \
+    integer = (
+        "integer" in (_types(old.get("type")) or set())
+        and "integer" in (_types(new.get("type")) or set())
         and "number" not in (_types(new.get("type")) or set())
+    )
     for upper, inclusive, exclusive in ((True, "maximum", "exclusiveMaximum"), (False, "minimum", "exclusiveMinimum")):
-        if old.get(inclusive, MISSING) == new.get(inclusive, MISSING) and \
-                old.get(exclusive, MISSING) == new.get(exclusive, MISSING):
+        if old.get(inclusive, MISSING) == new.get(inclusive, MISSING) and old.get(exclusive, MISSING) == new.get(
+            exclusive, MISSING
+        ):
             continue
         o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
         keys = [k for k in (inclusive, exclusive) if k in old or k in new]
@@ -234,8 +268,9 @@ def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: li
         elif n is None:
             out.append((p, LOOSENED, what))
         else:
-            new_tighter = ((n[0] < o[0] or (n[0] == o[0] and n[1])) if upper
-                           else (n[0] > o[0] or (n[0] == o[0] and n[1])))
+            new_tighter = (
+                (n[0] < o[0] or (n[0] == o[0] and n[1])) if upper else (n[0] > o[0] or (n[0] == o[0] and n[1]))
+            )
             out.append((p, TIGHTENED if new_tighter else LOOSENED, what))
 
 
@@ -272,8 +307,11 @@ def _properties(old: dict[str, Any], new: dict[str, Any], path: str, out: list[C
         out.append((rp, TIGHTENED, f"property `{name}` now required"))
     for k in ("properties", "required"):
         ov, nv = old.get(k, MISSING), new.get(k, MISSING)
-        if (ov is MISSING) != (nv is MISSING) and not (k == "properties" and (op or np_)) \
-                and not (k == "required" and (orq or nrq)):
+        if (
+            (ov is MISSING) != (nv is MISSING)
+            and not (k == "properties" and (op or np_))
+            and not (k == "required" and (orq or nrq))
+        ):
             out.append((join(path, k), NEUTRAL, f"empty `{k}` {'added' if ov is MISSING else 'removed'}"))
 
 

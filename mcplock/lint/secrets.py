@@ -24,13 +24,28 @@ _SENSITIVE = lazy(
     r"|\.zsh_history\b|\bwallet\.dat\b",
     re.I,
 )
-_SENSITIVE_KEYS = ("ssh", "id_", "aws", "env", "/etc/", "rc", "config", "credentials", "gnupg", "keychain",
-                   "mcp.json", "_history", "wallet")
+_SENSITIVE_KEYS = (
+    "ssh",
+    "id_",
+    "aws",
+    "env",
+    "/etc/",
+    "rc",
+    "config",
+    "credentials",
+    "gnupg",
+    "keychain",
+    "mcp.json",
+    "_history",
+    "wallet",
+)
 # imperative read/send verbs (an order to the model); descriptive "reads"/"uses" stay high, not critical
 _VERB = lazy(
     r"\b(?:read|cat|send|upload|include|pass|attach|post|forward|exfiltrate|copy|leak|transmit|dump|share|append"
     r"|embed|insert|lies|lese|sende|schicke|lire|lis|lisez|envoie[rz]?|lee|lea|env[ií]a|leia|envie|прочитай(?:те)?"
-    r"|отправь(?:те)?|передай(?:те)?)\b|读取|讀取|发送|發送|上传|上傳|読み|読んで|送信|읽|보내|전송", re.I)
+    r"|отправь(?:те)?|передай(?:те)?)\b|读取|讀取|发送|發送|上传|上傳|読み|読んで|送信|읽|보내|전송",
+    re.I,
+)
 
 
 def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
@@ -51,14 +66,23 @@ def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding,
         how = " with an instruction to read or send it" if sev == CRITICAL else ""
         names = ", ".join(repr(k) for k in paths)
         plural = "s" if len(paths) > 1 else ""
-        yield (LintFinding("sensitive-path", sev, f"names the secrets location{plural} {names}{how}: "
-                           f"{excerpt(t, a, b, 30)}", where), ("sensitive-path", tuple(sorted(paths)), sev))
+        yield (
+            LintFinding(
+                "sensitive-path", sev, f"names the secrets location{plural} {names}{how}: {excerpt(t, a, b, 30)}", where
+            ),
+            ("sensitive-path", tuple(sorted(paths)), sev),
+        )
 
 
-_BLOB = lazy(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{16,}"
-                   r"|(?<![\w+/=-])(?:[A-Za-z0-9+/_-]{48,}={0,2}|[0-9a-fA-F]{64,})(?![\w+/=-])")
-_IMAGE = lazy(r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//"
-                    r"|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?(?:https?:)?//", re.I)
+_BLOB = lazy(
+    r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=]{16,}"
+    r"|(?<![\w+/=-])(?:[A-Za-z0-9+/_-]{48,}={0,2}|[0-9a-fA-F]{64,})(?![\w+/=-])"
+)
+_IMAGE = lazy(
+    r"!\[[^\]\n]{0,200}\]\(\s*<?(?:https?:)?//"
+    r"|<img\b[^>]{0,300}?\bsrc\s*=\s*[\"']?(?:https?:)?//",
+    re.I,
+)
 
 
 def _blob_like(run: str) -> bool:
@@ -67,20 +91,38 @@ def _blob_like(run: str) -> bool:
         return True
     if all(c in "0123456789abcdefABCDEF" for c in run):
         return True
-    return (any(c.isdigit() for c in run) and any(c.isupper() for c in run) and any(c.islower() for c in run)
-            and run.count("_") + run.count("-") <= 2)
+    return (
+        any(c.isdigit() for c in run)
+        and any(c.isupper() for c in run)
+        and any(c.islower() for c in run)
+        and run.count("_") + run.count("-") <= 2
+    )
 
 
 def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
     """``encoded-blob`` and ``tracking-image`` findings in ``t`` (cleaned text)."""
     for m in _BLOB.finditer(t) if len(t) >= 48 or "data:" in t else ():
         if _blob_like(m.group(0)):
-            yield (LintFinding("encoded-blob", HIGH, f"an encoded blob in text the model reads: "
-                               f"{excerpt(t, m.start(), min(m.end(), m.start() + 40), 10)}", where),
-                   ("encoded-blob", m.group(0)))
+            yield (
+                LintFinding(
+                    "encoded-blob",
+                    HIGH,
+                    f"an encoded blob in text the model reads: "
+                    f"{excerpt(t, m.start(), min(m.end(), m.start() + 40), 10)}",
+                    where,
+                ),
+                ("encoded-blob", m.group(0)),
+            )
             break
     image = _IMAGE.search(t) if "//" in t else None
     if image:
         m = image
-        yield (LintFinding("tracking-image", HIGH, f"an image loaded from a URL (rendering it sends a request): "
-                           f"{excerpt(t, m.start(), m.end(), 30)}", where), ("tracking-image", m.group(0).lower()))
+        yield (
+            LintFinding(
+                "tracking-image",
+                HIGH,
+                f"an image loaded from a URL (rendering it sends a request): {excerpt(t, m.start(), m.end(), 30)}",
+                where,
+            ),
+            ("tracking-image", m.group(0).lower()),
+        )

@@ -43,7 +43,9 @@ _STEER = re.compile(
     r"|(?:do\s+not|don'?t|never)\s+(?:use|call|invoke|run)|(?:is|are)\s+(?:now\s+)?(?:handled|served|provided)\s+by"
     r"|(?:is|are)\s+(?:an?\s+)?alias|same\s+as|official|trusted"
     r"|(?:then|afterwards|next|first|also|and)\s+(?:use|call|invoke|run|pass|send)"
-    r"|(?:use|call|invoke|run)\s+(?:\S+\s+)?(?:first|afterwards|next))\b", re.I)
+    r"|(?:use|call|invoke|run)\s+(?:\S+\s+)?(?:first|afterwards|next))\b",
+    re.I,
+)
 _QUOTED = re.compile(r"[`'\"“‘]([^`'\"”’\s]{6,})[`'\"”’]")
 
 
@@ -100,8 +102,9 @@ def foreign_tools(tools_by_server: dict[str, Any], server: str) -> dict[str, lis
     return out
 
 
-def cross_references(definition: Any, foreign: dict[str, list[str]], *, old: Any = None,
-                     words: frozenset[str] | None = None) -> list[LintFinding]:
+def cross_references(
+    definition: Any, foreign: dict[str, list[str]], *, old: Any = None, words: frozenset[str] | None = None
+) -> list[LintFinding]:
     """``cross-server-reference`` findings for one definition (tool, prompt or instructions text)
     naming a tool from ``foreign`` (see :func:`foreign_tools`); with ``old``, only new mentions.
     ``words``: the definition's :func:`mentions`, when known (from the lint cache)."""
@@ -128,14 +131,24 @@ def cross_references(definition: Any, foreign: dict[str, list[str]], *, old: Any
                 continue
             servers = ", ".join(sorted(set(foreign[hit])))
             if _steers(s, hit):
-                out.append(LintFinding(
-                    "cross-server-reference", CRITICAL,
-                    f"claims or redirects `{hit}`, a tool of server {servers}: a definition that steers the model "
-                    "away from or toward another server's tools", where))
+                out.append(
+                    LintFinding(
+                        "cross-server-reference",
+                        CRITICAL,
+                        f"claims or redirects `{hit}`, a tool of server {servers}: a definition that steers the model "
+                        "away from or toward another server's tools",
+                        where,
+                    )
+                )
             else:
-                out.append(LintFinding(
-                    "cross-server-reference", HIGH,
-                    f"names `{hit}`, a tool of server {servers} (a mention, no claim or redirect)", where))
+                out.append(
+                    LintFinding(
+                        "cross-server-reference",
+                        HIGH,
+                        f"names `{hit}`, a tool of server {servers} (a mention, no claim or redirect)",
+                        where,
+                    )
+                )
     return out
 
 
@@ -147,17 +160,61 @@ def _steers(text: str, hit: str) -> bool:
 
 # the hosts' own tools (what a model already has beside every MCP server), by host
 HOST_BUILTINS: dict[str, tuple[str, ...]] = {
-    "Claude Code": ("Bash", "Read", "Write", "Edit", "MultiEdit", "Glob", "Grep", "LS", "WebFetch", "WebSearch",
-                    "Task", "TodoWrite", "NotebookEdit", "NotebookRead", "BashOutput", "KillShell"),
-    "Claude API": ("bash", "str_replace_based_edit_tool", "str_replace_editor", "text_editor", "web_search",
-                   "web_fetch", "computer", "code_execution"),
-    "Cursor": ("codebase_search", "read_file", "run_terminal_cmd", "list_dir", "grep_search", "edit_file",
-               "file_search", "delete_file", "search_replace", "web_search"),
-    "Gemini CLI": ("read_file", "write_file", "replace", "list_directory", "glob", "search_file_content",
-                   "run_shell_command", "web_fetch", "google_web_search", "save_memory", "read_many_files"),
+    "Claude Code": (
+        "Bash",
+        "Read",
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "Glob",
+        "Grep",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "Task",
+        "TodoWrite",
+        "NotebookEdit",
+        "NotebookRead",
+        "BashOutput",
+        "KillShell",
+    ),
+    "Claude API": (
+        "bash",
+        "str_replace_based_edit_tool",
+        "str_replace_editor",
+        "text_editor",
+        "web_search",
+        "web_fetch",
+        "computer",
+        "code_execution",
+    ),
+    "Cursor": (
+        "codebase_search",
+        "read_file",
+        "run_terminal_cmd",
+        "list_dir",
+        "grep_search",
+        "edit_file",
+        "file_search",
+        "delete_file",
+        "search_replace",
+        "web_search",
+    ),
+    "Gemini CLI": (
+        "read_file",
+        "write_file",
+        "replace",
+        "list_directory",
+        "glob",
+        "search_file_content",
+        "run_shell_command",
+        "web_fetch",
+        "google_web_search",
+        "save_memory",
+        "read_many_files",
+    ),
     "Codex": ("shell", "apply_patch", "update_plan", "view_image", "exec_command", "write_stdin", "local_shell"),
-    "opencode": ("bash", "edit", "write", "read", "grep", "glob", "list", "patch", "todowrite", "todoread",
-                 "webfetch"),
+    "opencode": ("bash", "edit", "write", "read", "grep", "glob", "list", "patch", "todowrite", "todoread", "webfetch"),
 }
 
 
@@ -177,8 +234,13 @@ def builtin_shadowing(tool: str) -> LintFinding | None:
         return None
     # a name alone asks nothing of the model: news (medium); text claiming the built-in's turf is a
     # directive (mcplock.lint.intent), and a name another locked server offers stays high
-    return LintFinding("tool-shadowing", MEDIUM, f"tool name `{tool}` is also a host built-in ({', '.join(hosts)}): "
-                       "the model may call this server's tool when it means its host's own", "name")
+    return LintFinding(
+        "tool-shadowing",
+        MEDIUM,
+        f"tool name `{tool}` is also a host built-in ({', '.join(hosts)}): "
+        "the model may call this server's tool when it means its host's own",
+        "name",
+    )
 
 
 def shadowing(tools_by_server: dict[str, Any], *, builtins: bool = False) -> dict[tuple[str, str], list[LintFinding]]:
@@ -198,16 +260,21 @@ def shadowing(tools_by_server: dict[str, Any], *, builtins: bool = False) -> dic
         for server, tool in group:
             others = sorted(f"{s}/{t}" for s, t in group if s != server)
             exact = any(t == tool for s, t in group if s != server)
-            msg = (f"tool name `{tool}` is also offered by {', '.join(others)}" if exact else
-                   f"tool name `{tool}` differs only in case or separators from {', '.join(others)}")
+            msg = (
+                f"tool name `{tool}` is also offered by {', '.join(others)}"
+                if exact
+                else f"tool name `{tool}` differs only in case or separators from {', '.join(others)}"
+            )
             out.setdefault((server, tool), []).append(
-                LintFinding("tool-shadowing", HIGH, msg + ": the model may call the wrong server's tool", "name"))
+                LintFinding("tool-shadowing", HIGH, msg + ": the model may call the wrong server's tool", "name")
+            )
     return out
 
 
-def lint_servers(tools_by_server: dict[str, dict[str, Any]],
-                 words: dict[tuple[str, str], frozenset[str]] | None = None,
-                 ) -> dict[tuple[str, str], list[LintFinding]]:
+def lint_servers(
+    tools_by_server: dict[str, dict[str, Any]],
+    words: dict[tuple[str, str], frozenset[str]] | None = None,
+) -> dict[tuple[str, str], list[LintFinding]]:
     """Findings on the tools a model sees together, keyed by (server, tool): shadowing, confusable
     names (within a server too) and references to another server's tools. ``words``: the
     :func:`mentions` of some tools, when known."""

@@ -25,17 +25,19 @@ from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import HIGH
 
 URL = lazy(r"\b(?:https?|wss?|ftp)://[^\s<>'\"`)\]]+(?:\][^\s<>'\"`)\]]*)*", re.I)
-_PLACEHOLDER = lazy(
-    r"\{\{?\s*([\w.\- ]+?)\s*\}?\}|\$\{?([A-Za-z_]\w*)\}?|<([\w\- ]+)>|(%s)|\[([A-Z][A-Z_ ]{2,})\]")
+_PLACEHOLDER = lazy(r"\{\{?\s*([\w.\- ]+?)\s*\}?\}|\$\{?([A-Za-z_]\w*)\}?|<([\w\- ]+)>|(%s)|\[([A-Z][A-Z_ ]{2,})\]")
 _DATA_NAME = lazy(
     r"conversation|history|chat|message|prompt|context|secret|token|key|passw|cred|cookie|session|env|user|mail|data"
-    r"|content|file|summary|memory|ssn|card|address|phone|document|note", re.I)
-_FETCH = lazy(r"\b(?:fetch|get|visit|open|load|request|ping|curl|wget|call|navigate\s+to|browse\s+to|go\s+to)\b",
-                    re.I)
+    r"|content|file|summary|memory|ssn|card|address|phone|document|note",
+    re.I,
+)
+_FETCH = lazy(r"\b(?:fetch|get|visit|open|load|request|ping|curl|wget|call|navigate\s+to|browse\s+to|go\s+to)\b", re.I)
 _RENDER = lazy(
     r"\b(?:render|display|show|embed|include|output|print|insert|append|add|reply\s+with|respond\s+with|end\s+(?:your|each"
     r"|every)\s+(?:answer|response|reply|message)\s+with)\b[^.\n]{0,60}?\b(?:image|picture|pixel|badge|markdown|link"
-    r"|img)\b|!\[", re.I)
+    r"|img)\b|!\[",
+    re.I,
+)
 
 
 def _placeholder(url: str) -> str | None:
@@ -63,14 +65,19 @@ def url_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Si
             elif _RENDER.search(s):
                 why = "an order to render it (an image or link the model shows)"
             else:
-                before = s[:m.start()]
+                before = s[: m.start()]
                 bl = before.lower()
                 if _FETCH.search(before) or any(
-                        lang.send is not None and tried(lang, before, bl) and lang.send.search(before)
-                        for lang in compiled()):
+                    lang.send is not None and tried(lang, before, bl) and lang.send.search(before)
+                    for lang in compiled()
+                ):
                     why = "an order to send, post or fetch it"
             if why:
                 a, b = sent.start() + m.start(), sent.start() + m.end()
-                yield (LintFinding("exfiltration-url", HIGH, f"a URL shaped for exfiltration, {why}: "
-                                   f"{excerpt(t, a, b, 30)}", where), ("exfiltration-url", url.lower(), why))
+                yield (
+                    LintFinding(
+                        "exfiltration-url", HIGH, f"a URL shaped for exfiltration, {why}: {excerpt(t, a, b, 30)}", where
+                    ),
+                    ("exfiltration-url", url.lower(), why),
+                )
                 return

@@ -27,8 +27,7 @@ from typing import Any
 from mcplock.untrusted import confusable, hides, not_nfc
 
 # wire field -> lock key
-TEXT_FIELDS = {"title": "title", "description": "description", "name": "name", "mimeType": "mime-type",
-               "text": "text"}
+TEXT_FIELDS = {"title": "title", "description": "description", "name": "name", "mimeType": "mime-type", "text": "text"}
 JSON_FIELDS = {
     "inputSchema": "input-schema",
     "outputSchema": "output-schema",
@@ -39,8 +38,15 @@ JSON_FIELDS = {
     "arguments": "arguments",
 }
 EXTRA = "extra"
-KEY_FIELD = {"tool": "name", "prompt": "name", "resource-template": "uriTemplate", "resource": "uri", "ui": "uri",
-             "skill": "uri", "content": "uri"}
+KEY_FIELD = {
+    "tool": "name",
+    "prompt": "name",
+    "resource-template": "uriTemplate",
+    "resource": "uri",
+    "ui": "uri",
+    "skill": "uri",
+    "content": "uri",
+}
 _LOCK_TO_TEXT = {v: k for k, v in TEXT_FIELDS.items()}
 _LOCK_TO_JSON = {v: k for k, v in JSON_FIELDS.items()}
 DEFINITION_KEYS = frozenset([*_LOCK_TO_TEXT, *_LOCK_TO_JSON, EXTRA])
@@ -160,9 +166,11 @@ def _folds(s: str) -> set[int]:
             for i in range(start + 1, end):
                 if s[i] in " \t":
                     continue
-                if (s[i - 1] in _FOLD_AFTER and i - piece >= _FOLD_MIN
-                        and zlib.crc32(s[max(start, i - 16):i].encode("utf-8", "surrogatepass")) % 8 == 0) \
-                        or i - piece >= _FOLD_MAX:
+                if (
+                    s[i - 1] in _FOLD_AFTER
+                    and i - piece >= _FOLD_MIN
+                    and zlib.crc32(s[max(start, i - 16) : i].encode("utf-8", "surrogatepass")) % 8 == 0
+                ) or i - piece >= _FOLD_MAX:
                     out.add(i)
                     piece = i
         start = end + 1

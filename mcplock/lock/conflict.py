@@ -75,6 +75,7 @@ def _unlabel(text: str) -> str:
 
 # -- writing -----------------------------------------------------------------------------------
 
+
 def _entry_of(path: list[str], lock: Lock) -> tuple[str, ...] | None:
     """The entry a table header starts: (SERVER,) for a server's own tables, (SERVER, KIND, KEY)
     for an item; None when the line is not a table this lock has (it belongs to the block above)."""
@@ -137,8 +138,10 @@ def _region(target: str, units: tuple[str, ...], ours: str, theirs: str) -> str:
         text = text.rstrip("\n")
         return text + "\n" if text else ""
 
-    return (f"<<<<<<< ours ({', '.join(units)}): {_label(target)}\n{side(ours)}{_MID}\n{side(theirs)}"
-            f">>>>>>> theirs: {_label(target)}\n")
+    return (
+        f"<<<<<<< ours ({', '.join(units)}): {_label(target)}\n{side(ours)}{_MID}\n{side(theirs)}"
+        f">>>>>>> theirs: {_label(target)}\n"
+    )
 
 
 def render(merged: Merged) -> str:
@@ -168,6 +171,7 @@ def render(merged: Merged) -> str:
 
 
 # -- reading -----------------------------------------------------------------------------------
+
 
 def has_markers(text: str) -> bool:
     return any(line.startswith(_MARKER) for line in text.splitlines())

@@ -37,8 +37,22 @@ ABSENT: Any = None  # an entry or server that a version does not have
 
 # ServerEntry fields merged as one unit; any field not named here is a unit of its own
 _SERVER_UNITS = {
-    "launch": ("transport", "command", "args", "env", "cwd", "pass_env", "url", "headers", "source", "config_hash",
-               "auth", "client", "client_capabilities", "pin_resources"),
+    "launch": (
+        "transport",
+        "command",
+        "args",
+        "env",
+        "cwd",
+        "pass_env",
+        "url",
+        "headers",
+        "source",
+        "config_hash",
+        "auth",
+        "client",
+        "client_capabilities",
+        "pin_resources",
+    ),
     "identity": ("server_info", "protocol_version"),
 }
 _SERVER_SKIP = ("name", "items", "instructions")
@@ -97,8 +111,11 @@ def _accepted(e: Entry) -> tuple[Any, Any]:
     return e.definition, e.hash
 
 
-def merge_entry(b: Entry | None, o: Entry | None, t: Entry | None,
-                ) -> tuple[Entry | None, Entry | None, tuple[str, ...]]:
+def merge_entry(
+    b: Entry | None,
+    o: Entry | None,
+    t: Entry | None,
+) -> tuple[Entry | None, Entry | None, tuple[str, ...]]:
     """One item: (ours' result, theirs' result, the units that conflict)."""
     if o == t:
         return o, o, ()
@@ -118,8 +135,9 @@ def merge_entry(b: Entry | None, o: Entry | None, t: Entry | None,
     if b is not None and _accepted(b) != _accepted(base_of_review):
         # the reviewed definition changed on one side: a flag the other side set was decided
         # for the definition it had, not this one; applying it would be a review nobody made
-        moved = tuple(f for f in FLAGS if getattr(other, f) != getattr(b, f)
-                      and getattr(other, f) != getattr(base_of_review, f))
+        moved = tuple(
+            f for f in FLAGS if getattr(other, f) != getattr(b, f) and getattr(other, f) != getattr(base_of_review, f)
+        )
         if moved:
             return o, t, ("definition", *moved)
     merged_o = copy.deepcopy(base_of_review)
@@ -175,8 +193,11 @@ def _set_units(s: ServerEntry, units: dict[str, Any]) -> None:
             _set(s, unit, value)
 
 
-def merge_server(b: ServerEntry | None, o: ServerEntry, t: ServerEntry,
-                 ) -> tuple[ServerEntry, ServerEntry, list[Conflict]]:
+def merge_server(
+    b: ServerEntry | None,
+    o: ServerEntry,
+    t: ServerEntry,
+) -> tuple[ServerEntry, ServerEntry, list[Conflict]]:
     name = o.name
     ub = _server_units(b) if b is not None else {}
     uo, ut = _server_units(o), _server_units(t)

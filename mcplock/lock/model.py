@@ -62,7 +62,7 @@ class Entry:
 
     @property
     def state(self) -> str:
-        """"pending new|changed|removed", "rejected" or "accepted"."""
+        """ "pending new|changed|removed", "rejected" or "accepted"."""
         if self.pending is not None:
             return f"pending {self.pending.change}"
         return "rejected" if self.rejected_hash is not None else "accepted"
@@ -138,8 +138,9 @@ class ServerEntry:
         """How to reach the server, as the lock stores it (cwd relative to the lock's directory)."""
         return self.spec
 
-    def as_launched(self, base: str, secrets: Mapping[str, str] | None = None, *,
-                    use_stored_client: bool = True) -> ServerSpec:
+    def as_launched(
+        self, base: str, secrets: Mapping[str, str] | None = None, *, use_stored_client: bool = True
+    ) -> ServerSpec:
         """The spec to probe or run the server with: a stdio cwd resolved against ``base`` (the
         lock's directory), ``secrets`` for its templates, the client identity and capabilities it
         was locked with (``use_stored_client``: unless the run names another client)."""
@@ -154,11 +155,12 @@ class ServerEntry:
         return replace(spec, cwd=cwd, secrets=dict(secrets or {}), client=client, client_capabilities=caps)
 
 
-
 # the connection fields an entry keeps in its spec (the spec's own `client` and
 # `client_capabilities` are the launch's; the entry's are the lock's `client` tables)
-CONNECTION = tuple(f.name for f in fields(ServerSpec) if f.name not in ("name", "secrets", "client",
-                                                                         "client_capabilities"))
+CONNECTION = tuple(
+    f.name for f in fields(ServerSpec) if f.name not in ("name", "secrets", "client", "client_capabilities")
+)
+
 
 @dataclass
 class Lock:

@@ -43,8 +43,9 @@ def cache_dir(environ: Mapping[str, str] | None = None) -> Path | None:
     return paths.cache_dir("locks", "MCPLOCK_LOCK_CACHE", environ)
 
 
-def load_one(path: str | os.PathLike[str], name: str, secret: bytes | None,
-             environ: Mapping[str, str] | None = None) -> Lock:
+def load_one(
+    path: str | os.PathLike[str], name: str, secret: bytes | None, environ: Mapping[str, str] | None = None
+) -> Lock:
     """The lock at ``path`` with (at least) the server ``name``: from the cache when this exact
     file was read before, else read whole (and ``name``'s part remembered). ``secret`` signs
     the entries (:func:`mcplock.core.trust.machine_secret`); None: nothing is remembered.

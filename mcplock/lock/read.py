@@ -34,18 +34,41 @@ __all__ = ["header_lines", "load", "loads", "read_text"]
 
 
 SERVER_KEYS = {
-    "transport", "command", "args", "env", "pass-env", "cwd", "url", "headers", "source", "config-hash", "auth",
-    "policy", "pin-resources", "client", "client-capabilities",
-    "server-info", "protocol-version", "instructions",
-    "instructions-hash", "instructions-rejected-hash", "instructions-pending", "package", "registry", *ITEM_KINDS,
+    "transport",
+    "command",
+    "args",
+    "env",
+    "pass-env",
+    "cwd",
+    "url",
+    "headers",
+    "source",
+    "config-hash",
+    "auth",
+    "policy",
+    "pin-resources",
+    "client",
+    "client-capabilities",
+    "server-info",
+    "protocol-version",
+    "instructions",
+    "instructions-hash",
+    "instructions-rejected-hash",
+    "instructions-pending",
+    "package",
+    "registry",
+    *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
 PENDING_KEYS = {"change", "hash", "enabled-before", "approval", *codec.DEFINITION_KEYS}
 _SHA256 = re.compile(r"^sha256:[0-9a-f]{64}$")
 _INTEGRITY = {"npm": re.compile(r"^sha512-[A-Za-z0-9+/]{86}==$"), "pypi": _SHA256, "oci": _SHA256, "mcpb": _SHA256}
-_INTEGRITY_WORDS = {"npm": "an npm `sha512-…` integrity", "pypi": "a `sha256:` + 64 hex digits file hash (or a list)",
-                    "oci": "an image digest `sha256:` + 64 hex digits",
-                    "mcpb": "the bundle's `sha256:` + 64 hex digits"}
+_INTEGRITY_WORDS = {
+    "npm": "an npm `sha512-…` integrity",
+    "pypi": "a `sha256:` + 64 hex digits file hash (or a list)",
+    "oci": "an image digest `sha256:` + 64 hex digits",
+    "mcpb": "the bundle's `sha256:` + 64 hex digits",
+}
 REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
 
 
@@ -75,8 +98,9 @@ class Reader:
     def _where(self, table: tuple[str, ...]) -> str:
         return "[" + ".".join(_key(k) for k in table) + "]" if table else "the top level"
 
-    def get(self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...],
-            default: Any = None) -> Any:
+    def get(
+        self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...], default: Any = None
+    ) -> Any:
         if key not in t:
             return default
         v = t[key]
@@ -118,7 +142,7 @@ class Reader:
                 path=self.path,
                 # never `pip install -U mcplock`: on PyPI that name is another project (README, "Install")
                 hint="upgrade mcplock the way it was installed: `git pull` in its clone, then `pipx install --force .` "
-                     "(or `pip install .` into its venv); see the README, \"Install\"",
+                '(or `pip install .` into its venv); see the README, "Install"',
                 code="too-new",
             )
         if version < 1:
@@ -204,8 +228,20 @@ class Reader:
         if isinstance(v, str):
             return v
         for k, x in v.items():
-            if k not in ("method", "client-id", "client-secret", "client-key", "signing-alg", "client-metadata-url",
-                         "scopes", "id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer"):
+            if k not in (
+                "method",
+                "client-id",
+                "client-secret",
+                "client-key",
+                "signing-alg",
+                "client-metadata-url",
+                "scopes",
+                "id-token",
+                "idp-token-endpoint",
+                "idp-client-id",
+                "idp-client-secret",
+                "issuer",
+            ):
                 raise self.fail(table, f"unknown key `auth.{k}` in {self._where(table)}")
             if not isinstance(x, str):
                 raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
@@ -252,19 +288,21 @@ class Reader:
         if tree is not None and not is_hash(tree):
             raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
         return PackagePin.from_stored(pt)
+
     def client_capabilities(self, st: dict[str, Any], table: tuple[str, ...]) -> list[str] | None:
         from mcplock.client_capabilities import KNOWN
 
         caps = self.get(st, table, "client-capabilities", list)
         if caps is not None and not all(isinstance(c, str) and c in KNOWN for c in caps):
-            raise self.fail(table, f"`client-capabilities` in {self._where(table)} must be a list of "
-                            f"{', '.join(KNOWN)}")
+            raise self.fail(
+                table, f"`client-capabilities` in {self._where(table)} must be a list of {', '.join(KNOWN)}"
+            )
         return list(caps) if caps is not None else None
 
     def client(self, st: dict[str, Any], table: tuple[str, ...]) -> dict[str, str] | None:
         c = self.str_map(st, table, "client") if "client" in st else None
         if c is not None and (set(c) - {"name", "version"} or "name" not in c):
-            raise self.fail(table, f"`client` in {self._where(table)} must be {{name = \"…\", version = \"…\"}}")
+            raise self.fail(table, f'`client` in {self._where(table)} must be {{name = "…", version = "…"}}')
         return c
 
     def instructions(self, table: tuple[str, ...], st: dict[str, Any]) -> Entry | None:
@@ -276,8 +314,9 @@ class Reader:
             return None
         if (text is None) != (h is None):
             raise self.fail(table, f"`instructions` and `instructions-hash` go together in {self._where(table)}")
-        entry = Entry(kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected,
-                      enabled=True)
+        entry = Entry(
+            kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected, enabled=True
+        )
         if pt is not None:
             ptable = (*table, "instructions-pending")
             self.check_keys(pt, ptable, {"change", "hash", "text"})
@@ -329,16 +368,22 @@ class Reader:
                 pend.definition = self.definition(ptable, kind, key, pt)
             entry.pending = pend
         if h is None and entry.pending is None and entry.rejected_hash is None:
-            raise self.fail(table, f"{self._where(table)} has neither an accepted definition (`hash`) "
-                                   "nor a pending proposal")
+            raise self.fail(
+                table, f"{self._where(table)} has neither an accepted definition (`hash`) nor a pending proposal"
+            )
         return entry
 
     def approval(self, t: dict[str, Any], table: tuple[str, ...], value: str | None) -> str | None:
         """An `approval`: an empty or unknown value is read as "always" (ask), and noted for `check`."""
         if value is None or value in APPROVALS:
             return value
-        self.notes.append((table, f"`approval = {codec.toml_basic(value)}` in {self._where(table)} is not "
-                                  "`always` or `never`: read as \"always\" (ask before each call)"))
+        self.notes.append(
+            (
+                table,
+                f"`approval = {codec.toml_basic(value)}` in {self._where(table)} is not "
+                '`always` or `never`: read as "always" (ask before each call)',
+            )
+        )
         return "always"
 
     def definition(self, table: tuple[str, ...], kind: str, key: str, t: dict[str, Any]) -> dict[str, Any]:
@@ -349,8 +394,13 @@ class Reader:
 
 
 def _article(names: str) -> str:
-    words = {"str": "a string", "int": "an integer", "bool": "a boolean (true/false)", "dict": "a table",
-             "list": "a list"}
+    words = {
+        "str": "a string",
+        "int": "an integer",
+        "bool": "a boolean (true/false)",
+        "dict": "a table",
+        "list": "a list",
+    }
     return " or ".join(words.get(n, n) for n in names.split(" or "))
 
 

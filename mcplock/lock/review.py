@@ -61,8 +61,10 @@ def live_items(server: ServerEntry, snap: Snapshot) -> dict[str, dict[str, tuple
         out[kind] = got
     if snap.instructions is not None:
         out["instructions"] = {
-            "instructions": (snap.instructions,
-                             definition_hash(snap.instructions, what=f"`{server.name}` instructions"))
+            "instructions": (
+                snap.instructions,
+                definition_hash(snap.instructions, what=f"`{server.name}` instructions"),
+            )
         }
     else:
         out["instructions"] = {}

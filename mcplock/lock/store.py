@@ -49,7 +49,7 @@ def os_error(e: OSError, path: str, doing: str) -> LockfileError:
         errno.ENOSPC: "the disk is full: free some space and run the command again",
         errno.EDQUOT: "your disk quota is used up: free some space and run the command again",
         errno.ENOENT: f"the directory {directory} does not exist: create it (`mkdir -p {directory}`) "
-                      "or pass another --lockfile",
+        "or pass another --lockfile",
     }
     hint = hints.get(e.errno or 0, "check the file and its directory, then run the command again")
     return LockfileError(f"cannot {doing}: {why}", path=path, hint=hint, code="os-error")
@@ -60,9 +60,11 @@ def check_directory(path: str) -> None:
     directory = os.path.dirname(path) or "."
     if not os.path.isdir(directory):
         raise LockfileError(
-            f"the lock's directory {os.path.dirname(path) or directory} does not exist", path=path,
+            f"the lock's directory {os.path.dirname(path) or directory} does not exist",
+            path=path,
             hint=f"create it (`mkdir -p {os.path.dirname(path) or directory}`) or pass another --lockfile",
-            code="missing-directory")
+            code="missing-directory",
+        )
 
 
 @contextlib.contextmanager

@@ -63,8 +63,9 @@ def parse(text: str, *, server_ok: bool = True) -> Target:
     for :func:`resolve` to say, with the lock at hand."""
     if "/" not in text:
         if not server_ok:
-            raise UsageError(f"`{text}` names a server; name a tool as SERVER/TOOL",
-                             hint=f"see `mcplock list` for {text}'s tools")
+            raise UsageError(
+                f"`{text}` names a server; name a tool as SERVER/TOOL", hint=f"see `mcplock list` for {text}'s tools"
+            )
         return Target(text)
     server, rest = text.split("/", 1)
     if not server or not rest:
@@ -111,7 +112,8 @@ def resolve(lock: Lock, target: Target, *, tool_only: bool = False) -> tuple[Ser
             raise UsageError(
                 f"`{target.server}/{target.short}` names two things of `{srv.name}`: the {_what(target.kind)} "
                 f"(`{other}`) and a tool (`{as_tool}`)",
-                hint=f"write `{as_tool}` for the tool, `{other}` for the {_what(target.kind)}")
+                hint=f"write `{as_tool}` for the tool, `{other}` for the {_what(target.kind)}",
+            )
         if tool is not None:
             entry = tool
     if entry is None:
@@ -124,8 +126,10 @@ def resolve(lock: Lock, target: Target, *, tool_only: bool = False) -> tuple[Ser
                 hint = f"did you mean `{format_target(srv.name, 'tool', close[0])}`?"
         raise UsageError(f"no {what} `{target.key}` on server `{srv.name}`", hint=hint)
     if tool_only and entry.kind != "tool":
-        raise UsageError(f"`{format_target(srv.name, entry.kind, entry.key)}` is not a tool",
-                         hint="only tools have `enabled` and `approval` flags")
+        raise UsageError(
+            f"`{format_target(srv.name, entry.kind, entry.key)}` is not a tool",
+            hint="only tools have `enabled` and `approval` flags",
+        )
     return srv, [entry]
 
 

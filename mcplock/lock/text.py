@@ -40,9 +40,12 @@ def read_text(path: str | os.PathLike[str]) -> str:
     if text.startswith("\ufeff"):
         # an editor's doing, never mcplock's: the lock is generated, so refuse rather than guess
         raise LockfileError(
-            "starts with a UTF-8 byte-order mark (BOM, the bytes EF BB BF): an editor added it", path=p, line=1,
+            "starts with a UTF-8 byte-order mark (BOM, the bytes EF BB BF): an editor added it",
+            path=p,
+            line=1,
             hint=f"remove it: save the file as UTF-8 without BOM, or run `sed -i '1s/^\\xEF\\xBB\\xBF//' {p}`",
-            code="bom")
+            code="bom",
+        )
     return text
 
 
@@ -96,11 +99,13 @@ def merged_conflicts(text: str, path: str) -> None:
     raise LockfileError(
         f"the merge left {len(found)} conflicted entr{'y' if len(found) == 1 else 'ies'}, where two branches "
         f"disagree; each region holds both sides:{lines}",
-        path=path, line=found[0].line,
+        path=path,
+        line=found[0].line,
         hint=f"take a side per entry: `mcplock resolve {shell_word(first)} --ours` (or `--theirs`; `--all` for "
-             "every one), "
-             "then `mcplock check`; accept or reject what is pending with `mcplock accept`/`mcplock reject`",
-        code="merge-conflict")
+        "every one), "
+        "then `mcplock check`; accept or reject what is pending with `mcplock accept`/`mcplock reject`",
+        code="merge-conflict",
+    )
 
 
 def header_lines(text: str) -> dict[tuple[str, ...], int]:

@@ -61,8 +61,10 @@ def _add_definition(t: Any, kind: str, definition: dict[str, Any]) -> None:
     fields = codec.encode_definition(kind, definition)
     for lock_key in sorted(fields):
         how, value = fields[lock_key]
-        t.add(lock_key, _text(value, wrap=kind in DOCUMENT_KINDS and lock_key == "text") if how == "text"
-              else _json(value))
+        t.add(
+            lock_key,
+            _text(value, wrap=kind in DOCUMENT_KINDS and lock_key == "text") if how == "text" else _json(value),
+        )
 
 
 def _pending(kind: str, p: Pending) -> Any:

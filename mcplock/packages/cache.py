@@ -102,8 +102,11 @@ def data_files(d: Path, manifest: dict[str, Any]) -> list[str]:
     """The files a server wrote into its own cache entry since the install (server-memory keeps
     ``memory.jsonl`` next to its code, as it would under npx): neither installed nor code."""
     pinned: dict[str, str] = manifest.get("files") or {}
-    return sorted(p for p in file_hashes(d).keys() - pinned.keys()
-                  if not p.endswith(_CODE) and os.path.basename(p) != "package.json")
+    return sorted(
+        p
+        for p in file_hashes(d).keys() - pinned.keys()
+        if not p.endswith(_CODE) and os.path.basename(p) != "package.json"
+    )
 
 
 TAMPERED = ".tampered-"  # an entry moved aside to be repaired (+ a UTC time): its data is carried over
@@ -131,7 +134,8 @@ def _mismatch(what: str, pinned: str, got: str, name: str) -> IntegrityError:
     return IntegrityError(
         f"{what}: the lock pins {pinned}, found {got}; nothing was started",
         hint=f"if the new artefact is expected, run `mcplock update {shell_word(name)}` and review the change; "
-             "otherwise treat it as a compromised release or cache")
+        "otherwise treat it as a compromised release or cache",
+    )
 
 
 # --- the launch --------------------------------------------------------------------------------
@@ -151,19 +155,26 @@ def prepare(spec: Any, environ: Env = None) -> Any:
         raise IntegrityError(
             f"server `{spec.name}`: the lock's {pin.registry} pin names no one exact release: {problem}; "
             "nothing was started",
-            hint=f"restore mcp.lock from git, or run `mcplock update {shell_word(spec.name)}` to pin an exact release")
+            hint=f"restore mcp.lock from git, or run `mcplock update {shell_word(spec.name)}` to pin an exact release",
+        )
     launch = parse(spec.command, spec.args)
-    if isinstance(launch, NoPin) or launch.registry != pin.registry or _norm(launch.name, pin.registry) != _norm(
-            pin.name, pin.registry):
+    if (
+        isinstance(launch, NoPin)
+        or launch.registry != pin.registry
+        or _norm(launch.name, pin.registry) != _norm(pin.name, pin.registry)
+    ):
         runs = launch.reason if isinstance(launch, NoPin) else f"{launch.registry} package {launch.name}"
         raise IntegrityError(
             f"server `{spec.name}`: the lock pins {pin.registry} package {pin.name}, but its command runs {runs}",
-            hint=f"run `mcplock remove {shell_word(spec.name)}` and add the server again, or restore its command")
+            hint=f"run `mcplock remove {shell_word(spec.name)}` and add the server again, or restore its command",
+        )
     if pin.registry == "oci":
         return _oci(spec, pin, launch)
     if not pin.integrities():
-        raise IntegrityError(f"server `{spec.name}`: the pin of {pin.label} has no integrity; nothing was started",
-                             hint=f"run `mcplock update {shell_word(spec.name)}` to resolve it again")
+        raise IntegrityError(
+            f"server `{spec.name}`: the pin of {pin.label} has no integrity; nothing was started",
+            hint=f"run `mcplock update {shell_word(spec.name)}` to resolve it again",
+        )
     if pin.registry == "mcpb":
         from mcplock.packages import mcpb
 
@@ -184,8 +195,10 @@ def _norm(name: str, registry: str) -> str:
 def _oci(spec: Any, pin: PackagePin, launch: Launch) -> Any:
     digest = pin.integrity if isinstance(pin.integrity, str) else None
     if digest is None:
-        raise IntegrityError(f"server `{spec.name}`: the pin of image {pin.name} has no digest; nothing was started",
-                             hint=f"run `mcplock update {shell_word(spec.name)}`")
+        raise IntegrityError(
+            f"server `{spec.name}`: the pin of image {pin.name} has no digest; nothing was started",
+            hint=f"run `mcplock update {shell_word(spec.name)}`",
+        )
     if launch.digest is not None and launch.digest != digest:
         raise _mismatch(f"server `{spec.name}`: image {pin.name}", digest, launch.digest, spec.name)
     _, i = _image_index(spec.args)
@@ -238,7 +251,8 @@ def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[
             raise IntegrityError(
                 f"server `{name}`: the cache entry of {pin.label} is not signed by this machine's mcplock "
                 f"(edited, or written elsewhere) and cannot be set aside; nothing was started",
-                hint=f"delete {d} and run the command again (mcplock installs and verifies it afresh)") from None
+                hint=f"delete {d} and run the command again (mcplock installs and verifies it afresh)",
+            ) from None
         shutil.rmtree(aside, ignore_errors=True)
         return None
     changed = _changed(d, manifest)
@@ -247,19 +261,30 @@ def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[
         import time
 
         data = data_files(d, manifest)
-        kept = (f"; it also holds {len(data)} data file(s) the server wrote there ({', '.join(data[:3])}"
-                f"{' …' if len(data) > 3 else ''}), which the repair keeps") if data else ""
+        kept = (
+            (
+                f"; it also holds {len(data)} data file(s) the server wrote there ({', '.join(data[:3])}"
+                f"{' …' if len(data) > 3 else ''}), which the repair keeps"
+            )
+            if data
+            else ""
+        )
         q = shlex.quote(str(d))
         moved = shlex.quote(str(d) + TAMPERED + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
         raise IntegrityError(
             f"server `{name}`: the cached files of {pin.label} changed since they were installed and verified "
             f"({changed or 'the manifest'}); nothing was started{kept}",
             hint=f"move the entry aside (`mv {q} {moved}`), nothing deleted, and run the command again: mcplock "
-                 "installs and verifies it afresh and copies the data files over (never code); look at the "
-                 "moved copy, then delete it yourself")
+            "installs and verifies it afresh and copies the data files over (never code); look at the "
+            "moved copy, then delete it yourself",
+        )
     if pin.tree_integrity is not None and manifest.get("tree-integrity") != pin.tree_integrity:
-        raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity,
-                        str(manifest.get("tree-integrity")), name)
+        raise _mismatch(
+            f"server `{name}`: the dependency tree of {pin.label}",
+            pin.tree_integrity,
+            str(manifest.get("tree-integrity")),
+            name,
+        )
     checked: dict[str, Any] = manifest  # the entry's own manifest, its signature verified
     return checked
 
@@ -291,20 +316,32 @@ def _tmp(d: Path) -> Path:
 def _run(argv: list[str], cwd: Path | None, env: dict[str, str], what: str, *, stdin: str | None = None) -> str:
     """Run an installer; its stdout. A failure is a RegistryError with the tail of what it said."""
     try:
-        out = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT,
-                             input=stdin)
+        out = subprocess.run(
+            argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, input=stdin
+        )
     except FileNotFoundError:
-        raise RegistryError("installer-missing", f"{argv[0]} is needed to install {what}",
-                            hint="install it (Node.js for npm packages), then run the command again") from None
+        raise RegistryError(
+            "installer-missing",
+            f"{argv[0]} is needed to install {what}",
+            hint="install it (Node.js for npm packages), then run the command again",
+        ) from None
     except subprocess.TimeoutExpired:
         raise RegistryError("registry-unreachable", f"installing {what} timed out") from None
     if out.returncode != 0:
         tail = "\n".join((out.stderr or out.stdout).strip().splitlines()[-6:])
-        kind = "registry-unreachable" if any(s in tail for s in ("ENOTFOUND", "ECONNREFUSED", "ETIMEDOUT",
-                                                                   "NewConnectionError", "connect",
-                                                                   "Failed to fetch")) else "install"
-        raise RegistryError(kind, f"installing {what} failed:\n{tail}",
-                            hint="check the network and the registry, then run again; the lock is unchanged")
+        kind = (
+            "registry-unreachable"
+            if any(
+                s in tail
+                for s in ("ENOTFOUND", "ECONNREFUSED", "ETIMEDOUT", "NewConnectionError", "connect", "Failed to fetch")
+            )
+            else "install"
+        )
+        raise RegistryError(
+            kind,
+            f"installing {what} failed:\n{tail}",
+            hint="check the network and the registry, then run again; the lock is unchanged",
+        )
     return out.stdout
 
 

@@ -49,17 +49,23 @@ def check(entry_name: str, registry: str, name: str, version: str | None, enviro
     got = claimed(registry, name, version, environ)
     if got == entry_name:
         return
-    marker = {"npm": "`mcpName` in its package.json", "pypi": "an `mcp-name:` line in its description",
-              "oci": f"the image label `{OCI_LABEL}`"}[registry]
+    marker = {
+        "npm": "`mcpName` in its package.json",
+        "pypi": "an `mcp-name:` line in its description",
+        "oci": f"the image label `{OCI_LABEL}`",
+    }[registry]
     what = f"{registry} package {name}" + (f" {version}" if version else "")
     if got is None:
         msg = f"the MCP Registry entry {entry_name} points at {what}, which claims no registry name ({marker})"
     else:
         msg = f"the MCP Registry entry {entry_name} points at {what}, which claims to be {got} ({marker})"
-    raise OwnershipError(msg + "; nothing was installed",
-                         hint=f"add the server its package belongs to (`mcplock add {shell_word(got)}`)" if got else
-                         "ask the entry's publisher to claim the name in the package, or add the package by its "
-                         "command (`mcplock add NAME -- CMD…`) after checking who publishes it")
+    raise OwnershipError(
+        msg + "; nothing was installed",
+        hint=f"add the server its package belongs to (`mcplock add {shell_word(got)}`)"
+        if got
+        else "ask the entry's publisher to claim the name in the package, or add the package by its "
+        "command (`mcplock add NAME -- CMD…`) after checking who publishes it",
+    )
 
 
 def _npm(name: str, version: str | None, environ: Env) -> str | None:
@@ -108,17 +114,22 @@ def _wheel_metadata(project: dict[str, Any], version: str) -> str | None:
 def _oci(image: str, environ: Env) -> str | None:
     docker = shutil.which("docker")
     if docker is None:
-        raise RegistryError("docker", f"the docker client is needed to read the labels of the image {image}",
-                            hint="install Docker, then run the command again")
+        raise RegistryError(
+            "docker",
+            f"the docker client is needed to read the labels of the image {image}",
+            hint="install Docker, then run the command again",
+        )
     argv = [docker, "buildx", "imagetools", "inspect", image, "--format", "{{json .Image}}"]
     try:
         out = subprocess.run(argv, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
         raise RegistryError("docker", f"docker timed out reading the image {image}") from None
     if out.returncode != 0:
-        raise RegistryError("docker", f"docker could not read the image {image}: "
-                            f"{(out.stderr or out.stdout).strip()[-300:]}",
-                            hint="check that the image exists and docker is running")
+        raise RegistryError(
+            "docker",
+            f"docker could not read the image {image}: {(out.stderr or out.stdout).strip()[-300:]}",
+            hint="check that the image exists and docker is running",
+        )
     return image_claim(out.stdout)
 
 

@@ -20,32 +20,89 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-EXACT = frozenset({
-    # the dynamic loader (glibc, musl) and glibc's modules
-    "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "LD_ORIGIN_PATH", "LD_PROFILE", "GCONV_PATH", "GETCONF_DIR",
-    # Node.js, Bun, Electron
-    "NODE_OPTIONS", "NODE_PATH", "NODE_REPL_EXTERNAL_MODULE", "ELECTRON_RUN_AS_NODE", "BUN_OPTIONS", "BUN_PRELOAD",
-    # Python
-    "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONPLATLIBDIR", "PYTHONEXECUTABLE",
-    "PYTHONBREAKPOINT",
-    # the JVM
-    "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "JAVA_OPTIONS", "CLASSPATH",
-    # shells' start-up files and hooks
-    "BASH_ENV", "ENV", "ZDOTDIR", "PROMPT_COMMAND",
-    # Perl, Ruby, PHP, Lua, Tcl, R, .NET
-    "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "RUBYOPT", "RUBYLIB", "PHPRC", "PHP_INI_SCAN_DIR", "LUA_INIT",
-    "LUA_PATH", "LUA_CPATH", "TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER", "R_ENVIRON", "R_ENVIRON_USER",
-    "DOTNET_STARTUP_HOOKS", "DOTNET_ADDITIONAL_DEPS", "CORECLR_PROFILER_PATH",
-    # git: the programs it runs and the configuration that names more
-    "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER",
-    "GIT_EXTERNAL_DIFF", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_PROXY_COMMAND", "GIT_CONFIG",
-    "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
-})
+EXACT = frozenset(
+    {
+        # the dynamic loader (glibc, musl) and glibc's modules
+        "LD_PRELOAD",
+        "LD_LIBRARY_PATH",
+        "LD_AUDIT",
+        "LD_ORIGIN_PATH",
+        "LD_PROFILE",
+        "GCONV_PATH",
+        "GETCONF_DIR",
+        # Node.js, Bun, Electron
+        "NODE_OPTIONS",
+        "NODE_PATH",
+        "NODE_REPL_EXTERNAL_MODULE",
+        "ELECTRON_RUN_AS_NODE",
+        "BUN_OPTIONS",
+        "BUN_PRELOAD",
+        # Python
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "PYTHONUSERBASE",
+        "PYTHONPLATLIBDIR",
+        "PYTHONEXECUTABLE",
+        "PYTHONBREAKPOINT",
+        # the JVM
+        "JAVA_TOOL_OPTIONS",
+        "_JAVA_OPTIONS",
+        "JDK_JAVA_OPTIONS",
+        "JAVA_OPTIONS",
+        "CLASSPATH",
+        # shells' start-up files and hooks
+        "BASH_ENV",
+        "ENV",
+        "ZDOTDIR",
+        "PROMPT_COMMAND",
+        # Perl, Ruby, PHP, Lua, Tcl, R, .NET
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "PERL5DB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "PHPRC",
+        "PHP_INI_SCAN_DIR",
+        "LUA_INIT",
+        "LUA_PATH",
+        "LUA_CPATH",
+        "TCLLIBPATH",
+        "R_PROFILE",
+        "R_PROFILE_USER",
+        "R_ENVIRON",
+        "R_ENVIRON_USER",
+        "DOTNET_STARTUP_HOOKS",
+        "DOTNET_ADDITIONAL_DEPS",
+        "CORECLR_PROFILER_PATH",
+        # git: the programs it runs and the configuration that names more
+        "GIT_SSH",
+        "GIT_SSH_COMMAND",
+        "GIT_ASKPASS",
+        "SSH_ASKPASS",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_PAGER",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_EXEC_PATH",
+        "GIT_TEMPLATE_DIR",
+        "GIT_PROXY_COMMAND",
+        "GIT_CONFIG",
+        "GIT_CONFIG_GLOBAL",
+        "GIT_CONFIG_SYSTEM",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_CONFIG_COUNT",
+    }
+)
 PREFIXES = ("DYLD_", "LD_AUDIT", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "CORECLR_PROFILER")
 #: npm's configuration that runs code (``node-options``, ``script-shell``) or names another
 #: configuration file, any letter case, ``-`` or ``_``
-_NPM = re.compile(r"^npm_config_(node[-_]options|script[-_]shell|userconfig|globalconfig|onload[-_]script|"
-                  r"init[-_]module)$", re.IGNORECASE)
+_NPM = re.compile(
+    r"^npm_config_(node[-_]options|script[-_]shell|userconfig|globalconfig|onload[-_]script|"
+    r"init[-_]module)$",
+    re.IGNORECASE,
+)
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)$")
 
@@ -77,7 +134,7 @@ def _assigned(words: Sequence[str], depth: int = 0) -> list[str]:
             m = _ASSIGN.match(words[i + 1]) or _NAME.match(words[i + 1])
             if m:
                 names.append(m.group(1))
-        elif w.startswith("--env=") and (m := _ASSIGN.match(w[len("--env="):]) or _NAME.match(w[len("--env="):])):
+        elif w.startswith("--env=") and (m := _ASSIGN.match(w[len("--env=") :]) or _NAME.match(w[len("--env=") :])):
             names.append(m.group(1))
         elif i > 0 and re.fullmatch(r"-[a-z]*c[a-z]*|/c|-command", words[i - 1], re.IGNORECASE) and depth < 3:
             try:
@@ -92,8 +149,9 @@ def _assigned(words: Sequence[str], depth: int = 0) -> list[str]:
     return names
 
 
-def code_variables(env: Iterable[str], pass_env: Iterable[str] = (), command: str | None = None,
-                   args: Sequence[str] = ()) -> list[str]:
+def code_variables(
+    env: Iterable[str], pass_env: Iterable[str] = (), command: str | None = None, args: Sequence[str] = ()
+) -> list[str]:
     """The variables among a launch's ``env`` keys, the ones it passes on, and those its command
     line assigns, that load code; in order, each once."""
     found = [n for n in (*env, *pass_env, *_assigned([command or "", *args])) if loads_code(n)]
@@ -104,5 +162,9 @@ def of_spec(spec: object) -> list[str]:
     """:func:`code_variables` of a :class:`mcplock.spec.ServerSpec` (a stdio one; a remote has none)."""
     if getattr(spec, "transport", None) != "stdio":
         return []
-    return code_variables(getattr(spec, "env", {}) or {}, getattr(spec, "pass_env", ()) or (),
-                          getattr(spec, "command", None), tuple(getattr(spec, "args", ()) or ()))
+    return code_variables(
+        getattr(spec, "env", {}) or {},
+        getattr(spec, "pass_env", ()) or (),
+        getattr(spec, "command", None),
+        tuple(getattr(spec, "args", ()) or ()),
+    )

@@ -41,8 +41,9 @@ def _origin(url: str) -> tuple[str, str]:
     return parts.scheme.lower(), (parts.netloc or "").lower()
 
 
-def get(url: str, what: str, *, limit: int = MAX_BODY, accept: str | None = None,
-        timeout: float = TIMEOUT) -> tuple[int, bytes]:
+def get(
+    url: str, what: str, *, limit: int = MAX_BODY, accept: str | None = None, timeout: float = TIMEOUT
+) -> tuple[int, bytes]:
     """(status, body) of ``GET url``; a body over ``limit`` bytes, a redirect down to plain HTTP,
     too many redirects or a network failure: :class:`RegistryError` (exit 3)."""
     import httpx2
@@ -59,21 +60,33 @@ def get(url: str, what: str, *, limit: int = MAX_BODY, accept: str | None = None
                     continue
                 return r.status_code, _read(r, current, what, limit)
         except httpx2.HTTPError as e:
-            raise RegistryError("registry-unreachable", f"cannot reach the registry for {what}: {current} ({e})",
-                                hint="check the network (or the registry URL), then run the command again") from None
-    raise RegistryError("registry-unreachable", f"the registry redirected more than {MAX_REDIRECTS} times for {what}: "
-                        f"{start}", hint="check the registry URL; the lock was not changed")
+            raise RegistryError(
+                "registry-unreachable",
+                f"cannot reach the registry for {what}: {current} ({e})",
+                hint="check the network (or the registry URL), then run the command again",
+            ) from None
+    raise RegistryError(
+        "registry-unreachable",
+        f"the registry redirected more than {MAX_REDIRECTS} times for {what}: {start}",
+        hint="check the registry URL; the lock was not changed",
+    )
 
 
 def _check_redirect(start: str, current: str, target: str, what: str) -> None:
     (s0, _), (s1, h1), (s2, h2) = _origin(start), _origin(current), _origin(target)
     if s2 not in ("http", "https"):
-        raise RegistryError("registry-redirect", f"the registry redirected {what} to {target}, which is not an "
-                            "http(s) URL; nothing was read from it", hint="check the registry URL")
+        raise RegistryError(
+            "registry-redirect",
+            f"the registry redirected {what} to {target}, which is not an http(s) URL; nothing was read from it",
+            hint="check the registry URL",
+        )
     if s2 == "http" and "https" in (s0, s1):
-        raise RegistryError("registry-redirect", f"the registry redirected {what} from {current} down to plain "
-                            f"HTTP ({target}); refused, since anyone on the path could answer",
-                            hint="check the registry URL; the lock was not changed")
+        raise RegistryError(
+            "registry-redirect",
+            f"the registry redirected {what} from {current} down to plain "
+            f"HTTP ({target}); refused, since anyone on the path could answer",
+            hint="check the registry URL; the lock was not changed",
+        )
     if (s1, h1) != (s2, h2):
         note(f"the registry redirected {what} from {current} to {target}")
 
@@ -95,6 +108,9 @@ def _read(r: object, url: str, what: str, limit: int) -> bytes:
 
 def _too_big(url: str, what: str, limit: int) -> RegistryError:
     size = f"{limit // MiB} MiB" if limit >= MiB else f"{limit} bytes"
-    return RegistryError("registry-too-large", f"the registry's answer for {what} is larger than {size}, the most "
-                         f"mcplock reads from a registry: {url}; nothing was changed",
-                         hint="check the registry URL (a registry that answers this much is broken or hostile)")
+    return RegistryError(
+        "registry-too-large",
+        f"the registry's answer for {what} is larger than {size}, the most "
+        f"mcplock reads from a registry: {url}; nothing was changed",
+        hint="check the registry URL (a registry that answers this much is broken or hostile)",
+    )

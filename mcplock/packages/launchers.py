@@ -76,7 +76,7 @@ def npm_spec(spec: str) -> tuple[str, str | None] | None:
     """``@scope/name@1.2.3`` → (``@scope/name``, ``1.2.3``); None for what is not a registry
     package (git, GitHub shorthand, tarball URL, path, ``npm:`` alias)."""
     at = spec.find("@", 1)
-    name, version = (spec, None) if at < 0 else (spec[:at], spec[at + 1:] or None)
+    name, version = (spec, None) if at < 0 else (spec[:at], spec[at + 1 :] or None)
     if not _NPM_NAME.match(name):
         return None
     if version is not None and (":" in version or "/" in version):
@@ -84,8 +84,23 @@ def npm_spec(spec: str) -> tuple[str, str | None] | None:
     return name, None if version in (None, "latest") else version
 
 
-_NPX_VALUED = frozenset({"--package", "-p", "--registry", "--cache", "--userconfig", "--prefix", "--loglevel",
-                         "--node-options", "--workspace", "-w", "--script-shell", "--call", "-c"})
+_NPX_VALUED = frozenset(
+    {
+        "--package",
+        "-p",
+        "--registry",
+        "--cache",
+        "--userconfig",
+        "--prefix",
+        "--loglevel",
+        "--node-options",
+        "--workspace",
+        "-w",
+        "--script-shell",
+        "--call",
+        "-c",
+    }
+)
 
 
 def _npm_launch(launcher: str, argv: Sequence[str], valued: frozenset[str]) -> Launch | NoPin:
@@ -104,22 +119,35 @@ def _npm_launch(launcher: str, argv: Sequence[str], valued: frozenset[str]) -> L
     if parsed is None:
         return NoPin(f"no registry pin ({what} is not an npm registry package)")
     bin_name = argv[i] if packages else None
-    return Launch(launcher, "npm", parsed[0], parsed[1], bin=bin_name, args=tuple(argv[i + 1:]))
+    return Launch(launcher, "npm", parsed[0], parsed[1], bin=bin_name, args=tuple(argv[i + 1 :]))
 
 
 def _npx(argv: Sequence[str]) -> Launch | NoPin:
     return _npm_launch("npx", argv, _NPX_VALUED)
 
 
-_PNPM_VALUED = frozenset({"--package", "-p", "--reporter", "--dir", "-C", "--allow-build", "--registry",
-                          "--loglevel", "--filter", "-F", "--workspace-root"})
+_PNPM_VALUED = frozenset(
+    {
+        "--package",
+        "-p",
+        "--reporter",
+        "--dir",
+        "-C",
+        "--allow-build",
+        "--registry",
+        "--loglevel",
+        "--filter",
+        "-F",
+        "--workspace-root",
+    }
+)
 
 
 def _pnpm(argv: Sequence[str]) -> Launch | NoPin:
     opts, i = _scan(argv, _PNPM_VALUED)  # global options before `dlx`
     if i >= len(argv) or argv[i] != "dlx":
         return LOCAL
-    return _pnpx([*(a for k, v in opts for a in ((k,) if v is None else (k, v))), *argv[i + 1:]])
+    return _pnpx([*(a for k, v in opts for a in ((k,) if v is None else (k, v))), *argv[i + 1 :]])
 
 
 def _pnpx(argv: Sequence[str]) -> Launch | NoPin:
@@ -129,8 +157,10 @@ def _pnpx(argv: Sequence[str]) -> Launch | NoPin:
 # --- PyPI --------------------------------------------------------------------------------------
 
 _PY_NAME = r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?"
-_PY_SPEC = re.compile(rf"^(?P<name>{_PY_NAME})(?P<extras>\[[^\]]*\])?\s*"
-                      r"(?:@\s*(?P<at>[^\s:/]+)|(?P<spec>(?:[=<>!~]=?|===)\s*\S+))?$")
+_PY_SPEC = re.compile(
+    rf"^(?P<name>{_PY_NAME})(?P<extras>\[[^\]]*\])?\s*"
+    r"(?:@\s*(?P<at>[^\s:/]+)|(?P<spec>(?:[=<>!~]=?|===)\s*\S+))?$"
+)
 
 
 def pypi_spec(spec: str) -> tuple[str, str | None] | None:
@@ -151,17 +181,76 @@ def pypi_spec(spec: str) -> tuple[str, str | None] | None:
     return name, s.replace(" ", "")
 
 
-_UVX_VALUED = frozenset({
-    "--from", "--with", "-w", "--with-editable", "--with-requirements", "--python", "-p", "--index", "--index-url",
-    "-i", "--default-index", "--extra-index-url", "--find-links", "-f", "--constraints", "-c", "--build-constraints",
-    "-b", "--overrides", "--env-file", "--directory", "--project", "--config-file", "--cache-dir", "--color",
-    "--python-platform", "--resolution", "--prerelease", "--exclude-newer", "--index-strategy", "--keyring-provider",
-    "--link-mode", "--refresh-package", "--reinstall-package", "--upgrade-package", "-P", "--no-binary-package",
-    "--no-build-package", "--config-setting", "-C", "--allow-insecure-host", "--torch-backend",
-    "--with-executables-from", "--python-preference", "--python-downloads", "--exclude-newer-package",
-    "--build-constraint", "--override", "--constraint", "--group", "--extra", "--config-settings-package"})
-_UNPINNED_UV = ("--with", "-w", "--with-editable", "--with-requirements", "--with-executables-from", "--index",
-                "--index-url", "-i", "--default-index", "--extra-index-url", "--find-links", "-f")
+_UVX_VALUED = frozenset(
+    {
+        "--from",
+        "--with",
+        "-w",
+        "--with-editable",
+        "--with-requirements",
+        "--python",
+        "-p",
+        "--index",
+        "--index-url",
+        "-i",
+        "--default-index",
+        "--extra-index-url",
+        "--find-links",
+        "-f",
+        "--constraints",
+        "-c",
+        "--build-constraints",
+        "-b",
+        "--overrides",
+        "--env-file",
+        "--directory",
+        "--project",
+        "--config-file",
+        "--cache-dir",
+        "--color",
+        "--python-platform",
+        "--resolution",
+        "--prerelease",
+        "--exclude-newer",
+        "--index-strategy",
+        "--keyring-provider",
+        "--link-mode",
+        "--refresh-package",
+        "--reinstall-package",
+        "--upgrade-package",
+        "-P",
+        "--no-binary-package",
+        "--no-build-package",
+        "--config-setting",
+        "-C",
+        "--allow-insecure-host",
+        "--torch-backend",
+        "--with-executables-from",
+        "--python-preference",
+        "--python-downloads",
+        "--exclude-newer-package",
+        "--build-constraint",
+        "--override",
+        "--constraint",
+        "--group",
+        "--extra",
+        "--config-settings-package",
+    }
+)
+_UNPINNED_UV = (
+    "--with",
+    "-w",
+    "--with-editable",
+    "--with-requirements",
+    "--with-executables-from",
+    "--index",
+    "--index-url",
+    "-i",
+    "--default-index",
+    "--extra-index-url",
+    "--find-links",
+    "-f",
+)
 
 
 def _pypi_launch(launcher: str, pkg: str | None, app: str, rest: Sequence[str]) -> Launch | NoPin:
@@ -181,7 +270,7 @@ def _uvx(argv: Sequence[str]) -> Launch | NoPin:
     if i >= len(argv):
         return NoPin("no registry pin (uvx names no package)")
     frm = _values(opts, "--from")
-    return _pypi_launch("uvx", frm[-1] if frm else None, argv[i], argv[i + 1:])
+    return _pypi_launch("uvx", frm[-1] if frm else None, argv[i], argv[i + 1 :])
 
 
 def _uv(argv: Sequence[str]) -> Launch | NoPin:
@@ -197,42 +286,153 @@ def _pipx(argv: Sequence[str]) -> Launch | NoPin:
     opts, i = _scan(argv, frozenset())
     if i >= len(argv) or argv[i] != "run":
         return LOCAL
-    argv = argv[i + 1:]
+    argv = argv[i + 1 :]
     opts, i = _scan(argv, _PIPX_VALUED)
     if _values(opts, "--index-url", "-i", "--pip-args"):
         return NoPin("no registry pin (pipx run names another index or pip options)")
     if i >= len(argv):
         return NoPin("no registry pin (pipx run names no package)")
     spec = _values(opts, "--spec")
-    return _pypi_launch("pipx run", spec[-1] if spec else None, argv[i], argv[i + 1:])
+    return _pypi_launch("pipx run", spec[-1] if spec else None, argv[i], argv[i + 1 :])
 
 
 # --- OCI ---------------------------------------------------------------------------------------
 
-_DOCKER_VALUED = frozenset({
-    "-e", "--env", "--env-file", "-v", "--volume", "--name", "-p", "--publish", "--network", "--net", "--entrypoint",
-    "-w", "--workdir", "-u", "--user", "--mount", "-l", "--label", "--label-file", "--platform", "--pull", "-m",
-    "--memory", "--memory-swap", "--memory-reservation", "--cpus", "--cpu-shares", "-c", "--cpuset-cpus",
-    "--add-host", "--cap-add", "--cap-drop", "--device", "--dns", "--dns-search", "--dns-option", "-h", "--hostname",
-    "--ipc", "--pid", "--restart", "--runtime", "--security-opt", "--shm-size", "--tmpfs", "--ulimit", "--gpus",
-    "--log-driver", "--log-opt", "--cidfile", "--group-add", "--expose", "--link", "--volumes-from", "--stop-signal",
-    "--stop-timeout", "--health-cmd", "--health-interval", "--health-retries", "--health-timeout", "--attach", "-a",
-    "--cgroupns", "--cgroup-parent", "--isolation", "--mac-address", "--ip", "--ip6", "--network-alias", "--pids-limit",
-    "--storage-opt", "--sysctl", "--userns", "--uts", "--detach-keys", "--annotation", "--device-cgroup-rule",
-    "--blkio-weight", "--kernel-memory", "--oom-score-adj", "--volume-driver", "--domainname", "--dns-opt",
-    "--blkio-weight-device", "--cpu-period", "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime", "--cpuset-mems",
-    "--device-read-bps", "--device-read-iops", "--device-write-bps", "--device-write-iops", "--health-start-period",
-    "--health-start-interval", "--link-local-ip", "--memory-swappiness", "--cpu-count", "--cpu-percent",
-    "--io-maxbandwidth", "--io-maxiops"})
+_DOCKER_VALUED = frozenset(
+    {
+        "-e",
+        "--env",
+        "--env-file",
+        "-v",
+        "--volume",
+        "--name",
+        "-p",
+        "--publish",
+        "--network",
+        "--net",
+        "--entrypoint",
+        "-w",
+        "--workdir",
+        "-u",
+        "--user",
+        "--mount",
+        "-l",
+        "--label",
+        "--label-file",
+        "--platform",
+        "--pull",
+        "-m",
+        "--memory",
+        "--memory-swap",
+        "--memory-reservation",
+        "--cpus",
+        "--cpu-shares",
+        "-c",
+        "--cpuset-cpus",
+        "--add-host",
+        "--cap-add",
+        "--cap-drop",
+        "--device",
+        "--dns",
+        "--dns-search",
+        "--dns-option",
+        "-h",
+        "--hostname",
+        "--ipc",
+        "--pid",
+        "--restart",
+        "--runtime",
+        "--security-opt",
+        "--shm-size",
+        "--tmpfs",
+        "--ulimit",
+        "--gpus",
+        "--log-driver",
+        "--log-opt",
+        "--cidfile",
+        "--group-add",
+        "--expose",
+        "--link",
+        "--volumes-from",
+        "--stop-signal",
+        "--stop-timeout",
+        "--health-cmd",
+        "--health-interval",
+        "--health-retries",
+        "--health-timeout",
+        "--attach",
+        "-a",
+        "--cgroupns",
+        "--cgroup-parent",
+        "--isolation",
+        "--mac-address",
+        "--ip",
+        "--ip6",
+        "--network-alias",
+        "--pids-limit",
+        "--storage-opt",
+        "--sysctl",
+        "--userns",
+        "--uts",
+        "--detach-keys",
+        "--annotation",
+        "--device-cgroup-rule",
+        "--blkio-weight",
+        "--kernel-memory",
+        "--oom-score-adj",
+        "--volume-driver",
+        "--domainname",
+        "--dns-opt",
+        "--blkio-weight-device",
+        "--cpu-period",
+        "--cpu-quota",
+        "--cpu-rt-period",
+        "--cpu-rt-runtime",
+        "--cpuset-mems",
+        "--device-read-bps",
+        "--device-read-iops",
+        "--device-write-bps",
+        "--device-write-iops",
+        "--health-start-period",
+        "--health-start-interval",
+        "--link-local-ip",
+        "--memory-swappiness",
+        "--cpu-count",
+        "--cpu-percent",
+        "--io-maxbandwidth",
+        "--io-maxiops",
+    }
+)
 # docker run's options that take no value: an option in neither set leaves the image unknown, so
 # the command has no pin (a valued option mcplock did not know made it pin the option's value)
-_DOCKER_FLAGS = frozenset({
-    "-i", "--interactive", "-t", "--tty", "-d", "--detach", "--rm", "--init", "--privileged", "--read-only",
-    "-P", "--publish-all", "-q", "--quiet", "--sig-proxy", "--no-healthcheck", "--oom-kill-disable",
-    "--disable-content-trust", "--help", "--use-api-socket"})
+_DOCKER_FLAGS = frozenset(
+    {
+        "-i",
+        "--interactive",
+        "-t",
+        "--tty",
+        "-d",
+        "--detach",
+        "--rm",
+        "--init",
+        "--privileged",
+        "--read-only",
+        "-P",
+        "--publish-all",
+        "-q",
+        "--quiet",
+        "--sig-proxy",
+        "--no-healthcheck",
+        "--oom-kill-disable",
+        "--disable-content-trust",
+        "--help",
+        "--use-api-socket",
+    }
+)
 _SHORT_FLAGS = {o[1] for o in _DOCKER_FLAGS if len(o) == 2}
-_DOCKER_GLOBAL_VALUED = frozenset({"-H", "--host", "--context", "-c", "--config", "-l", "--log-level",
-                                   "--tlscacert", "--tlscert", "--tlskey"})
+_DOCKER_GLOBAL_VALUED = frozenset(
+    {"-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "--tlscacert", "--tlscert", "--tlskey"}
+)
 _SHORT_VALUED = {o[1] for o in _DOCKER_VALUED if len(o) == 2}
 _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
@@ -246,7 +446,7 @@ def image_ref(ref: str) -> tuple[str, str | None, str | None] | None:
     slash = repo.rfind("/")
     colon = repo.rfind(":")
     if colon > slash:
-        repo, tag = repo[:colon], repo[colon + 1:]
+        repo, tag = repo[:colon], repo[colon + 1 :]
     if not repo or not re.match(r"^[a-z0-9]+([._:/-][a-z0-9]+)*$", repo) or (tag is not None and not tag):
         return None
     return repo, tag, digest or None
@@ -308,20 +508,22 @@ def host_access(options: Sequence[str]) -> list[str]:
             src = value.split(":", 1)[0]
         elif key == "--mount":
             src = next((p.split("=", 1)[1] for p in value.split(",") if p.startswith(("source=", "src="))), "")
-        if (key in ("--privileged", "--device") or (key in _HOST_NAMESPACES and value == "host")
-                or (src and (src in _SOCKETS or src.rstrip("/") in ("", "/etc", "/root", "/home",
-                                                                               "/proc", "/sys")))
-                or (key == "--cap-add" and value.upper() in ("ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE"))):
+        if (
+            key in ("--privileged", "--device")
+            or (key in _HOST_NAMESPACES and value == "host")
+            or (src and (src in _SOCKETS or src.rstrip("/") in ("", "/etc", "/root", "/home", "/proc", "/sys")))
+            or (key == "--cap-add" and value.upper() in ("ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE"))
+        ):
             out.append(shown)
     return out
 
 
 def _docker(argv: Sequence[str]) -> Launch | NoPin:
     _, i = _scan(argv, _DOCKER_GLOBAL_VALUED)
-    if argv[i:i + 1] == ["run"]:
-        rest = argv[i + 1:]
-    elif argv[i:i + 2] == ["container", "run"]:
-        rest = argv[i + 2:]
+    if argv[i : i + 1] == ["run"]:
+        rest = argv[i + 1 :]
+    elif argv[i : i + 2] == ["container", "run"]:
+        rest = argv[i + 2 :]
     else:
         return LOCAL
     at = _docker_opts(rest)
@@ -333,7 +535,7 @@ def _docker(argv: Sequence[str]) -> Launch | NoPin:
     if ref is None:
         return NoPin(f"no registry pin ({rest[at]} is not an image reference)")
     repo, tag, digest = ref
-    return Launch("docker run", "oci", repo, tag, args=tuple(rest[at + 1:]), options=tuple(rest[:at]), digest=digest)
+    return Launch("docker run", "oci", repo, tag, args=tuple(rest[at + 1 :]), options=tuple(rest[:at]), digest=digest)
 
 
 def _mcpb(argv: Sequence[str]) -> Launch | NoPin:
@@ -345,8 +547,15 @@ def _mcpb(argv: Sequence[str]) -> Launch | NoPin:
 
 
 LAUNCHERS: dict[str, Callable[[Sequence[str]], Launch | NoPin]] = {
-    "npx": _npx, "pnpx": _pnpx, "pnpm": _pnpm, "uvx": _uvx, "uv": _uv, "pipx": _pipx, "docker": _docker,
-    "podman": _docker, "mcpb": _mcpb,
+    "npx": _npx,
+    "pnpx": _pnpx,
+    "pnpm": _pnpm,
+    "uvx": _uvx,
+    "uv": _uv,
+    "pipx": _pipx,
+    "docker": _docker,
+    "podman": _docker,
+    "mcpb": _mcpb,
 }
 
 

@@ -70,8 +70,15 @@ def _entry(doc: Any, registry: str) -> Entry | None:
     if not isinstance(name, str) or not isinstance(version, str):
         return None
     # a status is a word of the registry's, whatever its letter case: "Deleted" is deleted
-    return Entry(name=name, version=version, status=str(status).strip().casefold(), server=server, registry=registry,
-                 is_latest=bool(meta.get("isLatest")), published=meta.get("publishedAt"))
+    return Entry(
+        name=name,
+        version=version,
+        status=str(status).strip().casefold(),
+        server=server,
+        registry=registry,
+        is_latest=bool(meta.get("isLatest")),
+        published=meta.get("publishedAt"),
+    )
 
 
 def _get(url: str, what: str) -> Any:
@@ -87,12 +94,19 @@ def get(name: str, version: str | None = None, registry: str = DEFAULT) -> Entry
     entry = _entry(doc, registry)
     if entry is None:
         if version is not None and versions(name, registry):
-            raise RegistryError("unknown-version", f"the MCP Registry at {registry} has no version {version} of "
-                                f"{name}", hint=f"see its versions with `mcplock inspect {shell_word(name)}`")
+            raise RegistryError(
+                "unknown-version",
+                f"the MCP Registry at {registry} has no version {version} of {name}",
+                hint=f"see its versions with `mcplock inspect {shell_word(name)}`",
+            )
         guess = _suggest(name, registry)
-        raise RegistryError("unknown-server", f"the MCP Registry at {registry} has no server named {name}",
-                            hint=f"did you mean {guess}? `mcplock add {shell_word(guess)}`" if guess else
-                            f"look it up with `mcplock search {shell_word(name.rsplit('/', 1)[-1])}`")
+        raise RegistryError(
+            "unknown-server",
+            f"the MCP Registry at {registry} has no server named {name}",
+            hint=f"did you mean {guess}? `mcplock add {shell_word(guess)}`"
+            if guess
+            else f"look it up with `mcplock search {shell_word(name.rsplit('/', 1)[-1])}`",
+        )
     return served_as_asked(entry, name, version)
 
 
@@ -110,14 +124,17 @@ def served_as_asked(entry: Entry, name: str, version: str | None) -> Entry:
     ownership check compares a package's claim with the entry's name, so an entry served for
     another name would let that name's package in under the asked one."""
     if entry.name != name:
-        raise MismatchError(f"the MCP Registry at {entry.registry} answered the request for {name} with the entry of "
-                            f"{entry.name}; refused, nothing was fetched",
-                            hint="the registry is broken or hostile: check the registry URL (--registry, "
-                                 "MCPLOCK_REGISTRY_URL)")
+        raise MismatchError(
+            f"the MCP Registry at {entry.registry} answered the request for {name} with the entry of "
+            f"{entry.name}; refused, nothing was fetched",
+            hint="the registry is broken or hostile: check the registry URL (--registry, MCPLOCK_REGISTRY_URL)",
+        )
     if version is not None and entry.version != version:
-        raise MismatchError(f"the MCP Registry at {entry.registry} answered the request for {name} {version} with "
-                            f"version {entry.version}; refused, nothing was fetched",
-                            hint=f"see its versions with `mcplock inspect {shell_word(name)}`")
+        raise MismatchError(
+            f"the MCP Registry at {entry.registry} answered the request for {name} {version} with "
+            f"version {entry.version}; refused, nothing was fetched",
+            hint=f"see its versions with `mcplock inspect {shell_word(name)}`",
+        )
     return entry
 
 

@@ -36,8 +36,11 @@ def _download(url: str) -> bytes:
 
     status, body = fetch.get(url, f"the MCPB bundle {url}", limit=MAX_BYTES, timeout=120)
     if status != 200:
-        raise RegistryError("registry-unreachable", f"downloading the MCPB bundle {url} answered HTTP "
-                            f"{status}", hint="check the URL and the network, then run again")
+        raise RegistryError(
+            "registry-unreachable",
+            f"downloading the MCPB bundle {url} answered HTTP {status}",
+            hint="check the URL and the network, then run again",
+        )
     return body
 
 
@@ -49,10 +52,16 @@ def _unpack(data: bytes, into: Path, what: str) -> None:
     with z:
         for info in z.infolist():
             parts = PurePosixPath(info.filename).parts
-            if info.filename.startswith("/") or ".." in parts or "\\" in info.filename or \
-                    stat.S_ISLNK(info.external_attr >> 16):
-                raise IntegrityError(f"{what} holds `{info.filename[:200]}`, a path that leaves the bundle or a "
-                                     "link; nothing was started")
+            if (
+                info.filename.startswith("/")
+                or ".." in parts
+                or "\\" in info.filename
+                or stat.S_ISLNK(info.external_attr >> 16)
+            ):
+                raise IntegrityError(
+                    f"{what} holds `{info.filename[:200]}`, a path that leaves the bundle or a "
+                    "link; nothing was started"
+                )
         z.extractall(into)
 
 
@@ -65,8 +74,11 @@ def manifest_of(bundle: Path, what: str) -> dict[str, Any]:
         manifest: dict[str, Any] = doc  # its `server.mcp_config` checked above
         return manifest
     except (OSError, ValueError, KeyError, TypeError):
-        raise RegistryError("install", f"{what} has no usable manifest.json (server.mcp_config: command, args)",
-                            hint="ask the bundle's publisher to fix it") from None
+        raise RegistryError(
+            "install",
+            f"{what} has no usable manifest.json (server.mcp_config: command, args)",
+            hint="ask the bundle's publisher to fix it",
+        ) from None
 
 
 def _value(text: str, bundle: Path) -> str:
@@ -97,6 +109,9 @@ def prepare(spec: Any, pin: PackagePin, launch: Any, environ: Env = None) -> Any
     bundle = d / "bundle"
     cfg = manifest_of(bundle, what)["server"]["mcp_config"]
     env = {k: _value(str(v), bundle) for k, v in (cfg.get("env") or {}).items() if isinstance(k, str)}
-    return replace(spec, command=_value(cfg["command"], bundle),
-                   args=(*(_value(a, bundle) for a in cfg.get("args") or []), *launch.args),
-                   env={**env, **spec.env})
+    return replace(
+        spec,
+        command=_value(cfg["command"], bundle),
+        args=(*(_value(a, bundle) for a in cfg.get("args") or []), *launch.args),
+        env={**env, **spec.env},
+    )

@@ -40,13 +40,22 @@ def install(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[l
     manifest = _verified(d, pin, name, environ)
     if manifest is None:
         tmp = _tmp(d)
-        (tmp / "package.json").write_text(json.dumps(
-            {"name": "mcplock-pin", "private": True, "dependencies": {pin.name: pin.version}}, indent=2) + "\n")
+        (tmp / "package.json").write_text(
+            json.dumps({"name": "mcplock-pin", "private": True, "dependencies": {pin.name: pin.version}}, indent=2)
+            + "\n"
+        )
         trees = cache_root(environ) / "npm-trees"
         saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.json" if pin.tree_integrity else None
         env = registries.npm_env(environ)
-        base = ["npm", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error",
-                "--registry", registries.npm_registry(environ)]
+        base = [
+            "npm",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            "--registry",
+            registries.npm_registry(environ),
+        ]
         if saved is not None and saved.is_file():
             shutil.copyfile(saved, tmp / "package-lock.json")
             _run([base[0], "ci", "--prefer-offline", *base[1:]], tmp, env, pin.label)
@@ -59,8 +68,9 @@ def install(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[l
         top = packages.get(f"node_modules/{pin.name}") or {}
         if top.get("integrity") not in pin.integrities():
             shutil.rmtree(tmp, ignore_errors=True)
-            raise _mismatch(f"server `{name}`: npm package {pin.label}", str(pin.integrity), str(top.get("integrity")),
-                            name)
+            raise _mismatch(
+                f"server `{name}`: npm package {pin.label}", str(pin.integrity), str(top.get("integrity")), name
+            )
         tree = npm_tree(packages)
         outside = escaping_link(tmp)
         if outside is not None:
@@ -68,7 +78,8 @@ def install(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[l
             raise IntegrityError(
                 f"server `{name}`: installing {pin.label} linked `{outside}` to files outside mcplock's cache, "
                 "which no hash covers; nothing was started",
-                hint="a `file:` or linked dependency cannot be pinned: report it to the package's maintainers")
+                hint="a `file:` or linked dependency cannot be pinned: report it to the package's maintainers",
+            )
         if pin.tree_integrity is not None and tree != pin.tree_integrity:
             shutil.rmtree(tmp, ignore_errors=True)
             raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
@@ -89,16 +100,22 @@ def _bin(pkg_dir: Path, pin: PackagePin, launch: Launch) -> str:
     if isinstance(bins, str):
         return bins
     if not isinstance(bins, dict) or not bins:
-        raise RegistryError("no-bin", f"npm package {pin.label} has no executable to run",
-                            hint="check the package name in the server's command")
+        raise RegistryError(
+            "no-bin",
+            f"npm package {pin.label} has no executable to run",
+            hint="check the package name in the server's command",
+        )
     short = pin.name.rsplit("/", 1)[-1]
     for key in (launch.bin, short):
         if key and key in bins:
             return str(bins[key])
     if len(bins) == 1 and launch.bin is None:
         return str(next(iter(bins.values())))
-    raise RegistryError("no-bin", f"npm package {pin.label} has several executables ({', '.join(sorted(bins))})",
-                        hint="name one: `npx -y --package PKG BIN`")
+    raise RegistryError(
+        "no-bin",
+        f"npm package {pin.label} has several executables ({', '.join(sorted(bins))})",
+        hint="name one: `npx -y --package PKG BIN`",
+    )
 
 
 def npm_tree(packages: dict[str, Any]) -> str:

@@ -23,12 +23,18 @@ _NUM = r"(?:0|[1-9]\d*)"
 _PRE = r"(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)"
 _EXACT = {
     "npm": re.compile(rf"{_NUM}\.{_NUM}\.{_NUM}(?:-{_PRE}(?:\.{_PRE})*)?(?:\+[0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*)?"),
-    "pypi": re.compile(r"v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?"
-                       r"(?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?(?:[-_.]?dev[-_.]?[0-9]*)?", re.IGNORECASE),
+    "pypi": re.compile(
+        r"v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?"
+        r"(?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?(?:[-_.]?dev[-_.]?[0-9]*)?",
+        re.IGNORECASE,
+    ),
     "oci": re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}"),
 }
-_EXACT_WORDS = {"npm": "an exact semver version (`1.2.3`)", "pypi": "an exact PEP 440 version (`1.2.3`)",
-                "oci": "a docker tag"}
+_EXACT_WORDS = {
+    "npm": "an exact semver version (`1.2.3`)",
+    "pypi": "an exact PEP 440 version (`1.2.3`)",
+    "oci": "a docker tag",
+}
 _NAME = {
     "npm": re.compile(r"(?:@[a-z0-9~-][a-z0-9._~-]*/)?[a-z0-9~-][a-z0-9._~-]*", re.IGNORECASE),  # old names: capitals
     "pypi": re.compile(r"[A-Z0-9](?:[A-Z0-9._-]*[A-Z0-9])?", re.IGNORECASE),
@@ -68,9 +74,13 @@ class PackagePin:
     @classmethod
     def from_stored(cls, t: dict[str, object]) -> PackagePin:
         integ = t.get("integrity")
-        return cls(registry=str(t["registry"]), name=str(t["name"]), version=str(t["version"]),
-                   integrity=tuple(integ) if isinstance(integ, list) else integ,  # type: ignore[arg-type]
-                   tree_integrity=t.get("tree-integrity"))  # type: ignore[arg-type]
+        return cls(
+            registry=str(t["registry"]),
+            name=str(t["name"]),
+            version=str(t["version"]),
+            integrity=tuple(integ) if isinstance(integ, list) else integ,  # type: ignore[arg-type]
+            tree_integrity=t.get("tree-integrity"),  # type: ignore[arg-type]
+        )
 
     def problem(self) -> str | None:
         """Why this pin names no one exact release (see :func:`pin_problem`)."""
@@ -95,8 +105,11 @@ def describe(pin: PackagePin | None, command: str | None, args: list[str] | tupl
     """One line for ``list``/``show``: the pin, or why the server has none."""
     if pin is not None:
         integ = pin.integrities()
-        shown = (integ[0][:23] + "…" + (f" (+{len(integ) - 1} files)" if len(integ) > 1 else "")) if integ else \
-            "NO INTEGRITY (run `mcplock update`)"
+        shown = (
+            (integ[0][:23] + "…" + (f" (+{len(integ) - 1} files)" if len(integ) > 1 else ""))
+            if integ
+            else "NO INTEGRITY (run `mcplock update`)"
+        )
         return f"{pin.registry} {pin.label}  {shown}"
     from mcplock.packages.launchers import Launch, parse
 
@@ -129,5 +142,9 @@ class RegistryRef:
     @classmethod
     def from_stored(cls, t: dict[str, object]) -> RegistryRef:
         repo = t.get("repository")
-        return cls(name=str(t["name"]), version=str(t["version"]), url=str(t["url"]),
-                   repository=str(repo) if repo is not None else None)
+        return cls(
+            name=str(t["name"]),
+            version=str(t["version"]),
+            url=str(t["url"]),
+            repository=str(repo) if repo is not None else None,
+        )

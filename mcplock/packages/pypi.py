@@ -51,9 +51,12 @@ def uv_bin() -> str:
         from mcplock.errors import UsageError
 
         # this machine's set-up, not an unreachable registry: exit 2 (a CI job may let exit 3 pass)
-        raise UsageError("uv is needed to install PyPI packages, and it is not installed with mcplock here",
-                         hint=f"reinstall mcplock with its dependencies: `{sys.executable} -m pip install .` in its "
-                              "clone (README, Install)", code="installer-missing")
+        raise UsageError(
+            "uv is needed to install PyPI packages, and it is not installed with mcplock here",
+            hint=f"reinstall mcplock with its dependencies: `{sys.executable} -m pip install .` in its "
+            "clone (README, Install)",
+            code="installer-missing",
+        )
     return on_path
 
 
@@ -67,8 +70,15 @@ def uv_env(environ: Env = None) -> dict[str, str]:
     env = {k: v for k, v in base.items() if not k.startswith(("UV_", "PIP_")) or k in _KEPT}
     # copies, never hard links into uv's cache: a file edited in an installed entry would edit the
     # cache too, and a repair would install the edited file again (and verify it as installed)
-    env.update({"UV_CACHE_DIR": str(cache_root(environ) / "uv-cache"), "UV_NO_PROGRESS": "1",
-                "UV_PYTHON_DOWNLOADS": "never", "UV_LINK_MODE": "copy", "NO_COLOR": "1"})
+    env.update(
+        {
+            "UV_CACHE_DIR": str(cache_root(environ) / "uv-cache"),
+            "UV_NO_PROGRESS": "1",
+            "UV_PYTHON_DOWNLOADS": "never",
+            "UV_LINK_MODE": "copy",
+            "NO_COLOR": "1",
+        }
+    )
     return env
 
 
@@ -78,13 +88,25 @@ def index_args(environ: Env = None) -> list[str]:
     return ["--no-config", "--index-url", pypi_url(environ) + "/simple", "--index-strategy", "first-index"]
 
 
-def compile_reqs(requirement: str, environ: Env, *, cutoff: str | None, no_deps: bool = False,
-                 what: str) -> str:
+def compile_reqs(requirement: str, environ: Env, *, cutoff: str | None, no_deps: bool = False, what: str) -> str:
     """``uv pip compile`` of one requirement for the Python mcplock runs on: hash-pinned lines."""
     from mcplock.packages.cache import _run
 
-    argv = [uv_bin(), "pip", "compile", "-", "--quiet", "--generate-hashes", "--only-binary", ":all:",
-            "--no-header", "--no-annotate", "--python", sys.executable, *index_args(environ)]
+    argv = [
+        uv_bin(),
+        "pip",
+        "compile",
+        "-",
+        "--quiet",
+        "--generate-hashes",
+        "--only-binary",
+        ":all:",
+        "--no-header",
+        "--no-annotate",
+        "--python",
+        sys.executable,
+        *index_args(environ),
+    ]
     if cutoff:
         argv.append(f"--exclude-newer={cutoff}")
     if no_deps:
@@ -116,15 +138,17 @@ def norm(name: str) -> str:
 def pick_version(name: str, spec: str, environ: Env) -> str:
     """The highest release of ``name`` matching a PEP 440 specifier, as uv resolves it."""
     try:
-        got = parse_compiled(compile_reqs(f"{name}{spec}", environ, cutoff=None, no_deps=True,
-                                          what=f"{name}{spec}"))
+        got = parse_compiled(compile_reqs(f"{name}{spec}", environ, cutoff=None, no_deps=True, what=f"{name}{spec}"))
     except RegistryError as e:
         if e.kind != "install":
             raise
         got = {}
     if norm(name) not in got:
-        raise RegistryError("unknown-version", f"no release of PyPI package {name} matches {spec}",
-                            hint="fix the version in the server's command")
+        raise RegistryError(
+            "unknown-version",
+            f"no release of PyPI package {name} matches {spec}",
+            hint="fix the version in the server's command",
+        )
     return got[norm(name)][0]
 
 
@@ -151,13 +175,20 @@ def tree(pin: PackagePin, environ: Env, name: str) -> str:
     for pkg, (version, hashes) in sorted(parse_compiled(text).items()):
         if pkg == own:
             if hashes and not set(hashes) & set(pinned):
-                raise _mismatch(f"server `{name}`: PyPI package {pin.label}", ", ".join(pin.integrities()),
-                               ", ".join(f"sha256:{h}" for h in sorted(hashes)), name)
+                raise _mismatch(
+                    f"server `{name}`: PyPI package {pin.label}",
+                    ", ".join(pin.integrities()),
+                    ", ".join(f"sha256:{h}" for h in sorted(hashes)),
+                    name,
+                )
             hashes = pinned
         lines.append(f"{pkg}=={version} " + " ".join(f"--hash=sha256:{h}" for h in sorted(set(hashes))))
     if not any(line.startswith(f"{own}==") for line in lines):
-        raise RegistryError("install", f"uv resolved no {pin.label} (no wheel for this Python?)",
-                            hint="check that the release has a wheel for this Python and platform")
+        raise RegistryError(
+            "install",
+            f"uv resolved no {pin.label} (no wheel for this Python?)",
+            hint="check that the release has a wheel for this Python and platform",
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -167,9 +198,26 @@ def install(reqs: Path, venv: Path, environ: Env, what: str) -> None:
 
     env = uv_env(environ)
     _run([uv_bin(), "venv", "--quiet", "--no-config", "--python", sys.executable, str(venv)], venv.parent, env, what)
-    _run([uv_bin(), "pip", "install", "--quiet", "--require-hashes", "--no-deps", "--only-binary", ":all:",
-              "--python", str(venv / "bin" / "python"), *index_args(environ), "-r", str(reqs)],
-             venv.parent, env, what)
+    _run(
+        [
+            uv_bin(),
+            "pip",
+            "install",
+            "--quiet",
+            "--require-hashes",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+            "--python",
+            str(venv / "bin" / "python"),
+            *index_args(environ),
+            "-r",
+            str(reqs),
+        ],
+        venv.parent,
+        env,
+        what,
+    )
 
 
 def install_pin(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
@@ -201,8 +249,11 @@ def install_pin(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tup
         _publish(tmp, d, manifest, environ)
     exe = d / "venv" / "bin" / (launch.bin or pin.name)
     if not exe.exists():
-        raise RegistryError("no-bin", f"PyPI package {pin.label} installs no command `{launch.bin or pin.name}`",
-                            hint="name the command: `uvx --from PKG==V COMMAND`")
+        raise RegistryError(
+            "no-bin",
+            f"PyPI package {pin.label} installs no command `{launch.bin or pin.name}`",
+            hint="name the command: `uvx --from PKG==V COMMAND`",
+        )
     # the venv's own python runs the script: the cache entry was installed under another
     # name and renamed, so the scripts' #! lines point nowhere
     return [str(d / "venv" / "bin" / "python"), str(exe)], replace(pin, tree_integrity=manifest["tree-integrity"])

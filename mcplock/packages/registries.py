@@ -42,13 +42,17 @@ def get_json(url: str, what: str, *, limit: int | None = None) -> Any:
     follow the rules of :mod:`mcplock.packages.fetch`."""
     from mcplock.packages import fetch
 
-    status, body = fetch.get(url, what, limit=fetch.MAX_BODY if limit is None else limit,
-                             accept="application/json", timeout=TIMEOUT)
+    status, body = fetch.get(
+        url, what, limit=fetch.MAX_BODY if limit is None else limit, accept="application/json", timeout=TIMEOUT
+    )
     if status == 404:
         return None
     if status != 200:
-        raise RegistryError("registry-unreachable", f"the registry answered HTTP {status} for {what}: {url}",
-                            hint="try again later; the lock was not changed")
+        raise RegistryError(
+            "registry-unreachable",
+            f"the registry answered HTTP {status} for {what}: {url}",
+            hint="try again later; the lock was not changed",
+        )
     try:
         return json.loads(body)
     except ValueError:
@@ -62,9 +66,13 @@ def npm_document(name: str, environ: Env = None) -> dict[str, Any]:
     doc = get_json(f"{npm_registry(environ)}/{quote(name, safe='@')}", f"npm package {name}")
     if not isinstance(doc, dict) or not isinstance(doc.get("versions"), dict):
         guess = npm_suggest(name, environ)
-        raise RegistryError("unknown-package", f"npm has no package named {name}",
-                            hint=f"did you mean {guess}? Fix the package name in the server's command" if guess
-                            else "check the package name in the server's command")
+        raise RegistryError(
+            "unknown-package",
+            f"npm has no package named {name}",
+            hint=f"did you mean {guess}? Fix the package name in the server's command"
+            if guess
+            else "check the package name in the server's command",
+        )
     return doc
 
 
@@ -77,13 +85,17 @@ def npm_suggest(name: str, environ: Env = None) -> str | None:
 
     text = name.rsplit("/", 1)[-1]
     try:
-        doc = get_json(f"{npm_registry(environ)}/-/v1/search?{urlencode({'text': text, 'size': 20})}",
-                       f"npm search {text!r}")
+        doc = get_json(
+            f"{npm_registry(environ)}/-/v1/search?{urlencode({'text': text, 'size': 20})}", f"npm search {text!r}"
+        )
     except McplockError:
         return None
     objects = doc.get("objects") if isinstance(doc, dict) else None
-    names = [o["package"]["name"] for o in objects or [] if isinstance(o, dict)
-             and isinstance(o.get("package"), dict) and isinstance(o["package"].get("name"), str)]
+    names = [
+        o["package"]["name"]
+        for o in objects or []
+        if isinstance(o, dict) and isinstance(o.get("package"), dict) and isinstance(o["package"].get("name"), str)
+    ]
     return did_you_mean(name, names)
 
 
@@ -98,12 +110,18 @@ def npm_pick(doc: dict[str, Any], requested: str | None, environ: Env = None) ->
     if want in tags:
         return str(tags[want])
     if re.fullmatch(r"v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?", want):
-        raise RegistryError("unknown-version", f"npm package {name} has no version {want}",
-                            hint=f"its newest is {tags.get('latest', '?')}; fix the version in the server's command")
+        raise RegistryError(
+            "unknown-version",
+            f"npm package {name} has no version {want}",
+            hint=f"its newest is {tags.get('latest', '?')}; fix the version in the server's command",
+        )
     got = _npm_range(name, want, environ)
     if got is None or got not in versions:
-        raise RegistryError("unknown-version", f"no version of npm package {name} matches {want}",
-                            hint=f"its newest is {tags.get('latest', '?')}; fix the version in the server's command")
+        raise RegistryError(
+            "unknown-version",
+            f"no version of npm package {name} matches {want}",
+            hint=f"its newest is {tags.get('latest', '?')}; fix the version in the server's command",
+        )
     return got
 
 
@@ -111,11 +129,19 @@ def _npm_range(name: str, spec: str, environ: Env) -> str | None:
     """A semver range, resolved by npm itself (``npm view NAME@RANGE version``: the highest)."""
     npm = shutil.which("npm")
     if npm is None:
-        raise RegistryError("npm-missing", "npm is needed to resolve the version range " + spec,
-                            hint="install Node.js (npm), or name an exact version")
+        raise RegistryError(
+            "npm-missing",
+            "npm is needed to resolve the version range " + spec,
+            hint="install Node.js (npm), or name an exact version",
+        )
     try:
-        out = subprocess.run([npm, "view", f"{name}@{spec}", "version", "--json", "--registry", npm_registry(environ)],
-                             capture_output=True, text=True, timeout=TIMEOUT, env=npm_env(environ))
+        out = subprocess.run(
+            [npm, "view", f"{name}@{spec}", "version", "--json", "--registry", npm_registry(environ)],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            env=npm_env(environ),
+        )
     except subprocess.TimeoutExpired:
         raise RegistryError("registry-unreachable", f"npm view {name}@{spec} timed out") from None
     try:
@@ -145,8 +171,11 @@ def resolve_npm(launch: Launch, environ: Env = None, *, requested: str | None = 
     dist = (doc["versions"][version] or {}).get("dist") or {}
     integrity = dist.get("integrity")
     if not isinstance(integrity, str) or not integrity.startswith("sha512-"):
-        raise RegistryError("no-integrity", f"npm publishes no sha512 integrity for {launch.name}@{version}",
-                            hint="pin a newer release of the package")
+        raise RegistryError(
+            "no-integrity",
+            f"npm publishes no sha512 integrity for {launch.name}@{version}",
+            hint="pin a newer release of the package",
+        )
     return PackagePin("npm", launch.name, version, integrity)
 
 
@@ -166,8 +195,11 @@ def npm_published(name: str, version: str, environ: Env = None) -> str | None:
 def pypi_project(name: str, environ: Env = None) -> dict[str, Any]:
     doc = get_json(f"{pypi_url(environ)}/pypi/{quote(name)}/json", f"PyPI package {name}")
     if not isinstance(doc, dict) or not isinstance(doc.get("releases"), dict):
-        raise RegistryError("unknown-package", f"PyPI has no package named {name}",
-                            hint="check the package name in the server's command")
+        raise RegistryError(
+            "unknown-package",
+            f"PyPI has no package named {name}",
+            hint="check the package name in the server's command",
+        )
     return doc
 
 
@@ -180,13 +212,19 @@ def resolve_pypi(launch: Launch, environ: Env = None, *, requested: str | None =
     doc = pypi_project(launch.name, environ)
     version = want or str(doc["info"]["version"])
     if version not in doc["releases"]:
-        raise RegistryError("unknown-version", f"PyPI package {launch.name} has no release {version}",
-                            hint=f"its newest is {doc['info'].get('version')}; fix the version in the server's command")
+        raise RegistryError(
+            "unknown-version",
+            f"PyPI package {launch.name} has no release {version}",
+            hint=f"its newest is {doc['info'].get('version')}; fix the version in the server's command",
+        )
     files = [f for f in doc["releases"][version] or [] if not f.get("yanked")]
     hashes = tuple(sorted(f"sha256:{f['digests']['sha256']}" for f in files if (f.get("digests") or {}).get("sha256")))
     if not hashes:
-        raise RegistryError("no-integrity", f"PyPI lists no files with a sha256 for {launch.name}=={version}",
-                            hint="pin another release of the package")
+        raise RegistryError(
+            "no-integrity",
+            f"PyPI lists no files with a sha256 for {launch.name}=={version}",
+            hint="pin another release of the package",
+        )
     integrity = hashes[0] if len(hashes) == 1 else hashes
     return PackagePin("pypi", doc["info"].get("name") or launch.name, version, integrity)
 
@@ -201,8 +239,11 @@ def pypi_uploaded(name: str, version: str, integrities: tuple[str, ...], environ
     uploaded after the sdist counts; a file added to the release after the pin does not move
     it), for uv's ``--exclude-newer``. None when the index gives no upload times."""
     files = (pypi_project(name, environ).get("releases") or {}).get(version) or []
-    times = [str(f["upload_time_iso_8601"]) for f in files
-             if f"sha256:{(f.get('digests') or {}).get('sha256')}" in integrities and f.get("upload_time_iso_8601")]
+    times = [
+        str(f["upload_time_iso_8601"])
+        for f in files
+        if f"sha256:{(f.get('digests') or {}).get('sha256')}" in integrities and f.get("upload_time_iso_8601")
+    ]
     return max(times, key=_instant) if times else None
 
 
@@ -238,11 +279,16 @@ def resolve_oci(launch: Launch, environ: Env = None, *, requested: str | None = 
         return PackagePin("oci", launch.name, tag, launch.digest)
     docker = shutil.which("docker")
     if docker is None:
-        raise RegistryError("docker", "the docker client is needed to resolve the image " + launch.name,
-                            hint="install Docker, or write the image as NAME@sha256:… in the server's command")
+        raise RegistryError(
+            "docker",
+            "the docker client is needed to resolve the image " + launch.name,
+            hint="install Docker, or write the image as NAME@sha256:… in the server's command",
+        )
     ref = f"{launch.name}:{tag}"
-    attempts = ([docker, "buildx", "imagetools", "inspect", ref, "--format", "{{json .Manifest}}"],
-                [docker, "manifest", "inspect", "-v", ref])
+    attempts = (
+        [docker, "buildx", "imagetools", "inspect", ref, "--format", "{{json .Manifest}}"],
+        [docker, "manifest", "inspect", "-v", ref],
+    )
     last = ""
     for argv in attempts:
         try:
@@ -253,9 +299,12 @@ def resolve_oci(launch: Launch, environ: Env = None, *, requested: str | None = 
         if out.returncode == 0 and out.stdout.strip():
             return PackagePin("oci", launch.name, tag, digest_of(out.stdout))
         last = ((out.stderr or out.stdout).strip().splitlines() or [f"exit {out.returncode}"])[-1]
-    raise RegistryError("docker", f"docker could not resolve the image {ref}: {last[:300]}",
-                        hint="check that the image exists and the registry is reachable (and docker is running), "
-                             "or write the image as NAME@sha256:… in the server's command")
+    raise RegistryError(
+        "docker",
+        f"docker could not resolve the image {ref}: {last[:300]}",
+        hint="check that the image exists and the registry is reachable (and docker is running), "
+        "or write the image as NAME@sha256:… in the server's command",
+    )
 
 
 RESOLVERS = {"npm": resolve_npm, "pypi": resolve_pypi, "oci": resolve_oci}

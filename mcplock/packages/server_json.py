@@ -106,8 +106,13 @@ def _arguments(items: Any, out: Launch) -> list[str]:
 def pick_package(server: dict[str, Any]) -> dict[str, Any] | None:
     """The first package mcplock can pin and run over stdio; a package registry's before an MCPB
     bundle (a download from anywhere, pinned only by the entry's hash)."""
-    usable = [p for p in server.get("packages") or [] if isinstance(p, dict) and p.get("registryType") in PINNABLE
-              and ((p.get("transport") or {}).get("type") or "stdio") == "stdio"]
+    usable = [
+        p
+        for p in server.get("packages") or []
+        if isinstance(p, dict)
+        and p.get("registryType") in PINNABLE
+        and ((p.get("transport") or {}).get("type") or "stdio") == "stdio"
+    ]
     return next((p for p in usable if p["registryType"] != "mcpb"), usable[0] if usable else None)
 
 
@@ -139,8 +144,10 @@ def launch_of(server: dict[str, Any]) -> Launch:
                         out.headers[h["name"]] = value
             return out
     kinds = sorted({str(p.get("registryType")) for p in server.get("packages") or [] if isinstance(p, dict)})
-    raise EntryError("it has no npm, PyPI, OCI or MCPB package run over stdio, and no remote"
-                     + (f" (its packages: {', '.join(kinds)})" if kinds else ""))
+    raise EntryError(
+        "it has no npm, PyPI, OCI or MCPB package run over stdio, and no remote"
+        + (f" (its packages: {', '.join(kinds)})" if kinds else "")
+    )
 
 
 def _check_remote_url(url: str) -> None:
@@ -157,8 +164,10 @@ def _check_remote_url(url: str) -> None:
         raise EntryError(f"its remote's URL `{url[:200]}` is not an http(s) URL")
     for where, text in (("host", parts.netloc), ("query", parts.query), ("fragment", parts.fragment)):
         if "{" in text or "$" in text or "}" in text:
-            raise EntryError(f"its remote's URL `{url[:200]}` has a template in its {where}: a variable must "
-                             "not choose where the request goes nor ride in its query")
+            raise EntryError(
+                f"its remote's URL `{url[:200]}` has a template in its {where}: a variable must "
+                "not choose where the request goes nor ride in its query"
+            )
 
 
 def _package(pkg: dict[str, Any]) -> Launch:
@@ -168,8 +177,11 @@ def _package(pkg: dict[str, Any]) -> Launch:
         raise EntryError(f"its {kind} package has no identifier")
     version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
     hint = pkg.get("runtimeHint") or DEFAULT_HINT[kind]
-    if hint != DEFAULT_HINT[kind] and not (kind == "npm" and hint in ("npx", "pnpm", "pnpx")) and \
-            not (kind == "pypi" and hint in ("uvx", "pipx")):
+    if (
+        hint != DEFAULT_HINT[kind]
+        and not (kind == "npm" and hint in ("npx", "pnpm", "pnpx"))
+        and not (kind == "pypi" and hint in ("uvx", "pipx"))
+    ):
         raise EntryError(f"its runtime hint `{hint}` cannot run a {kind} package that mcplock pins")
     out = Launch(transport="stdio", registry_type=kind, identifier=ident, version=version)
     runtime = _arguments(pkg.get("runtimeArguments"), out)
@@ -179,8 +191,10 @@ def _package(pkg: dict[str, Any]) -> Launch:
         if hint == "pnpm":
             out.command, out.args = "pnpm", ["dlx", *runtime, ref, *package]
         else:
-            out.command, out.args = hint, [*([] if "-y" in runtime or "--yes" in runtime else ["-y"]), *runtime,
-                                           ref, *package]
+            out.command, out.args = (
+                hint,
+                [*([] if "-y" in runtime or "--yes" in runtime else ["-y"]), *runtime, ref, *package],
+            )
     elif kind == "pypi":
         ref = f"{ident}=={version}" if version else ident
         if hint == "pipx":
@@ -198,8 +212,11 @@ def _package(pkg: dict[str, Any]) -> Launch:
         opts = runtime or ["-i", "--rm"]
         out.command, out.args = "docker", ["run", *opts, ref, *package]
     for v in pkg.get("environmentVariables") or []:
-        if isinstance(v, dict) and isinstance(v.get("name"), str) and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*",
-                                                                                   v["name"]):
+        if (
+            isinstance(v, dict)
+            and isinstance(v.get("name"), str)
+            and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v["name"])
+        ):
             value = _input(v, v["name"], out)
             if value is None:  # an optional variable: passed on as it is when the user has it set
                 out.pass_env.append(v["name"])

@@ -19,16 +19,53 @@ from dataclasses import dataclass
 
 from mcplock.packages.launchers import LAUNCHERS, Launch, NoPin, _npx, _pipx, _uv, launcher_name, npm_spec
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox", "cmd", "powershell",
-                    "pwsh"})
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "busybox", "cmd", "powershell", "pwsh"})
 #: commands that run the rest of their arguments as a command (options skipped as far as known)
-_PREFIXES = frozenset({"timeout", "nice", "nohup", "stdbuf", "exec", "command", "sudo", "doas", "setsid", "time",
-                       "ionice", "chrt", "taskset", "xargs", "unbuffer", "caffeinate", "firejail", "systemd-run",
-                       "flock", "su", "runuser", "chroot", "proot", "script", "watch", "strace", "ltrace"})
+_PREFIXES = frozenset(
+    {
+        "timeout",
+        "nice",
+        "nohup",
+        "stdbuf",
+        "exec",
+        "command",
+        "sudo",
+        "doas",
+        "setsid",
+        "time",
+        "ionice",
+        "chrt",
+        "taskset",
+        "xargs",
+        "unbuffer",
+        "caffeinate",
+        "firejail",
+        "systemd-run",
+        "flock",
+        "su",
+        "runuser",
+        "chroot",
+        "proot",
+        "script",
+        "watch",
+        "strace",
+        "ltrace",
+    }
+)
 _SHELL_SYNTAX = re.compile(r"[;&|<>$`(){}\n*?~]")
 _PYTHON = re.compile(r"^(python|py)(\d+(\.\d+)?)?$")
-_NODE_SCRIPTS = {"npx-cli.js": "npx", "npx": "npx", "npx.js": "npx", "npm-cli.js": "npm", "npm": "npm",
-                 "pnpm.cjs": "pnpm", "pnpm.js": "pnpm", "pnpm.mjs": "pnpm", "yarn.js": "yarn", "yarn.cjs": "yarn"}
+_NODE_SCRIPTS = {
+    "npx-cli.js": "npx",
+    "npx": "npx",
+    "npx.js": "npx",
+    "npm-cli.js": "npm",
+    "npm": "npm",
+    "pnpm.cjs": "pnpm",
+    "pnpm.js": "pnpm",
+    "pnpm.mjs": "pnpm",
+    "yarn.js": "yarn",
+    "yarn.cjs": "yarn",
+}
 _DEPTH = 6
 
 
@@ -51,10 +88,17 @@ class Wrapped:
 
     @property
     def reason(self) -> str:
-        inside = (f"{self.launch.launcher} {self.launch.name}" if isinstance(self.launch, Launch)
-                  else "a command mcplock cannot read" if self.opaque else "a package")
-        return (f"no registry pin ({inside} runs through `{self.via}`, so no pin can be applied: write the "
-                "launcher's own command line)")
+        inside = (
+            f"{self.launch.launcher} {self.launch.name}"
+            if isinstance(self.launch, Launch)
+            else "a command mcplock cannot read"
+            if self.opaque
+            else "a package"
+        )
+        return (
+            f"no registry pin ({inside} runs through `{self.via}`, so no pin can be applied: write the "
+            "launcher's own command line)"
+        )
 
 
 def _env(argv: Sequence[str]) -> tuple[list[str], list[str]] | None:
@@ -70,12 +114,12 @@ def _env(argv: Sequence[str]) -> tuple[list[str], list[str]] | None:
             continue
         if a in ("-S", "--split-string") and i + 1 < len(argv):
             try:
-                return [*shlex.split(argv[i + 1]), *argv[i + 2:]], []
+                return [*shlex.split(argv[i + 1]), *argv[i + 2 :]], []
             except ValueError:
                 return None
         if a.startswith("-S") and len(a) > 2:
             try:
-                return [*shlex.split(a[2:]), *argv[i + 1:]], []
+                return [*shlex.split(a[2:]), *argv[i + 1 :]], []
             except ValueError:
                 return None
         if a.startswith("-"):
@@ -95,9 +139,9 @@ def _shell_string(name: str, argv: Sequence[str]) -> str | None:
     for i, a in enumerate(argv):
         low = a.lower()
         if name == "cmd" and low in ("/c", "/k"):
-            return " ".join(argv[i + 1:])
+            return " ".join(argv[i + 1 :])
         if name in ("powershell", "pwsh") and low in ("-command", "-c"):
-            return " ".join(argv[i + 1:])
+            return " ".join(argv[i + 1 :])
         if re.fullmatch(r"-[a-z]*c[a-z]*", a) and name not in ("cmd", "powershell", "pwsh"):
             return argv[i + 1] if i + 1 < len(argv) else None
         if not a.startswith("-"):
@@ -109,9 +153,16 @@ def _find_launcher(words: Sequence[str], via: str, depth: int) -> Wrapped | None
     """The first word that is a launcher (or a wrapper of one), read from there on."""
     for i, w in enumerate(words):
         name = launcher_name(w)
-        if name in LAUNCHERS or name in _PREFIXES or name in SHELLS or name == "env" or name in (
-                "bunx", "bun", "yarn", "npm", "deno") or _PYTHON.match(name) or name == "node":
-            inner = _read(w, list(words[i + 1:]), depth + 1)
+        if (
+            name in LAUNCHERS
+            or name in _PREFIXES
+            or name in SHELLS
+            or name == "env"
+            or name in ("bunx", "bun", "yarn", "npm", "deno")
+            or _PYTHON.match(name)
+            or name == "node"
+        ):
+            inner = _read(w, list(words[i + 1 :]), depth + 1)
             if inner is not None:
                 return Wrapped(f"{via} → {inner.via}" if inner.via else via, inner.launch, inner.opaque)
     return None
@@ -125,13 +176,20 @@ def _read(command: str, argv: list[str], depth: int) -> Wrapped | None:
     name = launcher_name(command)
     if name in ("pnpm", "yarn") and argv[:1] == ["exec"]:
         inner = _read(argv[1], argv[2:], depth + 1) if len(argv) > 1 else None
-        return _wrap(f"{name} exec", inner) or Wrapped(f"{name} exec", NoPin(
-            f"no registry pin ({name} exec runs `{argv[1] if len(argv) > 1 else ''}` from the project's packages)"),
-            opaque=True)
+        return _wrap(f"{name} exec", inner) or Wrapped(
+            f"{name} exec",
+            NoPin(
+                f"no registry pin ({name} exec runs `{argv[1] if len(argv) > 1 else ''}` from the project's packages)"
+            ),
+            opaque=True,
+        )
     if name in LAUNCHERS:
         got = LAUNCHERS[name](argv)
-        if isinstance(got, NoPin) and name in ("pnpm", "uv", "docker", "podman", "pipx") and got.reason.endswith(
-                "(local command)"):
+        if (
+            isinstance(got, NoPin)
+            and name in ("pnpm", "uv", "docker", "podman", "pipx")
+            and got.reason.endswith("(local command)")
+        ):
             return None  # `pnpm install`, `uv run …`: not a launch
         return Wrapped("", got)
     if name == "env":
@@ -170,8 +228,9 @@ def _read(command: str, argv: list[str], depth: int) -> Wrapped | None:
         if script is None:
             return None
         inner = _read(script, argv[1:], depth + 1)
-        return _wrap(f"node {os.path.basename(argv[0])}", inner if inner is None or inner.via else
-                     Wrapped("", inner.launch))
+        return _wrap(
+            f"node {os.path.basename(argv[0])}", inner if inner is None or inner.via else Wrapped("", inner.launch)
+        )
     if _PYTHON.match(name) and len(argv) >= 2 and argv[0] == "-m" and argv[1] in ("uv", "pipx", "uvx"):
         fn = {"uv": _uv, "pipx": _pipx, "uvx": LAUNCHERS["uvx"]}[argv[1]]
         got = fn(argv[2:])

@@ -89,14 +89,18 @@ async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
                 await conn.start()
                 snap = await session.run(conn, spec, opts)
         except TimeoutError:
-            raise timed_out(conn, spec, opts.timeout,
-                            hint="if the server is just slow, give it longer with --timeout SECONDS") from None
+            raise timed_out(
+                conn, spec, opts.timeout, hint="if the server is just slow, give it longer with --timeout SECONDS"
+            ) from None
         except ProbeError as e:
             err = explained(e, conn, opts.verbose)
             skipped = conn.state.skipped_lines if conn is not None else []
             if opts.verbose and skipped and e.kind != "garbage":
-                err = err.evolve(message=err.message + "\nstdout lines that were not JSON-RPC (skipped):\n" + "\n".join(
-                    "  | " + sanitize(line, 200) for line in skipped[:20]))
+                err = err.evolve(
+                    message=err.message
+                    + "\nstdout lines that were not JSON-RPC (skipped):\n"
+                    + "\n".join("  | " + sanitize(line, 200) for line in skipped[:20])
+                )
             if err is not e:
                 raise err from None
             raise

@@ -107,8 +107,7 @@ def answer_server_request(req: dict[str, Any], why: str = "mcplock is probing de
     if method == "elicitation/create":
         return {"jsonrpc": "2.0", "id": req.get("id"), "result": {"action": "decline"}}
     if method == "sampling/createMessage":
-        return {"jsonrpc": "2.0", "id": req.get("id"),
-                "error": {"code": -1, "message": f"{why}: sampling declined"}}
+        return {"jsonrpc": "2.0", "id": req.get("id"), "error": {"code": -1, "message": f"{why}: sampling declined"}}
     return {
         "jsonrpc": "2.0",
         "id": req.get("id"),
@@ -118,10 +117,13 @@ def answer_server_request(req: dict[str, Any], why: str = "mcplock is probing de
 
 # --- text for messages ------------------------------------------------------------------
 
+
 def size_limit_hint(max_bytes: int) -> str:
     """The hint of a message over the size limit (there is no option to raise it: it says so)."""
-    return (f"mcplock reads at most {max_bytes // (1024 * 1024)} MiB per message, to stay safe from a server that "
-            "floods it; a server that needs more is not supported: report it to its maintainers")
+    return (
+        f"mcplock reads at most {max_bytes // (1024 * 1024)} MiB per message, to stay safe from a server that "
+        "floods it; a server that needs more is not supported: report it to its maintainers"
+    )
 
 
 def fmt_seconds(s: float) -> str:

@@ -43,8 +43,9 @@ def client_info(spec: ServerSpec, opts: ProbeOptions) -> dict[str, Any]:
     return dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version), strict=False))
 
 
-async def open_session(t: Connection, spec: ServerSpec, opts: ProbeOptions, capabilities: dict[str, Any],
-                       snap: Snapshot) -> None:
+async def open_session(
+    t: Connection, spec: ServerSpec, opts: ProbeOptions, capabilities: dict[str, Any], snap: Snapshot
+) -> None:
     """Open the conversation; fill ``snap``'s server info, version, capabilities, instructions."""
     info = client_info(spec, opts)
     if opts.era != "legacy" and spec.transport is not Transport.SSE:
@@ -54,15 +55,20 @@ async def open_session(t: Connection, spec: ServerSpec, opts: ProbeOptions, capa
         except _Legacy:
             pass
         if opts.era == "modern":
-            raise ProbeError("protocol", "server/discover failed: the server does not speak MCP 2026-07-28",
-                             hint="drop the modern-only choice to let mcplock fall back to initialize")
+            raise ProbeError(
+                "protocol",
+                "server/discover failed: the server does not speak MCP 2026-07-28",
+                hint="drop the modern-only choice to let mcplock fall back to initialize",
+            )
     await _initialize(t, opts, capabilities, info, snap)
 
 
 # --- modern ---------------------------------------------------------------------------------
 
-async def _modern(t: Connection, opts: ProbeOptions, caps: dict[str, Any], info: dict[str, Any],
-                  snap: Snapshot) -> None:
+
+async def _modern(
+    t: Connection, opts: ProbeOptions, caps: dict[str, Any], info: dict[str, Any], snap: Snapshot
+) -> None:
     t.state.step = "the answer to server/discover"
     version = era.MODERN
     for attempt in range(2):
@@ -85,7 +91,8 @@ async def _modern(t: Connection, opts: ProbeOptions, caps: dict[str, Any], info:
                             "protocol",
                             "server/discover: the server speaks only protocol versions mcplock does not know "
                             f"({sanitize(', '.join(supported), 120)})",
-                            hint="a newer protocol may need a newer mcplock (upgrade it)") from None
+                            hint="a newer protocol may need a newer mcplock (upgrade it)",
+                        ) from None
                 raise _Legacy() from None
         result = resp.get("result")
         if not isinstance(result, dict):
@@ -101,8 +108,14 @@ async def _modern(t: Connection, opts: ProbeOptions, caps: dict[str, Any], info:
     raise _Legacy()
 
 
-async def _discover(t: Connection, opts: ProbeOptions, params: dict[str, Any], caps: dict[str, Any],
-                    info: dict[str, Any], snap: Snapshot) -> dict[str, Any] | None:
+async def _discover(
+    t: Connection,
+    opts: ProbeOptions,
+    params: dict[str, Any],
+    caps: dict[str, Any],
+    info: dict[str, Any],
+    snap: Snapshot,
+) -> dict[str, Any] | None:
     """The answer to server/discover; None when, on stdio, the ``initialize`` sent after
     ``DISCOVER_WAIT`` answered first (``snap`` then holds the legacy session, opened)."""
     if not t.shares_one_channel:  # HTTP: every request has its own answer, at once
@@ -147,9 +160,12 @@ def _adopt(result: dict[str, Any], version: str, snap: Snapshot) -> None:
     caps = result.get("capabilities")
     if not isinstance(caps, dict):
         got = "missing" if "capabilities" not in result else json_type(caps)
-        raise ProbeError("protocol", f"server/discover: `capabilities` is {got}, not an object: mcplock cannot tell "
-                         "which lists (tools, prompts, resources) the server offers",
-                         hint="report it to the server's maintainers")
+        raise ProbeError(
+            "protocol",
+            f"server/discover: `capabilities` is {got}, not an object: mcplock cannot tell "
+            "which lists (tools, prompts, resources) the server offers",
+            hint="report it to the server's maintainers",
+        )
     meta = result["_meta"] if isinstance(result.get("_meta"), dict) else {}
     server_info = meta.get(era.SERVER_INFO_KEY, result.get("serverInfo"))
     if server_info is not None and not isinstance(server_info, dict):
@@ -157,8 +173,9 @@ def _adopt(result: dict[str, Any], version: str, snap: Snapshot) -> None:
     _identify(snap, "server/discover", server_info, version, caps, result.get("instructions"))
 
 
-def _identify(snap: Snapshot, method: str, server_info: Any, version: str, caps: dict[str, Any],
-              instructions: Any) -> None:
+def _identify(
+    snap: Snapshot, method: str, server_info: Any, version: str, caps: dict[str, Any], instructions: Any
+) -> None:
     """The server's identity and instructions into ``snap``, whichever era's answer gave them."""
     if instructions is not None and not isinstance(instructions, str):
         raise ProbeError("protocol", f"{method}: `instructions` is {json_type(instructions)}, not a string")
@@ -170,6 +187,7 @@ def _identify(snap: Snapshot, method: str, server_info: Any, version: str, caps:
 
 # --- legacy ---------------------------------------------------------------------------------
 
+
 def _check_version(version: str, requested: str) -> None:
     """The server must answer the protocol version mcplock asked for, or another one it knows
     (an older one is normal negotiation); anything else is refused, naming it."""
@@ -179,8 +197,7 @@ def _check_version(version: str, requested: str) -> None:
         "protocol",
         f"initialize: the server answered with protocol version `{sanitize(version, 60)}`, which mcplock did not "
         f"ask for ({requested}) and does not know ({', '.join(era.LEGACY_VERSIONS)})",
-        hint="a newer protocol may need a newer mcplock (upgrade it); otherwise report it to the "
-        "server's maintainers",
+        hint="a newer protocol may need a newer mcplock (upgrade it); otherwise report it to the server's maintainers",
     )
 
 
@@ -191,20 +208,28 @@ def rpc_error(method: str, e: RpcError) -> ProbeError:
     return ProbeError("rpc", msg)
 
 
-async def _initialize(t: Connection, opts: ProbeOptions, capabilities: dict[str, Any], info: dict[str, Any],
-                      snap: Snapshot) -> None:
+async def _initialize(
+    t: Connection, opts: ProbeOptions, capabilities: dict[str, Any], info: dict[str, Any], snap: Snapshot
+) -> None:
     t.state.step = "the answer to initialize"
     try:
-        resp = await t.request("initialize", {"protocolVersion": opts.protocol_version, "capabilities": capabilities,
-                                              "clientInfo": info})
+        resp = await t.request(
+            "initialize", {"protocolVersion": opts.protocol_version, "capabilities": capabilities, "clientInfo": info}
+        )
         t.state.valid_messages += 1
         init = response_result(resp, "initialize")
     except RpcError as e:
-        if e.code == era.UNSUPPORTED_VERSION and era.mutual_modern(era.supported_of(e.data)) is None \
-                and era.supported_of(e.data):
-            raise ProbeError("protocol", "initialize failed: the server speaks only protocol versions mcplock does "
-                             f"not know ({sanitize(', '.join(era.supported_of(e.data)), 120)})",
-                             hint="a newer protocol may need a newer mcplock (upgrade it)") from None
+        if (
+            e.code == era.UNSUPPORTED_VERSION
+            and era.mutual_modern(era.supported_of(e.data)) is None
+            and era.supported_of(e.data)
+        ):
+            raise ProbeError(
+                "protocol",
+                "initialize failed: the server speaks only protocol versions mcplock does "
+                f"not know ({sanitize(', '.join(era.supported_of(e.data)), 120)})",
+                hint="a newer protocol may need a newer mcplock (upgrade it)",
+            ) from None
         raise rpc_error("initialize", e) from None
     if not isinstance(init, dict):
         raise ProbeError("protocol", f"initialize: the result is {json_type(init)}, not an object")
@@ -219,10 +244,13 @@ async def _initialize(t: Connection, opts: ProbeOptions, capabilities: dict[str,
     if not isinstance(caps, dict):
         # "no capabilities" would read as "no tools": a lock that pins nothing, silently
         got = "missing" if "capabilities" not in init else json_type(caps)
-        raise ProbeError("protocol", f"initialize: `capabilities` is {got}, not an object: mcplock cannot tell "
-                         "which lists (tools, prompts, resources) the server offers",
-                         hint="report it to the server's maintainers (an MCP server answers initialize with "
-                         "its capabilities, `{}` when it offers nothing)")
+        raise ProbeError(
+            "protocol",
+            f"initialize: `capabilities` is {got}, not an object: mcplock cannot tell "
+            "which lists (tools, prompts, resources) the server offers",
+            hint="report it to the server's maintainers (an MCP server answers initialize with "
+            "its capabilities, `{}` when it offers nothing)",
+        )
     _identify(snap, "initialize", server_info, version, caps, init.get("instructions"))
     t.set_protocol_version(version)
     t.state.step = "notifications/initialized to be accepted"

@@ -31,8 +31,15 @@ class Lines:
     hears the end of the stream once (after a last line without its newline, if any), unless
     reading stopped. Nothing is handed over before :meth:`release`."""
 
-    def __init__(self, limit: int, on_line: Callable[[bytes], None], on_too_large: Callable[[], bool],
-                 on_end: Callable[[], None], *, released: bool = True) -> None:
+    def __init__(
+        self,
+        limit: int,
+        on_line: Callable[[bytes], None],
+        on_too_large: Callable[[], bool],
+        on_end: Callable[[], None],
+        *,
+        released: bool = True,
+    ) -> None:
         self.limit = limit
         self.on_line = on_line
         self.on_too_large = on_too_large
@@ -66,7 +73,7 @@ class Lines:
                     if not self._too_large():
                         return
                 else:
-                    self.on_line(data[start:nl + 1])
+                    self.on_line(data[start : nl + 1])
                     if self.stopped:
                         return
                 start = nl + 1
@@ -87,7 +94,7 @@ class Lines:
                 if not self._too_large():
                     return
             else:
-                self.on_line(bytes(buf[start:nl + 1]))
+                self.on_line(bytes(buf[start : nl + 1]))
                 if self.stopped:
                     return
             start = nl + 1
@@ -141,13 +148,17 @@ class ChildProtocol(asyncio.subprocess.SubprocessStreamProtocol):
         super().pipe_connection_lost(fd, exc)
 
 
-async def spawn(lines: Lines, command: str, args: list[str], *, limit: int,
-                **kwargs: Any) -> asyncio.subprocess.Process:
+async def spawn(
+    lines: Lines, command: str, args: list[str], *, limit: int, **kwargs: Any
+) -> asyncio.subprocess.Process:
     """``asyncio.create_subprocess_exec`` with all three pipes, stdout read into ``lines``."""
     loop = asyncio.get_running_loop()
     pipe = asyncio.subprocess.PIPE
-    starting = asyncio.ensure_future(loop.subprocess_exec(lambda: ChildProtocol(lines, limit, loop), command, *args,
-                                                          stdin=pipe, stdout=pipe, stderr=pipe, **kwargs))
+    starting = asyncio.ensure_future(
+        loop.subprocess_exec(
+            lambda: ChildProtocol(lines, limit, loop), command, *args, stdin=pipe, stdout=pipe, stderr=pipe, **kwargs
+        )
+    )
     try:
         transport, protocol = await asyncio.shield(starting)
     except asyncio.CancelledError:
@@ -261,6 +272,7 @@ async def adopt(lines: Lines, popen: subprocess.Popen[bytes], *, limit: int) -> 
         proc._pidfd = os.pidfd_open(popen.pid)
     except (AttributeError, OSError):  # no pidfd (an old kernel, not Linux): a thread waits
         fut = loop.run_in_executor(None, popen.wait)
+
         def exited(f: asyncio.Future[int]) -> None:
             if not proc._exited.done():
                 proc._exited.set_result(f.result())

@@ -42,8 +42,7 @@ async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, sn
     snap.ui = await read_all(t, ui)
     if snap.ui and advertised(snap.capabilities, "resources"):
         # the listing's `_meta.ui` is the host's fallback CSP: pinned with the document it describes
-        listing = snap.resources if snap.resources is not None else \
-            await list_all(t, opts, "resources")
+        listing = snap.resources if snap.resources is not None else await list_all(t, opts, "resources")
         snap.ui = [with_listing(d, listing) for d in snap.ui]
     others: set[str] = set()
     if declares(snap.capabilities, SKILLS_EXTENSION):
@@ -55,9 +54,12 @@ async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, sn
         others.update(r["uri"] for r in snap.resources)
     others.difference_update(ui)
     if len(others) > opts.max_items:
-        raise ProbeError("too-large", f"more than {opts.max_items} documents to read",
-                         hint=f"mcplock reads at most {opts.max_items} documents of a server; turn "
-                         "`pin-resources` off for a server with that many resources")
+        raise ProbeError(
+            "too-large",
+            f"more than {opts.max_items} documents to read",
+            hint=f"mcplock reads at most {opts.max_items} documents of a server; turn "
+            "`pin-resources` off for a server with that many resources",
+        )
     snap.contents = await read_all(t, sorted(others))
 
 
@@ -101,7 +103,10 @@ async def read(t: Connection, uri: str, *, step: bool = True) -> dict[str, Any] 
         return None
     contents = result.get("contents") if isinstance(result, dict) else None
     if not isinstance(contents, list) or not contents or not all(isinstance(c, dict) for c in contents):
-        got = json_type(result) if not isinstance(result, dict) else (
-            "missing" if "contents" not in result else "not a non-empty array of objects")
+        got = (
+            json_type(result)
+            if not isinstance(result, dict)
+            else ("missing" if "contents" not in result else "not a non-empty array of objects")
+        )
         raise ProbeError("protocol", f"resources/read of `{shown}`: `contents` is {got}")
     return definition_of(uri, contents)

@@ -71,8 +71,9 @@ class _Gone(Exception):
 
 
 class StdioTransport(PendingRequests):
-    def __init__(self, spec: ServerSpec, opts: ProbeOptions, environ: Any, *,
-                 started: subprocess.Popen[bytes] | None = None) -> None:
+    def __init__(
+        self, spec: ServerSpec, opts: ProbeOptions, environ: Any, *, started: subprocess.Popen[bytes] | None = None
+    ) -> None:
         self.spec = spec
         self.opts = opts
         self.environ = environ
@@ -86,8 +87,9 @@ class StdioTransport(PendingRequests):
         self._stderr_done = asyncio.Event()
         self._write_lock = asyncio.Lock()
         self._writers = 0  # senders waiting for the write lock (a write now would overtake them)
-        self._lines = Lines(opts.max_response_bytes, self._stdout_line, self._stdout_too_large, self._stdout_end,
-                            released=False)
+        self._lines = Lines(
+            opts.max_response_bytes, self._stdout_line, self._stdout_too_large, self._stdout_end, released=False
+        )
         self._closing = False
 
     # --- lifecycle -------------------------------------------------------------------------
@@ -104,8 +106,9 @@ class StdioTransport(PendingRequests):
         launch = stdio_launch(spec, self.environ)  # the minimal environment, never mcplock's whole one
         command = launch.command
         try:
-            self.proc = await spawn(self._lines, command, launch.args, limit=limit, env=launch.env, cwd=launch.cwd,
-                                    start_new_session=True)
+            self.proc = await spawn(
+                self._lines, command, launch.args, limit=limit, env=launch.env, cwd=launch.cwd, start_new_session=True
+            )
         except FileNotFoundError:
             raise ProbeError(
                 "not-found",
@@ -187,8 +190,13 @@ class StdioTransport(PendingRequests):
         """Nothing waits to be written before a new message, and the pipe takes it without
         waiting (its unsent buffer is small): a write now keeps the order and needs no drain."""
         stdin = self.proc.stdin if self.proc is not None else None
-        return (self._failure is None and stdin is not None and not self._writers and not stdin.is_closing()
-                and stdin.transport.get_write_buffer_size() < _WRITE_NOW_BELOW)
+        return (
+            self._failure is None
+            and stdin is not None
+            and not self._writers
+            and not stdin.is_closing()
+            and stdin.transport.get_write_buffer_size() < _WRITE_NOW_BELOW
+        )
 
     def write_now(self, msg: dict[str, Any]) -> bool:
         """Write one message (a notification, a reply) at once; False: use :meth:`send_message`."""
@@ -207,8 +215,9 @@ class StdioTransport(PendingRequests):
         self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
         return rid, fut
 
-    async def request(self, method: str, params: dict[str, Any] | None,
-                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any] | None, on_id: Callable[[int], None] | None = None
+    ) -> dict[str, Any]:
         rid, msg, fut = self._new_request(method, params)
         if on_id is not None:
             on_id(rid)
@@ -309,13 +318,15 @@ class StdioTransport(PendingRequests):
             self.on_message(msgs)  # type: ignore[arg-type]  # a batch: the session drops it and says so
             return
         if any(is_jsonrpc(m) and is_response(m) for m in msgs):
-            self._fail(ProbeError(
-                "protocol",
-                f"server `{self.spec.name}` answered a single request with a JSON-RPC batch (a JSON array "
-                f"of {len(msgs)} message{'s' if len(msgs) != 1 else ''}); JSON-RPC answers a single request "
-                "with a single response object",
-                hint="report it to the server's maintainers (MCP has no batches since 2025-06-18)",
-            ))
+            self._fail(
+                ProbeError(
+                    "protocol",
+                    f"server `{self.spec.name}` answered a single request with a JSON-RPC batch (a JSON array "
+                    f"of {len(msgs)} message{'s' if len(msgs) != 1 else ''}); JSON-RPC answers a single request "
+                    "with a single response object",
+                    hint="report it to the server's maintainers (MCP has no batches since 2025-06-18)",
+                )
+            )
             return
         for m in msgs:
             if is_jsonrpc(m) and is_server_request(m):

@@ -49,8 +49,12 @@ IDENTITIES: tuple[Identity, ...] = (
     # @google/gemini-cli 0.61.0: new Client({name: "gemini-cli-mcp-client", ...}), roots.listChanged
     Identity("Gemini CLI", "gemini-cli-mcp-client", "0.61.0", {"roots": {"listChanged": True}}),
     # VS Code: its product name, roots, sampling, elicitation and MCP Apps
-    Identity("VS Code", "Visual Studio Code", "1.106.0",
-             {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}, "extensions": _UI}),
+    Identity(
+        "VS Code",
+        "Visual Studio Code",
+        "1.106.0",
+        {"roots": {"listChanged": True}, "sampling": {}, "elicitation": {}, "extensions": _UI},
+    ),
 )
 
 
@@ -62,15 +66,20 @@ def repeat_identity() -> Identity:
 def _as(spec: ServerSpec, opts: Any, who: Identity) -> tuple[ServerSpec, Any]:
     if who.relist:  # the same client as the first probe, the same session listed again
         return spec, replace(opts, relist=who.relist)
-    return (replace(spec, client=(who.name, who.version), client_capabilities=None),
-            replace(opts, client_name=who.name, client_version=who.version, capabilities=dict(who.capabilities)))
+    return (
+        replace(spec, client=(who.name, who.version), client_capabilities=None),
+        replace(opts, client_name=who.name, client_version=who.version, capabilities=dict(who.capabilities)),
+    )
 
 
 Answers = list[tuple[Identity, Snapshot | ProbeError]]
 
 
-def probe_as_hosts(specs: list[ServerSpec], opts: Any, identities: tuple[Identity, ...] | None = None,
-                   ) -> dict[str, Answers]:
+def probe_as_hosts(
+    specs: list[ServerSpec],
+    opts: Any,
+    identities: tuple[Identity, ...] | None = None,
+) -> dict[str, Answers]:
     """Each spec probed as each identity (and the repeat identity), concurrently (at most
     ``opts.concurrency`` at once): server name -> [(identity, its snapshot or error)], in order."""
     from mcplock.probe import kill_all_live, probe
@@ -90,8 +99,10 @@ def probe_as_hosts(specs: list[ServerSpec], opts: Any, identities: tuple[Identit
                 except ProbeError as e:
                     return e
                 except Exception as e:  # a bug must not spoil the other probes
-                    return ProbeError("internal", f"server `{spec.name}`: the cloaking probe as {w.label} "
-                                      f"failed: {type(e).__name__}: {e}")
+                    return ProbeError(
+                        "internal",
+                        f"server `{spec.name}`: the cloaking probe as {w.label} failed: {type(e).__name__}: {e}",
+                    )
 
         return list(await asyncio.gather(*(one(s, w) for s, w in jobs)))
 

@@ -45,14 +45,21 @@ def _chain(e: BaseException) -> list[BaseException]:
     return out
 
 
-def login_action(spec: ServerSpec, text: str, *, scopes: str | None = None, offers_retry: bool = False,
-                 again: bool = False) -> Action:
+def login_action(
+    spec: ServerSpec, text: str, *, scopes: str | None = None, offers_retry: bool = False, again: bool = False
+) -> Action:
     """The "log in with OAuth" step for ``spec``: ``text`` shows the command where it holds
     ``{command}``; the CLI may swap in a command that also names the URL and the options.
     ``again``: the server asks after a login too (it moved to another authorization server)."""
     target = spec.url if spec.name == "inspect" and spec.url else spec.name
-    return Action("login", text, command=f"mcplock auth login {shell_word(target)}", scopes=scopes,
-                  offers_retry=offers_retry, again=again)
+    return Action(
+        "login",
+        text,
+        command=f"mcplock auth login {shell_word(target)}",
+        scopes=scopes,
+        offers_retry=offers_retry,
+        again=again,
+    )
 
 
 def body_explanation(body: bytes, content_type: str = "") -> str | None:
@@ -100,8 +107,7 @@ class HttpErrors:
     def too_large(self) -> ProbeError:
         return ProbeError(
             "too-large",
-            f"server `{self.spec.name}` sent a message larger than {self.max_bytes} bytes "
-            f"(answering {self.waiting()})",
+            f"server `{self.spec.name}` sent a message larger than {self.max_bytes} bytes (answering {self.waiting()})",
             hint=size_limit_hint(self.max_bytes),
         )
 
@@ -151,14 +157,16 @@ class HttpErrors:
             sent = ", ".join(f"`{k}`" for k in (auth_headers or header_names))
             msg = f"server `{name}` needs credentials: {url} rejected the ones sent in {sent} (401 on {action})"
             hint = "check that the variables the header uses are set and the token is still valid"
-            step = (login_action(self.spec, hint + f"; or log in with OAuth: run `{COMMAND}`") if oauth
-                    else Action("advice", hint))
+            step = (
+                login_action(self.spec, hint + f"; or log in with OAuth: run `{COMMAND}`")
+                if oauth
+                else Action("advice", hint)
+            )
         elif oauth:
             msg = f"server `{name}` needs credentials: {url} asks for an OAuth login (401 on {action})"
             step = login_action(
                 self.spec,
-                f"OAuth: run `{COMMAND}` (or set a header, e.g. --header 'Authorization: Bearer ${{TOKEN}}' "
-                "for CI)",
+                f"OAuth: run `{COMMAND}` (or set a header, e.g. --header 'Authorization: Bearer ${{TOKEN}}' for CI)",
             )
         else:
             msg = f"server `{name}` needs credentials: {url} answered 401 Unauthorized ({action})"
@@ -180,8 +188,9 @@ class HttpErrors:
                 hint="the server may run several instances without shared sessions; try again",
             )
         if self.spec.transport is Transport.SSE:
-            hint = ("check the URL: legacy SSE servers usually serve `/sse`; newer servers `/mcp` with "
-                    "`--transport http`")
+            hint = (
+                "check the URL: legacy SSE servers usually serve `/sse`; newer servers `/mcp` with `--transport http`"
+            )
         else:
             sse = urlsplit(url).path.rstrip("/").endswith("/sse")
             parts = [p for p in (self._mcp_hint(), "`--transport sse` for a legacy SSE server" if sse else None) if p]
@@ -205,8 +214,9 @@ class HttpErrors:
 
     def _gone(self, resp: Any, said: str | None, action: str) -> ProbeError:
         msg = f"the server retired this endpoint: {self.url} answered 410 Gone ({action})"
-        return ProbeError("gone", self._with(msg, said, quoted=True),
-                          hint="update the server's URL in the configuration")
+        return ProbeError(
+            "gone", self._with(msg, said, quoted=True), hint="update the server's URL in the configuration"
+        )
 
     def _other_status(self, resp: Any, said: str | None, action: str) -> ProbeError:
         status = resp.status_code
@@ -222,7 +232,12 @@ class HttpErrors:
         return ProbeError("http", self._with(msg, said), hint=hint)
 
     _BY_STATUS: ClassVar[dict[int, Callable[[HttpErrors, Any, str | None, str], ProbeError]]] = {
-        401: _unauthorized, 403: _forbidden, 404: _not_found, 405: _not_allowed, 410: _gone}
+        401: _unauthorized,
+        403: _forbidden,
+        404: _not_found,
+        405: _not_allowed,
+        410: _gone,
+    }
 
     def html(self, action: str) -> ProbeError:
         return ProbeError(

@@ -40,8 +40,10 @@ class _CappedStream(httpx2.AsyncByteStream):
         async for chunk in self.inner:
             n += len(chunk)
             if n > self.limit:
-                raise httpx2.ReadError(f"the answer of {self.url} is larger than {self.limit >> 20} MiB, the most "
-                                       "mcplock reads of one answer")
+                raise httpx2.ReadError(
+                    f"the answer of {self.url} is larger than {self.limit >> 20} MiB, the most "
+                    "mcplock reads of one answer"
+                )
             yield chunk
 
     async def aclose(self) -> None:
@@ -55,13 +57,16 @@ async def cap_body(response: httpx2.Response) -> None:
         return
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > MAX_BODY:
-        raise httpx2.ReadError(f"the answer of {response.request.url} is larger than {MAX_BODY >> 20} MiB "
-                               "(its Content-Length), the most mcplock reads of one answer")
+        raise httpx2.ReadError(
+            f"the answer of {response.request.url} is larger than {MAX_BODY >> 20} MiB "
+            "(its Content-Length), the most mcplock reads of one answer"
+        )
     response.stream = _CappedStream(response.stream, MAX_BODY, str(response.request.url))  # type: ignore[arg-type]
 
 
-def new_client(opts: ProbeOptions, auth: httpx2.Auth | None = None,
-               cls: type[httpx2.AsyncClient] = httpx2.AsyncClient) -> httpx2.AsyncClient:
+def new_client(
+    opts: ProbeOptions, auth: httpx2.Auth | None = None, cls: type[httpx2.AsyncClient] = httpx2.AsyncClient
+) -> httpx2.AsyncClient:
     """The HTTP client of a probe: the whole-probe timeout, redirects followed, mcplock's
     User-Agent, every answer that is not an event stream capped (:func:`cap_body`); ``auth``
     (e.g. the SDK's OAuth provider) signs each request."""
@@ -101,9 +106,7 @@ def _expanded_headers(spec: ServerSpec, environ: Any) -> dict[str, str]:
         try:
             value.encode("ascii")
         except UnicodeEncodeError:
-            raise ProbeError(
-                "config", f"server `{spec.name}`: header `{k}` has a value that is not ASCII"
-            ) from None
+            raise ProbeError("config", f"server `{spec.name}`: header `{k}` has a value that is not ASCII") from None
         if "\n" in value or "\r" in value:
             raise ProbeError("config", f"server `{spec.name}`: header `{k}` has a value with a line break")
         out[k] = value
@@ -130,8 +133,11 @@ def parse_message(data: bytes | str, errors: HttpErrors, where: str) -> Any:
     try:
         return loads(data)
     except BadConstant as e:
-        raise ProbeError("protocol", f"server `{errors.spec.name}` ({where}): {bad_constant_message(data, e)}",
-                         hint=INVALID_JSON_HINT) from None
+        raise ProbeError(
+            "protocol",
+            f"server `{errors.spec.name}` ({where}): {bad_constant_message(data, e)}",
+            hint=INVALID_JSON_HINT,
+        ) from None
     except ValueError:
         sample = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
         raise ProbeError(
@@ -162,8 +168,9 @@ class SseCursor:
     retry_ms: int | None = None
 
 
-async def iter_sse(chunks: AsyncIterator[bytes], max_bytes: int, too_large: Any,
-                   cursor: SseCursor | None = None) -> AsyncIterator[tuple[str, bytes]]:
+async def iter_sse(
+    chunks: AsyncIterator[bytes], max_bytes: int, too_large: Any, cursor: SseCursor | None = None
+) -> AsyncIterator[tuple[str, bytes]]:
     """Yield ``(event, data)`` for each Server-Sent Event (data as raw bytes, decoded by the
     strict JSON parser); an event or line larger than ``max_bytes`` raises ``too_large()``.
     ``cursor`` (if given) follows the ``id`` and ``retry`` fields.

@@ -33,36 +33,120 @@ if TYPE_CHECKING:
     import subprocess
 
 # Names passed through as they are (when set).
-BASE = frozenset({
-    # POSIX
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "TERM", "COLORTERM", "LANG", "LANGUAGE", "TMPDIR", "TZ",
-    "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR",
-    "XDG_CONFIG_DIRS", "XDG_DATA_DIRS",
-    # Windows
-    "SYSTEMROOT", "SYSTEMDRIVE", "WINDIR", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERNAME", "USERPROFILE",
-    "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES", "PROGRAMFILES(X86)",
-    "PROGRAMW6432", "COMMONPROGRAMFILES", "PROCESSOR_ARCHITECTURE", "NUMBER_OF_PROCESSORS",
-    # npm / npx / node version managers (where node and the package cache are)
-    "NVM_DIR", "NVM_BIN", "VOLTA_HOME", "FNM_DIR", "FNM_MULTISHELL_PATH", "COREPACK_HOME",
-    # uv / uvx, pipx, pip (caches, tool and interpreter directories, switches)
-    "UV_CACHE_DIR", "UV_TOOL_DIR", "UV_TOOL_BIN_DIR", "UV_PYTHON_INSTALL_DIR", "UV_PYTHON", "UV_PYTHON_PREFERENCE",
-    "UV_PYTHON_DOWNLOADS", "UV_NO_CACHE", "UV_OFFLINE", "UV_NATIVE_TLS", "UV_INDEX_STRATEGY",
-    "PIPX_HOME", "PIPX_BIN_DIR", "PIPX_SHARED_LIBS", "PIPX_DEFAULT_PYTHON", "PIP_CACHE_DIR", "PIP_NO_CACHE_DIR",
-    # docker (a common way to run a server): which daemon, which CLI config directory
-    "DOCKER_HOST", "DOCKER_CONTEXT", "DOCKER_CONFIG",
-})
+BASE = frozenset(
+    {
+        # POSIX
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "TERM",
+        "COLORTERM",
+        "LANG",
+        "LANGUAGE",
+        "TMPDIR",
+        "TZ",
+        "XDG_CONFIG_HOME",
+        "XDG_CACHE_HOME",
+        "XDG_DATA_HOME",
+        "XDG_STATE_HOME",
+        "XDG_RUNTIME_DIR",
+        "XDG_CONFIG_DIRS",
+        "XDG_DATA_DIRS",
+        # Windows
+        "SYSTEMROOT",
+        "SYSTEMDRIVE",
+        "WINDIR",
+        "COMSPEC",
+        "PATHEXT",
+        "TEMP",
+        "TMP",
+        "USERNAME",
+        "USERPROFILE",
+        "HOMEDRIVE",
+        "HOMEPATH",
+        "APPDATA",
+        "LOCALAPPDATA",
+        "PROGRAMDATA",
+        "PROGRAMFILES",
+        "PROGRAMFILES(X86)",
+        "PROGRAMW6432",
+        "COMMONPROGRAMFILES",
+        "PROCESSOR_ARCHITECTURE",
+        "NUMBER_OF_PROCESSORS",
+        # npm / npx / node version managers (where node and the package cache are)
+        "NVM_DIR",
+        "NVM_BIN",
+        "VOLTA_HOME",
+        "FNM_DIR",
+        "FNM_MULTISHELL_PATH",
+        "COREPACK_HOME",
+        # uv / uvx, pipx, pip (caches, tool and interpreter directories, switches)
+        "UV_CACHE_DIR",
+        "UV_TOOL_DIR",
+        "UV_TOOL_BIN_DIR",
+        "UV_PYTHON_INSTALL_DIR",
+        "UV_PYTHON",
+        "UV_PYTHON_PREFERENCE",
+        "UV_PYTHON_DOWNLOADS",
+        "UV_NO_CACHE",
+        "UV_OFFLINE",
+        "UV_NATIVE_TLS",
+        "UV_INDEX_STRATEGY",
+        "PIPX_HOME",
+        "PIPX_BIN_DIR",
+        "PIPX_SHARED_LIBS",
+        "PIPX_DEFAULT_PYTHON",
+        "PIP_CACHE_DIR",
+        "PIP_NO_CACHE_DIR",
+        # docker (a common way to run a server): which daemon, which CLI config directory
+        "DOCKER_HOST",
+        "DOCKER_CONTEXT",
+        "DOCKER_CONFIG",
+    }
+)
 PREFIXES = ("LC_",)  # the locale categories
 # npm reads `npm_config_<key>` case-insensitively; only these keys (paths and switches) pass.
 # Others (`_auth`, `_authToken`, `//registry/:_authToken`, `email`, `otp` …) are credentials.
-NPM_CONFIG_KEYS = frozenset({
-    "cache", "registry", "prefix", "userconfig", "globalconfig", "strict_ssl", "offline", "prefer_offline",
-    "prefer_online", "update_notifier", "fund", "audit", "loglevel", "yes", "cafile",
-})
+NPM_CONFIG_KEYS = frozenset(
+    {
+        "cache",
+        "registry",
+        "prefix",
+        "userconfig",
+        "globalconfig",
+        "strict_ssl",
+        "offline",
+        "prefer_offline",
+        "prefer_online",
+        "update_notifier",
+        "fund",
+        "audit",
+        "loglevel",
+        "yes",
+        "cafile",
+    }
+)
 # URLs a package manager needs to reach its registry; passed only without credentials in them.
-URL_NAMES = frozenset({
-    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
-    "UV_INDEX_URL", "UV_DEFAULT_INDEX", "UV_EXTRA_INDEX_URL", "UV_INDEX", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL",
-})
+URL_NAMES = frozenset(
+    {
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "no_proxy",
+        "UV_INDEX_URL",
+        "UV_DEFAULT_INDEX",
+        "UV_EXTRA_INDEX_URL",
+        "UV_INDEX",
+        "PIP_INDEX_URL",
+        "PIP_EXTRA_INDEX_URL",
+    }
+)
 _CREDENTIALS = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/@\s]+@")
 
 
@@ -73,7 +157,7 @@ def allowed(name: str, value: str) -> bool:
     if name in URL_NAMES:
         return not _CREDENTIALS.search(value)
     if name.lower().startswith("npm_config_"):
-        key = name[len("npm_config_"):].lower()
+        key = name[len("npm_config_") :].lower()
         return key in NPM_CONFIG_KEYS and not _CREDENTIALS.search(value)
     return False
 
@@ -116,8 +200,12 @@ def stdio_launch(spec: ServerSpec, environ: Mapping[str, str]) -> Launch:
             f"working directory `{spec.cwd}` of server `{spec.name}` does not exist",
             hint="fix `cwd` in the server's configuration",
         )
-    return Launch(expand(spec.command, environ, spec.secrets), [expand(a, environ, spec.secrets) for a in spec.args],
-                  server_env(spec, environ), cwd)
+    return Launch(
+        expand(spec.command, environ, spec.secrets),
+        [expand(a, environ, spec.secrets) for a in spec.args],
+        server_env(spec, environ),
+        cwd,
+    )
 
 
 def start_early(spec: ServerSpec, environ: Mapping[str, str]) -> subprocess.Popen[bytes] | None:
@@ -133,8 +221,15 @@ def start_early(spec: ServerSpec, environ: Mapping[str, str]) -> subprocess.Pope
         return None
     try:
         launch = stdio_launch(spec, environ)
-        return subprocess.Popen([launch.command, *launch.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=launch.env, cwd=launch.cwd, start_new_session=True)
+        return subprocess.Popen(
+            [launch.command, *launch.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=launch.env,
+            cwd=launch.cwd,
+            start_new_session=True,
+        )
     except (OSError, ProbeError, ValueError):
         return None
 

@@ -57,8 +57,9 @@ class MemoryConnection(Defaults):
             raise self._failure
         self.started = True
 
-    async def request(self, method: str, params: dict[str, Any] | None,
-                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any] | None, on_id: Callable[[int], None] | None = None
+    ) -> dict[str, Any]:
         rid, fut = self._send_request(method, params)
         if on_id is not None:
             on_id(rid)
@@ -143,8 +144,9 @@ class MemoryConnection(Defaults):
         elif fut is not None:
             self._resolve(msg, fut, out)
 
-    async def _later(self, out: Awaitable[Response | None], msg: dict[str, Any],
-                     fut: asyncio.Future[dict[str, Any]] | None) -> None:
+    async def _later(
+        self, out: Awaitable[Response | None], msg: dict[str, Any], fut: asyncio.Future[dict[str, Any]] | None
+    ) -> None:
         got = await out
         if fut is not None:
             self._resolve(msg, fut, got)

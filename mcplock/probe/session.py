@@ -51,8 +51,9 @@ async def _call(t: Connection, method: str, params: dict[str, Any] | None) -> An
     return response_result(resp, method)
 
 
-async def run(t: Connection, spec: ServerSpec, opts: ProbeOptions,
-              capabilities: dict[str, Any] | None = None) -> Snapshot:
+async def run(
+    t: Connection, spec: ServerSpec, opts: ProbeOptions, capabilities: dict[str, Any] | None = None
+) -> Snapshot:
     """Initialize, then list everything; ``capabilities``: the client's (a guard passes its host's)."""
     from mcplock import client_capabilities
 
@@ -91,8 +92,9 @@ async def _list_everything(t: Connection, spec: ServerSpec, opts: ProbeOptions, 
     await read_documents(t, spec, opts, snap)
 
 
-async def list_all(t: Connection, opts: ProbeOptions, kind: str,
-                   hints: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+async def list_all(
+    t: Connection, opts: ProbeOptions, kind: str, hints: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Every page of the list ``kind`` (a key of :data:`LISTS`), checked: bounded, no duplicate
     keys, no looping cursor. A server without the method has an empty list. Raises ProbeError.
     ``hints``, when given, gets the first page's caching fields (``ttlMs``, ``cacheScope``: never
@@ -133,8 +135,11 @@ def _page(where: str, field: str, result: Any) -> list[Any]:
     if not isinstance(result, dict):
         raise ProbeError("protocol", f"{where}: the result is {json_type(result)}, not an object")
     if result.get("resultType", "complete") != "complete":  # only tools/call & co. may ask for input
-        raise ProbeError("protocol", f"{where}: `resultType` is {sanitize(json.dumps(result['resultType']), 60)}, "
-                         "not \"complete\" (a list never asks for input)")
+        raise ProbeError(
+            "protocol",
+            f"{where}: `resultType` is {sanitize(json.dumps(result['resultType']), 60)}, "
+            'not "complete" (a list never asks for input)',
+        )
     entries = result.get(field)
     if not isinstance(entries, list):
         got = "missing" if field not in result else json_type(entries)
@@ -157,8 +162,9 @@ def _next_cursor(where: str, result: dict[str, Any], cursor: str | None, cursors
     return nxt
 
 
-def _take(kind: str, entries: list[Any], page: int, items: list[dict[str, Any]], keys: set[str],
-          opts: ProbeOptions) -> None:
+def _take(
+    kind: str, entries: list[Any], page: int, items: list[dict[str, Any]], keys: set[str], opts: ProbeOptions
+) -> None:
     """A page's entries onto ``items``: each an object with a non-empty key seen nowhere before,
     at most ``opts.max_items`` in all."""
     method, _, noun, key = LISTS[kind]

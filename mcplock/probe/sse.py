@@ -149,8 +149,9 @@ class LegacySseTransport(PendingRequests):
         with contextlib.suppress(Exception):
             await self._post(msg, "a reply")
 
-    async def request(self, method: str, params: dict[str, Any] | None,
-                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any] | None, on_id: Callable[[int], None] | None = None
+    ) -> dict[str, Any]:
         rid, msg, fut = self._new_request(method, params)
         if on_id is not None:
             on_id(rid)

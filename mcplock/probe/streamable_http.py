@@ -101,8 +101,9 @@ class StreamableHttpTransport(Defaults):
                 h.update(mcp_headers(msg, version, self.tools))
         return h
 
-    async def request(self, method: str, params: dict[str, Any] | None,
-                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any] | None, on_id: Callable[[int], None] | None = None
+    ) -> dict[str, Any]:
         assert self.client is not None
         self._next_id += 1
         rid = self._next_id
@@ -119,7 +120,10 @@ class StreamableHttpTransport(Defaults):
         action = method if self.state.step == IDLE else self.errors.waiting()
         try:
             async with self.client.stream(
-                "POST", self.url, content=dumps(msg).encode("utf-8"), headers=self._request_headers(msg),
+                "POST",
+                self.url,
+                content=dumps(msg).encode("utf-8"),
+                headers=self._request_headers(msg),
                 timeout=relay_timeout(self.opts) if self.on_message is not None else httpx2.USE_CLIENT_DEFAULT,
             ) as resp:
                 if resp.status_code in (400, 404) and era.request_version(msg.get("params")) is not None:
@@ -151,8 +155,12 @@ class StreamableHttpTransport(Defaults):
             obj = loads(bytes(body))
         except (ValueError, RecursionError):
             obj = None
-        if isinstance(obj, dict) and obj.get("jsonrpc") == "2.0" and isinstance(obj.get("error"), dict) \
-                and isinstance(obj["error"].get("code"), int):
+        if (
+            isinstance(obj, dict)
+            and obj.get("jsonrpc") == "2.0"
+            and isinstance(obj.get("error"), dict)
+            and isinstance(obj["error"].get("code"), int)
+        ):
             return obj
         raise self.errors.status_error(resp, bytes(body), action)
 
@@ -178,9 +186,7 @@ class StreamableHttpTransport(Defaults):
 
     async def _read_answer(self, resp: httpx2.Response, rid: int, action: str) -> dict[str, Any]:
         if resp.status_code == 202:
-            raise ProbeError(
-                "protocol", f"server `{self.spec.name}` accepted {action} (202) but sent no answer"
-            )
+            raise ProbeError("protocol", f"server `{self.spec.name}` accepted {action} (202) but sent no answer")
         ctype = content_type(resp)
         if ctype == "text/event-stream":
             cursor = SseCursor()
@@ -208,12 +214,14 @@ class StreamableHttpTransport(Defaults):
             "(expected application/json or text/event-stream)",
         )
 
-    async def _read_events(self, resp: httpx2.Response, rid: int, action: str,
-                           cursor: SseCursor) -> dict[str, Any] | None:
+    async def _read_events(
+        self, resp: httpx2.Response, rid: int, action: str, cursor: SseCursor
+    ) -> dict[str, Any] | None:
         """The answer to ``rid`` from an SSE stream (None if it ended without it); other messages
         go to the session (or get the probe's harmless answers)."""
-        async for _event, data in iter_sse(resp.aiter_bytes(), self.opts.max_response_bytes, self.errors.too_large,
-                                           cursor):
+        async for _event, data in iter_sse(
+            resp.aiter_bytes(), self.opts.max_response_bytes, self.errors.too_large, cursor
+        ):
             if not data.strip():
                 continue
             obj = parse_message(data, self.errors, f"an SSE event answering {action}")
@@ -242,7 +250,9 @@ class StreamableHttpTransport(Defaults):
             h["Last-Event-ID"] = cursor.last_id
             try:
                 async with self.client.stream(
-                    "GET", self.url, headers=h,
+                    "GET",
+                    self.url,
+                    headers=h,
                     timeout=relay_timeout(self.opts) if self.on_message is not None else httpx2.USE_CLIENT_DEFAULT,
                 ) as resp:
                     if resp.status_code == 404 and self.session_id:
@@ -333,8 +343,9 @@ class StreamableHttpTransport(Defaults):
                         return 0
                     return None
                 opened = True
-                async for _event, data in iter_sse(resp.aiter_bytes(), self.opts.max_response_bytes,
-                                                   self.errors.too_large, cursor):
+                async for _event, data in iter_sse(
+                    resp.aiter_bytes(), self.opts.max_response_bytes, self.errors.too_large, cursor
+                ):
                     if not data.strip():
                         continue
                     obj = parse_message(data, self.errors, "an event on the server's event stream")

@@ -42,8 +42,22 @@ if TYPE_CHECKING:
     from mcplock.spec import ServerSpec
 
 __all__ = [
-    "IDLE", "READ_SIZE", "BadConstant", "Connection", "Lines", "LinesProtocol", "OnFailure", "OnMessage", "State",
-    "answer_server_request", "dumps", "explained", "loads", "scrubbed", "secret_values", "timed_out",
+    "IDLE",
+    "READ_SIZE",
+    "BadConstant",
+    "Connection",
+    "Lines",
+    "LinesProtocol",
+    "OnFailure",
+    "OnMessage",
+    "State",
+    "answer_server_request",
+    "dumps",
+    "explained",
+    "loads",
+    "scrubbed",
+    "secret_values",
+    "timed_out",
     "transport_for",
 ]
 
@@ -65,8 +79,9 @@ class Connection(Protocol):
         """Launch or reach the server; ProbeError when it cannot be."""
         ...
 
-    async def request(self, method: str, params: dict[str, Any] | None,
-                      on_id: Callable[[int], None] | None = None) -> dict[str, Any]:
+    async def request(
+        self, method: str, params: dict[str, Any] | None, on_id: Callable[[int], None] | None = None
+    ) -> dict[str, Any]:
         """Send a request (``on_id`` hears its id at once); the JSON-RPC response object."""
         ...
 
@@ -101,22 +116,25 @@ class Connection(Protocol):
         ...
 
 
-def _stdio(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str],
-           started: subprocess.Popen[bytes] | None) -> Connection:
+def _stdio(
+    spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str], started: subprocess.Popen[bytes] | None
+) -> Connection:
     from mcplock.probe._stdio import StdioTransport
 
     return StdioTransport(spec, opts, environ, started=started)
 
 
-def _http(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str],
-          started: subprocess.Popen[bytes] | None) -> Connection:
+def _http(
+    spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str], started: subprocess.Popen[bytes] | None
+) -> Connection:
     from mcplock.probe.streamable_http import StreamableHttpTransport
 
     return StreamableHttpTransport(spec, opts, environ)
 
 
-def _sse(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str],
-         started: subprocess.Popen[bytes] | None) -> Connection:
+def _sse(
+    spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str], started: subprocess.Popen[bytes] | None
+) -> Connection:
     from mcplock.probe.sse import LegacySseTransport
 
     return LegacySseTransport(spec, opts, environ)
@@ -125,13 +143,14 @@ def _sse(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str],
 # transport -> the Connection that carries it, imported only when a server of that transport is
 # reached (mypy checks each against the Protocol here). A new transport: a member of
 # mcplock.spec.Transport and its row here.
-CONNECTIONS: dict[Transport, Callable[[ServerSpec, ProbeOptions, Mapping[str, str], subprocess.Popen[bytes] | None],
-                                      Connection]] = {
-    Transport.STDIO: _stdio, Transport.HTTP: _http, Transport.SSE: _sse}
+CONNECTIONS: dict[
+    Transport, Callable[[ServerSpec, ProbeOptions, Mapping[str, str], subprocess.Popen[bytes] | None], Connection]
+] = {Transport.STDIO: _stdio, Transport.HTTP: _http, Transport.SSE: _sse}
 
 
-def transport_for(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str], *,
-                  started: subprocess.Popen[bytes] | None = None) -> Connection:
+def transport_for(
+    spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str], *, started: subprocess.Popen[bytes] | None = None
+) -> Connection:
     """The connection ``spec`` names, not started; ``started``: a stdio server launched already
     from this spec (:func:`mcplock.probe.launch.start_early`), adopted by ``start``."""
     make = CONNECTIONS.get(spec.transport)
@@ -148,12 +167,16 @@ def explained(err: ProbeError, conn: Connection | None, verbose: bool) -> ProbeE
     return err
 
 
-def timed_out(conn: Connection | None, spec: ServerSpec, seconds: float, *, hint: str,
-              waiting: str | None = None) -> ProbeError:
+def timed_out(
+    conn: Connection | None, spec: ServerSpec, seconds: float, *, hint: str, waiting: str | None = None
+) -> ProbeError:
     """The error of no answer within ``seconds``: the transport's own account when it has one
     (and ``waiting`` is not given), else one naming what it waited for."""
     if waiting is None and conn is not None and (own := conn.timeout_error(seconds)) is not None:
         return own
     waiting = waiting or (conn.state.step.removeprefix("the answer to ") if conn is not None else "start")
-    return ProbeError("timeout", f"server `{spec.name}`: no answer within {_fmt_seconds(seconds)} s "
-                      f"(waiting for {waiting})", hint=hint)
+    return ProbeError(
+        "timeout",
+        f"server `{spec.name}`: no answer within {_fmt_seconds(seconds)} s (waiting for {waiting})",
+        hint=hint,
+    )

@@ -40,8 +40,9 @@ def _change_detail(c: Any, color: bool) -> list[Text]:
         elif isinstance(d, dict):
             desc = d.get("description")
             if isinstance(desc, str) and desc.strip():
-                lines.append(Text("      description: ", style="bold").append_text(
-                    safe_text(desc.strip(), keep_newlines=False)))
+                lines.append(
+                    Text("      description: ", style="bold").append_text(safe_text(desc.strip(), keep_newlines=False))
+                )
             schema = d.get("inputSchema")
             if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
                 listed = schema.get("required")
@@ -78,7 +79,8 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
             row.append_text(_name(c.name))
             if c.change == "changed" and c.fields:
                 row.append("  [", style="dim").append_text(
-                    safe_text(", ".join(c.fields), "dim", keep_newlines=False)).append("]", style="dim")
+                    safe_text(", ".join(c.fields), "dim", keep_newlines=False)
+                ).append("]", style="dim")
             if c.reason:
                 row.append(" — ", style="dim").append_text(safe_text(c.reason, "dim", keep_newlines=False))
             if c.kind == "skill" and c.dynamic:
@@ -104,8 +106,11 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
                 lines.extend(_detail_and_findings(p.detail, color, detail))
         if d.identity is not None:
             lo, li = d.identity["locked"], d.identity["live"]
-            lines.append(Text("  identity ", style="dim").append_text(safe_text(
-                f"{ident(lo)} → {ident(li)} (not drift)", keep_newlines=False)))
+            lines.append(
+                Text("  identity ", style="dim").append_text(
+                    safe_text(f"{ident(lo)} → {ident(li)} (not drift)", keep_newlines=False)
+                )
+            )
     drift = sum(d.status == "drift" for d in diffs)
     unreachable = sum(d.status == "unreachable" for d in diffs)
     pending = sum(len(d.pending) for d in diffs)
@@ -128,8 +133,10 @@ def next_steps(diffs: list[ServerDiff]) -> list[str]:
     if waiting:
         shown = ", ".join(waiting[:8]) + (f" and {len(waiting) - 8} more" if len(waiting) > 8 else "")
         servers = " ".join(map(shell_word, dict.fromkeys(d.name for d in diffs if d.pending)))
-        out.append(f"awaiting review: {shown} — review with `mcplock accept {servers}` "
-                   "(a walk on a terminal; or `mcplock show SERVER/TOOL`, then `accept`/`reject` it)")
+        out.append(
+            f"awaiting review: {shown} — review with `mcplock accept {servers}` "
+            "(a walk on a terminal; or `mcplock show SERVER/TOOL`, then `accept`/`reject` it)"
+        )
     return out
 
 
@@ -149,8 +156,12 @@ def skill_files_change(locked: dict[str, Any], live: dict[str, Any], indent: str
         what = "added" if a is None else "removed" if b is None else "changed"
         row = Text(f"{indent}{what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
         if a is not None and b is not None:
-            row.append(f"  size {a.get('size')} → {b.get('size')}" if a.get("size") != b.get("size")
-                       else "  same size, other digest", style="dim")
+            row.append(
+                f"  size {a.get('size')} → {b.get('size')}"
+                if a.get("size") != b.get("size")
+                else "  same size, other digest",
+                style="dim",
+            )
         lines.append(row)
     return lines
 
@@ -174,17 +185,25 @@ def _detail_and_findings(c: Any, color: bool, detail: bool) -> list[Text]:
 def render_snapshot(snap: Snapshot) -> Group:
     lines: list[Any] = []
     info = snap.server_info or {}
-    lines.append(Text("server ", style="bold").append_text(safe_text(
-        f"{info.get('name', '?')} {info.get('version', '')}".strip(), keep_newlines=False))
-        .append("  protocol ").append_text(safe_text(str(snap.protocol_version), keep_newlines=False)))
+    lines.append(
+        Text("server ", style="bold")
+        .append_text(safe_text(f"{info.get('name', '?')} {info.get('version', '')}".strip(), keep_newlines=False))
+        .append("  protocol ")
+        .append_text(safe_text(str(snap.protocol_version), keep_newlines=False))
+    )
     if snap.instructions:
         lines.append(Text("instructions:", style="bold"))
         for ln in snap.instructions.split("\n"):
             lines.append(Text("  ").append_text(safe_text(ln, keep_newlines=False)))
-    for title, items, key in (("tools", snap.tools, "name"), ("prompts", snap.prompts, "name"),
-                              ("resource templates", snap.resource_templates, "uriTemplate"),
-                              ("resources", snap.resources or [], "uri"), ("App documents", snap.ui, "uri"),
-                              ("skills", snap.skills, "uri"), ("documents", snap.contents, "uri")):
+    for title, items, key in (
+        ("tools", snap.tools, "name"),
+        ("prompts", snap.prompts, "name"),
+        ("resource templates", snap.resource_templates, "uriTemplate"),
+        ("resources", snap.resources or [], "uri"),
+        ("App documents", snap.ui, "uri"),
+        ("skills", snap.skills, "uri"),
+        ("documents", snap.contents, "uri"),
+    ):
         if not items and title in ("resources", "App documents", "skills", "documents"):
             continue
         lines.append(Text(f"{title} ({len(items)}):", style="bold"))
@@ -202,6 +221,9 @@ def render_snapshot(snap: Snapshot) -> Group:
                 req = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
                 params = [f"{p}{'*' if p in req else ''}" for p in schema["properties"]]
                 if params:
-                    lines.append(Text("    params: ", style="dim").append_text(
-                        safe_text(", ".join(params), "dim", keep_newlines=False)))
+                    lines.append(
+                        Text("    params: ", style="dim").append_text(
+                            safe_text(", ".join(params), "dim", keep_newlines=False)
+                        )
+                    )
     return Group(*lines)

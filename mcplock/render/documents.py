@@ -34,17 +34,17 @@ def _pair(old: str, new: str, color: bool) -> Text:
         p -= 1
     while s > 0 and not old[len(old) - s].isspace():
         s -= 1
-    a, b = old[p:len(old) - s], new[p:len(new) - s]
+    a, b = old[p : len(old) - s], new[p : len(new) - s]
     out = Text()
     if p > _CLIP:
         out.append(f"…({p - _CLIP} characters) ", style="dim")
-    out.append_text(safe_text(old[max(0, p - _CLIP):p]))
+    out.append_text(safe_text(old[max(0, p - _CLIP) : p]))
     if len(a) + len(b) > 2 * _MIDDLE:
         out.append_text(_mark(_clip(a, _MIDDLE), "[-", "-]", REMOVED, color))
         out.append_text(_mark(_clip(b, _MIDDLE), "{+", "+}", ADDED, color))
     else:
         out.append_text(word_diff(a, b, color=color))
-    tail = old[len(old) - s:]
+    tail = old[len(old) - s :]
     out.append_text(safe_text(tail[:_CLIP]))
     if len(tail) > _CLIP:
         out.append(f" …({len(tail) - _CLIP} characters)", style="dim")
@@ -68,11 +68,12 @@ def document_diff(field: str, old: str, new: str, *, color: bool = True, indent:
             if op == "equal":
                 lines += [_line(inner, "  ", safe_text(_clip(x), "dim" if color else ""), "", color) for x in a[i1:i2]]
             elif op == "replace" and i2 - i1 == j2 - j1:
-                lines += [_line(inner, "~ ", _pair(x, y, color), "yellow", color) for x, y in zip(a[i1:i2], b[j1:j2],
-                                                                                               strict=True)]
+                lines += [
+                    _line(inner, "~ ", _pair(x, y, color), "yellow", color)
+                    for x, y in zip(a[i1:i2], b[j1:j2], strict=True)
+                ]
             else:
-                lines += [_line(inner, "- ", _mark(_clip(x), "", "", REMOVED, color), REMOVED, color)
-                          for x in a[i1:i2]]
+                lines += [_line(inner, "- ", _mark(_clip(x), "", "", REMOVED, color), REMOVED, color) for x in a[i1:i2]]
                 lines += [_line(inner, "+ ", _mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in b[j1:j2]]
     return lines
 

@@ -18,12 +18,32 @@ from mcplock.severity import style
 from mcplock.untrusted import safe_name, safe_text
 
 _LIMITS = (
-    ("minLength", "min length"), ("maxLength", "max length"), ("minimum", "≥"), ("maximum", "≤"),
-    ("exclusiveMinimum", ">"), ("exclusiveMaximum", "<"), ("minItems", "min items"), ("maxItems", "max items"),
-    ("pattern", "pattern"), ("format", "format"), ("default", "default"), ("const", "const"),
+    ("minLength", "min length"),
+    ("maxLength", "max length"),
+    ("minimum", "≥"),
+    ("maximum", "≤"),
+    ("exclusiveMinimum", ">"),
+    ("exclusiveMaximum", "<"),
+    ("minItems", "min items"),
+    ("maxItems", "max items"),
+    ("pattern", "pattern"),
+    ("format", "format"),
+    ("default", "default"),
+    ("const", "const"),
 )
-_SHOWN = {"name", "title", "description", "inputSchema", "outputSchema", "annotations", "arguments", "uriTemplate",
-          "uri", "mimeType", "text"}
+_SHOWN = {
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+    "arguments",
+    "uriTemplate",
+    "uri",
+    "mimeType",
+    "text",
+}
 
 
 def _j(v: Any) -> str:
@@ -76,8 +96,9 @@ def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: i
     for name, sub in props.items():
         sub, refname = _resolve(sub, root)
         row = Text(indent)
-        label = safe_text(str(name) + ("*" if name in required else ""), "bold" if name in required else "",
-                          keep_newlines=False)
+        label = safe_text(
+            str(name) + ("*" if name in required else ""), "bold" if name in required else "", keep_newlines=False
+        )
         row.append_text(label).append(" " * max(1, width - label.cell_len))
         if not isinstance(sub, dict):
             lines.append(row.append_text(safe_text(_j(sub), keep_newlines=False)))
@@ -119,7 +140,7 @@ def _text_lines(text: str, indent: str, full: bool, target: str | None) -> list[
     all_lines = text.split("\n")
     for line in all_lines[:EXCERPT_LINES]:
         piece = line[:_LINE_CHARS]
-        piece = piece[:max(0, EXCERPT_CHARS - used)]
+        piece = piece[: max(0, EXCERPT_CHARS - used)]
         row = Text(indent).append_text(safe_text(piece))
         if len(piece) < len(line):
             row.append(f"… ({len(line) - len(piece)} more characters)", style="dim")
@@ -129,13 +150,19 @@ def _text_lines(text: str, indent: str, full: bool, target: str | None) -> list[
             break
     if used < len(text.replace("\n", "")) or len(out) < len(all_lines):
         how = f"`mcplock show {target} --full`" if target else "`mcplock show … --full`"
-        out.append(Text(f"{indent}… an excerpt: {len(out)} of {len(all_lines)} lines, {used} of {len(text)} "
-                        f"characters; {how} prints it all", style="dim"))
+        out.append(
+            Text(
+                f"{indent}… an excerpt: {len(out)} of {len(all_lines)} lines, {used} of {len(text)} "
+                f"characters; {how} prints it all",
+                style="dim",
+            )
+        )
     return out
 
 
-def definition_lines(kind: str, d: Any, indent: str = "  ", *, full: bool = True,
-                     target: str | None = None) -> list[Text]:
+def definition_lines(
+    kind: str, d: Any, indent: str = "  ", *, full: bool = True, target: str | None = None
+) -> list[Text]:
     """``full``: a document's text in full (else an excerpt, ``target`` named for the rest)."""
     if isinstance(d, str):  # instructions
         return [Text(indent).append_text(safe_text(line)) for line in d.split("\n")]
@@ -156,9 +183,12 @@ def definition_lines(kind: str, d: Any, indent: str = "  ", *, full: bool = True
 
         text = d["text"]
         raw = text.encode("utf-8", "surrogatepass")
-        lines.append(Text(f"{indent}text:", style="bold").append(
-            f"  ({len(raw)} bytes, {text.count(chr(10)) + 1} lines, sha256:{hashlib.sha256(raw).hexdigest()})",
-            style="dim"))
+        lines.append(
+            Text(f"{indent}text:", style="bold").append(
+                f"  ({len(raw)} bytes, {text.count(chr(10)) + 1} lines, sha256:{hashlib.sha256(raw).hexdigest()})",
+                style="dim",
+            )
+        )
         lines += _text_lines(text, indent + "  ", full, target)
     elif "text" in d:
         lines.append(Text(f"{indent}text: ", style="bold").append_text(safe_text(_j(d["text"]), keep_newlines=False)))
@@ -180,12 +210,18 @@ def definition_lines(kind: str, d: Any, indent: str = "  ", *, full: bool = True
     if "annotations" in d:
         ann = d["annotations"]
         shown = ", ".join(f"{k}={_j(v)}" for k, v in ann.items()) if isinstance(ann, dict) else _j(ann)
-        lines.append(Text(f"{indent}annotations: ", style="bold").append_text(safe_text(shown, keep_newlines=False))
-                     .append("  (declared by the server; never trusted)", style="dim"))
+        lines.append(
+            Text(f"{indent}annotations: ", style="bold")
+            .append_text(safe_text(shown, keep_newlines=False))
+            .append("  (declared by the server; never trusted)", style="dim")
+        )
     for key in sorted(set(d) - _SHOWN):
-        lines.append(Text(indent).append_text(safe_text(str(key), "bold", keep_newlines=False))
-                     .append(": ", style="bold")
-                     .append_text(safe_text(_j(d[key]), keep_newlines=False)))
+        lines.append(
+            Text(indent)
+            .append_text(safe_text(str(key), "bold", keep_newlines=False))
+            .append(": ", style="bold")
+            .append_text(safe_text(_j(d[key]), keep_newlines=False))
+        )
     return lines
 
 
@@ -220,15 +256,27 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True, full: bool =
     flags.append("state: ").append_text(state_text(e))
     parts.append(flags)
     if e.kind == "skill" and is_dynamic(e.pending.definition if e.pending is not None else e.definition):
-        parts.append(Text("  dynamic skill: its files are generated by the server and cannot be pinned; only its "
-                          "entry (URI, frontmatter) is", style="yellow"))
+        parts.append(
+            Text(
+                "  dynamic skill: its files are generated by the server and cannot be pinned; only its "
+                "entry (URI, frontmatter) is",
+                style="yellow",
+            )
+        )
     if e.tampered() or e.tampered(pending=True):
         which = "accepted" if e.tampered() else "pending"
-        parts.append(Text(f"  TAMPERED: the {which} definition below does not match its hash (edited by hand or "
-                          f"tampered with); it is not what was reviewed", style="bold red"))
-        parts.append(Text("  restore mcp.lock from git, or run `mcplock refresh ", style="dim")
-                     .append_text(safe_text(srv.name, "dim", keep_newlines=False))
-                     .append("` to stage what the server offers and review it", style="dim"))
+        parts.append(
+            Text(
+                f"  TAMPERED: the {which} definition below does not match its hash (edited by hand or "
+                f"tampered with); it is not what was reviewed",
+                style="bold red",
+            )
+        )
+        parts.append(
+            Text("  restore mcp.lock from git, or run `mcplock refresh ", style="dim")
+            .append_text(safe_text(srv.name, "dim", keep_newlines=False))
+            .append("` to stage what the server offers and review it", style="dim")
+        )
     if e.definition is not None:
         parts.append(Text(f"  accepted  {e.hash}", style="dim"))
         parts += definition_lines(e.kind, e.definition, "    ", full=full, target=_typed(srv, e))
@@ -242,8 +290,12 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True, full: bool =
         if p.change == "removed":
             parts.append(Text("    the server no longer offers it; `accept` drops it from the lock", style="dim"))
         elif p.change == "changed" and p.hash == e.hash and not e.tampered():
-            parts.append(Text("    the server offers the accepted definition again (it had been rejected); "
-                              "`accept` enables it", style="dim"))
+            parts.append(
+                Text(
+                    "    the server offers the accepted definition again (it had been rejected); `accept` enables it",
+                    style="dim",
+                )
+            )
         elif p.change == "changed" and e.definition is not None:
             from mcplock.compare import changed_fields
 
@@ -256,8 +308,9 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True, full: bool =
 
                         parts += skill_files_change(e.definition, p.definition, indent="    ")
                         continue
-                    parts += render_field_change(f, e.definition.get(f), p.definition.get(f), color=color,
-                                                 indent="    ")
+                    parts += render_field_change(
+                        f, e.definition.get(f), p.definition.get(f), color=color, indent="    "
+                    )
             parts += _findings(e.kind, p.definition, e.definition, "    ")
         else:
             parts += definition_lines(e.kind, p.definition, "    ", full=full, target=_typed(srv, e))
@@ -271,8 +324,9 @@ def _typed(srv: ServerEntry, e: Entry) -> str:
     return shell_word(label(srv, e))
 
 
-def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, color: bool = True,
-                full: bool = False) -> Group:
+def render_show(
+    srv: ServerEntry, entries: list[Entry], *, whole_server: bool, color: bool = True, full: bool = False
+) -> Group:
     parts: list[Any] = []
     if whole_server:
         head = Text("server ", style="bold").append_text(safe_name(srv.name, "bold"))
@@ -283,8 +337,9 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
         parts.append(Text("  ").append_text(safe_text(where, keep_newlines=False)))
         from mcplock.packages.pin import describe
 
-        parts.append(Text("  package: ").append_text(safe_text(describe(sp.package, sp.command, sp.args),
-                                                               keep_newlines=False)))
+        parts.append(
+            Text("  package: ").append_text(safe_text(describe(sp.package, sp.command, sp.args), keep_newlines=False))
+        )
         if sp.package is not None:
             for k, v in sp.package.stored().items():
                 if k in ("integrity", "tree-integrity"):
@@ -294,14 +349,23 @@ def render_show(srv: ServerEntry, entries: list[Entry], *, whole_server: bool, c
             parts.append(Text("  imported from ").append_text(safe_text(srv.spec.source, keep_newlines=False)))
         if srv.spec.registry is not None:
             ref = srv.spec.registry
-            parts.append(Text("  MCP Registry: ").append_text(safe_text(
-                f"{ref.name} {ref.version} ({ref.url})" + (f", source {ref.repository}" if ref.repository else ""),
-                keep_newlines=False)))
+            parts.append(
+                Text("  MCP Registry: ").append_text(
+                    safe_text(
+                        f"{ref.name} {ref.version} ({ref.url})"
+                        + (f", source {ref.repository}" if ref.repository else ""),
+                        keep_newlines=False,
+                    )
+                )
+            )
         if srv.server_info:
             info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
-            parts.append(Text("  server: ").append_text(safe_text(info, keep_newlines=False))
-                         .append("  protocol ")
-                         .append_text(safe_text(srv.protocol_version or "?", keep_newlines=False)))
+            parts.append(
+                Text("  server: ")
+                .append_text(safe_text(info, keep_newlines=False))
+                .append("  protocol ")
+                .append_text(safe_text(srv.protocol_version or "?", keep_newlines=False))
+            )
     for e in entries:
         parts.append(Text(""))
         parts += render_entry(srv, e, color=color, full=full)

@@ -46,8 +46,9 @@ def _width(cell: object) -> int:
     return cell.cell_len if isinstance(cell, Text) else len(str(cell))
 
 
-def render_list(lock: Lock, findings: dict[Any, Any] | None = None,
-                tampered: set[tuple[str, str, str]] | None = None) -> Group:
+def render_list(
+    lock: Lock, findings: dict[Any, Any] | None = None, tampered: set[tuple[str, str, str]] | None = None
+) -> Group:
     """``tampered``: the (server, kind, key) whose stored definition does not match its hash, when
     the caller has checked them already (else each item is checked here)."""
     findings = findings or {}
@@ -67,8 +68,17 @@ def _servers_table(lock: Lock) -> Text:
     rows = []
     for name, s in sorted(lock.servers.items()):
         tools = s.tools
-        rows.append((safe_name(name), s.spec.transport, str(len(tools)),
-                     str(sum(1 for t in tools.values() if t.enabled)), s.pending_count(), s.policy, _where(s)))
+        rows.append(
+            (
+                safe_name(name),
+                s.spec.transport,
+                str(len(tools)),
+                str(sum(1 for t in tools.values() if t.enabled)),
+                s.pending_count(),
+                s.policy,
+                _where(s),
+            )
+        )
     heads = ("server", "transport", "tools", "enabled", "pending", "policy")
     widths = [max([len(h), *(_width(r[k]) for r in rows)]) + 2 for k, h in enumerate(heads)]
     summary = Text("".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)) + "where\n", style="bold")
@@ -91,8 +101,11 @@ def _env_code(lock: Lock) -> list[Text]:
     for name, s in sorted(lock.servers.items()):
         code = of_spec(s.spec)
         if code:
-            lines.append(Text("critical env-loads-code: ", style="bold red").append_text(safe_name(name)).append(
-                f" sets {', '.join(code)}, which loads code outside the package pin"))
+            lines.append(
+                Text("critical env-loads-code: ", style="bold red")
+                .append_text(safe_name(name))
+                .append(f" sets {', '.join(code)}, which loads code outside the package pin")
+            )
     return lines
 
 
@@ -129,8 +142,9 @@ def _items_block(name: str, s: Any, findings: dict[Any, Any], tampered: set[tupl
     return block
 
 
-def _item_notes(block: Text, name: str, e: Any, findings: dict[Any, Any],
-                tampered: set[tuple[str, str, str]] | None) -> None:
+def _item_notes(
+    block: Text, name: str, e: Any, findings: dict[Any, Any], tampered: set[tuple[str, str, str]] | None
+) -> None:
     """What an item's line says after its state: a dynamic skill, a tampered definition, its lint findings."""
     if e.kind == "skill" and is_dynamic(e.definition):
         block.append("  dynamic: its files are generated, only its entry is pinned", style="yellow")
@@ -144,8 +158,20 @@ def _item_notes(block: Text, name: str, e: Any, findings: dict[Any, Any],
 
 
 # the hint a server's group shows: that of its most serious problem
-_HINT_ORDER = ("hash-mismatch", "unknown-value", "pin-not-exact", "pin-no-integrity", "config-error", "source-missing",
-               "config-missing", "config-changed", "not-locked", "pending", "env-loads-code", "critical-accepted")
+_HINT_ORDER = (
+    "hash-mismatch",
+    "unknown-value",
+    "pin-not-exact",
+    "pin-no-integrity",
+    "config-error",
+    "source-missing",
+    "config-missing",
+    "config-changed",
+    "not-locked",
+    "pending",
+    "env-loads-code",
+    "critical-accepted",
+)
 
 
 def render_findings(findings: Iterable[Any]) -> Group:
@@ -155,13 +181,17 @@ def render_findings(findings: Iterable[Any]) -> Group:
         by_server.setdefault(f.server, []).append(f)
     lines: list[Any] = []
     for server, group in by_server.items():
-        head = safe_name(server, "bold") if server else Text(
-            "signature" if all(f.code == "signature" for f in group) else "host settings", style="bold")
+        head = (
+            safe_name(server, "bold")
+            if server
+            else Text("signature" if all(f.code == "signature" for f in group) else "host settings", style="bold")
+        )
         lines.append(head.append(":"))
         for f in group:
             style = {"pending": "bold yellow", "critical-accepted": "yellow"}.get(f.code, "bold red")
-            lines.append(Text("  ").append(f"{f.code}: ", style=style).append_text(
-                safe_text(f.message, keep_newlines=False)))
+            lines.append(
+                Text("  ").append(f"{f.code}: ", style=style).append_text(safe_text(f.message, keep_newlines=False))
+            )
         # one hint per server; findings about no server (exported host settings) keep each its own
         hints = [_server_hint(server, group)] if server else list(dict.fromkeys(f.hint for f in group))
         for hint in hints:
@@ -173,7 +203,9 @@ def _server_hint(server: str, group: list[Any]) -> str:
     codes = {f.code for f in group}
     if codes == {"pending"} and len(group) > 1:
         s = shell_word(server)
-        return (f"`mcplock diff {s}` shows what changed; `mcplock accept {s}` reviews each item "
-                f"(a walk on a terminal), `mcplock reject {s}/TOOL` refuses one")
+        return (
+            f"`mcplock diff {s}` shows what changed; `mcplock accept {s}` reviews each item "
+            f"(a walk on a terminal), `mcplock reject {s}/TOOL` refuses one"
+        )
     first = min(group, key=lambda f: _HINT_ORDER.index(f.code) if f.code in _HINT_ORDER else -1)
     return str(first.hint)

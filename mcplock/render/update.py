@@ -18,40 +18,61 @@ def moves_of(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) ->
             continue
         res = staged.get(r.server)
         moved = r.new_pin is not None and r.server in staged
-        out.append({
-            "server": r.server, "registry": r.registry, "package": r.package, "from": r.current,
-            # a server from the MCP Registry moves from one entry version to another (`from` is the entry's too)
-            "to": (r.new_ref.version if r.new_ref is not None else r.new_pin.version) if moved else None,
-            "status": "moved" if moved else "failed" if r.server in failed else r.status,
-            "integrity": r.new_pin.stored().get("integrity") if moved else None,
-            "new": list(res.new) if res else [], "changed": list(res.changed) if res else [],
-            "removed": list(res.removed) if res else [],
-            "error": failed[r.server].as_json() if r.server in failed else None,
-        })
+        out.append(
+            {
+                "server": r.server,
+                "registry": r.registry,
+                "package": r.package,
+                "from": r.current,
+                # a server from the MCP Registry moves from one entry version to another (`from` is the entry's too)
+                "to": (r.new_ref.version if r.new_ref is not None else r.new_pin.version) if moved else None,
+                "status": "moved" if moved else "failed" if r.server in failed else r.status,
+                "integrity": r.new_pin.stored().get("integrity") if moved else None,
+                "new": list(res.new) if res else [],
+                "changed": list(res.changed) if res else [],
+                "removed": list(res.removed) if res else [],
+                "error": failed[r.server].as_json() if r.server in failed else None,
+            }
+        )
     return out
 
 
-def render_update(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any], fmt: str, *, lockfile: str,
-                  exit_code: int) -> Any:
+def render_update(
+    rows: list[Any], staged: dict[str, Any], failed: dict[str, Any], fmt: str, *, lockfile: str, exit_code: int
+) -> Any:
     moves = moves_of(rows, staged, failed)
     if fmt == "json":
-        return json.dumps({"version": 1, "command": "update", "lockfile": lockfile, "exit_code": exit_code,
-                           "servers": moves}, indent=2, ensure_ascii=False) + "\n"
+        return (
+            json.dumps(
+                {"version": 1, "command": "update", "lockfile": lockfile, "exit_code": exit_code, "servers": moves},
+                indent=2,
+                ensure_ascii=False,
+            )
+            + "\n"
+        )
     if fmt == "markdown":
         return _markdown(moves)
     out = Text()
     for m in moves:
         line = Text().append_text(safe_text(m["server"], keep_newlines=False)).append(": ")
         if m["status"] == "moved":
-            what = (f"{m['package']} {m['to']} pinned afresh" if m["from"] == m["to"]
-                    else f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}")
+            what = (
+                f"{m['package']} {m['to']} pinned afresh"
+                if m["from"] == m["to"]
+                else f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}"
+            )
             line.append_text(safe_text(what, keep_newlines=False))
             n = len(m["new"]) + len(m["changed"]) + len(m["removed"])
-            line.append(f" ({len(m['new'])} new, {len(m['changed'])} changed, {len(m['removed'])} removed"
-                        " — pending review)" if n else " (definitions unchanged)", style="yellow" if n else "green")
+            line.append(
+                f" ({len(m['new'])} new, {len(m['changed'])} changed, {len(m['removed'])} removed — pending review)"
+                if n
+                else " (definitions unchanged)",
+                style="yellow" if n else "green",
+            )
         elif m["status"] == "up-to-date":
-            line.append_text(safe_text(f"{m['package']} {m['from']}", keep_newlines=False)).append(" up to date",
-                                                                                                    style="green")
+            line.append_text(safe_text(f"{m['package']} {m['from']}", keep_newlines=False)).append(
+                " up to date", style="green"
+            )
         else:
             line.append(m["status"], style="red")
         out.append_text(line).append("\n")
@@ -69,15 +90,20 @@ def _markdown(moves: list[dict[str, Any]]) -> str:
     if not moves:
         lines.append("No server of this lock runs a registry package: nothing to update.")
     elif not moved:
-        lines.append("Every pinned server is up to date." if not any(m["error"] for m in moves)
-                     else "No pin moved.")
+        lines.append("Every pinned server is up to date." if not any(m["error"] for m in moves) else "No pin moved.")
     else:
         lines += ["| server | package | from | to | new | changed | removed |", "|---|---|---|---|---|---|---|"]
         for m in moved:
-            lines.append(f"| `{_cell(m['server'])}` | `{_cell(m['package'])}` | {_cell(m['from'] or 'unpinned')} | "
-                         f"{_cell(m['to'])} | {len(m['new'])} | {len(m['changed'])} | {len(m['removed'])} |")
-        lines += ["", "Changed tools are disabled until a person accepts them. Review each change with "
-                  "`mcplock diff` or `mcplock show SERVER/TOOL`, then `mcplock accept` or `mcplock reject`:", ""]
+            lines.append(
+                f"| `{_cell(m['server'])}` | `{_cell(m['package'])}` | {_cell(m['from'] or 'unpinned')} | "
+                f"{_cell(m['to'])} | {len(m['new'])} | {len(m['changed'])} | {len(m['removed'])} |"
+            )
+        lines += [
+            "",
+            "Changed tools are disabled until a person accepts them. Review each change with "
+            "`mcplock diff` or `mcplock show SERVER/TOOL`, then `mcplock accept` or `mcplock reject`:",
+            "",
+        ]
         for m in moved:
             for what in ("changed", "new", "removed"):
                 for target in m[what]:

@@ -20,8 +20,10 @@ from mcplock.severity import rank
 from mcplock.untrusted import shell_word, visible
 
 LIMIT = 65536  # characters GitHub takes in a pull request body
-CUT_NOTE = ("**This report is cut short here**: the whole of it is longer than GitHub's 65,536-character limit "
-            "for a pull request body. On the branch, `mcplock diff` and `mcplock show SERVER/TOOL` show every change.")
+CUT_NOTE = (
+    "**This report is cut short here**: the whole of it is longer than GitHub's 65,536-character limit "
+    "for a pull request body. On the branch, `mcplock diff` and `mcplock show SERVER/TOOL` show every change."
+)
 
 
 def _plain(s: object) -> str:
@@ -54,10 +56,16 @@ def title(moves: list[dict[str, Any]]) -> str:
 
 def commit_message(moves: list[dict[str, Any]], trailer: str) -> str:
     lines = [title(moves), ""]
-    lines += [f"- {_plain(move_words(m))}: {len(m['changed'])} changed, {len(m['new'])} new, "
-              f"{len(m['removed'])} removed" for m in moves]
-    lines += ["", "The new releases' definitions are staged in the lock as pending review (changed tools "
-              "disabled) until a person accepts them.", ""]
+    lines += [
+        f"- {_plain(move_words(m))}: {len(m['changed'])} changed, {len(m['new'])} new, {len(m['removed'])} removed"
+        for m in moves
+    ]
+    lines += [
+        "",
+        "The new releases' definitions are staged in the lock as pending review (changed tools "
+        "disabled) until a person accepts them.",
+        "",
+    ]
     lines += [f"{trailer}: {_plain(m['server'])}@{_plain(m['to'])}" for m in moves]
     return "\n".join(lines) + "\n"
 
@@ -74,8 +82,16 @@ def _release(m: dict[str, Any], links: dict[str, str]) -> str:
     return f"[{to}]({link})" if link else to
 
 
-def body(moves: list[dict[str, Any]], diffs: list[Any], *, branch: str, lockfile: str,
-         links: dict[str, str] | None = None, failed: dict[str, Any] | None = None, limit: int = LIMIT) -> str:
+def body(
+    moves: list[dict[str, Any]],
+    diffs: list[Any],
+    *,
+    branch: str,
+    lockfile: str,
+    links: dict[str, str] | None = None,
+    failed: dict[str, Any] | None = None,
+    limit: int = LIMIT,
+) -> str:
     """The pull request body for ``moves`` (the pins that moved: :func:`mcplock.render.update.moves_of`)
     and ``diffs`` (their servers compared with the updated lock: the staged items in ``pending``)."""
     links = links or {}
@@ -84,29 +100,42 @@ def body(moves: list[dict[str, Any]], diffs: list[Any], *, branch: str, lockfile
     moves = sorted(moves, key=lambda m: (rank(tops[m["server"]]), m["server"]))
     if len(moves) == 1:
         m = moves[0]
-        heading = (f"## mcplock: update {md_code(m['server'])} ({md_code(m['package'])} "
-                   f"{md_text(m['from'] or 'unpinned')} → {md_text(m['to'])})")
+        heading = (
+            f"## mcplock: update {md_code(m['server'])} ({md_code(m['package'])} "
+            f"{md_text(m['from'] or 'unpinned')} → {md_text(m['to'])})"
+        )
     else:
         heading = f"## mcplock: update {len(moves)} MCP servers"
-    head = [heading, "",
-            "| server | package | from | to | changed | new | removed | top severity |",
-            "|---|---|---|---|---|---|---|---|"]
+    head = [
+        heading,
+        "",
+        "| server | package | from | to | changed | new | removed | top severity |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for m in moves:
         top = tops[m["server"]]
-        head.append(f"| {md_code(m['server'], table=True)} | {md_text(m['registry'])} "
-                    f"{md_code(m['package'], table=True)} | {md_text(m['from'] or 'unpinned')} | {_release(m, links)} "
-                    f"| {len(m['changed'])} | {len(m['new'])} | {len(m['removed'])} | "
-                    f"{f'**{top}**' if top else 'none'} |")
+        head.append(
+            f"| {md_code(m['server'], table=True)} | {md_text(m['registry'])} "
+            f"{md_code(m['package'], table=True)} | {md_text(m['from'] or 'unpinned')} | {_release(m, links)} "
+            f"| {len(m['changed'])} | {len(m['new'])} | {len(m['removed'])} | "
+            f"{f'**{top}**' if top else 'none'} |"
+        )
     staged = sum(len(m["changed"]) + len(m["new"]) + len(m["removed"]) for m in moves)
     if staged:
-        head += ["", f"The new release's definitions are staged in {md_code(lockfile)} as **pending review** "
-                 f"({staged} item{'s' if staged != 1 else ''}): changed tools are disabled there until a person "
-                 "accepts them, and the `mcplock diff` / `mcplock check` job fails on this pull request until "
-                 "then. Nothing was accepted on anyone's behalf."]
+        head += [
+            "",
+            f"The new release's definitions are staged in {md_code(lockfile)} as **pending review** "
+            f"({staged} item{'s' if staged != 1 else ''}): changed tools are disabled there until a person "
+            "accepts them, and the `mcplock diff` / `mcplock check` job fails on this pull request until "
+            "then. Nothing was accepted on anyone's behalf.",
+        ]
     else:
-        head += ["", "The new release offers exactly the definitions the lock accepted: only the package pin "
-                 f"moves in {md_code(lockfile)}. The code behind the tools changed all the same — read the "
-                 "release notes before merging."]
+        head += [
+            "",
+            "The new release offers exactly the definitions the lock accepted: only the package pin "
+            f"moves in {md_code(lockfile)}. The code behind the tools changed all the same — read the "
+            "release notes before merging.",
+        ]
     for name, err in (failed or {}).items():
         head += ["", f"- :warning: {md_code(name)} was not updated: {md_text(err.message)}"]
     sections: list[str] = []
@@ -123,12 +152,17 @@ def body(moves: list[dict[str, Any]], diffs: list[Any], *, branch: str, lockfile
     cmds.append(f"mcplock accept {' '.join(shell_word(s) for s in servers)}   # on a terminal: a walk, item by item")
     cmds.append("git commit -am 'mcplock: accept the update' && git push")
     tail += _fence("\n".join(_plain(c) for c in cmds), "sh")
-    tail += ["", "`mcplock accept SERVER/TOOL` accepts one item, `mcplock reject SERVER/TOOL` refuses one (it stays "
-             "disabled). A lock signed with `mcplock sign` needs signing again once it changed. The merge driver "
-             "(`mcplock merge-driver install`) merges this lock with one changed on the default branch meanwhile.",
-             "", "---", "<sub>Opened by <code>mcplock update-pr</code>. A newer release updates this pull request "
-             "(branch and body); a commit of yours on the branch is never overwritten. Close it to skip this "
-             "release.</sub>"]
+    tail += [
+        "",
+        "`mcplock accept SERVER/TOOL` accepts one item, `mcplock reject SERVER/TOOL` refuses one (it stays "
+        "disabled). A lock signed with `mcplock sign` needs signing again once it changed. The merge driver "
+        "(`mcplock merge-driver install`) merges this lock with one changed on the default branch meanwhile.",
+        "",
+        "---",
+        "<sub>Opened by <code>mcplock update-pr</code>. A newer release updates this pull request "
+        "(branch and body); a commit of yours on the branch is never overwritten. Close it to skip this "
+        "release.</sub>",
+    ]
     return fit(head, sections, tail, limit)
 
 

@@ -59,7 +59,7 @@ def _common(a: list[int], b: list[int], i: int, j: int, n: int, m: int) -> int:
     k, step = 0, 16
     while i + k < n and j + k < m:
         s = min(step, n - i - k, m - j - k)
-        if a[i + k:i + k + s] == b[j + k:j + k + s]:
+        if a[i + k : i + k + s] == b[j + k : j + k + s]:
             k += s
             step *= 2
         elif s == 1:
@@ -74,7 +74,7 @@ def _common_back(a: list[int], b: list[int], i: int, j: int, lo_a: int, lo_b: in
     k, step = 0, 16
     while i - k > lo_a and j - k > lo_b:
         s = min(step, i - k - lo_a, j - k - lo_b)
-        if a[i - k - s:i - k] == b[j - k - s:j - k]:
+        if a[i - k - s : i - k] == b[j - k - s : j - k]:
             k += s
             step *= 2
         elif s == 1:
@@ -142,7 +142,7 @@ def _myers(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, cap: 
     v = [-1] * (2 * cap + 3)
     trace: list[list[int]] = []
     for d in range(cap + 1):
-        trace.append(v[off - d - 1:off + d + 2])
+        trace.append(v[off - d - 1 : off + d + 2])
         for k in range(-d, d + 1, 2):
             if d == 0:
                 x = 0

@@ -29,9 +29,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MCPLOCK = str(Path(sys.executable).parent / "mcplock")
 CIMD_URL = "https://conformance-test.local/client-metadata.json"  # what auth/basic-cimd expects
-CALLS = {"tools_call", "auth/scope-step-up", "sse-retry", "elicitation-sep1034-client-defaults",
-         "json-schema-2020-12-preservation", "sep-2322-client-request-state", "http-custom-headers",
-         "http-invalid-tool-headers"}
+CALLS = {
+    "tools_call",
+    "auth/scope-step-up",
+    "sse-retry",
+    "elicitation-sep1034-client-defaults",
+    "json-schema-2020-12-preservation",
+    "sep-2322-client-request-state",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+}
 # scenarios that want every locked tool called (each in its own `mcplock call`); in
 # http-invalid-tool-headers mcplock must refuse (exit 1) exactly the tools with invalid x-mcp-header
 EVERY_TOOL = {"sep-2322-client-request-state", "http-invalid-tool-headers"}
@@ -48,14 +55,21 @@ def _arguments(schema: dict) -> dict:
     return {k: SAMPLE.get((props.get(k) or {}).get("type"), "x") for k in schema.get("required") or []}
 
 
-def _call(args: list[str], env: dict, project: Path, extra: list[str], scenario: str,
-          ctx: dict) -> subprocess.CompletedProcess:
+def _call(
+    args: list[str], env: dict, project: Path, extra: list[str], scenario: str, ctx: dict
+) -> subprocess.CompletedProcess:
     """`mcplock add` then `mcplock call` on the first locked tool (the probe options of `args` for both),
     on the echo tool of an ECHO scenario with the locked schema it asks for, on the calls the
     suite's context names (`toolCalls`), or on every tool (EVERY_TOOL)."""
     url, oauth = args[2], args[7:]
-    r = subprocess.run([MCPLOCK, "add", "srv", url, "--yes", "--policy", "none", "--timeout", "20", *oauth],
-                       env=env, cwd=project, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [MCPLOCK, "add", "srv", url, "--yes", "--policy", "none", "--timeout", "20", *oauth],
+        env=env,
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if r.returncode != 0:
         return r
     tools = tomllib.loads((project / "mcp.lock").read_text())["server"]["srv"]["tool"]
@@ -65,16 +79,28 @@ def _call(args: list[str], env: dict, project: Path, extra: list[str], scenario:
     elif ctx.get("toolCalls"):
         # a null argument is left out, as "not provided": the locked schema (a boolean) does not
         # take null, and mcplock validates arguments against it before anything is sent
-        calls = [(c["name"], {k: v for k, v in (c.get("arguments") or {}).items() if v is not None})
-                 for c in ctx["toolCalls"]]
+        calls = [
+            (c["name"], {k: v for k, v in (c.get("arguments") or {}).items() if v is not None})
+            for c in ctx["toolCalls"]
+        ]
     else:
         names = list(tools) if scenario in EVERY_TOOL else list(tools)[:1]
         calls = [(n, _arguments(json.loads(tools[n].get("input-schema") or "{}"))) for n in names]
     out = None
-    procs = [(name, subprocess.Popen([MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(arguments),
-                                      "--timeout", "20", "--login", *extra], env=env, cwd=project, text=True,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE))
-             for name, arguments in calls]  # at once: each is its own connection (and isolated)
+    procs = [
+        (
+            name,
+            subprocess.Popen(
+                [MCPLOCK, "call", f"srv/{name}", "--args", json.dumps(arguments), "--timeout", "20", "--login", *extra],
+                env=env,
+                cwd=project,
+                text=True,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            ),
+        )
+        for name, arguments in calls
+    ]  # at once: each is its own connection (and isolated)
     for name, p in procs:
         stdout, stderr = p.communicate(timeout=60)
         r = subprocess.CompletedProcess(p.args, p.returncode, stdout, stderr)
@@ -94,20 +120,32 @@ def main() -> int:
     ctx = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
     with tempfile.TemporaryDirectory() as tmp:
         browser = Path(tmp) / "browser"
-        browser.write_text(f"#!/bin/sh\nexec {sys.executable} {ROOT / 'fixtures/oauth/browser.py'} \"$@\"\n")
+        browser.write_text(f'#!/bin/sh\nexec {sys.executable} {ROOT / "fixtures/oauth/browser.py"} "$@"\n')
         browser.chmod(0o755)
         env = {**os.environ, "MCPLOCK_CONFIG_DIR": str(Path(tmp) / "cfg"), "BROWSER": str(browser), "NO_COLOR": "1"}
         # run by hand (not under pytest's isolated home), trust records and caches stay in tmp too
-        env.update({var: str(Path(tmp) / var.lower()) for var in
-                    ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")})
+        env.update(
+            {
+                var: str(Path(tmp) / var.lower())
+                for var in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME")
+            }
+        )
         args = [MCPLOCK, "inspect", url, "--format", "json", "--timeout", "20"]
         if ctx.get("idp_id_token"):  # enterprise-managed OAuth (SEP-990): the ID token and secret through variables
             env["CONFORMANCE_ID_TOKEN"] = ctx["idp_id_token"]
             env["CONFORMANCE_CLIENT_SECRET"] = ctx["client_secret"]
-            args += ["--oauth-id-token", "${CONFORMANCE_ID_TOKEN}",
-                     "--oauth-idp-token-endpoint", ctx["idp_token_endpoint"],
-                     "--oauth-idp-client-id", ctx["idp_client_id"],
-                     "--oauth-client-id", ctx["client_id"], "--oauth-client-secret", "${CONFORMANCE_CLIENT_SECRET}"]
+            args += [
+                "--oauth-id-token",
+                "${CONFORMANCE_ID_TOKEN}",
+                "--oauth-idp-token-endpoint",
+                ctx["idp_token_endpoint"],
+                "--oauth-idp-client-id",
+                ctx["idp_client_id"],
+                "--oauth-client-id",
+                ctx["client_id"],
+                "--oauth-client-secret",
+                "${CONFORMANCE_CLIENT_SECRET}",
+            ]
         elif ctx.get("private_key_pem"):  # private_key_jwt: the key through a variable too
             env["CONFORMANCE_CLIENT_KEY"] = ctx["private_key_pem"]
             args += ["--oauth-client-id", ctx["client_id"], "--oauth-client-key", "${CONFORMANCE_CLIENT_KEY}"]

@@ -20,45 +20,92 @@ SPEC = "2025-11-25"  # the legacy revision mcplock speaks: these scenarios run a
 MODERN = "2026-07-28"  # the modern one (docs/protocol.md): the scenarios of MODERN_REQUIRED run at its wire
 # What the suite requires of a client at SPEC (`conformance list --requirements SPEC`): all pass.
 REQUIRED = [
-    "initialize", "tools_call", "elicitation-sep1034-client-defaults", "sse-retry",
-    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
-    "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
-    "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
-    "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
     "auth/pre-registration",
 ]
 # Passing beyond that (docs/oauth.md, "MCP conformance suite", lists the others and why): the
 # OAuth extensions mcplock implements, a check added after the release, the 2025-03-26
 # back-compatibility scenarios, and later revisions' OAuth checks run at SPEC's wire (--force).
 BEYOND = [
-    "auth/client-credentials-basic", "auth/client-credentials-jwt", "auth/enterprise-managed-authorization",
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+    "auth/enterprise-managed-authorization",
     "json-schema-2020-12-preservation",
-    "auth/2025-03-26-oauth-metadata-backcompat", "auth/2025-03-26-oauth-endpoint-fallback",
-    "auth/resource-mismatch", "auth/offline-access-scope", "auth/offline-access-not-supported",
-    "auth/iss-supported", "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer",
-    "auth/iss-unexpected", "auth/iss-normalized", "auth/metadata-issuer-mismatch", "json-schema-ref-no-deref",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+    "json-schema-ref-no-deref",
     "auth/authorization-server-migration",
 ]
 
 # What the suite requires of a client at MODERN (`conformance list --client --requirements 2026-07-28`):
 # all pass, at the 2026-07-28 wire (server/discover, the _meta envelope, Mcp-* headers, MRTR).
 MODERN_REQUIRED = [
-    "tools_call", "request-metadata",
-    "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3",
-    "auth/basic-cimd", "auth/scope-from-www-authenticate", "auth/scope-from-scopes-supported",
-    "auth/scope-omitted-when-undefined", "auth/scope-step-up", "auth/scope-retry-limit",
-    "auth/token-endpoint-auth-basic", "auth/token-endpoint-auth-post", "auth/token-endpoint-auth-none",
-    "auth/pre-registration", "auth/resource-mismatch", "auth/offline-access-scope",
-    "auth/offline-access-not-supported", "auth/authorization-server-migration", "auth/iss-supported",
-    "auth/iss-not-advertised", "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected",
-    "auth/iss-normalized", "auth/metadata-issuer-mismatch", "sep-2322-client-request-state",
-    "http-standard-headers", "http-custom-headers", "http-invalid-tool-headers", "json-schema-ref-no-deref",
+    "tools_call",
+    "request-metadata",
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+    "sep-2322-client-request-state",
+    "http-standard-headers",
+    "http-custom-headers",
+    "http-invalid-tool-headers",
+    "json-schema-ref-no-deref",
 ]
 
 pytestmark = [
     pytest.mark.reference,
-    pytest.mark.skipif(not (BIN / "conformance").exists() or not (BIN / "node").exists(),
-                       reason="conformance suite not installed: run `make test` (npm ci in tests/conformance)"),
+    pytest.mark.skipif(
+        not (BIN / "conformance").exists() or not (BIN / "node").exists(),
+        reason="conformance suite not installed: run `make test` (npm ci in tests/conformance)",
+    ),
 ]
 
 
@@ -77,15 +124,27 @@ def test_every_required_client_scenario_is_run(spec, listed):
     assert required == set(listed)
 
 
-@pytest.mark.parametrize(("spec", "scenario"), [(SPEC, s) for s in REQUIRED + BEYOND]
-                         + [(MODERN, s) for s in MODERN_REQUIRED])
+@pytest.mark.parametrize(
+    ("spec", "scenario"), [(SPEC, s) for s in REQUIRED + BEYOND] + [(MODERN, s) for s in MODERN_REQUIRED]
+)
 @pytest.mark.timeout(240)
 def test_conformance_scenario(spec, scenario):
     force = ["--force"] if spec == SPEC else []  # later revisions' checks run at SPEC's wire too
     # the suite's own clock for the client (ms): an auth scenario runs mcplock several times, and a
     # loaded 2-core machine took 68 s for one (all its checks passed, then "client timed out")
-    r = _suite("client", "--command", f"{sys.executable} {HERE / 'adapter.py'}", "--scenario", scenario,
-               "--spec-version", spec, *force, "--timeout", "180000", timeout=220)
+    r = _suite(
+        "client",
+        "--command",
+        f"{sys.executable} {HERE / 'adapter.py'}",
+        "--scenario",
+        scenario,
+        "--spec-version",
+        spec,
+        *force,
+        "--timeout",
+        "180000",
+        timeout=220,
+    )
     out = r.stdout + r.stderr
     assert r.returncode == 0, out[-4000:]
     assert " 0 failed, 0 warnings" in out, out[-4000:]

@@ -46,26 +46,37 @@ def cmd_add(
     name: str | None = typer.Argument(None, help="Name of the server in the lock, or an MCP Registry name."),
     target: list[str] | None = typer.Argument(None, help="URL, or `-- CMD [ARG…]` for a stdio server."),
     from_file: str | None = typer.Option(
-        None, "--from", metavar="FILE",
-        help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …)."),
-    transport: str | None = typer.Option(None, "--transport",
-                                         help="http (Streamable HTTP, default for URLs) or sse (legacy)."),
+        None,
+        "--from",
+        metavar="FILE",
+        help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …).",
+    ),
+    transport: str | None = typer.Option(
+        None, "--transport", help="http (Streamable HTTP, default for URLs) or sse (legacy)."
+    ),
     header: list[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
     env: list[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
     cwd: str | None = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),
     pass_env: list[str] = PASS_ENV,
     policy: str = POLICY,
-    pin_resources: bool = typer.Option(False, "--pin-resources",
-                                       help="Also pin resources/list (usually data that changes)."),
+    pin_resources: bool = typer.Option(
+        False, "--pin-resources", help="Also pin resources/list (usually data that changes)."
+    ),
     yes: bool = YES,
     trust: bool = TRUST,
-    server_name: str | None = typer.Option(None, "--name", help="The server's name in the lock, for `add "
-                                           "REGISTRY_NAME` (default: the registry name's last part)."),
+    server_name: str | None = typer.Option(
+        None,
+        "--name",
+        help="The server's name in the lock, for `add REGISTRY_NAME` (default: the registry name's last part).",
+    ),
     registry: str | None = REGISTRY,
     allow_code_env: list[str] = typer.Option(
-        [], "--allow-code-env", metavar="VAR",
+        [],
+        "--allow-code-env",
+        metavar="VAR",
         help="For `add REGISTRY_NAME`: accept this variable the entry sets although it loads code "
-             "(NODE_OPTIONS, LD_PRELOAD, PYTHONPATH …); repeat for each."),
+        "(NODE_OPTIONS, LD_PRELOAD, PYTHONPATH …); repeat for each.",
+    ),
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -81,20 +92,27 @@ def cmd_add(
     target = list(target or [])
     if from_file:
         if allow_code_env:
-            raise UsageError("--allow-code-env is for `mcplock add REGISTRY_NAME`",
-                             hint="from a host config, a server that loads code is added by its name: "
-                                  "`mcplock add --from FILE NAME --trust`")
+            raise UsageError(
+                "--allow-code-env is for `mcplock add REGISTRY_NAME`",
+                hint="from a host config, a server that loads code is added by its name: "
+                "`mcplock add --from FILE NAME --trust`",
+            )
         if pass_env:
-            raise UsageError("--pass-env is for a server given on the command line",
-                             hint="with --from, the host config says what the server gets")
+            raise UsageError(
+                "--pass-env is for a server given on the command line",
+                hint="with --from, the host config says what the server gets",
+            )
         found = core_add.from_config(from_file, ([name] if name else []) + target, cli.lock_dir)
     else:
         if name and not target and not cli.had_dashdash and is_name(name):
             if transport or header or cwd:
-                raise UsageError("--transport, --header and --cwd are for `mcplock add NAME URL` or "
-                                 "`mcplock add NAME -- CMD…`", hint="the registry entry says how the server runs")
-            spec = replace(registry_spec(cli, name, server_name, registry, tuple(allow_code_env)),
-                           pin_resources=pin_resources)
+                raise UsageError(
+                    "--transport, --header and --cwd are for `mcplock add NAME URL` or `mcplock add NAME -- CMD…`",
+                    hint="the registry entry says how the server runs",
+                )
+            spec = replace(
+                registry_spec(cli, name, server_name, registry, tuple(allow_code_env)), pin_resources=pin_resources
+            )
             confirm_remote_variables(cli, spec, name, trust)  # the entry's templates: named, sent only when confirmed
             spec = replace(spec, env={**spec.env, **parse_env(env)})
         else:
@@ -112,8 +130,11 @@ def cmd_add(
     # names already locked: exit 2 for an explicit add; skipped for an import
     specs, clash = core_add.new_only(found.specs, cli.lockfile, explicit=not from_file)
     for c in clash:
-        cli.err.print(safe_text(f"skipped `{c}`: already locked (use `mcplock refresh {shell_word(c)}`)", "yellow",
-                                keep_newlines=False))
+        cli.err.print(
+            safe_text(
+                f"skipped `{c}`: already locked (use `mcplock refresh {shell_word(c)}`)", "yellow", keep_newlines=False
+            )
+        )
     if not specs:
         cli.info("nothing to add")
         return 0
@@ -126,16 +147,26 @@ def cmd_add(
     return lock_specs(cli, specs, policy, yes, probe, consent=trust or yes or not from_file, how=how)
 
 
-def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | None, header: list[str],
-              env: list[str], cwd: str | None, pin_resources: bool, probe: ProbeArgs) -> ServerSpec:
+def _one_spec(
+    cli: Cli,
+    name: str | None,
+    target: list[str],
+    transport: str | None,
+    header: list[str],
+    env: list[str],
+    cwd: str | None,
+    pin_resources: bool,
+    probe: ProbeArgs,
+) -> ServerSpec:
     if not name:
         raise UsageError("name the server: `mcplock add NAME -- CMD…` or `mcplock add NAME URL`")
     if "/" in name or not name.strip():
         raise UsageError(f"`{name}` cannot be a server name (no `/`, not empty)")
     if not target:
-        raise UsageError("give a URL or `-- CMD [ARG…]`",
-                         hint=f"e.g. `mcplock add {shell_word(name)} -- npx -y "
-                         "@modelcontextprotocol/server-everything`")
+        raise UsageError(
+            "give a URL or `-- CMD [ARG…]`",
+            hint=f"e.g. `mcplock add {shell_word(name)} -- npx -y @modelcontextprotocol/server-everything`",
+        )
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
         url = target[0]
         if looks_secret("url", url) and "${" not in url:
@@ -143,14 +174,27 @@ def _one_spec(cli: Cli, name: str | None, target: list[str], transport: str | No
         if env or cwd:
             raise UsageError("--env and --cwd are for stdio servers")
         remote = check_transport(transport, remote=True)
-        return ServerSpec(name=name, transport=remote, url=url, headers=parse_headers(header),
-                          pin_resources=pin_resources, auth=probe.auth())
+        return ServerSpec(
+            name=name,
+            transport=remote,
+            url=url,
+            headers=parse_headers(header),
+            pin_resources=pin_resources,
+            auth=probe.auth(),
+        )
     if header:
         raise UsageError("--header is for remote servers")
     check_transport(transport, remote=False)
     check_args(target)
-    return ServerSpec(name=name, transport=Transport.STDIO, command=target[0], args=tuple(target[1:]),
-                      env=parse_env(env), cwd=cwd, pin_resources=pin_resources)
+    return ServerSpec(
+        name=name,
+        transport=Transport.STDIO,
+        command=target[0],
+        args=tuple(target[1:]),
+        env=parse_env(env),
+        cwd=cwd,
+        pin_resources=pin_resources,
+    )
 
 
 class Asks(core_add.Hooks):
@@ -173,8 +217,9 @@ class Asks(core_add.Hooks):
         return ask(self.cli, refused)
 
     def pinning(self, spec: ServerSpec) -> None:
-        self.cli.info(Text("pinning ").append_text(safe_text(spec.name, keep_newlines=False))
-                      .append(": resolving its package"))
+        self.cli.info(
+            Text("pinning ").append_text(safe_text(spec.name, keep_newlines=False)).append(": resolving its package")
+        )
 
     def probing(self, specs: list[ServerSpec]) -> None:
         self.progress.announce(specs)
@@ -203,17 +248,25 @@ def hold_code_env(cli: Cli, specs: list[Staged], named: list[str]) -> list[Stage
     for sp, chash in specs:
         names = of_spec(sp)
         if names and sp.name not in named:
-            cli.err.print(Text("skipped ", style="yellow").append_text(safe_text(
-                f"`{sp.name}`: it sets {', '.join(names)}, which loads code outside the package pin (critical); "
-                f"a bulk --trust/--yes does not cover it: review it, then add it by name "
-                f"(`mcplock add --from FILE {shell_word(sp.name)} --trust`)", keep_newlines=False)))
+            cli.err.print(
+                Text("skipped ", style="yellow").append_text(
+                    safe_text(
+                        f"`{sp.name}`: it sets {', '.join(names)}, which loads code "
+                        f"outside the package pin (critical); "
+                        f"a bulk --trust/--yes does not cover it: review it, then add it by name "
+                        f"(`mcplock add --from FILE {shell_word(sp.name)} --trust`)",
+                        keep_newlines=False,
+                    )
+                )
+            )
             continue
         out.append((sp, chash))
     return out
 
 
-def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: ProbeArgs, *, consent: bool,
-               how: str) -> int:
+def lock_specs(
+    cli: Cli, specs: list[Staged], policy: str, yes: bool, args: ProbeArgs, *, consent: bool, how: str
+) -> int:
     """`add` and `init` end here: :func:`mcplock.core.add.add_servers`, then what it did, then
     (at a terminal) the offer to walk what is left pending."""
     from mcplock.cli.walk import review_now
@@ -222,16 +275,27 @@ def lock_specs(cli: Cli, specs: list[Staged], policy: str, yes: bool, args: Prob
     interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
     client = args.client() if args.client_name != "mcplock" else None  # the default identity is not pinned
     asks = Asks(cli, yes, interactive, opts.environ)
-    done = core_add.add_servers(specs, lockfile=cli.lockfile, policy=policy, opts=opts, login=args.login,
-                                client=client, consent=consent, how=how, hooks=asks)
+    done = core_add.add_servers(
+        specs,
+        lockfile=cli.lockfile,
+        policy=policy,
+        opts=opts,
+        login=args.login,
+        client=client,
+        consent=consent,
+        how=how,
+        hooks=asks,
+    )
     for name, err in done.failed.items():
         report_failure(cli, name, err)
     for entry in done.entries:
         _report_locked(cli, entry, done.held.get(entry.name, []))
     if done.claims:  # said once, shortly: which registry entries the packages claim
         listed = ", ".join(f"{name} ({got})" for name, _package, got in done.claims)
-        cli.note(f"in the MCP Registry: {listed}; `mcplock add REGISTRY_NAME --name NAME` instead lets "
-                 "`mcplock outdated` follow its releases")
+        cli.note(
+            f"in the MCP Registry: {listed}; `mcplock add REGISTRY_NAME --name NAME` instead lets "
+            "`mcplock outdated` follow its releases"
+        )
     pending = done.pending()
     code = review_now(cli, pending, interactive) if pending else 0
     return code if code else failure_code(done.failed) if done.failed else 0
@@ -257,15 +321,29 @@ def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
     else:
         cli.say(Text("added ").append_text(name).append(f": {left} items pending review"))
     for key in dynamic_skills(entry):
-        cli.say(Text("  dynamic skill ", style="yellow").append_text(safe_text(key, keep_newlines=False)).append(
-            ": its files are generated by the server and cannot be pinned; only its entry (URI, "
-            "frontmatter) is"))
+        cli.say(
+            Text("  dynamic skill ", style="yellow")
+            .append_text(safe_text(key, keep_newlines=False))
+            .append(
+                ": its files are generated by the server and cannot be pinned; only its entry (URI, frontmatter) is"
+            )
+        )
     for target in held:
-        cli.info(Text("  left pending (critical lint finding): ", style="bold red").append_text(
-            safe_text(target, keep_newlines=False)))
+        cli.info(
+            Text("  left pending (critical lint finding): ", style="bold red").append_text(
+                safe_text(target, keep_newlines=False)
+            )
+        )
     if left:
-        cli.info(Text("review with `mcplock show ").append_text(name).append("`, then `mcplock accept ")
-                 .append_text(name).append("/…` or `mcplock reject ").append_text(name).append("/…`"))
+        cli.info(
+            Text("review with `mcplock show ")
+            .append_text(name)
+            .append("`, then `mcplock accept ")
+            .append_text(name)
+            .append("/…` or `mcplock reject ")
+            .append_text(name)
+            .append("/…`")
+        )
 
 
 def _extras(entry: ServerEntry) -> str:
@@ -292,8 +370,11 @@ def _warn_findings(cli: Cli, entry: ServerEntry, findings: Findings) -> None:
 
 def _confirm(cli: Cli, entry: ServerEntry, findings: Findings) -> bool:
     out = cli.out
-    out.print(Text("server ", style="bold").append_text(safe_text(entry.name, keep_newlines=False))
-              .append(f" offers {len(entry.tools)} tools:"))
+    out.print(
+        Text("server ", style="bold")
+        .append_text(safe_text(entry.name, keep_newlines=False))
+        .append(f" offers {len(entry.tools)} tools:")
+    )
     for key, e in sorted(entry.tools.items()):
         d = e.pending.definition if e.pending else e.definition
         desc = d.get("description", "") if isinstance(d, dict) else ""
@@ -308,8 +389,9 @@ def _confirm(cli: Cli, entry: ServerEntry, findings: Findings) -> bool:
         text = str(entry.instructions.pending.definition)[:200]
         out.print(Text("  instructions: ").append_text(safe_text(text, keep_newlines=False)))
     crit = core_add.has_critical(entry, findings)
-    question = ("accept all of them? [y/N] " if not crit
-                else "accept all but the critical ones (they stay pending)? [y/N] ")
+    question = (
+        "accept all of them? [y/N] " if not crit else "accept all but the critical ones (they stay pending)? [y/N] "
+    )
     out.print(Text(question, style="bold"), end="")
     from mcplock.cli.prompt import read_line
 

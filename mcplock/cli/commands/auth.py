@@ -56,8 +56,9 @@ def cmd_login(
     oauth_idp_client_id: str | None = OAUTH_IDP_CLIENT_ID,
     oauth_idp_client_secret: str | None = OAUTH_IDP_CLIENT_SECRET,
     oauth_issuer: str | None = OAUTH_ISSUER,
-    timeout: float = typer.Option(300.0, "--timeout",
-                                  help="Seconds to wait for the browser to come back (default 300)."),
+    timeout: float = typer.Option(
+        300.0, "--timeout", help="Seconds to wait for the browser to come back (default 300)."
+    ),
     no_browser: bool = typer.Option(False, "--no-browser", help="Only print the authorization URL."),
 ) -> int:
     """Log in to a remote server with OAuth and keep the tokens in your config directory (never in
@@ -68,23 +69,41 @@ def cmd_login(
     from mcplock.auth.login import login
 
     cli = context.of(ctx)
-    assertion = {"id_token": oauth_id_token, "idp_token_endpoint": oauth_idp_token_endpoint,
-                 "idp_client_id": oauth_idp_client_id, "idp_client_secret": oauth_idp_client_secret,
-                 "issuer": oauth_issuer}
-    auth = oauth.auth_spec(oauth_client_id, oauth_client_secret, oauth_scopes, oauth_grant, oauth_client_metadata_url,
-                           client_key=oauth_client_key, signing_alg=oauth_signing_alg, assertion=assertion)
+    assertion = {
+        "id_token": oauth_id_token,
+        "idp_token_endpoint": oauth_idp_token_endpoint,
+        "idp_client_id": oauth_idp_client_id,
+        "idp_client_secret": oauth_idp_client_secret,
+        "issuer": oauth_issuer,
+    }
+    auth = oauth.auth_spec(
+        oauth_client_id,
+        oauth_client_secret,
+        oauth_scopes,
+        oauth_grant,
+        oauth_client_metadata_url,
+        client_key=oauth_client_key,
+        signing_alg=oauth_signing_alg,
+        assertion=assertion,
+    )
     spec, locked = oauth.login_target(target, url, auth, cli.lockfile)
     if locked:  # the lock's URL and headers (a pulled lock's too) receive secrets only once trusted here
         from mcplock.core import trust as core_trust
 
         as_locked = oauth.login_target(target, url, None, cli.lockfile)[0]
-        guarded(cli, lambda: core_trust.gate([as_locked], cli.lock_dir, how=core_trust.trust_command(cli.lockfile),
-                                             reviewed={core_trust.launch_hash(as_locked)}))
+        guarded(
+            cli,
+            lambda: core_trust.gate(
+                [as_locked],
+                cli.lock_dir,
+                how=core_trust.trust_command(cli.lockfile),
+                reviewed={core_trust.launch_hash(as_locked)},
+            ),
+        )
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     try:
-        state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=say_plain,
-                                  open_browser=not no_browser))
+        state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=say_plain, open_browser=not no_browser))
     except (McplockError, KeyboardInterrupt):
         _say_kept(cli, spec)
         raise
@@ -131,8 +150,9 @@ def cmd_logout(ctx: typer.Context, target: str = typer.Argument(..., metavar="NA
     if not spec.url:
         raise UsageError(f"`{target}` has no URL")
     gone = TokenStore().delete(expand(spec.url))
-    cli.say(Text("logged out of ").append_text(_name(spec.name)) if gone
-            else _name(spec.name).append(": no token stored"))
+    cli.say(
+        Text("logged out of ").append_text(_name(spec.name)) if gone else _name(spec.name).append(": no token stored")
+    )
     return 0
 
 
@@ -202,19 +222,23 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
             line.append("  " + token_state(r), style="green" if r["token"] and not r.get("expired") else "yellow")
             if r["method"] == "oauth" and not r["token"]:
                 line.append("  (log in with `mcplock auth login ", style="dim").append_text(
-                    safe_text(r["name"], "dim", keep_newlines=False)).append("`)", style="dim")
+                    safe_text(r["name"], "dim", keep_newlines=False)
+                ).append("`)", style="dim")
             elif r["method"] != "oauth" and (not r["token"] or r.get("expired")):  # no browser: fetched when used
-                line.append("  (a new one is obtained when it is next used, or now: `mcplock auth login ",
-                            style="dim").append_text(safe_text(r["name"], "dim", keep_newlines=False)).append(
-                    "`)", style="dim")
+                line.append(
+                    "  (a new one is obtained when it is next used, or now: `mcplock auth login ", style="dim"
+                ).append_text(safe_text(r["name"], "dim", keep_newlines=False)).append("`)", style="dim")
         cli.say(line)
     cli.info(f"tokens are kept in {store.dir}")
     return 0
 
 
 def register(app: typer.Typer) -> None:
-    auth = typer.Typer(help="OAuth for remote servers: log in, log out, show what is stored.",
-                       no_args_is_help=True, rich_markup_mode=None)
+    auth = typer.Typer(
+        help="OAuth for remote servers: log in, log out, show what is stored.",
+        no_args_is_help=True,
+        rich_markup_mode=None,
+    )
     auth.command("login")(cmd_login)
     auth.command("logout")(cmd_logout)
     auth.command("status")(cmd_status)

@@ -40,22 +40,40 @@ def cmd_check(
     # said, but they do not fail the gate
     warnings = code_env(lock) + critical_accepted(lock, findings) + lookalike_warnings(lock) + merge_warnings(path)
     code = 1 if findings else 0
-    reports.write(cli, extra, code, lambda f, text: formats.check_report(
-        f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path), warnings=warnings))
+    reports.write(
+        cli,
+        extra,
+        code,
+        lambda f, text: formats.check_report(
+            f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path), warnings=warnings
+        ),
+    )
     if fmt != "text":
-        report = formats.check_report(fmt, findings, lock, path, code, lock_text=cli.lock_text(fmt),
-                                      path=formats.artifact_path(path), warnings=warnings)
+        report = formats.check_report(
+            fmt,
+            findings,
+            lock,
+            path,
+            code,
+            lock_text=cli.lock_text(fmt),
+            path=formats.artifact_path(path),
+            warnings=warnings,
+        )
         cli.emit_report(report, out_file, fmt, code)
         return code
     from mcplock.render.text import render_findings
 
     tools = sum(len(srv.tools) for srv in lock.servers.values())
     if not findings:
-        verdict = Text("ok: ").append_text(safe_text(path, keep_newlines=False)).append(
-            f": {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending")
+        verdict = (
+            Text("ok: ")
+            .append_text(safe_text(path, keep_newlines=False))
+            .append(f": {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending")
+        )
     else:
         verdict = Text(f"{len(findings)} problem(s) in ", style="bold red").append_text(
-            safe_text(path, "bold red", keep_newlines=False))
+            safe_text(path, "bold red", keep_newlines=False)
+        )
     listed = findings + warnings
     if out_file:
         from rich.console import Group
@@ -67,8 +85,13 @@ def cmd_check(
         cli.out.print(render_findings(listed))
     cli.say(verdict)
     if warnings:
-        cli.say(Text(f"{len(warnings)} warning(s): variables that load code, accepted items with critical "
-                     f"findings, look-alike names or a merge driver git skips (exit {code})", style="yellow"))
+        cli.say(
+            Text(
+                f"{len(warnings)} warning(s): variables that load code, accepted items with critical "
+                f"findings, look-alike names or a merge driver git skips (exit {code})",
+                style="yellow",
+            )
+        )
     from mcplock.cli.commands.listing import drift_evidence, note_drift_evidence
 
     note_drift_evidence(cli, drift_evidence(path, lock))

@@ -12,11 +12,15 @@ from mcplock.core.diff import diff_servers
 from mcplock.errors import UsageError
 from mcplock.severity import SEVERITIES
 
-CLOAK_HELP = ("Probe each server again as each well-known host announces itself (Claude Code, Cursor, Codex, "
-              "Gemini CLI, VS Code) and list again after a few requests in one session: a server that answers "
-              "any of them otherwise than the first probe is a critical finding (exit 1). docs/protocol.md.")
-FAIL_ON_HELP = ("Exit 1 only when a drift change is SEVERITY or worse (critical, high, medium, low, info); "
-                "pending review still fails. Default: any drift fails. Severities: docs/severity.md.")
+CLOAK_HELP = (
+    "Probe each server again as each well-known host announces itself (Claude Code, Cursor, Codex, "
+    "Gemini CLI, VS Code) and list again after a few requests in one session: a server that answers "
+    "any of them otherwise than the first probe is a critical finding (exit 1). docs/protocol.md."
+)
+FAIL_ON_HELP = (
+    "Exit 1 only when a drift change is SEVERITY or worse (critical, high, medium, low, info); "
+    "pending review still fails. Default: any drift fails. Severities: docs/severity.md."
+)
 
 
 @probing()
@@ -40,8 +44,10 @@ def cmd_diff(
     cli = context.of(ctx)
     cli.report_format("diff", fmt, formats.FORMATS)
     if fail_on is not None and fail_on.lower() not in SEVERITIES:
-        raise UsageError(f"unknown severity `{fail_on}` for --fail-on",
-                         hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`")
+        raise UsageError(
+            f"unknown severity `{fail_on}` for --fail-on",
+            hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`",
+        )
     fail_on = fail_on.lower() if fail_on is not None else None
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     extra = reports.parse(cli, report_to)
@@ -52,23 +58,29 @@ def cmd_diff(
 
     enforce(org, cli.lockfile)  # [signing] require: a lock no listed key signed is refused before any probe
     opts = probe.options(cli)
-    lock, selected, results = guarded(cli, lambda: load_and_probe(
-        cli, list(names or []), opts, use_stored_client=not probe.client_name, login=probe.login))
+    lock, selected, results = guarded(
+        cli,
+        lambda: load_and_probe(
+            cli, list(names or []), opts, use_stored_client=not probe.client_name, login=probe.login
+        ),
+    )
     cloaked = None
     if cloak:
         from mcplock.core.diff import probe_cloaked
 
         cli.info("probing again as Claude Code, Cursor, Codex, Gemini CLI, VS Code, and once more in one session")
-        cloaked = guarded(cli, lambda: probe_cloaked(cli.lockfile, selected, results, opts,
-                                                     use_stored_client=not probe.client_name))
+        cloaked = guarded(
+            cli, lambda: probe_cloaked(cli.lockfile, selected, results, opts, use_stored_client=not probe.client_name)
+        )
     diffs, code = diff_servers(lock, selected, results, fail_on, cloaked)
     violations = _policy_findings(org, lock, {s.name for s in selected})
     if violations and code in (0, 3):
         code = 1  # a violation is a finding; exit 3 means "unreachable and nothing else found"
 
     def report_of(f: str, text: str | None) -> str:
-        report = formats.diff_report(f, diffs, cli.lockfile, code, lock_text=text,
-                                     path=formats.artifact_path(cli.lockfile))
+        report = formats.diff_report(
+            f, diffs, cli.lockfile, code, lock_text=text, path=formats.artifact_path(cli.lockfile)
+        )
         return _with_policy(f, report, violations)
 
     reports.write(cli, extra, code, report_of)

@@ -32,11 +32,20 @@ def cmd_export(
         False, "--dry-run", help="Print the change as a diff, write nothing; exit 1 if anything would change."
     ),
     policy: str | None = ORG_POLICY,
-    fmt: str = typer.Option("hosts", "--format", help=(
-        "hosts (default): the hosts' permission files; mcp-lock-v1: the open mcp-lock/1 document "
-        "(docs/interop.md).")),
-    out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=(
-        "With --format mcp-lock-v1: where to write it (default mcp-lock.json beside the lock; - for stdout).")),
+    fmt: str = typer.Option(
+        "hosts",
+        "--format",
+        help=(
+            "hosts (default): the hosts' permission files; mcp-lock-v1: the open mcp-lock/1 document (docs/interop.md)."
+        ),
+    ),
+    out_file: str | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help=("With --format mcp-lock-v1: where to write it (default mcp-lock.json beside the lock; - for stdout)."),
+    ),
 ) -> int:
     """Write the lock's flags into each host's own permission settings (see docs/export.md), or
     (--format mcp-lock-v1) the lock as an open mcp-lock/1 document.
@@ -58,8 +67,9 @@ def cmd_export(
     lock = verified(load(cli.lockfile), cli.lockfile)  # a hand-edited lock is not exported
     if fmt == "mcp-lock-v1":
         if hosts or guard is not None:
-            raise UsageError("--host and --guard are for the hosts' files, not --format mcp-lock-v1",
-                             hint="run them as two exports")
+            raise UsageError(
+                "--host and --guard are for the hosts' files, not --format mcp-lock-v1", hint="run them as two exports"
+            )
         return _export_v1(cli, lock, out_file, dry_run)
     if out_file is not None:
         raise UsageError("--output is for --format mcp-lock-v1", hint="the hosts' files are written in place")
@@ -69,16 +79,21 @@ def cmd_export(
 
         command = guard_command()
         if command != "mcplock":
-            cli.note(f"the `mcplock` on PATH is not this one (or there is none): host entries launch {command}, "
-                     "a path of this machine; put this mcplock on PATH and export again for entries a teammate "
-                     "can use")
+            cli.note(
+                f"the `mcplock` on PATH is not this one (or there is none): host entries launch {command}, "
+                "a path of this machine; put this mcplock on PATH and export again for entries a teammate "
+                "can use"
+            )
     from mcplock.core import export_record
 
     recorded = export_record.load(cli.lockfile).policy
     given = core.policy_to_record(cli.lockfile, policy)
     if recorded is not None and given != recorded:
-        cli.note(f"the last export used --policy {recorded}; this one uses "
-                 + (f"--policy {given}" if given else "none") + " (the export record now says so)")
+        cli.note(
+            f"the last export used --policy {recorded}; this one uses "
+            + (f"--policy {given}" if given else "none")
+            + " (the export record now says so)"
+        )
     plan = core.plan(lock, cli.lockfile, hosts, guard=guard, command=command, org=org, policy=given)
     if not plan.changes:
         cli.info("no host config found in this project; name one with --host " + "|".join(core.EXPORTERS))
@@ -115,9 +130,11 @@ def say_change(cli: context.Cli, c: FileChange, why: str = "") -> None:
 
 
 NO_EXPORT = typer.Option(
-    False, "--no-export",
+    False,
+    "--no-export",
     help="Leave the exported host settings as they are (by default a project that ran `mcplock export` "
-         "gets them rewritten to match; `mcplock check` then reports them until you export).")
+    "gets them rewritten to match; `mcplock check` then reports them until you export).",
+)
 
 
 def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -> int:
@@ -136,13 +153,17 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
         plan, used = found
         if no_export:
             if any(c.changed for c in plan.changes):
-                cli.info("left the exported host settings as they were (--no-export): `mcplock check` reports "
-                         f"them until `mcplock export{core.policy_hint(used)}`")
+                cli.info(
+                    "left the exported host settings as they were (--no-export): `mcplock check` reports "
+                    f"them until `mcplock export{core.policy_hint(used)}`"
+                )
             return 0
         core.write(plan)
     except McplockError as err:
-        cli.error(f"the lock is written, but its exported host settings were not kept in step: {err.message}",
-                  err.hint or f"fix that, then run `mcplock export{core.policy_hint(policy)}`")
+        cli.error(
+            f"the lock is written, but its exported host settings were not kept in step: {err.message}",
+            err.hint or f"fix that, then run `mcplock export{core.policy_hint(policy)}`",
+        )
         return 2
     for c in plan.changes:
         if c.changed:
@@ -189,8 +210,11 @@ def _export_v1(cli: context.Cli, lock: object, out_file: str | None, dry_run: bo
         cli.say(Text("unchanged ").append_text(shown).append(" (mcp-lock/1: the lock has not changed)"))
         return 0
     write_atomic(path, produce.dumps(doc))
-    cli.say(Text("wrote ").append_text(shown).append(
-        f" (mcp-lock/1, {len(doc['entries'])} entries; lock digest {reader.whole_lock_digest(doc)})"))
+    cli.say(
+        Text("wrote ")
+        .append_text(shown)
+        .append(f" (mcp-lock/1, {len(doc['entries'])} entries; lock digest {reader.whole_lock_digest(doc)})")
+    )
     return 0
 
 

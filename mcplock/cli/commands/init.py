@@ -30,8 +30,11 @@ def cmd_init(
     check_directory(cli.lockfile)
     found = core_add.from_project(cli.lock_dir, core_add.locked_names(cli.lockfile))
     for rel, host, names in found.configs:
-        cli.err.print(Text("found ").append_text(safe_text(f"{rel} ({host}): ", keep_newlines=False)).append_text(
-            safe_text(", ".join(names) or "no servers", keep_newlines=False)))
+        cli.err.print(
+            Text("found ")
+            .append_text(safe_text(f"{rel} ({host}): ", keep_newlines=False))
+            .append_text(safe_text(", ".join(names) or "no servers", keep_newlines=False))
+        )
     for n in found.notes:
         cli.note(n)
     if not found.specs:

@@ -43,23 +43,44 @@ def cmd_inspect(
             raise UsageError("--env is for stdio servers")
         if pass_env:
             raise UsageError("--pass-env is for stdio servers")
-        spec = ServerSpec(name="inspect", transport=remote, url=target[0],
-                          headers=parse_headers(header, refuse_secrets=False), pin_resources=pin_resources,
-                          auth=probe.auth())
+        spec = ServerSpec(
+            name="inspect",
+            transport=remote,
+            url=target[0],
+            headers=parse_headers(header, refuse_secrets=False),
+            pin_resources=pin_resources,
+            auth=probe.auth(),
+        )
     else:
         check_transport(transport, remote=False)
         if header:
             raise UsageError("--header is for remote servers")
-        spec = ServerSpec(name="inspect", transport=Transport.STDIO, command=target[0], args=tuple(target[1:]),
-                          env=parse_env(env, refuse_secrets=False), cwd=os.getcwd(), pin_resources=pin_resources,
-                          pass_env=parse_pass_env(pass_env))
+        spec = ServerSpec(
+            name="inspect",
+            transport=Transport.STDIO,
+            command=target[0],
+            args=tuple(target[1:]),
+            env=parse_env(env, refuse_secrets=False),
+            cwd=os.getcwd(),
+            pin_resources=pin_resources,
+            pass_env=parse_pass_env(pass_env),
+        )
     r = result_of(progress.probe(cli, [spec], probe.options(cli), login=probe.login), "inspect")
     if isinstance(r, ProbeError):
         raise r
     if fmt == "json":
-        doc = {"version": 1, "command": "inspect", "exit_code": 0, "server_info": r.server_info,
-               "protocol_version": r.protocol_version, "capabilities": r.capabilities, "instructions": r.instructions,
-               "tools": r.tools, "prompts": r.prompts, "resource_templates": r.resource_templates}
+        doc = {
+            "version": 1,
+            "command": "inspect",
+            "exit_code": 0,
+            "server_info": r.server_info,
+            "protocol_version": r.protocol_version,
+            "capabilities": r.capabilities,
+            "instructions": r.instructions,
+            "tools": r.tools,
+            "prompts": r.prompts,
+            "resource_templates": r.resource_templates,
+        }
         if r.resources is not None:
             doc["resources"] = r.resources
         cli.write_json(doc)

@@ -18,16 +18,32 @@ def cmd_verify_lock(
     ctx: typer.Context,
     file: str = typer.Argument(..., metavar="FILE", help="An mcp-lock/1 document (mcp-lock.json)."),
     fmt: str = typer.Option("text", "--format", help="text or json."),
-    against: bool = typer.Option(True, "--lock/--no-lock", help=(
-        "Also say whether the document agrees with the lock (--lockfile, default ./mcp.lock) when there is one "
-        "(default); --no-lock judges the document alone.")),
-    expect: str | None = typer.Option(None, "--digest", metavar="sha256-…", help=(
-        "The whole-lock digest the document must have (one carried in a CI variable, say).")),
-    signature: str | None = typer.Option(None, "--signature", metavar="SIG", help=(
-        "A detached mcp-lock-signature envelope over the document's whole-lock digest (mcp-lock.sig); "
-        "checked with --key.")),
-    key: str | None = typer.Option(None, "--key", metavar="PUB", help=(
-        "The public key --signature must be made with (OpenSSH .pub or PEM).")),
+    against: bool = typer.Option(
+        True,
+        "--lock/--no-lock",
+        help=(
+            "Also say whether the document agrees with the lock (--lockfile, default ./mcp.lock) when there is one "
+            "(default); --no-lock judges the document alone."
+        ),
+    ),
+    expect: str | None = typer.Option(
+        None,
+        "--digest",
+        metavar="sha256-…",
+        help=("The whole-lock digest the document must have (one carried in a CI variable, say)."),
+    ),
+    signature: str | None = typer.Option(
+        None,
+        "--signature",
+        metavar="SIG",
+        help=(
+            "A detached mcp-lock-signature envelope over the document's whole-lock digest (mcp-lock.sig); "
+            "checked with --key."
+        ),
+    ),
+    key: str | None = typer.Option(
+        None, "--key", metavar="PUB", help=("The public key --signature must be made with (OpenSSH .pub or PEM).")
+    ),
 ) -> int:
     """Check an mcp-lock/1 document as a conforming reader and enforcer: its schema, canonical form,
     each entry's integrity and every rule of the specification, each problem named by its rule;
@@ -44,31 +60,48 @@ def cmd_verify_lock(
         with open(file, "rb") as fh:
             data = fh.read()
     except OSError as e:
-        raise UsageError(f"cannot read {file}: {e.strerror or e}",
-                         hint="give the path of an mcp-lock/1 document (`mcplock export --format mcp-lock-v1` "
-                              "writes mcp-lock.json)") from None
+        raise UsageError(
+            f"cannot read {file}: {e.strerror or e}",
+            hint="give the path of an mcp-lock/1 document (`mcplock export --format mcp-lock-v1` writes mcp-lock.json)",
+        ) from None
     doc, problems = reader.read(data)
     if doc is not None and not problems and isinstance(doc, dict) and doc.get("entries") == []:
-        problems.append(reader.Problem("empty-lock", "the document has no entries: an enforcer fails on an empty "
-                                       "lock (it pins nothing)", "/entries"))
+        problems.append(
+            reader.Problem(
+                "empty-lock",
+                "the document has no entries: an enforcer fails on an empty lock (it pins nothing)",
+                "/entries",
+            )
+        )
     if (signature is None) != (key is None):
         raise UsageError("--signature and --key go together", hint="give both: --signature mcp-lock.sig --key KEY.pub")
     digest = None
-    if doc is not None and isinstance(doc, dict) and not any(p.rule in ("canonical-form", "schema", "json")
-                                                               for p in problems):
+    if (
+        doc is not None
+        and isinstance(doc, dict)
+        and not any(p.rule in ("canonical-form", "schema", "json") for p in problems)
+    ):
         try:
             digest = reader.whole_lock_digest(doc)
         except (ValueError, TypeError, KeyError):
             digest = None
     if expect is not None and digest != expect:
-        problems.append(reader.Problem("lock-digest", f"the document's whole-lock digest is {digest or 'none'}, "
-                                       f"not the expected {expect}"))
+        problems.append(
+            reader.Problem(
+                "lock-digest", f"the document's whole-lock digest is {digest or 'none'}, not the expected {expect}"
+            )
+        )
     if signature is not None and key is not None:
         problems.extend(_document_signature(signature, key, digest))
     disagreements: list = []
     compared = None
-    if against and doc is not None and isinstance(doc, dict) and os.path.exists(cli.lockfile) \
-            and os.path.abspath(cli.lockfile) != os.path.abspath(file):
+    if (
+        against
+        and doc is not None
+        and isinstance(doc, dict)
+        and os.path.exists(cli.lockfile)
+        and os.path.abspath(cli.lockfile) != os.path.abspath(file)
+    ):
         from mcplock.interop import agree
         from mcplock.lock.read import load
 
@@ -77,37 +110,61 @@ def cmd_verify_lock(
         disagreements = agree.compare(doc, lock)
     code = 1 if problems or disagreements else 0
     if fmt == "json":
-        cli.write_json({"version": 1, "command": "verify-lock", "file": file, "exit_code": code,
-                        "conforms": not [p for p in problems if p.rule != "empty-lock"],
-                        "lock_digest": digest, "problems": [p.as_json() for p in problems],
-                        "lockfile": compared, "agrees": None if compared is None else not disagreements,
-                        "disagreements": [d.as_json() for d in disagreements]})
+        cli.write_json(
+            {
+                "version": 1,
+                "command": "verify-lock",
+                "file": file,
+                "exit_code": code,
+                "conforms": not [p for p in problems if p.rule != "empty-lock"],
+                "lock_digest": digest,
+                "problems": [p.as_json() for p in problems],
+                "lockfile": compared,
+                "agrees": None if compared is None else not disagreements,
+                "disagreements": [d.as_json() for d in disagreements],
+            }
+        )
         return code
     for p in problems:
         line = Text(f"{p.rule}: ", style="bold red").append_text(safe_text(p.message, keep_newlines=False))
         cli.out.print(line)
         cli.out.print(Text(f"  rule: {reader.RULES[p.rule]}", style="dim"))
     for d in disagreements:
-        cli.out.print(Text(f"disagrees ({d.code}): ", style="bold red").append_text(
-            safe_text(d.message, keep_newlines=False)))
+        cli.out.print(
+            Text(f"disagrees ({d.code}): ", style="bold red").append_text(safe_text(d.message, keep_newlines=False))
+        )
     entries = len(doc.get("entries") or []) if isinstance(doc, dict) else 0
     if not problems:
-        verdict = Text("ok: ").append_text(safe_text(file, keep_newlines=False)).append(
-            f": conforms to mcp-lock/1 ({entries} entries, every integrity verified"
-            + ("; the whole-lock digest is the one expected" if expect else "")
-            + ("; the signature verifies with the key given" if signature else "") + ")")
+        verdict = (
+            Text("ok: ")
+            .append_text(safe_text(file, keep_newlines=False))
+            .append(
+                f": conforms to mcp-lock/1 ({entries} entries, every integrity verified"
+                + ("; the whole-lock digest is the one expected" if expect else "")
+                + ("; the signature verifies with the key given" if signature else "")
+                + ")"
+            )
+        )
         cli.say(verdict)
     else:
-        cli.say(Text(f"{len(problems)} problem(s) in ", style="bold red").append_text(
-            safe_text(file, "bold red", keep_newlines=False)))
+        cli.say(
+            Text(f"{len(problems)} problem(s) in ", style="bold red").append_text(
+                safe_text(file, "bold red", keep_newlines=False)
+            )
+        )
     if compared is not None:
         if disagreements:
-            cli.say(Text(f"{len(disagreements)} disagreement(s) with ", style="bold red").append_text(
-                safe_text(compared, "bold red", keep_newlines=False)).append(
-                "; export it again: `mcplock export --format mcp-lock-v1`", style="dim"))
+            cli.say(
+                Text(f"{len(disagreements)} disagreement(s) with ", style="bold red")
+                .append_text(safe_text(compared, "bold red", keep_newlines=False))
+                .append("; export it again: `mcplock export --format mcp-lock-v1`", style="dim")
+            )
         else:
-            cli.say(Text("agrees with ").append_text(safe_text(compared, keep_newlines=False)).append(
-                ": targets, pins, surface hashes and config digests"))
+            cli.say(
+                Text("agrees with ")
+                .append_text(safe_text(compared, keep_newlines=False))
+                .append(": targets, pins, surface hashes and config digests")
+            )
     return code
 
 
@@ -125,20 +182,36 @@ def _document_signature(path: str, key_path: str, digest: str | None) -> list:
     except signing.SignatureError as e:
         return [Problem("signature", e.message)]
     if env["lockfileDigest"] != digest:
-        return [Problem("signature", f"{path} signs the lock digest {env['lockfileDigest']}, not this document's "
-                                     f"({digest or 'none'})")]
+        return [
+            Problem(
+                "signature",
+                f"{path} signs the lock digest {env['lockfileDigest']}, not this document's ({digest or 'none'})",
+            )
+        ]
     return []
 
 
 def cmd_sign(
     ctx: typer.Context,
-    key: str = typer.Option(..., "--key", metavar="KEY", help=(
-        "The private key: an OpenSSH ed25519 key (as `ssh-keygen -t ed25519` writes, e.g. ~/.ssh/id_ed25519) "
-        "or a PKCS#8 PEM. A passphrase is read from $MCPLOCK_KEY_PASSPHRASE.")),
+    key: str = typer.Option(
+        ...,
+        "--key",
+        metavar="KEY",
+        help=(
+            "The private key: an OpenSSH ed25519 key (as `ssh-keygen -t ed25519` writes, e.g. ~/.ssh/id_ed25519) "
+            "or a PKCS#8 PEM. A passphrase is read from $MCPLOCK_KEY_PASSPHRASE."
+        ),
+    ),
     policy: str | None = ORG_POLICY,
-    document: str | None = typer.Option(None, "--document", metavar="FILE", help=(
-        "Sign an mcp-lock/1 document instead (its whole-lock digest): writes mcp-lock.sig beside it, for "
-        "other tools (`verify-lock FILE --signature mcp-lock.sig --key PUB`).")),
+    document: str | None = typer.Option(
+        None,
+        "--document",
+        metavar="FILE",
+        help=(
+            "Sign an mcp-lock/1 document instead (its whole-lock digest): writes mcp-lock.sig beside it, for "
+            "other tools (`verify-lock FILE --signature mcp-lock.sig --key PUB`)."
+        ),
+    ),
 ) -> int:
     """Sign the lock (and the policy in effect) with an ed25519 key: writes mcp.lock.sig beside the
     lock, an mcp-lock-signature v1 envelope (docs/signing.md). Review first: a signature says that
@@ -157,23 +230,35 @@ def cmd_sign(
     lock = load(cli.lockfile)
     bad = integrity(lock)
     if bad:
-        raise McplockError(f"{cli.lockfile} fails its own hashes ({bad[0].message}); mcplock does not sign a lock "
-                           "`mcplock check` fails", hint=bad[0].hint, code="signature")
+        raise McplockError(
+            f"{cli.lockfile} fails its own hashes ({bad[0].message}); mcplock does not sign a lock "
+            "`mcplock check` fails",
+            hint=bad[0].hint,
+            code="signature",
+        )
     env = signing.sign(private, signing.lock_digest(cli.lockfile), org.digest if org is not None else None)
     path = signing.signature_path(cli.lockfile)
     write_atomic(path, signing.dumps(env))
     fp = env["publicKeyFingerprint"]
-    cli.say(Text("signed ").append_text(safe_text(cli.lockfile, keep_newlines=False)).append(
-        f" with {fp}" + (f" under the policy {signing.policy_paths(org)}" if org is not None else "")).append(
-        " → ").append_text(safe_text(path, keep_newlines=False)))
+    cli.say(
+        Text("signed ")
+        .append_text(safe_text(cli.lockfile, keep_newlines=False))
+        .append(f" with {fp}" + (f" under the policy {signing.policy_paths(org)}" if org is not None else ""))
+        .append(" → ")
+        .append_text(safe_text(path, keep_newlines=False))
+    )
     if lock.servers and any(s.pending_count() for s in lock.servers.values()):
-        cli.note("the lock has pending proposals: they stay unserved until accepted, and accepting them changes "
-                 "the lock, which then needs signing again")
+        cli.note(
+            "the lock has pending proposals: they stay unserved until accepted, and accepting them changes "
+            "the lock, which then needs signing again"
+        )
     if org is not None and org.signing_keys and fp not in org.signing_keys:
-        cli.note(f"the policy {org.path} does not list this key: add \"{fp}\" to its [signing] keys, or check "
-                 "and the guard will refuse this signature")
+        cli.note(
+            f'the policy {org.path} does not list this key: add "{fp}" to its [signing] keys, or check '
+            "and the guard will refuse this signature"
+        )
     elif org is None or not org.signing_keys:
-        cli.info(f"to require it, the policy says: [signing] require = true, keys = [\"{fp}\"]")
+        cli.info(f'to require it, the policy says: [signing] require = true, keys = ["{fp}"]')
     return 0
 
 
@@ -187,26 +272,42 @@ def _sign_document(cli: context.Cli, private: object, document: str, org: object
         with open(document, "rb") as fh:
             doc, problems = reader.read(fh.read())
     except OSError as e:
-        raise UsageError(f"cannot read {document}: {e.strerror or e}",
-                         hint="`mcplock export --format mcp-lock-v1` writes mcp-lock.json") from None
+        raise UsageError(
+            f"cannot read {document}: {e.strerror or e}",
+            hint="`mcplock export --format mcp-lock-v1` writes mcp-lock.json",
+        ) from None
     if problems or not isinstance(doc, dict):
-        raise McplockError(f"{document} does not conform to mcp-lock/1 ({problems[0].rule}: {problems[0].message}); "
-                           "mcplock signs only a conforming document" if problems else f"{document} is not a document",
-                           hint=f"`mcplock verify-lock {document}` names every problem", code="signature")
+        raise McplockError(
+            f"{document} does not conform to mcp-lock/1 ({problems[0].rule}: {problems[0].message}); "
+            "mcplock signs only a conforming document"
+            if problems
+            else f"{document} is not a document",
+            hint=f"`mcplock verify-lock {document}` names every problem",
+            code="signature",
+        )
     env = signing.sign(private, reader.whole_lock_digest(doc), getattr(org, "digest", None))
     path = os.path.join(os.path.dirname(document), "mcp-lock.sig")
     write_atomic(path, signing.dumps(env))
-    cli.say(Text("signed ").append_text(safe_text(document, keep_newlines=False)).append(
-        f" (whole-lock digest {env['lockfileDigest']}) with {env['publicKeyFingerprint']} → ").append_text(
-        safe_text(path, keep_newlines=False)))
+    cli.say(
+        Text("signed ")
+        .append_text(safe_text(document, keep_newlines=False))
+        .append(f" (whole-lock digest {env['lockfileDigest']}) with {env['publicKeyFingerprint']} → ")
+        .append_text(safe_text(path, keep_newlines=False))
+    )
     return 0
 
 
 def cmd_verify_signature(
     ctx: typer.Context,
-    key: str | None = typer.Option(None, "--key", metavar="PUB", help=(
-        "The public key that must have signed: an OpenSSH .pub file or a PEM public key. Default: the keys the "
-        "policy lists ([signing] keys).")),
+    key: str | None = typer.Option(
+        None,
+        "--key",
+        metavar="PUB",
+        help=(
+            "The public key that must have signed: an OpenSSH .pub file or a PEM public key. Default: the keys the "
+            "policy lists ([signing] keys)."
+        ),
+    ),
     policy: str | None = ORG_POLICY,
 ) -> int:
     """Verify mcp.lock.sig: signed by the key (--key, or one the policy lists), over this lock, under
@@ -220,13 +321,26 @@ def cmd_verify_signature(
     pub = signing.load_public_key(key) if key else None
     trusted = org.signing_keys if org is not None else ()
     if pub is None and not trusted:
-        raise UsageError("no key to verify with", hint="give one: `mcplock verify-signature --key KEY.pub`, or a "
-                                                      "policy whose [signing] keys lists the signers")
-    v = signing.verify(cli.lockfile, key=pub, trusted=trusted, policy_digest=org.digest if org else None,
-                       policy_path=signing.policy_paths(org) if org else None)
-    cli.say(Text("ok: ").append_text(safe_text(signing.signature_path(cli.lockfile), keep_newlines=False)).append(
-        f": signed by {v.fingerprint} at {v.signed_at}, over this lock"
-        + (f" under the policy {signing.policy_paths(org)}" if v.policy and org else "")))
+        raise UsageError(
+            "no key to verify with",
+            hint="give one: `mcplock verify-signature --key KEY.pub`, or a "
+            "policy whose [signing] keys lists the signers",
+        )
+    v = signing.verify(
+        cli.lockfile,
+        key=pub,
+        trusted=trusted,
+        policy_digest=org.digest if org else None,
+        policy_path=signing.policy_paths(org) if org else None,
+    )
+    cli.say(
+        Text("ok: ")
+        .append_text(safe_text(signing.signature_path(cli.lockfile), keep_newlines=False))
+        .append(
+            f": signed by {v.fingerprint} at {v.signed_at}, over this lock"
+            + (f" under the policy {signing.policy_paths(org)}" if v.policy and org else "")
+        )
+    )
     return 0
 
 

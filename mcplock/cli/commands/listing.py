@@ -31,9 +31,15 @@ def cmd_list(
         cache.save()
     seen = drift_evidence(cli.lockfile, lock)
     if fmt == "json":
-        cli.write_json({"version": 1, "command": "list", "lockfile": cli.lockfile,
-                        "servers": [_server_json(s, found, tampered) for _, s in sorted(lock.servers.items())],
-                        "drift_evidence": seen})
+        cli.write_json(
+            {
+                "version": 1,
+                "command": "list",
+                "lockfile": cli.lockfile,
+                "servers": [_server_json(s, found, tampered) for _, s in sorted(lock.servers.items())],
+                "drift_evidence": seen,
+            }
+        )
         return 0
     from mcplock.render.text import render_list
 
@@ -69,9 +75,11 @@ def drift_evidence(lockfile: str, lock) -> list[dict[str, object]]:
 
 def note_drift_evidence(cli: context.Cli, seen: list[dict[str, object]]) -> None:
     for r in seen:
-        cli.note(f"drift evidence: `{r.get('server')}/{r.get('tool')}` passed its locked schema at run time and the "
-                 f"server refused it ({r.get('code')}: {r.get('message')}); run "
-                 f"`mcplock diff {shell_word(str(r.get('server')))}`")
+        cli.note(
+            f"drift evidence: `{r.get('server')}/{r.get('tool')}` passed its locked schema at run time and the "
+            f"server refused it ({r.get('code')}: {r.get('message')}); run "
+            f"`mcplock diff {shell_word(str(r.get('server')))}`"
+        )
 
 
 def _code_env(s: ServerEntry) -> list[str]:
@@ -91,20 +99,28 @@ def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, o
         "loads_code": _code_env(s),  # variables that load code outside the pin (critical)
         "pending": s.pending_count(),
         "items": [
-            {"kind": e.kind, "name": e.key, "state": e.state,
-             **({"enabled": e.enabled, "approval": e.approval} if e.kind == "tool" else {}),
-             **({"dynamic": is_dynamic(e.definition)} if e.kind == "skill" else {}),
-             "hash": e.hash,
-             "tampered": (s.name, e.kind, e.key) in tampered,
-             "findings": [f.as_json() for f in found.get((s.name, e.kind, e.key), [])]}
+            {
+                "kind": e.kind,
+                "name": e.key,
+                "state": e.state,
+                **({"enabled": e.enabled, "approval": e.approval} if e.kind == "tool" else {}),
+                **({"dynamic": is_dynamic(e.definition)} if e.kind == "skill" else {}),
+                "hash": e.hash,
+                "tampered": (s.name, e.kind, e.key) in tampered,
+                "findings": [f.as_json() for f in found.get((s.name, e.kind, e.key), [])],
+            }
             for e in s.entries()
         ],
     }
 
 
-def cmd_show(ctx: typer.Context, target: str = typer.Argument(..., metavar="SERVER[/TOOL]"),
-             full: bool = typer.Option(False, "--full", help="Print documents (an App's HTML, a SKILL.md) whole, "
-                                       "not an excerpt.")) -> int:
+def cmd_show(
+    ctx: typer.Context,
+    target: str = typer.Argument(..., metavar="SERVER[/TOOL]"),
+    full: bool = typer.Option(
+        False, "--full", help="Print documents (an App's HTML, a SKILL.md) whole, not an excerpt."
+    ),
+) -> int:
     """The accepted definition (and any pending proposal) in full; a document as an excerpt with
     its size and hash, then its diff (--full: the whole text).
 

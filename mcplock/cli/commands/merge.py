@@ -44,11 +44,19 @@ def install_driver(cli: context.Cli) -> None:
 
     done = install(cli.lockfile)
     for line in done.lines:
-        cli.say(Text("added `").append_text(safe_text(line, keep_newlines=False)).append("` to ").append_text(
-            safe_text(done.attributes, keep_newlines=False)).append(" (commit it)"))
+        cli.say(
+            Text("added `")
+            .append_text(safe_text(line, keep_newlines=False))
+            .append("` to ")
+            .append_text(safe_text(done.attributes, keep_newlines=False))
+            .append(" (commit it)")
+        )
     if done.config_changed:
-        cli.say(Text("set merge.mcplock.driver in the repository's git config: ").append_text(
-            safe_text(done.driver, keep_newlines=False)))
+        cli.say(
+            Text("set merge.mcplock.driver in the repository's git config: ").append_text(
+                safe_text(done.driver, keep_newlines=False)
+            )
+        )
     if not done.attributes_added and not done.config_changed:
         cli.say("the merge driver is already installed")
 
@@ -67,15 +75,18 @@ def cmd_run(
     if code == 0:
         sys.stderr.write(f"mcplock: {name}: {what}\n")
     else:
-        sys.stderr.write(f"mcplock: {name}: {what}; `mcplock check` names them, "
-                         "`mcplock resolve ENTRY --ours|--theirs` takes a side\n")
+        sys.stderr.write(
+            f"mcplock: {name}: {what}; `mcplock check` names them, "
+            "`mcplock resolve ENTRY --ours|--theirs` takes a side\n"
+        )
     return code
 
 
 def cmd_resolve(
     ctx: typer.Context,
-    targets: list[str] | None = typer.Argument(None, metavar="ENTRY…",
-                                               help="conflicted entries as `mcplock check` names them"),
+    targets: list[str] | None = typer.Argument(
+        None, metavar="ENTRY…", help="conflicted entries as `mcplock check` names them"
+    ),
     ours: bool = typer.Option(False, "--ours", help="keep the version of the branch you are on"),
     theirs: bool = typer.Option(False, "--theirs", help="keep the version of the branch being merged"),
     every: bool = typer.Option(False, "--all", help="every conflicted entry"),
@@ -87,8 +98,10 @@ def cmd_resolve(
 
     cli = context.of(ctx)
     if ours == theirs:
-        raise UsageError("say which side to keep: --ours or --theirs",
-                         hint="`mcplock check` shows each conflicted entry; the file holds both sides")
+        raise UsageError(
+            "say which side to keep: --ours or --theirs",
+            hint="`mcplock check` shows each conflicted entry; the file holds both sides",
+        )
     side = "ours" if ours else "theirs"
     done, left = resolve(cli.lockfile, list(targets or []), side, every=every)
     if not done:
@@ -104,8 +117,11 @@ def cmd_resolve(
 
 
 def register(app: typer.Typer) -> None:
-    group = typer.Typer(help="A git merge driver that merges mcp.lock as data (docs/merging.md).",
-                        no_args_is_help=True, rich_markup_mode=None)
+    group = typer.Typer(
+        help="A git merge driver that merges mcp.lock as data (docs/merging.md).",
+        no_args_is_help=True,
+        rich_markup_mode=None,
+    )
     group.command("install")(cmd_install)
     group.command("run")(cmd_run)
     app.add_typer(group, name="merge-driver")

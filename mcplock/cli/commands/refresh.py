@@ -29,8 +29,15 @@ def cmd_refresh(
     selected = select(load(cli.lockfile), list(names or []))
     plan = core_refresh.plan(selected, cli.lock_dir, use_stored_client=not probe.client_name)
     # what runs is the lock's spec, or a host config's as it is now: trusted here, or in CI as locked
-    guarded(cli, lambda: core_trust.gate(plan.specs, cli.lock_dir, how=core_trust.trust_command(cli.lockfile),
-                                         reviewed=core_trust.reviewed(selected, cli.lock_dir)))
+    guarded(
+        cli,
+        lambda: core_trust.gate(
+            plan.specs,
+            cli.lock_dir,
+            how=core_trust.trust_command(cli.lockfile),
+            reviewed=core_trust.reviewed(selected, cli.lock_dir),
+        ),
+    )
     client = probe.client()
     opts = probe.options(cli)
     from mcplock.core.update import requested_pins
@@ -43,23 +50,29 @@ def cmd_refresh(
     summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client, pins)
     for name, sp in repinned.items():
         if name not in failed:
-            cli.info(Text("re-pinned ").append_text(safe_text(f"{name} to {sp.package.label}", keep_newlines=False))
-                     .append(" (the version its command names)"))
+            cli.info(
+                Text("re-pinned ")
+                .append_text(safe_text(f"{name} to {sp.package.label}", keep_newlines=False))
+                .append(" (the version its command names)")
+            )
     for name, err in failed.items():
         report_failure(cli, name, err)
     for name, res in summary:
         line = Text().append_text(safe_text(name, keep_newlines=False))
         if res.proposals:
-            line.append(f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed — "
-                        "pending review", style="yellow")
+            line.append(
+                f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed — pending review",
+                style="yellow",
+            )
         else:
             line.append(": up to date", style="green")
         cli.say(line)
         for item in res.changed:
             # a quarantine is a result, not progress: said even with -q (on stderr, as a warning)
             why = "its stored definition failed its hash" if item in res.tampered else "changed upstream"
-            cli.err.print(Text(f"  quarantined ({why}): ").append_text(
-                safe_text(f"{name}/{item}", keep_newlines=False)))
+            cli.err.print(
+                Text(f"  quarantined ({why}): ").append_text(safe_text(f"{name}/{item}", keep_newlines=False))
+            )
     if any(res.proposals for _, res in summary):
         cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
     return 3 if failed else 0

@@ -11,29 +11,40 @@ from mcplock.cli.context import Cli
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import safe_text, sanitize
 
-REGISTRY = typer.Option(None, "--registry", metavar="URL",
-                        help="The MCP Registry (generic API v0.1); default $MCPLOCK_REGISTRY_URL, else "
-                             "https://registry.modelcontextprotocol.io.")
+REGISTRY = typer.Option(
+    None,
+    "--registry",
+    metavar="URL",
+    help="The MCP Registry (generic API v0.1); default $MCPLOCK_REGISTRY_URL, else "
+    "https://registry.modelcontextprotocol.io.",
+)
 
 
-def registry_spec(cli: Cli, ref: str, name: str | None, registry: str | None,
-                  allow_code_env: tuple[str, ...] = ()) -> ServerSpec:
+def registry_spec(
+    cli: Cli, ref: str, name: str | None, registry: str | None, allow_code_env: tuple[str, ...] = ()
+) -> ServerSpec:
     """The spec of the entry ``ref`` names (deleted: refused; deprecated: warned; what it needs named)."""
     from mcplock.core import registry as core_registry
     from mcplock.packages.mcp_registry import base_url
 
     base = base_url(registry)
-    cli.info(Text("resolving ").append_text(safe_text(ref, keep_newlines=False))
-             .append(f" in the MCP Registry at {base}"))
+    cli.info(
+        Text("resolving ").append_text(safe_text(ref, keep_newlines=False)).append(f" in the MCP Registry at {base}")
+    )
     warn_plain_http(cli, base)
     got = core_registry.resolve(ref, name=name, registry=base, allow_code_env=allow_code_env)
-    cli.info(Text("entry ").append_text(safe_text(got.entry.name, keep_newlines=False))
-             .append(f" {sanitize(got.entry.version, 60)} ({sanitize(got.entry.status, 20)})"))
+    cli.info(
+        Text("entry ")
+        .append_text(safe_text(got.entry.name, keep_newlines=False))
+        .append(f" {sanitize(got.entry.version, 60)} ({sanitize(got.entry.status, 20)})")
+    )
     for w in got.warnings:
         cli.err.print(Text("warning: ", style="yellow").append_text(safe_text(w, keep_newlines=False)))
     if got.launch.required:
-        cli.info(f"{got.spec.name} needs {', '.join(got.launch.required)} (set in the environment when it runs; "
-                 "the lock holds ${VAR} templates only)")
+        cli.info(
+            f"{got.spec.name} needs {', '.join(got.launch.required)} (set in the environment when it runs; "
+            "the lock holds ${VAR} templates only)"
+        )
     return got.spec
 
 
@@ -55,14 +66,24 @@ def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) 
         return
     where = [f"header {k}" for k, v in sorted(spec.headers.items()) if "${" in v]
     where += ["the URL's path"] if spec.url and "${" in spec.url else []
-    cli.err.print(Text("the remote of ", style="bold").append_text(safe_text(ref, keep_newlines=False)).append_text(
-        safe_text(f" sends the values of {', '.join(names)} ({', '.join(where)}) to {spec.url}", keep_newlines=False)))
+    cli.err.print(
+        Text("the remote of ", style="bold")
+        .append_text(safe_text(ref, keep_newlines=False))
+        .append_text(
+            safe_text(
+                f" sends the values of {', '.join(names)} ({', '.join(where)}) to {spec.url}", keep_newlines=False
+            )
+        )
+    )
     if trust:
         return
     hint = f"if that is where they belong, run `mcplock add {shlex.quote(ref)} --trust` (it sends them)"
     if not terminal():
-        raise UntrustedError(f"not sent: {', '.join(names)} would go to {spec.url}, and nobody confirmed it "
-                             "(nothing was requested)", specs=[spec], hint=hint)
+        raise UntrustedError(
+            f"not sent: {', '.join(names)} would go to {spec.url}, and nobody confirmed it (nothing was requested)",
+            specs=[spec],
+            hint=hint,
+        )
     from mcplock.cli.prompt import interruptible, read_line
 
     with interruptible():
@@ -76,9 +97,15 @@ def warn_plain_http(cli: Cli, base: str) -> None:
     """A registry over plain HTTP: anyone on the path can answer for it (a warning, not a refusal:
     a private registry on a trusted network is a choice)."""
     if base.lower().startswith("http://"):
-        cli.err.print(Text("warning: ", style="yellow").append_text(safe_text(
-            f"the MCP Registry at {base} is reached over plain HTTP: anyone on the network path can change "
-            "its answers (use an https:// URL)", keep_newlines=False)))
+        cli.err.print(
+            Text("warning: ", style="yellow").append_text(
+                safe_text(
+                    f"the MCP Registry at {base} is reached over plain HTTP: anyone on the network path can change "
+                    "its answers (use an https:// URL)",
+                    keep_newlines=False,
+                )
+            )
+        )
 
 
 def _package_of(server: dict) -> str:
@@ -94,15 +121,21 @@ def _package_of(server: dict) -> str:
 
 
 def _row(e) -> dict[str, object]:
-    return {"name": e.name, "version": e.version, "status": e.status, "package": _package_of(e.server),
-            "description": e.description, "is_latest": e.is_latest, "published": e.published}
+    return {
+        "name": e.name,
+        "version": e.version,
+        "status": e.status,
+        "package": _package_of(e.server),
+        "description": e.description,
+        "is_latest": e.is_latest,
+        "published": e.published,
+    }
 
 
 def _table(cli: Cli, rows: list[dict[str, object]], cols: tuple[str, ...]) -> None:
     cells = [[sanitize(str(r[c]), 80) for c in cols] for r in rows]
     widths = [max(len(c), *(len(row[i]) for row in cells)) if cells else len(c) for i, c in enumerate(cols)]
-    cli.out.print(Text("  ".join(c.upper().ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip(),
-                       style="bold"))
+    cli.out.print(Text("  ".join(c.upper().ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip(), style="bold"))
     for row in cells:
         cli.out.print(Text("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()))
 
@@ -150,17 +183,36 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
     others = [_row(e) for e in mcp_registry.versions(rname, base)]
     runs: dict[str, object] | None = None
     if launch is not None:
-        runs = {"transport": launch.transport, "command": launch.command, "args": launch.args, "env": launch.env,
-                "pass_env": launch.pass_env, "url": launch.url, "headers": launch.headers,
-                "required": launch.required}
+        runs = {
+            "transport": launch.transport,
+            "command": launch.command,
+            "args": launch.args,
+            "env": launch.env,
+            "pass_env": launch.pass_env,
+            "url": launch.url,
+            "headers": launch.headers,
+            "required": launch.required,
+        }
     if fmt == "json":
-        cli.write_json({"version": 1, "command": "inspect", "registry": base, "exit_code": 0,
-                        "server": {**_row(entry), "repository": server_json.repository(entry.server)},
-                        "launch": runs, "not_addable": why, "versions": others})
+        cli.write_json(
+            {
+                "version": 1,
+                "command": "inspect",
+                "registry": base,
+                "exit_code": 0,
+                "server": {**_row(entry), "repository": server_json.repository(entry.server)},
+                "launch": runs,
+                "not_addable": why,
+                "versions": others,
+            }
+        )
         return 0
     out = cli.out
-    out.print(Text("").append_text(safe_text(entry.name, "bold", keep_newlines=False))
-              .append(f" {sanitize(entry.version, 60)}  ({sanitize(entry.status, 20)})"))
+    out.print(
+        Text("")
+        .append_text(safe_text(entry.name, "bold", keep_newlines=False))
+        .append(f" {sanitize(entry.version, 60)}  ({sanitize(entry.status, 20)})")
+    )
     if entry.description:
         out.print(Text("  ").append_text(safe_text(entry.description[:300], keep_newlines=False)))
     repo = server_json.repository(entry.server)
@@ -169,20 +221,28 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
     if launch is not None and launch.transport == "stdio":
         import shlex
 
-        out.print(Text("  runs: ").append_text(safe_text(shlex.join([str(launch.command), *launch.args]),
-                                                         keep_newlines=False)))
+        out.print(
+            Text("  runs: ").append_text(
+                safe_text(shlex.join([str(launch.command), *launch.args]), keep_newlines=False)
+            )
+        )
         for k, v in sorted(launch.env.items()):
             out.print(Text(f"  env {k}=").append_text(safe_text(v, keep_newlines=False)))
     elif launch is not None:
-        out.print(Text(f"  remote ({launch.transport}): ").append_text(safe_text(str(launch.url),
-                                                                               keep_newlines=False)))
+        out.print(Text(f"  remote ({launch.transport}): ").append_text(safe_text(str(launch.url), keep_newlines=False)))
     else:
         out.print(Text("  cannot be added: ", style="yellow").append_text(safe_text(str(why), keep_newlines=False)))
     if launch is not None and launch.required:
         out.print(Text(f"  needs: {', '.join(launch.required)}"))
-    out.print(Text("  versions: " + ", ".join(f"{sanitize(str(r['version']), 40)}"
-                                              + ("" if r["status"] == "active" else f" ({r['status']})")
-                                              for r in others)))
+    out.print(
+        Text(
+            "  versions: "
+            + ", ".join(
+                f"{sanitize(str(r['version']), 40)}" + ("" if r["status"] == "active" else f" ({r['status']})")
+                for r in others
+            )
+        )
+    )
     return 0
 
 

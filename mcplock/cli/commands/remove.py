@@ -10,8 +10,9 @@ from mcplock.cli.commands.export import NO_EXPORT, keep_in_step
 from mcplock.untrusted import safe_text
 
 
-def cmd_remove(ctx: typer.Context, names: list[str] = typer.Argument(..., metavar="NAME…"),
-               no_export: bool = NO_EXPORT) -> int:
+def cmd_remove(
+    ctx: typer.Context, names: list[str] = typer.Argument(..., metavar="NAME…"), no_export: bool = NO_EXPORT
+) -> int:
     """Drop servers from the lock."""
     from mcplock.core.review import remove
 

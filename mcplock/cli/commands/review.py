@@ -28,8 +28,9 @@ def _said(cli: Cli, verb: str, done: list[str], no_export: bool = False) -> int:
     return keep_in_step(cli, no_export)
 
 
-def cmd_enable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…"),
-               no_export: bool = NO_EXPORT) -> int:
+def cmd_enable(
+    ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…"), no_export: bool = NO_EXPORT
+) -> int:
     """Enable tools (a host sees only enabled tools).
 
     SERVER names all its tools. SERVER/tool:NAME names a tool whose name reads as
@@ -39,8 +40,9 @@ def cmd_enable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metava
     return _said(cli, "enabled ", core_review.set_enabled(cli.lockfile, tools, True), no_export)
 
 
-def cmd_disable(ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…"),
-                no_export: bool = NO_EXPORT) -> int:
+def cmd_disable(
+    ctx: typer.Context, tools: list[str] = typer.Argument(..., metavar="SERVER/TOOL…"), no_export: bool = NO_EXPORT
+) -> int:
     """Disable tools (kept in the lock, hidden from hosts).
 
     SERVER names all its tools. SERVER/tool:NAME names a tool whose name reads as
@@ -62,8 +64,10 @@ def cmd_approval(
     """
     cli = context.of(ctx)
     if len(args) < 2 or args[-1] not in APPROVALS:
-        raise UsageError("usage: mcplock approval SERVER/TOOL… always|never",
-                         hint="`always` asks before every call; `never` lets the host call without asking")
+        raise UsageError(
+            "usage: mcplock approval SERVER/TOOL… always|never",
+            hint="`always` asks before every call; `never` lets the host call without asking",
+        )
     mode = args[-1]
     return _said(cli, f"approval {mode}: ", core_review.set_approval(cli.lockfile, args[:-1], mode), no_export)
 
@@ -75,8 +79,10 @@ def cmd_accept(
     approval: str | None = typer.Option(None, "--approval", help="Set approval of the accepted tools: always|never."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask: accept what is named (critical items held)."),
     include_critical: bool = typer.Option(
-        False, "--include-critical",
-        help="Bulk accepts (--all, SERVER, --yes) take items with critical lint findings too."),
+        False,
+        "--include-critical",
+        help="Bulk accepts (--all, SERVER, --yes) take items with critical lint findings too.",
+    ),
     policy: str | None = ORG_POLICY,
     no_export: bool = NO_EXPORT,
 ) -> int:
@@ -99,30 +105,49 @@ def cmd_accept(
     # a terminal walks what is pending (all of it, or the servers named); naming an item accepts it
     interactive = tty and not yes and not all_ and all("/" not in i for i in items)
     if not items and not all_ and not interactive:
-        raise UsageError("name what to accept (SERVER, SERVER/TOOL …) or pass --all",
-                         hint="`mcplock list` shows what is pending; `mcplock diff` shows the changes")
-    code = accept_pending(cli, items, all_=all_, interactive=interactive, approval=approval, org=org,
-                          include_critical=include_critical)
+        raise UsageError(
+            "name what to accept (SERVER, SERVER/TOOL …) or pass --all",
+            hint="`mcplock list` shows what is pending; `mcplock diff` shows the changes",
+        )
+    code = accept_pending(
+        cli, items, all_=all_, interactive=interactive, approval=approval, org=org, include_critical=include_critical
+    )
     return code if code == 130 else max(code, keep_in_step(cli, no_export, policy))
 
 
-def accept_pending(cli: Cli, items: list[str], *, all_: bool, interactive: bool, approval: str | None = None,
-                   org: OrgPolicy | None = None, include_critical: bool = False) -> int:
+def accept_pending(
+    cli: Cli,
+    items: list[str],
+    *,
+    all_: bool,
+    interactive: bool,
+    approval: str | None = None,
+    org: OrgPolicy | None = None,
+    include_critical: bool = False,
+) -> int:
     """Accept what ``items`` name (or everything, ``all_``): walked one by one when
     ``interactive``, else in bulk with critical items held. The exit code (130 after Ctrl-C)."""
     from mcplock.cli import walk
 
-    tally = core_review.accept(cli.lockfile, items, all_=all_, approval=approval, org=org,
-                               include_critical=include_critical, ask=walk.asker(cli) if interactive else None,
-                               note=cli.note)
+    tally = core_review.accept(
+        cli.lockfile,
+        items,
+        all_=all_,
+        approval=approval,
+        org=org,
+        include_critical=include_critical,
+        ask=walk.asker(cli) if interactive else None,
+        note=cli.note,
+    )
     if tally is None:
         cli.say("nothing pending")
         return 0
     return walk.summary(cli, tally)
 
 
-def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metavar="SERVER[/TOOL]…"),
-               no_export: bool = NO_EXPORT) -> int:
+def cmd_reject(
+    ctx: typer.Context, items: list[str] = typer.Argument(..., metavar="SERVER[/TOOL]…"), no_export: bool = NO_EXPORT
+) -> int:
     """Record pending proposals as seen but refused: the tool stays disabled.
 
     Targets: SERVER (everything pending on it), SERVER/TOOL, SERVER/prompt:NAME,
@@ -134,8 +159,11 @@ def cmd_reject(ctx: typer.Context, items: list[str] = typer.Argument(..., metava
     for result, target in done:  # reported once written
         name = safe_name(target)
         if result == "removal":
-            cli.info(Text("skipped ").append_text(name).append(
-                ": the server no longer offers it; `mcplock accept` drops it from the lock"))
+            cli.info(
+                Text("skipped ")
+                .append_text(name)
+                .append(": the server no longer offers it; `mcplock accept` drops it from the lock")
+            )
         else:
             cli.say(Text("rejected ").append_text(name))
     cli.info(f"{sum(1 for r, _ in done if r == 'rejected')} rejected")

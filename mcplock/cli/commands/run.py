@@ -37,11 +37,16 @@ off a terminal it is declined, or with --answer-defaults answered with the form'
 def cmd_run(
     ctx: typer.Context,
     name: str = typer.Argument(..., metavar="NAME", help="The locked server to serve."),
-    strict: bool = typer.Option(False, "--strict", help="Refuse approval-always calls when the host cannot be asked "
-                                "(it declared no elicitation) instead of relying on its own prompt."),
+    strict: bool = typer.Option(
+        False,
+        "--strict",
+        help="Refuse approval-always calls when the host cannot be asked "
+        "(it declared no elicitation) instead of relying on its own prompt.",
+    ),
     timeout: float = typer.Option(30.0, "--timeout", help="Seconds to start and verify the server (default 30)."),
-    request_timeout: float = typer.Option(120.0, "--request-timeout",
-                                          help="Seconds the server may take to answer one request (default 120)."),
+    request_timeout: float = typer.Option(
+        120.0, "--request-timeout", help="Seconds the server may take to answer one request (default 120)."
+    ),
     client_name: str | None = typer.Option(None, "--client-name", help="Connect as this client (default: as locked)."),
     client_version: str | None = typer.Option(None, "--client-version", help="The version for --client-name."),
     policy: str | None = ORG_POLICY,
@@ -56,9 +61,18 @@ def cmd_run(
     def say(text: str) -> None:
         cli.err.print(safe_text(text))
 
-    return run_guard(cli.lockfile, name, timeout=timeout, request_timeout=request_timeout, strict=strict,
-                     client_name=client_name, client_version=client_version, verbose=cli.verbose, say=say,
-                     policy=policy)
+    return run_guard(
+        cli.lockfile,
+        name,
+        timeout=timeout,
+        request_timeout=request_timeout,
+        strict=strict,
+        client_name=client_name,
+        client_version=client_version,
+        verbose=cli.verbose,
+        say=say,
+        policy=policy,
+    )
 
 
 def cmd_call(
@@ -66,15 +80,24 @@ def cmd_call(
     target: str = typer.Argument(..., metavar="SERVER/TOOL"),
     args_json: str = typer.Option("{}", "--args", metavar="JSON", help="The tool's arguments as a JSON object."),
     approve: bool = typer.Option(False, "--approve", help="Approve an approval-always tool without asking."),
-    timeout: float = typer.Option(30.0, "--timeout",
-                                  help="Seconds to connect and verify, and for the call (default 30)."),
+    timeout: float = typer.Option(
+        30.0, "--timeout", help="Seconds to connect and verify, and for the call (default 30)."
+    ),
     client_name: str | None = typer.Option(None, "--client-name", help="Connect as this client (default: as locked)."),
     client_version: str | None = typer.Option(None, "--client-version", help="The version for --client-name."),
-    login: bool = typer.Option(False, "--login", help="Allow an OAuth login in the browser (a first login, or more "
-                               "scopes for this call) even without a terminal; it counts against --timeout."),
-    answer_defaults: bool = typer.Option(False, "--answer-defaults", help="Answer the server's questions "
-                                         "(elicitation) with their own defaults, without asking, on a terminal or "
-                                         "off it; a question with a required field without a default is declined."),
+    login: bool = typer.Option(
+        False,
+        "--login",
+        help="Allow an OAuth login in the browser (a first login, or more "
+        "scopes for this call) even without a terminal; it counts against --timeout.",
+    ),
+    answer_defaults: bool = typer.Option(
+        False,
+        "--answer-defaults",
+        help="Answer the server's questions "
+        "(elicitation) with their own defaults, without asking, on a terminal or "
+        "off it; a question with a required field without a default is declined.",
+    ),
     policy: str | None = ORG_POLICY,
 ) -> int:
     import asyncio
@@ -88,10 +111,11 @@ def cmd_call(
     try:
         arguments = json.loads(args_json)
     except ValueError as e:
-        raise UsageError(f"--args is not valid JSON: {e}",
-                         hint="pass an object, e.g. --args '{\"query\": \"x\"}'") from None
+        raise UsageError(
+            f"--args is not valid JSON: {e}", hint='pass an object, e.g. --args \'{"query": "x"}\''
+        ) from None
     if not isinstance(arguments, dict):
-        raise UsageError("--args must be a JSON object", hint="e.g. --args '{\"query\": \"x\"}'")
+        raise UsageError("--args must be a JSON object", hint='e.g. --args \'{"query": "x"}\'')
     from mcplock.guard.session import open_session
 
     approver = True if approve else (_ask_on_terminal(cli) if sys.stdin.isatty() and sys.stderr.isatty() else False)
@@ -102,18 +126,33 @@ def cmd_call(
 
     say = say_plain if login_allowed(login) else None
     tty = sys.stdin.isatty() and sys.stderr.isatty()
-    elicitor = elicit_form.on_terminal(cli) if tty and not answer_defaults else \
-        elicit_form.off_terminal(cli, answer_defaults)
-    session = guarded(cli, lambda: open_session(t.server, cli.lockfile, approve=approver, timeout=timeout,
-                                                client_name=client_name, client_version=client_version, login=say,
-                                                on_elicit=elicitor, policy=policy))
+    elicitor = (
+        elicit_form.on_terminal(cli) if tty and not answer_defaults else elicit_form.off_terminal(cli, answer_defaults)
+    )
+    session = guarded(
+        cli,
+        lambda: open_session(
+            t.server,
+            cli.lockfile,
+            approve=approver,
+            timeout=timeout,
+            client_name=client_name,
+            client_version=client_version,
+            login=say,
+            on_elicit=elicitor,
+            policy=policy,
+        ),
+    )
     from mcplock.errors import InvalidArguments
 
     try:
         res = asyncio.run(_call(session, t.key, arguments, timeout))
     except InvalidArguments as e:  # checked locally, nothing was sent: a usage error
-        raise UsageError(e.message, hint=f"see the tool's locked schema with `mcplock show {shell_word(target)}`",
-                         code="invalid-arguments") from None
+        raise UsageError(
+            e.message,
+            hint=f"see the tool's locked schema with `mcplock show {shell_word(target)}`",
+            code="invalid-arguments",
+        ) from None
     cli.write_json(res)
     return 1 if res.get("isError") is True else 0
 

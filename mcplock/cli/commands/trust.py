@@ -33,9 +33,15 @@ def cmd_trust(
 
         held = [s for s in specs if s in pending and of_spec(s)]
         for spec in held:
-            cli.err.print(Text("not trusted ", style="yellow").append_text(safe_text(
-                f"{core_trust.describe(spec)}: a variable of it loads code outside the package pin; review it, "
-                f"then trust it by name: `mcplock trust {shell_word(spec.name)}`", keep_newlines=False)))
+            cli.err.print(
+                Text("not trusted ", style="yellow").append_text(
+                    safe_text(
+                        f"{core_trust.describe(spec)}: a variable of it loads code outside the package pin; review it, "
+                        f"then trust it by name: `mcplock trust {shell_word(spec.name)}`",
+                        keep_newlines=False,
+                    )
+                )
+            )
         specs = [s for s in specs if s not in held]
     from mcplock.cli.trust import terminal
 
@@ -44,8 +50,13 @@ def cmd_trust(
         from mcplock.cli.prompt import interruptible, read_line
 
         n = len(asked)
-        cli.err.print(Text(f"{'this server' if n == 1 else f'these {n} servers'} of the lock "
-                           f"{'has' if n == 1 else 'have'} not run in this project on this machine:", style="bold"))
+        cli.err.print(
+            Text(
+                f"{'this server' if n == 1 else f'these {n} servers'} of the lock "
+                f"{'has' if n == 1 else 'have'} not run in this project on this machine:",
+                style="bold",
+            )
+        )
         for spec in asked:
             cli.err.print(Text("  ").append_text(safe_text(core_trust.describe(spec), keep_newlines=False)))
         with interruptible():

@@ -30,9 +30,16 @@ def cmd_outdated(
     errors = [r for r in rows if r.status == "error"]
     code = 1 if behind else 3 if errors else 0
     if fmt == "json":
-        cli.write_json({"version": 1, "command": "outdated", "lockfile": cli.lockfile, "exit_code": code,
-                        "servers": [r.as_json() for r in rows],
-                        "summary": {"servers": len(rows), "behind": len(behind), "errors": len(errors)}})
+        cli.write_json(
+            {
+                "version": 1,
+                "command": "outdated",
+                "lockfile": cli.lockfile,
+                "exit_code": code,
+                "servers": [r.as_json() for r in rows],
+                "summary": {"servers": len(rows), "behind": len(behind), "errors": len(errors)},
+            }
+        )
         return code
     shown = [r for r in rows if r.status != "local"]
     if not shown:
@@ -56,8 +63,9 @@ def cmd_outdated(
     return code
 
 
-def move_pins(cli: context.Cli, selected: list, rows: list, probe: ProbeArgs, *, again: set[str]
-              ) -> tuple[dict, list, dict, dict, list]:
+def move_pins(
+    cli: context.Cli, selected: list, rows: list, probe: ProbeArgs, *, again: set[str]
+) -> tuple[dict, list, dict, dict, list]:
     """Move the pins of ``rows`` behind (and of the servers in ``again``) in ``cli.lockfile``:
     install the new releases, probe them, stage their definitions as pending and write the pins
     of the servers whose probe succeeded (`update`, and `update-pr` in its worktree). Returns the
@@ -112,17 +120,28 @@ def cmd_update(
     rows = core_update.outdated(selected)
     again = set(names or [])  # named on the command line: pinned afresh even when up to date (`pnpm update PKG`)
     # what moves runs (its newest release is probed): only servers trusted here as locked, or in CI
-    to_move = [s for s, r in zip(selected, rows, strict=True)
-               if r.status in ("behind", "unpinned") or (r.status == "up-to-date" and s.name in again)]
-    guarded(cli, lambda: core_trust.gate([s.as_launched(cli.lock_dir) for s in to_move], cli.lock_dir,
-                                         how=core_trust.trust_command(cli.lockfile),
-                                         reviewed=core_trust.reviewed(to_move, cli.lock_dir)))
+    to_move = [
+        s
+        for s, r in zip(selected, rows, strict=True)
+        if r.status in ("behind", "unpinned") or (r.status == "up-to-date" and s.name in again)
+    ]
+    guarded(
+        cli,
+        lambda: core_trust.gate(
+            [s.as_launched(cli.lock_dir) for s in to_move],
+            cli.lock_dir,
+            how=core_trust.trust_command(cli.lockfile),
+            reviewed=core_trust.reviewed(to_move, cli.lock_dir),
+        ),
+    )
     moving, summary, failed, _, rewritten = move_pins(cli, selected, rows, probe, again=again)
     if summary:
         # the same command at its new release, run now with the person's consent: trusted as the old one was
         # (a server from the MCP Registry: with its entry's new command line)
-        core_trust.trust([moving[n] for n, _ in summary if n in moving]
-                         + [s.as_launched(cli.lock_dir) for s in rewritten], cli.lock_dir)
+        core_trust.trust(
+            [moving[n] for n, _ in summary if n in moving] + [s.as_launched(cli.lock_dir) for s in rewritten],
+            cli.lock_dir,
+        )
     code = 3 if failed else 0
     report = render_update(rows, dict(summary), failed, fmt, lockfile=cli.lockfile, exit_code=code)
     if fmt == "text":

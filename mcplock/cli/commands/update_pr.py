@@ -46,19 +46,27 @@ def _line(o: object) -> Text:
         "failed": (o.note, "red"),
     }
     text, style = words.get(o.action, (o.action, ""))
-    return Text().append_text(safe_text(names, keep_newlines=False)).append(": ").append_text(
-        safe_text(text, style, keep_newlines=False))
+    return (
+        Text()
+        .append_text(safe_text(names, keep_newlines=False))
+        .append(": ")
+        .append_text(safe_text(text, style, keep_newlines=False))
+    )
 
 
 @probing()
 def cmd_update_pr(
     ctx: typer.Context,
-    servers: list[str] | None = typer.Option(None, "--server", metavar="NAME",
-                                             help="Only this server (repeat for more)."),
+    servers: list[str] | None = typer.Option(
+        None, "--server", metavar="NAME", help="Only this server (repeat for more)."
+    ),
     group: bool = typer.Option(False, "--group", help="One pull request (branch mcplock/update-all) for all."),
-    dry_run: bool = typer.Option(False, "--dry-run",
-                                 help="Print the pull requests it would open or update; push and open nothing. "
-                                      "Exit 1 when there is one, 0 when there is nothing to do."),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Print the pull requests it would open or update; push and open nothing. "
+        "Exit 1 when there is one, 0 when there is nothing to do.",
+    ),
     fmt: str = typer.Option("text", "--format", help="text or json."),
     *,
     probe: ProbeArgs,
@@ -83,27 +91,39 @@ def cmd_update_pr(
     try:
         prep = core.prepare(cli.lockfile, list(servers or []), gh)
         if prep.repo.branch != prep.base:
-            cli.info(f"working from origin's {prep.base} (the default branch), not from {prep.repo.branch}, "
-                     "which stays as it is")
+            cli.info(
+                f"working from origin's {prep.base} (the default branch), not from {prep.repo.branch}, "
+                "which stays as it is"
+            )
         if fmt == "text":
             for name, err in prep.errors.items():
                 report_failure(cli, name, err)
         plan = core.targets(prep, group)
         if not plan:
             if fmt == "text":
-                cli.say("nothing outdated: no pull request to open" if not prep.errors
-                        else "no pin could be checked against its registry: no pull request opened")
+                cli.say(
+                    "nothing outdated: no pull request to open"
+                    if not prep.errors
+                    else "no pin could be checked against its registry: no pull request opened"
+                )
         else:
             behind = {r.server for r in prep.behind}
             to_move = [s for s in prep.selected if s.name in behind]
             # what moves runs (its newest release is probed, as `update` does): servers trusted in this
             # project as locked on the default branch, or in CI
-            guarded(cli, lambda: core_trust.gate([s.as_launched(cli.lock_dir) for s in to_move], cli.lock_dir,
-                                                 how=core_trust.trust_command(cli.lockfile),
-                                                 reviewed=core_trust.reviewed(to_move, cli.lock_dir)))
+            guarded(
+                cli,
+                lambda: core_trust.gate(
+                    [s.as_launched(cli.lock_dir) for s in to_move],
+                    cli.lock_dir,
+                    how=core_trust.trust_command(cli.lockfile),
+                    reviewed=core_trust.reviewed(to_move, cli.lock_dir),
+                ),
+            )
             for branch, rows in plan:
-                o = core.open_one(prep, branch, rows, gh, move=_mover(cli, probe), render=_render(prep.lock_path),
-                                  dry_run=dry_run)
+                o = core.open_one(
+                    prep, branch, rows, gh, move=_mover(cli, probe), render=_render(prep.lock_path), dry_run=dry_run
+                )
                 outcomes.append(o)
                 if fmt == "text":
                     cli.say(_line(o))
@@ -128,12 +148,17 @@ def cmd_update_pr(
     else:
         code = 0
     if fmt == "json":
-        doc = {"version": 1, "command": "update-pr", "lockfile": cli.lockfile, "exit_code": code,
-               "dry_run": dry_run, "base": prep.base if prep is not None else None,
-               "pull_requests": [{**o.as_json(), **({"body": o.body} if dry_run and o.body else {})}
-                                 for o in outcomes],
-               "errors": {n: e.as_json() for n, e in errors.items()},
-               "error": failure.as_json() if failure is not None else None}
+        doc = {
+            "version": 1,
+            "command": "update-pr",
+            "lockfile": cli.lockfile,
+            "exit_code": code,
+            "dry_run": dry_run,
+            "base": prep.base if prep is not None else None,
+            "pull_requests": [{**o.as_json(), **({"body": o.body} if dry_run and o.body else {})} for o in outcomes],
+            "errors": {n: e.as_json() for n, e in errors.items()},
+            "error": failure.as_json() if failure is not None else None,
+        }
         cli.write_json(doc)
     elif failure is not None:
         cli.print_error(failure)
@@ -146,8 +171,14 @@ def _origin_url(where: str) -> str | None:
     import subprocess
 
     try:
-        r = subprocess.run(["git", "remote", "get-url", "origin"], cwd=where, capture_output=True, text=True,
-                           timeout=30, stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            ["git", "remote", "get-url", "origin"],
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return r.stdout.strip() if r.returncode == 0 else None
@@ -184,9 +215,11 @@ def _render(lock_path: str):
         from mcplock.render import update_pr as r
 
         assert isinstance(moved, Moved)
-        return (r.title(moved.moves), r.body(moved.moves, moved.diffs, branch=branch, lockfile=lock_path,
-                                             links=moved.links, failed=moved.failed),
-                r.commit_message(moved.moves, TRAILER))
+        return (
+            r.title(moved.moves),
+            r.body(moved.moves, moved.diffs, branch=branch, lockfile=lock_path, links=moved.links, failed=moved.failed),
+            r.commit_message(moved.moves, TRAILER),
+        )
 
     return render
 

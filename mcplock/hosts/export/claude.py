@@ -45,6 +45,8 @@ class ClaudeCode(Exporter):
         for s in sorted(decisions):
             broad = [r for r in allow if r in (f"mcp__{sanitize(s)}", f"mcp__{sanitize(s)}__*")]
             if broad:
-                out.append(f"`permissions.allow` has {broad[0]!r}: Claude Code runs every tool of `{s}` without "
-                           "asking, tools the lock does not know included")
+                out.append(
+                    f"`permissions.allow` has {broad[0]!r}: Claude Code runs every tool of `{s}` without "
+                    "asking, tools the lock does not know included"
+                )
         return out

@@ -56,8 +56,12 @@ def _body(text: str, name: str) -> Table | None:
     return TomlText(text).tables().get(("mcp_servers", name))
 
 
-def guard_body(text: str, name: str, args: list[str], command: str = "mcplock",
-               ) -> tuple[str, str, dict[str, Any]] | None:
+def guard_body(
+    text: str,
+    name: str,
+    args: list[str],
+    command: str = "mcplock",
+) -> tuple[str, str, dict[str, Any]] | None:
     """(new text, the original body verbatim, the original body parsed), or None if the file
     defines no such server."""
     lines = text.splitlines(keepends=True)
@@ -68,7 +72,7 @@ def guard_body(text: str, name: str, args: list[str], command: str = "mcplock",
     original = "".join(lines[start:end])
     launch = [(a, b) for a, b, key in stmts if key in _LAUNCH]
     nl = "\r\n" if "\r\n" in text else "\n"
-    guard = f'command = {json.dumps(command, ensure_ascii=False)}{nl}args = {json.dumps(args, ensure_ascii=False)}{nl}'
+    guard = f"command = {json.dumps(command, ensure_ascii=False)}{nl}args = {json.dumps(args, ensure_ascii=False)}{nl}"
     at = launch[0][0] if launch else start
     kept = [line for i, line in enumerate(lines[start:end], start) if not any(a <= i < b for a, b in launch)]
     pos = sum(1 for i in range(start, at) if not any(a <= i < b for a, b in launch))

@@ -45,13 +45,19 @@ class CursorAllowlist(Exporter):
         for s in sorted(decisions):
             broad = _broad(data.get("mcpAllowlist"), s, "{}")
             if broad:
-                out.append(f"`mcpAllowlist` has {broad!r}: Cursor runs every tool of `{s}` without asking, "
-                           "tools the lock does not know included")
+                out.append(
+                    f"`mcpAllowlist` has {broad!r}: Cursor runs every tool of `{s}` without asking, "
+                    "tools the lock does not know included"
+                )
         return out
 
     def rules(self, decisions: Decisions) -> list[Item]:
-        return [Item("member", ("mcpAllowlist",), f"{s}:{t}")
-                for s in sorted(decisions) for t, d in sorted(decisions[s].items()) if d == ALLOW]
+        return [
+            Item("member", ("mcpAllowlist",), f"{s}:{t}")
+            for s in sorted(decisions)
+            for t, d in sorted(decisions[s].items())
+            if d == ALLOW
+        ]
 
 
 class Cursor(Exporter):
@@ -72,8 +78,10 @@ class Cursor(Exporter):
         for s in sorted(decisions):
             broad = _broad(perms.get("allow") if isinstance(perms, dict) else None, s, "Mcp({})")
             if broad:
-                out.append(f"`permissions.allow` has {broad!r}: the Cursor CLI runs every tool of `{s}` without "
-                           "asking, tools the lock does not know included")
+                out.append(
+                    f"`permissions.allow` has {broad!r}: the Cursor CLI runs every tool of `{s}` without "
+                    "asking, tools the lock does not know included"
+                )
         return out
 
     def env_ref(self, var: str) -> str:
@@ -83,5 +91,9 @@ class Cursor(Exporter):
         return "${workspaceFolder}/" + rel_lock
 
     def rules(self, decisions: Decisions) -> list[Item]:
-        return [Item("member", ("permissions", d), f"Mcp({s}:{t})")
-                for s in sorted(decisions) for t, d in sorted(decisions[s].items()) if d != ASK]
+        return [
+            Item("member", ("permissions", d), f"Mcp({s}:{t})")
+            for s in sorted(decisions)
+            for t, d in sorted(decisions[s].items())
+            if d != ASK
+        ]

@@ -48,8 +48,12 @@ class Gemini(Exporter):
             for t, d in sorted(decisions[s].items()):
                 if d == DENY:
                     out.append(Item("member", ("mcpServers", s, "excludeTools"), t))
-        out += [Item("member", ("tools", "allowed"), tool_id(s, t))
-                for s in sorted(decisions) for t, d in sorted(decisions[s].items()) if d == ALLOW]
+        out += [
+            Item("member", ("tools", "allowed"), tool_id(s, t))
+            for s in sorted(decisions)
+            for t, d in sorted(decisions[s].items())
+            if d == ALLOW
+        ]
         return out
 
     def contradictions(self, data: dict[str, Any], decisions: Decisions) -> list[str]:
@@ -61,6 +65,8 @@ class Gemini(Exporter):
             entry = servers.get(s)
             asks = sorted(t for t, d in decisions[s].items() if d == ASK)
             if isinstance(entry, dict) and entry.get("trust") is True and asks:
-                out.append(f"`mcpServers.{s}.trust` is true: Gemini CLI runs every tool of `{s}` without asking, "
-                           f"where the lock asks for {', '.join(asks)}")
+                out.append(
+                    f"`mcpServers.{s}.trust` is true: Gemini CLI runs every tool of `{s}` without asking, "
+                    f"where the lock asks for {', '.join(asks)}"
+                )
         return out

@@ -176,7 +176,7 @@ class JsonText:
             if k != before:
                 continue
             lead = self.text[parent.members[i - 1][2].end if i else parent.start + 1 : start]
-            ws = lead[len(lead.rstrip(" \t\r\n")):] or " "
+            ws = lead[len(lead.rstrip(" \t\r\n")) :] or " "
             rendered = json.dumps(path[-1], ensure_ascii=False) + ": " + self._dump(value, self._line_indent(start))
             self._splice(start, start, rendered + "," + ws)
             return True

@@ -80,20 +80,32 @@ class Opencode(Exporter):
         keys = list(perm)
         for s in sorted(decisions):
             for wild, probe in zip(server_wildcards(s), tool_ids(s, UNKNOWN_TOOL), strict=True):
-                after = keys[keys.index(wild) + 1:] if wild in keys else keys
-                loose = [k for k in after if k not in server_wildcards(s) and isinstance(perm[k], str)
-                         and perm[k] in STRICTNESS and perm[k] != DENY and matches(k, probe)]
+                after = keys[keys.index(wild) + 1 :] if wild in keys else keys
+                loose = [
+                    k
+                    for k in after
+                    if k not in server_wildcards(s)
+                    and isinstance(perm[k], str)
+                    and perm[k] in STRICTNESS
+                    and perm[k] != DENY
+                    and matches(k, probe)
+                ]
                 if loose:
-                    out.append(f"`permission.{loose[-1]}` = {perm[loose[-1]]!r} comes after mcplock's `{wild}` "
-                               f"and lets tools of `{s}` that the lock does not know run")
+                    out.append(
+                        f"`permission.{loose[-1]}` = {perm[loose[-1]]!r} comes after mcplock's `{wild}` "
+                        f"and lets tools of `{s}` that the lock does not know run"
+                    )
                     break
             for t, d in sorted(decisions[s].items()):
                 for tid in tool_ids(s, t):
-                    last = [(k, v) for k, v in perm.items()
-                            if isinstance(v, str) and v in STRICTNESS and matches(k, tid)]
+                    last = [
+                        (k, v) for k, v in perm.items() if isinstance(v, str) and v in STRICTNESS and matches(k, tid)
+                    ]
                     if last and STRICTNESS[last[-1][1]] < STRICTNESS[d]:
-                        out.append(f"`permission.{last[-1][0]}` = {last[-1][1]!r} comes last and wins for `{tid}`, "
-                                   f"where the lock says {d!r}")
+                        out.append(
+                            f"`permission.{last[-1][0]}` = {last[-1][1]!r} comes last and wins for `{tid}`, "
+                            f"where the lock says {d!r}"
+                        )
                         break
         return out
 

@@ -27,15 +27,19 @@ def host_decisions(exp: Exporter, decisions: Decisions) -> tuple[Decisions, list
     out: Decisions = {}
     for s in sorted(decisions):
         if PATTERN.search(s):
-            notes.append(f"server `{shown(s, 80)}`: its name reads as a pattern in {exp.host}'s rules, so mcplock "
-                         "writes none for it (rename it in the lock and the host config)")
+            notes.append(
+                f"server `{shown(s, 80)}`: its name reads as a pattern in {exp.host}'s rules, so mcplock "
+                "writes none for it (rename it in the lock and the host config)"
+            )
             continue
         kept = {}
         for t, d in sorted(decisions[s].items()):
             if PATTERN.search(t):
-                notes.append(f"`{shown(s, 80)}/{shown(t, 80)}`: a tool name {exp.host} would read as a pattern "
-                             "(it would name every tool of the server) gets no rule; the host treats it as a tool "
-                             "the lock does not know")
+                notes.append(
+                    f"`{shown(s, 80)}/{shown(t, 80)}`: a tool name {exp.host} would read as a pattern "
+                    "(it would name every tool of the server) gets no rule; the host treats it as a tool "
+                    "the lock does not know"
+                )
             else:
                 kept[t] = d
         out[s] = kept
@@ -68,7 +72,9 @@ def host_decisions(exp: Exporter, decisions: Decisions) -> tuple[Decisions, list
         for s, t in members:
             out[s][t] = strict
         names = ", ".join(f"`{shown(s, 80)}/{shown(t, 80)}`" for s, t in members)
-        notes.append(f"{names} are one tool id in {exp.host} ({shown(exp.tool_ids(*members[0])[0], 120)}): "
-                     f"mcplock writes the strictest decision, {strict!r}, for all of them"
-                     + (" (rename a tool upstream to tell them apart)" if loosened else ""))
+        notes.append(
+            f"{names} are one tool id in {exp.host} ({shown(exp.tool_ids(*members[0])[0], 120)}): "
+            f"mcplock writes the strictest decision, {strict!r}, for all of them"
+            + (" (rename a tool upstream to tell them apart)" if loosened else "")
+        )
     return out, notes

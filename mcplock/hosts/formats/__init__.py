@@ -15,10 +15,13 @@ from mcplock.hosts.formats.opencode import Opencode
 from mcplock.hosts.formats.vscode import VsCode
 from mcplock.hosts.formats.windsurf import Windsurf
 
-IMPORTERS: dict[str, Importer] = {i.host: i for i in (ClaudeCode(), ClaudeDesktop(), Cursor(), VsCode(), Windsurf(),
-                                                      Codex(), Gemini(), Opencode())}
+IMPORTERS: dict[str, Importer] = {
+    i.host: i for i in (ClaudeCode(), ClaudeDesktop(), Cursor(), VsCode(), Windsurf(), Codex(), Gemini(), Opencode())
+}
 # the order file names are tried in (a name several could claim goes to the first)
-BY_NAME: tuple[Importer, ...] = tuple(IMPORTERS[h] for h in ("codex", "claude-desktop", "windsurf", "cursor", "vscode",
-                                                             "gemini", "opencode", "claude-code"))
+BY_NAME: tuple[Importer, ...] = tuple(
+    IMPORTERS[h]
+    for h in ("codex", "claude-desktop", "windsurf", "cursor", "vscode", "gemini", "opencode", "claude-code")
+)
 
 __all__ = ["BY_NAME", "IMPORTERS", "Importer"]

@@ -22,8 +22,9 @@ class ClaudeCode(Importer):
         vscode_shape = "servers" in data and "mcpServers" not in data
         return path.name.lower() in (".mcp.json", ".claude.json") and not vscode_shape
 
-    def servers(self, where: Where, data: dict[str, Any], project_dir: str | os.PathLike[str] | None,
-                warnings: list[str]) -> list[Found]:
+    def servers(
+        self, where: Where, data: dict[str, Any], project_dir: str | os.PathLike[str] | None, warnings: list[str]
+    ) -> list[Found]:
         """The user scope, then the local scope of ``project_dir`` (default: the cwd), a local
         entry replacing a user entry of the same name whole (local > user, never merged)."""
         found = super().servers(where, data, project_dir, [] if "projects" in data else warnings)
@@ -53,8 +54,9 @@ class ClaudeCode(Importer):
         raise Skip("neither command nor url")
 
 
-def _projects(where: Where, data: dict[str, Any], project_dir: str | os.PathLike[str] | None,
-              warnings: list[str]) -> tuple[list[tuple[str, Entry]], str | None, list[str]]:
+def _projects(
+    where: Where, data: dict[str, Any], project_dir: str | os.PathLike[str] | None, warnings: list[str]
+) -> tuple[list[tuple[str, Entry]], str | None, list[str]]:
     """Local-scope entries of ``~/.claude.json`` for ``project_dir`` (default: the cwd)."""
     projects = data.get("projects")
     if projects is None:
@@ -68,7 +70,8 @@ def _projects(where: Where, data: dict[str, Any], project_dir: str | os.PathLike
     here = os.getcwd() if project_dir is None else project_dir
     match = next((k for k in projects if same_path(k, here)), None)
     others = [
-        k for k, v in projects.items()
+        k
+        for k, v in projects.items()
         if k != match and isinstance(v, dict) and isinstance(v.get("mcpServers"), dict) and v["mcpServers"]
     ]
     if others:

@@ -44,8 +44,9 @@ class Importer:
         """The note for a file without the servers object."""
         return f"no `{'.'.join(self.keys(data) or self.servers_key)}` in this file: nothing to import"
 
-    def servers(self, where: Where, data: dict[str, Any], project_dir: str | os.PathLike[str] | None,
-                warnings: list[str]) -> list[Found]:
+    def servers(
+        self, where: Where, data: dict[str, Any], project_dir: str | os.PathLike[str] | None, warnings: list[str]
+    ) -> list[Found]:
         """Every server entry of the file, in its order, with what the file says of each."""
         keys = self.keys(data)
         if keys is None or _dig(data, keys) is None:
@@ -88,9 +89,13 @@ class Importer:
             cwd = None
         if e.has("envFile"):
             warnings.append("envFile is not read by mcplock: set those variables in the environment")
-        return {"command": conv(command), "args": [conv(a) for a in args],
-                "env": {k: conv(v) for k, v in env.items()}, "cwd": conv(cwd) if cwd is not None else None,
-                "pass_env": self.pass_env(e, env)}
+        return {
+            "command": conv(command),
+            "args": [conv(a) for a in args],
+            "env": {k: conv(v) for k, v in env.items()},
+            "cwd": conv(cwd) if cwd is not None else None,
+            "pass_env": self.pass_env(e, env),
+        }
 
     def pass_env(self, e: Entry, env: dict[str, str]) -> tuple[str, ...]:
         """Variables the host forwards from its own environment (names only)."""
@@ -101,8 +106,9 @@ class Importer:
         return e.str_map("headers")
 
 
-def editor_transport(e: Entry, host: str, url: str | None, warnings: list[str], *,
-                     both: str | None = None) -> tuple[Transport, str | None]:
+def editor_transport(
+    e: Entry, host: str, url: str | None, warnings: list[str], *, both: str | None = None
+) -> tuple[Transport, str | None]:
     """The editors' rule (Cursor, Windsurf, VS Code): an explicit ``type`` wins; else ``command``
     is stdio, ``url`` remote. Both without a type: ``both`` is the host's choice (VS Code starts
     the command), else skipped as ambiguous."""

@@ -47,5 +47,9 @@ class Opencode(Importer):
         argv = e.str_list("command")
         if not argv or not argv[0].strip():
             raise Skip("empty command")
-        return {"command": conv(argv[0]), "args": [conv(a) for a in argv[1:]],
-                "env": {k: conv(v) for k, v in e.str_map("environment").items()}, "cwd": None}
+        return {
+            "command": conv(argv[0]),
+            "args": [conv(a) for a in argv[1:]],
+            "env": {k: conv(v) for k, v in e.str_map("environment").items()},
+            "cwd": None,
+        }

@@ -19,8 +19,10 @@ class VsCode(Importer):
 
     def by_name(self, path: Path, data: dict[str, Any]) -> bool:
         name = path.name.lower()
-        return ((path.parent.name.lower() == ".vscode" and name in ("mcp.json", "settings.json"))
-                or name in ("devcontainer.json", ".devcontainer.json"))
+        return (path.parent.name.lower() == ".vscode" and name in ("mcp.json", "settings.json")) or name in (
+            "devcontainer.json",
+            ".devcontainer.json",
+        )
 
     def keys(self, data: dict[str, Any]) -> tuple[str, ...] | None:
         if "servers" in data:
@@ -41,5 +43,10 @@ class VsCode(Importer):
         return note
 
     def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
-        return editor_transport(e, self.host, e.string("url"), warnings,
-                                both="both command and url without a type: VS Code starts the command (stdio)")
+        return editor_transport(
+            e,
+            self.host,
+            e.string("url"),
+            warnings,
+            both="both command and url without a type: VS Code starts the command (stdio)",
+        )

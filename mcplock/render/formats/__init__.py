@@ -23,16 +23,43 @@ if TYPE_CHECKING:  # pragma: no cover
     from mcplock.lock.model import Lock
 
 __all__ = [
-    "FINGERPRINT_KEY", "FORMATS", "SARIF_SCHEMA", "SARIF_VERSION", "artifact_path", "check_github", "check_json",
-    "check_markdown", "check_report", "check_sarif", "diff_github", "diff_json", "diff_markdown", "diff_report",
-    "diff_sarif", "drift_rule", "dumps", "gh_data", "gh_property", "lint_rule", "md_code", "md_text", "target",
+    "FINGERPRINT_KEY",
+    "FORMATS",
+    "SARIF_SCHEMA",
+    "SARIF_VERSION",
+    "artifact_path",
+    "check_github",
+    "check_json",
+    "check_markdown",
+    "check_report",
+    "check_sarif",
+    "diff_github",
+    "diff_json",
+    "diff_markdown",
+    "diff_report",
+    "diff_sarif",
+    "drift_rule",
+    "dumps",
+    "gh_data",
+    "gh_property",
+    "lint_rule",
+    "md_code",
+    "md_text",
+    "target",
 ]
 
 FORMATS = ("text", "json", "markdown", "sarif", "github")
 
 
-def diff_report(fmt: str, diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_text: str | None = None,
-                path: str | None = None) -> str:
+def diff_report(
+    fmt: str,
+    diffs: list[ServerDiff],
+    lockfile: str,
+    exit_code: int,
+    *,
+    lock_text: str | None = None,
+    path: str | None = None,
+) -> str:
     """The whole report of `mcplock diff` in a machine format (not `text`)."""
     if fmt == "json":
         return dumps(diff_json(diffs, lockfile, exit_code))
@@ -45,8 +72,17 @@ def diff_report(fmt: str, diffs: list[ServerDiff], lockfile: str, exit_code: int
     raise ValueError(f"unknown format {fmt!r}")
 
 
-def check_report(fmt: str, findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *,
-                 lock_text: str | None = None, path: str | None = None, warnings: list[Finding] | None = None) -> str:
+def check_report(
+    fmt: str,
+    findings: list[Finding],
+    lock: Lock,
+    lockfile: str,
+    exit_code: int,
+    *,
+    lock_text: str | None = None,
+    path: str | None = None,
+    warnings: list[Finding] | None = None,
+) -> str:
     """The whole report of `mcplock check` in a machine format (not `text`). ``warnings`` (accepted
     items with critical findings) are in every format; they never change the exit code."""
     if fmt == "json":

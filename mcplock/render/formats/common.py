@@ -23,20 +23,44 @@ from mcplock.untrusted import shell_word, visible
 if TYPE_CHECKING:  # pragma: no cover
     from mcplock.compare import Change, ServerDiff
 
-KIND_TITLE = {"tool": "tool", "prompt": "prompt", "resource-template": "resource template",
-              "resource": "resource", "instructions": "instructions", "ui": "App document",
-              "content": "document", "skill": "skill"}
+KIND_TITLE = {
+    "tool": "tool",
+    "prompt": "prompt",
+    "resource-template": "resource template",
+    "resource": "resource",
+    "instructions": "instructions",
+    "ui": "App document",
+    "content": "document",
+    "skill": "skill",
+}
 # SARIF level of each `check` problem
-CHECK_LEVEL = {"hash-mismatch": "error", "config-error": "error", "config-changed": "warning",
-               "config-missing": "warning", "not-locked": "warning", "pending": "warning",
-               "source-missing": "error", "unknown-value": "warning", "pin-no-integrity": "error",
-               "pin-not-exact": "error",
-               # check's warnings: said in every format, never a failure of the gate
-               "critical-accepted": "warning", "env-loads-code": "error",
-               # the organisation's policy (docs/policy.md): each rule an error
-               **{f"policy/{rule}": "error" for rule in ("tools.deny", "tools.require-approval",
-                                                          "review.max-accepted-severity", "packages.require-pin",
-                                                          "packages.allow-registries", "servers.allow")}}
+CHECK_LEVEL = {
+    "hash-mismatch": "error",
+    "config-error": "error",
+    "config-changed": "warning",
+    "config-missing": "warning",
+    "not-locked": "warning",
+    "pending": "warning",
+    "source-missing": "error",
+    "unknown-value": "warning",
+    "pin-no-integrity": "error",
+    "pin-not-exact": "error",
+    # check's warnings: said in every format, never a failure of the gate
+    "critical-accepted": "warning",
+    "env-loads-code": "error",
+    # the organisation's policy (docs/policy.md): each rule an error
+    **{
+        f"policy/{rule}": "error"
+        for rule in (
+            "tools.deny",
+            "tools.require-approval",
+            "review.max-accepted-severity",
+            "packages.require-pin",
+            "packages.allow-registries",
+            "servers.allow",
+        )
+    },
+}
 PENDING_RULE = "pending/review"
 
 
@@ -89,9 +113,13 @@ def ident(i: dict[str, Any]) -> str:
 
 
 def summary_counts(diffs: list[ServerDiff]) -> dict[str, int]:
-    return {"servers": len(diffs), "drift": sum(d.status == "drift" for d in diffs),
-            "unreachable": sum(d.status == "unreachable" for d in diffs),
-            "changes": sum(len(d.changes) for d in diffs), "pending": sum(len(d.pending) for d in diffs)}
+    return {
+        "servers": len(diffs),
+        "drift": sum(d.status == "drift" for d in diffs),
+        "unreachable": sum(d.status == "unreachable" for d in diffs),
+        "changes": sum(len(d.changes) for d in diffs),
+        "pending": sum(len(d.pending) for d in diffs),
+    }
 
 
 def artifact_path(lockfile: str, cwd: str | None = None) -> str:
@@ -161,8 +189,10 @@ def change_message(server: str, c: Change) -> str:
     why = getattr(c, "reason", "")
     sev = f"severity {c.severity}: {plain(why)}" if why else f"severity {c.severity}"
     s, typed = shell_word(server), shell_word(target(server, c.kind, c.name))
-    return (f"{head}; {sev}. Review with `mcplock diff {s}`; "
-            f"`mcplock refresh {s}` stages it, then `mcplock accept {typed}` or `mcplock reject {typed}`.")
+    return (
+        f"{head}; {sev}. Review with `mcplock diff {s}`; "
+        f"`mcplock refresh {s}` stages it, then `mcplock accept {typed}` or `mcplock reject {typed}`."
+    )
 
 
 def finding_message(server: str, c: Change, f: Any) -> str:
@@ -180,8 +210,10 @@ def finding_message(server: str, c: Change, f: Any) -> str:
 def pending_message(server: str, kind: str, name: str, change: str) -> str:
     t = plain(target(server, kind, name))
     typed = shell_word(target(server, kind, name))
-    return (f"{kind_title(kind)} `{t}`: pending {plain(change)} awaits review; "
-            f"see `mcplock show {typed}`, then `mcplock accept {typed}` or `mcplock reject {typed}`.")
+    return (
+        f"{kind_title(kind)} `{t}`: pending {plain(change)} awaits review; "
+        f"see `mcplock show {typed}`, then `mcplock accept {typed}` or `mcplock reject {typed}`."
+    )
 
 
 def check_message(f: Any) -> str:

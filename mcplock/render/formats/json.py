@@ -16,19 +16,28 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def diff_json(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> dict[str, Any]:
     return {
-        "version": 1, "command": "diff", "lockfile": lockfile, "exit_code": exit_code,
+        "version": 1,
+        "command": "diff",
+        "lockfile": lockfile,
+        "exit_code": exit_code,
         "servers": [d.as_json() for d in diffs],
         "summary": summary_counts(diffs),
     }
 
 
-def check_json(findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *,
-               warnings: list[Finding] | None = None) -> dict[str, Any]:
+def check_json(
+    findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *, warnings: list[Finding] | None = None
+) -> dict[str, Any]:
     warnings = warnings or []
-    return {"version": 1, "command": "check", "lockfile": lockfile, "exit_code": exit_code,
-            "findings": [f.as_json() for f in findings],
-            "warnings": [w.as_json() for w in warnings],
-            "summary": {"servers": len(lock.servers), "findings": len(findings), "warnings": len(warnings)}}
+    return {
+        "version": 1,
+        "command": "check",
+        "lockfile": lockfile,
+        "exit_code": exit_code,
+        "findings": [f.as_json() for f in findings],
+        "warnings": [w.as_json() for w in warnings],
+        "summary": {"servers": len(lock.servers), "findings": len(findings), "warnings": len(warnings)},
+    }
 
 
 def dumps(doc: dict[str, Any]) -> str:

@@ -113,8 +113,17 @@ def _md_details(server: str, c: Any) -> list[str]:
         if len(diff) > _DIFF_LIMIT:
             diff = diff[:_DIFF_LIMIT] + f"\n… ({len(diff) - _DIFF_LIMIT} more characters: `mcplock show` has it all)"
         fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", diff)), default=0))
-        out += ["", f"<details><summary><code>{html.escape(plain(f))}</code> of {where} ({c.change}): "
-                    "word diff, [-removed-] {+added+}</summary>", "", f"{fence}text", diff, fence, "", "</details>"]
+        out += [
+            "",
+            f"<details><summary><code>{html.escape(plain(f))}</code> of {where} ({c.change}): "
+            "word diff, [-removed-] {+added+}</summary>",
+            "",
+            f"{fence}text",
+            diff,
+            fence,
+            "",
+            "</details>",
+        ]
     return out
 
 
@@ -137,8 +146,10 @@ def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
         out += ["", "| severity | change | kind | name | fields | why |", "|---|---|---|---|---|---|"]
         for c in d.changes:
             fields = _md_fields(c.fields) if c.change == "changed" else ""
-            out.append(f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
-                       f"| {fields} | {md_text(getattr(c, 'reason', ''))} |")
+            out.append(
+                f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
+                f"| {fields} | {md_text(getattr(c, 'reason', ''))} |"
+            )
         with_findings = [c for c in d.changes if c.findings]
         if with_findings:
             out += ["", "Security findings on the new text:", ""]
@@ -165,8 +176,11 @@ def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
             if p.detail is not None:
                 out += _md_details(d.name, p.detail)
     if d.identity is not None:
-        out += ["", f"Server identity {md_code(ident(d.identity['locked']))} → "
-                    f"{md_code(ident(d.identity['live']))} (reported apart, not drift)"]
+        out += [
+            "",
+            f"Server identity {md_code(ident(d.identity['locked']))} → "
+            f"{md_code(ident(d.identity['live']))} (reported apart, not drift)",
+        ]
     return out
 
 
@@ -175,8 +189,10 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
     verdict = {0: "clean", 1: "changes need review", 3: "servers could not be probed"}.get(exit_code, "failed")
     icon = {0: "✅", 1: "❌", 3: "⚠️"}.get(exit_code, "❌")
     out = [f"## {icon} mcplock diff: {verdict} (exit {exit_code})", ""]
-    out.append(f"Lock file {md_code(lockfile)} · {n['servers']} server(s) · {n['drift']} with drift · "
-               f"{n['unreachable']} unreachable · {n['pending']} pending review")
+    out.append(
+        f"Lock file {md_code(lockfile)} · {n['servers']} server(s) · {n['drift']} with drift · "
+        f"{n['unreachable']} unreachable · {n['pending']} pending review"
+    )
     quiet = [d for d in diffs if d.status == "ok" and not d.pending and d.identity is None and not d.cloaked]
     if quiet:
         out += ["", "In sync: " + ", ".join(md_code(d.name) for d in quiet)]
@@ -184,11 +200,17 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
         if d not in quiet:
             out += server_markdown(d)
     if n["drift"]:
-        out += ["", "Next: `mcplock refresh` stages the drift for review, `mcplock show SERVER/TOOL` shows it, "
-                    "`mcplock accept` / `mcplock reject` decides."]
+        out += [
+            "",
+            "Next: `mcplock refresh` stages the drift for review, `mcplock show SERVER/TOOL` shows it, "
+            "`mcplock accept` / `mcplock reject` decides.",
+        ]
     elif n["pending"]:
-        out += ["", "Next: `mcplock accept` reviews what is staged (a walk on a terminal), "
-                    "`mcplock reject SERVER/TOOL` refuses an item."]
+        out += [
+            "",
+            "Next: `mcplock accept` reviews what is staged (a walk on a terminal), "
+            "`mcplock reject SERVER/TOOL` refuses an item.",
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -202,21 +224,32 @@ def _md_warnings(warnings: list[Finding]) -> list[str]:
     return out
 
 
-def check_markdown(findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *,
-                   warnings: list[Finding] | None = None) -> str:
+def check_markdown(
+    findings: list[Finding], lock: Lock, lockfile: str, exit_code: int, *, warnings: list[Finding] | None = None
+) -> str:
     """Problems in a table, then ``warnings`` (they never fail the gate) in a list."""
     tools = sum(len(s.tools) for s in lock.servers.values())
     warnings = warnings or []
     if not findings:
-        out = [f"## ✅ mcplock check: clean (exit {exit_code})", "",
-               f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s): "
-               "every hash matches, nothing pending, in sync with the host configs."]
+        out = [
+            f"## ✅ mcplock check: clean (exit {exit_code})",
+            "",
+            f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s): "
+            "every hash matches, nothing pending, in sync with the host configs.",
+        ]
         return "\n".join(out + _md_warnings(warnings)) + "\n"
-    out = [f"## ❌ mcplock check: {len(findings)} problem(s) (exit {exit_code})", "",
-           f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s)", "",
-           "| problem | server | item | message | fix |", "|---|---|---|---|---|"]
+    out = [
+        f"## ❌ mcplock check: {len(findings)} problem(s) (exit {exit_code})",
+        "",
+        f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s)",
+        "",
+        "| problem | server | item | message | fix |",
+        "|---|---|---|---|---|",
+    ]
     for f in findings:
         item = md_code(target(f.server, f.kind, f.name or ""), table=True) if f.kind else ""
-        out.append(f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} "
-                   f"| {md_text(f.hint)} |")
+        out.append(
+            f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} "
+            f"| {md_text(f.hint)} |"
+        )
     return "\n".join(out + _md_warnings(warnings)) + "\n"

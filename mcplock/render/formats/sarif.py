@@ -50,50 +50,83 @@ SARIF_VERSION = "2.1.0"
 FINGERPRINT_KEY = "mcplockItem/v1"
 
 _CHECK_RULES = {
-    "hash-mismatch": ("A stored definition does not match its hash",
-                      "The lock was edited by hand or tampered with: what hosts would load is not what was reviewed."),
-    "config-changed": ("A server changed in its host config since it was locked",
-                       "The host config and the lock disagree; re-import and re-probe the server."),
-    "config-missing": ("A locked server is gone from its host config",
-                       "Remove it from the lock, or put it back in the host config."),
-    "not-locked": ("A server of a host config is not in the lock",
-                   "Its tools reach the model without review; add it to the lock."),
-    "config-error": ("A host config named by the lock cannot be read",
-                     "Restore the host config, or remove the servers imported from it."),
-    "source-missing": ("A host config named by the lock no longer exists",
-                       "Restore the host config, or remove the servers imported from it."),
-    "unknown-value": ("A value in the lock is not one mcplock knows",
-                      "An unknown `approval` is read as \"always\" (ask before each call); set it explicitly."),
-    "pin-no-integrity": ("A package pin has no integrity",
-                         "What the server's command runs cannot be verified; resolve the pin again "
-                         "with `mcplock update`."),
-    "policy/tools.deny": ("A tool the organisation's policy denies is enabled",
-                          "The policy (docs/policy.md) outranks the lock: the guard refuses the tool anyway."),
-    "policy/tools.require-approval": ("A tool the organisation's policy keeps on approval is set to `never`",
-                                      "Set `approval = \"always\"` with `mcplock approval`."),
-    "policy/review.max-accepted-severity": ("An accepted item has findings above the policy's limit",
-                                            "Review it with `mcplock show`; `mcplock disable` hides a tool."),
+    "hash-mismatch": (
+        "A stored definition does not match its hash",
+        "The lock was edited by hand or tampered with: what hosts would load is not what was reviewed.",
+    ),
+    "config-changed": (
+        "A server changed in its host config since it was locked",
+        "The host config and the lock disagree; re-import and re-probe the server.",
+    ),
+    "config-missing": (
+        "A locked server is gone from its host config",
+        "Remove it from the lock, or put it back in the host config.",
+    ),
+    "not-locked": (
+        "A server of a host config is not in the lock",
+        "Its tools reach the model without review; add it to the lock.",
+    ),
+    "config-error": (
+        "A host config named by the lock cannot be read",
+        "Restore the host config, or remove the servers imported from it.",
+    ),
+    "source-missing": (
+        "A host config named by the lock no longer exists",
+        "Restore the host config, or remove the servers imported from it.",
+    ),
+    "unknown-value": (
+        "A value in the lock is not one mcplock knows",
+        'An unknown `approval` is read as "always" (ask before each call); set it explicitly.',
+    ),
+    "pin-no-integrity": (
+        "A package pin has no integrity",
+        "What the server's command runs cannot be verified; resolve the pin again with `mcplock update`.",
+    ),
+    "policy/tools.deny": (
+        "A tool the organisation's policy denies is enabled",
+        "The policy (docs/policy.md) outranks the lock: the guard refuses the tool anyway.",
+    ),
+    "policy/tools.require-approval": (
+        "A tool the organisation's policy keeps on approval is set to `never`",
+        'Set `approval = "always"` with `mcplock approval`.',
+    ),
+    "policy/review.max-accepted-severity": (
+        "An accepted item has findings above the policy's limit",
+        "Review it with `mcplock show`; `mcplock disable` hides a tool.",
+    ),
     "policy/packages.require-pin": ("A launched package has no pin", "Pin it with `mcplock update`."),
-    "policy/packages.allow-registries": ("A server runs a package from a registry the policy does not allow",
-                                         "Remove the server, or ask the policy's owners."),
-    "policy/servers.allow": ("A server the organisation's policy does not allow",
-                             "Remove the server, or ask the policy's owners."),
-    "pin-not-exact": ("A package pin names no one exact release",
-                      "Its version is an alias (`npm:other@1.0.0`), a range, a tag or a URL: the installer would "
-                      "run something the pin does not say, so nothing of it is started; restore the lock from git "
-                      "or pin again with `mcplock update`."),
-    "env-loads-code": ("A server's launch sets a variable that loads code",
-                       "`NODE_OPTIONS`, `LD_PRELOAD`, `PYTHONPATH`, `BASH_ENV` … make the launcher load other code, "
-                       "which runs outside the package pin. Critical; a warning: `mcplock check` does not fail on "
-                       "it unless the organisation's policy accepts nothing above high."),
-    "critical-accepted": ("An accepted, enabled item has critical lint findings",
-                          "It was accepted by name (or before the lint knew better) and reaches the model. Review "
-                          "it with `mcplock show`; `mcplock disable` hides a tool from hosts. A warning: `mcplock "
-                          "check` does not fail on it."),
+    "policy/packages.allow-registries": (
+        "A server runs a package from a registry the policy does not allow",
+        "Remove the server, or ask the policy's owners.",
+    ),
+    "policy/servers.allow": (
+        "A server the organisation's policy does not allow",
+        "Remove the server, or ask the policy's owners.",
+    ),
+    "pin-not-exact": (
+        "A package pin names no one exact release",
+        "Its version is an alias (`npm:other@1.0.0`), a range, a tag or a URL: the installer would "
+        "run something the pin does not say, so nothing of it is started; restore the lock from git "
+        "or pin again with `mcplock update`.",
+    ),
+    "env-loads-code": (
+        "A server's launch sets a variable that loads code",
+        "`NODE_OPTIONS`, `LD_PRELOAD`, `PYTHONPATH`, `BASH_ENV` … make the launcher load other code, "
+        "which runs outside the package pin. Critical; a warning: `mcplock check` does not fail on "
+        "it unless the organisation's policy accepts nothing above high.",
+    ),
+    "critical-accepted": (
+        "An accepted, enabled item has critical lint findings",
+        "It was accepted by name (or before the lint knew better) and reaches the model. Review "
+        "it with `mcplock show`; `mcplock disable` hides a tool from hosts. A warning: `mcplock "
+        "check` does not fail on it.",
+    ),
 }
-_PENDING_TEXT = ("A staged change awaits review",
-                 "A proposal staged by `mcplock refresh` or `mcplock add` awaits `mcplock accept` or `mcplock reject`; "
-                 "changed tools stay disabled until then.")
+_PENDING_TEXT = (
+    "A staged change awaits review",
+    "A proposal staged by `mcplock refresh` or `mcplock add` awaits `mcplock accept` or `mcplock reject`; "
+    "changed tools stay disabled until then.",
+)
 
 
 class _Sarif:
@@ -112,9 +145,12 @@ class _Sarif:
     def rule(self, rid: str, short: str, full: str, level: str, severity: str | None = None) -> None:
         if rid not in self.rules:
             self.rules[rid] = {
-                "id": rid, "name": "".join(p.capitalize() for p in re.split(r"[^A-Za-z0-9]+", rid) if p),
-                "shortDescription": {"text": short}, "fullDescription": {"text": full},
-                "help": {"text": full}, "defaultConfiguration": {"level": level},
+                "id": rid,
+                "name": "".join(p.capitalize() for p in re.split(r"[^A-Za-z0-9]+", rid) if p),
+                "shortDescription": {"text": short},
+                "fullDescription": {"text": full},
+                "help": {"text": full},
+                "defaultConfiguration": {"level": level},
                 "properties": {"tags": ["security", "mcp"]},
             }
         if severity in SECURITY_SEVERITY:
@@ -122,13 +158,21 @@ class _Sarif:
             if cur is None or rank(severity) < rank(cur):
                 self.rule_severity[rid] = severity
 
-    def result(self, rid: str, level: str, message: str, line: int, fingerprint: str,
-               props: dict[str, Any] | None = None) -> None:
+    def result(
+        self, rid: str, level: str, message: str, line: int, fingerprint: str, props: dict[str, Any] | None = None
+    ) -> None:
         r: dict[str, Any] = {
-            "ruleId": rid, "level": level, "message": {"text": message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": self.uri, "uriBaseId": "%SRCROOT%"},
-                "region": {"startLine": line}}}],
+            "ruleId": rid,
+            "level": level,
+            "message": {"text": message},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": self.uri, "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": line},
+                    }
+                }
+            ],
             "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
         }
         if props:
@@ -150,66 +194,119 @@ class _Sarif:
         return {
             "$schema": SARIF_SCHEMA,
             "version": SARIF_VERSION,
-            "runs": [{
-                "tool": {"driver": {"name": "mcplock", "version": self.version, "semanticVersion": self.version,
-                                    "rules": rules}},
-                "automationDetails": {"id": f"mcplock/{self.command}/"},
-                "invocations": [{"executionSuccessful": True, "exitCode": self.exit_code}],
-                "columnKind": "unicodeCodePoints",
-                "results": self.results,
-            }],
+            "runs": [
+                {
+                    "tool": {
+                        "driver": {
+                            "name": "mcplock",
+                            "version": self.version,
+                            "semanticVersion": self.version,
+                            "rules": rules,
+                        }
+                    },
+                    "automationDetails": {"id": f"mcplock/{self.command}/"},
+                    "invocations": [{"executionSuccessful": True, "exitCode": self.exit_code}],
+                    "columnKind": "unicodeCodePoints",
+                    "results": self.results,
+                }
+            ],
         }
 
 
 def _drift_rule_text(kind: str, change: str) -> tuple[str, str]:
     what = KIND_TITLE.get(kind, kind)
-    act = ("Review it before it reaches the model: `mcplock diff` shows it, `mcplock refresh` stages it, "
-           "`mcplock accept` or `mcplock reject` decides.")
+    act = (
+        "Review it before it reaches the model: `mcplock diff` shows it, `mcplock refresh` stages it, "
+        "`mcplock accept` or `mcplock reject` decides."
+    )
     if change == "changed":
-        return (f"A locked {what} changed upstream",
-                f"The server's {what} no longer matches the definition reviewed in the lock "
-                "(a possible rug pull). " + act)
+        return (
+            f"A locked {what} changed upstream",
+            f"The server's {what} no longer matches the definition reviewed in the lock (a possible rug pull). " + act,
+        )
     if change == "added":
-        return (f"A server offers a {what} that is not in the lock",
-                f"A new {what} has not been reviewed; hosts must not show it to the model yet. " + act)
-    return (f"A locked {what} is no longer offered",
-            f"The server dropped a {what} that the lock pins; agents or hosts relying on it will fail. " + act)
+        return (
+            f"A server offers a {what} that is not in the lock",
+            f"A new {what} has not been reviewed; hosts must not show it to the model yet. " + act,
+        )
+    return (
+        f"A locked {what} is no longer offered",
+        f"The server dropped a {what} that the lock pins; agents or hosts relying on it will fail. " + act,
+    )
 
 
-def diff_sarif(diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_text: str | None = None,
-               uri: str | None = None, tool_version: str | None = None) -> dict[str, Any]:
+def diff_sarif(
+    diffs: list[ServerDiff],
+    lockfile: str,
+    exit_code: int,
+    *,
+    lock_text: str | None = None,
+    uri: str | None = None,
+    tool_version: str | None = None,
+) -> dict[str, Any]:
     s = _Sarif(_uri(uri or lockfile), lock_text, "diff", exit_code, tool_version)
     for d in diffs:
         if d.error is not None:
-            s.rule("unreachable", "A locked server could not be probed",
-                   "mcplock could not compare this server with the lock: its tools were not checked.", "warning")
-            s.result("unreachable", "warning", unreachable_message(d), s.lines.of(("server", d.name)),
-                     fingerprint("unreachable", d.name))
+            s.rule(
+                "unreachable",
+                "A locked server could not be probed",
+                "mcplock could not compare this server with the lock: its tools were not checked.",
+                "warning",
+            )
+            s.result(
+                "unreachable",
+                "warning",
+                unreachable_message(d),
+                s.lines.of(("server", d.name)),
+                fingerprint("unreachable", d.name),
+            )
         for c in d.changes:
             rid = drift_rule(c.kind, c.change)
             short, full = _drift_rule_text(c.kind, c.change)
             s.rule(rid, short, full, "error", c.severity)
             line = s.lines.item(d.name, c.kind, c.name)
-            s.result(rid, sarif_level(c.severity), change_message(d.name, c), line,
-                     fingerprint("drift", d.name, c.kind, c.name, c.change),
-                     {"severity": c.severity, "reason": c.reason, "fields": list(c.fields),
-                      "lockedHash": c.locked_hash,
-                      "liveHash": c.live_hash})
+            s.result(
+                rid,
+                sarif_level(c.severity),
+                change_message(d.name, c),
+                line,
+                fingerprint("drift", d.name, c.kind, c.name, c.change),
+                {
+                    "severity": c.severity,
+                    "reason": c.reason,
+                    "fields": list(c.fields),
+                    "lockedHash": c.locked_hash,
+                    "liveHash": c.live_hash,
+                },
+            )
             _lint_results(s, d.name, c, line)
         for k in d.cloaked or ():  # diff --cloak: another answer to another host
-            s.rule("cloaking", "A server answers a well-known host otherwise than the probe",
-                   "Probed as a well-known host (or again in one session), the server listed something else "
-                   "than it showed mcplock: what the lock reviewed is not what that host gets.", "error", k.severity)
-            s.result("cloaking", sarif_level(k.severity),
-                     f"server `{plain(d.name)}`, {plain(k.kind)} `{plain(k.name)}`: {plain(k.message)}",
-                     s.lines.of(("server", d.name)),
-                     fingerprint("cloaking", d.name, k.identity, k.kind, k.name, k.change),
-                     {"severity": k.severity, "identity": k.identity})
+            s.rule(
+                "cloaking",
+                "A server answers a well-known host otherwise than the probe",
+                "Probed as a well-known host (or again in one session), the server listed something else "
+                "than it showed mcplock: what the lock reviewed is not what that host gets.",
+                "error",
+                k.severity,
+            )
+            s.result(
+                "cloaking",
+                sarif_level(k.severity),
+                f"server `{plain(d.name)}`, {plain(k.kind)} `{plain(k.name)}`: {plain(k.message)}",
+                s.lines.of(("server", d.name)),
+                fingerprint("cloaking", d.name, k.identity, k.kind, k.name, k.change),
+                {"severity": k.severity, "identity": k.identity},
+            )
         for p in d.pending:
             s.rule(PENDING_RULE, *_PENDING_TEXT, "warning")
             line = s.lines.item(d.name, p.kind, p.name)
-            s.result(PENDING_RULE, "warning", pending_message(d.name, p.kind, p.name, p.change),
-                     line, fingerprint("pending", d.name, p.kind, p.name, p.change))
+            s.result(
+                PENDING_RULE,
+                "warning",
+                pending_message(d.name, p.kind, p.name, p.change),
+                line,
+                fingerprint("pending", d.name, p.kind, p.name, p.change),
+            )
             if p.detail is not None:  # a staged change's findings are still findings
                 _lint_results(s, d.name, p.detail, line)
     return s.document()
@@ -220,18 +317,37 @@ def _lint_results(s: _Sarif, server: str, c: Any, line: int) -> None:
     for f in c.findings:
         rid = lint_rule(f)
         sev = finding_severity(f)
-        s.rule(rid, f"Security lint: {rid[5:]}", "A security lint rule matched the new text of a server's "
-               "definition (hidden characters, instructions aimed at the model, shadowing …).", "warning", sev)
+        s.rule(
+            rid,
+            f"Security lint: {rid[5:]}",
+            "A security lint rule matched the new text of a server's "
+            "definition (hidden characters, instructions aimed at the model, shadowing …).",
+            "warning",
+            sev,
+        )
         # one alert per distinct finding: rule, place and message (the excerpt), then the repeat
         key = (rid, str(attr(f, "where")), str(attr(f, "message")))
         seen[key] = seen.get(key, -1) + 1
-        s.result(rid, sarif_level(sev), finding_message(server, c, f), line,
-                 fingerprint("lint", server, c.kind, c.name, c.change, *key, seen[key]), {"severity": sev})
+        s.result(
+            rid,
+            sarif_level(sev),
+            finding_message(server, c, f),
+            line,
+            fingerprint("lint", server, c.kind, c.name, c.change, *key, seen[key]),
+            {"severity": sev},
+        )
 
 
-def check_sarif(findings: list[Finding], lockfile: str, exit_code: int, *, lock_text: str | None = None,
-                uri: str | None = None, tool_version: str | None = None,
-                warnings: list[Finding] | None = None) -> dict[str, Any]:
+def check_sarif(
+    findings: list[Finding],
+    lockfile: str,
+    exit_code: int,
+    *,
+    lock_text: str | None = None,
+    uri: str | None = None,
+    tool_version: str | None = None,
+    warnings: list[Finding] | None = None,
+) -> dict[str, Any]:
     """Problems, then ``warnings`` (``level: warning`` results; they never fail the gate)."""
     s = _Sarif(_uri(uri or lockfile), lock_text, "check", exit_code, tool_version)
     for f in [*findings, *(warnings or [])]:
@@ -242,8 +358,9 @@ def check_sarif(findings: list[Finding], lockfile: str, exit_code: int, *, lock_
         else:
             short, full = _CHECK_RULES.get(f.code, (f"mcplock check: {f.code}", f"mcplock check: {f.code}"))
             s.rule(rid, short, full, level, HIGH if f.code == "hash-mismatch" else None)
-        s.result(rid, level, check_message(f), s.lines.of(f.table),
-                 fingerprint("check", f.code, f.server, f.kind, f.name))
+        s.result(
+            rid, level, check_message(f), s.lines.of(f.table), fingerprint("check", f.code, f.server, f.kind, f.name)
+        )
     return s.document()
 
 

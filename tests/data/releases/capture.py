@@ -29,25 +29,57 @@ FS_ROOT = "/tmp/mcplock-releases-root"  # fixed: the filesystem server may echo 
 # An old PyPI release declares `mcp>=1.0` but breaks on the SDK's 2.x API: install it with the
 # 1.x SDK it was written for (what a user installing it back then got).
 OLD_SDK = "mcp<2"
-PYPI_PINS = {("mcp-server-time", "0.6.2"): [OLD_SDK], ("mcp-server-time", "2025.7.1"): [OLD_SDK],
-             ("mcp-server-time", "2025.9.25"): [OLD_SDK], ("mcp-server-time", "2026.1.26"): [OLD_SDK],
-             ("mcp-server-git", "0.6.2"): [OLD_SDK],
-             ("mcp-server-git", "2025.7.1"): [OLD_SDK], ("mcp-server-git", "2025.12.18"): [OLD_SDK],
-             ("mcp-server-fetch", "0.6.2"): [OLD_SDK], ("mcp-server-fetch", "2025.4.7"): [OLD_SDK],
-             ("mcp-server-sqlite", "0.6.2"): [OLD_SDK], ("mcp-server-sqlite", "2025.4.25"): [OLD_SDK]}
+PYPI_PINS = {
+    ("mcp-server-time", "0.6.2"): [OLD_SDK],
+    ("mcp-server-time", "2025.7.1"): [OLD_SDK],
+    ("mcp-server-time", "2025.9.25"): [OLD_SDK],
+    ("mcp-server-time", "2026.1.26"): [OLD_SDK],
+    ("mcp-server-git", "0.6.2"): [OLD_SDK],
+    ("mcp-server-git", "2025.7.1"): [OLD_SDK],
+    ("mcp-server-git", "2025.12.18"): [OLD_SDK],
+    ("mcp-server-fetch", "0.6.2"): [OLD_SDK],
+    ("mcp-server-fetch", "2025.4.7"): [OLD_SDK],
+    ("mcp-server-sqlite", "0.6.2"): [OLD_SDK],
+    ("mcp-server-sqlite", "2025.4.25"): [OLD_SDK],
+}
 
 # server -> (registry, package, [versions, oldest first], argv after the executable, env)
 RELEASES: dict[str, tuple[str, str, list[str], list[str], dict[str, str]]] = {
-    "everything": ("npm", "@modelcontextprotocol/server-everything",
-                   ["2025.1.14", "2025.7.1", "2025.9.25", "2025.12.18", "2026.8.31"], ["stdio"], {}),
-    "filesystem": ("npm", "@modelcontextprotocol/server-filesystem",
-                   ["2025.1.14", "2025.7.1", "2025.11.25", "2026.8.31"], [FS_ROOT], {}),
-    "memory": ("npm", "@modelcontextprotocol/server-memory", ["2025.4.25", "2025.8.4", "2025.11.25", "2026.8.31"], [],
-               {"MEMORY_FILE_PATH": "/tmp/mcplock-releases-memory.json"}),
-    "sequential-thinking": ("npm", "@modelcontextprotocol/server-sequential-thinking",
-                            ["0.6.2", "2025.7.1", "2025.12.18", "2026.8.31"], [], {}),
-    "time": ("pypi", "mcp-server-time", ["0.6.2", "2025.7.1", "2025.9.25", "2026.1.26", "2026.10.19"],
-             ["--local-timezone", "UTC"], {}),
+    "everything": (
+        "npm",
+        "@modelcontextprotocol/server-everything",
+        ["2025.1.14", "2025.7.1", "2025.9.25", "2025.12.18", "2026.8.31"],
+        ["stdio"],
+        {},
+    ),
+    "filesystem": (
+        "npm",
+        "@modelcontextprotocol/server-filesystem",
+        ["2025.1.14", "2025.7.1", "2025.11.25", "2026.8.31"],
+        [FS_ROOT],
+        {},
+    ),
+    "memory": (
+        "npm",
+        "@modelcontextprotocol/server-memory",
+        ["2025.4.25", "2025.8.4", "2025.11.25", "2026.8.31"],
+        [],
+        {"MEMORY_FILE_PATH": "/tmp/mcplock-releases-memory.json"},
+    ),
+    "sequential-thinking": (
+        "npm",
+        "@modelcontextprotocol/server-sequential-thinking",
+        ["0.6.2", "2025.7.1", "2025.12.18", "2026.8.31"],
+        [],
+        {},
+    ),
+    "time": (
+        "pypi",
+        "mcp-server-time",
+        ["0.6.2", "2025.7.1", "2025.9.25", "2026.1.26", "2026.10.19"],
+        ["--local-timezone", "UTC"],
+        {},
+    ),
     "git": ("pypi", "mcp-server-git", ["0.6.2", "2025.7.1", "2025.12.18", "2026.10.19"], [], {}),
     "fetch": ("pypi", "mcp-server-fetch", ["0.6.2", "2025.4.7", "2026.10.24"], [], {}),
     "sqlite": ("pypi", "mcp-server-sqlite", ["0.6.2", "2025.4.25"], ["--db-path", "/tmp/mcplock-releases.db"], {}),
@@ -62,8 +94,20 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess[str]:
 def install(registry: str, package: str, version: str, where: Path) -> list[str]:
     """Install one release under ``where``; return the command that starts it."""
     if registry == "npm":
-        run(["npm", "install", "--prefix", str(where), "--no-audit", "--no-fund", "--loglevel", "error",
-             f"{package}@{version}"], stdout=subprocess.DEVNULL)
+        run(
+            [
+                "npm",
+                "install",
+                "--prefix",
+                str(where),
+                "--no-audit",
+                "--no-fund",
+                "--loglevel",
+                "error",
+                f"{package}@{version}",
+            ],
+            stdout=subprocess.DEVNULL,
+        )
         pkg_dir = where / "node_modules" / package
         meta = json.loads((pkg_dir / "package.json").read_text())
         bin_field = meta.get("bin")
@@ -71,8 +115,16 @@ def install(registry: str, package: str, version: str, where: Path) -> list[str]
         return ["node", str(pkg_dir / rel)]
     venv = where / "venv"
     run([sys.executable, "-m", "venv", str(venv)])
-    run([str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", f"{package}=={version}",
-         *PYPI_PINS.get((package, version), [])])
+    run(
+        [
+            str(venv / "bin" / "pip"),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            f"{package}=={version}",
+            *PYPI_PINS.get((package, version), []),
+        ]
+    )
     return [str(venv / "bin" / package)]
 
 
@@ -85,15 +137,20 @@ def capture(server: str) -> None:
         with tempfile.TemporaryDirectory(prefix=f"mcplock-{server}-{version}-") as tmp:
             cmd = install(registry, package, version, Path(tmp))
             env_args = [a for k, v in env.items() for a in ("--env", f"{k}={v}")]
-            proc = run([MCPLOCK, "inspect", "--format", "json", "--timeout", "120", *env_args, "--", *cmd, *argv],
-                       capture_output=True, cwd=tmp)
+            proc = run(
+                [MCPLOCK, "inspect", "--format", "json", "--timeout", "120", *env_args, "--", *cmd, *argv],
+                capture_output=True,
+                cwd=tmp,
+            )
             doc = json.loads(proc.stdout)
-            doc["source"] = {"registry": registry, "package": package, "version": version, "args": argv,
-                             "env": env}
+            doc["source"] = {"registry": registry, "package": package, "version": version, "args": argv, "env": env}
             out = HERE / f"{server}-{version}.json"
             out.write_text(json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
-            print(f"wrote {out.relative_to(HERE.parent.parent.parent)}: {len(doc['tools'])} tools, "
-                  f"{len(doc['prompts'])} prompts", file=sys.stderr)
+            print(
+                f"wrote {out.relative_to(HERE.parent.parent.parent)}: {len(doc['tools'])} tools, "
+                f"{len(doc['prompts'])} prompts",
+                file=sys.stderr,
+            )
 
 
 def main(argv: list[str]) -> int:
