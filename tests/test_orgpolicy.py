@@ -209,7 +209,8 @@ def test_accept_refuses_what_the_policy_forbids(cli):
 
 def test_export_writes_a_denied_tool_as_deny(cli):
     make_lock()
-    Path(".mcp.json").write_text('{"mcpServers": {}}\n')
+    # Claude Code launches the locked server (export writes rules only for what a host launches)
+    Path(".mcp.json").write_text('{"mcpServers": {"docs": {"command": "python", "args": ["server.py"]}}}\n')
     p = _policy('[tools]\ndeny = ["*delete*"]\n')
     assert cli("export", "--host", "claude-code").returncode == 0
     plain = json.loads(Path(".claude/settings.json").read_text())["permissions"]

@@ -199,7 +199,7 @@ def test_a_deprecated_remote_entry_is_added_with_a_warning_and_templates(cli, re
             "com.example/remote",
             "--name",
             "rem",
-            "--yes",
+            "--trust",  # the remote's X_API_KEY is sent only once the user confirms it (--trust, off a terminal)
             env={**env_of(registry, tmp_path), "X_API_KEY": "s3cret-value"},
         )
     assert r.returncode == 0, r.stdout + r.stderr
