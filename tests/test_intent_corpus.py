@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from test_intent_heldout import _app_change, app_document
+from test_intent_heldout import _app_change, app_document, new_param
 from test_severity_corpus import (
     argument,
     described,
@@ -30,12 +30,6 @@ from test_severity_corpus import (
 from mcplock import compare
 from mcplock.lint import lint_definition
 from mcplock.severity import rank
-
-
-def new_param(name: str, description: str) -> object:
-    t = tool()
-    t["inputSchema"]["properties"][name] = {"type": "string", "description": description}
-    return snap([t])
 
 
 def param_and_sentence(sentence: str) -> object:
