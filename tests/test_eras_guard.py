@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import INIT, Host
+from setupcache import locked
 
 from mcplock.lock.read import load
 
@@ -42,9 +43,7 @@ def _lock(cli, upstream: str, *extra: str) -> None:
         cmd = [sys.executable, str(MODERN), "stdio", "--surface", "surface.json", "--call-log", CALLS, *extra]
     else:
         cmd = stdio_command(surface="surface.json", extra_args=["--call-log", CALLS, *extra])
-    r = cli("add", "docs", "--yes", "--policy", "none", "--timeout", "30", "--", *cmd)
-    assert r.returncode == 0, r.stderr
-    assert cli("disable", "docs/delete_page").returncode == 0
+    locked(("add", "docs", "--yes", "--policy", "none", "--timeout", "30", "--", *cmd), ("disable", "docs/delete_page"))
 
 
 def _calls() -> list[dict]:
