@@ -61,13 +61,20 @@ class Server:
             }
         )
         self.calls: list[dict[str, Any]] = []  # the tools/call requests it got
+        self.conn: MemoryConnection | None = None  # set by session(): the way to send on its own
+        self._asked: dict[Any, asyncio.Future[dict[str, Any]]] = {}
 
     def caps(self) -> dict[str, Any]:
         return {"tools": {"listChanged": self.list_changed}}
 
     def __call__(self, msg: dict[str, Any]) -> Any:
         if "id" not in msg:
-            return None  # a notification or a reply: the connection records it in `sent`
+            return None  # a notification: the connection records it in `sent`
+        if "method" not in msg:  # a reply to one of its own requests (ask)
+            fut = self._asked.pop(msg["id"], None)
+            if fut is not None and not fut.done():
+                fut.set_result(msg)
+            return None
         out = self.answer(msg)
         if not self.delay:
             return out
@@ -107,6 +114,14 @@ class Server:
         if method == "ping":
             return {"result": {}}
         return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
+
+    async def ask(self, rid: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A request of the server's own (``elicitation/create`` during a call): the reply."""
+        assert self.conn is not None
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._asked[rid] = fut
+        self.conn.push({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        return await fut
 
     def tools_page(self, cursor: str | None) -> dict[str, Any]:
         start = int(cursor or 0)
@@ -218,6 +233,7 @@ async def session(
     server = server or Server()
     entry = entry or accepted_server("docs")
     conn = MemoryConnection(server, immediate=immediate)
+    server.conn = conn
     host = Host()
     guard = Guard(
         entry,

@@ -189,3 +189,252 @@ def test_a_slow_upstream_is_waited_for_not_failed():
             assert resp["result"]["content"][0]["text"].startswith("called search_docs")
 
     run(main())
+
+
+# --- from tests/test_eras_guard.py: a 2026-07-28 host, a 2026-07-28 server, the bridges ---------
+
+ASK_USER = {
+    "name": "ask_user",
+    "description": "Ask the user to confirm before booking.",
+    "inputSchema": {"type": "object", "properties": {"what": {"type": "string"}}, "required": ["what"]},
+}
+WEATHER = {
+    "name": "get_weather",
+    "description": "The weather.",
+    "inputSchema": {"type": "object", "properties": {"city": {"type": "string"}}},
+}
+BOOK_IT = {
+    "method": "elicitation/create",
+    "params": {
+        "mode": "form",
+        "message": "Book it?",
+        "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+    },
+}
+
+
+def _modern_call(name: str, arguments: dict, **more) -> dict:
+    return {"name": name, "arguments": arguments, **more, "_meta": ENVELOPE}
+
+
+def _ask_user(msg: dict) -> dict:
+    """The modern fixture's ask_user: input_required with a state until it is retried with its answer."""
+    params = msg["params"]
+    if params["name"] != "ask_user":
+        return {"result": {"resultType": "complete", "content": [{"type": "text", "text": "called"}]}}
+    state = "ask_user:" + json.dumps(params.get("arguments"), sort_keys=True)
+    answers = params.get("inputResponses")
+    if not isinstance(answers, dict) or params.get("requestState") != state:
+        return {
+            "result": {"resultType": "input_required", "requestState": state, "inputRequests": {"confirm": BOOK_IT}}
+        }
+    text = "answered: " + json.dumps(answers.get("confirm"))
+    return {"result": {"resultType": "complete", "content": [{"type": "text", "text": text}]}}
+
+
+def _asking_session(**kw):
+    tools = [*copy.deepcopy(TOOLS), ASK_USER, WEATHER]
+    entry = accepted_server("docs", tools)
+    for tool in entry.tools.values():
+        tool.approval = "never"
+    return session(Server(tools, modern=True, on_call=_ask_user), entry=entry, **kw)
+
+
+def test_a_rug_pull_upstream_is_caught_for_a_modern_host():
+    async def main():
+        async with session(Server(_drifted(), modern=True), entry=_entry()) as s:
+            await s.host.request("d", "server/discover", {"_meta": ENVELOPE})
+            listed = await s.host.request("l", "tools/list", {"_meta": ENVELOPE})
+            assert "search_docs" not in _names(listed)  # changed upstream since it was accepted: not served
+            res = await s.host.request(1, "tools/call", {**SEARCH, "_meta": ENVELOPE})
+            assert res["result"]["isError"] is True and s.server.calls == []
+
+    run(main())
+
+
+def test_a_multi_round_trip_passes_through_and_its_retry_stays_on_the_same_tool():
+    async def main():
+        async with _asking_session() as s:
+            await s.host.request("d", "server/discover", {"_meta": ENVELOPE})
+            first = (await s.host.request(1, "tools/call", _modern_call("ask_user", {"what": "room"})))["result"]
+            assert first["resultType"] == "input_required" and "confirm" in first["inputRequests"]
+            state = first["requestState"]
+            accept = {"confirm": {"action": "accept"}}
+            other = await s.host.request(  # ask_user's state carried to another tool: refused, nothing sent
+                2,
+                "tools/call",
+                _modern_call("get_weather", {"city": "x"}, requestState=state, inputResponses=accept),
+            )
+            assert other["error"]["code"] == -32602 and "ask_user" in other["error"]["message"]
+            forged = await s.host.request(
+                3,
+                "tools/call",
+                _modern_call("ask_user", {"what": "room"}, requestState="forged", inputResponses=accept),
+            )
+            assert forged["error"]["code"] == -32602
+            answer = {"confirm": {"action": "accept", "content": {"ok": True}}}
+            done = await s.host.request(
+                4, "tools/call", _modern_call("ask_user", {"what": "room"}, requestState=state, inputResponses=answer)
+            )
+            assert done["result"]["resultType"] == "complete" and "answered" in json.dumps(done)
+            calls = [c["params"] for c in s.server.calls]
+            assert [c["name"] for c in calls] == ["ask_user", "ask_user"] and calls[1]["requestState"] == state
+
+    run(main())
+
+
+def test_a_legacy_host_answers_a_modern_servers_question_the_2025_way():
+    # the modern server answers ask_user input_required; a legacy host cannot read that: the guard
+    # asks it through elicitation/create and retries the same call with its answer
+    async def main():
+        async with _asking_session() as s:
+            await s.initialize({"elicitation": {}})
+            s.host.send_host(
+                {"id": 1, "method": "tools/call", "params": {"name": "ask_user", "arguments": {"what": "r"}}}
+            )
+            ask = await s.host.first(lambda m: m.get("method") == "elicitation/create")
+            assert ask["params"]["message"] == "[server `docs` asks] Book it?"  # the server's question, not mcplock's
+            s.host.send_host({"id": ask["id"], "result": {"action": "accept", "content": {"ok": True}}})
+            done = await s.host.answer(1)
+            assert "answered" in json.dumps(done) and '\\"ok\\": true' in json.dumps(done)
+            assert done["result"].get("resultType", "complete") == "complete"
+            calls = [c["params"] for c in s.server.calls]
+            assert [c["name"] for c in calls] == ["ask_user", "ask_user"]
+            assert calls[1]["inputResponses"] == {"confirm": {"action": "accept", "content": {"ok": True}}}
+
+    run(main())
+
+
+def _eliciting_server() -> Server:
+    """A legacy server that asks `elicitation/create` during every call (the fixture's --mode elicit)."""
+    server = Server()
+
+    async def call(msg):
+        asked = await server.ask(f"fx-{msg['id']}", "elicitation/create", {"message": "Book the meeting room?"})
+        text = f"called {msg['params']['name']} elicited: " + json.dumps(asked.get("result"), separators=(",", ":"))
+        return {"result": {"content": [{"type": "text", "text": text}], "isError": False}}
+
+    server.on_call = call
+    return server
+
+
+def test_the_input_required_bridge_holds_the_retry_to_its_tool_and_to_one_retry():
+    async def main():
+        tools = [*copy.deepcopy(TOOLS), WEATHER]
+        entry = accepted_server("docs", tools)
+        for tool in entry.tools.values():
+            tool.approval = "never"
+        server = _eliciting_server()
+        server.tools = tools
+        async with session(server, entry=entry) as s:
+            await s.host.request("d", "server/discover", {"_meta": ENVELOPE})
+            first = (await s.host.request(1, "tools/call", {**SEARCH, "_meta": ENVELOPE}))["result"]
+            assert first["resultType"] == "input_required"
+            ((key, req),) = first["inputRequests"].items()
+            assert req["method"] == "elicitation/create" and "mcplock/approval" not in json.dumps(req)
+            assert req["params"]["message"] == "[server `docs` asks] Book the meeting room?"
+            state = first["requestState"]
+            other = await s.host.request(
+                2,
+                "tools/call",
+                _modern_call(
+                    "get_weather", {"city": "x"}, requestState=state, inputResponses={key: {"action": "accept"}}
+                ),
+            )
+            assert other["error"]["code"] == -32602  # the state names search_docs: nothing forwarded, nothing answered
+            decline = {key: {"action": "decline"}}
+            done = await s.host.request(
+                3, "tools/call", {**SEARCH, "requestState": state, "inputResponses": decline, "_meta": ENVELOPE}
+            )
+            assert done["result"]["resultType"] == "complete"
+            assert 'elicited: {"action":"decline"}' in done["result"]["content"][0]["text"]
+            again = await s.host.request(
+                4,
+                "tools/call",
+                {**SEARCH, "requestState": state, "inputResponses": {key: {"action": "accept"}}, "_meta": ENVELOPE},
+            )
+            assert again["error"]["code"] == -32602  # a state is good for one retry
+            assert [c["params"]["name"] for c in s.server.calls] == ["search_docs"]  # the retry was not sent
+
+    run(main())
+
+
+def _two_calls_around_a_rug_pull(ttl_ms: int):
+    async def main():
+        server = Server(modern=True, list_changed=False, ttl_ms=ttl_ms)
+        async with session(server, entry=_entry()) as s:
+            await s.host.request("d", "server/discover", {"_meta": ENVELOPE})
+            assert "search_docs" in _names(await s.host.request("l", "tools/list", {"_meta": ENVELOPE}))
+            first = await s.host.request(1, "tools/call", _modern_call("search_docs", {"query": "a"}))
+            server.tools = _drifted()  # a description changed, and the server tells nobody
+            second = await s.host.request(2, "tools/call", _modern_call("search_docs", {"query": "b"}))
+            return first["result"], second["result"], [c["params"]["arguments"]["query"] for c in server.calls]
+
+    return run(main())
+
+
+def test_a_modern_upstream_without_list_changed_is_re_listed_before_a_call():
+    # no listChanged, no subscription: the guard cannot hear of a change, so it lists the tools
+    # again before relaying a call (ttlMs 0: every time) and refuses the one that drifted
+    first, second, calls = _two_calls_around_a_rug_pull(0)
+    assert first["resultType"] == "complete" and "called search_docs" in json.dumps(first)
+    assert second["isError"] is True and second["_meta"]["mcplock/refused"] == "changed"
+    assert calls == ["a"]  # the drifted call never reached the server
+
+
+def test_the_re_list_before_a_call_keeps_to_the_servers_ttl():
+    # ttlMs 60000: the list the first call's re-list got stays current for a minute (the server
+    # said so); the guard does not list again before the second call
+    first, second, calls = _two_calls_around_a_rug_pull(60000)
+    assert first["resultType"] == second["resultType"] == "complete"
+    assert calls == ["a", "b"]
+
+
+def test_the_guards_approval_reaches_a_modern_host_as_its_own_input_required_and_a_decline_refuses():
+    async def main():
+        async with session(entry=_entry(approval="always")) as s:
+            await s.host.request("d", "server/discover", {"_meta": ENVELOPE})
+            first = (await s.host.request(1, "tools/call", _modern_call("search_docs", {"query": "q"})))["result"]
+            assert first["resultType"] == "input_required" and list(first["inputRequests"]) == ["mcplock-approval"]
+            ask = first["inputRequests"]["mcplock-approval"]
+            assert ask["params"]["message"].startswith("[mcplock approval] Allow the MCP tool `search_docs`")
+            assert ask["params"]["_meta"] == {"mcplock/approval": True}
+            declined = await s.host.request(
+                2,
+                "tools/call",
+                _modern_call(
+                    "search_docs",
+                    {"query": "q"},
+                    requestState=first["requestState"],
+                    inputResponses={"mcplock-approval": {"action": "decline"}},
+                ),
+            )
+            assert (
+                declined["result"]["isError"] is True and declined["result"]["_meta"]["mcplock/refused"] == "declined"
+            )
+            assert s.server.calls == []
+
+    run(main())
+
+
+def test_an_approval_holds_only_for_the_arguments_it_was_asked_about():
+    async def main():
+        async with session(entry=_entry(approval="always")) as s:
+            await s.host.request("d", "server/discover", {"_meta": ENVELOPE})
+            first = await s.host.request(1, "tools/call", _modern_call("search_docs", {"query": "harmless"}))
+            res = first["result"]
+            assert res["resultType"] == "input_required" and list(res["inputRequests"]) == ["mcplock-approval"]
+            swapped = await s.host.request(
+                2,
+                "tools/call",
+                _modern_call(
+                    "search_docs",
+                    {"query": "id_rsa"},
+                    requestState=res["requestState"],
+                    inputResponses={"mcplock-approval": {"action": "accept"}},
+                ),
+            )
+            assert swapped["result"]["isError"] is True  # approved for other arguments: declined, nothing sent
+            assert s.server.calls == []
+
+    run(main())
