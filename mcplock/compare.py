@@ -206,47 +206,59 @@ def _renames(changes: list[Change]) -> None:
                     break
 
 
-def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
-    result = ServerDiff(name=server.name, status="ok")
-    live = live_items(server, snap)
-    for kind in ("instructions", *ITEM_KINDS):
-        if kind == "instructions":
-            existing: dict[str, Entry] = {"instructions": server.instructions} if server.instructions else {}
-        else:
-            existing = server.items[kind]
-        offered = live[kind]
-        for key in sorted(offered):
-            definition, h = offered[key]
-            e = existing.get(key)
-            if e is not None and e.definition is not None:
-                if e.hash == h or e.rejected_hash == h:
-                    continue
-                fields = changed_fields(e.definition, definition)
-                result.changes.append(_change(kind, key, "changed", fields, e.hash, h, e.definition, definition))
-            else:
-                if e is not None and e.rejected_hash == h:
-                    continue
-                fields = sorted(definition) if isinstance(definition, dict) else ["text"]
-                result.changes.append(_change(kind, key, "added", fields, None, h, None, definition))
-        for key in sorted(existing):
-            e = existing[key]
-            if key in offered or e.definition is None:
-                continue
-            fields = sorted(e.definition) if isinstance(e.definition, dict) else ["text"]
-            result.changes.append(_change(kind, key, "removed", fields, e.hash, None, e.definition, None))
-    known = any(e.accepted for e in server.tools.values())
-    for c in result.changes:
-        _lint(c, known)
-    _renames(result.changes)
-    _split_staged(server, result)
+def _offered(kind: str, key: str, e: Entry | None, definition: Any, h: str) -> Change | None:
+    """What one item the server offers is against its entry: changed from the accepted
+    definition, or added; None when its hash is the accepted or the rejected one (reviewed)."""
+    if e is not None and e.definition is not None:
+        if e.hash == h or e.rejected_hash == h:
+            return None
+        fields = changed_fields(e.definition, definition)
+        return _change(kind, key, "changed", fields, e.hash, h, e.definition, definition)
+    if e is not None and e.rejected_hash == h:
+        return None
+    fields = sorted(definition) if isinstance(definition, dict) else ["text"]
+    return _change(kind, key, "added", fields, None, h, None, definition)
+
+
+def _kind_changes(kind: str, existing: dict[str, Entry], offered: dict[str, tuple[Any, str]]) -> list[Change]:
+    """The changes of one kind: each offered item against its entry, then each accepted one no longer offered."""
+    out: list[Change] = []
+    for key in sorted(offered):
+        definition, h = offered[key]
+        c = _offered(kind, key, existing.get(key), definition, h)
+        if c is not None:
+            out.append(c)
+    for key in sorted(existing):
+        e = existing[key]
+        if key in offered or e.definition is None:
+            continue
+        fields = sorted(e.definition) if isinstance(e.definition, dict) else ["text"]
+        out.append(_change(kind, key, "removed", fields, e.hash, None, e.definition, None))
+    return out
+
+
+def _identity(server: ServerEntry, snap: Snapshot) -> dict[str, Any] | None:
+    """The server's identity (server info, protocol version) locked and live, when they differ."""
     locked_id = {"server_info": server.server_info, "protocol_version": server.protocol_version}
     live_info = snap.server_info if isinstance(snap.server_info, dict) else None
     live_id = {
         "server_info": {k: v for k, v in (live_info or {}).items() if isinstance(v, str)} or None,
         "protocol_version": snap.protocol_version,
     }
-    if locked_id != live_id:
-        result.identity = {"locked": locked_id, "live": live_id}
+    return {"locked": locked_id, "live": live_id} if locked_id != live_id else None
+
+
+def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
+    result = ServerDiff(name=server.name, status="ok")
+    live = live_items(server, snap)
+    for kind in ("instructions", *ITEM_KINDS):
+        result.changes += _kind_changes(kind, server.pinned(kind), live[kind])
+    known = any(e.accepted for e in server.tools.values())
+    for c in result.changes:
+        _lint(c, known)
+    _renames(result.changes)
+    _split_staged(server, result)
+    result.identity = _identity(server, snap)
     if result.changes:
         result.status = "drift"
     return result

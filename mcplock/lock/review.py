@@ -119,10 +119,7 @@ def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
         server.client_capabilities = list(snap.client_capabilities)  # the client it was probed as
     for kind in ("instructions", *ITEM_KINDS):
         offered = live[kind]
-        if kind == "instructions":
-            existing = {"instructions": server.instructions} if server.instructions else {}
-        else:
-            existing = server.items[kind]
+        existing = server.pinned(kind)
         for key, (definition, h) in offered.items():
             entry = existing.get(key)
             if entry is None:
