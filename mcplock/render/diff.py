@@ -198,22 +198,25 @@ def skill_files_change(locked: dict[str, Any], live: dict[str, Any], indent: str
         was, now = ("dynamic" if is_dynamic(d) else "a set of files" for d in (locked, live))
         return [Text(f"{indent}resources: ", style="bold").append(f"{was} → {now}")]
     old, new = skill_files(locked), skill_files(live)
-    lines: list[Text] = []
-    for uri in sorted(set(old) | set(new)):
-        a, b = old.get(uri), new.get(uri)
-        if a == b:
-            continue
-        what = "added" if a is None else "removed" if b is None else "changed"
-        row = Text(f"{indent}{what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
-        if a is not None and b is not None:
-            row.append(
-                f"  size {a.get('size')} → {b.get('size')}"
-                if a.get("size") != b.get("size")
-                else "  same size, other digest",
-                style="dim",
-            )
-        lines.append(row)
-    return lines
+    return [
+        _file_row(uri, old.get(uri), new.get(uri), indent)
+        for uri in sorted(set(old) | set(new))
+        if old.get(uri) != new.get(uri)
+    ]
+
+
+def _file_row(uri: str, a: dict[str, Any] | None, b: dict[str, Any] | None, indent: str) -> Text:
+    """One file of a skill added, removed, or changed (its size, else its digest)."""
+    what = "added" if a is None else "removed" if b is None else "changed"
+    row = Text(f"{indent}{what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
+    if a is not None and b is not None:
+        row.append(
+            f"  size {a.get('size')} → {b.get('size')}"
+            if a.get("size") != b.get("size")
+            else "  same size, other digest",
+            style="dim",
+        )
+    return row
 
 
 def _detail_and_findings(c: Any, color: bool, detail: bool) -> list[Text]:
