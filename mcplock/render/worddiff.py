@@ -102,22 +102,28 @@ def _diff(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, out: l
         sm = difflib.SequenceMatcher(a=a[i1:i2], b=b[j1:j2], autojunk=False)
         out.extend((op, i1 + x1, i1 + x2, j1 + y1, j1 + y2) for op, x1, x2, y1, y2 in sm.get_opcodes())
     else:
-        # Python-level work of Myers is about D², kept linear in the region's size
-        cap = min(MAX_D, max(32, int((8 * (n + m)) ** 0.5)))
-        found = _myers(a, b, i1, i2, j1, j2, cap)
-        if found is not None:
-            out.extend(found)
-        elif depth < DEPTH and (anchors := _anchors(a, b, i1, i2, j1, j2)):
-            ai, bj = i1, j1
-            for x, y in anchors:
-                _diff(a, b, ai, x, bj, y, out, depth + 1)
-                out.append(("equal", x, x + 1, y, y + 1))
-                ai, bj = x + 1, y + 1
-            _diff(a, b, ai, i2, bj, j2, out, depth + 1)
-        else:
-            out.append(("replace", i1, i2, j1, j2))
+        _large(a, b, i1, i2, j1, j2, out, depth)
     if tail is not None:
         out.append(tail)
+
+
+def _large(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, out: list[Opcode], depth: int) -> None:
+    """A region too large for ``difflib`` that differs at both ends: Myers with D capped, else
+    split at patience anchors and each gap diffed again, else shown as replaced."""
+    # Python-level work of Myers is about D², kept linear in the region's size
+    cap = min(MAX_D, max(32, int((8 * (i2 - i1 + j2 - j1)) ** 0.5)))
+    found = _myers(a, b, i1, i2, j1, j2, cap)
+    if found is not None:
+        out.extend(found)
+    elif depth < DEPTH and (anchors := _anchors(a, b, i1, i2, j1, j2)):
+        ai, bj = i1, j1
+        for x, y in anchors:
+            _diff(a, b, ai, x, bj, y, out, depth + 1)
+            out.append(("equal", x, x + 1, y, y + 1))
+            ai, bj = x + 1, y + 1
+        _diff(a, b, ai, i2, bj, j2, out, depth + 1)
+    else:
+        out.append(("replace", i1, i2, j1, j2))
 
 
 def _step(row: list[int], base: int, k: int, d: int, n: int, m: int) -> tuple[int, int] | None:
