@@ -27,6 +27,7 @@ from mcplock.probe import era
 
 if TYPE_CHECKING:
     from mcplock.guard.hostio import HostIO
+    from mcplock.guard.messages import Request
     from mcplock.guard.modern import ModernHost
     from mcplock.guard.state import HostState, Notes
     from mcplock.guard.upstream import Upstream
@@ -110,7 +111,7 @@ class UpstreamSide:
         """A notification or a reply to the upstream, in order with everything else sent."""
         send_up(self.up, self.ledger, msg)
 
-    def relay(self, msg: dict[str, Any], then: Then | None = None) -> None:
+    def relay(self, msg: Request, then: Then | None = None) -> None:
         """Relay one host request: now when the upstream takes it at once, else in a task."""
         started = self.up.request_now(msg["method"], era.without_envelope(msg.get("params")))
         if started is None:
@@ -157,7 +158,7 @@ class UpstreamSide:
 
     async def forward(
         self,
-        msg: dict[str, Any],
+        msg: Request,
         then: Then | None = None,
         rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
