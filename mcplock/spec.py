@@ -16,6 +16,28 @@ from enum import StrEnum
 from typing import Any
 
 
+@dataclass(frozen=True, slots=True)
+class ClientIdentity:
+    """The client a server is probed and run as (its ``clientInfo``): the lock's ``client``
+    table (``{name = "…", version = "…"}``, the version optional) and a launched spec's."""
+
+    name: str
+    version: str | None = None  # None: mcplock's own version, when the server is launched
+
+    def stored(self) -> dict[str, str]:
+        """The lock's ``client`` table."""
+        return {"name": self.name, **({"version": self.version} if self.version is not None else {})}
+
+    def info(self, default_version: str) -> dict[str, str]:
+        """The ``clientInfo`` announced: ``default_version`` where none is recorded."""
+        return {"name": self.name, "version": self.version if self.version is not None else default_version}
+
+
+# The client capabilities a server is probed with, by name (mcplock.client_capabilities): the
+# lock's `client-capabilities` and a launched spec's
+ClientCapabilities = tuple[str, ...]
+
+
 class Transport(StrEnum):
     """What carries a server's messages, by the name the lock writes (``transport = "stdio"``).
     A str: it compares, hashes and serialises as that name, so the lock's TOML is unchanged. A new
@@ -55,9 +77,9 @@ class ServerSpec:
     # Values for ${VAR} templates taken from a host config: memory only.
     secrets: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     auth: AuthSpec | None = None  # OAuth (mcplock.auth); None: headers only, or none
-    # (name, version) to announce in initialize; None: ProbeOptions' (mcplock by default).
+    # The client to announce (clientInfo); None: ProbeOptions' (mcplock by default).
     # Not part of stored(): it is the lock's `client`, not the host config's.
-    client: tuple[str, str] | None = None
+    client: ClientIdentity | None = None
     # The exact artefact the command runs (mcplock.packages.PackagePin), or None: part of the
     # launch (a changed pin is a changed launch). A host config never has one, so config-hash
     # (taken over an imported spec) is unaffected.
@@ -66,7 +88,7 @@ class ServerSpec:
     # Not part of stored() nor of the launch: what runs is the command and its package pin.
     registry: Any = None
     # The lock's `client-capabilities` (None: not recorded, the default is declared).
-    client_capabilities: tuple[str, ...] | None = None
+    client_capabilities: ClientCapabilities | None = None
 
     def __post_init__(self) -> None:
         if type(self.transport) is not Transport:  # a name from a file or the command line

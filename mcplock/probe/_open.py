@@ -40,7 +40,9 @@ class _Legacy(Exception):
 
 
 def client_info(spec: ServerSpec, opts: ProbeOptions) -> dict[str, Any]:
-    return dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version), strict=False))
+    if spec.client is not None:
+        return spec.client.info(opts.client_version)
+    return {"name": opts.client_name, "version": opts.client_version}
 
 
 async def open_session(
