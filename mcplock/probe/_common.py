@@ -95,7 +95,7 @@ def is_server_request(obj: dict[str, Any]) -> bool:
     return "method" in obj and "id" in obj
 
 
-def answer_server_request(req: dict[str, Any], why: str = "mcplock is probing definitions") -> dict[str, Any]:
+def answer_server_request(req: Mapping[str, Any], why: str = "mcplock is probing definitions") -> dict[str, Any]:
     """Our reply to a request the server sends us, harmless: pong to ``ping``; for the
     capabilities a probe declares (:mod:`mcplock.client_capabilities`) no roots, sampling
     refused (``why`` says so), elicitation declined; else method not found."""
