@@ -249,7 +249,10 @@ def secure_url(url: str) -> bool:
     )
 
 
-def _assertion_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | None:
+Problem = tuple[str, str, str | None]  # (the key, what is wrong with it, a hint or None)
+
+
+def _assertion_problem(v: Mapping[str, str]) -> Problem | None:
     """What is wrong with the identity-assertion keys of an ``auth`` table; None if nothing."""
     keys = ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")
     if v.get("method") != "identity-assertion":
@@ -271,18 +274,40 @@ def _assertion_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | No
     return None
 
 
-def auth_table_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | None:
-    """What is wrong with an ``auth`` table of a lock, as (key, what, hint); None if nothing."""
-    method, secret, key = v.get("method"), v.get("client-secret"), v.get("client-key")
-    names = template_names(secret) if secret is not None else []
-    if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
+def auth_table_problem(v: Mapping[str, str]) -> Problem | None:
+    """What is wrong with an ``auth`` table of a lock, as (key, what, hint); None if nothing.
+    The checks in order: the client secret, the client key (and its signing algorithm), the
+    identity-assertion keys, the client ID metadata document."""
+    for check in (_secret_problem, _key_problem, _assertion_problem, _metadata_url_problem):
+        problem = check(v)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _secret_problem(v: Mapping[str, str]) -> Problem | None:
+    secret = v.get("client-secret")
+    if secret is None:
+        return None
+    names = template_names(secret)
+    if not names or secret != "".join(f"${{{n}}}" for n in names):
         return (
             "client-secret",
             "must be a ${VAR} template, never a secret",
             'write client-secret = "${MY_CLIENT_SECRET}" and export the variable',
         )
+    return None
+
+
+def _key_problem(v: Mapping[str, str]) -> Problem | None:
+    """A client key: a path or template, of a `client-credentials` server with a client-id and
+    no secret; its signing algorithm one of SIGNING_ALGS (and only with a key)."""
+    key = v.get("client-key")
     if key is not None and (
-        "PRIVATE KEY" in key or method != "client-credentials" or secret is not None or not v.get("client-id")
+        "PRIVATE KEY" in key
+        or v.get("method") != "client-credentials"
+        or v.get("client-secret") is not None
+        or not v.get("client-id")
     ):
         return (
             "client-key",
@@ -292,11 +317,12 @@ def auth_table_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | No
         )
     if v.get("signing-alg") is not None and (key is None or v["signing-alg"] not in SIGNING_ALGS):
         return "signing-alg", f"must be one of {', '.join(SIGNING_ALGS)}, with a client-key", None
-    problem = _assertion_problem(v)
-    if problem is not None:
-        return problem
+    return None
+
+
+def _metadata_url_problem(v: Mapping[str, str]) -> Problem | None:
     cimd = v.get("client-metadata-url")
-    if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
+    if cimd is not None and (v.get("method") != "oauth" or not cimd.startswith("https://")):
         return "client-metadata-url", "must be an https:// URL of an `oauth` server", None
     return None
 
