@@ -82,6 +82,15 @@ def dumps(msg: Mapping[str, Any]) -> str:
     return _ENCODER.encode(msg)
 
 
+def _run_now(callback: OnDone, fut: asyncio.Future[Any]) -> None:
+    """``callback(fut)`` as the event loop would run a done callback: an error in it is the
+    loop's to report, never the reader's (which would take it for a broken server)."""
+    try:
+        callback(fut)
+    except Exception as e:
+        fut.get_loop().call_exception_handler({"message": "a request's done callback failed", "exception": e})
+
+
 def is_jsonrpc(obj: Any) -> bool:
     """A JSON-RPC 2.0 message (single object; batches are gone from MCP)."""
     return isinstance(obj, dict) and obj.get("jsonrpc") == "2.0" and ("method" in obj or "id" in obj)
@@ -267,10 +276,15 @@ def scrubbed(err: ProbeError, secrets: list[str]) -> ProbeError:
     return err.evolve(message=msg, action=action)
 
 
+OnDone = Callable[["asyncio.Future[Any]"], None]  # hears a request written at once end (request_now)
+
+
 class Defaults:
     """What a transport without the matching ability answers (:class:`mcplock.probe.transport.Connection`)."""
 
-    def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
+    def request_now(
+        self, method: str, params: dict[str, Any] | None, on_done: OnDone | None = None
+    ) -> tuple[int, asyncio.Future[Any]] | None:
         return None  # no write without a task: use request()
 
     def write_now(self, msg: dict[str, Any]) -> bool:
@@ -288,7 +302,9 @@ class PendingRequests(Defaults):
 
     The transport's reader resolves ``_pending[id]``; :meth:`_fail` ends every waiting
     request at once. A failed future is marked retrieved, so asyncio never logs the raw
-    error text (it may hold unscrubbed server output).
+    error text (it may hold unscrubbed server output). A request written at once
+    (:meth:`_watch_now`) hears its answer in the read callback that brought it, not one
+    event-loop turn later as a future's done callback would (the guard's per-call path).
     """
 
     state: State
@@ -309,6 +325,7 @@ class PendingRequests(Defaults):
         self.tools: dict[str, Any] = {}
         self._next_id = 0
         self._pending = {}
+        self._now: dict[int, OnDone] = {}  # a request written at once -> what hears its end (_watch_now)
         self._failure = None
         self.on_message = None
         self.on_failure = None
@@ -329,7 +346,13 @@ class PendingRequests(Defaults):
             rid = msg.get("id")
             fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
             if fut is not None and not fut.done():
-                fut.set_result(msg)
+                ended = self._now.pop(rid, None)
+                if ended is None:
+                    fut.set_result(msg)
+                else:  # heard now, in this read callback: no event-loop turn in between
+                    fut.remove_done_callback(ended)
+                    fut.set_result(msg)
+                    _run_now(ended, fut)
             elif self.on_message is not None:
                 self.on_message(msg)  # the session drops it, and says so
         elif self.on_message is not None:
@@ -354,6 +377,20 @@ class PendingRequests(Defaults):
         if self.on_message is not None:
             self.state.relaying(method)
         return rid, msg, fut
+
+    def _watch_now(self, rid: int, fut: asyncio.Future[dict[str, Any]], on_done: OnDone | None) -> None:
+        """Forget request ``rid`` once ``fut`` is done, and tell ``on_done``: at once when its
+        answer is read (:meth:`_dispatch`), else from the future's done callback (a failure, a
+        cancellation)."""
+
+        def ended(f: asyncio.Future[Any]) -> None:
+            self._pending.pop(rid, None)
+            self._now.pop(rid, None)
+            if on_done is not None:
+                on_done(f)
+
+        fut.add_done_callback(ended)
+        self._now[rid] = ended
 
     def _finish(self, rid: int, method: str) -> None:
         """Request ``rid`` is answered, failed or abandoned."""

@@ -18,6 +18,7 @@ from mcplock.errors import ProbeError
 from mcplock.probe._common import (
     INVALID_JSON_HINT,
     BadConstant,
+    OnDone,
     PendingRequests,
     State,
     TailBuffer,
@@ -205,13 +206,16 @@ class StdioTransport(PendingRequests):
         self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
         return True
 
-    def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
+    def request_now(
+        self, method: str, params: dict[str, Any] | None, on_done: OnDone | None = None
+    ) -> tuple[int, asyncio.Future[Any]] | None:
         """:meth:`request` without a task: the request is written already; its id and the
-        future of the answer. None when it cannot be written at once (use :meth:`request`)."""
+        future of the answer (``on_done`` hears it end: in the read callback that brought the
+        answer). None when it cannot be written at once (use :meth:`request`)."""
         if not self._can_write_now():
             return None
         rid, msg, fut = self._new_request(method, params)
-        fut.add_done_callback(lambda _f: self._pending.pop(rid, None))
+        self._watch_now(rid, fut, on_done)
         self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
         return rid, fut
 
