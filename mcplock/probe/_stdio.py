@@ -215,7 +215,7 @@ class StdioTransport(PendingRequests):
         if not self._can_write_now():
             return None
         rid, msg, fut = self._new_request(method, params)
-        self._watch_now(rid, fut, on_done)
+        self._watch_now(rid, method, fut, on_done)
         self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
         return rid, fut
 
