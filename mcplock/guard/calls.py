@@ -3,7 +3,6 @@ the upstream answers that count as drift evidence. Pure helpers; jsonschema load
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -71,7 +70,7 @@ class Declared:
                 self._visit(target, root, depth + 1)
 
     def undeclared(self, arguments: Any) -> list[str]:
-        if self.open or not isinstance(arguments, dict):
+        if self.open or not isinstance(arguments, dict) or arguments.keys() <= self.names:
             return []
         return [
             f"{k}: not a property the locked schema declares (no reviewed definition asked for it)"
@@ -128,9 +127,12 @@ class Validators:
         v, fast, declared = cached
         extra = declared.undeclared(arguments)
         if fast is not None and not extra:
-            with contextlib.suppress(Exception):  # an odd instance: jsonschema decides
-                if fast(arguments):
-                    return []
+            try:
+                valid = fast(arguments)
+            except Exception:  # an odd instance: jsonschema decides
+                valid = False
+            if valid:
+                return []
         errs = sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
         return [*extra, *(f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errs)][
             :20

@@ -96,6 +96,14 @@ def compile_check(schema: Any) -> Check | None:
         return None
 
 
+def _all_of(checks: list[Check]) -> Check:
+    """The check that each of (two or more) ``checks`` holds, in order: ``and``s, not a generator
+    for ``all`` on every call (a call's schema is checked on the guard's per-call path)."""
+    first, rest = checks[0], checks[1:]
+    second = rest[0] if len(rest) == 1 else _all_of(rest)
+    return lambda x: first(x) and second(x)
+
+
 def _count(v: Any) -> int:
     if type(v) is not int or v < 0:
         raise _Unsupported
@@ -115,7 +123,7 @@ def _compile(schema: Any) -> Check:
         return lambda _x: True
     if len(checks) == 1:
         return checks[0]
-    return lambda x: all(c(x) for c in checks)
+    return _all_of(checks)
 
 
 def _type_checks(schema: dict[str, Any]) -> list[Check]:
