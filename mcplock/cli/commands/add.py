@@ -15,13 +15,13 @@ from mcplock import severity
 from mcplock.cli import context, progress
 from mcplock.cli.commands.registry import REGISTRY, confirm_remote_variables, registry_spec
 from mcplock.cli.context import Cli
+from mcplock.cli.flags import check_args, check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.cli.trust import ask, terminal
 from mcplock.core import add as core_add
 from mcplock.core.add import Findings, Staged
 from mcplock.core.probing import Results
-from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.documents import dynamic_skills
 from mcplock.errors import SecretError, UntrustedError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry

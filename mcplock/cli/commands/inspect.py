@@ -8,9 +8,9 @@ import typer
 
 from mcplock.cli import context, progress
 from mcplock.cli.commands.registry import REGISTRY, inspect_entry
+from mcplock.cli.flags import check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.cli.options import PASS_ENV, ProbeArgs, probing
 from mcplock.core.probing import result_of
-from mcplock.core.specs import check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.errors import ProbeError, UsageError
 from mcplock.spec import ServerSpec, Transport
 
