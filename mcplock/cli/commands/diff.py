@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from mcplock.cli import context, reports
@@ -11,6 +13,11 @@ from mcplock.cli.trust import guarded
 from mcplock.core.diff import diff_servers
 from mcplock.errors import UsageError
 from mcplock.severity import SEVERITIES
+
+if TYPE_CHECKING:
+    from mcplock.core.check import Finding
+    from mcplock.lock.model import Lock
+    from mcplock.orgpolicy import OrgPolicy
 
 CLOAK_HELP = (
     "Probe each server again as each well-known host announces itself (Claude Code, Cursor, Codex, "
@@ -105,7 +112,7 @@ def cmd_diff(
     return code
 
 
-def _policy_findings(org, lock, names: set[str]) -> list:
+def _policy_findings(org: OrgPolicy | None, lock: Lock, names: set[str]) -> list[Finding]:
     """The organisation's policy over the servers diffed (docs/policy.md)."""
     if org is None:
         return []
@@ -115,7 +122,7 @@ def _policy_findings(org, lock, names: set[str]) -> list:
     return policy_findings(org, Lock({n: s for n, s in lock.servers.items() if n in names}, path=lock.path))
 
 
-def _with_policy(fmt: str, report: str, violations: list) -> str:
+def _with_policy(fmt: str, report: str, violations: list[Finding]) -> str:
     """The JSON report carries the policy's findings under `policy`, the Markdown one a section of
     its own (the others: on stderr)."""
     if not violations or fmt not in ("json", "markdown"):

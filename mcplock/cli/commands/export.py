@@ -13,6 +13,7 @@ from mcplock.untrusted import safe_text
 
 if TYPE_CHECKING:
     from mcplock.core.export import FileChange
+    from mcplock.lock.model import Lock
 
 HOST_HELP = (
     "A host to export to (repeatable): claude-code, codex, gemini, opencode, cursor. "
@@ -171,14 +172,14 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
     return 0
 
 
-def _export_v1(cli: context.Cli, lock: object, out_file: str | None, dry_run: bool) -> int:
+def _export_v1(cli: context.Cli, lock: Lock, out_file: str | None, dry_run: bool) -> int:
     import os
     import sys
 
     from mcplock.interop import canonical, produce, reader
     from mcplock.lock.store import write_atomic
 
-    doc, notes = produce.document(lock)  # type: ignore[arg-type]
+    doc, notes = produce.document(lock)
     for n in notes:
         cli.note(n)
     if out_file == "-":

@@ -5,6 +5,7 @@ docs/signing.md). `export --format mcp-lock-v1` (the producer) is in export.py."
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
@@ -12,6 +13,13 @@ from rich.text import Text
 from mcplock.cli import context
 from mcplock.cli.options import ORG_POLICY
 from mcplock.untrusted import safe_text
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from mcplock.interop.agree import Disagreement
+    from mcplock.interop.reader import Problem
+    from mcplock.orgpolicy import OrgPolicy
 
 
 def cmd_verify_lock(
@@ -93,7 +101,7 @@ def cmd_verify_lock(
         )
     if signature is not None and key is not None:
         problems.extend(_document_signature(signature, key, digest))
-    disagreements: list = []
+    disagreements: list[Disagreement] = []
     compared = None
     if (
         against
@@ -168,7 +176,7 @@ def cmd_verify_lock(
     return code
 
 
-def _document_signature(path: str, key_path: str, digest: str | None) -> list:
+def _document_signature(path: str, key_path: str, digest: str | None) -> list[Problem]:
     """§8.4 for a document: the envelope at ``path`` verifies with the key and names ``digest``."""
     from mcplock import signing
     from mcplock.interop.reader import Problem
@@ -262,7 +270,7 @@ def cmd_sign(
     return 0
 
 
-def _sign_document(cli: context.Cli, private: object, document: str, org: object) -> int:
+def _sign_document(cli: context.Cli, private: Ed25519PrivateKey, document: str, org: OrgPolicy | None) -> int:
     from mcplock import signing
     from mcplock.errors import McplockError, UsageError
     from mcplock.interop import reader
@@ -285,7 +293,7 @@ def _sign_document(cli: context.Cli, private: object, document: str, org: object
             hint=f"`mcplock verify-lock {document}` names every problem",
             code="signature",
         )
-    env = signing.sign(private, reader.whole_lock_digest(doc), getattr(org, "digest", None))
+    env = signing.sign(private, reader.whole_lock_digest(doc), org.digest if org is not None else None)
     path = os.path.join(os.path.dirname(document), "mcp-lock.sig")
     write_atomic(path, signing.dumps(env))
     cli.say(

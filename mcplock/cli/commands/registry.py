@@ -3,6 +3,8 @@ spec `add REGISTRY_NAME[@VERSION]` locks (its logic: mcplock/core/registry.py)."
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import typer
 from rich.text import Text
 
@@ -10,6 +12,9 @@ from mcplock.cli import context
 from mcplock.cli.context import Cli
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import safe_text, sanitize
+
+if TYPE_CHECKING:
+    from mcplock.packages.mcp_registry import Entry
 
 REGISTRY = typer.Option(
     None,
@@ -108,7 +113,7 @@ def warn_plain_http(cli: Cli, base: str) -> None:
         )
 
 
-def _package_of(server: dict) -> str:
+def _package_of(server: dict[str, Any]) -> str:
     from mcplock.packages.server_json import pick_package
 
     p = pick_package(server) or next(iter(server.get("packages") or []), None)
@@ -120,7 +125,7 @@ def _package_of(server: dict) -> str:
     return f"remote {remote.get('url', '?')}" if isinstance(remote, dict) else "-"
 
 
-def _row(e) -> dict[str, object]:
+def _row(e: Entry) -> dict[str, object]:
     return {
         "name": e.name,
         "version": e.version,

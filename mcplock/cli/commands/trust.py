@@ -6,6 +6,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
+from mcplock.spec import ServerSpec
 from mcplock.untrusted import safe_text, shell_word
 
 
@@ -27,7 +28,7 @@ def cmd_trust(
     selected = select(load(cli.lockfile), list(names or []))
     specs = core_trust.launch_specs(selected, cli.lock_dir)
     pending = core_trust.untrusted(specs, cli.lock_dir)  # what is new here
-    held: list = []
+    held: list[ServerSpec] = []
     if not names:  # a bulk trust never covers a launch that loads code through a variable: named, it is
         from mcplock.packages.envcode import of_spec
 

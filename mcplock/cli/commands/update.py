@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.text import Text
 
@@ -9,6 +11,14 @@ from mcplock.cli import context, progress
 from mcplock.cli.options import OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.untrusted import safe_text, sanitize
+
+if TYPE_CHECKING:
+    from mcplock.core.probing import Results
+    from mcplock.core.update import Row
+    from mcplock.errors import ProbeError
+    from mcplock.lock.model import ServerEntry
+    from mcplock.lock.review import StageResult
+    from mcplock.spec import ServerSpec
 
 
 def cmd_outdated(
@@ -57,15 +67,16 @@ def cmd_outdated(
     out.rstrip()
     cli.say(out)
     for r in errors:
-        report_failure(cli, r.server, r.error)  # type: ignore[arg-type]
+        if r.error is not None:
+            report_failure(cli, r.server, r.error)
     if behind:
         cli.info("move them with `mcplock update [NAME…]`; the new releases' definitions are staged for review")
     return code
 
 
 def move_pins(
-    cli: context.Cli, selected: list, rows: list, probe: ProbeArgs, *, again: set[str]
-) -> tuple[dict, list, dict, dict, list]:
+    cli: context.Cli, selected: list[ServerEntry], rows: list[Row], probe: ProbeArgs, *, again: set[str]
+) -> tuple[dict[str, ServerSpec], list[tuple[str, StageResult]], dict[str, ProbeError], Results, list[ServerEntry]]:
     """Move the pins of ``rows`` behind (and of the servers in ``again``) in ``cli.lockfile``:
     install the new releases, probe them, stage their definitions as pending and write the pins
     of the servers whose probe succeeded (`update`, and `update-pr` in its worktree). Returns the
@@ -75,10 +86,10 @@ def move_pins(
     from mcplock.core import update as core_update
 
     moving = core_update.new_pins(rows, selected, cli.lock_dir, again=again)
-    summary: list = []
-    failed: dict = {r.server: r.error for r in rows if r.error is not None}
-    results: dict = {}
-    rewritten: list = []
+    summary: list[tuple[str, StageResult]] = []
+    failed: dict[str, ProbeError] = {r.server: r.error for r in rows if r.error is not None}
+    results: Results = {}
+    rewritten: list[ServerEntry] = []
     if moving:
         chosen = [s for s in selected if s.name in moving]
         the_plan = core_refresh.Plan([moving[s.name] for s in chosen], {})

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
@@ -15,6 +16,11 @@ from mcplock.cli.options import ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.errors import McplockError
 from mcplock.untrusted import safe_text
+
+if TYPE_CHECKING:
+    from mcplock.compare import ServerDiff
+    from mcplock.core.update import Row
+    from mcplock.core.update_pr import Move, Moved, Outcome, Render
 
 
 @contextlib.contextmanager
@@ -28,10 +34,7 @@ def _lockfile(cli: context.Cli, path: str) -> Iterator[None]:
         cli.lockfile = old
 
 
-def _line(o: object) -> Text:
-    from mcplock.core.update_pr import Outcome
-
-    assert isinstance(o, Outcome)
+def _line(o: Outcome) -> Text:
     names = ", ".join(o.servers)
     what = ", ".join(f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}" for m in o.moves)
     pr = f"#{o.pr.number} {o.pr.url}" if o.pr is not None else ""
@@ -128,7 +131,7 @@ def cmd_update_pr(
                 if fmt == "text":
                     cli.say(_line(o))
                     if o.error is not None:
-                        report_failure(cli, ", ".join(o.servers), o.error)  # type: ignore[arg-type]
+                        report_failure(cli, ", ".join(o.servers), o.error)
                     if o.action.startswith("would-"):
                         cli.say(Text(f"--- body of {o.branch} ---", style="dim"))
                         cli.say(safe_text(o.body))
@@ -184,8 +187,8 @@ def _origin_url(where: str) -> str | None:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
-def _mover(cli: context.Cli, probe: ProbeArgs):
-    def move(lockfile: str, rows: list) -> object:
+def _mover(cli: context.Cli, probe: ProbeArgs) -> Move:
+    def move(lockfile: str, rows: list[Row]) -> Moved:
         from mcplock.cli.commands.update import move_pins
         from mcplock.core.diff import diff_servers
         from mcplock.core.update_pr import Moved
@@ -199,7 +202,7 @@ def _mover(cli: context.Cli, probe: ProbeArgs):
             _, summary, failed, results, _ = move_pins(cli, selected, rows, probe, again=set())
             staged = dict(summary)
             moves = [m for m in moves_of(rows, staged, failed) if m["status"] == "moved"]
-            diffs: list = []
+            diffs: list[ServerDiff] = []
             if staged:
                 lock = load(lockfile)
                 diffs, _ = diff_servers(lock, select(lock, [n for n in names if n in staged]), results)
@@ -208,13 +211,11 @@ def _mover(cli: context.Cli, probe: ProbeArgs):
     return move
 
 
-def _render(lock_path: str):
-    def render(branch: str, moved: object) -> tuple[str, str, str]:
+def _render(lock_path: str) -> Render:
+    def render(branch: str, moved: Moved) -> tuple[str, str, str]:
         from mcplock.core.gitrepo import TRAILER
-        from mcplock.core.update_pr import Moved
         from mcplock.render import update_pr as r
 
-        assert isinstance(moved, Moved)
         return (
             r.title(moved.moves),
             r.body(moved.moves, moved.diffs, branch=branch, lockfile=lock_path, links=moved.links, failed=moved.failed),
