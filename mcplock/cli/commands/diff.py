@@ -15,6 +15,7 @@ from mcplock.errors import UsageError
 from mcplock.severity import SEVERITIES
 
 if TYPE_CHECKING:
+    from mcplock.compare import ServerDiff
     from mcplock.core.check import Finding
     from mcplock.lock.model import Lock
     from mcplock.orgpolicy import OrgPolicy
@@ -50,12 +51,7 @@ def cmd_diff(
 
     cli = context.of(ctx)
     cli.report_format("diff", fmt, formats.FORMATS)
-    if fail_on is not None and fail_on.lower() not in SEVERITIES:
-        raise UsageError(
-            f"unknown severity `{fail_on}` for --fail-on",
-            hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`",
-        )
-    fail_on = fail_on.lower() if fail_on is not None else None
+    fail_on = _severity(fail_on)
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     extra = reports.parse(cli, report_to)
     from mcplock import orgpolicy
@@ -97,6 +93,26 @@ def cmd_diff(
             for v in violations:
                 cli.info(f"policy: {v.message}; {v.hint}")
         return code
+    _print_text(cli, diffs, violations, out_file, code)
+    return code
+
+
+def _severity(fail_on: str | None) -> str | None:
+    """--fail-on: one of the severities, any case."""
+    if fail_on is None:
+        return None
+    if fail_on.lower() not in SEVERITIES:
+        raise UsageError(
+            f"unknown severity `{fail_on}` for --fail-on",
+            hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`",
+        )
+    return fail_on.lower()
+
+
+def _print_text(
+    cli: context.Cli, diffs: list[ServerDiff], violations: list[Finding], out_file: str | None, code: int
+) -> None:
+    """The text report (on stdout, or into ``out_file`` with a note), then the policy's findings."""
     from mcplock.render.diff import render_diff
 
     rendered = render_diff(diffs, color=cli.color() and not out_file)
@@ -109,7 +125,6 @@ def cmd_diff(
         from mcplock.render.text import render_findings
 
         cli.out.print(render_findings(violations))
-    return code
 
 
 def _policy_findings(org: OrgPolicy | None, lock: Lock, names: set[str]) -> list[Finding]:

@@ -113,14 +113,7 @@ def cmd_call(
     t = targets.parse(target)
     if t.kind != "tool" or not t.key:
         raise UsageError(f"`{target}` does not name a tool", hint="use `mcplock call SERVER/TOOL --args '{…}'`")
-    try:
-        arguments = json.loads(args_json)
-    except ValueError as e:
-        raise UsageError(
-            f"--args is not valid JSON: {e}", hint='pass an object, e.g. --args \'{"query": "x"}\''
-        ) from None
-    if not isinstance(arguments, dict):
-        raise UsageError("--args must be a JSON object", hint='e.g. --args \'{"query": "x"}\'')
+    arguments = _arguments(args_json)
     from mcplock.guard.session import open_session
 
     approver = True if approve else (_ask_on_terminal(cli) if sys.stdin.isatty() and sys.stderr.isatty() else False)
@@ -160,6 +153,19 @@ def cmd_call(
         ) from None
     cli.write_json(res)
     return 1 if res.get("isError") is True else 0
+
+
+def _arguments(args_json: str) -> dict[str, Any]:
+    """--args: a JSON object."""
+    try:
+        arguments = json.loads(args_json)
+    except ValueError as e:
+        raise UsageError(
+            f"--args is not valid JSON: {e}", hint='pass an object, e.g. --args \'{"query": "x"}\''
+        ) from None
+    if not isinstance(arguments, dict):
+        raise UsageError("--args must be a JSON object", hint='e.g. --args \'{"query": "x"}\'')
+    return arguments
 
 
 async def _call(session: GuardedSession, tool: str, arguments: dict[str, Any], timeout: float) -> dict[str, Any]:
