@@ -21,7 +21,7 @@ from mcplock.client_capabilities import HELP as CAPABILITIES_HELP
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
-    from mcplock.spec import AuthSpec
+    from mcplock.spec import AuthSpec, ClientIdentity
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -183,7 +183,7 @@ class ProbeArgs:
             "issuer": self.oauth_issuer,
         }
 
-    def client(self) -> dict[str, str] | None:
+    def client(self) -> ClientIdentity | None:
         from mcplock.core.specs import client_identity
 
         return client_identity(self.client_name, self.client_version)

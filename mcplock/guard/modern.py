@@ -46,16 +46,17 @@ from mcplock.probe import era
 from mcplock.untrusted import name_text
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Mapping
 
     from mcplock.guard.hostio import HostIO
     from mcplock.guard.ledger import Ledger
+    from mcplock.guard.messages import CallToolParams, Request
     from mcplock.guard.state import HostState, Notes
     from mcplock.guard.upstream import Upstream
     from mcplock.guard.view import Current
     from mcplock.lock.model import ServerEntry
 
-    AskHost = Callable[[str, Any], Awaitable[dict[str, Any] | None]]
+    AskHost = Callable[[str, Any], Awaitable[Mapping[str, Any] | None]]  # the host's answer
 
 INTERNAL_ERROR = -32603  # what a modern host gets for an upstream failure (-32000 is the legacy range)
 LISTEN_PAUSE = 1.0  # seconds before the guard's subscription upstream is opened again after it ended
@@ -154,18 +155,30 @@ class ModernHost:
             return msg
         res = msg.get("result")
         if isinstance(res, dict) and ("content" in res or "messages" in res):
-            screened, dropped = screen(res, self.server, self.views.view if self.views is not None else None)
-            if dropped:
-                msg = {**msg, "result": screened}
-                if self.notes is not None:
-                    self.notes.note(
-                        f"embedded:{dropped[0]}",
-                        f"mcplock: {self.server.name}: dropped an App "
-                        "document embedded in a result (not the one the lock accepted): "
-                        + ", ".join(name_text(u) for u in dropped),
-                    )
+            msg = self._screened(msg, res)
         if not self.host.modern:
             return msg
+        return self._in_modern_era(msg)
+
+    def _screened(self, msg: dict[str, Any], res: dict[str, Any]) -> dict[str, Any]:
+        """``msg`` with every App document embedded in its ``res`` that is not the locked one
+        dropped, and a note saying so; ``msg`` itself when none is."""
+        screened, dropped = screen(res, self.server, self.views.view if self.views is not None else None)
+        if not dropped:
+            return msg
+        if self.notes is not None:
+            self.notes.note(
+                f"embedded:{dropped[0]}",
+                f"mcplock: {self.server.name}: dropped an App "
+                "document embedded in a result (not the one the lock accepted): "
+                + ", ".join(name_text(u) for u in dropped),
+            )
+        return {**msg, "result": screened}
+
+    def _in_modern_era(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """An answer as a 2026-07-28 host reads it: a result with its ``resultType`` and its
+        caching hints, an ``input_required`` one marked as the guard's; an upstream failure
+        in the modern error range."""
         if "result" in msg and isinstance(msg["result"], dict):
             res = msg["result"]
             if "resultType" not in res:
@@ -187,7 +200,7 @@ class ModernHost:
 
     # --- subscriptions/listen (host side) ---------------------------------------------------
 
-    def listen(self, msg: dict[str, Any]) -> None:
+    def listen(self, msg: Request) -> None:
         params = member(msg, "params")
         wanted = member(params, "notifications")
         agreed = {k: True for k in _FILTERS.values() if wanted.get(k) is True}
@@ -231,7 +244,7 @@ class ModernHost:
             self.approvals.pop(next(iter(self.approvals)))
         self.io.send(approve.question(self.server.name, rid, name, args, state))
 
-    def approval_answered(self, params: dict[str, Any]) -> bool | None:
+    def approval_answered(self, params: CallToolParams) -> bool | None:
         """A retry's verdict: True when it answers the guard's question for this very call with an
         explicit accept, False when it answers it otherwise, None when it carries no state of the
         guard's approval (the question is still to be asked)."""
@@ -323,7 +336,7 @@ class ModernHost:
 
     # --- a modern host, a legacy upstream that asks it something ------------------------------
 
-    def ask_modern_host(self, msg: dict[str, Any]) -> bool:
+    def ask_modern_host(self, msg: Request) -> bool:
         """A legacy upstream's request (elicitation, roots, sampling) while a modern host's call
         is in flight: it goes to the host inside an ``input_required`` answer to that call (the
         latest one; stdio says no more). True when it did; False leaves it to be declined."""

@@ -17,7 +17,10 @@ rides along. A response crosses only as the answer to an id the guard itself sen
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcplock.guard.messages import Call
 
 REQUEST, NOTIFICATION, RESPONSE = "request", "notification", "response"
 
@@ -39,16 +42,26 @@ def shape(msg: Any) -> tuple[str, str]:
     if msg.get("jsonrpc") != "2.0":
         return "", "not JSON-RPC 2.0"
     if "method" in msg:
-        if type(msg["method"]) is not str:
-            return "", "its `method` is not a string"
-        if "result" in msg or "error" in msg:
-            return "", "a `method` beside a `result` or an `error`"
-        params = msg.get("params")
-        if params is not None and type(params) is not dict:
-            return "", "its `params` are not an object"
-        if "id" not in msg:
-            return NOTIFICATION, ""
-        return (REQUEST, "") if is_id(msg["id"]) else ("", "its id is not a string or a number")
+        return _call_shape(msg)
+    return _answer_shape(msg)
+
+
+def _call_shape(msg: dict[str, Any]) -> tuple[str, str]:
+    """The shape of a message with a ``method``: a request or a notification, or why neither."""
+    if type(msg["method"]) is not str:
+        return "", "its `method` is not a string"
+    if "result" in msg or "error" in msg:
+        return "", "a `method` beside a `result` or an `error`"
+    params = msg.get("params")
+    if params is not None and type(params) is not dict:
+        return "", "its `params` are not an object"
+    if "id" not in msg:
+        return NOTIFICATION, ""
+    return (REQUEST, "") if is_id(msg["id"]) else ("", "its id is not a string or a number")
+
+
+def _answer_shape(msg: dict[str, Any]) -> tuple[str, str]:
+    """The shape of a message without a ``method``: a response, or why it is none."""
     if not is_id(msg.get("id")):
         if "result" in msg or "error" in msg:
             return "", "an answer without a usable id"
@@ -66,7 +79,7 @@ def shape(msg: Any) -> tuple[str, str]:
     return "", "an id alone (neither a request nor an answer)"
 
 
-def rebuilt(msg: dict[str, Any], rid: Any = None) -> dict[str, Any]:
+def rebuilt(msg: Call, rid: Any = None) -> dict[str, Any]:
     """A well-formed request or notification with only its own fields (``rid``: the id it gets)."""
     out: dict[str, Any] = {"jsonrpc": "2.0"}
     if rid is not None:
