@@ -173,9 +173,10 @@ def _big_project(mcplock: str, work: Path) -> str:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _home import isolate
+    from _home import as_installed, isolate
 
     isolate()
+    as_installed()  # an installed mcplock has its .pyc files (docs/performance.md)
     bin_dir = Path(sys.executable).parent
     rows = guard_rows(os.environ.get("MCPLOCK", str(bin_dir / "mcplock")))
     print("| what | time | peak RSS | overhead |\n|---|---|---|---|")
