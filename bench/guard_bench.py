@@ -129,7 +129,7 @@ def guard_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
             "the same through `mcplock run` (policy check, local jsonschema validation, relay)",
             f"{guard_p50 * 1000:.3f} ms",
             f"{guard_rss:.0f} MiB",
-            f"+{over:.3f} ms per call (target ≤ 0.25 ms)",
+            f"+{over:.3f} ms per call (target ≤ 0.10 ms)",
         ),
         ("spawn → first `tools/list` answer, direct", f"{direct_first * 1000:.0f} ms", "", "baseline"),
         (
