@@ -22,12 +22,14 @@ from mcplock.errors import ProbeError
 from mcplock.guard.calls import server_question
 from mcplock.guard.hostio import SERVER_ERROR, error
 from mcplock.guard.ledger import Key, Ledger, host_key
+from mcplock.guard.messages import cancelled_params
 from mcplock.guard.view import KINDS, View, live_hashes
 from mcplock.guard.wellformed import REQUEST, RESPONSE, answer_fields, rebuilt, shape
 from mcplock.probe import era
 
 if TYPE_CHECKING:
     from mcplock.guard.hostio import HostIO
+    from mcplock.guard.messages import Notification, Request
     from mcplock.guard.modern import ModernHost
     from mcplock.guard.state import HostState, Notes
     from mcplock.guard.upstream import Upstream
@@ -159,7 +161,7 @@ class UpstreamSide:
         """A notification or a reply to the upstream, in order with everything else sent."""
         send_up(self.up, self.ledger, msg)
 
-    def relay(self, msg: dict[str, Any], then: Then | None = None) -> None:
+    def relay(self, msg: Request, then: Then | None = None) -> None:
         """Relay one host request: now when the upstream takes it at once, else in a task."""
         rid = msg["id"]
         call = _InFlight(rid, host_key(rid), msg["method"], then)
@@ -211,7 +213,7 @@ class UpstreamSide:
 
     async def forward(
         self,
-        msg: dict[str, Any],
+        msg: Request,
         then: Then | None = None,
         rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
@@ -272,30 +274,41 @@ class UpstreamSide:
         if not self.host.ready:
             self.up_held.append(msg)
             return
-        method = msg["method"]
-        if method == "notifications/subscriptions/acknowledged":
+        if msg["method"] == "notifications/subscriptions/acknowledged":
             return  # the guard's own subscription upstream (a modern upstream)
-        if kind == REQUEST:  # a server request (sampling, elicitation, roots, ping)
-            if self.host.modern and self.modern.ask_modern_host(msg):
-                return  # it reaches the host inside an input_required answer to its call
-            if self.host.modern:  # a modern host takes no requests: answered here, harmlessly
-                from mcplock.probe.transport import answer_server_request
+        if kind == REQUEST:
+            self._server_request(msg)
+        else:
+            self._server_notification(msg)
 
-                self.notes.note(
-                    f"server-request:{method}",
-                    f"mcplock: {self.server.name} asked the host "
-                    f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined",
-                )
-                self.send_up(answer_server_request(msg, "the host speaks MCP 2026-07-28"))
-                return
-            if self.host.gone:
-                self.send_up(error(msg["id"], SERVER_ERROR, "the host closed the session"))
-                return
-            hid = self.ledger.relaying(msg["id"])
-            if method == "elicitation/create":  # a person must tell it from the guard's own question
-                msg = {**msg, "params": server_question(self.server.name, msg.get("params"))}
-            self.io.send(rebuilt(msg, hid))
+    def _server_request(self, msg: Request) -> None:
+        """A server's request (sampling, elicitation, roots, ping): to the host under an id of
+        the guard's, inside a modern host's call, or answered here when no host can take it."""
+        method = msg["method"]
+        if self.host.modern and self.modern.ask_modern_host(msg):
+            return  # it reaches the host inside an input_required answer to its call
+        if self.host.modern:  # a modern host takes no requests: answered here, harmlessly
+            from mcplock.probe.transport import answer_server_request
+
+            self.notes.note(
+                f"server-request:{method}",
+                f"mcplock: {self.server.name} asked the host "
+                f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined",
+            )
+            self.send_up(answer_server_request(msg, "the host speaks MCP 2026-07-28"))
             return
+        if self.host.gone:
+            self.send_up(error(msg["id"], SERVER_ERROR, "the host closed the session"))
+            return
+        hid = self.ledger.relaying(msg["id"])
+        if method == "elicitation/create":  # a person must tell it from the guard's own question
+            msg = {**msg, "params": server_question(self.server.name, msg.get("params"))}
+        self.io.send(rebuilt(msg, hid))
+
+    def _server_notification(self, msg: Notification) -> None:
+        """A server's notification: a list change re-verifies, a cancellation is mapped to the
+        host's id, the rest goes on rebuilt."""
+        method = msg["method"]
         if method in _CHANGED:
             self._changed(_CHANGED[method])
             if method != "notifications/resources/list_changed":
@@ -303,7 +316,7 @@ class UpstreamSide:
             self.modern.notify_host(method)
             return
         if method == "notifications/cancelled":
-            params = msg.get("params") or {}
+            params = cancelled_params(msg)
             for hid in self.ledger.cancelled_upstream(params.get("requestId")):
                 self.io.send({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": hid}})
             return

@@ -78,13 +78,19 @@ def bad_constant_message(text: str | bytes, err: BadConstant) -> str:
         v = v[k]
     token = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
     where = "".join(f"[{k}]" if isinstance(k, int) else (f".{k}" if i else str(k)) for i, k in enumerate(path))
-    what = ""
+    what = _listed_item(obj, path)
+    return f"the server sent `{token}`{what} at {sanitize(where, 200)}: JSON has no such value, so it cannot be pinned"
+
+
+def _listed_item(obj: Any, path: list[str | int]) -> str:
+    """`` in tool `NAME` `` when ``path`` lies inside an item of a list result (by its name, URI
+    template or URI); empty otherwise."""
     if len(path) > 3 and path[0] == "result" and path[1] in _NOUNS and isinstance(path[2], int):
         item = obj["result"][path[1]][path[2]]
         key = next((item[k] for k in ("name", "uriTemplate", "uri") if isinstance(item.get(k), str)), None)
         if key is not None:
-            what = f" in {_NOUNS[str(path[1])]} `{sanitize(key, 120)}`"
-    return f"the server sent `{token}`{what} at {sanitize(where, 200)}: JSON has no such value, so it cannot be pinned"
+            return f" in {_NOUNS[str(path[1])]} `{sanitize(key, 120)}`"
+    return ""
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # what json.dumps builds per call
@@ -128,7 +134,7 @@ def is_server_request(obj: dict[str, Any]) -> bool:
     return "method" in obj and "id" in obj
 
 
-def answer_server_request(req: dict[str, Any], why: str = "mcplock is probing definitions") -> dict[str, Any]:
+def answer_server_request(req: Mapping[str, Any], why: str = "mcplock is probing definitions") -> dict[str, Any]:
     """Our reply to a request the server sends us, harmless: pong to ``ping``; for the
     capabilities a probe declares (:mod:`mcplock.client_capabilities`) no roots, sampling
     refused (``why`` says so), elicitation declined; else method not found."""
