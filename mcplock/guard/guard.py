@@ -163,7 +163,7 @@ class Guard:
     def _dropped(self, why: str) -> None:
         self.notes.note(f"unsendable:{why}", f"mcplock: {self.server.name}: dropped a message from the server ({why})")
 
-    def _from_upstream(self, msg: dict[str, Any]) -> None:
+    def _from_upstream(self, msg: dict[str, Any] | list[Any]) -> None:
         self.upstream.from_upstream(msg)
 
     # --- host → guard: the opening, then the host requests ------------------------------
