@@ -140,7 +140,7 @@ class ModernHost:
 
     # --- server/discover --------------------------------------------------------------------
 
-    def answer_discover(self, msg: dict[str, Any]) -> None:
+    def answer_discover(self, msg: Request) -> None:
         if self.discover_early:
             self.discover_early = False  # answered before the event loop started (guard/discover.py)
             return
