@@ -135,6 +135,16 @@ def _close(got: str, want: str) -> bool:
     return got == want or (len(want) >= 7 and one_edit(got, want))
 
 
+def _imitated(ref: str, name: str, scope: str | None) -> str | None:
+    """What ``name`` (in ``scope``) looks like when it imitates the reference ``ref``, else None: a
+    scoped reference's scope must not be imitated by the name's, any other reference by the name."""
+    if ref.endswith("/") or _scope(ref) is not None:
+        want = ref if ref.endswith("/") else _scope(ref)
+        hit = scope is not None and want is not None and _close(_fold(scope), _fold(want))
+        return f"{want}{name.split('/', 1)[1]}" if hit else None
+    return ref if _close(_fold(name), _fold(ref)) else None
+
+
 def lookalike(registry: str, name: str, registry_name: str | None = None) -> LintFinding | None:
     """A ``lookalike-package`` finding when ``name`` imitates a reference name, else None. A
     package in a reference scope is the scope owner's own (only they can publish there)."""
@@ -144,14 +154,8 @@ def lookalike(registry: str, name: str, registry_name: str | None = None) -> Lin
     if name in refs or (scope is not None and scope in scopes):
         return None
     for ref in refs:
-        if ref.endswith("/") or _scope(ref) is not None:  # the scope must not imitate a reference scope
-            want = ref if ref.endswith("/") else _scope(ref)
-            hit = scope is not None and want is not None and _close(_fold(scope), _fold(want))
-            shown = f"{want}{name.split('/', 1)[1]}" if hit else ref
-        else:
-            hit = _close(_fold(name), _fold(ref))
-            shown = ref
-        if hit:
+        shown = _imitated(ref, name, scope)
+        if shown is not None:
             return LintFinding(
                 "lookalike-package",
                 HIGH,
