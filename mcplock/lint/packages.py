@@ -100,15 +100,20 @@ def _reading_keep_punct(name: str) -> str | None:
     return "".join(out)
 
 
+def _substitution_or_swap(a: str, b: str) -> bool:
+    """``a`` and ``b`` (of one length) differ in one character, or by a swap of two neighbours."""
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    if len(diff) == 1:
+        return True
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+
+
 def one_edit(a: str, b: str) -> bool:
     """Exactly one insertion, deletion, substitution or swap of neighbours apart."""
     if a == b or abs(len(a) - len(b)) > 1:
         return False
     if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (
-            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
-        )
+        return _substitution_or_swap(a, b)
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     i = 0
     while i < len(short) and short[i] == long_[i]:
@@ -184,19 +189,25 @@ def named_package(command: str | None, args: tuple[str, ...] | list[str]) -> tup
         rest = rest[1:]
     elif base not in ("npx", "pnpx", "bunx", "uvx"):
         return None
-    for i, a in enumerate(rest):
-        if a in ("-p", "--package", "--from") and i + 1 < len(rest):
-            token = rest[i + 1]
-        elif a.startswith(("--package=", "--from=")):
-            token = a.split("=", 1)[1]
-        elif a.startswith("-"):
-            continue
-        else:
-            token = a
-        if base == "uvx":
-            return "pypi", re.split(r"[=<>!~\[@ ]", token, maxsplit=1)[0]
-        at = token.find("@", 1)
-        return "npm", token[:at] if at > 0 else token
+    token = _package_argument(rest)
+    if token is None:
+        return None
+    if base == "uvx":
+        return "pypi", re.split(r"[=<>!~\[@ ]", token, maxsplit=1)[0]
+    at = token.find("@", 1)
+    return "npm", token[:at] if at > 0 else token
+
+
+def _package_argument(args: list[str]) -> str | None:
+    """The package a launcher's arguments name: a ``-p``/``--package``/``--from`` value, else the
+    first argument that is not an option."""
+    for i, a in enumerate(args):
+        if a in ("-p", "--package", "--from") and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(("--package=", "--from=")):
+            return a.split("=", 1)[1]
+        if not a.startswith("-"):
+            return a
     return None
 
 
