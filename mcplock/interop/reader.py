@@ -247,7 +247,7 @@ def _entry_rules(doc: dict[str, Any]) -> list[Problem]:
     entries = doc.get("entries")
     if not isinstance(entries, list):
         return out
-    seen: dict[tuple[Any, Any, Any], int] = {}
+    seen: dict[tuple[str, ...], int] = {}  # an entry's identity, as JSON, -> its index
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             continue
@@ -266,7 +266,7 @@ def _entry_rules(doc: dict[str, Any]) -> list[Problem]:
                 )
             )
         else:
-            seen[key] = i  # type: ignore[index]
+            seen[key] = i
         t = e.get("target")
         if isinstance(t, dict) and t.get("type") == "package" and t.get("registryType") == "oci":
             ident = t.get("identifier")
