@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import Host
+from setupcache import locked
 from test_merge_driver import _accept_description, _base_lock, _repo, _two_branches, git
 from test_merge_driver import mcplock as mcplock_in
 
@@ -31,8 +32,7 @@ def _surface(data: dict) -> None:
 
 
 def _add(cli, name: str, *extra: str) -> None:
-    r = cli("add", name, "--yes", "--policy", "none", *extra, "--", *stdio_command(surface="surface.json"))
-    assert r.returncode == 0, r.stderr
+    locked(("add", name, "--yes", "--policy", "none", *extra, "--", *stdio_command(surface="surface.json")))
 
 
 # --- 4. an App document embedded in a tool result is the locked one or dropped -----------------------

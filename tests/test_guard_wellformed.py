@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import Host
+from setupcache import locked
 
 from conftest import MCPLOCK, ROOT
 from runner import SURFACES, stdio_command
@@ -25,8 +26,7 @@ NOTE = "dropped a message from the server"
 
 
 def _lock_forger(cli) -> None:
-    r = cli("add", "forger", "--yes", "--policy", "none", "--", sys.executable, FORGER)
-    assert r.returncode == 0, r.stderr
+    locked(("add", "forger", "--yes", "--policy", "none", "--", sys.executable, FORGER), inputs=())
 
 
 def test_no_malformed_message_from_the_upstream_reaches_the_host(cli):
@@ -105,8 +105,7 @@ def test_the_python_sdk_client_never_gets_a_forged_answer(cli):
 def _lock_fixture(cli) -> None:
     Path("surface.json").write_bytes((SURFACES / "demo.json").read_bytes())
     cmd = stdio_command(surface="surface.json", extra_args=["--call-log", "calls.jsonl"])
-    r = cli("add", "docs", "--yes", "--policy", "none", "--", *cmd)
-    assert r.returncode == 0, r.stderr
+    locked(("add", "docs", "--yes", "--policy", "none", "--", *cmd))
 
 
 CALL = '"method":"tools/call","params":{"name":"search_docs","arguments":{"query":"%s"}}'
