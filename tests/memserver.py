@@ -28,7 +28,8 @@ class Server:
     a tool call's answer fields (default: the arguments echoed), an awaitable of them (a call that
     talks to the host first), or None for no answer ever; ``page_size``: tools per ``tools/list``
     page (``nextCursor`` past the first); ``delay``: seconds before each answer; ``ttl_ms``: the
-    ``ttlMs`` a modern server puts on its lists."""
+    ``ttlMs`` a modern server puts on its lists; ``results``: the answers to other methods
+    (``resources/list``: the server then declares resources)."""
 
     def __init__(
         self,
@@ -40,7 +41,9 @@ class Server:
         page_size: int | None = None,
         delay: float = 0.0,
         ttl_ms: int | None = None,
+        results: dict[str, dict[str, Any]] | None = None,
     ) -> None:
+        self.results = results or {}
         self.page_size = page_size
         self.delay = delay
         self.ttl_ms = ttl_ms
@@ -65,7 +68,10 @@ class Server:
         self._asked: dict[Any, asyncio.Future[dict[str, Any]]] = {}
 
     def caps(self) -> dict[str, Any]:
-        return {"tools": {"listChanged": self.list_changed}}
+        caps: dict[str, Any] = {"tools": {"listChanged": self.list_changed}}
+        if "resources/list" in self.results:
+            caps["resources"] = {}
+        return caps
 
     def __call__(self, msg: dict[str, Any]) -> Any:
         if "id" not in msg:
@@ -113,6 +119,8 @@ class Server:
             return self.on_call(msg)
         if method == "ping":
             return {"result": {}}
+        if method in self.results:
+            return {"result": copy.deepcopy(self.results[method])}
         return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
 
     async def ask(self, rid: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:

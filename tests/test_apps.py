@@ -213,7 +213,7 @@ def test_the_probe_declares_the_apps_extension_as_hosts_do(cli):
     srv = load("mcp.lock").servers["charts"]
     assert "show_chart" in srv.tools
     assert srv.items["ui"]["ui://chart/app.html"].definition["text"] == "<p>chart</p>"
-    assert srv.client_capabilities == ["roots", "sampling", "elicitation"]  # extensions are not names
+    assert srv.client_capabilities == ("roots", "sampling", "elicitation")  # extensions are not names
     shown = cli("inspect", "--", *stdio_command(surface="surface.json")).stdout
     assert "App documents (1):" in shown and "ui://chart/app.html  text/html;profile=mcp-app, 12 bytes" in shown
 

@@ -10,6 +10,7 @@ import asyncio
 import copy
 import json
 
+import pytest
 from memserver import Server, session
 
 from lockdata import TOOLS, accepted_server
@@ -436,5 +437,30 @@ def test_an_approval_holds_only_for_the_arguments_it_was_asked_about():
             )
             assert swapped["result"]["isError"] is True  # approved for other arguments: declined, nothing sent
             assert s.server.calls == []
+
+    run(main())
+
+
+# --- from tests/test_failsafe_round4_seams.py ---------------------------------------------------
+
+NOTES = {"uri": "file:///srv/notes/a.md", "name": "notes", "mimeType": "text/markdown"}
+
+
+@pytest.mark.parametrize(
+    "ttl, scope, want",
+    [
+        (-5, "forever", (0, "private")),
+        (99999999999, "PUBLIC", (86_400_000, "private")),
+        (5000, "public", (5000, "public")),
+    ],
+)  # the last: the sound twin
+def test_relayed_lists_carry_only_sound_caching_hints(ttl, scope, want):
+    async def main():
+        listed = {"resources": [NOTES], "resultType": "complete", "ttlMs": ttl, "cacheScope": scope}
+        async with session(Server(modern=True, results={"resources/list": listed}), entry=_entry()) as s:
+            await s.host.request("d", "server/discover", {"_meta": ENVELOPE})
+            res = (await s.host.request(1, "resources/list", {"_meta": ENVELOPE}))["result"]
+            assert res["resources"] == [NOTES]
+            assert (res["ttlMs"], res["cacheScope"]) == want, res
 
     run(main())

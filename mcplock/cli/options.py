@@ -12,12 +12,15 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 
 from mcplock.cli.context import Cli
 from mcplock.client_capabilities import HELP as CAPABILITIES_HELP
+
+if TYPE_CHECKING:
+    from mcplock.spec import ClientIdentity
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -179,7 +182,7 @@ class ProbeArgs:
             "issuer": self.oauth_issuer,
         }
 
-    def client(self) -> dict[str, str] | None:
+    def client(self) -> ClientIdentity | None:
         from mcplock.core.specs import client_identity
 
         return client_identity(self.client_name, self.client_version)

@@ -12,20 +12,20 @@ from typing import Any
 
 from mcplock.errors import McplockError, SecretError, UsageError
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import TRANSPORTS, AuthSpec, ServerSpec, Transport, env_var_name, looks_secret
+from mcplock.spec import TRANSPORTS, AuthSpec, ClientIdentity, ServerSpec, Transport, env_var_name, looks_secret
 
 
 def lock_dir(lockfile: str) -> str:
     return os.path.dirname(os.path.abspath(lockfile)) or "."
 
 
-def client_identity(client_name: str | None, client_version: str | None) -> dict[str, str] | None:
+def client_identity(client_name: str | None, client_version: str | None) -> ClientIdentity | None:
     """The client identity given for a run, as stored in the lock's `client`."""
     if not client_name:
         if client_version:
             raise UsageError("--client-version needs --client-name")
         return None
-    return {"name": client_name, **({"version": client_version} if client_version else {})}
+    return ClientIdentity(client_name, client_version or None)
 
 
 def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None, *, auth: AuthSpec | None) -> ServerEntry:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -192,12 +192,12 @@ class Guard:
 
     # --- the guard's own requests to the host ----------------------------------------------
 
-    async def ask_host(self, method: str, params: Any) -> dict[str, Any] | None:
+    async def ask_host(self, method: str, params: Any) -> Mapping[str, Any] | None:
         """One request of the guard's own to the host: its answer, or None when the host is gone
         or does not answer within the request timeout."""
         if self.host.gone:
             return None
-        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[Mapping[str, Any]] = asyncio.get_running_loop().create_future()
         hid = self.ledger.asking(fut)
         self.io.send({"jsonrpc": "2.0", "id": hid, "method": method, **({"params": params} if params else {})})
         try:

@@ -46,16 +46,17 @@ from mcplock.probe import era
 from mcplock.untrusted import name_text
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Mapping
 
     from mcplock.guard.hostio import HostIO
     from mcplock.guard.ledger import Ledger
+    from mcplock.guard.messages import CallToolParams, Request
     from mcplock.guard.state import HostState, Notes
     from mcplock.guard.upstream import Upstream
     from mcplock.guard.view import Current
     from mcplock.lock.model import ServerEntry
 
-    AskHost = Callable[[str, Any], Awaitable[dict[str, Any] | None]]
+    AskHost = Callable[[str, Any], Awaitable[Mapping[str, Any] | None]]  # the host's answer
 
 INTERNAL_ERROR = -32603  # what a modern host gets for an upstream failure (-32000 is the legacy range)
 LISTEN_PAUSE = 1.0  # seconds before the guard's subscription upstream is opened again after it ended
@@ -199,7 +200,7 @@ class ModernHost:
 
     # --- subscriptions/listen (host side) ---------------------------------------------------
 
-    def listen(self, msg: dict[str, Any]) -> None:
+    def listen(self, msg: Request) -> None:
         params = member(msg, "params")
         wanted = member(params, "notifications")
         agreed = {k: True for k in _FILTERS.values() if wanted.get(k) is True}
@@ -243,7 +244,7 @@ class ModernHost:
             self.approvals.pop(next(iter(self.approvals)))
         self.io.send(approve.question(self.server.name, rid, name, args, state))
 
-    def approval_answered(self, params: dict[str, Any]) -> bool | None:
+    def approval_answered(self, params: CallToolParams) -> bool | None:
         """A retry's verdict: True when it answers the guard's question for this very call with an
         explicit accept, False when it answers it otherwise, None when it carries no state of the
         guard's approval (the question is still to be asked)."""
@@ -335,7 +336,7 @@ class ModernHost:
 
     # --- a modern host, a legacy upstream that asks it something ------------------------------
 
-    def ask_modern_host(self, msg: dict[str, Any]) -> bool:
+    def ask_modern_host(self, msg: Request) -> bool:
         """A legacy upstream's request (elicitation, roots, sampling) while a modern host's call
         is in flight: it goes to the host inside an ``input_required`` answer to that call (the
         latest one; stdio says no more). True when it did; False leaves it to be declined."""

@@ -220,7 +220,7 @@ def _extension(
         "registry": spec.registry.stored() if spec.registry is not None else None,
         "pass-env": sorted(set(spec.pass_env)) if spec.pass_env else None,
         "auth": spec.auth.stored() if spec.auth is not None else None,
-        "client": dict(srv.client) if srv.client else None,
+        "client": srv.client.stored() if srv.client else None,
         "client-capabilities": list(srv.client_capabilities) if srv.client_capabilities is not None else None,
         "pending": srv.pending_count() or None,
     }

@@ -28,7 +28,7 @@ from mcplock.lock.model import (
 )
 from mcplock.lock.text import header_lines, parse_toml, read_text
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
-from mcplock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ServerSpec
+from mcplock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ClientCapabilities, ClientIdentity, ServerSpec
 
 __all__ = ["header_lines", "load", "loads", "read_text"]
 
@@ -289,7 +289,7 @@ class Reader:
             raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
         return PackagePin.from_stored(pt)
 
-    def client_capabilities(self, st: dict[str, Any], table: tuple[str, ...]) -> list[str] | None:
+    def client_capabilities(self, st: dict[str, Any], table: tuple[str, ...]) -> ClientCapabilities | None:
         from mcplock.client_capabilities import KNOWN
 
         caps = self.get(st, table, "client-capabilities", list)
@@ -297,13 +297,15 @@ class Reader:
             raise self.fail(
                 table, f"`client-capabilities` in {self._where(table)} must be a list of {', '.join(KNOWN)}"
             )
-        return list(caps) if caps is not None else None
+        return tuple(caps) if caps is not None else None
 
-    def client(self, st: dict[str, Any], table: tuple[str, ...]) -> dict[str, str] | None:
+    def client(self, st: dict[str, Any], table: tuple[str, ...]) -> ClientIdentity | None:
         c = self.str_map(st, table, "client") if "client" in st else None
-        if c is not None and (set(c) - {"name", "version"} or "name" not in c):
+        if c is None:
+            return None
+        if set(c) - {"name", "version"} or "name" not in c:
             raise self.fail(table, f'`client` in {self._where(table)} must be {{name = "…", version = "…"}}')
-        return c
+        return ClientIdentity(c["name"], c.get("version"))
 
     def instructions(self, table: tuple[str, ...], st: dict[str, Any]) -> Entry | None:
         text = self.get(st, table, "instructions", str)

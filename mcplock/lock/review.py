@@ -116,7 +116,7 @@ def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
     server.server_info = snap.server_info if isinstance(snap.server_info, dict) else None
     server.protocol_version = snap.protocol_version
     if snap.client_capabilities is not None:
-        server.client_capabilities = list(snap.client_capabilities)  # the client it was probed as
+        server.client_capabilities = tuple(snap.client_capabilities)  # the client it was probed as
     for kind in ("instructions", *ITEM_KINDS):
         offered = live[kind]
         if kind == "instructions":

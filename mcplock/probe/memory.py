@@ -68,11 +68,18 @@ class MemoryConnection(Defaults):
         finally:
             self._pending.pop(rid, None)
 
-    def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
+    def request_now(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        on_done: Callable[[asyncio.Future[Any]], None] | None = None,
+    ) -> tuple[int, asyncio.Future[Any]] | None:
         if not self.immediate:
             return None
         rid, fut = self._send_request(method, params)
         fut.add_done_callback(lambda _f: self._pending.pop(rid, None))
+        if on_done is not None:  # a done callback: the handler may have answered already
+            fut.add_done_callback(on_done)
         return rid, fut
 
     async def notify(self, method: str, params: dict[str, Any] | None) -> None:
