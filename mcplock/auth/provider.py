@@ -384,41 +384,7 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False, registere
             hint="register a client with the provider and pass it with --oauth-client-id",
         )
     if isinstance(e, OAuthTokenError):
-        low = text.lower()
-        if registered:
-            return ProbeError(
-                "auth",
-                f"server `{name}`: the authorization server no longer accepts the client"
-                f" mcplock registered with it: {text}",
-                action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"),
-            )
-        if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
-            step = (
-                Action(
-                    "advice",
-                    "check --oauth-client-id and that the secret variable (or the client key) is the one registered",
-                )
-                if cc
-                else login_action(
-                    spec, f"check --oauth-client-id, or drop it to register dynamically; then run `{COMMAND}`"
-                )
-            )
-            return ProbeError(
-                "auth", f"server `{name}`: the authorization server rejected the client: {text}", action=step
-            )
-        if "invalid_scope" in low:
-            return ProbeError(
-                "auth",
-                f"server `{name}`: the authorization server rejected the scopes: {text}",
-                hint="check --oauth-scopes",
-            )
-        return ProbeError(
-            "auth",
-            f"server `{name}`: the OAuth token request failed: {text}",
-            action=Action("advice", "check the client id and secret")
-            if cc
-            else login_action(spec, f"run `{COMMAND}` again"),
-        )
+        return _token_refused(spec, text, cc=cc, registered=registered)
     if isinstance(e, OAuthFlowError):
         return ProbeError(
             "auth",
@@ -434,3 +400,42 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False, registere
             hint="the server's OAuth set-up looks broken; ask its operators",
         )
     return e
+
+
+def _token_refused(spec: ServerSpec, text: str, *, cc: bool, registered: bool) -> ProbeError:
+    """A refused token request, by what was refused: mcplock's own registration, the client,
+    the scopes — else the request (the step differs for client credentials, where no login helps)."""
+    name = spec.name
+    low = text.lower()
+    if registered:
+        return ProbeError(
+            "auth",
+            f"server `{name}`: the authorization server no longer accepts the client"
+            f" mcplock registered with it: {text}",
+            action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"),
+        )
+    if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
+        step = (
+            Action(
+                "advice",
+                "check --oauth-client-id and that the secret variable (or the client key) is the one registered",
+            )
+            if cc
+            else login_action(
+                spec, f"check --oauth-client-id, or drop it to register dynamically; then run `{COMMAND}`"
+            )
+        )
+        return ProbeError("auth", f"server `{name}`: the authorization server rejected the client: {text}", action=step)
+    if "invalid_scope" in low:
+        return ProbeError(
+            "auth",
+            f"server `{name}`: the authorization server rejected the scopes: {text}",
+            hint="check --oauth-scopes",
+        )
+    return ProbeError(
+        "auth",
+        f"server `{name}`: the OAuth token request failed: {text}",
+        action=Action("advice", "check the client id and secret")
+        if cc
+        else login_action(spec, f"run `{COMMAND}` again"),
+    )
