@@ -12,7 +12,7 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import typer
 
@@ -20,7 +20,8 @@ from mcplock.cli.context import Cli
 from mcplock.client_capabilities import HELP as CAPABILITIES_HELP
 
 if TYPE_CHECKING:
-    from mcplock.spec import ClientIdentity
+    from mcplock.probe import ProbeOptions
+    from mcplock.spec import AuthSpec, ClientIdentity
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -143,7 +144,7 @@ class ProbeArgs:
     oauth_idp_client_secret: str | None = None
     oauth_issuer: str | None = None
 
-    def options(self, cli: Cli):
+    def options(self, cli: Cli) -> ProbeOptions:
         """The ProbeOptions of this run (built by the core)."""
         from mcplock.client_capabilities import parse
         from mcplock.core.probing import probe_options
@@ -158,7 +159,7 @@ class ProbeArgs:
             client_capabilities=parse(self.client_capabilities),
         )
 
-    def auth(self):
+    def auth(self) -> AuthSpec | None:
         """The ``auth`` the --oauth-* options describe (None without them)."""
         from mcplock.core.oauth import auth_spec
 
@@ -256,11 +257,12 @@ def probing(*, oauth: bool = False, login: bool = True) -> Callable[[F], F]:
             given = {k: kw.pop(k) for k in list(kw) if k in _NAMES}
             return fn(*args, probe=ProbeArgs(**given), **kw)
 
+        # typer reads the signature a function carries; typeshed declares no __signature__ on functions
         wrapper.__signature__ = sig.replace(parameters=own + added)  # type: ignore[attr-defined]
         wrapper.__annotations__ = {
             **{k: v for k, v in hints.items() if k != "probe"},
             **{name: ann for name, ann, _ in extra},
         }
-        return wrapper  # type: ignore[return-value]
+        return cast(F, wrapper)  # the command as typer must see it: its own options, then the probing ones
 
     return deco
