@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.interop.canonical import digest, sri_from_hex
 from mcplock.interop.reader import COVERAGE, entry_integrity, surface_hash
-from mcplock.lock.model import Lock, ServerEntry
+from mcplock.lock.model import Entry, Lock, ServerEntry
 
 if TYPE_CHECKING:
     from mcplock.packages.pin import PackagePin
@@ -129,24 +129,30 @@ def accepted_tools(srv: ServerEntry) -> list[dict[str, Any]]:
 
 
 def _items(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]]) -> dict[str, Any]:
+    """Every item of the server by kind and key; a pending item without its findings (they are
+    of the definition waiting for review, not of the one pinned)."""
     out: dict[str, Any] = {}
     for e in srv.entries():
-        rec: dict[str, Any] = {"state": e.state}
-        if e.hash is not None:
-            rec["hash"] = e.hash
-        if e.kind == "tool":
-            rec["enabled"] = e.enabled
-            rec["approval"] = e.approval
-        if e.pending is not None and e.pending.hash is not None:
-            rec["pending-hash"] = e.pending.hash
-        if e.rejected_hash is not None:
-            rec["rejected-hash"] = e.rejected_hash
         found = findings.get((srv.name, e.kind, e.key)) if e.pending is None else None
-        if found:
-            rec["findings"] = sorted({(f.rule, f.severity) for f in found})
-            rec["findings"] = [{"rule": r, "severity": s} for r, s in rec["findings"]]
-        out.setdefault(e.kind, {})[e.key] = rec
+        out.setdefault(e.kind, {})[e.key] = _item(e, found)
     return out
+
+
+def _item(e: Entry, found: list[Any] | None) -> dict[str, Any]:
+    """One item's record: its state and hashes, a tool's flags, its findings (once each, sorted)."""
+    rec: dict[str, Any] = {"state": e.state}
+    if e.hash is not None:
+        rec["hash"] = e.hash
+    if e.kind == "tool":
+        rec["enabled"] = e.enabled
+        rec["approval"] = e.approval
+    if e.pending is not None and e.pending.hash is not None:
+        rec["pending-hash"] = e.pending.hash
+    if e.rejected_hash is not None:
+        rec["rejected-hash"] = e.rejected_hash
+    if found:
+        rec["findings"] = [{"rule": r, "severity": s} for r, s in sorted({(f.rule, f.severity) for f in found})]
+    return rec
 
 
 def _findings(lock: Lock) -> dict[tuple[str, str, str], list[Any]]:
