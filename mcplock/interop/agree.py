@@ -173,7 +173,14 @@ def _without_findings(items: Any) -> Any:
 
 
 def _item_diff(got: Any, want: dict[str, Any]) -> str:
-    got = got if isinstance(got, dict) else {}
+    """The first five items that differ (and how many more), or "their shape" when no one item does."""
+    names = _differing_items(got if isinstance(got, dict) else {}, want)
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return shown or "their shape"
+
+
+def _differing_items(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    """``kind key`` of every item that differs without its findings; a kind that is not a table, whole."""
     names = []
     for kind in sorted(set(got) | set(want)):
         a, b = got.get(kind) or {}, want.get(kind) or {}
@@ -184,5 +191,4 @@ def _item_diff(got: Any, want: dict[str, Any]) -> str:
             ra, rb = _without_findings({kind: {key: a.get(key)}}), _without_findings({kind: {key: b.get(key)}})
             if ra != rb:
                 names.append(f"{kind} {key}" if kind != "instructions" else "instructions")
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    return shown or "their shape"
+    return names
