@@ -143,17 +143,19 @@ def _shell_string(name: str, argv: Sequence[str]) -> str | None:
     ``powershell -Command …``), None when it is given none (a script, or interactive)."""
     if name == "busybox":
         return _shell_string("sh", argv[1:]) if argv[:1] == ["sh"] else None
+    windows = _WINDOWS_STRING_FLAGS.get(name)  # the rest of the line is the command
     for i, a in enumerate(argv):
-        low = a.lower()
-        if name == "cmd" and low in ("/c", "/k"):
-            return " ".join(argv[i + 1 :])
-        if name in ("powershell", "pwsh") and low in ("-command", "-c"):
-            return " ".join(argv[i + 1 :])
-        if re.fullmatch(r"-[a-z]*c[a-z]*", a) and name not in ("cmd", "powershell", "pwsh"):
+        if windows is not None:
+            if a.lower() in windows:
+                return " ".join(argv[i + 1 :])
+        elif re.fullmatch(r"-[a-z]*c[a-z]*", a):  # a POSIX shell: the next word is the command
             return argv[i + 1] if i + 1 < len(argv) else None
         if not a.startswith("-"):
             return None
     return None
+
+
+_WINDOWS_STRING_FLAGS = {"cmd": ("/c", "/k"), "powershell": ("-command", "-c"), "pwsh": ("-command", "-c")}
 
 
 def _find_launcher(words: Sequence[str], via: str, depth: int) -> Wrapped | None:
