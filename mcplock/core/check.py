@@ -18,6 +18,7 @@ from mcplock.lock.targets import format_target, label
 from mcplock.untrusted import name_text, shell_word
 
 if TYPE_CHECKING:
+    from mcplock.lint.cache import LintCache
     from mcplock.orgpolicy import OrgPolicy
 
 
@@ -357,30 +358,41 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     (:class:`mcplock.lint.cache.LockVerdicts`, keyed by the digest of every item's hash)."""
     from mcplock.lint.cache import LintCache, LockVerdicts, lock_digest
 
-    cache = None
-    verdicts: LockVerdicts | None = None
-    digest = ""
-    hashes: dict[tuple[str, str, str], str] = {}
-    if findings is not None:
-        disputed = {(f.server, f.kind, f.name) for f in findings if f.code == "hash-mismatch"}
-        hashes = {
-            (sname, e.kind, e.key): e.hash
-            for sname, srv in lock.servers.items()
-            for e in srv.entries()
-            if e.hash and (sname, e.kind, e.key) not in disputed
-        }
-        whole = not disputed and all(
-            e.pending is None and (e.hash or e.definition is None)
-            for srv in lock.servers.values()
-            for e in srv.entries()
-        )
-        verdicts = LockVerdicts.open() if whole else None
-        if verdicts is not None:  # every item accepted and verified: the whole lock's verdict, at once
-            digest = lock_digest([(*k, h) for k, h in hashes.items()])
-            known = verdicts.get(digest)
-            if known is not None:
-                return _warnings(lock, known)
-        cache = LintCache.open()
+    if findings is None:
+        return _warnings(lock, _critical_rules(lock, None, {}))
+    hashes, whole = _verified_hashes(lock, findings)
+    verdicts = LockVerdicts.open() if whole else None
+    if verdicts is None:
+        return _warnings(lock, _critical_rules(lock, LintCache.open(), hashes))
+    # every item accepted and verified: the whole lock's verdict, at once
+    digest = lock_digest([(*k, h) for k, h in hashes.items()])
+    critical = verdicts.get(digest)
+    if critical is None:
+        critical = _critical_rules(lock, LintCache.open(), hashes)
+        verdicts.put(digest, critical)
+    return _warnings(lock, critical)
+
+
+def _verified_hashes(lock: Lock, findings: list[Finding]) -> tuple[dict[tuple[str, str, str], str], bool]:
+    """The stored hash of each item (server, kind, key) that ``findings`` do not dispute (no
+    ``hash-mismatch``), and whether every item of the lock is accepted and verified so."""
+    disputed = {(f.server, f.kind, f.name) for f in findings if f.code == "hash-mismatch"}
+    hashes = {
+        (sname, e.kind, e.key): e.hash
+        for sname, srv in lock.servers.items()
+        for e in srv.entries()
+        if e.hash and (sname, e.kind, e.key) not in disputed
+    }
+    whole = not disputed and all(
+        e.pending is None and (e.hash or e.definition is None) for srv in lock.servers.values() for e in srv.entries()
+    )
+    return hashes, whole
+
+
+def _critical_rules(
+    lock: Lock, cache: LintCache | None, hashes: dict[tuple[str, str, str], str]
+) -> dict[tuple[str, str, str], list[str]]:
+    """The critical rules of each item with any, linted now (through ``cache``, keyed by ``hashes``)."""
     from mcplock.lint.entries import lint_entries  # the rules: only when the lock's verdict is not known
     from mcplock.severity import CRITICAL
 
@@ -388,10 +400,7 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     if cache is not None:
         cache.save()
     rules = {k: sorted({f.rule for f in v if f.severity == CRITICAL}) for k, v in found.items()}
-    critical = {k: v for k, v in rules.items() if v}
-    if verdicts is not None:
-        verdicts.put(digest, critical)
-    return _warnings(lock, critical)
+    return {k: v for k, v in rules.items() if v}
 
 
 def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> list[Finding]:
