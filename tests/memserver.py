@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import inspect
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from mcplock.guard.guard import Guard
+from mcplock.lock.model import ServerEntry
 from mcplock.probe import ProbeOptions, era
 from mcplock.probe.memory import MemoryConnection
 
@@ -23,7 +25,11 @@ METHOD_NOT_FOUND = -32601
 class Server:
     """A small MCP server, answering as the wire would: legacy (``initialize``) or modern
     (``server/discover``). ``tools``: what it lists now (change it to make it drift); ``on_call``:
-    a tool call's answer fields (default: the arguments echoed), or None for no answer ever."""
+    a tool call's answer fields (default: the arguments echoed), an awaitable of them (a call that
+    talks to the host first), or None for no answer ever; ``page_size``: tools per ``tools/list``
+    page (``nextCursor`` past the first); ``delay``: seconds before each answer; ``ttl_ms``: the
+    ``ttlMs`` a modern server puts on its lists; ``results``: the answers to other methods
+    (``resources/list``: the server then declares resources)."""
 
     def __init__(
         self,
@@ -31,8 +37,16 @@ class Server:
         *,
         modern: bool = False,
         list_changed: bool = True,
-        on_call: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+        on_call: Callable[[dict[str, Any]], Any] | None = None,
+        page_size: int | None = None,
+        delay: float = 0.0,
+        ttl_ms: int | None = None,
+        results: dict[str, dict[str, Any]] | None = None,
     ) -> None:
+        self.results = results or {}
+        self.page_size = page_size
+        self.delay = delay
+        self.ttl_ms = ttl_ms
         self.tools = copy.deepcopy(TOOLS if tools is None else tools)
         self.modern = modern
         self.list_changed = list_changed
@@ -44,19 +58,40 @@ class Server:
                             "type": "text",
                             "text": f"called {msg['params']['name']} with {msg['params'].get('arguments')}",
                         }
-                    ]
+                    ],
+                    "isError": False,
                 }
             }
         )
         self.calls: list[dict[str, Any]] = []  # the tools/call requests it got
+        self.conn: MemoryConnection | None = None  # set by session(): the way to send on its own
+        self._asked: dict[Any, asyncio.Future[dict[str, Any]]] = {}
 
     def caps(self) -> dict[str, Any]:
-        return {"tools": {"listChanged": self.list_changed}}
+        caps: dict[str, Any] = {"tools": {"listChanged": self.list_changed}}
+        if "resources/list" in self.results:
+            caps["resources"] = {}
+        return caps
 
-    def __call__(self, msg: dict[str, Any]) -> dict[str, Any] | None:
-        method = msg.get("method")
+    def __call__(self, msg: dict[str, Any]) -> Any:
         if "id" not in msg:
-            return None  # a notification or a reply: the connection records it in `sent`
+            return None  # a notification: the connection records it in `sent`
+        if "method" not in msg:  # a reply to one of its own requests (ask)
+            fut = self._asked.pop(msg["id"], None)
+            if fut is not None and not fut.done():
+                fut.set_result(msg)
+            return None
+        out = self.answer(msg)
+        if not self.delay:
+            return out
+        return self._later(out)
+
+    async def _later(self, out: Any) -> Any:
+        await asyncio.sleep(self.delay)
+        return (await out) if inspect.isawaitable(out) else out
+
+    def answer(self, msg: dict[str, Any]) -> Any:
+        method = msg.get("method")
         if method == "server/discover":
             if not self.modern:
                 return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
@@ -78,13 +113,33 @@ class Server:
                 }
             }
         if method == "tools/list":
-            return {"result": {"tools": copy.deepcopy(self.tools)}}
+            return {"result": self.tools_page((msg.get("params") or {}).get("cursor"))}
         if method == "tools/call":
             self.calls.append(msg)
             return self.on_call(msg)
         if method == "ping":
             return {"result": {}}
+        if method in self.results:
+            return {"result": copy.deepcopy(self.results[method])}
         return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
+
+    async def ask(self, rid: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A request of the server's own (``elicitation/create`` during a call): the reply."""
+        assert self.conn is not None
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._asked[rid] = fut
+        self.conn.push({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        return await fut
+
+    def tools_page(self, cursor: str | None) -> dict[str, Any]:
+        start = int(cursor or 0)
+        end = len(self.tools) if self.page_size is None else start + self.page_size
+        page: dict[str, Any] = {"tools": copy.deepcopy(self.tools[start:end])}
+        if end < len(self.tools):
+            page["nextCursor"] = str(end)
+        if self.modern and self.ttl_ms is not None:
+            page |= {"resultType": "complete", "ttlMs": self.ttl_ms, "cacheScope": "private"}
+        return page
 
 
 class Host:
@@ -179,11 +234,14 @@ async def session(
     request_timeout: float | None = 5.0,
     immediate: bool = True,
     said: list[str] | None = None,
+    entry: ServerEntry | None = None,
 ) -> AsyncIterator[Session]:
-    """A running guard for the lock entry :func:`lockdata.accepted_server` ("docs", TOOLS accepted)."""
+    """A running guard for ``entry`` (default: :func:`lockdata.accepted_server`, "docs" with TOOLS
+    accepted, each with approval "always")."""
     server = server or Server()
-    entry = accepted_server("docs")
+    entry = entry or accepted_server("docs")
     conn = MemoryConnection(server, immediate=immediate)
+    server.conn = conn
     host = Host()
     guard = Guard(
         entry,

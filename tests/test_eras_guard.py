@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import INIT, Host
+from setupcache import locked
 
 from mcplock.lock.read import load
 
@@ -42,9 +43,7 @@ def _lock(cli, upstream: str, *extra: str) -> None:
         cmd = [sys.executable, str(MODERN), "stdio", "--surface", "surface.json", "--call-log", CALLS, *extra]
     else:
         cmd = stdio_command(surface="surface.json", extra_args=["--call-log", CALLS, *extra])
-    r = cli("add", "docs", "--yes", "--policy", "none", "--timeout", "30", "--", *cmd)
-    assert r.returncode == 0, r.stderr
-    assert cli("disable", "docs/delete_page").returncode == 0
+    locked(("add", "docs", "--yes", "--policy", "none", "--timeout", "30", "--", *cmd), ("disable", "docs/delete_page"))
 
 
 def _calls() -> list[dict]:
@@ -99,68 +98,6 @@ def test_a_modern_host_is_served_at_2026_07_28_and_a_legacy_host_at_2025_11_25(c
         assert h.close() == 0
     # the modern-only upstream got the envelope on every call (it refuses anything else)
     assert [c["name"] for c in _calls()] == ["search_docs", "search_docs"]
-
-
-def test_a_rug_pull_upstream_is_caught_for_modern_hosts(cli):
-    _lock(cli, "modern")
-    _surface("demo-rugpull.json")
-    with Host("docs") as h:
-        h.request("server/discover", {"_meta": ENVELOPE})
-        names = [t["name"] for t in h.request("tools/list", {"_meta": ENVELOPE})["result"]["tools"]]
-        assert "search_docs" not in names  # changed upstream since it was accepted: not served
-        res = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": ENVELOPE})
-        assert res["result"]["isError"] is True
-        assert h.close() == 0
-    assert _calls() == []
-
-
-def test_multi_round_trip_passes_through_and_the_retry_stays_on_the_same_tool(cli):
-    cmd = [sys.executable, str(MODERN), "stdio", "--call-log", CALLS]
-    assert cli("add", "docs", "--yes", "--policy", "none", "--", *cmd).returncode == 0
-    with Host("docs") as h:
-        h.request("server/discover", {"_meta": ENVELOPE})
-        first = h.request("tools/call", {"name": "ask_user", "arguments": {"what": "room"}, "_meta": ENVELOPE})
-        res = first["result"]
-        assert res["resultType"] == "input_required" and "confirm" in res["inputRequests"]
-        state = res["requestState"]
-        # a retry that carries ask_user's state to another tool is refused, nothing forwarded
-        other = h.request(
-            "tools/call",
-            {
-                "name": "get_weather",
-                "arguments": {"city": "x"},
-                "requestState": state,
-                "inputResponses": {"confirm": {"action": "accept"}},
-                "_meta": ENVELOPE,
-            },
-        )
-        assert other["error"]["code"] == -32602 and "ask_user" in other["error"]["message"]
-        forged = h.request(
-            "tools/call",
-            {
-                "name": "ask_user",
-                "arguments": {"what": "room"},
-                "requestState": "forged",
-                "inputResponses": {"confirm": {"action": "accept"}},
-                "_meta": ENVELOPE,
-            },
-        )
-        assert forged["error"]["code"] == -32602
-        done = h.request(
-            "tools/call",
-            {
-                "name": "ask_user",
-                "arguments": {"what": "room"},
-                "requestState": state,
-                "inputResponses": {"confirm": {"action": "accept", "content": {"ok": True}}},
-                "_meta": ENVELOPE,
-            },
-        )
-        assert done["result"]["resultType"] == "complete" and "answered" in json.dumps(done)
-        assert h.close() == 0
-    calls = _calls()
-    assert [c["name"] for c in calls] == ["ask_user", "ask_user"]
-    assert calls[1]["requestState"] == state
 
 
 def test_a_modern_host_gets_change_notifications_only_on_its_subscription(cli):
@@ -237,27 +174,6 @@ def test_x_mcp_header_over_http_mirrored_and_an_invalid_tool_never_used(cli, tmp
     assert logged[0]["headers"]["Mcp-Name"] == "route" and "Mcp-Param-Q" not in logged[0]["headers"]
 
 
-def test_a_legacy_host_answers_a_modern_servers_question_the_2025_way(cli):
-    # the modern-only server answers ask_user with input_required; a legacy host cannot read that:
-    # the guard asks it through elicitation/create and retries the same call with its answer
-    cmd = [sys.executable, str(MODERN), "stdio", "--call-log", CALLS]
-    assert cli("add", "docs", "--yes", "--policy", "none", "--", *cmd).returncode == 0
-    with Host("docs") as h:
-        h.initialize({"elicitation": {}})
-        call = h.request_msg("tools/call", {"name": "ask_user", "arguments": {"what": "room"}})
-        h.send(call)
-        ask = h.wait_for(lambda m: m.get("method") == "elicitation/create")
-        assert ask["params"]["message"] == "[server `docs` asks] Book it?"  # the server's question, not mcplock's
-        h.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": True}}})
-        done = h.response(call["id"])
-        assert "answered" in json.dumps(done) and '\\"ok\\": true' in json.dumps(done)
-        assert "resultType" not in json.dumps(done) or done["result"].get("resultType") == "complete"
-        assert h.close() == 0
-    calls = _calls()
-    assert [c["name"] for c in calls] == ["ask_user", "ask_user"]
-    assert calls[1]["inputResponses"] == {"confirm": {"action": "accept", "content": {"ok": True}}}
-
-
 async def _sdk_host_answering(tool: str, args: dict) -> tuple[list[str], str]:
     """The current SDK's Client through `mcplock run docs`, answering elicitations: the messages
     it was asked and the call's text."""
@@ -287,84 +203,6 @@ def test_a_legacy_servers_question_reaches_a_modern_host_as_input_required(cli):
     assert asked == ["[server `docs` asks] Book the meeting room?"]  # the server's, never the guard's
     assert text == 'fixture: called search_docs elicited: {"action":"accept","content":{"room":"Orion","seats":3}}'
     assert [c["name"] for c in _calls()] == ["search_docs"]  # one call upstream: the retry was not sent
-
-
-def test_the_input_required_bridge_by_hand_holds_the_retry_to_its_tool(cli):
-    _lock(cli, "legacy", "--mode", "elicit")
-    with Host("docs") as h:
-        h.request("server/discover", {"_meta": ENVELOPE})
-        first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "x"}, "_meta": ENVELOPE})
-        res = first["result"]
-        assert res["resultType"] == "input_required"
-        ((key, req),) = res["inputRequests"].items()
-        assert req["method"] == "elicitation/create" and "mcplock/approval" not in json.dumps(req)
-        state = res["requestState"]
-        other = h.request(
-            "tools/call",
-            {
-                "name": "get_weather",
-                "arguments": {"city": "x"},
-                "requestState": state,
-                "inputResponses": {key: {"action": "accept"}},
-                "_meta": ENVELOPE,
-            },
-        )
-        assert other["error"]["code"] == -32602  # the state names search_docs: nothing forwarded, nothing answered
-        done = h.request(
-            "tools/call",
-            {
-                "name": "search_docs",
-                "arguments": {"query": "x"},
-                "requestState": state,
-                "inputResponses": {key: {"action": "decline"}},
-                "_meta": ENVELOPE,
-            },
-        )
-        assert done["result"]["resultType"] == "complete"
-        assert 'elicited: {"action":"decline"}' in json.dumps(done["result"]["content"]).replace('\\"', '"')
-        again = h.request(
-            "tools/call",
-            {
-                "name": "search_docs",
-                "arguments": {"query": "x"},
-                "requestState": state,
-                "inputResponses": {key: {"action": "accept"}},
-                "_meta": ENVELOPE,
-            },
-        )
-        assert again["error"]["code"] == -32602  # a state is good for one retry
-        assert h.close() == 0
-    assert [c["name"] for c in _calls()] == ["search_docs"]
-
-
-def _two_calls_around_a_rug_pull() -> tuple[dict, dict]:
-    with Host("docs") as h:
-        h.request("server/discover", {"_meta": ENVELOPE})
-        assert "search_docs" in [t["name"] for t in h.request("tools/list", {"_meta": ENVELOPE})["result"]["tools"]]
-        first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "a"}, "_meta": ENVELOPE})
-        _surface("demo-rugpull.json")  # a description changed, and the server tells nobody
-        second = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "b"}, "_meta": ENVELOPE})
-        assert h.close() == 0
-    return first["result"], second["result"]
-
-
-def test_a_modern_upstream_without_list_changed_is_re_listed_before_a_call(cli):
-    # no listChanged, no subscription: the guard cannot hear of a change, so it lists the tools
-    # again before relaying a call (ttlMs 0: every time) and refuses the one that drifted
-    _lock(cli, "modern", "--ttl-ms", "0")
-    first, second = _two_calls_around_a_rug_pull()
-    assert first["resultType"] == "complete" and "called search_docs" in json.dumps(first)
-    assert second["isError"] is True and second["_meta"]["mcplock/refused"] == "changed"
-    assert [c["arguments"]["query"] for c in _calls()] == ["a"]  # the drifted call never reached the server
-
-
-def test_the_re_list_before_a_call_keeps_to_the_servers_ttl(cli):
-    # ttlMs 60000: the list the first call's re-list got stays current for a minute (the
-    # server said so); the guard does not list again before the second call
-    _lock(cli, "modern", "--ttl-ms", "60000")
-    first, second = _two_calls_around_a_rug_pull()
-    assert first["resultType"] == second["resultType"] == "complete"
-    assert [c["arguments"]["query"] for c in _calls()] == ["a", "b"]
 
 
 def test_a_modern_sdk_host_lists_a_legacy_servers_resources(cli):
@@ -431,45 +269,18 @@ async def _sdk_host_approving(action: str) -> tuple[list[dict], object]:
         return asked, await client.call_tool("search_docs", {"query": "q"})
 
 
-@pytest.mark.parametrize("action", ["accept", "decline"])
-def test_the_guards_approval_reaches_a_modern_host_as_its_own_input_required(cli, action):
+def test_the_guards_approval_reaches_a_modern_host_as_its_own_input_required(cli):
     # a 2026-07-28 host takes no elicitation/create request: the guard's approval question comes
-    # inside an input_required answer, marked as mcplock's; only an accept lets the call through
+    # inside an input_required answer, marked as mcplock's; an accept lets the call through (a
+    # decline refuses it: tests/test_guard_memory.py, as the other decisions of the bridges)
     _lock(cli, "legacy")
     assert cli("approval", "docs/search_docs", "always").returncode == 0
-    asked, res = asyncio.run(_sdk_host_approving(action))
+    asked, res = asyncio.run(_sdk_host_approving("accept"))
     (q,) = asked
     assert q["message"].startswith("[mcplock approval] Allow the MCP tool `search_docs`")
     assert q["meta"] == {"mcplock/approval": True}
-    if action == "accept":
-        assert not res.is_error and "called search_docs" in res.content[0].text
-        assert [c["name"] for c in _calls()] == ["search_docs"]
-    else:
-        assert res.is_error and res.meta["mcplock/refused"] == "declined"
-        assert _calls() == []
-
-
-def test_an_approval_holds_for_the_arguments_it_was_asked_about(cli):
-    _lock(cli, "legacy")
-    assert cli("approval", "docs/search_docs", "always").returncode == 0
-    with Host("docs") as h:
-        h.request("server/discover", {"_meta": ENVELOPE})
-        first = h.request("tools/call", {"name": "search_docs", "arguments": {"query": "harmless"}, "_meta": ENVELOPE})
-        res = first["result"]
-        assert res["resultType"] == "input_required" and list(res["inputRequests"]) == ["mcplock-approval"]
-        swapped = h.request(
-            "tools/call",
-            {
-                "name": "search_docs",
-                "arguments": {"query": "id_rsa"},
-                "requestState": res["requestState"],
-                "inputResponses": {"mcplock-approval": {"action": "accept"}},
-                "_meta": ENVELOPE,
-            },
-        )
-        assert swapped["result"]["isError"] is True  # approved for other arguments: declined, nothing sent
-        assert h.close() == 0
-    assert _calls() == []
+    assert not res.is_error and "called search_docs" in res.content[0].text
+    assert [c["name"] for c in _calls()] == ["search_docs"]
 
 
 def test_a_legacy_http_servers_question_reaches_a_modern_host_as_input_required(cli):

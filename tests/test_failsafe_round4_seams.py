@@ -10,13 +10,17 @@ from pathlib import Path
 
 import pytest
 from guardhost import Host
+from setupcache import locked
 from test_merge_driver import _accept_description, _base_lock, _repo, _two_branches, git
 from test_merge_driver import mcplock as mcplock_in
 
-from mcplock.lock import store
+from mcplock.lock import review, store
+from mcplock.lock.model import ServerEntry
 from mcplock.lock.read import load
+from mcplock.snapshot import Snapshot
+from mcplock.spec import ServerSpec
 
-from lockdata import TOOLS, make_lock, snapshot
+from lockdata import TOOLS, diff_all, make_lock, snapshot
 from runner import stdio_command
 
 APP_MIME = "text/html;profile=mcp-app"
@@ -31,8 +35,7 @@ def _surface(data: dict) -> None:
 
 
 def _add(cli, name: str, *extra: str) -> None:
-    r = cli("add", name, "--yes", "--policy", "none", *extra, "--", *stdio_command(surface="surface.json"))
-    assert r.returncode == 0, r.stderr
+    locked(("add", name, "--yes", "--policy", "none", *extra, "--", *stdio_command(surface="surface.json")))
 
 
 # --- 4. an App document embedded in a tool result is the locked one or dropped -----------------------
@@ -261,18 +264,23 @@ def test_pinned_resources_refuse_reads_of_what_the_lock_does_not_name(cli):
         "file:///srv/notes/../../etc/shadow",
     ],
 )
-def test_a_listed_uri_that_reaches_metadata_loopback_or_out_is_high(cli, uri):
-    _surface(_resource_surface())
-    _add(cli, "notes", "--pin-resources")
-    _surface(_resource_surface(({"uri": uri, "name": "creds"},)))
-    doc = json.loads(cli("diff", "--format", "json").stdout)
-    [change] = [c for c in doc["servers"][0]["changes"] if c["kind"] == "resource"]
+def test_a_listed_uri_that_reaches_metadata_loopback_or_out_is_high(uri):
+    """Through the path `mcplock diff` takes (lockdata.diff_all), in-process; the twin below runs
+    the console script on the fixture server for the same kind of change."""
+    spec = ServerSpec("notes", transport="stdio", command="python", pin_resources=True)
+    pinned = ServerEntry(name="notes", spec=spec)
+    review.stage(pinned, Snapshot(tools=[SEARCH], resources=[NOTES]))
+    for e in list(pinned.entries()):
+        review.accept(pinned, e)
+    (diff,) = diff_all([(pinned, Snapshot(tools=[SEARCH], resources=[NOTES, {"uri": uri, "name": "creds"}]))])
+    [change] = [c for c in diff.as_json()["changes"] if c["kind"] == "resource"]
     assert change["severity"] == "high", change
     assert "internal-uri" in json.dumps(change)
 
 
 def test_an_ordinary_listed_uri_stays_news(cli):
-    """The honest twin: a new resource at an ordinary address is medium, as before."""
+    """The honest twin: a new resource at an ordinary address is medium, as before (through the
+    console script, `add --pin-resources` then `diff --format json`)."""
     _surface(_resource_surface())
     _add(cli, "notes", "--pin-resources")
     _surface(_resource_surface(({"uri": "https://docs.example.com/pages/creds-howto", "name": "howto"},)))
@@ -479,44 +487,7 @@ def test_the_host_never_gets_the_servers_stderr_in_an_error(cli):
     assert "STDERR-PAYLOAD" in err  # the person sees it, on the guard's stderr
 
 
-# --- lows: a modern upstream's caching hints and list_changed flood ---------------------------------------
-
-MODERN_ENVELOPE = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-    "io.modelcontextprotocol/clientInfo": {"name": "modern-host", "version": "1"},
-}
-
-
-@pytest.mark.parametrize(
-    "ttl, scope, want",
-    [
-        ("-5", "forever", (0, "private")),
-        ("99999999999", "PUBLIC", (86_400_000, "private")),
-        ("5000", "public", (5000, "public")),
-    ],
-)  # the last: the sound twin
-def test_relayed_lists_carry_only_sound_caching_hints(cli, ttl, scope, want):
-    import sys
-
-    from runner import FIXTURES_DIR
-
-    _surface({"tools": [SEARCH], "resources": [NOTES]})
-    cmd = [sys.executable, str(FIXTURES_DIR / "modern_fixture.py"), "stdio", "--surface", "surface.json"]
-    r = cli("add", "docs", "--yes", "--policy", "none", "--", *cmd)
-    assert r.returncode == 0, r.stderr
-    text = (
-        Path("mcp.lock")
-        .read_text()
-        .replace('"surface.json"', f'"surface.json", "--ttl-ms", "{ttl}", "--cache-scope", "{scope}"')
-    )
-    Path("mcp.lock").write_text(text)
-    assert cli("trust", "docs").returncode == 0
-    with Host("docs") as h:
-        h.request("server/discover", {"_meta": MODERN_ENVELOPE})
-        res = h.request("resources/list", {"_meta": MODERN_ENVELOPE})["result"]
-        assert res["resources"] == [NOTES]
-        assert (res["ttlMs"], res["cacheScope"]) == want, res
+# --- lows: a list_changed flood (a modern upstream's caching hints: tests/test_guard_memory.py) -------------
 
 
 def test_a_list_changed_flood_is_coalesced(cli):
@@ -551,33 +522,48 @@ def test_a_list_changed_flood_is_coalesced(cli):
 # --- lows: a look-alike name reads apart in refusals, `check` and the lock's keys -------------------------
 
 
-@pytest.mark.parametrize(
-    "name, shown",
-    [
-        ("\u0455earch_docs", "\\u0455earch_docs"),  # Cyrillic dze
-        ("\uff53earch_docs", "\\uff53earch_docs"),  # fullwidth s
-        ("se\u0430rch_docs", "se\\u0430rch_docs"),
-    ],
-)  # Cyrillic a
-def test_a_look_alike_name_is_shown_escaped_everywhere(cli, name, shown):
-    look = {"name": name, "description": "Search the docs.", "inputSchema": {"type": "object"}}
-    _surface({"tools": [SEARCH, look]})
-    _add(cli, "docs")
-    text = Path("mcp.lock").read_text()
+LOOK_ALIKES = [
+    ("\u0455earch_docs", "\\u0455earch_docs"),  # Cyrillic dze
+    ("\uff53earch_docs", "\\uff53earch_docs"),  # fullwidth s
+    ("se\u0430rch_docs", "se\\u0430rch_docs"),  # Cyrillic a
+]  # (the name, as it is shown)
+
+
+def test_a_look_alike_name_is_shown_escaped_everywhere(cli):
+    """Three look-alikes of `search_docs` on one server (one add, one guard session, one check):
+    each is keyed escaped in the lock, refused by the guard under its escaped name, and shown so by
+    `check`."""
     import re
 
-    key = re.sub(r"\\u([0-9a-f]{4})", lambda m: "\\u" + m.group(1).upper(), shown)  # TOML's \uXXXX
-    assert f'[server.docs.tool."{key}"]' in text, text
-    assert name not in text  # the look-alike never stands in the lock as if it were `search_docs`
-    assert load("mcp.lock").servers["docs"].tools[name].key == name  # read back: the same name
+    _surface(
+        {
+            "tools": [
+                SEARCH,
+                *(
+                    {"name": n, "description": "Search the docs.", "inputSchema": {"type": "object"}}
+                    for n, _ in LOOK_ALIKES
+                ),
+            ]
+        }
+    )
+    _add(cli, "docs")
+    text = Path("mcp.lock").read_text()
+    for name, shown in LOOK_ALIKES:
+        key = re.sub(r"\\u([0-9a-f]{4})", lambda m: "\\u" + m.group(1).upper(), shown)  # TOML's \uXXXX
+        assert f'[server.docs.tool."{key}"]' in text, text
+        assert name not in text  # the look-alike never stands in the lock as if it were `search_docs`
+        assert load("mcp.lock").servers["docs"].tools[name].key == name  # read back: the same name
     with Host("docs") as h:  # a look-alike of a locked tool is held for review (critical): refused
         h.initialize()
-        refused = h.call(name)["result"]
-        text = refused["content"][0]["text"]
-        assert refused["isError"] is True and f"the tool `docs/{shown}` is new and awaits review" in text, text
-        assert f"$'docs/{shown}'" in text  # the hint's shell word reaches this tool alone
+        for name, shown in LOOK_ALIKES:
+            refused = h.call(name)["result"]
+            said = refused["content"][0]["text"]
+            assert refused["isError"] is True and f"the tool `docs/{shown}` is new and awaits review" in said, said
+            assert f"$'docs/{shown}'" in said  # the hint's shell word reaches this tool alone
     r = cli("check")
-    assert r.returncode == 1 and f"tool `docs/{shown}`: pending new awaits review" in r.stdout, r.stdout
-    assert name not in r.stdout
+    assert r.returncode == 1, r.stdout
+    for name, shown in LOOK_ALIKES:
+        assert f"tool `docs/{shown}`: pending new awaits review" in r.stdout, r.stdout
+        assert name not in r.stdout
     # the honest twin: a name in one script keeps its letters
     assert load("mcp.lock").servers["docs"].tools["search_docs"].key == "search_docs"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import INIT, Host
+from setupcache import locked
 
 from mcplock.lock.read import load
 
@@ -30,8 +31,7 @@ def _surface(name: str = "demo.json") -> None:
 def _lock(cli, *fixture_args: str, mode: str = "benign", policy: str = "none") -> None:
     _surface()
     cmd = stdio_command(mode=mode, surface="surface.json", extra_args=["--call-log", CALLS, *fixture_args])
-    r = cli("add", "docs", "--yes", "--policy", policy, "--timeout", "20", "--", *cmd)
-    assert r.returncode == 0, r.stderr
+    locked(("add", "docs", "--yes", "--policy", policy, "--timeout", "20", "--", *cmd))
 
 
 def _calls() -> list[dict]:
@@ -63,85 +63,6 @@ def test_serves_the_lock_byte_exact_and_forwards_an_allowed_call(cli):
         assert resp["result"]["isError"] is False and "called search_docs" in _text(resp)
         assert _calls() == [{"name": "search_docs", "arguments": {"query": "install"}}]
         assert h.close() == 0
-
-
-def test_a_call_written_with_initialize_is_held_until_verified(cli):
-    _lock(cli)
-    _surface("demo-rugpull.json")  # search_docs changed upstream since the lock
-    with Host("docs") as h:
-        init = h.request_msg(
-            "initialize",
-            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
-        )
-        call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": "x"}})
-        h.send(init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, call)  # one write
-        first = h.next()
-        assert first is not None and first["id"] == init["id"], "initialize must be answered first"
-        resp = h.response(call["id"])
-        assert resp["result"]["isError"] is True
-        assert "changed upstream since it was accepted" in _text(resp) and "mcplock diff docs" in _text(resp)
-        assert _calls() == []  # never reached the upstream
-
-
-def test_paginated_upstream_is_verified_across_every_page(cli):
-    _lock(cli, "--page-size", "1")
-    with Host("docs") as h:
-        h.initialize()
-        assert [t["name"] for t in h.request("tools/list")["result"]["tools"]] == [
-            "delete_page",
-            "read_page",
-            "search_docs",
-        ]
-    # change only what sits on the last page: the guard must have read it
-    surface = json.loads((SURFACES / "demo.json").read_text())
-    last = surface["tools"][-1]
-    last["description"] += " Also emails the page to evil.example."
-    Path("surface.json").write_text(json.dumps(surface))
-    with Host("docs") as h:
-        h.initialize()
-        names = [t["name"] for t in h.request("tools/list")["result"]["tools"]]
-        assert last["name"] not in names and len(names) == 2
-        assert h.call(last["name"], {"page_id": "a"})["result"]["isError"] is True
-    assert _calls() == []
-
-
-def test_tools_list_resent_after_an_upstream_change_never_passes_new_text(cli):
-    _lock(cli)
-    with Host("docs") as h:
-        h.initialize()
-        assert len(h.request("tools/list")["result"]["tools"]) == 3
-        _surface("demo-rugpull.json")
-        again = h.request("tools/list")
-        text = json.dumps(again)
-        assert "evil.example" not in text and "IMPORTANT" not in text and "run_shell" not in text
-        names = [t["name"] for t in again["result"]["tools"]]
-        assert names == ["delete_page"]  # search_docs and read_page changed: hidden, not rewritten
-        assert again["result"]["tools"][0] == _locked_tools()[0]
-        resp = h.call("search_docs", {"query": "x"})
-        assert resp["result"]["isError"] is True
-    assert _calls() == []
-
-
-def test_unknown_disabled_and_invalid_calls_never_reach_the_upstream(cli):
-    _lock(cli)
-    assert cli("disable", "docs/delete_page").returncode == 0
-    _surface("demo-rugpull.json")  # offers run_shell, unknown to the lock
-    with Host("docs") as h:
-        h.initialize()
-        unknown = h.call("run_shell", {"command": "id"})
-        assert unknown["result"]["isError"] is True and "not in the lock" in _text(unknown)
-        assert unknown["result"]["_meta"]["mcplock/refused"] == "unknown"
-        disabled = h.call("delete_page", {"page_id": "a"})
-        assert "mcplock enable docs/delete_page" in _text(disabled)
-        assert "delete_page" not in json.dumps(h.request("tools/list"))
-    _surface()
-    with Host("docs") as h:
-        h.initialize()
-        bad = h.call("read_page", {"page_id": "NOT VALID"})
-        assert bad["error"]["code"] == -32602 and "locked schema" in bad["error"]["message"]
-        missing = h.call("search_docs", {})
-        assert missing["error"]["code"] == -32602
-    assert _calls() == []
 
 
 def test_host_garbage_gets_a_parse_error_and_the_session_goes_on(cli):
@@ -181,53 +102,6 @@ def test_drift_ends_in_a_json_rpc_answer_and_a_list_changed(cli):
         refused = h.call("search_docs", {"query": "x"})
         assert refused["result"]["isError"] is True
     assert [c["name"] for c in _calls()] == ["delete_page"]
-
-
-def test_approval_always_asks_through_elicitation(cli):
-    _lock(cli, policy="all")
-    with Host("docs") as h:
-        h.initialize({"elicitation": {}})
-        for action, forwarded in (("decline", False), ("accept", True)):
-            call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": action}})
-            h.send(call)
-            ask = h.wait_for(lambda m: m.get("method") == "elicitation/create")
-            assert "search_docs" in ask["params"]["message"] and action in ask["params"]["message"]
-            h.send({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": action}})
-            resp = h.response(call["id"])
-            assert resp["result"]["isError"] is (not forwarded)
-    assert [c["arguments"]["query"] for c in _calls()] == ["accept"]
-
-
-def test_a_question_to_a_host_that_closed_stdin_is_cancelled_at_once(cli):
-    """The host asked for an `approval = "always"` call and closed stdin: nobody can answer the
-    guard's question any more, so the call is refused now, not after --request-timeout (an hour
-    here: a refusal that waited for it would never reach the test's wait for the response)."""
-    _lock(cli, policy="all")
-    with Host("docs", "--request-timeout", "3600") as h:
-        h.initialize({"elicitation": {}})
-        call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": "x"}})
-        h.send(call)
-        h.wait_for(lambda m: m.get("method") == "elicitation/create")
-        h.proc.stdin.close()
-        assert h.response(call["id"])["result"]["isError"] is True
-        assert h.proc.wait(timeout=30) == 0
-    assert _calls() == []
-
-
-def test_approval_always_without_elicitation(cli):
-    _lock(cli, policy="all")
-    with Host("docs") as h:
-        h.initialize()
-        assert h.call("search_docs", {"query": "a"})["result"]["isError"] is False
-        assert h.call("search_docs", {"query": "b"})["result"]["isError"] is False
-        h.close()
-        err = h.stderr()
-        assert err.count("confirmation prompt is relied on") == 1
-    with Host("docs", "--strict") as h:
-        h.initialize()
-        resp = h.call("search_docs", {"query": "c"})
-        assert resp["result"]["isError"] is True and "--strict" in _text(resp)
-    assert [c["arguments"]["query"] for c in _calls()] == ["a", "b"]
 
 
 @pytest.mark.parametrize("mode", ["crash", "die-after-init", "huge"])
@@ -349,13 +223,6 @@ def test_sigterm_ends_the_guard_and_the_servers_whole_group(cli):
     while processes_here("sleep") and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not processes_here("sleep")
-
-
-def test_slow_upstream_is_held_not_failed(cli):
-    _lock(cli, "--delay", "0.2", mode="slow")
-    with Host("docs") as h:
-        h.initialize()
-        assert h.call("search_docs", {"query": "x"})["result"]["isError"] is False
 
 
 @pytest.mark.parametrize("path,transport", [("/mcp", "http"), ("/sse", "sse")])

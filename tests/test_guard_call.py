@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from setupcache import locked
 
 import mcplock
 from mcplock.errors import ProbeError
@@ -21,8 +22,7 @@ CALLS = "calls.jsonl"
 def _lock(cli, policy: str = "all", mode: str = "benign") -> None:
     shutil.copy(SURFACES / "demo.json", "surface.json")
     cmd = stdio_command(mode=mode, surface="surface.json", extra_args=["--call-log", CALLS])
-    r = cli("add", "docs", "--yes", "--policy", policy, "--", *cmd)
-    assert r.returncode == 0, r.stderr
+    locked(("add", "docs", "--yes", "--policy", policy, "--", *cmd))
 
 
 def _calls() -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import Host
+from setupcache import locked
 from test_guard import _fixture_processes
 
 from mcplock.probe._pipes import Lines
@@ -22,8 +23,7 @@ CALLS = "calls.jsonl"
 def _lock_fixture(cli, mode: str = "benign") -> None:
     Path("surface.json").write_bytes((SURFACES / "demo.json").read_bytes())
     cmd = stdio_command(mode=mode, surface="surface.json", extra_args=["--call-log", CALLS])
-    r = cli("add", "docs", "--yes", "--policy", "none", "--timeout", "20", "--", *cmd)
-    assert r.returncode == 0, r.stderr
+    locked(("add", "docs", "--yes", "--policy", "none", "--timeout", "20", "--", *cmd))
 
 
 def _calls() -> list[dict]:

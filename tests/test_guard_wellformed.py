@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import Host
+from setupcache import locked
 
 from conftest import MCPLOCK, ROOT
 from runner import SURFACES, stdio_command
@@ -25,8 +26,7 @@ NOTE = "dropped a message from the server"
 
 
 def _lock_forger(cli) -> None:
-    r = cli("add", "forger", "--yes", "--policy", "none", "--", sys.executable, FORGER)
-    assert r.returncode == 0, r.stderr
+    locked(("add", "forger", "--yes", "--policy", "none", "--", sys.executable, FORGER), inputs=())
 
 
 def test_no_malformed_message_from_the_upstream_reaches_the_host(cli):
@@ -105,49 +105,44 @@ def test_the_python_sdk_client_never_gets_a_forged_answer(cli):
 def _lock_fixture(cli) -> None:
     Path("surface.json").write_bytes((SURFACES / "demo.json").read_bytes())
     cmd = stdio_command(surface="surface.json", extra_args=["--call-log", "calls.jsonl"])
-    r = cli("add", "docs", "--yes", "--policy", "none", "--", *cmd)
-    assert r.returncode == 0, r.stderr
+    locked(("add", "docs", "--yes", "--policy", "none", "--", *cmd))
 
 
 CALL = '"method":"tools/call","params":{"name":"search_docs","arguments":{"query":"%s"}}'
 
 
-@pytest.mark.parametrize(
-    "line, rid, code",
-    [
-        ('{"jsonrpc":"2.0","id":[1],' + CALL % "a" + "}", None, -32600),
-        ('{"jsonrpc":"2.0","id":{"a":1},' + CALL % "b" + "}", None, -32600),
-        ('{"jsonrpc":"2.0","id":true,' + CALL % "c" + "}", None, -32600),
-        ('{"jsonrpc":"2.0","id":null,' + CALL % "d" + "}", None, -32600),
-        ('{"jsonrpc":"2.0","id":7,' + CALL % "\\ud800 e" + "}", 7, -32600),
-        (
-            '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search_docs","arguments":{"query":NaN}}}',
-            8,
-            -32700,
-        ),
-        ('{"jsonrpc":"2.0","id":9,"method":null}', 9, -32600),
-        ('{"jsonrpc":"2.0","id":10,"method":"tools/call","params":["search_docs"]}', 10, -32600),
-        ('{"jsonrpc":"2.0","id":11,"result":{},"error":{"code":1,"message":"x"}}', 11, -32600),
-    ],
-)
-def test_a_malformed_host_message_is_answered_and_the_read_goes_on(cli, line, rid, code):
+MALFORMED = [
+    ('{"jsonrpc":"2.0","id":[1],' + CALL % "a" + "}", None, -32600),
+    ('{"jsonrpc":"2.0","id":{"a":1},' + CALL % "b" + "}", None, -32600),
+    ('{"jsonrpc":"2.0","id":true,' + CALL % "c" + "}", None, -32600),
+    ('{"jsonrpc":"2.0","id":null,' + CALL % "d" + "}", None, -32600),
+    ('{"jsonrpc":"2.0","id":7,' + CALL % "\\ud800 e" + "}", 7, -32600),
+    (
+        '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search_docs","arguments":{"query":NaN}}}',
+        8,
+        -32700,
+    ),
+    ('{"jsonrpc":"2.0","id":9,"method":null}', 9, -32600),
+    ('{"jsonrpc":"2.0","id":10,"method":"tools/call","params":["search_docs"]}', 10, -32600),
+    ('{"jsonrpc":"2.0","id":11,"result":{},"error":{"code":1,"message":"x"}}', 11, -32600),
+]  # (the line, the id its answer carries, the error code)
+
+
+def test_each_malformed_host_message_is_answered_and_the_read_goes_on(cli):
+    """One session for every case: each line is written with a ping behind it in one write (one
+    read: the ping must not be lost), answered on its own, and nothing reaches the server but the
+    one well-formed call (a surrogate pair is no lone surrogate)."""
     _lock_fixture(cli)
     with Host("docs") as h:
         h.initialize()
-        ping = h.request_msg("ping")
-        h.write(line.encode() + b"\n" + json.dumps(ping).encode() + b"\n")  # one read: the ping must not be lost
-        first = h.next()
-        assert first is not None and first.get("id") == rid and first["error"]["code"] == code, first
-        assert h.response(ping["id"])["result"] == {}
-        assert h.close() == 0
-    assert not Path("calls.jsonl").exists() or Path("calls.jsonl").read_text() == ""  # nothing reached the server
-
-
-def test_a_surrogate_pair_is_no_lone_surrogate(cli):
-    _lock_fixture(cli)
-    with Host("docs") as h:
-        h.initialize()
+        for line, rid, code in MALFORMED:
+            ping = h.request_msg("ping")
+            h.write(line.encode() + b"\n" + json.dumps(ping).encode() + b"\n")
+            first = h.next()
+            assert first is not None and first.get("id") == rid and first["error"]["code"] == code, (line, first)
+            assert h.response(ping["id"])["result"] == {}, line
         h.write(b'{"jsonrpc":"2.0","id":5,' + (CALL % "\\ud83c\\udf89").encode() + b"}\n")
         assert h.response(5)["result"]["isError"] is False
         assert h.close() == 0
-    assert json.loads(Path("calls.jsonl").read_text())["arguments"] == {"query": "🎉"}
+    calls = Path("calls.jsonl").read_text().splitlines()
+    assert [json.loads(c)["arguments"] for c in calls] == [{"query": "🎉"}]  # the malformed ones reached nothing

@@ -77,23 +77,40 @@ def _field(name: str, prop: Any, required: bool) -> Field | str:
     if not isinstance(prop, dict):
         return f"field `{name}` is not a schema"
     kind = prop.get("type")
-    f = Field(
-        name,
-        str(kind),
-        required=required,
-        title=prop["title"] if isinstance(prop.get("title"), str) else "",
-        description=prop["description"] if isinstance(prop.get("description"), str) else "",
-    )
-    if kind == "string" and isinstance(prop.get("enum"), list):
-        f.kind, f.choices = "enum", [str(v) for v in prop["enum"]]
-        names = prop.get("enumNames")
-        f.labels = [str(n) for n in names] if isinstance(names, list) and len(names) == len(f.choices) else []
-    elif kind == "string" and isinstance(prop.get("oneOf"), list):
-        opts = [o for o in prop["oneOf"] if isinstance(o, dict) and "const" in o]
-        f.kind, f.choices = "enum", [str(o["const"]) for o in opts]
-        f.labels = [str(o.get("title", o["const"])) for o in opts]
+    f = Field(name, str(kind), required=required, title=_text(prop, "title"), description=_text(prop, "description"))
+    if kind == "string" and _choices(f, prop):
+        f.kind = "enum"
     elif kind not in KINDS:
         return f"field `{name}` is of a type mcplock cannot ask for ({kind!r})"
+    _bounds(f, prop)
+    if "default" in prop:
+        f.default = prop["default"]
+    return f
+
+
+def _text(prop: dict[str, Any], key: str) -> str:
+    v = prop.get(key)
+    return v if isinstance(v, str) else ""
+
+
+def _choices(f: Field, prop: dict[str, Any]) -> bool:
+    """Set a string field's choices and their labels from ``enum`` (with ``enumNames``) or a
+    ``oneOf`` of consts; False when it offers neither (a free-text field)."""
+    if isinstance(prop.get("enum"), list):
+        f.choices = [str(v) for v in prop["enum"]]
+        names = prop.get("enumNames")
+        f.labels = [str(n) for n in names] if isinstance(names, list) and len(names) == len(f.choices) else []
+        return True
+    if isinstance(prop.get("oneOf"), list):
+        opts = [o for o in prop["oneOf"] if isinstance(o, dict) and "const" in o]
+        f.choices = [str(o["const"]) for o in opts]
+        f.labels = [str(o.get("title", o["const"])) for o in opts]
+        return True
+    return False
+
+
+def _bounds(f: Field, prop: dict[str, Any]) -> None:
+    """The numeric bounds (any number) and the length bounds (whole numbers) the schema gives."""
     for attr, key in (("minimum", "minimum"), ("maximum", "maximum")):
         v = prop.get(key)
         if isinstance(v, int | float) and not isinstance(v, bool):
@@ -102,9 +119,6 @@ def _field(name: str, prop: Any, required: bool) -> Field | str:
         v = prop.get(key)
         if isinstance(v, int) and not isinstance(v, bool):
             setattr(f, attr, v)
-    if "default" in prop:
-        f.default = prop["default"]
-    return f
 
 
 def coerce(f: Field, text: str) -> Any:
@@ -138,19 +152,27 @@ def problem(f: Field, v: Any) -> str | None:
     if f.kind == "boolean":
         return None if isinstance(v, bool) else "not true or false"
     if f.kind in ("integer", "number"):
-        if isinstance(v, bool) or not isinstance(v, int | float) or (isinstance(v, float) and not math.isfinite(v)):
-            return "not a number"
-        if f.kind == "integer" and isinstance(v, float) and not v.is_integer():
-            return "not a whole number"
-        if f.minimum is not None and v < f.minimum:
-            return f"less than {f.minimum:g}"
-        if f.maximum is not None and v > f.maximum:
-            return f"more than {f.maximum:g}"
-        return None
+        return _number_problem(f, v)
     if not isinstance(v, str):
         return "not text"
     if f.kind == "enum":
         return None if v in f.choices else "not one of the choices"
+    return _length_problem(f, v)
+
+
+def _number_problem(f: Field, v: Any) -> str | None:
+    if isinstance(v, bool) or not isinstance(v, int | float) or (isinstance(v, float) and not math.isfinite(v)):
+        return "not a number"
+    if f.kind == "integer" and isinstance(v, float) and not v.is_integer():
+        return "not a whole number"
+    if f.minimum is not None and v < f.minimum:
+        return f"less than {f.minimum:g}"
+    if f.maximum is not None and v > f.maximum:
+        return f"more than {f.maximum:g}"
+    return None
+
+
+def _length_problem(f: Field, v: str) -> str | None:
     if f.min_length is not None and len(v) < f.min_length:
         return f"shorter than {f.min_length} characters"
     if f.max_length is not None and len(v) > f.max_length:

@@ -57,17 +57,17 @@ def _items(items: list[Any], server: ServerEntry, view: View | None, dropped: li
     for i, item in enumerate(items):
         res = item.get("resource") if isinstance(item, dict) and item.get("type") == "resource" else None
         uri = res.get("uri") if isinstance(res, dict) else None
-        if not is_ui_uri(uri) and not (isinstance(uri, str) and uri in server.items["ui"]):
+        if not isinstance(uri, str) or not (is_ui_uri(uri) or uri in server.items["ui"]):
             if out is not None:
                 out.append(item)
             continue
         if out is None:
             out = list(items[:i])
-        locked = _locked(uri, server, view)  # type: ignore[arg-type]
+        locked = _locked(uri, server, view)
         if locked is not None and res == locked:
             out.append({**item, "resource": locked})
         else:
-            here.append(uri)  # type: ignore[arg-type]
+            here.append(uri)
     if out is None:
         return items
     if here:

@@ -109,28 +109,42 @@ def _compile(schema: Any) -> Check:
         return lambda _x: False
     if type(schema) is not dict or set(schema) - _ANNOTATIONS - _KEYWORDS:
         raise _Unsupported
-    checks: list[Check] = []
-    if "type" in schema:
-        names = schema["type"] if type(schema["type"]) is list else [schema["type"]]
-        if not names or any(type(n) is not str or n not in _TYPES for n in names):
-            raise _Unsupported
-        preds = [_TYPES[n] for n in names]
-        checks.append(preds[0] if len(preds) == 1 else lambda x: any(p(x) for p in preds))
-    if "enum" in schema:
-        values = schema["enum"]
-        if type(values) is not list or not all(type(v) is str for v in values):
-            raise _Unsupported  # jsonschema's equality of other values (1, 1.0, true) is not copied here
-        allowed = frozenset(values)
-        checks.append(lambda x: type(x) is str and x in allowed)
-    checks += _object_checks(schema) + _scalar_checks(schema)
-    if "items" in schema:
-        item = _compile(schema["items"])
-        checks.append(lambda x: all(item(i) for i in x) if type(x) is list else _other(x, list))
+    checks = _type_checks(schema) + _enum_checks(schema)
+    checks += _object_checks(schema) + _scalar_checks(schema) + _items_checks(schema)
     if not checks:
         return lambda _x: True
     if len(checks) == 1:
         return checks[0]
     return lambda x: all(c(x) for c in checks)
+
+
+def _type_checks(schema: dict[str, Any]) -> list[Check]:
+    """The check of ``type``: one name or a list of them."""
+    if "type" not in schema:
+        return []
+    names = schema["type"] if type(schema["type"]) is list else [schema["type"]]
+    if not names or any(type(n) is not str or n not in _TYPES for n in names):
+        raise _Unsupported
+    preds = [_TYPES[n] for n in names]
+    return [preds[0] if len(preds) == 1 else lambda x: any(p(x) for p in preds)]
+
+
+def _enum_checks(schema: dict[str, Any]) -> list[Check]:
+    """The check of an ``enum`` of strings."""
+    if "enum" not in schema:
+        return []
+    values = schema["enum"]
+    if type(values) is not list or not all(type(v) is str for v in values):
+        raise _Unsupported  # jsonschema's equality of other values (1, 1.0, true) is not copied here
+    allowed = frozenset(values)
+    return [lambda x: type(x) is str and x in allowed]
+
+
+def _items_checks(schema: dict[str, Any]) -> list[Check]:
+    if "items" not in schema:
+        return []
+    item = _compile(schema["items"])
+    return [lambda x: all(item(i) for i in x) if type(x) is list else _other(x, list)]
 
 
 def _object_checks(schema: dict[str, Any]) -> list[Check]:

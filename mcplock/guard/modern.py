@@ -154,18 +154,30 @@ class ModernHost:
             return msg
         res = msg.get("result")
         if isinstance(res, dict) and ("content" in res or "messages" in res):
-            screened, dropped = screen(res, self.server, self.views.view if self.views is not None else None)
-            if dropped:
-                msg = {**msg, "result": screened}
-                if self.notes is not None:
-                    self.notes.note(
-                        f"embedded:{dropped[0]}",
-                        f"mcplock: {self.server.name}: dropped an App "
-                        "document embedded in a result (not the one the lock accepted): "
-                        + ", ".join(name_text(u) for u in dropped),
-                    )
+            msg = self._screened(msg, res)
         if not self.host.modern:
             return msg
+        return self._in_modern_era(msg)
+
+    def _screened(self, msg: dict[str, Any], res: dict[str, Any]) -> dict[str, Any]:
+        """``msg`` with every App document embedded in its ``res`` that is not the locked one
+        dropped, and a note saying so; ``msg`` itself when none is."""
+        screened, dropped = screen(res, self.server, self.views.view if self.views is not None else None)
+        if not dropped:
+            return msg
+        if self.notes is not None:
+            self.notes.note(
+                f"embedded:{dropped[0]}",
+                f"mcplock: {self.server.name}: dropped an App "
+                "document embedded in a result (not the one the lock accepted): "
+                + ", ".join(name_text(u) for u in dropped),
+            )
+        return {**msg, "result": screened}
+
+    def _in_modern_era(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """An answer as a 2026-07-28 host reads it: a result with its ``resultType`` and its
+        caching hints, an ``input_required`` one marked as the guard's; an upstream failure
+        in the modern error range."""
         if "result" in msg and isinstance(msg["result"], dict):
             res = msg["result"]
             if "resultType" not in res:

@@ -31,9 +31,9 @@ from mcplock.guard import elicit, evidence
 from mcplock.guard.calls import Validators, drift_signal
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import View, from_snapshot
-from mcplock.lock.model import ServerEntry
+from mcplock.lock.model import Entry, ServerEntry
 from mcplock.param_headers import problems_over as header_problems
-from mcplock.policy import Host
+from mcplock.policy import Decision, Host
 from mcplock.untrusted import shell_word
 
 MAX_ROUNDS = 8  # input_required answers of one call before mcplock stops retrying
@@ -203,6 +203,22 @@ class GuardedSession:
         an embedded App document, which is the locked one or is dropped (:mod:`mcplock.guard.embedded`)."""
         view = self._view()
         args = {} if arguments is None else arguments
+        entry, d = self._admitted(view, name, args)
+        if not d.allowed:  # approval = "always" and not approved yet
+            await self._approved(name, args, d.fix)
+        seconds = timeout or self.up.opts.timeout
+        try:
+            async with asyncio.timeout(seconds) as self._deadline:
+                resp = await self._rounds(name, args)
+        except TimeoutError:
+            raise self.up.timed_out(seconds, "tools/call") from None
+        finally:
+            self._deadline = None
+        return self._call_result(view, entry, name, resp)
+
+    def _admitted(self, view: View, name: str, args: Any) -> tuple[Entry, Decision]:
+        """The lock's entry of ``name`` and its decision, when the lock lets the call be made
+        with ``args`` (perhaps after approval); Refused or InvalidArguments saying why not."""
         d = view.tool(name, Host(strict=True, approved=self.approve is True))
         if not d.allowed and d.code != "approval":
             raise Refused(f"mcplock refused `{self.server.name}/{name}`: {d.reason}", hint=d.fix, reason=d.code)
@@ -220,60 +236,57 @@ class GuardedSession:
             raise InvalidArguments(
                 f"arguments for `{self.server.name}/{name}` do not match its locked schema: " + "; ".join(errs), errs
             )
-        if not d.allowed:  # approval = "always" and not approved yet
-            ok = False
-            if callable(self.approve):
-                answer = self.approve(self.server.name, name, args)
-                ok = bool(await answer) if inspect.isawaitable(answer) else bool(answer)
-            if not ok:
-                raise Refused(
-                    f"`{self.server.name}/{name}` needs approval on every call and it was not given",
-                    hint=d.fix,
-                    reason="approval",
-                )
-        seconds = timeout or self.up.opts.timeout
+        return entry, d
+
+    async def _approved(self, name: str, args: Any, fix: str | None) -> None:
+        """Ask the session's approver about this call; Refused unless it says yes."""
+        ok = False
+        if callable(self.approve):
+            answer = self.approve(self.server.name, name, args)
+            ok = bool(await answer) if inspect.isawaitable(answer) else bool(answer)
+        if not ok:
+            raise Refused(
+                f"`{self.server.name}/{name}` needs approval on every call and it was not given",
+                hint=fix,
+                reason="approval",
+            )
+
+    async def _rounds(self, name: str, args: Any) -> dict[str, Any]:
+        """The call's final answer: a multi round-trip request (2026-07-28) is answered what it
+        asks, then made again (a new id, the same accepted tool and arguments) with the answers,
+        at most MAX_ROUNDS times."""
         params: dict[str, Any] = {"name": name, "arguments": args}
-        try:
-            async with asyncio.timeout(seconds) as self._deadline:
-                for _round in range(MAX_ROUNDS):
-                    resp = await self.up.request("tools/call", params)
-                    result = resp.get("result")
-                    if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
-                        break
-                    # a multi round-trip request (2026-07-28): answer what it asks, then the same
-                    # call again (a new id, the same accepted tool and arguments) with the answers
-                    params = {
-                        "name": name,
-                        "arguments": args,
-                        "inputResponses": await self._input_responses(result.get("inputRequests")),
-                    }
-                    if "requestState" in result:
-                        params["requestState"] = result["requestState"]
-                else:
-                    raise CallFailed(
-                        f"`{self.server.name}/{name}` asked for input {MAX_ROUNDS} times in a row: "
-                        "mcplock stopped retrying",
-                        {"code": "input-rounds"},
-                    )
-        except TimeoutError:
-            raise self.up.timed_out(seconds, "tools/call") from None
-        finally:
-            self._deadline = None
+        for _round in range(MAX_ROUNDS):
+            resp = await self.up.request("tools/call", params)
+            result = resp.get("result")
+            if not (isinstance(result, dict) and result.get("resultType") == "input_required"):
+                return resp
+            params = {
+                "name": name,
+                "arguments": args,
+                "inputResponses": await self._input_responses(result.get("inputRequests")),
+            }
+            if "requestState" in result:
+                params["requestState"] = result["requestState"]
+        raise CallFailed(
+            f"`{self.server.name}/{name}` asked for input {MAX_ROUNDS} times in a row: mcplock stopped retrying",
+            {"code": "input-rounds"},
+        )
+
+    def _call_result(self, view: View, entry: Entry, name: str, resp: dict[str, Any]) -> dict[str, Any]:
+        """The call's result for the caller; a drift signal in the answer recorded as evidence;
+        CallFailed for an error answer."""
         signal = drift_signal(resp)
         if signal is not None:
             evidence.record(self.lockfile, self.server.name, name, entry.hash, signal[0], signal[1])
         if "error" in resp:
             err = resp["error"] if isinstance(resp["error"], dict) else {"message": str(resp["error"])}
-            hint = (
-                (
-                    f"the call passed the locked schema, so the lock and the server differ: "
+            e = CallFailed(f"`{self.server.name}/{name}` failed: error {err.get('code')}: {err.get('message')}", err)
+            if signal:
+                e.hint = (
+                    "the call passed the locked schema, so the lock and the server differ: "
                     f"run `mcplock diff {shell_word(self.server.name)}`"
                 )
-                if signal
-                else None
-            )
-            e = CallFailed(f"`{self.server.name}/{name}` failed: error {err.get('code')}: {err.get('message')}", err)
-            e.hint = hint
             raise e
         res = resp.get("result")
         if not isinstance(res, dict):

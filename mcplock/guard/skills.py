@@ -75,11 +75,11 @@ async def get(hr: HostRequests, msg: dict[str, Any]) -> None:
     params = msg.get("params")
     uri = params.get("uri") if isinstance(params, dict) else None
     entry = hr.server.items["skill"].get(uri) if isinstance(uri, str) else None
-    if entry is None or not isinstance(entry.definition, dict):
+    if not isinstance(uri, str) or entry is None or not isinstance(entry.definition, dict):
         shown = sanitize(uri, 200) if isinstance(uri, str) else "(no uri)"
         hr.io.send(error(msg["id"], INVALID_PARAMS, f"No skill is served at {shown}"))
         return
-    d = view.item("skill", uri)  # type: ignore[arg-type]
+    d = view.item("skill", uri)
     if not d.allowed:
         hr.notes.note(f"refused:skill:{uri}", f"mcplock: refused skills/get: {d.message()}")
         hr.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this skill: {d.message()}"))

@@ -39,16 +39,26 @@ def shape(msg: Any) -> tuple[str, str]:
     if msg.get("jsonrpc") != "2.0":
         return "", "not JSON-RPC 2.0"
     if "method" in msg:
-        if type(msg["method"]) is not str:
-            return "", "its `method` is not a string"
-        if "result" in msg or "error" in msg:
-            return "", "a `method` beside a `result` or an `error`"
-        params = msg.get("params")
-        if params is not None and type(params) is not dict:
-            return "", "its `params` are not an object"
-        if "id" not in msg:
-            return NOTIFICATION, ""
-        return (REQUEST, "") if is_id(msg["id"]) else ("", "its id is not a string or a number")
+        return _call_shape(msg)
+    return _answer_shape(msg)
+
+
+def _call_shape(msg: dict[str, Any]) -> tuple[str, str]:
+    """The shape of a message with a ``method``: a request or a notification, or why neither."""
+    if type(msg["method"]) is not str:
+        return "", "its `method` is not a string"
+    if "result" in msg or "error" in msg:
+        return "", "a `method` beside a `result` or an `error`"
+    params = msg.get("params")
+    if params is not None and type(params) is not dict:
+        return "", "its `params` are not an object"
+    if "id" not in msg:
+        return NOTIFICATION, ""
+    return (REQUEST, "") if is_id(msg["id"]) else ("", "its id is not a string or a number")
+
+
+def _answer_shape(msg: dict[str, Any]) -> tuple[str, str]:
+    """The shape of a message without a ``method``: a response, or why it is none."""
     if not is_id(msg.get("id")):
         if "result" in msg or "error" in msg:
             return "", "an answer without a usable id"

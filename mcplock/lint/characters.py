@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any, NamedTuple
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.text import NOT_PLAIN, excerpt, is_variation_selector
@@ -46,122 +46,145 @@ def _joinable(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LMS"
 
 
+class _Hit(NamedTuple):
+    """One finding at a position: ``once`` (when not None) reports it only the first time per text."""
+
+    once: Hashable | None
+    rule: str
+    severity: str
+    message: str
+    sig: tuple[Any, ...]
+
+
+# a kind of character at s[i]: None when s[i] is not of it, else (the finding or None, where to go on)
+_Kind = Callable[[str, int], tuple[_Hit | None, int] | None]
+
+
+def _emoji_flag(s: str, i: int, run: str, body: str) -> bool:
+    """Whether the tag ``run`` at ``s[i]`` (spelling ``body``) is an emoji flag's (England, Scotland,
+    Wales): after a black flag, a short lower-case region code, closed by the cancel tag."""
+    return (
+        i > 0
+        and ord(s[i - 1]) == _BLACK_FLAG
+        and ord(run[-1]) == _TAG_CANCEL
+        and 2 <= len(body) <= 7
+        and re.fullmatch(r"[a-z0-9]+", body) is not None
+    )
+
+
+def _tag_run(s: str, i: int) -> tuple[_Hit | None, int] | None:
+    """Unicode tags: the run decoded; a well-formed emoji flag tag sequence is legitimate."""
+    if not _TAG_LO <= ord(s[i]) <= _TAG_HI:
+        return None
+    j = i
+    while j < len(s) and _TAG_LO <= ord(s[j]) <= _TAG_HI:
+        j += 1
+    run = s[i:j]
+    body = "".join(chr(ord(c) - _TAG_LO) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
+    if _emoji_flag(s, i, run, body):
+        return None, j
+    what = f"{len(run)} invisible Unicode tag character(s) spelling {json.dumps(body, ensure_ascii=True)}"
+    return _Hit(None, "unicode-tag", CRITICAL, what, ("unicode-tag", body)), j
+
+
+def _bidi(s: str, i: int) -> tuple[_Hit | None, int] | None:
+    ch = s[i]
+    cp = ord(ch)
+    if cp not in _BIDI:
+        return None
+    what = f"bidirectional control {_u(ch)} ({unicodedata.name(ch, '?')}): {excerpt(s, i, i + 1)}"
+    return _Hit("bidi", "bidi-control", CRITICAL, what, ("bidi-control", cp)), i + 1
+
+
+def _control(s: str, i: int) -> tuple[_Hit | None, int] | None:
+    """ANSI escapes, CSI introducers and the other control characters."""
+    ch = s[i]
+    cp = ord(ch)
+    if cp == 0x1B:
+        what = "an ANSI escape (ESC)"
+    elif cp == 0x9B:
+        what = "a CSI introducer"
+    elif unicodedata.category(ch) == "Cc":
+        what = "a control character"
+    else:
+        return None
+    hit = _Hit(("ansi", cp), "ansi-escape", CRITICAL, f"{what} {_u(ch)}: {excerpt(s, i, i + 1)}", ("ansi-escape", cp))
+    return hit, i + 1
+
+
+def _selector_run(s: str, i: int) -> tuple[_Hit | None, int] | None:
+    """Variation selectors: one is an emoji's; a run of them can encode hidden bytes."""
+    if not is_variation_selector(ord(s[i])):
+        return None
+    j = i
+    while j < len(s) and is_variation_selector(ord(s[j])):
+        j += 1
+    if j - i < 2:
+        return None, j
+    what = f"a run of {j - i} variation selectors (can encode hidden bytes): {excerpt(s, i, j, 20)}"
+    return _Hit(None, "hidden-unicode", CRITICAL, what, ("vs-run", j - i)), j
+
+
+def _joiner(s: str, i: int) -> tuple[_Hit | None, int] | None:
+    """A legitimate ZWJ/ZWNJ (emoji ZWJ sequence, Persian ZWNJ, Indic conjunct control) passes;
+    any other is left to :func:`_invisible`."""
+    if ord(s[i]) not in (_ZWJ, _ZWNJ):
+        return None
+    prev, nxt = s[i - 1] if i else "", s[i + 1] if i + 1 < len(s) else ""
+    return (None, i + 1) if _joinable(prev) and _joinable(nxt) else None
+
+
+def _invisible(s: str, i: int) -> tuple[_Hit | None, int] | None:
+    """Zero-width and other invisible format characters."""
+    ch = s[i]
+    cp = ord(ch)
+    if not _is_zw(cp) and unicodedata.category(ch) != "Cf":
+        return None
+    what = f"invisible character {_u(ch)} ({unicodedata.name(ch, 'format character')}): {excerpt(s, i, i + 1)}"
+    return _Hit(("zw", cp), "hidden-unicode", CRITICAL, what, ("hidden-unicode", cp)), i + 1
+
+
+_UNUSUAL = {
+    "Co": "private-use",
+    "Cn": "unassigned",
+    "Cs": "surrogate",
+    "Zl": "line-separator",
+    "Zp": "paragraph-separator",
+}
+
+
+def _unusual(s: str, i: int) -> tuple[_Hit | None, int] | None:
+    """Private-use, unassigned, surrogate and line/paragraph-separator code points."""
+    ch = s[i]
+    cat = unicodedata.category(ch)
+    kind = _UNUSUAL.get(cat)
+    if kind is None:
+        return None
+    sev = LOW if cat in ("Zl", "Zp") else MEDIUM
+    what = f"{kind} code point {_u(ch)}: {excerpt(s, i, i + 1)}"
+    return _Hit(("odd", cat), "unusual-unicode", sev, what, ("unusual-unicode", cat)), i + 1
+
+
+# in this order: a character is judged by the first kind it is of
+_KINDS: tuple[_Kind, ...] = (_tag_run, _bidi, _control, _selector_run, _joiner, _invisible, _unusual)
+
+
+def _judge(s: str, i: int) -> tuple[_Hit | None, int]:
+    """The finding of the character at ``s[i]`` (None when it passes), and where to go on."""
+    for kind in _KINDS:
+        got = kind(s, i)
+        if got is not None:
+            return got
+    return None, i + 1
+
+
 def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, ...]]]:
-    n = len(s)
-    reported: set[Any] = set()
+    reported: set[Hashable] = set()
     m = NOT_PLAIN.search(s)
     while m is not None:
-        i = m.start()
-        ch = s[i]
-        cp = ord(ch)
-        # Unicode tags: decode the run; a well-formed emoji flag tag sequence is legitimate
-        if _TAG_LO <= cp <= _TAG_HI:
-            j = i
-            while j < n and _TAG_LO <= ord(s[j]) <= _TAG_HI:
-                j += 1
-            run = s[i:j]
-            body = "".join(chr(ord(c) - _TAG_LO) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
-            flag = (
-                i > 0
-                and ord(s[i - 1]) == _BLACK_FLAG
-                and ord(run[-1]) == _TAG_CANCEL
-                and 2 <= len(body) <= 7
-                and re.fullmatch(r"[a-z0-9]+", body) is not None
-            )
-            if not flag:
-                yield (
-                    LintFinding(
-                        "unicode-tag",
-                        CRITICAL,
-                        f"{len(run)} invisible Unicode tag character(s) spelling {json.dumps(body, ensure_ascii=True)}",
-                        where,
-                    ),
-                    ("unicode-tag", body),
-                )
-            m = NOT_PLAIN.search(s, j)
-            continue
-        if cp in _BIDI:
-            if "bidi" not in reported:
-                reported.add("bidi")
-                yield (
-                    LintFinding(
-                        "bidi-control",
-                        CRITICAL,
-                        f"bidirectional control {_u(ch)} ({unicodedata.name(ch, '?')}): {excerpt(s, i, i + 1)}",
-                        where,
-                    ),
-                    ("bidi-control", cp),
-                )
-            m = NOT_PLAIN.search(s, i + 1)
-            continue
-        if cp == 0x1B or cp == 0x9B or unicodedata.category(ch) == "Cc":
-            if ("ansi", cp) not in reported:
-                reported.add(("ansi", cp))
-                what = (
-                    "an ANSI escape (ESC)"
-                    if cp == 0x1B
-                    else "a CSI introducer"
-                    if cp == 0x9B
-                    else "a control character"
-                )
-                yield (
-                    LintFinding("ansi-escape", CRITICAL, f"{what} {_u(ch)}: {excerpt(s, i, i + 1)}", where),
-                    ("ansi-escape", cp),
-                )
-            m = NOT_PLAIN.search(s, i + 1)
-            continue
-        if is_variation_selector(cp):
-            j = i
-            while j < n and is_variation_selector(ord(s[j])):
-                j += 1
-            if j - i >= 2:
-                yield (
-                    LintFinding(
-                        "hidden-unicode",
-                        CRITICAL,
-                        f"a run of {j - i} variation selectors (can encode hidden bytes): {excerpt(s, i, j, 20)}",
-                        where,
-                    ),
-                    ("vs-run", j - i),
-                )
-            m = NOT_PLAIN.search(s, j)
-            continue
-        if cp in (_ZWJ, _ZWNJ):
-            prev, nxt = s[i - 1] if i else "", s[i + 1] if i + 1 < n else ""
-            if _joinable(prev) and _joinable(nxt):
-                m = NOT_PLAIN.search(s, i + 1)
-                continue  # emoji ZWJ sequence, Persian ZWNJ, Indic conjunct control
-        cat = unicodedata.category(ch)
-        if _is_zw(cp) or cat == "Cf":
-            key: tuple[str, int | str] = ("zw", cp)
-            if key not in reported:
-                reported.add(key)
-                yield (
-                    LintFinding(
-                        "hidden-unicode",
-                        CRITICAL,
-                        f"invisible character {_u(ch)} ({unicodedata.name(ch, 'format character')}): "
-                        f"{excerpt(s, i, i + 1)}",
-                        where,
-                    ),
-                    ("hidden-unicode", cp),
-                )
-            m = NOT_PLAIN.search(s, i + 1)
-            continue
-        if cat in ("Co", "Cn", "Cs", "Zl", "Zp"):
-            key = ("odd", cat)
-            if key not in reported:
-                reported.add(key)
-                sev = LOW if cat in ("Zl", "Zp") else MEDIUM
-                kind = {
-                    "Co": "private-use",
-                    "Cn": "unassigned",
-                    "Cs": "surrogate",
-                    "Zl": "line-separator",
-                    "Zp": "paragraph-separator",
-                }[cat]
-                yield (
-                    LintFinding("unusual-unicode", sev, f"{kind} code point {_u(ch)}: {excerpt(s, i, i + 1)}", where),
-                    ("unusual-unicode", cat),
-                )
-        m = NOT_PLAIN.search(s, i + 1)
+        hit, nxt = _judge(s, m.start())
+        if hit is not None and (hit.once is None or hit.once not in reported):
+            if hit.once is not None:
+                reported.add(hit.once)
+            yield LintFinding(hit.rule, hit.severity, hit.message, where), hit.sig
+        m = NOT_PLAIN.search(s, nxt)

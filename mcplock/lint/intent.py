@@ -336,44 +336,93 @@ def _negated(s: str, move: re.Match[str] | None) -> bool:
     return move is not None and _NEGATION.search(s[max(0, move.start() - 24) : move.start()]) is not None
 
 
+def _moving(r: _Reader, s: str, low: str) -> tuple[re.Match[str] | None, str | None]:
+    """(the first destination of ``s``, ``s`` with its destinations blanked) when a verb of ``s``
+    moves something and is not negated; (None, None) otherwise. Without a destination the
+    sentence comes back whole."""
+    if r.search("move", s, low) is None:
+        return None, None
+    dest = _destination(s) if ("@" in s or "." in s or "/" in s or "\\" in s) else None
+    bare = DESTINATION.sub(" ", s) if dest is not None else s
+    if _negated(bare, r.search("move", bare)):
+        return None, None  # "never share credentials" forbids, it does not ask
+    return dest, bare
+
+
+def _moved(r: _Reader, bare: str) -> re.Match[str] | None:
+    """The data, the whole conversation or the secrets a moving sentence names."""
+    return r.search("data", bare) or r.search("whole", bare) or r.search("secret", bare)
+
+
+def _to_destination(r: _Reader, bare: str, dest: re.Match[str] | None) -> str:
+    """Data sent to an address, URL, host or file, by a verb outside the destination itself."""
+    if dest is None or r.search("move", bare) is None:
+        return ""
+    what = _moved(r, bare)
+    if what is None:
+        return ""
+    kind = _DEST_KIND[(dest.lastindex or 1) - 1]
+    return f"asks to send {what.group(0)} to {kind} ({dest.group(0).rstrip('.,;:!?)')[:60]})"
+
+
+def _into_parameter(r: _Reader, s: str, low: str) -> str:
+    """The whole conversation put into a parameter the model fills (a parameter for the user's own
+    API key is credential-parameter's)."""
+    if PARAMETER.search(s) is None:
+        return ""
+    whole = r.search("whole", s, low)
+    return f"asks to put {whole.group(0)} into a parameter the model fills" if whole is not None else ""
+
+
+def _to_tool(r: _Reader, bare: str) -> str:
+    """Data handed to another tool or server."""
+    what = _moved(r, bare)
+    other_tool = r.search("other", bare) if what is not None else None
+    if what is None or other_tool is None:
+        return ""
+    return f"asks to send {what.group(0)} to {other_tool.group(0)}"
+
+
+def _secret_moved(r: _Reader, bare: str) -> str:
+    """A secret moved by a verb of its own clause, not forbidden."""
+    for clause in _CLAUSE.finditer(bare):
+        c = clause.group(0)
+        secret = r.search("secret", c)
+        move = r.search("move", c) if secret is not None else None
+        if secret is not None and move is not None and not _negated(c, move):
+            return f"asks to send secrets ({secret.group(0)})"
+    return ""
+
+
+def _skipped_check(r: _Reader, s: str, low: str) -> str:
+    """An order to skip a check beside a destructive verb or a claim of authority."""
+    skip = r.search("skip", s, low)
+    if skip is None or not (r.search("destroy", s, low) or r.search("authority", s, low)):
+        return ""
+    return f"asks to skip a safety check ({skip.group(0)})"
+
+
 def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
-    """(what ``s`` asks that goes beyond a tool's own job, the aspect that says so), or ('', '')."""
-    dest = bare = None
-    if r.search("move", s, low) is not None:
-        dest = _destination(s) if ("@" in s or "." in s or "/" in s or "\\" in s) else None
-        bare = DESTINATION.sub(" ", s) if dest is not None else s
-    if bare is not None and _negated(bare, r.search("move", bare)):
-        bare = None  # "never share credentials" forbids, it does not ask
-    if bare is not None and (dest is None or r.search("move", bare) is not None):  # a verb outside the URL
-        what = r.search("data", bare) or r.search("whole", bare)
-        secret = r.search("secret", bare)
-        what = what or secret
-        if what is not None and dest is not None:
-            kind = _DEST_KIND[(dest.lastindex or 1) - 1]
-            return f"asks to send {what.group(0)} to {kind} ({dest.group(0).rstrip('.,;:!?)')[:60]})", "move"
-    if PARAMETER.search(s) is not None:  # (a parameter for the user's own API key is credential-parameter's)
-        whole = r.search("whole", s, low)
-        if whole is not None:
-            return f"asks to put {whole.group(0)} into a parameter the model fills", "whole"
+    """(what ``s`` asks that goes beyond a tool's own job, the aspect that says so), or ('', '').
+    The first of: data to a destination, the conversation into a parameter, another's turf,
+    data or secrets to another tool, a skipped check."""
+    dest, bare = _moving(r, s, low)
+    sent = _to_destination(r, bare, dest) if bare is not None else ""
+    if sent:
+        return sent, "move"
+    into = _into_parameter(r, s, low)
+    if into:
+        return into, "whole"
     other = _turf(r, s)
     if other:
         return f"claims the turf of {other}", "turf"
     if bare is not None and r.search("move", bare) is not None:
-        s = bare
-        what = r.search("data", s) or r.search("whole", s) or r.search("secret", s)
-        other_tool = r.search("other", s) if what is not None else None
-        if what is not None and other_tool is not None:
-            return f"asks to send {what.group(0)} to {other_tool.group(0)}", "move"
-        for clause in _CLAUSE.finditer(s):  # a secret moved by a verb of its own clause, not forbidden
-            c = clause.group(0)
-            secret = r.search("secret", c)
-            move = r.search("move", c) if secret is not None else None
-            if secret is not None and move is not None and not _negated(c, move):
-                return f"asks to send secrets ({secret.group(0)})", "move"
-    skip = r.search("skip", s, low)
-    if skip is not None and (r.search("destroy", s, low) or r.search("authority", s, low)):
-        return f"asks to skip a safety check ({skip.group(0)})", "skip"
-    return "", ""
+        sent = _to_tool(r, bare) or _secret_moved(r, bare)
+        if sent:
+            return sent, "move"
+        s = bare  # a moving sentence's skipped check is read around its destinations
+    skip = _skipped_check(r, s, low)
+    return (skip, "skip") if skip else ("", "")
 
 
 def _read(r: _Reader, t: str, more: bool) -> list[_Sentence]:
@@ -392,17 +441,86 @@ def _read(r: _Reader, t: str, more: bool) -> list[_Sentence]:
         out.append(sent)
     if more or any(x.act or x.hide for x in out):
         for sent in out:
-            # the words around a destination, not inside it ("audit@corp.example" claims no authority)
-            bare = DESTINATION.sub(" ", sent.text)
-            for aspect in ("quiet", "authority", "trigger", "urgent"):
-                hit = r.search(aspect, bare)
-                if hit is not None:
-                    setattr(sent, aspect, hit.group(0))
+            _read_details(r, sent)
     return out
+
+
+def _read_details(r: _Reader, sent: _Sentence) -> None:
+    """The stealth, authority, trigger and urgency words of ``sent``: those around a destination,
+    not inside it ("audit@corp.example" claims no authority)."""
+    bare = DESTINATION.sub(" ", sent.text)
+    for aspect in ("quiet", "authority", "trigger", "urgent"):
+        hit = r.search(aspect, bare)
+        if hit is not None:
+            setattr(sent, aspect, hit.group(0))
 
 
 def _q(s: str) -> str:
     return "«" + excerpt(s.strip(), 0, 0, 60) + "»"
+
+
+@dataclass
+class _Orders:
+    """The sentences of one text, and those that act, conceal and claim authority."""
+
+    sentences: list[_Sentence]
+    acting: list[_Sentence]
+    hiding: list[_Sentence]
+    claiming: list[_Sentence]
+
+    @classmethod
+    def of(cls, sentences: list[_Sentence], acts: int) -> _Orders:
+        acting = [s for s in sentences if s.act]
+        # stealth adverbs ("silently") conceal only beside an act
+        hiding = [s for s in sentences if s.hide or (s.quiet and (acting or acts))]
+        return cls(sentences, acting, hiding, [s for s in sentences if s.authority])
+
+    @property
+    def hide(self) -> str:
+        return next((s.hide or s.quiet for s in self.hiding), "")
+
+    @property
+    def authority(self) -> str:
+        return self.claiming[0].authority if self.claiming else ""
+
+
+def _verdict(o: _Orders, acts: int, hides: int, claims: int) -> tuple[_Sentence, str, str, str]:
+    """(the sentence the finding names, what it says, its severity, the aspect that decided):
+    an act is high, critical with concealment or authority (in this text or the orders the
+    instruction patterns found); an order to conceal alone is high, critical beside their act."""
+    if o.acting:
+        top = o.acting[0]
+        severity = CRITICAL if (o.hiding or o.claiming or hides or claims) else HIGH
+        return top, f"a directive that {top.act}", severity, top.act_aspect
+    what = (
+        "a directive that moves data or redirects tools, kept from the person"
+        if acts
+        else "a directive to keep something from the person"
+    )
+    return o.hiding[0], what, CRITICAL if acts else HIGH, "conceal"
+
+
+def _details(o: _Orders, top: _Sentence) -> list[str]:
+    """What goes with the order: the concealment and authority beside an act, its trigger, urgency."""
+    details = []
+    if o.hide and o.acting:
+        details.append(f"concealment {_q(o.hide)}")
+    if o.claiming and o.acting:
+        details.append(f"authority {_q(o.authority)}")
+    trigger = next((s.trigger for s in [top, *o.sentences] if s.trigger), "")
+    if trigger:
+        details.append(f"trigger {_q(trigger)}")
+    urgent = next((s.urgent for s in o.sentences if s.urgent), "")
+    if urgent:
+        details.append(f"urgency {_q(urgent)}")
+    return details
+
+
+def _reason(what: str, details: list[str]) -> str:
+    """What the directive asks, its details in parentheses, at most 300 characters, made visible."""
+    if details:
+        what += " (" + "; ".join(details) + ")"
+    return visible(what if len(what) < 300 else what[:300] + "…")
 
 
 def intent_findings(
@@ -412,54 +530,19 @@ def intent_findings(
     ``claims``: how many acting, concealing and consent-claiming orders the instruction patterns
     found in the same text (they combine with this analysis); ``how``: the disguise undone."""
     r = _Reader(candidates(t, t.lower()))
-    sentences = _read(r, t, bool(acts or hides or claims))
-    acting = [s for s in sentences if s.act]
-    hiding = [s for s in sentences if s.hide or (s.quiet and (acting or acts))]
-    claiming = [s for s in sentences if s.authority]
-    if not acting and (not hiding or hides):  # an order to conceal the table found already says so
+    o = _Orders.of(_read(r, t, bool(acts or hides or claims)), acts)
+    if not o.acting and (not o.hiding or hides):  # an order to conceal the table found already says so
         return
-    if acting:
-        top = acting[0]
-        what = f"a directive that {top.act}"
-        severity = CRITICAL if (hiding or claiming or hides or claims) else HIGH
-        lang_of = top.text
-        aspect = top.act_aspect
-    else:
-        top = hiding[0]
-        what = (
-            "a directive that moves data or redirects tools, kept from the person"
-            if acts
-            else "a directive to keep something from the person"
-        )
-        severity = CRITICAL if acts else HIGH
-        lang_of = top.text
-        aspect = "conceal"
-    details = []
-    hide = next((s.hide or s.quiet for s in hiding), "")
-    if hide and acting:
-        details.append(f"concealment {_q(hide)}")
-    if claiming and acting:
-        details.append(f"authority {_q(claiming[0].authority)}")
-    trigger = next((s.trigger for s in [top, *sentences] if s.trigger), "")
-    if trigger:
-        details.append(f"trigger {_q(trigger)}")
-    urgent = next((s.urgent for s in sentences if s.urgent), "")
-    if urgent:
-        details.append(f"urgency {_q(urgent)}")
-    lang = language_of(aspect, lang_of, r.languages)
+    top, what, severity, aspect = _verdict(o, acts, hides, claims)
+    details = _details(o, top)
+    lang = language_of(aspect, top.text, r.languages)
     if lang and lang != "English":
         details.append(f"in {lang}")
     if how:
         details.append(f"decoded from {how}")
-    if details:
-        what += " (" + "; ".join(details) + ")"
-    what = visible(what if len(what) < 300 else what[:300] + "…")
-    authority = claiming[0].authority.lower() if claiming else ""
-    sig = ("directive", t[top.start : top.end].strip().lower(), hide.lower(), authority)
-    yield (
-        LintFinding("directive", severity, f"{what}: {excerpt(t, top.start, min(top.end, top.start + 120), 0)}", where),
-        sig,
-    )
+    quoted = excerpt(t, top.start, min(top.end, top.start + 120), 0)
+    sig = ("directive", t[top.start : top.end].strip().lower(), o.hide.lower(), o.authority.lower())
+    yield LintFinding("directive", severity, f"{_reason(what, details)}: {quoted}", where), sig
 
 
 def contradicts_read_only(name: str, description: str) -> str:

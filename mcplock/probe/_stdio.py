@@ -32,7 +32,7 @@ from mcplock.probe._common import (
     size_limit_hint,
     with_stderr,
 )
-from mcplock.probe._pipes import Lines, adopt, spawn
+from mcplock.probe._pipes import Adopted, Lines, adopt, spawn
 from mcplock.probe.launch import stdio_launch
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import sanitize
@@ -79,7 +79,7 @@ class StdioTransport(PendingRequests):
         self.environ = environ
         self.state = State()
         self.stderr = TailBuffer()
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: asyncio.subprocess.Process | Adopted | None = None
         self.started = started  # a child started early from this spec, adopted by start() (probe.launch)
         self._init_requests()
         self._tasks: list[asyncio.Task[None]] = []
@@ -100,7 +100,7 @@ class StdioTransport(PendingRequests):
         limit = self.opts.max_response_bytes + 2
         if self.started is not None:  # started before the event loop, from the same spec (the guard)
             started, self.started = self.started, None
-            self.proc = await adopt(self._lines, started, limit=limit)  # type: ignore[assignment]  # a Process alike
+            self.proc = await adopt(self._lines, started, limit=limit)
             self._begin()
             return
         launch = stdio_launch(spec, self.environ)  # the minimal environment, never mcplock's whole one
@@ -186,33 +186,38 @@ class StdioTransport(PendingRequests):
         finally:
             self._write_lock.release()
 
-    def _can_write_now(self) -> bool:
-        """Nothing waits to be written before a new message, and the pipe takes it without
-        waiting (its unsent buffer is small): a write now keeps the order and needs no drain."""
+    def _writable_now(self) -> asyncio.StreamWriter | None:
+        """The child's stdin when nothing waits to be written before a new message and the pipe
+        takes it without waiting (its unsent buffer is small): a write now keeps the order and
+        needs no drain. None: write through :meth:`send_message`."""
         stdin = self.proc.stdin if self.proc is not None else None
-        return (
+        if (
             self._failure is None
             and stdin is not None
             and not self._writers
             and not stdin.is_closing()
             and stdin.transport.get_write_buffer_size() < _WRITE_NOW_BELOW
-        )
+        ):
+            return stdin
+        return None
 
     def write_now(self, msg: dict[str, Any]) -> bool:
         """Write one message (a notification, a reply) at once; False: use :meth:`send_message`."""
-        if not self._can_write_now():
+        stdin = self._writable_now()
+        if stdin is None:
             return False
-        self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
+        stdin.write((dumps(msg) + "\n").encode("utf-8"))
         return True
 
     def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
         """:meth:`request` without a task: the request is written already; its id and the
         future of the answer. None when it cannot be written at once (use :meth:`request`)."""
-        if not self._can_write_now():
+        stdin = self._writable_now()
+        if stdin is None:
             return None
         rid, msg, fut = self._new_request(method, params)
         fut.add_done_callback(lambda _f: self._pending.pop(rid, None))
-        self.proc.stdin.write((dumps(msg) + "\n").encode("utf-8"))  # type: ignore[union-attr]
+        stdin.write((dumps(msg) + "\n").encode("utf-8"))
         return rid, fut
 
     async def request(

@@ -35,7 +35,7 @@ class _CappedStream(httpx2.AsyncByteStream):
     def __init__(self, inner: httpx2.AsyncByteStream, limit: int, url: str) -> None:
         self.inner, self.limit, self.url = inner, limit, url
 
-    async def __aiter__(self):  # type: ignore[no-untyped-def]
+    async def __aiter__(self) -> AsyncIterator[bytes]:
         n = 0
         async for chunk in self.inner:
             n += len(chunk)
@@ -61,7 +61,8 @@ async def cap_body(response: httpx2.Response) -> None:
             f"the answer of {response.request.url} is larger than {MAX_BODY >> 20} MiB "
             "(its Content-Length), the most mcplock reads of one answer"
         )
-    response.stream = _CappedStream(response.stream, MAX_BODY, str(response.request.url))  # type: ignore[arg-type]
+    if isinstance(response.stream, httpx2.AsyncByteStream):  # an async client reads no other kind
+        response.stream = _CappedStream(response.stream, MAX_BODY, str(response.request.url))
 
 
 def new_client(

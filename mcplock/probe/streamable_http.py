@@ -338,28 +338,31 @@ class StreamableHttpTransport(Defaults):
                 if resp.status_code == 404 and self.session_id:
                     await self._check(resp, action)
                 if resp.status_code != 200 or content_type(resp) != "text/event-stream":
-                    if cursor.last_id is not None:  # it will not resume: a fresh stream next time
-                        cursor.last_id = None
-                        return 0
-                    return None
+                    return _no_stream(cursor)
                 opened = True
                 async for _event, data in iter_sse(
                     resp.aiter_bytes(), self.opts.max_response_bytes, self.errors.too_large, cursor
                 ):
-                    if not data.strip():
-                        continue
-                    obj = parse_message(data, self.errors, "an event on the server's event stream")
-                    for m in obj if isinstance(obj, list) else [obj]:
-                        # requests and notifications; a response here answers nothing we wait for
-                        if isinstance(m, dict) and is_jsonrpc(m) and "method" in m and self.on_message is not None:
-                            n += 1
-                            self.on_message(m)
+                    n += self._deliver(data)
         except httpx2.HTTPError as e:  # a stream that broke is opened again; one that cannot open ends
             if not opened:
                 raise self.errors.exception(e, action) from None
         except ProbeError:  # an event too large or not JSON ends this stream (the next one may do better)
             if not opened:
                 raise
+        return n
+
+    def _deliver(self, data: bytes) -> int:
+        """Hand the requests and notifications of one event on the standalone stream to
+        ``on_message`` (a response there answers nothing we wait for); how many there were."""
+        if not data.strip():
+            return 0
+        obj = parse_message(data, self.errors, "an event on the server's event stream")
+        n = 0
+        for m in obj if isinstance(obj, list) else [obj]:
+            if isinstance(m, dict) and is_jsonrpc(m) and "method" in m and self.on_message is not None:
+                n += 1
+                self.on_message(m)
         return n
 
     async def send_message(self, msg: dict[str, Any], action: str = "a message") -> None:
@@ -391,3 +394,13 @@ class StreamableHttpTransport(Defaults):
         finally:
             with contextlib.suppress(Exception):
                 await client.aclose()
+
+
+def _no_stream(cursor: SseCursor) -> int | None:
+    """What a GET answered with no event stream means: after a stream whose events had ids,
+    only that it will not resume (0 messages; a fresh stream next time); else that the server
+    offers none (None)."""
+    if cursor.last_id is not None:
+        cursor.last_id = None
+        return 0
+    return None

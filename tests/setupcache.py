@@ -1,0 +1,62 @@
+"""Set-up commands run once per test process: a test whose subject is not `mcplock add` (a guard
+test, say) locks its server with :func:`locked`, which runs the commands for real the first time
+and, for every later test that runs the same commands on the same inputs, writes the lock they
+made and trusts its launches in the test's project, as `mcplock trust` does (no probe, no process).
+
+What the commands write is the project's lock (``mcp.lock``) and this user's trust record
+(``trust.json``); ``add`` writes nothing else (tests/test_setupcache.py). A set-up is reused only
+when the record they left is exactly the launches of the lock they made (the trust `mcplock trust`
+gives; a launch hash names the project's directory, so it is made afresh in each test's). The key
+is everything that decides the lock: the commands, the inputs they read (files of the test's
+directory, the lock before them) and the MCPLOCK_* settings. A command that fails fails the test,
+as it would have.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from mcplock.core.trust import TrustStore, launch_hash, launch_specs, needs_trust, project_key, trust
+from mcplock.lock.read import load
+
+from conftest import run_cli
+
+LOCK = "mcp.lock"
+_made: dict[tuple, bytes] = {}  # key → the lock the commands made
+
+
+def _key(steps: Sequence[Sequence[str]], inputs: Sequence[str]) -> tuple:
+    files = tuple((p, Path(p).read_bytes() if Path(p).exists() else None) for p in (LOCK, *inputs))
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("MCPLOCK_") or k == "CI"))
+    return tuple(tuple(s) for s in steps), files, env
+
+
+def _trusted_here() -> set[str]:
+    return set(TrustStore()._read().get(project_key(os.getcwd()), {}))
+
+
+def _launches() -> list:
+    """What `mcplock trust` trusts for every server of the lock here."""
+    here = os.getcwd()
+    return [s for s in launch_specs(load(LOCK).servers.values(), here) if needs_trust(s)]
+
+
+def locked(*steps: Sequence[str], inputs: Sequence[str] = ("surface.json",), timeout: float = 120) -> bool:
+    """Run each of ``steps`` (the arguments of one `mcplock` command, each asserted to exit 0) in
+    the test's directory, or write what they wrote the last time this process ran them on the
+    same ``inputs``. True when they ran."""
+    key = _key(steps, inputs)
+    made = _made.get(key)
+    if made is not None:
+        Path(LOCK).write_bytes(made)
+        trust(_launches(), os.getcwd())
+        return False
+    before = _trusted_here()
+    for args in steps:
+        r = run_cli(*args, timeout=timeout)
+        assert r.returncode == 0, f"mcplock {' '.join(args)}\n{r.stdout}{r.stderr}"
+    if _trusted_here() - before == {launch_hash(s) for s in _launches()}:
+        _made[key] = Path(LOCK).read_bytes()  # else (a typed command trusted beside its pin): run each time
+    return True
