@@ -119,13 +119,11 @@ def received(spec: ServerSpec) -> list[str]:
     if spec.stdio:
         texts = [spec.command or "", *spec.args, *spec.env.values(), spec.cwd or ""]
     else:
-        texts = [spec.url or "", *spec.headers.values()]
-        if spec.auth is not None and spec.auth.client_secret:
-            texts.append(spec.auth.client_secret)
-        if spec.auth is not None and spec.auth.client_key:
-            texts.append(spec.auth.client_key)
-        if spec.auth is not None:
-            texts += [t for t in (spec.auth.id_token, spec.auth.idp_client_secret) if t]
+        auth = spec.auth
+        secrets = (
+            (auth.client_secret, auth.client_key, auth.id_token, auth.idp_client_secret) if auth is not None else ()
+        )
+        texts = [spec.url or "", *spec.headers.values(), *(t for t in secrets if t)]
     names = [n for t in texts for n in template_names(t) if n != "MCPLOCK_PROJECT_DIR"]
     if spec.stdio:
         names += list(spec.pass_env)
