@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcplock.errors import HashError, McplockError
-from mcplock.lock.model import Entry, Lock
+from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.lock.targets import format_target, label
 from mcplock.untrusted import name_text, shell_word
 
 if TYPE_CHECKING:
+    from mcplock.core.export import Plan
+    from mcplock.hosts.model import HostConfig
     from mcplock.lint.cache import LintCache
     from mcplock.orgpolicy import OrgPolicy
 
@@ -140,8 +142,7 @@ def pending(lock: Lock) -> list[Finding]:
 
 def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     """Servers imported from host configs against those configs, as they are now."""
-    from mcplock.core.specs import routed
-    from mcplock.hosts import config_hash, load_host_config
+    from mcplock.hosts import load_host_config
 
     base = os.path.dirname(os.path.abspath(lock_path))
     by_source: dict[str, list[str]] = {}
@@ -152,67 +153,73 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     for source, names in sorted(by_source.items()):
         path = os.path.join(base, source)
         if not os.path.lexists(path):
-            for sname in names:
-                out.append(
-                    Finding(
-                        "source-missing",
-                        sname,
-                        f"`{name_text(sname)}` was imported from {source}, which no longer exists",
-                        f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
-                        table=("server", sname),
-                    )
+            out += [
+                Finding(
+                    "source-missing",
+                    sname,
+                    f"`{name_text(sname)}` was imported from {source}, which no longer exists",
+                    f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
+                    table=("server", sname),
                 )
+                for sname in names
+            ]
             continue
         try:
             cfg = load_host_config(path, source=source)
         except McplockError as err:
-            for sname in names:
-                out.append(
-                    Finding(
-                        "config-error",
-                        sname,
-                        f"`{name_text(sname)}` was imported from {source}, which cannot be read: {err.message}",
-                        err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`",
-                        table=("server", sname),
-                    )
+            out += [
+                Finding(
+                    "config-error",
+                    sname,
+                    f"`{name_text(sname)}` was imported from {source}, which cannot be read: {err.message}",
+                    err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`",
+                    table=("server", sname),
                 )
+                for sname in names
+            ]
             continue
         for sname in names:
-            srv = lock.servers[sname]
-            imported = cfg.servers.get(sname)
-            if imported is None:
-                out.append(
-                    Finding(
-                        "config-missing",
-                        sname,
-                        f"`{name_text(sname)}` is locked but no longer in {source}",
-                        f"run `mcplock remove {shell_word(sname)}` (or put it back in {source})",
-                        table=("server", sname),
-                    )
-                )
-            elif routed(imported, sname):
-                continue  # routed through the guard (`mcplock export --guard`, or by hand): in sync by construction
-            elif config_hash(imported.spec) != srv.config_hash:
-                out.append(
-                    Finding(
-                        "config-changed",
-                        sname,
-                        f"`{name_text(sname)}` changed in {source} since it was locked",
-                        f"run `mcplock refresh {shell_word(sname)}` to re-import and re-probe it",
-                        table=("server", sname),
-                    )
-                )
-        for name in sorted(cfg.servers):
-            if name not in lock.servers:
-                out.append(
-                    Finding(
-                        "not-locked",
-                        name,
-                        f"`{name_text(name)}` is in {source} but not in the lock",
-                        f"run `mcplock add --from {source} {name}`",
-                    )
-                )
+            drift = _imported_drift(lock.servers[sname], cfg, source)
+            if drift is not None:
+                out.append(drift)
+        out += [
+            Finding(
+                "not-locked",
+                name,
+                f"`{name_text(name)}` is in {source} but not in the lock",
+                f"run `mcplock add --from {source} {name}`",
+            )
+            for name in sorted(cfg.servers)
+            if name not in lock.servers
+        ]
     return out
+
+
+def _imported_drift(srv: ServerEntry, cfg: HostConfig, source: str) -> Finding | None:
+    """A locked server against its entry in the host config it was imported from: gone, or
+    changed since it was locked (an entry routed through the guard is in step by construction)."""
+    from mcplock.core.specs import routed
+    from mcplock.hosts import config_hash
+
+    sname = srv.name
+    imported = cfg.servers.get(sname)
+    if imported is None:
+        return Finding(
+            "config-missing",
+            sname,
+            f"`{name_text(sname)}` is locked but no longer in {source}",
+            f"run `mcplock remove {shell_word(sname)}` (or put it back in {source})",
+            table=("server", sname),
+        )
+    if routed(imported, sname) or config_hash(imported.spec) == srv.config_hash:
+        return None  # unchanged, or routed through the guard (`export --guard`, or by hand): in step by construction
+    return Finding(
+        "config-changed",
+        sname,
+        f"`{name_text(sname)}` changed in {source} since it was locked",
+        f"run `mcplock refresh {shell_word(sname)}` to re-import and re-probe it",
+        table=("server", sname),
+    )
 
 
 def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy: str | None = None) -> list[Finding]:
@@ -237,9 +244,8 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy
     if policy is None and rec.policy is not None:
         from mcplock import orgpolicy
 
-        shown = recorded_policy(lock_path, rec.policy)
         try:
-            org = orgpolicy.resolve(shown)
+            org = orgpolicy.resolve(recorded_policy(lock_path, rec.policy))
         except McplockError as err:
             return [
                 Finding(
@@ -268,6 +274,13 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy
                 _regenerate_hint(err, again),
             )
         ]
+    return _plan_drift(p, again)
+
+
+def _plan_drift(p: Plan, again: str) -> list[Finding]:
+    """What the plan that would bring the export in step says: a record or host file with a
+    merge's conflict markers, a host file that drifted, the user's settings that override the
+    lock. ``again``: the ``--policy`` the hints name."""
     out = []
     if p.record_conflicted:
         out.append(
@@ -300,15 +313,15 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy
                     f"run `mcplock export --host {c.host}{again}` (`--dry-run` shows the change)",
                 )
             )
-        for text in c.contradictions:
-            out.append(
-                Finding(
-                    "export-contradicted",
-                    "",
-                    f"{c.path} ({c.host}): {text}",
-                    f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`",
-                )
+        out += [
+            Finding(
+                "export-contradicted",
+                "",
+                f"{c.path} ({c.host}): {text}",
+                f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`",
             )
+            for text in c.contradictions
+        ]
     return out
 
 
