@@ -87,15 +87,7 @@ def loads(text: str, path: str) -> Record:
     try:
         if raw.get("version", 0) > RECORD_VERSION:
             raise ConfigError(f"{path}: written by a newer mcplock", hint="upgrade mcplock")
-        files = {
-            str(rel): FileState(
-                host=str(st["host"]),
-                items={_item(i) for i in st.get("rules", [])},
-                created={tuple(str(p) for p in c) for c in st.get("created", [])},
-                guarded={str(k): str(v) for k, v in st.get("guarded", {}).items()},
-            )
-            for rel, st in raw["files"].items()
-        }
+        files = {str(rel): _file_state(st) for rel, st in raw["files"].items()}
         hosts = sorted({str(h) for h in raw.get("hosts", [])} | {st.host for st in files.values()})
         policy = raw.get("policy")
         if policy is not None and not isinstance(policy, str):
@@ -103,6 +95,16 @@ def loads(text: str, path: str) -> Record:
         return Record(files, hosts, policy)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=HINT) from None
+
+
+def _file_state(st: Any) -> FileState:
+    """One file's entry of the record (a malformed one raises the error ``loads`` reports)."""
+    return FileState(
+        host=str(st["host"]),
+        items={_item(i) for i in st.get("rules", [])},
+        created={tuple(str(p) for p in c) for c in st.get("created", [])},
+        guarded={str(k): str(v) for k, v in st.get("guarded", {}).items()},
+    )
 
 
 def dumps(rec: Record) -> str:
