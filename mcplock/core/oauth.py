@@ -284,24 +284,35 @@ def read_lock_auth(spec: ServerSpec) -> AuthSpec | None:
 
 
 def _lock_auth(spec: ServerSpec, store: TokenStore) -> AuthSpec | None:
-    if spec.auth is not None and spec.auth.method == "identity-assertion" and spec.auth.issuer is None:
+    auth = spec.auth
+    if auth is not None and auth.method == "identity-assertion" and auth.issuer is None:
         # the authorization server the probe discovered from the resource's metadata is locked:
         # later runs send the ID-JAG and the client secret to it only (see docs/oauth.md)
-        try:
-            issuer = (store.load(expand(spec.url or "", None, spec.secrets)) or {}).get("auth_server_url")
-        except (OSError, McplockError):
-            issuer = None
-        if isinstance(issuer, str):
-            return replace(spec.auth, issuer=issuer)
-    if spec.auth is not None:
-        return spec.auth
-    if spec.transport is Transport.HTTP and spec.url and not any(k.lower() == "authorization" for k in spec.headers):
-        try:
-            if store.exists(expand(spec.url, None, spec.secrets)):
-                return AuthSpec("oauth")
-        except OSError:
-            return None
-    return None
+        issuer = _discovered_issuer(spec, store)
+        return replace(auth, issuer=issuer) if issuer is not None else auth
+    if auth is not None:
+        return auth
+    return AuthSpec("oauth") if _logged_in(spec, store) else None
+
+
+def _discovered_issuer(spec: ServerSpec, store: TokenStore) -> str | None:
+    """The authorization server the stored login of ``spec``'s URL went to (None: none read)."""
+    try:
+        issuer = (store.load(expand(spec.url or "", None, spec.secrets)) or {}).get("auth_server_url")
+    except (OSError, McplockError):
+        return None
+    return issuer if isinstance(issuer, str) else None
+
+
+def _logged_in(spec: ServerSpec, store: TokenStore) -> bool:
+    """Whether a remote server without an Authorization header of its own went through a
+    stored OAuth login."""
+    if spec.transport is not Transport.HTTP or not spec.url or any(k.lower() == "authorization" for k in spec.headers):
+        return False
+    try:
+        return store.exists(expand(spec.url, None, spec.secrets))
+    except OSError:
+        return False
 
 
 def discovered_launch(specs: list[ServerSpec], auths: Mapping[str, AuthSpec | None]) -> list[ServerSpec]:
