@@ -152,14 +152,35 @@ def override_warning(lock_path: str) -> tuple[str, str] | None:
     Files only, unless such a file exists; then git itself is asked (``git check-attr``)."""
     directory = os.path.dirname(os.path.abspath(lock_path))
     top = _top_without_git(directory)
-    if top is None:
+    if top is None or not _top_sets_driver(top, lock_path):
         return None
+    others = _other_attributes(top, directory)
+    if not others:
+        return None
+    value = _merge_attribute(top, lock_path)
+    if value is None or value == DRIVER:
+        return None
+    shown = ", ".join(os.path.relpath(p, top) for p in others)
+    return (
+        f"git does not merge {os.path.basename(lock_path)} with mcplock's driver: its `merge` attribute reads "
+        f"`{value}`, though {os.path.join(top, '.gitattributes')} sets merge={DRIVER} (overridden by {shown})",
+        f"remove the `merge` setting for the lock from {shown}, then `git check-attr merge -- "
+        f"{shlex.quote(os.path.relpath(os.path.abspath(lock_path), top))}` says {DRIVER}",
+    )
+
+
+def _top_sets_driver(top: str, lock_path: str) -> bool:
+    """Whether the top ``.gitattributes`` holds the lock's attribute line (unreadable: no)."""
     try:
         with open(os.path.join(top, ".gitattributes"), encoding="utf-8") as f:
-            if not has_attribute(f.read(), lock_path):
-                return None
+            return has_attribute(f.read(), lock_path)
     except (OSError, UnicodeDecodeError):
-        return None
+        return False
+
+
+def _other_attributes(top: str, directory: str) -> list[str]:
+    """The attribute files that may set the lock's attributes otherwise: a ``.gitattributes``
+    of each directory from the lock's up to (not including) the top, ``.git/info/attributes``."""
     others: list[str] = []
     d = directory
     while len(d) > len(top):
@@ -170,22 +191,16 @@ def override_warning(lock_path: str) -> tuple[str, str] | None:
     info = os.path.join(git_dir, "info", "attributes") if git_dir else None
     if info and os.path.isfile(info):
         others.append(info)
-    if not others:
-        return None
+    return others
+
+
+def _merge_attribute(top: str, lock_path: str) -> str | None:
+    """The lock's ``merge`` attribute as git reads it (``git check-attr``); None: git could not say."""
     proc = _git(["check-attr", "-z", "merge", "--", os.path.relpath(os.path.abspath(lock_path), top)], top)
     fields = proc.stdout.split("\0")
     if proc.returncode != 0 or len(fields) < 3:
         return None
-    value = fields[2]
-    if value == DRIVER:
-        return None
-    shown = ", ".join(os.path.relpath(p, top) for p in others)
-    return (
-        f"git does not merge {os.path.basename(lock_path)} with mcplock's driver: its `merge` attribute reads "
-        f"`{value}`, though {os.path.join(top, '.gitattributes')} sets merge={DRIVER} (overridden by {shown})",
-        f"remove the `merge` setting for the lock from {shown}, then `git check-attr merge -- "
-        f"{shlex.quote(os.path.relpath(os.path.abspath(lock_path), top))}` says {DRIVER}",
-    )
+    return fields[2]
 
 
 def installed(lock_path: str) -> bool:
