@@ -208,15 +208,19 @@ def new_pins(
         try:
             if row.status == "up-to-date":
                 row.status = "repinned"
-            if row.registry == "mcp-registry":
-                requested = row.requested
-            else:
-                requested = row.latest if row.registry != "oci" else (row.latest or "latest").split("@")[0]
-            out[row.server] = pin_spec(spec, environ, requested=requested)
+            out[row.server] = pin_spec(spec, environ, requested=_requested(row))
             row.new_pin = out[row.server].package
         except RegistryError as e:
             row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
     return out
+
+
+def _requested(row: Row) -> str | None:
+    """The release a row's new pin asks for: what its MCP Registry entry names, an image's tag
+    (``latest`` for none), else the registry's newest version."""
+    if row.registry == "mcp-registry":
+        return row.requested
+    return row.latest if row.registry != "oci" else (row.latest or "latest").split("@")[0]
 
 
 def requested_pins(
