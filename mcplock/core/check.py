@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from mcplock.core.export import Plan
     from mcplock.hosts.model import HostConfig
     from mcplock.lint.cache import LintCache
+    from mcplock.lint.finding import LintFinding
     from mcplock.orgpolicy import OrgPolicy
 
 
@@ -499,26 +500,31 @@ def signature_findings(org: OrgPolicy, lock_path: str) -> list[Finding]:
     return []
 
 
+def _lint_untampered(lock: Lock) -> dict[tuple[str, str, str], list[LintFinding]]:
+    """The lint findings of every item, the definitions that match their stored hash read
+    through the lint cache (keyed by that hash)."""
+    from mcplock.lint.cache import LintCache
+    from mcplock.lint.entries import lint_entries
+
+    hashes = {
+        (sname, e.kind, e.key): e.hash
+        for sname, srv in lock.servers.items()
+        for e in srv.entries()
+        if e.hash and not e.tampered()
+    }
+    cache = LintCache.open()
+    found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
+    if cache is not None:  # None: the lint cache is off (MCPLOCK_LINT_CACHE=0)
+        cache.save()
+    return found
+
+
 def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
     """What the organisation's policy forbids in the lock (docs/policy.md), as findings that name
     the rule and the policy file."""
     from mcplock.orgpolicy import violations
 
-    found = None
-    if org.strictest_severity is not None:
-        from mcplock.lint.cache import LintCache
-        from mcplock.lint.entries import lint_entries
-
-        hashes = {
-            (sname, e.kind, e.key): e.hash
-            for sname, srv in lock.servers.items()
-            for e in srv.entries()
-            if e.hash and not e.tampered()
-        }
-        cache = LintCache.open()
-        found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
-        if cache is not None:  # None: the lint cache is off (MCPLOCK_LINT_CACHE=0)
-            cache.save()
+    found = _lint_untampered(lock) if org.strictest_severity is not None else None
     out: list[Finding] = []
     limit = org.strictest_severity
     if limit is not None and limit != "critical":
