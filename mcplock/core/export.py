@@ -100,17 +100,7 @@ def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False, co
 
     from mcplock.hosts.parse import parse, read_text
 
-    base = os.path.realpath(os.path.dirname(path) or ".")
-    if not (base + os.sep).startswith(os.path.realpath(root) + os.sep):
-        raise ConfigError(
-            f"{shown}: its directory is a link out of the project; mcplock export writes only inside the project",
-            hint="replace the linked directory with a real one, or leave this host out with --host",
-        )
-    if os.path.islink(path):
-        raise ConfigError(
-            f"{shown}: is a symbolic link; mcplock export does not write through links",
-            hint="replace the link with the file itself, or leave this host out with --host",
-        )
+    _refuse_links(root, path, shown)
     if not os.path.exists(path):
         return None
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path) or ".", os.W_OK):
@@ -126,6 +116,22 @@ def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False, co
             f"{shown}: the top level must be an object", hint="fix the file; the host cannot read it either"
         )
     return text
+
+
+def _refuse_links(root: str, path: str, shown: str) -> None:
+    """A host file export would write through a link (the file, or a directory out of the
+    project) is refused."""
+    base = os.path.realpath(os.path.dirname(path) or ".")
+    if not (base + os.sep).startswith(os.path.realpath(root) + os.sep):
+        raise ConfigError(
+            f"{shown}: its directory is a link out of the project; mcplock export writes only inside the project",
+            hint="replace the linked directory with a real one, or leave this host out with --host",
+        )
+    if os.path.islink(path):
+        raise ConfigError(
+            f"{shown}: is a symbolic link; mcplock export does not write through links",
+            hint="replace the link with the file itself, or leave this host out with --host",
+        )
 
 
 def _check_shape(doc: Document, it: Item, shown: str) -> None:
