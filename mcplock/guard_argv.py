@@ -2,12 +2,13 @@
 
 Two readers need it: the fast start of ``mcplock run`` (:mod:`mcplock.cli.fast_run`), and
 ``check`` and ``export``, which recognise a host entry that already launches the guard for a
-locked server (docs/guard.md, "Putting it in front of a host"). Pure: no imports beyond ``os``.
+locked server (docs/guard.md, "Putting it in front of a host"). Pure: no imports beyond ``os`` and ``dataclasses``.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 _VALUED = {
     "--timeout": "timeout",
@@ -27,9 +28,31 @@ _FLAGS = {
 }
 
 
-def parse(args: list[str]) -> dict[str, object] | None:
+TIMEOUT = 30.0  # seconds, as the CLI's --timeout and --request-timeout default
+REQUEST_TIMEOUT = 120.0
+
+
+@dataclass(frozen=True)
+class GuardArgs:
+    """A plain `run NAME …`, read: the options the guard takes (the defaults are the CLI's)."""
+
+    name: str
+    lockfile: str = "mcp.lock"
+    timeout: float = TIMEOUT
+    request_timeout: float = REQUEST_TIMEOUT
+    client_name: str | None = None
+    client_version: str | None = None
+    policy: str | None = None
+    strict: bool = False
+    verbose: bool = False
+    quiet: bool = False
+    no_color: bool = False
+
+
+def parse(args: list[str]) -> GuardArgs | None:
     """The options of a plain `run NAME …` (global options already in front), or None."""
-    opts: dict[str, object] = {"lockfile": os.environ.get("MCPLOCK_LOCKFILE") or "mcp.lock"}
+    valued: dict[str, str] = {"lockfile": os.environ.get("MCPLOCK_LOCKFILE") or "mcp.lock"}
+    flags: set[str] = set()
     rest: list[str] = []
     i = 0
     while i < len(args):
@@ -41,9 +64,9 @@ def parse(args: list[str]) -> dict[str, object] | None:
                     return None
                 value = args[i + 1]
                 i += 1
-            opts[_VALUED[key]] = value
+            valued[_VALUED[key]] = value
         elif a in _FLAGS:
-            opts[_FLAGS[a]] = True
+            flags.add(_FLAGS[a])
         elif a.startswith("-"):
             return None
         else:
@@ -51,16 +74,26 @@ def parse(args: list[str]) -> dict[str, object] | None:
         i += 1
     if len(rest) != 2 or rest[0] != "run":
         return None
-    opts["name"] = rest[1]
     try:
-        for k in ("timeout", "request_timeout"):
-            if k in opts:
-                opts[k] = float(opts[k])  # type: ignore[arg-type]
-                if opts[k] <= 0:  # type: ignore[operator]
-                    return None
+        timeout = float(valued.get("timeout", TIMEOUT))
+        request_timeout = float(valued.get("request_timeout", REQUEST_TIMEOUT))
     except ValueError:
         return None
-    return opts
+    if timeout <= 0 or request_timeout <= 0:
+        return None
+    return GuardArgs(
+        name=rest[1],
+        lockfile=valued["lockfile"],
+        timeout=timeout,
+        request_timeout=request_timeout,
+        client_name=valued.get("client_name"),
+        client_version=valued.get("client_version"),
+        policy=valued.get("policy"),
+        strict="strict" in flags,
+        verbose="verbose" in flags,
+        quiet="quiet" in flags,
+        no_color="no_color" in flags,
+    )
 
 
 def guard_target(command: object, args: object) -> str | None:
@@ -74,4 +107,4 @@ def guard_target(command: object, args: object) -> str | None:
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         return None
     opts = parse(args)
-    return str(opts["name"]) if opts else None
+    return opts.name if opts else None

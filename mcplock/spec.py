@@ -16,6 +16,28 @@ from enum import StrEnum
 from typing import Any
 
 
+@dataclass(frozen=True, slots=True)
+class ClientIdentity:
+    """The client a server is probed and run as (its ``clientInfo``): the lock's ``client``
+    table (``{name = "…", version = "…"}``, the version optional) and a launched spec's."""
+
+    name: str
+    version: str | None = None  # None: mcplock's own version, when the server is launched
+
+    def stored(self) -> dict[str, str]:
+        """The lock's ``client`` table."""
+        return {"name": self.name, **({"version": self.version} if self.version is not None else {})}
+
+    def info(self, default_version: str) -> dict[str, str]:
+        """The ``clientInfo`` announced: ``default_version`` where none is recorded."""
+        return {"name": self.name, "version": self.version if self.version is not None else default_version}
+
+
+# The client capabilities a server is probed with, by name (mcplock.client_capabilities): the
+# lock's `client-capabilities` and a launched spec's
+ClientCapabilities = tuple[str, ...]
+
+
 class Transport(StrEnum):
     """What carries a server's messages, by the name the lock writes (``transport = "stdio"``).
     A str: it compares, hashes and serialises as that name, so the lock's TOML is unchanged. A new
@@ -55,9 +77,9 @@ class ServerSpec:
     # Values for ${VAR} templates taken from a host config: memory only.
     secrets: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     auth: AuthSpec | None = None  # OAuth (mcplock.auth); None: headers only, or none
-    # (name, version) to announce in initialize; None: ProbeOptions' (mcplock by default).
+    # The client to announce (clientInfo); None: ProbeOptions' (mcplock by default).
     # Not part of stored(): it is the lock's `client`, not the host config's.
-    client: tuple[str, str] | None = None
+    client: ClientIdentity | None = None
     # The exact artefact the command runs (mcplock.packages.PackagePin), or None: part of the
     # launch (a changed pin is a changed launch). A host config never has one, so config-hash
     # (taken over an imported spec) is unaffected.
@@ -66,7 +88,7 @@ class ServerSpec:
     # Not part of stored() nor of the launch: what runs is the command and its package pin.
     registry: Any = None
     # The lock's `client-capabilities` (None: not recorded, the default is declared).
-    client_capabilities: tuple[str, ...] | None = None
+    client_capabilities: ClientCapabilities | None = None
 
     def __post_init__(self) -> None:
         if type(self.transport) is not Transport:  # a name from a file or the command line
@@ -227,7 +249,10 @@ def secure_url(url: str) -> bool:
     )
 
 
-def _assertion_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | None:
+Problem = tuple[str, str, str | None]  # (the key, what is wrong with it, a hint or None)
+
+
+def _assertion_problem(v: Mapping[str, str]) -> Problem | None:
     """What is wrong with the identity-assertion keys of an ``auth`` table; None if nothing."""
     keys = ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")
     if v.get("method") != "identity-assertion":
@@ -249,18 +274,40 @@ def _assertion_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | No
     return None
 
 
-def auth_table_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | None:
-    """What is wrong with an ``auth`` table of a lock, as (key, what, hint); None if nothing."""
-    method, secret, key = v.get("method"), v.get("client-secret"), v.get("client-key")
-    names = template_names(secret) if secret is not None else []
-    if secret is not None and (not names or secret != "".join(f"${{{n}}}" for n in names)):
+def auth_table_problem(v: Mapping[str, str]) -> Problem | None:
+    """What is wrong with an ``auth`` table of a lock, as (key, what, hint); None if nothing.
+    The checks in order: the client secret, the client key (and its signing algorithm), the
+    identity-assertion keys, the client ID metadata document."""
+    for check in (_secret_problem, _key_problem, _assertion_problem, _metadata_url_problem):
+        problem = check(v)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _secret_problem(v: Mapping[str, str]) -> Problem | None:
+    secret = v.get("client-secret")
+    if secret is None:
+        return None
+    names = template_names(secret)
+    if not names or secret != "".join(f"${{{n}}}" for n in names):
         return (
             "client-secret",
             "must be a ${VAR} template, never a secret",
             'write client-secret = "${MY_CLIENT_SECRET}" and export the variable',
         )
+    return None
+
+
+def _key_problem(v: Mapping[str, str]) -> Problem | None:
+    """A client key: a path or template, of a `client-credentials` server with a client-id and
+    no secret; its signing algorithm one of SIGNING_ALGS (and only with a key)."""
+    key = v.get("client-key")
     if key is not None and (
-        "PRIVATE KEY" in key or method != "client-credentials" or secret is not None or not v.get("client-id")
+        "PRIVATE KEY" in key
+        or v.get("method") != "client-credentials"
+        or v.get("client-secret") is not None
+        or not v.get("client-id")
     ):
         return (
             "client-key",
@@ -270,11 +317,12 @@ def auth_table_problem(v: Mapping[str, str]) -> tuple[str, str, str | None] | No
         )
     if v.get("signing-alg") is not None and (key is None or v["signing-alg"] not in SIGNING_ALGS):
         return "signing-alg", f"must be one of {', '.join(SIGNING_ALGS)}, with a client-key", None
-    problem = _assertion_problem(v)
-    if problem is not None:
-        return problem
+    return None
+
+
+def _metadata_url_problem(v: Mapping[str, str]) -> Problem | None:
     cimd = v.get("client-metadata-url")
-    if cimd is not None and (method != "oauth" or not cimd.startswith("https://")):
+    if cimd is not None and (v.get("method") != "oauth" or not cimd.startswith("https://")):
         return "client-metadata-url", "must be an https:// URL of an `oauth` server", None
     return None
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import Host
+from setupcache import locked
 
 from mcplock.lock.read import load
 
@@ -49,20 +50,8 @@ def _diff_json(cli, *args: str) -> dict:
 def _add_sdk(cli) -> None:
     Path("app.html").write_text(HTML)
     Path("domains.txt").write_text("https://api.example.com\n")
-    r = cli(
-        "add",
-        "clock",
-        "--yes",
-        "--timeout",
-        "60",
-        "--",
-        sys.executable,
-        str(SDK_APP),
-        "app.html",
-        "--connect-domains",
-        "domains.txt",
-    )
-    assert r.returncode == 0, r.stderr
+    cmd = [sys.executable, str(SDK_APP), "app.html", "--connect-domains", "domains.txt"]
+    locked(("add", "clock", "--yes", "--timeout", "60", "--", *cmd), inputs=("app.html", "domains.txt"))
 
 
 def _content(definition: dict) -> dict:
@@ -213,7 +202,7 @@ def test_the_probe_declares_the_apps_extension_as_hosts_do(cli):
     srv = load("mcp.lock").servers["charts"]
     assert "show_chart" in srv.tools
     assert srv.items["ui"]["ui://chart/app.html"].definition["text"] == "<p>chart</p>"
-    assert srv.client_capabilities == ["roots", "sampling", "elicitation"]  # extensions are not names
+    assert srv.client_capabilities == ("roots", "sampling", "elicitation")  # extensions are not names
     shown = cli("inspect", "--", *stdio_command(surface="surface.json")).stdout
     assert "App documents (1):" in shown and "ui://chart/app.html  text/html;profile=mcp-app, 12 bytes" in shown
 

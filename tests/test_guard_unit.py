@@ -14,7 +14,7 @@ from mcplock.guard.ledger import Ledger, host_key
 from mcplock.guard.modern import ModernHost
 from mcplock.guard.state import HostState, Notes
 from mcplock.guard.upstream import Upstream
-from mcplock.guard.upstream_side import UpstreamSide
+from mcplock.guard.upstream_side import UpstreamSide, _Deadlines, _InFlight
 from mcplock.guard.view import Current
 from mcplock.policy import Host as Policy
 from mcplock.probe import ProbeOptions
@@ -271,6 +271,51 @@ def test_a_call_without_an_answer_times_out_and_the_server_is_told():
             assert cancel["params"]["reason"] == "timed out in mcplock"
 
     run(main())
+
+
+def test_one_timer_times_out_relayed_calls_each_at_its_own_deadline_and_never_an_answered_one():
+    async def main():
+        loop = asyncio.get_running_loop()
+        expired: list[tuple[str, float]] = []
+        deadlines = _Deadlines(0.1, lambda call: expired.append((call.rid, loop.time())))
+        calls = {rid: _InFlight(rid, host_key(rid), "tools/call", None) for rid in ("a", "b", "c")}
+        start = loop.time()
+        deadlines.add(calls["a"])
+        deadlines.add(calls["b"])
+        await asyncio.sleep(0.05)
+        deadlines.add(calls["c"])
+        deadlines.ended(calls["b"])  # answered in time: never expires
+        await asyncio.sleep(0.3)
+        return start, expired
+
+    start, expired = run(main())
+    assert [rid for rid, _ in expired] == ["a", "c"]
+    assert expired[0][1] - start >= 0.1 and expired[1][1] - start >= 0.15  # each at its own deadline
+
+
+def test_the_timeout_queue_stays_as_long_as_what_is_in_flight_behind_a_slow_call():
+    async def main():
+        answered: list[str] = []
+        server = Server(on_call=lambda msg: None if msg["params"]["arguments"]["query"] == "slow" else {"result": {}})
+        async with session(server, request_timeout=0.3) as s:
+            await s.initialize()
+            s.host.send_host(
+                {
+                    "id": "slow",
+                    "method": "tools/call",
+                    "params": {"name": "search_docs", "arguments": {"query": "slow"}},
+                }
+            )
+            for i in range(300):  # answered at once, each behind the slow one in the queue
+                out = await s.host.request(i, "tools/call", {"name": "search_docs", "arguments": {"query": "x"}})
+                answered.append(out["result"])
+            queued = len(s.guard.upstream._deadlines._queue)
+            slow = await s.host.answer("slow")
+            return answered, queued, slow
+
+    answered, queued, slow = run(main())
+    assert len(answered) == 300 and queued <= 65  # swept, not 301 long
+    assert slow["error"]["data"]["kind"] == "timeout"
 
 
 def test_the_same_logic_holds_when_every_request_needs_a_task():

@@ -162,3 +162,28 @@ def test_server_text_never_starts_a_line_with_a_bracket():
     headers = [line for line in text1.splitlines() if line.startswith("[") and line.rstrip().endswith("]")]
     assert all(h.startswith("[server.s") for h in headers), headers
     assert read.loads(text1).servers["s"].tools["t"].definition == d
+
+
+def test_the_client_identity_and_capabilities_keep_their_tables_and_reach_the_launch():
+    # the lock's `client` (version optional) and `client-capabilities`: one type in the entry and
+    # the spec it launches (mcplock.spec.ClientIdentity, a tuple of names), the TOML unchanged
+    from mcplock._version import __version__
+    from mcplock.spec import ClientIdentity
+
+    lock = Lock()
+    for name, client in (("a", ClientIdentity("cursor")), ("b", ClientIdentity("vscode", "1.2"))):
+        srv = ServerEntry(name=name, spec=ServerSpec(name, transport="stdio", command="cmd"))
+        srv.client, srv.client_capabilities = client, ("roots", "elicitation")
+        lock.servers[name] = srv
+    text = write.dumps(lock)
+    assert 'client = {name = "cursor"}' in text
+    assert 'client = {name = "vscode", version = "1.2"}' in text
+    assert 'client-capabilities = ["roots", "elicitation"]' in text
+    back = read.loads(text)
+    assert back.servers["a"].client == ClientIdentity("cursor")
+    assert back.servers["b"].client_capabilities == ("roots", "elicitation")
+    assert write.dumps(back) == text
+    launched = back.servers["a"].as_launched("/tmp")
+    assert launched.client == ClientIdentity("cursor", __version__)
+    assert launched.client_capabilities == ("roots", "elicitation")
+    assert back.servers["b"].as_launched("/tmp", use_stored_client=False).client is None

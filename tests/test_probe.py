@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -1005,3 +1006,33 @@ def test_canary_in_args_not_in_not_found_message():
     err = probe_error(spec, environ={"CMD": "/nonexistent/" + canary, "TOKEN": canary})
     assert err.kind == "not-found"
     assert canary not in err.message + (err.hint or "")
+
+
+def test_requests_written_at_once_are_heard_in_the_read_callback_and_leave_no_trace():
+    """The guard's per-call path over stdio: each answer reaches ``on_done`` with nothing else
+    scheduled in between, and an ended request leaves neither a pending future nor an entry in
+    what the session says it waits for (that list once grew by one per call)."""
+    from mcplock.probe._stdio import StdioTransport
+
+    async def main():
+        conn = StdioTransport(stdio_spec(), ProbeOptions(), dict(os.environ))
+        conn.on_message = lambda msg: None  # a long-lived session, as the guard's
+        await conn.start()
+        try:
+            heard: list[tuple[asyncio.Future[Any], bool]] = []
+
+            def on_done(fut: asyncio.Future[Any]) -> None:  # inside the read of the answer, or a later turn?
+                heard.append((fut, any(f.name == "_stdout_line" for f in traceback.extract_stack())))
+
+            for _ in range(5):
+                started = conn.request_now("ping", None, on_done)
+                assert started is not None
+                _, fut = started
+                await fut
+                assert heard[-1] == (fut, True) and fut.result()["result"] == {}
+            return len(heard), dict(conn._pending), list(conn.state.in_flight), conn.state.step
+        finally:
+            await conn.close()
+
+    n, pending, in_flight, step = asyncio.run(asyncio.wait_for(main(), 20))
+    assert n == 5 and pending == {} and in_flight == [] and "ping" not in step

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
+from typing import TextIO
 
 import typer
 from rich.console import Console
@@ -17,9 +18,9 @@ from mcplock.errors import McplockError, UsageError
 from mcplock.untrusted import json_text, safe_text
 
 
-def _console(file: object, no_color: bool) -> Console:
+def _console(file: TextIO, no_color: bool) -> Console:
     return Console(
-        file=file,  # type: ignore[arg-type]
+        file=file,
         no_color=no_color,
         highlight=False,
         soft_wrap=True,
@@ -133,7 +134,7 @@ class Cli:
 
         check_output(out_file, self.lockfile)
 
-    def _open_output(self, out_file: str):
+    def _open_output(self, out_file: str) -> TextIO:
         self.check_output(out_file)
         try:
             return open(out_file, "w", encoding="utf-8")

@@ -70,54 +70,78 @@ def on_terminal(cli: Cli) -> elicit.Elicitor:
 
 
 def _ask_field(cli: Cli, f: elicit.Field) -> Any:
+    """One field: its label (and choices), then its prompt until an answer passes."""
+    cli.err.print(_label(f))
+    if f.kind == "enum":
+        for line in _choice_lines(f):
+            cli.err.print(line)
+    prompt = _prompt(f)
+    while True:
+        typed = _line(cli, prompt)
+        value, complaint = _typed(f, typed) if typed.strip() else _blank(f)
+        if complaint is None:
+            return value
+        cli.err.print(Text(f"    {complaint}", style="yellow"))
+
+
+def _label(f: elicit.Field) -> Text:
     label = Text("  ").append_text(_shown(f.title or f.name, "bold"))
     if f.title and f.title != f.name:
         label.append(" (").append_text(_shown(f.name)).append(")")
     if f.description:
         label.append(" - ").append_text(_shown(f.description, "dim"))
-    cli.err.print(label)
-    if f.kind == "enum":
-        for i, choice in enumerate(f.choices, 1):
-            line = Text(f"    {i}. ").append_text(_shown(choice))
-            if f.labels and f.labels[i - 1] != choice:
-                line.append(" - ").append_text(_shown(f.labels[i - 1], "dim"))
-            cli.err.print(line)
+    return label
+
+
+def _choice_lines(f: elicit.Field) -> list[Text]:
+    lines = []
+    for i, choice in enumerate(f.choices, 1):
+        line = Text(f"    {i}. ").append_text(_shown(choice))
+        if f.labels and f.labels[i - 1] != choice:
+            line.append(" - ").append_text(_shown(f.labels[i - 1], "dim"))
+        lines.append(line)
+    return lines
+
+
+HINTS = {
+    "boolean": "yes/no",
+    "integer": "whole number",
+    "number": "number",
+    "enum": "choice or its number",
+    "string": "text",
+}
+
+
+def _prompt(f: elicit.Field) -> Text:
+    """What the field takes, its bounds, and what Enter alone does (the default, or a skip)."""
     bounds = [f"{k} {v:g}" for k, v in (("min", f.minimum), ("max", f.maximum)) if v is not None]
-    hint = {
-        "boolean": "yes/no",
-        "integer": "whole number",
-        "number": "number",
-        "enum": "choice or its number",
-        "string": "text",
-    }[f.kind]
-    prompt = Text(f"    {hint}{', ' + ', '.join(bounds) if bounds else ''}")
+    prompt = Text(f"    {HINTS[f.kind]}{', ' + ', '.join(bounds) if bounds else ''}")
     if f.default is not elicit.MISSING:
         prompt.append(" [").append_text(_shown(_value(f, f.default))).append("]")
     elif not f.required:
         prompt.append(" [Enter skips]")
-    prompt.append(": ")
-    while True:
-        typed = _line(cli, prompt)
-        if not typed.strip():
-            if f.default is not elicit.MISSING:
-                why = elicit.problem(f, f.default)
-                if why is None:
-                    return f.default
-                cli.err.print(Text(f"    the default is {why}: type a value", style="yellow"))
-                continue
-            if not f.required:
-                return elicit.MISSING
-            cli.err.print(Text("    required: type a value (Ctrl-C cancels)", style="yellow"))
-            continue
-        try:
-            v = elicit.coerce(f, typed)
-        except ValueError as e:
-            cli.err.print(Text(f"    {e}", style="yellow"))
-            continue
-        why = elicit.problem(f, v)
-        if why is None:
-            return v
-        cli.err.print(Text(f"    {why}", style="yellow"))
+    return prompt.append(": ")
+
+
+def _blank(f: elicit.Field) -> tuple[Any, str | None]:
+    """Enter alone: the default where it passes, nothing for an optional field without one; else
+    (None, what to say)."""
+    if f.default is not elicit.MISSING:
+        why = elicit.problem(f, f.default)
+        return (f.default, None) if why is None else (None, f"the default is {why}: type a value")
+    if not f.required:
+        return elicit.MISSING, None
+    return None, "required: type a value (Ctrl-C cancels)"
+
+
+def _typed(f: elicit.Field, typed: str) -> tuple[Any, str | None]:
+    """A typed answer, checked locally (type, choices, bounds): (the value, None), or (None, why not)."""
+    try:
+        v = elicit.coerce(f, typed)
+    except ValueError as e:
+        return None, str(e)
+    why = elicit.problem(f, v)
+    return (v, None) if why is None else (None, why)
 
 
 def _line(cli: Cli, prompt: Text) -> str:

@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcplock.core.check import Finding
+    from mcplock.lock.model import Lock
 
 _FLAGS = {"-q", "--quiet", "--no-color"}
 
@@ -44,24 +49,12 @@ def run(lockfile: str, quiet: bool) -> int | None:
 
     try:
         from mcplock import orgpolicy
-        from mcplock.core.check import code_env, critical_accepted, run_check
-        from mcplock.guard import evidence
+        from mcplock.core.check import run_check
         from mcplock.lock.read import load
 
         org = orgpolicy.resolve(None)  # $MCPLOCK_POLICY (docs/policy.md); a broken one: the full CLI says so
         lock = load(lockfile)
-        findings = run_check(lock, lockfile, org)
-        from mcplock.core.lookalikes import lookalike_warnings
-        from mcplock.core.merge_driver import override_warning
-
-        if (
-            findings
-            or code_env(lock)
-            or critical_accepted(lock, findings)
-            or lookalike_warnings(lock)
-            or evidence.current(lockfile, lock)
-            or override_warning(lockfile)
-        ):
+        if _anything_to_say(lock, lockfile, run_check(lock, lockfile, org)):
             return None
     except (McplockError, OSError):
         return None  # the full CLI says what went wrong
@@ -78,3 +71,22 @@ def run(lockfile: str, quiet: bool) -> int | None:
         except BrokenPipeError:  # `mcplock check | head -0`: the exit code still says it
             pass
     return 0
+
+
+def _anything_to_say(lock: Lock, lockfile: str, findings: list[Finding]) -> bool:
+    """Whether the full check has anything to say beyond "ok": a finding, or one of its warnings
+    (code loaded through a variable, a critical finding accepted, a look-alike package name, drift
+    evidence from runs, a merge driver override)."""
+    from mcplock.core.check import code_env, critical_accepted
+    from mcplock.core.lookalikes import lookalike_warnings
+    from mcplock.core.merge_driver import override_warning
+    from mcplock.guard import evidence
+
+    return bool(
+        findings
+        or code_env(lock)
+        or critical_accepted(lock, findings)
+        or lookalike_warnings(lock)
+        or evidence.current(lockfile, lock)
+        or override_warning(lockfile)
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 
-from mcplock.guard_argv import parse
+from mcplock.guard_argv import GuardArgs, parse
 
 __all__ = ["parse", "run"]
 
@@ -19,7 +19,7 @@ def _say(text: str) -> None:
     sys.stderr.flush()
 
 
-def run(opts: dict[str, object]) -> int:
+def run(opts: GuardArgs) -> int:
     from mcplock.errors import McplockError, Terminated, trap_termination
     from mcplock.guard import run_guard
 
@@ -27,16 +27,16 @@ def run(opts: dict[str, object]) -> int:
     trap_termination(received)  # a host's SIGTERM ends the session like Ctrl-C: the server's group dies too
     try:
         return run_guard(
-            str(opts["lockfile"]),
-            str(opts["name"]),
-            timeout=float(opts.get("timeout", 30.0)),  # type: ignore[arg-type]
-            request_timeout=float(opts.get("request_timeout", 120.0)),  # type: ignore[arg-type]
-            strict=bool(opts.get("strict")),
-            client_name=opts.get("client_name"),  # type: ignore[arg-type]
-            client_version=opts.get("client_version"),  # type: ignore[arg-type]
-            verbose=bool(opts.get("verbose")),
+            opts.lockfile,
+            opts.name,
+            timeout=opts.timeout,
+            request_timeout=opts.request_timeout,
+            strict=opts.strict,
+            client_name=opts.client_name,
+            client_version=opts.client_version,
+            verbose=opts.verbose,
             say=_say,
-            policy=opts.get("policy"),  # type: ignore[arg-type]
+            policy=opts.policy,
         )
     except McplockError as e:
         _say(f"error: {e.message}" + (f"\nhint: {e.hint}" if e.hint else ""))

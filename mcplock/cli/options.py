@@ -12,12 +12,16 @@ import inspect
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import typer
 
 from mcplock.cli.context import Cli
 from mcplock.client_capabilities import HELP as CAPABILITIES_HELP
+
+if TYPE_CHECKING:
+    from mcplock.probe import ProbeOptions
+    from mcplock.spec import AuthSpec, ClientIdentity
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -140,7 +144,7 @@ class ProbeArgs:
     oauth_idp_client_secret: str | None = None
     oauth_issuer: str | None = None
 
-    def options(self, cli: Cli):
+    def options(self, cli: Cli) -> ProbeOptions:
         """The ProbeOptions of this run (built by the core)."""
         from mcplock.client_capabilities import parse
         from mcplock.core.probing import probe_options
@@ -155,7 +159,7 @@ class ProbeArgs:
             client_capabilities=parse(self.client_capabilities),
         )
 
-    def auth(self):
+    def auth(self) -> AuthSpec | None:
         """The ``auth`` the --oauth-* options describe (None without them)."""
         from mcplock.core.oauth import auth_spec
 
@@ -179,7 +183,7 @@ class ProbeArgs:
             "issuer": self.oauth_issuer,
         }
 
-    def client(self) -> dict[str, str] | None:
+    def client(self) -> ClientIdentity | None:
         from mcplock.core.specs import client_identity
 
         return client_identity(self.client_name, self.client_version)
@@ -253,11 +257,12 @@ def probing(*, oauth: bool = False, login: bool = True) -> Callable[[F], F]:
             given = {k: kw.pop(k) for k in list(kw) if k in _NAMES}
             return fn(*args, probe=ProbeArgs(**given), **kw)
 
+        # typer reads the signature a function carries; typeshed declares no __signature__ on functions
         wrapper.__signature__ = sig.replace(parameters=own + added)  # type: ignore[attr-defined]
         wrapper.__annotations__ = {
             **{k: v for k, v in hints.items() if k != "probe"},
             **{name: ann for name, ann, _ in extra},
         }
-        return wrapper  # type: ignore[return-value]
+        return cast(F, wrapper)  # the command as typer must see it: its own options, then the probing ones
 
     return deco

@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from mcplock.cli.context import Cli
-from mcplock.errors import ProbeError
+from mcplock.errors import McplockError, ProbeError
 from mcplock.spec import ServerSpec, Transport
 from mcplock.untrusted import safe_text, visible
+
+if TYPE_CHECKING:
+    from mcplock.core.probing import Results
+    from mcplock.lock.model import Lock, ServerEntry
+    from mcplock.probe import ProbeOptions
 
 
 def say_plain(text: str) -> None:
@@ -26,7 +32,7 @@ def _name(name: str) -> Text:
     return safe_text(name, keep_newlines=False)
 
 
-def check_variables(cli: Cli, specs: list[ServerSpec], environ: Any) -> None:
+def check_variables(cli: Cli, specs: list[ServerSpec], environ: Mapping[str, str] | None) -> None:
     """A ``${VAR}`` that is unset and has no default expands to nothing: a warning naming it
     (a fork's pull request has no secrets), an error with --strict, before anything runs."""
     from mcplock.errors import UsageError
@@ -58,7 +64,7 @@ def check_variables(cli: Cli, specs: list[ServerSpec], environ: Any) -> None:
 class Progress:
     """One server is announced before its probe; several as each one starts."""
 
-    def __init__(self, cli: Cli, environ: Any = None) -> None:
+    def __init__(self, cli: Cli, environ: Mapping[str, str] | None = None) -> None:
         self.cli = cli
         self.environ = environ
         self.many = False
@@ -95,7 +101,7 @@ class Progress:
             self.cli.err.print(_name(name).append(f": {verb} {ms:.0f} ms", style="dim"))
 
 
-def probe(cli: Cli, specs: list[ServerSpec], opts: Any, *, login: bool) -> dict[str, Any]:
+def probe(cli: Cli, specs: list[ServerSpec], opts: ProbeOptions, *, login: bool) -> Results:
     """Probe ``specs`` through the core, showing progress; then the -v details."""
     from mcplock.core.probing import probe as core_probe
 
@@ -106,7 +112,9 @@ def probe(cli: Cli, specs: list[ServerSpec], opts: Any, *, login: bool) -> dict[
     return results
 
 
-def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: bool, login: bool):
+def load_and_probe(
+    cli: Cli, names: list[str], opts: ProbeOptions, *, use_stored_client: bool, login: bool
+) -> tuple[Lock, list[ServerEntry], Results]:
     """Read the lock and probe the named servers (overlapped by the core), showing progress."""
     from mcplock.core.probing import load_and_probe as core_load_and_probe
 
@@ -125,7 +133,7 @@ def load_and_probe(cli: Cli, names: list[str], opts: Any, *, use_stored_client: 
     return lock, selected, results
 
 
-def show_skipped(cli: Cli, results: dict[str, Any]) -> None:
+def show_skipped(cli: Cli, results: Results) -> None:
     if not cli.verbose:
         return
     for name, r in results.items():
@@ -137,5 +145,5 @@ def show_skipped(cli: Cli, results: dict[str, Any]) -> None:
                 cli.err.print(Text("  ").append_text(safe_text(line, keep_newlines=False)))
 
 
-def report_failure(cli: Cli, name: str, err: ProbeError) -> None:
+def report_failure(cli: Cli, name: str, err: McplockError) -> None:
     cli.error(f"{name}: {err.message}", err.hint)

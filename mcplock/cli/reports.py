@@ -4,6 +4,7 @@ annotations and its SARIF from one comparison, so they cannot disagree."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -39,7 +40,7 @@ def parse(cli: Cli, values: list[str] | None) -> list[tuple[str, str]]:
     return out
 
 
-def write(cli: Cli, reports: list[tuple[str, str]], code: int, render: Any) -> None:
+def write(cli: Cli, reports: list[tuple[str, str]], code: int, render: Callable[[str, str | None], str]) -> None:
     """Write each report; ``render(fmt, lock_text)`` makes one."""
     for fmt, path in reports:
         cli.emit_report(render(fmt, cli.lock_text(fmt)), path, fmt, code)

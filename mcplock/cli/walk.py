@@ -115,6 +115,19 @@ def _ask(
 
     cli.out.print(Text(f"\n[{n}/{total}]", style="bold"))
     cli.out.print(render_show(srv, [e], whole_server=False, color=cli.color()))
+    answer = _choose(cli)
+    if answer != "a":
+        return answer, None
+    if critical and not _named_back(cli, srv, e):
+        cli.out.print(Text("not accepted: the name did not match; it stays pending"))
+        return "s", None
+    if e.kind != "tool" or e.pending is None or e.pending.change == "removed":
+        return "a", None
+    return "a", _approval(cli, approval or proposed_approval(srv, e))
+
+
+def _choose(cli: Cli) -> str:
+    """The key for a proposal (``?`` lists what each one does, and asks again)."""
     question = "accept / reject / skip / accept rest of server / quit / help? [a/r/s/A/q/?] "
     choices = ("a", "r", "s", "A", "q", "?")
     while True:
@@ -123,25 +136,25 @@ def _ask(
         else:
             answer = _prompt(cli, question, choices, default="q")
         if answer != "?":
-            break
+            return answer
         for key, what in KEYS:
             cli.out.print(Text(f"  {key}  ", style="bold").append(what))
-    if answer != "a":
-        return answer, None
-    if critical:
-        name = targets.label(srv, e)
-        cli.out.print(
-            Text("this item has critical findings (above); to accept it, type its name ", style="yellow").append_text(
-                safe_name(name)
-            )
+
+
+def _named_back(cli: Cli, srv: ServerEntry, e: Entry) -> bool:
+    """An item with critical findings is accepted only when the person types its name."""
+    name = targets.label(srv, e)
+    cli.out.print(
+        Text("this item has critical findings (above); to accept it, type its name ", style="yellow").append_text(
+            safe_name(name)
         )
-        typed = _line(cli, "name? [Enter skips] ")
-        if typed not in (name, e.key):
-            cli.out.print(Text("not accepted: the name did not match; it stays pending"))
-            return "s", None
-    if e.kind != "tool" or e.pending is None or e.pending.change == "removed":
-        return "a", None
-    proposed = approval or proposed_approval(srv, e)
+    )
+    typed = _line(cli, "name? [Enter skips] ")
+    return typed in (name, e.key)
+
+
+def _approval(cli: Cli, proposed: str) -> str:
+    """An accepted tool's approval: always, never, or Enter for ``proposed``."""
     if keys.available():
         got = _key(
             cli,
@@ -156,7 +169,7 @@ def _ask(
             ("always", "never", ""),
             default="",
         )
-    return "a", (got or proposed)
+    return got or proposed
 
 
 def _key(cli: Cli, question: str, choices: dict[str, str], *, default: str) -> str:

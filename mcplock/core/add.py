@@ -20,7 +20,7 @@ from mcplock.core.specs import entry_from_spec, lock_dir, probe_spec, runs_guard
 from mcplock.errors import HashError, ProbeError, UntrustedError, UsageError
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.lock.targets import label
-from mcplock.spec import AuthSpec, ServerSpec
+from mcplock.spec import AuthSpec, ClientIdentity, ServerSpec
 from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
@@ -166,7 +166,7 @@ def stage_new(
     specs: list[Staged],
     results: Results,
     policy: str,
-    client: dict[str, str] | None,
+    client: ClientIdentity | None,
     auths: Mapping[str, AuthSpec | None],
 ) -> tuple[list[ServerEntry], dict[str, ProbeError]]:
     """New lock entries, everything they offer pending (``auths``: the auth each one records,
@@ -285,7 +285,7 @@ def add_servers(
     policy: str,
     opts: ProbeOptions,
     login: bool = False,
-    client: dict[str, str] | None = None,
+    client: ClientIdentity | None = None,
     consent: bool,
     how: str,
     hooks: Hooks,

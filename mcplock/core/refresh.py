@@ -11,7 +11,7 @@ from mcplock.core.probing import result_of, unpinnable
 from mcplock.core.specs import imported, probe_spec, routed
 from mcplock.errors import ConfigError, HashError, McplockError, ProbeError
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import ServerSpec
+from mcplock.spec import ClientIdentity, ServerSpec
 from mcplock.untrusted import shell_word
 
 
@@ -68,7 +68,7 @@ def apply(
     selected: list[ServerEntry],
     results: dict[str, Any],
     the_plan: Plan,
-    client: dict[str, str] | None,
+    client: ClientIdentity | None,
     pins: dict[str, Any] | None = None,
 ) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
     """Stage the probe results in the lock (one transaction). Returns each refreshed

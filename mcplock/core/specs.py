@@ -10,22 +10,22 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from mcplock.errors import McplockError, SecretError, UsageError
+from mcplock.errors import McplockError, UsageError
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import TRANSPORTS, AuthSpec, ServerSpec, Transport, env_var_name, looks_secret
+from mcplock.spec import AuthSpec, ClientIdentity, ServerSpec
 
 
 def lock_dir(lockfile: str) -> str:
     return os.path.dirname(os.path.abspath(lockfile)) or "."
 
 
-def client_identity(client_name: str | None, client_version: str | None) -> dict[str, str] | None:
+def client_identity(client_name: str | None, client_version: str | None) -> ClientIdentity | None:
     """The client identity given for a run, as stored in the lock's `client`."""
     if not client_name:
         if client_version:
             raise UsageError("--client-version needs --client-name")
         return None
-    return {"name": client_name, **({"version": client_version} if client_version else {})}
+    return ClientIdentity(client_name, client_version or None)
 
 
 def entry_from_spec(spec: ServerSpec, policy: str, config_hash: str | None, *, auth: AuthSpec | None) -> ServerEntry:
@@ -97,76 +97,3 @@ def locked_specs(selected: list[ServerEntry], base: str, *, use_stored_client: b
             pass
         specs.append(srv.as_launched(base, secrets, use_stored_client=use_stored_client))
     return specs
-
-
-# --- specs from command-line values --------------------------------------------------------
-
-
-def parse_env(items: list[str], *, refuse_secrets: bool = True) -> dict[str, str]:
-    """``KEY=VALUE`` items; a literal secret is refused where the spec will be locked."""
-    env: dict[str, str] = {}
-    for item in items:
-        k, sep, v = item.partition("=")
-        if not sep or not k.strip():
-            raise UsageError(f"--env takes KEY=VALUE, got `{item.split('=')[0]}`")
-        if refuse_secrets and looks_secret(k, v):
-            raise SecretError(
-                f"--env {k}=… holds a literal secret; the lock stores only ${{VAR}} templates",
-                hint=f"export it and pass --env '{k}=${{{k}}}'",
-            )
-        env[k] = v
-    return env
-
-
-def parse_pass_env(names: list[str]) -> tuple[str, ...]:
-    """``--pass-env NAME`` items: variable names (a value here would be a secret in the lock)."""
-    from mcplock.spec import ENV_NAME
-
-    for n in names:
-        if not ENV_NAME.fullmatch(n):
-            shown = n.partition("=")[0] if "=" in n else ("this value" if looks_secret("", n) else f"`{n}`")
-            raise UsageError(
-                f"--pass-env takes a variable name, not {shown}{'=…' if '=' in n else ''}",
-                hint="e.g. --pass-env NODE_EXTRA_CA_CERTS (the name; the server gets its value from "
-                "your environment); a value to set goes in --env KEY=VALUE",
-            )
-    return tuple(sorted(set(names)))
-
-
-def parse_headers(items: list[str], *, refuse_secrets: bool = True) -> dict[str, str]:
-    """``Name: value`` items; a literal secret is refused where the spec will be locked."""
-    headers: dict[str, str] = {}
-    for item in items:
-        k, sep, v = item.partition(":")
-        k, v = k.strip(), v.strip()
-        if not sep or not k:
-            raise UsageError("--header takes 'Name: value'")
-        if refuse_secrets and looks_secret(k, v):
-            var = "TOKEN" if k.lower() == "authorization" else env_var_name(k)
-            scheme = v.split()[0] + " " if k.lower() == "authorization" and " " in v else ""
-            raise SecretError(
-                f"--header {k}: … holds a literal secret; the lock stores only ${{VAR}} templates",
-                hint=f"export it (export {var}=…) and pass --header '{k}: {scheme}${{{var}}}'",
-            )
-        headers[k] = v
-    return headers
-
-
-def check_args(args: list[str]) -> None:
-    for a in args:
-        if looks_secret("", a):
-            raise SecretError(
-                "an argument of the server command holds a literal secret; the lock stores only ${VAR} templates",
-                hint="export it and write the argument as ${VAR}",
-            )
-
-
-def check_transport(transport: str | None, *, remote: bool) -> Transport:
-    """``--transport``: http (the default) or sse for a URL; nothing or stdio for a command."""
-    if transport is None:
-        return Transport.HTTP if remote else Transport.STDIO
-    if transport in TRANSPORTS and Transport(transport).remote == remote:
-        return Transport(transport)
-    if remote:
-        raise UsageError(f"--transport {transport} is not for a URL", hint="use --transport http or --transport sse")
-    raise UsageError(f"--transport {transport} needs a URL", hint="a command runs over stdio; leave --transport out")

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.guard.calls import elicitation_params
 from mcplock.guard.hostio import result
+
+if TYPE_CHECKING:
+    from mcplock.guard.messages import CallToolParams, Request
 
 KEY = "mcplock-approval"  # the guard's input request among a retry's inputResponses
 MAX_PENDING = 1024  # approval states remembered (the oldest forgotten first)
@@ -39,7 +42,7 @@ def question(server: str, rid: Any, name: str, args: Any, state: str) -> dict[st
     return result(rid, {"resultType": "input_required", "inputRequests": {KEY: asked}, "requestState": state})
 
 
-def verdict(pending: tuple[str, str], params: dict[str, Any]) -> bool:
+def verdict(pending: tuple[str, str], params: CallToolParams) -> bool:
     """Whether a retry that carries the state of the approval ``pending`` (tool, arguments)
     answers it for this very call with an explicit accept."""
     answers = params.get("inputResponses")
@@ -51,7 +54,7 @@ def verdict(pending: tuple[str, str], params: dict[str, Any]) -> bool:
     )
 
 
-def for_upstream(msg: dict[str, Any]) -> dict[str, Any]:
+def for_upstream(msg: Request) -> Request:
     """The approved call as the server gets it: without the guard's state and answer."""
-    params = {k: v for k, v in msg["params"].items() if k not in ("requestState", "inputResponses")}
+    params = {k: v for k, v in (msg.get("params") or {}).items() if k not in ("requestState", "inputResponses")}
     return {**msg, "params": params}

@@ -3,7 +3,6 @@ the upstream answers that count as drift evidence. Pure helpers; jsonschema load
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -35,26 +34,12 @@ class Declared:
             self.open = True  # closed by the schema itself: jsonschema says it, in its own words
 
     def _visit(self, s: Any, root: Any, depth: int) -> None:
-        import re
-
         if s is True or depth > 16:
             self.open = True
             return
         if not isinstance(s, dict):
             return
-        props = s.get("properties")
-        if isinstance(props, dict):
-            self.names.update(props)
-        pats = s.get("patternProperties")
-        if isinstance(pats, dict):
-            for p in pats:
-                try:
-                    self.patterns.append(re.compile(p))
-                except (re.error, TypeError):
-                    self.open = True
-        for k in ("additionalProperties", "unevaluatedProperties"):
-            if k in s and s[k] is not False:
-                self.open = True
+        self._own_names(s)
         for k in ("allOf", "anyOf", "oneOf"):
             branches = s.get(k)
             for branch in branches if isinstance(branches, list) else ():
@@ -70,8 +55,27 @@ class Declared:
             else:
                 self._visit(target, root, depth + 1)
 
+    def _own_names(self, s: dict[str, Any]) -> None:
+        """What one schema object declares itself: its properties, its patternProperties (one
+        that does not compile opens it), and whether it admits other names."""
+        import re
+
+        props = s.get("properties")
+        if isinstance(props, dict):
+            self.names.update(props)
+        pats = s.get("patternProperties")
+        if isinstance(pats, dict):
+            for p in pats:
+                try:
+                    self.patterns.append(re.compile(p))
+                except (re.error, TypeError):
+                    self.open = True
+        for k in ("additionalProperties", "unevaluatedProperties"):
+            if k in s and s[k] is not False:
+                self.open = True
+
     def undeclared(self, arguments: Any) -> list[str]:
-        if self.open or not isinstance(arguments, dict):
+        if self.open or not isinstance(arguments, dict) or arguments.keys() <= self.names:
             return []
         return [
             f"{k}: not a property the locked schema declares (no reviewed definition asked for it)"
@@ -128,9 +132,12 @@ class Validators:
         v, fast, declared = cached
         extra = declared.undeclared(arguments)
         if fast is not None and not extra:
-            with contextlib.suppress(Exception):  # an odd instance: jsonschema decides
-                if fast(arguments):
-                    return []
+            try:
+                valid = fast(arguments)
+            except Exception:  # an odd instance: jsonschema decides
+                valid = False
+            if valid:
+                return []
         errs = sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
         return [*extra, *(f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errs)][
             :20

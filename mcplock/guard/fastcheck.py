@@ -96,6 +96,14 @@ def compile_check(schema: Any) -> Check | None:
         return None
 
 
+def _all_of(checks: list[Check]) -> Check:
+    """The check that each of (two or more) ``checks`` holds, in order: ``and``s, not a generator
+    for ``all`` on every call (a call's schema is checked on the guard's per-call path)."""
+    first, rest = checks[0], checks[1:]
+    second = rest[0] if len(rest) == 1 else _all_of(rest)
+    return lambda x: first(x) and second(x)
+
+
 def _count(v: Any) -> int:
     if type(v) is not int or v < 0:
         raise _Unsupported
@@ -115,7 +123,7 @@ def _compile(schema: Any) -> Check:
         return lambda _x: True
     if len(checks) == 1:
         return checks[0]
-    return lambda x: all(c(x) for c in checks)
+    return _all_of(checks)
 
 
 def _type_checks(schema: dict[str, Any]) -> list[Check]:
@@ -174,6 +182,11 @@ def _object_checks(schema: dict[str, Any]) -> list[Check]:
 
 
 def _scalar_checks(schema: dict[str, Any]) -> list[Check]:
+    return _length_checks(schema) + _pattern_checks(schema) + _bound_checks(schema) + _size_checks(schema)
+
+
+def _length_checks(schema: dict[str, Any]) -> list[Check]:
+    """``minLength`` and ``maxLength`` of a string."""
     out: list[Check] = []
     if "minLength" in schema:
         n = _count(schema["minLength"])
@@ -181,27 +194,46 @@ def _scalar_checks(schema: dict[str, Any]) -> list[Check]:
     if "maxLength" in schema:
         m = _count(schema["maxLength"])
         out.append(lambda x: not len(x) > m if type(x) is str else _other(x, str))
-    if "pattern" in schema:
-        if type(schema["pattern"]) is not str:
-            raise _Unsupported
-        try:
-            rx = re.compile(schema["pattern"])
-        except re.error:
-            raise _Unsupported from None
-        out.append(lambda x: rx.search(x) is not None if type(x) is str else _other(x, str))
-    # jsonschema's own comparisons, negated: `minimum` fails on `x < bound`, and so on
-    fails = {
-        "minimum": lambda x, b: x < b,
-        "maximum": lambda x, b: x > b,
-        "exclusiveMinimum": lambda x, b: x <= b,
-        "exclusiveMaximum": lambda x, b: x >= b,
-    }
-    for key, fail in fails.items():
+    return out
+
+
+def _pattern_checks(schema: dict[str, Any]) -> list[Check]:
+    """``pattern``: a regular expression Python reads as jsonschema does, searched for."""
+    if "pattern" not in schema:
+        return []
+    if type(schema["pattern"]) is not str:
+        raise _Unsupported
+    try:
+        rx = re.compile(schema["pattern"])
+    except re.error:
+        raise _Unsupported from None
+    return [lambda x: rx.search(x) is not None if type(x) is str else _other(x, str)]
+
+
+# jsonschema's own comparisons, negated: `minimum` fails on `x < bound`, and so on
+_FAILS: dict[str, Callable[[Any, Any], bool]] = {
+    "minimum": lambda x, b: x < b,
+    "maximum": lambda x, b: x > b,
+    "exclusiveMinimum": lambda x, b: x <= b,
+    "exclusiveMaximum": lambda x, b: x >= b,
+}
+
+
+def _bound_checks(schema: dict[str, Any]) -> list[Check]:
+    """The numeric bounds, each a number."""
+    out: list[Check] = []
+    for key, fail in _FAILS.items():
         if key in schema:
             bound = schema[key]
             if not _is_num(bound):
                 raise _Unsupported
             out.append(_within(fail, bound))
+    return out
+
+
+def _size_checks(schema: dict[str, Any]) -> list[Check]:
+    """``minItems`` and ``maxItems`` of an array."""
+    out: list[Check] = []
     if "minItems" in schema:
         lo = _count(schema["minItems"])
         out.append(lambda x: not len(x) < lo if type(x) is list else _other(x, list))

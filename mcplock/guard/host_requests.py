@@ -18,6 +18,7 @@ from mcplock.guard import approve, evidence, skills
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
 from mcplock.guard.ledger import host_key
+from mcplock.guard.messages import Notification, Request, Response, call_params
 from mcplock.guard.view import View
 from mcplock.guard.wellformed import is_id, member, rebuilt
 from mcplock.lock.model import Entry
@@ -89,13 +90,21 @@ class HostRequests:
 
     # --- host → guard -----------------------------------------------------------------------
 
-    def dispatch(self, msg: dict[str, Any]) -> None:
-        method = msg.get("method")
-        if method is None:
+    def dispatch(self, msg: Any) -> None:
+        """One host message that :func:`~mcplock.guard.wellformed.shape` passed, to the handler
+        of its kind: a response (no method), a notification (no id), a request. ``msg`` is
+        ``Any`` here only: mypy cannot tell a union of TypedDicts apart by two ``in`` tests in
+        a row, and a cast or a second function would cost a call per message; each handler
+        takes its kind's type (:mod:`mcplock.guard.messages`), and mypy checks what it reads."""
+        if "method" not in msg:
             self._host_response(msg)
-        elif "id" not in msg:
+            return
+        if "id" not in msg:
             self._host_notification(msg)
-        elif method == "tools/call":
+            return
+        # a request, by its method: answered from the lock, decided under it, or relayed
+        method = msg["method"]
+        if method == "tools/call":
             self._call(msg)
         elif method == "subscriptions/listen" and self.host.modern:
             self.modern.listen(msg)
@@ -118,7 +127,7 @@ class HostRequests:
         else:
             self.upstream.relay(msg)
 
-    def _host_response(self, msg: dict[str, Any]) -> None:
+    def _host_response(self, msg: Response) -> None:
         w = self.ledger.answered_by_host(msg.get("id"))
         if w is None:
             return
@@ -130,7 +139,7 @@ class HostRequests:
             reply = {k: v for k, v in msg.items() if k in ("jsonrpc", "result", "error")}
             self.upstream.send_up({**reply, "id": target})
 
-    def _host_notification(self, msg: dict[str, Any]) -> None:
+    def _host_notification(self, msg: Notification) -> None:
         method = msg.get("method")
         if method == "notifications/initialized":
             return  # the guard told the upstream itself, before verifying
@@ -159,18 +168,18 @@ class HostRequests:
             items = [d for d in items if not header_problems(self.spec, d)]
         self.io.send(result(rid, self.modern.list_result(RESULT_FIELD[kind], items)))
 
-    def _get_prompt(self, msg: dict[str, Any]) -> None:
+    def _get_prompt(self, msg: Request) -> None:
         if (view := self.views.now()) is not None:
             if self._prompt_allowed(msg, view):
                 self.upstream.relay(msg)
         else:
             self.ledger.spawn(self._get_prompt_later(msg), msg["id"])
 
-    async def _get_prompt_later(self, msg: dict[str, Any]) -> None:
+    async def _get_prompt_later(self, msg: Request) -> None:
         if self._prompt_allowed(msg, await self.views.get()):
             await self.upstream.forward(msg)
 
-    def _prompt_allowed(self, msg: dict[str, Any], view: View) -> bool:
+    def _prompt_allowed(self, msg: Request, view: View) -> bool:
         """Whether the prompt may be got; the host has its refusal when not."""
         params = member(msg, "params")
         name = params.get("name")
@@ -181,7 +190,7 @@ class HostRequests:
 
     # --- resources/read of a document the lock pins -----------------------------------------
 
-    def _pinned_document(self, msg: dict[str, Any]) -> tuple[str, str] | None:
+    def _pinned_document(self, msg: Request) -> tuple[str, str] | None:
         """(kind, URI) of a read the lock answers: any ``ui://`` document, a pinned resource's
         or a skill's content; None for a read that goes on upstream (resources are data)."""
         params = msg.get("params")
@@ -196,7 +205,7 @@ class HostRequests:
             return "content", uri
         return None
 
-    def _read_unpinned(self, msg: dict[str, Any]) -> None:
+    def _read_unpinned(self, msg: Request) -> None:
         """A server that pins its resources: a read of a URI the lock neither pins nor reaches
         through an accepted template is refused (:mod:`mcplock.guard.resource_reads`)."""
         if (view := self.views.now()) is not None:
@@ -205,11 +214,11 @@ class HostRequests:
         else:
             self.ledger.spawn(self._read_unpinned_later(msg), msg["id"])
 
-    async def _read_unpinned_later(self, msg: dict[str, Any]) -> None:
+    async def _read_unpinned_later(self, msg: Request) -> None:
         if self._templated(msg, await self.views.get()):
             await self.upstream.forward(msg)
 
-    def _templated(self, msg: dict[str, Any], view: View) -> bool:
+    def _templated(self, msg: Request, view: View) -> bool:
         """Whether the read matches an accepted template; the host has its refusal when not."""
         from mcplock.guard.resource_reads import matches, walks_out
         from mcplock.untrusted import name_text
@@ -249,28 +258,29 @@ class HostRequests:
         view = self.views.view
         if not isinstance(res, dict) or not isinstance(entries, list) or view is None:
             return out
-        kept = []
-        for e in entries:
-            uri = e.get("uri") if isinstance(e, dict) else None
-            if not isinstance(uri, str) or not (is_ui_uri(uri) or uri in self.server.items["ui"]):
-                kept.append(e)
-                continue
-            entry = self.server.items["ui"].get(uri)
-            listed = entry.definition.get(LISTED) if entry is not None and isinstance(entry.definition, dict) else None
-            if isinstance(listed, dict) and view.item("ui", uri).allowed:
-                kept.append(listed)
+        kept = [k for e in entries for k in self._as_locked(e, view)]
         return {**out, "result": {**res, "resources": kept}}
 
-    def _read_document(self, msg: dict[str, Any]) -> None:
+    def _as_locked(self, listed: Any, view: View) -> list[Any]:
+        """One entry of a relayed ``resources/list``: an App document's as the lock holds it (none
+        when it is not served); any other resource's as the server listed it."""
+        uri = listed.get("uri") if isinstance(listed, dict) else None
+        if not isinstance(uri, str) or not (is_ui_uri(uri) or uri in self.server.items["ui"]):
+            return [listed]
+        entry = self.server.items["ui"].get(uri)
+        locked = entry.definition.get(LISTED) if entry is not None and isinstance(entry.definition, dict) else None
+        return [locked] if isinstance(locked, dict) and view.item("ui", uri).allowed else []
+
+    def _read_document(self, msg: Request) -> None:
         if (view := self.views.now()) is not None:
             self._serve_document(msg, view)
         else:
             self.ledger.spawn(self._read_document_later(msg), msg["id"])
 
-    async def _read_document_later(self, msg: dict[str, Any]) -> None:
+    async def _read_document_later(self, msg: Request) -> None:
         self._serve_document(msg, await self.views.get())
 
-    def _serve_document(self, msg: dict[str, Any], view: View) -> None:
+    def _serve_document(self, msg: Request, view: View) -> None:
         """The locked document, byte-exact from the lock, or a refusal: never the upstream's."""
         which = self._pinned_document(msg)
         assert which is not None
@@ -287,7 +297,7 @@ class HostRequests:
 
     # --- tools/call -------------------------------------------------------------------------
 
-    def _call(self, msg: dict[str, Any]) -> None:
+    def _call(self, msg: Request) -> None:
         if self.freshness.stale():  # (guard/freshness.py)
             self.ledger.spawn(self._relist_then_call(msg), msg["id"])
             return
@@ -304,11 +314,11 @@ class HostRequests:
             return
         self.upstream.relay(msg, self._call_sent(d, entry))
 
-    async def _relist_then_call(self, msg: dict[str, Any]) -> None:
+    async def _relist_then_call(self, msg: Request) -> None:
         await self.freshness.relist()
         await self._call_later(msg)
 
-    async def _call_later(self, msg: dict[str, Any]) -> None:
+    async def _call_later(self, msg: Request) -> None:
         """A call that came while the view was being rebuilt: decided on the new view."""
         checked = self._check_call(msg, await self.views.get())
         if checked is None:
@@ -319,7 +329,7 @@ class HostRequests:
         else:
             await self.upstream.forward(msg, self._call_sent(d, entry))
 
-    def _check_call(self, msg: dict[str, Any], view: View) -> tuple[Decision, Entry] | None:
+    def _check_call(self, msg: Request, view: View) -> tuple[Decision, Entry] | None:
         """The decision and the lock entry of a call that may go on (after asking when the
         verdict is ``ask``); None when the host has its refusal or error already."""
         rid = msg["id"]
@@ -361,16 +371,16 @@ class HostRequests:
         self.ledger.call_started(host_key(rid), name, params)  # until answered (a requestState, a legacy retry)
         return d, entry
 
-    async def _ask_then_call(self, msg: dict[str, Any], entry: Entry) -> None:
-        params = msg["params"]
+    async def _ask_then_call(self, msg: Request, entry: Entry) -> None:
+        params = call_params(msg)  # checked by _check_call: its `name` is the entry's key
         if self.host.modern:  # asked as input_required, answered by the retry (guard/approve.py)
             ok = self.modern.approval_answered(params)
             if ok is None:
-                self.modern.ask_approval(msg["id"], params["name"], params.get("arguments", {}))
+                self.modern.ask_approval(msg["id"], entry.key, params.get("arguments", {}))
                 return
             msg = approve.for_upstream(msg)
         else:
-            ok = await self._ask(params["name"], params.get("arguments", {}))
+            ok = await self._ask(entry.key, params.get("arguments", {}))
         if not ok:
             no = Decision("refuse", "declined", f"the person declined the call of `{self.server.name}/{entry.key}`")
             self.io.send(self.modern.to_host(result(msg["id"], refused_result(no))))

@@ -10,13 +10,13 @@ so "what is waiting for what" can be read in one place and tested without a proc
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Mapping
 from typing import Any, Literal
 
 Key = tuple[str, Any]  # a host request id as a dict key (:func:`host_key`)
 # what one of the guard's requests to the host waits for: the guard's own question (its future), or a
 # server request relayed to the host (the upstream's id, to answer it there)
-Waiting = tuple[Literal["local"], "asyncio.Future[dict[str, Any]]"] | tuple[Literal["upstream"], Any]
+Waiting = tuple[Literal["local"], "asyncio.Future[Mapping[str, Any]]"] | tuple[Literal["upstream"], Any]
 
 
 def host_key(rid: Any) -> Key:
@@ -125,7 +125,7 @@ class Ledger:
         self._next_id += 1
         return f"mcplock-{self._next_id}"
 
-    def asking(self, answer: asyncio.Future[dict[str, Any]]) -> str:
+    def asking(self, answer: asyncio.Future[Mapping[str, Any]]) -> str:
         """A question of the guard's own to the host: its id there (``answer`` gets the reply)."""
         hid = self._new_id()
         self._waiting[hid] = ("local", answer)

@@ -46,16 +46,17 @@ from mcplock.probe import era
 from mcplock.untrusted import name_text
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable, Callable
+    from collections.abc import Awaitable, Callable, Mapping
 
     from mcplock.guard.hostio import HostIO
     from mcplock.guard.ledger import Ledger
+    from mcplock.guard.messages import CallToolParams, Request
     from mcplock.guard.state import HostState, Notes
     from mcplock.guard.upstream import Upstream
     from mcplock.guard.view import Current
     from mcplock.lock.model import ServerEntry
 
-    AskHost = Callable[[str, Any], Awaitable[dict[str, Any] | None]]
+    AskHost = Callable[[str, Any], Awaitable[Mapping[str, Any] | None]]  # the host's answer
 
 INTERNAL_ERROR = -32603  # what a modern host gets for an upstream failure (-32000 is the legacy range)
 LISTEN_PAUSE = 1.0  # seconds before the guard's subscription upstream is opened again after it ended
@@ -139,7 +140,7 @@ class ModernHost:
 
     # --- server/discover --------------------------------------------------------------------
 
-    def answer_discover(self, msg: dict[str, Any]) -> None:
+    def answer_discover(self, msg: Request) -> None:
         if self.discover_early:
             self.discover_early = False  # answered before the event loop started (guard/discover.py)
             return
@@ -199,7 +200,7 @@ class ModernHost:
 
     # --- subscriptions/listen (host side) ---------------------------------------------------
 
-    def listen(self, msg: dict[str, Any]) -> None:
+    def listen(self, msg: Request) -> None:
         params = member(msg, "params")
         wanted = member(params, "notifications")
         agreed = {k: True for k in _FILTERS.values() if wanted.get(k) is True}
@@ -243,7 +244,7 @@ class ModernHost:
             self.approvals.pop(next(iter(self.approvals)))
         self.io.send(approve.question(self.server.name, rid, name, args, state))
 
-    def approval_answered(self, params: dict[str, Any]) -> bool | None:
+    def approval_answered(self, params: CallToolParams) -> bool | None:
         """A retry's verdict: True when it answers the guard's question for this very call with an
         explicit accept, False when it answers it otherwise, None when it carries no state of the
         guard's approval (the question is still to be asked)."""
@@ -306,18 +307,7 @@ class ModernHost:
         out: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": res}
         try:
             for _ in range(MAX_ROUNDS):
-                answers: dict[str, Any] = {}
-                requests = member(res, "inputRequests")
-                for k, req in requests.items():
-                    method = req.get("method") if isinstance(req, dict) else None
-                    if method in _ASKABLE and self.host.caps.get(_ASKABLE[method]) is not None:
-                        asked = req.get("params")
-                        if method == "elicitation/create":
-                            asked = server_question(self.server.name, asked)
-                        got = await self.ask(method, asked)
-                        if isinstance(got, dict) and "result" in got:
-                            answers[k] = got["result"]
-                retry = {**params, "inputResponses": answers}
+                retry = {**params, "inputResponses": await self._host_answers(member(res, "inputRequests"))}
                 if "requestState" in res:
                     retry["requestState"] = res["requestState"]
                 resp = await self.up.request("tools/call", retry, timeout=self.request_timeout)
@@ -333,9 +323,24 @@ class ModernHost:
             self.ledger.call_answered(key)
         self.io.send(self.to_host(out))
 
+    async def _host_answers(self, requests: dict[str, Any]) -> dict[str, Any]:
+        """What a legacy host answers to the requests an ``input_required`` result carries, asked
+        one by one the 2025 way: those it declared a capability for; the others go unanswered."""
+        answers: dict[str, Any] = {}
+        for k, req in requests.items():
+            method = req.get("method") if isinstance(req, dict) else None
+            if method in _ASKABLE and self.host.caps.get(_ASKABLE[method]) is not None:
+                asked = req.get("params")
+                if method == "elicitation/create":
+                    asked = server_question(self.server.name, asked)
+                got = await self.ask(method, asked)
+                if isinstance(got, dict) and "result" in got:
+                    answers[k] = got["result"]
+        return answers
+
     # --- a modern host, a legacy upstream that asks it something ------------------------------
 
-    def ask_modern_host(self, msg: dict[str, Any]) -> bool:
+    def ask_modern_host(self, msg: Request) -> bool:
         """A legacy upstream's request (elicitation, roots, sampling) while a modern host's call
         is in flight: it goes to the host inside an ``input_required`` answer to that call (the
         latest one; stdio says no more). True when it did; False leaves it to be declined."""

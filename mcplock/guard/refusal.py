@@ -55,29 +55,14 @@ def answer(
         return 0
     src = stdin if stdin is not None else sys.stdin.buffer
     dst = stdout if stdout is not None else sys.stdout.buffer
+    fd = _host_fd(src)
+    if fd is None:
+        return 0
     text = refusal_text(name, message, hint)
     data = {"mcplock": {"code": code, "server": name, "hint": hint}}
-    try:
-        fd = src.fileno()
-        if os.isatty(fd):  # a person ran it at a terminal: the stderr message is for them
-            return 0
-    except (OSError, ValueError, AttributeError):
-        return 0
     deadline = time.monotonic() + first_wait
     buf, seen, answered = b"", 0, 0
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return answered
-        try:
-            ready, _, _ = select.select([fd], [], [], left)
-            if not ready:
-                return answered
-            chunk = os.read(fd, 65536)
-        except (OSError, ValueError):
-            return answered
-        if not chunk:
-            return answered
+    while chunk := _next_chunk(fd, deadline - time.monotonic()):
         seen += len(chunk)
         if seen > MAX_BYTES:
             return answered
@@ -94,6 +79,29 @@ def answer(
                 return answered
             answered += 1
             deadline = time.monotonic() + grace
+    return answered
+
+
+def _host_fd(src: BinaryIO) -> int | None:
+    """The descriptor a host writes its requests to; None when nobody is there to answer (a
+    person at a terminal reads the stderr message; a stream without a descriptor)."""
+    try:
+        fd = src.fileno()
+        return None if os.isatty(fd) else fd
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _next_chunk(fd: int, left: float) -> bytes:
+    """What the host wrote next within ``left`` seconds; empty at its end, at the time's end, or
+    when the descriptor cannot be read."""
+    if left <= 0:
+        return b""
+    try:
+        ready, _, _ = select.select([fd], [], [], left)
+        return os.read(fd, 65536) if ready else b""
+    except (OSError, ValueError):
+        return b""
 
 
 def _reply(line: bytes, text: str, data: dict[str, Any]) -> bytes | None:

@@ -19,24 +19,25 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.documents import file_mismatch, is_dynamic, skill_files, skill_root
 from mcplock.guard.hostio import INVALID_PARAMS, error, result
+from mcplock.guard.messages import read_params
 from mcplock.lock.model import ServerEntry
 from mcplock.untrusted import sanitize, shell_word
 
 if TYPE_CHECKING:
     from mcplock.guard.host_requests import HostRequests
+    from mcplock.guard.messages import Request
     from mcplock.guard.view import View
 
 LISTED, UNLISTED, DYNAMIC = "listed", "unlisted", "dynamic"
 
 
-def file_of(server: ServerEntry, msg: dict[str, Any]) -> tuple[str, str, dict[str, Any] | None] | None:
+def file_of(server: ServerEntry, msg: Request) -> tuple[str, str, dict[str, Any] | None] | None:
     """(the locked skill's URI, how the lock knows the read's URI, the locked file) for a
     ``resources/read`` of a file of a locked skill; None for any other read.
 
     ``listed``: an entry lists it (its file given); ``unlisted``: it lies under a content-bound
     skill's directory and no entry lists it; ``dynamic``: under a dynamic skill's directory only."""
-    params = msg.get("params")
-    uri = params.get("uri") if isinstance(params, dict) else None
+    uri = read_params(msg).get("uri")
     skills = server.items["skill"]
     if not isinstance(uri, str) or not skills:
         return None
@@ -69,7 +70,7 @@ def _why(server: ServerEntry, key: str) -> str:
     return f"run `mcplock diff {shell_word(server.name)}` to see what changed"
 
 
-async def get(hr: HostRequests, msg: dict[str, Any]) -> None:
+async def get(hr: HostRequests, msg: Request) -> None:
     """``skills/get``: the locked entry of an accepted skill, else -32602."""
     view = await hr.views.get()
     params = msg.get("params")
@@ -90,24 +91,24 @@ async def get(hr: HostRequests, msg: dict[str, Any]) -> None:
     hr.io.send(result(msg["id"], out))
 
 
-async def read_file(hr: HostRequests, msg: dict[str, Any]) -> None:
+async def read_file(hr: HostRequests, msg: Request) -> None:
     """``resources/read`` of a file of a locked skill (:func:`file_of`): refused, relayed and
     verified against the locked digest and size, or (dynamic) relayed."""
     view = await hr.views.get()
     found = file_of(hr.server, msg)
     assert found is not None
     key, how, locked = found
-    uri = msg["params"]["uri"]
+    uri = str(read_params(msg).get("uri"))  # a str: file_of found it
     shown = sanitize(uri, 200)
     d = view.item("skill", key)
     if not d.allowed:
-        _refuse(hr, msg, key, f"{d.message()}")
+        _refuse(hr, msg, uri, f"{d.message()}")
         return
     if how == UNLISTED:
         _refuse(
             hr,
             msg,
-            key,
+            uri,
             f"`{shown}` is not a file of the locked skill `{sanitize(key, 200)}` "
             f"(an unlisted file is a change to the skill); {_why(hr.server, key)}",
         )
@@ -136,7 +137,6 @@ async def read_file(hr: HostRequests, msg: dict[str, Any]) -> None:
     await hr.upstream.forward(msg, rewrite=verified)
 
 
-def _refuse(hr: HostRequests, msg: dict[str, Any], key: str, message: str) -> None:
-    uri = msg["params"]["uri"]
+def _refuse(hr: HostRequests, msg: Request, uri: str, message: str) -> None:
     hr.notes.note(f"refused:skill-file:{uri}", f"mcplock: refused a skill file: {message}")
     hr.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {message}"))

@@ -22,11 +22,10 @@ if TYPE_CHECKING:
     import subprocess
 
     from mcplock.probe import ProbeOptions
-    from mcplock.probe.transport import Connection
+    from mcplock.probe.transport import Connection, OnMessage
     from mcplock.snapshot import Snapshot
     from mcplock.spec import ServerSpec
 
-OnMessage = Callable[[dict[str, Any]], None]
 OnLost = Callable[[ProbeError], None]
 
 # kind -> the arguments of the probe session's paginated list for it
@@ -149,11 +148,14 @@ class Upstream:
         except McplockError as e:  # pragma: no cover - transports raise ProbeError
             raise self._clean(ProbeError("protocol", e.message)) from None
 
-    def request_now(self, method: str, params: Any) -> tuple[int, asyncio.Future[Any]] | None:
+    def request_now(
+        self, method: str, params: Any, on_done: Callable[[asyncio.Future[Any]], None]
+    ) -> tuple[int, asyncio.Future[Any]] | None:
         """Write a request at once, without a task (stdio, while its pipe takes it without
-        waiting): its id and the future of the raw answer, which :meth:`answer` reads. None:
-        use :meth:`request`."""
-        return self.conn.request_now(method, params)
+        waiting): its id and the future of the raw answer, which :meth:`answer` reads and
+        ``on_done`` hears end (stdio: in the read callback that brought the answer). None: use
+        :meth:`request`."""
+        return self.conn.request_now(method, params, on_done)
 
     def answer(self, fut: asyncio.Future[Any]) -> dict[str, Any]:
         """The response a finished :meth:`request_now` future holds; ProbeError (scrubbed) as

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -21,12 +22,14 @@ from mcplock.errors import ProbeError
 from mcplock.guard.calls import server_question
 from mcplock.guard.hostio import SERVER_ERROR, error
 from mcplock.guard.ledger import Key, Ledger, host_key
+from mcplock.guard.messages import cancelled_params
 from mcplock.guard.view import KINDS, View, live_hashes
 from mcplock.guard.wellformed import REQUEST, RESPONSE, answer_fields, rebuilt, shape
 from mcplock.probe import era
 
 if TYPE_CHECKING:
     from mcplock.guard.hostio import HostIO
+    from mcplock.guard.messages import Notification, Request
     from mcplock.guard.modern import ModernHost
     from mcplock.guard.state import HostState, Notes
     from mcplock.guard.upstream import Upstream
@@ -47,12 +50,59 @@ Then = Callable[[dict[str, Any]], None]  # sees the answer the host got
 class _InFlight:
     """A host request relayed without a task, until its answer, timeout or cancellation."""
 
-    __slots__ = ("key", "method", "rid", "then", "timed_out", "timer", "uid")
+    __slots__ = ("answer", "deadline", "ended", "key", "method", "rid", "then", "timed_out", "uid")
 
-    def __init__(self, rid: Any, key: Key, uid: int, method: str, then: Then | None) -> None:
-        self.rid, self.key, self.uid, self.method, self.then = rid, key, uid, method, then
-        self.timer: asyncio.TimerHandle | None = None
+    def __init__(self, rid: Any, key: Key, method: str, then: Then | None) -> None:
+        self.rid, self.key, self.method, self.then = rid, key, method, then
+        self.uid = 0  # the id it went upstream under
+        self.answer: asyncio.Future[Any] | None = None  # the upstream's future of its answer, until it ends
+        self.deadline = 0.0  # the event loop's time when it times out (with a request timeout)
         self.timed_out = False
+        self.ended = False
+
+
+class _Deadlines:
+    """When the requests relayed without a task time out: one timer for all of them, not one
+    each (a timer per call costs more than the rest of its bookkeeping). Every request gets
+    the same timeout, so their deadlines come in the order they were sent: a queue, whose
+    head the one timer waits for. Ended requests leave it from the head, and the whole queue
+    is swept when most of it has ended behind a long one (it stays proportional to what is
+    in flight)."""
+
+    def __init__(self, timeout: float, expired: Callable[[_InFlight], None]) -> None:
+        self.timeout = timeout
+        self.expired = expired
+        self._queue: deque[_InFlight] = deque()
+        self._live = 0
+        self._timer: asyncio.TimerHandle | None = None
+
+    def add(self, call: _InFlight) -> None:
+        loop = asyncio.get_running_loop()
+        call.deadline = loop.time() + self.timeout
+        self._queue.append(call)
+        self._live += 1
+        if self._timer is None:
+            self._timer = loop.call_at(call.deadline, self._expire)
+
+    def ended(self, call: _InFlight) -> None:
+        call.ended = True
+        self._live -= 1
+        queue = self._queue
+        while queue and queue[0].ended:
+            queue.popleft()
+        if len(queue) > 64 and len(queue) > 2 * self._live:
+            self._queue = deque(c for c in queue if not c.ended)
+
+    def _expire(self) -> None:
+        self._timer = None
+        queue = self._queue
+        now = asyncio.get_running_loop().time()
+        while queue and (queue[0].ended or queue[0].deadline <= now):
+            call = queue.popleft()
+            if not call.ended:
+                self.expired(call)
+        if queue:
+            self._timer = asyncio.get_running_loop().call_at(queue[0].deadline, self._expire)
 
 
 def send_up(up: Upstream, ledger: Ledger, msg: dict[str, Any]) -> None:
@@ -96,6 +146,7 @@ class UpstreamSide:
         self.modern = modern
         self.request_timeout = request_timeout
         self.up_held: list[dict[str, Any]] = []  # upstream messages before the host is initialized
+        self._deadlines = _Deadlines(request_timeout, self._time_out) if request_timeout is not None else None
         self._relisting: dict[str, bool] = {}  # kind -> a list_changed came while it was listed again
 
     def release_held(self) -> None:
@@ -110,27 +161,32 @@ class UpstreamSide:
         """A notification or a reply to the upstream, in order with everything else sent."""
         send_up(self.up, self.ledger, msg)
 
-    def relay(self, msg: dict[str, Any], then: Then | None = None) -> None:
+    def relay(self, msg: Request, then: Then | None = None) -> None:
         """Relay one host request: now when the upstream takes it at once, else in a task."""
-        started = self.up.request_now(msg["method"], era.without_envelope(msg.get("params")))
+        rid = msg["id"]
+        call = _InFlight(rid, host_key(rid), msg["method"], then)
+        started = self.up.request_now(
+            msg["method"], era.without_envelope(msg.get("params")), partial(self._relayed, call)
+        )
         if started is None:
-            self.ledger.spawn(self.forward(msg, then), msg["id"])
+            self.ledger.spawn(self.forward(msg, then), rid)
             return
-        uid, fut = started
-        call = _InFlight(msg["id"], host_key(msg["id"]), uid, msg["method"], then)
-        self.ledger.relayed(call.key, uid, fut)
-        if self.request_timeout is not None:
-            call.timer = asyncio.get_running_loop().call_later(self.request_timeout, self._time_out, call, fut)
-        fut.add_done_callback(partial(self._relayed, call))
+        call.uid, call.answer = started
+        self.ledger.relayed(call.key, call.uid, call.answer)
+        if self._deadlines is not None:
+            self._deadlines.add(call)
 
-    def _time_out(self, call: _InFlight, fut: asyncio.Future[Any]) -> None:
+    def _time_out(self, call: _InFlight) -> None:
         call.timed_out = True
-        fut.cancel()
+        if call.answer is not None:
+            call.answer.cancel()
 
     def _relayed(self, call: _InFlight, fut: asyncio.Future[Any]) -> None:
-        """The end of a request :meth:`_relay` sent at once: the host gets what :meth:`_forward` gives."""
-        if call.timer is not None:
-            call.timer.cancel()
+        """The end of a request :meth:`relay` sent at once (heard as soon as its answer is read):
+        the host gets what :meth:`forward` gives."""
+        if self._deadlines is not None:
+            self._deadlines.ended(call)
+        call.answer = None
         self.ledger.relay_ended(call.key, fut)
         if call.timed_out:
             self.send_up(
@@ -157,7 +213,7 @@ class UpstreamSide:
 
     async def forward(
         self,
-        msg: dict[str, Any],
+        msg: Request,
         then: Then | None = None,
         rewrite: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
@@ -218,30 +274,41 @@ class UpstreamSide:
         if not self.host.ready:
             self.up_held.append(msg)
             return
-        method = msg["method"]
-        if method == "notifications/subscriptions/acknowledged":
+        if msg["method"] == "notifications/subscriptions/acknowledged":
             return  # the guard's own subscription upstream (a modern upstream)
-        if kind == REQUEST:  # a server request (sampling, elicitation, roots, ping)
-            if self.host.modern and self.modern.ask_modern_host(msg):
-                return  # it reaches the host inside an input_required answer to its call
-            if self.host.modern:  # a modern host takes no requests: answered here, harmlessly
-                from mcplock.probe.transport import answer_server_request
+        if kind == REQUEST:
+            self._server_request(msg)
+        else:
+            self._server_notification(msg)
 
-                self.notes.note(
-                    f"server-request:{method}",
-                    f"mcplock: {self.server.name} asked the host "
-                    f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined",
-                )
-                self.send_up(answer_server_request(msg, "the host speaks MCP 2026-07-28"))
-                return
-            if self.host.gone:
-                self.send_up(error(msg["id"], SERVER_ERROR, "the host closed the session"))
-                return
-            hid = self.ledger.relaying(msg["id"])
-            if method == "elicitation/create":  # a person must tell it from the guard's own question
-                msg = {**msg, "params": server_question(self.server.name, msg.get("params"))}
-            self.io.send(rebuilt(msg, hid))
+    def _server_request(self, msg: Request) -> None:
+        """A server's request (sampling, elicitation, roots, ping): to the host under an id of
+        the guard's, inside a modern host's call, or answered here when no host can take it."""
+        method = msg["method"]
+        if self.host.modern and self.modern.ask_modern_host(msg):
+            return  # it reaches the host inside an input_required answer to its call
+        if self.host.modern:  # a modern host takes no requests: answered here, harmlessly
+            from mcplock.probe.transport import answer_server_request
+
+            self.notes.note(
+                f"server-request:{method}",
+                f"mcplock: {self.server.name} asked the host "
+                f"`{method}` the 2025 way; a 2026-07-28 host takes no such request: declined",
+            )
+            self.send_up(answer_server_request(msg, "the host speaks MCP 2026-07-28"))
             return
+        if self.host.gone:
+            self.send_up(error(msg["id"], SERVER_ERROR, "the host closed the session"))
+            return
+        hid = self.ledger.relaying(msg["id"])
+        if method == "elicitation/create":  # a person must tell it from the guard's own question
+            msg = {**msg, "params": server_question(self.server.name, msg.get("params"))}
+        self.io.send(rebuilt(msg, hid))
+
+    def _server_notification(self, msg: Notification) -> None:
+        """A server's notification: a list change re-verifies, a cancellation is mapped to the
+        host's id, the rest goes on rebuilt."""
+        method = msg["method"]
         if method in _CHANGED:
             self._changed(_CHANGED[method])
             if method != "notifications/resources/list_changed":
@@ -249,7 +316,7 @@ class UpstreamSide:
             self.modern.notify_host(method)
             return
         if method == "notifications/cancelled":
-            params = msg.get("params") or {}
+            params = cancelled_params(msg)
             for hid in self.ledger.cancelled_upstream(params.get("requestId")):
                 self.io.send({"jsonrpc": "2.0", "method": method, "params": {**params, "requestId": hid}})
             return

@@ -17,7 +17,10 @@ rides along. A response crosses only as the answer to an id the guard itself sen
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcplock.guard.messages import Call
 
 REQUEST, NOTIFICATION, RESPONSE = "request", "notification", "response"
 
@@ -76,7 +79,7 @@ def _answer_shape(msg: dict[str, Any]) -> tuple[str, str]:
     return "", "an id alone (neither a request nor an answer)"
 
 
-def rebuilt(msg: dict[str, Any], rid: Any = None) -> dict[str, Any]:
+def rebuilt(msg: Call, rid: Any = None) -> dict[str, Any]:
     """A well-formed request or notification with only its own fields (``rid``: the id it gets)."""
     out: dict[str, Any] = {"jsonrpc": "2.0"}
     if rid is not None:

@@ -200,7 +200,7 @@ def entry(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]] | No
     if srv.spec.auth is not None:
         ext["auth"] = srv.spec.auth.stored()
     if srv.client:
-        ext["client"] = dict(srv.client)
+        ext["client"] = srv.client.stored()
     if srv.client_capabilities is not None:
         ext["client-capabilities"] = list(srv.client_capabilities)
     pending = srv.pending_count()

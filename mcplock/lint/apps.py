@@ -144,44 +144,65 @@ def _context_findings(text: str, before: str) -> list[LintFinding]:
     return [f for s in model_context(text) for f, sig in text_findings(s, where) if sig not in seen]
 
 
+def _new_scripts(text: str, before: str) -> list[str]:
+    """The origins ``text`` loads a script from that ``before`` did not, sorted."""
+    old_scripts = {_origin(u) for u in _SCRIPT_SRC.findall(before)}
+    return sorted({_origin(u) for u in _SCRIPT_SRC.findall(text)} - old_scripts)
+
+
+def _new_destinations(text: str, before: str, scripts: list[str]) -> list[LintFinding]:
+    """The origins ``text`` names that ``before`` did not (a script's told already): critical where
+    the document sends to it."""
+    old_origins = {o.lower() for o in _ORIGIN.findall(before)}
+    sends = {_origin(a or b) for a, b in _SENDS.findall(text)}
+    return [
+        LintFinding("app-network-destination", CRITICAL, f"sends data to {o}", "text")
+        if o in sends
+        else LintFinding("app-network-destination", HIGH, f"names {o}", "text")
+        for o in sorted({x.lower() for x in _ORIGIN.findall(text)} - old_origins - set(scripts))
+    ]
+
+
+def _new_characters(text: str, before: str) -> list[LintFinding]:
+    """The character family's findings on ``text`` that ``before`` did not have."""
+    seen = {sig for _f, sig in char_findings(before, "text")} if before else set()
+    return [f for f, sig in char_findings(text, "text") if sig not in seen]
+
+
+def _widened(ui: dict[str, Any], old_ui: dict[str, Any], replaced: bool) -> list[LintFinding]:
+    """What ``_meta.ui`` newly allows: CSP domains, device permissions, and (when the document
+    replaces an accepted one) a changed dedicated origin."""
+    found = [
+        LintFinding("app-csp-widened", HIGH, f"{key} now allows {dom}", f"_meta.ui.csp.{key}")
+        for key in _CSP_KEYS
+        for dom in sorted(_domains(ui, key) - _domains(old_ui, key))
+    ]
+    found += [
+        LintFinding("app-permission", HIGH, f"requests the {perm} permission", "_meta.ui.permissions")
+        for perm in sorted(_permissions(ui) - _permissions(old_ui))
+    ]
+    if replaced and ui.get("domain") != old_ui.get("domain"):
+        what = f"its origin changed from {old_ui.get('domain')!r} to {ui.get('domain')!r}"
+        found.append(LintFinding("app-domain", HIGH, what, "_meta.ui.domain"))
+    return found
+
+
+def _as_news(found: list[LintFinding]) -> list[LintFinding]:
+    """A new document's ``app-`` findings capped at ``medium``; hidden characters stay what they are."""
+    return [
+        LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where) if f.rule.startswith("app-") else f
+        for f in found
+    ]
+
+
 def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
     """Findings on the App document ``new``; with ``old`` (the accepted one) only what is new."""
     text, before = _text(new), _text(old)
-    found: list[LintFinding] = []
-    old_scripts = {_origin(u) for u in _SCRIPT_SRC.findall(before)}
-    scripts = sorted({_origin(u) for u in _SCRIPT_SRC.findall(text)} - old_scripts)
-    for o in scripts:
-        found.append(LintFinding("app-script-source", CRITICAL, f"loads a script from {o}", "text"))
-    old_origins = {o.lower() for o in _ORIGIN.findall(before)}
-    sends = {_origin(a or b) for a, b in _SENDS.findall(text)}
-    for o in sorted({x.lower() for x in _ORIGIN.findall(text)} - old_origins - set(scripts)):
-        if o in sends:
-            found.append(LintFinding("app-network-destination", CRITICAL, f"sends data to {o}", "text"))
-        else:
-            found.append(LintFinding("app-network-destination", HIGH, f"names {o}", "text"))
-    seen = {sig for _f, sig in char_findings(before, "text")} if before else set()
-    found += [f for f, sig in char_findings(text, "text") if sig not in seen]
+    scripts = _new_scripts(text, before)
+    found = [LintFinding("app-script-source", CRITICAL, f"loads a script from {o}", "text") for o in scripts]
+    found += _new_destinations(text, before, scripts)
+    found += _new_characters(text, before)
+    found += _widened(_ui(new), _ui(old), old is not None)
     context = _context_findings(text, before) if _CONTEXT_CALL.search(text) else []
-    ui, old_ui = _ui(new), _ui(old)
-    for key in _CSP_KEYS:
-        for dom in sorted(_domains(ui, key) - _domains(old_ui, key)):
-            found.append(LintFinding("app-csp-widened", HIGH, f"{key} now allows {dom}", f"_meta.ui.csp.{key}"))
-    for perm in sorted(_permissions(ui) - _permissions(old_ui)):
-        found.append(LintFinding("app-permission", HIGH, f"requests the {perm} permission", "_meta.ui.permissions"))
-    if old is not None and ui.get("domain") != old_ui.get("domain"):
-        found.append(
-            LintFinding(
-                "app-domain",
-                HIGH,
-                f"its origin changed from {old_ui.get('domain')!r} to {ui.get('domain')!r}",
-                "_meta.ui.domain",
-            )
-        )
-    if old is None:
-        found = [
-            LintFinding(f.rule, _LOWER.get(f.severity, f.severity), f.message, f.where)
-            if f.rule.startswith("app-")
-            else f
-            for f in found
-        ]  # hidden characters stay what they are
-    return found + context  # what the model is told is judged like any text, never capped
+    # what the model is told is judged like any text, never capped
+    return (found if old is not None else _as_news(found)) + context

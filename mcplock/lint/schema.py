@@ -100,43 +100,57 @@ def _units(old: Any, new: Any, parts: list[Any], units: dict[tuple[tuple[Any, ..
     ``anyOf`` when the branch count holds, a ``$defs`` entry …) so each change is judged by
     the keyword that governs it."""
     o, n, i = old, new, 0
-    while True:
-        if not isinstance(o, dict) or not isinstance(n, dict):
-            units[(tuple(parts[:i]), None)] = None
-            return
-        if i == len(parts):  # both objects, changed as a whole: diff inside them
-            for sub, _report, _t1, _t2 in _changed(o, n, deeper=True):
-                _units(old, new, [*parts[:i], *sub], units)
-            return
+    while isinstance(o, dict) and isinstance(n, dict) and i < len(parts):
         key = parts[i]
-        ov, nv = o.get(key, MISSING), n.get(key, MISSING)
         nxt = parts[i + 1] if i + 1 < len(parts) else MISSING
-        if key in SCHEMA_VALUED and not isinstance(ov, list) and not isinstance(nv, list):
-            o, n, i = (None if ov is MISSING else ov), (None if nv is MISSING else nv), i + 1
-        elif key == "additionalProperties" and isinstance(ov, dict) and isinstance(nv, dict):
-            o, n, i = ov, nv, i + 1
-        elif (
-            key in _PAIRED
-            and isinstance(ov, dict)
-            and isinstance(nv, dict)
-            and isinstance(nxt, str)
-            and nxt in ov
-            and nxt in nv
-        ) or (
-            (key in BRANCHES or key in SCHEMA_VALUED)
-            and isinstance(ov, list)
-            and isinstance(nv, list)
-            and len(ov) == len(nv)
-            and isinstance(nxt, int)
-        ):
-            o, n, i = ov[nxt], nv[nxt], i + 2  # type: ignore[index]  # str into dicts, int into lists
-        else:
-            if key in NUMERIC:
-                key = "<bounds>"
-            elif key == "required":
-                key = "properties"
-            units[(tuple(parts[:i]), key)] = None
+        step = _step(key, o.get(key, MISSING), n.get(key, MISSING), nxt)
+        if step is None:
+            units[(tuple(parts[:i]), _governing(key))] = None
             return
+        o, n, taken = step
+        i += taken
+    if not isinstance(o, dict) or not isinstance(n, dict):
+        units[(tuple(parts[:i]), None)] = None
+        return
+    for sub, _report, _t1, _t2 in _changed(o, n, deeper=True):  # both objects, changed as a whole
+        _units(old, new, [*parts[:i], *sub], units)
+
+
+def _step(key: Any, ov: Any, nv: Any, nxt: Any) -> tuple[Any, Any, int] | None:
+    """The pair of sub-schemas one step down a changed path at ``key`` (``ov``, ``nv``: its values;
+    ``nxt``: the path's next part), with how many parts the step takes; None when the change
+    belongs to the keyword ``key`` itself."""
+    if key in SCHEMA_VALUED and not isinstance(ov, list) and not isinstance(nv, list):
+        return (None if ov is MISSING else ov), (None if nv is MISSING else nv), 1
+    if key == "additionalProperties" and isinstance(ov, dict) and isinstance(nv, dict):
+        return ov, nv, 1
+    pair = _entry(key, ov, nv, nxt) or _branch(key, ov, nv, nxt)
+    return (*pair, 2) if pair is not None else None
+
+
+def _entry(key: Any, ov: Any, nv: Any, nxt: Any) -> tuple[Any, Any] | None:
+    """The entry ``nxt`` of a name -> sub-schema map (a property, a ``$defs`` entry …) on both sides."""
+    if key not in _PAIRED or not isinstance(ov, dict) or not isinstance(nv, dict):
+        return None
+    return (ov[nxt], nv[nxt]) if isinstance(nxt, str) and nxt in ov and nxt in nv else None
+
+
+def _branch(key: Any, ov: Any, nv: Any, nxt: Any) -> tuple[Any, Any] | None:
+    """The sub-schema at position ``nxt`` of a list of them (``anyOf``, ``prefixItems`` …), judged
+    by position while the count holds."""
+    if key not in BRANCHES and key not in SCHEMA_VALUED:
+        return None
+    if not isinstance(ov, list) or not isinstance(nv, list) or len(ov) != len(nv) or not isinstance(nxt, int):
+        return None
+    return ov[nxt], nv[nxt]
+
+
+def _governing(key: Any) -> Any:
+    """The keyword a change of ``key`` is judged under: the numeric bounds together, ``required``
+    with ``properties``."""
+    if key in NUMERIC:
+        return "<bounds>"
+    return "properties" if key == "required" else key
 
 
 def _unit_order(unit: tuple[tuple[Any, ...], str | None]) -> tuple[Any, ...]:

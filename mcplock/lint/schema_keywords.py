@@ -9,6 +9,7 @@ sides (added, removed, a boolean schema).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 TIGHTENED, LOOSENED, NEUTRAL = "tightened", "loosened", "neutral"
@@ -88,53 +89,13 @@ def classify_unit(old: Any, new: Any, path: str, key: str | None, out: list[Clas
     """Classify one unit: the sub-schema as a whole (``key`` None) or one keyword of a schema object."""
     if key is None:
         _whole(old, new, path or "(schema)", out)
-        return
-    if key == "<bounds>":
+    elif key == "<bounds>":
         _numeric_bounds(old, new, path, out)
-        return
-    if key == "properties":
+    elif key == "properties":
         _properties(old, new, path, out)
-        return
-    o, n = old.get(key, MISSING), new.get(key, MISSING)
-    p = join(path, key)
-    if key == "type":
-        _type(o, n, p, out)
-    elif key == "enum":
-        _enum(o, n, p, out)
-    elif key in _UPPER or key in _LOWER:
-        _bound(key, o, n, p, out)
-    elif key in _RESTRICTING:
-        if o is MISSING:
-            out.append((p, TIGHTENED, f"{key} added"))
-        elif n is MISSING:
-            out.append((p, LOOSENED, f"{key} removed"))
-        else:
-            out.append((p, NEUTRAL, f"{key} changed"))
-    elif key == "uniqueItems":
-        out.append((p, TIGHTENED if n is True else LOOSENED, f"uniqueItems {'required' if n is True else 'dropped'}"))
-    elif key == "additionalProperties":
-        _additional(o, n, p, out)
-    elif key in SCHEMA_VALUED or key in BRANCHES:
-        _schema_list(key, o, n, p, out, more_is_looser=key not in ("allOf", "prefixItems"))
-    elif key in SCHEMA_MAPS or key in DEF_MAPS:
-        _schema_map(key, o, n, p, out)
-    elif key == "dependentRequired":
-        out.append((p, NEUTRAL, "dependentRequired changed"))
-    elif key == "$ref":
-        out.append(
-            (
-                p,
-                NEUTRAL,
-                "$ref changed"
-                if o is not MISSING and n is not MISSING
-                else "$ref added"
-                if n is not MISSING
-                else "$ref removed",
-            )
-        )
-    else:  # text keywords (TEXT_KEYWORDS) and keywords that cannot be ordered
-        verb = "added" if o is MISSING else "removed" if n is MISSING else "changed"
-        out.append((p, NEUTRAL, f"{key} {verb}"))
+    else:
+        judge = _KEYWORDS.get(key, _unordered)
+        judge(key, old.get(key, MISSING), new.get(key, MISSING), join(path, key), out)
 
 
 def _whole(old: Any, new: Any, where: str, out: list[Classified]) -> None:
@@ -142,22 +103,26 @@ def _whole(old: Any, new: Any, where: str, out: list[Classified]) -> None:
     if old == new and type(old) is type(new):
         return  # e.g. `items: null` and no `items`: the same (no) schema
     if isinstance(old, bool) or isinstance(new, bool) or old is None or new is None:
-        if old is None:
-            out.append((where, NEUTRAL if new is not False else TIGHTENED, "schema added"))
-        elif new is None:
-            out.append((where, LOOSENED, "schema removed"))
-        elif old is True or new is False:
-            out.append((where, TIGHTENED, "schema now rejects more" if new is False or old is True else "changed"))
-        else:
-            out.append((where, LOOSENED, "schema now accepts anything" if new is True else "schema opened"))
-        return
-    out.append((where, NEUTRAL, "schema changed shape"))
+        out.append((where, *_absent_or_boolean(old, new)))
+    else:
+        out.append((where, NEUTRAL, "schema changed shape"))
+
+
+def _absent_or_boolean(old: Any, new: Any) -> tuple[str, str]:
+    """(verdict, what) of a sub-schema absent (None) or boolean on one side at least."""
+    if old is None:
+        return NEUTRAL if new is not False else TIGHTENED, "schema added"
+    if new is None:
+        return LOOSENED, "schema removed"
+    if old is True or new is False:
+        return TIGHTENED, "schema now rejects more"
+    return LOOSENED, "schema now accepts anything" if new is True else "schema opened"
 
 
 MISSING: Any = object()
 
 
-def _type(o: Any, n: Any, p: str, out: list[Classified]) -> None:
+def _type(_key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
     if o is MISSING:
         out.append((p, TIGHTENED, f"type {_j(n)} added"))
         return
@@ -175,7 +140,7 @@ def _type(o: Any, n: Any, p: str, out: list[Classified]) -> None:
         out.append((p, NEUTRAL, f"type changed {_j(o)} → {_j(n)}"))
 
 
-def _enum(o: Any, n: Any, p: str, out: list[Classified]) -> None:
+def _enum(_key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
     if o is MISSING:
         out.append((p, TIGHTENED, "enum added"))
         return
@@ -244,34 +209,45 @@ def _bound_text(b: tuple[Any, bool] | None, upper: bool) -> str:
     return f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"
 
 
+_BOUNDS = ((True, "maximum", "exclusiveMaximum"), (False, "minimum", "exclusiveMinimum"))
+
+
 def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
+    """The upper and the lower bound, each judged by its tightest limit (inclusive and exclusive together)."""
     if all(old.get(k, MISSING) == new.get(k, MISSING) for k in NUMERIC):
         return
-    integer = (
-        "integer" in (_types(old.get("type")) or set())
-        and "integer" in (_types(new.get("type")) or set())
-        and "number" not in (_types(new.get("type")) or set())
-    )
-    for upper, inclusive, exclusive in ((True, "maximum", "exclusiveMaximum"), (False, "minimum", "exclusiveMinimum")):
-        if old.get(inclusive, MISSING) == new.get(inclusive, MISSING) and old.get(exclusive, MISSING) == new.get(
-            exclusive, MISSING
-        ):
+    integer = _integer_only(old, new)
+    for upper, inclusive, exclusive in _BOUNDS:
+        if all(old.get(k, MISSING) == new.get(k, MISSING) for k in (inclusive, exclusive)):
             continue
         o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
         keys = [k for k in (inclusive, exclusive) if k in old or k in new]
         p = join(path, keys[0] if len(keys) == 1 else inclusive)
         what = f"{'upper' if upper else 'lower'} bound {_bound_text(o, upper)} → {_bound_text(n, upper)}"
-        if o == n:
-            out.append((p, NEUTRAL, f"respelled: {what} (the same limit)"))
-        elif o is None:
-            out.append((p, TIGHTENED, what))
-        elif n is None:
-            out.append((p, LOOSENED, what))
-        else:
-            new_tighter = (
-                (n[0] < o[0] or (n[0] == o[0] and n[1])) if upper else (n[0] > o[0] or (n[0] == o[0] and n[1]))
-            )
-            out.append((p, TIGHTENED if new_tighter else LOOSENED, what))
+        verdict = _limit_change(o, n, upper)
+        out.append((p, verdict, f"respelled: {what} (the same limit)" if verdict == NEUTRAL else what))
+
+
+def _integer_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
+    """Both sides are integers (the new one not a number too): an exclusive bound reads as the
+    inclusive one next to it (``< 10`` is ``<= 9``)."""
+    ot, nt = _types(old.get("type")) or set(), _types(new.get("type")) or set()
+    return "integer" in ot and "integer" in nt and "number" not in nt
+
+
+def _limit_change(o: tuple[float, bool] | None, n: tuple[float, bool] | None, upper: bool) -> str:
+    """How a bound's tightest limit moved: neutral when it is the same limit, however spelled."""
+    if o == n:
+        return NEUTRAL
+    if o is None:
+        return TIGHTENED
+    if n is None:
+        return LOOSENED
+    if upper:
+        new_tighter = n[0] < o[0] or (n[0] == o[0] and n[1])
+    else:
+        new_tighter = n[0] > o[0] or (n[0] == o[0] and n[1])
+    return TIGHTENED if new_tighter else LOOSENED
 
 
 def _req(schema: dict[str, Any]) -> set[str]:
@@ -285,9 +261,22 @@ def _props(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _properties(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
+    """``properties`` with ``required``: the properties added or removed, the names required or no
+    longer, and an empty keyword added or removed."""
     op, np_ = _props(old), _props(new)
     orq, nrq = _req(old), _req(new)
-    base = join(path, "properties")
+    _properties_added_or_removed(op, np_, nrq, join(path, "properties"), out)
+    _required_changed(op, np_, orq, nrq, join(path, "required"), out)
+    for k, used in (("properties", bool(op or np_)), ("required", bool(orq or nrq))):
+        ov, nv = old.get(k, MISSING), new.get(k, MISSING)
+        if (ov is MISSING) != (nv is MISSING) and not used:
+            out.append((join(path, k), NEUTRAL, f"empty `{k}` {'added' if ov is MISSING else 'removed'}"))
+
+
+def _properties_added_or_removed(
+    op: dict[str, Any], np_: dict[str, Any], nrq: set[str], base: str, out: list[Classified]
+) -> None:
+    """A new input is a new capability (loosened) unless it is required (tightened); a removed one tightens."""
     for name in sorted(set(op) | set(np_)):
         p = f"{base}.{name}"
         if name not in op:
@@ -298,24 +287,20 @@ def _properties(old: dict[str, Any], new: dict[str, Any], path: str, out: list[C
         elif name not in np_:
             out.append((p, TIGHTENED, f"property `{name}` removed"))
         # a property on both sides is judged where deepdiff saw it change, inside it
-    rp = join(path, "required")
+
+
+def _required_changed(
+    op: dict[str, Any], np_: dict[str, Any], orq: set[str], nrq: set[str], rp: str, out: list[Classified]
+) -> None:
     for name in sorted(orq - nrq):
         out.append((rp, LOOSENED, f"property `{name}` no longer required"))
     for name in sorted(nrq - orq):
         if name in np_ and name not in op:
             continue  # reported with the new property
         out.append((rp, TIGHTENED, f"property `{name}` now required"))
-    for k in ("properties", "required"):
-        ov, nv = old.get(k, MISSING), new.get(k, MISSING)
-        if (
-            (ov is MISSING) != (nv is MISSING)
-            and not (k == "properties" and (op or np_))
-            and not (k == "required" and (orq or nrq))
-        ):
-            out.append((join(path, k), NEUTRAL, f"empty `{k}` {'added' if ov is MISSING else 'removed'}"))
 
 
-def _additional(o: Any, n: Any, p: str, out: list[Classified]) -> None:
+def _additional(_key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
     closed_o, closed_n = o is False, n is False
     if closed_o and not closed_n:
         out.append((p, LOOSENED, "additionalProperties opened"))
@@ -332,24 +317,30 @@ def _additional(o: Any, n: Any, p: str, out: list[Classified]) -> None:
 
 
 def _schema_list(key: str, o: Any, n: Any, p: str, out: list[Classified], *, more_is_looser: bool) -> None:
+    """A list of sub-schemas: each position diffed on its own while the count holds, else judged by
+    the branches added or removed."""
     ol = o if isinstance(o, list) else [] if o is MISSING else None
     nl = n if isinstance(n, list) else [] if n is MISSING else None
     if ol is None or nl is None:
         out.append((p, NEUTRAL, f"{key} changed"))
-        return
-    if len(ol) == len(nl):
+    elif len(ol) == len(nl):
         for i, (a, b) in enumerate(zip(ol, nl, strict=False)):
             out.extend(_sub(a, b, f"{p}[{i}]"))
-        return
+    else:
+        out.append((p, *_branch_count(key, ol, nl, more_is_looser)))
+
+
+def _branch_count(key: str, ol: list[Any], nl: list[Any], more_is_looser: bool) -> tuple[str, str]:
+    """(verdict, what) of a list of sub-schemas whose count changed: branches only added, only
+    removed, or both (neutral)."""
     oj, nj = [_j(x) for x in ol], [_j(x) for x in nl]
     added = [x for x in nj if x not in oj]
     removed = [x for x in oj if x not in nj]
     if added and not removed:
-        out.append((p, LOOSENED if more_is_looser else TIGHTENED, f"{key}: {len(added)} branch(es) added"))
-    elif removed and not added:
-        out.append((p, TIGHTENED if more_is_looser else LOOSENED, f"{key}: {len(removed)} branch(es) removed"))
-    else:
-        out.append((p, NEUTRAL, f"{key} changed"))
+        return LOOSENED if more_is_looser else TIGHTENED, f"{key}: {len(added)} branch(es) added"
+    if removed and not added:
+        return TIGHTENED if more_is_looser else LOOSENED, f"{key}: {len(removed)} branch(es) removed"
+    return NEUTRAL, f"{key} changed"
 
 
 def _schema_map(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
@@ -363,3 +354,48 @@ def _schema_map(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None
         elif name not in nm:
             out.append((q, NEUTRAL if defs else TIGHTENED, f"{key} `{name}` removed"))
         # an entry on both sides is judged where deepdiff saw it change, inside it
+
+
+def _restricting(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    """A keyword whose presence restricts (``pattern``, ``format``, ``const`` …): absent accepts anything."""
+    if o is MISSING:
+        out.append((p, TIGHTENED, f"{key} added"))
+    elif n is MISSING:
+        out.append((p, LOOSENED, f"{key} removed"))
+    else:
+        out.append((p, NEUTRAL, f"{key} changed"))
+
+
+def _unique(_key: str, _o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    out.append((p, TIGHTENED if n is True else LOOSENED, f"uniqueItems {'required' if n is True else 'dropped'}"))
+
+
+def _schema_valued(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    """Sub-schemas: a branch more accepts more, but in ``allOf`` and ``prefixItems`` (where each is
+    one more constraint)."""
+    _schema_list(key, o, n, p, out, more_is_looser=key not in ("allOf", "prefixItems"))
+
+
+def _dependent_required(_key: str, _o: Any, _n: Any, p: str, out: list[Classified]) -> None:
+    out.append((p, NEUTRAL, "dependentRequired changed"))
+
+
+def _unordered(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    """Text keywords (TEXT_KEYWORDS), ``$ref`` and the keywords that cannot be ordered."""
+    verb = "added" if o is MISSING else "removed" if n is MISSING else "changed"
+    out.append((p, NEUTRAL, f"{key} {verb}"))
+
+
+# keyword -> how its change reads (key, old value, new value, path, out); any other is _unordered
+_Judge = Callable[[str, Any, Any, str, list[Classified]], None]
+_KEYWORDS: dict[str, _Judge] = {
+    "type": _type,
+    "enum": _enum,
+    **dict.fromkeys(_UPPER + _LOWER, _bound),
+    **dict.fromkeys(_RESTRICTING, _restricting),
+    "uniqueItems": _unique,
+    "additionalProperties": _additional,
+    **dict.fromkeys(SCHEMA_VALUED + BRANCHES, _schema_valued),
+    **dict.fromkeys(SCHEMA_MAPS + DEF_MAPS, _schema_map),
+    "dependentRequired": _dependent_required,
+}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from mcplock.lock.hashing import definition_hash
-from mcplock.spec import ServerSpec
+from mcplock.spec import ClientCapabilities, ClientIdentity, ServerSpec
 
 LOCK_VERSION = 1
 POLICIES = ("all", "writes", "none")
@@ -103,8 +103,8 @@ class ServerEntry:
     spec: ServerSpec
     config_hash: str | None = None
     policy: str = "all"
-    client: dict[str, str] | None = None  # {name, version} the server is probed as (--client-name)
-    client_capabilities: list[str] | None = None  # the capabilities it is probed with (None: the default)
+    client: ClientIdentity | None = None  # the client the server is probed as (--client-name)
+    client_capabilities: ClientCapabilities | None = None  # the capabilities it is probed with (None: the default)
     server_info: dict[str, Any] | None = None
     protocol_version: str | None = None
     instructions: Entry | None = None
@@ -125,6 +125,13 @@ class ServerEntry:
         for kind in ITEM_KINDS:
             for key in sorted(self.items[kind]):
                 yield self.items[kind][key]
+
+    def pinned(self, kind: str) -> dict[str, Entry]:
+        """Key -> entry of one kind: the server's own table of an item kind; for ``instructions``
+        a new one-entry table (keyed ``instructions``), empty when the server has none."""
+        if kind == "instructions":
+            return {"instructions": self.instructions} if self.instructions is not None else {}
+        return self.items[kind]
 
     def find(self, kind: str, key: str) -> Entry | None:
         if kind == "instructions":
@@ -150,9 +157,11 @@ class ServerEntry:
         if use_stored_client and self.client:
             from mcplock._version import __version__
 
-            client = (self.client["name"], self.client.get("version", __version__))
-        caps = tuple(self.client_capabilities) if self.client_capabilities is not None else None
-        return replace(spec, cwd=cwd, secrets=dict(secrets or {}), client=client, client_capabilities=caps)
+            version = self.client.version if self.client.version is not None else __version__
+            client = ClientIdentity(self.client.name, version)
+        return replace(
+            spec, cwd=cwd, secrets=dict(secrets or {}), client=client, client_capabilities=self.client_capabilities
+        )
 
 
 # the connection fields an entry keeps in its spec (the spec's own `client` and

@@ -147,7 +147,7 @@ def _declared(t: Any, s: ServerEntry) -> None:
     """What the lock's probe declared (client, capabilities), the auth it used, where the spec came
     from, and what the server said of itself."""
     if s.client:
-        t.add("client", _str_table(s.client))
+        t.add("client", _str_table(s.client.stored()))
     if s.client_capabilities is not None:
         t.add("client-capabilities", _strings(s.client_capabilities))
     if s.spec.auth is not None:  # the codec's shape: "oauth", or a table

@@ -75,8 +75,7 @@ async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
 
     from mcplock.probe import session
     from mcplock.probe._common import scrubbed, secret_values
-    from mcplock.probe.transport import explained, timed_out, transport_for
-    from mcplock.untrusted import sanitize
+    from mcplock.probe.transport import timed_out, transport_for
 
     opts = opts or ProbeOptions()
     environ = os.environ if opts.environ is None else opts.environ
@@ -93,14 +92,7 @@ async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
                 conn, spec, opts.timeout, hint="if the server is just slow, give it longer with --timeout SECONDS"
             ) from None
         except ProbeError as e:
-            err = explained(e, conn, opts.verbose)
-            skipped = conn.state.skipped_lines if conn is not None else []
-            if opts.verbose and skipped and e.kind != "garbage":
-                err = err.evolve(
-                    message=err.message
-                    + "\nstdout lines that were not JSON-RPC (skipped):\n"
-                    + "\n".join("  | " + sanitize(line, 200) for line in skipped[:20])
-                )
+            err = _explained(e, conn, opts)
             if err is not e:
                 raise err from None
             raise
@@ -118,6 +110,23 @@ async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:
     snap.skipped_lines = list(conn.state.skipped_lines)
     snap.stderr_tail = conn.stderr_tail()
     return snap
+
+
+def _explained(e: ProbeError, conn: Connection | None, opts: ProbeOptions) -> ProbeError:
+    """``e`` as the person reads it (:func:`mcplock.probe.transport.explained`); with ``--verbose``
+    the server's stdout lines that were not JSON-RPC too (but for a garbage error, which says so)."""
+    from mcplock.probe.transport import explained
+    from mcplock.untrusted import sanitize
+
+    err = explained(e, conn, opts.verbose)
+    skipped = conn.state.skipped_lines if conn is not None else []
+    if opts.verbose and skipped and e.kind != "garbage":
+        err = err.evolve(
+            message=err.message
+            + "\nstdout lines that were not JSON-RPC (skipped):\n"
+            + "\n".join("  | " + sanitize(line, 200) for line in skipped[:20])
+        )
+    return err
 
 
 def probe_many(

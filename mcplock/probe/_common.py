@@ -25,13 +25,26 @@ def _reject_constant(name: str) -> Any:
     raise BadConstant(f"`{name}` is not valid JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one, not one per message
+class _Decoder(json.JSONDecoder):
+    scan_once: Callable[[str, int], tuple[Any, int]]  # set by JSONDecoder.__init__: the C scanner
+
+
+_DECODER = _Decoder(parse_constant=_reject_constant)  # one, not one per message
+_SCAN = _DECODER.scan_once  # what JSONDecoder.decode calls, without its two regex matches
+_JSON_SPACE = " \t\n\r"  # JSON's whitespace, and nothing else
 
 
 def loads(text: str | bytes) -> Any:
     """``json.loads`` that rejects NaN / Infinity (they cannot be pinned or hashed)."""
-    if isinstance(text, str):
-        return _DECODER.decode(text)
+    if isinstance(text, str):  # JSONDecoder.decode as it is, one call per message on the guard's path
+        s = text.strip(_JSON_SPACE)
+        try:
+            obj, end = _SCAN(s, 0)
+        except StopIteration as err:
+            raise json.JSONDecodeError("Expecting value", s, err.value) from None
+        if end != len(s):
+            raise json.JSONDecodeError("Extra data", s, end)
+        return obj
     return json.loads(text, parse_constant=_reject_constant)
 
 
@@ -65,21 +78,51 @@ def bad_constant_message(text: str | bytes, err: BadConstant) -> str:
         v = v[k]
     token = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
     where = "".join(f"[{k}]" if isinstance(k, int) else (f".{k}" if i else str(k)) for i, k in enumerate(path))
-    what = ""
+    what = _listed_item(obj, path)
+    return f"the server sent `{token}`{what} at {sanitize(where, 200)}: JSON has no such value, so it cannot be pinned"
+
+
+def _listed_item(obj: Any, path: list[str | int]) -> str:
+    """`` in tool `NAME` `` when ``path`` lies inside an item of a list result (by its name, URI
+    template or URI); empty otherwise."""
     if len(path) > 3 and path[0] == "result" and path[1] in _NOUNS and isinstance(path[2], int):
         item = obj["result"][path[1]][path[2]]
         key = next((item[k] for k in ("name", "uriTemplate", "uri") if isinstance(item.get(k), str)), None)
         if key is not None:
-            what = f" in {_NOUNS[str(path[1])]} `{sanitize(key, 120)}`"
-    return f"the server sent `{token}`{what} at {sanitize(where, 200)}: JSON has no such value, so it cannot be pinned"
+            return f" in {_NOUNS[str(path[1])]} `{sanitize(key, 120)}`"
+    return ""
 
+
+# a server message that answers none of ours, parsed (a JSON-RPC object), or a batch as it came
+# (a list: the receiver drops it and says so); the receiver checks its shape (guard/wellformed.py)
+OnMessage = Callable[[dict[str, Any] | list[Any]], None]
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # what json.dumps builds per call
+# JSONEncoder.encode builds its C encoder anew for every call: this one is built once. No circular
+# check (a message is parsed JSON or built of JSON values: it has no cycle), else the same settings.
+_C_ENCODE: Callable[[object, int], Any] | None
+try:
+    from _json import encode_basestring, make_encoder
+except ImportError:  # pragma: no cover - CPython has them
+    _C_ENCODE = None
+else:
+    _C_ENCODE = make_encoder(None, _ENCODER.default, encode_basestring, None, ":", ",", False, False, True)
 
 
 def dumps(msg: Mapping[str, Any]) -> str:
     """One JSON-RPC message as compact JSON text, non-ASCII as it is."""
-    return _ENCODER.encode(msg)
+    if _C_ENCODE is None:  # pragma: no cover - CPython has the C encoder
+        return _ENCODER.encode(msg)
+    return "".join(_C_ENCODE(msg, 0))
+
+
+def _run_now(callback: OnDone, fut: asyncio.Future[Any]) -> None:
+    """``callback(fut)`` as the event loop would run a done callback: an error in it is the
+    loop's to report, never the reader's (which would take it for a broken server)."""
+    try:
+        callback(fut)
+    except Exception as e:
+        fut.get_loop().call_exception_handler({"message": "a request's done callback failed", "exception": e})
 
 
 def is_jsonrpc(obj: Any) -> bool:
@@ -95,7 +138,7 @@ def is_server_request(obj: dict[str, Any]) -> bool:
     return "method" in obj and "id" in obj
 
 
-def answer_server_request(req: dict[str, Any], why: str = "mcplock is probing definitions") -> dict[str, Any]:
+def answer_server_request(req: Mapping[str, Any], why: str = "mcplock is probing definitions") -> dict[str, Any]:
     """Our reply to a request the server sends us, harmless: pong to ``ping``; for the
     capabilities a probe declares (:mod:`mcplock.client_capabilities`) no roots, sampling
     refused (``why`` says so), elicitation declined; else method not found."""
@@ -267,10 +310,15 @@ def scrubbed(err: ProbeError, secrets: list[str]) -> ProbeError:
     return err.evolve(message=msg, action=action)
 
 
+OnDone = Callable[["asyncio.Future[Any]"], None]  # hears a request written at once end (request_now)
+
+
 class Defaults:
     """What a transport without the matching ability answers (:class:`mcplock.probe.transport.Connection`)."""
 
-    def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
+    def request_now(
+        self, method: str, params: dict[str, Any] | None, on_done: OnDone | None = None
+    ) -> tuple[int, asyncio.Future[Any]] | None:
         return None  # no write without a task: use request()
 
     def write_now(self, msg: dict[str, Any]) -> bool:
@@ -288,7 +336,9 @@ class PendingRequests(Defaults):
 
     The transport's reader resolves ``_pending[id]``; :meth:`_fail` ends every waiting
     request at once. A failed future is marked retrieved, so asyncio never logs the raw
-    error text (it may hold unscrubbed server output).
+    error text (it may hold unscrubbed server output). A request written at once
+    (:meth:`_watch_now`) hears its answer in the read callback that brought it, not one
+    event-loop turn later as a future's done callback would (the guard's per-call path).
     """
 
     state: State
@@ -297,7 +347,7 @@ class PendingRequests(Defaults):
     _failure: BaseException | None
     # A long-lived session (the guard) sets these: server requests and notifications go to
     # ``on_message`` instead of the probe's own answers; ``on_failure`` hears the end.
-    on_message: Callable[[dict[str, Any]], None] | None
+    on_message: OnMessage | None
     on_failure: Callable[[BaseException], None] | None
     # the modern era's per-request `_meta` fields (mcplock.probe.era.envelope), once the server spoke
     # 2026-07-28; None: a legacy session
@@ -309,6 +359,7 @@ class PendingRequests(Defaults):
         self.tools: dict[str, Any] = {}
         self._next_id = 0
         self._pending = {}
+        self._now: dict[int, OnDone] = {}  # a request written at once -> what hears its end (_watch_now)
         self._failure = None
         self.on_message = None
         self.on_failure = None
@@ -327,15 +378,28 @@ class PendingRequests(Defaults):
         harmless reply (run in the background) and a notification is dropped."""
         if is_response(msg):
             rid = msg.get("id")
-            fut = self._pending.get(rid) if isinstance(rid, int) and not isinstance(rid, bool) else None
-            if fut is not None and not fut.done():
-                fut.set_result(msg)
-            elif self.on_message is not None:
+            if isinstance(rid, int) and not isinstance(rid, bool) and self._answered(rid, msg):
+                return
+            if self.on_message is not None:
                 self.on_message(msg)  # the session drops it, and says so
         elif self.on_message is not None:
             self.on_message(msg)
         elif is_server_request(msg):
             self._background(answer(msg))
+
+    def _answered(self, rid: int, msg: dict[str, Any]) -> bool:
+        """Resolve request ``rid`` with its answer ``msg``; False when no request waits for it. A
+        request written at once hears it now, in this read callback: no event-loop turn between."""
+        fut = self._pending.get(rid)
+        if fut is None or fut.done():
+            return False
+        ended = self._now.pop(rid, None)
+        if ended is not None:
+            fut.remove_done_callback(ended)
+        fut.set_result(msg)
+        if ended is not None:
+            _run_now(ended, fut)
+        return True
 
     def _new_request(
         self, method: str, params: dict[str, Any] | None
@@ -354,6 +418,20 @@ class PendingRequests(Defaults):
         if self.on_message is not None:
             self.state.relaying(method)
         return rid, msg, fut
+
+    def _watch_now(self, rid: int, method: str, fut: asyncio.Future[dict[str, Any]], on_done: OnDone | None) -> None:
+        """Forget request ``rid`` once ``fut`` is done (:meth:`_finish`), and tell ``on_done``: at
+        once when its answer is read (:meth:`_dispatch`), else from the future's done callback (a
+        failure, a cancellation)."""
+
+        def ended(f: asyncio.Future[Any]) -> None:
+            self._now.pop(rid, None)
+            self._finish(rid, method)
+            if on_done is not None:
+                on_done(f)
+
+        fut.add_done_callback(ended)
+        self._now[rid] = ended
 
     def _finish(self, rid: int, method: str) -> None:
         """Request ``rid`` is answered, failed or abandoned."""

@@ -40,7 +40,9 @@ class _Legacy(Exception):
 
 
 def client_info(spec: ServerSpec, opts: ProbeOptions) -> dict[str, Any]:
-    return dict(zip(("name", "version"), spec.client or (opts.client_name, opts.client_version), strict=False))
+    if spec.client is not None:
+        return spec.client.info(opts.client_version)
+    return {"name": opts.client_name, "version": opts.client_version}
 
 
 async def open_session(
@@ -77,35 +79,50 @@ async def _modern(
         if resp is None:  # the initialize that raced it answered first: a legacy server, opened
             return
         if "error" in resp:
-            try:
-                response_result(resp, "server/discover")
-            except RpcError as e:
-                if e.code == era.UNSUPPORTED_VERSION:
-                    supported = era.supported_of(e.data)
-                    mutual = era.mutual_modern(supported)
-                    if mutual is not None and attempt == 0:  # once, at the version it names
-                        version = mutual
-                        continue
-                    if supported and not any(v in era.LEGACY_VERSIONS for v in supported):
-                        raise ProbeError(
-                            "protocol",
-                            "server/discover: the server speaks only protocol versions mcplock does not know "
-                            f"({sanitize(', '.join(supported), 120)})",
-                            hint="a newer protocol may need a newer mcplock (upgrade it)",
-                        ) from None
-                raise _Legacy() from None
-        result = resp.get("result")
-        if not isinstance(result, dict):
-            raise ProbeError("protocol", f"server/discover: the result is {json_type(result)}, not an object")
-        versions = result.get("supportedVersions")
-        mutual = era.mutual_modern([v for v in versions if isinstance(v, str)] if isinstance(versions, list) else [])
-        if mutual is None:  # it answers discover but advertises no modern version: a legacy advertisement
-            raise _Legacy()
-        _adopt(result, mutual, snap)
-        t.envelope = era.envelope(mutual, caps, info)
-        t.set_protocol_version(mutual)
+            version = _version_to_retry(resp, attempt)
+            continue
+        _discovered(t, resp, caps, info, snap)
         return
     raise _Legacy()
+
+
+def _version_to_retry(resp: dict[str, Any], attempt: int) -> str:
+    """After an error answer to server/discover: the version to ask again at (once, the mutual
+    modern version the server names as supported). Else _Legacy (fall back to initialize), or a
+    ProbeError when the server speaks only versions mcplock does not know."""
+    try:
+        response_result(resp, "server/discover")
+    except RpcError as e:
+        if e.code == era.UNSUPPORTED_VERSION:
+            supported = era.supported_of(e.data)
+            mutual = era.mutual_modern(supported)
+            if mutual is not None and attempt == 0:  # once, at the version it names
+                return mutual
+            if supported and not any(v in era.LEGACY_VERSIONS for v in supported):
+                raise ProbeError(
+                    "protocol",
+                    "server/discover: the server speaks only protocol versions mcplock does not know "
+                    f"({sanitize(', '.join(supported), 120)})",
+                    hint="a newer protocol may need a newer mcplock (upgrade it)",
+                ) from None
+    raise _Legacy()
+
+
+def _discovered(
+    t: Connection, resp: dict[str, Any], caps: dict[str, Any], info: dict[str, Any], snap: Snapshot
+) -> None:
+    """A server/discover result: the session opened at the mutual modern version it advertises
+    (``snap`` filled), or _Legacy when it advertises none."""
+    result = resp.get("result")
+    if not isinstance(result, dict):
+        raise ProbeError("protocol", f"server/discover: the result is {json_type(result)}, not an object")
+    versions = result.get("supportedVersions")
+    mutual = era.mutual_modern([v for v in versions if isinstance(v, str)] if isinstance(versions, list) else [])
+    if mutual is None:  # it answers discover but advertises no modern version: a legacy advertisement
+        raise _Legacy()
+    _adopt(result, mutual, snap)
+    t.envelope = era.envelope(mutual, caps, info)
+    t.set_protocol_version(mutual)
 
 
 async def _discover(

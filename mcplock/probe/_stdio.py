@@ -18,6 +18,7 @@ from mcplock.errors import ProbeError
 from mcplock.probe._common import (
     INVALID_JSON_HINT,
     BadConstant,
+    OnDone,
     PendingRequests,
     State,
     TailBuffer,
@@ -209,14 +210,17 @@ class StdioTransport(PendingRequests):
         stdin.write((dumps(msg) + "\n").encode("utf-8"))
         return True
 
-    def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
+    def request_now(
+        self, method: str, params: dict[str, Any] | None, on_done: OnDone | None = None
+    ) -> tuple[int, asyncio.Future[Any]] | None:
         """:meth:`request` without a task: the request is written already; its id and the
-        future of the answer. None when it cannot be written at once (use :meth:`request`)."""
+        future of the answer (``on_done`` hears it end: in the read callback that brought the
+        answer). None when it cannot be written at once (use :meth:`request`)."""
         stdin = self._writable_now()
         if stdin is None:
             return None
         rid, msg, fut = self._new_request(method, params)
-        fut.add_done_callback(lambda _f: self._pending.pop(rid, None))
+        self._watch_now(rid, method, fut, on_done)
         stdin.write((dumps(msg) + "\n").encode("utf-8"))
         return rid, fut
 
@@ -320,7 +324,7 @@ class StdioTransport(PendingRequests):
         never sends batches), not a wait for the timeout; requests in it are answered."""
         self.state.valid_messages += 1
         if self.on_message is not None:  # a long-lived session drops a batch, and says so
-            self.on_message(msgs)  # type: ignore[arg-type]  # a batch: the session drops it and says so
+            self.on_message(msgs)  # a batch: the session drops it and says so
             return
         if any(is_jsonrpc(m) and is_response(m) for m in msgs):
             self._fail(

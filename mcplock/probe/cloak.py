@@ -18,7 +18,7 @@ from typing import Any
 from mcplock.documents import APP_MIME_TYPE, UI_EXTENSION
 from mcplock.errors import ProbeError
 from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
+from mcplock.spec import ClientIdentity, ServerSpec
 
 RELIST = 3  # the repeat identity lists everything this many more times in its session
 
@@ -67,7 +67,7 @@ def _as(spec: ServerSpec, opts: Any, who: Identity) -> tuple[ServerSpec, Any]:
     if who.relist:  # the same client as the first probe, the same session listed again
         return spec, replace(opts, relist=who.relist)
     return (
-        replace(spec, client=(who.name, who.version), client_capabilities=None),
+        replace(spec, client=ClientIdentity(who.name, who.version), client_capabilities=None),
         replace(opts, client_name=who.name, client_version=who.version, capabilities=dict(who.capabilities)),
     )
 

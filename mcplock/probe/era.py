@@ -67,6 +67,8 @@ def with_envelope(params: Mapping[str, Any] | None, env: Mapping[str, Any]) -> d
 def without_envelope(params: Any) -> Any:
     """``params`` without the reserved ``io.modelcontextprotocol/`` keys of ``_meta`` (a modern
     host's request on its way to a legacy server); ``_meta`` dropped when nothing else is left."""
+    if type(params) is dict and "_meta" not in params:  # the common case, without the ABC checks below
+        return params
     if not isinstance(params, Mapping) or not isinstance(params.get("_meta"), Mapping):
         return params
     out = dict(params)

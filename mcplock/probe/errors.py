@@ -25,6 +25,14 @@ from mcplock.untrusted import sanitize, shell_word
 __all__ = ["HttpErrors", "body_explanation", "login_action", "origin"]
 
 _ERROR_BODY_BYTES = 64 * 1024
+# what a resolver's failure says, across platforms and libcs
+_DNS_WORDS = (
+    "Name or service not known",
+    "nodename nor servname",
+    "getaddrinfo",
+    "Temporary failure in name resolution",
+    "No address associated",
+)
 
 
 class _Step(Protocol):
@@ -73,21 +81,27 @@ def body_explanation(body: bytes, content_type: str = "") -> str | None:
     except ValueError:
         obj = None
     if isinstance(obj, dict):
-        err = obj.get("error")
-        if isinstance(err, dict):  # JSON-RPC error body
-            m = err.get("message")
-            if isinstance(m, str) and m.strip():
-                return sanitize(m.strip(), 300)
-        for key in ("error_description", "message", "detail", "error", "title"):
-            v = obj.get(key)
-            if isinstance(v, str) and v.strip():
-                return sanitize(v.strip(), 300)
-        return None
+        return _json_explanation(obj)
     if obj is not None:
         return None
     if "html" in content_type.lower() or text.lstrip().startswith("<"):
         return None
     return sanitize(" ".join(text.split()), 300)
+
+
+def _json_explanation(obj: dict[str, Any]) -> str | None:
+    """The words of a JSON error body: a JSON-RPC error's message, else the first text field of
+    OAuth's and the usual API error shapes."""
+    err = obj.get("error")
+    if isinstance(err, dict):  # JSON-RPC error body
+        m = err.get("message")
+        if isinstance(m, str) and m.strip():
+            return sanitize(m.strip(), 300)
+    for key in ("error_description", "message", "detail", "error", "title"):
+        v = obj.get(key)
+        if isinstance(v, str) and v.strip():
+            return sanitize(v.strip(), 300)
+    return None
 
 
 class HttpErrors:
@@ -249,8 +263,6 @@ class HttpErrors:
     def exception(self, e: BaseException, action: str) -> ProbeError:
         """The ProbeError for an httpx2 exception raised while doing ``action``."""
         name, url = self.spec.name, self.url
-        chain = _chain(e)
-        text = " ".join(str(x) for x in chain)
         if isinstance(e, httpx2.TimeoutException):
             return ProbeError(
                 "timeout",
@@ -261,35 +273,7 @@ class HttpErrors:
         if isinstance(e, httpx2.TooManyRedirects):
             return ProbeError("http", f"server `{name}`: {url} redirects too many times ({action})")
         if isinstance(e, httpx2.ConnectError):
-            host = urlsplit(url).hostname or url
-            if any(isinstance(x, socket.gaierror) for x in chain) or any(
-                s in text
-                for s in (
-                    "Name or service not known",
-                    "nodename nor servname",
-                    "getaddrinfo",
-                    "Temporary failure in name resolution",
-                    "No address associated",
-                )
-            ):
-                return ProbeError(
-                    "dns",
-                    f"server `{name}`: cannot resolve host `{host}` of {url}",
-                    hint="check the host name and your network / DNS",
-                )
-            if any(isinstance(x, ssl.SSLError) for x in chain) or "SSL" in text or "CERTIFICATE" in text:
-                verify = "CERTIFICATE_VERIFY_FAILED" in text
-                detail = "certificate verification failed" if verify else "TLS handshake failed"
-                return ProbeError(
-                    "tls",
-                    f"server `{name}`: {detail} for {url}",
-                    hint="check the certificate (a corporate proxy may need SSL_CERT_FILE), or the URL scheme",
-                )
-            return ProbeError(
-                "connect",
-                f"server `{name}`: cannot connect to {url}: connection refused ({action})",
-                hint="is the server running, and is the host and port right?",
-            )
+            return self._not_connected(_chain(e), action)
         if isinstance(e, (httpx2.RemoteProtocolError, httpx2.ReadError, httpx2.WriteError, httpx2.CloseError)):
             return ProbeError(
                 "connect",
@@ -297,3 +281,29 @@ class HttpErrors:
                 hint="the server closed the connection: it may have crashed; see its logs",
             )
         return ProbeError("connect", f"server `{name}`: HTTP request to {url} failed ({action}): {type(e).__name__}")
+
+    def _not_connected(self, chain: list[BaseException], action: str) -> ProbeError:
+        """Why a connection could not be made, from the exception and its causes: the host name
+        does not resolve, the TLS handshake or the certificate failed, or nothing answered."""
+        name, url = self.spec.name, self.url
+        text = " ".join(str(x) for x in chain)
+        host = urlsplit(url).hostname or url
+        if any(isinstance(x, socket.gaierror) for x in chain) or any(s in text for s in _DNS_WORDS):
+            return ProbeError(
+                "dns",
+                f"server `{name}`: cannot resolve host `{host}` of {url}",
+                hint="check the host name and your network / DNS",
+            )
+        if any(isinstance(x, ssl.SSLError) for x in chain) or "SSL" in text or "CERTIFICATE" in text:
+            verify = "CERTIFICATE_VERIFY_FAILED" in text
+            detail = "certificate verification failed" if verify else "TLS handshake failed"
+            return ProbeError(
+                "tls",
+                f"server `{name}`: {detail} for {url}",
+                hint="check the certificate (a corporate proxy may need SSL_CERT_FILE), or the URL scheme",
+            )
+        return ProbeError(
+            "connect",
+            f"server `{name}`: cannot connect to {url}: connection refused ({action})",
+            hint="is the server running, and is the host and port right?",
+        )

@@ -22,6 +22,7 @@ from mcplock.errors import ProbeError
 from mcplock.probe._common import (
     IDLE,
     BadConstant,
+    OnMessage,
     State,
     answer_server_request,
     dumps,
@@ -61,7 +62,6 @@ __all__ = [
     "transport_for",
 ]
 
-OnMessage = Callable[[dict[str, Any]], None]
 OnFailure = Callable[[BaseException], None]
 
 
@@ -91,9 +91,15 @@ class Connection(Protocol):
         """Send one message as it is (a notification, a reply to a server request)."""
         ...
 
-    def request_now(self, method: str, params: dict[str, Any] | None) -> tuple[int, asyncio.Future[Any]] | None:
-        """Write a request at once, without a task: its id and the future of its answer; None when
-        the transport cannot (then :meth:`request`)."""
+    def request_now(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        on_done: Callable[[asyncio.Future[Any]], None] | None = None,
+    ) -> tuple[int, asyncio.Future[Any]] | None:
+        """Write a request at once, without a task: its id and the future of its answer, which
+        ``on_done`` hears end once (stdio: in the read callback that brought the answer, no
+        event-loop turn later); None when the transport cannot (then :meth:`request`)."""
         ...
 
     def write_now(self, msg: dict[str, Any]) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import typer
@@ -15,13 +15,13 @@ from mcplock import severity
 from mcplock.cli import context, progress
 from mcplock.cli.commands.registry import REGISTRY, confirm_remote_variables, registry_spec
 from mcplock.cli.context import Cli
+from mcplock.cli.flags import check_args, check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.cli.trust import ask, terminal
 from mcplock.core import add as core_add
 from mcplock.core.add import Findings, Staged
 from mcplock.core.probing import Results
-from mcplock.core.specs import check_args, check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.documents import dynamic_skills
 from mcplock.errors import SecretError, UntrustedError, UsageError
 from mcplock.lock.model import POLICIES, ServerEntry
@@ -90,110 +90,162 @@ def cmd_add(
     if transport is not None and transport not in TRANSPORTS:
         raise UsageError("--transport takes stdio, http or sse")
     target = list(target or [])
+    named = ([name] if name else []) + target  # with --from: the servers of the file to add
     if from_file:
-        if allow_code_env:
-            raise UsageError(
-                "--allow-code-env is for `mcplock add REGISTRY_NAME`",
-                hint="from a host config, a server that loads code is added by its name: "
-                "`mcplock add --from FILE NAME --trust`",
-            )
-        if pass_env:
-            raise UsageError(
-                "--pass-env is for a server given on the command line",
-                hint="with --from, the host config says what the server gets",
-            )
-        found = core_add.from_config(from_file, ([name] if name else []) + target, cli.lock_dir)
+        _check_import_flags(allow_code_env, pass_env)
+        found = core_add.from_config(from_file, named, cli.lock_dir)
     else:
-        if name and not target and not cli.had_dashdash and is_name(name):
-            if transport or header or cwd:
-                raise UsageError(
-                    "--transport, --header and --cwd are for `mcplock add NAME URL` or `mcplock add NAME -- CMD…`",
-                    hint="the registry entry says how the server runs",
-                )
-            spec = replace(
-                registry_spec(cli, name, server_name, registry, tuple(allow_code_env)), pin_resources=pin_resources
-            )
-            confirm_remote_variables(cli, spec, name, trust)  # the entry's templates: named, sent only when confirmed
-            spec = replace(spec, env={**spec.env, **parse_env(env)})
-        else:
-            if server_name is not None or registry is not None or allow_code_env:
-                raise UsageError("--name, --registry and --allow-code-env are for `mcplock add REGISTRY_NAME`")
-            spec = _one_spec(cli, name, target, transport, header, env, cwd, pin_resources, probe)
-        if pass_env:
-            if spec.remote:
-                raise UsageError("--pass-env is for stdio servers")
-            spec = replace(spec, pass_env=tuple(sorted({*spec.pass_env, *parse_pass_env(pass_env)})))
-        found = core_add.Found(specs=[(spec, None)])
+        given = Given(transport, header, env, cwd, pin_resources, server_name, registry, allow_code_env)
+        spec = _command_line_spec(cli, name, target, given, trust, probe)
+        found = core_add.Found(specs=[(_with_pass_env(spec, pass_env), None)])
     for n in found.notes:
         cli.note(n)
-
-    # names already locked: exit 2 for an explicit add; skipped for an import
-    specs, clash = core_add.new_only(found.specs, cli.lockfile, explicit=not from_file)
-    for c in clash:
-        cli.err.print(
-            safe_text(
-                f"skipped `{c}`: already locked (use `mcplock refresh {shell_word(c)}`)", "yellow", keep_newlines=False
-            )
-        )
+    specs = _not_locked(cli, found.specs, explicit=not from_file)
     if not specs:
         cli.info("nothing to add")
         return 0
     # a command typed here is trusted by typing it; one from a file needs --trust, --yes or a yes
     how = f"mcplock add --from {shlex.quote(from_file)} --trust" if from_file else ""
     if from_file and (trust or yes):
-        specs = hold_code_env(cli, specs, ([name] if name else []) + target)
+        specs = hold_code_env(cli, specs, named)
         if not specs:
             return 2
     return lock_specs(cli, specs, policy, yes, probe, consent=trust or yes or not from_file, how=how)
 
 
-def _one_spec(
-    cli: Cli,
-    name: str | None,
-    target: list[str],
-    transport: str | None,
-    header: list[str],
-    env: list[str],
-    cwd: str | None,
-    pin_resources: bool,
-    probe: ProbeArgs,
+def _check_import_flags(allow_code_env: list[str], pass_env: list[str]) -> None:
+    """With --from, the host config says how each server runs and what it gets."""
+    if allow_code_env:
+        raise UsageError(
+            "--allow-code-env is for `mcplock add REGISTRY_NAME`",
+            hint="from a host config, a server that loads code is added by its name: "
+            "`mcplock add --from FILE NAME --trust`",
+        )
+    if pass_env:
+        raise UsageError(
+            "--pass-env is for a server given on the command line",
+            hint="with --from, the host config says what the server gets",
+        )
+
+
+@dataclass(frozen=True)
+class Given:
+    """The flags that describe one server given on the command line (the last three: for
+    `add REGISTRY_NAME` only)."""
+
+    transport: str | None
+    header: list[str]
+    env: list[str]
+    cwd: str | None
+    pin_resources: bool
+    server_name: str | None
+    registry: str | None
+    allow_code_env: list[str]
+
+
+def _command_line_spec(
+    cli: Cli, name: str | None, target: list[str], given: Given, trust: bool, probe: ProbeArgs
 ) -> ServerSpec:
-    if not name:
-        raise UsageError("name the server: `mcplock add NAME -- CMD…` or `mcplock add NAME URL`")
-    if "/" in name or not name.strip():
-        raise UsageError(f"`{name}` cannot be a server name (no `/`, not empty)")
+    """The server the command line names: an MCP Registry entry, a URL or a command."""
+    if name is not None and _names_registry_entry(cli, name, target):
+        return _from_registry(cli, name, given, trust)
+    if given.server_name is not None or given.registry is not None or given.allow_code_env:
+        raise UsageError("--name, --registry and --allow-code-env are for `mcplock add REGISTRY_NAME`")
+    return _one_spec(cli, name, target, given, probe)
+
+
+def _names_registry_entry(cli: Cli, name: str, target: list[str]) -> bool:
+    """`add REGISTRY_NAME[@VERSION]`: a registry name alone (no URL, no `-- CMD`)."""
+    return not target and not cli.had_dashdash and is_name(name)
+
+
+def _from_registry(cli: Cli, name: str, given: Given, trust: bool) -> ServerSpec:
+    """`add REGISTRY_NAME[@VERSION]`: the spec the registry entry describes, its templated
+    variables confirmed before anything is sent, then the --env given."""
+    if given.transport or given.header or given.cwd:
+        raise UsageError(
+            "--transport, --header and --cwd are for `mcplock add NAME URL` or `mcplock add NAME -- CMD…`",
+            hint="the registry entry says how the server runs",
+        )
+    spec = replace(
+        registry_spec(cli, name, given.server_name, given.registry, tuple(given.allow_code_env)),
+        pin_resources=given.pin_resources,
+    )
+    confirm_remote_variables(cli, spec, name, trust)  # the entry's templates: named, sent only when confirmed
+    return replace(spec, env={**spec.env, **parse_env(given.env)})
+
+
+def _with_pass_env(spec: ServerSpec, pass_env: list[str]) -> ServerSpec:
+    """A stdio server given on the command line gets the --pass-env names too."""
+    if not pass_env:
+        return spec
+    if spec.remote:
+        raise UsageError("--pass-env is for stdio servers")
+    return replace(spec, pass_env=tuple(sorted({*spec.pass_env, *parse_pass_env(pass_env)})))
+
+
+def _not_locked(cli: Cli, specs: list[Staged], *, explicit: bool) -> list[Staged]:
+    """The specs not locked yet: a name locked already is exit 2 when given on the command line
+    (``explicit``), skipped with a line for an import."""
+    new, clash = core_add.new_only(specs, cli.lockfile, explicit=explicit)
+    for c in clash:
+        cli.err.print(
+            safe_text(
+                f"skipped `{c}`: already locked (use `mcplock refresh {shell_word(c)}`)", "yellow", keep_newlines=False
+            )
+        )
+    return new
+
+
+def _one_spec(cli: Cli, name: str | None, target: list[str], given: Given, probe: ProbeArgs) -> ServerSpec:
+    """`add NAME URL` or `add NAME -- CMD [ARG…]`."""
+    name = _server_name(name)
     if not target:
         raise UsageError(
             "give a URL or `-- CMD [ARG…]`",
             hint=f"e.g. `mcplock add {shell_word(name)} -- npx -y @modelcontextprotocol/server-everything`",
         )
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
-        url = target[0]
-        if looks_secret("url", url) and "${" not in url:
-            raise SecretError("the URL holds a literal secret", hint="write it as ${VAR} in the URL and export VAR")
-        if env or cwd:
-            raise UsageError("--env and --cwd are for stdio servers")
-        remote = check_transport(transport, remote=True)
-        return ServerSpec(
-            name=name,
-            transport=remote,
-            url=url,
-            headers=parse_headers(header),
-            pin_resources=pin_resources,
-            auth=probe.auth(),
-        )
-    if header:
+        return _remote_spec(name, target[0], given, probe)
+    return _stdio_spec(name, target, given)
+
+
+def _server_name(name: str | None) -> str:
+    if not name:
+        raise UsageError("name the server: `mcplock add NAME -- CMD…` or `mcplock add NAME URL`")
+    if "/" in name or not name.strip():
+        raise UsageError(f"`{name}` cannot be a server name (no `/`, not empty)")
+    return name
+
+
+def _remote_spec(name: str, url: str, given: Given, probe: ProbeArgs) -> ServerSpec:
+    if looks_secret("url", url) and "${" not in url:
+        raise SecretError("the URL holds a literal secret", hint="write it as ${VAR} in the URL and export VAR")
+    if given.env or given.cwd:
+        raise UsageError("--env and --cwd are for stdio servers")
+    return ServerSpec(
+        name=name,
+        transport=check_transport(given.transport, remote=True),
+        url=url,
+        headers=parse_headers(given.header),
+        pin_resources=given.pin_resources,
+        auth=probe.auth(),
+    )
+
+
+def _stdio_spec(name: str, target: list[str], given: Given) -> ServerSpec:
+    if given.header:
         raise UsageError("--header is for remote servers")
-    check_transport(transport, remote=False)
+    check_transport(given.transport, remote=False)
     check_args(target)
     return ServerSpec(
         name=name,
         transport=Transport.STDIO,
         command=target[0],
         args=tuple(target[1:]),
-        env=parse_env(env),
-        cwd=cwd,
-        pin_resources=pin_resources,
+        env=parse_env(given.env),
+        cwd=given.cwd,
+        pin_resources=given.pin_resources,
     )
 
 

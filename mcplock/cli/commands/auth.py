@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.text import Text
@@ -34,6 +34,10 @@ from mcplock.core import oauth
 from mcplock.errors import McplockError, UsageError
 from mcplock.spec import ServerSpec, Transport
 from mcplock.untrusted import safe_text
+
+if TYPE_CHECKING:
+    from mcplock.auth.store import TokenStore
+    from mcplock.lock.model import ServerEntry
 
 
 def _name(name: str) -> Text:
@@ -185,31 +189,18 @@ def _span(s: float) -> str:
 
 def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", help="text or json.")) -> int:
     """The auth method of each remote server in the lock and whether a token is stored (never the token)."""
-    from mcplock.auth.store import TokenStore, describe
+    from mcplock.auth.store import TokenStore
     from mcplock.lock.read import load
-    from mcplock.spec import expand
 
     cli = context.of(ctx)
     cli.report_format("auth status", fmt, ("text", "json"))
     lock = load(cli.lockfile)
     store = TokenStore()
-    rows: list[dict[str, Any]] = []
-    for name in sorted(lock.servers):
-        srv = lock.servers[name]
-        if srv.spec.stdio or not srv.spec.url:
-            continue
-        d = describe(store.load(expand(srv.spec.url)))
-        if srv.spec.auth is not None:
-            method = srv.spec.auth.method
-        elif any(k.lower() == "authorization" for k in srv.spec.headers):
-            method = "header"
-        else:
-            method = "oauth" if d.get("token") else "none"
-        row: dict[str, Any] = {"name": name, "url": srv.spec.url, "method": method, "token": bool(d.get("token"))}
-        for k in ("expires_at", "expired", "refreshable", "scopes", "client_id"):
-            if k in d:
-                row[k] = d[k]
-        rows.append(row)
+    rows = [
+        _status_row(name, srv, store)
+        for name, srv in sorted(lock.servers.items())
+        if not srv.spec.stdio and srv.spec.url
+    ]
     if fmt == "json":
         cli.write_json({"version": 1, "command": "auth status", "token_store": str(store.dir), "servers": rows})
         return 0
@@ -217,20 +208,48 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
         cli.say("no remote servers in the lock")
         return 0
     for r in rows:
-        line = safe_text(r["name"], "bold", keep_newlines=False).append(f"  {r['method']}")
-        if r["method"] in ("oauth", "client-credentials", "identity-assertion"):
-            line.append("  " + token_state(r), style="green" if r["token"] and not r.get("expired") else "yellow")
-            if r["method"] == "oauth" and not r["token"]:
-                line.append("  (log in with `mcplock auth login ", style="dim").append_text(
-                    safe_text(r["name"], "dim", keep_newlines=False)
-                ).append("`)", style="dim")
-            elif r["method"] != "oauth" and (not r["token"] or r.get("expired")):  # no browser: fetched when used
-                line.append(
-                    "  (a new one is obtained when it is next used, or now: `mcplock auth login ", style="dim"
-                ).append_text(safe_text(r["name"], "dim", keep_newlines=False)).append("`)", style="dim")
-        cli.say(line)
+        cli.say(_status_line(r))
     cli.info(f"tokens are kept in {store.dir}")
     return 0
+
+
+def _status_row(name: str, srv: ServerEntry, store: TokenStore) -> dict[str, Any]:
+    """A remote server's auth method and what the store holds for it (never the token)."""
+    from mcplock.auth.store import describe
+    from mcplock.spec import expand
+
+    d = describe(store.load(expand(srv.spec.url or "")))
+    row: dict[str, Any] = {"name": name, "url": srv.spec.url, "method": _method(srv, d), "token": bool(d.get("token"))}
+    for k in ("expires_at", "expired", "refreshable", "scopes", "client_id"):
+        if k in d:
+            row[k] = d[k]
+    return row
+
+
+def _method(srv: ServerEntry, stored: dict[str, Any]) -> str:
+    """The lock's auth method; else a configured Authorization header; else whether a login is stored."""
+    if srv.spec.auth is not None:
+        return srv.spec.auth.method
+    if any(k.lower() == "authorization" for k in srv.spec.headers):
+        return "header"
+    return "oauth" if stored.get("token") else "none"
+
+
+def _status_line(r: dict[str, Any]) -> Text:
+    """The server, its method, and for a token-based one the token's state and how to get one."""
+    line = safe_text(r["name"], "bold", keep_newlines=False).append(f"  {r['method']}")
+    if r["method"] not in ("oauth", "client-credentials", "identity-assertion"):
+        return line
+    line.append("  " + token_state(r), style="green" if r["token"] and not r.get("expired") else "yellow")
+    if r["method"] == "oauth" and not r["token"]:
+        line.append("  (log in with `mcplock auth login ", style="dim").append_text(
+            safe_text(r["name"], "dim", keep_newlines=False)
+        ).append("`)", style="dim")
+    elif r["method"] != "oauth" and (not r["token"] or r.get("expired")):  # no browser: fetched when used
+        line.append(
+            "  (a new one is obtained when it is next used, or now: `mcplock auth login ", style="dim"
+        ).append_text(safe_text(r["name"], "dim", keep_newlines=False)).append("`)", style="dim")
+    return line
 
 
 def register(app: typer.Typer) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from mcplock.cli import context, reports
@@ -11,6 +13,12 @@ from mcplock.cli.trust import guarded
 from mcplock.core.diff import diff_servers
 from mcplock.errors import UsageError
 from mcplock.severity import SEVERITIES
+
+if TYPE_CHECKING:
+    from mcplock.compare import ServerDiff
+    from mcplock.core.check import Finding
+    from mcplock.lock.model import Lock
+    from mcplock.orgpolicy import OrgPolicy
 
 CLOAK_HELP = (
     "Probe each server again as each well-known host announces itself (Claude Code, Cursor, Codex, "
@@ -43,12 +51,7 @@ def cmd_diff(
 
     cli = context.of(ctx)
     cli.report_format("diff", fmt, formats.FORMATS)
-    if fail_on is not None and fail_on.lower() not in SEVERITIES:
-        raise UsageError(
-            f"unknown severity `{fail_on}` for --fail-on",
-            hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`",
-        )
-    fail_on = fail_on.lower() if fail_on is not None else None
+    fail_on = _severity(fail_on)
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     extra = reports.parse(cli, report_to)
     from mcplock import orgpolicy
@@ -90,6 +93,26 @@ def cmd_diff(
             for v in violations:
                 cli.info(f"policy: {v.message}; {v.hint}")
         return code
+    _print_text(cli, diffs, violations, out_file, code)
+    return code
+
+
+def _severity(fail_on: str | None) -> str | None:
+    """--fail-on: one of the severities, any case."""
+    if fail_on is None:
+        return None
+    if fail_on.lower() not in SEVERITIES:
+        raise UsageError(
+            f"unknown severity `{fail_on}` for --fail-on",
+            hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`",
+        )
+    return fail_on.lower()
+
+
+def _print_text(
+    cli: context.Cli, diffs: list[ServerDiff], violations: list[Finding], out_file: str | None, code: int
+) -> None:
+    """The text report (on stdout, or into ``out_file`` with a note), then the policy's findings."""
     from mcplock.render.diff import render_diff
 
     rendered = render_diff(diffs, color=cli.color() and not out_file)
@@ -102,10 +125,9 @@ def cmd_diff(
         from mcplock.render.text import render_findings
 
         cli.out.print(render_findings(violations))
-    return code
 
 
-def _policy_findings(org, lock, names: set[str]) -> list:
+def _policy_findings(org: OrgPolicy | None, lock: Lock, names: set[str]) -> list[Finding]:
     """The organisation's policy over the servers diffed (docs/policy.md)."""
     if org is None:
         return []
@@ -115,7 +137,7 @@ def _policy_findings(org, lock, names: set[str]) -> list:
     return policy_findings(org, Lock({n: s for n, s in lock.servers.items() if n in names}, path=lock.path))
 
 
-def _with_policy(fmt: str, report: str, violations: list) -> str:
+def _with_policy(fmt: str, report: str, violations: list[Finding]) -> str:
     """The JSON report carries the policy's findings under `policy`, the Markdown one a section of
     its own (the others: on stderr)."""
     if not violations or fmt not in ("json", "markdown"):

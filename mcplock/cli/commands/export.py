@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.text import Text
@@ -12,7 +12,8 @@ from mcplock.cli.options import ORG_POLICY
 from mcplock.untrusted import safe_text
 
 if TYPE_CHECKING:
-    from mcplock.core.export import FileChange
+    from mcplock.core.export import FileChange, Plan
+    from mcplock.lock.model import Lock
 
 HOST_HELP = (
     "A host to export to (repeatable): claude-code, codex, gemini, opencode, cursor. "
@@ -73,17 +74,41 @@ def cmd_export(
         return _export_v1(cli, lock, out_file, dry_run)
     if out_file is not None:
         raise UsageError("--output is for --format mcp-lock-v1", hint="the hosts' files are written in place")
-    command = "mcplock"
-    if guard:
-        from mcplock.core.export_guard import guard_command
+    command = _guard_command(cli) if guard else "mcplock"
+    given = _policy_to_record(cli, policy)
+    plan = core.plan(lock, cli.lockfile, hosts, guard=guard, command=command, org=org, policy=given)
+    if not plan.changes:
+        cli.info("no host config found in this project; name one with --host " + "|".join(core.EXPORTERS))
+        return 0
+    _say_notes(cli, plan)
+    if dry_run:
+        return _show_diff(cli, plan)
+    written = core.write(plan)
+    for c in plan.changes:
+        say_change(cli, c)
+    if not written:
+        cli.info("everything was already in sync with the lock")
+    return 0
 
-        command = guard_command()
-        if command != "mcplock":
-            cli.note(
-                f"the `mcplock` on PATH is not this one (or there is none): host entries launch {command}, "
-                "a path of this machine; put this mcplock on PATH and export again for entries a teammate "
-                "can use"
-            )
+
+def _guard_command(cli: context.Cli) -> str:
+    """The command host entries launch the guard with: `mcplock`, or this one's path when the
+    `mcplock` on PATH is another (said: a teammate cannot use such an entry)."""
+    from mcplock.core.export_guard import guard_command
+
+    command = guard_command()
+    if command != "mcplock":
+        cli.note(
+            f"the `mcplock` on PATH is not this one (or there is none): host entries launch {command}, "
+            "a path of this machine; put this mcplock on PATH and export again for entries a teammate "
+            "can use"
+        )
+    return command
+
+
+def _policy_to_record(cli: context.Cli, policy: str | None) -> str | None:
+    """The --policy the export record will name; said when it is not the one the last export used."""
+    from mcplock.core import export as core
     from mcplock.core import export_record
 
     recorded = export_record.load(cli.lockfile).policy
@@ -94,28 +119,26 @@ def cmd_export(
             + (f"--policy {given}" if given else "none")
             + " (the export record now says so)"
         )
-    plan = core.plan(lock, cli.lockfile, hosts, guard=guard, command=command, org=org, policy=given)
-    if not plan.changes:
-        cli.info("no host config found in this project; name one with --host " + "|".join(core.EXPORTERS))
-        return 0
+    return given
+
+
+def _say_notes(cli: context.Cli, plan: Plan) -> None:
     for c in plan.changes:
         for n in c.notes:
             cli.note(n)
         for n in c.contradictions:
             cli.note(f"{c.path}: {n} (your own setting: mcplock leaves it; `mcplock check` reports it)")
-    if dry_run:
-        for c in plan.changes:
-            if c.changed:
-                cli.out.print(safe_text(c.diff()), end="")
-        if plan.record_before != plan.record_after:
-            cli.info(f"the export record {plan.record} would be updated")
-        return 1 if plan.changed else 0
-    written = core.write(plan)
+
+
+def _show_diff(cli: context.Cli, plan: Plan) -> int:
+    """--dry-run: each change as a diff (and whether the export record would change); 1 when
+    anything would."""
     for c in plan.changes:
-        say_change(cli, c)
-    if not written:
-        cli.info("everything was already in sync with the lock")
-    return 0
+        if c.changed:
+            cli.out.print(safe_text(c.diff()), end="")
+    if plan.record_before != plan.record_after:
+        cli.info(f"the export record {plan.record} would be updated")
+    return 1 if plan.changed else 0
 
 
 def say_change(cli: context.Cli, c: FileChange, why: str = "") -> None:
@@ -171,14 +194,14 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
     return 0
 
 
-def _export_v1(cli: context.Cli, lock: object, out_file: str | None, dry_run: bool) -> int:
+def _export_v1(cli: context.Cli, lock: Lock, out_file: str | None, dry_run: bool) -> int:
     import os
     import sys
 
-    from mcplock.interop import canonical, produce, reader
+    from mcplock.interop import produce, reader
     from mcplock.lock.store import write_atomic
 
-    doc, notes = produce.document(lock)  # type: ignore[arg-type]
+    doc, notes = produce.document(lock)
     for n in notes:
         cli.note(n)
     if out_file == "-":
@@ -187,21 +210,10 @@ def _export_v1(cli: context.Cli, lock: object, out_file: str | None, dry_run: bo
     path = out_file or os.path.join(cli.lock_dir, "mcp-lock.json")
     if out_file:
         cli.check_output(out_file)
-    before = None
-    try:
-        with open(path, "rb") as fh:
-            before = canonical.loads(fh.read())
-    except (OSError, canonical.DocumentError):
-        before = None
-    same = False
-    if isinstance(before, dict):
-        try:
-            same = reader.whole_lock_digest(before) == reader.whole_lock_digest(doc)
-        except (ValueError, KeyError):
-            same = False
-        generated = before.get("generatedAt")
-        if not same and isinstance(generated, str) and not reader.check({**doc, "generatedAt": generated}):
-            doc["generatedAt"] = generated  # first written then; updatedAt says when it last changed
+    before = _written(path)
+    same = before is not None and _same_lock(before, doc)
+    if before is not None and not same:
+        _keep_generated_at(before, doc)
     shown = safe_text(path, keep_newlines=False)
     if dry_run:
         sys.stdout.write(produce.dumps(doc).decode("ascii"))
@@ -216,6 +228,37 @@ def _export_v1(cli: context.Cli, lock: object, out_file: str | None, dry_run: bo
         .append(f" (mcp-lock/1, {len(doc['entries'])} entries; lock digest {reader.whole_lock_digest(doc)})")
     )
     return 0
+
+
+def _written(path: str) -> dict[str, Any] | None:
+    """The mcp-lock/1 document at ``path`` now (None: none there, or not one)."""
+    from mcplock.interop import canonical
+
+    try:
+        with open(path, "rb") as fh:
+            before = canonical.loads(fh.read())
+    except (OSError, canonical.DocumentError):
+        return None
+    return before if isinstance(before, dict) else None
+
+
+def _same_lock(before: dict[str, Any], doc: dict[str, Any]) -> bool:
+    """The two documents pin the same lock (their whole-lock digests; the timestamps aside)."""
+    from mcplock.interop import reader
+
+    try:
+        return reader.whole_lock_digest(before) == reader.whole_lock_digest(doc)
+    except (ValueError, KeyError):
+        return False
+
+
+def _keep_generated_at(before: dict[str, Any], doc: dict[str, Any]) -> None:
+    """A changed document keeps the time it was first written (updatedAt says when it last changed)."""
+    from mcplock.interop import reader
+
+    generated = before.get("generatedAt")
+    if isinstance(generated, str) and not reader.check({**doc, "generatedAt": generated}):
+        doc["generatedAt"] = generated
 
 
 def register(app: typer.Typer) -> None:

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import typer
 
 from mcplock.cli import context, progress
 from mcplock.cli.commands.registry import REGISTRY, inspect_entry
+from mcplock.cli.flags import check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.cli.options import PASS_ENV, ProbeArgs, probing
 from mcplock.core.probing import result_of
-from mcplock.core.specs import check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.errors import ProbeError, UsageError
 from mcplock.spec import ServerSpec, Transport
+
+if TYPE_CHECKING:
+    from mcplock.snapshot import Snapshot
 
 
 @probing(oauth=True)
@@ -38,57 +42,86 @@ def cmd_inspect(
     if not cli.had_dashdash and len(target) == 1 and "://" not in target[0] and is_name(target[0]):
         return inspect_entry(cli, target[0], registry, fmt)
     if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
-        remote = check_transport(transport, remote=True)
-        if env:
-            raise UsageError("--env is for stdio servers")
-        if pass_env:
-            raise UsageError("--pass-env is for stdio servers")
-        spec = ServerSpec(
-            name="inspect",
-            transport=remote,
-            url=target[0],
-            headers=parse_headers(header, refuse_secrets=False),
-            pin_resources=pin_resources,
-            auth=probe.auth(),
-        )
+        spec = _remote(target[0], transport, header, env, pass_env, pin_resources, probe)
     else:
-        check_transport(transport, remote=False)
-        if header:
-            raise UsageError("--header is for remote servers")
-        spec = ServerSpec(
-            name="inspect",
-            transport=Transport.STDIO,
-            command=target[0],
-            args=tuple(target[1:]),
-            env=parse_env(env, refuse_secrets=False),
-            cwd=os.getcwd(),
-            pin_resources=pin_resources,
-            pass_env=parse_pass_env(pass_env),
-        )
+        spec = _stdio(target, transport, header, env, pass_env, pin_resources)
     r = result_of(progress.probe(cli, [spec], probe.options(cli), login=probe.login), "inspect")
     if isinstance(r, ProbeError):
         raise r
     if fmt == "json":
-        doc = {
-            "version": 1,
-            "command": "inspect",
-            "exit_code": 0,
-            "server_info": r.server_info,
-            "protocol_version": r.protocol_version,
-            "capabilities": r.capabilities,
-            "instructions": r.instructions,
-            "tools": r.tools,
-            "prompts": r.prompts,
-            "resource_templates": r.resource_templates,
-        }
-        if r.resources is not None:
-            doc["resources"] = r.resources
-        cli.write_json(doc)
+        cli.write_json(_snapshot_json(r))
         return 0
     from mcplock.render.diff import render_snapshot
 
     cli.out.print(render_snapshot(r))
     return 0
+
+
+def _remote(
+    url: str,
+    transport: str | None,
+    header: list[str],
+    env: list[str],
+    pass_env: list[str],
+    pin_resources: bool,
+    probe: ProbeArgs,
+) -> ServerSpec:
+    """`inspect URL`: headers as given (a literal secret is fine: nothing is written)."""
+    remote = check_transport(transport, remote=True)
+    if env:
+        raise UsageError("--env is for stdio servers")
+    if pass_env:
+        raise UsageError("--pass-env is for stdio servers")
+    return ServerSpec(
+        name="inspect",
+        transport=remote,
+        url=url,
+        headers=parse_headers(header, refuse_secrets=False),
+        pin_resources=pin_resources,
+        auth=probe.auth(),
+    )
+
+
+def _stdio(
+    target: list[str],
+    transport: str | None,
+    header: list[str],
+    env: list[str],
+    pass_env: list[str],
+    pin_resources: bool,
+) -> ServerSpec:
+    """`inspect -- CMD [ARG…]`, run in the current directory."""
+    check_transport(transport, remote=False)
+    if header:
+        raise UsageError("--header is for remote servers")
+    return ServerSpec(
+        name="inspect",
+        transport=Transport.STDIO,
+        command=target[0],
+        args=tuple(target[1:]),
+        env=parse_env(env, refuse_secrets=False),
+        cwd=os.getcwd(),
+        pin_resources=pin_resources,
+        pass_env=parse_pass_env(pass_env),
+    )
+
+
+def _snapshot_json(r: Snapshot) -> dict[str, object]:
+    doc: dict[str, object] = {
+        "version": 1,
+        "command": "inspect",
+        "exit_code": 0,
+        "server_info": r.server_info,
+        "protocol_version": r.protocol_version,
+        "capabilities": r.capabilities,
+        "instructions": r.instructions,
+        "tools": r.tools,
+        "prompts": r.prompts,
+        "resource_templates": r.resource_templates,
+    }
+    if r.resources is not None:
+        doc["resources"] = r.resources
+    return doc
 
 
 def register(app: typer.Typer) -> None:

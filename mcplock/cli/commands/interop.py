@@ -5,6 +5,7 @@ docs/signing.md). `export --format mcp-lock-v1` (the producer) is in export.py."
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
@@ -12,6 +13,13 @@ from rich.text import Text
 from mcplock.cli import context
 from mcplock.cli.options import ORG_POLICY
 from mcplock.untrusted import safe_text
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from mcplock.core.verify_lock import Verdict
+    from mcplock.lock.model import Lock
+    from mcplock.orgpolicy import OrgPolicy
 
 
 def cmd_verify_lock(
@@ -51,144 +59,101 @@ def cmd_verify_lock(
 
     Exit 0: conforms (and agrees); 1: a rule is broken, the lock is empty, or it disagrees with mcp.lock;
     2: the file cannot be read."""
+    from mcplock.core.verify_lock import verify_document
     from mcplock.errors import UsageError
-    from mcplock.interop import reader
 
     cli = context.of(ctx)
     cli.report_format("verify-lock", fmt, ("text", "json"))
+    if (signature is None) != (key is None):
+        raise UsageError("--signature and --key go together", hint="give both: --signature mcp-lock.sig --key KEY.pub")
+    verdict = verify_document(
+        _read_document(file),
+        file,
+        expect=expect,
+        signature=(signature, key) if signature is not None and key is not None else None,
+        lockfile=cli.lockfile if against else None,
+    )
+    if fmt == "json":
+        cli.write_json(_verdict_json(file, verdict))
+    else:
+        _say_verdict(cli, file, verdict, expected=expect is not None, signed=signature is not None)
+    return verdict.code
+
+
+def _read_document(file: str) -> bytes:
+    from mcplock.errors import UsageError
+
     try:
         with open(file, "rb") as fh:
-            data = fh.read()
+            return fh.read()
     except OSError as e:
         raise UsageError(
             f"cannot read {file}: {e.strerror or e}",
             hint="give the path of an mcp-lock/1 document (`mcplock export --format mcp-lock-v1` writes mcp-lock.json)",
         ) from None
-    doc, problems = reader.read(data)
-    if doc is not None and not problems and isinstance(doc, dict) and doc.get("entries") == []:
-        problems.append(
-            reader.Problem(
-                "empty-lock",
-                "the document has no entries: an enforcer fails on an empty lock (it pins nothing)",
-                "/entries",
-            )
-        )
-    if (signature is None) != (key is None):
-        raise UsageError("--signature and --key go together", hint="give both: --signature mcp-lock.sig --key KEY.pub")
-    digest = None
-    if (
-        doc is not None
-        and isinstance(doc, dict)
-        and not any(p.rule in ("canonical-form", "schema", "json") for p in problems)
-    ):
-        try:
-            digest = reader.whole_lock_digest(doc)
-        except (ValueError, TypeError, KeyError):
-            digest = None
-    if expect is not None and digest != expect:
-        problems.append(
-            reader.Problem(
-                "lock-digest", f"the document's whole-lock digest is {digest or 'none'}, not the expected {expect}"
-            )
-        )
-    if signature is not None and key is not None:
-        problems.extend(_document_signature(signature, key, digest))
-    disagreements: list = []
-    compared = None
-    if (
-        against
-        and doc is not None
-        and isinstance(doc, dict)
-        and os.path.exists(cli.lockfile)
-        and os.path.abspath(cli.lockfile) != os.path.abspath(file)
-    ):
-        from mcplock.interop import agree
-        from mcplock.lock.read import load
 
-        lock = load(cli.lockfile)
-        compared = cli.lockfile
-        disagreements = agree.compare(doc, lock)
-    code = 1 if problems or disagreements else 0
-    if fmt == "json":
-        cli.write_json(
-            {
-                "version": 1,
-                "command": "verify-lock",
-                "file": file,
-                "exit_code": code,
-                "conforms": not [p for p in problems if p.rule != "empty-lock"],
-                "lock_digest": digest,
-                "problems": [p.as_json() for p in problems],
-                "lockfile": compared,
-                "agrees": None if compared is None else not disagreements,
-                "disagreements": [d.as_json() for d in disagreements],
-            }
-        )
-        return code
-    for p in problems:
-        line = Text(f"{p.rule}: ", style="bold red").append_text(safe_text(p.message, keep_newlines=False))
-        cli.out.print(line)
-        cli.out.print(Text(f"  rule: {reader.RULES[p.rule]}", style="dim"))
-    for d in disagreements:
+
+def _verdict_json(file: str, v: Verdict) -> dict[str, object]:
+    return {
+        "version": 1,
+        "command": "verify-lock",
+        "file": file,
+        "exit_code": v.code,
+        "conforms": v.conforms,
+        "lock_digest": v.digest,
+        "problems": [p.as_json() for p in v.problems],
+        "lockfile": v.compared,
+        "agrees": None if v.compared is None else not v.disagreements,
+        "disagreements": [d.as_json() for d in v.disagreements],
+    }
+
+
+def _say_verdict(cli: context.Cli, file: str, v: Verdict, *, expected: bool, signed: bool) -> None:
+    """Each problem with the rule it breaks, each disagreement, then the verdict on the document
+    and (when compared) on its agreement with the lock."""
+    from mcplock.interop.reader import RULES
+
+    for p in v.problems:
+        cli.out.print(Text(f"{p.rule}: ", style="bold red").append_text(safe_text(p.message, keep_newlines=False)))
+        cli.out.print(Text(f"  rule: {RULES[p.rule]}", style="dim"))
+    for d in v.disagreements:
         cli.out.print(
             Text(f"disagrees ({d.code}): ", style="bold red").append_text(safe_text(d.message, keep_newlines=False))
         )
-    entries = len(doc.get("entries") or []) if isinstance(doc, dict) else 0
-    if not problems:
-        verdict = (
-            Text("ok: ")
-            .append_text(safe_text(file, keep_newlines=False))
-            .append(
-                f": conforms to mcp-lock/1 ({entries} entries, every integrity verified"
-                + ("; the whole-lock digest is the one expected" if expect else "")
-                + ("; the signature verifies with the key given" if signature else "")
-                + ")"
-            )
+    cli.say(_conformance_line(file, v, expected=expected, signed=signed))
+    if v.compared is not None:
+        cli.say(_agreement_line(v.compared, len(v.disagreements)))
+
+
+def _conformance_line(file: str, v: Verdict, *, expected: bool, signed: bool) -> Text:
+    if v.problems:
+        return Text(f"{len(v.problems)} problem(s) in ", style="bold red").append_text(
+            safe_text(file, "bold red", keep_newlines=False)
         )
-        cli.say(verdict)
-    else:
-        cli.say(
-            Text(f"{len(problems)} problem(s) in ", style="bold red").append_text(
-                safe_text(file, "bold red", keep_newlines=False)
-            )
+    return (
+        Text("ok: ")
+        .append_text(safe_text(file, keep_newlines=False))
+        .append(
+            f": conforms to mcp-lock/1 ({v.entries} entries, every integrity verified"
+            + ("; the whole-lock digest is the one expected" if expected else "")
+            + ("; the signature verifies with the key given" if signed else "")
+            + ")"
         )
-    if compared is not None:
-        if disagreements:
-            cli.say(
-                Text(f"{len(disagreements)} disagreement(s) with ", style="bold red")
-                .append_text(safe_text(compared, "bold red", keep_newlines=False))
-                .append("; export it again: `mcplock export --format mcp-lock-v1`", style="dim")
-            )
-        else:
-            cli.say(
-                Text("agrees with ")
-                .append_text(safe_text(compared, keep_newlines=False))
-                .append(": targets, pins, surface hashes and config digests")
-            )
-    return code
+    )
 
 
-def _document_signature(path: str, key_path: str, digest: str | None) -> list:
-    """§8.4 for a document: the envelope at ``path`` verifies with the key and names ``digest``."""
-    from mcplock import signing
-    from mcplock.interop.reader import Problem
-
-    pub = signing.load_public_key(key_path)
-    env = signing.read_envelope(path)
-    if env is None:
-        raise signing.SigningInputError(f"no signature at {path}", hint="give the envelope's path to --signature")
-    try:
-        signing.verify_envelope(env, pub, path)
-    except signing.SignatureError as e:
-        return [Problem("signature", e.message)]
-    if env["lockfileDigest"] != digest:
-        return [
-            Problem(
-                "signature",
-                f"{path} signs the lock digest {env['lockfileDigest']}, not this document's ({digest or 'none'})",
-            )
-        ]
-    return []
+def _agreement_line(compared: str, disagreements: int) -> Text:
+    if disagreements:
+        return (
+            Text(f"{disagreements} disagreement(s) with ", style="bold red")
+            .append_text(safe_text(compared, "bold red", keep_newlines=False))
+            .append("; export it again: `mcplock export --format mcp-lock-v1`", style="dim")
+        )
+    return (
+        Text("agrees with ")
+        .append_text(safe_text(compared, keep_newlines=False))
+        .append(": targets, pins, surface hashes and config digests")
+    )
 
 
 def cmd_sign(
@@ -247,6 +212,13 @@ def cmd_sign(
         .append(" → ")
         .append_text(safe_text(path, keep_newlines=False))
     )
+    _after_signing(cli, lock, org, fp)
+    return 0
+
+
+def _after_signing(cli: context.Cli, lock: Lock, org: OrgPolicy | None, fp: str) -> None:
+    """What the signer should know next: pending proposals need a new signature once accepted;
+    a policy that lists other keys refuses this one; without a list, how to require it."""
     if lock.servers and any(s.pending_count() for s in lock.servers.values()):
         cli.note(
             "the lock has pending proposals: they stay unserved until accepted, and accepting them changes "
@@ -259,10 +231,9 @@ def cmd_sign(
         )
     elif org is None or not org.signing_keys:
         cli.info(f'to require it, the policy says: [signing] require = true, keys = ["{fp}"]')
-    return 0
 
 
-def _sign_document(cli: context.Cli, private: object, document: str, org: object) -> int:
+def _sign_document(cli: context.Cli, private: Ed25519PrivateKey, document: str, org: OrgPolicy | None) -> int:
     from mcplock import signing
     from mcplock.errors import McplockError, UsageError
     from mcplock.interop import reader
@@ -285,7 +256,7 @@ def _sign_document(cli: context.Cli, private: object, document: str, org: object
             hint=f"`mcplock verify-lock {document}` names every problem",
             code="signature",
         )
-    env = signing.sign(private, reader.whole_lock_digest(doc), getattr(org, "digest", None))
+    env = signing.sign(private, reader.whole_lock_digest(doc), org.digest if org is not None else None)
     path = os.path.join(os.path.dirname(document), "mcp-lock.sig")
     write_atomic(path, signing.dumps(env))
     cli.say(

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 
 from mcplock.cli import context
 from mcplock.documents import is_dynamic
 from mcplock.lock.model import ServerEntry
 from mcplock.untrusted import shell_word
+
+if TYPE_CHECKING:
+    from mcplock.lint import LintFinding
+    from mcplock.lock.model import Lock
 
 Key = tuple[str, str, str]  # (server, kind, key)
 
@@ -48,7 +54,7 @@ def cmd_list(
     return 0
 
 
-def verify(lock) -> tuple[dict[Key, str], set[Key]]:
+def verify(lock: Lock) -> tuple[dict[Key, str], set[Key]]:
     """Each item's stored hashes checked once against its definitions: (item -> the hash of its
     accepted definition, where they match: what the lint cache may be keyed by; the items whose
     accepted or pending definition does not match its hash). A hand-edited definition is thus
@@ -66,7 +72,7 @@ def verify(lock) -> tuple[dict[Key, str], set[Key]]:
     return hashes, tampered
 
 
-def drift_evidence(lockfile: str, lock) -> list[dict[str, object]]:
+def drift_evidence(lockfile: str, lock: Lock) -> list[dict[str, object]]:
     """Calls that passed the locked schema and failed upstream (recorded by `mcplock run`/`call`)."""
     from mcplock.guard import evidence
 
@@ -88,7 +94,7 @@ def _code_env(s: ServerEntry) -> list[str]:
     return of_spec(s.spec)
 
 
-def _server_json(s: ServerEntry, found: dict, tampered: set[Key]) -> dict[str, object]:
+def _server_json(s: ServerEntry, found: dict[Key, list[LintFinding]], tampered: set[Key]) -> dict[str, object]:
     return {
         "name": s.name,
         "transport": s.spec.transport,

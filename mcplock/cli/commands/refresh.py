@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.text import Text
 
@@ -12,6 +14,11 @@ from mcplock.cli.trust import guarded
 from mcplock.core import refresh as core_refresh
 from mcplock.core import trust as core_trust
 from mcplock.untrusted import safe_text
+
+if TYPE_CHECKING:
+    from mcplock.errors import ProbeError
+    from mcplock.lock.review import StageResult
+    from mcplock.spec import ServerSpec
 
 
 @probing()
@@ -48,34 +55,42 @@ def cmd_refresh(
     results.update(unresolved)
     pins = {n: sp.package for n, sp in repinned.items()}
     summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client, pins)
+    _say_repinned(cli, repinned, failed)
+    for name, err in failed.items():
+        report_failure(cli, name, err)
+    for name, res in summary:
+        _say_refreshed(cli, name, res)
+    if any(res.proposals for _, res in summary):
+        cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
+    return 3 if failed else 0
+
+
+def _say_repinned(cli: context.Cli, repinned: dict[str, ServerSpec], failed: dict[str, ProbeError]) -> None:
+    """The servers whose command names another version now, pinned to it (those that probed)."""
     for name, sp in repinned.items():
-        if name not in failed:
+        if name not in failed and sp.package is not None:
             cli.info(
                 Text("re-pinned ")
                 .append_text(safe_text(f"{name} to {sp.package.label}", keep_newlines=False))
                 .append(" (the version its command names)")
             )
-    for name, err in failed.items():
-        report_failure(cli, name, err)
-    for name, res in summary:
-        line = Text().append_text(safe_text(name, keep_newlines=False))
-        if res.proposals:
-            line.append(
-                f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed — pending review",
-                style="yellow",
-            )
-        else:
-            line.append(": up to date", style="green")
-        cli.say(line)
-        for item in res.changed:
-            # a quarantine is a result, not progress: said even with -q (on stderr, as a warning)
-            why = "its stored definition failed its hash" if item in res.tampered else "changed upstream"
-            cli.err.print(
-                Text(f"  quarantined ({why}): ").append_text(safe_text(f"{name}/{item}", keep_newlines=False))
-            )
-    if any(res.proposals for _, res in summary):
-        cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
-    return 3 if failed else 0
+
+
+def _say_refreshed(cli: context.Cli, name: str, res: StageResult) -> None:
+    """A server's line (what is pending review, or up to date), then each tool quarantined."""
+    line = Text().append_text(safe_text(name, keep_newlines=False))
+    if res.proposals:
+        line.append(
+            f": {len(res.new)} new, {len(res.changed)} changed, {len(res.removed)} removed — pending review",
+            style="yellow",
+        )
+    else:
+        line.append(": up to date", style="green")
+    cli.say(line)
+    for item in res.changed:
+        # a quarantine is a result, not progress: said even with -q (on stderr, as a warning)
+        why = "its stored definition failed its hash" if item in res.tampered else "changed upstream"
+        cli.err.print(Text(f"  quarantined ({why}): ").append_text(safe_text(f"{name}/{item}", keep_newlines=False)))
 
 
 def register(app: typer.Typer) -> None:

@@ -3,6 +3,8 @@ spec `add REGISTRY_NAME[@VERSION]` locks (its logic: mcplock/core/registry.py)."
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import typer
 from rich.text import Text
 
@@ -10,6 +12,10 @@ from mcplock.cli import context
 from mcplock.cli.context import Cli
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import safe_text, sanitize
+
+if TYPE_CHECKING:
+    from mcplock.packages.mcp_registry import Entry
+    from mcplock.packages.server_json import Launch
 
 REGISTRY = typer.Option(
     None,
@@ -108,7 +114,7 @@ def warn_plain_http(cli: Cli, base: str) -> None:
         )
 
 
-def _package_of(server: dict) -> str:
+def _package_of(server: dict[str, Any]) -> str:
     from mcplock.packages.server_json import pick_package
 
     p = pick_package(server) or next(iter(server.get("packages") or []), None)
@@ -120,7 +126,7 @@ def _package_of(server: dict) -> str:
     return f"remote {remote.get('url', '?')}" if isinstance(remote, dict) else "-"
 
 
-def _row(e) -> dict[str, object]:
+def _row(e: Entry) -> dict[str, object]:
     return {
         "name": e.name,
         "version": e.version,
@@ -181,18 +187,6 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
     except server_json.EntryError as e:
         launch, why = None, str(e)
     others = [_row(e) for e in mcp_registry.versions(rname, base)]
-    runs: dict[str, object] | None = None
-    if launch is not None:
-        runs = {
-            "transport": launch.transport,
-            "command": launch.command,
-            "args": launch.args,
-            "env": launch.env,
-            "pass_env": launch.pass_env,
-            "url": launch.url,
-            "headers": launch.headers,
-            "required": launch.required,
-        }
     if fmt == "json":
         cli.write_json(
             {
@@ -201,7 +195,7 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
                 "registry": base,
                 "exit_code": 0,
                 "server": {**_row(entry), "repository": server_json.repository(entry.server)},
-                "launch": runs,
+                "launch": _launch_json(launch) if launch is not None else None,
                 "not_addable": why,
                 "versions": others,
             }
@@ -218,22 +212,10 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
     repo = server_json.repository(entry.server)
     if repo:
         out.print(Text("  repository: ").append_text(safe_text(repo, keep_newlines=False)))
-    if launch is not None and launch.transport == "stdio":
-        import shlex
-
-        out.print(
-            Text("  runs: ").append_text(
-                safe_text(shlex.join([str(launch.command), *launch.args]), keep_newlines=False)
-            )
-        )
-        for k, v in sorted(launch.env.items()):
-            out.print(Text(f"  env {k}=").append_text(safe_text(v, keep_newlines=False)))
-    elif launch is not None:
-        out.print(Text(f"  remote ({launch.transport}): ").append_text(safe_text(str(launch.url), keep_newlines=False)))
+    if launch is not None:
+        _say_launch(cli, launch)
     else:
         out.print(Text("  cannot be added: ", style="yellow").append_text(safe_text(str(why), keep_newlines=False)))
-    if launch is not None and launch.required:
-        out.print(Text(f"  needs: {', '.join(launch.required)}"))
     out.print(
         Text(
             "  versions: "
@@ -244,6 +226,39 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
         )
     )
     return 0
+
+
+def _launch_json(launch: Launch) -> dict[str, object]:
+    return {
+        "transport": launch.transport,
+        "command": launch.command,
+        "args": launch.args,
+        "env": launch.env,
+        "pass_env": launch.pass_env,
+        "url": launch.url,
+        "headers": launch.headers,
+        "required": launch.required,
+    }
+
+
+def _say_launch(cli: Cli, launch: Launch) -> None:
+    """What the entry runs: the command line and its variables, or the remote URL; what it needs."""
+    if launch.transport == "stdio":
+        import shlex
+
+        cli.out.print(
+            Text("  runs: ").append_text(
+                safe_text(shlex.join([str(launch.command), *launch.args]), keep_newlines=False)
+            )
+        )
+        for k, v in sorted(launch.env.items()):
+            cli.out.print(Text(f"  env {k}=").append_text(safe_text(v, keep_newlines=False)))
+    else:
+        cli.out.print(
+            Text(f"  remote ({launch.transport}): ").append_text(safe_text(str(launch.url), keep_newlines=False))
+        )
+    if launch.required:
+        cli.out.print(Text(f"  needs: {', '.join(launch.required)}"))
 
 
 def register(app: typer.Typer) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -11,6 +12,10 @@ from mcplock.cli import context
 from mcplock.cli.options import ORG_POLICY
 from mcplock.errors import UsageError
 from mcplock.untrusted import shell_word
+
+if TYPE_CHECKING:
+    from mcplock.cli.context import Cli
+    from mcplock.guard.session import Approver, GuardedSession
 
 RUN_HELP = """Serve a locked server to an MCP host over stdio, enforcing the lock.
 
@@ -108,14 +113,7 @@ def cmd_call(
     t = targets.parse(target)
     if t.kind != "tool" or not t.key:
         raise UsageError(f"`{target}` does not name a tool", hint="use `mcplock call SERVER/TOOL --args '{…}'`")
-    try:
-        arguments = json.loads(args_json)
-    except ValueError as e:
-        raise UsageError(
-            f"--args is not valid JSON: {e}", hint='pass an object, e.g. --args \'{"query": "x"}\''
-        ) from None
-    if not isinstance(arguments, dict):
-        raise UsageError("--args must be a JSON object", hint='e.g. --args \'{"query": "x"}\'')
+    arguments = _arguments(args_json)
     from mcplock.guard.session import open_session
 
     approver = True if approve else (_ask_on_terminal(cli) if sys.stdin.isatty() and sys.stderr.isatty() else False)
@@ -157,12 +155,25 @@ def cmd_call(
     return 1 if res.get("isError") is True else 0
 
 
-async def _call(session, tool: str, arguments: dict, timeout: float) -> dict:
+def _arguments(args_json: str) -> dict[str, Any]:
+    """--args: a JSON object."""
+    try:
+        arguments = json.loads(args_json)
+    except ValueError as e:
+        raise UsageError(
+            f"--args is not valid JSON: {e}", hint='pass an object, e.g. --args \'{"query": "x"}\''
+        ) from None
+    if not isinstance(arguments, dict):
+        raise UsageError("--args must be a JSON object", hint='e.g. --args \'{"query": "x"}\'')
+    return arguments
+
+
+async def _call(session: GuardedSession, tool: str, arguments: dict[str, Any], timeout: float) -> dict[str, Any]:
     async with session:
         return await session.call_tool(tool, arguments, timeout=timeout)
 
 
-def _ask_on_terminal(cli):
+def _ask_on_terminal(cli: Cli) -> Approver:
     def ask(server: str, tool: str, args: object) -> bool:
         from rich.text import Text
 

@@ -6,6 +6,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
+from mcplock.spec import ServerSpec
 from mcplock.untrusted import safe_text, shell_word
 
 
@@ -19,6 +20,7 @@ def cmd_trust(
 
     After cloning a project: at a terminal it lists each server not trusted here yet — its
     command line or URL and the variables it receives — and asks once."""
+    from mcplock.cli.trust import terminal
     from mcplock.core import trust as core_trust
     from mcplock.lock.read import load
     from mcplock.lock.targets import select
@@ -27,52 +29,67 @@ def cmd_trust(
     selected = select(load(cli.lockfile), list(names or []))
     specs = core_trust.launch_specs(selected, cli.lock_dir)
     pending = core_trust.untrusted(specs, cli.lock_dir)  # what is new here
-    held: list = []
-    if not names:  # a bulk trust never covers a launch that loads code through a variable: named, it is
-        from mcplock.packages.envcode import of_spec
+    held = [] if names else _held_for_code_env(cli, specs, pending)
+    specs = [s for s in specs if s not in held]
+    asked = [s for s in pending if s in specs]
+    if asked and terminal() and not yes and not _agreed(cli, asked):
+        cli.info("nothing trusted")
+        return 1
+    core_trust.trust(specs, cli.lock_dir)
+    _say_trusted(cli, specs, pending)
+    return 1 if held else 0
 
-        held = [s for s in specs if s in pending and of_spec(s)]
-        for spec in held:
-            cli.err.print(
-                Text("not trusted ", style="yellow").append_text(
-                    safe_text(
-                        f"{core_trust.describe(spec)}: a variable of it loads code outside the package pin; review it, "
-                        f"then trust it by name: `mcplock trust {shell_word(spec.name)}`",
-                        keep_newlines=False,
-                    )
+
+def _held_for_code_env(cli: context.Cli, specs: list[ServerSpec], pending: list[ServerSpec]) -> list[ServerSpec]:
+    """A bulk trust never covers a launch that loads code through a variable: named, it is.
+    The new ones of ``specs`` that do, each said."""
+    from mcplock.core import trust as core_trust
+    from mcplock.packages.envcode import of_spec
+
+    held = [s for s in specs if s in pending and of_spec(s)]
+    for spec in held:
+        cli.err.print(
+            Text("not trusted ", style="yellow").append_text(
+                safe_text(
+                    f"{core_trust.describe(spec)}: a variable of it loads code outside the package pin; review it, "
+                    f"then trust it by name: `mcplock trust {shell_word(spec.name)}`",
+                    keep_newlines=False,
                 )
             )
-        specs = [s for s in specs if s not in held]
-    from mcplock.cli.trust import terminal
-
-    asked = [s for s in pending if s in specs]
-    if asked and terminal() and not yes:
-        from mcplock.cli.prompt import interruptible, read_line
-
-        n = len(asked)
-        cli.err.print(
-            Text(
-                f"{'this server' if n == 1 else f'these {n} servers'} of the lock "
-                f"{'has' if n == 1 else 'have'} not run in this project on this machine:",
-                style="bold",
-            )
         )
-        for spec in asked:
-            cli.err.print(Text("  ").append_text(safe_text(core_trust.describe(spec), keep_newlines=False)))
-        with interruptible():
-            cli.err.print(Text(f"trust {'it' if n == 1 else 'them'} to run here? [y/N] ", style="bold"), end="")
-            answer = read_line()
-        if (answer or "").strip().lower() not in ("y", "yes"):
-            cli.info("nothing trusted")
-            return 1
-    core_trust.trust(specs, cli.lock_dir)
+    return held
+
+
+def _agreed(cli: context.Cli, asked: list[ServerSpec]) -> bool:
+    """At a terminal: the servers not trusted here yet, listed, and one question for all of them."""
+    from mcplock.cli.prompt import interruptible, read_line
+    from mcplock.core import trust as core_trust
+
+    n = len(asked)
+    cli.err.print(
+        Text(
+            f"{'this server' if n == 1 else f'these {n} servers'} of the lock "
+            f"{'has' if n == 1 else 'have'} not run in this project on this machine:",
+            style="bold",
+        )
+    )
+    for spec in asked:
+        cli.err.print(Text("  ").append_text(safe_text(core_trust.describe(spec), keep_newlines=False)))
+    with interruptible():
+        cli.err.print(Text(f"trust {'it' if n == 1 else 'them'} to run here? [y/N] ", style="bold"), end="")
+        answer = read_line()
+    return (answer or "").strip().lower() in ("y", "yes")
+
+
+def _say_trusted(cli: context.Cli, specs: list[ServerSpec], pending: list[ServerSpec]) -> None:
+    from mcplock.core import trust as core_trust
+
     for spec in specs:
         if core_trust.needs_trust(spec):
             mark = "trusted " if spec in pending else "already trusted "
             cli.say(Text(mark).append_text(safe_text(core_trust.describe(spec), keep_newlines=False)))
     if not any(core_trust.needs_trust(s) for s in specs):
         cli.info("nothing to trust: these servers run no command and receive no variable")
-    return 1 if held else 0
 
 
 def register(app: typer.Typer) -> None:

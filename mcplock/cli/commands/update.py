@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.text import Text
 
@@ -9,6 +11,14 @@ from mcplock.cli import context, progress
 from mcplock.cli.options import OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.untrusted import safe_text, sanitize
+
+if TYPE_CHECKING:
+    from mcplock.core.probing import Results
+    from mcplock.core.update import Row
+    from mcplock.errors import ProbeError
+    from mcplock.lock.model import ServerEntry
+    from mcplock.lock.review import StageResult
+    from mcplock.spec import ServerSpec
 
 
 def cmd_outdated(
@@ -45,27 +55,37 @@ def cmd_outdated(
     if not shown:
         cli.say("no server runs a registry package (nothing to pin)")
         return code
+    cli.say(_outdated_table(shown))
+    for r in errors:
+        if r.error is not None:
+            report_failure(cli, r.server, r.error)
+    if behind:
+        cli.info("move them with `mcplock update [NAME…]`; the new releases' definitions are staged for review")
+    return code
+
+
+STATUS_STYLE = {"behind": "yellow", "unpinned": "yellow", "error": "red", "up-to-date": "green"}
+
+
+def _outdated_table(shown: list[Row]) -> Text:
+    """One row per server that runs a registry package: its package, current and latest release,
+    and status (the status cell coloured)."""
     heads = ("server", "package", "current", "latest", "status")
     table = [(r.server, f"{r.registry} {r.package}", r.current or "-", r.latest or "-", r.status) for r in shown]
     widths = [max(len(h), *(len(sanitize(row[k])) for row in table)) + 2 for k, h in enumerate(heads)]
     out = Text("".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)).rstrip() + "\n", style="bold")
     for row in table:
         for k, cell in enumerate(row):
-            style = {"behind": "yellow", "unpinned": "yellow", "error": "red", "up-to-date": "green"}.get(cell, "")
+            style = STATUS_STYLE.get(cell, "")
             out.append_text(safe_text(sanitize(cell).ljust(widths[k]) if k < 4 else cell, style, keep_newlines=False))
         out.append("\n")
     out.rstrip()
-    cli.say(out)
-    for r in errors:
-        report_failure(cli, r.server, r.error)  # type: ignore[arg-type]
-    if behind:
-        cli.info("move them with `mcplock update [NAME…]`; the new releases' definitions are staged for review")
-    return code
+    return out
 
 
 def move_pins(
-    cli: context.Cli, selected: list, rows: list, probe: ProbeArgs, *, again: set[str]
-) -> tuple[dict, list, dict, dict, list]:
+    cli: context.Cli, selected: list[ServerEntry], rows: list[Row], probe: ProbeArgs, *, again: set[str]
+) -> tuple[dict[str, ServerSpec], list[tuple[str, StageResult]], dict[str, ProbeError], Results, list[ServerEntry]]:
     """Move the pins of ``rows`` behind (and of the servers in ``again``) in ``cli.lockfile``:
     install the new releases, probe them, stage their definitions as pending and write the pins
     of the servers whose probe succeeded (`update`, and `update-pr` in its worktree). Returns the
@@ -75,10 +95,10 @@ def move_pins(
     from mcplock.core import update as core_update
 
     moving = core_update.new_pins(rows, selected, cli.lock_dir, again=again)
-    summary: list = []
-    failed: dict = {r.server: r.error for r in rows if r.error is not None}
-    results: dict = {}
-    rewritten: list = []
+    summary: list[tuple[str, StageResult]] = []
+    failed: dict[str, ProbeError] = {r.server: r.error for r in rows if r.error is not None}
+    results: Results = {}
+    rewritten: list[ServerEntry] = []
     if moving:
         chosen = [s for s in selected if s.name in moving]
         the_plan = core_refresh.Plan([moving[s.name] for s in chosen], {})
@@ -102,7 +122,6 @@ def cmd_update(
     """Move package pins to the newest release, probe it, and stage its definition changes as
     pending (changed tools are quarantined until accepted). Exit 0 when done, even with
     proposals to review; 3 when a registry or a server could not be reached (its pin stays)."""
-    from mcplock.cli.trust import guarded
     from mcplock.core import trust as core_trust
     from mcplock.core import update as core_update
     from mcplock.lock.read import load
@@ -119,21 +138,7 @@ def cmd_update(
     selected = select(load(cli.lockfile), list(names or []))
     rows = core_update.outdated(selected)
     again = set(names or [])  # named on the command line: pinned afresh even when up to date (`pnpm update PKG`)
-    # what moves runs (its newest release is probed): only servers trusted here as locked, or in CI
-    to_move = [
-        s
-        for s, r in zip(selected, rows, strict=True)
-        if r.status in ("behind", "unpinned") or (r.status == "up-to-date" and s.name in again)
-    ]
-    guarded(
-        cli,
-        lambda: core_trust.gate(
-            [s.as_launched(cli.lock_dir) for s in to_move],
-            cli.lock_dir,
-            how=core_trust.trust_command(cli.lockfile),
-            reviewed=core_trust.reviewed(to_move, cli.lock_dir),
-        ),
-    )
+    gate_moves(cli, _to_move(selected, rows, again))
     moving, summary, failed, _, rewritten = move_pins(cli, selected, rows, probe, again=again)
     if summary:
         # the same command at its new release, run now with the person's consent: trusted as the old one was
@@ -144,15 +149,41 @@ def cmd_update(
         )
     code = 3 if failed else 0
     report = render_update(rows, dict(summary), failed, fmt, lockfile=cli.lockfile, exit_code=code)
-    if fmt == "text":
-        for name, err in failed.items():
-            report_failure(cli, name, err)
-        cli.say(report)
-        if any(res.proposals for _, res in summary):
-            cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
-    else:
+    if fmt != "text":
         cli.emit_report(report, out_file, fmt, code)
+        return code
+    for name, err in failed.items():
+        report_failure(cli, name, err)
+    cli.say(report)
+    if any(res.proposals for _, res in summary):
+        cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
     return code
+
+
+def _to_move(selected: list[ServerEntry], rows: list[Row], again: set[str]) -> list[ServerEntry]:
+    """The servers whose pin moves: behind or unpinned, or named (``again``) and up to date."""
+    return [
+        s
+        for s, r in zip(selected, rows, strict=True)
+        if r.status in ("behind", "unpinned") or (r.status == "up-to-date" and s.name in again)
+    ]
+
+
+def gate_moves(cli: context.Cli, to_move: list[ServerEntry]) -> None:
+    """What moves runs (its newest release is probed): only servers trusted in this project as
+    locked, or in CI (`update`, `update-pr`); asked at a terminal."""
+    from mcplock.cli.trust import guarded
+    from mcplock.core import trust as core_trust
+
+    guarded(
+        cli,
+        lambda: core_trust.gate(
+            [s.as_launched(cli.lock_dir) for s in to_move],
+            cli.lock_dir,
+            how=core_trust.trust_command(cli.lockfile),
+            reviewed=core_trust.reviewed(to_move, cli.lock_dir),
+        ),
+    )
 
 
 def register(app: typer.Typer) -> None:

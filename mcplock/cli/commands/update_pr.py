@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
@@ -15,6 +17,13 @@ from mcplock.cli.options import ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.errors import McplockError
 from mcplock.untrusted import safe_text
+
+if TYPE_CHECKING:
+    from mcplock.compare import ServerDiff
+    from mcplock.core.github import GitHub
+    from mcplock.core.update import Row
+    from mcplock.core.update_pr import Move, Moved, Outcome, Prepared, Render
+    from mcplock.errors import ProbeError
 
 
 @contextlib.contextmanager
@@ -28,10 +37,7 @@ def _lockfile(cli: context.Cli, path: str) -> Iterator[None]:
         cli.lockfile = old
 
 
-def _line(o: object) -> Text:
-    from mcplock.core.update_pr import Outcome
-
-    assert isinstance(o, Outcome)
+def _line(o: Outcome) -> Text:
     names = ", ".join(o.servers)
     what = ", ".join(f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}" for m in o.moves)
     pr = f"#{o.pr.number} {o.pr.url}" if o.pr is not None else ""
@@ -77,92 +83,119 @@ def cmd_update_pr(
     Never a second one for a branch: an open one is updated when the upstream moved again. Exit 0
     when done (nothing outdated included), 2 for a checkout or token that cannot work, 3 when a
     registry, a server, origin or GitHub failed."""
-    from mcplock.cli.trust import guarded
-    from mcplock.core import trust as core_trust
-    from mcplock.core import update_pr as core
     from mcplock.core.github import GitHub
 
     cli = context.of(ctx)
     cli.report_format("update-pr", fmt, ("text", "json"))
     gh = GitHub.from_env(need_token=not dry_run, origin_url=_origin_url(cli.lock_dir))
-    outcomes: list[core.Outcome] = []
-    failure: McplockError | None = None
-    prep: core.Prepared | None = None
+    done = _Done()
     try:
-        prep = core.prepare(cli.lockfile, list(servers or []), gh)
-        if prep.repo.branch != prep.base:
-            cli.info(
-                f"working from origin's {prep.base} (the default branch), not from {prep.repo.branch}, "
-                "which stays as it is"
-            )
-        if fmt == "text":
-            for name, err in prep.errors.items():
-                report_failure(cli, name, err)
-        plan = core.targets(prep, group)
-        if not plan:
-            if fmt == "text":
-                cli.say(
-                    "nothing outdated: no pull request to open"
-                    if not prep.errors
-                    else "no pin could be checked against its registry: no pull request opened"
-                )
-        else:
-            behind = {r.server for r in prep.behind}
-            to_move = [s for s in prep.selected if s.name in behind]
-            # what moves runs (its newest release is probed, as `update` does): servers trusted in this
-            # project as locked on the default branch, or in CI
-            guarded(
-                cli,
-                lambda: core_trust.gate(
-                    [s.as_launched(cli.lock_dir) for s in to_move],
-                    cli.lock_dir,
-                    how=core_trust.trust_command(cli.lockfile),
-                    reviewed=core_trust.reviewed(to_move, cli.lock_dir),
-                ),
-            )
-            for branch, rows in plan:
-                o = core.open_one(
-                    prep, branch, rows, gh, move=_mover(cli, probe), render=_render(prep.lock_path), dry_run=dry_run
-                )
-                outcomes.append(o)
-                if fmt == "text":
-                    cli.say(_line(o))
-                    if o.error is not None:
-                        report_failure(cli, ", ".join(o.servers), o.error)  # type: ignore[arg-type]
-                    if o.action.startswith("would-"):
-                        cli.say(Text(f"--- body of {o.branch} ---", style="dim"))
-                        cli.say(safe_text(o.body))
+        _update_all(cli, gh, done, list(servers or []), group=group, dry_run=dry_run, text=fmt == "text", probe=probe)
     except McplockError as e:
-        failure = e
+        done.failure = e
     finally:
         if gh is not None:
             gh.close()
-    errors = dict(prep.errors) if prep is not None else {}
-    failed = [o for o in outcomes if o.action == "failed"]
-    if failure is not None:
-        code = failure.exit_code
-    elif errors or failed:
-        code = 3
-    elif dry_run:
-        code = 1 if any(o.action.startswith("would-") for o in outcomes) else 0
-    else:
-        code = 0
+    code = done.exit_code(dry_run)
     if fmt == "json":
-        doc = {
-            "version": 1,
-            "command": "update-pr",
-            "lockfile": cli.lockfile,
-            "exit_code": code,
-            "dry_run": dry_run,
-            "base": prep.base if prep is not None else None,
-            "pull_requests": [{**o.as_json(), **({"body": o.body} if dry_run and o.body else {})} for o in outcomes],
-            "errors": {n: e.as_json() for n, e in errors.items()},
-            "error": failure.as_json() if failure is not None else None,
-        }
-        cli.write_json(doc)
-    elif failure is not None:
-        cli.print_error(failure)
+        cli.write_json(_report_json(cli, done, code, dry_run))
+    elif done.failure is not None:
+        cli.print_error(done.failure)
     return code
+
+
+@dataclass
+class _Done:
+    """What the run got to (it may stop at an error): the servers selected and checked, the
+    pull requests dealt with, the error that stopped it."""
+
+    prep: Prepared | None = None
+    outcomes: list[Outcome] = field(default_factory=list)
+    failure: McplockError | None = None
+
+    @property
+    def errors(self) -> dict[str, ProbeError]:
+        """The servers whose pin could not be checked against its registry."""
+        return dict(self.prep.errors) if self.prep is not None else {}
+
+    def exit_code(self, dry_run: bool) -> int:
+        """The error's own code; 3 when a registry or a pull request failed; with --dry-run, 1
+        when there is a pull request to open or update; else 0."""
+        if self.failure is not None:
+            return self.failure.exit_code
+        if self.errors or any(o.action == "failed" for o in self.outcomes):
+            return 3
+        if dry_run and any(o.action.startswith("would-") for o in self.outcomes):
+            return 1
+        return 0
+
+
+def _update_all(
+    cli: context.Cli,
+    gh: GitHub | None,
+    done: _Done,
+    servers: list[str],
+    *,
+    group: bool,
+    dry_run: bool,
+    text: bool,
+    probe: ProbeArgs,
+) -> None:
+    """Check the pins, then open or update a pull request per branch of the plan, each said as
+    it is done (``text``); what it got to is recorded in ``done``."""
+    from mcplock.cli.commands.update import gate_moves
+    from mcplock.core import update_pr as core
+
+    done.prep = prep = core.prepare(cli.lockfile, servers, gh)
+    if prep.repo.branch != prep.base:
+        cli.info(
+            f"working from origin's {prep.base} (the default branch), not from {prep.repo.branch}, which stays as it is"
+        )
+    if text:
+        for name, err in prep.errors.items():
+            report_failure(cli, name, err)
+    plan = core.targets(prep, group)
+    if not plan:
+        if text:
+            cli.say(
+                "nothing outdated: no pull request to open"
+                if not prep.errors
+                else "no pin could be checked against its registry: no pull request opened"
+            )
+        return
+    behind = {r.server for r in prep.behind}
+    gate_moves(cli, [s for s in prep.selected if s.name in behind])
+    for branch, rows in plan:
+        o = core.open_one(
+            prep, branch, rows, gh, move=_mover(cli, probe), render=_render(prep.lock_path), dry_run=dry_run
+        )
+        done.outcomes.append(o)
+        if text:
+            _say_outcome(cli, o)
+
+
+def _say_outcome(cli: context.Cli, o: Outcome) -> None:
+    """The pull request's line, its error, and with --dry-run the body it would have."""
+    cli.say(_line(o))
+    if o.error is not None:
+        report_failure(cli, ", ".join(o.servers), o.error)
+    if o.action.startswith("would-"):
+        cli.say(Text(f"--- body of {o.branch} ---", style="dim"))
+        cli.say(safe_text(o.body))
+
+
+def _report_json(cli: context.Cli, done: _Done, code: int, dry_run: bool) -> dict[str, object]:
+    return {
+        "version": 1,
+        "command": "update-pr",
+        "lockfile": cli.lockfile,
+        "exit_code": code,
+        "dry_run": dry_run,
+        "base": done.prep.base if done.prep is not None else None,
+        "pull_requests": [{**o.as_json(), **({"body": o.body} if dry_run and o.body else {})} for o in done.outcomes],
+        "errors": {n: e.as_json() for n, e in done.errors.items()},
+        "error": done.failure.as_json() if done.failure is not None else None,
+    }
 
 
 def _origin_url(where: str) -> str | None:
@@ -184,8 +217,8 @@ def _origin_url(where: str) -> str | None:
     return r.stdout.strip() if r.returncode == 0 else None
 
 
-def _mover(cli: context.Cli, probe: ProbeArgs):
-    def move(lockfile: str, rows: list) -> object:
+def _mover(cli: context.Cli, probe: ProbeArgs) -> Move:
+    def move(lockfile: str, rows: list[Row]) -> Moved:
         from mcplock.cli.commands.update import move_pins
         from mcplock.core.diff import diff_servers
         from mcplock.core.update_pr import Moved
@@ -199,7 +232,7 @@ def _mover(cli: context.Cli, probe: ProbeArgs):
             _, summary, failed, results, _ = move_pins(cli, selected, rows, probe, again=set())
             staged = dict(summary)
             moves = [m for m in moves_of(rows, staged, failed) if m["status"] == "moved"]
-            diffs: list = []
+            diffs: list[ServerDiff] = []
             if staged:
                 lock = load(lockfile)
                 diffs, _ = diff_servers(lock, select(lock, [n for n in names if n in staged]), results)
@@ -208,13 +241,11 @@ def _mover(cli: context.Cli, probe: ProbeArgs):
     return move
 
 
-def _render(lock_path: str):
-    def render(branch: str, moved: object) -> tuple[str, str, str]:
+def _render(lock_path: str) -> Render:
+    def render(branch: str, moved: Moved) -> tuple[str, str, str]:
         from mcplock.core.gitrepo import TRAILER
-        from mcplock.core.update_pr import Moved
         from mcplock.render import update_pr as r
 
-        assert isinstance(moved, Moved)
         return (
             r.title(moved.moves),
             r.body(moved.moves, moved.diffs, branch=branch, lockfile=lock_path, links=moved.links, failed=moved.failed),

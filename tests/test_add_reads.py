@@ -1,0 +1,67 @@
+"""What one `mcplock add` reads, traced in-process through the whole command (the CLI, the
+workflow, the probe of a real fixture server): a pinned package's tree verified once (pinning
+verifies it and the probe launches that, docs/pins.md) and the token store read once per
+moment that needs it (issue 36: it was read twice inside functions named as if pure, and the
+tree verified twice)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from mcplock.auth import store
+from mcplock.cli.app import run
+from mcplock.packages import cache, registries
+from mcplock.packages.pin import PackagePin
+
+from runner import SURFACES, http_fixture, stdio_command
+
+PIN = PackagePin("npm", "docs-server", "1.0.0", "sha512-" + "A" * 86 + "==")
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """Every token-store read (``exists``, ``load``) and every tree verification
+    (:func:`mcplock.packages.cache.prepare`) during the test, in order."""
+    seen: list[str] = []
+    for name in ("exists", "load"):
+        orig = getattr(store.TokenStore, name)
+
+        def spy(self, url, _orig=orig, _name=name):
+            seen.append(f"token store {_name}")
+            return _orig(self, url)
+
+        monkeypatch.setattr(store.TokenStore, name, spy)
+    return seen
+
+
+def test_a_pinned_stdio_add_verifies_the_package_tree_once_and_reads_no_token(monkeypatch, reads):
+    """npm stand-ins: the registry resolves to PIN, the cache's ``prepare`` (install + verify the
+    tree) launches the fixture server; everything else is the real `add`."""
+    cmd = stdio_command(mode="benign", surface=str(SURFACES / "demo.json"))
+    monkeypatch.setattr(registries, "resolve", lambda launch, environ=None, requested=None: PIN)
+
+    def prepare(spec, environ=None):
+        reads.append(f"tree verified: {spec.name}")
+        return replace(
+            spec, command=cmd[0], args=tuple(cmd[1:]), package=replace(PIN, tree_integrity="sha256:" + "c" * 64)
+        )
+
+    monkeypatch.setattr(cache, "prepare", prepare)
+    code = run(["add", "docs", "--yes", "--timeout", "20", "--", "npx", "-y", "docs-server@1.0.0"])
+    assert code == 0
+    assert reads == ["tree verified: docs"]
+    from mcplock.lock.read import load
+
+    assert load("mcp.lock").servers["docs"].spec.package == replace(PIN, tree_integrity="sha256:" + "c" * 64)
+
+
+def test_a_remote_add_reads_the_token_store_once_before_the_probe_and_once_after(reads):
+    """Before: whether the connection carries a stored login (``auth.wants_oauth``); after: what
+    the lock records (``core.oauth.read_lock_auths``, in one pass: a login during the probe may
+    have stored a token since). Nothing else opens it."""
+    with http_fixture(surface=SURFACES / "demo.json") as base:
+        code = run(["add", "remote", base + "/mcp", "--yes", "--timeout", "20"])
+    assert code == 0
+    assert reads == ["token store exists", "token store exists"]
