@@ -157,10 +157,10 @@ def eras_rows(mcplock: str) -> list[tuple[str, str, str, str]]:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _home import isolate
+    from _home import as_installed, isolate
 
     isolate()
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed mcplock has its .pyc files (docs/performance.md)
+    as_installed()  # an installed mcplock has its .pyc files (docs/performance.md)
     bin_dir = Path(sys.executable).parent
     rows = eras_rows(os.environ.get("MCPLOCK", str(bin_dir / "mcplock")))
     print("| what | time | peak RSS | overhead |\n|---|---|---|---|")

@@ -231,7 +231,8 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))
-    from _home import isolate
+    from _home import as_installed, isolate
 
     isolate()
+    as_installed()  # an installed mcplock has its .pyc files (docs/performance.md)
     raise SystemExit(main(sys.argv))

@@ -8,9 +8,9 @@ one by hash; one whose hash is the rejected one counts as reviewed. Server ident
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mcplock import triage
 from mcplock.documents import is_dynamic
@@ -206,47 +206,59 @@ def _renames(changes: list[Change]) -> None:
                     break
 
 
-def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
-    result = ServerDiff(name=server.name, status="ok")
-    live = live_items(server, snap)
-    for kind in ("instructions", *ITEM_KINDS):
-        if kind == "instructions":
-            existing: dict[str, Entry] = {"instructions": server.instructions} if server.instructions else {}
-        else:
-            existing = server.items[kind]
-        offered = live[kind]
-        for key in sorted(offered):
-            definition, h = offered[key]
-            e = existing.get(key)
-            if e is not None and e.definition is not None:
-                if e.hash == h or e.rejected_hash == h:
-                    continue
-                fields = changed_fields(e.definition, definition)
-                result.changes.append(_change(kind, key, "changed", fields, e.hash, h, e.definition, definition))
-            else:
-                if e is not None and e.rejected_hash == h:
-                    continue
-                fields = sorted(definition) if isinstance(definition, dict) else ["text"]
-                result.changes.append(_change(kind, key, "added", fields, None, h, None, definition))
-        for key in sorted(existing):
-            e = existing[key]
-            if key in offered or e.definition is None:
-                continue
-            fields = sorted(e.definition) if isinstance(e.definition, dict) else ["text"]
-            result.changes.append(_change(kind, key, "removed", fields, e.hash, None, e.definition, None))
-    known = any(e.accepted for e in server.tools.values())
-    for c in result.changes:
-        _lint(c, known)
-    _renames(result.changes)
-    _split_staged(server, result)
+def _offered(kind: str, key: str, e: Entry | None, definition: Any, h: str) -> Change | None:
+    """What one item the server offers is against its entry: changed from the accepted
+    definition, or added; None when its hash is the accepted or the rejected one (reviewed)."""
+    if e is not None and e.definition is not None:
+        if e.hash == h or e.rejected_hash == h:
+            return None
+        fields = changed_fields(e.definition, definition)
+        return _change(kind, key, "changed", fields, e.hash, h, e.definition, definition)
+    if e is not None and e.rejected_hash == h:
+        return None
+    fields = sorted(definition) if isinstance(definition, dict) else ["text"]
+    return _change(kind, key, "added", fields, None, h, None, definition)
+
+
+def _kind_changes(kind: str, existing: dict[str, Entry], offered: dict[str, tuple[Any, str]]) -> list[Change]:
+    """The changes of one kind: each offered item against its entry, then each accepted one no longer offered."""
+    out: list[Change] = []
+    for key in sorted(offered):
+        definition, h = offered[key]
+        c = _offered(kind, key, existing.get(key), definition, h)
+        if c is not None:
+            out.append(c)
+    for key in sorted(existing):
+        e = existing[key]
+        if key in offered or e.definition is None:
+            continue
+        fields = sorted(e.definition) if isinstance(e.definition, dict) else ["text"]
+        out.append(_change(kind, key, "removed", fields, e.hash, None, e.definition, None))
+    return out
+
+
+def _identity(server: ServerEntry, snap: Snapshot) -> dict[str, Any] | None:
+    """The server's identity (server info, protocol version) locked and live, when they differ."""
     locked_id = {"server_info": server.server_info, "protocol_version": server.protocol_version}
     live_info = snap.server_info if isinstance(snap.server_info, dict) else None
     live_id = {
         "server_info": {k: v for k, v in (live_info or {}).items() if isinstance(v, str)} or None,
         "protocol_version": snap.protocol_version,
     }
-    if locked_id != live_id:
-        result.identity = {"locked": locked_id, "live": live_id}
+    return {"locked": locked_id, "live": live_id} if locked_id != live_id else None
+
+
+def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
+    result = ServerDiff(name=server.name, status="ok")
+    live = live_items(server, snap)
+    for kind in ("instructions", *ITEM_KINDS):
+        result.changes += _kind_changes(kind, server.pinned(kind), live[kind])
+    known = any(e.accepted for e in server.tools.values())
+    for c in result.changes:
+        _lint(c, known)
+    _renames(result.changes)
+    _split_staged(server, result)
+    result.identity = _identity(server, snap)
     if result.changes:
         result.status = "drift"
     return result
@@ -281,37 +293,49 @@ def _split_staged(server: ServerEntry, result: ServerDiff) -> None:
     result.changes = [c for c in result.changes if (c.kind, c.name) not in staged]
 
 
+_V = TypeVar("_V")
+
+
+def _in_view(
+    lock: Lock, snapshots: Mapping[str, Any], live: Callable[[Snapshot], _V], accepted: Callable[[ServerEntry], _V]
+) -> dict[str, _V]:
+    """Server -> what the model sees of it: ``live`` of its :class:`Snapshot` when ``snapshots``
+    has one, else ``accepted`` of its lock entry; then the servers only ``snapshots`` has."""
+    out: dict[str, _V] = {}
+    for name, srv in lock.servers.items():
+        snap = snapshots.get(name)
+        out[name] = live(snap) if isinstance(snap, Snapshot) else accepted(srv)
+    for name, snap in snapshots.items():
+        if name not in out and isinstance(snap, Snapshot):
+            out[name] = live(snap)
+    return out
+
+
+def _named(items: list[Any]) -> list[dict[str, Any]]:
+    """The definitions among ``items`` that have a name (a server may send anything)."""
+    return [d for d in items if isinstance(d, dict) and isinstance(d.get("name"), str)]
+
+
 def tools_in_view(lock: Lock, snapshots: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Server -> tool name -> definition, as the model would see them all together: a server's
     live tools when ``snapshots`` has a :class:`Snapshot` for it, else its accepted tools."""
-    out: dict[str, dict[str, Any]] = {}
-    for name, srv in lock.servers.items():
-        snap = snapshots.get(name)
-        if isinstance(snap, Snapshot):
-            out[name] = {t["name"]: t for t in snap.tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
-        else:
-            out[name] = {k: e.definition for k, e in srv.tools.items() if e.definition is not None}
-    for name, snap in snapshots.items():
-        if name not in out and isinstance(snap, Snapshot):
-            out[name] = {t["name"]: t for t in snap.tools if isinstance(t, dict) and isinstance(t.get("name"), str)}
-    return out
+    return _in_view(
+        lock,
+        snapshots,
+        lambda snap: {t["name"]: t for t in _named(snap.tools)},
+        lambda srv: {k: e.definition for k, e in srv.tools.items() if e.definition is not None},
+    )
 
 
 def prompts_in_view(lock: Lock, snapshots: Mapping[str, Any]) -> dict[str, list[str]]:
     """Server -> the names of its prompts a host would list: live when ``snapshots`` has a
     :class:`Snapshot` for it, else the accepted ones."""
-    out: dict[str, list[str]] = {}
-    for name, srv in lock.servers.items():
-        snap = snapshots.get(name)
-        out[name] = (
-            [p["name"] for p in snap.prompts if isinstance(p, dict) and isinstance(p.get("name"), str)]
-            if isinstance(snap, Snapshot)
-            else [e.key for e in srv.entries() if e.kind == "prompt" and e.definition]
-        )
-    for name, snap in snapshots.items():
-        if name not in out and isinstance(snap, Snapshot):
-            out[name] = [p["name"] for p in snap.prompts if isinstance(p, dict) and isinstance(p.get("name"), str)]
-    return out
+    return _in_view(
+        lock,
+        snapshots,
+        lambda snap: [p["name"] for p in _named(snap.prompts)],
+        lambda srv: [e.key for e in srv.entries() if e.kind == "prompt" and e.definition],
+    )
 
 
 def cross_server(
@@ -338,18 +362,30 @@ def cross_server(
     for d in diffs:
         foreign = foreign_tools(tools_by_server, d.name)
         for c in [*d.changes, *(p.detail for p in d.pending if p.detail is not None)]:
-            if c.change == "removed":
-                continue
-            added: list[LintFinding] = []
-            if c.kind == "tool" and c.change == "added":
-                added.extend(shadows.get((d.name, c.name), []))
-            if c.kind == "prompt" and c.change == "added":
-                added.extend(prompt_clashes.get((d.name, c.name), []))
-            if c.kind in ("tool", "prompt", "instructions", "resource-template"):
-                added.extend(cross_references(c.live, foreign, old=c.locked if c.change == "changed" else None))
+            added = _cross_findings(
+                c, shadows.get((d.name, c.name), []), prompt_clashes.get((d.name, c.name), []), foreign
+            )
             if added:
                 c.findings.extend(added)
                 _raise(c)
+
+
+def _cross_findings(
+    c: Change, shadows: list[LintFinding], clashes: list[LintFinding], foreign: dict[str, list[str]]
+) -> list[LintFinding]:
+    """The cross-server findings of one change: a new tool's ``shadows`` (of other tools' names),
+    a new prompt's ``clashes`` (with its server's prompts), and what its new text says of
+    ``foreign`` tools (other servers')."""
+    if c.change == "removed":
+        return []
+    added: list[LintFinding] = []
+    if c.kind == "tool" and c.change == "added":
+        added.extend(shadows)
+    if c.kind == "prompt" and c.change == "added":
+        added.extend(clashes)
+    if c.kind in ("tool", "prompt", "instructions", "resource-template"):
+        added.extend(cross_references(c.live, foreign, old=c.locked if c.change == "changed" else None))
+    return added
 
 
 def unreachable(server: ServerEntry, error: ProbeError) -> ServerDiff:

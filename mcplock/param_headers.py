@@ -16,6 +16,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mcplock.spec import ServerSpec, Transport
+
 ANNOTATION = "x-mcp-header"
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 tchar
 _SAFE = re.compile(r"^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$")  # visible ASCII, inner spaces only
@@ -113,11 +115,11 @@ def problems(tool: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def problems_over(spec: Any, definition: Any) -> list[str]:
+def problems_over(spec: ServerSpec, definition: Any) -> list[str]:
     """Why a tool may not be used over this server's transport: its ``x-mcp-header``
     annotations break the spec (checked on Streamable HTTP, where they become headers; other
     transports may ignore them, as the spec allows)."""
-    if getattr(spec, "transport", None) != "http" or not isinstance(definition, Mapping):
+    if spec.transport is not Transport.HTTP or not isinstance(definition, Mapping):
         return []
     return problems(definition)
 

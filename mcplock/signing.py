@@ -121,56 +121,68 @@ def _not_ed25519(path: str, key: object) -> SigningInputError:
     )
 
 
+def _parse_private_key(data: bytes, password: bytes | None, path: str) -> Any:
+    """The key in ``data`` by its armour: an OpenSSH private key, a PEM private key; a public
+    key or anything else is a :class:`SigningInputError` saying what to give instead."""
+    from cryptography.hazmat.primitives import serialization
+
+    if b"-----BEGIN OPENSSH PRIVATE KEY-----" in data:
+        return serialization.load_ssh_private_key(data, password=password)
+    if b"-----BEGIN" in data and b"PRIVATE KEY-----" in data:
+        return serialization.load_pem_private_key(data, password=password)
+    if data.lstrip().startswith((b"ssh-", b"-----BEGIN PUBLIC KEY")):
+        raise SigningInputError(
+            f"{path} is a public key; signing needs the private key",
+            hint="give --key the private key (e.g. ~/.ssh/id_ed25519, not the .pub)",
+        )
+    raise SigningInputError(
+        f"{path} is not a private key mcplock reads (an OpenSSH private key or a PKCS#8 PEM)",
+        hint="make one with `ssh-keygen -t ed25519`",
+    )
+
+
+def _unreadable(path: str, e: Exception, password: bytes | None) -> SigningInputError:
+    """What cryptography's refusal of a key file means: a passphrase missing or wrong, a
+    passphrase this install cannot open (bcrypt), or a file that is no key it reads."""
+    if isinstance(e, (ValueError, TypeError)):
+        reason = str(e)
+        if "password" in reason.lower() or "encrypted" in reason.lower() or "passphrase" in reason.lower():
+            return SigningInputError(
+                f"{path} is protected by a passphrase"
+                + (" (and it is not the one in MCPLOCK_KEY_PASSPHRASE)" if password else ""),
+                hint="set MCPLOCK_KEY_PASSPHRASE for this command, or use a key without one",
+            )
+        return SigningInputError(
+            f"{path}: not a key mcplock can read ({reason})", hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM"
+        )
+    if "bcrypt" in str(e):  # an OpenSSH key with a passphrase: its KDF needs the bcrypt package
+        return SigningInputError(
+            f"{path} is an OpenSSH key protected by a passphrase, which this mcplock "
+            "cannot open (that needs the `bcrypt` package)",
+            hint="install `bcrypt` into mcplock's environment and set "
+            "MCPLOCK_KEY_PASSPHRASE, or sign with a key that has no passphrase "
+            "(an encrypted PKCS#8 PEM also reads MCPLOCK_KEY_PASSPHRASE)",
+        )
+    return SigningInputError(
+        f"{path}: not a key mcplock can read ({type(e).__name__}: {e})",
+        hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM",
+    )
+
+
 def load_private_key(path: str) -> Any:
     """An ed25519 private key from an OpenSSH private key file or a PKCS#8 PEM. A key protected
     by a passphrase reads it from ``$MCPLOCK_KEY_PASSPHRASE``."""
-    from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     data = _read_key_file(path)
     secret = os.environ.get("MCPLOCK_KEY_PASSPHRASE")
     password = secret.encode("utf-8") if secret else None
     try:
-        if b"-----BEGIN OPENSSH PRIVATE KEY-----" in data:
-            key: Any = serialization.load_ssh_private_key(data, password=password)
-        elif b"-----BEGIN" in data and b"PRIVATE KEY-----" in data:
-            key = serialization.load_pem_private_key(data, password=password)
-        elif data.lstrip().startswith((b"ssh-", b"-----BEGIN PUBLIC KEY")):
-            raise SigningInputError(
-                f"{path} is a public key; signing needs the private key",
-                hint="give --key the private key (e.g. ~/.ssh/id_ed25519, not the .pub)",
-            )
-        else:
-            raise SigningInputError(
-                f"{path} is not a private key mcplock reads (an OpenSSH private key or a PKCS#8 PEM)",
-                hint="make one with `ssh-keygen -t ed25519`",
-            )
+        key = _parse_private_key(data, password, path)
     except SigningInputError:
         raise
-    except (ValueError, TypeError) as e:
-        reason = str(e)
-        if "password" in reason.lower() or "encrypted" in reason.lower() or "passphrase" in reason.lower():
-            raise SigningInputError(
-                f"{path} is protected by a passphrase"
-                + (" (and it is not the one in MCPLOCK_KEY_PASSPHRASE)" if password else ""),
-                hint="set MCPLOCK_KEY_PASSPHRASE for this command, or use a key without one",
-            ) from None
-        raise SigningInputError(
-            f"{path}: not a key mcplock can read ({reason})", hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM"
-        ) from None
-    except Exception as e:  # cryptography's UnsupportedAlgorithm and the like
-        if "bcrypt" in str(e):  # an OpenSSH key with a passphrase: its KDF needs the bcrypt package
-            raise SigningInputError(
-                f"{path} is an OpenSSH key protected by a passphrase, which this mcplock "
-                "cannot open (that needs the `bcrypt` package)",
-                hint="install `bcrypt` into mcplock's environment and set "
-                "MCPLOCK_KEY_PASSPHRASE, or sign with a key that has no passphrase "
-                "(an encrypted PKCS#8 PEM also reads MCPLOCK_KEY_PASSPHRASE)",
-            ) from None
-        raise SigningInputError(
-            f"{path}: not a key mcplock can read ({type(e).__name__}: {e})",
-            hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM",
-        ) from None
+    except Exception as e:  # ValueError, TypeError, cryptography's UnsupportedAlgorithm and the like
+        raise _unreadable(path, e, password) from None
     if not isinstance(key, Ed25519PrivateKey):
         raise _not_ed25519(path, key)
     return key
@@ -394,6 +406,29 @@ class Verified:
     policy: bool  # a policy digest was bound
 
 
+def _trusted_key(env: dict[str, Any], trusted: tuple[str, ...], where: str, policy_path: str | None) -> Any:
+    """The key the envelope carries, when the policy lists its fingerprint."""
+    if env["publicKeyFingerprint"] not in trusted:
+        listed = ", ".join(trusted) if trusted else "none"
+        raise SignatureError(
+            f"{where} is signed by the key {env['publicKeyFingerprint']}, which is not one the "
+            f"policy lists (signing.keys{f' in {policy_path}' if policy_path else ''}: {listed})",
+            hint=SIGN_HINT + ", or add the signer's fingerprint to signing.keys",
+        )
+    return envelope_key(env, where)
+
+
+def _policy_moved(signed: Any, in_effect: str | None, policy_path: str | None) -> str | None:
+    """Why the policy the lock was signed under (its digest) is not the one in effect, or None."""
+    if signed == in_effect:
+        return None
+    if in_effect is None:
+        return "it was signed under a policy, and no policy is in effect now"
+    if signed is None:
+        return f"it was signed with no policy in effect, and {policy_path or 'a policy'} is in effect now"
+    return f"the policy {policy_path or ''} changed after it was signed".replace("  ", " ")
+
+
 def verify(
     lockfile: str,
     *,
@@ -410,14 +445,7 @@ def verify(
     if env is None:
         raise SignatureError(f"{lockfile} has no signature ({where} does not exist)", hint=SIGN_HINT)
     if key is None:
-        if env["publicKeyFingerprint"] not in trusted:
-            listed = ", ".join(trusted) if trusted else "none"
-            raise SignatureError(
-                f"{where} is signed by the key {env['publicKeyFingerprint']}, which is not one the "
-                f"policy lists (signing.keys{f' in {policy_path}' if policy_path else ''}: {listed})",
-                hint=SIGN_HINT + ", or add the signer's fingerprint to signing.keys",
-            )
-        key = envelope_key(env, where)
+        key = _trusted_key(env, trusted, where, policy_path)
     verify_envelope(env, key, where)
     current = lock_digest(lockfile)
     if env["lockfileDigest"] != current:
@@ -426,13 +454,8 @@ def verify(
             hint="review the change (`git diff`, `mcplock list`), then sign it again: `mcplock sign --key KEY`",
         )
     signed_policy = env.get("policyDigest")
-    if signed_policy != policy_digest:
-        if policy_digest is None:
-            why = "it was signed under a policy, and no policy is in effect now"
-        elif signed_policy is None:
-            why = f"it was signed with no policy in effect, and {policy_path or 'a policy'} is in effect now"
-        else:
-            why = f"the policy {policy_path or ''} changed after it was signed".replace("  ", " ")
+    why = _policy_moved(signed_policy, policy_digest, policy_path)
+    if why is not None:
         raise SignatureError(
             f"{where} does not cover the policy in effect: {why}",
             hint="sign again under the policy in effect: `mcplock sign --key KEY` "

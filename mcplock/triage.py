@@ -10,6 +10,7 @@ that did, quoting its sentence. Pure: no I/O, deepdiff only when two input schem
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mcplock.severity import LOW, MEDIUM, rank, worst
@@ -49,33 +50,61 @@ _FINDING_REASON = {
 }
 
 
+def _message(f: Any) -> str:
+    return str(getattr(f, "message", ""))
+
+
+def _shortened(quote: str) -> str:
+    """A quoted sentence shortened to keep the reason on one line."""
+    return quote if len(quote) <= 100 else quote[:100] + "…"
+
+
+def _sensitive_path(f: Any) -> str:
+    critical = getattr(f, "severity", "") == "critical"
+    what = "an order to read or send a secrets location" if critical else "a path into a secrets location"
+    quote = _message(f).partition(": ")[2]
+    return f"{what}: {_shortened(quote)}" if quote else what
+
+
+def _first_clause(f: Any) -> str:
+    """The message up to its explanation (annotation-contradicted, context-parameter)."""
+    return _message(f).split(";", 1)[0].split(", data its name", 1)[0] or _FINDING_REASON[f.rule]
+
+
+def _cross_reference(f: Any) -> str:
+    if getattr(f, "severity", "") == "critical":
+        return "text that claims or redirects another server's tool"
+    return "a mention of another server's tool"
+
+
+def _quoted(f: Any) -> str:
+    """The message: which order or request, in which language, decoded from what, then the
+    sentence it is in (escaped already, shortened); an HTML comment said so."""
+    message = _message(f)
+    if f.rule == "hidden-instructions" and message.startswith("an HTML comment"):
+        return "an HTML comment, hidden when rendered but read by the model"
+    what, _, quote = message.partition(": ")
+    what = what or _FINDING_REASON[f.rule]
+    return f"{what}: {_shortened(quote)}" if quote else what
+
+
+# rules whose reason is drawn from the finding itself (any other rule's: _FINDING_REASON)
+_REASON_OF: dict[str, Callable[[Any], str]] = {
+    "sensitive-path": _sensitive_path,
+    "annotation-contradicted": _first_clause,
+    "context-parameter": _first_clause,
+    "cross-server-reference": _cross_reference,
+    "hidden-instructions": _quoted,
+    "exfiltration-url": _quoted,
+    "directive": _quoted,
+}
+
+
 def finding_reason(f: Any) -> str:
     """The one-line reason a lint finding gives a change."""
-    rule, sev, where = getattr(f, "rule", ""), getattr(f, "severity", ""), getattr(f, "where", "")
-    if rule == "sensitive-path":
-        what = "an order to read or send a secrets location" if sev == "critical" else "a path into a secrets location"
-        quote = str(getattr(f, "message", "")).partition(": ")[2]
-        what = f"{what}: {quote[:100]}{'…' if len(quote) > 100 else ''}" if quote else what
-    elif rule in ("annotation-contradicted", "context-parameter"):
-        what = str(getattr(f, "message", "")).split(";", 1)[0].split(", data its name", 1)[0] or _FINDING_REASON[rule]
-    elif rule == "cross-server-reference":
-        what = (
-            "text that claims or redirects another server's tool"
-            if sev == "critical"
-            else "a mention of another server's tool"
-        )
-    elif rule == "hidden-instructions" and str(getattr(f, "message", "")).startswith("an HTML comment"):
-        what = "an HTML comment, hidden when rendered but read by the model"
-    elif rule in ("hidden-instructions", "exfiltration-url", "directive"):
-        # the message: which order or request, in which language, decoded from what, then the
-        # sentence it is in (escaped already, shortened to keep the reason on one line)
-        message = str(getattr(f, "message", ""))
-        what, _, quote = message.partition(": ")
-        what = what or _FINDING_REASON[rule]
-        quote = quote if len(quote) <= 100 else quote[:100] + "…"
-        what = f"{what}: {quote}" if quote else what
-    else:
-        what = _FINDING_REASON.get(rule, rule or "a security finding")
+    rule, where = getattr(f, "rule", ""), getattr(f, "where", "")
+    reason_of = _REASON_OF.get(rule)
+    what = reason_of(f) if reason_of is not None else _FINDING_REASON.get(rule, rule or "a security finding")
     return f"{what} ({where})" if where and where != "name" else what
 
 
@@ -88,25 +117,41 @@ def _declares_destructive(definition: Any) -> bool:
     return isinstance(ann, dict) and ann.get("destructiveHint") is True and ann.get("readOnlyHint") is not True
 
 
+def _new_param(what: str) -> bool:
+    return what.startswith("property `") and what.endswith("` added")
+
+
+def _loosened(entries: list[tuple[str, str, str]]) -> str | None:
+    """The first way the schema was loosened, other than a new parameter (and how many more)."""
+    from mcplock.lint.schema import LOOSENED
+
+    loosened = [(w, what) for w, how, what in entries if how == LOOSENED and not _new_param(what)]
+    if not loosened:
+        return None
+    where, what = loosened[0]
+    more = f" (+{len(loosened) - 1} more)" if len(loosened) > 1 else ""
+    return f"input schema loosened: {what} at {where}{more}"
+
+
+def _new_params(entries: list[tuple[str, str, str]]) -> str | None:
+    """The new optional parameters, by name."""
+    from mcplock.lint.schema import LOOSENED
+
+    added = [what for _w, how, what in entries if how == LOOSENED]
+    if not added:
+        return None
+    names = ", ".join(a.split("`")[1] if "`" in a else a for a in added)
+    return f"new optional parameter{'s' if len(added) > 1 else ''}: {names}"
+
+
 def _input_schema(old: Any, new: Any) -> tuple[str, str]:
-    from mcplock.lint.schema import COSMETIC_KEYWORDS, LOOSENED, NEUTRAL, TIGHTENED, classify_schema_change
+    from mcplock.lint.schema import COSMETIC_KEYWORDS, NEUTRAL, TIGHTENED, classify_schema_change
 
     entries = classify_schema_change((old or {}).get("inputSchema"), (new or {}).get("inputSchema"), "inputSchema")
-
-    def new_param(what: str) -> bool:
-        return what.startswith("property `") and what.endswith("` added")
-
-    loosened = [(w, what) for w, how, what in entries if how == LOOSENED and not new_param(what)]
-    if loosened:
-        where, what = loosened[0]
-        more = f" (+{len(loosened) - 1} more)" if len(loosened) > 1 else ""
-        # structure on its own is news, not an alarm: what the model is asked to do is the text's
-        return MEDIUM, f"input schema loosened: {what} at {where}{more}"
-    added = [what for _w, how, what in entries if how == LOOSENED]
-    if added:
-        return MEDIUM, f"new optional parameter{'s' if len(added) > 1 else ''}: " + ", ".join(
-            a.split("`")[1] if "`" in a else a for a in added
-        )
+    # structure on its own is news, not an alarm: what the model is asked to do is the text's
+    reason = _loosened(entries) or _new_params(entries)
+    if reason is not None:
+        return MEDIUM, reason
     if any(how == TIGHTENED for _w, how, _what in entries):
         return MEDIUM, "input schema tightened"
     if any(how == NEUTRAL and not what.startswith(COSMETIC_KEYWORDS) for _w, how, what in entries):
@@ -123,43 +168,54 @@ def _model_sees(tool: Any) -> bool:
     return not isinstance(visibility, list) or "model" in visibility
 
 
+# fields whose change is news with one fixed reason
+_FIELD_REASON = {
+    "description": "description reworded, no risk signal",
+    "outputSchema": "output schema changed",
+    "arguments": "prompt arguments changed",
+    "annotations": "annotations changed (not trusted; the approval is unchanged)",
+}
+
+
+def _tool_meta(old: Any, new: Any) -> tuple[str, str] | None:
+    """A tool's ``_meta`` change that matters: another App document, or newly visible to the model."""
+    from mcplock.documents import tool_ui_uri
+
+    if tool_ui_uri(old) != tool_ui_uri(new):
+        return MEDIUM, "the tool now renders another App document (_meta.ui.resourceUri)"
+    if _model_sees(new) and not _model_sees(old):
+        return MEDIUM, "the tool is now visible to the model (_meta.ui.visibility), not only to its App"
+    return None
+
+
 def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
-    if name == "description":
-        return MEDIUM, "description reworded, no risk signal"
+    if name in _FIELD_REASON:
+        return MEDIUM, _FIELD_REASON[name]
     if name == "inputSchema":
         return _input_schema(old, new)
-    if name == "outputSchema":
-        return MEDIUM, "output schema changed"
-    if name == "arguments":
-        return MEDIUM, "prompt arguments changed"
-    if name == "annotations":
-        return MEDIUM, "annotations changed (not trusted; the approval is unchanged)"
-    if name == "_meta" and kind == "tool":
-        from mcplock.documents import tool_ui_uri
-
-        if tool_ui_uri(old) != tool_ui_uri(new):
-            return MEDIUM, "the tool now renders another App document (_meta.ui.resourceUri)"
-        if _model_sees(new) and not _model_sees(old):
-            return MEDIUM, "the tool is now visible to the model (_meta.ui.visibility), not only to its App"
+    judged = _tool_meta(old, new) if name == "_meta" and kind == "tool" else None
+    if judged is not None:
+        return judged
     if name in COSMETIC_FIELDS:
         return LOW, "only " + name + " changed"
     return MEDIUM, f"{name} changed"
 
 
-def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> tuple[str, str]:
-    """(severity, reason) from what changed, before the lint looks at the new text."""
-    what = _label(kind)
-    if kind == "instructions":
-        if change == "removed":
-            return MEDIUM, "instructions removed"
-        verb = "added" if change == "added" else "reworded"
-        return MEDIUM, f"instructions {verb}, no risk signal (judged by what they say)"
+def _instructions(change: str) -> tuple[str, str]:
     if change == "removed":
-        return MEDIUM, f"{what} removed"
-    if change == "added":
-        if kind == "tool" and _declares_destructive(new):
-            return MEDIUM, "new tool that declares itself destructive (destructiveHint: true): honest news, review it"
-        return MEDIUM, f"new {what}, no risk signal" + (" (annotations are not trusted)" if kind == "tool" else "")
+        return MEDIUM, "instructions removed"
+    verb = "added" if change == "added" else "reworded"
+    return MEDIUM, f"instructions {verb}, no risk signal (judged by what they say)"
+
+
+def _added(kind: str, new: Any) -> tuple[str, str]:
+    if kind == "tool" and _declares_destructive(new):
+        return MEDIUM, "new tool that declares itself destructive (destructiveHint: true): honest news, review it"
+    return MEDIUM, f"new {_label(kind)}, no risk signal" + (" (annotations are not trusted)" if kind == "tool" else "")
+
+
+def _changed(kind: str, fields: list[str], old: Any, new: Any) -> tuple[str, str]:
+    """A changed item: judged field by field (the name aside); the worst field's reason, counting the others."""
     judged = [_field(kind, f, old, new) for f in fields if f != "name"]
     if not judged:
         return LOW, "no field the model reads changed"
@@ -168,6 +224,17 @@ def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> t
     if sev == LOW and all(f in COSMETIC_FIELDS for f in fields):
         return LOW, "only " + ", ".join(fields) + " changed"
     return sev, reasons[0] + (f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else "")
+
+
+def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> tuple[str, str]:
+    """(severity, reason) from what changed, before the lint looks at the new text."""
+    if kind == "instructions":
+        return _instructions(change)
+    if change == "removed":
+        return MEDIUM, f"{_label(kind)} removed"
+    if change == "added":
+        return _added(kind, new)
+    return _changed(kind, fields, old, new)
 
 
 def judge(severity: str, reason: str, findings: list[Any]) -> tuple[str, str]:

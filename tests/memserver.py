@@ -29,7 +29,8 @@ class Server:
     talks to the host first), or None for no answer ever; ``page_size``: tools per ``tools/list``
     page (``nextCursor`` past the first); ``delay``: seconds before each answer; ``ttl_ms``: the
     ``ttlMs`` a modern server puts on its lists; ``results``: the answers to other methods
-    (``resources/list``: the server then declares resources)."""
+    (``resources/list``: the server then declares resources); ``documents``: what
+    ``resources/read`` of each URI answers (its ``contents``; an unknown URI is an error)."""
 
     def __init__(
         self,
@@ -42,8 +43,10 @@ class Server:
         delay: float = 0.0,
         ttl_ms: int | None = None,
         results: dict[str, dict[str, Any]] | None = None,
+        documents: dict[str, list[dict[str, Any]]] | None = None,
     ) -> None:
         self.results = results or {}
+        self.documents = copy.deepcopy(documents or {})
         self.page_size = page_size
         self.delay = delay
         self.ttl_ms = ttl_ms
@@ -119,6 +122,11 @@ class Server:
             return self.on_call(msg)
         if method == "ping":
             return {"result": {}}
+        if method == "resources/read":
+            uri = (msg.get("params") or {}).get("uri")
+            if uri not in self.documents:
+                return {"error": {"code": -32602, "message": f"Unknown resource: {uri}"}}
+            return {"result": {"contents": copy.deepcopy(self.documents[uri])}}
         if method in self.results:
             return {"result": copy.deepcopy(self.results[method])}
         return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
@@ -140,6 +148,25 @@ class Server:
         if self.modern and self.ttl_ms is not None:
             page |= {"resultType": "complete", "ttlMs": self.ttl_ms, "cacheScope": "private"}
         return page
+
+
+async def probed_entry(server: Server, name: str = "docs", *, pin_resources: bool = False) -> ServerEntry:
+    """The lock entry `mcplock add --yes --policy none` would make of ``server``: the real probe
+    (:func:`mcplock.probe.session.run`) over an in-memory connection, everything staged and
+    accepted with approval "never"."""
+    from mcplock.lock import review
+    from mcplock.probe import session as probe_session
+    from mcplock.spec import ServerSpec
+
+    spec = ServerSpec(name, transport="stdio", command="python", args=(f"{name}.py",), pin_resources=pin_resources)
+    conn = MemoryConnection(server)
+    await conn.start()
+    snap = await probe_session.run(conn, spec, ProbeOptions(timeout=5.0))
+    entry = ServerEntry(name=name, spec=spec, policy="none")
+    review.stage(entry, snap)
+    for e in list(entry.entries()):
+        review.accept(entry, e)
+    return entry
 
 
 class Host:

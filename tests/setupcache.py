@@ -5,11 +5,12 @@ made and trusts its launches in the test's project, as `mcplock trust` does (no 
 
 What the commands write is the project's lock (``mcp.lock``) and this user's trust record
 (``trust.json``); ``add`` writes nothing else (tests/test_setupcache.py). A set-up is reused only
-when the record they left is exactly the launches of the lock they made (the trust `mcplock trust`
-gives; a launch hash names the project's directory, so it is made afresh in each test's). The key
-is everything that decides the lock: the commands, the inputs they read (files of the test's
-directory, the lock before them) and the MCPLOCK_* settings. A command that fails fails the test,
-as it would have.
+when the commands wrote no other file of the test's directory (a flag command that keeps a host's
+export in step writes one) and the record they left is exactly the launches of the lock they
+made (the trust `mcplock trust` gives; a launch hash names the project's directory, so it is made
+afresh in each test's). The key is everything that decides the lock: the commands, the inputs
+they read (files of the test's directory, the lock and its export record before them) and the
+MCPLOCK_* settings. A command that fails fails the test, as it would have.
 """
 
 from __future__ import annotations
@@ -24,13 +25,18 @@ from mcplock.lock.read import load
 from conftest import run_cli
 
 LOCK = "mcp.lock"
+RECORD = "mcp.lock.exports.json"  # what a flag command keeps in step when it is there
 _made: dict[tuple, bytes] = {}  # key → the lock the commands made
 
 
 def _key(steps: Sequence[Sequence[str]], inputs: Sequence[str]) -> tuple:
-    files = tuple((p, Path(p).read_bytes() if Path(p).exists() else None) for p in (LOCK, *inputs))
+    files = tuple((p, Path(p).read_bytes() if Path(p).exists() else None) for p in (LOCK, RECORD, *inputs))
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("MCPLOCK_") or k == "CI"))
     return tuple(tuple(s) for s in steps), files, env
+
+
+def _files_here() -> dict[str, bytes]:
+    return {str(f): f.read_bytes() for f in Path().rglob("*") if f.is_file()}
 
 
 def _trusted_here() -> set[str]:
@@ -53,10 +59,13 @@ def locked(*steps: Sequence[str], inputs: Sequence[str] = ("surface.json",), tim
         Path(LOCK).write_bytes(made)
         trust(_launches(), os.getcwd())
         return False
-    before = _trusted_here()
+    trusted, files = _trusted_here(), _files_here()
     for args in steps:
         r = run_cli(*args, timeout=timeout)
         assert r.returncode == 0, f"mcplock {' '.join(args)}\n{r.stdout}{r.stderr}"
-    if _trusted_here() - before == {launch_hash(s) for s in _launches()}:
-        _made[key] = Path(LOCK).read_bytes()  # else (a typed command trusted beside its pin): run each time
+    wrote = {f for f, data in _files_here().items() if files.get(f) != data}
+    if wrote <= {LOCK} and _trusted_here() - trusted == {launch_hash(s) for s in _launches()}:
+        _made[key] = Path(LOCK).read_bytes()
+    # else (a host's file written beside the lock, or a typed command trusted beside its pin): the
+    # commands run each time
     return True

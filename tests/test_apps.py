@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from guardhost import Host
+from setupcache import locked
 
 from mcplock.lock.read import load
 
@@ -49,20 +50,8 @@ def _diff_json(cli, *args: str) -> dict:
 def _add_sdk(cli) -> None:
     Path("app.html").write_text(HTML)
     Path("domains.txt").write_text("https://api.example.com\n")
-    r = cli(
-        "add",
-        "clock",
-        "--yes",
-        "--timeout",
-        "60",
-        "--",
-        sys.executable,
-        str(SDK_APP),
-        "app.html",
-        "--connect-domains",
-        "domains.txt",
-    )
-    assert r.returncode == 0, r.stderr
+    cmd = [sys.executable, str(SDK_APP), "app.html", "--connect-domains", "domains.txt"]
+    locked(("add", "clock", "--yes", "--timeout", "60", "--", *cmd), inputs=("app.html", "domains.txt"))
 
 
 def _content(definition: dict) -> dict:

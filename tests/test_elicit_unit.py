@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from mcplock.guard.elicit import MISSING, Field, complete, parse, problem, settle
+from mcplock.guard.elicit import MISSING, Field, coerce, complete, parse, problem, settle
 
 
 def _form(props, required=()):
@@ -84,3 +84,35 @@ def test_an_accepted_form_is_completed_with_defaults_and_checked():
         {"action": "decline"},
         "`b`: shorter than 2 characters",
     )
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "value"),
+    [
+        (Field("b", "boolean"), " Yes ", True),
+        (Field("b", "boolean"), "0", False),
+        (Field("i", "integer"), "42", 42),
+        (Field("n", "number"), "42", 42),
+        (Field("n", "number"), "-1.5", -1.5),
+        (Field("e", "enum", choices=["a", "b"]), "2", "b"),  # the choice's number
+        (Field("e", "enum", choices=["1", "2"]), "2", "2"),  # a choice that is a number is itself
+        (Field("e", "enum", choices=["a"]), "5", "5"),  # no such number: the text, for problem() to refuse
+        (Field("s", "string"), "  x ", "x"),
+    ],
+)
+def test_what_is_typed_becomes_a_value(field, text, value):
+    got = coerce(field, text)
+    assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "why"),
+    [
+        (Field("b", "boolean"), "maybe", "answer yes or no"),
+        (Field("i", "integer"), "1.5", "a whole number, please"),
+        (Field("n", "number"), "one", "a number, please"),
+    ],
+)
+def test_what_cannot_be_a_value_says_why(field, text, why):
+    with pytest.raises(ValueError, match=why):
+        coerce(field, text)

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from setupcache import locked
 
 from mcplock.hosts import load_host_config
 
@@ -47,8 +48,7 @@ def _project() -> dict[str, bytes]:
 
 
 def _flags(cli):
-    assert cli("disable", "docs/delete_page").returncode == 0
-    assert cli("approval", "docs/search_docs", "never").returncode == 0
+    locked(("disable", "docs/delete_page"), ("approval", "docs/search_docs", "never"), inputs=())
 
 
 def test_golden_per_host_and_the_users_content_kept(cli):

@@ -19,6 +19,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from setupcache import locked
 
 from lockdata import make_lock
 
@@ -42,8 +43,7 @@ def _project(cli) -> None:
     Path(".claude").mkdir()
     Path(".claude/settings.json").write_text("{}\n")
     Path(".mcp.json").write_text(json.dumps({"mcpServers": {"docs": {"command": "python"}}}) + "\n")
-    assert cli("disable", "docs/delete_page").returncode == 0
-    assert cli("approval", "docs/search_docs", "never").returncode == 0
+    locked(("disable", "docs/delete_page"), ("approval", "docs/search_docs", "never"), inputs=())
 
 
 # --- each host's matching rules ----------------------------------------------------------------

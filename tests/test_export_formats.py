@@ -9,6 +9,8 @@ import tomllib
 from dataclasses import replace
 from pathlib import Path
 
+from setupcache import locked
+
 from mcplock.hosts import load_host_config
 
 from lockdata import TOOLS, make_lock, snapshot
@@ -19,8 +21,7 @@ FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "mcp_fixture.py"
 
 
 def _flags(cli):
-    assert cli("disable", "docs/delete_page").returncode == 0
-    assert cli("approval", "docs/search_docs", "never").returncode == 0
+    locked(("disable", "docs/delete_page"), ("approval", "docs/search_docs", "never"), inputs=())
 
 
 def test_cursor_allowlist_and_cli_permissions_golden(cli):

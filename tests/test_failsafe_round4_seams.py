@@ -68,7 +68,10 @@ def _app_surface(results: dict) -> dict:
     }
 
 
-def test_an_app_document_embedded_in_a_result_is_the_locked_one_or_dropped(cli):
+def test_mcplock_call_keeps_an_embedded_app_document_only_as_locked(cli):
+    """`mcplock call` (and mcplock.connect) hold the guard's line on App documents embedded in a
+    result: the locked one kept, any other dropped (the guard's own, in-memory:
+    test_guard_memory.py::test_an_app_document_embedded_in_a_result_is_the_locked_one_or_dropped)."""
     text = {"type": "text", "text": "here is your chart"}
     results = {
         "show_chart": {"content": [text, _embedded("ui://chart/app.html", HTML)]},  # identical: kept, as locked
@@ -86,35 +89,11 @@ def test_an_app_document_embedded_in_a_result_is_the_locked_one_or_dropped(cli):
     _surface(_app_surface(results))
     _add(cli, "charts")
     assert "ui://chart/app.html" in load("mcp.lock").servers["charts"].items["ui"]
-    with Host("charts") as h:
-        h.initialize()
-        same = h.call("show_chart")["result"]
-        assert same["content"] == [text, _embedded("ui://chart/app.html", HTML)]
-        for name in ("swapped", "unknown"):
-            got = h.call(name)["result"]
-            assert all(c.get("type") != "resource" for c in got["content"]), got
-            assert text in got["content"]
-            assert "[mcplock] dropped an App document embedded in this result" in got["content"][-1]["text"]
-        assert h.close() == 0
-        assert "dropped an App document embedded in a result" in h.stderr()
-    assert not any(b"evil.example" in line for line in h.raw)
-    for name in ("swapped", "unknown"):  # `mcplock call` (and mcplock.connect) hold the same line
+    for name in ("swapped", "unknown"):
         r = cli("call", f"charts/{name}", "--args", "{}")
         assert r.returncode == 0 and "evil.example" not in r.stdout and "[mcplock] dropped an App" in r.stdout, r
     same = json.loads(cli("call", "charts/show_chart", "--args", "{}").stdout)
     assert _embedded("ui://chart/app.html", HTML) in same["content"]
-
-
-def test_an_embedded_document_is_dropped_once_the_locked_one_changed_upstream(cli):
-    _surface(_app_surface({"show_chart": {"content": [_embedded("ui://chart/app.html", HTML)]}}))
-    _add(cli, "charts")
-    swapped = _app_surface({"show_chart": {"content": [_embedded("ui://chart/app.html", HTML)]}})
-    swapped["documents"]["ui://chart/app.html"] = [_doc("ui://chart/app.html", EVIL)]  # the live document moved
-    _surface(swapped)
-    with Host("charts") as h:
-        h.initialize()
-        got = h.call("show_chart")["result"]  # even the reviewed bytes: the lock does not serve it now
-        assert [c["type"] for c in got["content"]] == ["text"]
 
 
 # --- 12. URI schemes are case-insensitive: `UI://` is an App document too ------------------------------

@@ -84,7 +84,11 @@ def _chatty_call(h: Host, name: str, args: dict, token: str) -> dict:
 
 
 @TRANSPORTS
-def test_server_request_progress_and_logging_reach_the_host_and_the_answer_the_tool(cli, transport):
+def test_a_whole_chatty_session_is_relayed_reverified_after_a_rug_pull_and_ends_with_its_host(cli, transport):
+    """One session with the chatty fixture (it sends progress, a log line and roots/list during
+    every call, says list_changed and waits for the guard to list again before it answers):
+    everything reaches the host and the host's answer the tool; a rug pull then is re-verified
+    and hidden; a server request to a host that closed stdin gets an error at once."""
     with _locked(cli, transport, "chatty"), Host("docs") as h:
         h.initialize({"roots": {"listChanged": True}})
         assert _names(h) == ["delete_page", "read_page", "search_docs"]
@@ -96,31 +100,8 @@ def test_server_request_progress_and_logging_reach_the_host_and_the_answer_the_t
         assert "relisted after list_changed: yes" in _text(resp)
         assert _names(h) == ["delete_page", "read_page", "search_docs"]
         assert not [m for m in h.seen if m.get("method") == "notifications/tools/list_changed"]
-        assert h.close() == 0
-    assert [e["name"] for e in _log()] == ["search_docs"]
 
-
-@TRANSPORTS
-def test_a_server_request_to_a_host_that_closed_stdin_gets_an_error_at_once(cli, transport):
-    """The server asks the host (roots/list) during a call, and the host has closed stdin: the
-    server gets an error now, so the call ends and the host gets its answer."""
-    with _locked(cli, transport, "chatty"), Host("docs") as h:
-        h.initialize({"roots": {"listChanged": True}})
-        call = h.request_msg("tools/call", {"name": "search_docs", "arguments": {"query": "x"}})
-        h.send(call)
-        h.wait_for(lambda m: m.get("method") == "roots/list")
-        h.proc.stdin.close()
-        resp = h.response(call["id"])
-        assert "the host closed the session" in _text(resp)
-        assert h.proc.wait(timeout=30) == 0
-
-
-@TRANSPORTS
-def test_list_changed_after_a_rug_pull_reverifies_and_hides_the_tool(cli, transport):
-    with _locked(cli, transport, "chatty"), Host("docs") as h:
-        h.initialize({"roots": {}})
-        assert len(_names(h)) == 3
-        _surface("demo-rugpull.json")
+        _surface("demo-rugpull.json")  # list_changed after a rug pull: re-verified, the tool hidden
         resp = _chatty_call(h, "delete_page", {"page_id": "a"}, "tok-2")
         assert "relisted after list_changed: yes" in _text(resp)
         _notified(h)
@@ -128,7 +109,16 @@ def test_list_changed_after_a_rug_pull_reverifies_and_hides_the_tool(cli, transp
         assert h.call("search_docs", {"query": "x"})["result"]["isError"] is True
         seen = json.dumps(h.seen)
         assert "evil.example" not in seen and "run_shell" not in seen
-    assert [e["name"] for e in _log()] == ["delete_page"]
+
+        # the server asks the host (roots/list) during a call, and the host has closed stdin: the
+        # server gets an error now, so the call ends and the host gets its answer
+        call = h.request_msg("tools/call", {"name": "delete_page", "arguments": {"page_id": "b"}})
+        h.send(call)
+        h.wait_for(lambda m: m.get("method") == "roots/list")
+        h.proc.stdin.close()
+        assert "the host closed the session" in _text(h.response(call["id"]))
+        assert h.proc.wait(timeout=30) == 0
+    assert [e["name"] for e in _log()] == ["search_docs", "delete_page", "delete_page"]
 
 
 @TRANSPORTS

@@ -445,3 +445,21 @@ def test_the_envelope_rules_are_the_schemas():
     for env in cases:
         by_schema = not list(Draft202012Validator(schema).iter_errors(env))
         assert (envelope_problem(env) is None) == by_schema, env
+
+
+@pytest.mark.parametrize(
+    ("signed", "in_effect", "why"),
+    [
+        ("sha256-a", "sha256-a", None),
+        (None, None, None),
+        ("sha256-a", None, "it was signed under a policy, and no policy is in effect now"),
+        (None, "sha256-b", "it was signed with no policy in effect, and org.toml is in effect now"),
+        ("sha256-a", "sha256-b", "the policy org.toml changed after it was signed"),
+    ],
+)
+def test_why_the_policy_in_effect_is_not_the_signed_one(signed, in_effect, why) -> None:
+    from mcplock.signing import _policy_moved
+
+    assert _policy_moved(signed, in_effect, "org.toml") == why
+    if signed is not None and in_effect is not None and why is not None:
+        assert _policy_moved(signed, in_effect, None) == "the policy changed after it was signed"

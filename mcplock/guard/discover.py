@@ -15,13 +15,16 @@ from __future__ import annotations
 import json
 import os
 import select
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.documents import SKILLS_EXTENSION
 from mcplock.guard.wellformed import REQUEST, shape
 from mcplock.lock.model import ServerEntry
 from mcplock.policy import decide_item
 from mcplock.probe import era
+
+if TYPE_CHECKING:
+    from mcplock.guard.messages import Request
 
 EARLY_READ = 1 << 16  # what answer_early reads of stdin at most (the rest comes through the host side)
 
@@ -81,7 +84,7 @@ def discover_result(server: ServerEntry) -> dict[str, Any]:
     return out
 
 
-def discover_answer(server: ServerEntry, msg: dict[str, Any]) -> dict[str, Any]:
+def discover_answer(server: ServerEntry, msg: Request) -> dict[str, Any]:
     """The answer to one ``server/discover``: the lock's, or -32022 for a version it does not speak."""
     version = era.request_version(msg.get("params"))
     if version is not None and not era.is_modern(version):

@@ -125,26 +125,33 @@ def coerce(f: Field, text: str) -> Any:
     """The value typed for ``f`` (ValueError with the reason when it is not one)."""
     text = text.strip()
     if f.kind == "boolean":
-        low = text.lower()
-        if low in ("y", "yes", "true", "1"):
-            return True
-        if low in ("n", "no", "false", "0"):
-            return False
-        raise ValueError("answer yes or no")
+        return _yes_or_no(text)
     if f.kind in ("integer", "number"):
-        try:
-            v: Any = int(text)
-        except ValueError:
-            if f.kind == "integer":
-                raise ValueError("a whole number, please") from None
-            try:
-                v = float(text)
-            except ValueError:
-                raise ValueError("a number, please") from None
-        return v
+        return _number(text, whole=f.kind == "integer")
     if f.kind == "enum" and text.isdigit() and text not in f.choices and 1 <= int(text) <= len(f.choices):
         return f.choices[int(text) - 1]  # the choice's number
     return text
+
+
+def _yes_or_no(text: str) -> bool:
+    low = text.lower()
+    if low in ("y", "yes", "true", "1"):
+        return True
+    if low in ("n", "no", "false", "0"):
+        return False
+    raise ValueError("answer yes or no")
+
+
+def _number(text: str, *, whole: bool) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        if whole:
+            raise ValueError("a whole number, please") from None
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError("a number, please") from None
 
 
 def problem(f: Field, v: Any) -> str | None:

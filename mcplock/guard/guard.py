@@ -40,6 +40,7 @@ from mcplock.probe import era
 if TYPE_CHECKING:
     import subprocess
 
+    from mcplock.guard.messages import Request
     from mcplock.orgpolicy import OrgPolicy
     from mcplock.probe import ProbeOptions
     from mcplock.probe.transport import Connection
@@ -163,13 +164,15 @@ class Guard:
     def _dropped(self, why: str) -> None:
         self.notes.note(f"unsendable:{why}", f"mcplock: {self.server.name}: dropped a message from the server ({why})")
 
-    def _from_upstream(self, msg: dict[str, Any]) -> None:
+    def _from_upstream(self, msg: dict[str, Any] | list[Any]) -> None:
         self.upstream.from_upstream(msg)
 
     # --- host → guard: the opening, then the host requests ------------------------------
 
-    def _on_host(self, msg: dict[str, Any]) -> None:
-        """One message from the host, in the order it came."""
+    def _on_host(self, msg: Any) -> None:
+        """One message from the host, in the order it came (one that wellformed.shape passed: a
+        Request, a Notification or a Response of guard/messages.py, told apart by their fields;
+        ``Any`` for the reason HostRequests.dispatch gives)."""
         if msg.get("method") == "initialize" and "id" in msg:
             if self.started:
                 self.io.send(error(msg["id"], INVALID_REQUEST, "the session is already initialized"))
@@ -225,7 +228,7 @@ class Guard:
         return {k: caps[k] for k in ("sampling", "elicitation", "roots") if k in caps}
 
     async def _open_upstream(
-        self, relayed: dict[str, Any], wanted: str | None, first: list[dict[str, Any]]
+        self, relayed: dict[str, Any], wanted: str | None, first: list[Request]
     ) -> Snapshot | None:
         """Start and verify the upstream; the snapshot, or None when it could not be reached
         (every request held, ``first`` among them, then has its error and the session ends)."""
@@ -261,15 +264,15 @@ class Guard:
             self.requests.dispatch(m)
         self.upstream.release_held()
 
-    async def _open_modern(self, msg: dict[str, Any]) -> None:
+    async def _open_modern(self, msg: Request) -> None:
         """A modern host (server/discover, or a request with the envelope): verify, then serve what was held."""
         self.host.era = "modern"
-        meta = msg.get("params", {}).get("_meta") if isinstance(msg.get("params"), dict) else None
+        meta = member(msg, "params").get("_meta")
         caps = meta.get(era.CAPABILITIES_KEY) if isinstance(meta, dict) else None
         if await self._open_upstream(self._host_said(caps), None, []) is not None:
             self._now_ready()
 
-    async def _initialize(self, msg: dict[str, Any]) -> None:
+    async def _initialize(self, msg: Request) -> None:
         rid = msg["id"]
         self.host.era = "legacy"
         params = member(msg, "params")

@@ -258,17 +258,18 @@ class HostRequests:
         view = self.views.view
         if not isinstance(res, dict) or not isinstance(entries, list) or view is None:
             return out
-        kept = []
-        for e in entries:
-            uri = e.get("uri") if isinstance(e, dict) else None
-            if not isinstance(uri, str) or not (is_ui_uri(uri) or uri in self.server.items["ui"]):
-                kept.append(e)
-                continue
-            entry = self.server.items["ui"].get(uri)
-            listed = entry.definition.get(LISTED) if entry is not None and isinstance(entry.definition, dict) else None
-            if isinstance(listed, dict) and view.item("ui", uri).allowed:
-                kept.append(listed)
+        kept = [k for e in entries for k in self._as_locked(e, view)]
         return {**out, "result": {**res, "resources": kept}}
+
+    def _as_locked(self, listed: Any, view: View) -> list[Any]:
+        """One entry of a relayed ``resources/list``: an App document's as the lock holds it (none
+        when it is not served); any other resource's as the server listed it."""
+        uri = listed.get("uri") if isinstance(listed, dict) else None
+        if not isinstance(uri, str) or not (is_ui_uri(uri) or uri in self.server.items["ui"]):
+            return [listed]
+        entry = self.server.items["ui"].get(uri)
+        locked = entry.definition.get(LISTED) if entry is not None and isinstance(entry.definition, dict) else None
+        return [locked] if isinstance(locked, dict) and view.item("ui", uri).allowed else []
 
     def _read_document(self, msg: Request) -> None:
         if (view := self.views.now()) is not None:

@@ -140,7 +140,7 @@ class ModernHost:
 
     # --- server/discover --------------------------------------------------------------------
 
-    def answer_discover(self, msg: dict[str, Any]) -> None:
+    def answer_discover(self, msg: Request) -> None:
         if self.discover_early:
             self.discover_early = False  # answered before the event loop started (guard/discover.py)
             return
@@ -307,18 +307,7 @@ class ModernHost:
         out: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "result": res}
         try:
             for _ in range(MAX_ROUNDS):
-                answers: dict[str, Any] = {}
-                requests = member(res, "inputRequests")
-                for k, req in requests.items():
-                    method = req.get("method") if isinstance(req, dict) else None
-                    if method in _ASKABLE and self.host.caps.get(_ASKABLE[method]) is not None:
-                        asked = req.get("params")
-                        if method == "elicitation/create":
-                            asked = server_question(self.server.name, asked)
-                        got = await self.ask(method, asked)
-                        if isinstance(got, dict) and "result" in got:
-                            answers[k] = got["result"]
-                retry = {**params, "inputResponses": answers}
+                retry = {**params, "inputResponses": await self._host_answers(member(res, "inputRequests"))}
                 if "requestState" in res:
                     retry["requestState"] = res["requestState"]
                 resp = await self.up.request("tools/call", retry, timeout=self.request_timeout)
@@ -333,6 +322,21 @@ class ModernHost:
         finally:
             self.ledger.call_answered(key)
         self.io.send(self.to_host(out))
+
+    async def _host_answers(self, requests: dict[str, Any]) -> dict[str, Any]:
+        """What a legacy host answers to the requests an ``input_required`` result carries, asked
+        one by one the 2025 way: those it declared a capability for; the others go unanswered."""
+        answers: dict[str, Any] = {}
+        for k, req in requests.items():
+            method = req.get("method") if isinstance(req, dict) else None
+            if method in _ASKABLE and self.host.caps.get(_ASKABLE[method]) is not None:
+                asked = req.get("params")
+                if method == "elicitation/create":
+                    asked = server_question(self.server.name, asked)
+                got = await self.ask(method, asked)
+                if isinstance(got, dict) and "result" in got:
+                    answers[k] = got["result"]
+        return answers
 
     # --- a modern host, a legacy upstream that asks it something ------------------------------
 

@@ -29,6 +29,7 @@ from typing import Any
 from mcplock.errors import InvalidArguments, McplockError, UsageError
 from mcplock.guard import elicit, evidence
 from mcplock.guard.calls import Validators, drift_signal
+from mcplock.guard.messages import Request
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import View, from_snapshot
 from mcplock.lock.model import Entry, ServerEntry
@@ -123,12 +124,12 @@ class GuardedSession:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _answer(self, msg: dict[str, Any]) -> None:
+    async def _answer(self, msg: Request) -> None:
         from mcplock.errors import ProbeError
         from mcplock.probe.transport import answer_server_request
 
-        if msg.get("method") == "elicitation/create":
-            reply = {"jsonrpc": "2.0", "id": msg.get("id"), "result": await self._elicit(msg.get("params"))}
+        if msg["method"] == "elicitation/create":
+            reply = {"jsonrpc": "2.0", "id": msg["id"], "result": await self._elicit(msg.get("params"))}
         else:
             reply = answer_server_request(msg, "mcplock call has no model to sample")
         if not self.up.send_now(reply):

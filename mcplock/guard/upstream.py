@@ -22,11 +22,10 @@ if TYPE_CHECKING:
     import subprocess
 
     from mcplock.probe import ProbeOptions
-    from mcplock.probe.transport import Connection
+    from mcplock.probe.transport import Connection, OnMessage
     from mcplock.snapshot import Snapshot
     from mcplock.spec import ServerSpec
 
-OnMessage = Callable[[dict[str, Any]], None]
 OnLost = Callable[[ProbeError], None]
 
 # kind -> the arguments of the probe session's paginated list for it

@@ -55,14 +55,14 @@ class View:
     # --- decisions ------------------------------------------------------------------------
 
     def tool(self, name: str, host: Host | None = None, *, purpose: Purpose = "call") -> Decision:
-        host = host or Host()
-        if self.org is not None and host.org is None:
-            host = replace(host, org=self.org)
-        if self.lacks and not host.lacks:
-            host = replace(host, lacks=self.lacks)
-        key = ("tool", name, host, purpose)
+        key = ("tool", name, host, purpose)  # the host as asked: what it becomes below is fixed for the view
         d = self._decided.get(key)
         if d is None:
+            host = host or Host()
+            if self.org is not None and host.org is None:
+                host = replace(host, org=self.org)
+            if self.lacks and not host.lacks:
+                host = replace(host, lacks=self.lacks)
             entry = self.server.tools.get(name)
             d = decide_tool(self.server.name, name, entry, self.live["tool"].get(name), host, purpose=purpose)
             if entry is not None:  # only the lock's own names: a host cannot grow this

@@ -131,7 +131,7 @@ class LintCache:
 
     def __init__(self, directory: Path | None):
         self.path = directory / f"lint-{rules_version()}.json" if directory else None
-        self._entries: dict[str, list[Any]] = {}
+        self._entries: dict[str, object] = {}  # what the file holds: each value checked on read
         self._used: set[str] = set()
         self._dirty = False
         self._secret = _secret() if directory else None
@@ -158,8 +158,10 @@ class LintCache:
     def get(self, kind: str, content_hash: str) -> tuple[list[LintFinding], frozenset[str]] | None:
         k = self.key(kind, content_hash)
         value = self._entries.get(k)
+        if not isinstance(value, list) or len(value) != 2:  # not an entry of ours: lint afresh
+            return None
+        found_raw, words = value
         try:
-            found_raw, words = value  # type: ignore[misc]
             if not isinstance(found_raw, list) or not isinstance(words, list):
                 return None
             found = [LintFinding(*map(str, f)) for f in found_raw]  # four fields each, or a TypeError

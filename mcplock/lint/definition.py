@@ -140,25 +140,41 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
         from mcplock.lint.apps import app_findings
 
         return app_findings(definition, old)
-    found = _raw(kind, definition)
-    if old is not None:
-        before = {_sig(f, s) for f, s in _raw(kind, old)}
-        found = [(f, s) for f, s in found if _sig(f, s) not in before]
-    found += _combined(found)
-    out = [f for f, _ in found]
+    out = _text_findings(kind, definition, old)
     out.extend(credential_findings(kind, definition, old))
     if kind == "tool" and old is not None:
         out.extend(annotation_findings(old, definition))
     out.extend(context_findings(kind, definition, old))
     if kind == "tool":
-        if not any(f.rule == "annotation-flip" for f in out):  # a flip already says it, critically
-            out.extend(contradiction_findings(definition, old))
-        out.extend(header_findings(definition, old))
-        out.extend(pattern_name(definition))
+        out.extend(_tool_findings(definition, old, flipped=any(f.rule == "annotation-flip" for f in out)))
     if kind in ("resource", "resource-template"):
-        from mcplock.lint.resource_uris import resource_uri_findings
-
-        if old is None or not resource_uri_findings(kind, old):  # new in this definition
-            out.extend(resource_uri_findings(kind, definition))
+        out.extend(_new_internal_uri(kind, definition, old))
     out.sort(key=lambda f: (rank(f.severity), f.where, f.rule))
     return out
+
+
+def _text_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
+    """The families' findings on every string of ``definition`` (with ``old``, only those that are
+    new, by signature), and an act and a concealment in two of its strings combined."""
+    found = _raw(kind, definition)
+    if old is not None:
+        before = {_sig(f, s) for f, s in _raw(kind, old)}
+        found = [(f, s) for f, s in found if _sig(f, s) not in before]
+    found += _combined(found)
+    return [f for f, _ in found]
+
+
+def _tool_findings(definition: Any, old: Any, *, flipped: bool) -> list[LintFinding]:
+    """A tool's own checks: annotations its text contradicts (unless ``flipped``: an annotation
+    flip already says it, critically), its ``x-mcp-header`` parameters, its name's pattern."""
+    out = [] if flipped else contradiction_findings(definition, old)
+    return [*out, *header_findings(definition, old), *pattern_name(definition)]
+
+
+def _new_internal_uri(kind: str, definition: Any, old: Any) -> list[LintFinding]:
+    """A resource's URI reaching an internal target, when the accepted definition's did not."""
+    from mcplock.lint.resource_uris import resource_uri_findings
+
+    if old is not None and resource_uri_findings(kind, old):
+        return []
+    return resource_uri_findings(kind, definition)

@@ -200,6 +200,19 @@ def _readable(b: bytes) -> str | None:
     return s if len(s) >= 8 and printable >= 0.95 * len(s) and letters >= 0.5 * len(s.replace(" ", "")) else None
 
 
+def _base64_text(run: str) -> str | None:
+    """The readable text a base64 run decodes to, in the standard alphabet or the URL-safe one."""
+    pad = run + "=" * (-len(run) % 4)
+    for decode in (base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            text = _readable(decode(pad))
+        except (binascii.Error, ValueError):
+            continue
+        if text:
+            return text
+    return None
+
+
 def decoded_runs(t: str) -> list[tuple[str, str, str]]:
     """(encoding, the run, its text) for each base64 or hex run of ``t`` that decodes to readable text."""
     out: list[tuple[str, str, str]] = []
@@ -209,15 +222,9 @@ def decoded_runs(t: str) -> list[tuple[str, str, str]]:
         run = m.group(0)
         if run.isalpha() and (run.islower() or run.isupper()):
             continue  # one long word, not an encoding
-        pad = run + "=" * (-len(run) % 4)
-        for decode in (base64.b64decode, base64.urlsafe_b64decode):
-            try:
-                text = _readable(decode(pad))
-            except (binascii.Error, ValueError):
-                continue
-            if text:
-                out.append(("base64", run, text))
-                break
+        text = _base64_text(run)
+        if text:
+            out.append(("base64", run, text))
     for m in _HEX.finditer(t):
         text = _readable(bytes.fromhex(m.group(0)))
         if text:
@@ -308,7 +315,13 @@ def disguised(t: str) -> tuple[str, str] | None:
     spaced = join_spaced(t)
     if spaced is not None and sum(len(w) >= 4 for j in spaced[1] for w in j.split()) >= 2:
         return "letter-spaced words", " ".join(spaced[1])[:80]
-    rotated, backwards = _spelled(t) if len(t) >= 20 else (False, False)
+    return _spelled_english(t) if len(t) >= 20 else None
+
+
+def _spelled_english(t: str) -> tuple[str, str] | None:
+    """("ROT13" or "reversed text", the English it reads) when ``t`` spells common words that way
+    and a stretch of it reads as English once undone."""
+    rotated, backwards = _spelled(t)
     for how, reading in (("ROT13", rot13(t) if rotated else ""), ("reversed text", backwards and reversed_text(t))):
         hit = reads_english(t, reading) if reading else None
         if hit:

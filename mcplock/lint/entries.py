@@ -45,43 +45,56 @@ def lint_entries(
     tools_by_server: dict[str, dict[str, Any]] = {}
     words: dict[tuple[str, str], frozenset[str]] = {}
     for srv in servers:
-        tools_by_server[srv.name] = {}
+        tools = tools_by_server[srv.name] = {}
         for e in srv.entries():
             d, old = shown(e)
             if d is None:
                 continue
             h = (hashes or {}).get((srv.name, e.kind, e.key)) if e.pending is None else None
             if cache is not None and h:
-                hit = cache.get(e.kind, h)
-                if hit is None:
-                    strings = texts(d)  # one walk for both
-                    found = (
-                        [
-                            *credential_findings(e.kind, d),
-                            *context_findings(e.kind, d),
-                            *(pattern_name(d) + contradiction_findings(d) if e.kind == "tool" else []),
-                        ]
-                        if quiet(strings)
-                        else lint_definition(e.kind, d)
-                    )
-                    hit = (found, mentions(strings) if e.kind == "tool" else frozenset())
-                    cache.put(e.kind, h, *hit)
-                found = hit[0]
+                found, mentioned = _cached(cache, e.kind, h, d)
                 if e.kind == "tool":
-                    words[(srv.name, e.key)] = hit[1]
+                    words[(srv.name, e.key)] = mentioned
             else:
                 found = lint_definition(e.kind, d, old=old, name=e.key)
-            if e.kind == "tool" and e.pending is not None and e.pending.change == "new":
-                shadow = builtin_shadowing(e.key)  # a tool about to be accepted, named like a host's own
-                found = [*found, shadow] if shadow is not None else found
+            found = found + _new_builtin_name(e)  # a new list: the cache's or lint's own stays as it is
             if found:
                 out[(srv.name, e.kind, e.key)] = found
             if e.kind == "tool":
-                tools_by_server[srv.name][e.key] = d
+                tools[e.key] = d
     for (sname, tool), found in lint_servers(tools_by_server, words).items():
         out.setdefault((sname, "tool", tool), []).extend(found)
     _other_collisions(servers, out)
     return out
+
+
+def _new_builtin_name(e: Entry) -> list[LintFinding]:
+    """A tool about to be accepted, named like a host's own (``read_file``, ``Bash`` …)."""
+    if e.kind != "tool" or e.pending is None or e.pending.change != "new":
+        return []
+    shadow = builtin_shadowing(e.key)
+    return [shadow] if shadow is not None else []
+
+
+def _cached(cache: LintCache, kind: str, h: str, d: Any) -> tuple[list[LintFinding], frozenset[str]]:
+    """(the findings, the words naming tools) of the accepted definition ``d`` of content hash ``h``:
+    from the cache, else linted and stored. One walk of its strings serves both; a definition
+    where no family finds anything skips the path walk (the name and parameter checks still run)."""
+    hit = cache.get(kind, h)
+    if hit is not None:
+        return hit
+    strings = texts(d)
+    if quiet(strings):
+        found = [
+            *credential_findings(kind, d),
+            *context_findings(kind, d),
+            *(pattern_name(d) + contradiction_findings(d) if kind == "tool" else []),
+        ]
+    else:
+        found = lint_definition(kind, d)
+    hit = (found, mentions(strings) if kind == "tool" else frozenset())
+    cache.put(kind, h, *hit)
+    return hit
 
 
 def _other_collisions(servers: list[ServerEntry], out: dict[Key, list[LintFinding]]) -> None:

@@ -138,6 +138,16 @@ def _group_end(p: str, i: int) -> int:
     return i
 
 
+def _required_group(alt: str, i: int) -> tuple[frozenset[str] | None, int]:
+    """(the keys of the group opening at ``alt[i]``, the index just past it); no keys when the
+    group may be absent (``?``, ``*``, ``{0,…}``), is a lookaround, or has none of its own."""
+    end = _group_end(alt, i)
+    optional = alt[end : end + 1] in ("?", "*") or alt[end : end + 2] == "{0"
+    if optional or alt.startswith(("(?<", "(?=", "(?!"), i):
+        return None, end
+    return keys(alt[i + 3 : end - 1] if alt.startswith("(?:", i) else alt[i + 1 : end - 1]), end
+
+
 def _alt_keys(alt: str) -> frozenset[str] | None:
     """Literals one of which any match of the alternative ``alt`` holds: its longest run of
     plain characters, else the keys of its first group that must match; None without either."""
@@ -161,14 +171,9 @@ def _alt_keys(alt: str) -> frozenset[str] | None:
             i = alt.index("]", i + 2 if alt[i + 1 : i + 2] == "]" else i + 1) + 1
         elif c == "(":
             close()
-            end = _group_end(alt, i)
-            optional = alt[end : end + 1] in ("?", "*") or alt[end : end + 2] == "{0"
-            look = alt.startswith(("(?<", "(?=", "(?!"), i)
-            if not optional and not look:
-                inner = keys(alt[i + 3 : end - 1] if alt.startswith("(?:", i) else alt[i + 1 : end - 1])
-                if inner is not None:
-                    groups.append(inner)
-            i = end
+            inner, i = _required_group(alt, i)
+            if inner is not None:
+                groups.append(inner)
         elif c in "?*" or alt.startswith("{0", i):
             run = run[:-1]
             close()
@@ -183,10 +188,13 @@ def _alt_keys(alt: str) -> frozenset[str] | None:
             run += c.lower()
             i += 1
     close()
-    options = [frozenset({r}) for r in runs if len(r) >= 2] + groups
+    return _most_selective([frozenset({r}) for r in runs if len(r) >= 2] + groups)
+
+
+def _most_selective(options: list[frozenset[str]]) -> frozenset[str] | None:
+    """The option whose shortest literal is longest: the most selective pre-check (None without any)."""
     if not options:
         return None
-    # the option whose shortest literal is longest: the most selective pre-check
     return max(options, key=lambda g: (min(map(len, g)), sum(map(len, g)) / len(g)))
 
 

@@ -108,8 +108,6 @@ def colliding_names(tools_by_server: dict[str, Any], what: str = "tool") -> dict
     them apart (``echo`` and ``echo ``, ``café`` in NFC and in NFD, ``ｅｃｈｏ``), high when case
     does (``Echo``). Output shows them apart (:func:`mcplock.untrusted.name_text`);
     a model, a host's permission rule or a reviewer typing the name may not."""
-    from mcplock.untrusted import name_text
-
     out: dict[tuple[str, str], list[LintFinding]] = {}
     for server, tools in tools_by_server.items():
         groups: dict[str, list[str]] = {}
@@ -117,21 +115,25 @@ def colliding_names(tools_by_server: dict[str, Any], what: str = "tool") -> dict
             groups.setdefault(folded(tool), []).append(tool)
         for group in (g for g in groups.values() if len(g) > 1):
             for tool in group:
-                others = [t for t in sorted(group) if t != tool]
-                # told apart only by what a reader cannot see (whitespace, NFC, width): critical, as
-                # confusable-name; by case alone: high, as tool-shadowing's case rule
-                unseen = any(_unseen(tool) == _unseen(t) for t in others)
-                out[(server, tool)] = [
-                    LintFinding(
-                        "name-collision",
-                        CRITICAL if unseen else HIGH,
-                        f"{what} name `{name_text(tool)}` reads as {', '.join(f'`{name_text(t)}`' for t in others)} of "
-                        "the same server once normalised (NFKC, surrounding whitespace, case): the model or a reviewer "
-                        "may take one for the other",
-                        "name",
-                    )
-                ]
+                out[(server, tool)] = [_collision(what, tool, [t for t in sorted(group) if t != tool])]
     return out
+
+
+def _collision(what: str, tool: str, others: list[str]) -> LintFinding:
+    """``tool``'s ``name-collision`` with ``others``: told apart only by what a reader cannot see
+    (whitespace, NFC, width) is critical, as confusable-name; by case alone high, as
+    tool-shadowing's case rule."""
+    from mcplock.untrusted import name_text
+
+    unseen = any(_unseen(tool) == _unseen(t) for t in others)
+    return LintFinding(
+        "name-collision",
+        CRITICAL if unseen else HIGH,
+        f"{what} name `{name_text(tool)}` reads as {', '.join(f'`{name_text(t)}`' for t in others)} of "
+        "the same server once normalised (NFKC, surrounding whitespace, case): the model or a reviewer "
+        "may take one for the other",
+        "name",
+    )
 
 
 def confusable_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
@@ -151,26 +153,31 @@ def confusable_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], l
             if r:
                 by_reading.setdefault(r, []).append((server, tool))
     for server, tool in odd:
-        r = reading(tool)
-        others = sorted({f"{s}/{t}" for s, t in by_reading.get(r or "", []) if t != tool})
-        if others:
-            out[(server, tool)] = [
-                LintFinding(
-                    "confusable-name",
-                    CRITICAL,
-                    f"tool name `{_escaped(tool)}` looks like {', '.join(others)} (Unicode confusables): the model "
-                    "may call this tool when it means the other",
-                    "name",
-                )
-            ]
-        elif _mixed(tool):
-            out[(server, tool)] = [
-                LintFinding(
-                    "mixed-script-name",
-                    HIGH,
-                    f"tool name `{_escaped(tool)}` mixes scripts with look-alike letters"
-                    + (f" (reads as `{r}`)" if r else ""),
-                    "name",
-                )
-            ]
+        found = _look_alike(tool, by_reading)
+        if found is not None:
+            out[(server, tool)] = [found]
     return out
+
+
+def _look_alike(tool: str, by_reading: dict[str, list[tuple[str, str]]]) -> LintFinding | None:
+    """A name that is not ASCII: ``confusable-name`` when another tool (``by_reading``: Latin
+    reading -> (server, tool)) reads the same, else ``mixed-script-name`` when it mixes scripts."""
+    r = reading(tool)
+    others = sorted({f"{s}/{t}" for s, t in by_reading.get(r or "", []) if t != tool})
+    if others:
+        return LintFinding(
+            "confusable-name",
+            CRITICAL,
+            f"tool name `{_escaped(tool)}` looks like {', '.join(others)} (Unicode confusables): the model "
+            "may call this tool when it means the other",
+            "name",
+        )
+    if _mixed(tool):
+        reads_as = f" (reads as `{r}`)" if r else ""
+        return LintFinding(
+            "mixed-script-name",
+            HIGH,
+            f"tool name `{_escaped(tool)}` mixes scripts with look-alike letters{reads_as}",
+            "name",
+        )
+    return None

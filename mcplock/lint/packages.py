@@ -100,15 +100,20 @@ def _reading_keep_punct(name: str) -> str | None:
     return "".join(out)
 
 
+def _substitution_or_swap(a: str, b: str) -> bool:
+    """``a`` and ``b`` (of one length) differ in one character, or by a swap of two neighbours."""
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    if len(diff) == 1:
+        return True
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+
+
 def one_edit(a: str, b: str) -> bool:
     """Exactly one insertion, deletion, substitution or swap of neighbours apart."""
     if a == b or abs(len(a) - len(b)) > 1:
         return False
     if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (
-            len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
-        )
+        return _substitution_or_swap(a, b)
     short, long_ = (a, b) if len(a) < len(b) else (b, a)
     i = 0
     while i < len(short) and short[i] == long_[i]:
@@ -135,6 +140,16 @@ def _close(got: str, want: str) -> bool:
     return got == want or (len(want) >= 7 and one_edit(got, want))
 
 
+def _imitated(ref: str, name: str, scope: str | None) -> str | None:
+    """What ``name`` (in ``scope``) looks like when it imitates the reference ``ref``, else None: a
+    scoped reference's scope must not be imitated by the name's, any other reference by the name."""
+    if ref.endswith("/") or _scope(ref) is not None:
+        want = ref if ref.endswith("/") else _scope(ref)
+        hit = scope is not None and want is not None and _close(_fold(scope), _fold(want))
+        return f"{want}{name.split('/', 1)[1]}" if hit else None
+    return ref if _close(_fold(name), _fold(ref)) else None
+
+
 def lookalike(registry: str, name: str, registry_name: str | None = None) -> LintFinding | None:
     """A ``lookalike-package`` finding when ``name`` imitates a reference name, else None. A
     package in a reference scope is the scope owner's own (only they can publish there)."""
@@ -144,14 +159,8 @@ def lookalike(registry: str, name: str, registry_name: str | None = None) -> Lin
     if name in refs or (scope is not None and scope in scopes):
         return None
     for ref in refs:
-        if ref.endswith("/") or _scope(ref) is not None:  # the scope must not imitate a reference scope
-            want = ref if ref.endswith("/") else _scope(ref)
-            hit = scope is not None and want is not None and _close(_fold(scope), _fold(want))
-            shown = f"{want}{name.split('/', 1)[1]}" if hit else ref
-        else:
-            hit = _close(_fold(name), _fold(ref))
-            shown = ref
-        if hit:
+        shown = _imitated(ref, name, scope)
+        if shown is not None:
             return LintFinding(
                 "lookalike-package",
                 HIGH,
@@ -180,19 +189,25 @@ def named_package(command: str | None, args: tuple[str, ...] | list[str]) -> tup
         rest = rest[1:]
     elif base not in ("npx", "pnpx", "bunx", "uvx"):
         return None
-    for i, a in enumerate(rest):
-        if a in ("-p", "--package", "--from") and i + 1 < len(rest):
-            token = rest[i + 1]
-        elif a.startswith(("--package=", "--from=")):
-            token = a.split("=", 1)[1]
-        elif a.startswith("-"):
-            continue
-        else:
-            token = a
-        if base == "uvx":
-            return "pypi", re.split(r"[=<>!~\[@ ]", token, maxsplit=1)[0]
-        at = token.find("@", 1)
-        return "npm", token[:at] if at > 0 else token
+    token = _package_argument(rest)
+    if token is None:
+        return None
+    if base == "uvx":
+        return "pypi", re.split(r"[=<>!~\[@ ]", token, maxsplit=1)[0]
+    at = token.find("@", 1)
+    return "npm", token[:at] if at > 0 else token
+
+
+def _package_argument(args: list[str]) -> str | None:
+    """The package a launcher's arguments name: a ``-p``/``--package``/``--from`` value, else the
+    first argument that is not an option."""
+    for i, a in enumerate(args):
+        if a in ("-p", "--package", "--from") and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith(("--package=", "--from=")):
+            return a.split("=", 1)[1]
+        if not a.startswith("-"):
+            return a
     return None
 
 

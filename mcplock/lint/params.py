@@ -52,21 +52,20 @@ def asks_for_credential(name: str, description: Any) -> str | None:
     return None
 
 
+def _arguments(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """A prompt's arguments that have a name."""
+    args = d.get("arguments")
+    if not isinstance(args, list):
+        return []
+    return [a for a in args if isinstance(a, dict) and isinstance(a.get("name"), str)]
+
+
 def _required(kind: str, d: Any) -> dict[str, Any]:
     """Required parameter name -> its schema (a tool) or argument (a prompt)."""
     if not isinstance(d, dict):
         return {}
     if kind == "prompt":
-        args = d.get("arguments")
-        return (
-            {
-                a["name"]: a
-                for a in args or ()
-                if isinstance(a, dict) and isinstance(a.get("name"), str) and a.get("required") is True
-            }
-            if isinstance(args, list)
-            else {}
-        )
+        return {a["name"]: a for a in _arguments(d) if a.get("required") is True}
     schema = d.get("inputSchema")
     if not isinstance(schema, dict) or not isinstance(schema.get("required"), list):
         return {}
@@ -108,16 +107,7 @@ def _described(kind: str, d: Any) -> dict[str, str]:
     if not isinstance(d, dict):
         return {}
     if kind == "prompt":
-        args = d.get("arguments")
-        return (
-            {
-                a["name"]: a["description"]
-                for a in args or ()
-                if isinstance(a, dict) and isinstance(a.get("name"), str) and isinstance(a.get("description"), str)
-            }
-            if isinstance(args, list)
-            else {}
-        )
+        return {a["name"]: a["description"] for a in _arguments(d) if isinstance(a.get("description"), str)}
     schema = d.get("inputSchema")
     props = schema.get("properties") if isinstance(schema, dict) else None
     return (

@@ -68,18 +68,28 @@ def _decoded(t: str, where: str, plain: list[Found]) -> Iterator[Found]:
     directive found only once a disguise is undone is ``critical`` (the disguise conceals it)."""
     known = {sig[:2] for _f, sig in plain}
     for how, reading in views(t):
-        found = [(f, sig) for f, sig in _judged(reading, reading.lower(), where, how) if rank(f.severity) <= rank(HIGH)]
-        if how not in ("ROT13", "reversed"):  # a secrets path survives neither
-            found += [(f, sig) for f, sig in secret_findings(reading, reading.lower(), where) if f.severity == CRITICAL]
-        for f, sig in found:
+        for f, sig in _in_reading(how, reading, where):
             if sig[:2] in known:
                 continue
             known.add(sig[:2])
-            if f.rule == "sensitive-path":
-                f = LintFinding(f.rule, f.severity, f"{f.message} (decoded from {how})", f.where)
-            elif f.severity != CRITICAL:
-                f = LintFinding(f.rule, CRITICAL, f.message, f.where)
-            yield f, (*sig, how)
+            yield _concealed(f, how), (*sig, how)
+
+
+def _in_reading(how: str, reading: str, where: str) -> list[Found]:
+    """What counts in a decoded reading: the judged findings of high or above, and a critical
+    secrets path (which survives neither ROT13 nor reversal)."""
+    found = [(f, sig) for f, sig in _judged(reading, reading.lower(), where, how) if rank(f.severity) <= rank(HIGH)]
+    if how not in ("ROT13", "reversed"):
+        found += [(f, sig) for f, sig in secret_findings(reading, reading.lower(), where) if f.severity == CRITICAL]
+    return found
+
+
+def _concealed(f: LintFinding, how: str) -> LintFinding:
+    """A finding of a decoded reading made critical (the disguise conceals it); a secrets path,
+    critical already, says what it was decoded from."""
+    if f.rule == "sensitive-path":
+        return LintFinding(f.rule, f.severity, f"{f.message} (decoded from {how})", f.where)
+    return f if f.severity == CRITICAL else LintFinding(f.rule, CRITICAL, f.message, f.where)
 
 
 def text_findings(s: str, where: str) -> Iterator[Found]:

@@ -18,8 +18,10 @@ def resource_uri_findings(kind: str, definition: Any) -> list[LintFinding]:
     from mcplock.uris import internal_target
 
     field = _FIELD.get(kind)
-    uri = definition.get(field) if field and isinstance(definition, dict) else None
+    if field is None or not isinstance(definition, dict):
+        return []
+    uri = definition.get(field)
     what = internal_target(uri) if isinstance(uri, str) else None
     if what is None:
         return []
-    return [LintFinding("internal-uri", HIGH, f"the {kind.replace('-', ' ')} `{name_text(uri)}` reaches {what}", field)]  # type: ignore[arg-type]
+    return [LintFinding("internal-uri", HIGH, f"the {kind.replace('-', ' ')} `{name_text(uri)}` reaches {what}", field)]

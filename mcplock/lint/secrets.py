@@ -48,30 +48,36 @@ _VERB = lazy(
 )
 
 
-def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
-    """Findings in ``t`` (cleaned text; ``low`` its lower case), each with its signature."""
+def _secrets_locations(t: str, low: str) -> dict[str, tuple[str, int, int]]:
+    """The secrets locations ``t`` names (lower case, in order) -> (severity, start, end) of one
+    mention: critical when a sentence naming it orders reading or sending."""
     paths: dict[str, tuple[str, int, int]] = {}
-    sensitive = any(k in low for k in _SENSITIVE_KEYS) and _SENSITIVE.search(t) is not None
-    for sent in SENTENCE.finditer(t) if sensitive else ():
+    if not any(k in low for k in _SENSITIVE_KEYS) or _SENSITIVE.search(t) is None:
+        return paths
+    for sent in SENTENCE.finditer(t):
         for m in _SENSITIVE.finditer(sent.group(0)):
             token = m.group(0).lower()
             verb = _VERB.search(sent.group(0)) is not None
             prev = paths.get(token)
             if prev is None or (verb and prev[0] != CRITICAL):
                 paths[token] = (CRITICAL if verb else HIGH, sent.start() + m.start(), sent.start() + m.end())
-    if paths:
-        sev = CRITICAL if any(v[0] == CRITICAL for v in paths.values()) else HIGH
-        a = min(v[1] for v in paths.values())
-        b = max(v[2] for v in paths.values())
-        how = " with an instruction to read or send it" if sev == CRITICAL else ""
-        names = ", ".join(repr(k) for k in paths)
-        plural = "s" if len(paths) > 1 else ""
-        yield (
-            LintFinding(
-                "sensitive-path", sev, f"names the secrets location{plural} {names}{how}: {excerpt(t, a, b, 30)}", where
-            ),
-            ("sensitive-path", tuple(sorted(paths)), sev),
-        )
+    return paths
+
+
+def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
+    """Findings in ``t`` (cleaned text; ``low`` its lower case), each with its signature: one
+    ``sensitive-path`` for all the secrets locations it names."""
+    paths = _secrets_locations(t, low)
+    if not paths:
+        return
+    sev = CRITICAL if any(v[0] == CRITICAL for v in paths.values()) else HIGH
+    a = min(v[1] for v in paths.values())
+    b = max(v[2] for v in paths.values())
+    how = " with an instruction to read or send it" if sev == CRITICAL else ""
+    names = ", ".join(repr(k) for k in paths)
+    plural = "s" if len(paths) > 1 else ""
+    what = f"names the secrets location{plural} {names}{how}: {excerpt(t, a, b, 30)}"
+    yield LintFinding("sensitive-path", sev, what, where), ("sensitive-path", tuple(sorted(paths)), sev)
 
 
 _BLOB = lazy(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
@@ -108,48 +109,50 @@ def cross_references(
     """``cross-server-reference`` findings for one definition (tool, prompt or instructions text)
     naming a tool from ``foreign`` (see :func:`foreign_tools`); with ``old``, only new mentions.
     ``words``: the definition's :func:`mentions`, when known (from the lint cache)."""
-    if not foreign or definition is None:
+    if not foreign or definition is None or not _names_foreign(definition, foreign, words):
         return []
-    # one pass over all the definition's text first: most name no other server's tool at all
-    # (the texts are joined by newlines, which no identifier or quoted name spans)
+    before = {(where, hit) for where, hit, _s in _references(old, foreign)} if old is not None else set()
+    return [
+        _reference(s, hit, where, foreign)
+        for where, hit, s in _references(definition, foreign)
+        if (where, hit) not in before  # with ``old``, only new mentions
+    ]
+
+
+def _names_foreign(definition: Any, foreign: dict[str, list[str]], words: frozenset[str] | None) -> bool:
+    """One pass over all the definition's text first: most name no other server's tool at all
+    (the texts are joined by newlines, which no identifier or quoted name spans); over the few
+    ``words`` when they are known, not over every name."""
     if words is not None:
-        if not any(w in foreign for w in words):  # over the few words, not over every name
-            return []
-    elif not _may_name(clean("\n".join(texts(definition, skip_name=True))), foreign):
-        return []
-    before: set[tuple[str, str]] = set()
-    if old is not None:
-        for where, s in strings(old, root(old)):
-            if where != "name":
-                before.update((where, h) for h in references(s, foreign))
-    out = []
+        return any(w in foreign for w in words)
+    return _may_name(clean("\n".join(texts(definition, skip_name=True))), foreign)
+
+
+def _references(definition: Any, foreign: dict[str, list[str]]) -> Iterator[tuple[str, str, str]]:
+    """(where, the foreign tool named, the text) for each mention, the tool's own name left out."""
     for where, s in strings(definition, root(definition)):
-        if where == "name":
-            continue
-        for hit in references(s, foreign):
-            if (where, hit) in before:
-                continue
-            servers = ", ".join(sorted(set(foreign[hit])))
-            if _steers(s, hit):
-                out.append(
-                    LintFinding(
-                        "cross-server-reference",
-                        CRITICAL,
-                        f"claims or redirects `{hit}`, a tool of server {servers}: a definition that steers the model "
-                        "away from or toward another server's tools",
-                        where,
-                    )
-                )
-            else:
-                out.append(
-                    LintFinding(
-                        "cross-server-reference",
-                        HIGH,
-                        f"names `{hit}`, a tool of server {servers} (a mention, no claim or redirect)",
-                        where,
-                    )
-                )
-    return out
+        if where != "name":
+            for hit in references(s, foreign):
+                yield where, hit, s
+
+
+def _reference(s: str, hit: str, where: str, foreign: dict[str, list[str]]) -> LintFinding:
+    """The finding of one mention: critical when its sentence claims or redirects, else high."""
+    servers = ", ".join(sorted(set(foreign[hit])))
+    if _steers(s, hit):
+        return LintFinding(
+            "cross-server-reference",
+            CRITICAL,
+            f"claims or redirects `{hit}`, a tool of server {servers}: a definition that steers the model "
+            "away from or toward another server's tools",
+            where,
+        )
+    return LintFinding(
+        "cross-server-reference",
+        HIGH,
+        f"names `{hit}`, a tool of server {servers} (a mention, no claim or redirect)",
+        where,
+    )
 
 
 def _steers(text: str, hit: str) -> bool:
@@ -258,17 +261,21 @@ def shadowing(tools_by_server: dict[str, Any], *, builtins: bool = False) -> dic
         if len({s for s, _ in group}) < 2:
             continue
         for server, tool in group:
-            others = sorted(f"{s}/{t}" for s, t in group if s != server)
-            exact = any(t == tool for s, t in group if s != server)
-            msg = (
-                f"tool name `{tool}` is also offered by {', '.join(others)}"
-                if exact
-                else f"tool name `{tool}` differs only in case or separators from {', '.join(others)}"
-            )
-            out.setdefault((server, tool), []).append(
-                LintFinding("tool-shadowing", HIGH, msg + ": the model may call the wrong server's tool", "name")
-            )
+            out.setdefault((server, tool), []).append(_shadowed(server, tool, group))
     return out
+
+
+def _shadowed(server: str, tool: str, group: list[tuple[str, str]]) -> LintFinding:
+    """``tool-shadowing`` of ``server``'s ``tool`` by the others of its ``group`` (the same name
+    once case and separators are folded): offered by them, or told apart only by case or separators."""
+    others = sorted(f"{s}/{t}" for s, t in group if s != server)
+    exact = any(t == tool for s, t in group if s != server)
+    msg = (
+        f"tool name `{tool}` is also offered by {', '.join(others)}"
+        if exact
+        else f"tool name `{tool}` differs only in case or separators from {', '.join(others)}"
+    )
+    return LintFinding("tool-shadowing", HIGH, msg + ": the model may call the wrong server's tool", "name")
 
 
 def lint_servers(

@@ -50,6 +50,22 @@ def _placeholder(url: str) -> str | None:
     return None
 
 
+def _shaped_for_exfiltration(url: str, s: str, before: str) -> str:
+    """What makes ``url`` (in the sentence ``s``, after ``before``) an exfiltration URL, or '': a
+    placeholder for data, an order to render it, or an order before it to send, post or fetch it."""
+    hole = _placeholder(url)
+    if hole:
+        return f"a placeholder for data ({hole}) in it"
+    if _RENDER.search(s):
+        return "an order to render it (an image or link the model shows)"
+    bl = before.lower()
+    if _FETCH.search(before) or any(
+        lang.send is not None and tried(lang, before, bl) and lang.send.search(before) for lang in compiled()
+    ):
+        return "an order to send, post or fetch it"
+    return ""
+
+
 def url_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
     """``exfiltration-url`` findings in ``t`` (cleaned text; ``low`` its lower case)."""
     if "://" not in t:
@@ -58,20 +74,7 @@ def url_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Si
         s = sent.group(0)
         for m in URL.finditer(s) if "://" in s else ():
             url = m.group(0).rstrip(".,;:")
-            why = ""
-            hole = _placeholder(url)
-            if hole:
-                why = f"a placeholder for data ({hole}) in it"
-            elif _RENDER.search(s):
-                why = "an order to render it (an image or link the model shows)"
-            else:
-                before = s[: m.start()]
-                bl = before.lower()
-                if _FETCH.search(before) or any(
-                    lang.send is not None and tried(lang, before, bl) and lang.send.search(before)
-                    for lang in compiled()
-                ):
-                    why = "an order to send, post or fetch it"
+            why = _shaped_for_exfiltration(url, s, s[: m.start()])
             if why:
                 a, b = sent.start() + m.start(), sent.start() + m.end()
                 yield (

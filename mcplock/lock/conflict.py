@@ -177,6 +177,30 @@ def has_markers(text: str) -> bool:
     return any(line.startswith(_MARKER) for line in text.splitlines())
 
 
+def _read_region(lines: list[str], i: int) -> tuple[Region, int] | None:
+    """The region whose start marker is ``lines[i]`` and the index after its end marker, or None
+    when it is not a well-formed region of mcplock's."""
+    start = _START.match(lines[i].rstrip("\n"))
+    if start is None:
+        return None
+    sides: list[list[str]] = [[], []]
+    j, side = i + 1, 0
+    while j < len(lines):
+        inner = lines[j].rstrip("\n")
+        if inner == _MID and side == 0:
+            side = 1
+        elif lines[j].startswith(_MARKER):
+            break
+        else:
+            sides[side].append(lines[j])
+        j += 1
+    end = _END.match(lines[j].rstrip("\n")) if j < len(lines) else None
+    if side != 1 or end is None or end.group(1) != start.group(2):
+        return None
+    units = tuple(u.strip() for u in start.group(1).split(","))
+    return Region(_unlabel(start.group(2)), units, i + 1, "".join(sides[0]), "".join(sides[1])), j + 1
+
+
 def split(text: str) -> list[str | Region] | None:
     """The text as plain lines and mcplock's regions, or None when it holds a conflict marker that
     is not part of a well-formed region of mcplock's (git's own text conflict, a hand edit)."""
@@ -184,31 +208,15 @@ def split(text: str) -> list[str | Region] | None:
     lines = text.splitlines(keepends=True)
     i = 0
     while i < len(lines):
-        line = lines[i]
-        if not line.startswith(_MARKER):
-            out.append(line)
+        if not lines[i].startswith(_MARKER):
+            out.append(lines[i])
             i += 1
             continue
-        start = _START.match(line.rstrip("\n"))
-        if start is None:
+        found = _read_region(lines, i)
+        if found is None:
             return None
-        sides: list[list[str]] = [[], []]
-        j, side = i + 1, 0
-        while j < len(lines):
-            inner = lines[j].rstrip("\n")
-            if inner == _MID and side == 0:
-                side = 1
-            elif lines[j].startswith(_MARKER):
-                break
-            else:
-                sides[side].append(lines[j])
-            j += 1
-        end = _END.match(lines[j].rstrip("\n")) if j < len(lines) else None
-        if side != 1 or end is None or end.group(1) != start.group(2):
-            return None
-        units = tuple(u.strip() for u in start.group(1).split(","))
-        out.append(Region(_unlabel(start.group(2)), units, i + 1, "".join(sides[0]), "".join(sides[1])))
-        i = j + 1
+        region, i = found
+        out.append(region)
     return out
 
 

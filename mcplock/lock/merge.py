@@ -29,7 +29,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from mcplock.lock.model import CONNECTION, Entry, Lock, ServerEntry
 
@@ -56,6 +56,8 @@ _SERVER_UNITS = {
     "identity": ("server_info", "protocol_version"),
 }
 _SERVER_SKIP = ("name", "items", "instructions")
+_T = TypeVar("_T", Entry, ServerEntry)
+
 FLAGS = ("enabled", "approval")  # an Entry's fields merged per key; every other field is the review
 
 
@@ -111,6 +113,48 @@ def _accepted(e: Entry) -> tuple[Any, Any]:
     return e.definition, e.hash
 
 
+def _one_sided(b: _T | None, o: _T | None, t: _T | None) -> tuple[_T | None, _T | None, bool]:
+    """A server or item one side does not have (ours' result, theirs' result, conflict): gone
+    when the other side left it as it was, kept when only one side added it; removed on one side
+    and changed on the other is a conflict."""
+    other = t if o is None else o
+    if other == b:
+        return None, None, False
+    if b is None:  # added on one side only
+        return other, other, False
+    return o, t, True
+
+
+def _flags_for_another_definition(b: Entry | None, reviewed: Entry, other: Entry) -> tuple[str, ...]:
+    """The flags ``other`` set when the side that ``reviewed`` accepted another definition than
+    ``b``'s: each was decided for the definition its branch had, not this one; applying it would
+    be a review nobody made."""
+    if b is None or _accepted(b) == _accepted(reviewed):
+        return ()
+    return tuple(f for f in FLAGS if getattr(other, f) != getattr(b, f) and getattr(other, f) != getattr(reviewed, f))
+
+
+def _merge_flags(b: Entry | None, o: Entry, t: Entry, merged: tuple[Entry, Entry]) -> list[str]:
+    """Each flag merged on its own into ``merged`` (ours', theirs'); the flags that conflict."""
+    units: list[str] = []
+    for flag in FLAGS:
+        fo, ft, c = _pick(getattr(b, flag) if b is not None else ABSENT, getattr(o, flag), getattr(t, flag))
+        setattr(merged[0], flag, fo)
+        setattr(merged[1], flag, ft)
+        if c:
+            units.append(flag)
+    return units
+
+
+def _hold_quarantine(b: Entry | None, reviewed: Entry, other: Entry, merged: tuple[Entry, Entry]) -> None:
+    """A quarantine (refresh staged a change and disabled the tool) holds: the other branch's
+    own ``enabled`` becomes the one accepting the change gives back."""
+    for m in merged:
+        if m.pending is not None and b is not None and other.enabled != b.enabled:
+            m.pending.enabled_before = other.enabled
+        m.enabled = reviewed.enabled
+
+
 def merge_entry(
     b: Entry | None,
     o: Entry | None,
@@ -120,45 +164,23 @@ def merge_entry(
     if o == t:
         return o, o, ()
     if o is None or t is None:  # removed on one side
-        other = t if o is None else o
-        if other == b:
-            return None, None, ()
-        if b is None:  # added on one side only
-            return other, other, ()
-        return o, t, ("removed",)
+        mo, mt, conflict = _one_sided(b, o, t)
+        return mo, mt, ("removed",) if conflict else ()
     rb, ro, rt = _review(b), _review(o), _review(t)
     review_o, _, review_conflict = _pick(rb, ro, rt)
     if review_conflict:
         return o, t, ("definition",)
-    base_of_review = o if review_o == ro else t
-    other = t if base_of_review is o else o
-    if b is not None and _accepted(b) != _accepted(base_of_review):
-        # the reviewed definition changed on one side: a flag the other side set was decided
-        # for the definition it had, not this one; applying it would be a review nobody made
-        moved = tuple(
-            f for f in FLAGS if getattr(other, f) != getattr(b, f) and getattr(other, f) != getattr(base_of_review, f)
-        )
-        if moved:
-            return o, t, ("definition", *moved)
-    merged_o = copy.deepcopy(base_of_review)
-    merged_t = copy.deepcopy(base_of_review)
-    units: list[str] = []
-    for flag in FLAGS:
-        fo, ft, c = _pick(getattr(b, flag) if b is not None else ABSENT, getattr(o, flag), getattr(t, flag))
-        setattr(merged_o, flag, fo)
-        setattr(merged_t, flag, ft)
-        if c:
-            units.append(flag)
-    # a quarantine (refresh staged a change and disabled the tool) holds: the other branch's
-    # own `enabled` becomes the one accepting the change gives back
-    p = merged_o.pending
+    reviewed = o if review_o == ro else t  # the side whose review the merge takes
+    other = t if reviewed is o else o
+    moved = _flags_for_another_definition(b, reviewed, other)
+    if moved:
+        return o, t, ("definition", *moved)
+    merged = copy.deepcopy(reviewed), copy.deepcopy(reviewed)
+    units = _merge_flags(b, o, t, merged)
+    p = merged[0].pending
     if p is not None and p.enabled_before is not None and review_o != rb and "enabled" not in units:
-        if b is not None and other.enabled != b.enabled:
-            for m in (merged_o, merged_t):
-                m.pending.enabled_before = other.enabled  # type: ignore[union-attr]
-        for m in (merged_o, merged_t):
-            m.enabled = base_of_review.enabled
-    return merged_o, merged_t, tuple(units)
+        _hold_quarantine(b, reviewed, other, merged)
+    return merged[0], merged[1], tuple(units)
 
 
 def _get(s: ServerEntry, n: str) -> Any:
@@ -193,15 +215,12 @@ def _set_units(s: ServerEntry, units: dict[str, Any]) -> None:
             _set(s, unit, value)
 
 
-def merge_server(
-    b: ServerEntry | None,
-    o: ServerEntry,
-    t: ServerEntry,
-) -> tuple[ServerEntry, ServerEntry, list[Conflict]]:
-    name = o.name
+def _merge_settings(
+    b: ServerEntry | None, o: ServerEntry, t: ServerEntry, res_o: ServerEntry, res_t: ServerEntry
+) -> list[str]:
+    """The server's own units and its instructions merged into ``res_o`` and ``res_t``; the ones that conflict."""
     ub = _server_units(b) if b is not None else {}
     uo, ut = _server_units(o), _server_units(t)
-    res_o, res_t = copy.deepcopy(o), copy.deepcopy(o)
     own: list[str] = []
     for unit in uo:
         vo, vt, c = _pick(ub.get(unit, ABSENT), uo[unit], ut[unit])
@@ -213,19 +232,41 @@ def merge_server(
     res_o.instructions, res_t.instructions = copy.deepcopy(io), copy.deepcopy(it)
     if ic:
         own.append("instructions")
+    return own
+
+
+def merge_server(
+    b: ServerEntry | None,
+    o: ServerEntry,
+    t: ServerEntry,
+) -> tuple[ServerEntry, ServerEntry, list[Conflict]]:
+    name = o.name
+    res_o, res_t = copy.deepcopy(o), copy.deepcopy(o)
+    own = _merge_settings(b, o, t, res_o, res_t)
     conflicts = [Conflict(name, units=tuple(own))] if own else []
     kinds = list(dict.fromkeys([*o.items, *t.items, *(b.items if b else {})]))
     for kind in kinds:
-        bo, oo, to = (b.items.get(kind, {}) if b else {}), o.items.get(kind, {}), t.items.get(kind, {})
-        res_o.items[kind], res_t.items[kind] = {}, {}
-        for key in sorted({*bo, *oo, *to}):
-            eo, et, units = merge_entry(bo.get(key), oo.get(key), to.get(key))
-            if eo is not None:
-                res_o.items[kind][key] = copy.deepcopy(eo)
-            if et is not None:
-                res_t.items[kind][key] = copy.deepcopy(et)
-            if units:
-                conflicts.append(Conflict(name, kind, key, units))
+        bo = b.items.get(kind, {}) if b else {}
+        res_o.items[kind], res_t.items[kind], found = _merge_items(bo, o.items.get(kind, {}), t.items.get(kind, {}))
+        conflicts += [Conflict(name, kind, key, units) for key, units in found]
+    return res_o, res_t, conflicts
+
+
+def _merge_items(
+    b: dict[str, Entry], o: dict[str, Entry], t: dict[str, Entry]
+) -> tuple[dict[str, Entry], dict[str, Entry], list[tuple[str, tuple[str, ...]]]]:
+    """The items of one kind, key by key: (ours' result, theirs' result, (key, units) of each conflict)."""
+    res_o: dict[str, Entry] = {}
+    res_t: dict[str, Entry] = {}
+    conflicts: list[tuple[str, tuple[str, ...]]] = []
+    for key in sorted({*b, *o, *t}):
+        eo, et, units = merge_entry(b.get(key), o.get(key), t.get(key))
+        if eo is not None:
+            res_o[key] = copy.deepcopy(eo)
+        if et is not None:
+            res_t[key] = copy.deepcopy(et)
+        if units:
+            conflicts.append((key, units))
     return res_o, res_t, conflicts
 
 
@@ -240,13 +281,8 @@ def merge(base: Lock | None, ours: Lock, theirs: Lock) -> Merged:
         if o == t:
             merged_o = merged_t = o
         elif o is None or t is None:
-            other = t if o is None else o
-            if other == b:
-                merged_o = merged_t = None
-            elif b is None:  # added on one side only
-                merged_o = merged_t = other
-            else:
-                merged_o, merged_t = o, t
+            merged_o, merged_t, removed = _one_sided(b, o, t)
+            if removed:
                 conflicts.append(Conflict(name, units=("removed",), whole=True))
         else:
             merged_o, merged_t, found = merge_server(b, o, t)

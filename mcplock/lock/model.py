@@ -126,6 +126,13 @@ class ServerEntry:
             for key in sorted(self.items[kind]):
                 yield self.items[kind][key]
 
+    def pinned(self, kind: str) -> dict[str, Entry]:
+        """Key -> entry of one kind: the server's own table of an item kind; for ``instructions``
+        a new one-entry table (keyed ``instructions``), empty when the server has none."""
+        if kind == "instructions":
+            return {"instructions": self.instructions} if self.instructions is not None else {}
+        return self.items[kind]
+
     def find(self, kind: str, key: str) -> Entry | None:
         if kind == "instructions":
             return self.instructions

@@ -28,7 +28,7 @@ from mcplock.lock.model import (
 )
 from mcplock.lock.text import header_lines, parse_toml, read_text
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
-from mcplock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ClientCapabilities, ClientIdentity, ServerSpec
+from mcplock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ClientCapabilities, ClientIdentity, ServerSpec, Transport
 
 __all__ = ["header_lines", "load", "loads", "read_text"]
 
@@ -160,19 +160,14 @@ class Reader:
         if not isinstance(st, dict):
             raise self.fail(("server",), f"`server.{_key(name)}` must be a table")
         self.check_keys(st, table, SERVER_KEYS)
-        transport = self.get(st, table, "transport", str)
-        if transport not in TRANSPORTS:
-            names = ", ".join(f'"{t}"' for t in TRANSPORTS[:-1]) + f' or "{TRANSPORTS[-1]}"'
-            raise self.fail(table, f"`transport` in {self._where(table)} must be {names}, not {transport!r}")
+        transport = self.transport(st, table)
         args = self.get(st, table, "args", list, [])
         if not all(isinstance(a, str) for a in args):
             raise self.fail(table, f"`args` in {self._where(table)} must be a list of strings")
         policy = self.get(st, table, "policy", str, "all")
         if policy not in POLICIES:
             raise self.fail(table, f"`policy` in {self._where(table)} must be one of {', '.join(POLICIES)}")
-        pass_env = self.get(st, table, "pass-env", list, [])
-        if not all(isinstance(n, str) and ENV_NAME.fullmatch(n) for n in pass_env):
-            raise self.fail(table, f"`pass-env` in {self._where(table)} must be a list of environment variable names")
+        pass_env = self.pass_env(st, table)
         info = self.get(st, table, "server-info", dict)
         auth = self.auth(st, table)
         spec = ServerSpec(
@@ -201,16 +196,34 @@ class Reader:
             server_info=dict(info) if info is not None else None,
             protocol_version=self.get(st, table, "protocol-version", str),
         )
-        if srv.spec.stdio and not srv.spec.command:
-            raise self.fail(table, f"a stdio server needs `command` in {self._where(table)}")
-        if srv.spec.remote and not srv.spec.url:
-            raise self.fail(table, f"an {transport} server needs `url` in {self._where(table)}")
+        self.check_reachable(spec, table)
         srv.instructions = self.instructions(table, st)
         for kind in ITEM_KINDS:
             kt = self.get(st, table, kind, dict, {})
             for key, it in kt.items():
                 srv.items[kind][key] = self.item((*table, kind, key), kind, key, it)
         return srv
+
+    def transport(self, st: dict[str, Any], table: tuple[str, ...]) -> Transport:
+        transport = self.get(st, table, "transport", str)
+        if transport not in TRANSPORTS:
+            names = ", ".join(f'"{t}"' for t in TRANSPORTS[:-1]) + f' or "{TRANSPORTS[-1]}"'
+            raise self.fail(table, f"`transport` in {self._where(table)} must be {names}, not {transport!r}")
+        return Transport(transport)
+
+    def pass_env(self, st: dict[str, Any], table: tuple[str, ...]) -> list[str]:
+        """`pass-env`: the names of the variables a launched server gets from the environment."""
+        pass_env = self.get(st, table, "pass-env", list, [])
+        if not all(isinstance(n, str) and ENV_NAME.fullmatch(n) for n in pass_env):
+            raise self.fail(table, f"`pass-env` in {self._where(table)} must be a list of environment variable names")
+        return list(pass_env)
+
+    def check_reachable(self, spec: ServerSpec, table: tuple[str, ...]) -> None:
+        """A stdio server has a command to run, a remote one a URL."""
+        if spec.stdio and not spec.command:
+            raise self.fail(table, f"a stdio server needs `command` in {self._where(table)}")
+        if spec.remote and not spec.url:
+            raise self.fail(table, f"an {spec.transport} server needs `url` in {self._where(table)}")
 
     def auth(self, st: dict[str, Any], table: tuple[str, ...]) -> str | dict[str, str] | None:
         """`auth = "oauth"` or
@@ -279,6 +292,12 @@ class Reader:
         for key in ("name", "version"):
             if not self.get(pt, ptable, key, str):
                 raise self.fail(ptable, f"missing `{key}` in {self._where(ptable)}")
+        self.check_integrity(pt, ptable, registry)
+        return PackagePin.from_stored(pt)
+
+    def check_integrity(self, pt: dict[str, Any], ptable: tuple[str, ...], registry: str) -> None:
+        """A pin's `integrity` (a string, or a list for PyPI) in its registry's form, and its
+        `tree-integrity` a `sha256:` hash."""
         integ = self.get(pt, ptable, "integrity", (str, list))
         values = integ if isinstance(integ, list) else [] if integ is None else [integ]
         for v in values:
@@ -287,7 +306,6 @@ class Reader:
         tree = self.get(pt, ptable, "tree-integrity", str)
         if tree is not None and not is_hash(tree):
             raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
-        return PackagePin.from_stored(pt)
 
     def client_capabilities(self, st: dict[str, Any], table: tuple[str, ...]) -> ClientCapabilities | None:
         from mcplock.client_capabilities import KNOWN
@@ -322,9 +340,7 @@ class Reader:
         if pt is not None:
             ptable = (*table, "instructions-pending")
             self.check_keys(pt, ptable, {"change", "hash", "text"})
-            change = self.get(pt, ptable, "change", str)
-            if change not in CHANGES:
-                raise self.fail(ptable, f"`change` in {self._where(ptable)} must be one of {', '.join(CHANGES)}")
+            change = self.change(pt, ptable)
             ptext = self.get(pt, ptable, "text", str)
             ph = self.hash_value(pt, ptable, "hash")
             if change != "removed" and (ptext is None or ph is None):
@@ -356,24 +372,33 @@ class Reader:
             raise self.fail(table, f"{self._where(table)} holds a definition but no `hash`")
         pt = self.get(it, table, "pending", dict)
         if pt is not None:
-            ptable = (*table, "pending")
-            self.check_keys(pt, ptable, PENDING_KEYS)
-            change = self.get(pt, ptable, "change", str)
-            if change not in CHANGES:
-                raise self.fail(ptable, f"`change` in {self._where(ptable)} must be one of {', '.join(CHANGES)}")
-            ph = self.hash_value(pt, ptable, "hash")
-            pend = Pending(change=change, hash=ph, enabled_before=self.get(pt, ptable, "enabled-before", bool))
-            pend.approval = self.approval(pt, ptable, self.get(pt, ptable, "approval", str))
-            if change != "removed":
-                if ph is None:
-                    raise self.fail(ptable, f"a pending {change} needs `hash` in {self._where(ptable)}")
-                pend.definition = self.definition(ptable, kind, key, pt)
-            entry.pending = pend
+            entry.pending = self.pending((*table, "pending"), kind, key, pt)
         if h is None and entry.pending is None and entry.rejected_hash is None:
             raise self.fail(
                 table, f"{self._where(table)} has neither an accepted definition (`hash`) nor a pending proposal"
             )
         return entry
+
+    def change(self, pt: dict[str, Any], ptable: tuple[str, ...]) -> str:
+        """A pending proposal's `change`: new, changed or removed."""
+        change = self.get(pt, ptable, "change", str)
+        if change not in CHANGES:
+            raise self.fail(ptable, f"`change` in {self._where(ptable)} must be one of {', '.join(CHANGES)}")
+        return str(change)
+
+    def pending(self, ptable: tuple[str, ...], kind: str, key: str, pt: dict[str, Any]) -> Pending:
+        """An item's `pending` table: the change, its hash and definition (none for a removal),
+        the `enabled` a quarantine took away, a person's approval."""
+        self.check_keys(pt, ptable, PENDING_KEYS)
+        change = self.change(pt, ptable)
+        ph = self.hash_value(pt, ptable, "hash")
+        pend = Pending(change=change, hash=ph, enabled_before=self.get(pt, ptable, "enabled-before", bool))
+        pend.approval = self.approval(pt, ptable, self.get(pt, ptable, "approval", str))
+        if change != "removed":
+            if ph is None:
+                raise self.fail(ptable, f"a pending {change} needs `hash` in {self._where(ptable)}")
+            pend.definition = self.definition(ptable, kind, key, pt)
+        return pend
 
     def approval(self, t: dict[str, Any], table: tuple[str, ...], value: str | None) -> str | None:
         """An `approval`: an empty or unknown value is read as "always" (ask), and noted for `check`."""

@@ -71,40 +71,82 @@ def live_items(server: ServerEntry, snap: Snapshot) -> dict[str, dict[str, tuple
     return out
 
 
+def _restore(entry: Entry) -> None:
+    """Upstream matches what was accepted: drop a stale proposal, undo a quarantine."""
+    if entry.pending is not None:
+        if entry.pending.enabled_before is not None:
+            entry.enabled = entry.pending.enabled_before
+        entry.pending = None
+
+
+def _stage_change(entry: Entry, definition: Any, h: str) -> None:
+    """A change upstream, a stored definition that fails its hash, or a rejected tool whose server
+    offers the accepted definition again: staged for a person to review, a tool quarantined (the
+    rug-pull shape) with the ``enabled`` that accepting gives back, a person's approval kept."""
+    old = entry.pending
+    before = old.enabled_before if old is not None else None
+    if before is None and entry.kind == "tool" and entry.rejected_hash is None:
+        before = entry.enabled
+    approval = old.approval if old is not None else None
+    entry.pending = Pending(change="changed", definition=definition, hash=h, enabled_before=before, approval=approval)
+    if entry.kind == "tool":
+        entry.enabled = False
+
+
 def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None:
+    """Record what the server offers for ``entry`` (``definition``, its hash ``h``) in ``result``:
+    nothing new, already staged, or a new proposal."""
     if entry.rejected_hash == h:
         entry.pending = None  # seen and rejected: not proposed again until it changes
         result.unchanged += 1
         return
     tampered = entry.tampered()  # the stored definition fails its hash: never kept as accepted
     if entry.definition is not None and entry.hash == h and entry.rejected_hash is None and not tampered:
-        # upstream matches what was accepted: drop a stale proposal, undo a quarantine
-        if entry.pending is not None:
-            if entry.pending.enabled_before is not None:
-                entry.enabled = entry.pending.enabled_before
-            entry.pending = None
+        _restore(entry)
         result.unchanged += 1
         return
     if entry.pending is not None and entry.pending.hash == h and not entry.tampered(pending=True):
         (result.new if entry.pending.change == "new" else result.changed).append(item_target(entry))
         return
-    approval = entry.pending.approval if entry.pending is not None else None  # a person's, kept
     if entry.definition is None:
+        approval = entry.pending.approval if entry.pending is not None else None  # a person's, kept
         entry.pending = Pending(change="new", definition=definition, hash=h, approval=approval)
         entry.enabled = False
         result.new.append(item_target(entry))
         return
-    # a change upstream, a stored definition that fails its hash, or a rejected tool whose
-    # server offers the accepted definition again: staged for a person to review
-    before = entry.pending.enabled_before if entry.pending is not None else None
-    if before is None and entry.kind == "tool" and entry.rejected_hash is None:
-        before = entry.enabled
-    entry.pending = Pending(change="changed", definition=definition, hash=h, enabled_before=before, approval=approval)
+    _stage_change(entry, definition, h)
     if tampered:
         result.tampered.append(item_target(entry))
-    if entry.kind == "tool":
-        entry.enabled = False  # the rug-pull shape: quarantined until reviewed
     result.changed.append(item_target(entry))
+
+
+def _entry(server: ServerEntry, kind: str, key: str) -> Entry:
+    """``server``'s entry for an offered item, a new one (not accepted) when it has none."""
+    entry = server.find(kind, key)
+    if entry is None:
+        entry = Entry(kind=kind, key=key, enabled=kind != "tool")
+        if kind == "instructions":
+            server.instructions = entry
+        else:
+            server.items[kind][key] = entry
+    return entry
+
+
+def _gone(server: ServerEntry, kind: str, key: str, result: StageResult) -> None:
+    """An item the server no longer offers: forgotten when it was never accepted, else its
+    removal staged (a quarantine's ``enabled`` kept for it)."""
+    entry = server.pinned(kind)[key]
+    if entry.definition is None:
+        # never accepted and now gone: nothing left to track
+        if kind == "instructions":
+            server.instructions = None
+        else:
+            del server.items[kind][key]
+        return
+    if entry.pending is None or entry.pending.change != "removed":
+        before = entry.pending.enabled_before if entry.pending else None
+        entry.pending = Pending(change="removed", enabled_before=before)
+    result.removed.append(item_target(entry))
 
 
 def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
@@ -119,34 +161,12 @@ def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
         server.client_capabilities = tuple(snap.client_capabilities)  # the client it was probed as
     for kind in ("instructions", *ITEM_KINDS):
         offered = live[kind]
-        if kind == "instructions":
-            existing = {"instructions": server.instructions} if server.instructions else {}
-        else:
-            existing = server.items[kind]
+        existing = server.pinned(kind)
         for key, (definition, h) in offered.items():
-            entry = existing.get(key)
-            if entry is None:
-                entry = Entry(kind=kind, key=key, enabled=kind != "tool")
-                if kind == "instructions":
-                    server.instructions = entry
-                else:
-                    server.items[kind][key] = entry
-            _propose(entry, definition, h, result)
+            _propose(_entry(server, kind, key), definition, h, result)
         for key in list(existing):
-            if key in offered:
-                continue
-            entry = existing[key]
-            if entry.definition is None:
-                # never accepted and now gone: nothing left to track
-                if kind == "instructions":
-                    server.instructions = None
-                else:
-                    del server.items[kind][key]
-                continue
-            if entry.pending is None or entry.pending.change != "removed":
-                before = entry.pending.enabled_before if entry.pending else None
-                entry.pending = Pending(change="removed", enabled_before=before)
-            result.removed.append(item_target(entry))
+            if key not in offered:
+                _gone(server, kind, key, result)
     return result
 
 

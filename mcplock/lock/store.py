@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -23,10 +24,10 @@ from collections.abc import Iterator
 from mcplock.errors import LockBusyError, LockfileError
 from mcplock.lock.model import Lock
 
-try:
+if sys.platform == "win32":  # pragma: no cover - no fcntl: writers are not serialised there
+    fcntl = None
+else:
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
 
 
 def real_path(path: str) -> str:

@@ -96,6 +96,32 @@ def select(lock: Lock, names: list[str]) -> list[ServerEntry]:
     return [server_of(lock, n) for n in names]
 
 
+def _short_as_tool(srv: ServerEntry, target: Target, kind: str, entry: Entry | None) -> Entry | None:
+    """``docs/instructions``, ``docs/prompt:x``: a tool may carry that very name. The tool when
+    only a tool does; a usage error when the item exists too (the name is ambiguous)."""
+    tool = srv.tools.get(target.short) if target.short is not None else None
+    if tool is not None and entry is not None:
+        other = format_target(srv.name, kind, target.key)
+        as_tool = format_target(srv.name, "tool", target.short)
+        raise UsageError(
+            f"`{target.server}/{target.short}` names two things of `{srv.name}`: the {_what(kind)} "
+            f"(`{other}`) and a tool (`{as_tool}`)",
+            hint=f"write `{as_tool}` for the tool, `{other}` for the {_what(kind)}",
+        )
+    return tool
+
+
+def _not_found(srv: ServerEntry, target: Target) -> UsageError:
+    """No such item: for a tool, the one whose name differs only in case is suggested."""
+    kind = target.kind
+    hint = f"see `mcplock list` for what `{srv.name}` has"
+    if kind == "tool" and target.key:
+        close = [k for k in srv.tools if k.lower() == target.key.lower()]
+        if close:
+            hint = f"did you mean `{format_target(srv.name, 'tool', close[0])}`?"
+    return UsageError(f"no {kind} `{target.key}` on server `{srv.name}`", hint=hint)
+
+
 def resolve(lock: Lock, target: Target, *, tool_only: bool = False) -> tuple[ServerEntry, list[Entry]]:
     """The server and entries ``target`` names. ``tool_only``: it must name tools (a server
     names all of them)."""
@@ -103,28 +129,11 @@ def resolve(lock: Lock, target: Target, *, tool_only: bool = False) -> tuple[Ser
     if target.kind is None:
         return srv, list(srv.entries())
     entry = srv.find(target.kind, target.key or "")
-    if target.kind != "tool" and target.short is not None:
-        # `docs/instructions`, `docs/prompt:x`: a tool may carry that very name
-        tool = srv.tools.get(target.short)
-        if tool is not None and entry is not None:
-            other = format_target(srv.name, target.kind, target.key)
-            as_tool = format_target(srv.name, "tool", target.short)
-            raise UsageError(
-                f"`{target.server}/{target.short}` names two things of `{srv.name}`: the {_what(target.kind)} "
-                f"(`{other}`) and a tool (`{as_tool}`)",
-                hint=f"write `{as_tool}` for the tool, `{other}` for the {_what(target.kind)}",
-            )
-        if tool is not None:
-            entry = tool
+    if target.kind != "tool":
+        tool = _short_as_tool(srv, target, target.kind, entry)
+        entry = tool if tool is not None else entry
     if entry is None:
-        kind = target.kind
-        what = "tool" if kind == "tool" else kind
-        hint = f"see `mcplock list` for what `{srv.name}` has"
-        if kind == "tool" and target.key:
-            close = [k for k in srv.tools if k.lower() == target.key.lower()]
-            if close:
-                hint = f"did you mean `{format_target(srv.name, 'tool', close[0])}`?"
-        raise UsageError(f"no {what} `{target.key}` on server `{srv.name}`", hint=hint)
+        raise _not_found(srv, target)
     if tool_only and entry.kind != "tool":
         raise UsageError(
             f"`{format_target(srv.name, entry.kind, entry.key)}` is not a tool",

@@ -93,6 +93,10 @@ def _listed_item(obj: Any, path: list[str | int]) -> str:
     return ""
 
 
+# a server message that answers none of ours, parsed (a JSON-RPC object), or a batch as it came
+# (a list: the receiver drops it and says so); the receiver checks its shape (guard/wellformed.py)
+OnMessage = Callable[[dict[str, Any] | list[Any]], None]
+
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # what json.dumps builds per call
 # JSONEncoder.encode builds its C encoder anew for every call: this one is built once. No circular
 # check (a message is parsed JSON or built of JSON values: it has no cycle), else the same settings.
@@ -343,7 +347,7 @@ class PendingRequests(Defaults):
     _failure: BaseException | None
     # A long-lived session (the guard) sets these: server requests and notifications go to
     # ``on_message`` instead of the probe's own answers; ``on_failure`` hears the end.
-    on_message: Callable[[dict[str, Any]], None] | None
+    on_message: OnMessage | None
     on_failure: Callable[[BaseException], None] | None
     # the modern era's per-request `_meta` fields (mcplock.probe.era.envelope), once the server spoke
     # 2026-07-28; None: a legacy session

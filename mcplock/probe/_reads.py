@@ -44,14 +44,7 @@ async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, sn
         # the listing's `_meta.ui` is the host's fallback CSP: pinned with the document it describes
         listing = snap.resources if snap.resources is not None else await list_all(t, opts, "resources")
         snap.ui = [with_listing(d, listing) for d in snap.ui]
-    others: set[str] = set()
-    if declares(snap.capabilities, SKILLS_EXTENSION):
-        # the set of a skill's files is bound, not their order; a dynamic skill's SKILL.md is
-        # generated (its entry, with the frontmatter, is what can be pinned)
-        snap.skills = [canonical_skill(s) for s in await list_all(t, opts, "skills")]
-        others.update(s["uri"] for s in snap.skills if not is_dynamic(s))
-    if spec.pin_resources and snap.resources:
-        others.update(r["uri"] for r in snap.resources)
+    others = await _content_uris(t, spec, opts, snap)
     others.difference_update(ui)
     if len(others) > opts.max_items:
         raise ProbeError(
@@ -61,6 +54,22 @@ async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, sn
             "`pin-resources` off for a server with that many resources",
         )
     snap.contents = await read_all(t, sorted(others))
+
+
+async def _content_uris(t: Connection, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> set[str]:
+    """The documents pinned besides App documents: each skill's ``SKILL.md`` (the skills listed
+    into ``snap``) but a dynamic one's, and with ``pin-resources`` every resource listed."""
+    from mcplock.probe.session import list_all
+
+    uris: set[str] = set()
+    if declares(snap.capabilities, SKILLS_EXTENSION):
+        # the set of a skill's files is bound, not their order; a dynamic skill's SKILL.md is
+        # generated (its entry, with the frontmatter, is what can be pinned)
+        snap.skills = [canonical_skill(s) for s in await list_all(t, opts, "skills")]
+        uris.update(s["uri"] for s in snap.skills if not is_dynamic(s))
+    if spec.pin_resources and snap.resources:
+        uris.update(r["uri"] for r in snap.resources)
+    return uris
 
 
 async def read_all(t: Connection, uris: Iterable[str]) -> list[dict[str, Any]]:

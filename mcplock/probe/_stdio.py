@@ -324,7 +324,7 @@ class StdioTransport(PendingRequests):
         never sends batches), not a wait for the timeout; requests in it are answered."""
         self.state.valid_messages += 1
         if self.on_message is not None:  # a long-lived session drops a batch, and says so
-            self.on_message(msgs)  # type: ignore[arg-type]  # a batch: the session drops it and says so
+            self.on_message(msgs)  # a batch: the session drops it and says so
             return
         if any(is_jsonrpc(m) and is_response(m) for m in msgs):
             self._fail(

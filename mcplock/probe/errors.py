@@ -81,21 +81,27 @@ def body_explanation(body: bytes, content_type: str = "") -> str | None:
     except ValueError:
         obj = None
     if isinstance(obj, dict):
-        err = obj.get("error")
-        if isinstance(err, dict):  # JSON-RPC error body
-            m = err.get("message")
-            if isinstance(m, str) and m.strip():
-                return sanitize(m.strip(), 300)
-        for key in ("error_description", "message", "detail", "error", "title"):
-            v = obj.get(key)
-            if isinstance(v, str) and v.strip():
-                return sanitize(v.strip(), 300)
-        return None
+        return _json_explanation(obj)
     if obj is not None:
         return None
     if "html" in content_type.lower() or text.lstrip().startswith("<"):
         return None
     return sanitize(" ".join(text.split()), 300)
+
+
+def _json_explanation(obj: dict[str, Any]) -> str | None:
+    """The words of a JSON error body: a JSON-RPC error's message, else the first text field of
+    OAuth's and the usual API error shapes."""
+    err = obj.get("error")
+    if isinstance(err, dict):  # JSON-RPC error body
+        m = err.get("message")
+        if isinstance(m, str) and m.strip():
+            return sanitize(m.strip(), 300)
+    for key in ("error_description", "message", "detail", "error", "title"):
+        v = obj.get(key)
+        if isinstance(v, str) and v.strip():
+            return sanitize(v.strip(), 300)
+    return None
 
 
 class HttpErrors:

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
-from mcplock.probe._common import Defaults, State
+from mcplock.probe._common import Defaults, OnMessage, State
 from mcplock.probe.era import with_envelope
 
 Response = dict[str, Any]
@@ -40,7 +40,7 @@ class MemoryConnection(Defaults):
         self.state = State()
         self.tools: dict[str, Any] = {}
         self.envelope: dict[str, Any] | None = None
-        self.on_message: Callable[[dict[str, Any]], None] | None = None
+        self.on_message: OnMessage | None = None
         self.on_failure: Callable[[BaseException], None] | None = None
         self.protocol_version: str | None = None
         self.sent: list[dict[str, Any]] = []  # every message the server got, in order

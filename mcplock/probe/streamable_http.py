@@ -23,6 +23,7 @@ from mcplock.probe import era
 from mcplock.probe._common import (
     IDLE,
     Defaults,
+    OnMessage,
     State,
     answer_server_request,
     dumps,
@@ -73,7 +74,7 @@ class StreamableHttpTransport(Defaults):
         self.client: httpx2.AsyncClient | None = None
         self._next_id = 0
         # a long-lived session (the guard) relays server requests and notifications here
-        self.on_message: Callable[[dict[str, Any]], None] | None = None
+        self.on_message: OnMessage | None = None
         self.on_failure: Callable[[BaseException], None] | None = None
         self._listener: asyncio.Task[None] | None = None
         self._answered = asyncio.Event()  # the first standalone GET got its answer (or failed)

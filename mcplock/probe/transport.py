@@ -22,6 +22,7 @@ from mcplock.errors import ProbeError
 from mcplock.probe._common import (
     IDLE,
     BadConstant,
+    OnMessage,
     State,
     answer_server_request,
     dumps,
@@ -61,7 +62,6 @@ __all__ = [
     "transport_for",
 ]
 
-OnMessage = Callable[[dict[str, Any]], None]
 OnFailure = Callable[[BaseException], None]
 
 

@@ -107,32 +107,41 @@ def _field_head(indent: str, field: str, sep: str) -> Text:
     return Text(indent).append_text(safe_text(field, "bold", keep_newlines=False)).append(sep, style="bold")
 
 
-def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, indent: str = "      ") -> list[Text]:
-    """Lines that show how one top-level field changed."""
-    lines: list[Text] = []
-    if isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) > 4000:
-        from mcplock.render.documents import document_diff  # an App's HTML, a SKILL.md: a line diff
+def _text_change(field: str, old: str, new: str, color: bool, indent: str) -> list[Text]:
+    """A text field word-diffed (a long text, an App's HTML or a SKILL.md, as a line diff)."""
+    if max(len(old), len(new)) > 4000:
+        from mcplock.render.documents import document_diff
 
         return document_diff(field, old, new, color=color, indent=indent)
+    rows = word_diff(old, new, color=color).split("\n", allow_blank=True)
+    return [
+        _field_head(indent, field, ": ").append_text(rows[0]),
+        *(Text(indent + "  ").append_text(r) for r in rows[1:]),
+    ]
+
+
+def _structure_change(field: str, old: Any, new: Any, color: bool, indent: str) -> list[Text]:
+    """An object or list field (a schema): each difference with its direction."""
+    lines = [_field_head(indent, field, ":")]
+    for path, what, direction in schema_items(old, new):
+        row = Text(f"{indent}  ")
+        row.append(f"{direction:<9}", style=DIRECTION_STYLE.get(direction, "") if color else "")
+        row.append(" ")
+        row.append_text(safe_text(path, keep_newlines=False))
+        row.append(" ")
+        row.append_text(safe_text(what, keep_newlines=False))
+        lines.append(row)
+    return lines
+
+
+def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, indent: str = "      ") -> list[Text]:
+    """Lines that show how one top-level field changed."""
     if isinstance(old, str) and isinstance(new, str):
-        rows = word_diff(old, new, color=color).split("\n", allow_blank=True)
-        lines.append(_field_head(indent, field, ": ").append_text(rows[0]))
-        lines += [Text(indent + "  ").append_text(r) for r in rows[1:]]
-        return lines
+        return _text_change(field, old, new, color, indent)
     if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
-        lines.append(_field_head(indent, field, ":"))
-        for path, what, direction in schema_items(old, new):
-            row = Text(f"{indent}  ")
-            row.append(f"{direction:<9}", style=DIRECTION_STYLE.get(direction, "") if color else "")
-            row.append(" ")
-            row.append_text(safe_text(path, keep_newlines=False))
-            row.append(" ")
-            row.append_text(safe_text(what, keep_newlines=False))
-            lines.append(row)
-        return lines
+        return _structure_change(field, old, new, color, indent)
     row = _field_head(indent, field, ": ")
     row.append_text(_mark(_short(old) if old is not None else "(absent)", "[-", "-]", REMOVED, color))
     row.append(" ")
     row.append_text(_mark(_short(new) if new is not None else "(absent)", "{+", "+}", ADDED, color))
-    lines.append(row)
-    return lines
+    return [row]

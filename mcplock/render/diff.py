@@ -7,7 +7,8 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from mcplock.compare import ServerDiff
+from mcplock.compare import Cloaked, PendingItem, ServerDiff
+from mcplock.errors import ProbeError
 from mcplock.render.formats.common import ident
 from mcplock.severity import INFO, style
 from mcplock.snapshot import Snapshot
@@ -20,97 +21,146 @@ def _name(s: str) -> Text:
     return safe_name(s)
 
 
-def _change_detail(c: Any, color: bool) -> list[Text]:
+def _param_names(schema: Any) -> list[str] | None:
+    """An input schema's parameters, each required one marked ``*`` (None: no properties object)."""
+    if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
+        return None
+    listed = schema.get("required")
+    required = listed if isinstance(listed, list) else []
+    return [f"{p}{'*' if p in required else ''}" for p in schema["properties"]]
+
+
+def _changed_detail(c: Any, color: bool) -> list[Text]:
+    """A changed item, field by field (a skill's files file by file)."""
     from mcplock.render.changes import render_field_change
 
+    if c.kind == "instructions":
+        return render_field_change("instructions", c.locked, c.live, color=color)
+    if not (isinstance(c.locked, dict) and isinstance(c.live, dict)):
+        return []
     lines: list[Text] = []
+    for f in c.fields:
+        if c.kind == "skill" and f == "resources":
+            lines += skill_files_change(c.locked, c.live)
+        else:
+            lines += render_field_change(f, c.locked.get(f), c.live.get(f), color=color)
+    return lines
+
+
+def _added_detail(d: Any) -> list[Text]:
+    """A new item in brief: its text, or its description and parameters."""
+    if isinstance(d, str):
+        return [Text("      ").append_text(safe_text(d[:300], keep_newlines=False))]
+    if not isinstance(d, dict):
+        return []
+    lines: list[Text] = []
+    desc = d.get("description")
+    if isinstance(desc, str) and desc.strip():
+        lines.append(
+            Text("      description: ", style="bold").append_text(safe_text(desc.strip(), keep_newlines=False))
+        )
+    params = _param_names(d.get("inputSchema"))
+    if params is not None:
+        lines.append(
+            Text("      params: ", style="bold").append_text(safe_text(", ".join(params), keep_newlines=False))
+        )
+    return lines
+
+
+def _change_detail(c: Any, color: bool) -> list[Text]:
     if c.change == "changed":
-        if c.kind == "instructions":
-            lines += render_field_change("instructions", c.locked, c.live, color=color)
-        elif isinstance(c.locked, dict) and isinstance(c.live, dict):
-            for f in c.fields:
-                if c.kind == "skill" and f == "resources":
-                    lines += skill_files_change(c.locked, c.live)
-                    continue
-                lines += render_field_change(f, c.locked.get(f), c.live.get(f), color=color)
-    elif c.change == "added":
-        d = c.live
-        if isinstance(d, str):
-            lines.append(Text("      ").append_text(safe_text(d[:300], keep_newlines=False)))
-        elif isinstance(d, dict):
-            desc = d.get("description")
-            if isinstance(desc, str) and desc.strip():
-                lines.append(
-                    Text("      description: ", style="bold").append_text(safe_text(desc.strip(), keep_newlines=False))
-                )
-            schema = d.get("inputSchema")
-            if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
-                listed = schema.get("required")
-                req = listed if isinstance(listed, list) else []
-                params = ", ".join(f"{p}{'*' if p in req else ''}" for p in schema["properties"])
-                lines.append(Text("      params: ", style="bold").append_text(safe_text(params, keep_newlines=False)))
+        return _changed_detail(c, color)
+    if c.change == "added":
+        return _added_detail(c.live)
+    return []
+
+
+def _server_head(d: ServerDiff) -> Text:
+    """The server's line: its status, how many changes, cloaking."""
+    head = _name(d.name).append(": ")
+    status = "pending review" if d.status == "ok" and d.pending else d.status
+    head.append(status, style=STATUS_STYLE.get(status, "yellow"))
+    if d.status == "drift":
+        head.append(f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})")
+    cloaks = sum(k.severity == "critical" for k in d.cloaked or ())
+    if cloaks:
+        head.append(f", cloaking: {cloaks} item(s) answered otherwise to another host", style="bold red")
+    return head
+
+
+def _error_lines(head: Text, error: ProbeError) -> list[Text]:
+    """An unreachable server's error: its first line ends ``head``; the rest (a dying server's
+    stderr tail: real lines, each escaped) and the hint follow."""
+    first, *more = error.message.splitlines() or [""]
+    head.append(" — ").append_text(safe_text(first, keep_newlines=False))
+    lines = [Text("  ").append_text(safe_text(m, keep_newlines=False)) for m in more]
+    if error.hint:
+        lines.append(Text("  hint: ", style="dim").append_text(safe_text(error.hint, "dim", keep_newlines=False)))
+    return lines
+
+
+def _change_row(c: Any) -> Text:
+    """One change: severity, what changed and its fields, why."""
+    row = Text("  ")
+    row.append(f"{c.severity:<8}", style=style(c.severity))
+    row.append(f" {c.change:<7} {c.kind} ")
+    row.append_text(_name(c.name))
+    if c.change == "changed" and c.fields:
+        row.append("  [", style="dim").append_text(safe_text(", ".join(c.fields), "dim", keep_newlines=False)).append(
+            "]", style="dim"
+        )
+    if c.reason:
+        row.append(" — ", style="dim").append_text(safe_text(c.reason, "dim", keep_newlines=False))
+    if c.kind == "skill" and c.dynamic:
+        row.append("  (dynamic skill: its files are generated, only its entry is pinned)", style="yellow")
+    return row
+
+
+def _cloak_row(k: Cloaked) -> Text:
+    row = Text("  ")
+    row.append(f"{k.severity:<8}", style=style(k.severity))
+    row.append(f" cloaked {k.kind} " if k.kind != "server" else " cloak   ")
+    row.append_text(_name(k.name)).append(" — ", style="dim")
+    return row.append_text(safe_text(k.message, keep_newlines=False))
+
+
+def _pending_row(p: PendingItem, color: bool) -> Text:
+    row = Text("  pending  ", style="yellow").append(f"{p.change:<7} {p.kind} ")
+    row.append_text(_name(p.name))
+    if p.detail is not None:
+        row.append(f"  ({p.detail.severity})", style=style(p.detail.severity) if color else "")
+        if p.detail.reason:
+            row.append(" — ", style="dim").append_text(safe_text(p.detail.reason, "dim", keep_newlines=False))
+    return row
+
+
+def _server_lines(d: ServerDiff, color: bool, detail: bool) -> list[Text]:
+    """One server's part of the report: its head, its changes, cloaking, pending items, identity."""
+    lines = [_server_head(d)]
+    if d.error is not None:
+        lines += _error_lines(lines[0], d.error)
+    for c in d.changes:
+        lines.append(_change_row(c))
+        lines.extend(_detail_and_findings(c, color, detail))
+    lines.extend(_cloak_row(k) for k in d.cloaked or ())
+    for p in d.pending:
+        lines.append(_pending_row(p, color))
+        if p.detail is not None:
+            lines.extend(_detail_and_findings(p.detail, color, detail))
+    if d.identity is not None:
+        lo, li = d.identity["locked"], d.identity["live"]
+        lines.append(
+            Text("  identity ", style="dim").append_text(
+                safe_text(f"{ident(lo)} → {ident(li)} (not drift)", keep_newlines=False)
+            )
+        )
     return lines
 
 
 def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = True) -> Group:
     lines: list[Any] = []
     for d in diffs:
-        head = _name(d.name).append(": ")
-        status = "pending review" if d.status == "ok" and d.pending else d.status
-        head.append(status, style=STATUS_STYLE.get(status, "yellow"))
-        if d.status == "drift":
-            head.append(f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})")
-        cloaks = sum(k.severity == "critical" for k in d.cloaked or ())
-        if cloaks:
-            head.append(f", cloaking: {cloaks} item(s) answered otherwise to another host", style="bold red")
-        more: list[str] = []
-        if d.error is not None:
-            first, *more = d.error.message.splitlines() or [""]
-            head.append(" — ").append_text(safe_text(first, keep_newlines=False))
-        lines.append(head)
-        # the rest of the message (a dying server's stderr tail): real lines, each escaped
-        lines.extend(Text("  ").append_text(safe_text(m, keep_newlines=False)) for m in more)
-        if d.error is not None and d.error.hint:
-            lines.append(Text("  hint: ", style="dim").append_text(safe_text(d.error.hint, "dim", keep_newlines=False)))
-        for c in d.changes:
-            row = Text("  ")
-            row.append(f"{c.severity:<8}", style=style(c.severity))
-            row.append(f" {c.change:<7} {c.kind} ")
-            row.append_text(_name(c.name))
-            if c.change == "changed" and c.fields:
-                row.append("  [", style="dim").append_text(
-                    safe_text(", ".join(c.fields), "dim", keep_newlines=False)
-                ).append("]", style="dim")
-            if c.reason:
-                row.append(" — ", style="dim").append_text(safe_text(c.reason, "dim", keep_newlines=False))
-            if c.kind == "skill" and c.dynamic:
-                row.append("  (dynamic skill: its files are generated, only its entry is pinned)", style="yellow")
-            lines.append(row)
-            lines.extend(_detail_and_findings(c, color, detail))
-        for k in d.cloaked or ():
-            row = Text("  ")
-            row.append(f"{k.severity:<8}", style=style(k.severity))
-            row.append(f" cloaked {k.kind} " if k.kind != "server" else " cloak   ")
-            row.append_text(_name(k.name)).append(" — ", style="dim")
-            row.append_text(safe_text(k.message, keep_newlines=False))
-            lines.append(row)
-        for p in d.pending:
-            row = Text("  pending  ", style="yellow").append(f"{p.change:<7} {p.kind} ")
-            row.append_text(_name(p.name))
-            if p.detail is not None:
-                row.append(f"  ({p.detail.severity})", style=style(p.detail.severity) if color else "")
-                if p.detail.reason:
-                    row.append(" — ", style="dim").append_text(safe_text(p.detail.reason, "dim", keep_newlines=False))
-            lines.append(row)
-            if p.detail is not None:
-                lines.extend(_detail_and_findings(p.detail, color, detail))
-        if d.identity is not None:
-            lo, li = d.identity["locked"], d.identity["live"]
-            lines.append(
-                Text("  identity ", style="dim").append_text(
-                    safe_text(f"{ident(lo)} → {ident(li)} (not drift)", keep_newlines=False)
-                )
-            )
+        lines += _server_lines(d, color, detail)
     drift = sum(d.status == "drift" for d in diffs)
     unreachable = sum(d.status == "unreachable" for d in diffs)
     pending = sum(len(d.pending) for d in diffs)
@@ -148,22 +198,25 @@ def skill_files_change(locked: dict[str, Any], live: dict[str, Any], indent: str
         was, now = ("dynamic" if is_dynamic(d) else "a set of files" for d in (locked, live))
         return [Text(f"{indent}resources: ", style="bold").append(f"{was} → {now}")]
     old, new = skill_files(locked), skill_files(live)
-    lines: list[Text] = []
-    for uri in sorted(set(old) | set(new)):
-        a, b = old.get(uri), new.get(uri)
-        if a == b:
-            continue
-        what = "added" if a is None else "removed" if b is None else "changed"
-        row = Text(f"{indent}{what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
-        if a is not None and b is not None:
-            row.append(
-                f"  size {a.get('size')} → {b.get('size')}"
-                if a.get("size") != b.get("size")
-                else "  same size, other digest",
-                style="dim",
-            )
-        lines.append(row)
-    return lines
+    return [
+        _file_row(uri, old.get(uri), new.get(uri), indent)
+        for uri in sorted(set(old) | set(new))
+        if old.get(uri) != new.get(uri)
+    ]
+
+
+def _file_row(uri: str, a: dict[str, Any] | None, b: dict[str, Any] | None, indent: str) -> Text:
+    """One file of a skill added, removed, or changed (its size, else its digest)."""
+    what = "added" if a is None else "removed" if b is None else "changed"
+    row = Text(f"{indent}{what:<8}", style="bold").append_text(safe_text(uri, keep_newlines=False))
+    if a is not None and b is not None:
+        row.append(
+            f"  size {a.get('size')} → {b.get('size')}"
+            if a.get("size") != b.get("size")
+            else "  same size, other digest",
+            style="dim",
+        )
+    return row
 
 
 def _detail_and_findings(c: Any, color: bool, detail: bool) -> list[Text]:
@@ -182,6 +235,36 @@ def _detail_and_findings(c: Any, color: bool, detail: bool) -> list[Text]:
     return lines
 
 
+def _snapshot_item(d: dict[str, Any], key: str) -> list[Text]:
+    """One listed item: its key, a document's type and size (`show` has the text), the first line
+    of its description, its parameters."""
+    row = Text("  ").append_text(safe_text(str(d.get(key)), "bold", keep_newlines=False))
+    if isinstance(d.get("text"), str):
+        row.append("  ").append_text(safe_text(str(d.get("mimeType", "?")), "dim", keep_newlines=False))
+        row.append(f", {len(d['text'].encode('utf-8', 'surrogatepass'))} bytes", style="dim")
+    desc = d.get("description")
+    if isinstance(desc, str) and desc.strip():
+        row.append("  ").append_text(safe_text(desc.strip().split("\n")[0][:160], keep_newlines=False))
+    params = _param_names(d.get("inputSchema"))
+    if not params:
+        return [row]
+    return [
+        row,
+        Text("    params: ", style="dim").append_text(safe_text(", ".join(params), "dim", keep_newlines=False)),
+    ]
+
+
+_SNAPSHOT_LISTS = (  # (title, the snapshot's list, the key of its items); the last four only when not empty
+    ("tools", "tools", "name"),
+    ("prompts", "prompts", "name"),
+    ("resource templates", "resource_templates", "uriTemplate"),
+    ("resources", "resources", "uri"),
+    ("App documents", "ui", "uri"),
+    ("skills", "skills", "uri"),
+    ("documents", "contents", "uri"),
+)
+
+
 def render_snapshot(snap: Snapshot) -> Group:
     lines: list[Any] = []
     info = snap.server_info or {}
@@ -195,35 +278,11 @@ def render_snapshot(snap: Snapshot) -> Group:
         lines.append(Text("instructions:", style="bold"))
         for ln in snap.instructions.split("\n"):
             lines.append(Text("  ").append_text(safe_text(ln, keep_newlines=False)))
-    for title, items, key in (
-        ("tools", snap.tools, "name"),
-        ("prompts", snap.prompts, "name"),
-        ("resource templates", snap.resource_templates, "uriTemplate"),
-        ("resources", snap.resources or [], "uri"),
-        ("App documents", snap.ui, "uri"),
-        ("skills", snap.skills, "uri"),
-        ("documents", snap.contents, "uri"),
-    ):
+    for title, attr, key in _SNAPSHOT_LISTS:
+        items: list[dict[str, Any]] = getattr(snap, attr) or []
         if not items and title in ("resources", "App documents", "skills", "documents"):
             continue
         lines.append(Text(f"{title} ({len(items)}):", style="bold"))
         for d in items:
-            row = Text("  ").append_text(safe_text(str(d.get(key)), "bold", keep_newlines=False))
-            if isinstance(d.get("text"), str):  # a document: its type and size, `show` has the text
-                row.append("  ").append_text(safe_text(str(d.get("mimeType", "?")), "dim", keep_newlines=False))
-                row.append(f", {len(d['text'].encode('utf-8', 'surrogatepass'))} bytes", style="dim")
-            desc = d.get("description")
-            if isinstance(desc, str) and desc.strip():
-                row.append("  ").append_text(safe_text(desc.strip().split("\n")[0][:160], keep_newlines=False))
-            lines.append(row)
-            schema = d.get("inputSchema")
-            if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
-                req = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
-                params = [f"{p}{'*' if p in req else ''}" for p in schema["properties"]]
-                if params:
-                    lines.append(
-                        Text("    params: ", style="dim").append_text(
-                            safe_text(", ".join(params), "dim", keep_newlines=False)
-                        )
-                    )
+            lines += _snapshot_item(d, key)
     return Group(*lines)

@@ -21,8 +21,9 @@ def _clip(s: str, limit: int = _CLIP) -> str:
     return s if len(s) <= limit else s[:limit] + f"… ({len(s) - limit} more characters)"
 
 
-def _pair(old: str, new: str, color: bool) -> Text:
-    """One changed line: the common start and end clipped, the middle word-diffed."""
+def _changed_span(old: str, new: str) -> tuple[int, int]:
+    """How many characters the two lines share at their start and at their end, each cut back
+    to a word boundary (the change starts and ends at one)."""
     p = 0
     n = min(len(old), len(new))
     while p < n and old[p] == new[p]:
@@ -30,10 +31,16 @@ def _pair(old: str, new: str, color: bool) -> Text:
     s = 0
     while s < n - p and old[-1 - s] == new[-1 - s]:
         s += 1
-    while p > 0 and not old[p - 1].isspace():  # the change starts and ends at word boundaries
+    while p > 0 and not old[p - 1].isspace():
         p -= 1
     while s > 0 and not old[len(old) - s].isspace():
         s -= 1
+    return p, s
+
+
+def _pair(old: str, new: str, color: bool) -> Text:
+    """One changed line: the common start and end clipped, the middle word-diffed."""
+    p, s = _changed_span(old, new)
     a, b = old[p : len(old) - s], new[p : len(new) - s]
     out = Text()
     if p > _CLIP:
@@ -56,6 +63,21 @@ def _line(indent: str, sign: str, body: Text, style: str, color: bool) -> Text:
     return row.append_text(body)
 
 
+def _op_lines(op: tuple[str, int, int, int, int], a: list[str], b: list[str], inner: str, color: bool) -> list[Text]:
+    """One opcode's lines: context dimmed, a replaced run of as many lines paired and
+    word-diffed, any other change as removed and added lines."""
+    tag, i1, i2, j1, j2 = op
+    if tag == "equal":
+        return [_line(inner, "  ", safe_text(_clip(x), "dim" if color else ""), "", color) for x in a[i1:i2]]
+    if tag == "replace" and i2 - i1 == j2 - j1:
+        return [
+            _line(inner, "~ ", _pair(x, y, color), "yellow", color) for x, y in zip(a[i1:i2], b[j1:j2], strict=True)
+        ]
+    return [_line(inner, "- ", _mark(_clip(x), "", "", REMOVED, color), REMOVED, color) for x in a[i1:i2]] + [
+        _line(inner, "+ ", _mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in b[j1:j2]
+    ]
+
+
 def document_diff(field: str, old: str, new: str, *, color: bool = True, indent: str = "      ") -> list[Text]:
     """Lines that show how the long text ``field`` changed."""
     a, b = old.split("\n"), new.split("\n")
@@ -64,17 +86,8 @@ def document_diff(field: str, old: str, new: str, *, color: bool = True, indent:
     inner = indent + "  "
     for group in sm.get_grouped_opcodes(_CONTEXT):
         lines.append(Text(f"{inner}@@ line {group[0][1] + 1} → {group[0][3] + 1} @@", style="dim"))
-        for op, i1, i2, j1, j2 in group:
-            if op == "equal":
-                lines += [_line(inner, "  ", safe_text(_clip(x), "dim" if color else ""), "", color) for x in a[i1:i2]]
-            elif op == "replace" and i2 - i1 == j2 - j1:
-                lines += [
-                    _line(inner, "~ ", _pair(x, y, color), "yellow", color)
-                    for x, y in zip(a[i1:i2], b[j1:j2], strict=True)
-                ]
-            else:
-                lines += [_line(inner, "- ", _mark(_clip(x), "", "", REMOVED, color), REMOVED, color) for x in a[i1:i2]]
-                lines += [_line(inner, "+ ", _mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in b[j1:j2]]
+        for op in group:
+            lines += _op_lines(op, a, b, inner, color)
     return lines
 
 

@@ -11,10 +11,11 @@ from rich.console import Group
 from rich.text import Text
 
 from mcplock.documents import is_dynamic
-from mcplock.lock.model import Entry, ServerEntry
+from mcplock.lock.model import Entry, Pending, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.render.text import state_text
 from mcplock.severity import style
+from mcplock.spec import ServerSpec
 from mcplock.untrusted import safe_name, safe_text
 
 _LIMITS = (
@@ -80,47 +81,55 @@ def _type(s: dict[str, Any]) -> str:
     return str(t)
 
 
+def _param_row(name: Any, sub: Any, refname: str | None, required: list[Any], width: int, indent: str) -> Text:
+    """One parameter: its name (``*`` when required), type, referenced definition, allowed values,
+    limits and description."""
+    row = Text(indent)
+    named = safe_text(
+        str(name) + ("*" if name in required else ""), "bold" if name in required else "", keep_newlines=False
+    )
+    row.append_text(named).append(" " * max(1, width - named.cell_len))
+    if not isinstance(sub, dict):
+        return row.append_text(safe_text(_j(sub), keep_newlines=False))
+    row.append(_type(sub), style="cyan")
+    if refname:
+        row.append(" (", style="dim").append_text(safe_text(refname, "dim", keep_newlines=False))
+        row.append(")", style="dim")
+    if isinstance(sub.get("enum"), list):
+        row.append("  one of ").append_text(safe_text(", ".join(_j(v) for v in sub["enum"]), keep_newlines=False))
+    for key, word in _LIMITS:
+        if key in sub:
+            row.append(f"  {word} ").append_text(safe_text(_j(sub[key]), keep_newlines=False))
+    desc = sub.get("description")
+    if isinstance(desc, str) and desc.strip():
+        row.append("  — ", style="dim").append_text(safe_text(desc.strip(), "dim", keep_newlines=False))
+    return row
+
+
+def _nested(sub: dict[str, Any], root: Any) -> dict[str, Any] | None:
+    """The object a parameter holds (itself, or an array's items), when it has properties to show."""
+    nested = sub.get("items") if _type(sub).startswith("array") else sub
+    nested, _ = _resolve(nested, root)
+    return nested if isinstance(nested, dict) and isinstance(nested.get("properties"), dict) else None
+
+
 def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: int = 0) -> list[Text]:
     root = schema if root is None else root
-    lines: list[Text] = []
     if not isinstance(schema, dict):
         return [Text(indent).append_text(safe_text(_j(schema), keep_newlines=False))]
     props = schema.get("properties")
     if not isinstance(props, dict) or not props:
-        if depth == 0:
-            lines.append(Text(indent + "(no parameters)", style="dim"))
-        return lines
+        return [Text(indent + "(no parameters)", style="dim")] if depth == 0 else []
     listed = schema.get("required")
     required = listed if isinstance(listed, list) else []
     width = max(len(str(k)) for k in props) + 2
+    lines: list[Text] = []
     for name, sub in props.items():
         sub, refname = _resolve(sub, root)
-        row = Text(indent)
-        label = safe_text(
-            str(name) + ("*" if name in required else ""), "bold" if name in required else "", keep_newlines=False
-        )
-        row.append_text(label).append(" " * max(1, width - label.cell_len))
-        if not isinstance(sub, dict):
-            lines.append(row.append_text(safe_text(_j(sub), keep_newlines=False)))
-            continue
-        row.append(_type(sub), style="cyan")
-        if refname:
-            row.append(" (", style="dim").append_text(safe_text(refname, "dim", keep_newlines=False))
-            row.append(")", style="dim")
-        if isinstance(sub.get("enum"), list):
-            row.append("  one of ").append_text(safe_text(", ".join(_j(v) for v in sub["enum"]), keep_newlines=False))
-        for key, word in _LIMITS:
-            if key in sub:
-                row.append(f"  {word} ").append_text(safe_text(_j(sub[key]), keep_newlines=False))
-        desc = sub.get("description")
-        if isinstance(desc, str) and desc.strip():
-            row.append("  — ", style="dim").append_text(safe_text(desc.strip(), "dim", keep_newlines=False))
-        lines.append(row)
-        if depth < 4:
-            nested = sub.get("items") if _type(sub).startswith("array") else sub
-            nested, _ = _resolve(nested, root)
-            if isinstance(nested, dict) and isinstance(nested.get("properties"), dict):
-                lines += schema_tree(nested, indent=indent + "  ", root=root, depth=depth + 1)
+        lines.append(_param_row(name, sub, refname, required, width, indent))
+        nested = _nested(sub, root) if isinstance(sub, dict) and depth < 4 else None
+        if nested is not None:
+            lines += schema_tree(nested, indent=indent + "  ", root=root, depth=depth + 1)
     if schema.get("additionalProperties") is False:
         lines.append(Text(indent + "(no other properties)", style="dim"))
     return lines
@@ -160,14 +169,8 @@ def _text_lines(text: str, indent: str, full: bool, target: str | None) -> list[
     return out
 
 
-def definition_lines(
-    kind: str, d: Any, indent: str = "  ", *, full: bool = True, target: str | None = None
-) -> list[Text]:
-    """``full``: a document's text in full (else an excerpt, ``target`` named for the rest)."""
-    if isinstance(d, str):  # instructions
-        return [Text(indent).append_text(safe_text(line)) for line in d.split("\n")]
-    if not isinstance(d, dict):
-        return [Text(indent).append_text(safe_text(_j(d)))]
+def _described(d: dict[str, Any], indent: str) -> list[Text]:
+    """Title, description (as text, line by line) and the URI fields."""
     lines: list[Text] = []
     if isinstance(d.get("title"), str):
         lines.append(Text(f"{indent}title: ", style="bold").append_text(safe_text(d["title"], keep_newlines=False)))
@@ -178,43 +181,68 @@ def definition_lines(
     for key in ("uriTemplate", "uri", "mimeType"):
         if key in d:
             lines.append(Text(f"{indent}{key}: ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
-    if isinstance(d.get("text"), str):  # a document (an App's HTML, a SKILL.md): as text, escaped
-        import hashlib
+    return lines
 
-        text = d["text"]
-        raw = text.encode("utf-8", "surrogatepass")
-        lines.append(
-            Text(f"{indent}text:", style="bold").append(
-                f"  ({len(raw)} bytes, {text.count(chr(10)) + 1} lines, sha256:{hashlib.sha256(raw).hexdigest()})",
-                style="dim",
-            )
-        )
-        lines += _text_lines(text, indent + "  ", full, target)
-    elif "text" in d:
-        lines.append(Text(f"{indent}text: ", style="bold").append_text(safe_text(_j(d["text"]), keep_newlines=False)))
+
+def _document(d: dict[str, Any], indent: str, full: bool, target: str | None) -> list[Text]:
+    """A document's text (an App's HTML, a SKILL.md): its size, lines and hash, then the text
+    escaped, in full or an excerpt; a ``text`` that is not a string as JSON."""
+    if "text" not in d:
+        return []
+    text = d["text"]
+    if not isinstance(text, str):
+        return [Text(f"{indent}text: ", style="bold").append_text(safe_text(_j(text), keep_newlines=False))]
+    import hashlib
+
+    raw = text.encode("utf-8", "surrogatepass")
+    size = Text(f"{indent}text:", style="bold").append(
+        f"  ({len(raw)} bytes, {text.count(chr(10)) + 1} lines, sha256:{hashlib.sha256(raw).hexdigest()})",
+        style="dim",
+    )
+    return [size, *_text_lines(text, indent + "  ", full, target)]
+
+
+def _arguments(arguments: list[Any], indent: str) -> list[Text]:
+    """A prompt's arguments, each required one marked ``*``, with its description."""
+    lines = [Text(f"{indent}arguments (* required):", style="bold")]
+    for a in arguments:
+        if isinstance(a, dict):
+            arg = str(a.get("name")) + ("*" if a.get("required") else "")
+            row = Text(indent + "  ").append_text(safe_text(arg, keep_newlines=False))
+            if isinstance(a.get("description"), str):
+                row.append("  — ", style="dim").append_text(safe_text(a["description"], "dim", keep_newlines=False))
+            lines.append(row)
+    return lines
+
+
+def _annotations(ann: Any, indent: str) -> Text:
+    shown = ", ".join(f"{k}={_j(v)}" for k, v in ann.items()) if isinstance(ann, dict) else _j(ann)
+    return (
+        Text(f"{indent}annotations: ", style="bold")
+        .append_text(safe_text(shown, keep_newlines=False))
+        .append("  (declared by the server; never trusted)", style="dim")
+    )
+
+
+def definition_lines(
+    kind: str, d: Any, indent: str = "  ", *, full: bool = True, target: str | None = None
+) -> list[Text]:
+    """``full``: a document's text in full (else an excerpt, ``target`` named for the rest)."""
+    if isinstance(d, str):  # instructions
+        return [Text(indent).append_text(safe_text(line)) for line in d.split("\n")]
+    if not isinstance(d, dict):
+        return [Text(indent).append_text(safe_text(_j(d)))]
+    lines = _described(d, indent) + _document(d, indent, full, target)
     if "inputSchema" in d:
         lines.append(Text(f"{indent}parameters (* required):", style="bold"))
         lines += schema_tree(d["inputSchema"], indent=indent + "  ")
     if isinstance(d.get("arguments"), list):
-        lines.append(Text(f"{indent}arguments (* required):", style="bold"))
-        for a in d["arguments"]:
-            if isinstance(a, dict):
-                arg = str(a.get("name")) + ("*" if a.get("required") else "")
-                row = Text(indent + "  ").append_text(safe_text(arg, keep_newlines=False))
-                if isinstance(a.get("description"), str):
-                    row.append("  — ", style="dim").append_text(safe_text(a["description"], "dim", keep_newlines=False))
-                lines.append(row)
+        lines += _arguments(d["arguments"], indent)
     if "outputSchema" in d:
         lines.append(Text(f"{indent}output schema:", style="bold"))
         lines += schema_tree(d["outputSchema"], indent=indent + "  ")
     if "annotations" in d:
-        ann = d["annotations"]
-        shown = ", ".join(f"{k}={_j(v)}" for k, v in ann.items()) if isinstance(ann, dict) else _j(ann)
-        lines.append(
-            Text(f"{indent}annotations: ", style="bold")
-            .append_text(safe_text(shown, keep_newlines=False))
-            .append("  (declared by the server; never trusted)", style="dim")
-        )
+        lines.append(_annotations(d["annotations"], indent))
     for key in sorted(set(d) - _SHOWN):
         lines.append(
             Text(indent)
@@ -239,22 +267,21 @@ def _findings(kind: str, d: Any, old: Any, indent: str) -> list[Text]:
     return out
 
 
-def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True, full: bool = False) -> list[Any]:
-    """``full``: documents (an App's HTML) in full; by default an excerpt, its size and hash, and
-    for a change the diff."""
-    from mcplock.render.changes import render_field_change
-
-    parts: list[Any] = []
-    title = Text(f"{e.kind} ", style="bold").append_text(safe_name(label(srv, e), "bold"))
-    parts.append(title)
+def _flags(e: Entry) -> Text:
+    """A tool's ``enabled`` and ``approval``, then any item's review state."""
     flags = Text("  ")
     if e.kind == "tool":
         flags.append("enabled: ").append("yes" if e.enabled else "no", style="green" if e.enabled else "red")
         asks = " (ask before each call)" if e.approval == "always" else " (no prompt)"
         flags.append("   approval: ").append(e.approval + asks)
         flags.append("   ")
-    flags.append("state: ").append_text(state_text(e))
-    parts.append(flags)
+    return flags.append("state: ").append_text(state_text(e))
+
+
+def _warnings(srv: ServerEntry, e: Entry) -> list[Text]:
+    """What a reader must know before the definitions: a dynamic skill is not pinned, a tampered
+    definition is not what was reviewed (and how to get back to one that is)."""
+    parts: list[Text] = []
     if e.kind == "skill" and is_dynamic(e.pending.definition if e.pending is not None else e.definition):
         parts.append(
             Text(
@@ -277,44 +304,72 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True, full: bool =
             .append_text(safe_text(srv.name, "dim", keep_newlines=False))
             .append("` to stage what the server offers and review it", style="dim")
         )
+    return parts
+
+
+def _accepted(srv: ServerEntry, e: Entry, full: bool) -> list[Any]:
+    """The accepted definition with its hash and findings, or the rejected hash of one never accepted."""
     if e.definition is not None:
-        parts.append(Text(f"  accepted  {e.hash}", style="dim"))
-        parts += definition_lines(e.kind, e.definition, "    ", full=full, target=_typed(srv, e))
-        parts += _findings(e.kind, e.definition, None, "    ")
-    elif e.rejected_hash:
-        parts.append(Text(f"  never accepted; rejected upstream definition {e.rejected_hash}", style="dim"))
-    p = e.pending
-    if p is not None:
-        parts.append(Text(""))
-        parts.append(Text(f"  pending {p.change}" + (f"  {p.hash}" if p.hash else ""), style="bold yellow"))
-        if p.change == "removed":
-            parts.append(Text("    the server no longer offers it; `accept` drops it from the lock", style="dim"))
-        elif p.change == "changed" and p.hash == e.hash and not e.tampered():
-            parts.append(
-                Text(
-                    "    the server offers the accepted definition again (it had been rejected); `accept` enables it",
-                    style="dim",
-                )
-            )
-        elif p.change == "changed" and e.definition is not None:
-            from mcplock.compare import changed_fields
+        return [
+            Text(f"  accepted  {e.hash}", style="dim"),
+            *definition_lines(e.kind, e.definition, "    ", full=full, target=_typed(srv, e)),
+            *_findings(e.kind, e.definition, None, "    "),
+        ]
+    if e.rejected_hash:
+        return [Text(f"  never accepted; rejected upstream definition {e.rejected_hash}", style="dim")]
+    return []
 
-            if isinstance(e.definition, str):
-                parts += render_field_change("text", e.definition, p.definition, color=color, indent="    ")
-            else:
-                for f in changed_fields(e.definition, p.definition):
-                    if e.kind == "skill" and f == "resources":  # file by file (render/diff.py)
-                        from mcplock.render.diff import skill_files_change
 
-                        parts += skill_files_change(e.definition, p.definition, indent="    ")
-                        continue
-                    parts += render_field_change(
-                        f, e.definition.get(f), p.definition.get(f), color=color, indent="    "
-                    )
-            parts += _findings(e.kind, p.definition, e.definition, "    ")
+def _change_from_accepted(e: Entry, p: Pending, color: bool) -> list[Any]:
+    """A staged change beside the accepted definition: field by field (a skill's files file by file)."""
+    from mcplock.compare import changed_fields
+    from mcplock.render.changes import render_field_change
+
+    if isinstance(e.definition, str):
+        return render_field_change("text", e.definition, p.definition, color=color, indent="    ")
+    parts: list[Any] = []
+    for f in changed_fields(e.definition, p.definition):
+        if e.kind == "skill" and f == "resources":  # file by file (render/diff.py)
+            from mcplock.render.diff import skill_files_change
+
+            parts += skill_files_change(e.definition, p.definition, indent="    ")
         else:
-            parts += definition_lines(e.kind, p.definition, "    ", full=full, target=_typed(srv, e))
-            parts += _findings(e.kind, p.definition, None, "    ")
+            parts += render_field_change(f, e.definition.get(f), p.definition.get(f), color=color, indent="    ")
+    return parts
+
+
+def _pending(srv: ServerEntry, e: Entry, p: Pending, *, color: bool, full: bool) -> list[Any]:
+    """The pending proposal: a removal, the accepted definition offered again, a change (as a
+    diff from the accepted one) or a new definition in full, with its findings."""
+    parts: list[Any] = [
+        Text(""),
+        Text(f"  pending {p.change}" + (f"  {p.hash}" if p.hash else ""), style="bold yellow"),
+    ]
+    if p.change == "removed":
+        parts.append(Text("    the server no longer offers it; `accept` drops it from the lock", style="dim"))
+    elif p.change == "changed" and p.hash == e.hash and not e.tampered():
+        parts.append(
+            Text(
+                "    the server offers the accepted definition again (it had been rejected); `accept` enables it",
+                style="dim",
+            )
+        )
+    elif p.change == "changed" and e.definition is not None:
+        parts += _change_from_accepted(e, p, color)
+        parts += _findings(e.kind, p.definition, e.definition, "    ")
+    else:
+        parts += definition_lines(e.kind, p.definition, "    ", full=full, target=_typed(srv, e))
+        parts += _findings(e.kind, p.definition, None, "    ")
+    return parts
+
+
+def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True, full: bool = False) -> list[Any]:
+    """``full``: documents (an App's HTML) in full; by default an excerpt, its size and hash, and
+    for a change the diff."""
+    title = Text(f"{e.kind} ", style="bold").append_text(safe_name(label(srv, e), "bold"))
+    parts: list[Any] = [title, _flags(e), *_warnings(srv, e), *_accepted(srv, e, full)]
+    if e.pending is not None:
+        parts += _pending(srv, e, e.pending, color=color, full=full)
     return parts
 
 
@@ -324,48 +379,59 @@ def _typed(srv: ServerEntry, e: Entry) -> str:
     return shell_word(label(srv, e))
 
 
+def _package_lines(spec: ServerSpec) -> list[Text]:
+    """The package the server runs as (or why none is pinned), and the integrity it is pinned to."""
+    from mcplock.packages.pin import describe
+
+    lines = [
+        Text("  package: ").append_text(safe_text(describe(spec.package, spec.command, spec.args), keep_newlines=False))
+    ]
+    stored = spec.package.stored() if spec.package is not None else {}
+    for k, v in stored.items():
+        if k in ("integrity", "tree-integrity"):
+            lines += [
+                Text(f"    {k}: ").append_text(safe_text(str(x), keep_newlines=False))
+                for x in (v if isinstance(v, list) else [v])
+            ]
+    return lines
+
+
+def _origin_lines(spec: ServerSpec) -> list[Text]:
+    """Where the server's entry came from: a host config it was imported from, the MCP Registry."""
+    lines: list[Text] = []
+    if spec.source:
+        lines.append(Text("  imported from ").append_text(safe_text(spec.source, keep_newlines=False)))
+    ref = spec.registry
+    if ref is not None:
+        listed = f"{ref.name} {ref.version} ({ref.url})" + (f", source {ref.repository}" if ref.repository else "")
+        lines.append(Text("  MCP Registry: ").append_text(safe_text(listed, keep_newlines=False)))
+    return lines
+
+
+def _server_lines(srv: ServerEntry) -> list[Text]:
+    """The server itself: transport and policy, how it is reached, its package, where it came
+    from, what it said it is."""
+    sp = srv.spec
+    head = Text("server ", style="bold").append_text(safe_name(srv.name, "bold"))
+    head.append(f"  {sp.transport}, policy {srv.policy}")
+    where = " ".join([sp.command or "", *sp.args]).strip() if sp.stdio else (sp.url or "")
+    lines = [head, Text("  ").append_text(safe_text(where, keep_newlines=False))]
+    lines += _package_lines(sp) + _origin_lines(sp)
+    if srv.server_info:
+        info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
+        lines.append(
+            Text("  server: ")
+            .append_text(safe_text(info, keep_newlines=False))
+            .append("  protocol ")
+            .append_text(safe_text(srv.protocol_version or "?", keep_newlines=False))
+        )
+    return lines
+
+
 def render_show(
     srv: ServerEntry, entries: list[Entry], *, whole_server: bool, color: bool = True, full: bool = False
 ) -> Group:
-    parts: list[Any] = []
-    if whole_server:
-        head = Text("server ", style="bold").append_text(safe_name(srv.name, "bold"))
-        sp = srv.spec
-        head.append(f"  {sp.transport}, policy {srv.policy}")
-        parts.append(head)
-        where = " ".join([sp.command or "", *sp.args]).strip() if sp.stdio else (sp.url or "")
-        parts.append(Text("  ").append_text(safe_text(where, keep_newlines=False)))
-        from mcplock.packages.pin import describe
-
-        parts.append(
-            Text("  package: ").append_text(safe_text(describe(sp.package, sp.command, sp.args), keep_newlines=False))
-        )
-        if sp.package is not None:
-            for k, v in sp.package.stored().items():
-                if k in ("integrity", "tree-integrity"):
-                    for x in v if isinstance(v, list) else [v]:
-                        parts.append(Text(f"    {k}: ").append_text(safe_text(str(x), keep_newlines=False)))
-        if srv.spec.source:
-            parts.append(Text("  imported from ").append_text(safe_text(srv.spec.source, keep_newlines=False)))
-        if srv.spec.registry is not None:
-            ref = srv.spec.registry
-            parts.append(
-                Text("  MCP Registry: ").append_text(
-                    safe_text(
-                        f"{ref.name} {ref.version} ({ref.url})"
-                        + (f", source {ref.repository}" if ref.repository else ""),
-                        keep_newlines=False,
-                    )
-                )
-            )
-        if srv.server_info:
-            info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
-            parts.append(
-                Text("  server: ")
-                .append_text(safe_text(info, keep_newlines=False))
-                .append("  protocol ")
-                .append_text(safe_text(srv.protocol_version or "?", keep_newlines=False))
-            )
+    parts: list[Any] = _server_lines(srv) if whole_server else []
     for e in entries:
         parts.append(Text(""))
         parts += render_entry(srv, e, color=color, full=full)

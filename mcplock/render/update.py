@@ -11,12 +11,20 @@ from rich.text import Text
 from mcplock.untrusted import safe_text, sanitize
 
 
+def _staged_items(res: Any) -> dict[str, list[str]]:
+    """What the update staged for review (``res``: a :class:`~mcplock.lock.review.StageResult`, or None)."""
+    return {
+        "new": list(res.new) if res else [],
+        "changed": list(res.changed) if res else [],
+        "removed": list(res.removed) if res else [],
+    }
+
+
 def moves_of(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for r in rows:
         if r.status == "local":
             continue
-        res = staged.get(r.server)
         moved = r.new_pin is not None and r.server in staged
         out.append(
             {
@@ -28,13 +36,35 @@ def moves_of(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) ->
                 "to": (r.new_ref.version if r.new_ref is not None else r.new_pin.version) if moved else None,
                 "status": "moved" if moved else "failed" if r.server in failed else r.status,
                 "integrity": r.new_pin.stored().get("integrity") if moved else None,
-                "new": list(res.new) if res else [],
-                "changed": list(res.changed) if res else [],
-                "removed": list(res.removed) if res else [],
+                **_staged_items(staged.get(r.server)),
                 "error": failed[r.server].as_json() if r.server in failed else None,
             }
         )
     return out
+
+
+def _move_line(m: dict[str, Any]) -> Text:
+    """One server: its pin moved (and what that staged), up to date, or why not."""
+    line = Text().append_text(safe_text(m["server"], keep_newlines=False)).append(": ")
+    if m["status"] == "up-to-date":
+        return line.append_text(safe_text(f"{m['package']} {m['from']}", keep_newlines=False)).append(
+            " up to date", style="green"
+        )
+    if m["status"] != "moved":
+        return line.append(m["status"], style="red")
+    what = (
+        f"{m['package']} {m['to']} pinned afresh"
+        if m["from"] == m["to"]
+        else f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}"
+    )
+    line.append_text(safe_text(what, keep_newlines=False))
+    n = len(m["new"]) + len(m["changed"]) + len(m["removed"])
+    return line.append(
+        f" ({len(m['new'])} new, {len(m['changed'])} changed, {len(m['removed'])} removed — pending review)"
+        if n
+        else " (definitions unchanged)",
+        style="yellow" if n else "green",
+    )
 
 
 def render_update(
@@ -54,34 +84,33 @@ def render_update(
         return _markdown(moves)
     out = Text()
     for m in moves:
-        line = Text().append_text(safe_text(m["server"], keep_newlines=False)).append(": ")
-        if m["status"] == "moved":
-            what = (
-                f"{m['package']} {m['to']} pinned afresh"
-                if m["from"] == m["to"]
-                else f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}"
-            )
-            line.append_text(safe_text(what, keep_newlines=False))
-            n = len(m["new"]) + len(m["changed"]) + len(m["removed"])
-            line.append(
-                f" ({len(m['new'])} new, {len(m['changed'])} changed, {len(m['removed'])} removed — pending review)"
-                if n
-                else " (definitions unchanged)",
-                style="yellow" if n else "green",
-            )
-        elif m["status"] == "up-to-date":
-            line.append_text(safe_text(f"{m['package']} {m['from']}", keep_newlines=False)).append(
-                " up to date", style="green"
-            )
-        else:
-            line.append(m["status"], style="red")
-        out.append_text(line).append("\n")
+        out.append_text(_move_line(m)).append("\n")
     out.rstrip()
     return out if moves else Text("no server runs a registry package (nothing to update)")
 
 
 def _cell(v: Any) -> str:
     return sanitize(str(v)).replace("|", "\\|").replace("`", "'")
+
+
+def _md_moved(moved: list[dict[str, Any]]) -> list[str]:
+    """The pins that moved in a table, then each staged item to review."""
+    lines = ["| server | package | from | to | new | changed | removed |", "|---|---|---|---|---|---|---|"]
+    for m in moved:
+        lines.append(
+            f"| `{_cell(m['server'])}` | `{_cell(m['package'])}` | {_cell(m['from'] or 'unpinned')} | "
+            f"{_cell(m['to'])} | {len(m['new'])} | {len(m['changed'])} | {len(m['removed'])} |"
+        )
+    lines += [
+        "",
+        "Changed tools are disabled until a person accepts them. Review each change with "
+        "`mcplock diff` or `mcplock show SERVER/TOOL`, then `mcplock accept` or `mcplock reject`:",
+        "",
+    ]
+    for m in moved:
+        for what in ("changed", "new", "removed"):
+            lines += [f"- {what}: `{_cell(target)}`" for target in m[what]]
+    return lines
 
 
 def _markdown(moves: list[dict[str, Any]]) -> str:
@@ -92,22 +121,7 @@ def _markdown(moves: list[dict[str, Any]]) -> str:
     elif not moved:
         lines.append("Every pinned server is up to date." if not any(m["error"] for m in moves) else "No pin moved.")
     else:
-        lines += ["| server | package | from | to | new | changed | removed |", "|---|---|---|---|---|---|---|"]
-        for m in moved:
-            lines.append(
-                f"| `{_cell(m['server'])}` | `{_cell(m['package'])}` | {_cell(m['from'] or 'unpinned')} | "
-                f"{_cell(m['to'])} | {len(m['new'])} | {len(m['changed'])} | {len(m['removed'])} |"
-            )
-        lines += [
-            "",
-            "Changed tools are disabled until a person accepts them. Review each change with "
-            "`mcplock diff` or `mcplock show SERVER/TOOL`, then `mcplock accept` or `mcplock reject`:",
-            "",
-        ]
-        for m in moved:
-            for what in ("changed", "new", "removed"):
-                for target in m[what]:
-                    lines.append(f"- {what}: `{_cell(target)}`")
+        lines += _md_moved(moved)
     for m in moves:
         if m["error"]:
             lines.append(f"- :warning: `{_cell(m['server'])}` not updated: {_cell(m['error']['message'])}")

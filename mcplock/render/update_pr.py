@@ -82,69 +82,47 @@ def _release(m: dict[str, Any], links: dict[str, str]) -> str:
     return f"[{to}]({link})" if link else to
 
 
-def body(
-    moves: list[dict[str, Any]],
-    diffs: list[Any],
-    *,
-    branch: str,
-    lockfile: str,
-    links: dict[str, str] | None = None,
-    failed: dict[str, Any] | None = None,
-    limit: int = LIMIT,
-) -> str:
-    """The pull request body for ``moves`` (the pins that moved: :func:`mcplock.render.update.moves_of`)
-    and ``diffs`` (their servers compared with the updated lock: the staged items in ``pending``)."""
-    links = links or {}
-    by_name = {d.name: d for d in diffs}
-    tops = {m["server"]: (_top(by_name[m["server"]]) if m["server"] in by_name else None) for m in moves}
-    moves = sorted(moves, key=lambda m: (rank(tops[m["server"]]), m["server"]))
-    if len(moves) == 1:
-        m = moves[0]
-        heading = (
-            f"## mcplock: update {md_code(m['server'])} ({md_code(m['package'])} "
-            f"{md_text(m['from'] or 'unpinned')} → {md_text(m['to'])})"
-        )
-    else:
-        heading = f"## mcplock: update {len(moves)} MCP servers"
-    head = [
-        heading,
-        "",
-        "| server | package | from | to | changed | new | removed | top severity |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for m in moves:
-        top = tops[m["server"]]
-        head.append(
-            f"| {md_code(m['server'], table=True)} | {md_text(m['registry'])} "
-            f"{md_code(m['package'], table=True)} | {md_text(m['from'] or 'unpinned')} | {_release(m, links)} "
-            f"| {len(m['changed'])} | {len(m['new'])} | {len(m['removed'])} | "
-            f"{f'**{top}**' if top else 'none'} |"
-        )
-    staged = sum(len(m["changed"]) + len(m["new"]) + len(m["removed"]) for m in moves)
+def _heading(moves: list[dict[str, Any]]) -> str:
+    if len(moves) != 1:
+        return f"## mcplock: update {len(moves)} MCP servers"
+    m = moves[0]
+    return (
+        f"## mcplock: update {md_code(m['server'])} ({md_code(m['package'])} "
+        f"{md_text(m['from'] or 'unpinned')} → {md_text(m['to'])})"
+    )
+
+
+def _move_row(m: dict[str, Any], top: str | None, links: dict[str, str]) -> str:
+    """One pin's row of the table: where it moved, what it stages, its top severity."""
+    return (
+        f"| {md_code(m['server'], table=True)} | {md_text(m['registry'])} "
+        f"{md_code(m['package'], table=True)} | {md_text(m['from'] or 'unpinned')} | {_release(m, links)} "
+        f"| {len(m['changed'])} | {len(m['new'])} | {len(m['removed'])} | "
+        f"{f'**{top}**' if top else 'none'} |"
+    )
+
+
+def _staged_note(staged: int, lockfile: str) -> list[str]:
+    """What the update leaves for a person: ``staged`` items pending review, or only the pin."""
     if staged:
-        head += [
+        return [
             "",
             f"The new release's definitions are staged in {md_code(lockfile)} as **pending review** "
             f"({staged} item{'s' if staged != 1 else ''}): changed tools are disabled there until a person "
             "accepts them, and the `mcplock diff` / `mcplock check` job fails on this pull request until "
             "then. Nothing was accepted on anyone's behalf.",
         ]
-    else:
-        head += [
-            "",
-            "The new release offers exactly the definitions the lock accepted: only the package pin "
-            f"moves in {md_code(lockfile)}. The code behind the tools changed all the same — read the "
-            "release notes before merging.",
-        ]
-    for name, err in (failed or {}).items():
-        head += ["", f"- :warning: {md_code(name)} was not updated: {md_text(err.message)}"]
-    sections: list[str] = []
-    for m in moves:
-        d = by_name.get(m["server"])
-        if d is not None and (d.pending or d.changes or d.error is not None):
-            sections += server_markdown(_by_severity(d))
+    return [
+        "",
+        "The new release offers exactly the definitions the lock accepted: only the package pin "
+        f"moves in {md_code(lockfile)}. The code behind the tools changed all the same — read the "
+        "release notes before merging.",
+    ]
+
+
+def _review_tail(servers: list[str], diffs: list[Any], branch: str) -> list[str]:
+    """What the reviewer runs on the branch (the first three staged items shown), and the footer."""
     tail = ["", "### Review it", "", "On this branch:", ""]
-    servers = [m["server"] for m in moves]
     cmds = [f"git fetch origin {shell_word(branch)} && git switch {shell_word(branch)}"]
     shown = [(d.name, p) for d in map(_by_severity, diffs) if d.name in servers for p in d.pending][:3]
     for server, p in shown:
@@ -163,10 +141,79 @@ def body(
         "(branch and body); a commit of yours on the branch is never overwritten. Close it to skip this "
         "release.</sub>",
     ]
-    return fit(head, sections, tail, limit)
+    return tail
+
+
+def _sections(servers: list[str], by_name: dict[str, Any]) -> list[str]:
+    """The report of each moved server with something staged, changed or failing, top severity first."""
+    sections: list[str] = []
+    for server in servers:
+        d = by_name.get(server)
+        if d is not None and (d.pending or d.changes or d.error is not None):
+            sections += server_markdown(_by_severity(d))
+    return sections
+
+
+def body(
+    moves: list[dict[str, Any]],
+    diffs: list[Any],
+    *,
+    branch: str,
+    lockfile: str,
+    links: dict[str, str] | None = None,
+    failed: dict[str, Any] | None = None,
+    limit: int = LIMIT,
+) -> str:
+    """The pull request body for ``moves`` (the pins that moved: :func:`mcplock.render.update.moves_of`)
+    and ``diffs`` (their servers compared with the updated lock: the staged items in ``pending``)."""
+    links = links or {}
+    by_name = {d.name: d for d in diffs}
+    tops = {m["server"]: (_top(by_name[m["server"]]) if m["server"] in by_name else None) for m in moves}
+    moves = sorted(moves, key=lambda m: (rank(tops[m["server"]]), m["server"]))
+    head = [
+        _heading(moves),
+        "",
+        "| server | package | from | to | changed | new | removed | top severity |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    head += [_move_row(m, tops[m["server"]], links) for m in moves]
+    head += _staged_note(sum(len(m["changed"]) + len(m["new"]) + len(m["removed"]) for m in moves), lockfile)
+    for name, err in (failed or {}).items():
+        head += ["", f"- :warning: {md_code(name)} was not updated: {md_text(err.message)}"]
+    servers = [m["server"] for m in moves]
+    return fit(head, _sections(servers, by_name), _review_tail(servers, diffs, branch), limit)
 
 
 _FENCE = re.compile(r"^(`{3,})")
+
+
+def _closers(lines: list[str]) -> list[str]:
+    """The lines that close what ``lines`` leave open: a code fence, then each ``<details>``."""
+    fence: str | None = None
+    details = 0
+    for line in lines:
+        m = _FENCE.match(line)
+        if fence is None and m:
+            fence = m[1]
+        elif fence is not None and line.strip() == fence:
+            fence = None
+        elif fence is None and line.startswith("<details>"):
+            details += 1
+        elif fence is None and line.strip() == "</details>":
+            details -= 1
+    return ([fence] if fence else []) + ["", "</details>"] * max(0, details)
+
+
+def _first_lines(lines: list[str], room: int) -> list[str]:
+    """The whole lines of ``lines`` that fit in ``room`` characters (each with its newline)."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        if used + len(line) + 1 > room:
+            break
+        kept.append(line)
+        used += len(line) + 1
+    return kept
 
 
 def fit(head: list[str], sections: list[str], tail: list[str], limit: int = LIMIT) -> str:
@@ -177,25 +224,6 @@ def fit(head: list[str], sections: list[str], tail: list[str], limit: int = LIMI
     if len(whole) <= limit:
         return whole
     fixed = len("\n".join([*head, *tail]) + "\n") + len(CUT_NOTE) + 200  # the closers and the note's lines
-    room = max(0, limit - fixed)
-    kept: list[str] = []
-    used = 0
-    fence: str | None = None
-    details = 0
-    for line in sections:
-        if used + len(line) + 1 > room:
-            break
-        kept.append(line)
-        used += len(line) + 1
-        m = _FENCE.match(line)
-        if fence is None and m:
-            fence = m[1]
-        elif fence is not None and line.strip() == fence:
-            fence = None
-        elif fence is None and line.startswith("<details>"):
-            details += 1
-        elif fence is None and line.strip() == "</details>":
-            details -= 1
-    closers = ([fence] if fence else []) + ["", "</details>"] * max(0, details)
-    out = "\n".join([*head, *kept, *closers, "", CUT_NOTE, *tail]) + "\n"
+    kept = _first_lines(sections, max(0, limit - fixed))
+    out = "\n".join([*head, *kept, *_closers(kept), "", CUT_NOTE, *tail]) + "\n"
     return out[:limit] if len(out) > limit else out

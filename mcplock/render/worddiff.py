@@ -25,8 +25,10 @@ from __future__ import annotations
 import difflib
 from bisect import bisect_left
 from collections.abc import Sequence
+from typing import Literal
 
-Opcode = tuple[str, int, int, int, int]
+Tag = Literal["replace", "delete", "insert", "equal"]  # SequenceMatcher's, as typeshed spells them
+Opcode = tuple[Tag, int, int, int, int]
 
 SMALL = 40_000  # len(a) * len(b) up to which difflib decides (about 200 x 200 tokens)
 MAX_D = 400  # the most edits Myers looks for in one region
@@ -50,7 +52,7 @@ class Bounded(difflib.SequenceMatcher[str]):
     a: Sequence[str]  # set by SequenceMatcher.set_seqs (typeshed does not declare them)
     b: Sequence[str]
 
-    def get_opcodes(self) -> list[Opcode]:  # type: ignore[override]
+    def get_opcodes(self) -> list[Opcode]:
         return opcodes(self.a, self.b)
 
 
@@ -90,7 +92,7 @@ def _diff(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, out: l
         out.append(("equal", i1, i1 + pre, j1, j1 + pre))
         i1, j1 = i1 + pre, j1 + pre
     post = _common_back(a, b, i2, j2, i1, j1)
-    tail = ("equal", i2 - post, i2, j2 - post, j2) if post else None
+    tail: Opcode | None = ("equal", i2 - post, i2, j2 - post, j2) if post else None
     i2, j2 = i2 - post, j2 - post
     n, m = i2 - i1, j2 - j1
     if n == 0 or m == 0:
@@ -100,22 +102,28 @@ def _diff(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, out: l
         sm = difflib.SequenceMatcher(a=a[i1:i2], b=b[j1:j2], autojunk=False)
         out.extend((op, i1 + x1, i1 + x2, j1 + y1, j1 + y2) for op, x1, x2, y1, y2 in sm.get_opcodes())
     else:
-        # Python-level work of Myers is about D², kept linear in the region's size
-        cap = min(MAX_D, max(32, int((8 * (n + m)) ** 0.5)))
-        found = _myers(a, b, i1, i2, j1, j2, cap)
-        if found is not None:
-            out.extend(found)
-        elif depth < DEPTH and (anchors := _anchors(a, b, i1, i2, j1, j2)):
-            ai, bj = i1, j1
-            for x, y in anchors:
-                _diff(a, b, ai, x, bj, y, out, depth + 1)
-                out.append(("equal", x, x + 1, y, y + 1))
-                ai, bj = x + 1, y + 1
-            _diff(a, b, ai, i2, bj, j2, out, depth + 1)
-        else:
-            out.append(("replace", i1, i2, j1, j2))
+        _large(a, b, i1, i2, j1, j2, out, depth)
     if tail is not None:
         out.append(tail)
+
+
+def _large(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, out: list[Opcode], depth: int) -> None:
+    """A region too large for ``difflib`` that differs at both ends: Myers with D capped, else
+    split at patience anchors and each gap diffed again, else shown as replaced."""
+    # Python-level work of Myers is about D², kept linear in the region's size
+    cap = min(MAX_D, max(32, int((8 * (i2 - i1 + j2 - j1)) ** 0.5)))
+    found = _myers(a, b, i1, i2, j1, j2, cap)
+    if found is not None:
+        out.extend(found)
+    elif depth < DEPTH and (anchors := _anchors(a, b, i1, i2, j1, j2)):
+        ai, bj = i1, j1
+        for x, y in anchors:
+            _diff(a, b, ai, x, bj, y, out, depth + 1)
+            out.append(("equal", x, x + 1, y, y + 1))
+            ai, bj = x + 1, y + 1
+        _diff(a, b, ai, i2, bj, j2, out, depth + 1)
+    else:
+        out.append(("replace", i1, i2, j1, j2))
 
 
 def _step(row: list[int], base: int, k: int, d: int, n: int, m: int) -> tuple[int, int] | None:
@@ -222,22 +230,29 @@ def _anchors(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int) -> 
     return run
 
 
+def _joined(prev: Opcode, op: Opcode) -> Opcode | None:
+    """The one opcode ``prev`` and the ``op`` right after it make, the way difflib reports them
+    (equal runs as one; changes as one delete, insert or replace), or None when they stay two."""
+    tag, a1, a2, b1, b2 = prev
+    if a2 != op[1] or b2 != op[3] or (tag == "equal") != (op[0] == "equal"):
+        return None
+    new_a2, new_b2 = op[2], op[4]
+    if tag == "equal":
+        return ("equal", a1, new_a2, b1, new_b2)
+    kind: Tag = "replace" if (new_a2 > a1 and new_b2 > b1) else ("delete" if new_a2 > a1 else "insert")
+    return (kind, a1, new_a2, b1, new_b2)
+
+
 def _merged(ops: list[Opcode]) -> list[Opcode]:
     """Adjacent opcodes joined the way difflib reports them: equal runs as one, a delete and an
-    insert that meet as one replace."""
+    insert that meet as one replace (empty ones dropped)."""
     out: list[Opcode] = []
     for op in ops:
         if op[1] == op[2] and op[3] == op[4]:
             continue
-        if out:
-            tag, a1, a2, b1, b2 = out[-1]
-            if a2 == op[1] and b2 == op[3] and (tag == op[0] == "equal" or (tag != "equal" and op[0] != "equal")):
-                new_a2, new_b2 = op[2], op[4]
-                if tag == "equal":
-                    out[-1] = ("equal", a1, new_a2, b1, new_b2)
-                else:
-                    kind = "replace" if (new_a2 > a1 and new_b2 > b1) else ("delete" if new_a2 > a1 else "insert")
-                    out[-1] = (kind, a1, new_a2, b1, new_b2)
-                continue
-        out.append(op)
+        joined = _joined(out[-1], op) if out else None
+        if joined is not None:
+            out[-1] = joined
+        else:
+            out.append(op)
     return out

@@ -27,7 +27,7 @@ from mcplock.severity import GITHUB_LEVEL, github_level
 from mcplock.untrusted import visible
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import ServerDiff
+    from mcplock.compare import Change, ServerDiff
     from mcplock.core.check import Finding
     from mcplock.lock.model import Lock
 
@@ -45,6 +45,17 @@ def gh_property(s: object) -> str:
 
 def _gh(level: str, file: str, line: int, title: str, message: str) -> str:
     return f"::{level} file={gh_property(file)},line={line},title={gh_property(title)}::{gh_data(message)}"
+
+
+def _finding_lines(server: str, c: Change, file: str, line: int, t: str) -> list[str]:
+    """An annotation per security finding on ``c``'s new text, at its item's line (``t``: the item)."""
+    out: list[str] = []
+    for f in c.findings:
+        sev = finding_severity(f)
+        out.append(
+            _gh(github_level(sev), file, line, f"mcplock {lint_rule(f)} ({sev}): {t}", finding_message(server, c, f))
+        )
+    return out
 
 
 def diff_github(
@@ -76,17 +87,7 @@ def diff_github(
                     change_message(d.name, c),
                 )
             )
-            for f in c.findings:
-                sev = finding_severity(f)
-                out.append(
-                    _gh(
-                        github_level(sev),
-                        file,
-                        line,
-                        f"mcplock {lint_rule(f)} ({sev}): {t}",
-                        finding_message(d.name, c, f),
-                    )
-                )
+            out += _finding_lines(d.name, c, file, line, t)
         for k in d.cloaked or ():  # diff --cloak: another answer to another host
             out.append(
                 _gh(
@@ -109,19 +110,8 @@ def diff_github(
                     pending_message(d.name, p.kind, p.name, p.change),
                 )
             )
-            if p.detail is None:
-                continue
-            for f in p.detail.findings:  # a staged change's findings still count
-                sev = finding_severity(f)
-                out.append(
-                    _gh(
-                        github_level(sev),
-                        file,
-                        line,
-                        f"mcplock {lint_rule(f)} ({sev}): {t}",
-                        finding_message(d.name, p.detail, f),
-                    )
-                )
+            if p.detail is not None:  # a staged change's findings still count
+                out += _finding_lines(d.name, p.detail, file, line, t)
         if d.identity is not None:
             out.append(
                 _gh(

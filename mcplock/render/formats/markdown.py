@@ -22,8 +22,9 @@ from mcplock.severity import rank
 from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import ServerDiff
+    from mcplock.compare import Change, Cloaked, PendingItem, ServerDiff
     from mcplock.core.check import Finding
+    from mcplock.errors import ProbeError
     from mcplock.lock.model import Lock
 
 # Backslash-escape the ASCII punctuation that Markdown (GFM) or GitHub gives a meaning inside a
@@ -94,8 +95,14 @@ def _text_changes(c: Any) -> list[tuple[str, str]]:
         return [(c.kind, plain_diff(old if isinstance(old, str) else "", new))]
     if not isinstance(new, dict):
         return []
-    old = old if isinstance(old, dict) else {}
     fields = c.fields if c.change == "changed" else [f for f in sorted(new) if f != KEY_FIELD.get(c.kind)]
+    return _field_texts(fields, old if isinstance(old, dict) else {}, new)
+
+
+def _field_texts(fields: list[str], old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, plain word diff) of each of ``fields`` whose text changed (or was added)."""
+    from mcplock.render.documents import plain_diff
+
     out = []
     for f in fields:
         was, now = old.get(f, ""), new.get(f)
@@ -127,6 +134,67 @@ def _md_details(server: str, c: Any) -> list[str]:
     return out
 
 
+def _md_error(error: ProbeError) -> list[str]:
+    """An unreachable server's error quoted: one quoted line per line of the message (a server's
+    stderr tail) with hard line breaks, then the hint."""
+    first, *more = error.message.splitlines() or [""]
+    quote = [f"**{md_text(error.kind)}**: {md_text(first)}", *(md_text(m) for m in more)]
+    out = ["", *(f"> {q}\\" for q in quote[:-1]), f"> {quote[-1]}"]
+    if error.hint:
+        out += [">", f"> hint: {md_text(error.hint)}"]
+    return out
+
+
+def _md_changes(server: str, changes: list[Change]) -> list[str]:
+    """The table of changes, the security findings on their new text, their word diffs."""
+    out = ["", "| severity | change | kind | name | fields | why |", "|---|---|---|---|---|---|"]
+    for c in changes:
+        fields = _md_fields(c.fields) if c.change == "changed" else ""
+        out.append(
+            f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
+            f"| {fields} | {md_text(getattr(c, 'reason', ''))} |"
+        )
+    with_findings = [c for c in changes if c.findings]
+    if with_findings:
+        out += ["", "Security findings on the new text:", ""]
+        for c in with_findings:
+            out.append(f"- {_md_kind(c.kind)} {md_code(c.name)} ({c.change})")
+            out += _md_findings(c.findings, "  ")
+    for c in changes:
+        out += _md_details(server, c)
+    return out
+
+
+def _md_cloaked(cloaked: list[Cloaked]) -> list[str]:
+    out = ["", "Cloaking probe (`--cloak`): what a well-known host saw that the first answer did not:", ""]
+    for k in cloaked:
+        out.append(f"- **{k.severity}** {md_text(k.kind)} {md_code(k.name)}: {md_text(k.message)}")
+    return out
+
+
+def _md_pending_item(server: str, p: PendingItem) -> list[str]:
+    """A staged item: its change and target, its severity and why (as text and JSON say), its findings."""
+    sev = ""
+    if p.detail is not None:
+        sev = f" (**{p.detail.severity}**)" + (f" — {md_text(p.detail.reason)}" if p.detail.reason else "")
+    out = [f"- {md_text(p.change)} {_md_kind(p.kind)} {md_code(target(server, p.kind, p.name))}{sev}"]
+    if p.detail is not None:
+        out += _md_findings(p.detail.findings, "  ")
+    return out
+
+
+def _md_pending(server: str, pending: list[PendingItem]) -> list[str]:
+    """The items pending review, then the word diffs of those that have one."""
+    typed = md_text(shell_word(server))
+    out = ["", f"Pending review (staged in the lock; review with `mcplock accept {typed}`):", ""]
+    for p in pending:
+        out += _md_pending_item(server, p)
+    for p in pending:
+        if p.detail is not None:
+            out += _md_details(server, p.detail)
+    return out
+
+
 def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
     """One server's section of the report (its lines, each starting a new line): the error of
     an unreachable server, the table of changes with their findings and word diffs, the items
@@ -136,45 +204,13 @@ def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
         head += f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})"
     out = ["", head]
     if d.error is not None:
-        first, *more = d.error.message.splitlines() or [""]
-        quote = [f"**{md_text(d.error.kind)}**: {md_text(first)}", *(md_text(m) for m in more)]
-        # one quoted line per line of the message (a server's stderr tail), hard line breaks
-        out += ["", *(f"> {q}\\" for q in quote[:-1]), f"> {quote[-1]}"]
-        if d.error.hint:
-            out += [">", f"> hint: {md_text(d.error.hint)}"]
+        out += _md_error(d.error)
     if d.changes:
-        out += ["", "| severity | change | kind | name | fields | why |", "|---|---|---|---|---|---|"]
-        for c in d.changes:
-            fields = _md_fields(c.fields) if c.change == "changed" else ""
-            out.append(
-                f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
-                f"| {fields} | {md_text(getattr(c, 'reason', ''))} |"
-            )
-        with_findings = [c for c in d.changes if c.findings]
-        if with_findings:
-            out += ["", "Security findings on the new text:", ""]
-            for c in with_findings:
-                out.append(f"- {_md_kind(c.kind)} {md_code(c.name)} ({c.change})")
-                out += _md_findings(c.findings, "  ")
-        for c in d.changes:
-            out += _md_details(d.name, c)
+        out += _md_changes(d.name, d.changes)
     if d.cloaked:
-        out += ["", "Cloaking probe (`--cloak`): what a well-known host saw that the first answer did not:", ""]
-        for k in d.cloaked:
-            out.append(f"- **{k.severity}** {md_text(k.kind)} {md_code(k.name)}: {md_text(k.message)}")
+        out += _md_cloaked(d.cloaked)
     if d.pending:
-        typed = md_text(shell_word(d.name))
-        out += ["", f"Pending review (staged in the lock; review with `mcplock accept {typed}`):", ""]
-        for p in d.pending:
-            sev = f" (**{p.detail.severity}**)" if p.detail is not None else ""
-            if p.detail is not None and p.detail.reason:  # why it got its severity, as text and JSON say
-                sev += f" — {md_text(p.detail.reason)}"
-            out.append(f"- {md_text(p.change)} {_md_kind(p.kind)} {md_code(target(d.name, p.kind, p.name))}{sev}")
-            if p.detail is not None:
-                out += _md_findings(p.detail.findings, "  ")
-        for p in d.pending:
-            if p.detail is not None:
-                out += _md_details(d.name, p.detail)
+        out += _md_pending(d.name, d.pending)
     if d.identity is not None:
         out += [
             "",
@@ -184,10 +220,29 @@ def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
     return out
 
 
+_VERDICT = {0: ("✅", "clean"), 1: ("❌", "changes need review"), 3: ("⚠️", "servers could not be probed")}
+
+
+def _md_next(n: dict[str, int]) -> list[str]:
+    """What to run next: drift is staged by `refresh`, what is staged awaits `accept`/`reject`."""
+    if n["drift"]:
+        return [
+            "",
+            "Next: `mcplock refresh` stages the drift for review, `mcplock show SERVER/TOOL` shows it, "
+            "`mcplock accept` / `mcplock reject` decides.",
+        ]
+    if n["pending"]:
+        return [
+            "",
+            "Next: `mcplock accept` reviews what is staged (a walk on a terminal), "
+            "`mcplock reject SERVER/TOOL` refuses an item.",
+        ]
+    return []
+
+
 def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str:
     n = summary_counts(diffs)
-    verdict = {0: "clean", 1: "changes need review", 3: "servers could not be probed"}.get(exit_code, "failed")
-    icon = {0: "✅", 1: "❌", 3: "⚠️"}.get(exit_code, "❌")
+    icon, verdict = _VERDICT.get(exit_code, ("❌", "failed"))
     out = [f"## {icon} mcplock diff: {verdict} (exit {exit_code})", ""]
     out.append(
         f"Lock file {md_code(lockfile)} · {n['servers']} server(s) · {n['drift']} with drift · "
@@ -199,19 +254,7 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
     for d in diffs:
         if d not in quiet:
             out += server_markdown(d)
-    if n["drift"]:
-        out += [
-            "",
-            "Next: `mcplock refresh` stages the drift for review, `mcplock show SERVER/TOOL` shows it, "
-            "`mcplock accept` / `mcplock reject` decides.",
-        ]
-    elif n["pending"]:
-        out += [
-            "",
-            "Next: `mcplock accept` reviews what is staged (a walk on a terminal), "
-            "`mcplock reject SERVER/TOOL` refuses an item.",
-        ]
-    return "\n".join(out) + "\n"
+    return "\n".join(out + _md_next(n)) + "\n"
 
 
 def _md_warnings(warnings: list[Finding]) -> list[str]:
