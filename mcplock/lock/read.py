@@ -292,6 +292,12 @@ class Reader:
         for key in ("name", "version"):
             if not self.get(pt, ptable, key, str):
                 raise self.fail(ptable, f"missing `{key}` in {self._where(ptable)}")
+        self.check_integrity(pt, ptable, registry)
+        return PackagePin.from_stored(pt)
+
+    def check_integrity(self, pt: dict[str, Any], ptable: tuple[str, ...], registry: str) -> None:
+        """A pin's `integrity` (a string, or a list for PyPI) in its registry's form, and its
+        `tree-integrity` a `sha256:` hash."""
         integ = self.get(pt, ptable, "integrity", (str, list))
         values = integ if isinstance(integ, list) else [] if integ is None else [integ]
         for v in values:
@@ -300,7 +306,6 @@ class Reader:
         tree = self.get(pt, ptable, "tree-integrity", str)
         if tree is not None and not is_hash(tree):
             raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
-        return PackagePin.from_stored(pt)
 
     def client_capabilities(self, st: dict[str, Any], table: tuple[str, ...]) -> ClientCapabilities | None:
         from mcplock.client_capabilities import KNOWN

@@ -49,6 +49,25 @@ def read_text(path: str | os.PathLike[str]) -> str:
     return text
 
 
+def _syntax_error(e: tomllib.TOMLDecodeError, text: str, path: str) -> LockfileError:
+    """tomllib's error with its line (the end of a truncated file's), and what to do: restore
+    the file, or delete a key or table that a bad merge wrote twice."""
+    msg = str(e)
+    at: int | None = None
+    m = _TOML_POS.search(msg)
+    if m:
+        at = int(m.group(1))
+        msg = _TOML_POS.sub("", msg).strip()
+    elif "end of document" in msg:
+        at = text.count("\n") + (0 if text.endswith("\n") else 1)
+        msg = msg.replace("(at end of document)", "").strip()
+        msg += " at the end of the file: it looks truncated"
+    hint = "restore the file from git (`git checkout -- mcp.lock`) and run `mcplock refresh`"
+    if "overwrite" in msg or "twice" in msg:
+        hint = "a key or table appears twice (a bad merge?): delete the duplicate, then run `mcplock check`"
+    return LockfileError(f"not valid TOML: {msg}", path=path, line=at, hint=hint, code="syntax")
+
+
 def parse_toml(text: str, path: str) -> dict[str, Any]:
     """The TOML document of the lock, or a :class:`LockfileError` with the line: conflict
     markers, syntax errors, duplicate keys, a truncated file."""
@@ -65,25 +84,11 @@ def parse_toml(text: str, path: str) -> dict[str, Any]:
                 code="conflict",
             )
     try:
-        data = tomllib.loads(text)
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        msg = str(e)
-        at: int | None = None
-        m = _TOML_POS.search(msg)
-        if m:
-            at = int(m.group(1))
-            msg = _TOML_POS.sub("", msg).strip()
-        elif "end of document" in msg:
-            at = text.count("\n") + (0 if text.endswith("\n") else 1)
-            msg = msg.replace("(at end of document)", "").strip()
-            msg += " at the end of the file: it looks truncated"
-        hint = "restore the file from git (`git checkout -- mcp.lock`) and run `mcplock refresh`"
-        if "overwrite" in msg or "twice" in msg:
-            hint = "a key or table appears twice (a bad merge?): delete the duplicate, then run `mcplock check`"
-        raise LockfileError(f"not valid TOML: {msg}", path=path, line=at, hint=hint, code="syntax") from None
+        raise _syntax_error(e, text, path) from None
     except UnicodeDecodeError as e:  # pragma: no cover - loads takes str
         raise LockfileError(f"not UTF-8: {e}", path=path) from None
-    return data
 
 
 def merged_conflicts(text: str, path: str) -> None:

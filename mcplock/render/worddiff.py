@@ -230,22 +230,29 @@ def _anchors(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int) -> 
     return run
 
 
+def _joined(prev: Opcode, op: Opcode) -> Opcode | None:
+    """The one opcode ``prev`` and the ``op`` right after it make, the way difflib reports them
+    (equal runs as one; changes as one delete, insert or replace), or None when they stay two."""
+    tag, a1, a2, b1, b2 = prev
+    if a2 != op[1] or b2 != op[3] or (tag == "equal") != (op[0] == "equal"):
+        return None
+    new_a2, new_b2 = op[2], op[4]
+    if tag == "equal":
+        return ("equal", a1, new_a2, b1, new_b2)
+    kind: Tag = "replace" if (new_a2 > a1 and new_b2 > b1) else ("delete" if new_a2 > a1 else "insert")
+    return (kind, a1, new_a2, b1, new_b2)
+
+
 def _merged(ops: list[Opcode]) -> list[Opcode]:
     """Adjacent opcodes joined the way difflib reports them: equal runs as one, a delete and an
-    insert that meet as one replace."""
+    insert that meet as one replace (empty ones dropped)."""
     out: list[Opcode] = []
     for op in ops:
         if op[1] == op[2] and op[3] == op[4]:
             continue
-        if out:
-            tag, a1, a2, b1, b2 = out[-1]
-            if a2 == op[1] and b2 == op[3] and (tag == op[0] == "equal" or (tag != "equal" and op[0] != "equal")):
-                new_a2, new_b2 = op[2], op[4]
-                if tag == "equal":
-                    out[-1] = ("equal", a1, new_a2, b1, new_b2)
-                else:
-                    kind: Tag = "replace" if (new_a2 > a1 and new_b2 > b1) else ("delete" if new_a2 > a1 else "insert")
-                    out[-1] = (kind, a1, new_a2, b1, new_b2)
-                continue
-        out.append(op)
+        joined = _joined(out[-1], op) if out else None
+        if joined is not None:
+            out[-1] = joined
+        else:
+            out.append(op)
     return out

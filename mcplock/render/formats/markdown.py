@@ -95,8 +95,14 @@ def _text_changes(c: Any) -> list[tuple[str, str]]:
         return [(c.kind, plain_diff(old if isinstance(old, str) else "", new))]
     if not isinstance(new, dict):
         return []
-    old = old if isinstance(old, dict) else {}
     fields = c.fields if c.change == "changed" else [f for f in sorted(new) if f != KEY_FIELD.get(c.kind)]
+    return _field_texts(fields, old if isinstance(old, dict) else {}, new)
+
+
+def _field_texts(fields: list[str], old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]:
+    """(field, plain word diff) of each of ``fields`` whose text changed (or was added)."""
+    from mcplock.render.documents import plain_diff
+
     out = []
     for f in fields:
         was, now = old.get(f, ""), new.get(f)
