@@ -33,13 +33,20 @@ import os
 import re
 import tomllib
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from mcplock.errors import ConfigError, McplockError
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.lock.targets import format_target
 from mcplock.severity import SEVERITIES, rank
 from mcplock.untrusted import shell_word
+
+if TYPE_CHECKING:  # the launchers are read only where a server's command is judged
+    from mcplock.packages.launchers import Launch, NoPin
+    from mcplock.packages.pin import PackagePin
+    from mcplock.packages.wrappers import Wrapped
+
+    Direct: TypeAlias = Launch | NoPin | None  # what a stdio command runs directly (None: no launcher)
 
 ENV = "MCPLOCK_POLICY"
 VERSION = 1
@@ -165,47 +172,17 @@ def loads(text: str, path: str) -> OrgPolicy:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise _bad(path, f"not valid TOML: {e}") from None
-    version = data.get("version")
-    if version is None:
-        raise _bad(path, "missing `version = 1`")
-    if type(version) is not int or version != VERSION:  # `1.0`, `true` and `"1"` are not version 1
-        raise _bad(path, f"unsupported `version = {version!r}` (this mcplock reads version {VERSION})")
-    for key, value in data.items():
-        if key == "version":
-            continue
-        if key not in _SCHEMA:
-            raise _bad(path, f"unknown key `{key}` (known: version, {', '.join(_SCHEMA)})")
-        if not isinstance(value, dict):
-            raise _bad(path, f"`{key}` must be a table (`[{key}]`)")
-        for sub, v in value.items():
-            want = _SCHEMA[key].get(sub)
-            if want is None:
-                raise _bad(path, f"unknown key `{key}.{sub}` (known: {', '.join(_SCHEMA[key])})")
-            if not isinstance(v, want):
-                raise _bad(path, f"`{key}.{sub}` must be a {'list' if want is list else want.__name__}")
+    _check_version(path, data.get("version"))
+    _check_shape(path, data)
     tools, review = data.get("tools", {}), data.get("review", {})
     packages, servers = data.get("packages", {}), data.get("servers", {})
     severity = review.get("max-accepted-severity")
     if severity is not None and severity not in SEVERITIES:
         raise _bad(path, f"`review.max-accepted-severity` must be one of {', '.join(SEVERITIES)}, not {severity!r}")
-    registries = packages.get("allow-registries")
-    if registries is not None:
-        registries = _strings(path, "packages.allow-registries", registries)
-        unknown = [r for r in registries if r not in REGISTRIES]
-        if unknown:
-            raise _bad(path, f"`packages.allow-registries` names {', '.join(unknown)} (known: {', '.join(REGISTRIES)})")
+    registries = _registries(path, packages.get("allow-registries"))
     allow = servers.get("allow")
     signing = data.get("signing", {})
-    keys = _strings(path, "signing.keys", signing.get("keys", []))
-    bad = [k for k in keys if not _FINGERPRINT.fullmatch(k)]
-    if bad:
-        raise _bad(
-            path,
-            f"`signing.keys` holds {bad[0]!r}, not a key fingerprint (`sha256-<base64>`, as "
-            "`mcplock fingerprint KEY.pub` prints it)",
-        )
-    if signing.get("require") and not keys:
-        raise _bad(path, "`signing.require = true` needs the fingerprints of the keys that may sign in `signing.keys`")
+    keys = _signing_keys(path, signing)
     from mcplock.interop.canonical import canonical, sri
 
     return OrgPolicy(
@@ -220,6 +197,56 @@ def loads(text: str, path: str) -> OrgPolicy:
         keys=keys,
         own_digest=sri(canonical(data)),  # tomllib's types: no dates in a valid policy (every value is checked above)
     )
+
+
+def _check_version(path: str, version: object) -> None:
+    if version is None:
+        raise _bad(path, "missing `version = 1`")
+    if type(version) is not int or version != VERSION:  # `1.0`, `true` and `"1"` are not version 1
+        raise _bad(path, f"unsupported `version = {version!r}` (this mcplock reads version {VERSION})")
+
+
+def _check_shape(path: str, data: dict[str, Any]) -> None:
+    """Every table and key known (:data:`_SCHEMA`), each value of its type."""
+    for key, value in data.items():
+        if key == "version":
+            continue
+        if key not in _SCHEMA:
+            raise _bad(path, f"unknown key `{key}` (known: version, {', '.join(_SCHEMA)})")
+        if not isinstance(value, dict):
+            raise _bad(path, f"`{key}` must be a table (`[{key}]`)")
+        for sub, v in value.items():
+            want = _SCHEMA[key].get(sub)
+            if want is None:
+                raise _bad(path, f"unknown key `{key}.{sub}` (known: {', '.join(_SCHEMA[key])})")
+            if not isinstance(v, want):
+                raise _bad(path, f"`{key}.{sub}` must be a {'list' if want is list else want.__name__}")
+
+
+def _registries(path: str, value: list[Any] | None) -> tuple[str, ...] | None:
+    """``packages.allow-registries``: known registries only (None: the key is absent)."""
+    if value is None:
+        return None
+    registries = _strings(path, "packages.allow-registries", value)
+    unknown = [r for r in registries if r not in REGISTRIES]
+    if unknown:
+        raise _bad(path, f"`packages.allow-registries` names {', '.join(unknown)} (known: {', '.join(REGISTRIES)})")
+    return registries
+
+
+def _signing_keys(path: str, signing: dict[str, Any]) -> tuple[str, ...]:
+    """``signing.keys``: key fingerprints, at least one when ``signing.require`` is true."""
+    keys = _strings(path, "signing.keys", signing.get("keys", []))
+    bad = [k for k in keys if not _FINGERPRINT.fullmatch(k)]
+    if bad:
+        raise _bad(
+            path,
+            f"`signing.keys` holds {bad[0]!r}, not a key fingerprint (`sha256-<base64>`, as "
+            "`mcplock fingerprint KEY.pub` prints it)",
+        )
+    if signing.get("require") and not keys:
+        raise _bad(path, "`signing.require = true` needs the fingerprints of the keys that may sign in `signing.keys`")
+    return keys
 
 
 def load(path: str) -> OrgPolicy:
@@ -279,7 +306,7 @@ class Violation:
     key: str | None = None
 
 
-def _runs(srv: ServerEntry) -> tuple[Any, Any]:
+def _runs(srv: ServerEntry) -> tuple[Direct, Wrapped | None]:
     """(the launch a stdio server's command runs directly — a Launch, a NoPin, or None for no
     launcher —, the launch behind a wrapper — :class:`mcplock.packages.wrappers.Wrapped` or None)."""
     from mcplock.packages.launchers import LAUNCHERS, launcher_name, parse
@@ -321,56 +348,68 @@ def identities(srv: ServerEntry) -> list[str]:
 
 def item_violations(policy: OrgPolicy, server: str, e: Any, findings: list[Any] | None = None) -> list[Violation]:
     """What the policy forbids in one item as it stands (enabled, approval, its findings)."""
-    out: list[Violation] = []
     target = format_target(server, e.kind, e.key)
-    if e.kind == "tool":
-        pattern = policy.denied(server, e.key)
-        if pattern and e.enabled:
-            out.append(
-                Violation(
-                    "tools.deny",
-                    server,
-                    f"tool `{target}` is enabled, but the policy denies it ({policy.rule('tools.deny', pattern)})",
-                    f"disable it: `mcplock disable {shell_word(target)}`",
-                    e.kind,
-                    e.key,
-                )
+    out = _tool_violations(policy, server, e, target) if e.kind == "tool" else []
+    above = _severity_violation(policy, server, e, target, findings)
+    return out + ([above] if above is not None else [])
+
+
+def _tool_violations(policy: OrgPolicy, server: str, e: Any, target: str) -> list[Violation]:
+    """``tools.deny`` of an enabled tool, ``tools.require-approval`` of one that runs unasked."""
+    out: list[Violation] = []
+    pattern = policy.denied(server, e.key)
+    if pattern and e.enabled:
+        out.append(
+            Violation(
+                "tools.deny",
+                server,
+                f"tool `{target}` is enabled, but the policy denies it ({policy.rule('tools.deny', pattern)})",
+                f"disable it: `mcplock disable {shell_word(target)}`",
+                e.kind,
+                e.key,
             )
-        pattern = policy.approval_required(server, e.key)
-        if pattern and e.approval != "always":
-            out.append(
-                Violation(
-                    "tools.require-approval",
-                    server,
-                    f'tool `{target}` has approval = "{e.approval}", but the policy requires '
-                    f"approval on every call ({policy.rule('tools.require-approval', pattern)})",
-                    f"`mcplock approval {shell_word(target)} always`",
-                    e.kind,
-                    e.key,
-                )
+        )
+    pattern = policy.approval_required(server, e.key)
+    if pattern and e.approval != "always":
+        out.append(
+            Violation(
+                "tools.require-approval",
+                server,
+                f'tool `{target}` has approval = "{e.approval}", but the policy requires '
+                f"approval on every call ({policy.rule('tools.require-approval', pattern)})",
+                f"`mcplock approval {shell_word(target)} always`",
+                e.kind,
+                e.key,
             )
-    limit = policy.strictest_severity
-    if limit is not None and findings and e.definition is not None and e.enabled:
-        above = sorted({f.rule for f in findings if rank(f.severity) < rank(limit)})
-        if above:
-            hint = f"review it with `mcplock show {shell_word(target)}`"
-            hint += (
-                f"; `mcplock disable {shell_word(target)}` keeps it from hosts"
-                if e.kind == "tool"
-                else f"; `mcplock remove {shell_word(server)}` drops the server"
-            )
-            out.append(
-                Violation(
-                    "review.max-accepted-severity",
-                    server,
-                    f"{e.kind} `{target}` is accepted with findings above {limit} "
-                    f"({', '.join(above)}; {policy.rule('review.max-accepted-severity')})",
-                    hint,
-                    e.kind,
-                    e.key,
-                )
-            )
+        )
     return out
+
+
+def _severity_violation(
+    policy: OrgPolicy, server: str, e: Any, target: str, findings: list[Any] | None
+) -> Violation | None:
+    """``review.max-accepted-severity``: an accepted, enabled item with findings above the limit."""
+    limit = policy.strictest_severity
+    if limit is None or not findings or e.definition is None or not e.enabled:
+        return None
+    above = sorted({f.rule for f in findings if rank(f.severity) < rank(limit)})
+    if not above:
+        return None
+    hint = f"review it with `mcplock show {shell_word(target)}`"
+    hint += (
+        f"; `mcplock disable {shell_word(target)}` keeps it from hosts"
+        if e.kind == "tool"
+        else f"; `mcplock remove {shell_word(server)}` drops the server"
+    )
+    return Violation(
+        "review.max-accepted-severity",
+        server,
+        f"{e.kind} `{target}` is accepted with findings above {limit} "
+        f"({', '.join(above)}; {policy.rule('review.max-accepted-severity')})",
+        hint,
+        e.kind,
+        e.key,
+    )
 
 
 def server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
@@ -379,64 +418,93 @@ def server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
 
 
 def _server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:
+    direct, wrapped = _runs(srv)
+    found = (
+        _pin_violation(policy, srv, direct, wrapped),
+        _registry_violation(policy, srv, direct, wrapped),
+        _allow_violation(policy, srv),
+    )
+    return [v for v in found if v is not None]
+
+
+def _pin_violation(policy: OrgPolicy, srv: ServerEntry, direct: Direct, wrapped: Wrapped | None) -> Violation | None:
+    """``packages.require-pin``: a package behind a wrapper (no pin can reach it), or a launcher
+    run without a pin."""
+    if not policy.require_pin:
+        return None
     from mcplock.packages.launchers import Launch, launcher_name
 
-    out: list[Violation] = []
-    name = srv.name
-    typed = shell_word(name)
-    direct, wrapped = _runs(srv)
-    if policy.require_pin and wrapped is not None:  # a wrapper: no pin can be applied, whatever it names
-        out.append(
-            Violation(
-                "packages.require-pin",
-                name,
-                f"`{name}` runs a package through `{wrapped.via}`, which no pin can reach "
-                f"({wrapped.reason}), but the policy requires one ({policy.rule('packages.require-pin')})",
-                f"write the launcher's own command line (`npx …`, `uvx …`; variables go in --env), "
-                f"then `mcplock update {typed}`; or `mcplock remove {typed}`",
-            )
+    name, typed = srv.name, shell_word(srv.name)
+    if wrapped is not None:  # a wrapper: no pin can be applied, whatever it names
+        return Violation(
+            "packages.require-pin",
+            name,
+            f"`{name}` runs a package through `{wrapped.via}`, which no pin can reach "
+            f"({wrapped.reason}), but the policy requires one ({policy.rule('packages.require-pin')})",
+            f"write the launcher's own command line (`npx …`, `uvx …`; variables go in --env), "
+            f"then `mcplock update {typed}`; or `mcplock remove {typed}`",
         )
-    elif policy.require_pin and direct is not None and srv.spec.package is None:
+    if direct is not None and srv.spec.package is None:
         why = "" if isinstance(direct, Launch) else f" ({direct.reason})"
-        out.append(
-            Violation(
-                "packages.require-pin",
-                name,
-                f"`{name}` runs `{launcher_name(srv.spec.command or '')}` without a package pin{why}, but "
-                f"the policy requires one ({policy.rule('packages.require-pin')})",
-                f"pin it: `mcplock update {typed}` (an exact version on the command line pins too)",
-            )
+        return Violation(
+            "packages.require-pin",
+            name,
+            f"`{name}` runs `{launcher_name(srv.spec.command or '')}` without a package pin{why}, but "
+            f"the policy requires one ({policy.rule('packages.require-pin')})",
+            f"pin it: `mcplock update {typed}` (an exact version on the command line pins too)",
         )
-    if policy.allow_registries is not None:
-        registry = srv.spec.package.registry if srv.spec.package is not None and wrapped is None else None
-        inner = wrapped.launch if wrapped is not None else direct
-        if registry is None and isinstance(inner, Launch):
-            registry = inner.registry
-        if registry is None and wrapped is not None and wrapped.opaque:
-            registry = "an unknown registry"  # a shell command mcplock cannot read: no registry is vouched for
-        if registry is not None and registry not in policy.allow_registries:
-            out.append(
-                Violation(
-                    "packages.allow-registries",
-                    name,
-                    f"`{name}` runs a package from {registry}, which the policy does not allow "
-                    f"({policy.rule('packages.allow-registries')}: {', '.join(policy.allow_registries)})",
-                    f"remove it (`mcplock remove {typed}`), or ask the policy's owners",
-                )
-            )
-    if policy.allow_servers is not None:
-        ids = identities(srv)
-        if not any(fnmatch.fnmatchcase(_fold(i), _fold(p)) for i in ids for p in policy.allow_servers):
-            out.append(
-                Violation(
-                    "servers.allow",
-                    name,
-                    f"`{name}` ({', '.join(ids) or 'unknown'}) is not allowed by the policy "
-                    f"({policy.rule('servers.allow')}: {', '.join(policy.allow_servers)})",
-                    f"remove it (`mcplock remove {typed}`), or ask the policy's owners to allow it",
-                )
-            )
-    return out
+    return None
+
+
+def _registry_violation(
+    policy: OrgPolicy, srv: ServerEntry, direct: Direct, wrapped: Wrapped | None
+) -> Violation | None:
+    """``packages.allow-registries``: a package from a registry the policy does not list."""
+    if policy.allow_registries is None:
+        return None
+    registry = _registry_of(srv, direct, wrapped)
+    if registry is None or registry in policy.allow_registries:
+        return None
+    return Violation(
+        "packages.allow-registries",
+        srv.name,
+        f"`{srv.name}` runs a package from {registry}, which the policy does not allow "
+        f"({policy.rule('packages.allow-registries')}: {', '.join(policy.allow_registries)})",
+        f"remove it (`mcplock remove {shell_word(srv.name)}`), or ask the policy's owners",
+    )
+
+
+def _registry_of(srv: ServerEntry, direct: Direct, wrapped: Wrapped | None) -> str | None:
+    """The registry the server's package comes from: its pin's, its launcher's (inside a wrapper
+    too); ``an unknown registry`` for a shell command mcplock cannot read (no registry is vouched
+    for); None for a local command."""
+    from mcplock.packages.launchers import Launch
+
+    pin: PackagePin | None = srv.spec.package
+    if pin is not None and wrapped is None:
+        return pin.registry
+    inner = wrapped.launch if wrapped is not None else direct
+    if isinstance(inner, Launch):
+        return inner.registry
+    if wrapped is not None and wrapped.opaque:
+        return "an unknown registry"
+    return None
+
+
+def _allow_violation(policy: OrgPolicy, srv: ServerEntry) -> Violation | None:
+    """``servers.allow``: a server none of whose identities the policy's patterns match."""
+    if policy.allow_servers is None:
+        return None
+    ids = identities(srv)
+    if any(fnmatch.fnmatchcase(_fold(i), _fold(p)) for i in ids for p in policy.allow_servers):
+        return None
+    return Violation(
+        "servers.allow",
+        srv.name,
+        f"`{srv.name}` ({', '.join(ids) or 'unknown'}) is not allowed by the policy "
+        f"({policy.rule('servers.allow')}: {', '.join(policy.allow_servers)})",
+        f"remove it (`mcplock remove {shell_word(srv.name)}`), or ask the policy's owners to allow it",
+    )
 
 
 def violations(

@@ -92,17 +92,32 @@ def _state(
             f"stage it with `mcplock refresh {s}`, review it and `mcplock accept {t}`",
         )
     if entry.definition is None or entry.hash is None:
-        if entry.pending is not None:
-            return _refuse(
-                "pending-new",
-                f"the {what} `{shown}` is new and awaits review",
-                f"review it with `mcplock diff {s}` and `mcplock accept {t}`",
-            )
+        return _unaccepted(entry, what, shown, s, t)
+    refusal = _stored_refusal(kind, entry, shown, s, t)
+    if refusal is not None or live_hash is UNVERIFIED:
+        return refusal
+    return _live_refusal(entry, live_hash, lacks, shown, server, target)
+
+
+def _unaccepted(entry: Entry, what: str, shown: str, s: str, t: str) -> Decision:
+    """An item the lock holds no accepted definition of: new and pending, or rejected."""
+    if entry.pending is not None:
         return _refuse(
-            "rejected",
-            f"the {what} `{shown}` was rejected in review",
-            f"it is proposed again when it changes upstream (`mcplock refresh {s}`)",
+            "pending-new",
+            f"the {what} `{shown}` is new and awaits review",
+            f"review it with `mcplock diff {s}` and `mcplock accept {t}`",
         )
+    return _refuse(
+        "rejected",
+        f"the {what} `{shown}` was rejected in review",
+        f"it is proposed again when it changes upstream (`mcplock refresh {s}`)",
+    )
+
+
+def _stored_refusal(kind: str, entry: Entry, shown: str, s: str, t: str) -> Decision | None:
+    """The refusal an accepted item's state in the lock gives: tampered with, its change
+    rejected, disabled, quarantined or awaiting review of a change."""
+    changed = entry.pending is not None and entry.pending.change == "changed"
     if entry.tampered():
         return _refuse(
             "tampered",
@@ -118,21 +133,28 @@ def _state(
             f"and `mcplock accept {t}`",
         )
     if kind == "tool" and not entry.enabled:
-        if entry.pending is not None and entry.pending.change == "changed":
+        if changed:
             return _refuse(
                 "quarantined",
                 f"`{shown}` changed upstream and is disabled until reviewed",
                 f"review it with `mcplock diff {s}` and `mcplock accept {t}`",
             )
         return _refuse("disabled", f"`{shown}` is disabled in the lock", f"enable it with `mcplock enable {t}`")
-    if entry.pending is not None and entry.pending.change == "changed":
+    if changed:
         return _refuse(
             "quarantined",
             f"`{shown}` changed upstream and awaits review",
             f"review it with `mcplock diff {s}` and `mcplock accept {t}`",
         )
-    if live_hash is UNVERIFIED:
-        return None
+    return None
+
+
+def _live_refusal(
+    entry: Entry, live_hash: object, lacks: tuple[str, ...], shown: str, server: str, target: str
+) -> Decision | None:
+    """The refusal what the server serves now gives an accepted item: not offered to this host,
+    removed, changed (to a definition rejected before, or a new one)."""
+    s = shell_word(server)
     if live_hash is None and lacks:
         return _refuse(
             "not-offered",
@@ -175,7 +197,6 @@ def decide_tool(
     """
     target = format_target(server, "tool", name)
     shown = name_text(target)
-    t = shell_word(target)
     if host.org is not None and (pattern := host.org.denied(server, name)):
         return _refuse(
             "policy-denied",
@@ -188,6 +209,14 @@ def decide_tool(
     assert entry is not None
     if purpose == "list":
         return Decision("list", "ok")
+    return _call(server, name, entry, host, target, shown)
+
+
+def _call(server: str, name: str, entry: Entry, host: Host, target: str, shown: str) -> Decision:
+    """A call of an accepted, enabled tool (``target`` as formatted, ``shown`` as displayed):
+    forwarded, asked, or refused where the approval it needs cannot be asked for
+    (:func:`decide_tool`)."""
+    t = shell_word(target)
     required = host.org.approval_required(server, name) if host.org is not None else None
     never = entry.approval == "never" and not required
     if never or host.approved:

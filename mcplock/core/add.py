@@ -298,17 +298,10 @@ def add_servers(
     names ``how`` (the command that trusts)."""
     from mcplock.core import trust as core_trust
     from mcplock.core.oauth import discovered_launch, read_lock_auths
-    from mcplock.core.probing import probe
     from mcplock.core.registry import check_claims
-    from mcplock.lint.entries import lint_entries
-    from mcplock.lint.packages import lookalike, named_package
 
     base = lock_dir(lockfile)
-    for sp, _ in specs:  # named before anything is trusted, fetched or installed
-        named = named_package(sp.command, sp.args) if sp.stdio else None
-        found = lookalike(*named, sp.registry.name if sp.registry is not None else None) if named else None
-        if found is not None:
-            hooks.lookalike(sp, found)
+    _name_lookalikes(specs, hooks)  # named before anything is trusted, fetched or installed
     # trusted before anything is fetched: the commands as the person sees them (nothing is
     # resolved or downloaded for a server that is not trusted), then the launch as it will run,
     # its package pinned to the exact release that command named (docs/least-privilege.md)
@@ -321,23 +314,52 @@ def add_servers(
     specs, unpinned, ready = pin_packages(specs, opts.environ, on_pin=hooks.pinning)
     launch = [probe_spec(sp, base) for sp, _ in specs if sp.name not in unpinned]
     core_trust.trust(launch, base)
-    results: Results = {}
-    if launch:
-        hooks.probing(launch)
-        results = probe(
-            launch,
-            opts,
-            lockfile=lockfile,
-            login=login,
-            on_event=hooks.event,
-            say=hooks.say,
-            prepared={n: probe_spec(sp, base) for n, sp in ready.items()},
-        )
-        hooks.probed(results)
+    results = _probe_launch(launch, {n: probe_spec(sp, base) for n, sp in ready.items()}, opts, lockfile, login, hooks)
     auths = read_lock_auths(s for s in launch if not isinstance(results.get(s.name), ProbeError))
     core_trust.trust(discovered_launch(launch, auths), base)  # (SEP-990: the issuer it found is locked)
     results.update(unpinned)
     staged, failed = stage_new(specs, results, policy, client, auths)
+    return _accept_and_write(staged, failed, lockfile, hooks)
+
+
+def _name_lookalikes(specs: list[Staged], hooks: Hooks) -> None:
+    """``hooks.lookalike`` for each package named like a popular one it is not."""
+    from mcplock.lint.packages import lookalike, named_package
+
+    for sp, _ in specs:
+        named = named_package(sp.command, sp.args) if sp.stdio else None
+        found = lookalike(*named, sp.registry.name if sp.registry is not None else None) if named else None
+        if found is not None:
+            hooks.lookalike(sp, found)
+
+
+def _probe_launch(
+    launch: list[ServerSpec],
+    prepared: dict[str, ServerSpec],
+    opts: ProbeOptions,
+    lockfile: str,
+    login: bool,
+    hooks: Hooks,
+) -> Results:
+    """The trusted launches probed concurrently (``prepared``: the pinned packages' specs, ready
+    to run), told to the hooks before and after."""
+    from mcplock.core.probing import probe
+
+    if not launch:
+        return {}
+    hooks.probing(launch)
+    results = probe(
+        launch, opts, lockfile=lockfile, login=login, on_event=hooks.event, say=hooks.say, prepared=prepared
+    )
+    hooks.probed(results)
+    return results
+
+
+def _accept_and_write(staged: list[ServerEntry], failed: dict[str, ProbeError], lockfile: str, hooks: Hooks) -> Added:
+    """Accept each staged server ``hooks.confirm`` says yes to (never an item with a critical
+    finding), write them all in one transaction; a name another process locked meanwhile fails."""
+    from mcplock.lint.entries import lint_entries
+
     findings = lint_entries(staged)
     done = Added()
     for entry in staged:

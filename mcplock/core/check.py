@@ -13,11 +13,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcplock.errors import HashError, McplockError
-from mcplock.lock.model import Entry, Lock
+from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.lock.targets import format_target, label
 from mcplock.untrusted import name_text, shell_word
 
 if TYPE_CHECKING:
+    from mcplock.core.export import Plan
+    from mcplock.hosts.model import HostConfig
+    from mcplock.lint.cache import LintCache
+    from mcplock.lint.finding import LintFinding
     from mcplock.orgpolicy import OrgPolicy
 
 
@@ -139,8 +143,7 @@ def pending(lock: Lock) -> list[Finding]:
 
 def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     """Servers imported from host configs against those configs, as they are now."""
-    from mcplock.core.specs import routed
-    from mcplock.hosts import config_hash, load_host_config
+    from mcplock.hosts import load_host_config
 
     base = os.path.dirname(os.path.abspath(lock_path))
     by_source: dict[str, list[str]] = {}
@@ -151,67 +154,73 @@ def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     for source, names in sorted(by_source.items()):
         path = os.path.join(base, source)
         if not os.path.lexists(path):
-            for sname in names:
-                out.append(
-                    Finding(
-                        "source-missing",
-                        sname,
-                        f"`{name_text(sname)}` was imported from {source}, which no longer exists",
-                        f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
-                        table=("server", sname),
-                    )
+            out += [
+                Finding(
+                    "source-missing",
+                    sname,
+                    f"`{name_text(sname)}` was imported from {source}, which no longer exists",
+                    f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
+                    table=("server", sname),
                 )
+                for sname in names
+            ]
             continue
         try:
             cfg = load_host_config(path, source=source)
         except McplockError as err:
-            for sname in names:
-                out.append(
-                    Finding(
-                        "config-error",
-                        sname,
-                        f"`{name_text(sname)}` was imported from {source}, which cannot be read: {err.message}",
-                        err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`",
-                        table=("server", sname),
-                    )
+            out += [
+                Finding(
+                    "config-error",
+                    sname,
+                    f"`{name_text(sname)}` was imported from {source}, which cannot be read: {err.message}",
+                    err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`",
+                    table=("server", sname),
                 )
+                for sname in names
+            ]
             continue
         for sname in names:
-            srv = lock.servers[sname]
-            imported = cfg.servers.get(sname)
-            if imported is None:
-                out.append(
-                    Finding(
-                        "config-missing",
-                        sname,
-                        f"`{name_text(sname)}` is locked but no longer in {source}",
-                        f"run `mcplock remove {shell_word(sname)}` (or put it back in {source})",
-                        table=("server", sname),
-                    )
-                )
-            elif routed(imported, sname):
-                continue  # routed through the guard (`mcplock export --guard`, or by hand): in sync by construction
-            elif config_hash(imported.spec) != srv.config_hash:
-                out.append(
-                    Finding(
-                        "config-changed",
-                        sname,
-                        f"`{name_text(sname)}` changed in {source} since it was locked",
-                        f"run `mcplock refresh {shell_word(sname)}` to re-import and re-probe it",
-                        table=("server", sname),
-                    )
-                )
-        for name in sorted(cfg.servers):
-            if name not in lock.servers:
-                out.append(
-                    Finding(
-                        "not-locked",
-                        name,
-                        f"`{name_text(name)}` is in {source} but not in the lock",
-                        f"run `mcplock add --from {source} {name}`",
-                    )
-                )
+            drift = _imported_drift(lock.servers[sname], cfg, source)
+            if drift is not None:
+                out.append(drift)
+        out += [
+            Finding(
+                "not-locked",
+                name,
+                f"`{name_text(name)}` is in {source} but not in the lock",
+                f"run `mcplock add --from {source} {name}`",
+            )
+            for name in sorted(cfg.servers)
+            if name not in lock.servers
+        ]
     return out
+
+
+def _imported_drift(srv: ServerEntry, cfg: HostConfig, source: str) -> Finding | None:
+    """A locked server against its entry in the host config it was imported from: gone, or
+    changed since it was locked (an entry routed through the guard is in step by construction)."""
+    from mcplock.core.specs import routed
+    from mcplock.hosts import config_hash
+
+    sname = srv.name
+    imported = cfg.servers.get(sname)
+    if imported is None:
+        return Finding(
+            "config-missing",
+            sname,
+            f"`{name_text(sname)}` is locked but no longer in {source}",
+            f"run `mcplock remove {shell_word(sname)}` (or put it back in {source})",
+            table=("server", sname),
+        )
+    if routed(imported, sname) or config_hash(imported.spec) == srv.config_hash:
+        return None  # unchanged, or routed through the guard (`export --guard`, or by hand): in step by construction
+    return Finding(
+        "config-changed",
+        sname,
+        f"`{name_text(sname)}` changed in {source} since it was locked",
+        f"run `mcplock refresh {shell_word(sname)}` to re-import and re-probe it",
+        table=("server", sname),
+    )
 
 
 def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy: str | None = None) -> list[Finding]:
@@ -236,9 +245,8 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy
     if policy is None and rec.policy is not None:
         from mcplock import orgpolicy
 
-        shown = recorded_policy(lock_path, rec.policy)
         try:
-            org = orgpolicy.resolve(shown)
+            org = orgpolicy.resolve(recorded_policy(lock_path, rec.policy))
         except McplockError as err:
             return [
                 Finding(
@@ -267,6 +275,13 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy
                 _regenerate_hint(err, again),
             )
         ]
+    return _plan_drift(p, again)
+
+
+def _plan_drift(p: Plan, again: str) -> list[Finding]:
+    """What the plan that would bring the export in step says: a record or host file with a
+    merge's conflict markers, a host file that drifted, the user's settings that override the
+    lock. ``again``: the ``--policy`` the hints name."""
     out = []
     if p.record_conflicted:
         out.append(
@@ -299,15 +314,15 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy
                     f"run `mcplock export --host {c.host}{again}` (`--dry-run` shows the change)",
                 )
             )
-        for text in c.contradictions:
-            out.append(
-                Finding(
-                    "export-contradicted",
-                    "",
-                    f"{c.path} ({c.host}): {text}",
-                    f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`",
-                )
+        out += [
+            Finding(
+                "export-contradicted",
+                "",
+                f"{c.path} ({c.host}): {text}",
+                f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`",
             )
+            for text in c.contradictions
+        ]
     return out
 
 
@@ -320,13 +335,14 @@ def pins(lock: Lock) -> list[Finding]:
     range, a tag, a URL), or no integrity to check the artefact against."""
     out: list[Finding] = []
     for sname, srv in sorted(lock.servers.items()):
-        problem = srv.spec.package.problem() if srv.spec.package is not None else None
-        if problem is not None:
+        pin = srv.spec.package
+        problem = pin.problem() if pin is not None else None
+        if pin is not None and problem is not None:
             out.append(
                 Finding(
                     "pin-not-exact",
                     sname,
-                    f"`{name_text(sname)}`'s {srv.spec.package.registry} pin names no one exact release: {problem}; "
+                    f"`{name_text(sname)}`'s {pin.registry} pin names no one exact release: {problem}; "
                     "nothing of it is started",
                     f"restore mcp.lock from git, or run "
                     f"`mcplock update {shell_word(sname)}` to pin an exact release again",
@@ -357,30 +373,41 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     (:class:`mcplock.lint.cache.LockVerdicts`, keyed by the digest of every item's hash)."""
     from mcplock.lint.cache import LintCache, LockVerdicts, lock_digest
 
-    cache = None
-    verdicts: LockVerdicts | None = None
-    digest = ""
-    hashes: dict[tuple[str, str, str], str] = {}
-    if findings is not None:
-        disputed = {(f.server, f.kind, f.name) for f in findings if f.code == "hash-mismatch"}
-        hashes = {
-            (sname, e.kind, e.key): e.hash
-            for sname, srv in lock.servers.items()
-            for e in srv.entries()
-            if e.hash and (sname, e.kind, e.key) not in disputed
-        }
-        whole = not disputed and all(
-            e.pending is None and (e.hash or e.definition is None)
-            for srv in lock.servers.values()
-            for e in srv.entries()
-        )
-        verdicts = LockVerdicts.open() if whole else None
-        if verdicts is not None:  # every item accepted and verified: the whole lock's verdict, at once
-            digest = lock_digest([(*k, h) for k, h in hashes.items()])
-            known = verdicts.get(digest)
-            if known is not None:
-                return _warnings(lock, known)
-        cache = LintCache.open()
+    if findings is None:
+        return _warnings(lock, _critical_rules(lock, None, {}))
+    hashes, whole = _verified_hashes(lock, findings)
+    verdicts = LockVerdicts.open() if whole else None
+    if verdicts is None:
+        return _warnings(lock, _critical_rules(lock, LintCache.open(), hashes))
+    # every item accepted and verified: the whole lock's verdict, at once
+    digest = lock_digest([(*k, h) for k, h in hashes.items()])
+    critical = verdicts.get(digest)
+    if critical is None:
+        critical = _critical_rules(lock, LintCache.open(), hashes)
+        verdicts.put(digest, critical)
+    return _warnings(lock, critical)
+
+
+def _verified_hashes(lock: Lock, findings: list[Finding]) -> tuple[dict[tuple[str, str, str], str], bool]:
+    """The stored hash of each item (server, kind, key) that ``findings`` do not dispute (no
+    ``hash-mismatch``), and whether every item of the lock is accepted and verified so."""
+    disputed = {(f.server, f.kind, f.name) for f in findings if f.code == "hash-mismatch"}
+    hashes = {
+        (sname, e.kind, e.key): e.hash
+        for sname, srv in lock.servers.items()
+        for e in srv.entries()
+        if e.hash and (sname, e.kind, e.key) not in disputed
+    }
+    whole = not disputed and all(
+        e.pending is None and (e.hash or e.definition is None) for srv in lock.servers.values() for e in srv.entries()
+    )
+    return hashes, whole
+
+
+def _critical_rules(
+    lock: Lock, cache: LintCache | None, hashes: dict[tuple[str, str, str], str]
+) -> dict[tuple[str, str, str], list[str]]:
+    """The critical rules of each item with any, linted now (through ``cache``, keyed by ``hashes``)."""
     from mcplock.lint.entries import lint_entries  # the rules: only when the lock's verdict is not known
     from mcplock.severity import CRITICAL
 
@@ -388,10 +415,7 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     if cache is not None:
         cache.save()
     rules = {k: sorted({f.rule for f in v if f.severity == CRITICAL}) for k, v in found.items()}
-    critical = {k: v for k, v in rules.items() if v}
-    if verdicts is not None:
-        verdicts.put(digest, critical)
-    return _warnings(lock, critical)
+    return {k: v for k, v in rules.items() if v}
 
 
 def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> list[Finding]:
@@ -477,26 +501,31 @@ def signature_findings(org: OrgPolicy, lock_path: str) -> list[Finding]:
     return []
 
 
+def _lint_untampered(lock: Lock) -> dict[tuple[str, str, str], list[LintFinding]]:
+    """The lint findings of every item, the definitions that match their stored hash read
+    through the lint cache (keyed by that hash)."""
+    from mcplock.lint.cache import LintCache
+    from mcplock.lint.entries import lint_entries
+
+    hashes = {
+        (sname, e.kind, e.key): e.hash
+        for sname, srv in lock.servers.items()
+        for e in srv.entries()
+        if e.hash and not e.tampered()
+    }
+    cache = LintCache.open()
+    found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
+    if cache is not None:  # None: the lint cache is off (MCPLOCK_LINT_CACHE=0)
+        cache.save()
+    return found
+
+
 def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
     """What the organisation's policy forbids in the lock (docs/policy.md), as findings that name
     the rule and the policy file."""
     from mcplock.orgpolicy import violations
 
-    found = None
-    if org.strictest_severity is not None:
-        from mcplock.lint.cache import LintCache
-        from mcplock.lint.entries import lint_entries
-
-        hashes = {
-            (sname, e.kind, e.key): e.hash
-            for sname, srv in lock.servers.items()
-            for e in srv.entries()
-            if e.hash and not e.tampered()
-        }
-        cache = LintCache.open()
-        found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
-        if cache is not None:  # None: the lint cache is off (MCPLOCK_LINT_CACHE=0)
-            cache.save()
+    found = _lint_untampered(lock) if org.strictest_severity is not None else None
     out: list[Finding] = []
     limit = org.strictest_severity
     if limit is not None and limit != "critical":

@@ -100,17 +100,7 @@ def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False, co
 
     from mcplock.hosts.parse import parse, read_text
 
-    base = os.path.realpath(os.path.dirname(path) or ".")
-    if not (base + os.sep).startswith(os.path.realpath(root) + os.sep):
-        raise ConfigError(
-            f"{shown}: its directory is a link out of the project; mcplock export writes only inside the project",
-            hint="replace the linked directory with a real one, or leave this host out with --host",
-        )
-    if os.path.islink(path):
-        raise ConfigError(
-            f"{shown}: is a symbolic link; mcplock export does not write through links",
-            hint="replace the link with the file itself, or leave this host out with --host",
-        )
+    _refuse_links(root, path, shown)
     if not os.path.exists(path):
         return None
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path) or ".", os.W_OK):
@@ -126,6 +116,22 @@ def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False, co
             f"{shown}: the top level must be an object", hint="fix the file; the host cannot read it either"
         )
     return text
+
+
+def _refuse_links(root: str, path: str, shown: str) -> None:
+    """A host file export would write through a link (the file, or a directory out of the
+    project) is refused."""
+    base = os.path.realpath(os.path.dirname(path) or ".")
+    if not (base + os.sep).startswith(os.path.realpath(root) + os.sep):
+        raise ConfigError(
+            f"{shown}: its directory is a link out of the project; mcplock export writes only inside the project",
+            hint="replace the linked directory with a real one, or leave this host out with --host",
+        )
+    if os.path.islink(path):
+        raise ConfigError(
+            f"{shown}: is a symbolic link; mcplock export does not write through links",
+            hint="replace the link with the file itself, or leave this host out with --host",
+        )
 
 
 def _check_shape(doc: Document, it: Item, shown: str) -> None:
@@ -321,6 +327,31 @@ class _Files:
         return doc
 
 
+@dataclass
+class _Run:
+    """One export as it goes host by host: what it reads (the lock, the record, the decisions),
+    how entries are routed (``guard``), and what it builds up (each file's new state, its notes)."""
+
+    lock: Lock
+    rel_lock: str  # the lock, relative to the project (what a guard entry names)
+    files: _Files
+    decisions: Decisions
+    guard: bool | None
+    command: str
+    policy: str | None
+    states: dict[str, FileState]
+    notes: dict[str, list[str]] = field(default_factory=dict)
+    warned: set[str] = field(default_factory=set)  # hosts already told they cannot deny by default
+
+    @property
+    def record(self) -> dict[str, FileState]:
+        return self.files.record
+
+    def recorded(self, rel: str, host: str) -> FileState:
+        """What the record says mcplock wrote into ``rel`` (nothing, when it never did)."""
+        return self.record.get(rel, FileState(host))
+
+
 def plan(
     lock: Lock,
     lock_path: str,
@@ -337,76 +368,108 @@ def plan(
     step (None: none recorded)."""
     base = os.path.dirname(os.path.abspath(lock_path))
     full = export_record.load(lock_path)
-    record = full.files
-    decisions = tool_decisions(lock, org)
     rel_lock = os.path.relpath(os.path.abspath(lock_path), base)
-    lock_args = [] if rel_lock == "mcp.lock" else ["--lockfile", rel_lock]
-    files = _Files(base, record)
-    states = dict(record)
-    notes: dict[str, list[str]] = {}
+    files = _Files(base, full.files)
+    run = _Run(lock, rel_lock, files, tool_decisions(lock, org), guard, command, policy, dict(full.files))
     exporters = selected_hosts(base, hosts)
-    warned: set[str] = set()
     for exp in exporters:
-        rel = next((f for f in exp.files if files.exists(f)), exp.new_file)
-        srel = exp.servers_file or rel
-        doc = files.open(rel, exp.fmt)
-        empty = FileState(exp.host)
-        old = record.get(rel, empty)
-        new = FileState(exp.host, guarded=dict(old.guarded))
-        sstate = new if srel == rel else FileState(exp.host, guarded=dict(record.get(srel, empty).guarded))
-        if guard is not None and files.exists(srel):
-            if exp.fmt == "toml":
-                text = export_guard.apply_toml(doc.text, lock, lock_args, guard, sstate, srel, command)
-                doc = files.replace(rel, text)
-            else:
-                sdoc = files.open(srel, "json")
-                export_guard.apply_json(sdoc, exp, lock, rel_lock, guard, sstate, srel, command)
-        if srel != rel:
-            states.pop(srel, None)
-            if sstate:
-                states[srel] = sstate
-        # rules (and notes) only for the servers this host's config launches
-        entries = _entries(exp, files, exp.launches_file or srel)
-        launched = _launched(exp, entries)
-        mine = {s: d for s, d in decisions.items() if launched is None or s in launched}
-        told, told_notes = host_decisions(exp, mine)  # no pattern names; colliding ids: deny wins
-        notes.setdefault(rel, []).extend(n for n in told_notes if n not in notes[rel])
-        want = exp.rules(told)
-        notes.setdefault(rel, []).extend(_merge(doc, want, old, new, rel, exp))
-        if not exp.default_deny and guard is not True and exp.host not in warned:
-            warned.add(exp.host)
-            note = _no_default_deny(exp, lock, entries, launched, policy)
-            if note:
-                notes[rel].append(note)
-        states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
-    changes = []
-    for rel, (doc, before, _fmt) in files.docs.items():
-        c = FileChange(
-            _host_of(rel, exporters),
-            rel,
-            before,
-            doc.text,
-            notes.get(rel, []),
-            _contradictions(rel, doc, exporters, decisions),
-            conflicted=rel in files.conflicted,
-        )
-        nothing = not c.after.strip() or (_fmt == "json" and re.fullmatch(r"\s*\{\s*\}\s*", c.after) is not None)
-        if nothing and not states.get(rel) and (before is None or rel in record):
-            # nothing to say: no file (a host reads an empty file as invalid JSON); one mcplock
-            # exported to that holds nothing any more (an empty one an older export left, or `{}`
-            # once its rules left) is removed
-            c.remove = before is not None
-            states.pop(rel, None)
-        changes.append(c)
+        _export_host(run, exp)
+    changes = [_change(run, rel, exporters) for rel in files.docs]
     rpath = record_path(lock_path)
-    try:
-        with open(rpath, encoding="utf-8") as fh:
-            record_before: str | None = fh.read()
-    except FileNotFoundError:
-        record_before = None
+    record_before = _text_if_any(rpath)
     done = sorted(set(full.hosts) | {e.host for e in exporters})
+    states = run.states
     after = dump_record(states, done, policy) if states or exporters or record_before is not None else ""
     return Plan(base, rpath, changes, states, record_before, after, done, policy, full.conflicted)
+
+
+def _export_host(run: _Run, exp: Exporter) -> None:
+    """One host: its server entries routed (``--guard``/``--no-guard``), its rules merged into
+    its settings file, and the notes on what it cannot be told."""
+    files = run.files
+    rel = next((f for f in exp.files if files.exists(f)), exp.new_file)
+    srel = exp.servers_file or rel
+    old = run.recorded(rel, exp.host)
+    new = FileState(exp.host, guarded=dict(old.guarded))
+    doc = _route_entries(run, exp, (rel, files.open(rel, exp.fmt)), srel, new)
+    # rules (and notes) only for the servers this host's config launches
+    entries = _entries(exp, files, exp.launches_file or srel)
+    launched = _launched(exp, entries)
+    mine = {s: d for s, d in run.decisions.items() if launched is None or s in launched}
+    told, told_notes = host_decisions(exp, mine)  # no pattern names; colliding ids: deny wins
+    notes = run.notes.setdefault(rel, [])
+    notes.extend(n for n in told_notes if n not in notes)
+    notes.extend(_merge(doc, exp.rules(told), old, new, rel, exp))
+    note = _default_deny_note(run, exp, entries, launched)
+    if note:
+        notes.append(note)
+    run.states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
+
+
+def _route_entries(run: _Run, exp: Exporter, settings: tuple[str, Document], srel: str, new: FileState) -> Document:
+    """The host's server entries in ``srel`` routed through the guard (``--guard``) or back to
+    their originals (``--no-guard``), the originals kept in the state of ``srel`` (``new`` when
+    the entries live in the settings file). Returns the settings document (``settings``: its
+    path and document), which a TOML host (one file for both) has rewritten."""
+    rel, doc = settings
+    sstate = new if srel == rel else FileState(exp.host, guarded=dict(run.recorded(srel, exp.host).guarded))
+    if run.guard is not None and run.files.exists(srel):
+        if exp.fmt == "toml":
+            lock_args = [] if run.rel_lock == "mcp.lock" else ["--lockfile", run.rel_lock]
+            text = export_guard.apply_toml(doc.text, run.lock, lock_args, run.guard, sstate, srel, run.command)
+            doc = run.files.replace(rel, text)
+        else:
+            sdoc = run.files.open(srel, "json")
+            export_guard.apply_json(sdoc, exp, run.lock, run.rel_lock, run.guard, sstate, srel, run.command)
+    if srel != rel:
+        run.states.pop(srel, None)
+        if sstate:
+            run.states[srel] = sstate
+    return doc
+
+
+def _default_deny_note(run: _Run, exp: Exporter, entries: Any, launched: set[str] | None) -> str | None:
+    """Once per host that cannot deny by default (unless every entry goes through the guard):
+    which servers it launches directly, and the fix."""
+    if exp.default_deny or run.guard is True or exp.host in run.warned:
+        return None
+    run.warned.add(exp.host)
+    return _no_default_deny(exp, run.lock, entries, launched, run.policy)
+
+
+def _change(run: _Run, rel: str, exporters: list[Exporter]) -> FileChange:
+    """What becomes of one host file the plan read; a file left holding nothing that mcplock
+    exported to is removed (and forgotten by the record)."""
+    doc, before, fmt = run.files.docs[rel]
+    c = FileChange(
+        _host_of(rel, exporters),
+        rel,
+        before,
+        doc.text,
+        run.notes.get(rel, []),
+        _contradictions(rel, doc, exporters, run.decisions),
+        conflicted=rel in run.files.conflicted,
+    )
+    if _holds_nothing(c.after, fmt) and not run.states.get(rel) and (before is None or rel in run.record):
+        # nothing to say: no file (a host reads an empty file as invalid JSON); one mcplock
+        # exported to that holds nothing any more (an empty one an older export left, or `{}`
+        # once its rules left) is removed
+        c.remove = before is not None
+        run.states.pop(rel, None)
+    return c
+
+
+def _holds_nothing(text: str, fmt: str) -> bool:
+    """A settings text with nothing in it: blank, or a JSON file's ``{}``."""
+    return not text.strip() or (fmt == "json" and re.fullmatch(r"\s*\{\s*\}\s*", text) is not None)
+
+
+def _text_if_any(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except FileNotFoundError:
+        return None
 
 
 def _entries(exp: Exporter, files: _Files, srel: str) -> Any:

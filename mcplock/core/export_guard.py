@@ -125,23 +125,36 @@ def apply_json(
         span = doc.span((*keys, name))
         assert span is not None
         state.guarded[name] = span
-        kept = {k: v for k, v in entry.items() if k in exp.guard_keeps}
-        env = dict(entry.get(exp.env_key) or {}) if isinstance(entry.get(exp.env_key), dict) else {}
-        for var in template_vars(lock, name):
-            env.setdefault(var, exp.env_ref(var))
-        if env:
-            kept[exp.env_key] = env
-        arg = exp.lock_arg(rel_lock)
-        if arg is not None and arg != rel_lock and re.search(r"[$\\{}]", rel_lock):
-            # the host expands `${…}` in what it passes: a lock named `${HOME}.lock` (or `$(…)`)
-            # would become another path, and no host documents an escape for it
-            raise ConfigError(
-                f"{shown}: the lock's file name `{rel_lock}` holds `$`, `{{`, `}}` or a backslash, which "
-                f"{exp.host} would read as its own `${{VAR}}` syntax in the guard's command line",
-                hint="rename the lock file (or its directory) without those characters, then run the export again",
-            )
-        new = {**exp.guard_entry(name, ["--lockfile", arg] if arg else [], command), **kept}
+        arg = _lock_arg(exp, rel_lock, shown)
+        new = {**exp.guard_entry(name, ["--lockfile", arg] if arg else [], command), **_kept(exp, lock, name, entry)}
         doc.replace_span((*keys, name), doc.dump(new, (*keys, name)))
+
+
+def _kept(exp: Exporter, lock: Lock, name: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """What of a server's entry stays in its guard entry: the keys the host applies itself
+    (``guard_keeps``), and its environment with every variable the lock's templates name passed on."""
+    kept = {k: v for k, v in entry.items() if k in exp.guard_keeps}
+    env = dict(entry.get(exp.env_key) or {}) if isinstance(entry.get(exp.env_key), dict) else {}
+    for var in template_vars(lock, name):
+        env.setdefault(var, exp.env_ref(var))
+    if env:
+        kept[exp.env_key] = env
+    return kept
+
+
+def _lock_arg(exp: Exporter, rel_lock: str, shown: str) -> str | None:
+    """The lock's path as the host passes it to the guard (None: the default ``mcp.lock``); a
+    lock name the host would expand is an error."""
+    arg = exp.lock_arg(rel_lock)
+    if arg is not None and arg != rel_lock and re.search(r"[$\\{}]", rel_lock):
+        # the host expands `${…}` in what it passes: a lock named `${HOME}.lock` (or `$(…)`)
+        # would become another path, and no host documents an escape for it
+        raise ConfigError(
+            f"{shown}: the lock's file name `{rel_lock}` holds `$`, `{{`, `}}` or a backslash, which "
+            f"{exp.host} would read as its own `${{VAR}}` syntax in the guard's command line",
+            hint="rename the lock file (or its directory) without those characters, then run the export again",
+        )
+    return arg
 
 
 def passed_vars(lock: Lock, name: str) -> list[str]:
@@ -183,26 +196,20 @@ def apply_toml(
 ) -> str:
     import tomllib
 
-    from mcplock.guard_argv import guard_target
     from mcplock.hosts.export.codex import guard_body, restore_body
-
-    names = set(lock.servers)
 
     servers = tomllib.loads(text).get("mcp_servers") if text.strip() else None
     if not isinstance(servers, dict):
         return text
     if not guard:
         for name, original in sorted(state.guarded.items()):
-            entry = servers.get(name)
-            if isinstance(entry, dict) and guard_target(entry.get("command"), entry.get("args")) is not None:
+            if _codex_is_guard(servers.get(name)):
                 text = restore_body(text, name, original)
             del state.guarded[name]
         return text
     for name in sorted(servers):
         entry = servers[name]
-        if name not in names or (
-            isinstance(entry, dict) and guard_target(entry.get("command"), entry.get("args")) is not None
-        ):
+        if name not in lock.servers or _codex_is_guard(entry):
             continue
         if secret_in(entry, "codex"):
             raise _refuse(shown, name)
@@ -210,8 +217,20 @@ def apply_toml(
         if done is None:
             continue
         text, state.guarded[name], _ = done
-        forwarded = _codex_forwarded(entry)  # the whole entry: its `env` may be a table of its own
-        need = [v for v in passed_vars(lock, name) if v not in forwarded]
-        if need:
-            text = _codex_env_vars(text, name, need)
+        text = _codex_pass_on(text, lock, name, entry)
     return text
+
+
+def _codex_pass_on(text: str, lock: Lock, name: str, entry: Any) -> str:
+    """The variables the guard needs for ``name`` that Codex does not hand its command yet,
+    added to its ``env_vars``."""
+    forwarded = _codex_forwarded(entry)  # the whole entry: its `env` may be a table of its own
+    need = [v for v in passed_vars(lock, name) if v not in forwarded]
+    return _codex_env_vars(text, name, need) if need else text
+
+
+def _codex_is_guard(entry: Any) -> bool:
+    """Whether a Codex server table launches the guard (``mcplock run``)."""
+    from mcplock.guard_argv import guard_target
+
+    return isinstance(entry, dict) and guard_target(entry.get("command"), entry.get("args")) is not None

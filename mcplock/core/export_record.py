@@ -87,15 +87,7 @@ def loads(text: str, path: str) -> Record:
     try:
         if raw.get("version", 0) > RECORD_VERSION:
             raise ConfigError(f"{path}: written by a newer mcplock", hint="upgrade mcplock")
-        files = {
-            str(rel): FileState(
-                host=str(st["host"]),
-                items={_item(i) for i in st.get("rules", [])},
-                created={tuple(str(p) for p in c) for c in st.get("created", [])},
-                guarded={str(k): str(v) for k, v in st.get("guarded", {}).items()},
-            )
-            for rel, st in raw["files"].items()
-        }
+        files = {str(rel): _file_state(st) for rel, st in raw["files"].items()}
         hosts = sorted({str(h) for h in raw.get("hosts", [])} | {st.host for st in files.values()})
         policy = raw.get("policy")
         if policy is not None and not isinstance(policy, str):
@@ -103,6 +95,16 @@ def loads(text: str, path: str) -> Record:
         return Record(files, hosts, policy)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=HINT) from None
+
+
+def _file_state(st: Any) -> FileState:
+    """One file's entry of the record (a malformed one raises the error ``loads`` reports)."""
+    return FileState(
+        host=str(st["host"]),
+        items={_item(i) for i in st.get("rules", [])},
+        created={tuple(str(p) for p in c) for c in st.get("created", [])},
+        guarded={str(k): str(v) for k, v in st.get("guarded", {}).items()},
+    )
 
 
 def dumps(rec: Record) -> str:
@@ -114,30 +116,47 @@ def merge(base: Record | None, ours: Record, theirs: Record) -> Record:
     file the rules and containers either side claims (a claim of a rule no longer in the file is
     harmless, and the next export drops it), each ``--guard`` original entry from the side that
     changed it, every host, and the policy of the side that changed it."""
-    files: dict[str, FileState] = {}
-    for rel in sorted(set(ours.files) | set(theirs.files)):
-        a, b = ours.files.get(rel), theirs.files.get(rel)
-        o = base.files.get(rel) if base is not None else None
-        host = (a or b).host  # type: ignore[union-attr]
-        guarded: dict[str, str] = {}
-        ga, gb, go = (a.guarded if a else {}), (b.guarded if b else {}), (o.guarded if o else {})
-        for server in sorted(set(ga) | set(gb)):
-            if server in ga and server in gb:
-                guarded[server] = gb[server] if ga[server] == go.get(server) else ga[server]
-            elif server in ga:
-                if not (server in go and go[server] == ga[server] and b is not None):  # theirs dropped it
-                    guarded[server] = ga[server]
-            elif not (server in go and go[server] == gb[server] and a is not None):
-                guarded[server] = gb[server]
-        files[rel] = FileState(
-            host,
-            (a.items if a else set()) | (b.items if b else set()),
-            (a.created if a else set()) | (b.created if b else set()),
-            guarded,
-        )
+    files = {
+        rel: _merge_file(ours.files.get(rel), theirs.files.get(rel), base.files.get(rel) if base is not None else None)
+        for rel in sorted(set(ours.files) | set(theirs.files))
+    }
     unchanged = base.policy if base is not None else None  # without a base: a side that has none
     policy = theirs.policy if ours.policy == unchanged else ours.policy
     return Record(files, sorted(set(ours.hosts) | set(theirs.hosts)), policy)
+
+
+def _merge_file(a: FileState | None, b: FileState | None, o: FileState | None) -> FileState:
+    """One file's state from ours (``a``), theirs (``b``; at least one of them holds the file)
+    and the base (``o``): the claims of both, the originals three-way."""
+    host = next(s.host for s in (a, b) if s is not None)
+    return FileState(
+        host,
+        (a.items if a else set()) | (b.items if b else set()),
+        (a.created if a else set()) | (b.created if b else set()),
+        _merge_guarded(a, b, o),
+    )
+
+
+def _merge_guarded(a: FileState | None, b: FileState | None, o: FileState | None) -> dict[str, str]:
+    """Each server's original entry (``--guard``): where both sides hold one, the side that
+    changed it from the base; where one side holds it, kept unless the other side dropped it."""
+    ga, gb, go = (a.guarded if a else {}), (b.guarded if b else {}), (o.guarded if o else {})
+    guarded: dict[str, str] = {}
+    for server in sorted(set(ga) | set(gb)):
+        if server in ga and server in gb:
+            guarded[server] = gb[server] if ga[server] == go.get(server) else ga[server]
+        elif server in ga:
+            if not _dropped(server, ga, go, b is not None):
+                guarded[server] = ga[server]
+        elif not _dropped(server, gb, go, a is not None):
+            guarded[server] = gb[server]
+    return guarded
+
+
+def _dropped(server: str, kept: dict[str, str], base: dict[str, str], other_has_file: bool) -> bool:
+    """Whether the other side dropped the original entry one side kept as the base had it (the
+    other side still holds the file, without the server)."""
+    return server in base and base[server] == kept[server] and other_has_file
 
 
 _MARKERS = ("<<<<<<< ", "||||||| ", "=======", ">>>>>>> ")

@@ -90,16 +90,7 @@ class GitHub:
         token = (env.get("MCPLOCK_GITHUB_TOKEN", "") or env.get("GITHUB_TOKEN", "")).strip()
         if not need_token and not (repo and token):
             return None
-        if not repo:
-            raise UsageError(
-                "GITHUB_REPOSITORY is not set: update-pr needs the repository (`owner/name`) the pull requests go to",
-                hint="GitHub Actions sets it; elsewhere `export GITHUB_REPOSITORY=owner/name`",
-            )
-        if not _REPO.fullmatch(repo):
-            raise UsageError(
-                f"GITHUB_REPOSITORY must be `owner/name`, not {repo!r}",
-                hint="set it to the repository the pull requests go to, e.g. `octo-org/app`",
-            )
+        _check_repository(repo)
         if not token:
             raise UsageError(
                 "GITHUB_TOKEN is not set: update-pr opens pull requests through GitHub's API",
@@ -169,14 +160,7 @@ class GitHub:
         return sanitize(text.replace(self._token, "***") if self._token else text, 300)
 
     def _failure(self, what: str, status: int, doc: Any) -> GitHubError:
-        said = ""
-        if isinstance(doc, dict) and isinstance(doc.get("message"), str):
-            said = doc["message"]
-            errors = doc.get("errors")
-            if isinstance(errors, list):
-                more = [str(e["message"]) for e in errors if isinstance(e, dict) and isinstance(e.get("message"), str)]
-                if more:
-                    said += " (" + "; ".join(more) + ")"
+        said = _said(doc)
         said = self._safe(said) if said else "no message"
         msg = f"{what} → {status}: {said}"
         if status == 401:
@@ -287,3 +271,31 @@ def repository_of(url: str) -> str:
     """``owner/name`` of a github.com remote URL (https, ssh), else ""."""
     m = _ON_GITHUB.fullmatch(url.strip())
     return m[1] if m else ""
+
+
+def _check_repository(repo: str) -> None:
+    """``GITHUB_REPOSITORY``: set, and ``owner/name``."""
+    if not repo:
+        raise UsageError(
+            "GITHUB_REPOSITORY is not set: update-pr needs the repository (`owner/name`) the pull requests go to",
+            hint="GitHub Actions sets it; elsewhere `export GITHUB_REPOSITORY=owner/name`",
+        )
+    if not _REPO.fullmatch(repo):
+        raise UsageError(
+            f"GITHUB_REPOSITORY must be `owner/name`, not {repo!r}",
+            hint="set it to the repository the pull requests go to, e.g. `octo-org/app`",
+        )
+
+
+def _said(doc: Any) -> str:
+    """What GitHub's error document says: its ``message``, with each of its ``errors``' own."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("message"), str):
+        return ""
+    said = str(doc["message"])
+    errors = doc.get("errors")
+    more = (
+        [str(e["message"]) for e in errors if isinstance(e, dict) and isinstance(e.get("message"), str)]
+        if isinstance(errors, list)
+        else []
+    )
+    return said + (" (" + "; ".join(more) + ")" if more else "")

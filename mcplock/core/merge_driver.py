@@ -152,14 +152,35 @@ def override_warning(lock_path: str) -> tuple[str, str] | None:
     Files only, unless such a file exists; then git itself is asked (``git check-attr``)."""
     directory = os.path.dirname(os.path.abspath(lock_path))
     top = _top_without_git(directory)
-    if top is None:
+    if top is None or not _top_sets_driver(top, lock_path):
         return None
+    others = _other_attributes(top, directory)
+    if not others:
+        return None
+    value = _merge_attribute(top, lock_path)
+    if value is None or value == DRIVER:
+        return None
+    shown = ", ".join(os.path.relpath(p, top) for p in others)
+    return (
+        f"git does not merge {os.path.basename(lock_path)} with mcplock's driver: its `merge` attribute reads "
+        f"`{value}`, though {os.path.join(top, '.gitattributes')} sets merge={DRIVER} (overridden by {shown})",
+        f"remove the `merge` setting for the lock from {shown}, then `git check-attr merge -- "
+        f"{shlex.quote(os.path.relpath(os.path.abspath(lock_path), top))}` says {DRIVER}",
+    )
+
+
+def _top_sets_driver(top: str, lock_path: str) -> bool:
+    """Whether the top ``.gitattributes`` holds the lock's attribute line (unreadable: no)."""
     try:
         with open(os.path.join(top, ".gitattributes"), encoding="utf-8") as f:
-            if not has_attribute(f.read(), lock_path):
-                return None
+            return has_attribute(f.read(), lock_path)
     except (OSError, UnicodeDecodeError):
-        return None
+        return False
+
+
+def _other_attributes(top: str, directory: str) -> list[str]:
+    """The attribute files that may set the lock's attributes otherwise: a ``.gitattributes``
+    of each directory from the lock's up to (not including) the top, ``.git/info/attributes``."""
     others: list[str] = []
     d = directory
     while len(d) > len(top):
@@ -170,22 +191,16 @@ def override_warning(lock_path: str) -> tuple[str, str] | None:
     info = os.path.join(git_dir, "info", "attributes") if git_dir else None
     if info and os.path.isfile(info):
         others.append(info)
-    if not others:
-        return None
+    return others
+
+
+def _merge_attribute(top: str, lock_path: str) -> str | None:
+    """The lock's ``merge`` attribute as git reads it (``git check-attr``); None: git could not say."""
     proc = _git(["check-attr", "-z", "merge", "--", os.path.relpath(os.path.abspath(lock_path), top)], top)
     fields = proc.stdout.split("\0")
     if proc.returncode != 0 or len(fields) < 3:
         return None
-    value = fields[2]
-    if value == DRIVER:
-        return None
-    shown = ", ".join(os.path.relpath(p, top) for p in others)
-    return (
-        f"git does not merge {os.path.basename(lock_path)} with mcplock's driver: its `merge` attribute reads "
-        f"`{value}`, though {os.path.join(top, '.gitattributes')} sets merge={DRIVER} (overridden by {shown})",
-        f"remove the `merge` setting for the lock from {shown}, then `git check-attr merge -- "
-        f"{shlex.quote(os.path.relpath(os.path.abspath(lock_path), top))}` says {DRIVER}",
-    )
+    return fields[2]
 
 
 def installed(lock_path: str) -> bool:
@@ -212,13 +227,25 @@ def installed(lock_path: str) -> bool:
 def install(lock_path: str, command: str | None = None) -> Installed:
     """Add the attribute line to the top ``.gitattributes`` and the driver to the repository's
     own git config (``.git/config``). Running it again changes nothing."""
-    from mcplock.lock.store import write_atomic
-
     directory = os.path.dirname(os.path.abspath(lock_path))
     if not os.path.isdir(directory):
         raise UsageError(f"the lock's directory {directory} does not exist", hint="pass the right --lockfile")
     top = repo_top(directory)
     attributes = os.path.join(top, ".gitattributes")
+    lines = _add_attributes(attributes, lock_path)
+    driver = f"{command or own_command()} merge-driver run %O %A %B %P"
+    changed = False
+    for key, value in ((f"merge.{DRIVER}.name", DRIVER_NAME), (f"merge.{DRIVER}.driver", driver)):
+        changed = _set_config(top, key, value) or changed
+    return Installed(attributes, bool(lines), driver, changed, lines)
+
+
+def _add_attributes(attributes: str, lock_path: str) -> list[str]:
+    """The lock's and its export record's attribute lines appended to ``attributes`` where
+    missing (never through a link); returns the lines added."""
+    from mcplock.core.export_record import record_path
+    from mcplock.lock.store import write_atomic
+
     if os.path.islink(attributes):
         raise UsageError(
             f"{attributes} is a symbolic link; mcplock does not write through links (it could point "
@@ -237,33 +264,31 @@ def install(lock_path: str, command: str | None = None) -> Installed:
             f"cannot read {attributes}: {getattr(e, 'strerror', None) or e}",
             hint="fix the file's permissions or encoding, then run the command again",
         ) from None
-    from mcplock.core.export_record import record_path
-
     lines = [
         line
         for line, path in zip(attribute_lines(lock_path), (lock_path, record_path(lock_path)), strict=True)
         if not has_attribute(text, path)
     ]
-    added = bool(lines)
-    if added:
+    if lines:
         if text and not text.endswith("\n"):
             text += "\n"
         text += "".join(line + "\n" for line in lines)
         write_atomic(attributes, text.encode("utf-8"))
-    driver = f"{command or own_command()} merge-driver run %O %A %B %P"
-    changed = False
-    for key, value in ((f"merge.{DRIVER}.name", DRIVER_NAME), (f"merge.{DRIVER}.driver", driver)):
-        current = _git(["config", "--local", key], top)
-        if current.returncode == 0 and current.stdout.rstrip("\n") == value:
-            continue
-        proc = _git(["config", "--local", key, value], top)
-        if proc.returncode != 0:
-            raise McplockError(
-                f"git config failed: {proc.stderr.strip()}",
-                hint="check that .git/config is writable, then run the command again",
-            )
-        changed = True
-    return Installed(attributes, added, driver, changed, lines)
+    return lines
+
+
+def _set_config(top: str, key: str, value: str) -> bool:
+    """``git config --local key value`` unless it holds that already; whether it changed."""
+    current = _git(["config", "--local", key], top)
+    if current.returncode == 0 and current.stdout.rstrip("\n") == value:
+        return False
+    proc = _git(["config", "--local", key, value], top)
+    if proc.returncode != 0:
+        raise McplockError(
+            f"git config failed: {proc.stderr.strip()}",
+            hint="check that .git/config is writable, then run the command again",
+        )
+    return True
 
 
 def _read(path: str) -> str:

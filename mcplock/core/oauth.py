@@ -160,10 +160,33 @@ def _assertion_spec(
     given: Mapping[str, str],
 ) -> AuthSpec:
     """Enterprise-managed OAuth (SEP-990): check the options, never echo a token or secret."""
-    from mcplock.spec import is_template, secure_url
-
     if grant not in (None, "identity-assertion"):
         raise UsageError(f"--oauth-id-token is for --oauth-grant identity-assertion, not {grant}")
+    _check_assertion_templates(client_secret, given)
+    if client_key is not None or signing_alg is not None or client_metadata_url is not None:
+        raise UsageError(
+            "identity assertion authenticates the client with --oauth-client-secret: "
+            "not with --oauth-client-key, --oauth-signing-alg or --oauth-client-metadata-url"
+        )
+    _check_assertion_complete(client_id, client_secret, given)
+    _check_assertion_urls(given)
+    return AuthSpec(
+        "identity-assertion",
+        client_id=client_id,
+        client_secret=client_secret,
+        scopes=scopes or None,
+        id_token=given["id_token"],
+        idp_token_endpoint=given["idp_token_endpoint"],
+        idp_client_id=given.get("idp_client_id"),
+        idp_client_secret=given.get("idp_client_secret"),
+        issuer=given.get("issuer"),
+    )
+
+
+def _check_assertion_templates(client_secret: str | None, given: Mapping[str, str]) -> None:
+    """The ID token and both client secrets: ``${VAR}`` templates, never the values."""
+    from mcplock.spec import is_template
+
     for opt, key in (("--oauth-id-token", "id_token"), ("--oauth-idp-client-secret", "idp_client_secret")):
         if key in given and not is_template(given[key]):
             raise SecretError(
@@ -177,11 +200,10 @@ def _assertion_spec(
             "--oauth-client-secret takes a ${VAR} template, never the secret itself",
             hint="export it (export MCP_CLIENT_SECRET=…) and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'",
         )
-    if client_key is not None or signing_alg is not None or client_metadata_url is not None:
-        raise UsageError(
-            "identity assertion authenticates the client with --oauth-client-secret: "
-            "not with --oauth-client-key, --oauth-signing-alg or --oauth-client-metadata-url"
-        )
+
+
+def _check_assertion_complete(client_id: str | None, client_secret: str | None, given: Mapping[str, str]) -> None:
+    """Every option the grant needs given, the missing ones named."""
     need = (
         "--oauth-id-token '${VAR}' --oauth-idp-token-endpoint URL --oauth-client-id ID --oauth-client-secret '${VAR}'"
     )
@@ -197,20 +219,15 @@ def _assertion_spec(
     ]
     if missing:
         raise UsageError(f"identity assertion needs {', '.join(missing)}", hint=f"pass {need}")
+
+
+def _check_assertion_urls(given: Mapping[str, str]) -> None:
+    """Where a token is sent: https (http only to localhost)."""
+    from mcplock.spec import secure_url
+
     for opt, key in (("--oauth-idp-token-endpoint", "idp_token_endpoint"), ("--oauth-issuer", "issuer")):
         if key in given and not secure_url(given[key]):
             raise UsageError(f"{opt} takes an https:// URL (http:// only to localhost): a token is sent to it")
-    return AuthSpec(
-        "identity-assertion",
-        client_id=client_id,
-        client_secret=client_secret,
-        scopes=scopes or None,
-        id_token=given["id_token"],
-        idp_token_endpoint=given["idp_token_endpoint"],
-        idp_client_id=given.get("idp_client_id"),
-        idp_client_secret=given.get("idp_client_secret"),
-        issuer=given.get("issuer"),
-    )
 
 
 def _key_options(
@@ -267,24 +284,35 @@ def read_lock_auth(spec: ServerSpec) -> AuthSpec | None:
 
 
 def _lock_auth(spec: ServerSpec, store: TokenStore) -> AuthSpec | None:
-    if spec.auth is not None and spec.auth.method == "identity-assertion" and spec.auth.issuer is None:
+    auth = spec.auth
+    if auth is not None and auth.method == "identity-assertion" and auth.issuer is None:
         # the authorization server the probe discovered from the resource's metadata is locked:
         # later runs send the ID-JAG and the client secret to it only (see docs/oauth.md)
-        try:
-            issuer = (store.load(expand(spec.url or "", None, spec.secrets)) or {}).get("auth_server_url")
-        except (OSError, McplockError):
-            issuer = None
-        if isinstance(issuer, str):
-            return replace(spec.auth, issuer=issuer)
-    if spec.auth is not None:
-        return spec.auth
-    if spec.transport is Transport.HTTP and spec.url and not any(k.lower() == "authorization" for k in spec.headers):
-        try:
-            if store.exists(expand(spec.url, None, spec.secrets)):
-                return AuthSpec("oauth")
-        except OSError:
-            return None
-    return None
+        issuer = _discovered_issuer(spec, store)
+        return replace(auth, issuer=issuer) if issuer is not None else auth
+    if auth is not None:
+        return auth
+    return AuthSpec("oauth") if _logged_in(spec, store) else None
+
+
+def _discovered_issuer(spec: ServerSpec, store: TokenStore) -> str | None:
+    """The authorization server the stored login of ``spec``'s URL went to (None: none read)."""
+    try:
+        issuer = (store.load(expand(spec.url or "", None, spec.secrets)) or {}).get("auth_server_url")
+    except (OSError, McplockError):
+        return None
+    return issuer if isinstance(issuer, str) else None
+
+
+def _logged_in(spec: ServerSpec, store: TokenStore) -> bool:
+    """Whether a remote server without an Authorization header of its own went through a
+    stored OAuth login."""
+    if spec.transport is not Transport.HTTP or not spec.url or any(k.lower() == "authorization" for k in spec.headers):
+        return False
+    try:
+        return store.exists(expand(spec.url, None, spec.secrets))
+    except OSError:
+        return False
 
 
 def discovered_launch(specs: list[ServerSpec], auths: Mapping[str, AuthSpec | None]) -> list[ServerSpec]:
@@ -415,34 +443,43 @@ def _after_probe(
             err = results[s.name]
             err.action = err.action.with_retry("--login")
         return results
+    env = dict(environ if environ is not None else os.environ)
+    for _round in range(2):  # a second round for a scope step-up, or a new authorization server, found by the new probe
+        again = _log_in(todo, results, env, say)
+        if not again:
+            break
+        results = {**results, **reprobe(again)}
+        todo = [s for s in again if _login_again(s, results.get(s.name))]
+        if not todo:
+            break
+    return results
+
+
+def _log_in(todo: list[ServerSpec], results: dict[str, Any], env: dict[str, str], say: Say) -> list[ServerSpec]:
+    """Log in to each server of ``todo`` (a step-up asks for the scopes the server named); a
+    failed login's error becomes its result. Returns the specs logged in to, to probe again."""
     import asyncio
 
     from mcplock.auth.login import login
 
-    env = dict(environ if environ is not None else os.environ)
-    for _round in range(2):  # a second round for a scope step-up, or a new authorization server, found by the new probe
-        again: list[ServerSpec] = []
-        for s in todo:
-            step = _login_action(results.get(s.name))
-            scopes = step.scopes if step is not None else None
-            if scopes:  # step-up: ask for the scopes the server named
-                s = replace(s, auth=replace(s.auth or AuthSpec("oauth"), scopes=scopes))
-            try:
-                asyncio.run(login(s, env, say=say))
-                again.append(s)
-            except ProbeError as e:
-                results[s.name] = e
-        if not again:
-            break
-        results = {**results, **reprobe(again)}
-        todo = [
-            s
-            for s in again
-            if _needs_login(s, results.get(s.name)) and (results[s.name].action.scopes or results[s.name].action.again)
-        ]
-        if not todo:
-            break
-    return results
+    again: list[ServerSpec] = []
+    for s in todo:
+        step = _login_action(results.get(s.name))
+        scopes = step.scopes if step is not None else None
+        if scopes:  # step-up: ask for the scopes the server named
+            s = replace(s, auth=replace(s.auth or AuthSpec("oauth"), scopes=scopes))
+        try:
+            asyncio.run(login(s, env, say=say))
+            again.append(s)
+        except ProbeError as e:
+            results[s.name] = e
+    return again
+
+
+def _login_again(spec: ServerSpec, result: Any) -> bool:
+    """Whether the probe after a login asks for another one: more scopes, or a login at an
+    authorization server it names anew."""
+    return _needs_login(spec, result) and bool(result.action.scopes or result.action.again)
 
 
 def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: str) -> tuple[ServerSpec, bool]:

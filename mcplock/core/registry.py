@@ -48,17 +48,7 @@ def resolve(
     (:mod:`mcplock.packages.envcode`) the user did not name in ``allow_code_env``."""
     rname, version = split_ref(ref)
     entry = mcp_registry.get(rname, version, registry)
-    if entry.status == "deleted":
-        raise UsageError(
-            f"the MCP Registry marks {entry.name} {entry.version} as deleted; nothing was fetched",
-            hint=f"see its other versions with `mcplock inspect {entry.name}`",
-            code="registry-deleted",
-        )
-    warnings = []
-    if entry.status == "deprecated":
-        warnings.append(f"the MCP Registry marks {entry.name} {entry.version} as deprecated")
-    elif entry.status not in mcp_registry.STATUSES:
-        warnings.append(f"the MCP Registry gives {entry.name} {entry.version} the unknown status {entry.status!r}")
+    warnings = _status_warnings(entry)
     try:
         launch = server_json.launch_of(entry.server)
     except server_json.EntryError as e:
@@ -69,6 +59,28 @@ def resolve(
     server = name or default_name(entry.name)
     if "/" in server or not server.strip():
         raise UsageError(f"`{server}` cannot be a server name (no `/`, not empty)")
+    spec = _spec_of(entry, launch, server, registry)
+    _refuse_code_env(ref, entry, spec, allow_code_env)
+    return Resolved(entry, launch, spec, warnings)
+
+
+def _status_warnings(entry: mcp_registry.Entry) -> list[str]:
+    """What the entry's status says: deleted is refused, deprecated or unknown is warned of."""
+    if entry.status == "deleted":
+        raise UsageError(
+            f"the MCP Registry marks {entry.name} {entry.version} as deleted; nothing was fetched",
+            hint=f"see its other versions with `mcplock inspect {entry.name}`",
+            code="registry-deleted",
+        )
+    if entry.status == "deprecated":
+        return [f"the MCP Registry marks {entry.name} {entry.version} as deprecated"]
+    if entry.status not in mcp_registry.STATUSES:
+        return [f"the MCP Registry gives {entry.name} {entry.version} the unknown status {entry.status!r}"]
+    return []
+
+
+def _spec_of(entry: mcp_registry.Entry, launch: server_json.Launch, server: str, registry: str) -> ServerSpec:
+    """The spec the entry's launch makes, named ``server``, with the entry it came from."""
     ref_ = RegistryRef(entry.name, entry.version, registry, server_json.repository(entry.server))
     # an MCPB bundle is pinned by the entry itself (its fileSha256); the others by their registries
     pin = (
@@ -76,7 +88,7 @@ def resolve(
         if launch.registry_type == "mcpb"
         else None
     )
-    spec = ServerSpec(
+    return ServerSpec(
         name=server,
         transport=Transport(launch.transport),
         command=launch.command,
@@ -88,6 +100,10 @@ def resolve(
         registry=ref_,
         package=pin,
     )
+
+
+def _refuse_code_env(ref: str, entry: mcp_registry.Entry, spec: ServerSpec, allow_code_env: tuple[str, ...]) -> None:
+    """A spec that sets a variable that loads code the user did not name is refused."""
     from mcplock.packages.envcode import of_spec
 
     code = [v for v in of_spec(spec) if v not in allow_code_env]
@@ -101,7 +117,6 @@ def resolve(
             f"{'it' if len(code) == 1 else 'them'}: `mcplock add {ref} {flags}`",
             code="registry-code-env",
         )
-    return Resolved(entry, launch, spec, warnings)
 
 
 def check_claims(specs: list[ServerSpec], environ: Env = None) -> None:

@@ -206,7 +206,6 @@ def accept(
     stops it and keeps what was decided (``Tally.interrupted``)."""
     from mcplock.core.add import is_critical
     from mcplock.lint.entries import lint_entries
-    from mcplock.lock import review
     from mcplock.lock.store import transaction
 
     tally = Tally()
@@ -224,7 +223,7 @@ def accept(
                 if not named and not include_critical and is_critical(srv.name, e, findings):
                     tally.held.append(targets.label(srv, e))
                     continue
-                tally.record(srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None), findings)
+                _accept_one(srv, e, approval, findings, tally)
     tally.left = sum(s.pending_count() for s in lock.servers.values())
     return tally
 
@@ -243,9 +242,7 @@ def _walk(ask: Ask, chosen: list[Item], findings: Findings, approval: str | None
                 if critical:
                     tally.held.append(targets.label(srv, e))
                 else:
-                    tally.record(
-                        srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None), findings
-                    )
+                    _accept_one(srv, e, approval, findings, tally)
                 continue
             decision, chosen_approval = ask(srv, e, n, len(chosen), critical, approval)
             if decision == "q":
@@ -257,13 +254,18 @@ def _walk(ask: Ask, chosen: list[Item], findings: Findings, approval: str | None
                     continue
                 decision = "a"
             if decision == "a":
-                tally.record(
-                    srv, e, review.accept(srv, e, approval=chosen_approval if e.kind == "tool" else None), findings
-                )
+                _accept_one(srv, e, chosen_approval, findings, tally)
             elif decision == "r":
                 tally.record(srv, e, review.reject(srv, e))
     except KeyboardInterrupt:
         tally.interrupted = True
+
+
+def _accept_one(srv: ServerEntry, e: Entry, approval: str | None, findings: Findings, tally: Tally) -> None:
+    """Accept one item (``approval`` is a tool's only) and tally it."""
+    from mcplock.lock import review
+
+    tally.record(srv, e, review.accept(srv, e, approval=approval if e.kind == "tool" else None), findings)
 
 
 def _allowed(

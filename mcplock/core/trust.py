@@ -31,7 +31,7 @@ from mcplock import paths
 from mcplock.errors import UntrustedError
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import ServerSpec, template_names
+from mcplock.spec import AuthSpec, ServerSpec, template_names
 from mcplock.untrusted import sanitize, shell_word
 
 FORMAT = 1
@@ -88,18 +88,25 @@ def launch_dict(spec: ServerSpec) -> dict[str, object]:
             out["package"] = spec.package.stored()
     else:
         out.update(url=spec.url, headers=dict(sorted(spec.headers.items())))
-        if spec.auth is not None and spec.auth.client_secret:
-            out["client-secret"] = spec.auth.client_secret
-        if spec.auth is not None and spec.auth.client_key:  # a key it signs with: what is read, and where
-            out["client-key"] = spec.auth.client_key
-        if spec.auth is not None and spec.auth.id_token:  # an ID token: what is sent, and to whom
-            out.update(
-                {
-                    k: v
-                    for k, v in spec.auth.stored().items()  # type: ignore[union-attr]
-                    if k in ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")
-                }
-            )
+        if spec.auth is not None:
+            out.update(_auth_launch(spec.auth))
+    return out
+
+
+_ID_TOKEN_KEYS = ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")
+
+
+def _auth_launch(auth: AuthSpec) -> dict[str, object]:
+    """What a remote server's auth hands away: a client secret, a key it signs with (what is
+    read, and where), an ID token (what is sent, and to whom)."""
+    out: dict[str, object] = {}
+    if auth.client_secret:
+        out["client-secret"] = auth.client_secret
+    if auth.client_key:
+        out["client-key"] = auth.client_key
+    table = auth.stored()  # a table, not the bare method, whenever any of these is set
+    if auth.id_token and isinstance(table, dict):
+        out.update({k: v for k, v in table.items() if k in _ID_TOKEN_KEYS})
     return out
 
 
@@ -112,13 +119,11 @@ def received(spec: ServerSpec) -> list[str]:
     if spec.stdio:
         texts = [spec.command or "", *spec.args, *spec.env.values(), spec.cwd or ""]
     else:
-        texts = [spec.url or "", *spec.headers.values()]
-        if spec.auth is not None and spec.auth.client_secret:
-            texts.append(spec.auth.client_secret)
-        if spec.auth is not None and spec.auth.client_key:
-            texts.append(spec.auth.client_key)
-        if spec.auth is not None:
-            texts += [t for t in (spec.auth.id_token, spec.auth.idp_client_secret) if t]
+        auth = spec.auth
+        secrets = (
+            (auth.client_secret, auth.client_key, auth.id_token, auth.idp_client_secret) if auth is not None else ()
+        )
+        texts = [spec.url or "", *spec.headers.values(), *(t for t in secrets if t)]
     names = [n for t in texts for n in template_names(t) if n != "MCPLOCK_PROJECT_DIR"]
     if spec.stdio:
         names += list(spec.pass_env)
@@ -133,42 +138,69 @@ def needs_trust(spec: ServerSpec) -> bool:
 def describe(spec: ServerSpec) -> str:
     """One plain line (untrusted text made safe): the command line or URL that would run, and
     the names of the variables it receives."""
-    if spec.stdio:
-        words = [f"{k}={v}" for k, v in sorted(spec.env.items())]
-        words += [spec.command or "", *spec.args]
-        what = shlex.join(words)
-        if spec.cwd:
-            where = real_cwd(spec.cwd) or spec.cwd  # through a link: where it really runs, too
-            what += f"  (in {shlex.quote(spec.cwd)}" + ("" if where == spec.cwd else f" → {shlex.quote(where)}") + ")"
-    else:
-        heads = "".join(f" -H {shlex.quote(f'{k}: {v}')}" for k, v in sorted(spec.headers.items()))
-        what = f"{spec.transport} {spec.url}{heads}"
-        if spec.auth is not None and spec.auth.client_key:
-            what += f"  (signs with the key {spec.auth.client_key})"
-        if spec.auth is not None and spec.auth.idp_token_endpoint:
-            what += f"  (exchanges an ID token at {spec.auth.idp_token_endpoint}"
-            what += f", authorization server {spec.auth.issuer})" if spec.auth.issuer else ")"
+    what = _command_line(spec) if spec.stdio else _remote_line(spec)
     line = f"{sanitize(spec.name, 200)}: {sanitize(what, SHOWN)}"
-    if spec.stdio:
-        from mcplock.packages.launchers import Launch, host_access, parse
+    return line + "".join(_warnings(spec))
 
-        launch = parse(spec.command, spec.args)
-        escapes = host_access(launch.options) if isinstance(launch, Launch) and launch.registry == "oci" else []
-        if escapes:
-            line += f"  — THE CONTAINER REACHES THE HOST: {sanitize(', '.join(escapes), 400)}"
-    if spec.package is not None:  # what runs is the pin, whatever the command line asks for
-        problem = spec.package.problem()
-        line += f"  — runs the pinned {spec.package.registry} package {sanitize(spec.package.label, 200)}"
-        line += f" (REFUSED: {problem})" if problem else ""
+
+def _command_line(spec: ServerSpec) -> str:
+    """A stdio server's environment and command line, and where it starts (through a link:
+    where it really runs, too)."""
+    words = [f"{k}={v}" for k, v in sorted(spec.env.items())]
+    words += [spec.command or "", *spec.args]
+    what = shlex.join(words)
+    if spec.cwd:
+        where = real_cwd(spec.cwd) or spec.cwd
+        what += f"  (in {shlex.quote(spec.cwd)}" + ("" if where == spec.cwd else f" → {shlex.quote(where)}") + ")"
+    return what
+
+
+def _remote_line(spec: ServerSpec) -> str:
+    """A remote server's transport, URL and headers, the key it signs with, where it exchanges an
+    ID token."""
+    heads = "".join(f" -H {shlex.quote(f'{k}: {v}')}" for k, v in sorted(spec.headers.items()))
+    what = f"{spec.transport} {spec.url}{heads}"
+    auth = spec.auth
+    if auth is not None and auth.client_key:
+        what += f"  (signs with the key {auth.client_key})"
+    if auth is not None and auth.idp_token_endpoint:
+        what += f"  (exchanges an ID token at {auth.idp_token_endpoint}"
+        what += f", authorization server {auth.issuer})" if auth.issuer else ")"
+    return what
+
+
+def _warnings(spec: ServerSpec) -> list[str]:
+    """What the line adds after the command: a container that reaches the host, the package pin
+    that really runs, variables that load code outside it, the variables the server receives."""
     from mcplock.packages.envcode import of_spec
 
+    out = []
+    escapes = _container_escapes(spec)
+    if escapes:
+        out.append(f"  — THE CONTAINER REACHES THE HOST: {sanitize(', '.join(escapes), 400)}")
+    if spec.package is not None:  # what runs is the pin, whatever the command line asks for
+        problem = spec.package.problem()
+        out.append(
+            f"  — runs the pinned {spec.package.registry} package {sanitize(spec.package.label, 200)}"
+            + (f" (REFUSED: {problem})" if problem else "")
+        )
     code = of_spec(spec)
     if code:
-        line += f"  — LOADS CODE OUTSIDE THE PIN: {sanitize(', '.join(code), 400)}"
+        out.append(f"  — LOADS CODE OUTSIDE THE PIN: {sanitize(', '.join(code), 400)}")
     names = received(spec)
     if names:
-        line += f"  — receives {', '.join(names)}"
-    return line
+        out.append(f"  — receives {', '.join(names)}")
+    return out
+
+
+def _container_escapes(spec: ServerSpec) -> list[str]:
+    """What of the host a stdio server's container is given (``docker run`` options)."""
+    if not spec.stdio:
+        return []
+    from mcplock.packages.launchers import Launch, host_access, parse
+
+    launch = parse(spec.command, spec.args)
+    return host_access(launch.options) if isinstance(launch, Launch) and launch.registry == "oci" else []
 
 
 # --- the record -------------------------------------------------------------------------------

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
 from mcplock.lock.model import ServerEntry
 from mcplock.packages.pin import PackagePin, RegistryRef
 from mcplock.untrusted import shell_word
+
+if TYPE_CHECKING:
+    from mcplock.packages.launchers import Launch
+    from mcplock.packages.server_json import Launch as EntryLaunch
 
 
 @dataclass
@@ -64,25 +68,9 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
     except EntryError as e:
         row.status, row.error = "error", ProbeError("registry", f"{ref.name} {entry.version}: {e}")
         return row
-    from mcplock.packages.envcode import code_variables, of_spec
-
-    added = [
-        v
-        for v in code_variables(launch.env, launch.pass_env, launch.command, launch.args)
-        if v not in of_spec(srv.spec)
-    ]  # what a person accepted before stays theirs
+    added = _code_vars_added(srv, launch)
     if added:  # a newer entry that starts loading code outside the pin is not followed (docs/pins.md)
-        row.status, row.error = (
-            "error",
-            ProbeError(
-                "registry-code-env",
-                f"{ref.name} {entry.version} sets {', '.join(added)}, which loads code outside the "
-                "package pin; the pin was not moved",
-                hint=f"review it with `mcplock inspect {ref.name}@{entry.version}`; to take it anyway, "
-                f"remove the server "
-                f"and add it again naming the variable (`--allow-code-env {added[0]}`)",
-            ),
-        )
+        row.status, row.error = "error", _code_env_refusal(ref, entry.version, added)
         return row
     row.latest = entry.version
     if launch.registry_type == "oci" and launch.identifier:
@@ -95,6 +83,29 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
     if srv.spec.package is None and launch.registry_type is None:  # a remote: nothing to pin
         row.status = "up-to-date" if entry.version == ref.version else "behind"
     return row
+
+
+def _code_vars_added(srv: ServerEntry, launch: EntryLaunch) -> list[str]:
+    """The variables that load code (``NODE_OPTIONS`` …) a registry entry's launch sets that the
+    server's locked launch does not: what a person accepted before stays theirs."""
+    from mcplock.packages.envcode import code_variables, of_spec
+
+    return [
+        v
+        for v in code_variables(launch.env, launch.pass_env, launch.command, launch.args)
+        if v not in of_spec(srv.spec)
+    ]
+
+
+def _code_env_refusal(ref: RegistryRef, version: str, added: list[str]) -> ProbeError:
+    return ProbeError(
+        "registry-code-env",
+        f"{ref.name} {version} sets {', '.join(added)}, which loads code outside the "
+        "package pin; the pin was not moved",
+        hint=f"review it with `mcplock inspect {ref.name}@{version}`; to take it anyway, "
+        f"remove the server "
+        f"and add it again naming the variable (`--allow-code-env {added[0]}`)",
+    )
 
 
 def pinned_at(srv: ServerEntry) -> str | None:
@@ -114,31 +125,44 @@ def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row
     """Where ``srv``'s pin stands: its registry's newest release (an OCI tag's current digest)."""
     from mcplock.packages.errors import RegistryError
     from mcplock.packages.launchers import Launch, parse
-    from mcplock.packages.registries import LATEST, resolve
 
     if srv.spec.registry is not None:
         return _from_registry(srv, environ)
     launch = parse(srv.spec.command, srv.spec.args) if srv.spec.stdio else None
     if not isinstance(launch, Launch) or launch.registry == "mcpb":  # a bundle has no registry of its own
         return Row(srv.name)
-    pin = srv.spec.package
+    pin: PackagePin | None = srv.spec.package
     row = Row(srv.name, launch.registry, pin.name if pin else launch.name, pin.version if pin else None)
     try:
-        if launch.registry == "oci":
-            tag = pin.version if pin else (launch.requested or "latest")
-            fresh = resolve(replace(launch, digest=None), environ, requested=tag)
-            row.latest = f"{tag}@{str(fresh.integrity)[:19]}"
-            if pin:
-                row.current = f"{pin.version}@{str(pin.integrity)[:19]}"
-            behind = pin is None or fresh.integrity != pin.integrity
-        else:
-            row.latest = LATEST[launch.registry](row.package or launch.name, environ)
-            behind = pin is None or row.latest != pin.version
+        behind = (
+            _image_behind(row, launch, pin, environ) if launch.registry == "oci" else _behind(row, launch, pin, environ)
+        )
     except RegistryError as e:
         row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
         return row
     row.status = "unpinned" if pin is None else "behind" if behind else "up-to-date"
     return row
+
+
+def _image_behind(row: Row, launch: Launch, pin: PackagePin | None, environ: Mapping[str, str] | None) -> bool:
+    """An image: whether its tag's digest moved from the pinned one (``row``'s ``latest`` and
+    ``current`` are ``tag@digest``)."""
+    from mcplock.packages.registries import resolve
+
+    tag = pin.version if pin else (launch.requested or "latest")
+    fresh = resolve(replace(launch, digest=None), environ, requested=tag)
+    row.latest = f"{tag}@{str(fresh.integrity)[:19]}"
+    if pin:
+        row.current = f"{pin.version}@{str(pin.integrity)[:19]}"
+    return pin is None or fresh.integrity != pin.integrity
+
+
+def _behind(row: Row, launch: Launch, pin: PackagePin | None, environ: Mapping[str, str] | None) -> bool:
+    """A package: whether its registry's newest version is not the pinned one."""
+    from mcplock.packages.registries import LATEST
+
+    row.latest = LATEST[launch.registry](row.package or launch.name, environ)
+    return pin is None or row.latest != pin.version
 
 
 def outdated(selected: list[ServerEntry], environ: Mapping[str, str] | None = None) -> list[Row]:
@@ -170,7 +194,8 @@ def new_pins(
         if row.status not in ("behind", "unpinned") and not (row.status == "up-to-date" and row.server in again):
             continue
         spec = replace(by_name[row.server].as_launched(base), package=None)
-        if by_name[row.server].spec.package is not None and by_name[row.server].spec.package.registry == "mcpb":
+        pin = by_name[row.server].spec.package
+        if pin is not None and pin.registry == "mcpb":
             row.status, row.error = (
                 "error",
                 ProbeError(
@@ -184,15 +209,19 @@ def new_pins(
         try:
             if row.status == "up-to-date":
                 row.status = "repinned"
-            if row.registry == "mcp-registry":
-                requested = row.requested
-            else:
-                requested = row.latest if row.registry != "oci" else (row.latest or "latest").split("@")[0]
-            out[row.server] = pin_spec(spec, environ, requested=requested)
+            out[row.server] = pin_spec(spec, environ, requested=_requested(row))
             row.new_pin = out[row.server].package
         except RegistryError as e:
             row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
     return out
+
+
+def _requested(row: Row) -> str | None:
+    """The release a row's new pin asks for: what its MCP Registry entry names, an image's tag
+    (``latest`` for none), else the registry's newest version."""
+    if row.registry == "mcp-registry":
+        return row.requested
+    return row.latest if row.registry != "oci" else (row.latest or "latest").split("@")[0]
 
 
 def requested_pins(

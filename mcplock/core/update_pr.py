@@ -173,35 +173,67 @@ def open_one(
 ) -> Outcome:
     """One branch and its pull request (see the module docstring). A failure of git or GitHub
     raises; the error says what was already done (a branch pushed) and how to go on."""
-    servers = [r.server for r in rows]
-    out = Outcome(branch, servers, "failed")
+    out = Outcome(branch, [r.server for r in rows], "failed")
     open_prs = gh.pulls(branch, "open") if gh is not None else []
     remote = gitrepo.remote_branch(prep.repo, branch)
     newest = False
     if remote is not None:
         remote = gitrepo.fetch(prep.repo, branch)
         newest = _holds_newest(prep, remote, rows)
-    if newest and open_prs:
-        out.action, out.pr = "unchanged", open_prs[0]
-        out.note = "already proposes the newest release"
+    left = _left_alone(prep, branch, gh, open_prs, remote, newest)
+    if left is not None:
+        out.action, out.pr, out.note = left
         return out
+    if not _push_update(out, prep, rows, open_prs, remote, move=move, render=render, dry_run=dry_run):
+        return out
+    assert gh is not None  # only a dry run goes without GitHub, and it pushes nothing
+    _propose(out, prep, gh, open_prs)
+    return out
+
+
+def _left_alone(
+    prep: Prepared, branch: str, gh: GitHub | None, open_prs: list[PullRequest], remote: str | None, newest: bool
+) -> tuple[str, PullRequest, str] | None:
+    """Why the branch is not touched, as (action, pull request, note): it already proposes the
+    newest release (``unchanged``), a person closed that proposal (``declined``), or a person
+    committed to it (``kept``). None: the branch is made (again)."""
+    if newest and open_prs:
+        return "unchanged", open_prs[0], "already proposes the newest release"
     if newest and gh is not None:
         declined = [p for p in gh.pulls(branch, "closed") if not p.merged]
         if declined:
-            out.action, out.pr = "declined", declined[0]
-            out.note = (
+            return (
+                "declined",
+                declined[0],
                 f"pull request #{declined[0].number} for this release was closed without merging; delete the "
-                f"branch `{branch}` on origin to have it proposed again"
+                f"branch `{branch}` on origin to have it proposed again",
             )
-            return out
     if open_prs and remote is not None and (theirs := gitrepo.foreign_commits(prep.repo, prep.base_sha, remote)):
-        out.action, out.pr = "kept", open_prs[0]
-        out.note = (
+        return (
+            "kept",
+            open_prs[0],
             f"the branch has {len(theirs)} commit{'s' if len(theirs) != 1 else ''} that mcplock did not make "
             f"({theirs[0][:12]}): a person's commit is never overwritten. Merge or close "
-            f"#{open_prs[0].number}; the next run proposes the newer release"
+            f"#{open_prs[0].number}; the next run proposes the newer release",
         )
-        return out
+    return None
+
+
+def _push_update(
+    out: Outcome,
+    prep: Prepared,
+    rows: list[Row],
+    open_prs: list[PullRequest],
+    remote: str | None,
+    *,
+    move: Move,
+    render: Render,
+    dry_run: bool,
+) -> bool:
+    """In a worktree at the default branch: move the pins, render the proposal into ``out`` and,
+    unless ``dry_run``, commit it and push it to the branch (with a lease on ``remote``). True:
+    pushed, its pull request is next; False: ``out`` says why not (nothing moved, nothing
+    changed, a dry run)."""
     with gitrepo.worktree(prep.repo, prep.base_sha) as tree:
         mine = [copy.copy(r) for r in rows]  # `move` records the new pins on its rows
         moved = move(os.path.join(tree, *prep.lock_path.split("/")), mine)
@@ -211,47 +243,55 @@ def open_one(
             first = next(iter(moved.failed.values()), None)
             out.error = first or ProbeError("update", "no pin moved")
             out.note = "not updated: " + (first.message if first else "no pin moved")
-            return out
-        out.title, out.body, text = render(branch, moved)
+            return False
+        out.title, out.body, text = render(out.branch, moved)
         if dry_run:
             out.action = "would-update" if open_prs else "would-open"
             out.pr = open_prs[0] if open_prs else None
-            return out
+            return False
         sha = gitrepo.commit(prep.repo, tree, [prep.lock_path], text)
         if sha is None:
             out.error = ProbeError("update", "the update changed nothing in the lock")
             out.note = "the update changed nothing in the lock"
-            return out
-        gitrepo.push(prep.repo, tree, sha, branch, expect=remote)
+            return False
+        gitrepo.push(prep.repo, tree, sha, out.branch, expect=remote)
         out.commit = sha
-    assert gh is not None
+    return True
+
+
+def _propose(out: Outcome, prep: Prepared, gh: GitHub, open_prs: list[PullRequest]) -> None:
+    """The pushed branch's pull request: the open one updated, else a new one. A failure says
+    the branch is pushed and that running the command again opens it."""
     try:
         if open_prs:
             out.pr, out.action = gh.update_pull(open_prs[0].number, out.title, out.body), "updated"
         else:
-            pr = gh.create_pull(branch, prep.base, out.title, out.body)
-            if pr is None:  # another run opened one meanwhile (422): that one is updated
-                again = gh.pulls(branch, "open")
-                if not again:
-                    raise GitHubError(
-                        f"POST /repos/{gh.repository}/pulls → 422: a pull request already exists for "
-                        f"{branch}, but none is open",
-                        exit_code=3,
-                    )
-                pr, out.action = gh.update_pull(again[0].number, out.title, out.body), "updated"
-            else:
-                out.action = "opened"
-            out.pr = pr
+            out.pr, out.action = _open_pull(out, prep, gh)
     except GitHubError as e:
         raise e.evolve(
-            message=f"{e.message} — the branch `{branch}` is pushed (commit {(out.commit or '')[:12]}), "
+            message=f"{e.message} — the branch `{out.branch}` is pushed (commit {(out.commit or '')[:12]}), "
             "its pull request is not opened",
             action=advice(
                 (e.hint + "; then " if e.hint else "") + "run `mcplock update-pr` again: it "
                 "finds the pushed branch and opens its pull request"
             ),
         ) from None
-    return out
+
+
+def _open_pull(out: Outcome, prep: Prepared, gh: GitHub) -> tuple[PullRequest, str]:
+    """A new pull request for the branch, and the action: ``opened``, or ``updated`` when another
+    run opened one meanwhile (GitHub's 422)."""
+    pr = gh.create_pull(out.branch, prep.base, out.title, out.body)
+    if pr is not None:
+        return pr, "opened"
+    again = gh.pulls(out.branch, "open")
+    if not again:
+        raise GitHubError(
+            f"POST /repos/{gh.repository}/pulls → 422: a pull request already exists for "
+            f"{out.branch}, but none is open",
+            exit_code=3,
+        )
+    return gh.update_pull(again[0].number, out.title, out.body), "updated"
 
 
 def release_link(row: Row, environ: Any = None) -> str | None:

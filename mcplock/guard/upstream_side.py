@@ -85,6 +85,8 @@ class _Deadlines:
             self._timer = loop.call_at(call.deadline, self._expire)
 
     def ended(self, call: _InFlight) -> None:
+        if call.ended or not call.deadline:  # once, and only for a call it holds
+            return
         call.ended = True
         self._live -= 1
         queue = self._queue

@@ -36,6 +36,12 @@ def _credential_shaped(value: str) -> bool:
     return looks_secret("", value)
 
 
+def _flag_value(prev: str, arg: str) -> bool:
+    """Whether ``arg`` is the value of the bare flag before it (``--token VALUE``, not
+    ``--token=VALUE`` nor another flag)."""
+    return prev.startswith("-") and "=" not in prev and not arg.startswith("-")
+
+
 class Secrets:
     """Collects the secrets of one server and the notes about them."""
 
@@ -118,45 +124,34 @@ class Secrets:
     def args(self, args: list[str]) -> list[str]:
         out: list[str] = []
         for i, a in enumerate(args):
-            prev = args[i - 1] if i else ""
-            new, name = a, None
-            if (m := _ASSIGN.fullmatch(a)) and self._keyed(m.group(2), m.group(3)):
-                key = m.group(2)
-                want = env_var_name(key) if not m.group(1) else f"{self.prefix}_{env_var_name(key)}"
-                name = self._put(want, m.group(3))
-                new = f"{m.group(1)}{key}=${{{name}}}"
-            elif (
-                (m := _HEADER_ARG.fullmatch(a))
-                and not m.group(2).startswith("//")
-                and looks_secret(m.group(1), m.group(2))
-            ):
-                value, name = self._header_value(m.group(1), m.group(2))
-                new = f"{m.group(1)}: {value}"
-            elif (
-                prev.startswith("-")
-                and "=" not in prev
-                and not a.startswith("-")
-                and self._keyed(prev.lstrip("-"), a)
-                and not _credential_shaped(a)
-            ):
-                name = self._put(f"{self.prefix}_{env_var_name(prev.lstrip('-'))}", a)
-                new = "${" + name + "}"
-            elif _credential_shaped(a):
-                want = (
-                    f"{self.prefix}_{env_var_name(prev.lstrip('-'))}"
-                    if prev.startswith("--")
-                    else f"{self.prefix}_SECRET"
-                )
-                new, names = self._pieces(a, want)
-                name = ", ".join("${" + n + "}" for n in names) if names else None
-                if name:
-                    self.notes.append(f"args[{i}]: literal credential moved to {name}")
-                out.append(new)
-                continue
-            if name:
-                self.notes.append(f"args[{i}]: literal credential moved to ${{{name}}}")
+            new, moved = self._arg(a, args[i - 1] if i else "")
+            if moved:
+                self.notes.append(f"args[{i}]: literal credential moved to {moved}")
             out.append(new)
         return out
+
+    def _arg(self, a: str, prev: str) -> tuple[str, str | None]:
+        """One argument (``prev``: the one before it) with its literal credential replaced by a
+        template, and the templates it now holds (``${NAME}``, comma-joined; None: nothing moved).
+        Tried in turn: ``KEY=VALUE``, a header (``Name: value``), the value of a secret-sounding
+        flag (``--token VALUE``), then any credential-shaped piece."""
+        if (m := _ASSIGN.fullmatch(a)) and self._keyed(m.group(2), m.group(3)):
+            key = m.group(2)
+            want = env_var_name(key) if not m.group(1) else f"{self.prefix}_{env_var_name(key)}"
+            name = self._put(want, m.group(3))
+            return f"{m.group(1)}{key}=${{{name}}}", f"${{{name}}}"
+        if (m := _HEADER_ARG.fullmatch(a)) and not m.group(2).startswith("//") and looks_secret(m.group(1), m.group(2)):
+            value, name = self._header_value(m.group(1), m.group(2))
+            return f"{m.group(1)}: {value}", f"${{{name}}}"
+        flag = prev.lstrip("-")
+        if _flag_value(prev, a) and self._keyed(flag, a) and not _credential_shaped(a):
+            name = self._put(f"{self.prefix}_{env_var_name(flag)}", a)
+            return "${" + name + "}", f"${{{name}}}"
+        if _credential_shaped(a):
+            want = f"{self.prefix}_{env_var_name(flag)}" if prev.startswith("--") else f"{self.prefix}_SECRET"
+            new, names = self._pieces(a, want)
+            return new, ", ".join("${" + n + "}" for n in names) if names else None
+        return a, None
 
     def url(self, url: str) -> str:
         new = url

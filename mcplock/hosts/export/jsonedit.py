@@ -134,13 +134,8 @@ class JsonText:
         """Add one member (``key``) or item after the last one, in the container's own style: one
         per line with the file's indent, or on one line when the container is written on one."""
         children = [v for _, _, v in container.members] if container.kind == "object" else container.items
-        first = container.members[0][1] if container.kind == "object" and children else None
-        first = children[0].start if first is None and children else first
-        line_end = self.text.find("\n", container.end)
-        after = self.text[container.end : len(self.text) if line_end < 0 else line_end].strip().lstrip(",").strip()
-        inline = "\n" not in self.text[container.start : first] if first is not None else bool(after)
         prefix = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
-        if inline:
+        if self._inline(container, children):
             compact = prefix + json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
             at = children[-1].end if children else container.start + 1
             self._splice(at, at, (", " if children else "") + compact)
@@ -155,6 +150,17 @@ class JsonText:
         child = self._line_indent(container.members[-1][1] if container.kind == "object" else children[-1].start)
         rendered = (prefix + self._dump(value, "")).replace(self.nl, self.nl + child)
         self._splice(children[-1].end, children[-1].end, "," + self.nl + child + rendered)
+
+    def _inline(self, container: Node, children: list[Node]) -> bool:
+        """Whether ``container`` is written on one line: no line break before its first member
+        (an object's key) or item; an empty one, when more follows it on its line."""
+        first = container.members[0][1] if container.kind == "object" and children else None
+        first = children[0].start if first is None and children else first
+        if first is not None:
+            return "\n" not in self.text[container.start : first]
+        line_end = self.text.find("\n", container.end)
+        after = self.text[container.end : len(self.text) if line_end < 0 else line_end].strip().lstrip(",").strip()
+        return bool(after)
 
     def set(self, path: Path, value: Any) -> None:
         """Set ``path`` to ``value``: replace the value in place, or add the key at the end of

@@ -77,36 +77,11 @@ class Opencode(Exporter):
         if not isinstance(perm, dict):
             return []
         out = []
-        keys = list(perm)
         for s in sorted(decisions):
-            for wild, probe in zip(server_wildcards(s), tool_ids(s, UNKNOWN_TOOL), strict=True):
-                after = keys[keys.index(wild) + 1 :] if wild in keys else keys
-                loose = [
-                    k
-                    for k in after
-                    if k not in server_wildcards(s)
-                    and isinstance(perm[k], str)
-                    and perm[k] in STRICTNESS
-                    and perm[k] != DENY
-                    and matches(k, probe)
-                ]
-                if loose:
-                    out.append(
-                        f"`permission.{loose[-1]}` = {perm[loose[-1]]!r} comes after mcplock's `{wild}` "
-                        f"and lets tools of `{s}` that the lock does not know run"
-                    )
-                    break
-            for t, d in sorted(decisions[s].items()):
-                for tid in tool_ids(s, t):
-                    last = [
-                        (k, v) for k, v in perm.items() if isinstance(v, str) and v in STRICTNESS and matches(k, tid)
-                    ]
-                    if last and STRICTNESS[last[-1][1]] < STRICTNESS[d]:
-                        out.append(
-                            f"`permission.{last[-1][0]}` = {last[-1][1]!r} comes last and wins for `{tid}`, "
-                            f"where the lock says {d!r}"
-                        )
-                        break
+            loose = _loose_after_wildcard(perm, s)
+            if loose is not None:
+                out.append(loose)
+            out += _overridden(perm, s, decisions[s])
         return out
 
     def guard_entry(self, name: str, lock_args: list[str], command: str = "mcplock") -> dict[str, object]:
@@ -115,3 +90,43 @@ class Opencode(Exporter):
     def is_guard(self, entry: object) -> bool:
         cmd = entry.get("command") if isinstance(entry, dict) else None
         return isinstance(cmd, list) and bool(cmd) and guard_target(cmd[0], cmd[1:]) is not None
+
+
+def _decision(value: object) -> bool:
+    """A permission value that is a decision (``allow``, ``ask``, ``deny``)."""
+    return isinstance(value, str) and value in STRICTNESS
+
+
+def _loose_after_wildcard(perm: dict[str, Any], s: str) -> str | None:
+    """A user's rule after mcplock's deny-by-default wildcard of ``s`` that lets a tool the
+    lock does not know run (opencode: the last matching key wins)."""
+    keys = list(perm)
+    for wild, probe in zip(server_wildcards(s), tool_ids(s, UNKNOWN_TOOL), strict=True):
+        after = keys[keys.index(wild) + 1 :] if wild in keys else keys
+        loose = [
+            k
+            for k in after
+            if k not in server_wildcards(s) and _decision(perm[k]) and perm[k] != DENY and matches(k, probe)
+        ]
+        if loose:
+            return (
+                f"`permission.{loose[-1]}` = {perm[loose[-1]]!r} comes after mcplock's `{wild}` "
+                f"and lets tools of `{s}` that the lock does not know run"
+            )
+    return None
+
+
+def _overridden(perm: dict[str, Any], s: str, tools: dict[str, str]) -> list[str]:
+    """For each tool of ``s``: the rule that comes last and wins for one of its ids when it is
+    looser than the lock's decision."""
+    out = []
+    for t, d in sorted(tools.items()):
+        for tid in tool_ids(s, t):
+            last = [(k, v) for k, v in perm.items() if _decision(v) and matches(k, tid)]
+            if last and STRICTNESS[last[-1][1]] < STRICTNESS[d]:
+                out.append(
+                    f"`permission.{last[-1][0]}` = {last[-1][1]!r} comes last and wins for `{tid}`, "
+                    f"where the lock says {d!r}"
+                )
+                break
+    return out

@@ -24,6 +24,27 @@ from mcplock.untrusted import sanitize as shown
 def host_decisions(exp: Exporter, decisions: Decisions) -> tuple[Decisions, list[str]]:
     """``decisions`` as ``exp`` may be told them, and a note for each thing changed."""
     notes: list[str] = []
+    out = _without_patterns(exp, decisions, notes)
+    # tools whose host ids meet are one tool to the host: the strictest decision for all of them
+    for members in _one_id_groups(exp, out):
+        if len(members) < 2:
+            continue
+        strict = max((out[s][t] for s, t in members), key=STRICTNESS.__getitem__)
+        loosened = [(s, t) for s, t in members if out[s][t] != strict]
+        for s, t in members:
+            out[s][t] = strict
+        names = ", ".join(f"`{shown(s, 80)}/{shown(t, 80)}`" for s, t in members)
+        notes.append(
+            f"{names} are one tool id in {exp.host} ({shown(exp.tool_ids(*members[0])[0], 120)}): "
+            f"mcplock writes the strictest decision, {strict!r}, for all of them"
+            + (" (rename a tool upstream to tell them apart)" if loosened else "")
+        )
+    return out, notes
+
+
+def _without_patterns(exp: Exporter, decisions: Decisions, notes: list[str]) -> Decisions:
+    """``decisions`` without the servers and tools whose names ``exp`` reads as a pattern, a note
+    in ``notes`` for each."""
     out: Decisions = {}
     for s in sorted(decisions):
         if PATTERN.search(s):
@@ -43,16 +64,21 @@ def host_decisions(exp: Exporter, decisions: Decisions) -> tuple[Decisions, list
             else:
                 kept[t] = d
         out[s] = kept
-    # tools whose host ids meet are one tool to the host: the strictest decision for all of them
-    group_of: dict[str, int] = {}
+    return out
+
+
+def _one_id_groups(exp: Exporter, decisions: Decisions) -> list[list[tuple[str, str]]]:
+    """The (server, tool) pairs grouped by the host ids they share: two tools are in one group
+    when any of their ids meet (directly or through a third). Emptied groups stay, in order."""
+    group_of: dict[str, int] = {}  # host id -> its group
     groups: list[list[tuple[str, str]]] = []
-    for s in sorted(out):
-        for t in sorted(out[s]):
+    for s in sorted(decisions):
+        for t in sorted(decisions[s]):
             ids = exp.tool_ids(s, t)
             met = sorted({group_of[i] for i in ids if i in group_of})
             if met:
                 g = met[0]
-                for other in met[1:]:
+                for other in met[1:]:  # this tool joins groups that were apart: one group now
                     groups[g] += groups[other]
                     for i, gi in list(group_of.items()):
                         if gi == other:
@@ -64,17 +90,4 @@ def host_decisions(exp: Exporter, decisions: Decisions) -> tuple[Decisions, list
             groups[g].append((s, t))
             for i in ids:
                 group_of[i] = g
-    for members in groups:
-        if len(members) < 2:
-            continue
-        strict = max((out[s][t] for s, t in members), key=STRICTNESS.__getitem__)
-        loosened = [(s, t) for s, t in members if out[s][t] != strict]
-        for s, t in members:
-            out[s][t] = strict
-        names = ", ".join(f"`{shown(s, 80)}/{shown(t, 80)}`" for s, t in members)
-        notes.append(
-            f"{names} are one tool id in {exp.host} ({shown(exp.tool_ids(*members[0])[0], 120)}): "
-            f"mcplock writes the strictest decision, {strict!r}, for all of them"
-            + (" (rename a tool upstream to tell them apart)" if loosened else "")
-        )
-    return out, notes
+    return groups

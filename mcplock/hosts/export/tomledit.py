@@ -34,12 +34,33 @@ def header_path(line: str) -> Path | None:
     return tuple(path)
 
 
+Statement = tuple[int, int, str | None]  # (first line, end line, key or None for blank/comment)
+
+
+def _statement(lines: list[str], i: int) -> Statement:
+    """The statement that starts at line ``i``: a blank line or a comment, or the fewest lines
+    from ``i`` that read as TOML (a multi-line value), with its key. TOML that never reads is
+    the parser's error."""
+    s = lines[i].strip()
+    if not s or s.startswith("#"):
+        return (i, i + 1, None)
+    j = i + 1
+    while True:
+        try:
+            data = tomllib.loads("".join(lines[i:j]))
+            return (i, j, next(iter(data), None))
+        except tomllib.TOMLDecodeError:
+            if j >= len(lines):
+                raise
+            j += 1
+
+
 @dataclass
 class Table:
     header: int  # line index of the header
     start: int  # first body line
     end: int  # one past the last body line
-    stmts: list[tuple[int, int, str | None]]  # (first line, end line, key or None for blank/comment)
+    stmts: list[Statement]
 
     @property
     def content_end(self) -> int:
@@ -70,39 +91,27 @@ class TomlText:
         return node
 
     def tables(self) -> dict[Path, Table]:
+        """Each ``[table]`` by its path: where its header is, and its statements (the statements
+        before the first header are no table's)."""
         lines = self.lines
         out: dict[Path, Table] = {}
+        current: tuple[Path, int] | None = None  # the table being read, and its header's line
+        stmts: list[Statement] = []
         i = 0
-        current: tuple[Path, int] | None = None
-        stmts: list[tuple[int, int, str | None]] = []
-        root_stmts: list[tuple[int, int, str | None]] = []
-        while i <= len(lines):
-            hp = header_path(lines[i]) if i < len(lines) else None
-            if i == len(lines) or hp is not None:
+        while i < len(lines):
+            hp = header_path(lines[i])
+            if hp is not None:
                 if current is not None:
                     out[current[0]] = Table(current[1], current[1] + 1, i, stmts)
-                if i == len(lines):
-                    break
-                current, stmts = (hp, i), []  # type: ignore[assignment]
+                current, stmts = (hp, i), []
                 i += 1
                 continue
-            s = lines[i].strip()
-            target = stmts if current is not None else root_stmts
-            if not s or s.startswith("#"):
-                target.append((i, i + 1, None))
-                i += 1
-                continue
-            j = i + 1
-            while True:
-                try:
-                    data = tomllib.loads("".join(lines[i:j]))
-                    break
-                except tomllib.TOMLDecodeError:
-                    if j >= len(lines):
-                        raise
-                    j += 1
-            target.append((i, j, next(iter(data), None)))
-            i = j
+            stmt = _statement(lines, i)
+            if current is not None:
+                stmts.append(stmt)
+            i = stmt[1]
+        if current is not None:
+            out[current[0]] = Table(current[1], current[1] + 1, len(lines), stmts)
         return out
 
     def _splice(self, a: int, b: int, new: str) -> None:

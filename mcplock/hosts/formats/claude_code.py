@@ -69,11 +69,7 @@ def _projects(
         )
     here = os.getcwd() if project_dir is None else project_dir
     match = next((k for k in projects if same_path(k, here)), None)
-    others = [
-        k
-        for k, v in projects.items()
-        if k != match and isinstance(v, dict) and isinstance(v.get("mcpServers"), dict) and v["mcpServers"]
-    ]
+    others = [k for k, v in projects.items() if k != match and _has_servers(v)]
     if others:
         warnings.append(
             f"{len(others)} other project scope(s) in this file not imported: "
@@ -81,6 +77,15 @@ def _projects(
         )
     if match is None or not isinstance(projects[match], dict):
         return [], None, []
-    disabled = projects[match].get("disabledMcpServers")
-    disabled = [d for d in disabled if isinstance(d, str)] if isinstance(disabled, list) else []
-    return list(servers_map(where, data, ("projects", match, "mcpServers"))), match, disabled
+    return list(servers_map(where, data, ("projects", match, "mcpServers"))), match, _disabled(projects[match])
+
+
+def _has_servers(project: object) -> bool:
+    """Whether a project scope of ``~/.claude.json`` defines any server."""
+    return isinstance(project, dict) and isinstance(project.get("mcpServers"), dict) and bool(project["mcpServers"])
+
+
+def _disabled(project: dict[str, Any]) -> list[str]:
+    """The servers a project scope disables (``disabledMcpServers``)."""
+    disabled = project.get("disabledMcpServers")
+    return [d for d in disabled if isinstance(d, str)] if isinstance(disabled, list) else []
