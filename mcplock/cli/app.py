@@ -72,58 +72,75 @@ def root(
     ctx.obj.configure(lockfile=lockfile, no_color=no_color, quiet=quiet, verbose=verbose)
 
 
-def _register() -> None:
-    from mcplock.cli.commands import (
-        add,
-        auth,
-        check,
-        diff,
-        export,
-        init,
-        inspect,
-        interop,
-        listing,
-        merge,
-        refresh,
-        registry,
-        remove,
-        review,
-        run,
-        trust,
-        update,
-        update_pr,
-    )
-
-    for module in (
-        listing,
-        check,
-        review,
-        remove,
-        add,
-        refresh,
-        update,
-        update_pr,
-        diff,
-        inspect,
-        init,
-        trust,
-        auth,
-        run,
-        export,
-        merge,
-        registry,
-        interop,
-    ):
-        module.register(app)
+# Which module registers each command, in the order `mcplock --help` lists them. A run imports only
+# the module of the command it names (importing every command module costs more than most commands
+# do: mcplock.cli.commands.add alone pulls in the probe's planning and OAuth); `--help`, no command
+# or an unknown one registers them all. tests/test_cli_lazy.py holds the table to what the modules
+# register.
+COMMANDS: dict[str, tuple[str, ...]] = {
+    "listing": ("list", "show"),
+    "check": ("check",),
+    "review": ("enable", "disable", "approval", "accept", "reject"),
+    "remove": ("remove",),
+    "add": ("add",),
+    "refresh": ("refresh",),
+    "update": ("outdated", "update"),
+    "update_pr": ("update-pr",),
+    "diff": ("diff",),
+    "inspect": ("inspect",),
+    "init": ("init",),
+    "trust": ("trust",),
+    "auth": ("auth",),
+    "run": ("run", "call"),
+    "export": ("export",),
+    "merge": ("resolve", "merge-driver"),
+    "registry": ("search",),
+    "interop": ("verify-lock", "sign", "verify-signature", "fingerprint"),
+}
+_MODULE_OF = {name: module for module, names in COMMANDS.items() for name in names}
+_registered: list[str] = []  # the modules registered on `app`, in registration order
 
 
-_register()
+def command_name(args: list[str]) -> str | None:
+    """The command ``args`` name (the first word that is not a global option or its value), or None
+    when an option comes first (``--help``, a typo'd flag: typer answers those with every command)."""
+    from mcplock.argv import GLOBAL_FLAGS, GLOBAL_VALUED
+
+    skip = False
+    for a in args:
+        if skip:
+            skip = False
+        elif a in GLOBAL_VALUED:
+            skip = True
+        elif a in GLOBAL_FLAGS or a.split("=", 1)[0] in GLOBAL_VALUED:
+            continue
+        else:
+            return None if a.startswith("-") else a
+    return None
+
+
+def _register(args: list[str] | None = None) -> None:
+    """Register the module of the command ``args`` name on ``app``, or every module (in the table's
+    order, so `--help` lists them as always) when it names none that is known."""
+    import importlib
+
+    module = _MODULE_OF.get(command_name(args) or "") if args is not None else None
+    wanted = [module] if module is not None else list(COMMANDS)
+    if module is None and _registered and _registered != wanted[: len(_registered)]:
+        app.registered_commands.clear()  # a command registered alone earlier: start again, in order
+        app.registered_groups.clear()
+        _registered.clear()
+    for name in wanted:
+        if name not in _registered:
+            importlib.import_module(f"mcplock.cli.commands.{name}").register(app)
+            _registered.append(name)
 
 
 def run(args: list[str]) -> int:
     """Run the CLI on ``args``; the one place errors become messages and exit codes."""
     guard_stdout()  # a closed pipe (`mcplock check | head -1`) keeps the real exit code
     cli = Cli(args=list(args))
+    _register(list(args))
     command = typer.main.get_command(app)
     previous = _trap_termination()
     _received.clear()
