@@ -13,7 +13,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from mcplock.packages.pin import PackagePin, RegistryRef
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,10 +86,10 @@ class ServerSpec:
     # The exact artefact the command runs (mcplock.packages.PackagePin), or None: part of the
     # launch (a changed pin is a changed launch). A host config never has one, so config-hash
     # (taken over an imported spec) is unaffected.
-    package: Any = None
+    package: PackagePin | None = None
     # The MCP Registry entry the server was added from (mcplock.packages.pin.RegistryRef), or None.
     # Not part of stored() nor of the launch: what runs is the command and its package pin.
-    registry: Any = None
+    registry: RegistryRef | None = None
     # The lock's `client-capabilities` (None: not recorded, the default is declared).
     client_capabilities: ClientCapabilities | None = None
 

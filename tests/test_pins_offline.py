@@ -160,6 +160,8 @@ def test_oci_digest_from_recorded_docker_replies():
         digest_of("Error response from daemon: Cannot connect to the Docker daemon")
     with pytest.raises(RegistryError, match="no sha256 digest"):
         digest_of('{"digest": "md5:abc"}')
+    with pytest.raises(RegistryError, match="no sha256 digest"):  # a list of what is no manifest: no traceback
+        digest_of('[3, "x"]')
 
 
 def _docker_spec(*args: str, pin: PackagePin | None) -> ServerSpec:

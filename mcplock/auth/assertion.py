@@ -68,7 +68,6 @@ async def exchange_id_token(spec: ServerSpec, environ: Mapping[str, str], audien
     ``resource`` (the MCP server), from the identity provider. Raises ProbeError."""
     auth = spec.auth
     assert auth is not None and auth.id_token and auth.idp_token_endpoint
-    name, endpoint = spec.name, auth.idp_token_endpoint
     id_token = _secret(
         spec,
         auth.id_token,
@@ -76,10 +75,10 @@ async def exchange_id_token(spec: ServerSpec, environ: Mapping[str, str], audien
         environ,
         "export the variable (in GitHub Actions: request the job's OIDC token into it)",
     )
-    if not secure_url(endpoint):
+    if not secure_url(auth.idp_token_endpoint):
         raise ProbeError(
             "config",
-            f"server `{name}`: the identity provider's token endpoint must be https://",
+            f"server `{spec.name}`: the identity provider's token endpoint must be https://",
             hint="fix --oauth-idp-token-endpoint (http:// is allowed to localhost only)",
         )
     data = {
@@ -93,73 +92,99 @@ async def exchange_id_token(spec: ServerSpec, environ: Mapping[str, str], audien
     if auth.scopes:
         data["scope"] = auth.scopes
     headers = {"Accept": "application/json"}
-    idp_secret = ""
-    if auth.idp_client_secret:
-        idp_secret = _secret(
-            spec,
-            auth.idp_client_secret,
-            "identity provider client secret",
-            environ,
-            "export the variable --oauth-idp-client-secret names",
-        )
-        pair = f"{quote(auth.idp_client_id or '', safe='')}:{quote(idp_secret, safe='')}"
-        headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
-    elif auth.idp_client_id:
-        data["client_id"] = auth.idp_client_id
+    idp_secret = _authenticate_client(spec, auth, environ, data, headers)
+    status, body = await _post(spec.name, auth.idp_token_endpoint, data, headers)
+    if status != 200:
+        raise _refusal(spec.name, auth, status, _redact(_oauth_error(body) or f"HTTP {status}", id_token, idp_secret))
+    return _id_jag(spec.name, body)
+
+
+def _authenticate_client(
+    spec: ServerSpec, auth: AuthSpec, environ: Mapping[str, str], data: dict[str, str], headers: dict[str, str]
+) -> str:
+    """The client at the identity provider: with its secret, HTTP Basic (RFC 6749 §2.3.1, both
+    parts form-encoded); without one, its ``client_id`` in the form. Returns the secret ("" for a
+    public client), so that no message repeats it."""
+    if not auth.idp_client_secret:
+        if auth.idp_client_id:
+            data["client_id"] = auth.idp_client_id
+        return ""
+    secret = _secret(
+        spec,
+        auth.idp_client_secret,
+        "identity provider client secret",
+        environ,
+        "export the variable --oauth-idp-client-secret names",
+    )
+    pair = f"{quote(auth.idp_client_id or '', safe='')}:{quote(secret, safe='')}"
+    headers["Authorization"] = "Basic " + base64.b64encode(pair.encode()).decode()
+    return secret
+
+
+async def _post(name: str, endpoint: str, data: dict[str, str], headers: dict[str, str]) -> tuple[int, bytes]:
+    """The token endpoint's status and its body, read no further than :data:`MAX_BODY` (a flood
+    is cut, not held)."""
     try:
         async with (
             httpx2.AsyncClient(timeout=EXCHANGE_TIMEOUT, follow_redirects=False) as client,
             client.stream("POST", endpoint, data=data, headers=headers) as resp,
         ):
             buf = bytearray()
-            async for chunk in resp.aiter_bytes():  # read no more than the cap (a flood is cut, not held)
+            async for chunk in resp.aiter_bytes():
                 buf.extend(chunk)
                 if len(buf) > MAX_BODY:
                     break
-            body = bytes(buf[:MAX_BODY])
+            return resp.status_code, bytes(buf[:MAX_BODY])
     except httpx2.HTTPError as e:
         raise ProbeError(
             "unreachable",
             f"server `{name}`: the identity provider's token endpoint did not answer ({type(e).__name__})",
             hint="check --oauth-idp-token-endpoint and the network",
         ) from None
-    if resp.status_code != 200:
-        why = _redact(_oauth_error(body) or f"HTTP {resp.status_code}", id_token, idp_secret)
-        low = why.lower()
-        if low.startswith("invalid_grant") or (low.startswith("invalid_request") and "token" in low):
-            raise ProbeError(
-                "auth",
-                f"server `{name}`: the identity provider refused the ID token in `{auth.id_token}` ({why})",
-                hint="it has expired or was issued for another client: get a fresh one (in CI: the "
-                "job's OIDC token, requested in the same job, with the audience the identity "
-                "provider expects) and check --oauth-idp-client-id",
-            )
-        if low.startswith(("invalid_client", "unauthorized_client")) or resp.status_code == 401:
-            raise ProbeError(
-                "auth",
-                f"server `{name}`: the identity provider rejected the client ({why})",
-                hint="check --oauth-idp-client-id (and --oauth-idp-client-secret if it needs one)",
-            )
-        raise ProbeError(
+
+
+def _refusal(name: str, auth: AuthSpec, status: int, why: str) -> ProbeError:
+    """What the identity provider's refusal (``why``, redacted) says to do: get a fresh ID token,
+    fix the client, or let it issue ID-JAGs."""
+    low = why.lower()
+    if low.startswith("invalid_grant") or (low.startswith("invalid_request") and "token" in low):
+        return ProbeError(
             "auth",
-            f"server `{name}`: the token exchange at the identity provider failed ({why})",
-            hint="check --oauth-idp-token-endpoint; the identity provider must allow this client "
-            "to request ID-JAGs (SEP-990) for the MCP authorization server",
+            f"server `{name}`: the identity provider refused the ID token in `{auth.id_token}` ({why})",
+            hint="it has expired or was issued for another client: get a fresh one (in CI: the "
+            "job's OIDC token, requested in the same job, with the audience the identity "
+            "provider expects) and check --oauth-idp-client-id",
         )
+    if low.startswith(("invalid_client", "unauthorized_client")) or status == 401:
+        return ProbeError(
+            "auth",
+            f"server `{name}`: the identity provider rejected the client ({why})",
+            hint="check --oauth-idp-client-id (and --oauth-idp-client-secret if it needs one)",
+        )
+    return ProbeError(
+        "auth",
+        f"server `{name}`: the token exchange at the identity provider failed ({why})",
+        hint="check --oauth-idp-token-endpoint; the identity provider must allow this client "
+        "to request ID-JAGs (SEP-990) for the MCP authorization server",
+    )
+
+
+def _id_jag(name: str, body: bytes) -> str:
+    """The ID-JAG of a successful exchange: ``access_token``, issued as an ID-JAG (or untyped)."""
     try:
         answer = json.loads(body)
     except ValueError:
         answer = None
     jag = answer.get("access_token") if isinstance(answer, dict) else None
     issued = answer.get("issued_token_type") if isinstance(answer, dict) else None
-    if not isinstance(jag, str) or not jag or issued not in (None, ID_JAG_TYPE):
-        got = f" (it issued {sanitize(str(issued), 100)})" if issued not in (None, ID_JAG_TYPE) else ""
-        raise ProbeError(
-            "auth",
-            f"server `{name}`: the identity provider answered the token exchange without an ID-JAG{got}",
-            hint="the identity provider may not support SEP-990 identity assertions for this client",
-        )
-    return jag
+    if isinstance(jag, str) and jag and issued in (None, ID_JAG_TYPE):
+        return jag
+    got = f" (it issued {sanitize(str(issued), 100)})" if issued not in (None, ID_JAG_TYPE) else ""
+    raise ProbeError(
+        "auth",
+        f"server `{name}`: the identity provider answered the token exchange without an ID-JAG{got}",
+        hint="the identity provider may not support SEP-990 identity assertions for this client",
+    )
 
 
 class _Storage(FileTokenStorage):
@@ -184,6 +209,7 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
         auth = spec.auth
         assert auth is not None and auth.client_id
         self.spec, self.environ, self.url = spec, dict(environ), url
+        self.storage = storage  # the SDK keeps it as a TokenStorage: ours also records the issuer
         self.discover = auth.issuer is None  # (the SDK compares issuers as strings, RFC 8414 §3.3: kept as given)
         super().__init__(
             server_url=url,
@@ -197,15 +223,14 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
         )
 
     async def _leg1(self, audience: str, resource: str) -> str:
-        self._storage.issuer = audience  # type: ignore[attr-defined]
+        self.storage.issuer = audience
         return await exchange_id_token(self.spec, self.environ, audience, resource)
 
     async def _restore(self) -> None:
         if self._initialized:
             return
-        storage: _Storage = self._storage  # type: ignore[assignment]
-        self._tokens = await storage.get_tokens()
-        exp = storage.data().get("expires_at")
+        self._tokens = await self.storage.get_tokens()
+        exp = self.storage.data().get("expires_at")
         self._expiry = float(exp) if self._tokens is not None and isinstance(exp, (int, float)) else None
         self._initialized = True
 

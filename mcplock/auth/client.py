@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx2
 from mcp.shared.auth import AuthorizationCodeResult
 
-from mcplock.auth.provider import build_provider
+from mcplock.auth.provider import AuthCodeProvider, build_provider
 from mcplock.auth.store import TokenStore
 from mcplock.errors import COMMAND, ProbeError
 from mcplock.probe import ProbeOptions
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 NO_LOGIN = ("client-credentials", "identity-assertion")  # grants without a person at a browser
 
 
-def _not_interactive(spec: ServerSpec, provider: Any) -> tuple[Callable[[str], Any], Callable[[], Any]]:
+def _not_interactive(spec: ServerSpec, provider: AuthCodeProvider) -> tuple[Callable[[str], Any], Callable[[], Any]]:
     """Handlers for a probe: a person would have to log in, so stop with the command that does it."""
     retry = f"run `{COMMAND}` (or this command again with --login)"
 
@@ -92,7 +92,7 @@ def oauth_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str
             hint="use the server's /mcp endpoint with --transport http",
         )
     provider = build_provider(spec, environ)
-    if not (spec.auth and spec.auth.method in NO_LOGIN):
+    if isinstance(provider, AuthCodeProvider):  # a grant with a person at a browser: never one here
         provider.context.redirect_handler, provider.context.callback_handler = _not_interactive(spec, provider)
     return new_client(opts, auth=provider)
 

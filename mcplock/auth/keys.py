@@ -44,7 +44,6 @@ def _read(spec: ServerSpec, value: str, environ: Mapping[str, str]) -> bytes:
 
 def load_client_key(spec: ServerSpec, environ: Mapping[str, str]) -> tuple[str, str]:
     """The PEM of ``spec``'s client key and the algorithm to sign with. Raises ProbeError."""
-    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
     from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
     assert spec.auth is not None and spec.auth.client_key is not None
@@ -62,28 +61,35 @@ def load_client_key(spec: ServerSpec, environ: Mapping[str, str]) -> tuple[str, 
         ) from None
     except Exception:  # cryptography raises several types for a bad PEM (ValueError, UnsupportedAlgorithm…)
         raise _fail(spec, "is not a PEM private key") from None
+    kind, default = _kind(spec, key)
     alg = spec.auth.signing_alg
-    if isinstance(key, rsa.RSAPrivateKey):
-        kind, default = "RSA", "RS256"
-    elif isinstance(key, ec.EllipticCurvePrivateKey):
-        kind = "EC"
-        default = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}.get(key.curve.name, "")
-        if not default:
-            raise _fail(
-                spec,
-                f"is on the curve {key.curve.name}, which JWS does not sign with",
-                hint="use a P-256, P-384 or P-521 key",
-            )
-    elif isinstance(key, ed25519.Ed25519PrivateKey):
-        kind, default = "Ed25519", "EdDSA"
-    else:
-        raise _fail(
-            spec,
-            f"is a {type(key).__name__.removesuffix('PrivateKey')} key",
-            hint="use an RSA, EC (P-256/384/521) or Ed25519 key",
-        )
     if alg is None:
         alg = default
     elif alg != default and not (kind == "RSA" and alg[:2] in ("RS", "PS")):
         raise _fail(spec, f"is an {kind} key, which cannot sign {alg}", hint=f"use --oauth-signing-alg {default}")
     return data.decode("ascii", "replace"), alg
+
+
+def _kind(spec: ServerSpec, key: object) -> tuple[str, str]:
+    """The key's type and the JWS algorithm it signs with by default; a key JWS cannot sign
+    with (another type, another curve) is refused."""
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519, rsa
+
+    if isinstance(key, rsa.RSAPrivateKey):
+        return "RSA", "RS256"
+    if isinstance(key, ed25519.Ed25519PrivateKey):
+        return "Ed25519", "EdDSA"
+    if not isinstance(key, ec.EllipticCurvePrivateKey):
+        raise _fail(
+            spec,
+            f"is a {type(key).__name__.removesuffix('PrivateKey')} key",
+            hint="use an RSA, EC (P-256/384/521) or Ed25519 key",
+        )
+    default = {"secp256r1": "ES256", "secp384r1": "ES384", "secp521r1": "ES512"}.get(key.curve.name, "")
+    if not default:
+        raise _fail(
+            spec,
+            f"is on the curve {key.curve.name}, which JWS does not sign with",
+            hint="use a P-256, P-384 or P-521 key",
+        )
+    return "EC", default

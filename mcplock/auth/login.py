@@ -93,24 +93,7 @@ async def login(
             provider = build_provider(spec, environ, store=store)
         else:
             callback = _open_callback(store, url, fixed_client=bool(auth.client_id))
-            cb = callback
-
-            async def redirect_handler(auth_url: str) -> None:
-                say(f"Log in to `{spec.name}` in your browser. If no browser opens, open this URL:\n\n  {auth_url}\n")
-                if open_browser:
-                    await open_in_browser(auth_url)
-
-            async def callback_handler() -> AuthorizationCodeResult:
-                return await cb.wait(timeout, spec)
-
-            provider = build_provider(
-                spec,
-                environ,
-                redirect_uri=callback.redirect_uri,
-                redirect_handler=redirect_handler,
-                callback_handler=callback_handler,
-                store=store,
-            )
+            provider = _browser_provider(spec, environ, store, callback, timeout, say, open_browser)
         headers = {
             "Accept": "application/json, text/event-stream",
             "Content-Type": "application/json",
@@ -125,16 +108,7 @@ async def login(
                 errors = HttpErrors(spec, _HANDSHAKE_TIMEOUT, 64 * 1024, _Step())
                 raise errors.exception(e, "the OAuth login") from None
         if resp.status_code in (401, 403):
-            www = resp.headers.get("www-authenticate", "")
-            why = f"HTTP {resp.status_code}"
-            if "insufficient_scope" in www:
-                m = re.search(r'scope="([^"]*)"', www)
-                why += ": insufficient_scope" + (f", it asks for {sanitize(m.group(1), 200)}" if m else "")
-            raise ProbeError(
-                "auth",
-                f"server `{spec.name}` still refuses access after the login ({why})",
-                hint="the account may lack access to this server, or it needs other scopes (--oauth-scopes)",
-            )
+            raise _still_refused(spec, resp)
         state = describe(store.load(url))
         if not state.get("token"):  # the stored entry (any earlier token) is left as it was
             state["note"] = "the server did not ask for a login: nothing was stored"
@@ -148,6 +122,50 @@ async def login(
     finally:
         if callback is not None:
             callback.close()
+
+
+def _browser_provider(
+    spec: ServerSpec,
+    environ: Mapping[str, str],
+    store: StagedStore,
+    callback: LoopbackCallback,
+    timeout: float,
+    say: Callable[[str], None],
+    open_browser: bool,
+) -> httpx2.Auth:
+    """The authorization-code provider: the login URL said (and opened), the code awaited at
+    ``callback``."""
+
+    async def redirect_handler(auth_url: str) -> None:
+        say(f"Log in to `{spec.name}` in your browser. If no browser opens, open this URL:\n\n  {auth_url}\n")
+        if open_browser:
+            await open_in_browser(auth_url)
+
+    async def callback_handler() -> AuthorizationCodeResult:
+        return await callback.wait(timeout, spec)
+
+    return build_provider(
+        spec,
+        environ,
+        redirect_uri=callback.redirect_uri,
+        redirect_handler=redirect_handler,
+        callback_handler=callback_handler,
+        store=store,
+    )
+
+
+def _still_refused(spec: ServerSpec, resp: httpx2.Response) -> ProbeError:
+    """A refusal after the login: the scopes the server asks for, when it says."""
+    www = resp.headers.get("www-authenticate", "")
+    why = f"HTTP {resp.status_code}"
+    if "insufficient_scope" in www:
+        m = re.search(r'scope="([^"]*)"', www)
+        why += ": insufficient_scope" + (f", it asks for {sanitize(m.group(1), 200)}" if m else "")
+    return ProbeError(
+        "auth",
+        f"server `{spec.name}` still refuses access after the login ({why})",
+        hint="the account may lack access to this server, or it needs other scopes (--oauth-scopes)",
+    )
 
 
 def _rpc_result(resp: httpx2.Response) -> dict[str, Any]:
@@ -196,14 +214,35 @@ async def _handshake(
     found = _rpc_result(r) if r.status_code < 300 else {}
     versions = found.get("supportedVersions")
     if isinstance(versions, list) and era.MODERN in versions:
-        for i, method in enumerate(_list_methods(found.get("capabilities")), 2):
-            req = {"jsonrpc": "2.0", "id": i, "method": method, "params": {"_meta": env}}
-            r = await client.post(
-                url, content=json.dumps(req).encode(), headers={**headers, **mcp_headers(req, era.MODERN, {})}
-            )
-            if r.status_code >= 300:
-                break
-        return r
+        return await _modern_lists(client, url, headers, env, found.get("capabilities"))
+    return await _legacy_session(client, url, headers, client_name)
+
+
+async def _modern_lists(
+    client: httpx2.AsyncClient, url: str, headers: dict[str, str], env: dict[str, Any], caps: Any
+) -> httpx2.Response:
+    """The list methods in the 2026-07-28 envelope, up to the first that is not a success."""
+    from mcplock.param_headers import headers as mcp_headers
+    from mcplock.probe import era
+
+    r: httpx2.Response | None = None
+    for i, method in enumerate(_list_methods(caps), 2):
+        req = {"jsonrpc": "2.0", "id": i, "method": method, "params": {"_meta": env}}
+        r = await client.post(
+            url, content=json.dumps(req).encode(), headers={**headers, **mcp_headers(req, era.MODERN, {})}
+        )
+        if r.status_code >= 300:
+            break
+    assert r is not None  # _list_methods names one at least
+    return r
+
+
+async def _legacy_session(
+    client: httpx2.AsyncClient, url: str, headers: dict[str, str], client_name: str
+) -> httpx2.Response:
+    """``initialize``, ``notifications/initialized`` and the list methods in the session the
+    server opens, up to the first answer that is not a success; a session that went well is
+    closed (never after a refusal: a DELETE would only be refused again)."""
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -219,16 +258,7 @@ async def _handshake(
         return resp
     result = _rpc_result(resp)
     sid = resp.headers.get("mcp-session-id")
-    version = result.get("protocolVersion")
-    h = {
-        **headers,
-        **({"Mcp-Session-Id": sid} if sid else {}),
-        **(
-            {"MCP-Protocol-Version": version}
-            if isinstance(version, str) and re.fullmatch(r"[0-9A-Za-z._-]{1,40}", version)
-            else {}
-        ),
-    }
+    h = {**headers, **({"Mcp-Session-Id": sid} if sid else {}), **_version_header(result.get("protocolVersion"))}
     note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     r = await client.post(url, content=json.dumps(note).encode(), headers=h)
     for i, method in enumerate(_list_methods(result.get("capabilities")), 2):
@@ -236,7 +266,14 @@ async def _handshake(
             break
         req = {"jsonrpc": "2.0", "id": i, "method": method, "params": {}}
         r = await client.post(url, content=json.dumps(req).encode(), headers=h)
-    if sid and r.status_code < 300:  # (never after a refusal: a DELETE would only be refused again)
+    if sid and r.status_code < 300:
         with contextlib.suppress(Exception):
             await client.delete(url, headers=h)
     return r
+
+
+def _version_header(version: Any) -> dict[str, str]:
+    """``MCP-Protocol-Version`` for the version the server chose, when it is a plausible one."""
+    if isinstance(version, str) and re.fullmatch(r"[0-9A-Za-z._-]{1,40}", version):
+        return {"MCP-Protocol-Version": version}
+    return {}

@@ -15,7 +15,7 @@ import logging
 import time
 import warnings
 from collections.abc import AsyncGenerator, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError
@@ -31,7 +31,7 @@ from mcp.shared.auth import (
     OAuthToken,
     ProtectedResourceMetadata,
 )
-from pydantic import ValidationError
+from pydantic import AnyUrl, ValidationError
 
 from mcplock._version import __version__
 from mcplock.auth.store import TokenStore
@@ -39,6 +39,9 @@ from mcplock.errors import COMMAND, Action, ProbeError
 from mcplock.probe.errors import login_action
 from mcplock.spec import AuthSpec, ServerSpec, expand
 from mcplock.untrusted import sanitize
+
+if TYPE_CHECKING:
+    from mcplock.auth.assertion import IdentityAssertionProvider
 
 # The SDK logs a traceback ("OAuth flow error") before re-raising; mcplock reports the error itself.
 for _name in ("mcp.client.auth", "mcp.client.auth.oauth2"):
@@ -131,13 +134,12 @@ async def translated(
         await flow.aclose()
 
 
-class _Restoring:
+class _Restoring(OAuthClientProvider):
     """What a later process needs from an earlier login: the token's absolute expiry (so an
     expired token is refreshed before it is sent) and the discovered metadata (so the refresh
     goes to the right token endpoint). Also remembers why a flow ended, for the messages, and
     turns SDK exceptions into ProbeErrors as they leave the auth flow."""
 
-    context: Any
     spec: ServerSpec
     had_token = False
     token_server: str | None = None  # the authorization server that issued the stored token
@@ -145,8 +147,9 @@ class _Restoring:
     fixed_client: OAuthClientInformationFull | None = None
 
     async def _initialize(self) -> None:
-        await super()._initialize()  # type: ignore[misc]
-        storage: FileTokenStorage = self.context.storage
+        await super()._initialize()
+        storage = self.context.storage
+        assert isinstance(storage, FileTokenStorage)  # every provider here is built with one
         data = storage.data()
         if self.fixed_client is not None:  # never stored: its secret comes from the environment each time
             self.context.client_info = self.fixed_client
@@ -170,18 +173,17 @@ class _Restoring:
         if response.status_code != 200:
             body = await response.aread()
             self.refresh_error = _oauth_error(body) or f"HTTP {response.status_code}"
-        ok: bool = await super()._handle_refresh_response(response)  # type: ignore[misc]  # the SDK's private hook
-        return ok
+        return await super()._handle_refresh_response(response)
 
     def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
         cc = isinstance(self, (ClientCredentialsProvider, JWTClientCredentialsProvider))
         return translated(
-            super().async_auth_flow(request),  # type: ignore[misc]
+            super().async_auth_flow(request),
             lambda e: translate(e, self.spec, cc=cc, registered=getattr(self, "client_rejected", False)),
         )
 
 
-class AuthCodeProvider(_Restoring, OAuthClientProvider):
+class AuthCodeProvider(_Restoring):
     wanted_scopes: str | None = None  # --oauth-scopes / a step-up: added to what the server challenges with
     client_rejected = False  # the token endpoint refused a registered (not a configured) client
 
@@ -268,24 +270,23 @@ def build_provider(
     redirect_handler: Callable[[str], Any] | None = None,
     callback_handler: Callable[[], Any] | None = None,
     store: TokenStore | None = None,
-) -> OAuthClientProvider:
-    """The SDK provider for ``spec`` (client credentials, or authorization code)."""
+) -> _Restoring | IdentityAssertionProvider:
+    """The SDK provider for ``spec`` (client credentials, identity assertion, or authorization code)."""
     url = expand(spec.url or "", environ, spec.secrets)
     store = store or TokenStore(environ)
     auth = spec.auth or AuthSpec("oauth")
-    provider: OAuthClientProvider
     if auth.method == "identity-assertion":
         from mcplock.auth.assertion import build
 
-        return build(spec, environ, url, store)  # type: ignore[return-value]
+        return build(spec, environ, url, store)
     if auth.method == "client-credentials":
         provider = _client_credentials(spec, auth, environ, url, store)
-        provider.spec = spec  # type: ignore[attr-defined]
+        provider.spec = spec
         return provider
     storage = FileTokenStorage(store, url, "oauth")
     uri = redirect_uri or "http://127.0.0.1/callback"
     metadata = OAuthClientMetadata(
-        redirect_uris=[uri],  # type: ignore[list-item]
+        redirect_uris=[AnyUrl(uri)],
         client_name="mcplock",
         software_id="mcplock",
         software_version=__version__,
@@ -309,7 +310,7 @@ def build_provider(
         code.fixed_client = OAuthClientInformationFull(
             client_id=auth.client_id,
             client_secret=secret,
-            redirect_uris=[uri],  # type: ignore[list-item]
+            redirect_uris=[AnyUrl(uri)],
             token_endpoint_auth_method="client_secret_basic" if secret else "none",  # see _confidential_auth
             grant_types=["authorization_code", "refresh_token"],
             scope=auth.scopes,
@@ -320,7 +321,7 @@ def build_provider(
 
 def _client_credentials(
     spec: ServerSpec, auth: AuthSpec, environ: Mapping[str, str], url: str, store: TokenStore
-) -> OAuthClientProvider:
+) -> _Restoring:
     if not auth.client_id:
         raise ProbeError(
             "config",
@@ -328,7 +329,7 @@ def _client_credentials(
             hint="pass --oauth-client-id ID --oauth-client-secret '${VAR}'",
         )
     storage = FileTokenStorage(store, url, "client-credentials")
-    provider: OAuthClientProvider
+    provider: _Restoring
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # `issuer` omitted: discovery names the authorization server
         if auth.client_key is not None:
@@ -383,41 +384,7 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False, registere
             hint="register a client with the provider and pass it with --oauth-client-id",
         )
     if isinstance(e, OAuthTokenError):
-        low = text.lower()
-        if registered:
-            return ProbeError(
-                "auth",
-                f"server `{name}`: the authorization server no longer accepts the client"
-                f" mcplock registered with it: {text}",
-                action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"),
-            )
-        if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
-            step = (
-                Action(
-                    "advice",
-                    "check --oauth-client-id and that the secret variable (or the client key) is the one registered",
-                )
-                if cc
-                else login_action(
-                    spec, f"check --oauth-client-id, or drop it to register dynamically; then run `{COMMAND}`"
-                )
-            )
-            return ProbeError(
-                "auth", f"server `{name}`: the authorization server rejected the client: {text}", action=step
-            )
-        if "invalid_scope" in low:
-            return ProbeError(
-                "auth",
-                f"server `{name}`: the authorization server rejected the scopes: {text}",
-                hint="check --oauth-scopes",
-            )
-        return ProbeError(
-            "auth",
-            f"server `{name}`: the OAuth token request failed: {text}",
-            action=Action("advice", "check the client id and secret")
-            if cc
-            else login_action(spec, f"run `{COMMAND}` again"),
-        )
+        return _token_refused(spec, text, cc=cc, registered=registered)
     if isinstance(e, OAuthFlowError):
         return ProbeError(
             "auth",
@@ -433,3 +400,42 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False, registere
             hint="the server's OAuth set-up looks broken; ask its operators",
         )
     return e
+
+
+def _token_refused(spec: ServerSpec, text: str, *, cc: bool, registered: bool) -> ProbeError:
+    """A refused token request, by what was refused: mcplock's own registration, the client,
+    the scopes — else the request (the step differs for client credentials, where no login helps)."""
+    name = spec.name
+    low = text.lower()
+    if registered:
+        return ProbeError(
+            "auth",
+            f"server `{name}`: the authorization server no longer accepts the client"
+            f" mcplock registered with it: {text}",
+            action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"),
+        )
+    if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
+        step = (
+            Action(
+                "advice",
+                "check --oauth-client-id and that the secret variable (or the client key) is the one registered",
+            )
+            if cc
+            else login_action(
+                spec, f"check --oauth-client-id, or drop it to register dynamically; then run `{COMMAND}`"
+            )
+        )
+        return ProbeError("auth", f"server `{name}`: the authorization server rejected the client: {text}", action=step)
+    if "invalid_scope" in low:
+        return ProbeError(
+            "auth",
+            f"server `{name}`: the authorization server rejected the scopes: {text}",
+            hint="check --oauth-scopes",
+        )
+    return ProbeError(
+        "auth",
+        f"server `{name}`: the OAuth token request failed: {text}",
+        action=Action("advice", "check the client id and secret")
+        if cc
+        else login_action(spec, f"run `{COMMAND}` again"),
+    )

@@ -341,13 +341,14 @@ def pins(lock: Lock) -> list[Finding]:
     range, a tag, a URL), or no integrity to check the artefact against."""
     out: list[Finding] = []
     for sname, srv in sorted(lock.servers.items()):
-        problem = srv.spec.package.problem() if srv.spec.package is not None else None
-        if problem is not None:
+        pin = srv.spec.package
+        problem = pin.problem() if pin is not None else None
+        if pin is not None and problem is not None:
             out.append(
                 Finding(
                     "pin-not-exact",
                     sname,
-                    f"`{name_text(sname)}`'s {srv.spec.package.registry} pin names no one exact release: {problem}; "
+                    f"`{name_text(sname)}`'s {pin.registry} pin names no one exact release: {problem}; "
                     "nothing of it is started",
                     f"restore mcp.lock from git, or run "
                     f"`mcplock update {shell_word(sname)}` to pin an exact release again",

@@ -205,7 +205,8 @@ def new_pins(
         if row.status not in ("behind", "unpinned") and not (row.status == "up-to-date" and row.server in again):
             continue
         spec = replace(by_name[row.server].as_launched(base), package=None)
-        if by_name[row.server].spec.package is not None and by_name[row.server].spec.package.registry == "mcpb":
+        pin = by_name[row.server].spec.package
+        if pin is not None and pin.registry == "mcpb":
             row.status, row.error = (
                 "error",
                 ProbeError(

@@ -43,109 +43,120 @@ _TARGET_KEYS = ("type", "registryType", "identifier", "version", "url")
 
 
 def compare(doc: dict[str, Any], lock: Lock) -> list[Disagreement]:
+    """Every disagreement, entry by entry in the document's order, then the locked servers the
+    document has no entry for (and does not say it left out), by name."""
     out: list[Disagreement] = []
     seen: set[str] = set()
-    top = doc.get("extensions")
-    ours = top.get(produce.NAMESPACE) if isinstance(top, dict) else None
-    omitted = (
-        {o.get("server") for o in (ours or {}).get("omitted", []) if isinstance(o, dict)}
-        if isinstance(ours, dict)
-        else set()
-    )
     for e in doc.get("entries") or []:
         if not isinstance(e, dict):
             continue
-        shown = str(e.get("name"))
         srv = _match(e, lock)
         if srv is None:
+            shown = str(e.get("name"))
             out.append(Disagreement("not-in-lock", shown, f"entry `{shown}` has no server in the lock"))
             continue
         seen.add(srv.name)
-        want = produce.entry(srv)
-        t: dict[str, Any] = e["target"] if isinstance(e.get("target"), dict) else {}
-        w: dict[str, Any] = want["target"]
-        diffs = [k for k in _TARGET_KEYS if t.get(k) != w.get(k)]
-        got_art = (t.get("artifact") or {}).get("digest") if isinstance(t.get("artifact"), dict) else None
-        if got_art != (w.get("artifact") or {}).get("digest"):
-            diffs.append("artifact.digest")
-        if diffs:
-            out.append(
-                Disagreement(
-                    "target", srv.name, f"`{srv.name}`: the target differs from the lock's pin ({', '.join(diffs)})"
-                )
-            )
-        s = e.get("surface")
-        if not isinstance(s, dict):
-            out.append(
-                Disagreement(
-                    "surface",
-                    srv.name,
-                    f"`{srv.name}`: the entry pins no surface; the lock accepted {want['surface']['toolCount']} tools",
-                )
-            )
-        else:
-            cov: list[Any] = s["coverage"] if isinstance(s.get("coverage"), list) else list(COVERAGE)
-            tools = produce.accepted_tools(srv)
-            try:
-                mine = surface_hash(tools, [c for c in cov if isinstance(c, str)])
-            except ValueError:
-                mine = None
-            missing = [c for c in COVERAGE if c not in cov]
-            if missing:  # §5: a coverage downgrade is drift, whatever the hash over the rest says
-                out.append(
-                    Disagreement(
-                        "surface",
-                        srv.name,
-                        f"`{srv.name}`: the surface does not cover "
-                        f"{', '.join(missing)}, which the lock pins (a coverage downgrade)",
-                    )
-                )
-            elif s.get("hash") != mine:
-                out.append(
-                    Disagreement(
-                        "surface",
-                        srv.name,
-                        f"`{srv.name}`: the surface hash is not the one of "
-                        f"the lock's {len(tools)} accepted tools (over {', '.join(map(str, cov))})",
-                    )
-                )
-            elif s.get("toolCount") != len(tools):
-                out.append(
-                    Disagreement(
-                        "surface",
-                        srv.name,
-                        f"`{srv.name}`: toolCount {s.get('toolCount')} but the lock accepted {len(tools)} tools",
-                    )
-                )
-        if e.get("configDigest") != want["configDigest"]:
-            out.append(
-                Disagreement(
-                    "config",
-                    srv.name,
-                    f"`{srv.name}`: the config digest is not the one of "
-                    "the lock's launch (command, arguments, environment, URL or headers differ)",
-                )
-            )
-        ext = e.get("extensions")
-        theirs = ext.get(produce.NAMESPACE) if isinstance(ext, dict) else None
-        if isinstance(theirs, dict):
-            mine_items = want["extensions"][produce.NAMESPACE]["items"]
-            got_items = theirs.get("items")
-            strip = _without_findings
-            if strip(got_items) != strip(mine_items):
-                out.append(
-                    Disagreement(
-                        "items",
-                        srv.name,
-                        f"`{srv.name}`: the pinned items (hashes, flags or "
-                        "review states) differ from the lock's: " + _item_diff(got_items, mine_items),
-                    )
-                )
-    for name in sorted(set(lock.servers) - seen):
-        if name in omitted:
-            continue
-        out.append(Disagreement("not-in-document", name, f"`{name}` is locked but has no entry in the document"))
+        out.extend(_entry_disagreements(e, srv))
+    omitted = _omitted(doc)
+    out.extend(
+        Disagreement("not-in-document", name, f"`{name}` is locked but has no entry in the document")
+        for name in sorted(set(lock.servers) - seen)
+        if name not in omitted
+    )
     return out
+
+
+def _omitted(doc: dict[str, Any]) -> set[Any]:
+    """The servers mcplock's extension says the document leaves out on purpose."""
+    top = doc.get("extensions")
+    ours = top.get(produce.NAMESPACE) if isinstance(top, dict) else None
+    if not isinstance(ours, dict):
+        return set()
+    return {o.get("server") for o in ours.get("omitted", []) if isinstance(o, dict)}
+
+
+def _entry_disagreements(e: dict[str, Any], srv: ServerEntry) -> list[Disagreement]:
+    """What one entry says otherwise than mcplock would export for its server now: the target,
+    the surface, the config digest, mcplock's items — in that order."""
+    want = produce.entry(srv)
+    found = (_target(e, want, srv), _surface(e, want, srv), _config(e, want, srv), _items(e, want, srv))
+    return [d for d in found if d is not None]
+
+
+def _target(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagreement | None:
+    t: dict[str, Any] = e["target"] if isinstance(e.get("target"), dict) else {}
+    w: dict[str, Any] = want["target"]
+    diffs = [k for k in _TARGET_KEYS if t.get(k) != w.get(k)]
+    got_art = (t.get("artifact") or {}).get("digest") if isinstance(t.get("artifact"), dict) else None
+    if got_art != (w.get("artifact") or {}).get("digest"):
+        diffs.append("artifact.digest")
+    if not diffs:
+        return None
+    why = f"`{srv.name}`: the target differs from the lock's pin ({', '.join(diffs)})"
+    return Disagreement("target", srv.name, why)
+
+
+def _surface(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagreement | None:
+    """The surface pin against the lock's accepted tools, over the entry's own coverage: a
+    coverage that leaves out what the lock pins first (§5: a downgrade is drift whatever the hash
+    over the rest says), then the hash, then the count."""
+    s = e.get("surface")
+    if not isinstance(s, dict):
+        accepted = want["surface"]["toolCount"]
+        return _surface_says(srv, f"the entry pins no surface; the lock accepted {accepted} tools")
+    cov: list[Any] = s["coverage"] if isinstance(s.get("coverage"), list) else list(COVERAGE)
+    tools = produce.accepted_tools(srv)
+    try:
+        mine = surface_hash(tools, [c for c in cov if isinstance(c, str)])
+    except ValueError:
+        mine = None
+    missing = [c for c in COVERAGE if c not in cov]
+    if missing:
+        return _surface_says(
+            srv, f"the surface does not cover {', '.join(missing)}, which the lock pins (a coverage downgrade)"
+        )
+    if s.get("hash") != mine:
+        return _surface_says(
+            srv,
+            f"the surface hash is not the one of the lock's {len(tools)} accepted tools "
+            f"(over {', '.join(map(str, cov))})",
+        )
+    if s.get("toolCount") != len(tools):
+        return _surface_says(srv, f"toolCount {s.get('toolCount')} but the lock accepted {len(tools)} tools")
+    return None
+
+
+def _surface_says(srv: ServerEntry, what: str) -> Disagreement:
+    return Disagreement("surface", srv.name, f"`{srv.name}`: {what}")
+
+
+def _config(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagreement | None:
+    if e.get("configDigest") == want["configDigest"]:
+        return None
+    return Disagreement(
+        "config",
+        srv.name,
+        f"`{srv.name}`: the config digest is not the one of "
+        "the lock's launch (command, arguments, environment, URL or headers differ)",
+    )
+
+
+def _items(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagreement | None:
+    """mcplock's own items (when the entry carries its extension), compared without findings."""
+    ext = e.get("extensions")
+    theirs = ext.get(produce.NAMESPACE) if isinstance(ext, dict) else None
+    if not isinstance(theirs, dict):
+        return None
+    mine_items = want["extensions"][produce.NAMESPACE]["items"]
+    got_items = theirs.get("items")
+    if _without_findings(got_items) == _without_findings(mine_items):
+        return None
+    return Disagreement(
+        "items",
+        srv.name,
+        f"`{srv.name}`: the pinned items (hashes, flags or "
+        "review states) differ from the lock's: " + _item_diff(got_items, mine_items),
+    )
 
 
 def _without_findings(items: Any) -> Any:
@@ -162,7 +173,14 @@ def _without_findings(items: Any) -> Any:
 
 
 def _item_diff(got: Any, want: dict[str, Any]) -> str:
-    got = got if isinstance(got, dict) else {}
+    """The first five items that differ (and how many more), or "their shape" when no one item does."""
+    names = _differing_items(got if isinstance(got, dict) else {}, want)
+    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return shown or "their shape"
+
+
+def _differing_items(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    """``kind key`` of every item that differs without its findings; a kind that is not a table, whole."""
     names = []
     for kind in sorted(set(got) | set(want)):
         a, b = got.get(kind) or {}, want.get(kind) or {}
@@ -173,5 +191,4 @@ def _item_diff(got: Any, want: dict[str, Any]) -> str:
             ra, rb = _without_findings({kind: {key: a.get(key)}}), _without_findings({kind: {key: b.get(key)}})
             if ra != rb:
                 names.append(f"{kind} {key}" if kind != "instructions" else "instructions")
-    shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
-    return shown or "their shape"
+    return names

@@ -27,11 +27,14 @@ from __future__ import annotations
 import os
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.interop.canonical import digest, sri_from_hex
 from mcplock.interop.reader import COVERAGE, entry_integrity, surface_hash
-from mcplock.lock.model import Lock, ServerEntry
+from mcplock.lock.model import Entry, Lock, ServerEntry
+
+if TYPE_CHECKING:
+    from mcplock.packages.pin import PackagePin
 
 EPOCH = "1970-01-01T00:00:00Z"
 NAMESPACE = "dev.mcplock"
@@ -75,57 +78,49 @@ def _secret_names(srv: ServerEntry) -> list[str]:
     return sorted(n for n in names if _SECRET_NAME.fullmatch(n))
 
 
+_UNAVAILABLE = {"code": "artifact-integrity", "status": "unavailable"}
+
+
 def _target(srv: ServerEntry) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The entry's target and the evidence about its artefact."""
-    spec, pin = srv.spec, srv.spec.package
-    evidence: list[dict[str, Any]] = []
-    if pin is not None:
-        ident = pin.name
-        integrities = pin.integrities()
-        t: dict[str, Any] = {
-            "type": "package",
-            "registryType": pin.registry,
-            "identifier": ident,
-            "version": pin.version,
-            "transport": "stdio",
-        }
-        one = integrities[0] if len(integrities) == 1 else None
-        sha = sri_from_hex(one) if one else None
-        if pin.registry == "oci" and sha is not None:
-            t["identifier"] = f"{pin.name.split('@', 1)[0]}@{one}"
-        if sha is not None and pin.registry in _METHODS:
-            t["artifact"] = {"digest": sha, "method": _METHODS[pin.registry]}
-            evidence.append(
-                {
-                    "code": "artifact-integrity",
-                    "status": "passed",
-                    "verifier": "mcplock",
-                    "method": _METHODS[pin.registry],
-                }
-            )
-        elif integrities:
-            # npm's sha512 SRI (or a PyPI release of several files): not a §8.1 sha256 digest; the
-            # bytes are checked against it at every install (docs/pins.md), the value is in the extension
-            evidence.append(
-                {
-                    "code": "artifact-integrity",
-                    "status": "passed",
-                    "verifier": "mcplock",
-                    "method": "npm-sri" if pin.registry == "npm" else "dev.mcplock.pypi-sha256",
-                    "anchor": _ANCHORS.get(pin.registry, pin.registry),
-                }
-            )
-        else:
-            evidence.append({"code": "artifact-integrity", "status": "unavailable"})
-        return t, evidence
+    spec = srv.spec
+    if spec.package is not None:
+        return _package_target(spec.package)
     if spec.stdio:
-        t = {"type": "package", "registryType": LOCAL, "identifier": spec.command or "", "transport": "stdio"}
-        return t, [{"code": "artifact-integrity", "status": "unavailable"}]
-    t = {"type": "remote", "transport": _TRANSPORTS[spec.transport], "url": spec.url or ""}
+        local = {"type": "package", "registryType": LOCAL, "identifier": spec.command or "", "transport": "stdio"}
+        return local, [dict(_UNAVAILABLE)]
+    t: dict[str, Any] = {"type": "remote", "transport": _TRANSPORTS[spec.transport], "url": spec.url or ""}
     names = _secret_names(srv)
     if names:
         t["headerSecretNames"] = names
-    return t, [{"code": "artifact-integrity", "status": "unavailable"}]
+    return t, [dict(_UNAVAILABLE)]
+
+
+def _package_target(pin: PackagePin) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A pinned package's target — an OCI image by its digest, the artefact's sha256 when the pin
+    holds exactly one — and the evidence of how mcplock checks its bytes."""
+    integrities = pin.integrities()
+    t: dict[str, Any] = {
+        "type": "package",
+        "registryType": pin.registry,
+        "identifier": pin.name,
+        "version": pin.version,
+        "transport": "stdio",
+    }
+    one = integrities[0] if len(integrities) == 1 else None
+    sha = sri_from_hex(one) if one else None
+    if pin.registry == "oci" and sha is not None:
+        t["identifier"] = f"{pin.name.split('@', 1)[0]}@{one}"
+    checked = {"code": "artifact-integrity", "status": "passed", "verifier": "mcplock"}
+    if sha is not None and pin.registry in _METHODS:
+        t["artifact"] = {"digest": sha, "method": _METHODS[pin.registry]}
+        return t, [{**checked, "method": _METHODS[pin.registry]}]
+    if integrities:
+        # npm's sha512 SRI (or a PyPI release of several files): not a §8.1 sha256 digest; the
+        # bytes are checked against it at every install (docs/pins.md), the value is in the extension
+        method = "npm-sri" if pin.registry == "npm" else "dev.mcplock.pypi-sha256"
+        return t, [{**checked, "method": method, "anchor": _ANCHORS.get(pin.registry, pin.registry)}]
+    return t, [dict(_UNAVAILABLE)]
 
 
 def accepted_tools(srv: ServerEntry) -> list[dict[str, Any]]:
@@ -134,24 +129,30 @@ def accepted_tools(srv: ServerEntry) -> list[dict[str, Any]]:
 
 
 def _items(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]]) -> dict[str, Any]:
+    """Every item of the server by kind and key; a pending item without its findings (they are
+    of the definition waiting for review, not of the one pinned)."""
     out: dict[str, Any] = {}
     for e in srv.entries():
-        rec: dict[str, Any] = {"state": e.state}
-        if e.hash is not None:
-            rec["hash"] = e.hash
-        if e.kind == "tool":
-            rec["enabled"] = e.enabled
-            rec["approval"] = e.approval
-        if e.pending is not None and e.pending.hash is not None:
-            rec["pending-hash"] = e.pending.hash
-        if e.rejected_hash is not None:
-            rec["rejected-hash"] = e.rejected_hash
         found = findings.get((srv.name, e.kind, e.key)) if e.pending is None else None
-        if found:
-            rec["findings"] = sorted({(f.rule, f.severity) for f in found})
-            rec["findings"] = [{"rule": r, "severity": s} for r, s in rec["findings"]]
-        out.setdefault(e.kind, {})[e.key] = rec
+        out.setdefault(e.kind, {})[e.key] = _item(e, found)
     return out
+
+
+def _item(e: Entry, found: list[Any] | None) -> dict[str, Any]:
+    """One item's record: its state and hashes, a tool's flags, its findings (once each, sorted)."""
+    rec: dict[str, Any] = {"state": e.state}
+    if e.hash is not None:
+        rec["hash"] = e.hash
+    if e.kind == "tool":
+        rec["enabled"] = e.enabled
+        rec["approval"] = e.approval
+    if e.pending is not None and e.pending.hash is not None:
+        rec["pending-hash"] = e.pending.hash
+    if e.rejected_hash is not None:
+        rec["rejected-hash"] = e.rejected_hash
+    if found:
+        rec["findings"] = [{"rule": r, "severity": s} for r, s in sorted({(f.rule, f.severity) for f in found})]
+    return rec
 
 
 def _findings(lock: Lock) -> dict[tuple[str, str, str], list[Any]]:
@@ -175,40 +176,11 @@ def entry(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]] | No
     """The server's ``mcp-lock/1`` entry, its integrity computed."""
     target, evidence = _target(srv)
     reg = srv.spec.registry
-    version = (
-        srv.spec.package.version
-        if srv.spec.package is not None
-        else reg.version
-        if reg is not None
-        else str((srv.server_info or {}).get("version") or "") or "unversioned"
-    )
     tools = accepted_tools(srv)
     fragment = config_fragment(srv)
-    ext: dict[str, Any] = {
-        "server": srv.name,
-        "transport": srv.spec.transport,
-        "config": fragment,
-        "policy": srv.policy,
-        "items": _items(srv, findings or {}),
-    }
-    if srv.spec.package is not None:
-        ext["package"] = srv.spec.package.stored()
-    if reg is not None:
-        ext["registry"] = reg.stored()
-    if srv.spec.pass_env:
-        ext["pass-env"] = sorted(set(srv.spec.pass_env))
-    if srv.spec.auth is not None:
-        ext["auth"] = srv.spec.auth.stored()
-    if srv.client:
-        ext["client"] = srv.client.stored()
-    if srv.client_capabilities is not None:
-        ext["client-capabilities"] = list(srv.client_capabilities)
-    pending = srv.pending_count()
-    if pending:
-        ext["pending"] = pending
     out: dict[str, Any] = {
         "name": srv.name,
-        "version": version,
+        "version": _version(srv),
         "client": CLIENT,
         "scope": "project",
         "source": {"registry": reg.url, "id": reg.name} if reg is not None else {"registry": "manual"},
@@ -221,10 +193,45 @@ def entry(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]] | No
         ],
         "resolvedAt": EPOCH,
         "lockedAt": EPOCH,
-        "extensions": {NAMESPACE: ext},
+        "extensions": {NAMESPACE: _extension(srv, fragment, findings or {})},
     }
     out["integrity"] = entry_integrity(out)
     return out
+
+
+def _version(srv: ServerEntry) -> str:
+    """The package's pinned version, else the registry entry's, else what the server said it is."""
+    if srv.spec.package is not None:
+        return srv.spec.package.version
+    if srv.spec.registry is not None:
+        return srv.spec.registry.version
+    return str((srv.server_info or {}).get("version") or "") or "unversioned"
+
+
+def _extension(
+    srv: ServerEntry, fragment: dict[str, Any], findings: dict[tuple[str, str, str], list[Any]]
+) -> dict[str, Any]:
+    """mcplock's own extension of the entry: the launch, the policy, every item, and what the
+    lock records beside them (each key only when the lock has it)."""
+    spec = srv.spec
+    ext: dict[str, Any] = {
+        "server": srv.name,
+        "transport": spec.transport,
+        "config": fragment,
+        "policy": srv.policy,
+        "items": _items(srv, findings),
+    }
+    optional = {
+        "package": spec.package.stored() if spec.package is not None else None,
+        "registry": spec.registry.stored() if spec.registry is not None else None,
+        "pass-env": sorted(set(spec.pass_env)) if spec.pass_env else None,
+        "auth": spec.auth.stored() if spec.auth is not None else None,
+        "client": srv.client.stored() if srv.client else None,
+        "client-capabilities": list(srv.client_capabilities) if srv.client_capabilities is not None else None,
+        "pending": srv.pending_count() or None,
+    }
+    ext.update((k, v) for k, v in optional.items() if v is not None)
+    return ext
 
 
 def omitted(srv: ServerEntry) -> str | None:

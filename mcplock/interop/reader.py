@@ -139,6 +139,7 @@ def _message(error: Any, prefix: tuple[Any, ...] = ()) -> str:
 
 
 def _schema_problems(doc: Any) -> list[Problem]:
+    """The schema's, but each entry's target against the schema of its own type."""
     out: list[Problem] = []
     for error in sorted(_validator("mcp-lockfile-v1").iter_errors(doc), key=lambda e: list(map(str, e.path))):
         path = tuple(error.absolute_path)
@@ -147,44 +148,44 @@ def _schema_problems(doc: Any) -> list[Problem]:
         out.append(Problem(_rule_of(error), _message(error), pointer(path), _entry_name(doc, path)))
     entries = doc.get("entries") if isinstance(doc, dict) else None
     for i, e in enumerate(entries if isinstance(entries, list) else []):
-        if not isinstance(e, dict) or "target" not in e:
-            continue
-        t, base = e["target"], ("entries", i, "target")
-        name = e.get("name") if isinstance(e.get("name"), str) else None
-        kind = t.get("type") if isinstance(t, dict) else None
-        if kind not in ("package", "remote"):
-            shown = json.dumps(kind) if kind is not None else "none"
-            out.append(
-                Problem(
-                    "unknown-target-type",
-                    f"{pointer(base)}: target type {shown} is not one this "
-                    "reader recognizes (package, remote): it cannot be enforced",
-                    pointer(base),
-                    name,
-                )
-            )
-            continue
-        for error in _validator("mcp-lockfile-v1", f"{kind}Target").iter_errors(t):
-            path = base + tuple(error.absolute_path)
-            out.append(Problem(_rule_of(error), _message(error, base), pointer(path), name))
+        if isinstance(e, dict) and "target" in e:
+            out.extend(_target_problems(e, ("entries", i, "target")))
     return out
 
 
+def _target_problems(e: dict[str, Any], base: tuple[Any, ...]) -> list[Problem]:
+    """An entry's target against its type's schema; a type this reader does not know is one problem."""
+    t = e["target"]
+    name = e.get("name") if isinstance(e.get("name"), str) else None
+    kind = t.get("type") if isinstance(t, dict) else None
+    if kind not in ("package", "remote"):
+        shown = json.dumps(kind) if kind is not None else "none"
+        return [
+            Problem(
+                "unknown-target-type",
+                f"{pointer(base)}: target type {shown} is not one this "
+                "reader recognizes (package, remote): it cannot be enforced",
+                pointer(base),
+                name,
+            )
+        ]
+    return [
+        Problem(_rule_of(error), _message(error, base), pointer(base + tuple(error.absolute_path)), name)
+        for error in _validator("mcp-lockfile-v1", f"{kind}Target").iter_errors(t)
+    ]
+
+
+_DIGEST_KEYS = ("digest", "configDigest", "integrity", "hash")
+
+
 def _digest_lengths(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
-    """Digests of the right form whose base64 does not hold 32 bytes (the schema's pattern allows them)."""
+    """Digests of the right form whose base64 does not hold 32 bytes (the schema's pattern allows
+    them), anywhere outside the extensions."""
     out: list[Problem] = []
     if isinstance(doc, dict):
         for k, v in doc.items():
-            if (
-                k in ("digest", "configDigest", "integrity", "hash")
-                and isinstance(v, str)
-                and re.fullmatch(r"sha256-[A-Za-z0-9+/]+={0,2}", v)
-            ):
-                try:
-                    ok = len(base64.b64decode(v[7:], validate=True)) == 32
-                except ValueError:
-                    ok = False
-                if not ok:
+            if k in _DIGEST_KEYS and isinstance(v, str) and re.fullmatch(r"sha256-[A-Za-z0-9+/]+={0,2}", v):
+                if not _holds_sha256(v[7:]):
                     p = (*path, k)
                     out.append(
                         Problem("digest-format", f"{pointer(p)} is not the base64 of a 32-byte SHA-256", pointer(p))
@@ -195,6 +196,13 @@ def _digest_lengths(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
         for i, v in enumerate(doc):
             out.extend(_digest_lengths(v, (*path, i)))
     return out
+
+
+def _holds_sha256(b64: str) -> bool:
+    try:
+        return len(base64.b64decode(b64, validate=True)) == 32
+    except ValueError:
+        return False
 
 
 def _secrets(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
@@ -243,73 +251,91 @@ def surface_hash(tools: list[dict[str, Any]], coverage: tuple[str, ...] | list[s
 
 
 def _entry_rules(doc: dict[str, Any]) -> list[Problem]:
-    out: list[Problem] = []
+    """The rules the schema cannot say, entry by entry: an identity used twice, an OCI tag, a
+    coverage field named twice, an entry changed after it was written."""
     entries = doc.get("entries")
     if not isinstance(entries, list):
-        return out
-    seen: dict[tuple[Any, Any, Any], int] = {}
+        return []
+    out: list[Problem] = []
+    seen: dict[tuple[str, ...], int] = {}  # an entry's identity, as JSON, -> its index
     for i, e in enumerate(entries):
         if not isinstance(e, dict):
             continue
         name = e.get("name") if isinstance(e.get("name"), str) else None
         base = ("entries", i)
-        identity = (e.get("name"), e.get("client"), e.get("scope", "project"))
-        key = tuple(json.dumps(x, sort_keys=True) for x in identity)
-        if key in seen:
-            out.append(
-                Problem(
-                    "duplicate-entry-identity",
-                    f"entries {seen[key]} and {i} share the identity (name {json.dumps(identity[0])}, "
-                    f"client {json.dumps(identity[1])}, scope {json.dumps(identity[2])})",
-                    pointer(base),
-                    name,
-                )
-            )
-        else:
-            seen[key] = i  # type: ignore[index]
-        t = e.get("target")
-        if isinstance(t, dict) and t.get("type") == "package" and t.get("registryType") == "oci":
-            ident = t.get("identifier")
-            if isinstance(ident, str) and not _OCI_DIGEST.search(ident):
-                out.append(
-                    Problem(
-                        "oci-mutable-identifier",
-                        f"{pointer((*base, 'target', 'identifier'))}: the OCI reference "
-                        f"{json.dumps(ident)} names no @sha256: digest: a tag can be moved to other bytes",
-                        pointer((*base, "target", "identifier")),
-                        name,
-                    )
-                )
-        s = e.get("surface")
-        if isinstance(s, dict) and isinstance(s.get("coverage"), list):
-            cov = s["coverage"]
-            if len(set(map(json.dumps, cov))) != len(cov):
-                out.append(
-                    Problem(
-                        "surface-coverage",
-                        f"{pointer((*base, 'surface', 'coverage'))} names a field twice",
-                        pointer((*base, "surface", "coverage")),
-                        name,
-                    )
-                )
-        stored = e.get("integrity")
-        if isinstance(stored, str):
-            try:
-                actual = entry_integrity(e)
-            except ValueError as err:
-                out.append(Problem("canonical-form", f"{pointer(base)}: {err}", pointer(base), name))
-                continue
-            if actual != stored:
-                out.append(
-                    Problem(
-                        "integrity",
-                        f"{pointer((*base, 'integrity'))}: the entry's digest is {actual}, "
-                        f"not the recorded {stored}: it was changed after it was written",
-                        pointer((*base, "integrity")),
-                        name,
-                    )
-                )
+        found = (
+            _duplicate_identity(e, i, seen, name),
+            _oci_mutable(e, base, name),
+            _coverage_twice(e, base, name),
+            _integrity_broken(e, base, name),
+        )
+        out.extend(p for p in found if p is not None)
     return out
+
+
+def _duplicate_identity(
+    e: dict[str, Any], i: int, seen: dict[tuple[str, ...], int], name: str | None
+) -> Problem | None:
+    """Entry ``i`` shares its (name, client, scope) with an earlier one (else it is recorded in ``seen``)."""
+    identity = (e.get("name"), e.get("client"), e.get("scope", "project"))
+    key = tuple(json.dumps(x, sort_keys=True) for x in identity)
+    if key not in seen:
+        seen[key] = i
+        return None
+    return Problem(
+        "duplicate-entry-identity",
+        f"entries {seen[key]} and {i} share the identity (name {json.dumps(identity[0])}, "
+        f"client {json.dumps(identity[1])}, scope {json.dumps(identity[2])})",
+        pointer(("entries", i)),
+        name,
+    )
+
+
+def _oci_mutable(e: dict[str, Any], base: tuple[Any, ...], name: str | None) -> Problem | None:
+    t = e.get("target")
+    if not (isinstance(t, dict) and t.get("type") == "package" and t.get("registryType") == "oci"):
+        return None
+    ident = t.get("identifier")
+    if not isinstance(ident, str) or _OCI_DIGEST.search(ident):
+        return None
+    where = pointer((*base, "target", "identifier"))
+    return Problem(
+        "oci-mutable-identifier",
+        f"{where}: the OCI reference {json.dumps(ident)} names no @sha256: digest: a tag can be moved to other bytes",
+        where,
+        name,
+    )
+
+
+def _coverage_twice(e: dict[str, Any], base: tuple[Any, ...], name: str | None) -> Problem | None:
+    s = e.get("surface")
+    if not (isinstance(s, dict) and isinstance(s.get("coverage"), list)):
+        return None
+    cov = s["coverage"]
+    if len(set(map(json.dumps, cov))) == len(cov):
+        return None
+    where = pointer((*base, "surface", "coverage"))
+    return Problem("surface-coverage", f"{where} names a field twice", where, name)
+
+
+def _integrity_broken(e: dict[str, Any], base: tuple[Any, ...], name: str | None) -> Problem | None:
+    """The entry's recorded integrity is not its digest (or it has no canonical form to digest)."""
+    stored = e.get("integrity")
+    if not isinstance(stored, str):
+        return None
+    try:
+        actual = entry_integrity(e)
+    except ValueError as err:
+        return Problem("canonical-form", f"{pointer(base)}: {err}", pointer(base), name)
+    if actual == stored:
+        return None
+    where = pointer((*base, "integrity"))
+    return Problem(
+        "integrity",
+        f"{where}: the entry's digest is {actual}, not the recorded {stored}: it was changed after it was written",
+        where,
+        name,
+    )
 
 
 def check(doc: Any) -> list[Problem]:

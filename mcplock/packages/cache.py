@@ -244,40 +244,11 @@ def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[
         return None
     signing = _signature(d, manifest, environ) if isinstance(manifest, dict) else None
     if signing is None or not signed_by(signing[0], signing[1], b"", manifest.get("mac")):
-        aside = d.with_name(f"{d.name}.unsigned-{os.getpid()}")
-        try:
-            os.rename(d, aside)
-        except OSError:
-            raise IntegrityError(
-                f"server `{name}`: the cache entry of {pin.label} is not signed by this machine's mcplock "
-                f"(edited, or written elsewhere) and cannot be set aside; nothing was started",
-                hint=f"delete {d} and run the command again (mcplock installs and verifies it afresh)",
-            ) from None
-        shutil.rmtree(aside, ignore_errors=True)
+        _discard_unsigned(d, pin, name)
         return None
     changed = _changed(d, manifest)
     if changed is not None or content_hash(manifest.get("files") or {}) != manifest.get("content"):
-        import shlex
-        import time
-
-        data = data_files(d, manifest)
-        kept = (
-            (
-                f"; it also holds {len(data)} data file(s) the server wrote there ({', '.join(data[:3])}"
-                f"{' …' if len(data) > 3 else ''}), which the repair keeps"
-            )
-            if data
-            else ""
-        )
-        q = shlex.quote(str(d))
-        moved = shlex.quote(str(d) + TAMPERED + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
-        raise IntegrityError(
-            f"server `{name}`: the cached files of {pin.label} changed since they were installed and verified "
-            f"({changed or 'the manifest'}); nothing was started{kept}",
-            hint=f"move the entry aside (`mv {q} {moved}`), nothing deleted, and run the command again: mcplock "
-            "installs and verifies it afresh and copies the data files over (never code); look at the "
-            "moved copy, then delete it yourself",
-        )
+        raise _tampered(d, manifest, pin, name, changed or "the manifest")
     if pin.tree_integrity is not None and manifest.get("tree-integrity") != pin.tree_integrity:
         raise _mismatch(
             f"server `{name}`: the dependency tree of {pin.label}",
@@ -287,6 +258,46 @@ def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[
         )
     checked: dict[str, Any] = manifest  # the entry's own manifest, its signature verified
     return checked
+
+
+def _discard_unsigned(d: Path, pin: PackagePin, name: str) -> None:
+    """An entry this machine did not sign, set aside and removed (it is installed afresh)."""
+    aside = d.with_name(f"{d.name}.unsigned-{os.getpid()}")
+    try:
+        os.rename(d, aside)
+    except OSError:
+        raise IntegrityError(
+            f"server `{name}`: the cache entry of {pin.label} is not signed by this machine's mcplock "
+            f"(edited, or written elsewhere) and cannot be set aside; nothing was started",
+            hint=f"delete {d} and run the command again (mcplock installs and verifies it afresh)",
+        ) from None
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _tampered(d: Path, manifest: dict[str, Any], pin: PackagePin, name: str, changed: str) -> IntegrityError:
+    """A signed entry whose files changed: the error says how to move it aside (nothing is
+    deleted) and which data files the server wrote there the repair keeps."""
+    import shlex
+    import time
+
+    data = data_files(d, manifest)
+    kept = (
+        (
+            f"; it also holds {len(data)} data file(s) the server wrote there ({', '.join(data[:3])}"
+            f"{' …' if len(data) > 3 else ''}), which the repair keeps"
+        )
+        if data
+        else ""
+    )
+    q = shlex.quote(str(d))
+    moved = shlex.quote(str(d) + TAMPERED + time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
+    return IntegrityError(
+        f"server `{name}`: the cached files of {pin.label} changed since they were installed and verified "
+        f"({changed}); nothing was started{kept}",
+        hint=f"move the entry aside (`mv {q} {moved}`), nothing deleted, and run the command again: mcplock "
+        "installs and verifies it afresh and copies the data files over (never code); look at the "
+        "moved copy, then delete it yourself",
+    )
 
 
 def _publish(tmp: Path, d: Path, manifest: dict[str, Any], environ: Env = None) -> None:

@@ -105,6 +105,8 @@ _NPM = re.compile(
 )
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)$")
+#: the option before a shell's command string: ``-c``, ``-lc``, ``cmd /c``, ``powershell -Command``
+_SHELL_STRING_FLAG = re.compile(r"-[a-z]*c[a-z]*|/c|-command", re.IGNORECASE)
 
 
 def loads_code(name: str) -> bool:
@@ -116,37 +118,59 @@ def _assigned(words: Sequence[str], depth: int = 0) -> list[str]:
     """Variables a command line sets for what it runs: ``env [-opts] X=1 …``, ``docker run -e X=1``
     (or ``-e X``, ``--env=X=1``), npx's ``--node-options`` (``NODE_OPTIONS``), and the same inside
     a shell string (``sh -c 'X=1 npx …'``)."""
+    return [name for i in range(len(words)) for name in _set_by(words, i, depth)]
+
+
+def _set_by(words: Sequence[str], i: int, depth: int) -> list[str]:
+    """The variables the word ``words[i]`` sets, read by what it is."""
     import os
+
+    w = words[i]
+    if os.path.basename(w.replace("\\", "/")) == "env":
+        return _env_assignments(words[i + 1 :])
+    if w == "--node-options" or w.startswith("--node-options="):  # npx's own NODE_OPTIONS
+        return ["NODE_OPTIONS"]
+    if w in ("-e", "--env") and i + 1 < len(words):
+        return _variable(words[i + 1])
+    if w.startswith("--env=") and (named := _variable(w[len("--env=") :])):
+        return named
+    if i > 0 and _SHELL_STRING_FLAG.fullmatch(words[i - 1]) and depth < 3:
+        return _shell_assignments(w, depth)
+    return []
+
+
+def _env_assignments(rest: Sequence[str]) -> list[str]:
+    """``env``'s ``X=1`` words after its options."""
+    j = 0
+    while j < len(rest) and rest[j].startswith("-"):
+        j += 2 if rest[j] in ("-u", "--unset", "-C", "--chdir") else 1
+    names = []
+    while j < len(rest) and (m := _ASSIGN.match(rest[j])):
+        names.append(m.group(1))
+        j += 1
+    return names
+
+
+def _variable(option_value: str) -> list[str]:
+    """The variable ``-e X=1`` or ``-e X`` (docker passes X on) names."""
+    m = _ASSIGN.match(option_value) or _NAME.match(option_value)
+    return [m.group(1)] if m else []
+
+
+def _shell_assignments(text: str, depth: int) -> list[str]:
+    """A shell string's leading ``X=1 cmd`` (set for cmd) and what its command line assigns."""
     import shlex
 
-    names: list[str] = []
-    for i, w in enumerate(words):
-        if os.path.basename(w.replace("\\", "/")) == "env":
-            j = i + 1
-            while j < len(words) and words[j].startswith("-"):
-                j += 2 if words[j] in ("-u", "--unset", "-C", "--chdir") else 1
-            while j < len(words) and (m := _ASSIGN.match(words[j])):
-                names.append(m.group(1))
-                j += 1
-        elif w == "--node-options" or w.startswith("--node-options="):  # npx's own NODE_OPTIONS
-            names.append("NODE_OPTIONS")
-        elif w in ("-e", "--env") and i + 1 < len(words):
-            m = _ASSIGN.match(words[i + 1]) or _NAME.match(words[i + 1])
-            if m:
-                names.append(m.group(1))
-        elif w.startswith("--env=") and (m := _ASSIGN.match(w[len("--env=") :]) or _NAME.match(w[len("--env=") :])):
-            names.append(m.group(1))
-        elif i > 0 and re.fullmatch(r"-[a-z]*c[a-z]*|/c|-command", words[i - 1], re.IGNORECASE) and depth < 3:
-            try:
-                inner = shlex.split(w)
-            except ValueError:
-                continue
-            k = 0
-            while k < len(inner) and (m := _ASSIGN.match(inner[k])):  # `X=1 cmd`: set for cmd
-                names.append(m.group(1))
-                k += 1
-            names.extend(_assigned(inner, depth + 1))
-    return names
+    try:
+        inner = shlex.split(text)
+    except ValueError:
+        return []
+    names = []
+    k = 0
+    while k < len(inner) and (m := _ASSIGN.match(inner[k])):
+        names.append(m.group(1))
+        k += 1
+    return names + _assigned(inner, depth + 1)
 
 
 def code_variables(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 
@@ -463,23 +463,31 @@ def _docker_opts(argv: Sequence[str]) -> int | str:
             return i + 1
         if not a.startswith("-") or a == "-":
             return i
-        if a.startswith("--"):
-            key = a.partition("=")[0]
-            if key not in _DOCKER_VALUED and key not in _DOCKER_FLAGS:
-                return key
-            i += 2 if ("=" not in a and a in _DOCKER_VALUED) else 1
-            continue
-        # -abc: flags, the first valued letter takes the rest of the word or the next word
-        letters = a[1:]
-        for j, ch in enumerate(letters):
-            if ch in _SHORT_VALUED:
-                i += 1 if j + 1 < len(letters) else 2
-                break
-            if ch not in _SHORT_FLAGS:
-                return f"-{ch}"
-        else:
-            i += 1
+        words = _long_option(a) if a.startswith("--") else _short_options(a[1:])
+        if isinstance(words, str):
+            return words
+        i += words
     return i
+
+
+def _long_option(a: str) -> int | str:
+    """How many words a ``--option`` takes (its value may be the next word), or the option when
+    mcplock does not know it."""
+    key = a.partition("=")[0]
+    if key not in _DOCKER_VALUED and key not in _DOCKER_FLAGS:
+        return key
+    return 2 if ("=" not in a and a in _DOCKER_VALUED) else 1
+
+
+def _short_options(letters: str) -> int | str:
+    """How many words ``-abc`` takes: flags, the first valued letter taking the rest of the word
+    or the next word; or the letter mcplock does not know."""
+    for j, ch in enumerate(letters):
+        if ch in _SHORT_VALUED:
+            return 1 if j + 1 < len(letters) else 2
+        if ch not in _SHORT_FLAGS:
+            return f"-{ch}"
+    return 1
 
 
 _HOST_NAMESPACES = ("--pid", "--network", "--net", "--ipc", "--uts", "--userns", "--cgroupns")
@@ -490,32 +498,44 @@ def host_access(options: Sequence[str]) -> list[str]:
     """The ``docker run`` options (as written) that let the container out to the host: it then
     runs as the host would, whatever image the pin names (``--privileged``, a host namespace,
     the host's root or the docker socket mounted, every capability or a device)."""
-    out: list[str] = []
+    return [shown for key, value, shown in _valued_options(options) if _reaches_host(key, value)]
+
+
+def _valued_options(options: Sequence[str]) -> Iterator[tuple[str, str, str]]:
+    """Each option with its value, as ``(option, value, as written)``: ``--opt=V``, ``--opt V``
+    (for an option that takes one), ``-vV``; a flag's value is empty."""
     i = 0
     while i < len(options):
         a = options[i]
         key, eq, value = a.partition("=")
         if not eq and key in _DOCKER_VALUED and i + 1 < len(options):
-            value, shown = options[i + 1], f"{a} {options[i + 1]}"
+            yield key, options[i + 1], f"{a} {options[i + 1]}"
             i += 1
         elif not eq and len(a) > 2 and not a.startswith("--") and a[:2] in ("-v",):
-            key, value, shown = a[:2], a[2:], a
+            yield a[:2], a[2:], a
         else:
-            shown = a
+            yield key, value, a
         i += 1
-        src = None
-        if key in ("-v", "--volume"):
-            src = value.split(":", 1)[0]
-        elif key == "--mount":
-            src = next((p.split("=", 1)[1] for p in value.split(",") if p.startswith(("source=", "src="))), "")
-        if (
-            key in ("--privileged", "--device")
-            or (key in _HOST_NAMESPACES and value == "host")
-            or (src and (src in _SOCKETS or src.rstrip("/") in ("", "/etc", "/root", "/home", "/proc", "/sys")))
-            or (key == "--cap-add" and value.upper() in ("ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE"))
-        ):
-            out.append(shown)
-    return out
+
+
+def _reaches_host(key: str, value: str) -> bool:
+    """Whether one ``docker run`` option hands the container the host."""
+    src = _mount_source(key, value)
+    return (
+        key in ("--privileged", "--device")
+        or (key in _HOST_NAMESPACES and value == "host")
+        or bool(src and (src in _SOCKETS or src.rstrip("/") in ("", "/etc", "/root", "/home", "/proc", "/sys")))
+        or (key == "--cap-add" and value.upper() in ("ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE"))
+    )
+
+
+def _mount_source(key: str, value: str) -> str | None:
+    """The host path a ``-v``/``--volume``/``--mount`` option mounts (None for any other option)."""
+    if key in ("-v", "--volume"):
+        return value.split(":", 1)[0]
+    if key == "--mount":
+        return next((p.split("=", 1)[1] for p in value.split(",") if p.startswith(("source=", "src="))), "")
+    return None
 
 
 def _docker(argv: Sequence[str]) -> Launch | NoPin:

@@ -160,23 +160,33 @@ def versions(name: str, registry: str = DEFAULT) -> list[Entry]:
 
 def search(text: str, registry: str = DEFAULT, *, limit: int = 50) -> list[Entry]:
     """The latest version of every server the registry's search matches (cursor pagination,
-    bounded)."""
+    bounded: :data:`MAX_PAGES`, a cursor seen before ends it), each (name, version) once."""
     out: list[Entry] = []
+    have: set[tuple[str, str]] = set()
     cursor: str | None = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
-        query = {"search": text, "version": "latest", "limit": str(min(limit, 100))}
-        if cursor:
-            query["cursor"] = cursor
-        doc = _get(f"{registry}/v0.1/servers?{urlencode(query)}", f"MCP Registry search {text!r}")
-        if not isinstance(doc, dict):
+        page = _search_page(text, registry, limit, cursor)
+        if page is None:
             break
-        for d in doc.get("servers") or []:
-            e = _entry(d, registry)
-            if e is not None and (e.name, e.version) not in {(x.name, x.version) for x in out}:
+        entries, cursor = page
+        for e in entries:
+            if (e.name, e.version) not in have:
+                have.add((e.name, e.version))
                 out.append(e)
-        cursor = (doc.get("metadata") or {}).get("nextCursor")
         if not cursor or cursor in seen or len(out) >= limit:
             break
         seen.add(cursor)
     return out[:limit]
+
+
+def _search_page(text: str, registry: str, limit: int, cursor: str | None) -> tuple[list[Entry], Any] | None:
+    """One page of a search: its entries and the next cursor; None when the answer is no page."""
+    query = {"search": text, "version": "latest", "limit": str(min(limit, 100))}
+    if cursor:
+        query["cursor"] = cursor
+    doc = _get(f"{registry}/v0.1/servers?{urlencode(query)}", f"MCP Registry search {text!r}")
+    if not isinstance(doc, dict):
+        return None
+    entries = [e for e in (_entry(d, registry) for d in doc.get("servers") or []) if e is not None]
+    return entries, (doc.get("metadata") or {}).get("nextCursor")

@@ -21,10 +21,13 @@ import zipfile
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.pin import PackagePin
+
+if TYPE_CHECKING:
+    from mcplock.packages.launchers import Launch
 
 Env = Mapping[str, str] | None
 MAX_BYTES = 256 * 1024 * 1024
@@ -87,7 +90,7 @@ def _value(text: str, bundle: Path) -> str:
     return _USER.sub(lambda m: "${" + re.sub(r"[^A-Za-z0-9_]", "_", m.group(1)).upper() + "}", text)
 
 
-def prepare(spec: Any, pin: PackagePin, launch: Any, environ: Env = None) -> Any:
+def prepare(spec: Any, pin: PackagePin, launch: Launch, environ: Env = None) -> Any:
     """``spec`` rewritten to run the verified bundle its pin names."""
     from mcplock.packages.cache import _mismatch, _publish, _tmp, _verified, pin_dir
 

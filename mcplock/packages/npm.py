@@ -34,62 +34,82 @@ from mcplock.packages.pin import PackagePin
 
 
 def install(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
-    from mcplock.packages import registries
-
+    """The pinned package installed (or found, verified, in the cache): the command that runs
+    it, and the pin with the tree it was installed as."""
     d = pin_dir(pin, environ)
     manifest = _verified(d, pin, name, environ)
     if manifest is None:
-        tmp = _tmp(d)
-        (tmp / "package.json").write_text(
-            json.dumps({"name": "mcplock-pin", "private": True, "dependencies": {pin.name: pin.version}}, indent=2)
-            + "\n"
-        )
-        trees = cache_root(environ) / "npm-trees"
-        saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.json" if pin.tree_integrity else None
-        env = registries.npm_env(environ)
-        base = [
-            "npm",
-            "--ignore-scripts",
-            "--no-audit",
-            "--no-fund",
-            "--loglevel=error",
-            "--registry",
-            registries.npm_registry(environ),
-        ]
-        if saved is not None and saved.is_file():
-            shutil.copyfile(saved, tmp / "package-lock.json")
-            _run([base[0], "ci", "--prefer-offline", *base[1:]], tmp, env, pin.label)
-        else:
-            before = registries.npm_published(pin.name, pin.version, environ)
-            extra = [f"--before={_after(before)}"] if before else []
-            _run([base[0], "install", *base[1:], "--save-exact", *extra], tmp, env, pin.label)
-        lock = json.loads((tmp / "package-lock.json").read_text())
-        packages = lock.get("packages") or {}
-        top = packages.get(f"node_modules/{pin.name}") or {}
-        if top.get("integrity") not in pin.integrities():
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise _mismatch(
-                f"server `{name}`: npm package {pin.label}", str(pin.integrity), str(top.get("integrity")), name
-            )
-        tree = npm_tree(packages)
-        outside = escaping_link(tmp)
-        if outside is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise IntegrityError(
-                f"server `{name}`: installing {pin.label} linked `{outside}` to files outside mcplock's cache, "
-                "which no hash covers; nothing was started",
-                hint="a `file:` or linked dependency cannot be pinned: report it to the package's maintainers",
-            )
-        if pin.tree_integrity is not None and tree != pin.tree_integrity:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
-        trees.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(tmp / "package-lock.json", trees / f"{tree.removeprefix('sha256:')}.json")
-        manifest = {"pin": pin.stored(), "tree-integrity": tree}
-        _publish(tmp, d, manifest, environ)
+        manifest = _install_fresh(name, pin, d, environ)
     pkg_dir = d / "node_modules" / pin.name
     script = _bin(pkg_dir, pin, launch)
     return ["node", str(pkg_dir / script)], replace(pin, tree_integrity=manifest["tree-integrity"])
+
+
+def _install_fresh(name: str, pin: PackagePin, d: Path, environ: Env) -> dict[str, Any]:
+    """A cold install into a fresh directory, its tree checked, the tree's package-lock kept
+    for the next machine, published to ``d``; its manifest."""
+    tmp = _tmp(d)
+    (tmp / "package.json").write_text(
+        json.dumps({"name": "mcplock-pin", "private": True, "dependencies": {pin.name: pin.version}}, indent=2) + "\n"
+    )
+    trees = cache_root(environ) / "npm-trees"
+    saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.json" if pin.tree_integrity else None
+    _npm_install(tmp, pin, environ, saved if saved is not None and saved.is_file() else None)
+    tree = _checked_tree(tmp, pin, name)
+    trees.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(tmp / "package-lock.json", trees / f"{tree.removeprefix('sha256:')}.json")
+    manifest: dict[str, Any] = {"pin": pin.stored(), "tree-integrity": tree}
+    _publish(tmp, d, manifest, environ)
+    return manifest
+
+
+def _npm_install(tmp: Path, pin: PackagePin, environ: Env, saved: Path | None) -> None:
+    """``npm ci`` from the package-lock of the tree the pin names when this machine has it, else
+    ``npm install`` as of the release's publication; never a script."""
+    from mcplock.packages import registries
+
+    env = registries.npm_env(environ)
+    base = [
+        "npm",
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        "--registry",
+        registries.npm_registry(environ),
+    ]
+    if saved is not None:
+        shutil.copyfile(saved, tmp / "package-lock.json")
+        _run([base[0], "ci", "--prefer-offline", *base[1:]], tmp, env, pin.label)
+    else:
+        before = registries.npm_published(pin.name, pin.version, environ)
+        extra = [f"--before={_after(before)}"] if before else []
+        _run([base[0], "install", *base[1:], "--save-exact", *extra], tmp, env, pin.label)
+
+
+def _checked_tree(tmp: Path, pin: PackagePin, name: str) -> str:
+    """The installed tree's integrity, after checking the package's own integrity, that no link
+    leaves the cache, and the tree the pin names; a failed check removes the install."""
+    packages = json.loads((tmp / "package-lock.json").read_text()).get("packages") or {}
+    top = packages.get(f"node_modules/{pin.name}") or {}
+    if top.get("integrity") not in pin.integrities():
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _mismatch(
+            f"server `{name}`: npm package {pin.label}", str(pin.integrity), str(top.get("integrity")), name
+        )
+    tree = npm_tree(packages)
+    outside = escaping_link(tmp)
+    if outside is not None:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise IntegrityError(
+            f"server `{name}`: installing {pin.label} linked `{outside}` to files outside mcplock's cache, "
+            "which no hash covers; nothing was started",
+            hint="a `file:` or linked dependency cannot be pinned: report it to the package's maintainers",
+        )
+    if pin.tree_integrity is not None and tree != pin.tree_integrity:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
+    return tree
 
 
 def _bin(pkg_dir: Path, pin: PackagePin, launch: Launch) -> str:

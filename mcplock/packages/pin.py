@@ -73,13 +73,15 @@ class PackagePin:
 
     @classmethod
     def from_stored(cls, t: dict[str, object]) -> PackagePin:
-        integ = t.get("integrity")
+        """The lock's ``package`` table, as :mod:`mcplock.lock.read` checked it (an integrity a
+        string or a list of them)."""
+        integ, tree = t.get("integrity"), t.get("tree-integrity")
         return cls(
             registry=str(t["registry"]),
             name=str(t["name"]),
             version=str(t["version"]),
-            integrity=tuple(integ) if isinstance(integ, list) else integ,  # type: ignore[arg-type]
-            tree_integrity=t.get("tree-integrity"),  # type: ignore[arg-type]
+            integrity=tuple(map(str, integ)) if isinstance(integ, list) else None if integ is None else str(integ),
+            tree_integrity=None if tree is None else str(tree),
         )
 
     def problem(self) -> str | None:

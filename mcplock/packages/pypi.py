@@ -156,25 +156,44 @@ def tree(pin: PackagePin, environ: Env, name: str) -> str:
     """The whole tree as of the pinned release's upload, as canonical hash-pinned lines; the
     package itself with every sha256 of the pin, after checking the index still offers one."""
     from mcplock.packages import registries
-    from mcplock.packages.cache import _after, _mismatch
+    from mcplock.packages.cache import _after
 
     uploaded = registries.pypi_uploaded(pin.name, pin.version, pin.integrities(), environ)
-    cutoff = _after(uploaded) if uploaded else None
-    req = f"{pin.name}=={pin.version}"
+    text = _compiled_as_of(f"{pin.name}=={pin.version}", environ, _after(uploaded) if uploaded else None, pin.label)
+    lines = _hash_pinned_lines(text, pin, name)
+    own = norm(pin.name)
+    if not any(line.startswith(f"{own}==") for line in lines):
+        raise RegistryError(
+            "install",
+            f"uv resolved no {pin.label} (no wheel for this Python?)",
+            hint="check that the release has a wheel for this Python and platform",
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _compiled_as_of(req: str, environ: Env, cutoff: str | None, what: str) -> str:
+    """``req`` compiled with no file newer than ``cutoff``; an index without upload times (an
+    older mirror) offers no file before any cutoff: then today's tree (one that drifted from the
+    pin is refused by the caller)."""
     try:
-        text = compile_reqs(req, environ, cutoff=cutoff, what=pin.label)
+        return compile_reqs(req, environ, cutoff=cutoff, what=what)
     except RegistryError as e:
         if cutoff is None or e.kind != "install":
             raise
-        # an index without upload times (an older mirror) offers no file before any cutoff:
-        # today's tree; one that drifted from the pin is refused by the caller
-        text = compile_reqs(req, environ, cutoff=None, what=pin.label)
+        return compile_reqs(req, environ, cutoff=None, what=what)
+
+
+def _hash_pinned_lines(text: str, pin: PackagePin, name: str) -> list[str]:
+    """The compiled tree as ``pkg==version --hash=…`` lines, sorted; the pinned package with the
+    pin's hashes, refused when the index offers none of them."""
     lines = []
     own = norm(pin.name)
     pinned = [h.removeprefix("sha256:") for h in pin.integrities()]
     for pkg, (version, hashes) in sorted(parse_compiled(text).items()):
         if pkg == own:
             if hashes and not set(hashes) & set(pinned):
+                from mcplock.packages.cache import _mismatch
+
                 raise _mismatch(
                     f"server `{name}`: PyPI package {pin.label}",
                     ", ".join(pin.integrities()),
@@ -183,13 +202,7 @@ def tree(pin: PackagePin, environ: Env, name: str) -> str:
                 )
             hashes = pinned
         lines.append(f"{pkg}=={version} " + " ".join(f"--hash=sha256:{h}" for h in sorted(set(hashes))))
-    if not any(line.startswith(f"{own}==") for line in lines):
-        raise RegistryError(
-            "install",
-            f"uv resolved no {pin.label} (no wheel for this Python?)",
-            hint="check that the release has a wheel for this Python and platform",
-        )
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def install(reqs: Path, venv: Path, environ: Env, what: str) -> None:

@@ -211,10 +211,18 @@ def resolve_pypi(launch: Launch, environ: Env = None, *, requested: str | None =
         want = pick_version(launch.name, want, environ)
     doc = pypi_project(launch.name, environ)
     version = want or str(doc["info"]["version"])
+    return PackagePin(
+        "pypi", doc["info"].get("name") or launch.name, version, _release_hashes(doc, launch.name, version)
+    )
+
+
+def _release_hashes(doc: dict[str, Any], name: str, version: str) -> str | tuple[str, ...]:
+    """The sha256 of every file of the release that is not yanked: the pin's integrity (one
+    string when the release has one file)."""
     if version not in doc["releases"]:
         raise RegistryError(
             "unknown-version",
-            f"PyPI package {launch.name} has no release {version}",
+            f"PyPI package {name} has no release {version}",
             hint=f"its newest is {doc['info'].get('version')}; fix the version in the server's command",
         )
     files = [f for f in doc["releases"][version] or [] if not f.get("yanked")]
@@ -222,11 +230,10 @@ def resolve_pypi(launch: Launch, environ: Env = None, *, requested: str | None =
     if not hashes:
         raise RegistryError(
             "no-integrity",
-            f"PyPI lists no files with a sha256 for {launch.name}=={version}",
+            f"PyPI lists no files with a sha256 for {name}=={version}",
             hint="pin another release of the package",
         )
-    integrity = hashes[0] if len(hashes) == 1 else hashes
-    return PackagePin("pypi", doc["info"].get("name") or launch.name, version, integrity)
+    return hashes[0] if len(hashes) == 1 else hashes
 
 
 def pypi_latest(name: str, environ: Env = None) -> str:
@@ -264,13 +271,23 @@ def digest_of(reply: str) -> str:
     except ValueError:
         raise RegistryError("docker", "docker gave no manifest for the image") from None
     if isinstance(data, list):
-        plat = [d for d in data if ((d.get("Descriptor") or {}).get("platform") or {}).get("architecture") == "amd64"]
-        data = (plat or data or [{}])[0]
+        data = _amd64(data)
     if isinstance(data, dict):
         d = data.get("digest") or (data.get("Descriptor") or {}).get("digest")
         if isinstance(d, str) and re.fullmatch(r"sha256:[0-9a-f]{64}", d):
             return d
     raise RegistryError("docker", "docker's reply names no sha256 digest for the image")
+
+
+def _amd64(manifests: list[Any]) -> Any:
+    """A per-platform list's linux/amd64 manifest (else its first; ``{}`` for none; what is not
+    an object is no manifest: the caller says the reply names no digest)."""
+    plat = [d for d in manifests if isinstance(d, dict) and _architecture(d) == "amd64"]
+    return (plat or manifests or [{}])[0]
+
+
+def _architecture(manifest: dict[str, Any]) -> Any:
+    return ((manifest.get("Descriptor") or {}).get("platform") or {}).get("architecture")
 
 
 def resolve_oci(launch: Launch, environ: Env = None, *, requested: str | None = None) -> PackagePin:
@@ -285,6 +302,20 @@ def resolve_oci(launch: Launch, environ: Env = None, *, requested: str | None = 
             hint="install Docker, or write the image as NAME@sha256:… in the server's command",
         )
     ref = f"{launch.name}:{tag}"
+    reply, last = _inspect(docker, ref)
+    if reply is not None:
+        return PackagePin("oci", launch.name, tag, digest_of(reply))
+    raise RegistryError(
+        "docker",
+        f"docker could not resolve the image {ref}: {last[:300]}",
+        hint="check that the image exists and the registry is reachable (and docker is running), "
+        "or write the image as NAME@sha256:… in the server's command",
+    )
+
+
+def _inspect(docker: str, ref: str) -> tuple[str | None, str]:
+    """The image's manifest as ``docker buildx imagetools`` (else ``docker manifest``) prints
+    it, or None and the last error line."""
     attempts = (
         [docker, "buildx", "imagetools", "inspect", ref, "--format", "{{json .Manifest}}"],
         [docker, "manifest", "inspect", "-v", ref],
@@ -297,14 +328,9 @@ def resolve_oci(launch: Launch, environ: Env = None, *, requested: str | None = 
             last = "timed out"
             continue
         if out.returncode == 0 and out.stdout.strip():
-            return PackagePin("oci", launch.name, tag, digest_of(out.stdout))
+            return out.stdout, last
         last = ((out.stderr or out.stdout).strip().splitlines() or [f"exit {out.returncode}"])[-1]
-    raise RegistryError(
-        "docker",
-        f"docker could not resolve the image {ref}: {last[:300]}",
-        hint="check that the image exists and the registry is reachable (and docker is running), "
-        "or write the image as NAME@sha256:… in the server's command",
-    )
+    return None, last
 
 
 RESOLVERS = {"npm": resolve_npm, "pypi": resolve_pypi, "oci": resolve_oci}

@@ -63,21 +63,30 @@ def _input(item: dict[str, Any], fallback: str, out: Launch) -> str | None:
     value = item.get("value")
     secret = bool(item.get("isSecret"))
     if isinstance(value, str) and value and not secret:
-        for m in _PLACEHOLDER.finditer(value):
-            var = env_name(m.group(1))
-            spec = (item.get("variables") or {}).get(m.group(1)) or {}
-            if spec.get("isRequired") and var not in out.required:
-                out.required.append(var)
+        _require_placeholders(item, value, out)
         return _templated(value)
     var = env_name(fallback)
     default = item.get("default")
-    if item.get("isRequired") and var not in out.required:
-        out.required.append(var)
+    if item.get("isRequired"):
+        _require(var, out)
     if isinstance(default, str) and default and not secret:
         return "${" + var + ":-" + default.replace("}", "") + "}"
     if item.get("isRequired") or secret or isinstance(value, str):
         return "${" + var + "}"
     return None
+
+
+def _require_placeholders(item: dict[str, Any], value: str, out: Launch) -> None:
+    """The variables of a fixed value's ``{placeholders}`` the entry marks required."""
+    for m in _PLACEHOLDER.finditer(value):
+        spec = (item.get("variables") or {}).get(m.group(1)) or {}
+        if spec.get("isRequired"):
+            _require(env_name(m.group(1)), out)
+
+
+def _require(var: str, out: Launch) -> None:
+    if var not in out.required:
+        out.required.append(var)
 
 
 def _arguments(items: Any, out: Launch) -> list[str]:
@@ -88,19 +97,25 @@ def _arguments(items: Any, out: Launch) -> list[str]:
         if not isinstance(a, dict):
             continue
         if a.get("type") == "named":
-            name = a.get("name")
-            if not isinstance(name, str) or not name:
-                continue
-            has_value = "value" in a or "default" in a or "valueHint" in a
-            value = _input(a, name, out) if has_value or a.get("isRequired") else None
-            if value is None and has_value:  # an optional option nobody set: left out
-                continue
-            argv.extend([name] if value is None else [name, value])
+            argv.extend(_named(a, out))
         else:
             value = _input(a, str(a.get("valueHint") or a.get("name") or "arg"), out)
             if value is not None:
                 argv.append(value)
     return argv
+
+
+def _named(a: dict[str, Any], out: Launch) -> list[str]:
+    """A named argument's words: ``[name, value]``, ``[name]`` for a flag, none for an optional
+    option nobody set (or one without a name)."""
+    name = a.get("name")
+    if not isinstance(name, str) or not name:
+        return []
+    has_value = "value" in a or "default" in a or "valueHint" in a
+    value = _input(a, name, out) if has_value or a.get("isRequired") else None
+    if value is None:
+        return [] if has_value else [name]
+    return [name, value]
 
 
 def pick_package(server: dict[str, Any]) -> dict[str, Any] | None:
@@ -134,20 +149,25 @@ def launch_of(server: dict[str, Any]) -> Launch:
         return _package(pkg)
     for r in server.get("remotes") or []:
         if isinstance(r, dict) and r.get("type") in _REMOTE and isinstance(r.get("url"), str):
-            out = Launch(transport=_REMOTE[r["type"]])
-            _check_remote_url(r["url"])
-            out.url = _templated(r["url"])
-            for h in r.get("headers") or []:
-                if isinstance(h, dict) and isinstance(h.get("name"), str):
-                    value = _input(h, h["name"], out)
-                    if value is not None:
-                        out.headers[h["name"]] = value
-            return out
+            return _remote(r)
     kinds = sorted({str(p.get("registryType")) for p in server.get("packages") or [] if isinstance(p, dict)})
     raise EntryError(
         "it has no npm, PyPI, OCI or MCPB package run over stdio, and no remote"
         + (f" (its packages: {', '.join(kinds)})" if kinds else "")
     )
+
+
+def _remote(r: dict[str, Any]) -> Launch:
+    """A remote as a URL (templated in its path only) and its headers' values or templates."""
+    out = Launch(transport=_REMOTE[r["type"]])
+    _check_remote_url(r["url"])
+    out.url = _templated(r["url"])
+    for h in r.get("headers") or []:
+        if isinstance(h, dict) and isinstance(h.get("name"), str):
+            value = _input(h, h["name"], out)
+            if value is not None:
+                out.headers[h["name"]] = value
+    return out
 
 
 def _check_remote_url(url: str) -> None:
@@ -171,58 +191,72 @@ def _check_remote_url(url: str) -> None:
 
 
 def _package(pkg: dict[str, Any]) -> Launch:
+    """The command line that runs the entry's package, with its runtime hint's launcher."""
     kind = str(pkg["registryType"])
     ident = pkg.get("identifier")
     if not isinstance(ident, str) or not ident or ident.startswith("-"):
         raise EntryError(f"its {kind} package has no identifier")
     version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
     hint = pkg.get("runtimeHint") or DEFAULT_HINT[kind]
-    if (
-        hint != DEFAULT_HINT[kind]
-        and not (kind == "npm" and hint in ("npx", "pnpm", "pnpx"))
-        and not (kind == "pypi" and hint in ("uvx", "pipx"))
-    ):
+    if hint not in _HINTS[kind]:
         raise EntryError(f"its runtime hint `{hint}` cannot run a {kind} package that mcplock pins")
     out = Launch(transport="stdio", registry_type=kind, identifier=ident, version=version)
     runtime = _arguments(pkg.get("runtimeArguments"), out)
     package = _arguments(pkg.get("packageArguments"), out)
-    if kind == "npm":
-        ref = f"{ident}@{version}" if version else ident
-        if hint == "pnpm":
-            out.command, out.args = "pnpm", ["dlx", *runtime, ref, *package]
-        else:
-            out.command, out.args = (
-                hint,
-                [*([] if "-y" in runtime or "--yes" in runtime else ["-y"]), *runtime, ref, *package],
-            )
-    elif kind == "pypi":
-        ref = f"{ident}=={version}" if version else ident
-        if hint == "pipx":
-            out.command, out.args = "pipx", ["run", *runtime, ref, *package]
-        else:
-            out.command, out.args = "uvx", [*runtime, ref, *package]
-    elif kind == "mcpb":
-        sha = pkg.get("fileSha256")
-        if not re.match(r"https?://", ident) or not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
-            raise EntryError("its MCPB package needs an http(s) URL and its fileSha256")
-        out.file_sha256 = sha
-        out.command, out.args = "mcpb", [ident, *package]
+    _COMMAND_LINE[kind](out, pkg, hint, runtime, package)
+    _environment(pkg.get("environmentVariables"), out)
+    return out
+
+
+def _npm_line(out: Launch, pkg: dict[str, Any], hint: str, runtime: list[str], package: list[str]) -> None:
+    ref = f"{out.identifier}@{out.version}" if out.version else str(out.identifier)
+    if hint == "pnpm":
+        out.command, out.args = "pnpm", ["dlx", *runtime, ref, *package]
     else:
-        ref, out.version = image_ref(ident, version)
-        opts = runtime or ["-i", "--rm"]
-        out.command, out.args = "docker", ["run", *opts, ref, *package]
-    for v in pkg.get("environmentVariables") or []:
+        yes = [] if "-y" in runtime or "--yes" in runtime else ["-y"]
+        out.command, out.args = hint, [*yes, *runtime, ref, *package]
+
+
+def _pypi_line(out: Launch, pkg: dict[str, Any], hint: str, runtime: list[str], package: list[str]) -> None:
+    ref = f"{out.identifier}=={out.version}" if out.version else str(out.identifier)
+    if hint == "pipx":
+        out.command, out.args = "pipx", ["run", *runtime, ref, *package]
+    else:
+        out.command, out.args = "uvx", [*runtime, ref, *package]
+
+
+def _mcpb_line(out: Launch, pkg: dict[str, Any], hint: str, runtime: list[str], package: list[str]) -> None:
+    ident, sha = str(out.identifier), pkg.get("fileSha256")
+    if not re.match(r"https?://", ident) or not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+        raise EntryError("its MCPB package needs an http(s) URL and its fileSha256")
+    out.file_sha256 = sha
+    out.command, out.args = "mcpb", [ident, *package]
+
+
+def _oci_line(out: Launch, pkg: dict[str, Any], hint: str, runtime: list[str], package: list[str]) -> None:
+    ref, out.version = image_ref(str(out.identifier), out.version)
+    out.command, out.args = "docker", ["run", *(runtime or ["-i", "--rm"]), ref, *package]
+
+
+#: the runtime hints that run each kind of package as mcplock pins it (the default one first)
+_HINTS = {"npm": ("npx", "pnpm", "pnpx"), "pypi": ("uvx", "pipx"), "oci": ("docker",), "mcpb": ("mcpb",)}
+_COMMAND_LINE = {"npm": _npm_line, "pypi": _pypi_line, "mcpb": _mcpb_line, "oci": _oci_line}
+
+
+def _environment(variables: Any, out: Launch) -> None:
+    """The package's environment variables: a value (or a ``${VAR}`` template) in ``env``; an
+    optional one nobody set passed on as it is when the user has it set."""
+    for v in variables or []:
         if (
             isinstance(v, dict)
             and isinstance(v.get("name"), str)
             and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v["name"])
         ):
             value = _input(v, v["name"], out)
-            if value is None:  # an optional variable: passed on as it is when the user has it set
+            if value is None:
                 out.pass_env.append(v["name"])
             else:
                 out.env[v["name"]] = value
-    return out
 
 
 def repository(server: dict[str, Any]) -> str | None:

@@ -7,6 +7,10 @@ wrapper, the pin cannot be applied, so the launch is **unpinned** whatever versi
 :func:`unwrap` says what is inside, as far as it can be read — the package (for
 ``packages.allow-registries`` and ``servers.allow``) — or that it cannot be read (a shell
 command with expansions): then it is an unpinned launch of an unknown package.
+
+Each wrapper is one reader ``(name, argv, depth) -> Wrapped | None``, found by the command's name
+(:data:`_BY_NAME`) or by its name and subcommand (:data:`_BY_SUBCOMMAND`): a new wrapper is one
+reader and one row.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mcplock.packages.launchers import LAUNCHERS, Launch, NoPin, _npx, _pipx, _uv, launcher_name, npm_spec
@@ -101,34 +105,37 @@ class Wrapped:
         )
 
 
-def _env(argv: Sequence[str]) -> tuple[list[str], list[str]] | None:
-    """``env`` arguments -> (the command line it runs, the words of ``-S``), None when it runs none."""
+def _env(argv: Sequence[str]) -> list[str] | None:
+    """``env`` arguments -> the command line it runs, None when it runs none."""
+    at = _env_options(argv)
+    if not isinstance(at, int):
+        return at
+    while at < len(argv) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[at]):
+        at += 1
+    return list(argv[at:]) if at < len(argv) else None
+
+
+def _env_options(argv: Sequence[str]) -> int | list[str] | None:
+    """Where ``env``'s options end; or, when ``-S STRING`` ends them, the command line STRING
+    and the rest make (None when STRING cannot be split)."""
     i = 0
-    while i < len(argv):
+    while i < len(argv) and argv[i].startswith("-"):
         a = argv[i]
         if a == "--":
-            i += 1
-            break
-        if a in ("-u", "--unset", "-C", "--chdir"):
-            i += 2
-            continue
+            return i + 1
         if a in ("-S", "--split-string") and i + 1 < len(argv):
-            try:
-                return [*shlex.split(argv[i + 1]), *argv[i + 2 :]], []
-            except ValueError:
-                return None
+            return _split_string(argv[i + 1], argv[i + 2 :])
         if a.startswith("-S") and len(a) > 2:
-            try:
-                return [*shlex.split(a[2:]), *argv[i + 1 :]], []
-            except ValueError:
-                return None
-        if a.startswith("-"):
-            i += 1
-            continue
-        break
-    while i < len(argv) and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", argv[i]):
-        i += 1
-    return (list(argv[i:]), []) if i < len(argv) else None
+            return _split_string(a[2:], argv[i + 1 :])
+        i += 2 if a in ("-u", "--unset", "-C", "--chdir") else 1
+    return i
+
+
+def _split_string(text: str, rest: Sequence[str]) -> list[str] | None:
+    try:
+        return [*shlex.split(text), *rest]
+    except ValueError:
+        return None
 
 
 def _shell_string(name: str, argv: Sequence[str]) -> str | None:
@@ -136,36 +143,33 @@ def _shell_string(name: str, argv: Sequence[str]) -> str | None:
     ``powershell -Command …``), None when it is given none (a script, or interactive)."""
     if name == "busybox":
         return _shell_string("sh", argv[1:]) if argv[:1] == ["sh"] else None
+    windows = _WINDOWS_STRING_FLAGS.get(name)  # the rest of the line is the command
     for i, a in enumerate(argv):
-        low = a.lower()
-        if name == "cmd" and low in ("/c", "/k"):
-            return " ".join(argv[i + 1 :])
-        if name in ("powershell", "pwsh") and low in ("-command", "-c"):
-            return " ".join(argv[i + 1 :])
-        if re.fullmatch(r"-[a-z]*c[a-z]*", a) and name not in ("cmd", "powershell", "pwsh"):
+        if windows is not None:
+            if a.lower() in windows:
+                return " ".join(argv[i + 1 :])
+        elif re.fullmatch(r"-[a-z]*c[a-z]*", a):  # a POSIX shell: the next word is the command
             return argv[i + 1] if i + 1 < len(argv) else None
         if not a.startswith("-"):
             return None
     return None
 
 
+_WINDOWS_STRING_FLAGS = {"cmd": ("/c", "/k"), "powershell": ("-command", "-c"), "pwsh": ("-command", "-c")}
+
+
 def _find_launcher(words: Sequence[str], via: str, depth: int) -> Wrapped | None:
     """The first word that is a launcher (or a wrapper of one), read from there on."""
     for i, w in enumerate(words):
-        name = launcher_name(w)
-        if (
-            name in LAUNCHERS
-            or name in _PREFIXES
-            or name in SHELLS
-            or name == "env"
-            or name in ("bunx", "bun", "yarn", "npm", "deno")
-            or _PYTHON.match(name)
-            or name == "node"
-        ):
+        if _reads(launcher_name(w)):
             inner = _read(w, list(words[i + 1 :]), depth + 1)
             if inner is not None:
-                return Wrapped(f"{via} → {inner.via}" if inner.via else via, inner.launch, inner.opaque)
+                return _wrap(via, inner)
     return None
+
+
+#: how one command is read: ``(its name, its arguments, the depth) -> Wrapped | None``
+Reader = Callable[[str, list[str], int], Wrapped | None]
 
 
 def _read(command: str, argv: list[str], depth: int) -> Wrapped | None:
@@ -174,72 +178,131 @@ def _read(command: str, argv: list[str], depth: int) -> Wrapped | None:
     if depth > _DEPTH:
         return Wrapped("…", NoPin("no registry pin (wrappers nested too deep)"), opaque=True)
     name = launcher_name(command)
-    if name in ("pnpm", "yarn") and argv[:1] == ["exec"]:
-        inner = _read(argv[1], argv[2:], depth + 1) if len(argv) > 1 else None
-        return _wrap(f"{name} exec", inner) or Wrapped(
-            f"{name} exec",
-            NoPin(
-                f"no registry pin ({name} exec runs `{argv[1] if len(argv) > 1 else ''}` from the project's packages)"
-            ),
-            opaque=True,
-        )
-    if name in LAUNCHERS:
-        got = LAUNCHERS[name](argv)
-        if (
-            isinstance(got, NoPin)
-            and name in ("pnpm", "uv", "docker", "podman", "pipx")
-            and got.reason.endswith("(local command)")
-        ):
-            return None  # `pnpm install`, `uv run …`: not a launch
-        return Wrapped("", got)
-    if name == "env":
-        line = _env(argv)
-        if line is None or not line[0]:
-            return None
-        return _wrap("env", _read(line[0][0], line[0][1:], depth + 1))
-    if name in SHELLS:
-        text = _shell_string(name, argv)
-        if text is None:
-            return None
-        try:
-            words = shlex.split(text, posix=name not in ("cmd", "powershell", "pwsh"))
-        except ValueError:
-            return Wrapped(f"{name} -c", NoPin("no registry pin (a shell command mcplock cannot read)"), opaque=True)
-        found = _find_launcher(words, f"{name} -c", depth)
-        if found is not None:
-            return found if not _SHELL_SYNTAX.search(text) else Wrapped(found.via, found.launch, opaque=True)
-        if _SHELL_SYNTAX.search(text):  # expansions, pipes, substitutions: what runs is not on the line
-            return Wrapped(f"{name} -c", NoPin("no registry pin (a shell command mcplock cannot read)"), opaque=True)
+    reader = _reader(name, argv)
+    return reader(name, argv, depth) if reader is not None else None
+
+
+def _reader(name: str, argv: Sequence[str]) -> Reader | None:
+    """Which reader reads ``name argv``: a subcommand's (``pnpm exec``, ``npm x``) before the
+    command's own (``pnpm`` is also a launcher), then any ``python``'s."""
+    sub = _BY_SUBCOMMAND.get((name, argv[0])) if argv else None
+    if sub is not None:
+        return sub
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    return _python_module if _PYTHON.match(name) else None
+
+
+def _reads(name: str) -> bool:
+    """Whether a command of this name may launch a package (with some arguments)."""
+    return name in _BY_NAME or name in _SUBCOMMAND_OF or _PYTHON.match(name) is not None
+
+
+def _project_exec(name: str, argv: list[str], depth: int) -> Wrapped | None:
+    """``pnpm exec``/``yarn exec CMD``: CMD read, else a command from the project's packages."""
+    inner = _read(argv[1], argv[2:], depth + 1) if len(argv) > 1 else None
+    return _wrap(f"{name} exec", inner) or Wrapped(
+        f"{name} exec",
+        NoPin(f"no registry pin ({name} exec runs `{argv[1] if len(argv) > 1 else ''}` from the project's packages)"),
+        opaque=True,
+    )
+
+
+def _launcher(name: str, argv: list[str], depth: int) -> Wrapped | None:
+    """A launcher mcplock pins, run directly (``via`` empty); None when it launches nothing."""
+    got = LAUNCHERS[name](argv)
+    if isinstance(got, NoPin) and name in ("pnpm", "uv", "docker", "podman", "pipx") and got.reason.endswith(_LOCAL):
+        return None  # `pnpm install`, `uv run …`: not a launch
+    return Wrapped("", got)
+
+
+def _env_command(name: str, argv: list[str], depth: int) -> Wrapped | None:
+    """``env [-opts] [X=1 …] CMD`` (or ``env -S 'CMD …'``): CMD read."""
+    line = _env(argv)
+    if not line:
         return None
-    if name == "npm" and argv[:1] in (["exec"], ["x"]):
-        return Wrapped("npm exec", _relabel(_npx(argv[1:]), "npm exec"))
-    if name == "yarn" and argv[:1] == ["dlx"]:
-        return Wrapped("yarn dlx", _relabel(_npx(argv[1:]), "yarn dlx"))
-    if name == "bunx" or (name == "bun" and argv[:1] == ["x"]):
-        return Wrapped("bunx", _relabel(_npx(argv[1:] if name == "bun" else argv), "bunx"))
-    if name == "deno":
-        spec = next((a[4:] for a in argv if a.startswith("npm:")), None)
-        parsed = npm_spec(spec) if spec else None
-        if parsed is not None:
-            return Wrapped("deno run", Launch("deno", "npm", parsed[0], parsed[1]))
+    return _wrap("env", _read(line[0], line[1:], depth + 1))
+
+
+def _shell(name: str, argv: list[str], depth: int) -> Wrapped | None:
+    """A shell given a command string: the launcher in it, opaque when the string has shell
+    syntax (what runs is then not on the line); None for a script or an interactive shell."""
+    text = _shell_string(name, argv)
+    if text is None:
         return None
-    if name == "node" and argv:
-        script = _NODE_SCRIPTS.get(os.path.basename(argv[0].replace("\\", "/")))
-        if script is None:
-            return None
-        inner = _read(script, argv[1:], depth + 1)
-        return _wrap(
-            f"node {os.path.basename(argv[0])}", inner if inner is None or inner.via else Wrapped("", inner.launch)
-        )
-    if _PYTHON.match(name) and len(argv) >= 2 and argv[0] == "-m" and argv[1] in ("uv", "pipx", "uvx"):
-        fn = {"uv": _uv, "pipx": _pipx, "uvx": LAUNCHERS["uvx"]}[argv[1]]
-        got = fn(argv[2:])
-        if isinstance(got, NoPin) and got.reason.endswith("(local command)"):
-            return None
-        return Wrapped(f"{name} -m {argv[1]}", got)
-    if name in _PREFIXES:
-        return _find_launcher(argv, name, depth)
-    return None
+    unreadable = Wrapped(f"{name} -c", NoPin("no registry pin (a shell command mcplock cannot read)"), opaque=True)
+    try:
+        words = shlex.split(text, posix=name not in ("cmd", "powershell", "pwsh"))
+    except ValueError:
+        return unreadable
+    found = _find_launcher(words, f"{name} -c", depth)
+    syntax = _SHELL_SYNTAX.search(text) is not None  # expansions, pipes, substitutions
+    if found is not None:
+        return Wrapped(found.via, found.launch, opaque=True) if syntax else found
+    return unreadable if syntax else None
+
+
+def _npx_like(via: str, skip: int) -> Reader:
+    """A package manager's own ``npx`` (``npm exec``, ``yarn dlx``, ``bunx``): npx's arguments
+    after the first ``skip`` words, the launch relabelled ``via``."""
+
+    def read(name: str, argv: list[str], depth: int) -> Wrapped | None:
+        return Wrapped(via, _relabel(_npx(argv[skip:]), via))
+
+    return read
+
+
+def _deno(name: str, argv: list[str], depth: int) -> Wrapped | None:
+    """``deno run … npm:PKG``: the npm package it names; None for any other module."""
+    spec = next((a[4:] for a in argv if a.startswith("npm:")), None)
+    parsed = npm_spec(spec) if spec else None
+    return Wrapped("deno run", Launch("deno", "npm", parsed[0], parsed[1])) if parsed is not None else None
+
+
+def _node_script(name: str, argv: list[str], depth: int) -> Wrapped | None:
+    """``node …/npx-cli.js …`` (npm's, pnpm's, yarn's own scripts): read as that command."""
+    script = _NODE_SCRIPTS.get(os.path.basename(argv[0].replace("\\", "/"))) if argv else None
+    if script is None:
+        return None
+    return _wrap(f"node {os.path.basename(argv[0])}", _read(script, argv[1:], depth + 1))
+
+
+def _python_module(name: str, argv: list[str], depth: int) -> Wrapped | None:
+    """``python -m uv|uvx|pipx …``: that launcher's arguments read; None for any other module."""
+    if len(argv) < 2 or argv[0] != "-m" or argv[1] not in _PYTHON_LAUNCHERS:
+        return None
+    got = _PYTHON_LAUNCHERS[argv[1]](argv[2:])
+    if isinstance(got, NoPin) and got.reason.endswith(_LOCAL):
+        return None
+    return Wrapped(f"{name} -m {argv[1]}", got)
+
+
+def _prefix(name: str, argv: list[str], depth: int) -> Wrapped | None:
+    """``timeout 60 CMD``, ``sudo CMD`` …: the first launcher among its arguments."""
+    return _find_launcher(argv, name, depth)
+
+
+_LOCAL = "(local command)"
+_PYTHON_LAUNCHERS = {"uv": _uv, "pipx": _pipx, "uvx": LAUNCHERS["uvx"]}
+_BY_SUBCOMMAND: dict[tuple[str, str], Reader] = {
+    ("pnpm", "exec"): _project_exec,
+    ("yarn", "exec"): _project_exec,
+    ("npm", "exec"): _npx_like("npm exec", 1),
+    ("npm", "x"): _npx_like("npm exec", 1),
+    ("yarn", "dlx"): _npx_like("yarn dlx", 1),
+    ("bun", "x"): _npx_like("bunx", 1),
+}
+_SUBCOMMAND_OF = frozenset(name for name, _ in _BY_SUBCOMMAND)
+#: a launcher's name is read as that launcher, whatever else shares it
+_BY_NAME: dict[str, Reader] = {
+    **dict.fromkeys(_PREFIXES, _prefix),
+    **dict.fromkeys(SHELLS, _shell),
+    "env": _env_command,
+    "bunx": _npx_like("bunx", 0),
+    "deno": _deno,
+    "node": _node_script,
+    **dict.fromkeys(LAUNCHERS, _launcher),
+}
 
 
 def _relabel(got: Launch | NoPin, launcher: str) -> Launch | NoPin:
