@@ -142,7 +142,7 @@ def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row
     launch = parse(srv.spec.command, srv.spec.args) if srv.spec.stdio else None
     if not isinstance(launch, Launch) or launch.registry == "mcpb":  # a bundle has no registry of its own
         return Row(srv.name)
-    pin: PackagePin | None = srv.spec.package
+    pin = srv.spec.package
     row = Row(srv.name, launch.registry, pin.name if pin else launch.name, pin.version if pin else None)
     try:
         behind = (
