@@ -89,6 +89,26 @@ def _stray(node: Any, path: str, reachable: bool, out: list[str]) -> None:
         _stray(sub, sub_path, sub_reachable, out)
 
 
+def _annotation_problems(where: str, name: Any, sub: Mapping[str, Any], seen: dict[str, str]) -> list[str]:
+    """What is wrong with the ``x-mcp-header`` named ``name`` on the parameter at ``where``:
+    not a header token, a name an earlier one in ``seen`` already took (it records its own), or
+    a parameter of a type a header cannot carry."""
+    if not isinstance(name, str) or not name:
+        return [f"`{ANNOTATION}` of `{where}` is empty or not a string"]
+    if not _TOKEN.match(name):
+        return [
+            f"`{ANNOTATION}` of `{where}` is not an HTTP header token (space, colon, control or non-ASCII character)"
+        ]
+    out: list[str] = []
+    if name.lower() in seen:
+        out.append(f"`{ANNOTATION}` `{name}` of `{where}` repeats that of `{seen[name.lower()]}` (case-insensitively)")
+    seen.setdefault(name.lower(), where)
+    kind = sub.get("type")
+    if kind not in _PRIMITIVE:
+        out.append(f"`{ANNOTATION}` of `{where}` is on a parameter of type {kind!r}, not integer, string or boolean")
+    return out
+
+
 def problems(tool: Mapping[str, Any]) -> list[str]:
     """Why the tool's ``x-mcp-header`` annotations are invalid (empty: valid, or none)."""
     schema = tool.get("inputSchema")
@@ -97,26 +117,7 @@ def problems(tool: Mapping[str, Any]) -> list[str]:
         return out
     seen: dict[str, str] = {}
     for path, name, sub in annotated(schema):
-        where = "/".join(path)
-        if not isinstance(name, str) or not name:
-            out.append(f"`{ANNOTATION}` of `{where}` is empty or not a string")
-            continue
-        if not _TOKEN.match(name):
-            out.append(
-                f"`{ANNOTATION}` of `{where}` is not an HTTP header token (space, colon, control or "
-                "non-ASCII character)"
-            )
-            continue
-        if name.lower() in seen:
-            out.append(
-                f"`{ANNOTATION}` `{name}` of `{where}` repeats that of `{seen[name.lower()]}` (case-insensitively)"
-            )
-        seen.setdefault(name.lower(), where)
-        kind = sub.get("type")
-        if kind not in _PRIMITIVE:
-            out.append(
-                f"`{ANNOTATION}` of `{where}` is on a parameter of type {kind!r}, not integer, string or boolean"
-            )
+        out.extend(_annotation_problems("/".join(path), name, sub, seen))
     if ANNOTATION in schema:
         out.append(f"`{ANNOTATION}` on the input schema itself, not on a parameter")
     _stray(schema, "", True, out)

@@ -110,3 +110,22 @@ def test_a_call_mirrors_present_values_only_and_nothing_for_an_invalid_or_unknow
     assert call("good", ["eu"]) == {}
     assert call("bad", {"r": 1}) == {}
     assert call("other", {"r": "eu"}) == {}
+
+
+def test_each_annotation_is_judged_once_and_a_repeat_names_the_first():
+    schema = {
+        "properties": {
+            "a": {"type": "string", "x-mcp-header": "Region"},
+            "b": {"type": "number", "x-mcp-header": "region"},  # a repeat and a wrong type: both said
+            "c": {"type": "string", "x-mcp-header": "REGION"},
+            "d": {"type": "object", "x-mcp-header": "Bad Name"},  # not a token: the type is not judged
+            "e": {"type": "string", "x-mcp-header": 7},
+        }
+    }
+    assert problems(_tool(schema)) == [
+        "`x-mcp-header` `region` of `b` repeats that of `a` (case-insensitively)",
+        "`x-mcp-header` of `b` is on a parameter of type 'number', not integer, string or boolean",
+        "`x-mcp-header` `REGION` of `c` repeats that of `a` (case-insensitively)",
+        "`x-mcp-header` of `d` is not an HTTP header token (space, colon, control or non-ASCII character)",
+        "`x-mcp-header` of `e` is empty or not a string",
+    ]
