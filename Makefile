@@ -2,7 +2,7 @@
 #   make demo    lock a bundled example server, then catch a rug pull
 #   make test    make lint, then the whole suite in parallel (fixture servers, npm/PyPI
 #                reference servers, pre-commit); PYTEST_ARGS adds pytest options
-#   make lint    ruff check, ruff format --check, then mypy (strict for all but severity.py: pyproject.toml [tool.mypy])
+#   make lint    ruff check, ruff format --check, then mypy (strict for the whole package: pyproject.toml [tool.mypy])
 #   make bench   benchmarks (figures go to the README)
 
 PYTHON ?= python3

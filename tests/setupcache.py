@@ -6,11 +6,12 @@ made and trusts its launches in the test's project, as `mcplock trust` does (no 
 What the commands write is the project's lock (``mcp.lock``) and this user's trust record
 (``trust.json``); ``add`` writes nothing else (tests/test_setupcache.py). A set-up is reused only
 when the commands wrote no other file of the test's directory (a flag command that keeps a host's
-export in step writes one) and the record they left is exactly the launches of the lock they
-made (the trust `mcplock trust` gives; a launch hash names the project's directory, so it is made
-afresh in each test's). The key is everything that decides the lock: the commands, the inputs
-they read (files of the test's directory, the lock and its export record before them) and the
-MCPLOCK_* settings. A command that fails fails the test, as it would have.
+export in step writes one) and the record they left is exactly the launches of the lock they made
+(the trust `mcplock trust` gives; a launch hash names the project's directory, so it is made
+afresh in each test's) or nothing (a flag command trusts nothing). The key is everything that
+decides the lock: the commands, the inputs they read (files of the test's directory, the lock and
+its export record before them) and the MCPLOCK_* settings. A command that fails fails the test, as
+it would have.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from conftest import run_cli
 
 LOCK = "mcp.lock"
 RECORD = "mcp.lock.exports.json"  # what a flag command keeps in step when it is there
-_made: dict[tuple, bytes] = {}  # key → the lock the commands made
+_made: dict[tuple, tuple[bytes, bool]] = {}  # key → the lock the commands made, whether they trusted its launches
 
 
 def _key(steps: Sequence[Sequence[str]], inputs: Sequence[str]) -> tuple:
@@ -56,16 +57,19 @@ def locked(*steps: Sequence[str], inputs: Sequence[str] = ("surface.json",), tim
     key = _key(steps, inputs)
     made = _made.get(key)
     if made is not None:
-        Path(LOCK).write_bytes(made)
-        trust(_launches(), os.getcwd())
+        Path(LOCK).write_bytes(made[0])
+        if made[1]:
+            trust(_launches(), os.getcwd())
         return False
     trusted, files = _trusted_here(), _files_here()
     for args in steps:
         r = run_cli(*args, timeout=timeout)
         assert r.returncode == 0, f"mcplock {' '.join(args)}\n{r.stdout}{r.stderr}"
     wrote = {f for f, data in _files_here().items() if files.get(f) != data}
-    if wrote <= {LOCK} and _trusted_here() - trusted == {launch_hash(s) for s in _launches()}:
-        _made[key] = Path(LOCK).read_bytes()
+    recorded = _trusted_here() - trusted
+    launches = {launch_hash(s) for s in _launches()}
+    if wrote <= {LOCK} and recorded in (set(), launches):
+        _made[key] = (Path(LOCK).read_bytes(), bool(recorded))
     # else (a host's file written beside the lock, or a typed command trusted beside its pin): the
     # commands run each time
     return True

@@ -43,3 +43,29 @@ def test_a_cached_set_up_is_the_lock_and_the_trust_the_commands_made(cli, tmp_pa
     Path("surface.json").write_text("{}")  # another input: the commands run again
     Path("mcp.lock").unlink()
     assert setupcache.locked(*steps[:1]) is True
+
+
+def test_a_flag_set_up_is_reused_unless_it_kept_an_export_in_step(cli, tmp_path):
+    from lockdata import make_lock
+
+    steps = (("disable", "docs/delete_page"), ("approval", "docs/search_docs", "never"))
+    make_lock()
+    assert setupcache.locked(*steps, inputs=()) is True
+    made = Path("mcp.lock").read_bytes()
+    for where in ("second", "third"):
+        os.chdir(tmp_path)
+        os.mkdir(where)
+        os.chdir(where)
+        make_lock()
+        if where == "third":  # exported: the flag commands rewrite the host's file too
+            Path(".mcp.json").write_text('{"mcpServers": {"docs": {"command": "python"}}}\n')
+            assert cli("export", "--host", "claude-code").returncode == 0
+            before = Path(".claude/settings.json").read_text() if Path(".claude/settings.json").exists() else ""
+            assert setupcache.locked(*steps, inputs=()) is True
+            assert Path(".claude/settings.json").read_text() != before  # kept in step, by the commands
+            make_lock()
+            cli("export", "--host", "claude-code")
+            assert setupcache.locked(*steps, inputs=()) is True  # never reused
+        else:
+            assert setupcache.locked(*steps, inputs=()) is False
+            assert Path("mcp.lock").read_bytes() == made

@@ -12,6 +12,10 @@ import contextlib
 import signal
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 @contextlib.contextmanager
@@ -33,3 +37,15 @@ def read_line() -> str | None:
     with interruptible():
         line = sys.stdin.readline()
     return line or None
+
+
+def confirm(console: Console, question: str, *, default: bool = False) -> bool:
+    """Ask ``question`` (bold, on ``console``) and read the answer: yes for ``y`` or ``yes``, and
+    for Enter alone (or the end of input) when ``default``."""
+    from rich.text import Text
+
+    with interruptible():  # before the question shows: a Ctrl-C typed as soon as it does counts
+        console.print(Text(question, style="bold"), end="")
+        answer = read_line()
+    got = (answer or "").strip().lower()
+    return got in ("y", "yes") or (default and not got)

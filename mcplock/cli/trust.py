@@ -39,12 +39,9 @@ def ask(cli: Cli, err: UntrustedError) -> bool:
     )
     for spec in err.specs:
         cli.err.print(Text("  ").append_text(safe_text(describe(spec), keep_newlines=False)))
-    from mcplock.cli.prompt import interruptible, read_line
+    from mcplock.cli.prompt import confirm
 
-    with interruptible():  # before the question shows: a Ctrl-C typed as soon as it does counts
-        cli.err.print(Text(f"trust {'it' if n == 1 else 'them'} and run? [y/N] ", style="bold"), end="")
-        answer = read_line()
-    return (answer or "").strip().lower() in ("y", "yes")
+    return confirm(cli.err, f"trust {'it' if n == 1 else 'them'} and run? [y/N] ")
 
 
 def guarded(cli: Cli, run: Callable[[], T]) -> T:

@@ -13,7 +13,7 @@ from rich.text import Text
 
 from mcplock.cli import keys
 from mcplock.cli.context import Cli
-from mcplock.cli.prompt import interruptible, read_line
+from mcplock.cli.prompt import confirm, interruptible, read_line
 from mcplock.core.review import Ask, Tally
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
@@ -69,17 +69,11 @@ def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
     `check`. At a terminal, offer the walk of what is pending; elsewhere (or on a no) say what to
     run before committing. The exit code of the walk (130 after Ctrl-C), else 0."""
     n = sum(e.pending_count() for e in pending)
-    if interactive:
-        with interruptible():
-            cli.out.print(Text(f"review the {n} pending item(s) now, one by one? [Y/n] ", style="bold"), end="")
-            answer = read_line()
-        if (answer or "").strip().lower() in ("", "y", "yes"):
-            from mcplock import orgpolicy
-            from mcplock.cli.commands.review import accept_pending
+    if interactive and confirm(cli.out, f"review the {n} pending item(s) now, one by one? [Y/n] ", default=True):
+        from mcplock import orgpolicy
+        from mcplock.cli.commands.review import accept_pending
 
-            return accept_pending(
-                cli, [e.name for e in pending], all_=False, interactive=True, org=orgpolicy.resolve(None)
-            )
+        return accept_pending(cli, [e.name for e in pending], all_=False, interactive=True, org=orgpolicy.resolve(None))
     cli.info(
         Text(
             f"{n} item(s) pending review: `mcplock check` (and its pre-commit hook) fails until they are "

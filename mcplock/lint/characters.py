@@ -165,12 +165,23 @@ def _unusual(s: str, i: int) -> tuple[_Hit | None, int] | None:
     return _Hit(("odd", cat), "unusual-unicode", sev, what, ("unusual-unicode", cat)), i + 1
 
 
+def _ordinary(ch: str) -> bool:
+    """A letter, mark, number, symbol, punctuation or space of any script, not a variation selector:
+    of no kind above (each of which is a control, format, unassigned, private-use or surrogate code
+    point, a line or paragraph separator, or a variation selector). Most of a text that is not
+    ASCII is ordinary, so it is told apart with one lookup."""
+    cat = unicodedata.category(ch)
+    return cat[0] != "C" and cat not in ("Zl", "Zp") and not is_variation_selector(ord(ch))
+
+
 # in this order: a character is judged by the first kind it is of
 _KINDS: tuple[_Kind, ...] = (_tag_run, _bidi, _control, _selector_run, _joiner, _invisible, _unusual)
 
 
 def _judge(s: str, i: int) -> tuple[_Hit | None, int]:
     """The finding of the character at ``s[i]`` (None when it passes), and where to go on."""
+    if _ordinary(s[i]):
+        return None, i + 1
     for kind in _KINDS:
         got = kind(s, i)
         if got is not None:

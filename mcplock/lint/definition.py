@@ -100,18 +100,25 @@ def _kind(f: LintFinding, sig: Sig) -> str:
     return ""
 
 
+def _act_and_hide(found: list[tuple[LintFinding, Sig]]) -> tuple[LintFinding, LintFinding] | None:
+    """The first act and a concealment (or claim of consent) at another path, when no act is
+    critical already."""
+    kinds = [(f, _kind(f, sig)) for f, sig in found]
+    acts = [f for f, k in kinds if k == "act"]
+    if not acts or any(f.severity == CRITICAL for f in acts):
+        return None
+    hide = next((f for f, k in kinds if k == "hide" and f.where != acts[0].where), None)
+    return (acts[0], hide) if hide is not None else None
+
+
 def _combined(found: list[tuple[LintFinding, Sig]]) -> list[tuple[LintFinding, Sig]]:
     """An act in one string and a concealment (or a claim of consent) in another string of the same
     definition — an exfiltration order in the description, "do not mention it" in a parameter —
     are one critical directive, as they are within one string (:mod:`mcplock.lint.intent`)."""
-    kinds = [(f, sig, _kind(f, sig)) for f, sig in found]
-    acts = [(f, sig) for f, sig, k in kinds if k == "act"]
-    hides = [(f, sig) for f, sig, k in kinds if k == "hide"]
-    if not acts or not hides or any(f.severity == CRITICAL for f, _ in acts):
+    pair = _act_and_hide(found)
+    if pair is None:
         return []
-    act, hide = acts[0][0], next((h for h, _ in hides if h.where != acts[0][0].where), None)
-    if hide is None:
-        return []
+    act, hide = pair
     what = act.message.split(": ", 1)[0]
     return [
         (

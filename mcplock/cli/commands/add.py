@@ -24,7 +24,7 @@ from mcplock.core.add import Findings, Staged
 from mcplock.core.probing import Results
 from mcplock.documents import dynamic_skills
 from mcplock.errors import SecretError, UntrustedError, UsageError
-from mcplock.lock.model import POLICIES, ServerEntry
+from mcplock.lock.model import POLICIES, Entry, ServerEntry
 from mcplock.lock.targets import label
 from mcplock.packages.mcp_registry import is_name
 from mcplock.spec import TRANSPORTS, ServerSpec, Transport, looks_secret
@@ -338,19 +338,25 @@ def lock_specs(
         how=how,
         hooks=asks,
     )
+    _report_added(cli, done)
+    pending = done.pending()
+    code = review_now(cli, pending, interactive) if pending else 0
+    return code if code else failure_code(done.failed) if done.failed else 0
+
+
+def _report_added(cli: Cli, done: core_add.Added) -> None:
+    """What :func:`~mcplock.core.add.add_servers` did: each failure, each server locked, and the
+    MCP Registry names the packages claim (said once, shortly)."""
     for name, err in done.failed.items():
         report_failure(cli, name, err)
     for entry in done.entries:
         _report_locked(cli, entry, done.held.get(entry.name, []))
-    if done.claims:  # said once, shortly: which registry entries the packages claim
+    if done.claims:
         listed = ", ".join(f"{name} ({got})" for name, _package, got in done.claims)
         cli.note(
             f"in the MCP Registry: {listed}; `mcplock add REGISTRY_NAME --name NAME` instead lets "
             "`mcplock outdated` follow its releases"
         )
-    pending = done.pending()
-    code = review_now(cli, pending, interactive) if pending else 0
-    return code if code else failure_code(done.failed) if done.failed else 0
 
 
 def failure_code(failed: dict[str, ProbeError]) -> int:
@@ -428,15 +434,7 @@ def _confirm(cli: Cli, entry: ServerEntry, findings: Findings) -> bool:
         .append(f" offers {len(entry.tools)} tools:")
     )
     for key, e in sorted(entry.tools.items()):
-        d = e.pending.definition if e.pending else e.definition
-        desc = d.get("description", "") if isinstance(d, dict) else ""
-        first = desc.strip().split("\n")[0] if isinstance(desc, str) else ""
-        row = Text("  ").append_text(safe_text(key, "bold", keep_newlines=False)).append("  ")
-        row.append_text(safe_text(first[:120], keep_newlines=False))
-        found = findings.get((entry.name, "tool", key))
-        if found:
-            row.append("  [" + ", ".join(sorted({f"{f.severity} {f.rule}" for f in found})) + "]", style="bold red")
-        out.print(row)
+        out.print(_tool_row(key, e, findings.get((entry.name, "tool", key))))
     if entry.instructions is not None and entry.instructions.pending is not None:
         text = str(entry.instructions.pending.definition)[:200]
         out.print(Text("  instructions: ").append_text(safe_text(text, keep_newlines=False)))
@@ -444,11 +442,21 @@ def _confirm(cli: Cli, entry: ServerEntry, findings: Findings) -> bool:
     question = (
         "accept all of them? [y/N] " if not crit else "accept all but the critical ones (they stay pending)? [y/N] "
     )
-    out.print(Text(question, style="bold"), end="")
-    from mcplock.cli.prompt import read_line
+    from mcplock.cli.prompt import confirm
 
-    answer = (read_line() or "").strip().lower()
-    return answer in ("y", "yes")
+    return confirm(out, question)
+
+
+def _tool_row(key: str, e: Entry, found: list[LintFinding] | None) -> Text:
+    """A tool offered: its name, the first line of its description, its lint findings."""
+    d = e.pending.definition if e.pending else e.definition
+    desc = d.get("description", "") if isinstance(d, dict) else ""
+    first = desc.strip().split("\n")[0] if isinstance(desc, str) else ""
+    row = Text("  ").append_text(safe_text(key, "bold", keep_newlines=False)).append("  ")
+    row.append_text(safe_text(first[:120], keep_newlines=False))
+    if found:
+        row.append("  [" + ", ".join(sorted({f"{f.severity} {f.rule}" for f in found})) + "]", style="bold red")
+    return row
 
 
 def register(app: typer.Typer) -> None:

@@ -90,12 +90,9 @@ def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) 
             specs=[spec],
             hint=hint,
         )
-    from mcplock.cli.prompt import interruptible, read_line
+    from mcplock.cli.prompt import confirm
 
-    with interruptible():
-        cli.err.print(Text("send them there? [y/N] ", style="bold"), end="")
-        answer = read_line()
-    if (answer or "").strip().lower() not in ("y", "yes"):
+    if not confirm(cli.err, "send them there? [y/N] "):
         raise UntrustedError("not sent: nothing was requested", specs=[spec], hint=hint)
 
 

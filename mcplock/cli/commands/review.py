@@ -101,9 +101,7 @@ def cmd_accept(
 
     org = orgpolicy.resolve(policy)
     items = items or []
-    tty = sys.stdin.isatty() and sys.stdout.isatty()
-    # a terminal walks what is pending (all of it, or the servers named); naming an item accepts it
-    interactive = tty and not yes and not all_ and all("/" not in i for i in items)
+    interactive = _walks(items, all_=all_, yes=yes)
     if not items and not all_ and not interactive:
         raise UsageError(
             "name what to accept (SERVER, SERVER/TOOL …) or pass --all",
@@ -113,6 +111,13 @@ def cmd_accept(
         cli, items, all_=all_, interactive=interactive, approval=approval, org=org, include_critical=include_critical
     )
     return code if code == 130 else max(code, keep_in_step(cli, no_export, policy))
+
+
+def _walks(items: list[str], *, all_: bool, yes: bool) -> bool:
+    """A terminal walks what is pending (all of it, or the servers named); naming an item, --all
+    or --yes accepts without the walk."""
+    tty = sys.stdin.isatty() and sys.stdout.isatty()
+    return tty and not yes and not all_ and all("/" not in i for i in items)
 
 
 def accept_pending(

@@ -116,14 +116,14 @@ def cmd_call(
     arguments = _arguments(args_json)
     from mcplock.guard.session import open_session
 
-    approver = True if approve else (_ask_on_terminal(cli) if sys.stdin.isatty() and sys.stderr.isatty() else False)
+    tty = sys.stdin.isatty() and sys.stderr.isatty()  # a person to ask: approvals and the server's questions
+    approver = True if approve else (_ask_on_terminal(cli) if tty else False)
     from mcplock.cli import elicit_form
     from mcplock.cli.progress import say_plain
     from mcplock.cli.trust import guarded
     from mcplock.core.oauth import login_allowed
 
     say = say_plain if login_allowed(login) else None
-    tty = sys.stdin.isatty() and sys.stderr.isatty()
     elicitor = (
         elicit_form.on_terminal(cli) if tty and not answer_defaults else elicit_form.off_terminal(cli, answer_defaults)
     )

@@ -62,7 +62,7 @@ def _held_for_code_env(cli: context.Cli, specs: list[ServerSpec], pending: list[
 
 def _agreed(cli: context.Cli, asked: list[ServerSpec]) -> bool:
     """At a terminal: the servers not trusted here yet, listed, and one question for all of them."""
-    from mcplock.cli.prompt import interruptible, read_line
+    from mcplock.cli.prompt import confirm
     from mcplock.core import trust as core_trust
 
     n = len(asked)
@@ -75,10 +75,7 @@ def _agreed(cli: context.Cli, asked: list[ServerSpec]) -> bool:
     )
     for spec in asked:
         cli.err.print(Text("  ").append_text(safe_text(core_trust.describe(spec), keep_newlines=False)))
-    with interruptible():
-        cli.err.print(Text(f"trust {'it' if n == 1 else 'them'} to run here? [y/N] ", style="bold"), end="")
-        answer = read_line()
-    return (answer or "").strip().lower() in ("y", "yes")
+    return confirm(cli.err, f"trust {'it' if n == 1 else 'them'} to run here? [y/N] ")
 
 
 def _say_trusted(cli: context.Cli, specs: list[ServerSpec], pending: list[ServerSpec]) -> None:

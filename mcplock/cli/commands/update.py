@@ -50,18 +50,23 @@ def cmd_outdated(
                 "summary": {"servers": len(rows), "behind": len(behind), "errors": len(errors)},
             }
         )
-        return code
+    else:
+        _say_outdated(cli, rows, behind, errors)
+    return code
+
+
+def _say_outdated(cli: context.Cli, rows: list[Row], behind: list[Row], errors: list[Row]) -> None:
+    """The table of servers that run a registry package, each registry that failed, and what to run."""
     shown = [r for r in rows if r.status != "local"]
     if not shown:
         cli.say("no server runs a registry package (nothing to pin)")
-        return code
+        return
     cli.say(_outdated_table(shown))
     for r in errors:
         if r.error is not None:
             report_failure(cli, r.server, r.error)
     if behind:
         cli.info("move them with `mcplock update [NAME…]`; the new releases' definitions are staged for review")
-    return code
 
 
 STATUS_STYLE = {"behind": "yellow", "unpinned": "yellow", "error": "red", "up-to-date": "green"}
@@ -151,13 +156,20 @@ def cmd_update(
     report = render_update(rows, dict(summary), failed, fmt, lockfile=cli.lockfile, exit_code=code)
     if fmt != "text":
         cli.emit_report(report, out_file, fmt, code)
-        return code
+    else:
+        _say_update(cli, report, failed, summary)
+    return code
+
+
+def _say_update(
+    cli: context.Cli, report: str, failed: dict[str, ProbeError], summary: list[tuple[str, StageResult]]
+) -> None:
+    """Each failure, the report, and (with proposals staged) how to review them."""
     for name, err in failed.items():
         report_failure(cli, name, err)
     cli.say(report)
     if any(res.proposals for _, res in summary):
         cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
-    return code
 
 
 def _to_move(selected: list[ServerEntry], rows: list[Row], again: set[str]) -> list[ServerEntry]:

@@ -147,13 +147,7 @@ def _update_all(
     from mcplock.core import update_pr as core
 
     done.prep = prep = core.prepare(cli.lockfile, servers, gh)
-    if prep.repo.branch != prep.base:
-        cli.info(
-            f"working from origin's {prep.base} (the default branch), not from {prep.repo.branch}, which stays as it is"
-        )
-    if text:
-        for name, err in prep.errors.items():
-            report_failure(cli, name, err)
+    _say_prepared(cli, prep, text)
     plan = core.targets(prep, group)
     if not plan:
         if text:
@@ -172,6 +166,18 @@ def _update_all(
         done.outcomes.append(o)
         if text:
             _say_outcome(cli, o)
+
+
+def _say_prepared(cli: context.Cli, prep: Prepared, text: bool) -> None:
+    """The branch the work starts from (when it is not the checkout's), and (``text``) each pin
+    that could not be checked against its registry."""
+    if prep.repo.branch != prep.base:
+        cli.info(
+            f"working from origin's {prep.base} (the default branch), not from {prep.repo.branch}, which stays as it is"
+        )
+    if text:
+        for name, err in prep.errors.items():
+            report_failure(cli, name, err)
 
 
 def _say_outcome(cli: context.Cli, o: Outcome) -> None:
