@@ -34,28 +34,48 @@ def normalise(argv: list[str]) -> list[str]:
     return front + rest
 
 
+def _answers_version(args: list[str]) -> bool:
+    """Whether the command line asks only for the version (``--version`` before any ``--``, or
+    a lone ``-V``)."""
+    before_dashdash = args[: args.index("--")] if "--" in args else args
+    return "--version" in before_dashdash or before_dashdash == ["-V"]
+
+
+def _fast_run(args: list[str]) -> int | None:
+    """The exit code of a plain ``run NAME …`` served without typer and rich (None: the full CLI
+    reads this command line)."""
+    if "run" not in args or "-h" in args or "--help" in args:
+        return None
+    from mcplock.cli import fast_run
+
+    run_opts = fast_run.parse(args)
+    return fast_run.run(run_opts) if run_opts is not None else None
+
+
+def _fast_check(args: list[str]) -> int | None:
+    """The exit code of a ``check`` whose answer is the all-clear, without typer and rich (None:
+    the full CLI runs it, and says what is wrong)."""
+    if "check" not in args:
+        return None
+    from mcplock.cli import fast_check
+
+    check_opts = fast_check.parse(args)
+    return fast_check.run(*check_opts) if check_opts is not None else None
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
-    before_dashdash = args[: args.index("--")] if "--" in args else args
-    if "--version" in before_dashdash or before_dashdash == ["-V"]:
+    if _answers_version(args):
         from mcplock._version import __version__
 
         sys.stdout.write(f"mcplock {__version__}\n")
         raise SystemExit(0)
     args = normalise(args)
-    if "run" in args and "-h" not in args and "--help" not in args:
-        from mcplock.cli import fast_run
-
-        run_opts = fast_run.parse(args)
-        if run_opts is not None:  # the guard starts without typer and rich
-            raise SystemExit(fast_run.run(run_opts))
-    if "check" in args:
-        from mcplock.cli import fast_check
-
-        check_opts = fast_check.parse(args)
-        code = fast_check.run(*check_opts) if check_opts is not None else None
-        if code is not None:  # the all-clear, without typer and rich
-            raise SystemExit(code)
+    code = _fast_run(args)
+    if code is None:
+        code = _fast_check(args)
+    if code is not None:
+        raise SystemExit(code)
     from mcplock.cli.app import run
 
     raise SystemExit(run(args))

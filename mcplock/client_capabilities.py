@@ -33,14 +33,20 @@ def parse(text: str | None) -> tuple[str, ...] | None:
     text = text.strip()
     if text.lower() == "none":
         return ()
-    names = [n.strip() for n in text.split(",") if n.strip()]
+    return _known(n.strip() for n in text.split(","))
+
+
+def _known(words: Iterable[str]) -> tuple[str, ...]:
+    """The capabilities named (empty words skipped) in one order, so the lock does not churn;
+    a UsageError for an unknown one, or for none named at all."""
+    names = [n for n in words if n]
     unknown = [n for n in names if n not in KNOWN]
     if unknown or not names:
         raise UsageError(
             f"--client-capabilities: unknown capability {', '.join(unknown) or '(empty)'}",
             hint=f"name some of {', '.join(KNOWN)} (comma-separated), or `none`",
         )
-    return tuple(n for n in KNOWN if n in names)  # one order: the lock does not churn
+    return tuple(n for n in KNOWN if n in names)
 
 
 def declare(names: Iterable[str]) -> dict[str, Any]:

@@ -49,31 +49,31 @@ class GuardArgs:
     no_color: bool = False
 
 
-def parse(args: list[str]) -> GuardArgs | None:
-    """The options of a plain `run NAME …` (global options already in front), or None."""
+def _read_options(args: list[str]) -> tuple[dict[str, str], set[str], list[str]] | None:
+    """``args`` sorted into the valued options (``--x V`` or ``--x=V``), the flags and the
+    positional words; None for an option the guard does not take or a value that is missing."""
     valued: dict[str, str] = {"lockfile": os.environ.get("MCPLOCK_LOCKFILE") or "mcp.lock"}
     flags: set[str] = set()
     rest: list[str] = []
-    i = 0
-    while i < len(args):
-        a = args[i]
+    words = iter(args)
+    for a in words:
         key, _, value = a.partition("=")
         if key in _VALUED:
-            if not value:
-                if i + 1 >= len(args):
-                    return None
-                value = args[i + 1]
-                i += 1
-            valued[_VALUED[key]] = value
+            given = value or next(words, None)
+            if given is None:
+                return None
+            valued[_VALUED[key]] = given
         elif a in _FLAGS:
             flags.add(_FLAGS[a])
         elif a.startswith("-"):
             return None
         else:
             rest.append(a)
-        i += 1
-    if len(rest) != 2 or rest[0] != "run":
-        return None
+    return valued, flags, rest
+
+
+def _timeouts(valued: dict[str, str]) -> tuple[float, float] | None:
+    """``--timeout`` and ``--request-timeout`` as positive seconds (None: not a positive number)."""
     try:
         timeout = float(valued.get("timeout", TIMEOUT))
         request_timeout = float(valued.get("request_timeout", REQUEST_TIMEOUT))
@@ -81,11 +81,25 @@ def parse(args: list[str]) -> GuardArgs | None:
         return None
     if timeout <= 0 or request_timeout <= 0:
         return None
+    return timeout, request_timeout
+
+
+def parse(args: list[str]) -> GuardArgs | None:
+    """The options of a plain `run NAME …` (global options already in front), or None."""
+    read = _read_options(args)
+    if read is None:
+        return None
+    valued, flags, rest = read
+    if len(rest) != 2 or rest[0] != "run":
+        return None
+    timeouts = _timeouts(valued)
+    if timeouts is None:
+        return None
     return GuardArgs(
         name=rest[1],
         lockfile=valued["lockfile"],
-        timeout=timeout,
-        request_timeout=request_timeout,
+        timeout=timeouts[0],
+        request_timeout=timeouts[1],
         client_name=valued.get("client_name"),
         client_version=valued.get("client_version"),
         policy=valued.get("policy"),

@@ -43,7 +43,6 @@ from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:  # the launchers are read only where a server's command is judged
     from mcplock.packages.launchers import Launch, NoPin
-    from mcplock.packages.pin import PackagePin
     from mcplock.packages.wrappers import Wrapped
 
     Direct: TypeAlias = Launch | NoPin | None  # what a stdio command runs directly (None: no launcher)
@@ -480,7 +479,7 @@ def _registry_of(srv: ServerEntry, direct: Direct, wrapped: Wrapped | None) -> s
     for); None for a local command."""
     from mcplock.packages.launchers import Launch
 
-    pin: PackagePin | None = srv.spec.package
+    pin = srv.spec.package
     if pin is not None and wrapped is None:
         return pin.registry
     inner = wrapped.launch if wrapped is not None else direct

@@ -65,20 +65,48 @@ def annotated(schema: Any) -> list[tuple[tuple[str, ...], str, Any]]:
     return found
 
 
+def _children(node: Any, path: str, reachable: bool) -> list[tuple[Any, str, bool]]:
+    """The sub-schemas of ``node`` with their paths, and whether each is still on the chain of
+    ``properties`` from the root (only the members of a reachable node's ``properties`` are)."""
+    if isinstance(node, list):
+        return [(v, f"{path}/{i}", False) for i, v in enumerate(node)]
+    if not isinstance(node, Mapping):
+        return []
+    out: list[tuple[Any, str, bool]] = []
+    for k, v in node.items():
+        if k == "properties" and isinstance(v, Mapping) and reachable:
+            out.extend((sub, f"{path}/properties/{name}", True) for name, sub in v.items())
+        elif k != ANNOTATION:
+            out.append((v, f"{path}/{k}", False))
+    return out
+
+
 def _stray(node: Any, path: str, reachable: bool, out: list[str]) -> None:
     """Annotations outside the ``properties`` chain (under items, oneOf, $ref'd $defs …)."""
-    if isinstance(node, Mapping):
-        if ANNOTATION in node and not reachable and path:
-            out.append(f"`{ANNOTATION}` at {path or '/'} is not reachable through `properties` alone")
-        for k, v in node.items():
-            if k == "properties" and isinstance(v, Mapping) and reachable:
-                for name, sub in v.items():
-                    _stray(sub, f"{path}/properties/{name}", True, out)
-            elif k != ANNOTATION:
-                _stray(v, f"{path}/{k}", False, out)
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            _stray(v, f"{path}/{i}", False, out)
+    if isinstance(node, Mapping) and ANNOTATION in node and not reachable and path:
+        out.append(f"`{ANNOTATION}` at {path} is not reachable through `properties` alone")
+    for sub, sub_path, sub_reachable in _children(node, path, reachable):
+        _stray(sub, sub_path, sub_reachable, out)
+
+
+def _annotation_problems(where: str, name: Any, sub: Mapping[str, Any], seen: dict[str, str]) -> list[str]:
+    """What is wrong with the ``x-mcp-header`` named ``name`` on the parameter at ``where``:
+    not a header token, a name an earlier one in ``seen`` already took (it records its own), or
+    a parameter of a type a header cannot carry."""
+    if not isinstance(name, str) or not name:
+        return [f"`{ANNOTATION}` of `{where}` is empty or not a string"]
+    if not _TOKEN.match(name):
+        return [
+            f"`{ANNOTATION}` of `{where}` is not an HTTP header token (space, colon, control or non-ASCII character)"
+        ]
+    out: list[str] = []
+    if name.lower() in seen:
+        out.append(f"`{ANNOTATION}` `{name}` of `{where}` repeats that of `{seen[name.lower()]}` (case-insensitively)")
+    seen.setdefault(name.lower(), where)
+    kind = sub.get("type")
+    if kind not in _PRIMITIVE:
+        out.append(f"`{ANNOTATION}` of `{where}` is on a parameter of type {kind!r}, not integer, string or boolean")
+    return out
 
 
 def problems(tool: Mapping[str, Any]) -> list[str]:
@@ -89,26 +117,7 @@ def problems(tool: Mapping[str, Any]) -> list[str]:
         return out
     seen: dict[str, str] = {}
     for path, name, sub in annotated(schema):
-        where = "/".join(path)
-        if not isinstance(name, str) or not name:
-            out.append(f"`{ANNOTATION}` of `{where}` is empty or not a string")
-            continue
-        if not _TOKEN.match(name):
-            out.append(
-                f"`{ANNOTATION}` of `{where}` is not an HTTP header token (space, colon, control or "
-                "non-ASCII character)"
-            )
-            continue
-        if name.lower() in seen:
-            out.append(
-                f"`{ANNOTATION}` `{name}` of `{where}` repeats that of `{seen[name.lower()]}` (case-insensitively)"
-            )
-        seen.setdefault(name.lower(), where)
-        kind = sub.get("type")
-        if kind not in _PRIMITIVE:
-            out.append(
-                f"`{ANNOTATION}` of `{where}` is on a parameter of type {kind!r}, not integer, string or boolean"
-            )
+        out.extend(_annotation_problems("/".join(path), name, sub, seen))
     if ANNOTATION in schema:
         out.append(f"`{ANNOTATION}` on the input schema itself, not on a parameter")
     _stray(schema, "", True, out)
@@ -124,23 +133,46 @@ def problems_over(spec: ServerSpec, definition: Any) -> list[str]:
     return problems(definition)
 
 
-def encode(value: Any) -> str | None:
-    """A parameter value as a header value (None: nothing to send, e.g. null or a non-primitive)."""
+def _text(value: Any) -> str | None:
+    """The text a parameter value stands for in a header (None: a null, a non-primitive, or a
+    number JSON does not hold exactly)."""
     if isinstance(value, bool):
-        text = "true" if value else "false"
-    elif isinstance(value, int):
-        if abs(value) > _MAX_SAFE_INT:
-            return None
-        text = str(value)
-    elif isinstance(value, float) and value.is_integer() and abs(value) <= _MAX_SAFE_INT:
-        text = str(int(value))
-    elif isinstance(value, str):
-        text = value
-    else:
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int):
+        return str(value) if abs(value) <= _MAX_SAFE_INT else None
+    return value if isinstance(value, str) else None
+
+
+def encode(value: Any) -> str | None:
+    """A parameter value as a header value (None: nothing to send, e.g. null or a non-primitive):
+    plain visible ASCII as it is, anything else (or what would read as encoded) ``=?base64?…?=``."""
+    text = _text(value)
+    if text is None:
         return None
     if _SAFE.match(text) and not (text.startswith("=?base64?") and text.endswith("?=")):
         return text
     return "=?base64?" + base64.b64encode(text.encode("utf-8")).decode("ascii") + "?="
+
+
+_NAME_FIELD = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+def _param_headers(tool: Any, args: Any) -> dict[str, str]:
+    """The ``Mcp-Param-*`` headers of a call with ``args`` to ``tool``: one per annotated
+    parameter the call gives a value (none for a tool whose annotations break the spec)."""
+    if not isinstance(tool, Mapping) or not isinstance(args, Mapping) or problems(tool):
+        return {}
+    out: dict[str, str] = {}
+    for path, name, _sub in annotated(tool.get("inputSchema")):
+        value: Any = args
+        for key in path:
+            value = value.get(key) if isinstance(value, Mapping) else None
+        text = encode(value) if value is not None else None
+        if text is not None:
+            out[f"Mcp-Param-{name}"] = text
+    return out
 
 
 def headers(msg: Mapping[str, Any], version: str, tools: Mapping[str, Any]) -> dict[str, str]:
@@ -150,19 +182,10 @@ def headers(msg: Mapping[str, Any], version: str, tools: Mapping[str, Any]) -> d
     raw = msg.get("params")
     params: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     out = {"MCP-Protocol-Version": version, "Mcp-Method": str(method)}
-    field = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}.get(str(method))
+    field = _NAME_FIELD.get(str(method))
     if field is not None and isinstance(params.get(field), str):
         out["Mcp-Name"] = encode(params[field]) or ""
     if method == "tools/call":
         name = params.get("name")
-        tool = tools.get(name) if isinstance(name, str) else None
-        args = params.get("arguments")
-        if isinstance(tool, Mapping) and isinstance(args, Mapping) and not problems(tool):
-            for path, name, _sub in annotated(tool.get("inputSchema")):
-                value: Any = args
-                for key in path:
-                    value = value.get(key) if isinstance(value, Mapping) else None
-                text = encode(value) if value is not None else None
-                if text is not None:
-                    out[f"Mcp-Param-{name}"] = text
+        out.update(_param_headers(tools.get(name) if isinstance(name, str) else None, params.get("arguments")))
     return out

@@ -110,36 +110,41 @@ def skeleton(text: str) -> str:
     return _map(_strip(once)).casefold()
 
 
-def _bracket(pattern: str, i: int) -> tuple[str, int] | None:
-    """The regular expression of the bracket expression starting at ``pattern[i] == "["``, and
-    the index after it; None when it does not close (then ``[`` is a literal, as in fnmatch)."""
-    j = i + 1
-    negate = j < len(pattern) and pattern[j] == "!"
-    if negate:
-        j += 1
-    start = j
-    if j < len(pattern) and pattern[j] == "]":
-        j += 1
-    while j < len(pattern) and pattern[j] != "]":
-        j += 1
-    if j >= len(pattern):
-        return None
-    body = pattern[start:j]
+def _bracket_close(pattern: str, start: int) -> int | None:
+    """The index of the ``]`` that closes a bracket body starting at ``start`` (a ``]`` first in
+    the body is a member), or None when none does."""
+    j = start + 1 if start < len(pattern) and pattern[start] == "]" else start
+    end = pattern.find("]", j)
+    return None if end < 0 else end
+
+
+def _members(body: str) -> set[str]:
+    """The characters a bracket body names: single characters and ``a-z`` ranges (a backwards
+    range names nothing; a wide one is cut at ``_MAX_RANGE`` past its start)."""
     members: set[str] = set()
     k = 0
     while k < len(body):
         if k + 2 < len(body) and body[k + 1] == "-":
             lo, hi = ord(body[k]), ord(body[k + 2])
-            if lo <= hi:
-                for cp in range(lo, min(hi, lo + _MAX_RANGE) + 1):
-                    members.add(chr(cp))
+            members.update(chr(cp) for cp in range(lo, min(hi, lo + _MAX_RANGE) + 1))
             k += 3
         else:
             members.add(body[k])
             k += 1
-    alts = sorted({skeleton(m) for m in members} - {""}, key=lambda s: (-len(s), s))
+    return members
+
+
+def _bracket(pattern: str, i: int) -> tuple[str, int] | None:
+    """The regular expression of the bracket expression starting at ``pattern[i] == "["``, and
+    the index after it; None when it does not close (then ``[`` is a literal, as in fnmatch)."""
+    negate = pattern.startswith("!", i + 1)
+    start = i + 2 if negate else i + 1
+    end = _bracket_close(pattern, start)
+    if end is None:
+        return None
+    alts = sorted({skeleton(m) for m in _members(pattern[start:end])} - {""}, key=lambda s: (-len(s), s))
     group = "(?:" + "|".join(re.escape(a) for a in alts) + ")" if alts else "(?!)"
-    return (f"(?!{group}).") if negate else group, j + 1
+    return (f"(?!{group}).") if negate else group, end + 1
 
 
 @functools.lru_cache(maxsize=1024)

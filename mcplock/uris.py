@@ -29,7 +29,10 @@ def walks_out(uri: str) -> bool:
     return any(seg in (".", "..") for seg in decoded.split("/"))
 
 
-def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _address(host: str) -> _Address | None:
     h = host.strip("[]")
     try:
         return ipaddress.ip_address(h)
@@ -45,26 +48,45 @@ def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     return None
 
 
+def _host(uri: str) -> str:
+    """``uri``'s host as a resolver reads it (lower case, no trailing dot); "" for none."""
+    try:
+        return (urlsplit(uri).hostname or "").rstrip(".").lower()
+    except ValueError:
+        return ""
+
+
+def _is_metadata(host: str, addr: _Address | None) -> bool:
+    """Whether the host is a cloud metadata service: by name, by address, or link-local."""
+    return host in _METADATA_NAMES or (addr is not None and (str(addr) in _METADATA_ADDRESSES or addr.is_link_local))
+
+
+def _is_loopback(host: str, addr: _Address | None) -> bool:
+    """Whether the host is this machine: ``localhost`` (and its subdomains), a loopback or the
+    unspecified address."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    return addr is not None and (addr.is_loopback or addr.is_unspecified)
+
+
+def _host_target(host: str) -> str | None:
+    """What a URI's host reaches, by the name or the address (IPv4-mapped read as IPv4)."""
+    addr = _address(host)
+    if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
+        addr = addr.ipv4_mapped
+    if _is_metadata(host, addr):
+        return "a cloud metadata service"
+    if _is_loopback(host, addr):
+        return "this machine's loopback"
+    return None
+
+
 def internal_target(uri: str) -> str | None:
     """What ``uri`` reaches that a server has no business listing for a model to read — ``"a cloud
     metadata service"``, ``"this machine's loopback"``, ``"a path out of its directory (..)"`` —
     or None."""
-    try:
-        host = (urlsplit(uri).hostname or "").rstrip(".").lower()
-    except ValueError:
-        host = ""
-    if host:
-        addr = _address(host)
-        if isinstance(addr, ipaddress.IPv6Address) and addr.ipv4_mapped is not None:
-            addr = addr.ipv4_mapped
-        if host in _METADATA_NAMES or (addr is not None and (str(addr) in _METADATA_ADDRESSES or addr.is_link_local)):
-            return "a cloud metadata service"
-        if (
-            host == "localhost"
-            or host.endswith(".localhost")
-            or (addr is not None and (addr.is_loopback or addr.is_unspecified))
-        ):
-            return "this machine's loopback"
-    if walks_out(uri):
+    host = _host(uri)
+    found = _host_target(host) if host else None
+    if found is None and walks_out(uri):
         return "a path out of its directory (..)"
-    return None
+    return found

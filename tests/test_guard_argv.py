@@ -61,3 +61,12 @@ def test_anything_else_goes_to_the_full_cli():
         assert parse(argv) is None, argv
     assert guard_target("/usr/local/bin/mcplock", ["run", "docs", "--lockfile", "a/mcp.lock"]) == "docs"
     assert guard_target("npx", ["run", "docs"]) is None and guard_target("mcplock", "run docs") is None
+
+
+def test_a_valued_option_takes_the_next_word_whatever_it_is(monkeypatch):
+    monkeypatch.delenv("MCPLOCK_LOCKFILE", raising=False)
+    assert parse(["run", "docs", "--client-name", ""]) == GuardArgs(name="docs", client_name="")
+    assert parse(["--lockfile=", "x.lock", "run", "docs"]) == GuardArgs(name="docs", lockfile="x.lock")
+    assert parse(["run", "docs", "--policy", "-q"]) == GuardArgs(name="docs", policy="-q")
+    assert parse(["run", "docs", "--lockfile="]) is None  # nothing left to take
+    assert parse(["run", "docs", "--unknown"]) is None and parse(["-x", "run", "docs"]) is None

@@ -94,27 +94,10 @@ async def login(
         else:
             callback = _open_callback(store, url, fixed_client=bool(auth.client_id))
             provider = _browser_provider(spec, environ, store, callback, timeout, say, open_browser)
-        headers = {
-            "Accept": "application/json, text/event-stream",
-            "Content-Type": "application/json",
-            **{k: expand(v, environ, spec.secrets) for k, v in spec.headers.items()},
-        }
-        async with httpx2.AsyncClient(
-            auth=provider, timeout=httpx2.Timeout(_HANDSHAKE_TIMEOUT), follow_redirects=True
-        ) as client:
-            try:
-                resp = await _handshake(client, url, headers, client_name)
-            except httpx2.HTTPError as e:
-                errors = HttpErrors(spec, _HANDSHAKE_TIMEOUT, 64 * 1024, _Step())
-                raise errors.exception(e, "the OAuth login") from None
+        resp = await _through(provider, spec, url, environ, client_name)
         if resp.status_code in (401, 403):
             raise _still_refused(spec, resp)
-        state = describe(store.load(url))
-        if not state.get("token"):  # the stored entry (any earlier token) is left as it was
-            state["note"] = "the server did not ask for a login: nothing was stored"
-            return state
-        store.commit()
-        return state
+        return _kept(store, url)
     except BaseException:
         if getattr(provider, "client_rejected", False) and saved.exists(url):
             saved.update(url, client_info=None)  # a registration the server refuses: register anew next time
@@ -122,6 +105,37 @@ async def login(
     finally:
         if callback is not None:
             callback.close()
+
+
+async def _through(
+    provider: Any, spec: ServerSpec, url: str, environ: Mapping[str, str], client_name: str
+) -> httpx2.Response:
+    """The handshake sent through the OAuth client (so the login happens on the way), with the
+    server's own headers; a transport failure as the probe words it."""
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        **{k: expand(v, environ, spec.secrets) for k, v in spec.headers.items()},
+    }
+    async with httpx2.AsyncClient(
+        auth=provider, timeout=httpx2.Timeout(_HANDSHAKE_TIMEOUT), follow_redirects=True
+    ) as client:
+        try:
+            return await _handshake(client, url, headers, client_name)
+        except httpx2.HTTPError as e:
+            errors = HttpErrors(spec, _HANDSHAKE_TIMEOUT, 64 * 1024, _Step())
+            raise errors.exception(e, "the OAuth login") from None
+
+
+def _kept(store: StagedStore, url: str) -> dict[str, Any]:
+    """What the login stored, committed over the earlier entry — or, when the server asked for
+    no login, nothing (the stored entry, any earlier token, is left as it was)."""
+    state = describe(store.load(url))
+    if not state.get("token"):
+        state["note"] = "the server did not ask for a login: nothing was stored"
+        return state
+    store.commit()
+    return state
 
 
 def _browser_provider(

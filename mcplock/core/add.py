@@ -24,6 +24,7 @@ from mcplock.spec import AuthSpec, ClientIdentity, ServerSpec
 from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
+    from mcplock.hosts.model import HostConfig
     from mcplock.lint import LintFinding
     from mcplock.probe import ProbeOptions
 
@@ -56,12 +57,7 @@ def from_config(path: str, wanted: list[str], base: str) -> Found:
     for skipped, why in sorted(cfg.skipped.items()):
         if not wanted or skipped in wanted:
             found.notes.append(f"skipped `{skipped}`: {why}")
-    unknown = [w for w in wanted if w not in cfg.servers and w not in cfg.skipped]
-    if unknown:
-        raise UsageError(
-            f"{path} has no server named {', '.join(unknown)}",
-            hint=f"it has: {', '.join(sorted(cfg.servers)) or 'none'}",
-        )
+    _refuse_unknown(path, wanted, cfg)
     for sname, imp in sorted(cfg.servers.items()):
         if wanted and sname not in wanted:
             continue
@@ -71,6 +67,16 @@ def from_config(path: str, wanted: list[str], base: str) -> Found:
         found.notes.extend(f"{sname}: {n}" for n in (*imp.templated, *imp.warnings))
         found.specs.append((imp.spec, config_hash(imp.spec)))
     return found
+
+
+def _refuse_unknown(path: str, wanted: list[str], cfg: HostConfig) -> None:
+    """Every server asked for by name is in the host config (imported or skipped)."""
+    unknown = [w for w in wanted if w not in cfg.servers and w not in cfg.skipped]
+    if unknown:
+        raise UsageError(
+            f"{path} has no server named {', '.join(unknown)}",
+            hint=f"it has: {', '.join(sorted(cfg.servers)) or 'none'}",
+        )
 
 
 def from_project(base: str, existing: set[str]) -> Found:

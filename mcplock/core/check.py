@@ -58,33 +58,39 @@ def _table(server: str, e: Entry) -> tuple[str, ...]:
 def integrity(lock: Lock) -> list[Finding]:
     out: list[Finding] = []
     for sname in sorted(lock.servers):
-        srv = lock.servers[sname]
-        for e in srv.entries():
+        for e in lock.servers[sname].entries():
             for pending in (False, True):
-                stored = e.pending.hash if pending and e.pending else (None if pending else e.hash)
-                if stored is None:
-                    continue
-                what = f"pending {e.kind}" if pending else e.kind
-                try:
-                    actual = e.compute_hash(pending=pending, server=sname)
-                except HashError as err:
-                    actual = f"unhashable ({err.message})"
-                if actual != stored:
-                    out.append(
-                        Finding(
-                            "hash-mismatch",
-                            sname,
-                            f"{what} `{name_text(label(sname, e))}`: the stored definition does not match its hash "
-                            "(edited by hand or tampered with)",
-                            f"restore mcp.lock from git (`git checkout -- {lock.path or 'mcp.lock'}`), "
-                            f"or run `mcplock refresh {shell_word(sname)}` (it stages what the server offers) and "
-                            f"`mcplock accept {shell_word(label(sname, e))}`",
-                            e.kind,
-                            e.key,
-                            _table(sname, e),
-                        )
-                    )
+                found = _hash_mismatch(lock, sname, e, pending)
+                if found is not None:
+                    out.append(found)
     return out
+
+
+def _hash_mismatch(lock: Lock, sname: str, e: Entry, pending: bool) -> Finding | None:
+    """An item's stored definition (accepted, or its ``pending`` proposal) against its stored
+    hash; None when they match or nothing is stored."""
+    stored = e.pending.hash if pending and e.pending else (None if pending else e.hash)
+    if stored is None:
+        return None
+    try:
+        actual = e.compute_hash(pending=pending, server=sname)
+    except HashError as err:
+        actual = f"unhashable ({err.message})"
+    if actual == stored:
+        return None
+    what = f"pending {e.kind}" if pending else e.kind
+    return Finding(
+        "hash-mismatch",
+        sname,
+        f"{what} `{name_text(label(sname, e))}`: the stored definition does not match its hash "
+        "(edited by hand or tampered with)",
+        f"restore mcp.lock from git (`git checkout -- {lock.path or 'mcp.lock'}`), "
+        f"or run `mcplock refresh {shell_word(sname)}` (it stages what the server offers) and "
+        f"`mcplock accept {shell_word(label(sname, e))}`",
+        e.kind,
+        e.key,
+        _table(sname, e),
+    )
 
 
 def verified(lock: Lock, lock_path: str) -> Lock:

@@ -172,23 +172,29 @@ def split_conflict(text: str) -> tuple[str, str] | None:
     theirs: list[str] = []
     state = "both"
     for line in text.splitlines(keepends=True):
-        bare = line.rstrip("\r\n")
-        if bare.startswith("<<<<<<<") and state == "both":
-            state = "ours"
-        elif bare.startswith("|||||||") and state == "ours":
-            state = "base"
-        elif bare == "=======" and state in ("ours", "base"):
-            state = "theirs"
-        elif bare.startswith(">>>>>>>") and state == "theirs":
-            state = "both"
-        elif state == "both":
+        moved = _after_marker(line.rstrip("\r\n"), state)
+        if moved is not None:
+            state = moved
+            continue
+        if state in ("both", "ours"):
             ours.append(line)
-            theirs.append(line)
-        elif state == "ours":
-            ours.append(line)
-        elif state == "theirs":
-            theirs.append(line)
+        if state in ("both", "theirs"):
+            theirs.append(line)  # (a diff3 base region goes to neither)
     return ("".join(ours), "".join(theirs)) if state == "both" else None
+
+
+def _after_marker(bare: str, state: str) -> str | None:
+    """Where a line moves the reading of a conflict (``both`` sides, ``ours``, the diff3
+    ``base``, ``theirs``) when it is the marker that state expects next; None: it is text."""
+    if state == "both" and bare.startswith("<<<<<<<"):
+        return "ours"
+    if state == "ours" and bare.startswith("|||||||"):
+        return "base"
+    if state in ("ours", "base") and bare == "=======":
+        return "theirs"
+    if state == "theirs" and bare.startswith(">>>>>>>"):
+        return "both"
+    return None
 
 
 def _lines(values: list[Any], indent: str) -> str:

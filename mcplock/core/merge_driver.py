@@ -388,20 +388,7 @@ def resolve(lock_path: str, targets: list[str], side: str, *, every: bool = Fals
                     code="no-conflict",
                 )
             return [], []
-        if every:
-            chosen = names
-        else:
-            if not targets:
-                raise UsageError(
-                    "name the conflicted entries to resolve, or pass --all", hint=f"conflicted: {', '.join(names)}"
-                )
-            unknown = [t for t in targets if t not in names]
-            if unknown:
-                raise UsageError(
-                    f"not a conflicted entry: {', '.join(unknown)}",
-                    hint=f"conflicted: {', '.join(names)} (as `mcplock check` names them)",
-                )
-            chosen = list(dict.fromkeys(targets))
+        chosen = names if every else _named_conflicts(names, targets)
         new, left = conflict.resolve(text, dict.fromkeys(chosen, side))
         if not left:
             new = dumps(loads(new, lock_path))  # whole again: read it as any lock, write it canonically
@@ -410,3 +397,18 @@ def resolve(lock_path: str, targets: list[str], side: str, *, every: bool = Fals
             loads(trial, lock_path)  # what is left must still be a lock whichever side is taken
         write_atomic(lock_path, new.encode("utf-8"))
         return chosen, [r.target for r in left]
+
+
+def _named_conflicts(names: list[str], targets: list[str]) -> list[str]:
+    """The conflicted entries ``targets`` names (each once), when every one of them is one."""
+    if not targets:
+        raise UsageError(
+            "name the conflicted entries to resolve, or pass --all", hint=f"conflicted: {', '.join(names)}"
+        )
+    unknown = [t for t in targets if t not in names]
+    if unknown:
+        raise UsageError(
+            f"not a conflicted entry: {', '.join(unknown)}",
+            hint=f"conflicted: {', '.join(names)} (as `mcplock check` names them)",
+        )
+    return list(dict.fromkeys(targets))

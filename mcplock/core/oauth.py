@@ -504,11 +504,14 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
         raise UsageError(f"`{target}` is a stdio server: OAuth is for remote servers")
     if url is not None and url != srv.spec.url:
         raise UsageError(f"`{target}` is locked with another URL ({srv.spec.url})")
-    if auth is not None:
-        only_scopes = bool(auth.scopes) and auth == AuthSpec("oauth", scopes=auth.scopes)
-        # --oauth-scopes alone keeps the locked method (a scope step-up of a CI grant stays one)
-        spec = replace(spec, auth=replace(spec.auth, scopes=auth.scopes) if only_scopes and spec.auth else auth)
-    return spec, True
+    return (_with_auth(spec, auth) if auth is not None else spec), True
+
+
+def _with_auth(spec: ServerSpec, auth: AuthSpec) -> ServerSpec:
+    """A locked server's spec with the auth options given: they replace its auth, but
+    ``--oauth-scopes`` alone keeps the locked method (a scope step-up of a CI grant stays one)."""
+    only_scopes = bool(auth.scopes) and auth == AuthSpec("oauth", scopes=auth.scopes)
+    return replace(spec, auth=replace(spec.auth, scopes=auth.scopes) if only_scopes and spec.auth else auth)
 
 
 def record_method(spec: ServerSpec, lockfile: str) -> ServerSpec | None:

@@ -52,7 +52,7 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
     of the entry (whatever its package registry says)."""
     from mcplock.core.registry import latest
     from mcplock.packages.errors import RegistryError
-    from mcplock.packages.server_json import EntryError, image_ref, launch_of
+    from mcplock.packages.server_json import EntryError, launch_of
 
     ref = srv.spec.registry
     assert ref is not None
@@ -72,17 +72,28 @@ def _from_registry(srv: ServerEntry, environ: Mapping[str, str] | None) -> Row:
     if added:  # a newer entry that starts loading code outside the pin is not followed (docs/pins.md)
         row.status, row.error = "error", _code_env_refusal(ref, entry.version, added)
         return row
-    row.latest = entry.version
+    _follow(row, srv, replace(ref, version=entry.version), launch)
+    return row
+
+
+def _follow(row: Row, srv: ServerEntry, new_ref: RegistryRef, launch: EntryLaunch) -> None:
+    """``row`` as the registry's newest version of the entry (``new_ref``) has it: the release
+    its package asks for (an image's tag), the new command line, behind unless the pin is at it
+    already."""
+    from mcplock.packages.server_json import image_ref
+
+    version = new_ref.version
+    row.latest = version
     if launch.registry_type == "oci" and launch.identifier:
         launch.version = image_ref(launch.identifier, launch.version)[1]
     row.requested = launch.version
-    row.new_ref = replace(ref, version=entry.version)
+    row.new_ref = new_ref
     if launch.command is not None and srv.spec.stdio:
         row.new_command = (launch.command, list(launch.args))
-    row.status = "up-to-date" if entry.version == ref.version and srv.spec.package is not None else "behind"
+    at = version == row.current  # the entry's version the lock records
+    row.status = "up-to-date" if at and srv.spec.package is not None else "behind"
     if srv.spec.package is None and launch.registry_type is None:  # a remote: nothing to pin
-        row.status = "up-to-date" if entry.version == ref.version else "behind"
-    return row
+        row.status = "up-to-date" if at else "behind"
 
 
 def _code_vars_added(srv: ServerEntry, launch: EntryLaunch) -> list[str]:
@@ -131,7 +142,7 @@ def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row
     launch = parse(srv.spec.command, srv.spec.args) if srv.spec.stdio else None
     if not isinstance(launch, Launch) or launch.registry == "mcpb":  # a bundle has no registry of its own
         return Row(srv.name)
-    pin: PackagePin | None = srv.spec.package
+    pin = srv.spec.package
     row = Row(srv.name, launch.registry, pin.name if pin else launch.name, pin.version if pin else None)
     try:
         behind = (

@@ -101,14 +101,19 @@ def _other_collisions(servers: list[ServerEntry], out: dict[Key, list[LintFindin
     """``name-collision`` for the prompts of a server (by name, as a host lists them) and its
     resources and templates (by the ``name`` they show; the lock keys them by URI), as for tools."""
     for what, kinds in (("prompt", ("prompt",)), ("resource", ("resource", "resource-template"))):
-        by_name: dict[str, dict[str, list[tuple[str, str]]]] = {}
-        for srv in servers:
-            names = by_name.setdefault(srv.name, {})
-            for e in srv.entries():
-                d, _ = shown(e)
-                name = e.key if e.kind == "prompt" else (d.get("name") if isinstance(d, dict) else None)
-                if e.kind in kinds and d is not None and isinstance(name, str):
-                    names.setdefault(name, []).append((e.kind, e.key))
+        by_name = {srv.name: _listed_names(srv, kinds) for srv in servers}
         for (sname, name), found in colliding_names(by_name, what).items():
             for kind, key in by_name[sname][name]:
                 out.setdefault((sname, kind, key), []).extend(found)
+
+
+def _listed_names(srv: ServerEntry, kinds: tuple[str, ...]) -> dict[str, list[tuple[str, str]]]:
+    """The name a host lists each entry of ``kinds`` by -> the (kind, key) of the entries so named:
+    a prompt's key, a resource's or template's ``name``."""
+    names: dict[str, list[tuple[str, str]]] = {}
+    for e in srv.entries():
+        d, _ = shown(e)
+        name = e.key if e.kind == "prompt" else (d.get("name") if isinstance(d, dict) else None)
+        if e.kind in kinds and d is not None and isinstance(name, str):
+            names.setdefault(name, []).append((e.kind, e.key))
+    return names

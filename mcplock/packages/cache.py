@@ -157,17 +157,7 @@ def prepare(spec: Any, environ: Env = None) -> Any:
             "nothing was started",
             hint=f"restore mcp.lock from git, or run `mcplock update {shell_word(spec.name)}` to pin an exact release",
         )
-    launch = parse(spec.command, spec.args)
-    if (
-        isinstance(launch, NoPin)
-        or launch.registry != pin.registry
-        or _norm(launch.name, pin.registry) != _norm(pin.name, pin.registry)
-    ):
-        runs = launch.reason if isinstance(launch, NoPin) else f"{launch.registry} package {launch.name}"
-        raise IntegrityError(
-            f"server `{spec.name}`: the lock pins {pin.registry} package {pin.name}, but its command runs {runs}",
-            hint=f"run `mcplock remove {shell_word(spec.name)}` and add the server again, or restore its command",
-        )
+    launch = _launch_of_pin(spec, pin)
     if pin.registry == "oci":
         return _oci(spec, pin, launch)
     if not pin.integrities():
@@ -184,6 +174,22 @@ def prepare(spec: Any, environ: Env = None) -> Any:
     installer = npm.install if pin.registry == "npm" else pypi.install_pin
     argv, done = installer(spec.name, pin, launch, environ)
     return replace(spec, command=argv[0], args=(*argv[1:], *launch.args), package=done)
+
+
+def _launch_of_pin(spec: Any, pin: PackagePin) -> Launch:
+    """What the command line launches, refused unless it is the package the lock pins."""
+    launch = parse(spec.command, spec.args)
+    if (
+        isinstance(launch, NoPin)
+        or launch.registry != pin.registry
+        or _norm(launch.name, pin.registry) != _norm(pin.name, pin.registry)
+    ):
+        runs = launch.reason if isinstance(launch, NoPin) else f"{launch.registry} package {launch.name}"
+        raise IntegrityError(
+            f"server `{spec.name}`: the lock pins {pin.registry} package {pin.name}, but its command runs {runs}",
+            hint=f"run `mcplock remove {shell_word(spec.name)}` and add the server again, or restore its command",
+        )
+    return launch
 
 
 def _norm(name: str, registry: str) -> str:

@@ -25,6 +25,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from mcplock.packages.errors import RegistryError
 from mcplock.packages.launchers import Launch
@@ -237,29 +238,12 @@ def install_pin(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tup
     """The command line that runs ``pin`` from its verified cache entry (installed there first
     on a cold cache: the tree as pinned, or resolved once and kept under ``pypi-trees/``), and
     the pin with the ``tree-integrity`` it found."""
-    from mcplock.packages.cache import _mismatch, _publish, _sha, _tmp, _verified, cache_root, pin_dir
+    from mcplock.packages.cache import _verified, pin_dir
 
     d = pin_dir(pin, environ)
     manifest = _verified(d, pin, name, environ)
     if manifest is None:
-        tmp = _tmp(d)
-        trees = cache_root(environ) / "pypi-trees"
-        saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.txt" if pin.tree_integrity else None
-        reqs = saved.read_text() if saved is not None and saved.is_file() else tree(pin, environ, name)
-        got = _sha(reqs.encode())
-        if pin.tree_integrity is not None and got != pin.tree_integrity:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, got, name)
-        (tmp / "requirements.txt").write_text(reqs)
-        try:
-            install(tmp / "requirements.txt", tmp / "venv", environ, pin.label)
-        except RegistryError:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        trees.mkdir(parents=True, exist_ok=True)
-        (trees / f"{got.removeprefix('sha256:')}.txt").write_text(reqs)
-        manifest = {"pin": pin.stored(), "tree-integrity": got}
-        _publish(tmp, d, manifest, environ)
+        manifest = _install_fresh(name, pin, d, environ)
     exe = d / "venv" / "bin" / (launch.bin or pin.name)
     if not exe.exists():
         raise RegistryError(
@@ -270,3 +254,30 @@ def install_pin(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tup
     # the venv's own python runs the script: the cache entry was installed under another
     # name and renamed, so the scripts' #! lines point nowhere
     return [str(d / "venv" / "bin" / "python"), str(exe)], replace(pin, tree_integrity=manifest["tree-integrity"])
+
+
+def _install_fresh(name: str, pin: PackagePin, d: Path, environ: Env) -> dict[str, Any]:
+    """A cold install: the tree as pinned (kept under ``pypi-trees/`` by an earlier install) or
+    resolved once, checked against the pin's tree-integrity, installed into a venv of its own
+    and published to ``d``; its manifest."""
+    from mcplock.packages.cache import _mismatch, _publish, _sha, _tmp, cache_root
+
+    tmp = _tmp(d)
+    trees = cache_root(environ) / "pypi-trees"
+    saved = trees / f"{pin.tree_integrity.removeprefix('sha256:')}.txt" if pin.tree_integrity else None
+    reqs = saved.read_text() if saved is not None and saved.is_file() else tree(pin, environ, name)
+    got = _sha(reqs.encode())
+    if pin.tree_integrity is not None and got != pin.tree_integrity:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, got, name)
+    (tmp / "requirements.txt").write_text(reqs)
+    try:
+        install(tmp / "requirements.txt", tmp / "venv", environ, pin.label)
+    except RegistryError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    trees.mkdir(parents=True, exist_ok=True)
+    (trees / f"{got.removeprefix('sha256:')}.txt").write_text(reqs)
+    manifest: dict[str, Any] = {"pin": pin.stored(), "tree-integrity": got}
+    _publish(tmp, d, manifest, environ)
+    return manifest
