@@ -10,29 +10,28 @@ Nothing here is imported by offline commands but :mod:`~mcplock.packages.pin` an
 
 from __future__ import annotations
 
-from typing import Any
-
 from mcplock.packages.pin import PackagePin
+from mcplock.packages.runnable import Env, S
 
 __all__ = ["PackagePin", "pin_and_prepare", "pin_spec", "prepare"]
 
 
-def prepare(spec: Any, environ: Any = None) -> Any:
+def prepare(spec: S, environ: Env = None) -> S:
     """The spec rewritten to run its verified pinned artefact (see :func:`mcplock.packages.cache.prepare`)."""
-    if getattr(spec, "package", None) is None:
+    if spec.package is None:
         return spec  # no pin: the guard starts without importing the package cache
     from mcplock.packages.cache import prepare as _prepare
 
     return _prepare(spec, environ)
 
 
-def pin_spec(spec: Any, environ: Any = None, *, requested: str | None = None) -> Any:
+def pin_spec(spec: S, environ: Env = None, *, requested: str | None = None) -> S:
     """``spec`` with its package resolved (exact version + integrity) and installed into the
     cache (which fills ``tree-integrity``); a spec that runs no registry package is returned as is."""
     return pin_and_prepare(spec, environ, requested=requested)[0]
 
 
-def pin_and_prepare(spec: Any, environ: Any = None, *, requested: str | None = None) -> tuple[Any, Any]:
+def pin_and_prepare(spec: S, environ: Env = None, *, requested: str | None = None) -> tuple[S, S]:
     """(:func:`pin_spec`'s spec, the spec that runs the verified artefact): the package resolved,
     installed and its tree verified once, for a caller that goes on to launch it (``add``); a spec
     that runs no registry package is both."""

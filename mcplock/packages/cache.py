@@ -24,7 +24,6 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -33,9 +32,9 @@ from mcplock import paths
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.launchers import Launch, NoPin, parse
 from mcplock.packages.pin import PackagePin
+from mcplock.packages.runnable import Env, Runnable, S
 from mcplock.untrusted import shell_word
 
-Env = Mapping[str, str] | None
 MANIFEST = ".mcplock.json"
 INSTALL_TIMEOUT = 600
 
@@ -141,13 +140,13 @@ def _mismatch(what: str, pinned: str, got: str, name: str) -> IntegrityError:
 # --- the launch --------------------------------------------------------------------------------
 
 
-def prepare(spec: Any, environ: Env = None) -> Any:
+def prepare(spec: S, environ: Env = None) -> S:
     """``spec`` rewritten to run the verified pinned artefact (its ``package`` completed with the
     ``tree-integrity`` found on a first install). A spec without a pin is returned as it is.
 
     Raises :class:`IntegrityError` (exit 2) when what would run is not what the lock pins,
     :class:`RegistryError` (exit 3) when a cold cache cannot be filled."""
-    pin: PackagePin | None = getattr(spec, "package", None)
+    pin = spec.package
     if pin is None:
         return spec
     problem = pin.problem()
@@ -176,7 +175,7 @@ def prepare(spec: Any, environ: Env = None) -> Any:
     return replace(spec, command=argv[0], args=(*argv[1:], *launch.args), package=done)
 
 
-def _launch_of_pin(spec: Any, pin: PackagePin) -> Launch:
+def _launch_of_pin(spec: Runnable, pin: PackagePin) -> Launch:
     """What the command line launches, refused unless it is the package the lock pins."""
     launch = parse(spec.command, spec.args)
     if (
@@ -198,7 +197,7 @@ def _norm(name: str, registry: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower() if registry == "pypi" else name
 
 
-def _oci(spec: Any, pin: PackagePin, launch: Launch) -> Any:
+def _oci(spec: S, pin: PackagePin, launch: Launch) -> S:
     digest = pin.integrity if isinstance(pin.integrity, str) else None
     if digest is None:
         raise IntegrityError(
@@ -213,7 +212,7 @@ def _oci(spec: Any, pin: PackagePin, launch: Launch) -> Any:
     return replace(spec, args=tuple(args))
 
 
-def _image_index(args: Any) -> tuple[Launch, int]:
+def _image_index(args: tuple[str, ...]) -> tuple[Launch, int]:
     """The position of the image in ``docker … run … IMAGE args``: the first argument whose
     tail parses to the same image and arguments."""
     full = parse("docker", args)

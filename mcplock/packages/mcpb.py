@@ -18,18 +18,17 @@ import re
 import shutil
 import stat
 import zipfile
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.pin import PackagePin
+from mcplock.packages.runnable import Env, S
 
 if TYPE_CHECKING:
     from mcplock.packages.launchers import Launch
 
-Env = Mapping[str, str] | None
 MAX_BYTES = 256 * 1024 * 1024
 _USER = re.compile(r"\$\{user_config\.([A-Za-z0-9_.-]+)\}")
 
@@ -90,7 +89,7 @@ def _value(text: str, bundle: Path) -> str:
     return _USER.sub(lambda m: "${" + re.sub(r"[^A-Za-z0-9_]", "_", m.group(1)).upper() + "}", text)
 
 
-def prepare(spec: Any, pin: PackagePin, launch: Launch, environ: Env = None) -> Any:
+def prepare(spec: S, pin: PackagePin, launch: Launch, environ: Env = None) -> S:
     """``spec`` rewritten to run the verified bundle its pin names."""
     from mcplock.packages.cache import _mismatch, _publish, _tmp, _verified, pin_dir
 

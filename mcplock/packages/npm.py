@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from mcplock.packages.cache import (
-    Env,
     _after,
     _mismatch,
     _publish,
@@ -31,6 +30,7 @@ from mcplock.packages.cache import (
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.launchers import Launch
 from mcplock.packages.pin import PackagePin
+from mcplock.packages.runnable import Env
 
 
 def install(name: str, pin: PackagePin, launch: Launch, environ: Env) -> tuple[list[str], PackagePin]:
