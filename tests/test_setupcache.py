@@ -7,9 +7,17 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
 import setupcache
 
 from runner import SURFACES, stdio_command
+
+
+@pytest.fixture(autouse=True)
+def _a_cache_of_its_own(monkeypatch):
+    """Each test starts with nothing cached: another test in the same worker may have run the same
+    set-up already, and these tests say when the commands run for real."""
+    monkeypatch.setattr(setupcache, "_made", {})
 
 
 def _files(root: Path) -> set[str]:

@@ -37,8 +37,8 @@ def _credential_shaped(value: str) -> bool:
 
 
 def _flag_value(prev: str, arg: str) -> bool:
-    """Whether ``arg`` is the value of the bare flag before it (``--token VALUE``, not
-    ``--token=VALUE`` nor another flag)."""
+    """Whether ``arg`` is the value of the bare flag before it (``--flag VALUE``, not
+    ``--flag=VALUE`` nor another flag)."""
     return prev.startswith("-") and "=" not in prev and not arg.startswith("-")
 
 
@@ -134,7 +134,7 @@ class Secrets:
         """One argument (``prev``: the one before it) with its literal credential replaced by a
         template, and the templates it now holds (``${NAME}``, comma-joined; None: nothing moved).
         Tried in turn: ``KEY=VALUE``, a header (``Name: value``), the value of a secret-sounding
-        flag (``--token VALUE``), then any credential-shaped piece."""
+        flag (``--flag VALUE``), then any credential-shaped piece."""
         if (m := _ASSIGN.fullmatch(a)) and self._keyed(m.group(2), m.group(3)):
             key = m.group(2)
             want = env_var_name(key) if not m.group(1) else f"{self.prefix}_{env_var_name(key)}"
