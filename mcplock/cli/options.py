@@ -257,8 +257,8 @@ def probing(*, oauth: bool = False, login: bool = True) -> Callable[[F], F]:
             given = {k: kw.pop(k) for k in list(kw) if k in _NAMES}
             return fn(*args, probe=ProbeArgs(**given), **kw)
 
-        # typer reads the signature a function carries; typeshed declares no __signature__ on functions
-        wrapper.__signature__ = sig.replace(parameters=own + added)  # type: ignore[attr-defined]
+        # typer reads the signature a function carries
+        wrapper.__signature__ = sig.replace(parameters=own + added)  # type: ignore[attr-defined]  # typeshed has no function __signature__
         wrapper.__annotations__ = {
             **{k: v for k, v in hints.items() if k != "probe"},
             **{name: ann for name, ann, _ in extra},
