@@ -14,14 +14,13 @@ import json
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
 from typing import Any
 
 from mcplock.errors import McplockError
 from mcplock.packages.errors import RegistryError
+from mcplock.paths import Env
 from mcplock.untrusted import shell_word
 
-Env = Mapping[str, str] | None
 OCI_LABEL = "io.modelcontextprotocol.server.name"
 _MCP_NAME = re.compile(r"mcp-name:\s*([A-Za-z0-9.-]+/[A-Za-z0-9._-]+)")
 

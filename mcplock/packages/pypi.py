@@ -22,7 +22,6 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -30,8 +29,8 @@ from typing import Any
 from mcplock.packages.errors import RegistryError
 from mcplock.packages.launchers import Launch
 from mcplock.packages.pin import PackagePin
+from mcplock.paths import Env
 
-Env = Mapping[str, str] | None
 # uv settings about the connection, not about where packages come from: kept (a company proxy's
 # CA through the system store, slow networks)
 _KEPT = ("UV_NATIVE_TLS", "UV_HTTP_TIMEOUT", "UV_REQUEST_TIMEOUT", "UV_HTTP_RETRIES")

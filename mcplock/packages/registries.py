@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
@@ -21,9 +20,9 @@ from mcplock.errors import McplockError
 from mcplock.packages.errors import RegistryError
 from mcplock.packages.launchers import Launch
 from mcplock.packages.pin import PackagePin
+from mcplock.paths import Env
 
 TIMEOUT = 30.0
-Env = Mapping[str, str] | None
 NPM_DEFAULT = "https://registry.npmjs.org"
 PYPI_DEFAULT = "https://pypi.org"
 

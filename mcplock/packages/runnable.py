@@ -11,8 +11,9 @@ from dataclasses import Field
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from mcplock.packages.pin import PackagePin
+from mcplock.paths import Env  # the environment a cache location is read from (None: os.environ)
 
-Env = Mapping[str, str] | None  # the environment a cache location is read from (None: os.environ)
+__all__ = ["Env", "Runnable", "S"]
 
 
 class Runnable(Protocol):
