@@ -180,10 +180,7 @@ WRITERS = frozenset(
 def _signing_reminder(cli: Cli, args: list[str]) -> None:
     import os
 
-    from mcplock.argv import GLOBAL_VALUED
-
-    words = [a for i, a in enumerate(args) if not a.startswith("-") and (i == 0 or args[i - 1] not in GLOBAL_VALUED)]
-    if not words or words[0] not in WRITERS or not os.path.exists(cli.lockfile + ".sig"):
+    if command_name(args) not in WRITERS or not os.path.exists(cli.lockfile + ".sig"):
         return
     from mcplock.signing import stale
 
