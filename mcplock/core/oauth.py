@@ -313,7 +313,7 @@ def read_lock_auths(specs: Iterable[ServerSpec]) -> dict[str, AuthSpec | None]:
     from mcplock.auth.store import TokenStore
 
     store = TokenStore()
-    return {s.name: _lock_auth(s, store) for s in specs}
+    return {s.name: _read_lock_auth_from(s, store) for s in specs}
 
 
 def read_lock_auth(spec: ServerSpec) -> AuthSpec | None:
@@ -323,16 +323,16 @@ def read_lock_auth(spec: ServerSpec) -> AuthSpec | None:
     return read_lock_auths([spec])[spec.name]
 
 
-def _lock_auth(spec: ServerSpec, store: TokenStore) -> AuthSpec | None:
+def _read_lock_auth_from(spec: ServerSpec, store: TokenStore) -> AuthSpec | None:
     auth = spec.auth
     if _issuer_to_discover(auth):
         # the authorization server the probe discovered from the resource's metadata is locked:
         # later runs send the ID-JAG and the client secret to it only (see docs/oauth.md)
-        issuer = _discovered_issuer(spec, store)
+        issuer = _read_discovered_issuer(spec, store)
         return replace(auth, issuer=issuer) if issuer is not None else auth
     if auth is not None:
         return auth
-    return AuthSpec("oauth") if _logged_in(spec, store) else None
+    return AuthSpec("oauth") if _read_logged_in(spec, store) else None
 
 
 def _issuer_to_discover(auth: AuthSpec | None) -> TypeGuard[AuthSpec]:
@@ -340,7 +340,7 @@ def _issuer_to_discover(auth: AuthSpec | None) -> TypeGuard[AuthSpec]:
     return auth is not None and auth.method == "identity-assertion" and auth.issuer is None
 
 
-def _discovered_issuer(spec: ServerSpec, store: TokenStore) -> str | None:
+def _read_discovered_issuer(spec: ServerSpec, store: TokenStore) -> str | None:
     """The authorization server the stored login of ``spec``'s URL went to (None: none read)."""
     try:
         issuer = (store.load(expand(spec.url or "", None, spec.secrets)) or {}).get("auth_server_url")
@@ -349,7 +349,7 @@ def _discovered_issuer(spec: ServerSpec, store: TokenStore) -> str | None:
     return issuer if isinstance(issuer, str) else None
 
 
-def _logged_in(spec: ServerSpec, store: TokenStore) -> bool:
+def _read_logged_in(spec: ServerSpec, store: TokenStore) -> bool:
     """Whether a remote server without an Authorization header of its own went through a
     stored OAuth login."""
     if spec.transport is not Transport.HTTP or not spec.url or _has_authorization_header(spec):

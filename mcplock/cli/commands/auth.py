@@ -109,7 +109,7 @@ def cmd_login(
     try:
         state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=say_plain, open_browser=not no_browser))
     except (McplockError, KeyboardInterrupt):
-        _say_kept(cli, spec)
+        _read_and_say_kept(cli, spec)
         raise
     if not state.get("token"):
         cli.say(_name(spec.name).append(": the server did not ask for a login; nothing stored"))
@@ -128,7 +128,7 @@ def cmd_login(
     return 0
 
 
-def _say_kept(cli: context.Cli, spec: ServerSpec) -> None:
+def _read_and_say_kept(cli: context.Cli, spec: ServerSpec) -> None:
     """After a failed login: the earlier token, if any, is still stored and still used."""
     from mcplock.auth.store import TokenStore, describe
     from mcplock.spec import expand
@@ -197,7 +197,7 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
     lock = load(cli.lockfile)
     store = TokenStore()
     rows = [
-        _status_row(name, srv, store)
+        _read_status_row(name, srv, store)
         for name, srv in sorted(lock.servers.items())
         if not srv.spec.stdio and srv.spec.url
     ]
@@ -213,7 +213,7 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
     return 0
 
 
-def _status_row(name: str, srv: ServerEntry, store: TokenStore) -> dict[str, Any]:
+def _read_status_row(name: str, srv: ServerEntry, store: TokenStore) -> dict[str, Any]:
     """A remote server's auth method and what the store holds for it (never the token)."""
     from mcplock.auth.store import describe
     from mcplock.spec import expand
