@@ -299,6 +299,10 @@ class _Sentence:
     trigger: str = ""
     urgent: str = ""
 
+    def asks(self) -> bool:
+        """Whether the sentence acts or conceals by its own words."""
+        return bool(self.act or self.hide)
+
     def conceals(self, beside_act: bool) -> bool:
         """Whether the sentence conceals: an order to, or a stealth adverb ("silently") beside an act."""
         return bool(self.hide or (self.quiet and beside_act))
@@ -488,7 +492,7 @@ def _read(r: _Reader, t: str, more: bool) -> list[_Sentence]:
     """The sentences of ``t`` with what they ask; the details (authority, trigger, urgency, stealth)
     only when one acts or conceals, or ``more`` (an order of the same text does)."""
     out = [_sentence(r, m) for m in SENTENCE.finditer(t) if len(m.group(0).strip()) >= 4]
-    if more or any(x.act or x.hide for x in out):
+    if more or any(x.asks() for x in out):
         for sent in out:
             _read_details(r, sent)
     return out
