@@ -253,11 +253,15 @@ def _want_key(
             f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
             f"{it.value!r}; left as it is (remove it to let mcplock manage it)"
         )
-    siblings = doc.get(it.path[:-1])
-    before = exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
-    new.created |= set(doc.set_key(it.path, it.value, before))
+    new.created |= set(doc.set_key(it.path, it.value, _place_before(doc, it, exp)))
     new.items.add(it)
     return None
+
+
+def _place_before(doc: Document, it: Item, exp: Exporter | None) -> Any:
+    """The sibling key a new key goes before, where the host orders its keys (None: at the end)."""
+    siblings = doc.get(it.path[:-1])
+    return exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
 
 
 def _tidy_created(doc: Document, old: FileState, new: FileState) -> None:
@@ -266,16 +270,16 @@ def _tidy_created(doc: Document, old: FileState, new: FileState) -> None:
         value = doc.get(path)
         if value is None:
             continue
-        if value in ({}, []) and not _needed(path, new):
+        if _unneeded(value, path, new):
             doc.delete(path)
         else:
             new.created.add(path)
     new.created = {p for p in new.created if doc.get(p) is not None}
 
 
-def _needed(path: tuple[str, ...], new: FileState) -> bool:
-    """Whether a rule mcplock owns now lies in the container at ``path``."""
-    return any(i.path[: len(path)] == path for i in new.items)
+def _unneeded(value: object, path: tuple[str, ...], new: FileState) -> bool:
+    """Whether the container at ``path`` is empty, with no rule mcplock owns now lying in it."""
+    return value in ({}, []) and not any(i.path[: len(path)] == path for i in new.items)
 
 
 def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) -> str:
@@ -437,8 +441,14 @@ def plan(
     record_before = _text_if_any(rpath)
     done = sorted(set(full.hosts) | {e.host for e in exporters})
     states = run.states
-    after = dump_record(states, done, policy) if states or exporters or record_before is not None else ""
+    after = _record_after(states, done, policy, bool(exporters) or record_before is not None)
     return Plan(base, rpath, changes, states, record_before, after, done, policy, full.conflicted)
+
+
+def _record_after(states: dict[str, FileState], done: list[str], policy: str | None, exported: bool) -> str:
+    """The record's new text; none when there is nothing to record and never was (``exported``:
+    this export names a host, or a record exists)."""
+    return dump_record(states, done, policy) if states or exported else ""
 
 
 def _export_host(run: _Run, exp: Exporter) -> None:
