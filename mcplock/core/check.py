@@ -289,10 +289,9 @@ def _record_sync(lock: Lock, lock_path: str, rec: Record, org: OrgPolicy | None,
     the plan records as the record keeps a path), else the one the export recorded."""
     if policy is None and rec.policy is not None:
         return _recorded_policy_sync(lock, lock_path, rec)
-    from mcplock.core.export import policy_to_record
+    from mcplock.core.export import policy_in_step
 
-    recorded = rec.policy if policy is None else policy_to_record(lock_path, policy)
-    return _hosts_sync(lock, lock_path, rec.hosts, org, recorded, policy)
+    return _hosts_sync(lock, lock_path, rec.hosts, org, policy_in_step(lock_path, rec.policy, policy), policy)
 
 
 def _recorded_policy_sync(lock: Lock, lock_path: str, rec: Record) -> list[Finding]:

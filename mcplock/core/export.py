@@ -368,18 +368,25 @@ class _Files:
 
     def open(self, rel: str, fmt: str) -> Document:
         if rel not in self.docs:
-            path = os.path.join(self.base, rel)
-            owned = rel in self.owned
-            before = _read(self.base, path, rel, fmt, empty_ok=owned, conflict_ok=owned)
-            sides = split_conflict(before) if owned and before is not None else None
-            if sides is not None:  # a merge's markers: mcplock's rules are regenerated, the user's kept
-                text = _unconflict(rel, fmt, sides, self.record[rel])
-                self.conflicted.add(rel)
-            else:
-                text = before or ""
-            doc = Document(text, fmt)
-            self.docs[rel] = (doc, before, fmt)
+            before = self._read(rel, fmt)
+            self.docs[rel] = (Document(self._text(rel, fmt, before), fmt), before, fmt)
         return self.docs[rel][0]
+
+    def _read(self, rel: str, fmt: str) -> str | None:
+        """A host file's text as read (None: no file); one mcplock exported to may be empty, or
+        hold a merge's conflict markers."""
+        owned = rel in self.owned
+        return _read(self.base, os.path.join(self.base, rel), rel, fmt, empty_ok=owned, conflict_ok=owned)
+
+    def _text(self, rel: str, fmt: str, before: str | None) -> str:
+        """The text to edit: as read, or, where a merge left its markers in a file mcplock
+        exported to, the one text both sides agree on once mcplock's rules are regenerated."""
+        sides = split_conflict(before) if rel in self.owned and before is not None else None
+        if sides is None:
+            return before or ""
+        text = _unconflict(rel, fmt, sides, self.record[rel])
+        self.conflicted.add(rel)
+        return text
 
     def replace(self, rel: str, text: str) -> Document:
         _, before, fmt = self.docs[rel]
@@ -705,6 +712,12 @@ def policy_hint(policy: str | None) -> str:
     return f" --policy {shell_word(policy)}"
 
 
+def policy_in_step(lock_path: str, recorded: str | None, policy: str | None) -> str | None:
+    """The policy an export kept in step records: the command's own ``--policy`` (as the record
+    keeps a path), else the one the export recorded."""
+    return recorded if policy is None else policy_to_record(lock_path, policy)
+
+
 def in_step(lock: Lock, lock_path: str, policy: str | None = None) -> tuple[Plan, str | None] | None:
     """For a project that has exported (its record exists): the plan that brings every host it
     exported to in step with ``lock``, with the policy the export recorded (``policy``: the
@@ -718,11 +731,5 @@ def in_step(lock: Lock, lock_path: str, policy: str | None = None) -> tuple[Plan
     if not rec.hosts:
         return None
     org = orgpolicy.resolve(policy or recorded_policy(lock_path, rec.policy))
-    p = plan(
-        lock,
-        lock_path,
-        rec.hosts,
-        org=org,
-        policy=rec.policy if policy is None else policy_to_record(lock_path, policy),
-    )
+    p = plan(lock, lock_path, rec.hosts, org=org, policy=policy_in_step(lock_path, rec.policy, policy))
     return p, policy or rec.policy
