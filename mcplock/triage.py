@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mcplock.severity import LOW, MEDIUM, rank, worst
+from mcplock.severity import LOW, MEDIUM, Severity, rank, worst
 
 COSMETIC_FIELDS = ("title", "icons", "_meta", "execution")
 
@@ -178,7 +178,7 @@ def _reshaped(entries: list[tuple[str, str, str]]) -> str | None:
 _SCHEMA_NEWS = (_loosened, _new_params, _tightened, _reshaped)
 
 
-def _input_schema(old: Any, new: Any) -> tuple[str, str]:
+def _input_schema(old: Any, new: Any) -> tuple[Severity, str]:
     from mcplock.lint.schema import classify_schema_change
 
     entries = classify_schema_change((old or {}).get("inputSchema"), (new or {}).get("inputSchema"), "inputSchema")
@@ -205,7 +205,7 @@ _FIELD_REASON = {
 }
 
 
-def _tool_meta(old: Any, new: Any) -> tuple[str, str]:
+def _tool_meta(old: Any, new: Any) -> tuple[Severity, str]:
     """A tool's ``_meta`` change: another App document, newly visible to the model, or else cosmetic."""
     from mcplock.documents import tool_ui_uri
 
@@ -216,7 +216,7 @@ def _tool_meta(old: Any, new: Any) -> tuple[str, str]:
     return _plain_field("_meta")
 
 
-def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
+def _field(kind: str, name: str, old: Any, new: Any) -> tuple[Severity, str]:
     if name in _FIELD_REASON:
         return MEDIUM, _FIELD_REASON[name]
     if name == "inputSchema":
@@ -226,27 +226,27 @@ def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
     return _plain_field(name)
 
 
-def _plain_field(name: str) -> tuple[str, str]:
+def _plain_field(name: str) -> tuple[Severity, str]:
     """A field judged by its name alone: cosmetic (``low``), else news."""
     if name in COSMETIC_FIELDS:
         return LOW, "only " + name + " changed"
     return MEDIUM, f"{name} changed"
 
 
-def _instructions(change: str) -> tuple[str, str]:
+def _instructions(change: str) -> tuple[Severity, str]:
     if change == "removed":
         return MEDIUM, "instructions removed"
     verb = "added" if change == "added" else "reworded"
     return MEDIUM, f"instructions {verb}, no risk signal (judged by what they say)"
 
 
-def _added(kind: str, new: Any) -> tuple[str, str]:
+def _added(kind: str, new: Any) -> tuple[Severity, str]:
     if kind == "tool" and _declares_destructive(new):
         return MEDIUM, "new tool that declares itself destructive (destructiveHint: true): honest news, review it"
     return MEDIUM, f"new {_label(kind)}, no risk signal" + (" (annotations are not trusted)" if kind == "tool" else "")
 
 
-def _changed(kind: str, fields: list[str], old: Any, new: Any) -> tuple[str, str]:
+def _changed(kind: str, fields: list[str], old: Any, new: Any) -> tuple[Severity, str]:
     """A changed item: judged field by field (the name aside); the worst field's reason, counting the others."""
     judged = [_field(kind, f, old, new) for f in fields if f != "name"]
     if not judged:
@@ -257,7 +257,7 @@ def _changed(kind: str, fields: list[str], old: Any, new: Any) -> tuple[str, str
     return sev, reason
 
 
-def _worst_reason(judged: list[tuple[str, str]]) -> tuple[str, str]:
+def _worst_reason(judged: list[tuple[Severity, str]]) -> tuple[Severity, str]:
     """The worst severity of ``judged`` (severity, reason) pairs, and the first reason for it
     (counting the others)."""
     sev = worst(*(s for s, _ in judged))
@@ -265,7 +265,7 @@ def _worst_reason(judged: list[tuple[str, str]]) -> tuple[str, str]:
     return sev, reasons[0] + _more(len(reasons))
 
 
-def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> tuple[str, str]:
+def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> tuple[Severity, str]:
     """(severity, reason) from what changed, before the lint looks at the new text."""
     if kind == "instructions":
         return _instructions(change)

@@ -116,18 +116,18 @@ def launch_hash(spec: ServerSpec) -> str:
 
 def received(spec: ServerSpec) -> list[str]:
     """Names of the variables of mcplock's environment whose values the server receives."""
-    if spec.stdio:
-        texts = [spec.command or "", *spec.args, *spec.env.values(), spec.cwd or ""]
-    else:
-        auth = spec.auth
-        secrets = (
-            (auth.client_secret, auth.client_key, auth.id_token, auth.idp_client_secret) if auth is not None else ()
-        )
-        texts = [spec.url or "", *spec.headers.values(), *(t for t in secrets if t)]
+    texts = [spec.command or "", *spec.args, *spec.env.values(), spec.cwd or ""] if spec.stdio else _remote_texts(spec)
     names = [n for t in texts for n in template_names(t) if n != "MCPLOCK_PROJECT_DIR"]
     if spec.stdio:
         names += list(spec.pass_env)
     return list(dict.fromkeys(names))
+
+
+def _remote_texts(spec: ServerSpec) -> list[str]:
+    """The templates a remote server's requests carry: its URL, its headers, its OAuth secrets."""
+    auth = spec.auth
+    secrets = (auth.client_secret, auth.client_key, auth.id_token, auth.idp_client_secret) if auth is not None else ()
+    return [spec.url or "", *spec.headers.values(), *(t for t in secrets if t)]
 
 
 def needs_trust(spec: ServerSpec) -> bool:
@@ -277,12 +277,13 @@ def untrusted(
 ) -> list[ServerSpec]:
     """The specs that need trust and have none in this project. ``reviewed``: launch hashes
     as the lock has them, which need none in CI."""
-    ci = reviewed is not None and is_ci(environ)
     need = [s for s in specs if needs_trust(s)]
     if not need:
         return []
     done = TrustStore(environ).trusted(project_key(lock_dir))
-    return [s for s in need if launch_hash(s) not in done and not (ci and reviewed and launch_hash(s) in reviewed)]
+    if reviewed and is_ci(environ):
+        done |= reviewed
+    return [s for s in need if launch_hash(s) not in done]
 
 
 def gate(

@@ -31,7 +31,7 @@ from typing import Any
 
 from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding, Sig
-from mcplock.severity import CRITICAL, HIGH, MEDIUM
+from mcplock.severity import CRITICAL, HIGH, MEDIUM, Severity
 
 RULES = {
     "app-script-source": "An MCP App document that loads a script from an origin its accepted version did not: "
@@ -52,7 +52,7 @@ _SENDS = re.compile(
     r"""\s*(?:["'`][A-Z]+["'`]\s*,\s*)?["'`]((?:https?|wss?)://[a-z0-9.\-_~%]+(?::\d+)?)|\baction\s*=\s*["']((?:https?)://[a-z0-9.\-_~%]+)"""
 )
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
-_LOWER = {CRITICAL: MEDIUM, HIGH: MEDIUM, MEDIUM: MEDIUM}
+_LOWER: dict[str, Severity] = {CRITICAL: MEDIUM, HIGH: MEDIUM, MEDIUM: MEDIUM}
 
 
 def _one(c: Any) -> str | None:

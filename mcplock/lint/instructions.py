@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import chain
 
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.languages import ORDERS, Compiled, compiled, has_keys, tried
@@ -38,6 +39,11 @@ def _exfiltration(lang: Compiled, t: str, low: str) -> tuple[int, int] | None:
     send, data = lang.send, lang.data
     if send is None or data is None or not _may_send(low) or send.search(t) is None:
         return None
+    return _first_sending(send, data, t)
+
+
+def _first_sending(send: re.Pattern[str], data: re.Pattern[str], t: str) -> tuple[int, int] | None:
+    """The span in ``t`` of the first sentence that orders the user's data sent to a destination."""
     for sent in SENTENCE.finditer(t):
         span = _sending(send, data, sent.group(0))
         if span is not None:
@@ -61,18 +67,24 @@ def orders(t: str, low: str) -> Iterator[tuple[str, str, int, int]]:
     for lang in compiled():
         if not tried(lang, t, low):
             continue
-        for rule, a, b in _orders_in(lang, t, low, seen):
+        # its patterns, then a sentence sending data away; ``seen`` grows as each is taken
+        for rule, a, b in chain(_matched(lang, t, low, seen), _sent_away(lang, t, low, seen)):
             seen.add(rule)
             yield rule, lang.name, a, b
 
 
-def _orders_in(lang: Compiled, t: str, low: str, seen: set[str]) -> Iterator[tuple[str, int, int]]:
-    """(rule, start, end) of each order of the language ``lang`` in ``t`` whose rule is not in
-    ``seen`` (the caller adds each one it takes): its patterns, then a sentence sending data away."""
+def _matched(lang: Compiled, t: str, low: str, seen: set[str]) -> Iterator[tuple[str, int, int]]:
+    """(rule, start, end) of each pattern of the language ``lang`` that matches ``t``, for the rules
+    not in ``seen``."""
     for rule, pat, keys in lang.orders:
         m = pat.search(t) if rule not in seen and has_keys(keys, low) else None
         if m is not None:
             yield rule, m.start(), m.end()
+
+
+def _sent_away(lang: Compiled, t: str, low: str, seen: set[str]) -> Iterator[tuple[str, int, int]]:
+    """(``exfiltrate``, start, end) of a sentence of ``lang`` that orders data sent away, unless
+    ``seen`` has that rule."""
     span = _exfiltration(lang, t, low) if "exfiltrate" not in seen else None
     if span is not None:
         yield "exfiltrate", *span

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.lexicon import ASPECTS, LEXICON
 from mcplock.lint.text import SENTENCE, excerpt, lazy, visible
-from mcplock.severity import CRITICAL, HIGH
+from mcplock.severity import CRITICAL, HIGH, Severity
 
 # where data goes, in any language
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
@@ -299,6 +299,10 @@ class _Sentence:
     trigger: str = ""
     urgent: str = ""
 
+    def asks(self) -> bool:
+        """Whether the sentence acts or conceals by its own words."""
+        return bool(self.act or self.hide)
+
     def conceals(self, beside_act: bool) -> bool:
         """Whether the sentence conceals: an order to, or a stealth adverb ("silently") beside an act."""
         return bool(self.hide or (self.quiet and beside_act))
@@ -488,7 +492,7 @@ def _read(r: _Reader, t: str, more: bool) -> list[_Sentence]:
     """The sentences of ``t`` with what they ask; the details (authority, trigger, urgency, stealth)
     only when one acts or conceals, or ``more`` (an order of the same text does)."""
     out = [_sentence(r, m) for m in SENTENCE.finditer(t) if len(m.group(0).strip()) >= 4]
-    if more or any(x.act or x.hide for x in out):
+    if more or any(x.asks() for x in out):
         for sent in out:
             _read_details(r, sent)
     return out
@@ -533,7 +537,7 @@ class _Orders:
         return self.claiming[0].authority if self.claiming else ""
 
 
-def _verdict(o: _Orders, acts: int, hides: int, claims: int) -> tuple[_Sentence, str, str, str]:
+def _verdict(o: _Orders, acts: int, hides: int, claims: int) -> tuple[_Sentence, str, Severity, str]:
     """(the sentence the finding names, what it says, its severity, the aspect that decided):
     an act is high, critical with concealment or authority (in this text or the orders the
     instruction patterns found); an order to conceal alone is high, critical beside their act."""

@@ -55,9 +55,14 @@ def _judged(t: str, low: str, where: str, how: str = "", extra: list[Found] | No
     found = list(instruction_findings(t, low, where, how))
     acts, hides, claims = _kinds(found + (extra or []))
     directive = list(intent_findings(t, where, acts=acts, hides=hides, claims=claims, how=how))
-    if not directive and acts and (hides or claims):
+    if not directive and _covered_act(acts, hides, claims):
         directive = [_orders_directive(found, where)]
     return directive + found
+
+
+def _covered_act(acts: int, hides: int, claims: int) -> bool:
+    """Whether the table's orders hold an act and, beside it, concealment or a claim of consent."""
+    return bool(acts and (hides or claims))
 
 
 def _orders_directive(found: list[Found], where: str) -> Found:

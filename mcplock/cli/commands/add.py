@@ -104,13 +104,31 @@ def cmd_add(
     if not specs:
         cli.info("nothing to add")
         return 0
-    # a command typed here is trusted by typing it; one from a file needs --trust, --yes or a yes
-    how = f"mcplock add --from {shlex.quote(from_file)} --trust" if from_file else ""
-    if from_file and (trust or yes):
+    if from_file:
+        return _add_imported(cli, specs, named, from_file, policy, yes=yes, trust=trust, probe=probe)
+    return lock_specs(cli, specs, policy, yes, probe, consent=True, how="")  # trusted by typing it here
+
+
+def _add_imported(
+    cli: Cli,
+    specs: list[Staged],
+    named: list[str],
+    from_file: str,
+    policy: str,
+    *,
+    yes: bool,
+    trust: bool,
+    probe: ProbeArgs,
+) -> int:
+    """`add --from FILE`: a server of a host config runs with --trust, --yes or a yes at the
+    question (a launch that loads code through a variable: only when named). 2 when every one
+    is held back for that."""
+    if trust or yes:
         specs = hold_code_env(cli, specs, named)
         if not specs:
             return 2
-    return lock_specs(cli, specs, policy, yes, probe, consent=trust or yes or not from_file, how=how)
+    how = f"mcplock add --from {shlex.quote(from_file)} --trust"
+    return lock_specs(cli, specs, policy, yes, probe, consent=trust or yes, how=how)
 
 
 def _check_import_flags(allow_code_env: list[str], pass_env: list[str]) -> None:
@@ -368,16 +386,9 @@ def failure_code(failed: dict[str, ProbeError]) -> int:
 
 
 def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
-    n = sum(1 for t in entry.tools.values() if t.definition is not None)
     left = entry.pending_count()
     name = safe_text(entry.name, keep_newlines=False)
-    if n or not left:
-        line = Text("locked ").append_text(name).append(f": {n} tools accepted ({_extras(entry)})")
-        if left:
-            line.append(f", {left} left pending", style="yellow")
-        cli.say(line)
-    else:
-        cli.say(Text("added ").append_text(name).append(f": {left} items pending review"))
+    cli.say(_locked_line(entry, name, left))
     for key in dynamic_skills(entry):
         cli.say(
             Text("  dynamic skill ", style="yellow")
@@ -402,6 +413,18 @@ def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
             .append_text(name)
             .append("/…`")
         )
+
+
+def _locked_line(entry: ServerEntry, name: Text, left: int) -> Text:
+    """A new server's line: the tools accepted (and what else it offers), or, with none accepted,
+    the items left pending review."""
+    n = sum(1 for t in entry.tools.values() if t.definition is not None)
+    if not n and left:
+        return Text("added ").append_text(name).append(f": {left} items pending review")
+    line = Text("locked ").append_text(name).append(f": {n} tools accepted ({_extras(entry)})")
+    if left:
+        line.append(f", {left} left pending", style="yellow")
+    return line
 
 
 def _extras(entry: ServerEntry) -> str:
