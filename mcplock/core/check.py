@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from mcplock.core.export import FileChange, Plan
     from mcplock.core.export_record import Record
     from mcplock.hosts.model import HostConfig
-    from mcplock.lint.cache import LintCache
+    from mcplock.lint.cache import LintCache, LockVerdicts
     from mcplock.lint.finding import LintFinding
     from mcplock.orgpolicy import OrgPolicy, Violation
 
@@ -441,7 +441,7 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     they do not dispute (no ``hash-mismatch``) are linted through the lint cache, keyed by that hash;
     when every item is accepted and verified, the whole lock's verdict is read at once
     (:class:`mcplock.lint.cache.LockVerdicts`, keyed by the digest of every item's hash)."""
-    from mcplock.lint.cache import LintCache, LockVerdicts, lock_digest
+    from mcplock.lint.cache import LintCache, LockVerdicts
 
     if findings is None:
         return _warnings(lock, _critical_rules(lock, None, {}))
@@ -450,12 +450,22 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     if verdicts is None:
         return _warnings(lock, _critical_rules(lock, LintCache.open(), hashes))
     # every item accepted and verified: the whole lock's verdict, at once
+    return _warnings(lock, _lock_verdict(lock, verdicts, hashes))
+
+
+def _lock_verdict(
+    lock: Lock, verdicts: LockVerdicts, hashes: dict[tuple[str, str, str], str]
+) -> dict[tuple[str, str, str], list[str]]:
+    """The critical rules of a lock whose every item is accepted and verified: its verdict as
+    stored (keyed by the digest of every item's hash), else linted now and stored."""
+    from mcplock.lint.cache import LintCache, lock_digest
+
     digest = lock_digest([(*k, h) for k, h in hashes.items()])
     critical = verdicts.get(digest)
     if critical is None:
         critical = _critical_rules(lock, LintCache.open(), hashes)
         verdicts.put(digest, critical)
-    return _warnings(lock, critical)
+    return critical
 
 
 def _verified_hashes(lock: Lock, findings: list[Finding]) -> tuple[dict[tuple[str, str, str], str], bool]:
