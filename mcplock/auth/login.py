@@ -32,7 +32,8 @@ class _Step:
     step = "the OAuth login"
 
 
-def _stored_port(store: TokenStore, url: str) -> int:
+def _read_stored_port(store: TokenStore, url: str) -> int:
+    """Reads the token store: the loopback port a stored registration redirects to (0: none)."""
     c = (store.load(url) or {}).get("client_info")
     if isinstance(c, dict) and isinstance(c.get("redirect_uris"), list) and c["redirect_uris"]:
         p = urlsplit(str(c["redirect_uris"][0]))
@@ -45,7 +46,7 @@ def _open_callback(store: TokenStore, url: str, fixed_client: bool) -> LoopbackC
     """Listen on the port a dynamically registered client was registered with when it is free
     (authorization servers compare redirect URIs); otherwise on a free port, and forget that
     registration so a new one carries the new redirect URI."""
-    port = _stored_port(store, url)
+    port = _read_stored_port(store, url)
     if port:
         try:
             return LoopbackCallback(port)
@@ -97,7 +98,7 @@ async def login(
         resp = await _through(provider, spec, url, environ, client_name)
         if resp.status_code in (401, 403):
             raise _still_refused(spec, resp)
-        return _kept(store, url)
+        return _read_and_commit(store, url)
     except BaseException:
         if getattr(provider, "client_rejected", False) and saved.exists(url):
             saved.update(url, client_info=None)  # a registration the server refuses: register anew next time
@@ -127,7 +128,7 @@ async def _through(
             raise errors.exception(e, "the OAuth login") from None
 
 
-def _kept(store: StagedStore, url: str) -> dict[str, Any]:
+def _read_and_commit(store: StagedStore, url: str) -> dict[str, Any]:
     """What the login stored, committed over the earlier entry — or, when the server asked for
     no login, nothing (the stored entry, any earlier token, is left as it was)."""
     state = describe(store.load(url))

@@ -42,30 +42,50 @@ def lint_entries(
     accepted definition without a pending proposal is linted once per hash and rules version."""
     servers = list(servers)
     out: dict[Key, list[LintFinding]] = {}
-    tools_by_server: dict[str, dict[str, Any]] = {}
     words: dict[tuple[str, str], frozenset[str]] = {}
-    for srv in servers:
-        tools = tools_by_server[srv.name] = {}
-        for e in srv.entries():
-            d, old = shown(e)
-            if d is None:
-                continue
-            h = (hashes or {}).get((srv.name, e.kind, e.key)) if e.pending is None else None
-            if cache is not None and h:
-                found, mentioned = _cached(cache, e.kind, h, d)
-                if e.kind == "tool":
-                    words[(srv.name, e.key)] = mentioned
-            else:
-                found = lint_definition(e.kind, d, old=old, name=e.key)
-            found = found + _new_builtin_name(e)  # a new list: the cache's or lint's own stays as it is
-            if found:
-                out[(srv.name, e.kind, e.key)] = found
-            if e.kind == "tool":
-                tools[e.key] = d
+    tools_by_server = {srv.name: _lint_server(srv, cache, hashes or {}, out, words) for srv in servers}
     for (sname, tool), found in lint_servers(tools_by_server, words).items():
         out.setdefault((sname, "tool", tool), []).extend(found)
     _other_collisions(servers, out)
     return out
+
+
+def _lint_server(
+    srv: ServerEntry,
+    cache: LintCache | None,
+    hashes: dict[Key, str],
+    out: dict[Key, list[LintFinding]],
+    words: dict[tuple[str, str], frozenset[str]],
+) -> dict[str, Any]:
+    """Lints each entry ``srv`` shows into ``out`` (and, for a tool linted through the cache, the
+    words naming tools into ``words``); returns the tools it shows, by name."""
+    tools: dict[str, Any] = {}
+    for e in srv.entries():
+        d, old = shown(e)
+        if d is None:
+            continue
+        h = hashes.get((srv.name, e.kind, e.key)) if e.pending is None else None
+        found, mentioned = _lint_entry(e, d, old, cache, h)
+        if found:
+            out[(srv.name, e.kind, e.key)] = found
+        if e.kind == "tool":
+            tools[e.key] = d
+            if mentioned is not None:
+                words[(srv.name, e.key)] = mentioned
+    return tools
+
+
+def _lint_entry(
+    e: Entry, d: Any, old: Any, cache: LintCache | None, h: str | None
+) -> tuple[list[LintFinding], frozenset[str] | None]:
+    """(the findings for entry ``e`` showing ``d``, the words naming tools when ``d`` was linted
+    through the cache): an accepted definition (of content hash ``h``) through the cache when
+    there is one, else ``d`` linted against ``old``."""
+    if cache is not None and h:
+        found, mentioned = _cached(cache, e.kind, h, d)
+    else:
+        found, mentioned = lint_definition(e.kind, d, old=old, name=e.key), None
+    return found + _new_builtin_name(e), mentioned  # a new list: the cache's or lint's own stays as it is
 
 
 def _new_builtin_name(e: Entry) -> list[LintFinding]:
@@ -108,12 +128,20 @@ def _other_collisions(servers: list[ServerEntry], out: dict[Key, list[LintFindin
 
 
 def _listed_names(srv: ServerEntry, kinds: tuple[str, ...]) -> dict[str, list[tuple[str, str]]]:
-    """The name a host lists each entry of ``kinds`` by -> the (kind, key) of the entries so named:
-    a prompt's key, a resource's or template's ``name``."""
+    """The name a host lists each entry of ``kinds`` by -> the (kind, key) of the entries so named."""
     names: dict[str, list[tuple[str, str]]] = {}
     for e in srv.entries():
-        d, _ = shown(e)
-        name = e.key if e.kind == "prompt" else (d.get("name") if isinstance(d, dict) else None)
-        if e.kind in kinds and d is not None and isinstance(name, str):
+        name = _listed_name(e) if e.kind in kinds else None
+        if name is not None:
             names.setdefault(name, []).append((e.kind, e.key))
     return names
+
+
+def _listed_name(e: Entry) -> str | None:
+    """The name a host lists ``e`` by: a prompt's key, a resource's or template's ``name``; None
+    when ``e`` shows no definition or no such name."""
+    d, _ = shown(e)
+    if d is None:
+        return None
+    name = e.key if e.kind == "prompt" else (d.get("name") if isinstance(d, dict) else None)
+    return name if isinstance(name, str) else None

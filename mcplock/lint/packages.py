@@ -103,9 +103,12 @@ def _reading_keep_punct(name: str) -> str | None:
 def _substitution_or_swap(a: str, b: str) -> bool:
     """``a`` and ``b`` (of one length) differ in one character, or by a swap of two neighbours."""
     diff = [i for i in range(len(a)) if a[i] != b[i]]
-    if len(diff) == 1:
-        return True
-    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+    return len(diff) == 1 or (len(diff) == 2 and _swapped_neighbours(a, b, *diff))
+
+
+def _swapped_neighbours(a: str, b: str, i: int, j: int) -> bool:
+    """Positions ``i`` < ``j`` are neighbours whose characters ``a`` and ``b`` hold swapped."""
+    return j == i + 1 and a[i] == b[j] and a[j] == b[i]
 
 
 def one_edit(a: str, b: str) -> bool:
@@ -114,7 +117,11 @@ def one_edit(a: str, b: str) -> bool:
         return False
     if len(a) == len(b):
         return _substitution_or_swap(a, b)
-    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return _one_insertion(*sorted((a, b), key=len))
+
+
+def _one_insertion(short: str, long_: str) -> bool:
+    """``long_`` is ``short`` (one character shorter) with one character inserted."""
     i = 0
     while i < len(short) and short[i] == long_[i]:
         i += 1
@@ -135,6 +142,11 @@ def _scope(name: str) -> str | None:
     return name.split("/", 1)[0] + "/" if name.startswith("@") and "/" in name else None
 
 
+def _reference_scope(ref: str) -> str | None:
+    """The scope a reference stands for: ``@OWNER/`` itself, a scoped package's scope, else None."""
+    return ref if ref.endswith("/") else _scope(ref)
+
+
 def _close(got: str, want: str) -> bool:
     """The same once folded, or one edit apart (for names long enough that one edit is rare)."""
     return got == want or (len(want) >= 7 and one_edit(got, want))
@@ -143,33 +155,49 @@ def _close(got: str, want: str) -> bool:
 def _imitated(ref: str, name: str, scope: str | None) -> str | None:
     """What ``name`` (in ``scope``) looks like when it imitates the reference ``ref``, else None: a
     scoped reference's scope must not be imitated by the name's, any other reference by the name."""
-    if ref.endswith("/") or _scope(ref) is not None:
-        want = ref if ref.endswith("/") else _scope(ref)
-        hit = scope is not None and want is not None and _close(_fold(scope), _fold(want))
-        return f"{want}{name.split('/', 1)[1]}" if hit else None
-    return ref if _close(_fold(name), _fold(ref)) else None
+    want = _reference_scope(ref)
+    if want is None:
+        return ref if _close(_fold(name), _fold(ref)) else None
+    hit = scope is not None and _close(_fold(scope), _fold(want))
+    return f"{want}{name.split('/', 1)[1]}" if hit else None
+
+
+def _owned(name: str, scope: str | None, refs: list[str]) -> bool:
+    """``name`` is a reference name, or sits in a reference scope (only its owner publishes there)."""
+    scopes = {_reference_scope(r) for r in refs} - {None}
+    return name in refs or (scope is not None and scope in scopes)
+
+
+def _first_imitated(refs: list[str], name: str, scope: str | None) -> str | None:
+    """What ``name`` looks like for the first reference it imitates, else None."""
+    for ref in refs:
+        shown = _imitated(ref, name, scope)
+        if shown is not None:
+            return shown
+    return None
 
 
 def lookalike(registry: str, name: str, registry_name: str | None = None) -> LintFinding | None:
     """A ``lookalike-package`` finding when ``name`` imitates a reference name, else None. A
     package in a reference scope is the scope owner's own (only they can publish there)."""
     refs = references(registry, registry_name)
-    scopes = {sc for sc in (_scope(r) or (r if r.endswith("/") else None) for r in refs) if sc}
     scope = _scope(name)
-    if name in refs or (scope is not None and scope in scopes):
+    if _owned(name, scope, refs):
         return None
-    for ref in refs:
-        shown = _imitated(ref, name, scope)
-        if shown is not None:
-            return LintFinding(
-                "lookalike-package",
-                HIGH,
-                f"{registry} package `{_escaped(name)}` looks like `{shown}` (confusable "
-                "characters, or one character away): look-alikes of well-known packages are how "
-                "impersonation packages spread; check who publishes it before trusting it",
-                "package",
-            )
-    return None
+    shown = _first_imitated(refs, name, scope)
+    if shown is None:
+        return None
+    return LintFinding(
+        "lookalike-package",
+        HIGH,
+        f"{registry} package `{_escaped(name)}` looks like `{shown}` (confusable "
+        "characters, or one character away): look-alikes of well-known packages are how "
+        "impersonation packages spread; check who publishes it before trusting it",
+        "package",
+    )
+
+
+_LAUNCHERS = ("npx", "pnpx", "bunx", "uvx")
 
 
 def named_package(command: str | None, args: tuple[str, ...] | list[str]) -> tuple[str, str] | None:
@@ -184,14 +212,21 @@ def named_package(command: str | None, args: tuple[str, ...] | list[str]) -> tup
     if isinstance(got, Launch):
         return got.registry, got.name
     base = os.path.basename(command or "")
-    rest = list(args)
-    if base == "pnpm" and rest[:1] == ["dlx"]:
-        rest = rest[1:]
-    elif base not in ("npx", "pnpx", "bunx", "uvx"):
-        return None
-    token = _package_argument(rest)
-    if token is None:
-        return None
+    rest = _launcher_arguments(base, list(args))
+    token = _package_argument(rest) if rest is not None else None
+    return _launched_package(base, token) if token is not None else None
+
+
+def _launcher_arguments(base: str, args: list[str]) -> list[str] | None:
+    """The arguments a package launcher (``base``) reads its package from; None for a command
+    that launches no package (``pnpm`` launches one with ``dlx``)."""
+    if base == "pnpm" and args[:1] == ["dlx"]:
+        return args[1:]
+    return args if base in _LAUNCHERS else None
+
+
+def _launched_package(base: str, token: str) -> tuple[str, str]:
+    """(registry, package) of the launcher ``base``'s package argument, its version dropped."""
     if base == "uvx":
         return "pypi", re.split(r"[=<>!~\[@ ]", token, maxsplit=1)[0]
     at = token.find("@", 1)

@@ -9,7 +9,7 @@ sides (added, removed, a boolean schema).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 TIGHTENED, LOOSENED, NEUTRAL = "tightened", "loosened", "neutral"
@@ -89,23 +89,28 @@ def classify_unit(old: Any, new: Any, path: str, key: str | None, out: list[Clas
     """Classify one unit: the sub-schema as a whole (``key`` None) or one keyword of a schema object."""
     if key is None:
         _whole(old, new, path or "(schema)", out)
-    elif key == "<bounds>":
-        _numeric_bounds(old, new, path, out)
-    elif key == "properties":
-        _properties(old, new, path, out)
-    else:
-        judge = _KEYWORDS.get(key, _unordered)
-        judge(key, old.get(key, MISSING), new.get(key, MISSING), join(path, key), out)
+        return
+    unit = _UNITS.get(key)
+    if unit is not None:
+        unit(old, new, path, out)
+        return
+    judge = _KEYWORDS.get(key, _unordered)
+    judge(key, old.get(key, MISSING), new.get(key, MISSING), join(path, key), out)
 
 
 def _whole(old: Any, new: Any, where: str, out: list[Classified]) -> None:
     """A sub-schema that is not an object on both sides: added, removed, a boolean schema, a shape change."""
     if old == new and type(old) is type(new):
         return  # e.g. `items: null` and no `items`: the same (no) schema
-    if isinstance(old, bool) or isinstance(new, bool) or old is None or new is None:
+    if _absent_or_bool(old) or _absent_or_bool(new):
         out.append((where, *_absent_or_boolean(old, new)))
     else:
         out.append((where, NEUTRAL, "schema changed shape"))
+
+
+def _absent_or_bool(schema: Any) -> bool:
+    """Whether a sub-schema is absent (None) or a boolean schema."""
+    return isinstance(schema, bool) or schema is None
 
 
 def _absent_or_boolean(old: Any, new: Any) -> tuple[str, str]:
@@ -122,66 +127,71 @@ def _absent_or_boolean(old: Any, new: Any) -> tuple[str, str]:
 MISSING: Any = object()
 
 
-def _type(_key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+def _added_or_removed(o: Any, n: Any, p: str, out: list[Classified], name: Callable[[Any], str]) -> bool:
+    """Whether a keyword whose presence restricts was added (tightened) or removed (loosened): if so
+    it is reported, as ``name(value)`` added or removed."""
     if o is MISSING:
-        out.append((p, TIGHTENED, f"type {_j(n)} added"))
-        return
+        out.append((p, TIGHTENED, f"{name(n)} added"))
+        return True
     if n is MISSING:
-        out.append((p, LOOSENED, f"type {_j(o)} removed"))
+        out.append((p, LOOSENED, f"{name(o)} removed"))
+        return True
+    return False
+
+
+# how a set of accepted values changed: (any added, any removed) -> direction
+_DIRECTION = {(False, False): "same", (True, False): "wider", (False, True): "narrower", (True, True): "changed"}
+# type: direction -> (verdict, how the message says it)
+_TYPE_CHANGE = {
+    "same": (NEUTRAL, ""),
+    "wider": (LOOSENED, " widened"),
+    "narrower": (TIGHTENED, " narrowed"),
+    "changed": (NEUTRAL, " changed"),
+}
+# enum: direction -> (verdict, message with the values {added} and {removed})
+_ENUM_CHANGE = {
+    "same": (NEUTRAL, "enum reordered"),
+    "wider": (LOOSENED, "enum widened (added {added})"),
+    "narrower": (TIGHTENED, "enum narrowed (removed {removed})"),
+    "changed": (NEUTRAL, "enum changed (added {added}; removed {removed})"),
+}
+
+
+def _type(_key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    if _added_or_removed(o, n, p, out, lambda v: f"type {_j(v)}"):
         return
     ot, nt = _types(o), _types(n)
-    if ot is None or nt is None or ot == nt:
-        out.append((p, NEUTRAL, f"type {_j(o)} → {_j(n)}"))
-    elif ot < nt:
-        out.append((p, LOOSENED, f"type widened {_j(o)} → {_j(n)}"))
-    elif nt < ot:
-        out.append((p, TIGHTENED, f"type narrowed {_j(o)} → {_j(n)}"))
-    else:
-        out.append((p, NEUTRAL, f"type changed {_j(o)} → {_j(n)}"))
+    direction = "same" if ot is None or nt is None else _DIRECTION[bool(nt - ot), bool(ot - nt)]
+    verdict, how = _TYPE_CHANGE[direction]
+    out.append((p, verdict, f"type{how} {_j(o)} → {_j(n)}"))
 
 
 def _enum(_key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
-    if o is MISSING:
-        out.append((p, TIGHTENED, "enum added"))
-        return
-    if n is MISSING:
-        out.append((p, LOOSENED, "enum removed"))
+    if _added_or_removed(o, n, p, out, lambda _v: "enum"):
         return
     if not isinstance(o, list) or not isinstance(n, list):
         out.append((p, NEUTRAL, "enum changed"))
         return
-    os_, ns = {_j(v) for v in o}, {_j(v) for v in n}
-    if os_ == ns:
-        out.append((p, NEUTRAL, "enum reordered"))
-    elif ns < os_:
-        out.append((p, TIGHTENED, f"enum narrowed (removed {', '.join(sorted(os_ - ns))})"))
-    elif os_ < ns:
-        out.append((p, LOOSENED, f"enum widened (added {', '.join(sorted(ns - os_))})"))
-    else:
-        out.append(
-            (p, NEUTRAL, f"enum changed (added {', '.join(sorted(ns - os_))}; removed {', '.join(sorted(os_ - ns))})")
-        )
+    os_, ns = set(map(_j, o)), set(map(_j, n))
+    verdict, what = _ENUM_CHANGE[_DIRECTION[bool(ns - os_), bool(os_ - ns)]]
+    out.append((p, verdict, what.format(added=", ".join(sorted(ns - os_)), removed=", ".join(sorted(os_ - ns)))))
 
 
 def _bound(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
-    upper = key in _UPPER
-    if o is MISSING:
-        out.append((p, TIGHTENED, f"{key} {_j(n)} added"))
-    elif n is MISSING:
-        out.append((p, LOOSENED, f"{key} {_j(o)} removed"))
-    elif not _num(o) or not _num(n):
+    if _added_or_removed(o, n, p, out, lambda v: f"{key} {_j(v)}"):
+        return
+    if not _num(o) or not _num(n):
         out.append((p, NEUTRAL, f"{key} {_j(o)} → {_j(n)}"))  # draft-4 boolean exclusive* and the like
-    elif n > o:
-        out.append((p, LOOSENED if upper else TIGHTENED, f"{key} raised {_j(o)} → {_j(n)}"))
-    else:
-        out.append((p, TIGHTENED if upper else LOOSENED, f"{key} lowered {_j(o)} → {_j(n)}"))
+        return
+    raised = n > o
+    # a larger maximum accepts more, a larger minimum less
+    verdict = LOOSENED if raised == (key in _UPPER) else TIGHTENED
+    out.append((p, verdict, f"{key} {'raised' if raised else 'lowered'} {_j(o)} → {_j(n)}"))
 
 
-def _limit(
-    schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool, upper: bool
-) -> tuple[float, bool] | None:
-    """The tightest bound of one side as (value, exclusive); an integer's exclusive bound is made inclusive.
-    Draft-4 boolean ``exclusiveMaximum`` modifies ``maximum``."""
+def _limits(schema: dict[str, Any], inclusive: str, exclusive: str) -> list[tuple[float, bool]]:
+    """One side's numeric limits of a bound as (value, exclusive). Draft-4 boolean
+    ``exclusiveMaximum`` modifies ``maximum``."""
     cands: list[tuple[float, bool]] = []
     inc: Any = schema.get(inclusive)
     exc: Any = schema.get(exclusive)
@@ -189,11 +199,23 @@ def _limit(
         cands.append((inc, exc is True))
     if _num(exc):
         cands.append((exc, True))
-    norm = []
-    for v, x in cands:
-        if integer and x and float(v).is_integer():
-            v, x = (v - 1, False) if upper else (v + 1, False)
-        norm.append((v, x))
+    return cands
+
+
+def _integer_inclusive(v: float, exclusive: bool, upper: bool) -> tuple[float, bool]:
+    """An integer's limit made inclusive: ``< 10`` is ``<= 9``, ``> 0`` is ``>= 1``."""
+    if exclusive and float(v).is_integer():
+        return (v - 1 if upper else v + 1), False
+    return v, exclusive
+
+
+def _limit(
+    schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool, upper: bool
+) -> tuple[float, bool] | None:
+    """The tightest bound of one side as (value, exclusive); an integer's exclusive bound is made inclusive."""
+    norm = _limits(schema, inclusive, exclusive)
+    if integer:
+        norm = [_integer_inclusive(v, x, upper) for v, x in norm]
     if not norm:
         return None
     # tightest: smallest upper (exclusive beats inclusive at a tie), largest lower
@@ -214,18 +236,35 @@ _BOUNDS = ((True, "maximum", "exclusiveMaximum"), (False, "minimum", "exclusiveM
 
 def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
     """The upper and the lower bound, each judged by its tightest limit (inclusive and exclusive together)."""
-    if all(old.get(k, MISSING) == new.get(k, MISSING) for k in NUMERIC):
+    if _unchanged(old, new, NUMERIC):
         return
     integer = _integer_only(old, new)
     for upper, inclusive, exclusive in _BOUNDS:
-        if all(old.get(k, MISSING) == new.get(k, MISSING) for k in (inclusive, exclusive)):
-            continue
-        o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
-        keys = [k for k in (inclusive, exclusive) if k in old or k in new]
-        p = join(path, keys[0] if len(keys) == 1 else inclusive)
-        what = f"{'upper' if upper else 'lower'} bound {_bound_text(o, upper)} → {_bound_text(n, upper)}"
-        verdict = _limit_change(o, n, upper)
-        out.append((p, verdict, f"respelled: {what} (the same limit)" if verdict == NEUTRAL else what))
+        if not _unchanged(old, new, (inclusive, exclusive)):
+            out.append(_bound_change(old, new, path, (upper, inclusive, exclusive), integer))
+
+
+def _unchanged(old: dict[str, Any], new: dict[str, Any], keywords: tuple[str, ...]) -> bool:
+    """Whether each of ``keywords`` has the same value on both sides (or is absent from both)."""
+    return all(old.get(k, MISSING) == new.get(k, MISSING) for k in keywords)
+
+
+def _bound_change(
+    old: dict[str, Any], new: dict[str, Any], path: str, bound: tuple[bool, str, str], integer: bool
+) -> Classified:
+    """How one bound (``upper``, its inclusive and exclusive keyword) changed, by its tightest limit."""
+    upper, inclusive, exclusive = bound
+    o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
+    what = f"{'upper' if upper else 'lower'} bound {_bound_text(o, upper)} → {_bound_text(n, upper)}"
+    verdict = _limit_change(o, n, upper)
+    p = join(path, _bound_keyword(old, new, inclusive, exclusive))
+    return p, verdict, f"respelled: {what} (the same limit)" if verdict == NEUTRAL else what
+
+
+def _bound_keyword(old: dict[str, Any], new: dict[str, Any], inclusive: str, exclusive: str) -> str:
+    """The keyword a bound's change is reported at: the one of the two either side has, else the inclusive."""
+    keys = [k for k in (inclusive, exclusive) if k in old or k in new]
+    return keys[0] if len(keys) == 1 else inclusive
 
 
 def _integer_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
@@ -243,11 +282,13 @@ def _limit_change(o: tuple[float, bool] | None, n: tuple[float, bool] | None, up
         return TIGHTENED
     if n is None:
         return LOOSENED
-    if upper:
-        new_tighter = n[0] < o[0] or (n[0] == o[0] and n[1])
-    else:
-        new_tighter = n[0] > o[0] or (n[0] == o[0] and n[1])
-    return TIGHTENED if new_tighter else LOOSENED
+    return TIGHTENED if _tighter(n, o, upper) else LOOSENED
+
+
+def _tighter(n: tuple[float, bool], o: tuple[float, bool], upper: bool) -> bool:
+    """Whether the limit ``n`` accepts less than ``o``: beyond it, or at the same value and exclusive."""
+    beyond = n[0] < o[0] if upper else n[0] > o[0]
+    return beyond or (n[0] == o[0] and n[1])
 
 
 def _req(schema: dict[str, Any]) -> set[str]:
@@ -255,9 +296,13 @@ def _req(schema: dict[str, Any]) -> set[str]:
     return {x for x in r if isinstance(x, str)} if isinstance(r, list) else set()
 
 
+def _map(value: Any) -> dict[str, Any]:
+    """A keyword's value that maps names to sub-schemas; {} when it is not an object."""
+    return value if isinstance(value, dict) else {}
+
+
 def _props(schema: dict[str, Any]) -> dict[str, Any]:
-    p = schema.get("properties")
-    return p if isinstance(p, dict) else {}
+    return _map(schema.get("properties"))
 
 
 def _properties(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
@@ -267,26 +312,39 @@ def _properties(old: dict[str, Any], new: dict[str, Any], path: str, out: list[C
     orq, nrq = _req(old), _req(new)
     _properties_added_or_removed(op, np_, nrq, join(path, "properties"), out)
     _required_changed(op, np_, orq, nrq, join(path, "required"), out)
-    for k, used in (("properties", bool(op or np_)), ("required", bool(orq or nrq))):
-        ov, nv = old.get(k, MISSING), new.get(k, MISSING)
-        if (ov is MISSING) != (nv is MISSING) and not used:
-            out.append((join(path, k), NEUTRAL, f"empty `{k}` {'added' if ov is MISSING else 'removed'}"))
+    _empty_toggled("properties", old, new, bool(op or np_), join(path, "properties"), out)
+    _empty_toggled("required", old, new, bool(orq or nrq), join(path, "required"), out)
+
+
+def _empty_toggled(k: str, old: dict[str, Any], new: dict[str, Any], used: bool, p: str, out: list[Classified]) -> None:
+    """An empty keyword ``k`` added or removed (neutral): on one side only, and neither side uses it."""
+    ov, nv = old.get(k, MISSING), new.get(k, MISSING)
+    if (ov is MISSING) != (nv is MISSING) and not used:
+        out.append((p, NEUTRAL, f"empty `{k}` {'added' if ov is MISSING else 'removed'}"))
+
+
+def _one_sided(om: dict[str, Any], nm: dict[str, Any]) -> Iterator[tuple[str, bool]]:
+    """The names of one side only, sorted, each with whether it was added (else removed). A name on
+    both sides is judged where deepdiff saw it change, inside it."""
+    for name in sorted(set(om) | set(nm)):
+        if name not in om:
+            yield name, True
+        elif name not in nm:
+            yield name, False
 
 
 def _properties_added_or_removed(
     op: dict[str, Any], np_: dict[str, Any], nrq: set[str], base: str, out: list[Classified]
 ) -> None:
     """A new input is a new capability (loosened) unless it is required (tightened); a removed one tightens."""
-    for name in sorted(set(op) | set(np_)):
+    for name, added in _one_sided(op, np_):
         p = f"{base}.{name}"
-        if name not in op:
-            if name in nrq:
-                out.append((p, TIGHTENED, f"new required property `{name}`"))
-            else:
-                out.append((p, LOOSENED, f"property `{name}` added"))
-        elif name not in np_:
+        if not added:
             out.append((p, TIGHTENED, f"property `{name}` removed"))
-        # a property on both sides is judged where deepdiff saw it change, inside it
+        elif name in nrq:
+            out.append((p, TIGHTENED, f"new required property `{name}`"))
+        else:
+            out.append((p, LOOSENED, f"property `{name}` added"))
 
 
 def _required_changed(
@@ -300,27 +358,45 @@ def _required_changed(
         out.append((rp, TIGHTENED, f"property `{name}` now required"))
 
 
+def _openness(v: Any) -> str:
+    """What an ``additionalProperties`` value admits: "closed" (false), "open" (absent or true), else
+    "schema" (a sub-schema, or a value that is not one)."""
+    if v is False:
+        return "closed"
+    return "open" if v is MISSING or v is True else "schema"
+
+
+_ADDITIONAL: dict[tuple[str, str], tuple[str, str]] = {  # (old, new) openness -> (verdict, what)
+    ("closed", "closed"): (NEUTRAL, "additionalProperties changed"),
+    ("closed", "schema"): (LOOSENED, "additionalProperties opened"),
+    ("closed", "open"): (LOOSENED, "additionalProperties opened"),
+    ("schema", "closed"): (TIGHTENED, "additionalProperties closed (false)"),
+    ("open", "closed"): (TIGHTENED, "additionalProperties closed (false)"),
+    ("open", "schema"): (TIGHTENED, "additionalProperties restricted"),
+    ("open", "open"): (TIGHTENED, "additionalProperties restricted"),  # absent and true, as judged so far
+    ("schema", "open"): (LOOSENED, "additionalProperties opened"),
+    ("schema", "schema"): (NEUTRAL, "additionalProperties changed"),
+}
+
+
 def _additional(_key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
-    closed_o, closed_n = o is False, n is False
-    if closed_o and not closed_n:
-        out.append((p, LOOSENED, "additionalProperties opened"))
-    elif closed_n and not closed_o:
-        out.append((p, TIGHTENED, "additionalProperties closed (false)"))
-    elif isinstance(o, dict) and isinstance(n, dict):
+    if isinstance(o, dict) and isinstance(n, dict):
         out.extend(_sub(o, n, p))
-    elif o is MISSING or o is True:
-        out.append((p, TIGHTENED, "additionalProperties restricted"))
-    elif n is MISSING or n is True:
-        out.append((p, LOOSENED, "additionalProperties opened"))
     else:
-        out.append((p, NEUTRAL, "additionalProperties changed"))
+        out.append((p, *_ADDITIONAL[_openness(o), _openness(n)]))
+
+
+def _as_list(v: Any) -> list[Any] | None:
+    """A list keyword's value: [] when absent, None when it is not a list."""
+    if isinstance(v, list):
+        return v
+    return [] if v is MISSING else None
 
 
 def _schema_list(key: str, o: Any, n: Any, p: str, out: list[Classified], *, more_is_looser: bool) -> None:
     """A list of sub-schemas: each position diffed on its own while the count holds, else judged by
     the branches added or removed."""
-    ol = o if isinstance(o, list) else [] if o is MISSING else None
-    nl = n if isinstance(n, list) else [] if n is MISSING else None
+    ol, nl = _as_list(o), _as_list(n)
     if ol is None or nl is None:
         out.append((p, NEUTRAL, f"{key} changed"))
     elif len(ol) == len(nl):
@@ -333,36 +409,32 @@ def _schema_list(key: str, o: Any, n: Any, p: str, out: list[Classified], *, mor
 def _branch_count(key: str, ol: list[Any], nl: list[Any], more_is_looser: bool) -> tuple[str, str]:
     """(verdict, what) of a list of sub-schemas whose count changed: branches only added, only
     removed, or both (neutral)."""
-    oj, nj = [_j(x) for x in ol], [_j(x) for x in nl]
-    added = [x for x in nj if x not in oj]
-    removed = [x for x in oj if x not in nj]
-    if added and not removed:
+    oj, nj = list(map(_j, ol)), list(map(_j, nl))
+    added, removed = _only_in(nj, oj), _only_in(oj, nj)
+    direction = _DIRECTION[bool(added), bool(removed)]
+    if direction == "wider":
         return LOOSENED if more_is_looser else TIGHTENED, f"{key}: {len(added)} branch(es) added"
-    if removed and not added:
+    if direction == "narrower":
         return TIGHTENED if more_is_looser else LOOSENED, f"{key}: {len(removed)} branch(es) removed"
     return NEUTRAL, f"{key} changed"
 
 
+def _only_in(these: list[str], others: list[str]) -> list[str]:
+    """The entries of ``these`` that ``others`` lacks (repeats kept)."""
+    return [x for x in these if x not in others]
+
+
 def _schema_map(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
-    om = o if isinstance(o, dict) else {}
-    nm = n if isinstance(n, dict) else {}
-    defs = key in DEF_MAPS
-    for name in sorted(set(om) | set(nm)):
-        q = f"{p}.{name}"
-        if name not in om:
-            out.append((q, NEUTRAL if defs else LOOSENED, f"{key} `{name}` added"))
-        elif name not in nm:
-            out.append((q, NEUTRAL if defs else TIGHTENED, f"{key} `{name}` removed"))
-        # an entry on both sides is judged where deepdiff saw it change, inside it
+    # a definition added or removed changes nothing until a $ref uses it
+    when_added, when_removed = (NEUTRAL, NEUTRAL) if key in DEF_MAPS else (LOOSENED, TIGHTENED)
+    for name, added in _one_sided(_map(o), _map(n)):
+        verdict, verb = (when_added, "added") if added else (when_removed, "removed")
+        out.append((f"{p}.{name}", verdict, f"{key} `{name}` {verb}"))
 
 
 def _restricting(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
     """A keyword whose presence restricts (``pattern``, ``format``, ``const`` …): absent accepts anything."""
-    if o is MISSING:
-        out.append((p, TIGHTENED, f"{key} added"))
-    elif n is MISSING:
-        out.append((p, LOOSENED, f"{key} removed"))
-    else:
+    if not _added_or_removed(o, n, p, out, lambda _v: key):
         out.append((p, NEUTRAL, f"{key} changed"))
 
 
@@ -386,6 +458,11 @@ def _unordered(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
     out.append((p, NEUTRAL, f"{key} {verb}"))
 
 
+# the units that read a whole schema object (old, new, path, out) rather than one keyword's values
+_UNITS: dict[str, Callable[[Any, Any, str, list[Classified]], None]] = {
+    "<bounds>": _numeric_bounds,
+    "properties": _properties,
+}
 # keyword -> how its change reads (key, old value, new value, path, out); any other is _unordered
 _Judge = Callable[[str, Any, Any, str, list[Classified]], None]
 _KEYWORDS: dict[str, _Judge] = {

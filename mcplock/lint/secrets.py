@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.text import SENTENCE, excerpt, lazy
-from mcplock.severity import CRITICAL, HIGH
+from mcplock.severity import CRITICAL, HIGH, Severity
 
 _SENSITIVE = lazy(
     r"(?:~|\$HOME|%USERPROFILE%)?[/\\]?\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[/\\](?:credentials|config)\b"
@@ -48,20 +48,33 @@ _VERB = lazy(
 )
 
 
-def _secrets_locations(t: str, low: str) -> dict[str, tuple[str, int, int]]:
+def _secrets_locations(t: str, low: str) -> dict[str, tuple[Severity, int, int]]:
     """The secrets locations ``t`` names (lower case, in order) -> (severity, start, end) of one
     mention: critical when a sentence naming it orders reading or sending."""
-    paths: dict[str, tuple[str, int, int]] = {}
+    paths: dict[str, tuple[Severity, int, int]] = {}
     if not any(k in low for k in _SENSITIVE_KEYS) or _SENSITIVE.search(t) is None:
         return paths
-    for sent in SENTENCE.finditer(t):
-        for m in _SENSITIVE.finditer(sent.group(0)):
-            token = m.group(0).lower()
-            verb = _VERB.search(sent.group(0)) is not None
-            prev = paths.get(token)
-            if prev is None or (verb and prev[0] != CRITICAL):
-                paths[token] = (CRITICAL if verb else HIGH, sent.start() + m.start(), sent.start() + m.end())
+    for token, sev, start, end in _mentions(t):
+        if _replaces(sev, paths.get(token)):
+            paths[token] = (sev, start, end)
     return paths
+
+
+def _mentions(t: str) -> Iterator[tuple[str, Severity, int, int]]:
+    """(location in lower case, severity, start, end) of each mention of a secrets location in
+    ``t``, in order: critical when its sentence holds an imperative read/send verb."""
+    for sent in SENTENCE.finditer(t):
+        text = sent.group(0)
+        found = list(_SENSITIVE.finditer(text))
+        sev: Severity = CRITICAL if found and _VERB.search(text) is not None else HIGH
+        for m in found:
+            yield m.group(0).lower(), sev, sent.start() + m.start(), sent.start() + m.end()
+
+
+def _replaces(sev: Severity, kept: tuple[Severity, int, int] | None) -> bool:
+    """A mention of severity ``sev`` is the one to show for its location over the one ``kept``:
+    the first mention, or the first critical one."""
+    return kept is None or (sev == CRITICAL and kept[0] != CRITICAL)
 
 
 def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
@@ -70,14 +83,20 @@ def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding,
     paths = _secrets_locations(t, low)
     if not paths:
         return
-    sev = CRITICAL if any(v[0] == CRITICAL for v in paths.values()) else HIGH
+    sev: Severity = CRITICAL if any(v[0] == CRITICAL for v in paths.values()) else HIGH
+    finding = LintFinding("sensitive-path", sev, _locations_message(t, paths, sev), where)
+    yield finding, ("sensitive-path", tuple(sorted(paths)), sev)
+
+
+def _locations_message(t: str, paths: dict[str, tuple[Severity, int, int]], sev: Severity) -> str:
+    """What a ``sensitive-path`` finding says: the locations, whether it orders reading or
+    sending them, and an excerpt from the first mention to the last."""
     a = min(v[1] for v in paths.values())
     b = max(v[2] for v in paths.values())
     how = " with an instruction to read or send it" if sev == CRITICAL else ""
     names = ", ".join(repr(k) for k in paths)
     plural = "s" if len(paths) > 1 else ""
-    what = f"names the secrets location{plural} {names}{how}: {excerpt(t, a, b, 30)}"
-    yield LintFinding("sensitive-path", sev, what, where), ("sensitive-path", tuple(sorted(paths)), sev)
+    return f"names the secrets location{plural} {names}{how}: {excerpt(t, a, b, 30)}"
 
 
 _BLOB = lazy(
@@ -91,35 +110,25 @@ _IMAGE = lazy(
 )
 
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
 def _blob_like(run: str) -> bool:
     """A run that looks encoded, not like a long identifier: digits and both cases, few separators."""
-    if run.startswith("data:"):
+    if run.startswith("data:") or set(run) <= _HEX:
         return True
-    if all(c in "0123456789abcdefABCDEF" for c in run):
-        return True
-    return (
-        any(c.isdigit() for c in run)
-        and any(c.isupper() for c in run)
-        and any(c.islower() for c in run)
-        and run.count("_") + run.count("-") <= 2
-    )
+    return _digits_and_both_cases(run) and run.count("_") + run.count("-") <= 2
+
+
+def _digits_and_both_cases(run: str) -> bool:
+    return any(c.isdigit() for c in run) and any(c.isupper() for c in run) and any(c.islower() for c in run)
 
 
 def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
     """``encoded-blob`` and ``tracking-image`` findings in ``t`` (cleaned text)."""
-    for m in _BLOB.finditer(t) if len(t) >= 48 or "data:" in t else ():
-        if _blob_like(m.group(0)):
-            yield (
-                LintFinding(
-                    "encoded-blob",
-                    HIGH,
-                    f"an encoded blob in text the model reads: "
-                    f"{excerpt(t, m.start(), min(m.end(), m.start() + 40), 10)}",
-                    where,
-                ),
-                ("encoded-blob", m.group(0)),
-            )
-            break
+    blob = _blob(t, where)
+    if blob is not None:
+        yield blob
     image = _IMAGE.search(t) if "//" in t else None
     if image:
         m = image
@@ -132,3 +141,20 @@ def payload_findings(t: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
             ),
             ("tracking-image", m.group(0).lower()),
         )
+
+
+def _blob(t: str, where: str) -> tuple[LintFinding, Sig] | None:
+    """An ``encoded-blob`` finding for the first encoded-looking run in ``t``, else None."""
+    for m in _BLOB.finditer(t) if len(t) >= 48 or "data:" in t else ():
+        if _blob_like(m.group(0)):
+            return (
+                LintFinding(
+                    "encoded-blob",
+                    HIGH,
+                    f"an encoded blob in text the model reads: "
+                    f"{excerpt(t, m.start(), min(m.end(), m.start() + 40), 10)}",
+                    where,
+                ),
+                ("encoded-blob", m.group(0)),
+            )
+    return None

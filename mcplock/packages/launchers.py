@@ -44,23 +44,32 @@ def _scan(argv: Sequence[str], valued: frozenset[str]) -> tuple[list[tuple[str, 
     opts: list[tuple[str, str | None]] = []
     i = 0
     while i < len(argv):
-        a = argv[i]
-        if a == "--":
+        if argv[i] == "--":
             return opts, i + 1
-        if not a.startswith("-") or a == "-":
+        if not _is_option(argv[i]):
             return opts, i
-        if a.startswith("--") and "=" in a:
-            k, _, v = a.partition("=")
-            opts.append((k, v))
-        elif a in valued:
-            opts.append((a, argv[i + 1] if i + 1 < len(argv) else None))
-            i += 1
-        elif not a.startswith("--") and len(a) > 2 and a[:2] in valued:  # -wevil: -w evil
-            opts.append((a[:2], a[2:]))
-        else:
-            opts.append((a, None))
-        i += 1
+        option, words = _option_at(argv, i, valued)
+        opts.append(option)
+        i += words
     return opts, i
+
+
+def _is_option(word: str) -> bool:
+    """Whether a word is an option (``-`` alone names stdin: a positional)."""
+    return word.startswith("-") and word != "-"
+
+
+def _option_at(argv: Sequence[str], i: int, valued: frozenset[str]) -> tuple[tuple[str, str | None], int]:
+    """The option at ``argv[i]`` as ``(option, value)``, and how many words it takes."""
+    a = argv[i]
+    if a.startswith("--") and "=" in a:
+        k, _, v = a.partition("=")
+        return (k, v), 1
+    if a in valued:
+        return (a, argv[i + 1] if i + 1 < len(argv) else None), 2
+    if not a.startswith("--") and len(a) > 2 and a[:2] in valued:  # -wevil: -w evil
+        return (a[:2], a[2:]), 1
+    return (a, None), 1
 
 
 def _values(opts: list[tuple[str, str | None]], *names: str) -> list[str | None]:
@@ -79,9 +88,15 @@ def npm_spec(spec: str) -> tuple[str, str | None] | None:
     name, version = (spec, None) if at < 0 else (spec[:at], spec[at + 1 :] or None)
     if not _NPM_NAME.match(name):
         return None
-    if version is not None and (":" in version or "/" in version):
+    if version is not None and _names_a_place(version):
         return None
     return name, None if version in (None, "latest") else version
+
+
+def _names_a_place(version: str) -> bool:
+    """Whether what follows ``name@`` is a git ref, URL or path (``github:o/r``) rather than
+    a version, range or tag."""
+    return ":" in version or "/" in version
 
 
 _NPX_VALUED = frozenset(
@@ -105,21 +120,32 @@ _NPX_VALUED = frozenset(
 
 def _npm_launch(launcher: str, argv: Sequence[str], valued: frozenset[str]) -> Launch | NoPin:
     opts, i = _scan(argv, valued)
-    if _values(opts, "--call", "-c", "--shell-mode"):
-        return NoPin(f"no registry pin ({launcher} runs a shell command)")
-    if _values(opts, "--registry"):
-        return NoPin(f"no registry pin ({launcher} names another registry)")
     packages = _values(opts, "--package", "-p")
-    if i >= len(argv):
-        return NoPin(f"no registry pin ({launcher} names no package)")
-    if len(packages) > 1:
-        return NoPin(f"no registry pin ({launcher} installs several packages)")
-    what = packages[0] if packages else argv[i]
+    unpinned = _npm_unpinned(opts, packages, names_one=i < len(argv))
+    if unpinned:
+        return NoPin(f"no registry pin ({launcher} {unpinned})")
+    if packages:  # `--package SPEC BIN`: the package and the executable it runs
+        what, bin_name = packages[0], argv[i]
+    else:
+        what, bin_name = argv[i], None
     parsed = npm_spec(what or "")
     if parsed is None:
         return NoPin(f"no registry pin ({what} is not an npm registry package)")
-    bin_name = argv[i] if packages else None
     return Launch(launcher, "npm", parsed[0], parsed[1], bin=bin_name, args=tuple(argv[i + 1 :]))
+
+
+def _npm_unpinned(opts: list[tuple[str, str | None]], packages: list[str | None], names_one: bool) -> str | None:
+    """Why an npx / pnpm dlx command line has nothing to pin, in the order it is checked
+    (None: a package to read)."""
+    if _values(opts, "--call", "-c", "--shell-mode"):
+        return "runs a shell command"
+    if _values(opts, "--registry"):
+        return "names another registry"
+    if not names_one:
+        return "names no package"
+    if len(packages) > 1:
+        return "installs several packages"
+    return None
 
 
 def _npx(argv: Sequence[str]) -> Launch | NoPin:
@@ -145,9 +171,17 @@ _PNPM_VALUED = frozenset(
 
 def _pnpm(argv: Sequence[str]) -> Launch | NoPin:
     opts, i = _scan(argv, _PNPM_VALUED)  # global options before `dlx`
-    if i >= len(argv) or argv[i] != "dlx":
+    if argv[i : i + 1] != ["dlx"]:
         return LOCAL
-    return _pnpx([*(a for k, v in opts for a in ((k,) if v is None else (k, v))), *argv[i + 1 :]])
+    return _pnpx([*_as_words(opts), *argv[i + 1 :]])
+
+
+def _as_words(opts: list[tuple[str, str | None]]) -> Iterator[str]:
+    """Scanned options written out again, a value as its own word."""
+    for key, value in opts:
+        yield key
+        if value is not None:
+            yield value
 
 
 def _pnpx(argv: Sequence[str]) -> Launch | NoPin:
@@ -176,9 +210,16 @@ def pypi_spec(spec: str) -> tuple[str, str | None] | None:
     s = m.group("spec")
     if not s:
         return name, None
-    if s.startswith("==") and not s.startswith("===") and "," not in s and "*" not in s:
+    if _one_version(s):
         return name, s[2:].strip()
     return name, s.replace(" ", "")
+
+
+def _one_version(specifier: str) -> bool:
+    """Whether a specifier names exactly one version: ``==1.2``, not ``===``, a wildcard
+    (``==1.*``) or a list (``==1.2,!=1.2.1``)."""
+    s = specifier
+    return s.startswith("==") and not s.startswith("===") and "," not in s and "*" not in s
 
 
 _UVX_VALUED = frozenset(
@@ -439,17 +480,25 @@ _DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")
 
 def image_ref(ref: str) -> tuple[str, str | None, str | None] | None:
     """``repo[:tag][@sha256:…]`` → (repo, tag, digest); None when it is not an image reference."""
-    repo, _, digest = ref.partition("@")
+    named, _, digest = ref.partition("@")
     if digest and not _DIGEST.match(digest):
         return None
-    tag = None
-    slash = repo.rfind("/")
-    colon = repo.rfind(":")
-    if colon > slash:
-        repo, tag = repo[:colon], repo[colon + 1 :]
-    if not repo or not re.match(r"^[a-z0-9]+([._:/-][a-z0-9]+)*$", repo) or (tag is not None and not tag):
+    repo, tag = _split_tag(named)
+    if tag == "" or not _IMAGE_REPO.match(repo):
         return None
     return repo, tag, digest or None
+
+
+_IMAGE_REPO = re.compile(r"^[a-z0-9]+([._:/-][a-z0-9]+)*$")
+
+
+def _split_tag(named: str) -> tuple[str, str | None]:
+    """``repo:tag`` → (repo, tag): the colon after the last slash (a registry's ``host:port/``
+    is no tag); tag None when there is none."""
+    colon = named.rfind(":")
+    if colon > named.rfind("/"):
+        return named[:colon], named[colon + 1 :]
+    return named, None
 
 
 def _docker_opts(argv: Sequence[str]) -> int | str:
@@ -461,7 +510,7 @@ def _docker_opts(argv: Sequence[str]) -> int | str:
         a = argv[i]
         if a == "--":
             return i + 1
-        if not a.startswith("-") or a == "-":
+        if not _is_option(a):
             return i
         words = _long_option(a) if a.startswith("--") else _short_options(a[1:])
         if isinstance(words, str):
@@ -511,7 +560,7 @@ def _valued_options(options: Sequence[str]) -> Iterator[tuple[str, str, str]]:
         if not eq and key in _DOCKER_VALUED and i + 1 < len(options):
             yield key, options[i + 1], f"{a} {options[i + 1]}"
             i += 1
-        elif not eq and len(a) > 2 and not a.startswith("--") and a[:2] in ("-v",):
+        elif not eq and len(a) > 2 and a.startswith("-v"):  # -v/src:/dst
             yield a[:2], a[2:], a
         else:
             yield key, value, a
@@ -524,9 +573,15 @@ def _reaches_host(key: str, value: str) -> bool:
     return (
         key in ("--privileged", "--device")
         or (key in _HOST_NAMESPACES and value == "host")
-        or bool(src and (src in _SOCKETS or src.rstrip("/") in ("", "/etc", "/root", "/home", "/proc", "/sys")))
+        or bool(src and _host_path(src))
         or (key == "--cap-add" and value.upper() in ("ALL", "SYS_ADMIN", "SYS_PTRACE", "SYS_MODULE"))
     )
+
+
+def _host_path(src: str) -> bool:
+    """Whether mounting this host path hands the container the host: the docker socket, the
+    root or one of its system directories."""
+    return src in _SOCKETS or src.rstrip("/") in ("", "/etc", "/root", "/home", "/proc", "/sys")
 
 
 def _mount_source(key: str, value: str) -> str | None:
@@ -540,11 +595,8 @@ def _mount_source(key: str, value: str) -> str | None:
 
 def _docker(argv: Sequence[str]) -> Launch | NoPin:
     _, i = _scan(argv, _DOCKER_GLOBAL_VALUED)
-    if argv[i : i + 1] == ["run"]:
-        rest = argv[i + 1 :]
-    elif argv[i : i + 2] == ["container", "run"]:
-        rest = argv[i + 2 :]
-    else:
+    rest = _run_arguments(argv[i:])
+    if rest is None:
         return LOCAL
     at = _docker_opts(rest)
     if isinstance(at, str):
@@ -556,6 +608,14 @@ def _docker(argv: Sequence[str]) -> Launch | NoPin:
         return NoPin(f"no registry pin ({rest[at]} is not an image reference)")
     repo, tag, digest = ref
     return Launch("docker run", "oci", repo, tag, args=tuple(rest[at + 1 :]), options=tuple(rest[:at]), digest=digest)
+
+
+def _run_arguments(command: Sequence[str]) -> Sequence[str] | None:
+    """What follows ``run`` / ``container run`` in a docker command (None: another command)."""
+    for sub in (["run"], ["container", "run"]):
+        if command[: len(sub)] == sub:
+            return command[len(sub) :]
+    return None
 
 
 def _mcpb(argv: Sequence[str]) -> Launch | NoPin:

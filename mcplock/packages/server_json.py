@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 PINNABLE = ("npm", "pypi", "oci", "mcpb")
@@ -56,22 +56,32 @@ def _templated(value: str) -> str:
     return _PLACEHOLDER.sub(lambda m: "${" + env_name(m.group(1)) + "}", value)
 
 
+def _filled(value: Any) -> TypeGuard[str]:
+    """Whether an entry's field is a non-empty string."""
+    return isinstance(value, str) and bool(value)
+
+
 def _input(item: dict[str, Any], fallback: str, out: Launch) -> str | None:
     """The value of an input (an argument, a variable, a header): its fixed ``value`` (with
     placeholders templated), else a ``${VAR}`` template (with its ``default`` as fallback unless
     it is secret); None for an optional input with neither."""
     value = item.get("value")
     secret = bool(item.get("isSecret"))
-    if isinstance(value, str) and value and not secret:
+    if _filled(value) and not secret:
         _require_placeholders(item, value, out)
         return _templated(value)
-    var = env_name(fallback)
+    return _template(item, env_name(fallback), secret, out)
+
+
+def _template(item: dict[str, Any], var: str, secret: bool, out: Launch) -> str | None:
+    """The ``${VAR}`` template for an input the user supplies (``${VAR:-default}`` when it has
+    a default that is no secret); None for an optional input with no value, secret or not."""
     default = item.get("default")
     if item.get("isRequired"):
         _require(var, out)
-    if isinstance(default, str) and default and not secret:
+    if _filled(default) and not secret:
         return "${" + var + ":-" + default.replace("}", "") + "}"
-    if item.get("isRequired") or secret or isinstance(value, str):
+    if item.get("isRequired") or secret or isinstance(item.get("value"), str):
         return "${" + var + "}"
     return None
 
@@ -94,41 +104,51 @@ def _arguments(items: Any, out: Launch) -> list[str]:
     followed by its value when it has one (``--port 8080``); a flag is its name alone."""
     argv: list[str] = []
     for a in items or []:
-        if not isinstance(a, dict):
-            continue
-        if a.get("type") == "named":
-            argv.extend(_named(a, out))
-        else:
-            value = _input(a, str(a.get("valueHint") or a.get("name") or "arg"), out)
-            if value is not None:
-                argv.append(value)
+        if isinstance(a, dict):
+            argv.extend(_named(a, out) if a.get("type") == "named" else _positional(a, out))
     return argv
+
+
+def _positional(a: dict[str, Any], out: Launch) -> list[str]:
+    """A positional argument's words: its value, none for an optional one nobody set."""
+    value = _input(a, str(a.get("valueHint") or a.get("name") or "arg"), out)
+    return [] if value is None else [value]
 
 
 def _named(a: dict[str, Any], out: Launch) -> list[str]:
     """A named argument's words: ``[name, value]``, ``[name]`` for a flag, none for an optional
     option nobody set (or one without a name)."""
     name = a.get("name")
-    if not isinstance(name, str) or not name:
+    if not _filled(name):
         return []
-    has_value = "value" in a or "default" in a or "valueHint" in a
+    has_value = _takes_value(a)
     value = _input(a, name, out) if has_value or a.get("isRequired") else None
     if value is None:
         return [] if has_value else [name]
     return [name, value]
 
 
+def _takes_value(a: dict[str, Any]) -> bool:
+    """Whether a named argument takes a value (it gives one, a default or a hint for one);
+    one that does not is a flag."""
+    return "value" in a or "default" in a or "valueHint" in a
+
+
 def pick_package(server: dict[str, Any]) -> dict[str, Any] | None:
     """The first package mcplock can pin and run over stdio; a package registry's before an MCPB
     bundle (a download from anywhere, pinned only by the entry's hash)."""
-    usable = [
-        p
-        for p in server.get("packages") or []
-        if isinstance(p, dict)
+    usable = [p for p in server.get("packages") or [] if _pinnable_stdio(p)]
+    return next((p for p in usable if p["registryType"] != "mcpb"), usable[0] if usable else None)
+
+
+def _pinnable_stdio(p: Any) -> bool:
+    """Whether an entry's package is of a kind mcplock pins and runs over stdio (the transport
+    an entry does not name)."""
+    return (
+        isinstance(p, dict)
         and p.get("registryType") in PINNABLE
         and ((p.get("transport") or {}).get("type") or "stdio") == "stdio"
-    ]
-    return next((p for p in usable if p["registryType"] != "mcpb"), usable[0] if usable else None)
+    )
 
 
 def image_ref(identifier: str, version: str | None) -> tuple[str, str | None]:
@@ -147,14 +167,25 @@ def launch_of(server: dict[str, Any]) -> Launch:
     pkg = pick_package(server)
     if pkg is not None:
         return _package(pkg)
-    for r in server.get("remotes") or []:
-        if isinstance(r, dict) and r.get("type") in _REMOTE and isinstance(r.get("url"), str):
-            return _remote(r)
+    remote = next((r for r in server.get("remotes") or [] if _usable_remote(r)), None)
+    if remote is not None:
+        return _remote(remote)
+    raise _nothing_to_run(server)
+
+
+def _nothing_to_run(server: dict[str, Any]) -> EntryError:
+    """The error for an entry with neither a package mcplock runs nor a remote: the kinds of
+    package it has, if any."""
     kinds = sorted({str(p.get("registryType")) for p in server.get("packages") or [] if isinstance(p, dict)})
-    raise EntryError(
+    return EntryError(
         "it has no npm, PyPI, OCI or MCPB package run over stdio, and no remote"
         + (f" (its packages: {', '.join(kinds)})" if kinds else "")
     )
+
+
+def _usable_remote(r: Any) -> bool:
+    """Whether an entry's remote has a transport mcplock connects with and a URL."""
+    return isinstance(r, dict) and r.get("type") in _REMOTE and isinstance(r.get("url"), str)
 
 
 def _remote(r: dict[str, Any]) -> Launch:
@@ -183,29 +214,41 @@ def _check_remote_url(url: str) -> None:
     if parts.scheme.lower() not in ("http", "https"):
         raise EntryError(f"its remote's URL `{url[:200]}` is not an http(s) URL")
     for where, text in (("host", parts.netloc), ("query", parts.query), ("fragment", parts.fragment)):
-        if "{" in text or "$" in text or "}" in text:
+        if _has_template(text):
             raise EntryError(
                 f"its remote's URL `{url[:200]}` has a template in its {where}: a variable must "
                 "not choose where the request goes nor ride in its query"
             )
 
 
+def _has_template(text: str) -> bool:
+    """Whether part of a URL holds a template (``{var}``, ``${VAR}``) or a piece of one."""
+    return "{" in text or "$" in text or "}" in text
+
+
 def _package(pkg: dict[str, Any]) -> Launch:
     """The command line that runs the entry's package, with its runtime hint's launcher."""
     kind = str(pkg["registryType"])
     ident = pkg.get("identifier")
-    if not isinstance(ident, str) or not ident or ident.startswith("-"):
+    if not _filled(ident) or ident.startswith("-"):
         raise EntryError(f"its {kind} package has no identifier")
     version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
-    hint = pkg.get("runtimeHint") or DEFAULT_HINT[kind]
-    if hint not in _HINTS[kind]:
-        raise EntryError(f"its runtime hint `{hint}` cannot run a {kind} package that mcplock pins")
+    hint = _runtime_hint(pkg, kind)
     out = Launch(transport="stdio", registry_type=kind, identifier=ident, version=version)
     runtime = _arguments(pkg.get("runtimeArguments"), out)
     package = _arguments(pkg.get("packageArguments"), out)
     _COMMAND_LINE[kind](out, pkg, hint, runtime, package)
     _environment(pkg.get("environmentVariables"), out)
     return out
+
+
+def _runtime_hint(pkg: dict[str, Any], kind: str) -> Any:
+    """The launcher the package asks for (its kind's default when it names none); one that
+    cannot run the package as mcplock pins it is refused."""
+    hint = pkg.get("runtimeHint") or DEFAULT_HINT[kind]
+    if hint not in _HINTS[kind]:
+        raise EntryError(f"its runtime hint `{hint}` cannot run a {kind} package that mcplock pins")
+    return hint
 
 
 def _npm_line(out: Launch, pkg: dict[str, Any], hint: str, runtime: list[str], package: list[str]) -> None:
@@ -247,11 +290,7 @@ def _environment(variables: Any, out: Launch) -> None:
     """The package's environment variables: a value (or a ``${VAR}`` template) in ``env``; an
     optional one nobody set passed on as it is when the user has it set."""
     for v in variables or []:
-        if (
-            isinstance(v, dict)
-            and isinstance(v.get("name"), str)
-            and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v["name"])
-        ):
+        if _named_variable(v):
             value = _input(v, v["name"], out)
             if value is None:
                 out.pass_env.append(v["name"])
@@ -259,7 +298,15 @@ def _environment(variables: Any, out: Launch) -> None:
                 out.env[v["name"]] = value
 
 
+def _named_variable(v: Any) -> bool:
+    """Whether an entry's environment variable has a name a shell could set."""
+    return isinstance(v, dict) and isinstance(v.get("name"), str) and bool(_VAR_NAME.fullmatch(v["name"]))
+
+
+_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def repository(server: dict[str, Any]) -> str | None:
     repo = server.get("repository")
     url = repo.get("url") if isinstance(repo, dict) else None
-    return url if isinstance(url, str) and url else None
+    return url if _filled(url) else None
