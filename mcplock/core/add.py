@@ -327,11 +327,7 @@ def add_servers(
     # trusted before anything is fetched: the commands as the person sees them (nothing is
     # resolved or downloaded for a server that is not trusted), then the launch as it will run,
     # its package pinned to the exact release that command named (docs/least-privilege.md)
-    asked = [probe_spec(sp, base) for sp, _ in specs]
-    if consent:
-        core_trust.trust(asked, base)
-    else:
-        _gate(asked, base, how, hooks)
+    _trust_or_ask([probe_spec(sp, base) for sp, _ in specs], base, consent=consent, how=how, hooks=hooks)
     check_claims([sp for sp, _ in specs], opts.environ)  # an impostor registry entry: refused, nothing installed
     specs, unpinned, ready = pin_packages(specs, opts.environ, on_pin=hooks.pinning)
     launch = [probe_spec(sp, base) for sp, _ in specs if sp.name not in unpinned]
@@ -347,6 +343,17 @@ def add_servers(
     results.update(unpinned)
     staged, failed = stage_new(specs, results, policy, client, auths)
     return _accept_and_write(staged, failed, lockfile, hooks)
+
+
+def _trust_or_ask(asked: list[ServerSpec], base: str, *, consent: bool, how: str, hooks: Hooks) -> None:
+    """The commands as the person sees them: trusted by the ``consent`` given, else trusted
+    already here or now (``hooks.trust``), else refused."""
+    from mcplock.core import trust as core_trust
+
+    if consent:
+        core_trust.trust(asked, base)
+    else:
+        _gate(asked, base, how, hooks)
 
 
 def _name_lookalikes(specs: list[Staged], hooks: Hooks) -> None:
