@@ -419,6 +419,13 @@ def _gate(specs: list[ServerSpec], base: str, how: str, hooks: Hooks) -> None:
         core_trust.gate(specs, base, how=how)
 
 
+def _may_claim(spec: ServerSpec) -> bool:
+    """Whether a server's package may be claimed by an MCP Registry name: imported from a host
+    config (not added by a registry name), an npm or PyPI pin."""
+    pin = spec.package
+    return spec.registry is None and spec.source is not None and pin is not None and pin.registry in ("npm", "pypi")
+
+
 def claimed_names(entries: list[ServerEntry]) -> list[tuple[str, str, str]]:
     """The servers imported from a host config whose npm or PyPI package claims an MCP Registry
     name: (server, package, that name), for `init` and `add --from` to offer. A registry that cannot be asked
@@ -428,9 +435,8 @@ def claimed_names(entries: list[ServerEntry]) -> list[tuple[str, str, str]]:
 
     out: list[tuple[str, str, str]] = []
     for entry in entries:
-        spec = entry.spec
-        pin = spec.package
-        if spec.registry is not None or spec.source is None or pin is None or pin.registry not in ("npm", "pypi"):
+        pin = entry.spec.package
+        if pin is None or not _may_claim(entry.spec):
             continue
         try:
             got = claimed(pin.registry, pin.name, pin.version)
