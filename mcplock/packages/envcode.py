@@ -130,13 +130,28 @@ def _set_by(words: Sequence[str], i: int, depth: int) -> list[str]:
         return _env_assignments(words[i + 1 :])
     if w == "--node-options" or w.startswith("--node-options="):  # npx's own NODE_OPTIONS
         return ["NODE_OPTIONS"]
+    docker = _docker_env(words, i)
+    if docker is not None:
+        return docker
+    if _shell_string_at(words, i, depth):
+        return _shell_assignments(w, depth)
+    return []
+
+
+def _docker_env(words: Sequence[str], i: int) -> list[str] | None:
+    """The variable ``docker run -e X=1`` (``--env X``, ``--env=X=1``) at ``words[i]`` sets
+    (``[]``: its value names none); None when the word is no such option."""
+    w = words[i]
     if w in ("-e", "--env") and i + 1 < len(words):
         return _variable(words[i + 1])
     if w.startswith("--env=") and (named := _variable(w[len("--env=") :])):
         return named
-    if i > 0 and _SHELL_STRING_FLAG.fullmatch(words[i - 1]) and depth < 3:
-        return _shell_assignments(w, depth)
-    return []
+    return None
+
+
+def _shell_string_at(words: Sequence[str], i: int, depth: int) -> bool:
+    """Whether ``words[i]`` is the command string a shell's ``-c`` runs (read three deep at most)."""
+    return i > 0 and _SHELL_STRING_FLAG.fullmatch(words[i - 1]) is not None and depth < 3
 
 
 def _env_assignments(rest: Sequence[str]) -> list[str]:
