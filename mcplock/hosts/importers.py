@@ -234,7 +234,7 @@ def _fields(
 
 def servers_map(where: Where, data: Any, keys: tuple[str, ...]) -> Iterator[tuple[str, Entry]]:
     """Walk ``data[keys]`` (an object of server objects), checking its shape."""
-    obj = _at(data, keys)
+    obj = dig(data, keys)
     if obj is None:
         return
     if not isinstance(obj, dict):
@@ -260,7 +260,7 @@ def servers_map(where: Where, data: Any, keys: tuple[str, ...]) -> Iterator[tupl
         yield name, Entry(where, (*keys, name), name, raw)
 
 
-def _at(data: Any, keys: tuple[str, ...]) -> Any:
+def dig(data: Any, keys: tuple[str, ...]) -> Any:
     """``data[keys]``, None where a step is missing or is no object."""
     obj: Any = data
     for k in keys:
