@@ -4,7 +4,8 @@ Severity triages risk, not the kind of change: a reviewer reads the top of the l
 Lint findings, compared changes and every report use these names, this order and these
 mappings (SARIF ``level``, GitHub code scanning's ``security-severity``, workflow-command
 annotation level, terminal style). Severities stay plain strings, because they are part of
-the JSON output.
+the JSON output; :data:`Severity` is their type where a value is known to be one of them
+(:func:`is_severity` tells a string that is apart).
 
 A leaf: stdlib only, imported by ``list`` (through the lint) and by the probe-free reports.
 """
@@ -12,10 +13,16 @@ A leaf: stdlib only, imported by ``list`` (through the lint) and by the probe-fr
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Final, Literal, TypeGuard
 
-CRITICAL, HIGH, MEDIUM, LOW, INFO = "critical", "high", "medium", "low", "info"
-SEVERITIES: tuple[str, ...] = (CRITICAL, HIGH, MEDIUM, LOW, INFO)
-_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+Severity = Literal["critical", "high", "medium", "low", "info"]
+CRITICAL: Final = "critical"
+HIGH: Final = "high"
+MEDIUM: Final = "medium"
+LOW: Final = "low"
+INFO: Final = "info"
+SEVERITIES: tuple[Severity, ...] = (CRITICAL, HIGH, MEDIUM, LOW, INFO)
+_RANK: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
 
 # SARIF `level`; a severity it does not know reads "warning"
 SARIF_LEVEL = {CRITICAL: "error", HIGH: "error", MEDIUM: "warning", LOW: "note", INFO: "note"}
@@ -32,9 +39,14 @@ def rank(severity: str | None) -> int:
     return _RANK.get(severity or "", len(SEVERITIES))
 
 
-def worst(*severities: str) -> str:
+def is_severity(value: object) -> TypeGuard[Severity]:
+    """Whether ``value`` is one of the severity names."""
+    return value in _RANK
+
+
+def worst(*severities: str) -> Severity:
     """The most severe of ``severities`` (unknown strings ignored); ``info`` when none is known."""
-    known = [s for s in severities if s in _RANK]
+    known = [s for s in severities if is_severity(s)]
     return min(known, key=_RANK.__getitem__) if known else INFO
 
 

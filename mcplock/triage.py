@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mcplock.severity import LOW, MEDIUM, rank, worst
+from mcplock.severity import LOW, MEDIUM, Severity, rank, worst
 
 COSMETIC_FIELDS = ("title", "icons", "_meta", "execution")
 
@@ -112,13 +112,23 @@ def _label(kind: str) -> str:
     return {"resource-template": "resource template", "ui": "App document", "content": "document"}.get(kind, kind)
 
 
+def _member(value: Any, key: str) -> Any:
+    """``value[key]`` when ``value`` is an object, else None."""
+    return value.get(key) if isinstance(value, dict) else None
+
+
 def _declares_destructive(definition: Any) -> bool:
-    ann = definition.get("annotations") if isinstance(definition, dict) else None
+    ann = _member(definition, "annotations")
     return isinstance(ann, dict) and ann.get("destructiveHint") is True and ann.get("readOnlyHint") is not True
 
 
 def _new_param(what: str) -> bool:
     return what.startswith("property `") and what.endswith("` added")
+
+
+def _more(count: int) -> str:
+    """How many more there are besides the first of ``count`` reasons."""
+    return f" (+{count - 1} more)" if count > 1 else ""
 
 
 def _loosened(entries: list[tuple[str, str, str]]) -> str | None:
@@ -129,8 +139,7 @@ def _loosened(entries: list[tuple[str, str, str]]) -> str | None:
     if not loosened:
         return None
     where, what = loosened[0]
-    more = f" (+{len(loosened) - 1} more)" if len(loosened) > 1 else ""
-    return f"input schema loosened: {what} at {where}{more}"
+    return f"input schema loosened: {what} at {where}{_more(len(loosened))}"
 
 
 def _new_params(entries: list[tuple[str, str, str]]) -> str | None:
@@ -140,31 +149,50 @@ def _new_params(entries: list[tuple[str, str, str]]) -> str | None:
     added = [what for _w, how, what in entries if how == LOOSENED]
     if not added:
         return None
-    names = ", ".join(a.split("`")[1] if "`" in a else a for a in added)
+    names = ", ".join(_param_name(a) for a in added)
     return f"new optional parameter{'s' if len(added) > 1 else ''}: {names}"
 
 
-def _input_schema(old: Any, new: Any) -> tuple[str, str]:
-    from mcplock.lint.schema import COSMETIC_KEYWORDS, NEUTRAL, TIGHTENED, classify_schema_change
+def _param_name(what: str) -> str:
+    """The parameter a schema change names in backticks (``property `q` added``), else the change."""
+    return what.split("`")[1] if "`" in what else what
+
+
+def _tightened(entries: list[tuple[str, str, str]]) -> str | None:
+    from mcplock.lint.schema import TIGHTENED
+
+    return "input schema tightened" if any(how == TIGHTENED for _w, how, _what in entries) else None
+
+
+def _reshaped(entries: list[tuple[str, str, str]]) -> str | None:
+    """A neutral change other than a cosmetic keyword's (a ``description``, a ``title`` …)."""
+    from mcplock.lint.schema import COSMETIC_KEYWORDS, NEUTRAL
+
+    if any(how == NEUTRAL and not what.startswith(COSMETIC_KEYWORDS) for _w, how, what in entries):
+        return "input schema reworded or reshaped, neither loosened nor tightened"
+    return None
+
+
+# what an input schema change is news for, asked in this order: the first that holds is the reason
+# (structure on its own is news, not an alarm: what the model is asked to do is the text's)
+_SCHEMA_NEWS = (_loosened, _new_params, _tightened, _reshaped)
+
+
+def _input_schema(old: Any, new: Any) -> tuple[Severity, str]:
+    from mcplock.lint.schema import classify_schema_change
 
     entries = classify_schema_change((old or {}).get("inputSchema"), (new or {}).get("inputSchema"), "inputSchema")
-    # structure on its own is news, not an alarm: what the model is asked to do is the text's
-    reason = _loosened(entries) or _new_params(entries)
-    if reason is not None:
-        return MEDIUM, reason
-    if any(how == TIGHTENED for _w, how, _what in entries):
-        return MEDIUM, "input schema tightened"
-    if any(how == NEUTRAL and not what.startswith(COSMETIC_KEYWORDS) for _w, how, what in entries):
-        return MEDIUM, "input schema reworded or reshaped, neither loosened nor tightened"
+    for news in _SCHEMA_NEWS:
+        reason = news(entries)
+        if reason is not None:
+            return MEDIUM, reason
     return LOW, "input schema: cosmetic change only"
 
 
 def _model_sees(tool: Any) -> bool:
     """Whether an MCP App's tool is offered to the model: ``_meta.ui.visibility`` holds ``"model"``,
     or is not a list (the default is ``["model", "app"]``); ``["app"]`` leaves it to the App."""
-    meta = tool.get("_meta") if isinstance(tool, dict) else None
-    ui = meta.get("ui") if isinstance(meta, dict) else None
-    visibility = ui.get("visibility") if isinstance(ui, dict) else None
+    visibility = _member(_member(_member(tool, "_meta"), "ui"), "visibility")
     return not isinstance(visibility, list) or "model" in visibility
 
 
@@ -177,56 +205,67 @@ _FIELD_REASON = {
 }
 
 
-def _tool_meta(old: Any, new: Any) -> tuple[str, str] | None:
-    """A tool's ``_meta`` change that matters: another App document, or newly visible to the model."""
+def _tool_meta(old: Any, new: Any) -> tuple[Severity, str]:
+    """A tool's ``_meta`` change: another App document, newly visible to the model, or else cosmetic."""
     from mcplock.documents import tool_ui_uri
 
     if tool_ui_uri(old) != tool_ui_uri(new):
         return MEDIUM, "the tool now renders another App document (_meta.ui.resourceUri)"
     if _model_sees(new) and not _model_sees(old):
         return MEDIUM, "the tool is now visible to the model (_meta.ui.visibility), not only to its App"
-    return None
+    return _plain_field("_meta")
 
 
-def _field(kind: str, name: str, old: Any, new: Any) -> tuple[str, str]:
+def _field(kind: str, name: str, old: Any, new: Any) -> tuple[Severity, str]:
     if name in _FIELD_REASON:
         return MEDIUM, _FIELD_REASON[name]
     if name == "inputSchema":
         return _input_schema(old, new)
-    judged = _tool_meta(old, new) if name == "_meta" and kind == "tool" else None
-    if judged is not None:
-        return judged
+    if name == "_meta" and kind == "tool":
+        return _tool_meta(old, new)
+    return _plain_field(name)
+
+
+def _plain_field(name: str) -> tuple[Severity, str]:
+    """A field judged by its name alone: cosmetic (``low``), else news."""
     if name in COSMETIC_FIELDS:
         return LOW, "only " + name + " changed"
     return MEDIUM, f"{name} changed"
 
 
-def _instructions(change: str) -> tuple[str, str]:
+def _instructions(change: str) -> tuple[Severity, str]:
     if change == "removed":
         return MEDIUM, "instructions removed"
     verb = "added" if change == "added" else "reworded"
     return MEDIUM, f"instructions {verb}, no risk signal (judged by what they say)"
 
 
-def _added(kind: str, new: Any) -> tuple[str, str]:
+def _added(kind: str, new: Any) -> tuple[Severity, str]:
     if kind == "tool" and _declares_destructive(new):
         return MEDIUM, "new tool that declares itself destructive (destructiveHint: true): honest news, review it"
     return MEDIUM, f"new {_label(kind)}, no risk signal" + (" (annotations are not trusted)" if kind == "tool" else "")
 
 
-def _changed(kind: str, fields: list[str], old: Any, new: Any) -> tuple[str, str]:
+def _changed(kind: str, fields: list[str], old: Any, new: Any) -> tuple[Severity, str]:
     """A changed item: judged field by field (the name aside); the worst field's reason, counting the others."""
     judged = [_field(kind, f, old, new) for f in fields if f != "name"]
     if not judged:
         return LOW, "no field the model reads changed"
+    sev, reason = _worst_reason(judged)
+    if sev == LOW and set(fields) <= set(COSMETIC_FIELDS):
+        return LOW, "only " + ", ".join(fields) + " changed"
+    return sev, reason
+
+
+def _worst_reason(judged: list[tuple[Severity, str]]) -> tuple[Severity, str]:
+    """The worst severity of ``judged`` (severity, reason) pairs, and the first reason for it
+    (counting the others)."""
     sev = worst(*(s for s, _ in judged))
     reasons = [r for s, r in judged if s == sev]
-    if sev == LOW and all(f in COSMETIC_FIELDS for f in fields):
-        return LOW, "only " + ", ".join(fields) + " changed"
-    return sev, reasons[0] + (f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else "")
+    return sev, reasons[0] + _more(len(reasons))
 
 
-def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> tuple[str, str]:
+def baseline(kind: str, change: str, fields: list[str], old: Any, new: Any) -> tuple[Severity, str]:
     """(severity, reason) from what changed, before the lint looks at the new text."""
     if kind == "instructions":
         return _instructions(change)
@@ -244,6 +283,12 @@ def judge(severity: str, reason: str, findings: list[Any]) -> tuple[str, str]:
     if not known:
         return severity, reason
     top = min(known, key=lambda f: rank(f.severity))
-    if rank(top.severity) <= rank(severity) and rank(top.severity) <= rank(MEDIUM):
+    if _outweighs(top.severity, severity):
         return top.severity, finding_reason(top)
     return worst(severity, top.severity), reason
+
+
+def _outweighs(found: str, severity: str) -> bool:
+    """A finding of severity ``found`` gives the reason over a baseline of ``severity``: it is as
+    severe or more, and at least ``medium``."""
+    return rank(found) <= rank(severity) and rank(found) <= rank(MEDIUM)

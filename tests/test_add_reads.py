@@ -1,11 +1,12 @@
 """What one `mcplock add` reads, traced in-process through the whole command (the CLI, the
 workflow, the probe of a real fixture server): a pinned package's tree verified once (pinning
 verifies it and the probe launches that, docs/pins.md) and the token store read once per
-moment that needs it (issue 36: it was read twice inside functions named as if pure, and the
-tree verified twice)."""
+moment that needs it, by functions named for it (issue 36: it was read twice inside functions
+named as if pure, and the tree verified twice)."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 
 import pytest
@@ -22,14 +23,15 @@ PIN = PackagePin("npm", "docs-server", "1.0.0", "sha512-" + "A" * 86 + "==")
 
 @pytest.fixture
 def reads(monkeypatch):
-    """Every token-store read (``exists``, ``load``) and every tree verification
-    (:func:`mcplock.packages.cache.prepare`) during the test, in order."""
+    """Every token-store read (``exists``, ``load``: "token store exists by F", F the function
+    that read it) and every tree verification (:func:`mcplock.packages.cache.prepare`) during
+    the test, in order."""
     seen: list[str] = []
     for name in ("exists", "load"):
         orig = getattr(store.TokenStore, name)
 
         def spy(self, url, _orig=orig, _name=name):
-            seen.append(f"token store {_name}")
+            seen.append(f"token store {_name} by {sys._getframe(1).f_code.co_name}")
             return _orig(self, url)
 
         monkeypatch.setattr(store.TokenStore, name, spy)
@@ -57,11 +59,14 @@ def test_a_pinned_stdio_add_verifies_the_package_tree_once_and_reads_no_token(mo
     assert load("mcp.lock").servers["docs"].spec.package == replace(PIN, tree_integrity="sha256:" + "c" * 64)
 
 
-def test_a_remote_add_reads_the_token_store_once_before_the_probe_and_once_after(reads):
-    """Before: whether the connection carries a stored login (``auth.wants_oauth``); after: what
-    the lock records (``core.oauth.read_lock_auths``, in one pass: a login during the probe may
-    have stored a token since). Nothing else opens it."""
+def test_a_remote_add_reads_the_token_store_once_at_the_connection_and_once_after_the_probe(reads):
+    """At the connection: whether it carries a stored login (``auth.read_uses_oauth``); after
+    the probe: what the lock records (``core.oauth.read_lock_auths``, in one pass). The second
+    read is not the first one again: the probe may log in and store a token in between
+    (``core/oauth.after_probe``; tests/test_auth.py: ``add --login`` locks ``auth = "oauth"``),
+    and an identity assertion stores the issuer it discovered. Nothing else opens the store, and
+    each reader's name says that it reads (issue 36: ``wants_oauth`` and ``_logged_in`` did not)."""
     with http_fixture(surface=SURFACES / "demo.json") as base:
         code = run(["add", "remote", base + "/mcp", "--yes", "--timeout", "20"])
     assert code == 0
-    assert reads == ["token store exists", "token store exists"]
+    assert reads == ["token store exists by read_uses_oauth", "token store exists by _read_logged_in"]

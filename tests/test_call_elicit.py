@@ -158,6 +158,30 @@ def test_on_a_terminal_n_declines_and_ctrl_c_cancels(cli):
     assert code == 0 and _on_pty(out) == {"action": "cancel"}, out
 
 
+def test_ctrl_c_handed_to_another_thread_still_cancels(cli):
+    """The kernel gives a process's SIGINT to any thread not blocking it: here the one asyncio
+    starts to wait for the server (Python 3.11's child watcher). Python runs the handler only once
+    the main thread is back in Python code, so a form blocked in a bare read never saw that Ctrl-C
+    and hung (the rare failure of the test above). ``kill`` on a thread's id gives that thread
+    the first pick of the signal: deterministic."""
+    import os
+    import signal
+
+    with ExitStack() as stack:
+        _lock(cli, stack, "stdio")
+    p = Pty("call", "docs/search_docs", "--args", '{"query": "x"}')
+    p.expect("text [Atlas]: ")
+    others = [int(t) for t in os.listdir(f"/proc/{p.pid}/task") if int(t) != p.pid]
+    if not others:  # a Python whose child watcher needs no thread (3.12+ with pidfd): nothing to hand it to
+        p.send("\x03")
+        p.wait()
+        pytest.skip("mcplock runs no second thread here")
+    os.kill(others[0], signal.SIGINT)
+    p.expect("cancelled")
+    code, out = p.wait()
+    assert code == 0 and _on_pty(out) == {"action": "cancel"}, out
+
+
 def test_hostile_form_text_is_shown_escaped(cli):
     with ExitStack() as stack:
         _lock(cli, stack, "stdio", HOSTILE)

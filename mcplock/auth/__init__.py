@@ -29,15 +29,16 @@ if TYPE_CHECKING:
     from mcplock.probe import HttpClientFactory, ProbeOptions
     from mcplock.spec import ServerSpec
 
-__all__ = ["LOGIN_ENV", "http_client", "login_http_client", "wants_oauth"]
+__all__ = ["LOGIN_ENV", "http_client", "login_http_client", "read_uses_oauth"]
 
 # Set (to "1") in ProbeOptions.environ by `--login` / `mcplock auth login`: a browser flow may
 # start even without a TTY. "0" forbids it even on a TTY.
 LOGIN_ENV = "MCPLOCK_LOGIN"
 
 
-def wants_oauth(spec: ServerSpec, environ: Mapping[str, str]) -> bool:
-    """Whether a probe of ``spec`` goes through the SDK's OAuth client.
+def read_uses_oauth(spec: ServerSpec, environ: Mapping[str, str]) -> bool:
+    """Whether a probe of ``spec`` goes through the SDK's OAuth client; reads the token store
+    (an authorization-code server only).
 
     Client credentials and identity assertion: always. Authorization code: when the token store holds a token for
     the server's URL (a login happened) and no ``Authorization`` header is configured.
@@ -60,8 +61,9 @@ def wants_oauth(spec: ServerSpec, environ: Mapping[str, str]) -> bool:
 
 def http_client(spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str]) -> httpx2.AsyncClient:
     """A ``ProbeOptions.http_client`` factory: the OAuth client (httpx2 carrying the SDK's
-    provider) for a server that :func:`wants_oauth`, the plain probe client otherwise."""
-    if wants_oauth(spec, environ):
+    provider) for a server that uses OAuth, the plain probe client otherwise. Called at each
+    connection, it reads the token store then (:func:`read_uses_oauth`)."""
+    if read_uses_oauth(spec, environ):
         from mcplock.auth.client import oauth_client
 
         return oauth_client(spec, opts, environ)
@@ -83,7 +85,7 @@ def login_http_client(say: Callable[[str], None]) -> HttpClientFactory:
             spec.transport is Transport.HTTP
             and spec.url
             and not header
-            and (spec.auth is not None or wants_oauth(spec, environ))
+            and (spec.auth is not None or read_uses_oauth(spec, environ))
         ):
             from mcplock.auth.client import login_client
 

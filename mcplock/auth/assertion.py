@@ -230,7 +230,7 @@ class IdentityAssertionProvider(IdentityAssertionOAuthProvider):
         if self._initialized:
             return
         self._tokens = await self.storage.get_tokens()
-        exp = self.storage.data().get("expires_at")
+        exp = self.storage.load().get("expires_at")
         self._expiry = float(exp) if self._tokens is not None and isinstance(exp, (int, float)) else None
         self._initialized = True
 

@@ -121,7 +121,7 @@ def login_client(
     if spec.transport is not Transport.HTTP or (spec.auth is not None and spec.auth.method in NO_LOGIN):
         return oauth_client(spec, opts, environ)  # (nothing to log in to: no person in these grants, or the SSE error)
     from mcplock.auth.callback import LoopbackCallback, open_in_browser
-    from mcplock.auth.login import _stored_port
+    from mcplock.auth.login import _read_stored_port
 
     store = TokenStore(environ)
     url = expand(spec.url or "", environ, spec.secrets)
@@ -129,7 +129,7 @@ def login_client(
     # redirects match on any port). Unlike `auth login`, the registration is never dropped here:
     # most runs need no login at all, and another run may hold the port right now.
     try:
-        callback = LoopbackCallback(_stored_port(store, url))
+        callback = LoopbackCallback(_read_stored_port(store, url))
     except OSError:
         callback = LoopbackCallback(0)
     try:

@@ -32,8 +32,8 @@ class _Step:
     step = "the OAuth login"
 
 
-def _stored_port(store: TokenStore, url: str) -> int:
-    """The loopback port the stored client registration's redirect URI names (0: none)."""
+def _read_stored_port(store: TokenStore, url: str) -> int:
+    """Reads the token store: the loopback port a stored registration redirects to (0: none)."""
     uri = _first_redirect_uri((store.load(url) or {}).get("client_info"))
     if uri is None:
         return 0
@@ -53,7 +53,7 @@ def _open_callback(store: TokenStore, url: str, fixed_client: bool) -> LoopbackC
     """Listen on the port a dynamically registered client was registered with when it is free
     (authorization servers compare redirect URIs); otherwise on a free port, and forget that
     registration so a new one carries the new redirect URI."""
-    port = _stored_port(store, url)
+    port = _read_stored_port(store, url)
     if port:
         try:
             return LoopbackCallback(port)
@@ -99,9 +99,9 @@ async def login(
         resp = await _through(provider, spec, url, environ, client_name)
         if resp.status_code in (401, 403):
             raise _still_refused(spec, resp)
-        return _kept(store, url)
+        return _read_and_commit(store, url)
     except BaseException:
-        _forget_rejected(provider, saved, url)
+        _read_and_forget_rejected(provider, saved, url)
         raise
     finally:
         if callback is not None:
@@ -119,9 +119,9 @@ def _http_url(spec: ServerSpec) -> str:
     return spec.url
 
 
-def _forget_rejected(provider: Any, saved: TokenStore, url: str) -> None:
-    """After a failed login: a stored registration the token endpoint rejected is forgotten, so
-    the next login registers anew."""
+def _read_and_forget_rejected(provider: Any, saved: TokenStore, url: str) -> None:
+    """Reads the token store after a failed login: a stored registration the token endpoint
+    rejected is forgotten, so the next login registers anew."""
     if getattr(provider, "client_rejected", False) and saved.exists(url):
         saved.update(url, client_info=None)
 
@@ -146,7 +146,7 @@ async def _through(
             raise errors.exception(e, "the OAuth login") from None
 
 
-def _kept(store: StagedStore, url: str) -> dict[str, Any]:
+def _read_and_commit(store: StagedStore, url: str) -> dict[str, Any]:
     """What the login stored, committed over the earlier entry — or, when the server asked for
     no login, nothing (the stored entry, any earlier token, is left as it was)."""
     state = describe(store.load(url))

@@ -62,11 +62,12 @@ class FileTokenStorage:
         self.method = method
         self.provider: OAuthClientProvider | None = None  # set by the provider, for its metadata
 
-    def data(self) -> dict[str, Any]:
+    def load(self) -> dict[str, Any]:
+        """Reads the token store: this URL's entry (empty when there is none)."""
         return self.store.load(self.url) or {}
 
     async def get_tokens(self) -> OAuthToken | None:
-        t = self.data().get("tokens")
+        t = self.load().get("tokens")
         if not isinstance(t, dict):
             return None
         try:
@@ -94,7 +95,7 @@ class FileTokenStorage:
         self.store.update(self.url, **fields)
 
     async def get_client_info(self) -> OAuthClientInformationFull | None:
-        c = self.data().get("client_info")
+        c = self.load().get("client_info")
         if not isinstance(c, dict):
             return None
         try:
@@ -150,7 +151,7 @@ class _Restoring(OAuthClientProvider):
         await super()._initialize()
         storage = self.context.storage
         assert isinstance(storage, FileTokenStorage)  # every provider here is built with one
-        data = storage.data()
+        data = storage.load()
         if self.fixed_client is not None:  # never stored: its secret comes from the environment each time
             self.context.client_info = self.fixed_client
         self.had_token = self.context.current_tokens is not None

@@ -145,30 +145,39 @@ def run(args: list[str]) -> int:
     previous = _trap_termination()
     _received.clear()
     try:
-        rv = command.main(args, prog_name="mcplock", standalone_mode=False, obj=cli)
-    except typer.Exit as e:
-        return e.exit_code
-    except (typer.Abort, KeyboardInterrupt):
-        return _interrupted(cli)
-    except ClickException as e:  # usage: unknown option or command, missing value, bad choice
-        _show_usage_error(e)
-        return e.exit_code
-    except McplockError as e:
-        cli.print_error(e)
-        return e.exit_code
-    except OSError as e:  # a file mcplock had to read or write: the OS said no; say which and why
-        cli.print_error(_os_error(e))
-        return 2
-    except Exception as e:  # a bug: say so plainly, the traceback only with -v
-        _bug(cli, e)
-        return 2
+        rv, stopped = _main(command, args, cli)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+    if stopped is not None:
+        return stopped
     if _received or rv == INTERRUPTED:  # typer turns a KeyboardInterrupt into exit code 130
         return _interrupted(cli)
     _signing_reminder(cli, args)
     return rv if isinstance(rv, int) else 0
+
+
+def _main(command: Any, args: list[str], cli: Cli) -> tuple[Any, int | None]:
+    """Run the command: (what it returned, None), or (None, the exit code) when it raised —
+    the error said here."""
+    try:
+        return command.main(args, prog_name="mcplock", standalone_mode=False, obj=cli), None
+    except typer.Exit as e:
+        return None, e.exit_code
+    except (typer.Abort, KeyboardInterrupt):
+        return None, _interrupted(cli)
+    except ClickException as e:  # usage: unknown option or command, missing value, bad choice
+        _show_usage_error(e)
+        return None, e.exit_code
+    except McplockError as e:
+        cli.print_error(e)
+        return None, e.exit_code
+    except OSError as e:  # a file mcplock had to read or write: the OS said no; say which and why
+        cli.print_error(_os_error(e))
+        return None, 2
+    except Exception as e:  # a bug: say so plainly, the traceback only with -v
+        _bug(cli, e)
+        return None, 2
 
 
 # the commands that change the lock: after one, a signature that no longer matches says so

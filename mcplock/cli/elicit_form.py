@@ -18,6 +18,7 @@ from typing import Any
 from rich.text import Text
 
 from mcplock.cli.context import Cli
+from mcplock.cli.prompt import read_line
 from mcplock.guard import elicit
 from mcplock.untrusted import safe_text
 
@@ -147,8 +148,8 @@ def _typed(f: elicit.Field, typed: str) -> tuple[Any, str | None]:
 def _line(cli: Cli, prompt: Text) -> str:
     cli.err.print(prompt, end="")
     sys.stderr.flush()
-    line = sys.stdin.readline()
-    if not line:
+    line = read_line()  # Ctrl-C reaches it even when the kernel hands it to another thread
+    if line is None:
         raise EOFError
     return line.rstrip("\n")
 

@@ -28,17 +28,26 @@ def parse(args: list[str]) -> tuple[str, bool] | None:
     i = 0
     while i < len(args):
         a = args[i]
-        if a in _FLAGS:
+        value, used = _lockfile_option(args, i)
+        if value is not None:
+            lockfile = value
+        elif a in _FLAGS:
             quiet = quiet or a in ("-q", "--quiet")
-        elif a == "--lockfile" and i + 1 < len(args):
-            lockfile = args[i + 1]
-            i += 1
-        elif a.startswith("--lockfile="):
-            lockfile = a.split("=", 1)[1]
         else:
             rest.append(a)
-        i += 1
+        i += used or 1
     return (lockfile, quiet) if rest == ["check"] and lockfile else None
+
+
+def _lockfile_option(args: list[str], i: int) -> tuple[str | None, int]:
+    """The lock path a ``--lockfile`` option at ``args[i]`` names, and how many arguments it
+    takes; (None, 0) when ``args[i]`` is not one (a ``--lockfile`` with nothing after it)."""
+    a = args[i]
+    if a == "--lockfile" and i + 1 < len(args):
+        return args[i + 1], 2
+    if a.startswith("--lockfile="):
+        return a.split("=", 1)[1], 1
+    return None, 0
 
 
 def run(lockfile: str, quiet: bool) -> int | None:
@@ -62,15 +71,20 @@ def run(lockfile: str, quiet: bool) -> int | None:
         sys.stderr.write("\ninterrupted\n")
         return 130
     if not quiet:
-        tools = sum(len(srv.tools) for srv in lock.servers.values())
-        try:
-            sys.stdout.write(
-                f"ok: {lockfile}: {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending\n"
-            )
-            sys.stdout.flush()
-        except BrokenPipeError:  # `mcplock check | head -0`: the exit code still says it
-            pass
+        _say_ok(lock, lockfile)
     return 0
+
+
+def _say_ok(lock: Lock, lockfile: str) -> None:
+    """The all-clear line (a closed pipe is not an error: the exit code still says it)."""
+    tools = sum(len(srv.tools) for srv in lock.servers.values())
+    try:
+        sys.stdout.write(
+            f"ok: {lockfile}: {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending\n"
+        )
+        sys.stdout.flush()
+    except BrokenPipeError:  # `mcplock check | head -0`
+        pass
 
 
 def _anything_to_say(lock: Lock, lockfile: str, findings: list[Finding]) -> bool:

@@ -47,14 +47,21 @@ def parse_headers(items: list[str], *, refuse_secrets: bool = True) -> dict[str,
         if not sep or not k:
             raise UsageError("--header takes 'Name: value'")
         if refuse_secrets and looks_secret(k, v):
-            var = "TOKEN" if k.lower() == "authorization" else env_var_name(k)
-            scheme = v.split()[0] + " " if k.lower() == "authorization" and " " in v else ""
-            raise SecretError(
-                f"--header {k}: … holds a literal secret; the lock stores only ${{VAR}} templates",
-                hint=f"export it (export {var}=…) and pass --header '{k}: {scheme}${{{var}}}'",
-            )
+            raise _header_secret(k, v)
         headers[k] = v
     return headers
+
+
+def _header_secret(k: str, v: str) -> SecretError:
+    """The refusal of a header ``k`` holding a literal secret: the variable to export, and the
+    header as a template of it (an Authorization header keeps its scheme)."""
+    authorization = k.lower() == "authorization"
+    var = "TOKEN" if authorization else env_var_name(k)
+    scheme = v.split()[0] + " " if authorization and " " in v else ""
+    return SecretError(
+        f"--header {k}: … holds a literal secret; the lock stores only ${{VAR}} templates",
+        hint=f"export it (export {var}=…) and pass --header '{k}: {scheme}${{{var}}}'",
+    )
 
 
 def check_args(args: list[str]) -> None:

@@ -30,10 +30,13 @@ def read_key() -> str:
     import termios
     import tty
 
+    from mcplock.cli.prompt import wait_readable
+
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     try:
         tty.setcbreak(fd, termios.TCSADRAIN)
+        wait_readable(fd)  # not a bare read: a Ctrl-C handed to another thread would be lost
         data = os.read(fd, 1)
         if data == b"\x1b":  # an escape sequence: take the rest that is already there
             while select.select([fd], [], [], 0.05)[0]:

@@ -95,10 +95,16 @@ class Progress:
             self.cli.err.print(Text("probing ", style="dim").append_text(_name(name)))
         elif what == "failed":
             self.cli.err.print(Text("failed  ", style="red").append_text(_name(name)))
-        if what in ("done", "failed") and self.cli.verbose and name in self.started:
-            ms = (time.monotonic() - self.started.pop(name)) * 1000
-            verb = "probed in" if what == "done" else "failed after"
-            self.cli.err.print(_name(name).append(f": {verb} {ms:.0f} ms", style="dim"))
+        if what in ("done", "failed") and self.cli.verbose:
+            self._say_time(name, what)
+
+    def _say_time(self, name: str, what: str) -> None:
+        """-v: how long the probe of ``name`` took, once it is done or failed."""
+        if name not in self.started:
+            return
+        ms = (time.monotonic() - self.started.pop(name)) * 1000
+        verb = "probed in" if what == "done" else "failed after"
+        self.cli.err.print(_name(name).append(f": {verb} {ms:.0f} ms", style="dim"))
 
 
 def probe(cli: Cli, specs: list[ServerSpec], opts: ProbeOptions, *, login: bool) -> Results:

@@ -9,6 +9,8 @@ what was decided: the walk returns normally, so the lock is written with the dec
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from rich.text import Text
 
 from mcplock.cli import keys
@@ -39,29 +41,36 @@ def summary(cli: Cli, tally: Tally) -> int:
         f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; {tally.left} still pending"
     )
     if tally.high:
-        line = Text(f"accepted {len(tally.high)} item(s) with high findings: ", style="yellow")
-        for i, target in enumerate(tally.high):
-            line.append(", " if i else "").append_text(safe_name(target))
-        line.append(" (`mcplock show` reads them; `mcplock disable` hides a tool)")
-        cli.info(line)
+        line = _targets_line(f"accepted {len(tally.high)} item(s) with high findings: ", tally.high)
+        cli.info(line.append(" (`mcplock show` reads them; `mcplock disable` hides a tool)"))
     if tally.held:
-        first = shell_word(tally.held[0])  # as typed, it reaches that item and not a look-alike
-        held = Text(f"held {len(tally.held)} item(s) with critical findings (never accepted in bulk): ", style="yellow")
-        for i, target in enumerate(tally.held):
-            held.append(", " if i else "").append_text(safe_name(target))
-        cli.info(held)
-        cli.info(
-            Text("review each with `mcplock show ")
-            .append_text(safe_text(first, keep_newlines=False))
-            .append("`, then accept it by name (`mcplock accept ")
-            .append_text(safe_text(first, keep_newlines=False))
-            .append("`) or pass --include-critical")
-        )
+        _say_held(cli, tally.held)
     if tally.interrupted:
         cli.info("interrupted: the decisions made so far are kept in the lock; `mcplock accept` resumes the review")
         cli.said_interrupted = True  # the one "interrupted" of this run
         return EXIT_INTERRUPTED
     return 0
+
+
+def _targets_line(head: str, names: list[str]) -> Text:
+    """``head`` (in yellow) and the review targets ``names``, comma-separated."""
+    line = Text(head, style="yellow")
+    for i, target in enumerate(names):
+        line.append(", " if i else "").append_text(safe_name(target))
+    return line
+
+
+def _say_held(cli: Cli, held: list[str]) -> None:
+    """The items held back for their critical findings, and how to accept the first by name."""
+    first = shell_word(held[0])  # as typed, it reaches that item and not a look-alike
+    cli.info(_targets_line(f"held {len(held)} item(s) with critical findings (never accepted in bulk): ", held))
+    cli.info(
+        Text("review each with `mcplock show ")
+        .append_text(safe_text(first, keep_newlines=False))
+        .append("`, then accept it by name (`mcplock accept ")
+        .append_text(safe_text(first, keep_newlines=False))
+        .append("`) or pass --include-critical")
+    )
 
 
 def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
@@ -178,13 +187,7 @@ def _key(cli: Cli, question: str, choices: dict[str, str], *, default: str) -> s
         cli.out.print(safe_text(key if key != keys.ENTER else "", keep_newlines=False))
         if key in choices:
             return choices[key]
-        cli.out.print(
-            Text(
-                "? shows the keys"
-                if "?" in choices
-                else "answer one of: " + ", ".join("Enter" if k == keys.ENTER else k for k in choices)
-            )
-        )
+        cli.out.print(_how_to_answer(choices, ["Enter" if k == keys.ENTER else k for k in choices]))
 
 
 def _line(cli: Cli, question: str) -> str | None:
@@ -199,12 +202,26 @@ def _prompt(cli: Cli, question: str, choices: tuple[str, ...], *, default: str) 
         answer = _line(cli, question)
         if answer is None:  # end of input
             return default
-        if answer in choices:
-            return answer
-        low = answer.lower()
-        if low in choices:
-            return low
-        if low and low[:1] in choices and len(choices[0]) == 1:
-            return low[:1]
-        keys = ", ".join(c for c in choices if c)
-        cli.out.print(Text("? shows the keys" if "?" in choices else f"answer one of: {keys}"))
+        chosen = _typed_choice(answer, choices)
+        if chosen is not None:
+            return chosen
+        cli.out.print(_how_to_answer(choices, [c for c in choices if c]))
+
+
+def _typed_choice(answer: str, choices: tuple[str, ...]) -> str | None:
+    """The choice a typed line names: as typed, in lower case, or (one-letter choices) by its
+    first letter; None: none."""
+    if answer in choices:
+        return answer
+    low = answer.lower()
+    if low in choices:
+        return low
+    if low and low[:1] in choices and len(choices[0]) == 1:
+        return low[:1]
+    return None
+
+
+def _how_to_answer(choices: Collection[str], shown: list[str]) -> Text:
+    """After an answer that is none of ``choices``: where the keys are explained, else the
+    answers (``shown``, as the person types them)."""
+    return Text("? shows the keys" if "?" in choices else "answer one of: " + ", ".join(shown))

@@ -321,6 +321,11 @@ def add_servers(
     launch = [probe_spec(sp, base) for sp, _ in specs if sp.name not in unpinned]
     core_trust.trust(launch, base)
     results = _probe_launch(launch, {n: probe_spec(sp, base) for n, sp in ready.items()}, opts, lockfile, login, hooks)
+    # The token store is read a second time here, after the probe, on purpose: the probe's own read
+    # (auth.read_uses_oauth, at each connection) answers "use a stored login?" before a login that
+    # the probe may then do (core/oauth.after_probe logs in where a server asks and probes again;
+    # an identity assertion stores the authorization server it discovered). What the lock records
+    # (auth = "oauth", the discovered issuer) is what the store holds after those writes.
     auths = read_lock_auths(s for s in launch if not isinstance(results.get(s.name), ProbeError))
     core_trust.trust(discovered_launch(launch, auths), base)  # (SEP-990: the issuer it found is locked)
     results.update(unpinned)

@@ -9,6 +9,7 @@ host config — the config and the lock out of sync (or the config gone).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -18,11 +19,12 @@ from mcplock.lock.targets import format_target, label
 from mcplock.untrusted import name_text, shell_word
 
 if TYPE_CHECKING:
-    from mcplock.core.export import Plan
+    from mcplock.core.export import FileChange, Plan
+    from mcplock.core.export_record import Record
     from mcplock.hosts.model import HostConfig
     from mcplock.lint.cache import LintCache
     from mcplock.lint.finding import LintFinding
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.orgpolicy import OrgPolicy, Violation
 
 
 @dataclass(frozen=True)
@@ -69,14 +71,8 @@ def integrity(lock: Lock) -> list[Finding]:
 def _hash_mismatch(lock: Lock, sname: str, e: Entry, pending: bool) -> Finding | None:
     """An item's stored definition (accepted, or its ``pending`` proposal) against its stored
     hash; None when they match or nothing is stored."""
-    stored = e.pending.hash if pending and e.pending else (None if pending else e.hash)
-    if stored is None:
-        return None
-    try:
-        actual = e.compute_hash(pending=pending, server=sname)
-    except HashError as err:
-        actual = f"unhashable ({err.message})"
-    if actual == stored:
+    stored = _stored_hash(e, pending)
+    if stored is None or _actual_hash(e, sname, pending) == stored:
         return None
     what = f"pending {e.kind}" if pending else e.kind
     return Finding(
@@ -91,6 +87,22 @@ def _hash_mismatch(lock: Lock, sname: str, e: Entry, pending: bool) -> Finding |
         e.key,
         _table(sname, e),
     )
+
+
+def _stored_hash(e: Entry, pending: bool) -> str | None:
+    """The hash stored for the accepted definition, or for the pending proposal (None: none)."""
+    if pending:
+        return e.pending.hash if e.pending else None
+    return e.hash
+
+
+def _actual_hash(e: Entry, sname: str, pending: bool) -> str:
+    """The hash of the stored definition (or proposal) as it reads now; one that cannot be hashed
+    says why (it matches no stored hash)."""
+    try:
+        return e.compute_hash(pending=pending, server=sname)
+    except HashError as err:
+        return f"unhashable ({err.message})"
 
 
 def verified(lock: Lock, lock_path: str) -> Lock:
@@ -118,11 +130,15 @@ def read_notes(lock: Lock) -> list[Finding]:
     for table, message in lock.notes:
         server = table[1] if len(table) > 1 else ""
         kind, key = (table[2], table[3]) if len(table) > 3 else (None, None)
-        hint = "set it with `mcplock approval SERVER/TOOL always|never`"
-        if kind == "tool" and key is not None:
-            hint = f"set it with `mcplock approval {shell_word(format_target(server, kind, key))} always|never`"
-        out.append(Finding("unknown-value", server, message, hint, kind, key, table))
+        out.append(Finding("unknown-value", server, message, _approval_hint(server, kind, key), kind, key, table))
     return out
+
+
+def _approval_hint(server: str, kind: str | None, key: str | None) -> str:
+    """How to set an approval the reader could not read: for the tool it is about, or in general."""
+    if kind == "tool" and key is not None:
+        return f"set it with `mcplock approval {shell_word(format_target(server, kind, key))} always|never`"
+    return "set it with `mcplock approval SERVER/TOOL always|never`"
 
 
 def pending(lock: Lock) -> list[Finding]:
@@ -149,57 +165,73 @@ def pending(lock: Lock) -> list[Finding]:
 
 def config_sync(lock: Lock, lock_path: str) -> list[Finding]:
     """Servers imported from host configs against those configs, as they are now."""
-    from mcplock.hosts import load_host_config
-
     base = os.path.dirname(os.path.abspath(lock_path))
+    out: list[Finding] = []
+    for source, names in sorted(_by_source(lock).items()):
+        out += _source_sync(lock, os.path.join(base, source), source, names)
+    return out
+
+
+def _by_source(lock: Lock) -> dict[str, list[str]]:
+    """The servers imported from host configs, by the config they came from."""
     by_source: dict[str, list[str]] = {}
     for sname, srv in sorted(lock.servers.items()):
         if srv.spec.source:
             by_source.setdefault(srv.spec.source, []).append(sname)
+    return by_source
+
+
+def _source_sync(lock: Lock, path: str, source: str, names: list[str]) -> list[Finding]:
+    """The servers ``names`` imported from ``source`` (at ``path``) against it: it is gone, it
+    cannot be read, an entry drifted, or it holds a server the lock does not."""
+    from mcplock.hosts import load_host_config
+
+    if not os.path.lexists(path):
+        return [_source_missing(sname, source) for sname in names]
+    try:
+        cfg = load_host_config(path, source=source)
+    except McplockError as err:
+        return [_source_unreadable(sname, source, err) for sname in names]
     out: list[Finding] = []
-    for source, names in sorted(by_source.items()):
-        path = os.path.join(base, source)
-        if not os.path.lexists(path):
-            out += [
-                Finding(
-                    "source-missing",
-                    sname,
-                    f"`{name_text(sname)}` was imported from {source}, which no longer exists",
-                    f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
-                    table=("server", sname),
-                )
-                for sname in names
-            ]
-            continue
-        try:
-            cfg = load_host_config(path, source=source)
-        except McplockError as err:
-            out += [
-                Finding(
-                    "config-error",
-                    sname,
-                    f"`{name_text(sname)}` was imported from {source}, which cannot be read: {err.message}",
-                    err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`",
-                    table=("server", sname),
-                )
-                for sname in names
-            ]
-            continue
-        for sname in names:
-            drift = _imported_drift(lock.servers[sname], cfg, source)
-            if drift is not None:
-                out.append(drift)
-        out += [
-            Finding(
-                "not-locked",
-                name,
-                f"`{name_text(name)}` is in {source} but not in the lock",
-                f"run `mcplock add --from {source} {name}`",
-            )
-            for name in sorted(cfg.servers)
-            if name not in lock.servers
-        ]
-    return out
+    for sname in names:
+        drift = _imported_drift(lock.servers[sname], cfg, source)
+        if drift is not None:
+            out.append(drift)
+    return out + _not_locked(lock, cfg, source)
+
+
+def _source_missing(sname: str, source: str) -> Finding:
+    return Finding(
+        "source-missing",
+        sname,
+        f"`{name_text(sname)}` was imported from {source}, which no longer exists",
+        f"restore {source} (`git checkout -- {source}`), or run `mcplock remove {shell_word(sname)}`",
+        table=("server", sname),
+    )
+
+
+def _source_unreadable(sname: str, source: str, err: McplockError) -> Finding:
+    return Finding(
+        "config-error",
+        sname,
+        f"`{name_text(sname)}` was imported from {source}, which cannot be read: {err.message}",
+        err.hint or f"restore {source}, or `mcplock remove {shell_word(sname)}`",
+        table=("server", sname),
+    )
+
+
+def _not_locked(lock: Lock, cfg: HostConfig, source: str) -> list[Finding]:
+    """The servers of a host config the lock does not hold."""
+    return [
+        Finding(
+            "not-locked",
+            name,
+            f"`{name_text(name)}` is in {source} but not in the lock",
+            f"run `mcplock add --from {source} {name}`",
+        )
+        for name in sorted(cfg.servers)
+        if name not in lock.servers
+    ]
 
 
 def _imported_drift(srv: ServerEntry, cfg: HostConfig, source: str) -> Finding | None:
@@ -239,7 +271,6 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy
     if not os.path.exists(record_path(lock_path)):  # never exported: skip the exporters' imports
         return []
     from mcplock.core import export_record
-    from mcplock.core.export import plan, policy_hint, policy_to_record, recorded_policy
 
     try:
         rec = export_record.load(lock_path)
@@ -247,31 +278,44 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy
         return [Finding("export-error", "", err.message, err.hint or "restore it from git")]
     if not rec.hosts:
         return []
-    shown = policy
     if policy is None and rec.policy is not None:
-        from mcplock import orgpolicy
+        return _recorded_policy_sync(lock, lock_path, rec)
+    from mcplock.core.export import policy_to_record
 
-        try:
-            org = orgpolicy.resolve(recorded_policy(lock_path, rec.policy))
-        except McplockError as err:
-            return [
-                Finding(
-                    "export-error",
-                    "",
-                    f"the policy the last export used cannot be read: {err.message}",
-                    "restore the file, or export again without it: `mcplock export`",
-                )
-            ]
-        shown = rec.policy
+    recorded = rec.policy if policy is None else policy_to_record(lock_path, policy)
+    return _hosts_sync(lock, lock_path, rec.hosts, org, recorded, policy)
+
+
+def _recorded_policy_sync(lock: Lock, lock_path: str, rec: Record) -> list[Finding]:
+    """The export's host settings against the lock under the policy the export recorded (no
+    ``--policy`` given): a finding when that policy cannot be read."""
+    from mcplock import orgpolicy
+    from mcplock.core.export import recorded_policy
+
+    try:
+        org = orgpolicy.resolve(recorded_policy(lock_path, rec.policy))
+    except McplockError as err:
+        return [
+            Finding(
+                "export-error",
+                "",
+                f"the policy the last export used cannot be read: {err.message}",
+                "restore the file, or export again without it: `mcplock export`",
+            )
+        ]
+    return _hosts_sync(lock, lock_path, rec.hosts, org, rec.policy, rec.policy)
+
+
+def _hosts_sync(
+    lock: Lock, lock_path: str, hosts: list[str], org: OrgPolicy | None, recorded: str | None, shown: str | None
+) -> list[Finding]:
+    """The host settings exported to ``hosts`` against the plan that would bring them in step
+    (``recorded``: the policy that plan records; ``shown``: the one hints name)."""
+    from mcplock.core.export import plan, policy_hint
+
     again = policy_hint(shown)
     try:
-        p = plan(
-            lock,
-            lock_path,
-            rec.hosts,
-            org=org,
-            policy=rec.policy if policy is None else policy_to_record(lock_path, policy),
-        )
+        p = plan(lock, lock_path, hosts, org=org, policy=recorded)
     except McplockError as err:
         return [
             Finding(
@@ -300,36 +344,43 @@ def _plan_drift(p: Plan, again: str) -> list[Finding]:
             )
         )
     for c in p.changes:
-        if c.conflicted:
-            out.append(
-                Finding(
-                    "export-conflict",
-                    "",
-                    f"{c.path} ({c.host}): a merge left git's conflict markers in it, between rules mcplock wrote",
-                    f"run `mcplock export{again}`: it writes mcplock's rules again from the "
-                    "merged lock and keeps your own settings",
-                )
-            )
-        elif c.changed:
-            out.append(
-                Finding(
-                    "export-drift",
-                    "",
-                    f"{c.path} ({c.host}) no longer matches the lock's flags "
-                    "(a flag changed since the last export, or an exported rule was edited by hand)",
-                    f"run `mcplock export --host {c.host}{again}` (`--dry-run` shows the change)",
-                )
-            )
-        out += [
-            Finding(
-                "export-contradicted",
-                "",
-                f"{c.path} ({c.host}): {text}",
-                f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`",
-            )
-            for text in c.contradictions
-        ]
+        out += _change_drift(c, again)
     return out
+
+
+def _change_drift(c: FileChange, again: str) -> list[Finding]:
+    """What one host file of the plan says: conflict markers between mcplock's rules, a drift
+    from the lock's flags, and each of the user's settings that overrides the lock."""
+    out = []
+    if c.conflicted:
+        out.append(
+            Finding(
+                "export-conflict",
+                "",
+                f"{c.path} ({c.host}): a merge left git's conflict markers in it, between rules mcplock wrote",
+                f"run `mcplock export{again}`: it writes mcplock's rules again from the "
+                "merged lock and keeps your own settings",
+            )
+        )
+    elif c.changed:
+        out.append(
+            Finding(
+                "export-drift",
+                "",
+                f"{c.path} ({c.host}) no longer matches the lock's flags "
+                "(a flag changed since the last export, or an exported rule was edited by hand)",
+                f"run `mcplock export --host {c.host}{again}` (`--dry-run` shows the change)",
+            )
+        )
+    return out + [
+        Finding(
+            "export-contradicted",
+            "",
+            f"{c.path} ({c.host}): {text}",
+            f"edit {c.path} by hand (mcplock never changes your own settings), then run `mcplock check`",
+        )
+        for text in c.contradictions
+    ]
 
 
 def _regenerate_hint(err: McplockError, again: str) -> str:
@@ -341,32 +392,37 @@ def pins(lock: Lock) -> list[Finding]:
     range, a tag, a URL), or no integrity to check the artefact against."""
     out: list[Finding] = []
     for sname, srv in sorted(lock.servers.items()):
-        pin = srv.spec.package
-        problem = pin.problem() if pin is not None else None
-        if pin is not None and problem is not None:
-            out.append(
-                Finding(
-                    "pin-not-exact",
-                    sname,
-                    f"`{name_text(sname)}`'s {pin.registry} pin names no one exact release: {problem}; "
-                    "nothing of it is started",
-                    f"restore mcp.lock from git, or run "
-                    f"`mcplock update {shell_word(sname)}` to pin an exact release again",
-                    table=("server", sname, "package"),
-                )
-            )
-        elif srv.spec.package is not None and not srv.spec.package.integrities():
-            out.append(
-                Finding(
-                    "pin-no-integrity",
-                    sname,
-                    f"`{name_text(sname)}` pins {srv.spec.package.registry} package {srv.spec.package.label} without "
-                    "an integrity: what runs cannot be checked",
-                    f"run `mcplock update {shell_word(sname)}` to resolve the pin again (or restore mcp.lock from git)",
-                    table=("server", sname, "package"),
-                )
-            )
+        found = _pin_finding(sname, srv)
+        if found is not None:
+            out.append(found)
     return out
+
+
+def _pin_finding(sname: str, srv: ServerEntry) -> Finding | None:
+    """A server's package pin that names no one exact release, or that carries no integrity."""
+    pin = srv.spec.package
+    if pin is None:
+        return None
+    problem = pin.problem()
+    if problem is not None:
+        return Finding(
+            "pin-not-exact",
+            sname,
+            f"`{name_text(sname)}`'s {pin.registry} pin names no one exact release: {problem}; "
+            "nothing of it is started",
+            f"restore mcp.lock from git, or run `mcplock update {shell_word(sname)}` to pin an exact release again",
+            table=("server", sname, "package"),
+        )
+    if not pin.integrities():
+        return Finding(
+            "pin-no-integrity",
+            sname,
+            f"`{name_text(sname)}` pins {pin.registry} package {pin.label} without "
+            "an integrity: what runs cannot be checked",
+            f"run `mcplock update {shell_word(sname)}` to resolve the pin again (or restore mcp.lock from git)",
+            table=("server", sname, "package"),
+        )
+    return None
 
 
 def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list[Finding]:
@@ -398,16 +454,25 @@ def _verified_hashes(lock: Lock, findings: list[Finding]) -> tuple[dict[tuple[st
     """The stored hash of each item (server, kind, key) that ``findings`` do not dispute (no
     ``hash-mismatch``), and whether every item of the lock is accepted and verified so."""
     disputed = {(f.server, f.kind, f.name) for f in findings if f.code == "hash-mismatch"}
-    hashes = {
+    hashes = _stored_hashes(lock, lambda sname, e: (sname, e.kind, e.key) not in disputed)
+    return hashes, not disputed and _all_accepted(lock)
+
+
+def _stored_hashes(lock: Lock, keep: Callable[[str, Entry], bool]) -> dict[tuple[str, str, str], str]:
+    """The stored hash of each item (server, kind, key) that has one and that ``keep`` keeps."""
+    return {
         (sname, e.kind, e.key): e.hash
         for sname, srv in lock.servers.items()
         for e in srv.entries()
-        if e.hash and (sname, e.kind, e.key) not in disputed
+        if e.hash and keep(sname, e)
     }
-    whole = not disputed and all(
+
+
+def _all_accepted(lock: Lock) -> bool:
+    """Whether every item of the lock is accepted (nothing pending), each definition with its hash."""
+    return all(
         e.pending is None and (e.hash or e.definition is None) for srv in lock.servers.values() for e in srv.entries()
     )
-    return hashes, whole
 
 
 def _critical_rules(
@@ -429,29 +494,33 @@ def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> li
     out: list[Finding] = []
     for sname in sorted(lock.servers):
         for e in lock.servers[sname].entries():
-            if e.pending is not None or e.definition is None or not e.enabled:
-                continue
-            rules = critical.get((sname, e.kind, e.key))
-            if not rules:
-                continue
-            target = label(sname, e)
-            typed = shell_word(target)  # `echo ` (a space at its end) must reach that item, not `echo`
-            hint = f"review it with `mcplock show {typed}`"
-            if e.kind == "tool":
-                hint += f"; `mcplock disable {typed}` hides it from hosts"
-            out.append(
-                Finding(
-                    "critical-accepted",
-                    sname,
-                    f"{e.kind} `{name_text(target)}` is accepted and enabled but has critical findings "
-                    f"({', '.join(rules)})",
-                    hint,
-                    e.kind,
-                    e.key,
-                    _table(sname, e),
-                )
-            )
+            rules = critical.get((sname, e.kind, e.key)) if _in_use(e) else None
+            if rules:
+                out.append(_critical_warning(sname, e, rules))
     return out
+
+
+def _in_use(e: Entry) -> bool:
+    """Whether an item is accepted (nothing pending), with a definition, and enabled."""
+    return e.pending is None and e.definition is not None and e.enabled
+
+
+def _critical_warning(sname: str, e: Entry, rules: list[str]) -> Finding:
+    """An accepted, enabled item with critical ``rules``: how to review it (and hide a tool)."""
+    target = label(sname, e)
+    typed = shell_word(target)  # `echo ` (a space at its end) must reach that item, not `echo`
+    hint = f"review it with `mcplock show {typed}`"
+    if e.kind == "tool":
+        hint += f"; `mcplock disable {typed}` hides it from hosts"
+    return Finding(
+        "critical-accepted",
+        sname,
+        f"{e.kind} `{name_text(target)}` is accepted and enabled but has critical findings ({', '.join(rules)})",
+        hint,
+        e.kind,
+        e.key,
+        _table(sname, e),
+    )
 
 
 def code_env(lock: Lock) -> list[Finding]:
@@ -513,12 +582,7 @@ def _lint_untampered(lock: Lock) -> dict[tuple[str, str, str], list[LintFinding]
     from mcplock.lint.cache import LintCache
     from mcplock.lint.entries import lint_entries
 
-    hashes = {
-        (sname, e.kind, e.key): e.hash
-        for sname, srv in lock.servers.items()
-        for e in srv.entries()
-        if e.hash and not e.tampered()
-    }
+    hashes = _stored_hashes(lock, lambda _sname, e: not e.tampered())
     cache = LintCache.open()
     found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
     if cache is not None:  # None: the lint cache is off (MCPLOCK_LINT_CACHE=0)
@@ -532,21 +596,32 @@ def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
     from mcplock.orgpolicy import violations
 
     found = _lint_untampered(lock) if org.strictest_severity is not None else None
-    out: list[Finding] = []
-    limit = org.strictest_severity
-    if limit is not None and limit != "critical":
-        for w in code_env(lock):
-            out.append(
-                Finding(
-                    "policy/review.max-accepted-severity",
-                    w.server,
-                    f"{w.message}; the policy accepts nothing above {limit} "
-                    f"({org.rule('review.max-accepted-severity')})",
-                    w.hint,
-                    table=w.table,
-                )
-            )
+    out = _severity_findings(org, lock)
     for v in violations(org, lock, found):
-        table = ("server", v.server) if v.kind in (None, "instructions") else ("server", v.server, v.kind, v.key or "")
-        out.append(Finding(f"policy/{v.rule}", v.server, v.message, v.hint, v.kind, v.key, table))
+        out.append(Finding(f"policy/{v.rule}", v.server, v.message, v.hint, v.kind, v.key, _violation_table(v)))
     return out
+
+
+def _severity_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
+    """Under a policy that accepts nothing above a severity below critical: each variable that
+    loads code (``env-loads-code``) as a breach of ``review.max-accepted-severity``."""
+    limit = org.strictest_severity
+    if limit is None or limit == "critical":
+        return []
+    return [
+        Finding(
+            "policy/review.max-accepted-severity",
+            w.server,
+            f"{w.message}; the policy accepts nothing above {limit} ({org.rule('review.max-accepted-severity')})",
+            w.hint,
+            table=w.table,
+        )
+        for w in code_env(lock)
+    ]
+
+
+def _violation_table(v: Violation) -> tuple[str, ...]:
+    """The lock table a policy violation is about: its server's, or its item's."""
+    if v.kind in (None, "instructions"):
+        return ("server", v.server)
+    return ("server", v.server, v.kind, v.key or "")

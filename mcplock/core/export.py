@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -98,24 +99,41 @@ def _read(root: str, path: str, shown: str, fmt: str, empty_ok: bool = False, co
     are read by the caller)."""
     from pathlib import Path
 
-    from mcplock.hosts.parse import parse, read_text
+    from mcplock.hosts.parse import read_text
 
     _refuse_links(root, path, shown)
     if not os.path.exists(path):
         return None
+    _check_writable(path, shown)
+    text = read_text(Path(path), shown)
+    if not _read_as_is(text, empty_ok, conflict_ok):
+        _check_top_object(text, shown, fmt)
+    return text
+
+
+def _check_writable(path: str, shown: str) -> None:
+    """A host file export would change: writable, in a writable directory."""
     if not os.access(path, os.W_OK) or not os.access(os.path.dirname(path) or ".", os.W_OK):
         raise ConfigError(f"{shown}: not writable", hint="make the file and its directory writable by this user")
-    text = read_text(Path(path), shown)
-    if empty_ok and not text.strip():  # an empty file an older export left (it is removed)
-        return text
-    if conflict_ok and split_conflict(text) is not None:
-        return text
+
+
+def _read_as_is(text: str, empty_ok: bool, conflict_ok: bool) -> bool:
+    """Whether a host file's text is taken without parsing: an empty one an older export left
+    (it is removed), or one a merge left with conflict markers (both sides are read)."""
+    if empty_ok and not text.strip():
+        return True
+    return conflict_ok and split_conflict(text) is not None
+
+
+def _check_top_object(text: str, shown: str, fmt: str) -> None:
+    """A host file's text parses, to an object."""
+    from mcplock.hosts.parse import parse
+
     data = parse(text, shown, fmt)
     if not isinstance(data, dict):
         raise ConfigError(
             f"{shown}: the top level must be an object", hint="fix the file; the host cannot read it either"
         )
-    return text
 
 
 def _refuse_links(root: str, path: str, shown: str) -> None:
@@ -153,33 +171,53 @@ def _merge(
     doc: Document, want: list[Item], old: FileState, new: FileState, shown: str, exp: Exporter | None = None
 ) -> list[str]:
     """Bring the rules mcplock owns in ``doc`` from ``old`` to ``want``; ``new`` gets what it owns now."""
-    notes: list[str] = []
     for it in want:
         _check_shape(doc, it, shown)
     _drop_unwanted(doc, want, old)
     owned_keys = {i.path for i in old.items if i.kind == "key"}
+    notes: list[str] = []
     for it in want:
-        if it.kind == "list":
-            _want_list(doc, it, old, new)
-        elif it.kind == "member":
-            _want_member(doc, it, old, new)
-        else:
-            note = _want_key(doc, it, owned_keys, new, shown, exp)
-            if note is not None:
-                notes.append(note)
+        note = _want(doc, it, old, new, owned_keys, shown, exp)
+        if note is not None:
+            notes.append(note)
     _tidy_created(doc, old, new)
     return notes
 
 
+def _want(
+    doc: Document,
+    it: Item,
+    old: FileState,
+    new: FileState,
+    owned_keys: set[tuple[str, ...]],
+    shown: str,
+    exp: Exporter | None,
+) -> str | None:
+    """One rule the lock wants, by its kind (a list, a member of one, a key); a note when a
+    person set a key otherwise."""
+    if it.kind == "list":
+        _want_list(doc, it, old, new)
+    elif it.kind == "member":
+        _want_member(doc, it, old, new)
+    else:
+        return _want_key(doc, it, owned_keys, new, shown, exp)
+    return None
+
+
 def _drop_unwanted(doc: Document, want: list[Item], old: FileState) -> None:
     """What mcplock wrote before and the lock no longer says, unless a person changed it since."""
-    wanted = set(want)
     wanted_paths = {w.path for w in want}
-    for it in sorted(old.items - wanted):
-        if it.kind == "member":
-            doc.remove_member(it.path, it.value)
-        elif it.kind == "key" and doc.get(it.path) == it.value and it.path not in wanted_paths:
-            doc.delete(it.path)
+    for it in sorted(old.items - set(want)):
+        _remove_rule(doc, it, wanted_paths)
+
+
+def _remove_rule(doc: Document, it: Item, held: Container[tuple[str, ...]] = ()) -> None:
+    """Take out one rule mcplock wrote: a list's member, or a key that still holds the value
+    written (unless another rule wanted now sets that key, ``held``)."""
+    if it.kind == "member":
+        doc.remove_member(it.path, it.value)
+    elif it.kind == "key" and doc.get(it.path) == it.value and it.path not in held:
+        doc.delete(it.path)
         # a "list" mcplock created goes with the containers below, once empty
 
 
@@ -228,11 +266,16 @@ def _tidy_created(doc: Document, old: FileState, new: FileState) -> None:
         value = doc.get(path)
         if value is None:
             continue
-        if value in ({}, []) and not any(i.path[: len(path)] == path for i in new.items):
+        if value in ({}, []) and not _needed(path, new):
             doc.delete(path)
         else:
             new.created.add(path)
     new.created = {p for p in new.created if doc.get(p) is not None}
+
+
+def _needed(path: tuple[str, ...], new: FileState) -> bool:
+    """Whether a rule mcplock owns now lies in the container at ``path``."""
+    return any(i.path[: len(path)] == path for i in new.items)
 
 
 def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) -> str:
@@ -241,22 +284,7 @@ def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) ->
     conflict was only between mcplock's rules, which the export writes again from the merged
     lock: that text is returned. Otherwise the merge touched the user's own settings, which only
     a person resolves: an error naming the file."""
-    from mcplock.hosts.parse import parse
-
-    stripped: list[Document] = []
-    for side in sides:
-        try:
-            parse(side, rel, fmt)
-        except ConfigError:
-            stripped = []
-            break
-        doc = Document(side, fmt)
-        for it in sorted(owned.items, reverse=True):
-            if it.kind == "member":
-                doc.remove_member(it.path, it.value)
-            elif it.kind == "key" and doc.get(it.path) == it.value:
-                doc.delete(it.path)
-        stripped.append(doc)
+    stripped = _stripped_sides(sides, rel, fmt, owned)
     if len(stripped) == 2 and _bare(stripped[0], owned) == _bare(stripped[1], owned):
         return stripped[0].text
     raise ConfigError(
@@ -266,29 +294,59 @@ def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) ->
     )
 
 
+def _stripped_sides(sides: tuple[str, str], rel: str, fmt: str, owned: FileState) -> list[Document]:
+    """Each side of a conflict without the rules mcplock wrote; none when a side does not parse."""
+    from mcplock.hosts.parse import parse
+
+    stripped: list[Document] = []
+    for side in sides:
+        try:
+            parse(side, rel, fmt)
+        except ConfigError:
+            return []
+        doc = Document(side, fmt)
+        for it in sorted(owned.items, reverse=True):
+            _remove_rule(doc, it)
+        stripped.append(doc)
+    return stripped
+
+
 def _bare(doc: Document, owned: FileState) -> object:
     """The settings without mcplock's containers once empty: what the user wrote."""
     from mcplock.hosts.parse import parse
 
     data = parse(doc.text, "", doc.fmt) if doc.text.strip() else {}
     for path in sorted(owned.created, key=len, reverse=True):
-        node: object = data
-        for k in path[:-1]:
-            node = node.get(k) if isinstance(node, dict) else None
+        node = _dig(data, path[:-1])
         if isinstance(node, dict) and node.get(path[-1]) in ({}, []):
             del node[path[-1]]
     return data
 
 
+def _dig(data: object, keys: tuple[str, ...]) -> Any:
+    """The value at ``keys`` under ``data`` through objects (None where one is missing)."""
+    node: Any = data
+    for k in keys:
+        node = node.get(k) if isinstance(node, dict) else None
+    return node
+
+
 def selected_hosts(base: str, hosts: list[str]) -> list[Exporter]:
-    if hosts:
-        unknown = [h for h in hosts if h not in EXPORTERS]
-        if unknown:
-            raise UsageError(f"unknown host {unknown[0]!r} for export", hint="use --host " + "|".join(EXPORTERS))
-        chosen = [EXPORTERS[h] for h in dict.fromkeys(hosts)]
-    else:
-        chosen = [e for e in EXPORTERS.values() if e.detect(lambda rel: os.path.lexists(os.path.join(base, rel)))]
+    chosen = _named_exporters(hosts) if hosts else _detected_exporters(base)
     return [x for e in chosen for x in (e, *e.also)]
+
+
+def _named_exporters(hosts: list[str]) -> list[Exporter]:
+    """The exporters of the hosts named (``--host``), each once; an unknown name is refused."""
+    unknown = [h for h in hosts if h not in EXPORTERS]
+    if unknown:
+        raise UsageError(f"unknown host {unknown[0]!r} for export", hint="use --host " + "|".join(EXPORTERS))
+    return [EXPORTERS[h] for h in dict.fromkeys(hosts)]
+
+
+def _detected_exporters(base: str) -> list[Exporter]:
+    """The exporters of the hosts whose files the project at ``base`` has."""
+    return [e for e in EXPORTERS.values() if e.detect(lambda rel: os.path.lexists(os.path.join(base, rel)))]
 
 
 class _Files:
@@ -387,7 +445,7 @@ def _export_host(run: _Run, exp: Exporter) -> None:
     """One host: its server entries routed (``--guard``/``--no-guard``), its rules merged into
     its settings file, and the notes on what it cannot be told."""
     files = run.files
-    rel = next((f for f in exp.files if files.exists(f)), exp.new_file)
+    rel = _settings_file(exp, files)
     srel = exp.servers_file or rel
     old = run.recorded(rel, exp.host)
     new = FileState(exp.host, guarded=dict(old.guarded))
@@ -395,8 +453,8 @@ def _export_host(run: _Run, exp: Exporter) -> None:
     # rules (and notes) only for the servers this host's config launches
     entries = _entries(exp, files, exp.launches_file or srel)
     launched = _launched(exp, entries)
-    mine = {s: d for s, d in run.decisions.items() if launched is None or s in launched}
-    told, told_notes = host_decisions(exp, mine)  # no pattern names; colliding ids: deny wins
+    told, told_notes = host_decisions(exp, _launched_decisions(run.decisions, launched))
+    # no pattern names; colliding ids: deny wins
     notes = run.notes.setdefault(rel, [])
     notes.extend(n for n in told_notes if n not in notes)
     notes.extend(_merge(doc, exp.rules(told), old, new, rel, exp))
@@ -404,6 +462,21 @@ def _export_host(run: _Run, exp: Exporter) -> None:
     if note:
         notes.append(note)
     run.states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
+
+
+def _settings_file(exp: Exporter, files: _Files) -> str:
+    """The host's settings file: the first of its files the project has, else the one to create."""
+    return next((f for f in exp.files if files.exists(f)), exp.new_file)
+
+
+def _launched_decisions(decisions: Decisions, launched: set[str] | None) -> Decisions:
+    """The lock's decisions for the servers the host launches."""
+    return {s: d for s, d in decisions.items() if _launches(launched, s)}
+
+
+def _launches(launched: set[str] | None, server: str) -> bool:
+    """Whether the host launches ``server`` (``launched`` None: every locked server, see :func:`_launched`)."""
+    return launched is None or server in launched
 
 
 def _route_entries(run: _Run, exp: Exporter, settings: tuple[str, Document], srel: str, new: FileState) -> Document:
@@ -414,17 +487,26 @@ def _route_entries(run: _Run, exp: Exporter, settings: tuple[str, Document], sre
     rel, doc = settings
     sstate = new if srel == rel else FileState(exp.host, guarded=dict(run.recorded(srel, exp.host).guarded))
     if run.guard is not None and run.files.exists(srel):
-        if exp.fmt == "toml":
-            lock_args = [] if run.rel_lock == "mcp.lock" else ["--lockfile", run.rel_lock]
-            text = export_guard.apply_toml(doc.text, run.lock, lock_args, run.guard, sstate, srel, run.command)
-            doc = run.files.replace(rel, text)
-        else:
-            sdoc = run.files.open(srel, "json")
-            export_guard.apply_json(sdoc, exp, run.lock, run.rel_lock, run.guard, sstate, srel, run.command)
+        doc = _apply_guard(run, exp, settings, srel, sstate, run.guard)
     if srel != rel:
         run.states.pop(srel, None)
         if sstate:
             run.states[srel] = sstate
+    return doc
+
+
+def _apply_guard(
+    run: _Run, exp: Exporter, settings: tuple[str, Document], srel: str, sstate: FileState, guard: bool
+) -> Document:
+    """Route the entries of ``srel`` through the guard or back, by the host's format: a TOML
+    host's one file rewritten (the settings document returned anew), a JSON one's edited."""
+    rel, doc = settings
+    if exp.fmt == "toml":
+        lock_args = [] if run.rel_lock == "mcp.lock" else ["--lockfile", run.rel_lock]
+        text = export_guard.apply_toml(doc.text, run.lock, lock_args, guard, sstate, srel, run.command)
+        return run.files.replace(rel, text)
+    sdoc = run.files.open(srel, "json")
+    export_guard.apply_json(sdoc, exp, run.lock, run.rel_lock, guard, sstate, srel, run.command)
     return doc
 
 
@@ -478,21 +560,29 @@ def _entries(exp: Exporter, files: _Files, srel: str) -> Any:
     if srel in files.docs:
         entries = files.docs[srel][0].get(exp.servers_keys)
     else:  # read, not opened for editing: an export without --guard leaves the servers' file alone
-        from pathlib import Path
-
-        from mcplock.hosts.parse import parse, read_text
-
-        path = Path(files.base, srel)
-        entries = None
-        if path.is_file():
-            text = read_text(path, srel)
-            data = parse(text, srel, exp.fmt) if text.strip() else {}
-            entries = data
-            for k in exp.servers_keys:
-                entries = entries.get(k) if isinstance(entries, dict) else None
-    if isinstance(entries, dict) and exp.host == "opencode" and isinstance(entries.get("servers"), dict):
-        entries = entries["servers"]
+        entries = _read_entries(exp, files.base, srel)
+    entries = _nested_servers(exp, entries)
     return entries if isinstance(entries, dict) else None
+
+
+def _read_entries(exp: Exporter, base: str, srel: str) -> Any:
+    """The object at ``servers_keys`` in the file ``srel``, read from disk (None: no file)."""
+    from pathlib import Path
+
+    from mcplock.hosts.parse import parse, read_text
+
+    path = Path(base, srel)
+    if not path.is_file():
+        return None
+    text = read_text(path, srel)
+    return _dig(parse(text, srel, exp.fmt) if text.strip() else {}, exp.servers_keys)
+
+
+def _nested_servers(exp: Exporter, entries: Any) -> Any:
+    """OpenCode may nest its server entries one level down, under ``servers``."""
+    if isinstance(entries, dict) and exp.host == "opencode" and isinstance(entries.get("servers"), dict):
+        return entries["servers"]
+    return entries
 
 
 def _launched(exp: Exporter, entries: Any) -> set[str] | None:
@@ -510,11 +600,7 @@ def _no_default_deny(
 ) -> str | None:
     """For a host whose settings cannot deny what the lock does not know: which servers it
     launches directly (not through ``mcplock run``), and the fix."""
-    direct = sorted(
-        s
-        for s in lock.servers
-        if (launched is None or s in launched) and not (isinstance(entries, dict) and exp.is_guard(entries.get(s)))
-    )
+    direct = sorted(s for s in lock.servers if _launches(launched, s) and not _guarded_entry(exp, entries, s))
     if not direct:
         return None
     return (
@@ -522,6 +608,11 @@ def _no_default_deny(
         f"export): it {exp.unknown_tools}. Route {', '.join(direct)} through the guard "
         f"(`mcplock export --guard{policy_hint(policy)}`), which serves only what the lock accepted"
     )
+
+
+def _guarded_entry(exp: Exporter, entries: Any, server: str) -> bool:
+    """Whether the host's entry for ``server`` launches it through the guard."""
+    return isinstance(entries, dict) and exp.is_guard(entries.get(server))
 
 
 def _contradictions(rel: str, doc: Document, exporters: list[Exporter], decisions: Decisions) -> list[str]:
@@ -553,20 +644,25 @@ def write(p: Plan) -> list[str]:
 
     written = []
     for c in p.changes:
-        if not c.changed:
-            continue
-        path = os.path.join(p.base, c.path)
-        if c.remove:
-            os.unlink(path)
+        if c.changed:
+            _write_change(p.base, c)
             written.append(c.path)
-            continue
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, _bom(path) + c.after.encode("utf-8"))
-        written.append(c.path)
     if p.record_after and p.record_before != p.record_after:
         write_atomic(p.record, p.record_after.encode("utf-8"))
         written.append(os.path.relpath(p.record, p.base))
     return written
+
+
+def _write_change(base: str, c: FileChange) -> None:
+    """One changed host file: removed, or written atomically (its byte-order mark kept)."""
+    from mcplock.lock.store import write_atomic
+
+    path = os.path.join(base, c.path)
+    if c.remove:
+        os.unlink(path)
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_atomic(path, _bom(path) + c.after.encode("utf-8"))
 
 
 # --- keeping an export in step ------------------------------------------------------------------

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from mcplock.core.export_record import FileState
@@ -20,28 +21,43 @@ from mcplock.lock.model import Lock
 def secret_in(entry: Any, host: str) -> bool:
     """Whether a raw host entry holds a literal secret (env/header values, arguments, URL), read
     with the host's variable syntax (``${env:X}``, ``{env:X}`` … are references, not secrets)."""
+    if not isinstance(entry, dict):
+        return False
+    return (
+        _secret_in_tables(entry, host)
+        or _secret_in_args(entry, host)
+        or _secret(host, "", entry.get("url") or entry.get("httpUrl"))
+    )
+
+
+def _secret(host: str, key: str, value: object) -> bool:
+    """Whether one value (under ``key``, "" for none) is a literal secret, the host's variable
+    references read as references."""
     from mcplock.hosts.interpolate import Unsupported, convert
     from mcplock.spec import looks_secret
 
-    def secret(key: str, value: object) -> bool:
-        if not isinstance(value, str):
-            return False
-        try:
-            value = convert(host, value, [])
-        except Unsupported:
-            pass
-        return looks_secret(key, value)
-
-    if not isinstance(entry, dict):
+    if not isinstance(value, str):
         return False
+    try:
+        value = convert(host, value, [])
+    except Unsupported:
+        pass
+    return looks_secret(key, value)
+
+
+def _secret_in_tables(entry: dict[str, Any], host: str) -> bool:
+    """Whether an entry's environment or headers hold a literal secret."""
     for key in ("env", "environment", "headers", "http_headers"):
         values = entry.get(key)
-        if isinstance(values, dict) and any(secret(k, v) for k, v in values.items()):
+        if isinstance(values, dict) and any(_secret(host, k, v) for k, v in values.items()):
             return True
+    return False
+
+
+def _secret_in_args(entry: dict[str, Any], host: str) -> bool:
+    """Whether an entry's arguments (or its command, where that is a list) hold a literal secret."""
     args = entry.get("args") if isinstance(entry.get("args"), list) else entry.get("command")
-    if isinstance(args, list) and any(secret("", a) for a in args):
-        return True
-    return secret("", entry.get("url") or entry.get("httpUrl"))
+    return isinstance(args, list) and any(_secret(host, "", a) for a in args)
 
 
 def _refuse(shown: str, name: str) -> ConfigError:
@@ -50,6 +66,16 @@ def _refuse(shown: str, name: str) -> ConfigError:
         "(to restore it with --no-guard) and mcplock never writes a secret",
         hint="replace the value with a variable the host expands (e.g. ${TOKEN}), then run `mcplock export --guard`",
     )
+
+
+def _to_guard(lock: Lock, name: str, entry: Any, is_guard: Callable[[Any], bool], host: str, shown: str) -> bool:
+    """Whether ``--guard`` routes a host's entry: a locked server's, not routed yet; one that
+    holds a literal secret is refused."""
+    if name not in lock.servers or is_guard(entry):
+        return False
+    if secret_in(entry, host):
+        raise _refuse(shown, name)
+    return True
 
 
 def running_mcplock() -> str | None:
@@ -111,35 +137,56 @@ def apply_json(
     if not isinstance(servers, dict):
         return
     if not guard:
-        for name, raw in sorted(state.guarded.items()):
-            if exp.is_guard(servers.get(name)):
-                doc.replace_span((*keys, name), raw)
-            del state.guarded[name]
+        _unguard_json(doc, exp, keys, servers, state)
         return
     for name in sorted(servers):
         entry = servers[name]
-        if name not in lock.servers or exp.is_guard(entry):
-            continue
-        if secret_in(entry, exp.host):
-            raise _refuse(shown, name)
-        span = doc.span((*keys, name))
-        assert span is not None
-        state.guarded[name] = span
-        arg = _lock_arg(exp, rel_lock, shown)
-        new = {**exp.guard_entry(name, ["--lockfile", arg] if arg else [], command), **_kept(exp, lock, name, entry)}
-        doc.replace_span((*keys, name), doc.dump(new, (*keys, name)))
+        if _to_guard(lock, name, entry, exp.is_guard, exp.host, shown):
+            state.guarded[name] = _guard_json(
+                doc, exp, lock, (*keys, name), entry, _lock_arg(exp, rel_lock, shown), command
+            )
+
+
+def _unguard_json(
+    doc: Document, exp: Exporter, keys: tuple[str, ...], servers: dict[str, Any], state: FileState
+) -> None:
+    """``--no-guard``: each entry the export routed, where it still launches the guard, back to
+    its original text; the record forgets them all."""
+    for name, raw in sorted(state.guarded.items()):
+        if exp.is_guard(servers.get(name)):
+            doc.replace_span((*keys, name), raw)
+        del state.guarded[name]
+
+
+def _guard_json(
+    doc: Document, exp: Exporter, lock: Lock, at: tuple[str, ...], entry: dict[str, Any], arg: str | None, command: str
+) -> str:
+    """One server's entry (at the key path ``at``) replaced with its guard entry; returns the
+    original entry's text, to restore."""
+    span = doc.span(at)
+    assert span is not None
+    new = {**exp.guard_entry(at[-1], ["--lockfile", arg] if arg else [], command), **_kept(exp, lock, at[-1], entry)}
+    doc.replace_span(at, doc.dump(new, at))
+    return span
 
 
 def _kept(exp: Exporter, lock: Lock, name: str, entry: dict[str, Any]) -> dict[str, Any]:
     """What of a server's entry stays in its guard entry: the keys the host applies itself
     (``guard_keeps``), and its environment with every variable the lock's templates name passed on."""
     kept = {k: v for k, v in entry.items() if k in exp.guard_keeps}
-    env = dict(entry.get(exp.env_key) or {}) if isinstance(entry.get(exp.env_key), dict) else {}
-    for var in template_vars(lock, name):
-        env.setdefault(var, exp.env_ref(var))
+    env = _guard_env(exp, lock, name, entry)
     if env:
         kept[exp.env_key] = env
     return kept
+
+
+def _guard_env(exp: Exporter, lock: Lock, name: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """A server's environment as its guard entry sets it: the entry's own, with every variable
+    the lock's templates name passed on (the host's reference to it)."""
+    env = dict(entry.get(exp.env_key) or {}) if isinstance(entry.get(exp.env_key), dict) else {}
+    for var in template_vars(lock, name):
+        env.setdefault(var, exp.env_ref(var))
+    return env
 
 
 def _lock_arg(exp: Exporter, rel_lock: str, shown: str) -> str | None:
@@ -169,8 +216,13 @@ def _codex_forwarded(entry: Any) -> set[str]:
     in its ``env_vars`` (a name or a ``{name = …}`` table each)."""
     if not isinstance(entry, dict):
         return set()
-    env, listed = entry.get("env"), entry.get("env_vars")
-    out = set(env) if isinstance(env, dict) else set()
+    env = entry.get("env")
+    return (set(env) if isinstance(env, dict) else set()) | _listed_names(entry.get("env_vars"))
+
+
+def _listed_names(listed: Any) -> set[str]:
+    """The names a Codex ``env_vars`` list gives: each a name, or a table with a ``name``."""
+    out = set()
     for item in listed if isinstance(listed, list) else ():
         item = item.get("name") if isinstance(item, dict) else item
         if isinstance(item, str):
@@ -196,29 +248,42 @@ def apply_toml(
 ) -> str:
     import tomllib
 
-    from mcplock.hosts.export.codex import guard_body, restore_body
-
     servers = tomllib.loads(text).get("mcp_servers") if text.strip() else None
     if not isinstance(servers, dict):
         return text
     if not guard:
-        for name, original in sorted(state.guarded.items()):
-            if _codex_is_guard(servers.get(name)):
-                text = restore_body(text, name, original)
-            del state.guarded[name]
-        return text
+        return _unguard_toml(text, servers, state)
     for name in sorted(servers):
         entry = servers[name]
-        if name not in lock.servers or _codex_is_guard(entry):
-            continue
-        if secret_in(entry, "codex"):
-            raise _refuse(shown, name)
-        done = guard_body(text, name, ["run", name, *lock_args], command)
-        if done is None:
-            continue
-        text, state.guarded[name], _ = done
-        text = _codex_pass_on(text, lock, name, entry)
+        if _to_guard(lock, name, entry, _codex_is_guard, "codex", shown):
+            text = _guard_toml(text, lock, name, entry, lock_args, state, command)
     return text
+
+
+def _unguard_toml(text: str, servers: dict[str, Any], state: FileState) -> str:
+    """``--no-guard`` in a Codex config: each table the export routed, where it still launches
+    the guard, back to its original body; the record forgets them all."""
+    from mcplock.hosts.export.codex import restore_body
+
+    for name, original in sorted(state.guarded.items()):
+        if _codex_is_guard(servers.get(name)):
+            text = restore_body(text, name, original)
+        del state.guarded[name]
+    return text
+
+
+def _guard_toml(
+    text: str, lock: Lock, name: str, entry: Any, lock_args: list[str], state: FileState, command: str
+) -> str:
+    """One Codex server table routed through the guard (its original body kept in ``state``),
+    with the variables the guard needs passed on; as it was when its body cannot be rewritten."""
+    from mcplock.hosts.export.codex import guard_body
+
+    done = guard_body(text, name, ["run", name, *lock_args], command)
+    if done is None:
+        return text
+    text, state.guarded[name], _ = done
+    return _codex_pass_on(text, lock, name, entry)
 
 
 def _codex_pass_on(text: str, lock: Lock, name: str, entry: Any) -> str:

@@ -63,8 +63,13 @@ def load(lock_path: str) -> Record:
     except FileNotFoundError:
         return Record()
     except (OSError, ValueError) as e:
-        raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=HINT) from None
+        raise _invalid(path, e) from None
     return loads(text, path)
+
+
+def _invalid(path: str, e: Exception) -> ConfigError:
+    """The error for a record that cannot be read as one (``e``: what went wrong, by its kind)."""
+    return ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=HINT)
 
 
 HINT = "restore it from git, or delete it and run `mcplock export` again"
@@ -83,18 +88,28 @@ def loads(text: str, path: str) -> Record:
     try:
         raw = json.loads(text)
     except ValueError as e:
-        raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=HINT) from None
+        raise _invalid(path, e) from None
     try:
-        if raw.get("version", 0) > RECORD_VERSION:
-            raise ConfigError(f"{path}: written by a newer mcplock", hint="upgrade mcplock")
-        files = {str(rel): _file_state(st) for rel, st in raw["files"].items()}
-        hosts = sorted({str(h) for h in raw.get("hosts", [])} | {st.host for st in files.values()})
-        policy = raw.get("policy")
-        if policy is not None and not isinstance(policy, str):
-            raise TypeError("policy")
-        return Record(files, hosts, policy)
+        return _record_of(raw, path)
     except (ValueError, KeyError, TypeError, AttributeError) as e:
-        raise ConfigError(f"{path}: not a valid export record ({type(e).__name__})", hint=HINT) from None
+        raise _invalid(path, e) from None
+
+
+def _record_of(raw: Any, path: str) -> Record:
+    """The record the parsed JSON ``raw`` holds (a malformed one raises the error ``loads`` reports)."""
+    if raw.get("version", 0) > RECORD_VERSION:
+        raise ConfigError(f"{path}: written by a newer mcplock", hint="upgrade mcplock")
+    files = {str(rel): _file_state(st) for rel, st in raw["files"].items()}
+    hosts = sorted({str(h) for h in raw.get("hosts", [])} | {st.host for st in files.values()})
+    return Record(files, hosts, _policy_of(raw))
+
+
+def _policy_of(raw: Any) -> str | None:
+    """The policy file the record names (None: none); anything but a string is malformed."""
+    policy = raw.get("policy")
+    if policy is not None and not isinstance(policy, str):
+        raise TypeError("policy")
+    return policy
 
 
 def _file_state(st: Any) -> FileState:
@@ -129,28 +144,43 @@ def _merge_file(a: FileState | None, b: FileState | None, o: FileState | None) -
     """One file's state from ours (``a``), theirs (``b``; at least one of them holds the file)
     and the base (``o``): the claims of both, the originals three-way."""
     host = next(s.host for s in (a, b) if s is not None)
+    ours, theirs, base = (a or FileState(host)), (b or FileState(host)), (o or FileState(host))
     return FileState(
         host,
-        (a.items if a else set()) | (b.items if b else set()),
-        (a.created if a else set()) | (b.created if b else set()),
-        _merge_guarded(a, b, o),
+        ours.items | theirs.items,
+        ours.created | theirs.created,
+        _merge_guarded(ours.guarded, theirs.guarded, base.guarded, a is not None, b is not None),
     )
 
 
-def _merge_guarded(a: FileState | None, b: FileState | None, o: FileState | None) -> dict[str, str]:
-    """Each server's original entry (``--guard``): where both sides hold one, the side that
-    changed it from the base; where one side holds it, kept unless the other side dropped it."""
-    ga, gb, go = (a.guarded if a else {}), (b.guarded if b else {}), (o.guarded if o else {})
+def _merge_guarded(
+    ga: dict[str, str], gb: dict[str, str], go: dict[str, str], a_has_file: bool, b_has_file: bool
+) -> dict[str, str]:
+    """Each server's original entry (``--guard``) from ours (``ga``), theirs (``gb``) and the
+    base (``go``); ``a_has_file``/``b_has_file``: whether each side holds the file at all."""
     guarded: dict[str, str] = {}
     for server in sorted(set(ga) | set(gb)):
-        if server in ga and server in gb:
-            guarded[server] = gb[server] if ga[server] == go.get(server) else ga[server]
-        elif server in ga:
-            if not _dropped(server, ga, go, b is not None):
-                guarded[server] = ga[server]
-        elif not _dropped(server, gb, go, a is not None):
-            guarded[server] = gb[server]
+        original = _merged_original(server, ga, gb, go, a_has_file, b_has_file)
+        if original is not None:
+            guarded[server] = original
     return guarded
+
+
+def _merged_original(
+    server: str, ga: dict[str, str], gb: dict[str, str], go: dict[str, str], a_has_file: bool, b_has_file: bool
+) -> str | None:
+    """One server's original entry: where both sides hold one, the side that changed it from
+    the base; where one side holds it, kept unless the other side dropped it (None: dropped)."""
+    if server in ga and server in gb:
+        return gb[server] if ga[server] == go.get(server) else ga[server]
+    if server in ga:
+        return _kept_original(server, ga, go, b_has_file)
+    return _kept_original(server, gb, go, a_has_file)
+
+
+def _kept_original(server: str, kept: dict[str, str], base: dict[str, str], other_has_file: bool) -> str | None:
+    """The original entry only one side holds, unless the other side dropped it (None)."""
+    return None if _dropped(server, kept, base, other_has_file) else kept[server]
 
 
 def _dropped(server: str, kept: dict[str, str], base: dict[str, str], other_has_file: bool) -> bool:
@@ -205,25 +235,35 @@ def _lines(values: list[Any], indent: str) -> str:
 
 
 def dump_record(states: dict[str, FileState], hosts: list[str] | None = None, policy: str | None = None) -> str:
-    files = []
-    for rel, st in sorted(states.items()):
-        parts = [
-            f'      "host": {json.dumps(st.host)}',
-            '      "rules": ' + _lines([i.as_json() for i in sorted(st.items)], "      "),
-        ]
-        if st.created:
-            parts.append('      "created": ' + _lines(sorted(list(c) for c in st.created), "      "))
-        if st.guarded:
-            g = json.dumps(dict(sorted(st.guarded.items())), indent=2, ensure_ascii=False)
-            parts.append('      "guarded": ' + g.replace("\n", "\n      "))
-        files.append(f"    {json.dumps(rel, ensure_ascii=False)}: {{\n" + ",\n".join(parts) + "\n    }")
+    files = [_file_json(rel, st) for rel, st in sorted(states.items())]
     body = "{\n" + ",\n".join(files) + "\n  }" if files else "{}"
+    meta = _meta_json(hosts, policy)
+    return f'{{\n  "version": {RECORD_VERSION},\n  "note": {json.dumps(NOTE)},\n{meta}  "files": {body}\n}}\n'
+
+
+def _file_json(rel: str, st: FileState) -> str:
+    """One file's entry of the record, as ``dump_record`` lays it out: its host and rules, then
+    the containers created and the original entries, where there are any."""
+    parts = [
+        f'      "host": {json.dumps(st.host)}',
+        '      "rules": ' + _lines([i.as_json() for i in sorted(st.items)], "      "),
+    ]
+    if st.created:
+        parts.append('      "created": ' + _lines(sorted(list(c) for c in st.created), "      "))
+    if st.guarded:
+        g = json.dumps(dict(sorted(st.guarded.items())), indent=2, ensure_ascii=False)
+        parts.append('      "guarded": ' + g.replace("\n", "\n      "))
+    return f"    {json.dumps(rel, ensure_ascii=False)}: {{\n" + ",\n".join(parts) + "\n    }"
+
+
+def _meta_json(hosts: list[str] | None, policy: str | None) -> str:
+    """The record's ``hosts`` and ``policy`` lines, where there are any."""
     meta = ""
     if hosts:
         meta += f'  "hosts": {json.dumps(sorted(set(hosts)))},\n'
     if policy is not None:
         meta += f'  "policy": {json.dumps(policy, ensure_ascii=False)},\n'
-    return f'{{\n  "version": {RECORD_VERSION},\n  "note": {json.dumps(NOTE)},\n{meta}  "files": {body}\n}}\n'
+    return meta
 
 
 def _item(raw: Any) -> Item:

@@ -82,9 +82,7 @@ class GitHub:
         GITHUB_API_URL), an ``origin_url`` on github.com names the repository. A missing or
         malformed setting is a UsageError (exit 2)."""
         env = os.environ if environ is None else environ
-        repo = env.get("GITHUB_REPOSITORY", "").strip() or (
-            repository_of(origin_url) if origin_url and not env.get("GITHUB_API_URL") else ""
-        )
+        repo = _repository(env, origin_url)
         # mcplock's own name first: the Action passes the API token there, so that a locked
         # server's `${GITHUB_TOKEN}` (a GitHub MCP server's own token) is not the bot's
         token = (env.get("MCPLOCK_GITHUB_TOKEN", "") or env.get("GITHUB_TOKEN", "")).strip()
@@ -97,12 +95,7 @@ class GitHub:
                 hint="in a workflow pass `env: GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}` (or the "
                 "action's `github-token` input); " + _RIGHTS,
             )
-        api = env.get("GITHUB_API_URL", "").strip() or DEFAULT_API
-        if not re.match(r"https?://", api):
-            raise UsageError(
-                f"GITHUB_API_URL must be an http(s) URL, not {api!r}", hint=f"leave it unset for {DEFAULT_API}"
-            )
-        return cls(api, repo, token)
+        return cls(_api_url(env), repo, token)
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -271,6 +264,25 @@ def repository_of(url: str) -> str:
     """``owner/name`` of a github.com remote URL (https, ssh), else ""."""
     m = _ON_GITHUB.fullmatch(url.strip())
     return m[1] if m else ""
+
+
+def _repository(env: Mapping[str, str], origin_url: str | None) -> str:
+    """OWNER/NAME: GITHUB_REPOSITORY, else (no GITHUB_API_URL set) the github.com repository
+    ``origin_url`` names; "" when neither says."""
+    repo = env.get("GITHUB_REPOSITORY", "").strip()
+    if repo or not origin_url or env.get("GITHUB_API_URL"):
+        return repo
+    return repository_of(origin_url)
+
+
+def _api_url(env: Mapping[str, str]) -> str:
+    """GITHUB_API_URL (an http(s) URL), or github.com's API when it is unset."""
+    api = env.get("GITHUB_API_URL", "").strip() or DEFAULT_API
+    if not re.match(r"https?://", api):
+        raise UsageError(
+            f"GITHUB_API_URL must be an http(s) URL, not {api!r}", hint=f"leave it unset for {DEFAULT_API}"
+        )
+    return api
 
 
 def _check_repository(repo: str) -> None:

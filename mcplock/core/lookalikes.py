@@ -10,27 +10,25 @@ gate (a well-known package's look-alike may be the one a person meant; docs/pins
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mcplock.core.check import Finding
-from mcplock.lock.model import Lock
+from mcplock.lock.model import Lock, ServerEntry
 from mcplock.untrusted import shell_word
+
+if TYPE_CHECKING:
+    from mcplock.lint.finding import LintFinding
 
 
 def lookalike_warnings(lock: Lock) -> list[Finding]:
-    from mcplock.lint.names import confusable_names
-    from mcplock.lint.packages import lookalike, named_package
+    return _lookalike_packages(lock) + _confusable_server_names(lock)
 
+
+def _lookalike_packages(lock: Lock) -> list[Finding]:
+    """A server whose package is named like a well-known one it is not."""
     out: list[Finding] = []
     for sname in sorted(lock.servers):
-        srv = lock.servers[sname]
-        if srv.spec.remote:
-            continue
-        pin = srv.spec.package
-        named = (pin.registry, pin.name) if pin is not None else named_package(srv.spec.command, list(srv.spec.args))
-        if named is None:
-            continue
-        kind, package = named
-        registry = srv.spec.registry
-        found = lookalike(kind, package, registry.name if registry is not None else None)
+        found = _lookalike(lock.servers[sname])
         if found is not None:
             out.append(
                 Finding(
@@ -41,6 +39,28 @@ def lookalike_warnings(lock: Lock) -> list[Finding]:
                     table=("server", sname),
                 )
             )
+    return out
+
+
+def _lookalike(srv: ServerEntry) -> LintFinding | None:
+    """The look-alike finding of a stdio server's package (its pin's, else its command's)."""
+    from mcplock.lint.packages import lookalike, named_package
+
+    if srv.spec.remote:
+        return None
+    pin = srv.spec.package
+    named = (pin.registry, pin.name) if pin is not None else named_package(srv.spec.command, list(srv.spec.args))
+    if named is None:
+        return None
+    registry = srv.spec.registry
+    return lookalike(*named, registry.name if registry is not None else None)
+
+
+def _confusable_server_names(lock: Lock) -> list[Finding]:
+    """Server names that read as another server's of the lock."""
+    from mcplock.lint.names import confusable_names
+
+    out: list[Finding] = []
     names = confusable_names({"": dict.fromkeys(lock.servers)})  # server names, as tool names of one server
     for (_, sname), similar in sorted(names.items()):
         for f in similar:

@@ -23,6 +23,8 @@ from mcplock.errors import LockfileError, McplockError, UsageError
 
 if TYPE_CHECKING:
     from mcplock.core.check import Finding
+    from mcplock.lock.conflict import Region
+    from mcplock.lock.model import Lock
 
 DRIVER = "mcplock"
 DRIVER_NAME = "mcplock: merge mcp.lock as data (mcplock merge-driver install)"
@@ -76,17 +78,31 @@ def attribute_pattern(name: str) -> str:
     (``*?[\\``) escaped, and the pattern C-quoted (``"my lock.toml"``) when it holds whitespace,
     a quote, a backslash or a control character, or starts with ``#`` or ``!`` (gitattributes(5):
     "Patterns that begin with a double quote are quoted in C style")."""
-    glob = "".join("\\" + c if c in "*?[\\" or (c == "!" and i == 0) else c for i, c in enumerate(name))
-    if (
-        glob == name
-        and name.isprintable()
-        and not any(c.isspace() or c == '"' for c in name)
-        and not name.startswith(("#", "!"))
-    ):
+    glob = _escape_glob(name)
+    if glob == name and _plain_pattern(name):
         return name
-    special = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
-    quoted = "".join(special.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c) for c in glob)
-    return f'"{quoted}"'
+    return '"' + "".join(_c_escape(c) for c in glob) + '"'
+
+
+def _escape_glob(name: str) -> str:
+    """``name`` with its glob characters (``*?[\\``) and a leading ``!`` backslash-escaped."""
+    return "".join("\\" + c if c in "*?[\\" or (c == "!" and i == 0) else c for i, c in enumerate(name))
+
+
+def _plain_pattern(name: str) -> bool:
+    """Whether ``name`` can stand unquoted in .gitattributes: printable, no whitespace or
+    quote, not starting as a comment (``#``) or a negation (``!``)."""
+    return name.isprintable() and not any(c.isspace() or c == '"' for c in name) and not name.startswith(("#", "!"))
+
+
+_C_ESCAPES = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _c_escape(c: str) -> str:
+    """One character of a C-quoted pattern: its C escape, octal for another control character."""
+    if c in _C_ESCAPES:
+        return _C_ESCAPES[c]
+    return f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7F else c
 
 
 def attribute_line(lock_path: str) -> str:
@@ -246,6 +262,23 @@ def _add_attributes(attributes: str, lock_path: str) -> list[str]:
     from mcplock.core.export_record import record_path
     from mcplock.lock.store import write_atomic
 
+    text = _read_attributes(attributes)
+    lines = [
+        line
+        for line, path in zip(attribute_lines(lock_path), (lock_path, record_path(lock_path)), strict=True)
+        if not has_attribute(text, path)
+    ]
+    if lines:
+        if text and not text.endswith("\n"):
+            text += "\n"
+        text += "".join(line + "\n" for line in lines)
+        write_atomic(attributes, text.encode("utf-8"))
+    return lines
+
+
+def _read_attributes(attributes: str) -> str:
+    """What the .gitattributes file holds ("" when there is none); a link is refused (it is
+    never written through)."""
     if os.path.islink(attributes):
         raise UsageError(
             f"{attributes} is a symbolic link; mcplock does not write through links (it could point "
@@ -264,17 +297,7 @@ def _add_attributes(attributes: str, lock_path: str) -> list[str]:
             f"cannot read {attributes}: {getattr(e, 'strerror', None) or e}",
             hint="fix the file's permissions or encoding, then run the command again",
         ) from None
-    lines = [
-        line
-        for line, path in zip(attribute_lines(lock_path), (lock_path, record_path(lock_path)), strict=True)
-        if not has_attribute(text, path)
-    ]
-    if lines:
-        if text and not text.endswith("\n"):
-            text += "\n"
-        text += "".join(line + "\n" for line in lines)
-        write_atomic(attributes, text.encode("utf-8"))
-    return lines
+    return text
 
 
 def _set_config(top: str, key: str, value: str) -> bool:
@@ -303,17 +326,13 @@ def run_driver(base: str, ours: str, theirs: str, pathname: str | None = None) -
     """Merge the three files, the result into ``ours``. Returns (exit status, what happened)."""
     from mcplock.lock.conflict import render
     from mcplock.lock.merge import merge
-    from mcplock.lock.read import loads
     from mcplock.lock.store import write_atomic
 
     name = pathname or "mcp.lock"
     if name.endswith(".exports.json"):
         return _merge_record(base, ours, theirs, name)
     try:
-        texts = [_read(p) for p in (base, ours, theirs)]
-        base_lock = loads(texts[0], f"{name} (base)") if texts[0].strip() else None
-        ours_lock = loads(texts[1], f"{name} (ours)")
-        theirs_lock = loads(texts[2], f"{name} (theirs)")
+        base_lock, ours_lock, theirs_lock = _read_three(base, ours, theirs, name)
     except McplockError as e:
         return _line_merge(base, ours, theirs), f"merged line by line (git merge-file): {e.message}"
     merged = merge(base_lock, ours_lock, theirs_lock)
@@ -324,6 +343,15 @@ def run_driver(base: str, ours: str, theirs: str, pathname: str | None = None) -
 
     names = ", ".join(target_of(c) for c in merged.conflicts)
     return 1, f"{len(merged.conflicts)} conflicted entr{'y' if len(merged.conflicts) == 1 else 'ies'}: {names}"
+
+
+def _read_three(base: str, ours: str, theirs: str, name: str) -> tuple[Lock | None, Lock, Lock]:
+    """The three versions read as locks (an empty base, a lock both sides added: None)."""
+    from mcplock.lock.read import loads
+
+    texts = [_read(p) for p in (base, ours, theirs)]
+    base_lock = loads(texts[0], f"{name} (base)") if texts[0].strip() else None
+    return base_lock, loads(texts[1], f"{name} (ours)"), loads(texts[2], f"{name} (theirs)")
 
 
 def _merge_record(base: str, ours: str, theirs: str, name: str) -> tuple[int, str]:
@@ -363,22 +391,12 @@ def resolve(lock_path: str, targets: list[str], side: str, *, every: bool = Fals
     ``every``). Returns (the entries resolved, the entries still in conflict). When none is left
     the lock is read whole and written in its canonical form."""
     from mcplock.lock import conflict
-    from mcplock.lock.read import loads
     from mcplock.lock.store import exclusive, write_atomic
     from mcplock.lock.text import read_text
-    from mcplock.lock.write import dumps
 
     with exclusive(lock_path):
         text = read_text(lock_path)
-        found = conflict.regions(text)
-        if found is None:
-            raise LockfileError(
-                "git conflict markers that mcplock did not write (a line-by-line merge)",
-                path=lock_path,
-                hint="install the merge driver (`mcplock merge-driver install`) and merge again, or take one "
-                "side (`git checkout --theirs -- mcp.lock` or `--ours`) and `mcplock refresh`",
-                code="conflict",
-            )
+        found = _driver_regions(text, lock_path)
         names = [r.target for r in found]
         if not found:
             if targets:
@@ -390,13 +408,39 @@ def resolve(lock_path: str, targets: list[str], side: str, *, every: bool = Fals
             return [], []
         chosen = names if every else _named_conflicts(names, targets)
         new, left = conflict.resolve(text, dict.fromkeys(chosen, side))
-        if not left:
-            new = dumps(loads(new, lock_path))  # whole again: read it as any lock, write it canonically
-        else:
-            trial, _ = conflict.resolve(new, {r.target: "ours" for r in left})
-            loads(trial, lock_path)  # what is left must still be a lock whichever side is taken
-        write_atomic(lock_path, new.encode("utf-8"))
+        write_atomic(lock_path, _checked(new, left, lock_path).encode("utf-8"))
         return chosen, [r.target for r in left]
+
+
+def _driver_regions(text: str, lock_path: str) -> list[Region]:
+    """The conflicted entries the merge driver marked in ``text``; markers it did not write
+    (git's line-by-line merge) are refused."""
+    from mcplock.lock import conflict
+
+    found = conflict.regions(text)
+    if found is None:
+        raise LockfileError(
+            "git conflict markers that mcplock did not write (a line-by-line merge)",
+            path=lock_path,
+            hint="install the merge driver (`mcplock merge-driver install`) and merge again, or take one "
+            "side (`git checkout --theirs -- mcp.lock` or `--ours`) and `mcplock refresh`",
+            code="conflict",
+        )
+    return found
+
+
+def _checked(new: str, left: list[Region], lock_path: str) -> str:
+    """The lock's text after a resolution: with no conflict ``left``, read whole as any lock and
+    written canonically; else as it is, once what is left reads as a lock whichever side is taken."""
+    from mcplock.lock import conflict
+    from mcplock.lock.read import loads
+    from mcplock.lock.write import dumps
+
+    if not left:
+        return dumps(loads(new, lock_path))
+    trial, _ = conflict.resolve(new, {r.target: "ours" for r in left})
+    loads(trial, lock_path)
+    return new
 
 
 def _named_conflicts(names: list[str], targets: list[str]) -> list[str]:

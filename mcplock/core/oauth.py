@@ -13,7 +13,7 @@ import shlex
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from mcplock.errors import Action, McplockError, ProbeError, SecretError, UsageError
 from mcplock.lock.model import ServerEntry
@@ -56,9 +56,8 @@ def auth_spec(
     ``${VAR}`` template) means client credentials with a signed JWT (``private_key_jwt``).
     ``assertion``: the identity-assertion options (``id_token``, ``idp_token_endpoint``,
     ``idp_client_id``, ``idp_client_secret``, ``issuer``); an ID token means that grant."""
-    if grant is not None and grant not in GRANTS:
-        raise UsageError(f"--oauth-grant takes {', '.join(GRANTS[:-1])} or {GRANTS[-1]}")
-    given = {k: v for k, v in (assertion or {}).items() if v is not None}
+    _check_grant(grant)
+    given = _assertion_given(assertion)
     if given or grant == "identity-assertion":
         return _assertion_spec(
             client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg, given
@@ -66,19 +65,38 @@ def auth_spec(
     if client_secret is not None:
         _check_secret(client_id, client_secret)
     signing_alg = _key_options(client_id, client_secret, client_key, signing_alg, grant)
+    _check_credentials_given(client_secret, client_key, grant)
+    if client_metadata_url is not None:
+        _check_metadata_url(client_metadata_url, alone=not _names_a_client(client_id, client_secret, client_key, grant))
+    return _chosen(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg)
+
+
+def _check_grant(grant: str | None) -> None:
+    """``--oauth-grant``: one of :data:`GRANTS`."""
+    if grant is not None and grant not in GRANTS:
+        raise UsageError(f"--oauth-grant takes {', '.join(GRANTS[:-1])} or {GRANTS[-1]}")
+
+
+def _assertion_given(assertion: Mapping[str, str | None] | None) -> dict[str, str]:
+    """The identity-assertion options given (those not None)."""
+    return {k: v for k, v in (assertion or {}).items() if v is not None}
+
+
+def _check_credentials_given(client_secret: str | None, client_key: str | None, grant: str | None) -> None:
+    """``--oauth-grant client-credentials`` needs a secret or a key to authenticate with."""
     if client_secret is None and client_key is None and grant == "client-credentials":
         raise UsageError(
             "--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret '${VAR}' "
             "(or --oauth-client-key)"
         )
-    if client_metadata_url is not None:
-        _check_metadata_url(
-            client_metadata_url,
-            alone=not (
-                client_id or grant == "client-credentials" or client_secret is not None or client_key is not None
-            ),
-        )
-    return _chosen(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg)
+
+
+def _names_a_client(
+    client_id: str | None, client_secret: str | None, client_key: str | None, grant: str | None
+) -> bool:
+    """Whether the options name a client other than a metadata URL: an id, a secret, a key or
+    client credentials."""
+    return bool(client_id or grant == "client-credentials" or client_secret is not None or client_key is not None)
 
 
 def _chosen(
@@ -90,39 +108,44 @@ def _chosen(
     client_key: str | None,
     signing_alg: str | None,
 ) -> AuthSpec | None:
-    """The auth the checked options name: client credentials (a key, or a secret outside the
-    authorization-code grant), else OAuth with what was given, else none."""
-    if client_key is not None:
-        return AuthSpec(
-            "client-credentials",
-            client_id=client_id,
-            client_key=client_key,
-            signing_alg=signing_alg,
-            scopes=scopes or None,
-        )
-    if client_secret is not None and grant != "authorization-code":
-        return AuthSpec("client-credentials", client_id=client_id, client_secret=client_secret, scopes=scopes or None)
-    if client_id or client_secret or scopes or client_metadata_url or grant:
-        return AuthSpec(
-            "oauth",
-            client_id=client_id or None,
-            client_secret=client_secret,
-            scopes=scopes or None,
-            client_metadata_url=client_metadata_url,
-        )
-    return None
+    """The auth the checked options name, None when none is given. The checks before leave only
+    options that go together: a key or secret comes with a client id, a key without a secret,
+    a metadata URL alone, a signing algorithm with a key."""
+    if not any((client_id, client_secret, client_key, scopes, client_metadata_url, grant)):
+        return None
+    return AuthSpec(
+        _method(client_secret, client_key, grant),
+        client_id=client_id or None,
+        client_secret=client_secret,
+        scopes=scopes or None,
+        client_metadata_url=client_metadata_url,
+        client_key=client_key,
+        signing_alg=signing_alg,
+    )
+
+
+def _method(client_secret: str | None, client_key: str | None, grant: str | None) -> str:
+    """Client credentials for a key, or a secret outside the authorization-code grant; else OAuth."""
+    if client_key is not None or (client_secret is not None and grant != "authorization-code"):
+        return "client-credentials"
+    return "oauth"
 
 
 def _check_secret(client_id: str | None, client_secret: str) -> None:
     """``--oauth-client-secret``: a ``${VAR}`` template (never the secret), with a client id."""
     names = template_names(client_secret)
     if not names or client_secret != "".join(f"${{{n}}}" for n in names):
-        raise SecretError(
-            "--oauth-client-secret takes a ${VAR} template, never the secret itself",
-            hint="export it (export MCP_CLIENT_SECRET=…) and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'",
-        )
+        raise _secret_value_error()
     if not client_id:
         raise UsageError("--oauth-client-secret needs --oauth-client-id")
+
+
+def _secret_value_error() -> SecretError:
+    """The refusal of a client secret given as itself, not as a ``${VAR}`` template."""
+    return SecretError(
+        "--oauth-client-secret takes a ${VAR} template, never the secret itself",
+        hint="export it (export MCP_CLIENT_SECRET=…) and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'",
+    )
 
 
 def _check_metadata_url(url: str, *, alone: bool) -> None:
@@ -146,6 +169,16 @@ def _check_metadata_url(url: str, *, alone: bool) -> None:
 _ID_TOKEN_HINT = (
     "export it (in GitHub Actions: the job's OIDC token; GitLab: an id_tokens: entry) and pass "
     "--oauth-id-token '${MCP_ID_TOKEN}'"
+)
+
+# the assertion's secrets given as templates: (option, key in the options given, hint)
+_ASSERTION_SECRETS = (
+    ("--oauth-id-token", "id_token", _ID_TOKEN_HINT),
+    (
+        "--oauth-idp-client-secret",
+        "idp_client_secret",
+        "export it (export MCP_IDP_SECRET=…) and pass --oauth-idp-client-secret '${MCP_IDP_SECRET}'",
+    ),
 )
 
 
@@ -187,19 +220,11 @@ def _check_assertion_templates(client_secret: str | None, given: Mapping[str, st
     """The ID token and both client secrets: ``${VAR}`` templates, never the values."""
     from mcplock.spec import is_template
 
-    for opt, key in (("--oauth-id-token", "id_token"), ("--oauth-idp-client-secret", "idp_client_secret")):
+    for opt, key, hint in _ASSERTION_SECRETS:
         if key in given and not is_template(given[key]):
-            raise SecretError(
-                f"{opt} takes a ${{VAR}} template, never the token or secret itself",
-                hint=_ID_TOKEN_HINT
-                if key == "id_token"
-                else f"export it (export MCP_IDP_SECRET=…) and pass {opt} '${{MCP_IDP_SECRET}}'",
-            )
+            raise SecretError(f"{opt} takes a ${{VAR}} template, never the token or secret itself", hint=hint)
     if client_secret is not None and not is_template(client_secret):
-        raise SecretError(
-            "--oauth-client-secret takes a ${VAR} template, never the secret itself",
-            hint="export it (export MCP_CLIENT_SECRET=…) and pass --oauth-client-secret '${MCP_CLIENT_SECRET}'",
-        )
+        raise _secret_value_error()
 
 
 def _check_assertion_complete(client_id: str | None, client_secret: str | None, given: Mapping[str, str]) -> None:
@@ -234,21 +259,32 @@ def _key_options(
     client_id: str | None, client_secret: str | None, client_key: str | None, signing_alg: str | None, grant: str | None
 ) -> str | None:
     """Check ``--oauth-client-key`` / ``--oauth-signing-alg``; the algorithm as spelled in JWS."""
+    if client_key is None:
+        if signing_alg is not None:
+            raise UsageError("--oauth-signing-alg needs --oauth-client-key")
+        return None
+    alg = None if signing_alg is None else _jws_alg(signing_alg)
+    _check_client_key(client_key, client_id, client_secret, grant)
+    return alg
+
+
+def _jws_alg(signing_alg: str) -> str:
+    """``--oauth-signing-alg`` in any case, as JWS spells it; one it does not know is refused."""
     from mcplock.spec import SIGNING_ALGS
 
-    if signing_alg is not None:
-        if client_key is None:
-            raise UsageError("--oauth-signing-alg needs --oauth-client-key")
-        known = {a.lower(): a for a in SIGNING_ALGS}
-        if signing_alg.lower() not in known:
-            raise UsageError(
-                f"--oauth-signing-alg takes one of {', '.join(SIGNING_ALGS)}",
-                hint="or leave it out: the key's type chooses (RSA: RS256, EC: ES256/384/512, Ed25519: EdDSA)",
-            )
-        signing_alg = known[signing_alg.lower()]
-    if client_key is None:
-        return None
-    if "-----BEGIN" in client_key or "PRIVATE KEY" in client_key:
+    known = {a.lower(): a for a in SIGNING_ALGS}
+    if signing_alg.lower() not in known:
+        raise UsageError(
+            f"--oauth-signing-alg takes one of {', '.join(SIGNING_ALGS)}",
+            hint="or leave it out: the key's type chooses (RSA: RS256, EC: ES256/384/512, Ed25519: EdDSA)",
+        )
+    return known[signing_alg.lower()]
+
+
+def _check_client_key(client_key: str, client_id: str | None, client_secret: str | None, grant: str | None) -> None:
+    """``--oauth-client-key``: a path or a ``${VAR}`` template (never the PEM itself), for a client
+    id, alone (no secret), in the client_credentials grant."""
+    if _looks_like_a_key(client_key):
         raise SecretError(
             "--oauth-client-key takes the path of the key file or a ${VAR} template, never the key itself",
             hint="pass --oauth-client-key path/to/key.pem, or export MCP_CLIENT_KEY=… (the PEM, or "
@@ -264,7 +300,11 @@ def _key_options(
         raise UsageError(
             "--oauth-client-key is for the client_credentials grant", hint="drop --oauth-grant authorization-code"
         )
-    return signing_alg
+
+
+def _looks_like_a_key(text: str) -> bool:
+    """Whether ``text`` is a PEM private key itself rather than where to find one."""
+    return "-----BEGIN" in text or "PRIVATE KEY" in text
 
 
 def read_lock_auths(specs: Iterable[ServerSpec]) -> dict[str, AuthSpec | None]:
@@ -273,7 +313,7 @@ def read_lock_auths(specs: Iterable[ServerSpec]) -> dict[str, AuthSpec | None]:
     from mcplock.auth.store import TokenStore
 
     store = TokenStore()
-    return {s.name: _lock_auth(s, store) for s in specs}
+    return {s.name: _read_lock_auth_from(s, store) for s in specs}
 
 
 def read_lock_auth(spec: ServerSpec) -> AuthSpec | None:
@@ -283,19 +323,24 @@ def read_lock_auth(spec: ServerSpec) -> AuthSpec | None:
     return read_lock_auths([spec])[spec.name]
 
 
-def _lock_auth(spec: ServerSpec, store: TokenStore) -> AuthSpec | None:
+def _read_lock_auth_from(spec: ServerSpec, store: TokenStore) -> AuthSpec | None:
     auth = spec.auth
-    if auth is not None and auth.method == "identity-assertion" and auth.issuer is None:
+    if _issuer_to_discover(auth):
         # the authorization server the probe discovered from the resource's metadata is locked:
         # later runs send the ID-JAG and the client secret to it only (see docs/oauth.md)
-        issuer = _discovered_issuer(spec, store)
+        issuer = _read_discovered_issuer(spec, store)
         return replace(auth, issuer=issuer) if issuer is not None else auth
     if auth is not None:
         return auth
-    return AuthSpec("oauth") if _logged_in(spec, store) else None
+    return AuthSpec("oauth") if _read_logged_in(spec, store) else None
 
 
-def _discovered_issuer(spec: ServerSpec, store: TokenStore) -> str | None:
+def _issuer_to_discover(auth: AuthSpec | None) -> TypeGuard[AuthSpec]:
+    """Whether ``auth`` is an identity assertion with no issuer configured: the probe discovers it."""
+    return auth is not None and auth.method == "identity-assertion" and auth.issuer is None
+
+
+def _read_discovered_issuer(spec: ServerSpec, store: TokenStore) -> str | None:
     """The authorization server the stored login of ``spec``'s URL went to (None: none read)."""
     try:
         issuer = (store.load(expand(spec.url or "", None, spec.secrets)) or {}).get("auth_server_url")
@@ -304,15 +349,20 @@ def _discovered_issuer(spec: ServerSpec, store: TokenStore) -> str | None:
     return issuer if isinstance(issuer, str) else None
 
 
-def _logged_in(spec: ServerSpec, store: TokenStore) -> bool:
+def _read_logged_in(spec: ServerSpec, store: TokenStore) -> bool:
     """Whether a remote server without an Authorization header of its own went through a
     stored OAuth login."""
-    if spec.transport is not Transport.HTTP or not spec.url or any(k.lower() == "authorization" for k in spec.headers):
+    if spec.transport is not Transport.HTTP or not spec.url or _has_authorization_header(spec):
         return False
     try:
         return store.exists(expand(spec.url, None, spec.secrets))
     except OSError:
         return False
+
+
+def _has_authorization_header(spec: ServerSpec) -> bool:
+    """Whether the server's spec sends an Authorization header of its own."""
+    return any(k.lower() == "authorization" for k in spec.headers)
 
 
 def discovered_launch(specs: list[ServerSpec], auths: Mapping[str, AuthSpec | None]) -> list[ServerSpec]:
@@ -322,10 +372,9 @@ def discovered_launch(specs: list[ServerSpec], auths: Mapping[str, AuthSpec | No
     about it again."""
     out = []
     for s in specs:
-        if s.auth is not None and s.auth.method == "identity-assertion" and s.auth.issuer is None:
-            locked = auths.get(s.name)
-            if locked is not None and locked.issuer:
-                out.append(replace(s, auth=locked))
+        locked = auths.get(s.name)
+        if _issuer_to_discover(s.auth) and locked is not None and locked.issuer:
+            out.append(replace(s, auth=locked))
     return out
 
 
@@ -345,26 +394,32 @@ def login_command(spec: ServerSpec, locked: bool) -> str:
     if spec.name != "inspect":
         parts.append(shell_word(spec.name))
     parts.append(shlex.quote(spec.url or ""))
-    a = spec.auth
-    if a is not None:
-        for opt, v in (
-            ("--oauth-client-id", a.client_id),
-            ("--oauth-client-secret", a.client_secret),
-            ("--oauth-client-key", a.client_key),
-            ("--oauth-signing-alg", a.signing_alg),
-            ("--oauth-client-metadata-url", a.client_metadata_url),
-            ("--oauth-scopes", a.scopes),
-            ("--oauth-id-token", a.id_token),
-            ("--oauth-idp-token-endpoint", a.idp_token_endpoint),
-            ("--oauth-idp-client-id", a.idp_client_id),
-            ("--oauth-idp-client-secret", a.idp_client_secret),
-            ("--oauth-issuer", a.issuer),
-        ):
-            if v:
-                parts += [opt, shlex.quote(v)]
-        if a.method == "oauth" and a.client_secret:
-            parts += ["--oauth-grant", "authorization-code"]
+    if spec.auth is not None:
+        parts += _auth_options(spec.auth)
     return " ".join(parts)
+
+
+def _auth_options(a: AuthSpec) -> list[str]:
+    """The command-line options that give ``a`` again (a confidential OAuth client with its grant)."""
+    parts = []
+    for opt, v in (
+        ("--oauth-client-id", a.client_id),
+        ("--oauth-client-secret", a.client_secret),
+        ("--oauth-client-key", a.client_key),
+        ("--oauth-signing-alg", a.signing_alg),
+        ("--oauth-client-metadata-url", a.client_metadata_url),
+        ("--oauth-scopes", a.scopes),
+        ("--oauth-id-token", a.id_token),
+        ("--oauth-idp-token-endpoint", a.idp_token_endpoint),
+        ("--oauth-idp-client-id", a.idp_client_id),
+        ("--oauth-idp-client-secret", a.idp_client_secret),
+        ("--oauth-issuer", a.issuer),
+    ):
+        if v:
+            parts += [opt, shlex.quote(v)]
+    if a.method == "oauth" and a.client_secret:
+        parts += ["--oauth-grant", "authorization-code"]
+    return parts
 
 
 def _locked_names(specs: list[ServerSpec], lockfile: str) -> set[str]:
@@ -389,7 +444,7 @@ def _login_action(err: Any) -> Action | None:
 def fix_login_hints(specs: list[ServerSpec], results: dict[str, Any], lockfile: str) -> None:
     """The probe names `mcplock auth login NAME`; for a server not in the lock that command
     would fail ("no server NAME"), so its next action names the URL too."""
-    todo = [s for s in specs if s.transport is Transport.HTTP and s.url and _login_action(results.get(s.name))]
+    todo = [s for s in specs if _remote_login_hinted(s, results.get(s.name))]
     if not todo:
         return
     locked = _locked_names(todo, lockfile)
@@ -399,14 +454,22 @@ def fix_login_hints(specs: list[ServerSpec], results: dict[str, Any], lockfile: 
             err.action = err.action.with_command(login_command(s, locked=False))
 
 
+def _remote_login_hinted(spec: ServerSpec, err: Any) -> bool:
+    """Whether ``err``, the probe's result for a remote server with a URL, names a login."""
+    return spec.transport is Transport.HTTP and bool(spec.url) and _login_action(err) is not None
+
+
 def _needs_login(spec: ServerSpec, err: Any) -> bool:
     if not isinstance(err, ProbeError) or err.kind != "auth" or spec.transport is not Transport.HTTP:
         return False
-    if spec.auth is not None and spec.auth.method in ("client-credentials", "identity-assertion"):
-        return False
-    if any(k.lower() == "authorization" for k in spec.headers):
-        return False
-    return _login_action(err) is not None
+    return not _authorizes_itself(spec) and _login_action(err) is not None
+
+
+def _authorizes_itself(spec: ServerSpec) -> bool:
+    """Whether a server gets its authorization without a browser login: a CI grant, or an
+    Authorization header of its own."""
+    ci = spec.auth is not None and spec.auth.method in ("client-credentials", "identity-assertion")
+    return ci or _has_authorization_header(spec)
 
 
 def after_probe(
@@ -439,12 +502,24 @@ def _after_probe(
     if not todo:
         return results
     if not login_ok:
-        for s in todo:
-            err = results[s.name]
-            err.action = err.action.with_retry("--login")
+        _hint_login_flag(todo, results)
         return results
-    env = dict(environ if environ is not None else os.environ)
-    for _round in range(2):  # a second round for a scope step-up, or a new authorization server, found by the new probe
+    return _log_in_rounds(todo, results, reprobe, say, dict(environ if environ is not None else os.environ))
+
+
+def _hint_login_flag(todo: list[ServerSpec], results: dict[str, Any]) -> None:
+    """No login may start: each server's next action is to run again with ``--login``."""
+    for s in todo:
+        err = results[s.name]
+        err.action = err.action.with_retry("--login")
+
+
+def _log_in_rounds(
+    todo: list[ServerSpec], results: dict[str, Any], reprobe: Reprobe, say: Say, env: dict[str, str]
+) -> dict[str, Any]:
+    """Log in to ``todo`` and probe them again; a second round for a scope step-up, or a new
+    authorization server, found by the new probe."""
+    for _round in range(2):
         again = _log_in(todo, results, env, say)
         if not again:
             break
@@ -464,16 +539,21 @@ def _log_in(todo: list[ServerSpec], results: dict[str, Any], env: dict[str, str]
 
     again: list[ServerSpec] = []
     for s in todo:
-        step = _login_action(results.get(s.name))
-        scopes = step.scopes if step is not None else None
-        if scopes:  # step-up: ask for the scopes the server named
-            s = replace(s, auth=replace(s.auth or AuthSpec("oauth"), scopes=scopes))
+        s = _with_asked_scopes(s, _login_action(results.get(s.name)))
         try:
             asyncio.run(login(s, env, say=say))
             again.append(s)
         except ProbeError as e:
             results[s.name] = e
     return again
+
+
+def _with_asked_scopes(spec: ServerSpec, step: Action | None) -> ServerSpec:
+    """A step-up: ``spec`` asking for the scopes the server named in ``step`` (as it is without one)."""
+    scopes = step.scopes if step is not None else None
+    if scopes:
+        return replace(spec, auth=replace(spec.auth or AuthSpec("oauth"), scopes=scopes))
+    return spec
 
 
 def _login_again(spec: ServerSpec, result: Any) -> bool:
@@ -486,11 +566,7 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
     """The spec to log in to: a locked server by name, or a URL. Returns (spec, locked)."""
     if "://" in target and url is None:
         return ServerSpec(name=target, transport=Transport.HTTP, url=target, auth=auth), False
-    srv = None
-    if os.path.exists(lockfile):
-        from mcplock.lock.read import load
-
-        srv = load(lockfile).servers.get(target)
+    srv = _locked_server(target, lockfile)
     if srv is None:
         if url is None:
             raise UsageError(
@@ -500,11 +576,25 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
     from mcplock.core.specs import lock_dir
 
     spec = srv.as_launched(lock_dir(lockfile))
+    _check_locked_target(target, url, srv)
+    return (_with_auth(spec, auth) if auth is not None else spec), True
+
+
+def _locked_server(name: str, lockfile: str) -> ServerEntry | None:
+    """The server ``name`` in the lock (None: no lock, or no such server)."""
+    if not os.path.exists(lockfile):
+        return None
+    from mcplock.lock.read import load
+
+    return load(lockfile).servers.get(name)
+
+
+def _check_locked_target(target: str, url: str | None, srv: ServerEntry) -> None:
+    """A locked server logs in when it is remote, at the URL it is locked with."""
     if srv.spec.stdio:
         raise UsageError(f"`{target}` is a stdio server: OAuth is for remote servers")
     if url is not None and url != srv.spec.url:
         raise UsageError(f"`{target}` is locked with another URL ({srv.spec.url})")
-    return (_with_auth(spec, auth) if auth is not None else spec), True
 
 
 def _with_auth(spec: ServerSpec, auth: AuthSpec) -> ServerSpec:

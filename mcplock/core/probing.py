@@ -60,11 +60,7 @@ def probe_options(
     from mcplock.auth import http_client
     from mcplock.probe import ProbeOptions
 
-    if not math.isfinite(timeout) or timeout <= 0:
-        raise UsageError(
-            f"--timeout must be a positive, finite number of seconds, not {timeout:g}",
-            hint="e.g. --timeout 60 for a server that is slow to start",
-        )
+    _check_timeout(timeout)
     client_identity(client_name, client_version)  # --client-version alone is a usage error
     env = dict(os.environ if environ is None else environ)
     env.setdefault("MCPLOCK_PROJECT_DIR", lock_dir(lockfile))
@@ -77,6 +73,15 @@ def probe_options(
     if client_capabilities is not None:
         kw["client_capabilities"] = client_capabilities
     return ProbeOptions(**kw)
+
+
+def _check_timeout(timeout: float) -> None:
+    """``--timeout``: a positive, finite number of seconds."""
+    if not math.isfinite(timeout) or timeout <= 0:
+        raise UsageError(
+            f"--timeout must be a positive, finite number of seconds, not {timeout:g}",
+            hint="e.g. --timeout 60 for a server that is slow to start",
+        )
 
 
 def probe(
@@ -98,10 +103,7 @@ def probe(
 
     specs, failed = prepare_packages(specs, opts.environ, prepared)
     results = probe_many(specs, opts, on_event=on_event) if specs else {}
-    for sp in specs:  # what ran: the pin, its tree-integrity filled by a first install
-        r = results.get(sp.name)
-        if sp.package is not None and isinstance(r, Snapshot):
-            r.package = sp.package
+    _note_pins(specs, results)
     results.update(failed)
     return oauth.after_probe(
         specs,
@@ -112,6 +114,15 @@ def probe(
         say=say or (lambda _: None),
         environ=opts.environ,
     )
+
+
+def _note_pins(specs: list[ServerSpec], results: Results) -> None:
+    """Each snapshot of a pinned server carries the pin that ran, its tree-integrity filled by a
+    first install."""
+    for sp in specs:
+        r = results.get(sp.name)
+        if sp.package is not None and isinstance(r, Snapshot):
+            r.package = sp.package
 
 
 def prepare_packages(

@@ -32,15 +32,7 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
     sources: dict[str, Any] = {}
     out = Plan([], {})
     for srv in selected:
-        try:
-            imp = imported(sources, srv, base)
-        except McplockError as e:
-            raise ConfigError(f"`{srv.name}` was imported from {srv.spec.source}: {e.message}", hint=e.hint) from None
-        if srv.spec.source and imp is None:
-            raise ConfigError(
-                f"`{srv.name}` is no longer in {srv.spec.source}",
-                hint=f"run `mcplock remove {shell_word(srv.name)}`, or put it back in {srv.spec.source}",
-            )
+        imp = _imported_now(sources, srv, base)
         if imp is not None and not routed(imp, srv.name):
             out.reimported[srv.name] = (imp.spec, config_hash(imp.spec))
             locked = srv.as_launched(base, use_stored_client=use_stored_client)
@@ -50,6 +42,21 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
         else:
             out.specs.append(srv.as_launched(base, use_stored_client=use_stored_client))
     return out
+
+
+def _imported_now(sources: dict[str, Any], srv: ServerEntry, base: str) -> Any:
+    """A server's entry in the host config it was imported from, as that is now (None: not
+    imported); an unreadable config, or one that no longer holds it, is an error."""
+    try:
+        imp = imported(sources, srv, base)
+    except McplockError as e:
+        raise ConfigError(f"`{srv.name}` was imported from {srv.spec.source}: {e.message}", hint=e.hint) from None
+    if srv.spec.source and imp is None:
+        raise ConfigError(
+            f"`{srv.name}` is no longer in {srv.spec.source}",
+            hint=f"run `mcplock remove {shell_word(srv.name)}`, or put it back in {srv.spec.source}",
+        )
+    return imp
 
 
 def _completes(locked: Any, ran: Any) -> bool:
@@ -94,27 +101,52 @@ def apply(
             except HashError as e:
                 failed[srv.name] = unpinnable(e)
                 continue
-            if srv.name in the_plan.reimported:
-                sp, chash = the_plan.reimported[srv.name]
-                cur.spec = replace(
-                    cur.spec,
-                    transport=sp.transport,
-                    command=sp.command,
-                    args=sp.args,
-                    env=dict(sp.env),
-                    pass_env=tuple(sorted(set(sp.pass_env))),
-                    cwd=sp.cwd,
-                    url=sp.url,
-                    headers=dict(sp.headers),
-                )
-                cur.config_hash = chash
-            if pins and srv.name in pins:
-                cur.spec = replace(cur.spec, package=pins[srv.name])
-            elif _completes(cur.spec.package, getattr(r, "package", None)):
-                # a hand-written pin gains the tree-integrity of its install
-                cur.spec = replace(cur.spec, package=r.package)
-            if client is not None:
-                cur.client = client  # a run with --client-name re-pins the identity
-            oauth.record_oauth(cur, base)  # a server that started asking for an OAuth login: auth = "oauth"
+            _update_spec(cur, srv.name, r, the_plan.reimported.get(srv.name), pins or {}, client, base)
             summary.append((srv.name, staged))
     return summary, failed
+
+
+def _update_spec(
+    cur: ServerEntry,
+    name: str,
+    r: Any,
+    reimported: tuple[ServerSpec, str] | None,
+    pins: dict[str, Any],
+    client: ClientIdentity | None,
+    base: str,
+) -> None:
+    """A refreshed server's lock entry beside its items: the launch re-imported from its host
+    config, the package pin moved or completed, the client identity re-pinned, the auth method
+    a stored OAuth login shows."""
+    if reimported is not None:
+        _reimport(cur, *reimported)
+    _repin(cur, name, r, pins)
+    if client is not None:
+        cur.client = client  # a run with --client-name re-pins the identity
+    oauth.record_oauth(cur, base)  # a server that started asking for an OAuth login: auth = "oauth"
+
+
+def _reimport(cur: ServerEntry, sp: ServerSpec, chash: str) -> None:
+    """The launch of a server imported from a host config, as the config has it now."""
+    cur.spec = replace(
+        cur.spec,
+        transport=sp.transport,
+        command=sp.command,
+        args=sp.args,
+        env=dict(sp.env),
+        pass_env=tuple(sorted(set(sp.pass_env))),
+        cwd=sp.cwd,
+        url=sp.url,
+        headers=dict(sp.headers),
+    )
+    cur.config_hash = chash
+
+
+def _repin(cur: ServerEntry, name: str, r: Any, pins: dict[str, Any]) -> None:
+    """The package pin ``update`` moves (``pins``), or a hand-written pin completed with the
+    tree-integrity of the install the probe ran."""
+    if name in pins:
+        cur.spec = replace(cur.spec, package=pins[name])
+    elif _completes(cur.spec.package, getattr(r, "package", None)):
+        # a hand-written pin gains the tree-integrity of its install
+        cur.spec = replace(cur.spec, package=r.package)

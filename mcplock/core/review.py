@@ -20,7 +20,7 @@ from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.core.add import Findings
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.orgpolicy import Forbidden, OrgPolicy, Violation
 
 Item = tuple[ServerEntry, Entry]
 # the walk's question about one item: (server, item, its number, how many, critical, --approval)
@@ -70,14 +70,10 @@ def _refuse_enable(srv: ServerEntry, e: Entry, target: str) -> None:
             f"{shell_word(target)}` or `mcplock reject {shell_word(target)}`",
         )
     if e.definition is None:
-        typed = shell_word(target)
-        hint = (
-            f"review it with `mcplock show {typed}`, then `mcplock accept {typed}`"
-            if e.pending is not None
-            else f"run `mcplock refresh {shell_word(srv.name)}` to stage what the server offers, then "
-            f"`mcplock accept {shell_word(target)}`"
+        raise UsageError(
+            f"`{target}` was never accepted: there is no definition to enable",
+            hint=_never_accepted_hint(srv, e, target),
         )
-        raise UsageError(f"`{target}` was never accepted: there is no definition to enable", hint=hint)
     if e.rejected_hash is not None:
         raise UsageError(
             f"`{target}` was rejected: its server offers a definition you refused, not the accepted one",
@@ -91,6 +87,17 @@ def _refuse_enable(srv: ServerEntry, e: Entry, target: str) -> None:
             hint=f"restore mcp.lock from git, or run `mcplock refresh {shell_word(srv.name)}` and "
             f"`mcplock accept {shell_word(target)}`",
         )
+
+
+def _never_accepted_hint(srv: ServerEntry, e: Entry, target: str) -> str:
+    """How to get a definition to enable: accept the proposal pending, or stage one first."""
+    typed = shell_word(target)
+    if e.pending is not None:
+        return f"review it with `mcplock show {typed}`, then `mcplock accept {typed}`"
+    return (
+        f"run `mcplock refresh {shell_word(srv.name)}` to stage what the server offers, then "
+        f"`mcplock accept {shell_word(target)}`"
+    )
 
 
 def set_approval(lockfile: str, items: list[str], mode: str) -> list[str]:
@@ -111,23 +118,37 @@ def set_approval(lockfile: str, items: list[str], mode: str) -> list[str]:
 def pending_targets(lock: Lock, items: list[str], all_: bool) -> list[tuple[ServerEntry, Entry, bool]]:
     """(server, entry, named) of each pending item chosen; ``named``: the item itself was named
     (``SERVER/TOOL``), not picked in bulk (``--all``, ``SERVER``)."""
+    if all_:
+        return _all_pending(lock)
     chosen: list[tuple[ServerEntry, Entry, bool]] = []
     seen: set[int] = set()
-    if all_:
-        for _, srv in sorted(lock.servers.items()):
-            chosen += [(srv, e, False) for e in srv.entries() if e.pending is not None]
-        return chosen
     for item in items:
-        t = targets.parse(item)
-        srv, entries = targets.resolve(lock, t)
-        with_pending = [e for e in entries if e.pending is not None]
-        if t.kind is not None and not with_pending:
-            raise UsageError(f"`{t}` has nothing pending", hint="`mcplock list` shows what awaits review")
+        srv, with_pending, named = _pending_named(lock, item)
         for e in with_pending:
             if id(e) not in seen:
                 seen.add(id(e))
-                chosen.append((srv, e, t.kind is not None))
+                chosen.append((srv, e, named))
     return chosen
+
+
+def _all_pending(lock: Lock) -> list[tuple[ServerEntry, Entry, bool]]:
+    """Every pending item of the lock, server by server (none of them named)."""
+    chosen: list[tuple[ServerEntry, Entry, bool]] = []
+    for _, srv in sorted(lock.servers.items()):
+        chosen += [(srv, e, False) for e in srv.entries() if e.pending is not None]
+    return chosen
+
+
+def _pending_named(lock: Lock, item: str) -> tuple[ServerEntry, list[Entry], bool]:
+    """What one target names that is pending: (server, its items with a proposal, whether the
+    target names one item); an item named with nothing pending is refused."""
+    t = targets.parse(item)
+    srv, entries = targets.resolve(lock, t)
+    with_pending = [e for e in entries if e.pending is not None]
+    named = t.kind is not None
+    if named and not with_pending:
+        raise UsageError(f"`{t}` has nothing pending", hint="`mcplock list` shows what awaits review")
+    return srv, with_pending, named
 
 
 def reject(lockfile: str, items: list[str]) -> list[tuple[str, str]]:
@@ -173,10 +194,7 @@ class Tally:
     def record(self, srv: ServerEntry, e: Entry, result: str, findings: Findings | None = None) -> None:
         if result == "accepted":
             self.accepted += 1
-            from mcplock import severity
-
-            if any(f.severity == severity.HIGH for f in (findings or {}).get((srv.name, e.kind, e.key), [])):
-                self.high.append(targets.label(srv, e))
+            self._note_high(srv, e, findings)
         elif result == "removed":
             self.removed += 1
         elif result == "rejected":
@@ -184,6 +202,13 @@ class Tally:
         else:
             return
         self.done.append((result, targets.label(srv, e)))
+
+    def _note_high(self, srv: ServerEntry, e: Entry, findings: Findings | None) -> None:
+        """An accepted item with a high lint finding is named in ``high``."""
+        from mcplock import severity
+
+        if any(f.severity == severity.HIGH for f in (findings or {}).get((srv.name, e.kind, e.key), [])):
+            self.high.append(targets.label(srv, e))
 
 
 def accept(
@@ -204,13 +229,12 @@ def accept(
     The organisation's policy ``org``: in bulk anything it forbids refuses the whole command
     (nothing is written); the walk leaves those items out, each ``note``d. Ctrl-C in the walk
     stops it and keeps what was decided (``Tally.interrupted``)."""
-    from mcplock.core.add import is_critical
     from mcplock.lint.entries import lint_entries
     from mcplock.lock.store import transaction
 
     tally = Tally()
     with transaction(lockfile) as lock:
-        chosen = pending_targets(lock, items, all_ or (ask is not None and not items))
+        chosen = pending_targets(lock, items, _chooses_all(all_, items, ask))
         if not chosen:
             return None
         findings = lint_entries(lock.servers.values())
@@ -219,46 +243,73 @@ def accept(
         if ask is not None:
             _walk(ask, [(s, e) for s, e, _ in chosen], findings, approval, tally)
         else:
-            for srv, e, named in chosen:
-                if not named and not include_critical and is_critical(srv.name, e, findings):
-                    tally.held.append(targets.label(srv, e))
-                    continue
-                _accept_one(srv, e, approval, findings, tally)
+            _accept_bulk(chosen, findings, approval, include_critical, tally)
     tally.left = sum(s.pending_count() for s in lock.servers.values())
     return tally
+
+
+def _chooses_all(all_: bool, items: list[str], ask: Ask | None) -> bool:
+    """Whether an accept takes every pending item: ``--all``, or a walk with no target named."""
+    return all_ or (ask is not None and not items)
+
+
+def _accept_bulk(
+    chosen: list[tuple[ServerEntry, Entry, bool]],
+    findings: Findings,
+    approval: str | None,
+    include_critical: bool,
+    tally: Tally,
+) -> None:
+    """Accept each item chosen; a critical one picked in bulk is held (unless ``include_critical``)."""
+    from mcplock.core.add import is_critical
+
+    for srv, e, named in chosen:
+        held = not named and not include_critical and is_critical(srv.name, e, findings)
+        _accept_unless_held(srv, e, held, approval, findings, tally)
+
+
+def _accept_unless_held(
+    srv: ServerEntry, e: Entry, held: bool, approval: str | None, findings: Findings, tally: Tally
+) -> None:
+    """Accept one item, or name it among those ``held`` back (a critical item in bulk)."""
+    if held:
+        tally.held.append(targets.label(srv, e))
+    else:
+        _accept_one(srv, e, approval, findings, tally)
 
 
 def _walk(ask: Ask, chosen: list[Item], findings: Findings, approval: str | None, tally: Tally) -> None:
     """One item at a time: ``a`` accepts, ``r`` rejects, ``s`` skips, ``A`` accepts the rest of
     this server (never a critical item), ``q`` stops; Ctrl-C stops too, the decisions kept."""
     from mcplock.core.add import is_critical
-    from mcplock.lock import review
 
     bulk: set[str] = set()  # servers whose rest is accepted (`A`)
     try:
         for n, (srv, e) in enumerate(chosen, 1):
             critical = is_critical(srv.name, e, findings)
             if srv.name in bulk:
-                if critical:
-                    tally.held.append(targets.label(srv, e))
-                else:
-                    _accept_one(srv, e, approval, findings, tally)
+                _accept_unless_held(srv, e, critical, approval, findings, tally)
                 continue
             decision, chosen_approval = ask(srv, e, n, len(chosen), critical, approval)
             if decision == "q":
                 break
             if decision == "A":
                 bulk.add(srv.name)
-                if critical:
-                    tally.held.append(targets.label(srv, e))
-                    continue
-                decision = "a"
-            if decision == "a":
-                _accept_one(srv, e, chosen_approval, findings, tally)
-            elif decision == "r":
-                tally.record(srv, e, review.reject(srv, e))
+                _accept_unless_held(srv, e, critical, chosen_approval, findings, tally)
+            else:
+                _decide(srv, e, decision, chosen_approval, findings, tally)
     except KeyboardInterrupt:
         tally.interrupted = True
+
+
+def _decide(srv: ServerEntry, e: Entry, decision: str, approval: str | None, findings: Findings, tally: Tally) -> None:
+    """One item's key in the walk: ``a`` accepts it, ``r`` rejects it, any other skips it."""
+    from mcplock.lock import review
+
+    if decision == "a":
+        _accept_one(srv, e, approval, findings, tally)
+    elif decision == "r":
+        tally.record(srv, e, review.reject(srv, e))
 
 
 def _accept_one(srv: ServerEntry, e: Entry, approval: str | None, findings: Findings, tally: Tally) -> None:
@@ -276,26 +327,32 @@ def _allowed(
     walking: bool,
     note: Callable[[str], None] | None,
 ) -> list[tuple[ServerEntry, Entry, bool]]:
-    from mcplock.orgpolicy import Forbidden, Violation, forbids_accept
+    """The items chosen that the policy lets be accepted. In bulk (not ``walking``) any item it
+    forbids refuses the whole command; the walk leaves them out, each ``note``d."""
+    from mcplock.orgpolicy import forbids_accept
 
     out: list[tuple[ServerEntry, Entry, bool]] = []
-    refused: list[list[Violation]] = []
+    refused: list[Violation] = []
     for srv, e, named in chosen:
         found = forbids_accept(org, srv, e, approval, findings.get((srv.name, e.kind, e.key)))
         if found:
-            refused.append(found)
+            refused += found
         else:
             out.append((srv, e, named))
-    if not refused:
-        return out
-    lines = [v for vs in refused for v in vs]
-    if not walking:
-        raise Forbidden(
-            "the policy forbids accepting " + "; ".join(v.message for v in lines),
-            hint=lines[0].hint.replace("disable it: `mcplock disable", "reject it instead: `mcplock reject")
-            + "; nothing was accepted — accept the others by name",
-        )
-    for v in lines:
-        if note is not None:
+    if refused and not walking:
+        raise _forbidden(refused)
+    if note is not None:
+        for v in refused:
             note(f"not offered: {v.message}")
     return out
+
+
+def _forbidden(refused: list[Violation]) -> Forbidden:
+    """The refusal of an accept in bulk that names what the policy forbids."""
+    from mcplock.orgpolicy import Forbidden
+
+    return Forbidden(
+        "the policy forbids accepting " + "; ".join(v.message for v in refused),
+        hint=refused[0].hint.replace("disable it: `mcplock disable", "reject it instead: `mcplock reject")
+        + "; nothing was accepted — accept the others by name",
+    )

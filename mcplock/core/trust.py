@@ -116,18 +116,18 @@ def launch_hash(spec: ServerSpec) -> str:
 
 def received(spec: ServerSpec) -> list[str]:
     """Names of the variables of mcplock's environment whose values the server receives."""
-    if spec.stdio:
-        texts = [spec.command or "", *spec.args, *spec.env.values(), spec.cwd or ""]
-    else:
-        auth = spec.auth
-        secrets = (
-            (auth.client_secret, auth.client_key, auth.id_token, auth.idp_client_secret) if auth is not None else ()
-        )
-        texts = [spec.url or "", *spec.headers.values(), *(t for t in secrets if t)]
+    texts = [spec.command or "", *spec.args, *spec.env.values(), spec.cwd or ""] if spec.stdio else _remote_texts(spec)
     names = [n for t in texts for n in template_names(t) if n != "MCPLOCK_PROJECT_DIR"]
     if spec.stdio:
         names += list(spec.pass_env)
     return list(dict.fromkeys(names))
+
+
+def _remote_texts(spec: ServerSpec) -> list[str]:
+    """The templates a remote server's requests carry: its URL, its headers, its OAuth secrets."""
+    auth = spec.auth
+    secrets = (auth.client_secret, auth.client_key, auth.id_token, auth.idp_client_secret) if auth is not None else ()
+    return [spec.url or "", *spec.headers.values(), *(t for t in secrets if t)]
 
 
 def needs_trust(spec: ServerSpec) -> bool:

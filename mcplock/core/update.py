@@ -90,10 +90,14 @@ def _follow(row: Row, srv: ServerEntry, new_ref: RegistryRef, launch: EntryLaunc
     row.new_ref = new_ref
     if launch.command is not None and srv.spec.stdio:
         row.new_command = (launch.command, list(launch.args))
-    at = version == row.current  # the entry's version the lock records
-    row.status = "up-to-date" if at and srv.spec.package is not None else "behind"
-    if srv.spec.package is None and launch.registry_type is None:  # a remote: nothing to pin
-        row.status = "up-to-date" if at else "behind"
+    row.status = _entry_status(srv, launch, at=version == row.current)
+
+
+def _entry_status(srv: ServerEntry, launch: EntryLaunch, *, at: bool) -> str:
+    """Up to date when the lock records the entry's newest version (``at``) and a pin of its
+    package; a remote entry has nothing to pin, its version alone decides."""
+    remote = srv.spec.package is None and launch.registry_type is None
+    return "up-to-date" if at and (srv.spec.package is not None or remote) else "behind"
 
 
 def _code_vars_added(srv: ServerEntry, launch: EntryLaunch) -> list[str]:
@@ -135,24 +139,40 @@ def pinned_at(srv: ServerEntry) -> str | None:
 def check_one(srv: ServerEntry, environ: Mapping[str, str] | None = None) -> Row:
     """Where ``srv``'s pin stands: its registry's newest release (an OCI tag's current digest)."""
     from mcplock.packages.errors import RegistryError
-    from mcplock.packages.launchers import Launch, parse
 
     if srv.spec.registry is not None:
         return _from_registry(srv, environ)
-    launch = parse(srv.spec.command, srv.spec.args) if srv.spec.stdio else None
-    if not isinstance(launch, Launch) or launch.registry == "mcpb":  # a bundle has no registry of its own
+    launch = _registry_launch(srv)
+    if launch is None:
         return Row(srv.name)
     pin = srv.spec.package
     row = Row(srv.name, launch.registry, pin.name if pin else launch.name, pin.version if pin else None)
     try:
-        behind = (
-            _image_behind(row, launch, pin, environ) if launch.registry == "oci" else _behind(row, launch, pin, environ)
-        )
+        behind = _image_behind if launch.registry == "oci" else _behind
+        moved = behind(row, launch, pin, environ)
     except RegistryError as e:
         row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
         return row
-    row.status = "unpinned" if pin is None else "behind" if behind else "up-to-date"
+    row.status = _pin_status(pin, moved)
     return row
+
+
+def _pin_status(pin: PackagePin | None, moved: bool) -> str:
+    """A package's row status: no pin yet, or whether its registry ``moved`` past the pin."""
+    if pin is None:
+        return "unpinned"
+    return "behind" if moved else "up-to-date"
+
+
+def _registry_launch(srv: ServerEntry) -> Launch | None:
+    """The package launch ``srv``'s command runs, when its package has a registry of its own
+    (a bundle has none; nor does a remote or a plain command)."""
+    from mcplock.packages.launchers import Launch, parse
+
+    launch = parse(srv.spec.command, srv.spec.args) if srv.spec.stdio else None
+    if not isinstance(launch, Launch) or launch.registry == "mcpb":
+        return None
+    return launch
 
 
 def _image_behind(row: Row, launch: Launch, pin: PackagePin | None, environ: Mapping[str, str] | None) -> bool:
@@ -196,35 +216,53 @@ def new_pins(
     ``again`` that is up to date is pinned afresh at its version (its artefact and tree resolved
     again, as ``pnpm update PKG`` does): the way out when its pinned tree cannot be installed any
     more (a file withdrawn from the index, say), which the refusal's hint names."""
-    from mcplock.packages import pin_spec
-    from mcplock.packages.errors import RegistryError
-
     by_name = {s.name: s for s in selected}
     out: dict[str, Any] = {}
     for row in rows:
-        if row.status not in ("behind", "unpinned") and not (row.status == "up-to-date" and row.server in again):
+        if not to_move(row, again):
             continue
         spec = replace(by_name[row.server].as_launched(base), package=None)
         pin = by_name[row.server].spec.package
         if pin is not None and pin.registry == "mcpb":
-            row.status, row.error = (
-                "error",
-                ProbeError(
-                    "mcpb",
-                    f"the MCPB bundle of `{row.server}` moves with its entry's URL",
-                    hint=f"run `mcplock remove {shell_word(row.server)}`, then "
-                    f"`mcplock add {row.package} --name {shell_word(row.server)}`",
-                ),
-            )
+            row.status, row.error = "error", _bundle_moves_with_its_url(row)
             continue
-        try:
-            if row.status == "up-to-date":
-                row.status = "repinned"
-            out[row.server] = pin_spec(spec, environ, requested=_requested(row))
-            row.new_pin = out[row.server].package
-        except RegistryError as e:
-            row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
+        pinned = _pin_row(row, spec, environ)
+        if pinned is not None:
+            out[row.server] = pinned
     return out
+
+
+def to_move(row: Row, again: Collection[str]) -> bool:
+    """Whether ``row``'s pin moves: it is behind or unpinned, or up to date and its server named
+    in ``again`` (pinned afresh)."""
+    return row.status in ("behind", "unpinned") or (row.status == "up-to-date" and row.server in again)
+
+
+def _bundle_moves_with_its_url(row: Row) -> ProbeError:
+    """An MCPB bundle is not re-pinned here: it moves with its entry's URL."""
+    return ProbeError(
+        "mcpb",
+        f"the MCPB bundle of `{row.server}` moves with its entry's URL",
+        hint=f"run `mcplock remove {shell_word(row.server)}`, then "
+        f"`mcplock add {row.package} --name {shell_word(row.server)}`",
+    )
+
+
+def _pin_row(row: Row, spec: Any, environ: Mapping[str, str] | None) -> Any:
+    """``spec`` pinned to the release ``row`` asks for and installed (its pin recorded on the
+    row); None when the release cannot be fetched (the row then holds the error)."""
+    from mcplock.packages import pin_spec
+    from mcplock.packages.errors import RegistryError
+
+    try:
+        if row.status == "up-to-date":
+            row.status = "repinned"
+        pinned = pin_spec(spec, environ, requested=_requested(row))
+    except RegistryError as e:
+        row.status, row.error = "error", ProbeError(e.code, e.message, hint=e.hint)
+        return None
+    row.new_pin = pinned.package
+    return pinned
 
 
 def _requested(row: Row) -> str | None:
@@ -242,30 +280,40 @@ def requested_pins(
     """Specs whose command now asks for an exact version other than the pinned one (the team
     bumped it in the host config): re-pinned to that version, as `pnpm install` follows an edited
     package.json. A command with no version, a range or a tag keeps its pin (the pin wins)."""
-    import re
-
     from mcplock.packages import pin_spec
     from mcplock.packages.errors import RegistryError
-    from mcplock.packages.launchers import Launch, parse
 
     out: dict[str, Any] = {}
     failed: dict[str, ProbeError] = {}
     for sp in specs:
-        pin = sp.package
-        launch = parse(sp.command, sp.args) if pin is not None else None
-        if not isinstance(launch, Launch) or launch.registry == "oci" or launch.requested is None:
-            continue
-        if (
-            not re.fullmatch(r"v?\d+(\.\d+)*([-+.]?[0-9A-Za-z.]+)?", launch.requested)
-            or launch.requested.lstrip("v") == pin.version
-            or launch.name != pin.name
-        ):
+        requested = _bumped_version(sp)
+        if requested is None:
             continue
         try:
-            out[sp.name] = pin_spec(replace(sp, package=None), environ, requested=launch.requested)
+            out[sp.name] = pin_spec(replace(sp, package=None), environ, requested=requested)
         except RegistryError as e:
             failed[sp.name] = ProbeError(e.code, e.message, hint=e.hint)
     return out, failed
+
+
+def _bumped_version(sp: Any) -> str | None:
+    """The exact version a pinned spec's command now asks for, when it is not the pinned one
+    (an image, a range, a tag, no version or another package: None, the pin wins)."""
+    import re
+
+    from mcplock.packages.launchers import Launch, parse
+
+    pin = sp.package
+    launch = parse(sp.command, sp.args) if pin is not None else None
+    if not isinstance(launch, Launch) or launch.registry == "oci" or launch.requested is None:
+        return None
+    if (
+        not re.fullmatch(r"v?\d+(\.\d+)*([-+.]?[0-9A-Za-z.]+)?", launch.requested)
+        or launch.requested.lstrip("v") == pin.version
+        or launch.name != pin.name
+    ):
+        return None
+    return launch.requested
 
 
 def record_registry(lockfile: str, rows: list[Row], moved: Collection[str]) -> list[ServerEntry]:
@@ -281,10 +329,14 @@ def record_registry(lockfile: str, rows: list[Row], moved: Collection[str]) -> l
     with transaction(lockfile) as lock:
         for r in rows:
             cur = lock.servers.get(r.server)
-            if cur is None:
-                continue
-            cur.spec = replace(cur.spec, registry=r.new_ref)
-            if r.new_command is not None and cur.spec.stdio:
-                cur.spec = replace(cur.spec, command=r.new_command[0], args=tuple(r.new_command[1]))
-            out.append(cur)
+            if cur is not None:
+                _record_entry(cur, r)
+                out.append(cur)
     return out
+
+
+def _record_entry(cur: ServerEntry, r: Row) -> None:
+    """``cur`` runs the registry entry ``r`` moved to: its version, and (stdio) its command line."""
+    cur.spec = replace(cur.spec, registry=r.new_ref)
+    if r.new_command is not None and cur.spec.stdio:
+        cur.spec = replace(cur.spec, command=r.new_command[0], args=tuple(r.new_command[1]))

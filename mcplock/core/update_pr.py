@@ -199,24 +199,39 @@ def _left_alone(
     committed to it (``kept``). None: the branch is made (again)."""
     if newest and open_prs:
         return "unchanged", open_prs[0], "already proposes the newest release"
-    if newest and gh is not None:
-        declined = [p for p in gh.pulls(branch, "closed") if not p.merged]
-        if declined:
-            return (
-                "declined",
-                declined[0],
-                f"pull request #{declined[0].number} for this release was closed without merging; delete the "
-                f"branch `{branch}` on origin to have it proposed again",
-            )
-    if open_prs and remote is not None and (theirs := gitrepo.foreign_commits(prep.repo, prep.base_sha, remote)):
-        return (
-            "kept",
-            open_prs[0],
-            f"the branch has {len(theirs)} commit{'s' if len(theirs) != 1 else ''} that mcplock did not make "
-            f"({theirs[0][:12]}): a person's commit is never overwritten. Merge or close "
-            f"#{open_prs[0].number}; the next run proposes the newer release",
-        )
+    declined = _declined(branch, gh) if newest else None
+    if declined is not None:
+        return declined
+    if open_prs and remote is not None:
+        return _kept(prep, open_prs[0], remote)
     return None
+
+
+def _declined(branch: str, gh: GitHub | None) -> tuple[str, PullRequest, str] | None:
+    """A pull request for the newest release that a person closed without merging, if any."""
+    declined = [p for p in gh.pulls(branch, "closed") if not p.merged] if gh is not None else []
+    if not declined:
+        return None
+    return (
+        "declined",
+        declined[0],
+        f"pull request #{declined[0].number} for this release was closed without merging; delete the "
+        f"branch `{branch}` on origin to have it proposed again",
+    )
+
+
+def _kept(prep: Prepared, pr: PullRequest, remote: str) -> tuple[str, PullRequest, str] | None:
+    """The branch of the open ``pr`` holds commits a person made: it is never overwritten."""
+    theirs = gitrepo.foreign_commits(prep.repo, prep.base_sha, remote)
+    if not theirs:
+        return None
+    return (
+        "kept",
+        pr,
+        f"the branch has {len(theirs)} commit{'s' if len(theirs) != 1 else ''} that mcplock did not make "
+        f"({theirs[0][:12]}): a person's commit is never overwritten. Merge or close "
+        f"#{pr.number}; the next run proposes the newer release",
+    )
 
 
 def _push_update(
@@ -237,12 +252,10 @@ def _push_update(
     with gitrepo.worktree(prep.repo, prep.base_sha) as tree:
         mine = [copy.copy(r) for r in rows]  # `move` records the new pins on its rows
         moved = move(os.path.join(tree, *prep.lock_path.split("/")), mine)
-        moved.links = {r.server: link for r in mine if (link := release_link(r))}
+        moved.links = _release_links(mine)
         out.moves = moved.moves
         if not moved.moves:
-            first = next(iter(moved.failed.values()), None)
-            out.error = first or ProbeError("update", "no pin moved")
-            out.note = "not updated: " + (first.message if first else "no pin moved")
+            _not_moved(out, moved)
             return False
         out.title, out.body, text = render(out.branch, moved)
         if dry_run:
@@ -257,6 +270,23 @@ def _push_update(
         gitrepo.push(prep.repo, tree, sha, out.branch, expect=remote)
         out.commit = sha
     return True
+
+
+def _release_links(rows: list[Row]) -> dict[str, str]:
+    """Server → the page of the release its row moved to, for the rows that have one."""
+    links: dict[str, str] = {}
+    for r in rows:
+        link = release_link(r)
+        if link:
+            links[r.server] = link
+    return links
+
+
+def _not_moved(out: Outcome, moved: Moved) -> None:
+    """``out`` for a branch where no pin moved: the first server's failure, else "no pin moved"."""
+    first = next(iter(moved.failed.values()), None)
+    out.error = first or ProbeError("update", "no pin moved")
+    out.note = "not updated: " + (first.message if first else "no pin moved")
 
 
 def _propose(out: Outcome, prep: Prepared, gh: GitHub, open_prs: list[PullRequest]) -> None:
@@ -297,20 +327,47 @@ def _open_pull(out: Outcome, prep: Prepared, gh: GitHub) -> tuple[PullRequest, s
 def release_link(row: Row, environ: Any = None) -> str | None:
     """Where a person reads about the release the row moves to: npmjs.com or pypi.org (only when
     mcplock asks the public registry), the MCP Registry's record of the entry's version."""
+    to = row.new_pin.version if row.new_pin is not None else row.latest
+    link = _RELEASE_LINKS.get(row.registry or "")
+    if not to or not row.package or link is None:
+        return None
+    return link(row, to, environ)
+
+
+def _npm_link(row: Row, to: str, environ: Any) -> str | None:
+    """The release on npmjs.com, when mcplock asks the public npm registry."""
     from urllib.parse import quote
 
     from mcplock.packages import registries
 
-    to = row.new_pin.version if row.new_pin is not None else row.latest
-    if not to or not row.package:
+    if registries.npm_registry(environ).rstrip("/") != "https://registry.npmjs.org":
         return None
-    if row.registry == "npm" and registries.npm_registry(environ).rstrip("/") == "https://registry.npmjs.org":
-        return f"https://www.npmjs.com/package/{quote(row.package, safe='@/')}/v/{quote(to, safe='')}"
-    if row.registry == "pypi" and registries.pypi_url(environ).rstrip("/") == "https://pypi.org":
-        return f"https://pypi.org/project/{quote(row.package, safe='')}/{quote(to, safe='')}/"
-    if row.registry == "mcp-registry" and row.new_ref is not None and re.match(r"https?://", row.new_ref.url):
-        return (
-            f"{row.new_ref.url.rstrip('/')}/v0.1/servers/{quote(row.new_ref.name, safe='')}/versions/"
-            f"{quote(row.new_ref.version, safe='')}"
-        )
-    return None
+    return f"https://www.npmjs.com/package/{quote(row.package or '', safe='@/')}/v/{quote(to, safe='')}"
+
+
+def _pypi_link(row: Row, to: str, environ: Any) -> str | None:
+    """The release on pypi.org, when mcplock asks the public index."""
+    from urllib.parse import quote
+
+    from mcplock.packages import registries
+
+    if registries.pypi_url(environ).rstrip("/") != "https://pypi.org":
+        return None
+    return f"https://pypi.org/project/{quote(row.package or '', safe='')}/{quote(to, safe='')}/"
+
+
+def _mcp_registry_link(row: Row, to: str, environ: Any) -> str | None:
+    """The MCP Registry's record of the entry's new version (an http(s) registry only)."""
+    from urllib.parse import quote
+
+    ref = row.new_ref
+    if ref is None or not re.match(r"https?://", ref.url):
+        return None
+    return f"{ref.url.rstrip('/')}/v0.1/servers/{quote(ref.name, safe='')}/versions/{quote(ref.version, safe='')}"
+
+
+_RELEASE_LINKS: dict[str, Callable[[Row, str, Any], str | None]] = {
+    "npm": _npm_link,
+    "pypi": _pypi_link,
+    "mcp-registry": _mcp_registry_link,
+}

@@ -30,9 +30,14 @@ class Disagreement:
 
 
 def _match(e: dict[str, Any], lock: Lock) -> ServerEntry | None:
+    """The locked server an entry is of: by its name, else the one server added from its registry id."""
     name = e.get("name")
     if isinstance(name, str) and name in lock.servers:
         return lock.servers[name]
+    return _by_registry_id(e, lock)
+
+
+def _by_registry_id(e: dict[str, Any], lock: Lock) -> ServerEntry | None:
     source = e.get("source")
     sid = source.get("id") if isinstance(source, dict) else None
     found = [s for s in lock.servers.values() if s.spec.registry is not None and s.spec.registry.name == sid]
@@ -87,8 +92,7 @@ def _target(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagr
     t: dict[str, Any] = e["target"] if isinstance(e.get("target"), dict) else {}
     w: dict[str, Any] = want["target"]
     diffs = [k for k in _TARGET_KEYS if t.get(k) != w.get(k)]
-    got_art = (t.get("artifact") or {}).get("digest") if isinstance(t.get("artifact"), dict) else None
-    if got_art != (w.get("artifact") or {}).get("digest"):
+    if _artifact_digest(t) != _artifact_digest(w):
         diffs.append("artifact.digest")
     if not diffs:
         return None
@@ -96,33 +100,42 @@ def _target(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagr
     return Disagreement("target", srv.name, why)
 
 
+def _artifact_digest(target: dict[str, Any]) -> Any:
+    artifact = target.get("artifact")
+    return artifact.get("digest") if isinstance(artifact, dict) else None
+
+
 def _surface(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagreement | None:
-    """The surface pin against the lock's accepted tools, over the entry's own coverage: a
-    coverage that leaves out what the lock pins first (§5: a downgrade is drift whatever the hash
-    over the rest says), then the hash, then the count."""
+    """The surface pin against the lock's accepted tools, over the entry's own coverage."""
     s = e.get("surface")
     if not isinstance(s, dict):
         accepted = want["surface"]["toolCount"]
         return _surface_says(srv, f"the entry pins no surface; the lock accepted {accepted} tools")
     cov: list[Any] = s["coverage"] if isinstance(s.get("coverage"), list) else list(COVERAGE)
     tools = produce.accepted_tools(srv)
+    why = _surface_drift(s, cov, _surface_hash_over(tools, cov), len(tools))
+    return _surface_says(srv, why) if why is not None else None
+
+
+def _surface_hash_over(tools: list[dict[str, Any]], cov: list[Any]) -> str | None:
+    """The hash of the lock's tools over the coverage's names (None: they have no canonical form)."""
     try:
-        mine = surface_hash(tools, [c for c in cov if isinstance(c, str)])
+        return surface_hash(tools, [c for c in cov if isinstance(c, str)])
     except ValueError:
-        mine = None
+        return None
+
+
+def _surface_drift(s: dict[str, Any], cov: list[Any], mine: str | None, count: int) -> str | None:
+    """How the entry's surface differs from the lock's ``count`` tools (their hash ``mine``): a
+    coverage that leaves out what the lock pins first (§5: a downgrade is drift whatever the hash
+    over the rest says), then the hash, then the count; None when it does not."""
     missing = [c for c in COVERAGE if c not in cov]
     if missing:
-        return _surface_says(
-            srv, f"the surface does not cover {', '.join(missing)}, which the lock pins (a coverage downgrade)"
-        )
+        return f"the surface does not cover {', '.join(missing)}, which the lock pins (a coverage downgrade)"
     if s.get("hash") != mine:
-        return _surface_says(
-            srv,
-            f"the surface hash is not the one of the lock's {len(tools)} accepted tools "
-            f"(over {', '.join(map(str, cov))})",
-        )
-    if s.get("toolCount") != len(tools):
-        return _surface_says(srv, f"toolCount {s.get('toolCount')} but the lock accepted {len(tools)} tools")
+        return f"the surface hash is not the one of the lock's {count} accepted tools (over {', '.join(map(str, cov))})"
+    if s.get("toolCount") != count:
+        return f"toolCount {s.get('toolCount')} but the lock accepted {count} tools"
     return None
 
 
@@ -163,13 +176,16 @@ def _without_findings(items: Any) -> Any:
     """Lint findings are mcplock's opinion of its version, not a pin: compared without them."""
     if not isinstance(items, dict):
         return items
-    return {
-        k: {
-            key: {f: v for f, v in rec.items() if f != "findings"} if isinstance(rec, dict) else rec
-            for key, rec in (v.items() if isinstance(v, dict) else [])
-        }
-        for k, v in items.items()
-    }
+    return {k: _kind_without_findings(v) for k, v in items.items()}
+
+
+def _kind_without_findings(v: Any) -> dict[Any, Any]:
+    """One kind's records without their findings (a kind that is not a table: no records)."""
+    return {key: _record_without_findings(rec) for key, rec in (v.items() if isinstance(v, dict) else [])}
+
+
+def _record_without_findings(rec: Any) -> Any:
+    return {f: v for f, v in rec.items() if f != "findings"} if isinstance(rec, dict) else rec
 
 
 def _item_diff(got: Any, want: dict[str, Any]) -> str:
@@ -184,11 +200,18 @@ def _differing_items(got: dict[str, Any], want: dict[str, Any]) -> list[str]:
     names = []
     for kind in sorted(set(got) | set(want)):
         a, b = got.get(kind) or {}, want.get(kind) or {}
-        if not isinstance(a, dict):
+        if isinstance(a, dict):
+            names.extend(_differing_keys(kind, a, b))
+        else:
             names.append(kind)
-            continue
-        for key in sorted(set(a) | set(b)):
-            ra, rb = _without_findings({kind: {key: a.get(key)}}), _without_findings({kind: {key: b.get(key)}})
-            if ra != rb:
-                names.append(f"{kind} {key}" if kind != "instructions" else "instructions")
+    return names
+
+
+def _differing_keys(kind: str, a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """The items of one kind whose records differ without their findings."""
+    names = []
+    for key in sorted(set(a) | set(b)):
+        ra, rb = _without_findings({kind: {key: a.get(key)}}), _without_findings({kind: {key: b.get(key)}})
+        if ra != rb:
+            names.append(f"{kind} {key}" if kind != "instructions" else "instructions")
     return names

@@ -75,15 +75,18 @@ def loads(data: bytes) -> Any:
 
 def _doubles(v: Any) -> Any:
     """``v`` with every integer beyond the safe range as the double a JSON reader makes of it."""
-    if isinstance(v, bool) or v is None or isinstance(v, (str, float)):
-        return v
-    if isinstance(v, int):
-        return float(v) if not -_MAX_SAFE <= v <= _MAX_SAFE else v
+    if _unsafe_int(v):
+        return float(v)
     if isinstance(v, dict):
         return {k: _doubles(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [_doubles(x) for x in v]
     return v
+
+
+def _unsafe_int(v: Any) -> bool:
+    """An integer (not a bool) beyond ±(2^53 − 1): a JSON reader holds it as a double."""
+    return isinstance(v, int) and not isinstance(v, bool) and not -_MAX_SAFE <= v <= _MAX_SAFE
 
 
 def canonical(value: Any) -> bytes:

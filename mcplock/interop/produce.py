@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import re
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcplock.interop.canonical import digest, sri_from_hex
 from mcplock.interop.reader import COVERAGE, entry_integrity, surface_hash
@@ -35,6 +35,7 @@ from mcplock.lock.model import Entry, Lock, ServerEntry
 
 if TYPE_CHECKING:
     from mcplock.packages.pin import PackagePin
+    from mcplock.spec import ServerSpec
 
 EPOCH = "1970-01-01T00:00:00Z"
 NAMESPACE = "dev.mcplock"
@@ -57,17 +58,22 @@ def timestamp(environ: Any = None) -> str:
 def config_fragment(srv: ServerEntry) -> dict[str, Any]:
     """The host-config entry that launches ``srv`` (the ``mcpServers`` shape most hosts read),
     with ``${VAR}`` templates as the lock stores them."""
-    spec = srv.spec
-    if spec.stdio:
-        out: dict[str, Any] = {"type": "stdio", "command": spec.command or ""}
-        if spec.args:
-            out["args"] = list(spec.args)
-        if spec.env:
-            out["env"] = dict(sorted(spec.env.items()))
-        if spec.cwd:
-            out["cwd"] = spec.cwd
-        return out
-    out = {"type": spec.transport, "url": spec.url or ""}
+    return _stdio_fragment(srv.spec) if srv.spec.stdio else _remote_fragment(srv.spec)
+
+
+def _stdio_fragment(spec: ServerSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "stdio", "command": spec.command or ""}
+    if spec.args:
+        out["args"] = list(spec.args)
+    if spec.env:
+        out["env"] = dict(sorted(spec.env.items()))
+    if spec.cwd:
+        out["cwd"] = spec.cwd
+    return out
+
+
+def _remote_fragment(spec: ServerSpec) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": spec.transport, "url": spec.url or ""}
     if spec.headers:
         out["headers"] = dict(sorted(spec.headers.items()))
     return out
@@ -111,16 +117,24 @@ def _package_target(pin: PackagePin) -> tuple[dict[str, Any], list[dict[str, Any
     sha = sri_from_hex(one) if one else None
     if pin.registry == "oci" and sha is not None:
         t["identifier"] = f"{pin.name.split('@', 1)[0]}@{one}"
+    method = _METHODS.get(pin.registry) if sha is not None else None
+    if method is not None:
+        t["artifact"] = {"digest": sha, "method": method}
+    return t, [_package_evidence(pin, integrities, method)]
+
+
+def _package_evidence(pin: PackagePin, integrities: tuple[str, ...], method: str | None) -> dict[str, Any]:
+    """How mcplock checks the package's bytes: against the artefact's sha256 (``method``), against
+    the registry's integrity, or not at all."""
     checked = {"code": "artifact-integrity", "status": "passed", "verifier": "mcplock"}
-    if sha is not None and pin.registry in _METHODS:
-        t["artifact"] = {"digest": sha, "method": _METHODS[pin.registry]}
-        return t, [{**checked, "method": _METHODS[pin.registry]}]
+    if method is not None:
+        return {**checked, "method": method}
     if integrities:
         # npm's sha512 SRI (or a PyPI release of several files): not a §8.1 sha256 digest; the
         # bytes are checked against it at every install (docs/pins.md), the value is in the extension
         method = "npm-sri" if pin.registry == "npm" else "dev.mcplock.pypi-sha256"
-        return t, [{**checked, "method": method, "anchor": _ANCHORS.get(pin.registry, pin.registry)}]
-    return t, [dict(_UNAVAILABLE)]
+        return {**checked, "method": method, "anchor": _ANCHORS.get(pin.registry, pin.registry)}
+    return dict(_UNAVAILABLE)
 
 
 def accepted_tools(srv: ServerEntry) -> list[dict[str, Any]]:
@@ -140,19 +154,20 @@ def _items(srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]]) ->
 
 def _item(e: Entry, found: list[Any] | None) -> dict[str, Any]:
     """One item's record: its state and hashes, a tool's flags, its findings (once each, sorted)."""
-    rec: dict[str, Any] = {"state": e.state}
-    if e.hash is not None:
-        rec["hash"] = e.hash
+    rec: dict[str, Any] = _with_values({"state": e.state, "hash": e.hash})
     if e.kind == "tool":
         rec["enabled"] = e.enabled
         rec["approval"] = e.approval
-    if e.pending is not None and e.pending.hash is not None:
-        rec["pending-hash"] = e.pending.hash
-    if e.rejected_hash is not None:
-        rec["rejected-hash"] = e.rejected_hash
+    pending_hash = e.pending.hash if e.pending is not None else None
+    rec.update(_with_values({"pending-hash": pending_hash, "rejected-hash": e.rejected_hash}))
     if found:
         rec["findings"] = [{"rule": r, "severity": s} for r, s in sorted({(f.rule, f.severity) for f in found})]
     return rec
+
+
+def _with_values(fields: dict[str, Any]) -> dict[str, Any]:
+    """The fields that have a value (None: the record leaves the key out)."""
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 def _findings(lock: Lock) -> dict[tuple[str, str, str], list[Any]]:
@@ -222,16 +237,25 @@ def _extension(
         "items": _items(srv, findings),
     }
     optional = {
-        "package": spec.package.stored() if spec.package is not None else None,
-        "registry": spec.registry.stored() if spec.registry is not None else None,
+        "package": _stored(spec.package),
+        "registry": _stored(spec.registry),
         "pass-env": sorted(set(spec.pass_env)) if spec.pass_env else None,
-        "auth": spec.auth.stored() if spec.auth is not None else None,
-        "client": srv.client.stored() if srv.client else None,
+        "auth": _stored(spec.auth),
+        "client": _stored(srv.client),
         "client-capabilities": list(srv.client_capabilities) if srv.client_capabilities is not None else None,
         "pending": srv.pending_count() or None,
     }
-    ext.update((k, v) for k, v in optional.items() if v is not None)
+    ext.update(_with_values(optional))
     return ext
+
+
+class _Stored(Protocol):
+    def stored(self) -> Any: ...
+
+
+def _stored(part: _Stored | None) -> Any:
+    """A part of the spec as the lock stores it (None: the lock has none)."""
+    return part.stored() if part is not None else None
 
 
 def omitted(srv: ServerEntry) -> str | None:

@@ -95,13 +95,23 @@ def pointer(path: Any) -> str:
 
 
 def _entry_name(doc: Any, path: tuple[Any, ...]) -> str | None:
-    if len(path) >= 2 and path[0] == "entries" and isinstance(doc, dict):
-        entries = doc.get("entries")
-        if isinstance(entries, list) and isinstance(path[1], int) and path[1] < len(entries):
-            e = entries[path[1]]
-            if isinstance(e, dict) and isinstance(e.get("name"), str):
-                return str(e["name"])
+    """The name of the entry ``path`` points into, when it has one."""
+    if len(path) < 2 or path[0] != "entries":
+        return None
+    e = _entry_at(doc, path[1])
+    return str(e["name"]) if isinstance(e, dict) and isinstance(e.get("name"), str) else None
+
+
+def _entry_at(doc: Any, i: Any) -> Any:
+    """The document's entry at index ``i`` (None: it has no such entry)."""
+    entries = doc.get("entries") if isinstance(doc, dict) else None
+    if isinstance(entries, list) and isinstance(i, int) and i < len(entries):
+        return entries[i]
     return None
+
+
+# a `pattern` the schema failed on -> the rule it enforces (by how the pattern starts)
+_PATTERN_RULES = (("^sha256-", "digest-format"), ("^https://", "remote-url-https"), ("^\\d{4}-", "timestamp-format"))
 
 
 def _rule_of(error: Any) -> str:
@@ -115,27 +125,29 @@ def _rule_of(error: Any) -> str:
     if "headerSecretNames" in path:
         return "header-secret-name"
     if error.validator == "pattern":
-        pattern = str(error.validator_value)
-        if pattern.startswith("^sha256-"):
-            return "digest-format"
-        if pattern.startswith("^https://"):
-            return "remote-url-https"
-        if pattern.startswith("^\\d{4}-"):
-            return "timestamp-format"
+        return _pattern_rule(str(error.validator_value))
     return "schema"
+
+
+def _pattern_rule(pattern: str) -> str:
+    return next((rule for start, rule in _PATTERN_RULES if pattern.startswith(start)), "schema")
 
 
 def _message(error: Any, prefix: tuple[Any, ...] = ()) -> str:
     path = [*prefix, *error.absolute_path]
     where = pointer(path) or "the document"
     if error.validator == "required":
-        missing = next(
-            (r for r in error.validator_value if isinstance(error.instance, dict) and r not in error.instance), None
-        )
-        return f"{where or '/'} misses the required member `{missing}`"
+        return f"{where or '/'} misses the required member `{_missing_member(error)}`"
     if error.validator == "pattern":
         return f"{where} does not have the required form ({error.validator_value})"
     return f"{where}: {error.message}"
+
+
+def _missing_member(error: Any) -> Any:
+    """The first required member a `required` error's object lacks."""
+    return next(
+        (r for r in error.validator_value if isinstance(error.instance, dict) and r not in error.instance), None
+    )
 
 
 def _schema_problems(doc: Any) -> list[Problem]:
@@ -143,14 +155,18 @@ def _schema_problems(doc: Any) -> list[Problem]:
     out: list[Problem] = []
     for error in sorted(_validator("mcp-lockfile-v1").iter_errors(doc), key=lambda e: list(map(str, e.path))):
         path = tuple(error.absolute_path)
-        if len(path) >= 3 and path[0] == "entries" and path[2] == "target":
-            continue  # targets below, by their type
-        out.append(Problem(_rule_of(error), _message(error), pointer(path), _entry_name(doc, path)))
+        if not _in_target(path):  # targets below, by their type
+            out.append(Problem(_rule_of(error), _message(error), pointer(path), _entry_name(doc, path)))
     entries = doc.get("entries") if isinstance(doc, dict) else None
     for i, e in enumerate(entries if isinstance(entries, list) else []):
         if isinstance(e, dict) and "target" in e:
             out.extend(_target_problems(e, ("entries", i, "target")))
     return out
+
+
+def _in_target(path: tuple[Any, ...]) -> bool:
+    """A place inside an entry's target (judged by the schema of the target's type)."""
+    return len(path) >= 3 and path[0] == "entries" and path[2] == "target"
 
 
 def _target_problems(e: dict[str, Any], base: tuple[Any, ...]) -> list[Problem]:
@@ -184,18 +200,29 @@ def _digest_lengths(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
     out: list[Problem] = []
     if isinstance(doc, dict):
         for k, v in doc.items():
-            if k in _DIGEST_KEYS and isinstance(v, str) and re.fullmatch(r"sha256-[A-Za-z0-9+/]+={0,2}", v):
-                if not _holds_sha256(v[7:]):
-                    p = (*path, k)
-                    out.append(
-                        Problem("digest-format", f"{pointer(p)} is not the base64 of a 32-byte SHA-256", pointer(p))
-                    )
-            elif "extensions" not in path:  # the extensions are not the format's digests
-                out.extend(_digest_lengths(v, (*path, k)))
+            out.extend(_member_digest_lengths(k, v, path))
     elif isinstance(doc, list):
         for i, v in enumerate(doc):
             out.extend(_digest_lengths(v, (*path, i)))
     return out
+
+
+def _member_digest_lengths(k: Any, v: Any, path: tuple[Any, ...]) -> list[Problem]:
+    """One member ``k`` of the object at ``path``: a digest whose base64 does not hold 32 bytes is a
+    problem; any other member is looked into, unless the object is inside the extensions."""
+    if _digest_form(k, v):
+        if _holds_sha256(v[7:]):
+            return []
+        p = (*path, k)
+        return [Problem("digest-format", f"{pointer(p)} is not the base64 of a 32-byte SHA-256", pointer(p))]
+    if "extensions" in path:  # the extensions are not the format's digests
+        return []
+    return _digest_lengths(v, (*path, k))
+
+
+def _digest_form(k: Any, v: Any) -> bool:
+    """A member named like a digest whose value has the form ``sha256-`` + base64."""
+    return k in _DIGEST_KEYS and isinstance(v, str) and re.fullmatch(r"sha256-[A-Za-z0-9+/]+={0,2}", v) is not None
 
 
 def _holds_sha256(b64: str) -> bool:
@@ -207,25 +234,36 @@ def _holds_sha256(b64: str) -> bool:
 
 def _secrets(doc: Any, path: tuple[Any, ...] = ()) -> list[Problem]:
     if isinstance(doc, str):
-        if _CREDENTIAL.search(doc):  # never echoed
-            return [
-                Problem(
-                    "secret-value",
-                    f"{pointer(path) or 'the document'} holds a value shaped like a "
-                    "credential (a token or key); a lock never holds a secret value",
-                    pointer(path),
-                )
-            ]
-        return []
+        return _secret_value(doc, path)
     out: list[Problem] = []
-    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
-    for k, v in items:
+    for k, v in _members(doc):
         if isinstance(k, str) and _CREDENTIAL.search(k):
             out.append(
                 Problem("secret-value", f"{pointer(path)} has a member name shaped like a credential", pointer(path))
             )
         out.extend(_secrets(v, (*path, k)))
     return out
+
+
+def _secret_value(text: str, path: tuple[Any, ...]) -> list[Problem]:
+    """A string shaped like a credential (never echoed)."""
+    if not _CREDENTIAL.search(text):
+        return []
+    return [
+        Problem(
+            "secret-value",
+            f"{pointer(path) or 'the document'} holds a value shaped like a "
+            "credential (a token or key); a lock never holds a secret value",
+            pointer(path),
+        )
+    ]
+
+
+def _members(doc: Any) -> Any:
+    """(key, value) of an object's members, (index, value) of an array's; nothing for a scalar."""
+    if isinstance(doc, dict):
+        return doc.items()
+    return enumerate(doc) if isinstance(doc, list) else ()
 
 
 def entry_integrity(entry: dict[str, Any]) -> str:

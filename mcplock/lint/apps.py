@@ -26,11 +26,12 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from mcplock.lint.characters import char_findings
-from mcplock.lint.finding import LintFinding
-from mcplock.severity import CRITICAL, HIGH, MEDIUM
+from mcplock.lint.finding import LintFinding, Sig
+from mcplock.severity import CRITICAL, HIGH, MEDIUM, Severity
 
 RULES = {
     "app-script-source": "An MCP App document that loads a script from an origin its accepted version did not: "
@@ -51,7 +52,7 @@ _SENDS = re.compile(
     r"""\s*(?:["'`][A-Z]+["'`]\s*,\s*)?["'`]((?:https?|wss?)://[a-z0-9.\-_~%]+(?::\d+)?)|\baction\s*=\s*["']((?:https?)://[a-z0-9.\-_~%]+)"""
 )
 _CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
-_LOWER = {CRITICAL: MEDIUM, HIGH: MEDIUM, MEDIUM: MEDIUM}
+_LOWER: dict[str, Severity] = {CRITICAL: MEDIUM, HIGH: MEDIUM, MEDIUM: MEDIUM}
 
 
 def _one(c: Any) -> str | None:
@@ -61,12 +62,15 @@ def _one(c: Any) -> str | None:
     text = c.get("text")
     if isinstance(text, str):
         return text
-    if isinstance(c.get("blob"), str):
-        try:
-            return base64.b64decode(c["blob"], validate=False).decode("utf-8", "replace")
-        except (ValueError, binascii.Error):
-            return None
-    return None
+    blob = c.get("blob")
+    return _decoded(blob) if isinstance(blob, str) else None
+
+
+def _decoded(blob: str) -> str | None:
+    try:
+        return base64.b64decode(blob, validate=False).decode("utf-8", "replace")
+    except (ValueError, binascii.Error):
+        return None
 
 
 def _text(d: Any) -> str:
@@ -74,7 +78,14 @@ def _text(d: Any) -> str:
         return ""
     if "text" in d or "blob" in d:
         return _one(d) or ""
-    parts = [_one(c) for c in d["contents"]] if isinstance(d.get("contents"), list) else []
+    return _contents_text(d.get("contents"))
+
+
+def _contents_text(contents: Any) -> str:
+    """The texts of a resources/read result's ``contents``, one after another on their own lines."""
+    if not isinstance(contents, list):
+        return ""
+    parts = [_one(c) for c in contents]
     return "\n".join(p for p in parts if p is not None)
 
 
@@ -128,20 +139,30 @@ def model_context(text: str) -> list[str]:
     in the 1,500 characters after each such call, JavaScript escapes decoded."""
     out: list[str] = []
     for m in _CONTEXT_CALL.finditer(text):
-        start = m.end() + (text[m.end() : m.end() + 1] in ("'", '"', "`"))  # past the method name's own quote
-        for lit in _LITERAL.finditer(text, start, min(len(text), start + 1500)):
-            value = _unescape(next(g for g in lit.groups() if g is not None))
+        for value in _literals_after(text, m.end()):
             if value not in _PLUMBING and value not in out:
                 out.append(value)
     return out
 
 
-def _context_findings(text: str, before: str) -> list[LintFinding]:
+def _literals_after(text: str, end: int) -> Iterator[str]:
+    """The string literals in the 1,500 characters after a context call that ends at ``end``."""
+    start = end + (text[end : end + 1] in ("'", '"', "`"))  # past the method name's own quote
+    for lit in _LITERAL.finditer(text, start, min(len(text), start + 1500)):
+        yield _unescape(next(g for g in lit.groups() if g is not None))
+
+
+def _news(judged: Callable[[str], Iterable[tuple[LintFinding, Sig]]], text: str, before: str) -> list[LintFinding]:
+    """The findings ``judged`` gives on ``text`` whose signature it did not give on ``before``."""
+    seen = {sig for _f, sig in judged(before)} if before else set()
+    return [f for f, sig in judged(text) if sig not in seen]
+
+
+def _context_judged(text: str) -> list[tuple[LintFinding, Sig]]:
+    """The text pipeline's findings on each literal ``text`` hands the model."""
     from mcplock.lint.pipeline import text_findings
 
-    where = "text (ui/update-model-context)"
-    seen = {sig for s in model_context(before) for _f, sig in text_findings(s, where)} if before else set()
-    return [f for s in model_context(text) for f, sig in text_findings(s, where) if sig not in seen]
+    return [found for s in model_context(text) for found in text_findings(s, "text (ui/update-model-context)")]
 
 
 def _new_scripts(text: str, before: str) -> list[str]:
@@ -150,41 +171,47 @@ def _new_scripts(text: str, before: str) -> list[str]:
     return sorted({_origin(u) for u in _SCRIPT_SRC.findall(text)} - old_scripts)
 
 
+def _origins_named(text: str) -> set[str]:
+    return {x.lower() for x in _ORIGIN.findall(text)}
+
+
 def _new_destinations(text: str, before: str, scripts: list[str]) -> list[LintFinding]:
     """The origins ``text`` names that ``before`` did not (a script's told already): critical where
     the document sends to it."""
-    old_origins = {o.lower() for o in _ORIGIN.findall(before)}
     sends = {_origin(a or b) for a, b in _SENDS.findall(text)}
-    return [
-        LintFinding("app-network-destination", CRITICAL, f"sends data to {o}", "text")
-        if o in sends
-        else LintFinding("app-network-destination", HIGH, f"names {o}", "text")
-        for o in sorted({x.lower() for x in _ORIGIN.findall(text)} - old_origins - set(scripts))
-    ]
+    new = _origins_named(text) - _origins_named(before) - set(scripts)
+    return [_destination(o, sends) for o in sorted(new)]
 
 
-def _new_characters(text: str, before: str) -> list[LintFinding]:
-    """The character family's findings on ``text`` that ``before`` did not have."""
-    seen = {sig for _f, sig in char_findings(before, "text")} if before else set()
-    return [f for f, sig in char_findings(text, "text") if sig not in seen]
+def _destination(origin: str, sends: set[str]) -> LintFinding:
+    if origin in sends:
+        return LintFinding("app-network-destination", CRITICAL, f"sends data to {origin}", "text")
+    return LintFinding("app-network-destination", HIGH, f"names {origin}", "text")
 
 
 def _widened(ui: dict[str, Any], old_ui: dict[str, Any], replaced: bool) -> list[LintFinding]:
     """What ``_meta.ui`` newly allows: CSP domains, device permissions, and (when the document
     replaces an accepted one) a changed dedicated origin."""
-    found = [
-        LintFinding("app-csp-widened", HIGH, f"{key} now allows {dom}", f"_meta.ui.csp.{key}")
-        for key in _CSP_KEYS
-        for dom in sorted(_domains(ui, key) - _domains(old_ui, key))
-    ]
-    found += [
-        LintFinding("app-permission", HIGH, f"requests the {perm} permission", "_meta.ui.permissions")
-        for perm in sorted(_permissions(ui) - _permissions(old_ui))
-    ]
+    found = _csp_widened(ui, old_ui) + _new_permissions(ui, old_ui)
     if replaced and ui.get("domain") != old_ui.get("domain"):
         what = f"its origin changed from {old_ui.get('domain')!r} to {ui.get('domain')!r}"
         found.append(LintFinding("app-domain", HIGH, what, "_meta.ui.domain"))
     return found
+
+
+def _csp_widened(ui: dict[str, Any], old_ui: dict[str, Any]) -> list[LintFinding]:
+    return [
+        LintFinding("app-csp-widened", HIGH, f"{key} now allows {dom}", f"_meta.ui.csp.{key}")
+        for key in _CSP_KEYS
+        for dom in sorted(_domains(ui, key) - _domains(old_ui, key))
+    ]
+
+
+def _new_permissions(ui: dict[str, Any], old_ui: dict[str, Any]) -> list[LintFinding]:
+    return [
+        LintFinding("app-permission", HIGH, f"requests the {perm} permission", "_meta.ui.permissions")
+        for perm in sorted(_permissions(ui) - _permissions(old_ui))
+    ]
 
 
 def _as_news(found: list[LintFinding]) -> list[LintFinding]:
@@ -201,8 +228,8 @@ def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
     scripts = _new_scripts(text, before)
     found = [LintFinding("app-script-source", CRITICAL, f"loads a script from {o}", "text") for o in scripts]
     found += _new_destinations(text, before, scripts)
-    found += _new_characters(text, before)
+    found += _news(lambda t: char_findings(t, "text"), text, before)
     found += _widened(_ui(new), _ui(old), old is not None)
-    context = _context_findings(text, before) if _CONTEXT_CALL.search(text) else []
+    context = _news(_context_judged, text, before) if _CONTEXT_CALL.search(text) else []
     # what the model is told is judged like any text, never capped
     return (found if old is not None else _as_news(found)) + context

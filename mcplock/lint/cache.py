@@ -31,7 +31,7 @@ import sys
 import time
 import unicodedata
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from mcplock import paths
 from mcplock.lint.finding import LintFinding
@@ -93,22 +93,26 @@ def _secret() -> bytes | None:
 def _signed(secret: bytes | None, kind: bytes, raw: bytes, field: str) -> Any:
     """The value of ``field`` in a file :func:`_dump` wrote with this machine's key; None when the
     file is not such a file (another writer's, edited, unsigned, not JSON)."""
-    from mcplock.machine_key import signed_by
-
     if secret is None:
         return None
     head, sep, body = raw.partition(b',"' + field.encode() + b'":')
     if not sep or not body.endswith(b"}"):
         return None
     try:
-        top = json.loads(head + b"}")
-        if not isinstance(top, dict) or top.get("rules") != rules_version():
-            return None
-        if not signed_by(secret, kind + b"\0" + rules_version().encode(), body[:-1], top.get("mac")):
+        if not _vouched_for(secret, kind, json.loads(head + b"}"), body[:-1]):
             return None
         return json.loads(body[:-1])
     except ValueError:
         return None
+
+
+def _vouched_for(secret: bytes, kind: bytes, top: Any, body: bytes) -> bool:
+    """A file's head ``top`` names this rules version, and its ``mac`` signs ``body`` with ``secret``."""
+    from mcplock.machine_key import signed_by
+
+    if not isinstance(top, dict) or top.get("rules") != rules_version():
+        return False
+    return signed_by(secret, kind + b"\0" + rules_version().encode(), body, top.get("mac"))
 
 
 def _dump(secret: bytes, kind: bytes, field: str, value: Any) -> bytes:
@@ -126,30 +130,48 @@ def _dump(secret: bytes, kind: bytes, field: str, value: Any) -> bytes:
     )
 
 
-class LintCache:
-    """Findings and tool-name-like words per (kind, content hash), for one rules version."""
+class _SignedCache:
+    """A file of the lint cache directory, signed with this machine's key: ``NAME-<rules
+    version>.json``, whose ``FIELD`` (an object) is read into ``_entries``."""
+
+    NAME: str
+    FIELD: str
 
     def __init__(self, directory: Path | None):
-        self.path = directory / f"lint-{rules_version()}.json" if directory else None
-        self._entries: dict[str, object] = {}  # what the file holds: each value checked on read
-        self._used: set[str] = set()
-        self._dirty = False
         self._secret = _secret() if directory else None
-        if self._secret is None:
-            self.path = None  # nothing signed can be believed or written without the key
+        # nothing signed can be believed or written without the key
+        self.path = (
+            directory / f"{self.NAME}-{rules_version()}.json" if directory and self._secret is not None else None
+        )
+        self._entries: dict[str, Any] = {}  # what the file holds: each value checked on read
         if self.path is not None:
             with contextlib.suppress(OSError):
-                entries = _signed(self._secret, b"lint", self.path.read_bytes(), "entries")
+                entries = _signed(self._secret, self.NAME.encode(), self.path.read_bytes(), self.FIELD)
                 self._entries = entries if isinstance(entries, dict) else {}
 
     @classmethod
-    def open(cls) -> LintCache | None:
-        """The user's lint cache; None when it is turned off (``MCPLOCK_LINT_CACHE=0``)."""
+    def open(cls) -> Self | None:
+        """The user's cache; None when it is turned off (``MCPLOCK_LINT_CACHE=0``)."""
         try:
             directory = cache_dir()
             return cls(directory) if directory is not None else None
         except OSError:
             return None
+
+    def _dumped(self, entries: dict[str, Any]) -> bytes:
+        assert self._secret is not None
+        return _dump(self._secret, self.NAME.encode(), self.FIELD, entries)
+
+
+class LintCache(_SignedCache):
+    """Findings and tool-name-like words per (kind, content hash), for one rules version."""
+
+    NAME, FIELD = "lint", "entries"
+
+    def __init__(self, directory: Path | None):
+        super().__init__(directory)
+        self._used: set[str] = set()
+        self._dirty = False
 
     @staticmethod
     def key(kind: str, content_hash: str) -> str:
@@ -157,20 +179,10 @@ class LintCache:
 
     def get(self, kind: str, content_hash: str) -> tuple[list[LintFinding], frozenset[str]] | None:
         k = self.key(kind, content_hash)
-        value = self._entries.get(k)
-        if not isinstance(value, list) or len(value) != 2:  # not an entry of ours: lint afresh
-            return None
-        found_raw, words = value
-        try:
-            if not isinstance(found_raw, list) or not isinstance(words, list):
-                return None
-            found = [LintFinding(*map(str, f)) for f in found_raw]  # four fields each, or a TypeError
-            if not all(isinstance(w, str) for w in words):
-                return None
-        except (TypeError, ValueError):  # not an entry of ours: lint afresh
-            return None
-        self._used.add(k)
-        return found, frozenset(words)
+        hit = _entry(self._entries.get(k))
+        if hit is not None:
+            self._used.add(k)
+        return hit
 
     def put(self, kind: str, content_hash: str, found: list[LintFinding], words: frozenset[str]) -> None:
         k = self.key(kind, content_hash)
@@ -182,13 +194,7 @@ class LintCache:
         """Write the entries back when some are new (atomically; a failure is silent)."""
         if self.path is None or not self._dirty:
             return
-        entries = self._entries
-        if len(entries) > MAX_ENTRIES:
-            others = [k for k in entries if k not in self._used]  # oldest first: new keys are appended
-            keep = self._used.union(others[max(0, len(others) - max(0, MAX_ENTRIES - len(self._used))) :])
-            entries = {k: v for k, v in entries.items() if k in keep}
-        assert self._secret is not None
-        if _write(self.path, _dump(self._secret, b"lint", "entries", entries)):
+        if _write(self.path, self._dumped(_bounded(self._entries, self._used))):
             self._prune()
 
     def _prune(self) -> None:
@@ -198,6 +204,36 @@ class LintCache:
             with contextlib.suppress(OSError):
                 if p != self.path and p.stat().st_mtime < cutoff:
                     p.unlink()
+
+
+def _entry(value: Any) -> tuple[list[LintFinding], frozenset[str]] | None:
+    """A lint cache entry as (findings, words); None when it is not an entry of ours (lint afresh)."""
+    if not _two_lists(value):
+        return None
+    found_raw, words = value
+    try:
+        found = [LintFinding(*map(str, f)) for f in found_raw]  # four fields each, or a TypeError
+    except (TypeError, ValueError):
+        return None
+    return (found, frozenset(words)) if _strings(words) else None
+
+
+def _two_lists(value: Any) -> bool:
+    """The shape of a lint cache entry: [findings, words]."""
+    return isinstance(value, list) and len(value) == 2 and all(isinstance(v, list) for v in value)
+
+
+def _strings(value: list[Any]) -> bool:
+    return all(isinstance(x, str) for x in value)
+
+
+def _bounded(entries: dict[str, Any], used: set[str]) -> dict[str, Any]:
+    """``entries`` cut to :data:`MAX_ENTRIES`: those this run ``used``, then the newest others."""
+    if len(entries) <= MAX_ENTRIES:
+        return entries
+    others = [k for k in entries if k not in used]  # oldest first: new keys are appended
+    keep = used.union(others[max(0, len(others) - max(0, MAX_ENTRIES - len(used))) :])
+    return {k: v for k, v in entries.items() if k in keep}
 
 
 MAX_LOCKS = 32  # lock verdicts kept (a few branches of a few projects)
@@ -211,30 +247,13 @@ def lock_digest(items: list[tuple[str, str, str, str]]) -> str:
     return h.hexdigest()
 
 
-class LockVerdicts:
+class LockVerdicts(_SignedCache):
     """The critical rules per accepted item of a whole lock, keyed by :func:`lock_digest`: the lint
     of every item and the cross-server pass are functions of the items and their hashes, so a lock
     whose items are all unchanged (the usual pre-commit run) reads one entry, not one per item.
     ``$MCPLOCK_CACHE_DIR/lint/locks-<rules version>.json``; a value that does not parse is ignored."""
 
-    def __init__(self, directory: Path | None):
-        self.path = directory / f"locks-{rules_version()}.json" if directory else None
-        self._entries: dict[str, Any] = {}
-        self._secret = _secret() if directory else None
-        if self._secret is None:
-            self.path = None
-        if self.path is not None:
-            with contextlib.suppress(OSError):
-                locks = _signed(self._secret, b"locks", self.path.read_bytes(), "locks")
-                self._entries = locks if isinstance(locks, dict) else {}
-
-    @classmethod
-    def open(cls) -> LockVerdicts | None:
-        try:
-            directory = cache_dir()
-            return cls(directory) if directory is not None else None
-        except OSError:
-            return None
+    NAME, FIELD = "locks", "locks"
 
     def get(self, digest: str) -> dict[tuple[str, str, str], list[str]] | None:
         """(server, kind, key) -> the critical rules of that item (items without any left out)."""
@@ -243,10 +262,10 @@ class LockVerdicts:
             return None
         out: dict[tuple[str, str, str], list[str]] = {}
         for k, rules in value.items():
-            parts = k.split("\0") if isinstance(k, str) else []
-            if len(parts) != 3 or not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+            item = _item(k)
+            if item is None or not isinstance(rules, list) or not _strings(rules):
                 return None
-            out[(parts[0], parts[1], parts[2])] = rules
+            out[item] = rules
         return out
 
     def put(self, digest: str, verdict: dict[tuple[str, str, str], list[str]]) -> None:
@@ -257,5 +276,10 @@ class LockVerdicts:
         self._entries.pop(digest, None)
         self._entries[digest] = {"\0".join(k): v for k, v in verdict.items()}
         keep = list(self._entries)[-MAX_LOCKS:]
-        assert self._secret is not None
-        _write(self.path, _dump(self._secret, b"locks", "locks", {k: self._entries[k] for k in keep}))
+        _write(self.path, self._dumped({k: self._entries[k] for k in keep}))
+
+
+def _item(key: Any) -> tuple[str, str, str] | None:
+    """The (server, kind, key) a verdict's key joins with NULs; None when it is not three parts."""
+    parts = key.split("\0") if isinstance(key, str) else []
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 else None

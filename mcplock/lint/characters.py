@@ -72,15 +72,30 @@ def _emoji_flag(s: str, i: int, run: str, body: str) -> bool:
     )
 
 
+def _is_tag(cp: int) -> bool:
+    return _TAG_LO <= cp <= _TAG_HI
+
+
+def _run_end(s: str, i: int, member: Callable[[int], bool]) -> int:
+    """The index just past the run of code points from ``s[i]`` that are ``member``s."""
+    j = i
+    while j < len(s) and member(ord(s[j])):
+        j += 1
+    return j
+
+
+def _spelled(run: str) -> str:
+    """What a run of tag characters spells: the ASCII character each printable tag stands for."""
+    return "".join(chr(ord(c) - _TAG_LO) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
+
+
 def _tag_run(s: str, i: int) -> tuple[_Hit | None, int] | None:
     """Unicode tags: the run decoded; a well-formed emoji flag tag sequence is legitimate."""
-    if not _TAG_LO <= ord(s[i]) <= _TAG_HI:
+    if not _is_tag(ord(s[i])):
         return None
-    j = i
-    while j < len(s) and _TAG_LO <= ord(s[j]) <= _TAG_HI:
-        j += 1
+    j = _run_end(s, i, _is_tag)
     run = s[i:j]
-    body = "".join(chr(ord(c) - _TAG_LO) for c in run if 0xE0020 <= ord(c) <= 0xE007E)
+    body = _spelled(run)
     if _emoji_flag(s, i, run, body):
         return None, j
     what = f"{len(run)} invisible Unicode tag character(s) spelling {json.dumps(body, ensure_ascii=True)}"
@@ -116,9 +131,7 @@ def _selector_run(s: str, i: int) -> tuple[_Hit | None, int] | None:
     """Variation selectors: one is an emoji's; a run of them can encode hidden bytes."""
     if not is_variation_selector(ord(s[i])):
         return None
-    j = i
-    while j < len(s) and is_variation_selector(ord(s[j])):
-        j += 1
+    j = _run_end(s, i, is_variation_selector)
     if j - i < 2:
         return None, j
     what = f"a run of {j - i} variation selectors (can encode hidden bytes): {excerpt(s, i, j, 20)}"
@@ -130,8 +143,13 @@ def _joiner(s: str, i: int) -> tuple[_Hit | None, int] | None:
     any other is left to :func:`_invisible`."""
     if ord(s[i]) not in (_ZWJ, _ZWNJ):
         return None
+    return (None, i + 1) if _joins(s, i) else None
+
+
+def _joins(s: str, i: int) -> bool:
+    """Whether the joiner at ``s[i]`` sits between two characters it may join."""
     prev, nxt = s[i - 1] if i else "", s[i + 1] if i + 1 < len(s) else ""
-    return (None, i + 1) if _joinable(prev) and _joinable(nxt) else None
+    return _joinable(prev) and _joinable(nxt)
 
 
 def _invisible(s: str, i: int) -> tuple[_Hit | None, int] | None:
@@ -194,8 +212,17 @@ def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, 
     m = NOT_PLAIN.search(s)
     while m is not None:
         hit, nxt = _judge(s, m.start())
-        if hit is not None and (hit.once is None or hit.once not in reported):
-            if hit.once is not None:
-                reported.add(hit.once)
+        if hit is not None and _first_time(hit, reported):
             yield LintFinding(hit.rule, hit.severity, hit.message, where), hit.sig
         m = NOT_PLAIN.search(s, nxt)
+
+
+def _first_time(hit: _Hit, reported: set[Hashable]) -> bool:
+    """Whether ``hit`` is reported: every time, or only the first time for a kind reported once per
+    text (``reported`` then records it)."""
+    if hit.once is None:
+        return True
+    if hit.once in reported:
+        return False
+    reported.add(hit.once)
+    return True

@@ -62,15 +62,16 @@ def _raw(kind: str, definition: Any) -> list[tuple[LintFinding, Sig]]:
     out: list[tuple[LintFinding, Sig]] = []
     seen_text: set[tuple[str, str]] = set()
     for where, s in strings(definition, root(definition)):
-        found = _cached_char(s)
-        if found:
-            out.extend(_placed(found, where))
+        out.extend(_placed(_cached_char(s), where))
         if (where, s) not in seen_text:  # a key and its value path: check the text once per path
             seen_text.add((where, s))
-            found = _cached_text(s)
-            if found:
-                out.extend(p for p in _placed(found, where) if not _template_url(p[0], where))
+            out.extend(_text_placed(s, where))
     return out
+
+
+def _text_placed(s: str, where: str) -> list[tuple[LintFinding, Sig]]:
+    """The text pipeline's findings on ``s``, at ``where`` (a URI template's placeholders aside)."""
+    return [p for p in _placed(_cached_text(s), where) if not _template_url(p[0], where)]
 
 
 def _template_url(f: LintFinding, where: str) -> bool:
@@ -85,30 +86,57 @@ def _sig(f: LintFinding, sig: Sig) -> Sig:
 _CONCEALS = "a directive to keep something from the person"
 
 
+def _directive_kind(f: LintFinding, sig: Sig) -> str:
+    return "hide" if f.message.startswith(_CONCEALS) else "act"
+
+
+def _instruction_kind(f: LintFinding, sig: Sig) -> str:
+    """An instruction-like text's part by the instruction table's rule it matched (its signature's)."""
+    from mcplock.lint.languages import ACTS, CLAIMS, HIDES, RULE_OF
+
+    if len(sig) <= 1:
+        return ""
+    rule = RULE_OF.get(str(sig[1]), "")
+    return "act" if rule in ACTS else "hide" if rule in HIDES | CLAIMS else ""
+
+
+def _acts(f: LintFinding, sig: Sig) -> str:
+    return "act"
+
+
+# the rules whose findings take part in the intent model -> which part a finding plays
+_KIND_OF = {"directive": _directive_kind, "exfiltration-url": _acts, "hidden-instructions": _instruction_kind}
+
+
 def _kind(f: LintFinding, sig: Sig) -> str:
     """How a finding takes part in the intent model: "act", "hide" (concealment or a claim of
     consent) or ""."""
-    from mcplock.lint.languages import ACTS, CLAIMS, HIDES, RULE_OF
-
-    if f.rule == "directive":
-        return "hide" if f.message.startswith(_CONCEALS) else "act"
-    if f.rule == "exfiltration-url":
-        return "act"
-    if f.rule == "hidden-instructions" and len(sig) > 1:
-        rule = RULE_OF.get(str(sig[1]), "")
-        return "act" if rule in ACTS else "hide" if rule in HIDES | CLAIMS else ""
-    return ""
+    kind_of = _KIND_OF.get(f.rule)
+    return kind_of(f, sig) if kind_of is not None else ""
 
 
 def _act_and_hide(found: list[tuple[LintFinding, Sig]]) -> tuple[LintFinding, LintFinding] | None:
     """The first act and a concealment (or claim of consent) at another path, when no act is
     critical already."""
     kinds = [(f, _kind(f, sig)) for f, sig in found]
+    act = _first_act(kinds)
+    if act is None:
+        return None
+    hide = _hide_elsewhere(kinds, act.where)
+    return (act, hide) if hide is not None else None
+
+
+def _hide_elsewhere(kinds: list[tuple[LintFinding, str]], where: str) -> LintFinding | None:
+    """The first concealment (or claim of consent) at a path other than ``where``."""
+    return next((f for f, k in kinds if k == "hide" and f.where != where), None)
+
+
+def _first_act(kinds: list[tuple[LintFinding, str]]) -> LintFinding | None:
+    """The first act, when none is critical already (then it says all there is)."""
     acts = [f for f, k in kinds if k == "act"]
     if not acts or any(f.severity == CRITICAL for f in acts):
         return None
-    hide = next((f for f, k in kinds if k == "hide" and f.where != acts[0].where), None)
-    return (acts[0], hide) if hide is not None else None
+    return acts[0]
 
 
 def _combined(found: list[tuple[LintFinding, Sig]]) -> list[tuple[LintFinding, Sig]]:
@@ -147,15 +175,13 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
         from mcplock.lint.apps import app_findings
 
         return app_findings(definition, old)
-    out = _text_findings(kind, definition, old)
-    out.extend(credential_findings(kind, definition, old))
-    if kind == "tool" and old is not None:
-        out.extend(annotation_findings(old, definition))
-    out.extend(context_findings(kind, definition, old))
-    if kind == "tool":
-        out.extend(_tool_findings(definition, old, flipped=any(f.rule == "annotation-flip" for f in out)))
-    if kind in ("resource", "resource-template"):
-        out.extend(_new_internal_uri(kind, definition, old))
+    own = _OWN_FINDINGS.get(kind)
+    out = [
+        *_text_findings(kind, definition, old),
+        *credential_findings(kind, definition, old),
+        *context_findings(kind, definition, old),
+        *(own(kind, definition, old) if own is not None else []),
+    ]
     out.sort(key=lambda f: (rank(f.severity), f.where, f.rule))
     return out
 
@@ -163,19 +189,27 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
 def _text_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
     """The families' findings on every string of ``definition`` (with ``old``, only those that are
     new, by signature), and an act and a concealment in two of its strings combined."""
-    found = _raw(kind, definition)
-    if old is not None:
-        before = {_sig(f, s) for f, s in _raw(kind, old)}
-        found = [(f, s) for f, s in found if _sig(f, s) not in before]
+    found = _raw(kind, definition) if old is None else _new_since(_raw(kind, definition), _raw(kind, old))
     found += _combined(found)
     return [f for f, _ in found]
 
 
-def _tool_findings(definition: Any, old: Any, *, flipped: bool) -> list[LintFinding]:
-    """A tool's own checks: annotations its text contradicts (unless ``flipped``: an annotation
-    flip already says it, critically), its ``x-mcp-header`` parameters, its name's pattern."""
-    out = [] if flipped else contradiction_findings(definition, old)
-    return [*out, *header_findings(definition, old), *pattern_name(definition)]
+def _new_since(
+    found: list[tuple[LintFinding, Sig]], before: list[tuple[LintFinding, Sig]]
+) -> list[tuple[LintFinding, Sig]]:
+    """The findings of ``found`` whose signature (at their path) is not among ``before``'s."""
+    seen = {_sig(f, s) for f, s in before}
+    return [(f, s) for f, s in found if _sig(f, s) not in seen]
+
+
+def _tool_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
+    """A tool's own checks: its annotations old → new, annotations its text contradicts (unless
+    one flipped: the flip already says it, critically), its ``x-mcp-header`` parameters, its
+    name's pattern."""
+    flips = annotation_findings(old, definition) if old is not None else []
+    flipped = any(f.rule == "annotation-flip" for f in flips)
+    contradicted = [] if flipped else contradiction_findings(definition, old)
+    return [*flips, *contradicted, *header_findings(definition, old), *pattern_name(definition)]
 
 
 def _new_internal_uri(kind: str, definition: Any, old: Any) -> list[LintFinding]:
@@ -185,3 +219,8 @@ def _new_internal_uri(kind: str, definition: Any, old: Any) -> list[LintFinding]
     if old is not None and resource_uri_findings(kind, old):
         return []
     return resource_uri_findings(kind, definition)
+
+
+# what a definition's own kind is checked for, beside its text (a tool's annotations, header
+# parameters and name; a resource's URI)
+_OWN_FINDINGS = {"tool": _tool_findings, "resource": _new_internal_uri, "resource-template": _new_internal_uri}

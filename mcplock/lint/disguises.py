@@ -29,6 +29,7 @@ import binascii
 import functools
 import html
 import re
+from collections.abc import Iterator
 
 from mcplock.lint.text import lazy
 
@@ -146,12 +147,17 @@ def unleet(t: str) -> str | None:
     """``t`` with its leetspeak words read as letters; None without two such words."""
     if not any(c in t for c in "013457@$"):
         return None
-    words = [m for m in _LEET_WORD.findall(t) if not m.isdigit() and sum(c.isalpha() for c in m) >= 1]
+    words = _leet_words(t)
     if len(words) < 2:
         return None
     return _LEET_WORD.sub(
         lambda m: m.group(0).translate(_LEET).replace("ii", "ll") if m.group(0) in words else m.group(0), t
     )
+
+
+def _leet_words(t: str) -> list[str]:
+    """The words of ``t`` that mix letters with leetspeak's digits and signs (numbers aside)."""
+    return [m for m in _LEET_WORD.findall(t) if not m.isdigit() and any(c.isalpha() for c in m)]
 
 
 def fold_confusables(t: str) -> str | None:
@@ -195,9 +201,20 @@ def _readable(b: bytes) -> str | None:
         s = b.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    printable = sum(1 for c in s if c.isprintable() or c in "\n\t\r")
-    letters = sum(1 for c in s if c.isalpha())
-    return s if len(s) >= 8 and printable >= 0.95 * len(s) and letters >= 0.5 * len(s.replace(" ", "")) else None
+    return s if _looks_like_text(s) else None
+
+
+def _looks_like_text(s: str) -> bool:
+    """Eight characters or more, nearly all printable, and (spaces aside) half of them letters."""
+    return len(s) >= 8 and _mostly_printable(s) and _half_letters(s)
+
+
+def _mostly_printable(s: str) -> bool:
+    return sum(1 for c in s if c.isprintable() or c in "\n\t\r") >= 0.95 * len(s)
+
+
+def _half_letters(s: str) -> bool:
+    return sum(1 for c in s if c.isalpha()) >= 0.5 * len(s.replace(" ", ""))
 
 
 def _base64_text(run: str) -> str | None:
@@ -215,21 +232,31 @@ def _base64_text(run: str) -> str | None:
 
 def decoded_runs(t: str) -> list[tuple[str, str, str]]:
     """(encoding, the run, its text) for each base64 or hex run of ``t`` that decodes to readable text."""
-    out: list[tuple[str, str, str]] = []
     if len(t) < 20 or _RUN.search(t) is None:
-        return out
+        return []
+    return [*_base64_runs(t), *_hex_runs(t)]
+
+
+def _base64_runs(t: str) -> Iterator[tuple[str, str, str]]:
     for m in _BASE64.finditer(t):
         run = m.group(0)
-        if run.isalpha() and (run.islower() or run.isupper()):
+        if _one_word(run):
             continue  # one long word, not an encoding
         text = _base64_text(run)
         if text:
-            out.append(("base64", run, text))
+            yield "base64", run, text
+
+
+def _one_word(run: str) -> bool:
+    """A base64-shaped run that is one long word: letters only, in one case."""
+    return run.isalpha() and (run.islower() or run.isupper())
+
+
+def _hex_runs(t: str) -> Iterator[tuple[str, str, str]]:
     for m in _HEX.finditer(t):
         text = _readable(bytes.fromhex(m.group(0)))
         if text:
-            out.append(("hex", m.group(0), text))
-    return out
+            yield "hex", m.group(0), text
 
 
 _ROT13 = str.maketrans(
@@ -267,11 +294,16 @@ def reads_english(original: str, reading: str) -> str | None:
     reversed disguise), or None. Judged per line and sentence: a disguise sits beside plain text."""
     best = None
     for a, b in zip(_segments(original), _segments(reading), strict=False):
-        wa, wb = _WORD.findall(a), _WORD.findall(b)
-        english = len(wb) >= 4 and _english(wb) >= max(3, len(wb) // 4) and _english(wa) <= len(wa) // 10
-        if english and (best is None or len(b) > len(best)):
+        if _turns_english(a, b) and (best is None or len(b) > len(best)):
             best = b.strip()
     return best
+
+
+def _turns_english(a: str, b: str) -> bool:
+    """The segment ``b`` reads as English (four words or more, a quarter of them common ones) where
+    its original ``a`` does not."""
+    wa, wb = _WORD.findall(a), _WORD.findall(b)
+    return len(wb) >= 4 and _english(wb) >= max(3, len(wb) // 4) and _english(wa) <= len(wa) // 10
 
 
 def _segments(t: str) -> list[str]:
@@ -282,48 +314,71 @@ def views(t: str) -> list[tuple[str, str]]:
     """(disguise undone, the reading) for every decoded reading of ``t`` (cleaned text), the plain
     text itself not included: only the readings whose disguise is there (for ROT13 and reversed
     text: two common English words spelled that way)."""
-    out: list[tuple[str, str]] = []
-    entities = html_entities(t)
-    if entities is not None:
-        out.append(("HTML character entities decoded", entities))
-    leet = unleet(t)
-    if leet is not None:
-        out.append(("leetspeak undone", leet))
     folded = fold_confusables(t)
-    if folded is not None:
-        out.append(("confusables folded", folded))
-    spaced = join_spaced(folded or t)
-    if spaced is not None:
-        out.append(("letter-spaced words joined", spaced[0]))
-    for how, _run, text in decoded_runs(t):
-        out.append((how, text))
+    readings = [
+        ("HTML character entities decoded", html_entities(t)),
+        ("leetspeak undone", unleet(t)),
+        ("confusables folded", folded),
+        ("letter-spaced words joined", _joined(folded or t)),
+        *((how, text) for how, _run, text in decoded_runs(t)),
+        *_spelled_readings(t),
+    ]
+    return [(how, reading) for how, reading in readings if reading is not None]
+
+
+def _joined(t: str) -> str | None:
+    """``t`` with its letter-spaced runs joined; None without one."""
+    spaced = join_spaced(t)
+    return spaced[0] if spaced is not None else None
+
+
+def _spelled_readings(t: str) -> Iterator[tuple[str, str]]:
+    """The ROT13 and the reversed reading of ``t``, each when ``t`` spells common words that way."""
     rotated, backwards = _spelled(t)
     if rotated:
-        out.append(("ROT13", rot13(t)))
+        yield "ROT13", rot13(t)
     if backwards:
-        out.append(("reversed", reversed_text(t)))
-    return out
+        yield "reversed", reversed_text(t)
+
+
+def _mixed_script(t: str) -> tuple[str, str] | None:
+    """("mixed-script words", the first three read as Latin) when ``t`` has such words."""
+    mixed = mixed_words(t)
+    return ("mixed-script words", ", ".join(w.translate(_LOOKALIKE) for w in mixed[:3])) if mixed else None
+
+
+def _letter_spaced(t: str) -> tuple[str, str] | None:
+    """("letter-spaced words", what they read) when ``t``'s letter-spaced runs join into two words
+    of four letters or more."""
+    spaced = join_spaced(t)
+    if spaced is None or sum(len(w) >= 4 for j in spaced[1] for w in j.split()) < 2:
+        return None
+    return "letter-spaced words", " ".join(spaced[1])[:80]
+
+
+def _spelled_english(t: str) -> tuple[str, str] | None:
+    """("ROT13" or "reversed text", the English it reads) when ``t`` (of 20 characters or more)
+    spells common words that way and a stretch of it reads as English once undone."""
+    if len(t) < 20:
+        return None
+    rotated, backwards = _spelled(t)
+    for how, spelled, undo in (("ROT13", rotated, rot13), ("reversed text", backwards, reversed_text)):
+        hit = reads_english(t, undo(t)) if spelled else None
+        if hit:
+            return how, hit[:80]
+    return None
+
+
+# each disguise disguised() reports, in the order it asks
+_DISGUISES = (_mixed_script, _letter_spaced, _spelled_english)
 
 
 def disguised(t: str) -> tuple[str, str] | None:
     """(which disguise, what it reads) when ``t`` (cleaned text) holds one — mixed-script words,
     letter-spaced words, ROT13 or reversed English — whether or not an order is inside it.
     Base64 and hex runs are the ``encoded-blob`` rule's."""
-    mixed = mixed_words(t)
-    if mixed:
-        return "mixed-script words", ", ".join(w.translate(_LOOKALIKE) for w in mixed[:3])
-    spaced = join_spaced(t)
-    if spaced is not None and sum(len(w) >= 4 for j in spaced[1] for w in j.split()) >= 2:
-        return "letter-spaced words", " ".join(spaced[1])[:80]
-    return _spelled_english(t) if len(t) >= 20 else None
-
-
-def _spelled_english(t: str) -> tuple[str, str] | None:
-    """("ROT13" or "reversed text", the English it reads) when ``t`` spells common words that way
-    and a stretch of it reads as English once undone."""
-    rotated, backwards = _spelled(t)
-    for how, reading in (("ROT13", rot13(t) if rotated else ""), ("reversed text", backwards and reversed_text(t))):
-        hit = reads_english(t, reading) if reading else None
-        if hit:
-            return how, hit[:80]
+    for detect in _DISGUISES:
+        found = detect(t)
+        if found is not None:
+            return found
     return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import chain
 
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.languages import ORDERS, Compiled, compiled, has_keys, tried
@@ -32,22 +33,32 @@ def _may_send(low: str) -> bool:
     return "://" in low or "@" in low or "our " in low or "my " in low or "following" in low
 
 
-def _exfiltration(lang: Compiled, t: str) -> tuple[int, int] | None:
+def _exfiltration(lang: Compiled, t: str, low: str) -> tuple[int, int] | None:
     """A sentence that orders data sent to a destination: a send verb and the destination (in any
     order), and the user's data named in it."""
-    if lang.send is None or lang.data is None or lang.send.search(t) is None:
+    send, data = lang.send, lang.data
+    if send is None or data is None or not _may_send(low) or send.search(t) is None:
         return None
+    return _first_sending(send, data, t)
+
+
+def _first_sending(send: re.Pattern[str], data: re.Pattern[str], t: str) -> tuple[int, int] | None:
+    """The span in ``t`` of the first sentence that orders the user's data sent to a destination."""
     for sent in SENTENCE.finditer(t):
-        s = sent.group(0)
-        verb = lang.send.search(s)
-        dest = DESTINATION.search(s) if verb is not None else None
-        if verb is None or dest is None:
-            continue
-        # in any order (Japanese and Korean put the verb last); the data named outside the destination
-        if lang.data.search(s[: dest.start()] + " " + s[dest.end() :]) is not None:
-            a, b = min(verb.start(), dest.start()), max(verb.end(), dest.end())
-            return sent.start() + a, sent.start() + b
+        span = _sending(send, data, sent.group(0))
+        if span is not None:
+            return sent.start() + span[0], sent.start() + span[1]
     return None
+
+
+def _sending(send: re.Pattern[str], data: re.Pattern[str], s: str) -> tuple[int, int] | None:
+    """The span of the sentence ``s`` from its send verb to its destination, in any order (Japanese
+    and Korean put the verb last), when ``s`` names the user's data outside the destination."""
+    verb = send.search(s)
+    dest = DESTINATION.search(s) if verb is not None else None
+    if verb is None or dest is None or data.search(s[: dest.start()] + " " + s[dest.end() :]) is None:
+        return None
+    return min(verb.start(), dest.start()), max(verb.end(), dest.end())
 
 
 def orders(t: str, low: str) -> Iterator[tuple[str, str, int, int]]:
@@ -56,44 +67,55 @@ def orders(t: str, low: str) -> Iterator[tuple[str, str, int, int]]:
     for lang in compiled():
         if not tried(lang, t, low):
             continue
-        for rule, pat, keys in lang.orders:
-            if rule in seen or not has_keys(keys, low):
-                continue
-            m = pat.search(t)
-            if m is not None:
-                seen.add(rule)
-                yield rule, lang.name, m.start(), m.end()
-        if "exfiltrate" not in seen and _may_send(low):
-            span = _exfiltration(lang, t)
-            if span is not None:
-                seen.add("exfiltrate")
-                yield "exfiltrate", lang.name, *span
+        # its patterns, then a sentence sending data away; ``seen`` grows as each is taken
+        for rule, a, b in chain(_matched(lang, t, low, seen), _sent_away(lang, t, low, seen)):
+            seen.add(rule)
+            yield rule, lang.name, a, b
+
+
+def _matched(lang: Compiled, t: str, low: str, seen: set[str]) -> Iterator[tuple[str, int, int]]:
+    """(rule, start, end) of each pattern of the language ``lang`` that matches ``t``, for the rules
+    not in ``seen``."""
+    for rule, pat, keys in lang.orders:
+        m = pat.search(t) if rule not in seen and has_keys(keys, low) else None
+        if m is not None:
+            yield rule, m.start(), m.end()
+
+
+def _sent_away(lang: Compiled, t: str, low: str, seen: set[str]) -> Iterator[tuple[str, int, int]]:
+    """(``exfiltrate``, start, end) of a sentence of ``lang`` that orders data sent away, unless
+    ``seen`` has that rule."""
+    span = _exfiltration(lang, t, low) if "exfiltrate" not in seen else None
+    if span is not None:
+        yield "exfiltrate", *span
 
 
 def instruction_findings(t: str, low: str, where: str, how: str = "") -> Iterator[tuple[LintFinding, Sig]]:
     """Findings in ``t`` (cleaned text, or a decoded reading of it when ``how`` names the
     disguise undone; ``low`` its lower case), each with its signature."""
     for rule, lang, a, b in orders(t, low):
-        what, severity = ORDERS[rule]
-        in_lang = f", in {lang}" if lang not in ("English", "*") else ""
-        decoded = f", decoded from {how}" if how else ""
-        yield (
-            LintFinding(
-                "hidden-instructions",
-                severity,
-                f"instruction-like text aimed at the model ({what}{in_lang}){decoded}: {excerpt(t, a, b)}",
-                where,
-            ),
-            ("hidden-instructions", what, t[a:b].lower()),
-        )
-    m = _HTML_COMMENT.search(t) if "<!--" in t and not how else None
-    if m and m.group(0).strip("<!-> \n\t"):
-        yield (
-            LintFinding(
-                "hidden-instructions",
-                HIGH,
-                f"an HTML comment (hidden when rendered, read by the model): {excerpt(t, m.start(), m.end(), 20)}",
-                where,
-            ),
-            ("html-comment", m.group(0)),
-        )
+        yield _order_finding(t, where, how, rule, lang, (a, b))
+    comment = None if how else _html_comment(t, where)
+    if comment is not None:
+        yield comment
+
+
+def _order_finding(
+    t: str, where: str, how: str, rule: str, lang: str, span: tuple[int, int]
+) -> tuple[LintFinding, Sig]:
+    """The finding of one order of the table, in ``lang``, at ``t[span]``."""
+    a, b = span
+    what, severity = ORDERS[rule]
+    in_lang = f", in {lang}" if lang not in ("English", "*") else ""
+    decoded = f", decoded from {how}" if how else ""
+    message = f"instruction-like text aimed at the model ({what}{in_lang}){decoded}: {excerpt(t, a, b)}"
+    return LintFinding("hidden-instructions", severity, message, where), ("hidden-instructions", what, t[a:b].lower())
+
+
+def _html_comment(t: str, where: str) -> tuple[LintFinding, Sig] | None:
+    """An HTML comment with something in it (high): hidden when rendered, read by the model."""
+    m = _HTML_COMMENT.search(t) if "<!--" in t else None
+    if m is None or not m.group(0).strip("<!-> \n\t"):
+        return None
+    message = f"an HTML comment (hidden when rendered, read by the model): {excerpt(t, m.start(), m.end(), 20)}"
+    return LintFinding("hidden-instructions", HIGH, message, where), ("html-comment", m.group(0))

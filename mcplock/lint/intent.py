@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from mcplock.lint.finding import LintFinding, Sig
@@ -85,34 +85,45 @@ def _scripts() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 def candidates(t: str, low: str) -> tuple[str, ...]:
     """The languages of the table worth trying on ``t`` (``low``: its lower case), in table order."""
-    found = {"English"}
+    found = {"English", *_marked(low)}
     if not t.isascii():
-        found.update(name for name, rx in _scripts() if rx.search(t))
-    words = set(_WORDS.findall(low))
-    found.update(name for name, markers in _MARKERS.items() if not words.isdisjoint(markers))
+        found.update(_in_script(t))
     return tuple(name for name in LEXICON if name in found)
 
 
+def _in_script(t: str) -> list[str]:
+    """The languages written in a script of their own whose script ``t`` holds."""
+    return [name for name, rx in _scripts() if rx.search(t)]
+
+
+def _marked(low: str) -> list[str]:
+    """The Latin-script languages some of whose marker words ``low`` holds."""
+    words = set(_WORDS.findall(low))
+    return [name for name, markers in _MARKERS.items() if not words.isdisjoint(markers)]
+
+
 _META = set("\\()[]{}|?*+.^$")
+
+
+def _skip(p: str, i: int) -> int | None:
+    """The index just past the escape or the character class at ``p[i]``; None at any other character."""
+    if p[i] == "\\":
+        return i + 2
+    if p[i] == "[":
+        return p.index("]", i + 2 if p[i + 1 : i + 2] == "]" else i + 1) + 1
+    return None
 
 
 def _alternatives(p: str) -> list[str]:
     """The top-level alternatives of the pattern ``p``."""
     out, depth, start, i = [], 0, 0, 0
     while i < len(p):
-        c = p[i]
-        if c == "\\":
-            i += 2
+        skip = _skip(p, i)
+        if skip is not None:
+            i = skip
             continue
-        if c == "[":
-            j = p.index("]", i + 2 if p[i + 1 : i + 2] == "]" else i + 1)
-            i = j + 1
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-        elif c == "|" and depth == 0:
+        depth += (p[i] == "(") - (p[i] == ")")
+        if p[i] == "|" and depth == 0:
             out.append(p[start:i])
             start = i + 1
         i += 1
@@ -124,70 +135,66 @@ def _group_end(p: str, i: int) -> int:
     """The index just past the group opening at ``p[i]``."""
     depth = 0
     while i < len(p):
-        c = p[i]
-        if c == "\\":
-            i += 2
+        skip = _skip(p, i)
+        if skip is not None:
+            i = skip
             continue
-        if c == "[":
-            i = p.index("]", i + 2 if p[i + 1 : i + 2] == "]" else i + 1) + 1
-            continue
-        depth += (c == "(") - (c == ")")
+        depth += (p[i] == "(") - (p[i] == ")")
         i += 1
         if depth == 0:
             return i
     return i
 
 
-def _required_group(alt: str, i: int) -> tuple[frozenset[str] | None, int]:
-    """(the keys of the group opening at ``alt[i]``, the index just past it); no keys when the
-    group may be absent (``?``, ``*``, ``{0,…}``), is a lookaround, or has none of its own."""
-    end = _group_end(alt, i)
+def _required_group(alt: str, i: int, end: int) -> frozenset[str] | None:
+    """The keys of the group ``alt[i:end]``; None when the group may be absent (``?``, ``*``,
+    ``{0,…}``), is a lookaround, or has none of its own."""
     optional = alt[end : end + 1] in ("?", "*") or alt[end : end + 2] == "{0"
     if optional or alt.startswith(("(?<", "(?=", "(?!"), i):
-        return None, end
-    return keys(alt[i + 3 : end - 1] if alt.startswith("(?:", i) else alt[i + 1 : end - 1]), end
+        return None
+    return keys(alt[i + 3 : end - 1] if alt.startswith("(?:", i) else alt[i + 1 : end - 1])
+
+
+def _token(alt: str, i: int) -> tuple[str, int]:
+    """What the token at ``alt[i]`` is to a literal — "plain" (a character it holds), "optional"
+    (``?``, ``*``, ``{0,…}``: the character before may be absent), "group", or "other" (an escape,
+    a class, a count, an anchor …) — and the index just past it."""
+    c = alt[i]
+    if c == "(":
+        return "group", _group_end(alt, i)
+    if c == "{":
+        return ("optional" if alt.startswith("{0", i) else "other"), alt.index("}", i) + 1
+    if c in "?*":
+        return "optional", i + 1
+    skip = _skip(alt, i)
+    if skip is not None:
+        return "other", skip
+    return ("other" if c in "+.^$|)" else "plain"), i + 1
+
+
+def _literals(alt: str) -> tuple[list[str], list[frozenset[str]]]:
+    """The runs of plain characters (lower case) of the alternative ``alt``, and the keys of each
+    of its groups that must match."""
+    runs, groups, run, i = [], [], "", 0
+    while i < len(alt):
+        kind, end = _token(alt, i)
+        if kind == "plain":
+            run += alt[i].lower()
+        else:
+            runs.append(run[:-1] if kind == "optional" else run)
+            run = ""
+            inner = _required_group(alt, i, end) if kind == "group" else None
+            if inner is not None:
+                groups.append(inner)
+        i = end
+    runs.append(run)
+    return runs, groups
 
 
 def _alt_keys(alt: str) -> frozenset[str] | None:
     """Literals one of which any match of the alternative ``alt`` holds: its longest run of
     plain characters, else the keys of its first group that must match; None without either."""
-    runs: list[str] = []
-    groups: list[frozenset[str]] = []
-    run, i = "", 0
-
-    def close() -> None:
-        nonlocal run
-        if run:
-            runs.append(run)
-        run = ""
-
-    while i < len(alt):
-        c = alt[i]
-        if c == "\\":
-            close()
-            i += 2
-        elif c == "[":
-            close()
-            i = alt.index("]", i + 2 if alt[i + 1 : i + 2] == "]" else i + 1) + 1
-        elif c == "(":
-            close()
-            inner, i = _required_group(alt, i)
-            if inner is not None:
-                groups.append(inner)
-        elif c in "?*" or alt.startswith("{0", i):
-            run = run[:-1]
-            close()
-            i = alt.index("}", i) + 1 if c == "{" else i + 1
-        elif c == "{":
-            close()
-            i = alt.index("}", i) + 1
-        elif c in "+.^$|)":
-            close()
-            i += 1
-        else:
-            run += c.lower()
-            i += 1
-    close()
+    runs, groups = _literals(alt)
     return _most_selective([frozenset({r}) for r in runs if len(r) >= 2] + groups)
 
 
@@ -267,11 +274,16 @@ def language_of(aspect: str, s: str, languages: tuple[str, ...]) -> str:
         p = _pattern(name, aspect)
         if p is None or p.search(s) is None:
             continue
-        markers = _ENGLISH if name == "English" else _MARKERS.get(name)
-        n = len(words & markers) if markers is not None else 1
+        n = _marker_score(name, words)
         if n > score:
             best, score = name, n
     return best
+
+
+def _marker_score(name: str, words: set[str]) -> int:
+    """How many of the language ``name``'s marker words are among ``words`` (1 for a language without any)."""
+    markers = _ENGLISH if name == "English" else _MARKERS.get(name)
+    return len(words & markers) if markers is not None else 1
 
 
 @dataclass
@@ -286,6 +298,14 @@ class _Sentence:
     authority: str = ""
     trigger: str = ""
     urgent: str = ""
+
+    def asks(self) -> bool:
+        """Whether the sentence acts or conceals by its own words."""
+        return bool(self.act or self.hide)
+
+    def conceals(self, beside_act: bool) -> bool:
+        """Whether the sentence conceals: an order to, or a stealth adverb ("silently") beside an act."""
+        return bool(self.hide or (self.quiet and beside_act))
 
 
 class _Reader:
@@ -350,11 +370,16 @@ def _moving(r: _Reader, s: str, low: str) -> tuple[re.Match[str] | None, str | N
     sentence comes back whole."""
     if r.search("move", s, low) is None:
         return None, None
-    dest = _destination(s) if ("@" in s or "." in s or "/" in s or "\\" in s) else None
+    dest = _destination(s) if _may_hold_destination(s) else None
     bare = DESTINATION.sub(" ", s) if dest is not None else s
     if _negated(bare, r.search("move", bare)):
         return None, None  # "never share credentials" forbids, it does not ask
     return dest, bare
+
+
+def _may_hold_destination(s: str) -> bool:
+    """Whether ``s`` could hold a :data:`DESTINATION` at all (an address, a URL, a host, a path)."""
+    return "@" in s or "." in s or "/" in s or "\\" in s
 
 
 def _moved(r: _Reader, bare: str) -> re.Match[str] | None:
@@ -363,8 +388,9 @@ def _moved(r: _Reader, bare: str) -> re.Match[str] | None:
 
 
 def _to_destination(r: _Reader, bare: str, dest: re.Match[str] | None) -> str:
-    """Data sent to an address, URL, host or file, by a verb outside the destination itself."""
-    if dest is None or r.search("move", bare) is None:
+    """Data sent to an address, URL, host or file (``bare``: a sentence with a verb that moves
+    something outside its destinations)."""
+    if dest is None:
         return ""
     what = _moved(r, bare)
     if what is None:
@@ -394,20 +420,37 @@ def _to_tool(r: _Reader, bare: str) -> str:
 def _secret_moved(r: _Reader, bare: str) -> str:
     """A secret moved by a verb of its own clause, not forbidden."""
     for clause in _CLAUSE.finditer(bare):
-        c = clause.group(0)
-        secret = r.search("secret", c)
-        move = r.search("move", c) if secret is not None else None
-        if secret is not None and move is not None and not _negated(c, move):
+        secret = _secret_sent(r, clause.group(0))
+        if secret is not None:
             return f"asks to send secrets ({secret.group(0)})"
     return ""
 
 
-def _skipped_check(r: _Reader, s: str, low: str) -> str:
-    """An order to skip a check beside a destructive verb or a claim of authority."""
+def _secret_sent(r: _Reader, c: str) -> re.Match[str] | None:
+    """The secret the clause ``c`` names, when a verb of ``c`` moves it and is not negated."""
+    secret = r.search("secret", c)
+    if secret is None:
+        return None
+    move = r.search("move", c)
+    return secret if move is not None and not _negated(c, move) else None
+
+
+def _skipped_check(r: _Reader, s: str, low: str) -> tuple[str, str]:
+    """An order to skip a check beside a destructive verb or a claim of authority: (what, "skip")
+    or ('', '')."""
     skip = r.search("skip", s, low)
     if skip is None or not (r.search("destroy", s, low) or r.search("authority", s, low)):
-        return ""
-    return f"asks to skip a safety check ({skip.group(0)})"
+        return "", ""
+    return f"asks to skip a safety check ({skip.group(0)})", "skip"
+
+
+def _claim(r: _Reader, s: str, low: str) -> tuple[str, str]:
+    """The conversation put into a parameter, or another's turf claimed: (what, aspect) or ('', '')."""
+    into = _into_parameter(r, s, low)
+    if into:
+        return into, "whole"
+    other = _turf(r, s)
+    return (f"claims the turf of {other}", "turf") if other else ("", "")
 
 
 def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
@@ -415,39 +458,41 @@ def _act(r: _Reader, s: str, low: str) -> tuple[str, str]:
     The first of: data to a destination, the conversation into a parameter, another's turf,
     data or secrets to another tool, a skipped check."""
     dest, bare = _moving(r, s, low)
-    sent = _to_destination(r, bare, dest) if bare is not None else ""
+    if bare is not None and r.search("move", bare) is not None:
+        return _moving_act(r, s, low, bare, dest)
+    claim = _claim(r, s, low)
+    return claim if claim[0] else _skipped_check(r, s, low)
+
+
+def _moving_act(r: _Reader, s: str, low: str, bare: str, dest: re.Match[str] | None) -> tuple[str, str]:
+    """:func:`_act` for a sentence with a verb that moves something outside its destinations
+    (``bare``: the sentence with its destinations blanked)."""
+    sent = _to_destination(r, bare, dest)
     if sent:
         return sent, "move"
-    into = _into_parameter(r, s, low)
-    if into:
-        return into, "whole"
-    other = _turf(r, s)
-    if other:
-        return f"claims the turf of {other}", "turf"
-    if bare is not None and r.search("move", bare) is not None:
-        sent = _to_tool(r, bare) or _secret_moved(r, bare)
-        if sent:
-            return sent, "move"
-        s = bare  # a moving sentence's skipped check is read around its destinations
-    skip = _skipped_check(r, s, low)
-    return (skip, "skip") if skip else ("", "")
+    claim = _claim(r, s, low)
+    if claim[0]:
+        return claim
+    sent = _to_tool(r, bare) or _secret_moved(r, bare)
+    if sent:
+        return sent, "move"
+    return _skipped_check(r, bare, low)  # read around its destinations
+
+
+def _sentence(r: _Reader, m: re.Match[str]) -> _Sentence:
+    """The sentence ``m`` with what it asks and the words that conceal."""
+    s = m.group(0)
+    low = s.lower()
+    act, act_aspect = _act(r, s, low)
+    hit = r.search("conceal", s, low)
+    return _Sentence(m.start(), m.end(), s, act, act_aspect, hit.group(0) if hit is not None else "")
 
 
 def _read(r: _Reader, t: str, more: bool) -> list[_Sentence]:
     """The sentences of ``t`` with what they ask; the details (authority, trigger, urgency, stealth)
     only when one acts or conceals, or ``more`` (an order of the same text does)."""
-    out = []
-    for m in SENTENCE.finditer(t):
-        s = m.group(0)
-        if len(s.strip()) < 4:
-            continue
-        sent = _Sentence(m.start(), m.end(), s)
-        low = s.lower()
-        sent.act, sent.act_aspect = _act(r, s, low)
-        hit = r.search("conceal", s, low)
-        sent.hide = hit.group(0) if hit is not None else ""
-        out.append(sent)
-    if more or any(x.act or x.hide for x in out):
+    out = [_sentence(r, m) for m in SENTENCE.finditer(t) if len(m.group(0).strip()) >= 4]
+    if more or any(x.asks() for x in out):
         for sent in out:
             _read_details(r, sent)
     return out
@@ -479,8 +524,8 @@ class _Orders:
     @classmethod
     def of(cls, sentences: list[_Sentence], acts: int) -> _Orders:
         acting = [s for s in sentences if s.act]
-        # stealth adverbs ("silently") conceal only beside an act
-        hiding = [s for s in sentences if s.hide or (s.quiet and (acting or acts))]
+        beside_act = bool(acting or acts)
+        hiding = [s for s in sentences if s.conceals(beside_act)]
         return cls(sentences, acting, hiding, [s for s in sentences if s.authority])
 
     @property
@@ -498,30 +543,43 @@ def _verdict(o: _Orders, acts: int, hides: int, claims: int) -> tuple[_Sentence,
     instruction patterns found); an order to conceal alone is high, critical beside their act."""
     if o.acting:
         top = o.acting[0]
-        severity = CRITICAL if (o.hiding or o.claiming or hides or claims) else HIGH
+        severity = CRITICAL if _aggravated(o, hides, claims) else HIGH
         return top, f"a directive that {top.act}", severity, top.act_aspect
-    what = (
-        "a directive that moves data or redirects tools, kept from the person"
-        if acts
-        else "a directive to keep something from the person"
-    )
-    return o.hiding[0], what, CRITICAL if acts else HIGH, "conceal"
+    what, severity = _CONCEALED[bool(acts)]
+    return o.hiding[0], what, severity, "conceal"
+
+
+# an order to conceal without an act of this analysis: whether the instruction patterns found one
+_CONCEALED = {
+    True: ("a directive that moves data or redirects tools, kept from the person", CRITICAL),
+    False: ("a directive to keep something from the person", HIGH),
+}
+
+
+def _aggravated(o: _Orders, hides: int, claims: int) -> bool:
+    """Whether concealment or a claim of authority goes with an act: in this text, or among the
+    orders the instruction patterns found."""
+    return bool(o.hiding or o.claiming or hides or claims)
 
 
 def _details(o: _Orders, top: _Sentence) -> list[str]:
     """What goes with the order: the concealment and authority beside an act, its trigger, urgency."""
-    details = []
-    if o.hide and o.acting:
-        details.append(f"concealment {_q(o.hide)}")
-    if o.claiming and o.acting:
-        details.append(f"authority {_q(o.authority)}")
-    trigger = next((s.trigger for s in [top, *o.sentences] if s.trigger), "")
-    if trigger:
-        details.append(f"trigger {_q(trigger)}")
-    urgent = next((s.urgent for s in o.sentences if s.urgent), "")
-    if urgent:
-        details.append(f"urgency {_q(urgent)}")
-    return details
+    labelled = (
+        *_beside_act(o),
+        ("trigger", _first_said(s.trigger for s in [top, *o.sentences])),
+        ("urgency", _first_said(s.urgent for s in o.sentences)),
+    )
+    return [f"{label} {_q(words)}" for label, words in labelled if words]
+
+
+def _beside_act(o: _Orders) -> tuple[tuple[str, str], ...]:
+    """The concealment and the authority words, when they go with an act."""
+    return (("concealment", o.hide), ("authority", o.authority)) if o.acting else ()
+
+
+def _first_said(words: Iterable[str]) -> str:
+    """The first of ``words`` that is said ('' if none is)."""
+    return next((w for w in words if w), "")
 
 
 def _reason(what: str, details: list[str]) -> str:
@@ -539,18 +597,24 @@ def intent_findings(
     found in the same text (they combine with this analysis); ``how``: the disguise undone."""
     r = _Reader(candidates(t, t.lower()))
     o = _Orders.of(_read(r, t, bool(acts or hides or claims)), acts)
-    if not o.acting and (not o.hiding or hides):  # an order to conceal the table found already says so
+    if _nothing_new(o, hides):
         return
     top, what, severity, aspect = _verdict(o, acts, hides, claims)
-    details = _details(o, top)
-    lang = language_of(aspect, top.text, r.languages)
-    if lang and lang != "English":
-        details.append(f"in {lang}")
-    if how:
-        details.append(f"decoded from {how}")
+    details = [*_details(o, top), *_how_said(language_of(aspect, top.text, r.languages), how)]
     quoted = excerpt(t, top.start, min(top.end, top.start + 120), 0)
     sig = ("directive", t[top.start : top.end].strip().lower(), o.hide.lower(), o.authority.lower())
     yield LintFinding("directive", severity, f"{_reason(what, details)}: {quoted}", where), sig
+
+
+def _nothing_new(o: _Orders, hides: int) -> bool:
+    """No act, and no order to conceal that the instruction patterns did not find already."""
+    return not o.acting and (not o.hiding or bool(hides))
+
+
+def _how_said(lang: str, how: str) -> list[str]:
+    """The language the deciding words are in (when not English) and the disguise undone."""
+    said = [f"in {lang}"] if lang and lang != "English" else []
+    return [*said, f"decoded from {how}"] if how else said
 
 
 def contradicts_read_only(name: str, description: str) -> str:

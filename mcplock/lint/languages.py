@@ -303,23 +303,44 @@ class Compiled:
 @functools.cache
 def compiled() -> tuple[Compiled, ...]:
     """Every language's patterns, compiled once, on the first text that needs them."""
-    out = []
-    for name, table in LANGUAGES.items():
+    return tuple(_compiled(name, table) for name, table in LANGUAGES.items())
 
-        def rx(part: str, table: dict[str, str] = table) -> re.Pattern[str] | None:
-            return re.compile(table[part], re.I) if part in table else None
 
-        orders = tuple(
-            (rule, re.compile(p, re.I), tuple(table.get(f"keys.{rule}", "").split()))
-            for rule, p in table.items()
-            if rule not in _PARTS and not rule.startswith("keys.")
-        )
-        unknown = [rule for rule, _, _ in orders if rule not in ORDERS]
-        assert not unknown, f"{name}: rules {unknown} are not in ORDERS"
-        # the language's pre-check: its own keys and every rule's (a rule's keys must let the language in)
-        keys = dict.fromkeys([*table.get("keys", "").split(), *(k.split("&")[0] for _r, _p, ks in orders for k in ks)])
-        out.append(Compiled(name, tuple(keys), rx("script"), orders, rx("send"), rx("data")))
-    return tuple(out)
+def _compiled(name: str, table: dict[str, str]) -> Compiled:
+    orders = _orders(table)
+    unknown = [rule for rule, _, _ in orders if rule not in ORDERS]
+    assert not unknown, f"{name}: rules {unknown} are not in ORDERS"
+    return Compiled(
+        name,
+        _pre_check(table, orders),
+        _pattern(table, "script"),
+        orders,
+        _pattern(table, "send"),
+        _pattern(table, "data"),
+    )
+
+
+def _pattern(table: dict[str, str], part: str) -> re.Pattern[str] | None:
+    return re.compile(table[part], re.I) if part in table else None
+
+
+def _orders(table: dict[str, str]) -> tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]:
+    """(rule, pattern, its pre-check keys) of each order of a language's table (the entries that
+    are neither one of its parts nor a rule's keys)."""
+    return tuple(
+        (rule, re.compile(p, re.I), tuple(table.get(f"keys.{rule}", "").split()))
+        for rule, p in table.items()
+        if rule not in _PARTS and not rule.startswith("keys.")
+    )
+
+
+def _pre_check(
+    table: dict[str, str], orders: tuple[tuple[str, re.Pattern[str], tuple[str, ...]], ...]
+) -> tuple[str, ...]:
+    """The language's pre-check keys: its own and every rule's (a rule's keys must let the
+    language in; of a key ``a&b``, ``a``)."""
+    keys = dict.fromkeys([*table.get("keys", "").split(), *(k.split("&")[0] for _r, _p, ks in orders for k in ks)])
+    return tuple(keys)
 
 
 def tried(lang: Compiled, t: str, low: str) -> bool:

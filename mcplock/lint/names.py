@@ -41,19 +41,29 @@ def reading(name: str) -> str | None:
     folded = unicodedata.normalize("NFKC", name)
     if folded.isascii():
         return _norm(folded)
-    from confusable_homoglyphs import confusables
-
     out = []
     for ch in folded:
-        if ch.isascii():
-            out.append(ch)
-            continue
-        found = confusables.is_confusable(ch, greedy=True, preferred_aliases=_PREFERRED) or []
-        ascii_glyphs = [g["c"] for f in found for g in f["homoglyphs"] if g["c"].isascii() and g["c"].isalnum()]
-        if not ascii_glyphs:
+        glyph = _ascii_look_alike(ch)
+        if glyph is None:
             return None
-        out.append(min(ascii_glyphs))
+        out.append(glyph)
     return _norm("".join(out))
+
+
+def _ascii_look_alike(ch: str) -> str | None:
+    """The ASCII character ``ch`` reads as: itself, or the least ASCII letter or digit among its
+    TR39 homoglyphs; None when it has none."""
+    if ch.isascii():
+        return ch
+    glyphs = _ascii_glyphs(ch)
+    return min(glyphs) if glyphs else None
+
+
+def _ascii_glyphs(ch: str) -> list[str]:
+    from confusable_homoglyphs import confusables
+
+    found = confusables.is_confusable(ch, greedy=True, preferred_aliases=_PREFERRED) or []
+    return [g["c"] for f in found for g in f["homoglyphs"] if g["c"].isascii() and g["c"].isalnum()]
 
 
 def _mixed(name: str) -> bool:
@@ -110,13 +120,18 @@ def colliding_names(tools_by_server: dict[str, Any], what: str = "tool") -> dict
     a model, a host's permission rule or a reviewer typing the name may not."""
     out: dict[tuple[str, str], list[LintFinding]] = {}
     for server, tools in tools_by_server.items():
-        groups: dict[str, list[str]] = {}
-        for tool in tools:
-            groups.setdefault(folded(tool), []).append(tool)
-        for group in (g for g in groups.values() if len(g) > 1):
+        for group in _same_folded(tools):
             for tool in group:
                 out[(server, tool)] = [_collision(what, tool, [t for t in sorted(group) if t != tool])]
     return out
+
+
+def _same_folded(tools: Any) -> list[list[str]]:
+    """The groups of two names or more among ``tools`` that read the same once :func:`folded`."""
+    groups: dict[str, list[str]] = {}
+    for tool in tools:
+        groups.setdefault(folded(tool), []).append(tool)
+    return [g for g in groups.values() if len(g) > 1]
 
 
 def _collision(what: str, tool: str, others: list[str]) -> LintFinding:
@@ -143,15 +158,10 @@ def confusable_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], l
     Only a name that is not ASCII is flagged confusable (it is the look-alike); two different
     names whose Latin readings agree are confusable, whether on one server or on two."""
     out = colliding_names(tools_by_server)
-    odd = [(s, t) for s, tools in tools_by_server.items() for t in tools if not t.isascii() and (s, t) not in out]
+    odd = _unflagged_non_ascii(tools_by_server, out)
     if not odd:
         return out
-    by_reading: dict[str, list[tuple[str, str]]] = {}
-    for server, tools in tools_by_server.items():
-        for tool in tools:
-            r = reading(tool)
-            if r:
-                by_reading.setdefault(r, []).append((server, tool))
+    by_reading = _by_reading(tools_by_server)
     for server, tool in odd:
         found = _look_alike(tool, by_reading)
         if found is not None:
@@ -159,25 +169,52 @@ def confusable_names(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], l
     return out
 
 
+def _unflagged_non_ascii(
+    tools_by_server: dict[str, Any], flagged: dict[tuple[str, str], list[LintFinding]]
+) -> list[tuple[str, str]]:
+    """(server, tool) of each name that is not ASCII and not ``flagged`` already (a collision)."""
+    return [(s, t) for s, tools in tools_by_server.items() for t in tools if not t.isascii() and (s, t) not in flagged]
+
+
+def _by_reading(tools_by_server: dict[str, Any]) -> dict[str, list[tuple[str, str]]]:
+    """Latin reading -> the (server, tool) of the names that read so (names without one aside)."""
+    by_reading: dict[str, list[tuple[str, str]]] = {}
+    for server, tools in tools_by_server.items():
+        for tool in tools:
+            r = reading(tool)
+            if r:
+                by_reading.setdefault(r, []).append((server, tool))
+    return by_reading
+
+
 def _look_alike(tool: str, by_reading: dict[str, list[tuple[str, str]]]) -> LintFinding | None:
     """A name that is not ASCII: ``confusable-name`` when another tool (``by_reading``: Latin
     reading -> (server, tool)) reads the same, else ``mixed-script-name`` when it mixes scripts."""
     r = reading(tool)
+    found = _confusable(tool, r, by_reading)
+    return found if found is not None else _mixed_script(tool, r)
+
+
+def _confusable(tool: str, r: str | None, by_reading: dict[str, list[tuple[str, str]]]) -> LintFinding | None:
     others = sorted({f"{s}/{t}" for s, t in by_reading.get(r or "", []) if t != tool})
-    if others:
-        return LintFinding(
-            "confusable-name",
-            CRITICAL,
-            f"tool name `{_escaped(tool)}` looks like {', '.join(others)} (Unicode confusables): the model "
-            "may call this tool when it means the other",
-            "name",
-        )
-    if _mixed(tool):
-        reads_as = f" (reads as `{r}`)" if r else ""
-        return LintFinding(
-            "mixed-script-name",
-            HIGH,
-            f"tool name `{_escaped(tool)}` mixes scripts with look-alike letters{reads_as}",
-            "name",
-        )
-    return None
+    if not others:
+        return None
+    return LintFinding(
+        "confusable-name",
+        CRITICAL,
+        f"tool name `{_escaped(tool)}` looks like {', '.join(others)} (Unicode confusables): the model "
+        "may call this tool when it means the other",
+        "name",
+    )
+
+
+def _mixed_script(tool: str, r: str | None) -> LintFinding | None:
+    if not _mixed(tool):
+        return None
+    reads_as = f" (reads as `{r}`)" if r else ""
+    return LintFinding(
+        "mixed-script-name",
+        HIGH,
+        f"tool name `{_escaped(tool)}` mixes scripts with look-alike letters{reads_as}",
+        "name",
+    )

@@ -60,17 +60,43 @@ def _arguments(d: dict[str, Any]) -> list[dict[str, Any]]:
     return [a for a in args if isinstance(a, dict) and isinstance(a.get("name"), str)]
 
 
+def _object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else {}."""
+    return value if isinstance(value, dict) else {}
+
+
+def _description(spec: Any) -> str | None:
+    """The description of a parameter's schema or of a prompt argument, when it is a string."""
+    description = spec.get("description") if isinstance(spec, dict) else None
+    return description if isinstance(description, str) else None
+
+
+def _where(kind: str, name: str) -> str:
+    """The JSON path of the parameter (a tool) or argument (a prompt) ``name``."""
+    return f"arguments.{name}" if kind == "prompt" else f"inputSchema.properties.{name}"
+
+
+def _required_arguments(d: dict[str, Any]) -> dict[str, Any]:
+    """A prompt's required argument name -> the argument."""
+    return {a["name"]: a for a in _arguments(d) if a.get("required") is True}
+
+
+def _required_properties(d: dict[str, Any]) -> dict[str, Any]:
+    """A tool's required parameter name -> its schema (None without one)."""
+    schema = _object(d.get("inputSchema"))
+    required = schema.get("required")
+    if not isinstance(required, list):
+        return {}
+    props = _object(schema.get("properties"))
+    return {r: props.get(r) for r in required if isinstance(r, str)}
+
+
+_REQUIRED = {"prompt": _required_arguments, "tool": _required_properties}
+
+
 def _required(kind: str, d: Any) -> dict[str, Any]:
     """Required parameter name -> its schema (a tool) or argument (a prompt)."""
-    if not isinstance(d, dict):
-        return {}
-    if kind == "prompt":
-        return {a["name"]: a for a in _arguments(d) if a.get("required") is True}
-    schema = d.get("inputSchema")
-    if not isinstance(schema, dict) or not isinstance(schema.get("required"), list):
-        return {}
-    props = schema.get("properties")
-    return {r: props.get(r) if isinstance(props, dict) else None for r in schema["required"] if isinstance(r, str)}
+    return _REQUIRED[kind](d) if isinstance(d, dict) else {}
 
 
 def credential_findings(kind: str, new: Any, old: Any = None) -> list[LintFinding]:
@@ -82,9 +108,9 @@ def credential_findings(kind: str, new: Any, old: Any = None) -> list[LintFindin
     for name, spec in _required(kind, new).items():
         if name in before:
             continue
-        why = asks_for_credential(name, spec.get("description") if isinstance(spec, dict) else None)
+        why = asks_for_credential(name, _description(spec))
         if why:
-            where = f"arguments.{name}" if kind == "prompt" else f"inputSchema.properties.{name}"
+            where = _where(kind, name)
             out.append(
                 LintFinding(
                     "credential-parameter",
@@ -102,19 +128,23 @@ def credential_findings(kind: str, new: Any, old: Any = None) -> list[LintFindin
 _CONTEXT_NAME = lazy(r"conversation|history|chat|messages?|transcript|context|dialog|thread|prompt", re.I)
 
 
+def _parameters(kind: str, d: dict[str, Any]) -> list[tuple[str, Any]]:
+    """(name, its schema) of each parameter of a tool, (name, the argument) of each of a prompt's."""
+    if kind == "prompt":
+        return [(a["name"], a) for a in _arguments(d)]
+    return list(_object(_object(d.get("inputSchema")).get("properties")).items())
+
+
 def _described(kind: str, d: Any) -> dict[str, str]:
     """Parameter (tool) or argument (prompt) name -> its description."""
     if not isinstance(d, dict):
         return {}
-    if kind == "prompt":
-        return {a["name"]: a["description"] for a in _arguments(d) if isinstance(a.get("description"), str)}
-    schema = d.get("inputSchema")
-    props = schema.get("properties") if isinstance(schema, dict) else None
-    return (
-        {k: v["description"] for k, v in props.items() if isinstance(v, dict) and isinstance(v.get("description"), str)}
-        if isinstance(props, dict)
-        else {}
-    )
+    out: dict[str, str] = {}
+    for name, spec in _parameters(kind, d):
+        description = _description(spec)
+        if description is not None:
+            out[name] = description
+    return out
 
 
 def context_findings(kind: str, new: Any, old: Any = None) -> list[LintFinding]:
@@ -133,7 +163,7 @@ def context_findings(kind: str, new: Any, old: Any = None) -> list[LintFinding]:
 
         hit = asks_for_context(clean(description))
         if hit:
-            where = f"arguments.{name}" if kind == "prompt" else f"inputSchema.properties.{name}"
+            where = _where(kind, name)
             out.append(
                 LintFinding(
                     "context-parameter",

@@ -33,10 +33,19 @@ from mcplock.severity import CRITICAL, HIGH, rank
 Found = tuple[LintFinding, Sig]
 
 
+def _rule_of(f: LintFinding, sig: Sig) -> str:
+    """The language table's rule behind a finding: an order's, ``exfiltrate`` for a URL shaped for
+    exfiltration; '' for any other finding."""
+    if f.rule == "exfiltration-url":
+        return "exfiltrate"
+    if f.rule == "hidden-instructions" and len(sig) > 1:
+        return RULE_OF.get(str(sig[1]), "")
+    return ""
+
+
 def _kinds(found: list[Found]) -> tuple[int, int, int]:
     """How many of ``found`` are acting, concealing and consent-claiming orders (the intent model)."""
-    rules = [RULE_OF.get(str(sig[1]), "") for f, sig in found if f.rule == "hidden-instructions" and len(sig) > 1]
-    rules += ["exfiltrate" for f, _sig in found if f.rule == "exfiltration-url"]
+    rules = [_rule_of(f, sig) for f, sig in found]
     return (sum(r in ACTS for r in rules), sum(r in HIDES for r in rules), sum(r in CLAIMS for r in rules))
 
 
@@ -46,21 +55,25 @@ def _judged(t: str, low: str, where: str, how: str = "", extra: list[Found] | No
     found = list(instruction_findings(t, low, where, how))
     acts, hides, claims = _kinds(found + (extra or []))
     directive = list(intent_findings(t, where, acts=acts, hides=hides, claims=claims, how=how))
-    if not directive and acts and (hides or claims):
-        f, sig = next(x for x in found if x[0].rule == "hidden-instructions")
-        directive = [
-            (
-                LintFinding(
-                    "directive",
-                    CRITICAL,
-                    "a directive that moves data or redirects tools, with "
-                    "concealment or a claim of consent: " + f.message.split(": ", 1)[-1],
-                    where,
-                ),
-                ("directive", *sig[1:]),
-            )
-        ]
+    if not directive and _covered_act(acts, hides, claims):
+        directive = [_orders_directive(found, where)]
     return directive + found
+
+
+def _covered_act(acts: int, hides: int, claims: int) -> bool:
+    """Whether the table's orders hold an act and, beside it, concealment or a claim of consent."""
+    return bool(acts and (hides or claims))
+
+
+def _orders_directive(found: list[Found], where: str) -> Found:
+    """The directive that the table's orders make together when the intent analysis found none:
+    an act with concealment or a claim of consent (critical), quoting the first order."""
+    f, sig = next(x for x in found if x[0].rule == "hidden-instructions")
+    message = (
+        "a directive that moves data or redirects tools, with concealment or a claim of consent: "
+        + f.message.split(": ", 1)[-1]
+    )
+    return LintFinding("directive", CRITICAL, message, where), ("directive", *sig[1:])
 
 
 def _decoded(t: str, where: str, plain: list[Found]) -> Iterator[Found]:
@@ -103,28 +116,37 @@ def text_findings(s: str, where: str) -> Iterator[Found]:
     yield from plain
     decoded = list(_decoded(t, where, plain)) if len(t) >= 12 else []
     yield from decoded
-    if decoded:
-        return
-    blob = any(f.rule == "encoded-blob" for f, _ in plain)
-    for how, run, text in decoded_runs(t) if not blob else ():
-        at = t.find(run)
-        yield (
-            LintFinding(
-                "encoded-blob",
-                HIGH,
-                f"a {how} run that decodes to text ({excerpt(text, 0, 0, 60)}): "
-                f"{excerpt(t, at, min(at + len(run), at + 40), 10)}",
-                where,
-            ),
-            ("encoded-blob", run),
-        )
-        return
+    signal = None if decoded else _disguise_signal(t, where, plain)
+    if signal is not None:
+        yield signal
+
+
+def _disguise_signal(t: str, where: str, plain: list[Found]) -> Found | None:
+    """A disguise with no order inside (high): a run that decodes to text, unless the plain text
+    has an encoded blob already; else disguised text."""
+    blob = None if any(f.rule == "encoded-blob" for f, _ in plain) else _encoded_run(t, where)
+    return blob if blob is not None else _disguised_text(t, where)
+
+
+def _encoded_run(t: str, where: str) -> Found | None:
+    """The first base64 or hex run of ``t`` that decodes to text (``encoded-blob``)."""
+    first = next(iter(decoded_runs(t)), None)
+    if first is None:
+        return None
+    how, run, text = first
+    at = t.find(run)
+    message = (
+        f"a {how} run that decodes to text ({excerpt(text, 0, 0, 60)}): "
+        f"{excerpt(t, at, min(at + len(run), at + 40), 10)}"
+    )
+    return LintFinding("encoded-blob", HIGH, message, where), ("encoded-blob", run)
+
+
+def _disguised_text(t: str, where: str) -> Found | None:
+    """Mixed-script, letter-spaced, ROT13 or reversed text (``disguised-text``), with what it reads."""
     found = disguised(t) if len(t) >= 12 else None
-    if found is not None:
-        how, reads = found
-        yield (
-            LintFinding(
-                "disguised-text", HIGH, f"disguised text ({how}) that reads «{excerpt(reads, 0, 0, 80)}»", where
-            ),
-            ("disguised-text", how, reads),
-        )
+    if found is None:
+        return None
+    how, reads = found
+    message = f"disguised text ({how}) that reads «{excerpt(reads, 0, 0, 80)}»"
+    return LintFinding("disguised-text", HIGH, message, where), ("disguised-text", how, reads)

@@ -99,50 +99,79 @@ def _units(old: Any, new: Any, parts: list[Any], units: dict[tuple[tuple[Any, ..
     Descends through sub-schemas present on both sides (a property, ``items``, a branch of
     ``anyOf`` when the branch count holds, a ``$defs`` entry …) so each change is judged by
     the keyword that governs it."""
+    o, n, i, governed = _descend(old, new, parts)
+    if governed:
+        units[(tuple(parts[:i]), _governing(parts[i]))] = None
+    elif not _both_objects(o, n):
+        units[(tuple(parts[:i]), None)] = None
+    else:
+        for sub, _report, _t1, _t2 in _changed(o, n, deeper=True):  # both objects, changed as a whole
+            _units(old, new, [*parts[:i], *sub], units)
+
+
+def _descend(old: Any, new: Any, parts: list[Any]) -> tuple[Any, Any, int, bool]:
+    """Walks a changed path down through the sub-schemas both sides hold: (the pair reached, the
+    parts walked, whether the walk stopped at a keyword that governs the change: ``parts[i]``)."""
     o, n, i = old, new, 0
-    while isinstance(o, dict) and isinstance(n, dict) and i < len(parts):
+    while _both_objects(o, n) and i < len(parts):
         key = parts[i]
         nxt = parts[i + 1] if i + 1 < len(parts) else MISSING
         step = _step(key, o.get(key, MISSING), n.get(key, MISSING), nxt)
         if step is None:
-            units[(tuple(parts[:i]), _governing(key))] = None
-            return
+            return o, n, i, True
         o, n, taken = step
         i += taken
-    if not isinstance(o, dict) or not isinstance(n, dict):
-        units[(tuple(parts[:i]), None)] = None
-        return
-    for sub, _report, _t1, _t2 in _changed(o, n, deeper=True):  # both objects, changed as a whole
-        _units(old, new, [*parts[:i], *sub], units)
+    return o, n, i, False
+
+
+def _both_objects(ov: Any, nv: Any) -> bool:
+    return isinstance(ov, dict) and isinstance(nv, dict)
 
 
 def _step(key: Any, ov: Any, nv: Any, nxt: Any) -> tuple[Any, Any, int] | None:
     """The pair of sub-schemas one step down a changed path at ``key`` (``ov``, ``nv``: its values;
     ``nxt``: the path's next part), with how many parts the step takes; None when the change
     belongs to the keyword ``key`` itself."""
-    if key in SCHEMA_VALUED and not isinstance(ov, list) and not isinstance(nv, list):
-        return (None if ov is MISSING else ov), (None if nv is MISSING else nv), 1
-    if key == "additionalProperties" and isinstance(ov, dict) and isinstance(nv, dict):
-        return ov, nv, 1
-    pair = _entry(key, ov, nv, nxt) or _branch(key, ov, nv, nxt)
-    return (*pair, 2) if pair is not None else None
+    for pair_at, taken in _STEPS:
+        pair = pair_at(key, ov, nv, nxt)
+        if pair is not None:
+            return (*pair, taken)
+    return None
+
+
+def _one_schema(key: Any, ov: Any, nv: Any, nxt: Any) -> tuple[Any, Any] | None:
+    """The sub-schema of a keyword that holds one (``items``, ``not`` …; missing reads as None)."""
+    if key not in SCHEMA_VALUED or isinstance(ov, list) or isinstance(nv, list):
+        return None
+    return (None if ov is MISSING else ov), (None if nv is MISSING else nv)
+
+
+def _additional(key: Any, ov: Any, nv: Any, nxt: Any) -> tuple[Any, Any] | None:
+    """``additionalProperties`` as a sub-schema on both sides."""
+    return (ov, nv) if key == "additionalProperties" and _both_objects(ov, nv) else None
 
 
 def _entry(key: Any, ov: Any, nv: Any, nxt: Any) -> tuple[Any, Any] | None:
     """The entry ``nxt`` of a name -> sub-schema map (a property, a ``$defs`` entry …) on both sides."""
-    if key not in _PAIRED or not isinstance(ov, dict) or not isinstance(nv, dict):
+    if key not in _PAIRED or not _both_objects(ov, nv) or not isinstance(nxt, str):
         return None
-    return (ov[nxt], nv[nxt]) if isinstance(nxt, str) and nxt in ov and nxt in nv else None
+    return (ov[nxt], nv[nxt]) if nxt in ov and nxt in nv else None
 
 
 def _branch(key: Any, ov: Any, nv: Any, nxt: Any) -> tuple[Any, Any] | None:
     """The sub-schema at position ``nxt`` of a list of them (``anyOf``, ``prefixItems`` …), judged
     by position while the count holds."""
-    if key not in BRANCHES and key not in SCHEMA_VALUED:
+    if (key not in BRANCHES and key not in SCHEMA_VALUED) or not isinstance(nxt, int):
         return None
-    if not isinstance(ov, list) or not isinstance(nv, list) or len(ov) != len(nv) or not isinstance(nxt, int):
-        return None
-    return ov[nxt], nv[nxt]
+    return (ov[nxt], nv[nxt]) if _parallel_lists(ov, nv) else None
+
+
+def _parallel_lists(ov: Any, nv: Any) -> bool:
+    return isinstance(ov, list) and isinstance(nv, list) and len(ov) == len(nv)
+
+
+# the ways one step down a changed path goes, in the order asked: each -> the parts it takes
+_STEPS = ((_one_schema, 1), (_additional, 1), (_entry, 2), (_branch, 2))
 
 
 def _governing(key: Any) -> Any:
@@ -161,13 +190,17 @@ def _unit_order(unit: tuple[tuple[Any, ...], str | None]) -> tuple[Any, ...]:
 
 def _at(schema: Any, node: tuple[Any, ...]) -> Any:
     for p in node:
-        if isinstance(schema, dict):
-            schema = schema.get(p)
-        elif isinstance(schema, list) and isinstance(p, int) and 0 <= p < len(schema):
-            schema = schema[p]
-        else:
-            return None
+        schema = _child(schema, p)
     return schema
+
+
+def _child(schema: Any, p: Any) -> Any:
+    """The value at ``p`` of an object or an array; None when there is none."""
+    if isinstance(schema, dict):
+        return schema.get(p)
+    if isinstance(schema, list) and isinstance(p, int) and 0 <= p < len(schema):
+        return schema[p]
+    return None
 
 
 def _path(prefix: str, node: tuple[Any, ...]) -> str:

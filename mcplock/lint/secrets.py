@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.text import SENTENCE, excerpt, lazy
-from mcplock.severity import CRITICAL, HIGH
+from mcplock.severity import CRITICAL, HIGH, Severity
 
 _SENSITIVE = lazy(
     r"(?:~|\$HOME|%USERPROFILE%)?[/\\]?\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[/\\](?:credentials|config)\b"
@@ -48,10 +48,10 @@ _VERB = lazy(
 )
 
 
-def _secrets_locations(t: str, low: str) -> dict[str, tuple[str, int, int]]:
+def _secrets_locations(t: str, low: str) -> dict[str, tuple[Severity, int, int]]:
     """The secrets locations ``t`` names (lower case, in order) -> (severity, start, end) of one
     mention: critical when a sentence naming it orders reading or sending."""
-    paths: dict[str, tuple[str, int, int]] = {}
+    paths: dict[str, tuple[Severity, int, int]] = {}
     if not any(k in low for k in _SENSITIVE_KEYS) or _SENSITIVE.search(t) is None:
         return paths
     for token, sev, start, end in _mentions(t):
@@ -60,18 +60,18 @@ def _secrets_locations(t: str, low: str) -> dict[str, tuple[str, int, int]]:
     return paths
 
 
-def _mentions(t: str) -> Iterator[tuple[str, str, int, int]]:
+def _mentions(t: str) -> Iterator[tuple[str, Severity, int, int]]:
     """(location in lower case, severity, start, end) of each mention of a secrets location in
     ``t``, in order: critical when its sentence holds an imperative read/send verb."""
     for sent in SENTENCE.finditer(t):
         text = sent.group(0)
         found = list(_SENSITIVE.finditer(text))
-        sev = CRITICAL if found and _VERB.search(text) is not None else HIGH
+        sev: Severity = CRITICAL if found and _VERB.search(text) is not None else HIGH
         for m in found:
             yield m.group(0).lower(), sev, sent.start() + m.start(), sent.start() + m.end()
 
 
-def _replaces(sev: str, kept: tuple[str, int, int] | None) -> bool:
+def _replaces(sev: Severity, kept: tuple[Severity, int, int] | None) -> bool:
     """A mention of severity ``sev`` is the one to show for its location over the one ``kept``:
     the first mention, or the first critical one."""
     return kept is None or (sev == CRITICAL and kept[0] != CRITICAL)
@@ -83,12 +83,12 @@ def secret_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding,
     paths = _secrets_locations(t, low)
     if not paths:
         return
-    sev = CRITICAL if any(v[0] == CRITICAL for v in paths.values()) else HIGH
+    sev: Severity = CRITICAL if any(v[0] == CRITICAL for v in paths.values()) else HIGH
     finding = LintFinding("sensitive-path", sev, _locations_message(t, paths, sev), where)
     yield finding, ("sensitive-path", tuple(sorted(paths)), sev)
 
 
-def _locations_message(t: str, paths: dict[str, tuple[str, int, int]], sev: str) -> str:
+def _locations_message(t: str, paths: dict[str, tuple[Severity, int, int]], sev: Severity) -> str:
     """What a ``sensitive-path`` finding says: the locations, whether it orders reading or
     sending them, and an excerpt from the first mention to the last."""
     a = min(v[1] for v in paths.values())

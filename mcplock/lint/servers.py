@@ -57,16 +57,20 @@ def references(text: str, names: set[str] | frozenset[str] | dict[str, Any]) -> 
     t = clean(text)
     hits: set[str] = set()
     for m in _TOKEN.finditer(t):
-        tok = m.group(0)
-        for cand in (tok, tok.strip(".-")):
-            if cand in names and _distinctive(cand):
-                hits.add(cand)
-                break
-    for m in _QUOTED.finditer(t):
-        cand = m.group(1)
-        if cand in names:
-            hits.add(cand)
+        hit = _named_identifier(m.group(0), names)
+        if hit is not None:
+            hits.add(hit)
+    hits.update(cand for cand in _QUOTED.findall(t) if cand in names)
     return sorted(hits)
+
+
+def _named_identifier(tok: str, names: set[str] | frozenset[str] | dict[str, Any]) -> str | None:
+    """The name of ``names`` the word ``tok`` (or, stripped of dots and dashes, its core) is, when
+    shaped like an identifier; else None."""
+    for cand in (tok, tok.strip(".-")):
+        if cand in names and _distinctive(cand):
+            return cand
+    return None
 
 
 def _may_name(text: str, names: dict[str, Any]) -> bool:
@@ -109,9 +113,9 @@ def cross_references(
     """``cross-server-reference`` findings for one definition (tool, prompt or instructions text)
     naming a tool from ``foreign`` (see :func:`foreign_tools`); with ``old``, only new mentions.
     ``words``: the definition's :func:`mentions`, when known (from the lint cache)."""
-    if not foreign or definition is None or not _names_foreign(definition, foreign, words):
+    if not _names_foreign(definition, foreign, words):
         return []
-    before = {(where, hit) for where, hit, _s in _references(old, foreign)} if old is not None else set()
+    before = _mentioned(old, foreign)
     return [
         _reference(s, hit, where, foreign)
         for where, hit, s in _references(definition, foreign)
@@ -120,12 +124,21 @@ def cross_references(
 
 
 def _names_foreign(definition: Any, foreign: dict[str, list[str]], words: frozenset[str] | None) -> bool:
-    """One pass over all the definition's text first: most name no other server's tool at all
-    (the texts are joined by newlines, which no identifier or quoted name spans); over the few
-    ``words`` when they are known, not over every name."""
+    """Could ``definition`` name a tool of ``foreign`` at all? One pass over all its text first:
+    most name no other server's tool at all (the texts are joined by newlines, which no identifier
+    or quoted name spans); over the few ``words`` when they are known, not over every name."""
+    if not foreign or definition is None:
+        return False
     if words is not None:
         return any(w in foreign for w in words)
     return _may_name(clean("\n".join(texts(definition, skip_name=True))), foreign)
+
+
+def _mentioned(old: Any, foreign: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """(where, the foreign tool named) of each mention in the accepted definition ``old``, if any."""
+    if old is None:
+        return set()
+    return {(where, hit) for where, hit, _s in _references(old, foreign)}
 
 
 def _references(definition: Any, foreign: dict[str, list[str]]) -> Iterator[tuple[str, str, str]]:
@@ -249,20 +262,32 @@ def builtin_shadowing(tool: str) -> LintFinding | None:
 def shadowing(tools_by_server: dict[str, Any], *, builtins: bool = False) -> dict[tuple[str, str], list[LintFinding]]:
     """``tool-shadowing`` findings keyed by (server, tool); with ``builtins``, names of the
     hosts' own tools too (:data:`HOST_BUILTINS`)."""
+    out = _builtins_shadowed(tools_by_server) if builtins else {}
+    for group in _same_names(tools_by_server):
+        for server, tool in group:
+            out.setdefault((server, tool), []).append(_shadowed(server, tool, group))
+    return out
+
+
+def _builtins_shadowed(tools_by_server: dict[str, Any]) -> dict[tuple[str, str], list[LintFinding]]:
+    """``tool-shadowing`` of a host's own tool, keyed by (server, tool)."""
     out: dict[tuple[str, str], list[LintFinding]] = {}
+    for server, tools in tools_by_server.items():
+        for tool in tools:
+            found = builtin_shadowing(tool)
+            if found is not None:
+                out.setdefault((server, tool), []).append(found)
+    return out
+
+
+def _same_names(tools_by_server: dict[str, Any]) -> list[list[tuple[str, str]]]:
+    """The (server, tool) groups named alike once case and separators are folded, each offered
+    by two servers or more."""
     by_norm: dict[str, list[tuple[str, str]]] = {}
     for server, tools in tools_by_server.items():
         for tool in tools:
             by_norm.setdefault(_norm_name(tool), []).append((server, tool))
-            found = builtin_shadowing(tool) if builtins else None
-            if found is not None:
-                out.setdefault((server, tool), []).append(found)
-    for group in by_norm.values():
-        if len({s for s, _ in group}) < 2:
-            continue
-        for server, tool in group:
-            out.setdefault((server, tool), []).append(_shadowed(server, tool, group))
-    return out
+    return [group for group in by_norm.values() if len({s for s, _ in group}) >= 2]
 
 
 def _shadowed(server: str, tool: str, group: list[tuple[str, str]]) -> LintFinding:
@@ -286,12 +311,18 @@ def lint_servers(
     names (within a server too) and references to another server's tools. ``words``: the
     :func:`mentions` of some tools, when known."""
     out = shadowing(tools_by_server)
-    for key, found in confusable_names(tools_by_server).items():
+    for key, found in [*confusable_names(tools_by_server).items(), *_cross_server(tools_by_server, words or {})]:
         out.setdefault(key, []).extend(found)
+    return out
+
+
+def _cross_server(
+    tools_by_server: dict[str, dict[str, Any]], words: dict[tuple[str, str], frozenset[str]]
+) -> Iterator[tuple[tuple[str, str], list[LintFinding]]]:
+    """((server, tool), its ``cross-server-reference`` findings) for each tool that has some."""
     for server, tools in tools_by_server.items():
         foreign = foreign_tools(tools_by_server, server)
         for tool, definition in tools.items():
-            found = cross_references(definition, foreign, words=(words or {}).get((server, tool)))
+            found = cross_references(definition, foreign, words=words.get((server, tool)))
             if found:
-                out.setdefault((server, tool), []).extend(found)
-    return out
+                yield (server, tool), found

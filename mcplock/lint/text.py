@@ -93,15 +93,20 @@ def strings(value: Any, path: str) -> Iterator[tuple[str, str]]:
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, dict):
-        for k, v in value.items():
-            sub = f"{path}.{k}" if path else str(k)
-            if isinstance(k, str):
-                yield sub, k
-            if not digest_field(k, v):
-                yield from strings(v, sub)
+        yield from _object_strings(value, path)
     elif isinstance(value, list):
         for i, v in enumerate(value):
             yield from strings(v, f"{path}[{i}]")
+
+
+def _object_strings(value: dict[Any, Any], path: str) -> Iterator[tuple[str, str]]:
+    """:func:`strings` of an object: each key, then the strings of its value."""
+    for k, v in value.items():
+        sub = f"{path}.{k}" if path else str(k)
+        if isinstance(k, str):
+            yield sub, k
+        if not digest_field(k, v):
+            yield from strings(v, sub)
 
 
 def texts(value: Any, out: list[str] | None = None, *, skip_name: bool = False) -> list[str]:
@@ -112,22 +117,39 @@ def texts(value: Any, out: list[str] | None = None, *, skip_name: bool = False) 
     if isinstance(value, str):
         out.append(value)
     elif isinstance(value, dict):
-        for k, v in value.items():
-            top_name = skip_name and k == "name"  # the key and a string value at path "name"
-            if isinstance(k, str) and not top_name:
-                out.append(k)
-            if isinstance(v, str):
-                if not top_name and not digest_field(k, v):
-                    out.append(v)
-            elif isinstance(v, (dict, list)):
-                texts(v, out)
+        _object_texts(value, out, skip_name)
     elif isinstance(value, list):
-        for v in value:
-            if isinstance(v, str):
-                out.append(v)
-            elif isinstance(v, (dict, list)):
-                texts(v, out)
+        _list_texts(value, out)
     return out
+
+
+def _object_texts(value: dict[Any, Any], out: list[str], skip_name: bool) -> None:
+    """:func:`texts` of an object: its string keys and values, and what is nested in it."""
+    for k, v in value.items():
+        if skip_name and k == "name":  # the key and a string value at path "name"; what is nested is read
+            if isinstance(v, (dict, list)):
+                texts(v, out)
+            continue
+        if isinstance(k, str):
+            out.append(k)
+        if isinstance(v, str):
+            if not digest_field(k, v):
+                out.append(v)
+        elif isinstance(v, dict):
+            _object_texts(v, out, False)
+        elif isinstance(v, list):
+            _list_texts(v, out)
+
+
+def _list_texts(value: list[Any], out: list[str]) -> None:
+    """:func:`texts` of a list: its strings, and what is nested in it."""
+    for v in value:
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, dict):
+            _object_texts(v, out, False)
+        elif isinstance(v, list):
+            _list_texts(v, out)
 
 
 def root(definition: Any) -> str:

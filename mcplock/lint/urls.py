@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding, Sig
-from mcplock.lint.languages import compiled, tried
+from mcplock.lint.languages import Compiled, compiled, tried
 from mcplock.lint.text import SENTENCE, excerpt, lazy
 from mcplock.severity import HIGH
 
@@ -41,13 +41,23 @@ _RENDER = lazy(
 
 
 def _placeholder(url: str) -> str | None:
-    """The placeholder that makes ``url`` a data carrier, or None."""
-    q = min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+    """The placeholder that makes ``url`` a data carrier, or None: any in its query or fragment,
+    one naming data anywhere."""
+    q = _query_start(url)
     for m in _PLACEHOLDER.finditer(url):
-        name = next((g for g in m.groups() if g), "")
-        if m.start() >= q or _DATA_NAME.search(name):
+        if m.start() >= q or _names_data(m):
             return m.group(0)
     return None
+
+
+def _query_start(url: str) -> int:
+    """Where ``url``'s query or fragment starts (its length when it has neither)."""
+    return min((i for i in (url.find("?"), url.find("#")) if i >= 0), default=len(url))
+
+
+def _names_data(placeholder: re.Match[str]) -> bool:
+    name = next((g for g in placeholder.groups() if g), "")
+    return _DATA_NAME.search(name) is not None
 
 
 def _shaped_for_exfiltration(url: str, s: str, before: str) -> str:
@@ -58,29 +68,38 @@ def _shaped_for_exfiltration(url: str, s: str, before: str) -> str:
         return f"a placeholder for data ({hole}) in it"
     if _RENDER.search(s):
         return "an order to render it (an image or link the model shows)"
-    bl = before.lower()
-    if _FETCH.search(before) or any(
-        lang.send is not None and tried(lang, before, bl) and lang.send.search(before) for lang in compiled()
-    ):
+    if _orders_sending(before):
         return "an order to send, post or fetch it"
     return ""
 
 
+def _orders_sending(before: str) -> bool:
+    """``before`` (its sentence up to the URL) orders fetching it, or sending to it in any
+    language of the instruction table."""
+    bl = before.lower()
+    return _FETCH.search(before) is not None or any(_sends(lang, before, bl) for lang in compiled())
+
+
+def _sends(lang: Compiled, before: str, bl: str) -> bool:
+    return lang.send is not None and tried(lang, before, bl) and lang.send.search(before) is not None
+
+
 def url_findings(t: str, low: str, where: str) -> Iterator[tuple[LintFinding, Sig]]:
-    """``exfiltration-url`` findings in ``t`` (cleaned text; ``low`` its lower case)."""
-    if "://" not in t:
-        return
+    """``exfiltration-url`` findings in ``t`` (cleaned text; ``low`` its lower case): the first
+    URL shaped for exfiltration."""
+    first = next(_shaped_urls(t), None) if "://" in t else None
+    if first is not None:
+        url, why, a, b = first
+        what = f"a URL shaped for exfiltration, {why}: {excerpt(t, a, b, 30)}"
+        yield LintFinding("exfiltration-url", HIGH, what, where), ("exfiltration-url", url.lower(), why)
+
+
+def _shaped_urls(t: str) -> Iterator[tuple[str, str, int, int]]:
+    """(URL, what shapes it for exfiltration, start, end) of each such URL in ``t``, in order."""
     for sent in SENTENCE.finditer(t):
         s = sent.group(0)
         for m in URL.finditer(s) if "://" in s else ():
             url = m.group(0).rstrip(".,;:")
             why = _shaped_for_exfiltration(url, s, s[: m.start()])
             if why:
-                a, b = sent.start() + m.start(), sent.start() + m.end()
-                yield (
-                    LintFinding(
-                        "exfiltration-url", HIGH, f"a URL shaped for exfiltration, {why}: {excerpt(t, a, b, 30)}", where
-                    ),
-                    ("exfiltration-url", url.lower(), why),
-                )
-                return
+                yield url, why, sent.start() + m.start(), sent.start() + m.end()

@@ -22,6 +22,7 @@ header (``[server.x]``) is escaped too, so only mcplock's own tables start a lin
 from __future__ import annotations
 
 import json
+import zlib
 from typing import Any
 
 from mcplock.untrusted import confusable, hides, not_nfc
@@ -70,17 +71,17 @@ _SIMPLE = {"\\": "\\\\", "\b": "\\b", "\t": "\\t", "\f": "\\f", "\r": "\\r", '"'
 
 def toml_basic(s: str) -> str:
     """A single-line TOML basic string, quotes included."""
-    out = []
-    for ch in s:
-        if ch in _SIMPLE:
-            out.append(_SIMPLE[ch])
-        elif ch.isascii() and ch.isprintable():
-            out.append(ch)
-        elif hides(ch):
-            out.append(_u(ch))
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
+    return '"' + "".join(_basic_char(ch) for ch in s) + '"'
+
+
+def _basic_char(ch: str) -> str:
+    """One character inside a basic string: a short escape, a ``\\u`` escape if it hides text
+    (a printable ASCII character never does), or itself."""
+    if ch in _SIMPLE:
+        return _SIMPLE[ch]
+    if not (ch.isascii() and ch.isprintable()) and hides(ch):
+        return _u(ch)
+    return ch
 
 
 def toml_key(s: str) -> str:
@@ -93,7 +94,7 @@ def toml_key(s: str) -> str:
     odd = not_nfc(s) | confusable(s)
     if not odd:
         return toml_basic(s)
-    return '"' + "".join(_u(ch) if i in odd else toml_basic(ch)[1:-1] for i, ch in enumerate(s)) + '"'
+    return '"' + "".join(_u(ch) if i in odd else _basic_char(ch) for i, ch in enumerate(s)) + '"'
 
 
 #: a document's line longer than this is folded in the lock (``toml_multiline(wrap=True)``)
@@ -112,42 +113,38 @@ def toml_multiline(s: str, *, wrap: bool = False) -> str:
     before it says so (:func:`_folds`: an edit moves the breaks only near it), at 300 characters
     at the latest, and never before whitespace (which the line-ending backslash would trim too)."""
     out: list[str] = []
-    n = len(s)
-    at_line_start = True
-    i = 0
     fold = _folds(s) if wrap else set()
-    while i < n:
-        ch = s[i]
+    for i, ch in enumerate(s):
         if i in fold:
             out.append("\\\n")
-            at_line_start = True
-        if at_line_start and (ch == "[" or s.startswith(_MARKERS, i)):
+        if _masked_at(s, i, fold):
             # never let server text look like a table header or a conflict marker
             out.append(_u(ch))
-            i += 1
-            at_line_start = False
-            continue
-        if ch == "\n":
-            out.append("\n")
-            at_line_start = True
-            i += 1
-            continue
-        at_line_start = False
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"' if (i + 1 == n or s[i + 1] == '"') else '"')
-        elif ch == "\t":
-            out.append("\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif hides(ch):
-            out.append(_u(ch))
         else:
-            out.append(ch)
-        i += 1
+            out.append(_multiline_char(s, i))
     # the leading newline is trimmed by TOML; the trailing "\" + newline trims itself
     return "\n" + "".join(out) + "\\\n"
+
+
+def _masked_at(s: str, i: int, fold: set[int]) -> bool:
+    """Whether the character at ``i`` starts a line (of the text, or a folded piece) that would
+    read as a TOML table header or a git conflict marker: it is then written as an escape."""
+    starts_line = i == 0 or s[i - 1] == "\n" or i in fold
+    return starts_line and (s[i] == "[" or s.startswith(_MARKERS, i))
+
+
+_MULTILINE = {"\n": "\n", "\\": "\\\\", "\t": "\t", "\r": "\\r"}
+
+
+def _multiline_char(s: str, i: int) -> str:
+    """The character at ``i`` inside a multi-line basic string: a quote is escaped where it would
+    end the string or join a run of three, a hiding character is a ``\\u`` escape."""
+    ch = s[i]
+    if ch == '"':
+        return '\\"' if (i + 1 == len(s) or s[i + 1] == '"') else '"'
+    if ch in _MULTILINE:
+        return _MULTILINE[ch]
+    return _u(ch) if hides(ch) else ch
 
 
 def _folds(s: str) -> set[int]:
@@ -155,45 +152,57 @@ def _folds(s: str) -> set[int]:
     chosen by the content around them (content-defined chunking): after a break character whose
     preceding 16 characters hash to 0 mod 8, so an edit moves only the breaks next to it and the
     rest of the line folds as before; at most 300 characters a piece."""
-    import zlib
-
     out: set[int] = set()
     start = 0
     for line in s.split("\n"):
         end = start + len(line)
         if len(line) > WRAP_OVER:
-            piece = start
-            for i in range(start + 1, end):
-                if s[i] in " \t":
-                    continue
-                if (
-                    s[i - 1] in _FOLD_AFTER
-                    and i - piece >= _FOLD_MIN
-                    and zlib.crc32(s[max(start, i - 16) : i].encode("utf-8", "surrogatepass")) % 8 == 0
-                ) or i - piece >= _FOLD_MAX:
-                    out.add(i)
-                    piece = i
+            out.update(_line_folds(s, start, end))
         start = end + 1
     return out
+
+
+def _line_folds(s: str, start: int, end: int) -> list[int]:
+    """The folds of the one long line ``s[start:end]``."""
+    out: list[int] = []
+    piece = start
+    for i in range(start + 1, end):
+        if s[i] not in " \t" and (_content_break(s, start, piece, i) or i - piece >= _FOLD_MAX):
+            out.append(i)
+            piece = i
+    return out
+
+
+def _content_break(s: str, start: int, piece: int, i: int) -> bool:
+    """Whether the content says a piece (begun at ``piece``) may end before ``i``: after a break
+    character, the piece long enough, and the 16 characters before ``i`` hashing to 0 mod 8."""
+    return (
+        s[i - 1] in _FOLD_AFTER
+        and i - piece >= _FOLD_MIN
+        and zlib.crc32(s[max(start, i - 16) : i].encode("utf-8", "surrogatepass")) % 8 == 0
+    )
 
 
 def json_text(value: Any) -> str:
     """Pretty, key-sorted JSON; hiding characters inside strings escaped as JSON \\u escapes."""
     text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
-    if any(ord(c) > 0x7E and hides(c) for c in text):
-        parts = []
-        for c in text:
-            if ord(c) > 0x7E and hides(c):
-                cp = ord(c)
-                if cp > 0xFFFF:
-                    cp -= 0x10000
-                    parts.append(f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}")
-                else:
-                    parts.append(f"\\u{cp:04x}")
-            else:
-                parts.append(c)
-        text = "".join(parts)
+    if any(_hides_in_json(c) for c in text):
+        text = "".join(_json_escape(c) if _hides_in_json(c) else c for c in text)
     return text
+
+
+def _hides_in_json(c: str) -> bool:
+    """A character of ``json.dumps`` output (beyond ASCII) that hides text."""
+    return ord(c) > 0x7E and hides(c)
+
+
+def _json_escape(c: str) -> str:
+    """A JSON ``\\u`` escape of ``c``: a surrogate pair beyond the BMP."""
+    cp = ord(c)
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04x}"
+    cp -= 0x10000
+    return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
 
 
 def _reject_constant(name: str) -> Any:
@@ -231,23 +240,36 @@ def decode_definition(kind: str, key: str, table: dict[str, Any]) -> dict[str, A
     definition: dict[str, Any] = {KEY_FIELD[kind]: key}
     for lock_key, value in table.items():
         if lock_key in _LOCK_TO_TEXT:
-            if not isinstance(value, str):
-                raise DecodeError(f"`{lock_key}` must be a string")
-            definition[_LOCK_TO_TEXT[lock_key]] = value
-        elif lock_key in _LOCK_TO_JSON or lock_key == EXTRA:
-            if not isinstance(value, str):
-                raise DecodeError(f"`{lock_key}` must be a string of JSON")
-            try:
-                parsed = parse_json(value)
-            except (ValueError, DecodeError) as e:
-                raise DecodeError(f"`{lock_key}` is not valid JSON: {e}") from None
-            if lock_key == EXTRA:
-                if not isinstance(parsed, dict):
-                    raise DecodeError("`extra` must be a JSON object")
-                definition.update(parsed)
-            else:
-                definition[_LOCK_TO_JSON[lock_key]] = parsed
+            definition[_LOCK_TO_TEXT[lock_key]] = _decode_text(lock_key, value)
+        elif lock_key == EXTRA:
+            definition.update(_decode_extra(value))
+        elif lock_key in _LOCK_TO_JSON:
+            definition[_LOCK_TO_JSON[lock_key]] = _decode_json(lock_key, value)
     return definition
+
+
+def _decode_text(lock_key: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise DecodeError(f"`{lock_key}` must be a string")
+    return value
+
+
+def _decode_json(lock_key: str, value: Any) -> Any:
+    """A JSON field's value: the string of JSON it is stored as, parsed."""
+    if not isinstance(value, str):
+        raise DecodeError(f"`{lock_key}` must be a string of JSON")
+    try:
+        return parse_json(value)
+    except (ValueError, DecodeError) as e:
+        raise DecodeError(f"`{lock_key}` is not valid JSON: {e}") from None
+
+
+def _decode_extra(value: Any) -> dict[str, Any]:
+    """The wire fields kept in ``extra``: a JSON object."""
+    parsed = _decode_json(EXTRA, value)
+    if not isinstance(parsed, dict):
+        raise DecodeError("`extra` must be a JSON object")
+    return parsed
 
 
 def has_definition(table: dict[str, Any]) -> bool:

@@ -27,7 +27,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mcplock.lock.model import ITEM_KINDS, Lock
+from mcplock.lock.model import ITEM_KINDS, Lock, ServerEntry
 
 if TYPE_CHECKING:
     from mcplock.lock.merge import Conflict, Merged
@@ -81,24 +81,36 @@ def _entry_of(path: list[str], lock: Lock) -> tuple[str, ...] | None:
     for an item; None when the line is not a table this lock has (it belongs to the block above)."""
     if len(path) < 2 or path[0] != "server" or path[1] not in lock.servers:
         return None
-    srv = lock.servers[path[1]]
-    if len(path) == 2:
+    if _server_own(path):
         return (path[1],)
-    if len(path) == 3 and path[2] not in ITEM_KINDS:
-        return (path[1],)
-    if len(path) >= 4 and path[2] in srv.items and path[3] in srv.items[path[2]]:
+    if _item_header(path, lock.servers[path[1]]):
         return (path[1], path[2], path[3])
     return None
 
 
+def _server_own(path: list[str]) -> bool:
+    """``[server.S]`` or one of its own tables (``[server.S.package]``), not an item kind's."""
+    return len(path) == 2 or (len(path) == 3 and path[2] not in ITEM_KINDS)
+
+
+def _item_header(path: list[str], srv: ServerEntry) -> bool:
+    """``[server.S.KIND.KEY…]`` of an item the server has."""
+    return len(path) >= 4 and path[2] in srv.items and path[3] in srv.items[path[2]]
+
+
 def _header_path(line: str) -> list[str] | None:
+    """The dotted keys of a table header line (``[server.docs]`` -> server, docs); None for
+    any other line, an array of tables' header included."""
     if not line.startswith("[") or line.startswith("[["):
         return None
     m = _HEADER.match(line.rstrip("\n"))
-    if m is None:
-        return None
+    return None if m is None else _dotted_keys(m.group(1))
+
+
+def _dotted_keys(inside: str) -> list[str] | None:
+    """The keys of a header's dotted name, as TOML reads them (None: not a valid header)."""
     try:
-        node: object = tomllib.loads(f"[{m.group(1)}]\n")
+        node: object = tomllib.loads(f"[{inside}]\n")
     except tomllib.TOMLDecodeError:
         return None
     path: list[str] = []
@@ -155,19 +167,29 @@ def render(merged: Merged) -> str:
     whole = {c.server for c in merged.conflicts if c.whole}
     blocks_o = _blocks(text_o, merged.ours, whole)
     blocks_t = _blocks(dumps(merged.theirs), merged.theirs, whole)
-    by_entry: dict[tuple[str, ...], Conflict] = {}
-    c: Conflict | None
-    for c in merged.conflicts:
-        key = (c.server,) if c.whole or c.kind is None else (c.server, c.kind, c.key or "")
-        by_entry[key] = c
-    out: list[str] = []
-    for entry in sorted({*blocks_o, *blocks_t, *by_entry}, key=_order):
-        c = by_entry.get(entry)
-        if c is None:
-            out.append(blocks_o.get(entry, ""))
-        else:
-            out.append(_region(target_of(c), c.units, blocks_o.get(entry, ""), blocks_t.get(entry, "")) + "\n")
+    by_entry = {_conflicted_entry(c): c for c in merged.conflicts}
+    out = [
+        _entry_text(entry, by_entry.get(entry), blocks_o, blocks_t)
+        for entry in sorted({*blocks_o, *blocks_t, *by_entry}, key=_order)
+    ]
     return "".join(out).rstrip("\n") + "\n"
+
+
+def _conflicted_entry(c: Conflict) -> tuple[str, ...]:
+    """The entry a conflict replaces: the server's own tables (all of it when ``whole``), or an item."""
+    return (c.server,) if c.whole or c.kind is None else (c.server, c.kind, c.key or "")
+
+
+def _entry_text(
+    entry: tuple[str, ...],
+    c: Conflict | None,
+    blocks_o: dict[tuple[str, ...], str],
+    blocks_t: dict[tuple[str, ...], str],
+) -> str:
+    """One entry of the merged text: ours' block, or a region holding both sides when it conflicts."""
+    if c is None:
+        return blocks_o.get(entry, "")
+    return _region(target_of(c), c.units, blocks_o.get(entry, ""), blocks_t.get(entry, "")) + "\n"
 
 
 # -- reading -----------------------------------------------------------------------------------
@@ -183,22 +205,28 @@ def _read_region(lines: list[str], i: int) -> tuple[Region, int] | None:
     start = _START.match(lines[i].rstrip("\n"))
     if start is None:
         return None
+    ours, theirs, j = _read_sides(lines, i + 1)
+    end = _END.match(lines[j].rstrip("\n")) if j < len(lines) else None
+    if theirs is None or end is None or end.group(1) != start.group(2):
+        return None
+    units = tuple(u.strip() for u in start.group(1).split(","))
+    return Region(_unlabel(start.group(2)), units, i + 1, "".join(ours), "".join(theirs)), j + 1
+
+
+def _read_sides(lines: list[str], j: int) -> tuple[list[str], list[str] | None, int]:
+    """A region's two sides from ``lines[j]`` on, split at its first middle marker (theirs None:
+    no middle marker), and the index of the marker that ends them (``len(lines)``: none does)."""
     sides: list[list[str]] = [[], []]
-    j, side = i + 1, 0
+    side = 0
     while j < len(lines):
-        inner = lines[j].rstrip("\n")
-        if inner == _MID and side == 0:
+        if lines[j].rstrip("\n") == _MID and side == 0:
             side = 1
         elif lines[j].startswith(_MARKER):
             break
         else:
             sides[side].append(lines[j])
         j += 1
-    end = _END.match(lines[j].rstrip("\n")) if j < len(lines) else None
-    if side != 1 or end is None or end.group(1) != start.group(2):
-        return None
-    units = tuple(u.strip() for u in start.group(1).split(","))
-    return Region(_unlabel(start.group(2)), units, i + 1, "".join(sides[0]), "".join(sides[1])), j + 1
+    return sides[0], sides[1] if side == 1 else None, j
 
 
 def split(text: str) -> list[str | Region] | None:

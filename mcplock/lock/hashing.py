@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import rfc8785
@@ -36,22 +37,41 @@ def _plain(v: Any) -> bool:
     no object key has a character above U+D7FF (code-point order = UTF-16 order). String
     escaping is the same in both (short escapes, lowercase ``\\u00xx`` for other controls).
     """
-    t = type(v)
-    if t is str or t is bool or v is None:
-        return True
-    if t is int:
-        safe: bool = -_MAX_SAFE <= v <= _MAX_SAFE
-        return safe
-    if t is dict:
-        for k, x in v.items():
-            if type(k) is not str or (not k.isascii() and max(k) > "\ud7ff"):
-                return False
-            if not _plain(x):
-                return False
-        return True
-    if t is list:
-        return all(_plain(x) for x in v)
-    return False
+    plain = _PLAIN_BY_TYPE.get(type(v))
+    return plain is not None and plain(v)
+
+
+def _always_plain(v: Any) -> bool:
+    return True
+
+
+def _safe_int(v: int) -> bool:
+    """An integer a double holds exactly (JCS writes it as json.dumps does)."""
+    return -_MAX_SAFE <= v <= _MAX_SAFE
+
+
+def _plain_key(k: Any) -> bool:
+    """A key whose code-point order is its UTF-16 order (a string with nothing above U+D7FF)."""
+    return type(k) is str and (k.isascii() or max(k) <= "\ud7ff")
+
+
+def _plain_object(v: dict[Any, Any]) -> bool:
+    return all(_plain_key(k) and _plain(x) for k, x in v.items())
+
+
+def _plain_array(v: list[Any]) -> bool:
+    return all(_plain(x) for x in v)
+
+
+# exact types only (a subclass of str or int is not plain); a float never is
+_PLAIN_BY_TYPE: dict[type, Callable[[Any], bool]] = {
+    str: _always_plain,
+    bool: _always_plain,
+    type(None): _always_plain,
+    int: _safe_int,
+    dict: _plain_object,
+    list: _plain_array,
+}
 
 
 def _utf16_key(item: tuple[Any, Any]) -> bytes:
@@ -66,38 +86,46 @@ def _utf16_key(item: tuple[Any, Any]) -> bytes:
 
 def _encode(v: Any, out: list[bytes]) -> None:
     """JCS of ``v`` into ``out``, big integers as their exact digits."""
-    if isinstance(v, int) and not isinstance(v, bool) and not -_MAX_SAFE <= v <= _MAX_SAFE:
+    if _big_int(v):
         out.append(str(int(v)).encode("ascii"))
     elif isinstance(v, dict):
-        out.append(b"{")
-        for i, (k, x) in enumerate(sorted(v.items(), key=_utf16_key)):
-            if i:
-                out.append(b",")
-            out.append(rfc8785.dumps(k))
-            out.append(b":")
-            _encode(x, out)
-        out.append(b"}")
+        _encode_object(v, out)
     elif isinstance(v, (list, tuple)):
-        out.append(b"[")
-        for i, x in enumerate(v):
-            if i:
-                out.append(b",")
-            _encode(x, out)
-        out.append(b"]")
+        _encode_array(v, out)
     else:
         out.append(rfc8785.dumps(v))  # a scalar JCS represents (or a CanonicalizationError)
 
 
+def _big_int(v: Any) -> bool:
+    """An integer (not a bool) beyond ±(2^53 − 1): JCS would round it, the lock keeps its digits."""
+    return isinstance(v, int) and not isinstance(v, bool) and not -_MAX_SAFE <= v <= _MAX_SAFE
+
+
+def _encode_object(v: dict[Any, Any], out: list[bytes]) -> None:
+    """Members in UTF-16 order of their keys."""
+    out.append(b"{")
+    for i, (k, x) in enumerate(sorted(v.items(), key=_utf16_key)):
+        if i:
+            out.append(b",")
+        out.append(rfc8785.dumps(k))
+        out.append(b":")
+        _encode(x, out)
+    out.append(b"}")
+
+
+def _encode_array(v: list[Any] | tuple[Any, ...], out: list[bytes]) -> None:
+    out.append(b"[")
+    for i, x in enumerate(v):
+        if i:
+            out.append(b",")
+        _encode(x, out)
+    out.append(b"]")
+
+
 def canonical(value: Any, *, what: str = "definition") -> bytes:
-    try:
-        plain = _plain(value)
-    except RecursionError:
-        plain = False
-    if plain:
-        try:
-            return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        except (UnicodeEncodeError, RecursionError):
-            pass  # lone surrogates: let the encoder name the problem
+    quick = _plain_bytes(value)
+    if quick is not None:
+        return quick
     try:
         out: list[bytes] = []
         _encode(value, out)
@@ -109,6 +137,17 @@ def canonical(value: Any, *, what: str = "definition") -> bytes:
             hint="such a value (NaN, Infinity, a lone surrogate) cannot be pinned; "
             "ask the server's maintainers to send valid JSON",
         ) from None
+
+
+def _plain_bytes(value: Any) -> bytes | None:
+    """``json.dumps``'s bytes when they are already canonical (the fast path); None when the
+    JCS encoder must write them (or name the problem: a lone surrogate, a value too deep)."""
+    try:
+        if not _plain(value):
+            return None
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, RecursionError):
+        return None
 
 
 def definition_hash(value: Any, *, what: str = "definition") -> str:

@@ -55,6 +55,7 @@ _SERVER_UNITS = {
     ),
     "identity": ("server_info", "protocol_version"),
 }
+_GROUPED = frozenset(n for names in _SERVER_UNITS.values() for n in names)
 _SERVER_SKIP = ("name", "items", "instructions")
 _T = TypeVar("_T", Entry, ServerEntry)
 
@@ -166,6 +167,12 @@ def merge_entry(
     if o is None or t is None:  # removed on one side
         mo, mt, conflict = _one_sided(b, o, t)
         return mo, mt, ("removed",) if conflict else ()
+    return _merge_both(b, o, t)
+
+
+def _merge_both(b: Entry | None, o: Entry, t: Entry) -> tuple[Entry, Entry, tuple[str, ...]]:
+    """An item both sides have, and differ on: its review merged whole, then its flags each on
+    its own (ours' result, theirs' result, the units that conflict)."""
     rb, ro, rt = _review(b), _review(o), _review(t)
     review_o, _, review_conflict = _pick(rb, ro, rt)
     if review_conflict:
@@ -177,10 +184,14 @@ def merge_entry(
         return o, t, ("definition", *moved)
     merged = copy.deepcopy(reviewed), copy.deepcopy(reviewed)
     units = _merge_flags(b, o, t, merged)
-    p = merged[0].pending
-    if p is not None and p.enabled_before is not None and review_o != rb and "enabled" not in units:
+    if _quarantined(merged[0]) and review_o != rb and "enabled" not in units:
         _hold_quarantine(b, reviewed, other, merged)
     return merged[0], merged[1], tuple(units)
+
+
+def _quarantined(e: Entry) -> bool:
+    """A proposal that took the item's ``enabled`` away (and keeps it to give back)."""
+    return e.pending is not None and e.pending.enabled_before is not None
 
 
 def _get(s: ServerEntry, n: str) -> Any:
@@ -195,15 +206,19 @@ def _set(s: ServerEntry, n: str, v: Any) -> None:
 
 
 def _server_units(s: ServerEntry) -> dict[str, Any]:
-    grouped = {n for names in _SERVER_UNITS.values() for n in names}
     out: dict[str, Any] = {}
     present = _fields(s)
     for unit, names in _SERVER_UNITS.items():
         out[unit] = tuple((n, _get(s, n)) for n in names if n in present)
     for n in present:
-        if n not in grouped and n not in _SERVER_SKIP:
+        if _own_unit(n):
             out[n] = _get(s, n)
     return out
+
+
+def _own_unit(n: str) -> bool:
+    """A server field merged as a unit of its own: in no group, and not merged elsewhere."""
+    return n not in _GROUPED and n not in _SERVER_SKIP
 
 
 def _set_units(s: ServerEntry, units: dict[str, Any]) -> None:
@@ -228,11 +243,18 @@ def _merge_settings(
         _set_units(res_t, {unit: vt})
         if c:
             own.append(unit)
-    io, it, ic = merge_entry(b.instructions if b else None, o.instructions, t.instructions)
-    res_o.instructions, res_t.instructions = copy.deepcopy(io), copy.deepcopy(it)
-    if ic:
+    if _merge_instructions(b, o, t, res_o, res_t):
         own.append("instructions")
     return own
+
+
+def _merge_instructions(
+    b: ServerEntry | None, o: ServerEntry, t: ServerEntry, res_o: ServerEntry, res_t: ServerEntry
+) -> bool:
+    """The server's instructions merged into ``res_o`` and ``res_t``: whether they conflict."""
+    io, it, ic = merge_entry(b.instructions if b else None, o.instructions, t.instructions)
+    res_o.instructions, res_t.instructions = copy.deepcopy(io), copy.deepcopy(it)
+    return bool(ic)
 
 
 def merge_server(
@@ -270,6 +292,18 @@ def _merge_items(
     return res_o, res_t, conflicts
 
 
+def _merge_name(
+    name: str, b: ServerEntry | None, o: ServerEntry | None, t: ServerEntry | None
+) -> tuple[ServerEntry | None, ServerEntry | None, list[Conflict]]:
+    """The three versions of one server name: (ours' result, theirs' result, its conflicts)."""
+    if o == t:
+        return o, o, []
+    if o is None or t is None:
+        merged_o, merged_t, removed = _one_sided(b, o, t)
+        return merged_o, merged_t, [Conflict(name, units=("removed",), whole=True)] if removed else []
+    return merge_server(b, o, t)
+
+
 def merge(base: Lock | None, ours: Lock, theirs: Lock) -> Merged:
     """Merge ``ours`` and ``theirs``, both descended from ``base`` (None: no common version)."""
     bs = base.servers if base is not None else {}
@@ -277,16 +311,8 @@ def merge(base: Lock | None, ours: Lock, theirs: Lock) -> Merged:
     out_t = Lock(version=out_o.version, path=ours.path)
     conflicts: list[Conflict] = []
     for name in sorted({*bs, *ours.servers, *theirs.servers}):
-        b, o, t = bs.get(name), ours.servers.get(name), theirs.servers.get(name)
-        if o == t:
-            merged_o = merged_t = o
-        elif o is None or t is None:
-            merged_o, merged_t, removed = _one_sided(b, o, t)
-            if removed:
-                conflicts.append(Conflict(name, units=("removed",), whole=True))
-        else:
-            merged_o, merged_t, found = merge_server(b, o, t)
-            conflicts.extend(found)
+        merged_o, merged_t, found = _merge_name(name, bs.get(name), ours.servers.get(name), theirs.servers.get(name))
+        conflicts.extend(found)
         if merged_o is not None:
             out_o.servers[name] = copy.deepcopy(merged_o)
         if merged_t is not None:

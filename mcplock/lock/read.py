@@ -69,6 +69,20 @@ _INTEGRITY_WORDS = {
     "oci": "an image digest `sha256:` + 64 hex digits",
     "mcpb": "the bundle's `sha256:` + 64 hex digits",
 }
+AUTH_KEYS = (
+    "method",
+    "client-id",
+    "client-secret",
+    "client-key",
+    "signing-alg",
+    "client-metadata-url",
+    "scopes",
+    "id-token",
+    "idp-token-endpoint",
+    "idp-client-id",
+    "idp-client-secret",
+    "issuer",
+)
 REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
 
 
@@ -104,9 +118,10 @@ class Reader:
         if key not in t:
             return default
         v = t[key]
-        if not isinstance(v, typ) or (typ is int and isinstance(v, bool)):
-            names = typ.__name__ if isinstance(typ, type) else " or ".join(x.__name__ for x in typ)
-            raise self.fail(table, f"`{key}` in {self._where(table)} must be {_article(names)}, not {type(v).__name__}")
+        if not _is_a(v, typ):
+            raise self.fail(
+                table, f"`{key}` in {self._where(table)} must be {_article(_type_names(typ))}, not {type(v).__name__}"
+            )
         return v
 
     def check_keys(self, t: dict[str, Any], table: tuple[str, ...], allowed: set[str] | frozenset[str]) -> None:
@@ -130,7 +145,17 @@ class Reader:
     # -- the document ---------------------------------------------------------------------
     def read(self) -> Lock:
         data = parse_toml(self.text, self.path)
+        version = self.version(data)
+        self.check_keys(data, (), {"version", "server"})
+        servers_t = self.get(data, (), "server", dict, {})
+        lock = Lock(version=version, path=self.path)
+        for name, st in servers_t.items():
+            lock.servers[name] = self.server(name, st)
+        lock.notes = self.notes
+        return lock
 
+    def version(self, data: dict[str, Any]) -> int:
+        """The lock's `version`: an integer from 1 up to the one this mcplock writes."""
         version = data.get("version")
         if version is None:
             raise self.fail((), "missing `version`", hint="is this an mcp.lock? the first key must be `version = 1`")
@@ -147,13 +172,7 @@ class Reader:
             )
         if version < 1:
             raise self.fail((), f"unsupported lock version {version}")
-        self.check_keys(data, (), {"version", "server"})
-        servers_t = self.get(data, (), "server", dict, {})
-        lock = Lock(version=version, path=self.path)
-        for name, st in servers_t.items():
-            lock.servers[name] = self.server(name, st)
-        lock.notes = self.notes
-        return lock
+        return version
 
     def server(self, name: str, st: Any) -> ServerEntry:
         table = ("server", name)
@@ -161,12 +180,8 @@ class Reader:
             raise self.fail(("server",), f"`server.{_key(name)}` must be a table")
         self.check_keys(st, table, SERVER_KEYS)
         transport = self.transport(st, table)
-        args = self.get(st, table, "args", list, [])
-        if not all(isinstance(a, str) for a in args):
-            raise self.fail(table, f"`args` in {self._where(table)} must be a list of strings")
-        policy = self.get(st, table, "policy", str, "all")
-        if policy not in POLICIES:
-            raise self.fail(table, f"`policy` in {self._where(table)} must be one of {', '.join(POLICIES)}")
+        args = self.args(st, table)
+        policy = self.policy(st, table)
         pass_env = self.pass_env(st, table)
         info = self.get(st, table, "server-info", dict)
         auth = self.auth(st, table)
@@ -199,10 +214,26 @@ class Reader:
         self.check_reachable(spec, table)
         srv.instructions = self.instructions(table, st)
         for kind in ITEM_KINDS:
-            kt = self.get(st, table, kind, dict, {})
-            for key, it in kt.items():
-                srv.items[kind][key] = self.item((*table, kind, key), kind, key, it)
+            self.items(srv, kind, st, table)
         return srv
+
+    def items(self, srv: ServerEntry, kind: str, st: dict[str, Any], table: tuple[str, ...]) -> None:
+        """The server's items of one kind (its sub-table ``kind``), into ``srv``."""
+        kt = self.get(st, table, kind, dict, {})
+        for key, it in kt.items():
+            srv.items[kind][key] = self.item((*table, kind, key), kind, key, it)
+
+    def args(self, st: dict[str, Any], table: tuple[str, ...]) -> list[str]:
+        args = self.get(st, table, "args", list, [])
+        if not all(isinstance(a, str) for a in args):
+            raise self.fail(table, f"`args` in {self._where(table)} must be a list of strings")
+        return list(args)
+
+    def policy(self, st: dict[str, Any], table: tuple[str, ...]) -> str:
+        policy = self.get(st, table, "policy", str, "all")
+        if policy not in POLICIES:
+            raise self.fail(table, f"`policy` in {self._where(table)} must be one of {', '.join(POLICIES)}")
+        return str(policy)
 
     def transport(self, st: dict[str, Any], table: tuple[str, ...]) -> Transport:
         transport = self.get(st, table, "transport", str)
@@ -240,29 +271,20 @@ class Reader:
             raise self.fail(table, f"`auth` in {self._where(table)} must name a method: {', '.join(AUTH_METHODS)}")
         if isinstance(v, str):
             return v
-        for k, x in v.items():
-            if k not in (
-                "method",
-                "client-id",
-                "client-secret",
-                "client-key",
-                "signing-alg",
-                "client-metadata-url",
-                "scopes",
-                "id-token",
-                "idp-token-endpoint",
-                "idp-client-id",
-                "idp-client-secret",
-                "issuer",
-            ):
-                raise self.fail(table, f"unknown key `auth.{k}` in {self._where(table)}")
-            if not isinstance(x, str):
-                raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
+        self.check_auth_keys(v, table)
         problem = auth_table_problem(v)
         if problem is not None:
             key, what, hint = problem
             raise self.fail(table, f"`auth.{key}` in {self._where(table)} {what}", hint=hint)
         return dict(v)
+
+    def check_auth_keys(self, v: dict[str, Any], table: tuple[str, ...]) -> None:
+        """An `auth` table's keys are ones it may have, each a string."""
+        for k, x in v.items():
+            if k not in AUTH_KEYS:
+                raise self.fail(table, f"unknown key `auth.{k}` in {self._where(table)}")
+            if not isinstance(x, str):
+                raise self.fail(table, f"`auth.{k}` in {self._where(table)} must be a string")
 
     def registry(self, table: tuple[str, ...], st: dict[str, Any]) -> RegistryRef | None:
         """`[server.NAME.registry]`: the MCP Registry entry the server was added from (name,
@@ -299,9 +321,8 @@ class Reader:
         """A pin's `integrity` (a string, or a list for PyPI) in its registry's form, and its
         `tree-integrity` a `sha256:` hash."""
         integ = self.get(pt, ptable, "integrity", (str, list))
-        values = integ if isinstance(integ, list) else [] if integ is None else [integ]
-        for v in values:
-            if not isinstance(v, str) or not _INTEGRITY[registry].match(v):
+        for v in _listed(integ):
+            if not _integrity_of(registry, v):
                 raise self.fail(ptable, f"`integrity` in {self._where(ptable)} is not {_INTEGRITY_WORDS[registry]}")
         tree = self.get(pt, ptable, "tree-integrity", str)
         if tree is not None and not is_hash(tree):
@@ -338,15 +359,18 @@ class Reader:
             kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected, enabled=True
         )
         if pt is not None:
-            ptable = (*table, "instructions-pending")
-            self.check_keys(pt, ptable, {"change", "hash", "text"})
-            change = self.change(pt, ptable)
-            ptext = self.get(pt, ptable, "text", str)
-            ph = self.hash_value(pt, ptable, "hash")
-            if change != "removed" and (ptext is None or ph is None):
-                raise self.fail(ptable, f"a pending {change} needs `text` and `hash` in {self._where(ptable)}")
-            entry.pending = Pending(change=change, definition=ptext, hash=ph)
+            entry.pending = self.instructions_pending((*table, "instructions-pending"), pt)
         return entry
+
+    def instructions_pending(self, ptable: tuple[str, ...], pt: dict[str, Any]) -> Pending:
+        """`instructions-pending`: the change, and the text and its hash (none for a removal)."""
+        self.check_keys(pt, ptable, {"change", "hash", "text"})
+        change = self.change(pt, ptable)
+        ptext = self.get(pt, ptable, "text", str)
+        ph = self.hash_value(pt, ptable, "hash")
+        if change != "removed" and (ptext is None or ph is None):
+            raise self.fail(ptable, f"a pending {change} needs `text` and `hash` in {self._where(ptable)}")
+        return Pending(change=change, definition=ptext, hash=ph)
 
     def item(self, table: tuple[str, ...], kind: str, key: str, it: Any) -> Entry:
         if not isinstance(it, dict):
@@ -366,18 +390,25 @@ class Reader:
             hash=h,
             rejected_hash=self.hash_value(it, table, "rejected-hash"),
         )
-        if h is not None:
-            entry.definition = self.definition(table, kind, key, it)
-        elif codec.has_definition(it):
-            raise self.fail(table, f"{self._where(table)} holds a definition but no `hash`")
+        entry.definition = self.accepted(table, kind, key, it, h)
         pt = self.get(it, table, "pending", dict)
         if pt is not None:
             entry.pending = self.pending((*table, "pending"), kind, key, pt)
-        if h is None and entry.pending is None and entry.rejected_hash is None:
+        if _tracks_nothing(entry):
             raise self.fail(
                 table, f"{self._where(table)} has neither an accepted definition (`hash`) nor a pending proposal"
             )
         return entry
+
+    def accepted(
+        self, table: tuple[str, ...], kind: str, key: str, it: dict[str, Any], h: str | None
+    ) -> dict[str, Any] | None:
+        """An item's accepted definition: stored with its `hash` ``h``, never without."""
+        if h is not None:
+            return self.definition(table, kind, key, it)
+        if codec.has_definition(it):
+            raise self.fail(table, f"{self._where(table)} holds a definition but no `hash`")
+        return None
 
     def change(self, pt: dict[str, Any], ptable: tuple[str, ...]) -> str:
         """A pending proposal's `change`: new, changed or removed."""
@@ -418,6 +449,32 @@ class Reader:
             return codec.decode_definition(kind, key, t)
         except codec.DecodeError as e:
             raise self.fail(table, f"{e} in {self._where(table)}") from None
+
+
+def _is_a(v: Any, typ: type | tuple[type, ...]) -> bool:
+    """Whether ``v`` is of the TOML type asked for (a boolean is not an integer here)."""
+    return isinstance(v, typ) and not (typ is int and isinstance(v, bool))
+
+
+def _type_names(typ: type | tuple[type, ...]) -> str:
+    return typ.__name__ if isinstance(typ, type) else " or ".join(x.__name__ for x in typ)
+
+
+def _listed(value: Any) -> list[Any]:
+    """A value that is a list, or one item (None: no item)."""
+    if isinstance(value, list):
+        return value
+    return [] if value is None else [value]
+
+
+def _integrity_of(registry: str, v: Any) -> bool:
+    """Whether ``v`` is an integrity in ``registry``'s form."""
+    return isinstance(v, str) and _INTEGRITY[registry].match(v) is not None
+
+
+def _tracks_nothing(entry: Entry) -> bool:
+    """An item with no accepted definition, no proposal and no rejected one: nothing to pin."""
+    return entry.hash is None and entry.pending is None and entry.rejected_hash is None
 
 
 def _article(names: str) -> str:

@@ -21,13 +21,15 @@ def default_approval(policy: str, definition: Any) -> str:
     ``writes`` trusts ``readOnlyHint: true`` only to pre-select "never" for a person to
     confirm; most servers publish no annotations, so ``writes`` is usually ``all``.
     """
-    if policy == "none":
+    if policy == "none" or (policy == "writes" and _says_read_only(definition)):
         return "never"
-    if policy == "writes" and isinstance(definition, dict):
-        ann = definition.get("annotations")
-        if isinstance(ann, dict) and ann.get("readOnlyHint") is True:
-            return "never"
     return "always"
+
+
+def _says_read_only(definition: Any) -> bool:
+    """Whether a tool's definition carries the annotation ``readOnlyHint: true``."""
+    ann = definition.get("annotations") if isinstance(definition, dict) else None
+    return isinstance(ann, dict) and ann.get("readOnlyHint") is True
 
 
 def stricter(a: str, b: str) -> str:
@@ -46,29 +48,35 @@ class StageResult:
     def proposals(self) -> int:
         return len(self.new) + len(self.changed) + len(self.removed)
 
+    def staged(self, change: str) -> list[str]:
+        """The list a proposal of ``change`` ("new" or "changed") is counted in."""
+        return self.new if change == "new" else self.changed
+
 
 def live_items(server: ServerEntry, snap: Snapshot) -> dict[str, dict[str, tuple[Any, str]]]:
     """kind -> key -> (definition, hash) of what the server offers now (what the lock pins)."""
-    out: dict[str, dict[str, tuple[Any, str]]] = {}
-    for kind in ITEM_KINDS:
-        if kind == "resource" and not server.spec.pin_resources:
-            out[kind] = {}
-            continue
-        got: dict[str, tuple[Any, str]] = {}
-        for d in snap.items(kind):
-            key = d[KEY_FIELD[kind]]
-            got[key] = (d, definition_hash(d, what=f"{kind} `{server.name}/{key}`"))
-        out[kind] = got
-    if snap.instructions is not None:
-        out["instructions"] = {
-            "instructions": (
-                snap.instructions,
-                definition_hash(snap.instructions, what=f"`{server.name}` instructions"),
-            )
-        }
-    else:
-        out["instructions"] = {}
+    out = {kind: _offered(server, snap, kind) for kind in ITEM_KINDS}
+    out["instructions"] = _offered_instructions(server, snap)
     return out
+
+
+def _offered(server: ServerEntry, snap: Snapshot, kind: str) -> dict[str, tuple[Any, str]]:
+    """key -> (definition, hash) of the items of one kind the snapshot shows (resources only when
+    the server pins them)."""
+    if kind == "resource" and not server.spec.pin_resources:
+        return {}
+    got: dict[str, tuple[Any, str]] = {}
+    for d in snap.items(kind):
+        key = d[KEY_FIELD[kind]]
+        got[key] = (d, definition_hash(d, what=f"{kind} `{server.name}/{key}`"))
+    return got
+
+
+def _offered_instructions(server: ServerEntry, snap: Snapshot) -> dict[str, tuple[Any, str]]:
+    if snap.instructions is None:
+        return {}
+    h = definition_hash(snap.instructions, what=f"`{server.name}` instructions")
+    return {"instructions": (snap.instructions, h)}
 
 
 def _restore(entry: Entry) -> None:
@@ -101,23 +109,42 @@ def _propose(entry: Entry, definition: Any, h: str, result: StageResult) -> None
         result.unchanged += 1
         return
     tampered = entry.tampered()  # the stored definition fails its hash: never kept as accepted
-    if entry.definition is not None and entry.hash == h and entry.rejected_hash is None and not tampered:
+    if _offers_accepted(entry, h) and not tampered:
         _restore(entry)
         result.unchanged += 1
         return
-    if entry.pending is not None and entry.pending.hash == h and not entry.tampered(pending=True):
-        (result.new if entry.pending.change == "new" else result.changed).append(item_target(entry))
+    staged = _still_staged(entry, h)
+    if staged is not None:
+        result.staged(staged.change).append(item_target(entry))
         return
     if entry.definition is None:
-        approval = entry.pending.approval if entry.pending is not None else None  # a person's, kept
-        entry.pending = Pending(change="new", definition=definition, hash=h, approval=approval)
-        entry.enabled = False
+        _stage_new(entry, definition, h)
         result.new.append(item_target(entry))
         return
     _stage_change(entry, definition, h)
     if tampered:
         result.tampered.append(item_target(entry))
     result.changed.append(item_target(entry))
+
+
+def _offers_accepted(entry: Entry, h: str) -> bool:
+    """Whether the server offers the accepted definition (and nothing was rejected since)."""
+    return entry.definition is not None and entry.hash == h and entry.rejected_hash is None
+
+
+def _still_staged(entry: Entry, h: str) -> Pending | None:
+    """The entry's proposal when it already is for ``h`` (and its stored definition is intact)."""
+    p = entry.pending
+    if p is not None and p.hash == h and not entry.tampered(pending=True):
+        return p
+    return None
+
+
+def _stage_new(entry: Entry, definition: Any, h: str) -> None:
+    """A never-accepted item staged as new, disabled; a person's approval for it kept."""
+    approval = entry.pending.approval if entry.pending is not None else None
+    entry.pending = Pending(change="new", definition=definition, hash=h, approval=approval)
+    entry.enabled = False
 
 
 def _entry(server: ServerEntry, kind: str, key: str) -> Entry:
@@ -137,16 +164,20 @@ def _gone(server: ServerEntry, kind: str, key: str, result: StageResult) -> None
     removal staged (a quarantine's ``enabled`` kept for it)."""
     entry = server.pinned(kind)[key]
     if entry.definition is None:
-        # never accepted and now gone: nothing left to track
-        if kind == "instructions":
-            server.instructions = None
-        else:
-            del server.items[kind][key]
+        _drop(server, kind, key)  # never accepted and now gone: nothing left to track
         return
     if entry.pending is None or entry.pending.change != "removed":
         before = entry.pending.enabled_before if entry.pending else None
         entry.pending = Pending(change="removed", enabled_before=before)
     result.removed.append(item_target(entry))
+
+
+def _drop(server: ServerEntry, kind: str, key: str) -> None:
+    """Take an item (or the instructions) out of the server's tables."""
+    if kind == "instructions":
+        server.instructions = None
+    else:
+        server.items[kind].pop(key, None)
 
 
 def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
@@ -160,14 +191,18 @@ def stage(server: ServerEntry, snap: Snapshot) -> StageResult:
     if snap.client_capabilities is not None:
         server.client_capabilities = tuple(snap.client_capabilities)  # the client it was probed as
     for kind in ("instructions", *ITEM_KINDS):
-        offered = live[kind]
-        existing = server.pinned(kind)
-        for key, (definition, h) in offered.items():
-            _propose(_entry(server, kind, key), definition, h, result)
-        for key in list(existing):
-            if key not in offered:
-                _gone(server, kind, key, result)
+        _stage_kind(server, kind, live[kind], result)
     return result
+
+
+def _stage_kind(server: ServerEntry, kind: str, offered: dict[str, tuple[Any, str]], result: StageResult) -> None:
+    """Propose what the server offers of one kind; stage the removal of what it no longer does."""
+    existing = server.pinned(kind)
+    for key, (definition, h) in offered.items():
+        _propose(_entry(server, kind, key), definition, h, result)
+    for key in list(existing):
+        if key not in offered:
+            _gone(server, kind, key, result)
 
 
 def proposed_approval(server: ServerEntry, entry: Entry) -> str:
@@ -192,25 +227,23 @@ def accept(server: ServerEntry, entry: Entry, *, approval: str | None = None) ->
     if p is None:
         return "nothing"
     if p.change == "removed":
-        if entry.kind == "instructions":
-            server.instructions = None
-        else:
-            server.items[entry.kind].pop(entry.key, None)
+        _drop(server, entry.kind, entry.key)
         return "removed"
-    entry.approval = proposed_approval(server, entry)
-    if p.change == "new" or entry.definition is None:
-        entry.enabled = True
-    else:
-        entry.enabled = True if p.enabled_before is None else p.enabled_before
-    if approval is not None:
-        entry.approval = approval  # a person's explicit choice at accept
+    entry.approval = approval if approval is not None else proposed_approval(server, entry)
+    entry.enabled = _enabled_on_accept(entry, p)
     entry.definition = p.definition
     entry.hash = p.hash
     entry.rejected_hash = None
     entry.pending = None
-    if entry.kind != "tool":
-        entry.enabled = True
     return "accepted"
+
+
+def _enabled_on_accept(entry: Entry, p: Pending) -> bool:
+    """Whether an entry is enabled once ``p`` is accepted: a changed tool gets back the ``enabled``
+    it had before its quarantine; everything else is enabled."""
+    if entry.kind != "tool" or p.change == "new" or entry.definition is None:
+        return True
+    return True if p.enabled_before is None else p.enabled_before
 
 
 def reject(server: ServerEntry, entry: Entry) -> str:

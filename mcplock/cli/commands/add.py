@@ -104,13 +104,31 @@ def cmd_add(
     if not specs:
         cli.info("nothing to add")
         return 0
-    # a command typed here is trusted by typing it; one from a file needs --trust, --yes or a yes
-    how = f"mcplock add --from {shlex.quote(from_file)} --trust" if from_file else ""
-    if from_file and (trust or yes):
+    if from_file:
+        return _add_imported(cli, specs, named, from_file, policy, yes=yes, trust=trust, probe=probe)
+    return lock_specs(cli, specs, policy, yes, probe, consent=True, how="")  # trusted by typing it here
+
+
+def _add_imported(
+    cli: Cli,
+    specs: list[Staged],
+    named: list[str],
+    from_file: str,
+    policy: str,
+    *,
+    yes: bool,
+    trust: bool,
+    probe: ProbeArgs,
+) -> int:
+    """`add --from FILE`: a server of a host config runs with --trust, --yes or a yes at the
+    question (a launch that loads code through a variable: only when named). 2 when every one
+    is held back for that."""
+    if trust or yes:
         specs = hold_code_env(cli, specs, named)
         if not specs:
             return 2
-    return lock_specs(cli, specs, policy, yes, probe, consent=trust or yes or not from_file, how=how)
+    how = f"mcplock add --from {shlex.quote(from_file)} --trust"
+    return lock_specs(cli, specs, policy, yes, probe, consent=trust or yes, how=how)
 
 
 def _check_import_flags(allow_code_env: list[str], pass_env: list[str]) -> None:

@@ -92,43 +92,54 @@ def cmd_login(
     )
     spec, locked = oauth.login_target(target, url, auth, cli.lockfile)
     if locked:  # the lock's URL and headers (a pulled lock's too) receive secrets only once trusted here
-        from mcplock.core import trust as core_trust
-
-        as_locked = oauth.login_target(target, url, None, cli.lockfile)[0]
-        guarded(
-            cli,
-            lambda: core_trust.gate(
-                [as_locked],
-                cli.lock_dir,
-                how=core_trust.trust_command(cli.lockfile),
-                reviewed={core_trust.launch_hash(as_locked)},
-            ),
-        )
+        _gate_locked(cli, oauth.login_target(target, url, None, cli.lockfile)[0])
     if timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
     try:
         state = asyncio.run(login(spec, dict(os.environ), timeout=timeout, say=say_plain, open_browser=not no_browser))
     except (McplockError, KeyboardInterrupt):
-        _say_kept(cli, spec)
+        _read_and_say_kept(cli, spec)
         raise
     if not state.get("token"):
         cli.say(_name(spec.name).append(": the server did not ask for a login; nothing stored"))
         return 0
     cli.say(Text("logged in to ").append_text(_name(spec.name)).append(f" ({token_state(state)})"))
     if locked:
-        try:
-            recorded = oauth.record_method(spec, cli.lockfile)
-        except McplockError as e:  # the login itself worked
-            cli.info(f"note: could not record the auth method in the lock: {e.message}")
-            return 0
-        if recorded is not None and auth is not None:  # typed on this command line: trusted as the lock has it now
-            from mcplock.core import trust as core_trust
-
-            core_trust.trust([recorded], cli.lock_dir)
+        _record_locked(cli, spec, typed=auth is not None)
     return 0
 
 
-def _say_kept(cli: context.Cli, spec: ServerSpec) -> None:
+def _gate_locked(cli: context.Cli, as_locked: ServerSpec) -> None:
+    """A locked server is logged in to (its URL and headers receive secrets) only once trusted here."""
+    from mcplock.core import trust as core_trust
+
+    guarded(
+        cli,
+        lambda: core_trust.gate(
+            [as_locked],
+            cli.lock_dir,
+            how=core_trust.trust_command(cli.lockfile),
+            reviewed={core_trust.launch_hash(as_locked)},
+        ),
+    )
+
+
+def _record_locked(cli: context.Cli, spec: ServerSpec, *, typed: bool) -> None:
+    """After the login to a locked server: its auth method recorded in the lock (a failure is a
+    note: the login itself worked); an auth ``typed`` on this command line trusted as the lock
+    now has it."""
+    try:
+        recorded = oauth.record_method(spec, cli.lockfile)
+    except McplockError as e:
+        cli.info(f"note: could not record the auth method in the lock: {e.message}")
+        return
+    if recorded is not None and typed:
+        from mcplock.core import trust as core_trust
+
+        core_trust.trust([recorded], cli.lock_dir)
+
+
+def _read_and_say_kept(cli: context.Cli, spec: ServerSpec) -> None:
     """After a failed login: the earlier token, if any, is still stored and still used."""
     from mcplock.auth.store import TokenStore, describe
     from mcplock.spec import expand
@@ -167,14 +178,17 @@ def token_state(d: dict[str, Any], now: float | None = None) -> str:
     parts = ["token stored"]
     exp = d.get("expires_at")
     if isinstance(exp, int):
-        left = exp - now
-        if left <= 0:
-            parts.append("expired" + (", will refresh" if d.get("refreshable") else ""))
-        else:
-            parts.append(f"expires in {_span(left)}")
+        parts.append(_expiry(exp - now, bool(d.get("refreshable"))))
     if d.get("scopes"):
         parts.append(f"scopes {d['scopes']}")
     return ", ".join(parts)
+
+
+def _expiry(left: float, refreshable: bool) -> str:
+    """A stored token's expiry, ``left`` seconds from now."""
+    if left <= 0:
+        return "expired" + (", will refresh" if refreshable else "")
+    return f"expires in {_span(left)}"
 
 
 def _span(s: float) -> str:
@@ -197,7 +211,7 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
     lock = load(cli.lockfile)
     store = TokenStore()
     rows = [
-        _status_row(name, srv, store)
+        _read_status_row(name, srv, store)
         for name, srv in sorted(lock.servers.items())
         if not srv.spec.stdio and srv.spec.url
     ]
@@ -213,7 +227,7 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
     return 0
 
 
-def _status_row(name: str, srv: ServerEntry, store: TokenStore) -> dict[str, Any]:
+def _read_status_row(name: str, srv: ServerEntry, store: TokenStore) -> dict[str, Any]:
     """A remote server's auth method and what the store holds for it (never the token)."""
     from mcplock.auth.store import describe
     from mcplock.spec import expand
@@ -241,15 +255,22 @@ def _status_line(r: dict[str, Any]) -> Text:
     if r["method"] not in ("oauth", "client-credentials", "identity-assertion"):
         return line
     line.append("  " + token_state(r), style="green" if r["token"] and not r.get("expired") else "yellow")
-    if r["method"] == "oauth" and not r["token"]:
-        line.append("  (log in with `mcplock auth login ", style="dim").append_text(
+    how = _how_to_get_a_token(r)
+    if how is not None:
+        line.append(f"  ({how}`mcplock auth login ", style="dim").append_text(
             safe_text(r["name"], "dim", keep_newlines=False)
         ).append("`)", style="dim")
-    elif r["method"] != "oauth" and (not r["token"] or r.get("expired")):  # no browser: fetched when used
-        line.append(
-            "  (a new one is obtained when it is next used, or now: `mcplock auth login ", style="dim"
-        ).append_text(safe_text(r["name"], "dim", keep_newlines=False)).append("`)", style="dim")
     return line
+
+
+def _how_to_get_a_token(r: dict[str, Any]) -> str | None:
+    """For a server without a usable token, the words before the login command that gets it one;
+    None: it has one."""
+    if r["method"] == "oauth":
+        return None if r["token"] else "log in with "
+    if not r["token"] or r.get("expired"):  # no browser: fetched when used
+        return "a new one is obtained when it is next used, or now: "
+    return None
 
 
 def register(app: typer.Typer) -> None:

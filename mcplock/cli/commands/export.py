@@ -14,6 +14,7 @@ from mcplock.untrusted import safe_text
 if TYPE_CHECKING:
     from mcplock.core.export import FileChange, Plan
     from mcplock.lock.model import Lock
+    from mcplock.orgpolicy import OrgPolicy
 
 HOST_HELP = (
     "A host to export to (repeatable): claude-code, codex, gemini, opencode, cursor. "
@@ -55,7 +56,6 @@ def cmd_export(
     Only the rules mcplock wrote are ever changed; a second run changes nothing.
     """
     from mcplock import orgpolicy
-    from mcplock.core import export as core
     from mcplock.errors import UsageError
     from mcplock.lock.read import load
 
@@ -72,6 +72,24 @@ def cmd_export(
                 "--host and --guard are for the hosts' files, not --format mcp-lock-v1", hint="run them as two exports"
             )
         return _export_v1(cli, lock, out_file, dry_run)
+    return _export_hosts(cli, lock, hosts, guard, policy, org, out_file=out_file, dry_run=dry_run)
+
+
+def _export_hosts(
+    cli: context.Cli,
+    lock: Lock,
+    hosts: list[str],
+    guard: bool | None,
+    policy: str | None,
+    org: OrgPolicy | None,
+    *,
+    out_file: str | None,
+    dry_run: bool,
+) -> int:
+    """--format hosts: the hosts' permission files written (or, --dry-run, shown as a diff)."""
+    from mcplock.core import export as core
+    from mcplock.errors import UsageError
+
     if out_file is not None:
         raise UsageError("--output is for --format mcp-lock-v1", hint="the hosts' files are written in place")
     command = _guard_command(cli) if guard else "mcplock"
@@ -175,11 +193,7 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
             return 0
         plan, used = found
         if no_export:
-            if any(c.changed for c in plan.changes):
-                cli.info(
-                    "left the exported host settings as they were (--no-export): `mcplock check` reports "
-                    f"them until `mcplock export{core.policy_hint(used)}`"
-                )
+            _say_left(cli, plan, used)
             return 0
         core.write(plan)
     except McplockError as err:
@@ -192,6 +206,17 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
         if c.changed:
             say_change(cli, c, ": exported flags kept in step with the lock")
     return 0
+
+
+def _say_left(cli: context.Cli, plan: Plan, used: str | None) -> None:
+    """--no-export: said when the exported host settings are now behind the lock."""
+    from mcplock.core import export as core
+
+    if any(c.changed for c in plan.changes):
+        cli.info(
+            "left the exported host settings as they were (--no-export): `mcplock check` reports "
+            f"them until `mcplock export{core.policy_hint(used)}`"
+        )
 
 
 def _export_v1(cli: context.Cli, lock: Lock, out_file: str | None, dry_run: bool) -> int:
@@ -210,10 +235,7 @@ def _export_v1(cli: context.Cli, lock: Lock, out_file: str | None, dry_run: bool
     path = out_file or os.path.join(cli.lock_dir, "mcp-lock.json")
     if out_file:
         cli.check_output(out_file)
-    before = _written(path)
-    same = before is not None and _same_lock(before, doc)
-    if before is not None and not same:
-        _keep_generated_at(before, doc)
+    same = _compare_with_written(path, doc)
     shown = safe_text(path, keep_newlines=False)
     if dry_run:
         sys.stdout.write(produce.dumps(doc).decode("ascii"))
@@ -228,6 +250,18 @@ def _export_v1(cli: context.Cli, lock: Lock, out_file: str | None, dry_run: bool
         .append(f" (mcp-lock/1, {len(doc['entries'])} entries; lock digest {reader.whole_lock_digest(doc)})")
     )
     return 0
+
+
+def _compare_with_written(path: str, doc: dict[str, Any]) -> bool:
+    """Whether the mcp-lock/1 document at ``path`` pins the same lock as ``doc``; when it pins
+    another, ``doc`` keeps the time that one was first written."""
+    before = _written(path)
+    if before is None:
+        return False
+    same = _same_lock(before, doc)
+    if not same:
+        _keep_generated_at(before, doc)
+    return same
 
 
 def _written(path: str) -> dict[str, Any] | None:

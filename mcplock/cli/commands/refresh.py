@@ -56,13 +56,18 @@ def cmd_refresh(
     pins = {n: sp.package for n, sp in repinned.items()}
     summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client, pins)
     _say_repinned(cli, repinned, failed)
+    _say_summary(cli, failed, summary)
+    return 3 if failed else 0
+
+
+def _say_summary(cli: context.Cli, failed: dict[str, ProbeError], summary: list[tuple[str, StageResult]]) -> None:
+    """Each failure, each server refreshed, and (with proposals staged) how to review them."""
     for name, err in failed.items():
         report_failure(cli, name, err)
     for name, res in summary:
         _say_refreshed(cli, name, res)
     if any(res.proposals for _, res in summary):
         cli.info("review with `mcplock diff` / `mcplock show`, then `mcplock accept` or `mcplock reject`")
-    return 3 if failed else 0
 
 
 def _say_repinned(cli: context.Cli, repinned: dict[str, ServerSpec], failed: dict[str, ProbeError]) -> None:

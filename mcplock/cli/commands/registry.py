@@ -59,11 +59,7 @@ def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) 
     remote: they are named before the first request, and sent only when the user confirms — a
     yes at a terminal, or ``--trust`` — never filled from the environment unasked. Off a
     terminal without ``--trust``: refused (exit 2), naming the flag."""
-    import shlex
-
-    from mcplock.cli.trust import terminal
     from mcplock.core.trust import received
-    from mcplock.errors import UntrustedError
 
     if spec.stdio:
         return
@@ -81,8 +77,18 @@ def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) 
             )
         )
     )
-    if trust:
-        return
+    if not trust:
+        _confirm_sending(cli, spec, ref, names)
+
+
+def _confirm_sending(cli: Cli, spec: ServerSpec, ref: str, names: list[str]) -> None:
+    """A yes at a terminal to sending ``names`` to the remote; refused (nothing requested) on a
+    no, or off a terminal."""
+    import shlex
+
+    from mcplock.cli.trust import terminal
+    from mcplock.errors import UntrustedError
+
     hint = f"if that is where they belong, run `mcplock add {shlex.quote(ref)} --trust` (it sends them)"
     if not terminal():
         raise UntrustedError(
@@ -116,11 +122,17 @@ def _package_of(server: dict[str, Any]) -> str:
 
     p = pick_package(server) or next(iter(server.get("packages") or []), None)
     if isinstance(p, dict):
-        ident, v = str(p.get("identifier", "?")), p.get("version")
-        versioned = isinstance(v, str) and v and not ident.endswith((f"@{v}", f":{v}"))
-        return f"{p.get('registryType', '?')} {ident}" + (f"@{v}" if versioned else "")
+        return _package_label(p)
     remote = next(iter(server.get("remotes") or []), None)
     return f"remote {remote.get('url', '?')}" if isinstance(remote, dict) else "-"
+
+
+def _package_label(p: dict[str, Any]) -> str:
+    """A package of an entry as ``REGISTRY IDENTIFIER@VERSION`` (the version once: not again
+    when the identifier ends with it)."""
+    ident, v = str(p.get("identifier", "?")), p.get("version")
+    versioned = isinstance(v, str) and v and not ident.endswith((f"@{v}", f":{v}"))
+    return f"{p.get('registryType', '?')} {ident}" + (f"@{v}" if versioned else "")
 
 
 def _row(e: Entry) -> dict[str, object]:
@@ -178,11 +190,7 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
     warn_plain_http(cli, base)
     rname, version = core_registry.split_ref(ref)
     entry = mcp_registry.get(rname, version, base)
-    try:
-        launch: server_json.Launch | None = server_json.launch_of(entry.server)
-        why = None
-    except server_json.EntryError as e:
-        launch, why = None, str(e)
+    launch, why = _launch_or_why(entry)
     others = [_row(e) for e in mcp_registry.versions(rname, base)]
     if fmt == "json":
         cli.write_json(
@@ -198,6 +206,25 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
             }
         )
         return 0
+    _say_entry(cli, entry, launch, why, others)
+    return 0
+
+
+def _launch_or_why(entry: Entry) -> tuple[Launch | None, str | None]:
+    """The launch an entry becomes, or why it cannot be added."""
+    from mcplock.packages import server_json
+
+    try:
+        return server_json.launch_of(entry.server), None
+    except server_json.EntryError as e:
+        return None, str(e)
+
+
+def _say_entry(cli: Cli, entry: Entry, launch: Launch | None, why: str | None, others: list[dict[str, object]]) -> None:
+    """The entry as text: name, version, status, description, repository, the launch (or why
+    none), and every version."""
+    from mcplock.packages import server_json
+
     out = cli.out
     out.print(
         Text("")
@@ -222,7 +249,6 @@ def inspect_entry(cli: Cli, ref: str, registry: str | None, fmt: str) -> int:
             )
         )
     )
-    return 0
 
 
 def _launch_json(launch: Launch) -> dict[str, object]:

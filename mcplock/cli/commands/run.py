@@ -15,6 +15,7 @@ from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.cli.context import Cli
+    from mcplock.guard.elicit import Elicitor
     from mcplock.guard.session import Approver, GuardedSession
 
 RUN_HELP = """Serve a locked server to an MCP host over stdio, enforcing the lock.
@@ -117,16 +118,13 @@ def cmd_call(
     from mcplock.guard.session import open_session
 
     tty = sys.stdin.isatty() and sys.stderr.isatty()  # a person to ask: approvals and the server's questions
-    approver = True if approve else (_ask_on_terminal(cli) if tty else False)
-    from mcplock.cli import elicit_form
+    approver = _approver(cli, approve, tty)
     from mcplock.cli.progress import say_plain
     from mcplock.cli.trust import guarded
     from mcplock.core.oauth import login_allowed
 
     say = say_plain if login_allowed(login) else None
-    elicitor = (
-        elicit_form.on_terminal(cli) if tty and not answer_defaults else elicit_form.off_terminal(cli, answer_defaults)
-    )
+    elicitor = _elicitor(cli, tty, answer_defaults)
     session = guarded(
         cli,
         lambda: open_session(
@@ -171,6 +169,24 @@ def _arguments(args_json: str) -> dict[str, Any]:
 async def _call(session: GuardedSession, tool: str, arguments: dict[str, Any], timeout: float) -> dict[str, Any]:
     async with session:
         return await session.call_tool(tool, arguments, timeout=timeout)
+
+
+def _approver(cli: Cli, approve: bool, tty: bool) -> bool | Approver:
+    """Who approves an approval-always tool: --approve; else the person at the terminal; else
+    no one (refused)."""
+    if approve:
+        return True
+    return _ask_on_terminal(cli) if tty else False
+
+
+def _elicitor(cli: Cli, tty: bool, answer_defaults: bool) -> Elicitor:
+    """Who answers the server's questions: the person at the terminal (unless
+    --answer-defaults), else the questions' own defaults or a decline."""
+    from mcplock.cli import elicit_form
+
+    if tty and not answer_defaults:
+        return elicit_form.on_terminal(cli)
+    return elicit_form.off_terminal(cli, answer_defaults)
 
 
 def _ask_on_terminal(cli: Cli) -> Approver:

@@ -20,7 +20,6 @@ def cmd_trust(
 
     After cloning a project: at a terminal it lists each server not trusted here yet — its
     command line or URL and the variables it receives — and asks once."""
-    from mcplock.cli.trust import terminal
     from mcplock.core import trust as core_trust
     from mcplock.lock.read import load
     from mcplock.lock.targets import select
@@ -31,8 +30,7 @@ def cmd_trust(
     pending = core_trust.untrusted(specs, cli.lock_dir)  # what is new here
     held = [] if names else _held_for_code_env(cli, specs, pending)
     specs = [s for s in specs if s not in held]
-    asked = [s for s in pending if s in specs]
-    if asked and terminal() and not yes and not _agreed(cli, asked):
+    if _refused(cli, [s for s in pending if s in specs], yes=yes):
         cli.info("nothing trusted")
         return 1
     core_trust.trust(specs, cli.lock_dir)
@@ -58,6 +56,13 @@ def _held_for_code_env(cli: context.Cli, specs: list[ServerSpec], pending: list[
             )
         )
     return held
+
+
+def _refused(cli: context.Cli, asked: list[ServerSpec], *, yes: bool) -> bool:
+    """Whether the person said no: asked (at a terminal, without --yes) about the servers new here."""
+    from mcplock.cli.trust import terminal
+
+    return bool(asked) and terminal() and not yes and not _agreed(cli, asked)
 
 
 def _agreed(cli: context.Cli, asked: list[ServerSpec]) -> bool:

@@ -38,7 +38,7 @@ def cmd_outdated(
     rows = outdated(select(load(cli.lockfile), list(names or [])))
     behind = [r for r in rows if r.status in ("behind", "unpinned")]
     errors = [r for r in rows if r.status == "error"]
-    code = 1 if behind else 3 if errors else 0
+    code = _outdated_code(behind, errors)
     if fmt == "json":
         cli.write_json(
             {
@@ -53,6 +53,14 @@ def cmd_outdated(
     else:
         _say_outdated(cli, rows, behind, errors)
     return code
+
+
+def _outdated_code(behind: list[Row], errors: list[Row]) -> int:
+    """`outdated`'s exit code: 1 when a server is behind (or unpinned), else 3 when a registry
+    could not answer, else 0."""
+    if behind:
+        return 1
+    return 3 if errors else 0
 
 
 def _say_outdated(cli: context.Cli, rows: list[Row], behind: list[Row], errors: list[Row]) -> None:
@@ -80,12 +88,19 @@ def _outdated_table(shown: list[Row]) -> Text:
     widths = [max(len(h), *(len(sanitize(row[k])) for row in table)) + 2 for k, h in enumerate(heads)]
     out = Text("".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)).rstrip() + "\n", style="bold")
     for row in table:
-        for k, cell in enumerate(row):
-            style = STATUS_STYLE.get(cell, "")
-            out.append_text(safe_text(sanitize(cell).ljust(widths[k]) if k < 4 else cell, style, keep_newlines=False))
-        out.append("\n")
+        out.append_text(_table_line(row, widths))
     out.rstrip()
     return out
+
+
+def _table_line(row: tuple[str, ...], widths: list[int]) -> Text:
+    """One server's line: each cell padded to its column (the status, last, as it is and coloured)."""
+    line = Text()
+    for k, cell in enumerate(row):
+        style = STATUS_STYLE.get(cell, "")
+        line.append_text(safe_text(sanitize(cell).ljust(widths[k]) if k < 4 else cell, style, keep_newlines=False))
+    line.append("\n")
+    return line
 
 
 def move_pins(
@@ -100,18 +115,16 @@ def move_pins(
     from mcplock.core import update as core_update
 
     moving = core_update.new_pins(rows, selected, cli.lock_dir, again=again)
-    summary: list[tuple[str, StageResult]] = []
     failed: dict[str, ProbeError] = {r.server: r.error for r in rows if r.error is not None}
-    results: Results = {}
-    rewritten: list[ServerEntry] = []
-    if moving:
-        chosen = [s for s in selected if s.name in moving]
-        the_plan = core_refresh.Plan([moving[s.name] for s in chosen], {})
-        results = progress.probe(cli, the_plan.specs, probe.options(cli), login=probe.login)
-        pins = {n: sp.package for n, sp in moving.items()}
-        summary, probe_failed = core_refresh.apply(cli.lockfile, cli.lock_dir, chosen, results, the_plan, None, pins)
-        failed.update(probe_failed)
-        rewritten = core_update.record_registry(cli.lockfile, rows, {n for n, _ in summary})
+    if not moving:
+        return moving, [], failed, {}, []
+    chosen = [s for s in selected if s.name in moving]
+    the_plan = core_refresh.Plan([moving[s.name] for s in chosen], {})
+    results = progress.probe(cli, the_plan.specs, probe.options(cli), login=probe.login)
+    pins = {n: sp.package for n, sp in moving.items()}
+    summary, probe_failed = core_refresh.apply(cli.lockfile, cli.lock_dir, chosen, results, the_plan, None, pins)
+    failed.update(probe_failed)
+    rewritten = core_update.record_registry(cli.lockfile, rows, {n for n, _ in summary})
     return moving, summary, failed, results, rewritten
 
 
@@ -127,31 +140,20 @@ def cmd_update(
     """Move package pins to the newest release, probe it, and stage its definition changes as
     pending (changed tools are quarantined until accepted). Exit 0 when done, even with
     proposals to review; 3 when a registry or a server could not be reached (its pin stays)."""
-    from mcplock.core import trust as core_trust
     from mcplock.core import update as core_update
     from mcplock.lock.read import load
     from mcplock.lock.targets import select
     from mcplock.render.update import render_update
 
     cli = context.of(ctx)
-    if fmt not in ("text", "json", "markdown"):
-        from mcplock.errors import UsageError
-
-        raise UsageError(f"unknown format `{fmt}` for update", hint="use --format text|json|markdown")
-    if fmt == "json":
-        cli.json_mode("update", fmt)
+    _update_format(cli, fmt)
     selected = select(load(cli.lockfile), list(names or []))
     rows = core_update.outdated(selected)
     again = set(names or [])  # named on the command line: pinned afresh even when up to date (`pnpm update PKG`)
     gate_moves(cli, _to_move(selected, rows, again))
     moving, summary, failed, _, rewritten = move_pins(cli, selected, rows, probe, again=again)
     if summary:
-        # the same command at its new release, run now with the person's consent: trusted as the old one was
-        # (a server from the MCP Registry: with its entry's new command line)
-        core_trust.trust(
-            [moving[n] for n, _ in summary if n in moving] + [s.as_launched(cli.lock_dir) for s in rewritten],
-            cli.lock_dir,
-        )
+        _trust_moved(cli, moving, summary, rewritten)
     code = 3 if failed else 0
     report = render_update(rows, dict(summary), failed, fmt, lockfile=cli.lockfile, exit_code=code)
     if fmt != "text":
@@ -159,6 +161,32 @@ def cmd_update(
     else:
         _say_update(cli, report, failed, summary)
     return code
+
+
+def _trust_moved(
+    cli: context.Cli,
+    moving: dict[str, ServerSpec],
+    summary: list[tuple[str, StageResult]],
+    rewritten: list[ServerEntry],
+) -> None:
+    """The same command at its new release, run now with the person's consent: trusted as the old
+    one was (a server from the MCP Registry: with its entry's new command line)."""
+    from mcplock.core import trust as core_trust
+
+    core_trust.trust(
+        [moving[n] for n, _ in summary if n in moving] + [s.as_launched(cli.lock_dir) for s in rewritten],
+        cli.lock_dir,
+    )
+
+
+def _update_format(cli: context.Cli, fmt: str) -> None:
+    """`update --format`: text, json (the run's output is then JSON alone) or markdown."""
+    if fmt not in ("text", "json", "markdown"):
+        from mcplock.errors import UsageError
+
+        raise UsageError(f"unknown format `{fmt}` for update", hint="use --format text|json|markdown")
+    if fmt == "json":
+        cli.json_mode("update", fmt)
 
 
 def _say_update(
@@ -173,12 +201,10 @@ def _say_update(
 
 
 def _to_move(selected: list[ServerEntry], rows: list[Row], again: set[str]) -> list[ServerEntry]:
-    """The servers whose pin moves: behind or unpinned, or named (``again``) and up to date."""
-    return [
-        s
-        for s, r in zip(selected, rows, strict=True)
-        if r.status in ("behind", "unpinned") or (r.status == "up-to-date" and s.name in again)
-    ]
+    """The servers whose pin moves (:func:`mcplock.core.update.to_move`)."""
+    from mcplock.core.update import to_move
+
+    return [s for s, r in zip(selected, rows, strict=True) if to_move(r, again)]
 
 
 def gate_moves(cli: context.Cli, to_move: list[ServerEntry]) -> None:
