@@ -38,11 +38,17 @@ def _strictest_for_all(exp: Exporter, out: Decisions, members: list[tuple[str, s
     loosened = [(s, t) for s, t in members if out[s][t] != strict]
     for s, t in members:
         out[s][t] = strict
+    return _one_id_note(exp, members, strict, changed=bool(loosened))
+
+
+def _one_id_note(exp: Exporter, members: list[tuple[str, str]], strict: str, changed: bool) -> str:
+    """What the export says of tools that are one id in the host; when the strictest decision
+    changed the lock's decision of some of them, how to tell them apart."""
     names = ", ".join(f"`{shown(s, 80)}/{shown(t, 80)}`" for s, t in members)
     return (
         f"{names} are one tool id in {exp.host} ({shown(exp.tool_ids(*members[0])[0], 120)}): "
         f"mcplock writes the strictest decision, {strict!r}, for all of them"
-        + (" (rename a tool upstream to tell them apart)" if loosened else "")
+        + (" (rename a tool upstream to tell them apart)" if changed else "")
     )
 
 
@@ -99,11 +105,16 @@ def _group_joined(ids: tuple[str, ...], group_of: dict[str, int], groups: list[l
     if not met:
         groups.append([])
         return len(groups) - 1
-    g = met[0]
-    for other in met[1:]:  # this tool joins groups that were apart: one group now
+    _merge_into(met[0], met[1:], group_of, groups)
+    return met[0]
+
+
+def _merge_into(g: int, others: list[int], group_of: dict[str, int], groups: list[list[tuple[str, str]]]) -> None:
+    """Groups a tool joins that were apart become one: the ``others`` moved into group ``g``
+    (and emptied), their ids now ``g``'s."""
+    for other in others:
         groups[g] += groups[other]
         for i, gi in list(group_of.items()):
             if gi == other:
                 group_of[i] = g
         groups[other] = []
-    return g

@@ -67,12 +67,17 @@ def _projects(
     projects = _project_scopes(where, data)
     if projects is None:
         return [], None, []
-    here = os.getcwd() if project_dir is None else project_dir
-    match = next((k for k in projects if same_path(k, here)), None)
+    match = _project_of(projects, project_dir)
     _warn_other_scopes(projects, match, warnings)
     if match is None or not isinstance(projects[match], dict):
         return [], None, []
     return list(servers_map(where, data, ("projects", match, "mcpServers"))), match, _disabled(projects[match])
+
+
+def _project_of(projects: dict[str, Any], project_dir: str | os.PathLike[str] | None) -> str | None:
+    """The key of ``projects`` that names ``project_dir`` (default: the cwd), None for none."""
+    here = os.getcwd() if project_dir is None else project_dir
+    return next((k for k in projects if same_path(k, here)), None)
 
 
 def _project_scopes(where: Where, data: dict[str, Any]) -> dict[str, Any] | None:
