@@ -158,6 +158,12 @@ class _Restoring(OAuthClientProvider):
         exp = data.get("expires_at")
         if self.context.current_tokens is not None and isinstance(exp, (int, float)):
             self.context.token_expiry_time = float(exp)
+        self._restore_discovery(data)
+
+    def _restore_discovery(self, data: dict[str, Any]) -> None:
+        """What an earlier flow discovered, from the stored entry: the authorization server's
+        and the resource's metadata (what does not validate is left out), the authorization
+        server's URL (and, with a stored token, it as the token's issuer)."""
         with contextlib.suppress(ValidationError, TypeError):
             if isinstance(data.get("oauth_metadata"), dict):
                 self.context.oauth_metadata = OAuthMetadata.model_validate(data["oauth_metadata"])
@@ -208,11 +214,7 @@ class AuthCodeProvider(_Restoring):
         info = self.context.client_info
         if self.fixed_client is None or info is None or not info.client_secret:
             return
-        meta = self.context.oauth_metadata
-        supported = (meta.token_endpoint_auth_methods_supported if meta is not None else None) or []
-        method = "client_secret_basic"
-        if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
-            method = "client_secret_post"
+        method = _secret_method(self.context.oauth_metadata)
         if info.token_endpoint_auth_method != method:
             self.context.client_info = info.model_copy(update={"token_endpoint_auth_method": method})
 
@@ -231,6 +233,16 @@ class ClientCredentialsProvider(_Restoring, ClientCredentialsOAuthProvider):
 
 class JWTClientCredentialsProvider(_Restoring, PrivateKeyJWTOAuthProvider):
     """Client credentials, the client authenticated by a JWT signed with its key (RFC 7523)."""
+
+
+def _secret_method(meta: OAuthMetadata | None) -> str:
+    """How a confidential client sends its secret to this authorization server:
+    client_secret_basic (RFC 8414's default when the metadata says nothing), unless only
+    client_secret_post is supported."""
+    supported = (meta.token_endpoint_auth_methods_supported if meta is not None else None) or []
+    if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
+        return "client_secret_post"
+    return "client_secret_basic"
 
 
 def _oauth_error(body: bytes) -> str | None:

@@ -67,9 +67,14 @@ def _option_at(argv: Sequence[str], i: int, valued: frozenset[str]) -> tuple[tup
         return (k, v), 1
     if a in valued:
         return (a, argv[i + 1] if i + 1 < len(argv) else None), 2
-    if not a.startswith("--") and len(a) > 2 and a[:2] in valued:  # -wevil: -w evil
+    if _value_attached(a, valued):  # -wevil: -w evil
         return (a[:2], a[2:]), 1
     return (a, None), 1
+
+
+def _value_attached(a: str, valued: frozenset[str]) -> bool:
+    """Whether a word is a short valued option with its value in the same word (``-wevil``)."""
+    return not a.startswith("--") and len(a) > 2 and a[:2] in valued
 
 
 def _values(opts: list[tuple[str, str | None]], *names: str) -> list[str | None]:
