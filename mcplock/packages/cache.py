@@ -69,14 +69,16 @@ def file_hashes(root: Path) -> dict[str, str]:
         for f in filenames:
             if f == MANIFEST and rel == ".":
                 continue
-            p = os.path.join(dirpath, f)
-            if os.path.islink(p):
-                digest = hashlib.sha256(b"link:" + os.readlink(p).encode()).hexdigest()
-            else:
-                with open(p, "rb") as fh:
-                    digest = hashlib.sha256(fh.read()).hexdigest()
-            out[os.path.normpath(os.path.join(rel, f))] = digest
+            out[os.path.normpath(os.path.join(rel, f))] = _file_digest(os.path.join(dirpath, f))
     return out
+
+
+def _file_digest(p: str) -> str:
+    """The sha256 of a file's bytes; of a symlink, of the path it points to (not followed)."""
+    if os.path.islink(p):
+        return hashlib.sha256(b"link:" + os.readlink(p).encode()).hexdigest()
+    with open(p, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
 
 
 def content_hash(files: dict[str, str]) -> str:
@@ -92,9 +94,14 @@ def _changed(d: Path, manifest: dict[str, Any]) -> str | None:
         if now.get(path) != digest:
             return path
     for path in now.keys() - pinned.keys():
-        if path.endswith(_CODE) or os.path.basename(path) == "package.json":
+        if _may_run(path):
             return path
     return None
+
+
+def _may_run(path: str) -> bool:
+    """Whether a file new in an entry could be loaded as code, or change how modules resolve."""
+    return path.endswith(_CODE) or os.path.basename(path) == "package.json"
 
 
 def data_files(d: Path, manifest: dict[str, Any]) -> list[str]:
