@@ -415,6 +415,11 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False, registere
     return e
 
 
+def _rejects_client(low: str) -> bool:
+    """Whether a token endpoint's refusal (lower case) is of the client itself."""
+    return "invalid_client" in low or "unauthorized_client" in low or "(401)" in low
+
+
 def _token_refused(spec: ServerSpec, text: str, *, cc: bool, registered: bool) -> ProbeError:
     """A refused token request, by what was refused: mcplock's own registration, the client,
     the scopes — else the request (the step differs for client credentials, where no login helps)."""
@@ -427,7 +432,7 @@ def _token_refused(spec: ServerSpec, text: str, *, cc: bool, registered: bool) -
             f" mcplock registered with it: {text}",
             action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"),
         )
-    if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
+    if _rejects_client(low):
         step = (
             Action(
                 "advice",

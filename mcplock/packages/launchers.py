@@ -560,16 +560,20 @@ def _valued_options(options: Sequence[str]) -> Iterator[tuple[str, str, str]]:
     (for an option that takes one), ``-vV``; a flag's value is empty."""
     i = 0
     while i < len(options):
-        a = options[i]
-        key, eq, value = a.partition("=")
-        if not eq and key in _DOCKER_VALUED and i + 1 < len(options):
-            yield key, options[i + 1], f"{a} {options[i + 1]}"
-            i += 1
-        elif not eq and len(a) > 2 and a.startswith("-v"):  # -v/src:/dst
-            yield a[:2], a[2:], a
-        else:
-            yield key, value, a
-        i += 1
+        key, value, shown, words = _valued_option_at(options, i)
+        yield key, value, shown
+        i += words
+
+
+def _valued_option_at(options: Sequence[str], i: int) -> tuple[str, str, str, int]:
+    """The option at ``options[i]`` as ``(option, value, as written)``, and how many words it takes."""
+    a = options[i]
+    key, eq, value = a.partition("=")
+    if not eq and key in _DOCKER_VALUED and i + 1 < len(options):
+        return key, options[i + 1], f"{a} {options[i + 1]}", 2
+    if not eq and len(a) > 2 and a.startswith("-v"):  # -v/src:/dst
+        return a[:2], a[2:], a, 1
+    return key, value, a, 1
 
 
 def _reaches_host(key: str, value: str) -> bool:
