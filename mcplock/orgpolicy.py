@@ -97,7 +97,7 @@ class OrgPolicy:
         every such part lists (each part's rule holds); else every key any part names."""
         requiring = [p for p in self.parts if p.require_signing]
         if requiring:
-            return tuple(k for k in requiring[0].keys if all(k in p.keys for p in requiring[1:]))
+            return _listed_by_all(requiring)
         return tuple(dict.fromkeys(k for p in self.parts for k in p.keys))
 
     @property
@@ -121,13 +121,28 @@ class OrgPolicy:
     def rule(self, name: str, pattern: str | None = None) -> str:
         """How a message names a rule: ``tools.deny `*delete*` in org-policy.toml`` (the file of
         the part that holds the pattern, or sets the limit)."""
-        owner = self
+        shown = f" `{pattern}`" if pattern else ""
+        return f"{name}{shown} in {self._rule_owner(name, pattern).path}"
+
+    def _rule_owner(self, name: str, pattern: str | None) -> OrgPolicy:
+        """The part that holds ``pattern`` for rule ``name`` (or sets the strictest severity limit);
+        the policy itself when none does."""
         if pattern is not None:
-            field = {"tools.deny": "deny", "tools.require-approval": "require_approval"}.get(name)
-            owner = next((p for p in self.parts if field and pattern in getattr(p, field)), self)
-        elif name == "review.max-accepted-severity":
-            owner = next((p for p in self.parts if p.max_severity == self.strictest_severity), self)
-        return f"{name}{f' `{pattern}`' if pattern else ''} in {owner.path}"
+            field = _PATTERN_FIELDS.get(name)
+            return next((p for p in self.parts if field and pattern in getattr(p, field)), self)
+        if name == "review.max-accepted-severity":
+            return next((p for p in self.parts if p.max_severity == self.strictest_severity), self)
+        return self
+
+
+# a rule of patterns -> the OrgPolicy field that holds them
+_PATTERN_FIELDS = {"tools.deny": "deny", "tools.require-approval": "require_approval"}
+
+
+def _listed_by_all(parts: list[OrgPolicy]) -> tuple[str, ...]:
+    """The keys the first part lists that every other part lists too, in the first part's order."""
+    first, *rest = parts
+    return tuple(k for k in first.keys if all(k in p.keys for p in rest))
 
 
 def _fold(s: str) -> str:
@@ -214,12 +229,17 @@ def _check_shape(path: str, data: dict[str, Any]) -> None:
             raise _bad(path, f"unknown key `{key}` (known: version, {', '.join(_SCHEMA)})")
         if not isinstance(value, dict):
             raise _bad(path, f"`{key}` must be a table (`[{key}]`)")
-        for sub, v in value.items():
-            want = _SCHEMA[key].get(sub)
-            if want is None:
-                raise _bad(path, f"unknown key `{key}.{sub}` (known: {', '.join(_SCHEMA[key])})")
-            if not isinstance(v, want):
-                raise _bad(path, f"`{key}.{sub}` must be a {'list' if want is list else want.__name__}")
+        _check_table(path, key, value)
+
+
+def _check_table(path: str, key: str, value: dict[str, Any]) -> None:
+    """One table's keys known (:data:`_SCHEMA`), each value of its type."""
+    for sub, v in value.items():
+        want = _SCHEMA[key].get(sub)
+        if want is None:
+            raise _bad(path, f"unknown key `{key}.{sub}` (known: {', '.join(_SCHEMA[key])})")
+        if not isinstance(v, want):
+            raise _bad(path, f"`{key}.{sub}` must be a {'list' if want is list else want.__name__}")
 
 
 def _registries(path: str, value: list[Any] | None) -> tuple[str, ...] | None:
@@ -267,15 +287,20 @@ def resolve(option: str | None, environ: Any = None) -> OrgPolicy | None:
     controls the flag (the args in its ``.mcp.json``, its pre-commit hook), the person or the
     organisation the environment."""
     env = os.environ if environ is None else environ
-    from_env = env.get(ENV) or None
-    paths = [p for p in (from_env, option or None) if p]
-    if len(paths) == 2 and _same_file(paths[0], paths[1]):
-        paths = paths[:1]
-    loaded = [load(p) for p in paths]
+    loaded = [load(p) for p in _policy_files(env.get(ENV), option)]
     if not loaded:
         return None
     first, *rest = loaded
     return replace(first, also=tuple(rest)) if rest else first
+
+
+def _policy_files(from_env: str | None, option: str | None) -> list[str]:
+    """The files in effect: the environment's, then the flag's (once when both name the same file;
+    an empty value names none)."""
+    paths = [p for p in (from_env, option) if p]
+    if len(paths) == 2 and _same_file(paths[0], paths[1]):
+        return paths[:1]
+    return paths
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -327,22 +352,31 @@ def identities(srv: ServerEntry) -> list[str]:
     for a wrapper whose command cannot be read, the URL of a remote server, and the MCP Registry
     name it was added by, when the lock records one (not for a command behind a wrapper: the
     registry's entry never runs one)."""
-    from mcplock.packages.launchers import Launch
-
     out: list[str] = []
     direct, wrapped = _runs(srv)
     registry = srv.spec.registry
     if registry is not None and wrapped is None:
         out.append(registry.name)
-    if wrapped is not None:
-        out.append(wrapped.identity)
-    elif srv.spec.package is not None:
-        out.append(f"{srv.spec.package.registry}:{srv.spec.package.name}")
-    elif srv.spec.stdio:
-        out.append(f"{direct.registry}:{direct.name}" if isinstance(direct, Launch) else "local")
+    runs = _runs_identity(srv, direct, wrapped)
+    if runs is not None:
+        out.append(runs)
     if srv.spec.url:
         out.append(srv.spec.url)
     return out
+
+
+def _runs_identity(srv: ServerEntry, direct: Direct, wrapped: Wrapped | None) -> str | None:
+    """What a server runs, as `servers.allow` names it: the wrapper's reading, the pinned package,
+    the launcher's package or ``local``; None for a remote server."""
+    from mcplock.packages.launchers import Launch
+
+    if wrapped is not None:
+        return wrapped.identity
+    if srv.spec.package is not None:
+        return f"{srv.spec.package.registry}:{srv.spec.package.name}"
+    if srv.spec.stdio:
+        return f"{direct.registry}:{direct.name}" if isinstance(direct, Launch) else "local"
+    return None
 
 
 def item_violations(policy: OrgPolicy, server: str, e: Any, findings: list[Any] | None = None) -> list[Violation]:
@@ -389,26 +423,35 @@ def _severity_violation(
 ) -> Violation | None:
     """``review.max-accepted-severity``: an accepted, enabled item with findings above the limit."""
     limit = policy.strictest_severity
-    if limit is None or not findings or e.definition is None or not e.enabled:
+    if limit is None or not findings or not _in_use(e):
         return None
     above = sorted({f.rule for f in findings if rank(f.severity) < rank(limit)})
     if not above:
         return None
-    hint = f"review it with `mcplock show {shell_word(target)}`"
-    hint += (
-        f"; `mcplock disable {shell_word(target)}` keeps it from hosts"
-        if e.kind == "tool"
-        else f"; `mcplock remove {shell_word(server)}` drops the server"
-    )
     return Violation(
         "review.max-accepted-severity",
         server,
         f"{e.kind} `{target}` is accepted with findings above {limit} "
         f"({', '.join(above)}; {policy.rule('review.max-accepted-severity')})",
-        hint,
+        _severity_hint(e, server, target),
         e.kind,
         e.key,
     )
+
+
+def _in_use(e: Any) -> bool:
+    """An accepted item that is enabled."""
+    return e.definition is not None and bool(e.enabled)
+
+
+def _severity_hint(e: Any, server: str, target: str) -> str:
+    """Review the item; then keep a tool from hosts, or drop the server of another kind of item."""
+    keep_out = (
+        f"`mcplock disable {shell_word(target)}` keeps it from hosts"
+        if e.kind == "tool"
+        else f"`mcplock remove {shell_word(server)}` drops the server"
+    )
+    return f"review it with `mcplock show {shell_word(target)}`; {keep_out}"
 
 
 def server_violations(policy: OrgPolicy, srv: ServerEntry) -> list[Violation]:

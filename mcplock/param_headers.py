@@ -70,8 +70,14 @@ def _children(node: Any, path: str, reachable: bool) -> list[tuple[Any, str, boo
     ``properties`` from the root (only the members of a reachable node's ``properties`` are)."""
     if isinstance(node, list):
         return [(v, f"{path}/{i}", False) for i, v in enumerate(node)]
-    if not isinstance(node, Mapping):
-        return []
+    if isinstance(node, Mapping):
+        return _member_children(node, path, reachable)
+    return []
+
+
+def _member_children(node: Mapping[str, Any], path: str, reachable: bool) -> list[tuple[Any, str, bool]]:
+    """An object schema's sub-schemas: its ``properties``' members (reachable when it is), and
+    every other member but the annotation itself."""
     out: list[tuple[Any, str, bool]] = []
     for k, v in node.items():
         if k == "properties" and isinstance(v, Mapping) and reachable:
@@ -138,11 +144,18 @@ def _text(value: Any) -> str | None:
     number JSON does not hold exactly)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, int):
-        return str(value) if abs(value) <= _MAX_SAFE_INT else None
+    if isinstance(value, (int, float)):
+        return _number_text(value)
     return value if isinstance(value, str) else None
+
+
+def _number_text(value: float) -> str | None:
+    """A number's digits when it is an integer a JSON reader holds exactly (a float too)."""
+    if isinstance(value, float):
+        if not value.is_integer():
+            return None
+        value = int(value)
+    return str(value) if abs(value) <= _MAX_SAFE_INT else None
 
 
 def encode(value: Any) -> str | None:
@@ -166,13 +179,18 @@ def _param_headers(tool: Any, args: Any) -> dict[str, str]:
         return {}
     out: dict[str, str] = {}
     for path, name, _sub in annotated(tool.get("inputSchema")):
-        value: Any = args
-        for key in path:
-            value = value.get(key) if isinstance(value, Mapping) else None
-        text = encode(value) if value is not None else None
+        text = encode(_value_at(args, path))  # None (no value, null): no header
         if text is not None:
             out[f"Mcp-Param-{name}"] = text
     return out
+
+
+def _value_at(args: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    """The value of the parameter at ``path`` in a call's arguments (None: the call gives none)."""
+    value: Any = args
+    for key in path:
+        value = value.get(key) if isinstance(value, Mapping) else None
+    return value
 
 
 def headers(msg: Mapping[str, Any], version: str, tools: Mapping[str, Any]) -> dict[str, str]:

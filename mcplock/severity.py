@@ -16,22 +16,22 @@ from collections.abc import Iterable
 from typing import Final, Literal, TypeGuard
 
 Severity = Literal["critical", "high", "medium", "low", "info"]
-CRITICAL: Final = "critical"
-HIGH: Final = "high"
-MEDIUM: Final = "medium"
-LOW: Final = "low"
-INFO: Final = "info"
+CRITICAL: Final[Severity] = "critical"
+HIGH: Final[Severity] = "high"
+MEDIUM: Final[Severity] = "medium"
+LOW: Final[Severity] = "low"
+INFO: Final[Severity] = "info"
 SEVERITIES: tuple[Severity, ...] = (CRITICAL, HIGH, MEDIUM, LOW, INFO)
 _RANK: dict[str, int] = {s: i for i, s in enumerate(SEVERITIES)}
 
 # SARIF `level`; a severity it does not know reads "warning"
-SARIF_LEVEL = {CRITICAL: "error", HIGH: "error", MEDIUM: "warning", LOW: "note", INFO: "note"}
+SARIF_LEVEL: dict[str, str] = {CRITICAL: "error", HIGH: "error", MEDIUM: "warning", LOW: "note", INFO: "note"}
 # workflow-command name per SARIF level
 GITHUB_LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
 # GitHub code scanning's `security-severity` (a number as a string; >= 9 critical, >= 7 high …)
-SECURITY_SEVERITY = {CRITICAL: "9.5", HIGH: "8.0", MEDIUM: "5.5", LOW: "3.0"}
+SECURITY_SEVERITY: dict[str, str] = {CRITICAL: "9.5", HIGH: "8.0", MEDIUM: "5.5", LOW: "3.0"}
 # rich style of a severity in the terminal
-STYLE = {CRITICAL: "bold white on red", HIGH: "bold red", MEDIUM: "yellow", LOW: "cyan", INFO: "dim"}
+STYLE: dict[str, str] = {CRITICAL: "bold white on red", HIGH: "bold red", MEDIUM: "yellow", LOW: "cyan", INFO: "dim"}
 
 
 def rank(severity: str | None) -> int:

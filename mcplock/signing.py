@@ -298,12 +298,7 @@ def parse_envelope(data: bytes, where: str) -> dict[str, Any]:
         raise SigningInputError(f"{where}: not a signature envelope: {e.message}", hint=hint) from None
     if not isinstance(env, dict):
         raise SigningInputError(f"{where}: not a signature envelope (not a JSON object)", hint=hint)
-    if (
-        env.get("schema") == SCHEMA
-        and env.get("version") == VERSION
-        and "algorithm" in env
-        and env["algorithm"] != ALGORITHM
-    ):
+    if _other_algorithm(env):
         raise SigningInputError(
             f"{where}: unknown signature algorithm {json.dumps(env['algorithm'])} "
             f"(mcp-lock-signature v1 knows only {ALGORITHM})",
@@ -312,15 +307,29 @@ def parse_envelope(data: bytes, where: str) -> dict[str, Any]:
     problem = envelope_problem(env)
     if problem:
         raise SigningInputError(f"{where}: not a valid mcp-lock-signature v1 envelope: {problem}", hint=hint)
-    try:
-        raw = base64.b64decode(env["signature"], validate=True)
-    except ValueError:
-        raw = b""
-    if len(raw) != 64:
+    if len(_signature_bytes(env)) != 64:
         raise SigningInputError(f"{where}: the signature is not 64 bytes of base64 (an ed25519 signature)", hint=hint)
     if "publicKey" in env and not isinstance(env["publicKey"], str):
         raise SigningInputError(f"{where}: publicKey must be a base64 string", hint=hint)
     return env
+
+
+def _other_algorithm(env: dict[str, Any]) -> bool:
+    """A v1 envelope of this schema that names another algorithm than the one v1 knows."""
+    return (
+        env.get("schema") == SCHEMA
+        and env.get("version") == VERSION
+        and "algorithm" in env
+        and env["algorithm"] != ALGORITHM
+    )
+
+
+def _signature_bytes(env: dict[str, Any]) -> bytes:
+    """The decoded signature (empty when it is not strict base64)."""
+    try:
+        return base64.b64decode(env["signature"], validate=True)
+    except ValueError:
+        return b""
 
 
 _DIGEST = re.compile(r"sha256-[A-Za-z0-9+/]+={0,2}")
@@ -333,20 +342,48 @@ def envelope_problem(env: dict[str, Any]) -> str | None:
     """What makes ``env`` not an ``mcp-lock-signature`` v1 envelope (the vendored JSON Schema's
     rules, written out so that checking a signature does not import jsonschema: the guard starts
     with it), or None. tests/test_signing.py holds this to the schema."""
+    for check in _ENVELOPE_CHECKS:
+        problem = check(env)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _missing_member(env: dict[str, Any]) -> str | None:
     missing = [k for k in _REQUIRED if k not in env]
-    if missing:
-        return f"the required member `{missing[0]}` is missing"
+    return f"the required member `{missing[0]}` is missing" if missing else None
+
+
+def _constant_problem(env: dict[str, Any]) -> str | None:
+    """``schema``, ``version`` and ``algorithm`` are v1's values, of their JSON types."""
     for k, want in (("schema", SCHEMA), ("version", VERSION), ("algorithm", ALGORITHM)):
         if env[k] != want or type(env[k]) is not type(want):
             return f"`{k}` must be {json.dumps(want)}"
-    for k in ("lockfileDigest", "policyDigest", "publicKeyFingerprint"):
-        if k in env and not (isinstance(env[k], str) and _DIGEST.fullmatch(env[k])):
-            return f"`{k}` is not a sha256-<base64> digest"
-    if not (isinstance(env["signedAt"], str) and _TIME.fullmatch(env["signedAt"])):
-        return "`signedAt` is not an RFC 3339 timestamp"
-    if not (isinstance(env["signature"], str) and _BASE64.fullmatch(env["signature"])):
-        return "`signature` is not base64"
     return None
+
+
+def _digest_problem(env: dict[str, Any]) -> str | None:
+    for k in ("lockfileDigest", "policyDigest", "publicKeyFingerprint"):
+        if k in env and not _matches(_DIGEST, env[k]):
+            return f"`{k}` is not a sha256-<base64> digest"
+    return None
+
+
+def _signed_at_problem(env: dict[str, Any]) -> str | None:
+    return None if _matches(_TIME, env["signedAt"]) else "`signedAt` is not an RFC 3339 timestamp"
+
+
+def _signature_problem(env: dict[str, Any]) -> str | None:
+    return None if _matches(_BASE64, env["signature"]) else "`signature` is not base64"
+
+
+def _matches(form: re.Pattern[str], value: Any) -> bool:
+    """A string of the whole ``form``."""
+    return isinstance(value, str) and form.fullmatch(value) is not None
+
+
+# the envelope's rules in the order they are checked (the members the others read first)
+_ENVELOPE_CHECKS = (_missing_member, _constant_problem, _digest_problem, _signed_at_problem, _signature_problem)
 
 
 def read_envelope(path: str) -> dict[str, Any] | None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcplock.packages.pin import PackagePin, RegistryRef
@@ -117,27 +117,43 @@ class ServerSpec:
     def stored(self) -> dict[str, object]:
         """The spec as written to the lock and hashed for ``config-hash`` (no secrets, no client)."""
         out: dict[str, object] = {"transport": str(self.transport)}
-        if self.command is not None:
-            out["command"] = self.command
-        if self.args:
-            out["args"] = list(self.args)
-        if self.env:
-            out["env"] = dict(sorted(self.env.items()))
-        if self.pass_env:
-            out["pass-env"] = sorted(set(self.pass_env))
-        if self.cwd is not None:
-            out["cwd"] = self.cwd
-        if self.url is not None:
-            out["url"] = self.url
-        if self.headers:
-            out["headers"] = dict(sorted(self.headers.items()))
-        if self.pin_resources:
-            out["pin-resources"] = True
-        if self.auth is not None:
-            out["auth"] = self.auth.stored()
-        if self.package is not None:
-            out["package"] = self.package.stored()
+        for key, attr, shape in _STORED_FIELDS:
+            value = getattr(self, attr)
+            if isinstance(value, str) or value:  # a string even empty, a non-empty collection, a true flag
+                out[key] = shape(value)
         return out
+
+
+def _as_is(value: Any) -> Any:
+    return value
+
+
+def _sorted_map(value: Mapping[str, str]) -> dict[str, str]:
+    return dict(sorted(value.items()))
+
+
+def _sorted_names(value: tuple[str, ...]) -> list[str]:
+    return sorted(set(value))
+
+
+def _stored_part(value: Any) -> Any:
+    """A part of the spec with its own stored shape (its auth, its package pin)."""
+    return value.stored()
+
+
+# what ServerSpec.stored writes, in its order: (key, ServerSpec attribute, the stored shape)
+_STORED_FIELDS: tuple[tuple[str, str, Callable[[Any], Any]], ...] = (
+    ("command", "command", _as_is),
+    ("args", "args", list),
+    ("env", "env", _sorted_map),
+    ("pass-env", "pass_env", _sorted_names),
+    ("cwd", "cwd", _as_is),
+    ("url", "url", _as_is),
+    ("headers", "headers", _sorted_map),
+    ("pin-resources", "pin_resources", bool),
+    ("auth", "auth", _stored_part),
+    ("package", "package", _stored_part),
+)
 
 
 # --- auth (the method only: tokens live in the user's token store, never in the lock) ------
@@ -193,47 +209,33 @@ class AuthSpec:
         """``"oauth"``, or a table ``{method, client-id, client-secret, client-key, signing-alg,
         client-metadata-url, scopes}`` (lock key ``auth``)."""
         out: dict[str, str] = {"method": self.method}
-        if self.client_id is not None:
-            out["client-id"] = self.client_id
-        if self.client_secret is not None:
-            out["client-secret"] = self.client_secret
-        if self.client_key is not None:
-            out["client-key"] = self.client_key
-        if self.signing_alg is not None:
-            out["signing-alg"] = self.signing_alg
-        if self.client_metadata_url is not None:
-            out["client-metadata-url"] = self.client_metadata_url
-        for key, v in (
-            ("id-token", self.id_token),
-            ("idp-token-endpoint", self.idp_token_endpoint),
-            ("idp-client-id", self.idp_client_id),
-            ("idp-client-secret", self.idp_client_secret),
-            ("issuer", self.issuer),
-        ):
+        for key, attr in _AUTH_FIELDS:
+            v = getattr(self, attr)
             if v is not None:
                 out[key] = v
-        if self.scopes is not None:
-            out["scopes"] = self.scopes
         return self.method if len(out) == 1 else out
 
     @classmethod
     def from_stored(cls, value: str | Mapping[str, str]) -> AuthSpec:
         if isinstance(value, str):
             return cls(method=value)
-        return cls(
-            method=value["method"],
-            client_id=value.get("client-id"),
-            client_secret=value.get("client-secret"),
-            scopes=value.get("scopes"),
-            client_metadata_url=value.get("client-metadata-url"),
-            client_key=value.get("client-key"),
-            signing_alg=value.get("signing-alg"),
-            id_token=value.get("id-token"),
-            idp_token_endpoint=value.get("idp-token-endpoint"),
-            idp_client_id=value.get("idp-client-id"),
-            idp_client_secret=value.get("idp-client-secret"),
-            issuer=value.get("issuer"),
-        )
+        return cls(method=value["method"], **{attr: value.get(key) for key, attr in _AUTH_FIELDS})
+
+
+# an auth table's keys after `method`, in the order the lock writes them: (key, AuthSpec attribute)
+_AUTH_FIELDS = (
+    ("client-id", "client_id"),
+    ("client-secret", "client_secret"),
+    ("client-key", "client_key"),
+    ("signing-alg", "signing_alg"),
+    ("client-metadata-url", "client_metadata_url"),
+    ("id-token", "id_token"),
+    ("idp-token-endpoint", "idp_token_endpoint"),
+    ("idp-client-id", "idp_client_id"),
+    ("idp-client-secret", "idp_client_secret"),
+    ("issuer", "issuer"),
+    ("scopes", "scopes"),
+)
 
 
 def is_template(value: str) -> bool:
@@ -255,12 +257,19 @@ def secure_url(url: str) -> bool:
 Problem = tuple[str, str, str | None]  # (the key, what is wrong with it, a hint or None)
 
 
+_ASSERTION_KEYS = ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")
+
+
 def _assertion_problem(v: Mapping[str, str]) -> Problem | None:
     """What is wrong with the identity-assertion keys of an ``auth`` table; None if nothing."""
-    keys = ("id-token", "idp-token-endpoint", "idp-client-id", "idp-client-secret", "issuer")
     if v.get("method") != "identity-assertion":
-        extra = next((k for k in keys if k in v), None)
+        extra = next((k for k in _ASSERTION_KEYS if k in v), None)
         return (extra, "belongs to an `identity-assertion` server", None) if extra else None
+    return _first_problem((_assertion_templates, _assertion_required, _assertion_urls), v)
+
+
+def _assertion_templates(v: Mapping[str, str]) -> Problem | None:
+    """The ID token and the IdP client secret: ${VAR} templates only."""
     for k in ("id-token", "idp-client-secret"):
         if v.get(k) is not None and not is_template(v[k]):
             return (
@@ -268,9 +277,17 @@ def _assertion_problem(v: Mapping[str, str]) -> Problem | None:
                 "must be a ${VAR} template, never the token or secret itself",
                 f'write {k} = "${{MY_VAR}}" and export the variable',
             )
+    return None
+
+
+def _assertion_required(v: Mapping[str, str]) -> Problem | None:
     for k in ("id-token", "idp-token-endpoint", "client-id", "client-secret"):
         if not v.get(k):
             return k, "is required by an `identity-assertion` server", None
+    return None
+
+
+def _assertion_urls(v: Mapping[str, str]) -> Problem | None:
     for k in ("idp-token-endpoint", "issuer"):
         if v.get(k) is not None and not secure_url(v[k]):
             return k, "must be an https:// URL (http:// only to localhost)", None
@@ -281,7 +298,14 @@ def auth_table_problem(v: Mapping[str, str]) -> Problem | None:
     """What is wrong with an ``auth`` table of a lock, as (key, what, hint); None if nothing.
     The checks in order: the client secret, the client key (and its signing algorithm), the
     identity-assertion keys, the client ID metadata document."""
-    for check in (_secret_problem, _key_problem, _assertion_problem, _metadata_url_problem):
+    return _first_problem((_secret_problem, _key_problem, _assertion_problem, _metadata_url_problem), v)
+
+
+def _first_problem(
+    checks: tuple[Callable[[Mapping[str, str]], Problem | None], ...], v: Mapping[str, str]
+) -> Problem | None:
+    """The problem the first failing check finds (the checks in order); None if none does."""
+    for check in checks:
         problem = check(v)
         if problem is not None:
             return problem
@@ -306,12 +330,7 @@ def _key_problem(v: Mapping[str, str]) -> Problem | None:
     """A client key: a path or template, of a `client-credentials` server with a client-id and
     no secret; its signing algorithm one of SIGNING_ALGS (and only with a key)."""
     key = v.get("client-key")
-    if key is not None and (
-        "PRIVATE KEY" in key
-        or v.get("method") != "client-credentials"
-        or v.get("client-secret") is not None
-        or not v.get("client-id")
-    ):
+    if key is not None and _key_misplaced(key, v):
         return (
             "client-key",
             "must be the path or ${VAR} template of a key (never the key) of a "
@@ -321,6 +340,17 @@ def _key_problem(v: Mapping[str, str]) -> Problem | None:
     if v.get("signing-alg") is not None and (key is None or v["signing-alg"] not in SIGNING_ALGS):
         return "signing-alg", f"must be one of {', '.join(SIGNING_ALGS)}, with a client-key", None
     return None
+
+
+def _key_misplaced(key: str, v: Mapping[str, str]) -> bool:
+    """A client key that is the key itself, or not of a `client-credentials` server with a
+    client-id and no secret."""
+    return (
+        "PRIVATE KEY" in key
+        or v.get("method") != "client-credentials"
+        or v.get("client-secret") is not None
+        or not v.get("client-id")
+    )
 
 
 def _metadata_url_problem(v: Mapping[str, str]) -> Problem | None:
@@ -360,6 +390,16 @@ def missing_variables(spec: ServerSpec, environ: Mapping[str, str] | None = None
     """Template variables the spec uses that have no value and no default."""
     env = os.environ if environ is None else environ
     missing: list[str] = []
+    for v in _templated(spec):
+        for m in _TEMPLATE.finditer(v):
+            name, default = m.group(1), m.group(2)
+            if default is None and name not in spec.secrets and name not in env and name not in missing:
+                missing.append(name)
+    return missing
+
+
+def _templated(spec: ServerSpec) -> list[str]:
+    """The values of a spec whose templates a launch expands: args, env, headers, URL, command, cwd."""
     values = [*spec.args, *spec.env.values(), *spec.headers.values()]
     if spec.url:
         values.append(spec.url)
@@ -367,12 +407,7 @@ def missing_variables(spec: ServerSpec, environ: Mapping[str, str] | None = None
         values.append(spec.command)
     if spec.cwd:
         values.append(spec.cwd)
-    for v in values:
-        for m in _TEMPLATE.finditer(v):
-            name, default = m.group(1), m.group(2)
-            if default is None and name not in spec.secrets and name not in env and name not in missing:
-                missing.append(name)
-    return missing
+    return values
 
 
 # --- secrets -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from mcplock.lint.cache import LintCache, rules_version
 from mcplock.lint.entries import lint_entries
+from mcplock.lint.finding import LintFinding
 from mcplock.lock import read, review, store
 from mcplock.lock.model import Lock
 
@@ -181,3 +182,15 @@ def test_a_whole_lock_verdict_answers_a_lock_whose_items_are_unchanged(cli):
     Path("mcp.lock").write_text(text.replace("Run a command.", "Run it.").replace("<IMPORTANT>", "<IMPORTANT> "))
     r = cli("check")
     assert r.returncode == 1 and "hash-mismatch" in r.stdout and WARNING in r.stdout, r.stdout
+
+
+def test_a_signed_entry_whose_severity_is_none_of_ours_is_linted_afresh(tmp_path):
+    """A finding comes back from the cache only with one of the five severities (the type every
+    finding carries): an entry written otherwise (another version's vocabulary, a bug) is a miss."""
+    cache = LintCache(tmp_path / "lint")
+    cache.put("tool", "sha256:good", [LintFinding("directive", "high", "m", "w")], frozenset({"x"}))
+    cache.put("tool", "sha256:odd", [LintFinding("directive", "severe", "m", "w")], frozenset())  # type: ignore[arg-type]
+    cache.save()
+    again = LintCache(tmp_path / "lint")
+    assert again.get("tool", "sha256:good") == ([LintFinding("directive", "high", "m", "w")], frozenset({"x"}))
+    assert again.get("tool", "sha256:odd") is None

@@ -43,10 +43,21 @@ def read_key() -> str:
                 data += os.read(fd, 16)
             return ""
         if data and data[0] >= 0xC0:  # the rest of one UTF-8 character
-            need = 1 if data[0] < 0xE0 else 2 if data[0] < 0xF0 else 3
-            data += os.read(fd, need)
+            data += os.read(fd, _continuation(data[0]))
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+    return _key_of(data)
+
+
+def _continuation(lead: int) -> int:
+    """How many bytes follow the lead byte ``lead`` of a UTF-8 character."""
+    if lead < 0xE0:
+        return 1
+    return 2 if lead < 0xF0 else 3
+
+
+def _key_of(data: bytes) -> str:
+    """The key the bytes read are: :data:`EOF_KEY` for none, :data:`ENTER` for a line end."""
     if not data:
         return EOF_KEY
     key = data.decode("utf-8", "replace")

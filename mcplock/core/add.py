@@ -24,7 +24,7 @@ from mcplock.spec import AuthSpec, ClientIdentity, ServerSpec
 from mcplock.untrusted import shell_word
 
 if TYPE_CHECKING:
-    from mcplock.hosts.model import HostConfig
+    from mcplock.hosts.model import HostConfig, ImportedServer
     from mcplock.lint import LintFinding
     from mcplock.probe import ProbeOptions
 
@@ -55,11 +55,11 @@ def from_config(path: str, wanted: list[str], base: str) -> Found:
     cfg = load_host_config(path, source=source_path(path, base), project_dir=base)
     found.notes.extend(f"{path}: {w}" for w in cfg.warnings)
     for skipped, why in sorted(cfg.skipped.items()):
-        if not wanted or skipped in wanted:
+        if _wanted(skipped, wanted):
             found.notes.append(f"skipped `{skipped}`: {why}")
     _refuse_unknown(path, wanted, cfg)
     for sname, imp in sorted(cfg.servers.items()):
-        if wanted and sname not in wanted:
+        if not _wanted(sname, wanted):
             continue
         if runs_guard(imp):
             found.notes.append(_guard_note(sname, path))
@@ -67,6 +67,11 @@ def from_config(path: str, wanted: list[str], base: str) -> Found:
         found.notes.extend(f"{sname}: {n}" for n in (*imp.templated, *imp.warnings))
         found.specs.append((imp.spec, config_hash(imp.spec)))
     return found
+
+
+def _wanted(name: str, wanted: list[str]) -> bool:
+    """Whether server ``name`` of a host config is asked for (no names given: every one is)."""
+    return not wanted or name in wanted
 
 
 def _refuse_unknown(path: str, wanted: list[str], cfg: HostConfig) -> None:
@@ -82,7 +87,7 @@ def _refuse_unknown(path: str, wanted: list[str], cfg: HostConfig) -> None:
 def from_project(base: str, existing: set[str]) -> Found:
     """Every server of every host config found in the project at ``base`` that is not locked
     yet (the first config naming a server wins)."""
-    from mcplock.hosts import config_hash, discover, load_host_config
+    from mcplock.hosts import discover, load_host_config
 
     paths = discover(base)
     if not paths:
@@ -101,18 +106,29 @@ def from_project(base: str, existing: set[str]) -> Found:
         found.notes.extend(f"{rel}: {w}" for w in cfg.warnings)
         found.notes.extend(f"skipped `{name}`: {why}" for name, why in sorted(cfg.skipped.items()))
         for name, imp in sorted(cfg.servers.items()):
-            found.notes.extend(f"{name}: {n}" for n in (*imp.templated, *imp.warnings))
-            if name in existing:
-                continue
-            if runs_guard(imp):
-                found.notes.append(_guard_note(name, rel))
-                continue
-            if name in taken:
-                found.notes.append(f"`{name}` is also in {taken[name]}; keeping that one")
-                continue
-            taken[name] = rel
-            found.specs.append((imp.spec, config_hash(imp.spec)))
+            _take_project_server(found, name, imp, rel, existing, taken)
     return found
+
+
+def _take_project_server(
+    found: Found, name: str, imp: ImportedServer, rel: str, existing: set[str], taken: dict[str, str]
+) -> None:
+    """One server of the project's host config ``rel``, into ``found``: its notes, and its spec
+    unless it is locked already, launches the guard, or an earlier config named it (``taken``:
+    name → that config)."""
+    from mcplock.hosts import config_hash
+
+    found.notes.extend(f"{name}: {n}" for n in (*imp.templated, *imp.warnings))
+    if name in existing:
+        return
+    if runs_guard(imp):
+        found.notes.append(_guard_note(name, rel))
+        return
+    if name in taken:
+        found.notes.append(f"`{name}` is also in {taken[name]}; keeping that one")
+        return
+    taken[name] = rel
+    found.specs.append((imp.spec, config_hash(imp.spec)))
 
 
 def _guard_note(name: str, path: str) -> str:

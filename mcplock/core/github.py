@@ -118,6 +118,27 @@ class GitHub:
 
         shown = path + (f"?{urlencode(query)}" if query else "")
         what = f"{method} {shown}"
+        try:
+            r = self._http().request(method, self.api_url + path, params=query, json=body)
+        except httpx2.HTTPError as e:
+            raise GitHubError(
+                f"{what}: cannot reach {self._safe(self.api_url)} ({self._safe(str(e))})",
+                hint="check the network and GITHUB_API_URL, then run `mcplock update-pr` again",
+            ) from None
+        doc = _decoded(r)
+        if r.status_code not in ok:
+            raise self._failure(what, r.status_code, doc)
+        if doc is _NOT_JSON:
+            raise GitHubError(
+                f"{what} answered {r.status_code} with something that is not JSON ({self._safe(r.text[:80])!r}…)",
+                hint="is GITHUB_API_URL GitHub's REST API? Nothing more was pushed or opened",
+            )
+        return r.status_code, doc
+
+    def _http(self) -> Any:
+        """The HTTP client of the API, made on first use (the token, when there is one, as a bearer)."""
+        import httpx2
+
         if self._client is None:
             headers = {
                 "Accept": "application/vnd.github+json",
@@ -127,25 +148,7 @@ class GitHub:
             if self._token:
                 headers["Authorization"] = f"Bearer {self._token}"
             self._client = httpx2.Client(timeout=TIMEOUT, follow_redirects=False, headers=headers)
-        try:
-            r = self._client.request(method, self.api_url + path, params=query, json=body)
-        except httpx2.HTTPError as e:
-            raise GitHubError(
-                f"{what}: cannot reach {self._safe(self.api_url)} ({self._safe(str(e))})",
-                hint="check the network and GITHUB_API_URL, then run `mcplock update-pr` again",
-            ) from None
-        try:
-            doc = r.json() if r.content else None
-        except ValueError:
-            doc = _NOT_JSON
-        if r.status_code not in ok:
-            raise self._failure(what, r.status_code, doc)
-        if doc is _NOT_JSON:
-            raise GitHubError(
-                f"{what} answered {r.status_code} with something that is not JSON ({self._safe(r.text[:80])!r}…)",
-                hint="is GITHUB_API_URL GitHub's REST API? Nothing more was pushed or opened",
-            )
-        return r.status_code, doc
+        return self._client
 
     def _safe(self, text: str) -> str:
         from mcplock.untrusted import sanitize
@@ -194,7 +197,7 @@ class GitHub:
         path = self._repo_path()
         _, doc = self.call("GET", path)
         branch = doc.get("default_branch") if isinstance(doc, dict) else None
-        if not isinstance(branch, str) or not branch or any(c in branch for c in " ~^:?*[\\") or ".." in branch:
+        if not isinstance(branch, str) or not _usable_branch(branch):
             raise self._shape(f"GET {path}", "no usable `default_branch`")
         return branch
 
@@ -205,15 +208,14 @@ class GitHub:
         head: dict[str, Any] = doc["head"] if isinstance(doc.get("head"), dict) else {}
         if not isinstance(number, int) or isinstance(number, bool) or not isinstance(url, str):
             raise self._shape(what, "a pull request without `number` or `html_url`")
-        body, title = doc.get("body"), doc.get("title")
         return PullRequest(
             number,
             url,
             str(head.get("ref") or ""),
             str(doc.get("state") or "open"),
             bool(doc.get("merged_at")),
-            body if isinstance(body, str) else "",
-            title if isinstance(title, str) else "",
+            _text(doc, "body"),
+            _text(doc, "title"),
         )
 
     def pulls(self, branch: str, state: str = "open") -> list[PullRequest]:
@@ -254,6 +256,28 @@ class GitHub:
 
 
 _NOT_JSON = object()
+
+
+def _usable_branch(branch: str) -> bool:
+    """Whether a branch name GitHub gave can be fetched as it is: not empty, none of the
+    characters git refuses in a ref name, no ``..``."""
+    return bool(branch) and not any(c in branch for c in " ~^:?*[\\") and ".." not in branch
+
+
+def _decoded(r: Any) -> Any:
+    """An answer's JSON (None for an empty body; ``_NOT_JSON`` when it is not JSON)."""
+    try:
+        return r.json() if r.content else None
+    except ValueError:
+        return _NOT_JSON
+
+
+def _text(doc: dict[str, Any], key: str) -> str:
+    """A string field of an answer; "" when it is missing or not a string."""
+    value = doc.get(key)
+    return value if isinstance(value, str) else ""
+
+
 _ON_GITHUB = re.compile(
     r"(?:https://(?:[^/@]+@)?github\.com/|ssh://git@github\.com/|git@github\.com:)"
     r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?"

@@ -102,13 +102,19 @@ def run_git(
     except subprocess.TimeoutExpired:
         raise GitError(f"`{scrub(' '.join(argv), secrets)}` did not finish in 10 minutes", exit_code=3) from None
     if check and r.returncode != 0:
-        said = scrub((r.stderr or r.stdout).strip(), secrets) or f"exit status {r.returncode}"
-        raise GitError(
-            f"`{scrub(' '.join(argv), secrets)}` failed: {said}",
-            exit_code=3 if remote else 2,
-            hint="check the remote `origin`: its URL, the network and your access to it" if remote else None,
-        )
+        raise _failed(argv, r, secrets, remote=remote)
     return r
+
+
+def _failed(argv: list[str], r: subprocess.CompletedProcess[str], secrets: Iterable[str], *, remote: bool) -> GitError:
+    """A git command that failed, in git's own words (secrets scrubbed); talking to the remote,
+    the remote's fault (exit 3)."""
+    said = scrub((r.stderr or r.stdout).strip(), secrets) or f"exit status {r.returncode}"
+    return GitError(
+        f"`{scrub(' '.join(argv), secrets)}` failed: {said}",
+        exit_code=3 if remote else 2,
+        hint="check the remote `origin`: its URL, the network and your access to it" if remote else None,
+    )
 
 
 def open_repo(path: str, *, secrets: Iterable[str] = ()) -> Repo:
@@ -142,6 +148,12 @@ def open_repo(path: str, *, secrets: Iterable[str] = ()) -> Repo:
         raise GitError(
             f"branch `{branch}` has no commit yet", code="no-commit", hint="commit mcp.lock and push it to origin first"
         )
+    _refuse_uncommitted(root, secrets)
+    return Repo(root, branch, secrets)
+
+
+def _refuse_uncommitted(root: str, secrets: tuple[str, ...]) -> None:
+    """An uncommitted change to a tracked file is refused: the pull requests are made from what is pushed."""
     dirty = run_git(["status", "--porcelain", "--untracked-files=no"], root, secrets=secrets).stdout
     if dirty.strip():
         files = [line[3:] for line in dirty.splitlines() if line.strip()]
@@ -152,7 +164,6 @@ def open_repo(path: str, *, secrets: Iterable[str] = ()) -> Repo:
             code="dirty",
             hint="commit and push them, or stash them (`git stash`), then run the command again",
         )
-    return Repo(root, branch, secrets)
 
 
 def origin_head(repo: Repo) -> str | None:

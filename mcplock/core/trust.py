@@ -277,12 +277,13 @@ def untrusted(
 ) -> list[ServerSpec]:
     """The specs that need trust and have none in this project. ``reviewed``: launch hashes
     as the lock has them, which need none in CI."""
-    ci = reviewed is not None and is_ci(environ)
     need = [s for s in specs if needs_trust(s)]
     if not need:
         return []
     done = TrustStore(environ).trusted(project_key(lock_dir))
-    return [s for s in need if launch_hash(s) not in done and not (ci and reviewed and launch_hash(s) in reviewed)]
+    if reviewed and is_ci(environ):
+        done |= reviewed
+    return [s for s in need if launch_hash(s) not in done]
 
 
 def gate(

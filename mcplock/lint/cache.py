@@ -35,6 +35,7 @@ from typing import Any, Self
 
 from mcplock import paths
 from mcplock.lint.finding import LintFinding
+from mcplock.severity import is_severity
 
 # a few locks' worth (the file is read on every `check`: ~150 bytes an entry); beyond it the
 # oldest entries this run did not use are dropped
@@ -212,10 +213,17 @@ def _entry(value: Any) -> tuple[list[LintFinding], frozenset[str]] | None:
         return None
     found_raw, words = value
     try:
-        found = [LintFinding(*map(str, f)) for f in found_raw]  # four fields each, or a TypeError
+        found = [_finding(*map(str, f)) for f in found_raw]  # four fields each, or a TypeError
     except (TypeError, ValueError):
         return None
     return (found, frozenset(words)) if _strings(words) else None
+
+
+def _finding(rule: str, severity: str, message: str, where: str) -> LintFinding:
+    """A cached finding; a ValueError for a severity that is none of ours (the entry is linted afresh)."""
+    if not is_severity(severity):
+        raise ValueError(severity)
+    return LintFinding(rule, severity, message, where)
 
 
 def _two_lists(value: Any) -> bool:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.lexicon import ASPECTS, LEXICON
 from mcplock.lint.text import SENTENCE, excerpt, lazy, visible
-from mcplock.severity import CRITICAL, HIGH
+from mcplock.severity import CRITICAL, HIGH, Severity
 
 # where data goes, in any language
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
@@ -537,7 +537,7 @@ class _Orders:
         return self.claiming[0].authority if self.claiming else ""
 
 
-def _verdict(o: _Orders, acts: int, hides: int, claims: int) -> tuple[_Sentence, str, str, str]:
+def _verdict(o: _Orders, acts: int, hides: int, claims: int) -> tuple[_Sentence, str, Severity, str]:
     """(the sentence the finding names, what it says, its severity, the aspect that decided):
     an act is high, critical with concealment or authority (in this text or the orders the
     instruction patterns found); an order to conceal alone is high, critical beside their act."""

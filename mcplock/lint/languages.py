@@ -19,10 +19,10 @@ import functools
 import re
 from dataclasses import dataclass
 
-from mcplock.severity import CRITICAL, HIGH
+from mcplock.severity import CRITICAL, HIGH, Severity
 
 # rule -> what it is, in a finding's message ("instruction-like text aimed at the model (WHAT)")
-ORDERS: dict[str, tuple[str, str]] = {
+ORDERS: dict[str, tuple[str, Severity]] = {
     "override": ("an order to ignore earlier instructions", CRITICAL),
     "conceal": ("an order to keep something from the user", HIGH),
     "exfiltrate": ("an order to send the user's data away", HIGH),

@@ -386,16 +386,9 @@ def failure_code(failed: dict[str, ProbeError]) -> int:
 
 
 def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
-    n = sum(1 for t in entry.tools.values() if t.definition is not None)
     left = entry.pending_count()
     name = safe_text(entry.name, keep_newlines=False)
-    if n or not left:
-        line = Text("locked ").append_text(name).append(f": {n} tools accepted ({_extras(entry)})")
-        if left:
-            line.append(f", {left} left pending", style="yellow")
-        cli.say(line)
-    else:
-        cli.say(Text("added ").append_text(name).append(f": {left} items pending review"))
+    cli.say(_locked_line(entry, name, left))
     for key in dynamic_skills(entry):
         cli.say(
             Text("  dynamic skill ", style="yellow")
@@ -420,6 +413,18 @@ def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
             .append_text(name)
             .append("/…`")
         )
+
+
+def _locked_line(entry: ServerEntry, name: Text, left: int) -> Text:
+    """A new server's line: the tools accepted (and what else it offers), or, with none accepted,
+    the items left pending review."""
+    n = sum(1 for t in entry.tools.values() if t.definition is not None)
+    if not n and left:
+        return Text("added ").append_text(name).append(f": {left} items pending review")
+    line = Text("locked ").append_text(name).append(f": {n} tools accepted ({_extras(entry)})")
+    if left:
+        line.append(f", {left} left pending", style="yellow")
+    return line
 
 
 def _extras(entry: ServerEntry) -> str:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
 from rich.text import Text
 
 from mcplock.cli import context, reports
 from mcplock.cli.options import FORMAT_HELP, ORG_POLICY, OUTPUT_HELP
 from mcplock.untrusted import safe_text
+
+if TYPE_CHECKING:
+    from mcplock.core.check import Finding
+    from mcplock.lock.model import Lock
 
 
 def cmd_check(
@@ -40,40 +46,42 @@ def cmd_check(
     # said, but they do not fail the gate
     warnings = code_env(lock) + critical_accepted(lock, findings) + lookalike_warnings(lock) + merge_warnings(path)
     code = 1 if findings else 0
-    reports.write(
-        cli,
-        extra,
-        code,
-        lambda f, text: formats.check_report(
-            f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path), warnings=warnings
-        ),
-    )
-    if fmt != "text":
-        report = formats.check_report(
-            fmt,
-            findings,
-            lock,
-            path,
-            code,
-            lock_text=cli.lock_text(fmt),
-            path=formats.artifact_path(path),
-            warnings=warnings,
-        )
-        cli.emit_report(report, out_file, fmt, code)
-        return code
-    from mcplock.render.text import render_findings
 
-    tools = sum(len(srv.tools) for srv in lock.servers.values())
-    if not findings:
-        verdict = (
-            Text("ok: ")
-            .append_text(safe_text(path, keep_newlines=False))
-            .append(f": {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending")
+    def report_of(f: str, text: str | None) -> str:
+        return formats.check_report(
+            f, findings, lock, path, code, lock_text=text, path=formats.artifact_path(path), warnings=warnings
         )
-    else:
-        verdict = Text(f"{len(findings)} problem(s) in ", style="bold red").append_text(
+
+    reports.write(cli, extra, code, report_of)
+    if fmt != "text":
+        cli.emit_report(report_of(fmt, cli.lock_text(fmt)), out_file, fmt, code)
+        return code
+    return _say_check(cli, lock, findings, warnings, code, out_file)
+
+
+def _verdict(lock: Lock, path: str, findings: list[Finding]) -> Text:
+    """The last line: ok (what was verified), or how many problems."""
+    if findings:
+        return Text(f"{len(findings)} problem(s) in ", style="bold red").append_text(
             safe_text(path, "bold red", keep_newlines=False)
         )
+    tools = sum(len(srv.tools) for srv in lock.servers.values())
+    return (
+        Text("ok: ")
+        .append_text(safe_text(path, keep_newlines=False))
+        .append(f": {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending")
+    )
+
+
+def _say_check(
+    cli: context.Cli, lock: Lock, findings: list[Finding], warnings: list[Finding], code: int, out_file: str | None
+) -> int:
+    """The text report: the findings and warnings, the verdict (into ``out_file`` when given),
+    what the warnings are, and any drift evidence from runs."""
+    from mcplock.render.text import render_findings
+
+    path = cli.lockfile
+    verdict = _verdict(lock, path, findings)
     listed = findings + warnings
     if out_file:
         from rich.console import Group

@@ -37,11 +37,10 @@ def cmd_inspect(
     entry (`inspect REGISTRY_NAME`: what it runs, what it needs, its versions)."""
     cli = context.of(ctx)
     cli.report_format("inspect", fmt, ("text", "json"))
-    from mcplock.packages.mcp_registry import is_name
-
-    if not cli.had_dashdash and len(target) == 1 and "://" not in target[0] and is_name(target[0]):
+    kind = _target_kind(cli, target)
+    if kind == "registry":
         return inspect_entry(cli, target[0], registry, fmt)
-    if not cli.had_dashdash and len(target) == 1 and "://" in target[0]:
+    if kind == "url":
         spec = _remote(target[0], transport, header, env, pass_env, pin_resources, probe)
     else:
         spec = _stdio(target, transport, header, env, pass_env, pin_resources)
@@ -55,6 +54,18 @@ def cmd_inspect(
 
     cli.out.print(render_snapshot(r))
     return 0
+
+
+def _target_kind(cli: context.Cli, target: list[str]) -> str:
+    """What `inspect`'s words name: "registry" (an MCP Registry name), "url", or "command" (any
+    other words, and always the words after ``--``)."""
+    from mcplock.packages.mcp_registry import is_name
+
+    if cli.had_dashdash or len(target) != 1:
+        return "command"
+    if "://" in target[0]:
+        return "url"
+    return "registry" if is_name(target[0]) else "command"
 
 
 def _remote(

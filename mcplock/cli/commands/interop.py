@@ -224,6 +224,11 @@ def _after_signing(cli: context.Cli, lock: Lock, org: OrgPolicy | None, fp: str)
             "the lock has pending proposals: they stay unserved until accepted, and accepting them changes "
             "the lock, which then needs signing again"
         )
+    _say_key_in_policy(cli, org, fp)
+
+
+def _say_key_in_policy(cli: context.Cli, org: OrgPolicy | None, fp: str) -> None:
+    """A policy that lists other keys refuses this one (said); one that lists none: how to require it."""
     if org is not None and org.signing_keys and fp not in org.signing_keys:
         cli.note(
             f'the policy {org.path} does not list this key: add "{fp}" to its [signing] keys, or check '
