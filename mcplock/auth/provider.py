@@ -296,6 +296,21 @@ def build_provider(
         provider = _client_credentials(spec, auth, environ, url, store)
         provider.spec = spec
         return provider
+    return _authorization_code(spec, auth, environ, url, store, redirect_uri, redirect_handler, callback_handler)
+
+
+def _authorization_code(
+    spec: ServerSpec,
+    auth: AuthSpec,
+    environ: Mapping[str, str],
+    url: str,
+    store: TokenStore,
+    redirect_uri: str | None,
+    redirect_handler: Callable[[str], Any] | None,
+    callback_handler: Callable[[], Any] | None,
+) -> AuthCodeProvider:
+    """The authorization-code provider: a client registered dynamically (or named by its
+    metadata document's URL), else the one ``--oauth-client-id`` names."""
     storage = FileTokenStorage(store, url, "oauth")
     uri = redirect_uri or "http://127.0.0.1/callback"
     metadata = OAuthClientMetadata(
@@ -319,17 +334,24 @@ def build_provider(
     code.spec = spec
     code.wanted_scopes = auth.scopes
     if auth.client_id:
-        secret = _client_secret(spec, auth, environ)
-        code.fixed_client = OAuthClientInformationFull(
-            client_id=auth.client_id,
-            client_secret=secret,
-            redirect_uris=[AnyUrl(uri)],
-            token_endpoint_auth_method="client_secret_basic" if secret else "none",  # see _confidential_auth
-            grant_types=["authorization_code", "refresh_token"],
-            scope=auth.scopes,
-        )
+        code.fixed_client = _fixed_client(spec, auth, auth.client_id, environ, uri)
     storage.provider = code
     return code
+
+
+def _fixed_client(
+    spec: ServerSpec, auth: AuthSpec, client_id: str, environ: Mapping[str, str], uri: str
+) -> OAuthClientInformationFull:
+    """The pre-registered client ``--oauth-client-id`` names (confidential when it has a secret)."""
+    secret = _client_secret(spec, auth, environ)
+    return OAuthClientInformationFull(
+        client_id=client_id,
+        client_secret=secret,
+        redirect_uris=[AnyUrl(uri)],
+        token_endpoint_auth_method="client_secret_basic" if secret else "none",  # see _confidential_auth
+        grant_types=["authorization_code", "refresh_token"],
+        scope=auth.scopes,
+    )
 
 
 def _client_credentials(
