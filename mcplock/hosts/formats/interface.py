@@ -128,12 +128,18 @@ def editor_transport(
         return t, url
     command = e.string("command")
     if command is not None and url is not None:
-        if both is None:
-            raise Skip("both command and url without a type: ambiguous")
-        warnings.append(both)
-        return Transport.STDIO, None
+        return _both_given(both, warnings)
     if command is not None:
         return Transport.STDIO, None
     if url is not None:
         return guess_remote(url, host, warnings), url
     raise Skip("neither command nor url" + (" (nor serverUrl)" if host == "windsurf" else ""))
+
+
+def _both_given(both: str | None, warnings: list[str]) -> tuple[Transport, str | None]:
+    """An entry with both a command and a URL and no type: stdio where the host starts the
+    command (``both`` says so, as a warning), else skipped as ambiguous."""
+    if both is None:
+        raise Skip("both command and url without a type: ambiguous")
+    warnings.append(both)
+    return Transport.STDIO, None
