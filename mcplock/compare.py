@@ -126,6 +126,11 @@ class ServerDiff:
     def findings(self) -> bool:
         return bool(self.changes or self.pending)
 
+    @property
+    def critical_cloaks(self) -> int:
+        """How many of its items (``diff --cloak``) another host is answered otherwise."""
+        return sum(k.severity == "critical" for k in self.cloaked or ())
+
     def as_json(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -189,35 +194,60 @@ def _without_key(kind: str, definition: Any) -> Any:
     return {k: v for k, v in definition.items() if k != key}
 
 
+def _of(changes: list[Change], kind: str, change: str) -> list[Change]:
+    return [c for c in changes if c.kind == kind and c.change == change]
+
+
 def _renames(changes: list[Change]) -> None:
     """A removed and an added item of one kind whose definitions differ only in the key: a rename."""
     for kind in ("tool", "prompt"):
-        removed = [c for c in changes if c.kind == kind and c.change == "removed"]
+        removed = _of(changes, kind, "removed")
         if not removed:
             continue
-        for c in changes:
-            if c.kind != kind or c.change != "added":
-                continue
-            body = _without_key(kind, c.live)
-            for r in removed:
-                if _without_key(kind, r.locked) == body:
-                    c.findings.append(rename_finding(r.name))
-                    removed.remove(r)
-                    break
+        for c in _of(changes, kind, "added"):
+            _match_rename(kind, c, removed)
+
+
+def _match_rename(kind: str, added: Change, removed: list[Change]) -> None:
+    """Mark ``added`` a rename of the first of ``removed`` whose definition is its own but for the
+    key; that one is used up (it renames no other)."""
+    body = _without_key(kind, added.live)
+    for r in removed:
+        if _without_key(kind, r.locked) == body:
+            added.findings.append(rename_finding(r.name))
+            removed.remove(r)
+            return
+
+
+def _all_fields(definition: Any) -> list[str]:
+    """The fields of a definition added or removed whole (a text is one field, ``text``)."""
+    return sorted(definition) if isinstance(definition, dict) else ["text"]
+
+
+def _reviewed(e: Entry | None, h: str) -> bool:
+    """``h`` is the hash of what ``e`` accepted or rejected: nothing to review."""
+    return e is not None and (e.rejected_hash == h or (e.definition is not None and e.hash == h))
 
 
 def _offered(kind: str, key: str, e: Entry | None, definition: Any, h: str) -> Change | None:
     """What one item the server offers is against its entry: changed from the accepted
     definition, or added; None when its hash is the accepted or the rejected one (reviewed)."""
+    if _reviewed(e, h):
+        return None
     if e is not None and e.definition is not None:
-        if e.hash == h or e.rejected_hash == h:
-            return None
         fields = changed_fields(e.definition, definition)
         return _change(kind, key, "changed", fields, e.hash, h, e.definition, definition)
-    if e is not None and e.rejected_hash == h:
-        return None
-    fields = sorted(definition) if isinstance(definition, dict) else ["text"]
-    return _change(kind, key, "added", fields, None, h, None, definition)
+    return _change(kind, key, "added", _all_fields(definition), None, h, None, definition)
+
+
+def _withdrawn(kind: str, existing: dict[str, Entry], offered: dict[str, tuple[Any, str]]) -> list[Change]:
+    """Each accepted item of one kind the server no longer offers, in key order."""
+    out: list[Change] = []
+    for key in sorted(existing):
+        e = existing[key]
+        if key not in offered and e.definition is not None:
+            out.append(_change(kind, key, "removed", _all_fields(e.definition), e.hash, None, e.definition, None))
+    return out
 
 
 def _kind_changes(kind: str, existing: dict[str, Entry], offered: dict[str, tuple[Any, str]]) -> list[Change]:
@@ -228,23 +258,20 @@ def _kind_changes(kind: str, existing: dict[str, Entry], offered: dict[str, tupl
         c = _offered(kind, key, existing.get(key), definition, h)
         if c is not None:
             out.append(c)
-    for key in sorted(existing):
-        e = existing[key]
-        if key in offered or e.definition is None:
-            continue
-        fields = sorted(e.definition) if isinstance(e.definition, dict) else ["text"]
-        out.append(_change(kind, key, "removed", fields, e.hash, None, e.definition, None))
-    return out
+    return out + _withdrawn(kind, existing, offered)
+
+
+def _said(info: Any) -> dict[str, Any] | None:
+    """The string fields of the server info a live server sent (None when there are none)."""
+    if not isinstance(info, dict):
+        return None
+    return {k: v for k, v in info.items() if isinstance(v, str)} or None
 
 
 def _identity(server: ServerEntry, snap: Snapshot) -> dict[str, Any] | None:
     """The server's identity (server info, protocol version) locked and live, when they differ."""
     locked_id = {"server_info": server.server_info, "protocol_version": server.protocol_version}
-    live_info = snap.server_info if isinstance(snap.server_info, dict) else None
-    live_id = {
-        "server_info": {k: v for k, v in (live_info or {}).items() if isinstance(v, str)} or None,
-        "protocol_version": snap.protocol_version,
-    }
+    live_id = {"server_info": _said(snap.server_info), "protocol_version": snap.protocol_version}
     return {"locked": locked_id, "live": live_id} if locked_id != live_id else None
 
 
@@ -355,19 +382,30 @@ def cross_server(
     A prompt added under a name that reads as another prompt's of its server → ``name-collision``
     (``prompts_by_server``: :func:`prompts_in_view`).
     """
-    shadows = shadowing(tools_by_server, builtins=True)
-    for key, found in confusable_names(tools_by_server).items():
-        shadows.setdefault(key, []).extend(found)
+    shadows = _shadows(tools_by_server)
     prompt_clashes = colliding_names(prompts_by_server or {}, "prompt")
     for d in diffs:
         foreign = foreign_tools(tools_by_server, d.name)
-        for c in [*d.changes, *(p.detail for p in d.pending if p.detail is not None)]:
+        for c in _judged(d):
             added = _cross_findings(
                 c, shadows.get((d.name, c.name), []), prompt_clashes.get((d.name, c.name), []), foreign
             )
             if added:
                 c.findings.extend(added)
                 _raise(c)
+
+
+def _shadows(tools_by_server: dict[str, dict[str, Any]]) -> dict[tuple[str, str], list[LintFinding]]:
+    """(server, tool) -> the tools its name shadows or is confusable with (a host's own among them)."""
+    shadows = shadowing(tools_by_server, builtins=True)
+    for key, found in confusable_names(tools_by_server).items():
+        shadows.setdefault(key, []).extend(found)
+    return shadows
+
+
+def _judged(d: ServerDiff) -> list[Change]:
+    """A server's changes and the staged changes of its pending items (their findings still count)."""
+    return [*d.changes, *(p.detail for p in d.pending if p.detail is not None)]
 
 
 def _cross_findings(
@@ -378,14 +416,17 @@ def _cross_findings(
     ``foreign`` tools (other servers')."""
     if c.change == "removed":
         return []
-    added: list[LintFinding] = []
-    if c.kind == "tool" and c.change == "added":
-        added.extend(shadows)
-    if c.kind == "prompt" and c.change == "added":
-        added.extend(clashes)
+    added = _name_clashes(c, shadows, clashes)
     if c.kind in ("tool", "prompt", "instructions", "resource-template"):
         added.extend(cross_references(c.live, foreign, old=c.locked if c.change == "changed" else None))
     return added
+
+
+def _name_clashes(c: Change, shadows: list[LintFinding], clashes: list[LintFinding]) -> list[LintFinding]:
+    """What a new item's name clashes with: a tool's ``shadows``, a prompt's ``clashes`` (a copy)."""
+    if c.change != "added":
+        return []
+    return list({"tool": shadows, "prompt": clashes}.get(c.kind, []))
 
 
 def unreachable(server: ServerEntry, error: ProbeError) -> ServerDiff:
@@ -401,51 +442,65 @@ _SAW = {
 }
 
 
+def _hashes(server: ServerEntry, snap: Snapshot) -> dict[tuple[str, str], str]:
+    """(kind, key) -> hash of each item a snapshot offers."""
+    return {(kind, key): h for kind, got in live_items(server, snap).items() for key, (_d, h) in got.items()}
+
+
+def _cloak(desc: str, kind: str, key: str, a: str | None, b: str | None) -> Cloaked:
+    """An item the identity ``desc`` is answered otherwise (``a``: its hash in the first answer, ``b``: in its own)."""
+    change = "only-here" if a is None else "missing" if b is None else "changed"
+    return Cloaked(
+        desc,
+        kind,
+        key,
+        change,
+        "critical",
+        f"{desc} {_SAW[change]}: the server answers this host otherwise than the probe",
+    )
+
+
+def _answer_cloaks(server: ServerEntry, base: dict[tuple[str, str], str], desc: str, got: Any) -> list[Cloaked]:
+    """What one identity's answer (a Snapshot or a ProbeError) has otherwise than the first answer
+    (``base``: its hashes), item by item; an ``info`` note when it could not be compared."""
+    from mcplock.errors import HashError
+
+    if isinstance(got, ProbeError):
+        why = got.message.splitlines()[0] if got.message else got.kind
+        return [Cloaked(desc, "server", server.name, "failed", "info", f"could not be probed as {desc}: {why}")]
+    try:
+        theirs = _hashes(server, got)
+    except HashError as e:
+        return [Cloaked(desc, "server", server.name, "failed", "info", f"as {desc}: {e}")]
+    return [
+        _cloak(desc, kind, key, base.get((kind, key)), theirs.get((kind, key)))
+        for kind, key in sorted(set(base) | set(theirs))
+        if base.get((kind, key)) != theirs.get((kind, key))
+    ]
+
+
 def cloaking(server: ServerEntry, first: Snapshot, others: list[tuple[Any, Any]]) -> list[Cloaked]:
     """What each identity's answer (``others``: (identity, Snapshot or ProbeError)) has that the
     first answer has not, item by item: each a ``critical`` finding naming the identity."""
-    from mcplock.errors import HashError
-
-    def hashes(snap: Snapshot) -> dict[tuple[str, str], str]:
-        return {(kind, key): h for kind, got in live_items(server, snap).items() for key, (_d, h) in got.items()}
-
-    base = hashes(first)
+    base = _hashes(server, first)
     out: list[Cloaked] = []
     for who, got in others:
-        desc = who.describe()
-        if isinstance(got, ProbeError):
-            why = got.message.splitlines()[0] if got.message else got.kind
-            out.append(Cloaked(desc, "server", server.name, "failed", "info", f"could not be probed as {desc}: {why}"))
-            continue
-        try:
-            theirs = hashes(got)
-        except HashError as e:
-            out.append(Cloaked(desc, "server", server.name, "failed", "info", f"as {desc}: {e}"))
-            continue
-        for kind, key in sorted(set(base) | set(theirs)):
-            a, b = base.get((kind, key)), theirs.get((kind, key))
-            if a == b:
-                continue
-            change = "only-here" if a is None else "missing" if b is None else "changed"
-            out.append(
-                Cloaked(
-                    desc,
-                    kind,
-                    key,
-                    change,
-                    "critical",
-                    f"{desc} {_SAW[change]}: the server answers this host otherwise than the probe",
-                )
-            )
+        out += _answer_cloaks(server, base, who.describe(), got)
     return out
+
+
+def _fails(d: ServerDiff, fail_on: str | None) -> bool:
+    """Something of the server is pending review, or a change counts as drift (with ``fail_on``,
+    one of that severity or worse)."""
+    return bool(d.pending) or any(fail_on is None or at_least(c.severity, fail_on) for c in d.changes)
 
 
 def exit_code(diffs: list[ServerDiff], fail_on: str | None = None) -> int:
     """1 on drift or pending review, else 3 if a server was unreachable, else 0. With ``fail_on``
     (a severity) only a change of that severity or worse counts as drift; pending items always do."""
-    if any(d.pending or any(fail_on is None or at_least(c.severity, fail_on) for c in d.changes) for d in diffs):
+    if any(_fails(d, fail_on) for d in diffs):
         return 1
-    if any(c.severity == "critical" for d in diffs for c in d.cloaked or ()):
+    if any(d.critical_cloaks for d in diffs):
         return 1  # a server that answers a host otherwise than the probe (diff --cloak)
     if any(d.status == "unreachable" for d in diffs):
         return 3

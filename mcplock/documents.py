@@ -14,7 +14,7 @@ the listing's ``_meta.ui`` where the content has none.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeGuard
 
 UI_EXTENSION = "io.modelcontextprotocol/ui"  # MCP Apps (the ext-apps spec; the SDK's mcp.server.apps)
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"  # SEP-2640, experimental
@@ -22,7 +22,7 @@ APP_MIME_TYPE = "text/html;profile=mcp-app"
 UI_SCHEME = "ui://"
 
 
-def is_ui_uri(uri: object) -> bool:
+def is_ui_uri(uri: object) -> TypeGuard[str]:
     """Whether ``uri`` names an App document: a ``ui://`` URI in any letter case (a URI's scheme
     is case-insensitive, RFC 3986 §3.1, and hosts read ``UI://`` as ``ui://``)."""
     return isinstance(uri, str) and uri[: len(UI_SCHEME)].lower() == UI_SCHEME
@@ -38,11 +38,16 @@ def tool_ui_uri(tool: Any) -> str | None:
     meta = tool.get("_meta") if isinstance(tool, dict) else None
     if not isinstance(meta, dict):
         return None
-    ui = meta.get("ui")
-    uri = ui.get("resourceUri") if isinstance(ui, dict) else None
+    uri = _meta_ui(meta).get("resourceUri")
     if not isinstance(uri, str):
         uri = meta.get("ui/resourceUri")
-    return uri if isinstance(uri, str) and is_ui_uri(uri) else None
+    return uri if is_ui_uri(uri) else None
+
+
+def _meta_ui(where: Any) -> dict[str, Any]:
+    """The ``ui`` object of a ``_meta`` (empty when there is none)."""
+    ui = where.get("ui") if isinstance(where, dict) else None
+    return ui if isinstance(ui, dict) else {}
 
 
 def ui_uris(tools: list[dict[str, Any]]) -> list[str]:
@@ -117,28 +122,31 @@ def dynamic_skills(server: Any) -> list[str]:
     return sorted(k for k, e in server.items["skill"].items() if is_dynamic(e.definition))
 
 
+def _listed_files(skill: Any) -> list[Any] | None:
+    """The files a skill entry lists (None: a dynamic skill, or no list)."""
+    files = skill.get("resources") if isinstance(skill, dict) else None
+    return files if isinstance(files, list) else None
+
+
+def _file_order(f: Any) -> tuple[str, str, str]:
+    """Where a listed file sorts: by URI, digest, size (anything else first, by its repr)."""
+    if isinstance(f, dict):
+        return (str(f.get("uri")), str(f.get("digest")), str(f.get("size")))
+    return ("", "", repr(f))
+
+
 def canonical_skill(skill: Any) -> Any:
     """A skill entry with its files in URI order (the set is what is bound, not its order)."""
-    files = skill.get("resources") if isinstance(skill, dict) else None
-    if not isinstance(files, list):
+    files = _listed_files(skill)
+    if files is None:
         return skill
-    return {
-        **skill,
-        "resources": sorted(
-            files,
-            key=lambda f: (
-                (str(f.get("uri")), str(f.get("digest")), str(f.get("size")))
-                if isinstance(f, dict)
-                else ("", "", repr(f))
-            ),
-        ),
-    }
+    return {**skill, "resources": sorted(files, key=_file_order)}
 
 
 def skill_files(skill: Any) -> dict[str, dict[str, Any]]:
     """URI -> {uri, digest, size} of each file a (non-dynamic) skill entry lists."""
-    files = skill.get("resources") if isinstance(skill, dict) else None
-    if not isinstance(files, list):
+    files = _listed_files(skill)
+    if files is None:
         return {}
     return {f["uri"]: f for f in files if isinstance(f, dict) and isinstance(f.get("uri"), str)}
 

@@ -88,13 +88,9 @@ def _cluster_end(s: str, i: int) -> int:
     return j
 
 
-def not_nfc(s: str) -> set[int]:
-    """The indices of the non-ASCII characters of ``s`` that NFC would change: each base
-    character with its combining marks is one cluster, checked alone (``e`` + U+0301 gives the
-    U+0301); a string that is not NFC only across clusters (conjoining Hangul jamo) has all its
-    non-ASCII characters marked."""
-    if unicodedata.is_normalized("NFC", s):
-        return set()
+def _clusters_not_nfc(s: str) -> set[int]:
+    """The indices of the non-ASCII characters of each cluster (a base character with its
+    combining marks) that is not NFC on its own."""
     out: set[int] = set()
     i = 0
     while i < len(s):
@@ -102,7 +98,17 @@ def not_nfc(s: str) -> set[int]:
         if not unicodedata.is_normalized("NFC", s[i:j]):
             out.update(k for k in range(i, j) if not s[k].isascii())
         i = j
-    return out or {k for k, ch in enumerate(s) if not ch.isascii()}
+    return out
+
+
+def not_nfc(s: str) -> set[int]:
+    """The indices of the non-ASCII characters of ``s`` that NFC would change: each base
+    character with its combining marks is one cluster, checked alone (``e`` + U+0301 gives the
+    U+0301); a string that is not NFC only across clusters (conjoining Hangul jamo) has all its
+    non-ASCII characters marked."""
+    if unicodedata.is_normalized("NFC", s):
+        return set()
+    return _clusters_not_nfc(s) or {k for k, ch in enumerate(s) if not ch.isascii()}
 
 
 def _inner(ch: str) -> bool:
@@ -139,37 +145,52 @@ def confusable(s: str) -> set[int]:
     one script (``поиск``) keeps its letters."""
     if s.isascii():
         return set()
-    out = {i for i, ch in enumerate(s) if not ch.isascii() and unicodedata.normalize("NFKC", ch) != ch}
+    return _nfkc_changes(s) | _lookalike_letters(s)
+
+
+def _nfkc_changes(s: str) -> set[int]:
+    """The indices of the non-ASCII characters NFKC would change (``ｓ``, ``𝐬``, ligatures)."""
+    return {i for i, ch in enumerate(s) if not ch.isascii() and unicodedata.normalize("NFKC", ch) != ch}
+
+
+def _lookalike_letters(s: str) -> set[int]:
+    """In a name with Latin letters, the indices of the letters of a script whose letters look Latin."""
     scripts = {i: unicodedata.name(ch, "").split(" ", 1)[0] for i, ch in enumerate(s) if ch.isalpha()}
-    if "LATIN" in scripts.values():
-        out.update(i for i, script in scripts.items() if script in _LOOKALIKE_SCRIPTS)
-    return out
+    if "LATIN" not in scripts.values():
+        return set()
+    return {i for i, script in scripts.items() if script in _LOOKALIKE_SCRIPTS}
+
+
+def _inner_space(s: str, i: int) -> bool:
+    """Whether ``s[i]`` is a space shown as is: one between two characters inside a name."""
+    return s[i] == " " and 0 < i < len(s) - 1 and _inner(s[i - 1]) and _inner(s[i + 1])
 
 
 def _name_escapes(s: str) -> set[int]:
     """The indices of the characters of a name shown escaped (module docstring)."""
     out = not_nfc(s) | confusable(s) if not s.isascii() else set()
     for i, ch in enumerate(s):
-        inner_space = ch == " " and 0 < i < len(s) - 1 and _inner(s[i - 1]) and _inner(s[i + 1])
-        if hides(ch) or (ch.isspace() and not inner_space):
+        if hides(ch) or (ch.isspace() and not _inner_space(s, i)):
             out.add(i)
     return out
 
 
+def _str(x: object) -> str:
+    return x if isinstance(x, str) else str(x)
+
+
 def name_text(name: object, limit: int = 200) -> str:
     """A name as plain text, told apart from every other name (module docstring), bounded."""
-    s = name if isinstance(name, str) else str(name)
+    s = _str(name)
     odd = _name_escapes(s)
-    out = "".join(escape_char(ch) if i in odd else ch for i, ch in enumerate(s))
-    if "::" in out or "##[" in out:
-        out = defuse_line_starts(out)
+    out = defuse_line_starts("".join(escape_char(ch) if i in odd else ch for i, ch in enumerate(s)))
     return out if len(out) <= limit else out[: max(0, limit - 1)] + "…"
 
 
 def safe_name(name: object, style: str = "") -> Text:
     """A name as a ``Text``, told apart from every other name (module docstring), its escapes
     highlighted like :func:`safe_text`'s."""
-    s = name if isinstance(name, str) else str(name)
+    s = _str(name)
     odd = _name_escapes(s)
     if not odd:
         return safe_text(s, style, keep_newlines=False)
@@ -200,14 +221,19 @@ def shell_word(name: object) -> str:
     """
     import shlex
 
-    s = name if isinstance(name, str) else str(name)
+    s = _str(name)
     if "\x00" in s:
         return f"<cannot be typed: {name_text(s, 10**6)}>"
     odd = _name_escapes(s)
     if not odd:
         return shlex.quote(s)
-    body = "".join(escape_char(ch) if i in odd else ("\\" + ch if ch in "\\'" else ch) for i, ch in enumerate(s))
-    return f"$'{body}'"
+    return f"$'{_ansi_c(s, odd)}'"
+
+
+def _ansi_c(s: str, odd: set[int]) -> str:
+    """The inside of a ``$'…'`` string: the characters at ``odd`` escaped, a backslash or a quote
+    backslashed."""
+    return "".join(escape_char(ch) if i in odd else ("\\" + ch if ch in "\\'" else ch) for i, ch in enumerate(s))
 
 
 def _kept(ch: str, keep_newlines: bool) -> bool:
@@ -227,6 +253,8 @@ def defuse_line_starts(s: str) -> str:
     ``::`` (``::add-mask::``, ``::stop-commands::`` …) or ``##[``; server text printed at the
     start of a line must never do that.
     """
+    if "::" not in s and "##[" not in s:
+        return s
     return _WORKFLOW.sub(lambda m: m.group(1) + m.group(2) + ("\\x3a:" if m.group(3) == "::" else "\\x23#["), s)
 
 
@@ -235,14 +263,11 @@ def sanitize(text: object, limit: int = 300, *, keep_newlines: bool = False) -> 
 
     Without ``keep_newlines`` the result is one line: a newline reads ``\\n``.
     """
-    s = text if isinstance(text, str) else str(text)
-    s = s.replace("\r\n", "\n")
+    s = _str(text).replace("\r\n", "\n")
     if not keep_newlines:
         s = s.replace("\n", "\\n")
     s = s.replace("\t", " ")
-    out = visible(s, keep_newlines=keep_newlines)
-    if "::" in out or "##[" in out:
-        out = defuse_line_starts(out)
+    out = defuse_line_starts(visible(s, keep_newlines=keep_newlines))
     if len(out) > limit:
         out = out[: max(0, limit - 1)] + "…"
     return out
@@ -252,10 +277,7 @@ def safe_text(s: object, style: str = "", *, keep_newlines: bool = True) -> Text
     """A ``Text`` of untrusted ``s`` with hidden characters escaped and highlighted."""
     from rich.text import Text
 
-    if not isinstance(s, str):
-        s = str(s)
-    if "::" in s or "##[" in s:
-        s = defuse_line_starts(s)
+    s = defuse_line_starts(_str(s))
     t = Text(style=style)
     run: list[str] = []
     for ch in s:

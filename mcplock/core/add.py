@@ -327,11 +327,7 @@ def add_servers(
     # trusted before anything is fetched: the commands as the person sees them (nothing is
     # resolved or downloaded for a server that is not trusted), then the launch as it will run,
     # its package pinned to the exact release that command named (docs/least-privilege.md)
-    asked = [probe_spec(sp, base) for sp, _ in specs]
-    if consent:
-        core_trust.trust(asked, base)
-    else:
-        _gate(asked, base, how, hooks)
+    _trust_or_ask([probe_spec(sp, base) for sp, _ in specs], base, consent=consent, how=how, hooks=hooks)
     check_claims([sp for sp, _ in specs], opts.environ)  # an impostor registry entry: refused, nothing installed
     specs, unpinned, ready = pin_packages(specs, opts.environ, on_pin=hooks.pinning)
     launch = [probe_spec(sp, base) for sp, _ in specs if sp.name not in unpinned]
@@ -347,6 +343,17 @@ def add_servers(
     results.update(unpinned)
     staged, failed = stage_new(specs, results, policy, client, auths)
     return _accept_and_write(staged, failed, lockfile, hooks)
+
+
+def _trust_or_ask(asked: list[ServerSpec], base: str, *, consent: bool, how: str, hooks: Hooks) -> None:
+    """The commands as the person sees them: trusted by the ``consent`` given, else trusted
+    already here or now (``hooks.trust``), else refused."""
+    from mcplock.core import trust as core_trust
+
+    if consent:
+        core_trust.trust(asked, base)
+    else:
+        _gate(asked, base, how, hooks)
 
 
 def _name_lookalikes(specs: list[Staged], hooks: Hooks) -> None:
@@ -412,6 +419,13 @@ def _gate(specs: list[ServerSpec], base: str, how: str, hooks: Hooks) -> None:
         core_trust.gate(specs, base, how=how)
 
 
+def _may_claim(spec: ServerSpec) -> bool:
+    """Whether a server's package may be claimed by an MCP Registry name: imported from a host
+    config (not added by a registry name), an npm or PyPI pin."""
+    pin = spec.package
+    return spec.registry is None and spec.source is not None and pin is not None and pin.registry in ("npm", "pypi")
+
+
 def claimed_names(entries: list[ServerEntry]) -> list[tuple[str, str, str]]:
     """The servers imported from a host config whose npm or PyPI package claims an MCP Registry
     name: (server, package, that name), for `init` and `add --from` to offer. A registry that cannot be asked
@@ -421,9 +435,8 @@ def claimed_names(entries: list[ServerEntry]) -> list[tuple[str, str, str]]:
 
     out: list[tuple[str, str, str]] = []
     for entry in entries:
-        spec = entry.spec
-        pin = spec.package
-        if spec.registry is not None or spec.source is None or pin is None or pin.registry not in ("npm", "pypi"):
+        pin = entry.spec.package
+        if pin is None or not _may_claim(entry.spec):
             continue
         try:
             got = claimed(pin.registry, pin.name, pin.version)

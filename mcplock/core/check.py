@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from mcplock.core.export import FileChange, Plan
     from mcplock.core.export_record import Record
     from mcplock.hosts.model import HostConfig
-    from mcplock.lint.cache import LintCache
+    from mcplock.lint.cache import LintCache, LockVerdicts
     from mcplock.lint.finding import LintFinding
     from mcplock.orgpolicy import OrgPolicy, Violation
 
@@ -192,12 +192,17 @@ def _source_sync(lock: Lock, path: str, source: str, names: list[str]) -> list[F
         cfg = load_host_config(path, source=source)
     except McplockError as err:
         return [_source_unreadable(sname, source, err) for sname in names]
+    return _drifted(lock, cfg, source, names) + _not_locked(lock, cfg, source)
+
+
+def _drifted(lock: Lock, cfg: HostConfig, source: str, names: list[str]) -> list[Finding]:
+    """The servers ``names`` whose entry in ``source`` is gone or changed since they were locked."""
     out: list[Finding] = []
     for sname in names:
         drift = _imported_drift(lock.servers[sname], cfg, source)
         if drift is not None:
             out.append(drift)
-    return out + _not_locked(lock, cfg, source)
+    return out
 
 
 def _source_missing(sname: str, source: str) -> Finding:
@@ -276,14 +281,17 @@ def export_sync(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy
         rec = export_record.load(lock_path)
     except McplockError as err:
         return [Finding("export-error", "", err.message, err.hint or "restore it from git")]
-    if not rec.hosts:
-        return []
+    return _record_sync(lock, lock_path, rec, org, policy) if rec.hosts else []
+
+
+def _record_sync(lock: Lock, lock_path: str, rec: Record, org: OrgPolicy | None, policy: str | None) -> list[Finding]:
+    """The hosts ``rec`` names against the lock, under the policy in effect: ``--policy`` (which
+    the plan records as the record keeps a path), else the one the export recorded."""
     if policy is None and rec.policy is not None:
         return _recorded_policy_sync(lock, lock_path, rec)
-    from mcplock.core.export import policy_to_record
+    from mcplock.core.export import policy_in_step
 
-    recorded = rec.policy if policy is None else policy_to_record(lock_path, policy)
-    return _hosts_sync(lock, lock_path, rec.hosts, org, recorded, policy)
+    return _hosts_sync(lock, lock_path, rec.hosts, org, policy_in_step(lock_path, rec.policy, policy), policy)
 
 
 def _recorded_policy_sync(lock: Lock, lock_path: str, rec: Record) -> list[Finding]:
@@ -433,7 +441,7 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     they do not dispute (no ``hash-mismatch``) are linted through the lint cache, keyed by that hash;
     when every item is accepted and verified, the whole lock's verdict is read at once
     (:class:`mcplock.lint.cache.LockVerdicts`, keyed by the digest of every item's hash)."""
-    from mcplock.lint.cache import LintCache, LockVerdicts, lock_digest
+    from mcplock.lint.cache import LintCache, LockVerdicts
 
     if findings is None:
         return _warnings(lock, _critical_rules(lock, None, {}))
@@ -442,12 +450,22 @@ def critical_accepted(lock: Lock, findings: list[Finding] | None = None) -> list
     if verdicts is None:
         return _warnings(lock, _critical_rules(lock, LintCache.open(), hashes))
     # every item accepted and verified: the whole lock's verdict, at once
+    return _warnings(lock, _lock_verdict(lock, verdicts, hashes))
+
+
+def _lock_verdict(
+    lock: Lock, verdicts: LockVerdicts, hashes: dict[tuple[str, str, str], str]
+) -> dict[tuple[str, str, str], list[str]]:
+    """The critical rules of a lock whose every item is accepted and verified: its verdict as
+    stored (keyed by the digest of every item's hash), else linted now and stored."""
+    from mcplock.lint.cache import LintCache, lock_digest
+
     digest = lock_digest([(*k, h) for k, h in hashes.items()])
     critical = verdicts.get(digest)
     if critical is None:
         critical = _critical_rules(lock, LintCache.open(), hashes)
         verdicts.put(digest, critical)
-    return _warnings(lock, critical)
+    return critical
 
 
 def _verified_hashes(lock: Lock, findings: list[Finding]) -> tuple[dict[tuple[str, str, str], str], bool]:
@@ -480,13 +498,19 @@ def _critical_rules(
 ) -> dict[tuple[str, str, str], list[str]]:
     """The critical rules of each item with any, linted now (through ``cache``, keyed by ``hashes``)."""
     from mcplock.lint.entries import lint_entries  # the rules: only when the lock's verdict is not known
-    from mcplock.severity import CRITICAL
 
     found = lint_entries(lock.servers.values(), cache=cache, hashes=hashes)
     if cache is not None:
         cache.save()
-    rules = {k: sorted({f.rule for f in v if f.severity == CRITICAL}) for k, v in found.items()}
+    rules = {k: _critical_of(v) for k, v in found.items()}
     return {k: v for k, v in rules.items() if v}
+
+
+def _critical_of(findings: list[LintFinding]) -> list[str]:
+    """The rules of an item's critical findings, sorted, each once."""
+    from mcplock.severity import CRITICAL
+
+    return sorted({f.rule for f in findings if f.severity == CRITICAL})
 
 
 def _warnings(lock: Lock, critical: dict[tuple[str, str, str], list[str]]) -> list[Finding]:

@@ -253,11 +253,15 @@ def _want_key(
             f"{shown}: `{'.'.join(it.path)}` was set by hand to {current!r}; the lock says "
             f"{it.value!r}; left as it is (remove it to let mcplock manage it)"
         )
-    siblings = doc.get(it.path[:-1])
-    before = exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
-    new.created |= set(doc.set_key(it.path, it.value, before))
+    new.created |= set(doc.set_key(it.path, it.value, _place_before(doc, it, exp)))
     new.items.add(it)
     return None
+
+
+def _place_before(doc: Document, it: Item, exp: Exporter | None) -> Any:
+    """The sibling key a new key goes before, where the host orders its keys (None: at the end)."""
+    siblings = doc.get(it.path[:-1])
+    return exp.place_before(it, list(siblings)) if exp and isinstance(siblings, dict) else None
 
 
 def _tidy_created(doc: Document, old: FileState, new: FileState) -> None:
@@ -266,16 +270,16 @@ def _tidy_created(doc: Document, old: FileState, new: FileState) -> None:
         value = doc.get(path)
         if value is None:
             continue
-        if value in ({}, []) and not _needed(path, new):
+        if _unneeded(value, path, new):
             doc.delete(path)
         else:
             new.created.add(path)
     new.created = {p for p in new.created if doc.get(p) is not None}
 
 
-def _needed(path: tuple[str, ...], new: FileState) -> bool:
-    """Whether a rule mcplock owns now lies in the container at ``path``."""
-    return any(i.path[: len(path)] == path for i in new.items)
+def _unneeded(value: object, path: tuple[str, ...], new: FileState) -> bool:
+    """Whether the container at ``path`` is empty, with no rule mcplock owns now lying in it."""
+    return value in ({}, []) and not any(i.path[: len(path)] == path for i in new.items)
 
 
 def _unconflict(rel: str, fmt: str, sides: tuple[str, str], owned: FileState) -> str:
@@ -364,18 +368,25 @@ class _Files:
 
     def open(self, rel: str, fmt: str) -> Document:
         if rel not in self.docs:
-            path = os.path.join(self.base, rel)
-            owned = rel in self.owned
-            before = _read(self.base, path, rel, fmt, empty_ok=owned, conflict_ok=owned)
-            sides = split_conflict(before) if owned and before is not None else None
-            if sides is not None:  # a merge's markers: mcplock's rules are regenerated, the user's kept
-                text = _unconflict(rel, fmt, sides, self.record[rel])
-                self.conflicted.add(rel)
-            else:
-                text = before or ""
-            doc = Document(text, fmt)
-            self.docs[rel] = (doc, before, fmt)
+            before = self._read(rel, fmt)
+            self.docs[rel] = (Document(self._text(rel, fmt, before), fmt), before, fmt)
         return self.docs[rel][0]
+
+    def _read(self, rel: str, fmt: str) -> str | None:
+        """A host file's text as read (None: no file); one mcplock exported to may be empty, or
+        hold a merge's conflict markers."""
+        owned = rel in self.owned
+        return _read(self.base, os.path.join(self.base, rel), rel, fmt, empty_ok=owned, conflict_ok=owned)
+
+    def _text(self, rel: str, fmt: str, before: str | None) -> str:
+        """The text to edit: as read, or, where a merge left its markers in a file mcplock
+        exported to, the one text both sides agree on once mcplock's rules are regenerated."""
+        sides = split_conflict(before) if rel in self.owned and before is not None else None
+        if sides is None:
+            return before or ""
+        text = _unconflict(rel, fmt, sides, self.record[rel])
+        self.conflicted.add(rel)
+        return text
 
     def replace(self, rel: str, text: str) -> Document:
         _, before, fmt = self.docs[rel]
@@ -437,8 +448,14 @@ def plan(
     record_before = _text_if_any(rpath)
     done = sorted(set(full.hosts) | {e.host for e in exporters})
     states = run.states
-    after = dump_record(states, done, policy) if states or exporters or record_before is not None else ""
+    after = _record_after(states, done, policy, bool(exporters) or record_before is not None)
     return Plan(base, rpath, changes, states, record_before, after, done, policy, full.conflicted)
+
+
+def _record_after(states: dict[str, FileState], done: list[str], policy: str | None, exported: bool) -> str:
+    """The record's new text; none when there is nothing to record and never was (``exported``:
+    this export names a host, or a record exists)."""
+    return dump_record(states, done, policy) if states or exported else ""
 
 
 def _export_host(run: _Run, exp: Exporter) -> None:
@@ -695,6 +712,12 @@ def policy_hint(policy: str | None) -> str:
     return f" --policy {shell_word(policy)}"
 
 
+def policy_in_step(lock_path: str, recorded: str | None, policy: str | None) -> str | None:
+    """The policy an export kept in step records: the command's own ``--policy`` (as the record
+    keeps a path), else the one the export recorded."""
+    return recorded if policy is None else policy_to_record(lock_path, policy)
+
+
 def in_step(lock: Lock, lock_path: str, policy: str | None = None) -> tuple[Plan, str | None] | None:
     """For a project that has exported (its record exists): the plan that brings every host it
     exported to in step with ``lock``, with the policy the export recorded (``policy``: the
@@ -708,11 +731,5 @@ def in_step(lock: Lock, lock_path: str, policy: str | None = None) -> tuple[Plan
     if not rec.hosts:
         return None
     org = orgpolicy.resolve(policy or recorded_policy(lock_path, rec.policy))
-    p = plan(
-        lock,
-        lock_path,
-        rec.hosts,
-        org=org,
-        policy=rec.policy if policy is None else policy_to_record(lock_path, policy),
-    )
+    p = plan(lock, lock_path, rec.hosts, org=org, policy=policy_in_step(lock_path, rec.policy, policy))
     return p, policy or rec.policy

@@ -189,7 +189,13 @@ def _dropped(server: str, kept: dict[str, str], base: dict[str, str], other_has_
     return server in base and base[server] == kept[server] and other_has_file
 
 
-_MARKERS = ("<<<<<<< ", "||||||| ", "=======", ">>>>>>> ")
+# the markers each state of a conflict's reading expects next, and the state each moves it to
+_NEXT_MARKERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "both": (("<<<<<<<", "ours"),),
+    "ours": (("|||||||", "base"), ("=======", "theirs")),
+    "base": (("=======", "theirs"),),
+    "theirs": ((">>>>>>>", "both"),),
+}
 
 
 def split_conflict(text: str) -> tuple[str, str] | None:
@@ -215,16 +221,17 @@ def split_conflict(text: str) -> tuple[str, str] | None:
 
 def _after_marker(bare: str, state: str) -> str | None:
     """Where a line moves the reading of a conflict (``both`` sides, ``ours``, the diff3
-    ``base``, ``theirs``) when it is the marker that state expects next; None: it is text."""
-    if state == "both" and bare.startswith("<<<<<<<"):
-        return "ours"
-    if state == "ours" and bare.startswith("|||||||"):
-        return "base"
-    if state in ("ours", "base") and bare == "=======":
-        return "theirs"
-    if state == "theirs" and bare.startswith(">>>>>>>"):
-        return "both"
+    ``base``, ``theirs``) when it is a marker that state expects next; None: it is text."""
+    for marker, moved in _NEXT_MARKERS[state]:
+        if _is_marker(bare, marker):
+            return moved
     return None
+
+
+def _is_marker(bare: str, marker: str) -> bool:
+    """Whether a line (its end of line stripped) is ``marker``: ``=======`` stands alone, the
+    others may carry a label."""
+    return bare == marker if marker == "=======" else bare.startswith(marker)
 
 
 def _lines(values: list[Any], indent: str) -> str:

@@ -328,10 +328,12 @@ def _said(doc: Any) -> str:
     if not isinstance(doc, dict) or not isinstance(doc.get("message"), str):
         return ""
     said = str(doc["message"])
-    errors = doc.get("errors")
-    more = (
-        [str(e["message"]) for e in errors if isinstance(e, dict) and isinstance(e.get("message"), str)]
-        if isinstance(errors, list)
-        else []
-    )
+    more = _error_messages(doc.get("errors"))
     return said + (" (" + "; ".join(more) + ")" if more else "")
+
+
+def _error_messages(errors: Any) -> list[str]:
+    """The ``message`` of each of an error document's ``errors`` that has one."""
+    if not isinstance(errors, list):
+        return []
+    return [str(e["message"]) for e in errors if isinstance(e, dict) and isinstance(e.get("message"), str)]

@@ -8,8 +8,12 @@ from (its ``source``), and mcplock's token store. Paths are compared resolved (s
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from mcplock.errors import McplockError, UsageError
+
+if TYPE_CHECKING:
+    from mcplock.lock.model import Lock
 
 
 def managed_files(lockfile: str) -> list[tuple[str, str]]:
@@ -17,19 +21,30 @@ def managed_files(lockfile: str) -> list[tuple[str, str]]:
     from mcplock.core.specs import lock_dir
 
     out = [(os.path.realpath(lockfile), f"the lock {lockfile}")]
-    base = lock_dir(lockfile)
+    lock = _lock_if_readable(lockfile)
+    if lock is not None:
+        out += _imported_from(lock, lock_dir(lockfile))
+    return out
+
+
+def _lock_if_readable(lockfile: str) -> Lock | None:
+    """The lock, or None when it cannot be read (the command itself says so; the lock path is
+    still refused)."""
     try:
         from mcplock.lock.read import load
 
-        lock = load(lockfile)
-    except McplockError:  # an unreadable lock: the command itself says so; the lock path is still refused
-        lock = None
-    if lock is not None:
-        for name in sorted(lock.servers):
-            source = lock.servers[name].spec.source
-            if source:
-                what = f"{source}, the host config `{name}` comes from"
-                out.append((os.path.realpath(os.path.join(base, source)), what))
+        return load(lockfile)
+    except McplockError:
+        return None
+
+
+def _imported_from(lock: Lock, base: str) -> list[tuple[str, str]]:
+    """(real path, what it is) of each host config a locked server was imported from."""
+    out = []
+    for name in sorted(lock.servers):
+        source = lock.servers[name].spec.source
+        if source:
+            out.append((os.path.realpath(os.path.join(base, source)), f"{source}, the host config `{name}` comes from"))
     return out
 
 
@@ -60,8 +75,13 @@ def check_output(out_file: str | None, lockfile: str) -> None:
                 hint="write the report elsewhere (e.g. `-o report.json`), or drop -o to print it",
             )
     store = _store_dir()
-    if target == store or target.startswith(store + os.sep):
+    if _inside(target, store):
         raise UsageError(
             f"--output {out_file} is inside mcplock's token store ({store})",
             hint="write the report elsewhere (e.g. `-o report.json`)",
         )
+
+
+def _inside(path: str, directory: str) -> bool:
+    """Whether a resolved ``path`` is ``directory`` or lies under it."""
+    return path == directory or path.startswith(directory + os.sep)

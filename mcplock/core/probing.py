@@ -136,20 +136,28 @@ def prepare_packages(
     if not any(sp.package is not None for sp in specs):
         return specs, {}
     from mcplock.errors import ProbeError
-    from mcplock.packages import prepare
     from mcplock.packages.errors import RegistryError
 
     ready: list[ServerSpec] = []
     failed: Results = {}
     for sp in specs:
-        if prepared is not None and sp.name in prepared:
-            ready.append(prepared[sp.name])  # verified a moment ago, by the caller that pinned it
-            continue
         try:
-            ready.append(prepare(sp, environ))
+            ready.append(_prepared(sp, environ, prepared))
         except RegistryError as e:
             failed[sp.name] = ProbeError(e.code, e.message, hint=e.hint)
     return ready, failed
+
+
+def _prepared(
+    sp: ServerSpec, environ: Mapping[str, str] | None, prepared: Mapping[str, ServerSpec] | None
+) -> ServerSpec:
+    """One spec's launch: the one the caller verified a moment ago (it pinned it), else its
+    artefact's, installed and verified now."""
+    from mcplock.packages import prepare
+
+    if prepared is not None and sp.name in prepared:
+        return prepared[sp.name]
+    return prepare(sp, environ)
 
 
 def load_and_probe(

@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mcplock.errors import UsageError
 from mcplock.packages import mcp_registry, server_json
 from mcplock.packages.pin import PackagePin, RegistryRef
 from mcplock.spec import ServerSpec, Transport
+
+if TYPE_CHECKING:
+    from mcplock.packages.launchers import Launch
 
 Env = Mapping[str, str] | None
 
@@ -137,8 +141,15 @@ def check_claims(specs: list[ServerSpec], environ: Env = None) -> None:
             )
         if launch.registry == "mcpb":  # the entry pins the bundle's sha256; the registry checked its source
             continue
-        name = f"{launch.name}:{launch.requested or 'latest'}" if launch.registry == "oci" else launch.name
-        claims.check(sp.registry.name, launch.registry, name, launch.requested, environ)
+        claims.check(sp.registry.name, launch.registry, _claimed_as(launch), launch.requested, environ)
+
+
+def _claimed_as(launch: Launch) -> str:
+    """The package as its claim of a registry name is looked up: an image by ``name:tag``
+    (``latest`` for none), any other package by its name."""
+    if launch.registry == "oci":
+        return f"{launch.name}:{launch.requested or 'latest'}"
+    return launch.name
 
 
 def latest(ref: RegistryRef) -> mcp_registry.Entry:

@@ -41,8 +41,13 @@ def _tools(lockfile: str, items: list[str], fn: Callable[[ServerEntry, Entry], b
     with transaction(lockfile) as lock:
         resolved = [targets.resolve(lock, t, tool_only=True) for t in parsed]
         for srv, entries in resolved:
-            done += [targets.label(srv, e) for e in entries if e.kind == "tool" and fn(srv, e)]
+            done += _changed_tools(srv, entries, fn)
     return done
+
+
+def _changed_tools(srv: ServerEntry, entries: list[Entry], fn: Callable[[ServerEntry, Entry], bool]) -> list[str]:
+    """The targets of the tools among ``entries`` that ``fn`` changed (it runs on each tool)."""
+    return [targets.label(srv, e) for e in entries if e.kind == "tool" and fn(srv, e)]
 
 
 def set_enabled(lockfile: str, items: list[str], value: bool) -> list[str]:
@@ -329,6 +334,19 @@ def _allowed(
 ) -> list[tuple[ServerEntry, Entry, bool]]:
     """The items chosen that the policy lets be accepted. In bulk (not ``walking``) any item it
     forbids refuses the whole command; the walk leaves them out, each ``note``d."""
+    out, refused = _policy_split(org, chosen, findings, approval)
+    if refused and not walking:
+        raise _forbidden(refused)
+    if note is not None:
+        for v in refused:
+            note(f"not offered: {v.message}")
+    return out
+
+
+def _policy_split(
+    org: OrgPolicy, chosen: list[tuple[ServerEntry, Entry, bool]], findings: Findings, approval: str | None
+) -> tuple[list[tuple[ServerEntry, Entry, bool]], list[Violation]]:
+    """The items chosen that the policy lets be accepted, and what it forbids of the others."""
     from mcplock.orgpolicy import forbids_accept
 
     out: list[tuple[ServerEntry, Entry, bool]] = []
@@ -339,12 +357,7 @@ def _allowed(
             refused += found
         else:
             out.append((srv, e, named))
-    if refused and not walking:
-        raise _forbidden(refused)
-    if note is not None:
-        for v in refused:
-            note(f"not offered: {v.message}")
-    return out
+    return out, refused
 
 
 def _forbidden(refused: list[Violation]) -> Forbidden:

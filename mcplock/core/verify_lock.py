@@ -67,12 +67,17 @@ def verify_document(
         problems.extend(document_signature(*signature, digest))
     verdict = Verdict(doc, problems, digest)
     if lockfile is not None and isinstance(doc, dict) and _other_lock(lockfile, path):
-        from mcplock.interop import agree
-        from mcplock.lock.read import load
-
-        verdict.compared = lockfile
-        verdict.disagreements = agree.compare(doc, load(lockfile))
+        _compare_with_lock(verdict, doc, lockfile)
     return verdict
+
+
+def _compare_with_lock(verdict: Verdict, doc: dict[str, Any], lockfile: str) -> None:
+    """Where the document and the mcp.lock beside it disagree, into ``verdict``."""
+    from mcplock.interop import agree
+    from mcplock.lock.read import load
+
+    verdict.compared = lockfile
+    verdict.disagreements = agree.compare(doc, load(lockfile))
 
 
 def _empty(doc: Any, problems: list[Problem]) -> list[Problem]:

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcplock.lock.model import ITEM_KINDS, Lock, ServerEntry
+from mcplock.lock.text import dotted_keys
 
 if TYPE_CHECKING:
     from mcplock.lock.merge import Conflict, Merged
@@ -104,21 +104,7 @@ def _header_path(line: str) -> list[str] | None:
     if not line.startswith("[") or line.startswith("[["):
         return None
     m = _HEADER.match(line.rstrip("\n"))
-    return None if m is None else _dotted_keys(m.group(1))
-
-
-def _dotted_keys(inside: str) -> list[str] | None:
-    """The keys of a header's dotted name, as TOML reads them (None: not a valid header)."""
-    try:
-        node: object = tomllib.loads(f"[{inside}]\n")
-    except tomllib.TOMLDecodeError:
-        return None
-    path: list[str] = []
-    while isinstance(node, dict) and len(node) == 1:
-        k = next(iter(node))
-        path.append(k)
-        node = node[k]
-    return path
+    return None if m is None else dotted_keys(m.group(1))
 
 
 def _blocks(text: str, lock: Lock, whole: set[str]) -> dict[tuple[str, ...], str]:

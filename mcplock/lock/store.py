@@ -82,18 +82,7 @@ def exclusive(path: str, *, wait: float = 60.0) -> Iterator[None]:
     except OSError as e:
         raise os_error(e, path, "lock the file for writing") from None
     try:
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise LockBusyError(
-                        f"another mcplock process has been writing {path} for over {wait:.0f} s",
-                        hint="wait for it to finish, or stop it",
-                    ) from None
-                time.sleep(0.05)
+        _acquire(fd, path, wait)
         try:
             yield
         finally:
@@ -102,20 +91,30 @@ def exclusive(path: str, *, wait: float = 60.0) -> Iterator[None]:
         os.close(fd)
 
 
+def _acquire(fd: int, path: str, wait: float) -> None:
+    """Take the writers' lock on ``fd``, waiting up to ``wait`` seconds for another writer."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                raise LockBusyError(
+                    f"another mcplock process has been writing {path} for over {wait:.0f} s",
+                    hint="wait for it to finish, or stop it",
+                ) from None
+            time.sleep(0.05)
+
+
 def write_atomic(path: str, data: bytes) -> bool:
     """Replace ``path`` (a symlink: its target) with ``data`` atomically. Returns False when
     the bytes were already there."""
     path = real_path(path)
-    try:
-        with open(path, "rb") as f:
-            if f.read() == data:
-                return False
-    except OSError:
-        pass  # missing or unreadable: the write below says what is wrong
+    if _holds(path, data):
+        return False
     directory = os.path.dirname(path) or "."
-    mode = 0o644
-    with contextlib.suppress(OSError):
-        mode = os.stat(path).st_mode & 0o777
+    mode = _mode_of(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".mcp.lock.", suffix=".tmp", dir=directory)
     except OSError as e:
@@ -131,12 +130,7 @@ def write_atomic(path: str, data: bytes) -> bool:
             os.fsync(f.fileno())
         os.replace(tmp, path)
         tmp = ""
-        with contextlib.suppress(OSError):
-            dfd = os.open(directory, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+        _sync_directory(directory)
     except OSError as e:
         raise os_error(e, path, "write") from None
     finally:
@@ -144,6 +138,34 @@ def write_atomic(path: str, data: bytes) -> bool:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
     return True
+
+
+def _holds(path: str, data: bytes) -> bool:
+    """Whether the file already holds ``data`` (a missing or unreadable one does not: the write
+    says what is wrong)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read() == data
+    except OSError:
+        return False
+
+
+def _mode_of(path: str) -> int:
+    """The file's permission bits, kept by the rewrite (0o644 for a new file)."""
+    try:
+        return os.stat(path).st_mode & 0o777
+    except OSError:
+        return 0o644
+
+
+def _sync_directory(directory: str) -> None:
+    """Flush the directory entry of the renamed file (best effort)."""
+    with contextlib.suppress(OSError):
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
 
 
 def save(lock: Lock, path: str) -> bool:

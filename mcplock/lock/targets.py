@@ -70,15 +70,19 @@ def parse(text: str, *, server_ok: bool = True) -> Target:
     server, rest = text.split("/", 1)
     if not server or not rest:
         raise UsageError(f"`{text}` is not a target", hint=f"use {SPELLINGS}")
-    kind, key = "tool", rest
-    if rest == "instructions":
-        kind, key = "instructions", "instructions"
-    else:
-        for prefix in _PREFIXES:
-            if rest.startswith(prefix + ":"):
-                kind, key = prefix, rest[len(prefix) + 1 :]
-                break
+    kind, key = _item_of(rest)
     return Target(server, kind, key, None if rest.startswith("tool:") else rest)
+
+
+def _item_of(rest: str) -> tuple[str, str]:
+    """(kind, key) of what the text after ``SERVER/`` names: the instructions, an item of the kind
+    its prefix says, else a tool."""
+    if rest == "instructions":
+        return "instructions", "instructions"
+    for prefix in _PREFIXES:
+        if rest.startswith(prefix + ":"):
+            return prefix, rest[len(prefix) + 1 :]
+    return "tool", rest
 
 
 def server_of(lock: Lock, name: str) -> ServerEntry:
@@ -128,10 +132,7 @@ def resolve(lock: Lock, target: Target, *, tool_only: bool = False) -> tuple[Ser
     srv = server_of(lock, target.server)
     if target.kind is None:
         return srv, list(srv.entries())
-    entry = srv.find(target.kind, target.key or "")
-    if target.kind != "tool":
-        tool = _short_as_tool(srv, target, target.kind, entry)
-        entry = tool if tool is not None else entry
+    entry = _named_entry(srv, target, target.kind)
     if entry is None:
         raise _not_found(srv, target)
     if tool_only and entry.kind != "tool":
@@ -140,6 +141,16 @@ def resolve(lock: Lock, target: Target, *, tool_only: bool = False) -> tuple[Ser
             hint="only tools have `enabled` and `approval` flags",
         )
     return srv, [entry]
+
+
+def _named_entry(srv: ServerEntry, target: Target, kind: str) -> Entry | None:
+    """The entry ``target`` names on ``srv``: a short spelling (``docs/instructions``) may name a
+    tool instead (:func:`_short_as_tool`)."""
+    entry = srv.find(kind, target.key or "")
+    if kind == "tool":
+        return entry
+    tool = _short_as_tool(srv, target, kind, entry)
+    return tool if tool is not None else entry
 
 
 def _what(kind: str) -> str:

@@ -52,43 +52,54 @@ def read_text(path: str | os.PathLike[str]) -> str:
 def _syntax_error(e: tomllib.TOMLDecodeError, text: str, path: str) -> LockfileError:
     """tomllib's error with its line (the end of a truncated file's), and what to do: restore
     the file, or delete a key or table that a bad merge wrote twice."""
-    msg = str(e)
-    at: int | None = None
-    m = _TOML_POS.search(msg)
-    if m:
-        at = int(m.group(1))
-        msg = _TOML_POS.sub("", msg).strip()
-    elif "end of document" in msg:
-        at = text.count("\n") + (0 if text.endswith("\n") else 1)
-        msg = msg.replace("(at end of document)", "").strip()
-        msg += " at the end of the file: it looks truncated"
+    msg, at = _located(str(e), text)
     hint = "restore the file from git (`git checkout -- mcp.lock`) and run `mcplock refresh`"
     if "overwrite" in msg or "twice" in msg:
         hint = "a key or table appears twice (a bad merge?): delete the duplicate, then run `mcplock check`"
     return LockfileError(f"not valid TOML: {msg}", path=path, line=at, hint=hint, code="syntax")
 
 
+def _located(msg: str, text: str) -> tuple[str, int | None]:
+    """tomllib's message without its position, and the line it names ("end of document": the
+    last line, and the message says the file looks truncated)."""
+    m = _TOML_POS.search(msg)
+    if m:
+        return _TOML_POS.sub("", msg).strip(), int(m.group(1))
+    if "end of document" in msg:
+        at = text.count("\n") + (0 if text.endswith("\n") else 1)
+        return msg.replace("(at end of document)", "").strip() + " at the end of the file: it looks truncated", at
+    return msg, None
+
+
 def parse_toml(text: str, path: str) -> dict[str, Any]:
     """The TOML document of the lock, or a :class:`LockfileError` with the line: conflict
     markers, syntax errors, duplicate keys, a truncated file."""
-    for i, line in enumerate(text.splitlines(), 1):
-        if line.startswith(("<<<<<<<", "=======", ">>>>>>>")) and _CONFLICT.match(line):
-            merged_conflicts(text, path)
-            raise LockfileError(
-                "git conflict markers: the lock was merged with conflicts",
-                path=path,
-                line=i,
-                hint="take one side (`git checkout --theirs mcp.lock` or `--ours`), then run "
-                "`mcplock refresh` to re-probe and `mcplock diff` to review; `mcplock merge-driver install` lets "
-                "the next merge keep both sides",
-                code="conflict",
-            )
+    marker = _conflict_line(text)
+    if marker is not None:
+        merged_conflicts(text, path)
+        raise LockfileError(
+            "git conflict markers: the lock was merged with conflicts",
+            path=path,
+            line=marker,
+            hint="take one side (`git checkout --theirs mcp.lock` or `--ours`), then run "
+            "`mcplock refresh` to re-probe and `mcplock diff` to review; `mcplock merge-driver install` lets "
+            "the next merge keep both sides",
+            code="conflict",
+        )
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise _syntax_error(e, text, path) from None
     except UnicodeDecodeError as e:  # pragma: no cover - loads takes str
         raise LockfileError(f"not UTF-8: {e}", path=path) from None
+
+
+def _conflict_line(text: str) -> int | None:
+    """The 1-based line of the first git conflict marker (None: there is none)."""
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.startswith(("<<<<<<<", "=======", ">>>>>>>")) and _CONFLICT.match(line):
+            return i
+    return None
 
 
 def merged_conflicts(text: str, path: str) -> None:
@@ -117,20 +128,30 @@ def header_lines(text: str) -> dict[tuple[str, ...], int]:
     """Map each table header's key path to its 1-based line number."""
     out: dict[tuple[str, ...], int] = {}
     for i, line in enumerate(text.splitlines(), 1):
-        if not line.startswith("["):
-            continue
-        m = HEADER.match(line)
-        if not m:
-            continue
-        try:
-            parsed = tomllib.loads(f"[{m.group(1)}]\n")
-        except tomllib.TOMLDecodeError:
-            continue
-        path: list[str] = []
-        node: Any = parsed
-        while isinstance(node, dict) and len(node) == 1:
-            k = next(iter(node))
-            path.append(k)
-            node = node[k]
-        out[tuple(path)] = i
+        path = _header_keys(line)
+        if path is not None:
+            out[tuple(path)] = i
     return out
+
+
+def _header_keys(line: str) -> list[str] | None:
+    """The keys a table header line names (a comment after it allowed); None for another line."""
+    if not line.startswith("["):
+        return None
+    m = HEADER.match(line)
+    return dotted_keys(m.group(1)) if m else None
+
+
+def dotted_keys(inside: str) -> list[str] | None:
+    """The keys of a header's dotted name (what is inside its brackets), as TOML reads them;
+    None when it is not a valid header."""
+    try:
+        node: object = tomllib.loads(f"[{inside}]\n")
+    except tomllib.TOMLDecodeError:
+        return None
+    path: list[str] = []
+    while isinstance(node, dict) and len(node) == 1:
+        k = next(iter(node))
+        path.append(k)
+        node = node[k]
+    return path

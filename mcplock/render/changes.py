@@ -140,8 +140,13 @@ def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, i
         return _text_change(field, old, new, color, indent)
     if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
         return _structure_change(field, old, new, color, indent)
+    return [_value_change(field, old, new, color, indent)]
+
+
+def _value_change(field: str, old: Any, new: Any, color: bool, indent: str) -> Text:
+    """Any other field: its old value removed, its new one added (as JSON; ``(absent)`` when not there)."""
     row = _field_head(indent, field, ": ")
     row.append_text(_mark(_short(old) if old is not None else "(absent)", "[-", "-]", REMOVED, color))
     row.append(" ")
     row.append_text(_mark(_short(new) if new is not None else "(absent)", "{+", "+}", ADDED, color))
-    return [row]
+    return row

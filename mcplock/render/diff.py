@@ -9,7 +9,7 @@ from rich.text import Text
 
 from mcplock.compare import Cloaked, PendingItem, ServerDiff
 from mcplock.errors import ProbeError
-from mcplock.render.formats.common import ident
+from mcplock.render.formats.common import changes_count, ident, shown_status, summary_counts
 from mcplock.severity import INFO, style
 from mcplock.snapshot import Snapshot
 from mcplock.untrusted import safe_name, safe_text, shell_word
@@ -23,11 +23,27 @@ def _name(s: str) -> Text:
 
 def _param_names(schema: Any) -> list[str] | None:
     """An input schema's parameters, each required one marked ``*`` (None: no properties object)."""
+    from mcplock.render.show import required_names
+
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return None
-    listed = schema.get("required")
-    required = listed if isinstance(listed, list) else []
+    required = required_names(schema)
     return [f"{p}{'*' if p in required else ''}" for p in schema["properties"]]
+
+
+def fields_change(
+    kind: str, fields: list[str], old: dict[str, Any], new: Any, *, color: bool, indent: str = "      "
+) -> list[Text]:
+    """How each of ``fields`` of a definition changed (a skill's files file by file)."""
+    from mcplock.render.changes import render_field_change
+
+    lines: list[Text] = []
+    for f in fields:
+        if kind == "skill" and f == "resources":
+            lines += skill_files_change(old, new, indent)
+        else:
+            lines += render_field_change(f, old.get(f), new.get(f), color=color, indent=indent)
+    return lines
 
 
 def _changed_detail(c: Any, color: bool) -> list[Text]:
@@ -38,13 +54,7 @@ def _changed_detail(c: Any, color: bool) -> list[Text]:
         return render_field_change("instructions", c.locked, c.live, color=color)
     if not (isinstance(c.locked, dict) and isinstance(c.live, dict)):
         return []
-    lines: list[Text] = []
-    for f in c.fields:
-        if c.kind == "skill" and f == "resources":
-            lines += skill_files_change(c.locked, c.live)
-        else:
-            lines += render_field_change(f, c.locked.get(f), c.live.get(f), color=color)
-    return lines
+    return fields_change(c.kind, c.fields, c.locked, c.live, color=color)
 
 
 def _added_detail(d: Any) -> list[Text]:
@@ -78,11 +88,11 @@ def _change_detail(c: Any, color: bool) -> list[Text]:
 def _server_head(d: ServerDiff) -> Text:
     """The server's line: its status, how many changes, cloaking."""
     head = _name(d.name).append(": ")
-    status = "pending review" if d.status == "ok" and d.pending else d.status
+    status = shown_status(d)
     head.append(status, style=STATUS_STYLE.get(status, "yellow"))
     if d.status == "drift":
-        head.append(f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})")
-    cloaks = sum(k.severity == "critical" for k in d.cloaked or ())
+        head.append(f" ({changes_count(d)})")
+    cloaks = d.critical_cloaks
     if cloaks:
         head.append(f", cloaking: {cloaks} item(s) answered otherwise to another host", style="bold red")
     return head
@@ -134,6 +144,22 @@ def _pending_row(p: PendingItem, color: bool) -> Text:
     return row
 
 
+def _pending_lines(p: PendingItem, color: bool, detail: bool) -> list[Text]:
+    """A pending item's row, then its staged change's detail and findings when it has one."""
+    lines = [_pending_row(p, color)]
+    if p.detail is not None:
+        lines += _detail_and_findings(p.detail, color, detail)
+    return lines
+
+
+def _identity_line(identity: dict[str, Any]) -> Text:
+    """The server's identity, locked → live: reported apart, not drift."""
+    lo, li = identity["locked"], identity["live"]
+    return Text("  identity ", style="dim").append_text(
+        safe_text(f"{ident(lo)} → {ident(li)} (not drift)", keep_newlines=False)
+    )
+
+
 def _server_lines(d: ServerDiff, color: bool, detail: bool) -> list[Text]:
     """One server's part of the report: its head, its changes, cloaking, pending items, identity."""
     lines = [_server_head(d)]
@@ -144,16 +170,9 @@ def _server_lines(d: ServerDiff, color: bool, detail: bool) -> list[Text]:
         lines.extend(_detail_and_findings(c, color, detail))
     lines.extend(_cloak_row(k) for k in d.cloaked or ())
     for p in d.pending:
-        lines.append(_pending_row(p, color))
-        if p.detail is not None:
-            lines.extend(_detail_and_findings(p.detail, color, detail))
+        lines += _pending_lines(p, color, detail)
     if d.identity is not None:
-        lo, li = d.identity["locked"], d.identity["live"]
-        lines.append(
-            Text("  identity ", style="dim").append_text(
-                safe_text(f"{ident(lo)} → {ident(li)} (not drift)", keep_newlines=False)
-            )
-        )
+        lines.append(_identity_line(d.identity))
     return lines
 
 
@@ -161,33 +180,44 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
     lines: list[Any] = []
     for d in diffs:
         lines += _server_lines(d, color, detail)
-    drift = sum(d.status == "drift" for d in diffs)
-    unreachable = sum(d.status == "unreachable" for d in diffs)
-    pending = sum(len(d.pending) for d in diffs)
-    summary = Text(f"\n{len(diffs)} server(s): {drift} with drift, {unreachable} unreachable, {pending} pending review")
-    lines.append(summary)
+    n = summary_counts(diffs)
+    lines.append(
+        Text(
+            f"\n{n['servers']} server(s): {n['drift']} with drift, {n['unreachable']} unreachable, "
+            f"{n['pending']} pending review"
+        )
+    )
     lines.extend(safe_text(n, "dim", keep_newlines=False) for n in next_steps(diffs))
     return Group(*lines)
+
+
+def _drift_step(diffs: list[ServerDiff]) -> list[str]:
+    """`refresh` stages the drift of the servers that have some."""
+    drifted = [d.name for d in diffs if d.changes]
+    if not drifted:
+        return []
+    return [f"drift: `mcplock refresh {' '.join(map(shell_word, drifted))}` stages the changes for review"]
+
+
+def _review_step(diffs: list[ServerDiff]) -> list[str]:
+    """`accept` reviews what is staged: the first eight targets named, the servers to walk."""
+    from mcplock.render.formats.common import target
+
+    waiting = [target(d.name, p.kind, p.name) for d in diffs for p in d.pending]
+    if not waiting:
+        return []
+    shown = ", ".join(waiting[:8]) + (f" and {len(waiting) - 8} more" if len(waiting) > 8 else "")
+    servers = " ".join(map(shell_word, dict.fromkeys(d.name for d in diffs if d.pending)))
+    return [
+        f"awaiting review: {shown} — review with `mcplock accept {servers}` "
+        "(a walk on a terminal; or `mcplock show SERVER/TOOL`, then `accept`/`reject` it)"
+    ]
 
 
 def next_steps(diffs: list[ServerDiff]) -> list[str]:
     """What to run next: drift is staged by `refresh`; what is staged awaits `accept`/`reject`.
     Untrusted (server and item names): render through ``safe_text``."""
-    from mcplock.render.formats.common import target
-
-    out: list[str] = []
-    drifted = [d.name for d in diffs if d.changes]
-    if drifted:
-        out.append(f"drift: `mcplock refresh {' '.join(map(shell_word, drifted))}` stages the changes for review")
-    waiting = [target(d.name, p.kind, p.name) for d in diffs for p in d.pending]
-    if waiting:
-        shown = ", ".join(waiting[:8]) + (f" and {len(waiting) - 8} more" if len(waiting) > 8 else "")
-        servers = " ".join(map(shell_word, dict.fromkeys(d.name for d in diffs if d.pending)))
-        out.append(
-            f"awaiting review: {shown} — review with `mcplock accept {servers}` "
-            "(a walk on a terminal; or `mcplock show SERVER/TOOL`, then `accept`/`reject` it)"
-        )
-    return out
+    return _drift_step(diffs) + _review_step(diffs)
 
 
 def skill_files_change(locked: dict[str, Any], live: dict[str, Any], indent: str = "      ") -> list[Text]:
@@ -195,14 +225,21 @@ def skill_files_change(locked: dict[str, Any], live: dict[str, Any], indent: str
     from mcplock.documents import is_dynamic, skill_files
 
     if is_dynamic(locked) or is_dynamic(live):
-        was, now = ("dynamic" if is_dynamic(d) else "a set of files" for d in (locked, live))
-        return [Text(f"{indent}resources: ", style="bold").append(f"{was} → {now}")]
+        return [_dynamic_change(locked, live, indent)]
     old, new = skill_files(locked), skill_files(live)
     return [
         _file_row(uri, old.get(uri), new.get(uri), indent)
         for uri in sorted(set(old) | set(new))
         if old.get(uri) != new.get(uri)
     ]
+
+
+def _dynamic_change(locked: dict[str, Any], live: dict[str, Any], indent: str) -> Text:
+    """A skill that became dynamic, or stopped being: what its resources were and are."""
+    from mcplock.documents import is_dynamic
+
+    was, now = ("dynamic" if is_dynamic(d) else "a set of files" for d in (locked, live))
+    return Text(f"{indent}resources: ", style="bold").append(f"{was} → {now}")
 
 
 def _file_row(uri: str, a: dict[str, Any] | None, b: dict[str, Any] | None, indent: str) -> Text:
@@ -219,20 +256,19 @@ def _file_row(uri: str, a: dict[str, Any] | None, b: dict[str, Any] | None, inde
     return row
 
 
+def finding_row(f: Any, indent: str, *, color: bool = True) -> Text:
+    """One security finding: its severity and rule, where, and its message."""
+    sev = getattr(f, "severity", INFO)
+    row = Text(indent).append(f"{sev} {getattr(f, 'rule', 'finding')}", style=style(sev) if color else "")
+    where = getattr(f, "where", "")
+    if where:
+        row.append(" at ").append_text(safe_text(where, keep_newlines=False))
+    return row.append(": ").append_text(safe_text(getattr(f, "message", str(f)), keep_newlines=False))
+
+
 def _detail_and_findings(c: Any, color: bool, detail: bool) -> list[Text]:
     lines = _change_detail(c, color) if detail else []
-    for f in c.findings:
-        sev = getattr(f, "severity", INFO)
-        rule = getattr(f, "rule", "finding")
-        where = getattr(f, "where", "")
-        msg = getattr(f, "message", str(f))
-        frow = Text("      ")
-        frow.append(f"{sev} {rule}", style=style(sev) if color else "")
-        if where:
-            frow.append(" at ").append_text(safe_text(where, keep_newlines=False))
-        frow.append(": ").append_text(safe_text(msg, keep_newlines=False))
-        lines.append(frow)
-    return lines
+    return lines + [finding_row(f, "      ", color=color) for f in c.findings]
 
 
 def _snapshot_item(d: dict[str, Any], key: str) -> list[Text]:
@@ -265,22 +301,32 @@ _SNAPSHOT_LISTS = (  # (title, the snapshot's list, the key of its items); the l
 )
 
 
-def render_snapshot(snap: Snapshot) -> Group:
-    lines: list[Any] = []
+_LISTED_WHEN_ANY = ("resources", "App documents", "skills", "documents")
+
+
+def _snapshot_head(snap: Snapshot) -> list[Text]:
+    """What the server said it is, and its instructions line by line."""
     info = snap.server_info or {}
-    lines.append(
+    head = (
         Text("server ", style="bold")
         .append_text(safe_text(f"{info.get('name', '?')} {info.get('version', '')}".strip(), keep_newlines=False))
         .append("  protocol ")
         .append_text(safe_text(str(snap.protocol_version), keep_newlines=False))
     )
-    if snap.instructions:
-        lines.append(Text("instructions:", style="bold"))
-        for ln in snap.instructions.split("\n"):
-            lines.append(Text("  ").append_text(safe_text(ln, keep_newlines=False)))
+    if not snap.instructions:
+        return [head]
+    return [
+        head,
+        Text("instructions:", style="bold"),
+        *(Text("  ").append_text(safe_text(ln, keep_newlines=False)) for ln in snap.instructions.split("\n")),
+    ]
+
+
+def render_snapshot(snap: Snapshot) -> Group:
+    lines: list[Any] = _snapshot_head(snap)
     for title, attr, key in _SNAPSHOT_LISTS:
         items: list[dict[str, Any]] = getattr(snap, attr) or []
-        if not items and title in ("resources", "App documents", "skills", "documents"):
+        if not items and title in _LISTED_WHEN_ANY:
             continue
         lines.append(Text(f"{title} ({len(items)}):", style="bold"))
         for d in items:

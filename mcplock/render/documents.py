@@ -21,16 +21,28 @@ def _clip(s: str, limit: int = _CLIP) -> str:
     return s if len(s) <= limit else s[:limit] + f"… ({len(s) - limit} more characters)"
 
 
-def _changed_span(old: str, new: str) -> tuple[int, int]:
-    """How many characters the two lines share at their start and at their end, each cut back
-    to a word boundary (the change starts and ends at one)."""
+def _shared_start(old: str, new: str) -> int:
+    """How many characters the two lines share at their start."""
     p = 0
     n = min(len(old), len(new))
     while p < n and old[p] == new[p]:
         p += 1
+    return p
+
+
+def _shared_end(old: str, new: str, room: int) -> int:
+    """How many characters the two lines share at their end, at most ``room``."""
     s = 0
-    while s < n - p and old[-1 - s] == new[-1 - s]:
+    while s < room and old[-1 - s] == new[-1 - s]:
         s += 1
+    return s
+
+
+def _changed_span(old: str, new: str) -> tuple[int, int]:
+    """How many characters the two lines share at their start and at their end, each cut back
+    to a word boundary (the change starts and ends at one)."""
+    p = _shared_start(old, new)
+    s = _shared_end(old, new, min(len(old), len(new)) - p)
     while p > 0 and not old[p - 1].isspace():
         p -= 1
     while s > 0 and not old[len(old) - s].isspace():
@@ -68,13 +80,23 @@ def _op_lines(op: tuple[str, int, int, int, int], a: list[str], b: list[str], in
     word-diffed, any other change as removed and added lines."""
     tag, i1, i2, j1, j2 = op
     if tag == "equal":
-        return [_line(inner, "  ", safe_text(_clip(x), "dim" if color else ""), "", color) for x in a[i1:i2]]
+        return _context(a[i1:i2], inner, color)
     if tag == "replace" and i2 - i1 == j2 - j1:
         return [
             _line(inner, "~ ", _pair(x, y, color), "yellow", color) for x, y in zip(a[i1:i2], b[j1:j2], strict=True)
         ]
-    return [_line(inner, "- ", _mark(_clip(x), "", "", REMOVED, color), REMOVED, color) for x in a[i1:i2]] + [
-        _line(inner, "+ ", _mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in b[j1:j2]
+    return _removed_added(a[i1:i2], b[j1:j2], inner, color)
+
+
+def _context(lines: list[str], inner: str, color: bool) -> list[Text]:
+    """Unchanged lines around a change, clipped (dimmed in colour)."""
+    return [_line(inner, "  ", safe_text(_clip(x), "dim" if color else ""), "", color) for x in lines]
+
+
+def _removed_added(gone: list[str], came: list[str], inner: str, color: bool) -> list[Text]:
+    """Lines that are not paired: the removed ones, then the added ones, clipped."""
+    return [_line(inner, "- ", _mark(_clip(x), "", "", REMOVED, color), REMOVED, color) for x in gone] + [
+        _line(inner, "+ ", _mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in came
     ]
 
 

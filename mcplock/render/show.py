@@ -5,6 +5,7 @@ schema as a tree of parameters with types, limits and required marks, flags, ann
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Group
@@ -13,8 +14,7 @@ from rich.text import Text
 from mcplock.documents import is_dynamic
 from mcplock.lock.model import Entry, Pending, ServerEntry
 from mcplock.lock.targets import label
-from mcplock.render.text import state_text
-from mcplock.severity import style
+from mcplock.render.text import state_text, where_text
 from mcplock.spec import ServerSpec
 from mcplock.untrusted import safe_name, safe_text
 
@@ -51,50 +51,60 @@ def _j(v: Any) -> str:
     return json.dumps(v, ensure_ascii=False, sort_keys=True)
 
 
+def _follow(ref: str, root: Any) -> Any:
+    """The node a local reference (``#/$defs/Point``) names in ``root``; None when there is none."""
+    node: Any = root
+    for part in ref[2:].split("/"):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
 def _resolve(schema: Any, root: Any) -> tuple[Any, str | None]:
-    if isinstance(schema, dict) and isinstance(schema.get("$ref"), str):
-        ref = schema["$ref"]
-        if ref.startswith("#/"):
-            node: Any = root
-            for part in ref[2:].split("/"):
-                node = node.get(part) if isinstance(node, dict) else None
-            if isinstance(node, dict):
-                return node, ref.rsplit("/", 1)[-1]
-        return schema, ref
-    return schema, None
+    """A schema with its ``$ref`` followed (and the name it is shown by): the definition a local
+    reference names, else the schema itself with the reference as written."""
+    if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
+        return schema, None
+    ref = schema["$ref"]
+    node = _follow(ref, root) if ref.startswith("#/") else None
+    if isinstance(node, dict):
+        return node, ref.rsplit("/", 1)[-1]
+    return schema, ref
+
+
+def _untyped(s: dict[str, Any]) -> str:
+    """What a schema without a ``type`` holds: its combinator, an enum, else anything."""
+    for comb in ("anyOf", "oneOf", "allOf"):
+        if isinstance(s.get(comb), list):
+            return comb
+    return "enum" if "enum" in s else "any"
 
 
 def _type(s: dict[str, Any]) -> str:
     t = s.get("type")
+    if t is None:
+        return _untyped(s)
     if isinstance(t, list):
         t = " | ".join(str(x) for x in t)
     if t == "array" and isinstance(s.get("items"), dict):
         inner = s["items"].get("type")
         t = f"array of {inner}" if inner else "array"
-    if t is None:
-        for comb in ("anyOf", "oneOf", "allOf"):
-            if isinstance(s.get(comb), list):
-                return comb
-        if "enum" in s:
-            return "enum"
-        return "any"
     return str(t)
 
 
-def _param_row(name: Any, sub: Any, refname: str | None, required: list[Any], width: int, indent: str) -> Text:
-    """One parameter: its name (``*`` when required), type, referenced definition, allowed values,
-    limits and description."""
-    row = Text(indent)
-    named = safe_text(
-        str(name) + ("*" if name in required else ""), "bold" if name in required else "", keep_newlines=False
-    )
-    row.append_text(named).append(" " * max(1, width - named.cell_len))
-    if not isinstance(sub, dict):
-        return row.append_text(safe_text(_j(sub), keep_newlines=False))
-    row.append(_type(sub), style="cyan")
-    if refname:
-        row.append(" (", style="dim").append_text(safe_text(refname, "dim", keep_newlines=False))
-        row.append(")", style="dim")
+def required_names(schema: dict[str, Any]) -> list[Any]:
+    """The parameters an object schema's ``required`` lists (none when it is not a list)."""
+    listed = schema.get("required")
+    return listed if isinstance(listed, list) else []
+
+
+def _param_name(name: Any, required: bool, width: int, indent: str) -> Text:
+    """A parameter's name, marked ``*`` and bold when required, padded to ``width``."""
+    named = safe_text(str(name) + ("*" if required else ""), "bold" if required else "", keep_newlines=False)
+    return Text(indent).append_text(named).append(" " * max(1, width - named.cell_len))
+
+
+def _constraints(row: Text, sub: dict[str, Any]) -> Text:
+    """``row`` with what a parameter's schema allows: its values, its limits, then its description."""
     if isinstance(sub.get("enum"), list):
         row.append("  one of ").append_text(safe_text(", ".join(_j(v) for v in sub["enum"]), keep_newlines=False))
     for key, word in _LIMITS:
@@ -106,11 +116,43 @@ def _param_row(name: Any, sub: Any, refname: str | None, required: list[Any], wi
     return row
 
 
-def _nested(sub: dict[str, Any], root: Any) -> dict[str, Any] | None:
-    """The object a parameter holds (itself, or an array's items), when it has properties to show."""
+def _param_row(name: Any, sub: Any, refname: str | None, required: list[Any], width: int, indent: str) -> Text:
+    """One parameter: its name (``*`` when required), type, referenced definition, allowed values,
+    limits and description."""
+    row = _param_name(name, name in required, width, indent)
+    if not isinstance(sub, dict):
+        return row.append_text(safe_text(_j(sub), keep_newlines=False))
+    row.append(_type(sub), style="cyan")
+    if refname:
+        row.append(" (", style="dim").append_text(safe_text(refname, "dim", keep_newlines=False))
+        row.append(")", style="dim")
+    return _constraints(row, sub)
+
+
+def _nested(sub: Any, root: Any, depth: int) -> dict[str, Any] | None:
+    """The object a parameter holds (itself, or an array's items), when it has properties to show
+    and the tree is not yet four levels deep."""
+    if not isinstance(sub, dict) or depth >= 4:
+        return None
     nested = sub.get("items") if _type(sub).startswith("array") else sub
     nested, _ = _resolve(nested, root)
     return nested if isinstance(nested, dict) and isinstance(nested.get("properties"), dict) else None
+
+
+def _properties_tree(schema: dict[str, Any], props: dict[Any, Any], indent: str, root: Any, depth: int) -> list[Text]:
+    """A row per property, each followed by the properties of the object it holds."""
+    required = required_names(schema)
+    width = max(len(str(k)) for k in props) + 2
+    lines: list[Text] = []
+    for name, sub in props.items():
+        sub, refname = _resolve(sub, root)
+        lines.append(_param_row(name, sub, refname, required, width, indent))
+        nested = _nested(sub, root, depth)
+        if nested is not None:
+            lines += schema_tree(nested, indent=indent + "  ", root=root, depth=depth + 1)
+    if schema.get("additionalProperties") is False:
+        lines.append(Text(indent + "(no other properties)", style="dim"))
+    return lines
 
 
 def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: int = 0) -> list[Text]:
@@ -120,19 +162,7 @@ def schema_tree(schema: Any, *, indent: str = "    ", root: Any = None, depth: i
     props = schema.get("properties")
     if not isinstance(props, dict) or not props:
         return [Text(indent + "(no parameters)", style="dim")] if depth == 0 else []
-    listed = schema.get("required")
-    required = listed if isinstance(listed, list) else []
-    width = max(len(str(k)) for k in props) + 2
-    lines: list[Text] = []
-    for name, sub in props.items():
-        sub, refname = _resolve(sub, root)
-        lines.append(_param_row(name, sub, refname, required, width, indent))
-        nested = _nested(sub, root) if isinstance(sub, dict) and depth < 4 else None
-        if nested is not None:
-            lines += schema_tree(nested, indent=indent + "  ", root=root, depth=depth + 1)
-    if schema.get("additionalProperties") is False:
-        lines.append(Text(indent + "(no other properties)", style="dim"))
-    return lines
+    return _properties_tree(schema, props, indent, root, depth)
 
 
 EXCERPT_LINES = 12  # a document's text in `show` and the review walk: its first lines…
@@ -140,13 +170,11 @@ EXCERPT_CHARS = 1500  # …and at most this much of it (a minified bundle is a f
 _LINE_CHARS = 200
 
 
-def _text_lines(text: str, indent: str, full: bool, target: str | None) -> list[Text]:
-    """A document's text: in full with ``full``, else an excerpt and how to see the rest."""
-    if full:
-        return [Text(indent).append_text(safe_text(line)) for line in text.split("\n")]
+def _excerpt(all_lines: list[str], indent: str) -> tuple[list[Text], int]:
+    """A text's first lines, each cut at ``_LINE_CHARS`` and all together at ``EXCERPT_CHARS``
+    (a line cut says how much more it has), and how many characters they show."""
     out: list[Text] = []
     used = 0
-    all_lines = text.split("\n")
     for line in all_lines[:EXCERPT_LINES]:
         piece = line[:_LINE_CHARS]
         piece = piece[: max(0, EXCERPT_CHARS - used)]
@@ -157,16 +185,36 @@ def _text_lines(text: str, indent: str, full: bool, target: str | None) -> list[
         used += len(piece)
         if used >= EXCERPT_CHARS:
             break
+    return out, used
+
+
+def _excerpt_note(shown: int, lines: int, used: int, chars: int, indent: str, target: str | None) -> Text:
+    """How much of a text an excerpt shows, and the command that prints it all."""
+    how = f"`mcplock show {target} --full`" if target else "`mcplock show … --full`"
+    return Text(
+        f"{indent}… an excerpt: {shown} of {lines} lines, {used} of {chars} characters; {how} prints it all",
+        style="dim",
+    )
+
+
+def _text_lines(text: str, indent: str, full: bool, target: str | None) -> list[Text]:
+    """A document's text: in full with ``full``, else an excerpt and how to see the rest."""
+    all_lines = text.split("\n")
+    if full:
+        return [Text(indent).append_text(safe_text(line)) for line in all_lines]
+    out, used = _excerpt(all_lines, indent)
     if used < len(text.replace("\n", "")) or len(out) < len(all_lines):
-        how = f"`mcplock show {target} --full`" if target else "`mcplock show … --full`"
-        out.append(
-            Text(
-                f"{indent}… an excerpt: {len(out)} of {len(all_lines)} lines, {used} of {len(text)} "
-                f"characters; {how} prints it all",
-                style="dim",
-            )
-        )
+        out.append(_excerpt_note(len(out), len(all_lines), used, len(text), indent, target))
     return out
+
+
+def _description(desc: Any, indent: str) -> list[Text]:
+    """A description as text, line by line (one that is not a string as JSON)."""
+    text = desc if isinstance(desc, str) else _j(desc)
+    return [
+        Text(f"{indent}description:", style="bold"),
+        *(Text(indent + "  ").append_text(safe_text(line)) for line in text.split("\n")),
+    ]
 
 
 def _described(d: dict[str, Any], indent: str) -> list[Text]:
@@ -175,9 +223,7 @@ def _described(d: dict[str, Any], indent: str) -> list[Text]:
     if isinstance(d.get("title"), str):
         lines.append(Text(f"{indent}title: ", style="bold").append_text(safe_text(d["title"], keep_newlines=False)))
     if "description" in d:
-        lines.append(Text(f"{indent}description:", style="bold"))
-        desc = d["description"] if isinstance(d["description"], str) else _j(d["description"])
-        lines += [Text(indent + "  ").append_text(safe_text(line)) for line in desc.split("\n")]
+        lines += _description(d["description"], indent)
     for key in ("uriTemplate", "uri", "mimeType"):
         if key in d:
             lines.append(Text(f"{indent}{key}: ", style="bold").append_text(safe_text(_j(d[key]), keep_newlines=False)))
@@ -202,8 +248,11 @@ def _document(d: dict[str, Any], indent: str, full: bool, target: str | None) ->
     return [size, *_text_lines(text, indent + "  ", full, target)]
 
 
-def _arguments(arguments: list[Any], indent: str) -> list[Text]:
-    """A prompt's arguments, each required one marked ``*``, with its description."""
+def _arguments(arguments: Any, indent: str) -> list[Text]:
+    """A prompt's arguments, each required one marked ``*``, with its description (nothing when
+    ``arguments`` is not a list)."""
+    if not isinstance(arguments, list):
+        return []
     lines = [Text(f"{indent}arguments (* required):", style="bold")]
     for a in arguments:
         if isinstance(a, dict):
@@ -215,13 +264,31 @@ def _arguments(arguments: list[Any], indent: str) -> list[Text]:
     return lines
 
 
-def _annotations(ann: Any, indent: str) -> Text:
+def _annotations(ann: Any, indent: str) -> list[Text]:
     shown = ", ".join(f"{k}={_j(v)}" for k, v in ann.items()) if isinstance(ann, dict) else _j(ann)
-    return (
+    return [
         Text(f"{indent}annotations: ", style="bold")
         .append_text(safe_text(shown, keep_newlines=False))
         .append("  (declared by the server; never trusted)", style="dim")
-    )
+    ]
+
+
+def _parameters(schema: Any, indent: str) -> list[Text]:
+    """A tool's input schema as a tree of parameters."""
+    return [Text(f"{indent}parameters (* required):", style="bold"), *schema_tree(schema, indent=indent + "  ")]
+
+
+def _output_schema(schema: Any, indent: str) -> list[Text]:
+    return [Text(f"{indent}output schema:", style="bold"), *schema_tree(schema, indent=indent + "  ")]
+
+
+# the parts of a definition after its text, in order: (its field, how it reads)
+_PARTS: tuple[tuple[str, Callable[[Any, str], list[Text]]], ...] = (
+    ("inputSchema", _parameters),
+    ("arguments", _arguments),
+    ("outputSchema", _output_schema),
+    ("annotations", _annotations),
+)
 
 
 def definition_lines(
@@ -233,38 +300,31 @@ def definition_lines(
     if not isinstance(d, dict):
         return [Text(indent).append_text(safe_text(_j(d)))]
     lines = _described(d, indent) + _document(d, indent, full, target)
-    if "inputSchema" in d:
-        lines.append(Text(f"{indent}parameters (* required):", style="bold"))
-        lines += schema_tree(d["inputSchema"], indent=indent + "  ")
-    if isinstance(d.get("arguments"), list):
-        lines += _arguments(d["arguments"], indent)
-    if "outputSchema" in d:
-        lines.append(Text(f"{indent}output schema:", style="bold"))
-        lines += schema_tree(d["outputSchema"], indent=indent + "  ")
-    if "annotations" in d:
-        lines.append(_annotations(d["annotations"], indent))
-    for key in sorted(set(d) - _SHOWN):
-        lines.append(
-            Text(indent)
-            .append_text(safe_text(str(key), "bold", keep_newlines=False))
-            .append(": ", style="bold")
-            .append_text(safe_text(_j(d[key]), keep_newlines=False))
-        )
-    return lines
+    for key, part in _PARTS:
+        if key in d:
+            lines += part(d[key], indent)
+    return lines + _other_fields(d, indent)
+
+
+def _other_fields(d: dict[str, Any], indent: str) -> list[Text]:
+    """The fields no part above shows, each as ``key: JSON``, in key order."""
+    return [
+        Text(indent)
+        .append_text(safe_text(str(key), "bold", keep_newlines=False))
+        .append(": ", style="bold")
+        .append_text(safe_text(_j(d[key]), keep_newlines=False))
+        for key in sorted(set(d) - _SHOWN)
+    ]
 
 
 def _findings(kind: str, d: Any, old: Any, indent: str) -> list[Text]:
+    from mcplock.render.diff import finding_row
+
     try:
         from mcplock.lint import lint_definition
     except ImportError:  # pragma: no cover
         return []
-    out: list[Text] = []
-    for f in lint_definition(kind, d, old=old):
-        row = Text(indent).append(f"{f.severity} {f.rule}", style=style(f.severity))
-        if f.where:
-            row.append(" at ").append_text(safe_text(f.where, keep_newlines=False))
-        out.append(row.append(": ").append_text(safe_text(f.message, keep_newlines=False)))
-    return out
+    return [finding_row(f, indent) for f in lint_definition(kind, d, old=old)]
 
 
 def _flags(e: Entry) -> Text:
@@ -278,11 +338,31 @@ def _flags(e: Entry) -> Text:
     return flags.append("state: ").append_text(state_text(e))
 
 
+def _dynamic_skill(e: Entry) -> bool:
+    """A skill whose newest definition (the pending one, else the accepted) is generated."""
+    return e.kind == "skill" and is_dynamic(e.pending.definition if e.pending is not None else e.definition)
+
+
+def _tampered_warning(srv: ServerEntry, e: Entry) -> list[Text]:
+    """A tampered definition is not what was reviewed: which one, and how to get back to one that is."""
+    which = "accepted" if e.tampered() else "pending"
+    return [
+        Text(
+            f"  TAMPERED: the {which} definition below does not match its hash (edited by hand or "
+            f"tampered with); it is not what was reviewed",
+            style="bold red",
+        ),
+        Text("  restore mcp.lock from git, or run `mcplock refresh ", style="dim")
+        .append_text(safe_text(srv.name, "dim", keep_newlines=False))
+        .append("` to stage what the server offers and review it", style="dim"),
+    ]
+
+
 def _warnings(srv: ServerEntry, e: Entry) -> list[Text]:
     """What a reader must know before the definitions: a dynamic skill is not pinned, a tampered
     definition is not what was reviewed (and how to get back to one that is)."""
     parts: list[Text] = []
-    if e.kind == "skill" and is_dynamic(e.pending.definition if e.pending is not None else e.definition):
+    if _dynamic_skill(e):
         parts.append(
             Text(
                 "  dynamic skill: its files are generated by the server and cannot be pinned; only its "
@@ -291,19 +371,7 @@ def _warnings(srv: ServerEntry, e: Entry) -> list[Text]:
             )
         )
     if e.tampered() or e.tampered(pending=True):
-        which = "accepted" if e.tampered() else "pending"
-        parts.append(
-            Text(
-                f"  TAMPERED: the {which} definition below does not match its hash (edited by hand or "
-                f"tampered with); it is not what was reviewed",
-                style="bold red",
-            )
-        )
-        parts.append(
-            Text("  restore mcp.lock from git, or run `mcplock refresh ", style="dim")
-            .append_text(safe_text(srv.name, "dim", keep_newlines=False))
-            .append("` to stage what the server offers and review it", style="dim")
-        )
+        parts += _tampered_warning(srv, e)
     return parts
 
 
@@ -324,43 +392,45 @@ def _change_from_accepted(e: Entry, p: Pending, color: bool) -> list[Any]:
     """A staged change beside the accepted definition: field by field (a skill's files file by file)."""
     from mcplock.compare import changed_fields
     from mcplock.render.changes import render_field_change
+    from mcplock.render.diff import fields_change
 
     if isinstance(e.definition, str):
         return render_field_change("text", e.definition, p.definition, color=color, indent="    ")
-    parts: list[Any] = []
-    for f in changed_fields(e.definition, p.definition):
-        if e.kind == "skill" and f == "resources":  # file by file (render/diff.py)
-            from mcplock.render.diff import skill_files_change
-
-            parts += skill_files_change(e.definition, p.definition, indent="    ")
-        else:
-            parts += render_field_change(f, e.definition.get(f), p.definition.get(f), color=color, indent="    ")
-    return parts
+    fields = changed_fields(e.definition, p.definition)
+    return fields_change(e.kind, fields, e.definition, p.definition, color=color, indent="    ")
 
 
-def _pending(srv: ServerEntry, e: Entry, p: Pending, *, color: bool, full: bool) -> list[Any]:
-    """The pending proposal: a removal, the accepted definition offered again, a change (as a
+def _offered_again(e: Entry, p: Pending) -> bool:
+    """The proposal is the accepted definition itself (offered again after it had been rejected)."""
+    return p.change == "changed" and p.hash == e.hash and not e.tampered()
+
+
+def _proposal(srv: ServerEntry, e: Entry, p: Pending, color: bool, full: bool) -> list[Any]:
+    """What a pending proposal is: a removal, the accepted definition offered again, a change (as a
     diff from the accepted one) or a new definition in full, with its findings."""
-    parts: list[Any] = [
-        Text(""),
-        Text(f"  pending {p.change}" + (f"  {p.hash}" if p.hash else ""), style="bold yellow"),
-    ]
     if p.change == "removed":
-        parts.append(Text("    the server no longer offers it; `accept` drops it from the lock", style="dim"))
-    elif p.change == "changed" and p.hash == e.hash and not e.tampered():
-        parts.append(
+        return [Text("    the server no longer offers it; `accept` drops it from the lock", style="dim")]
+    if _offered_again(e, p):
+        return [
             Text(
                 "    the server offers the accepted definition again (it had been rejected); `accept` enables it",
                 style="dim",
             )
-        )
-    elif p.change == "changed" and e.definition is not None:
-        parts += _change_from_accepted(e, p, color)
-        parts += _findings(e.kind, p.definition, e.definition, "    ")
-    else:
-        parts += definition_lines(e.kind, p.definition, "    ", full=full, target=_typed(srv, e))
-        parts += _findings(e.kind, p.definition, None, "    ")
-    return parts
+        ]
+    if p.change == "changed" and e.definition is not None:
+        return _change_from_accepted(e, p, color) + _findings(e.kind, p.definition, e.definition, "    ")
+    return definition_lines(e.kind, p.definition, "    ", full=full, target=_typed(srv, e)) + _findings(
+        e.kind, p.definition, None, "    "
+    )
+
+
+def _pending(srv: ServerEntry, e: Entry, p: Pending, *, color: bool, full: bool) -> list[Any]:
+    """The pending proposal: its change and hash, then what it is (:func:`_proposal`)."""
+    return [
+        Text(""),
+        Text(f"  pending {p.change}" + (f"  {p.hash}" if p.hash else ""), style="bold yellow"),
+        *_proposal(srv, e, p, color, full),
+    ]
 
 
 def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True, full: bool = False) -> list[Any]:
@@ -414,18 +484,22 @@ def _server_lines(srv: ServerEntry) -> list[Text]:
     sp = srv.spec
     head = Text("server ", style="bold").append_text(safe_name(srv.name, "bold"))
     head.append(f"  {sp.transport}, policy {srv.policy}")
-    where = " ".join([sp.command or "", *sp.args]).strip() if sp.stdio else (sp.url or "")
-    lines = [head, Text("  ").append_text(safe_text(where, keep_newlines=False))]
+    lines = [head, Text("  ").append_text(where_text(srv))]
     lines += _package_lines(sp) + _origin_lines(sp)
     if srv.server_info:
-        info = " ".join(str(srv.server_info.get(k, "")) for k in ("name", "version")).strip()
-        lines.append(
-            Text("  server: ")
-            .append_text(safe_text(info, keep_newlines=False))
-            .append("  protocol ")
-            .append_text(safe_text(srv.protocol_version or "?", keep_newlines=False))
-        )
+        lines.append(_said_line(srv.server_info, srv.protocol_version))
     return lines
+
+
+def _said_line(server_info: dict[str, Any], protocol: str | None) -> Text:
+    """What the server said it is: its name and version, and its protocol version."""
+    info = " ".join(str(server_info.get(k, "")) for k in ("name", "version")).strip()
+    return (
+        Text("  server: ")
+        .append_text(safe_text(info, keep_newlines=False))
+        .append("  protocol ")
+        .append_text(safe_text(protocol or "?", keep_newlines=False))
+    )
 
 
 def render_show(

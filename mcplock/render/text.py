@@ -21,7 +21,8 @@ def state_text(e: Entry) -> Text:
     return Text(e.state, style=STATE_STYLE.get(e.state, "yellow"))
 
 
-def _where(s: ServerEntry) -> Text:
+def where_text(s: ServerEntry) -> Text:
+    """How a server is reached: its command line, or its URL."""
     if s.spec.stdio:
         return safe_text(" ".join([s.spec.command or "", *s.spec.args]).strip(), keep_newlines=False)
     return safe_text(s.spec.url or "", keep_newlines=False)
@@ -63,32 +64,40 @@ def render_list(
     return Group(*parts)
 
 
+_HEADS = ("server", "transport", "tools", "enabled", "pending", "policy")
+
+
+def _server_row(name: str, s: ServerEntry) -> tuple[Any, ...]:
+    """A server's cells: its name, transport, tools, enabled tools, pending items, policy, where."""
+    tools = s.tools
+    return (
+        safe_name(name),
+        s.spec.transport,
+        str(len(tools)),
+        str(sum(1 for t in tools.values() if t.enabled)),
+        s.pending_count(),
+        s.policy,
+        where_text(s),
+    )
+
+
+def _append_row(table: Text, r: tuple[Any, ...], widths: list[int]) -> None:
+    """A server's row, each cell padded to its column (pending items in yellow)."""
+    table.append_text(r[0]).append(" " * (widths[0] - r[0].cell_len))
+    for k in (1, 2, 3):
+        table.append(str(r[k]).ljust(widths[k]))
+    table.append(str(r[4]).ljust(widths[4]), style="yellow" if r[4] else "")
+    table.append(str(r[5]).ljust(widths[5]))
+    table.append_text(r[6]).append("\n")
+
+
 def _servers_table(lock: Lock) -> Text:
     """One row per server: transport, tools, enabled, pending, policy, where it came from."""
-    rows = []
-    for name, s in sorted(lock.servers.items()):
-        tools = s.tools
-        rows.append(
-            (
-                safe_name(name),
-                s.spec.transport,
-                str(len(tools)),
-                str(sum(1 for t in tools.values() if t.enabled)),
-                s.pending_count(),
-                s.policy,
-                _where(s),
-            )
-        )
-    heads = ("server", "transport", "tools", "enabled", "pending", "policy")
-    widths = [max([len(h), *(_width(r[k]) for r in rows)]) + 2 for k, h in enumerate(heads)]
-    summary = Text("".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)) + "where\n", style="bold")
+    rows = [_server_row(name, s) for name, s in sorted(lock.servers.items())]
+    widths = [max([len(h), *(_width(r[k]) for r in rows)]) + 2 for k, h in enumerate(_HEADS)]
+    summary = Text("".join(h.ljust(w) for h, w in zip(_HEADS, widths, strict=True)) + "where\n", style="bold")
     for r in rows:
-        summary.append_text(r[0]).append(" " * (widths[0] - r[0].cell_len))
-        for k in (1, 2, 3):
-            summary.append(str(r[k]).ljust(widths[k]))
-        summary.append(str(r[4]).ljust(widths[4]), style="yellow" if r[4] else "")
-        summary.append(str(r[5]).ljust(widths[5]))
-        summary.append_text(r[6]).append("\n")
+        _append_row(summary, r, widths)
     summary.rstrip()
     return summary
 
@@ -130,16 +139,29 @@ def _items_block(name: str, s: Any, findings: dict[Any, Any], tampered: set[tupl
     for label, e in labelled:
         block.append_text(label)
         block.append(" " * (width - label.cell_len))
-        if e.kind == "tool":
-            block.append("yes      " if e.enabled else "no       ", style="" if e.enabled else "dim")
-            block.append(e.approval.ljust(10))
-        else:
-            block.append(" " * 19)
+        _append_flags(block, e)
         block.append_text(state_text(e))
         _item_notes(block, name, e, findings, tampered)
         block.append("\n")
     block.rstrip()
     return block
+
+
+def _append_flags(block: Text, e: Any) -> None:
+    """A tool's enabled and approval columns (blank for other items)."""
+    if e.kind != "tool":
+        block.append(" " * 19)
+        return
+    block.append("yes      " if e.enabled else "no       ", style="" if e.enabled else "dim")
+    block.append(e.approval.ljust(10))
+
+
+def _is_tampered(name: str, e: Any, tampered: set[tuple[str, str, str]] | None) -> bool:
+    """An item whose stored definition (accepted or pending) does not match its hash: as
+    ``tampered`` says when the caller checked them, else checked here."""
+    if tampered is not None:
+        return (name, e.kind, e.key) in tampered
+    return bool(e.tampered() or e.tampered(pending=True))
 
 
 def _item_notes(
@@ -148,13 +170,18 @@ def _item_notes(
     """What an item's line says after its state: a dynamic skill, a tampered definition, its lint findings."""
     if e.kind == "skill" and is_dynamic(e.definition):
         block.append("  dynamic: its files are generated, only its entry is pinned", style="yellow")
-    if (name, e.kind, e.key) in tampered if tampered is not None else e.tampered() or e.tampered(pending=True):
+    if _is_tampered(name, e, tampered):
         block.append("  tampered: the stored definition does not match its hash", style="bold red")
     found = findings.get((name, e.kind, e.key))
     if found:
-        sev = worst_of(f.severity for f in found)
-        rules = ", ".join(sorted({f.rule for f in found}))
-        block.append(f"  {sev}: {rules}", style=style(sev))
+        _append_lint(block, found)
+
+
+def _append_lint(block: Text, found: list[Any]) -> None:
+    """An item's lint findings: the worst severity, then the rules that found something."""
+    sev = worst_of(f.severity for f in found)
+    rules = ", ".join(sorted({f.rule for f in found}))
+    block.append(f"  {sev}: {rules}", style=style(sev))
 
 
 # the hint a server's group shows: that of its most serious problem
@@ -174,6 +201,30 @@ _HINT_ORDER = (
 )
 
 
+_CODE_STYLE = {"pending": "bold yellow", "critical-accepted": "yellow"}  # any other code: bold red
+
+
+def _group_head(server: str, group: list[Any]) -> Text:
+    """A group's head: its server, else what the findings about no server are about."""
+    if server:
+        return safe_name(server, "bold").append(":")
+    what = "signature" if all(f.code == "signature" for f in group) else "host settings"
+    return Text(what, style="bold").append(":")
+
+
+def _finding_line(f: Any) -> Text:
+    return (
+        Text("  ")
+        .append(f"{f.code}: ", style=_CODE_STYLE.get(f.code, "bold red"))
+        .append_text(safe_text(f.message, keep_newlines=False))
+    )
+
+
+def _hints(server: str, group: list[Any]) -> list[str]:
+    """One hint per server; findings about no server (exported host settings) keep each its own."""
+    return [_server_hint(server, group)] if server else list(dict.fromkeys(f.hint for f in group))
+
+
 def render_findings(findings: Iterable[Any]) -> Group:
     """``check``'s findings grouped per server, one hint per server."""
     by_server: dict[str, list[Any]] = {}
@@ -181,21 +232,12 @@ def render_findings(findings: Iterable[Any]) -> Group:
         by_server.setdefault(f.server, []).append(f)
     lines: list[Any] = []
     for server, group in by_server.items():
-        head = (
-            safe_name(server, "bold")
-            if server
-            else Text("signature" if all(f.code == "signature" for f in group) else "host settings", style="bold")
-        )
-        lines.append(head.append(":"))
-        for f in group:
-            style = {"pending": "bold yellow", "critical-accepted": "yellow"}.get(f.code, "bold red")
-            lines.append(
-                Text("  ").append(f"{f.code}: ", style=style).append_text(safe_text(f.message, keep_newlines=False))
-            )
-        # one hint per server; findings about no server (exported host settings) keep each its own
-        hints = [_server_hint(server, group)] if server else list(dict.fromkeys(f.hint for f in group))
-        for hint in hints:
-            lines.append(Text("  hint: ", style="dim").append_text(safe_text(hint, "dim", keep_newlines=False)))
+        lines.append(_group_head(server, group))
+        lines += [_finding_line(f) for f in group]
+        lines += [
+            Text("  hint: ", style="dim").append_text(safe_text(hint, "dim", keep_newlines=False))
+            for hint in _hints(server, group)
+        ]
     return Group(*lines)
 
 

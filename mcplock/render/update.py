@@ -20,27 +20,37 @@ def _staged_items(res: Any) -> dict[str, list[str]]:
     }
 
 
+def _version_to(r: Any) -> Any:
+    """The version a moved pin moves to: a server from the MCP Registry moves from one entry
+    version to another (`from` is the entry's too), any other to its package's new version."""
+    return r.new_ref.version if r.new_ref is not None else r.new_pin.version
+
+
+def _status(r: Any, moved: bool, failed: dict[str, Any]) -> Any:
+    if moved:
+        return "moved"
+    return "failed" if r.server in failed else r.status
+
+
+def _move(r: Any, staged: dict[str, Any], failed: dict[str, Any]) -> dict[str, Any]:
+    """One server's row of the report: its pin from and to, its status, what the move staged, its error."""
+    moved = r.new_pin is not None and r.server in staged
+    return {
+        "server": r.server,
+        "registry": r.registry,
+        "package": r.package,
+        "from": r.current,
+        "to": _version_to(r) if moved else None,
+        "status": _status(r, moved, failed),
+        "integrity": r.new_pin.stored().get("integrity") if moved else None,
+        **_staged_items(staged.get(r.server)),
+        "error": failed[r.server].as_json() if r.server in failed else None,
+    }
+
+
 def moves_of(rows: list[Any], staged: dict[str, Any], failed: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
-    for r in rows:
-        if r.status == "local":
-            continue
-        moved = r.new_pin is not None and r.server in staged
-        out.append(
-            {
-                "server": r.server,
-                "registry": r.registry,
-                "package": r.package,
-                "from": r.current,
-                # a server from the MCP Registry moves from one entry version to another (`from` is the entry's too)
-                "to": (r.new_ref.version if r.new_ref is not None else r.new_pin.version) if moved else None,
-                "status": "moved" if moved else "failed" if r.server in failed else r.status,
-                "integrity": r.new_pin.stored().get("integrity") if moved else None,
-                **_staged_items(staged.get(r.server)),
-                "error": failed[r.server].as_json() if r.server in failed else None,
-            }
-        )
-    return out
+    """Each server that runs a registry package (not a local one), as :func:`_move` reports it."""
+    return [_move(r, staged, failed) for r in rows if r.status != "local"]
 
 
 def _move_line(m: dict[str, Any]) -> Text:
@@ -57,13 +67,16 @@ def _move_line(m: dict[str, Any]) -> Text:
         if m["from"] == m["to"]
         else f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}"
     )
-    line.append_text(safe_text(what, keep_newlines=False))
-    n = len(m["new"]) + len(m["changed"]) + len(m["removed"])
-    return line.append(
-        f" ({len(m['new'])} new, {len(m['changed'])} changed, {len(m['removed'])} removed — pending review)"
-        if n
-        else " (definitions unchanged)",
-        style="yellow" if n else "green",
+    return line.append_text(safe_text(what, keep_newlines=False)).append(*_staged_note(m))
+
+
+def _staged_note(m: dict[str, Any]) -> tuple[str, str]:
+    """What a moved pin staged for review, and its style; or that its definitions did not change."""
+    if not len(m["new"]) + len(m["changed"]) + len(m["removed"]):
+        return " (definitions unchanged)", "green"
+    return (
+        f" ({len(m['new'])} new, {len(m['changed'])} changed, {len(m['removed'])} removed — pending review)",
+        "yellow",
     )
 
 
@@ -113,16 +126,19 @@ def _md_moved(moved: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _markdown(moves: list[dict[str, Any]]) -> str:
-    lines = ["## mcplock update", ""]
+def _md_outcome(moves: list[dict[str, Any]]) -> list[str]:
+    """The pins that moved and what to review, or why none did."""
     moved = [m for m in moves if m["status"] == "moved"]
+    if moved:
+        return _md_moved(moved)
     if not moves:
-        lines.append("No server of this lock runs a registry package: nothing to update.")
-    elif not moved:
-        lines.append("Every pinned server is up to date." if not any(m["error"] for m in moves) else "No pin moved.")
-    else:
-        lines += _md_moved(moved)
-    for m in moves:
-        if m["error"]:
-            lines.append(f"- :warning: `{_cell(m['server'])}` not updated: {_cell(m['error']['message'])}")
+        return ["No server of this lock runs a registry package: nothing to update."]
+    return ["Every pinned server is up to date." if not any(m["error"] for m in moves) else "No pin moved."]
+
+
+def _markdown(moves: list[dict[str, Any]]) -> str:
+    lines = ["## mcplock update", "", *_md_outcome(moves)]
+    lines += [
+        f"- :warning: `{_cell(m['server'])}` not updated: {_cell(m['error']['message'])}" for m in moves if m["error"]
+    ]
     return "\n".join(lines) + "\n"

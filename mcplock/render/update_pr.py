@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from mcplock.lock.targets import format_target
-from mcplock.render.formats.markdown import md_code, md_text, server_markdown
+from mcplock.render.formats.markdown import longest_backticks, md_code, md_text, server_markdown
 from mcplock.severity import rank
 from mcplock.untrusted import shell_word, visible
 
@@ -31,6 +31,9 @@ def _plain(s: object) -> str:
 
 
 def _top(d: Any) -> str | None:
+    """The top severity of what a server's diff stages or changes (None: no diff, or nothing in it)."""
+    if d is None:
+        return None
     sevs = [p.detail.severity for p in d.pending if p.detail is not None] + [c.severity for c in d.changes]
     return min(sevs, key=rank) if sevs else None
 
@@ -71,8 +74,7 @@ def commit_message(moves: list[dict[str, Any]], trailer: str) -> str:
 
 
 def _fence(text: str, lang: str = "") -> list[str]:
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
+    fence = "`" * max(3, longest_backticks(text) + 1)
     return [f"{fence}{lang}", text, fence]
 
 
@@ -120,16 +122,21 @@ def _staged_note(staged: int, lockfile: str) -> list[str]:
     ]
 
 
+def _review_commands(servers: list[str], diffs: list[Any], branch: str) -> list[str]:
+    """What the reviewer runs on the branch: switch to it, show the first three staged items (top
+    severity first), accept, commit."""
+    cmds = [f"git fetch origin {shell_word(branch)} && git switch {shell_word(branch)}"]
+    shown = [(d.name, p) for d in map(_by_severity, diffs) if d.name in servers for p in d.pending][:3]
+    cmds += [f"mcplock show {shell_word(format_target(server, p.kind, p.name))}" for server, p in shown]
+    cmds.append(f"mcplock accept {' '.join(shell_word(s) for s in servers)}   # on a terminal: a walk, item by item")
+    cmds.append("git commit -am 'mcplock: accept the update' && git push")
+    return cmds
+
+
 def _review_tail(servers: list[str], diffs: list[Any], branch: str) -> list[str]:
     """What the reviewer runs on the branch (the first three staged items shown), and the footer."""
     tail = ["", "### Review it", "", "On this branch:", ""]
-    cmds = [f"git fetch origin {shell_word(branch)} && git switch {shell_word(branch)}"]
-    shown = [(d.name, p) for d in map(_by_severity, diffs) if d.name in servers for p in d.pending][:3]
-    for server, p in shown:
-        cmds.append(f"mcplock show {shell_word(format_target(server, p.kind, p.name))}")
-    cmds.append(f"mcplock accept {' '.join(shell_word(s) for s in servers)}   # on a terminal: a walk, item by item")
-    cmds.append("git commit -am 'mcplock: accept the update' && git push")
-    tail += _fence("\n".join(_plain(c) for c in cmds), "sh")
+    tail += _fence("\n".join(_plain(c) for c in _review_commands(servers, diffs, branch)), "sh")
     tail += [
         "",
         "`mcplock accept SERVER/TOOL` accepts one item, `mcplock reject SERVER/TOOL` refuses one (it stays "
@@ -149,9 +156,14 @@ def _sections(servers: list[str], by_name: dict[str, Any]) -> list[str]:
     sections: list[str] = []
     for server in servers:
         d = by_name.get(server)
-        if d is not None and (d.pending or d.changes or d.error is not None):
+        if d is not None and _has_news(d):
             sections += server_markdown(_by_severity(d))
     return sections
+
+
+def _has_news(d: Any) -> bool:
+    """A server's diff has something to report: staged items, changes or an error."""
+    return bool(d.pending or d.changes or d.error is not None)
 
 
 def body(
@@ -166,10 +178,23 @@ def body(
 ) -> str:
     """The pull request body for ``moves`` (the pins that moved: :func:`mcplock.render.update.moves_of`)
     and ``diffs`` (their servers compared with the updated lock: the staged items in ``pending``)."""
-    links = links or {}
     by_name = {d.name: d for d in diffs}
-    tops = {m["server"]: (_top(by_name[m["server"]]) if m["server"] in by_name else None) for m in moves}
+    tops = {m["server"]: _top(by_name.get(m["server"])) for m in moves}
     moves = sorted(moves, key=lambda m: (rank(tops[m["server"]]), m["server"]))
+    head = _head(moves, tops, links or {}, lockfile, failed or {})
+    servers = [m["server"] for m in moves]
+    return fit(head, _sections(servers, by_name), _review_tail(servers, diffs, branch), limit)
+
+
+def _head(
+    moves: list[dict[str, Any]],
+    tops: dict[str, str | None],
+    links: dict[str, str],
+    lockfile: str,
+    failed: dict[str, Any],
+) -> list[str]:
+    """The body's head: the heading, a row per moved pin, what the update leaves for a person, the
+    servers not updated."""
     head = [
         _heading(moves),
         "",
@@ -178,10 +203,9 @@ def body(
     ]
     head += [_move_row(m, tops[m["server"]], links) for m in moves]
     head += _staged_note(sum(len(m["changed"]) + len(m["new"]) + len(m["removed"]) for m in moves), lockfile)
-    for name, err in (failed or {}).items():
+    for name, err in failed.items():
         head += ["", f"- :warning: {md_code(name)} was not updated: {md_text(err.message)}"]
-    servers = [m["server"] for m in moves]
-    return fit(head, _sections(servers, by_name), _review_tail(servers, diffs, branch), limit)
+    return head
 
 
 _FENCE = re.compile(r"^(`{3,})")
@@ -192,16 +216,22 @@ def _closers(lines: list[str]) -> list[str]:
     fence: str | None = None
     details = 0
     for line in lines:
+        if fence is not None:  # inside a code block only its closing fence counts
+            fence = None if line.strip() == fence else fence
+            continue
         m = _FENCE.match(line)
-        if fence is None and m:
+        if m:
             fence = m[1]
-        elif fence is not None and line.strip() == fence:
-            fence = None
-        elif fence is None and line.startswith("<details>"):
-            details += 1
-        elif fence is None and line.strip() == "</details>":
-            details -= 1
+        else:
+            details += _details_step(line)
     return ([fence] if fence else []) + ["", "</details>"] * max(0, details)
+
+
+def _details_step(line: str) -> int:
+    """How a line outside code moves the count of open ``<details>``: +1 opens one, -1 closes one."""
+    if line.startswith("<details>"):
+        return 1
+    return -1 if line.strip() == "</details>" else 0
 
 
 def _first_lines(lines: list[str], room: int) -> list[str]:

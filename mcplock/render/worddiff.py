@@ -93,18 +93,28 @@ def _diff(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, out: l
         i1, j1 = i1 + pre, j1 + pre
     post = _common_back(a, b, i2, j2, i1, j1)
     tail: Opcode | None = ("equal", i2 - post, i2, j2 - post, j2) if post else None
-    i2, j2 = i2 - post, j2 - post
+    _middle(a, b, i1, i2 - post, j1, j2 - post, out, depth)
+    if tail is not None:
+        out.append(tail)
+
+
+def _middle(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, out: list[Opcode], depth: int) -> None:
+    """A region that differs at both ends (or is empty on one side): a deletion or an insertion,
+    ``difflib``'s opcodes when it is small, else :func:`_large`."""
     n, m = i2 - i1, j2 - j1
     if n == 0 or m == 0:
         if n or m:
             out.append(("delete" if n else "insert", i1, i2, j1, j2))
     elif n * m <= SMALL:
-        sm = difflib.SequenceMatcher(a=a[i1:i2], b=b[j1:j2], autojunk=False)
-        out.extend((op, i1 + x1, i1 + x2, j1 + y1, j1 + y2) for op, x1, x2, y1, y2 in sm.get_opcodes())
+        _small(a, b, i1, i2, j1, j2, out)
     else:
         _large(a, b, i1, i2, j1, j2, out, depth)
-    if tail is not None:
-        out.append(tail)
+
+
+def _small(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, out: list[Opcode]) -> None:
+    """A small region diffed by ``difflib`` (short texts read exactly as they always did)."""
+    sm = difflib.SequenceMatcher(a=a[i1:i2], b=b[j1:j2], autojunk=False)
+    out.extend((op, i1 + x1, i1 + x2, j1 + y1, j1 + y2) for op, x1, x2, y1, y2 in sm.get_opcodes())
 
 
 def _large(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int, out: list[Opcode], depth: int) -> None:
@@ -194,6 +204,11 @@ def _script(trace: list[list[int]], d: int, k: int, n: int, m: int, i1: int, j1:
 def _anchors(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int) -> list[tuple[int, int]]:
     """Tokens that occur exactly once in ``a[i1:i2]`` and once in ``b[j1:j2]``, the longest run
     of them in the same order on both sides (patience diff), as (i, j) pairs."""
+    return _longest_run(_unique_pairs(a, b, i1, i2, j1, j2))
+
+
+def _unique_pairs(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int) -> list[tuple[int, int]]:
+    """(i, j) of each token that occurs exactly once in ``a[i1:i2]`` and once in ``b[j1:j2]``, by i."""
     count: dict[int, int] = {}
     where_a: dict[int, int] = {}
     for i in range(i1, i2):
@@ -207,8 +222,11 @@ def _anchors(a: list[int], b: list[int], i1: int, i2: int, j1: int, j2: int) -> 
         if count.get(t) == 1:
             count_b[t] = count_b.get(t, 0) + 1
             where_b[t] = j
-    pairs = sorted((where_a[t], where_b[t]) for t, c in count_b.items() if c == 1)
-    # the longest increasing run of j (patience sorting, O(k log k))
+    return sorted((where_a[t], where_b[t]) for t, c in count_b.items() if c == 1)
+
+
+def _longest_run(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The longest run of ``pairs`` (sorted by i) whose j increase too: patience sorting, O(k log k)."""
     tops: list[int] = []
     top_at: list[int] = []
     back: list[int] = [-1] * len(pairs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -17,8 +17,10 @@ from mcplock.severity import SEVERITIES
 if TYPE_CHECKING:
     from mcplock.compare import ServerDiff
     from mcplock.core.check import Finding
-    from mcplock.lock.model import Lock
+    from mcplock.core.probing import Results
+    from mcplock.lock.model import Lock, ServerEntry
     from mcplock.orgpolicy import OrgPolicy
+    from mcplock.probe import ProbeOptions
 
 CLOAK_HELP = (
     "Probe each server again as each well-known host announces itself (Claude Code, Cursor, Codex, "
@@ -67,14 +69,7 @@ def cmd_diff(
             cli, list(names or []), opts, use_stored_client=not probe.client_name, login=probe.login
         ),
     )
-    cloaked = None
-    if cloak:
-        from mcplock.core.diff import probe_cloaked
-
-        cli.info("probing again as Claude Code, Cursor, Codex, Gemini CLI, VS Code, and once more in one session")
-        cloaked = guarded(
-            cli, lambda: probe_cloaked(cli.lockfile, selected, results, opts, use_stored_client=not probe.client_name)
-        )
+    cloaked = _probe_cloaked(cli, selected, results, opts, probe) if cloak else None
     diffs, code = diff_servers(lock, selected, results, fail_on, cloaked)
     violations = _policy_findings(org, lock, {s.name for s in selected})
     if violations and code in (0, 3):
@@ -89,12 +84,29 @@ def cmd_diff(
     reports.write(cli, extra, code, report_of)
     if fmt != "text":
         cli.emit_report(report_of(fmt, cli.lock_text(fmt)), out_file, fmt, code)
-        if violations and fmt not in ("json", "markdown"):
-            for v in violations:
-                cli.info(f"policy: {v.message}; {v.hint}")
+        if fmt not in ("json", "markdown"):  # (those two carry the policy's findings themselves)
+            _say_violations(cli, violations)
         return code
     _print_text(cli, diffs, violations, out_file, code)
     return code
+
+
+def _probe_cloaked(
+    cli: context.Cli, selected: list[ServerEntry], results: Results, opts: ProbeOptions, probe: ProbeArgs
+) -> dict[str, list[Any]]:
+    """--cloak: the servers probed again as each well-known host, and once more in one session."""
+    from mcplock.core.diff import probe_cloaked
+
+    cli.info("probing again as Claude Code, Cursor, Codex, Gemini CLI, VS Code, and once more in one session")
+    return guarded(
+        cli, lambda: probe_cloaked(cli.lockfile, selected, results, opts, use_stored_client=not probe.client_name)
+    )
+
+
+def _say_violations(cli: context.Cli, violations: list[Finding]) -> None:
+    """The policy's findings, one line each, beside a report that does not hold them."""
+    for v in violations:
+        cli.info(f"policy: {v.message}; {v.hint}")
 
 
 def _severity(fail_on: str | None) -> str | None:

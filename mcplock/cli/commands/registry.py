@@ -66,8 +66,7 @@ def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) 
     names = received(spec)
     if not names:
         return
-    where = [f"header {k}" for k, v in sorted(spec.headers.items()) if "${" in v]
-    where += ["the URL's path"] if spec.url and "${" in spec.url else []
+    where = _templated_places(spec)
     cli.err.print(
         Text("the remote of ", style="bold")
         .append_text(safe_text(ref, keep_newlines=False))
@@ -79,6 +78,12 @@ def confirm_remote_variables(cli: Cli, spec: ServerSpec, ref: str, trust: bool) 
     )
     if not trust:
         _confirm_sending(cli, spec, ref, names)
+
+
+def _templated_places(spec: ServerSpec) -> list[str]:
+    """Where a remote spec carries templated values: each header, the URL."""
+    where = [f"header {k}" for k, v in sorted(spec.headers.items()) if "${" in v]
+    return where + (["the URL's path"] if spec.url and "${" in spec.url else [])
 
 
 def _confirm_sending(cli: Cli, spec: ServerSpec, ref: str, names: list[str]) -> None:
@@ -149,10 +154,17 @@ def _row(e: Entry) -> dict[str, object]:
 
 def _table(cli: Cli, rows: list[dict[str, object]], cols: tuple[str, ...]) -> None:
     cells = [[sanitize(str(r[c]), 80) for c in cols] for r in rows]
-    widths = [max(len(c), *(len(row[i]) for row in cells)) if cells else len(c) for i, c in enumerate(cols)]
+    widths = _widths(cols, cells)
     cli.out.print(Text("  ".join(c.upper().ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip(), style="bold"))
     for row in cells:
         cli.out.print(Text("  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip()))
+
+
+def _widths(cols: tuple[str, ...], cells: list[list[str]]) -> list[int]:
+    """Each column as wide as its heading or its widest cell."""
+    if not cells:
+        return [len(c) for c in cols]
+    return [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
 
 
 def cmd_search(

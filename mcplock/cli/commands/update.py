@@ -40,19 +40,24 @@ def cmd_outdated(
     errors = [r for r in rows if r.status == "error"]
     code = _outdated_code(behind, errors)
     if fmt == "json":
-        cli.write_json(
-            {
-                "version": 1,
-                "command": "outdated",
-                "lockfile": cli.lockfile,
-                "exit_code": code,
-                "servers": [r.as_json() for r in rows],
-                "summary": {"servers": len(rows), "behind": len(behind), "errors": len(errors)},
-            }
-        )
+        _write_outdated_json(cli, rows, code, behind=len(behind), errors=len(errors))
     else:
         _say_outdated(cli, rows, behind, errors)
     return code
+
+
+def _write_outdated_json(cli: context.Cli, rows: list[Row], code: int, *, behind: int, errors: int) -> None:
+    """`outdated --format json`: every server's row, and how many are behind or failed."""
+    cli.write_json(
+        {
+            "version": 1,
+            "command": "outdated",
+            "lockfile": cli.lockfile,
+            "exit_code": code,
+            "servers": [r.as_json() for r in rows],
+            "summary": {"servers": len(rows), "behind": behind, "errors": errors},
+        }
+    )
 
 
 def _outdated_code(behind: list[Row], errors: list[Row]) -> int:

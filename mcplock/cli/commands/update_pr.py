@@ -151,11 +151,7 @@ def _update_all(
     plan = core.targets(prep, group)
     if not plan:
         if text:
-            cli.say(
-                "nothing outdated: no pull request to open"
-                if not prep.errors
-                else "no pin could be checked against its registry: no pull request opened"
-            )
+            cli.say(_nothing_to_open(prep))
         return
     behind = {r.server for r in prep.behind}
     gate_moves(cli, [s for s in prep.selected if s.name in behind])
@@ -166,6 +162,13 @@ def _update_all(
         done.outcomes.append(o)
         if text:
             _say_outcome(cli, o)
+
+
+def _nothing_to_open(prep: Prepared) -> str:
+    """Why no pull request was opened: nothing is behind, or no pin could be checked."""
+    if prep.errors:
+        return "no pin could be checked against its registry: no pull request opened"
+    return "nothing outdated: no pull request to open"
 
 
 def _say_prepared(cli: context.Cli, prep: Prepared, text: bool) -> None:

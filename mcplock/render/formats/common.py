@@ -112,6 +112,16 @@ def ident(i: dict[str, Any]) -> str:
     return f"{info.get('name', '?')} {info.get('version', '?')} (protocol {i.get('protocol_version') or '?'})"
 
 
+def shown_status(d: ServerDiff) -> str:
+    """A server's status as reports show it: ``pending review`` for one in sync with items staged."""
+    return "pending review" if d.status == "ok" and d.pending else d.status
+
+
+def changes_count(d: ServerDiff) -> str:
+    """``1 change``, ``3 changes``."""
+    return f"{len(d.changes)} change{'s' if len(d.changes) != 1 else ''}"
+
+
 def summary_counts(diffs: list[ServerDiff]) -> dict[str, int]:
     return {
         "servers": len(diffs),

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcplock.render.formats.common import (
     CHECK_LEVEL,
@@ -27,7 +27,7 @@ from mcplock.severity import GITHUB_LEVEL, github_level
 from mcplock.untrusted import visible
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import Change, ServerDiff
+    from mcplock.compare import Change, Cloaked, PendingItem, ServerDiff
     from mcplock.core.check import Finding
     from mcplock.lock.model import Lock
 
@@ -58,6 +58,73 @@ def _finding_lines(server: str, c: Change, file: str, line: int, t: str) -> list
     return out
 
 
+def _gh_unreachable(d: ServerDiff, file: str, lines: Lines) -> str:
+    return _gh(
+        "warning", file, lines.of(("server", d.name)), f"mcplock unreachable: {plain(d.name)}", unreachable_message(d)
+    )
+
+
+def _gh_change(server: str, c: Change, file: str, lines: Lines) -> list[str]:
+    """A drifted item's annotation at its line, then one per security finding on its new text."""
+    line = lines.item(server, c.kind, c.name)
+    t = plain(target(server, c.kind, c.name))
+    head = _gh(
+        github_level(c.severity),
+        file,
+        line,
+        f"mcplock {drift_rule(c.kind, c.change)} ({c.severity}): {t}",
+        change_message(server, c),
+    )
+    return [head, *_finding_lines(server, c, file, line, t)]
+
+
+def _gh_cloak(server: str, k: Cloaked, file: str, lines: Lines) -> str:
+    """What another host's identity is answered otherwise (``diff --cloak``), at the server's line."""
+    return _gh(
+        github_level(k.severity),
+        file,
+        lines.of(("server", server)),
+        f"mcplock cloaking ({k.severity}): {plain(server)}/{plain(k.name)}",
+        f"server `{plain(server)}`, {plain(k.kind)} `{plain(k.name)}`: {plain(k.message)}",
+    )
+
+
+def _gh_pending(server: str, p: PendingItem, file: str, lines: Lines) -> list[str]:
+    """A staged item's annotation at its line, then its staged change's findings (they still count)."""
+    t = plain(target(server, p.kind, p.name))
+    line = lines.item(server, p.kind, p.name)
+    out = [
+        _gh("warning", file, line, f"mcplock {PENDING_RULE}: {t}", pending_message(server, p.kind, p.name, p.change))
+    ]
+    if p.detail is not None:
+        out += _finding_lines(server, p.detail, file, line, t)
+    return out
+
+
+def _gh_identity(d: ServerDiff, identity: dict[str, Any], file: str, lines: Lines) -> str:
+    return _gh(
+        "notice",
+        file,
+        lines.of(("server", d.name)),
+        f"mcplock identity: {plain(d.name)}",
+        f"server `{plain(d.name)}` reports {plain(ident(identity['live']))}, locked as "
+        f"{plain(ident(identity['locked']))} (reported apart, not drift)",
+    )
+
+
+def _gh_server(d: ServerDiff, file: str, lines: Lines) -> list[str]:
+    """A server's annotations: unreachable, its drift, cloaking, its pending items, an identity change."""
+    out = [_gh_unreachable(d, file, lines)] if d.error is not None else []
+    for c in d.changes:
+        out += _gh_change(d.name, c, file, lines)
+    out += [_gh_cloak(d.name, k, file, lines) for k in d.cloaked or ()]
+    for p in d.pending:
+        out += _gh_pending(d.name, p, file, lines)
+    if d.identity is not None:
+        out.append(_gh_identity(d, d.identity, file, lines))
+    return out
+
+
 def diff_github(
     diffs: list[ServerDiff], lockfile: str, exit_code: int, *, lock_text: str | None = None, path: str | None = None
 ) -> str:
@@ -65,64 +132,7 @@ def diff_github(
     lines = Lines(lock_text)
     out: list[str] = []
     for d in diffs:
-        if d.error is not None:
-            out.append(
-                _gh(
-                    "warning",
-                    file,
-                    lines.of(("server", d.name)),
-                    f"mcplock unreachable: {plain(d.name)}",
-                    unreachable_message(d),
-                )
-            )
-        for c in d.changes:
-            line = lines.item(d.name, c.kind, c.name)
-            t = plain(target(d.name, c.kind, c.name))
-            out.append(
-                _gh(
-                    github_level(c.severity),
-                    file,
-                    line,
-                    f"mcplock {drift_rule(c.kind, c.change)} ({c.severity}): {t}",
-                    change_message(d.name, c),
-                )
-            )
-            out += _finding_lines(d.name, c, file, line, t)
-        for k in d.cloaked or ():  # diff --cloak: another answer to another host
-            out.append(
-                _gh(
-                    github_level(k.severity),
-                    file,
-                    lines.of(("server", d.name)),
-                    f"mcplock cloaking ({k.severity}): {plain(d.name)}/{plain(k.name)}",
-                    f"server `{plain(d.name)}`, {plain(k.kind)} `{plain(k.name)}`: {plain(k.message)}",
-                )
-            )
-        for p in d.pending:
-            t = plain(target(d.name, p.kind, p.name))
-            line = lines.item(d.name, p.kind, p.name)
-            out.append(
-                _gh(
-                    "warning",
-                    file,
-                    line,
-                    f"mcplock {PENDING_RULE}: {t}",
-                    pending_message(d.name, p.kind, p.name, p.change),
-                )
-            )
-            if p.detail is not None:  # a staged change's findings still count
-                out += _finding_lines(d.name, p.detail, file, line, t)
-        if d.identity is not None:
-            out.append(
-                _gh(
-                    "notice",
-                    file,
-                    lines.of(("server", d.name)),
-                    f"mcplock identity: {plain(d.name)}",
-                    f"server `{plain(d.name)}` reports {plain(ident(d.identity['live']))}, locked as "
-                    f"{plain(ident(d.identity['locked']))} (reported apart, not drift)",
-                )
-            )
+        out += _gh_server(d, file, lines)
     n = summary_counts(diffs)
     out.append(
         f"mcplock diff: {n['servers']} server(s): {n['drift']} with drift, {n['unreachable']} unreachable, "

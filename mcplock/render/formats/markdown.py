@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 from mcplock.render.formats.common import (
     KIND_TITLE,
     attr,
+    changes_count,
     finding_severity,
     ident,
     lint_rule,
     plain,
+    shown_status,
     summary_counts,
     target,
 )
@@ -43,14 +45,18 @@ def md_text(s: object) -> str:
     return _MENTION.sub("`@`", "".join(out))
 
 
+def longest_backticks(text: str) -> int:
+    """The longest run of backticks in ``text`` (a code span's or block's fence must be longer)."""
+    return max((len(m) for m in re.findall(r"`+", text)), default=0)
+
+
 def md_code(s: object, *, table: bool = False) -> str:
     """Untrusted text as a Markdown code span on one line (in a table cell: pipes escaped,
     which GFM undoes inside the span)."""
     text = plain(s)
     if table:
         text = text.replace("|", "\\|")
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
+    fence = "`" * (longest_backticks(text) + 1)
     if text.startswith(("`", " ")) or text.endswith(("`", " ")) or not text:
         text = f" {text} "
     return f"{fence}{text}{fence}"
@@ -64,19 +70,26 @@ def _md_kind(kind: str) -> str:
     return KIND_TITLE.get(kind, md_text(kind))
 
 
+def _md_finding(f: Any, indent: str) -> str:
+    """One security finding: its severity and rule, where, its message and excerpt."""
+    line = f"{indent}- **{md_text(finding_severity(f))}** {md_code(lint_rule(f))}"
+    where = attr(f, "where")
+    if where:
+        line += f" in {md_code(where)}"
+    line += f": {md_text(attr(f, 'message', str(f)))}"
+    excerpt = attr(f, "excerpt")
+    if excerpt:
+        line += f" — {md_code(excerpt)}"
+    return line
+
+
+def _finding_order(f: Any) -> tuple[int, str]:
+    """Top severity first, then by rule."""
+    return (rank(str(attr(f, "severity") or "")), lint_rule(f))
+
+
 def _md_findings(findings: Iterable[Any], indent: str) -> list[str]:
-    out = []
-    for f in sorted(findings, key=lambda f: (rank(str(attr(f, "severity") or "")), lint_rule(f))):
-        line = f"{indent}- **{md_text(finding_severity(f))}** {md_code(lint_rule(f))}"
-        where = attr(f, "where")
-        if where:
-            line += f" in {md_code(where)}"
-        line += f": {md_text(attr(f, 'message', str(f)))}"
-        excerpt = attr(f, "excerpt")
-        if excerpt:
-            line += f" — {md_code(excerpt)}"
-        out.append(line)
-    return out
+    return [_md_finding(f, indent) for f in sorted(findings, key=_finding_order)]
 
 
 _DIFF_LIMIT = 4000  # characters of one text's word diff (a PR comment holds 65536 in all)
@@ -86,7 +99,6 @@ def _text_changes(c: Any) -> list[tuple[str, str]]:
     """(field, plain word diff) of each text ``c`` changes or adds: ``[-old-]`` / ``{+new+}``,
     hidden characters made visible."""
     from mcplock.render.documents import plain_diff
-    from mcplock.snapshot import KEY_FIELD
 
     if c.change == "removed":
         return []
@@ -95,8 +107,16 @@ def _text_changes(c: Any) -> list[tuple[str, str]]:
         return [(c.kind, plain_diff(old if isinstance(old, str) else "", new))]
     if not isinstance(new, dict):
         return []
-    fields = c.fields if c.change == "changed" else [f for f in sorted(new) if f != KEY_FIELD.get(c.kind)]
-    return _field_texts(fields, old if isinstance(old, dict) else {}, new)
+    return _field_texts(_diffed_fields(c, new), old if isinstance(old, dict) else {}, new)
+
+
+def _diffed_fields(c: Any, new: dict[str, Any]) -> list[str]:
+    """The fields whose text a change shows: those it changed, or each field of a new item but its key."""
+    from mcplock.snapshot import KEY_FIELD
+
+    if c.change == "changed":
+        return list(c.fields)
+    return [f for f in sorted(new) if f != KEY_FIELD.get(c.kind)]
 
 
 def _field_texts(fields: list[str], old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, str]]:
@@ -119,7 +139,7 @@ def _md_details(server: str, c: Any) -> list[str]:
     for f, diff in _text_changes(c):
         if len(diff) > _DIFF_LIMIT:
             diff = diff[:_DIFF_LIMIT] + f"\n… ({len(diff) - _DIFF_LIMIT} more characters: `mcplock show` has it all)"
-        fence = "`" * max(3, 1 + max((len(m) for m in re.findall(r"`+", diff)), default=0))
+        fence = "`" * max(3, 1 + longest_backticks(diff))
         out += [
             "",
             f"<details><summary><code>{html.escape(plain(f))}</code> of {where} ({c.change}): "
@@ -145,21 +165,32 @@ def _md_error(error: ProbeError) -> list[str]:
     return out
 
 
+def _md_change_row(c: Change) -> str:
+    """A change's row of the table: severity, change, kind, name, the fields it changed, why."""
+    fields = _md_fields(c.fields) if c.change == "changed" else ""
+    return (
+        f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
+        f"| {fields} | {md_text(getattr(c, 'reason', ''))} |"
+    )
+
+
+def _md_changes_findings(changes: list[Change]) -> list[str]:
+    """The security findings on the changes' new text, change by change (nothing when there are none)."""
+    with_findings = [c for c in changes if c.findings]
+    if not with_findings:
+        return []
+    out = ["", "Security findings on the new text:", ""]
+    for c in with_findings:
+        out.append(f"- {_md_kind(c.kind)} {md_code(c.name)} ({c.change})")
+        out += _md_findings(c.findings, "  ")
+    return out
+
+
 def _md_changes(server: str, changes: list[Change]) -> list[str]:
     """The table of changes, the security findings on their new text, their word diffs."""
     out = ["", "| severity | change | kind | name | fields | why |", "|---|---|---|---|---|---|"]
-    for c in changes:
-        fields = _md_fields(c.fields) if c.change == "changed" else ""
-        out.append(
-            f"| **{c.severity}** | {c.change} | {md_text(c.kind)} | {md_code(c.name, table=True)} "
-            f"| {fields} | {md_text(getattr(c, 'reason', ''))} |"
-        )
-    with_findings = [c for c in changes if c.findings]
-    if with_findings:
-        out += ["", "Security findings on the new text:", ""]
-        for c in with_findings:
-            out.append(f"- {_md_kind(c.kind)} {md_code(c.name)} ({c.change})")
-            out += _md_findings(c.findings, "  ")
+    out += [_md_change_row(c) for c in changes]
+    out += _md_changes_findings(changes)
     for c in changes:
         out += _md_details(server, c)
     return out
@@ -199,9 +230,9 @@ def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
     """One server's section of the report (its lines, each starting a new line): the error of
     an unreachable server, the table of changes with their findings and word diffs, the items
     pending review with theirs, an identity change. `update-pr` builds its bodies from these."""
-    head = f"{heading} {md_code(d.name)}: {'pending review' if d.status == 'ok' and d.pending else d.status}"
+    head = f"{heading} {md_code(d.name)}: {shown_status(d)}"
     if d.status == "drift":
-        head += f" ({len(d.changes)} change{'s' if len(d.changes) != 1 else ''})"
+        head += f" ({changes_count(d)})"
     out = ["", head]
     if d.error is not None:
         out += _md_error(d.error)
@@ -212,12 +243,16 @@ def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
     if d.pending:
         out += _md_pending(d.name, d.pending)
     if d.identity is not None:
-        out += [
-            "",
-            f"Server identity {md_code(ident(d.identity['locked']))} → "
-            f"{md_code(ident(d.identity['live']))} (reported apart, not drift)",
-        ]
+        out += ["", _md_identity(d.identity)]
     return out
+
+
+def _md_identity(identity: dict[str, Any]) -> str:
+    """The server's identity, locked → live: reported apart, not drift."""
+    return (
+        f"Server identity {md_code(ident(identity['locked']))} → "
+        f"{md_code(ident(identity['live']))} (reported apart, not drift)"
+    )
 
 
 _VERDICT = {0: ("✅", "clean"), 1: ("❌", "changes need review"), 3: ("⚠️", "servers could not be probed")}
@@ -240,6 +275,11 @@ def _md_next(n: dict[str, int]) -> list[str]:
     return []
 
 
+def _in_sync(d: ServerDiff) -> bool:
+    """A server with nothing to report: no drift, nothing pending, no identity change, no cloaking."""
+    return d.status == "ok" and not d.pending and d.identity is None and not d.cloaked
+
+
 def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str:
     n = summary_counts(diffs)
     icon, verdict = _VERDICT.get(exit_code, ("❌", "failed"))
@@ -248,7 +288,7 @@ def diff_markdown(diffs: list[ServerDiff], lockfile: str, exit_code: int) -> str
         f"Lock file {md_code(lockfile)} · {n['servers']} server(s) · {n['drift']} with drift · "
         f"{n['unreachable']} unreachable · {n['pending']} pending review"
     )
-    quiet = [d for d in diffs if d.status == "ok" and not d.pending and d.identity is None and not d.cloaked]
+    quiet = [d for d in diffs if _in_sync(d)]
     if quiet:
         out += ["", "In sync: " + ", ".join(md_code(d.name) for d in quiet)]
     for d in diffs:
@@ -272,7 +312,6 @@ def check_markdown(
 ) -> str:
     """Problems in a table, then ``warnings`` (they never fail the gate) in a list."""
     tools = sum(len(s.tools) for s in lock.servers.values())
-    warnings = warnings or []
     if not findings:
         out = [
             f"## ✅ mcplock check: clean (exit {exit_code})",
@@ -280,7 +319,7 @@ def check_markdown(
             f"Lock file {md_code(lockfile)} · {len(lock.servers)} server(s) · {tools} tool(s): "
             "every hash matches, nothing pending, in sync with the host configs.",
         ]
-        return "\n".join(out + _md_warnings(warnings)) + "\n"
+        return "\n".join(out + _md_warnings(warnings or [])) + "\n"
     out = [
         f"## ❌ mcplock check: {len(findings)} problem(s) (exit {exit_code})",
         "",
@@ -289,10 +328,13 @@ def check_markdown(
         "| problem | server | item | message | fix |",
         "|---|---|---|---|---|",
     ]
-    for f in findings:
-        item = md_code(target(f.server, f.kind, f.name or ""), table=True) if f.kind else ""
-        out.append(
-            f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} "
-            f"| {md_text(f.hint)} |"
-        )
-    return "\n".join(out + _md_warnings(warnings)) + "\n"
+    out += [_md_problem_row(f) for f in findings]
+    return "\n".join(out + _md_warnings(warnings or [])) + "\n"
+
+
+def _md_problem_row(f: Finding) -> str:
+    """A problem's row of the table: its code, server, item, message and fix."""
+    item = md_code(target(f.server, f.kind, f.name or ""), table=True) if f.kind else ""
+    return (
+        f"| {md_text(f.code)} | {md_code(f.server, table=True)} | {item} | {md_text(f.message)} | {md_text(f.hint)} |"
+    )

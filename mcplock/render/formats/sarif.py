@@ -42,7 +42,7 @@ from mcplock.render.formats.common import (
 from mcplock.severity import HIGH, SECURITY_SEVERITY, rank, sarif_level
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import ServerDiff
+    from mcplock.compare import Change, Cloaked, PendingItem, ServerDiff
     from mcplock.core.check import Finding
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -143,6 +143,7 @@ class _Sarif:
         self.results: list[dict[str, Any]] = []
 
     def rule(self, rid: str, short: str, full: str, level: str, severity: str | None = None) -> None:
+        """Declare the rule ``rid`` (once), and raise its security severity to ``severity``."""
         if rid not in self.rules:
             self.rules[rid] = {
                 "id": rid,
@@ -154,9 +155,13 @@ class _Sarif:
                 "properties": {"tags": ["security", "mcp"]},
             }
         if severity in SECURITY_SEVERITY:
-            cur = self.rule_severity.get(rid)
-            if cur is None or rank(severity) < rank(cur):
-                self.rule_severity[rid] = severity
+            self._raise_severity(rid, severity)
+
+    def _raise_severity(self, rid: str, severity: str) -> None:
+        """A rule's security severity is the worst of its results'."""
+        cur = self.rule_severity.get(rid)
+        if cur is None or rank(severity) < rank(cur):
+            self.rule_severity[rid] = severity
 
     def result(
         self, rid: str, level: str, message: str, line: int, fingerprint: str, props: dict[str, Any] | None = None
@@ -235,6 +240,92 @@ def _drift_rule_text(kind: str, change: str) -> tuple[str, str]:
     )
 
 
+def _unreachable(s: _Sarif, d: ServerDiff) -> None:
+    s.rule(
+        "unreachable",
+        "A locked server could not be probed",
+        "mcplock could not compare this server with the lock: its tools were not checked.",
+        "warning",
+    )
+    s.result(
+        "unreachable",
+        "warning",
+        unreachable_message(d),
+        s.lines.of(("server", d.name)),
+        fingerprint("unreachable", d.name),
+    )
+
+
+def _drift(s: _Sarif, server: str, c: Change) -> None:
+    """A drifted item's result at its line, then its security findings'."""
+    rid = drift_rule(c.kind, c.change)
+    short, full = _drift_rule_text(c.kind, c.change)
+    s.rule(rid, short, full, "error", c.severity)
+    line = s.lines.item(server, c.kind, c.name)
+    s.result(
+        rid,
+        sarif_level(c.severity),
+        change_message(server, c),
+        line,
+        fingerprint("drift", server, c.kind, c.name, c.change),
+        {
+            "severity": c.severity,
+            "reason": c.reason,
+            "fields": list(c.fields),
+            "lockedHash": c.locked_hash,
+            "liveHash": c.live_hash,
+        },
+    )
+    _lint_results(s, server, c, line)
+
+
+def _cloaking(s: _Sarif, server: str, k: Cloaked) -> None:
+    """What a well-known host's identity is answered otherwise (``diff --cloak``), at the server's line."""
+    s.rule(
+        "cloaking",
+        "A server answers a well-known host otherwise than the probe",
+        "Probed as a well-known host (or again in one session), the server listed something else "
+        "than it showed mcplock: what the lock reviewed is not what that host gets.",
+        "error",
+        k.severity,
+    )
+    s.result(
+        "cloaking",
+        sarif_level(k.severity),
+        f"server `{plain(server)}`, {plain(k.kind)} `{plain(k.name)}`: {plain(k.message)}",
+        s.lines.of(("server", server)),
+        fingerprint("cloaking", server, k.identity, k.kind, k.name, k.change),
+        {"severity": k.severity, "identity": k.identity},
+    )
+
+
+def _pending(s: _Sarif, server: str, p: PendingItem) -> None:
+    """A staged item's result at its line, then its staged change's findings (still findings)."""
+    s.rule(PENDING_RULE, *_PENDING_TEXT, "warning")
+    line = s.lines.item(server, p.kind, p.name)
+    s.result(
+        PENDING_RULE,
+        "warning",
+        pending_message(server, p.kind, p.name, p.change),
+        line,
+        fingerprint("pending", server, p.kind, p.name, p.change),
+    )
+    if p.detail is not None:
+        _lint_results(s, server, p.detail, line)
+
+
+def _server_results(s: _Sarif, d: ServerDiff) -> None:
+    """A server's results: unreachable, its drift, cloaking, its pending items."""
+    if d.error is not None:
+        _unreachable(s, d)
+    for c in d.changes:
+        _drift(s, d.name, c)
+    for k in d.cloaked or ():
+        _cloaking(s, d.name, k)
+    for p in d.pending:
+        _pending(s, d.name, p)
+
+
 def diff_sarif(
     diffs: list[ServerDiff],
     lockfile: str,
@@ -246,69 +337,7 @@ def diff_sarif(
 ) -> dict[str, Any]:
     s = _Sarif(_uri(uri or lockfile), lock_text, "diff", exit_code, tool_version)
     for d in diffs:
-        if d.error is not None:
-            s.rule(
-                "unreachable",
-                "A locked server could not be probed",
-                "mcplock could not compare this server with the lock: its tools were not checked.",
-                "warning",
-            )
-            s.result(
-                "unreachable",
-                "warning",
-                unreachable_message(d),
-                s.lines.of(("server", d.name)),
-                fingerprint("unreachable", d.name),
-            )
-        for c in d.changes:
-            rid = drift_rule(c.kind, c.change)
-            short, full = _drift_rule_text(c.kind, c.change)
-            s.rule(rid, short, full, "error", c.severity)
-            line = s.lines.item(d.name, c.kind, c.name)
-            s.result(
-                rid,
-                sarif_level(c.severity),
-                change_message(d.name, c),
-                line,
-                fingerprint("drift", d.name, c.kind, c.name, c.change),
-                {
-                    "severity": c.severity,
-                    "reason": c.reason,
-                    "fields": list(c.fields),
-                    "lockedHash": c.locked_hash,
-                    "liveHash": c.live_hash,
-                },
-            )
-            _lint_results(s, d.name, c, line)
-        for k in d.cloaked or ():  # diff --cloak: another answer to another host
-            s.rule(
-                "cloaking",
-                "A server answers a well-known host otherwise than the probe",
-                "Probed as a well-known host (or again in one session), the server listed something else "
-                "than it showed mcplock: what the lock reviewed is not what that host gets.",
-                "error",
-                k.severity,
-            )
-            s.result(
-                "cloaking",
-                sarif_level(k.severity),
-                f"server `{plain(d.name)}`, {plain(k.kind)} `{plain(k.name)}`: {plain(k.message)}",
-                s.lines.of(("server", d.name)),
-                fingerprint("cloaking", d.name, k.identity, k.kind, k.name, k.change),
-                {"severity": k.severity, "identity": k.identity},
-            )
-        for p in d.pending:
-            s.rule(PENDING_RULE, *_PENDING_TEXT, "warning")
-            line = s.lines.item(d.name, p.kind, p.name)
-            s.result(
-                PENDING_RULE,
-                "warning",
-                pending_message(d.name, p.kind, p.name, p.change),
-                line,
-                fingerprint("pending", d.name, p.kind, p.name, p.change),
-            )
-            if p.detail is not None:  # a staged change's findings are still findings
-                _lint_results(s, d.name, p.detail, line)
+        _server_results(s, d)
     return s.document()
 
 
