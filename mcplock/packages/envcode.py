@@ -159,10 +159,17 @@ def _env_assignments(rest: Sequence[str]) -> list[str]:
     j = 0
     while j < len(rest) and rest[j].startswith("-"):
         j += 2 if rest[j] in ("-u", "--unset", "-C", "--chdir") else 1
+    return _leading_assignments(rest[j:])
+
+
+def _leading_assignments(words: Sequence[str]) -> list[str]:
+    """The variables the ``X=1`` words at the start of ``words`` set."""
     names = []
-    while j < len(rest) and (m := _ASSIGN.match(rest[j])):
+    for w in words:
+        m = _ASSIGN.match(w)
+        if m is None:
+            break
         names.append(m.group(1))
-        j += 1
     return names
 
 
@@ -180,12 +187,7 @@ def _shell_assignments(text: str, depth: int) -> list[str]:
         inner = shlex.split(text)
     except ValueError:
         return []
-    names = []
-    k = 0
-    while k < len(inner) and (m := _ASSIGN.match(inner[k])):
-        names.append(m.group(1))
-        k += 1
-    return names + _assigned(inner, depth + 1)
+    return _leading_assignments(inner) + _assigned(inner, depth + 1)
 
 
 def code_variables(
