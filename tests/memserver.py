@@ -30,7 +30,10 @@ class Server:
     page (``nextCursor`` past the first); ``delay``: seconds before each answer; ``ttl_ms``: the
     ``ttlMs`` a modern server puts on its lists; ``results``: the answers to other methods
     (``resources/list``: the server then declares resources); ``documents``: what
-    ``resources/read`` of each URI answers (its ``contents``; an unknown URI is an error)."""
+    ``resources/read`` of each URI answers (its ``contents``; an unknown URI is an error);
+    ``listens``: a modern server keeps each ``subscriptions/listen`` open (acknowledged, tagged
+    with its id) and :meth:`tools_changed` tells those that asked, as the modern fixture's
+    ``--notify-changes`` does."""
 
     def __init__(
         self,
@@ -44,7 +47,11 @@ class Server:
         ttl_ms: int | None = None,
         results: dict[str, dict[str, Any]] | None = None,
         documents: dict[str, list[dict[str, Any]]] | None = None,
+        listens: bool = False,
     ) -> None:
+        self.listens = listens
+        self.listening: dict[Any, dict[str, Any]] = {}  # open subscriptions/listen: id -> what they agreed to
+        self.listened = asyncio.Event()  # set at the first subscriptions/listen
         self.results = results or {}
         self.documents = copy.deepcopy(documents or {})
         self.page_size = page_size
@@ -127,9 +134,40 @@ class Server:
             if uri not in self.documents:
                 return {"error": {"code": -32602, "message": f"Unknown resource: {uri}"}}
             return {"result": {"contents": copy.deepcopy(self.documents[uri])}}
+        if method == "subscriptions/listen" and self.modern and self.listens:
+            return self._listen(msg)
         if method in self.results:
             return {"result": copy.deepcopy(self.results[method])}
         return {"error": {"code": METHOD_NOT_FOUND, "message": "Method not found"}}
+
+    async def _listen(self, msg: dict[str, Any]) -> None:
+        """Acknowledge a ``subscriptions/listen`` (tagged with its id) and keep it open: never answered."""
+        assert self.conn is not None
+        wanted = (msg.get("params") or {}).get("notifications") or {}
+        agreed = {k: True for k in ("toolsListChanged", "promptsListChanged", "resourcesListChanged") if wanted.get(k)}
+        self.listening[msg["id"]] = agreed
+        self.listened.set()
+        self.conn.push(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/subscriptions/acknowledged",
+                "params": {"_meta": {era.SUBSCRIPTION_KEY: msg["id"]}, "notifications": agreed},
+            }
+        )
+        await asyncio.get_running_loop().create_future()  # open until the connection closes
+
+    def tools_changed(self) -> None:
+        """Tell each open subscription that asked for it that the tool list changed (tagged)."""
+        assert self.conn is not None
+        for sid, agreed in self.listening.items():
+            if agreed.get("toolsListChanged"):
+                self.conn.push(
+                    {
+                        "jsonrpc": "2.0",
+                        "method": "notifications/tools/list_changed",
+                        "params": {"_meta": {era.SUBSCRIPTION_KEY: sid}},
+                    }
+                )
 
     async def ask(self, rid: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
         """A request of the server's own (``elicitation/create`` during a call): the reply."""
@@ -167,6 +205,21 @@ async def probed_entry(server: Server, name: str = "docs", *, pin_resources: boo
     for e in list(entry.entries()):
         review.accept(entry, e)
     return entry
+
+
+async def live_diff(server: Server, entry: ServerEntry) -> tuple[list[dict[str, Any]], int]:
+    """What `mcplock diff --format json` says of ``entry`` against ``server`` now: the real probe
+    over an in-memory connection, then :func:`mcplock.core.diff.diff_servers` (the path diff takes):
+    the server's changes (as JSON) and the exit code."""
+    from mcplock.core.diff import diff_servers
+    from mcplock.lock.model import Lock
+    from mcplock.probe import session as probe_session
+
+    conn = MemoryConnection(server)
+    await conn.start()
+    snap = await probe_session.run(conn, entry.spec, ProbeOptions(timeout=5.0))
+    (diff,), code = diff_servers(Lock(servers={entry.name: entry}), [entry], {entry.name: snap})
+    return diff.as_json()["changes"], code
 
 
 class Host:

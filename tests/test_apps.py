@@ -312,46 +312,10 @@ def test_an_app_over_http_is_pinned_and_its_swap_never_served(cli, path, transpo
             assert all(b"evil.example" not in line for line in h.raw)
 
 
-def test_the_listings_csp_is_pinned_with_the_document_and_served_as_locked(cli):
-    # hosts fall back to the resources/list entry's `_meta.ui` where the content has none: a CSP
-    # widened there is drift, and the guard lists the locked entry, never the widened one
-    def listed(domains: list[str]) -> dict:
-        return {
-            "uri": "ui://chart/app.html",
-            "name": "chart",
-            "mimeType": APP_MIME,
-            "_meta": {"ui": {"csp": {"connectDomains": domains}}},
-        }
-
-    other = {"uri": "file:///data.csv", "name": "data"}
-    _surface(
-        {
-            "tools": [APP_TOOL],
-            "resources": [listed(["https://api.example.com"]), other],
-            "documents": {"ui://chart/app.html": _chart("<p>chart</p>")},
-        }
-    )
-    assert cli("add", "charts", "--yes", "--", *stdio_command(surface="surface.json")).returncode == 0
-    doc = load("mcp.lock").servers["charts"].items["ui"]["ui://chart/app.html"].definition
-    assert doc["listed"] == listed(["https://api.example.com"])
-    with Host("charts") as h:
-        h.initialize()
-        assert _read(h, "ui://chart/app.html")["result"] == {"contents": _chart("<p>chart</p>")}  # no `listed`
-    _surface(
-        {
-            "tools": [APP_TOOL],
-            "resources": [listed(["https://evil.example"]), other],
-            "documents": {"ui://chart/app.html": _chart("<p>chart</p>")},
-        }
-    )
-    d = _diff_json(cli)
-    (change,) = d["servers"][0]["changes"]
-    assert change["kind"] == "ui" and change["fields"] == ["listed"]
-    assert any(f["rule"] == "app-csp-widened" and "evil.example" in f["message"] for f in change["findings"])
-    with Host("charts") as h:
-        h.initialize()
-        assert h.request("resources/list")["result"]["resources"] == [other]  # the swapped entry left out
-        assert all(b"evil.example" not in line for line in h.raw)
+# the listing's CSP pinned and served as locked, a new script source or a wider CSP alone: the
+# guard's decisions, in-process in tests/test_guard_memory.py (the SDK App server's swap and its
+# SDK host stay here: test_a_swapped_sdk_app_document_is_drift_and_never_served and
+# test_a_modern_sdk_host_reads_the_locked_app_document_and_never_a_swapped_one)
 
 
 def test_a_tool_repointed_at_a_new_app_document_alarms_like_a_swap(cli):
@@ -407,34 +371,6 @@ def test_a_modern_sdk_host_reads_the_locked_app_document_and_never_a_swapped_one
     refused = asyncio.run(_sdk_host_reads(SDK_URI))
     assert refused.error.code == -32602 and "changed upstream" in refused.error.message
     assert "evil.example" not in str(refused)
-
-
-@pytest.mark.parametrize(
-    ("swap", "rule"),
-    [
-        ("script", "app-script-source"),  # the same document plus a script from a new origin
-        ("csp", "app-csp-widened"),  # the same HTML, byte for byte, served with a wider CSP
-    ],
-)
-def test_a_new_script_source_or_a_wider_csp_alone_is_drift_and_never_served(cli, swap, rule):
-    # docs/failing-safe.md, "MCP Apps": each row's behaviour, end to end
-    _add_sdk(cli)
-    if swap == "script":
-        Path("app.html").write_text(
-            HTML.replace("</body>", '<script src="https://cdn.evil.example/x.js"></script>\n</body>')
-        )
-    else:
-        Path("domains.txt").write_text("https://api.example.com\nhttps://evil.example\n")
-    doc = _diff_json(cli)
-    assert doc["exit_code"] == 1
-    (change,) = doc["servers"][0]["changes"]
-    assert (change["kind"], change["name"]) == ("ui", SDK_URI)
-    assert rule in {f["rule"] for f in change["findings"]}
-    with Host("clock") as h:
-        h.initialize()
-        refused = _read(h, SDK_URI)
-        assert refused["error"]["code"] == -32602 and "changed upstream" in refused["error"]["message"]
-        assert all(b"evil.example" not in line for line in h.raw)
 
 
 def test_pin_resources_reads_many_resources_concurrently_in_a_stable_order(cli):

@@ -100,23 +100,8 @@ def test_a_modern_host_is_served_at_2026_07_28_and_a_legacy_host_at_2025_11_25(c
     assert [c["name"] for c in _calls()] == ["search_docs", "search_docs"]
 
 
-def test_a_modern_host_gets_change_notifications_only_on_its_subscription(cli):
-    _lock(cli, "modern", "--notify-changes")
-    with Host("docs") as h:
-        h.request("server/discover", {"_meta": ENVELOPE})
-        h.request("tools/list", {"_meta": ENVELOPE})
-        listen = h.request_msg("subscriptions/listen", {"notifications": {"toolsListChanged": True}, "_meta": ENVELOPE})
-        h.send(listen)
-        ack = h.next()
-        assert ack["method"] == "notifications/subscriptions/acknowledged"
-        assert ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == listen["id"]
-        _surface("demo-rugpull.json")  # the upstream tells its own subscription; the guard re-verifies
-        note = h.next()
-        assert note["method"] == "notifications/tools/list_changed"
-        assert note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"] == listen["id"]
-        names = [t["name"] for t in h.request("tools/list", {"_meta": ENVELOPE})["result"]["tools"]]
-        assert "search_docs" not in names
-        assert h.close() == 0
+# a modern host's subscriptions/listen, the upstream's own and the re-verify it sets off:
+# tests/test_guard_memory.py::test_a_modern_host_gets_change_notifications_only_on_its_subscription
 
 
 @pytest.mark.parametrize("upstream", ["modern", "legacy"])

@@ -317,9 +317,7 @@ def _stripped_sides(sides: tuple[str, str], rel: str, fmt: str, owned: FileState
 
 def _bare(doc: Document, owned: FileState) -> object:
     """The settings without mcplock's containers once empty: what the user wrote."""
-    from mcplock.hosts.parse import parse
-
-    data = parse(doc.text, "", doc.fmt) if doc.text.strip() else {}
+    data = _settings(doc.text, "", doc.fmt)
     for path in sorted(owned.created, key=len, reverse=True):
         node = _dig(data, path[:-1])
         if isinstance(node, dict) and node.get(path[-1]) in ({}, []):
@@ -333,6 +331,13 @@ def _dig(data: object, keys: tuple[str, ...]) -> Any:
     for k in keys:
         node = node.get(k) if isinstance(node, dict) else None
     return node
+
+
+def _settings(text: str, shown: str, fmt: str) -> Any:
+    """A host file's settings as parsed; a blank file holds none (``{}``)."""
+    from mcplock.hosts.parse import parse
+
+    return parse(text, shown, fmt) if text.strip() else {}
 
 
 def selected_hosts(base: str, hosts: list[str]) -> list[Exporter]:
@@ -586,13 +591,13 @@ def _read_entries(exp: Exporter, base: str, srel: str) -> Any:
     """The object at ``servers_keys`` in the file ``srel``, read from disk (None: no file)."""
     from pathlib import Path
 
-    from mcplock.hosts.parse import parse, read_text
+    from mcplock.hosts.parse import read_text
 
     path = Path(base, srel)
     if not path.is_file():
         return None
     text = read_text(path, srel)
-    return _dig(parse(text, srel, exp.fmt) if text.strip() else {}, exp.servers_keys)
+    return _dig(_settings(text, srel, exp.fmt), exp.servers_keys)
 
 
 def _nested_servers(exp: Exporter, entries: Any) -> Any:
@@ -633,12 +638,10 @@ def _guarded_entry(exp: Exporter, entries: Any, server: str) -> bool:
 
 
 def _contradictions(rel: str, doc: Document, exporters: list[Exporter], decisions: Decisions) -> list[str]:
-    from mcplock.hosts.parse import parse
-
     exp = next((e for e in exporters if rel in e.files), None)
     if exp is None:
         return []
-    data = parse(doc.text, rel, doc.fmt) if doc.text.strip() else {}
+    data = _settings(doc.text, rel, doc.fmt)
     return exp.contradictions(data, host_decisions(exp, decisions)[0]) if isinstance(data, dict) else []
 
 

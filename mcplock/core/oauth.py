@@ -424,15 +424,20 @@ def _auth_options(a: AuthSpec) -> list[str]:
 
 def _locked_names(specs: list[ServerSpec], lockfile: str) -> set[str]:
     """Which of ``specs`` are in the lock with the same URL (read only on this error path)."""
+    servers = _readable_lock_servers(lockfile)
+    return {s.name for s in specs if s.name in servers and servers[s.name].spec.url == s.url}
+
+
+def _readable_lock_servers(lockfile: str) -> dict[str, ServerEntry]:
+    """The lock's servers; none when there is no lock or it cannot be read."""
     if not os.path.exists(lockfile):
-        return set()
+        return {}
     try:
         from mcplock.lock.read import load
 
-        servers = load(lockfile).servers
+        return load(lockfile).servers
     except McplockError:
-        return set()
-    return {s.name for s in specs if s.name in servers and servers[s.name].spec.url == s.url}
+        return {}
 
 
 def _login_action(err: Any) -> Action | None:
@@ -568,16 +573,21 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
         return ServerSpec(name=target, transport=Transport.HTTP, url=target, auth=auth), False
     srv = _locked_server(target, lockfile)
     if srv is None:
-        if url is None:
-            raise UsageError(
-                f"no server `{target}` in {lockfile}", hint=f"give its URL: `mcplock auth login {target} https://…/mcp`"
-            )
-        return ServerSpec(name=target, transport=Transport.HTTP, url=url, auth=auth), False
+        return _unlocked_target(target, url, auth, lockfile), False
     from mcplock.core.specs import lock_dir
 
     spec = srv.as_launched(lock_dir(lockfile))
     _check_locked_target(target, url, srv)
     return (_with_auth(spec, auth) if auth is not None else spec), True
+
+
+def _unlocked_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: str) -> ServerSpec:
+    """A server the lock does not hold, by its name and the URL given (without one: an error)."""
+    if url is None:
+        raise UsageError(
+            f"no server `{target}` in {lockfile}", hint=f"give its URL: `mcplock auth login {target} https://…/mcp`"
+        )
+    return ServerSpec(name=target, transport=Transport.HTTP, url=url, auth=auth)
 
 
 def _locked_server(name: str, lockfile: str) -> ServerEntry | None:

@@ -22,6 +22,7 @@ header (``[server.x]``) is escaped too, so only mcplock's own tables start a lin
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from typing import Any
 
@@ -69,9 +70,18 @@ def _u(ch: str) -> str:
 _SIMPLE = {"\\": "\\\\", "\b": "\\b", "\t": "\\t", "\f": "\\f", "\r": "\\r", '"': '\\"', "\n": "\\n"}
 
 
+# what a basic string may have to escape: a short escape, a control character, anything beyond
+# ASCII (printable ASCII never hides text); the rest is copied by the regex engine, not a loop
+_BASIC_ODD = re.compile(r'[\\"\x00-\x1f\x7f-\U0010ffff]')
+
+
 def toml_basic(s: str) -> str:
     """A single-line TOML basic string, quotes included."""
-    return '"' + "".join(_basic_char(ch) for ch in s) + '"'
+    return '"' + _BASIC_ODD.sub(_basic_match, s) + '"'
+
+
+def _basic_match(m: re.Match[str]) -> str:
+    return _basic_char(m.group())
 
 
 def _basic_char(ch: str) -> str:
@@ -112,39 +122,45 @@ def toml_multiline(s: str, *, wrap: bool = False) -> str:
     one changed line of 100 kB. A piece ends after ``>``, ``;``, ``}`` or ``,`` where the text
     before it says so (:func:`_folds`: an edit moves the breaks only near it), at 300 characters
     at the latest, and never before whitespace (which the line-ending backslash would trim too)."""
+    # One loop over the characters, its decisions inline: this writes every description and
+    # document of the lock (a call per character here cost 40% of writing a 2,000-tool lock).
     out: list[str] = []
+    n = len(s)
+    at_line_start = True
+    i = 0
     fold = _folds(s) if wrap else set()
-    for i, ch in enumerate(s):
+    while i < n:
+        ch = s[i]
         if i in fold:
             out.append("\\\n")
-        if _masked_at(s, i, fold):
+            at_line_start = True
+        if at_line_start and (ch == "[" or s.startswith(_MARKERS, i)):
             # never let server text look like a table header or a conflict marker
             out.append(_u(ch))
+            i += 1
+            at_line_start = False
+            continue
+        if ch == "\n":
+            out.append("\n")
+            at_line_start = True
+            i += 1
+            continue
+        at_line_start = False
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"' if (i + 1 == n or s[i + 1] == '"') else '"')
+        elif ch == "\t":
+            out.append("\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif hides(ch):
+            out.append(_u(ch))
         else:
-            out.append(_multiline_char(s, i))
+            out.append(ch)
+        i += 1
     # the leading newline is trimmed by TOML; the trailing "\" + newline trims itself
     return "\n" + "".join(out) + "\\\n"
-
-
-def _masked_at(s: str, i: int, fold: set[int]) -> bool:
-    """Whether the character at ``i`` starts a line (of the text, or a folded piece) that would
-    read as a TOML table header or a git conflict marker: it is then written as an escape."""
-    starts_line = i == 0 or s[i - 1] == "\n" or i in fold
-    return starts_line and (s[i] == "[" or s.startswith(_MARKERS, i))
-
-
-_MULTILINE = {"\n": "\n", "\\": "\\\\", "\t": "\t", "\r": "\\r"}
-
-
-def _multiline_char(s: str, i: int) -> str:
-    """The character at ``i`` inside a multi-line basic string: a quote is escaped where it would
-    end the string or join a run of three, a hiding character is a ``\\u`` escape."""
-    ch = s[i]
-    if ch == '"':
-        return '\\"' if (i + 1 == len(s) or s[i + 1] == '"') else '"'
-    if ch in _MULTILINE:
-        return _MULTILINE[ch]
-    return _u(ch) if hides(ch) else ch
 
 
 def _folds(s: str) -> set[int]:
@@ -186,14 +202,18 @@ def _content_break(s: str, start: int, piece: int, i: int) -> bool:
 def json_text(value: Any) -> str:
     """Pretty, key-sorted JSON; hiding characters inside strings escaped as JSON \\u escapes."""
     text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False)
-    if any(_hides_in_json(c) for c in text):
-        text = "".join(_json_escape(c) if _hides_in_json(c) else c for c in text)
+    if any(hides(m.group()) for m in _BEYOND_ASCII.finditer(text)):
+        text = _BEYOND_ASCII.sub(_json_match, text)
     return text
 
 
-def _hides_in_json(c: str) -> bool:
-    """A character of ``json.dumps`` output (beyond ASCII) that hides text."""
-    return ord(c) > 0x7E and hides(c)
+# what json.dumps leaves unescaped and may hide text: only characters beyond printable ASCII
+_BEYOND_ASCII = re.compile(r"[^\x00-\x7e]")
+
+
+def _json_match(m: re.Match[str]) -> str:
+    c = m.group()
+    return _json_escape(c) if hides(c) else c
 
 
 def _json_escape(c: str) -> str:
