@@ -3,7 +3,7 @@ the upstream answers that count as drift evidence. Pure helpers; jsonschema load
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mcplock.lock.model import Entry
@@ -40,13 +40,8 @@ class Declared:
         if not isinstance(s, dict):
             return
         self._own_names(s)
-        for k in ("allOf", "anyOf", "oneOf"):
-            branches = s.get(k)
-            for branch in branches if isinstance(branches, list) else ():
-                self._visit(branch, root, depth + 1)
-        for k in ("if", "then", "else"):
-            if k in s:
-                self._visit(s[k], root, depth + 1)
+        for branch in _branches(s):
+            self._visit(branch, root, depth + 1)
         ref = s.get("$ref")
         if isinstance(ref, str):
             target = _pointer(root, ref)
@@ -84,6 +79,18 @@ class Declared:
         ]
 
 
+def _branches(s: dict[str, Any]) -> Iterator[Any]:
+    """The subschemas a schema object is made of: its ``allOf``/``anyOf``/``oneOf`` branches, then
+    its ``if``/``then``/``else``."""
+    for k in ("allOf", "anyOf", "oneOf"):
+        branches = s.get(k)
+        if isinstance(branches, list):
+            yield from branches
+    for k in ("if", "then", "else"):
+        if k in s:
+            yield s[k]
+
+
 def _pointer(root: Any, ref: str) -> Any:
     """The local target of ``ref`` (``#`` or ``#/…``) in ``root``; None when it is not local or missing."""
     if ref == "#":
@@ -114,21 +121,10 @@ class Validators:
         key = entry.hash or ""
         cached = self._cache.get(key)
         if cached is None:
-            import jsonschema
-            from jsonschema import validators
-
-            from mcplock.guard.fastcheck import compile_check
-
-            schema = entry.definition.get("inputSchema") if isinstance(entry.definition, dict) else None
-            if not isinstance(schema, dict):
-                schema = {"type": "object"}
-            cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-            try:
-                cls.check_schema(schema)
-            except jsonschema.SchemaError as e:
-                return [f"the locked schema is not a valid JSON Schema: {e.message}"]
-            same = cls in (jsonschema.Draft7Validator, jsonschema.Draft201909Validator, jsonschema.Draft202012Validator)
-            cached = self._cache[key] = (cls(schema), compile_check(schema) if same else None, Declared(schema))
+            compiled = _compiled(entry)
+            if isinstance(compiled, str):
+                return [compiled]
+            cached = self._cache[key] = compiled
         v, fast, declared = cached
         extra = declared.undeclared(arguments)
         if fast is not None and not extra:
@@ -138,10 +134,34 @@ class Validators:
                 valid = False
             if valid:
                 return []
-        errs = sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
-        return [*extra, *(f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errs)][
-            :20
-        ]
+        return _schema_errors(v, extra, arguments)
+
+
+def _compiled(entry: Entry) -> tuple[Any, Callable[[Any], bool] | None, Declared] | str:
+    """What checks a call of ``entry``: jsonschema's validator for its locked input schema, the
+    fast check where the schema's draft is one :mod:`~mcplock.guard.fastcheck` follows, and the
+    names it declares; or why the locked schema is not a valid JSON Schema."""
+    import jsonschema
+    from jsonschema import validators
+
+    from mcplock.guard.fastcheck import compile_check
+
+    schema = entry.definition.get("inputSchema") if isinstance(entry.definition, dict) else None
+    if not isinstance(schema, dict):
+        schema = {"type": "object"}
+    cls = validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as e:
+        return f"the locked schema is not a valid JSON Schema: {e.message}"
+    same = cls in (jsonschema.Draft7Validator, jsonschema.Draft201909Validator, jsonschema.Draft202012Validator)
+    return cls(schema), compile_check(schema) if same else None, Declared(schema)
+
+
+def _schema_errors(v: Any, extra: list[str], arguments: Any) -> list[str]:
+    """The undeclared names and jsonschema's errors for ``arguments``, in path order (20 at most)."""
+    errs = sorted(v.iter_errors(arguments), key=lambda e: [str(p) for p in e.absolute_path])
+    return [*extra, *(f"{'/'.join(str(p) for p in e.absolute_path) or '(arguments)'}: {e.message}" for e in errs)][:20]
 
 
 def refused_result(decision: Decision) -> dict[str, Any]:
@@ -192,15 +212,27 @@ def drift_signal(response: dict[str, Any]) -> tuple[Any, str] | None:
     parameters are not what the lock holds; None otherwise."""
     err = response.get("error")
     if isinstance(err, dict):
-        code, msg = err.get("code"), err.get("message")
-        msg = msg if isinstance(msg, str) else ""
-        if code == -32602 or any(w in msg.lower() for w in _DRIFT_WORDS):
-            return code, msg
-        return None
+        return _error_drift(err)
     res = response.get("result")
     if isinstance(res, dict) and res.get("isError") is True:
-        texts = [c.get("text", "") for c in res.get("content") or [] if isinstance(c, dict)]
-        joined = " ".join(t for t in texts if isinstance(t, str))
-        if any(w in joined.lower() for w in _DRIFT_WORDS[:3]):
-            return "isError", joined
+        return _tool_error_drift(res)
+    return None
+
+
+def _error_drift(err: dict[str, Any]) -> tuple[Any, str] | None:
+    """A JSON-RPC error that says the tool or its parameters are unknown: invalid params (-32602),
+    or one of the drift words in its message."""
+    code, msg = err.get("code"), err.get("message")
+    msg = msg if isinstance(msg, str) else ""
+    if code == -32602 or any(w in msg.lower() for w in _DRIFT_WORDS):
+        return code, msg
+    return None
+
+
+def _tool_error_drift(res: dict[str, Any]) -> tuple[Any, str] | None:
+    """An ``isError`` result whose text says the tool is unknown (the first three drift words)."""
+    texts = [c.get("text", "") for c in res.get("content") or [] if isinstance(c, dict)]
+    joined = " ".join(t for t in texts if isinstance(t, str))
+    if any(w in joined.lower() for w in _DRIFT_WORDS[:3]):
+        return "isError", joined
     return None

@@ -97,16 +97,25 @@ def _choices(f: Field, prop: dict[str, Any]) -> bool:
     """Set a string field's choices and their labels from ``enum`` (with ``enumNames``) or a
     ``oneOf`` of consts; False when it offers neither (a free-text field)."""
     if isinstance(prop.get("enum"), list):
-        f.choices = [str(v) for v in prop["enum"]]
-        names = prop.get("enumNames")
-        f.labels = [str(n) for n in names] if isinstance(names, list) and len(names) == len(f.choices) else []
+        f.choices, f.labels = _enum_choices(prop["enum"], prop.get("enumNames"))
         return True
     if isinstance(prop.get("oneOf"), list):
-        opts = [o for o in prop["oneOf"] if isinstance(o, dict) and "const" in o]
-        f.choices = [str(o["const"]) for o in opts]
-        f.labels = [str(o.get("title", o["const"])) for o in opts]
+        f.choices, f.labels = _const_choices(prop["oneOf"])
         return True
     return False
+
+
+def _enum_choices(enum: list[Any], names: Any) -> tuple[list[str], list[str]]:
+    """An ``enum``'s choices, labelled by its ``enumNames`` when they name each one (else no labels)."""
+    choices = [str(v) for v in enum]
+    labels = [str(n) for n in names] if isinstance(names, list) and len(names) == len(choices) else []
+    return choices, labels
+
+
+def _const_choices(one_of: list[Any]) -> tuple[list[str], list[str]]:
+    """The ``const`` of each ``oneOf`` branch that has one, labelled by its ``title`` (else the const)."""
+    opts = [o for o in one_of if isinstance(o, dict) and "const" in o]
+    return [str(o["const"]) for o in opts], [str(o.get("title", o["const"])) for o in opts]
 
 
 def _bounds(f: Field, prop: dict[str, Any]) -> None:
@@ -172,6 +181,11 @@ def _number_problem(f: Field, v: Any) -> str | None:
         return "not a number"
     if f.kind == "integer" and isinstance(v, float) and not v.is_integer():
         return "not a whole number"
+    return _range_problem(f, v)
+
+
+def _range_problem(f: Field, v: float) -> str | None:
+    """Why a number is outside the field's ``minimum`` and ``maximum``; None when it is inside."""
     if f.minimum is not None and v < f.minimum:
         return f"less than {f.minimum:g}"
     if f.maximum is not None and v > f.maximum:

@@ -35,20 +35,27 @@ def screen(result: dict[str, Any], server: ServerEntry, view: View | None) -> tu
             out = {**out, "content": new}
     messages = result.get("messages")
     if isinstance(messages, list):
-        changed = False
-        kept: list[Any] = []
-        for m in messages:
-            c = m.get("content") if isinstance(m, dict) else None
-            if isinstance(c, dict | list):
-                items = c if isinstance(c, list) else [c]
-                new = _items(items, server, view, dropped)
-                if new is not items:
-                    changed = True
-                    m = {**m, "content": new if isinstance(c, list) else (new[0] if new else _note([]))}
-            kept.append(m)
-        if changed:
+        kept = _messages(messages, server, view, dropped)
+        if kept is not messages:
             out = {**out, "messages": kept}
     return out, dropped
+
+
+def _messages(messages: list[Any], server: ServerEntry, view: View | None, dropped: list[str]) -> list[Any]:
+    """A prompt's messages with each embedded App document screened (a message's ``content`` is
+    one item or a list of them); ``messages`` itself when none changed."""
+    changed = False
+    kept: list[Any] = []
+    for m in messages:
+        c = m.get("content") if isinstance(m, dict) else None
+        if isinstance(c, dict | list):
+            items = c if isinstance(c, list) else [c]
+            new = _items(items, server, view, dropped)
+            if new is not items:
+                changed = True
+                m = {**m, "content": new if isinstance(c, list) else (new[0] if new else _note([]))}
+        kept.append(m)
+    return kept if changed else messages
 
 
 def _items(items: list[Any], server: ServerEntry, view: View | None, dropped: list[str]) -> list[Any]:

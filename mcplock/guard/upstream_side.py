@@ -75,9 +75,12 @@ class _Deadlines:
         self._queue: deque[_InFlight] = deque()
         self._live = 0
         self._timer: asyncio.TimerHandle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # the session's, once a call is added
 
     def add(self, call: _InFlight) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.get_running_loop()
         call.deadline = loop.time() + self.timeout
         self._queue.append(call)
         self._live += 1
@@ -98,13 +101,14 @@ class _Deadlines:
     def _expire(self) -> None:
         self._timer = None
         queue = self._queue
-        now = asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        now = loop.time()
         while queue and (queue[0].ended or queue[0].deadline <= now):
             call = queue.popleft()
             if not call.ended:
                 self.expired(call)
         if queue:
-            self._timer = asyncio.get_running_loop().call_at(queue[0].deadline, self._expire)
+            self._timer = loop.call_at(queue[0].deadline, self._expire)
 
 
 def send_up(up: Upstream, ledger: Ledger, msg: dict[str, Any]) -> None:
@@ -185,11 +189,10 @@ class UpstreamSide:
 
     def _relayed(self, call: _InFlight, fut: asyncio.Future[Any]) -> None:
         """The end of a request :meth:`relay` sent at once (heard as soon as its answer is read):
-        the host gets what :meth:`forward` gives."""
-        if self._deadlines is not None:
-            self._deadlines.ended(call)
+        the host gets what :meth:`forward` gives. The host's answer is written before the books
+        are closed (the deadline, the ledger's relay): nothing runs in between, and the host
+        reads it while the guard finishes here."""
         call.answer = None
-        self.ledger.relay_ended(call.key, fut)
         if call.timed_out:
             self.send_up(
                 {
@@ -199,19 +202,29 @@ class UpstreamSide:
                 }
             )
             out = failure_for(call.rid, self.up.timed_out(self.request_timeout or 0, call.method))
-        elif fut.cancelled():
-            return  # the host cancelled it: the upstream was told, the host wants no answer
+        elif fut.cancelled():  # the host cancelled it: the upstream was told, the host wants no answer
+            self._relay_closed(call, fut)
+            return
         else:
             try:
                 out = answer_for(call.rid, self.up.answer(fut))
             except ProbeError as e:
                 out = failure_for(call.rid, e)
-        if self.modern.bridged(call.key, out):
-            return  # a legacy host's call the server asked input for: the guard asks the host, then retries
+        if self.modern.bridged(call.key, out):  # a legacy host's call the server asked input for:
+            self._relay_closed(call, fut)  # the guard asks the host, then retries
+            return
         self.io.send(self.modern.to_host(out))
+        self._relay_closed(call, fut)
         self.ledger.call_answered(call.key)
         if call.then is not None:
             call.then(out)
+
+    def _relay_closed(self, call: _InFlight, fut: asyncio.Future[Any]) -> None:
+        """The books of a request :meth:`relay` sent at once, closed: its deadline and its relay
+        in the ledger (what answers the host request now is a bridge's task, if anything)."""
+        if self._deadlines is not None:
+            self._deadlines.ended(call)
+        self.ledger.relay_ended(call.key, fut)
 
     async def forward(
         self,

@@ -426,9 +426,11 @@ class PendingRequests(Defaults):
 
         def ended(f: asyncio.Future[Any]) -> None:
             self._now.pop(rid, None)
-            self._finish(rid, method)
-            if on_done is not None:
-                on_done(f)
+            try:
+                if on_done is not None:
+                    on_done(f)  # first: it answers the host (the guard), the books can wait for it
+            finally:
+                self._finish(rid, method)
 
         fut.add_done_callback(ended)
         self._now[rid] = ended

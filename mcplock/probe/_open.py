@@ -146,6 +146,20 @@ async def _discover(
     done, _ = await asyncio.wait([discover], timeout=min(DISCOVER_WAIT, opts.timeout / 4))
     if done:
         return discover.result()
+    return await _discover_or_initialize(t, opts, discover, caps, info, snap)
+
+
+async def _discover_or_initialize(
+    t: Connection,
+    opts: ProbeOptions,
+    discover: asyncio.Future[dict[str, Any]],
+    caps: dict[str, Any],
+    info: dict[str, Any],
+    snap: Snapshot,
+) -> dict[str, Any] | None:
+    """A stdio server that has not answered ``server/discover`` in time: ``initialize`` races it.
+    Discover's answer when it has a result (a modern server) or when initialize failed first;
+    None when initialize opened the session."""
     init: asyncio.Future[None] = asyncio.ensure_future(_initialize(t, opts, caps, info, snap))
     pending: set[asyncio.Future[Any]] = {discover, init}
     answer: dict[str, Any] | None = None
@@ -229,12 +243,25 @@ async def _initialize(
     t: Connection, opts: ProbeOptions, capabilities: dict[str, Any], info: dict[str, Any], snap: Snapshot
 ) -> None:
     t.state.step = "the answer to initialize"
+    init = await _initialize_result(t, opts, capabilities, info)
+    server_info, version, caps = _legacy_identity(init, opts.protocol_version)
+    _identify(snap, "initialize", server_info, version, caps, init.get("instructions"))
+    t.set_protocol_version(version)
+    t.state.step = "notifications/initialized to be accepted"
+    await t.notify("notifications/initialized", None)
+
+
+async def _initialize_result(
+    t: Connection, opts: ProbeOptions, capabilities: dict[str, Any], info: dict[str, Any]
+) -> Any:
+    """The result ``initialize`` got; a ProbeError when the server refused it (saying so when it
+    speaks only protocol versions mcplock does not know)."""
     try:
         resp = await t.request(
             "initialize", {"protocolVersion": opts.protocol_version, "capabilities": capabilities, "clientInfo": info}
         )
         t.state.valid_messages += 1
-        init = response_result(resp, "initialize")
+        return response_result(resp, "initialize")
     except RpcError as e:
         if (
             e.code == era.UNSUPPORTED_VERSION
@@ -248,6 +275,11 @@ async def _initialize(
                 hint="a newer protocol may need a newer mcplock (upgrade it)",
             ) from None
         raise rpc_error("initialize", e) from None
+
+
+def _legacy_identity(init: Any, requested: str) -> tuple[Any, str, dict[str, Any]]:
+    """The server info, protocol version and capabilities of an ``initialize`` result, each
+    checked (a ProbeError names what is wrong)."""
     if not isinstance(init, dict):
         raise ProbeError("protocol", f"initialize: the result is {json_type(init)}, not an object")
     server_info = init.get("serverInfo")
@@ -256,7 +288,7 @@ async def _initialize(
     version = init.get("protocolVersion")
     if not isinstance(version, str):
         raise ProbeError("protocol", f"initialize: `protocolVersion` is {json_type(version)}, not a string")
-    _check_version(version, opts.protocol_version)
+    _check_version(version, requested)
     caps = init.get("capabilities")
     if not isinstance(caps, dict):
         # "no capabilities" would read as "no tools": a lock that pins nothing, silently
@@ -268,7 +300,4 @@ async def _initialize(
             hint="report it to the server's maintainers (an MCP server answers initialize with "
             "its capabilities, `{}` when it offers nothing)",
         )
-    _identify(snap, "initialize", server_info, version, caps, init.get("instructions"))
-    t.set_protocol_version(version)
-    t.state.step = "notifications/initialized to be accepted"
-    await t.notify("notifications/initialized", None)
+    return server_info, version, caps

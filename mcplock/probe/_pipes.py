@@ -4,7 +4,8 @@ and handed to it (:func:`adopt`, the guard's early start).
 
 asyncio's own subprocess protocol feeds stdout into a StreamReader that a task then reads
 line by line: two event-loop turns and a wake-up per message. Here stdout goes to a
-:class:`Lines` in the read callback itself; stdin and stderr stay asyncio's streams. Pipes
+:class:`Lines` in the read callback itself (a spawned child's too: asyncio hands its pipes' bytes
+on one turn later, see :class:`_StdoutNow`); stdin and stderr stay asyncio's streams. Pipes
 are read 64 KiB at a time: asyncio reads 256 KiB, an allocation that costs an mmap/munmap
 pair per read, and a Linux pipe holds 64 KiB by default anyway.
 """
@@ -178,7 +179,28 @@ async def spawn(
     for fd in (1, 2):
         with contextlib.suppress(Exception):
             transport.get_pipe_transport(fd).max_size = READ_SIZE  # type: ignore[union-attr]  # asyncio internal
+    out = transport.get_pipe_transport(1)
+    if out is not None:
+        out.set_protocol(_StdoutNow(out.get_protocol(), lines))
     return asyncio.subprocess.Process(transport, protocol, loop)
+
+
+class _StdoutNow(asyncio.Protocol):
+    """A spawned child's stdout pipe, its bytes into ``lines`` in the read callback itself.
+    asyncio's subprocess pipe protocol hands every chunk to the process protocol with
+    ``call_soon``, one event-loop turn after the read (a turn per server message, on top of the
+    read's own); what it does at the pipe's end (the process's bookkeeping, then
+    :meth:`ChildProtocol.pipe_connection_lost`) stays its own: ``was`` hears it."""
+
+    def __init__(self, was: asyncio.BaseProtocol, lines: Lines) -> None:
+        self.was = was
+        self.lines = lines
+
+    def data_received(self, data: bytes) -> None:
+        self.lines.feed(data)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.was.connection_lost(exc)
 
 
 class LinesProtocol(asyncio.Protocol):

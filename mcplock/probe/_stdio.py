@@ -220,8 +220,8 @@ class StdioTransport(PendingRequests):
         if stdin is None:
             return None
         rid, msg, fut = self._new_request(method, params)
+        stdin.write((dumps(msg) + "\n").encode("utf-8"))  # the server starts on it while the guard goes on
         self._watch_now(rid, method, fut, on_done)
-        stdin.write((dumps(msg) + "\n").encode("utf-8"))
         return rid, fut
 
     async def request(
