@@ -160,13 +160,18 @@ def npm_tree(packages: dict[str, Any]) -> str:
     the path) and whether it is a link, so a git dependency's new commit is a new tree."""
     out: dict[str, Any] = {}
     for k, v in packages.items():
-        if not k or not isinstance(v, dict):
-            continue
-        entry = [v.get("version"), v.get("integrity")]
-        if v.get("integrity") is None:
-            entry += [v.get("resolved"), bool(v.get("link"))]
-        out[k] = entry
+        if k and isinstance(v, dict):
+            out[k] = _tree_entry(v)
     return tree_hash(out)
+
+
+def _tree_entry(v: dict[str, Any]) -> list[Any]:
+    """What the tree hash holds of one installed package: its version and integrity, and for
+    one without an integrity what npm resolved it to and whether it is a link."""
+    entry = [v.get("version"), v.get("integrity")]
+    if v.get("integrity") is None:
+        entry += [v.get("resolved"), bool(v.get("link"))]
+    return entry
 
 
 def escaping_link(root: Path) -> str | None:
@@ -176,8 +181,11 @@ def escaping_link(root: Path) -> str | None:
     for dirpath, dirnames, filenames in os.walk(root):
         for f in [*dirnames, *filenames]:
             p = os.path.join(dirpath, f)
-            if os.path.islink(p):
-                target = os.path.realpath(p)
-                if os.path.commonpath([top, target]) != top:
-                    return os.path.relpath(p, root)
+            if _links_out(p, top):
+                return os.path.relpath(p, root)
     return None
+
+
+def _links_out(p: str, top: str) -> bool:
+    """Whether ``p`` is a symlink whose target is outside the directory ``top``."""
+    return os.path.islink(p) and os.path.commonpath([top, os.path.realpath(p)]) != top
