@@ -26,10 +26,17 @@ def _fail(spec: ServerSpec, what: str, hint: str = _HINT) -> ProbeError:
     return ProbeError("config", f"server `{spec.name}`: the OAuth client key `{where}` {what}", hint=hint)
 
 
-def _read(spec: ServerSpec, value: str, environ: Mapping[str, str]) -> bytes:
+def _key_path(value: str, environ: Mapping[str, str]) -> Path:
+    """Where the key file is: ``~`` expanded, a relative path taken from the lock's directory
+    (like the rest of a lock)."""
     path = Path(os.path.expanduser(value))
-    if not path.is_absolute():  # relative to the lock's directory, like the rest of a lock
-        path = Path(environ.get("MCPLOCK_PROJECT_DIR") or os.getcwd()) / path
+    if path.is_absolute():
+        return path
+    return Path(environ.get("MCPLOCK_PROJECT_DIR") or os.getcwd()) / path
+
+
+def _read(spec: ServerSpec, value: str, environ: Mapping[str, str]) -> bytes:
+    path = _key_path(value, environ)
     try:
         with path.open("rb") as f:
             data = f.read(MAX_KEY_BYTES + 1)
