@@ -171,12 +171,7 @@ def _refusal(name: str, auth: AuthSpec, status: int, why: str) -> ProbeError:
 
 def _id_jag(name: str, body: bytes) -> str:
     """The ID-JAG of a successful exchange: ``access_token``, issued as an ID-JAG (or untyped)."""
-    try:
-        answer = json.loads(body)
-    except ValueError:
-        answer = None
-    jag = answer.get("access_token") if isinstance(answer, dict) else None
-    issued = answer.get("issued_token_type") if isinstance(answer, dict) else None
+    jag, issued = _exchanged(body)
     if isinstance(jag, str) and jag and issued in (None, ID_JAG_TYPE):
         return jag
     got = f" (it issued {sanitize(str(issued), 100)})" if issued not in (None, ID_JAG_TYPE) else ""
@@ -185,6 +180,18 @@ def _id_jag(name: str, body: bytes) -> str:
         f"server `{name}`: the identity provider answered the token exchange without an ID-JAG{got}",
         hint="the identity provider may not support SEP-990 identity assertions for this client",
     )
+
+
+def _exchanged(body: bytes) -> tuple[Any, Any]:
+    """The ``access_token`` and ``issued_token_type`` of an exchange's answer (None for what it
+    lacks, or both for an answer that is no JSON object)."""
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return None, None
+    if not isinstance(answer, dict):
+        return None, None
+    return answer.get("access_token"), answer.get("issued_token_type")
 
 
 class _Storage(FileTokenStorage):

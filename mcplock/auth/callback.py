@@ -42,22 +42,31 @@ class _CallbackHandler(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         q = {k: v[0] for k, v in parse_qs(parts.query).items()}
-        if "code" in q or "error" in q:
-            if self.server.result is None:
-                self.server.result = q
-            self.server.done.set()
+        self._record(q)
         ok = "code" in q
-        text = (
-            "mcplock: logged in. You can close this window."
-            if ok
-            else f"mcplock: the login failed ({html.escape(q.get('error', 'no code'))}). You can close this window."
-        )
-        body = f"<!doctype html><meta charset=utf-8><title>mcplock</title><p>{text}</p>\n".encode()
+        body = _page(ok, q)
         self.send_response(200 if ok else 400)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _record(self, q: dict[str, str]) -> None:
+        """A redirect with a code or an error ends the wait; the first one is the result."""
+        if "code" in q or "error" in q:
+            if self.server.result is None:
+                self.server.result = q
+            self.server.done.set()
+
+
+def _page(ok: bool, q: dict[str, str]) -> bytes:
+    """The page the browser shows after the redirect: logged in, or why the login failed."""
+    text = (
+        "mcplock: logged in. You can close this window."
+        if ok
+        else f"mcplock: the login failed ({html.escape(q.get('error', 'no code'))}). You can close this window."
+    )
+    return f"<!doctype html><meta charset=utf-8><title>mcplock</title><p>{text}</p>\n".encode()
 
 
 class LoopbackCallback:

@@ -111,6 +111,12 @@ class _ClientWithCallback(httpx2.AsyncClient):
                 self.callback = None
 
 
+def _no_login(spec: ServerSpec) -> bool:
+    """Whether a run of this server cannot log in on the way: it is not over Streamable HTTP,
+    or its grant has no person in it (client credentials, an identity assertion)."""
+    return spec.transport is not Transport.HTTP or (spec.auth is not None and spec.auth.method in NO_LOGIN)
+
+
 def login_client(
     spec: ServerSpec, opts: ProbeOptions, environ: Mapping[str, str], say: Callable[[str], None]
 ) -> httpx2.AsyncClient:
@@ -118,7 +124,7 @@ def login_client(
     the authorization URL is shown through ``say`` and opened in the browser, the loopback
     callback receives the code, and the request goes out again. The wait for the browser is
     bounded by the run's timeout (the error then says to raise ``--timeout``)."""
-    if spec.transport is not Transport.HTTP or (spec.auth is not None and spec.auth.method in NO_LOGIN):
+    if _no_login(spec):
         return oauth_client(spec, opts, environ)  # (nothing to log in to: no person in these grants, or the SSE error)
     from mcplock.auth.callback import LoopbackCallback, open_in_browser
     from mcplock.auth.login import _read_stored_port

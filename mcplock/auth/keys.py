@@ -26,10 +26,17 @@ def _fail(spec: ServerSpec, what: str, hint: str = _HINT) -> ProbeError:
     return ProbeError("config", f"server `{spec.name}`: the OAuth client key `{where}` {what}", hint=hint)
 
 
-def _read(spec: ServerSpec, value: str, environ: Mapping[str, str]) -> bytes:
+def _key_path(value: str, environ: Mapping[str, str]) -> Path:
+    """Where the key file is: ``~`` expanded, a relative path taken from the lock's directory
+    (like the rest of a lock)."""
     path = Path(os.path.expanduser(value))
-    if not path.is_absolute():  # relative to the lock's directory, like the rest of a lock
-        path = Path(environ.get("MCPLOCK_PROJECT_DIR") or os.getcwd()) / path
+    if path.is_absolute():
+        return path
+    return Path(environ.get("MCPLOCK_PROJECT_DIR") or os.getcwd()) / path
+
+
+def _read(spec: ServerSpec, value: str, environ: Mapping[str, str]) -> bytes:
+    path = _key_path(value, environ)
     try:
         with path.open("rb") as f:
             data = f.read(MAX_KEY_BYTES + 1)
@@ -44,15 +51,21 @@ def _read(spec: ServerSpec, value: str, environ: Mapping[str, str]) -> bytes:
 
 def load_client_key(spec: ServerSpec, environ: Mapping[str, str]) -> tuple[str, str]:
     """The PEM of ``spec``'s client key and the algorithm to sign with. Raises ProbeError."""
-    from cryptography.hazmat.primitives.serialization import load_pem_private_key
-
     assert spec.auth is not None and spec.auth.client_key is not None
     value = expand(spec.auth.client_key, environ, spec.secrets).strip()
     if not value:
         raise _fail(spec, "is empty: the variable is not set", hint="export the variable the template names")
     data = value.encode() if value.startswith("-----BEGIN") else _read(spec, value, environ)
+    kind, default = _kind(spec, _private_key(spec, data))
+    return data.decode("ascii", "replace"), _algorithm(spec, spec.auth.signing_alg, kind, default)
+
+
+def _private_key(spec: ServerSpec, data: bytes) -> object:
+    """The private key a PEM holds; an encrypted one, or what is no PEM private key, is refused."""
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
     try:
-        key = load_pem_private_key(data, password=None)
+        return load_pem_private_key(data, password=None)
     except TypeError:
         raise _fail(
             spec,
@@ -61,13 +74,17 @@ def load_client_key(spec: ServerSpec, environ: Mapping[str, str]) -> tuple[str, 
         ) from None
     except Exception:  # cryptography raises several types for a bad PEM (ValueError, UnsupportedAlgorithm…)
         raise _fail(spec, "is not a PEM private key") from None
-    kind, default = _kind(spec, key)
-    alg = spec.auth.signing_alg
-    if alg is None:
-        alg = default
-    elif alg != default and not (kind == "RSA" and alg[:2] in ("RS", "PS")):
-        raise _fail(spec, f"is an {kind} key, which cannot sign {alg}", hint=f"use --oauth-signing-alg {default}")
-    return data.decode("ascii", "replace"), alg
+
+
+def _algorithm(spec: ServerSpec, asked: str | None, kind: str, default: str) -> str:
+    """The JWS algorithm to sign with: the one asked for (``--oauth-signing-alg``) when a key of
+    this kind signs it (an RSA key signs every RS and PS one), else refused; the key's default
+    when none is asked for."""
+    if asked is None:
+        return default
+    if asked != default and not (kind == "RSA" and asked[:2] in ("RS", "PS")):
+        raise _fail(spec, f"is an {kind} key, which cannot sign {asked}", hint=f"use --oauth-signing-alg {default}")
+    return asked
 
 
 def _kind(spec: ServerSpec, key: object) -> tuple[str, str]:

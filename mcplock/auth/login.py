@@ -34,12 +34,19 @@ class _Step:
 
 def _read_stored_port(store: TokenStore, url: str) -> int:
     """Reads the token store: the loopback port a stored registration redirects to (0: none)."""
-    c = (store.load(url) or {}).get("client_info")
+    uri = _first_redirect_uri((store.load(url) or {}).get("client_info"))
+    if uri is None:
+        return 0
+    p = urlsplit(uri)
+    return p.port if p.hostname in ("127.0.0.1", "localhost") and p.port else 0
+
+
+def _first_redirect_uri(client_info: Any) -> str | None:
+    """The first redirect URI a stored client registration lists (None: it lists none)."""
+    c = client_info
     if isinstance(c, dict) and isinstance(c.get("redirect_uris"), list) and c["redirect_uris"]:
-        p = urlsplit(str(c["redirect_uris"][0]))
-        if p.hostname in ("127.0.0.1", "localhost") and p.port:
-            return p.port
-    return 0
+        return str(c["redirect_uris"][0])
+    return None
 
 
 def _open_callback(store: TokenStore, url: str, fixed_client: bool) -> LoopbackCallback:
@@ -75,13 +82,7 @@ async def login(
     place, except a stored dynamic registration the token endpoint rejects (``invalid_client``),
     which is forgotten so the next login registers again.
     """
-    if spec.transport is not Transport.HTTP or not spec.url:
-        raise ProbeError(
-            "config",
-            f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
-            hint="use the server's /mcp endpoint with --transport http",
-        )
-    url = expand(spec.url, environ, spec.secrets)
+    url = expand(_http_url(spec), environ, spec.secrets)
     saved = TokenStore(environ)
     # the flow runs on a copy without the stored token (so the server asks for a login); the
     # copy replaces the stored entry only once the login succeeded: a failed one loses nothing
@@ -100,12 +101,29 @@ async def login(
             raise _still_refused(spec, resp)
         return _read_and_commit(store, url)
     except BaseException:
-        if getattr(provider, "client_rejected", False) and saved.exists(url):
-            saved.update(url, client_info=None)  # a registration the server refuses: register anew next time
+        _read_and_forget_rejected(provider, saved, url)
         raise
     finally:
         if callback is not None:
             callback.close()
+
+
+def _http_url(spec: ServerSpec) -> str:
+    """The URL of a server OAuth can log in to: one over Streamable HTTP (others are refused)."""
+    if spec.transport is not Transport.HTTP or not spec.url:
+        raise ProbeError(
+            "config",
+            f"server `{spec.name}`: OAuth is supported over Streamable HTTP only",
+            hint="use the server's /mcp endpoint with --transport http",
+        )
+    return spec.url
+
+
+def _read_and_forget_rejected(provider: Any, saved: TokenStore, url: str) -> None:
+    """Reads the token store after a failed login: a stored registration the token endpoint
+    rejected is forgotten, so the next login registers anew."""
+    if getattr(provider, "client_rejected", False) and saved.exists(url):
+        saved.update(url, client_info=None)
 
 
 async def _through(
@@ -185,17 +203,21 @@ def _still_refused(spec: ServerSpec, resp: httpx2.Response) -> ProbeError:
 
 def _rpc_result(resp: httpx2.Response) -> dict[str, Any]:
     """The ``result`` of a JSON-RPC answer sent as JSON or as a (finished) SSE stream; {} if none."""
-    text = resp.text
-    bodies = [text]
-    if "text/event-stream" in resp.headers.get("content-type", ""):
-        bodies = [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
-    for b in bodies:
+    for b in _bodies(resp):
         with contextlib.suppress(ValueError):
             obj = json.loads(b)
             res = obj.get("result") if isinstance(obj, dict) else None
             if isinstance(res, dict):
                 return res
     return {}
+
+
+def _bodies(resp: httpx2.Response) -> list[str]:
+    """The JSON texts of an answer: its body, or each ``data:`` line of an SSE stream."""
+    text = resp.text
+    if "text/event-stream" in resp.headers.get("content-type", ""):
+        return [line[5:].strip() for line in text.splitlines() if line.startswith("data:")]
+    return [text]
 
 
 def _list_methods(caps: Any) -> list[str]:

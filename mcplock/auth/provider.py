@@ -158,6 +158,12 @@ class _Restoring(OAuthClientProvider):
         exp = data.get("expires_at")
         if self.context.current_tokens is not None and isinstance(exp, (int, float)):
             self.context.token_expiry_time = float(exp)
+        self._restore_discovery(data)
+
+    def _restore_discovery(self, data: dict[str, Any]) -> None:
+        """What an earlier flow discovered, from the stored entry: the authorization server's
+        and the resource's metadata (what does not validate is left out), the authorization
+        server's URL (and, with a stored token, it as the token's issuer)."""
         with contextlib.suppress(ValidationError, TypeError):
             if isinstance(data.get("oauth_metadata"), dict):
                 self.context.oauth_metadata = OAuthMetadata.model_validate(data["oauth_metadata"])
@@ -208,11 +214,7 @@ class AuthCodeProvider(_Restoring):
         info = self.context.client_info
         if self.fixed_client is None or info is None or not info.client_secret:
             return
-        meta = self.context.oauth_metadata
-        supported = (meta.token_endpoint_auth_methods_supported if meta is not None else None) or []
-        method = "client_secret_basic"
-        if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
-            method = "client_secret_post"
+        method = _secret_method(self.context.oauth_metadata)
         if info.token_endpoint_auth_method != method:
             self.context.client_info = info.model_copy(update={"token_endpoint_auth_method": method})
 
@@ -231,6 +233,16 @@ class ClientCredentialsProvider(_Restoring, ClientCredentialsOAuthProvider):
 
 class JWTClientCredentialsProvider(_Restoring, PrivateKeyJWTOAuthProvider):
     """Client credentials, the client authenticated by a JWT signed with its key (RFC 7523)."""
+
+
+def _secret_method(meta: OAuthMetadata | None) -> str:
+    """How a confidential client sends its secret to this authorization server:
+    client_secret_basic (RFC 8414's default when the metadata says nothing), unless only
+    client_secret_post is supported."""
+    supported = (meta.token_endpoint_auth_methods_supported if meta is not None else None) or []
+    if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
+        return "client_secret_post"
+    return "client_secret_basic"
 
 
 def _oauth_error(body: bytes) -> str | None:
@@ -284,6 +296,21 @@ def build_provider(
         provider = _client_credentials(spec, auth, environ, url, store)
         provider.spec = spec
         return provider
+    return _authorization_code(spec, auth, environ, url, store, redirect_uri, redirect_handler, callback_handler)
+
+
+def _authorization_code(
+    spec: ServerSpec,
+    auth: AuthSpec,
+    environ: Mapping[str, str],
+    url: str,
+    store: TokenStore,
+    redirect_uri: str | None,
+    redirect_handler: Callable[[str], Any] | None,
+    callback_handler: Callable[[], Any] | None,
+) -> AuthCodeProvider:
+    """The authorization-code provider: a client registered dynamically (or named by its
+    metadata document's URL), else the one ``--oauth-client-id`` names."""
     storage = FileTokenStorage(store, url, "oauth")
     uri = redirect_uri or "http://127.0.0.1/callback"
     metadata = OAuthClientMetadata(
@@ -307,17 +334,24 @@ def build_provider(
     code.spec = spec
     code.wanted_scopes = auth.scopes
     if auth.client_id:
-        secret = _client_secret(spec, auth, environ)
-        code.fixed_client = OAuthClientInformationFull(
-            client_id=auth.client_id,
-            client_secret=secret,
-            redirect_uris=[AnyUrl(uri)],
-            token_endpoint_auth_method="client_secret_basic" if secret else "none",  # see _confidential_auth
-            grant_types=["authorization_code", "refresh_token"],
-            scope=auth.scopes,
-        )
+        code.fixed_client = _fixed_client(spec, auth, auth.client_id, environ, uri)
     storage.provider = code
     return code
+
+
+def _fixed_client(
+    spec: ServerSpec, auth: AuthSpec, client_id: str, environ: Mapping[str, str], uri: str
+) -> OAuthClientInformationFull:
+    """The pre-registered client ``--oauth-client-id`` names (confidential when it has a secret)."""
+    secret = _client_secret(spec, auth, environ)
+    return OAuthClientInformationFull(
+        client_id=client_id,
+        client_secret=secret,
+        redirect_uris=[AnyUrl(uri)],
+        token_endpoint_auth_method="client_secret_basic" if secret else "none",  # see _confidential_auth
+        grant_types=["authorization_code", "refresh_token"],
+        scope=auth.scopes,
+    )
 
 
 def _client_credentials(
@@ -403,6 +437,11 @@ def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False, registere
     return e
 
 
+def _rejects_client(low: str) -> bool:
+    """Whether a token endpoint's refusal (lower case) is of the client itself."""
+    return "invalid_client" in low or "unauthorized_client" in low or "(401)" in low
+
+
 def _token_refused(spec: ServerSpec, text: str, *, cc: bool, registered: bool) -> ProbeError:
     """A refused token request, by what was refused: mcplock's own registration, the client,
     the scopes — else the request (the step differs for client credentials, where no login helps)."""
@@ -415,7 +454,7 @@ def _token_refused(spec: ServerSpec, text: str, *, cc: bool, registered: bool) -
             f" mcplock registered with it: {text}",
             action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"),
         )
-    if "invalid_client" in low or "unauthorized_client" in low or "(401)" in low:
+    if _rejects_client(low):
         step = (
             Action(
                 "advice",

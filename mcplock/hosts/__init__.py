@@ -158,19 +158,24 @@ def detect_host(path: str | os.PathLike[str], data: Any) -> str | None:
 
 
 def _by_shape(data: dict[str, Any]) -> str | None:
-    from mcplock.hosts.formats.gemini import ENTRY_KEYS
-
     servers = data.get("mcpServers")
     if isinstance(servers, dict):
-        entries = [v for v in servers.values() if isinstance(v, dict)]
-        if any(k in v for v in entries for k in ENTRY_KEYS) or isinstance(data.get("mcp"), dict):
-            return "gemini"
-        if any("serverUrl" in v for v in entries):
-            return "windsurf"
-        return "claude-code"
+        return _by_entries(data, [v for v in servers.values() if isinstance(v, dict)])
     if "servers" in data or (isinstance(data.get("mcp"), dict) and "servers" in data["mcp"]):
         return "vscode"
     return None
+
+
+def _by_entries(data: dict[str, Any], entries: list[dict[str, Any]]) -> str:
+    """The host of an ``mcpServers`` file, by what its entries hold: keys only Gemini CLI's
+    have (or its ``mcp`` block), Windsurf's ``serverUrl``, else Claude Code's shape."""
+    from mcplock.hosts.formats.gemini import ENTRY_KEYS
+
+    if any(k in v for v in entries for k in ENTRY_KEYS) or isinstance(data.get("mcp"), dict):
+        return "gemini"
+    if any("serverUrl" in v for v in entries):
+        return "windsurf"
+    return "claude-code"
 
 
 def _not_a_config(shown: str, data: dict[str, Any]) -> ConfigError:
@@ -203,7 +208,7 @@ def load_host_config(
     shown = os.fspath(path)
     p = Path(shown)
     forced = IMPORTERS[_canonical_host(host)] if host is not None else None
-    fmt = "toml" if p.suffix.lower() == ".toml" or (forced is not None and forced.is_toml(p)) else "json"
+    fmt = _format(p, forced)
     text = read_text(p, shown)
     data = parse(text, shown, fmt)
     where = Where(shown, text, fmt)
@@ -215,6 +220,11 @@ def load_host_config(
     warnings: list[str] = []
     found = imp.servers(where, data, project_dir, warnings)
     return _imported(shown, imp, found, shown if source is None else source, warnings)
+
+
+def _format(p: Path, forced: Importer | None) -> str:
+    """``toml`` for a ``.toml`` file or one the forced host reads as TOML, else ``json``."""
+    return "toml" if p.suffix.lower() == ".toml" or (forced is not None and forced.is_toml(p)) else "json"
 
 
 def _detected(p: Path, shown: str, data: dict[str, Any]) -> Importer:

@@ -37,6 +37,12 @@ class Skip(Exception):
     """The server is not imported; ``str`` is the reason shown to the user."""
 
 
+def _first_dup(obj: object) -> str | None:
+    """The first key a JSON object has twice (None: none, or an object read without keeping
+    duplicates)."""
+    return obj.dups[0] if isinstance(obj, DupDict) and obj.dups else None
+
+
 # --- field access with type checks --------------------------------------------------------
 
 
@@ -45,10 +51,11 @@ class Entry:
 
     def __init__(self, where: Where, keys: tuple[str, ...], name: str, raw: dict[str, Any]) -> None:
         self.where, self.keys, self.name, self.raw = where, keys, name, raw
-        if isinstance(raw, DupDict) and raw.dups:
+        dup = _first_dup(raw)
+        if dup is not None:
             raise where.error(
-                f"server `{name}`: key `{raw.dups[0]}` appears twice",
-                (*keys, raw.dups[0], raw.dups[0]),
+                f"server `{name}`: key `{dup}` appears twice",
+                (*keys, dup, dup),
                 hint="keep one of them; the host silently uses the last one",
             )
 
@@ -79,8 +86,7 @@ class Entry:
         if v is None:
             return []
         if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
-            bad = v if not isinstance(v, list) else next(x for x in v if not isinstance(x, str))
-            raise self.bad(key, "a list of strings", bad)
+            raise self.bad(key, "a list of strings", _first_wrong(v))
         return list(v)
 
     def str_map(self, key: str) -> dict[str, str]:
@@ -89,12 +95,18 @@ class Entry:
             return {}
         if not isinstance(v, dict):
             raise self.bad(key, "an object of strings", v)
-        if isinstance(v, DupDict) and v.dups:
+        dup = _first_dup(v)
+        if dup is not None:
             raise self.where.error(
-                f"server `{self.name}`: `{key}` has the key `{v.dups[0]}` twice",
-                (*self.keys, key, v.dups[0], v.dups[0]),
+                f"server `{self.name}`: `{key}` has the key `{dup}` twice",
+                (*self.keys, key, dup, dup),
                 hint="keep one of them; the host silently uses the last one",
             )
+        self._strings_only(key, v)
+        return dict(v)
+
+    def _strings_only(self, key: str, v: dict[str, Any]) -> None:
+        """Refuse an object of strings with a value that is no string (naming the first)."""
         for k, x in v.items():
             if not isinstance(x, str):
                 raise self.where.error(
@@ -102,7 +114,14 @@ class Entry:
                     (*self.keys, key, k),
                     hint="quote the value",
                 )
-        return dict(v)
+
+
+def _first_wrong(v: object) -> object:
+    """What is wrong in a value that must be a list of strings: the value itself when it is no
+    list, else its first item that is no string."""
+    if not isinstance(v, list):
+        return v
+    return next(x for x in v if not isinstance(x, str))
 
 
 # --- transports ---------------------------------------------------------------------------
@@ -115,9 +134,24 @@ def explicit_type(e: Entry) -> Transport | None:
     if t in _TYPES:
         return _TYPES[t]
     if t in ("ws", "websocket"):
-        raise Skip("ws transport not supported (mcplock speaks stdio, Streamable HTTP and SSE)")
-    shown = len(t) <= 24 and IDENT.fullmatch(t.replace("-", "_")) and not looks_secret("", t)
+        raise Skip(_NO_WS)
+    shown = _showable(t) and IDENT.fullmatch(t.replace("-", "_"))
     raise Skip(f"unknown transport type {t!r}" if shown else "unknown transport type")
+
+
+_NO_WS = "ws transport not supported (mcplock speaks stdio, Streamable HTTP and SSE)"
+#: URL schemes mcplock refuses, and why
+_REFUSED_SCHEMES = {
+    "unix": "unix:// URLs (local sockets and pipes) are not supported",
+    "pipe": "pipe:// URLs (local sockets and pipes) are not supported",
+    "ws": _NO_WS,
+    "wss": _NO_WS,
+}
+
+
+def _showable(word: str) -> bool:
+    """Whether a word from a config may be shown in a message: short, and not secret-looking."""
+    return len(word) <= 24 and not looks_secret("", word)
 
 
 def check_url(url: str) -> None:
@@ -127,13 +161,11 @@ def check_url(url: str) -> None:
     scheme = m.group(1).lower() if m else ""
     if scheme in ("http", "https"):
         return
-    if scheme in ("unix", "pipe"):
-        raise Skip(f"{scheme}:// URLs (local sockets and pipes) are not supported")
-    if scheme in ("ws", "wss"):
-        raise Skip("ws transport not supported (mcplock speaks stdio, Streamable HTTP and SSE)")
+    if scheme in _REFUSED_SCHEMES:
+        raise Skip(_REFUSED_SCHEMES[scheme])
     if not url.strip():
         raise Skip("empty url")
-    shown = scheme and len(scheme) <= 24 and not looks_secret("", scheme)
+    shown = scheme and _showable(scheme)
     raise Skip(f"unsupported URL scheme {scheme!r}" if shown else "url is not an http(s) URL")
 
 
@@ -202,9 +234,7 @@ def _fields(
 
 def servers_map(where: Where, data: Any, keys: tuple[str, ...]) -> Iterator[tuple[str, Entry]]:
     """Walk ``data[keys]`` (an object of server objects), checking its shape."""
-    obj: Any = data
-    for k in keys:
-        obj = obj.get(k) if isinstance(obj, dict) else None
+    obj = dig(data, keys)
     if obj is None:
         return
     if not isinstance(obj, dict):
@@ -213,10 +243,11 @@ def servers_map(where: Where, data: Any, keys: tuple[str, ...]) -> Iterator[tupl
             keys,
             hint='write it as {"name": {"command": …}} (one key per server)',
         )
-    if isinstance(obj, DupDict) and obj.dups:
+    dup = _first_dup(obj)
+    if dup is not None:
         raise where.error(
-            f"server `{obj.dups[0]}` appears twice in `{'.'.join(keys)}`",
-            (*keys, obj.dups[0], obj.dups[0]),
+            f"server `{dup}` appears twice in `{'.'.join(keys)}`",
+            (*keys, dup, dup),
             hint="remove one of them (a bad merge?); the host silently uses the last one",
         )
     for name, raw in obj.items():
@@ -227,6 +258,14 @@ def servers_map(where: Where, data: Any, keys: tuple[str, ...]) -> Iterator[tupl
                 hint="each server is an object with command/args/env or url/headers",
             )
         yield name, Entry(where, (*keys, name), name, raw)
+
+
+def dig(data: Any, keys: tuple[str, ...]) -> Any:
+    """``data[keys]``, None where a step is missing or is no object."""
+    obj: Any = data
+    for k in keys:
+        obj = obj.get(k) if isinstance(obj, dict) else None
+    return obj
 
 
 def check_name(name: str) -> str | None:

@@ -37,26 +37,33 @@ def strip_comments(text: str) -> str:
     i, n = 0, len(text)
     start = 0  # start of the pending verbatim run
     while i < n:
-        c = text[i]
-        if c == '"':
+        if text[i] == '"':
             i = _string_end(text, i)
-        elif c == "/" and i + 1 < n and text[i + 1] == "/":
-            out.append(text[start:i])
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out.append(_blank(text[i:j]))
-            i = start = j
-        elif c == "/" and i + 1 < n and text[i + 1] == "*":
-            out.append(text[start:i])
-            j = text.find("*/", i + 2)
-            if j < 0:
-                raise JsoncError("unterminated /* comment", text.count("\n", 0, i) + 1)
-            out.append(_blank(text[i : j + 2]))
-            i = start = j + 2
-        else:
+            continue
+        end = _comment_end(text, i)
+        if end is None:
             i += 1
+            continue
+        out.append(text[start:i])
+        out.append(_blank(text[i:end]))
+        i = start = end
     out.append(text[start:])
     return "".join(out)
+
+
+def _comment_end(text: str, i: int) -> int | None:
+    """The index just past the comment that opens at ``text[i]`` (a ``//`` one ends at its line
+    break, which stays); None when none opens there."""
+    opener = text[i : i + 2]
+    if opener == "//":
+        j = text.find("\n", i)
+        return len(text) if j < 0 else j
+    if opener == "/*":
+        j = text.find("*/", i + 2)
+        if j < 0:
+            raise JsoncError("unterminated /* comment", text.count("\n", 0, i) + 1)
+        return j + 2
+    return None
 
 
 def strip_trailing_commas(text: str) -> str:
@@ -71,14 +78,19 @@ def strip_trailing_commas(text: str) -> str:
         if c == '"':
             i = _string_end(text, i)
             continue
-        if c == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                chars[i] = " "
+        if c == "," and _closes_next(text, i + 1):
+            chars[i] = " "
         i += 1
     return "".join(chars)
+
+
+def _closes_next(text: str, j: int) -> bool:
+    """Whether the first character from ``text[j]`` on that is not white space closes an object
+    or an array."""
+    n = len(text)
+    while j < n and text[j] in " \t\r\n":
+        j += 1
+    return j < n and text[j] in "}]"
 
 
 def to_json(text: str) -> str:

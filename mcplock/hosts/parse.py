@@ -38,6 +38,19 @@ def _pairs(pairs: list[tuple[str, Any]]) -> DupDict:
 
 
 def read_text(path: Path, shown: str) -> str:
+    """A host config's text: at most :data:`MAX_BYTES` of UTF-8 (a BOM dropped); what cannot be
+    read so is refused."""
+    raw = _read_bytes(path, shown)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise ConfigError(f"{shown}:{line}: not UTF-8 text", hint="save the file as UTF-8") from None
+
+
+def _read_bytes(path: Path, shown: str) -> bytes:
+    """A host config's bytes; a directory, a missing or unreadable file, one larger than
+    :data:`MAX_BYTES` is refused."""
     hint = "give the path of a host config such as .mcp.json, .vscode/mcp.json or ~/.codex/config.toml"
     try:
         if path.is_dir():
@@ -52,11 +65,7 @@ def read_text(path: Path, shown: str) -> str:
         raise ConfigError(f"{shown}: cannot read: {e.strerror or type(e).__name__}", hint=hint) from None
     if len(raw) > MAX_BYTES:
         raise ConfigError(f"{shown}: larger than {MAX_BYTES // (1024 * 1024)} MiB, not a host config", hint=hint)
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = raw[: e.start].count(b"\n") + 1
-        raise ConfigError(f"{shown}:{line}: not UTF-8 text", hint="save the file as UTF-8") from None
+    return raw
 
 
 def parse_json(text: str, shown: str) -> Any:

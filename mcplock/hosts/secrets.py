@@ -104,16 +104,19 @@ class Secrets:
         last = 0
         spans = [(m.start(), m.end()) for m in _TEMPLATE.finditer(value)] + [(len(value), len(value))]
         for start, end in spans:
-            for piece in _PIECES.split(value[last:start]):
-                if piece and not _PIECES.fullmatch(piece) and _credential_shaped(piece):
-                    name = self._put(want, piece)
-                    names.append(name)
-                    out.append("${" + name + "}")
-                else:
-                    out.append(piece)
+            out += [self._piece(piece, want, names) for piece in _PIECES.split(value[last:start])]
             out.append(value[start:end])
             last = end
         return "".join(out), names
+
+    def _piece(self, piece: str, want: str, names: list[str]) -> str:
+        """One piece of a value (between separators), templated when it is credential-shaped
+        (its variable's name added to ``names``)."""
+        if piece and not _PIECES.fullmatch(piece) and _credential_shaped(piece):
+            name = self._put(want, piece)
+            names.append(name)
+            return "${" + name + "}"
+        return piece
 
     def _keyed(self, key: str, value: str) -> bool:
         """A value under a secret-sounding key in an argument."""
@@ -135,23 +138,48 @@ class Secrets:
         template, and the templates it now holds (``${NAME}``, comma-joined; None: nothing moved).
         Tried in turn: ``KEY=VALUE``, a header (``Name: value``), the value of a secret-sounding
         flag (``--flag VALUE``), then any credential-shaped piece."""
-        if (m := _ASSIGN.fullmatch(a)) and self._keyed(m.group(2), m.group(3)):
-            key = m.group(2)
-            want = env_var_name(key) if not m.group(1) else f"{self.prefix}_{env_var_name(key)}"
-            name = self._put(want, m.group(3))
-            return f"{m.group(1)}{key}=${{{name}}}", f"${{{name}}}"
-        if (m := _HEADER_ARG.fullmatch(a)) and not m.group(2).startswith("//") and looks_secret(m.group(1), m.group(2)):
-            value, name = self._header_value(m.group(1), m.group(2))
-            return f"{m.group(1)}: {value}", f"${{{name}}}"
-        flag = prev.lstrip("-")
-        if _flag_value(prev, a) and self._keyed(flag, a) and not _credential_shaped(a):
-            name = self._put(f"{self.prefix}_{env_var_name(flag)}", a)
-            return "${" + name + "}", f"${{{name}}}"
-        if _credential_shaped(a):
-            want = f"{self.prefix}_{env_var_name(flag)}" if prev.startswith("--") else f"{self.prefix}_SECRET"
-            new, names = self._pieces(a, want)
-            return new, ", ".join("${" + n + "}" for n in names) if names else None
+        for form in (self._assignment_arg, self._header_arg, self._flag_value_arg, self._shaped_arg):
+            got = form(a, prev)
+            if got is not None:
+                return got
         return a, None
+
+    def _assignment_arg(self, a: str, prev: str) -> tuple[str, str | None] | None:
+        """``KEY=VALUE`` (``--KEY=VALUE``) with a secret value (None: not such an argument)."""
+        m = _ASSIGN.fullmatch(a)
+        if m is None or not self._keyed(m.group(2), m.group(3)):
+            return None
+        key = m.group(2)
+        want = env_var_name(key) if not m.group(1) else f"{self.prefix}_{env_var_name(key)}"
+        name = self._put(want, m.group(3))
+        return f"{m.group(1)}{key}=${{{name}}}", f"${{{name}}}"
+
+    def _header_arg(self, a: str, prev: str) -> tuple[str, str | None] | None:
+        """A header (``Name: value``, not a URL's ``//``) with a secret value."""
+        m = _HEADER_ARG.fullmatch(a)
+        if m is None or m.group(2).startswith("//") or not looks_secret(m.group(1), m.group(2)):
+            return None
+        value, name = self._header_value(m.group(1), m.group(2))
+        return f"{m.group(1)}: {value}", f"${{{name}}}"
+
+    def _flag_value_arg(self, a: str, prev: str) -> tuple[str, str | None] | None:
+        """The secret value of a secret-sounding flag (``--token VALUE``) that is not
+        credential-shaped itself (that one is templated piece by piece)."""
+        flag = prev.lstrip("-")
+        if not (_flag_value(prev, a) and self._keyed(flag, a) and not _credential_shaped(a)):
+            return None
+        name = self._put(f"{self.prefix}_{env_var_name(flag)}", a)
+        return "${" + name + "}", f"${{{name}}}"
+
+    def _shaped_arg(self, a: str, prev: str) -> tuple[str, str | None] | None:
+        """A credential-shaped argument, each such piece of it templated (named after the
+        ``--flag`` before it, if any)."""
+        if not _credential_shaped(a):
+            return None
+        flag = prev.lstrip("-")
+        want = f"{self.prefix}_{env_var_name(flag)}" if prev.startswith("--") else f"{self.prefix}_SECRET"
+        new, names = self._pieces(a, want)
+        return new, ", ".join("${" + n + "}" for n in names) if names else None
 
     def url(self, url: str) -> str:
         new = url

@@ -69,14 +69,16 @@ def file_hashes(root: Path) -> dict[str, str]:
         for f in filenames:
             if f == MANIFEST and rel == ".":
                 continue
-            p = os.path.join(dirpath, f)
-            if os.path.islink(p):
-                digest = hashlib.sha256(b"link:" + os.readlink(p).encode()).hexdigest()
-            else:
-                with open(p, "rb") as fh:
-                    digest = hashlib.sha256(fh.read()).hexdigest()
-            out[os.path.normpath(os.path.join(rel, f))] = digest
+            out[os.path.normpath(os.path.join(rel, f))] = _file_digest(os.path.join(dirpath, f))
     return out
+
+
+def _file_digest(p: str) -> str:
+    """The sha256 of a file's bytes; of a symlink, of the path it points to (not followed)."""
+    if os.path.islink(p):
+        return hashlib.sha256(b"link:" + os.readlink(p).encode()).hexdigest()
+    with open(p, "rb") as fh:
+        return hashlib.sha256(fh.read()).hexdigest()
 
 
 def content_hash(files: dict[str, str]) -> str:
@@ -92,9 +94,14 @@ def _changed(d: Path, manifest: dict[str, Any]) -> str | None:
         if now.get(path) != digest:
             return path
     for path in now.keys() - pinned.keys():
-        if path.endswith(_CODE) or os.path.basename(path) == "package.json":
+        if _may_run(path):
             return path
     return None
+
+
+def _may_run(path: str) -> bool:
+    """Whether a file new in an entry could be loaded as code, or change how modules resolve."""
+    return path.endswith(_CODE) or os.path.basename(path) == "package.json"
 
 
 def data_files(d: Path, manifest: dict[str, Any]) -> list[str]:
@@ -241,16 +248,28 @@ def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[
     entries the guard remembers: files edited together with their manifest (a cache restored
     from elsewhere, another user's write) carry no valid signature, and such an entry is set
     aside and installed afresh, verified against the pin."""
-    from mcplock.machine_key import signed_by
-
     try:
         manifest = json.loads((d / MANIFEST).read_text())
     except (OSError, ValueError):
         return None
-    signing = _signature(d, manifest, environ) if isinstance(manifest, dict) else None
-    if signing is None or not signed_by(signing[0], signing[1], b"", manifest.get("mac")):
+    if not _signed(d, manifest, environ):
         _discard_unsigned(d, pin, name)
         return None
+    _check_entry(d, manifest, pin, name)
+    checked: dict[str, Any] = manifest  # the entry's own manifest, its signature verified
+    return checked
+
+
+def _signed(d: Path, manifest: Any, environ: Env) -> bool:
+    """Whether an entry's manifest carries this machine's signature (none without a key)."""
+    from mcplock.machine_key import signed_by
+
+    signing = _signature(d, manifest, environ) if isinstance(manifest, dict) else None
+    return signing is not None and signed_by(signing[0], signing[1], b"", manifest.get("mac"))
+
+
+def _check_entry(d: Path, manifest: dict[str, Any], pin: PackagePin, name: str) -> None:
+    """A signed entry's files checked against its manifest, its tree against the pin."""
     changed = _changed(d, manifest)
     if changed is not None or content_hash(manifest.get("files") or {}) != manifest.get("content"):
         raise _tampered(d, manifest, pin, name, changed or "the manifest")
@@ -261,8 +280,6 @@ def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[
             str(manifest.get("tree-integrity")),
             name,
         )
-    checked: dict[str, Any] = manifest  # the entry's own manifest, its signature verified
-    return checked
 
 
 def _discard_unsigned(d: Path, pin: PackagePin, name: str) -> None:

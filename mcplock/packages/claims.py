@@ -34,20 +34,19 @@ class OwnershipError(McplockError):
 
 def claimed(registry: str, name: str, version: str | None, environ: Env = None) -> str | None:
     """The registry name the package claims, or None when it claims none."""
-    if registry == "npm":
-        return _npm(name, version, environ)
-    if registry == "pypi":
-        return _pypi(name, version, environ)
-    if registry == "oci":
-        return _oci(name, environ)
-    return None
+    read = _CLAIM_READERS.get(registry)
+    return None if read is None else read(name, version, environ)
 
 
 def check(entry_name: str, registry: str, name: str, version: str | None, environ: Env = None) -> None:
     """Refuse a package that claims another registry name than ``entry_name``, or none."""
     got = claimed(registry, name, version, environ)
-    if got == entry_name:
-        return
+    if got != entry_name:
+        raise _not_owned(entry_name, registry, name, version, got)
+
+
+def _not_owned(entry_name: str, registry: str, name: str, version: str | None, got: str | None) -> OwnershipError:
+    """The refusal of a package that claims ``got`` (None: no name) instead of ``entry_name``."""
     marker = {
         "npm": "`mcpName` in its package.json",
         "pypi": "an `mcp-name:` line in its description",
@@ -58,7 +57,7 @@ def check(entry_name: str, registry: str, name: str, version: str | None, enviro
         msg = f"the MCP Registry entry {entry_name} points at {what}, which claims no registry name ({marker})"
     else:
         msg = f"the MCP Registry entry {entry_name} points at {what}, which claims to be {got} ({marker})"
-    raise OwnershipError(
+    return OwnershipError(
         msg + "; nothing was installed",
         hint=f"add the server its package belongs to (`mcplock add {shell_word(got)}`)"
         if got
@@ -77,40 +76,60 @@ def _npm(name: str, version: str | None, environ: Env) -> str | None:
 
 
 def _pypi(name: str, version: str | None, environ: Env) -> str | None:
-    from mcplock.packages.registries import get_json, pypi_project, pypi_url
+    from mcplock.packages.registries import pypi_project
 
     project = pypi_project(name, environ)
     v = version or str(project["info"]["version"])
-    text: Any = None
-    if v == project["info"].get("version"):
-        text = project["info"].get("description")
-    else:
-        doc = get_json(f"{pypi_url(environ)}/pypi/{name}/{v}/json", f"PyPI package {name}=={v}")
-        if isinstance(doc, dict):
-            text = (doc.get("info") or {}).get("description")
-        else:  # the release's own metadata (PEP 658), when the index has no per-release JSON
-            text = _wheel_metadata(project, v)
+    text = _description(project, name, v, environ)
     m = _MCP_NAME.search(text) if isinstance(text, str) else None
     return m.group(1) if m else None
 
 
-def _wheel_metadata(project: dict[str, Any], version: str) -> str | None:
-    from mcplock.packages import fetch
+def _description(project: dict[str, Any], name: str, version: str, environ: Env) -> Any:
+    """A release's description: the project document's for its newest release, else the
+    release's own JSON, else its wheel's metadata (PEP 658) when the index has no per-release
+    JSON."""
+    from mcplock.packages.registries import get_json, pypi_url
 
-    for f in (project.get("releases") or {}).get(version) or []:
+    if version == project["info"].get("version"):
+        return project["info"].get("description")
+    doc = get_json(f"{pypi_url(environ)}/pypi/{name}/{version}/json", f"PyPI package {name}=={version}")
+    if isinstance(doc, dict):
+        return (doc.get("info") or {}).get("description")
+    return _wheel_metadata(project, version)
+
+
+def _wheel_metadata(project: dict[str, Any], version: str) -> str | None:
+    """The metadata of the release's first wheel (None: it has no wheel, or the index did not
+    answer)."""
+    url = _first_wheel((project.get("releases") or {}).get(version) or [])
+    return None if url is None else _fetch_metadata(url)
+
+
+def _first_wheel(files: list[Any]) -> str | None:
+    """The URL of the first wheel among a release's files."""
+    for f in files:
         url = f.get("url")
         if isinstance(url, str) and url.endswith(".whl"):
-            try:
-                status, body = fetch.get(url + ".metadata", f"the metadata of {url}", limit=16 * fetch.MiB)
-            except RegistryError as e:
-                if e.kind == "registry-unreachable":
-                    return None
-                raise
-            return body.decode("utf-8", "replace") if status == 200 else None
+            return url
     return None
 
 
-def _oci(image: str, environ: Env) -> str | None:
+def _fetch_metadata(wheel_url: str) -> str | None:
+    """A wheel's metadata file, served beside it (``URL.metadata``); None when the index
+    answers no such file or cannot be reached."""
+    from mcplock.packages import fetch
+
+    try:
+        status, body = fetch.get(wheel_url + ".metadata", f"the metadata of {wheel_url}", limit=16 * fetch.MiB)
+    except RegistryError as e:
+        if e.kind == "registry-unreachable":
+            return None
+        raise
+    return body.decode("utf-8", "replace") if status == 200 else None
+
+
+def _oci(image: str, version: str | None, environ: Env) -> str | None:
     docker = shutil.which("docker")
     if docker is None:
         raise RegistryError(
@@ -140,9 +159,14 @@ def image_claim(reply: str) -> str | None:
     except ValueError:
         return None
     images = data.values() if isinstance(data, dict) and "config" not in data else [data]
-    for img in images:
-        labels = ((img if isinstance(img, dict) else {}).get("config") or {}).get("Labels") or {}
-        label = labels.get(OCI_LABEL)
-        if isinstance(label, str):
-            return label
-    return None
+    return next((label for label in map(_label, images) if label is not None), None)
+
+
+def _label(image: Any) -> str | None:
+    """The server-name label of one image config (None: it has none)."""
+    labels = ((image if isinstance(image, dict) else {}).get("config") or {}).get("Labels") or {}
+    label = labels.get(OCI_LABEL)
+    return label if isinstance(label, str) else None
+
+
+_CLAIM_READERS = {"npm": _npm, "pypi": _pypi, "oci": _oci}

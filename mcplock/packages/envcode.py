@@ -130,13 +130,28 @@ def _set_by(words: Sequence[str], i: int, depth: int) -> list[str]:
         return _env_assignments(words[i + 1 :])
     if w == "--node-options" or w.startswith("--node-options="):  # npx's own NODE_OPTIONS
         return ["NODE_OPTIONS"]
+    docker = _docker_env(words, i)
+    if docker is not None:
+        return docker
+    if _shell_string_at(words, i, depth):
+        return _shell_assignments(w, depth)
+    return []
+
+
+def _docker_env(words: Sequence[str], i: int) -> list[str] | None:
+    """The variable ``docker run -e X=1`` (``--env X``, ``--env=X=1``) at ``words[i]`` sets
+    (``[]``: its value names none); None when the word is no such option."""
+    w = words[i]
     if w in ("-e", "--env") and i + 1 < len(words):
         return _variable(words[i + 1])
     if w.startswith("--env=") and (named := _variable(w[len("--env=") :])):
         return named
-    if i > 0 and _SHELL_STRING_FLAG.fullmatch(words[i - 1]) and depth < 3:
-        return _shell_assignments(w, depth)
-    return []
+    return None
+
+
+def _shell_string_at(words: Sequence[str], i: int, depth: int) -> bool:
+    """Whether ``words[i]`` is the command string a shell's ``-c`` runs (read three deep at most)."""
+    return i > 0 and _SHELL_STRING_FLAG.fullmatch(words[i - 1]) is not None and depth < 3
 
 
 def _env_assignments(rest: Sequence[str]) -> list[str]:
@@ -144,10 +159,17 @@ def _env_assignments(rest: Sequence[str]) -> list[str]:
     j = 0
     while j < len(rest) and rest[j].startswith("-"):
         j += 2 if rest[j] in ("-u", "--unset", "-C", "--chdir") else 1
+    return _leading_assignments(rest[j:])
+
+
+def _leading_assignments(words: Sequence[str]) -> list[str]:
+    """The variables the ``X=1`` words at the start of ``words`` set."""
     names = []
-    while j < len(rest) and (m := _ASSIGN.match(rest[j])):
+    for w in words:
+        m = _ASSIGN.match(w)
+        if m is None:
+            break
         names.append(m.group(1))
-        j += 1
     return names
 
 
@@ -165,12 +187,7 @@ def _shell_assignments(text: str, depth: int) -> list[str]:
         inner = shlex.split(text)
     except ValueError:
         return []
-    names = []
-    k = 0
-    while k < len(inner) and (m := _ASSIGN.match(inner[k])):
-        names.append(m.group(1))
-        k += 1
-    return names + _assigned(inner, depth + 1)
+    return _leading_assignments(inner) + _assigned(inner, depth + 1)
 
 
 def code_variables(

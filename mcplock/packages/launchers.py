@@ -67,9 +67,14 @@ def _option_at(argv: Sequence[str], i: int, valued: frozenset[str]) -> tuple[tup
         return (k, v), 1
     if a in valued:
         return (a, argv[i + 1] if i + 1 < len(argv) else None), 2
-    if not a.startswith("--") and len(a) > 2 and a[:2] in valued:  # -wevil: -w evil
+    if _value_attached(a, valued):  # -wevil: -w evil
         return (a[:2], a[2:]), 1
     return (a, None), 1
+
+
+def _value_attached(a: str, valued: frozenset[str]) -> bool:
+    """Whether a word is a short valued option with its value in the same word (``-wevil``)."""
+    return not a.startswith("--") and len(a) > 2 and a[:2] in valued
 
 
 def _values(opts: list[tuple[str, str | None]], *names: str) -> list[str | None]:
@@ -555,16 +560,20 @@ def _valued_options(options: Sequence[str]) -> Iterator[tuple[str, str, str]]:
     (for an option that takes one), ``-vV``; a flag's value is empty."""
     i = 0
     while i < len(options):
-        a = options[i]
-        key, eq, value = a.partition("=")
-        if not eq and key in _DOCKER_VALUED and i + 1 < len(options):
-            yield key, options[i + 1], f"{a} {options[i + 1]}"
-            i += 1
-        elif not eq and len(a) > 2 and a.startswith("-v"):  # -v/src:/dst
-            yield a[:2], a[2:], a
-        else:
-            yield key, value, a
-        i += 1
+        key, value, shown, words = _valued_option_at(options, i)
+        yield key, value, shown
+        i += words
+
+
+def _valued_option_at(options: Sequence[str], i: int) -> tuple[str, str, str, int]:
+    """The option at ``options[i]`` as ``(option, value, as written)``, and how many words it takes."""
+    a = options[i]
+    key, eq, value = a.partition("=")
+    if not eq and key in _DOCKER_VALUED and i + 1 < len(options):
+        return key, options[i + 1], f"{a} {options[i + 1]}", 2
+    if not eq and len(a) > 2 and a.startswith("-v"):  # -v/src:/dst
+        return a[:2], a[2:], a, 1
+    return key, value, a, 1
 
 
 def _reaches_host(key: str, value: str) -> bool:

@@ -64,7 +64,7 @@ def _entry(doc: Any, registry: str) -> Entry | None:
     if not isinstance(doc, dict) or not isinstance(doc.get("server"), dict):
         return None
     server = doc["server"]
-    meta = ((doc.get("_meta") or {}).get(OFFICIAL_META)) or {}
+    meta = _official(doc)
     status = meta.get("status") or server.get("status") or "active"
     name, version = server.get("name"), server.get("version")
     if not isinstance(name, str) or not isinstance(version, str):
@@ -81,6 +81,19 @@ def _entry(doc: Any, registry: str) -> Entry | None:
     )
 
 
+def _official(doc: dict[str, Any]) -> Any:
+    """What the registry itself says of an entry (status, latest, publish time): its
+    ``_meta`` under :data:`OFFICIAL_META`; ``{}`` for nothing."""
+    return ((doc.get("_meta") or {}).get(OFFICIAL_META)) or {}
+
+
+def _entries(doc: Any, registry: str) -> list[Entry]:
+    """The entries a list reply (``{"servers": [...]}``) holds; what is not an entry is skipped."""
+    if not isinstance(doc, dict):
+        return []
+    return [e for e in (_entry(d, registry) for d in doc.get("servers") or []) if e is not None]
+
+
 def _get(url: str, what: str) -> Any:
     from mcplock.packages.registries import get_json
 
@@ -93,21 +106,27 @@ def get(name: str, version: str | None = None, registry: str = DEFAULT) -> Entry
     doc = _get(path, f"MCP Registry server {name}")
     entry = _entry(doc, registry)
     if entry is None:
-        if version is not None and versions(name, registry):
-            raise RegistryError(
-                "unknown-version",
-                f"the MCP Registry at {registry} has no version {version} of {name}",
-                hint=f"see its versions with `mcplock inspect {shell_word(name)}`",
-            )
-        guess = _suggest(name, registry)
-        raise RegistryError(
-            "unknown-server",
-            f"the MCP Registry at {registry} has no server named {name}",
-            hint=f"did you mean {guess}? `mcplock add {shell_word(guess)}`"
-            if guess
-            else f"look it up with `mcplock search {shell_word(name.rsplit('/', 1)[-1])}`",
-        )
+        raise _not_found(name, version, registry)
     return served_as_asked(entry, name, version)
+
+
+def _not_found(name: str, version: str | None, registry: str) -> RegistryError:
+    """Why the registry has no entry for ``name`` at ``version``: a version it does not have,
+    or a server it does not know (with the name its search finds closest)."""
+    if version is not None and versions(name, registry):
+        return RegistryError(
+            "unknown-version",
+            f"the MCP Registry at {registry} has no version {version} of {name}",
+            hint=f"see its versions with `mcplock inspect {shell_word(name)}`",
+        )
+    guess = _suggest(name, registry)
+    return RegistryError(
+        "unknown-server",
+        f"the MCP Registry at {registry} has no server named {name}",
+        hint=f"did you mean {guess}? `mcplock add {shell_word(guess)}`"
+        if guess
+        else f"look it up with `mcplock search {shell_word(name.rsplit('/', 1)[-1])}`",
+    )
 
 
 class MismatchError(McplockError):
@@ -154,8 +173,7 @@ def _suggest(name: str, registry: str) -> str | None:
 
 def versions(name: str, registry: str = DEFAULT) -> list[Entry]:
     doc = _get(f"{registry}/v0.1/servers/{quote(name, safe='')}/versions", f"MCP Registry server {name}")
-    found = [_entry(d, registry) for d in (doc or {}).get("servers") or []] if isinstance(doc, dict) else []
-    return [e for e in found if e is not None and e.name == name]  # another server's entry is not one of these
+    return [e for e in _entries(doc, registry) if e.name == name]  # another server's entry is not one of these
 
 
 def search(text: str, registry: str = DEFAULT, *, limit: int = 50) -> list[Entry]:
@@ -170,14 +188,21 @@ def search(text: str, registry: str = DEFAULT, *, limit: int = 50) -> list[Entry
         if page is None:
             break
         entries, cursor = page
-        for e in entries:
-            if (e.name, e.version) not in have:
-                have.add((e.name, e.version))
-                out.append(e)
+        out += _unlisted(entries, have)
         if not cursor or cursor in seen or len(out) >= limit:
             break
         seen.add(cursor)
     return out[:limit]
+
+
+def _unlisted(entries: list[Entry], have: set[tuple[str, str]]) -> list[Entry]:
+    """The entries whose (name, version) is not in ``have`` yet, each once (``have`` learns them)."""
+    new: list[Entry] = []
+    for e in entries:
+        if (e.name, e.version) not in have:
+            have.add((e.name, e.version))
+            new.append(e)
+    return new
 
 
 def _search_page(text: str, registry: str, limit: int, cursor: str | None) -> tuple[list[Entry], Any] | None:
@@ -188,5 +213,4 @@ def _search_page(text: str, registry: str, limit: int, cursor: str | None) -> tu
     doc = _get(f"{registry}/v0.1/servers?{urlencode(query)}", f"MCP Registry search {text!r}")
     if not isinstance(doc, dict):
         return None
-    entries = [e for e in (_entry(d, registry) for d in doc.get("servers") or []) if e is not None]
-    return entries, (doc.get("metadata") or {}).get("nextCursor")
+    return _entries(doc, registry), (doc.get("metadata") or {}).get("nextCursor")

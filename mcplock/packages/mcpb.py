@@ -53,18 +53,24 @@ def _unpack(data: bytes, into: Path, what: str) -> None:
         raise RegistryError("install", f"{what} is not a zip archive") from None
     with z:
         for info in z.infolist():
-            parts = PurePosixPath(info.filename).parts
-            if (
-                info.filename.startswith("/")
-                or ".." in parts
-                or "\\" in info.filename
-                or stat.S_ISLNK(info.external_attr >> 16)
-            ):
+            if _leaves_bundle(info):
                 raise IntegrityError(
                     f"{what} holds `{info.filename[:200]}`, a path that leaves the bundle or a "
                     "link; nothing was started"
                 )
         z.extractall(into)
+
+
+def _leaves_bundle(info: zipfile.ZipInfo) -> bool:
+    """Whether a zip member would land outside the bundle (an absolute path, ``..``, a
+    backslash) or is a link."""
+    name = info.filename
+    return (
+        name.startswith("/")
+        or ".." in PurePosixPath(name).parts
+        or "\\" in name
+        or stat.S_ISLNK(info.external_attr >> 16)
+    )
 
 
 def manifest_of(bundle: Path, what: str) -> dict[str, Any]:
@@ -89,25 +95,33 @@ def _value(text: str, bundle: Path) -> str:
     return _USER.sub(lambda m: "${" + re.sub(r"[^A-Za-z0-9_]", "_", m.group(1)).upper() + "}", text)
 
 
+def _install(d: Path, pin: PackagePin, name: str, what: str, environ: Env) -> None:
+    """Download the bundle, check its hash against the pin, unpack it and check its manifest,
+    then publish it as the pin's directory ``d``."""
+    from mcplock.packages.cache import _mismatch, _publish, _tmp
+
+    data = _download(pin.name)
+    got = "sha256:" + hashlib.sha256(data).hexdigest()
+    if got not in pin.integrities():
+        raise _mismatch(f"server `{name}`: MCPB bundle {pin.name}", str(pin.integrity), got, name)
+    tmp = _tmp(d)
+    try:
+        _unpack(data, tmp / "bundle", what)
+        manifest_of(tmp / "bundle", what)
+    except (RegistryError, IntegrityError):
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    _publish(tmp, d, {"pin": pin.stored(), "tree-integrity": got}, environ)
+
+
 def prepare(spec: S, pin: PackagePin, launch: Launch, environ: Env = None) -> S:
     """``spec`` rewritten to run the verified bundle its pin names."""
-    from mcplock.packages.cache import _mismatch, _publish, _tmp, _verified, pin_dir
+    from mcplock.packages.cache import _verified, pin_dir
 
     d = pin_dir(pin, environ)
     what = f"the MCPB bundle of server `{spec.name}`"
     if _verified(d, pin, spec.name, environ) is None:
-        data = _download(pin.name)
-        got = "sha256:" + hashlib.sha256(data).hexdigest()
-        if got not in pin.integrities():
-            raise _mismatch(f"server `{spec.name}`: MCPB bundle {pin.name}", str(pin.integrity), got, spec.name)
-        tmp = _tmp(d)
-        try:
-            _unpack(data, tmp / "bundle", what)
-            manifest_of(tmp / "bundle", what)
-        except (RegistryError, IntegrityError):
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        _publish(tmp, d, {"pin": pin.stored(), "tree-integrity": got}, environ)
+        _install(d, pin, spec.name, what, environ)
     bundle = d / "bundle"
     cfg = manifest_of(bundle, what)["server"]["mcp_config"]
     env = {k: _value(str(v), bundle) for k, v in (cfg.get("env") or {}).items() if isinstance(k, str)}

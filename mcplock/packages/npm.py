@@ -91,25 +91,32 @@ def _checked_tree(tmp: Path, pin: PackagePin, name: str) -> str:
     """The installed tree's integrity, after checking the package's own integrity, that no link
     leaves the cache, and the tree the pin names; a failed check removes the install."""
     packages = json.loads((tmp / "package-lock.json").read_text()).get("packages") or {}
+    tree = npm_tree(packages)
+    problem = _tree_problem(tmp, pin, name, packages, tree)
+    if problem is not None:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise problem
+    return tree
+
+
+def _tree_problem(tmp: Path, pin: PackagePin, name: str, packages: dict[str, Any], tree: str) -> Exception | None:
+    """What is wrong with an install, in the order checked: the package's integrity, a link out
+    of the cache, the tree's integrity; None for nothing."""
     top = packages.get(f"node_modules/{pin.name}") or {}
     if top.get("integrity") not in pin.integrities():
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise _mismatch(
+        return _mismatch(
             f"server `{name}`: npm package {pin.label}", str(pin.integrity), str(top.get("integrity")), name
         )
-    tree = npm_tree(packages)
     outside = escaping_link(tmp)
     if outside is not None:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise IntegrityError(
+        return IntegrityError(
             f"server `{name}`: installing {pin.label} linked `{outside}` to files outside mcplock's cache, "
             "which no hash covers; nothing was started",
             hint="a `file:` or linked dependency cannot be pinned: report it to the package's maintainers",
         )
     if pin.tree_integrity is not None and tree != pin.tree_integrity:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
-    return tree
+        return _mismatch(f"server `{name}`: the dependency tree of {pin.label}", pin.tree_integrity, tree, name)
+    return None
 
 
 def _bin(pkg_dir: Path, pin: PackagePin, launch: Launch) -> str:
@@ -125,17 +132,25 @@ def _bin(pkg_dir: Path, pin: PackagePin, launch: Launch) -> str:
             f"npm package {pin.label} has no executable to run",
             hint="check the package name in the server's command",
         )
-    short = pin.name.rsplit("/", 1)[-1]
-    for key in (launch.bin, short):
+    chosen = _pick_bin(bins, launch.bin, pin.name.rsplit("/", 1)[-1])
+    if chosen is None:
+        raise RegistryError(
+            "no-bin",
+            f"npm package {pin.label} has several executables ({', '.join(sorted(bins))})",
+            hint="name one: `npx -y --package PKG BIN`",
+        )
+    return chosen
+
+
+def _pick_bin(bins: dict[str, Any], named: str | None, short: str) -> str | None:
+    """Among several executables, the one npx runs: the one named, else the one named after the
+    package, else the only one when none is named; None when that leaves a choice."""
+    for key in (named, short):
         if key and key in bins:
             return str(bins[key])
-    if len(bins) == 1 and launch.bin is None:
+    if len(bins) == 1 and named is None:
         return str(next(iter(bins.values())))
-    raise RegistryError(
-        "no-bin",
-        f"npm package {pin.label} has several executables ({', '.join(sorted(bins))})",
-        hint="name one: `npx -y --package PKG BIN`",
-    )
+    return None
 
 
 def npm_tree(packages: dict[str, Any]) -> str:
@@ -145,13 +160,18 @@ def npm_tree(packages: dict[str, Any]) -> str:
     the path) and whether it is a link, so a git dependency's new commit is a new tree."""
     out: dict[str, Any] = {}
     for k, v in packages.items():
-        if not k or not isinstance(v, dict):
-            continue
-        entry = [v.get("version"), v.get("integrity")]
-        if v.get("integrity") is None:
-            entry += [v.get("resolved"), bool(v.get("link"))]
-        out[k] = entry
+        if k and isinstance(v, dict):
+            out[k] = _tree_entry(v)
     return tree_hash(out)
+
+
+def _tree_entry(v: dict[str, Any]) -> list[Any]:
+    """What the tree hash holds of one installed package: its version and integrity, and for
+    one without an integrity what npm resolved it to and whether it is a link."""
+    entry = [v.get("version"), v.get("integrity")]
+    if v.get("integrity") is None:
+        entry += [v.get("resolved"), bool(v.get("link"))]
+    return entry
 
 
 def escaping_link(root: Path) -> str | None:
@@ -161,8 +181,11 @@ def escaping_link(root: Path) -> str | None:
     for dirpath, dirnames, filenames in os.walk(root):
         for f in [*dirnames, *filenames]:
             p = os.path.join(dirpath, f)
-            if os.path.islink(p):
-                target = os.path.realpath(p)
-                if os.path.commonpath([top, target]) != top:
-                    return os.path.relpath(p, root)
+            if _links_out(p, top):
+                return os.path.relpath(p, root)
     return None
+
+
+def _links_out(p: str, top: str) -> bool:
+    """Whether ``p`` is a symlink whose target is outside the directory ``top``."""
+    return os.path.islink(p) and os.path.commonpath([top, os.path.realpath(p)]) != top

@@ -191,18 +191,24 @@ def _hash_pinned_lines(text: str, pin: PackagePin, name: str) -> list[str]:
     pinned = [h.removeprefix("sha256:") for h in pin.integrities()]
     for pkg, (version, hashes) in sorted(parse_compiled(text).items()):
         if pkg == own:
-            if hashes and not set(hashes) & set(pinned):
-                from mcplock.packages.cache import _mismatch
-
-                raise _mismatch(
-                    f"server `{name}`: PyPI package {pin.label}",
-                    ", ".join(pin.integrities()),
-                    ", ".join(f"sha256:{h}" for h in sorted(hashes)),
-                    name,
-                )
-            hashes = pinned
+            hashes = _own_hashes(hashes, pinned, pin, name)
         lines.append(f"{pkg}=={version} " + " ".join(f"--hash=sha256:{h}" for h in sorted(set(hashes))))
     return lines
+
+
+def _own_hashes(hashes: list[str], pinned: list[str], pin: PackagePin, name: str) -> list[str]:
+    """The pinned package's hashes: the pin's; refused when the index offers the package with
+    hashes and none of them is the pin's."""
+    if hashes and not set(hashes) & set(pinned):
+        from mcplock.packages.cache import _mismatch
+
+        raise _mismatch(
+            f"server `{name}`: PyPI package {pin.label}",
+            ", ".join(pin.integrities()),
+            ", ".join(f"sha256:{h}" for h in sorted(hashes)),
+            name,
+        )
+    return pinned
 
 
 def install(reqs: Path, venv: Path, environ: Env, what: str) -> None:

@@ -89,13 +89,22 @@ def npm_suggest(name: str, environ: Env = None) -> str | None:
         )
     except McplockError:
         return None
+    return did_you_mean(name, _search_names(doc))
+
+
+def _search_names(doc: Any) -> list[str]:
+    """The package names an npm search reply lists, best match first."""
     objects = doc.get("objects") if isinstance(doc, dict) else None
-    names = [
-        o["package"]["name"]
-        for o in objects or []
-        if isinstance(o, dict) and isinstance(o.get("package"), dict) and isinstance(o["package"].get("name"), str)
-    ]
-    return did_you_mean(name, names)
+    return [o["package"]["name"] for o in objects or [] if _names_package(o)]
+
+
+def _names_package(found: Any) -> bool:
+    """Whether one npm search result names its package."""
+    return (
+        isinstance(found, dict)
+        and isinstance(found.get("package"), dict)
+        and isinstance(found["package"].get("name"), str)
+    )
 
 
 def npm_pick(doc: dict[str, Any], requested: str | None, environ: Env = None) -> str:
@@ -108,20 +117,20 @@ def npm_pick(doc: dict[str, Any], requested: str | None, environ: Env = None) ->
         return want
     if want in tags:
         return str(tags[want])
-    if re.fullmatch(r"v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?", want):
-        raise RegistryError(
-            "unknown-version",
-            f"npm package {name} has no version {want}",
-            hint=f"its newest is {tags.get('latest', '?')}; fix the version in the server's command",
-        )
-    got = _npm_range(name, want, environ)
+    exact = re.fullmatch(r"v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?", want) is not None
+    got = None if exact else _npm_range(name, want, environ)
     if got is None or got not in versions:
-        raise RegistryError(
-            "unknown-version",
-            f"no version of npm package {name} matches {want}",
-            hint=f"its newest is {tags.get('latest', '?')}; fix the version in the server's command",
-        )
+        raise _no_npm_version(name, want, exact, tags)
     return got
+
+
+def _no_npm_version(name: str, want: str, exact: bool, tags: dict[str, Any]) -> RegistryError:
+    """The error for a version (or a range: not ``exact``) the package does not have."""
+    return RegistryError(
+        "unknown-version",
+        f"npm package {name} has no version {want}" if exact else f"no version of npm package {name} matches {want}",
+        hint=f"its newest is {tags.get('latest', '?')}; fix the version in the server's command",
+    )
 
 
 def _npm_range(name: str, spec: str, environ: Env) -> str | None:
@@ -143,8 +152,14 @@ def _npm_range(name: str, spec: str, environ: Env) -> str | None:
         )
     except subprocess.TimeoutExpired:
         raise RegistryError("registry-unreachable", f"npm view {name}@{spec} timed out") from None
+    return _viewed_version(out.stdout)
+
+
+def _viewed_version(stdout: str) -> str | None:
+    """The version ``npm view … version --json`` printed: the last of a list (the highest a
+    range matches); None for no version or a reply that is not JSON."""
     try:
-        got = json.loads(out.stdout or "null")
+        got = json.loads(stdout or "null")
     except ValueError:
         return None
     if isinstance(got, list):
@@ -166,7 +181,7 @@ def npm_env(environ: Env = None) -> dict[str, str]:
 
 def resolve_npm(launch: Launch, environ: Env = None, *, requested: str | None = None) -> PackagePin:
     doc = npm_document(launch.name, environ)
-    version = npm_pick(doc, requested if requested is not None else launch.requested, environ)
+    version = npm_pick(doc, _wanted(launch, requested), environ)
     dist = (doc["versions"][version] or {}).get("dist") or {}
     integrity = dist.get("integrity")
     if not isinstance(integrity, str) or not integrity.startswith("sha512-"):
@@ -176,6 +191,11 @@ def resolve_npm(launch: Launch, environ: Env = None, *, requested: str | None = 
             hint="pin a newer release of the package",
         )
     return PackagePin("npm", launch.name, version, integrity)
+
+
+def _wanted(launch: Launch, requested: str | None) -> str | None:
+    """The version asked for: the caller's, else the command line's."""
+    return requested if requested is not None else launch.requested
 
 
 def npm_latest(name: str, environ: Env = None) -> str:
@@ -203,7 +223,7 @@ def pypi_project(name: str, environ: Env = None) -> dict[str, Any]:
 
 
 def resolve_pypi(launch: Launch, environ: Env = None, *, requested: str | None = None) -> PackagePin:
-    want = requested if requested is not None else launch.requested
+    want = _wanted(launch, requested)
     if want is not None and re.match(r"^[<>=!~]", want):
         from mcplock.packages.pypi import pick_version
 
@@ -224,8 +244,7 @@ def _release_hashes(doc: dict[str, Any], name: str, version: str) -> str | tuple
             f"PyPI package {name} has no release {version}",
             hint=f"its newest is {doc['info'].get('version')}; fix the version in the server's command",
         )
-    files = [f for f in doc["releases"][version] or [] if not f.get("yanked")]
-    hashes = tuple(sorted(f"sha256:{f['digests']['sha256']}" for f in files if (f.get("digests") or {}).get("sha256")))
+    hashes = _pinnable_hashes(_release_files(doc, version))
     if not hashes:
         raise RegistryError(
             "no-integrity",
@@ -233,6 +252,21 @@ def _release_hashes(doc: dict[str, Any], name: str, version: str) -> str | tuple
             hint="pin another release of the package",
         )
     return hashes[0] if len(hashes) == 1 else hashes
+
+
+def _release_files(doc: dict[str, Any], version: str) -> list[dict[str, Any]]:
+    """A release's files as PyPI lists them (none for a release it does not list)."""
+    return (doc.get("releases") or {}).get(version) or []
+
+
+def _sha256(file: dict[str, Any]) -> Any:
+    """A release file's sha256 as PyPI lists it (None: it lists none)."""
+    return (file.get("digests") or {}).get("sha256")
+
+
+def _pinnable_hashes(files: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The sorted ``sha256:…`` of the files that are not yanked and list a sha256."""
+    return tuple(sorted(f"sha256:{_sha256(f)}" for f in files if not f.get("yanked") and _sha256(f)))
 
 
 def pypi_latest(name: str, environ: Env = None) -> str:
@@ -244,11 +278,11 @@ def pypi_uploaded(name: str, version: str, integrities: tuple[str, ...], environ
     ``upload_time_iso_8601`` among the release's files whose sha256 the pin holds (a wheel
     uploaded after the sdist counts; a file added to the release after the pin does not move
     it), for uv's ``--exclude-newer``. None when the index gives no upload times."""
-    files = (pypi_project(name, environ).get("releases") or {}).get(version) or []
+    files = _release_files(pypi_project(name, environ), version)
     times = [
         str(f["upload_time_iso_8601"])
         for f in files
-        if f"sha256:{(f.get('digests') or {}).get('sha256')}" in integrities and f.get("upload_time_iso_8601")
+        if f"sha256:{_sha256(f)}" in integrities and f.get("upload_time_iso_8601")
     ]
     return max(times, key=_instant) if times else None
 
@@ -271,11 +305,19 @@ def digest_of(reply: str) -> str:
         raise RegistryError("docker", "docker gave no manifest for the image") from None
     if isinstance(data, list):
         data = _amd64(data)
-    if isinstance(data, dict):
-        d = data.get("digest") or (data.get("Descriptor") or {}).get("digest")
-        if isinstance(d, str) and re.fullmatch(r"sha256:[0-9a-f]{64}", d):
-            return d
-    raise RegistryError("docker", "docker's reply names no sha256 digest for the image")
+    digest = _manifest_digest(data)
+    if digest is None:
+        raise RegistryError("docker", "docker's reply names no sha256 digest for the image")
+    return digest
+
+
+def _manifest_digest(manifest: Any) -> str | None:
+    """The sha256 digest a manifest names: buildx's ``digest``, else ``docker manifest``'s
+    ``Descriptor.digest`` (None: no manifest, or no sha256 digest)."""
+    if not isinstance(manifest, dict):
+        return None
+    d = manifest.get("digest") or (manifest.get("Descriptor") or {}).get("digest")
+    return d if isinstance(d, str) and re.fullmatch(r"sha256:[0-9a-f]{64}", d) else None
 
 
 def _amd64(manifests: list[Any]) -> Any:
@@ -293,17 +335,22 @@ def resolve_oci(launch: Launch, environ: Env = None, *, requested: str | None = 
     tag = requested or launch.requested or "latest"
     if launch.digest is not None and requested is None:
         return PackagePin("oci", launch.name, tag, launch.digest)
+    return PackagePin("oci", launch.name, tag, _image_digest(launch.name, tag))
+
+
+def _image_digest(name: str, tag: str) -> str:
+    """The manifest digest of ``name:tag``, as the docker client reads it from the registry."""
     docker = shutil.which("docker")
     if docker is None:
         raise RegistryError(
             "docker",
-            "the docker client is needed to resolve the image " + launch.name,
+            "the docker client is needed to resolve the image " + name,
             hint="install Docker, or write the image as NAME@sha256:… in the server's command",
         )
-    ref = f"{launch.name}:{tag}"
+    ref = f"{name}:{tag}"
     reply, last = _inspect(docker, ref)
     if reply is not None:
-        return PackagePin("oci", launch.name, tag, digest_of(reply))
+        return digest_of(reply)
     raise RegistryError(
         "docker",
         f"docker could not resolve the image {ref}: {last[:300]}",
@@ -321,15 +368,22 @@ def _inspect(docker: str, ref: str) -> tuple[str | None, str]:
     )
     last = ""
     for argv in attempts:
-        try:
-            out = subprocess.run(argv, capture_output=True, text=True, timeout=60)
-        except subprocess.TimeoutExpired:
-            last = "timed out"
-            continue
-        if out.returncode == 0 and out.stdout.strip():
-            return out.stdout, last
-        last = ((out.stderr or out.stdout).strip().splitlines() or [f"exit {out.returncode}"])[-1]
+        reply, error = _inspect_with(argv)
+        if reply is not None:
+            return reply, last
+        last = error
     return None, last
+
+
+def _inspect_with(argv: list[str]) -> tuple[str | None, str]:
+    """One inspect command's manifest, or None and its last error line."""
+    try:
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return None, "timed out"
+    if out.returncode == 0 and out.stdout.strip():
+        return out.stdout, ""
+    return None, ((out.stderr or out.stdout).strip().splitlines() or [f"exit {out.returncode}"])[-1]
 
 
 RESOLVERS = {"npm": resolve_npm, "pypi": resolve_pypi, "oci": resolve_oci}

@@ -123,12 +123,22 @@ def _env_options(argv: Sequence[str]) -> int | list[str] | None:
         a = argv[i]
         if a == "--":
             return i + 1
-        if a in ("-S", "--split-string") and i + 1 < len(argv):
-            return _split_string(argv[i + 1], argv[i + 2 :])
-        if a.startswith("-S") and len(a) > 2:
-            return _split_string(a[2:], argv[i + 1 :])
+        given = _string_option(argv, i)
+        if given is not None:
+            return _split_string(*given)
         i += 2 if a in ("-u", "--unset", "-C", "--chdir") else 1
     return i
+
+
+def _string_option(argv: Sequence[str], i: int) -> tuple[str, Sequence[str]] | None:
+    """The string ``env -S STRING`` (``-SSTRING``) at ``argv[i]`` gives, and the words after
+    it; None when the word is no such option."""
+    a = argv[i]
+    if a in ("-S", "--split-string") and i + 1 < len(argv):
+        return argv[i + 1], argv[i + 2 :]
+    if a.startswith("-S") and len(a) > 2:
+        return a[2:], argv[i + 1 :]
+    return None
 
 
 def _split_string(text: str, rest: Sequence[str]) -> list[str] | None:
@@ -143,13 +153,25 @@ def _shell_string(name: str, argv: Sequence[str]) -> str | None:
     ``powershell -Command …``), None when it is given none (a script, or interactive)."""
     if name == "busybox":
         return _shell_string("sh", argv[1:]) if argv[:1] == ["sh"] else None
-    windows = _WINDOWS_STRING_FLAGS.get(name)  # the rest of the line is the command
+    windows = _WINDOWS_STRING_FLAGS.get(name)
+    return _posix_string(argv) if windows is None else _windows_string(argv, windows)
+
+
+def _posix_string(argv: Sequence[str]) -> str | None:
+    """A POSIX shell's command string: the word after ``-c`` (or ``-lc`` …), among the options."""
     for i, a in enumerate(argv):
-        if windows is not None:
-            if a.lower() in windows:
-                return " ".join(argv[i + 1 :])
-        elif re.fullmatch(r"-[a-z]*c[a-z]*", a):  # a POSIX shell: the next word is the command
+        if re.fullmatch(r"-[a-z]*c[a-z]*", a):
             return argv[i + 1] if i + 1 < len(argv) else None
+        if not a.startswith("-"):
+            return None
+    return None
+
+
+def _windows_string(argv: Sequence[str], flags: tuple[str, ...]) -> str | None:
+    """A Windows shell's command string: the rest of the line after ``/c`` (``-Command`` …)."""
+    for i, a in enumerate(argv):
+        if a.lower() in flags:
+            return " ".join(argv[i + 1 :])
         if not a.startswith("-"):
             return None
     return None

@@ -253,15 +253,19 @@ def _arguments(arguments: Any, indent: str) -> list[Text]:
     ``arguments`` is not a list)."""
     if not isinstance(arguments, list):
         return []
-    lines = [Text(f"{indent}arguments (* required):", style="bold")]
-    for a in arguments:
-        if isinstance(a, dict):
-            arg = str(a.get("name")) + ("*" if a.get("required") else "")
-            row = Text(indent + "  ").append_text(safe_text(arg, keep_newlines=False))
-            if isinstance(a.get("description"), str):
-                row.append("  — ", style="dim").append_text(safe_text(a["description"], "dim", keep_newlines=False))
-            lines.append(row)
-    return lines
+    return [
+        Text(f"{indent}arguments (* required):", style="bold"),
+        *(_argument_row(a, indent + "  ") for a in arguments if isinstance(a, dict)),
+    ]
+
+
+def _argument_row(a: dict[str, Any], indent: str) -> Text:
+    """A prompt's argument: its name, ``*`` when required, and its description."""
+    arg = str(a.get("name")) + ("*" if a.get("required") else "")
+    row = Text(indent).append_text(safe_text(arg, keep_newlines=False))
+    if isinstance(a.get("description"), str):
+        row.append("  — ", style="dim").append_text(safe_text(a["description"], "dim", keep_newlines=False))
+    return row
 
 
 def _annotations(ann: Any, indent: str) -> list[Text]:
@@ -459,11 +463,16 @@ def _package_lines(spec: ServerSpec) -> list[Text]:
     stored = spec.package.stored() if spec.package is not None else {}
     for k, v in stored.items():
         if k in ("integrity", "tree-integrity"):
-            lines += [
-                Text(f"    {k}: ").append_text(safe_text(str(x), keep_newlines=False))
-                for x in (v if isinstance(v, list) else [v])
-            ]
+            lines += _integrity_lines(k, v)
     return lines
+
+
+def _integrity_lines(key: str, value: Any) -> list[Text]:
+    """A pin's integrity (or tree integrity): a line per value it holds."""
+    return [
+        Text(f"    {key}: ").append_text(safe_text(str(x), keep_newlines=False))
+        for x in (value if isinstance(value, list) else [value])
+    ]
 
 
 def _origin_lines(spec: ServerSpec) -> list[Text]:

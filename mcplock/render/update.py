@@ -121,9 +121,13 @@ def _md_moved(moved: list[dict[str, Any]]) -> list[str]:
         "",
     ]
     for m in moved:
-        for what in ("changed", "new", "removed"):
-            lines += [f"- {what}: `{_cell(target)}`" for target in m[what]]
+        lines += _md_staged(m)
     return lines
+
+
+def _md_staged(m: dict[str, Any]) -> list[str]:
+    """Each item a moved pin staged for review: the changed ones, the new, the removed."""
+    return [f"- {what}: `{_cell(target)}`" for what in ("changed", "new", "removed") for target in m[what]]
 
 
 def _md_outcome(moves: list[dict[str, Any]]) -> list[str]:

@@ -255,10 +255,15 @@ def _joined(prev: Opcode, op: Opcode) -> Opcode | None:
     if a2 != op[1] or b2 != op[3] or (tag == "equal") != (op[0] == "equal"):
         return None
     new_a2, new_b2 = op[2], op[4]
-    if tag == "equal":
-        return ("equal", a1, new_a2, b1, new_b2)
-    kind: Tag = "replace" if (new_a2 > a1 and new_b2 > b1) else ("delete" if new_a2 > a1 else "insert")
+    kind: Tag = "equal" if tag == "equal" else _change_tag(new_a2 > a1, new_b2 > b1)
     return (kind, a1, new_a2, b1, new_b2)
+
+
+def _change_tag(removes: bool, adds: bool) -> Tag:
+    """A change that removes and adds tokens is a replace; one that only removes, a delete; else an insert."""
+    if removes and adds:
+        return "replace"
+    return "delete" if removes else "insert"
 
 
 def _merged(ops: list[Opcode]) -> list[Opcode]:

@@ -28,17 +28,20 @@ class Codex(Exporter):
     def rules(self, decisions: Decisions) -> list[Item]:
         out = []
         for s in sorted(decisions):
+            tools = sorted(decisions[s].items())
             out.append(Item("list", ("mcp_servers", s, "enabled_tools"), ""))
-            for t, d in sorted(decisions[s].items()):
-                if d != DENY:
-                    out.append(Item("member", ("mcp_servers", s, "enabled_tools"), t))
-            for t, d in sorted(decisions[s].items()):
-                if d == DENY:
-                    out.append(Item("member", ("mcp_servers", s, "disabled_tools"), t))
-                else:
-                    mode = "approve" if d == ALLOW else "prompt"
-                    out.append(Item("key", ("mcp_servers", s, "tools", t, "approval_mode"), mode))
+            out += [Item("member", ("mcp_servers", s, "enabled_tools"), t) for t, d in tools if d != DENY]
+            out += [_decision_item(s, t, d) for t, d in tools]
         return out
+
+
+def _decision_item(s: str, t: str, d: str) -> Item:
+    """What a tool's decision writes: a ``disabled_tools`` member for deny, else its
+    ``approval_mode`` (approve for allow, prompt for ask)."""
+    if d == DENY:
+        return Item("member", ("mcp_servers", s, "disabled_tools"), t)
+    mode = "approve" if d == ALLOW else "prompt"
+    return Item("key", ("mcp_servers", s, "tools", t, "approval_mode"), mode)
 
 
 # --- --guard: the launch keys of `[mcp_servers.S]`, edited as text ------------------------------
@@ -73,11 +76,22 @@ def guard_body(
     launch = [(a, b) for a, b, key in stmts if key in _LAUNCH]
     nl = "\r\n" if "\r\n" in text else "\n"
     guard = f"command = {json.dumps(command, ensure_ascii=False)}{nl}args = {json.dumps(args, ensure_ascii=False)}{nl}"
-    at = launch[0][0] if launch else start
-    kept = [line for i, line in enumerate(lines[start:end], start) if not any(a <= i < b for a, b in launch)]
-    pos = sum(1 for i in range(start, at) if not any(a <= i < b for a, b in launch))
-    body = "".join(kept[:pos]) + guard + "".join(kept[pos:])
+    body = _guarded_body(lines, start, end, launch, guard)
     return "".join(lines[:start]) + body + "".join(lines[end:]), original, tomllib.loads(original)
+
+
+def _guarded_body(lines: list[str], start: int, end: int, launch: list[tuple[int, int]], guard: str) -> str:
+    """The table's body (lines ``start:end``) without the launch keys' statements, the guard's
+    keys where the first of them was (at the top when there is none)."""
+    at = launch[0][0] if launch else start
+    kept = [line for i, line in enumerate(lines[start:end], start) if not _in_launch(i, launch)]
+    pos = sum(1 for i in range(start, at) if not _in_launch(i, launch))
+    return "".join(kept[:pos]) + guard + "".join(kept[pos:])
+
+
+def _in_launch(i: int, launch: list[tuple[int, int]]) -> bool:
+    """Whether line ``i`` belongs to one of the launch keys' statements (``[first, end)`` lines)."""
+    return any(a <= i < b for a, b in launch)
 
 
 def restore_body(text: str, name: str, original: str) -> str:

@@ -41,13 +41,7 @@ class Gemini(Exporter):
     def rules(self, decisions: Decisions) -> list[Item]:
         out = []
         for s in sorted(decisions):
-            out.append(Item("list", ("mcpServers", s, "includeTools"), ""))
-            for t, d in sorted(decisions[s].items()):
-                if d != DENY:
-                    out.append(Item("member", ("mcpServers", s, "includeTools"), t))
-            for t, d in sorted(decisions[s].items()):
-                if d == DENY:
-                    out.append(Item("member", ("mcpServers", s, "excludeTools"), t))
+            out += _tool_lists(s, sorted(decisions[s].items()))
         out += [
             Item("member", ("tools", "allowed"), tool_id(s, t))
             for s in sorted(decisions)
@@ -62,11 +56,29 @@ class Gemini(Exporter):
             return []
         out = []
         for s in sorted(decisions):
-            entry = servers.get(s)
-            asks = sorted(t for t, d in decisions[s].items() if d == ASK)
-            if isinstance(entry, dict) and entry.get("trust") is True and asks:
-                out.append(
-                    f"`mcpServers.{s}.trust` is true: Gemini CLI runs every tool of `{s}` without asking, "
-                    f"where the lock asks for {', '.join(asks)}"
-                )
+            note = _trust_overrides(s, servers.get(s), decisions[s])
+            if note is not None:
+                out.append(note)
         return out
+
+
+def _tool_lists(s: str, tools: list[tuple[str, str]]) -> list[Item]:
+    """A server's ``includeTools`` (written whole: the tools not denied) and its ``excludeTools``
+    members (the denied ones)."""
+    return [
+        Item("list", ("mcpServers", s, "includeTools"), ""),
+        *(Item("member", ("mcpServers", s, "includeTools"), t) for t, d in tools if d != DENY),
+        *(Item("member", ("mcpServers", s, "excludeTools"), t) for t, d in tools if d == DENY),
+    ]
+
+
+def _trust_overrides(s: str, entry: Any, tools: dict[str, str]) -> str | None:
+    """The contradiction when the server's entry is trusted (Gemini CLI then asks for nothing)
+    and the lock asks for some of its tools; None when there is none."""
+    asks = sorted(t for t, d in tools.items() if d == ASK)
+    if isinstance(entry, dict) and entry.get("trust") is True and asks:
+        return (
+            f"`mcpServers.{s}.trust` is true: Gemini CLI runs every tool of `{s}` without asking, "
+            f"where the lock asks for {', '.join(asks)}"
+        )
+    return None

@@ -40,41 +40,51 @@ class _Parser:
         self.ws()
         start, c = self.i, self.t[self.i]
         if c == "{":
-            node = Node("object", start, start)
-            self.i += 1
-            self.ws()
-            while self.t[self.i] != "}":
-                kstart = self.i
-                key = self.string()
-                self.ws()
-                self.i += 1  # ':'
-                val = self.value()
-                node.members.append((key, kstart, val))
-                self.ws()
-                if self.t[self.i] == ",":
-                    self.i += 1
-                    self.ws()
-            self.i += 1
+            node = self._object(start)
         elif c == "[":
-            node = Node("array", start, start)
-            self.i += 1
-            self.ws()
-            while self.t[self.i] != "]":
-                node.items.append(self.value())
-                self.ws()
-                if self.t[self.i] == ",":
-                    self.i += 1
-                    self.ws()
-            self.i += 1
+            node = self._array(start)
         elif c == '"':
             self.string()
             node = Node("scalar", start, start)
         else:
-            m = re.compile(r"-?[0-9.eE+-]+|true|false|null").match(self.t, self.i)
+            m = _SCALAR.match(self.t, self.i)
             self.i = m.end() if m else self.i + 1
             node = Node("scalar", start, start)
         node.end = self.i
         return node
+
+    def _object(self, start: int) -> Node:
+        """The object that opens at ``start``: its members, with where each key starts."""
+        node = Node("object", start, start)
+        self.i += 1
+        self.ws()
+        while self.t[self.i] != "}":
+            kstart = self.i
+            key = self.string()
+            self.ws()
+            self.i += 1  # ':'
+            node.members.append((key, kstart, self.value()))
+            self._past_comma()
+        self.i += 1
+        return node
+
+    def _array(self, start: int) -> Node:
+        """The array that opens at ``start``: its items."""
+        node = Node("array", start, start)
+        self.i += 1
+        self.ws()
+        while self.t[self.i] != "]":
+            node.items.append(self.value())
+            self._past_comma()
+        self.i += 1
+        return node
+
+    def _past_comma(self) -> None:
+        """Past the white space after a member or item, and its comma (and the white space after it)."""
+        self.ws()
+        if self.t[self.i] == ",":
+            self.i += 1
+            self.ws()
 
     def string(self) -> str:
         j = self.i + 1
@@ -83,6 +93,9 @@ class _Parser:
         s: str = json.loads(self.t[self.i : j + 1])  # a JSON string literal decodes to a str
         self.i = j + 1
         return s
+
+
+_SCALAR = re.compile(r"-?[0-9.eE+-]+|true|false|null")
 
 
 class JsonText:
@@ -136,20 +149,30 @@ class JsonText:
         children = [v for _, _, v in container.members] if container.kind == "object" else container.items
         prefix = "" if key is None else json.dumps(key, ensure_ascii=False) + ": "
         if self._inline(container, children):
-            compact = prefix + json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-            at = children[-1].end if children else container.start + 1
-            self._splice(at, at, (", " if children else "") + compact)
+            self._insert_inline(
+                container, children, prefix + json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+            )
             return
-        indent = self._line_indent(container.start)
         if not children:
-            child = indent + self.unit
-            body = (prefix + self._dump(value, "")).replace(self.nl, self.nl + child)
-            self._splice(container.start + 1, container.end - 1, self.nl + child + body + self.nl + indent)
+            self._insert_first(container, prefix, value)
             return
         # the last member's key, or the last item, gives the indent
         child = self._line_indent(container.members[-1][1] if container.kind == "object" else children[-1].start)
         rendered = (prefix + self._dump(value, "")).replace(self.nl, self.nl + child)
         self._splice(children[-1].end, children[-1].end, "," + self.nl + child + rendered)
+
+    def _insert_inline(self, container: Node, children: list[Node], compact: str) -> None:
+        """Add a member or item, written ``compact``, to a container written on one line."""
+        at = children[-1].end if children else container.start + 1
+        self._splice(at, at, (", " if children else "") + compact)
+
+    def _insert_first(self, container: Node, prefix: str, value: Any) -> None:
+        """Add the first member or item to an empty container written over lines: on its own
+        line, one indent step in."""
+        indent = self._line_indent(container.start)
+        child = indent + self.unit
+        body = (prefix + self._dump(value, "")).replace(self.nl, self.nl + child)
+        self._splice(container.start + 1, container.end - 1, self.nl + child + body + self.nl + indent)
 
     def _inline(self, container: Node, children: list[Node]) -> bool:
         """Whether ``container`` is written on one line: no line break before its first member

@@ -103,11 +103,7 @@ def _loose_after_wildcard(perm: dict[str, Any], s: str) -> str | None:
     keys = list(perm)
     for wild, probe in zip(server_wildcards(s), tool_ids(s, UNKNOWN_TOOL), strict=True):
         after = keys[keys.index(wild) + 1 :] if wild in keys else keys
-        loose = [
-            k
-            for k in after
-            if k not in server_wildcards(s) and _decision(perm[k]) and perm[k] != DENY and matches(k, probe)
-        ]
+        loose = [k for k in after if _lets_unknown_run(perm, k, s, probe)]
         if loose:
             return (
                 f"`permission.{loose[-1]}` = {perm[loose[-1]]!r} comes after mcplock's `{wild}` "
@@ -116,17 +112,29 @@ def _loose_after_wildcard(perm: dict[str, Any], s: str) -> str | None:
     return None
 
 
+def _lets_unknown_run(perm: dict[str, Any], k: str, s: str, probe: str) -> bool:
+    """Whether the user's rule ``k`` (not one of mcplock's wildcards of ``s``) lets the tool id
+    ``probe`` of a tool the lock does not know run: a decision other than deny that matches it."""
+    return k not in server_wildcards(s) and _decision(perm[k]) and perm[k] != DENY and matches(k, probe)
+
+
 def _overridden(perm: dict[str, Any], s: str, tools: dict[str, str]) -> list[str]:
     """For each tool of ``s``: the rule that comes last and wins for one of its ids when it is
     looser than the lock's decision."""
     out = []
     for t, d in sorted(tools.items()):
         for tid in tool_ids(s, t):
-            last = [(k, v) for k, v in perm.items() if _decision(v) and matches(k, tid)]
-            if last and STRICTNESS[last[-1][1]] < STRICTNESS[d]:
+            rule = _winning_rule(perm, tid)
+            if rule is not None and STRICTNESS[rule[1]] < STRICTNESS[d]:
                 out.append(
-                    f"`permission.{last[-1][0]}` = {last[-1][1]!r} comes last and wins for `{tid}`, "
-                    f"where the lock says {d!r}"
+                    f"`permission.{rule[0]}` = {rule[1]!r} comes last and wins for `{tid}`, where the lock says {d!r}"
                 )
                 break
     return out
+
+
+def _winning_rule(perm: dict[str, Any], tid: str) -> tuple[str, Any] | None:
+    """The rule (key, decision) that decides for the tool id ``tid``: the last that matches it
+    (opencode: the last matching key wins); None when none does."""
+    last = [(k, v) for k, v in perm.items() if _decision(v) and matches(k, tid)]
+    return last[-1] if last else None

@@ -27,19 +27,29 @@ def host_decisions(exp: Exporter, decisions: Decisions) -> tuple[Decisions, list
     out = _without_patterns(exp, decisions, notes)
     # tools whose host ids meet are one tool to the host: the strictest decision for all of them
     for members in _one_id_groups(exp, out):
-        if len(members) < 2:
-            continue
-        strict = max((out[s][t] for s, t in members), key=STRICTNESS.__getitem__)
-        loosened = [(s, t) for s, t in members if out[s][t] != strict]
-        for s, t in members:
-            out[s][t] = strict
-        names = ", ".join(f"`{shown(s, 80)}/{shown(t, 80)}`" for s, t in members)
-        notes.append(
-            f"{names} are one tool id in {exp.host} ({shown(exp.tool_ids(*members[0])[0], 120)}): "
-            f"mcplock writes the strictest decision, {strict!r}, for all of them"
-            + (" (rename a tool upstream to tell them apart)" if loosened else "")
-        )
+        if len(members) >= 2:
+            notes.append(_strictest_for_all(exp, out, members))
     return out, notes
+
+
+def _strictest_for_all(exp: Exporter, out: Decisions, members: list[tuple[str, str]]) -> str:
+    """The group's strictest decision written in ``out`` for each of its tools; the note that says so."""
+    strict = max((out[s][t] for s, t in members), key=STRICTNESS.__getitem__)
+    loosened = [(s, t) for s, t in members if out[s][t] != strict]
+    for s, t in members:
+        out[s][t] = strict
+    return _one_id_note(exp, members, strict, changed=bool(loosened))
+
+
+def _one_id_note(exp: Exporter, members: list[tuple[str, str]], strict: str, changed: bool) -> str:
+    """What the export says of tools that are one id in the host; when the strictest decision
+    changed the lock's decision of some of them, how to tell them apart."""
+    names = ", ".join(f"`{shown(s, 80)}/{shown(t, 80)}`" for s, t in members)
+    return (
+        f"{names} are one tool id in {exp.host} ({shown(exp.tool_ids(*members[0])[0], 120)}): "
+        f"mcplock writes the strictest decision, {strict!r}, for all of them"
+        + (" (rename a tool upstream to tell them apart)" if changed else "")
+    )
 
 
 def _without_patterns(exp: Exporter, decisions: Decisions, notes: list[str]) -> Decisions:
@@ -53,18 +63,24 @@ def _without_patterns(exp: Exporter, decisions: Decisions, notes: list[str]) -> 
                 "writes none for it (rename it in the lock and the host config)"
             )
             continue
-        kept = {}
-        for t, d in sorted(decisions[s].items()):
-            if PATTERN.search(t):
-                notes.append(
-                    f"`{shown(s, 80)}/{shown(t, 80)}`: a tool name {exp.host} would read as a pattern "
-                    "(it would name every tool of the server) gets no rule; the host treats it as a tool "
-                    "the lock does not know"
-                )
-            else:
-                kept[t] = d
-        out[s] = kept
+        out[s] = _without_pattern_tools(exp, s, decisions[s], notes)
     return out
+
+
+def _without_pattern_tools(exp: Exporter, s: str, tools: dict[str, str], notes: list[str]) -> dict[str, str]:
+    """One server's tool decisions without the tools whose names ``exp`` reads as a pattern, a
+    note in ``notes`` for each."""
+    kept = {}
+    for t, d in sorted(tools.items()):
+        if PATTERN.search(t):
+            notes.append(
+                f"`{shown(s, 80)}/{shown(t, 80)}`: a tool name {exp.host} would read as a pattern "
+                "(it would name every tool of the server) gets no rule; the host treats it as a tool "
+                "the lock does not know"
+            )
+        else:
+            kept[t] = d
+    return kept
 
 
 def _one_id_groups(exp: Exporter, decisions: Decisions) -> list[list[tuple[str, str]]]:
@@ -75,19 +91,30 @@ def _one_id_groups(exp: Exporter, decisions: Decisions) -> list[list[tuple[str, 
     for s in sorted(decisions):
         for t in sorted(decisions[s]):
             ids = exp.tool_ids(s, t)
-            met = sorted({group_of[i] for i in ids if i in group_of})
-            if met:
-                g = met[0]
-                for other in met[1:]:  # this tool joins groups that were apart: one group now
-                    groups[g] += groups[other]
-                    for i, gi in list(group_of.items()):
-                        if gi == other:
-                            group_of[i] = g
-                    groups[other] = []
-            else:
-                g = len(groups)
-                groups.append([])
+            g = _group_joined(ids, group_of, groups)
             groups[g].append((s, t))
             for i in ids:
                 group_of[i] = g
     return groups
+
+
+def _group_joined(ids: tuple[str, ...], group_of: dict[str, int], groups: list[list[tuple[str, str]]]) -> int:
+    """The group a tool with these host ids joins: the first its ids meet, the others it meets
+    merged into it (emptied); a new group when it meets none."""
+    met = sorted({group_of[i] for i in ids if i in group_of})
+    if not met:
+        groups.append([])
+        return len(groups) - 1
+    _merge_into(met[0], met[1:], group_of, groups)
+    return met[0]
+
+
+def _merge_into(g: int, others: list[int], group_of: dict[str, int], groups: list[list[tuple[str, str]]]) -> None:
+    """Groups a tool joins that were apart become one: the ``others`` moved into group ``g``
+    (and emptied), their ids now ``g``'s."""
+    for other in others:
+        groups[g] += groups[other]
+        for i, gi in list(group_of.items()):
+            if gi == other:
+                group_of[i] = g
+        groups[other] = []

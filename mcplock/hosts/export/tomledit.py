@@ -146,10 +146,13 @@ class TomlText:
             return False
         at = t.content_end
         line = f"{key_text(key)} = {json.dumps(value, ensure_ascii=False)}{self.nl}"
-        if at > 0 and not self.lines[at - 1].endswith("\n"):
-            line = self.nl + line
-        self._splice(at, at, line)
+        self._splice(at, at, self._break_before(at) + line)
         return True
+
+    def _break_before(self, at: int) -> str:
+        """The line break text added at line ``at`` needs first: the one the line before it
+        lacks (a file's last line without one), else none."""
+        return self.nl if at > 0 and not self.lines[at - 1].endswith("\n") else ""
 
     def add_table(self, path: Path, key: str, value: Any, after: Path) -> None:
         """Add ``[path]`` with one key, after the last table whose path starts with ``after``."""
@@ -157,9 +160,7 @@ class TomlText:
         at = max(t.content_end for t in tables) if tables else len(self.lines)
         header = "[" + ".".join(key_text(p) for p in path) + "]"
         block = f"{self.nl}{header}{self.nl}{key_text(key)} = {json.dumps(value, ensure_ascii=False)}{self.nl}"
-        if at > 0 and not self.lines[at - 1].endswith("\n"):
-            block = self.nl + block
-        self._splice(at, at, block)
+        self._splice(at, at, self._break_before(at) + block)
 
     def edit_key(self, table: Path, key: str, change: Any) -> bool:
         found = self._stmt(table, key)
@@ -182,10 +183,16 @@ class TomlText:
         t = self.tables().get(path)
         if t is None or any(k is not None for _, _, k in t.stmts):
             return False
+        a, b = self._emptied_span(t)
+        self._splice(a, b, "")
+        return True
+
+    def _emptied_span(self, t: Table) -> tuple[int, int]:
+        """The lines a table without keys takes: its header (with the blank line before it) and
+        the blank lines of its body; the comments there stay."""
         lines = self.lines
         a = t.header - 1 if t.header > 0 and not lines[t.header - 1].strip() else t.header
         b = t.start
         while b < t.end and lines[b].strip() == "" and b < t.content_end:
             b += 1
-        self._splice(a, b, "")
-        return True
+        return a, b

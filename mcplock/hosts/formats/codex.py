@@ -63,11 +63,18 @@ class Codex(Importer):
         bearer = e.raw.get("bearer_token_env_var")
         if bearer is not None:
             var = _env_name(e, "bearer_token_env_var", bearer, ("bearer_token_env_var",))
-            if any(k.lower() == "authorization" for k in out):
-                warnings.append("bearer_token_env_var replaces the Authorization header given in the headers")
-                out = {k: v for k, v in out.items() if k.lower() != "authorization"}
-            out["Authorization"] = "Bearer ${" + var + "}"
+            out = _with_bearer(out, var, warnings)
         return out
+
+
+def _with_bearer(headers: dict[str, str], var: str, warnings: list[str]) -> dict[str, str]:
+    """The headers with ``Authorization: Bearer ${var}`` (``bearer_token_env_var``), which
+    replaces an Authorization header given in them (with a warning)."""
+    if any(k.lower() == "authorization" for k in headers):
+        warnings.append("bearer_token_env_var replaces the Authorization header given in the headers")
+        headers = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+    headers["Authorization"] = "Bearer ${" + var + "}"
+    return headers
 
 
 def _env_name(e: Entry, key: str, value: object, at: tuple[str, ...]) -> str:

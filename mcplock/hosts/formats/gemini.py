@@ -26,18 +26,16 @@ class Gemini(Importer):
             gemini = {}
         allowed, excluded = gemini.get("allowed"), gemini.get("excluded")
         for n, _, extra in found:
-            if isinstance(excluded, list) and n in excluded:
-                extra.append("listed in mcp.excluded: Gemini CLI does not start it")
-            elif isinstance(allowed, list) and n not in allowed:
-                extra.append("not in mcp.allowed: Gemini CLI does not start it")
+            why = _not_started(n, allowed, excluded)
+            if why is not None:
+                extra.append(why)
 
     def transport(self, e: Entry, warnings: list[str]) -> tuple[Transport, str | None]:
         http_url = e.string("httpUrl")
         url = e.string("url")
         t = explicit_type(e)
         if http_url is not None:  # precedence: httpUrl > url > command
-            if t not in (None, Transport.HTTP):
-                warnings.append(f"httpUrl with type {t!r}: httpUrl wins, imported as Streamable HTTP")
+            _warn_type_ignored(t, warnings)
             return Transport.HTTP, http_url
         if url is not None:
             if t is Transport.STDIO:
@@ -46,3 +44,19 @@ class Gemini(Importer):
         if e.string("command") is not None:
             return Transport.STDIO, None
         raise Skip("none of command, url, httpUrl")
+
+
+def _not_started(name: str, allowed: Any, excluded: Any) -> str | None:
+    """Why Gemini CLI does not start the server: ``mcp.excluded`` lists it, or ``mcp.allowed``
+    does not (None: it starts it)."""
+    if isinstance(excluded, list) and name in excluded:
+        return "listed in mcp.excluded: Gemini CLI does not start it"
+    if isinstance(allowed, list) and name not in allowed:
+        return "not in mcp.allowed: Gemini CLI does not start it"
+    return None
+
+
+def _warn_type_ignored(t: Transport | None, warnings: list[str]) -> None:
+    """A warning when an entry with ``httpUrl`` names another type (``httpUrl`` wins)."""
+    if t not in (None, Transport.HTTP):
+        warnings.append(f"httpUrl with type {t!r}: httpUrl wins, imported as Streamable HTTP")

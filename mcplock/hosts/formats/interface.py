@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from mcplock.hosts.importers import Entry, Skip, explicit_type, guess_remote, servers_map
+from mcplock.hosts.importers import Entry, Skip, dig, explicit_type, guess_remote, servers_map
 from mcplock.hosts.interpolate import host_name
 from mcplock.hosts.parse import Where
 from mcplock.spec import Transport
@@ -49,7 +49,7 @@ class Importer:
     ) -> list[Found]:
         """Every server entry of the file, in its order, with what the file says of each."""
         keys = self.keys(data)
-        if keys is None or _dig(data, keys) is None:
+        if keys is None or dig(data, keys) is None:
             warnings.append(self.missing(data))
             return []
         found: list[Found] = [(n, e, []) for n, e in servers_map(where, data, keys)]
@@ -78,15 +78,10 @@ class Importer:
 
     def stdio(self, e: Entry, conv: Convert, warnings: list[str]) -> dict[str, Any]:
         """The spec fields of a stdio entry (command, args, env, cwd, pass_env)."""
-        command = e.string("command")
-        if not command or not command.strip():
-            raise Skip('type "stdio" without a command' if e.has("type") else "empty command")
+        command = _command(e)
         args = e.str_list("args")
         env = e.str_map("env")
-        cwd = e.string("cwd")
-        if cwd is not None and not self.reads_cwd:
-            warnings.append(f"cwd is not a {host_name(self.host)} setting: ignored")
-            cwd = None
+        cwd = self._cwd(e, warnings)
         if e.has("envFile"):
             warnings.append("envFile is not read by mcplock: set those variables in the environment")
         return {
@@ -97,6 +92,14 @@ class Importer:
             "pass_env": self.pass_env(e, env),
         }
 
+    def _cwd(self, e: Entry, warnings: list[str]) -> str | None:
+        """The entry's ``cwd`` when this host reads one (else it is ignored, with a warning)."""
+        cwd = e.string("cwd")
+        if cwd is not None and not self.reads_cwd:
+            warnings.append(f"cwd is not a {host_name(self.host)} setting: ignored")
+            return None
+        return cwd
+
     def pass_env(self, e: Entry, env: dict[str, str]) -> tuple[str, ...]:
         """Variables the host forwards from its own environment (names only)."""
         return ()
@@ -104,6 +107,14 @@ class Importer:
     def headers(self, e: Entry, warnings: list[str]) -> dict[str, str]:
         """A remote entry's headers."""
         return e.str_map("headers")
+
+
+def _command(e: Entry) -> str:
+    """A stdio entry's command; an entry without one (or a blank one) is skipped."""
+    command = e.string("command")
+    if not command or not command.strip():
+        raise Skip('type "stdio" without a command' if e.has("type") else "empty command")
+    return command
 
 
 def editor_transport(
@@ -117,10 +128,7 @@ def editor_transport(
         return t, url
     command = e.string("command")
     if command is not None and url is not None:
-        if both is None:
-            raise Skip("both command and url without a type: ambiguous")
-        warnings.append(both)
-        return Transport.STDIO, None
+        return _both_given(both, warnings)
     if command is not None:
         return Transport.STDIO, None
     if url is not None:
@@ -128,7 +136,10 @@ def editor_transport(
     raise Skip("neither command nor url" + (" (nor serverUrl)" if host == "windsurf" else ""))
 
 
-def _dig(data: Any, keys: tuple[str, ...]) -> Any:
-    for k in keys:
-        data = data.get(k) if isinstance(data, dict) else None
-    return data
+def _both_given(both: str | None, warnings: list[str]) -> tuple[Transport, str | None]:
+    """An entry with both a command and a URL and no type: stdio where the host starts the
+    command (``both`` says so, as a warning), else skipped as ambiguous."""
+    if both is None:
+        raise Skip("both command and url without a type: ambiguous")
+    warnings.append(both)
+    return Transport.STDIO, None

@@ -8,8 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from mcplock.hosts.formats.interface import Importer, editor_transport
-from mcplock.hosts.importers import Entry
+from mcplock.hosts.importers import Entry, dig
 from mcplock.spec import Transport
+
+#: where VS Code's files keep servers: mcp.json's ``servers``, an older build's ``mcp`` object
+#: in settings.json, a devcontainer.json's customizations
+_SERVER_PLACES = (("servers",), ("mcp", "servers"), ("customizations", "vscode", "mcp", "servers"))
 
 
 class VsCode(Importer):
@@ -25,15 +29,11 @@ class VsCode(Importer):
         )
 
     def keys(self, data: dict[str, Any]) -> tuple[str, ...] | None:
-        if "servers" in data:
-            return ("servers",)
-        mcp = data.get("mcp")
-        if isinstance(mcp, dict) and "servers" in mcp:
-            return ("mcp", "servers")  # older builds: "mcp" object in settings.json
-        custom = data.get("customizations")
-        vs = (custom.get("vscode") or {}) if isinstance(custom, dict) else {}
-        if isinstance(vs, dict) and isinstance(vs.get("mcp"), dict) and "servers" in vs["mcp"]:
-            return ("customizations", "vscode", "mcp", "servers")  # devcontainer.json
+        """The first place the file keeps servers in (:data:`_SERVER_PLACES`), None for none."""
+        for keys in _SERVER_PLACES:
+            holder = dig(data, keys[:-1])
+            if isinstance(holder, dict) and keys[-1] in holder:
+                return keys
         return None
 
     def missing(self, data: dict[str, Any]) -> str:

@@ -132,21 +132,24 @@ def summary_counts(diffs: list[ServerDiff]) -> dict[str, int]:
     }
 
 
+def _work_tree(d: str) -> str | None:
+    """The nearest directory from ``d`` up that holds ``.git`` (None: none does)."""
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
 def artifact_path(lockfile: str, cwd: str | None = None) -> str:
     """The lock's path as CI systems want it: relative to the git work tree that holds it
     (GitHub resolves annotations and SARIF locations against the repository root), else to
     ``cwd``; absolute when it lies outside both. Forward slashes."""
     ap = os.path.abspath(lockfile)
-    base = os.path.abspath(cwd or os.getcwd())
-    d = os.path.dirname(ap)
-    while True:
-        if os.path.exists(os.path.join(d, ".git")):
-            base = d
-            break
-        parent = os.path.dirname(d)
-        if parent == d:
-            break
-        d = parent
+    outside = os.path.abspath(cwd or os.getcwd())
+    base = _work_tree(os.path.dirname(ap)) or outside
     rel = os.path.relpath(ap, base)
     if rel.startswith(".."):
         rel = ap
@@ -186,16 +189,20 @@ def unreachable_message(d: ServerDiff) -> str:
     return msg
 
 
-def change_message(server: str, c: Change) -> str:
+def _change_head(server: str, c: Change) -> str:
+    """What happened to the item: changed upstream (its fields), offered but not locked, or gone."""
     t = plain(target(server, c.kind, c.name))
     what = kind_title(c.kind)
     if c.change == "changed":
         fields = ", ".join(plain(f) for f in c.fields) or "definition"
-        head = f"{what} `{t}` changed upstream since it was locked ({fields})"
-    elif c.change == "added":
-        head = f"{what} `{t}` is offered by the server but not in the lock"
-    else:
-        head = f"{what} `{t}` is in the lock but the server no longer offers it"
+        return f"{what} `{t}` changed upstream since it was locked ({fields})"
+    if c.change == "added":
+        return f"{what} `{t}` is offered by the server but not in the lock"
+    return f"{what} `{t}` is in the lock but the server no longer offers it"
+
+
+def change_message(server: str, c: Change) -> str:
+    head = _change_head(server, c)
     why = getattr(c, "reason", "")
     sev = f"severity {c.severity}: {plain(why)}" if why else f"severity {c.severity}"
     s, typed = shell_word(server), shell_word(target(server, c.kind, c.name))

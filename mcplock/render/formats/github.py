@@ -141,6 +141,18 @@ def diff_github(
     return "\n".join(out) + "\n"
 
 
+def _gh_check(f: Finding, file: str, lines: Lines) -> str:
+    """A problem (or a warning) at its table's line, at its level; titled by its item, else its server."""
+    what = plain(target(f.server, f.kind, f.name or "")) if f.kind else plain(f.server)
+    return _gh(
+        GITHUB_LEVEL[CHECK_LEVEL.get(f.code, "warning")],
+        file,
+        lines.of(f.table),
+        f"mcplock {check_rule(f.code)}: {what}",
+        check_message(f),
+    )
+
+
 def check_github(
     findings: list[Finding],
     lock: Lock,
@@ -156,18 +168,7 @@ def check_github(
     file = path or lockfile
     lines = Lines(lock_text)
     warnings = warnings or []
-    out: list[str] = []
-    for f in [*findings, *warnings]:
-        what = plain(target(f.server, f.kind, f.name or "")) if f.kind else plain(f.server)
-        out.append(
-            _gh(
-                GITHUB_LEVEL[CHECK_LEVEL.get(f.code, "warning")],
-                file,
-                lines.of(f.table),
-                f"mcplock {check_rule(f.code)}: {what}",
-                check_message(f),
-            )
-        )
+    out = [_gh_check(f, file, lines) for f in [*findings, *warnings]]
     said = f", {len(warnings)} warning(s)" if warnings else ""
     out.append(f"mcplock check: {len(lock.servers)} server(s), {len(findings)} problem(s){said} (exit {exit_code})")
     return "\n".join(out) + "\n"

@@ -226,14 +226,17 @@ def _md_pending(server: str, pending: list[PendingItem]) -> list[str]:
     return out
 
 
+def _md_head(d: ServerDiff, heading: str) -> str:
+    """A server's heading: its name and status (with drift, how many changes)."""
+    head = f"{heading} {md_code(d.name)}: {shown_status(d)}"
+    return head + f" ({changes_count(d)})" if d.status == "drift" else head
+
+
 def server_markdown(d: ServerDiff, *, heading: str = "###") -> list[str]:
     """One server's section of the report (its lines, each starting a new line): the error of
     an unreachable server, the table of changes with their findings and word diffs, the items
     pending review with theirs, an identity change. `update-pr` builds its bodies from these."""
-    head = f"{heading} {md_code(d.name)}: {shown_status(d)}"
-    if d.status == "drift":
-        head += f" ({changes_count(d)})"
-    out = ["", head]
+    out = ["", _md_head(d, heading)]
     if d.error is not None:
         out += _md_error(d.error)
     if d.changes:

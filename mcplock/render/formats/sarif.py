@@ -367,6 +367,16 @@ def _lint_results(s: _Sarif, server: str, c: Any, line: int) -> None:
         )
 
 
+def _check_rule(s: _Sarif, code: str, rid: str, level: str) -> None:
+    """Declare the rule of a `check` problem: staged items share the pending rule; a hash mismatch
+    is of high security severity."""
+    if rid == PENDING_RULE:
+        s.rule(rid, *_PENDING_TEXT, level)
+        return
+    short, full = _CHECK_RULES.get(code, (f"mcplock check: {code}", f"mcplock check: {code}"))
+    s.rule(rid, short, full, level, HIGH if code == "hash-mismatch" else None)
+
+
 def check_sarif(
     findings: list[Finding],
     lockfile: str,
@@ -382,11 +392,7 @@ def check_sarif(
     for f in [*findings, *(warnings or [])]:
         level = CHECK_LEVEL.get(f.code, "warning")
         rid = check_rule(f.code)
-        if rid == PENDING_RULE:
-            s.rule(rid, *_PENDING_TEXT, level)
-        else:
-            short, full = _CHECK_RULES.get(f.code, (f"mcplock check: {f.code}", f"mcplock check: {f.code}"))
-            s.rule(rid, short, full, level, HIGH if f.code == "hash-mismatch" else None)
+        _check_rule(s, f.code, rid, level)
         s.result(
             rid, level, check_message(f), s.lines.of(f.table), fingerprint("check", f.code, f.server, f.kind, f.name)
         )
