@@ -12,8 +12,11 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any
+
+# re-exported: the spec's transport is this type (a leaf, so that packages/ can use it too)
+from mcplock.transports import TRANSPORTS as TRANSPORTS
+from mcplock.transports import Transport as Transport
 
 if TYPE_CHECKING:
     from mcplock.packages.pin import PackagePin, RegistryRef
@@ -40,23 +43,6 @@ class ClientIdentity:
 # lock's `client-capabilities` and a launched spec's
 ClientCapabilities = tuple[str, ...]
 
-
-class Transport(StrEnum):
-    """What carries a server's messages, by the name the lock writes (``transport = "stdio"``).
-    A str: it compares, hashes and serialises as that name, so the lock's TOML is unchanged. A new
-    transport is a member here and its Connection in :data:`mcplock.probe.transport.CONNECTIONS`."""
-
-    STDIO = "stdio"  # a child process, newline-delimited JSON over its pipes
-    HTTP = "http"  # Streamable HTTP
-    SSE = "sse"  # the legacy HTTP+SSE transport
-
-    @property
-    def remote(self) -> bool:
-        """Reached at a URL (headers, OAuth), not launched here."""
-        return self is not Transport.STDIO
-
-
-TRANSPORTS: tuple[str, ...] = tuple(Transport)
 
 _TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

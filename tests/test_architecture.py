@@ -301,3 +301,56 @@ def test_the_foreign_write_check_sees_writes_through_a_collaborator(tmp_path):
         "mcplock.guard.part:9 guard.said",
         "mcplock.guard.part:10 self.up.forwarded[1]",
     ]
+
+
+# --- transports by name ---------------------------------------------------------------------------
+
+_TRANSPORT_NAMES = {"stdio", "http", "sse"}
+
+
+def _names_a_transport(node: ast.expr) -> bool:
+    """``x.transport``, a variable called ``transport``, or ``getattr(x, "transport", …)``."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "transport"
+    if isinstance(node, ast.Name):
+        return node.id == "transport"
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "getattr"
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Constant)
+        and node.args[1].value == "transport"
+    )
+
+
+def transport_literals(root: Path = ROOT) -> list[str]:
+    """Every comparison of a transport with a string literal (``spec.transport == "stdio"``)."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "transports.py" and path.parent == root:
+            continue  # where the names are defined
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            literal = any(isinstance(s, ast.Constant) and s.value in _TRANSPORT_NAMES for s in sides)
+            if literal and any(_names_a_transport(s) for s in sides):
+                found.append(f"{path.relative_to(root.parent)}:{node.lineno}")
+    return found
+
+
+def test_a_transport_is_compared_as_the_type_never_as_a_string():
+    """A transport is `mcplock.transports.Transport` everywhere (spec, probe, packages): adding one
+    is a member there and its Connection, not a hunt for string literals."""
+    assert transport_literals() == []
+
+
+def test_the_transport_check_finds_a_string_comparison(tmp_path):
+    pkg = tmp_path / "mcplock"
+    pkg.mkdir()
+    (pkg / "m.py").write_text(
+        'def f(spec, launch):\n    return spec.transport == "stdio" or getattr(launch, "transport", None) != "sse"\n',
+        encoding="utf-8",
+    )
+    assert transport_literals(pkg) == ["mcplock/m.py:2", "mcplock/m.py:2"]  # both comparisons

@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from mcplock.transports import Transport
+
 EXACT = frozenset(
     {
         # the dynamic loader (glibc, musl) and glibc's modules
@@ -201,7 +203,7 @@ def code_variables(
 
 def of_spec(spec: object) -> list[str]:
     """:func:`code_variables` of a :class:`mcplock.spec.ServerSpec` (a stdio one; a remote has none)."""
-    if getattr(spec, "transport", None) != "stdio":
+    if getattr(spec, "transport", None) != Transport.STDIO:  # a StrEnum: the name "stdio" is equal too
         return []
     return code_variables(
         getattr(spec, "env", {}) or {},

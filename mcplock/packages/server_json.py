@@ -15,10 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
+from mcplock.transports import Transport
+
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 PINNABLE = ("npm", "pypi", "oci", "mcpb")
 DEFAULT_HINT = {"npm": "npx", "pypi": "uvx", "oci": "docker", "mcpb": "mcpb"}
-_REMOTE = {"streamable-http": "http", "sse": "sse"}
+_REMOTE = {"streamable-http": Transport.HTTP, "sse": Transport.SSE}  # server.json's remote types
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -30,7 +32,7 @@ class EntryError(ValueError):
 class Launch:
     """What the entry runs: a command line or a remote, and the package it names."""
 
-    transport: str  # "stdio" | "http" | "sse"
+    transport: Transport
     command: str | None = None
     args: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
@@ -147,7 +149,7 @@ def _pinnable_stdio(p: Any) -> bool:
     return (
         isinstance(p, dict)
         and p.get("registryType") in PINNABLE
-        and ((p.get("transport") or {}).get("type") or "stdio") == "stdio"
+        and ((p.get("transport") or {}).get("type") or "stdio") == "stdio"  # server.json's name, not ours
     )
 
 
@@ -234,7 +236,7 @@ def _package(pkg: dict[str, Any]) -> Launch:
         raise EntryError(f"its {kind} package has no identifier")
     version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
     hint = _runtime_hint(pkg, kind)
-    out = Launch(transport="stdio", registry_type=kind, identifier=ident, version=version)
+    out = Launch(transport=Transport.STDIO, registry_type=kind, identifier=ident, version=version)
     runtime = _arguments(pkg.get("runtimeArguments"), out)
     package = _arguments(pkg.get("packageArguments"), out)
     _COMMAND_LINE[kind](out, pkg, hint, runtime, package)

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.context import Cli
-from mcplock.spec import ServerSpec
+from mcplock.spec import ServerSpec, Transport
 from mcplock.untrusted import safe_text, sanitize
 
 if TYPE_CHECKING:
@@ -278,7 +278,7 @@ def _launch_json(launch: Launch) -> dict[str, object]:
 
 def _say_launch(cli: Cli, launch: Launch) -> None:
     """What the entry runs: the command line and its variables, or the remote URL; what it needs."""
-    if launch.transport == "stdio":
+    if launch.transport == Transport.STDIO:
         import shlex
 
         cli.out.print(
