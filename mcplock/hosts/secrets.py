@@ -163,8 +163,9 @@ class Secrets:
         return f"{m.group(1)}: {value}", f"${{{name}}}"
 
     def _flag_value_arg(self, a: str, prev: str) -> tuple[str, str | None] | None:
-        """The secret value of a secret-sounding flag (``--token VALUE``) that is not
-        credential-shaped itself (that one is templated piece by piece)."""
+        """The secret value given as the argument after a secret-sounding flag (one named like a
+        token or a password) that is not credential-shaped itself (that one is templated piece by
+        piece)."""
         flag = prev.lstrip("-")
         if not (_flag_value(prev, a) and self._keyed(flag, a) and not _credential_shaped(a)):
             return None
