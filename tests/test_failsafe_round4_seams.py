@@ -102,7 +102,6 @@ def test_mcplock_call_keeps_an_embedded_app_document_only_as_locked(cli):
 
 # --- 14. with pin-resources, only locked resources and matches of locked templates are read -----------
 
-SECRET = "root:x:0:0:the-secret-line"
 NOTES = {"uri": "file:///srv/notes/a.md", "name": "notes", "mimeType": "text/markdown"}
 SEARCH = {
     "name": "search_docs",
@@ -112,7 +111,6 @@ SEARCH = {
 
 
 def _resource_surface(extra_resources: tuple = ()) -> dict:
-    secret = [{"uri": "x", "mimeType": "text/plain", "text": SECRET}]
     return {
         "tools": [SEARCH],
         "resources": [NOTES, *extra_resources],
@@ -120,20 +118,6 @@ def _resource_surface(extra_resources: tuple = ()) -> dict:
         "documents": {
             "file:///srv/notes/a.md": [{**NOTES, "text": "# Notes\n"}],
             "docs://pages/intro": [{"uri": "docs://pages/intro", "text": "the intro page"}],
-            **{
-                u: secret
-                for u in (
-                    "file:///etc/passwd",
-                    "file:///srv/notes/../../etc/passwd",
-                    "FILE:///srv/notes/a.md",
-                    "File:///srv/notes/a.md",
-                    "docs://pages/..",
-                    "docs://pages/%2e%2e",
-                    "docs://pages/a/../../x",
-                    "DOCS://pages/intro",
-                    "http://169.254.169.254/latest/meta-data/",
-                )
-            },
         },
     }
 
