@@ -52,15 +52,15 @@ def _lint_seconds(runs: int = 5) -> float:
 
 
 def _stdio_spec(mode: str, name: str, extra: tuple[str, ...] = ()):
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
     cmd = stdio_command(mode=mode, extra_args=extra)
     return ServerSpec(name=name, transport="stdio", command=cmd[0], args=tuple(cmd[1:]))
 
 
 def _probe_many_seconds(n: int, runs: int = 3) -> float:
+    from mcplock.model.snapshot import Snapshot
     from mcplock.probe import ProbeOptions, probe_many
-    from mcplock.snapshot import Snapshot
 
     times = []
     for _ in range(runs):
@@ -131,7 +131,7 @@ def word_diff_rows() -> list[tuple[str, str, str, str]]:
 
 
 def core_rows() -> list[tuple[str, str, str, str]]:
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
     rows: list[tuple[str, str, str, str]] = []
     lint = _lint_seconds()

@@ -288,8 +288,8 @@ class _Started:
 def _docs_entry() -> Any:
     from mcplock.lock import review
     from mcplock.lock.model import ServerEntry
-    from mcplock.snapshot import Snapshot
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
+    from mcplock.model.snapshot import Snapshot
 
     entry = ServerEntry(name="docs", spec=ServerSpec("docs", transport="stdio", command="docs"), policy="none")
     review.stage(

@@ -67,8 +67,8 @@ def measure_rounds(cmds: list[tuple[list[str], dict[str, str] | None]], runs: in
 def make_big_lock(path: Path, n_tools: int = 2000, n_servers: int = 4) -> None:
     from mcplock.lock import review, store
     from mcplock.lock.model import Lock, ServerEntry
-    from mcplock.snapshot import Snapshot
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
+    from mcplock.model.snapshot import Snapshot
 
     lock = Lock()
     per = n_tools // n_servers

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from mcplock.argv import GLOBAL_FLAGS, GLOBAL_VALUED  # a leaf: the CLI reads them too
+from mcplock.model.argv import GLOBAL_FLAGS, GLOBAL_VALUED  # a leaf: the CLI reads them too
 
 
 def normalise(argv: list[str]) -> list[str]:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from mcplock.compare import Change, PendingItem, ServerDiff
 from mcplock.core.check import Finding
 from mcplock.errors import ProbeError
+from mcplock.lint.compare import Change, PendingItem, ServerDiff
 from mcplock.render import formats
 
 GOLDEN = Path(__file__).resolve().parent / "golden"

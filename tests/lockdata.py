@@ -6,8 +6,8 @@ from pathlib import Path
 
 from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.snapshot import Snapshot
 
 TOOLS = [
     {

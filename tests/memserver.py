@@ -193,8 +193,8 @@ async def probed_entry(server: Server, name: str = "docs", *, pin_resources: boo
     (:func:`mcplock.probe.session.run`) over an in-memory connection, everything staged and
     accepted with approval "never"."""
     from mcplock.lock import review
+    from mcplock.lock.spec import ServerSpec
     from mcplock.probe import session as probe_session
-    from mcplock.spec import ServerSpec
 
     spec = ServerSpec(name, transport="stdio", command="python", args=(f"{name}.py",), pin_resources=pin_resources)
     conn = MemoryConnection(server)

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
+from mcplock.lock.spec import ServerSpec
 from mcplock.probe._pipes import Lines, adopt
 from mcplock.probe.launch import start_early
-from mcplock.spec import ServerSpec
 
 CHILD = (
     "import sys\n"

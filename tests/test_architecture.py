@@ -341,7 +341,7 @@ def transport_literals(root: Path = ROOT) -> list[str]:
 
 
 def test_a_transport_is_compared_as_the_type_never_as_a_string():
-    """A transport is `mcplock.transports.Transport` everywhere (spec, probe, packages): adding one
+    """A transport is `mcplock.model.transports.Transport` everywhere (spec, probe, packages): adding one
     is a member there and its Connection, not a hunt for string literals."""
     assert transport_literals() == []
 

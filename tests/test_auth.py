@@ -334,7 +334,7 @@ def test_status_without_lock_servers_and_offline_import(tmp_path, env):
 
 def test_token_store_permissions_and_symlinks(tmp_path, monkeypatch):
     from mcplock.auth.store import TokenStore, TokenStoreError, describe
-    from mcplock.paths import config_dir
+    from mcplock.model.paths import config_dir
 
     monkeypatch.setenv("MCPLOCK_CONFIG_DIR", str(tmp_path / "cfg"))
     assert config_dir() == tmp_path / "cfg"
@@ -370,7 +370,7 @@ def test_token_store_permissions_and_symlinks(tmp_path, monkeypatch):
 
 
 def test_xdg_config_home_is_honoured(tmp_path, monkeypatch):
-    from mcplock.paths import config_dir
+    from mcplock.model.paths import config_dir
 
     monkeypatch.delenv("MCPLOCK_CONFIG_DIR", raising=False)
     assert config_dir() == tmp_path / "xdg-config" / "mcplock"
@@ -381,8 +381,8 @@ def test_xdg_config_home_is_honoured(tmp_path, monkeypatch):
 def test_lock_auth_key_roundtrip_and_validation():
     from mcplock.errors import LockfileError
     from mcplock.lock.read import loads
+    from mcplock.lock.spec import AuthSpec
     from mcplock.lock.write import dumps
-    from mcplock.spec import AuthSpec
 
     text = (
         'version = 1\n[server.a]\ntransport = "http"\nurl = "http://x/mcp"\n'

@@ -16,7 +16,7 @@ import pytest
 
 from mcplock.auth.assertion import ID_JAG_TYPE, TOKEN_EXCHANGE, exchange_id_token
 from mcplock.errors import ProbeError
-from mcplock.spec import AuthSpec, ServerSpec
+from mcplock.lock.spec import AuthSpec, ServerSpec
 
 ID_TOKEN = "id-token-canary-7f3a"
 IDP_SECRET = "idp-secret-canary-02be"

@@ -1,11 +1,11 @@
-"""mcplock.spec.auth_table_problem in-process: each rule of a lock's `auth` table, and which one
+"""mcplock.lock.spec.auth_table_problem in-process: each rule of a lock's `auth` table, and which one
 is said first when several are broken (the order the reader reports them in)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcplock.spec import auth_table_problem
+from mcplock.lock.spec import auth_table_problem
 
 CC = {"method": "client-credentials", "client-id": "ci"}
 IA = {

@@ -8,7 +8,7 @@ import pytest
 
 from mcplock.cli import flags
 from mcplock.errors import SecretError, UsageError
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 SECRET = "sk-live-0123456789abcdefghijklmnop"
 

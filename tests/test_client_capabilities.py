@@ -1,11 +1,11 @@
-"""mcplock/client_capabilities.py, in-process: `--client-capabilities` read and checked."""
+"""mcplock/model/client_capabilities.py, in-process: `--client-capabilities` read and checked."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcplock.client_capabilities import chosen, parse
 from mcplock.errors import UsageError
+from mcplock.model.client_capabilities import chosen, parse
 
 
 def test_parse_reads_none_names_and_one_order():

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import copy
 
-from mcplock import compare, triage
 from mcplock.errors import ProbeError
+from mcplock.lint import compare, triage
 from mcplock.lock import review
 from mcplock.lock.model import Lock, ServerEntry
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.snapshot import Snapshot
 
 from lockdata import TOOLS, diff_all, snapshot
 

@@ -12,7 +12,7 @@ from mcplock.errors import UsageError
 from mcplock.lint import LintFinding
 from mcplock.lock import review, targets
 from mcplock.lock.model import Entry, Lock, ServerEntry
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
 
 from lockdata import TOOLS, snapshot
 
@@ -103,7 +103,7 @@ def test_add_reads_what_the_lock_records_of_each_servers_auth_in_one_pass(monkey
     entry_from_spec and again for the discovered issuers, per server)."""
     from mcplock.auth import store
     from mcplock.core.oauth import read_lock_auths
-    from mcplock.spec import AuthSpec
+    from mcplock.lock.spec import AuthSpec
 
     opened, asked = [], []
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from mcplock.lock.hashing import definition_hash
+from mcplock.lock.param_headers import encode, headers, problems
 from mcplock.lock.read import load
-from mcplock.param_headers import encode, headers, problems
+from mcplock.lock.spec import ServerSpec
 from mcplock.probe import ProbeOptions, probe
-from mcplock.spec import ServerSpec
 
 from runner import FIXTURES_DIR, SURFACES, http_fixture, listening, stdio_command
 

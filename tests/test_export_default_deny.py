@@ -279,7 +279,7 @@ def test_a_tool_name_with_a_parenthesis_never_widens_geminis_allowlist(cli):
     name gets no rule, so the tool `a`, which the lock does not know, stays hidden."""
     from mcplock.lock import review, store
     from mcplock.lock.model import Lock, ServerEntry
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
     from lockdata import snapshot
 

@@ -233,7 +233,7 @@ def test_check_reports_the_users_own_settings_that_override_the_lock(cli):
 def test_guard_passes_the_variables_of_the_locks_templates_on(cli):
     from mcplock.lock import review, store
     from mcplock.lock.model import Lock, ServerEntry
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
     srv = ServerEntry(
         name="docs",

@@ -13,7 +13,7 @@ from pathlib import Path
 from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
 from mcplock.lock.read import load
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
 
 from lockdata import TOOLS, make_lock, snapshot
 

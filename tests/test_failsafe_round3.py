@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from test_pins_offline import NPM_INTEGRITY, PYPI, write_lock
 
+from mcplock.lock.spec import ServerSpec
 from mcplock.packages import prepare
 from mcplock.packages.errors import IntegrityError
 from mcplock.packages.pin import PackagePin
-from mcplock.spec import ServerSpec
 
 from runner import processes_here
 
@@ -482,7 +482,7 @@ def test_call_prints_no_raw_c1_or_bidi_from_a_result(cli):
 def test_a_world_writable_trust_record_or_machine_key_is_refused(cli, record):
     import os
 
-    from mcplock import paths
+    from mcplock.model import paths
 
     write_lock(s=("npx", ["-y", "x"], PackagePin("npm", "x", "1.0.0", NPM_INTEGRITY)))
     assert cli("trust", "s").returncode == 0  # makes trust.json (and the key, on a first guard start)
@@ -544,7 +544,7 @@ LOOKALIKES = ["echo", "echo ", " echo", "caf\u00e9", "cafe\u0301", "a b", "a\u00
 
 
 def test_look_alike_names_print_apart():
-    from mcplock.untrusted import json_text, name_text, safe_name
+    from mcplock.text.untrusted import json_text, name_text, safe_name
 
     shown = [name_text(n) for n in LOOKALIKES]
     assert shown == ["echo", "echo\\x20", "\\x20echo", "caf\u00e9", "cafe\\u0301", "a b", "a\\xa0b"]

@@ -17,8 +17,8 @@ from test_merge_driver import mcplock as mcplock_in
 from mcplock.lock import review, store
 from mcplock.lock.model import ServerEntry
 from mcplock.lock.read import load
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.snapshot import Snapshot
 
 from lockdata import TOOLS, diff_all, make_lock, snapshot
 from runner import stdio_command
@@ -352,7 +352,7 @@ def test_the_host_never_gets_the_servers_stderr_in_an_error(cli):
     Path("mute.py").write_text(MUTE)
 
     from mcplock.lock.model import Lock, ServerEntry
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
     spec = ServerSpec("mute", transport="stdio", command=sys.executable, args=("mute.py",))
     store.save(Lock(servers={"mute": ServerEntry(name="mute", spec=spec)}), "mcp.lock")  # `add` would time out

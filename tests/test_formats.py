@@ -23,8 +23,8 @@ from formats_samples import (
     _validate_sarif,
 )
 
-from mcplock.compare import Change, ServerDiff
 from mcplock.core.check import Finding
+from mcplock.lint.compare import Change, ServerDiff
 from mcplock.render import formats
 
 # --- golden files ---------------------------------------------------------------------------------
@@ -93,10 +93,10 @@ def test_text_renderers_escape_keys_protocol_and_hints():
     a check hint that quotes a server name) is escaped in the human output too."""
     from rich.console import Group
 
+    from mcplock.model.snapshot import Snapshot
     from mcplock.render.changes import render_field_change
     from mcplock.render.diff import render_snapshot
     from mcplock.render.text import render_findings
-    from mcplock.snapshot import Snapshot
 
     key = "x\x1b[2J\u202e[bold]k"
     out = _plain_render(

@@ -1,9 +1,9 @@
-"""mcplock/guard_argv.py: the guard's command line read without the CLI stack (the fast start
+"""mcplock/model/guard_argv.py: the guard's command line read without the CLI stack (the fast start
 of `mcplock run`, and `check`/`export` recognising a host entry that runs the guard)."""
 
 from __future__ import annotations
 
-from mcplock.guard_argv import GuardArgs, guard_target, parse
+from mcplock.model.guard_argv import GuardArgs, guard_target, parse
 
 
 def test_a_plain_run_reads_into_typed_options_with_the_clis_defaults(monkeypatch):

@@ -16,11 +16,11 @@ from mcplock.guard.state import HostState, Notes
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.upstream_side import UpstreamSide, _Deadlines, _InFlight
 from mcplock.guard.view import Current
-from mcplock.policy import Host as Policy
+from mcplock.lock.spec import ServerSpec
 from mcplock.probe import ProbeOptions
 from mcplock.probe import session as probe_session
 from mcplock.probe.memory import MemoryConnection
-from mcplock.spec import ServerSpec
+from mcplock.trust.decide import Host as Policy
 
 from lockdata import TOOLS
 

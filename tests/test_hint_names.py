@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mcplock.untrusted import name_text, shell_word
+from mcplock.text.untrusted import name_text, shell_word
 
 from conftest import MCPLOCK
 
@@ -33,7 +33,7 @@ def _lock(*, changed: bool = False) -> None:
     """``srv`` with NAMES accepted; ``changed``: each then changed upstream, staged and pending."""
     from mcplock.lock import review, store
     from mcplock.lock.model import Lock, ServerEntry
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
     from lockdata import snapshot
 
@@ -113,7 +113,7 @@ def test_the_refusals_of_enable_name_the_item_refused(cli):
 
 def test_the_guards_refusals_name_the_item_refused(cli):
     from mcplock.lock.read import load
-    from mcplock.policy import decide_tool
+    from mcplock.trust.decide import decide_tool
 
     _lock()
     for name in NAMES:

@@ -28,7 +28,7 @@ HEAVY = (
     "anyio",
     "confusable_homoglyphs",
     "cryptography",
-)  # cryptography: only where a key or a signature is read (mcplock.signing)
+)  # cryptography: only where a key or a signature is read (mcplock.trust.signing)
 
 PROBE = (
     f"HEAVY = {HEAVY!r}\n"

@@ -27,9 +27,8 @@ from test_severity_corpus import (
     with_examples,
 )
 
-from mcplock import compare
-from mcplock.lint import lint_definition
-from mcplock.severity import rank
+from mcplock.lint import compare, lint_definition
+from mcplock.model.severity import rank
 
 
 def param_and_sentence(sentence: str) -> object:

@@ -34,8 +34,8 @@ from test_severity_corpus import (
     with_examples,
 )
 
-from mcplock import compare
-from mcplock.severity import rank
+from mcplock.lint import compare
+from mcplock.model.severity import rank
 
 
 def new_param(name: str, description: str) -> object:
@@ -292,7 +292,7 @@ FIGURE = {"attacks caught": 30, "twins calm": 34}
 
 
 def _app_change(new_doc: dict) -> compare.Change:
-    from mcplock.snapshot import Snapshot
+    from mcplock.model.snapshot import Snapshot
 
     base = {"uri": "ui://shop/cart.html", "mimeType": "text/html;profile=mcp-app", "text": APP % "Cart."}
     s = snap()

@@ -22,9 +22,9 @@ import rfc8785
 from mcplock.interop import canonical, reader
 from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.snapshot import Snapshot
 from mcplock.packages.pin import PackagePin, RegistryRef
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
 
 from conftest import ROOT
 
@@ -99,7 +99,7 @@ def test_whole_lock_digest_vector():
 
 
 def test_signature_vector():
-    from mcplock import signing
+    from mcplock.trust import signing
 
     v = VECTORS["signature"]
     der = base64.b64decode(v["publicKeySpkiDerBase64"])

@@ -9,7 +9,6 @@ import sys
 
 import pytest
 
-from mcplock import severity
 from mcplock.lint import (
     RULES,
     LintFinding,
@@ -20,6 +19,7 @@ from mcplock.lint import (
     lint_servers,
     references,
 )
+from mcplock.model import severity
 
 
 def tool(description: str = "Search the docs.", **extra) -> dict:
@@ -654,7 +654,7 @@ def test_a_new_tool_named_like_a_host_builtin_is_news_once_staged_and_quiet_once
     from mcplock.lint.entries import lint_entries
     from mcplock.lock import review
     from mcplock.lock.model import ServerEntry
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
     from lockdata import snapshot
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from mcplock.lock import read, write
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import Entry, Lock, Pending, ServerEntry
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
 
 # any text, including quotes, backslashes, CR, control, invisible and non-BMP characters
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
@@ -166,9 +166,9 @@ def test_server_text_never_starts_a_line_with_a_bracket():
 
 def test_the_client_identity_and_capabilities_keep_their_tables_and_reach_the_launch():
     # the lock's `client` (version optional) and `client-capabilities`: one type in the entry and
-    # the spec it launches (mcplock.spec.ClientIdentity, a tuple of names), the TOML unchanged
+    # the spec it launches (mcplock.lock.spec.ClientIdentity, a tuple of names), the TOML unchanged
     from mcplock._version import __version__
-    from mcplock.spec import ClientIdentity
+    from mcplock.lock.spec import ClientIdentity
 
     lock = Lock()
     for name, client in (("a", ClientIdentity("cursor")), ("b", ClientIdentity("vscode", "1.2"))):

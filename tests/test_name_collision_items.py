@@ -13,7 +13,7 @@ from test_hint_names import _one, _paste, _tool
 def _items_lock() -> None:
     from mcplock.lock import review, store
     from mcplock.lock.model import Lock, ServerEntry
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
     from lockdata import snapshot
 

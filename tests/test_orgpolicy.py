@@ -16,8 +16,8 @@ from guardhost import Host
 from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.lock.read import load
+from mcplock.lock.spec import ServerSpec
 from mcplock.packages.pin import PackagePin
-from mcplock.spec import ServerSpec
 
 from lockdata import TOOLS, make_lock, snapshot
 from runner import SURFACES, stdio_command
@@ -291,7 +291,7 @@ def test_diff_exits_1_naming_each_violation(cli):
 
 
 def test_patterns_are_shell_style_over_the_tool_or_server_slash_tool_folded():
-    from mcplock.orgpolicy import loads
+    from mcplock.trust.org_policy import loads
 
     p = loads('version = 1\n[tools]\ndeny = ["*delete*", "github/*_repo", "shell_?"]\n', "p.toml")
     assert p.denied("docs", "Delete_Page") == "*delete*"

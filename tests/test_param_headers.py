@@ -1,11 +1,11 @@
-"""mcplock/param_headers.py, in-process: where an `x-mcp-header` may stand, how a value is encoded,
+"""mcplock/lock/param_headers.py, in-process: where an `x-mcp-header` may stand, how a value is encoded,
 and which headers a request carries (tests/test_eras_probe.py covers the common cases end to end)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcplock.param_headers import encode, headers, problems
+from mcplock.lock.param_headers import encode, headers, problems
 
 
 def _tool(schema: dict) -> dict:

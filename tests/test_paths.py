@@ -1,16 +1,16 @@
-"""mcplock.paths: every per-user directory from one resolver, each override moving what it says."""
+"""mcplock.model.paths: every per-user directory from one resolver, each override moving what it says."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from mcplock import paths
 from mcplock.auth.store import TokenStore
 from mcplock.core.trust import store_path
 from mcplock.guard import evidence
 from mcplock.lint.cache import cache_dir as lint_cache_dir
 from mcplock.lock.one import cache_dir as lock_cache_dir
+from mcplock.model import paths
 from mcplock.packages.cache import cache_root
 
 

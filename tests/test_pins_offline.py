@@ -10,12 +10,12 @@ import pytest
 from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.lock.read import load, loads
+from mcplock.lock.spec import ServerSpec
 from mcplock.lock.write import dumps
 from mcplock.packages import prepare
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.pin import PackagePin
 from mcplock.packages.registries import digest_of
-from mcplock.spec import ServerSpec
 
 from lockdata import snapshot
 

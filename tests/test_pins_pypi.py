@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from pypi_index import DEMO, DEP_1_0, DEP_1_1, PypiIndex
 
+from mcplock.lock.spec import ServerSpec
 from mcplock.packages.pin import PackagePin
 from mcplock.packages.registries import pypi_uploaded
-from mcplock.spec import ServerSpec
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -1,4 +1,4 @@
-"""mcplock.policy: one decision per lock state, live hash and host (pure)."""
+"""mcplock.trust.decide: one decision per lock state, live hash and host (pure)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import Entry, Pending
-from mcplock.policy import UNVERIFIED, Host, decide_item, decide_tool
+from mcplock.trust.decide import UNVERIFIED, Host, decide_item, decide_tool
 
 DEF = {"name": "search", "description": "Search the docs.", "inputSchema": {"type": "object"}}
 H = definition_hash(DEF)

@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 
 from mcplock.errors import ProbeError
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.snapshot import Snapshot
 from mcplock.probe import ProbeOptions, probe, probe_many
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
 
 from runner import http_fixture, stdio_command  # fixtures/ is on sys.path (tests/conftest.py)
 
@@ -555,7 +555,7 @@ def test_keyboard_interrupt_kills_every_child(tmp_path):
     script.write_text(
         "import sys\n"
         "from mcplock.probe import probe_many, ProbeOptions\n"
-        "from mcplock.spec import ServerSpec\n"
+        "from mcplock.lock.spec import ServerSpec\n"
         f"specs = [ServerSpec(name=f's{{i}}', transport='stdio', command='sh', args=('-c', {inner + '; true'!r}),"
         f" env={{{MARKER_VAR!r}: {marker!r}}}) for i in range(3)]\n"
         "probe_many(specs, ProbeOptions(timeout=60))\n"

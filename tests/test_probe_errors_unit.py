@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import httpx2
 import pytest
 
+from mcplock.lock.spec import ServerSpec
 from mcplock.probe.errors import HttpErrors, body_explanation
-from mcplock.spec import ServerSpec
 
 
 @pytest.mark.parametrize(

@@ -20,12 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from mcplock import compare
-from mcplock.lint import lint_definition, lint_servers
+from mcplock.lint import compare, lint_definition, lint_servers
 from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.snapshot import Snapshot
 
 from lockdata import diff_all
 
@@ -183,7 +182,7 @@ def test_structural_edits_in_honest_upgrades_read_medium_with_their_reason():
     # an opened additionalProperties asks nothing of the model: news, named in the reason
     echo = by_name["echo"]
     assert echo.severity == "medium"
-    from mcplock import triage
+    from mcplock.lint import triage
 
     assert triage._input_schema(echo.locked, echo.live)[0] == "medium"
     assert "additionalProperties opened" in triage._input_schema(echo.locked, echo.live)[1]

@@ -6,7 +6,7 @@ import copy
 
 from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
 
 from lockdata import TOOLS, snapshot
 

@@ -13,7 +13,7 @@ import pytest
 
 from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
 
 from hostile_registry import HostileRegistry
 from local_http import LocalHttp

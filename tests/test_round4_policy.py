@@ -16,8 +16,8 @@ from guardhost import Host
 from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.lock.read import load
+from mcplock.lock.spec import ServerSpec
 from mcplock.packages.pin import PackagePin, RegistryRef
-from mcplock.spec import ServerSpec
 
 from lockdata import make_lock, snapshot
 from runner import SURFACES, stdio_command
@@ -93,7 +93,7 @@ def test_lookalikes_of_a_denied_name_are_denied_in_check_the_guard_and_call(cli)
 
 
 def test_the_skeleton_follows_uts39_and_the_ascii_table_matches_the_data():
-    from mcplock import skeleton
+    from mcplock.text import skeleton
 
     assert skeleton.skeleton("de\u0301lete") == skeleton.skeleton("delete") == skeleton.skeleton("D\u0415LETE")
     assert skeleton.skeleton("pa\u200dy\ufe0f") == skeleton.skeleton("pay")  # joiner, variation selector

@@ -16,12 +16,12 @@ import copy
 
 import pytest
 
-from mcplock import compare
+from mcplock.lint import compare
 from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
-from mcplock.severity import rank
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.severity import rank
+from mcplock.model.snapshot import Snapshot
 
 
 def tool(name: str = "search_docs", description: str = "Search the docs.", **extra) -> dict:

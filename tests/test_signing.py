@@ -402,11 +402,11 @@ def test_an_exported_document_signed_for_other_tools(cli):
 
 
 def test_the_envelope_rules_are_the_schemas():
-    """`mcplock.signing.envelope_problem` writes the vendored schema's rules out (no jsonschema on the
+    """`mcplock.trust.signing.envelope_problem` writes the vendored schema's rules out (no jsonschema on the
     guard's start): both give the same verdict on each envelope here."""
     from jsonschema import Draft202012Validator
 
-    from mcplock.signing import envelope_problem
+    from mcplock.trust.signing import envelope_problem
 
     from conftest import ROOT
 
@@ -458,7 +458,7 @@ def test_the_envelope_rules_are_the_schemas():
     ],
 )
 def test_why_the_policy_in_effect_is_not_the_signed_one(signed, in_effect, why) -> None:
-    from mcplock.signing import _policy_moved
+    from mcplock.trust.signing import _policy_moved
 
     assert _policy_moved(signed, in_effect, "org.toml") == why
     if signed is not None and in_effect is not None and why is not None:

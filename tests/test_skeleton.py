@@ -1,10 +1,10 @@
-"""mcplock/skeleton.py, in-process: shell-style bracket expressions read as skeletons."""
+"""mcplock/text/skeleton.py, in-process: shell-style bracket expressions read as skeletons."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcplock.skeleton import compile_pattern, matches
+from mcplock.text.skeleton import compile_pattern, matches
 
 
 @pytest.mark.parametrize(

@@ -128,7 +128,7 @@ def test_skills_are_pinned_as_a_set_and_a_dynamic_skill_says_so(cli, skills, era
 
 def test_a_skill_file_digest_matches_what_the_listing_says(skills):
     """The fixture's listing is the spec's: digest and size of the raw bytes (what the guard checks)."""
-    from mcplock.documents import file_mismatch
+    from mcplock.model.documents import file_mismatch
 
     data = (skills / "deploy" / "scripts" / "run.sh").read_bytes()
     locked = {"uri": SCRIPT, "digest": "sha256:" + hashlib.sha256(data).hexdigest(), "size": len(data)}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcplock.untrusted import safe_text, sanitize
+from mcplock.text.untrusted import safe_text, sanitize
 
 HIDDEN = ["\x1b", "\x07", "\u200b", "\u202e", "\u2066", "\U000e0041", "\u2028", "\ufeff", "\x85"]
 

@@ -1,10 +1,10 @@
-"""mcplock/uris.py, in-process: what a listed or read URI reaches (each verdict, and its honest twin)."""
+"""mcplock/model/uris.py, in-process: what a listed or read URI reaches (each verdict, and its honest twin)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mcplock.uris import internal_target, walks_out
+from mcplock.model.uris import internal_target, walks_out
 
 METADATA = "a cloud metadata service"
 LOOPBACK = "this machine's loopback"

@@ -21,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 if TYPE_CHECKING:
     import httpx2
 
+    from mcplock.lock.spec import ServerSpec
     from mcplock.probe import HttpClientFactory, ProbeOptions
-    from mcplock.spec import ServerSpec
 
 __all__ = ["LOGIN_ENV", "http_client", "login_http_client", "read_uses_oauth"]
 
@@ -54,7 +54,7 @@ def read_uses_oauth(spec: ServerSpec, environ: Mapping[str, str]) -> bool:
     if spec.transport is not Transport.HTTP or any(k.lower() == "authorization" for k in spec.headers):
         return False
     from mcplock.auth.store import TokenStore
-    from mcplock.spec import expand
+    from mcplock.lock.spec import expand
 
     return TokenStore(environ).exists(expand(spec.url, environ, spec.secrets))
 

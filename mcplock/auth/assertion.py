@@ -37,8 +37,8 @@ from mcp.shared.auth_utils import check_resource_allowed
 from mcplock.auth.provider import FileTokenStorage, _oauth_error, translate, translated
 from mcplock.auth.store import TokenStore
 from mcplock.errors import ProbeError
-from mcplock.spec import AuthSpec, ServerSpec, expand, secure_url
-from mcplock.untrusted import sanitize
+from mcplock.lock.spec import AuthSpec, ServerSpec, expand, secure_url
+from mcplock.text.untrusted import sanitize
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"

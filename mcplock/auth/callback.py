@@ -16,9 +16,9 @@ from urllib.parse import parse_qs, urlsplit
 from mcp.shared.auth import AuthorizationCodeResult
 
 from mcplock.errors import ProbeError
+from mcplock.lock.spec import ServerSpec
 from mcplock.probe.errors import login_action
-from mcplock.spec import ServerSpec
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 CALLBACK_PATH = "/callback"
 

@@ -21,11 +21,11 @@ from mcp.shared.auth import AuthorizationCodeResult
 from mcplock.auth.provider import AuthCodeProvider, build_provider
 from mcplock.auth.store import TokenStore
 from mcplock.errors import COMMAND, ProbeError
+from mcplock.lock.spec import ServerSpec, Transport, expand
 from mcplock.probe import ProbeOptions
 from mcplock.probe.errors import login_action
 from mcplock.probe.http import new_client
-from mcplock.spec import ServerSpec, Transport, expand
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.auth.callback import LoopbackCallback

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcplock.errors import ProbeError
-from mcplock.spec import ServerSpec, expand
+from mcplock.lock.spec import ServerSpec, expand
 
 MAX_KEY_BYTES = 64 * 1024
 _HINT = (

@@ -20,9 +20,9 @@ from mcplock.auth.callback import LoopbackCallback, open_in_browser
 from mcplock.auth.provider import build_provider
 from mcplock.auth.store import StagedStore, TokenStore, describe
 from mcplock.errors import ProbeError
+from mcplock.lock.spec import AuthSpec, ServerSpec, Transport, expand
 from mcplock.probe.errors import HttpErrors
-from mcplock.spec import AuthSpec, ServerSpec, Transport, expand
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 DEFAULT_LOGIN_TIMEOUT = 300.0
 _HANDSHAKE_TIMEOUT = 30.0
@@ -238,7 +238,7 @@ async def _handshake(
     step-up with it) whichever of them the server protects — many answer the opening without
     a token and want one from ``tools/list`` on. Stops at the first answer that is not a
     success and returns it (else the last one); a session that went well is closed again."""
-    from mcplock.param_headers import headers as mcp_headers
+    from mcplock.lock.param_headers import headers as mcp_headers
     from mcplock.probe import era
 
     env = era.envelope(era.MODERN, {}, {"name": client_name, "version": __version__})
@@ -259,7 +259,7 @@ async def _modern_lists(
     client: httpx2.AsyncClient, url: str, headers: dict[str, str], env: dict[str, Any], caps: Any
 ) -> httpx2.Response:
     """The list methods in the 2026-07-28 envelope, up to the first that is not a success."""
-    from mcplock.param_headers import headers as mcp_headers
+    from mcplock.lock.param_headers import headers as mcp_headers
     from mcplock.probe import era
 
     r: httpx2.Response | None = None

@@ -36,9 +36,9 @@ from pydantic import AnyUrl, ValidationError
 from mcplock._version import __version__
 from mcplock.auth.store import TokenStore
 from mcplock.errors import COMMAND, Action, ProbeError
+from mcplock.lock.spec import AuthSpec, ServerSpec, expand
 from mcplock.probe.errors import login_action
-from mcplock.spec import AuthSpec, ServerSpec, expand
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.auth.assertion import IdentityAssertionProvider

@@ -1,6 +1,6 @@
 """The token store: ``tokens/<sha256(server url)>.json`` in mcplock's config directory
 (``$MCPLOCK_CONFIG_DIR``, else ``$XDG_CONFIG_HOME/mcplock`` or ``~/.config/mcplock`` on Linux,
-the platform's user config directory elsewhere: :mod:`mcplock.paths`).
+the platform's user config directory elsewhere: :mod:`mcplock.model.paths`).
 
 One JSON file per server URL holds the OAuth tokens, their absolute expiry, the client
 registration (a dynamically registered client's secret too) and the discovered metadata
@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mcplock import paths
 from mcplock.errors import McplockError
+from mcplock.model import paths
 
 FORMAT = 1
 

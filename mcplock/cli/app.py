@@ -104,7 +104,7 @@ _registered: list[str] = []  # the modules registered on `app`, in registration 
 def command_name(args: list[str]) -> str | None:
     """The command ``args`` name (the first word that is not a global option or its value), or None
     when an option comes first (``--help``, a typo'd flag: typer answers those with every command)."""
-    from mcplock.argv import GLOBAL_FLAGS, GLOBAL_VALUED
+    from mcplock.model.argv import GLOBAL_FLAGS, GLOBAL_VALUED
 
     skip = False
     for a in args:
@@ -191,7 +191,7 @@ def _signing_reminder(cli: Cli, args: list[str]) -> None:
 
     if command_name(args) not in WRITERS or not os.path.exists(cli.lockfile + ".sig"):
         return
-    from mcplock.signing import stale
+    from mcplock.trust.signing import stale
 
     said = stale(cli.lockfile)
     if said:
@@ -230,7 +230,7 @@ def _show_usage_error(e: ClickException) -> None:
     import io
     import sys
 
-    from mcplock.untrusted import visible
+    from mcplock.text.untrusted import visible
 
     buf = io.StringIO()
     e.show(file=buf)
@@ -256,7 +256,7 @@ def _os_error(e: OSError) -> McplockError:
 
 
 def _bug(cli: Cli, e: Exception) -> None:
-    from mcplock.untrusted import safe_text
+    from mcplock.text.untrusted import safe_text
 
     cli.err.print(
         Text("error: ", style="bold red").append_text(

@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mcplock.errors import McplockError, UsageError
-from mcplock.untrusted import json_text, safe_text
+from mcplock.text.untrusted import json_text, safe_text
 
 
 def _console(file: TextIO, no_color: bool) -> Console:

@@ -20,7 +20,7 @@ from rich.text import Text
 from mcplock.cli.context import Cli
 from mcplock.cli.prompt import read_line
 from mcplock.guard import elicit
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 LIMIT = 300  # characters of the server's text shown per item
 

@@ -57,11 +57,11 @@ def run(lockfile: str, quiet: bool) -> int | None:
     from mcplock.errors import McplockError
 
     try:
-        from mcplock import orgpolicy
         from mcplock.core.check import run_check
         from mcplock.lock.read import load
+        from mcplock.trust import org_policy
 
-        org = orgpolicy.resolve(None)  # $MCPLOCK_POLICY (docs/policy.md); a broken one: the full CLI says so
+        org = org_policy.resolve(None)  # $MCPLOCK_POLICY (docs/policy.md); a broken one: the full CLI says so
         lock = load(lockfile)
         if _anything_to_say(lock, lockfile, run_check(lock, lockfile, org)):
             return None

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import sys
 
-from mcplock.guard_argv import GuardArgs, parse
+from mcplock.model.guard_argv import GuardArgs, parse
 
 __all__ = ["parse", "run"]
 
 
 def _say(text: str) -> None:
-    from mcplock.untrusted import sanitize
+    from mcplock.text.untrusted import sanitize
 
     for line in text.splitlines() or [""]:
         sys.stderr.write(sanitize(line, 2000) + "\n")

@@ -1,12 +1,12 @@
 """The command line's values for one server (``add NAME -- CMD…``, ``add NAME URL``, ``inspect``):
 ``--env``, ``--pass-env``, ``--header``, ``--transport`` and the command's arguments, parsed and
 checked, a literal secret refused where the spec will be locked. Flags are the CLI's: nothing
-below it parses them (the library API takes a :class:`~mcplock.spec.ServerSpec`)."""
+below it parses them (the library API takes a :class:`~mcplock.lock.spec.ServerSpec`)."""
 
 from __future__ import annotations
 
 from mcplock.errors import SecretError, UsageError
-from mcplock.spec import ENV_NAME, TRANSPORTS, Transport, env_var_name, looks_secret
+from mcplock.lock.spec import ENV_NAME, TRANSPORTS, Transport, env_var_name, looks_secret
 
 
 def parse_env(items: list[str], *, refuse_secrets: bool = True) -> dict[str, str]:

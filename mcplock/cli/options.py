@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import typer
 
 from mcplock.cli.context import Cli
-from mcplock.client_capabilities import HELP as CAPABILITIES_HELP
+from mcplock.model.client_capabilities import HELP as CAPABILITIES_HELP
 
 if TYPE_CHECKING:
+    from mcplock.lock.spec import AuthSpec, ClientIdentity
     from mcplock.probe import ProbeOptions
-    from mcplock.spec import AuthSpec, ClientIdentity
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -146,8 +146,8 @@ class ProbeArgs:
 
     def options(self, cli: Cli) -> ProbeOptions:
         """The ProbeOptions of this run (built by the core)."""
-        from mcplock.client_capabilities import parse
         from mcplock.core.probing import probe_options
+        from mcplock.model.client_capabilities import parse
 
         cli.strict = self.strict
         return probe_options(

@@ -12,8 +12,8 @@ from rich.text import Text
 
 from mcplock.cli.context import Cli
 from mcplock.errors import McplockError, ProbeError
-from mcplock.spec import ServerSpec, Transport
-from mcplock.untrusted import safe_text, visible
+from mcplock.lock.spec import ServerSpec, Transport
+from mcplock.text.untrusted import safe_text, visible
 
 if TYPE_CHECKING:
     from mcplock.core.probing import Results
@@ -36,7 +36,7 @@ def check_variables(cli: Cli, specs: list[ServerSpec], environ: Mapping[str, str
     """A ``${VAR}`` that is unset and has no default expands to nothing: a warning naming it
     (a fork's pull request has no secrets), an error with --strict, before anything runs."""
     from mcplock.errors import UsageError
-    from mcplock.spec import missing_variables
+    from mcplock.lock.spec import missing_variables
 
     for spec in specs:
         names = missing_variables(spec, environ)

@@ -4,7 +4,7 @@
 At a terminal the exact command lines and URLs are shown, with the names of the variables
 they receive, and one question is asked; off a terminal the :class:`UntrustedError` stands
 (exit 2), naming what would run and the command that trusts it. Untrusted text (commands
-from a file) reaches the terminal only through :mod:`mcplock.untrusted`.
+from a file) reaches the terminal only through :mod:`mcplock.text.untrusted`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from rich.text import Text
 
 from mcplock.cli.context import Cli
 from mcplock.errors import UntrustedError
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 T = TypeVar("T")
 

@@ -19,7 +19,7 @@ from mcplock.cli.prompt import confirm, interruptible, read_line
 from mcplock.core.review import Ask, Tally
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.untrusted import safe_name, safe_text, shell_word
+from mcplock.text.untrusted import safe_name, safe_text, shell_word
 
 KEYS = (
     ("a", "accept this item (an item with critical findings asks for its name)"),
@@ -79,10 +79,12 @@ def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
     run before committing. The exit code of the walk (130 after Ctrl-C), else 0."""
     n = sum(e.pending_count() for e in pending)
     if interactive and confirm(cli.out, f"review the {n} pending item(s) now, one by one? [Y/n] ", default=True):
-        from mcplock import orgpolicy
         from mcplock.cli.commands.review import accept_pending
+        from mcplock.trust import org_policy
 
-        return accept_pending(cli, [e.name for e in pending], all_=False, interactive=True, org=orgpolicy.resolve(None))
+        return accept_pending(
+            cli, [e.name for e in pending], all_=False, interactive=True, org=org_policy.resolve(None)
+        )
     cli.info(
         Text(
             f"{n} item(s) pending review: `mcplock check` (and its pre-commit hook) fails until they are "

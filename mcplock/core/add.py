@@ -14,14 +14,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mcplock import severity
 from mcplock.core.probing import Results, result_of, unpinnable
 from mcplock.core.specs import entry_from_spec, lock_dir, probe_spec, runs_guard, source_path
 from mcplock.errors import HashError, ProbeError, UntrustedError, UsageError
 from mcplock.lock.model import Entry, ServerEntry
+from mcplock.lock.spec import AuthSpec, ClientIdentity, ServerSpec
 from mcplock.lock.targets import label
-from mcplock.spec import AuthSpec, ClientIdentity, ServerSpec
-from mcplock.untrusted import shell_word
+from mcplock.model import severity
+from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.hosts.model import HostConfig, ImportedServer

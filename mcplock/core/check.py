@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from mcplock.errors import HashError, McplockError
 from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.lock.targets import format_target, label
-from mcplock.untrusted import name_text, shell_word
+from mcplock.text.untrusted import name_text, shell_word
 
 if TYPE_CHECKING:
     from mcplock.core.export import FileChange, Plan
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from mcplock.hosts.model import HostConfig
     from mcplock.lint.cache import LintCache, LockVerdicts
     from mcplock.lint.finding import LintFinding
-    from mcplock.orgpolicy import OrgPolicy, Violation
+    from mcplock.trust.org_policy import OrgPolicy, Violation
 
 
 @dataclass(frozen=True)
@@ -297,11 +297,11 @@ def _record_sync(lock: Lock, lock_path: str, rec: Record, org: OrgPolicy | None,
 def _recorded_policy_sync(lock: Lock, lock_path: str, rec: Record) -> list[Finding]:
     """The export's host settings against the lock under the policy the export recorded (no
     ``--policy`` given): a finding when that policy cannot be read."""
-    from mcplock import orgpolicy
     from mcplock.core.export import recorded_policy
+    from mcplock.trust import org_policy
 
     try:
-        org = orgpolicy.resolve(recorded_policy(lock_path, rec.policy))
+        org = org_policy.resolve(recorded_policy(lock_path, rec.policy))
     except McplockError as err:
         return [
             Finding(
@@ -508,7 +508,7 @@ def _critical_rules(
 
 def _critical_of(findings: list[LintFinding]) -> list[str]:
     """The rules of an item's critical findings, sorted, each once."""
-    from mcplock.severity import CRITICAL
+    from mcplock.model.severity import CRITICAL
 
     return sorted({f.rule for f in findings if f.severity == CRITICAL})
 
@@ -591,7 +591,7 @@ def signature_findings(org: OrgPolicy, lock_path: str) -> list[Finding]:
     envelope or key is an error (exit 2), raised."""
     if not org.signing_required:
         return []
-    from mcplock.signing import SignatureError, enforce
+    from mcplock.trust.signing import SignatureError, enforce
 
     try:
         enforce(org, lock_path)
@@ -617,7 +617,7 @@ def _lint_untampered(lock: Lock) -> dict[tuple[str, str, str], list[LintFinding]
 def policy_findings(org: OrgPolicy, lock: Lock) -> list[Finding]:
     """What the organisation's policy forbids in the lock (docs/policy.md), as findings that name
     the rule and the policy file."""
-    from mcplock.orgpolicy import violations
+    from mcplock.trust.org_policy import violations
 
     found = _lint_untampered(lock) if org.strictest_severity is not None else None
     out = _severity_findings(org, lock)

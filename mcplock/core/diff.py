@@ -22,7 +22,7 @@ def diff_servers(
 
     A server whose answer cannot be hashed fails alone (unreachable, its error naming the item);
     the others are still compared."""
-    from mcplock import compare
+    from mcplock.lint import compare
 
     diffs: list[Any] = []
     results = dict(results)
@@ -50,8 +50,8 @@ def probe_cloaked(
     The servers ran a moment ago: their trust was checked then."""
     from mcplock.core.probing import prepare_packages
     from mcplock.core.specs import lock_dir, locked_specs
+    from mcplock.model.snapshot import Snapshot
     from mcplock.probe.cloak import probe_as_hosts
-    from mcplock.snapshot import Snapshot
 
     reached = [s for s in selected if isinstance(results.get(s.name), Snapshot)]
     specs, _failed = prepare_packages(

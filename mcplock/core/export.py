@@ -28,16 +28,16 @@ from mcplock.hosts.export.safety import host_decisions
 from mcplock.lock.model import Entry, Lock
 
 if TYPE_CHECKING:
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.trust.org_policy import OrgPolicy
 
 
 def tool_decision(server: str, name: str, entry: Entry, org: OrgPolicy | None = None) -> str:
     """What a host should do with one tool, as the guard's policy decides it offline
-    (:func:`mcplock.policy.decide_tool` with nothing verified live): ``deny`` what the guard would
+    (:func:`mcplock.trust.decide.decide_tool` with nothing verified live): ``deny`` what the guard would
     refuse (not accepted, pending, rejected, disabled, quarantined), ``ask`` what asks for approval
     (``approval = "always"``, or an empty or unknown value), ``allow`` the rest (``"never"``).
     ``org``: the organisation's policy — a tool it denies is ``deny``, one it keeps on approval ``ask``."""
-    from mcplock.policy import Host, decide_tool
+    from mcplock.trust.decide import Host, decide_tool
 
     d = decide_tool(server, name, entry, host=Host(org=org), purpose="call")
     if d.verdict == "refuse":
@@ -710,7 +710,7 @@ def policy_hint(policy: str | None) -> str:
     """`` --policy P`` for a command a hint names, when a policy file is in effect by flag or record."""
     if not policy:
         return ""
-    from mcplock.untrusted import shell_word
+    from mcplock.text.untrusted import shell_word
 
     return f" --policy {shell_word(policy)}"
 
@@ -726,13 +726,13 @@ def in_step(lock: Lock, lock_path: str, policy: str | None = None) -> tuple[Plan
     exported to in step with ``lock``, with the policy the export recorded (``policy``: the
     command's own ``--policy``, which wins), and the policy file in effect (for hints).
     None: the project never exported. Nothing is written."""
-    from mcplock import orgpolicy
+    from mcplock.trust import org_policy
 
     if not os.path.exists(record_path(lock_path)):
         return None
     rec = export_record.load(lock_path)
     if not rec.hosts:
         return None
-    org = orgpolicy.resolve(policy or recorded_policy(lock_path, rec.policy))
+    org = org_policy.resolve(policy or recorded_policy(lock_path, rec.policy))
     p = plan(lock, lock_path, rec.hosts, org=org, policy=policy_in_step(lock_path, rec.policy, policy))
     return p, policy or rec.policy

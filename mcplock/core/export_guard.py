@@ -34,7 +34,7 @@ def _secret(host: str, key: str, value: object) -> bool:
     """Whether one value (under ``key``, "" for none) is a literal secret, the host's variable
     references read as references."""
     from mcplock.hosts.interpolate import Unsupported, convert
-    from mcplock.spec import looks_secret
+    from mcplock.lock.spec import looks_secret
 
     if not isinstance(value, str):
         return False
@@ -296,6 +296,6 @@ def _codex_pass_on(text: str, lock: Lock, name: str, entry: Any) -> str:
 
 def _codex_is_guard(entry: Any) -> bool:
     """Whether a Codex server table launches the guard (``mcplock run``)."""
-    from mcplock.guard_argv import guard_target
+    from mcplock.model.guard_argv import guard_target
 
     return isinstance(entry, dict) and guard_target(entry.get("command"), entry.get("args")) is not None

@@ -151,7 +151,7 @@ class GitHub:
         return self._client
 
     def _safe(self, text: str) -> str:
-        from mcplock.untrusted import sanitize
+        from mcplock.text.untrusted import sanitize
 
         return sanitize(text.replace(self._token, "***") if self._token else text, 300)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from mcplock.core.check import Finding
 from mcplock.lock.model import Lock, ServerEntry
-from mcplock.untrusted import shell_word
+from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.lint.finding import LintFinding

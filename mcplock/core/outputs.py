@@ -49,7 +49,7 @@ def _imported_from(lock: Lock, base: str) -> list[tuple[str, str]]:
 
 
 def _store_dir() -> str:
-    from mcplock.paths import config_dir
+    from mcplock.model.paths import config_dir
 
     return os.path.realpath(config_dir())
 

@@ -16,8 +16,8 @@ from mcplock.core import oauth
 from mcplock.core.specs import client_identity, lock_dir, locked_specs
 from mcplock.errors import HashError, UsageError
 from mcplock.lock.model import Lock, ServerEntry
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from mcplock.errors import ProbeError

@@ -11,8 +11,8 @@ from mcplock.core.probing import result_of, unpinnable
 from mcplock.core.specs import imported, probe_spec, routed
 from mcplock.errors import ConfigError, HashError, McplockError, ProbeError
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import ClientIdentity, ServerSpec
-from mcplock.untrusted import shell_word
+from mcplock.lock.spec import ClientIdentity, ServerSpec
+from mcplock.text.untrusted import shell_word
 
 
 @dataclass

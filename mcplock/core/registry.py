@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mcplock.errors import UsageError
+from mcplock.lock.spec import ServerSpec, Transport
 from mcplock.packages import mcp_registry, server_json
 from mcplock.packages.pin import PackagePin, RegistryRef
-from mcplock.spec import ServerSpec, Transport
 
 if TYPE_CHECKING:
     from mcplock.packages.launchers import Launch

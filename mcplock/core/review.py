@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING
 from mcplock.errors import UsageError
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, Lock, ServerEntry
-from mcplock.untrusted import shell_word
+from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.core.add import Findings
-    from mcplock.orgpolicy import Forbidden, OrgPolicy, Violation
+    from mcplock.trust.org_policy import Forbidden, OrgPolicy, Violation
 
 Item = tuple[ServerEntry, Entry]
 # the walk's question about one item: (server, item, its number, how many, critical, --approval)
@@ -210,7 +210,7 @@ class Tally:
 
     def _note_high(self, srv: ServerEntry, e: Entry, findings: Findings | None) -> None:
         """An accepted item with a high lint finding is named in ``high``."""
-        from mcplock import severity
+        from mcplock.model import severity
 
         if any(f.severity == severity.HIGH for f in (findings or {}).get((srv.name, e.kind, e.key), [])):
             self.high.append(targets.label(srv, e))
@@ -347,7 +347,7 @@ def _policy_split(
     org: OrgPolicy, chosen: list[tuple[ServerEntry, Entry, bool]], findings: Findings, approval: str | None
 ) -> tuple[list[tuple[ServerEntry, Entry, bool]], list[Violation]]:
     """The items chosen that the policy lets be accepted, and what it forbids of the others."""
-    from mcplock.orgpolicy import forbids_accept
+    from mcplock.trust.org_policy import forbids_accept
 
     out: list[tuple[ServerEntry, Entry, bool]] = []
     refused: list[Violation] = []
@@ -362,7 +362,7 @@ def _policy_split(
 
 def _forbidden(refused: list[Violation]) -> Forbidden:
     """The refusal of an accept in bulk that names what the policy forbids."""
-    from mcplock.orgpolicy import Forbidden
+    from mcplock.trust.org_policy import Forbidden
 
     return Forbidden(
         "the policy forbids accepting " + "; ".join(v.message for v in refused),

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mcplock.lock.model import Lock, ServerEntry
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.lock.spec import ServerSpec
     from mcplock.probe import ProbeOptions
-    from mcplock.spec import ServerSpec
+    from mcplock.trust.org_policy import OrgPolicy
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,7 @@ def locked_server(lock: Lock, name: str, path: str) -> ServerEntry:
     from mcplock.core.check import integrity
     from mcplock.errors import LockfileError, UsageError
     from mcplock.lock.model import Lock
-    from mcplock.untrusted import shell_word
+    from mcplock.text.untrusted import shell_word
 
     srv = lock.servers.get(name)
     if srv is None:
@@ -61,16 +61,16 @@ def serving(
     policy file, no such server, a hash mismatch, an untrusted launch (``mcplock trust NAME``:
     whoever runs this cannot be asked, so the refusal stands), a pin that does not verify.
     ``login``: an OAuth login may happen inside a request (``mcplock call``; it shows the URL)."""
-    from mcplock import orgpolicy
     from mcplock.core import trust
     from mcplock.core.probing import probe_options
     from mcplock.core.specs import lock_dir, locked_specs
     from mcplock.lock.one import load_one
     from mcplock.packages import prepare
+    from mcplock.trust import org_policy
 
-    org = orgpolicy.resolve(policy, environ)  # a broken policy: an error before the server starts (docs/policy.md)
+    org = org_policy.resolve(policy, environ)  # a broken policy: an error before the server starts (docs/policy.md)
     if org is not None and org.signing_required:  # [signing] require: no server starts on an unsigned lock
-        from mcplock.signing import enforce
+        from mcplock.trust.signing import enforce
 
         enforce(org, lockfile)
     lock = load_one(lockfile, name, trust.machine_secret(environ), environ)  # its part: a big lock is not read whole

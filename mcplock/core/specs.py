@@ -12,7 +12,7 @@ from typing import Any
 
 from mcplock.errors import McplockError, UsageError
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import AuthSpec, ClientIdentity, ServerSpec
+from mcplock.lock.spec import AuthSpec, ClientIdentity, ServerSpec
 
 
 def lock_dir(lockfile: str) -> str:
@@ -69,7 +69,7 @@ def routed(imp: Any, name: str) -> bool:
     """Whether a host config's entry ``imp`` launches the guard for the locked server ``name``
     (``mcplock export --guard``, or by hand): then what runs is the lock's own spec, and the entry
     is in sync by construction (``check``, ``refresh``, ``trust`` and the imports all read it so)."""
-    from mcplock.guard_argv import guard_target
+    from mcplock.model.guard_argv import guard_target
 
     return imp is not None and guard_target(imp.spec.command, list(imp.spec.args)) == name
 
@@ -77,7 +77,7 @@ def routed(imp: Any, name: str) -> bool:
 def runs_guard(imp: Any) -> bool:
     """Whether a host config's entry launches the guard (``mcplock run NAME``) for any server:
     never itself a server to lock."""
-    from mcplock.guard_argv import guard_target
+    from mcplock.model.guard_argv import guard_target
 
     return guard_target(imp.spec.command, list(imp.spec.args)) is not None
 

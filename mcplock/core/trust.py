@@ -27,12 +27,12 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
-from mcplock import paths
 from mcplock.errors import UntrustedError
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ServerEntry
-from mcplock.spec import AuthSpec, ServerSpec, template_names
-from mcplock.untrusted import sanitize, shell_word
+from mcplock.lock.spec import AuthSpec, ServerSpec, template_names
+from mcplock.model import paths
+from mcplock.text.untrusted import sanitize, shell_word
 
 FORMAT = 1
 SHOWN = 4000  # characters of one command line shown before `…`
@@ -43,9 +43,9 @@ def store_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 def machine_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
-    """This user's machine key (:func:`mcplock.machine_key.machine_secret`, a leaf so that
+    """This user's machine key (:func:`mcplock.model.machine_key.machine_secret`, a leaf so that
     lower layers, the package cache, can sign with it too)."""
-    from mcplock.machine_key import machine_secret as secret
+    from mcplock.model.machine_key import machine_secret as secret
 
     return secret(environ)
 
@@ -211,7 +211,7 @@ class TrustStore:
         self.path = path if path is not None else store_path(environ)
 
     def _read(self) -> dict[str, dict[str, str]]:
-        from mcplock.machine_key import require_private
+        from mcplock.model.machine_key import require_private
 
         require_private(self.path)  # a record others could write trusts nothing: it is refused, with the fix
         try:

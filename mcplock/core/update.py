@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from mcplock.errors import ProbeError
 from mcplock.lock.model import ServerEntry
 from mcplock.packages.pin import PackagePin, RegistryRef
-from mcplock.untrusted import shell_word
+from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.packages.launchers import Launch

@@ -110,7 +110,7 @@ def _other_lock(lockfile: str, path: str) -> bool:
 
 def document_signature(path: str, key_path: str, digest: str | None) -> list[Problem]:
     """§8.4 for a document: the envelope at ``path`` verifies with the key and names ``digest``."""
-    from mcplock import signing
+    from mcplock.trust import signing
 
     pub = signing.load_public_key(key_path)
     env = signing.read_envelope(path)

@@ -7,10 +7,10 @@
   the ids in flight in one :mod:`~mcplock.guard.ledger`.
 - :mod:`mcplock.guard.session`: a guarded client (``mcplock call``, :func:`mcplock.connect`).
 - :mod:`mcplock.guard.upstream`: the long-lived upstream session over the probe's transports.
-- :mod:`mcplock.guard.view`: what a host may see, decided by :mod:`mcplock.policy`.
+- :mod:`mcplock.guard.view`: what a host may see, decided by :mod:`mcplock.trust.decide`.
 - :mod:`mcplock.guard.hostio`, :mod:`~mcplock.guard.calls` (with :mod:`~mcplock.guard.fastcheck`),
   :mod:`~mcplock.guard.evidence`: host framing, call checks, drift evidence.
-- :mod:`mcplock.guard_argv`: the guard's command line (its fast start; a host entry that runs it).
+- :mod:`mcplock.model.guard_argv`: the guard's command line (its fast start; a host entry that runs it).
 
 Asyncio only; the MCP SDK is never imported on this path (OAuth's HTTP client aside).
 """

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from mcplock.lock.model import Entry
-from mcplock.policy import Decision
+from mcplock.trust.decide import Decision
 
 # upstream answers to a call that passed the locked schema and still count as drift
 _DRIFT_WORDS = ("unknown tool", "tool not found", "no such tool", "invalid params", "invalid arguments")

@@ -17,11 +17,11 @@ import os
 import select
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import SKILLS_EXTENSION
 from mcplock.guard.wellformed import REQUEST, shape
 from mcplock.lock.model import ServerEntry
-from mcplock.policy import decide_item
+from mcplock.model.documents import SKILLS_EXTENSION
 from mcplock.probe import era
+from mcplock.trust.decide import decide_item
 
 if TYPE_CHECKING:
     from mcplock.guard.messages import Request

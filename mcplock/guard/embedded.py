@@ -6,7 +6,7 @@ that render MCP-UI render such a ``ui://`` document at once, without any ``resou
 guard serves App documents only as locked, so an embedded one is screened the same way: one
 identical to the locked, accepted document the current view allows is replaced by the lock's own
 object; any other (unknown to the lock, changed, pending, refused) is dropped and a text item
-says so. The URI's scheme is matched in any letter case (:func:`mcplock.documents.is_ui_uri`).
+says so. The URI's scheme is matched in any letter case (:func:`mcplock.model.documents.is_ui_uri`).
 
 Pure and cheap: a result without a ``content`` list (or a prompt result without ``messages``)
 is returned as it is, untouched.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import is_ui_uri, read_result
+from mcplock.model.documents import is_ui_uri, read_result
 
 if TYPE_CHECKING:
     from mcplock.guard.view import View
@@ -93,7 +93,7 @@ def _locked(uri: str, server: ServerEntry, view: View | None) -> dict[str, Any] 
 
 
 def _note(uris: list[str]) -> dict[str, Any]:
-    from mcplock.untrusted import name_text
+    from mcplock.text.untrusted import name_text
 
     which = ", ".join(name_text(u) for u in uris) or "an App document"
     return {

@@ -5,7 +5,7 @@ It is recorded outside the lock, per user, in one small JSON file per project (t
 directory) under the user state directory (``MCPLOCK_STATE_DIR`` overrides it), so a run
 never writes to the repository. A record names the accepted hash it was seen against; once
 that tool is accepted again (another hash) the record no longer applies. Light: nothing
-third-party (:mod:`mcplock.paths` says where).
+third-party (:mod:`mcplock.model.paths` says where).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import os
 import tempfile
 from typing import Any
 
-from mcplock import paths
 from mcplock.lock.model import Lock
+from mcplock.model import paths
 
 MAX_RECORDS = 200
 

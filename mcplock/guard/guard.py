@@ -2,7 +2,7 @@
 
 Every host message waits until the upstream is initialized, every page of its lists is read
 and each live definition's hash is compared with the lock. The host then sees only what
-:mod:`mcplock.policy` allows, as the lock holds it; a refused call never reaches the
+:mod:`mcplock.trust.decide` allows, as the lock holds it; a refused call never reaches the
 upstream. Everything else an MCP session carries is relayed both ways, ids remapped where
 the guard itself talks to the host. Asyncio, no MCP SDK.
 
@@ -34,18 +34,18 @@ from mcplock.guard.upstream_side import UpstreamSide, for_host, send_up
 from mcplock.guard.view import Current, from_snapshot
 from mcplock.guard.wellformed import member
 from mcplock.lock.model import ServerEntry
-from mcplock.policy import Host
 from mcplock.probe import era
+from mcplock.trust.decide import Host
 
 if TYPE_CHECKING:
     import subprocess
 
     from mcplock.guard.messages import Request
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.lock.spec import ServerSpec
+    from mcplock.model.snapshot import Snapshot
     from mcplock.probe import ProbeOptions
     from mcplock.probe.transport import Connection
-    from mcplock.snapshot import Snapshot
-    from mcplock.spec import ServerSpec
+    from mcplock.trust.org_policy import OrgPolicy
 
 SUPPORTED_VERSIONS = era.LEGACY_VERSIONS  # what a legacy host may ask for in `initialize`
 
@@ -217,7 +217,7 @@ class Guard:
         guard may do with the host, and what it relays to the upstream."""
         caps = caps if isinstance(caps, dict) else {}
         self.host.caps = caps
-        from mcplock.client_capabilities import chosen
+        from mcplock.model.client_capabilities import chosen
 
         locked_as = chosen(None, self.server.client_capabilities)  # what the lock's probe declared
         self.host.policy = Host(

@@ -1,7 +1,7 @@
 """The guard's host side: what the host asks, decided under the lock (:class:`HostRequests`).
 
 Lists are answered from the lock (never upstream text); ``tools/call`` and ``prompts/get`` are
-decided by :mod:`mcplock.policy` against the current view, a call's arguments are validated
+decided by :mod:`mcplock.trust.decide` against the current view, a call's arguments are validated
 against the locked schema, and only then does the request go on (:mod:`mcplock.guard.upstream_side`).
 When the view is current and nobody has to be asked, all of it happens in the read callback
 that brought the message; otherwise in a task that waits for the view or the person.
@@ -13,7 +13,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import LISTED, is_ui_uri, read_result
 from mcplock.guard import approve, evidence, skills
 from mcplock.guard.calls import Validators, drift_signal, elicitation_params, refused_result
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
@@ -22,10 +21,11 @@ from mcplock.guard.messages import Notification, Request, Response, call_params
 from mcplock.guard.view import View
 from mcplock.guard.wellformed import is_id, member, rebuilt
 from mcplock.lock.model import Entry
+from mcplock.lock.param_headers import problems_over as header_problems
 from mcplock.lock.targets import format_target
-from mcplock.param_headers import problems_over as header_problems
-from mcplock.policy import Decision
-from mcplock.untrusted import shell_word
+from mcplock.model.documents import LISTED, is_ui_uri, read_result
+from mcplock.text.untrusted import shell_word
+from mcplock.trust.decide import Decision
 
 if TYPE_CHECKING:
     from mcplock.guard.freshness import Freshness
@@ -221,7 +221,7 @@ class HostRequests:
     def _templated(self, msg: Request, view: View) -> bool:
         """Whether the read matches an accepted template; the host has its refusal when not."""
         from mcplock.guard.resource_reads import matches, walks_out
-        from mcplock.untrusted import name_text
+        from mcplock.text.untrusted import name_text
 
         uri = member(msg, "params").get("uri")
         if (

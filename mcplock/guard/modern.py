@@ -43,7 +43,7 @@ from mcplock.guard.ledger import Key, host_key
 from mcplock.guard.upstream_side import answer_for, failure_for
 from mcplock.guard.wellformed import member
 from mcplock.probe import era
-from mcplock.untrusted import name_text
+from mcplock.text.untrusted import name_text
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable, Mapping

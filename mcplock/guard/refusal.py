@@ -29,7 +29,7 @@ MAX_BYTES = 1 << 22
 
 
 def refusal_text(name: str, message: str, hint: str | None) -> str:
-    from mcplock.untrusted import sanitize
+    from mcplock.text.untrusted import sanitize
 
     text = f"mcplock did not start `{name}`: {message.strip()}"
     if hint:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 
-from mcplock.uris import walks_out as walks_out  # re-exported: the guard's one reading
+from mcplock.model.uris import walks_out as walks_out  # re-exported: the guard's one reading
 
 # RFC 6570 expressions: the operator decides which characters a value may hold
 _EXPR = re.compile(r"\{([+#./;?&]?)([^{}]*)\}")

@@ -33,9 +33,9 @@ from mcplock.guard.messages import Request
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.view import View, from_snapshot
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.param_headers import problems_over as header_problems
-from mcplock.policy import Decision, Host
-from mcplock.untrusted import shell_word
+from mcplock.lock.param_headers import problems_over as header_problems
+from mcplock.text.untrusted import shell_word
+from mcplock.trust.decide import Decision, Host
 
 MAX_ROUNDS = 8  # input_required answers of one call before mcplock stops retrying
 

@@ -4,7 +4,7 @@ server whose lock holds skills (``modelcontextprotocol/ext-skills``).
 - ``skills/list`` and ``skills/get`` are answered from the lock: the accepted entries, each as
   locked (an entry whose live listing differs is not served; ``skills/get`` of it is -32602, as
   the spec answers a URI that names no skill). Nothing is relayed.
-- A skill's ``SKILL.md`` is served from the lock (a pinned document, :mod:`mcplock.documents`),
+- A skill's ``SKILL.md`` is served from the lock (a pinned document, :mod:`mcplock.model.documents`),
   and only while its skill's entry is accepted and unchanged: approval binds to the whole set.
 - A supporting file the locked entry lists is read from the upstream and passed on only when its
   bytes have the locked size and SHA-256 digest; a file under the skill's directory that the
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import file_mismatch, is_dynamic, skill_files, skill_root
 from mcplock.guard.hostio import INVALID_PARAMS, error, result
 from mcplock.guard.messages import read_params
 from mcplock.lock.model import ServerEntry
-from mcplock.untrusted import sanitize, shell_word
+from mcplock.model.documents import file_mismatch, is_dynamic, skill_files, skill_root
+from mcplock.text.untrusted import sanitize, shell_word
 
 if TYPE_CHECKING:
     from mcplock.guard.host_requests import HostRequests

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcplock.policy import Host
+from mcplock.trust.decide import Host
 
 
 @dataclass(slots=True)

@@ -21,10 +21,10 @@ from mcplock.errors import McplockError, ProbeError
 if TYPE_CHECKING:
     import subprocess
 
+    from mcplock.lock.spec import ServerSpec
+    from mcplock.model.snapshot import Snapshot
     from mcplock.probe import ProbeOptions
     from mcplock.probe.transport import Connection, OnMessage
-    from mcplock.snapshot import Snapshot
-    from mcplock.spec import ServerSpec
 
 OnLost = Callable[[ProbeError], None]
 

@@ -1,5 +1,5 @@
 """What a host may see of one server: the lock's accepted definitions, checked against the
-live upstream by hash (the hash the lock stores), decided by :mod:`mcplock.policy`.
+live upstream by hash (the hash the lock stores), decided by :mod:`mcplock.trust.decide`.
 
 A :class:`View` is pure data built from a lock entry and what the upstream listed; the guard
 builds a new one after every re-listing and never serves upstream text. Both inputs are fixed
@@ -19,11 +19,11 @@ from typing import Any
 from mcplock.errors import HashError
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ServerEntry
-from mcplock.policy import Decision, Host, Purpose, decide_item, decide_tool
-from mcplock.snapshot import KEY_FIELD
+from mcplock.model.snapshot import KEY_FIELD
+from mcplock.trust.decide import Decision, Host, Purpose, decide_item, decide_tool
 
 KINDS = ("tool", "prompt", "resource-template")
-# documents served from the lock on resources/read (and skills/list): mcplock.documents
+# documents served from the lock on resources/read (and skills/list): mcplock.model.documents
 DOCUMENT_KINDS = ("ui", "skill", "content")
 
 
@@ -120,7 +120,7 @@ class View:
         lines = [f"mcplock: {name}: {len(hidden)} item(s) not served:"]
         lines += [f"  {d.message()}" for d in hidden[:20]]
         if len(hidden) > 20:
-            from mcplock.untrusted import shell_word
+            from mcplock.text.untrusted import shell_word
 
             lines.append(f"  … and {len(hidden) - 20} more (see `mcplock diff {shell_word(name)}`)")
         return "\n".join(lines)

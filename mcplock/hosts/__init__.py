@@ -1,7 +1,7 @@
 """Import MCP servers from the config files of MCP hosts (pure: no network, no printing).
 
 ``load_host_config(path)`` reads one host config and returns a :class:`HostConfig`: the
-servers as :class:`ImportedServer` (a :class:`~mcplock.spec.ServerSpec` that holds only what
+servers as :class:`ImportedServer` (a :class:`~mcplock.lock.spec.ServerSpec` that holds only what
 may be written to a lock, plus notes), and the entries it ``skipped`` with the reason.
 ``discover(project_dir)`` lists the project-scoped host configs of a project;
 ``config_hash(spec)`` is the lock's ``config-hash``. Every problem with a file is a
@@ -49,7 +49,7 @@ their values are literal (a ``${X}`` in a Claude Desktop ``mcp-remote`` argument
 the probe to expand from the entry's env, which is what mcp-remote does).
 
 Secrets (see ``secrets.py`` and docs/lock-format.md): every env and header value that
-:func:`~mcplock.spec.looks_secret` flags — placeholders such as ``REPLACE_WITH_…`` included —
+:func:`~mcplock.lock.spec.looks_secret` flags — placeholders such as ``REPLACE_WITH_…`` included —
 is stored as a ``${NAME}`` template and its literal goes into ``spec.secrets[NAME]`` (memory
 only). Credential-looking arguments and URL parts are templated likewise. ``templated`` says
 what moved where; no note, warning, error or ``repr`` contains a secret value.
@@ -79,7 +79,7 @@ from mcplock.hosts.importers import Skip, build, check_name
 from mcplock.hosts.model import HOSTS, HostConfig, ImportedServer
 from mcplock.hosts.parse import Where, parse, read_text
 from mcplock.lock.hashing import definition_hash
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
 
 __all__ = [
     "HOSTS",

@@ -18,7 +18,7 @@ from mcplock.hosts.interpolate import Unsupported, convert, host_name
 from mcplock.hosts.model import ImportedServer
 from mcplock.hosts.parse import DupDict, Where
 from mcplock.hosts.secrets import Secrets
-from mcplock.spec import ServerSpec, Transport, looks_secret
+from mcplock.lock.spec import ServerSpec, Transport, looks_secret
 
 if TYPE_CHECKING:
     from mcplock.hosts.formats.interface import Importer

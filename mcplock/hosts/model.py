@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
 
 #: Host names, as accepted by ``load_host_config(host=...)`` and reported in ``HostConfig.host``.
 HOSTS: tuple[str, ...] = (

@@ -4,5 +4,5 @@
 digests; :mod:`.reader` is a conforming reader and enforcer (every rule named); :mod:`.produce`
 writes a conforming document from ``mcp.lock``; :mod:`.agree` says whether a document and an
 ``mcp.lock`` say the same. docs/interop.md describes the format, the mapping and the choices.
-Nothing here imports the MCP SDK or ``cryptography`` (signatures: :mod:`mcplock.signing`).
+Nothing here imports the MCP SDK or ``cryptography`` (signatures: :mod:`mcplock.trust.signing`).
 """

@@ -34,8 +34,8 @@ from mcplock.interop.reader import COVERAGE, entry_integrity, surface_hash
 from mcplock.lock.model import Entry, Lock, ServerEntry
 
 if TYPE_CHECKING:
+    from mcplock.lock.spec import ServerSpec
     from mcplock.packages.pin import PackagePin
-    from mcplock.spec import ServerSpec
 
 EPOCH = "1970-01-01T00:00:00Z"
 NAMESPACE = "dev.mcplock"

@@ -47,7 +47,7 @@ RULES: dict[str, str] = {
 }
 
 _OCI_DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
-# credential shapes (mcplock.spec's list): a document that holds one is not conforming
+# credential shapes (mcplock.lock.spec's list): a document that holds one is not conforming
 _CREDENTIAL = re.compile(
     r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{10,}"
     r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"

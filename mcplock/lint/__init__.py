@@ -13,7 +13,7 @@ exfiltration URLs, encoded blobs, tracking images), ``annotations`` (flips towar
 ``names`` (confusable tool names), ``servers`` (cross-server shadowing and references),
 ``schema`` (a schema change, tightened or loosened).
 
-Severities (:mod:`mcplock.severity`, rules in docs/severity.md) follow the intent model
+Severities (:mod:`mcplock.model.severity`, rules in docs/severity.md) follow the intent model
 (``intent``): what an added sentence asks the model to do. ``critical`` for an act beyond a
 tool's job (data to a destination, another tool's turf) combined with concealment or a claim of
 authority, for anything found only once a disguise is undone, for hidden/bidi/tag characters,

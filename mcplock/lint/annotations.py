@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.severity import CRITICAL, HIGH, MEDIUM
+from mcplock.model.severity import CRITICAL, HIGH, MEDIUM
 
 _TRUSTED_NOT = "annotations are self-declared and not trusted"
 

@@ -31,7 +31,7 @@ from typing import Any
 
 from mcplock.lint.characters import char_findings
 from mcplock.lint.finding import LintFinding, Sig
-from mcplock.severity import CRITICAL, HIGH, MEDIUM, Severity
+from mcplock.model.severity import CRITICAL, HIGH, MEDIUM, Severity
 
 RULES = {
     "app-script-source": "An MCP App document that loads a script from an origin its accepted version did not: "
@@ -90,7 +90,7 @@ def _contents_text(contents: Any) -> str:
 
 
 def _ui(d: Any) -> dict[str, Any]:
-    from mcplock.documents import effective_ui
+    from mcplock.model.documents import effective_ui
 
     return effective_ui(d)
 

@@ -8,7 +8,7 @@ has verified against the definition itself this run: a definition edited in the 
 hash and is linted afresh; rules that changed have another version, and entries of another version
 are never read. Nothing else about an entry is trusted: a value that does not parse is ignored.
 
-Each file is signed with this machine's key (``mac``: mcplock/machine_key.py), as the package
+Each file is signed with this machine's key (``mac``: mcplock/model/machine_key.py), as the package
 cache's manifests are: the cache directory may be one others can write (a CI cache restored from
 another job, another user), and a forged "no findings" entry would make ``check`` pass an accepted
 critical item silently. A file without a valid signature is not read (the lint runs in full and
@@ -33,9 +33,9 @@ import unicodedata
 from pathlib import Path
 from typing import Any, Self
 
-from mcplock import paths
 from mcplock.lint.finding import LintFinding
-from mcplock.severity import is_severity
+from mcplock.model import paths
+from mcplock.model.severity import is_severity
 
 # a few locks' worth (the file is read on every `check`: ~150 bytes an entry); beyond it the
 # oldest entries this run did not use are dropped
@@ -46,12 +46,16 @@ STALE_DAYS = 30  # files of other rules versions untouched this long are removed
 @functools.cache
 def rules_version() -> str:
     """A digest of everything the per-definition lint depends on: any change to a rule makes it new."""
-    import mcplock
+    from mcplock._version import __version__
 
     here = Path(__file__).resolve().parent
     h = hashlib.sha256()
-    h.update(f"{getattr(mcplock, '__version__', '')}\0{sys.version}\0{unicodedata.unidata_version}\0".encode())
-    for p in [*sorted(here.glob("*.py")), here.parent / "untrusted.py", here.parent / "severity.py"]:
+    h.update(f"{__version__}\0{sys.version}\0{unicodedata.unidata_version}\0".encode())
+    for p in [
+        *sorted(here.glob("*.py")),
+        *sorted((here.parent / "text").glob("*.py")),
+        here.parent / "model" / "severity.py",
+    ]:
         h.update(p.name.encode() + b"\0")
         h.update(p.read_bytes())
     return h.hexdigest()[:32]
@@ -83,7 +87,7 @@ def _write(path: Path, data: bytes) -> bool:
 
 def _secret() -> bytes | None:
     from mcplock.errors import McplockError
-    from mcplock.machine_key import machine_secret
+    from mcplock.model.machine_key import machine_secret
 
     try:
         return machine_secret()
@@ -109,7 +113,7 @@ def _signed(secret: bytes | None, kind: bytes, raw: bytes, field: str) -> Any:
 
 def _vouched_for(secret: bytes, kind: bytes, top: Any, body: bytes) -> bool:
     """A file's head ``top`` names this rules version, and its ``mac`` signs ``body`` with ``secret``."""
-    from mcplock.machine_key import signed_by
+    from mcplock.model.machine_key import signed_by
 
     if not isinstance(top, dict) or top.get("rules") != rules_version():
         return False
@@ -117,7 +121,7 @@ def _vouched_for(secret: bytes, kind: bytes, top: Any, body: bytes) -> bool:
 
 
 def _dump(secret: bytes, kind: bytes, field: str, value: Any) -> bytes:
-    from mcplock.machine_key import sign
+    from mcplock.model.machine_key import sign
 
     body = json.dumps(value, separators=(",", ":")).encode()
     mac = sign(secret, kind + b"\0" + rules_version().encode(), body)

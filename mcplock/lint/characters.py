@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.text import NOT_PLAIN, excerpt, is_variation_selector
-from mcplock.severity import CRITICAL, LOW, MEDIUM, Severity
+from mcplock.model.severity import CRITICAL, LOW, MEDIUM, Severity
 
 _ZW_RANGES = ((0x200B, 0x200F), (0x2060, 0x2064), (0xFEFF, 0xFEFF), (0x00AD, 0x00AD), (0x180E, 0x180E))
 _BIDI = frozenset([*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x061C])

@@ -18,8 +18,8 @@ from mcplock.lint.names import pattern_name
 from mcplock.lint.params import context_findings, credential_findings
 from mcplock.lint.pipeline import text_findings
 from mcplock.lint.text import root, strings, texts
-from mcplock.param_headers import ANNOTATION
-from mcplock.severity import CRITICAL, rank
+from mcplock.lock.param_headers import ANNOTATION
+from mcplock.model.severity import CRITICAL, rank
 
 _HERE = "\x00where\x00"  # stands for the JSON path in cached findings
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcplock.severity import INFO, Severity
+from mcplock.model.severity import INFO, Severity
 
 # what tells two findings of one rule in one text apart (a rule's own key, the span it matched):
 # findings are deduplicated, and a decoded reading's are compared with the plain text's, by it

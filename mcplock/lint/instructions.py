@@ -17,7 +17,7 @@ from itertools import chain
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.languages import ORDERS, Compiled, compiled, has_keys, tried
 from mcplock.lint.text import SENTENCE, excerpt, lazy
-from mcplock.severity import HIGH
+from mcplock.model.severity import HIGH
 
 _HTML_COMMENT = lazy(r"<!--.*?-->", re.S)
 # where data is sent: a URL, an e-mail address, or an unnamed place of the writer's

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.lexicon import ASPECTS, LEXICON
 from mcplock.lint.text import SENTENCE, excerpt, lazy, visible
-from mcplock.severity import CRITICAL, HIGH, Severity
+from mcplock.model.severity import CRITICAL, HIGH, Severity
 
 # where data goes, in any language
 _EMAIL = r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"

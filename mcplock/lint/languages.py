@@ -19,7 +19,7 @@ import functools
 import re
 from dataclasses import dataclass
 
-from mcplock.severity import CRITICAL, HIGH, Severity
+from mcplock.model.severity import CRITICAL, HIGH, Severity
 
 # rule -> what it is, in a finding's message ("instruction-like text aimed at the model (WHAT)")
 ORDERS: dict[str, tuple[str, Severity]] = {

@@ -23,7 +23,7 @@ import unicodedata
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.severity import CRITICAL, HIGH
+from mcplock.model.severity import CRITICAL, HIGH
 
 _PREFERRED = ["latin", "common"]
 
@@ -116,7 +116,7 @@ def colliding_names(tools_by_server: dict[str, Any], what: str = "tool") -> dict
     server whose names differ
     but read the same once :func:`folded` — critical when only what a reader cannot see tells
     them apart (``echo`` and ``echo ``, ``café`` in NFC and in NFD, ``ｅｃｈｏ``), high when case
-    does (``Echo``). Output shows them apart (:func:`mcplock.untrusted.name_text`);
+    does (``Echo``). Output shows them apart (:func:`mcplock.text.untrusted.name_text`);
     a model, a host's permission rule or a reviewer typing the name may not."""
     out: dict[tuple[str, str], list[LintFinding]] = {}
     for server, tools in tools_by_server.items():
@@ -138,7 +138,7 @@ def _collision(what: str, tool: str, others: list[str]) -> LintFinding:
     """``tool``'s ``name-collision`` with ``others``: told apart only by what a reader cannot see
     (whitespace, NFC, width) is critical, as confusable-name; by case alone high, as
     tool-shadowing's case rule."""
-    from mcplock.untrusted import name_text
+    from mcplock.text.untrusted import name_text
 
     unseen = any(_unseen(tool) == _unseen(t) for t in others)
     return LintFinding(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from mcplock.lint.finding import LintFinding
-from mcplock.severity import HIGH
+from mcplock.model.severity import HIGH
 
 WELL_KNOWN: dict[str, tuple[str, ...]] = {
     "npm": (

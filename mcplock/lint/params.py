@@ -15,7 +15,7 @@ from typing import Any
 
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.text import clean, lazy
-from mcplock.severity import HIGH
+from mcplock.model.severity import HIGH
 
 _CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])")
 _NAME = lazy(

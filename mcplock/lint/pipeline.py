@@ -28,7 +28,7 @@ from mcplock.lint.languages import ACTS, CLAIMS, HIDES, RULE_OF
 from mcplock.lint.secrets import payload_findings, secret_findings
 from mcplock.lint.text import clean, excerpt
 from mcplock.lint.urls import url_findings
-from mcplock.severity import CRITICAL, HIGH, rank
+from mcplock.model.severity import CRITICAL, HIGH, rank
 
 Found = tuple[LintFinding, Sig]
 

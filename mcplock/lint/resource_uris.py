@@ -1,5 +1,5 @@
 """``internal-uri`` (high): a resource or resource template whose URI reaches a cloud metadata
-service, this machine's loopback, or walks out of its directory with ``..`` (:mod:`mcplock.uris`).
+service, this machine's loopback, or walks out of its directory with ``..`` (:mod:`mcplock.model.uris`).
 A server that lists such a URI for the model to read is asking it to fetch credentials or local
 services: not news, a risk signal."""
 
@@ -8,14 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.severity import HIGH
+from mcplock.model.severity import HIGH
 
 _FIELD = {"resource": "uri", "resource-template": "uriTemplate"}
 
 
 def resource_uri_findings(kind: str, definition: Any) -> list[LintFinding]:
-    from mcplock.untrusted import name_text
-    from mcplock.uris import internal_target
+    from mcplock.model.uris import internal_target
+    from mcplock.text.untrusted import name_text
 
     field = _FIELD.get(kind)
     if field is None or not isinstance(definition, dict):

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.text import SENTENCE, excerpt, lazy
-from mcplock.severity import CRITICAL, HIGH, Severity
+from mcplock.model.severity import CRITICAL, HIGH, Severity
 
 _SENSITIVE = lazy(
     r"(?:~|\$HOME|%USERPROFILE%)?[/\\]?\.ssh\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws[/\\](?:credentials|config)\b"

@@ -19,7 +19,7 @@ from typing import Any
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.names import confusable_names
 from mcplock.lint.text import SENTENCE, clean, root, strings, texts
-from mcplock.severity import CRITICAL, HIGH, MEDIUM
+from mcplock.model.severity import CRITICAL, HIGH, MEDIUM
 
 
 def _norm_name(name: str) -> str:

@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any, cast
 
-from mcplock.untrusted import escape_char, hides
+from mcplock.text.untrusted import escape_char, hides
 
 
 class _Lazy:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.languages import Compiled, compiled, tried
 from mcplock.lint.text import SENTENCE, excerpt, lazy
-from mcplock.severity import HIGH
+from mcplock.model.severity import HIGH
 
 URL = lazy(r"\b(?:https?|wss?|ftp)://[^\s<>'\"`)\]]+(?:\][^\s<>'\"`)\]]*)*", re.I)
 _PLACEHOLDER = lazy(r"\{\{?\s*([\w.\- ]+?)\s*\}?\}|\$\{?([A-Za-z_]\w*)\}?|<([\w\- ]+)>|(%s)|\[([A-Z][A-Z_ ]{2,})\]")

@@ -26,7 +26,7 @@ import re
 import zlib
 from typing import Any
 
-from mcplock.untrusted import confusable, hides, not_nfc
+from mcplock.text.untrusted import confusable, hides, not_nfc
 
 # wire field -> lock key
 TEXT_FIELDS = {"title": "title", "description": "description", "name": "name", "mimeType": "mime-type", "text": "text"}

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from mcplock.lock.hashing import definition_hash
-from mcplock.spec import ClientCapabilities, ClientIdentity, ServerSpec
+from mcplock.lock.spec import ClientCapabilities, ClientIdentity, ServerSpec
 
 LOCK_VERSION = 1
 POLICIES = ("all", "writes", "none")
@@ -22,7 +22,7 @@ APPROVALS = ("always", "never")
 CHANGES = ("new", "changed", "removed")
 # kinds of pinned items; the lock's sub-table name for each. `ui`: an MCP App's `ui://` document,
 # `skill`: a skills/list entry, `content`: a pinned resource's or a skill's document (`ui` and
-# `content` are what resources/read returned, keyed by URI: mcplock.documents)
+# `content` are what resources/read returned, keyed by URI: mcplock.model.documents)
 ITEM_KINDS = ("tool", "prompt", "resource-template", "resource", "ui", "skill", "content")
 KINDS = (*ITEM_KINDS, "instructions")
 
@@ -91,7 +91,7 @@ class Entry:
 
 @dataclass(slots=True)  # slots: setting a field it does not have (`srv.command = …`) is an error
 class ServerEntry:
-    """One server of the lock: how to reach it (``spec``, a :class:`~mcplock.spec.ServerSpec` as
+    """One server of the lock: how to reach it (``spec``, a :class:`~mcplock.lock.spec.ServerSpec` as
     locked: its cwd relative to the lock's directory, no secrets) and its review state.
 
     ``as_locked()`` is the spec as the lock stores it; ``as_launched(base)`` the spec that runs

@@ -31,10 +31,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from mcplock import paths
 from mcplock.errors import LockfileError
 from mcplock.lock.model import Lock
 from mcplock.lock.read import loads, read_text
+from mcplock.model import paths
 
 MAX_FILES = 256  # entries beyond it: the least recently used are removed (when one is written)
 
@@ -88,10 +88,10 @@ def _reader_version() -> str:
     installed (size and modification time: an upgrade, or an edit in a checkout, is another
     key), so an entry written by one mcplock is never read by another that might read the lock
     differently."""
-    import mcplock
+    from mcplock._version import __version__
 
     here = Path(__file__).resolve().parent
-    parts = [getattr(mcplock, "__version__", "")]
+    parts = [__version__]
     for f in sorted(here.glob("*.py")):
         st = f.stat()
         parts.append(f"{f.name}:{st.st_size}:{st.st_mtime_ns}")

@@ -26,9 +26,9 @@ from mcplock.lock.model import (
     Pending,
     ServerEntry,
 )
+from mcplock.lock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ClientCapabilities, ClientIdentity, ServerSpec, Transport
 from mcplock.lock.text import header_lines, parse_toml, read_text
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
-from mcplock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ClientCapabilities, ClientIdentity, ServerSpec, Transport
 
 __all__ = ["header_lines", "load", "loads", "read_text"]
 
@@ -261,7 +261,7 @@ class Reader:
         `{method = …, client-id = …, client-secret = "${VAR}", client-key = …, signing-alg = …,
         client-metadata-url = …, scopes = …}`; identity-assertion adds `id-token = "${VAR}"`,
         `idp-token-endpoint`, `idp-client-id`, `idp-client-secret = "${VAR}"`, `issuer`."""
-        from mcplock.spec import AUTH_METHODS, auth_table_problem
+        from mcplock.lock.spec import AUTH_METHODS, auth_table_problem
 
         v = self.get(st, table, "auth", (str, dict))
         if v is None:
@@ -329,7 +329,7 @@ class Reader:
             raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
 
     def client_capabilities(self, st: dict[str, Any], table: tuple[str, ...]) -> ClientCapabilities | None:
-        from mcplock.client_capabilities import KNOWN
+        from mcplock.model.client_capabilities import KNOWN
 
         caps = self.get(st, table, "client-capabilities", list)
         if caps is not None and not all(isinstance(c, str) and c in KNOWN for c in caps):

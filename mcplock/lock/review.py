@@ -12,7 +12,7 @@ from typing import Any
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ITEM_KINDS, Entry, Pending, ServerEntry
 from mcplock.lock.targets import item_target
-from mcplock.snapshot import KEY_FIELD, Snapshot
+from mcplock.model.snapshot import KEY_FIELD, Snapshot
 
 
 def default_approval(policy: str, definition: Any) -> str:

@@ -13,7 +13,7 @@ import tomllib
 from typing import Any
 
 from mcplock.errors import LockfileError
-from mcplock.untrusted import shell_word
+from mcplock.text.untrusted import shell_word
 
 _CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?:[ \t].*)?$")
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")

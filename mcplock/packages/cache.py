@@ -14,7 +14,7 @@ module per registry, each writing a temporary directory this module verifies and
 - OCI: no cache, the image is run by digest (``IMAGE@sha256:…``); docker verifies the content.
 
 The cache is ``packages`` in mcplock's cache directory (``$MCPLOCK_CACHE_DIR/packages``, else
-``~/.cache/mcplock/packages`` on Linux: :mod:`mcplock.paths`).
+``~/.cache/mcplock/packages`` on Linux: :mod:`mcplock.model.paths`).
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mcplock import paths
+from mcplock.model import paths
 from mcplock.packages.errors import IntegrityError, RegistryError
 from mcplock.packages.launchers import Launch, NoPin, parse
 from mcplock.packages.pin import PackagePin
 from mcplock.packages.runnable import Env, Runnable, S
-from mcplock.untrusted import shell_word
+from mcplock.text.untrusted import shell_word
 
 MANIFEST = ".mcplock.json"
 INSTALL_TIMEOUT = 600
@@ -232,7 +232,7 @@ def _image_index(args: tuple[str, ...]) -> tuple[Launch, int]:
 
 def _signature(d: Path, manifest: dict[str, Any], environ: Env) -> tuple[bytes, bytes] | None:
     """(this machine's key, the manifest's signed bytes); None without a key."""
-    from mcplock.machine_key import machine_secret
+    from mcplock.model.machine_key import machine_secret
 
     secret = machine_secret(environ)
     if secret is None:
@@ -244,7 +244,7 @@ def _signature(d: Path, manifest: dict[str, Any], environ: Env) -> tuple[bytes, 
 def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[str, Any] | None:
     """The manifest of a complete cache entry, checked against the files and the pin; None: cold.
 
-    The manifest is signed with this machine's key (mcplock/machine_key.py), like the lock
+    The manifest is signed with this machine's key (mcplock/model/machine_key.py), like the lock
     entries the guard remembers: files edited together with their manifest (a cache restored
     from elsewhere, another user's write) carry no valid signature, and such an entry is set
     aside and installed afresh, verified against the pin."""
@@ -262,7 +262,7 @@ def _verified(d: Path, pin: PackagePin, name: str, environ: Env = None) -> dict[
 
 def _signed(d: Path, manifest: Any, environ: Env) -> bool:
     """Whether an entry's manifest carries this machine's signature (none without a key)."""
-    from mcplock.machine_key import signed_by
+    from mcplock.model.machine_key import signed_by
 
     signing = _signature(d, manifest, environ) if isinstance(manifest, dict) else None
     return signing is not None and signed_by(signing[0], signing[1], b"", manifest.get("mac"))
@@ -323,7 +323,7 @@ def _tampered(d: Path, manifest: dict[str, Any], pin: PackagePin, name: str, cha
 
 
 def _publish(tmp: Path, d: Path, manifest: dict[str, Any], environ: Env = None) -> None:
-    from mcplock.machine_key import sign
+    from mcplock.model.machine_key import sign
 
     manifest["files"] = file_hashes(tmp)
     manifest["content"] = content_hash(manifest["files"])

@@ -17,9 +17,9 @@ import subprocess
 from typing import Any
 
 from mcplock.errors import McplockError
+from mcplock.model.paths import Env
 from mcplock.packages.errors import RegistryError
-from mcplock.paths import Env
-from mcplock.untrusted import shell_word
+from mcplock.text.untrusted import shell_word
 
 OCI_LABEL = "io.modelcontextprotocol.server.name"
 _MCP_NAME = re.compile(r"mcp-name:\s*([A-Za-z0-9.-]+/[A-Za-z0-9._-]+)")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from mcplock.transports import Transport
+from mcplock.model.transports import Transport
 
 EXACT = frozenset(
     {
@@ -202,7 +202,7 @@ def code_variables(
 
 
 def of_spec(spec: object) -> list[str]:
-    """:func:`code_variables` of a :class:`mcplock.spec.ServerSpec` (a stdio one; a remote has none)."""
+    """:func:`code_variables` of a :class:`mcplock.lock.spec.ServerSpec` (a stdio one; a remote has none)."""
     if getattr(spec, "transport", None) != Transport.STDIO:  # a StrEnum: the name "stdio" is equal too
         return []
     return code_variables(

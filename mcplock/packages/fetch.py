@@ -26,7 +26,7 @@ MAX_BODY = 64 * MiB
 
 
 def _stderr_note(text: str) -> None:
-    from mcplock.untrusted import sanitize
+    from mcplock.text.untrusted import sanitize
 
     sys.stderr.write(f"note: {sanitize(text, 600)}\n")
     sys.stderr.flush()

@@ -21,7 +21,7 @@ from urllib.parse import quote, urlencode
 
 from mcplock.errors import McplockError
 from mcplock.packages.errors import RegistryError
-from mcplock.untrusted import shell_word
+from mcplock.text.untrusted import shell_word
 
 DEFAULT = "https://registry.modelcontextprotocol.io"
 OFFICIAL_META = "io.modelcontextprotocol.registry/official"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 REGISTRIES = ("npm", "pypi", "oci", "mcpb")
 PIN_KEYS = ("registry", "name", "version", "integrity", "tree-integrity")

@@ -26,10 +26,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from mcplock.model.paths import Env
 from mcplock.packages.errors import RegistryError
 from mcplock.packages.launchers import Launch
 from mcplock.packages.pin import PackagePin
-from mcplock.paths import Env
 
 # uv settings about the connection, not about where packages come from: kept (a company proxy's
 # CA through the system store, slow networks)

@@ -17,10 +17,10 @@ from typing import Any
 from urllib.parse import quote
 
 from mcplock.errors import McplockError
+from mcplock.model.paths import Env
 from mcplock.packages.errors import RegistryError
 from mcplock.packages.launchers import Launch
 from mcplock.packages.pin import PackagePin
-from mcplock.paths import Env
 
 TIMEOUT = 30.0
 NPM_DEFAULT = "https://registry.npmjs.org"

@@ -1,4 +1,4 @@
-"""What the package cache reads of a server spec, as a type: :class:`mcplock.spec.ServerSpec` is one.
+"""What the package cache reads of a server spec, as a type: :class:`mcplock.lock.spec.ServerSpec` is one.
 
 ``packages`` may not import ``spec`` (``spec`` imports :mod:`mcplock.packages.pin`; the
 architecture test forbids the cycle, type-only imports included), so the cache states the part of
@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from dataclasses import Field
 from typing import Any, ClassVar, Protocol, TypeVar
 
+from mcplock.model.paths import Env  # the environment a cache location is read from (None: os.environ)
 from mcplock.packages.pin import PackagePin
-from mcplock.paths import Env  # the environment a cache location is read from (None: os.environ)
 
 __all__ = ["Env", "Runnable", "S"]
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
-from mcplock.transports import Transport
+from mcplock.model.transports import Transport
 
 SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 PINNABLE = ("npm", "pypi", "oci", "mcpb")

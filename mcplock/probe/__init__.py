@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock._version import __version__
 from mcplock.errors import ProbeError
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.snapshot import Snapshot
 
 if TYPE_CHECKING:
     import httpx2
@@ -60,7 +60,7 @@ class ProbeOptions:
     # The HTTP client of a remote server (e.g. mcplock.auth.http_client: OAuth where a login
     # exists); None: a plain client (mcplock.probe.http.new_client).
     http_client: HttpClientFactory | None = None
-    # The client capabilities to declare (mcplock.client_capabilities); None: the spec's, else the default.
+    # The client capabilities to declare (mcplock.model.client_capabilities); None: the spec's, else the default.
     client_capabilities: tuple[str, ...] | None = None
     # The whole capabilities object to declare (a well-known host's, mcplock.probe.cloak); None: the above.
     capabilities: Mapping[str, Any] | None = None
@@ -116,7 +116,7 @@ def _explained(e: ProbeError, conn: Connection | None, opts: ProbeOptions) -> Pr
     """``e`` as the person reads it (:func:`mcplock.probe.transport.explained`); with ``--verbose``
     the server's stdout lines that were not JSON-RPC too (but for a garbage error, which says so)."""
     from mcplock.probe.transport import explained
-    from mcplock.untrusted import sanitize
+    from mcplock.text.untrusted import sanitize
 
     err = explained(e, conn, opts.verbose)
     skipped = conn.state.skipped_lines if conn is not None else []

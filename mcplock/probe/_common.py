@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock.errors import ProbeError
+from mcplock.lock.spec import ServerSpec, expand, template_names
 from mcplock.probe.era import with_envelope
-from mcplock.spec import ServerSpec, expand, template_names
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 
 class BadConstant(ValueError):
@@ -140,7 +140,7 @@ def is_server_request(obj: dict[str, Any]) -> bool:
 
 def answer_server_request(req: Mapping[str, Any], why: str = "mcplock is probing definitions") -> dict[str, Any]:
     """Our reply to a request the server sends us, harmless: pong to ``ping``; for the
-    capabilities a probe declares (:mod:`mcplock.client_capabilities`) no roots, sampling
+    capabilities a probe declares (:mod:`mcplock.model.client_capabilities`) no roots, sampling
     refused (``why`` says so), elicitation declined; else method not found."""
     method = req.get("method")
     if method == "ping":

@@ -18,16 +18,16 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError, json_type
+from mcplock.lock.spec import Transport
 from mcplock.probe import era
 from mcplock.probe._common import RpcError, response_result
-from mcplock.spec import Transport
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
+    from mcplock.lock.spec import ServerSpec
+    from mcplock.model.snapshot import Snapshot
     from mcplock.probe import ProbeOptions
     from mcplock.probe.transport import Connection
-    from mcplock.snapshot import Snapshot
-    from mcplock.spec import ServerSpec
 
 DISCOVER_WAIT = 1.0  # stdio: seconds without an answer to server/discover before initialize is sent too
 # HTTP failures of server/discover that read as "not a modern server" (a legacy one answers a

@@ -1,4 +1,4 @@
-"""The documents a probe reads with ``resources/read`` after listing (:mod:`mcplock.documents`):
+"""The documents a probe reads with ``resources/read`` after listing (:mod:`mcplock.model.documents`):
 each ``ui://`` document a tool points at, each skill's ``SKILL.md`` when the server declares the
 skills extension (its ``skills/list`` entries pinned too, files in URI order; a dynamic skill's
 ``SKILL.md`` is generated and not read), and each listed resource's content
@@ -12,7 +12,9 @@ import asyncio
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from mcplock.documents import (
+from mcplock.errors import ProbeError, json_type
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.documents import (
     SKILLS_EXTENSION,
     canonical_skill,
     declares,
@@ -21,11 +23,9 @@ from mcplock.documents import (
     ui_uris,
     with_listing,
 )
-from mcplock.errors import ProbeError, json_type
+from mcplock.model.snapshot import Snapshot
 from mcplock.probe._common import RpcError
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions

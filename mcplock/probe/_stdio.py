@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
+from mcplock.lock.spec import ServerSpec
 from mcplock.probe._common import (
     INVALID_JSON_HINT,
     BadConstant,
@@ -35,8 +36,7 @@ from mcplock.probe._common import (
 )
 from mcplock.probe._pipes import Adopted, Lines, adopt, spawn
 from mcplock.probe.launch import stdio_launch
-from mcplock.spec import ServerSpec
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     import subprocess

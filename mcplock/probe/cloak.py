@@ -15,10 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mcplock.documents import APP_MIME_TYPE, UI_EXTENSION
 from mcplock.errors import ProbeError
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ClientIdentity, ServerSpec
+from mcplock.lock.spec import ClientIdentity, ServerSpec
+from mcplock.model.documents import APP_MIME_TYPE, UI_EXTENSION
+from mcplock.model.snapshot import Snapshot
 
 RELIST = 3  # the repeat identity lists everything this many more times in its session
 

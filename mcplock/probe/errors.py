@@ -18,9 +18,9 @@ from urllib.parse import urlsplit
 import httpx2
 
 from mcplock.errors import COMMAND, Action, ProbeError
+from mcplock.lock.spec import ServerSpec, Transport
 from mcplock.probe._common import size_limit_hint
-from mcplock.spec import ServerSpec, Transport
-from mcplock.untrusted import sanitize, shell_word
+from mcplock.text.untrusted import sanitize, shell_word
 
 __all__ = ["HttpErrors", "body_explanation", "login_action", "origin"]
 

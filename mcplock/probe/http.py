@@ -11,11 +11,11 @@ from urllib.parse import urlsplit
 import httpx2
 
 from mcplock.errors import ProbeError
-from mcplock.param_headers import headers as mcp_headers
+from mcplock.lock.param_headers import headers as mcp_headers
+from mcplock.lock.spec import ServerSpec, expand
 from mcplock.probe._common import INVALID_JSON_HINT, BadConstant, bad_constant_message, is_jsonrpc, is_response, loads
 from mcplock.probe.errors import HttpErrors
-from mcplock.spec import ServerSpec, expand
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcplock.errors import ProbeError
-from mcplock.spec import ServerSpec, expand
+from mcplock.lock.spec import ServerSpec, expand
 
 if TYPE_CHECKING:
     import subprocess

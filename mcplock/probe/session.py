@@ -9,13 +9,13 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError, json_type
+from mcplock.lock.spec import ServerSpec
+from mcplock.model.snapshot import Snapshot
 from mcplock.probe import era
 from mcplock.probe._common import RpcError, response_result
 from mcplock.probe._open import open_session
 from mcplock.probe._open import rpc_error as _rpc_error
-from mcplock.snapshot import Snapshot
-from mcplock.spec import ServerSpec
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions
@@ -55,7 +55,7 @@ async def run(
     t: Connection, spec: ServerSpec, opts: ProbeOptions, capabilities: dict[str, Any] | None = None
 ) -> Snapshot:
     """Initialize, then list everything; ``capabilities``: the client's (a guard passes its host's)."""
-    from mcplock import client_capabilities
+    from mcplock.model import client_capabilities
 
     snap = Snapshot()
     if capabilities is None and opts.capabilities is not None:  # a well-known host's (probe/cloak.py)

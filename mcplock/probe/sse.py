@@ -12,6 +12,7 @@ from urllib.parse import urljoin
 import httpx2
 
 from mcplock.errors import ProbeError
+from mcplock.lock.spec import ServerSpec
 from mcplock.probe._common import (
     PendingRequests,
     State,
@@ -30,8 +31,7 @@ from mcplock.probe.http import (
     relay_timeout,
     target,
 )
-from mcplock.spec import ServerSpec
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions

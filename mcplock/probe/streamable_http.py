@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 
 from mcplock.errors import ProbeError
+from mcplock.lock.spec import ServerSpec
 from mcplock.probe import era
 from mcplock.probe._common import (
     IDLE,
@@ -45,8 +46,7 @@ from mcplock.probe.http import (
     relay_timeout,
     target,
 )
-from mcplock.spec import ServerSpec
-from mcplock.untrusted import sanitize
+from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.probe import ProbeOptions

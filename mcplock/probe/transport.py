@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcplock.errors import ProbeError
+from mcplock.lock.spec import Transport
 from mcplock.probe._common import (
     IDLE,
     BadConstant,
@@ -33,14 +34,13 @@ from mcplock.probe._common import (
 )
 from mcplock.probe._common import fmt_seconds as _fmt_seconds
 from mcplock.probe._pipes import READ_SIZE, Lines, LinesProtocol
-from mcplock.spec import Transport
 
 if TYPE_CHECKING:
     import asyncio
     import subprocess
 
+    from mcplock.lock.spec import ServerSpec
     from mcplock.probe import ProbeOptions
-    from mcplock.spec import ServerSpec
 
 __all__ = [
     "IDLE",
@@ -148,7 +148,7 @@ def _sse(
 
 # transport -> the Connection that carries it, imported only when a server of that transport is
 # reached (mypy checks each against the Protocol here). A new transport: a member of
-# mcplock.spec.Transport and its row here.
+# mcplock.lock.spec.Transport and its row here.
 CONNECTIONS: dict[
     Transport, Callable[[ServerSpec, ProbeOptions, Mapping[str, str], subprocess.Popen[bytes] | None], Connection]
 ] = {Transport.STDIO: _stdio, Transport.HTTP: _http, Transport.SSE: _sse}

@@ -16,7 +16,7 @@ from typing import Any
 from rich.text import Text
 
 from mcplock.render.worddiff import opcodes
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 REMOVED = "strike red"
 ADDED = "bold green"

@@ -7,12 +7,12 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from mcplock.compare import Cloaked, PendingItem, ServerDiff
 from mcplock.errors import ProbeError
+from mcplock.lint.compare import Cloaked, PendingItem, ServerDiff
+from mcplock.model.severity import INFO, style
+from mcplock.model.snapshot import Snapshot
 from mcplock.render.formats.common import changes_count, ident, shown_status, summary_counts
-from mcplock.severity import INFO, style
-from mcplock.snapshot import Snapshot
-from mcplock.untrusted import safe_name, safe_text, shell_word
+from mcplock.text.untrusted import safe_name, safe_text, shell_word
 
 STATUS_STYLE = {"ok": "green", "drift": "bold red", "unreachable": "bold yellow"}
 
@@ -222,7 +222,7 @@ def next_steps(diffs: list[ServerDiff]) -> list[str]:
 
 def skill_files_change(locked: dict[str, Any], live: dict[str, Any], indent: str = "      ") -> list[Text]:
     """A skill's set of files, file by file: added, removed, changed (its digest or size)."""
-    from mcplock.documents import is_dynamic, skill_files
+    from mcplock.model.documents import is_dynamic, skill_files
 
     if is_dynamic(locked) or is_dynamic(live):
         return [_dynamic_change(locked, live, indent)]
@@ -236,7 +236,7 @@ def skill_files_change(locked: dict[str, Any], live: dict[str, Any], indent: str
 
 def _dynamic_change(locked: dict[str, Any], live: dict[str, Any], indent: str) -> Text:
     """A skill that became dynamic, or stopped being: what its resources were and are."""
-    from mcplock.documents import is_dynamic
+    from mcplock.model.documents import is_dynamic
 
     was, now = ("dynamic" if is_dynamic(d) else "a set of files" for d in (locked, live))
     return Text(f"{indent}resources: ", style="bold").append(f"{was} → {now}")

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from mcplock.render.changes import ADDED, REMOVED, _field_head, _mark, word_diff
 from mcplock.render.worddiff import Bounded
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 LONG = 4000  # characters: past this a text change is shown as a line diff
 _CONTEXT = 2  # lines around a change

@@ -11,12 +11,12 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from mcplock.documents import is_dynamic
 from mcplock.lock.model import Entry, Pending, ServerEntry
+from mcplock.lock.spec import ServerSpec
 from mcplock.lock.targets import label
+from mcplock.model.documents import is_dynamic
 from mcplock.render.text import state_text, where_text
-from mcplock.spec import ServerSpec
-from mcplock.untrusted import safe_name, safe_text
+from mcplock.text.untrusted import safe_name, safe_text
 
 _LIMITS = (
     ("minLength", "min length"),
@@ -394,7 +394,7 @@ def _accepted(srv: ServerEntry, e: Entry, full: bool) -> list[Any]:
 
 def _change_from_accepted(e: Entry, p: Pending, color: bool) -> list[Any]:
     """A staged change beside the accepted definition: field by field (a skill's files file by file)."""
-    from mcplock.compare import changed_fields
+    from mcplock.lint.compare import changed_fields
     from mcplock.render.changes import render_field_change
     from mcplock.render.diff import fields_change
 
@@ -448,7 +448,7 @@ def render_entry(srv: ServerEntry, e: Entry, *, color: bool = True, full: bool =
 
 
 def _typed(srv: ServerEntry, e: Entry) -> str:
-    from mcplock.untrusted import shell_word
+    from mcplock.text.untrusted import shell_word
 
     return shell_word(label(srv, e))
 

@@ -8,11 +8,11 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from mcplock.documents import is_dynamic
 from mcplock.lock.model import Entry, Lock, ServerEntry
 from mcplock.lock.targets import item_target
-from mcplock.severity import CRITICAL, style, worst_of
-from mcplock.untrusted import safe_name, safe_text, shell_word
+from mcplock.model.documents import is_dynamic
+from mcplock.model.severity import CRITICAL, style, worst_of
+from mcplock.text.untrusted import safe_name, safe_text, shell_word
 
 STATE_STYLE = {"accepted": "green", "rejected": "red"}
 

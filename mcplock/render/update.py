@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
-from mcplock.untrusted import safe_text, sanitize
+from mcplock.text.untrusted import safe_text, sanitize
 
 
 def _staged_items(res: Any) -> dict[str, list[str]]:

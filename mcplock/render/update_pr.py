@@ -15,9 +15,9 @@ import re
 from typing import Any
 
 from mcplock.lock.targets import format_target
+from mcplock.model.severity import rank
 from mcplock.render.formats.markdown import longest_backticks, md_code, md_text, server_markdown
-from mcplock.severity import rank
-from mcplock.untrusted import shell_word, visible
+from mcplock.text.untrusted import shell_word, visible
 
 LIMIT = 65536  # characters GitHub takes in a pull request body
 CUT_NOTE = (

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import typer
 from rich.text import Text
 
-from mcplock import severity
 from mcplock.cli import context, progress
 from mcplock.cli.commands.registry import REGISTRY, confirm_remote_variables, registry_spec
 from mcplock.cli.context import Cli
@@ -22,13 +21,14 @@ from mcplock.cli.trust import ask, terminal
 from mcplock.core import add as core_add
 from mcplock.core.add import Findings, Staged
 from mcplock.core.probing import Results
-from mcplock.documents import dynamic_skills
 from mcplock.errors import SecretError, UntrustedError, UsageError
 from mcplock.lock.model import POLICIES, Entry, ServerEntry
+from mcplock.lock.spec import TRANSPORTS, ServerSpec, Transport, looks_secret
 from mcplock.lock.targets import label
+from mcplock.model import severity
+from mcplock.model.documents import dynamic_skills
 from mcplock.packages.mcp_registry import is_name
-from mcplock.spec import TRANSPORTS, ServerSpec, Transport, looks_secret
-from mcplock.untrusted import safe_text, shell_word
+from mcplock.text.untrusted import safe_text, shell_word
 
 if TYPE_CHECKING:
     from mcplock.errors import ProbeError

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from mcplock.cli import context, reports
 from mcplock.cli.options import FORMAT_HELP, ORG_POLICY, OUTPUT_HELP
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 if TYPE_CHECKING:
     from mcplock.core.check import Finding
@@ -34,9 +34,9 @@ def cmd_check(
     cli.report_format("check", fmt, formats.FORMATS)
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     extra = reports.parse(cli, report_to)
-    from mcplock import orgpolicy
+    from mcplock.trust import org_policy
 
-    org = orgpolicy.resolve(policy)  # a broken policy stops the run before anything is read (exit 2)
+    org = org_policy.resolve(policy)  # a broken policy stops the run before anything is read (exit 2)
     path = cli.lockfile
     lock = load(path)
     findings = run_check(lock, path, org, policy)

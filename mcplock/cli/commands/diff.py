@@ -12,15 +12,15 @@ from mcplock.cli.progress import load_and_probe
 from mcplock.cli.trust import guarded
 from mcplock.core.diff import diff_servers
 from mcplock.errors import UsageError
-from mcplock.severity import SEVERITIES
+from mcplock.model.severity import SEVERITIES
 
 if TYPE_CHECKING:
-    from mcplock.compare import ServerDiff
     from mcplock.core.check import Finding
     from mcplock.core.probing import Results
+    from mcplock.lint.compare import ServerDiff
     from mcplock.lock.model import Lock, ServerEntry
-    from mcplock.orgpolicy import OrgPolicy
     from mcplock.probe import ProbeOptions
+    from mcplock.trust.org_policy import OrgPolicy
 
 CLOAK_HELP = (
     "Probe each server again as each well-known host announces itself (Claude Code, Cursor, Codex, "
@@ -56,10 +56,10 @@ def cmd_diff(
     fail_on = _severity(fail_on)
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     extra = reports.parse(cli, report_to)
-    from mcplock import orgpolicy
+    from mcplock.trust import org_policy
 
-    org = orgpolicy.resolve(policy)  # a broken policy: exit 2 before anything is probed
-    from mcplock.signing import enforce
+    org = org_policy.resolve(policy)  # a broken policy: exit 2 before anything is probed
+    from mcplock.trust.signing import enforce
 
     enforce(org, cli.lockfile)  # [signing] require: a lock no listed key signed is refused before any probe
     opts = probe.options(cli)

@@ -9,12 +9,12 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.options import ORG_POLICY
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 if TYPE_CHECKING:
     from mcplock.core.export import FileChange, Plan
     from mcplock.lock.model import Lock
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.trust.org_policy import OrgPolicy
 
 HOST_HELP = (
     "A host to export to (repeatable): claude-code, codex, gemini, opencode, cursor. "
@@ -55,14 +55,14 @@ def cmd_export(
     Disabled or unreviewed tools are denied, `approval = "always"` asks, `"never"` is allowed.
     Only the rules mcplock wrote are ever changed; a second run changes nothing.
     """
-    from mcplock import orgpolicy
     from mcplock.errors import UsageError
     from mcplock.lock.read import load
+    from mcplock.trust import org_policy
 
     cli = context.of(ctx)
     if fmt not in ("hosts", "mcp-lock-v1"):
         raise UsageError(f"unknown format `{fmt}` for export", hint="use --format hosts|mcp-lock-v1")
-    org = orgpolicy.resolve(policy)  # a tool it denies is written as deny, whatever the lock says
+    org = org_policy.resolve(policy)  # a tool it denies is written as deny, whatever the lock says
     from mcplock.core.check import verified
 
     lock = verified(load(cli.lockfile), cli.lockfile)  # a hand-edited lock is not exported

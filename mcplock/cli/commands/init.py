@@ -10,7 +10,7 @@ from mcplock.cli.commands.add import check_policy, hold_code_env, lock_specs
 from mcplock.cli.commands.merge import offer_driver
 from mcplock.cli.options import POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.core import add as core_add
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 
 @probing(login=False)

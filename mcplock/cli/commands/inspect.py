@@ -13,10 +13,10 @@ from mcplock.cli.flags import check_transport, parse_env, parse_headers, parse_p
 from mcplock.cli.options import PASS_ENV, ProbeArgs, probing
 from mcplock.core.probing import result_of
 from mcplock.errors import ProbeError, UsageError
-from mcplock.spec import ServerSpec, Transport
+from mcplock.lock.spec import ServerSpec, Transport
 
 if TYPE_CHECKING:
-    from mcplock.snapshot import Snapshot
+    from mcplock.model.snapshot import Snapshot
 
 
 @probing(oauth=True)

@@ -12,14 +12,14 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.options import ORG_POLICY
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from mcplock.core.verify_lock import Verdict
     from mcplock.lock.model import Lock
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.trust.org_policy import OrgPolicy
 
 
 def cmd_verify_lock(
@@ -181,14 +181,14 @@ def cmd_sign(
     """Sign the lock (and the policy in effect) with an ed25519 key: writes mcp.lock.sig beside the
     lock, an mcp-lock-signature v1 envelope (docs/signing.md). Review first: a signature says that
     the key's holder approved exactly this lock under exactly this policy."""
-    from mcplock import orgpolicy, signing
     from mcplock.core.check import integrity
     from mcplock.errors import McplockError
     from mcplock.lock.read import load
     from mcplock.lock.store import write_atomic
+    from mcplock.trust import org_policy, signing
 
     cli = context.of(ctx)
-    org = orgpolicy.resolve(policy)
+    org = org_policy.resolve(policy)
     private = signing.load_private_key(key)
     if document is not None:
         return _sign_document(cli, private, document, org)
@@ -239,10 +239,10 @@ def _say_key_in_policy(cli: context.Cli, org: OrgPolicy | None, fp: str) -> None
 
 
 def _sign_document(cli: context.Cli, private: Ed25519PrivateKey, document: str, org: OrgPolicy | None) -> int:
-    from mcplock import signing
     from mcplock.errors import McplockError, UsageError
     from mcplock.interop import reader
     from mcplock.lock.store import write_atomic
+    from mcplock.trust import signing
 
     try:
         with open(document, "rb") as fh:
@@ -289,11 +289,11 @@ def cmd_verify_signature(
     """Verify mcp.lock.sig: signed by the key (--key, or one the policy lists), over this lock, under
     the policy in effect. Exit 0 valid; 1 missing, another key, or the lock or policy changed after
     signing; 2 a malformed envelope, an unknown algorithm, or a key that is not ed25519."""
-    from mcplock import orgpolicy, signing
     from mcplock.errors import UsageError
+    from mcplock.trust import org_policy, signing
 
     cli = context.of(ctx)
-    org = orgpolicy.resolve(policy)
+    org = org_policy.resolve(policy)
     pub = signing.load_public_key(key) if key else None
     trusted = org.signing_keys if org is not None else ()
     if pub is None and not trusted:
@@ -326,7 +326,7 @@ def cmd_fingerprint(
 ) -> int:
     """Print a key's fingerprint as the policy's [signing] keys lists it: sha256-<base64> of the
     public key's SPKI DER encoding (not `ssh-keygen -l`'s form)."""
-    from mcplock import signing
+    from mcplock.trust import signing
 
     cli = context.of(ctx)
     cli.out.print(Text(signing.fingerprint(signing.load_public_key(key))))

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 import typer
 
 from mcplock.cli import context
-from mcplock.documents import is_dynamic
 from mcplock.lock.model import ServerEntry
-from mcplock.untrusted import shell_word
+from mcplock.model.documents import is_dynamic
+from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.lint import LintFinding

@@ -8,7 +8,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 
 def cmd_install(ctx: typer.Context) -> int:

@@ -13,12 +13,12 @@ from mcplock.cli.progress import report_failure
 from mcplock.cli.trust import guarded
 from mcplock.core import refresh as core_refresh
 from mcplock.core import trust as core_trust
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 if TYPE_CHECKING:
     from mcplock.errors import ProbeError
     from mcplock.lock.review import StageResult
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
 
 @probing()

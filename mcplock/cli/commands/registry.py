@@ -10,8 +10,8 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.context import Cli
-from mcplock.spec import ServerSpec, Transport
-from mcplock.untrusted import safe_text, sanitize
+from mcplock.lock.spec import ServerSpec, Transport
+from mcplock.text.untrusted import safe_text, sanitize
 
 if TYPE_CHECKING:
     from mcplock.packages.mcp_registry import Entry

@@ -7,7 +7,7 @@ from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.commands.export import NO_EXPORT, keep_in_step
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 
 def cmd_remove(

@@ -16,10 +16,10 @@ from mcplock.cli.options import ORG_POLICY
 from mcplock.core import review as core_review
 from mcplock.errors import UsageError
 from mcplock.lock.model import APPROVALS
-from mcplock.untrusted import safe_name
+from mcplock.text.untrusted import safe_name
 
 if TYPE_CHECKING:
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.trust.org_policy import OrgPolicy
 
 
 def _said(cli: Cli, verb: str, done: list[str], no_export: bool = False) -> int:
@@ -97,9 +97,9 @@ def cmd_accept(
     cli = context.of(ctx)
     if approval is not None and approval not in APPROVALS:
         raise UsageError("--approval takes `always` or `never`")
-    from mcplock import orgpolicy
+    from mcplock.trust import org_policy
 
-    org = orgpolicy.resolve(policy)
+    org = org_policy.resolve(policy)
     items = items or []
     interactive = _walks(items, all_=all_, yes=yes)
     if not items and not all_ and not interactive:

@@ -11,7 +11,7 @@ import typer
 from mcplock.cli import context
 from mcplock.cli.options import ORG_POLICY
 from mcplock.errors import UsageError
-from mcplock.untrusted import shell_word
+from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.cli.context import Cli
@@ -58,7 +58,7 @@ def cmd_run(
     policy: str | None = ORG_POLICY,
 ) -> int:
     from mcplock.guard import run_guard
-    from mcplock.untrusted import safe_text
+    from mcplock.text.untrusted import safe_text
 
     cli = context.of(ctx)
     if request_timeout <= 0:
@@ -193,7 +193,7 @@ def _ask_on_terminal(cli: Cli) -> Approver:
     def ask(server: str, tool: str, args: object) -> bool:
         from rich.text import Text
 
-        from mcplock.untrusted import safe_text
+        from mcplock.text.untrusted import safe_text
 
         shown = json.dumps(args, ensure_ascii=False, sort_keys=True)
         question = safe_text(f"call `{server}/{tool}` with {shown}?", keep_newlines=False)

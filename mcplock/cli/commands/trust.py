@@ -6,8 +6,8 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
-from mcplock.spec import ServerSpec
-from mcplock.untrusted import safe_text, shell_word
+from mcplock.lock.spec import ServerSpec
+from mcplock.text.untrusted import safe_text, shell_word
 
 
 def cmd_trust(

@@ -10,7 +10,7 @@ from rich.text import Text
 from mcplock.cli import context, progress
 from mcplock.cli.options import OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
-from mcplock.untrusted import safe_text, sanitize
+from mcplock.text.untrusted import safe_text, sanitize
 
 if TYPE_CHECKING:
     from mcplock.core.probing import Results
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from mcplock.errors import ProbeError
     from mcplock.lock.model import ServerEntry
     from mcplock.lock.review import StageResult
-    from mcplock.spec import ServerSpec
+    from mcplock.lock.spec import ServerSpec
 
 
 def cmd_outdated(

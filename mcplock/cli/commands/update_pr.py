@@ -16,14 +16,14 @@ from mcplock.cli import context
 from mcplock.cli.options import ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.errors import McplockError
-from mcplock.untrusted import safe_text
+from mcplock.text.untrusted import safe_text
 
 if TYPE_CHECKING:
-    from mcplock.compare import ServerDiff
     from mcplock.core.github import GitHub
     from mcplock.core.update import Row
     from mcplock.core.update_pr import Move, Moved, Outcome, Prepared, Render
     from mcplock.errors import ProbeError
+    from mcplock.lint.compare import ServerDiff
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
-from mcplock.guard_argv import guard_target
+from mcplock.model.guard_argv import guard_target
 
 DENY, ASK, ALLOW = "deny", "ask", "allow"
 Decisions = dict[str, dict[str, str]]  # server -> tool -> deny|ask|allow

@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mcplock.guard_argv import guard_target
 from mcplock.hosts.export.interface import DENY, STRICTNESS, Decisions, Exporter, Item, sanitize
+from mcplock.model.guard_argv import guard_target
 
 
 def tool_ids(server: str, tool: str) -> tuple[str, str]:

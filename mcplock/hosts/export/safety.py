@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from mcplock.hosts.export.interface import STRICTNESS, Decisions, Exporter
 from mcplock.lint.names import PATTERN
-from mcplock.untrusted import sanitize as shown
+from mcplock.text.untrusted import sanitize as shown
 
 
 def host_decisions(exp: Exporter, decisions: Decisions) -> tuple[Decisions, list[str]]:

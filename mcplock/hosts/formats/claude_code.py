@@ -12,7 +12,7 @@ from mcplock.errors import json_type
 from mcplock.hosts.formats.interface import Found, Importer
 from mcplock.hosts.importers import Entry, Skip, explicit_type, same_path, servers_map
 from mcplock.hosts.parse import Where
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 
 class ClaudeCode(Importer):

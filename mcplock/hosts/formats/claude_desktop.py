@@ -7,7 +7,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Importer
 from mcplock.hosts.importers import Entry, Skip
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 
 class ClaudeDesktop(Importer):

@@ -11,7 +11,7 @@ from typing import Any
 from mcplock.errors import json_type
 from mcplock.hosts.formats.interface import Found, Importer
 from mcplock.hosts.importers import IDENT, Entry, Skip
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 
 class Codex(Importer):

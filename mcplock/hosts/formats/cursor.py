@@ -8,7 +8,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Importer, editor_transport
 from mcplock.hosts.importers import Entry
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 
 class Cursor(Importer):

@@ -8,7 +8,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Found, Importer
 from mcplock.hosts.importers import Entry, Skip, explicit_type, guess_remote
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 ENTRY_KEYS = ("httpUrl", "trust", "includeTools", "excludeTools")  # what only a Gemini entry has
 

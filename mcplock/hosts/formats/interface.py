@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 from mcplock.hosts.importers import Entry, Skip, dig, explicit_type, guess_remote, servers_map
 from mcplock.hosts.interpolate import host_name
 from mcplock.hosts.parse import Where
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 Convert = Callable[[str], str]  # a value in the host's variable syntax → mcplock's ${VAR}
 Found = tuple[str, Entry, list[str]]  # (server name, its entry, notes about it from the file)

@@ -8,7 +8,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Convert, Found, Importer
 from mcplock.hosts.importers import Entry, Skip, guess_remote
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 
 class Opencode(Importer):

@@ -9,7 +9,7 @@ from typing import Any
 
 from mcplock.hosts.formats.interface import Importer, editor_transport
 from mcplock.hosts.importers import Entry, dig
-from mcplock.spec import Transport
+from mcplock.lock.spec import Transport
 
 #: where VS Code's files keep servers: mcp.json's ``servers``, an older build's ``mcp`` object
 #: in settings.json, a devcontainer.json's customizations

@@ -18,8 +18,8 @@ from mcplock.render.formats.markdown import check_markdown, diff_markdown, md_co
 from mcplock.render.formats.sarif import FINGERPRINT_KEY, SARIF_SCHEMA, SARIF_VERSION, check_sarif, diff_sarif
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import ServerDiff
     from mcplock.core.check import Finding
+    from mcplock.lint.compare import ServerDiff
     from mcplock.lock.model import Lock
 
 __all__ = [

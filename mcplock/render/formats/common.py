@@ -3,10 +3,10 @@ that sarif and github both print, and the one-line form of untrusted text.
 
 Untrusted text (anything a server sent: names, field keys, messages that quote a
 definition, excerpts) never reaches a report raw: control and invisible characters are
-made visible with :func:`mcplock.untrusted.visible` (:func:`plain`), then escaped for the
+made visible with :func:`mcplock.text.untrusted.visible` (:func:`plain`), then escaped for the
 format (Markdown punctuation, workflow-command ``%``/``:``/``,``; JSON and SARIF are JSON).
 
-Lint findings on a :class:`~mcplock.compare.Change` are handled generically: any object
+Lint findings on a :class:`~mcplock.lint.compare.Change` are handled generically: any object
 (or dict) with ``rule``, ``severity``, ``message`` and ``where`` (``excerpt`` optional).
 """
 
@@ -17,11 +17,11 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from mcplock.lock.targets import format_target
-from mcplock.severity import INFO
-from mcplock.untrusted import shell_word, visible
+from mcplock.model.severity import INFO
+from mcplock.text.untrusted import shell_word, visible
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import Change, ServerDiff
+    from mcplock.lint.compare import Change, ServerDiff
 
 KIND_TITLE = {
     "tool": "tool",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from mcplock.model.severity import GITHUB_LEVEL, github_level
 from mcplock.render.formats.common import (
     CHECK_LEVEL,
     PENDING_RULE,
@@ -23,12 +24,11 @@ from mcplock.render.formats.common import (
     target,
     unreachable_message,
 )
-from mcplock.severity import GITHUB_LEVEL, github_level
-from mcplock.untrusted import visible
+from mcplock.text.untrusted import visible
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import Change, Cloaked, PendingItem, ServerDiff
     from mcplock.core.check import Finding
+    from mcplock.lint.compare import Change, Cloaked, PendingItem, ServerDiff
     from mcplock.lock.model import Lock
 
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from mcplock.render.formats.common import summary_counts
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import ServerDiff
     from mcplock.core.check import Finding
+    from mcplock.lint.compare import ServerDiff
     from mcplock.lock.model import Lock
 
 

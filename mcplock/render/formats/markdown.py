@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from mcplock.model.severity import rank
 from mcplock.render.formats.common import (
     KIND_TITLE,
     attr,
@@ -20,13 +21,12 @@ from mcplock.render.formats.common import (
     summary_counts,
     target,
 )
-from mcplock.severity import rank
-from mcplock.untrusted import shell_word
+from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import Change, Cloaked, PendingItem, ServerDiff
     from mcplock.core.check import Finding
     from mcplock.errors import ProbeError
+    from mcplock.lint.compare import Change, Cloaked, PendingItem, ServerDiff
     from mcplock.lock.model import Lock
 
 # Backslash-escape the ASCII punctuation that Markdown (GFM) or GitHub gives a meaning inside a
@@ -112,7 +112,7 @@ def _text_changes(c: Any) -> list[tuple[str, str]]:
 
 def _diffed_fields(c: Any, new: dict[str, Any]) -> list[str]:
     """The fields whose text a change shows: those it changed, or each field of a new item but its key."""
-    from mcplock.snapshot import KEY_FIELD
+    from mcplock.model.snapshot import KEY_FIELD
 
     if c.change == "changed":
         return list(c.fields)

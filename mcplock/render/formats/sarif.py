@@ -21,6 +21,7 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from mcplock.model.severity import HIGH, SECURITY_SEVERITY, rank, sarif_level
 from mcplock.render.formats.common import (
     CHECK_LEVEL,
     KIND_TITLE,
@@ -39,11 +40,10 @@ from mcplock.render.formats.common import (
     plain,
     unreachable_message,
 )
-from mcplock.severity import HIGH, SECURITY_SEVERITY, rank, sarif_level
 
 if TYPE_CHECKING:  # pragma: no cover
-    from mcplock.compare import Change, Cloaked, PendingItem, ServerDiff
     from mcplock.core.check import Finding
+    from mcplock.lint.compare import Change, Cloaked, PendingItem, ServerDiff
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Final, Literal
 
 from mcplock.lock.model import Entry
 from mcplock.lock.targets import format_target
-from mcplock.untrusted import name_text, shell_word
+from mcplock.text.untrusted import name_text, shell_word
 
 if TYPE_CHECKING:
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.trust.org_policy import OrgPolicy
 
 Verdict = Literal["list", "refuse", "ask", "forward"]
 Purpose = Literal["list", "call"]

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 # re-exported: the spec's transport is this type (a leaf, so that packages/ can use it too)
-from mcplock.transports import TRANSPORTS as TRANSPORTS
-from mcplock.transports import Transport as Transport
+from mcplock.model.transports import TRANSPORTS as TRANSPORTS
+from mcplock.model.transports import Transport as Transport
 
 if TYPE_CHECKING:
     from mcplock.packages.pin import PackagePin, RegistryRef
@@ -39,7 +39,7 @@ class ClientIdentity:
         return {"name": self.name, "version": self.version if self.version is not None else default_version}
 
 
-# The client capabilities a server is probed with, by name (mcplock.client_capabilities): the
+# The client capabilities a server is probed with, by name (mcplock.model.client_capabilities): the
 # lock's `client-capabilities` and a launched spec's
 ClientCapabilities = tuple[str, ...]
 

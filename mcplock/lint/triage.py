@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mcplock.severity import LOW, MEDIUM, Severity, rank, worst
+from mcplock.model.severity import LOW, MEDIUM, Severity, rank, worst
 
 COSMETIC_FIELDS = ("title", "icons", "_meta", "execution")
 
@@ -207,7 +207,7 @@ _FIELD_REASON = {
 
 def _tool_meta(old: Any, new: Any) -> tuple[Severity, str]:
     """A tool's ``_meta`` change: another App document, newly visible to the model, or else cosmetic."""
-    from mcplock.documents import tool_ui_uri
+    from mcplock.model.documents import tool_ui_uri
 
     if tool_ui_uri(old) != tool_ui_uri(new):
         return MEDIUM, "the tool now renders another App document (_meta.ui.resourceUri)"

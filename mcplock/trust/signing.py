@@ -37,7 +37,7 @@ from mcplock.errors import McplockError
 from mcplock.interop.canonical import DocumentError, canonical, loads, sri
 
 if TYPE_CHECKING:
-    from mcplock.orgpolicy import OrgPolicy
+    from mcplock.trust.org_policy import OrgPolicy
 
 SCHEMA = "mcp-lock-signature"
 VERSION = 1

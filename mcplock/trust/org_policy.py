@@ -1,6 +1,6 @@
 """An organisation's policy: rules kept once, read by every repository's mcplock (docs/policy.md).
 
-Not :mod:`mcplock.policy`, which is the guard's per-call decision (list / refuse / ask /
+Not :mod:`mcplock.trust.decide`, which is the guard's per-call decision (list / refuse / ask /
 forward); this module reads the organisation's file and says what it forbids. The guard's
 decision consults it (``Host.org``), so a denied tool is refused whatever the lock says.
 
@@ -19,7 +19,7 @@ allow = ["npm:@modelcontextprotocol/*", "local"]
 ```
 
 Patterns are shell-style (``*``, ``?``, ``[…]``) over ``SERVER/TOOL`` when they hold a ``/`` and
-over ``TOOL`` otherwise; deny and require-approval compare skeletons (:mod:`mcplock.skeleton`:
+over ``TOOL`` otherwise; deny and require-approval compare skeletons (:mod:`mcplock.text.skeleton`:
 no look-alike of a denied name passes), ``servers.allow`` case-folded identities. The
 environment's policy and a ``--policy`` flag's both apply (:func:`resolve`). A file that
 cannot be read, is not TOML, or names a key or value this mcplock does not know is an error
@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from mcplock.errors import ConfigError, McplockError
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.lock.targets import format_target
-from mcplock.severity import SEVERITIES, rank
-from mcplock.untrusted import shell_word
+from mcplock.model.severity import SEVERITIES, rank
+from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:  # the launchers are read only where a server's command is judged
     from mcplock.packages.launchers import Launch, NoPin
@@ -153,9 +153,9 @@ def _fold(s: str) -> str:
 
 def matches(pattern: str, server: str, tool: str) -> bool:
     """``tools.deny``/``require-approval``: the pattern over ``SERVER/TOOL`` (with a ``/``) or
-    ``TOOL``, both read as their skeletons (:func:`mcplock.skeleton.skeleton`): no look-alike,
+    ``TOOL``, both read as their skeletons (:func:`mcplock.text.skeleton.skeleton`): no look-alike,
     combining mark or invisible character gets a denied name past its pattern."""
-    from mcplock import skeleton
+    from mcplock.text import skeleton
 
     return skeleton.matches(pattern, f"{server}/{tool}" if "/" in pattern else tool)
 

@@ -1,5 +1,5 @@
 """What carries a server's messages, by name: a leaf (stdlib only), so every layer compares a
-transport as one type — :mod:`mcplock.spec` (which re-exports it), the probe's connections, and
+transport as one type — :mod:`mcplock.lock.spec` (which re-exports it), the probe's connections, and
 :mod:`mcplock.packages`, which may not import the spec."""
 
 from __future__ import annotations

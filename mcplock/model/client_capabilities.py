@@ -52,8 +52,8 @@ def _known(words: Iterable[str]) -> tuple[str, ...]:
 def declare(names: Iterable[str]) -> dict[str, Any]:
     """The ``capabilities`` object of ``initialize`` for these names, with the extensions the
     hosts declare: MCP Apps (``io.modelcontextprotocol/ui`` with its MIME type), so a server shows
-    the App tools and ``ui://`` documents a real host sees (:mod:`mcplock.documents`)."""
-    from mcplock.documents import CLIENT_EXTENSIONS
+    the App tools and ``ui://`` documents a real host sees (:mod:`mcplock.model.documents`)."""
+    from mcplock.model.documents import CLIENT_EXTENSIONS
 
     return {**{n: {} for n in names}, "extensions": {k: dict(v) for k, v in CLIENT_EXTENSIONS.items()}}
 

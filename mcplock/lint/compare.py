@@ -1,5 +1,5 @@
 """Pure comparison: a locked server × a live snapshot → changes, each with a severity, the
-one-line reason for it (:mod:`mcplock.triage`) and the security lint's findings on its new text.
+one-line reason for it (:mod:`mcplock.lint.triage`) and the security lint's findings on its new text.
 
 Drift is a result, not an error. A live definition is compared with the accepted
 one by hash; one whose hash is the rejected one counts as reviewed. Server identity
@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from mcplock import triage
-from mcplock.documents import is_dynamic
 from mcplock.errors import ProbeError
 from mcplock.lint import (
     LintFinding,
@@ -23,12 +21,14 @@ from mcplock.lint import (
     lint_definition,
     rename_finding,
     shadowing,
+    triage,
 )
 from mcplock.lint.names import colliding_names
 from mcplock.lock.model import ITEM_KINDS, Entry, Lock, ServerEntry
 from mcplock.lock.review import live_items
-from mcplock.severity import at_least
-from mcplock.snapshot import KEY_FIELD, Snapshot
+from mcplock.model.documents import is_dynamic
+from mcplock.model.severity import at_least
+from mcplock.model.snapshot import KEY_FIELD, Snapshot
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Change:
     name: str
     change: str  # "added" | "removed" | "changed"
     fields: list[str]
-    severity: str  # one of mcplock.severity.SEVERITIES
+    severity: str  # one of mcplock.model.severity.SEVERITIES
     locked_hash: str | None
     live_hash: str | None
     locked: Any = None  # accepted definition

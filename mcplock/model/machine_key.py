@@ -3,7 +3,7 @@
 wrote itself. The lock entries the guard remembers (mcplock/lock/one.py) and the package
 cache's manifests (mcplock/packages/cache.py) are signed with it, so a cache directory that
 others can write (a CI cache restored from another job, another user) cannot feed mcplock.
-A leaf: nothing here but the standard library and :mod:`mcplock.paths`.
+A leaf: nothing here but the standard library and :mod:`mcplock.model.paths`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import stat
 from collections.abc import Mapping
 from pathlib import Path
 
-from mcplock import paths
+from mcplock.model import paths
 
 
 def require_private(path: Path) -> None:

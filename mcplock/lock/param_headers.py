@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from mcplock.spec import ServerSpec, Transport
+from mcplock.lock.spec import ServerSpec, Transport
 
 ANNOTATION = "x-mcp-header"
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 tchar

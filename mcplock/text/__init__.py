@@ -1,0 +1,2 @@
+"""Untrusted text made safe to show (untrusted) and to compare (skeleton). Imports nothing of
+mcplock but errors."""
