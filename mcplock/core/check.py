@@ -289,15 +289,15 @@ def _record_sync(lock: Lock, lock_path: str, rec: Record, org: OrgPolicy | None,
     the plan records as the record keeps a path), else the one the export recorded."""
     if policy is None and rec.policy is not None:
         return _recorded_policy_sync(lock, lock_path, rec)
-    from mcplock.core.export import policy_in_step
+    from mcplock.core.export_policy import policy_in_step
 
-    return _hosts_sync(lock, lock_path, rec.hosts, org, policy_in_step(lock_path, rec.policy, policy), policy)
+    return _hosts_sync(lock, lock_path, rec, org, policy_in_step(lock_path, rec.policy, policy), policy)
 
 
 def _recorded_policy_sync(lock: Lock, lock_path: str, rec: Record) -> list[Finding]:
     """The export's host settings against the lock under the policy the export recorded (no
     ``--policy`` given): a finding when that policy cannot be read."""
-    from mcplock.core.export import recorded_policy
+    from mcplock.core.export_policy import recorded_policy
     from mcplock.trust import org_policy
 
     try:
@@ -311,19 +311,20 @@ def _recorded_policy_sync(lock: Lock, lock_path: str, rec: Record) -> list[Findi
                 "restore the file, or export again without it: `mcplock export`",
             )
         ]
-    return _hosts_sync(lock, lock_path, rec.hosts, org, rec.policy, rec.policy)
+    return _hosts_sync(lock, lock_path, rec, org, rec.policy, rec.policy)
 
 
 def _hosts_sync(
-    lock: Lock, lock_path: str, hosts: list[str], org: OrgPolicy | None, recorded: str | None, shown: str | None
+    lock: Lock, lock_path: str, rec: Record, org: OrgPolicy | None, recorded: str | None, shown: str | None
 ) -> list[Finding]:
-    """The host settings exported to ``hosts`` against the plan that would bring them in step
-    (``recorded``: the policy that plan records; ``shown``: the one hints name)."""
-    from mcplock.core.export import plan, policy_hint
+    """The host settings exported to the hosts ``rec`` names against the plan that would bring
+    them in step (``recorded``: the policy that plan records; ``shown``: the one hints name)."""
+    from mcplock.core.export import plan
+    from mcplock.core.export_policy import policy_hint
 
     again = policy_hint(shown)
     try:
-        p = plan(lock, lock_path, hosts, org=org, policy=recorded)
+        p = plan(lock, lock_path, rec.hosts, org=org, policy=recorded, record=rec)
     except McplockError as err:
         return [
             Finding(
