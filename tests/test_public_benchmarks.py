@@ -26,6 +26,9 @@ DATA = Path(__file__).parent / "data" / "benchmarks"
 BENCHMARKS = sorted(p.name for p in DATA.iterdir() if (p / "tools.json").is_file())
 
 # the first run, on the engine before any change for issue 45: (poisoned caught, poisoned, benign loud, benign)
+# after the work of issue 45: MCP-GuardBench 2/3 and 0/10, MCPSecBench 0/4 and 0/12, tool-poisoning-bench
+# 3/3 and 0/4 (the obfuscated postscript caught: a new address and a verb that moves, "loop them in")
+AFTER = {"mcp-guardbench": (2, 3, 0, 10), "mcpsecbench": (0, 4, 0, 12), "tool-poisoning-bench": (3, 3, 0, 4)}
 FIRST_RUN = {"mcp-guardbench": (2, 3, 0, 10), "mcpsecbench": (0, 4, 0, 12), "tool-poisoning-bench": (2, 3, 0, 4)}
 
 
@@ -72,6 +75,6 @@ def test_public_benchmark_figures_do_not_fall(name):
         print("  loud:", row)
     assert (DATA / name / "LICENSE").is_file()
     first_caught, _, first_loud, _ = FIRST_RUN[name]
-    assert len(m["caught"]) >= first_caught, m["missed"]
+    assert len(m["caught"]) >= max(first_caught, AFTER[name][0]), m["missed"]
     assert len(m["loud"]) <= first_loud, m["loud"]
     assert not [r for r in m["loud"] if r[2] == "critical"], m["loud"]
