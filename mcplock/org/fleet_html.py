@@ -25,7 +25,7 @@ h1{font-size:1.5em;margin:0 0 .2em}h2{font-size:1.1em;margin:1.6em 0 .4em;border
 th,td{text-align:left;padding:.25em .6em;border-bottom:1px solid #eaeef2;vertical-align:top}
 th{background:#f6f8fa;font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums;width:6em}
 .zero{color:#8c959f}.critical{background:#a40e26;color:#fff;padding:0 .4em;border-radius:3px}
-.high{color:#a40e26;font-weight:600}.medium{color:#9a6700}.info{color:#57606a}
+td.n.critical{background:none;color:#a40e26;font-weight:700}.high{color:#a40e26;font-weight:600}.medium{color:#9a6700}.info{color:#57606a}
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all}
 """.strip()
 

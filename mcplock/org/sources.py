@@ -99,7 +99,7 @@ def check(doc: Any) -> str | None:
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-    return f"an mcplock inventory that does not follow its schema at {where[:120]}"
+    return f"an mcplock inventory that does not follow its schema at {where[:120]} ({error.validator})"
 
 
 def _read_json(path: str) -> tuple[Any, str]:
