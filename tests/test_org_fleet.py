@@ -67,11 +67,15 @@ def fleet_dir(tmp_path_factory):
     (work / "checkouts" / "conflicted").mkdir()
     (work / "checkouts" / "conflicted" / "mcp.lock").write_text("version = 1\n<<<<<<< HEAD\n=======\n>>>>>>> b\n")
     (root / "binary.json").write_bytes(b"\xff\xfe\x00CycloneDX\x00")
+    # FIFOs: named on the command line, and as a checkout's mcp.lock (never opened blocking)
+    os.mkfifo(root / "pipe.json")
+    (work / "checkouts" / "piped").mkdir()
+    os.mkfifo(work / "checkouts" / "piped" / "mcp.lock")
     return root
 
 
 def fleet(root: Path, *args: str, env: dict[str, str] | None = None):
-    paths = [str(root / "work"), str(root / "binary.json"), str(root / "missing")]
+    paths = [str(root / "work"), str(root / "binary.json"), str(root / "missing"), str(root / "pipe.json")]
     return run_cli("fleet", *paths, *args, cwd=str(root), env=env)
 
 
@@ -101,7 +105,9 @@ def test_fleet_json_counts(fleet_dir):
     sprawl = {s["server"]: s for s in rep["sprawl"]}
     assert sprawl["npm:@modelcontextprotocol/server-memory"]["projects"] == 3
     assert sprawl["npm:@modelcontextprotocol/server-memory"]["versions"] == {"2026.8.31": 3}
-    aside = {os.path.basename(a["path"]): a["reason"] for a in rep["set_aside"]}
+    aside = {os.path.relpath(a["path"], fleet_dir).split(os.sep)[-1]: a["reason"] for a in rep["set_aside"]}
+    assert "FIFO" in next(a["reason"] for a in rep["set_aside"] if a["path"].endswith("piped/mcp.lock"))
+    assert "FIFO" in next(a["reason"] for a in rep["set_aside"] if a["path"].endswith("pipe.json"))
     assert set(aside) == {
         "notes.json",
         "broken.inventory.json",
@@ -111,12 +117,14 @@ def test_fleet_json_counts(fleet_dir):
         "mcp.lock",
         "binary.json",
         "missing",
+        "pipe.json",
     }, aside
     assert "schema" in aside["broken.inventory.json"] and "version 7" in aside["future.inventory.json"]
     assert "not made by `mcplock inventory`" in aside["foreign.cdx.json"]
-    assert "conflict" in aside["mcp.lock"] and aside["missing"] == "no such file or directory"
+    conflicted = next(a["reason"] for a in rep["set_aside"] if a["path"].endswith("conflicted/mcp.lock"))
+    assert "conflict" in conflicted and aside["missing"] == "no such file or directory"
     c = rep["counts"]
-    assert (c["projects"], c["set_aside"], c["divergent_surfaces"], c["unsigned"], c["stale"]) == (4, 8, 1, 0, 1)
+    assert (c["projects"], c["set_aside"], c["divergent_surfaces"], c["unsigned"], c["stale"]) == (4, 10, 1, 0, 1)
     assert c["servers_in_several_projects"] == 1 and c["unpinned"] == 1 and c["accepted_high_or_critical"] == 2
 
 
@@ -211,3 +219,38 @@ def test_html_page_in_headless_chromium(fleet_dir, tmp_path):
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
     if os.environ.get("FLEET_SCREENSHOT_TO"):  # docs/fleet.png is made this way (docs/organisation.md)
         shutil.copy(shot, os.environ["FLEET_SCREENSHOT_TO"])
+
+
+def test_advisories_malware_first_and_osv_down_is_unknown(fleet_dir):
+    from osv_api import OsvApi
+    from test_audit import _closed_port
+
+    gamma = str(fleet_dir / "work" / "artifacts" / "gamma.inventory.json")
+    alpha = str(fleet_dir / "work" / "checkouts" / "alpha")
+    with OsvApi() as osv:
+        r = run_cli("fleet", gamma, alpha, "--advisories", "--format", "json", env=osv.env())
+        sent = [body for _m, _p, _h, body in osv.calls("POST")]
+        text = run_cli("fleet", gamma, "--advisories", env=osv.env())
+    assert r.returncode == 1, r.stderr  # malware is critical
+    rep = json.loads(r.stdout)
+    first = rep["advisories"][0]
+    assert first["state"] == "malware" and first["package"]["name"] == "postmark-mcp"
+    assert first["used_by"] == [{"project": "gamma", "server": "postmark"}]
+    assert "MAL-2025-47604" in [a["id"] for a in first["advisories"]]
+    assert rep["counts"]["malware"] == 1 and rep["counts"]["advisories_unknown"] == 0
+    assert {x["state"] for x in rep["advisories"][1:]} <= {"none", "vulnerable"}
+    # only ecosystems, names and versions left the machine
+    asked = sorted((q["package"]["ecosystem"], q["package"]["name"], q["version"]) for b in sent for q in b["queries"])
+    assert ("npm", "postmark-mcp", "1.0.16") in asked and all(len(q) == 3 for q in asked)
+    assert text.returncode == 1 and text.stdout.index("malware") < text.stdout.index("sprawl")
+    down = run_cli(
+        "fleet",
+        gamma,
+        "--advisories",
+        "--format",
+        "json",
+        env={"MCPLOCK_OSV_URL": f"http://127.0.0.1:{_closed_port()}"},
+    )
+    assert down.returncode == 3, down.stderr
+    (row,) = json.loads(down.stdout)["advisories"]
+    assert row["state"] == "unknown" and row["reason"] and row["advisories"] == []

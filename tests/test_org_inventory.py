@@ -11,10 +11,10 @@ import pytest
 from cyclonedx.model.bom import Bom
 from cyclonedx.schema import SchemaVersion
 from cyclonedx.validation.json import JsonStrictValidator
+from test_signing import fingerprint_of, keygen, policy
 
 import orgdata as od
 from conftest import run_cli
-from test_signing import fingerprint_of, keygen, policy
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ Pure: :mod:`.sources` reads the inputs, this joins them, the CLI and :mod:`.flee
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,9 @@ Advisories = Callable[[set[Release]], Mapping[Release, Any]]
 
 # each count a report answers: (key, the question in words, the severity it is shown with when not zero)
 COUNT_LINES: tuple[tuple[str, str, str], ...] = (
+    ("malware", "releases reported as malware (--advisories)", "critical"),
+    ("vulnerable", "releases with a known vulnerability (--advisories)", "high"),
+    ("advisories_unknown", "releases OSV gave no answer about (--advisories)", "medium"),
     ("divergent_surfaces", "package versions locked with different surfaces in two projects", "critical"),
     ("accepted_high_or_critical", "items accepted with a high or critical finding", "high"),
     ("unsigned", "projects not validly signed where a policy requires signing", "high"),
@@ -265,24 +268,53 @@ def join(
         "stale": j.stale,
         "advisories": None,
     }
+    counts = report["counts"]
+    counts.update(malware=None, vulnerable=None, advisories_unknown=None)
     if advisories is not None:
         answers = advisories(set(j.uses))
-        report["advisories"] = [
-            {
-                "package": {"registry": r[0], "name": r[1], "version": r[2]},
-                "used_by": j.uses[r],
-                "answer": answers.get(r),
-            }
-            for r in sorted(j.uses)
+        rows = [
+            {"package": {"registry": r[0], "name": r[1], "version": r[2]}, "used_by": j.uses[r], **answers[r]}
+            for r in sorted(j.uses, key=lambda r: (_STATE_ORDER.get(answers[r]["state"], 9), r))
         ]
+        report["advisories"] = rows
+        for key, state in (("malware", "malware"), ("vulnerable", "vulnerable"), ("advisories_unknown", "unknown")):
+            counts[key] = sum(1 for row in rows if row["state"] == state)
     return report
 
 
+_STATE_ORDER = {"malware": 0, "vulnerable": 1, "unknown": 2, "not-asked": 3, "none": 4}
+
+
+def osv(releases: set[Release]) -> dict[Release, dict[str, Any]]:
+    """What OSV reports of each release (:mod:`mcplock.packages.advisories`): ``state`` ``malware``,
+    ``vulnerable``, ``none``, ``unknown`` (OSV did not answer: never read as none) or ``not-asked``
+    (OSV has no ecosystem for the registry: OCI images, MCPB bundles), ``worst``, the advisories,
+    and the reason for the last two."""
+    from mcplock.packages.advisories import Release as Asked
+    from mcplock.packages.advisories import ecosystem_of, lookup
+
+    asked = {r: Asked(eco, r[1], r[2]) for r in releases if (eco := ecosystem_of(r[0])) is not None}
+    answers = {a.release: a for a in lookup(sorted(set(asked.values()), key=str))} if asked else {}
+    out: dict[Release, dict[str, Any]] = {}
+    for r in releases:
+        if r not in asked:
+            why = f"not asked: OSV has no advisories for {r[0]} packages"
+            out[r] = {"state": "not-asked", "worst": None, "reason": why, "advisories": []}
+            continue
+        a = answers.get(asked[r])
+        if a is None or a.unknown:
+            why = (a.reason if a is not None else None) or "OSV did not answer"
+            out[r] = {"state": "unknown", "worst": "unknown", "reason": why, "advisories": []}
+            continue
+        state = "malware" if a.malware else "vulnerable" if a.vulnerabilities else "none"
+        found = [x.stored() for x in (*a.malware, *a.vulnerabilities)]
+        out[r] = {"state": state, "worst": a.worst, "reason": None, "advisories": found}
+    return out
+
+
 def exit_code(report: dict[str, Any]) -> int:
-    """1 when the report holds a critical finding (a divergent surface), else 0."""
-    return 1 if report["divergent_surfaces"] else 0
-
-
-def releases(projects: Iterable[Project]) -> set[Release]:
-    """Every exact release the projects' servers pin or launch."""
-    return {r for p in projects for s in p.inventory["servers"] if (r := release(s)) is not None}
+    """1 when the report holds a critical finding (a release reported as malware, a divergent
+    surface); else 3 when OSV did not answer about a release (``--advisories``, as ``audit``); else 0."""
+    if report["divergent_surfaces"] or report["counts"]["malware"]:
+        return 1
+    return 3 if report["counts"]["advisories_unknown"] else 0

@@ -57,6 +57,8 @@ def _counts(report: dict[str, Any]) -> str:
     rows = []
     for key, words, severity in COUNT_LINES:
         n = c[key]
+        if n is None:
+            continue  # not asked (the advisories without --advisories)
         rows.append(f'<tr><td class="n {severity if n else "zero"}">{n}</td><td>{html.escape(words)}</td></tr>')
     return "<table><tbody>" + "".join(rows) + "</tbody></table>"
 
@@ -75,12 +77,35 @@ def _divergent(report: dict[str, Any]) -> str:
     return _table(["package version", "surface (mcp-lock/1 digest)", "locked by (project / server)"], rows)
 
 
+def _advisories(report: dict[str, Any]) -> str:
+    rows = []
+    for r in report["advisories"]:
+        if r["state"] not in ("malware", "vulnerable", "unknown"):
+            continue
+        pkg = r["package"]
+        cls = {"malware": "critical", "vulnerable": "high"}.get(r["state"], "medium")
+        found = "<br>".join(
+            f"{esc(a['id'])} {esc(a.get('severity') or '')} {esc(a.get('summary') or '')}" for a in r["advisories"]
+        )
+        rows.append(
+            [
+                f'<span class="{cls}">{esc(r["state"])}</span>',
+                f"{esc(pkg['registry'] + ':' + pkg['name'])} {esc(pkg['version'])}",
+                found or esc(r.get("reason")),
+                ", ".join(f"{esc(w['project'])} / {esc(w['server'])}" for w in r["used_by"]),
+            ]
+        )
+    return _table(["state", "release", "advisories", "used by (project / server)"], rows)
+
+
 def _sections(report: dict[str, Any]) -> list[tuple[str, str]]:
     sprawl = [
         [esc(r["server"]), str(r["projects"]), ", ".join(f"{esc(v)} ×{n}" for v, n in r["versions"].items())]
         for r in report["sprawl"]
     ]
+    first = [("Advisories (OSV)", _advisories(report))] if report["advisories"] is not None else []
     return [
+        *first,
         ("Different surfaces for one package version", _divergent(report)),
         (
             "Accepted with a high or critical finding",

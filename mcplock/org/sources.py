@@ -43,7 +43,11 @@ class Inputs:
 
 
 def _looks_like_inventory(path: str) -> bool:
+    """Whether a regular file's first bytes name an inventory (a FIFO, device or directory never
+    is, and is never opened)."""
     try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_BYTES:
+            return False
         with open(path, "rb") as fh:
             head = fh.read(_SNIFF)
     except OSError:
@@ -53,9 +57,9 @@ def _looks_like_inventory(path: str) -> bool:
 
 def candidates(root: str, inputs: Inputs) -> list[str]:
     """The files a path stands for: itself, or the inputs found under a directory (sorted)."""
-    if os.path.isfile(root):
-        return [root]
     if not os.path.isdir(root):
+        if os.path.lexists(root):
+            return [root]  # whatever it is: read as a file (a FIFO or device is refused unread)
         inputs.set_aside.append({"path": root, "reason": "no such file or directory"})
         return []
     found: list[str] = []
@@ -104,13 +108,15 @@ def check(doc: Any) -> str | None:
 
 def _read_json(path: str) -> tuple[Any, str]:
     """(the document, "inventory" | "cyclonedx")."""
+    from mcplock.model.files import read_bounded
     from mcplock.org.cyclonedx_read import NotAnInventory
     from mcplock.org.cyclonedx_read import inventory as from_bom
 
-    if os.path.getsize(path) > MAX_BYTES:
-        raise NotAnInventory(f"larger than {MAX_BYTES // (1024 * 1024)} MiB")
-    with open(path, "rb") as fh:
-        doc = json.loads(fh.read().decode("utf-8"))
+    try:
+        data = read_bounded(path, MAX_BYTES)
+    except OSError as e:
+        raise NotAnInventory(f"not read: {e.strerror or e}") from None
+    doc = json.loads(data.decode("utf-8"))
     if isinstance(doc, dict) and doc.get("bomFormat") == "CycloneDX":
         return from_bom(doc), "cyclonedx"
     return doc, "inventory"

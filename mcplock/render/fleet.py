@@ -33,6 +33,8 @@ def summary(report: dict[str, Any]) -> list[Text]:
     out = [head]
     for key, words, severity in COUNT_LINES:
         n = c[key]
+        if n is None:
+            continue  # not asked (the advisories without --advisories)
         out.append(Text(f"  {n:>6}  ", style=style(severity) if n else "dim").append(words, style="" if n else "dim"))
     return out
 
@@ -65,8 +67,24 @@ def _sprawl(r: dict[str, Any]) -> Text:
     return t
 
 
+def _advisory(r: dict[str, Any]) -> Text:
+    pkg = r["package"]
+    sev = {"malware": "critical", "vulnerable": "high", "unknown": "medium"}.get(r["state"], "info")
+    t = Text(f"{r['state']} ", style=style(sev)).append_text(safe_name(f"{pkg['registry']}:{pkg['name']}"))
+    t.append(" ").append_text(safe_name(pkg["version"]))
+    ids = ", ".join(a["id"] + (f" ({a['severity']})" if a.get("severity") else "") for a in r["advisories"])
+    if ids:
+        t.append("  ").append_text(safe_text(ids, keep_newlines=False))
+    if r.get("reason"):
+        t.append("  ").append_text(safe_text(r["reason"], "dim", keep_newlines=False))
+    users = ", ".join(f"{w['project']} / {w['server']}" for w in r["used_by"])
+    return t.append("\n      used by ").append_text(safe_text(users, keep_newlines=False))
+
+
 def details(report: dict[str, Any]) -> list[Text]:
     out: list[Text] = []
+    flagged = [r for r in report["advisories"] or [] if r["state"] in ("malware", "vulnerable", "unknown")]
+    out += _section("advisories (OSV)", flagged, _advisory)
     out += _section("divergent surfaces", report["divergent_surfaces"], _divergent)
     out += _section(
         "accepted with a high or critical finding",

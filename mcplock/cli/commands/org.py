@@ -96,6 +96,13 @@ def cmd_fleet(
     max_age: str = typer.Option(
         "30d", "--max-age", metavar="AGE", help="An inventory older than this is stale (30d, 12h, 90m; none: no limit)."
     ),
+    advisories: bool = typer.Option(
+        False,
+        "--advisories",
+        help="Also ask OSV ($MCPLOCK_OSV_URL, default api.osv.dev) about every exact release the projects pin or "
+        "launch: malware first, then vulnerabilities; no answer is `unknown`, never `none`. Only package names "
+        "and versions leave the machine.",
+    ),
     policy: str | None = ORG_POLICY,
 ) -> int:
     """Join many projects' locks and inventories into one report of counts, never a score: servers
@@ -104,8 +111,9 @@ def cmd_fleet(
     unsigned locks where signing is required, policy violations, stale inventories. A file that is
     not a lock or an inventory is set aside with the reason.
 
-    Exit 0: nothing critical; 1: a package version locked with different surfaces; 2: no lock or
-    inventory could be read from the paths."""
+    Exit 0: nothing critical; 1: a package version locked with different surfaces, or (--advisories)
+    a release reported as malware; 2: no lock or inventory could be read from the paths; 3 (with
+    --advisories, nothing critical): OSV did not answer about a release."""
     from mcplock.errors import UsageError
     from mcplock.org import fleet, sources
     from mcplock.trust import org_policy
@@ -123,7 +131,7 @@ def cmd_fleet(
             "no lock or inventory could be read from " + ", ".join(paths),
             hint="give mcp.lock files, inventories (`mcplock inventory -o FILE`) or directories holding them",
         )
-    report = fleet.join(inputs, max_age=age, policy=org)
+    report = fleet.join(inputs, max_age=age, policy=org, advisories=fleet.osv if advisories else None)
     code = fleet.exit_code(report)
     if html_file:
         from mcplock.org.fleet_html import page
