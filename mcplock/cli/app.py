@@ -96,6 +96,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "merge": ("resolve", "merge-driver"),
     "registry": ("search",),
     "interop": ("verify-lock", "sign", "verify-signature", "fingerprint"),
+    "publish": ("surface",),
 }
 _MODULE_OF = {name: module for module, names in COMMANDS.items() for name in names}
 _registered: list[str] = []  # the modules registered on `app`, in registration order
