@@ -80,6 +80,7 @@ def root(
 COMMANDS: dict[str, tuple[str, ...]] = {
     "listing": ("list", "show"),
     "check": ("check",),
+    "audit": ("audit",),
     "review": ("enable", "disable", "approval", "accept", "reject"),
     "remove": ("remove",),
     "add": ("add",),
