@@ -98,6 +98,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "registry": ("search",),
     "interop": ("verify-lock", "sign", "verify-signature", "fingerprint"),
     "org": ("inventory", "fleet"),
+    "publish": ("surface",),
 }
 _MODULE_OF = {name: module for module, names in COMMANDS.items() for name in names}
 _registered: list[str] = []  # the modules registered on `app`, in registration order
