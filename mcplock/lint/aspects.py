@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
-from mcplock.lint.lexicon import ASPECTS, LEXICON
 from mcplock.lint.destinations import without_references
+from mcplock.lint.lexicon import ASPECTS, LEXICON
 from mcplock.lint.text import SENTENCE, excerpt, lazy, visible
 
 # the words that tell a Latin-script language is there (English is always tried); a language in

@@ -30,10 +30,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcplock.lint.aspects import candidates, concealment_and_authority
+from mcplock.lint.destinations import Ref, is_command, is_identifier, references
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.language_id import surely_readable, unreadable
 from mcplock.lint.quoting import quoting_job, unquoted
-from mcplock.lint.destinations import Ref, is_command, is_identifier, references
 from mcplock.lint.stems import stemmed_verb
 from mcplock.lint.text import SENTENCE, clean, excerpt, lazy, root, strings, texts
 from mcplock.model.severity import CRITICAL, HIGH
