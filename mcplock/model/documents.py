@@ -183,6 +183,8 @@ def file_mismatch(locked: dict[str, Any], contents: Any) -> str | None:
 
     if not isinstance(contents, list) or len(contents) != 1:
         return "the server did not answer with exactly one content object"
+    if isinstance(contents[0], dict) and "text" in contents[0] and "blob" in contents[0]:
+        return "the content object carries both `text` and `blob` (the schema allows exactly one)"
     data = content_bytes(contents[0])
     if data is None:
         return "the answer holds neither text nor a base64 blob"
@@ -191,3 +193,10 @@ def file_mismatch(locked: dict[str, Any], contents: Any) -> str | None:
     if "sha256:" + hashlib.sha256(data).hexdigest() != locked.get("digest"):
         return "its SHA-256 digest is not the locked one"
     return None
+
+
+def only_verified(content: dict[str, Any]) -> dict[str, Any]:
+    """What the guard relays of a content object :func:`file_mismatch` verified: its ``uri``,
+    ``mimeType`` and the one field whose bytes were checked (``text`` or ``blob``), nothing else
+    a host might read."""
+    return {k: content[k] for k in ("uri", "mimeType", "text", "blob") if k in content}
