@@ -151,6 +151,22 @@ def skill_files(skill: Any) -> dict[str, dict[str, Any]]:
     return {f["uri"]: f for f in files if isinstance(f, dict) and isinstance(f.get("uri"), str)}
 
 
+SKILL_FILE_PIN_MAX = 64 * 1024  # a listed file this small is pinned by content (its text diffed and linted)
+
+
+def pinned_skill_files(skill: Any) -> list[str]:
+    """The files of a content-bound skill entry the lock pins by content, beside its digest: each
+    listed file of at most :data:`SKILL_FILE_PIN_MAX` bytes (scripts, references), so a change to
+    one shows as a text diff and is linted; larger ones are held by their digest alone."""
+    return sorted(
+        u
+        for u, f in skill_files(skill).items()
+        if isinstance(f.get("size"), int)
+        and not isinstance(f.get("size"), bool)
+        and 0 <= f["size"] <= SKILL_FILE_PIN_MAX
+    )
+
+
 def skill_root(uri: str) -> str | None:
     """The directory of a skill's ``SKILL.md`` URI (its files are under it); None for another URI."""
     head, sep, tail = uri.rpartition("/")
