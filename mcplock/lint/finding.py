@@ -23,6 +23,11 @@ class LintFinding:
 
 
 RULES: dict[str, str] = {
+    "skill-content-unbound": "A skill the lock bound by content (each file with its digest) that now says "
+    '`resources: "dynamic"`: its SKILL.md and scripts would reach the host live, never reviewed (critical; '
+    "accepted by name only).",
+    "script-fetches-code": "A skill's text file (a script, a SKILL.md) that now downloads code and runs it "
+    '(`curl … | sh`, `bash <(curl …)`, `eval "$(curl …)"`, `iwr … | iex`, `pip install git+https://…`).',
     "hidden-unicode": "Zero-width or other invisible format characters (U+200B–U+200F, U+2060–U+2064, U+FEFF, "
     "soft hyphen, runs of variation selectors) that hide text from a reviewer.",
     "bidi-control": "Bidirectional control characters (U+202A–U+202E, U+2066–U+2069) that make text read "
