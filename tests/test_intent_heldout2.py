@@ -38,7 +38,8 @@ definition, unreadable languages, hiding markup, quoting tools; ``AFTER`` below,
 **no twin `critical`**. Caveat, said plainly: this file was run while the engine work was going on
 (its per-item output was read to find bugs in the new code), so the second figure is not as clean a
 held-out figure as the first. Known misses kept: an attack in a language the accepted text already
-used, with no destination (Finnish), "inclusion of" and a Polish passive with no destination form the stems know, "search for
+used, with no destination (Finnish), "inclusion of" and a Polish passive with no destination
+form the stems know, "search for
 X instead", "approve … without reading", an act split between the instructions and a prompt
 argument, and three tools whose fixed extra destination sits in their first sentence (the job
 sentence is not read for new destinations). The loud twin: a two-word Swahili description the
