@@ -3,6 +3,7 @@ stage what changed as pending (changed items are quarantined by the review rules
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -41,6 +42,25 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
             )
         else:
             out.specs.append(srv.as_launched(base, use_stored_client=use_stored_client))
+    return out
+
+
+def launch_specs(selected: Iterable[ServerEntry], lock_dir: str) -> list[ServerSpec]:
+    """What `diff` and `refresh` would launch for locked servers: each as locked, and a server
+    imported from a host config also as the config has it now, where that differs."""
+    from mcplock.core.trust import launch_hash
+
+    out: list[ServerSpec] = []
+    for srv in selected:
+        locked = srv.as_launched(lock_dir)
+        out.append(locked)
+        if srv.spec.source:
+            try:
+                fresh = plan([srv], lock_dir).specs[0]
+            except McplockError:
+                continue  # the config no longer reads: refresh refuses it anyway
+            if launch_hash(fresh) != launch_hash(locked):
+                out.append(fresh)
     return out
 
 

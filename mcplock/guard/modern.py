@@ -35,12 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
 from mcplock.guard import approve
+from mcplock.guard.answers import answer_for, failure_for
 from mcplock.guard.calls import server_question
 from mcplock.guard.discover import discover_answer
 from mcplock.guard.embedded import screen
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
 from mcplock.guard.ledger import Key, host_key
-from mcplock.guard.upstream_side import answer_for, failure_for
 from mcplock.guard.wellformed import member
 from mcplock.probe import era
 from mcplock.text.untrusted import name_text

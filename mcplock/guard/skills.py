@@ -15,7 +15,7 @@ server whose lock holds skills (``modelcontextprotocol/ext-skills``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcplock.guard.hostio import INVALID_PARAMS, error, result
 from mcplock.guard.messages import read_params
@@ -24,11 +24,25 @@ from mcplock.model.documents import file_mismatch, is_dynamic, skill_files, skil
 from mcplock.text.untrusted import sanitize, shell_word
 
 if TYPE_CHECKING:
-    from mcplock.guard.host_requests import HostRequests
+    from mcplock.guard.hostio import HostIO
     from mcplock.guard.messages import Request
-    from mcplock.guard.view import View
+    from mcplock.guard.state import HostState, Notes
+    from mcplock.guard.upstream_side import UpstreamSide
+    from mcplock.guard.view import Current, View
 
 LISTED, UNLISTED, DYNAMIC = "listed", "unlisted", "dynamic"
+
+
+class HostSide(Protocol):
+    """The parts a skill request is answered with, as the host side holds them
+    (:class:`mcplock.guard.host_requests.HostRequests` passes itself): read, never written."""
+
+    server: ServerEntry
+    views: Current
+    io: HostIO
+    notes: Notes
+    host: HostState
+    upstream: UpstreamSide
 
 
 def file_of(server: ServerEntry, msg: Request) -> tuple[str, str, dict[str, Any] | None] | None:
@@ -70,7 +84,7 @@ def _why(server: ServerEntry, key: str) -> str:
     return f"run `mcplock diff {shell_word(server.name)}` to see what changed"
 
 
-async def get(hr: HostRequests, msg: Request) -> None:
+async def get(hr: HostSide, msg: Request) -> None:
     """``skills/get``: the locked entry of an accepted skill, else -32602."""
     view = await hr.views.get()
     params = msg.get("params")
@@ -91,7 +105,7 @@ async def get(hr: HostRequests, msg: Request) -> None:
     hr.io.send(result(msg["id"], out))
 
 
-async def read_file(hr: HostRequests, msg: Request) -> None:
+async def read_file(hr: HostSide, msg: Request) -> None:
     """``resources/read`` of a file of a locked skill (:func:`file_of`): refused, relayed and
     verified against the locked digest and size, or (dynamic) relayed."""
     view = await hr.views.get()
@@ -137,6 +151,6 @@ async def read_file(hr: HostRequests, msg: Request) -> None:
     await hr.upstream.forward(msg, rewrite=verified)
 
 
-def _refuse(hr: HostRequests, msg: Request, uri: str, message: str) -> None:
+def _refuse(hr: HostSide, msg: Request, uri: str, message: str) -> None:
     hr.notes.note(f"refused:skill-file:{uri}", f"mcplock: refused a skill file: {message}")
     hr.io.send(error(msg["id"], INVALID_PARAMS, f"mcplock refused this resource: {message}"))
