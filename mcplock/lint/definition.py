@@ -19,6 +19,7 @@ from mcplock.lint.names import pattern_name
 from mcplock.lint.params import context_findings, credential_findings
 from mcplock.lint.pipeline import text_findings
 from mcplock.lint.quoting import requoted
+from mcplock.lint.skills import content_findings, skill_findings
 from mcplock.lint.text import root, strings, texts
 from mcplock.lock.param_headers import ANNOTATION
 from mcplock.model.severity import CRITICAL, rank
@@ -268,5 +269,11 @@ def _new_internal_uri(kind: str, definition: Any, old: Any) -> list[LintFinding]
 
 
 # what a definition's own kind is checked for, beside its text (a tool's annotations, header
-# parameters and name; a resource's URI)
-_OWN_FINDINGS = {"tool": _tool_findings, "resource": _new_internal_uri, "resource-template": _new_internal_uri}
+# parameters and name; a resource's URI; a skill's content integrity; a skill file's code fetching)
+_OWN_FINDINGS = {
+    "tool": _tool_findings,
+    "resource": _new_internal_uri,
+    "resource-template": _new_internal_uri,
+    "skill": skill_findings,
+    "content": content_findings,
+}

@@ -23,6 +23,11 @@ class LintFinding:
 
 
 RULES: dict[str, str] = {
+    "skill-content-unbound": "A skill the lock bound by content (each file with its digest) that now says "
+    '`resources: "dynamic"`: its SKILL.md and scripts would reach the host live, never reviewed (critical; '
+    "accepted by name only).",
+    "script-fetches-code": "A skill's text file (a script, a SKILL.md) that now downloads code and runs it "
+    '(`curl … | sh`, `bash <(curl …)`, `eval "$(curl …)"`, `iwr … | iex`, `pip install git+https://…`).',
     "hidden-unicode": "Zero-width or other invisible format characters (U+200B–U+200F, U+2060–U+2064, U+FEFF, "
     "soft hyphen, runs of variation selectors) that hide text from a reviewer.",
     "bidi-control": "Bidirectional control characters (U+202A–U+202E, U+2066–U+2069) that make text read "
@@ -82,6 +87,9 @@ RULES: dict[str, str] = {
     "context-parameter": "A parameter whose description asks to be filled with the whole conversation, its "
     "history or the system prompt, though its name says nothing of the kind.",
     "rename": "A tool removed and an identical tool added under a new name: reported as a rename.",
+    "publisher-statement": "The pinned package ships a statement of its surface (mcp-surface.json) and the live "
+    "server answers otherwise, or its signature does not vouch for it: what the author did not state "
+    "(docs/publishers.md).",
     "unreadable-language": "Added text in a language mcplock's words do not cover (mcplock.lint.language_id), "
     "where the accepted text had none: mcplock cannot judge it, and says so; have a reader review it.",
     "new-destination": "An added sentence that names a destination or reference the accepted definition did not "
