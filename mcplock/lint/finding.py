@@ -87,6 +87,9 @@ RULES: dict[str, str] = {
     "context-parameter": "A parameter whose description asks to be filled with the whole conversation, its "
     "history or the system prompt, though its name says nothing of the kind.",
     "rename": "A tool removed and an identical tool added under a new name: reported as a rename.",
+    "publisher-statement": "The pinned package ships a statement of its surface (mcp-surface.json) and the live "
+    "server answers otherwise, or its signature does not vouch for it: what the author did not state "
+    "(docs/publishers.md).",
     "unreadable-language": "Added text in a language mcplock's words do not cover (mcplock.lint.language_id), "
     "where the accepted text had none: mcplock cannot judge it, and says so; have a reader review it.",
     "new-destination": "An added sentence that names a destination or reference the accepted definition did not "
