@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from mcplock.hosts.model import HostConfig, ImportedServer
     from mcplock.lint import LintFinding
     from mcplock.probe import ProbeOptions
+    from mcplock.trust.org_policy import OrgPolicy
 
 Staged = tuple[ServerSpec, "str | None"]  # a spec as it will be locked, and its host-config hash
 Findings = dict[tuple[str, str, str], "list[LintFinding]"]  # (server, kind, key) -> lint findings
@@ -223,14 +224,17 @@ def has_critical(entry: ServerEntry, findings: Findings) -> bool:
     return any(is_critical(entry.name, e, findings) for e in entry.entries())
 
 
-def accept_all_but_critical(entry: ServerEntry, findings: Findings) -> list[str]:
+def accept_all_but_critical(entry: ServerEntry, findings: Findings, org: OrgPolicy | None = None) -> list[str]:
     """Accept every pending item of a new ``entry`` except those with a critical lint
-    finding, which stay pending. Returns the targets held back."""
+    finding or that the organisation's policy forbids, which stay pending. Returns the targets
+    held back."""
     from mcplock.lock import review
+    from mcplock.trust.org_policy import forbids_accept
 
     held: list[str] = []
     for e in list(entry.entries()):
-        if is_critical(entry.name, e, findings):
+        forbidden = org is not None and forbids_accept(org, entry, e, None, findings.get((entry.name, e.kind, e.key)))
+        if forbidden or is_critical(entry.name, e, findings):
             held.append(label(entry, e))
             continue
         review.accept(entry, e)
@@ -321,7 +325,9 @@ def add_servers(
     from mcplock.core import trust as core_trust
     from mcplock.core.oauth import discovered_launch, read_lock_auths
     from mcplock.core.registry import check_claims
+    from mcplock.trust.org_policy import refuse_adding
 
+    org = refuse_adding([sp for sp, _ in specs], opts.environ)  # the policy before anything is fetched or run
     base = lock_dir(lockfile)
     _name_lookalikes(specs, hooks)  # named before anything is trusted, fetched or installed
     # trusted before anything is fetched: the commands as the person sees them (nothing is
@@ -342,7 +348,8 @@ def add_servers(
     core_trust.trust(discovered_launch(launch, auths), base)  # (SEP-990: the issuer it found is locked)
     results.update(unpinned)
     staged, failed = stage_new(specs, results, policy, client, auths)
-    return _accept_and_write(staged, failed, lockfile, hooks, vouch_staged(staged, results, opts.environ, hooks.say))
+    publisher = vouch_staged(staged, results, opts.environ, hooks.say)
+    return _accept_and_write(staged, failed, lockfile, hooks, publisher, org)
 
 
 def _trust_or_ask(asked: list[ServerSpec], base: str, *, consent: bool, how: str, hooks: Hooks) -> None:
@@ -390,7 +397,12 @@ def _probe_launch(
 
 
 def _accept_and_write(
-    staged: list[ServerEntry], failed: dict[str, ProbeError], lockfile: str, hooks: Hooks, publisher: Findings
+    staged: list[ServerEntry],
+    failed: dict[str, ProbeError],
+    lockfile: str,
+    hooks: Hooks,
+    publisher: Findings,
+    org: OrgPolicy | None,
 ) -> Added:
     """Accept each staged server ``hooks.confirm`` says yes to (never an item with a critical
     finding, a publisher statement's among them), write them all in one transaction; a name
@@ -403,7 +415,7 @@ def _accept_and_write(
     done = Added()
     for entry in staged:
         if hooks.confirm(entry, findings):
-            done.held[entry.name] = accept_all_but_critical(entry, findings)
+            done.held[entry.name] = accept_all_but_critical(entry, findings, org)
     clashes = write_new(lockfile, staged)
     done.failed = {**failed, **clashes}
     done.entries = [e for e in staged if e.name not in clashes]
