@@ -125,3 +125,32 @@ def test_the_environment_and_the_flag_never_loosen_the_managed_policy(project):
     assert ("policy/servers.allow", "npm") not in found and ("policy/packages.require-pin", "npm") not in found
     msgs = " ".join(f["message"] for f in json.loads(r.stdout)["findings"])
     assert "managed" in msgs  # each finding names the file its rule is in
+
+
+def test_add_yes_leaves_what_the_policy_forbids_pending(project):
+    """`add --yes` accepts what the server offers except what the policy forbids: a denied tool is
+    never enabled by the add (it stays pending, named with the rule), the others are accepted."""
+    import shutil
+
+    from runner import SURFACES, stdio_command
+
+    shutil.copy(SURFACES / "demo.json", "surface.json")
+    env = _managed(project, 'version = 1\n[tools]\ndeny = ["*delete*"]\n')
+    cmd = stdio_command(mode="benign", surface="surface.json")
+    r = run_cli("add", "docs", "--yes", "--timeout", "30", "--", *cmd, env=env)
+    assert "left pending (the organisation's policy forbids it): docs/delete_page (tools.deny)" in r.stderr, r.stderr
+    listed = json.loads(run_cli("list", "--format", "json", env=env).stdout)
+    tools = {i["name"]: i for s in listed["servers"] for i in s["items"] if i["kind"] == "tool"}
+    assert tools["search_docs"]["enabled"] and tools["search_docs"]["state"] == "accepted"
+    assert not tools["delete_page"]["enabled"] and tools["delete_page"]["state"] == "pending new"
+    r = run_cli("check", env=env)
+    assert "delete_page is enabled" not in r.stdout  # nothing the policy denies was enabled
+
+
+def test_the_managed_paths_of_each_system():
+    from mcplock.trust.org_policy import system_managed_path
+
+    assert system_managed_path("linux") == "/etc/mcplock/policy.toml"
+    assert system_managed_path("darwin") == "/Library/Application Support/mcplock/policy.toml"
+    win = system_managed_path("win32", {"ProgramData": "D:\\PD"})
+    assert win.replace("/", "\\") == "D:\\PD\\mcplock\\policy.toml"

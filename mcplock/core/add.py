@@ -101,20 +101,24 @@ def has_critical(entry: ServerEntry, findings: Findings) -> bool:
     return any(is_critical(entry.name, e, findings) for e in entry.entries())
 
 
-def accept_all_but_critical(entry: ServerEntry, findings: Findings, org: OrgPolicy | None = None) -> list[str]:
-    """Accept every pending item of a new ``entry`` except those with a critical lint
-    finding or that the organisation's policy forbids, which stay pending. Returns the targets
-    held back."""
+def accept_all_but_critical(
+    entry: ServerEntry, findings: Findings, org: OrgPolicy | None = None, forbidden: list[str] | None = None
+) -> list[str]:
+    """Accept every pending item of a new ``entry`` except those with a critical lint finding
+    (returned: the targets held back) and those the organisation's policy forbids (appended to
+    ``forbidden``, with the rule): both stay pending."""
     from mcplock.lock import review
     from mcplock.trust.org_policy import forbids_accept
 
     held: list[str] = []
     for e in list(entry.entries()):
-        forbidden = org is not None and forbids_accept(org, entry, e, None, findings.get((entry.name, e.kind, e.key)))
-        if forbidden or is_critical(entry.name, e, findings):
+        found = forbids_accept(org, entry, e, None, findings.get((entry.name, e.kind, e.key))) if org else []
+        if found:
+            (forbidden if forbidden is not None else held).append(f"{label(entry, e)} ({found[0].rule})")
+        elif is_critical(entry.name, e, findings):
             held.append(label(entry, e))
-            continue
-        review.accept(entry, e)
+        else:
+            review.accept(entry, e)
     return held
 
 
@@ -175,6 +179,7 @@ class Added:
     entries: list[ServerEntry] = field(default_factory=list)
     failed: dict[str, ProbeError] = field(default_factory=dict)
     held: dict[str, list[str]] = field(default_factory=dict)
+    forbidden: dict[str, list[str]] = field(default_factory=dict)  # held back by the organisation's policy
     claims: list[tuple[str, str, str]] = field(default_factory=list)  # (server, package, registry name)
 
     def pending(self) -> list[ServerEntry]:
@@ -292,7 +297,9 @@ def _accept_and_write(
     done = Added()
     for entry in staged:
         if hooks.confirm(entry, findings):
-            done.held[entry.name] = accept_all_but_critical(entry, findings, org)
+            done.held[entry.name] = accept_all_but_critical(
+                entry, findings, org, done.forbidden.setdefault(entry.name, [])
+            )
     clashes = write_new(lockfile, staged)
     done.failed = {**failed, **clashes}
     done.entries = [e for e in staged if e.name not in clashes]
