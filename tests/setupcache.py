@@ -20,7 +20,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from mcplock.core.trust import TrustStore, launch_hash, launch_specs, needs_trust, project_key, trust
+from mcplock.core.refresh import launch_specs
+from mcplock.core.trust import TrustStore, launch_hash, needs_trust, project_key, trust
 from mcplock.lock.read import load
 
 from conftest import run_cli

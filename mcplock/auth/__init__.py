@@ -2,7 +2,10 @@
 
 - :mod:`mcplock.auth.store`: the token store outside the repo (light: no SDK import).
 - :mod:`mcplock.auth.provider`: the MCP SDK's OAuth providers (an ``httpx2.Auth`` each:
-  authorization code + PKCE, client credentials for CI) over that store.
+  authorization code + PKCE, client credentials for CI) over that store, through
+  :mod:`mcplock.auth.token_storage`; their failures as next steps: :mod:`mcplock.auth.oauth_errors`.
+- :mod:`mcplock.auth.assertion`: the identity-assertion provider (an ID token exchanged at the
+  identity provider).
 - :mod:`mcplock.auth.client`: the probe's HTTP client on the OAuth path (never interactive).
 - :mod:`mcplock.auth.callback`: the loopback callback and the browser of an interactive login.
 - :mod:`mcplock.auth.login`: the interactive login flow.

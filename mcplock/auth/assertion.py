@@ -34,8 +34,9 @@ from mcp.client.auth.utils import (
 )
 from mcp.shared.auth_utils import check_resource_allowed
 
-from mcplock.auth.provider import FileTokenStorage, _oauth_error, translate, translated
+from mcplock.auth.oauth_errors import oauth_error, translate, translated
 from mcplock.auth.store import TokenStore
+from mcplock.auth.token_storage import FileTokenStorage
 from mcplock.errors import ProbeError
 from mcplock.lock.spec import AuthSpec, ServerSpec, expand, secure_url
 from mcplock.text.untrusted import sanitize
@@ -95,7 +96,7 @@ async def exchange_id_token(spec: ServerSpec, environ: Mapping[str, str], audien
     idp_secret = _authenticate_client(spec, auth, environ, data, headers)
     status, body = await _post(spec.name, auth.idp_token_endpoint, data, headers)
     if status != 200:
-        raise _refusal(spec.name, auth, status, _redact(_oauth_error(body) or f"HTTP {status}", id_token, idp_secret))
+        raise _refusal(spec.name, auth, status, _redact(oauth_error(body) or f"HTTP {status}", id_token, idp_secret))
     return _id_jag(spec.name, body)
 
 

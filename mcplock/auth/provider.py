@@ -4,21 +4,20 @@ authorization code + PKCE, and client credentials for CI.
 Imports the SDK (``mcp``): only the OAuth path may import this module. Every SDK failure
 that comes out of a provider's auth flow is a :class:`ProbeError` naming the next step, so
 the HTTP client carrying a provider needs no wrapper: httpx2 errors stay httpx2 errors and
-the probe's own translation (:mod:`mcplock.probe.errors`) handles them.
+the probe's own translation (:mod:`mcplock.probe.errors`) handles them. The token storage they
+share is :mod:`mcplock.auth.token_storage`, the translation of their failures
+:mod:`mcplock.auth.oauth_errors` (both also used by :mod:`mcplock.auth.assertion`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import logging
-import time
 import warnings
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import httpx2
-from mcp.client.auth import OAuthClientProvider, OAuthFlowError, OAuthRegistrationError, OAuthTokenError
+from mcp.client.auth import OAuthClientProvider
 from mcp.client.auth.extensions.client_credentials import (
     ClientCredentialsOAuthProvider,
     PrivateKeyJWTOAuthProvider,
@@ -28,111 +27,22 @@ from mcp.shared.auth import (
     OAuthClientInformationFull,
     OAuthClientMetadata,
     OAuthMetadata,
-    OAuthToken,
     ProtectedResourceMetadata,
 )
 from pydantic import AnyUrl, ValidationError
 
 from mcplock._version import __version__
+from mcplock.auth.oauth_errors import oauth_error, translate, translated
 from mcplock.auth.store import TokenStore
-from mcplock.errors import COMMAND, Action, ProbeError
+from mcplock.auth.token_storage import FileTokenStorage
+from mcplock.errors import ProbeError
 from mcplock.lock.spec import AuthSpec, ServerSpec, expand
-from mcplock.probe.errors import login_action
-from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     from mcplock.auth.assertion import IdentityAssertionProvider
 
-# The SDK logs a traceback ("OAuth flow error") before re-raising; mcplock reports the error itself.
-for _name in ("mcp.client.auth", "mcp.client.auth.oauth2"):
-    _log = logging.getLogger(_name)
-    _log.addHandler(logging.NullHandler())
-    _log.propagate = False
-
-
-# --- storage ---------------------------------------------------------------------------------
-
-
-class FileTokenStorage:
-    """The SDK's ``TokenStorage`` protocol over the token store (one file per server URL)."""
-
-    def __init__(self, store: TokenStore, url: str, method: str) -> None:
-        self.store = store
-        self.url = url
-        self.method = method
-        self.provider: OAuthClientProvider | None = None  # set by the provider, for its metadata
-
-    def load(self) -> dict[str, Any]:
-        """Reads the token store: this URL's entry (empty when there is none)."""
-        return self.store.load(self.url) or {}
-
-    async def get_tokens(self) -> OAuthToken | None:
-        t = self.load().get("tokens")
-        if not isinstance(t, dict):
-            return None
-        try:
-            return OAuthToken.model_validate(t)
-        except ValidationError:
-            return None
-
-    async def set_tokens(self, tokens: OAuthToken) -> None:
-        fields: dict[str, Any] = {
-            "method": self.method,
-            "tokens": tokens.model_dump(mode="json", exclude_none=True),
-            "expires_at": (time.time() + tokens.expires_in) if tokens.expires_in else None,
-            "obtained_at": int(time.time()),
-        }
-        ctx = self.provider.context if self.provider is not None else None
-        if ctx is not None:
-            if ctx.oauth_metadata is not None:
-                fields["oauth_metadata"] = ctx.oauth_metadata.model_dump(mode="json", exclude_none=True)
-            if ctx.protected_resource_metadata is not None:
-                fields["protected_resource_metadata"] = ctx.protected_resource_metadata.model_dump(
-                    mode="json", exclude_none=True
-                )
-            if ctx.auth_server_url:
-                fields["auth_server_url"] = ctx.auth_server_url
-        self.store.update(self.url, **fields)
-
-    async def get_client_info(self) -> OAuthClientInformationFull | None:
-        c = self.load().get("client_info")
-        if not isinstance(c, dict):
-            return None
-        try:
-            return OAuthClientInformationFull.model_validate(c)
-        except ValidationError:
-            return None
-
-    async def set_client_info(self, client_info: OAuthClientInformationFull) -> None:
-        self.store.update(self.url, client_info=client_info.model_dump(mode="json", exclude_none=True))
-
 
 # --- providers -------------------------------------------------------------------------------
-
-
-async def translated(
-    flow: AsyncGenerator[httpx2.Request, httpx2.Response],
-    to_error: Callable[[Exception], BaseException],
-) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
-    """An SDK auth flow driven for httpx2, its exceptions leaving as ``to_error(e)`` (a
-    ProbeError naming the next step; ``e`` itself when there is nothing to add). mcplock's own
-    errors and httpx2's pass as they are."""
-    try:
-        outgoing = await flow.__anext__()
-        while True:
-            response = yield outgoing
-            outgoing = await flow.asend(response)
-    except StopAsyncIteration:
-        return
-    except (ProbeError, httpx2.HTTPError):
-        raise
-    except Exception as e:
-        new = to_error(e)
-        if new is e:
-            raise
-        raise new from None
-    finally:
-        await flow.aclose()
 
 
 class _Restoring(OAuthClientProvider):
@@ -179,7 +89,7 @@ class _Restoring(OAuthClientProvider):
     async def _handle_refresh_response(self, response: httpx2.Response) -> bool:
         if response.status_code != 200:
             body = await response.aread()
-            self.refresh_error = _oauth_error(body) or f"HTTP {response.status_code}"
+            self.refresh_error = oauth_error(body) or f"HTTP {response.status_code}"
         return await super()._handle_refresh_response(response)
 
     def async_auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
@@ -196,7 +106,7 @@ class AuthCodeProvider(_Restoring):
 
     async def _handle_token_response(self, response: httpx2.Response) -> None:
         if response.status_code in (400, 401) and self.fixed_client is None:
-            why = _oauth_error(await response.aread()) or ""
+            why = oauth_error(await response.aread()) or ""
             self.client_rejected = why.split(":")[0] in ("invalid_client", "unauthorized_client")
         await super()._handle_token_response(response)
 
@@ -243,20 +153,6 @@ def _secret_method(meta: OAuthMetadata | None) -> str:
     if supported and "client_secret_basic" not in supported and "client_secret_post" in supported:
         return "client_secret_post"
     return "client_secret_basic"
-
-
-def _oauth_error(body: bytes) -> str | None:
-    """``error`` (and ``error_description``) of an OAuth error body, sanitized."""
-    try:
-        obj = json.loads(body.decode("utf-8", "replace"))
-    except ValueError:
-        return None
-    if not isinstance(obj, dict) or not isinstance(obj.get("error"), str):
-        return None
-    out = sanitize(obj["error"], 60)
-    if isinstance(obj.get("error_description"), str) and obj["error_description"].strip():
-        out += ": " + sanitize(obj["error_description"].strip(), 200)
-    return out
 
 
 # --- building the provider -------------------------------------------------------------------
@@ -399,83 +295,3 @@ def _client_credentials(
             )
     storage.provider = provider
     return provider
-
-
-# --- errors ----------------------------------------------------------------------------------
-
-
-def translate(e: BaseException, spec: ServerSpec, *, cc: bool = False, registered: bool = False) -> BaseException:
-    """An SDK exception as a ProbeError that names the next step (others come back as they are).
-    ``registered``: the token endpoint refused the client mcplock registered itself (not one the
-    user configured), so the advice is a new registration, not a check of --oauth-client-id."""
-    if isinstance(e, (ProbeError, httpx2.HTTPError)):
-        return e
-    name = spec.name
-    text = sanitize(str(e), 300)
-    if isinstance(e, OAuthRegistrationError):
-        return ProbeError(
-            "auth",
-            f"server `{name}`: the authorization server rejected the client registration: {text}",
-            hint="register a client with the provider and pass it with --oauth-client-id",
-        )
-    if isinstance(e, OAuthTokenError):
-        return _token_refused(spec, text, cc=cc, registered=registered)
-    if isinstance(e, OAuthFlowError):
-        return ProbeError(
-            "auth",
-            f"server `{name}`: OAuth failed: {text}",
-            action=login_action(
-                spec, f"run `{COMMAND}` again; if it persists, the server's OAuth set-up may be broken"
-            ),
-        )
-    if isinstance(e, ValidationError):
-        return ProbeError(
-            "auth",
-            f"server `{name}`: the authorization server sent invalid OAuth metadata or tokens",
-            hint="the server's OAuth set-up looks broken; ask its operators",
-        )
-    return e
-
-
-def _rejects_client(low: str) -> bool:
-    """Whether a token endpoint's refusal (lower case) is of the client itself."""
-    return "invalid_client" in low or "unauthorized_client" in low or "(401)" in low
-
-
-def _token_refused(spec: ServerSpec, text: str, *, cc: bool, registered: bool) -> ProbeError:
-    """A refused token request, by what was refused: mcplock's own registration, the client,
-    the scopes — else the request (the step differs for client credentials, where no login helps)."""
-    name = spec.name
-    low = text.lower()
-    if registered:
-        return ProbeError(
-            "auth",
-            f"server `{name}`: the authorization server no longer accepts the client"
-            f" mcplock registered with it: {text}",
-            action=login_action(spec, f"run `{COMMAND}` again (`auth login` registers a new client)"),
-        )
-    if _rejects_client(low):
-        step = (
-            Action(
-                "advice",
-                "check --oauth-client-id and that the secret variable (or the client key) is the one registered",
-            )
-            if cc
-            else login_action(
-                spec, f"check --oauth-client-id, or drop it to register dynamically; then run `{COMMAND}`"
-            )
-        )
-        return ProbeError("auth", f"server `{name}`: the authorization server rejected the client: {text}", action=step)
-    if "invalid_scope" in low:
-        return ProbeError(
-            "auth",
-            f"server `{name}`: the authorization server rejected the scopes: {text}",
-            hint="check --oauth-scopes",
-        )
-    return ProbeError(
-        "auth",
-        f"server `{name}`: the OAuth token request failed: {text}",
-        action=Action("advice", "check the client id and secret")
-        if cc
-        else login_action(spec, f"run `{COMMAND}` again"),
-    )

@@ -10,16 +10,20 @@ what was decided: the walk returns normally, so the lock is written with the dec
 from __future__ import annotations
 
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from mcplock.cli import keys
 from mcplock.cli.context import Cli
 from mcplock.cli.prompt import confirm, interruptible, read_line
-from mcplock.core.review import Ask, Tally
+from mcplock.core.review import Ask, Tally, accept
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.text.untrusted import safe_name, safe_text, shell_word
+
+if TYPE_CHECKING:
+    from mcplock.trust.org_policy import OrgPolicy
 
 KEYS = (
     ("a", "accept this item (an item with critical findings asks for its name)"),
@@ -79,7 +83,6 @@ def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
     run before committing. The exit code of the walk (130 after Ctrl-C), else 0."""
     n = sum(e.pending_count() for e in pending)
     if interactive and confirm(cli.out, f"review the {n} pending item(s) now, one by one? [Y/n] ", default=True):
-        from mcplock.cli.commands.review import accept_pending
         from mcplock.trust import org_policy
 
         return accept_pending(
@@ -94,6 +97,34 @@ def review_now(cli: Cli, pending: list[ServerEntry], interactive: bool) -> int:
         )
     )
     return 0
+
+
+def accept_pending(
+    cli: Cli,
+    items: list[str],
+    *,
+    all_: bool,
+    interactive: bool,
+    approval: str | None = None,
+    org: OrgPolicy | None = None,
+    include_critical: bool = False,
+) -> int:
+    """Accept what ``items`` name (or everything, ``all_``): walked one by one when
+    ``interactive``, else in bulk with critical items held. The exit code (130 after Ctrl-C)."""
+    tally = accept(
+        cli.lockfile,
+        items,
+        all_=all_,
+        approval=approval,
+        org=org,
+        include_critical=include_critical,
+        ask=asker(cli) if interactive else None,
+        note=cli.note,
+    )
+    if tally is None:
+        cli.say("nothing pending")
+        return 0
+    return summary(cli, tally)
 
 
 def asker(cli: Cli) -> Ask:

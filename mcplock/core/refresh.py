@@ -3,6 +3,7 @@ stage what changed as pending (changed items are quarantined by the review rules
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -44,6 +45,25 @@ def plan(selected: list[ServerEntry], base: str, *, use_stored_client: bool = Tr
     return out
 
 
+def launch_specs(selected: Iterable[ServerEntry], lock_dir: str) -> list[ServerSpec]:
+    """What `diff` and `refresh` would launch for locked servers: each as locked, and a server
+    imported from a host config also as the config has it now, where that differs."""
+    from mcplock.core.trust import launch_hash
+
+    out: list[ServerSpec] = []
+    for srv in selected:
+        locked = srv.as_launched(lock_dir)
+        out.append(locked)
+        if srv.spec.source:
+            try:
+                fresh = plan([srv], lock_dir).specs[0]
+            except McplockError:
+                continue  # the config no longer reads: refresh refuses it anyway
+            if launch_hash(fresh) != launch_hash(locked):
+                out.append(fresh)
+    return out
+
+
 def _imported_now(sources: dict[str, Any], srv: ServerEntry, base: str) -> Any:
     """A server's entry in the host config it was imported from, as that is now (None: not
     imported); an unreadable config, or one that no longer holds it, is an error."""
@@ -77,11 +97,13 @@ def apply(
     the_plan: Plan,
     client: ClientIdentity | None,
     pins: dict[str, Any] | None = None,
+    vouched: dict[str, Any] | None = None,
 ) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
     """Stage the probe results in the lock (one transaction). Returns each refreshed
     server's StageResult, and the servers that failed (one whose answer cannot be hashed
     among them, left as it was). ``pins``: package pins to move (`update`), written only for
-    servers whose probe succeeded."""
+    servers whose probe succeeded; ``vouched``: server -> the publisher key that vouched for
+    what it answered, or None (mcplock.publish.vouch; a server not named keeps its record)."""
     from mcplock.lock import review
     from mcplock.lock.store import transaction
 
@@ -102,6 +124,8 @@ def apply(
                 failed[srv.name] = unpinnable(e)
                 continue
             _update_spec(cur, srv.name, r, the_plan.reimported.get(srv.name), pins or {}, client, base)
+            if vouched is not None and srv.name in vouched:
+                cur.publisher = vouched[srv.name]
             summary.append((srv.name, staged))
     return summary, failed
 

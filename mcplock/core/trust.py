@@ -324,26 +324,6 @@ def reviewed(selected: Iterable[ServerEntry], lock_dir: str) -> set[str]:
     return {launch_hash(srv.as_launched(lock_dir)) for srv in selected}
 
 
-def launch_specs(selected: Iterable[ServerEntry], lock_dir: str) -> list[ServerSpec]:
-    """What `diff` and `refresh` would launch for locked servers: each as locked, and a server
-    imported from a host config also as the config has it now, where that differs."""
-    from mcplock.core import refresh
-    from mcplock.errors import McplockError
-
-    out: list[ServerSpec] = []
-    for srv in selected:
-        locked = srv.as_launched(lock_dir)
-        out.append(locked)
-        if srv.spec.source:
-            try:
-                fresh = refresh.plan([srv], lock_dir).specs[0]
-            except McplockError:
-                continue  # the config no longer reads: refresh refuses it anyway
-            if launch_hash(fresh) != launch_hash(locked):
-                out.append(fresh)
-    return out
-
-
 def trust(specs: Iterable[ServerSpec], lock_dir: str, environ: Mapping[str, str] | None = None) -> None:
     """Record ``specs`` as trusted in this project (runs nothing)."""
     TrustStore(environ).add(project_key(lock_dir), [s for s in specs if needs_trust(s)])

@@ -22,6 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import ProbeError
+from mcplock.guard.answers import for_host
 from mcplock.guard.discover import capabilities
 from mcplock.guard.freshness import Freshness
 from mcplock.guard.host_requests import HostRequests
@@ -30,7 +31,7 @@ from mcplock.guard.ledger import Ledger
 from mcplock.guard.modern import ModernHost, is_discover, opens_modern
 from mcplock.guard.state import HostState, Notes
 from mcplock.guard.upstream import Upstream
-from mcplock.guard.upstream_side import UpstreamSide, for_host, send_up
+from mcplock.guard.upstream_side import UpstreamSide, send_up
 from mcplock.guard.view import Current, from_snapshot
 from mcplock.guard.wellformed import member
 from mcplock.lock.model import ServerEntry

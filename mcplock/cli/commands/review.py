@@ -4,7 +4,6 @@ workflows are :mod:`mcplock.core.review`; this module parses, walks and prints."
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
@@ -17,9 +16,6 @@ from mcplock.core import review as core_review
 from mcplock.errors import UsageError
 from mcplock.lock.model import APPROVALS
 from mcplock.text.untrusted import safe_name
-
-if TYPE_CHECKING:
-    from mcplock.trust.org_policy import OrgPolicy
 
 
 def _said(cli: Cli, verb: str, done: list[str], no_export: bool = False) -> int:
@@ -97,6 +93,7 @@ def cmd_accept(
     cli = context.of(ctx)
     if approval is not None and approval not in APPROVALS:
         raise UsageError("--approval takes `always` or `never`")
+    from mcplock.cli.walk import accept_pending
     from mcplock.trust import org_policy
 
     org = org_policy.resolve(policy)
@@ -118,36 +115,6 @@ def _walks(items: list[str], *, all_: bool, yes: bool) -> bool:
     or --yes accepts without the walk."""
     tty = sys.stdin.isatty() and sys.stdout.isatty()
     return tty and not yes and not all_ and all("/" not in i for i in items)
-
-
-def accept_pending(
-    cli: Cli,
-    items: list[str],
-    *,
-    all_: bool,
-    interactive: bool,
-    approval: str | None = None,
-    org: OrgPolicy | None = None,
-    include_critical: bool = False,
-) -> int:
-    """Accept what ``items`` name (or everything, ``all_``): walked one by one when
-    ``interactive``, else in bulk with critical items held. The exit code (130 after Ctrl-C)."""
-    from mcplock.cli import walk
-
-    tally = core_review.accept(
-        cli.lockfile,
-        items,
-        all_=all_,
-        approval=approval,
-        org=org,
-        include_critical=include_critical,
-        ask=walk.asker(cli) if interactive else None,
-        note=cli.note,
-    )
-    if tally is None:
-        cli.say("nothing pending")
-        return 0
-    return walk.summary(cli, tally)
 
 
 def cmd_reject(

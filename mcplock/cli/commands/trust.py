@@ -21,12 +21,13 @@ def cmd_trust(
     After cloning a project: at a terminal it lists each server not trusted here yet — its
     command line or URL and the variables it receives — and asks once."""
     from mcplock.core import trust as core_trust
+    from mcplock.core.refresh import launch_specs
     from mcplock.lock.read import load
     from mcplock.lock.targets import select
 
     cli = context.of(ctx)
     selected = select(load(cli.lockfile), list(names or []))
-    specs = core_trust.launch_specs(selected, cli.lock_dir)
+    specs = launch_specs(selected, cli.lock_dir)
     pending = core_trust.untrusted(specs, cli.lock_dir)  # what is new here
     held = [] if names else _held_for_code_env(cli, specs, pending)
     specs = [s for s in specs if s not in held]
