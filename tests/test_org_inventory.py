@@ -78,7 +78,7 @@ def test_inventory_json_carries_the_review_and_no_secret(project):
     }
     assert by["floating"]["pinning"] == "floating" and by["floating"]["launch"]["name"] == "@acme/mcp-tools"
     assert by["remote-secret"]["endpoint"] == "https://mcp.example.com/v1/mcp"
-    assert inv["lock"]["signature"] == "missing" and inv["lock"]["digest"].startswith("sha256-")
+    assert inv["lock"]["signature"] == "missing" and inv["lock"]["sha256"].startswith("sha256-")
 
 
 def test_surface_digest_is_the_mcp_lock_v1_recipe(project):
@@ -203,3 +203,37 @@ def test_inventory_without_a_lock_and_with_a_broken_one(tmp_path):
     r = run_cli("inventory", "--format", "cyclonedx", cwd=str(proj))
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stdout == "" and "conflict" in r.stderr
+
+
+def test_inventories_follow_the_published_schema(project, tmp_path):
+    """What `inventory` writes follows schemas/inventory-v1.json (the JSON Schema, checked with
+    jsonschema), and fleet's own shape check agrees on it and on broken copies of it."""
+    import copy
+    from importlib.resources import files
+
+    import jsonschema
+
+    from mcplock.org.shape import problem
+
+    home, proj = project
+    schema = json.loads((files("mcplock.org") / "schemas" / "inventory-v1.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    inv = json.loads(inventory(proj, home)[0])
+    user = json.loads(run_cli("inventory", "--user", env={"HOME": str(home)}, cwd=str(proj)).stdout)
+    for doc in (inv, user):
+        assert list(validator.iter_errors(doc)) == [] and problem(doc) is None
+    for path, value in (
+        (("servers", 0, "review", "pending"), -1),
+        (("servers", 0, "items", 0, "kind"), "tool\u200b"),
+        (("servers", 1, "surface", "tools"), True),
+        (("lock", "signature"), "trusted"),
+        (("servers", 0, "name"), None),
+    ):
+        broken = copy.deepcopy(inv)
+        node = broken
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+        assert list(validator.iter_errors(broken)) != [], path
+        where = problem(broken)
+        assert where is not None and where.startswith("/" + "/".join(map(str, path)) + ":"), (path, where)

@@ -92,18 +92,27 @@ def launch(spec: ServerSpec) -> dict[str, Any]:
     return out
 
 
-def accepted_findings(lock: Lock, cache: LintCache | None = None) -> dict[Key, list[LintFinding]]:
-    """The lint's findings per item, of the accepted definitions, through the lint ``cache`` (None:
-    the user's, opened and saved here; a fleet opens it once for every lock and saves it at the end)."""
-    from mcplock.lint.cache import LintCache
-    from mcplock.lint.entries import lint_entries
-
-    hashes = {
+def sound(lock: Lock) -> dict[Key, str]:
+    """(server, kind, key) → the hash of each accepted definition that matches its hash (one that
+    does not was edited by hand: it is no reviewed surface, and has no accepted finding)."""
+    return {
         (s, e.kind, e.key): e.hash
         for s, srv in lock.servers.items()
         for e in srv.entries()
-        if e.hash and e.pending is None and not e.tampered()
+        if e.hash and e.definition is not None and not e.tampered()
     }
+
+
+def accepted_findings(
+    lock: Lock, intact: dict[Key, str], cache: LintCache | None = None
+) -> dict[Key, list[LintFinding]]:
+    """The lint's findings per item, of the accepted definitions (``intact``: :func:`sound`),
+    through the lint ``cache`` (None: the user's, opened and saved here; a fleet opens it once for
+    every lock and saves it at the end)."""
+    from mcplock.lint.cache import LintCache
+    from mcplock.lint.entries import lint_entries
+
+    hashes = {k: h for k, h in intact.items() if lock.servers[k[0]].find(k[1], k[2]).pending is None}  # type: ignore[union-attr]
     own = cache is None
     if own:
         cache = LintCache.open()
@@ -155,13 +164,31 @@ def review(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def locked_server(srv: ServerEntry, findings: dict[Key, list[LintFinding]]) -> dict[str, Any]:
-    """The record of a server of the lock."""
-    from mcplock.interop.produce import accepted_tools
+# surface digests by the definition hashes of the tools they cover: the same release locked in many
+# projects has the same tools, and its digest (RFC 8785 over every tool) is computed once
+_SURFACES: dict[tuple[tuple[str, str], ...], str] = {}
+
+
+def surface(srv: ServerEntry, intact: dict[Key, str]) -> tuple[str, int]:
+    """(the ``mcp-lock/1`` surface digest of the server's accepted tools, how many tools it covers):
+    every tool whose accepted definition matches its hash, as ``export --format mcp-lock-v1`` does."""
     from mcplock.interop.reader import surface_hash
 
+    names = sorted(
+        k for k, e in srv.tools.items() if isinstance(e.definition, dict) and (srv.name, "tool", k) in intact
+    )
+    key = tuple((k, intact[(srv.name, "tool", k)]) for k in names)
+    if key not in _SURFACES:
+        if len(_SURFACES) > 50_000:
+            _SURFACES.clear()
+        _SURFACES[key] = surface_hash([srv.tools[k].definition for k in names])
+    return _SURFACES[key], len(names)
+
+
+def locked_server(srv: ServerEntry, findings: dict[Key, list[LintFinding]], intact: dict[Key, str]) -> dict[str, Any]:
+    """The record of a server of the lock (``intact``: :func:`sound`)."""
     items = [item(e, highest(findings.get((srv.name, e.kind, e.key)))) for e in srv.entries()]
-    tools = accepted_tools(srv)
+    digest, n_tools = surface(srv, intact)
     counts = {k: sum(1 for r in items if r["kind"] == k and r["state"] == "accepted") for k in ("prompt", "resource")}
     rec = _common(srv.name, srv.spec, "lock")
     info = srv.server_info or {}
@@ -171,8 +198,8 @@ def locked_server(srv: ServerEntry, findings: dict[Key, list[LintFinding]]) -> d
         if srv.spec.registry is not None
         else None,
         surface={
-            "mcp-lock-v1": surface_hash(tools),
-            "tools": len(tools),
+            "mcp-lock-v1": digest,
+            "tools": n_tools,
             "prompts": counts["prompt"],
             "resources": counts["resource"],
         },
