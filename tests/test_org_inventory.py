@@ -237,3 +237,40 @@ def test_inventories_follow_the_published_schema(project, tmp_path):
         assert list(validator.iter_errors(broken)) != [], path
         where = problem(broken)
         assert where is not None and where.startswith("/" + "/".join(map(str, path)) + ":"), (path, where)
+
+
+def test_the_actions_inventory_step_writes_a_valid_bom(project, tmp_path):
+    """action.yml's `inventory` input: its step, run as the runner runs it, writes the BOM."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    import yaml
+
+    from conftest import ROOT
+
+    home, proj = project
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    inputs = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
+    inputs.update(inventory="mcp-bom.cdx.json")
+    step = next(s for s in action["runs"]["steps"] if s.get("id") == "inventory")
+    assert step["if"] == "inputs.inventory != ''"
+    expand = lambda v: re.sub(r"\$\{\{\s*inputs\.([a-z-]+)\s*\}\}", lambda m: inputs[m.group(1)], str(v))  # noqa: E731
+    out = tmp_path / "github_output"
+    env = {**os.environ, "HOME": str(home), "GITHUB_OUTPUT": str(out)}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env.update({k: expand(v) for k, v in step["env"].items()})
+    r = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=proj / expand(step["working-directory"]),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert out.read_text() == "inventory-file=mcp-bom.cdx.json\n"
+    bom = (proj / "mcp-bom.cdx.json").read_text(encoding="utf-8")
+    assert JsonStrictValidator(SchemaVersion.V1_6).validate_str(bom) is None
+    assert all(secret not in bom for secret in od.CANARIES)
