@@ -231,7 +231,16 @@ def test_the_action_command_surface_writes_the_statement_and_the_job_summary(tmp
     assert Path("mcp-surface.json").is_file()
     assert "## ❌ mcplock surface: `docs-server` (exit 1)" in summary
     assert "| **critical** | `tool search_docs` | every pinned client quarantines it" in summary
+    import subprocess
+
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "k")], check=True)
     code, outputs, summary, log = _run_action(
-        tmp_path, command="surface", against="previous.json", args=args, **{"fail-on": ""}
+        tmp_path,
+        command="surface",
+        against="previous.json",
+        args=args,
+        **{"fail-on": "", "sign-key": str(tmp_path / "k")},
     )
     assert code == 0 and outputs["exit-code"] == "0", log
+    sig = json.loads(Path("mcp-surface.json.sig").read_text())
+    assert sig["schema"] == "mcp-surface-signature" and sig["name"] == "docs-server"

@@ -89,6 +89,22 @@ class Entry:
             return True
 
 
+@dataclass(frozen=True)
+class Publisher:
+    """Who vouched for a server (the lock's ``publisher`` in ``[server.NAME]``, docs/publishers.md): the
+    fingerprint of the key, listed in the policy's ``[publishers]``, whose signed statement
+    (``mcp-surface.json`` shipped in the pinned package) the live server matched at the last
+    ``add``/``refresh``; the statement's digest, and when it was signed. Plain data, outside every
+    definition hash."""
+
+    key: str  # sha256-<base64> of the key's SPKI DER
+    statement: str  # sha256-<base64> of the statement's canonical form
+    signed_at: str
+
+    def stored(self) -> dict[str, str]:
+        return {"key": self.key, "statement": self.statement, "signed-at": self.signed_at}
+
+
 @dataclass(slots=True)  # slots: setting a field it does not have (`srv.command = …`) is an error
 class ServerEntry:
     """One server of the lock: how to reach it (``spec``, a :class:`~mcplock.lock.spec.ServerSpec` as
@@ -109,6 +125,7 @@ class ServerEntry:
     protocol_version: str | None = None
     instructions: Entry | None = None
     items: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in ITEM_KINDS})
+    publisher: Publisher | None = None  # the key that vouched for it (docs/publishers.md)
 
     def __post_init__(self) -> None:
         if self.spec.name != self.name or self.spec.secrets:  # the lock's spec: its own name, no secrets

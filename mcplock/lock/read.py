@@ -24,6 +24,7 @@ from mcplock.lock.model import (
     Entry,
     Lock,
     Pending,
+    Publisher,
     ServerEntry,
 )
 from mcplock.lock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ClientCapabilities, ClientIdentity, ServerSpec, Transport
@@ -57,6 +58,7 @@ SERVER_KEYS = {
     "instructions-pending",
     "package",
     "registry",
+    "publisher",
     *ITEM_KINDS,
 }
 ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
@@ -210,6 +212,7 @@ class Reader:
             client_capabilities=self.client_capabilities(st, table),
             server_info=dict(info) if info is not None else None,
             protocol_version=self.get(st, table, "protocol-version", str),
+            publisher=self.publisher(st, table),
         )
         self.check_reachable(spec, table)
         srv.instructions = self.instructions(table, st)
@@ -327,6 +330,15 @@ class Reader:
         tree = self.get(pt, ptable, "tree-integrity", str)
         if tree is not None and not is_hash(tree):
             raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
+
+    def publisher(self, st: dict[str, Any], table: tuple[str, ...]) -> Publisher | None:
+        """`publisher` in `[server.NAME]`: key, statement, signed-at (docs/publishers.md)."""
+        if "publisher" not in st:
+            return None
+        pt = self.str_map(st, table, "publisher")
+        if set(pt) != {"key", "statement", "signed-at"}:
+            raise self.fail(table, f"`publisher` in {self._where(table)} must be {{key, statement, signed-at}}")
+        return Publisher(pt["key"], pt["statement"], pt["signed-at"])
 
     def client_capabilities(self, st: dict[str, Any], table: tuple[str, ...]) -> ClientCapabilities | None:
         from mcplock.model.client_capabilities import KNOWN
