@@ -172,6 +172,7 @@ def test_user_inventory_reads_the_hosts_user_configs(tmp_path):
     (home / ".codex").mkdir()
     (home / ".codex" / "config.toml").write_text(
         f'[mcp_servers.local]\ncommand = "{home}/bin/server"\nargs = ["--token", "{od.CANARIES[2]}"]\n'
+        f'[mcp_servers.script]\ncommand = "python"\nargs = ["server.py", "--token", "{od.CANARIES[2]}"]\n'
     )
     (home / ".gemini").mkdir()
     (home / ".gemini" / "settings.json").write_text("{ not json")
@@ -187,7 +188,8 @@ def test_user_inventory_reads_the_hosts_user_configs(tmp_path):
     assert by["gh"]["pinning"] == "unpinned" and by["gh"]["launch"]["requested"] == "1.2.3"
     assert by["web"]["endpoint"] == "https://mcp.example.org/mcp"
     assert by["local"]["config"]["file"] == "~/.codex/config.toml" and by["local"]["command"] == "server"
-    assert by["local"]["pinning"] == "local"
+    # a binary outside any project: nothing shows what it runs (the policy's reading, packages/runs)
+    assert by["local"]["pinning"] == "floating" and by["script"]["pinning"] == "local"
     assert any(n.startswith("~/.gemini/settings.json: not read") for n in inv["notes"]), inv["notes"]
 
 

@@ -8,8 +8,13 @@ Pinning, one word per server:
 - ``pinned``: a package pin with its integrity (what runs is checked against it);
 - ``unpinned``: a registry launch of an exact version, with nothing checking the bytes;
 - ``floating``: a registry launch of whatever the registry serves (no version, a range, a tag),
-  or a launch behind a wrapper (``sh -c``, ``env`` …) that cannot be read;
-- ``local``: a local command (nothing to pin); ``remote``: a server reached at a URL.
+  a launch behind a wrapper (``sh -c``, ``env`` …), or a command mcplock cannot read (nothing
+  shows what it runs);
+- ``local``: a command that provably runs the project's own code (:mod:`mcplock.packages.local`:
+  nothing to pin); ``remote``: a server reached at a URL.
+
+The words follow the policy's reading of what a server runs (:mod:`mcplock.packages.runs`), so a
+fleet's "unpinned" is what ``packages.require-pin`` refuses.
 """
 
 from __future__ import annotations
@@ -64,31 +69,34 @@ def _package(pin: PackagePin) -> dict[str, Any]:
 
 
 def launch(spec: ServerSpec) -> dict[str, Any]:
-    """How a server runs, without its arguments: ``pinning``, the ``package`` pinned (or None),
-    the ``launch`` its command line asks a registry for when there is no pin (registry, name,
-    the version as written or None), the command's file name (never its directory)."""
-    from mcplock.packages.launchers import Launch, parse
+    """How a server runs, without its arguments, decided as the policy decides it
+    (:func:`mcplock.packages.runs.runs`): ``pinning``, the ``package`` pin (or None), the ``launch``
+    its command line asks a registry for when no pin governs it (registry, name, the version as
+    written or None), the command's file name (never its directory)."""
     from mcplock.packages.pin import pin_problem
-    from mcplock.packages.wrappers import unwrap
+    from mcplock.packages.runs import runs
 
     out: dict[str, Any] = {"pinning": "remote", "command": None, "package": None, "launch": None}
-    if spec.remote:
+    what = runs(spec.command, spec.args, spec.package, stdio=spec.stdio)
+    if what.kind == "remote":
         return out
     out["command"] = os.path.basename(spec.command or "") or None
     if spec.package is not None:
+        out["package"] = _package(spec.package)
+    if what.kind == "pinned" and spec.package is not None:
         ok = spec.package.integrities() and spec.package.problem() is None
-        out.update(pinning="pinned" if ok else "unpinned", package=_package(spec.package))
+        out["pinning"] = "pinned" if ok else "unpinned"
         return out
-    got = parse(spec.command, spec.args)
-    wrapped = unwrap(spec.command, spec.args)
-    if wrapped is not None and isinstance(wrapped.launch, Launch) and not wrapped.opaque:
-        got = wrapped.launch
-    if isinstance(got, Launch):
-        exact = got.requested is not None and pin_problem(got.registry, got.name, got.requested) is None
-        out["pinning"] = "unpinned" if exact or got.digest else "floating"
-        out["launch"] = {"registry": got.registry, "name": got.name, "requested": got.requested}
-    else:
-        out["pinning"] = "floating" if wrapped is not None else "local"
+    if what.kind == "local":
+        out["pinning"] = "local"
+        return out
+    got = what.launch  # unpinned: a launcher without a pin that governs it, a wrapper, an unreadable command
+    if got is None:
+        out["pinning"] = "floating"
+        return out
+    exact = got.requested is not None and pin_problem(got.registry, got.name, got.requested) is None
+    out["pinning"] = "unpinned" if (exact or got.digest) and what.via is None else "floating"
+    out["launch"] = {"registry": got.registry, "name": got.name, "requested": got.requested}
     return out
 
 
