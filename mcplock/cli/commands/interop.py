@@ -218,8 +218,17 @@ def cmd_sign(
             hint=bad[0].hint,
             code="signature",
         )
-    env = signing.sign(private, signing.lock_digest(cli.lockfile), org.digest if org is not None else None)
+    from mcplock.trust import rollback
+
     path = signing.signature_path(cli.lockfile)
+    try:
+        on_disk = signing.read_envelope(path)
+    except signing.SigningInputError:
+        on_disk = None  # a malformed signature is replaced; its sequence counts for nothing
+    sequence = rollback.next_sequence(path, on_disk)
+    env = signing.sign(
+        private, signing.lock_digest(cli.lockfile), org.digest if org is not None else None, sequence=sequence
+    )
     write_atomic(path, signing.dumps(env))
     fp = env["publicKeyFingerprint"]
     cli.say(
