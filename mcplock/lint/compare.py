@@ -282,7 +282,7 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
     for kind in ("instructions", *ITEM_KINDS):
         result.changes += _kind_changes(kind, server.pinned(kind), live[kind])
     known = any(e.accepted for e in server.tools.values())
-    own = frozenset(str(k) for k in live["tool"]) | frozenset(server.tools)
+    own = frozenset(str(k).lower() for k in (*live["tool"], *server.tools))  # lower case, once per diff
     for c in result.changes:
         _lint(c, known, own)
     _renames(result.changes)
