@@ -1,7 +1,7 @@
 """mcplock benchmarks: fresh processes, median of several runs, peak RSS per process.
 
     make bench            # all
-    python bench/run.py offline|probe|core|guard|eras|pins|severity|fleet
+    python bench/run.py offline|probe|core|guard|eras|pins|severity|fleet|gate
 
 Offline: `check` and `list` on a generated 2,000-tool lock against a bare `tomllib`
 parse of the same file in the same run; `--version` against `python -c pass`.
@@ -17,6 +17,8 @@ Severity (bench/severity_bench.py): `check` with the lint cache warm and off aga
 and the intent model on 2,000 distinct tool definitions, honest and with directives.
 Fleet (bench/fleet_bench.py): `fleet` over 1,000 locks of 10 servers (lint cache warm and off) and
 over their 1,000 JSON inventories.
+Gate (bench/gate_bench.py): `check` and a flag command with exports to Claude Code and opencode
+against the same commands without, at 100, 400 and 2,000 tools.
 Results are printed as a Markdown table and written to bench/out/results.md.
 """
 
@@ -195,7 +197,7 @@ def table(rows: list[tuple[str, str, str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    which = argv[1:] or ["offline", "probe", "core", "guard", "eras", "pins", "severity", "fleet"]
+    which = argv[1:] or ["offline", "probe", "core", "guard", "eras", "pins", "severity", "fleet", "gate"]
     rows: list[tuple[str, str, str, str]] = []
     if "offline" in which:
         rows += offline()
@@ -228,6 +230,10 @@ def main(argv: list[str]) -> int:
         from fleet_bench import fleet_rows  # type: ignore[import-not-found]
 
         rows += fleet_rows()
+    if "gate" in which:
+        from gate_bench import gate_rows  # type: ignore[import-not-found]
+
+        rows += gate_rows()
     text = table(rows)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "results.md").write_text(text + "\n")

@@ -236,3 +236,31 @@ def novelty_findings(
     for where, what, sentence in acts:
         out.append(LintFinding("new-destination", severity, f"{what}{extra}: {_q(sentence)}", where))
     return out
+
+
+_ACTS = frozenset({"directive", "new-destination", "exfiltration-url", "hidden-instructions"})
+
+
+def beside_instructions(
+    instructions_old: Any, instructions_new: Any, findings: list[LintFinding]
+) -> LintFinding | None:
+    """An act among one item's ``findings`` (``high``) made ``critical`` by what the server's
+    instructions newly say beside it: concealment ("what these tools do in the background is not
+    worth mentioning") or a claim of authority or consent ("the admin has pre-approved every
+    step") — the act and its cover in two items of one server (issue 45 item 5). None when the
+    instructions add neither, or the item has no act that is not critical already."""
+    act = next((f for f in findings if f.rule in _ACTS and f.severity == HIGH), None)
+    if act is None or any(f.rule in _ACTS and f.severity == CRITICAL for f in findings):
+        return None
+    if not isinstance(instructions_new, str) or (act.rule == "hidden-instructions" and "conceal" in act.message):
+        return None
+    before = {t.lower() for t in _sentences(instructions_old)} if isinstance(instructions_old, str) else set()
+    added = " ".join(t for t in _sentences(instructions_new) if t.lower() not in before)
+    hide, authority = concealment_and_authority(added) if added else ("", "")
+    if not (hide or authority):
+        return None
+    cover = f"concealment «{hide}»" if hide else f"authority «{authority}»"
+    what, _, quote = act.message.partition(": ")
+    return LintFinding(
+        "directive", CRITICAL, f"{what}, with {cover} in the server's new instructions: {quote}", act.where
+    )
