@@ -340,3 +340,29 @@ def _record_entry(cur: ServerEntry, r: Row) -> None:
     cur.spec = replace(cur.spec, registry=r.new_ref)
     if r.new_command is not None and cur.spec.stdio:
         cur.spec = replace(cur.spec, command=r.new_command[0], args=tuple(r.new_command[1]))
+
+
+def record_command_lines(lockfile: str, rows: list[Row], moved: Collection[str]) -> list[ServerEntry]:
+    """The locked launch of each moved server naming its new release wherever it named the old one
+    (:mod:`mcplock.packages.follow_pin`): a host that runs the command as locked runs what was
+    reviewed. A server from the MCP Registry takes its entry's command line (:func:`record_registry`).
+    Returns the entries rewritten."""
+    from mcplock.lock.store import transaction
+    from mcplock.packages.follow_pin import follow
+
+    todo = [r for r in rows if r.server in moved and r.new_pin is not None and r.new_ref is None]
+    if not todo:
+        return []
+    out: list[ServerEntry] = []
+    with transaction(lockfile) as lock:
+        for r in todo:
+            cur = lock.servers.get(r.server)
+            pin = r.new_pin
+            if cur is None or pin is None or not cur.spec.stdio or not cur.spec.command:
+                continue
+            digest = str(pin.integrity) if pin.registry == "oci" else None
+            got = follow(cur.spec.command, cur.spec.args, pin.registry, pin.name, r.current, pin.version, digest)
+            if got is not None:
+                cur.spec = replace(cur.spec, command=got[0], args=got[1])
+                out.append(cur)
+    return out

@@ -116,7 +116,7 @@ def move_pins(
     install the new releases, probe them, stage their definitions as pending and write the pins
     of the servers whose probe succeeded (`update`, and `update-pr` in its worktree). Returns the
     specs moved, the staged results per server, the failures, the probe results, and the entries
-    whose MCP Registry command line was rewritten."""
+    whose command line was rewritten (an MCP Registry entry's, or one that named the old release)."""
     from mcplock.core import refresh as core_refresh
     from mcplock.core import update as core_update
 
@@ -131,6 +131,7 @@ def move_pins(
     summary, probe_failed = core_refresh.apply(cli.lockfile, cli.lock_dir, chosen, results, the_plan, None, pins)
     failed.update(probe_failed)
     rewritten = core_update.record_registry(cli.lockfile, rows, {n for n, _ in summary})
+    rewritten += core_update.record_command_lines(cli.lockfile, rows, {n for n, _ in summary})  # follows the pin
     return moving, summary, failed, results, rewritten
 
 
