@@ -115,9 +115,15 @@ def registry(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("publisher")
     author, stranger = _keys(tmp_path)
     with NpmRegistry() as reg:
-        reg.publish(PKG, "1.0.0", _release(cli, tmp_path, "1.0.0", SERVES, author, SERVES))
+        honest = _release(cli, tmp_path, "1.0.0", SERVES, author, SERVES)
+        reg.publish(PKG, "1.0.0", honest)
+        # 1.0.2: someone without the author's key put a statement of the poisoned server in, beside
+        # the author's signature of 1.0.0 (a registry account taken over)
+        forged = _release(cli, tmp_path, "1.0.2", POISONED, stranger, POISONED)
+        forged["mcp-surface.json.sig"] = honest["mcp-surface.json.sig"]
         # 1.0.1: the statement the author signed, and a server that answers otherwise
-        reg.publish(PKG, "1.0.1", _release(cli, tmp_path, "1.0.1", POISONED, author, SERVES))
+        reg.publish(PKG, "1.0.2", forged)
+        reg.publish(PKG, "1.0.1", _release(cli, tmp_path, "1.0.1", POISONED, author, SERVES))  # tagged latest
         # a release of another package that ships no statement: `surface --against` probes it
         bare = {k: v for k, v in _release(cli, tmp_path, "0.9.0", SERVES, author, SERVES).items() if "surface" not in k}
         bare["package.json"] = json.dumps(
@@ -175,6 +181,17 @@ def test_a_server_that_answers_otherwise_than_its_signed_statement_is_critical(c
     assert p["name"] == "cook"
 
 
+def test_a_statement_its_signature_does_not_cover_holds_every_item(cli, registry, tmp_path):
+    env = _env(registry, tmp_path, "author")
+    r = cli("add", "kitchen", "--yes", "--", "npx", "-y", f"{PKG}@1.0.2", env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    err = " ".join(r.stderr.split())
+    assert "critical: its signature does not vouch for it" in err and "signs another statement" in err, err
+    srv = _server("kitchen")
+    assert "publisher" not in srv
+    assert all("pending" in srv["tool"][t] and srv["tool"][t]["enabled"] is False for t in ("cook", "plate"))
+
+
 def test_a_key_the_policy_does_not_list_is_reported_not_trusted(cli, registry, tmp_path):
     env = _env(registry, tmp_path, "stranger")
     r = cli("add", "kitchen", "--yes", "--", "npx", "-y", f"{PKG}@1.0.0", env=env)
@@ -197,7 +214,7 @@ def test_surface_against_the_last_published_release(cli, registry, tmp_path):
     r = cli("surface", "--against", f"npm:{PKG}", "--fail-on", "high", "--format", "json", *server, env=env)
     assert r.returncode == 1, r.stderr
     doc = json.loads(r.stdout)
-    assert doc["impact"]["against"] == f"npm:{PKG} ({PKG}@1.0.1)"  # the latest release, pinned
+    assert doc["impact"]["against"] == f"npm:{PKG} ({PKG}@1.0.1)"  # the release tagged latest, pinned
     assert "ships mcp-surface.json: comparing with it" in r.stderr
     items = {i["name"]: i for i in doc["impact"]["items"]}
     assert (items["cook"]["effect"], items["cook"]["severity"]) == ("quarantined", "critical")

@@ -1,5 +1,5 @@
-"""Adding servers to the lock: from a host config, from every config of a project, or from
-one spec; then :func:`add_servers`, the one workflow `add`, `add --from` and `init` end in
+"""Adding servers to the lock (which ones: :mod:`mcplock.core.add_sources`): :func:`add_servers`,
+the one workflow `add`, `add --from` and `init` end in
 (look-alike names, trust, ownership claims, package pins, the probe, staging, the acceptance
 rule, the write). What a person is shown and asked goes through :class:`Hooks`.
 
@@ -9,147 +9,25 @@ pending even under ``add --yes`` or "accept all" at the prompt, for a person to 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from mcplock.core.add_sources import Staged
 from mcplock.core.probing import Results, result_of, unpinnable
-from mcplock.core.specs import entry_from_spec, lock_dir, probe_spec, runs_guard, source_path
-from mcplock.errors import HashError, ProbeError, UntrustedError, UsageError
+from mcplock.core.specs import entry_from_spec, lock_dir, probe_spec
+from mcplock.errors import HashError, ProbeError, UntrustedError
 from mcplock.lock.model import Entry, ServerEntry
 from mcplock.lock.spec import AuthSpec, ClientIdentity, ServerSpec
 from mcplock.lock.targets import label
 from mcplock.model import severity
-from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:
-    from mcplock.hosts.model import HostConfig, ImportedServer
     from mcplock.lint import LintFinding
     from mcplock.probe import ProbeOptions
+    from mcplock.trust.org_policy import OrgPolicy
 
-Staged = tuple[ServerSpec, "str | None"]  # a spec as it will be locked, and its host-config hash
 Findings = dict[tuple[str, str, str], "list[LintFinding]"]  # (server, kind, key) -> lint findings
-
-
-@dataclass
-class Found:
-    """Specs to add, and what the reader should know about them (``notes``)."""
-
-    specs: list[Staged] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    configs: list[tuple[str, str, list[str]]] = field(default_factory=list)  # (path, host, server names)
-
-
-def locked_names(lockfile: str) -> set[str]:
-    from mcplock.lock.read import load
-
-    return set(load(lockfile).servers) if os.path.exists(lockfile) else set()
-
-
-def from_config(path: str, wanted: list[str], base: str) -> Found:
-    """The servers of one host config (those in ``wanted``, or all)."""
-    from mcplock.hosts import config_hash, load_host_config
-
-    found = Found()
-    cfg = load_host_config(path, source=source_path(path, base), project_dir=base)
-    found.notes.extend(f"{path}: {w}" for w in cfg.warnings)
-    for skipped, why in sorted(cfg.skipped.items()):
-        if _wanted(skipped, wanted):
-            found.notes.append(f"skipped `{skipped}`: {why}")
-    _refuse_unknown(path, wanted, cfg)
-    for sname, imp in sorted(cfg.servers.items()):
-        if not _wanted(sname, wanted):
-            continue
-        if runs_guard(imp):
-            found.notes.append(_guard_note(sname, path))
-            continue
-        found.notes.extend(f"{sname}: {n}" for n in (*imp.templated, *imp.warnings))
-        found.specs.append((imp.spec, config_hash(imp.spec)))
-    return found
-
-
-def _wanted(name: str, wanted: list[str]) -> bool:
-    """Whether server ``name`` of a host config is asked for (no names given: every one is)."""
-    return not wanted or name in wanted
-
-
-def _refuse_unknown(path: str, wanted: list[str], cfg: HostConfig) -> None:
-    """Every server asked for by name is in the host config (imported or skipped)."""
-    unknown = [w for w in wanted if w not in cfg.servers and w not in cfg.skipped]
-    if unknown:
-        raise UsageError(
-            f"{path} has no server named {', '.join(unknown)}",
-            hint=f"it has: {', '.join(sorted(cfg.servers)) or 'none'}",
-        )
-
-
-def from_project(base: str, existing: set[str]) -> Found:
-    """Every server of every host config found in the project at ``base`` that is not locked
-    yet (the first config naming a server wins)."""
-    from mcplock.hosts import discover, load_host_config
-
-    paths = discover(base)
-    if not paths:
-        raise UsageError(
-            f"no MCP host config found in {base}",
-            hint="looked for .mcp.json, .cursor/mcp.json, .vscode/mcp.json, .codex/config.toml, "
-            ".gemini/settings.json, opencode.json(c); "
-            "add servers with `mcplock add NAME -- CMD…` or `mcplock add --from FILE`",
-        )
-    found = Found()
-    taken: dict[str, str] = {}
-    for path in paths:
-        rel = source_path(str(path), base)
-        cfg = load_host_config(path, source=rel, project_dir=base)
-        found.configs.append((rel, cfg.host, sorted(cfg.servers)))
-        found.notes.extend(f"{rel}: {w}" for w in cfg.warnings)
-        found.notes.extend(f"skipped `{name}`: {why}" for name, why in sorted(cfg.skipped.items()))
-        for name, imp in sorted(cfg.servers.items()):
-            _take_project_server(found, name, imp, rel, existing, taken)
-    return found
-
-
-def _take_project_server(
-    found: Found, name: str, imp: ImportedServer, rel: str, existing: set[str], taken: dict[str, str]
-) -> None:
-    """One server of the project's host config ``rel``, into ``found``: its notes, and its spec
-    unless it is locked already, launches the guard, or an earlier config named it (``taken``:
-    name → that config)."""
-    from mcplock.hosts import config_hash
-
-    found.notes.extend(f"{name}: {n}" for n in (*imp.templated, *imp.warnings))
-    if name in existing:
-        return
-    if runs_guard(imp):
-        found.notes.append(_guard_note(name, rel))
-        return
-    if name in taken:
-        found.notes.append(f"`{name}` is also in {taken[name]}; keeping that one")
-        return
-    taken[name] = rel
-    found.specs.append((imp.spec, config_hash(imp.spec)))
-
-
-def _guard_note(name: str, path: str) -> str:
-    return (
-        f"skipped `{name}` in {path}: it launches the mcplock guard (`mcplock run`), not a server; "
-        "`mcplock export --no-guard` puts back the entries `export --guard` replaced"
-    )
-
-
-def new_only(specs: list[Staged], lockfile: str, *, explicit: bool) -> tuple[list[Staged], list[str]]:
-    """The specs not locked yet, and the names skipped because they are. A server named on the
-    command line (``explicit``) that is locked already is a usage error (exit 2)."""
-    existing = locked_names(lockfile)
-    clash = [sp.name for sp, _ in specs if sp.name in existing]
-    if clash and explicit:
-        raise UsageError(
-            f"`{clash[0]}` is already locked",
-            hint=f"run `mcplock refresh {shell_word(clash[0])}` to re-probe it, or "
-            f"`mcplock remove {shell_word(clash[0])}` first",
-        )
-    return [(sp, h) for sp, h in specs if sp.name not in existing], clash
 
 
 def pin_packages(
@@ -223,17 +101,24 @@ def has_critical(entry: ServerEntry, findings: Findings) -> bool:
     return any(is_critical(entry.name, e, findings) for e in entry.entries())
 
 
-def accept_all_but_critical(entry: ServerEntry, findings: Findings) -> list[str]:
-    """Accept every pending item of a new ``entry`` except those with a critical lint
-    finding, which stay pending. Returns the targets held back."""
+def accept_all_but_critical(
+    entry: ServerEntry, findings: Findings, org: OrgPolicy | None = None, forbidden: list[str] | None = None
+) -> list[str]:
+    """Accept every pending item of a new ``entry`` except those with a critical lint finding
+    (returned: the targets held back) and those the organisation's policy forbids (appended to
+    ``forbidden``, with the rule): both stay pending."""
     from mcplock.lock import review
+    from mcplock.trust.org_policy import forbids_accept
 
     held: list[str] = []
     for e in list(entry.entries()):
-        if is_critical(entry.name, e, findings):
+        found = forbids_accept(org, entry, e, None, findings.get((entry.name, e.kind, e.key))) if org else []
+        if found:
+            (forbidden if forbidden is not None else held).append(f"{label(entry, e)} ({found[0].rule})")
+        elif is_critical(entry.name, e, findings):
             held.append(label(entry, e))
-            continue
-        review.accept(entry, e)
+        else:
+            review.accept(entry, e)
     return held
 
 
@@ -294,6 +179,7 @@ class Added:
     entries: list[ServerEntry] = field(default_factory=list)
     failed: dict[str, ProbeError] = field(default_factory=dict)
     held: dict[str, list[str]] = field(default_factory=dict)
+    forbidden: dict[str, list[str]] = field(default_factory=dict)  # held back by the organisation's policy
     claims: list[tuple[str, str, str]] = field(default_factory=list)  # (server, package, registry name)
 
     def pending(self) -> list[ServerEntry]:
@@ -321,7 +207,9 @@ def add_servers(
     from mcplock.core import trust as core_trust
     from mcplock.core.oauth import discovered_launch, read_lock_auths
     from mcplock.core.registry import check_claims
+    from mcplock.trust.org_policy import refuse_adding
 
+    org = refuse_adding([sp for sp, _ in specs], opts.environ)  # the policy before anything is fetched or run
     base = lock_dir(lockfile)
     _name_lookalikes(specs, hooks)  # named before anything is trusted, fetched or installed
     # trusted before anything is fetched: the commands as the person sees them (nothing is
@@ -342,7 +230,8 @@ def add_servers(
     core_trust.trust(discovered_launch(launch, auths), base)  # (SEP-990: the issuer it found is locked)
     results.update(unpinned)
     staged, failed = stage_new(specs, results, policy, client, auths)
-    return _accept_and_write(staged, failed, lockfile, hooks, vouch_staged(staged, results, opts.environ, hooks.say))
+    publisher = vouch_staged(staged, results, opts.environ, hooks.say)
+    return _accept_and_write(staged, failed, lockfile, hooks, publisher, org)
 
 
 def _trust_or_ask(asked: list[ServerSpec], base: str, *, consent: bool, how: str, hooks: Hooks) -> None:
@@ -390,7 +279,12 @@ def _probe_launch(
 
 
 def _accept_and_write(
-    staged: list[ServerEntry], failed: dict[str, ProbeError], lockfile: str, hooks: Hooks, publisher: Findings
+    staged: list[ServerEntry],
+    failed: dict[str, ProbeError],
+    lockfile: str,
+    hooks: Hooks,
+    publisher: Findings,
+    org: OrgPolicy | None,
 ) -> Added:
     """Accept each staged server ``hooks.confirm`` says yes to (never an item with a critical
     finding, a publisher statement's among them), write them all in one transaction; a name
@@ -403,7 +297,9 @@ def _accept_and_write(
     done = Added()
     for entry in staged:
         if hooks.confirm(entry, findings):
-            done.held[entry.name] = accept_all_but_critical(entry, findings)
+            done.held[entry.name] = accept_all_but_critical(
+                entry, findings, org, done.forbidden.setdefault(entry.name, [])
+            )
     clashes = write_new(lockfile, staged)
     done.failed = {**failed, **clashes}
     done.entries = [e for e in staged if e.name not in clashes]

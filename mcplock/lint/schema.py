@@ -21,18 +21,12 @@ from mcplock.lint.schema_keywords import (
     BRANCHES,
     COSMETIC_KEYWORDS,
     DEF_MAPS,
-    LOOSENED,
-    MISSING,
-    NEUTRAL,
-    NUMERIC,
     SCHEMA_MAPS,
     SCHEMA_VALUED,
     TEXT_KEYWORDS,
-    TIGHTENED,
-    Classified,
     classify_unit,
-    join,
 )
+from mcplock.lint.schema_verdicts import LOOSENED, MISSING, NEUTRAL, NUMERIC, TIGHTENED, Classified, join
 
 __all__ = [
     "COSMETIC_KEYWORDS",

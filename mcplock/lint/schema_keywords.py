@@ -8,11 +8,11 @@ sides (added, removed, a boolean schema).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from typing import Any
 
-TIGHTENED, LOOSENED, NEUTRAL = "tightened", "loosened", "neutral"
+from mcplock.lint.schema_bounds import _numeric_bounds
+from mcplock.lint.schema_verdicts import LOOSENED, MISSING, NEUTRAL, TIGHTENED, Classified, _j, _num, _types, join
 
 # keyword -> +1 when a larger value accepts more, -1 when a larger value accepts less
 _UPPER = ("maxLength", "maximum", "exclusiveMaximum", "maxItems", "maxProperties", "maxContains")
@@ -49,33 +49,8 @@ TEXT_KEYWORDS = (
 # neutral entries whose `what` starts with one of these do not change what the model is told or sent
 COSMETIC_KEYWORDS = ("title", "$comment", "examples", "empty", "$schema", "respelled:", "enum reordered")
 
-Classified = tuple[str, str, str]  # (path, "tightened" | "loosened" | "neutral", what)
 # keywords whose value is a list of sub-schemas (judged one per position when the lengths hold)
 BRANCHES = ("anyOf", "oneOf", "allOf", "prefixItems")
-NUMERIC = ("maximum", "exclusiveMaximum", "minimum", "exclusiveMinimum")
-
-
-def _j(v: Any) -> str:
-    return json.dumps(v, sort_keys=True, ensure_ascii=False)
-
-
-def _types(v: Any) -> set[str] | None:
-    if isinstance(v, str):
-        return {v}
-    if isinstance(v, list) and all(isinstance(x, str) for x in v):
-        s = set(v)
-        if "number" in s:
-            s.add("integer")
-        return s
-    return None
-
-
-def _num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
 
 
 def _sub(old: Any, new: Any, path: str) -> list[Classified]:
@@ -122,9 +97,6 @@ def _absent_or_boolean(old: Any, new: Any) -> tuple[str, str]:
     if old is True or new is False:
         return TIGHTENED, "schema now rejects more"
     return LOOSENED, "schema now accepts anything" if new is True else "schema opened"
-
-
-MISSING: Any = object()
 
 
 def _added_or_removed(o: Any, n: Any, p: str, out: list[Classified], name: Callable[[Any], str]) -> bool:
@@ -187,108 +159,6 @@ def _bound(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
     # a larger maximum accepts more, a larger minimum less
     verdict = LOOSENED if raised == (key in _UPPER) else TIGHTENED
     out.append((p, verdict, f"{key} {'raised' if raised else 'lowered'} {_j(o)} → {_j(n)}"))
-
-
-def _limits(schema: dict[str, Any], inclusive: str, exclusive: str) -> list[tuple[float, bool]]:
-    """One side's numeric limits of a bound as (value, exclusive). Draft-4 boolean
-    ``exclusiveMaximum`` modifies ``maximum``."""
-    cands: list[tuple[float, bool]] = []
-    inc: Any = schema.get(inclusive)
-    exc: Any = schema.get(exclusive)
-    if _num(inc):
-        cands.append((inc, exc is True))
-    if _num(exc):
-        cands.append((exc, True))
-    return cands
-
-
-def _integer_inclusive(v: float, exclusive: bool, upper: bool) -> tuple[float, bool]:
-    """An integer's limit made inclusive: ``< 10`` is ``<= 9``, ``> 0`` is ``>= 1``."""
-    if exclusive and float(v).is_integer():
-        return (v - 1 if upper else v + 1), False
-    return v, exclusive
-
-
-def _limit(
-    schema: dict[str, Any], inclusive: str, exclusive: str, integer: bool, upper: bool
-) -> tuple[float, bool] | None:
-    """The tightest bound of one side as (value, exclusive); an integer's exclusive bound is made inclusive."""
-    norm = _limits(schema, inclusive, exclusive)
-    if integer:
-        norm = [_integer_inclusive(v, x, upper) for v, x in norm]
-    if not norm:
-        return None
-    # tightest: smallest upper (exclusive beats inclusive at a tie), largest lower
-    if upper:
-        return min(norm, key=lambda t: (t[0], not t[1]))
-    return max(norm, key=lambda t: (t[0], t[1]))
-
-
-def _bound_text(b: tuple[Any, bool] | None, upper: bool) -> str:
-    """A limit as a reviewer reads it: `< 10`, `>= 0`, or `none`."""
-    if b is None:
-        return "none"
-    return f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"
-
-
-_BOUNDS = ((True, "maximum", "exclusiveMaximum"), (False, "minimum", "exclusiveMinimum"))
-
-
-def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
-    """The upper and the lower bound, each judged by its tightest limit (inclusive and exclusive together)."""
-    if _unchanged(old, new, NUMERIC):
-        return
-    integer = _integer_only(old, new)
-    for upper, inclusive, exclusive in _BOUNDS:
-        if not _unchanged(old, new, (inclusive, exclusive)):
-            out.append(_bound_change(old, new, path, (upper, inclusive, exclusive), integer))
-
-
-def _unchanged(old: dict[str, Any], new: dict[str, Any], keywords: tuple[str, ...]) -> bool:
-    """Whether each of ``keywords`` has the same value on both sides (or is absent from both)."""
-    return all(old.get(k, MISSING) == new.get(k, MISSING) for k in keywords)
-
-
-def _bound_change(
-    old: dict[str, Any], new: dict[str, Any], path: str, bound: tuple[bool, str, str], integer: bool
-) -> Classified:
-    """How one bound (``upper``, its inclusive and exclusive keyword) changed, by its tightest limit."""
-    upper, inclusive, exclusive = bound
-    o, n = _limit(old, inclusive, exclusive, integer, upper), _limit(new, inclusive, exclusive, integer, upper)
-    what = f"{'upper' if upper else 'lower'} bound {_bound_text(o, upper)} → {_bound_text(n, upper)}"
-    verdict = _limit_change(o, n, upper)
-    p = join(path, _bound_keyword(old, new, inclusive, exclusive))
-    return p, verdict, f"respelled: {what} (the same limit)" if verdict == NEUTRAL else what
-
-
-def _bound_keyword(old: dict[str, Any], new: dict[str, Any], inclusive: str, exclusive: str) -> str:
-    """The keyword a bound's change is reported at: the one of the two either side has, else the inclusive."""
-    keys = [k for k in (inclusive, exclusive) if k in old or k in new]
-    return keys[0] if len(keys) == 1 else inclusive
-
-
-def _integer_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
-    """Both sides are integers (the new one not a number too): an exclusive bound reads as the
-    inclusive one next to it (``< 10`` is ``<= 9``)."""
-    ot, nt = _types(old.get("type")) or set(), _types(new.get("type")) or set()
-    return "integer" in ot and "integer" in nt and "number" not in nt
-
-
-def _limit_change(o: tuple[float, bool] | None, n: tuple[float, bool] | None, upper: bool) -> str:
-    """How a bound's tightest limit moved: neutral when it is the same limit, however spelled."""
-    if o == n:
-        return NEUTRAL
-    if o is None:
-        return TIGHTENED
-    if n is None:
-        return LOOSENED
-    return TIGHTENED if _tighter(n, o, upper) else LOOSENED
-
-
-def _tighter(n: tuple[float, bool], o: tuple[float, bool], upper: bool) -> bool:
-    """Whether the limit ``n`` accepts less than ``o``: beyond it, or at the same value and exclusive."""
-    beyond = n[0] < o[0] if upper else n[0] > o[0]
-    return beyond or (n[0] == o[0] and n[1])
 
 
 def _req(schema: dict[str, Any]) -> set[str]:

@@ -19,7 +19,9 @@ from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.cli.trust import ask, terminal
 from mcplock.core import add as core_add
-from mcplock.core.add import Findings, Staged
+from mcplock.core import add_sources
+from mcplock.core.add import Findings
+from mcplock.core.add_sources import Staged
 from mcplock.core.probing import Results
 from mcplock.errors import SecretError, UntrustedError, UsageError
 from mcplock.lock.model import POLICIES, Entry, ServerEntry
@@ -93,11 +95,11 @@ def cmd_add(
     named = ([name] if name else []) + target  # with --from: the servers of the file to add
     if from_file:
         _check_import_flags(allow_code_env, pass_env)
-        found = core_add.from_config(from_file, named, cli.lock_dir)
+        found = add_sources.from_config(from_file, named, cli.lock_dir)
     else:
         given = Given(transport, header, env, cwd, pin_resources, server_name, registry, allow_code_env)
         spec = _command_line_spec(cli, name, target, given, trust, probe)
-        found = core_add.Found(specs=[(_with_pass_env(spec, pass_env), None)])
+        found = add_sources.Found(specs=[(_with_pass_env(spec, pass_env), None)])
     for n in found.notes:
         cli.note(n)
     specs = _not_locked(cli, found.specs, explicit=not from_file)
@@ -205,7 +207,7 @@ def _with_pass_env(spec: ServerSpec, pass_env: list[str]) -> ServerSpec:
 def _not_locked(cli: Cli, specs: list[Staged], *, explicit: bool) -> list[Staged]:
     """The specs not locked yet: a name locked already is exit 2 when given on the command line
     (``explicit``), skipped with a line for an import."""
-    new, clash = core_add.new_only(specs, cli.lockfile, explicit=explicit)
+    new, clash = add_sources.new_only(specs, cli.lockfile, explicit=explicit)
     for c in clash:
         cli.err.print(
             safe_text(
@@ -368,7 +370,7 @@ def _report_added(cli: Cli, done: core_add.Added) -> None:
     for name, err in done.failed.items():
         report_failure(cli, name, err)
     for entry in done.entries:
-        _report_locked(cli, entry, done.held.get(entry.name, []))
+        _report_locked(cli, entry, done.held.get(entry.name, []), done.forbidden.get(entry.name, []))
     if done.claims:
         listed = ", ".join(f"{name} ({got})" for name, _package, got in done.claims)
         cli.note(
@@ -385,7 +387,7 @@ def failure_code(failed: dict[str, ProbeError]) -> int:
     return 2 if any(err.kind in NOT_FOUND for err in failed.values()) else 3
 
 
-def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
+def _report_locked(cli: Cli, entry: ServerEntry, held: list[str], forbidden: list[str]) -> None:
     left = entry.pending_count()
     name = safe_text(entry.name, keep_newlines=False)
     cli.say(_locked_line(entry, name, left))
@@ -400,6 +402,12 @@ def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
     for target in held:
         cli.info(
             Text("  left pending (critical lint finding): ", style="bold red").append_text(
+                safe_text(target, keep_newlines=False)
+            )
+        )
+    for target in forbidden:
+        cli.info(
+            Text("  left pending (the organisation's policy forbids it): ", style="bold red").append_text(
                 safe_text(target, keep_newlines=False)
             )
         )
