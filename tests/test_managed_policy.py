@@ -69,13 +69,15 @@ def _policy(project: Path, text: str, name: str = "policy.toml") -> Path:
 
 @pytest.mark.parametrize(
     "broken",
-    ["not toml [", "version = 2\n", "version = 1\n[tools]\ndenny = ['x']\n", "directory", "\xff\xfe binary"],
+    ["not toml [", "version = 2\n", "version = 1\n[tools]\ndenny = ['x']\n", "directory", "\xff\xfe binary", "link"],
 )
 def test_a_broken_managed_file_refuses_every_probe_and_launch(project, broken):
     path = project / "managed" / "policy.toml"
     path.parent.mkdir()
     if broken == "directory":
         path.mkdir()
+    elif broken == "link":  # a link to nothing: the file is there, and cannot be read
+        path.symlink_to(project / "nowhere.toml")
     else:
         path.write_bytes(broken.encode("latin-1"))
     env = {"MCPLOCK_MANAGED_POLICY_PATH": str(path), "CI": "true"}
@@ -90,7 +92,7 @@ def test_a_broken_managed_file_refuses_every_probe_and_launch(project, broken):
         assert r.returncode == 2 and "managed policy" in r.stderr, (args, r.stdout, r.stderr)
     assert not (project / "launched").exists(), "a server ran under a broken managed policy"
     # fixed (here: removed), the same commands run again
-    path.rmdir() if path.is_dir() else path.unlink()
+    path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
     assert run_cli("diff", env=env).returncode != 2
     assert (project / "launched").exists()
 
@@ -125,6 +127,11 @@ def test_the_environment_and_the_flag_never_loosen_the_managed_policy(project):
     assert ("policy/servers.allow", "npm") not in found and ("policy/packages.require-pin", "npm") not in found
     msgs = " ".join(f["message"] for f in json.loads(r.stdout)["findings"])
     assert "managed" in msgs  # each finding names the file its rule is in
+    # the managed file named again (by the environment) is read once: no finding twice
+    env["MCPLOCK_POLICY"] = env["MCPLOCK_MANAGED_POLICY_PATH"]
+    again = json.loads(run_cli("check", "--format", "json", env=env).stdout)["findings"]
+    keys = [(f["code"], f["server"]) for f in again]
+    assert len(keys) == len(set(keys)) and ("policy/packages.require-pin", "unpinned") in keys
 
 
 def test_add_yes_leaves_what_the_policy_forbids_pending(project):

@@ -118,6 +118,12 @@ def describe(pin: PackagePin | None, command: str | None, args: list[str] | tupl
     got = parse(command, args)
     if isinstance(got, Launch):
         return f"not pinned: runs {got.registry} package {got.name} unpinned (run `mcplock update` to pin it)"
+    if got.reason.endswith("(local command)") and command:
+        from mcplock.packages.runs import runs
+
+        ran = runs(command, args)
+        if ran.kind == "unpinned":  # not a launcher mcplock knows, nor provably the project's own code
+            return f"not pinned: {ran.reason}"
     return got.reason
 
 

@@ -52,7 +52,7 @@ class Runs:
 def runs(command: str | None, args: Sequence[str], package: PackagePin | None = None, *, stdio: bool = True) -> Runs:
     """What a server's ``command args`` (with its ``package`` pin) runs (see the module's docstring)."""
     from mcplock.packages.launchers import Launch, parse
-    from mcplock.packages.local import is_local, name_of
+    from mcplock.packages.local import interpreter, is_local, name_of
     from mcplock.packages.wrappers import unwrap
 
     if not stdio or not command:
@@ -76,13 +76,19 @@ def runs(command: str | None, args: Sequence[str], package: PackagePin | None = 
     if is_local(command, args):
         return Runs("local", "local")
     name = name_of(command)
-    local = got.reason.endswith("(local command)")
-    why = (
-        f"`{name}` is not a command mcplock can read, so nothing shows it runs a pinned package or "
-        "the project's own code"
-        if local
-        else got.reason.removeprefix("no registry pin (").removesuffix(")")
-    )
+    if not got.reason.endswith("(local command)"):
+        why = got.reason.removeprefix("no registry pin (").removesuffix(")")
+    elif interpreter(command):
+        shown = " ".join([name, *args[:1]])
+        why = (
+            f"`{shown} …` is not a script file of the project run by its interpreter (inline code, a "
+            "module, a preload or an option mcplock does not know)"
+        )
+    else:
+        why = (
+            f"`{name}` is not a command mcplock can read, so nothing shows it runs a pinned package or "
+            "the project's own code"
+        )
     return Runs("unpinned", "unknown", UNKNOWN_REGISTRY, reason=why)
 
 

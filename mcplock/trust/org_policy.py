@@ -100,7 +100,7 @@ def _load_managed(path: str) -> OrgPolicy | None:
     """The managed file at ``path``; None when there is none; an error that refuses everything when
     it exists and cannot be read, is not a regular file, or does not parse."""
     try:
-        os.stat(path)
+        os.lstat(path)  # a link to nothing is a managed file that cannot be read, not an absent one
     except FileNotFoundError:
         return None
     except OSError as e:
@@ -134,7 +134,7 @@ def resolve(option: str | None, environ: Any = None) -> OrgPolicy | None:
     organisation the managed file."""
     env = os.environ if environ is None else environ
     loaded = [p for p in (_load_managed(m) for m in managed_paths(env)) if p is not None]
-    seen = list(managed_paths(env))
+    seen = [p.path for p in loaded]  # a managed file named again is read once
     for path in _policy_files(env.get(ENV), option):
         if any(_same_file(path, s) for s in seen):
             continue
