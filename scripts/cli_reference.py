@@ -23,8 +23,8 @@ HEADER = """\
 
 Every command's `--help`, generated from the CLI itself by `scripts/cli_reference.py` (do not
 edit by hand: `tests/test_cli_reference.py` fails when this file differs from what the commands
-say). The exit codes are in [`mcplock`](#mcplock) below; what each means in CI, with examples:
-[ci.md](ci.md#exit-codes).
+say). The exit codes are in [`mcplock`](#mcplock) below; what each means, with examples:
+[usage.md](usage.md#exit-codes).
 """
 
 
