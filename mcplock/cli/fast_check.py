@@ -22,7 +22,7 @@ _FLAGS = {"-q", "--quiet", "--no-color"}
 
 def parse(args: list[str]) -> tuple[str, bool] | None:
     """(lock path, quiet) for a plain ``check`` with only global flags, else None."""
-    lockfile = os.environ.get("MCPLOCK_LOCKFILE") or "mcp.lock"
+    lockfile = os.environ.get("MCPLOCK_LOCKFILE") or ""
     quiet = False
     rest: list[str] = []
     i = 0
@@ -36,7 +36,13 @@ def parse(args: list[str]) -> tuple[str, bool] | None:
         else:
             rest.append(a)
         i += used or 1
-    return (lockfile, quiet) if rest == ["check"] and lockfile else None
+    if rest != ["check"]:
+        return None
+    if not lockfile:  # none named: ./mcp.lock, or the nearest above (its path says which)
+        from mcplock.model.lockpath import find_lock
+
+        lockfile = find_lock()
+    return lockfile, quiet
 
 
 def _lockfile_option(args: list[str], i: int) -> tuple[str | None, int]:
