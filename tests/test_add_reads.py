@@ -24,7 +24,7 @@ PIN = PackagePin("npm", "docs-server", "1.0.0", "sha512-" + "A" * 86 + "==")
 @pytest.fixture
 def reads(monkeypatch):
     """Every token-store read (``exists``, ``load``: "token store exists by F", F the function
-    that read it) and every tree verification (:func:`mcplock.packages.cache.prepare`) during
+    that read it) and every tree verification (:func:`mcplock.packages.prepare.prepare`) during
     the test, in order."""
     seen: list[str] = []
     for name in ("exists", "load"):

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import itertools
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "mcplock"
@@ -191,6 +192,146 @@ def test_the_contract_sees_a_cycle_lazy_or_relative(tmp_path):
     assert "leaf" not in edges
 
 
+# --- files: no loop between two modules, nothing imports the package root, a small root ------------
+
+
+def _modules(root: Path) -> dict[str, tuple[Path, bool]]:
+    """Every module under ``root`` by dotted name: (its file, whether it is a package's ``__init__``)."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        module, is_package = _module_name(path, root)
+        out[module] = (path, is_package)
+    return out
+
+
+def _file_targets(node: ast.AST, module: str, is_package: bool, modules: Mapping[str, object]) -> list[str]:
+    """The modules an import statement reads: ``import a.b`` and ``from a import b`` (``b`` a
+    module) read ``a.b``; ``from a import name`` (a name defined in ``a/__init__.py``) reads ``a``.
+    Importing ``a.b`` also runs ``a/__init__.py``; that is not counted (a package's ``__init__``
+    re-exporting its modules would otherwise loop with each of them)."""
+    found = _imported(node, module, is_package)
+    if isinstance(node, ast.ImportFrom):
+        base, names = found[0], found[1:]
+        found = [n for n in names if n in modules] + ([base] if any(n not in modules for n in names) else [])
+    out = []
+    for target in found:
+        parts = target.split(".")
+        while parts and ".".join(parts) not in modules:
+            parts.pop()  # `from mcplock.lock.model import Lock` reads the module mcplock.lock.model
+        if parts:
+            out.append(".".join(parts))
+    return out
+
+
+def file_edges(root: Path = ROOT) -> Edges:
+    """module → imported module → "module:line" of each import, for every module under ``root``:
+    module level, lazy (inside a function), under ``TYPE_CHECKING``, relative, ``from pkg import mod``."""
+    modules = _modules(root)
+    edges: Edges = defaultdict(lambda: defaultdict(list))
+    for module, (path, is_package) in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            for target in _file_targets(node, module, is_package, modules):
+                where = f"{module}:{node.lineno}"
+                if target != module and where not in edges[module][target]:
+                    edges[module][target].append(where)
+    return edges
+
+
+def test_no_cycle_between_files():
+    """Inside a package too: two modules that import each other (even lazily, even for a type)
+    are one module in two files, or share a piece that belongs below both."""
+    edges = file_edges()
+    assert "mcplock.core.refresh" in edges and "mcplock.guard.modern" in edges  # the walk read the tree
+    cycle = find_cycle(edges)
+    assert cycle is None, "import cycle between files:\n" + _explain(edges, cycle)
+
+
+def test_the_file_check_sees_a_cycle_lazy_relative_or_from_a_package(tmp_path):
+    """The checker itself: loops made by a function-level import, a relative import, a
+    ``TYPE_CHECKING`` import and ``from pkg import module`` are each found; an import of a
+    submodule does not count as one of its package's ``__init__``."""
+    pkg = tmp_path / "mcplock"
+    (pkg / "core").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "core" / "__init__.py").write_text("from mcplock.core.a import f\n")  # re-exports: no loop
+    (pkg / "core" / "a.py").write_text("def f():\n    from mcplock.core import b\n")  # lazy, `from pkg import mod`
+    (pkg / "core" / "b.py").write_text("from .c import g\n")  # relative
+    (pkg / "core" / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from mcplock.core.a import f\n"
+    )
+    (pkg / "core" / "d.py").write_text("from mcplock.core import f\n")  # a name of core/__init__: reads core
+    edges = file_edges(pkg)
+    assert sorted(edges["mcplock.core.d"]) == ["mcplock.core"]
+    assert "mcplock.core" not in edges["mcplock.core.a"]  # importing a submodule is not its package
+    cycle = find_cycle(edges)
+    assert cycle is not None and set(cycle) == {"mcplock.core.a", "mcplock.core.b", "mcplock.core.c"}
+    (pkg / "core" / "c.py").write_text("g = 1\n")
+    assert find_cycle(file_edges(pkg)) is None
+
+
+def root_imports(root: Path = ROOT) -> list[str]:
+    """``module:line`` of each import of the package root itself (``import mcplock``, ``from mcplock
+    import __version__``), but from ``__main__``; ``from mcplock import errors`` reads a module."""
+    modules = _modules(root)
+    found = []
+    for module, (path, is_package) in modules.items():
+        if module in ("mcplock", "mcplock.__main__"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            imports = isinstance(node, ast.Import | ast.ImportFrom)
+            if imports and "mcplock" in _file_targets(node, module, is_package, modules):
+                found.append(f"{module}:{node.lineno}")
+    return found
+
+
+def test_nothing_imports_the_package_root():
+    """The root is the library's facade (``mcplock.load`` …): a module inside reads the version
+    from ``mcplock._version`` and each name from its own module, so importing one never runs the
+    facade and the facade can change without touching them."""
+    assert root_imports() == []
+
+
+def test_the_root_import_check_finds_one(tmp_path):
+    pkg = tmp_path / "mcplock"
+    (pkg / "lock").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from mcplock._version import __version__\n")
+    (pkg / "__main__.py").write_text("import mcplock\n")  # the entry point may
+    (pkg / "_version.py").write_text("__version__ = '1'\n")
+    (pkg / "errors.py").write_text("")
+    (pkg / "lock" / "__init__.py").write_text("")
+    (pkg / "lock" / "one.py").write_text(
+        "from mcplock import errors\nfrom mcplock._version import __version__\n"  # modules: fine
+        "def f():\n    from mcplock import __version__\n"  # the root, lazily
+    )
+    (pkg / "lock" / "two.py").write_text("import mcplock\nfrom .. import errors\nfrom .. import __version__\n")
+    assert root_imports(pkg) == ["mcplock.lock.one:4", "mcplock.lock.two:1", "mcplock.lock.two:3"]
+
+
+# the package root holds the public facade and the entry point, nothing else (issue 41)
+ROOT_MODULES = {"__init__", "__main__", "_version", "api", "errors"}
+
+
+def loose_root_modules(root: Path = ROOT) -> list[str]:
+    """The modules at the package root beyond :data:`ROOT_MODULES`."""
+    return sorted(p.stem for p in root.glob("*.py") if p.stem not in ROOT_MODULES)
+
+
+def test_only_the_facade_lives_at_the_root():
+    """Every other module lives in a package named for what it is about (docs/architecture.md)."""
+    assert (ROOT / "api.py").is_file()  # the walk looked at the real root
+    assert loose_root_modules() == []
+
+
+def test_the_root_check_finds_a_loose_module(tmp_path):
+    pkg = tmp_path / "mcplock"
+    (pkg / "lock").mkdir(parents=True)
+    for name in (*ROOT_MODULES, "policy", "lock/spec"):
+        (pkg / f"{name}.py").write_text("")
+    assert loose_root_modules(pkg) == ["policy"]
+
+
 # --- the guard's parts own their state ------------------------------------------------------
 
 MUTATORS = {
@@ -328,7 +469,7 @@ def transport_literals(root: Path = ROOT) -> list[str]:
     """Every comparison of a transport with a string literal (``spec.transport == "stdio"``)."""
     found = []
     for path in sorted(root.rglob("*.py")):
-        if path.name == "transports.py" and path.parent == root:
+        if path.name == "transports.py" and path.parent == root / "model":
             continue  # where the names are defined
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Compare):

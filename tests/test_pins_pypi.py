@@ -200,7 +200,7 @@ def test_a_version_specifier_resolves_to_the_highest_matching_release_with_uv(in
 
 def test_uv_keeps_how_to_connect_and_drops_where_packages_come_from(tmp_path):
     from mcplock.packages.cache import cache_root
-    from mcplock.packages.pypi import uv_env
+    from mcplock.packages.uv_tool import uv_env
 
     given = {
         "UV_NATIVE_TLS": "1",

@@ -162,8 +162,9 @@ def pin_packages(
     package could not be resolved (unknown, unreachable registry: not to be probed nor added, exit 3);
     and the spec that runs each verified artefact (its tree checked here, once: the probe launches it)."""
     from mcplock.packages import pin_and_prepare
+    from mcplock.packages.command_line import parse
     from mcplock.packages.errors import RegistryError
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.launchers import Launch
 
     out: list[Staged] = []
     failed: dict[str, ProbeError] = {}

@@ -197,7 +197,8 @@ def _container_escapes(spec: ServerSpec) -> list[str]:
     """What of the host a stdio server's container is given (``docker run`` options)."""
     if not spec.stdio:
         return []
-    from mcplock.packages.launchers import Launch, host_access, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch, host_access
 
     launch = parse(spec.command, spec.args)
     return host_access(launch.options) if isinstance(launch, Launch) and launch.registry == "oci" else []

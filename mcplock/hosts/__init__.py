@@ -75,7 +75,8 @@ from typing import Any
 
 from mcplock.errors import ConfigError, UsageError, json_type
 from mcplock.hosts.formats import BY_NAME, IMPORTERS, Importer
-from mcplock.hosts.importers import Skip, build, check_name
+from mcplock.hosts.imported import build
+from mcplock.hosts.importers import Skip, check_name
 from mcplock.hosts.model import HOSTS, HostConfig, ImportedServer
 from mcplock.hosts.parse import Where, parse, read_text
 from mcplock.lock.hashing import definition_hash

@@ -15,6 +15,7 @@ from typing import Any
 from mcplock.errors import LockfileError
 from mcplock.lock import codec
 from mcplock.lock.hashing import is_hash
+from mcplock.lock.headers import header_lines
 from mcplock.lock.model import (
     APPROVALS,
     CHANGES,
@@ -27,7 +28,7 @@ from mcplock.lock.model import (
     ServerEntry,
 )
 from mcplock.lock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ClientCapabilities, ClientIdentity, ServerSpec, Transport
-from mcplock.lock.text import header_lines, parse_toml, read_text
+from mcplock.lock.text import parse_toml, read_text
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
 
 __all__ = ["header_lines", "load", "loads", "read_text"]

@@ -113,7 +113,8 @@ def describe(pin: PackagePin | None, command: str | None, args: list[str] | tupl
             else "NO INTEGRITY (run `mcplock update`)"
         )
         return f"{pin.registry} {pin.label}  {shown}"
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
 
     got = parse(command, args)
     if isinstance(got, Launch):

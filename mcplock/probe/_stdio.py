@@ -41,7 +41,7 @@ from mcplock.text.untrusted import sanitize
 if TYPE_CHECKING:
     import subprocess
 
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 # Process groups still alive, killed by probe_many / at exit if a cleanup was cut short.
 LIVE_GROUPS: set[int] = set()

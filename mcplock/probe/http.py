@@ -18,7 +18,7 @@ from mcplock.probe.errors import HttpErrors
 from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 __all__ = ["client_for", "iter_sse", "mcp_headers", "new_client"]
 

@@ -34,7 +34,7 @@ from mcplock.probe.http import (
 from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 
 class LegacySseTransport(PendingRequests):

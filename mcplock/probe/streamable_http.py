@@ -49,7 +49,7 @@ from mcplock.probe.http import (
 from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 LISTEN_PAUSE = 1.0  # seconds before the standalone stream is opened again after it ended
 LISTEN_RETRIES = 5  # streams in a row that end without a message before the guard stops listening

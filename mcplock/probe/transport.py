@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     import subprocess
 
     from mcplock.lock.spec import ServerSpec
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 __all__ = [
     "IDLE",

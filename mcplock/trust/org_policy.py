@@ -333,7 +333,8 @@ class Violation:
 def _runs(srv: ServerEntry) -> tuple[Direct, Wrapped | None]:
     """(the launch a stdio server's command runs directly — a Launch, a NoPin, or None for no
     launcher —, the launch behind a wrapper — :class:`mcplock.packages.wrappers.Wrapped` or None)."""
-    from mcplock.packages.launchers import LAUNCHERS, launcher_name, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import LAUNCHERS, launcher_name
     from mcplock.packages.wrappers import unwrap
 
     if srv.spec.remote or not srv.spec.command:
