@@ -332,6 +332,39 @@ def test_the_root_check_finds_a_loose_module(tmp_path):
     assert loose_root_modules(pkg) == ["policy"]
 
 
+def shadowed_names(root: Path = ROOT) -> list[str]:
+    """``package.name`` of each function, class or variable a package's ``__init__`` defines under
+    the name of one of its modules: the first import of that module rebinds the package's name to
+    the module (``mcplock.packages.prepare`` the function would become the module)."""
+    found = []
+    for init in sorted(root.rglob("__init__.py")):
+        pkg = init.parent
+        modules = {p.stem for p in pkg.glob("*.py")} | {p.name for p in pkg.iterdir() if (p / "__init__.py").is_file()}
+        for node in ast.parse(init.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            else:
+                continue
+            package = _module_name(init, root)[0]
+            found += [f"{package}.{n}" for n in names if n in modules]
+    return found
+
+
+def test_no_package_name_is_a_module_of_it():
+    assert shadowed_names() == []
+
+
+def test_the_shadow_check_finds_one(tmp_path):
+    pkg = tmp_path / "mcplock"
+    (pkg / "packages").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "packages" / "__init__.py").write_text("def prepare():\n    pass\n\n\ndef pin():\n    pass\n")
+    (pkg / "packages" / "prepare.py").write_text("")
+    assert shadowed_names(pkg) == ["mcplock.packages.prepare"]
+
+
 # --- the guard's parts own their state ------------------------------------------------------
 
 MUTATORS = {

@@ -4,7 +4,7 @@ version and integrity, and launching exactly that artefact (docs/pins.md).
 - :mod:`~mcplock.packages.launchers`: which package a command line runs (pure parsing);
 - :mod:`~mcplock.packages.registries`: resolving it to an exact pin (network);
 - :mod:`~mcplock.packages.cache`: installing and verifying it;
-- :mod:`~mcplock.packages.prepare`: the spec that runs it.
+- :mod:`~mcplock.packages.pinned`: the spec that runs it.
 
 Nothing here is imported by offline commands but :mod:`~mcplock.packages.pin` and the parser.
 """
@@ -18,10 +18,10 @@ __all__ = ["PackagePin", "pin_and_prepare", "pin_spec", "prepare"]
 
 
 def prepare(spec: S, environ: Env = None) -> S:
-    """The spec rewritten to run its verified pinned artefact (see :func:`mcplock.packages.prepare.prepare`)."""
+    """The spec rewritten to run its verified pinned artefact (see :func:`mcplock.packages.pinned.prepare`)."""
     if spec.package is None:
         return spec  # no pin: the guard starts without importing the package cache
-    from mcplock.packages.prepare import prepare as _prepare
+    from mcplock.packages.pinned import prepare as _prepare
 
     return _prepare(spec, environ)
 

@@ -1,5 +1,5 @@
 """Launch exactly the pinned artefact: mcplock's own content-addressed cache (the spec that runs it:
-:mod:`mcplock.packages.prepare`).
+:mod:`mcplock.packages.pinned`).
 
 Each pin gets one directory, keyed by a hash of (registry, name, version, integrity), holding
 the installed tree and a manifest (``.mcplock.json``) with the tree's ``tree-integrity`` and a
