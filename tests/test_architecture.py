@@ -365,6 +365,47 @@ def test_the_shadow_check_finds_one(tmp_path):
     assert shadowed_names(pkg) == ["mcplock.packages.prepare"]
 
 
+# --- one server model ---------------------------------------------------------------------------
+
+
+def shared_fields(*classes: type) -> set[str]:
+    """The dataclass fields more than one of ``classes`` declares."""
+    import dataclasses
+
+    seen: dict[str, int] = defaultdict(int)
+    for cls in classes:
+        for f in dataclasses.fields(cls):
+            seen[f.name] += 1
+    return {name for name, n in seen.items() if n > 1}
+
+
+def test_a_server_field_is_declared_once():
+    """A lock entry's server is its spec (issue 41): name, client and client capabilities live in
+    ``ServerSpec`` alone, and ``ServerEntry`` reads them there (so the two can never disagree)."""
+    from mcplock.lock.model import ServerEntry
+    from mcplock.lock.spec import ServerSpec
+
+    assert shared_fields(ServerSpec, ServerEntry) == set()
+    entry = ServerEntry("a", ServerSpec("b", transport="stdio", command="x"), client_capabilities=("roots",))
+    assert (entry.name, entry.spec.name, entry.spec.client_capabilities) == ("a", "a", ("roots",))
+
+
+def test_the_shared_field_check_finds_one():
+    from dataclasses import dataclass
+
+    @dataclass
+    class A:
+        name: str
+        client: str | None = None
+
+    @dataclass
+    class B:
+        name: str
+        policy: str = "all"
+
+    assert shared_fields(A, B) == {"name"}
+
+
 # --- the guard's parts own their state ------------------------------------------------------
 
 MUTATORS = {

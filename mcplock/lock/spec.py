@@ -66,8 +66,9 @@ class ServerSpec:
     # Values for ${VAR} templates taken from a host config: memory only.
     secrets: Mapping[str, str] = field(default_factory=dict, compare=False, repr=False)
     auth: AuthSpec | None = None  # OAuth (mcplock.auth); None: headers only, or none
-    # The client to announce (clientInfo); None: ProbeOptions' (mcplock by default).
-    # Not part of stored(): it is the lock's `client`, not the host config's.
+    # The client to announce (clientInfo); None: ProbeOptions' (mcplock by default). A locked
+    # spec's (ServerEntry.spec) is the lock's `client`, its version None for mcplock's own (filled
+    # in by ServerEntry.as_launched). Not part of stored(): it is not the host config's.
     client: ClientIdentity | None = None
     # The exact artefact the command runs (mcplock.packages.PackagePin), or None: part of the
     # launch (a changed pin is a changed launch). A host config never has one, so config-hash
@@ -76,7 +77,8 @@ class ServerSpec:
     # The MCP Registry entry the server was added from (mcplock.packages.pin.RegistryRef), or None.
     # Not part of stored() nor of the launch: what runs is the command and its package pin.
     registry: RegistryRef | None = None
-    # The lock's `client-capabilities` (None: not recorded, the default is declared).
+    # The client capabilities it is probed with: the lock's `client-capabilities` (None: not
+    # recorded, the default is declared). Not part of stored() either.
     client_capabilities: ClientCapabilities | None = None
 
     def __post_init__(self) -> None:
