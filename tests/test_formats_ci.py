@@ -149,7 +149,7 @@ def test_action_refuses_other_commands(tmp_path, bad):
 
     make_lock()
     code, _, _, log = _run_action(tmp_path, command=bad)
-    assert code == 2 and "must be diff, check, update or update-pr" in log
+    assert code == 2 and "must be diff, check, audit, update, update-pr or surface" in log
 
 
 def test_action_update_writes_the_pull_request_body(tmp_path):
@@ -227,3 +227,37 @@ def test_action_takes_a_policy_path(tmp_path):
     Path("org-policy.toml").write_text("version = 1\n[tool]\n", encoding="utf-8")  # a typo: exit 2, never ignored
     code, outputs, _, log = _run_action(tmp_path, command="check", policy="org-policy.toml")
     assert code == 2 and outputs["exit-code"] == "2" and "unknown key `tool`" in log
+
+
+def test_action_audit_joins_the_check_and_fails_on_malware_or_an_osv_outage(tmp_path, monkeypatch):
+    """`audit: true` beside `check`: one more report in the summary, annotations, its own SARIF;
+    malware fails the job, an OSV that does not answer fails it as `fail-on-unreachable` says."""
+    import socket
+
+    from osv_api import OsvApi
+    from test_pins_offline import NPM_INTEGRITY, write_lock
+
+    from mcplock.packages.pin import PackagePin
+
+    pin = PackagePin("npm", "postmark-mcp", "1.0.16", NPM_INTEGRITY)
+    write_lock(postmark=("npx", ["-y", "postmark-mcp"], pin))
+    with OsvApi() as osv:
+        monkeypatch.setenv("MCPLOCK_OSV_URL", osv.url)
+        code, outputs, summary, log = _run_action(tmp_path, command="check", audit="true", sarif="true")
+    assert code == 1, log
+    assert outputs["exit-code"] == "0" and outputs["audit-exit-code"] == "1"
+    assert "mcplock check: clean" in summary and "mcplock audit" in summary
+    assert "| MAL-2025-47604 | **MALWARE** |" in summary
+    assert re.search(r"^::error file=mcp\.lock,line=\d+,title=mcplock audit/MAL-2025-47604::", log, re.M), log
+    doc = json.loads(Path(outputs["audit-sarif-file"]).read_text(encoding="utf-8"))
+    assert [r["ruleId"] for r in doc["runs"][0]["results"]] == ["MAL-2025-47604"]
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    monkeypatch.setenv("MCPLOCK_OSV_URL", f"http://127.0.0.1:{s.getsockname()[1]}")
+    s.close()
+    code, outputs, summary, log = _run_action(tmp_path, command="audit")
+    assert code == 3 and outputs["audit-exit-code"] == "3", log
+    assert "OSV did not answer" in log and "Unknown" in summary
+    code, outputs, _, log = _run_action(tmp_path, command="check", audit="true", **{"fail-on-unreachable": "false"})
+    assert code == 0 and outputs["audit-exit-code"] == "3", log

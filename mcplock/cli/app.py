@@ -80,6 +80,7 @@ def root(
 COMMANDS: dict[str, tuple[str, ...]] = {
     "listing": ("list", "show"),
     "check": ("check",),
+    "audit": ("audit",),
     "review": ("enable", "disable", "approval", "accept", "reject"),
     "remove": ("remove",),
     "add": ("add",),
@@ -96,6 +97,8 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "merge": ("resolve", "merge-driver"),
     "registry": ("search",),
     "interop": ("verify-lock", "sign", "verify-signature", "fingerprint"),
+    "org": ("inventory", "fleet"),
+    "publish": ("surface",),
 }
 _MODULE_OF = {name: module for module, names in COMMANDS.items() for name in names}
 _registered: list[str] = []  # the modules registered on `app`, in registration order

@@ -81,10 +81,11 @@ class Cli:
         """The lock's text where a report points at its lines (sarif, github)."""
         if fmt not in ("sarif", "github"):
             return None
+        from mcplock.model.files import DOCUMENT_MAX, read_bounded
+
         try:
-            with open(self.lockfile, encoding="utf-8") as fh:
-                return fh.read()
-        except OSError:
+            return read_bounded(self.lockfile, DOCUMENT_MAX).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
             return None
 
     def color(self) -> bool:

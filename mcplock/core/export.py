@@ -569,11 +569,14 @@ def _holds_nothing(text: str, fmt: str) -> bool:
 
 
 def _text_if_any(path: str) -> str | None:
+    from mcplock.model.files import DOCUMENT_MAX, read_bounded
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
+        return read_bounded(path, DOCUMENT_MAX).decode("utf-8")
     except FileNotFoundError:
         return None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}", hint="restore it from git, or remove it") from None
 
 
 def _entries(exp: Exporter, files: _Files, srel: str) -> Any:

@@ -57,12 +57,15 @@ def load_record(lock_path: str) -> dict[str, FileState]:
 
 def load(lock_path: str) -> Record:
     path = record_path(lock_path)
+    from mcplock.model.files import DOCUMENT_MAX, read_bounded
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+        text = read_bounded(path, DOCUMENT_MAX).decode("utf-8")
     except FileNotFoundError:
         return Record()
-    except (OSError, ValueError) as e:
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read the export record: {e.strerror or e}", hint=HINT) from None
+    except ValueError as e:
         raise _invalid(path, e) from None
     return loads(text, path)
 

@@ -187,9 +187,10 @@ def override_warning(lock_path: str) -> tuple[str, str] | None:
 
 def _top_sets_driver(top: str, lock_path: str) -> bool:
     """Whether the top ``.gitattributes`` holds the lock's attribute line (unreadable: no)."""
+    from mcplock.model.files import SMALL_MAX, read_bounded
+
     try:
-        with open(os.path.join(top, ".gitattributes"), encoding="utf-8") as f:
-            return has_attribute(f.read(), lock_path)
+        return has_attribute(read_bounded(os.path.join(top, ".gitattributes"), SMALL_MAX).decode("utf-8"), lock_path)
     except (OSError, UnicodeDecodeError):
         return False
 
@@ -226,10 +227,11 @@ def installed(lock_path: str) -> bool:
         top = repo_top(directory)
     except UsageError:
         return False
+    from mcplock.model.files import SMALL_MAX, read_bounded
+
     try:
-        with open(os.path.join(top, ".gitattributes"), encoding="utf-8") as f:
-            text = f.read()
-    except OSError:
+        text = read_bounded(os.path.join(top, ".gitattributes"), SMALL_MAX).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
         return False
     from mcplock.core.export_record import record_path
 
@@ -287,9 +289,10 @@ def _read_attributes(attributes: str) -> str:
             "merge-driver install` again)",
             code="symlink",
         )
+    from mcplock.model.files import SMALL_MAX, read_bounded
+
     try:
-        with open(attributes, encoding="utf-8") as f:
-            text = f.read()
+        text = read_bounded(attributes, SMALL_MAX).decode("utf-8")
     except FileNotFoundError:
         text = ""
     except (OSError, UnicodeDecodeError) as e:
@@ -315,9 +318,10 @@ def _set_config(top: str, key: str, value: str) -> bool:
 
 
 def _read(path: str) -> str:
+    from mcplock.model.files import DOCUMENT_MAX, read_bounded
+
     try:
-        with open(path, "rb") as f:
-            return f.read().decode("utf-8")
+        return read_bounded(path, DOCUMENT_MAX).decode("utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise LockfileError(f"cannot read this version of the lock: {e}", path=path) from None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from mcplock.errors import ConfigError
 from mcplock.hosts.jsonc import JsoncError, to_json
+from mcplock.model.files import NotRegularFile, TooLarge, read_bounded
 
 MAX_BYTES = 32 * 1024 * 1024  # ~/.claude.json grows, but not this big
 
@@ -55,8 +56,13 @@ def _read_bytes(path: Path, shown: str) -> bytes:
     try:
         if path.is_dir():
             raise ConfigError(f"{shown}: is a directory, not a config file", hint=hint)
-        with path.open("rb") as f:
-            raw = f.read(MAX_BYTES + 1)
+        raw = read_bounded(path, MAX_BYTES)
+    except TooLarge:
+        raise ConfigError(
+            f"{shown}: larger than {MAX_BYTES // (1024 * 1024)} MiB, not a host config", hint=hint
+        ) from None
+    except NotRegularFile as e:
+        raise ConfigError(f"{shown}: {e.strerror}", hint=hint) from None
     except FileNotFoundError:
         raise ConfigError(f"{shown}: no such file", hint=hint) from None
     except PermissionError:

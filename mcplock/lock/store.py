@@ -7,8 +7,12 @@ temp file in the same directory + fsync + rename. An unchanged state leaves the
 file's bytes and mtime alone. Ctrl-C at any point leaves either the old or the new
 file, never half of one.
 
-A symlinked lock is written through: the link is resolved and the target's directory is
-flocked and written, so the link stays a link. OS errors (permissions, a read-only file
+A symlinked lock is written through when the link stays inside the project and names a regular
+file: the link is resolved and the target's directory is flocked and written, so the link stays a
+link. Every writer of a repository file (the lock, its signature, the export record, the
+``mcp-lock/1`` export, host files, ``.gitattributes``) goes through :func:`write_atomic`, which
+refuses a link out of the project and anything that is not a regular file (a device such as
+``/dev/null``, a FIFO, a directory): :func:`mcplock.model.files.write_target`. OS errors (permissions, a read-only file
 system, a full disk, a missing directory) become :class:`LockfileError`s that say what to do.
 """
 
@@ -28,13 +32,6 @@ if sys.platform == "win32":  # pragma: no cover - no fcntl: writers are not seri
     fcntl = None
 else:
     import fcntl
-
-
-def real_path(path: str) -> str:
-    """Where writes to ``path`` land: a symlink resolved to its target (which may not exist yet).
-    Any other path is kept as given (relative paths keep working in a directory whose parents
-    this user cannot traverse)."""
-    return os.path.realpath(path) if os.path.islink(path) else path
 
 
 def os_error(e: OSError, path: str, doing: str) -> LockfileError:
@@ -71,7 +68,7 @@ def check_directory(path: str) -> None:
 @contextlib.contextmanager
 def exclusive(path: str, *, wait: float = 60.0) -> Iterator[None]:
     """Hold an exclusive lock for writers of ``path`` (blocks other mcplock writers)."""
-    path = real_path(path)
+    path = safe_target(path)
     directory = os.path.dirname(path) or "."
     if fcntl is None:  # pragma: no cover
         yield
@@ -107,10 +104,35 @@ def _acquire(fd: int, path: str, wait: float) -> None:
             time.sleep(0.05)
 
 
-def write_atomic(path: str, data: bytes) -> bool:
-    """Replace ``path`` (a symlink: its target) with ``data`` atomically. Returns False when
-    the bytes were already there."""
-    path = real_path(path)
+def safe_target(path: str, root: str | None = None) -> str:
+    """Where a write of ``path`` may land (:func:`mcplock.model.files.write_target`), or the
+    :class:`LockfileError` that refuses it (exit 2), naming what the path is and what to do."""
+    from mcplock.model.files import NotRegularFile, write_target
+
+    try:
+        return write_target(path, root)
+    except NotRegularFile as e:
+        raise LockfileError(
+            f"cannot write: {e.strerror}",
+            path=path,
+            hint=f"remove it (`rm {_quoted(path)}`) and run the command again: mcplock writes only regular files "
+            "inside the project",
+            code="not-regular-file",
+        ) from None
+
+
+def _quoted(path: str) -> str:
+    import shlex
+
+    return shlex.quote(path)
+
+
+def write_atomic(path: str, data: bytes, *, root: str | None = None) -> bool:
+    """Replace ``path`` (a symlink inside the project: its target) with ``data`` atomically.
+    Returns False when the bytes were already there. ``root``: the project (default: the git
+    work tree above ``path``, else its directory); a link out of it, or a path that is not a
+    regular file, is refused (:func:`safe_target`)."""
+    path = safe_target(path, root)
     if _holds(path, data):
         return False
     directory = os.path.dirname(path) or "."
@@ -143,9 +165,10 @@ def write_atomic(path: str, data: bytes) -> bool:
 def _holds(path: str, data: bytes) -> bool:
     """Whether the file already holds ``data`` (a missing or unreadable one does not: the write
     says what is wrong)."""
+    from mcplock.model.files import read_bounded
+
     try:
-        with open(path, "rb") as f:
-            return f.read() == data
+        return read_bounded(path, len(data)) == data
     except OSError:
         return False
 

@@ -21,16 +21,19 @@ _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 def read_text(path: str | os.PathLike[str]) -> str:
     """The lock's text: a missing, unreadable or non-UTF-8 file is a :class:`LockfileError`."""
+    from mcplock.model.files import DOCUMENT_MAX, read_bounded
+
     p = os.fspath(path)
     try:
-        with open(p, "rb") as f:
-            raw = f.read()
+        raw = read_bounded(p, DOCUMENT_MAX)
     except FileNotFoundError:
         raise LockfileError(
             "no lock file here", path=p, hint="create one with `mcplock add NAME …` or `mcplock init`", code="missing"
         ) from None
     except OSError as e:
-        raise LockfileError(f"cannot read: {e.strerror}", path=p) from None
+        raise LockfileError(
+            f"cannot read: {e.strerror}", path=p, hint="restore it from git (`git checkout -- mcp.lock`)"
+        ) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:

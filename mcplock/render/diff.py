@@ -176,7 +176,8 @@ def _server_lines(d: ServerDiff, color: bool, detail: bool) -> list[Text]:
     return lines
 
 
-def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = True) -> Group:
+def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = True, steps: bool = True) -> Group:
+    """The text report of ``diff``; ``steps``: end with what to run next (not for two files compared)."""
     lines: list[Any] = []
     for d in diffs:
         lines += _server_lines(d, color, detail)
@@ -187,7 +188,8 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
             f"{n['pending']} pending review"
         )
     )
-    lines.extend(safe_text(n, "dim", keep_newlines=False) for n in next_steps(diffs))
+    if steps:
+        lines.extend(safe_text(n, "dim", keep_newlines=False) for n in next_steps(diffs))
     return Group(*lines)
 
 

@@ -269,9 +269,10 @@ def _signing_keys(path: str, signing: dict[str, Any]) -> tuple[str, ...]:
 
 
 def load(path: str) -> OrgPolicy:
+    from mcplock.model.files import SMALL_MAX, read_bounded
+
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        raw = read_bounded(path, SMALL_MAX)
     except OSError as e:
         raise _bad(path, f"cannot read it: {e.strerror or e}") from None
     try:

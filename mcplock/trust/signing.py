@@ -90,12 +90,17 @@ def _plain(v: Any) -> Any:
 
 
 def lock_digest(lockfile: str) -> str:
+    from mcplock.model.files import DOCUMENT_MAX, read_bounded
+
     try:
-        with open(lockfile, "rb") as f:
-            data = f.read()
+        data = read_bounded(lockfile, DOCUMENT_MAX)
     except FileNotFoundError:
         raise SigningInputError(
             f"no lock at {lockfile}", hint="create one with `mcplock init` or `mcplock add`"
+        ) from None
+    except OSError as e:
+        raise SigningInputError(
+            f"cannot read {lockfile}: {e.strerror or e}", hint="restore it from git (`git checkout -- mcp.lock`)"
         ) from None
     return toml_digest(data, lockfile)
 
@@ -388,11 +393,17 @@ _ENVELOPE_CHECKS = (_missing_member, _constant_problem, _digest_problem, _signed
 
 def read_envelope(path: str) -> dict[str, Any] | None:
     """The envelope at ``path``, or None when there is none."""
+    from mcplock.model.files import SMALL_MAX, NotRegularFile, read_bounded
+
     try:
-        with open(path, "rb") as f:
-            data = f.read(1 << 20)
+        data = read_bounded(path, SMALL_MAX)
     except FileNotFoundError:
         return None
+    except NotRegularFile as e:
+        raise SigningInputError(
+            f"cannot read {path}: {e.strerror}",
+            hint=f"remove it (`rm {path}`) and sign again: `mcplock sign --key KEY`",
+        ) from None
     except OSError as e:
         raise SigningInputError(f"cannot read {path}: {e.strerror or e}", hint="check the file's permissions") from None
     return parse_envelope(data, path)

@@ -48,7 +48,8 @@ def cmd_diff(
 ) -> int:
     """Compare live servers with the lock (never writes). Exit 1 on drift (with --fail-on: drift of that
     severity or worse), pending review or (with --cloak) a server that answers a host otherwise, 3 if
-    unreachable."""
+    unreachable. `diff OLD NEW` (two existing files: locks or mcp-surface.json statements) compares
+    them with no server contacted: docs/publishers.md."""
     from mcplock.render import formats
 
     cli = context.of(ctx)
@@ -56,6 +57,16 @@ def cmd_diff(
     fail_on = _severity(fail_on)
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     extra = reports.parse(cli, report_to)
+    files = offline_files(cli, list(names or []))
+    if files is not None:
+        if cloak or policy:
+            raise UsageError(
+                "--cloak and --policy need live servers; `diff OLD NEW` compares two files",
+                hint="drop the option, or run `mcplock diff [NAME…]` against the live servers",
+            )
+        from mcplock.cli.commands.diff_files import diff_files
+
+        return diff_files(cli, files, fmt, out_file, fail_on, extra)
     from mcplock.trust import org_policy
 
     org = org_policy.resolve(policy)  # a broken policy: exit 2 before anything is probed
@@ -89,6 +100,27 @@ def cmd_diff(
         return code
     _print_text(cli, diffs, violations, out_file, code)
     return code
+
+
+def offline_files(cli: context.Cli, names: list[str]) -> tuple[str, str] | None:
+    """`diff OLD NEW`: exactly two arguments, both existing files (never a server name: a name has
+    no `/`, so `./NAME` always means the file). Two names that are both files and both servers of
+    the lock are refused as ambiguous."""
+    import os
+
+    if len(names) != 2 or not all(os.path.isfile(n) for n in names):
+        return None
+    if all("/" not in n and os.sep not in n for n in names) and os.path.isfile(cli.lockfile):
+        from mcplock.lock.read import load
+
+        locked = load(cli.lockfile).servers
+        if all(n in locked for n in names):
+            raise UsageError(
+                f"`{names[0]}` and `{names[1]}` are both files here and servers of {cli.lockfile}",
+                hint=f"compare the files with `mcplock diff ./{names[0]} ./{names[1]}`, the servers "
+                f"from another directory (`mcplock --lockfile {cli.lockfile} diff …`)",
+            )
+    return names[0], names[1]
 
 
 def _probe_cloaked(

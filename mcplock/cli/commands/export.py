@@ -267,10 +267,10 @@ def _compare_with_written(path: str, doc: dict[str, Any]) -> bool:
 def _written(path: str) -> dict[str, Any] | None:
     """The mcp-lock/1 document at ``path`` now (None: none there, or not one)."""
     from mcplock.interop import canonical
+    from mcplock.model.files import DOCUMENT_MAX, read_bounded
 
     try:
-        with open(path, "rb") as fh:
-            before = canonical.loads(fh.read())
+        before = canonical.loads(read_bounded(path, DOCUMENT_MAX))
     except (OSError, canonical.DocumentError):
         return None
     return before if isinstance(before, dict) else None

@@ -82,10 +82,10 @@ def cmd_verify_lock(
 
 def _read_document(file: str) -> bytes:
     from mcplock.errors import UsageError
+    from mcplock.model.files import DOCUMENT_MAX, read_bounded
 
     try:
-        with open(file, "rb") as fh:
-            return fh.read()
+        return read_bounded(file, DOCUMENT_MAX)
     except OSError as e:
         raise UsageError(
             f"cannot read {file}: {e.strerror or e}",
@@ -242,11 +242,11 @@ def _sign_document(cli: context.Cli, private: Ed25519PrivateKey, document: str, 
     from mcplock.errors import McplockError, UsageError
     from mcplock.interop import reader
     from mcplock.lock.store import write_atomic
+    from mcplock.model.files import DOCUMENT_MAX, read_bounded
     from mcplock.trust import signing
 
     try:
-        with open(document, "rb") as fh:
-            doc, problems = reader.read(fh.read())
+        doc, problems = reader.read(read_bounded(document, DOCUMENT_MAX))
     except OSError as e:
         raise UsageError(
             f"cannot read {document}: {e.strerror or e}",
