@@ -97,7 +97,8 @@ class Audit:
 def rows_of(lock: Lock) -> list[tuple[str, str, str | None, Release | None, str | None]]:
     """(server, how, registry, release, why not asked) for every server of the lock, in order."""
     from mcplock.packages.advisories import Release, ecosystem_of
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
     from mcplock.packages.pin import pin_problem
 
     out: list[tuple[str, str, str | None, Release | None, str | None]] = []

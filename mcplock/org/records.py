@@ -67,7 +67,8 @@ def launch(spec: ServerSpec) -> dict[str, Any]:
     """How a server runs, without its arguments: ``pinning``, the ``package`` pinned (or None),
     the ``launch`` its command line asks a registry for when there is no pin (registry, name,
     the version as written or None), the command's file name (never its directory)."""
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
     from mcplock.packages.pin import pin_problem
     from mcplock.packages.wrappers import unwrap
 
