@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING
 from mcplock.core.probing import Results, result_of, unpinnable
 from mcplock.core.specs import entry_from_spec, lock_dir, probe_spec, runs_guard, source_path
 from mcplock.errors import HashError, ProbeError, UntrustedError, UsageError
+from mcplock.lock.auth_spec import AuthSpec
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.lock.spec import AuthSpec, ClientIdentity, ServerSpec
+from mcplock.lock.spec import ClientIdentity, ServerSpec
 from mcplock.lock.targets import label
 from mcplock.model import severity
 from mcplock.text.untrusted import shell_word

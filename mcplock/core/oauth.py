@@ -16,8 +16,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from mcplock.errors import Action, McplockError, ProbeError, SecretError, UsageError
+from mcplock.lock.auth_spec import AuthSpec
 from mcplock.lock.model import ServerEntry
-from mcplock.lock.spec import AuthSpec, ServerSpec, Transport, expand, template_names
+from mcplock.lock.spec import ServerSpec, Transport
+from mcplock.lock.templates import expand, template_names
 from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:
@@ -218,7 +220,7 @@ def _assertion_spec(
 
 def _check_assertion_templates(client_secret: str | None, given: Mapping[str, str]) -> None:
     """The ID token and both client secrets: ``${VAR}`` templates, never the values."""
-    from mcplock.lock.spec import is_template
+    from mcplock.lock.templates import is_template
 
     for opt, key, hint in _ASSERTION_SECRETS:
         if key in given and not is_template(given[key]):
@@ -248,7 +250,7 @@ def _check_assertion_complete(client_id: str | None, client_secret: str | None, 
 
 def _check_assertion_urls(given: Mapping[str, str]) -> None:
     """Where a token is sent: https (http only to localhost)."""
-    from mcplock.lock.spec import secure_url
+    from mcplock.lock.templates import secure_url
 
     for opt, key in (("--oauth-idp-token-endpoint", "idp_token_endpoint"), ("--oauth-issuer", "issuer")):
         if key in given and not secure_url(given[key]):
@@ -270,7 +272,7 @@ def _key_options(
 
 def _jws_alg(signing_alg: str) -> str:
     """``--oauth-signing-alg`` in any case, as JWS spells it; one it does not know is refused."""
-    from mcplock.lock.spec import SIGNING_ALGS
+    from mcplock.lock.auth_spec import SIGNING_ALGS
 
     known = {a.lower(): a for a in SIGNING_ALGS}
     if signing_alg.lower() not in known:

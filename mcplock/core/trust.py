@@ -28,9 +28,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from mcplock.errors import UntrustedError
+from mcplock.lock.auth_spec import AuthSpec
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ServerEntry
-from mcplock.lock.spec import AuthSpec, ServerSpec, template_names
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import template_names
 from mcplock.model import paths
 from mcplock.text.untrusted import sanitize, shell_word
 

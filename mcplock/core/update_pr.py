@@ -338,9 +338,9 @@ def _npm_link(row: Row, to: str, environ: Any) -> str | None:
     """The release on npmjs.com, when mcplock asks the public npm registry."""
     from urllib.parse import quote
 
-    from mcplock.packages import indexes
+    from mcplock.packages import registries
 
-    if indexes.npm_registry(environ).rstrip("/") != "https://registry.npmjs.org":
+    if registries.npm_registry(environ).rstrip("/") != "https://registry.npmjs.org":
         return None
     return f"https://www.npmjs.com/package/{quote(row.package or '', safe='@/')}/v/{quote(to, safe='')}"
 
@@ -349,9 +349,9 @@ def _pypi_link(row: Row, to: str, environ: Any) -> str | None:
     """The release on pypi.org, when mcplock asks the public index."""
     from urllib.parse import quote
 
-    from mcplock.packages import indexes
+    from mcplock.packages import registries
 
-    if indexes.pypi_url(environ).rstrip("/") != "https://pypi.org":
+    if registries.pypi_url(environ).rstrip("/") != "https://pypi.org":
         return None
     return f"https://pypi.org/project/{quote(row.package or '', safe='')}/{quote(to, safe='')}/"
 

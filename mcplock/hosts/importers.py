@@ -16,7 +16,8 @@ from typing import Any
 from mcplock.errors import json_type
 from mcplock.hosts.interpolate import host_name
 from mcplock.hosts.parse import DupDict, Where
-from mcplock.lock.spec import Transport, looks_secret
+from mcplock.lock.spec import Transport
+from mcplock.lock.templates import looks_secret
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPES = {

@@ -14,6 +14,7 @@ from typing import Any
 
 from mcplock.errors import LockfileError
 from mcplock.lock import codec
+from mcplock.lock.auth_spec import AuthSpec
 from mcplock.lock.hashing import is_hash
 from mcplock.lock.headers import header_lines
 from mcplock.lock.model import (
@@ -27,7 +28,8 @@ from mcplock.lock.model import (
     Pending,
     ServerEntry,
 )
-from mcplock.lock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ClientCapabilities, ClientIdentity, ServerSpec, Transport
+from mcplock.lock.spec import TRANSPORTS, ClientCapabilities, ClientIdentity, ServerSpec, Transport
+from mcplock.lock.templates import ENV_NAME
 from mcplock.lock.text import parse_toml, read_text
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
 
@@ -262,7 +264,7 @@ class Reader:
         `{method = …, client-id = …, client-secret = "${VAR}", client-key = …, signing-alg = …,
         client-metadata-url = …, scopes = …}`; identity-assertion adds `id-token = "${VAR}"`,
         `idp-token-endpoint`, `idp-client-id`, `idp-client-secret = "${VAR}"`, `issuer`."""
-        from mcplock.lock.spec import AUTH_METHODS, auth_table_problem
+        from mcplock.lock.auth_spec import AUTH_METHODS, auth_table_problem
 
         v = self.get(st, table, "auth", (str, dict))
         if v is None:

@@ -19,7 +19,8 @@ from urllib.parse import quote
 from mcplock.errors import McplockError
 from mcplock.model.paths import Env
 from mcplock.packages.errors import RegistryError
-from mcplock.packages.indexes import npm_registry, pypi_url
+from mcplock.packages.indexes import npm_registry as npm_registry  # re-exported: core/update_pr reads it here
+from mcplock.packages.indexes import pypi_url as pypi_url  # likewise
 from mcplock.packages.launchers import Launch
 from mcplock.packages.pin import PackagePin
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock.errors import ProbeError
-from mcplock.lock.spec import ServerSpec, expand, template_names
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import expand, template_names
 from mcplock.probe.era import with_envelope
 from mcplock.text.untrusted import sanitize
 

@@ -12,7 +12,8 @@ import httpx2
 
 from mcplock.errors import ProbeError
 from mcplock.lock.param_headers import headers as mcp_headers
-from mcplock.lock.spec import ServerSpec, expand
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import expand
 from mcplock.probe._common import INVALID_JSON_HINT, BadConstant, bad_constant_message, is_jsonrpc, is_response, loads
 from mcplock.probe.errors import HttpErrors
 from mcplock.text.untrusted import sanitize

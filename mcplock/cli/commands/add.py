@@ -23,8 +23,9 @@ from mcplock.core.add import Findings, Staged
 from mcplock.core.probing import Results
 from mcplock.errors import SecretError, UntrustedError, UsageError
 from mcplock.lock.model import POLICIES, Entry, ServerEntry
-from mcplock.lock.spec import TRANSPORTS, ServerSpec, Transport, looks_secret
+from mcplock.lock.spec import TRANSPORTS, ServerSpec, Transport
 from mcplock.lock.targets import label
+from mcplock.lock.templates import looks_secret
 from mcplock.model import severity
 from mcplock.model.documents import dynamic_skills
 from mcplock.packages.mcp_registry import is_name
