@@ -162,7 +162,7 @@ class ProbeArgs:
 
     def auth(self) -> AuthSpec | None:
         """The ``auth`` the --oauth-* options describe (None without them)."""
-        from mcplock.core.oauth import auth_spec
+        from mcplock.core.auth_options import auth_spec
 
         return auth_spec(
             self.oauth_client_id,

@@ -30,7 +30,7 @@ from mcplock.cli.options import (
 )
 from mcplock.cli.progress import say_plain
 from mcplock.cli.trust import guarded
-from mcplock.core import oauth
+from mcplock.core import auth_options, oauth
 from mcplock.errors import McplockError, UsageError
 from mcplock.lock.spec import ServerSpec, Transport
 from mcplock.text.untrusted import safe_text
@@ -80,7 +80,7 @@ def cmd_login(
         "idp_client_secret": oauth_idp_client_secret,
         "issuer": oauth_issuer,
     }
-    auth = oauth.auth_spec(
+    auth = auth_options.auth_spec(
         oauth_client_id,
         oauth_client_secret,
         oauth_scopes,
