@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mcplock.core.add import from_config
+from mcplock.core.add_sources import from_config
 from mcplock.errors import UsageError
 
 

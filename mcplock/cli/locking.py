@@ -18,7 +18,8 @@ from mcplock.cli.options import ProbeArgs
 from mcplock.cli.progress import report_failure
 from mcplock.cli.trust import ask, terminal
 from mcplock.core import add as core_add
-from mcplock.core.add import Findings, Staged
+from mcplock.core.add import Findings
+from mcplock.core.add_sources import Staged
 from mcplock.core.probing import Results
 from mcplock.errors import UntrustedError
 from mcplock.lock.model import Entry, ServerEntry

@@ -14,8 +14,8 @@ from mcplock.cli.context import Cli
 from mcplock.cli.flags import check_args, check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.cli.locking import hold_code_env, lock_specs
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
-from mcplock.core import add as core_add
-from mcplock.core.add import Staged
+from mcplock.core import add_sources
+from mcplock.core.add_sources import Staged
 from mcplock.errors import SecretError, UsageError
 from mcplock.lock.model import POLICIES
 from mcplock.lock.spec import TRANSPORTS, ServerSpec, Transport
@@ -85,11 +85,11 @@ def cmd_add(
     named = ([name] if name else []) + target  # with --from: the servers of the file to add
     if from_file:
         _check_import_flags(allow_code_env, pass_env)
-        found = core_add.from_config(from_file, named, cli.lock_dir)
+        found = add_sources.from_config(from_file, named, cli.lock_dir)
     else:
         given = Given(transport, header, env, cwd, pin_resources, server_name, registry, allow_code_env)
         spec = _command_line_spec(cli, name, target, given, trust, probe)
-        found = core_add.Found(specs=[(_with_pass_env(spec, pass_env), None)])
+        found = add_sources.Found(specs=[(_with_pass_env(spec, pass_env), None)])
     for n in found.notes:
         cli.note(n)
     specs = _not_locked(cli, found.specs, explicit=not from_file)
@@ -197,7 +197,7 @@ def _with_pass_env(spec: ServerSpec, pass_env: list[str]) -> ServerSpec:
 def _not_locked(cli: Cli, specs: list[Staged], *, explicit: bool) -> list[Staged]:
     """The specs not locked yet: a name locked already is exit 2 when given on the command line
     (``explicit``), skipped with a line for an import."""
-    new, clash = core_add.new_only(specs, cli.lockfile, explicit=explicit)
+    new, clash = add_sources.new_only(specs, cli.lockfile, explicit=explicit)
     for c in clash:
         cli.err.print(
             safe_text(

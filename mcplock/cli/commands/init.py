@@ -10,7 +10,7 @@ from mcplock.cli.commands.add import check_policy
 from mcplock.cli.commands.merge import offer_driver
 from mcplock.cli.locking import hold_code_env, lock_specs
 from mcplock.cli.options import POLICY, TRUST, YES, ProbeArgs, probing
-from mcplock.core import add as core_add
+from mcplock.core import add_sources
 from mcplock.text.untrusted import safe_text
 
 
@@ -29,7 +29,7 @@ def cmd_init(
     cli = context.of(ctx)
     check_policy(policy)
     check_directory(cli.lockfile)
-    found = core_add.from_project(cli.lock_dir, core_add.locked_names(cli.lockfile))
+    found = add_sources.from_project(cli.lock_dir, add_sources.locked_names(cli.lockfile))
     for rel, host, names in found.configs:
         cli.err.print(
             Text("found ")
