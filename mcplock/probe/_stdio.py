@@ -17,23 +17,19 @@ from typing import TYPE_CHECKING, Any
 from mcplock.errors import ProbeError
 from mcplock.lock.spec import ServerSpec
 from mcplock.probe._common import (
-    INVALID_JSON_HINT,
-    BadConstant,
     OnDone,
     PendingRequests,
     State,
     TailBuffer,
     answer_server_request,
-    bad_constant_message,
-    dumps,
     fmt_seconds,
     is_jsonrpc,
     is_response,
     is_server_request,
-    loads,
     size_limit_hint,
     with_stderr,
 )
+from mcplock.probe._json import INVALID_JSON_HINT, BadConstant, bad_constant_message, dumps, loads
 from mcplock.probe._pipes import Adopted, Lines, adopt, spawn
 from mcplock.probe.launch import stdio_launch
 from mcplock.text.untrusted import sanitize

@@ -14,7 +14,8 @@ from mcplock.errors import ProbeError
 from mcplock.lock.param_headers import headers as mcp_headers
 from mcplock.lock.spec import ServerSpec
 from mcplock.lock.templates import expand
-from mcplock.probe._common import INVALID_JSON_HINT, BadConstant, bad_constant_message, is_jsonrpc, is_response, loads
+from mcplock.probe._common import is_jsonrpc, is_response
+from mcplock.probe._json import INVALID_JSON_HINT, BadConstant, bad_constant_message, loads
 from mcplock.probe.errors import HttpErrors
 from mcplock.text.untrusted import sanitize
 

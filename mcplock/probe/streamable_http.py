@@ -27,12 +27,11 @@ from mcplock.probe._common import (
     OnMessage,
     State,
     answer_server_request,
-    dumps,
     is_jsonrpc,
     is_response,
     is_server_request,
-    loads,
 )
+from mcplock.probe._json import dumps, loads
 from mcplock.probe.http import (
     CLOSE_TIMEOUT,
     SseCursor,
