@@ -373,7 +373,6 @@ MAX_LINES = 400
 OVER_MAX_LINES = {
     "mcplock/core/check.py",  # helper "daily"
     "mcplock/core/export.py",  # helper "daily"
-    "mcplock/lint/intent.py",  # helper "severity"
     "mcplock/lint/lexicon.py",  # helper "severity"
     "mcplock/packages/launchers.py",  # helper "advisories"
     "mcplock/trust/org_policy.py",  # helper "advisories"

@@ -874,14 +874,19 @@ def test_the_guard_serves_skills_from_the_lock_and_checks_every_file(tmp_path, e
         (served / "deploy" / "scripts" / "extra.sh").write_text("rm -rf ~\n")
         (served / "deploy" / "references" / "NOTES.md").write_text("Staging is at staging.example.com!\n")  # same size
         changes, code = await live_diff(_Skills(era, skills, served), entry)
-        assert code == 0 and changes == []  # the probe sees the same listing: only the guard can tell
+        # the listing is unchanged, but small files are pinned by content (issue 42, item 6): the
+        # probe reads them, so the diff names each changed file; the guard serves none of them
+        assert code == 1 and {(c["kind"], c["name"]) for c in changes} == {
+            ("content", SCRIPT),
+            ("content", SKILL_NOTES),
+        }
         said: list[str] = []
         async with session(_Skills(era, skills, served), entry=entry, said=said) as s:
             await opened(s)
             refused = await req(s, 1, "resources/read", {"uri": SCRIPT})
-            assert refused["error"]["code"] == -32602 and "bytes where the lock says" in refused["error"]["message"]
+            assert refused["error"]["code"] == -32602 and "changed upstream" in refused["error"]["message"]
             same_size = await req(s, 2, "resources/read", {"uri": SKILL_NOTES})
-            assert "digest is not the locked one" in same_size["error"]["message"]
+            assert "changed upstream" in same_size["error"]["message"]
             unlisted = await req(s, 3, "resources/read", {"uri": "skill://deploy/scripts/extra.sh"})
             assert unlisted["error"]["code"] == -32602
             assert "not a file of the locked skill" in unlisted["error"]["message"]

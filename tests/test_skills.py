@@ -112,13 +112,17 @@ def test_skills_are_pinned_as_a_set_and_a_dynamic_skill_says_so(cli, skills, era
     d = _diff(cli)
     assert d["exit_code"] == 1
     changes = {c["name"]: c for c in d["servers"][0]["changes"]}
-    assert set(changes) == {DEPLOY, REPORT}
+    assert set(changes) == {DEPLOY, REPORT, SCRIPT}
     assert changes[DEPLOY]["kind"] == "skill" and changes[DEPLOY]["fields"] == ["resources"]
+    # the supporting script is pinned by content (issue 42, item 6): its text is diffed and linted
+    assert changes[SCRIPT]["kind"] == "content" and changes[SCRIPT]["severity"] == "high"
+    assert "script-fetches-code" in {f["rule"] for f in changes[SCRIPT]["findings"]}
     assert changes[DEPLOY].get("dynamic") is False and changes[REPORT]["dynamic"] is True
     assert changes[DEPLOY]["severity"] in ("medium", "high", "critical")
     text_diff = cli("diff")
     assert text_diff.returncode == 1 and "dynamic" in text_diff.stdout
     assert "scripts/run.sh" in text_diff.stdout
+    assert "[-make-]{+curl+}" in text_diff.stdout and "script-fetches-code" in text_diff.stdout, text_diff.stdout
 
 
 # the guard serving skills from the lock and checking every file, in both eras: in-process, on this

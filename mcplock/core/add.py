@@ -221,7 +221,7 @@ def add_servers(
     core_trust.trust(discovered_launch(launch, auths), base)  # (SEP-990: the issuer it found is locked)
     results.update(unpinned)
     staged, failed = stage_new(specs, results, policy, client, auths)
-    return _accept_and_write(staged, failed, lockfile, hooks)
+    return _accept_and_write(staged, failed, lockfile, hooks, vouch_staged(staged, results, opts.environ, hooks.say))
 
 
 def _trust_or_ask(asked: list[ServerSpec], base: str, *, consent: bool, how: str, hooks: Hooks) -> None:
@@ -268,12 +268,17 @@ def _probe_launch(
     return results
 
 
-def _accept_and_write(staged: list[ServerEntry], failed: dict[str, ProbeError], lockfile: str, hooks: Hooks) -> Added:
+def _accept_and_write(
+    staged: list[ServerEntry], failed: dict[str, ProbeError], lockfile: str, hooks: Hooks, publisher: Findings
+) -> Added:
     """Accept each staged server ``hooks.confirm`` says yes to (never an item with a critical
-    finding), write them all in one transaction; a name another process locked meanwhile fails."""
+    finding, a publisher statement's among them), write them all in one transaction; a name
+    another process locked meanwhile fails."""
     from mcplock.lint.entries import lint_entries
 
     findings = lint_entries(staged)
+    for k, found in publisher.items():
+        findings.setdefault(k, []).extend(found)
     done = Added()
     for entry in staged:
         if hooks.confirm(entry, findings):
@@ -283,6 +288,17 @@ def _accept_and_write(staged: list[ServerEntry], failed: dict[str, ProbeError], 
     done.entries = [e for e in staged if e.name not in clashes]
     done.claims = claimed_names(done.entries)
     return done
+
+
+def vouch_staged(
+    staged: list[ServerEntry], results: Results, environ: Mapping[str, str] | None, say: Callable[[str], None]
+) -> Findings:
+    """Each new server whose pinned package ships a publisher statement, checked against what it
+    answered (mcplock.publish.vouch): told through ``say``; the key that vouched recorded on the
+    entry; the items answered otherwise as critical findings."""
+    from mcplock.publish.vouch import check_servers
+
+    return check_servers([(e, results.get(e.name)) for e in staged], environ, say)
 
 
 def _gate(specs: list[ServerSpec], base: str, how: str, hooks: Hooks) -> None:

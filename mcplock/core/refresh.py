@@ -97,11 +97,13 @@ def apply(
     the_plan: Plan,
     client: ClientIdentity | None,
     pins: dict[str, Any] | None = None,
+    vouched: dict[str, Any] | None = None,
 ) -> tuple[list[tuple[str, Any]], dict[str, ProbeError]]:
     """Stage the probe results in the lock (one transaction). Returns each refreshed
     server's StageResult, and the servers that failed (one whose answer cannot be hashed
     among them, left as it was). ``pins``: package pins to move (`update`), written only for
-    servers whose probe succeeded."""
+    servers whose probe succeeded; ``vouched``: server -> the publisher key that vouched for
+    what it answered, or None (mcplock.publish.vouch; a server not named keeps its record)."""
     from mcplock.lock import review
     from mcplock.lock.store import transaction
 
@@ -122,6 +124,8 @@ def apply(
                 failed[srv.name] = unpinnable(e)
                 continue
             _update_spec(cur, srv.name, r, the_plan.reimported.get(srv.name), pins or {}, client, base)
+            if vouched is not None and srv.name in vouched:
+                cur.publisher = vouched[srv.name]
             summary.append((srv.name, staged))
     return summary, failed
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mcplock.guard.hostio import INVALID_PARAMS, error, result
 from mcplock.guard.messages import read_params
 from mcplock.lock.model import ServerEntry
-from mcplock.model.documents import file_mismatch, is_dynamic, skill_files, skill_root
+from mcplock.model.documents import file_mismatch, is_dynamic, only_verified, skill_files, skill_root
 from mcplock.text.untrusted import sanitize, shell_word
 
 if TYPE_CHECKING:
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from mcplock.guard.upstream_side import UpstreamSide
     from mcplock.guard.view import Current, View
 
-LISTED, UNLISTED, DYNAMIC = "listed", "unlisted", "dynamic"
+LISTED, UNLISTED, DYNAMIC, VARIANT, UNKNOWN = "listed", "unlisted", "dynamic", "variant", "unknown"
+SCHEME = "skill://"
 
 
 class HostSide(Protocol):
@@ -45,39 +46,116 @@ class HostSide(Protocol):
     upstream: UpstreamSide
 
 
-def file_of(server: ServerEntry, msg: Request) -> tuple[str, str, dict[str, Any] | None] | None:
-    """(the locked skill's URI, how the lock knows the read's URI, the locked file) for a
-    ``resources/read`` of a file of a locked skill; None for any other read.
+def canonical_uri(uri: str) -> str:
+    """A skill URI as RFC 3986 §6.2.2 compares it: the scheme and authority in lower case,
+    unreserved characters percent-decoded, empty path segments dropped (``//``) and dot segments
+    resolved. Two spellings of one skill's file have one canonical form."""
+    import re
+    from urllib.parse import unquote
 
-    ``listed``: an entry lists it (its file given); ``unlisted``: it lies under a content-bound
-    skill's directory and no entry lists it; ``dynamic``: under a dynamic skill's directory only."""
+    scheme, sep, rest = uri.partition("://")
+    if not sep:
+        return uri
+    authority, slash, path = rest.partition("/")
+
+    def unreserved(m: re.Match[str]) -> str:
+        c = unquote(m.group(0))
+        return c if re.fullmatch(r"[A-Za-z0-9\-._~]", c) else m.group(0).upper()
+
+    path = re.sub(r"%[0-9A-Fa-f]{2}", unreserved, path)
+    out: list[str] = []
+    for seg in path.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if out:
+                out.pop()
+            continue
+        out.append(seg)
+    return f"{scheme.lower()}://{authority.lower()}{slash}{'/'.join(out)}"
+
+
+def _is_skill_uri(uri: str) -> bool:
+    return uri[: len(SCHEME)].lower() == SCHEME
+
+
+def file_of(server: ServerEntry, msg: Request) -> tuple[str, str, list[dict[str, Any]]] | None:
+    """(the locked skill's URI, how the lock knows the read's URI, the locked files) for a
+    ``resources/read`` the lock's skills decide; None for any other read.
+
+    ``listed``: one or more entries list exactly this URI (wherever it lives: a skill may list a
+    file outside its own directory, and that file is verified like any other; every entry that
+    lists it is given); ``variant``: another spelling (letter case of the scheme or authority,
+    ``//``, dot segments, percent-encoding) of a URI the lock's skills name — refused, the host
+    reads the lock's spelling; ``unlisted``: under a content-bound skill's directory and no entry
+    lists it; ``dynamic``: under a dynamic skill's directory only; ``unknown``: a ``skill://`` URI
+    (any letter case) the lock's skills do not name at all. A ``SKILL.md`` the lock pins is served
+    from the lock before this is asked (``HostRequests._pinned_document``)."""
     uri = read_params(msg).get("uri")
     skills = server.items["skill"]
     if not isinstance(uri, str) or not skills:
         return None
+    keys = sorted(skills)
+    listing = [(k, f) for k in keys for u, f in skill_files(skills[k].definition).items() if u == uri]
+    if listing:
+        return listing[0][0], LISTED, [f for _, f in listing]
+    if uri in skills:  # a SKILL.md the lock does not pin: a dynamic skill's (generated)
+        return uri, (DYNAMIC if is_dynamic(skills[uri].definition) else UNLISTED), []
+    canon = canonical_uri(uri)
+    named = {canonical_uri(u) for k in keys for u in (k, *skill_files(skills[k].definition))}
+    named.update(canonical_uri(u) for u in server.items["content"])
+    if canon in named:
+        return _owner(server, canon), VARIANT, []
     under: list[str] = []
-    for key in sorted(skills):
+    for key in keys:
         root = skill_root(key)
-        if uri != key and (root is None or not uri.startswith(root + "/")):
+        if root is None or not canon.startswith(canonical_uri(root) + "/"):
             continue
-        definition = skills[key].definition
-        f = skill_files(definition).get(uri)
-        if f is not None:
-            return key, LISTED, f
+        if not _spelled_under(uri, root):
+            return key, VARIANT, []
         under.append(key)
     if not under:
-        return None
+        return (keys[0], UNKNOWN, []) if _is_skill_uri(uri) else None
     bound = [k for k in under if not is_dynamic(skills[k].definition)]
-    return (bound[0], UNLISTED, None) if bound else (under[0], DYNAMIC, None)
+    return (bound[0], UNLISTED, []) if bound else (under[0], DYNAMIC, [])
+
+
+def _spelled_under(uri: str, root: str) -> bool:
+    """Whether ``uri`` is spelled as a path under the locked ``root`` (no ``//``, no dot segment,
+    no percent-encoded unreserved character in what follows it)."""
+    if not uri.startswith(root + "/"):
+        return False
+    rest = uri[len(root) + 1 :]
+    return canonical_uri("x://a/" + rest) == "x://a/" + rest
+
+
+def _owner(server: ServerEntry, canon: str) -> str:
+    """The locked skill a canonical URI belongs to (the first that names it; else the first skill)."""
+    skills = server.items["skill"]
+    for key in sorted(skills):
+        root = skill_root(key)
+        if canon == canonical_uri(key) or any(canonical_uri(u) == canon for u in skill_files(skills[key].definition)):
+            return key
+        if root is not None and canon.startswith(canonical_uri(root) + "/"):
+            return key
+    return sorted(skills)[0]
+
+
+def listing_skills(server: ServerEntry, uri: str) -> list[str]:
+    """Every locked skill whose entry is ``uri`` or lists it as one of its files."""
+    skills = server.items["skill"]
+    return [k for k in sorted(skills) if k == uri or uri in skill_files(skills[k].definition)]
 
 
 def skill_refusal(server: ServerEntry, view: View, uri: str) -> str | None:
-    """Why the ``SKILL.md`` at ``uri`` may not be served although its content is locked: its
-    skill's entry (the set of files the approval binds to) is not accepted as it is now."""
-    if uri not in server.items["skill"]:
-        return None
-    d = view.item("skill", uri)
-    return None if d.allowed else d.message()
+    """Why the pinned document at ``uri`` (a ``SKILL.md``, or a file a skill lists) may not be
+    served although its content is locked: a skill that is it or lists it (the set of files the
+    approval binds to) is not accepted as it is now."""
+    for key in listing_skills(server, uri):
+        d = view.item("skill", key)
+        if not d.allowed:
+            return d.message()
+    return None
 
 
 def _why(server: ServerEntry, key: str) -> str:
@@ -106,18 +184,32 @@ async def get(hr: HostSide, msg: Request) -> None:
 
 
 async def read_file(hr: HostSide, msg: Request) -> None:
-    """``resources/read`` of a file of a locked skill (:func:`file_of`): refused, relayed and
-    verified against the locked digest and size, or (dynamic) relayed."""
+    """``resources/read`` of a file the lock's skills decide (:func:`file_of`): refused, relayed
+    and verified against the locked digest and size of every entry that lists it, or (dynamic)
+    relayed."""
     view = await hr.views.get()
     found = file_of(hr.server, msg)
     assert found is not None
     key, how, locked = found
     uri = str(read_params(msg).get("uri"))  # a str: file_of found it
     shown = sanitize(uri, 200)
-    d = view.item("skill", key)
-    if not d.allowed:
-        _refuse(hr, msg, uri, f"{d.message()}")
+    if how == UNKNOWN:
+        _refuse(hr, msg, uri, f"`{shown}` names no skill or file the lock holds; {_why(hr.server, key)}")
         return
+    if how == VARIANT:
+        _refuse(
+            hr,
+            msg,
+            uri,
+            f"`{shown}` is another spelling of `{sanitize(canonical_uri(uri), 200)}`, which the lock's skills "
+            "name: read it as `skills/list` spells it",
+        )
+        return
+    for owner in listing_skills(hr.server, locked[0]["uri"]) if how == LISTED else [key]:
+        d = view.item("skill", owner)
+        if not d.allowed:
+            _refuse(hr, msg, uri, f"{d.message()}")
+            return
     if how == UNLISTED:
         _refuse(
             hr,
@@ -135,15 +227,14 @@ async def read_file(hr: HostSide, msg: Request) -> None:
         )
         await hr.upstream.forward(msg)
         return
-    assert locked is not None
 
     def verified(out: dict[str, Any]) -> dict[str, Any]:
         res = out.get("result")
         if not isinstance(res, dict):
             return out  # the server's own error: passed on
-        why = file_mismatch(locked, res.get("contents"))
+        why = next((w for f in locked if (w := file_mismatch(f, res.get("contents"))) is not None), None)
         if why is None:
-            return out
+            return {**out, "result": {"contents": [only_verified(res["contents"][0])]}}
         message = f"`{shown}` does not match the locked skill `{sanitize(key, 200)}`: {why}; {_why(hr.server, key)}"
         hr.notes.note(f"refused:skill-file:{uri}", f"mcplock: refused a skill file: {message}")
         return error(out["id"], INVALID_PARAMS, f"mcplock refused this resource: {message}")

@@ -113,7 +113,7 @@ def _contradiction(definition: Any) -> tuple[str, str] | None:
     ann = _annotations(definition)
     if ann is None:
         return None
-    from mcplock.lint.intent import contradicts_read_only
+    from mcplock.lint.aspects import contradicts_read_only
     from mcplock.lint.text import clean
 
     desc = _text_field(definition, "description")

@@ -173,13 +173,14 @@ def _change(
 _NO_DOCUMENT = {"text": ""}
 
 
-def _lint(c: Change, known: bool = False) -> None:
+def _lint(c: Change, known: bool = False, own: frozenset[str] = frozenset()) -> None:
     """Put the security lint's findings for ``c`` on it and raise its severity to match.
-    ``known``: the lock already vouches for this server (it has accepted tools)."""
+    ``known``: the lock already vouches for this server (it has accepted tools); ``own``: the
+    names of the server's tools."""
     if c.change == "removed":
         return
     old = c.locked if c.change == "changed" else (_NO_DOCUMENT if c.kind == "ui" and known else None)
-    c.findings.extend(lint_definition(c.kind, c.live, old=old, name=c.name))
+    c.findings.extend(lint_definition(c.kind, c.live, old=old, name=c.name, own=own))
     _raise(c)
 
 
@@ -281,8 +282,9 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
     for kind in ("instructions", *ITEM_KINDS):
         result.changes += _kind_changes(kind, server.pinned(kind), live[kind])
     known = any(e.accepted for e in server.tools.values())
+    own = frozenset(str(k) for k in live["tool"]) | frozenset(server.tools)
     for c in result.changes:
-        _lint(c, known)
+        _lint(c, known, own)
     _renames(result.changes)
     _split_staged(server, result)
     result.identity = _identity(server, snap)

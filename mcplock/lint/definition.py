@@ -7,6 +7,7 @@ of a changed tool. Findings are cached per string: schemas repeat the same text 
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -17,6 +18,8 @@ from mcplock.lint.headers import header_findings
 from mcplock.lint.names import pattern_name
 from mcplock.lint.params import context_findings, credential_findings
 from mcplock.lint.pipeline import text_findings
+from mcplock.lint.quoting import requoted
+from mcplock.lint.skills import content_findings, skill_findings
 from mcplock.lint.text import root, strings, texts
 from mcplock.lock.param_headers import ANNOTATION
 from mcplock.model.severity import CRITICAL, rank
@@ -162,12 +165,21 @@ def _combined(found: list[tuple[LintFinding, Sig]]) -> list[tuple[LintFinding, S
     ]
 
 
-def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = "") -> list[LintFinding]:
+def lint_definition(
+    kind: str,
+    definition: Any,
+    *,
+    old: Any = None,
+    name: str = "",
+    own: frozenset[str] | None = None,
+) -> list[LintFinding]:
     """Security findings for one definition (a dict; a str for instructions).
 
     With ``old`` (the accepted definition of a changed item) only text findings that are new
     are reported, and annotations are judged old → new (a flip toward "safe" is critical;
-    annotations declared for the first time are a medium note, never a flip).
+    annotations declared for the first time are a medium note, never a flip). ``own``: the names
+    of the server's tools, given when a change is judged (then what the definition adds over
+    ``old`` is judged too, :mod:`mcplock.lint.novelty`; an accepted definition has nothing new).
     """
     if definition is None:
         return []
@@ -175,31 +187,66 @@ def lint_definition(kind: str, definition: Any, *, old: Any = None, name: str = 
         from mcplock.lint.apps import app_findings
 
         return app_findings(definition, old)
-    own = _OWN_FINDINGS.get(kind)
+    of_kind = _OWN_FINDINGS.get(kind)
+    text = requoted(kind, definition, _text_findings(kind, definition, old))
     out = [
-        *_text_findings(kind, definition, old),
+        *text,
+        *(_novel(kind, definition, old, own, text) if own is not None else []),
         *credential_findings(kind, definition, old),
         *context_findings(kind, definition, old),
-        *(own(kind, definition, old) if own is not None else []),
+        *(of_kind(kind, definition, old) if of_kind is not None else []),
     ]
     out.sort(key=lambda f: (rank(f.severity), f.where, f.rule))
     return out
 
 
+def _novel(kind: str, definition: Any, old: Any, own: frozenset[str], text: list[LintFinding]) -> list[LintFinding]:
+    """What the definition adds over the accepted one (:mod:`mcplock.lint.novelty`), less an act a
+    text finding at the same path already says as severely."""
+    from mcplock.lint.novelty import novelty_findings
+
+    said = {(f.where, f.severity) for f in text if f.rule in _ACTING}
+    out = []
+    for f in novelty_findings(kind, definition, old, own):
+        if f.rule == "new-destination" and any(w == f.where and rank(s) <= rank(f.severity) for w, s in said):
+            continue
+        out.append(f)
+    return out
+
+
+# the text rules that already say a sentence acts
+_ACTING = frozenset({"directive", "hidden-instructions", "exfiltration-url", "sensitive-path"})
+
+
 def _text_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
     """The families' findings on every string of ``definition`` (with ``old``, only those that are
     new, by signature), and an act and a concealment in two of its strings combined."""
-    found = _raw(kind, definition) if old is None else _new_since(_raw(kind, definition), _raw(kind, old))
+    found = _raw(kind, definition) if old is None else _new_since(_raw(kind, definition), _raw(kind, old), old)
     found += _combined(found)
     return [f for f, _ in found]
 
 
 def _new_since(
-    found: list[tuple[LintFinding, Sig]], before: list[tuple[LintFinding, Sig]]
+    found: list[tuple[LintFinding, Sig]], before: list[tuple[LintFinding, Sig]], old: Any
 ) -> list[tuple[LintFinding, Sig]]:
-    """The findings of ``found`` whose signature (at their path) is not among ``before``'s."""
+    """The findings of ``found`` whose signature (at their path) is not among ``before``'s; a URL
+    shaped for exfiltration only when the URL itself is new (a reworded sentence around the
+    accepted link is no new destination)."""
     seen = {_sig(f, s) for f, s in before}
-    return [(f, s) for f, s in found if _sig(f, s) not in seen]
+    new = [(f, s) for f, s in found if _sig(f, s) not in seen]
+    if any(f.rule == "exfiltration-url" for f, _ in new):
+        known = {u.rstrip(".,;:!?)").lower() for t in texts(old) for u in _URL.findall(t)}
+        new = [(f, s) for f, s in new if f.rule != "exfiltration-url" or not _urls_known(f, known)]
+    return new
+
+
+def _urls_known(f: LintFinding, known: set[str]) -> bool:
+    """Whether every URL a finding's message quotes was in the accepted definition."""
+    urls = [u.rstrip(".,;:!?)").lower() for u in _URL.findall(f.message)]
+    return bool(urls) and all(u in known for u in urls)
+
+
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,9}://[^\s<>'\"`)\]]+", re.I)
 
 
 def _tool_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
@@ -222,5 +269,11 @@ def _new_internal_uri(kind: str, definition: Any, old: Any) -> list[LintFinding]
 
 
 # what a definition's own kind is checked for, beside its text (a tool's annotations, header
-# parameters and name; a resource's URI)
-_OWN_FINDINGS = {"tool": _tool_findings, "resource": _new_internal_uri, "resource-template": _new_internal_uri}
+# parameters and name; a resource's URI; a skill's content integrity; a skill file's code fetching)
+_OWN_FINDINGS = {
+    "tool": _tool_findings,
+    "resource": _new_internal_uri,
+    "resource-template": _new_internal_uri,
+    "skill": skill_findings,
+    "content": content_findings,
+}

@@ -84,7 +84,8 @@ def _lint_entry(
     if cache is not None and h:
         found, mentioned = _cached(cache, e.kind, h, d)
     else:
-        found, mentioned = lint_definition(e.kind, d, old=old, name=e.key), None
+        own: frozenset[str] | None = frozenset() if e.pending is not None else None  # a pending change: what it adds
+        found, mentioned = lint_definition(e.kind, d, old=old, name=e.key, own=own), None
     return found + _new_builtin_name(e), mentioned  # a new list: the cache's or lint's own stays as it is
 
 

@@ -159,7 +159,7 @@ def context_findings(kind: str, new: Any, old: Any = None) -> list[LintFinding]:
     for name, description in _described(kind, new).items():
         if before.get(name) == description or _CONTEXT_NAME.search(name):
             continue
-        from mcplock.lint.intent import asks_for_context
+        from mcplock.lint.aspects import asks_for_context
 
         hit = asks_for_context(clean(description))
         if hit:

@@ -25,6 +25,7 @@ from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.instructions import instruction_findings
 from mcplock.lint.intent import intent_findings
 from mcplock.lint.languages import ACTS, CLAIMS, HIDES, RULE_OF
+from mcplock.lint.markup import markup_findings
 from mcplock.lint.secrets import payload_findings, secret_findings
 from mcplock.lint.text import clean, excerpt
 from mcplock.lint.urls import url_findings
@@ -113,6 +114,7 @@ def text_findings(s: str, where: str) -> Iterator[Found]:
     low = t.lower()
     urls = list(url_findings(t, low, where))
     plain = [*_judged(t, low, where, extra=urls), *secret_findings(t, low, where), *payload_findings(t, where), *urls]
+    plain += markup_findings(t, where, lambda hidden: _judged(hidden, hidden.lower(), where))
     yield from plain
     decoded = list(_decoded(t, where, plain)) if len(t) >= 12 else []
     yield from decoded

@@ -48,6 +48,15 @@ _VERB = lazy(
 )
 
 
+# a sentence that refuses what it names (the tool's own guard), in the lexicon's main languages
+_REFUSED = lazy(
+    r"\b(?:is|are|gets?|will\s+be)\s+(?:refused|rejected|blocked|denied|ignored|skipped|excluded|never\s+\w+)\b"
+    r"|\b(?:refuses|rejects|blocks|never\s+(?:reads?|sends?|opens?|touch(?:es)?|uploads?))\b"
+    r"|\bwird\s+(?:abgelehnt|blockiert|ignoriert)\b|\best\s+(?:refusé|rejeté|bloqué)\b|\bse\s+rechaza\b",
+    re.I,
+)
+
+
 def _secrets_locations(t: str, low: str) -> dict[str, tuple[Severity, int, int]]:
     """The secrets locations ``t`` names (lower case, in order) -> (severity, start, end) of one
     mention: critical when a sentence naming it orders reading or sending."""
@@ -65,6 +74,8 @@ def _mentions(t: str) -> Iterator[tuple[str, Severity, int, int]]:
     ``t``, in order: critical when its sentence holds an imperative read/send verb."""
     for sent in SENTENCE.finditer(t):
         text = sent.group(0)
+        if _REFUSED.search(text) is not None:
+            continue  # "uploading a .env file is refused": the sentence keeps the secret in
         found = list(_SENSITIVE.finditer(text))
         sev: Severity = CRITICAL if found and _VERB.search(text) is not None else HIGH
         for m in found:

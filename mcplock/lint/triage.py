@@ -97,6 +97,9 @@ _REASON_OF: dict[str, Callable[[Any], str]] = {
     "hidden-instructions": _quoted,
     "exfiltration-url": _quoted,
     "directive": _quoted,
+    "new-destination": _quoted,
+    "unreadable-language": _quoted,
+    "hidden-markup": _quoted,
 }
 
 

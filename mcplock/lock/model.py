@@ -89,6 +89,22 @@ class Entry:
             return True
 
 
+@dataclass(frozen=True)
+class Publisher:
+    """Who vouched for a server (lock table ``[server.NAME.publisher]``, docs/publishers.md): the
+    fingerprint of the key, listed in the policy's ``[publishers]``, whose signed statement
+    (``mcp-surface.json`` shipped in the pinned package) the live server matched at the last
+    ``add``/``refresh``; the statement's digest, and when it was signed. Plain data, outside every
+    definition hash."""
+
+    key: str  # sha256-<base64> of the key's SPKI DER
+    statement: str  # sha256-<base64> of the statement's canonical form
+    signed_at: str
+
+    def stored(self) -> dict[str, str]:
+        return {"key": self.key, "statement": self.statement, "signed-at": self.signed_at}
+
+
 @dataclass(slots=True, init=False)  # slots: setting a field it does not have (`srv.command = …`) is an error
 class ServerEntry:
     """One server of the lock: how to reach it (``spec``, a :class:`~mcplock.lock.spec.ServerSpec` as
@@ -110,6 +126,7 @@ class ServerEntry:
     protocol_version: str | None
     instructions: Entry | None
     items: dict[str, dict[str, Entry]]
+    publisher: Publisher | None  # the key that vouched for it (docs/publishers.md)
 
     def __init__(
         self,
@@ -123,6 +140,7 @@ class ServerEntry:
         protocol_version: str | None = None,
         instructions: Entry | None = None,
         items: dict[str, dict[str, Entry]] | None = None,
+        publisher: Publisher | None = None,
     ) -> None:
         """``spec`` as the lock's: named ``name``, no secrets, probed as ``client`` with
         ``client_capabilities`` (None: the default identity and capabilities)."""
@@ -135,6 +153,7 @@ class ServerEntry:
         self.protocol_version = protocol_version
         self.instructions = instructions
         self.items = {k: {} for k in ITEM_KINDS} if items is None else items
+        self.publisher = publisher
 
     @property
     def name(self) -> str:

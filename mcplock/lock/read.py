@@ -21,6 +21,7 @@ from mcplock.lock.model import (
     LOCK_VERSION,
     POLICIES,
     Lock,
+    Publisher,
     ServerEntry,
 )
 from mcplock.lock.read_items import Items
@@ -57,6 +58,7 @@ SERVER_KEYS = {
     "instructions-pending",
     "package",
     "registry",
+    "publisher",
     *ITEM_KINDS,
 }
 _SHA256 = re.compile(r"^sha256:[0-9a-f]{64}$")
@@ -154,6 +156,7 @@ class Reader(Items):
             client_capabilities=self.client_capabilities(st, table),
             server_info=dict(info) if info is not None else None,
             protocol_version=self.get(st, table, "protocol-version", str),
+            publisher=self.publisher(st, table),
         )
         self.check_reachable(spec, table)
         srv.instructions = self.instructions(table, st)
@@ -265,6 +268,15 @@ class Reader(Items):
         tree = self.get(pt, ptable, "tree-integrity", str)
         if tree is not None and not is_hash(tree):
             raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
+
+    def publisher(self, st: dict[str, Any], table: tuple[str, ...]) -> Publisher | None:
+        """`[server.NAME.publisher]`: key, statement, signed-at (docs/publishers.md)."""
+        if "publisher" not in st:
+            return None
+        pt = self.str_map(st, table, "publisher")
+        if set(pt) != {"key", "statement", "signed-at"}:
+            raise self.fail(table, f"`publisher` in {self._where(table)} must be {{key, statement, signed-at}}")
+        return Publisher(pt["key"], pt["statement"], pt["signed-at"])
 
     def client_capabilities(self, st: dict[str, Any], table: tuple[str, ...]) -> ClientCapabilities | None:
         from mcplock.model.client_capabilities import KNOWN

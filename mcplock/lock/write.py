@@ -111,6 +111,7 @@ def _server(s: ServerEntry) -> Any:
     if s.instructions is not None:
         _instructions(t, s.instructions)
     _pins(t, s.spec)
+    _publisher(t, s)
     for kind in ITEM_KINDS:
         entries = s.items[kind]
         if entries:
@@ -221,6 +222,12 @@ def _pins(t: Any, spec: ServerSpec) -> None:
         for k, v in spec.registry.stored().items():
             rt.add(k, _text(v))
         t.add("registry", rt)
+
+
+def _publisher(t: Any, s: ServerEntry) -> None:
+    """`[server.NAME.publisher]`: the key that vouched for the server (docs/publishers.md)."""
+    if s.publisher is not None:
+        t.add("publisher", _str_table(s.publisher.stored()))
 
 
 def _pin_value(v: Any) -> Any:

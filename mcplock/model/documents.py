@@ -151,6 +151,22 @@ def skill_files(skill: Any) -> dict[str, dict[str, Any]]:
     return {f["uri"]: f for f in files if isinstance(f, dict) and isinstance(f.get("uri"), str)}
 
 
+SKILL_FILE_PIN_MAX = 64 * 1024  # a listed file this small is pinned by content (its text diffed and linted)
+
+
+def pinned_skill_files(skill: Any) -> list[str]:
+    """The files of a content-bound skill entry the lock pins by content, beside its digest: each
+    listed file of at most :data:`SKILL_FILE_PIN_MAX` bytes (scripts, references), so a change to
+    one shows as a text diff and is linted; larger ones are held by their digest alone."""
+    return sorted(
+        u
+        for u, f in skill_files(skill).items()
+        if isinstance(f.get("size"), int)
+        and not isinstance(f.get("size"), bool)
+        and 0 <= f["size"] <= SKILL_FILE_PIN_MAX
+    )
+
+
 def skill_root(uri: str) -> str | None:
     """The directory of a skill's ``SKILL.md`` URI (its files are under it); None for another URI."""
     head, sep, tail = uri.rpartition("/")
@@ -183,6 +199,8 @@ def file_mismatch(locked: dict[str, Any], contents: Any) -> str | None:
 
     if not isinstance(contents, list) or len(contents) != 1:
         return "the server did not answer with exactly one content object"
+    if isinstance(contents[0], dict) and "text" in contents[0] and "blob" in contents[0]:
+        return "the content object carries both `text` and `blob` (the schema allows exactly one)"
     data = content_bytes(contents[0])
     if data is None:
         return "the answer holds neither text nor a base64 blob"
@@ -191,3 +209,10 @@ def file_mismatch(locked: dict[str, Any], contents: Any) -> str | None:
     if "sha256:" + hashlib.sha256(data).hexdigest() != locked.get("digest"):
         return "its SHA-256 digest is not the locked one"
     return None
+
+
+def only_verified(content: dict[str, Any]) -> dict[str, Any]:
+    """What the guard relays of a content object :func:`file_mismatch` verified: its ``uri``,
+    ``mimeType`` and the one field whose bytes were checked (``text`` or ``blob``), nothing else
+    a host might read."""
+    return {k: content[k] for k in ("uri", "mimeType", "text", "blob") if k in content}

@@ -20,6 +20,7 @@ from mcplock.model.documents import (
     declares,
     definition_of,
     is_dynamic,
+    pinned_skill_files,
     ui_uris,
     with_listing,
 )
@@ -58,7 +59,8 @@ async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, sn
 
 async def _content_uris(t: Connection, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> set[str]:
     """The documents pinned besides App documents: each skill's ``SKILL.md`` (the skills listed
-    into ``snap``) but a dynamic one's, and with ``pin-resources`` every resource listed."""
+    into ``snap``) but a dynamic one's, with its small listed files (``pinned_skill_files``), and
+    with ``pin-resources`` every resource listed."""
     from mcplock.probe._lists import list_all
 
     uris: set[str] = set()
@@ -66,7 +68,9 @@ async def _content_uris(t: Connection, spec: ServerSpec, opts: ProbeOptions, sna
         # the set of a skill's files is bound, not their order; a dynamic skill's SKILL.md is
         # generated (its entry, with the frontmatter, is what can be pinned)
         snap.skills = [canonical_skill(s) for s in await list_all(t, opts, "skills")]
-        uris.update(s["uri"] for s in snap.skills if not is_dynamic(s))
+        bound = [s for s in snap.skills if not is_dynamic(s)]
+        uris.update(s["uri"] for s in bound)
+        uris.update(u for s in bound for u in pinned_skill_files(s))  # small files: their text is diffed
     if spec.pin_resources and snap.resources:
         uris.update(r["uri"] for r in snap.resources)
     return uris

@@ -5,7 +5,7 @@ OLD stands where the lock stands in ``diff``: each of its servers as it is locke
 a lock that accepted everything the statement shows). NEW stands where the live servers stand:
 each server as NEW shows it (a lock: the definitions it accepted — what its hosts are allowed to
 see; a statement: what the author says the server shows). The comparison, the severities, the
-findings, the report and the exit code are ``diff``'s own (:func:`mcplock.core.diff.diff_servers`).
+findings, the report and the exit code are ``diff``'s own (:mod:`mcplock.lint.compare`).
 
 Servers are matched by name. A server only OLD has is compared with an empty answer (everything
 removed), one only NEW has with an empty lock entry (everything added). A statement compared
@@ -160,17 +160,33 @@ def diff_sides(old: Side, new: Side, fail_on: str | None = None) -> tuple[list[A
     """The ServerDiffs of OLD against NEW and their exit code, as ``diff`` reports them. NEW's own
     pending proposals are pending review (with the change they make against OLD, as ``diff``
     shows a staged change); OLD's are not compared (NEW answers for the server)."""
-    from mcplock.core.diff import diff_servers
     from mcplock.lint.compare import exit_code
 
     c = compared(old, new)
     for srv in c.selected:
         for e in srv.entries():
             e.pending = None
-    diffs, _ = diff_servers(c.lock, c.selected, dict(c.answers), fail_on)
+    diffs = _compare_all(c)
     for d in diffs:
         _pending_of_new(d, c.new_pending.get(d.name, []))
     return diffs, exit_code(diffs, fail_on)
+
+
+def _compare_all(c: Compared) -> list[Any]:
+    """Each server compared (one whose definitions cannot be hashed fails alone, as in ``diff``),
+    then the cross-server findings (:func:`mcplock.core.diff.diff_servers`' steps, without a probe)."""
+    from mcplock.errors import HashError, ProbeError
+    from mcplock.lint import compare
+
+    diffs: list[Any] = []
+    for srv in c.selected:
+        try:
+            diffs.append(compare.compare(srv, c.answers[srv.name]))
+        except HashError as e:
+            diffs.append(compare.unreachable(srv, ProbeError("unhashable", e.message, hint=e.hint)))
+    answers: dict[str, Any] = dict(c.answers)
+    compare.cross_server(diffs, compare.tools_in_view(c.lock, answers), compare.prompts_in_view(c.lock, answers))
+    return diffs
 
 
 def _pending_of_new(d: Any, pending: list[tuple[str, str, str]]) -> None:

@@ -55,6 +55,7 @@ _SCHEMA: dict[str, dict[str, type]] = {
     "packages": {"require-pin": bool, "allow-registries": list},
     "servers": {"allow": list},
     "signing": {"require": bool, "keys": list},
+    "publishers": {"keys": list},  # read by mcplock.publish.publishers (docs/publishers.md)
 }
 REGISTRIES = ("npm", "pypi", "oci")
 _FINGERPRINT = re.compile(r"sha256-[A-Za-z0-9+/]{43}=")

@@ -16,7 +16,11 @@ from mcplock.core import trust as core_trust
 from mcplock.text.untrusted import safe_text
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from mcplock.core.probing import Results
     from mcplock.errors import ProbeError
+    from mcplock.lock.model import Publisher, ServerEntry
     from mcplock.lock.review import StageResult
     from mcplock.lock.spec import ServerSpec
 
@@ -54,10 +58,25 @@ def cmd_refresh(
     results = progress.probe(cli, plan.specs, opts, login=probe.login) if plan.specs else {}
     results.update(unresolved)
     pins = {n: sp.package for n, sp in repinned.items()}
-    summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client, pins)
+    vouched = _vouched(selected, results, opts.environ)
+    summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client, pins, vouched)
     _say_repinned(cli, repinned, failed)
     _say_summary(cli, failed, summary)
     return 3 if failed else 0
+
+
+def _vouched(
+    selected: list[ServerEntry], results: Results, environ: Mapping[str, str] | None
+) -> dict[str, Publisher | None]:
+    """The servers whose pinned package ships a publisher statement, checked against what they
+    answered (docs/publishers.md): its lines on stderr (a difference is critical, said even with
+    -q); server -> the key that vouched, or None."""
+    from mcplock.model.snapshot import Snapshot
+    from mcplock.publish.vouch import check_servers
+
+    answered = [s for s in selected if isinstance(results.get(s.name), Snapshot)]
+    check_servers([(s, results[s.name]) for s in answered], environ, progress.say_plain)
+    return {s.name: s.publisher for s in answered}
 
 
 def _say_summary(cli: context.Cli, failed: dict[str, ProbeError], summary: list[tuple[str, StageResult]]) -> None:

@@ -1,0 +1,84 @@
+"""What a skill's change says beside its text (docs/severity.md, "Skills"): a skill that loses its
+content integrity, and a supporting script that now fetches or runs code.
+
+- ``skill-content-unbound`` (critical): a skill the lock bound by content (its entry lists every
+  file with a digest) now says ``resources: "dynamic"``. From then on the guard would relay its
+  live ``SKILL.md`` and scripts, never reviewed; so this is never taken in bulk (``accept --all``
+  holds it) — a person accepts that skill by name.
+- ``script-fetches-code`` (high): a text file of a skill (a script, a ``SKILL.md``) that now
+  downloads code and runs it, or runs code it builds at run time: ``curl … | sh``, ``wget -O- …
+  | bash``, ``bash <(curl …)``, ``eval "$(curl …)"``, ``iwr … | iex``, ``python -c "…urlopen…
+  exec"``, ``pip install git+https://…`` — where the accepted text did not.
+  Pure: the text is what the probe read (:mod:`mcplock.probe._reads`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mcplock.lint.finding import LintFinding
+from mcplock.model.documents import document_text, is_dynamic
+from mcplock.model.severity import CRITICAL, HIGH
+
+_FETCH = r"(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b"
+_SHELL = (
+    r"(?:sh|bash|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|deno|bun|php|iex|invoke-expression|pwsh|powershell)\b"
+)
+_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("pipes a download into an interpreter", re.compile(_FETCH + r"[^\n|;&]*\|\s*(?:sudo\s+)?" + _SHELL, re.I)),
+    (
+        "runs a download through process substitution",
+        re.compile(_SHELL + r"\s+<\(\s*" + _FETCH, re.I),
+    ),
+    ("evaluates a download", re.compile(r"\b(?:eval|exec|source|\.)\s+[\"'(]*\$\(\s*" + _FETCH, re.I)),
+    (
+        "runs code fetched at run time",
+        re.compile(r"\b(?:exec|eval)\s*\(\s*(?:urllib|requests|urlopen|fetch|http)", re.I),
+    ),
+    (
+        "installs and runs a package from a URL",
+        re.compile(r"\b(?:pip3?|uv\s+pip|pipx)\s+install\s+[^\n]*(?:git\+|https?://)", re.I),
+    ),
+)
+
+
+def fetches_code(text: str) -> list[str]:
+    """What ``text`` does that fetches or runs code (each kind once, in the rules' order)."""
+    return [what for what, pattern in _RULES if pattern.search(text)]
+
+
+def content_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
+    """A pinned document's text (a skill's ``SKILL.md`` or supporting text file) that now
+    fetches or runs code where ``old`` (the accepted text) did not."""
+    text = document_text(definition)
+    uri = definition.get("uri") if isinstance(definition, dict) else None
+    if text is None or not isinstance(uri, str) or uri[:8].lower() != "skill://":
+        return []
+    before = set(fetches_code(document_text(old) or "")) if old is not None else set()
+    return [
+        LintFinding(
+            "script-fetches-code",
+            HIGH,
+            f"the file now {what}: a script the host's model runs would execute code nobody reviewed",
+            "text",
+        )
+        for what in fetches_code(text)
+        if what not in before
+    ]
+
+
+def skill_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
+    """A skill entry that turned dynamic from content-bound."""
+    if old is None or is_dynamic(old) or not is_dynamic(definition):
+        return []
+    return [
+        LintFinding(
+            "skill-content-unbound",
+            CRITICAL,
+            "the skill was bound by content (every file listed with its digest) and now says "
+            '`resources: "dynamic"`: its SKILL.md and scripts would reach the host live, never reviewed; '
+            "accept it by name only if the server's author says why",
+            "resources",
+        )
+    ]
