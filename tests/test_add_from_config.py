@@ -1,4 +1,4 @@
-"""`add --from FILE NAME…` reads one host config (:func:`mcplock.core.add.from_config`): the names
+"""`add --from FILE NAME…` reads one host config (:func:`mcplock.core.add_sources.from_config`): the names
 asked for, each of them there, in-process."""
 
 from __future__ import annotations

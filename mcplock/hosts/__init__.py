@@ -49,7 +49,7 @@ their values are literal (a ``${X}`` in a Claude Desktop ``mcp-remote`` argument
 the probe to expand from the entry's env, which is what mcp-remote does).
 
 Secrets (see ``secrets.py`` and docs/lock-format.md): every env and header value that
-:func:`~mcplock.lock.spec.looks_secret` flags — placeholders such as ``REPLACE_WITH_…`` included —
+:func:`~mcplock.lock.templates.looks_secret` flags — placeholders such as ``REPLACE_WITH_…`` included —
 is stored as a ``${NAME}`` template and its literal goes into ``spec.secrets[NAME]`` (memory
 only). Credential-looking arguments and URL parts are templated likewise. ``templated`` says
 what moved where; no note, warning, error or ``repr`` contains a secret value.
