@@ -3,6 +3,8 @@
 - ``check`` on the 2,000-tool lock with the lint cache warm, against a bare ``tomllib`` parse of
   the same file, in turns (target ≤ 2x the floor): the intent model must not reach the warm path;
 - the same with the lint cache off: every accepted tool judged by the full pipeline;
+- half a million invisible characters in one description (issue 47.11: linear, one finding per
+  run, not a minute), a run of one character and the same count interleaved with letters;
 - the intent model on 2,000 *distinct* tool definitions in a fresh interpreter (a per-string
   cache cannot hide the cost: each description is different), and on the same definitions once
   they carry a directive in one of the lexicon's languages.
@@ -44,6 +46,24 @@ DIRECTIVES = [
 ]
 
 
+INVISIBLE = r"""
+import time
+from mcplock.lint.definition import lint_definition
+text = "Search the docs." + PATTERN * (500000 // len(PATTERN))
+d = {"name": "t", "description": text, "inputSchema": {"type": "object"}}
+t = time.perf_counter()
+found = lint_definition("tool", d)
+print(time.perf_counter() - t, len(found))
+"""
+
+
+def _invisible(pattern: str) -> tuple[float, int]:
+    code = f"PATTERN = {pattern!r}\n" + INVISIBLE
+    r = subprocess.run([PY, "-c", code], capture_output=True, text=True, check=True, cwd=str(OUT.parent.parent))
+    seconds, found = r.stdout.split()
+    return float(seconds), int(found)
+
+
 def _lint(directive: bool, runs: int = 3) -> tuple[float, int]:
     code = f"DIRECTIVE = {directive!r}\nDIRECTIVES = {DIRECTIVES!r}\n" + LINT_DISTINCT
     out = []
@@ -70,6 +90,8 @@ def severity_rows() -> list[tuple[str, str, str, str]]:
         runs=5,
     )
     assert rc == rc_cold == 0, f"check exited {rc}, {rc_cold}"
+    run_s, run_found = _invisible("\u200b")
+    mixed_s, mixed_found = _invisible("a\u200b")
     plain, found_plain = _lint(False)
     loud, found_loud = _lint(True)
     assert found_plain == 0 and found_loud >= 2000, (found_plain, found_loud)
@@ -86,6 +108,18 @@ def severity_rows() -> list[tuple[str, str, str, str]]:
             f"{cold * 1000:.0f} ms",
             f"{cold_mem:.0f} MiB",
             f"{cold / floor:.2f}x floor",
+        ),
+        (
+            "a description of 500,000 zero-width spaces (one run)",
+            f"{run_s * 1000:.0f} ms",
+            "",
+            f"{run_s / 500000 * 1e6:.1f} µs a character, {run_found} finding(s)",
+        ),
+        (
+            "500,000 characters, a zero-width space after every letter",
+            f"{mixed_s * 1000:.0f} ms",
+            "",
+            f"{mixed_s / 500000 * 1e6:.1f} µs a character, {mixed_found} finding(s)",
         ),
         (
             "intent model + the whole pipeline on 2,000 distinct honest tools (fresh interpreter)",

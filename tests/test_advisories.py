@@ -113,3 +113,20 @@ def test_base_url_from_the_environment(monkeypatch):
         monkeypatch.setenv("MCPLOCK_OSV_URL", osv.url + "/")
         (a,) = lookup([POSTMARK_BAD])
     assert a.worst == "malware"
+
+
+def test_endless_pages_and_too_many_ids_are_unknown():
+    from mcplock.packages import advisories
+
+    with OsvApi() as osv:
+        osv.endless_pages = True
+        (a,) = lookup([POSTMARK_BAD], url=osv.url)
+        assert a.unknown and "pages" in (a.reason or "")
+        assert len(osv.calls("POST")) == advisories.MAX_PAGES and not osv.calls("GET")
+        osv.endless_pages = False
+        rec = real_records()["MAL-2025-47604"]
+        osv.records = {f"MAL-2025-{i:05d}": {**rec, "id": f"MAL-2025-{i:05d}"} for i in range(advisories.MAX_IDS + 1)}
+        osv.requests.clear()
+        (b,) = lookup([POSTMARK_BAD], url=osv.url)
+        assert b.unknown and f"more than {advisories.MAX_IDS}" in (b.reason or "")
+        assert not osv.calls("GET")  # no record fetched for an answer mcplock does not trust

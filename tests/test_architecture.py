@@ -373,10 +373,6 @@ MAX_LINES = 400
 OVER_MAX_LINES = {
     "mcplock/core/check.py",  # helper "daily"
     "mcplock/core/export.py",  # helper "daily"
-    "mcplock/lint/lexicon.py",  # helper "severity"
-    "mcplock/packages/launchers.py",  # helper "advisories"
-    "mcplock/trust/org_policy.py",  # helper "advisories"
-    "mcplock/trust/signing.py",  # helper "failsafe"
     "mcplock/interop/reader.py",  # helper "failsafe"
     "mcplock/lint/compare.py",  # helper "publish"
 }

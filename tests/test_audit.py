@@ -31,6 +31,8 @@ SERVERS = {
     "git": ("uvx", ["mcp-server-git==2025.7.1"], PackagePin("pypi", "mcp-server-git", "2025.7.1")),
     "time": ("uvx", ["mcp-server-time"], PackagePin("pypi", "mcp-server-time", "2026.10.19")),
     "floating": ("npx", ["-y", "some-pkg"], None),
+    # behind a wrapper no pin reaches it, but it launches an exact release: that release is asked about
+    "wrapped": ("sh", ["-c", "npx -y mcp-remote@0.1.15 https://x.example/mcp"], None),
     "local": ("node", ["server.js"], None),
 }
 
@@ -57,6 +59,7 @@ def test_malware_first_then_vulnerabilities_with_severity_and_fix(project):
     assert "MALWARE" in out and "critical 9.6" in out and "fixed in 0.1.16" in out and "high 7.3" in out
     assert "no advisory" in out.split("time", 1)[1].splitlines()[0]
     assert "not asked: runs npm package some-pkg with no exact version" in out
+    assert "wrapped  npm mcp-remote@0.1.15  (launched without a pin)" in out
     # only ecosystems, names and versions left the machine: no argument, path, URL or token
     assert [sorted((q["package"]["name"], q["version"]) for q in b["queries"]) for b in sent] == [
         sorted(
@@ -105,6 +108,7 @@ def test_json_markdown_and_sarif(project):
         "time": "clean",
         "floating": "not-asked",
         "local": "not-asked",
+        "wrapped": "vulnerable",
     }
     (mal,) = next(x for x in doc["releases"] if x["server"] == "postmark")["advisories"]
     assert mal["kind"] == "malware" and mal["severity"] == "critical" and mal["fails"]

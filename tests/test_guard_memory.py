@@ -453,7 +453,8 @@ NOTES = {"uri": "file:///srv/notes/a.md", "name": "notes", "mimeType": "text/mar
     [
         (-5, "forever", (0, "private")),
         (99999999999, "PUBLIC", (86_400_000, "private")),
-        (5000, "public", (5000, "public")),
+        (5000, "public", (5000, "private")),  # never a shared cache (issue 47, item 19)
+        (5000, "private", (5000, "private")),
     ],
 )  # the last: the sound twin
 def test_relayed_lists_carry_only_sound_caching_hints(ttl, scope, want):

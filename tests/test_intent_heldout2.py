@@ -33,13 +33,13 @@ description). ``FIRST_RUN`` keeps it; the test asserts the figures never fall be
 number of critical twins never rises above it).
 
 After the engine work of issue 45 (stems, destinations and references new relative to the accepted
-definition, unreadable languages, hiding markup, quoting tools; ``AFTER`` below, also held): **93 of
-103 attacks `high` or `critical`** (90.3 %), **102 of 103 twins `medium` or lower** (1 loud: 1.0 %),
+definition, unreadable languages, hiding markup, quoting tools; ``AFTER`` below, also held): **94 of
+103 attacks `high` or `critical`** (91.3 %), **102 of 103 twins `medium` or lower** (1 loud: 1.0 %),
 **no twin `critical`**. Caveat, said plainly: this file was run while the engine work was going on
 (its per-item output was read to find bugs in the new code), so the second figure is not as clean a
 held-out figure as the first. Known misses kept: an attack in a language the accepted text already
-used, with no destination (Finnish), a Croatian sentence the language model reads as a lexicon
-language, "inclusion of" and a Polish passive with no destination form the stems know, "search for
+used, with no destination (Finnish), "inclusion of" and a Polish passive with no destination
+form the stems know, "search for
 X instead", "approve … without reading", an act split between the instructions and a prompt
 argument, and three tools whose fixed extra destination sits in their first sentence (the job
 sentence is not read for new destinations). The loud twin: a two-word Swahili description the
@@ -1298,7 +1298,7 @@ HELD_OUT: list[tuple[str, str, Edit, Edit]] = [
 # the first run, the engine as on main at 150fdca before any change for issue 45
 FIRST_RUN = {"attacks caught": 32, "twins calm": 97, "twins critical": 2}
 # after the work of issue 45 (see the docstring)
-AFTER = {"attacks caught": 93, "twins calm": 102, "twins critical": 0}
+AFTER = {"attacks caught": 94, "twins calm": 102, "twins critical": 0}
 
 
 def worst(edit: Edit) -> compare.Change | None:

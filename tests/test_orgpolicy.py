@@ -110,7 +110,11 @@ def test_packages_require_pin_and_allow_registries(cli):
     assert "`memory` runs `npx` without a package pin" in r.stdout and "packages.require-pin" in r.stdout
     assert "`local`" not in r.stdout  # a local command has nothing to pin
     srv = lock.servers["memory"]
+    # a pin counts where it is what the command launches (a pypi pin on `npx` pins nothing: issue 47.10)
     srv.spec = replace(srv.spec, package=PackagePin("pypi", "mcp-server-memory", "1.0.0", SHA))
+    store.save(lock, "mcp.lock")
+    assert "its pin names pypi package mcp-server-memory" in _check(cli, "org-policy.toml").stdout
+    srv.spec = replace(srv.spec, command="uvx", args=("mcp-server-memory",))
     store.save(lock, "mcp.lock")
     assert _check(cli, "org-policy.toml").returncode == 0
     r = _check(cli, _policy('[packages]\nrequire-pin = true\nallow-registries = ["npm"]\n', "p2.toml"))

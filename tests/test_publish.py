@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from runner import REFERENCE_DIR, SURFACES, stdio_command
+from runner import REFERENCE_DIR, SURFACES, http_fixture, stdio_command
 
 MEMORY_PKG = REFERENCE_DIR / "node_modules" / "@modelcontextprotocol" / "server-memory"
 NO_SERVER = "python3 -c 'import sys; sys.exit(9)'"  # a probe would fail: nothing may be probed
@@ -153,6 +153,11 @@ def test_surface_writes_the_whole_surface_with_both_digests(cli):
     assert d["mcplock"]["instructions"]["instructions"] == lock["instructions-hash"]
     report = json.loads(r.stdout)
     assert report["surface_digest"] == d["mcp-lock/1"]["surface"] and report["impact"] is None
+    # the same server over Streamable HTTP: the same statement, hash for hash
+    with http_fixture(surface="surface.json") as url:
+        r = cli("surface", "-o", "remote.json", f"{url}/mcp")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(Path("remote.json").read_text())["digests"] == d
 
 
 def _node() -> str:
@@ -231,7 +236,16 @@ def test_the_action_command_surface_writes_the_statement_and_the_job_summary(tmp
     assert Path("mcp-surface.json").is_file()
     assert "## ❌ mcplock surface: `docs-server` (exit 1)" in summary
     assert "| **critical** | `tool search_docs` | every pinned client quarantines it" in summary
+    import subprocess
+
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp_path / "k")], check=True)
     code, outputs, summary, log = _run_action(
-        tmp_path, command="surface", against="previous.json", args=args, **{"fail-on": ""}
+        tmp_path,
+        command="surface",
+        against="previous.json",
+        args=args,
+        **{"fail-on": "", "sign-key": str(tmp_path / "k")},
     )
     assert code == 0 and outputs["exit-code"] == "0", log
+    sig = json.loads(Path("mcp-surface.json.sig").read_text())
+    assert sig["schema"] == "mcp-surface-signature" and sig["name"] == "docs-server"

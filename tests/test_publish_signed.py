@@ -115,11 +115,24 @@ def registry(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("publisher")
     author, stranger = _keys(tmp_path)
     with NpmRegistry() as reg:
-        reg.publish(PKG, "1.0.0", _release(cli, tmp_path, "1.0.0", SERVES, author, SERVES))
+        honest = _release(cli, tmp_path, "1.0.0", SERVES, author, SERVES)
+        reg.publish(PKG, "1.0.0", honest)
+        # 1.0.2: someone without the author's key put a statement of the poisoned server in, beside
+        # the author's signature of 1.0.0 (a registry account taken over)
+        forged = _release(cli, tmp_path, "1.0.2", POISONED, stranger, POISONED)
+        forged["mcp-surface.json.sig"] = honest["mcp-surface.json.sig"]
         # 1.0.1: the statement the author signed, and a server that answers otherwise
-        reg.publish(PKG, "1.0.1", _release(cli, tmp_path, "1.0.1", POISONED, author, SERVES))
+        reg.publish(PKG, "1.0.2", forged)
+        reg.publish(PKG, "1.0.1", _release(cli, tmp_path, "1.0.1", POISONED, author, SERVES))  # tagged latest
+        # a release of another package that ships no statement: `surface --against` probes it
+        bare = {k: v for k, v in _release(cli, tmp_path, "0.9.0", SERVES, author, SERVES).items() if "surface" not in k}
+        bare["package.json"] = json.dumps(
+            {"name": "bare-mcp", "version": "0.9.0", "bin": {"bare-mcp": "server.js"}}
+        ).encode()
+        reg.publish("bare-mcp", "0.9.0", bare)
         reg.keys = {"author": _fingerprint(cli, author), "stranger": _fingerprint(cli, stranger)}
         reg.cache = tmp_path / "cache"  # one package cache for the module: each release installed once
+        reg.author = author
         yield reg
 
 
@@ -168,6 +181,17 @@ def test_a_server_that_answers_otherwise_than_its_signed_statement_is_critical(c
     assert p["name"] == "cook"
 
 
+def test_a_statement_its_signature_does_not_cover_holds_every_item(cli, registry, tmp_path):
+    env = _env(registry, tmp_path, "author")
+    r = cli("add", "kitchen", "--yes", "--", "npx", "-y", f"{PKG}@1.0.2", env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    err = " ".join(r.stderr.split())
+    assert "critical: its signature does not vouch for it" in err and "signs another statement" in err, err
+    srv = _server("kitchen")
+    assert "publisher" not in srv
+    assert all("pending" in srv["tool"][t] and srv["tool"][t]["enabled"] is False for t in ("cook", "plate"))
+
+
 def test_a_key_the_policy_does_not_list_is_reported_not_trusted(cli, registry, tmp_path):
     env = _env(registry, tmp_path, "stranger")
     r = cli("add", "kitchen", "--yes", "--", "npx", "-y", f"{PKG}@1.0.0", env=env)
@@ -176,3 +200,66 @@ def test_a_key_the_policy_does_not_list_is_reported_not_trusted(cli, registry, t
     assert f"signed by the key {registry.keys['author']} (NOT listed in the policy's [publishers]" in err, err
     srv = _server("kitchen")
     assert "publisher" not in srv and srv["tool"]["cook"]["enabled"] is True  # reported only
+
+
+def test_surface_against_the_last_published_release(cli, registry, tmp_path):
+    """`--against npm:NAME[@VERSION]`: the release installed into mcplock's cache, verified; its
+    shipped statement read, or (none shipped) the release probed."""
+    env = _env(registry, tmp_path, "author")
+    build = tmp_path / "next"
+    build.mkdir(exist_ok=True)
+    (build / "server.js").write_bytes(SERVER_JS)
+    (build / "serves.json").write_text(json.dumps(POISONED))
+    server = ["--", _node(), str(build / "server.js")]
+    r = cli("surface", "--against", f"npm:{PKG}", "--fail-on", "high", "--format", "json", *server, env=env)
+    assert r.returncode == 1, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["impact"]["against"] == f"npm:{PKG} ({PKG}@1.0.1)"  # the release tagged latest, pinned
+    assert "ships mcp-surface.json: comparing with it" in r.stderr
+    items = {i["name"]: i for i in doc["impact"]["items"]}
+    assert (items["cook"]["effect"], items["cook"]["severity"]) == ("quarantined", "critical")
+    assert items["plate"]["effect"] == "unchanged"
+    r = cli("-v", "surface", "-o", "b.json", "--against", "npm:bare-mcp@0.9.0", "--format", "json", *server, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "ships no mcp-surface.json: probing it" in r.stderr
+    assert {i["name"]: i["effect"] for i in json.loads(r.stdout)["impact"]["items"]}["cook"] == "quarantined"
+    r = cli("surface", "--against", "npm:", *server, env=env)
+    assert r.returncode == 2 and "npm:NAME[@VERSION]" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_pypi_package_ships_its_statement_inside_its_top_level_package(cli, registry, tmp_path):
+    """The same on PyPI (a local index, uv installs): the wheel carries `pin_stated/mcp-surface.json`
+    and its signature as package data, found through the distribution's RECORD."""
+    import sys
+
+    from pypi_index import _FIXTURE, PypiIndex, wheel
+
+    build = tmp_path / "pypi-build"
+    build.mkdir(exist_ok=True)
+    r = cli("surface", "--sign", "--key", str(registry.author), "-o", str(build / "mcp-surface.json"),
+            "--", sys.executable, str(_FIXTURE), "stdio")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    server = (
+        f"import runpy, sys\ndef main():\n    sys.argv = [{str(_FIXTURE)!r}, 'stdio']\n"
+        f"    sys.path.insert(0, {str(_FIXTURE.parent)!r})\n"
+        f"    runpy.run_path({str(_FIXTURE)!r}, run_name='__main__')\n"
+    )
+    data = {f"pin_stated/{f}": (build / f).read_bytes() for f in ("mcp-surface.json", "mcp-surface.json.sig")}
+    whl = wheel(
+        "pin-stated",
+        "1.0",
+        modules={"pin_stated.__init__": server},
+        scripts={"pin-stated": "pin_stated:main"},
+        data=data,
+    )
+    policy = tmp_path / "pypi-policy.toml"
+    policy.write_text(
+        f'version = 1\n[publishers]\nkeys = [{{ package = "pypi:pin_stated", key = "{registry.keys["author"]}" }}]\n'
+    )
+    with PypiIndex() as index:
+        index.publish(*whl, uploaded="2025-02-01T12:00:00.000000Z")
+        env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(registry.cache), "MCPLOCK_POLICY": str(policy)}
+        r = cli("add", "stated", "--yes", "--", "uvx", "pin-stated==1.0", env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "the live server matches it" in r.stderr, r.stderr
+    assert _server("stated")["publisher"]["key"] == registry.keys["author"]

@@ -444,10 +444,11 @@ def test_the_bundled_action_runs_update_pr(project, api, index, origin, tmp_path
 def test_branch_names_are_valid_refs_and_never_shared():
     from mcplock.core.update_pr import branch_for
 
-    taken: set[str] = set()
-    names = [branch_for(s, taken) for s in ("memory", "my server", "my-server", "..x.lock", "ü/../@{x}", "")]
-    assert names[:2] == ["mcplock/update-memory", "mcplock/update-my-server"]
-    assert names[2].startswith("mcplock/update-my-server-") and len(set(names)) == len(names)
+    servers = ("memory", "my server", "my-server", "..x.lock", "a.lock.lock", "a.lock", "a", "ü/../@{x}", "")
+    servers += ("a-b", "a b")
+    names = [branch_for(s) for s in servers]  # each alone, as `--server NAME` runs it: no run-wide memory
+    assert names[0] == "mcplock/update-memory" and names[2] == "mcplock/update-my-server"
+    assert names[1].startswith("mcplock/update-my-server-") and len(set(names)) == len(names)
     for n in names:
         assert subprocess.run(["git", "check-ref-format", "--branch", n], capture_output=True).returncode == 0, n
 

@@ -135,7 +135,7 @@ def _report_added(cli: Cli, done: core_add.Added) -> None:
     for name, err in done.failed.items():
         report_failure(cli, name, err)
     for entry in done.entries:
-        _report_locked(cli, entry, done.held.get(entry.name, []))
+        _report_locked(cli, entry, done.held.get(entry.name, []), done.forbidden.get(entry.name, []))
     if done.claims:
         listed = ", ".join(f"{name} ({got})" for name, _package, got in done.claims)
         cli.note(
@@ -152,7 +152,7 @@ def failure_code(failed: dict[str, ProbeError]) -> int:
     return 2 if any(err.kind in NOT_FOUND for err in failed.values()) else 3
 
 
-def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
+def _report_locked(cli: Cli, entry: ServerEntry, held: list[str], forbidden: list[str]) -> None:
     left = entry.pending_count()
     name = safe_text(entry.name, keep_newlines=False)
     cli.say(_locked_line(entry, name, left))
@@ -167,6 +167,12 @@ def _report_locked(cli: Cli, entry: ServerEntry, held: list[str]) -> None:
     for target in held:
         cli.info(
             Text("  left pending (critical lint finding): ", style="bold red").append_text(
+                safe_text(target, keep_newlines=False)
+            )
+        )
+    for target in forbidden:
+        cli.info(
+            Text("  left pending (the organisation's policy forbids it): ", style="bold red").append_text(
                 safe_text(target, keep_newlines=False)
             )
         )

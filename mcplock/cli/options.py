@@ -86,6 +86,13 @@ ORG_POLICY = typer.Option(
         "unreadable policy, or one with a key this mcplock does not know, is exit 2."
     ),
 )
+ALLOW_CODE_ENV = typer.Option(
+    None,
+    "--allow-code-env",
+    metavar="VAR",
+    help="Launch servers that set this variable although it loads code (NODE_OPTIONS, LD_PRELOAD …) "
+    "when no person trusted that launch here (`mcplock trust NAME`); repeat for each.",
+)
 YES = typer.Option(
     False,
     "--yes",

@@ -1,5 +1,5 @@
-"""Adding servers to the lock: from a host config, from every config of a project, or from
-one spec; then :func:`add_servers`, the one workflow `add`, `add --from` and `init` end in
+"""Adding servers to the lock (which ones: :mod:`mcplock.core.add_sources`): :func:`add_servers`,
+the one workflow `add`, `add --from` and `init` end in
 (look-alike names, trust, ownership claims, package pins, the probe, staging, the acceptance
 rule, the write). What a person is shown and asked goes through :class:`Hooks`.
 
@@ -26,6 +26,7 @@ from mcplock.model import severity
 if TYPE_CHECKING:
     from mcplock.lint import LintFinding
     from mcplock.probe import ProbeOptions
+    from mcplock.trust.org_policy import OrgPolicy
 
 Findings = dict[tuple[str, str, str], "list[LintFinding]"]  # (server, kind, key) -> lint findings
 
@@ -102,17 +103,24 @@ def has_critical(entry: ServerEntry, findings: Findings) -> bool:
     return any(is_critical(entry.name, e, findings) for e in entry.entries())
 
 
-def accept_all_but_critical(entry: ServerEntry, findings: Findings) -> list[str]:
-    """Accept every pending item of a new ``entry`` except those with a critical lint
-    finding, which stay pending. Returns the targets held back."""
+def accept_all_but_critical(
+    entry: ServerEntry, findings: Findings, org: OrgPolicy | None = None, forbidden: list[str] | None = None
+) -> list[str]:
+    """Accept every pending item of a new ``entry`` except those with a critical lint finding
+    (returned: the targets held back) and those the organisation's policy forbids (appended to
+    ``forbidden``, with the rule): both stay pending."""
     from mcplock.lock import review
+    from mcplock.trust.org_policy import forbids_accept
 
     held: list[str] = []
     for e in list(entry.entries()):
-        if is_critical(entry.name, e, findings):
+        found = forbids_accept(org, entry, e, None, findings.get((entry.name, e.kind, e.key))) if org else []
+        if found:
+            (forbidden if forbidden is not None else held).append(f"{label(entry, e)} ({found[0].rule})")
+        elif is_critical(entry.name, e, findings):
             held.append(label(entry, e))
-            continue
-        review.accept(entry, e)
+        else:
+            review.accept(entry, e)
     return held
 
 
@@ -173,6 +181,7 @@ class Added:
     entries: list[ServerEntry] = field(default_factory=list)
     failed: dict[str, ProbeError] = field(default_factory=dict)
     held: dict[str, list[str]] = field(default_factory=dict)
+    forbidden: dict[str, list[str]] = field(default_factory=dict)  # held back by the organisation's policy
     claims: list[tuple[str, str, str]] = field(default_factory=list)  # (server, package, registry name)
 
     def pending(self) -> list[ServerEntry]:
@@ -200,7 +209,9 @@ def add_servers(
     from mcplock.core import trust as core_trust
     from mcplock.core.oauth import discovered_launch, read_lock_auths
     from mcplock.core.registry import check_claims
+    from mcplock.trust.org_policy import refuse_adding
 
+    org = refuse_adding([sp for sp, _ in specs], opts.environ)  # the policy before anything is fetched or run
     base = lock_dir(lockfile)
     _name_lookalikes(specs, hooks)  # named before anything is trusted, fetched or installed
     # trusted before anything is fetched: the commands as the person sees them (nothing is
@@ -221,7 +232,8 @@ def add_servers(
     core_trust.trust(discovered_launch(launch, auths), base)  # (SEP-990: the issuer it found is locked)
     results.update(unpinned)
     staged, failed = stage_new(specs, results, policy, client, auths)
-    return _accept_and_write(staged, failed, lockfile, hooks, vouch_staged(staged, results, opts.environ, hooks.say))
+    publisher = vouch_staged(staged, results, opts.environ, hooks.say)
+    return _accept_and_write(staged, failed, lockfile, hooks, publisher, org)
 
 
 def _trust_or_ask(asked: list[ServerSpec], base: str, *, consent: bool, how: str, hooks: Hooks) -> None:
@@ -269,7 +281,12 @@ def _probe_launch(
 
 
 def _accept_and_write(
-    staged: list[ServerEntry], failed: dict[str, ProbeError], lockfile: str, hooks: Hooks, publisher: Findings
+    staged: list[ServerEntry],
+    failed: dict[str, ProbeError],
+    lockfile: str,
+    hooks: Hooks,
+    publisher: Findings,
+    org: OrgPolicy | None,
 ) -> Added:
     """Accept each staged server ``hooks.confirm`` says yes to (never an item with a critical
     finding, a publisher statement's among them), write them all in one transaction; a name
@@ -282,7 +299,9 @@ def _accept_and_write(
     done = Added()
     for entry in staged:
         if hooks.confirm(entry, findings):
-            done.held[entry.name] = accept_all_but_critical(entry, findings)
+            done.held[entry.name] = accept_all_but_critical(
+                entry, findings, org, done.forbidden.setdefault(entry.name, [])
+            )
     clashes = write_new(lockfile, staged)
     done.failed = {**failed, **clashes}
     done.entries = [e for e in staged if e.name not in clashes]

@@ -1,7 +1,6 @@
-"""What `add` and `init` would lock (:class:`Found`): the servers of one host config (those named,
-each refused when the config does not have it), of every config of a project (one entry per
-name, a host's entry that already runs the guard skipped with a note), and which of them the lock
-does not have yet (:func:`new_only`)."""
+"""Which servers an `add` takes: those of one host config (`add --from`), those of every host
+config of a project not locked yet (`init`), and the refusal of a name locked already. Then
+:func:`mcplock.core.add.add_servers` locks them."""
 
 from __future__ import annotations
 
@@ -16,10 +15,6 @@ from mcplock.text.untrusted import shell_word
 
 if TYPE_CHECKING:
     from mcplock.hosts.model import HostConfig, ImportedServer
-    from mcplock.lint import LintFinding
-
-Findings = dict[tuple[str, str, str], "list[LintFinding]"]  # (server, kind, key) -> lint findings
-
 
 Staged = tuple[ServerSpec, "str | None"]  # a spec as it will be locked, and its host-config hash
 

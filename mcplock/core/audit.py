@@ -95,30 +95,35 @@ class Audit:
 
 
 def rows_of(lock: Lock) -> list[tuple[str, str, str | None, Release | None, str | None]]:
-    """(server, how, registry, release, why not asked) for every server of the lock, in order."""
+    """(server, how, registry, release, why not asked) for every server of the lock, in order.
+
+    What runs decides (:func:`mcplock.packages.runs.runs`): a pin that governs the launch is asked
+    about; a launch the pin does not govern (behind a wrapper, another package, ``uvx --from
+    git+…``) is asked about as what it launches, when that names an exact version."""
     from mcplock.packages.advisories import Release, ecosystem_of
-    from mcplock.packages.command_line import parse
-    from mcplock.packages.launchers import Launch
     from mcplock.packages.pin import pin_problem
+    from mcplock.packages.runs import runs
 
     out: list[tuple[str, str, str | None, Release | None, str | None]] = []
     for name, srv in lock.servers.items():
         spec = srv.spec
-        pin = spec.package
-        if pin is not None:
+        ran = runs(spec.command, spec.args, spec.package, stdio=spec.stdio)
+        got = ran.launch
+        if ran.kind == "remote":
+            out.append((name, "not-asked", None, None, "remote server: no package runs here"))
+            continue
+        if ran.kind == "pinned" and spec.package is not None:
+            pin = spec.package
             registry, pkg, version, how = pin.registry, pin.name, pin.version, "pinned"
-        elif spec.stdio:
-            got = parse(spec.command, spec.args)
-            if not isinstance(got, Launch):
-                out.append((name, "not-asked", None, None, got.reason))
-                continue
+        elif got is not None:
             if got.requested is None or pin_problem(got.registry, got.name, got.requested) is not None:
                 why = f"runs {got.registry} package {got.name} with no exact version (pin it with `mcplock update`)"
                 out.append((name, "not-asked", got.registry, None, why))
                 continue
             registry, pkg, version, how = got.registry, got.name, got.requested, "launched"
         else:
-            out.append((name, "not-asked", None, None, "remote server: no package runs here"))
+            why = "a local command: it runs the project's own code" if ran.kind == "local" else ran.reason
+            out.append((name, "not-asked", None, None, why))
             continue
         eco = ecosystem_of(registry)
         if eco is None:

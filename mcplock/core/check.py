@@ -575,10 +575,13 @@ def code_env(lock: Lock) -> list[Finding]:
 
 def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy: str | None = None) -> list[Finding]:
     """``policy``: the ``--policy`` file ``org`` came from (named again in hints)."""
+    from mcplock.interop.stale import stale as interop_stale
+
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.spec.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
     findings += export_sync(lock, lock_path, org, policy)
+    findings += [Finding(code, "", m, h) for code, m, h in interop_stale(lock, lock_path)]  # mcp-lock.json
     if org is not None:
         findings += policy_findings(org, lock)
         findings += signature_findings(org, lock_path)

@@ -226,7 +226,17 @@ class GitHub:
         what = f"GET {path}?{urlencode(query)}"
         if not isinstance(doc, list):
             raise self._shape(what, "not a list of pull requests")
-        return [p for p in (self._pull(what, d) for d in doc) if p.head in ("", branch)]
+        return [self._pull(what, d) for d in doc if self._heads(d, branch)]
+
+    def _heads(self, doc: Any, branch: str) -> bool:
+        """Whether a listed pull request's head is ``branch`` of this repository, as its own
+        fields say: ``head.ref`` the branch, and ``head.label`` (when given) ``owner:branch``. A
+        listing that does not say (no ``head.ref``) names no branch of ours: never pushed over."""
+        head = doc.get("head") if isinstance(doc, dict) else None
+        if not isinstance(head, dict) or head.get("ref") != branch:
+            return False
+        label = head.get("label")
+        return label is None or label == f"{self.owner}:{branch}"
 
     def create_pull(self, branch: str, base: str, title: str, body: str) -> PullRequest | None:
         """Open a pull request; None when GitHub says one already exists for the branch (422)."""

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from mcplock.errors import McplockError
 
 TRAILER = "Mcplock-Update"  # the commit trailer that marks a commit update-pr made
+TREE_TRAILER = "Mcplock-Tree"  # the tree update-pr committed: a person's amend changes it
 BOT_NAME = "github-actions[bot]"  # the identity a commit gets where git has none configured (CI)
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
 
@@ -56,6 +57,7 @@ class Repo:
     root: str  # the work tree's top directory
     branch: str  # the branch checked out (refs/heads/… without the prefix)
     secrets: tuple[str, ...] = field(default=(), repr=False)  # never shown in an error (the API token)
+    token: str | None = field(default=None, repr=False)  # authenticates fetch and push to an https origin
 
     def git(
         self,
@@ -65,7 +67,24 @@ class Repo:
         env: dict[str, str] | None = None,
         remote: bool = False,
     ) -> subprocess.CompletedProcess[str]:
+        if remote and self.token:
+            env = {**(env or {}), **_token_config(self.token)}
         return run_git(args, cwd or self.root, check=check, env=env, remote=remote, secrets=self.secrets)
+
+
+def _token_config(token: str) -> dict[str, str]:
+    """git configuration, in the environment of one git command only (never a file, never its
+    command line, which any process may read): the token as the HTTP authorization GitHub takes
+    for a push or fetch over https (``x-access-token``), for a checkout made with
+    ``persist-credentials: false``. Harmless for an ssh or a local origin (no HTTP)."""
+    import base64
+
+    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    return {
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "http.extraheader",
+        "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
+    }
 
 
 def _git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -117,7 +136,7 @@ def _failed(argv: list[str], r: subprocess.CompletedProcess[str], secrets: Itera
     )
 
 
-def open_repo(path: str, *, secrets: Iterable[str] = ()) -> Repo:
+def open_repo(path: str, *, secrets: Iterable[str] = (), token: str | None = None) -> Repo:
     """The git checkout that holds ``path``, if it is fit to open pull requests from: an
     ``origin`` remote, a branch checked out (not a detached HEAD), no uncommitted change to a
     tracked file. Anything else is a GitError (exit 2) naming the fix."""
@@ -149,7 +168,17 @@ def open_repo(path: str, *, secrets: Iterable[str] = ()) -> Repo:
             f"branch `{branch}` has no commit yet", code="no-commit", hint="commit mcp.lock and push it to origin first"
         )
     _refuse_uncommitted(root, secrets)
-    return Repo(root, branch, secrets)
+    return Repo(root, branch, secrets, token if token and _needs_token(root, secrets) else None)
+
+
+def _needs_token(root: str, secrets: tuple[str, ...]) -> bool:
+    """Whether fetch and push need the token given: origin is https and the checkout carries no
+    HTTP authorization of its own (actions/checkout's ``extraheader``: a second one would be refused)."""
+    url = run_git(["remote", "get-url", "origin"], root, check=False, secrets=secrets).stdout.strip()
+    if not url.lower().startswith("https://"):
+        return False
+    own = run_git(["config", "--get-regexp", r"^http\..*extraheader$"], root, check=False, secrets=secrets)
+    return not own.stdout.strip()
 
 
 def _refuse_uncommitted(root: str, secrets: tuple[str, ...]) -> None:
@@ -200,18 +229,44 @@ def message(repo: Repo, commit: str) -> str:
 
 
 def made_by_update_pr(repo: Repo, commit: str) -> bool:
-    """Whether ``commit`` carries update-pr's trailer (a person's commit on the branch does not)."""
-    return any(line.startswith(f"{TRAILER}:") for line in message(repo, commit).splitlines())
+    """Whether ``commit`` is update-pr's as update-pr made it: it carries the trailer, and the tree
+    its ``Mcplock-Tree`` trailer names is its own (a person who amended the commit — the trailer
+    kept — changed the tree). A commit from before that trailer: not amended (its committer date
+    is its author date, which an amend moves apart)."""
+    info = repo.git("log", "-1", "--format=%T%n%at %ct%n%B", commit).stdout.splitlines()
+    if len(info) < 2:
+        return False
+    tree, (authored, _, committed), body = info[0], info[1].partition(" "), info[2:]
+    if not any(line.startswith(f"{TRAILER}:") for line in body):
+        return False
+    named = [line.split(":", 1)[1].strip() for line in body if line.startswith(f"{TREE_TRAILER}:")]
+    if named:
+        return named[-1] == tree
+    return authored == committed
+
+
+def _clean_merge(repo: Repo, commit: str) -> bool:
+    """Whether the merge ``commit`` holds exactly what git merges by itself from its parents (no
+    change of a person's inside it: a conflict resolved by hand, an accept folded in)."""
+    parents = repo.git("rev-list", "--parents", "-n", "1", commit).stdout.split()[1:]
+    if len(parents) != 2:
+        return False
+    r = repo.git("merge-tree", "--write-tree", *parents, check=False)
+    if r.returncode != 0:
+        return False  # a conflict (or a git without --write-tree): a person resolved it
+    return r.stdout.split()[0] == repo.git("rev-parse", f"{commit}^{{tree}}").stdout.strip()
 
 
 def foreign_commits(repo: Repo, base: str, tip: str) -> list[str]:
-    """The commits on ``tip`` but not on ``base`` that update-pr did not make, merges aside (a
-    merge of the default branch, GitHub's "Update branch", brings nothing a rebuild would lose).
-    Where the history cannot be walked (a shallow clone): the tip alone is judged."""
-    r = repo.git("rev-list", "--no-merges", f"{base}..{tip}", check=False)
+    """The commits on ``tip`` but not on ``base`` that update-pr did not make, or made and a person
+    changed; a merge counts only when it holds a change of its own (a plain merge of the default
+    branch, GitHub's "Update branch", brings nothing a rebuild would lose). Where the history
+    cannot be walked (a shallow clone): the tip alone is judged."""
+    r = repo.git("rev-list", f"{base}..{tip}", check=False)
     if r.returncode != 0:
         return [] if made_by_update_pr(repo, tip) else [tip]
-    return [c for c in r.stdout.split() if not made_by_update_pr(repo, c)]
+    merges = set(repo.git("rev-list", "--merges", f"{base}..{tip}").stdout.split())
+    return [c for c in r.stdout.split() if not (_clean_merge(repo, c) if c in merges else made_by_update_pr(repo, c))]
 
 
 @contextlib.contextmanager
@@ -246,7 +301,8 @@ def commit(repo: Repo, cwd: str, paths: list[str], text: str) -> str | None:
     repo.git("add", "--", *paths, cwd=cwd)
     if repo.git("diff", "--cached", "--quiet", cwd=cwd, check=False).returncode == 0:
         return None
-    _commit(repo, cwd, text)
+    tree = repo.git("write-tree", cwd=cwd).stdout.strip()
+    _commit(repo, cwd, text.rstrip("\n") + f"\n{TREE_TRAILER}: {tree}\n")
     return repo.git("rev-parse", "HEAD", cwd=cwd).stdout.strip()
 
 

@@ -100,7 +100,9 @@ def probe(
     ``prepared``: the launch of a pinned spec whose artefact the caller has just installed and
     verified (``add``: :func:`mcplock.packages.pin_and_prepare`), not verified again."""
     from mcplock.probe import probe_many
+    from mcplock.trust.org_policy import managed_gate
 
+    managed_gate(opts.environ)  # a broken managed policy: nothing is fetched or started (docs/policy.md)
     specs, failed = prepare_packages(specs, opts.environ, prepared)
     results = probe_many(specs, opts, on_event=on_event) if specs else {}
     _note_pins(specs, results)
@@ -135,6 +137,9 @@ def prepare_packages(
     fails that server only, like a probe that could not connect (exit 3)."""
     if not any(sp.package is not None for sp in specs):
         return specs, {}
+    from mcplock.trust.org_policy import managed_gate
+
+    managed_gate(environ)  # nothing is installed under a managed policy that cannot be read
     from mcplock.errors import ProbeError
     from mcplock.packages.errors import RegistryError
 

@@ -39,17 +39,16 @@ ASKABLE = {"elicitation/create": "elicitation", "roots/list": "roots", "sampling
 MAX_TTL_MS = 86_400_000  # a day: what the guard lets a host cache a relayed answer for, at most
 
 
-CACHE_SCOPES = ("private", "public")
-
-
 def caching_hints(res: dict[str, Any]) -> dict[str, Any]:
-    """``ttlMs`` and ``cacheScope`` for a relayed result: the server's when they are sound (an
-    integer of milliseconds from 0 to a day; a scope the spec names), else 0 and ``private`` —
-    never a negative, fractional, huge or non-numeric ttl, never a scope the host cannot read."""
-    ttl, scope = res.get("ttlMs"), res.get("cacheScope")
+    """``ttlMs`` and ``cacheScope`` for a relayed result: the server's ttl when it is sound (an
+    integer of milliseconds from 0 to a day; else 0 — never a negative, fractional, huge or
+    non-numeric one), and always ``private``. What the guard relays is decided by this user's
+    lock, review state and credentials: a shared (``public``) cache would hand it to another
+    client — one with another lock, or none — without the guard (issue 47, item 19)."""
+    ttl = res.get("ttlMs")
     if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
         ttl = 0
-    return {"ttlMs": min(ttl, MAX_TTL_MS), "cacheScope": scope if scope in CACHE_SCOPES else "private"}
+    return {"ttlMs": min(ttl, MAX_TTL_MS), "cacheScope": "private"}
 
 
 def is_discover(msg: dict[str, Any]) -> bool:

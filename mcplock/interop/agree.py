@@ -21,7 +21,8 @@ from mcplock.lock.model import Lock, ServerEntry
 
 @dataclass(frozen=True)
 class Disagreement:
-    code: str  # "not-in-lock" | "not-in-document" | "target" | "surface" | "config" | "items" | "version"
+    # "not-in-lock" | "not-in-document" | "target" | "entry" | "surface" | "config" | "extension" | "items"
+    code: str
     server: str
     message: str
 
@@ -44,7 +45,7 @@ def _by_registry_id(e: dict[str, Any], lock: Lock) -> ServerEntry | None:
     return found[0] if len(found) == 1 else None
 
 
-_TARGET_KEYS = ("type", "registryType", "identifier", "version", "url")
+_TARGET_KEYS = ("type", "registryType", "identifier", "version", "url", "transport", "headerSecretNames")
 
 
 def compare(doc: dict[str, Any], lock: Lock) -> list[Disagreement]:
@@ -63,11 +64,12 @@ def compare(doc: dict[str, Any], lock: Lock) -> list[Disagreement]:
         seen.add(srv.name)
         out.extend(_entry_disagreements(e, srv))
     omitted = _omitted(doc)
-    out.extend(
-        Disagreement("not-in-document", name, f"`{name}` is locked but has no entry in the document")
-        for name in sorted(set(lock.servers) - seen)
-        if name not in omitted
-    )
+    for name in sorted(set(lock.servers) - seen):
+        why = produce.omitted(lock.servers[name])
+        if name in omitted and why is not None:
+            continue  # left out for a reason mcplock itself would leave it out for
+        said = " (the document says it left it out, but mcplock would export it)" if name in omitted else ""
+        out.append(Disagreement("not-in-document", name, f"`{name}` is locked but has no entry in the document{said}"))
     return out
 
 
@@ -84,8 +86,50 @@ def _entry_disagreements(e: dict[str, Any], srv: ServerEntry) -> list[Disagreeme
     """What one entry says otherwise than mcplock would export for its server now: the target,
     the surface, the config digest, mcplock's items — in that order."""
     want = produce.entry(srv)
-    found = (_target(e, want, srv), _surface(e, want, srv), _config(e, want, srv), _items(e, want, srv))
+    found = (
+        _target(e, want, srv),
+        _fields(e, want, srv),
+        _surface(e, want, srv),
+        _config(e, want, srv),
+        _extension(e, want, srv),
+        _items(e, want, srv),
+    )
     return [d for d in found if d is not None]
+
+
+# the entry's own fields an enforcer acts on, beside its target (``verification`` only in a
+# document mcplock wrote: another tool records its own verifiers)
+_FIELDS = ("version", "client", "scope")
+
+
+def _ours(e: dict[str, Any]) -> dict[str, Any] | None:
+    ext = e.get("extensions")
+    theirs = ext.get(produce.NAMESPACE) if isinstance(ext, dict) else None
+    return theirs if isinstance(theirs, dict) else None
+
+
+def _fields(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagreement | None:
+    diffs = [k for k in _FIELDS if e.get(k) != want.get(k)]
+    if _ours(e) is not None and e.get("verification") != want.get("verification"):
+        diffs.append("verification")
+    if not diffs:
+        return None
+    return Disagreement("entry", srv.name, f"`{srv.name}`: the entry's {', '.join(diffs)} differ from the lock's")
+
+
+def _extension(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagreement | None:
+    """mcplock's extension beside its items: the launch, the policy, the pending count, the pin,
+    the registry entry, the client identity — every member as mcplock would write it now."""
+    theirs = _ours(e)
+    if theirs is None:
+        return None
+    mine = want["extensions"][produce.NAMESPACE]
+    diffs = sorted(k for k in (set(theirs) | set(mine)) - {"items"} if theirs.get(k) != mine.get(k))
+    if not diffs:
+        return None
+    return Disagreement(
+        "extension", srv.name, f"`{srv.name}`: mcplock's extension differs from the lock in {', '.join(diffs)}"
+    )
 
 
 def _target(e: dict[str, Any], want: dict[str, Any], srv: ServerEntry) -> Disagreement | None:

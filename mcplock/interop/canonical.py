@@ -69,6 +69,12 @@ def loads(data: bytes) -> Any:
         return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
     except json.JSONDecodeError as e:
         raise DocumentError("json", f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
+    except DocumentError:
+        raise
+    except ValueError:  # Python's bound on integer digits (sys.get_int_max_str_digits)
+        raise DocumentError(
+            "json", "a number has more digits than mcplock reads (4,300): no JSON reader holds it exactly"
+        ) from None
     except RecursionError:
         raise DocumentError("json", "nested too deeply to read") from None
 
@@ -76,7 +82,12 @@ def loads(data: bytes) -> Any:
 def _doubles(v: Any) -> Any:
     """``v`` with every integer beyond the safe range as the double a JSON reader makes of it."""
     if _unsafe_int(v):
-        return float(v)
+        try:
+            return float(v)
+        except OverflowError:  # beyond a double: JSON.parse reads Infinity, which JCS cannot write
+            raise ValueError(
+                f"an integer of {_digits(v)} digits is beyond what a double holds, so it has no canonical form"
+            ) from None
     if isinstance(v, dict):
         return {k: _doubles(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -87,6 +98,13 @@ def _doubles(v: Any) -> Any:
 def _unsafe_int(v: Any) -> bool:
     """An integer (not a bool) beyond ±(2^53 − 1): a JSON reader holds it as a double."""
     return isinstance(v, int) and not isinstance(v, bool) and not -_MAX_SAFE <= v <= _MAX_SAFE
+
+
+def _digits(v: int) -> str:
+    """How many decimal digits ``v`` has, without converting it (which Python bounds)."""
+    import math
+
+    return f"about {int(math.log10(abs(v))) + 1:,}"
 
 
 def canonical(value: Any) -> bytes:

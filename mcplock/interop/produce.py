@@ -259,24 +259,66 @@ def _stored(part: _Stored | None) -> Any:
 
 
 def omitted(srv: ServerEntry) -> str | None:
-    """Why ``srv`` has no conforming entry (a remote that is not https), or None."""
+    """Why ``srv`` has no conforming entry, or None: a remote that is not https; a value with no
+    canonical form (an integer beyond a double, docs/interop.md); two member names equal after
+    Unicode NFC normalization (two tools ``café`` and ``cafe\u0301``: §8.2 forbids the pair in
+    one object, so mcplock's own reader would refuse the document)."""
+    return _entry_or_why(srv, {})[1]
+
+
+def _entry_or_why(
+    srv: ServerEntry, findings: dict[tuple[str, str, str], list[Any]]
+) -> tuple[dict[str, Any] | None, str | None]:
+    """(the server's entry, None), or (None, why it has none: :func:`omitted`)."""
     if srv.spec.remote and not (srv.spec.url or "").startswith("https://"):
-        return "its URL is not https (the format's remote targets are https only)"
-    return None
+        return None, "its URL is not https (the format's remote targets are https only)"
+    try:
+        e = entry(srv, findings)
+    except ValueError as err:
+        return None, str(err)
+    twins = _nfc_twins(e)
+    if twins is not None:
+        return None, f"two names are equal after Unicode NFC normalization ({twins}), which §8.2 forbids in one object"
+    return e, None
+
+
+def _nfc_twins(v: Any) -> str | None:
+    """The first two member names of one object in ``v`` that are equal after NFC (escaped), else None."""
+    import unicodedata
+
+    if isinstance(v, list):
+        return next((t for x in v if (t := _nfc_twins(x)) is not None), None)
+    if not isinstance(v, dict):
+        return None
+    seen: dict[str, str] = {}
+    for k in v:
+        nfc = unicodedata.normalize("NFC", k)
+        if nfc in seen:
+            return f"{seen[nfc]!a} and {k!a}"
+        seen[nfc] = k
+    return next((t for x in v.values() if (t := _nfc_twins(x)) is not None), None)
 
 
 def document(lock: Lock, *, generated_at: str | None = None, lint: bool = True) -> tuple[dict[str, Any], list[str]]:
     """The document for ``lock`` and the sentences naming each server left out (and why)."""
     findings = _findings(lock) if lint else {}
+    import unicodedata
+
     entries, notes, left = [], [], []
+    names: dict[str, str] = {}
     for name in sorted(lock.servers, key=lambda n: n.encode("utf-16-be")):
         srv = lock.servers[name]
-        why = omitted(srv)
+        nfc = unicodedata.normalize("NFC", name)
+        e, why = _entry_or_why(srv, findings)
+        if nfc in names:
+            why = f"its name is equal after Unicode NFC normalization to {names[nfc]!a}'s, which the export holds"
+        names.setdefault(nfc, name)
         if why:
             notes.append(f"{name} is not in the export: {why}")
             left.append({"server": name, "reason": why})
             continue
-        entries.append(entry(srv, findings))
+        assert e is not None
+        entries.append(e)
     when = generated_at or timestamp()
     doc: dict[str, Any] = {"specVersion": 1, "generatedAt": when, "updatedAt": when, "entries": entries}
     if left:

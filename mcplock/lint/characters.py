@@ -47,12 +47,14 @@ def _joinable(ch: str) -> bool:
 
 
 class _Hit(NamedTuple):
-    """One finding at a position: ``once`` (when not None) reports it only the first time per text."""
+    """One finding at a position: ``once`` (when not None) reports it only the first time per text.
+    ``message`` may be a function that writes it: an excerpt is written only for a hit that is
+    reported (half a million invisible characters make one finding, and one excerpt)."""
 
     once: Hashable | None
     rule: str
     severity: Severity
-    message: str
+    message: str | Callable[[], str]
     sig: tuple[Any, ...]
 
 
@@ -107,7 +109,10 @@ def _bidi(s: str, i: int) -> tuple[_Hit | None, int] | None:
     cp = ord(ch)
     if cp not in _BIDI:
         return None
-    what = f"bidirectional control {_u(ch)} ({unicodedata.name(ch, '?')}): {excerpt(s, i, i + 1)}"
+
+    def what() -> str:
+        return f"bidirectional control {_u(ch)} ({unicodedata.name(ch, '?')}): {excerpt(s, i, i + 1)}"
+
     return _Hit("bidi", "bidi-control", CRITICAL, what, ("bidi-control", cp)), i + 1
 
 
@@ -123,7 +128,9 @@ def _control(s: str, i: int) -> tuple[_Hit | None, int] | None:
         what = "a control character"
     else:
         return None
-    hit = _Hit(("ansi", cp), "ansi-escape", CRITICAL, f"{what} {_u(ch)}: {excerpt(s, i, i + 1)}", ("ansi-escape", cp))
+    hit = _Hit(
+        ("ansi", cp), "ansi-escape", CRITICAL, lambda: f"{what} {_u(ch)}: {excerpt(s, i, i + 1)}", ("ansi-escape", cp)
+    )
     return hit, i + 1
 
 
@@ -158,8 +165,13 @@ def _invisible(s: str, i: int) -> tuple[_Hit | None, int] | None:
     cp = ord(ch)
     if not _is_zw(cp) and unicodedata.category(ch) != "Cf":
         return None
-    what = f"invisible character {_u(ch)} ({unicodedata.name(ch, 'format character')}): {excerpt(s, i, i + 1)}"
-    return _Hit(("zw", cp), "hidden-unicode", CRITICAL, what, ("hidden-unicode", cp)), i + 1
+    j = _run_end(s, i, cp.__eq__)  # a run of the same character is one hit
+
+    def what() -> str:
+        n = f"{j - i} × " if j - i > 1 else ""
+        return f"invisible character {n}{_u(ch)} ({unicodedata.name(ch, 'format character')}): {excerpt(s, i, i + 1)}"
+
+    return _Hit(("zw", cp), "hidden-unicode", CRITICAL, what, ("hidden-unicode", cp)), j
 
 
 _UNUSUAL = {
@@ -179,7 +191,10 @@ def _unusual(s: str, i: int) -> tuple[_Hit | None, int] | None:
     if kind is None:
         return None
     sev = LOW if cat in ("Zl", "Zp") else MEDIUM
-    what = f"{kind} code point {_u(ch)}: {excerpt(s, i, i + 1)}"
+
+    def what() -> str:
+        return f"{kind} code point {_u(ch)}: {excerpt(s, i, i + 1)}"
+
     return _Hit(("odd", cat), "unusual-unicode", sev, what, ("unusual-unicode", cat)), i + 1
 
 
@@ -213,7 +228,8 @@ def char_findings(s: str, where: str) -> Iterator[tuple[LintFinding, tuple[Any, 
     while m is not None:
         hit, nxt = _judge(s, m.start())
         if hit is not None and _first_time(hit, reported):
-            yield LintFinding(hit.rule, hit.severity, hit.message, where), hit.sig
+            message = hit.message if isinstance(hit.message, str) else hit.message()
+            yield LintFinding(hit.rule, hit.severity, message, where), hit.sig
         m = NOT_PLAIN.search(s, nxt)
 
 

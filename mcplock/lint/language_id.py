@@ -139,9 +139,14 @@ def unreadable(sentence: str, min_words: int = _MIN_WORDS) -> str:
     words = _words(sentence)
     if len(words) < min_words:
         return ""
-    if sentence.isascii() and any(w.lower() in _ENGLISH for w in words):
+    if sentence.isascii() and _english(words):
         return ""
     return _identified(" ".join(words))
+
+
+def _english(words: list[str]) -> bool:
+    """Whether a quarter of ``words`` at least are English function words (one "at" is Tagalog too)."""
+    return 4 * sum(w.lower() in _ENGLISH for w in words) >= len(words)
 
 
 def _words(sentence: str) -> list[str]:
@@ -180,7 +185,7 @@ def surely_readable(text: str) -> bool:
     if _script(text) if not text.isascii() else "":
         return False
     words = _words(text)
-    if text.isascii() and any(w.lower() in _ENGLISH for w in words):
+    if text.isascii() and _english(words):
         return True
     if not words:
         return True

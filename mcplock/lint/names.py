@@ -55,6 +55,11 @@ def _ascii_look_alike(ch: str) -> str | None:
     TR39 homoglyphs; None when it has none."""
     if ch.isascii():
         return ch
+    from mcplock.text.skeleton import skeleton  # the one reading policy patterns use too
+
+    read = skeleton(ch)
+    if read.isascii() and read.isalnum():
+        return read
     glyphs = _ascii_glyphs(ch)
     return min(glyphs) if glyphs else None
 

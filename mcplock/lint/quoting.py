@@ -11,6 +11,7 @@ or in any other tool, keep their severity.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -33,10 +34,6 @@ _QUOTING_RULES = frozenset({"hidden-instructions", "directive", "sensitive-path"
 
 def quoting_job(definition: Any) -> str:
     """The word of the tool's name or first sentence that says its job is text about text ('')."""
-    import snowballstemmer
-
-    stem = snowballstemmer.stemmer("english").stemWord
-    jobs = {stem(w) for w in _JOB_WORDS.split()}
     if not isinstance(definition, dict):
         return ""
     name = str(definition.get("name") or "")
@@ -44,7 +41,16 @@ def quoting_job(definition: Any) -> str:
     first = next(iter(SENTENCE.finditer(description)), None)
     words = re.split(r"[_\-.\s]+", re.sub(r"(?<=[a-z])(?=[A-Z])", "_", name))
     words += _WORD.findall(first.group(0)) if first is not None else []
+    stem, jobs = _stemmed_jobs()
     return next((w for w in words if w and stem(w.lower()) in jobs), "")
+
+
+@functools.cache
+def _stemmed_jobs() -> tuple[Any, frozenset[str]]:
+    import snowballstemmer
+
+    stem = functools.lru_cache(maxsize=16384)(snowballstemmer.stemmer("english").stemWord)
+    return stem, frozenset(stem(w) for w in _JOB_WORDS.split())
 
 
 def unquoted(s: str) -> str:

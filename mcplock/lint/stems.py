@@ -127,6 +127,7 @@ def _stemmer(language: str) -> Any:
     return snowballstemmer.stemmer(_SNOWBALL[language])
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(language: str, word: str) -> str:
     w = word.lower()
     if language in _PREFIX:

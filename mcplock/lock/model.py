@@ -91,7 +91,7 @@ class Entry:
 
 @dataclass(frozen=True)
 class Publisher:
-    """Who vouched for a server (lock table ``[server.NAME.publisher]``, docs/publishers.md): the
+    """Who vouched for a server (the lock's ``publisher`` in ``[server.NAME]``, docs/publishers.md): the
     fingerprint of the key, listed in the policy's ``[publishers]``, whose signed statement
     (``mcp-surface.json`` shipped in the pinned package) the live server matched at the last
     ``add``/``refresh``; the statement's digest, and when it was signed. Plain data, outside every

@@ -270,7 +270,7 @@ class Reader(Items):
             raise self.fail(ptable, f"`tree-integrity` in {self._where(ptable)} is not a `sha256:` + 64 hex digits")
 
     def publisher(self, st: dict[str, Any], table: tuple[str, ...]) -> Publisher | None:
-        """`[server.NAME.publisher]`: key, statement, signed-at (docs/publishers.md)."""
+        """`publisher` in `[server.NAME]`: key, statement, signed-at (docs/publishers.md)."""
         if "publisher" not in st:
             return None
         pt = self.str_map(st, table, "publisher")

@@ -225,7 +225,7 @@ def _pins(t: Any, spec: ServerSpec) -> None:
 
 
 def _publisher(t: Any, s: ServerEntry) -> None:
-    """`[server.NAME.publisher]`: the key that vouched for the server (docs/publishers.md)."""
+    """`publisher` in `[server.NAME]`: the key that vouched for the server (docs/publishers.md)."""
     if s.publisher is not None:
         t.add("publisher", _str_table(s.publisher.stored()))
 

@@ -195,7 +195,7 @@ def lookup(
         return []
     api = _Client(url.rstrip("/") if url else base_url(environ), TIMEOUT)
     ids: dict[Release, list[str] | str] = {}  # a str: why unknown
-    with httpx2.Client(headers={"User-Agent": _agent()}, trust_env=False) as client:
+    with httpx2.Client(headers={"User-Agent": _agent()}) as client:  # proxies and CA bundles as the registries
         api.client = client
         for start in range(0, len(distinct), MAX_BATCH):
             ids.update(_ids(api, distinct[start : start + MAX_BATCH]))

@@ -11,8 +11,9 @@ variables (Node, Python, the JVM, Perl, Ruby, PHP, Lua, Tcl, R, .NET), the shell
 (``BASH_ENV``, ``ENV``, ``ZDOTDIR``, ``PROMPT_COMMAND``), git's programs and configuration
 (``GIT_SSH_COMMAND``, ``GIT_CONFIG_*`` …), npm's options that run code, glibc's module paths
 (``GCONV_PATH``), ``ELECTRON_RUN_AS_NODE``. ``PATH`` is not among them: it picks the runtime
-(``node``), which no pin covers anyway, and a lock that sets it is ordinary. Names compare
-case-sensitively, as the loaders read them, except npm's ``npm_config_*`` (npm folds their case). Pure, stdlib only.
+(``node``), which no pin covers anyway, and a lock that sets it is ordinary. Names compare in any
+letter case: Windows reads environment names case-insensitively (``node_options`` is
+``NODE_OPTIONS`` there), and npm folds the case of its ``npm_config_*``. Pure, stdlib only.
 """
 
 from __future__ import annotations
@@ -113,7 +114,8 @@ _SHELL_STRING_FLAG = re.compile(r"-[a-z]*c[a-z]*|/c|-command", re.IGNORECASE)
 
 def loads_code(name: str) -> bool:
     """Whether the variable ``name`` makes a launcher (or the program it starts) load other code."""
-    return name in EXACT or name.startswith(PREFIXES) or _NPM.match(name) is not None
+    up = name.upper()  # Windows reads environment names case-insensitively: `node_options` is NODE_OPTIONS there
+    return up in EXACT or up.startswith(PREFIXES) or _NPM.match(name) is not None
 
 
 def _assigned(words: Sequence[str], depth: int = 0) -> list[str]:

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from mcplock.errors import ProbeError
 from mcplock.lock.spec import ServerSpec
 from mcplock.lock.templates import expand
+from mcplock.model.sealed import seal
 
 if TYPE_CHECKING:
     import subprocess
@@ -195,6 +196,7 @@ def stdio_launch(spec: ServerSpec, environ: Mapping[str, str]) -> Launch:
     if not spec.command:
         raise ProbeError("config", f"server `{spec.name}` has no command to run")
     cwd = expand(spec.cwd, environ, spec.secrets) if spec.cwd else None
+    seal()  # before anything starts: mcplock's own environment is not the server's to read
     if cwd is not None and not os.path.isdir(cwd):
         raise ProbeError(
             "not-found",

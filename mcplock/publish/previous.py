@@ -42,11 +42,11 @@ def package_spec(text: str) -> ServerSpec | None:
 
 def shipped_or_none(spec: ServerSpec, environ: Any) -> tuple[Statement | None, ServerSpec]:
     """The release pinned and installed (verified) in mcplock's cache; the statement it ships, if
-    any, and the spec that runs it."""
+    any, and the pinned spec (a probe of it runs the verified artefact)."""
     from mcplock.packages import pin_and_prepare
     from mcplock.publish import shipped
     from mcplock.publish.statement import read
 
-    pinned, ready = pin_and_prepare(spec, environ)
+    pinned, _ready = pin_and_prepare(spec, environ)
     found = shipped.find(pinned.package, environ)
-    return (read(str(found.path)) if found is not None else None), ready
+    return (read(str(found.path)) if found is not None else None), pinned

@@ -8,7 +8,7 @@ package ships ``mcp-surface.json``, the live probe is compared with it item by i
   without the author's key);
 - a valid signature by a key the policy's ``[publishers]`` lists for the package, over a
   statement the server matches, vouches for the server: the lock records the key
-  (``[server.NAME.publisher]``); a key the policy does not list is reported, never trusted.
+  (``publisher`` in ``[server.NAME]``); a key the policy does not list is reported, never trusted.
 """
 
 from __future__ import annotations

@@ -77,7 +77,7 @@ def render_text(imp: Impact, *, color: bool = True) -> Group:
         lines += [finding_row(f, "      ", color=color) for f in i.change.findings]
     same = [i for i in imp.items if i.effect == "unchanged"]
     if same:
-        names = ", ".join(f"{i.kind} {i.name}" for i in same)
+        names = ", ".join(i.name if i.kind == "instructions" else f"{i.kind} {i.name}" for i in same)
         lines.append(Text("  unchanged: ", style="green").append_text(safe_text(names, keep_newlines=False)))
     if n["worst"]:
         lines.append(Text(f"the worst a client sees: {n['worst']}", style=style(n["worst"])))

@@ -88,11 +88,37 @@ def _table() -> dict[str, str]:
     return out
 
 
+# a small capital is, by its Unicode name, the letter it is a small capital of
+_SMALL_CAPITAL = re.compile(r"^LATIN (?:LETTER|SMALL LETTER|CAPITAL LETTER) SMALL CAPITAL ([A-Z])$")
+
+
+@functools.lru_cache(maxsize=65536)
+def prototype(ch: str) -> str:
+    """What one character reads as: its prototype in the confusables table when that is ASCII;
+    else, when its upper case has an ASCII prototype (Greek ``ε``: its capital ``Ε`` reads ``E``),
+    that; else the letter a small capital is of by its Unicode name (``ᴇ``, ``ʟ``); else its
+    prototype, or itself. The lint's names (:mod:`mcplock.lint.names`) read characters with it too."""
+    if ch.isascii():
+        return ASCII_PROTOTYPES.get(ch, ch)
+    table = _table()
+    proto = table.get(ch)
+    if proto is not None and proto.isascii():
+        return proto
+    up = ch.upper()
+    if len(up) == 1 and up != ch:
+        via = table.get(up, up)
+        if via.isascii() and via.isalnum():
+            return via
+    small = _SMALL_CAPITAL.match(unicodedata.name(ch, ""))
+    if small is not None:
+        return small.group(1)
+    return proto if proto is not None else ch
+
+
 def _map(text: str) -> str:
     if all(ch.isascii() for ch in text):
         return "".join(ASCII_PROTOTYPES.get(ch, ch) for ch in text)
-    table = _table()
-    return "".join(table.get(ch, ch) for ch in text)
+    return "".join(prototype(ch) for ch in text)
 
 
 def _strip(text: str) -> str:

@@ -5,14 +5,14 @@ docs/signing.md). `export --format mcp-lock-v1` (the producer) is in export.py."
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.text import Text
 
 from mcplock.cli import context
 from mcplock.cli.options import ORG_POLICY
-from mcplock.text.untrusted import safe_text
+from mcplock.text.untrusted import safe_text, shell_word
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -122,7 +122,7 @@ def _say_verdict(cli: context.Cli, file: str, v: Verdict, *, expected: bool, sig
         )
     cli.say(_conformance_line(file, v, expected=expected, signed=signed))
     if v.compared is not None:
-        cli.say(_agreement_line(v.compared, len(v.disagreements)))
+        cli.say(_agreement_line(v.compared, len(v.disagreements), _by_mcplock(v.doc), file))
 
 
 def _conformance_line(file: str, v: Verdict, *, expected: bool, signed: bool) -> Text:
@@ -142,12 +142,29 @@ def _conformance_line(file: str, v: Verdict, *, expected: bool, signed: bool) ->
     )
 
 
-def _agreement_line(compared: str, disagreements: int) -> Text:
+def _by_mcplock(doc: Any) -> bool:
+    """Whether the document carries mcplock's own extension (mcplock wrote it)."""
+    from mcplock.interop.produce import NAMESPACE
+
+    entries = doc.get("entries") if isinstance(doc, dict) else None
+    parts = [doc, *(entries if isinstance(entries, list) else [])]
+    return any(
+        isinstance(p, dict) and isinstance(p.get("extensions"), dict) and NAMESPACE in p["extensions"] for p in parts
+    )
+
+
+def _agreement_line(compared: str, disagreements: int, ours: bool, file: str) -> Text:
     if disagreements:
+        hint = (
+            "; export it again: `mcplock export --format mcp-lock-v1`"
+            if ours
+            else f"; mcplock did not write this document: judge it alone with `mcplock verify-lock {shell_word(file)} "
+            "--no-lock`"
+        )
         return (
             Text(f"{disagreements} disagreement(s) with ", style="bold red")
             .append_text(safe_text(compared, "bold red", keep_newlines=False))
-            .append("; export it again: `mcplock export --format mcp-lock-v1`", style="dim")
+            .append(hint, style="dim")
         )
     return (
         Text("agrees with ")
@@ -201,8 +218,17 @@ def cmd_sign(
             hint=bad[0].hint,
             code="signature",
         )
-    env = signing.sign(private, signing.lock_digest(cli.lockfile), org.digest if org is not None else None)
+    from mcplock.trust import rollback
+
     path = signing.signature_path(cli.lockfile)
+    try:
+        on_disk = signing.read_envelope(path)
+    except signing.SigningInputError:
+        on_disk = None  # a malformed signature is replaced; its sequence counts for nothing
+    sequence = rollback.next_sequence(path, on_disk)
+    env = signing.sign(
+        private, signing.lock_digest(cli.lockfile), org.digest if org is not None else None, sequence=sequence
+    )
     write_atomic(path, signing.dumps(env))
     fp = env["publicKeyFingerprint"]
     cli.say(

@@ -8,7 +8,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context, progress
-from mcplock.cli.options import ProbeArgs, probing
+from mcplock.cli.options import ALLOW_CODE_ENV, ORG_POLICY, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.cli.trust import guarded
 from mcplock.core import refresh as core_refresh
@@ -29,17 +29,22 @@ if TYPE_CHECKING:
 def cmd_refresh(
     ctx: typer.Context,
     names: list[str] | None = typer.Argument(None, metavar="[NAME]…"),
+    policy: str | None = ORG_POLICY,
+    allow_code_env: list[str] | None = ALLOW_CODE_ENV,
     *,
     probe: ProbeArgs,
 ) -> int:
     """Probe again and stage upstream changes as pending; changed tools are quarantined (disabled)."""
+    from mcplock.core.launch_gate import enforce_signing, refuse_code_env
     from mcplock.lock.read import load
     from mcplock.lock.targets import select
 
     cli = context.of(ctx)
+    enforce_signing(cli.lockfile, policy)  # [signing] require: an unsigned lock launches nothing
     selected = select(load(cli.lockfile), list(names or []))
     plan = core_refresh.plan(selected, cli.lock_dir, use_stored_client=not probe.client_name)
     # what runs is the lock's spec, or a host config's as it is now: trusted here, or in CI as locked
+    refuse_code_env(plan.specs, cli.lock_dir, allow_code_env or (), command="refresh")
     guarded(
         cli,
         lambda: core_trust.gate(

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 import typer
 from rich.text import Text
 
 from mcplock.cli import context, progress
-from mcplock.cli.options import OUTPUT_HELP, ProbeArgs, probing
+from mcplock.cli.options import ALLOW_CODE_ENV, ORG_POLICY, OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.text.untrusted import safe_text, sanitize
 
@@ -139,6 +140,8 @@ def cmd_update(
     names: list[str] | None = typer.Argument(None, metavar="[NAME]…"),
     fmt: str = typer.Option("text", "--format", help="text, json or markdown (a pull request body)."),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
+    policy: str | None = ORG_POLICY,
+    allow_code_env: list[str] | None = ALLOW_CODE_ENV,
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -146,16 +149,18 @@ def cmd_update(
     pending (changed tools are quarantined until accepted). Exit 0 when done, even with
     proposals to review; 3 when a registry or a server could not be reached (its pin stays)."""
     from mcplock.core import update as core_update
+    from mcplock.core.launch_gate import enforce_signing
     from mcplock.lock.read import load
     from mcplock.lock.targets import select
     from mcplock.render.update import render_update
 
     cli = context.of(ctx)
     _update_format(cli, fmt)
+    enforce_signing(cli.lockfile, policy)  # [signing] require: an unsigned lock launches nothing
     selected = select(load(cli.lockfile), list(names or []))
     rows = core_update.outdated(selected)
     again = set(names or [])  # named on the command line: pinned afresh even when up to date (`pnpm update PKG`)
-    gate_moves(cli, _to_move(selected, rows, again))
+    gate_moves(cli, _to_move(selected, rows, again), allow_code_env or (), command="update")
     moving, summary, failed, _, rewritten = move_pins(cli, selected, rows, probe, again=again)
     if summary:
         _trust_moved(cli, moving, summary, rewritten)
@@ -212,11 +217,15 @@ def _to_move(selected: list[ServerEntry], rows: list[Row], again: set[str]) -> l
     return [s for s, r in zip(selected, rows, strict=True) if to_move(r, again)]
 
 
-def gate_moves(cli: context.Cli, to_move: list[ServerEntry]) -> None:
+def gate_moves(cli: context.Cli, to_move: list[ServerEntry], allow_code_env: Collection[str], *, command: str) -> None:
     """What moves runs (its newest release is probed): only servers trusted in this project as
-    locked, or in CI (`update`, `update-pr`); asked at a terminal."""
+    locked, or in CI (`update`, `update-pr`); asked at a terminal. A launch that loads code through
+    a variable runs only when a person trusted it here or the command names the variable."""
     from mcplock.cli.trust import guarded
     from mcplock.core import trust as core_trust
+    from mcplock.core.launch_gate import refuse_code_env
+
+    refuse_code_env([s.as_launched(cli.lock_dir) for s in to_move], cli.lock_dir, allow_code_env, command=command)
 
     guarded(
         cli,

@@ -1,11 +1,12 @@
 """`mcplock update-pr`: a pull request per outdated server (docs/updates.md). The decisions,
-git and GitHub are :mod:`mcplock.core.update_pr`; this module probes (through `update`'s
-:func:`~mcplock.cli.commands.update.move_pins`), renders the bodies and prints."""
+git and GitHub are :mod:`mcplock.core.update_pr`; this module runs them and prints. The probing
+happens in a child process that never holds the API token (:mod:`.update_pr_build`); this one,
+sealed from its descendants, pushes and opens the pull requests once they are gone."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
+import os
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -13,28 +14,16 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
-from mcplock.cli.options import ProbeArgs, probing
+from mcplock.cli.options import ALLOW_CODE_ENV, ORG_POLICY, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.errors import McplockError
 from mcplock.text.untrusted import safe_text
 
 if TYPE_CHECKING:
     from mcplock.core.github import GitHub
-    from mcplock.core.update import Row
-    from mcplock.core.update_pr import Move, Moved, Outcome, Prepared, Render
+    from mcplock.core.update_pr import Outcome, Pending, Prepared
+    from mcplock.core.update_pr_build import Built
     from mcplock.errors import ProbeError
-    from mcplock.lint.compare import ServerDiff
-
-
-@contextlib.contextmanager
-def _lockfile(cli: context.Cli, path: str) -> Iterator[None]:
-    """Work on the lock at ``path`` (the worktree's) for a while."""
-    old = cli.lockfile
-    cli.lockfile = path
-    try:
-        yield
-    finally:
-        cli.lockfile = old
 
 
 def _line(o: Outcome) -> Text:
@@ -49,6 +38,7 @@ def _line(o: Outcome) -> Text:
         "kept": (f"{pr}: {o.note}", "yellow"),
         "would-open": (f"would open a pull request from {o.branch}: {o.title}", "yellow"),
         "would-update": (f"would update {pr} (push {o.branch} anew): {o.title}", "yellow"),
+        "pushed": (f"pushed {o.branch} (no pull request: --push-only): {what}", "green"),
         "failed": (o.note, "red"),
     }
     text, style = words.get(o.action, (o.action, ""))
@@ -73,7 +63,15 @@ def cmd_update_pr(
         help="Print the pull requests it would open or update; push and open nothing. "
         "Exit 1 when there is one, 0 when there is nothing to do.",
     ),
+    push_only: bool = typer.Option(
+        False,
+        "--push-only",
+        help="Push the branches to origin and open no pull request (no GitHub settings needed): "
+        "try update-pr against a local bare repository.",
+    ),
     fmt: str = typer.Option("text", "--format", help="text or json."),
+    policy: str | None = ORG_POLICY,
+    allow_code_env: list[str] | None = ALLOW_CODE_ENV,
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -83,25 +81,47 @@ def cmd_update_pr(
     Never a second one for a branch: an open one is updated when the upstream moved again. Exit 0
     when done (nothing outdated included), 2 for a checkout or token that cannot work, 3 when a
     registry, a server, origin or GitHub failed."""
+    from mcplock.cli.commands.update_pr_build import PLAN_VARIABLE
     from mcplock.core.github import GitHub
+    from mcplock.core.update_pr_deliver import known_secrets, scrub_error
+    from mcplock.model import sealed
 
     cli = context.of(ctx)
+    if os.environ.get(PLAN_VARIABLE):  # the building process update-pr started (below), never a person
+        from mcplock.cli.commands.update_pr_build import build_from_plan
+
+        return build_from_plan(cli, os.environ[PLAN_VARIABLE], probe)
     cli.report_format("update-pr", fmt, ("text", "json"))
-    gh = GitHub.from_env(need_token=not dry_run, origin_url=_origin_url(cli.lock_dir))
-    done = _Done()
+    sealed.seal()  # this process holds the token: nothing it starts may read it
+    sealed.adopt_orphans()  # what a probed server leaves behind is killed before the push
+    gh = None if push_only else GitHub.from_env(need_token=not dry_run, origin_url=_origin_url(cli.lock_dir))
+    done = _Done(secrets=known_secrets(os.environ, None, gh.secrets if gh is not None else ()))
+    how = _How(list(servers or []), group, dry_run, fmt == "text", policy, tuple(allow_code_env or ()))
     try:
-        _update_all(cli, gh, done, list(servers or []), group=group, dry_run=dry_run, text=fmt == "text", probe=probe)
+        _update_all(cli, gh, done, how)
     except McplockError as e:
-        done.failure = e
+        done.failure = scrub_error(e, done.secrets)
     finally:
         if gh is not None:
             gh.close()
     code = done.exit_code(dry_run)
     if fmt == "json":
         cli.write_json(_report_json(cli, done, code, dry_run))
-    elif done.failure is not None:
+    elif done.failure is not None and not any(o.error is done.failure for o in done.outcomes):
         cli.print_error(done.failure)
     return code
+
+
+@dataclass(frozen=True)
+class _How:
+    """The command line's choices."""
+
+    servers: list[str]
+    group: bool
+    dry_run: bool
+    text: bool
+    policy: str | None
+    allow_code_env: tuple[str, ...]
 
 
 @dataclass
@@ -112,6 +132,7 @@ class _Done:
     prep: Prepared | None = None
     outcomes: list[Outcome] = field(default_factory=list)
     failure: McplockError | None = None
+    secrets: tuple[str, ...] = ()  # every value known to be secret: never printed, pushed or posted
 
     @property
     def errors(self) -> dict[str, ProbeError]:
@@ -123,6 +144,9 @@ class _Done:
         when there is a pull request to open or update; else 0."""
         if self.failure is not None:
             return self.failure.exit_code
+        failed = [o.error.exit_code for o in self.outcomes if o.action == "failed" and o.error is not None]
+        if failed:
+            return max(failed)
         if self.errors or any(o.action == "failed" for o in self.outcomes):
             return 3
         if dry_run and any(o.action.startswith("would-") for o in self.outcomes):
@@ -130,38 +154,139 @@ class _Done:
         return 0
 
 
-def _update_all(
-    cli: context.Cli,
-    gh: GitHub | None,
-    done: _Done,
-    servers: list[str],
-    *,
-    group: bool,
-    dry_run: bool,
-    text: bool,
-    probe: ProbeArgs,
-) -> None:
-    """Check the pins, then open or update a pull request per branch of the plan, each said as
-    it is done (``text``); what it got to is recorded in ``done``."""
+def _update_all(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How) -> None:
+    """Check the pins, decide per branch, build the branches in a process without the token, then
+    push and open or update each pull request, each said as it is done (``how.text``); what it got
+    to is recorded in ``done``. One branch's failure is its own: the others go on (a token or rights
+    GitHub refused stops the run, as every later call would fail alike)."""
     from mcplock.cli.commands.update import gate_moves
     from mcplock.core import update_pr as core
+    from mcplock.core.update_pr_deliver import known_secrets
 
-    done.prep = prep = core.prepare(cli.lockfile, servers, gh)
-    _say_prepared(cli, prep, text)
-    plan = core.targets(prep, group)
+    done.prep = prep = core.prepare(cli.lockfile, how.servers, gh, policy=how.policy)
+    done.secrets = known_secrets(os.environ, prep.lock, gh.secrets if gh is not None else ())
+    _say_prepared(cli, prep, how.text)
+    plan = core.targets(prep, how.group)
     if not plan:
-        if text:
+        if how.text:
             cli.say(_nothing_to_open(prep))
         return
     behind = {r.server for r in prep.behind}
-    gate_moves(cli, [s for s in prep.selected if s.name in behind])
+    gate_moves(cli, [s for s in prep.selected if s.name in behind], how.allow_code_env, command="update-pr")
+    pending: list[Pending] = []
     for branch, rows in plan:
-        o = core.open_one(
-            prep, branch, rows, gh, move=_mover(cli, probe), render=_render(prep.lock_path), dry_run=dry_run
+        decided = _each(
+            cli, done, how, branch, [r.server for r in rows], lambda b=branch, rs=rows: core.decide(prep, b, rs, gh)
         )
-        done.outcomes.append(o)
-        if text:
-            _say_outcome(cli, o)
+        if isinstance(decided, core.Pending):
+            pending.append(decided)
+        elif decided is not None:
+            _record(cli, done, how, decided)
+    if pending:
+        _deliver_all(cli, gh, done, how, prep, pending)
+
+
+def _deliver_all(
+    cli: context.Cli, gh: GitHub | None, done: _Done, how: _How, prep: Prepared, pending: list[Pending]
+) -> None:
+    """Build the pending branches in the child process, end whatever it left running, then push
+    and propose each."""
+    from mcplock.core.update_pr_deliver import deliver
+    from mcplock.model import sealed
+
+    built = _build_in_child(cli, gh, done, prep, pending, how.dry_run)
+    sealed.reap_leftovers()  # nothing the probe started is alive when the token is used
+    for p in pending:
+        b = built[p.branch]
+        o = _each(
+            cli,
+            done,
+            how,
+            p.branch,
+            [r.server for r in p.rows],
+            lambda p=p, b=b: deliver(prep, p, b, gh, dry_run=how.dry_run, secrets=done.secrets),
+        )
+        if o is not None:
+            _record(cli, done, how, o)
+
+
+def _each(cli: context.Cli, done: _Done, how: _How, branch: str, servers: list[str], step):  # type: ignore[no-untyped-def]
+    """``step()``; its McplockError recorded as the branch's failure (None returned), except a
+    token or rights GitHub refused, which stops the run."""
+    from mcplock.core.github import GitHubError
+    from mcplock.core.update_pr import Outcome
+    from mcplock.core.update_pr_deliver import scrub_error
+
+    try:
+        return step()
+    except McplockError as e:
+        e = scrub_error(e, done.secrets)
+        if done.failure is None:
+            done.failure = e
+        if isinstance(e, GitHubError) and e.status in (401, 403):
+            raise e from None
+        _record(cli, done, how, Outcome(branch, servers, "failed", note=e.message, error=e))
+        return None
+
+
+def _record(cli: context.Cli, done: _Done, how: _How, o: Outcome) -> None:
+    done.outcomes.append(o)
+    if how.text:
+        _say_outcome(cli, o)
+
+
+def child_env(environ: dict[str, str], secrets: tuple[str, ...]) -> dict[str, str]:
+    """The building process's environment: this one without the API token (under any name)."""
+    env = {k: v for k, v in environ.items() if k != "MCPLOCK_GITHUB_TOKEN"}
+    return {k: v for k, v in env.items() if not (v and v in secrets)}
+
+
+def _build_in_child(
+    cli: context.Cli, gh: GitHub | None, done: _Done, prep: Prepared, pending: list[Pending], dry_run: bool
+) -> dict[str, Built]:
+    """Run `update-pr` again as the building process (the plan's directory in PLAN_VARIABLE),
+    without the token; its output relayed with the secrets
+    scrubbed; what it built, per branch (a branch it did not report: failed)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from mcplock.cli.commands.update_pr_build import BUILT, PLAN, PLAN_VARIABLE
+    from mcplock.core.update_pr_build import Built, Plan, error_json, read_results
+    from mcplock.core.update_pr_deliver import scrub
+    from mcplock.errors import ProbeError
+
+    where = tempfile.mkdtemp(prefix="mcplock-update-pr-")
+    try:
+        Plan(
+            prep.base, prep.base_sha, prep.lock_path, [(p.branch, [r.server for r in p.rows]) for p in pending], dry_run
+        ).dump(os.path.join(where, PLAN))
+        api = gh.secrets if gh is not None else ()
+        argv = [sys.executable, "-m", "mcplock", *cli.args]
+        proc = subprocess.Popen(
+            argv,
+            env={**child_env(dict(os.environ), api), PLAN_VARIABLE: where},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            cli.err.file.write(scrub(line, done.secrets))
+            cli.err.file.flush()
+        code = proc.wait()
+        built, failure = read_results(os.path.join(where, BUILT))
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+    if failure is not None:
+        raise failure
+    by_branch = {b.branch: b for b in built}
+    lost = ProbeError("update", f"the building process ended (exit {code}) before this branch was built")
+    return {
+        p.branch: by_branch.get(p.branch) or Built(p.branch, error=error_json(lost), note=lost.message) for p in pending
+    }
 
 
 def _nothing_to_open(prep: Prepared) -> str:
@@ -224,44 +349,6 @@ def _origin_url(where: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     return r.stdout.strip() if r.returncode == 0 else None
-
-
-def _mover(cli: context.Cli, probe: ProbeArgs) -> Move:
-    def move(lockfile: str, rows: list[Row]) -> Moved:
-        from mcplock.cli.commands.update import move_pins
-        from mcplock.core.diff import diff_servers
-        from mcplock.core.update_pr import Moved
-        from mcplock.lock.read import load
-        from mcplock.lock.targets import select
-        from mcplock.render.update import moves_of
-
-        names = [r.server for r in rows]
-        with _lockfile(cli, lockfile):
-            selected = select(load(lockfile), names)
-            _, summary, failed, results, _ = move_pins(cli, selected, rows, probe, again=set())
-            staged = dict(summary)
-            moves = [m for m in moves_of(rows, staged, failed) if m["status"] == "moved"]
-            diffs: list[ServerDiff] = []
-            if staged:
-                lock = load(lockfile)
-                diffs, _ = diff_servers(lock, select(lock, [n for n in names if n in staged]), results)
-        return Moved(moves, failed, diffs)
-
-    return move
-
-
-def _render(lock_path: str) -> Render:
-    def render(branch: str, moved: Moved) -> tuple[str, str, str]:
-        from mcplock.core.gitrepo import TRAILER
-        from mcplock.render import update_pr as r
-
-        return (
-            r.title(moved.moves),
-            r.body(moved.moves, moved.diffs, branch=branch, lockfile=lock_path, links=moved.links, failed=moved.failed),
-            r.commit_message(moved.moves, TRAILER),
-        )
-
-    return render
 
 
 def register(app: typer.Typer) -> None:
