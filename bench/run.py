@@ -1,7 +1,7 @@
 """mcplock benchmarks: fresh processes, median of several runs, peak RSS per process.
 
     make bench            # all
-    python bench/run.py offline|probe|core|guard|eras|pins|severity
+    python bench/run.py offline|probe|core|guard|eras|pins|severity|fleet|gate
 
 Offline: `check` and `list` on a generated 2,000-tool lock against a bare `tomllib`
 parse of the same file in the same run; `--version` against `python -c pass`.
@@ -15,6 +15,10 @@ directly, a bare client and the Python SDK's `Client`.
 Pins (bench/pins_bench.py): a pinned launch on a warm cache against an unpinned `npx` launch.
 Severity (bench/severity_bench.py): `check` with the lint cache warm and off against the floor,
 and the intent model on 2,000 distinct tool definitions, honest and with directives.
+Fleet (bench/fleet_bench.py): `fleet` over 1,000 locks of 10 servers (lint cache warm and off) and
+over their 1,000 JSON inventories.
+Gate (bench/gate_bench.py): `check` and a flag command with exports to Claude Code and opencode
+against the same commands without, at 100, 400 and 2,000 tools.
 Results are printed as a Markdown table and written to bench/out/results.md.
 """
 
@@ -193,7 +197,7 @@ def table(rows: list[tuple[str, str, str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    which = argv[1:] or ["offline", "probe", "core", "guard", "eras", "pins", "severity"]
+    which = argv[1:] or ["offline", "probe", "core", "guard", "eras", "pins", "severity", "fleet", "gate"]
     rows: list[tuple[str, str, str, str]] = []
     if "offline" in which:
         rows += offline()
@@ -221,6 +225,15 @@ def main(argv: list[str]) -> int:
         from severity_bench import severity_rows  # type: ignore[import-not-found]
 
         rows += severity_rows()
+    if "fleet" in which:
+        sys.path.insert(0, str(ROOT / "tests"))  # tests/orgdata.py: the pins' integrity values
+        from fleet_bench import fleet_rows  # type: ignore[import-not-found]
+
+        rows += fleet_rows()
+    if "gate" in which:
+        from gate_bench import gate_rows  # type: ignore[import-not-found]
+
+        rows += gate_rows()
     text = table(rows)
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "results.md").write_text(text + "\n")

@@ -269,7 +269,7 @@ def test_the_readme_first_run_ends_in_a_passing_check(cli):
     import subprocess
 
     readme = (FIXTURES.parent / "README.md").read_text()
-    section = readme[readme.index("\n## Use it in your project\n") :]
+    section = readme[readme.index("\n## The first ten minutes: use it in your project\n") :]
     block = re.search(r"```sh\n(.*?)```", section, re.S)[1]
     steps = [ln.split("  #")[0].strip() for ln in block.splitlines()]
     steps = [s for s in steps if s.startswith(("mcplock ", "git ")) and "io.github" not in s]  # no registry here

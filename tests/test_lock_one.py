@@ -48,12 +48,12 @@ def test_read_whole_once_then_from_the_entry_of_those_bytes():
 
 
 def test_an_entry_is_read_only_by_the_mcplock_that_wrote_it(monkeypatch):
-    import mcplock
+    import mcplock._version
 
     _two_servers()
     load_one("mcp.lock", "docs", machine_secret())
     assert list(load_one("mcp.lock", "docs", machine_secret()).servers) == ["docs"]
-    monkeypatch.setattr(mcplock, "__version__", "99.0.0")  # an upgrade may read a lock differently
+    monkeypatch.setattr(mcplock._version, "__version__", "99.0.0")  # an upgrade may read a lock differently
     assert sorted(load_one("mcp.lock", "docs", machine_secret()).servers) == ["docs", "other"]
     assert len(_entries()) == 2
 

@@ -254,3 +254,60 @@ def test_advisories_malware_first_and_osv_down_is_unknown(fleet_dir):
     assert down.returncode == 3, down.stderr
     (row,) = json.loads(down.stdout)["advisories"]
     assert row["state"] == "unknown" and row["reason"] and row["advisories"] == []
+
+
+def test_the_documented_workflows_run(tmp_path):
+    """docs/organisation.md's two workflows: each repository's `mcplock` steps, then the scheduled
+    job's fleet step over what they wrote (the collection from GitHub's API aside), as a runner
+    runs them."""
+    import re
+
+    import yaml
+    from osv_api import OsvApi
+
+    from conftest import ROOT
+
+    text = (ROOT / "docs" / "organisation.md").read_text(encoding="utf-8")
+    repo_wf, fleet_wf = (yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", text, re.S))
+    repo = tmp_path / "acme-api"
+    od.write_lock(repo, [od.npm_server("postmark", "postmark-mcp", "1.0.16", [od.tool("send_email")])])
+    env = {"GITHUB_REPOSITORY": "acme/api"}
+    ran = 0
+    for step in repo_wf["jobs"]["inventory"]["steps"]:
+        if str(step.get("run", "")).startswith("mcplock "):
+            r = subprocess.run(
+                ["bash", "-eo", "pipefail", "-c", step["run"]],
+                cwd=repo,
+                env={**os.environ, **env},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert r.returncode == 0, r.stderr
+            ran += 1
+    assert ran == 2 and json.loads((repo / "mcp-inventory.json").read_text())["project"] == "acme/api"
+    upload = next(s for s in repo_wf["jobs"]["inventory"]["steps"] if s.get("uses", "").startswith("DependencyTrack/"))
+    assert upload["with"]["bomFilename"] == "mcp-bom.cdx.json" and (repo / "mcp-bom.cdx.json").is_file()
+    # the scheduled job: the artifacts unzipped under inventories/OWNER/REPO/
+    job = tmp_path / "job"
+    (job / "inventories" / "acme" / "api").mkdir(parents=True)
+    shutil.copy(repo / "mcp-inventory.json", job / "inventories" / "acme" / "api" / "mcp-inventory.json")
+    step = next(s for s in fleet_wf["jobs"]["fleet"]["steps"] if s.get("name") == "Fleet report")
+    summary, gh_env = tmp_path / "summary.md", tmp_path / "github_env"
+    with OsvApi() as osv:
+        r = subprocess.run(
+            ["bash", "-eo", "pipefail", "-c", step["run"]],
+            cwd=job,
+            env={**os.environ, **osv.env(), "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_ENV": str(gh_env)},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+    assert r.returncode == 0, r.stderr
+    assert gh_env.read_text() == "code=1\n"  # postmark-mcp 1.0.16 is reported as malware
+    report = json.loads((job / "fleet.json").read_text())
+    assert report["counts"]["malware"] == 1 and (job / "fleet.html").is_file()
+    assert "1 projects, 1 servers" in summary.read_text()
+    decide = next(s for s in fleet_wf["jobs"]["fleet"]["steps"] if s.get("name") == "Fail on a critical finding")
+    r = subprocess.run(["bash", "-c", decide["run"]], env={**os.environ, "code": "1"}, capture_output=True, text=True)
+    assert r.returncode == 1 and "::error::critical" in r.stdout

@@ -78,7 +78,7 @@ def test_inventory_json_carries_the_review_and_no_secret(project):
     }
     assert by["floating"]["pinning"] == "floating" and by["floating"]["launch"]["name"] == "@acme/mcp-tools"
     assert by["remote-secret"]["endpoint"] == "https://mcp.example.com/v1/mcp"
-    assert inv["lock"]["signature"] == "missing" and inv["lock"]["digest"].startswith("sha256-")
+    assert inv["lock"]["signature"] == "missing" and inv["lock"]["sha256"].startswith("sha256-")
 
 
 def test_surface_digest_is_the_mcp_lock_v1_recipe(project):
@@ -172,6 +172,7 @@ def test_user_inventory_reads_the_hosts_user_configs(tmp_path):
     (home / ".codex").mkdir()
     (home / ".codex" / "config.toml").write_text(
         f'[mcp_servers.local]\ncommand = "{home}/bin/server"\nargs = ["--token", "{od.CANARIES[2]}"]\n'
+        f'[mcp_servers.script]\ncommand = "python"\nargs = ["server.py", "--token", "{od.CANARIES[2]}"]\n'
     )
     (home / ".gemini").mkdir()
     (home / ".gemini" / "settings.json").write_text("{ not json")
@@ -187,7 +188,8 @@ def test_user_inventory_reads_the_hosts_user_configs(tmp_path):
     assert by["gh"]["pinning"] == "unpinned" and by["gh"]["launch"]["requested"] == "1.2.3"
     assert by["web"]["endpoint"] == "https://mcp.example.org/mcp"
     assert by["local"]["config"]["file"] == "~/.codex/config.toml" and by["local"]["command"] == "server"
-    assert by["local"]["pinning"] == "local"
+    # a binary outside any project: nothing shows what it runs (the policy's reading, packages/runs)
+    assert by["local"]["pinning"] == "floating" and by["script"]["pinning"] == "local"
     assert any(n.startswith("~/.gemini/settings.json: not read") for n in inv["notes"]), inv["notes"]
 
 
@@ -203,3 +205,74 @@ def test_inventory_without_a_lock_and_with_a_broken_one(tmp_path):
     r = run_cli("inventory", "--format", "cyclonedx", cwd=str(proj))
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stdout == "" and "conflict" in r.stderr
+
+
+def test_inventories_follow_the_published_schema(project, tmp_path):
+    """What `inventory` writes follows schemas/inventory-v1.json (the JSON Schema, checked with
+    jsonschema), and fleet's own shape check agrees on it and on broken copies of it."""
+    import copy
+    from importlib.resources import files
+
+    import jsonschema
+
+    from mcplock.org.shape import problem
+
+    home, proj = project
+    schema = json.loads((files("mcplock.org") / "schemas" / "inventory-v1.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    inv = json.loads(inventory(proj, home)[0])
+    user = json.loads(run_cli("inventory", "--user", env={"HOME": str(home)}, cwd=str(proj)).stdout)
+    for doc in (inv, user):
+        assert list(validator.iter_errors(doc)) == [] and problem(doc) is None
+    for path, value in (
+        (("servers", 0, "review", "pending"), -1),
+        (("servers", 0, "items", 0, "kind"), "tool\u200b"),
+        (("servers", 1, "surface", "tools"), True),
+        (("lock", "signature"), "trusted"),
+        (("servers", 0, "name"), None),
+    ):
+        broken = copy.deepcopy(inv)
+        node = broken
+        for k in path[:-1]:
+            node = node[k]
+        node[path[-1]] = value
+        assert list(validator.iter_errors(broken)) != [], path
+        where = problem(broken)
+        assert where is not None and where.startswith("/" + "/".join(map(str, path)) + ":"), (path, where)
+
+
+def test_the_actions_inventory_step_writes_a_valid_bom(project, tmp_path):
+    """action.yml's `inventory` input: its step, run as the runner runs it, writes the BOM."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    import yaml
+
+    from conftest import ROOT
+
+    home, proj = project
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    inputs = {k: str(v.get("default", "")) for k, v in action["inputs"].items()}
+    inputs.update(inventory="mcp-bom.cdx.json")
+    step = next(s for s in action["runs"]["steps"] if s.get("id") == "inventory")
+    assert step["if"] == "inputs.inventory != ''"
+    expand = lambda v: re.sub(r"\$\{\{\s*inputs\.([a-z-]+)\s*\}\}", lambda m: inputs[m.group(1)], str(v))  # noqa: E731
+    out = tmp_path / "github_output"
+    env = {**os.environ, "HOME": str(home), "GITHUB_OUTPUT": str(out)}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env.update({k: expand(v) for k, v in step["env"].items()})
+    r = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=proj / expand(step["working-directory"]),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert out.read_text() == "inventory-file=mcp-bom.cdx.json\n"
+    bom = (proj / "mcp-bom.cdx.json").read_text(encoding="utf-8")
+    assert JsonStrictValidator(SchemaVersion.V1_6).validate_str(bom) is None
+    assert all(secret not in bom for secret in od.CANARIES)

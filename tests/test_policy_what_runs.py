@@ -6,6 +6,7 @@ the honest twins (a script of the project run by its interpreter) beside them.""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from test_pins_offline import NPM_INTEGRITY, write_lock
@@ -83,6 +84,10 @@ def test_anything_not_provably_a_pinned_launch_is_unpinned(cli):
     assert "not provably a pinned launch" in flagged["volta"] and "`volta` is not a command" in flagged["volta"]
     assert "its pin names pypi package mcp-server-time" not in flagged["uvx-from-git"]  # the pin governs nothing
     assert "git+https://github.com/evil/mcp is not a PyPI package" in flagged["uvx-from-git"]
+    assert "`node -e …` is not a script file of the project" in flagged["node-e"]
+    listed = cli("list").stdout  # and `list` says so, instead of "local command"
+    assert re.search(r"^volta +not pinned: `volta` is not a command mcplock can read", listed, re.M), listed
+    assert re.search(r"^node-script +no registry pin \(local command\)", listed, re.M), listed
 
 
 def test_servers_allow_local_admits_only_the_projects_own_code(cli):

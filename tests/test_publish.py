@@ -249,3 +249,25 @@ def test_the_action_command_surface_writes_the_statement_and_the_job_summary(tmp
     assert code == 0 and outputs["exit-code"] == "0", log
     sig = json.loads(Path("mcp-surface.json.sig").read_text())
     assert sig["schema"] == "mcp-surface-signature" and sig["name"] == "docs-server"
+
+
+def test_the_workflow_in_docs_publishers_uses_only_what_the_action_offers():
+    """docs/publishers.md's Action YAML is the action's: every `with:` key an input of action.yml."""
+    import re
+
+    import yaml
+
+    from conftest import ROOT
+
+    inputs = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
+    blocks = re.findall(r"```yaml\n(.*?)```", (ROOT / "docs" / "publishers.md").read_text(), re.S)
+    steps = [s for b in blocks for s in _steps(yaml.safe_load(b)) if "mcplock@" in str(s.get("uses", ""))]
+    assert len(steps) == 2
+    for step in steps:
+        assert step["with"]["command"] == "surface" and set(step["with"]) <= inputs, step
+
+
+def _steps(doc) -> list:
+    if isinstance(doc, list):
+        return doc
+    return [s for job in doc["jobs"].values() for s in job["steps"]]

@@ -184,6 +184,20 @@ def _lint(c: Change, known: bool = False, own: frozenset[str] = frozenset()) -> 
     _raise(c)
 
 
+def _covered_by_instructions(changes: list[Change]) -> None:
+    """An act in one item, its concealment or authority in the server's changed instructions: critical."""
+    from mcplock.lint.novelty import beside_instructions
+
+    said = next((c for c in changes if c.kind == "instructions" and c.change == "changed"), None)
+    if said is None:
+        return
+    for c in changes:
+        found = beside_instructions(said.locked, said.live, c.findings) if c is not said else None
+        if found is not None:
+            c.findings.append(found)
+            _raise(c)
+
+
 def _raise(c: Change) -> None:
     c.severity, c.reason = triage.judge(c.severity, c.reason, [f for f in c.findings if isinstance(f, LintFinding)])
 
@@ -282,9 +296,10 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
     for kind in ("instructions", *ITEM_KINDS):
         result.changes += _kind_changes(kind, server.pinned(kind), live[kind])
     known = any(e.accepted for e in server.tools.values())
-    own = frozenset(str(k) for k in live["tool"]) | frozenset(server.tools)
+    own = frozenset(str(k).lower() for k in (*live["tool"], *server.tools))  # lower case, once per diff
     for c in result.changes:
         _lint(c, known, own)
+    _covered_by_instructions(result.changes)
     _renames(result.changes)
     _split_staged(server, result)
     result.identity = _identity(server, snap)

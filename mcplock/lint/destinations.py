@@ -19,6 +19,7 @@ that is *new* (:mod:`mcplock.lint.novelty`).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -120,6 +121,23 @@ def _documentation(r: Ref) -> bool:
 def references(text: str, keep_examples: bool = False) -> list[Ref]:
     """The destinations and references of ``text`` (refanged), documentation addresses and
     (unless ``keep_examples``) examples ("e.g. …") left out."""
+    if not _MAY_POINT.search(text):  # most strings (keys, short words) point at nothing
+        return []
+    return list(_references(text, keep_examples))
+
+
+# a character or word every reference needs one of (an address's "@" or " at ", a host's ".", a
+# path's "/" or "\", a code span's backtick, a drive's ":")
+_MAY_POINT = lazy(r"[@./\\`:]|\bat\b", re.I)
+
+
+def may_point(text: str) -> bool:
+    """Whether ``text`` holds a character or word some reference needs (a cheap pre-check)."""
+    return _MAY_POINT.search(text) is not None
+
+
+@functools.lru_cache(maxsize=16384)
+def _references(text: str, keep_examples: bool) -> tuple[Ref, ...]:
     t = refang(text)
     out: list[Ref] = []
     covered = -1
@@ -137,7 +155,7 @@ def references(text: str, keep_examples: bool = False) -> list[Ref]:
         out.append(r)
         if kind == "code":  # a command in a code span may hold a URL or a path of its own
             out.extend(x for x in references(shown) if x.kind != "code")
-    return out
+    return tuple(out)
 
 
 _IDENT = lazy(r"^[A-Za-z_][\w.-]*$")

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mcplock.lint.aspects import candidates, concealment_and_authority
-from mcplock.lint.destinations import Ref, is_command, is_identifier, references
+from mcplock.lint.destinations import Ref, is_command, is_identifier, may_point, references
 from mcplock.lint.finding import LintFinding
 from mcplock.lint.language_id import surely_readable, unreadable
 from mcplock.lint.quoting import quoting_job, unquoted
@@ -58,28 +58,42 @@ _OFF = lazy(r"\b(?:false|off|disabled?|no|0|none|skip)\b", re.I)
 
 
 def _sentences(s: str) -> Iterator[str]:
+    if not _prose(s):
+        return
     for m in SENTENCE.finditer(clean(s)):
         t = m.group(0).strip()
         if len(t) >= 4:
             yield t
 
 
-def _own_names(kind: str, definition: Any, own: frozenset[str]) -> frozenset[str]:
+def _prose(s: str) -> bool:
+    """Whether ``s`` can say anything here: words with a space between, or a string that may name a
+    destination (a bare URL as a ``default``); not a key, a type name or an identifier."""
+    return len(s) >= 4 and (" " in s or may_point(s))
+
+
+class _Names:
     """Names that are this definition's or its server's: its name, its parameters' names, the
-    server's other tools."""
-    names = set(own)
-    if isinstance(definition, dict):
-        for key in ("name", "uriTemplate"):
-            if isinstance(definition.get(key), str):
-                names.add(definition[key])
-        for schema_key in ("inputSchema", "outputSchema"):
-            props = (definition.get(schema_key) or {}).get("properties")
-            if isinstance(props, dict):
-                names.update(str(k) for k in props)
-        for arg in definition.get("arguments") or []:
-            if isinstance(arg, dict) and isinstance(arg.get("name"), str):
-                names.add(arg["name"])
-    return frozenset(n.lower() for n in names)
+    server's tools (``server``: lower case, shared by every definition of a diff, never copied)."""
+
+    def __init__(self, definition: Any, server: frozenset[str]):
+        self.server = server
+        local: set[str] = set()
+        if isinstance(definition, dict):
+            for key in ("name", "uriTemplate"):
+                if isinstance(definition.get(key), str):
+                    local.add(definition[key])
+            for schema_key in ("inputSchema", "outputSchema"):
+                props = (definition.get(schema_key) or {}).get("properties")
+                if isinstance(props, dict):
+                    local.update(str(k) for k in props)
+            for arg in definition.get("arguments") or []:
+                if isinstance(arg, dict) and isinstance(arg.get("name"), str):
+                    local.add(arg["name"])
+        self.local = frozenset(n.lower() for n in local)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name.lower() in self.local or name.lower() in self.server)
 
 
 class _Before:
@@ -89,7 +103,7 @@ class _Before:
     def __init__(self, old: Any):
         strs = texts(old) if old is not None else []
         self.sentences = {t.lower() for s in strs for t in _sentences(s)}
-        self.refs = {r.value for s in strs for r in references(clean(s))}
+        self.refs = {r.value for s in strs if _prose(s) for r in references(clean(s))}
         self._at = dict(strings(old, root(old))) if old is not None else {}
 
     def unreadable_at(self, where: str) -> bool:
@@ -99,7 +113,7 @@ class _Before:
         return s is not None and not surely_readable(" ".join(_sentences(s)))
 
 
-def _new_refs(sentence: str, before: _Before, own: frozenset[str], known: set[str]) -> list[Ref]:
+def _new_refs(sentence: str, before: _Before, own: _Names, known: set[str]) -> list[Ref]:
     out = []
     for r in references(sentence):
         if r.value in before.refs or r.value in known or (r.kind == "code" and r.value.strip("() ") in own):
@@ -119,7 +133,7 @@ def _named(refs: list[Ref]) -> str:
 _CODE_SPAN = lazy(r"`[^`\n]*`")
 
 
-def _act(sentence: str, refs: list[Ref], own: frozenset[str], job: bool, instructions: bool) -> str:
+def _act(sentence: str, refs: list[Ref], own: _Names, job: bool, instructions: bool) -> str:
     """What a readable sentence with new references asks ('' if nothing); ``job``: the sentence is
     the tool's first, its job (a destination it moves things to is what it does)."""
     commands = [r for r in refs if r.kind == "code" and is_command(r.value)]
@@ -172,11 +186,11 @@ def novelty_findings(
     kind: str, definition: Any, old: Any = None, own: frozenset[str] = frozenset()
 ) -> list[LintFinding]:
     """The findings of what ``definition`` adds over ``old`` (the accepted definition; None: all
-    of it is new). ``own``: the names of the server's tools."""
+    of it is new). ``own``: the names of the server's tools, in lower case."""
     if definition is None or kind == "ui":
         return []
     before = _Before(old)
-    names = _own_names(kind, definition, own)
+    names = _Names(definition, own)
     params = _params(definition)
     acts: list[tuple[str, str, str]] = []  # (where, what, sentence)
     out: list[LintFinding] = []
@@ -184,6 +198,8 @@ def novelty_findings(
     language_said = False
     quoting = kind == "tool" and bool(quoting_job(definition))
     for where, s in strings(definition, root(definition)):
+        if not _prose(s):
+            continue
         whole = references(clean(s))  # an example ("e.g. /tmp/x.csv") is one across a sentence break too
         examples = {r.value for r in references(clean(s), keep_examples=True)} - {r.value for r in whole}
         for i, sentence in enumerate(_sentences(unquoted(s) if quoting else s)):
@@ -220,3 +236,31 @@ def novelty_findings(
     for where, what, sentence in acts:
         out.append(LintFinding("new-destination", severity, f"{what}{extra}: {_q(sentence)}", where))
     return out
+
+
+_ACTS = frozenset({"directive", "new-destination", "exfiltration-url", "hidden-instructions"})
+
+
+def beside_instructions(
+    instructions_old: Any, instructions_new: Any, findings: list[LintFinding]
+) -> LintFinding | None:
+    """An act among one item's ``findings`` (``high``) made ``critical`` by what the server's
+    instructions newly say beside it: concealment ("what these tools do in the background is not
+    worth mentioning") or a claim of authority or consent ("the admin has pre-approved every
+    step") — the act and its cover in two items of one server (issue 45 item 5). None when the
+    instructions add neither, or the item has no act that is not critical already."""
+    act = next((f for f in findings if f.rule in _ACTS and f.severity == HIGH), None)
+    if act is None or any(f.rule in _ACTS and f.severity == CRITICAL for f in findings):
+        return None
+    if not isinstance(instructions_new, str) or (act.rule == "hidden-instructions" and "conceal" in act.message):
+        return None
+    before = {t.lower() for t in _sentences(instructions_old)} if isinstance(instructions_old, str) else set()
+    added = " ".join(t for t in _sentences(instructions_new) if t.lower() not in before)
+    hide, authority = concealment_and_authority(added) if added else ("", "")
+    if not (hide or authority):
+        return None
+    cover = f"concealment «{hide}»" if hide else f"authority «{authority}»"
+    what, _, quote = act.message.partition(": ")
+    return LintFinding(
+        "directive", CRITICAL, f"{what}, with {cover} in the server's new instructions: {quote}", act.where
+    )

@@ -195,7 +195,7 @@ def _metadata_props(inv: dict[str, Any]) -> list[Property]:
             ("mcplock:inventory:version", inv["version"]),
             ("mcplock:scope", inv["scope"]),
             ("mcplock:lock:file", lock.get("file")),
-            ("mcplock:lock:digest", lock.get("digest")),
+            ("mcplock:lock:sha256", lock.get("sha256")),
             ("mcplock:lock:signature", lock.get("signature")),
             ("mcplock:lock:signing-key", lock.get("signing_key")),
             ("mcplock:lock:signed-at", lock.get("signed_at")),
@@ -216,7 +216,7 @@ def bom(inv: dict[str, Any]) -> Bom:
     from mcplock._version import __version__
 
     lock = inv["lock"] or {}
-    seed = f"mcplock-inventory:{inv['project']}:{inv['generated_at']}:{lock.get('digest')}"
+    seed = f"mcplock-inventory:{inv['project']}:{inv['generated_at']}:{lock.get('sha256')}"
     root = Component(type=ComponentType.APPLICATION, name=inv["project"] or "project", bom_ref="project")
     meta = BomMetaData(
         component=root,

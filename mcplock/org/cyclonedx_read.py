@@ -103,11 +103,11 @@ def _utc(value: Any) -> str:
 
 
 def _lock(mp: dict[str, list[str]]) -> dict[str, Any] | None:
-    if _one(mp, "mcplock:lock:digest") is None:
+    if _one(mp, "mcplock:lock:sha256") is None:
         return None
     return {
         "file": _one(mp, "mcplock:lock:file"),
-        "digest": _one(mp, "mcplock:lock:digest"),
+        "sha256": _one(mp, "mcplock:lock:sha256"),
         "signature": _one(mp, "mcplock:lock:signature") or "missing",
         "signing_key": _one(mp, "mcplock:lock:signing-key"),
         "signed_at": _one(mp, "mcplock:lock:signed-at"),

@@ -56,10 +56,10 @@ COUNT_LINES: tuple[tuple[str, str, str], ...] = (
 def identity(srv: dict[str, Any]) -> tuple[str, str]:
     """(what a server is across projects, the version this one runs)."""
     pkg, launch = srv["package"], srv["launch"]
+    if launch:  # what the command line runs, where no pin governs it
+        return f"{launch['registry']}:{launch['name']}", launch.get("requested") or "(floating)"
     if pkg:
         return f"{pkg['registry']}:{pkg['name']}", pkg["version"]
-    if launch:
-        return f"{launch['registry']}:{launch['name']}", launch.get("requested") or "(floating)"
     if srv["endpoint"]:
         return srv["endpoint"], (srv.get("server_info") or {}).get("version") or "(remote)"
     if srv["transport"] != "stdio":
@@ -70,10 +70,12 @@ def identity(srv: dict[str, Any]) -> tuple[str, str]:
 def release(srv: dict[str, Any]) -> Release | None:
     """The exact release a server pins (or launches by an exact version), else None."""
     pkg, launch = srv["package"], srv["launch"]
+    if launch:  # no pin governs the launch: the release is the one the command line names
+        if srv["pinning"] == "unpinned" and launch.get("requested"):
+            return (launch["registry"], launch["name"], launch["requested"])
+        return None
     if pkg:
         return (pkg["registry"], pkg["name"], pkg["version"])
-    if launch and srv["pinning"] == "unpinned" and launch.get("requested"):
-        return (launch["registry"], launch["name"], launch["requested"])
     return None
 
 

@@ -71,10 +71,11 @@ def project(
     lock = load(lockfile) if os.path.exists(lockfile) else None
     locked: dict[str, dict[str, Any]] = {}
     if lock is not None:
-        findings = records.accepted_findings(lock, cache)
+        intact = records.sound(lock)
+        findings = records.accepted_findings(lock, intact, cache)
         for sname in sorted(lock.servers):
             srv = lock.servers[sname]
-            rec = records.locked_server(srv, findings)
+            rec = records.locked_server(srv, findings, intact)
             if srv.spec.source:
                 rec["config"] = {"host": None, "file": srv.spec.source}
             locked[sname] = rec
@@ -92,14 +93,20 @@ def project(
 
 
 def lock_state(lockfile: str) -> dict[str, Any]:
-    """The lock's digest and its signature (``mcp.lock.sig``): ``missing``; ``stale`` (made for
-    another state of the lock); ``invalid`` (it does not verify under the key it names);
-    ``valid`` — by the key whose fingerprint it gives, which a policy may or may not list."""
+    """The lock file's ``sha256`` (of its bytes: which state of the lock this is) and its signature
+    (``mcp.lock.sig``): ``missing``; ``stale`` (made for another state of the lock); ``invalid``
+    (it does not verify under the key it names); ``valid`` — by the key whose fingerprint it gives,
+    which a policy may or may not list."""
+    import base64
+    import hashlib
+
     from mcplock.errors import McplockError
+    from mcplock.model.files import DOCUMENT_MAX, read_bounded
     from mcplock.trust import signing
 
-    digest = signing.lock_digest(lockfile)
-    out: dict[str, Any] = {"digest": digest, "signature": "missing", "signing_key": None, "signed_at": None}
+    data = read_bounded(lockfile, DOCUMENT_MAX)
+    sha = "sha256-" + base64.b64encode(hashlib.sha256(data).digest()).decode("ascii")
+    out: dict[str, Any] = {"sha256": sha, "signature": "missing", "signing_key": None, "signed_at": None}
     where = signing.signature_path(lockfile)
     try:
         env = signing.read_envelope(where)
@@ -107,10 +114,11 @@ def lock_state(lockfile: str) -> dict[str, Any]:
             return out
         out.update(signing_key=env.get("publicKeyFingerprint"), signed_at=env.get("signedAt"))
         signing.verify_envelope(env, signing.envelope_key(env, where), where)
+        current = signing.toml_digest(data, lockfile)
     except McplockError:
         out["signature"] = "invalid"
         return out
-    out["signature"] = "valid" if env["lockfileDigest"] == digest else "stale"
+    out["signature"] = "valid" if env["lockfileDigest"] == current else "stale"
     return out
 
 

@@ -8,8 +8,13 @@ Pinning, one word per server:
 - ``pinned``: a package pin with its integrity (what runs is checked against it);
 - ``unpinned``: a registry launch of an exact version, with nothing checking the bytes;
 - ``floating``: a registry launch of whatever the registry serves (no version, a range, a tag),
-  or a launch behind a wrapper (``sh -c``, ``env`` …) that cannot be read;
-- ``local``: a local command (nothing to pin); ``remote``: a server reached at a URL.
+  a launch behind a wrapper (``sh -c``, ``env`` …), or a command mcplock cannot read (nothing
+  shows what it runs);
+- ``local``: a command that provably runs the project's own code (:mod:`mcplock.packages.local`:
+  nothing to pin); ``remote``: a server reached at a URL.
+
+The words follow the policy's reading of what a server runs (:mod:`mcplock.packages.runs`), so a
+fleet's "unpinned" is what ``packages.require-pin`` refuses.
 """
 
 from __future__ import annotations
@@ -64,47 +69,58 @@ def _package(pin: PackagePin) -> dict[str, Any]:
 
 
 def launch(spec: ServerSpec) -> dict[str, Any]:
-    """How a server runs, without its arguments: ``pinning``, the ``package`` pinned (or None),
-    the ``launch`` its command line asks a registry for when there is no pin (registry, name,
-    the version as written or None), the command's file name (never its directory)."""
-    from mcplock.packages.command_line import parse
-    from mcplock.packages.launchers import Launch
+    """How a server runs, without its arguments, decided as the policy decides it
+    (:func:`mcplock.packages.runs.runs`): ``pinning``, the ``package`` pin (or None), the ``launch``
+    its command line asks a registry for when no pin governs it (registry, name, the version as
+    written or None), the command's file name (never its directory)."""
     from mcplock.packages.pin import pin_problem
-    from mcplock.packages.wrappers import unwrap
+    from mcplock.packages.runs import runs
 
     out: dict[str, Any] = {"pinning": "remote", "command": None, "package": None, "launch": None}
-    if spec.remote:
+    what = runs(spec.command, spec.args, spec.package, stdio=spec.stdio)
+    if what.kind == "remote":
         return out
     out["command"] = os.path.basename(spec.command or "") or None
     if spec.package is not None:
+        out["package"] = _package(spec.package)
+    if what.kind == "pinned" and spec.package is not None:
         ok = spec.package.integrities() and spec.package.problem() is None
-        out.update(pinning="pinned" if ok else "unpinned", package=_package(spec.package))
+        out["pinning"] = "pinned" if ok else "unpinned"
         return out
-    got = parse(spec.command, spec.args)
-    wrapped = unwrap(spec.command, spec.args)
-    if wrapped is not None and isinstance(wrapped.launch, Launch) and not wrapped.opaque:
-        got = wrapped.launch
-    if isinstance(got, Launch):
-        exact = got.requested is not None and pin_problem(got.registry, got.name, got.requested) is None
-        out["pinning"] = "unpinned" if exact or got.digest else "floating"
-        out["launch"] = {"registry": got.registry, "name": got.name, "requested": got.requested}
-    else:
-        out["pinning"] = "floating" if wrapped is not None else "local"
+    if what.kind == "local":
+        out["pinning"] = "local"
+        return out
+    got = what.launch  # unpinned: a launcher without a pin that governs it, a wrapper, an unreadable command
+    if got is None:
+        out["pinning"] = "floating"
+        return out
+    exact = got.requested is not None and pin_problem(got.registry, got.name, got.requested) is None
+    out["pinning"] = "unpinned" if (exact or got.digest) and what.via is None else "floating"
+    out["launch"] = {"registry": got.registry, "name": got.name, "requested": got.requested}
     return out
 
 
-def accepted_findings(lock: Lock, cache: LintCache | None = None) -> dict[Key, list[LintFinding]]:
-    """The lint's findings per item, of the accepted definitions, through the lint ``cache`` (None:
-    the user's, opened and saved here; a fleet opens it once for every lock and saves it at the end)."""
-    from mcplock.lint.cache import LintCache
-    from mcplock.lint.entries import lint_entries
-
-    hashes = {
+def sound(lock: Lock) -> dict[Key, str]:
+    """(server, kind, key) → the hash of each accepted definition that matches its hash (one that
+    does not was edited by hand: it is no reviewed surface, and has no accepted finding)."""
+    return {
         (s, e.kind, e.key): e.hash
         for s, srv in lock.servers.items()
         for e in srv.entries()
-        if e.hash and e.pending is None and not e.tampered()
+        if e.hash and e.definition is not None and not e.tampered()
     }
+
+
+def accepted_findings(
+    lock: Lock, intact: dict[Key, str], cache: LintCache | None = None
+) -> dict[Key, list[LintFinding]]:
+    """The lint's findings per item, of the accepted definitions (``intact``: :func:`sound`),
+    through the lint ``cache`` (None: the user's, opened and saved here; a fleet opens it once for
+    every lock and saves it at the end)."""
+    from mcplock.lint.cache import LintCache
+    from mcplock.lint.entries import lint_entries
+
+    hashes = {k: h for k, h in intact.items() if lock.servers[k[0]].find(k[1], k[2]).pending is None}  # type: ignore[union-attr]
     own = cache is None
     if own:
         cache = LintCache.open()
@@ -156,13 +172,31 @@ def review(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def locked_server(srv: ServerEntry, findings: dict[Key, list[LintFinding]]) -> dict[str, Any]:
-    """The record of a server of the lock."""
-    from mcplock.interop.produce import accepted_tools
+# surface digests by the definition hashes of the tools they cover: the same release locked in many
+# projects has the same tools, and its digest (RFC 8785 over every tool) is computed once
+_SURFACES: dict[tuple[tuple[str, str], ...], str] = {}
+
+
+def surface(srv: ServerEntry, intact: dict[Key, str]) -> tuple[str, int]:
+    """(the ``mcp-lock/1`` surface digest of the server's accepted tools, how many tools it covers):
+    every tool whose accepted definition matches its hash, as ``export --format mcp-lock-v1`` does."""
     from mcplock.interop.reader import surface_hash
 
+    names = sorted(
+        k for k, e in srv.tools.items() if isinstance(e.definition, dict) and (srv.name, "tool", k) in intact
+    )
+    key = tuple((k, intact[(srv.name, "tool", k)]) for k in names)
+    if key not in _SURFACES:
+        if len(_SURFACES) > 50_000:
+            _SURFACES.clear()
+        _SURFACES[key] = surface_hash([srv.tools[k].definition for k in names])
+    return _SURFACES[key], len(names)
+
+
+def locked_server(srv: ServerEntry, findings: dict[Key, list[LintFinding]], intact: dict[Key, str]) -> dict[str, Any]:
+    """The record of a server of the lock (``intact``: :func:`sound`)."""
     items = [item(e, highest(findings.get((srv.name, e.kind, e.key)))) for e in srv.entries()]
-    tools = accepted_tools(srv)
+    digest, n_tools = surface(srv, intact)
     counts = {k: sum(1 for r in items if r["kind"] == k and r["state"] == "accepted") for k in ("prompt", "resource")}
     rec = _common(srv.name, srv.spec, "lock")
     info = srv.server_info or {}
@@ -172,8 +206,8 @@ def locked_server(srv: ServerEntry, findings: dict[Key, list[LintFinding]]) -> d
         if srv.spec.registry is not None
         else None,
         surface={
-            "mcp-lock-v1": surface_hash(tools),
-            "tools": len(tools),
+            "mcp-lock-v1": digest,
+            "tools": n_tools,
             "prompts": counts["prompt"],
             "resources": counts["resource"],
         },

@@ -10,7 +10,6 @@ inventory (``"mcplock-inventory"`` or a CycloneDX BOM); other files there are no
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -83,27 +82,16 @@ def _project_name(path: str, root: str) -> str:
     return rel.replace(os.sep, "/")
 
 
-@functools.cache
-def _validator() -> Any:
-    from importlib.resources import files
-
-    import jsonschema
-
-    schema = json.loads((files("mcplock.org") / "schemas" / "inventory-v1.json").read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
-
-
 def check(doc: Any) -> str | None:
     """Why ``doc`` is not an mcplock inventory of a version this mcplock reads (None: it is one)."""
+    from mcplock.org.shape import problem
+
     if not isinstance(doc, dict) or doc.get("format") != inventory.FORMAT:
         return "not an mcplock inventory"
     if doc.get("version") != inventory.VERSION:
         return f"an mcplock inventory of version {json.dumps(doc.get('version'))[:20]}; this mcplock reads version 1"
-    error = next(iter(sorted(_validator().iter_errors(doc), key=lambda e: list(e.absolute_path))), None)
-    if error is None:
-        return None
-    where = "/".join(str(p) for p in error.absolute_path) or "(top)"
-    return f"an mcplock inventory that does not follow its schema at {where[:120]} ({error.validator})"
+    where = problem(doc)
+    return None if where is None else f"an mcplock inventory that does not follow its schema at {where[:160]}"
 
 
 def _read_json(path: str) -> tuple[Any, str]:

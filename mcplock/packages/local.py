@@ -73,6 +73,12 @@ def name_of(command: str) -> str:
     return base
 
 
+def interpreter(command: str) -> bool:
+    """Whether ``command`` names an interpreter whose script forms :func:`is_local` reads."""
+    name = name_of(command)
+    return name in _INTERPRETERS or _PYTHON.match(name) is not None
+
+
 def is_local(command: str | None, args: Sequence[str], depth: int = 0) -> bool:
     """Whether ``command args`` provably runs a file of the project with a known interpreter (or
     the file itself), possibly behind a transparent prefix (see the module's docstring)."""

@@ -103,25 +103,6 @@ class PackagePin:
         return f"{self.name}@{self.version}"
 
 
-def describe(pin: PackagePin | None, command: str | None, args: list[str] | tuple[str, ...]) -> str:
-    """One line for ``list``/``show``: the pin, or why the server has none."""
-    if pin is not None:
-        integ = pin.integrities()
-        shown = (
-            (integ[0][:23] + "…" + (f" (+{len(integ) - 1} files)" if len(integ) > 1 else ""))
-            if integ
-            else "NO INTEGRITY (run `mcplock update`)"
-        )
-        return f"{pin.registry} {pin.label}  {shown}"
-    from mcplock.packages.command_line import parse
-    from mcplock.packages.launchers import Launch
-
-    got = parse(command, args)
-    if isinstance(got, Launch):
-        return f"not pinned: runs {got.registry} package {got.name} unpinned (run `mcplock update` to pin it)"
-    return got.reason
-
-
 REGISTRY_KEYS = ("name", "version", "url", "repository")
 
 

@@ -53,7 +53,7 @@ def runs(command: str | None, args: Sequence[str], package: PackagePin | None = 
     """What a server's ``command args`` (with its ``package`` pin) runs (see the module's docstring)."""
     from mcplock.packages.command_line import parse
     from mcplock.packages.launchers import Launch
-    from mcplock.packages.local import is_local, name_of
+    from mcplock.packages.local import interpreter, is_local, name_of
     from mcplock.packages.wrappers import unwrap
 
     if not stdio or not command:
@@ -77,13 +77,19 @@ def runs(command: str | None, args: Sequence[str], package: PackagePin | None = 
     if is_local(command, args):
         return Runs("local", "local")
     name = name_of(command)
-    local = got.reason.endswith("(local command)")
-    why = (
-        f"`{name}` is not a command mcplock can read, so nothing shows it runs a pinned package or "
-        "the project's own code"
-        if local
-        else got.reason.removeprefix("no registry pin (").removesuffix(")")
-    )
+    if not got.reason.endswith("(local command)"):
+        why = got.reason.removeprefix("no registry pin (").removesuffix(")")
+    elif interpreter(command):
+        shown = " ".join([name, *args[:1]])
+        why = (
+            f"`{shown} …` is not a script file of the project run by its interpreter (inline code, a "
+            "module, a preload or an option mcplock does not know)"
+        )
+    else:
+        why = (
+            f"`{name}` is not a command mcplock can read, so nothing shows it runs a pinned package or "
+            "the project's own code"
+        )
     return Runs("unpinned", "unknown", UNKNOWN_REGISTRY, reason=why)
 
 
@@ -96,3 +102,26 @@ def _governs(pin: PackagePin, launch: Launch) -> bool:
         norm = re.compile(r"[-_.]+")
         return norm.sub("-", pin.name).lower() == norm.sub("-", launch.name).lower()
     return pin.name == launch.name
+
+
+def describe(pin: PackagePin | None, command: str | None, args: list[str] | tuple[str, ...]) -> str:
+    """One line for ``list``/``show``: the pin, or why the server has none."""
+    if pin is not None:
+        integ = pin.integrities()
+        shown = (
+            (integ[0][:23] + "…" + (f" (+{len(integ) - 1} files)" if len(integ) > 1 else ""))
+            if integ
+            else "NO INTEGRITY (run `mcplock update`)"
+        )
+        return f"{pin.registry} {pin.label}  {shown}"
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
+
+    got = parse(command, args)
+    if isinstance(got, Launch):
+        return f"not pinned: runs {got.registry} package {got.name} unpinned (run `mcplock update` to pin it)"
+    if got.reason.endswith("(local command)") and command:
+        ran = runs(command, args)
+        if ran.kind == "unpinned":  # not a launcher mcplock knows, nor provably the project's own code
+            return f"not pinned: {ran.reason}"
+    return got.reason

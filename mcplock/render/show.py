@@ -325,7 +325,7 @@ def _typed(srv: ServerEntry, e: Entry) -> str:
 
 def _package_lines(spec: ServerSpec) -> list[Text]:
     """The package the server runs as (or why none is pinned), and the integrity it is pinned to."""
-    from mcplock.packages.pin import describe
+    from mcplock.packages.runs import describe
 
     lines = [
         Text("  package: ").append_text(safe_text(describe(spec.package, spec.command, spec.args), keep_newlines=False))

@@ -126,11 +126,11 @@ def _guard_command(cli: context.Cli) -> str:
 
 def _policy_to_record(cli: context.Cli, policy: str | None) -> str | None:
     """The --policy the export record will name; said when it is not the one the last export used."""
-    from mcplock.core import export as core
     from mcplock.core import export_record
+    from mcplock.core.export_policy import policy_to_record
 
     recorded = export_record.load(cli.lockfile).policy
-    given = core.policy_to_record(cli.lockfile, policy)
+    given = policy_to_record(cli.lockfile, policy)
     if recorded is not None and given != recorded:
         cli.note(
             f"the last export used --policy {recorded}; this one uses "
@@ -183,6 +183,7 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
     exported (the hosts and policy its export record names) and say what was rewritten. 0, or
     2 when a host file cannot be written (the lock is written already; the error says so)."""
     from mcplock.core import export as core
+    from mcplock.core.export_policy import policy_hint
     from mcplock.errors import McplockError
     from mcplock.lock.read import load
 
@@ -199,7 +200,7 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
     except McplockError as err:
         cli.error(
             f"the lock is written, but its exported host settings were not kept in step: {err.message}",
-            err.hint or f"fix that, then run `mcplock export{core.policy_hint(policy)}`",
+            err.hint or f"fix that, then run `mcplock export{policy_hint(policy)}`",
         )
         return 2
     for c in plan.changes:
@@ -210,12 +211,12 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
 
 def _say_left(cli: context.Cli, plan: Plan, used: str | None) -> None:
     """--no-export: said when the exported host settings are now behind the lock."""
-    from mcplock.core import export as core
+    from mcplock.core.export_policy import policy_hint
 
     if any(c.changed for c in plan.changes):
         cli.info(
             "left the exported host settings as they were (--no-export): `mcplock check` reports "
-            f"them until `mcplock export{core.policy_hint(used)}`"
+            f"them until `mcplock export{policy_hint(used)}`"
         )
 
 

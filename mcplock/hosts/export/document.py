@@ -13,13 +13,14 @@ Path = tuple[str, ...]
 
 
 class Document:
-    def __init__(self, text: str, fmt: str) -> None:
+    def __init__(self, text: str, fmt: str, data: Any = None) -> None:
+        """``data``: what ``text`` holds, where the caller parsed it already (None: parsed here)."""
         self.fmt = fmt
         self.original = text
         if fmt == "toml":
-            self._toml = TomlText(text)
+            self._toml = TomlText(text, data)
         else:
-            self._json = JsonText(text)
+            self._json = JsonText(text, data)
 
     @property
     def text(self) -> str:
@@ -120,9 +121,7 @@ class Document:
         return self._json.span(path)
 
     def replace_span(self, path: Path, raw: str) -> None:
-        node = self._json.node(path)
-        if node is not None:
-            self._json._splice(node.start, node.end, raw)
+        self._json.replace_span(path, raw)
 
     def dump(self, value: Any, path: Path) -> str:
         node = self._json.node(path)

@@ -15,6 +15,7 @@ through the exported settings alone. docs/export.md has the table per host.
 
 from __future__ import annotations
 
+import functools
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ class Item:
 STRICTNESS = {ALLOW: 0, ASK: 1, DENY: 2}
 
 
+@functools.lru_cache(maxsize=65536)
 def sanitize(name: str) -> str:
     """The usual host rule for names in tool ids: anything but ``[A-Za-z0-9_-]`` becomes ``_``."""
     return re.sub(r"[^A-Za-z0-9_-]", "_", name)

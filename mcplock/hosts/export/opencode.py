@@ -15,6 +15,7 @@ server (the user's own or an older export's), so every such key keeps its effect
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -38,8 +39,19 @@ UNKNOWN_TOOL = "mcplock-unknown-tool"
 
 def matches(pattern: str, name: str) -> bool:
     """opencode's wildcard: ``*`` any run of characters, ``?`` one character, the rest literal."""
+    if not _wild(pattern):
+        return pattern == name
+    return _compiled(pattern).fullmatch(name) is not None
+
+
+def _wild(pattern: str) -> bool:
+    return "*" in pattern or "?" in pattern
+
+
+@functools.lru_cache(maxsize=4096)
+def _compiled(pattern: str) -> re.Pattern[str]:
     rx = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
-    return re.fullmatch(rx, name, re.DOTALL) is not None
+    return re.compile(rx, re.DOTALL)
 
 
 class Opencode(Exporter):
@@ -99,11 +111,14 @@ def _decision(value: object) -> bool:
 
 def _loose_after_wildcard(perm: dict[str, Any], s: str) -> str | None:
     """A user's rule after mcplock's deny-by-default wildcard of ``s`` that lets a tool the
-    lock does not know run (opencode: the last matching key wins)."""
+    lock does not know run (opencode: the last matching key wins). Only a wildcard, or the
+    probe's own id, can match the id of a tool the lock does not know: the rest are skipped
+    unmatched."""
     keys = list(perm)
-    for wild, probe in zip(server_wildcards(s), tool_ids(s, UNKNOWN_TOOL), strict=True):
+    wilds = server_wildcards(s)
+    for wild, probe in zip(wilds, tool_ids(s, UNKNOWN_TOOL), strict=True):
         after = keys[keys.index(wild) + 1 :] if wild in keys else keys
-        loose = [k for k in after if _lets_unknown_run(perm, k, s, probe)]
+        loose = [k for k in after if (k == probe or _wild(k)) and _lets_unknown_run(perm, k, wilds, probe)]
         if loose:
             return (
                 f"`permission.{loose[-1]}` = {perm[loose[-1]]!r} comes after mcplock's `{wild}` "
@@ -112,19 +127,21 @@ def _loose_after_wildcard(perm: dict[str, Any], s: str) -> str | None:
     return None
 
 
-def _lets_unknown_run(perm: dict[str, Any], k: str, s: str, probe: str) -> bool:
-    """Whether the user's rule ``k`` (not one of mcplock's wildcards of ``s``) lets the tool id
-    ``probe`` of a tool the lock does not know run: a decision other than deny that matches it."""
-    return k not in server_wildcards(s) and _decision(perm[k]) and perm[k] != DENY and matches(k, probe)
+def _lets_unknown_run(perm: dict[str, Any], k: str, wilds: tuple[str, str], probe: str) -> bool:
+    """Whether the user's rule ``k`` (not one of mcplock's wildcards of the server, ``wilds``)
+    lets the tool id ``probe`` of a tool the lock does not know run: a decision other than deny
+    that matches it."""
+    return perm[k] != DENY and k not in wilds and _decision(perm[k]) and matches(k, probe)
 
 
 def _overridden(perm: dict[str, Any], s: str, tools: dict[str, str]) -> list[str]:
     """For each tool of ``s``: the rule that comes last and wins for one of its ids when it is
     looser than the lock's decision."""
     out = []
+    rules = _Rules(perm)
     for t, d in sorted(tools.items()):
         for tid in tool_ids(s, t):
-            rule = _winning_rule(perm, tid)
+            rule = rules.winning(tid)
             if rule is not None and STRICTNESS[rule[1]] < STRICTNESS[d]:
                 out.append(
                     f"`permission.{rule[0]}` = {rule[1]!r} comes last and wins for `{tid}`, where the lock says {d!r}"
@@ -133,8 +150,31 @@ def _overridden(perm: dict[str, Any], s: str, tools: dict[str, str]) -> list[str
     return out
 
 
-def _winning_rule(perm: dict[str, Any], tid: str) -> tuple[str, Any] | None:
-    """The rule (key, decision) that decides for the tool id ``tid``: the last that matches it
-    (opencode: the last matching key wins); None when none does."""
-    last = [(k, v) for k, v in perm.items() if _decision(v) and matches(k, tid)]
-    return last[-1] if last else None
+class _Rules:
+    """The decisions of ``permission``, indexed once: a literal key is looked up, only the
+    wildcards are matched (a check of thousands of tools against thousands of keys is then
+    linear, not their product — issue 42.1)."""
+
+    def __init__(self, perm: dict[str, Any]) -> None:
+        self.exact: dict[str, tuple[int, Any]] = {}
+        self.wild: list[tuple[int, str, Any]] = []
+        for pos, (k, v) in enumerate(perm.items()):
+            if not _decision(v):
+                continue
+            if _wild(k):
+                self.wild.append((pos, k, v))
+            else:
+                self.exact[k] = (pos, v)
+
+    def winning(self, tid: str) -> tuple[str, Any] | None:
+        """The rule (key, decision) that decides for the tool id ``tid``: the last that matches it
+        (opencode: the last matching key wins); None when none does."""
+        found = self.exact.get(tid)
+        best = (found[0], tid, found[1]) if found else None
+        for pos, k, v in reversed(self.wild):
+            if best is not None and pos < best[0]:
+                break
+            if matches(k, tid):
+                best = (pos, k, v)
+                break
+        return (best[1], best[2]) if best else None

@@ -74,16 +74,35 @@ def key_text(key: str) -> str:
 
 
 class TomlText:
-    def __init__(self, text: str) -> None:
+    """A TOML document as text, with line edits. It is parsed once per version of the text
+    (what it holds, where its tables are), not once per rule read (issue 42.1)."""
+
+    def __init__(self, text: str, data: dict[str, Any] | None = None) -> None:
+        """``data``: what ``text`` holds, where the caller parsed it already (None: parsed when read)."""
+        self._data: dict[str, Any] | None = None
         self.text = text
+        self._data = data
         self.nl = "\r\n" if "\r\n" in text else "\n"
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @text.setter
+    def text(self, value: str) -> None:
+        self._text = value
+        self._data = None
+        self._tables: dict[Path, Table] | None = None
 
     @property
     def lines(self) -> list[str]:
         return self.text.splitlines(keepends=True)
 
     def get(self, path: Path) -> Any:
-        node: Any = tomllib.loads(self.text)
+        """The value at ``path`` (None: absent): the document's own until the next edit, to read only."""
+        if self._data is None:
+            self._data = tomllib.loads(self.text)
+        node: Any = self._data
         for k in path:
             if not isinstance(node, dict) or k not in node:
                 return None
@@ -92,7 +111,12 @@ class TomlText:
 
     def tables(self) -> dict[Path, Table]:
         """Each ``[table]`` by its path: where its header is, and its statements (the statements
-        before the first header are no table's)."""
+        before the first header are no table's). Read once per version of the text."""
+        if self._tables is None:
+            self._tables = self._read_tables()
+        return self._tables
+
+    def _read_tables(self) -> dict[Path, Table]:
         lines = self.lines
         out: dict[Path, Table] = {}
         current: tuple[Path, int] | None = None  # the table being read, and its header's line
