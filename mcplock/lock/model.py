@@ -159,6 +159,10 @@ class ServerEntry:
     def name(self) -> str:
         return self.spec.name
 
+    @name.setter
+    def name(self, value: str) -> None:
+        self.spec = replace(self.spec, name=value)  # the name is the spec's: renaming replaces it
+
     @property
     def client(self) -> ClientIdentity | None:
         """The client the server is probed as (--client-name), as the lock records it."""
