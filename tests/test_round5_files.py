@@ -232,3 +232,18 @@ def test_every_repository_file_mcplock_reads_refuses_a_fifo_or_a_device(cli, tmp
 
 if sys.platform != "linux":  # pragma: no cover
     pytestmark = pytest.mark.skip("FIFOs, devices and /dev/stdin as on Linux")
+
+
+def test_a_cache_file_linked_out_is_replaced_in_place_never_written_through(cli, tmp_path):
+    """The caches live in mcplock's own directory; a link planted there is replaced by the
+    rename that writes the cache (the lint cache here), and its target is left as it was."""
+    make_lock()
+    assert cli("check").returncode == 0
+    cache = Path(os.environ["XDG_CACHE_HOME"]) / "mcplock" / "lint"
+    written = max((p for p in cache.iterdir() if p.suffix == ".json"), key=lambda p: p.stat().st_mtime)
+    person = _members(tmp_path)["outside"]
+    written.unlink()
+    written.symlink_to(person)
+    assert cli("check").returncode == 0
+    assert person.read_text() == "a person's notes\n"
+    assert written.is_file() and not written.is_symlink()

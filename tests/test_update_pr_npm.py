@@ -40,8 +40,10 @@ def test_a_real_npm_server_moved_to_its_latest_release_in_one_pull_request(cli, 
         r = cli("update-pr", env=full, timeout=600)
         assert r.returncode == 0, r.stdout + r.stderr
         assert "opened #1" in r.stdout
-        pin = tomllib.loads(git("show", f"{BRANCH}:mcp.lock", cwd=origin))["server"]["memory"]["package"]
+        entry = tomllib.loads(git("show", f"{BRANCH}:mcp.lock", cwd=origin))["server"]["memory"]
+        pin = entry["package"]
         assert (pin["registry"], pin["name"], pin["version"]) == ("npm", MEMORY, latest)
+        assert entry["args"] == ["-y", f"{MEMORY}@{latest}"]  # the command line follows the pin
         [pr] = api.pulls
         assert (pr["head"], pr["base"]) == (BRANCH, "main")
         assert pr["title"] == f"mcplock: update memory ({MEMORY} {OLD} → {latest})"

@@ -86,6 +86,12 @@ ORG_POLICY = typer.Option(
         "unreadable policy, or one with a key this mcplock does not know, is exit 2."
     ),
 )
+MIN_AGE = typer.Option(
+    None,
+    "--min-age",
+    metavar="DAYS",
+    help="Propose no release younger than DAYS (default: the policy's updates.min-age, else 7; 0: any age).",
+)
 ALLOW_CODE_ENV = typer.Option(
     None,
     "--allow-code-env",

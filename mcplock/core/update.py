@@ -26,7 +26,8 @@ class Row:
     package: str | None = None
     current: str | None = None  # the pinned version (None: not pinned)
     latest: str | None = None
-    status: str = "local"  # "up-to-date" | "behind" | "unpinned" | "local" | "error" | "repinned" (update NAME)
+    # "up-to-date" | "behind" | "unpinned" | "local" | "error" | "repinned" (update NAME) | "held" | "refused"
+    status: str = "local"
     error: ProbeError | None = None
     new_pin: PackagePin | None = None  # `update`: the pin it moves to (oci: the tag's current digest)
     # a server added from the MCP Registry: current/latest are the entry's versions; the entry
@@ -34,6 +35,7 @@ class Row:
     new_ref: RegistryRef | None = None
     requested: str | None = None
     new_command: tuple[str, list[str]] | None = None  # the newest entry's command line (stdio)
+    screen: Any = None  # what screening found (mcplock.core.screening.Screened); status "held" / "refused"
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -44,6 +46,7 @@ class Row:
             "latest": self.latest,
             "status": self.status,
             "error": self.error.as_json() if self.error is not None else None,
+            "screening": self.screen.as_json() if self.screen is not None else None,
         }
 
 
@@ -342,3 +345,38 @@ def _record_entry(cur: ServerEntry, r: Row) -> None:
     cur.spec = replace(cur.spec, registry=r.new_ref)
     if r.new_command is not None and cur.spec.stdio:
         cur.spec = replace(cur.spec, command=r.new_command[0], args=tuple(r.new_command[1]))
+
+
+def record_command_lines(lockfile: str, rows: list[Row], moved: Collection[str]) -> list[ServerEntry]:
+    """The locked launch of each moved server naming its new release wherever it named the old one
+    (:mod:`mcplock.packages.follow_pin`): a host that runs the command as locked runs what was
+    reviewed. A server from the MCP Registry takes its entry's command line (:func:`record_registry`).
+    Returns the entries rewritten."""
+    from mcplock.lock.store import transaction
+    from mcplock.packages.follow_pin import follow
+
+    todo = [r for r in rows if r.server in moved and r.new_pin is not None and r.new_ref is None]
+    if not todo:
+        return []
+    out: list[ServerEntry] = []
+    with transaction(lockfile) as lock:
+        for r in todo:
+            cur = lock.servers.get(r.server)
+            pin = r.new_pin
+            if cur is None or pin is None or not cur.spec.stdio or not cur.spec.command:
+                continue
+            digest = str(pin.integrity) if pin.registry == "oci" else None
+            old = _named_version(cur) or r.current  # what the command says (a pin edited by a bot: not the same)
+            got = follow(cur.spec.command, cur.spec.args, pin.registry, pin.name, old, pin.version, digest)
+            if got is not None:
+                cur.spec = replace(cur.spec, command=got[0], args=got[1])
+                out.append(cur)
+    return out
+
+
+def _named_version(srv: ServerEntry) -> str | None:
+    """The exact version (an image: the tag) the locked command line asks for, if any."""
+    from mcplock.packages.launchers import Launch, parse
+
+    launch = parse(srv.spec.command, srv.spec.args)
+    return launch.requested if isinstance(launch, Launch) else None

@@ -38,6 +38,7 @@ from mcplock.errors import McplockError, ProbeError, UsageError
 from mcplock.lock.model import Lock, ServerEntry
 
 PREFIX = "mcplock/update-"
+DRIFT_PREFIX = "mcplock/drift-"  # a server whose surface drifted without a version to move
 GROUP_BRANCH = "mcplock/update-all"
 
 
@@ -53,6 +54,7 @@ class Prepared:
     lock: Lock
     selected: list[ServerEntry]
     rows: list[Row]
+    min_age: float = 7.0
 
     @property
     def behind(self) -> list[Row]:
@@ -104,23 +106,29 @@ class Pending:
 _SAFE = re.compile(r"[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*")
 
 
-def branch_for(server: str, taken: set[str] | None = None) -> str:
+def branch_for(server: str, taken: set[str] | None = None, prefix: str = PREFIX) -> str:
     """``mcplock/update-SERVER``: the name itself when it is already a safe ref component (letters,
     digits, ``_``, ``-``, single inner dots, not ending in ``.lock``); otherwise its safe form and
     8 hex digits of the name's hash, so two names never share a branch (``a-b`` and ``a b``), in
     this run or the next, and every branch is a valid ref (``a.lock.lock``)."""
     if _SAFE.fullmatch(server) and not server.endswith(".lock"):
-        name = PREFIX + server
+        name = prefix + server
     else:
         slug = re.sub(r"[^A-Za-z0-9_-]+", "-", server).strip("-")[:60] or "server"
-        name = f"{PREFIX}{slug}-{hashlib.sha256(server.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
+        name = f"{prefix}{slug}-{hashlib.sha256(server.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
     if taken is not None:
         taken.add(name)
     return name
 
 
 def prepare(
-    lockfile: str, names: list[str], gh: GitHub | None, environ: Any = None, *, policy: str | None = None
+    lockfile: str,
+    names: list[str],
+    gh: GitHub | None,
+    environ: Any = None,
+    *,
+    policy: str | None = None,
+    min_age: float = 7.0,
 ) -> Prepared:
     """Check the checkout, ask GitHub for the default branch, fetch it, read the lock there (its
     signing policy enforced on it, as pushed) and ask the registries which of its servers are
@@ -149,7 +157,10 @@ def prepare(
     lock = loads(text, rel)
     selected = select(lock, names)
     rows = outdated(selected, environ)
-    return Prepared(repo, base, base_sha, rel, lock, selected, rows)
+    from mcplock.core.screening import screen_rows
+
+    screen_rows(rows, min_age, environ)  # held (too young) and refused releases are not proposed
+    return Prepared(repo, base, base_sha, rel, lock, selected, rows, min_age)
 
 
 def signed_as_pushed(
@@ -264,3 +275,22 @@ def _kept(prep: Prepared, pr: PullRequest | None, remote: str) -> tuple[str, Pul
         f"({theirs[0][:12]}): a person's commit is never overwritten. Merge or close "
         f"{where}; the next run proposes the newer release",
     )
+
+
+def decide_built(prep: Prepared, p: Pending, built: Any, gh: GitHub | None) -> Outcome | Pending:
+    """A drift branch, once built (its content is known only then): left alone when origin's branch
+    holds the same lock (``unchanged``; ``declined`` when its pull request was closed unmerged) or a
+    person committed on it (``kept``); else Pending, to push and propose."""
+    open_prs = gh.pulls(p.branch, "open") if gh is not None else []
+    remote = gitrepo.remote_branch(prep.repo, p.branch)
+    servers = [r.server for r in p.rows]
+    if remote is None:
+        return Pending(p.branch, p.rows, open_prs, None)
+    remote = gitrepo.fetch(prep.repo, p.branch)
+    same = built.commit is not None and gitrepo.show(prep.repo, remote, prep.lock_path) == gitrepo.show(
+        prep.repo, built.commit, prep.lock_path
+    )
+    left = _left_alone(prep, p.branch, gh, open_prs, remote, same)
+    if left is not None:
+        return Outcome(p.branch, servers, left[0], left[1], note=left[2].replace("newest release", "same drift"))
+    return Pending(p.branch, p.rows, open_prs, remote)

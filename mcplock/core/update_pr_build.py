@@ -29,6 +29,8 @@ class Moved:
     failed: dict[str, ProbeError]
     diffs: list[Any] = field(default_factory=list)
     links: dict[str, str] = field(default_factory=dict)  # server → the release's page
+    screens: dict[str, dict[str, Any]] = field(default_factory=dict)  # server → what screening found
+    lock_text: str = ""  # the lock as moved (a drift commit's trailer names its digest)
 
 
 Move = Callable[[str, list[Row]], Moved]
@@ -44,6 +46,7 @@ class Plan:
     lock_path: str
     branches: list[tuple[str, list[str]]]  # (branch, its servers)
     dry_run: bool
+    min_age: float = 7.0  # the minimum release age in days (screening, as the pushing process read it)
     drift: bool = False  # the branches propose drift without a version (refreshed, not moved)
 
     def dump(self, path: str) -> None:
@@ -94,11 +97,18 @@ def build(repo: gitrepo.Repo, plan: Plan, branch: str, rows: list[Row], *, move:
     out = Built(branch)
     with gitrepo.worktree(repo, plan.base_sha) as tree:
         mine = [copy.copy(r) for r in rows]  # `move` records the new pins on its rows
-        moved = move(os.path.join(tree, *plan.lock_path.split("/")), mine)
+        path = os.path.join(tree, *plan.lock_path.split("/"))
+        moved = move(path, mine)
+        with open(path, encoding="utf-8") as fh:
+            moved.lock_text = fh.read()
         from mcplock.core.release_links import release_links
 
         moved.links = release_links(mine)
+        moved.screens = {r.server: r.screen.as_json() for r in mine if r.screen is not None}
         out.moves = moved.moves
+        if not moved.moves and plan.drift and not moved.failed:
+            out.note = "no drift"
+            return out
         if not moved.moves:
             first = next(iter(moved.failed.values()), None)
             out.error = error_json(first or ProbeError("update", "no pin moved"))

@@ -170,9 +170,10 @@ def looks_like(data: bytes) -> bool:
 def read(path: str) -> Statement:
     """A statement from ``path``, checked: the format and version, each list's items keyed, the
     digests recomputed. Anything else is a :class:`StatementError` saying what is wrong."""
+    from mcplock.model.files import read_bounded
+
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_BYTES + 1)
+        data = read_bounded(path, MAX_BYTES)  # a regular file only: a FIFO or device is refused unread
     except OSError as e:
         raise StatementError(f"cannot read {path}: {e.strerror or e}", hint="check the path") from None
     return parse(data, path)

@@ -124,8 +124,13 @@ def check(server: str, snap: Snapshot, pin: Any, environ: Any, org: Any) -> Verd
     v.live = [(kind, key) for kind, keys in sorted(live.items()) for key in sorted(keys)]
     v.differences = differences(st.hashes(), live, resources=snap.resources is not None)
     if found.signature is not None:
+        from mcplock.model.files import SMALL_MAX, read_bounded
+
         try:
-            vouched = verify(st, found.signature.read_bytes(), f"{pin.label}: mcp-surface.json.sig")
+            vouched = verify(st, read_bounded(found.signature, SMALL_MAX), f"{pin.label}: mcp-surface.json.sig")
+        except OSError as e:
+            v.problem = f"its signature cannot be read: {e.strerror or e}"
+            return v
         except McplockError as e:
             v.problem = f"its signature does not vouch for it: {e.message}"
             return v

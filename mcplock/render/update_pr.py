@@ -175,13 +175,15 @@ def body(
     links: dict[str, str] | None = None,
     failed: dict[str, Any] | None = None,
     limit: int = LIMIT,
+    screened: list[str] | None = None,
 ) -> str:
     """The pull request body for ``moves`` (the pins that moved: :func:`mcplock.render.update.moves_of`)
-    and ``diffs`` (their servers compared with the updated lock: the staged items in ``pending``)."""
+    and ``diffs`` (their servers compared with the updated lock: the staged items in ``pending``);
+    ``screened``: the lines that say what was screened (:func:`mcplock.render.screening.markdown`)."""
     by_name = {d.name: d for d in diffs}
     tops = {m["server"]: _top(by_name.get(m["server"])) for m in moves}
     moves = sorted(moves, key=lambda m: (rank(tops[m["server"]]), m["server"]))
-    head = _head(moves, tops, links or {}, lockfile, failed or {})
+    head = _head(moves, tops, links or {}, lockfile, failed or {}) + (screened or [])
     servers = [m["server"] for m in moves]
     return fit(head, _sections(servers, by_name), _review_tail(servers, diffs, branch), limit)
 
@@ -257,3 +259,9 @@ def fit(head: list[str], sections: list[str], tail: list[str], limit: int = LIMI
     kept = _first_lines(sections, max(0, limit - fixed))
     out = "\n".join([*head, *kept, *_closers(kept), "", CUT_NOTE, *tail]) + "\n"
     return out[:limit] if len(out) > limit else out
+
+
+# what the drift pull request (mcplock.render.drift_pr) shares with an update's
+top_severity = _top
+sections = _sections
+review_tail = _review_tail

@@ -21,6 +21,8 @@ _SCHEMA: dict[str, dict[str, type]] = {
     "servers": {"allow": list},
     "signing": {"require": bool, "keys": list},
     "publishers": {"keys": list},  # read by mcplock.publish.publishers (docs/publishers.md)
+    "updates": {"min-age": int},  # read by mcplock.core.update_policy (docs/updates.md)
+    "ci": {"proposed-drift": str},  # read by mcplock.core.update_policy (docs/updates.md)
 }
 REGISTRIES = ("npm", "pypi", "oci")
 _FINGERPRINT = re.compile(r"sha256-[A-Za-z0-9+/]{43}=")

@@ -85,6 +85,7 @@ def cmd_diff(
     violations = _policy_findings(org, lock, {s.name for s in selected})
     if violations and code in (0, 3):
         code = 1  # a violation is a finding; exit 3 means "unreachable and nothing else found"
+    code = _proposed(cli, org, diffs, code, bool(violations))  # drift an open update-pr pull request proposes
 
     def report_of(f: str, text: str | None) -> str:
         report = formats.diff_report(
@@ -169,6 +170,23 @@ def _print_text(
         from mcplock.render.text import render_findings
 
         cli.out.print(render_findings(violations))
+
+
+def _proposed(cli: context.Cli, org: OrgPolicy | None, diffs: list[Any], code: int, violations: bool) -> int:
+    """Name the drift an open `update-pr --drift` pull request proposes; with the policy's
+    ``ci.proposed-drift = "warn"``, let exactly that drift pass (docs/updates.md)."""
+    if not any(d.changes for d in diffs):
+        return code
+    from mcplock.core.proposed import gate, proposals
+    from mcplock.core.update_policy import proposed_drift
+
+    mode = proposed_drift(org)
+    code, lines = gate(code, diffs, proposals(cli.lockfile, diffs), mode, violations or any(d.pending for d in diffs))
+    from mcplock.text.untrusted import safe_text
+
+    for line in lines:
+        cli.info(safe_text(line, keep_newlines=False))
+    return code
 
 
 def _policy_findings(org: OrgPolicy | None, lock: Lock, names: set[str]) -> list[Finding]:

@@ -9,7 +9,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context, progress
-from mcplock.cli.options import ALLOW_CODE_ENV, ORG_POLICY, OUTPUT_HELP, ProbeArgs, probing
+from mcplock.cli.options import ALLOW_CODE_ENV, MIN_AGE, ORG_POLICY, OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.text.untrusted import safe_text, sanitize
 
@@ -26,10 +26,13 @@ def cmd_outdated(
     ctx: typer.Context,
     names: list[str] | None = typer.Argument(None, metavar="[NAME]…"),
     fmt: str = typer.Option("text", "--format", help="text or json."),
+    min_age: float | None = MIN_AGE,
+    policy: str | None = ORG_POLICY,
 ) -> int:
-    """Pinned servers behind their registry (npm, PyPI, an image tag's digest). Exit 1 when any
-    is behind or runs a registry package unpinned, like `pnpm outdated`; 3 when a registry
-    could not answer."""
+    """Pinned servers behind their registry (npm, PyPI, an image tag's digest), each newer release
+    screened (minimum age, OSV malware and vulnerabilities, install scripts, deprecated or yanked).
+    Exit 1 when any is behind or runs a registry package unpinned, like `pnpm outdated` (a release
+    held or refused by screening is shown, not counted); 3 when a registry could not answer."""
     from mcplock.core.update import outdated
     from mcplock.lock.read import load
     from mcplock.lock.targets import select
@@ -37,6 +40,7 @@ def cmd_outdated(
     cli = context.of(ctx)
     cli.report_format("outdated", fmt, ("text", "json"))
     rows = outdated(select(load(cli.lockfile), list(names or [])))
+    screen(rows, policy, min_age)
     behind = [r for r in rows if r.status in ("behind", "unpinned")]
     errors = [r for r in rows if r.status == "error"]
     code = _outdated_code(behind, errors)
@@ -79,11 +83,42 @@ def _say_outdated(cli: context.Cli, rows: list[Row], behind: list[Row], errors: 
     for r in errors:
         if r.error is not None:
             report_failure(cli, r.server, r.error)
+    say_screening(cli, rows)
     if behind:
         cli.info("move them with `mcplock update [NAME…]`; the new releases' definitions are staged for review")
 
 
-STATUS_STYLE = {"behind": "yellow", "unpinned": "yellow", "error": "red", "up-to-date": "green"}
+STATUS_STYLE = {
+    "behind": "yellow",
+    "unpinned": "yellow",
+    "error": "red",
+    "up-to-date": "green",
+    "held": "yellow",
+    "refused": "red",
+}
+
+
+def screen(rows: list[Row], policy: str | None, min_age: float | None) -> float:
+    """Screen the releases ``rows`` would move to (:mod:`mcplock.core.screening`); the minimum age used."""
+    from mcplock.core.screening import screen_rows
+    from mcplock.core.update_policy import min_age as resolve_min_age
+    from mcplock.trust import org_policy
+
+    days = resolve_min_age(org_policy.resolve(policy), min_age)
+    screen_rows(rows, days)
+    return days
+
+
+def say_screening(cli: context.Cli, rows: list[Row]) -> None:
+    """What screening found about each newer release, escaped: on stderr as notes."""
+    from mcplock.render.screening import text_lines
+
+    for r in rows:
+        lines = text_lines(r.server, r.screen.as_json() if r.screen is not None else None)
+        if lines:
+            cli.info(Text().append_text(safe_text(f"{r.server} {r.package} {r.latest}:", keep_newlines=False)))
+        for line, style in lines:
+            cli.info(safe_text(line, style))
 
 
 def _outdated_table(shown: list[Row]) -> Text:
@@ -116,7 +151,7 @@ def move_pins(
     install the new releases, probe them, stage their definitions as pending and write the pins
     of the servers whose probe succeeded (`update`, and `update-pr` in its worktree). Returns the
     specs moved, the staged results per server, the failures, the probe results, and the entries
-    whose MCP Registry command line was rewritten."""
+    whose command line was rewritten (an MCP Registry entry's, or one that named the old release)."""
     from mcplock.core import refresh as core_refresh
     from mcplock.core import update as core_update
 
@@ -131,6 +166,7 @@ def move_pins(
     summary, probe_failed = core_refresh.apply(cli.lockfile, cli.lock_dir, chosen, results, the_plan, None, pins)
     failed.update(probe_failed)
     rewritten = core_update.record_registry(cli.lockfile, rows, {n for n, _ in summary})
+    rewritten += core_update.record_command_lines(cli.lockfile, rows, {n for n, _ in summary})  # follows the pin
     return moving, summary, failed, results, rewritten
 
 
@@ -142,6 +178,7 @@ def cmd_update(
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
     policy: str | None = ORG_POLICY,
     allow_code_env: list[str] | None = ALLOW_CODE_ENV,
+    min_age: float | None = MIN_AGE,
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -159,6 +196,9 @@ def cmd_update(
     enforce_signing(cli.lockfile, policy)  # [signing] require: an unsigned lock launches nothing
     selected = select(load(cli.lockfile), list(names or []))
     rows = core_update.outdated(selected)
+    screen(rows, policy, min_age)  # held (too young) and refused releases do not move
+    if fmt == "text":
+        say_screening(cli, rows)
     again = set(names or [])  # named on the command line: pinned afresh even when up to date (`pnpm update PKG`)
     gate_moves(cli, _to_move(selected, rows, again), allow_code_env or (), command="update")
     moving, summary, failed, _, rewritten = move_pins(cli, selected, rows, probe, again=again)

@@ -14,7 +14,7 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
-from mcplock.cli.options import ALLOW_CODE_ENV, ORG_POLICY, ProbeArgs, probing
+from mcplock.cli.options import ALLOW_CODE_ENV, MIN_AGE, ORG_POLICY, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.errors import McplockError
 from mcplock.text.untrusted import safe_text
@@ -63,6 +63,12 @@ def cmd_update_pr(
         help="Print the pull requests it would open or update; push and open nothing. "
         "Exit 1 when there is one, 0 when there is nothing to do.",
     ),
+    drift: bool = typer.Option(
+        False,
+        "--drift",
+        help="Also one pull request (branch mcplock/drift-SERVER) per server with no version to move "
+        "(remote, or a launch that names none) whose surface changed: the refreshed lock, pending review.",
+    ),
     push_only: bool = typer.Option(
         False,
         "--push-only",
@@ -72,6 +78,7 @@ def cmd_update_pr(
     fmt: str = typer.Option("text", "--format", help="text or json."),
     policy: str | None = ORG_POLICY,
     allow_code_env: list[str] | None = ALLOW_CODE_ENV,
+    min_age: float | None = MIN_AGE,
     *,
     probe: ProbeArgs,
 ) -> int:
@@ -96,7 +103,7 @@ def cmd_update_pr(
     sealed.adopt_orphans()  # what a probed server leaves behind is killed before the push
     gh = None if push_only else GitHub.from_env(need_token=not dry_run, origin_url=_origin_url(cli.lock_dir))
     done = _Done(secrets=known_secrets(os.environ, None, gh.secrets if gh is not None else ()))
-    how = _How(list(servers or []), group, dry_run, fmt == "text", policy, tuple(allow_code_env or ()))
+    how = _How(list(servers or []), group, dry_run, fmt == "text", policy, tuple(allow_code_env or ()), min_age, drift)
     try:
         _update_all(cli, gh, done, how)
     except McplockError as e:
@@ -122,6 +129,8 @@ class _How:
     text: bool
     policy: str | None
     allow_code_env: tuple[str, ...]
+    min_age: float | None
+    drift: bool = False
 
 
 @dataclass
@@ -159,18 +168,31 @@ def _update_all(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How) -> 
     push and open or update each pull request, each said as it is done (``how.text``); what it got
     to is recorded in ``done``. One branch's failure is its own: the others go on (a token or rights
     GitHub refused stops the run, as every later call would fail alike)."""
-    from mcplock.cli.commands.update import gate_moves
     from mcplock.core import update_pr as core
+    from mcplock.core.update_policy import min_age
     from mcplock.core.update_pr_deliver import known_secrets
+    from mcplock.trust import org_policy
 
-    done.prep = prep = core.prepare(cli.lockfile, how.servers, gh, policy=how.policy)
+    days = min_age(org_policy.resolve(how.policy), how.min_age)
+    done.prep = prep = core.prepare(cli.lockfile, how.servers, gh, policy=how.policy, min_age=days)
     done.secrets = known_secrets(os.environ, prep.lock, gh.secrets if gh is not None else ())
     _say_prepared(cli, prep, how.text)
     plan = core.targets(prep, how.group)
-    if not plan:
-        if how.text:
-            cli.say(_nothing_to_open(prep))
-        return
+    if not plan and how.text and not how.drift:
+        cli.say(_nothing_to_open(prep))
+    if plan:
+        _pins(cli, gh, done, how, prep, plan)
+    if how.drift:
+        from mcplock.cli.commands.update_pr_drift import drift_all
+
+        drift_all(cli, gh, done, how, prep)
+
+
+def _pins(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How, prep: Prepared, plan: list) -> None:  # type: ignore[type-arg]
+    """A branch per server behind (or one for all): decided, built, pushed and proposed."""
+    from mcplock.cli.commands.update import gate_moves
+    from mcplock.core import update_pr as core
+
     behind = {r.server for r in prep.behind}
     gate_moves(cli, [s for s in prep.selected if s.name in behind], how.allow_code_env, command="update-pr")
     pending: list[Pending] = []
@@ -242,7 +264,14 @@ def child_env(environ: dict[str, str], secrets: tuple[str, ...]) -> dict[str, st
 
 
 def _build_in_child(
-    cli: context.Cli, gh: GitHub | None, done: _Done, prep: Prepared, pending: list[Pending], dry_run: bool
+    cli: context.Cli,
+    gh: GitHub | None,
+    done: _Done,
+    prep: Prepared,
+    pending: list[Pending],
+    dry_run: bool,
+    *,
+    drift: bool = False,
 ) -> dict[str, Built]:
     """Run `update-pr` again as the building process (the plan's directory in PLAN_VARIABLE),
     without the token; its output relayed with the secrets
@@ -258,9 +287,10 @@ def _build_in_child(
 
     where = tempfile.mkdtemp(prefix="mcplock-update-pr-")
     try:
-        Plan(
-            prep.base, prep.base_sha, prep.lock_path, [(p.branch, [r.server for r in p.rows]) for p in pending], dry_run
-        ).dump(os.path.join(where, PLAN))
+        branches = [(p.branch, [r.server for r in p.rows]) for p in pending]
+        Plan(prep.base, prep.base_sha, prep.lock_path, branches, dry_run, prep.min_age, drift).dump(
+            os.path.join(where, PLAN)
+        )
         api = gh.secrets if gh is not None else ()
         argv = [sys.executable, "-m", "mcplock", *cli.args]
         proc = subprocess.Popen(
@@ -304,8 +334,11 @@ def _say_prepared(cli: context.Cli, prep: Prepared, text: bool) -> None:
             f"working from origin's {prep.base} (the default branch), not from {prep.repo.branch}, which stays as it is"
         )
     if text:
+        from mcplock.cli.commands.update import say_screening
+
         for name, err in prep.errors.items():
             report_failure(cli, name, err)
+        say_screening(cli, prep.rows)
 
 
 def _say_outcome(cli: context.Cli, o: Outcome) -> None:

@@ -71,10 +71,17 @@ def build_from_plan(cli: context.Cli, where: str, probe: ProbeArgs) -> int:
 
 
 def _rows(plan: Plan, selected: list) -> dict[str, Row]:  # type: ignore[type-arg]
-    """Each server's row: its pin against its registry (asked again)."""
-    from mcplock.core.update import outdated
+    """Each server's row: its pin against its registry (asked again), screened again; a drift
+    plan's: the server as it is (refreshed, not moved)."""
+    from mcplock.core.screening import screen_rows
+    from mcplock.core.update import Row, outdated
 
-    return {r.server: r for r in outdated(selected)}
+    if plan.drift:
+        return {s.name: Row(s.name, status="drift") for s in selected}
+
+    rows = outdated(selected)
+    screen_rows(rows, plan.min_age)
+    return {r.server: r for r in rows}
 
 
 def _mover(cli: context.Cli, probe: ProbeArgs, plan: Plan) -> Move:
@@ -86,7 +93,12 @@ def _mover(cli: context.Cli, probe: ProbeArgs, plan: Plan) -> Move:
 
         names = [r.server for r in rows]
         with _lockfile(cli, lockfile):
-            moves, staged_names, failed, results = _move_pins(cli, lockfile, rows, probe)
+            if plan.drift:
+                from mcplock.cli.commands.update_pr_drift import refresh_drift
+
+                moves, staged_names, failed, results = refresh_drift(cli, names, probe)
+            else:
+                moves, staged_names, failed, results = _move_pins(cli, lockfile, rows, probe)
             diffs: list[ServerDiff] = []
             if staged_names:
                 lock = load(lockfile)
@@ -113,12 +125,24 @@ def _move_pins(cli: context.Cli, lockfile: str, rows: list[Row], probe: ProbeArg
 def _render(plan: Plan) -> Render:
     def render(branch: str, moved: Moved) -> tuple[str, str, str]:
         from mcplock.core.gitrepo import TRAILER
+
+        if plan.drift:
+            from mcplock.cli.commands.update_pr_drift import render_drift
+
+            return render_drift(branch, moved, plan.lock_path, moved.lock_text)
         from mcplock.render import update_pr as r
+        from mcplock.render.screening import markdown
 
         return (
             r.title(moved.moves),
             r.body(
-                moved.moves, moved.diffs, branch=branch, lockfile=plan.lock_path, links=moved.links, failed=moved.failed
+                moved.moves,
+                moved.diffs,
+                branch=branch,
+                lockfile=plan.lock_path,
+                links=moved.links,
+                failed=moved.failed,
+                screened=markdown(moved.screens, plan.min_age),
             ),
             r.commit_message(moved.moves, TRAILER),
         )
