@@ -239,13 +239,68 @@ def file_edges(root: Path = ROOT) -> Edges:
     return edges
 
 
+def file_loops(edges: Edges) -> list[frozenset[str]]:
+    """Every set of modules that import one another in a loop (the strongly connected components
+    of more than one module, Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    loops: list[frozenset[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(edges.get(v, {})):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                loops.append(frozenset(comp))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return loops
+
+
+# Loops in code another helper is writing this wave, left to it (issue 41): the lead removes an entry
+# when it is untied; nothing may be added, and an entry whose loop is gone must leave.
+KNOWN_FILE_LOOPS = {
+    # helper "updates": the run's state and steps (_How, _Done, _each, _record, _build_in_child) are
+    # update_pr's, and update_pr_drift reaches back for them; they belong in a module below both
+    frozenset(
+        {
+            "mcplock.cli.commands.update_pr",
+            "mcplock.cli.commands.update_pr_build",
+            "mcplock.cli.commands.update_pr_drift",
+        }
+    ),
+}
+
+
 def test_no_cycle_between_files():
     """Inside a package too: two modules that import each other (even lazily, even for a type)
     are one module in two files, or share a piece that belongs below both."""
     edges = file_edges()
     assert "mcplock.core.refresh" in edges and "mcplock.guard.modern" in edges  # the walk read the tree
-    cycle = find_cycle(edges)
-    assert cycle is None, "import cycle between files:\n" + _explain(edges, cycle)
+    loops = set(file_loops(edges))
+    new = [sorted(loop) for loop in loops - KNOWN_FILE_LOOPS]
+    assert not new, "import loops between files:\n" + "\n".join(
+        _explain(edges, c) for loop in new if (c := find_cycle({m: edges[m] for m in loop})) is not None
+    )
+    assert loops >= KNOWN_FILE_LOOPS, "untied: remove from KNOWN_FILE_LOOPS"
 
 
 def test_the_file_check_sees_a_cycle_lazy_relative_or_from_a_package(tmp_path):
@@ -267,8 +322,9 @@ def test_the_file_check_sees_a_cycle_lazy_relative_or_from_a_package(tmp_path):
     assert "mcplock.core" not in edges["mcplock.core.a"]  # importing a submodule is not its package
     cycle = find_cycle(edges)
     assert cycle is not None and set(cycle) == {"mcplock.core.a", "mcplock.core.b", "mcplock.core.c"}
+    assert file_loops(edges) == [frozenset({"mcplock.core.a", "mcplock.core.b", "mcplock.core.c"})]
     (pkg / "core" / "c.py").write_text("g = 1\n")
-    assert find_cycle(file_edges(pkg)) is None
+    assert find_cycle(file_edges(pkg)) is None and file_loops(file_edges(pkg)) == []
 
 
 def root_imports(root: Path = ROOT) -> list[str]:

@@ -376,7 +376,8 @@ def record_command_lines(lockfile: str, rows: list[Row], moved: Collection[str])
 
 def _named_version(srv: ServerEntry) -> str | None:
     """The exact version (an image: the tag) the locked command line asks for, if any."""
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
 
     launch = parse(srv.spec.command, srv.spec.args)
     return launch.requested if isinstance(launch, Launch) else None
