@@ -60,7 +60,14 @@ $(HOSTCLI_STAMP): tests/hostcli/package.json tests/hostcli/package-lock.json
 	cd tests/hostcli && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-SETUP_STAMPS := $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP) $(INSPECTOR_STAMP) $(HOSTCLI_STAMP)
+# the Renovate CLI (39.x: the last major that runs on Node 20) for tests/test_renovate.py, which runs
+# its local-platform dry run over a fixture repository with renovate/mcplock.json
+RENOVATE_STAMP := tests/renovate/node_modules/.installed
+$(RENOVATE_STAMP): tests/renovate/package.json tests/renovate/package-lock.json
+	cd tests/renovate && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+SETUP_STAMPS := $(STAMP) $(NODE_STAMP) $(CONFORMANCE_STAMP) $(INSPECTOR_STAMP) $(HOSTCLI_STAMP) $(RENOVATE_STAMP)
 
 # headless Chromium for tests/test_org_fleet.py (the fleet's HTML page, looked at in a real browser):
 # Debian's `chromium` package, installed when it is missing and this runs as root with apt-get (as CI
@@ -101,4 +108,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
 clean:
-	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules tests/inspector/node_modules tests/hostcli/node_modules .pytest_cache .hypothesis .ruff_cache
+	rm -rf $(VENV) fixtures/reference/node_modules tests/conformance/node_modules tests/inspector/node_modules tests/hostcli/node_modules tests/renovate/node_modules .pytest_cache .hypothesis .ruff_cache

@@ -604,8 +604,9 @@ def test_hints_name_only_options_that_exist(cli):
         if c == "auth":
             helps += [cli("auth", sub, "--help").stdout for sub in ("login", "logout", "status")]
     offered = set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]", "\n".join(helps)))
-    # git's (the merge driver: `--ours`/`--theirs`, `config --local`, `rev-parse --show-toplevel`),
+    # git's (the merge driver: `--ours`/`--theirs`, `config --local`, `rev-parse --show-toplevel`;
+    # trust/rollback's `log --no-ext-diff`),
     # pipx's (`install --force`, the newer-lock hint), npx's and uvx's (`--package`, read by the
     # look-alike lint), and a docstring's example of a flag
-    not_ours = {"--ours", "--theirs", "--local", "--show-toplevel", "--force", "--package", "--flag"}
+    not_ours = {"--ours", "--theirs", "--local", "--show-toplevel", "--no-ext-diff", "--force", "--package", "--flag"}
     assert mentioned - offered - not_ours == set()

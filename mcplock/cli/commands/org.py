@@ -61,7 +61,7 @@ def cmd_inventory(
         from mcplock.text.untrusted import json_text
 
         text = json_text(json.dumps(inv, indent=2, ensure_ascii=False)) + "\n"
-    cli.emit_report(text, output, fmt, 0)
+    cli.emit_report(text, output, "json", 0)  # (its own line below, not emit_report's)
     if output:
         cli.info(f"wrote the inventory to {output}: {len(inv['servers'])} servers")
     for note in inv["notes"]:
