@@ -32,7 +32,8 @@ Start with `mcplock init` (import the host configs of this project) or
 `mcplock check` in a pre-commit hook.
 
 Exit codes: 0 clean · 1 findings (drift, pending review, out of sync) · 2 usage or
-input error · 3 a server could not be probed · 130 interrupted (143 SIGTERM, 129 SIGHUP).
+input error (also a server's command or script not on this machine) · 3 a server
+could not be reached · 130 interrupted (143 SIGTERM, 129 SIGHUP).
 """
 
 app = typer.Typer(

@@ -149,7 +149,7 @@ def failure_code(failed: dict[str, ProbeError]) -> int:
     error, the typo a CI that tolerates outages must not pass), else 3 (nothing answered)."""
     from mcplock.packages.errors import NOT_FOUND
 
-    return 2 if any(err.kind in NOT_FOUND for err in failed.values()) else 3
+    return 2 if any(err.kind in NOT_FOUND or err.exit_code == 2 for err in failed.values()) else 3
 
 
 def _report_locked(cli: Cli, entry: ServerEntry, held: list[str], forbidden: list[str]) -> None:

@@ -513,12 +513,14 @@ def _fails(d: ServerDiff, fail_on: str | None) -> bool:
 
 
 def exit_code(diffs: list[ServerDiff], fail_on: str | None = None) -> int:
-    """1 on drift or pending review, else 3 if a server was unreachable, else 0. With ``fail_on``
+    """1 on drift or pending review, else 2 if a server's command, script or working directory
+    is not on this machine, else 3 if a server was unreachable, else 0. With ``fail_on``
     (a severity) only a change of that severity or worse counts as drift; pending items always do."""
     if any(_fails(d, fail_on) for d in diffs):
         return 1
     if any(d.critical_cloaks for d in diffs):
         return 1  # a server that answers a host otherwise than the probe (diff --cloak)
-    if any(d.status == "unreachable" for d in diffs):
-        return 3
-    return 0
+    unreachable = [d for d in diffs if d.status == "unreachable"]
+    if any(d.error is not None and d.error.exit_code == 2 for d in unreachable):
+        return 2  # what it runs is not on this machine: an input error, not an outage
+    return 3 if unreachable else 0

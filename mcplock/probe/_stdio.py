@@ -103,7 +103,7 @@ class StdioTransport(PendingRequests):
             )
         except FileNotFoundError:
             raise ProbeError(
-                "not-found",
+                "command-not-found",
                 f"command `{spec.command}` not found",
                 hint=f"install it, or make sure the directory that holds `{os.path.basename(command) or command}` "
                 "is on PATH (GUI apps and CI often have a shorter PATH than your shell)",
