@@ -99,7 +99,7 @@ def _anything_to_say(lock: Lock, lockfile: str, findings: list[Finding]) -> bool
     evidence from runs, a merge driver override)."""
     from mcplock.core.check import code_env, critical_accepted
     from mcplock.core.lookalikes import lookalike_warnings
-    from mcplock.core.merge_driver import override_warning
+    from mcplock.core.merge_install import override_warning
     from mcplock.guard import evidence
 
     return bool(

@@ -26,7 +26,7 @@ from mcplock.text.untrusted import sanitize
 if TYPE_CHECKING:
     from mcplock.lock.spec import ServerSpec
     from mcplock.model.snapshot import Snapshot
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
     from mcplock.probe.transport import Connection
 
 DISCOVER_WAIT = 1.0  # stdio: seconds without an answer to server/discover before initialize is sent too

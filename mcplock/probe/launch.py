@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcplock.errors import ProbeError
-from mcplock.lock.spec import ServerSpec, expand
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import expand
 from mcplock.model.sealed import seal
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ def _name(s: str) -> Text:
 
 def _param_names(schema: Any) -> list[str] | None:
     """An input schema's parameters, each required one marked ``*`` (None: no properties object)."""
-    from mcplock.render.show import required_names
+    from mcplock.render.schema_tree import required_names
 
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return None

@@ -161,7 +161,7 @@ class Lines:
     table (an added item has no table yet) and then to line 1."""
 
     def __init__(self, lock_text: str | None) -> None:
-        from mcplock.lock.text import header_lines
+        from mcplock.lock.headers import header_lines
 
         self._lines = header_lines(lock_text) if lock_text else {}
 
