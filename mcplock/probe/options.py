@@ -24,6 +24,7 @@ class ProbeOptions:
     timeout: float = 30.0  # whole probe per server, seconds
     client_name: str = "mcplock"
     client_version: str = __version__
+    client_title: str | None = None  # clientInfo.title (a well-known host's, mcplock.probe.cloak)
     protocol_version: str = "2025-11-25"  # the legacy version `initialize` asks for
     era: str = "auto"  # "auto": server/discover first, initialize as the fallback; "modern"; "legacy"
     max_pages: int = 100  # per list

@@ -40,11 +40,23 @@ async def run(
     await open_session(t, spec, opts, capabilities, snap)
     await _list_everything(t, spec, opts, snap)
     for _ in range(opts.relist):  # the same session asked again: the last answer is the one kept
+        await _harmless(t)  # a host does more than list: a server may wait for that before it changes
         snap.tools, snap.prompts, snap.resource_templates = [], [], []
         snap.resources, snap.ui, snap.contents, snap.skills = None, [], [], []
         await _list_everything(t, spec, opts, snap)
     t.state.step = "done"
     return snap
+
+
+async def _harmless(t: Connection) -> None:
+    """A request a host sends that lists nothing and changes nothing (``ping``); a server that
+    refuses it is not the question here."""
+    from mcplock.errors import ProbeError
+
+    try:
+        await t.request("ping", {})
+    except ProbeError:
+        pass
 
 
 async def _list_everything(t: Connection, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> None:

@@ -129,7 +129,10 @@ def _change_row(c: Any) -> Text:
 def _cloak_row(k: Cloaked) -> Text:
     row = Text("  ")
     row.append(f"{k.severity:<8}", style=style(k.severity))
-    row.append(f" cloaked {k.kind} " if k.kind != "server" else " cloak   ")
+    if k.change == "capability":  # offered by capability, as the protocol has it: not cloaking
+        row.append(f" offered {k.kind} ")
+    else:
+        row.append(f" cloaked {k.kind} " if k.kind != "server" else " cloak   ")
     row.append_text(_name(k.name)).append(" — ", style="dim")
     return row.append_text(safe_text(k.message, keep_newlines=False))
 
@@ -185,7 +188,7 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
     lines.append(
         Text(
             f"\n{n['servers']} server(s): {n['drift']} with drift, {n['unreachable']} unreachable, "
-            f"{n['pending']} pending review"
+            f"{n['pending']} pending review" + (f", {n['cloaked']} cloaking finding(s)" if "cloaked" in n else "")
         )
     )
     if steps:
