@@ -5,7 +5,7 @@ in the test suite, where a loaded machine made them flaky and a fast one made th
   (target: well under 1 s; the suite used to assert < 2 s).
 - concurrency: `mcplock.probe.probe_many` over 1 and 8 slow stdio fixture servers (0.4 s per
   answer): probes overlap, so 8 cost about one (target ≤ 2x; the suite used to assert it).
-- word diff: `mcplock.render.changes.word_diff` (the text `diff`, `show` and `accept` print) on a
+- word diff: `mcplock.render.words.word_diff` (the text `diff`, `show` and `accept` print) on a
   repetitive description of 26 KiB, 105 KiB and 1 MiB with 40 changed words, and on 800 KiB
   with no run in common (`a b` against `b a`): bounded on any input (difflib, the code before,
   took 81 s on the first of these texts; the issue measured 3.9 s, 156 s and > 300 s on its own).
@@ -90,7 +90,7 @@ def _seconds_to_fail(spec, timeout: float, kind: str) -> float:
 
 WORDS = "Read the file at path and return its contents to the caller. "
 WORD_DIFF_CODE = (
-    "import random, sys, time; from mcplock.render.changes import word_diff; "
+    "import random, sys, time; from mcplock.render.words import word_diff; "
     "kib = int(sys.argv[1]); r = random.Random(2); "
     f"old = ({WORDS!r} * (kib * 1024 // {len(WORDS)} + 1)).split(' '); new = list(old)\n"
     "for _ in range(40): new[r.randrange(len(new))] = 'CHANGED'\n"

@@ -65,6 +65,10 @@ def _fast_check(args: list[str]) -> int | None:
 
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
+    if "run" not in args:  # the guard keeps its host's pipe itself
+        from mcplock.cli.streams import guard_stdout
+
+        guard_stdout()  # a closed stdout (`mcplock check | true`) leaves the exit code alone (issue 42.11)
     if _answers_version(args):
         from mcplock._version import __version__
 

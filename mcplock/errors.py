@@ -166,8 +166,14 @@ class UntrustedError(UsageError):
         self.specs = specs
 
 
+#: a stdio server whose command, script or working directory is not on this machine: an input
+#: error (exit 2), the typo a CI that tolerates outages (exit 3) must not pass (issue 42.11)
+LOCAL_NOT_FOUND = frozenset({"command-not-found", "script-not-found", "cwd-not-found"})
+
+
 class ProbeError(McplockError):
-    """A server could not be probed (exit 3). ``kind`` says why, e.g. ``timeout``."""
+    """A server could not be probed (exit 3; 2 when what it runs is not on this machine,
+    :data:`LOCAL_NOT_FOUND`). ``kind`` says why, e.g. ``timeout``."""
 
     exit_code = 3
     code = "probe"
@@ -175,6 +181,8 @@ class ProbeError(McplockError):
     def __init__(self, kind: str, message: str, *, hint: str | None = None, action: Action | None = None) -> None:
         super().__init__(message, hint=hint, code=kind, action=action)
         self.kind = kind
+        if kind in LOCAL_NOT_FOUND:
+            self.exit_code = 2
         self.stderr_tail = ""  # a probe's error: the server's last stderr lines, and stdout it skipped
         self.skipped_lines: list[str] = []
 

@@ -13,7 +13,7 @@ import pytest
 
 from mcplock.auth import store
 from mcplock.cli.app import run
-from mcplock.packages import cache, registries
+from mcplock.packages import pinned, registries
 from mcplock.packages.pin import PackagePin
 
 from runner import SURFACES, http_fixture, stdio_command
@@ -24,7 +24,7 @@ PIN = PackagePin("npm", "docs-server", "1.0.0", "sha512-" + "A" * 86 + "==")
 @pytest.fixture
 def reads(monkeypatch):
     """Every token-store read (``exists``, ``load``: "token store exists by F", F the function
-    that read it) and every tree verification (:func:`mcplock.packages.cache.prepare`) during
+    that read it) and every tree verification (:func:`mcplock.packages.pinned.prepare`) during
     the test, in order."""
     seen: list[str] = []
     for name in ("exists", "load"):
@@ -39,7 +39,7 @@ def reads(monkeypatch):
 
 
 def test_a_pinned_stdio_add_verifies_the_package_tree_once_and_reads_no_token(monkeypatch, reads):
-    """npm stand-ins: the registry resolves to PIN, the cache's ``prepare`` (install + verify the
+    """npm stand-ins: the registry resolves to PIN, ``packages.pinned.prepare`` (install + verify the
     tree) launches the fixture server; everything else is the real `add`."""
     cmd = stdio_command(mode="benign", surface=str(SURFACES / "demo.json"))
     monkeypatch.setattr(registries, "resolve", lambda launch, environ=None, requested=None: PIN)
@@ -50,7 +50,7 @@ def test_a_pinned_stdio_add_verifies_the_package_tree_once_and_reads_no_token(mo
             spec, command=cmd[0], args=tuple(cmd[1:]), package=replace(PIN, tree_integrity="sha256:" + "c" * 64)
         )
 
-    monkeypatch.setattr(cache, "prepare", prepare)
+    monkeypatch.setattr(pinned, "prepare", prepare)
     code = run(["add", "docs", "--yes", "--timeout", "20", "--", "npx", "-y", "docs-server@1.0.0"])
     assert code == 0
     assert reads == ["tree verified: docs"]

@@ -380,8 +380,8 @@ def test_xdg_config_home_is_honoured(tmp_path, monkeypatch):
 
 def test_lock_auth_key_roundtrip_and_validation():
     from mcplock.errors import LockfileError
+    from mcplock.lock.auth_spec import AuthSpec
     from mcplock.lock.read import loads
-    from mcplock.lock.spec import AuthSpec
     from mcplock.lock.write import dumps
 
     text = (

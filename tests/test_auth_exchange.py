@@ -16,7 +16,8 @@ import pytest
 
 from mcplock.auth.assertion import ID_JAG_TYPE, TOKEN_EXCHANGE, exchange_id_token
 from mcplock.errors import ProbeError
-from mcplock.lock.spec import AuthSpec, ServerSpec
+from mcplock.lock.auth_spec import AuthSpec
+from mcplock.lock.spec import ServerSpec
 
 ID_TOKEN = "id-token-canary-7f3a"
 IDP_SECRET = "idp-secret-canary-02be"

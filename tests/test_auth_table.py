@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcplock.lock.spec import auth_table_problem
+from mcplock.lock.auth_spec import auth_table_problem
 
 CC = {"method": "client-credentials", "client-id": "ci"}
 IA = {

@@ -103,7 +103,7 @@ def test_add_reads_what_the_lock_records_of_each_servers_auth_in_one_pass(monkey
     entry_from_spec and again for the discovered issuers, per server)."""
     from mcplock.auth import store
     from mcplock.core.oauth import read_lock_auths
-    from mcplock.lock.spec import AuthSpec
+    from mcplock.lock.auth_spec import AuthSpec
 
     opened, asked = [], []
 

@@ -125,10 +125,10 @@ def _replay(a, b, ops) -> list[str]:
 def test_the_word_diff_does_bounded_work_on_hostile_text(monkeypatch, make):
     import difflib
 
-    from mcplock.render import changes, worddiff
+    from mcplock.render import worddiff, words
 
     old, new = make()
-    a, b = changes._TOKENS.findall(old), changes._TOKENS.findall(new)
+    a, b = words._TOKENS.findall(old), words._TOKENS.findall(new)
     sizes: list[int] = []
     real = difflib.SequenceMatcher
 
@@ -145,7 +145,7 @@ def test_the_word_diff_does_bounded_work_on_hostile_text(monkeypatch, make):
 
     monkeypatch.setattr(difflib, "SequenceMatcher", counted)
     monkeypatch.setattr(worddiff, "_step", counted_step)
-    text = changes.word_diff(old, new, color=False).plain
+    text = words.word_diff(old, new, color=False).plain
     # difflib (quadratic or worse) only ever sees small pieces; Myers' steps stay linear
     assert max(sizes, default=0) <= worddiff.SMALL
     assert steps[0] <= 8 * (len(a) + len(b)) + worddiff.MAX_D**2
@@ -158,8 +158,8 @@ def test_the_word_diff_does_bounded_work_on_hostile_text(monkeypatch, make):
 def test_the_word_diff_still_reads_as_before_on_short_text():
     import difflib
 
-    from mcplock.render.changes import _TOKENS
     from mcplock.render.worddiff import opcodes
+    from mcplock.render.words import _TOKENS
 
     for old, new in [
         ("Read a file from disk.", "Read a file from the disk, then upload it."),
@@ -361,14 +361,16 @@ def test_the_newer_lock_hint_never_installs_a_strangers_package(cli):
     ],
 )
 def test_docker_options_never_move_the_pin_to_another_word(args, why):
-    from mcplock.packages.launchers import NoPin, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import NoPin
 
     got = parse("docker", args)
     assert isinstance(got, NoPin) and why in got.reason, got
 
 
 def test_docker_pins_the_image_after_a_valued_option():
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
 
     got = parse("docker", ["run", "-i", "--rm", "--dns-opt", "ndots:1", "mcp/time:1"])
     assert isinstance(got, Launch) and (got.name, got.requested) == ("mcp/time", "1")
@@ -383,7 +385,8 @@ def test_docker_pins_the_image_after_a_valued_option():
     ],
 )
 def test_uvx_options_never_pin_their_value(args, pinned):
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
 
     got = parse("uvx", args)
     assert (got.name if isinstance(got, Launch) else None) == pinned, got

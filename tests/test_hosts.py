@@ -22,7 +22,7 @@ from mcplock.hosts import (
     load_host_config,
 )
 from mcplock.hosts.jsonc import to_json
-from mcplock.lock.spec import expand
+from mcplock.lock.templates import expand
 
 DATA = Path(__file__).parent / "data" / "host-configs"
 CANARY = "ghp_CANARY1234567890abcdefghij"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from mcplock.packages.launchers import LOCAL, Launch, NoPin, image_ref, npm_spec, parse, pypi_spec
+from mcplock.packages.command_line import parse
+from mcplock.packages.launchers import LOCAL, Launch, NoPin, image_ref, npm_spec, pypi_spec
 
 D = "sha256:" + "ab" * 32
 

@@ -188,7 +188,7 @@ def test_update_runs_only_what_is_trusted_and_trusts_what_it_moved(cli, index, t
 
 def test_a_version_specifier_resolves_to_the_highest_matching_release_with_uv(index, tmp_path):
     from mcplock.packages.errors import RegistryError
-    from mcplock.packages.pypi import pick_version
+    from mcplock.packages.uv_tool import pick_version
 
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "c"), "PATH": os.environ["PATH"]}
     index.publish(*DEP_1_1, uploaded="2025-03-01T09:30:00.000000Z")
@@ -200,7 +200,7 @@ def test_a_version_specifier_resolves_to_the_highest_matching_release_with_uv(in
 
 def test_uv_keeps_how_to_connect_and_drops_where_packages_come_from(tmp_path):
     from mcplock.packages.cache import cache_root
-    from mcplock.packages.pypi import uv_env
+    from mcplock.packages.uv_tool import uv_env
 
     given = {
         "UV_NATIVE_TLS": "1",

@@ -269,14 +269,14 @@ def test_banner_lines_are_skipped_and_kept():
 
 def test_command_not_found():
     err = probe_error(ServerSpec(name="n", transport="stdio", command="npx-does-not-exist-mcplock"))
-    assert err.kind == "not-found"
+    assert err.kind == "command-not-found"
     assert "command `npx-does-not-exist-mcplock` not found" in err.message
     assert "PATH" in (err.hint or "")
 
 
 def test_missing_cwd():
     err = probe_error(stdio_spec(cwd="/nonexistent/dir/mcplock"))
-    assert err.kind == "not-found"
+    assert err.kind == "cwd-not-found"
     assert "/nonexistent/dir/mcplock" in err.message
 
 
@@ -1004,7 +1004,7 @@ def test_canary_in_args_not_in_not_found_message():
     canary = "canary-" + uuid.uuid4().hex
     spec = ServerSpec(name="s", transport="stdio", command="${CMD}", args=("--token", "${TOKEN}"))
     err = probe_error(spec, environ={"CMD": "/nonexistent/" + canary, "TOKEN": canary})
-    assert err.kind == "not-found"
+    assert err.kind == "command-not-found"
     assert canary not in err.message + (err.hint or "")
 
 

@@ -57,7 +57,7 @@ def read_uses_oauth(spec: ServerSpec, environ: Mapping[str, str]) -> bool:
     if spec.transport is not Transport.HTTP or any(k.lower() == "authorization" for k in spec.headers):
         return False
     from mcplock.auth.store import TokenStore
-    from mcplock.lock.spec import expand
+    from mcplock.lock.templates import expand
 
     return TokenStore(environ).exists(expand(spec.url, environ, spec.secrets))
 

@@ -38,7 +38,9 @@ from mcplock.auth.oauth_errors import oauth_error, translate, translated
 from mcplock.auth.store import TokenStore
 from mcplock.auth.token_storage import FileTokenStorage
 from mcplock.errors import ProbeError
-from mcplock.lock.spec import AuthSpec, ServerSpec, expand, secure_url
+from mcplock.lock.auth_spec import AuthSpec
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import expand, secure_url
 from mcplock.text.untrusted import sanitize
 
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"

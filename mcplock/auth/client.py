@@ -21,7 +21,8 @@ from mcp.shared.auth import AuthorizationCodeResult
 from mcplock.auth.provider import AuthCodeProvider, build_provider
 from mcplock.auth.store import TokenStore
 from mcplock.errors import COMMAND, ProbeError
-from mcplock.lock.spec import ServerSpec, Transport, expand
+from mcplock.lock.spec import ServerSpec, Transport
+from mcplock.lock.templates import expand
 from mcplock.probe import ProbeOptions
 from mcplock.probe.errors import login_action
 from mcplock.probe.http import new_client

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from mcplock.errors import ProbeError
-from mcplock.lock.spec import ServerSpec, expand
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import expand
 
 MAX_KEY_BYTES = 64 * 1024
 _HINT = (

@@ -20,7 +20,9 @@ from mcplock.auth.callback import LoopbackCallback, open_in_browser
 from mcplock.auth.provider import build_provider
 from mcplock.auth.store import StagedStore, TokenStore, describe
 from mcplock.errors import ProbeError
-from mcplock.lock.spec import AuthSpec, ServerSpec, Transport, expand
+from mcplock.lock.auth_spec import AuthSpec
+from mcplock.lock.spec import ServerSpec, Transport
+from mcplock.lock.templates import expand
 from mcplock.probe.errors import HttpErrors
 from mcplock.text.untrusted import sanitize
 

@@ -36,7 +36,9 @@ from mcplock.auth.oauth_errors import oauth_error, translate, translated
 from mcplock.auth.store import TokenStore
 from mcplock.auth.token_storage import FileTokenStorage
 from mcplock.errors import ProbeError
-from mcplock.lock.spec import AuthSpec, ServerSpec, expand
+from mcplock.lock.auth_spec import AuthSpec
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import expand
 
 if TYPE_CHECKING:
     from mcplock.auth.assertion import IdentityAssertionProvider

@@ -32,7 +32,8 @@ Start with `mcplock init` (import the host configs of this project) or
 `mcplock check` in a pre-commit hook.
 
 Exit codes: 0 clean · 1 findings (drift, pending review, out of sync) · 2 usage or
-input error · 3 a server could not be probed · 130 interrupted (143 SIGTERM, 129 SIGHUP).
+input error (also a server's command or script not on this machine) · 3 a server
+could not be reached · 130 interrupted (143 SIGTERM, 129 SIGHUP).
 """
 
 app = typer.Typer(
@@ -55,8 +56,12 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    lockfile: str = typer.Option(
-        "mcp.lock", "--lockfile", envvar="MCPLOCK_LOCKFILE", metavar="PATH", help="The lock file (default ./mcp.lock)."
+    lockfile: str | None = typer.Option(
+        None,
+        "--lockfile",
+        envvar="MCPLOCK_LOCKFILE",
+        metavar="PATH",
+        help="The lock file (default: ./mcp.lock, else the nearest one above, up to the repository root).",
     ),
     no_color: bool = typer.Option(
         False, "--no-color", help="No colour (also NO_COLOR, or when stdout is not a terminal)."
@@ -69,7 +74,12 @@ def root(
 ) -> None:
     if not isinstance(ctx.obj, Cli):
         ctx.obj = Cli()
-    ctx.obj.configure(lockfile=lockfile, no_color=no_color, quiet=quiet, verbose=verbose)
+    from mcplock.model.lockpath import find_lock, found_above
+
+    used = lockfile or find_lock()
+    ctx.obj.configure(lockfile=used, no_color=no_color, quiet=quiet, verbose=verbose)
+    if lockfile is None and found_above(used):
+        ctx.obj.info(f"using {used}: the nearest mcp.lock above this directory (up to the repository root)")
 
 
 # Which module registers each command, in the order `mcplock --help` lists them. A run imports only

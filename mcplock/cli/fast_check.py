@@ -22,7 +22,7 @@ _FLAGS = {"-q", "--quiet", "--no-color"}
 
 def parse(args: list[str]) -> tuple[str, bool] | None:
     """(lock path, quiet) for a plain ``check`` with only global flags, else None."""
-    lockfile = os.environ.get("MCPLOCK_LOCKFILE") or "mcp.lock"
+    lockfile = os.environ.get("MCPLOCK_LOCKFILE") or ""
     quiet = False
     rest: list[str] = []
     i = 0
@@ -36,7 +36,13 @@ def parse(args: list[str]) -> tuple[str, bool] | None:
         else:
             rest.append(a)
         i += used or 1
-    return (lockfile, quiet) if rest == ["check"] and lockfile else None
+    if rest != ["check"]:
+        return None
+    if not lockfile:  # none named: ./mcp.lock, or the nearest above (its path says which)
+        from mcplock.model.lockpath import find_lock
+
+        lockfile = find_lock()
+    return lockfile, quiet
 
 
 def _lockfile_option(args: list[str], i: int) -> tuple[str | None, int]:
@@ -93,7 +99,7 @@ def _anything_to_say(lock: Lock, lockfile: str, findings: list[Finding]) -> bool
     evidence from runs, a merge driver override)."""
     from mcplock.core.check import code_env, critical_accepted
     from mcplock.core.lookalikes import lookalike_warnings
-    from mcplock.core.merge_driver import override_warning
+    from mcplock.core.merge_install import override_warning
     from mcplock.guard import evidence
 
     return bool(

@@ -6,7 +6,8 @@ below it parses them (the library API takes a :class:`~mcplock.lock.spec.ServerS
 from __future__ import annotations
 
 from mcplock.errors import SecretError, UsageError
-from mcplock.lock.spec import ENV_NAME, TRANSPORTS, Transport, env_var_name, looks_secret
+from mcplock.lock.spec import TRANSPORTS, Transport
+from mcplock.lock.templates import ENV_NAME, env_var_name, looks_secret
 
 
 def parse_env(items: list[str], *, refuse_secrets: bool = True) -> dict[str, str]:

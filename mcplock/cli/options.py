@@ -20,7 +20,8 @@ from mcplock.cli.context import Cli
 from mcplock.model.client_capabilities import HELP as CAPABILITIES_HELP
 
 if TYPE_CHECKING:
-    from mcplock.lock.spec import AuthSpec, ClientIdentity
+    from mcplock.lock.auth_spec import AuthSpec
+    from mcplock.lock.spec import ClientIdentity
     from mcplock.probe import ProbeOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -174,7 +175,7 @@ class ProbeArgs:
 
     def auth(self) -> AuthSpec | None:
         """The ``auth`` the --oauth-* options describe (None without them)."""
-        from mcplock.core.oauth import auth_spec
+        from mcplock.core.auth_options import auth_spec
 
         return auth_spec(
             self.oauth_client_id,

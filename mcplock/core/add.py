@@ -17,8 +17,9 @@ from mcplock.core.add_sources import Staged
 from mcplock.core.probing import Results, result_of, unpinnable
 from mcplock.core.specs import entry_from_spec, lock_dir, probe_spec
 from mcplock.errors import HashError, ProbeError, UntrustedError
+from mcplock.lock.auth_spec import AuthSpec
 from mcplock.lock.model import Entry, ServerEntry
-from mcplock.lock.spec import AuthSpec, ClientIdentity, ServerSpec
+from mcplock.lock.spec import ClientIdentity, ServerSpec
 from mcplock.lock.targets import label
 from mcplock.model import severity
 
@@ -40,8 +41,9 @@ def pin_packages(
     package could not be resolved (unknown, unreachable registry: not to be probed nor added, exit 3);
     and the spec that runs each verified artefact (its tree checked here, once: the probe launches it)."""
     from mcplock.packages import pin_and_prepare
+    from mcplock.packages.command_line import parse
     from mcplock.packages.errors import RegistryError
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.launchers import Launch
 
     out: list[Staged] = []
     failed: dict[str, ProbeError] = {}

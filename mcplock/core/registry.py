@@ -128,7 +128,8 @@ def check_claims(specs: list[ServerSpec], environ: Env = None) -> None:
     (OwnershipError, exit 2, before anything is installed). A remote has no package: the
     registry vouches for it by the name's namespace."""
     from mcplock.packages import claims
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
 
     for sp in specs:
         if sp.registry is None or sp.remote:

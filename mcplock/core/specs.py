@@ -11,8 +11,9 @@ from dataclasses import replace
 from typing import Any
 
 from mcplock.errors import McplockError, UsageError
+from mcplock.lock.auth_spec import AuthSpec
 from mcplock.lock.model import ServerEntry
-from mcplock.lock.spec import AuthSpec, ClientIdentity, ServerSpec
+from mcplock.lock.spec import ClientIdentity, ServerSpec
 
 
 def lock_dir(lockfile: str) -> str:

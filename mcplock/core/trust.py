@@ -28,9 +28,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from mcplock.errors import UntrustedError
+from mcplock.lock.auth_spec import AuthSpec
 from mcplock.lock.hashing import definition_hash
 from mcplock.lock.model import ServerEntry
-from mcplock.lock.spec import AuthSpec, ServerSpec, template_names
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import template_names
 from mcplock.model import paths
 from mcplock.text.untrusted import sanitize, shell_word
 
@@ -197,7 +199,8 @@ def _container_escapes(spec: ServerSpec) -> list[str]:
     """What of the host a stdio server's container is given (``docker run`` options)."""
     if not spec.stdio:
         return []
-    from mcplock.packages.launchers import Launch, host_access, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch, host_access
 
     launch = parse(spec.command, spec.args)
     return host_access(launch.options) if isinstance(launch, Launch) and launch.registry == "oci" else []

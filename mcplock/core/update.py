@@ -170,7 +170,8 @@ def _pin_status(pin: PackagePin | None, moved: bool) -> str:
 def _registry_launch(srv: ServerEntry) -> Launch | None:
     """The package launch ``srv``'s command runs, when its package has a registry of its own
     (a bundle has none; nor does a remote or a plain command)."""
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
 
     launch = parse(srv.spec.command, srv.spec.args) if srv.spec.stdio else None
     if not isinstance(launch, Launch) or launch.registry == "mcpb":
@@ -304,7 +305,8 @@ def _bumped_version(sp: Any) -> str | None:
     (an image, a range, a tag, no version or another package: None, the pin wins)."""
     import re
 
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
 
     pin = sp.package
     launch = parse(sp.command, sp.args) if pin is not None else None
@@ -374,7 +376,8 @@ def record_command_lines(lockfile: str, rows: list[Row], moved: Collection[str])
 
 def _named_version(srv: ServerEntry) -> str | None:
     """The exact version (an image: the tag) the locked command line asks for, if any."""
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
 
     launch = parse(srv.spec.command, srv.spec.args)
     return launch.requested if isinstance(launch, Launch) else None

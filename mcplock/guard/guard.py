@@ -28,7 +28,8 @@ from mcplock.guard.freshness import Freshness
 from mcplock.guard.host_requests import HostRequests
 from mcplock.guard.hostio import INVALID_REQUEST, SERVER_ERROR, HostIO, error, result
 from mcplock.guard.ledger import Ledger
-from mcplock.guard.modern import ModernHost, is_discover, opens_modern
+from mcplock.guard.modern import ModernHost
+from mcplock.guard.modern_wire import is_discover, opens_modern
 from mcplock.guard.state import HostState, Notes
 from mcplock.guard.upstream import Upstream
 from mcplock.guard.upstream_side import UpstreamSide, send_up
@@ -255,7 +256,7 @@ class Guard:
             self.notes.say(report)
         self.freshness.opened(snap.protocol_version, snap.capabilities)
         if era.is_modern(snap.protocol_version):  # its change notifications come only this way
-            self.ledger.spawn(self.modern.listen_upstream(snap.capabilities))
+            self.ledger.spawn(self.up.listen_for_changes(snap.capabilities))
         return snap
 
     def _now_ready(self) -> None:

@@ -18,12 +18,13 @@ from mcplock.guard.calls import Validators, drift_signal, elicitation_params, re
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
 from mcplock.guard.ledger import host_key
 from mcplock.guard.messages import Notification, Request, Response, call_params
+from mcplock.guard.reads import pinned_document, template_refusal, ui_listing
 from mcplock.guard.view import View
 from mcplock.guard.wellformed import is_id, member, rebuilt
 from mcplock.lock.model import Entry
 from mcplock.lock.param_headers import problems_over as header_problems
 from mcplock.lock.targets import format_target
-from mcplock.model.documents import LISTED, is_ui_uri, read_result
+from mcplock.model.documents import read_result
 from mcplock.text.untrusted import shell_word
 from mcplock.trust.decide import Decision
 
@@ -113,10 +114,12 @@ class HostRequests:
         elif method == "resources/list" and self.server.spec.pin_resources:  # pinned: the lock's listing
             self.ledger.spawn(self._serve_list("resource", msg["id"]), msg["id"])
         elif method == "resources/list" and self.server.items["ui"]:  # App documents: as locked
-            self.ledger.spawn(self.upstream.forward(msg, rewrite=self._ui_listing), msg["id"])
+            self.ledger.spawn(
+                self.upstream.forward(msg, rewrite=partial(ui_listing, self.server, self.views)), msg["id"]
+            )
         elif method == "prompts/get":
             self._get_prompt(msg)
-        elif method == "resources/read" and self._pinned_document(msg) is not None:
+        elif method == "resources/read" and pinned_document(self.server, msg) is not None:
             self._read_document(msg)
         elif method == "resources/read" and skills.file_of(self.server, msg) is not None:
             self.ledger.spawn(skills.read_file(self, msg), msg["id"])  # a skill's file (guard/skills.py)
@@ -190,21 +193,6 @@ class HostRequests:
 
     # --- resources/read of a document the lock pins -----------------------------------------
 
-    def _pinned_document(self, msg: Request) -> tuple[str, str] | None:
-        """(kind, URI) of a read the lock answers: any ``ui://`` document, a pinned resource's
-        or a skill's content; None for a read that goes on upstream (resources are data)."""
-        params = msg.get("params")
-        uri = params.get("uri") if isinstance(params, dict) else None
-        if not isinstance(uri, str):
-            return None
-        if is_ui_uri(uri) or uri in self.server.items["ui"]:
-            return "ui", uri
-        if uri in self.server.items["content"] or (
-            self.server.spec.pin_resources and uri in self.server.items["resource"]
-        ):
-            return "content", uri
-        return None
-
     def _read_unpinned(self, msg: Request) -> None:
         """A server that pins its resources: a read of a URI the lock neither pins nor reaches
         through an accepted template is refused (:mod:`mcplock.guard.resource_reads`)."""
@@ -220,56 +208,20 @@ class HostRequests:
 
     def _templated(self, msg: Request, view: View) -> bool:
         """Whether the read matches an accepted template; the host has its refusal when not."""
-        from mcplock.guard.resource_reads import matches, walks_out
-        from mcplock.text.untrusted import name_text
-
-        uri = member(msg, "params").get("uri")
-        if (
-            isinstance(uri, str)
-            and not walks_out(uri)
-            and any(
-                matches(t, uri) and view.item("resource-template", t).allowed
-                for t in self.server.items["resource-template"]
-            )
-        ):
+        why = template_refusal(self.server, view, msg)
+        if why is None:
             return True
-        shown = name_text(uri) if isinstance(uri, str) else "(no uri)"
-        why = (
-            f"`{shown}` is neither a resource the lock pins for `{self.server.name}` nor a match of one of its "
-            "accepted resource templates"
-            + (" (its path walks out with `.` or `..`)" if isinstance(uri, str) and walks_out(uri) else "")
-        )
-        self.notes.note(f"refused:read:{shown}", f"mcplock: refused a read: {why}")
+        shown = why[0]
+        self.notes.note(f"refused:read:{shown}", f"mcplock: refused a read: {why[1]}")
         self.io.send(
             error(
                 msg["id"],
                 INVALID_PARAMS,
-                f"mcplock refused this resource: {why}; see "
+                f"mcplock refused this resource: {why[1]}; see "
                 f"`mcplock show {shell_word(self.server.name)}` for what is locked",
             )
         )
         return False
-
-    def _ui_listing(self, out: dict[str, Any]) -> dict[str, Any]:
-        """A relayed ``resources/list`` answer with each ``ui://`` entry as the lock holds it (its
-        ``_meta.ui`` is the host's fallback CSP), or left out where the document is not served."""
-        res = out.get("result")
-        entries = res.get("resources") if isinstance(res, dict) else None
-        view = self.views.view
-        if not isinstance(res, dict) or not isinstance(entries, list) or view is None:
-            return out
-        kept = [k for e in entries for k in self._as_locked(e, view)]
-        return {**out, "result": {**res, "resources": kept}}
-
-    def _as_locked(self, listed: Any, view: View) -> list[Any]:
-        """One entry of a relayed ``resources/list``: an App document's as the lock holds it (none
-        when it is not served); any other resource's as the server listed it."""
-        uri = listed.get("uri") if isinstance(listed, dict) else None
-        if not isinstance(uri, str) or not (is_ui_uri(uri) or uri in self.server.items["ui"]):
-            return [listed]
-        entry = self.server.items["ui"].get(uri)
-        locked = entry.definition.get(LISTED) if entry is not None and isinstance(entry.definition, dict) else None
-        return [locked] if isinstance(locked, dict) and view.item("ui", uri).allowed else []
 
     def _read_document(self, msg: Request) -> None:
         if (view := self.views.now()) is not None:
@@ -282,7 +234,7 @@ class HostRequests:
 
     def _serve_document(self, msg: Request, view: View) -> None:
         """The locked document, byte-exact from the lock, or a refusal: never the upstream's."""
-        which = self._pinned_document(msg)
+        which = pinned_document(self.server, msg)
         assert which is not None
         kind, uri = which
         d = view.item(kind, uri)

@@ -28,7 +28,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import secrets
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -41,6 +40,7 @@ from mcplock.guard.discover import discover_answer
 from mcplock.guard.embedded import screen
 from mcplock.guard.hostio import INVALID_PARAMS, SERVER_ERROR, error, result
 from mcplock.guard.ledger import Key, host_key
+from mcplock.guard.modern_wire import ASKABLE, FILTERS, NOTIFICATION_FILTER, in_modern_era
 from mcplock.guard.wellformed import member
 from mcplock.probe import era
 from mcplock.text.untrusted import name_text
@@ -58,47 +58,8 @@ if TYPE_CHECKING:
 
     AskHost = Callable[[str, Any], Awaitable[Mapping[str, Any] | None]]  # the host's answer
 
-INTERNAL_ERROR = -32603  # what a modern host gets for an upstream failure (-32000 is the legacy range)
-LISTEN_PAUSE = 1.0  # seconds before the guard's subscription upstream is opened again after it ended
-_FILTERS = {"tool": "toolsListChanged", "prompt": "promptsListChanged", "resource-template": "resourcesListChanged"}
-_NOTIFICATION_FILTER = {
-    "notifications/tools/list_changed": "toolsListChanged",
-    "notifications/prompts/list_changed": "promptsListChanged",
-    "notifications/resources/list_changed": "resourcesListChanged",
-}
 MAX_STATES = 1024  # requestStates remembered for retries (the oldest forgotten first)
 MAX_ROUNDS = 8  # input_required rounds the guard answers for a legacy host before it gives up
-# what only a cacheable result holds (lists, resources/read): it carries ttlMs and cacheScope at 2026-07-28
-_CACHEABLE = ("contents", "resources", "resourceTemplates", "tools", "prompts")
-_ASKABLE = {"elicitation/create": "elicitation", "roots/list": "roots", "sampling/createMessage": "sampling"}
-
-
-MAX_TTL_MS = 86_400_000  # a day: what the guard lets a host cache a relayed answer for, at most
-
-
-def caching_hints(res: dict[str, Any]) -> dict[str, Any]:
-    """``ttlMs`` and ``cacheScope`` for a relayed result: the server's ttl when it is sound (an
-    integer of milliseconds from 0 to a day; else 0 — never a negative, fractional, huge or
-    non-numeric one), and always ``private``. What the guard relays is decided by this user's
-    lock, review state and credentials: a shared (``public``) cache would hand it to another
-    client — one with another lock, or none — without the guard (issue 47, item 19)."""
-    ttl = res.get("ttlMs")
-    if isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 0:
-        ttl = 0
-    return {"ttlMs": min(ttl, MAX_TTL_MS), "cacheScope": "private"}
-
-
-def is_discover(msg: dict[str, Any]) -> bool:
-    return msg.get("method") == "server/discover" and "id" in msg
-
-
-def opens_modern(msg: dict[str, Any]) -> bool:
-    """A host request that opens a modern session: discover, or any request with the envelope."""
-    return (
-        "id" in msg
-        and msg.get("method") != "initialize"
-        and (is_discover(msg) or era.request_version(msg.get("params")) is not None)
-    )
 
 
 class ModernHost:
@@ -159,7 +120,10 @@ class ModernHost:
             msg = self._screened(msg, res)
         if not self.host.modern:
             return msg
-        return self._in_modern_era(msg)
+        res = msg.get("result")
+        if isinstance(res, dict) and res.get("resultType") == "input_required":
+            self._remember_state(msg)  # the retry must name the same tool
+        return in_modern_era(msg, self.server.name)
 
     def _screened(self, msg: dict[str, Any], res: dict[str, Any]) -> dict[str, Any]:
         """``msg`` with every App document embedded in its ``res`` that is not the locked one
@@ -176,24 +140,6 @@ class ModernHost:
             )
         return {**msg, "result": screened}
 
-    def _in_modern_era(self, msg: dict[str, Any]) -> dict[str, Any]:
-        """An answer as a 2026-07-28 host reads it: a result with its ``resultType`` and its
-        caching hints, an ``input_required`` one marked as the guard's; an upstream failure
-        in the modern error range."""
-        if "result" in msg and isinstance(msg["result"], dict):
-            res = msg["result"]
-            if "resultType" not in res:
-                msg = {**msg, "result": {"resultType": "complete", **res}}
-            if "ttlMs" in res or "cacheScope" in res or any(k in res for k in _CACHEABLE):
-                # a legacy upstream's list or read gets the hints; a modern one's are kept only when sound
-                msg = {**msg, "result": {**msg["result"], **caching_hints(res)}}
-            if res.get("resultType") == "input_required":
-                self._remember_state(msg)
-                msg = {**msg, "result": {**msg["result"], **_marked(self.server.name, res)}}
-        elif "error" in msg and isinstance(msg["error"], dict) and msg["error"].get("code") == SERVER_ERROR:
-            msg = {**msg, "error": {**msg["error"], "code": INTERNAL_ERROR}}
-        return msg
-
     def list_result(self, field: str, items: list[dict[str, Any]]) -> dict[str, Any]:
         if self.host.modern:
             return {"resultType": "complete", field: items, "ttlMs": 0, "cacheScope": "private"}
@@ -204,7 +150,7 @@ class ModernHost:
     def listen(self, msg: Request) -> None:
         params = member(msg, "params")
         wanted = member(params, "notifications")
-        agreed = {k: True for k in _FILTERS.values() if wanted.get(k) is True}
+        agreed = {k: True for k in FILTERS.values() if wanted.get(k) is True}
         self.subscriptions[msg["id"]] = agreed
         self.io.send(
             {
@@ -227,7 +173,7 @@ class ModernHost:
         if not self.host.modern:
             self.io.send({"jsonrpc": "2.0", "method": method})
             return
-        want = _NOTIFICATION_FILTER.get(method)
+        want = NOTIFICATION_FILTER.get(method)
         for sid, agreed in self.subscriptions.items():
             if want is not None and agreed.get(want):
                 self.io.send({"jsonrpc": "2.0", "method": method, "params": {"_meta": {era.SUBSCRIPTION_KEY: sid}}})
@@ -330,7 +276,7 @@ class ModernHost:
         answers: dict[str, Any] = {}
         for k, req in requests.items():
             method = req.get("method") if isinstance(req, dict) else None
-            if method in _ASKABLE and self.host.caps.get(_ASKABLE[method]) is not None:
+            if method in ASKABLE and self.host.caps.get(ASKABLE[method]) is not None:
                 asked = req.get("params")
                 if method == "elicitation/create":
                     asked = server_question(self.server.name, asked)
@@ -346,7 +292,7 @@ class ModernHost:
         is in flight: it goes to the host inside an ``input_required`` answer to that call (the
         latest one; stdio says no more). True when it did; False leaves it to be declined."""
         method = msg["method"]
-        if method not in _ASKABLE or self.host.caps.get(_ASKABLE[method]) is None or self.host.gone:
+        if method not in ASKABLE or self.host.caps.get(ASKABLE[method]) is None or self.host.gone:
             return False
         held = next(reversed(self.asked_calls.values()), None) if self.asked_calls else None
         new = held is None
@@ -429,27 +375,6 @@ class ModernHost:
         held.changed.set()
         return True
 
-    # --- the upstream's change notifications (a modern upstream) ----------------------------
-
-    async def listen_upstream(self, caps: dict[str, Any]) -> None:
-        """Keep a ``subscriptions/listen`` open upstream for the lists it says can change; what
-        it carries reaches :meth:`~mcplock.guard.upstream_side.UpstreamSide.from_upstream` like any
-        notification."""
-        wanted = {
-            f: True
-            for kind, f in _FILTERS.items()
-            if isinstance(
-                caps.get({"tool": "tools", "prompt": "prompts", "resource-template": "resources"}[kind]), dict
-            )
-            and caps[{"tool": "tools", "prompt": "prompts", "resource-template": "resources"}[kind]].get("listChanged")
-        }
-        if not wanted:
-            return
-        for _ in range(100):
-            with contextlib.suppress(ProbeError):
-                await self.up.request("subscriptions/listen", {"notifications": wanted}, timeout=None)
-            await asyncio.sleep(LISTEN_PAUSE)
-
 
 _NO_ID = object()  # no host request waits for a held call's next answer
 
@@ -465,17 +390,3 @@ class _Held:
     sent: list[str] = field(default_factory=list)  # the input keys of the last round
     answer: dict[str, Any] | None = None  # the upstream's answer to the call, once it came
     changed: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-def _marked(server: str, res: dict[str, Any]) -> dict[str, Any]:
-    """An ``input_required`` result's server questions, each marked as the server's."""
-    reqs = res.get("inputRequests")
-    if not isinstance(reqs, dict):
-        return {}
-    out = {
-        k: {**r, "params": server_question(server, r["params"])}
-        if isinstance(r, dict) and r.get("method") == "elicitation/create" and isinstance(r.get("params"), dict)
-        else r
-        for k, r in reqs.items()
-    }
-    return {"inputRequests": out}

@@ -11,12 +11,14 @@ probe's canned answers, and ``on_lost`` hears when the connection ends.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from mcplock.errors import McplockError, ProbeError
+from mcplock.guard.modern_wire import FILTERS
 
 if TYPE_CHECKING:
     import subprocess
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
     from mcplock.probe.transport import Connection, OnMessage
 
 OnLost = Callable[[ProbeError], None]
+LISTEN_PAUSE = 1.0  # seconds before the guard's subscription upstream is opened again after it ended
 
 # kind -> the arguments of the probe session's paginated list for it
 LISTS = ("tools", "prompts", "templates")
@@ -182,6 +185,25 @@ class Upstream:
             await self.conn.send_message(msg)
         except ProbeError as e:
             raise self._clean(e) from None
+
+    async def listen_for_changes(self, caps: dict[str, Any]) -> None:
+        """Keep a ``subscriptions/listen`` open upstream for the lists it says can change; what
+        it carries reaches ``on_message`` (:meth:`~mcplock.guard.upstream_side.UpstreamSide.from_upstream`) like any
+        notification."""
+        wanted = {
+            f: True
+            for kind, f in FILTERS.items()
+            if isinstance(
+                caps.get({"tool": "tools", "prompt": "prompts", "resource-template": "resources"}[kind]), dict
+            )
+            and caps[{"tool": "tools", "prompt": "prompts", "resource-template": "resources"}[kind]].get("listChanged")
+        }
+        if not wanted:
+            return
+        for _ in range(100):
+            with contextlib.suppress(ProbeError):
+                await self.request("subscriptions/listen", {"notifications": wanted}, timeout=None)
+            await asyncio.sleep(LISTEN_PAUSE)
 
     async def close(self) -> None:
         conn, self._conn = self._conn, None

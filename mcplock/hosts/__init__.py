@@ -49,7 +49,7 @@ their values are literal (a ``${X}`` in a Claude Desktop ``mcp-remote`` argument
 the probe to expand from the entry's env, which is what mcp-remote does).
 
 Secrets (see ``secrets.py`` and docs/lock-format.md): every env and header value that
-:func:`~mcplock.lock.spec.looks_secret` flags — placeholders such as ``REPLACE_WITH_…`` included —
+:func:`~mcplock.lock.templates.looks_secret` flags — placeholders such as ``REPLACE_WITH_…`` included —
 is stored as a ``${NAME}`` template and its literal goes into ``spec.secrets[NAME]`` (memory
 only). Credential-looking arguments and URL parts are templated likewise. ``templated`` says
 what moved where; no note, warning, error or ``repr`` contains a secret value.
@@ -75,7 +75,8 @@ from typing import Any
 
 from mcplock.errors import ConfigError, UsageError, json_type
 from mcplock.hosts.formats import BY_NAME, IMPORTERS, Importer
-from mcplock.hosts.importers import Skip, build, check_name
+from mcplock.hosts.imported import build
+from mcplock.hosts.importers import Skip, check_name
 from mcplock.hosts.model import HOSTS, HostConfig, ImportedServer
 from mcplock.hosts.parse import Where, parse, read_text
 from mcplock.lock.hashing import definition_hash

@@ -1,6 +1,6 @@
 """What every host's importer shares: an entry's typed fields (:class:`Entry`), the transport
-rules several hosts have in common, one server built from an entry through its host's
-:class:`~mcplock.hosts.formats.interface.Importer` (:func:`build`), the servers map of a file.
+rules several hosts have in common, the servers map of a file. One server built from an entry
+through its host's :class:`~mcplock.hosts.formats.interface.Importer` is :mod:`mcplock.hosts.imported`.
 
 The hosts' own rules are one module each in :mod:`mcplock.hosts.formats`; the package docstring
 (``mcplock.hosts``) lists them.
@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator
+from typing import Any
 
 from mcplock.errors import json_type
-from mcplock.hosts.interpolate import Unsupported, convert, host_name
-from mcplock.hosts.model import ImportedServer
+from mcplock.hosts.interpolate import host_name
 from mcplock.hosts.parse import DupDict, Where
-from mcplock.hosts.secrets import Secrets
-from mcplock.lock.spec import ServerSpec, Transport, looks_secret
-
-if TYPE_CHECKING:
-    from mcplock.hosts.formats.interface import Importer
+from mcplock.lock.spec import Transport
+from mcplock.lock.templates import looks_secret
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TYPES = {
@@ -183,50 +179,6 @@ def guess_remote(url: str, host: str, warnings: list[str]) -> Transport:
         )
         return Transport.SSE
     return Transport.HTTP
-
-
-def build(e: Entry, imp: Importer, source: str, extra_warnings: list[str] | None = None) -> ImportedServer:
-    """Turn one raw entry into an ImportedServer by its host's rules (raises Skip, or ConfigError
-    for wrong shapes): the transport, its fields with the host's variables converted, then every
-    secret-looking literal moved out into a template."""
-    warnings: list[str] = []
-    transport, url = imp.route(e, warnings)
-    try:
-        fields = _fields(e, imp, transport, url, lambda v: convert(imp.host, v, warnings), warnings)
-    except Unsupported as u:
-        raise Skip(str(u)) from None
-    for key in ("oauth", "auth"):
-        if e.has(key):
-            warnings.append(f"{key} settings are not imported: mcplock logs in with its own OAuth flow (`--login`)")
-    secrets = Secrets(e.name)
-    if transport is Transport.STDIO:
-        fields["args"] = tuple(secrets.args(fields["args"]))
-        fields["env"] = secrets.env(fields["env"])
-    else:
-        fields["url"] = secrets.url(fields["url"])
-        fields["headers"] = secrets.headers(fields["headers"])
-    spec = ServerSpec(name=e.name, transport=transport, source=source, secrets=dict(secrets.values), **fields)
-    return ImportedServer(
-        spec=spec,
-        templated=tuple(secrets.notes),
-        warnings=tuple(dict.fromkeys([*warnings, *secrets.warnings, *(extra_warnings or [])])),
-    )
-
-
-def _fields(
-    e: Entry, imp: Importer, transport: Transport, url: str | None, conv: Callable[[str], str], warnings: list[str]
-) -> dict[str, Any]:
-    if transport is Transport.STDIO:
-        return imp.stdio(e, conv, warnings)
-    if url is None or not url.strip():
-        raise Skip(f'type "{transport}" without a url')
-    headers = imp.headers(e, warnings)
-    url = conv(url)
-    check_url(url)
-    fields = {"url": url, "headers": {k: conv(v) for k, v in headers.items()}}
-    if e.has("headersHelper"):
-        warnings.append("headersHelper is not run by mcplock: set the headers it prints with ${VAR} templates")
-    return fields
 
 
 # --- the servers map of a file ----------------------------------------------------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from mcplock.lock.spec import env_var_name, looks_secret
+from mcplock.lock.templates import env_var_name, looks_secret
 
 _TEMPLATE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}")
 _AUTH_SCHEME = re.compile(r"(?is)(bearer|basic|token)\s+(\S.*)")

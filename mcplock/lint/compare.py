@@ -498,11 +498,47 @@ def _answer_cloaks(server: ServerEntry, base: dict[tuple[str, str], str], desc: 
 
 def cloaking(server: ServerEntry, first: Snapshot, others: list[tuple[Any, Any]]) -> list[Cloaked]:
     """What each identity's answer (``others``: (identity, Snapshot or ProbeError)) has that the
-    first answer has not, item by item: each a ``critical`` finding naming the identity."""
+    first answer has not, item by item: each a ``critical`` finding naming the identity — unless
+    the item is listed exactly to the clients that declare a capability it needs (issue 42.2:
+    server-everything offers its sampling tool only to a client that declares ``sampling``):
+    that is the protocol at work, said once as an ``info`` note, not cloaking."""
     base = _hashes(server, first)
     out: list[Cloaked] = []
     for who, got in others:
         out += _answer_cloaks(server, base, who.describe(), got)
+    gated = _capability_gated(server, first, others, {(c.kind, c.name) for c in out if c.change != "changed"})
+    kept = [c for c in out if (c.kind, c.name) not in gated or c.change == "changed"]
+    notes = [
+        Cloaked(
+            "every identity",
+            kind,
+            key,
+            "capability",
+            "info",
+            f"offered only to clients that declare `{cap}` (the identities that do not are not shown it): "
+            "the protocol at work, not cloaking",
+        )
+        for (kind, key), cap in sorted(gated.items())
+    ]
+    return kept + notes
+
+
+def _capability_gated(
+    server: ServerEntry, first: Snapshot, others: list[tuple[Any, Any]], items: set[tuple[str, str]]
+) -> dict[tuple[str, str], str]:
+    """Of ``items`` (listed to some identities, not to others): each that every answer lists
+    exactly when its client declared one capability, with that capability."""
+    answers = [first, *(got for _who, got in others if isinstance(got, Snapshot))]
+    try:
+        listed = [(set(a.client_capabilities or ()), set(_hashes(server, a))) for a in answers]
+    except Exception:  # an answer that cannot be hashed was reported already
+        return {}
+    declared = sorted({c for caps, _ in listed for c in caps})
+    out: dict[tuple[str, str], str] = {}
+    for item in items:
+        cap = next((c for c in declared if all((item in have) == (c in caps) for caps, have in listed)), None)
+        if cap is not None:
+            out[item] = cap
     return out
 
 
@@ -513,12 +549,14 @@ def _fails(d: ServerDiff, fail_on: str | None) -> bool:
 
 
 def exit_code(diffs: list[ServerDiff], fail_on: str | None = None) -> int:
-    """1 on drift or pending review, else 3 if a server was unreachable, else 0. With ``fail_on``
+    """1 on drift or pending review, else 2 if a server's command, script or working directory
+    is not on this machine, else 3 if a server was unreachable, else 0. With ``fail_on``
     (a severity) only a change of that severity or worse counts as drift; pending items always do."""
     if any(_fails(d, fail_on) for d in diffs):
         return 1
     if any(d.critical_cloaks for d in diffs):
         return 1  # a server that answers a host otherwise than the probe (diff --cloak)
-    if any(d.status == "unreachable" for d in diffs):
-        return 3
-    return 0
+    unreachable = [d for d in diffs if d.status == "unreachable"]
+    if any(d.error is not None and d.error.exit_code == 2 for d in unreachable):
+        return 2  # what it runs is not on this machine: an input error, not an outage
+    return 3 if unreachable else 0

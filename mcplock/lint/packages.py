@@ -206,7 +206,8 @@ def named_package(command: str | None, args: tuple[str, ...] | list[str]) -> tup
     capital letter), but such a command still runs, so its name is checked too."""
     import os
 
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
 
     got = parse(command, args)
     if isinstance(got, Launch):

@@ -1,7 +1,8 @@
 """The one schema differ: what changed between two JSON Schemas, by JSON path, and how.
 
 deepdiff's tree view finds the changed paths; on top of it, each change is classified per
-schema keyword (:mod:`mcplock.lint.schema_keywords`): it **tightens** what the schema accepts
+schema keyword (:mod:`mcplock.lint.schema_keywords`; a keyword that holds sub-schemas here, the
+sub-schemas diffed in turn): it **tightens** what the schema accepts
 (a new ``pattern``, a lowered ``maxLength``, a narrowed ``enum``, a new required property,
 ``additionalProperties: false``), **loosens** it (the reverse, and new properties: a new input
 is a new capability), or is **neutral** (a change that cannot be ordered, or text such as a
@@ -18,15 +19,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcplock.lint.schema_keywords import (
+    ADDITIONAL,
+    KEYWORDS,
+    UNITS,
+    Judge,
+    as_list,
+    branch_count,
+    openness,
+    unordered,
+    whole,
+)
+from mcplock.lint.schema_vocabulary import (
     BRANCHES,
     COSMETIC_KEYWORDS,
     DEF_MAPS,
+    LOOSENED,
+    MISSING,
+    NEUTRAL,
+    NUMERIC,
     SCHEMA_MAPS,
     SCHEMA_VALUED,
     TEXT_KEYWORDS,
-    classify_unit,
+    TIGHTENED,
+    Classified,
+    join,
 )
-from mcplock.lint.schema_verdicts import LOOSENED, MISSING, NEUTRAL, NUMERIC, TIGHTENED, Classified, join
 
 __all__ = [
     "COSMETIC_KEYWORDS",
@@ -67,6 +84,53 @@ def schema_diff(old: Any, new: Any, path: str = "") -> SchemaDiff:
 def classify_schema_change(old: Any, new: Any, path: str = "") -> list[Classified]:
     """``[(path, "tightened" | "loosened" | "neutral", what), …]`` for every difference."""
     return schema_diff(old, new, path).classified
+
+
+def classify_unit(old: Any, new: Any, path: str, key: str | None, out: list[Classified]) -> None:
+    """Classify one unit: the sub-schema as a whole (``key`` None) or one keyword of a schema object."""
+    if key is None:
+        whole(old, new, path or "(schema)", out)
+        return
+    unit = UNITS.get(key)
+    if unit is not None:
+        unit(old, new, path, out)
+        return
+    judge = _SUB_SCHEMAS.get(key) or KEYWORDS.get(key, unordered)
+    judge(key, old.get(key, MISSING), new.get(key, MISSING), join(path, key), out)
+
+
+def _additional_properties(_key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    """``additionalProperties``: a sub-schema on both sides diffed in turn, else judged by what it admits."""
+    if isinstance(o, dict) and isinstance(n, dict):
+        out.extend(classify_schema_change(o, n, p))
+    else:
+        out.append((p, *ADDITIONAL[openness(o), openness(n)]))
+
+
+def _schema_list(key: str, o: Any, n: Any, p: str, out: list[Classified], *, more_is_looser: bool) -> None:
+    """A list of sub-schemas: each position diffed on its own while the count holds, else judged by
+    the branches added or removed."""
+    ol, nl = as_list(o), as_list(n)
+    if ol is None or nl is None:
+        out.append((p, NEUTRAL, f"{key} changed"))
+    elif len(ol) == len(nl):
+        for i, (a, b) in enumerate(zip(ol, nl, strict=False)):
+            out.extend(classify_schema_change(a, b, f"{p}[{i}]"))
+    else:
+        out.append((p, *branch_count(key, ol, nl, more_is_looser)))
+
+
+def _schema_valued(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    """Sub-schemas: a branch more accepts more, but in ``allOf`` and ``prefixItems`` (where each is
+    one more constraint)."""
+    _schema_list(key, o, n, p, out, more_is_looser=key not in ("allOf", "prefixItems"))
+
+
+# the keywords that hold sub-schemas: each pair diffed in turn
+_SUB_SCHEMAS: dict[str, Judge] = {
+    "additionalProperties": _additional_properties,
+    **dict.fromkeys(SCHEMA_VALUED + BRANCHES, _schema_valued),
+}
 
 
 def _changed(old: Any, new: Any, *, deeper: bool = False) -> list[tuple[list[Any], str, Any, Any]]:

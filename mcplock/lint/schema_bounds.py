@@ -1,23 +1,38 @@
-"""How numeric bounds change, read together (``maximum`` with ``exclusiveMaximum``, ``minimum``
-with ``exclusiveMinimum``; an integer's ``< 5`` is its ``<= 4``): tightened, loosened, or the
-same limit respelled. :mod:`mcplock.lint.schema_keywords` hands them here as one unit."""
+"""How a schema's numeric bounds changed: each of the upper and the lower bound judged by its
+tightest limit, ``maximum`` and ``exclusiveMaximum`` together (draft-4's boolean exclusive
+bounds too), an integer's exclusive bound read as the inclusive one next to it; a length or
+count bound (``maxLength`` …) by its value alone."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from mcplock.lint.schema_verdicts import (
+from mcplock.lint.schema_vocabulary import (
     LOOSENED,
     MISSING,
     NEUTRAL,
     NUMERIC,
     TIGHTENED,
+    UPPER,
     Classified,
-    _j,
-    _num,
-    _types,
+    added_or_removed,
+    as_json,
+    is_number,
     join,
+    types_of,
 )
+
+
+def bound(key: str, o: Any, n: Any, p: str, out: list[Classified]) -> None:
+    if added_or_removed(o, n, p, out, lambda v: f"{key} {as_json(v)}"):
+        return
+    if not is_number(o) or not is_number(n):
+        out.append((p, NEUTRAL, f"{key} {as_json(o)} → {as_json(n)}"))  # draft-4 boolean exclusive* and the like
+        return
+    raised = n > o
+    # a larger maximum accepts more, a larger minimum less
+    verdict = LOOSENED if raised == (key in UPPER) else TIGHTENED
+    out.append((p, verdict, f"{key} {'raised' if raised else 'lowered'} {as_json(o)} → {as_json(n)}"))
 
 
 def _limits(schema: dict[str, Any], inclusive: str, exclusive: str) -> list[tuple[float, bool]]:
@@ -26,9 +41,9 @@ def _limits(schema: dict[str, Any], inclusive: str, exclusive: str) -> list[tupl
     cands: list[tuple[float, bool]] = []
     inc: Any = schema.get(inclusive)
     exc: Any = schema.get(exclusive)
-    if _num(inc):
+    if is_number(inc):
         cands.append((inc, exc is True))
-    if _num(exc):
+    if is_number(exc):
         cands.append((exc, True))
     return cands
 
@@ -59,13 +74,13 @@ def _bound_text(b: tuple[Any, bool] | None, upper: bool) -> str:
     """A limit as a reviewer reads it: `< 10`, `>= 0`, or `none`."""
     if b is None:
         return "none"
-    return f"{'<' if upper else '>'}{'' if b[1] else '='} {_j(b[0])}"
+    return f"{'<' if upper else '>'}{'' if b[1] else '='} {as_json(b[0])}"
 
 
 _BOUNDS = ((True, "maximum", "exclusiveMaximum"), (False, "minimum", "exclusiveMinimum"))
 
 
-def _numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
+def numeric_bounds(old: dict[str, Any], new: dict[str, Any], path: str, out: list[Classified]) -> None:
     """The upper and the lower bound, each judged by its tightest limit (inclusive and exclusive together)."""
     if _unchanged(old, new, NUMERIC):
         return
@@ -101,7 +116,7 @@ def _bound_keyword(old: dict[str, Any], new: dict[str, Any], inclusive: str, exc
 def _integer_only(old: dict[str, Any], new: dict[str, Any]) -> bool:
     """Both sides are integers (the new one not a number too): an exclusive bound reads as the
     inclusive one next to it (``< 10`` is ``<= 9``)."""
-    ot, nt = _types(old.get("type")) or set(), _types(new.get("type")) or set()
+    ot, nt = types_of(old.get("type")) or set(), types_of(new.get("type")) or set()
     return "integer" in ot and "integer" in nt and "number" not in nt
 
 

@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mcplock.lock.headers import dotted_keys
 from mcplock.lock.model import ITEM_KINDS, Lock, ServerEntry
-from mcplock.lock.text import dotted_keys
 
 if TYPE_CHECKING:
     from mcplock.lock.merge import Conflict, Merged

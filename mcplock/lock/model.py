@@ -105,31 +105,81 @@ class Publisher:
         return {"key": self.key, "statement": self.statement, "signed-at": self.signed_at}
 
 
-@dataclass(slots=True)  # slots: setting a field it does not have (`srv.command = …`) is an error
+@dataclass(slots=True, init=False)  # slots: setting a field it does not have (`srv.command = …`) is an error
 class ServerEntry:
     """One server of the lock: how to reach it (``spec``, a :class:`~mcplock.lock.spec.ServerSpec` as
     locked: its cwd relative to the lock's directory, no secrets) and its review state.
 
+    The server model is the spec: the entry declares no field of its own that the spec has. Its
+    ``name``, the ``client`` it is probed as and its ``client_capabilities`` are the spec's (the
+    lock's ``client`` keeps a version of None for mcplock's own); the entry reads them there.
+
     ``as_locked()`` is the spec as the lock stores it; ``as_launched(base)`` the spec that runs
-    (cwd resolved, secrets and the locked client identity added). Read a connection field in the
-    spec (``srv.spec.command``), in the spec's types (tuples, mappings, an ``AuthSpec``); change
-    one by replacing the spec. :mod:`mcplock.lock.codec` converts to and from the lock's shape."""
+    (cwd resolved, secrets and the locked client identity's version added). Read a connection field
+    in the spec (``srv.spec.command``), in the spec's types (tuples, mappings, an ``AuthSpec``);
+    change one by replacing the spec. :mod:`mcplock.lock.codec` converts to and from the lock's shape."""
 
-    name: str
     spec: ServerSpec
-    config_hash: str | None = None
-    policy: str = "all"
-    client: ClientIdentity | None = None  # the client the server is probed as (--client-name)
-    client_capabilities: ClientCapabilities | None = None  # the capabilities it is probed with (None: the default)
-    server_info: dict[str, Any] | None = None
-    protocol_version: str | None = None
-    instructions: Entry | None = None
-    items: dict[str, dict[str, Entry]] = field(default_factory=lambda: {k: {} for k in ITEM_KINDS})
-    publisher: Publisher | None = None  # the key that vouched for it (docs/publishers.md)
+    config_hash: str | None
+    policy: str
+    server_info: dict[str, Any] | None
+    protocol_version: str | None
+    instructions: Entry | None
+    items: dict[str, dict[str, Entry]]
+    publisher: Publisher | None  # the key that vouched for it (docs/publishers.md)
 
-    def __post_init__(self) -> None:
-        if self.spec.name != self.name or self.spec.secrets:  # the lock's spec: its own name, no secrets
-            self.spec = replace(self.spec, name=self.name, secrets={})
+    def __init__(
+        self,
+        name: str,
+        spec: ServerSpec,
+        config_hash: str | None = None,
+        policy: str = "all",
+        client: ClientIdentity | None = None,
+        client_capabilities: ClientCapabilities | None = None,
+        server_info: dict[str, Any] | None = None,
+        protocol_version: str | None = None,
+        instructions: Entry | None = None,
+        items: dict[str, dict[str, Entry]] | None = None,
+        publisher: Publisher | None = None,
+    ) -> None:
+        """``spec`` as the lock's: named ``name``, no secrets, probed as ``client`` with
+        ``client_capabilities`` (None: the default identity and capabilities)."""
+        if (spec.name, spec.client, spec.client_capabilities) != (name, client, client_capabilities) or spec.secrets:
+            spec = replace(spec, name=name, secrets={}, client=client, client_capabilities=client_capabilities)
+        self.spec = spec
+        self.config_hash = config_hash
+        self.policy = policy
+        self.server_info = server_info
+        self.protocol_version = protocol_version
+        self.instructions = instructions
+        self.items = {k: {} for k in ITEM_KINDS} if items is None else items
+        self.publisher = publisher
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self.spec = replace(self.spec, name=value)  # the name is the spec's: renaming replaces it
+
+    @property
+    def client(self) -> ClientIdentity | None:
+        """The client the server is probed as (--client-name), as the lock records it."""
+        return self.spec.client
+
+    @client.setter
+    def client(self, value: ClientIdentity | None) -> None:
+        self.spec = replace(self.spec, client=value)
+
+    @property
+    def client_capabilities(self) -> ClientCapabilities | None:
+        """The capabilities it is probed with (None: the default)."""
+        return self.spec.client_capabilities
+
+    @client_capabilities.setter
+    def client_capabilities(self, value: ClientCapabilities | None) -> None:
+        self.spec = replace(self.spec, client_capabilities=value)
 
     @property
     def tools(self) -> dict[str, Entry]:
@@ -171,21 +221,16 @@ class ServerEntry:
         spec = self.spec
         cwd = spec.launch_cwd(base)
         client = None
-        if use_stored_client and self.client:
+        if use_stored_client and spec.client:
             from mcplock._version import __version__
 
-            version = self.client.version if self.client.version is not None else __version__
-            client = ClientIdentity(self.client.name, version)
-        return replace(
-            spec, cwd=cwd, secrets=dict(secrets or {}), client=client, client_capabilities=self.client_capabilities
-        )
+            version = spec.client.version if spec.client.version is not None else __version__
+            client = ClientIdentity(spec.client.name, version)
+        return replace(spec, cwd=cwd, secrets=dict(secrets or {}), client=client)
 
 
-# the connection fields an entry keeps in its spec (the spec's own `client` and
-# `client_capabilities` are the launch's; the entry's are the lock's `client` tables)
-CONNECTION = tuple(
-    f.name for f in fields(ServerSpec) if f.name not in ("name", "secrets", "client", "client_capabilities")
-)
+# the fields of a server that live in its spec (all but its name and the secrets, which the lock never has)
+CONNECTION = tuple(f.name for f in fields(ServerSpec) if f.name not in ("name", "secrets"))
 
 
 @dataclass

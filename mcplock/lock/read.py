@@ -13,22 +13,22 @@ import re
 from typing import Any
 
 from mcplock.errors import LockfileError
-from mcplock.lock import codec
+from mcplock.lock.auth_spec import AuthSpec
 from mcplock.lock.hashing import is_hash
+from mcplock.lock.headers import header_lines
 from mcplock.lock.model import (
-    APPROVALS,
-    CHANGES,
     ITEM_KINDS,
     LOCK_VERSION,
     POLICIES,
-    Entry,
     Lock,
-    Pending,
     Publisher,
     ServerEntry,
 )
-from mcplock.lock.spec import ENV_NAME, TRANSPORTS, AuthSpec, ClientCapabilities, ClientIdentity, ServerSpec, Transport
-from mcplock.lock.text import header_lines, parse_toml, read_text
+from mcplock.lock.read_items import Items
+from mcplock.lock.spec import TRANSPORTS, ClientCapabilities, ClientIdentity, ServerSpec, Transport
+from mcplock.lock.tables import shown_key
+from mcplock.lock.templates import ENV_NAME
+from mcplock.lock.text import parse_toml, read_text
 from mcplock.packages.pin import PIN_KEYS, REGISTRIES, REGISTRY_KEYS, PackagePin, RegistryRef
 
 __all__ = ["header_lines", "load", "loads", "read_text"]
@@ -61,8 +61,6 @@ SERVER_KEYS = {
     "publisher",
     *ITEM_KINDS,
 }
-ITEM_KEYS = {"enabled", "approval", "hash", "rejected-hash", "pending", *codec.DEFINITION_KEYS}
-PENDING_KEYS = {"change", "hash", "enabled-before", "approval", *codec.DEFINITION_KEYS}
 _SHA256 = re.compile(r"^sha256:[0-9a-f]{64}$")
 _INTEGRITY = {"npm": re.compile(r"^sha512-[A-Za-z0-9+/]{86}==$"), "pypi": _SHA256, "oci": _SHA256, "mcpb": _SHA256}
 _INTEGRITY_WORDS = {
@@ -85,64 +83,10 @@ AUTH_KEYS = (
     "idp-client-secret",
     "issuer",
 )
-REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
 
 
-class Reader:
-    def __init__(self, text: str, path: str) -> None:
-        self.text = text
-        self.path = path
-        self._lines: dict[tuple[str, ...], int] | None = None
-        self.notes: list[tuple[tuple[str, ...], str]] = []
-
-    def line_of(self, table: tuple[str, ...]) -> int | None:
-        if self._lines is None:
-            self._lines = header_lines(self.text)
-        while table:
-            if table in self._lines:
-                return self._lines[table]
-            table = table[:-1]
-        return None
-
-    def fail(self, table: tuple[str, ...], message: str, hint: str | None = None) -> LockfileError:
-        name = os.path.basename(self.path)
-        return LockfileError(
-            message, path=self.path, line=self.line_of(table), hint=hint or REGEN_HINT.format(name=name)
-        )
-
-    # -- typed getters ------------------------------------------------------------------
-    def _where(self, table: tuple[str, ...]) -> str:
-        return "[" + ".".join(_key(k) for k in table) + "]" if table else "the top level"
-
-    def get(
-        self, t: dict[str, Any], table: tuple[str, ...], key: str, typ: type | tuple[type, ...], default: Any = None
-    ) -> Any:
-        if key not in t:
-            return default
-        v = t[key]
-        if not _is_a(v, typ):
-            raise self.fail(
-                table, f"`{key}` in {self._where(table)} must be {_article(_type_names(typ))}, not {type(v).__name__}"
-            )
-        return v
-
-    def check_keys(self, t: dict[str, Any], table: tuple[str, ...], allowed: set[str] | frozenset[str]) -> None:
-        for k in t:
-            if k not in allowed:
-                raise self.fail(table, f"unknown key `{k}` in {self._where(table)}")
-
-    def str_map(self, t: dict[str, Any], table: tuple[str, ...], key: str) -> dict[str, str]:
-        m = self.get(t, table, key, dict, {})
-        for k, v in m.items():
-            if not isinstance(v, str):
-                raise self.fail(table, f"`{key}.{k}` in {self._where(table)} must be a string")
-        return dict(m)
-
-    def hash_value(self, t: dict[str, Any], table: tuple[str, ...], key: str) -> str | None:
-        v: str | None = self.get(t, table, key, str)
-        if v is not None and not is_hash(v):
-            raise self.fail(table, f"`{key}` in {self._where(table)} is not a `sha256:` + 64 hex digits hash")
-        return v
+class Reader(Items):
+    """The whole lock: its version, each server's own keys (launch, auth, pin, client), then its items."""
 
     # -- the document ---------------------------------------------------------------------
     def read(self) -> Lock:
@@ -179,7 +123,7 @@ class Reader:
     def server(self, name: str, st: Any) -> ServerEntry:
         table = ("server", name)
         if not isinstance(st, dict):
-            raise self.fail(("server",), f"`server.{_key(name)}` must be a table")
+            raise self.fail(("server",), f"`server.{shown_key(name)}` must be a table")
         self.check_keys(st, table, SERVER_KEYS)
         transport = self.transport(st, table)
         args = self.args(st, table)
@@ -220,12 +164,6 @@ class Reader:
             self.items(srv, kind, st, table)
         return srv
 
-    def items(self, srv: ServerEntry, kind: str, st: dict[str, Any], table: tuple[str, ...]) -> None:
-        """The server's items of one kind (its sub-table ``kind``), into ``srv``."""
-        kt = self.get(st, table, kind, dict, {})
-        for key, it in kt.items():
-            srv.items[kind][key] = self.item((*table, kind, key), kind, key, it)
-
     def args(self, st: dict[str, Any], table: tuple[str, ...]) -> list[str]:
         args = self.get(st, table, "args", list, [])
         if not all(isinstance(a, str) for a in args):
@@ -264,7 +202,7 @@ class Reader:
         `{method = …, client-id = …, client-secret = "${VAR}", client-key = …, signing-alg = …,
         client-metadata-url = …, scopes = …}`; identity-assertion adds `id-token = "${VAR}"`,
         `idp-token-endpoint`, `idp-client-id`, `idp-client-secret = "${VAR}"`, `issuer`."""
-        from mcplock.lock.spec import AUTH_METHODS, auth_table_problem
+        from mcplock.lock.auth_spec import AUTH_METHODS, auth_table_problem
 
         v = self.get(st, table, "auth", (str, dict))
         if v is None:
@@ -358,119 +296,6 @@ class Reader:
             raise self.fail(table, f'`client` in {self._where(table)} must be {{name = "…", version = "…"}}')
         return ClientIdentity(c["name"], c.get("version"))
 
-    def instructions(self, table: tuple[str, ...], st: dict[str, Any]) -> Entry | None:
-        text = self.get(st, table, "instructions", str)
-        h = self.hash_value(st, table, "instructions-hash")
-        rejected = self.hash_value(st, table, "instructions-rejected-hash")
-        pt = self.get(st, table, "instructions-pending", dict)
-        if text is None and h is None and rejected is None and pt is None:
-            return None
-        if (text is None) != (h is None):
-            raise self.fail(table, f"`instructions` and `instructions-hash` go together in {self._where(table)}")
-        entry = Entry(
-            kind="instructions", key="instructions", definition=text, hash=h, rejected_hash=rejected, enabled=True
-        )
-        if pt is not None:
-            entry.pending = self.instructions_pending((*table, "instructions-pending"), pt)
-        return entry
-
-    def instructions_pending(self, ptable: tuple[str, ...], pt: dict[str, Any]) -> Pending:
-        """`instructions-pending`: the change, and the text and its hash (none for a removal)."""
-        self.check_keys(pt, ptable, {"change", "hash", "text"})
-        change = self.change(pt, ptable)
-        ptext = self.get(pt, ptable, "text", str)
-        ph = self.hash_value(pt, ptable, "hash")
-        if change != "removed" and (ptext is None or ph is None):
-            raise self.fail(ptable, f"a pending {change} needs `text` and `hash` in {self._where(ptable)}")
-        return Pending(change=change, definition=ptext, hash=ph)
-
-    def item(self, table: tuple[str, ...], kind: str, key: str, it: Any) -> Entry:
-        if not isinstance(it, dict):
-            raise self.fail(table[:-1], f"{self._where(table)} must be a table")
-        self.check_keys(it, table, ITEM_KEYS)
-        is_tool = kind == "tool"
-        enabled = self.get(it, table, "enabled", bool)
-        approval = self.get(it, table, "approval", str)
-        if is_tool and enabled is None:
-            raise self.fail(table, f"missing `enabled` in {self._where(table)}")
-        h = self.hash_value(it, table, "hash")
-        entry = Entry(
-            kind=kind,
-            key=key,
-            enabled=bool(enabled) if is_tool else True,
-            approval=self.approval(it, table, approval) or "always",  # missing means "ask" (the safe approval)
-            hash=h,
-            rejected_hash=self.hash_value(it, table, "rejected-hash"),
-        )
-        entry.definition = self.accepted(table, kind, key, it, h)
-        pt = self.get(it, table, "pending", dict)
-        if pt is not None:
-            entry.pending = self.pending((*table, "pending"), kind, key, pt)
-        if _tracks_nothing(entry):
-            raise self.fail(
-                table, f"{self._where(table)} has neither an accepted definition (`hash`) nor a pending proposal"
-            )
-        return entry
-
-    def accepted(
-        self, table: tuple[str, ...], kind: str, key: str, it: dict[str, Any], h: str | None
-    ) -> dict[str, Any] | None:
-        """An item's accepted definition: stored with its `hash` ``h``, never without."""
-        if h is not None:
-            return self.definition(table, kind, key, it)
-        if codec.has_definition(it):
-            raise self.fail(table, f"{self._where(table)} holds a definition but no `hash`")
-        return None
-
-    def change(self, pt: dict[str, Any], ptable: tuple[str, ...]) -> str:
-        """A pending proposal's `change`: new, changed or removed."""
-        change = self.get(pt, ptable, "change", str)
-        if change not in CHANGES:
-            raise self.fail(ptable, f"`change` in {self._where(ptable)} must be one of {', '.join(CHANGES)}")
-        return str(change)
-
-    def pending(self, ptable: tuple[str, ...], kind: str, key: str, pt: dict[str, Any]) -> Pending:
-        """An item's `pending` table: the change, its hash and definition (none for a removal),
-        the `enabled` a quarantine took away, a person's approval."""
-        self.check_keys(pt, ptable, PENDING_KEYS)
-        change = self.change(pt, ptable)
-        ph = self.hash_value(pt, ptable, "hash")
-        pend = Pending(change=change, hash=ph, enabled_before=self.get(pt, ptable, "enabled-before", bool))
-        pend.approval = self.approval(pt, ptable, self.get(pt, ptable, "approval", str))
-        if change != "removed":
-            if ph is None:
-                raise self.fail(ptable, f"a pending {change} needs `hash` in {self._where(ptable)}")
-            pend.definition = self.definition(ptable, kind, key, pt)
-        return pend
-
-    def approval(self, t: dict[str, Any], table: tuple[str, ...], value: str | None) -> str | None:
-        """An `approval`: an empty or unknown value is read as "always" (ask), and noted for `check`."""
-        if value is None or value in APPROVALS:
-            return value
-        self.notes.append(
-            (
-                table,
-                f"`approval = {codec.toml_basic(value)}` in {self._where(table)} is not "
-                '`always` or `never`: read as "always" (ask before each call)',
-            )
-        )
-        return "always"
-
-    def definition(self, table: tuple[str, ...], kind: str, key: str, t: dict[str, Any]) -> dict[str, Any]:
-        try:
-            return codec.decode_definition(kind, key, t)
-        except codec.DecodeError as e:
-            raise self.fail(table, f"{e} in {self._where(table)}") from None
-
-
-def _is_a(v: Any, typ: type | tuple[type, ...]) -> bool:
-    """Whether ``v`` is of the TOML type asked for (a boolean is not an integer here)."""
-    return isinstance(v, typ) and not (typ is int and isinstance(v, bool))
-
-
-def _type_names(typ: type | tuple[type, ...]) -> str:
-    return typ.__name__ if isinstance(typ, type) else " or ".join(x.__name__ for x in typ)
-
 
 def _listed(value: Any) -> list[Any]:
     """A value that is a list, or one item (None: no item)."""
@@ -482,29 +307,6 @@ def _listed(value: Any) -> list[Any]:
 def _integrity_of(registry: str, v: Any) -> bool:
     """Whether ``v`` is an integrity in ``registry``'s form."""
     return isinstance(v, str) and _INTEGRITY[registry].match(v) is not None
-
-
-def _tracks_nothing(entry: Entry) -> bool:
-    """An item with no accepted definition, no proposal and no rejected one: nothing to pin."""
-    return entry.hash is None and entry.pending is None and entry.rejected_hash is None
-
-
-def _article(names: str) -> str:
-    words = {
-        "str": "a string",
-        "int": "an integer",
-        "bool": "a boolean (true/false)",
-        "dict": "a table",
-        "list": "a list",
-    }
-    return " or ".join(words.get(n, n) for n in names.split(" or "))
-
-
-_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def _key(k: str) -> str:
-    return k if _BARE.match(k) else codec.toml_basic(k)
 
 
 def loads(text: str, path: str = "mcp.lock") -> Lock:

@@ -1,5 +1,5 @@
 """The lock as raw text: read it (UTF-8), find git conflict markers, parse the TOML with
-errors that name a line, and map each table header to its line.
+errors that name a line (each table header's line: :mod:`mcplock.lock.headers`).
 
 Conflict markers are looked for on the raw lines before parsing, because inside a multi-line
 string they would still parse; tomllib's "at end of document" becomes the last line.
@@ -17,7 +17,6 @@ from mcplock.text.untrusted import shell_word
 
 _CONFLICT = re.compile(r"^(<{7}|={7}|>{7})(?:[ \t].*)?$")
 _TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
-HEADER = re.compile(r"^\[([^\[].*)\]\s*(#.*)?$")
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
@@ -125,36 +124,3 @@ def merged_conflicts(text: str, path: str) -> None:
         "then `mcplock check`; accept or reject what is pending with `mcplock accept`/`mcplock reject`",
         code="merge-conflict",
     )
-
-
-def header_lines(text: str) -> dict[tuple[str, ...], int]:
-    """Map each table header's key path to its 1-based line number."""
-    out: dict[tuple[str, ...], int] = {}
-    for i, line in enumerate(text.splitlines(), 1):
-        path = _header_keys(line)
-        if path is not None:
-            out[tuple(path)] = i
-    return out
-
-
-def _header_keys(line: str) -> list[str] | None:
-    """The keys a table header line names (a comment after it allowed); None for another line."""
-    if not line.startswith("["):
-        return None
-    m = HEADER.match(line)
-    return dotted_keys(m.group(1)) if m else None
-
-
-def dotted_keys(inside: str) -> list[str] | None:
-    """The keys of a header's dotted name (what is inside its brackets), as TOML reads them;
-    None when it is not a valid header."""
-    try:
-        node: object = tomllib.loads(f"[{inside}]\n")
-    except tomllib.TOMLDecodeError:
-        return None
-    path: list[str] = []
-    while isinstance(node, dict) and len(node) == 1:
-        k = next(iter(node))
-        path.append(k)
-        node = node[k]
-    return path

@@ -3,7 +3,8 @@ version and integrity, and launching exactly that artefact (docs/pins.md).
 
 - :mod:`~mcplock.packages.launchers`: which package a command line runs (pure parsing);
 - :mod:`~mcplock.packages.registries`: resolving it to an exact pin (network);
-- :mod:`~mcplock.packages.cache`: installing and verifying it, and the spec that runs it.
+- :mod:`~mcplock.packages.cache`: installing and verifying it;
+- :mod:`~mcplock.packages.pinned`: the spec that runs it.
 
 Nothing here is imported by offline commands but :mod:`~mcplock.packages.pin` and the parser.
 """
@@ -17,10 +18,10 @@ __all__ = ["PackagePin", "pin_and_prepare", "pin_spec", "prepare"]
 
 
 def prepare(spec: S, environ: Env = None) -> S:
-    """The spec rewritten to run its verified pinned artefact (see :func:`mcplock.packages.cache.prepare`)."""
+    """The spec rewritten to run its verified pinned artefact (see :func:`mcplock.packages.pinned.prepare`)."""
     if spec.package is None:
         return spec  # no pin: the guard starts without importing the package cache
-    from mcplock.packages.cache import prepare as _prepare
+    from mcplock.packages.pinned import prepare as _prepare
 
     return _prepare(spec, environ)
 
@@ -37,7 +38,8 @@ def pin_and_prepare(spec: S, environ: Env = None, *, requested: str | None = Non
     that runs no registry package is both."""
     from dataclasses import replace
 
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
     from mcplock.packages.registries import resolve
 
     launch = parse(spec.command, spec.args) if spec.stdio else None

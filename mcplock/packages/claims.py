@@ -89,7 +89,8 @@ def _description(project: dict[str, Any], name: str, version: str, environ: Env)
     """A release's description: the project document's for its newest release, else the
     release's own JSON, else its wheel's metadata (PEP 658) when the index has no per-release
     JSON."""
-    from mcplock.packages.registries import get_json, pypi_url
+    from mcplock.packages.indexes import pypi_url
+    from mcplock.packages.registries import get_json
 
     if version == project["info"].get("version"):
         return project["info"].get("description")

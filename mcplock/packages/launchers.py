@@ -1,6 +1,7 @@
 """Which package a server's command line runs: one small parser per launcher, no I/O.
 
-``parse(command, args)`` returns a :class:`Launch` (registry, package, the version or tag the
+:func:`mcplock.packages.command_line.parse` (``parse(command, args)``: a launcher, directly or
+behind a wrapper, :mod:`mcplock.packages.wrappers`) returns a :class:`Launch` (registry, package, the version or tag the
 command line asks for, the executable and the server's own arguments) or a :class:`NoPin`
 saying why there is nothing to pin (a local script, a git URL, extra unpinned packages…).
 
@@ -26,7 +27,6 @@ __all__ = [
     "image_ref",
     "launcher_name",
     "npm_spec",
-    "parse",
     "pypi_spec",
 ]
 
@@ -318,18 +318,3 @@ def launcher_name(command: str) -> str:
         if base.lower().endswith(suffix):
             return base[: -len(suffix)]
     return base
-
-
-def parse(command: str | None, args: Sequence[str]) -> Launch | NoPin:
-    """What ``command args`` runs from a registry; :data:`LOCAL` for anything else."""
-    if not command:
-        return NoPin("no registry pin (remote server)")
-    fn = LAUNCHERS.get(launcher_name(command))
-    got = LOCAL if fn is None else fn(list(args))
-    if got is LOCAL:  # a launcher behind a wrapper (`env X=1 npx …`, `sh -c …`) is no local command
-        from mcplock.packages.wrappers import unwrap
-
-        wrapped = unwrap(command, args)
-        if wrapped is not None:
-            return NoPin(wrapped.reason)
-    return got

@@ -66,7 +66,7 @@ def _install_fresh(name: str, pin: PackagePin, d: Path, environ: Env) -> dict[st
 def _npm_install(tmp: Path, pin: PackagePin, environ: Env, saved: Path | None) -> None:
     """``npm ci`` from the package-lock of the tree the pin names when this machine has it, else
     ``npm install`` as of the release's publication; never a script."""
-    from mcplock.packages import registries
+    from mcplock.packages import indexes, registries
 
     env = registries.npm_env(environ)
     base = [
@@ -76,7 +76,7 @@ def _npm_install(tmp: Path, pin: PackagePin, environ: Env, saved: Path | None) -
         "--no-fund",
         "--loglevel=error",
         "--registry",
-        registries.npm_registry(environ),
+        indexes.npm_registry(environ),
     ]
     if saved is not None:
         shutil.copyfile(saved, tmp / "package-lock.json")

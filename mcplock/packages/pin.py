@@ -103,30 +103,6 @@ class PackagePin:
         return f"{self.name}@{self.version}"
 
 
-def describe(pin: PackagePin | None, command: str | None, args: list[str] | tuple[str, ...]) -> str:
-    """One line for ``list``/``show``: the pin, or why the server has none."""
-    if pin is not None:
-        integ = pin.integrities()
-        shown = (
-            (integ[0][:23] + "…" + (f" (+{len(integ) - 1} files)" if len(integ) > 1 else ""))
-            if integ
-            else "NO INTEGRITY (run `mcplock update`)"
-        )
-        return f"{pin.registry} {pin.label}  {shown}"
-    from mcplock.packages.launchers import Launch, parse
-
-    got = parse(command, args)
-    if isinstance(got, Launch):
-        return f"not pinned: runs {got.registry} package {got.name} unpinned (run `mcplock update` to pin it)"
-    if got.reason.endswith("(local command)") and command:
-        from mcplock.packages.runs import runs
-
-        ran = runs(command, args)
-        if ran.kind == "unpinned":  # not a launcher mcplock knows, nor provably the project's own code
-            return f"not pinned: {ran.reason}"
-    return got.reason
-
-
 REGISTRY_KEYS = ("name", "version", "url", "repository")
 
 

@@ -2,8 +2,8 @@
 own data: the npm registry's package document (``dist.integrity``, dist-tags, publish times),
 PyPI's JSON API (every file's sha256), an OCI manifest digest through the ``docker`` client.
 
-Registry URLs: ``MCPLOCK_NPM_REGISTRY`` (default https://registry.npmjs.org) and
-``MCPLOCK_PYPI_URL`` (default https://pypi.org); the same values are handed to npm and uv.
+Registry URLs: :mod:`mcplock.packages.indexes` (``MCPLOCK_NPM_REGISTRY``, ``MCPLOCK_PYPI_URL``);
+the same values are handed to npm and uv.
 """
 
 from __future__ import annotations
@@ -19,20 +19,12 @@ from urllib.parse import quote
 from mcplock.errors import McplockError
 from mcplock.model.paths import Env
 from mcplock.packages.errors import RegistryError
+from mcplock.packages.indexes import npm_registry as npm_registry  # re-exported: core/update_pr reads it here
+from mcplock.packages.indexes import pypi_url as pypi_url  # likewise
 from mcplock.packages.launchers import Launch
 from mcplock.packages.pin import PackagePin
 
 TIMEOUT = 30.0
-NPM_DEFAULT = "https://registry.npmjs.org"
-PYPI_DEFAULT = "https://pypi.org"
-
-
-def npm_registry(environ: Env = None) -> str:
-    return (os.environ if environ is None else environ).get("MCPLOCK_NPM_REGISTRY", NPM_DEFAULT).rstrip("/")
-
-
-def pypi_url(environ: Env = None) -> str:
-    return (os.environ if environ is None else environ).get("MCPLOCK_PYPI_URL", PYPI_DEFAULT).rstrip("/")
 
 
 def get_json(url: str, what: str, *, limit: int | None = None) -> Any:
@@ -225,7 +217,7 @@ def pypi_project(name: str, environ: Env = None) -> dict[str, Any]:
 def resolve_pypi(launch: Launch, environ: Env = None, *, requested: str | None = None) -> PackagePin:
     want = _wanted(launch, requested)
     if want is not None and re.match(r"^[<>=!~]", want):
-        from mcplock.packages.pypi import pick_version
+        from mcplock.packages.uv_tool import pick_version
 
         want = pick_version(launch.name, want, environ)
     doc = pypi_project(launch.name, environ)

@@ -51,7 +51,8 @@ class Runs:
 
 def runs(command: str | None, args: Sequence[str], package: PackagePin | None = None, *, stdio: bool = True) -> Runs:
     """What a server's ``command args`` (with its ``package`` pin) runs (see the module's docstring)."""
-    from mcplock.packages.launchers import Launch, parse
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
     from mcplock.packages.local import interpreter, is_local, name_of
     from mcplock.packages.wrappers import unwrap
 
@@ -101,3 +102,26 @@ def _governs(pin: PackagePin, launch: Launch) -> bool:
         norm = re.compile(r"[-_.]+")
         return norm.sub("-", pin.name).lower() == norm.sub("-", launch.name).lower()
     return pin.name == launch.name
+
+
+def describe(pin: PackagePin | None, command: str | None, args: list[str] | tuple[str, ...]) -> str:
+    """One line for ``list``/``show``: the pin, or why the server has none."""
+    if pin is not None:
+        integ = pin.integrities()
+        shown = (
+            (integ[0][:23] + "…" + (f" (+{len(integ) - 1} files)" if len(integ) > 1 else ""))
+            if integ
+            else "NO INTEGRITY (run `mcplock update`)"
+        )
+        return f"{pin.registry} {pin.label}  {shown}"
+    from mcplock.packages.command_line import parse
+    from mcplock.packages.launchers import Launch
+
+    got = parse(command, args)
+    if isinstance(got, Launch):
+        return f"not pinned: runs {got.registry} package {got.name} unpinned (run `mcplock update` to pin it)"
+    if got.reason.endswith("(local command)") and command:
+        ran = runs(command, args)
+        if ran.kind == "unpinned":  # not a launcher mcplock knows, nor provably the project's own code
+            return f"not pinned: {ran.reason}"
+    return got.reason

@@ -11,7 +11,8 @@ opening + the paginated lists over a Connection), ``launch`` (a stdio server's e
 early start), ``era``, ``errors`` (HTTP failures → ProbeError; a leaf), ``http`` (the plain
 HTTP client). Outside ``probe/`` no ``_private`` module is imported (tests/test_architecture.py).
 The transports ``_stdio``, ``streamable_http``, ``sse`` are built by ``transport_for``;
-``_open``, ``_reads``, ``_pipes``, ``_common`` are reached through the public ones.
+``_open``, ``_lists``, ``_reads``, ``_pipes``, ``_common`` are reached through the public ones;
+``options`` (:class:`ProbeOptions`, re-exported here) is the leaf every transport reads.
 The probe never imports :mod:`mcplock.auth`: an OAuth client comes in through
 ``ProbeOptions.http_client`` (see :func:`mcplock.auth.http_client`).
 
@@ -23,50 +24,18 @@ from __future__ import annotations
 
 import atexit
 import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from mcplock._version import __version__
 from mcplock.errors import ProbeError
 from mcplock.lock.spec import ServerSpec
 from mcplock.model.snapshot import Snapshot
+from mcplock.probe.options import HttpClientFactory, ProbeOptions
 
 if TYPE_CHECKING:
-    import httpx2
-
     from mcplock.probe.transport import Connection
 
 __all__ = ["Connection", "HttpClientFactory", "ProbeError", "ProbeOptions", "kill_all_live", "probe", "probe_many"]
-
-# (spec, options, environ) -> the httpx2 client for that remote server. Called once per HTTP
-# probe; the transport closes the client. Build the plain one with mcplock.probe.http.new_client.
-HttpClientFactory = Callable[[ServerSpec, "ProbeOptions", Mapping[str, str]], "httpx2.AsyncClient"]
-
-
-@dataclass(frozen=True)
-class ProbeOptions:
-    timeout: float = 30.0  # whole probe per server, seconds
-    client_name: str = "mcplock"
-    client_version: str = __version__
-    protocol_version: str = "2025-11-25"  # the legacy version `initialize` asks for
-    era: str = "auto"  # "auto": server/discover first, initialize as the fallback; "modern"; "legacy"
-    max_pages: int = 100  # per list
-    max_response_bytes: int = 16 * 1024 * 1024  # one message / body
-    max_items: int = 10_000  # per list
-    concurrency: int = 16
-    environ: Mapping[str, str] | None = None  # for ${VAR} expansion (default os.environ)
-    verbose: bool = False  # error messages also show skipped stdout lines and more stderr
-    # The HTTP client of a remote server (e.g. mcplock.auth.http_client: OAuth where a login
-    # exists); None: a plain client (mcplock.probe.http.new_client).
-    http_client: HttpClientFactory | None = None
-    # The client capabilities to declare (mcplock.model.client_capabilities); None: the spec's, else the default.
-    client_capabilities: tuple[str, ...] | None = None
-    # The whole capabilities object to declare (a well-known host's, mcplock.probe.cloak); None: the above.
-    capabilities: Mapping[str, Any] | None = None
-    # List everything this many more times in the same session and answer the last listing (the
-    # cloaking probe: a server that changes its answer after a few requests); 0: list once.
-    relist: int = 0
 
 
 async def probe(spec: ServerSpec, opts: ProbeOptions | None = None) -> Snapshot:

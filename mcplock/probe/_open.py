@@ -26,7 +26,7 @@ from mcplock.text.untrusted import sanitize
 if TYPE_CHECKING:
     from mcplock.lock.spec import ServerSpec
     from mcplock.model.snapshot import Snapshot
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
     from mcplock.probe.transport import Connection
 
 DISCOVER_WAIT = 1.0  # stdio: seconds without an answer to server/discover before initialize is sent too
@@ -40,9 +40,14 @@ class _Legacy(Exception):
 
 
 def client_info(spec: ServerSpec, opts: ProbeOptions) -> dict[str, Any]:
-    if spec.client is not None:
-        return spec.client.info(opts.client_version)
-    return {"name": opts.client_name, "version": opts.client_version}
+    info: dict[str, Any] = (
+        spec.client.info(opts.client_version)
+        if spec.client is not None
+        else {"name": opts.client_name, "version": opts.client_version}
+    )
+    if opts.client_title:  # a well-known host's, as it sends it (the cloaking probe)
+        info["title"] = opts.client_title
+    return info
 
 
 async def open_session(

@@ -29,15 +29,15 @@ from mcplock.probe._common import RpcError
 from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
     from mcplock.probe.transport import Connection
 
 READS_AT_ONCE = 8  # resources/read requests a probe has in flight at once
 
 
 async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> None:
+    from mcplock.probe._lists import list_all
     from mcplock.probe.era import advertised
-    from mcplock.probe.session import list_all
 
     ui = ui_uris(snap.tools)
     snap.ui = await read_all(t, ui)
@@ -61,7 +61,7 @@ async def _content_uris(t: Connection, spec: ServerSpec, opts: ProbeOptions, sna
     """The documents pinned besides App documents: each skill's ``SKILL.md`` (the skills listed
     into ``snap``) but a dynamic one's, with its small listed files (``pinned_skill_files``), and
     with ``pin-resources`` every resource listed."""
-    from mcplock.probe.session import list_all
+    from mcplock.probe._lists import list_all
 
     uris: set[str] = set()
     if declares(snap.capabilities, SKILLS_EXTENSION):
@@ -105,7 +105,7 @@ async def read(t: Connection, uri: str, *, step: bool = True) -> dict[str, Any] 
     """``resources/read`` of ``uri`` → its pinned definition; None when the server answers with an
     error: the document is then not offered (`diff` reports a locked one as removed, the guard
     refuses it). A malformed answer fails the probe."""
-    from mcplock.probe.session import _call
+    from mcplock.probe._lists import _call
 
     shown = sanitize(uri, 120)
     if step:

@@ -17,31 +17,26 @@ from typing import TYPE_CHECKING, Any
 from mcplock.errors import ProbeError
 from mcplock.lock.spec import ServerSpec
 from mcplock.probe._common import (
-    INVALID_JSON_HINT,
-    BadConstant,
     OnDone,
     PendingRequests,
     State,
     TailBuffer,
     answer_server_request,
-    bad_constant_message,
-    dumps,
-    fmt_seconds,
     is_jsonrpc,
     is_response,
     is_server_request,
-    loads,
     size_limit_hint,
-    with_stderr,
 )
+from mcplock.probe._json import INVALID_JSON_HINT, BadConstant, bad_constant_message, dumps, loads
 from mcplock.probe._pipes import Adopted, Lines, adopt, spawn
+from mcplock.probe._stdio_errors import silent, stopped
 from mcplock.probe.launch import stdio_launch
 from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
     import subprocess
 
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 # Process groups still alive, killed by probe_many / at exit if a cleanup was cut short.
 LIVE_GROUPS: set[int] = set()
@@ -61,10 +56,6 @@ def kill_all_live() -> None:
     for pgid in list(LIVE_GROUPS):
         kill_group(pgid)
         LIVE_GROUPS.discard(pgid)
-
-
-def _lines(n: int) -> str:
-    return f"{n} line" + ("s" if n != 1 else "")
 
 
 class _Gone(Exception):
@@ -112,7 +103,7 @@ class StdioTransport(PendingRequests):
             )
         except FileNotFoundError:
             raise ProbeError(
-                "not-found",
+                "command-not-found",
                 f"command `{spec.command}` not found",
                 hint=f"install it, or make sure the directory that holds `{os.path.basename(command) or command}` "
                 "is on PATH (GUI apps and CI often have a shorter PATH than your shell)",
@@ -364,56 +355,10 @@ class StdioTransport(PendingRequests):
             await asyncio.wait_for(proc.wait(), 1.0)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._stderr_done.wait(), 0.5)
-        waiting = self.state.step.removeprefix("the answer to ")
-        code = proc.returncode
-        if code is None:
-            how = "closed its stdout"
-        elif code < 0:
-            try:
-                how = f"was killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"was killed by signal {-code}"
-        else:
-            how = f"exited with code {code}"
-        if self.state.valid_messages == 0 and self.state.skipped_lines:
-            return ProbeError(
-                "garbage",
-                with_stderr(
-                    f"server `{self.spec.name}` printed no JSON-RPC on stdout, only other output, and {how}; "
-                    f"first line: {sanitize(self.state.skipped_lines[0], 200)}",
-                    self.stderr.text(),
-                ),
-                hint="the command must speak MCP over stdio; check `command` and `args`",
-            )
-        return ProbeError(
-            "exited",
-            with_stderr(f"server `{self.spec.name}` {how} while mcplock waited for {waiting}", self.stderr.text()),
-            hint="run the command by hand to see why it stops",
-        )
+        return stopped(self.spec.name, self.state, proc.returncode, self.stderr.text())
 
     def stderr_tail(self) -> str:
         return self.stderr.text()
 
     def timeout_error(self, timeout: float) -> ProbeError:
-        waiting = self.state.step.removeprefix("the answer to ")
-        if self.state.valid_messages == 0 and self.state.skipped_lines:
-            return ProbeError(
-                "garbage",
-                with_stderr(
-                    f"server `{self.spec.name}` printed no JSON-RPC on stdout within {fmt_seconds(timeout)} s, "
-                    f"only other output ({_lines(self.state.skipped_count)}); "
-                    "first line: "
-                    f"{sanitize(self.state.skipped_lines[0], 200)}",
-                    self.stderr.text(),
-                ),
-                hint="the command must speak MCP over stdio (newline-delimited JSON-RPC on stdout; logs go to stderr)",
-            )
-        return ProbeError(
-            "timeout",
-            with_stderr(
-                f"server `{self.spec.name}`: no answer within {fmt_seconds(timeout)} s (waiting for {waiting})",
-                self.stderr.text(),
-            ),
-            hint="if the server is just slow to start (e.g. `npx` downloading a package), give it longer with "
-            "--timeout SECONDS",
-        )
+        return silent(self.spec.name, self.state, timeout, self.stderr.text())

@@ -3,9 +3,14 @@ again as each well-known host announces itself, and once more listing everything
 few requests in one session, all at once. What each identity declares is what that host sends
 (read from each host's own source; docs/protocol.md lists them with where they come from).
 
-A server can answer a scanner one way and a host another (by ``clientInfo``, by capabilities,
-by the HTTP ``User-Agent``, or after a few calls); the guard catches that at run time for hosts
-that go through it, and this probe catches it for every other host and every CI gate.
+A server can answer a scanner one way and a host another (by ``clientInfo`` and its title, by
+capabilities, by the protocol era a client opens with, by the HTTP ``User-Agent``, or after a
+few requests); the guard catches that at run time for hosts that go through it, and this probe
+catches it for every other host and every CI gate. Each identity opens as its host does (the
+era, ``initialize``'s protocol version, ``clientInfo`` with its title, the capabilities), sends a
+``ping`` — a request that lists nothing — and lists everything again; the answer compared is
+that last one. An item listed exactly to the identities that declare a capability it needs is
+the protocol at work, not cloaking (:func:`mcplock.lint.compare.cloaking`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ class Identity:
     version: str
     capabilities: Mapping[str, Any]
     relist: int = 0
+    title: str | None = None  # clientInfo.title, where the host sends one
+    era: str = "legacy"  # how it opens: these hosts' released clients send `initialize`, not server/discover
+    protocol_version: str = "2025-11-25"  # the version its `initialize` asks for
 
     def describe(self) -> str:
         if self.relist:
@@ -41,7 +49,7 @@ _UI = {UI_EXTENSION: {"mimeTypes": [APP_MIME_TYPE]}}
 
 IDENTITIES: tuple[Identity, ...] = (
     # @anthropic-ai/claude-code 2.1.332: Client({name: "claude-code", title: "Claude Code", ...})
-    Identity("Claude Code", "claude-code", "2.1.332", {"roots": {}, "elicitation": {}}),
+    Identity("Claude Code", "claude-code", "2.1.332", {"roots": {}, "elicitation": {}}, title="Claude Code"),
     # Cursor: clientInfo "cursor-vscode", roots without listChanged
     Identity("Cursor", "cursor-vscode", "1.0.0", {"roots": {"listChanged": False}, "elicitation": {}}),
     # Codex (codex-rs, rmcp client): "codex-mcp-client", elicitation
@@ -68,7 +76,16 @@ def _as(spec: ServerSpec, opts: Any, who: Identity) -> tuple[ServerSpec, Any]:
         return spec, replace(opts, relist=who.relist)
     return (
         replace(spec, client=ClientIdentity(who.name, who.version), client_capabilities=None),
-        replace(opts, client_name=who.name, client_version=who.version, capabilities=dict(who.capabilities)),
+        replace(
+            opts,
+            client_name=who.name,
+            client_version=who.version,
+            client_title=who.title,
+            capabilities=dict(who.capabilities),
+            era=who.era,
+            protocol_version=who.protocol_version,
+            relist=1,  # a harmless request (ping) and the lists again, as a host's session goes on
+        ),
     )
 
 
@@ -96,6 +113,11 @@ def probe_as_hosts(
                 s, o = _as(spec, opts, w)
                 try:
                     return await probe(s, o)
+                except ProbeError as e:
+                    if o.era != "legacy":
+                        return e
+                try:  # a server that speaks only the modern era: the host's SDK would discover it
+                    return await probe(s, replace(o, era="auto"))
                 except ProbeError as e:
                     return e
                 except Exception as e:  # a bug must not spoil the other probes

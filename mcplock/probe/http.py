@@ -12,13 +12,16 @@ import httpx2
 
 from mcplock.errors import ProbeError
 from mcplock.lock.param_headers import headers as mcp_headers
-from mcplock.lock.spec import ServerSpec, expand
-from mcplock.probe._common import INVALID_JSON_HINT, BadConstant, bad_constant_message, is_jsonrpc, is_response, loads
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import expand
+from mcplock.probe import era
+from mcplock.probe._common import is_jsonrpc, is_response
+from mcplock.probe._json import INVALID_JSON_HINT, BadConstant, bad_constant_message, loads
 from mcplock.probe.errors import HttpErrors
 from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 __all__ = ["client_for", "iter_sse", "mcp_headers", "new_client"]
 
@@ -239,3 +242,43 @@ async def iter_sse(
     got = field(b"")
     if got is not None:
         yield got
+
+
+def request_headers(
+    base: Mapping[str, str],
+    session_id: str | None,
+    protocol_version: str | None,
+    msg: dict[str, Any] | None = None,
+    tools: Mapping[str, Any] | None = None,
+) -> dict[str, str]:
+    """The headers of a Streamable HTTP POST: the server's own (``base``), what it accepts, the
+    session and protocol version it named, and for a modern request the headers that mirror its
+    body (SEP-2243, ``tools``: the listed tools whose parameters name some)."""
+    h = dict(base)
+    h["Accept"] = "application/json, text/event-stream"
+    h["Content-Type"] = "application/json"
+    if session_id:
+        h["Mcp-Session-Id"] = session_id
+    if protocol_version:
+        h["MCP-Protocol-Version"] = protocol_version
+    if msg is not None and "method" in msg:
+        version = era.request_version(msg.get("params"))
+        if version is not None:  # a modern request: the headers mirror its body (SEP-2243)
+            h.update(mcp_headers(msg, version, tools or {}))
+    return h
+
+
+def jsonrpc_error(body: bytes) -> dict[str, Any] | None:
+    """A body that is a JSON-RPC error (a modern server's way to refuse with a 400 / 404); None else."""
+    try:
+        obj = loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if (
+        isinstance(obj, dict)
+        and obj.get("jsonrpc") == "2.0"
+        and isinstance(obj.get("error"), dict)
+        and isinstance(obj["error"].get("code"), int)
+    ):
+        return obj
+    return None

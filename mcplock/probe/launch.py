@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mcplock.errors import ProbeError
-from mcplock.lock.spec import ServerSpec, expand
+from mcplock.lock.spec import ServerSpec
+from mcplock.lock.templates import expand
 from mcplock.model.sealed import seal
 
 if TYPE_CHECKING:
@@ -198,16 +199,44 @@ def stdio_launch(spec: ServerSpec, environ: Mapping[str, str]) -> Launch:
     seal()  # before anything starts: mcplock's own environment is not the server's to read
     if cwd is not None and not os.path.isdir(cwd):
         raise ProbeError(
-            "not-found",
+            "cwd-not-found",
             f"working directory `{spec.cwd}` of server `{spec.name}` does not exist",
             hint="fix `cwd` in the server's configuration",
         )
-    return Launch(
+    launch = Launch(
         expand(spec.command, environ, spec.secrets),
         [expand(a, environ, spec.secrets) for a in spec.args],
         server_env(spec, environ),
         cwd,
     )
+    _script_exists(spec.name, launch)
+    return launch
+
+
+#: interpreters whose first argument that is not an option is the script they run
+_INTERPRETER = re.compile(r"(python[0-9.]*|node|nodejs|bun|ruby|perl|php|bash|sh|zsh|dash|lua|Rscript)(\.exe)?")
+_SCRIPT = re.compile(r".+\.(py|pyw|js|mjs|cjs|ts|mts|cts|rb|pl|php|sh|bash|zsh|lua|R)")
+
+
+def _script_exists(name: str, launch: Launch) -> None:
+    """An interpreter started on a script that is not there is a server that cannot start,
+    named as such (exit 2), not an outage (exit 3) after the interpreter has said so."""
+    if not _INTERPRETER.fullmatch(os.path.basename(launch.command)):
+        return
+    script = next((a for a in launch.args if not a.startswith("-")), None)
+    if launch.args[:1] and launch.args[0] in ("-m", "-c", "-e", "-p"):
+        return  # a module or inline code, no script file
+    if script is None or not _SCRIPT.fullmatch(script):
+        return
+    path = script if os.path.isabs(script) else os.path.join(launch.cwd or os.getcwd(), script)
+    if not os.path.exists(path):
+        raise ProbeError(
+            "script-not-found",
+            f"server `{name}`: `{os.path.basename(launch.command)}` would run `{script}`, which does not exist"
+            + (f" in `{launch.cwd}`" if launch.cwd else ""),
+            hint="fix the path in the server's configuration (a relative path is read from the directory the "
+            "server starts in: the lock's directory, or its `cwd`)",
+        )
 
 
 def start_early(spec: ServerSpec, environ: Mapping[str, str]) -> subprocess.Popen[bytes] | None:

@@ -13,13 +13,8 @@ import httpx2
 
 from mcplock.errors import ProbeError
 from mcplock.lock.spec import ServerSpec
-from mcplock.probe._common import (
-    PendingRequests,
-    State,
-    answer_server_request,
-    dumps,
-    is_jsonrpc,
-)
+from mcplock.probe._common import PendingRequests, State, answer_server_request, is_jsonrpc
+from mcplock.probe._json import dumps
 from mcplock.probe.errors import origin
 from mcplock.probe.http import (
     CLOSE_TIMEOUT,
@@ -34,7 +29,7 @@ from mcplock.probe.http import (
 from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 
 class LegacySseTransport(PendingRequests):

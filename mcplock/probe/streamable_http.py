@@ -27,12 +27,11 @@ from mcplock.probe._common import (
     OnMessage,
     State,
     answer_server_request,
-    dumps,
     is_jsonrpc,
     is_response,
     is_server_request,
-    loads,
 )
+from mcplock.probe._json import dumps
 from mcplock.probe.http import (
     CLOSE_TIMEOUT,
     SseCursor,
@@ -40,16 +39,17 @@ from mcplock.probe.http import (
     content_type,
     errors_for,
     iter_sse,
+    jsonrpc_error,
     matches,
-    mcp_headers,
     parse_message,
     relay_timeout,
+    request_headers,
     target,
 )
 from mcplock.text.untrusted import sanitize
 
 if TYPE_CHECKING:
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 LISTEN_PAUSE = 1.0  # seconds before the standalone stream is opened again after it ended
 LISTEN_RETRIES = 5  # streams in a row that end without a message before the guard stops listening
@@ -89,18 +89,7 @@ class StreamableHttpTransport(Defaults):
         self.protocol_version = version
 
     def _request_headers(self, msg: dict[str, Any] | None = None) -> dict[str, str]:
-        h = dict(self.headers)
-        h["Accept"] = "application/json, text/event-stream"
-        h["Content-Type"] = "application/json"
-        if self.session_id:
-            h["Mcp-Session-Id"] = self.session_id
-        if self.protocol_version:
-            h["MCP-Protocol-Version"] = self.protocol_version
-        if msg is not None and "method" in msg:
-            version = era.request_version(msg.get("params"))
-            if version is not None:  # a modern request: the headers mirror its body (SEP-2243)
-                h.update(mcp_headers(msg, version, self.tools))
-        return h
+        return request_headers(self.headers, self.session_id, self.protocol_version, msg, self.tools)
 
     async def request(
         self, method: str, params: dict[str, Any] | None, on_id: Callable[[int], None] | None = None
@@ -152,16 +141,8 @@ class StreamableHttpTransport(Defaults):
             body += chunk
             if len(body) > 64 * 1024:
                 break
-        try:
-            obj = loads(bytes(body))
-        except (ValueError, RecursionError):
-            obj = None
-        if (
-            isinstance(obj, dict)
-            and obj.get("jsonrpc") == "2.0"
-            and isinstance(obj.get("error"), dict)
-            and isinstance(obj["error"].get("code"), int)
-        ):
+        obj = jsonrpc_error(bytes(body))
+        if obj is not None:
             return obj
         raise self.errors.status_error(resp, bytes(body), action)
 

@@ -20,19 +20,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mcplock.errors import ProbeError
 from mcplock.lock.spec import Transport
-from mcplock.probe._common import (
-    IDLE,
-    BadConstant,
-    OnMessage,
-    State,
-    answer_server_request,
-    dumps,
-    loads,
-    scrubbed,
-    secret_values,
-    with_stderr,
-)
+from mcplock.probe._common import IDLE, OnMessage, State, answer_server_request, scrubbed, secret_values, with_stderr
 from mcplock.probe._common import fmt_seconds as _fmt_seconds
+from mcplock.probe._json import BadConstant, dumps, loads
 from mcplock.probe._pipes import READ_SIZE, Lines, LinesProtocol
 
 if TYPE_CHECKING:
@@ -40,7 +30,7 @@ if TYPE_CHECKING:
     import subprocess
 
     from mcplock.lock.spec import ServerSpec
-    from mcplock.probe import ProbeOptions
+    from mcplock.probe.options import ProbeOptions
 
 __all__ = [
     "IDLE",

@@ -1,4 +1,4 @@
-"""How one change reads: a word-level diff for text, a structural diff by JSON path for
+"""How one change reads: a word-level diff for text (:mod:`mcplock.render.words`), a structural diff by JSON path for
 schemas (:func:`mcplock.lint.schema.schema_diff`), each schema item classified as
 tightened / loosened / neutral.
 
@@ -15,38 +15,8 @@ from typing import Any
 
 from rich.text import Text
 
-from mcplock.render.worddiff import opcodes
+from mcplock.render.words import ADDED, REMOVED, field_head, mark, word_diff
 from mcplock.text.untrusted import safe_text
-
-REMOVED = "strike red"
-ADDED = "bold green"
-_TOKENS = re.compile(r"\s+|[^\s]+")
-
-
-def word_diff(old: str, new: str, *, color: bool = True) -> Text:
-    a, b = _TOKENS.findall(old), _TOKENS.findall(new)
-    out = Text()
-    for op, i1, i2, j1, j2 in opcodes(a, b):  # bounded on any input (mcplock/render/worddiff.py)
-        if op == "equal":
-            out.append_text(safe_text("".join(a[i1:i2])))
-            continue
-        if op in ("delete", "replace"):
-            gone = "".join(a[i1:i2])
-            out.append_text(_mark(gone, "[-", "-]", REMOVED, color))
-        if op in ("insert", "replace"):
-            came = "".join(b[j1:j2])
-            out.append_text(_mark(came, "{+", "+}", ADDED, color))
-    return out
-
-
-def _mark(s: str, left: str, right: str, style: str, color: bool) -> Text:
-    t = Text()
-    if not color:
-        t.append(left)
-    t.append_text(safe_text(s, style if color else ""))
-    if not color:
-        t.append(right)
-    return t
 
 
 def _path(parts: list[Any]) -> str:
@@ -102,11 +72,6 @@ def _direction(directions: dict[str, str], path: str) -> str:
 DIRECTION_STYLE = {"loosened": "bold red", "tightened": "yellow", "neutral": "dim"}
 
 
-def _field_head(indent: str, field: str, sep: str) -> Text:
-    """``field`` is a key of a server's definition: untrusted."""
-    return Text(indent).append_text(safe_text(field, "bold", keep_newlines=False)).append(sep, style="bold")
-
-
 def _text_change(field: str, old: str, new: str, color: bool, indent: str) -> list[Text]:
     """A text field word-diffed (a long text, an App's HTML or a SKILL.md, as a line diff)."""
     if max(len(old), len(new)) > 4000:
@@ -115,14 +80,14 @@ def _text_change(field: str, old: str, new: str, color: bool, indent: str) -> li
         return document_diff(field, old, new, color=color, indent=indent)
     rows = word_diff(old, new, color=color).split("\n", allow_blank=True)
     return [
-        _field_head(indent, field, ": ").append_text(rows[0]),
+        field_head(indent, field, ": ").append_text(rows[0]),
         *(Text(indent + "  ").append_text(r) for r in rows[1:]),
     ]
 
 
 def _structure_change(field: str, old: Any, new: Any, color: bool, indent: str) -> list[Text]:
     """An object or list field (a schema): each difference with its direction."""
-    lines = [_field_head(indent, field, ":")]
+    lines = [field_head(indent, field, ":")]
     for path, what, direction in schema_items(old, new):
         row = Text(f"{indent}  ")
         row.append(f"{direction:<9}", style=DIRECTION_STYLE.get(direction, "") if color else "")
@@ -145,8 +110,8 @@ def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, i
 
 def _value_change(field: str, old: Any, new: Any, color: bool, indent: str) -> Text:
     """Any other field: its old value removed, its new one added (as JSON; ``(absent)`` when not there)."""
-    row = _field_head(indent, field, ": ")
-    row.append_text(_mark(_short(old) if old is not None else "(absent)", "[-", "-]", REMOVED, color))
+    row = field_head(indent, field, ": ")
+    row.append_text(mark(_short(old) if old is not None else "(absent)", "[-", "-]", REMOVED, color))
     row.append(" ")
-    row.append_text(_mark(_short(new) if new is not None else "(absent)", "{+", "+}", ADDED, color))
+    row.append_text(mark(_short(new) if new is not None else "(absent)", "{+", "+}", ADDED, color))
     return row

@@ -23,7 +23,7 @@ def _name(s: str) -> Text:
 
 def _param_names(schema: Any) -> list[str] | None:
     """An input schema's parameters, each required one marked ``*`` (None: no properties object)."""
-    from mcplock.render.show import required_names
+    from mcplock.render.schema_tree import required_names
 
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return None
@@ -129,7 +129,10 @@ def _change_row(c: Any) -> Text:
 def _cloak_row(k: Cloaked) -> Text:
     row = Text("  ")
     row.append(f"{k.severity:<8}", style=style(k.severity))
-    row.append(f" cloaked {k.kind} " if k.kind != "server" else " cloak   ")
+    if k.change == "capability":  # offered by capability, as the protocol has it: not cloaking
+        row.append(f" offered {k.kind} ")
+    else:
+        row.append(f" cloaked {k.kind} " if k.kind != "server" else " cloak   ")
     row.append_text(_name(k.name)).append(" — ", style="dim")
     return row.append_text(safe_text(k.message, keep_newlines=False))
 
@@ -185,7 +188,7 @@ def render_diff(diffs: list[ServerDiff], *, color: bool = True, detail: bool = T
     lines.append(
         Text(
             f"\n{n['servers']} server(s): {n['drift']} with drift, {n['unreachable']} unreachable, "
-            f"{n['pending']} pending review"
+            f"{n['pending']} pending review" + (f", {n['cloaked']} cloaking finding(s)" if "cloaked" in n else "")
         )
     )
     if steps:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from mcplock.render.changes import ADDED, REMOVED, _field_head, _mark, word_diff
 from mcplock.render.worddiff import Bounded
+from mcplock.render.words import ADDED, REMOVED, field_head, mark, word_diff
 from mcplock.text.untrusted import safe_text
 
 LONG = 4000  # characters: past this a text change is shown as a line diff
@@ -59,8 +59,8 @@ def _pair(old: str, new: str, color: bool) -> Text:
         out.append(f"…({p - _CLIP} characters) ", style="dim")
     out.append_text(safe_text(old[max(0, p - _CLIP) : p]))
     if len(a) + len(b) > 2 * _MIDDLE:
-        out.append_text(_mark(_clip(a, _MIDDLE), "[-", "-]", REMOVED, color))
-        out.append_text(_mark(_clip(b, _MIDDLE), "{+", "+}", ADDED, color))
+        out.append_text(mark(_clip(a, _MIDDLE), "[-", "-]", REMOVED, color))
+        out.append_text(mark(_clip(b, _MIDDLE), "{+", "+}", ADDED, color))
     else:
         out.append_text(word_diff(a, b, color=color))
     tail = old[len(old) - s :]
@@ -95,15 +95,15 @@ def _context(lines: list[str], inner: str, color: bool) -> list[Text]:
 
 def _removed_added(gone: list[str], came: list[str], inner: str, color: bool) -> list[Text]:
     """Lines that are not paired: the removed ones, then the added ones, clipped."""
-    return [_line(inner, "- ", _mark(_clip(x), "", "", REMOVED, color), REMOVED, color) for x in gone] + [
-        _line(inner, "+ ", _mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in came
+    return [_line(inner, "- ", mark(_clip(x), "", "", REMOVED, color), REMOVED, color) for x in gone] + [
+        _line(inner, "+ ", mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in came
     ]
 
 
 def document_diff(field: str, old: str, new: str, *, color: bool = True, indent: str = "      ") -> list[Text]:
     """Lines that show how the long text ``field`` changed."""
     a, b = old.split("\n"), new.split("\n")
-    lines = [_field_head(indent, field, f": {len(a)} → {len(b)} lines; the changed ones with {_CONTEXT} of context")]
+    lines = [field_head(indent, field, f": {len(a)} → {len(b)} lines; the changed ones with {_CONTEXT} of context")]
     sm = Bounded(a=a, b=b, autojunk=False)  # bounded on any input: a server writes this text
     inner = indent + "  "
     for group in sm.get_grouped_opcodes(_CONTEXT):

@@ -30,7 +30,7 @@ def where_text(s: ServerEntry) -> Text:
 
 def _pins(lock: Lock) -> Text:
     """Each server's package pin (what its command runs, exactly), or why it has none."""
-    from mcplock.packages.pin import describe
+    from mcplock.packages.runs import describe
 
     width = max(len(n) for n in lock.servers) + 2
     out = Text("\npackage pins\n", style="bold")

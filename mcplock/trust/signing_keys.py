@@ -8,6 +8,7 @@ inside the functions that read a key.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from mcplock.errors import McplockError
@@ -69,16 +70,22 @@ def _parse_private_key(data: bytes, password: bytes | None, path: str) -> Any:
     )
 
 
-def _unreadable(path: str, e: Exception, password: bytes | None) -> SigningInputError:
+def _unreadable(path: str, e: Exception, password: bytes | None, encrypted: bool = False) -> SigningInputError:
     """What cryptography's refusal of a key file means: a passphrase missing or wrong, a
     passphrase this install cannot open (bcrypt), or a file that is no key it reads."""
+    if encrypted and password and isinstance(e, ValueError):  # OpenSSH: "Corrupt data: broken checksum"
+        return SigningInputError(
+            f"wrong passphrase for {path}",
+            hint="type it again, or set MCPLOCK_KEY_PASSPHRASE to the key's passphrase",
+        )
     if isinstance(e, (ValueError, TypeError)):
         reason = str(e)
         if "password" in reason.lower() or "encrypted" in reason.lower() or "passphrase" in reason.lower():
             return SigningInputError(
                 f"{path} is protected by a passphrase"
                 + (" (and it is not the one in MCPLOCK_KEY_PASSPHRASE)" if password else ""),
-                hint="set MCPLOCK_KEY_PASSPHRASE for this command, or use a key without one",
+                hint="run `mcplock sign` at a terminal (it asks for the passphrase), or set MCPLOCK_KEY_PASSPHRASE "
+                "(in CI, from a secret)",
             )
         return SigningInputError(
             f"{path}: not a key mcplock can read ({reason})", hint="give an OpenSSH ed25519 private key or a PKCS#8 PEM"
@@ -87,9 +94,8 @@ def _unreadable(path: str, e: Exception, password: bytes | None) -> SigningInput
         return SigningInputError(
             f"{path} is an OpenSSH key protected by a passphrase, which this mcplock "
             "cannot open (that needs the `bcrypt` package)",
-            hint="install `bcrypt` into mcplock's environment and set "
-            "MCPLOCK_KEY_PASSPHRASE, or sign with a key that has no passphrase "
-            "(an encrypted PKCS#8 PEM also reads MCPLOCK_KEY_PASSPHRASE)",
+            hint="reinstall mcplock (it depends on `bcrypt`: see the README, Install), or sign with a "
+            "PKCS#8 PEM key (an encrypted one reads MCPLOCK_KEY_PASSPHRASE)",
         )
     return SigningInputError(
         f"{path}: not a key mcplock can read ({type(e).__name__}: {e})",
@@ -97,20 +103,47 @@ def _unreadable(path: str, e: Exception, password: bytes | None) -> SigningInput
     )
 
 
-def load_private_key(path: str) -> Any:
+def openssh_encrypted(data: bytes) -> bool:
+    """Whether ``data`` is an OpenSSH private key protected by a passphrase (its cipher is not
+    ``none``: ``ssh-keygen``'s default when one is typed)."""
+    import base64
+    import binascii
+    import re
+
+    m = re.search(rb"-----BEGIN OPENSSH PRIVATE KEY-----(.*?)-----END OPENSSH PRIVATE KEY-----", data, re.S)
+    if m is None:
+        return False
+    try:
+        blob = base64.b64decode(b"".join(m.group(1).split()))
+    except (binascii.Error, ValueError):
+        return False
+    magic = b"openssh-key-v1\0"
+    if not blob.startswith(magic) or len(blob) < len(magic) + 4:
+        return False
+    n = int.from_bytes(blob[len(magic) : len(magic) + 4], "big")
+    return blob[len(magic) + 4 : len(magic) + 4 + n] != b"none"
+
+
+def load_private_key(path: str, ask: Callable[[str], str] | None = None) -> Any:
     """An ed25519 private key from an OpenSSH private key file or a PKCS#8 PEM. A key protected
-    by a passphrase reads it from ``$MCPLOCK_KEY_PASSPHRASE``."""
+    by a passphrase reads it from ``$MCPLOCK_KEY_PASSPHRASE`` (CI), else from ``ask`` (the CLI's
+    prompt at a terminal; None: no one to ask)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     data = _read_key_file(path)
+    encrypted = openssh_encrypted(data)
+    if encrypted:
+        import bcrypt  # noqa: F401  # the KDF cryptography runs on a passphrase-protected OpenSSH key
     secret = os.environ.get("MCPLOCK_KEY_PASSPHRASE")
+    if not secret and encrypted and ask is not None:
+        secret = ask(f"passphrase for {path}: ")
     password = secret.encode("utf-8") if secret else None
     try:
         key = _parse_private_key(data, password, path)
     except SigningInputError:
         raise
     except Exception as e:  # ValueError, TypeError, cryptography's UnsupportedAlgorithm and the like
-        raise _unreadable(path, e, password) from None
+        raise _unreadable(path, e, password, encrypted) from None
     if not isinstance(key, Ed25519PrivateKey):
         raise _not_ed25519(path, key)
     return key

@@ -30,7 +30,7 @@ from mcplock.cli.options import (
 )
 from mcplock.cli.progress import say_plain
 from mcplock.cli.trust import guarded
-from mcplock.core import oauth
+from mcplock.core import auth_options, oauth
 from mcplock.errors import McplockError, UsageError
 from mcplock.lock.spec import ServerSpec, Transport
 from mcplock.text.untrusted import safe_text
@@ -80,7 +80,7 @@ def cmd_login(
         "idp_client_secret": oauth_idp_client_secret,
         "issuer": oauth_issuer,
     }
-    auth = oauth.auth_spec(
+    auth = auth_options.auth_spec(
         oauth_client_id,
         oauth_client_secret,
         oauth_scopes,
@@ -142,7 +142,7 @@ def _record_locked(cli: context.Cli, spec: ServerSpec, *, typed: bool) -> None:
 def _read_and_say_kept(cli: context.Cli, spec: ServerSpec) -> None:
     """After a failed login: the earlier token, if any, is still stored and still used."""
     from mcplock.auth.store import TokenStore, describe
-    from mcplock.lock.spec import expand
+    from mcplock.lock.templates import expand
 
     try:
         d = describe(TokenStore().load(expand(spec.url or "", None, spec.secrets))) if spec.url else {}
@@ -155,7 +155,7 @@ def _read_and_say_kept(cli: context.Cli, spec: ServerSpec) -> None:
 def cmd_logout(ctx: typer.Context, target: str = typer.Argument(..., metavar="NAME | URL")) -> int:
     """Forget the stored OAuth tokens of a server (the lock is not changed)."""
     from mcplock.auth.store import TokenStore
-    from mcplock.lock.spec import expand
+    from mcplock.lock.templates import expand
 
     cli = context.of(ctx)
     if "://" in target:
@@ -230,7 +230,7 @@ def cmd_status(ctx: typer.Context, fmt: str = typer.Option("text", "--format", h
 def _read_status_row(name: str, srv: ServerEntry, store: TokenStore) -> dict[str, Any]:
     """A remote server's auth method and what the store holds for it (never the token)."""
     from mcplock.auth.store import describe
-    from mcplock.lock.spec import expand
+    from mcplock.lock.templates import expand
 
     d = describe(store.load(expand(srv.spec.url or "")))
     row: dict[str, Any] = {"name": name, "url": srv.spec.url, "method": _method(srv, d), "token": bool(d.get("token"))}

@@ -41,7 +41,7 @@ def cmd_check(
     lock = load(path)
     findings = run_check(lock, path, org, policy)
     from mcplock.core.lookalikes import lookalike_warnings
-    from mcplock.core.merge_driver import merge_warnings
+    from mcplock.core.merge_install import merge_warnings
 
     # said, but they do not fail the gate
     warnings = code_env(lock) + critical_accepted(lock, findings) + lookalike_warnings(lock) + merge_warnings(path)

@@ -6,8 +6,9 @@ import typer
 from rich.text import Text
 
 from mcplock.cli import context
-from mcplock.cli.commands.add import check_policy, hold_code_env, lock_specs
+from mcplock.cli.commands.add import check_policy
 from mcplock.cli.commands.merge import offer_driver
+from mcplock.cli.locking import hold_code_env, lock_specs
 from mcplock.cli.options import POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.core import add_sources
 from mcplock.text.untrusted import safe_text

@@ -15,6 +15,8 @@ from mcplock.cli.options import ORG_POLICY
 from mcplock.text.untrusted import safe_text, shell_word
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
     from mcplock.core.verify_lock import Verdict
@@ -173,6 +175,22 @@ def _agreement_line(compared: str, disagreements: int, ours: bool, file: str) ->
     )
 
 
+def _passphrase_prompt() -> Callable[[str], str] | None:
+    """At a terminal: a prompt that reads a key's passphrase without echo (Ctrl-C stops the
+    command); elsewhere None (CI sets MCPLOCK_KEY_PASSPHRASE)."""
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+
+    def ask(prompt: str) -> str:
+        import getpass
+
+        return getpass.getpass(prompt, stream=sys.stderr)
+
+    return ask
+
+
 def cmd_sign(
     ctx: typer.Context,
     key: str = typer.Option(
@@ -181,7 +199,7 @@ def cmd_sign(
         metavar="KEY",
         help=(
             "The private key: an OpenSSH ed25519 key (as `ssh-keygen -t ed25519` writes, e.g. ~/.ssh/id_ed25519) "
-            "or a PKCS#8 PEM. A passphrase is read from $MCPLOCK_KEY_PASSPHRASE."
+            "or a PKCS#8 PEM. A passphrase is asked for at a terminal, else read from $MCPLOCK_KEY_PASSPHRASE (CI)."
         ),
     ),
     policy: str | None = ORG_POLICY,
@@ -206,7 +224,7 @@ def cmd_sign(
 
     cli = context.of(ctx)
     org = org_policy.resolve(policy)
-    private = signing.load_private_key(key)
+    private = signing.load_private_key(key, _passphrase_prompt())
     if document is not None:
         return _sign_document(cli, private, document, org)
     lock = load(cli.lockfile)

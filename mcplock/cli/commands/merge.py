@@ -23,7 +23,7 @@ def offer_driver(cli: context.Cli) -> None:
     """After `init`: in a git repository without the driver, offer it on a terminal (a hint otherwise)."""
     import os
 
-    from mcplock.core.merge_driver import installed, repo_top
+    from mcplock.core.merge_install import installed, repo_top
     from mcplock.errors import UsageError
 
     if not os.path.exists(cli.lockfile) or installed(cli.lockfile):
@@ -40,7 +40,7 @@ def offer_driver(cli: context.Cli) -> None:
 
 
 def install_driver(cli: context.Cli) -> None:
-    from mcplock.core.merge_driver import install
+    from mcplock.core.merge_install import install
 
     done = install(cli.lockfile)
     for line in done.lines:

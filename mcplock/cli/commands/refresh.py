@@ -67,6 +67,8 @@ def cmd_refresh(
     summary, failed = core_refresh.apply(cli.lockfile, cli.lock_dir, selected, results, plan, client, pins, vouched)
     _say_repinned(cli, repinned, failed)
     _say_summary(cli, failed, summary)
+    if any(getattr(err, "exit_code", 3) == 2 for err in failed.values()):
+        return 2  # a command, script or working directory not on this machine: an input error
     return 3 if failed else 0
 
 

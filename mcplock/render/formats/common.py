@@ -123,13 +123,18 @@ def changes_count(d: ServerDiff) -> str:
 
 
 def summary_counts(diffs: list[ServerDiff]) -> dict[str, int]:
-    return {
+    """The counts every format's summary gives; ``cloaked`` (the critical cloaking findings) only
+    when the cloaking probe ran (``diff --cloak``)."""
+    out = {
         "servers": len(diffs),
         "drift": sum(d.status == "drift" for d in diffs),
         "unreachable": sum(d.status == "unreachable" for d in diffs),
         "changes": sum(len(d.changes) for d in diffs),
         "pending": sum(len(d.pending) for d in diffs),
     }
+    if any(d.cloaked is not None for d in diffs):
+        out["cloaked"] = sum(d.critical_cloaks for d in diffs)
+    return out
 
 
 def _work_tree(d: str) -> str | None:
@@ -161,7 +166,7 @@ class Lines:
     table (an added item has no table yet) and then to line 1."""
 
     def __init__(self, lock_text: str | None) -> None:
-        from mcplock.lock.text import header_lines
+        from mcplock.lock.headers import header_lines
 
         self._lines = header_lines(lock_text) if lock_text else {}
 

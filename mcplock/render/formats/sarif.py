@@ -24,7 +24,6 @@ from urllib.parse import quote
 from mcplock.model.severity import HIGH, SECURITY_SEVERITY, rank, sarif_level
 from mcplock.render.formats.common import (
     CHECK_LEVEL,
-    KIND_TITLE,
     PENDING_RULE,
     Lines,
     attr,
@@ -40,6 +39,7 @@ from mcplock.render.formats.common import (
     plain,
     unreachable_message,
 )
+from mcplock.render.formats.sarif_rules import CHECK_RULES, PENDING_TEXT, drift_rule_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from mcplock.core.check import Finding
@@ -48,85 +48,6 @@ if TYPE_CHECKING:  # pragma: no cover
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 FINGERPRINT_KEY = "mcplockItem/v1"
-
-_CHECK_RULES = {
-    "hash-mismatch": (
-        "A stored definition does not match its hash",
-        "The lock was edited by hand or tampered with: what hosts would load is not what was reviewed.",
-    ),
-    "config-changed": (
-        "A server changed in its host config since it was locked",
-        "The host config and the lock disagree; re-import and re-probe the server.",
-    ),
-    "config-missing": (
-        "A locked server is gone from its host config",
-        "Remove it from the lock, or put it back in the host config.",
-    ),
-    "not-locked": (
-        "A server of a host config is not in the lock",
-        "Its tools reach the model without review; add it to the lock.",
-    ),
-    "config-error": (
-        "A host config named by the lock cannot be read",
-        "Restore the host config, or remove the servers imported from it.",
-    ),
-    "source-missing": (
-        "A host config named by the lock no longer exists",
-        "Restore the host config, or remove the servers imported from it.",
-    ),
-    "unknown-value": (
-        "A value in the lock is not one mcplock knows",
-        'An unknown `approval` is read as "always" (ask before each call); set it explicitly.',
-    ),
-    "pin-no-integrity": (
-        "A package pin has no integrity",
-        "What the server's command runs cannot be verified; resolve the pin again with `mcplock update`.",
-    ),
-    "policy/tools.deny": (
-        "A tool the organisation's policy denies is enabled",
-        "The policy (docs/policy.md) outranks the lock: the guard refuses the tool anyway.",
-    ),
-    "policy/tools.require-approval": (
-        "A tool the organisation's policy keeps on approval is set to `never`",
-        'Set `approval = "always"` with `mcplock approval`.',
-    ),
-    "policy/review.max-accepted-severity": (
-        "An accepted item has findings above the policy's limit",
-        "Review it with `mcplock show`; `mcplock disable` hides a tool.",
-    ),
-    "policy/packages.require-pin": ("A launched package has no pin", "Pin it with `mcplock update`."),
-    "policy/packages.allow-registries": (
-        "A server runs a package from a registry the policy does not allow",
-        "Remove the server, or ask the policy's owners.",
-    ),
-    "policy/servers.allow": (
-        "A server the organisation's policy does not allow",
-        "Remove the server, or ask the policy's owners.",
-    ),
-    "pin-not-exact": (
-        "A package pin names no one exact release",
-        "Its version is an alias (`npm:other@1.0.0`), a range, a tag or a URL: the installer would "
-        "run something the pin does not say, so nothing of it is started; restore the lock from git "
-        "or pin again with `mcplock update`.",
-    ),
-    "env-loads-code": (
-        "A server's launch sets a variable that loads code",
-        "`NODE_OPTIONS`, `LD_PRELOAD`, `PYTHONPATH`, `BASH_ENV` … make the launcher load other code, "
-        "which runs outside the package pin. Critical; a warning: `mcplock check` does not fail on "
-        "it unless the organisation's policy accepts nothing above high.",
-    ),
-    "critical-accepted": (
-        "An accepted, enabled item has critical lint findings",
-        "It was accepted by name (or before the lint knew better) and reaches the model. Review "
-        "it with `mcplock show`; `mcplock disable` hides a tool from hosts. A warning: `mcplock "
-        "check` does not fail on it.",
-    ),
-}
-_PENDING_TEXT = (
-    "A staged change awaits review",
-    "A proposal staged by `mcplock refresh` or `mcplock add` awaits `mcplock accept` or `mcplock reject`; "
-    "changed tools stay disabled until then.",
-)
 
 
 class _Sarif:
@@ -218,28 +139,6 @@ class _Sarif:
         }
 
 
-def _drift_rule_text(kind: str, change: str) -> tuple[str, str]:
-    what = KIND_TITLE.get(kind, kind)
-    act = (
-        "Review it before it reaches the model: `mcplock diff` shows it, `mcplock refresh` stages it, "
-        "`mcplock accept` or `mcplock reject` decides."
-    )
-    if change == "changed":
-        return (
-            f"A locked {what} changed upstream",
-            f"The server's {what} no longer matches the definition reviewed in the lock (a possible rug pull). " + act,
-        )
-    if change == "added":
-        return (
-            f"A server offers a {what} that is not in the lock",
-            f"A new {what} has not been reviewed; hosts must not show it to the model yet. " + act,
-        )
-    return (
-        f"A locked {what} is no longer offered",
-        f"The server dropped a {what} that the lock pins; agents or hosts relying on it will fail. " + act,
-    )
-
-
 def _unreachable(s: _Sarif, d: ServerDiff) -> None:
     s.rule(
         "unreachable",
@@ -259,7 +158,7 @@ def _unreachable(s: _Sarif, d: ServerDiff) -> None:
 def _drift(s: _Sarif, server: str, c: Change) -> None:
     """A drifted item's result at its line, then its security findings'."""
     rid = drift_rule(c.kind, c.change)
-    short, full = _drift_rule_text(c.kind, c.change)
+    short, full = drift_rule_text(c.kind, c.change)
     s.rule(rid, short, full, "error", c.severity)
     line = s.lines.item(server, c.kind, c.name)
     s.result(
@@ -301,7 +200,7 @@ def _cloaking(s: _Sarif, server: str, k: Cloaked) -> None:
 
 def _pending(s: _Sarif, server: str, p: PendingItem) -> None:
     """A staged item's result at its line, then its staged change's findings (still findings)."""
-    s.rule(PENDING_RULE, *_PENDING_TEXT, "warning")
+    s.rule(PENDING_RULE, *PENDING_TEXT, "warning")
     line = s.lines.item(server, p.kind, p.name)
     s.result(
         PENDING_RULE,
@@ -371,9 +270,9 @@ def _check_rule(s: _Sarif, code: str, rid: str, level: str) -> None:
     """Declare the rule of a `check` problem: staged items share the pending rule; a hash mismatch
     is of high security severity."""
     if rid == PENDING_RULE:
-        s.rule(rid, *_PENDING_TEXT, level)
+        s.rule(rid, *PENDING_TEXT, level)
         return
-    short, full = _CHECK_RULES.get(code, (f"mcplock check: {code}", f"mcplock check: {code}"))
+    short, full = CHECK_RULES.get(code, (f"mcplock check: {code}", f"mcplock check: {code}"))
     s.rule(rid, short, full, level, HIGH if code == "hash-mismatch" else None)
 
 
