@@ -173,6 +173,17 @@ def test_npm_install_scripts_deprecation_and_malware_are_screened(cli, tmp_path)
         assert "minimum age 7 days" in body and "OSV: no malware reported" in body
         assert "postmark" not in json.dumps(api.requests)
 
+        # a known vulnerability of the candidate is named; one the pinned release has and the next fixes is a reason
+        npm.publish("mcp-remote", "0.1.14", release("mcp-remote", "0.1.14"), when=iso(400))
+        r = cli("add", "remote", "--yes", "--", "npx", "-y", "mcp-remote@0.1.14", env=env, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        npm.publish("mcp-remote", "0.1.15", release("mcp-remote", "0.1.15"), when=iso(300))
+        sc = rows(cli("outdated", "--format", "json", env=env))["remote"]["screening"]
+        assert sc["vulnerabilities"] == ["GHSA-6xpm-ggf7-wc3p (critical)"] and sc["fixes"] == [], sc
+        npm.publish("mcp-remote", "0.1.16", release("mcp-remote", "0.1.16"), when=iso(200))
+        sc = rows(cli("outdated", "--format", "json", env=env))["remote"]["screening"]
+        assert sc["vulnerabilities"] == [] and sc["fixes"] == ["GHSA-6xpm-ggf7-wc3p (critical)"], sc
+
         # deprecated: refused with npm's reason
         npm.publish(
             "kitchen", "1.2.0", release("kitchen", "1.2.0", deprecated="use kitchen-sink instead"), when=iso(30)

@@ -4,8 +4,9 @@ it: with ``"warn"``, drift that an open pull request proposes *exactly* (every c
 definition is the one pending on the pull request's branch) passes the gate on `main` — the guard
 still serves only what the lock accepted, so nothing unreviewed reaches a model meanwhile.
 
-Read-only: ``git ls-remote`` / ``git fetch`` of the drift branch into FETCH_HEAD, and (when
-``GITHUB_TOKEN`` and ``GITHUB_REPOSITORY`` are set) one ``GET …/pulls?head=…&state=open``.
+In CI only (``CI`` set: a workstation's `diff` contacts no remote), read-only: ``git ls-remote`` /
+``git fetch`` of the drift branch into FETCH_HEAD, and (when ``GITHUB_TOKEN`` and
+``GITHUB_REPOSITORY`` are set) one ``GET …/pulls?head=…&state=open``.
 Anything that cannot be read is "not proposed": the drift fails as before.
 """
 
@@ -46,13 +47,14 @@ def _matches(entry: Any, changes: list[Any]) -> bool:
 def proposals(lockfile: str, diffs: list[Any], environ: Mapping[str, str] | None = None) -> list[Proposal]:
     """The drifted servers of ``diffs`` whose `mcplock/drift-SERVER` branch on origin proposes it."""
     from mcplock.core import gitrepo
+    from mcplock.core.trust import is_ci
     from mcplock.core.update_pr import DRIFT_PREFIX, branch_for
     from mcplock.lock.read import loads
 
     drifted = [d for d in diffs if d.changes and not d.pending and d.error is None]
-    if not drifted:
-        return []
     env = os.environ if environ is None else environ
+    if not drifted or not is_ci(env):  # a workstation's diff asks no remote
+        return []
     try:
         repo = gitrepo.Repo(
             gitrepo.run_git(
