@@ -14,6 +14,7 @@ from rich.text import Text
 
 from mcplock.cli import progress
 from mcplock.cli.context import Cli
+from mcplock.cli.fast_check import counted
 from mcplock.cli.options import ProbeArgs
 from mcplock.cli.progress import report_failure
 from mcplock.cli.trust import ask, terminal
@@ -194,7 +195,7 @@ def _locked_line(entry: ServerEntry, name: Text, left: int) -> Text:
     n = sum(1 for t in entry.tools.values() if t.definition is not None)
     if not n and left:
         return Text("added ").append_text(name).append(f": {left} items pending review")
-    line = Text("locked ").append_text(name).append(f": {n} tools accepted ({_extras(entry)})")
+    line = Text("locked ").append_text(name).append(f": {counted(n, 'tool')} accepted ({_extras(entry)})")
     if left:
         line.append(f", {left} left pending", style="yellow")
     return line
@@ -227,7 +228,7 @@ def _confirm(cli: Cli, entry: ServerEntry, findings: Findings) -> bool:
     out.print(
         Text("server ", style="bold")
         .append_text(safe_text(entry.name, keep_newlines=False))
-        .append(f" offers {len(entry.tools)} tools:")
+        .append(f" offers {counted(len(entry.tools), 'tool')}:")
     )
     for key, e in sorted(entry.tools.items()):
         out.print(_tool_row(key, e, findings.get((entry.name, "tool", key))))
