@@ -10,7 +10,7 @@ catches it for every other host and every CI gate. Each identity opens as its ho
 era, ``initialize``'s protocol version, ``clientInfo`` with its title, the capabilities), sends a
 ``ping`` — a request that lists nothing — and lists everything again; the answer compared is
 that last one. An item listed exactly to the identities that declare a capability it needs is
-the protocol at work, not cloaking (:func:`mcplock.lint.compare.cloaking`).
+the protocol at work, not cloaking (:func:`mcplock.lint.cloaking.cloaking`).
 """
 
 from __future__ import annotations
