@@ -46,12 +46,10 @@ def _anchor(path: list[str]) -> str:
 
 
 def generate() -> str:
-    import typer
-
     from mcplock.cli import app as cli_app
 
     cli_app._register()  # every command module, in the order `mcplock --help` lists them
-    root = typer.main.get_command(cli_app.app)
+    root = cli_app.root_command()
     ctx = root.context_class(root, info_name="mcplock", terminal_width=WIDTH, max_content_width=WIDTH)
     found = _commands(root, ctx, ["mcplock"])
     toc = [f"- [`{' '.join(p)}`](#{_anchor(p)}) — {c.get_short_help_str(limit=200)}" for p, c, _ in found[1:]]

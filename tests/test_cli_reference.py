@@ -42,3 +42,11 @@ def test_every_command_the_console_script_lists_has_a_section():
         assert f"\n## mcplock {name}\n" in text, name
     # the exit codes the README sends readers to
     assert "Exit codes: 0 clean" in text
+    # every option's value is named by what it is, never by its Python type (issue 42.12)
+    for typed in ("<str>", "<float>", "<int>"):
+        assert typed not in text
+    for c in commands:
+        shown = subprocess.run(
+            [MCPLOCK, c, "--help"], capture_output=True, text=True, env={"COLUMNS": "200", "PATH": ""}
+        )
+        assert "<str>" not in shown.stdout and "<float>" not in shown.stdout, c

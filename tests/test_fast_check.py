@@ -28,7 +28,7 @@ def test_the_all_clear_skips_the_cli_stack_and_says_the_same(cli):
     assert fast.stderr.strip().endswith("exit 0 heavy []"), fast.stderr
     full = cli("check", "--format", "text")  # an option of its own: the full CLI
     assert full.returncode == 0 and fast.stdout == full.stdout
-    assert fast.stdout.startswith("ok: mcp.lock: 1 servers, ")
+    assert fast.stdout.startswith("ok: mcp.lock: 1 server, ")  # one server, not "1 servers" (issue 42.10)
     quiet = _run("-q", "check", "--lockfile", "mcp.lock")
     assert quiet.stdout == "" and quiet.stderr.strip().endswith("exit 0 heavy []")
 

@@ -24,7 +24,7 @@ from runner import SURFACES, stdio_command
 
 PRE_COMMIT = str(Path(sys.executable).parent / "pre-commit")
 HOOK_FILES = re.compile(
-    r"(^|/)(mcp\.lock|mcp\.lock\.exports\.json|\.mcp\.json|\.cursor/(mcp|cli|permissions)\.json"
+    r"(^|/)(mcp\.lock|mcp\.lock\.sig|mcp\.lock\.exports\.json|\.mcp\.json|\.cursor/(mcp|cli|permissions)\.json"
     r"|\.vscode/mcp\.json|\.codex/config\.toml|\.gemini/settings\.json|\.claude/settings\.json"
     r"|opencode\.jsonc?)$"
 )

@@ -139,7 +139,7 @@ def test_check_refuses_a_missing_signature_and_one_by_another_key(cli):
     r = cli("check", "--policy", p)
     assert r.returncode == 1 and "no signature" in r.stdout and "mcplock sign --key" in r.stdout
     assert cli("check").returncode == 0  # without the policy nothing asks for one
-    assert cli("sign", "--key", "mallory", "--policy", p).returncode == 0
+    assert cli("sign", "--key", "mallory").returncode == 0  # no policy names its signers: any key signs
     r = cli("check", "--policy", p)
     assert r.returncode == 1 and "not one the policy lists" in r.stdout, r.stdout
     assert cli("verify-signature", "--key", "alice.pub", "--policy", p).returncode == 1
@@ -312,7 +312,8 @@ def test_the_guard_starts_no_server_without_a_valid_signature(cli):
         assert marker.read_text().count("started") == probes  # the server never started
 
     guard_refuses("no signature")
-    assert cli("sign", "--key", "mallory", "--policy", p).returncode == 0
+    assert cli("sign", "--key", "mallory", "--policy", p).returncode == 2  # refused: nothing written
+    assert cli("sign", "--key", "mallory").returncode == 0  # signed by a key the policy does not list
     guard_refuses("not one the policy lists")
     assert cli("sign", "--key", "alice", "--policy", p).returncode == 0
     lock = Path("mcp.lock").read_text()

@@ -154,7 +154,7 @@ def run(args: list[str]) -> int:
     guard_stdout()  # a closed pipe (`mcplock check | head -1`) keeps the real exit code
     cli = Cli(args=list(args))
     _register(list(args))
-    command = typer.main.get_command(app)
+    command = root_command()
     previous = _trap_termination()
     _received.clear()
     try:
@@ -168,6 +168,33 @@ def run(args: list[str]) -> int:
         return _interrupted(cli)
     _signing_reminder(cli, args)
     return rv if isinstance(rv, int) else 0
+
+
+def root_command() -> Any:
+    """The click command of ``app`` as registered, each option's value named in its help by
+    what it is (``--timeout SECONDS``, ``--format FORMAT``) where typer would show its Python
+    type (``<float>``, ``<str>``) — issue 42.12."""
+    command = typer.main.get_command(app)
+    _name_values(command)
+    return command
+
+
+def _name_values(command: Any) -> None:
+    for param in getattr(command, "params", ()):
+        if getattr(param, "metavar", None) is None and not getattr(param, "is_flag", False) and param.opts:
+            long = max(param.opts, key=len).lstrip("-")
+            param.metavar = _value_name(long, getattr(param.type, "name", ""))
+    for sub in getattr(command, "commands", {}).values():
+        _name_values(sub)
+
+
+def _value_name(option: str, type_name: str) -> str:
+    """What an option's value is, from its name: ``timeout`` → SECONDS, ``client-name`` → NAME."""
+    if "timeout" in option or option.endswith("seconds"):
+        return "SECONDS"
+    if type_name in ("integer", "int") and not option.endswith(("count", "limit", "pages")):
+        return "N"
+    return option.split("-")[-1].upper()
 
 
 def _main(command: Any, args: list[str], cli: Cli) -> tuple[Any, int | None]:

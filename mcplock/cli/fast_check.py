@@ -81,12 +81,18 @@ def run(lockfile: str, quiet: bool) -> int | None:
     return 0
 
 
+def counted(n: int, word: str) -> str:
+    """``1 server``, ``2 servers``: a count with its noun (issue 42.10: "1 tools")."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _say_ok(lock: Lock, lockfile: str) -> None:
     """The all-clear line (a closed pipe is not an error: the exit code still says it)."""
     tools = sum(len(srv.tools) for srv in lock.servers.values())
     try:
         sys.stdout.write(
-            f"ok: {lockfile}: {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending\n"
+            f"ok: {lockfile}: {counted(len(lock.servers), 'server')}, {counted(tools, 'tool')}, every hash matches, "
+            "nothing pending\n"
         )
         sys.stdout.flush()
     except BrokenPipeError:  # `mcplock check | head -0`

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from mcplock.cli import progress
 from mcplock.cli.context import Cli
+from mcplock.cli.fast_check import counted
 from mcplock.cli.options import ProbeArgs
 from mcplock.cli.progress import report_failure
 from mcplock.cli.trust import ask, terminal
@@ -194,7 +195,7 @@ def _locked_line(entry: ServerEntry, name: Text, left: int) -> Text:
     n = sum(1 for t in entry.tools.values() if t.definition is not None)
     if not n and left:
         return Text("added ").append_text(name).append(f": {left} items pending review")
-    line = Text("locked ").append_text(name).append(f": {n} tools accepted ({_extras(entry)})")
+    line = Text("locked ").append_text(name).append(f": {counted(n, 'tool')} accepted ({_extras(entry)})")
     if left:
         line.append(f", {left} left pending", style="yellow")
     return line
@@ -222,18 +223,28 @@ def _warn_findings(cli: Cli, entry: ServerEntry, findings: Findings) -> None:
             cli.err.print(row)
 
 
+def _excerpt(text: str, chars: int = 400, lines: int = 6) -> list[str]:
+    """The start of a server's instructions as lines (a line break is a line, not an escape that
+    reads as an attack: issue 42.10), at most ``lines`` of them and ``chars`` characters."""
+    out = text[:chars].splitlines()[:lines] or [""]
+    if len(text) > chars or len(text.splitlines()) > lines:
+        out[-1] += " …"
+    return out
+
+
 def _confirm(cli: Cli, entry: ServerEntry, findings: Findings) -> bool:
     out = cli.out
     out.print(
         Text("server ", style="bold")
         .append_text(safe_text(entry.name, keep_newlines=False))
-        .append(f" offers {len(entry.tools)} tools:")
+        .append(f" offers {counted(len(entry.tools), 'tool')}:")
     )
     for key, e in sorted(entry.tools.items()):
         out.print(_tool_row(key, e, findings.get((entry.name, "tool", key))))
     if entry.instructions is not None and entry.instructions.pending is not None:
-        text = str(entry.instructions.pending.definition)[:200]
-        out.print(Text("  instructions: ").append_text(safe_text(text, keep_newlines=False)))
+        out.print(Text("  instructions:"))
+        for line in _excerpt(str(entry.instructions.pending.definition)):
+            out.print(Text("    ").append_text(safe_text(line, keep_newlines=False)))
     crit = core_add.has_critical(entry, findings)
     question = (
         "accept all of them? [y/N] " if not crit else "accept all but the critical ones (they stay pending)? [y/N] "

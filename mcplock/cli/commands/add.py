@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -29,7 +30,16 @@ if TYPE_CHECKING:
 
 def check_policy(policy: str) -> None:
     if policy not in POLICIES:
-        raise UsageError(f"--policy takes one of {', '.join(POLICIES)}")
+        looks_like_a_file = policy.endswith(".toml") or "/" in policy or os.path.exists(policy)
+        raise UsageError(
+            f"`add --policy` takes one of {', '.join(POLICIES)} (which of the server's tools start enabled)",
+            hint=(
+                "an organisation's policy file goes to the commands that enforce it: "
+                f"`mcplock check --policy {policy}` (or MCPLOCK_POLICY), `diff`, `export`, `sign` (docs/policy.md)"
+                if looks_like_a_file
+                else "e.g. `--policy writes` (read-only tools enabled, the rest disabled until you enable them)"
+            ),
+        )
 
 
 @probing(oauth=True)

@@ -65,11 +65,15 @@ def _verdict(lock: Lock, path: str, findings: list[Finding]) -> Text:
         return Text(f"{len(findings)} problem(s) in ", style="bold red").append_text(
             safe_text(path, "bold red", keep_newlines=False)
         )
+    from mcplock.cli.fast_check import counted
+
     tools = sum(len(srv.tools) for srv in lock.servers.values())
     return (
         Text("ok: ")
         .append_text(safe_text(path, keep_newlines=False))
-        .append(f": {len(lock.servers)} servers, {tools} tools, every hash matches, nothing pending")
+        .append(
+            f": {counted(len(lock.servers), 'server')}, {counted(tools, 'tool')}, every hash matches, nothing pending"
+        )
     )
 
 

@@ -238,6 +238,7 @@ def cmd_sign(
         )
     from mcplock.trust import rollback
 
+    _refuse_unlisted_key(org, signing.fingerprint(private.public_key()))
     path = signing.signature_path(cli.lockfile)
     try:
         on_disk = signing.read_envelope(path)
@@ -258,6 +259,19 @@ def cmd_sign(
     )
     _after_signing(cli, lock, org, fp)
     return 0
+
+
+def _refuse_unlisted_key(org: OrgPolicy | None, fp: str) -> None:
+    """A policy that lists its signers refuses a signature by any other key: writing one would
+    replace a good signature with one `check` fails (issue 42.9), so nothing is written."""
+    from mcplock.errors import UsageError
+
+    if org is not None and org.signing_keys and fp not in org.signing_keys:
+        raise UsageError(
+            f"the policy {org.path} does not list this key ({fp}) in [signing] keys: a signature by it "
+            "would fail `mcplock check`; nothing was written",
+            hint=f'sign with a key the policy lists, or add "{fp}" to its [signing] keys first (docs/signing.md)',
+        )
 
 
 def _after_signing(cli: context.Cli, lock: Lock, org: OrgPolicy | None, fp: str) -> None:
