@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import rfc8785
 
-from mcplock.interop import canonical, reader
+from mcplock.interop import canonical, digests, reader
 from mcplock.lock import review, store
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.lock.spec import ServerSpec
@@ -77,7 +77,7 @@ def test_canonicalization_vectors(case):
 
 def test_surface_vector():
     v = VECTORS["surface"]
-    assert reader.surface_hash(v["tools"], v["coverage"]) == v["hash"]
+    assert digests.surface_hash(v["tools"], v["coverage"]) == v["hash"]
     assert surface(v["tools"], v["coverage"]) == v["hash"]  # and the independent computation agrees
 
 
@@ -86,16 +86,16 @@ def test_entry_integrity_vector():
     entry = json.loads(v["canonicalPayload"])
     assert entry["name"] == v["entryName"]
     assert canonical.canonical(entry) == v["canonicalPayload"].encode("utf-8")
-    assert reader.entry_integrity({**entry, "integrity": "sha256-ignored"}) == v["integrity"]
+    assert digests.entry_integrity({**entry, "integrity": "sha256-ignored"}) == v["integrity"]
 
 
 def test_whole_lock_digest_vector():
     v = VECTORS["wholeLockDigest"]
     doc = canonical.loads((DATA / Path(v["document"]).name).read_bytes())
     assert reader.check(doc) == []
-    assert reader.whole_lock_digest(doc) == v["digest"]
+    assert digests.whole_lock_digest(doc) == v["digest"]
     # timestamps are outside it
-    assert reader.whole_lock_digest({**doc, "generatedAt": "2030-01-01T00:00:00Z"}) == v["digest"]
+    assert digests.whole_lock_digest({**doc, "generatedAt": "2030-01-01T00:00:00Z"}) == v["digest"]
 
 
 def test_signature_vector():
@@ -545,7 +545,7 @@ def test_export_then_verify_lock_round_trip(cli):
     r = cli("export", "--format", "mcp-lock-v1", "-o", "-", env={"SOURCE_DATE_EPOCH": "2000000000"})
     other = json.loads(r.stdout)
     assert other["generatedAt"] == "2033-05-18T03:33:20Z"
-    assert reader.whole_lock_digest(other) == whole
+    assert digests.whole_lock_digest(other) == whole
 
 
 def test_verify_lock_says_where_the_document_and_the_lock_disagree(cli):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_signing import keygen
 
-from mcplock.interop.reader import entry_integrity
+from mcplock.interop.digests import entry_integrity
 
 from lockdata import TOOLS, make_lock, snapshot
 

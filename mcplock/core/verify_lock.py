@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcplock.interop import reader
+from mcplock.interop import digests, reader
 from mcplock.interop.reader import Problem
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def _digest(doc: Any, problems: list[Problem]) -> str | None:
     if not isinstance(doc, dict) or any(p.rule in UNREADABLE for p in problems):
         return None
     try:
-        return reader.whole_lock_digest(doc)
+        return digests.whole_lock_digest(doc)
     except (ValueError, TypeError, KeyError):
         return None
 

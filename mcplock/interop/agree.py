@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcplock.interop import produce
-from mcplock.interop.reader import COVERAGE, surface_hash
+from mcplock.interop.digests import COVERAGE, surface_hash
 from mcplock.lock.model import Lock, ServerEntry
 
 

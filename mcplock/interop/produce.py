@@ -30,7 +30,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mcplock.interop.canonical import digest, sri_from_hex
-from mcplock.interop.reader import COVERAGE, entry_integrity, surface_hash
+from mcplock.interop.digests import COVERAGE, entry_integrity, surface_hash
 from mcplock.lock.model import Entry, Lock, ServerEntry
 
 if TYPE_CHECKING:

@@ -19,7 +19,8 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from mcplock.interop.canonical import DocumentError, canonical, digest, loads
+from mcplock.interop.canonical import DocumentError, canonical, loads
+from mcplock.interop.digests import entry_integrity
 
 SPEC_VERSION = 1
 
@@ -53,7 +54,6 @@ _CREDENTIAL = re.compile(
     r"|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,}|glpat-[A-Za-z0-9_-]{16,}|eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"
     r"|-----BEGIN [A-Z ]*PRIVATE KEY-----"
 )
-COVERAGE = ("name", "description", "inputSchema")
 
 
 @dataclass(frozen=True)
@@ -264,28 +264,6 @@ def _members(doc: Any) -> Any:
     if isinstance(doc, dict):
         return doc.items()
     return enumerate(doc) if isinstance(doc, list) else ()
-
-
-def entry_integrity(entry: dict[str, Any]) -> str:
-    """§8.2: the digest of the entry's canonical form without its ``integrity`` member."""
-    return digest({k: v for k, v in entry.items() if k != "integrity"})
-
-
-def whole_lock_digest(doc: dict[str, Any]) -> str:
-    """§8.3: the digest of ``{specVersion, entries, extensions}`` (top-level timestamps left out)."""
-    core = {k: doc[k] for k in ("specVersion", "entries", "extensions") if k in doc}
-    return digest(core)
-
-
-def surface_records(tools: list[dict[str, Any]], coverage: tuple[str, ...] | list[str]) -> list[dict[str, Any]]:
-    """§5: one record per tool, exactly the coverage fields (those the tool has), sorted by name in
-    UTF-16 code units."""
-    records = [{f: t[f] for f in coverage if f in t} for t in tools]
-    return sorted(records, key=lambda r: str(r.get("name", "")).encode("utf-16-be"))
-
-
-def surface_hash(tools: list[dict[str, Any]], coverage: tuple[str, ...] | list[str] = COVERAGE) -> str:
-    return digest(surface_records(tools, coverage))
 
 
 def _entry_rules(doc: dict[str, Any]) -> list[Problem]:

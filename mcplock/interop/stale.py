@@ -36,7 +36,7 @@ def stale(lock: Lock, lock_path: str) -> list[tuple[str, str, str]]:
     path = os.path.join(directory, DOCUMENT)
     if not os.path.exists(path):
         return []
-    from mcplock.interop import agree, canonical, reader
+    from mcplock.interop import agree, canonical, digests
     from mcplock.model.files import DOCUMENT_MAX, read_bounded
 
     shown = os.path.join(os.path.dirname(lock_path), DOCUMENT) if os.path.dirname(lock_path) else DOCUMENT
@@ -61,11 +61,11 @@ def stale(lock: Lock, lock_path: str) -> list[tuple[str, str, str]]:
                 f"{again}, then sign it again if it is signed: `mcplock sign --key KEY --document {shown}`",
             )
         )
-    out.extend(_signature(directory, shown, doc, reader))
+    out.extend(_signature(directory, shown, doc, digests))
     return out
 
 
-def _signature(directory: str, shown: str, doc: Any, reader: Any) -> list[tuple[str, str, str]]:
+def _signature(directory: str, shown: str, doc: Any, digests: Any) -> list[tuple[str, str, str]]:
     """The detached signature beside the document, when it signs another whole-lock digest."""
     sig = os.path.join(directory, SIGNATURE)
     if not os.path.exists(sig):
@@ -77,7 +77,7 @@ def _signature(directory: str, shown: str, doc: Any, reader: Any) -> list[tuple[
     try:  # only the digest it names is read here; `verify-lock --signature` verifies the signature
         env = loads(read_bounded(sig, SMALL_MAX))
         signed = env.get("lockfileDigest") if isinstance(env, dict) else None
-        digest = reader.whole_lock_digest(doc)
+        digest = digests.whole_lock_digest(doc)
     except OSError as e:
         return [("export-error", f"{sig_shown} cannot be read: {e.strerror or e}", f"sign {shown} again")]
     except (DocumentError, ValueError, TypeError, KeyError) as e:

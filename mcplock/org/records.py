@@ -180,7 +180,7 @@ _SURFACES: dict[tuple[tuple[str, str], ...], str] = {}
 def surface(srv: ServerEntry, intact: dict[Key, str]) -> tuple[str, int]:
     """(the ``mcp-lock/1`` surface digest of the server's accepted tools, how many tools it covers):
     every tool whose accepted definition matches its hash, as ``export --format mcp-lock-v1`` does."""
-    from mcplock.interop.reader import surface_hash
+    from mcplock.interop.digests import surface_hash
 
     names = sorted(
         k for k, e in srv.tools.items() if isinstance(e.definition, dict) and (srv.name, "tool", k) in intact

@@ -107,7 +107,7 @@ def _item_hashes(snap: Snapshot, what: str) -> dict[str, dict[str, str]]:
 
 
 def _digests(snap: Snapshot, what: str) -> dict[str, Any]:
-    from mcplock.interop.reader import COVERAGE, surface_hash
+    from mcplock.interop.digests import COVERAGE, surface_hash
 
     return {
         "mcp-lock/1": {"surface": surface_hash(snap.tools), "coverage": list(COVERAGE), "toolCount": len(snap.tools)},

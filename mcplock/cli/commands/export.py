@@ -224,7 +224,7 @@ def _export_v1(cli: context.Cli, lock: Lock, out_file: str | None, dry_run: bool
     import os
     import sys
 
-    from mcplock.interop import produce, reader
+    from mcplock.interop import digests, produce
     from mcplock.lock.store import write_atomic
 
     doc, notes = produce.document(lock)
@@ -248,7 +248,7 @@ def _export_v1(cli: context.Cli, lock: Lock, out_file: str | None, dry_run: bool
     cli.say(
         Text("wrote ")
         .append_text(shown)
-        .append(f" (mcp-lock/1, {len(doc['entries'])} entries; lock digest {reader.whole_lock_digest(doc)})")
+        .append(f" (mcp-lock/1, {len(doc['entries'])} entries; lock digest {digests.whole_lock_digest(doc)})")
     )
     return 0
 
@@ -279,10 +279,10 @@ def _written(path: str) -> dict[str, Any] | None:
 
 def _same_lock(before: dict[str, Any], doc: dict[str, Any]) -> bool:
     """The two documents pin the same lock (their whole-lock digests; the timestamps aside)."""
-    from mcplock.interop import reader
+    from mcplock.interop import digests
 
     try:
-        return reader.whole_lock_digest(before) == reader.whole_lock_digest(doc)
+        return digests.whole_lock_digest(before) == digests.whole_lock_digest(doc)
     except (ValueError, KeyError):
         return False
 

@@ -298,7 +298,7 @@ def _say_key_in_policy(cli: context.Cli, org: OrgPolicy | None, fp: str) -> None
 
 def _sign_document(cli: context.Cli, private: Ed25519PrivateKey, document: str, org: OrgPolicy | None) -> int:
     from mcplock.errors import McplockError, UsageError
-    from mcplock.interop import reader
+    from mcplock.interop import digests, reader
     from mcplock.lock.store import write_atomic
     from mcplock.model.files import DOCUMENT_MAX, read_bounded
     from mcplock.trust import signing
@@ -319,7 +319,7 @@ def _sign_document(cli: context.Cli, private: Ed25519PrivateKey, document: str, 
             hint=f"`mcplock verify-lock {document}` names every problem",
             code="signature",
         )
-    env = signing.sign(private, reader.whole_lock_digest(doc), org.digest if org is not None else None)
+    env = signing.sign(private, digests.whole_lock_digest(doc), org.digest if org is not None else None)
     path = os.path.join(os.path.dirname(document), "mcp-lock.sig")
     write_atomic(path, signing.dumps(env))
     cli.say(

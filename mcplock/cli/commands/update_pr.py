@@ -6,48 +6,19 @@ sealed from its descendants, pushes and opens the pull requests once they are go
 from __future__ import annotations
 
 import os
-import sys
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import typer
-from rich.text import Text
 
 from mcplock.cli import context
+from mcplock.cli.commands.update_pr_run import Done, How, build_in_child, each, record
 from mcplock.cli.options import ALLOW_CODE_ENV, MIN_AGE, ORG_POLICY, ProbeArgs, probing
 from mcplock.cli.progress import report_failure
 from mcplock.errors import McplockError
-from mcplock.text.untrusted import safe_text
 
 if TYPE_CHECKING:
     from mcplock.core.github import GitHub
-    from mcplock.core.update_pr import Outcome, Pending, Prepared
-    from mcplock.core.update_pr_build import Built
-    from mcplock.errors import ProbeError
-
-
-def _line(o: Outcome) -> Text:
-    names = ", ".join(o.servers)
-    what = ", ".join(f"{m['package']} {m['from'] or 'unpinned'} → {m['to']}" for m in o.moves)
-    pr = f"#{o.pr.number} {o.pr.url}" if o.pr is not None else ""
-    words = {
-        "opened": (f"opened {pr} from {o.branch}: {what}", "green"),
-        "updated": (f"updated {pr} (pushed {o.branch} anew): {what}", "green"),
-        "unchanged": (f"{pr or o.branch} {o.note} (nothing to do)", ""),
-        "declined": (o.note, "yellow"),
-        "kept": (f"{pr}: {o.note}", "yellow"),
-        "would-open": (f"would open a pull request from {o.branch}: {o.title}", "yellow"),
-        "would-update": (f"would update {pr} (push {o.branch} anew): {o.title}", "yellow"),
-        "pushed": (f"pushed {o.branch} (no pull request: --push-only): {what}", "green"),
-        "failed": (o.note, "red"),
-    }
-    text, style = words.get(o.action, (o.action, ""))
-    return (
-        Text()
-        .append_text(safe_text(names, keep_newlines=False))
-        .append(": ")
-        .append_text(safe_text(text, style, keep_newlines=False))
-    )
+    from mcplock.core.update_pr import Pending, Prepared
 
 
 @probing()
@@ -88,7 +59,7 @@ def cmd_update_pr(
     Never a second one for a branch: an open one is updated when the upstream moved again. Exit 0
     when done (nothing outdated included), 2 for a checkout or token that cannot work, 3 when a
     registry, a server, origin or GitHub failed."""
-    from mcplock.cli.commands.update_pr_build import PLAN_VARIABLE
+    from mcplock.cli.commands.update_pr_run import PLAN_VARIABLE
     from mcplock.core.github import GitHub
     from mcplock.core.update_pr_deliver import known_secrets, scrub_error
     from mcplock.model import sealed
@@ -102,8 +73,8 @@ def cmd_update_pr(
     sealed.seal()  # this process holds the token: nothing it starts may read it
     sealed.adopt_orphans()  # what a probed server leaves behind is killed before the push
     gh = None if push_only else GitHub.from_env(need_token=not dry_run, origin_url=_origin_url(cli.lock_dir))
-    done = _Done(secrets=known_secrets(os.environ, None, gh.secrets if gh is not None else ()))
-    how = _How(list(servers or []), group, dry_run, fmt == "text", policy, tuple(allow_code_env or ()), min_age, drift)
+    done = Done(secrets=known_secrets(os.environ, None, gh.secrets if gh is not None else ()))
+    how = How(list(servers or []), group, dry_run, fmt == "text", policy, tuple(allow_code_env or ()), min_age, drift)
     try:
         _update_all(cli, gh, done, how)
     except McplockError as e:
@@ -119,51 +90,7 @@ def cmd_update_pr(
     return code
 
 
-@dataclass(frozen=True)
-class _How:
-    """The command line's choices."""
-
-    servers: list[str]
-    group: bool
-    dry_run: bool
-    text: bool
-    policy: str | None
-    allow_code_env: tuple[str, ...]
-    min_age: float | None
-    drift: bool = False
-
-
-@dataclass
-class _Done:
-    """What the run got to (it may stop at an error): the servers selected and checked, the
-    pull requests dealt with, the error that stopped it."""
-
-    prep: Prepared | None = None
-    outcomes: list[Outcome] = field(default_factory=list)
-    failure: McplockError | None = None
-    secrets: tuple[str, ...] = ()  # every value known to be secret: never printed, pushed or posted
-
-    @property
-    def errors(self) -> dict[str, ProbeError]:
-        """The servers whose pin could not be checked against its registry."""
-        return dict(self.prep.errors) if self.prep is not None else {}
-
-    def exit_code(self, dry_run: bool) -> int:
-        """The error's own code; 3 when a registry or a pull request failed; with --dry-run, 1
-        when there is a pull request to open or update; else 0."""
-        if self.failure is not None:
-            return self.failure.exit_code
-        failed = [o.error.exit_code for o in self.outcomes if o.action == "failed" and o.error is not None]
-        if failed:
-            return max(failed)
-        if self.errors or any(o.action == "failed" for o in self.outcomes):
-            return 3
-        if dry_run and any(o.action.startswith("would-") for o in self.outcomes):
-            return 1
-        return 0
-
-
-def _update_all(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How) -> None:
+def _update_all(cli: context.Cli, gh: GitHub | None, done: Done, how: How) -> None:
     """Check the pins, decide per branch, build the branches in a process without the token, then
     push and open or update each pull request, each said as it is done (``how.text``); what it got
     to is recorded in ``done``. One branch's failure is its own: the others go on (a token or rights
@@ -188,7 +115,7 @@ def _update_all(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How) -> 
         drift_all(cli, gh, done, how, prep)
 
 
-def _pins(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How, prep: Prepared, plan: list) -> None:  # type: ignore[type-arg]
+def _pins(cli: context.Cli, gh: GitHub | None, done: Done, how: How, prep: Prepared, plan: list) -> None:  # type: ignore[type-arg]
     """A branch per server behind (or one for all): decided, built, pushed and proposed."""
     from mcplock.cli.commands.update import gate_moves
     from mcplock.core import update_pr as core
@@ -197,30 +124,30 @@ def _pins(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How, prep: Pre
     gate_moves(cli, [s for s in prep.selected if s.name in behind], how.allow_code_env, command="update-pr")
     pending: list[Pending] = []
     for branch, rows in plan:
-        decided = _each(
+        decided = each(
             cli, done, how, branch, [r.server for r in rows], lambda b=branch, rs=rows: core.decide(prep, b, rs, gh)
         )
         if isinstance(decided, core.Pending):
             pending.append(decided)
         elif decided is not None:
-            _record(cli, done, how, decided)
+            record(cli, done, how, decided)
     if pending:
         _deliver_all(cli, gh, done, how, prep, pending)
 
 
 def _deliver_all(
-    cli: context.Cli, gh: GitHub | None, done: _Done, how: _How, prep: Prepared, pending: list[Pending]
+    cli: context.Cli, gh: GitHub | None, done: Done, how: How, prep: Prepared, pending: list[Pending]
 ) -> None:
     """Build the pending branches in the child process, end whatever it left running, then push
     and propose each."""
     from mcplock.core.update_pr_deliver import deliver
     from mcplock.model import sealed
 
-    built = _build_in_child(cli, gh, done, prep, pending, how.dry_run)
+    built = build_in_child(cli, gh, done, prep, pending, how.dry_run)
     sealed.reap_leftovers()  # nothing the probe started is alive when the token is used
     for p in pending:
         b = built[p.branch]
-        o = _each(
+        o = each(
             cli,
             done,
             how,
@@ -229,94 +156,7 @@ def _deliver_all(
             lambda p=p, b=b: deliver(prep, p, b, gh, dry_run=how.dry_run, secrets=done.secrets),
         )
         if o is not None:
-            _record(cli, done, how, o)
-
-
-def _each(cli: context.Cli, done: _Done, how: _How, branch: str, servers: list[str], step):  # type: ignore[no-untyped-def]
-    """``step()``; its McplockError recorded as the branch's failure (None returned), except a
-    token or rights GitHub refused, which stops the run."""
-    from mcplock.core.github import GitHubError
-    from mcplock.core.update_pr import Outcome
-    from mcplock.core.update_pr_deliver import scrub_error
-
-    try:
-        return step()
-    except McplockError as e:
-        e = scrub_error(e, done.secrets)
-        if done.failure is None:
-            done.failure = e
-        if isinstance(e, GitHubError) and e.status in (401, 403):
-            raise e from None
-        _record(cli, done, how, Outcome(branch, servers, "failed", note=e.message, error=e))
-        return None
-
-
-def _record(cli: context.Cli, done: _Done, how: _How, o: Outcome) -> None:
-    done.outcomes.append(o)
-    if how.text:
-        _say_outcome(cli, o)
-
-
-def child_env(environ: dict[str, str], secrets: tuple[str, ...]) -> dict[str, str]:
-    """The building process's environment: this one without the API token (under any name)."""
-    env = {k: v for k, v in environ.items() if k != "MCPLOCK_GITHUB_TOKEN"}
-    return {k: v for k, v in env.items() if not (v and v in secrets)}
-
-
-def _build_in_child(
-    cli: context.Cli,
-    gh: GitHub | None,
-    done: _Done,
-    prep: Prepared,
-    pending: list[Pending],
-    dry_run: bool,
-    *,
-    drift: bool = False,
-) -> dict[str, Built]:
-    """Run `update-pr` again as the building process (the plan's directory in PLAN_VARIABLE),
-    without the token; its output relayed with the secrets
-    scrubbed; what it built, per branch (a branch it did not report: failed)."""
-    import shutil
-    import subprocess
-    import tempfile
-
-    from mcplock.cli.commands.update_pr_build import BUILT, PLAN, PLAN_VARIABLE
-    from mcplock.core.update_pr_build import Built, Plan, error_json, read_results
-    from mcplock.core.update_pr_deliver import scrub
-    from mcplock.errors import ProbeError
-
-    where = tempfile.mkdtemp(prefix="mcplock-update-pr-")
-    try:
-        branches = [(p.branch, [r.server for r in p.rows]) for p in pending]
-        Plan(prep.base, prep.base_sha, prep.lock_path, branches, dry_run, prep.min_age, drift).dump(
-            os.path.join(where, PLAN)
-        )
-        api = gh.secrets if gh is not None else ()
-        argv = [sys.executable, "-m", "mcplock", *cli.args]
-        proc = subprocess.Popen(
-            argv,
-            env={**child_env(dict(os.environ), api), PLAN_VARIABLE: where},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-        )
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            cli.err.file.write(scrub(line, done.secrets))
-            cli.err.file.flush()
-        code = proc.wait()
-        built, failure = read_results(os.path.join(where, BUILT))
-    finally:
-        shutil.rmtree(where, ignore_errors=True)
-    if failure is not None:
-        raise failure
-    by_branch = {b.branch: b for b in built}
-    lost = ProbeError("update", f"the building process ended (exit {code}) before this branch was built")
-    return {
-        p.branch: by_branch.get(p.branch) or Built(p.branch, error=error_json(lost), note=lost.message) for p in pending
-    }
+            record(cli, done, how, o)
 
 
 def _nothing_to_open(prep: Prepared) -> str:
@@ -341,17 +181,7 @@ def _say_prepared(cli: context.Cli, prep: Prepared, text: bool) -> None:
         say_screening(cli, prep.rows)
 
 
-def _say_outcome(cli: context.Cli, o: Outcome) -> None:
-    """The pull request's line, its error, and with --dry-run the body it would have."""
-    cli.say(_line(o))
-    if o.error is not None:
-        report_failure(cli, ", ".join(o.servers), o.error)
-    if o.action.startswith("would-"):
-        cli.say(Text(f"--- body of {o.branch} ---", style="dim"))
-        cli.say(safe_text(o.body))
-
-
-def _report_json(cli: context.Cli, done: _Done, code: int, dry_run: bool) -> dict[str, object]:
+def _report_json(cli: context.Cli, done: Done, code: int, dry_run: bool) -> dict[str, object]:
     return {
         "version": 1,
         "command": "update-pr",

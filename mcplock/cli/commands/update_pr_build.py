@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from mcplock.cli import context
+from mcplock.cli.commands.update_pr_run import BUILT, PLAN
 from mcplock.cli.options import ProbeArgs
 from mcplock.errors import McplockError
 
@@ -18,10 +19,6 @@ if TYPE_CHECKING:
     from mcplock.core.update import Row
     from mcplock.core.update_pr_build import Move, Moved, Plan, Render
     from mcplock.lint.compare import ServerDiff
-
-PLAN_VARIABLE = "MCPLOCK_UPDATE_PR_PLAN"  # set only by update-pr for the process it starts
-PLAN = "plan.json"
-BUILT = "built.json"
 
 
 @contextlib.contextmanager

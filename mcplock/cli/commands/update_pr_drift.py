@@ -12,7 +12,7 @@ from mcplock.cli import context, progress
 from mcplock.cli.options import ProbeArgs
 
 if TYPE_CHECKING:
-    from mcplock.cli.commands.update_pr import _Done, _How
+    from mcplock.cli.commands.update_pr_run import Done, How
     from mcplock.core.github import GitHub
     from mcplock.core.update_pr import Prepared
     from mcplock.core.update_pr_build import Moved
@@ -70,12 +70,12 @@ def render_drift(branch: str, moved: Moved, lock_path: str, lockfile_text: str) 
     )
 
 
-def drift_all(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How, prep: Prepared) -> None:
+def drift_all(cli: context.Cli, gh: GitHub | None, done: Done, how: How, prep: Prepared) -> None:
     """Refresh every selected server without a version to move, in the building process; then per
     drifted server: nothing when its branch proposes exactly this already, kept when a person
     committed on it, else pushed and its pull request opened or updated."""
     from mcplock.cli.commands.update import gate_moves
-    from mcplock.cli.commands.update_pr import _build_in_child, _each, _record
+    from mcplock.cli.commands.update_pr_run import build_in_child, each, record
     from mcplock.core import update_pr as core
     from mcplock.core.update import Row
     from mcplock.core.update_pr_deliver import deliver
@@ -89,17 +89,15 @@ def drift_all(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How, prep:
     pending = [
         core.Pending(core.branch_for(n, taken, core.DRIFT_PREFIX), [Row(n, status="drift")], [], None) for n in names
     ]
-    built = _build_in_child(cli, gh, done, prep, pending, how.dry_run, drift=True)
+    built = build_in_child(cli, gh, done, prep, pending, how.dry_run, drift=True)
     sealed.reap_leftovers()
     for p in pending:
         b = built[p.branch]
         if b.commit is None and b.error is None and not (how.dry_run and b.moves):
             continue  # no drift: nothing to propose
-        decided = _each(
-            cli, done, how, p.branch, [p.rows[0].server], lambda p=p, b=b: core.decide_built(prep, p, b, gh)
-        )
+        decided = each(cli, done, how, p.branch, [p.rows[0].server], lambda p=p, b=b: core.decide_built(prep, p, b, gh))
         if isinstance(decided, core.Pending):
-            o = _each(
+            o = each(
                 cli,
                 done,
                 how,
@@ -108,6 +106,6 @@ def drift_all(cli: context.Cli, gh: GitHub | None, done: _Done, how: _How, prep:
                 lambda d=decided, b=b: deliver(prep, d, b, gh, dry_run=how.dry_run, secrets=done.secrets),
             )
             if o is not None:
-                _record(cli, done, how, o)
+                record(cli, done, how, o)
         elif decided is not None:
-            _record(cli, done, how, decided)
+            record(cli, done, how, decided)
