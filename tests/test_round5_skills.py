@@ -142,6 +142,11 @@ def test_a_content_bound_skill_turned_dynamic_is_critical_and_never_served_live(
     assert change["name"] == PDF and change["dynamic"] is True
     assert change["severity"] == "critical", change
     assert "skill-content-unbound" in {f["rule"] for f in change["findings"]}
+    # the documents pinned because of that binding leave the lock: each removal is critical too
+    dropped = [c for c in d["servers"][0]["changes"] if c["kind"] == "content" and c["change"] == "removed"]
+    assert PDF in {c["name"] for c in dropped}, d["servers"][0]["changes"]
+    for c in dropped:
+        assert c["severity"] == "critical" and "skill-content-unbound" in {f["rule"] for f in c["findings"]}, c
     assert cli("refresh").returncode == 0
     r = cli("accept", "--all")
     assert f"ops/skill:{PDF}" in r.stdout + r.stderr  # named among the held items

@@ -26,6 +26,7 @@ from mcplock.lint import (
 from mcplock.lint.cloaking import Cloaked as Cloaked  # the reports name it from here
 from mcplock.lint.cloaking import cloaking as cloaking  # core/diff calls it from here
 from mcplock.lint.names import colliding_names
+from mcplock.lint.skills import unbound_documents
 from mcplock.lock.model import ITEM_KINDS, Entry, Lock, ServerEntry
 from mcplock.lock.review import live_items
 from mcplock.model.documents import is_dynamic
@@ -277,6 +278,9 @@ def compare(server: ServerEntry, snap: Snapshot) -> ServerDiff:
     for c in result.changes:
         _lint(c, known, own)
     _covered_by_instructions(result.changes)
+    for d, found in unbound_documents(result.changes):
+        d.findings.append(found)
+        _raise(d)
     _renames(result.changes)
     _split_staged(server, result)
     result.identity = _identity(server, snap)

@@ -5,6 +5,9 @@ content integrity, and a supporting script that now fetches or runs code.
   file with a digest) now says ``resources: "dynamic"``. From then on the guard would relay its
   live ``SKILL.md`` and scripts, never reviewed; so this is never taken in bulk (``accept --all``
   holds it) — a person accepts that skill by name.
+  The documents the lock pinned because of that binding (its ``SKILL.md`` and the files it pinned by
+  content) then leave the lock as "removed": each removal carries the same critical finding
+  (:func:`unbound_documents`), so no bulk accept drops them either.
 - ``script-fetches-code`` (high): a text file of a skill (a script, a ``SKILL.md``) that now
   downloads code and runs it, or runs code it builds at run time: ``curl … | sh``, ``wget -O- …
   | bash``, ``bash <(curl …)``, ``eval "$(curl …)"``, ``iwr … | iex``, ``python -c "…urlopen…
@@ -18,7 +21,7 @@ import re
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.model.documents import document_text, is_dynamic
+from mcplock.model.documents import document_text, is_dynamic, pinned_skill_files
 from mcplock.model.severity import CRITICAL, HIGH
 
 _FETCH = r"(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b"
@@ -82,3 +85,26 @@ def skill_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
             "resources",
         )
     ]
+
+
+def unbound_documents(changes: list[Any]) -> list[tuple[Any, LintFinding]]:
+    """Each removed ``content`` item the lock pinned only because a skill was bound by content,
+    where that skill (a change in ``changes`` with ``skill-content-unbound``) now says dynamic —
+    with the critical finding it carries: losing a pinned document that way is losing content
+    integrity, not an ordinary removal (``medium``)."""
+    out: list[tuple[Any, LintFinding]] = []
+    removed = {c.name: c for c in changes if c.kind == "content" and c.change == "removed"}
+    if not removed:
+        return out
+    for c in changes:
+        if c.kind != "skill" or not any(getattr(f, "rule", "") == "skill-content-unbound" for f in c.findings):
+            continue
+        for uri in sorted({c.name, *pinned_skill_files(c.locked)}):
+            d = removed.get(uri)
+            if d is not None:
+                message = (
+                    f"pinned because the skill {c.name} was bound by content; the skill now says "
+                    '`resources: "dynamic"`, so this document would reach the host live, never reviewed'
+                )
+                out.append((d, LintFinding("skill-content-unbound", CRITICAL, message, "text")))
+    return out
