@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from mcplock.errors import ProbeError
-from mcplock.lint import compare, triage
+from mcplock.lint import compare, cross_server, triage
 from mcplock.lock import review
 from mcplock.lock.model import Lock, ServerEntry
 from mcplock.lock.spec import ServerSpec
@@ -196,7 +196,7 @@ def test_cross_server_post_pass_with_a_lock_and_unreachable_servers():
         "mail": ProbeError("spawn", "gone"),
     }
     diffs = [compare.compare(docs, live["docs"]), compare.unreachable(mail, live["mail"])]
-    compare.cross_server(diffs, compare.tools_in_view(lock, live))
+    cross_server.cross_server(diffs, cross_server.tools_in_view(lock, live))
     c = one(diffs[0])
     assert c.severity == "critical" and any(f.rule == "cross-server-reference" for f in c.findings)
     assert diffs[1].changes == [] and compare.exit_code(diffs) == 1

@@ -53,7 +53,7 @@ from typing import Any
 
 from test_severity_corpus import MAIL, locked, snap
 
-from mcplock.lint import compare
+from mcplock.lint import compare, cross_server
 from mcplock.model.severity import rank
 from mcplock.model.snapshot import Snapshot
 
@@ -1306,7 +1306,7 @@ def worst(edit: Edit) -> compare.Change | None:
     old, new = edit
     d = compare.compare(locked(old), new)
     in_view = {"docs": {t["name"]: t for t in new.tools}, "mail": {t["name"]: t for t in MAIL.tools}}
-    compare.cross_server([d], in_view)
+    cross_server.cross_server([d], in_view)
     return min(d.changes, key=lambda c: rank(c.severity), default=None)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from test_severity_corpus import locked
 
-from mcplock.lint import compare
+from mcplock.lint import compare, cross_server
 from mcplock.model.severity import rank
 from mcplock.model.snapshot import Snapshot
 
@@ -42,7 +42,7 @@ def judge(entry: dict, siblings: list[dict]) -> Any:
     ]
     d = compare.compare(locked(_server(others), "bench"), _server([*others, entry["tool"]]))
     in_view = {"bench": {t["name"]: t for t in [*others, entry["tool"]]}}
-    compare.cross_server([d], in_view)
+    cross_server.cross_server([d], in_view)
     return min(d.changes, key=lambda c: rank(c.severity))
 
 

@@ -16,7 +16,7 @@ import copy
 
 import pytest
 
-from mcplock.lint import compare
+from mcplock.lint import compare, cross_server
 from mcplock.lock import review
 from mcplock.lock.model import ServerEntry
 from mcplock.lock.spec import ServerSpec
@@ -76,7 +76,7 @@ def judged(new: Snapshot, *, mail: bool = True) -> compare.Change:
     in_view = {"docs": {t["name"]: t for t in new.tools}}
     if mail:
         in_view["mail"] = {t["name"]: t for t in MAIL.tools}
-    compare.cross_server([d], in_view)
+    cross_server.cross_server([d], in_view)
     assert len(d.changes) == 1, [(c.kind, c.name) for c in d.changes]
     c = d.changes[0]
     assert c.reason and "\n" not in c.reason

@@ -22,7 +22,7 @@ def diff_servers(
 
     A server whose answer cannot be hashed fails alone (unreachable, its error naming the item);
     the others are still compared."""
-    from mcplock.lint import compare
+    from mcplock.lint import compare, cross_server
 
     diffs: list[Any] = []
     results = dict(results)
@@ -38,7 +38,9 @@ def diff_servers(
             except HashError as e:
                 r = results[srv.name] = unpinnable(e)  # its accepted tools stand in for the cross-server view
         diffs.append(compare.unreachable(srv, r))
-    compare.cross_server(diffs, compare.tools_in_view(lock, results), compare.prompts_in_view(lock, results))
+    cross_server.cross_server(
+        diffs, cross_server.tools_in_view(lock, results), cross_server.prompts_in_view(lock, results)
+    )
     return diffs, compare.exit_code(diffs, fail_on)
 
 

@@ -84,7 +84,8 @@ def _effect(c: Any) -> str:
 
 def impact(previous: Statement, current: Statement, label: str) -> Impact:
     """Every item of either release and what a client that pinned ``previous`` sees of it."""
-    from mcplock.lint.compare import compare, cross_server, tools_in_view
+    from mcplock.lint.compare import compare
+    from mcplock.lint.cross_server import cross_server, tools_in_view
     from mcplock.lock.model import Lock
     from mcplock.publish.offline import statement_entry
 

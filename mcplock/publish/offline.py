@@ -176,7 +176,7 @@ def _compare_all(c: Compared) -> list[Any]:
     """Each server compared (one whose definitions cannot be hashed fails alone, as in ``diff``),
     then the cross-server findings (:func:`mcplock.core.diff.diff_servers`' steps, without a probe)."""
     from mcplock.errors import HashError, ProbeError
-    from mcplock.lint import compare
+    from mcplock.lint import compare, cross_server
 
     diffs: list[Any] = []
     for srv in c.selected:
@@ -185,7 +185,9 @@ def _compare_all(c: Compared) -> list[Any]:
         except HashError as e:
             diffs.append(compare.unreachable(srv, ProbeError("unhashable", e.message, hint=e.hint)))
     answers: dict[str, Any] = dict(c.answers)
-    compare.cross_server(diffs, compare.tools_in_view(c.lock, answers), compare.prompts_in_view(c.lock, answers))
+    cross_server.cross_server(
+        diffs, cross_server.tools_in_view(c.lock, answers), cross_server.prompts_in_view(c.lock, answers)
+    )
     return diffs
 
 
