@@ -61,3 +61,25 @@ def test_the_hook_watches_the_signature_and_no_doc_pins_a_tag_that_does_not_exis
     for doc in [ROOT / "README.md", ROOT / ".pre-commit-hooks.yaml", *sorted((ROOT / "docs").glob("*.md"))]:
         for rev in re.findall(r"/mcplock@([\w.-]+)", doc.read_text()):
             assert rev in tags or rev == "FULL_COMMIT_SHA" or re.fullmatch(r"[0-9a-f]{40}", rev), (doc.name, rev)
+
+
+def test_a_broken_lock_is_repaired_by_what_its_hint_says_and_nothing_more(cli):
+    """Restoring the committed lock is the whole repair: the hint names `git checkout` and
+    `mcplock check`, never `refresh` (which would probe the servers and stage what they say now);
+    the commands it names, run as written, leave a lock that passes."""
+    make_lock()
+    subprocess.run(["git", "init", "-q"], check=True)
+    subprocess.run(["git", "add", "mcp.lock"], check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "lock"], check=True)
+    assert cli("check").returncode == 0
+    good = Path("mcp.lock").read_text()
+    for broken in (good.replace("[server.", "[server.[", 1), good + "\nversion = 2\n"):
+        Path("mcp.lock").write_text(broken)
+        r = cli("check")
+        assert r.returncode == 2, r.stdout + r.stderr
+        out = r.stdout + r.stderr
+        assert "refresh" not in out, out
+        named = re.findall(r"`((?:git|mcplock) [^`]*)`", out)
+        assert "git checkout -- mcp.lock" in named and "mcplock check" in named, out
+        subprocess.run(["git", "checkout", "--", "mcp.lock"], check=True)
+        assert cli("check").returncode == 0

@@ -13,7 +13,7 @@ from mcplock.lock import codec
 from mcplock.lock.hashing import is_hash
 from mcplock.lock.headers import header_lines
 
-REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`) and run `mcplock refresh`"
+REGEN_HINT = "fix the line by hand, or restore the file from git (`git checkout -- {name}`), then run `mcplock check`"
 
 
 class Tables:

@@ -55,7 +55,9 @@ def _syntax_error(e: tomllib.TOMLDecodeError, text: str, path: str) -> LockfileE
     """tomllib's error with its line (the end of a truncated file's), and what to do: restore
     the file, or delete a key or table that a bad merge wrote twice."""
     msg, at = _located(str(e), text)
-    hint = "restore the file from git (`git checkout -- mcp.lock`) and run `mcplock refresh`"
+    # restoring the committed lock is the whole repair: its hashes are the reviewed ones, so no
+    # refresh (which would probe and stage what the servers say now) is needed; `check` confirms
+    hint = f"restore the file from git (`git checkout -- {path}`), then run `mcplock check`"
     if "overwrite" in msg or "twice" in msg:
         hint = "a key or table appears twice (a bad merge?): delete the duplicate, then run `mcplock check`"
     return LockfileError(f"not valid TOML: {msg}", path=path, line=at, hint=hint, code="syntax")
