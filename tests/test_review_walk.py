@@ -42,6 +42,16 @@ def test_accept_all_holds_critical_items_and_says_how_to_review_them(cli):
     assert tools["list_pages"].pending is None and tools["search_docs"].pending is None
 
 
+def test_a_critical_item_accepted_by_name_is_said_critical_not_high(cli):
+    """Issue 42.12: the closing line names an accepted item by its worst finding."""
+    make_lock()
+    _stage()
+    r = cli("accept", "docs/run_shell")
+    assert r.returncode == 0, r.stderr
+    assert "accepted 1 item(s) with critical findings: docs/run_shell" in r.stderr, r.stderr
+    assert "with high findings: docs/run_shell" not in r.stderr
+
+
 def test_accept_server_and_yes_hold_critical_items_too(cli):
     make_lock()
     _stage()

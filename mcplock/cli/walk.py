@@ -44,9 +44,10 @@ def summary(cli: Cli, tally: Tally) -> int:
     cli.info(
         f"{tally.accepted} accepted, {tally.removed} removed, {tally.rejected} rejected; {tally.left} still pending"
     )
-    if tally.high:
-        line = _targets_line(f"accepted {len(tally.high)} item(s) with high findings: ", tally.high)
-        cli.info(line.append(" (`mcplock show` reads them; `mcplock disable` hides a tool)"))
+    for worst, named in (("critical", tally.critical), ("high", tally.high)):
+        if named:
+            line = _targets_line(f"accepted {len(named)} item(s) with {worst} findings: ", named)
+            cli.info(line.append(" (`mcplock show` reads them; `mcplock disable` hides a tool)"))
     if tally.held:
         _say_held(cli, tally.held)
     if tally.interrupted:

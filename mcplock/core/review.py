@@ -194,7 +194,8 @@ class Tally:
     interrupted: bool = False
     done: list[tuple[str, str]] = field(default_factory=list)
     left: int = 0  # still pending in the lock afterwards
-    high: list[str] = field(default_factory=list)  # accepted items with a high lint finding
+    high: list[str] = field(default_factory=list)  # accepted items whose worst lint finding is high
+    critical: list[str] = field(default_factory=list)  # accepted (by name) with a critical finding
 
     def record(self, srv: ServerEntry, e: Entry, result: str, findings: Findings | None = None) -> None:
         if result == "accepted":
@@ -209,10 +210,13 @@ class Tally:
         self.done.append((result, targets.label(srv, e)))
 
     def _note_high(self, srv: ServerEntry, e: Entry, findings: Findings | None) -> None:
-        """An accepted item with a high lint finding is named in ``high``."""
+        """An accepted item is named by its worst lint finding: in ``critical`` or in ``high``."""
         from mcplock.model import severity
 
-        if any(f.severity == severity.HIGH for f in (findings or {}).get((srv.name, e.kind, e.key), [])):
+        found = {f.severity for f in (findings or {}).get((srv.name, e.kind, e.key), [])}
+        if severity.CRITICAL in found:
+            self.critical.append(targets.label(srv, e))
+        elif severity.HIGH in found:
             self.high.append(targets.label(srv, e))
 
 
