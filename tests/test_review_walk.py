@@ -188,3 +188,13 @@ def test_check_groups_per_server_with_one_hint_and_warns_about_accepted_critical
     assert cli("disable", "docs/run_shell").returncode == 0
     r = cli("check")
     assert "critical-accepted" not in r.stdout  # disabled: hidden from hosts, nothing to warn about
+
+
+def test_accept_and_reject_help_name_every_kind_of_target(cli):
+    """Issue 42.12: every prefix a target may take (lock/targets) is in accept's and reject's help."""
+    from mcplock.lock import targets
+
+    for command in ("accept", "reject"):
+        text = " ".join(cli(command, "--help").stdout.split())
+        for prefix in targets._PREFIXES:
+            assert f"SERVER/{prefix}:" in text, (command, prefix)

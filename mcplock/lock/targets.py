@@ -19,7 +19,10 @@ from mcplock.errors import UsageError
 from mcplock.lock.model import Entry, Lock, ServerEntry, item_label
 
 _PREFIXES = ("prompt", "resource-template", "resource", "ui", "skill", "content", "tool")
-SPELLINGS = "SERVER, SERVER/TOOL, SERVER/tool:NAME, SERVER/prompt:NAME, SERVER/ui:URI, SERVER/instructions"
+SPELLINGS = (
+    "SERVER, SERVER/TOOL, SERVER/tool:NAME, SERVER/prompt:NAME, SERVER/resource:URI, "
+    "SERVER/resource-template:URI, SERVER/ui:URI, SERVER/skill:URI, SERVER/content:URI, SERVER/instructions"
+)
 
 
 @dataclass(frozen=True)

@@ -85,8 +85,10 @@ def cmd_accept(
     """Accept pending proposals (interactive review on a terminal: all, or the SERVERs named).
 
     Targets: SERVER (everything pending on it), SERVER/TOOL, SERVER/prompt:NAME,
-    SERVER/resource-template:URI, SERVER/instructions; SERVER/tool:NAME names a tool whose
-    name reads as something else (a tool called `instructions` or `prompt:x`).
+    SERVER/resource:URI, SERVER/resource-template:URI, SERVER/ui:URI (an App's document),
+    SERVER/skill:URI, SERVER/content:URI (a pinned document), SERVER/instructions;
+    SERVER/tool:NAME names a tool whose name reads as something else (a tool called
+    `instructions` or `prompt:x`). `mcplock list` shows each pending item's target.
     Items with a critical lint finding are never accepted in bulk: name them, or pass
     --include-critical.
     """
@@ -123,8 +125,10 @@ def cmd_reject(
     """Record pending proposals as seen but refused: the tool stays disabled.
 
     Targets: SERVER (everything pending on it), SERVER/TOOL, SERVER/prompt:NAME,
-    SERVER/resource-template:URI, SERVER/instructions; SERVER/tool:NAME names a tool whose
-    name reads as something else (a tool called `instructions` or `prompt:x`).
+    SERVER/resource:URI, SERVER/resource-template:URI, SERVER/ui:URI (an App's document),
+    SERVER/skill:URI, SERVER/content:URI (a pinned document), SERVER/instructions;
+    SERVER/tool:NAME names a tool whose name reads as something else (a tool called
+    `instructions` or `prompt:x`). `mcplock list` shows each pending item's target.
     """
     cli = context.of(ctx)
     done = core_review.reject(cli.lockfile, items)
