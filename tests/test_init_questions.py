@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mcplock.lock import read
+
 from conftest import FIXTURES
 from ptyrun import Pty
-
-from mcplock.lock import read
 
 
 def _project(*names: str) -> None:
