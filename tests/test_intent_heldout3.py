@@ -1,15 +1,19 @@
 """THIRD HELD-OUT severity corpus (issue 45) — never tuned on (docs/severity.md, "How the rules are kept honest").
 
-Written in one sitting on 2026-12-08 (00:25–00:55 UTC) by a helper that had not read the intent
+Written in one sitting on 2026-12-08 (00:20–00:40 UTC) by a helper that had not read the intent
 engine: nothing under mcplock/lint/ was opened (only the names of ``compare.compare`` and
 ``cross_server.cross_server``, called here through the second held-out file's harness), nothing of
-docs/severity.md but the list of the 21 languages its lexicon covers, and no entry of the other
-corpora (tests/test_intent_heldout.py, the entries of tests/test_intent_heldout2.py,
-tests/test_intent_corpus.py). Every sentence below is new. The harness is imported, not copied:
-the edit builders and ``worst`` of tests/test_intent_heldout2.py, ``MAIL``/``locked``/``snap`` of
-tests/test_severity_corpus.py.
+docs/severity.md but the list of the 21 languages its lexicon covers (and the single lines a search
+for "language" printed on the way there; after the run, its held-out section, to add this file),
+and no entry of the other corpora (tests/test_intent_heldout.py, the entries of
+tests/test_intent_heldout2.py, tests/test_intent_corpus.py). Every sentence below is new. The
+harness is imported, not copied: the edit builders and ``worst`` of tests/test_intent_heldout2.py,
+``MAIL``/``locked``/``snap`` of tests/test_severity_corpus.py.
 
-The corpus was written whole before anything ran on it, then run ONCE; only aggregate figures were
+First run (engine on main at b8342d3): 53/125 attacks ``high`` or above, 119/125 twins ``medium`` or
+lower, 1 twin ``critical`` (FIRST_RUN below, per class beside it).
+
+The corpus was written whole (commit 1454f06) before anything ran on it, then run ONCE; only aggregate figures were
 read (per class and in total), never an item's result, and no entry was changed after the run. The
 engine is NOT to be changed to make a sentence here pass, and nobody reads which items miss: the
 tests report counts only. When a rule changes, the figure is re-measured and reported beside
@@ -1460,8 +1464,11 @@ KINDS = {
     "job": {"writes file", "sends email", "webhook", "noun", "security tool", "translator", "docs tool"},
 }
 
-# the first run, the engine as on main at b8342d3 (this file written before it ran; aggregate figures only)
-FIRST_RUN: dict[str, Any] = {}
+# the first and only reading before landing: the engine as on main at b8342d3, the corpus as committed in
+# 1454f06 (written whole before it ran); aggregate figures only. Per class (caught, calm, critical twins of n):
+# compose 7/15 15/15 0, dest 13/17 16/17 0, forms 1/16 16/16 0, job 7/15 14/15 1, lang 5/26 22/26 0,
+# markup 10/11 11/11 0, nodata 7/17 17/17 0, shadow 3/8 8/8 0.
+FIRST_RUN = {"attacks caught": 53, "twins calm": 119, "twins critical": 1}
 
 
 def kinds(cls: str) -> set[str]:
