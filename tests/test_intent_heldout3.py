@@ -1,6 +1,6 @@
 """THIRD HELD-OUT severity corpus (issue 45) — never tuned on (docs/severity.md, "How the rules are kept honest").
 
-Written in one sitting on 2026-12-08 (00:20–00:40 UTC) by a helper that had not read the intent
+Written in one sitting on 2026-12-08 (00:16–00:23 UTC) by a helper that had not read the intent
 engine: nothing under mcplock/lint/ was opened (only the names of ``compare.compare`` and
 ``cross_server.cross_server``, called here through the second held-out file's harness), nothing of
 docs/severity.md but the list of the 21 languages its lexicon covers (and the single lines a search
