@@ -40,7 +40,7 @@ def cmd_diff(
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
     fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY", help=FAIL_ON_HELP),
-    report_to: list[str] | None = reports.option(),
+    report_to: list[str] | None = reports.option("diff"),
     policy: str | None = ORG_POLICY,
     cloak: bool = typer.Option(False, "--cloak", help=CLOAK_HELP),
     *,
