@@ -8,10 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from lockdata import accepted_server
 
 from mcplock.lock import store
 from mcplock.lock.model import Lock
+
+from lockdata import accepted_server
 
 MEMORY_TOOLS = [
     {"name": n, "description": d, "inputSchema": {"type": "object"}}

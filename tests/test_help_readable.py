@@ -7,9 +7,9 @@ from __future__ import annotations
 import copy
 import re
 
-from lockdata import TOOLS, make_lock, snapshot
-
 from mcplock.lock import read, review, store
+
+from lockdata import TOOLS, make_lock, snapshot
 
 COLUMNS = {"COLUMNS": "80"}
 
