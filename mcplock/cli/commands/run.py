@@ -198,7 +198,9 @@ def _ask_on_terminal(cli: Cli) -> Approver:
         shown = json.dumps(args, ensure_ascii=False, sort_keys=True)
         question = safe_text(f"call `{server}/{tool}` with {shown}?", keep_newlines=False)
         cli.err.print(Text("approve: ").append_text(question))
-        return typer.confirm("run it", default=False, err=True)
+        from mcplock.cli.prompt import confirm
+
+        return confirm(cli.err, "run it? [y/N] ")
 
     return ask
 
