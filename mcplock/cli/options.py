@@ -277,3 +277,18 @@ def probing(*, oauth: bool = False, login: bool = True) -> Callable[[F], F]:
         return cast(F, wrapper)  # the command as typer must see it: its own options, then the probing ones
 
     return deco
+
+
+def fail_on_severity(value: str | None, example: str) -> str | None:
+    """``--fail-on``: one of the severities, any case; ``example`` is the command the hint shows."""
+    from mcplock.errors import UsageError
+    from mcplock.model.severity import SEVERITIES
+
+    if value is None:
+        return None
+    if value.lower() not in SEVERITIES:
+        raise UsageError(
+            f"unknown severity `{value}` for --fail-on",
+            hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `{example}`",
+        )
+    return value.lower()
