@@ -69,7 +69,9 @@ class Repo:
     ) -> subprocess.CompletedProcess[str]:
         if remote and self.token:
             env = {**(env or {}), **_token_config(self.token)}
-        return run_git(args, cwd or self.root, check=check, env=env, remote=remote, secrets=self.secrets)
+        return run_git(
+            args, cwd or self.root, check=check, env=env, remote=remote, secrets=self.secrets, token=bool(self.token)
+        )
 
 
 def _token_config(token: str) -> dict[str, str]:
@@ -106,9 +108,11 @@ def run_git(
     env: dict[str, str] | None = None,
     remote: bool = False,
     secrets: Iterable[str] = (),
+    token: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """``git ARGS`` in ``cwd``; a failure (with ``check``) is a GitError quoting git's own words.
-    ``remote``: the command talks to the remote (a failure is exit 3, the remote's fault)."""
+    ``remote``: the command talks to the remote (a failure is exit 3, the remote's fault, except
+    credentials it refused: exit 2); ``token``: mcplock gave git the token for it."""
     argv = ["git", *args]
     try:
         r = subprocess.run(
@@ -121,18 +125,56 @@ def run_git(
     except subprocess.TimeoutExpired:
         raise GitError(f"`{scrub(' '.join(argv), secrets)}` did not finish in 10 minutes", exit_code=3) from None
     if check and r.returncode != 0:
-        raise _failed(argv, r, secrets, remote=remote)
+        raise _failed(argv, r, secrets, remote=remote, token=token)
     return r
 
 
-def _failed(argv: list[str], r: subprocess.CompletedProcess[str], secrets: Iterable[str], *, remote: bool) -> GitError:
+def _failed(
+    argv: list[str], r: subprocess.CompletedProcess[str], secrets: Iterable[str], *, remote: bool, token: bool
+) -> GitError:
     """A git command that failed, in git's own words (secrets scrubbed); talking to the remote,
-    the remote's fault (exit 3)."""
+    the remote's fault (exit 3), unless it refused the credentials (:func:`credentials_refused`)."""
     said = scrub((r.stderr or r.stdout).strip(), secrets) or f"exit status {r.returncode}"
+    refused = credentials_refused(f"`{scrub(' '.join(argv), secrets)}`", said, token=token) if remote else None
+    if refused is not None:
+        return refused
     return GitError(
         f"`{scrub(' '.join(argv), secrets)}` failed: {said}",
         exit_code=3 if remote else 2,
         hint="check the remote `origin`: its URL, the network and your access to it" if remote else None,
+    )
+
+
+# what git says when the server answered 401/403 (prompts are off: it cannot ask for a password)
+_AUTH = re.compile(
+    r"could not read (?:Username|Password)|Authentication failed|returned error: 40[13]|Invalid username or"
+    r"|terminal prompts disabled|Permission to \S+ denied",
+    re.I,
+)
+
+
+def credentials_refused(what: str, said: str, *, token: bool) -> GitError | None:
+    """A fetch or push that origin refused for its credentials: exit 2, as GitHub's API's 401 and
+    403 (a token or a setting a person must fix, not a remote that may answer next time).
+    ``token``: mcplock gave git the token; else the checkout's own credentials, if any, were used."""
+    if not _AUTH.search(said):
+        return None
+    if token:
+        return GitError(
+            f"origin refused the credentials for {what}: {said}",
+            exit_code=2,
+            code="git-unauthorized",
+            hint="the token must be able to read and push this repository: in a workflow `permissions: "
+            "contents: write` (a GitHub App or fine-grained token: Contents read and write on this "
+            "repository); then run the command again",
+        )
+    return GitError(
+        f"origin asked for credentials and none was given for {what}: {said}",
+        exit_code=2,
+        code="git-unauthorized",
+        hint="give mcplock the token (MCPLOCK_GITHUB_TOKEN or GITHUB_TOKEN; with --push-only, which reads "
+        "no token, a checkout that carries its own credentials: a credential helper, or actions/checkout "
+        "without `persist-credentials: false`); then run the command again",
     )
 
 
@@ -334,6 +376,9 @@ def push(repo: Repo, cwd: str, commit_sha: str, branch: str, *, expect: str | No
     if r.returncode == 0:
         return
     said = scrub((r.stderr + r.stdout).strip(), repo.secrets)
+    refused = credentials_refused(f"`git push origin {branch}`", said, token=bool(repo.token))
+    if refused is not None:
+        raise refused
     if "stale info" in said or "fetch first" in said or "[rejected]" in said:
         raise GitError(
             f"`git push origin {branch}` was refused: the branch moved on origin while mcplock worked ({said})",
