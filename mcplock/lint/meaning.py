@@ -106,7 +106,7 @@ _NAMED = (
     r"(?:it|this|that|these|those|anything|any\s+of\s+(?:this|it|that|these)|about|of\s+(?:it|this|that)"
     r"|what\s+(?:you|happened|was)|that\s+you|how\s+you|why)\b"
     rf"|{_PERSON}\b(?=\s*(?:$|[.,;:!?)]|(?:about|of|that|this|it|anything|what|how|why|where|when|if|we|you|yet"
-    r"|either|at\s+all|ever|with\s+(?:this|it|that|these|any))\b))"
+    r"|either|at\s+all|ever|know|see|hear|find|with\s+(?:this|it|that|these|any))\b))"
 )
 _OBJECT = lazy(rf"^\W*(?:$|[.,;:!?)]|{_NAMED})", re.I)
 # "without" takes a gerund that names what or whom ("without telling anyone"; "without warning" is a manner)
@@ -131,6 +131,20 @@ _KEPT = lazy(
     r"(?:\w+\s+)?(?:between\s+(?:us|ourselves|you\s+and\s+me)|to\s+yourself|private|confidential|under\s+wraps"
     r"|off\s+the\s+record|(?:out\s+of|from|off)\s+(?:your|the|any)\s+(?:\w+\s+)?(?:reply|replies|answers?|response"
     r"|summar(?:y|ies)|messages?|chat|report|explanation|output\s+to\s+the\s+user))\b",
+    re.I,
+)
+# the person kept unaware, in other words (English): "should remain unaware of this", "nobody else needs
+# to see this step", "this stays between you and the tool", "without the user noticing"
+_UNAWARE = lazy(
+    r"\b(?:remain|stay|be\s+kept|be\s+left|kept|left|keep\s+(?:them|the\s+user|the\s+person))\s+(?:completely\s+"
+    r"|entirely\s+|fully\s+)?(?:unaware|in\s+the\s+dark|uninformed|oblivious|none\s+the\s+wiser)\b"
+    r"|\b(?:nobody|no\s+one|no-one)\s+(?:else\s+)?(?:needs?|has|have|is|must|should)\s+(?:to\s+)?(?:know|see|hear"
+    r"|learn|notice|find\s+out|be\s+told)\b(?=\s*(?:$|[.,;:!?]|(?:this|it|that|these|about|of|anything|what|how|why"
+    r"|where)\b))"
+    r"|\b(?:stays?|remains?|kept|keep\s+(?:it|this|that))\s+between\s+(?:us|you\s+and\s+(?:me|i|us|the\s+tool"
+    r"|this\s+tool|the\s+server))\b"
+    r"|\bwithout\s+(?:the\s+)?(?:user|person|human|customer|them)s?\s+(?:ever\s+)?(?:knowing|noticing|realising"
+    r"|realizing|finding\s+out|seeing)\b",
     re.I,
 )
 # someone in charge who approved or requires it must not be asking (a modal between) or describing a role
@@ -180,7 +194,7 @@ def _told(language: str, s: str, toks: list[re.Match[str]], i: int) -> bool:
 
 def _english_hidden(s: str) -> tuple[int, int] | None:
     """The span of an English order to conceal in the clause ``s``."""
-    kept = _KEPT.search(s)
+    kept = _KEPT.search(s) or _UNAWARE.search(s)
     if kept is not None:
         return kept.span()
     toks = _tokens(s)
@@ -278,10 +292,21 @@ def _in_charge(language: str, s: str, toks: list[re.Match[str]]) -> tuple[int, i
     return None
 
 
+# "this was cleared by the CISO", "has been signed off by legal": approval in the past, by someone
+_BY_ROLE = lazy(
+    r"\b(?:was|were|has\s+been|have\s+been|had\s+been)\s+(?:already\s+|personally\s+|explicitly\s+)?(\w+)"
+    r"(?:\s+off)?\s+by\s+(?:the\s+|our\s+|your\s+)?(?:\w+\s+)?(\w+)",
+    re.I,
+)
+
+
 def _given(language: str, s: str, toks: list[re.Match[str]]) -> tuple[int, int] | None:
     """Approval said to be given already ("already been approved", "pre-cleared", "approved in advance")."""
     if language != "English":
         return None
+    for m in _BY_ROLE.finditer(s):
+        if _of(language, "approve", m.group(1)) and _of(language, "role", m.group(2)):
+            return m.span()
     for m in _PRIOR.finditer(s):
         after = _tokens(s[m.start() : m.end() + 40])
         for t in after[1:5]:
@@ -305,7 +330,8 @@ def _span(kind: str, language: str, clause: str) -> tuple[int, int] | None:
 _CLAUSE = lazy(r"[^;:—–()\n]+")
 _KEYS = {
     "conceal": lazy(
-        r"n['’]t\b|\b(?:not|never|no|need|without|keep|leave|hold|omit|exclude|avoid|refrain|sin|nunca|jamás|não|sem"
+        r"n['’]t\b|\b(?:not|never|no|need|without|keep|leave|hold|omit|exclude|avoid|refrain|stays?|remain|nobody"
+        r"|unaware|sin|nunca|jamás|não|sem"
         r"|ne|n['’]|jamais|sans|pas|inutile|non|mai|senza|nicht|nie|niemals|ohne|kein\w*)\b",
         re.I,
     ),

@@ -83,9 +83,10 @@ _REPLACE = lazy(
     rf"(?:what\s+{_USER}\s+(?:asked|asks|typed|types|wants|wanted|requested|requests|said|says|searched)"
     rf"|{_USER}\s+(?:own\s+)?(?:query|queries|request|requests|question|questions|search(?:\s+terms)?|input|choice"
     r"|order|words|terms|instructions?|selection|prompt))\b"
-    rf"|\b(?:whatever|whichever|no\s+matter\s+(?:what|which)|regardless\s+of\s+(?:what|which))\s+(?:[\w-]+\s+){{0,2}}?{_USER}\s+(?:\w+\s+)?(?:asks?|searches|search"
-    rf"|requests?|wants?|types?|says?|picks?|chooses?|looks?)\b{_IN}{{0,160}}?\binstead\b"
-    rf"|\binstead\s+of\s+what\s+{_USER}\s+(?:asked|asks|requested|wants|wanted|typed|chose)\b",
+    rf"|\b(?:whatever|whichever|no\s+matter\s+(?:what|which)|regardless\s+of\s+(?:what|which))\s+(?:[\w-]+\s+){{0,2}}?"
+    rf"{_USER}\s+(?:\w+\s+){{0,2}}?\w+\b{_IN}{{0,160}}?\binstead\b(?!\s+of)"
+    rf"|\b(?:instead\s+of|rather\s+than)\s+(?:what|whatever)\s+{_USER}\s+(?:\w+\s+)?(?:asked|asks|requested|wants"
+    r"|wanted|typed|chose|ordered|picked|said|meant)\b",
     re.I,
 )
 # "approve every pending request without reading it"; "… should be merged without review"
@@ -116,7 +117,7 @@ _NEGATED = lazy(r"\b(?:never|not|don'?t|do\s+not|no)\s+(?:\w+\s+)?$", re.I)
 _KEYS = lazy(
     r"\bthis\s+(?:tool|function|server|one|endpoint|command|method)\b|\b(?:modify|alter|change|replace|overwrite"
     r"|rewrite|correct|edit|falsify|adjust|tweak|fix|override|ignore|disregard|discard|substitute|swap|drop)\b"
-    r"|\b(?:whatever|regardless|instead)\b|\bwithout\b|\b(?:blindly|unread|unseen|automatically)\b",
+    r"|\b(?:whatever|whichever|regardless|instead|rather)\b|\bwithout\b|\b(?:blindly|unread|unseen|automatically)\b",
     re.I,
 )
 _RULES = (
