@@ -165,3 +165,13 @@ def test_the_documented_workflow_uses_the_actions_inputs():
     [step] = [s for s in steps if "mcplock@" in s.get("uses", "")]
     assert step["with"]["command"] == "renovate" and set(step["with"]) <= inputs
     assert "gh pr comment" not in section and "git push" not in section  # no hand-written refresh left
+
+
+def test_renovate_outside_a_pull_request_or_with_other_choices_is_a_clear_error(cli, api):
+    r = cli("update-pr", "--renovate", env={**api.env(), "GITHUB_EVENT_PATH": ""})
+    said = " ".join(r.stderr.split())
+    assert r.returncode == 2 and "--renovate works on a pull request" in said and "--pull-request NUMBER" in said, said
+    r = cli("update-pr", "--renovate", "--group", "--server", "demo", env=api.env())
+    said = " ".join(r.stderr.split())
+    assert r.returncode == 2 and "--renovate does not go with --server, --group" in said, said
+    assert "Traceback" not in r.stderr and api.calls("POST") == []
