@@ -80,6 +80,24 @@ def test_the_action_refreshes_renovates_pull_request_and_refuses_a_yanked_releas
         assert "do not merge this pull request" in c["body"]
         assert "broke the search tool" in summary and "screening refused" in log
 
+        # 1b. the next release, which OSV reports as malware (the real MAL- record's shape, for this
+        # fixture package): refused with OSV's words, the one comment edited, nothing pushed
+        index.publish(*server_wheel("2.5", SURFACES / "demo.json"), uploaded="2025-03-15T12:00:00.000000Z")
+        real = osv.records["MAL-2025-47604"]
+        osv.records["MAL-2099-0001"] = {
+            **real,
+            "id": "MAL-2099-0001",
+            "summary": "Malicious code in pin-demo (PyPI)",
+            "affected": [{"package": {"ecosystem": "PyPI", "name": "pin-demo"}, "versions": ["2.5"]}],
+        }
+        renovated = renovate_pushes("2.5")
+        code, outputs, summary, log = _run_action(tmp_path, command="renovate", **{"github-token": TOKEN})
+        assert code == 1 and outputs["exit-code"] == "1", log
+        assert git("rev-parse", BRANCH, cwd=origin) == renovated and "probing" not in log
+        [c] = api.comments
+        assert "`pin-demo` 2.5 is refused" in c["body"] and "as malware (MAL-2099-0001)" in c["body"], c["body"]
+        assert "yanked" not in c["body"]  # the comment is the current one, not the first appended to
+
         # 2. Renovate proposes 3.0 instead (its branch pushed anew): re-pinned, moved, staged, pushed on
         # top of Renovate's commit; the one comment edited in place into the report
         sha = index.publish(
@@ -98,6 +116,7 @@ def test_the_action_refreshes_renovates_pull_request_and_refuses_a_yanked_releas
         body = c["body"]
         assert body.startswith(MARKER) and "is refused" not in body
         assert "| `demo` | pypi `pin-demo` | 1.0 | 3.0 |" in body  # from main's release to Renovate's
+        assert len(api.calls("POST")) == 1 and len(api.calls("PATCH")) == 2  # one comment, edited twice
         assert f"git fetch origin {BRANCH}" in body and "mcplock accept demo" in body
         assert "Opened by" not in body and "Posted by <code>mcplock update-pr --renovate</code>" in body
         assert "refreshed #7" in log
@@ -146,3 +165,13 @@ def test_the_documented_workflow_uses_the_actions_inputs():
     [step] = [s for s in steps if "mcplock@" in s.get("uses", "")]
     assert step["with"]["command"] == "renovate" and set(step["with"]) <= inputs
     assert "gh pr comment" not in section and "git push" not in section  # no hand-written refresh left
+
+
+def test_renovate_outside_a_pull_request_or_with_other_choices_is_a_clear_error(cli, api):
+    r = cli("update-pr", "--renovate", env={**api.env(), "GITHUB_EVENT_PATH": ""})
+    said = " ".join(r.stderr.split())
+    assert r.returncode == 2 and "--renovate works on a pull request" in said and "--pull-request NUMBER" in said, said
+    r = cli("update-pr", "--renovate", "--group", "--server", "demo", env=api.env())
+    said = " ".join(r.stderr.split())
+    assert r.returncode == 2 and "--renovate does not go with --server, --group" in said, said
+    assert "Traceback" not in r.stderr and api.calls("POST") == []
