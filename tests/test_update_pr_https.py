@@ -36,10 +36,19 @@ def test_the_token_authenticates_fetch_and_push_and_is_never_written(cli, projec
         assert TOKEN not in r.stdout + r.stderr + json.dumps(api.requests[-1][3])
         assert TOKEN not in api.pulls[0]["body"] + git("log", "--format=%B", BRANCH, cwd=origin)
 
-        # a token origin refuses (one for another repository): a clear error, exit 2, nothing pushed
-        srv.token = "ghs_anotherrepository99"
+        # a token that may fetch but not push (no `contents: write`): the push refused, exit 2, said so
+        srv.read_only = True
         before = git("for-each-ref", cwd=origin)
         index.publish(*server_wheel("3.0", SURFACES / "demo.json"), uploaded="2025-04-01T12:00:00.000000Z")
+        r = cli("update-pr", env=env, timeout=300)
+        said = r.stdout + r.stderr
+        assert r.returncode == 2, said
+        assert f"origin refused the credentials for `git push origin {BRANCH}`" in " ".join(said.split()), said
+        assert TOKEN not in said and git("for-each-ref", cwd=origin) == before and len(api.pulls) == 1
+
+        # a token origin refuses (one for another repository): a clear error, exit 2, nothing pushed
+        srv.read_only = False
+        srv.token = "ghs_anotherrepository99"
         r = cli("update-pr", env=env, timeout=300)
         said = r.stdout + r.stderr
         assert r.returncode == 2, said

@@ -387,14 +387,14 @@ def test_a_pull_request_listed_without_head_ref_is_not_taken_for_the_branch(cli,
         return doc
 
     api._pull_doc = no_ref
-    real_answer = api.answer
+    real_route = api.route
 
     def every_pull(method, path, query, headers, body):  # the listing ignores the head filter
         if method == "GET" and path.endswith("/pulls"):
             query = {k: v for k, v in query.items() if k != "head"}
-        return real_answer(method, path, query, headers, body)
+        return real_route(method, path, query, headers, body)
 
-    api.answer = every_pull
+    api.route = every_pull
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
     r = cli("update-pr", env={**env, **api.env()}, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -14,42 +14,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from mcplock.errors import McplockError
+from mcplock.core.git_auth import GitError, credentials_refused, scrub, token_config
 
 TRAILER = "Mcplock-Update"  # the commit trailer that marks a commit update-pr made
 TREE_TRAILER = "Mcplock-Tree"  # the tree update-pr committed: a person's amend changes it
 BOT_NAME = "github-actions[bot]"  # the identity a commit gets where git has none configured (CI)
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
-
-
-class GitError(McplockError):
-    """A git command failed or the checkout is not fit to work from (exit 2; a push or fetch
-    that the remote refused: exit 3)."""
-
-    code = "git"
-
-    def __init__(self, message: str, *, hint: str | None = None, exit_code: int = 2, code: str | None = None) -> None:
-        super().__init__(message, hint=hint, code=code)
-        self.exit_code = exit_code
-
-
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
-
-
-def scrub(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` without credentials: the user part of every URL, and each secret's value."""
-    text = _USERINFO.sub(r"\1***@", text)
-    for s in secrets:
-        if s and len(s) >= 4:
-            text = text.replace(s, "***")
-    return text
 
 
 @dataclass
@@ -68,25 +44,10 @@ class Repo:
         remote: bool = False,
     ) -> subprocess.CompletedProcess[str]:
         if remote and self.token:
-            env = {**(env or {}), **_token_config(self.token)}
+            env = {**(env or {}), **token_config(self.token)}
         return run_git(
             args, cwd or self.root, check=check, env=env, remote=remote, secrets=self.secrets, token=bool(self.token)
         )
-
-
-def _token_config(token: str) -> dict[str, str]:
-    """git configuration, in the environment of one git command only (never a file, never its
-    command line, which any process may read): the token as the HTTP authorization GitHub takes
-    for a push or fetch over https (``x-access-token``), for a checkout made with
-    ``persist-credentials: false``. Harmless for an ssh or a local origin (no HTTP)."""
-    import base64
-
-    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-    return {
-        "GIT_CONFIG_COUNT": "1",
-        "GIT_CONFIG_KEY_0": "http.extraheader",
-        "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
-    }
 
 
 def _git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -145,43 +106,11 @@ def _failed(
     )
 
 
-# what git says when the server answered 401/403 (prompts are off: it cannot ask for a password)
-_AUTH = re.compile(
-    r"could not read (?:Username|Password)|Authentication failed|returned error: 40[13]|Invalid username or"
-    r"|terminal prompts disabled|Permission to \S+ denied",
-    re.I,
-)
-
-
-def credentials_refused(what: str, said: str, *, token: bool) -> GitError | None:
-    """A fetch or push that origin refused for its credentials: exit 2, as GitHub's API's 401 and
-    403 (a token or a setting a person must fix, not a remote that may answer next time).
-    ``token``: mcplock gave git the token; else the checkout's own credentials, if any, were used."""
-    if not _AUTH.search(said):
-        return None
-    if token:
-        return GitError(
-            f"origin refused the credentials for {what}: {said}",
-            exit_code=2,
-            code="git-unauthorized",
-            hint="the token must be able to read and push this repository: in a workflow `permissions: "
-            "contents: write` (a GitHub App or fine-grained token: Contents read and write on this "
-            "repository); then run the command again",
-        )
-    return GitError(
-        f"origin asked for credentials and none was given for {what}: {said}",
-        exit_code=2,
-        code="git-unauthorized",
-        hint="give mcplock the token (MCPLOCK_GITHUB_TOKEN or GITHUB_TOKEN; with --push-only, which reads "
-        "no token, a checkout that carries its own credentials: a credential helper, or actions/checkout "
-        "without `persist-credentials: false`); then run the command again",
-    )
-
-
-def open_repo(path: str, *, secrets: Iterable[str] = (), token: str | None = None) -> Repo:
+def open_repo(path: str, *, secrets: Iterable[str] = (), token: str | None = None, detached: bool = False) -> Repo:
     """The git checkout that holds ``path``, if it is fit to open pull requests from: an
-    ``origin`` remote, a branch checked out (not a detached HEAD), no uncommitted change to a
-    tracked file. Anything else is a GitError (exit 2) naming the fix."""
+    ``origin`` remote, a branch checked out (not a detached HEAD, unless ``detached``: a pull
+    request's checkout, whose branch is fetched from origin), no uncommitted change to a tracked
+    file. Anything else is a GitError (exit 2) naming the fix."""
     secrets = tuple(secrets)
     r = run_git(["rev-parse", "--show-toplevel"], path, check=False, secrets=secrets)
     if r.returncode != 0:
@@ -198,7 +127,7 @@ def open_repo(path: str, *, secrets: Iterable[str] = (), token: str | None = Non
             hint="add it with `git remote add origin URL`, then run the command again",
         )
     head = run_git(["symbolic-ref", "-q", "HEAD"], root, check=False, secrets=secrets)
-    if head.returncode != 0:
+    if head.returncode != 0 and not detached:
         raise GitError(
             "HEAD is detached: update-pr works from a branch (it never changes it)",
             code="detached-head",
