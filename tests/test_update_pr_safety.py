@@ -21,47 +21,11 @@ from pathlib import Path
 
 import pytest
 import tomlkit
-from github_api import GitHubApi
-from pypi_index import DEP_1_0, PypiIndex, wheel
+from pypi_index import wheel
 from test_signing import fingerprint_of, keygen
-from test_update_pr import BRANCH, FIXTURES, SURFACES, TOKEN, git, pin_on, server_wheel
+from update_pr_setup import BRANCH, FIXTURES, SURFACES, TOKEN, add_demo, git, pin_on, push_lock, server_wheel
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-def index():
-    with PypiIndex() as ix:
-        ix.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00.000000Z")
-        ix.publish(*server_wheel("1.0", SURFACES / "demo.json"), uploaded="2025-02-01T12:00:00.000000Z")
-        yield ix
-
-
-@pytest.fixture
-def origin(tmp_path) -> Path:
-    bare = tmp_path / "origin.git"
-    git("init", "--quiet", "--bare", "-b", "main", str(bare), cwd=tmp_path)
-    return bare
-
-
-@pytest.fixture
-def api(origin):
-    with GitHubApi("octo-org/app", token=TOKEN, origin=str(origin)) as gh:
-        yield gh
-
-
-def push_lock(origin: Path, *paths: str, message: str = "lock the servers") -> None:
-    if not Path(".git").exists():
-        git("init", "--quiet", "-b", "main")
-        git("remote", "add", "origin", str(origin))
-    git("add", *paths)
-    git("commit", "--quiet", "-m", message)
-    git("push", "--quiet", "origin", "main")
-
-
-def add_demo(cli, env: dict[str, str], name: str = "demo") -> None:
-    r = cli("add", name, "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
 
 
 def code_loader(tmp_path: Path) -> tuple[Path, Path]:
@@ -423,14 +387,14 @@ def test_a_pull_request_listed_without_head_ref_is_not_taken_for_the_branch(cli,
         return doc
 
     api._pull_doc = no_ref
-    real_answer = api.answer
+    real_route = api.route
 
     def every_pull(method, path, query, headers, body):  # the listing ignores the head filter
         if method == "GET" and path.endswith("/pulls"):
             query = {k: v for k, v in query.items() if k != "head"}
-        return real_answer(method, path, query, headers, body)
+        return real_route(method, path, query, headers, body)
 
-    api.answer = every_pull
+    api.route = every_pull
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
     r = cli("update-pr", env={**env, **api.env()}, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr

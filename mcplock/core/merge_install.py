@@ -7,9 +7,6 @@ resolving what it leaves is :mod:`mcplock.core.merge_driver`."""
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -17,6 +14,8 @@ from typing import TYPE_CHECKING
 from mcplock.errors import McplockError, UsageError
 
 if TYPE_CHECKING:
+    import subprocess
+
     from mcplock.core.check import Finding
 
 
@@ -29,6 +28,9 @@ DRIVER_NAME = "mcplock: merge mcp.lock as data (mcplock merge-driver install)"
 def own_command() -> str:
     """The running mcplock as a shell command: ``mcplock`` when that is what PATH finds, else its
     absolute path, else this Python running the module (``python -m mcplock``)."""
+    import shlex
+    import shutil
+
     argv0 = sys.argv[0] if sys.argv else ""
     if os.path.basename(argv0) == "mcplock" and os.path.isfile(argv0):
         script = os.path.realpath(argv0)
@@ -40,6 +42,8 @@ def own_command() -> str:
 
 
 def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
+    import subprocess  # not at import: `check` reads this module for its warnings, and never runs git
+
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except FileNotFoundError:
@@ -172,6 +176,8 @@ def override_warning(lock_path: str) -> tuple[str, str] | None:
     value = _merge_attribute(top, lock_path)
     if value is None or value == DRIVER:
         return None
+    import shlex
+
     shown = ", ".join(os.path.relpath(p, top) for p in others)
     return (
         f"git does not merge {os.path.basename(lock_path)} with mcplock's driver: its `merge` attribute reads "

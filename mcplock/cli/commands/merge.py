@@ -33,7 +33,9 @@ def offer_driver(cli: context.Cli) -> None:
     except UsageError:
         return  # not in git: nothing to merge
     if sys.stdin.isatty() and sys.stderr.isatty():
-        if typer.confirm("let git merge mcp.lock as data (`mcplock merge-driver install`)?", default=True, err=True):
+        from mcplock.cli.prompt import confirm
+
+        if confirm(cli.err, "let git merge mcp.lock as data (`mcplock merge-driver install`)? [Y/n] ", default=True):
             install_driver(cli)
         return
     cli.info("hint: `mcplock merge-driver install` lets git merge mcp.lock branches as data")
