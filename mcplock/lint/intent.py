@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from mcplock.lint.aspects import Reader, candidates, language_of
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.steering import steering
-from mcplock.lint.text import SENTENCE, excerpt, lazy, visible
+from mcplock.lint.text import SENTENCE, excerpt, forbids, lazy, visible
 from mcplock.model.severity import CRITICAL, HIGH, Severity
 
 # where data goes, in any language
@@ -191,7 +191,7 @@ def _skipped_check(r: Reader, s: str, low: str) -> tuple[str, str]:
     """An order to skip a check beside a destructive verb or a claim of authority: (what, "skip")
     or ('', '')."""
     skip = r.search("skip", s, low)
-    if skip is None or not (r.search("destroy", s, low) or r.search("authority", s, low)):
+    if skip is None or not (r.search("destroy", s, low) or r.search("authority", s, low)) or forbids(s, skip.start()):
         return "", ""
     return f"asks to skip a safety check ({skip.group(0)})", "skip"
 

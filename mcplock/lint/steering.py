@@ -113,11 +113,55 @@ _ELSEWHERE = lazy(
     r"|henceforth)\b",
     re.I,
 )
+# this tool favoured over other tools or servers in one sentence (issue 45: "use this tool, not other
+# servers'"): the model told to use this one, other tools or servers named, and those set aside (not,
+# never, ignore, rather than, even if, unreliable …) or this one chosen always or only
+_FAVOUR = lazy(
+    r"\b(?:use|call|choose|pick|prefer|select|send|route|run|go\s+with|stick\s+with|rely\s+on)\b(?:[^.;!?\n]"
+    r"|\.(?=\w)){0,40}?\bthis\s+(?:tool|one|server|function|integration)\b"
+    r"|\bthis\s+(?:tool|one)\s+(?:should|must)\s+(?:always\s+|only\s+)?be\s+(?:used|preferred|chosen|called)\b"
+    r"|\b(?:the\s+)?only\s+tool\s+(?:that\s+)?you\s+(?:should|must|may|can|are\s+allowed\s+to)\s+(?:ever\s+)?use\b",
+    re.I,
+)
+_OTHERS = lazy(
+    r"\b(?:other|another|similar|any\s+other|every\s+other|all\s+other|several|alternative|competing|third-party"
+    r"|external)\s+(?:\w+\s+)?(?:tools?|servers?|ones|options|integrations?|plugins?|mcps?|connectors?)\b|\bothers\b"
+    r"|\bother\s+servers['’]|\b(?!this\b|that\b|the\b|a\b|any\b|same\b|mcp\b)[\w-]+\s+(?:server|mcp)\b",
+    re.I,
+)
+_SET_ASIDE = lazy(
+    r"\b(?:not|never|don'?t|ignore|avoid|skip|instead|rather\s+than|over|even\s+if|unreliable|deprecated|broken"
+    r"|outdated|obsolete|insecure|untrusted|unsafe|stale|worse|slower|inferior)\b|\b(?:always|only|exclusively)\b",
+    re.I,
+)
+# "never call the notes server", "ignore similar tools on other servers"
+_SHUN = lazy(
+    rf"{_LEAD}(?:(?:do\s+not|don'?t|never|avoid)\s+(?:use|using|call|calling|invoke|trust|rely\s+on)|ignore|disregard|skip)"
+    r"\s+(?:the\s+|any\s+|all\s+)?(?:(?:other|another|similar|competing|alternative)\s+(?:\w+\s+)?(?:tools?|servers?)"
+    r"|(?!this\b)[\w-]+\s+server\b|tools?\s+(?:from|on|of|in)\s+(?:an?\s+)?(?:other|another|different)\s+servers?)",
+    re.I,
+)
+
+
+def _favoured(s: str) -> str:
+    """The words of ``s`` that favour this tool over other tools or servers ('' if none)."""
+    for clause in (s, *s.split(";")):
+        favour = _FAVOUR.search(clause)
+        if favour is None or _NEGATED.search(clause[: favour.start()]) is not None:
+            continue  # "do not use this tool for payments" sends the model elsewhere, as it should
+        others = _OTHERS.search(s)
+        exclusive = "only tool" in favour.group(0).lower()
+        if exclusive or (others is not None and _SET_ASIDE.search(s) is not None):
+            return favour.group(0)
+    return ""
+
+
 _NEGATED = lazy(r"\b(?:never|not|don'?t|do\s+not|no)\s+(?:\w+\s+)?$", re.I)
 _KEYS = lazy(
     r"\bthis\s+(?:tool|function|server|one|endpoint|command|method)\b|\b(?:modify|alter|change|replace|overwrite"
     r"|rewrite|correct|edit|falsify|adjust|tweak|fix|override|ignore|disregard|discard|substitute|swap|drop)\b"
-    r"|\b(?:whatever|whichever|regardless|instead|rather)\b|\bwithout\b|\b(?:blindly|unread|unseen|automatically)\b",
+    r"|\b(?:whatever|whichever|regardless|instead|rather)\b|\bwithout\b|\bthis\s+one\b|\bonly\s+tool\b"
+    r"|\b(?:ignore|never|avoid|don'?t|not)\b|\b(?:blindly|unread|unseen|automatically)\b",
     re.I,
 )
 _RULES = (
@@ -135,6 +179,12 @@ def steering(s: str) -> tuple[str, str]:
     choice of tool or changes what it was asked; ('', '') when it gives none."""
     if _KEYS.search(s) is None:
         return "", ""
+    shun = _SHUN.search(s)
+    if shun is not None:
+        return "steers the model away from other tools or servers", shun.group(0).strip(" .;:!?,")
+    favoured = _favoured(s)
+    if favoured:
+        return "asks the model to prefer this tool over others", favoured
     for rx, what in _RULES:
         m = rx.search(s)
         if m is None:
