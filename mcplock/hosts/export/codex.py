@@ -14,7 +14,8 @@ import tomllib
 from typing import Any
 
 from mcplock.hosts.export.interface import ALLOW, DENY, Decisions, Exporter, Item
-from mcplock.hosts.export.tomledit import Table, TomlText
+from mcplock.hosts.export.tomledit import TomlText
+from mcplock.hosts.export.tomlread import Table
 
 
 class Codex(Exporter):
