@@ -171,6 +171,40 @@ _MIGRATE = lazy(
     rf"|switch\s+to|migrate\s+to)\s+(?:{_OTHER_TOOL})",
     re.I,
 )
+# a command that destroys or fetches and runs code, written in prose ("execute rm -rf ~/Library/Caches")
+_SHELL = lazy(
+    rf"{_LEAD}(?:run|execute|type|paste|enter|launch)\s+(?:the\s+command\s+|this\s+command:?\s+)?"
+    r"(?:sudo\s+)?(?:rm\s+-\w*[rf]|curl\s[^.;\n]*\|\s*(?:ba|z)?sh\b|wget\s[^.;\n]*\|\s*(?:ba|z)?sh\b|chmod\s+(?:-R\s+)?777"
+    r"|dd\s+if=|mkfs\b|kill\s+-9|nc\s+-\w*e|ncat\b|eval\s|base64\s+-d[^.;\n]*\|\s*(?:ba|z)?sh\b|git\s+push\s+--force)",
+    re.I,
+)
+# the same acts in the lexicon's other main languages: other servers' tools shunned, approvals waved
+# through, the user's request replaced (imperatives: "no uses", "aprueba … sin leerlas", "ignora lo que pida")
+_ELSEWHERE_WORDS = {
+    "shun": r"\b(?:no\s+(?:uses|utilices|llames)|nunca\s+(?:uses|llames)|ignora|não\s+(?:use|chame)|ignore"
+    r"|n['’]utilise[sz]?\s+(?:pas|jamais)|ignore[sz]?|non\s+usare|ignora|verwende\s+(?:keine|nie)|ignoriere)\b"
+    r"(?:[^.;!?\n]){0,40}?\b(?:otros?\s+servidores?|otras?\s+herramientas|outros?\s+servidores?|outras?\s+ferramentas"
+    r"|autres?\s+(?:serveurs?|outils)|altri\s+(?:server|strumenti)|andere[nrs]?\s+(?:server|tools?|werkzeuge?))\b",
+    "blind": r"\b(?:aprueba|acepta|fusiona|firma|aprove|aceite|approuve[zr]?|accepte[zr]?|approva|accetta|genehmige"
+    r"|akzeptiere|bestätige)\b(?:[^.;!?\n]){0,60}?\b(?:sin\s+(?:leer|revisar|mirar)\w*|sem\s+(?:ler|revisar)\w*"
+    r"|sans\s+(?:les?\s+|la\s+)?(?:lire|vérifier|relire)|senza\s+(?:legger|controllar)\w*|ohne\s+(?:sie\s+|es\s+)?"
+    r"(?:zu\s+)?(?:lesen|prüfen)|automáticamente|automatiquement|automatisch|automaticamente)\b",
+    "replace": r"\b(?:ignora|ignore[zr]?|ignoriere)\s+(?:lo\s+que|o\s+que|ce\s+que|was|quello\s+che)\s+(?:\w+\s+){0,2}?"
+    r"(?:el\s+|o\s+|l['’]|der\s+|l['’])?(?:usuario|usuário|utilisateur|benutzer|nutzer|utente)\b",
+}
+_ELSEWHERE_KEYS = lazy(
+    r"\b(?:otr[oa]s?|outr[oa]s?|autres?|altri|andere[nrs]?|sin|sem|sans|senza|ohne|autom\w+|ignor\w+)\b", re.I
+)
+_ELSEWHERE_RX = {k: lazy(v, re.I) for k, v in _ELSEWHERE_WORDS.items()}
+_NEGATED_ELSEWHERE = lazy(
+    r"(?:\bne\s+(?:jamais|pas)|\bno|\bnunca|\bjamás|\bnie|\bniemals|\bnicht|\bnon|\bmai|\bnão|\bjamais)\s+(?:\w+\s+)?$",
+    re.I,
+)
+_ELSEWHERE_WHAT = {
+    "shun": "steers the model away from other tools or servers",
+    "blind": "asks to approve or accept without review",
+    "replace": "asks to replace what the user asked for",
+}
 _NEGATED = lazy(r"\b(?:never|not|don'?t|do\s+not|no)\s+(?:\w+\s+)?$", re.I)
 _KEYS = lazy(
     r"\bthis\s+(?:tool|function|server|one|endpoint|command|method)\b|\b(?:modify|alter|change|replace|overwrite"
@@ -180,6 +214,7 @@ _KEYS = lazy(
     r"|forward|henceforth|hereafter)\b|\b(?:blindly|unread|unseen|automatically)\b",
     re.I,
 )
+_SHELL_KEYS = lazy(r"\b(?:rm|curl|wget|chmod|dd|mkfs|kill|nc|ncat|eval|base64|git)\b", re.I)
 _RULES = (
     (_PREFER, "asks the model to prefer this tool over others"),
     (_HOOK, "hooks this tool onto another tool's use"),
@@ -188,13 +223,19 @@ _RULES = (
     (_BLIND, "asks to approve or accept without review"),
     (_ELSEWHERE, "steers the model to another server's tool instead"),
     (_MIGRATE, "retires this tool in favour of another server's tool"),
+    (_SHELL, "asks to run a command that destroys or runs fetched code"),
 )
 
 
 def steering(s: str) -> tuple[str, str]:
     """(what the sentence ``s`` asks, the words that say it) for an order that steers the model's
     choice of tool or changes what it was asked; ('', '') when it gives none."""
-    if _KEYS.search(s) is None:
+    if _ELSEWHERE_KEYS.search(s) is not None:
+        for kind, rx in _ELSEWHERE_RX.items():
+            m = rx.search(s)
+            if m is not None and _NEGATED_ELSEWHERE.search(s[max(0, m.start() - 24) : m.start()]) is None:
+                return _ELSEWHERE_WHAT[kind], m.group(0)
+    if _KEYS.search(s) is None and _SHELL_KEYS.search(s) is None:
         return "", ""
     shun = _SHUN.search(s)
     if shun is not None:
