@@ -1,5 +1,6 @@
 """Issue 42.12: an honest MCP App's bundled library URLs — a licence URL in a banner comment, the
-CDN the bundle came from in an HTML comment, a sourceMappingURL, the SVG namespace, a DOCTYPE —
+CDN the bundle came from in an HTML comment, a sourceMappingURL, the SVG namespace, a DOCTYPE, a
+deprecation message's link (moment.js's "… See http://momentjs.com/guides/… for more") —
 are not network destinations: a changed App that only gains those is not flagged
 `app-network-destination`. Its hostile twins, which put a destination in code (through a variable,
 behind a regex whose `//` is no comment), still are. The Python SDK's own App server, over stdio."""
@@ -18,6 +19,7 @@ LIBRARY = (
     " | Released under the MIT License: https://github.com/chartjs/Chart.js/blob/master/LICENSE.md */\n"
     "var R=/^https?:\\/\\//i, T=`chart ${ {v:1}.v }`; // docs: https://www.chartjs.org/docs/latest/\n"
     'function e(n){return document.createElementNS("http://www.w3.org/2000/svg",n)}\n'
+    'console.warn("Chart(): the v2 options are deprecated. See https://www.chartjs.org/docs/ for more")\n'
     "//# sourceMappingURL=https://cdn.jsdelivr.net/npm/chart.js@4.4.1/dist/chart.umd.js.map\n"
     "</script>\n"
 )

@@ -11,10 +11,13 @@ destination: a comment runs nothing, a namespace is a name. These are left out:
 - comments in inline ``<script>`` elements (JavaScript) and ``<style>`` elements (CSS), found by a
   lexer that knows strings, template literals and regular expression literals — a ``//`` inside
   a string or a regex is not a comment;
-- the XML namespace URIs of the web platform, anywhere (they are names, never fetched).
+- the XML namespace URIs of the web platform, anywhere (they are names, never fetched);
+- a URL inside a string literal of prose — a library's "… is deprecated. See https://…/warnings/
+  for more" — which is a message for a person, not a URL value.
 
-Everything else still counts, in code as in markup: a URL in a string literal may be handed to
-``fetch`` through a variable, so it is a destination (mcplock does not follow data flow). Where
+Everything else still counts, in code as in markup: a string literal that is a URL may be handed
+to ``fetch`` through a variable, so it is a destination (mcplock does not follow data flow; a URL
+built from pieces is beyond any lint, which is why a literal in prose is not worth a finding). Where
 the lexer is unsure it decides toward counting: a ``/`` after ``}`` starts a regex (its ``//`` is
 not a comment), and a script the lexer cannot read to its end (an unterminated string, comment,
 template or regex) has none of its comments left out. One pass over the text: linear time.
@@ -48,6 +51,9 @@ _REGEX_AFTER_WORD = frozenset(
     | {"yield", "await"}
 )
 _HEADS = frozenset({"if", "while", "for", "with"})
+_STRINGS = {q: re.compile(q + r"(?:[^" + q + r"\\\n]|\\[\s\S])*" + q) for q in "\"'"}
+_TEMPLATE_TEXT = re.compile(r"[^\\`$]*")
+_SPACE = re.compile(r"\s+")
 
 Spans = list[tuple[int, int]]
 _URL_TOKEN = re.compile(r"""[^\s"'`<>()]+""")
@@ -102,7 +108,25 @@ def _comments(src: str, base: int, *, css: bool) -> Spans:
         lexer.run()
     except _Unreadable:
         return []
-    return [(base + a, base + b) for a, b in lexer.comments]
+    prose = [(a, b) for a, b in lexer.strings if "://" in src[a:b] and _is_prose(src[a:b])]
+    return [(base + a, base + b) for a, b in lexer.comments + prose]
+
+
+_URLS = re.compile(r"""(?i)\b(?:https?|wss?)://[^\s"'`<>]*""")
+_PROSE_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _is_prose(literal: str) -> bool:
+    """A string a library shows a person — "… is deprecated. See https://…/warnings/ for more" —
+    not a URL value: besides its URLs it holds at least three words, with spaces between them."""
+    rest = _URLS.sub(" ", literal)
+    return len(_PROSE_WORD.findall(rest)) >= 3 and " " in rest.strip()
+
+
+def _end(pattern: re.Pattern[str], src: str, at: int) -> int:
+    """Where ``pattern``'s match at ``at`` ends (``at`` when it matches nothing there)."""
+    m = pattern.match(src, at)
+    return m.end() if m is not None else at
 
 
 class _Unreadable(Exception):
@@ -115,6 +139,7 @@ class _Lexer:
     def __init__(self, src: str, css: bool) -> None:
         self.src, self.css, self.i = src, css, 0
         self.comments: Spans = []
+        self.strings: Spans = []  # the text of each string literal and template piece
         self.prev = ""  # the last token: a punctuator, a word, or "v" for a value (string, regex, template)
         self.parens: list[bool] = []  # per open "(": whether it opens an if/while/for/with head
         self.closed_head = False  # the last ")" closed such a head: a "/" after it starts a regex
@@ -126,7 +151,7 @@ class _Lexer:
         while self.i < n:
             c = src[self.i]
             if c.isspace():
-                self.i += 1
+                self.i = _end(_SPACE, src, self.i)
             elif c == "/" and src.startswith("/*", self.i):
                 self._block_comment()
             elif c == "/" and src.startswith("//", self.i) and not self.css:
@@ -184,26 +209,28 @@ class _Lexer:
         self.i = end + 2
 
     def _string(self, quote: str) -> None:
-        src, i = self.src, self.i + 1
-        while i < len(src) and src[i] != quote:
-            if src[i] == "\n":
-                raise _Unreadable
-            i += 2 if src[i] == "\\" else 1
-        if i >= len(src):
+        m = _STRINGS[quote].match(self.src, self.i)
+        if m is None:  # unterminated, or a raw line break inside
             raise _Unreadable
-        self.i, self.prev = i + 1, "v"
+        self.strings.append((m.start() + 1, m.end() - 1))
+        self.i, self.prev = m.end(), "v"
 
     def _template(self) -> None:
         """From inside a template literal to its end, or to a ``${`` (the lexer then reads the
         expression as code, and comes back here at its ``}``)."""
         src, i = self.src, self.i
         while i < len(src):
+            i = _end(_TEMPLATE_TEXT, src, i)  # up to a backslash, a backtick or a $
+            if i >= len(src):
+                break
             if src[i] == "\\":
                 i += 2
             elif src[i] == "`":
+                self.strings.append((self.i, i))
                 self.i, self.prev = i + 1, "v"
                 return
             elif src.startswith("${", i):
+                self.strings.append((self.i, i))
                 self.templates.append(self.depth)
                 self.i, self.prev = i + 2, "{"
                 return

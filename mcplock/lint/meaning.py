@@ -187,7 +187,7 @@ def _told(language: str, s: str, toks: list[re.Match[str]], i: int) -> bool:
     """Whether the token ``i`` of ``s`` is a verb of telling (English "bring … up", "let … know" too)."""
     w = toks[i].group(0).lower()
     if language == "English" and w in ("bring", "let", "point", "fill"):
-        follow = {t.group(0).lower() for t in toks[i + 1 : i + 4]}
+        follow = {t.group(0).lower() for t in toks[i + 1 : i + 6]}
         return bool(follow & {"up", "know", "out", "in"})
     return _of(language, "tell", w)
 

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from mcplock.lint.finding import LintFinding
-from mcplock.model.documents import file_text, is_dynamic, pinned_skill_files
+from mcplock.model.documents import SKILL_FILE_READ_MAX, file_text, is_dynamic, pinned_skill_files, skill_files
 from mcplock.model.severity import CRITICAL, HIGH
 
 _FETCH = r"(?:curl|wget|fetch|iwr|irm|invoke-webrequest|invoke-restmethod|http(?:ie)?|aria2c)\b"
@@ -103,9 +103,11 @@ def content_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
 
 
 def skill_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
-    """A skill entry that turned dynamic from content-bound."""
-    if old is None or is_dynamic(old) or not is_dynamic(definition):
+    """A skill entry that turned dynamic from content-bound; a file too large to read that changed."""
+    if old is None or is_dynamic(old):
         return []
+    if not is_dynamic(definition):
+        return _unread_files(definition, old)
     return [
         LintFinding(
             "skill-content-unbound",
@@ -115,6 +117,26 @@ def skill_findings(kind: str, definition: Any, old: Any) -> list[LintFinding]:
             "accept it by name only if the server's author says why",
             "resources",
         )
+    ]
+
+
+def _unread_files(definition: Any, old: Any) -> list[LintFinding]:
+    """Each file a content-bound skill lists, past what the probe reads (:data:`SKILL_FILE_READ_MAX`),
+    that is new or has another digest: its text is neither shown nor linted, so it reads ``high``
+    — a script padded past the limit and swapped for `curl … | sh` is not a routine change."""
+    was, now = skill_files(old), skill_files(definition)
+    return [
+        LintFinding(
+            "skill-file-unread",
+            HIGH,
+            f"{uri} ({f.get('size')} bytes) changed, and is too large for mcplock to read (more than "
+            f"{SKILL_FILE_READ_MAX // (1024 * 1024)} MiB): its text is neither shown nor linted; read it yourself",
+            "resources",
+        )
+        for uri, f in sorted(now.items())
+        if isinstance(f.get("size"), int)
+        and f["size"] > SKILL_FILE_READ_MAX
+        and (was.get(uri) or {}).get("digest") != f.get("digest")
     ]
 
 

@@ -156,14 +156,65 @@ def _favoured(s: str) -> str:
     return ""
 
 
+# this tool retired in favour of a tool on another server: "deprecated in favour of docs_search on the
+# knowledge-base server", "Deprecated: please switch to kb_lookup from the wiki server", "Going forward,
+# call the archive server's find tool" (not "DEPRECATED: use search_pages instead": its own server)
+_OTHER_TOOL = (
+    r"(?:the\s+)?(?!this\b|our\b|same\b|the\b)[\w.-]+\s+(?:server|mcp|plugin|extension|integration)(?:'s|’s)\s+[`'\"]?[\w.-]+"
+    r"|[`'\"]?[\w.-]+[`'\"]?\s+(?:tool\s+)?(?:from|on|in|of|at|via|provided\s+by)\s+(?:the\s+)?(?!this\b|our\b|same\b|the\b)"
+    r"[\w.-]+(?:\s+(?!same\b|this\b)[\w.-]+)?\s+(?:server|mcp|plugin|extension|integration)\b"
+)
+_MIGRATE = lazy(
+    rf"\b(?:deprecated|retired|obsolete|superseded|sunset|discontinued|replaced|end[\s-]of[\s-]life)\b{_IN}{{0,80}}?"
+    rf"\b(?:in\s+favou?r\s+of|use|switch\s+to|migrate\s+to|move\s+to|call|by)\s+(?:{_OTHER_TOOL})"
+    rf"|\b(?:going\s+forward|from\s+now\s+on|henceforth|hereafter)\b,?\s*(?:please\s+|always\s+)?(?:use|call"
+    rf"|switch\s+to|migrate\s+to)\s+(?:{_OTHER_TOOL})",
+    re.I,
+)
+# a command that destroys or fetches and runs code, written in prose ("execute rm -rf ~/Library/Caches")
+_SHELL = lazy(
+    rf"{_LEAD}(?:run|execute|type|paste|enter|launch)\s+(?:the\s+command\s+|this\s+command:?\s+)?"
+    r"(?:sudo\s+)?(?:rm\s+-\w*[rf]|curl\s[^.;\n]*\|\s*(?:ba|z)?sh\b|wget\s[^.;\n]*\|\s*(?:ba|z)?sh\b|chmod\s+(?:-R\s+)?777"
+    r"|dd\s+if=|mkfs\b|kill\s+-9|nc\s+-\w*e|ncat\b|eval\s|base64\s+-d[^.;\n]*\|\s*(?:ba|z)?sh\b|git\s+push\s+--force)",
+    re.I,
+)
+# the same acts in the lexicon's other main languages: other servers' tools shunned, approvals waved
+# through, the user's request replaced (imperatives: "no uses", "aprueba … sin leerlas", "ignora lo que pida")
+_ELSEWHERE_WORDS = {
+    "shun": r"\b(?:no\s+(?:uses|utilices|llames)|nunca\s+(?:uses|llames)|ignora|não\s+(?:use|chame)|ignore"
+    r"|n['’]utilise[sz]?\s+(?:pas|jamais)|ignore[sz]?|non\s+usare|ignora|verwende\s+(?:keine|nie)|ignoriere)\b"
+    r"(?:[^.;!?\n]){0,40}?\b(?:otros?\s+servidores?|otras?\s+herramientas|outros?\s+servidores?|outras?\s+ferramentas"
+    r"|autres?\s+(?:serveurs?|outils)|altri\s+(?:server|strumenti)|andere[nrs]?\s+(?:server|tools?|werkzeuge?))\b",
+    "blind": r"\b(?:aprueba|acepta|fusiona|firma|aprove|aceite|approuve[zr]?|accepte[zr]?|approva|accetta|genehmige"
+    r"|akzeptiere|bestätige)\b(?:[^.;!?\n]){0,60}?\b(?:sin\s+(?:leer|revisar|mirar)\w*|sem\s+(?:ler|revisar)\w*"
+    r"|sans\s+(?:les?\s+|la\s+)?(?:lire|vérifier|relire)|senza\s+(?:legger|controllar)\w*|ohne\s+(?:sie\s+|es\s+)?"
+    r"(?:zu\s+)?(?:lesen|prüfen)|automáticamente|automatiquement|automatisch|automaticamente)\b",
+    "replace": r"\b(?:ignora|ignore[zr]?|ignoriere)\s+(?:lo\s+que|o\s+que|ce\s+que|was|quello\s+che)\s+(?:\w+\s+){0,2}?"
+    r"(?:el\s+|o\s+|l['’]|der\s+|l['’])?(?:usuario|usuário|utilisateur|benutzer|nutzer|utente)\b",
+}
+_ELSEWHERE_KEYS = lazy(
+    r"\b(?:otr[oa]s?|outr[oa]s?|autres?|altri|andere[nrs]?|sin|sem|sans|senza|ohne|autom\w+|ignor\w+)\b", re.I
+)
+_ELSEWHERE_RX = {k: lazy(v, re.I) for k, v in _ELSEWHERE_WORDS.items()}
+_NEGATED_ELSEWHERE = lazy(
+    r"(?:\bne\s+(?:jamais|pas)|\bno|\bnunca|\bjamás|\bnie|\bniemals|\bnicht|\bnon|\bmai|\bnão|\bjamais)\s+(?:\w+\s+)?$",
+    re.I,
+)
+_ELSEWHERE_WHAT = {
+    "shun": "steers the model away from other tools or servers",
+    "blind": "asks to approve or accept without review",
+    "replace": "asks to replace what the user asked for",
+}
 _NEGATED = lazy(r"\b(?:never|not|don'?t|do\s+not|no)\s+(?:\w+\s+)?$", re.I)
 _KEYS = lazy(
     r"\bthis\s+(?:tool|function|server|one|endpoint|command|method)\b|\b(?:modify|alter|change|replace|overwrite"
     r"|rewrite|correct|edit|falsify|adjust|tweak|fix|override|ignore|disregard|discard|substitute|swap|drop)\b"
     r"|\b(?:whatever|whichever|regardless|instead|rather)\b|\bwithout\b|\bthis\s+one\b|\bonly\s+tool\b"
-    r"|\b(?:ignore|never|avoid|don'?t|not)\b|\b(?:blindly|unread|unseen|automatically)\b",
+    r"|\b(?:ignore|never|avoid|don'?t|not|deprecated|retired|obsolete|superseded|sunset|discontinued|replaced"
+    r"|forward|henceforth|hereafter)\b|\b(?:blindly|unread|unseen|automatically)\b",
     re.I,
 )
+_SHELL_KEYS = lazy(r"\b(?:rm|curl|wget|chmod|dd|mkfs|kill|nc|ncat|eval|base64|git)\b", re.I)
 _RULES = (
     (_PREFER, "asks the model to prefer this tool over others"),
     (_HOOK, "hooks this tool onto another tool's use"),
@@ -171,13 +222,20 @@ _RULES = (
     (_REPLACE, "asks to replace what the user asked for"),
     (_BLIND, "asks to approve or accept without review"),
     (_ELSEWHERE, "steers the model to another server's tool instead"),
+    (_MIGRATE, "retires this tool in favour of another server's tool"),
+    (_SHELL, "asks to run a command that destroys or runs fetched code"),
 )
 
 
 def steering(s: str) -> tuple[str, str]:
     """(what the sentence ``s`` asks, the words that say it) for an order that steers the model's
     choice of tool or changes what it was asked; ('', '') when it gives none."""
-    if _KEYS.search(s) is None:
+    if _ELSEWHERE_KEYS.search(s) is not None:
+        for kind, rx in _ELSEWHERE_RX.items():
+            m = rx.search(s)
+            if m is not None and _NEGATED_ELSEWHERE.search(s[max(0, m.start() - 24) : m.start()]) is None:
+                return _ELSEWHERE_WHAT[kind], m.group(0)
+    if _KEYS.search(s) is None and _SHELL_KEYS.search(s) is None:
         return "", ""
     shun = _SHUN.search(s)
     if shun is not None:
