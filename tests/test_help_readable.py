@@ -71,3 +71,28 @@ def test_show_prints_the_whole_change(cli):
     assert "…" not in change, change  # the findings below quote excerpts; the change itself is whole
     r = cli("show", "docs/delete_page", env=COLUMNS)
     assert "x" * 120 in "".join(r.stdout.split()), r.stdout
+
+
+def _long_change() -> str:
+    make_lock()
+    lock = read.load("mcp.lock")
+    tools = copy.deepcopy(TOOLS)
+    tools[0]["description"] = "\n".join(f"Line {i} of the new description." for i in range(60))
+    review.stage(lock.servers["docs"], snapshot(tools))
+    store.save(lock, "mcp.lock")
+    return "Line 59 of the new description."
+
+
+def test_show_pages_a_change_taller_than_the_terminal(cli):
+    from ptyrun import Pty, default_env
+
+    last = _long_change()
+    pager = "sh -c 'echo PAGED-BY-THE-PAGER; cat'"
+    env = {**default_env(), "PAGER": pager, "LINES": "20", "COLUMNS": "80"}
+    code, out = Pty("show", "docs/search_docs", env=env).wait()
+    assert code == 0, out
+    assert "PAGED-BY-THE-PAGER" in out and last in out, out
+    short = Pty("show", "docs/delete_page", env=env).wait()  # a screenful: printed, no pager
+    assert short[0] == 0 and "PAGED-BY-THE-PAGER" not in short[1] and "delete_page" in short[1]
+    piped = cli("show", "docs/search_docs", env={"PAGER": pager})  # off a terminal: never paged
+    assert piped.returncode == 0 and "PAGED-BY-THE-PAGER" not in piped.stdout and last in piped.stdout

@@ -26,6 +26,10 @@ class Codex(Exporter):
     servers_keys = ("mcp_servers",)
     per_server_in_file = True
 
+    def starts(self, name: str, entry: Any, settings: list[Any]) -> bool:
+        """``enabled = false`` keeps a server off."""
+        return not isinstance(entry, dict) or entry.get("enabled") is not False
+
     def rules(self, decisions: Decisions) -> list[Item]:
         out = []
         for s in sorted(decisions):
