@@ -104,9 +104,19 @@ def _export_hosts(
     written = core.write(plan)
     for c in plan.changes:
         say_change(cli, c)
+    _register_with_driver(cli, plan)
     if not written:
         cli.info("everything was already in sync with the lock")
     return 0
+
+
+def _register_with_driver(cli: context.Cli, plan: Plan) -> None:
+    """Where git merges the lock with mcplock's driver, the host files exported to get it too."""
+    from mcplock.core.merge_install import register_exports
+
+    for line in register_exports(cli.lockfile, sorted(plan.states)):
+        shown = safe_text(line, keep_newlines=False)
+        cli.say(Text("added `").append_text(shown).append("` to .gitattributes (commit it)"))
 
 
 def _guard_command(cli: context.Cli) -> str:

@@ -71,10 +71,11 @@ def cmd_run(
 ) -> int:
     """What git runs on a merge (set up by `mcplock merge-driver install`): exit 0 merged, 1 conflicts."""
     from mcplock.core.merge_driver import run_driver
+    from mcplock.core.merge_exports import host_format
 
     code, what = run_driver(base, ours, theirs, pathname)
     name = pathname or "mcp.lock"
-    if code == 0:
+    if code == 0 or host_format(name) is not None:
         sys.stderr.write(f"mcplock: {name}: {what}\n")
     else:
         sys.stderr.write(
