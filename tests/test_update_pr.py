@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from github_api import GitHubApi
 from pypi_index import DEP_1_0, PypiIndex, wheel
+from setupcache import locked
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -59,6 +60,18 @@ def main():
     )
 
 
+# the settings that point at this test's own copy of the same thing: its local index (a new port
+# each time, the releases published alike) and an empty cache directory
+PER_TEST = ("MCPLOCK_PYPI_URL", "MCPLOCK_CACHE_DIR")
+
+
+def add_pinned(index: PypiIndex, env: dict[str, str], *args: str) -> None:
+    """`mcplock add ARGS` (asserted to exit 0), for real the first time this process runs it on the
+    same releases of ``index``; after that its lock and trust (tests/setupcache.py): a test whose
+    subject is what comes after the add."""
+    locked(("add", *args), inputs=(), env=env, alike=PER_TEST, salt=index.projects, timeout=300)
+
+
 @pytest.fixture
 def index():
     with PypiIndex() as ix:
@@ -84,8 +97,7 @@ def api(origin):
 def project(cli, index, origin, tmp_path):
     """The work tree (the test's cwd): demo pinned at pin-demo 1.0, committed on main and pushed."""
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache")}
-    r = cli("add", "demo", "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
+    add_pinned(index, env, "demo", "--yes", "--", "uvx", "pin-demo==1.0")
     git("init", "--quiet", "-b", "main")
     git("remote", "add", "origin", str(origin))
     git("add", "mcp.lock")
@@ -323,8 +335,7 @@ def test_a_server_added_from_the_mcp_registry_follows_its_entry(cli, index, orig
 @pytest.fixture
 def local_project(cli, origin):
     """A lock with a local server (no registry pin), committed and pushed."""
-    r = cli("add", "local", "--yes", "--", "python3", str(FIXTURES / "mcp_fixture.py"), "stdio")
-    assert r.returncode == 0, r.stdout + r.stderr
+    locked(("add", "local", "--yes", "--", "python3", str(FIXTURES / "mcp_fixture.py"), "stdio"), inputs=())
     git("init", "--quiet", "-b", "main")
     git("remote", "add", "origin", str(origin))
     git("add", "mcp.lock")
