@@ -24,7 +24,7 @@ import tomlkit
 from github_api import GitHubApi
 from pypi_index import DEP_1_0, PypiIndex, wheel
 from test_signing import fingerprint_of, keygen
-from test_update_pr import BRANCH, FIXTURES, SURFACES, TOKEN, git, pin_on, server_wheel
+from test_update_pr import BRANCH, FIXTURES, SURFACES, TOKEN, add_pinned, git, pin_on, server_wheel
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -59,9 +59,8 @@ def push_lock(origin: Path, *paths: str, message: str = "lock the servers") -> N
     git("push", "--quiet", "origin", "main")
 
 
-def add_demo(cli, env: dict[str, str], name: str = "demo") -> None:
-    r = cli("add", name, "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
+def add_demo(index: PypiIndex, env: dict[str, str], name: str = "demo") -> None:
+    add_pinned(index, env, name, "--yes", "--", "uvx", "pin-demo==1.0")
 
 
 def code_loader(tmp_path: Path) -> tuple[Path, Path]:
@@ -88,7 +87,7 @@ def set_env(server: str, name: str, value: str) -> None:
 
 def test_a_tampered_lock_launches_nothing_under_signing_require(cli, index, origin, api, tmp_path):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(cli, env)
+    add_demo(index, env)
     keygen("alice")
     Path("policy.toml").write_text(
         f'version = 1\n[signing]\nrequire = true\nkeys = ["{fingerprint_of("alice.pub")}"]\n'
@@ -116,7 +115,7 @@ def test_a_tampered_lock_launches_nothing_under_signing_require(cli, index, orig
 
 def test_a_code_loading_variable_is_not_launched_on_cis_word(cli, index, origin, api, tmp_path):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(cli, env)
+    add_demo(index, env)
     evil, marker = code_loader(tmp_path)
     set_env("demo", "PYTHONPATH", str(evil))
     push_lock(origin, "mcp.lock")
@@ -312,7 +311,7 @@ def test_mcplock_is_not_dumpable_once_it_launches(cli, tmp_path):
 def test_colliding_names_get_their_own_branches_and_one_failure_stops_nothing(cli, index, origin, api, tmp_path):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
     for name in ("a-b", "a b", "a.lock.lock"):
-        add_demo(cli, env, name)
+        add_demo(index, env, name)
     push_lock(origin, "mcp.lock")
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
     full = {**env, **api.env()}
@@ -347,7 +346,7 @@ def test_colliding_names_get_their_own_branches_and_one_failure_stops_nothing(cl
 @pytest.mark.parametrize("how", ["amend", "merge"])
 def test_a_persons_change_in_an_amended_commit_or_a_merge_is_never_pushed_over(cli, index, origin, api, tmp_path, how):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(cli, env)
+    add_demo(index, env)
     push_lock(origin, "mcp.lock")
     full = {**env, **api.env()}
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
@@ -386,7 +385,7 @@ def test_a_persons_change_in_an_amended_commit_or_a_merge_is_never_pushed_over(c
 def test_a_plain_merge_of_the_default_branch_is_still_rebuilt(cli, index, origin, api, tmp_path):
     """The control: a merge with nothing of its own (GitHub's "Update branch") is no person's change."""
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(cli, env)
+    add_demo(index, env)
     push_lock(origin, "mcp.lock")
     full = {**env, **api.env()}
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
@@ -411,7 +410,7 @@ def test_a_plain_merge_of_the_default_branch_is_still_rebuilt(cli, index, origin
 
 def test_a_pull_request_listed_without_head_ref_is_not_taken_for_the_branch(cli, index, origin, api, tmp_path):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(cli, env)
+    add_demo(index, env)
     push_lock(origin, "mcp.lock")
     # someone's unrelated pull request, which a sloppy API listing returns without `head.ref`
     api.pulls.append({"number": 1, "state": "open", "title": "docs", "body": "mine", "head": "docs", "base": "main"})
