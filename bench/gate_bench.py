@@ -5,6 +5,8 @@ servers). Both projects' commands run in turns (7 rounds), so that load on the s
 slows them alike. A flag command is timed as a pair, `disable T` then `enable T` (each changes
 the lock, and with an export every host file with it); its figure is the mean of their medians.
 The export itself is timed once per size. Target: with exports within 2x without, at every size.
+Codex (TOML, issue 42.6): the first export of the same lock to a project's `.codex/config.toml`
+(four server tables), timed once per size, and `check` after it against the plain project's.
 
     python bench/run.py gate
 """
@@ -32,6 +34,36 @@ def _project(where: Path, n_tools: int) -> None:
     (where / ".mcp.json").write_text(json.dumps({"mcpServers": entries}, indent=2) + "\n")
     opencode = {"mcp": {n: {"type": "local", "command": ["python", "-m", n]} for n in entries}}
     (where / "opencode.json").write_text(json.dumps(opencode, indent=2) + "\n")
+
+
+def _codex_project(where: Path, n_tools: int) -> None:
+    if where.exists():
+        shutil.rmtree(where)
+    make_big_lock(where / "mcp.lock", n_tools, N_SERVERS)
+    (where / ".codex").mkdir()
+    tables = (f'[mcp_servers.server-{s}]\ncommand = "python"\nargs = ["-m", "srv{s}"]\n\n' for s in range(N_SERVERS))
+    (where / ".codex" / "config.toml").write_text("".join(tables))
+
+
+def _codex_rows(n: int, plain: Path) -> list[tuple[str, str, str, str]]:
+    """The first export to Codex at ``n`` tools, and `check` after it against the plain project's."""
+    codex = OUT / f"gate-{n}-codex"
+    _codex_project(codex, n)
+    t0 = time.perf_counter()
+    _, _, rc = run_once([MCPLOCK, "export", "--host", "codex"], env=_env(codex), cwd=codex)
+    export = time.perf_counter() - t0
+    assert rc == 0, f"export exited {rc} in {codex}"
+    (c0, _, rc0), (c1, _, rc1) = measure_rounds([([MCPLOCK, "check"], _env(w)) for w in (plain, codex)], runs=5)
+    assert rc0 == rc1 == 0, f"check exited {rc0}, {rc1}"
+    return [
+        (f"`export --host codex` at {n:,} tools, first run", f"{export * 1000:.0f} ms", "", ""),
+        (
+            f"`check` at {n:,} tools, exported to codex / not exported",
+            f"{c1 * 1000:.0f} ms / {c0 * 1000:.0f} ms",
+            "",
+            f"{c1 / c0:.2f}x (target ≤ 2x)",
+        ),
+    ]
 
 
 def _env(where: Path) -> dict[str, str]:
@@ -84,4 +116,5 @@ def gate_rows() -> list[tuple[str, str, str, str]]:
             )
         )
         rows.append((f"`export {' '.join(hosts)}` at {n:,} tools, first run", f"{export * 1000:.0f} ms", "", ""))
+        rows += _codex_rows(n, plain)
     return rows

@@ -18,7 +18,7 @@ and the intent model on 2,000 distinct tool definitions, honest and with directi
 Fleet (bench/fleet_bench.py): `fleet` over 1,000 locks of 10 servers (lint cache warm and off) and
 over their 1,000 JSON inventories.
 Gate (bench/gate_bench.py): `check` and a flag command with exports to Claude Code and opencode
-against the same commands without, at 100, 400 and 2,000 tools.
+against the same commands without, at 100, 400 and 2,000 tools; the first export to Codex.
 Results are printed as a Markdown table and written to bench/out/results.md.
 """
 

@@ -33,6 +33,9 @@ FIXTURES = ROOT / "fixtures"
 if str(FIXTURES) not in sys.path:
     sys.path.insert(0, str(FIXTURES))
 
+# the set-up the update-pr tests share: origin, the PyPI index, the GitHub API stand-in, a project
+pytest_plugins = ["update_pr_setup"]
+
 BIN = Path(sys.executable).parent
 MCPLOCK = str(BIN / "mcplock")
 

@@ -39,10 +39,10 @@ def _project() -> dict[str, bytes]:
         if rel == "opencode.json":
             docs = '\n    "docs": {"type": "local", "command": ["python", "server.py"]},'
             text = text.replace('"mcp": {', '"mcp": {' + docs, 1)
-        if rel == ".gemini/settings.json":
+        if rel == ".gemini/settings.json":  # docs defined, and started (`mcp.allowed` lists it)
             text = text.replace(
                 '"project-tools": {', '"docs": {\n      "command": "python"\n    },\n    "project-tools": {'
-            )
+            ).replace('"allowed": ["github",', '"allowed": ["docs", "github",')
         Path(rel).write_text(text)
     return {rel: Path(rel).read_bytes() for rel in FILES}
 
@@ -124,14 +124,19 @@ def test_check_reports_exported_settings_that_drift(cli):
     assert r.returncode == 1 and "opencode.json" in r.stdout
 
 
-def test_a_user_key_is_never_overwritten(cli):
+def test_a_key_for_a_locked_tool_holds_the_locks_decision(cli):
+    """The lock decides each locked tool (issue 42.7): a key naming one that says otherwise (a
+    hand edit, an older export restored) is set to the lock's value, with a note; the user's
+    other keys stay."""
     _project()
     p = Path("opencode.json")
     p.write_text(p.read_text().replace('"github_*": "ask"', '"github_*": "ask",\n    "docs_delete_page": "allow"'))
     _flags(cli)
     r = cli("export", "--host", "opencode")
     assert r.returncode == 0
-    assert '"docs_delete_page": "allow"' in p.read_text() and "set by hand" in r.stderr
+    perm = json.loads(p.read_text())["permission"]
+    assert perm["docs_delete_page"] == "deny" and perm["github_*"] == "ask"
+    assert "gave way to the lock's" in r.stderr and "`permission.docs_delete_page` = 'allow'" in r.stderr
 
 
 @pytest.mark.parametrize("bad,line", [('{\n  "permissions": {\n    "allow": ["a" "b"]\n  }\n}\n', 3)])

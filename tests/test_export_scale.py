@@ -93,3 +93,20 @@ def test_check_and_a_flag_command_parse_each_host_file_a_bounded_number_of_times
     r, counts = _counted(cli, "check")
     assert r.returncode == 0, r.stdout + r.stderr
     assert counts["chars"] <= 8 * _host_bytes(), counts
+
+
+def test_the_first_export_to_codex_parses_its_file_a_bounded_number_of_times(cli):
+    """Issue 42.6: each rule written into `.codex/config.toml` re-read the whole file (its tables,
+    what it holds) and re-wrote a growing `enabled_tools` list: the first export of 300 tools took
+    16 s at 400 tools and 100 s at 1,000. The edits are now kept and applied at once."""
+    _project()
+    r, counts = _counted(cli, "export", "--host", "codex")
+    assert r.returncode == 0, r.stdout + r.stderr
+    size = Path(".codex/config.toml").stat().st_size
+    codex = tomllib.loads(Path(".codex/config.toml").read_text())["mcp_servers"]
+    assert len(codex["srv1"]["enabled_tools"]) == PER_SERVER
+    assert codex["srv0"]["tools"]["tool_0_0149"]["approval_mode"] == "prompt"
+    assert counts["calls"] > 0  # the hook counted this process
+    assert counts["chars"] <= 8 * size, (counts, size)
+    r = cli("check")
+    assert r.returncode == 0, r.stdout + r.stderr

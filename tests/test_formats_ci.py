@@ -149,7 +149,7 @@ def test_action_refuses_other_commands(tmp_path, bad):
 
     make_lock()
     code, _, _, log = _run_action(tmp_path, command=bad)
-    assert code == 2 and "must be diff, check, audit, update, update-pr or surface" in log
+    assert code == 2 and "must be diff, check, audit, update, update-pr, renovate or surface" in log
 
 
 def test_action_update_writes_the_pull_request_body(tmp_path):

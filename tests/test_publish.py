@@ -271,3 +271,16 @@ def _steps(doc) -> list:
     if isinstance(doc, list):
         return doc
     return [s for job in doc["jobs"].values() for s in job["steps"]]
+
+
+def test_surface_fail_on_unknown_severity_is_a_usage_error_before_any_probe(cli, tmp_path: Path) -> None:
+    """`surface --fail-on` reads severities as `diff --fail-on` does (one shared reader): an unknown
+    one is exit 2 naming the choices and a `surface` example, and nothing is started."""
+    marker = tmp_path / "started"
+    r = cli(
+        "surface", "-o", str(tmp_path / "s.json"), "--fail-on", "severe", "--",
+        sys.executable, "-c", f"open({str(marker)!r}, 'w')",
+    )  # fmt: skip
+    assert r.returncode == 2, r.stderr
+    assert "unknown severity `severe`" in r.stderr and "critical|high|medium|low|info" in r.stderr
+    assert "mcplock surface" in r.stderr and not marker.exists()

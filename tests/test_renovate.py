@@ -18,7 +18,7 @@ from pathlib import Path
 import httpx2
 import pytest
 from pypi_index import DEP_1_0, PypiIndex
-from test_update_pr import SURFACES, git, server_wheel
+from update_pr_setup import SURFACES, git, server_wheel
 
 pytestmark = pytest.mark.timeout(300)
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from pypi_index import DEP_1_0, PypiIndex
-from test_update_pr import SURFACES, server_wheel
+from update_pr_setup import SURFACES, server_wheel
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -14,100 +14,9 @@ from pathlib import Path
 
 import pytest
 from github_api import GitHubApi
-from pypi_index import DEP_1_0, PypiIndex, wheel
-from setupcache import locked
+from update_pr_setup import BRANCH, FIXTURES, SURFACES, TOKEN, git, pin_on, server_wheel
 
 pytestmark = pytest.mark.timeout(300)
-
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-SURFACES = FIXTURES / "surfaces"
-BRANCH = "mcplock/update-demo"
-TOKEN = "ghs_fixturetoken1234"
-
-
-def git(*args: str, cwd: str | Path = ".", check: bool = True) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "T",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "T",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-    }
-    r = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env)
-    if check:
-        assert r.returncode == 0, r.stderr
-    return r.stdout.strip()
-
-
-def server_wheel(version: str, surface: Path, claims: str = "") -> tuple[str, str, bytes]:
-    """pin-demo VERSION: the fixture MCP server serving ``surface`` (its dependency imported first)."""
-    fixture = FIXTURES / "mcp_fixture.py"
-    src = f"""import runpy, sys
-import pin_dep
-
-def main():
-    sys.argv = [{str(fixture)!r}, "stdio", "--surface", {str(surface)!r}]
-    sys.path.insert(0, {str(fixture.parent)!r})
-    runpy.run_path({str(fixture)!r}, run_name="__main__")
-"""
-    return wheel(
-        "pin-demo",
-        version,
-        requires=("pin-dep>=1",),
-        modules={"pin_demo": src},
-        scripts={"pin-demo": "pin_demo:main"},
-        description=f"mcp-name: {claims}" if claims else "",
-    )
-
-
-# the settings that point at this test's own copy of the same thing: its local index (a new port
-# each time, the releases published alike) and an empty cache directory
-PER_TEST = ("MCPLOCK_PYPI_URL", "MCPLOCK_CACHE_DIR")
-
-
-def add_pinned(index: PypiIndex, env: dict[str, str], *args: str) -> None:
-    """`mcplock add ARGS` (asserted to exit 0), for real the first time this process runs it on the
-    same releases of ``index``; after that its lock and trust (tests/setupcache.py): a test whose
-    subject is what comes after the add."""
-    locked(("add", *args), inputs=(), env=env, alike=PER_TEST, salt=index.projects, timeout=300)
-
-
-@pytest.fixture
-def index():
-    with PypiIndex() as ix:
-        ix.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00.000000Z")
-        ix.publish(*server_wheel("1.0", SURFACES / "demo.json"), uploaded="2025-02-01T12:00:00.000000Z")
-        yield ix
-
-
-@pytest.fixture
-def origin(tmp_path) -> Path:
-    bare = tmp_path / "origin.git"
-    git("init", "--quiet", "--bare", "-b", "main", str(bare), cwd=tmp_path)
-    return bare
-
-
-@pytest.fixture
-def api(origin):
-    with GitHubApi("octo-org/app", token=TOKEN, origin=str(origin)) as gh:
-        yield gh
-
-
-@pytest.fixture
-def project(cli, index, origin, tmp_path):
-    """The work tree (the test's cwd): demo pinned at pin-demo 1.0, committed on main and pushed."""
-    env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache")}
-    add_pinned(index, env, "demo", "--yes", "--", "uvx", "pin-demo==1.0")
-    git("init", "--quiet", "-b", "main")
-    git("remote", "add", "origin", str(origin))
-    git("add", "mcp.lock")
-    git("commit", "--quiet", "-m", "lock the servers")
-    git("push", "--quiet", "origin", "main")
-    return env
-
-
-def pin_on(origin: Path, ref: str, server: str = "demo") -> dict:
-    return tomllib.loads(git("show", f"{ref}:mcp.lock", cwd=origin))["server"][server]["package"]
 
 
 def untouched(head: str) -> None:
@@ -335,7 +244,8 @@ def test_a_server_added_from_the_mcp_registry_follows_its_entry(cli, index, orig
 @pytest.fixture
 def local_project(cli, origin):
     """A lock with a local server (no registry pin), committed and pushed."""
-    locked(("add", "local", "--yes", "--", "python3", str(FIXTURES / "mcp_fixture.py"), "stdio"), inputs=())
+    r = cli("add", "local", "--yes", "--", "python3", str(FIXTURES / "mcp_fixture.py"), "stdio")
+    assert r.returncode == 0, r.stdout + r.stderr
     git("init", "--quiet", "-b", "main")
     git("remote", "add", "origin", str(origin))
     git("add", "mcp.lock")

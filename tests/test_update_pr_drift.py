@@ -12,7 +12,7 @@ import tomllib
 
 import pytest
 from github_api import GitHubApi
-from test_update_pr import SURFACES, TOKEN, git
+from update_pr_setup import SURFACES, TOKEN, git
 
 from runner import http_fixture
 

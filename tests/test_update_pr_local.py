@@ -10,7 +10,7 @@ import json
 
 import pytest
 from pypi_index import DEP_1_0, PypiIndex
-from test_update_pr import BRANCH, SURFACES, git, pin_on, server_wheel
+from update_pr_setup import BRANCH, SURFACES, git, pin_on, server_wheel
 
 pytestmark = pytest.mark.timeout(300)
 

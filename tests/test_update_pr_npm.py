@@ -11,7 +11,7 @@ import tomllib
 import httpx2
 import pytest
 from github_api import GitHubApi
-from test_update_pr import git
+from update_pr_setup import git
 
 pytestmark = [pytest.mark.network, pytest.mark.timeout(600)]
 

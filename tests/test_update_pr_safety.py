@@ -21,46 +21,11 @@ from pathlib import Path
 
 import pytest
 import tomlkit
-from github_api import GitHubApi
-from pypi_index import DEP_1_0, PypiIndex, wheel
+from pypi_index import wheel
 from test_signing import fingerprint_of, keygen
-from test_update_pr import BRANCH, FIXTURES, SURFACES, TOKEN, add_pinned, git, pin_on, server_wheel
+from update_pr_setup import BRANCH, FIXTURES, SURFACES, TOKEN, add_demo, git, pin_on, push_lock, server_wheel
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture
-def index():
-    with PypiIndex() as ix:
-        ix.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00.000000Z")
-        ix.publish(*server_wheel("1.0", SURFACES / "demo.json"), uploaded="2025-02-01T12:00:00.000000Z")
-        yield ix
-
-
-@pytest.fixture
-def origin(tmp_path) -> Path:
-    bare = tmp_path / "origin.git"
-    git("init", "--quiet", "--bare", "-b", "main", str(bare), cwd=tmp_path)
-    return bare
-
-
-@pytest.fixture
-def api(origin):
-    with GitHubApi("octo-org/app", token=TOKEN, origin=str(origin)) as gh:
-        yield gh
-
-
-def push_lock(origin: Path, *paths: str, message: str = "lock the servers") -> None:
-    if not Path(".git").exists():
-        git("init", "--quiet", "-b", "main")
-        git("remote", "add", "origin", str(origin))
-    git("add", *paths)
-    git("commit", "--quiet", "-m", message)
-    git("push", "--quiet", "origin", "main")
-
-
-def add_demo(index: PypiIndex, env: dict[str, str], name: str = "demo") -> None:
-    add_pinned(index, env, name, "--yes", "--", "uvx", "pin-demo==1.0")
 
 
 def code_loader(tmp_path: Path) -> tuple[Path, Path]:
@@ -87,7 +52,7 @@ def set_env(server: str, name: str, value: str) -> None:
 
 def test_a_tampered_lock_launches_nothing_under_signing_require(cli, index, origin, api, tmp_path):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(index, env)
+    add_demo(cli, env)
     keygen("alice")
     Path("policy.toml").write_text(
         f'version = 1\n[signing]\nrequire = true\nkeys = ["{fingerprint_of("alice.pub")}"]\n'
@@ -115,7 +80,7 @@ def test_a_tampered_lock_launches_nothing_under_signing_require(cli, index, orig
 
 def test_a_code_loading_variable_is_not_launched_on_cis_word(cli, index, origin, api, tmp_path):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(index, env)
+    add_demo(cli, env)
     evil, marker = code_loader(tmp_path)
     set_env("demo", "PYTHONPATH", str(evil))
     push_lock(origin, "mcp.lock")
@@ -311,7 +276,7 @@ def test_mcplock_is_not_dumpable_once_it_launches(cli, tmp_path):
 def test_colliding_names_get_their_own_branches_and_one_failure_stops_nothing(cli, index, origin, api, tmp_path):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
     for name in ("a-b", "a b", "a.lock.lock"):
-        add_demo(index, env, name)
+        add_demo(cli, env, name)
     push_lock(origin, "mcp.lock")
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
     full = {**env, **api.env()}
@@ -346,7 +311,7 @@ def test_colliding_names_get_their_own_branches_and_one_failure_stops_nothing(cl
 @pytest.mark.parametrize("how", ["amend", "merge"])
 def test_a_persons_change_in_an_amended_commit_or_a_merge_is_never_pushed_over(cli, index, origin, api, tmp_path, how):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(index, env)
+    add_demo(cli, env)
     push_lock(origin, "mcp.lock")
     full = {**env, **api.env()}
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
@@ -385,7 +350,7 @@ def test_a_persons_change_in_an_amended_commit_or_a_merge_is_never_pushed_over(c
 def test_a_plain_merge_of_the_default_branch_is_still_rebuilt(cli, index, origin, api, tmp_path):
     """The control: a merge with nothing of its own (GitHub's "Update branch") is no person's change."""
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(index, env)
+    add_demo(cli, env)
     push_lock(origin, "mcp.lock")
     full = {**env, **api.env()}
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
@@ -410,7 +375,7 @@ def test_a_plain_merge_of_the_default_branch_is_still_rebuilt(cli, index, origin
 
 def test_a_pull_request_listed_without_head_ref_is_not_taken_for_the_branch(cli, index, origin, api, tmp_path):
     env = {"MCPLOCK_PYPI_URL": index.url, "MCPLOCK_CACHE_DIR": str(tmp_path / "cache"), "CI": "true"}
-    add_demo(index, env)
+    add_demo(cli, env)
     push_lock(origin, "mcp.lock")
     # someone's unrelated pull request, which a sloppy API listing returns without `head.ref`
     api.pulls.append({"number": 1, "state": "open", "title": "docs", "body": "mine", "head": "docs", "base": "main"})
@@ -422,14 +387,14 @@ def test_a_pull_request_listed_without_head_ref_is_not_taken_for_the_branch(cli,
         return doc
 
     api._pull_doc = no_ref
-    real_answer = api.answer
+    real_route = api.route
 
     def every_pull(method, path, query, headers, body):  # the listing ignores the head filter
         if method == "GET" and path.endswith("/pulls"):
             query = {k: v for k, v in query.items() if k != "head"}
-        return real_answer(method, path, query, headers, body)
+        return real_route(method, path, query, headers, body)
 
-    api.answer = every_pull
+    api.route = every_pull
     index.publish(*server_wheel("2.0", SURFACES / "demo-rugpull.json"), uploaded="2025-03-01T12:00:00.000000Z")
     r = cli("update-pr", env={**env, **api.env()}, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr

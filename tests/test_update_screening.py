@@ -19,7 +19,7 @@ from npm_registry import NpmRegistry
 from osv_api import OsvApi
 from pypi_index import DEP_1_0, PypiIndex
 from test_publish_signed import SERVER_JS, SERVES
-from test_update_pr import SURFACES, TOKEN, git, server_wheel
+from update_pr_setup import SURFACES, TOKEN, git, server_wheel
 
 pytestmark = pytest.mark.timeout(300)
 

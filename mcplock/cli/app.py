@@ -174,8 +174,12 @@ def root_command() -> Any:
     """The click command of ``app`` as registered, each option's value named in its help by
     what it is (``--timeout SECONDS``, ``--format FORMAT``) where typer would show its Python
     type (``<float>``, ``<str>``) — issue 42.12."""
+    from mcplock.cli import help_sections, summaries
+
     command = typer.main.get_command(app)
     _name_values(command)
+    summaries.apply(command)
+    help_sections.apply(command)
     return command
 
 

@@ -4,6 +4,8 @@
 so Ctrl-C is still SIGINT), reads one key and restores the saved mode on every way out: a key,
 Ctrl-C (``KeyboardInterrupt``), SIGTERM or SIGHUP (mcplock turns them into the same), an error.
 Off a terminal there are no keys: callers read lines (:func:`available` says which).
+:func:`drop_typeahead`, before a question shows, drops what was typed before it (the answers are
+to what is on the screen: :mod:`mcplock.cli.prompt`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,18 @@ def available() -> bool:
         return False
 
 
+def drop_typeahead() -> None:
+    """Drop what was typed at the terminal and not read yet (the Enter after a key, a key typed
+    before the question it would answer shows). Nothing off a terminal."""
+    import termios
+
+    try:
+        if sys.stdin.isatty():
+            termios.tcflush(sys.stdin.fileno(), termios.TCIFLUSH)
+    except (AttributeError, ValueError, OSError):  # closed or replaced streams
+        return
+
+
 def read_key() -> str:
     """One key: a character, :data:`ENTER`, :data:`EOF_KEY`, or ``""`` for a key that is none of
     these (an arrow, a function key: their escape sequences are read whole and dropped)."""
@@ -30,7 +44,7 @@ def read_key() -> str:
     import termios
     import tty
 
-    from mcplock.cli.prompt import wait_readable
+    from mcplock.cli.waiting import wait_readable
 
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)

@@ -6,6 +6,7 @@ first (:func:`hold_code_env`)."""
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
@@ -125,9 +126,28 @@ def lock_specs(
         hooks=asks,
     )
     _report_added(cli, done)
+    if done.interrupted:
+        return _interrupted(cli, done)
     pending = done.pending()
     code = review_now(cli, pending, interactive) if pending else 0
     return code if code else failure_code(done.failed) if done.failed else 0
+
+
+def _interrupted(cli: Cli, done: core_add.Added) -> int:
+    """Ctrl-C at a server's question: what was probed is in the lock, pending where not answered
+    (:func:`mcplock.core.add._accept_and_write`); said once, exit 130."""
+    cli.out.print()  # off the question's line
+    cli.info(
+        Text(
+            f"interrupted: the servers probed are kept in {os.path.basename(cli.lockfile)}, "
+            "what was not accepted left pending review "
+            "(`mcplock check` fails until it is reviewed); `mcplock accept` resumes the review, and `init` "
+            "again probes nothing",
+            style="yellow",
+        )
+    )
+    cli.said_interrupted = True
+    return 130
 
 
 def _report_added(cli: Cli, done: core_add.Added) -> None:

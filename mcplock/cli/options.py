@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import typer
 
 from mcplock.cli.context import Cli
+from mcplock.cli.help_sections import LAUNCH, OAUTH, PROBE
 from mcplock.model.client_capabilities import HELP as CAPABILITIES_HELP
 
 if TYPE_CHECKING:
@@ -28,53 +29,26 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 FORMAT_HELP = "text, json, markdown (step summaries, PR comments), sarif (code scanning) or github (annotations)."
 OUTPUT_HELP = "Write the report to FILE instead of stdout."
-LOGIN_HELP = (
-    "Allow an OAuth login in the browser when a server asks for one, even without a terminal "
-    "(by default only on a TTY)."
-)
-CLIENT_ID_HELP = "OAuth: a pre-registered client id (default: dynamic client registration)."
-CLIENT_SECRET_HELP = (
-    "OAuth: the client secret as a ${VAR} template (never the secret itself); implies the "
-    "client_credentials grant unless --oauth-grant authorization-code."
-)
-SCOPES_HELP = "OAuth: the scopes to ask for, space-separated (default: what the server advertises)."
-GRANT_HELP = (
-    "OAuth: authorization-code (log in in the browser; with --oauth-client-secret a confidential "
-    "pre-registered client), client-credentials (CI) or identity-assertion (enterprise-managed, CI: "
-    "--oauth-id-token). Default: identity-assertion with an ID token, client-credentials with a secret, "
-    "else authorization-code."
-)
-CLIENT_KEY_HELP = (
-    "OAuth: client credentials with a signed JWT (private_key_jwt) instead of a secret: the path of "
-    "the PEM private key, or a ${VAR} template holding the PEM or its path (never the key itself)."
-)
-SIGNING_ALG_HELP = "OAuth: the JWT algorithm for --oauth-client-key (default: from the key: RS256, ES256, EdDSA…)."
-CLIENT_METADATA_URL_HELP = (
-    "OAuth: an https:// URL of a client ID metadata document (the URL is the client id), "
-    "used where the authorization server supports it, else dynamic registration."
-)
-ID_TOKEN_HELP = (
-    "OAuth, enterprise-managed (SEP-990): the ID token from your identity provider (CI's OIDC token, "
-    "an SSO ID token) as a ${VAR} template (never the token itself); exchanged at "
-    "--oauth-idp-token-endpoint for an assertion the MCP authorization server accepts."
-)
-IDP_TOKEN_ENDPOINT_HELP = "OAuth, enterprise-managed: the identity provider's token endpoint (RFC 8693 token exchange)."
-IDP_CLIENT_ID_HELP = "OAuth, enterprise-managed: mcplock's client id at the identity provider."
-IDP_CLIENT_SECRET_HELP = (
-    "OAuth, enterprise-managed: the identity provider client's secret as a ${VAR} template, when it needs one."
-)
-ISSUER_HELP = (
-    "OAuth, enterprise-managed: the MCP authorization server's issuer URL (default: the one the server's "
-    "protected-resource metadata names when the server is added, then locked)."
-)
+LOGIN_HELP = "Allow a browser login off a terminal too."
+# one line each: what the option takes; docs/oauth.md#command-line-options explains them
+CLIENT_ID_HELP = "A pre-registered client id."
+CLIENT_SECRET_HELP = "The client secret, as a ${VAR} template."
+SCOPES_HELP = "Scopes to ask for (default: the server's)."
+GRANT_HELP = "authorization-code, client-credentials, identity-assertion."
+CLIENT_KEY_HELP = "A PEM key (private_key_jwt): path or ${VAR}."
+SIGNING_ALG_HELP = "Its JWT algorithm (default: the key's)."
+CLIENT_METADATA_URL_HELP = "Its client ID metadata document's URL."
+ID_TOKEN_HELP = "SEP-990: your IdP's ID token, as a ${VAR}."
+IDP_TOKEN_ENDPOINT_HELP = "The IdP's token endpoint (RFC 8693)."
+IDP_CLIENT_ID_HELP = "mcplock's client id at the IdP."
+IDP_CLIENT_SECRET_HELP = "Its secret at the IdP, as a ${VAR}."
+ISSUER_HELP = "The issuer to use (default: as discovered)."
 
 POLICY = typer.Option(
     "all",
     "--policy",
-    help=(
-        "Default approval: all (ask always), writes (trust readOnlyHint to pre-select; most servers publish "
-        "no annotations, so usually the same as all), none."
-    ),
+    show_default=False,
+    help=("Approval: all (ask before each call), writes (read-only tools do not), none."),
 )
 ORG_POLICY = typer.Option(
     None,
@@ -103,36 +77,46 @@ YES = typer.Option(
     False,
     "--yes",
     "-y",
-    help="Answer yes to every question: accept every tool (but critical "
-    "findings) and trust the servers of a host config to run.",
+    help="Answer yes to every question (critical findings stay pending).",
 )
 TRUST = typer.Option(
     False,
     "--trust",
-    help="Trust the commands and URLs of the host config to run in this project "
-    "(shown first at a terminal; without it, and off a terminal, nothing from a file runs).",
+    help="Trust the host config's commands to run here.",
 )
 PASS_ENV = typer.Option(
     [],
     "--pass-env",
     metavar="NAME",
-    help=(
-        "Pass this variable of your environment to the server as it is (repeatable; the name is locked, never the "
-        "value). Servers otherwise get a minimal environment plus their --env."
-    ),
+    help="Pass this variable as it is (its name is locked, not its value).",
+    rich_help_panel=LAUNCH,
 )
-OAUTH_CLIENT_ID = typer.Option(None, "--oauth-client-id", help=CLIENT_ID_HELP)
-OAUTH_CLIENT_SECRET = typer.Option(None, "--oauth-client-secret", help=CLIENT_SECRET_HELP)
-OAUTH_SCOPES = typer.Option(None, "--oauth-scopes", help=SCOPES_HELP)
-OAUTH_GRANT = typer.Option(None, "--oauth-grant", help=GRANT_HELP)
-OAUTH_CLIENT_METADATA_URL = typer.Option(None, "--oauth-client-metadata-url", help=CLIENT_METADATA_URL_HELP)
-OAUTH_CLIENT_KEY = typer.Option(None, "--oauth-client-key", metavar="FILE|${VAR}", help=CLIENT_KEY_HELP)
-OAUTH_SIGNING_ALG = typer.Option(None, "--oauth-signing-alg", metavar="ALG", help=SIGNING_ALG_HELP)
-OAUTH_ID_TOKEN = typer.Option(None, "--oauth-id-token", metavar="${VAR}", help=ID_TOKEN_HELP)
-OAUTH_IDP_TOKEN_ENDPOINT = typer.Option(None, "--oauth-idp-token-endpoint", metavar="URL", help=IDP_TOKEN_ENDPOINT_HELP)
-OAUTH_IDP_CLIENT_ID = typer.Option(None, "--oauth-idp-client-id", metavar="ID", help=IDP_CLIENT_ID_HELP)
-OAUTH_IDP_CLIENT_SECRET = typer.Option(None, "--oauth-idp-client-secret", metavar="${VAR}", help=IDP_CLIENT_SECRET_HELP)
-OAUTH_ISSUER = typer.Option(None, "--oauth-issuer", metavar="URL", help=ISSUER_HELP)
+OAUTH_CLIENT_ID = typer.Option(None, "--oauth-client-id", help=CLIENT_ID_HELP, rich_help_panel=OAUTH)
+OAUTH_CLIENT_SECRET = typer.Option(
+    None, "--oauth-client-secret", metavar="${VAR}", help=CLIENT_SECRET_HELP, rich_help_panel=OAUTH
+)
+OAUTH_SCOPES = typer.Option(None, "--oauth-scopes", help=SCOPES_HELP, rich_help_panel=OAUTH)
+OAUTH_GRANT = typer.Option(None, "--oauth-grant", help=GRANT_HELP, rich_help_panel=OAUTH)
+OAUTH_CLIENT_METADATA_URL = typer.Option(
+    None, "--oauth-client-metadata-url", help=CLIENT_METADATA_URL_HELP, rich_help_panel=OAUTH
+)
+OAUTH_CLIENT_KEY = typer.Option(
+    None, "--oauth-client-key", metavar="FILE|${VAR}", help=CLIENT_KEY_HELP, rich_help_panel=OAUTH
+)
+OAUTH_SIGNING_ALG = typer.Option(
+    None, "--oauth-signing-alg", metavar="ALG", help=SIGNING_ALG_HELP, rich_help_panel=OAUTH
+)
+OAUTH_ID_TOKEN = typer.Option(None, "--oauth-id-token", metavar="${VAR}", help=ID_TOKEN_HELP, rich_help_panel=OAUTH)
+OAUTH_IDP_TOKEN_ENDPOINT = typer.Option(
+    None, "--oauth-idp-token-endpoint", metavar="URL", help=IDP_TOKEN_ENDPOINT_HELP, rich_help_panel=OAUTH
+)
+OAUTH_IDP_CLIENT_ID = typer.Option(
+    None, "--oauth-idp-client-id", metavar="ID", help=IDP_CLIENT_ID_HELP, rich_help_panel=OAUTH
+)
+OAUTH_IDP_CLIENT_SECRET = typer.Option(
+    None, "--oauth-idp-client-secret", metavar="${VAR}", help=IDP_CLIENT_SECRET_HELP, rich_help_panel=OAUTH
+)
+OAUTH_ISSUER = typer.Option(None, "--oauth-issuer", metavar="URL", help=ISSUER_HELP, rich_help_panel=OAUTH)
 
 
 @dataclass(frozen=True)
@@ -204,23 +188,38 @@ class ProbeArgs:
 
 
 _COMMON: list[tuple[str, Any, Any]] = [
-    ("timeout", float, typer.Option(30.0, "--timeout", help="Seconds per server for the whole probe (default 30).")),
+    (
+        "timeout",
+        float,
+        typer.Option(
+            30.0,
+            "--timeout",
+            help="Seconds per server for the whole probe (30).",
+            show_default=False,
+            rich_help_panel=PROBE,
+        ),
+    ),
     (
         "client_name",
         str | None,
         typer.Option(
-            None, "--client-name", help="Probe as this client (servers may show different tools to different hosts)."
+            None,
+            "--client-name",
+            help="The client name to probe as (as a host does).",
+            rich_help_panel=PROBE,
         ),
     ),
     (
         "client_version",
         str | None,
-        typer.Option(None, "--client-version", help="The client version to announce with --client-name."),
+        typer.Option(
+            None, "--client-version", help="The version to announce with --client-name.", rich_help_panel=PROBE
+        ),
     ),
     (
         "client_capabilities",
         str | None,
-        typer.Option(None, "--client-capabilities", metavar="LIST", help=CAPABILITIES_HELP),
+        typer.Option(None, "--client-capabilities", metavar="LIST", help=CAPABILITIES_HELP, rich_help_panel=PROBE),
     ),
     (
         "strict",
@@ -228,14 +227,12 @@ _COMMON: list[tuple[str, Any, Any]] = [
         typer.Option(
             False,
             "--strict",
-            help=(
-                "Fail (exit 2) when a ${VAR} a server uses is unset and has no default (by default: a warning, "
-                "and it expands to empty)."
-            ),
+            help="Exit 2 on an unset ${VAR} without a default.",
+            rich_help_panel=PROBE,
         ),
     ),
 ]
-_LOGIN = ("login", bool, typer.Option(False, "--login", help=LOGIN_HELP))
+_LOGIN = ("login", bool, typer.Option(False, "--login", help=LOGIN_HELP, rich_help_panel=PROBE))
 _OAUTH: list[tuple[str, Any, Any]] = [
     ("oauth_client_id", str | None, OAUTH_CLIENT_ID),
     ("oauth_client_secret", str | None, OAUTH_CLIENT_SECRET),
@@ -280,3 +277,18 @@ def probing(*, oauth: bool = False, login: bool = True) -> Callable[[F], F]:
         return cast(F, wrapper)  # the command as typer must see it: its own options, then the probing ones
 
     return deco
+
+
+def fail_on_severity(value: str | None, example: str) -> str | None:
+    """``--fail-on``: one of the severities, any case; ``example`` is the command the hint shows."""
+    from mcplock.errors import UsageError
+    from mcplock.model.severity import SEVERITIES
+
+    if value is None:
+        return None
+    if value.lower() not in SEVERITIES:
+        raise UsageError(
+            f"unknown severity `{value}` for --fail-on",
+            hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `{example}`",
+        )
+    return value.lower()

@@ -1,77 +1,32 @@
-"""Waiting for a person at the terminal: every interactive question reads through here.
+"""Every question mcplock asks a person goes through here, and is answered one way.
 
-Ctrl-C while mcplock waits for an answer always stops the wait (a KeyboardInterrupt), whatever
-SIGINT's disposition was when mcplock started: a parent that ran it with SIGINT ignored (``make
-test &``, a background job, ``nohup``) would otherwise leave a person at a prompt whose Ctrl-C
-does nothing. The disposition is restored once the answer is read.
+At a terminal (stdin and stdout both one) a question is answered with **one key, no Enter**: its
+keys are shown in brackets, ``[y/N]``, ``[Y/n]``, ``[a/r/s/A/q/?]``, and Enter takes the capital
+letter's answer where there is one. A key that is no answer says which keys are, and asks again.
+Off a terminal (a pipe, a script) the same question reads a line: ``y``/``yes``/``n``/``no``, or
+the key, then Enter. The one line typed at a terminal is an item's name, to accept an item with
+critical findings (docs/review.md, "Answering questions").
 
-The wait itself is a ``select`` on the terminal and on a wakeup pipe (``signal.set_wakeup_fd``),
-never a bare blocking read: the kernel hands a Ctrl-C to any thread of the process that does not
-block SIGINT (asyncio's child-watcher thread waiting on a server mcplock started, an executor
-thread), and Python runs the handler only when the main thread comes back to Python code. A main
-thread blocked in ``read`` would not: the question would hang with Ctrl-C lost (seen as a rare
-hang of ``mcplock call``'s form; ``tests/test_call_elicit.py`` sends the SIGINT to that thread).
+A key typed before its question shows is dropped (:func:`mcplock.cli.keys.read_key`): every
+answer answers what is on the screen, and the Enter a hand used to line questions adds after
+``y`` does not answer the next question. Ctrl-C at any question is a KeyboardInterrupt (waiting:
+:mod:`mcplock.cli.waiting`); what each command keeps then is its own to say.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import select
-import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING
+
+from mcplock.cli import keys
+from mcplock.cli.waiting import interruptible, wait_readable
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
 
-
-@contextlib.contextmanager
-def interruptible() -> Iterator[None]:
-    """Ctrl-C raises KeyboardInterrupt inside the block (in the main thread)."""
-    try:
-        old = signal.signal(signal.SIGINT, signal.default_int_handler)
-    except ValueError:  # not the main thread: signals are the main thread's to take
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-def wait_readable(fd: int) -> None:
-    """Until ``fd`` has input, or until a signal reaches any thread of the process: its Python
-    handler then runs here, in the main thread (Ctrl-C's KeyboardInterrupt in an
-    :func:`interruptible` block). Signals meant for an earlier wakeup fd (asyncio's) are passed on
-    to it. Off the main thread this returns at once (the caller's read blocks as before)."""
-    r, w = os.pipe()
-    try:
-        os.set_blocking(w, False)
-        os.set_blocking(r, False)
-        try:
-            old = signal.set_wakeup_fd(w, warn_on_full_buffer=False)
-        except ValueError:  # not the main thread
-            return
-        try:
-            while fd not in select.select([fd, r], [], [])[0]:
-                _pass_on(r, old)  # a signal whose handler did not raise: wait on
-        finally:
-            signal.set_wakeup_fd(old)
-            _pass_on(r, old)
-    finally:
-        os.close(r)
-        os.close(w)
-
-
-def _pass_on(r: int, old: int) -> None:
-    """Empty the wakeup pipe ``r``; what it held goes on to the wakeup fd before ours, if any."""
-    with contextlib.suppress(BlockingIOError):
-        got = os.read(r, 512)
-        if old != -1 and got:
-            with contextlib.suppress(OSError):
-                os.write(old, got)
+__all__ = ["choose_key", "confirm", "interruptible", "read_line", "wait_readable"]
 
 
 def read_line() -> str | None:
@@ -91,12 +46,59 @@ def _stdin_is_terminal() -> bool:
 
 
 def confirm(console: Console, question: str, *, default: bool = False) -> bool:
-    """Ask ``question`` (bold, on ``console``) and read the answer: yes for ``y`` or ``yes``, and
-    for Enter alone (or the end of input) when ``default``."""
+    """Ask ``question`` (bold, on ``console``; it ends in ``[y/N] `` or ``[Y/n] ``) and read the
+    answer: at a terminal one key, ``y`` or ``n``, Enter (or Ctrl-D) for ``default``; off it a
+    line, yes for ``y`` or ``yes``, and for Enter alone (or the end of input) when ``default``."""
     from rich.text import Text
 
+    if keys.available():
+        choices = {"y": "y", "n": "n", keys.ENTER: ""}
+        got = choose_key(console, question, choices, default="", enter="y" if default else "n")
+        return got == "y" or (default and not got)
     with interruptible():  # before the question shows: a Ctrl-C typed as soon as it does counts
         console.print(Text(question, style="bold"), end="")
         answer = read_line()
     got = (answer or "").strip().lower()
     return got in ("y", "yes") or (default and not got)
+
+
+def choose_key(
+    console: Console,
+    question: str,
+    choices: Mapping[str, str],
+    *,
+    default: str,
+    help_key: str | None = None,
+    enter: str = "",
+) -> str:
+    """One key at a terminal (no Enter after it): the answer ``choices`` maps it to; Ctrl-D gives
+    ``default``. A key that is none of them says which are, and what Enter does (``enter``), or
+    that ``help_key`` lists them; then the question is asked again."""
+    from rich.text import Text
+
+    from mcplock.text.untrusted import safe_text
+
+    while True:
+        keys.drop_typeahead()
+        with interruptible():  # before the question shows: a Ctrl-C typed as soon as it does counts
+            console.print(Text(question, style="bold"), end="")
+            key = keys.read_key()
+        if key == keys.EOF_KEY:
+            console.print()
+            return default
+        console.print(safe_text(key if key != keys.ENTER else "", keep_newlines=False))
+        if key in choices:
+            return choices[key]
+        console.print(how_to_answer(choices, help_key, enter))
+
+
+def how_to_answer(choices: Collection[str], help_key: str | None = None, enter: str = "") -> Text:
+    """After a key that is none of ``choices``: where the keys are explained (``help_key``), else
+    which they are and what Enter does (a yes/no question: "press y or n (Enter: n)")."""
+    from rich.text import Text
+
+    if help_key is not None:
+        return Text(f"{help_key} shows the keys")
+    shown = [k for k in choices if k != keys.ENTER]
+    said = "press " + (" or ".join(shown) if len(shown) == 2 else ", ".join(shown))
+    return Text(said + (f" (Enter: {enter})" if keys.ENTER in choices and enter else ""))

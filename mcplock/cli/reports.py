@@ -13,14 +13,19 @@ from mcplock.cli.context import Cli
 from mcplock.errors import UsageError
 
 MACHINE = ("json", "markdown", "sarif", "github")
-REPORT_HELP = (
-    "Also write a report: FORMAT=FILE, FORMAT one of json, markdown, sarif, github (repeatable; "
-    "one probe feeds every report and --format)."
-)
+FEEDS = {"diff": "one probe feeds", "check": "one read of the lock feeds", "audit": "one OSV query feeds"}
 
 
-def option() -> Any:
-    return typer.Option(None, "--report", metavar="FORMAT=FILE", help=REPORT_HELP)
+def option(command: str) -> Any:
+    """``--report`` of ``command``; its help says what one run does before feeding every report
+    (`check` reads files only: it never says it probes — issue 42.12)."""
+    return typer.Option(
+        None,
+        "--report",
+        metavar="FORMAT=FILE",
+        help="Also write a report: FORMAT=FILE, FORMAT one of json, markdown, sarif, github (repeatable; "
+        f"{FEEDS[command]} every report and --format).",
+    )
 
 
 def parse(cli: Cli, values: list[str] | None) -> list[tuple[str, str]]:

@@ -9,14 +9,13 @@ what was decided: the walk returns normally, so the lock is written with the dec
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from mcplock.cli import keys
 from mcplock.cli.context import Cli
-from mcplock.cli.prompt import confirm, interruptible, read_line
+from mcplock.cli.prompt import choose_key, confirm, how_to_answer, interruptible, read_line
 from mcplock.core.review import Ask, Tally, accept
 from mcplock.lock import targets
 from mcplock.lock.model import Entry, ServerEntry
@@ -198,6 +197,7 @@ def _approval(cli: Cli, proposed: str) -> str:
             f"approval: ask before each call? [a = always, n = never, Enter = {proposed}] ",
             {"a": "always", "n": "never", keys.ENTER: ""},
             default="",
+            enter=proposed,
         )
     else:
         got = _prompt(
@@ -209,22 +209,14 @@ def _approval(cli: Cli, proposed: str) -> str:
     return got or proposed
 
 
-def _key(cli: Cli, question: str, choices: dict[str, str], *, default: str) -> str:
+def _key(cli: Cli, question: str, choices: dict[str, str], *, default: str, enter: str = "") -> str:
     """One key at a terminal (no Enter after it): the answer ``choices`` maps it to."""
-    while True:
-        with interruptible():  # before the question shows: a Ctrl-C typed as soon as it does counts
-            cli.out.print(Text(question, style="bold"), end="")
-            key = keys.read_key()
-        if key == keys.EOF_KEY:
-            cli.out.print()
-            return default
-        cli.out.print(safe_text(key if key != keys.ENTER else "", keep_newlines=False))
-        if key in choices:
-            return choices[key]
-        cli.out.print(_how_to_answer(choices, ["Enter" if k == keys.ENTER else k for k in choices]))
+    help_key = "?" if "?" in choices else None
+    return choose_key(cli.out, question, choices, default=default, help_key=help_key, enter=enter)
 
 
 def _line(cli: Cli, question: str) -> str | None:
+    keys.drop_typeahead()  # the Enter after the key before is no answer to this
     with interruptible():  # before the question shows: a Ctrl-C typed as soon as it does counts
         cli.out.print(Text(question, style="bold"), end="")
         line = read_line()
@@ -239,7 +231,8 @@ def _prompt(cli: Cli, question: str, choices: tuple[str, ...], *, default: str) 
         chosen = _typed_choice(answer, choices)
         if chosen is not None:
             return chosen
-        cli.out.print(_how_to_answer(choices, [c for c in choices if c]))
+        shown = ", ".join(c for c in choices if c)
+        cli.out.print(how_to_answer(choices, "?") if "?" in choices else Text(f"answer one of: {shown}"))
 
 
 def _typed_choice(answer: str, choices: tuple[str, ...]) -> str | None:
@@ -253,9 +246,3 @@ def _typed_choice(answer: str, choices: tuple[str, ...]) -> str | None:
     if low and low[:1] in choices and len(choices[0]) == 1:
         return low[:1]
     return None
-
-
-def _how_to_answer(choices: Collection[str], shown: list[str]) -> Text:
-    """After an answer that is none of ``choices``: where the keys are explained, else the
-    answers (``shown``, as the person types them)."""
-    return Text("? shows the keys" if "?" in choices else "answer one of: " + ", ".join(shown))

@@ -183,6 +183,7 @@ class Added:
     held: dict[str, list[str]] = field(default_factory=dict)
     forbidden: dict[str, list[str]] = field(default_factory=dict)  # held back by the organisation's policy
     claims: list[tuple[str, str, str]] = field(default_factory=list)  # (server, package, registry name)
+    interrupted: bool = False  # Ctrl-C at a server's question: the rest written with their items pending
 
     def pending(self) -> list[ServerEntry]:
         return [e for e in self.entries if e.pending_count()]
@@ -290,18 +291,25 @@ def _accept_and_write(
 ) -> Added:
     """Accept each staged server ``hooks.confirm`` says yes to (never an item with a critical
     finding, a publisher statement's among them), write them all in one transaction; a name
-    another process locked meanwhile fails."""
+    another process locked meanwhile fails.
+
+    Ctrl-C at a server's question keeps what was probed: every staged server is written, the
+    ones answered as answered, the rest with everything they offer pending (as a "no" leaves
+    them): `check` fails until a person reviews them, and `init` again probes nothing."""
     from mcplock.lint.entries import lint_entries
 
     findings = lint_entries(staged)
     for k, found in publisher.items():
         findings.setdefault(k, []).extend(found)
     done = Added()
-    for entry in staged:
-        if hooks.confirm(entry, findings):
-            done.held[entry.name] = accept_all_but_critical(
-                entry, findings, org, done.forbidden.setdefault(entry.name, [])
-            )
+    try:
+        for entry in staged:
+            if hooks.confirm(entry, findings):
+                done.held[entry.name] = accept_all_but_critical(
+                    entry, findings, org, done.forbidden.setdefault(entry.name, [])
+                )
+    except KeyboardInterrupt:
+        done.interrupted = True
     clashes = write_new(lockfile, staged)
     done.failed = {**failed, **clashes}
     done.entries = [e for e in staged if e.name not in clashes]

@@ -65,10 +65,11 @@ def _refuse_unknown(path: str, wanted: list[str], cfg: HostConfig) -> None:
     """Every server asked for by name is in the host config (imported or skipped)."""
     unknown = [w for w in wanted if w not in cfg.servers and w not in cfg.skipped]
     if unknown:
-        raise UsageError(
-            f"{path} has no server named {', '.join(unknown)}",
-            hint=f"it has: {', '.join(sorted(cfg.servers)) or 'none'}",
-        )
+        from mcplock.text.suggest import did_you_mean
+
+        meant = did_you_mean(unknown[0], [*cfg.servers, *cfg.skipped])
+        has = f"it has: {', '.join(sorted(cfg.servers)) or 'none'}"
+        raise UsageError(f"{path} has no server named {', '.join(unknown)}", hint=f"{meant} ({has})" if meant else has)
 
 
 def from_project(base: str, existing: set[str]) -> Found:

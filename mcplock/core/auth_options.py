@@ -6,12 +6,26 @@ never the key, https:// URLs — with an error that names the option to fix. No 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 
 from mcplock.errors import SecretError, UsageError
 from mcplock.lock.auth_spec import AuthSpec
 from mcplock.lock.templates import template_names
 
 GRANTS = ("authorization-code", "client-credentials", "identity-assertion")
+
+
+@dataclass(frozen=True)
+class _Client:
+    """The client the options name (each as given, None when not)."""
+
+    client_id: str | None
+    client_secret: str | None
+    scopes: str | None
+    grant: str | None
+    client_metadata_url: str | None
+    client_key: str | None
+    signing_alg: str | None
 
 
 def auth_spec(
@@ -33,18 +47,17 @@ def auth_spec(
     ``assertion``: the identity-assertion options (``id_token``, ``idp_token_endpoint``,
     ``idp_client_id``, ``idp_client_secret``, ``issuer``); an ID token means that grant."""
     _check_grant(grant)
+    c = _Client(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg)
     given = _assertion_given(assertion)
     if given or grant == "identity-assertion":
-        return _assertion_spec(
-            client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg, given
-        )
+        return _assertion_spec(c, given)
     if client_secret is not None:
         _check_secret(client_id, client_secret)
-    signing_alg = _key_options(client_id, client_secret, client_key, signing_alg, grant)
+    c = replace(c, signing_alg=_key_options(client_id, client_secret, client_key, signing_alg, grant))
     _check_credentials_given(client_secret, client_key, grant)
     if client_metadata_url is not None:
         _check_metadata_url(client_metadata_url, alone=not _names_a_client(client_id, client_secret, client_key, grant))
-    return _chosen(client_id, client_secret, scopes, grant, client_metadata_url, client_key, signing_alg)
+    return _chosen(c)
 
 
 def _check_grant(grant: str | None) -> None:
@@ -75,28 +88,20 @@ def _names_a_client(
     return bool(client_id or grant == "client-credentials" or client_secret is not None or client_key is not None)
 
 
-def _chosen(
-    client_id: str | None,
-    client_secret: str | None,
-    scopes: str | None,
-    grant: str | None,
-    client_metadata_url: str | None,
-    client_key: str | None,
-    signing_alg: str | None,
-) -> AuthSpec | None:
+def _chosen(c: _Client) -> AuthSpec | None:
     """The auth the checked options name, None when none is given. The checks before leave only
     options that go together: a key or secret comes with a client id, a key without a secret,
     a metadata URL alone, a signing algorithm with a key."""
-    if not any((client_id, client_secret, client_key, scopes, client_metadata_url, grant)):
+    if not any((c.client_id, c.client_secret, c.client_key, c.scopes, c.client_metadata_url, c.grant)):
         return None
     return AuthSpec(
-        _method(client_secret, client_key, grant),
-        client_id=client_id or None,
-        client_secret=client_secret,
-        scopes=scopes or None,
-        client_metadata_url=client_metadata_url,
-        client_key=client_key,
-        signing_alg=signing_alg,
+        _method(c.client_secret, c.client_key, c.grant),
+        client_id=c.client_id or None,
+        client_secret=c.client_secret,
+        scopes=c.scopes or None,
+        client_metadata_url=c.client_metadata_url,
+        client_key=c.client_key,
+        signing_alg=c.signing_alg,
     )
 
 
@@ -159,32 +164,23 @@ _ASSERTION_SECRETS = (
 )
 
 
-def _assertion_spec(
-    client_id: str | None,
-    client_secret: str | None,
-    scopes: str | None,
-    grant: str | None,
-    client_metadata_url: str | None,
-    client_key: str | None,
-    signing_alg: str | None,
-    given: Mapping[str, str],
-) -> AuthSpec:
+def _assertion_spec(c: _Client, given: Mapping[str, str]) -> AuthSpec:
     """Enterprise-managed OAuth (SEP-990): check the options, never echo a token or secret."""
-    if grant not in (None, "identity-assertion"):
-        raise UsageError(f"--oauth-id-token is for --oauth-grant identity-assertion, not {grant}")
-    _check_assertion_templates(client_secret, given)
-    if client_key is not None or signing_alg is not None or client_metadata_url is not None:
+    if c.grant not in (None, "identity-assertion"):
+        raise UsageError(f"--oauth-id-token is for --oauth-grant identity-assertion, not {c.grant}")
+    _check_assertion_templates(c.client_secret, given)
+    if c.client_key is not None or c.signing_alg is not None or c.client_metadata_url is not None:
         raise UsageError(
             "identity assertion authenticates the client with --oauth-client-secret: "
             "not with --oauth-client-key, --oauth-signing-alg or --oauth-client-metadata-url"
         )
-    _check_assertion_complete(client_id, client_secret, given)
+    _check_assertion_complete(c.client_id, c.client_secret, given)
     _check_assertion_urls(given)
     return AuthSpec(
         "identity-assertion",
-        client_id=client_id,
-        client_secret=client_secret,
-        scopes=scopes or None,
+        client_id=c.client_id,
+        client_secret=c.client_secret,
+        scopes=c.scopes or None,
         id_token=given["id_token"],
         idp_token_endpoint=given["idp_token_endpoint"],
         idp_client_id=given.get("idp_client_id"),

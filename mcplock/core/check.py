@@ -93,6 +93,27 @@ def verified(lock: Lock, lock_path: str) -> Lock:
     )
 
 
+def repair_first(lock: Lock, exported: list[Finding], findings: list[Finding]) -> list[Finding]:
+    """The export findings, their hints naming the lock's repair first while it fails its hashes
+    (``findings`` holds a ``hash-mismatch``): ``mcplock export`` refuses such a lock, so a hint
+    that names only the export cannot work until the lock is restored."""
+    bad = next((f for f in findings if f.code == "hash-mismatch"), None)
+    if bad is None:
+        return exported
+    from dataclasses import replace
+
+    first = (
+        f"first restore the lock from git ({repair_hint(lock)}, then `mcplock check`): "
+        "`mcplock export` refuses a lock that fails its hashes; then "
+    )
+    return [replace(f, hint=first + f.hint) if "mcplock export" in f.hint else f for f in exported]
+
+
+def repair_hint(lock: Lock) -> str:
+    """The command that repairs a lock that fails its hashes: the committed lock restored."""
+    return f"`git checkout -- {shell_word(lock.path or 'mcp.lock')}`"
+
+
 def read_notes(lock: Lock) -> list[Finding]:
     """What the reader read as something safer than what was written (an unknown `approval`)."""
     out: list[Finding] = []
@@ -203,8 +224,9 @@ def run_check(lock: Lock, lock_path: str, org: OrgPolicy | None = None, policy: 
     findings = integrity(lock) + read_notes(lock) + pending(lock) + pins(lock)
     if any(s.spec.source for s in lock.servers.values()):
         findings += config_sync(lock, lock_path)
-    findings += export_sync(lock, lock_path, org, policy)
-    findings += [Finding(code, "", m, h) for code, m, h in interop_stale(lock, lock_path)]  # mcp-lock.json
+    exported = export_sync(lock, lock_path, org, policy)
+    exported += [Finding(code, "", m, h) for code, m, h in interop_stale(lock, lock_path)]  # mcp-lock.json
+    findings += repair_first(lock, exported, findings)
     if org is not None:
         findings += policy_findings(org, lock)
         findings += signature_findings(org, lock_path)

@@ -16,17 +16,17 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcplock.core import export_guard, export_record
-from mcplock.core.export_files import HostFiles, bom, read_entries, text_if_any
+from mcplock.core import export_guard, export_launched, export_record
+from mcplock.core.export_files import HostFiles, bom, text_if_any
 from mcplock.core.export_merge import merge
-from mcplock.core.export_policy import policy_hint, policy_in_step, recorded_policy
+from mcplock.core.export_policy import policy_in_step, recorded_policy
 from mcplock.core.export_record import FileState, dump_record, record_path
 from mcplock.core.export_record import load_record as load_record  # re-exported: core/check reads the record
 from mcplock.errors import UsageError
 from mcplock.hosts.export import EXPORTERS as EXPORTERS  # re-exported: the CLI names the hosts
 from mcplock.hosts.export import Exporter
 from mcplock.hosts.export.document import Document
-from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions
+from mcplock.hosts.export.interface import ALLOW, ASK, DENY, Decisions, Item
 from mcplock.hosts.export.safety import host_decisions
 from mcplock.lock.model import Entry, Lock
 
@@ -196,33 +196,35 @@ def _export_host(run: _Run, exp: Exporter) -> None:
     old = run.recorded(rel, exp.host)
     new = FileState(exp.host, guarded=dict(old.guarded))
     doc = _route_entries(run, exp, (rel, files.open(rel, exp.fmt)), srel, new)
-    # rules (and notes) only for the servers this host's config launches
-    entries = _entries(exp, files, exp.launches_file or srel)
-    launched = _launched(exp, entries)
-    told, told_notes = run.told(exp, _launched_decisions(run.decisions, launched))
+    # rules (and notes) only for the servers this host's config launches and starts
+    entries = export_launched.entries(exp, files, exp.launches_file or srel)
+    launched = export_launched.launched(exp, entries, files, rel)
+    told, told_notes = run.told(exp, export_launched.launched_decisions(run.decisions, launched))
     # no pattern names; colliding ids: deny wins
     notes = run.notes.setdefault(rel, [])
     notes.extend(n for n in told_notes if n not in notes)
-    notes.extend(merge(doc, exp.rules(told), old, new, rel, exp))
+    want = exp.rules(told)
+    notes.extend(merge(doc, want, old, new, rel, exp, _stale(exp, told) - set(want)))
     note = _default_deny_note(run, exp, entries, launched)
     if note:
         notes.append(note)
     run.states[rel] = new  # even with no rules: `check` keeps watching a file once exported to
 
 
+def _stale(exp: Exporter, told: Decisions) -> set[Item]:
+    """Every rule the host would be given for the tools of ``told`` under any decision: the ones
+    the lock does not want now say otherwise than the lock (docs/export.md, "What mcplock owns")."""
+    return {
+        it
+        for d in (ALLOW, ASK, DENY)
+        for it in exp.rules({s: dict.fromkeys(tools, d) for s, tools in told.items()})
+        if it.kind in ("member", "key")
+    }
+
+
 def _settings_file(exp: Exporter, files: HostFiles) -> str:
     """The host's settings file: the first of its files the project has, else the one to create."""
     return next((f for f in exp.files if files.exists(f)), exp.new_file)
-
-
-def _launched_decisions(decisions: Decisions, launched: set[str] | None) -> Decisions:
-    """The lock's decisions for the servers the host launches."""
-    return {s: d for s, d in decisions.items() if _launches(launched, s)}
-
-
-def _launches(launched: set[str] | None, server: str) -> bool:
-    """Whether the host launches ``server`` (``launched`` None: every locked server, see :func:`_launched`)."""
-    return launched is None or server in launched
 
 
 def _route_entries(run: _Run, exp: Exporter, settings: tuple[str, Document], srel: str, new: FileState) -> Document:
@@ -262,7 +264,7 @@ def _default_deny_note(run: _Run, exp: Exporter, entries: Any, launched: set[str
     if exp.default_deny or run.guard is True or exp.host in run.warned:
         return None
     run.warned.add(exp.host)
-    return _no_default_deny(exp, run.lock, entries, launched, run.policy)
+    return export_launched.no_default_deny(exp, run.lock, entries, launched, run.policy)
 
 
 def _change(run: _Run, rel: str, exporters: list[Exporter]) -> FileChange:
@@ -290,54 +292,6 @@ def _change(run: _Run, rel: str, exporters: list[Exporter]) -> FileChange:
 def _holds_nothing(text: str, fmt: str) -> bool:
     """A settings text with nothing in it: blank, or a JSON file's ``{}``."""
     return not text.strip() or (fmt == "json" and re.fullmatch(r"\s*\{\s*\}\s*", text) is not None)
-
-
-def _entries(exp: Exporter, files: HostFiles, srel: str) -> Any:
-    """The host's server entries in ``srel`` (the object at ``servers_keys``), None when the file
-    or the object is absent."""
-    if srel in files.docs:
-        entries = files.docs[srel][0].get(exp.servers_keys)
-    else:  # read, not opened for editing: an export without --guard leaves the servers' file alone
-        entries = read_entries(exp, files.base, srel)
-    entries = _nested_servers(exp, entries)
-    return entries if isinstance(entries, dict) else None
-
-
-def _nested_servers(exp: Exporter, entries: Any) -> Any:
-    """OpenCode may nest its server entries one level down, under ``servers``."""
-    if isinstance(entries, dict) and exp.host == "opencode" and isinstance(entries.get("servers"), dict):
-        return entries["servers"]
-    return entries
-
-
-def _launched(exp: Exporter, entries: Any) -> set[str] | None:
-    """The locked servers' names the host's project config launches (an entry routed through the
-    guard keeps its name). None: the project has no server list for this host (it may launch
-    them from the user's own config, which mcplock does not read), so every locked server.
-    Codex and Gemini rules need the server in the same file: there, only the servers it defines."""
-    if entries is None:
-        return set() if exp.per_server_in_file else None
-    return set(entries)
-
-
-def _no_default_deny(
-    exp: Exporter, lock: Lock, entries: Any, launched: set[str] | None, policy: str | None = None
-) -> str | None:
-    """For a host whose settings cannot deny what the lock does not know: which servers it
-    launches directly (not through ``mcplock run``), and the fix."""
-    direct = sorted(s for s in lock.servers if _launches(launched, s) and not _guarded_entry(exp, entries, s))
-    if not direct:
-        return None
-    return (
-        f"{exp.host} cannot deny a tool the lock does not know (one a server starts offering after this "
-        f"export): it {exp.unknown_tools}. Route {', '.join(direct)} through the guard "
-        f"(`mcplock export --guard{policy_hint(policy)}`), which serves only what the lock accepted"
-    )
-
-
-def _guarded_entry(exp: Exporter, entries: Any, server: str) -> bool:
-    """Whether the host's entry for ``server`` launches it through the guard."""
-    return isinstance(entries, dict) and exp.is_guard(entries.get(server))
 
 
 def _contradictions(run: _Run, rel: str, doc: Document, exporters: list[Exporter]) -> list[str]:

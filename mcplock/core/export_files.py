@@ -145,6 +145,18 @@ def read_entries(exp: Exporter, base: str, srel: str) -> Any:
     return dig(settings(text, srel, exp.fmt), exp.servers_keys)
 
 
+def settings_data(base: str, rel: str) -> Any:
+    """What a JSON settings file of the project holds, read from disk (``{}``: no file)."""
+    from pathlib import Path
+
+    from mcplock.hosts.parse import read_text
+
+    path = Path(base, rel)
+    if not path.is_file():
+        return {}
+    return settings(read_text(path, rel), rel, "json")
+
+
 def bom(path: str) -> bytes:
     """The UTF-8 byte-order mark the file starts with, to keep (the edit reads past it)."""
     try:

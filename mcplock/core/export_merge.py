@@ -34,14 +34,23 @@ def _check_shape(doc: Document, it: Item, shown: str) -> None:
 
 
 def merge(
-    doc: Document, want: list[Item], old: FileState, new: FileState, shown: str, exp: Exporter | None = None
+    doc: Document,
+    want: list[Item],
+    old: FileState,
+    new: FileState,
+    shown: str,
+    exp: Exporter | None = None,
+    stale: set[Item] | frozenset[Item] = frozenset(),
 ) -> list[str]:
-    """Bring the rules mcplock owns in ``doc`` from ``old`` to ``want``; ``new`` gets what it owns now."""
+    """Bring the rules mcplock owns in ``doc`` from ``old`` to ``want``; ``new`` gets what it owns now.
+    ``stale``: the rules the export would write for the same locked tools under another decision:
+    whoever wrote one (an older export restored from git, a hand edit), the lock decides those
+    tools, so it goes and a key is set to the lock's value (docs/export.md, "What mcplock owns")."""
     for it in want:
         _check_shape(doc, it, shown)
     _drop_unwanted(doc, want, old)
-    owned_keys = {i.path for i in old.items if i.kind == "key"}
-    notes: list[str] = []
+    notes, claimed = _drop_stale(doc, want, stale, shown)
+    owned_keys = {i.path for i in old.items if i.kind == "key"} | claimed
     members = _Members(doc)
     for it in want:
         note = _want(doc, it, old, new, owned_keys, shown, exp, members)
@@ -70,6 +79,35 @@ def _want(
     else:
         return _want_key(doc, it, owned_keys, new, shown, exp)
     return None
+
+
+def _drop_stale(
+    doc: Document, want: list[Item], stale: set[Item] | frozenset[Item], shown: str
+) -> tuple[list[str], set[tuple[str, ...]]]:
+    """The rules for locked tools that say otherwise than the lock taken out (a key the lock sets
+    is claimed instead, to be set to the lock's value); a note naming them."""
+    wanted = {w.path for w in want if w.kind == "key"}
+    members = _Members(doc)
+    gone: list[str] = []
+    claimed: set[tuple[str, ...]] = set()
+    for it in sorted(stale):
+        if it.kind == "member" and members.has(it.path, it.value):
+            doc.remove_member(it.path, it.value)
+            gone.append(f"`{it.value}` in `{'.'.join(it.path)}`")
+        elif it.kind == "key" and doc.get(it.path) == it.value:
+            gone.append(f"`{'.'.join(it.path)}` = {it.value!r}")
+            if it.path in wanted:
+                claimed.add(it.path)
+            else:
+                doc.delete(it.path)
+    if not gone:
+        return [], claimed
+    shown_rules = ", ".join(gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+    return [
+        f"{shown}: {len(gone)} rule{'s' if len(gone) != 1 else ''} for locked tools said otherwise than the lock "
+        f"(an older export restored, or a hand edit) and gave way to the lock's: {shown_rules}; "
+        "decide a locked tool in the lock (`mcplock disable`, `mcplock approval`)"
+    ], claimed
 
 
 def _drop_unwanted(doc: Document, want: list[Item], old: FileState) -> None:

@@ -181,7 +181,7 @@ class GitHub:
             return GitHubError(msg, status=status, exit_code=2, code="github-unprocessable")
         return GitHubError(msg, status=status, hint="GitHub could not answer; run `mcplock update-pr` again later")
 
-    def _shape(self, what: str, problem: str) -> GitHubError:
+    def shape(self, what: str, problem: str) -> GitHubError:
         return GitHubError(
             f"{what}: the answer is not what GitHub's API documents ({problem})",
             hint="is GITHUB_API_URL GitHub's REST API? Nothing more was pushed or opened",
@@ -189,25 +189,25 @@ class GitHub:
 
     # --- the calls -------------------------------------------------------------------------
 
-    def _repo_path(self) -> str:
+    def repo_path(self) -> str:
         owner, name = self.repository.split("/", 1)
         return f"/repos/{quote(owner, safe='')}/{quote(name, safe='')}"
 
     def default_branch(self) -> str:
-        path = self._repo_path()
+        path = self.repo_path()
         _, doc = self.call("GET", path)
         branch = doc.get("default_branch") if isinstance(doc, dict) else None
         if not isinstance(branch, str) or not _usable_branch(branch):
-            raise self._shape(f"GET {path}", "no usable `default_branch`")
+            raise self.shape(f"GET {path}", "no usable `default_branch`")
         return branch
 
     def _pull(self, what: str, doc: Any) -> PullRequest:
         if not isinstance(doc, dict):
-            raise self._shape(what, "a pull request is not an object")
+            raise self.shape(what, "a pull request is not an object")
         number, url = doc.get("number"), doc.get("html_url")
         head: dict[str, Any] = doc["head"] if isinstance(doc.get("head"), dict) else {}
         if not isinstance(number, int) or isinstance(number, bool) or not isinstance(url, str):
-            raise self._shape(what, "a pull request without `number` or `html_url`")
+            raise self.shape(what, "a pull request without `number` or `html_url`")
         return PullRequest(
             number,
             url,
@@ -220,12 +220,12 @@ class GitHub:
 
     def pulls(self, branch: str, state: str = "open") -> list[PullRequest]:
         """The pull requests whose head is ``branch`` of this repository."""
-        path = f"{self._repo_path()}/pulls"
+        path = f"{self.repo_path()}/pulls"
         query = {"head": f"{self.owner}:{branch}", "state": state, "per_page": "100"}
         _, doc = self.call("GET", path, query=query)
         what = f"GET {path}?{urlencode(query)}"
         if not isinstance(doc, list):
-            raise self._shape(what, "not a list of pull requests")
+            raise self.shape(what, "not a list of pull requests")
         return [self._pull(what, d) for d in doc if self._heads(d, branch)]
 
     def _heads(self, doc: Any, branch: str) -> bool:
@@ -240,7 +240,7 @@ class GitHub:
 
     def create_pull(self, branch: str, base: str, title: str, body: str) -> PullRequest | None:
         """Open a pull request; None when GitHub says one already exists for the branch (422)."""
-        path = f"{self._repo_path()}/pulls"
+        path = f"{self.repo_path()}/pulls"
         try:
             _, doc = self.call(
                 "POST",
@@ -255,7 +255,7 @@ class GitHub:
         return self._pull(f"POST {path}", doc)
 
     def update_pull(self, number: int, title: str, body: str) -> PullRequest:
-        path = f"{self._repo_path()}/pulls/{number}"
+        path = f"{self.repo_path()}/pulls/{number}"
         _, doc = self.call("PATCH", path, body={"title": title, "body": body})
         return self._pull(f"PATCH {path}", doc)
 

@@ -14,42 +14,18 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from mcplock.errors import McplockError
+from mcplock.core.git_auth import GitError, credentials_refused, scrub, token_config
 
 TRAILER = "Mcplock-Update"  # the commit trailer that marks a commit update-pr made
 TREE_TRAILER = "Mcplock-Tree"  # the tree update-pr committed: a person's amend changes it
 BOT_NAME = "github-actions[bot]"  # the identity a commit gets where git has none configured (CI)
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
-
-
-class GitError(McplockError):
-    """A git command failed or the checkout is not fit to work from (exit 2; a push or fetch
-    that the remote refused: exit 3)."""
-
-    code = "git"
-
-    def __init__(self, message: str, *, hint: str | None = None, exit_code: int = 2, code: str | None = None) -> None:
-        super().__init__(message, hint=hint, code=code)
-        self.exit_code = exit_code
-
-
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@]+@")
-
-
-def scrub(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` without credentials: the user part of every URL, and each secret's value."""
-    text = _USERINFO.sub(r"\1***@", text)
-    for s in secrets:
-        if s and len(s) >= 4:
-            text = text.replace(s, "***")
-    return text
 
 
 @dataclass
@@ -68,23 +44,10 @@ class Repo:
         remote: bool = False,
     ) -> subprocess.CompletedProcess[str]:
         if remote and self.token:
-            env = {**(env or {}), **_token_config(self.token)}
-        return run_git(args, cwd or self.root, check=check, env=env, remote=remote, secrets=self.secrets)
-
-
-def _token_config(token: str) -> dict[str, str]:
-    """git configuration, in the environment of one git command only (never a file, never its
-    command line, which any process may read): the token as the HTTP authorization GitHub takes
-    for a push or fetch over https (``x-access-token``), for a checkout made with
-    ``persist-credentials: false``. Harmless for an ssh or a local origin (no HTTP)."""
-    import base64
-
-    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
-    return {
-        "GIT_CONFIG_COUNT": "1",
-        "GIT_CONFIG_KEY_0": "http.extraheader",
-        "GIT_CONFIG_VALUE_0": f"AUTHORIZATION: basic {basic}",
-    }
+            env = {**(env or {}), **token_config(self.token)}
+        return run_git(
+            args, cwd or self.root, check=check, env=env, remote=remote, secrets=self.secrets, token=bool(self.token)
+        )
 
 
 def _git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -106,9 +69,11 @@ def run_git(
     env: dict[str, str] | None = None,
     remote: bool = False,
     secrets: Iterable[str] = (),
+    token: bool = False,
 ) -> subprocess.CompletedProcess[str]:
     """``git ARGS`` in ``cwd``; a failure (with ``check``) is a GitError quoting git's own words.
-    ``remote``: the command talks to the remote (a failure is exit 3, the remote's fault)."""
+    ``remote``: the command talks to the remote (a failure is exit 3, the remote's fault, except
+    credentials it refused: exit 2); ``token``: mcplock gave git the token for it."""
     argv = ["git", *args]
     try:
         r = subprocess.run(
@@ -121,14 +86,19 @@ def run_git(
     except subprocess.TimeoutExpired:
         raise GitError(f"`{scrub(' '.join(argv), secrets)}` did not finish in 10 minutes", exit_code=3) from None
     if check and r.returncode != 0:
-        raise _failed(argv, r, secrets, remote=remote)
+        raise _failed(argv, r, secrets, remote=remote, token=token)
     return r
 
 
-def _failed(argv: list[str], r: subprocess.CompletedProcess[str], secrets: Iterable[str], *, remote: bool) -> GitError:
+def _failed(
+    argv: list[str], r: subprocess.CompletedProcess[str], secrets: Iterable[str], *, remote: bool, token: bool
+) -> GitError:
     """A git command that failed, in git's own words (secrets scrubbed); talking to the remote,
-    the remote's fault (exit 3)."""
+    the remote's fault (exit 3), unless it refused the credentials (:func:`credentials_refused`)."""
     said = scrub((r.stderr or r.stdout).strip(), secrets) or f"exit status {r.returncode}"
+    refused = credentials_refused(f"`{scrub(' '.join(argv), secrets)}`", said, token=token) if remote else None
+    if refused is not None:
+        return refused
     return GitError(
         f"`{scrub(' '.join(argv), secrets)}` failed: {said}",
         exit_code=3 if remote else 2,
@@ -136,10 +106,11 @@ def _failed(argv: list[str], r: subprocess.CompletedProcess[str], secrets: Itera
     )
 
 
-def open_repo(path: str, *, secrets: Iterable[str] = (), token: str | None = None) -> Repo:
+def open_repo(path: str, *, secrets: Iterable[str] = (), token: str | None = None, detached: bool = False) -> Repo:
     """The git checkout that holds ``path``, if it is fit to open pull requests from: an
-    ``origin`` remote, a branch checked out (not a detached HEAD), no uncommitted change to a
-    tracked file. Anything else is a GitError (exit 2) naming the fix."""
+    ``origin`` remote, a branch checked out (not a detached HEAD, unless ``detached``: a pull
+    request's checkout, whose branch is fetched from origin), no uncommitted change to a tracked
+    file. Anything else is a GitError (exit 2) naming the fix."""
     secrets = tuple(secrets)
     r = run_git(["rev-parse", "--show-toplevel"], path, check=False, secrets=secrets)
     if r.returncode != 0:
@@ -156,7 +127,7 @@ def open_repo(path: str, *, secrets: Iterable[str] = (), token: str | None = Non
             hint="add it with `git remote add origin URL`, then run the command again",
         )
     head = run_git(["symbolic-ref", "-q", "HEAD"], root, check=False, secrets=secrets)
-    if head.returncode != 0:
+    if head.returncode != 0 and not detached:
         raise GitError(
             "HEAD is detached: update-pr works from a branch (it never changes it)",
             code="detached-head",
@@ -334,6 +305,9 @@ def push(repo: Repo, cwd: str, commit_sha: str, branch: str, *, expect: str | No
     if r.returncode == 0:
         return
     said = scrub((r.stderr + r.stdout).strip(), repo.secrets)
+    refused = credentials_refused(f"`git push origin {branch}`", said, token=bool(repo.token))
+    if refused is not None:
+        raise refused
     if "stale info" in said or "fetch first" in said or "[rejected]" in said:
         raise GitError(
             f"`git push origin {branch}` was refused: the branch moved on origin while mcplock worked ({said})",

@@ -39,6 +39,11 @@ def run_driver(base: str, ours: str, theirs: str, pathname: str | None = None) -
     name = pathname or "mcp.lock"
     if name.endswith(".exports.json"):
         return _merge_record(base, ours, theirs, name)
+    from mcplock.core.merge_exports import host_format
+
+    fmt = host_format(name)
+    if fmt is not None:
+        return _merge_host_file(base, ours, theirs, name, fmt)
     try:
         base_lock, ours_lock, theirs_lock = _read_three(base, ours, theirs, name)
     except McplockError as e:
@@ -79,6 +84,25 @@ def _merge_record(base: str, ours: str, theirs: str, name: str) -> tuple[int, st
         return _line_merge(base, ours, theirs), f"merged line by line (git merge-file): {e.message}"
     write_atomic(ours, export_record.dumps(merged).encode("utf-8"))
     return 0, "merged cleanly (`mcplock check` tells whether the host files match the merged lock)"
+
+
+def _merge_host_file(base: str, ours: str, theirs: str, name: str, fmt: str) -> tuple[int, str]:
+    """An exported host file (``.claude/settings.json``, ``opencode.json``, ``.codex/config.toml``,
+    …): its settings merged as data (:mod:`mcplock.core.merge_exports`); two different changes to
+    one value, or a version that does not read, get git's line merge."""
+    from mcplock.core.merge_exports import Conflict, merge_texts
+    from mcplock.lock.store import write_atomic
+
+    try:
+        texts = [_read(p) for p in (base, ours, theirs)]
+        merged = merge_texts(texts[0], texts[1], texts[2], fmt, name)
+    except (Conflict, McplockError, ValueError) as e:
+        why = f"both branches changed `{e}`" if isinstance(e, Conflict) else getattr(e, "message", str(e))
+        if _line_merge(base, ours, theirs) == 0:
+            return 0, "merged line by line"
+        return 1, f"{why}: left to git's line merge; resolve it, then `mcplock export` writes mcplock's rules again"
+    write_atomic(ours, merged.encode("utf-8"))
+    return 0, "merged as data (`mcplock check` tells whether it matches the merged lock)"
 
 
 def _line_merge(base: str, ours: str, theirs: str) -> int:

@@ -7,9 +7,6 @@ resolving what it leaves is :mod:`mcplock.core.merge_driver`."""
 from __future__ import annotations
 
 import os
-import shlex
-import shutil
-import subprocess
 import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -17,6 +14,8 @@ from typing import TYPE_CHECKING
 from mcplock.errors import McplockError, UsageError
 
 if TYPE_CHECKING:
+    import subprocess
+
     from mcplock.core.check import Finding
 
 
@@ -29,6 +28,9 @@ DRIVER_NAME = "mcplock: merge mcp.lock as data (mcplock merge-driver install)"
 def own_command() -> str:
     """The running mcplock as a shell command: ``mcplock`` when that is what PATH finds, else its
     absolute path, else this Python running the module (``python -m mcplock``)."""
+    import shlex
+    import shutil
+
     argv0 = sys.argv[0] if sys.argv else ""
     if os.path.basename(argv0) == "mcplock" and os.path.isfile(argv0):
         script = os.path.realpath(argv0)
@@ -40,6 +42,8 @@ def own_command() -> str:
 
 
 def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[str]:
+    import subprocess  # not at import: `check` reads this module for its warnings, and never runs git
+
     try:
         return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
     except FileNotFoundError:
@@ -113,7 +117,10 @@ def attribute_lines(lock_path: str) -> list[str]:
 
 
 def has_attribute(text: str, lock_path: str) -> bool:
-    want = attribute_pattern(os.path.basename(lock_path))
+    return _has_pattern(text, attribute_pattern(os.path.basename(lock_path)))
+
+
+def _has_pattern(text: str, want: str) -> bool:
     for line in text.splitlines():
         if not line.startswith(want) or not line[len(want) :][:1].isspace():
             continue
@@ -172,6 +179,8 @@ def override_warning(lock_path: str) -> tuple[str, str] | None:
     value = _merge_attribute(top, lock_path)
     if value is None or value == DRIVER:
         return None
+    import shlex
+
     shown = ", ".join(os.path.relpath(p, top) for p in others)
     return (
         f"git does not merge {os.path.basename(lock_path)} with mcplock's driver: its `merge` attribute reads "
@@ -247,6 +256,7 @@ def install(lock_path: str, command: str | None = None) -> Installed:
     top = repo_top(directory)
     attributes = os.path.join(top, ".gitattributes")
     lines = _add_attributes(attributes, lock_path)
+    lines += _add_host_files(attributes, top, lock_path)
     driver = f"{command or own_command()} merge-driver run %O %A %B %P"
     changed = False
     for key, value in ((f"merge.{DRIVER}.name", DRIVER_NAME), (f"merge.{DRIVER}.driver", driver)):
@@ -272,6 +282,49 @@ def _add_attributes(attributes: str, lock_path: str) -> list[str]:
         text += "".join(line + "\n" for line in lines)
         write_atomic(attributes, text.encode("utf-8"))
     return lines
+
+
+def _host_file_lines(top: str, lock_path: str, rels: list[str] | None = None) -> list[str]:
+    """The attribute lines of the host files the export wrote (``rels``, relative to the lock's
+    directory; default: every file the export record names), their paths relative to ``top``:
+    git runs the driver on them too (:mod:`mcplock.core.merge_exports`)."""
+    from mcplock.core import export_record
+
+    if rels is None:
+        try:
+            rels = sorted(export_record.load(lock_path).files)
+        except McplockError:
+            rels = []
+    base = os.path.dirname(os.path.abspath(lock_path))
+    out = []
+    for rel in rels:
+        path = os.path.relpath(os.path.join(base, rel), top).replace(os.sep, "/")
+        if not path.startswith("../"):
+            out.append(f"{attribute_pattern(path)} merge={DRIVER}")
+    return out
+
+
+def _add_host_files(attributes: str, top: str, lock_path: str, rels: list[str] | None = None) -> list[str]:
+    """The host files' attribute lines appended to ``attributes`` where missing; the lines added."""
+    from mcplock.lock.store import write_atomic
+
+    text = _read_attributes(attributes)
+    lines = [line for line in _host_file_lines(top, lock_path, rels) if not _has_pattern(text, line.rsplit(" ", 1)[0])]
+    if lines:
+        if text and not text.endswith("\n"):
+            text += "\n"
+        write_atomic(attributes, (text + "".join(line + "\n" for line in lines)).encode("utf-8"))
+    return lines
+
+
+def register_exports(lock_path: str, rels: list[str]) -> list[str]:
+    """After an export: the host files it wrote get the driver's attribute too, where the
+    repository installed the driver for the lock (the top ``.gitattributes`` names it; no git
+    process is started). Returns the lines added ([]: none needed, or no driver)."""
+    top = _top_without_git(os.path.dirname(os.path.abspath(lock_path)))
+    if top is None or not _top_sets_driver(top, lock_path):
+        return []
+    return _add_host_files(os.path.join(top, ".gitattributes"), top, lock_path, rels)
 
 
 def _read_attributes(attributes: str) -> str:

@@ -316,9 +316,14 @@ def login_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: 
 def _unlocked_target(target: str, url: str | None, auth: AuthSpec | None, lockfile: str) -> ServerSpec:
     """A server the lock does not hold, by its name and the URL given (without one: an error)."""
     if url is None:
-        raise UsageError(
-            f"no server `{target}` in {lockfile}", hint=f"give its URL: `mcplock auth login {target} https://…/mcp`"
-        )
+        hint = f"give its URL: `mcplock auth login {target} https://…/mcp`"
+        if os.path.exists(lockfile):
+            from mcplock.lock.read import load
+            from mcplock.text.suggest import did_you_mean
+
+            meant = did_you_mean(target, load(lockfile).servers)
+            hint = f"{meant} (or {hint})" if meant else hint
+        raise UsageError(f"no server `{target}` in {lockfile}", hint=hint)
     return ServerSpec(name=target, transport=Transport.HTTP, url=url, auth=auth)
 
 

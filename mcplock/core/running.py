@@ -28,17 +28,15 @@ class Serving:
 def locked_server(lock: Lock, name: str, path: str) -> ServerEntry:
     """The server ``name`` of ``lock``, its stored hashes verified (a hand edit fails closed)."""
     from mcplock.core.check import integrity
-    from mcplock.errors import LockfileError, UsageError
+    from mcplock.errors import LockfileError
     from mcplock.lock.model import Lock
     from mcplock.text.untrusted import shell_word
 
     srv = lock.servers.get(name)
     if srv is None:
-        known = ", ".join(sorted(lock.servers)) or "none"
-        raise UsageError(
-            f"no server `{name}` in {path} (locked: {known})",
-            hint=f"add it with `mcplock add {shell_word(name)} …`, or see `mcplock list`",
-        )
+        from mcplock.lock.targets import unknown_server
+
+        raise unknown_server(lock, name, path, f"add it with `mcplock add {shell_word(name)} …`, or see `mcplock list`")
     bad = [f for f in integrity(Lock({name: srv})) if f.server == name]
     if bad:
         raise LockfileError("; ".join(f.message for f in bad), path=path, hint=bad[0].hint, code="hash-mismatch")

@@ -55,6 +55,8 @@ class Prepared:
     selected: list[ServerEntry]
     rows: list[Row]
     min_age: float = 7.0
+    # --renovate (mcplock.core.update_pr_renovate): server → [version at the base, on the branch]
+    versions: dict[str, list[str | None]] = field(default_factory=dict)
 
     @property
     def behind(self) -> list[Row]:

@@ -48,6 +48,8 @@ class Plan:
     dry_run: bool
     min_age: float = 7.0  # the minimum release age in days (screening, as the pushing process read it)
     drift: bool = False  # the branches propose drift without a version (refreshed, not moved)
+    # --renovate: server → [version at the base, version the branch names]; base_sha is the branch's head
+    versions: dict[str, list[str | None]] = field(default_factory=dict)
 
     def dump(self, path: str) -> None:
         with open(path, "w", encoding="utf-8") as fh:

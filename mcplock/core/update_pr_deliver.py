@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from mcplock.core import gitrepo
+from mcplock.core import git_auth, gitrepo
 from mcplock.core.github import GitHub, GitHubError, PullRequest
 from mcplock.core.update_pr import Outcome, Pending, Prepared
 from mcplock.core.update_pr_build import Built
@@ -39,7 +39,7 @@ def known_secrets(environ: Mapping[str, str], lock: object = None, also: Iterabl
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
-    return gitrepo.scrub(text, secrets)
+    return git_auth.scrub(text, secrets)
 
 
 def scrub_error(e: McplockError, secrets: tuple[str, ...]) -> McplockError:

@@ -6,8 +6,10 @@ text (the model does not read it). Findings on a changed document compare it wit
 one and report only what is new:
 
 - ``app-script-source``: a ``<script src>`` from an origin the accepted document did not load from;
-- ``app-network-destination``: an origin the document now names (critical where a ``fetch``,
-  ``sendBeacon``, ``WebSocket``, ``EventSource``, XHR ``open`` or form ``action`` uses it);
+- ``app-network-destination``: an origin the document now names where it may contact it (critical
+  where a ``fetch``, ``sendBeacon``, ``WebSocket``, ``EventSource``, XHR ``open`` or form ``action``
+  uses it); a comment, a DOCTYPE, an ``xmlns`` value or a namespace URI contacts nothing
+  (:mod:`mcplock.lint.app_inert`: an honest App's bundled libraries name their URLs there);
 - ``app-csp-widened``: a domain added to ``_meta.ui.csp`` (connect, resource, frame, base-uri);
 - ``app-permission``: a device permission newly requested in ``_meta.ui.permissions``;
 - ``app-domain``: the dedicated origin (``_meta.ui.domain``) changed;
@@ -172,7 +174,19 @@ def _new_scripts(text: str, before: str) -> list[str]:
 
 
 def _origins_named(text: str) -> set[str]:
-    return {x.lower() for x in _ORIGIN.findall(text)}
+    """The origins ``text`` names where it may contact them: not in a comment, a DOCTYPE or an
+    ``xmlns`` value, not a namespace URI (:mod:`mcplock.lint.app_inert`: an honest App's bundled
+    libraries name their licence, CDN and source map there)."""
+    from mcplock.lint.app_inert import Inert, is_namespace
+
+    if "://" not in text:
+        return set()
+    inert = Inert(text)
+    return {
+        m.group(1).lower()
+        for m in _ORIGIN.finditer(text)
+        if not inert.holds(m.start()) and not is_namespace(text, m.start())
+    }
 
 
 def _new_destinations(text: str, before: str, scripts: list[str]) -> list[LintFinding]:

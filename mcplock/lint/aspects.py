@@ -260,7 +260,19 @@ class Reader:
                 m = rx.search(s)
                 if m is not None:
                     return m
-        return None
+        return _meant(aspect, s, self.languages) if aspect in _MEANT else None
+
+
+# the aspects also read as meaning classes on stems when the lexicon's words miss (mcplock.lint.meaning)
+_MEANT = frozenset({"conceal", "authority"})
+
+
+def _meant(aspect: str, s: str, languages: tuple[str, ...]) -> re.Match[str] | None:
+    """The words of ``s`` that say ``aspect`` as a meaning class, as a match in ``s`` (None: none)."""
+    from mcplock.lint.meaning import meaning
+
+    words = meaning(aspect, s, languages)
+    return re.compile(re.escape(words)).search(s) if words else None
 
 
 def _q(s: str) -> str:

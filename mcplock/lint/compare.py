@@ -157,16 +157,26 @@ def _lint(c: Change, known: bool = False, own: frozenset[str] = frozenset()) -> 
 
 
 def _covered_by_instructions(changes: list[Change]) -> None:
-    """An act in one item, its concealment or authority in the server's changed instructions: critical."""
+    """An act in one item, its concealment or authority in the server's changed instructions: critical.
+    A destination the new instructions name ("the auditor is audit@…") that an item's new text moves
+    something to ("must also reach the auditor"): the act split in two (:mod:`mcplock.lint.aliases`)."""
+    from mcplock.lint.aliases import aliased_acts, aliases
     from mcplock.lint.novelty import beside_instructions
 
     said = next((c for c in changes if c.kind == "instructions" and c.change == "changed"), None)
     if said is None:
         return
+    names = aliases(said.locked, said.live)
     for c in changes:
-        found = beside_instructions(said.locked, said.live, c.findings) if c is not said else None
-        if found is not None:
-            c.findings.append(found)
+        if c is said or c.change == "removed":
+            continue
+        found = aliased_acts(names, c.kind, c.locked if c.change == "changed" else None, c.live)
+        if found:
+            c.findings.extend(found)
+            rejudge(c)
+        covered = beside_instructions(said.locked, said.live, c.findings)
+        if covered is not None:
+            c.findings.append(covered)
             rejudge(c)
 
 

@@ -26,6 +26,8 @@ RULES: dict[str, str] = {
     "skill-content-unbound": "A skill the lock bound by content (each file with its digest) that now says "
     '`resources: "dynamic"`: its SKILL.md and scripts would reach the host live, never reviewed (critical; '
     "accepted by name only).",
+    "skill-file-unread": "A skill's file past what mcplock reads (8 MiB) that is new or changed: its text is "
+    "neither shown nor linted (high: read it yourself).",
     "script-fetches-code": "A skill's text file (a script, a SKILL.md) that now downloads code and runs it "
     '(`curl … | sh`, `bash <(curl …)`, `eval "$(curl …)"`, `iwr … | iex`, `pip install git+https://…`).',
     "hidden-unicode": "Zero-width or other invisible format characters (U+200B–U+200F, U+2060–U+2064, U+FEFF, "

@@ -16,7 +16,7 @@ from itertools import chain
 
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.languages import ORDERS, Compiled, compiled, has_keys, tried
-from mcplock.lint.text import SENTENCE, excerpt, lazy
+from mcplock.lint.text import SENTENCE, excerpt, forbids, lazy
 from mcplock.model.severity import HIGH, MEDIUM
 
 _HTML_COMMENT = lazy(r"<!--.*?-->", re.S)
@@ -78,8 +78,17 @@ def _matched(lang: Compiled, t: str, low: str, seen: set[str]) -> Iterator[tuple
     not in ``seen``."""
     for rule, pat, keys in lang.orders:
         m = pat.search(t) if rule not in seen and has_keys(keys, low) else None
-        if m is not None:
+        if m is not None and not _forbidden(rule, t, m):
             yield rule, m.start(), m.end()
+
+
+_NEGATIVE_ORDER = lazy(r"(?:do\s+not|don'?t|never|must\s+not)\b", re.I)
+
+
+def _forbidden(rule: str, t: str, m: re.Match[str]) -> bool:
+    """A consent order ("call … without confirmation", "without asking the user") inside a clause
+    that forbids it ("Never call the delete tool without confirmation"): the text asks for the check."""
+    return rule == "consent" and _NEGATIVE_ORDER.match(m.group(0)) is None and forbids(t, m.start())
 
 
 def _sent_away(lang: Compiled, t: str, low: str, seen: set[str]) -> Iterator[tuple[str, int, int]]:

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 from mcplock.lint.aspects import Reader, candidates, language_of
 from mcplock.lint.finding import LintFinding, Sig
-from mcplock.lint.text import SENTENCE, excerpt, lazy, visible
+from mcplock.lint.steering import steering
+from mcplock.lint.text import SENTENCE, excerpt, forbids, lazy, visible
 from mcplock.model.severity import CRITICAL, HIGH, Severity
 
 # where data goes, in any language
@@ -190,7 +191,7 @@ def _skipped_check(r: Reader, s: str, low: str) -> tuple[str, str]:
     """An order to skip a check beside a destructive verb or a claim of authority: (what, "skip")
     or ('', '')."""
     skip = r.search("skip", s, low)
-    if skip is None or not (r.search("destroy", s, low) or r.search("authority", s, low)):
+    if skip is None or not (r.search("destroy", s, low) or r.search("authority", s, low)) or forbids(s, skip.start()):
         return "", ""
     return f"asks to skip a safety check ({skip.group(0)})", "skip"
 
@@ -210,9 +211,20 @@ def _act(r: Reader, s: str, low: str) -> tuple[str, str]:
     data or secrets to another tool, a skipped check."""
     dest, bare = _moving(r, s, low)
     if bare is not None and r.search("move", bare) is not None:
-        return _moving_act(r, s, low, bare, dest)
+        moving = _moving_act(r, s, low, bare, dest)  # its claim and skipped check read around its destinations
+        return moving if moving[0] else _steered(s)
     claim = _claim(r, s, low)
-    return claim if claim[0] else _skipped_check(r, s, low)
+    if claim[0]:
+        return claim
+    skipped = _skipped_check(r, s, low)
+    return skipped if skipped[0] else _steered(s)
+
+
+def _steered(s: str) -> tuple[str, str]:
+    """An order that moves no data but steers the model's choice of tool or changes what it was asked
+    (:mod:`mcplock.lint.steering`): (what, "steer") or ('', '')."""
+    what, words = steering(s)
+    return (f"{what} («{excerpt(words, 0, 0, 60)}»)", "steer") if what else ("", "")
 
 
 def _moving_act(r: Reader, s: str, low: str, bare: str, dest: re.Match[str] | None) -> tuple[str, str]:

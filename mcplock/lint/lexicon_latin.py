@@ -161,7 +161,7 @@ LATIN: dict[str, dict[str, str]] = {
         "skip": r"\b(?:überspringe\w*|übergehe\w*)\s+(?:die\s+)?(?:prüfung|bestätigung|rückfrage)"
         r"|\bohne\s+(?:rück)?(?:frage|bestätigung)|\bfrage\w*\s+nicht\s+nach",
         "turf": r"\b(?:ersetzt|anstelle|statt|stattdessen|veraltet|zugunsten)\b",
-        "other": r"\b(?:anderen?\s+(?:server|werkzeug|tool)s?|des\s+[\w-]+-?servers|eingebaut\w*|integriert\w*)\b",
+        "other": r"\b(?:andere[nrs]?\s+(?:server|werkzeug|tool)s?|des\s+[\w-]+-?servers|eingebaut\w*|integriert\w*)\b",
         "trigger": r"\b(?:immer|bevor|nach\s+jede\w*|jedes\s+mal|zuerst|stattdessen|wann\s+immer)\b",
         "urgent": r"\b(?:dringend|sofort|unverzüglich)\b",
         "destroy": r"\b(?:lösch\w*|entfern\w*|vernicht\w*|überschreib\w*|dauerhaft|unwiderruflich)\b",

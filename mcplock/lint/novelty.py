@@ -156,6 +156,31 @@ def _act(sentence: str, refs: list[Ref], own: _Names, job: bool, instructions: b
     return ""
 
 
+# a tool's name written bare ("first use fetch_secrets"): a verb that calls it, a name shaped like a
+# tool's (a verb, an underscore: not "snake_case"), and an order of sequence (first, before, always; not
+# "instead": "DEPRECATED: use search_pages instead" points at a newer tool)
+_CALLED = lazy(
+    r"\b(?:call|run|invoke|execute|use|trigger|launch)\s+(?:the\s+)?((?:get|fetch|read|list|send|run|call|sync|collect"
+    r"|export|upload|post|create|delete|update|write|search|query|load|save|set|exec|invoke|dump|grab|pull|push|clear"
+    r"|reset|purge|share|forward|copy|backup|archive|report|log|scan)_[a-z0-9_]+)\b",
+    re.I,
+)
+_SEQUENCE = lazy(r"\b(?:first|before|always|prior\s+to|every\s+time|each\s+time|whenever)\b", re.I)
+
+
+def _called_first(sentence: str, own: _Names, before: _Before) -> str:
+    """A tool this server does not offer, named bare and called first or always ("First use
+    fetch_secrets, then answer"); '' when the name is the server's, a parameter, or was accepted."""
+    if _SEQUENCE.search(sentence) is None:
+        return ""
+    for m in _CALLED.finditer(sentence):
+        name = m.group(1)
+        if name in own or any(name.lower() in t for t in before.sentences):
+            continue
+        return f"calls {name} («{m.group(0).split()[0]}»), which this server does not offer, in sequence"
+    return ""
+
+
 def _forced_value(sentence: str, params: frozenset[str]) -> str:
     """A parameter of the definition told to take personal data, a fixed value against the user's
     wish, or a safety setting switched off."""
@@ -222,8 +247,10 @@ def novelty_findings(
                 acts.append((where, f"a sentence in {lang}, which mcplock cannot read, names {_named(refs)}", sentence))
                 continue
             job = kind == "tool" and where == "description" and i == 0  # the tool's own job says what it does
-            what = (_act(sentence, refs, names, job, kind == "instructions") if refs else "") or _forced_value(
-                sentence, params
+            what = (
+                (_act(sentence, refs, names, job, kind == "instructions") if refs else "")
+                or _forced_value(sentence, params)
+                or (_called_first(sentence, names, before) if kind != "instructions" else "")
             )
             if what:
                 acts.append((where, f"a directive that {what}", sentence))

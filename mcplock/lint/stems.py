@@ -138,6 +138,12 @@ def _stem(language: str, word: str) -> str:
     return stem
 
 
+def stem(language: str, word: str) -> str:
+    """``word``'s Snowball stem in ``language`` (its first five letters in Polish and Ukrainian, the
+    word itself in a language Snowball lacks), lower case."""
+    return _stem(language, word)
+
+
 @functools.cache
 def _stems(language: str, cls: str) -> frozenset[str]:
     return frozenset(_stem(language, w) for w in WORDS.get(language, {}).get(cls, "").split())

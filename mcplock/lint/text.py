@@ -155,3 +155,14 @@ def _list_texts(value: list[Any], out: list[str]) -> None:
 def root(definition: Any) -> str:
     """The JSON path of a definition's top: ``instructions`` for instructions text, else empty."""
     return "instructions" if isinstance(definition, str) else ""
+
+
+# an order that forbids: "never call the delete tool without confirmation" asks for the check
+_FORBIDS = lazy(r"^\W*(?:\w+\W+){0,3}?(?:never|do\s+not|don'?t|must\s+not|mustn'?t|should\s+not|shouldn'?t)\b", re.I)
+
+
+def forbids(s: str, at: int) -> bool:
+    """Whether the clause of ``s`` that holds position ``at`` opens by forbidding ("Never call … without
+    confirmation"): then a "without …" in it names what must not be skipped."""
+    start = max((s.rfind(c, 0, at) for c in ".;:!?\n"), default=-1) + 1
+    return _FORBIDS.search(s[start:at]) is not None

@@ -91,9 +91,18 @@ def _item_of(rest: str) -> tuple[str, str]:
 def server_of(lock: Lock, name: str) -> ServerEntry:
     srv = lock.server(name)
     if srv is None:
-        known = ", ".join(sorted(lock.servers)) or "none"
-        raise UsageError(f"no server `{name}` in the lock (locked: {known})", hint="see `mcplock list`")
+        raise unknown_server(lock, name, "the lock")
     return srv
+
+
+def unknown_server(lock: Lock, name: str, where: str, hint: str = "see `mcplock list`") -> UsageError:
+    """No server ``name`` in ``lock`` (read from ``where``): the names it has, and the one meant
+    when ``name`` is a mistyping of it (every command that takes a server's name says it so)."""
+    from mcplock.text.suggest import did_you_mean
+
+    known = ", ".join(sorted(lock.servers)) or "none"
+    meant = did_you_mean(name, lock.servers)
+    return UsageError(f"no server `{name}` in {where} (locked: {known})", hint=f"{meant} ({hint})" if meant else hint)
 
 
 def select(lock: Lock, names: list[str]) -> list[ServerEntry]:
@@ -119,14 +128,27 @@ def _short_as_tool(srv: ServerEntry, target: Target, kind: str, entry: Entry | N
 
 
 def _not_found(srv: ServerEntry, target: Target) -> UsageError:
-    """No such item: for a tool, the one whose name differs only in case is suggested."""
-    kind = target.kind
+    """No such item: the one of that kind meant, when the name is a mistyping of it."""
+    from mcplock.text.suggest import did_you_mean
+
+    kind = target.kind or "tool"
     hint = f"see `mcplock list` for what `{srv.name}` has"
-    if kind == "tool" and target.key:
-        close = [k for k in srv.tools if k.lower() == target.key.lower()]
-        if close:
-            hint = f"did you mean `{format_target(srv.name, 'tool', close[0])}`?"
-    return UsageError(f"no {kind} `{target.key}` on server `{srv.name}`", hint=hint)
+    keys = [e.key for e in srv.entries() if e.kind == kind]
+    meant = did_you_mean(target.key or "", keys, lambda k: format_target(srv.name, kind, k))
+    return UsageError(f"no {kind} `{target.key}` on server `{srv.name}`", hint=meant or hint)
+
+
+def refuse_mistyped(lock: Lock, target: Target) -> None:
+    """Before anything runs (`call`): an item ``target`` names that the lock lacks while it has one
+    named almost so is a typo, refused with the name meant. An item the lock lacks with no name
+    near it is left for the guard to judge (a tool the server started offering)."""
+    from mcplock.text.suggest import closest
+
+    srv = lock.server(target.server)
+    if srv is None or target.kind is None or srv.find(target.kind, target.key or "") is not None:
+        return
+    if closest(target.key or "", [e.key for e in srv.entries() if e.kind == target.kind]) is not None:
+        raise _not_found(srv, target)
 
 
 def resolve(lock: Lock, target: Target, *, tool_only: bool = False) -> tuple[ServerEntry, list[Entry]]:

@@ -20,10 +20,7 @@ from mcplock.errors import UsageError
 
 KNOWN = ("roots", "sampling", "elicitation")
 DEFAULT = KNOWN
-HELP = (
-    "Client capabilities to declare, as the host does: a comma-separated list of roots, sampling, "
-    "elicitation, or `none` (default: what the server was locked with, else roots,sampling,elicitation)."
-)
+HELP = "roots,sampling,elicitation, or none (default: as locked)."
 
 
 def parse(text: str | None) -> tuple[str, ...] | None:

@@ -151,20 +151,46 @@ def skill_files(skill: Any) -> dict[str, dict[str, Any]]:
     return {f["uri"]: f for f in files if isinstance(f, dict) and isinstance(f.get("uri"), str)}
 
 
-SKILL_FILE_PIN_MAX = 64 * 1024  # a listed file this small is pinned by content (its text diffed and linted)
+SKILL_FILE_PIN_MAX = 64 * 1024  # a listed file this small is pinned by content, whatever its bytes
+# a text file is pinned by content up to this size (issue 42.6: a script padded past 64 KiB was held
+# by its digest alone, its swap for `curl … | sh` unseen); it fits one MCP message even as base64
+SKILL_FILE_READ_MAX = 8 * 1024 * 1024
 
 
 def pinned_skill_files(skill: Any) -> list[str]:
-    """The files of a content-bound skill entry the lock pins by content, beside its digest: each
-    listed file of at most :data:`SKILL_FILE_PIN_MAX` bytes (scripts, references), so a change to
-    one shows as a text diff and is linted; larger ones are held by their digest alone."""
+    """The files of a content-bound skill entry the probe reads to pin by content, beside its
+    digest: each listed file of at most :data:`SKILL_FILE_READ_MAX` bytes. Of those the lock keeps
+    every file of at most :data:`SKILL_FILE_PIN_MAX` bytes and every text file (:func:`kept_file`),
+    so a change to a script or a reference shows as a text diff and is linted whatever its size; a
+    larger binary file is held by its digest alone."""
     return sorted(
         u
         for u, f in skill_files(skill).items()
         if isinstance(f.get("size"), int)
         and not isinstance(f.get("size"), bool)
-        and 0 <= f["size"] <= SKILL_FILE_PIN_MAX
+        and 0 <= f["size"] <= SKILL_FILE_READ_MAX
     )
+
+
+def kept_file(definition: Any) -> bool:
+    """Whether a skill file read for pinning stays in the lock: small, or text (:func:`file_text`)."""
+    data = content_bytes(definition)
+    return data is None or len(data) <= SKILL_FILE_PIN_MAX or file_text(definition) is not None
+
+
+def file_text(definition: Any) -> str | None:
+    """A single-content document's text: its ``text``, or a ``blob`` whose bytes are UTF-8 text
+    without NUL (a script served as a blob is still a script); None for a binary file."""
+    text = document_text(definition)
+    if text is not None:
+        return text
+    data = content_bytes(definition) if isinstance(definition, dict) and "blob" in definition else None
+    if data is None or b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def skill_root(uri: str) -> str | None:

@@ -20,6 +20,7 @@ from mcplock.model.documents import (
     declares,
     definition_of,
     is_dynamic,
+    kept_file,
     pinned_skill_files,
     ui_uris,
     with_listing,
@@ -54,7 +55,10 @@ async def read_documents(t: Connection, spec: ServerSpec, opts: ProbeOptions, sn
             hint=f"mcplock reads at most {opts.max_items} documents of a server; turn "
             "`pin-resources` off for a server with that many resources",
         )
-    snap.contents = await read_all(t, sorted(others))
+    got = await read_all(t, sorted(others))
+    # a skill's large binary file read for pinning is held by its digest alone (a text one is kept)
+    listed = {r["uri"] for r in snap.resources or []} if spec.pin_resources else set()
+    snap.contents = [d for d in got if d.get("uri") in listed or kept_file(d)]
 
 
 async def _content_uris(t: Connection, spec: ServerSpec, opts: ProbeOptions, snap: Snapshot) -> set[str]:

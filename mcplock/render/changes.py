@@ -29,16 +29,18 @@ def _path(parts: list[Any]) -> str:
     return out or "(root)"
 
 
-def _short(v: Any) -> str:
+def _short(v: Any, whole: bool = False) -> str:
+    """A value as JSON, cut at 80 characters unless ``whole`` (`show`: the change it exists to show)."""
     if v is None:
         return "null"
     s = json.dumps(v, ensure_ascii=False, sort_keys=True)
-    return s if len(s) <= 80 else s[:77] + "…"
+    return s if whole or len(s) <= 80 else s[:77] + "…"
 
 
-def schema_items(old: Any, new: Any) -> list[tuple[str, str, str]]:
+def schema_items(old: Any, new: Any, whole: bool = False) -> list[tuple[str, str, str]]:
     """(JSON path, what changed, direction) for every structural difference: deepdiff's
-    changed nodes, each with the direction the schema differ classified it (or its parent) as."""
+    changed nodes, each with the direction the schema differ classified it (or its parent) as;
+    the values whole with ``whole``, else each cut at 80 characters."""
     from mcplock.lint.schema import schema_diff
 
     diff = schema_diff(old, new)
@@ -47,11 +49,11 @@ def schema_items(old: Any, new: Any) -> list[tuple[str, str, str]]:
     for parts, report, t1, t2 in diff.nodes:
         path = _path(parts)
         if report.endswith("_added"):
-            what = f"added {_short(t2)}"
+            what = f"added {_short(t2, whole)}"
         elif report.endswith("_removed"):
-            what = f"removed (was {_short(t1)})"
+            what = f"removed (was {_short(t1, whole)})"
         else:
-            what = f"{_short(t1)} → {_short(t2)}"
+            what = f"{_short(t1, whole)} → {_short(t2, whole)}"
         items.append((path, what, _direction(directions, path)))
     items.sort()
     return items
@@ -72,12 +74,12 @@ def _direction(directions: dict[str, str], path: str) -> str:
 DIRECTION_STYLE = {"loosened": "bold red", "tightened": "yellow", "neutral": "dim"}
 
 
-def _text_change(field: str, old: str, new: str, color: bool, indent: str) -> list[Text]:
+def _text_change(field: str, old: str, new: str, color: bool, indent: str, whole: bool) -> list[Text]:
     """A text field word-diffed (a long text, an App's HTML or a SKILL.md, as a line diff)."""
     if max(len(old), len(new)) > 4000:
         from mcplock.render.documents import document_diff
 
-        return document_diff(field, old, new, color=color, indent=indent)
+        return document_diff(field, old, new, color=color, indent=indent, whole=whole)
     rows = word_diff(old, new, color=color).split("\n", allow_blank=True)
     return [
         field_head(indent, field, ": ").append_text(rows[0]),
@@ -85,10 +87,10 @@ def _text_change(field: str, old: str, new: str, color: bool, indent: str) -> li
     ]
 
 
-def _structure_change(field: str, old: Any, new: Any, color: bool, indent: str) -> list[Text]:
+def _structure_change(field: str, old: Any, new: Any, color: bool, indent: str, whole: bool) -> list[Text]:
     """An object or list field (a schema): each difference with its direction."""
     lines = [field_head(indent, field, ":")]
-    for path, what, direction in schema_items(old, new):
+    for path, what, direction in schema_items(old, new, whole):
         row = Text(f"{indent}  ")
         row.append(f"{direction:<9}", style=DIRECTION_STYLE.get(direction, "") if color else "")
         row.append(" ")
@@ -99,19 +101,22 @@ def _structure_change(field: str, old: Any, new: Any, color: bool, indent: str) 
     return lines
 
 
-def render_field_change(field: str, old: Any, new: Any, *, color: bool = True, indent: str = "      ") -> list[Text]:
-    """Lines that show how one top-level field changed."""
+def render_field_change(
+    field: str, old: Any, new: Any, *, color: bool = True, indent: str = "      ", whole: bool = False
+) -> list[Text]:
+    """Lines that show how one top-level field changed; ``whole``: nothing of the change cut
+    (`show` and the review walk: the change is what they exist to show; the terminal wraps it)."""
     if isinstance(old, str) and isinstance(new, str):
-        return _text_change(field, old, new, color, indent)
+        return _text_change(field, old, new, color, indent, whole)
     if isinstance(old, (dict, list)) and isinstance(new, (dict, list)):
-        return _structure_change(field, old, new, color, indent)
-    return [_value_change(field, old, new, color, indent)]
+        return _structure_change(field, old, new, color, indent, whole)
+    return [_value_change(field, old, new, color, indent, whole)]
 
 
-def _value_change(field: str, old: Any, new: Any, color: bool, indent: str) -> Text:
+def _value_change(field: str, old: Any, new: Any, color: bool, indent: str, whole: bool) -> Text:
     """Any other field: its old value removed, its new one added (as JSON; ``(absent)`` when not there)."""
     row = field_head(indent, field, ": ")
-    row.append_text(mark(_short(old) if old is not None else "(absent)", "[-", "-]", REMOVED, color))
+    row.append_text(mark(_short(old, whole) if old is not None else "(absent)", "[-", "-]", REMOVED, color))
     row.append(" ")
-    row.append_text(mark(_short(new) if new is not None else "(absent)", "{+", "+}", ADDED, color))
+    row.append_text(mark(_short(new, whole) if new is not None else "(absent)", "{+", "+}", ADDED, color))
     return row

@@ -32,9 +32,17 @@ def _param_names(schema: Any) -> list[str] | None:
 
 
 def fields_change(
-    kind: str, fields: list[str], old: dict[str, Any], new: Any, *, color: bool, indent: str = "      "
+    kind: str,
+    fields: list[str],
+    old: dict[str, Any],
+    new: Any,
+    *,
+    color: bool,
+    indent: str = "      ",
+    whole: bool = False,
 ) -> list[Text]:
-    """How each of ``fields`` of a definition changed (a skill's files file by file)."""
+    """How each of ``fields`` of a definition changed (a skill's files file by file); ``whole``:
+    nothing of the change cut (`show`)."""
     from mcplock.render.changes import render_field_change
 
     lines: list[Text] = []
@@ -42,7 +50,7 @@ def fields_change(
         if kind == "skill" and f == "resources":
             lines += skill_files_change(old, new, indent)
         else:
-            lines += render_field_change(f, old.get(f), new.get(f), color=color, indent=indent)
+            lines += render_field_change(f, old.get(f), new.get(f), color=color, indent=indent, whole=whole)
     return lines
 
 

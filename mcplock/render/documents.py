@@ -17,8 +17,9 @@ _CLIP = 240  # characters of a line shown (of each side around a change)
 _MIDDLE = 2000  # a changed span longer than this is shown as removed + added, not word-diffed
 
 
-def _clip(s: str, limit: int = _CLIP) -> str:
-    return s if len(s) <= limit else s[:limit] + f"… ({len(s) - limit} more characters)"
+def _clip(s: str, limit: int | None = _CLIP) -> str:
+    """``s`` cut at ``limit`` characters, saying how many more it has (None: whole)."""
+    return s if limit is None or len(s) <= limit else s[:limit] + f"… ({len(s) - limit} more characters)"
 
 
 def _shared_start(old: str, new: str) -> int:
@@ -50,15 +51,16 @@ def _changed_span(old: str, new: str) -> tuple[int, int]:
     return p, s
 
 
-def _pair(old: str, new: str, color: bool) -> Text:
-    """One changed line: the common start and end clipped, the middle word-diffed."""
+def _pair(old: str, new: str, color: bool, whole: bool) -> Text:
+    """One changed line: the common start and end clipped, the middle word-diffed (``whole``:
+    the middle whole however long, never cut to removed + added)."""
     p, s = _changed_span(old, new)
     a, b = old[p : len(old) - s], new[p : len(new) - s]
     out = Text()
     if p > _CLIP:
         out.append(f"…({p - _CLIP} characters) ", style="dim")
     out.append_text(safe_text(old[max(0, p - _CLIP) : p]))
-    if len(a) + len(b) > 2 * _MIDDLE:
+    if len(a) + len(b) > 2 * _MIDDLE and not whole:
         out.append_text(mark(_clip(a, _MIDDLE), "[-", "-]", REMOVED, color))
         out.append_text(mark(_clip(b, _MIDDLE), "{+", "+}", ADDED, color))
     else:
@@ -75,17 +77,20 @@ def _line(indent: str, sign: str, body: Text, style: str, color: bool) -> Text:
     return row.append_text(body)
 
 
-def _op_lines(op: tuple[str, int, int, int, int], a: list[str], b: list[str], inner: str, color: bool) -> list[Text]:
+def _op_lines(
+    op: tuple[str, int, int, int, int], a: list[str], b: list[str], inner: str, color: bool, whole: bool
+) -> list[Text]:
     """One opcode's lines: context dimmed, a replaced run of as many lines paired and
-    word-diffed, any other change as removed and added lines."""
+    word-diffed, any other change as removed and added lines (``whole``: none of them cut)."""
     tag, i1, i2, j1, j2 = op
     if tag == "equal":
         return _context(a[i1:i2], inner, color)
     if tag == "replace" and i2 - i1 == j2 - j1:
         return [
-            _line(inner, "~ ", _pair(x, y, color), "yellow", color) for x, y in zip(a[i1:i2], b[j1:j2], strict=True)
+            _line(inner, "~ ", _pair(x, y, color, whole), "yellow", color)
+            for x, y in zip(a[i1:i2], b[j1:j2], strict=True)
         ]
-    return _removed_added(a[i1:i2], b[j1:j2], inner, color)
+    return _removed_added(a[i1:i2], b[j1:j2], inner, color, None if whole else _CLIP)
 
 
 def _context(lines: list[str], inner: str, color: bool) -> list[Text]:
@@ -93,15 +98,18 @@ def _context(lines: list[str], inner: str, color: bool) -> list[Text]:
     return [_line(inner, "  ", safe_text(_clip(x), "dim" if color else ""), "", color) for x in lines]
 
 
-def _removed_added(gone: list[str], came: list[str], inner: str, color: bool) -> list[Text]:
-    """Lines that are not paired: the removed ones, then the added ones, clipped."""
-    return [_line(inner, "- ", mark(_clip(x), "", "", REMOVED, color), REMOVED, color) for x in gone] + [
-        _line(inner, "+ ", mark(_clip(x), "", "", ADDED, color), ADDED, color) for x in came
+def _removed_added(gone: list[str], came: list[str], inner: str, color: bool, limit: int | None) -> list[Text]:
+    """Lines that are not paired: the removed ones, then the added ones, clipped at ``limit``."""
+    return [_line(inner, "- ", mark(_clip(x, limit), "", "", REMOVED, color), REMOVED, color) for x in gone] + [
+        _line(inner, "+ ", mark(_clip(x, limit), "", "", ADDED, color), ADDED, color) for x in came
     ]
 
 
-def document_diff(field: str, old: str, new: str, *, color: bool = True, indent: str = "      ") -> list[Text]:
-    """Lines that show how the long text ``field`` changed."""
+def document_diff(
+    field: str, old: str, new: str, *, color: bool = True, indent: str = "      ", whole: bool = False
+) -> list[Text]:
+    """Lines that show how the long text ``field`` changed (``whole``: every changed line whole;
+    the unchanged context around it still clipped)."""
     a, b = old.split("\n"), new.split("\n")
     lines = [field_head(indent, field, f": {len(a)} → {len(b)} lines; the changed ones with {_CONTEXT} of context")]
     sm = Bounded(a=a, b=b, autojunk=False)  # bounded on any input: a server writes this text
@@ -109,7 +117,7 @@ def document_diff(field: str, old: str, new: str, *, color: bool = True, indent:
     for group in sm.get_grouped_opcodes(_CONTEXT):
         lines.append(Text(f"{inner}@@ line {group[0][1] + 1} → {group[0][3] + 1} @@", style="dim"))
         for op in group:
-            lines += _op_lines(op, a, b, inner, color)
+            lines += _op_lines(op, a, b, inner, color, whole)
     return lines
 
 

@@ -269,9 +269,9 @@ def _change_from_accepted(e: Entry, p: Pending, color: bool) -> list[Any]:
     from mcplock.render.diff import fields_change
 
     if isinstance(e.definition, str):
-        return render_field_change("text", e.definition, p.definition, color=color, indent="    ")
-    fields = changed_fields(e.definition, p.definition)
-    return fields_change(e.kind, fields, e.definition, p.definition, color=color, indent="    ")
+        return render_field_change("text", e.definition, p.definition, color=color, indent="    ", whole=True)
+    fields = changed_fields(e.definition, p.definition)  # the change whole: what `show` exists to show
+    return fields_change(e.kind, fields, e.definition, p.definition, color=color, indent="    ", whole=True)
 
 
 def _offered_again(e: Entry, p: Pending) -> bool:

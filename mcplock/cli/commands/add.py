@@ -13,6 +13,7 @@ from mcplock.cli import context
 from mcplock.cli.commands.registry import REGISTRY, confirm_remote_variables, registry_spec
 from mcplock.cli.context import Cli
 from mcplock.cli.flags import check_args, check_transport, parse_env, parse_headers, parse_pass_env
+from mcplock.cli.help_sections import LAUNCH
 from mcplock.cli.locking import hold_code_env, lock_specs
 from mcplock.cli.options import PASS_ENV, POLICY, TRUST, YES, ProbeArgs, probing
 from mcplock.core import add_sources
@@ -51,14 +52,20 @@ def cmd_add(
         None,
         "--from",
         metavar="FILE",
-        help="Import from a host config (.mcp.json, .vscode/mcp.json, .codex/config.toml, …).",
+        help="Import from a host config (.mcp.json, …).",
     ),
     transport: str | None = typer.Option(
-        None, "--transport", help="http (Streamable HTTP, default for URLs) or sse (legacy)."
+        None, "--transport", help="http (Streamable HTTP, the default) or sse (legacy).", rich_help_panel=LAUNCH
     ),
-    header: list[str] = typer.Option([], "--header", help="'Name: value' for a remote server; secrets as ${VAR}."),
-    env: list[str] = typer.Option([], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}."),
-    cwd: str | None = typer.Option(None, "--cwd", help="Working directory of a stdio server (relative to the lock)."),
+    header: list[str] = typer.Option(
+        [], "--header", help="'Name: value' for a remote server; secrets as ${VAR}.", rich_help_panel=LAUNCH
+    ),
+    env: list[str] = typer.Option(
+        [], "--env", help="KEY=VALUE for a stdio server; secrets as ${VAR}.", rich_help_panel=LAUNCH
+    ),
+    cwd: str | None = typer.Option(
+        None, "--cwd", help="A stdio server's directory (relative to the lock).", rich_help_panel=LAUNCH
+    ),
     pass_env: list[str] = PASS_ENV,
     policy: str = POLICY,
     pin_resources: bool = typer.Option(
@@ -69,21 +76,27 @@ def cmd_add(
     server_name: str | None = typer.Option(
         None,
         "--name",
-        help="The server's name in the lock, for `add REGISTRY_NAME` (default: the registry name's last part).",
+        help="The name in the lock for `add REGISTRY_NAME`.",
     ),
     registry: str | None = REGISTRY,
     allow_code_env: list[str] = typer.Option(
         [],
         "--allow-code-env",
         metavar="VAR",
-        help="For `add REGISTRY_NAME`: accept this variable the entry sets although it loads code "
-        "(NODE_OPTIONS, LD_PRELOAD, PYTHONPATH …); repeat for each.",
+        help="Accept this code-loading variable (docs/pins.md).",
     ),
     *,
     probe: ProbeArgs,
 ) -> int:
-    """Add servers: `add REGISTRY_NAME[@VERSION]` (the MCP Registry), `add NAME -- CMD…`, `add NAME URL`,
-    or `add --from FILE [NAME…]`."""
+    """Lock new servers, everything they offer reviewed before a host sees it.
+
+    \b
+      mcplock add REGISTRY_NAME[@VERSION]   a server of the MCP Registry
+      mcplock add NAME -- CMD [ARG…]        a stdio server
+      mcplock add NAME URL                  a remote server (Streamable HTTP)
+      mcplock add --from FILE [NAME…]       the servers of a host config
+
+    Adding, step by step: docs/usage.md; OAuth: docs/oauth.md."""
     from mcplock.lock.store import check_directory
 
     cli = context.of(ctx)

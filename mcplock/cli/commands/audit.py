@@ -28,7 +28,7 @@ def cmd_audit(
         "text", "--format", help="text, json, markdown (step summaries), sarif (code scanning) or github (annotations)."
     ),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
-    report_to: list[str] | None = reports.option(),
+    report_to: list[str] | None = reports.option("audit"),
 ) -> int:
     """Ask OSV about every exact release the lock pins or launches: malware, then vulnerabilities.
 

@@ -20,7 +20,7 @@ def cmd_check(
     ctx: typer.Context,
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
-    report_to: list[str] | None = reports.option(),
+    report_to: list[str] | None = reports.option("check"),
     policy: str | None = ORG_POLICY,
 ) -> int:
     """Offline gate for pre-commit: hashes match, nothing pending, in sync with host configs.

@@ -6,13 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from mcplock.cli import context, reports
+from mcplock.cli import context, options, reports
 from mcplock.cli.options import FORMAT_HELP, ORG_POLICY, OUTPUT_HELP, ProbeArgs, probing
 from mcplock.cli.progress import load_and_probe
 from mcplock.cli.trust import guarded
 from mcplock.core.diff import diff_servers
 from mcplock.errors import UsageError
-from mcplock.model.severity import SEVERITIES
 
 if TYPE_CHECKING:
     from mcplock.core.check import Finding
@@ -40,7 +39,7 @@ def cmd_diff(
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
     out_file: str | None = typer.Option(None, "--output", "-o", metavar="FILE", help=OUTPUT_HELP),
     fail_on: str | None = typer.Option(None, "--fail-on", metavar="SEVERITY", help=FAIL_ON_HELP),
-    report_to: list[str] | None = reports.option(),
+    report_to: list[str] | None = reports.option("diff"),
     policy: str | None = ORG_POLICY,
     cloak: bool = typer.Option(False, "--cloak", help=CLOAK_HELP),
     *,
@@ -54,7 +53,7 @@ def cmd_diff(
 
     cli = context.of(ctx)
     cli.report_format("diff", fmt, formats.FORMATS)
-    fail_on = _severity(fail_on)
+    fail_on = options.fail_on_severity(fail_on, "mcplock diff --fail-on high")
     cli.check_output(out_file)  # before any work: never over the lock or a host config
     extra = reports.parse(cli, report_to)
     files = offline_files(cli, list(names or []))
@@ -140,18 +139,6 @@ def _say_violations(cli: context.Cli, violations: list[Finding]) -> None:
     """The policy's findings, one line each, beside a report that does not hold them."""
     for v in violations:
         cli.info(f"policy: {v.message}; {v.hint}")
-
-
-def _severity(fail_on: str | None) -> str | None:
-    """--fail-on: one of the severities, any case."""
-    if fail_on is None:
-        return None
-    if fail_on.lower() not in SEVERITIES:
-        raise UsageError(
-            f"unknown severity `{fail_on}` for --fail-on",
-            hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock diff --fail-on high`",
-        )
-    return fail_on.lower()
 
 
 def _print_text(

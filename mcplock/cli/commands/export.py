@@ -104,9 +104,19 @@ def _export_hosts(
     written = core.write(plan)
     for c in plan.changes:
         say_change(cli, c)
+    _register_with_driver(cli, plan)
     if not written:
         cli.info("everything was already in sync with the lock")
     return 0
+
+
+def _register_with_driver(cli: context.Cli, plan: Plan) -> None:
+    """Where git merges the lock with mcplock's driver, the host files exported to get it too."""
+    from mcplock.core.merge_install import register_exports
+
+    for line in register_exports(cli.lockfile, sorted(plan.states)):
+        shown = safe_text(line, keep_newlines=False)
+        cli.say(Text("added `").append_text(shown).append("` to .gitattributes (commit it)"))
 
 
 def _guard_command(cli: context.Cli) -> str:
@@ -194,7 +204,7 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
             return 0
         plan, used = found
         if no_export:
-            _say_left(cli, plan, used)
+            _say_left(cli, plan, used, lock)
             return 0
         core.write(plan)
     except McplockError as err:
@@ -209,14 +219,19 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
     return 0
 
 
-def _say_left(cli: context.Cli, plan: Plan, used: str | None) -> None:
-    """--no-export: said when the exported host settings are now behind the lock."""
+def _say_left(cli: context.Cli, plan: Plan, used: str | None, lock: Lock) -> None:
+    """--no-export: said when the exported host settings are now behind the lock (the lock's
+    repair named first while it fails its hashes: until then `mcplock export` refuses it)."""
+    from mcplock.core.check import integrity, repair_hint
     from mcplock.core.export_policy import policy_hint
 
     if any(c.changed for c in plan.changes):
+        first = ""
+        if integrity(lock):  # `mcplock export` refuses a lock that fails its hashes
+            first = f"restore the lock from git ({repair_hint(lock)}: it fails its hashes), then "
         cli.info(
             "left the exported host settings as they were (--no-export): `mcplock check` reports "
-            f"them until `mcplock export{policy_hint(used)}`"
+            f"them until you {first}run `mcplock export{policy_hint(used)}`"
         )
 
 

@@ -45,7 +45,8 @@ def cmd_init(
     # the commands of a config are shown and trusted before anything runs (--trust, --yes, a yes)
     specs = hold_code_env(cli, found.specs, []) if trust or yes else found.specs
     code = lock_specs(cli, specs, policy, yes, probe, consent=trust or yes, how="mcplock init --trust")
-    offer_driver(cli)
+    if code != 130:  # interrupted: stop asking
+        offer_driver(cli)
     return code
 
 

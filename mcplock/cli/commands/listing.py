@@ -128,7 +128,8 @@ def cmd_show(
     ),
 ) -> int:
     """The accepted definition (and any pending proposal) in full; a document as an excerpt with
-    its size and hash, then its diff (--full: the whole text).
+    its size and hash, then its diff (--full: the whole text). A change is shown whole; at a
+    terminal what is taller than the screen goes through the pager ($MCPLOCK_PAGER, $PAGER, less).
 
     SERVER/tool:NAME names a tool whose name reads as something else (`instructions`, `prompt:x`).
     """
@@ -140,7 +141,9 @@ def cmd_show(
     lock = load(cli.lockfile)
     t = targets.parse(target)
     srv, entries = targets.resolve(lock, t)
-    cli.out.print(render_show(srv, entries, whole_server=t.kind is None, color=cli.color(), full=full))
+    from mcplock.cli.pager import page
+
+    page(cli, render_show(srv, entries, whole_server=t.kind is None, color=cli.color(), full=full))
     return 0
 
 

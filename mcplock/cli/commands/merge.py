@@ -33,7 +33,9 @@ def offer_driver(cli: context.Cli) -> None:
     except UsageError:
         return  # not in git: nothing to merge
     if sys.stdin.isatty() and sys.stderr.isatty():
-        if typer.confirm("let git merge mcp.lock as data (`mcplock merge-driver install`)?", default=True, err=True):
+        from mcplock.cli.prompt import confirm
+
+        if confirm(cli.err, "let git merge mcp.lock as data (`mcplock merge-driver install`)? [Y/n] ", default=True):
             install_driver(cli)
         return
     cli.info("hint: `mcplock merge-driver install` lets git merge mcp.lock branches as data")
@@ -69,10 +71,11 @@ def cmd_run(
 ) -> int:
     """What git runs on a merge (set up by `mcplock merge-driver install`): exit 0 merged, 1 conflicts."""
     from mcplock.core.merge_driver import run_driver
+    from mcplock.core.merge_exports import host_format
 
     code, what = run_driver(base, ours, theirs, pathname)
     name = pathname or "mcp.lock"
-    if code == 0:
+    if code == 0 or host_format(name) is not None:
         sys.stderr.write(f"mcplock: {name}: {what}\n")
     else:
         sys.stderr.write(

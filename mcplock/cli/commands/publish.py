@@ -9,13 +9,12 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from mcplock.cli import context, progress
+from mcplock.cli import context, options, progress
 from mcplock.cli.flags import check_transport, parse_env, parse_headers, parse_pass_env
 from mcplock.cli.options import PASS_ENV, ProbeArgs, probing
 from mcplock.core.probing import result_of
 from mcplock.errors import ProbeError, UsageError
 from mcplock.lock.spec import ServerSpec, Transport
-from mcplock.model.severity import SEVERITIES
 
 if TYPE_CHECKING:
     from mcplock.model.snapshot import Snapshot
@@ -62,7 +61,7 @@ def cmd_surface(
     --fail-on when a change is that severe, 2 on bad input, 3 when the server cannot be probed."""
     cli = context.of(ctx)
     cli.report_format("surface", fmt, ("text", "json", "markdown"))
-    severity = _severity(fail_on)
+    severity = options.fail_on_severity(fail_on, "mcplock surface --against OLD.json --fail-on high …")
     extra = _reports(cli, report_to)
     if sign and not key:
         raise UsageError("--sign needs --key KEY", hint="e.g. `mcplock surface --sign --key ~/.ssh/id_ed25519 -- CMD…`")
@@ -88,17 +87,6 @@ def _head(st: Statement, output: str) -> str:
     from mcplock.render.surface import head_line
 
     return head_line(st, output)
-
-
-def _severity(fail_on: str | None) -> str | None:
-    if fail_on is None:
-        return None
-    if fail_on.lower() not in SEVERITIES:
-        raise UsageError(
-            f"unknown severity `{fail_on}` for --fail-on",
-            hint=f"use --fail-on {'|'.join(SEVERITIES)}, e.g. `mcplock surface --against OLD.json --fail-on high …`",
-        )
-    return fail_on.lower()
 
 
 def _reports(cli: context.Cli, values: list[str]) -> list[tuple[str, str]]:

@@ -21,8 +21,7 @@ REGISTRY = typer.Option(
     None,
     "--registry",
     metavar="URL",
-    help="The MCP Registry (generic API v0.1); default $MCPLOCK_REGISTRY_URL, else "
-    "https://registry.modelcontextprotocol.io.",
+    help="The MCP Registry (default: $MCPLOCK_REGISTRY_URL, else the official one).",
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -115,6 +116,10 @@ def cmd_call(
     if t.kind != "tool" or not t.key:
         raise UsageError(f"`{target}` does not name a tool", hint="use `mcplock call SERVER/TOOL --args '{…}'`")
     arguments = _arguments(args_json)
+    if os.path.exists(cli.lockfile):  # a mistyped tool is said before anything is trusted or run
+        from mcplock.lock.read import load
+
+        targets.refuse_mistyped(load(cli.lockfile), t)
     from mcplock.guard.session import open_session
 
     tty = sys.stdin.isatty() and sys.stderr.isatty()  # a person to ask: approvals and the server's questions
@@ -198,7 +203,9 @@ def _ask_on_terminal(cli: Cli) -> Approver:
         shown = json.dumps(args, ensure_ascii=False, sort_keys=True)
         question = safe_text(f"call `{server}/{tool}` with {shown}?", keep_newlines=False)
         cli.err.print(Text("approve: ").append_text(question))
-        return typer.confirm("run it", default=False, err=True)
+        from mcplock.cli.prompt import confirm
+
+        return confirm(cli.err, "run it? [y/N] ")
 
     return ask
 

@@ -46,6 +46,19 @@ def cmd_update_pr(
         help="Push the branches to origin and open no pull request (no GitHub settings needed): "
         "try update-pr against a local bare repository.",
     ),
+    renovate: bool = typer.Option(
+        False,
+        "--renovate",
+        help="On Renovate's pull request (the hosted app runs no commands): re-pin, probe and stage what "
+        "its commit moved in the lock (mcplock update NAME --min-age 0, screened), push that to its "
+        "branch and comment the report. Exit 1 when screening refuses the release it proposes.",
+    ),
+    pull_request: int | None = typer.Option(
+        None, "--pull-request", metavar="N", help="With --renovate: this pull request (default: the event's)."
+    ),
+    branch_prefix: str = typer.Option(
+        "renovate/", "--branch-prefix", help="With --renovate: only a pull request whose branch starts so."
+    ),
     fmt: str = typer.Option("text", "--format", help="text or json."),
     policy: str | None = ORG_POLICY,
     allow_code_env: list[str] | None = ALLOW_CODE_ENV,
@@ -70,13 +83,21 @@ def cmd_update_pr(
 
         return build_from_plan(cli, os.environ[PLAN_VARIABLE], probe)
     cli.report_format("update-pr", fmt, ("text", "json"))
+    if renovate:
+        _renovate_alone(servers, group, drift, push_only)
     sealed.seal()  # this process holds the token: nothing it starts may read it
     sealed.adopt_orphans()  # what a probed server leaves behind is killed before the push
-    gh = None if push_only else GitHub.from_env(need_token=not dry_run, origin_url=_origin_url(cli.lock_dir))
+    need_token = renovate or not dry_run  # --renovate reads the pull request, even for a dry run
+    gh = None if push_only else GitHub.from_env(need_token=need_token, origin_url=_origin_url(cli.lock_dir))
     done = Done(secrets=known_secrets(os.environ, None, gh.secrets if gh is not None else ()))
     how = How(list(servers or []), group, dry_run, fmt == "text", policy, tuple(allow_code_env or ()), min_age, drift)
     try:
-        _update_all(cli, gh, done, how)
+        if renovate and gh is not None:
+            from mcplock.cli.commands.update_pr_renovate import renovate as refresh_renovate
+
+            refresh_renovate(cli, gh, done, how, pull_request, branch_prefix)
+        else:
+            _update_all(cli, gh, done, how)
     except McplockError as e:
         done.failure = scrub_error(e, done.secrets)
     finally:
@@ -88,6 +109,21 @@ def cmd_update_pr(
     elif done.failure is not None and not any(o.error is done.failure for o in done.outcomes):
         cli.print_error(done.failure)
     return code
+
+
+def _renovate_alone(servers: list[str] | None, group: bool, drift: bool, push_only: bool) -> None:
+    """--renovate works on the pull request's own servers, through GitHub: no other choice goes with it."""
+    from mcplock.errors import UsageError
+
+    other = [
+        o for o, on in (("--server", servers), ("--group", group), ("--drift", drift), ("--push-only", push_only)) if on
+    ]
+    if other:
+        raise UsageError(
+            f"--renovate does not go with {', '.join(other)}: it refreshes the servers Renovate's commit moved, "
+            "and comments through GitHub's API",
+            hint="run `mcplock update-pr --renovate` alone on Renovate's pull request",
+        )
 
 
 def _update_all(cli: context.Cli, gh: GitHub | None, done: Done, how: How) -> None:

@@ -43,7 +43,7 @@ def build_from_plan(cli: context.Cli, where: str, probe: ProbeArgs) -> int:
     built: list[core.Built] = []
     failure: McplockError | None = None
     try:
-        repo = gitrepo.open_repo(cli.lock_dir)
+        repo = gitrepo.open_repo(cli.lock_dir, detached=bool(plan.versions))
         lock = loads(gitrepo.show(repo, plan.base_sha, plan.lock_path) or "", plan.lock_path)
         names = list(dict.fromkeys(s for _, servers in plan.branches for s in servers))
         rows = _rows(plan, select(lock, names))
@@ -75,6 +75,12 @@ def _rows(plan: Plan, selected: list) -> dict[str, Row]:  # type: ignore[type-ar
 
     if plan.drift:
         return {s.name: Row(s.name, status="drift") for s in selected}
+    if plan.versions:  # --renovate: from the base's version to the one Renovate wrote
+        from mcplock.core.update_pr_renovate import rows_of
+
+        rows = rows_of(selected, plan.versions)
+        screen_rows(rows, plan.min_age)
+        return {r.server: r for r in rows}
 
     rows = outdated(selected)
     screen_rows(rows, plan.min_age)

@@ -43,6 +43,13 @@ def outcome_line(o: Outcome) -> Text:
         "would-update": (f"would update {pr} (push {o.branch} anew): {o.title}", "yellow"),
         "pushed": (f"pushed {o.branch} (no pull request: --push-only): {what}", "green"),
         "failed": (o.note, "red"),
+        "refreshed": (
+            f"refreshed {pr} (pushed {o.branch} at {(o.commit or '')[:12]}, report commented): {what}",
+            "green",
+        ),
+        "commented": (f"{pr}: report commented ({o.note})", ""),
+        "refused": (o.note, "red"),
+        "would-refresh": (f"would push to {o.branch} and comment on {o.title}: {what}", "yellow"),
     }
     text, style = words.get(o.action, (o.action, ""))
     return (
@@ -92,6 +99,8 @@ class Done:
             return max(failed)
         if self.errors or any(o.action == "failed" for o in self.outcomes):
             return 3
+        if any(o.action == "refused" for o in self.outcomes):
+            return 1  # --renovate: a release screening refuses is what the pull request proposes
         if dry_run and any(o.action.startswith("would-") for o in self.outcomes):
             return 1
         return 0
@@ -152,7 +161,7 @@ def build_in_child(
     where = tempfile.mkdtemp(prefix="mcplock-update-pr-")
     try:
         branches = [(p.branch, [r.server for r in p.rows]) for p in pending]
-        Plan(prep.base, prep.base_sha, prep.lock_path, branches, dry_run, prep.min_age, drift).dump(
+        Plan(prep.base, prep.base_sha, prep.lock_path, branches, dry_run, prep.min_age, drift, prep.versions).dump(
             os.path.join(where, PLAN)
         )
         api = gh.secrets if gh is not None else ()

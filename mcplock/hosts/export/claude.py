@@ -23,8 +23,16 @@ class ClaudeCode(Exporter):
     default_deny = False
     unknown_tools = "asks before running a tool the lock does not know, unless a broad allow (`mcp__S`) lets it run"
 
+    switch_files = (".claude/settings.local.json",)
+
     def tool_ids(self, server: str, tool: str) -> tuple[str, ...]:
         return (f"mcp__{sanitize(server)}__{sanitize(tool)}",)
+
+    def starts(self, name: str, entry: Any, settings: list[Any]) -> bool:
+        """A server of ``.mcp.json`` that ``disabledMcpjsonServers`` lists (in the project's
+        settings or its local settings) is never started."""
+        off = [s.get("disabledMcpjsonServers") for s in settings if isinstance(s, dict)]
+        return not any(isinstance(names, list) and name in names for names in off)
 
     def lock_arg(self, rel_lock: str) -> str | None:
         return "${CLAUDE_PROJECT_DIR:-.}/" + rel_lock  # Claude Code sets it for the servers it starts

@@ -14,7 +14,8 @@ import tomllib
 from typing import Any
 
 from mcplock.hosts.export.interface import ALLOW, DENY, Decisions, Exporter, Item
-from mcplock.hosts.export.tomledit import Table, TomlText
+from mcplock.hosts.export.tomledit import TomlText
+from mcplock.hosts.export.tomlread import Table
 
 
 class Codex(Exporter):
@@ -24,6 +25,10 @@ class Codex(Exporter):
     servers_file = ".codex/config.toml"
     servers_keys = ("mcp_servers",)
     per_server_in_file = True
+
+    def starts(self, name: str, entry: Any, settings: list[Any]) -> bool:
+        """``enabled = false`` keeps a server off."""
+        return not isinstance(entry, dict) or entry.get("enabled") is not False
 
     def rules(self, decisions: Decisions) -> list[Item]:
         out = []

@@ -59,8 +59,7 @@ class Document:
         table, key = path[:-1], path[-1]
         if t.set_in_table(table, key, value):
             return
-        headed = t.tables()
-        anchor = next((table[:i] for i in range(len(table) - 1, 0, -1) if table[:i] in headed), None)
+        anchor = next((table[:i] for i in range(len(table) - 1, 0, -1) if t.has_table(table[:i])), None)
         if anchor is not None and self.get(table) is None:
             t.add_table(table, key, value, after=anchor)
             return

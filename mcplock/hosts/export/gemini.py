@@ -38,6 +38,17 @@ class Gemini(Exporter):
     def tool_ids(self, server: str, tool: str) -> tuple[str, ...]:
         return (tool_id(server, tool),)
 
+    def starts(self, name: str, entry: Any, settings: list[Any]) -> bool:
+        """``mcp.excluded`` names servers Gemini CLI never starts; ``mcp.allowed``, when set, the
+        only ones it starts."""
+        mcp = settings[0].get("mcp") if settings and isinstance(settings[0], dict) else None
+        if not isinstance(mcp, dict):
+            return True
+        allowed, excluded = mcp.get("allowed"), mcp.get("excluded")
+        if isinstance(excluded, list) and name in excluded:
+            return False
+        return not isinstance(allowed, list) or name in allowed
+
     def rules(self, decisions: Decisions) -> list[Item]:
         out = []
         for s in sorted(decisions):

@@ -95,6 +95,15 @@ class Exporter(ABC):
         """Whether the project uses this host (``exists(relpath)``): its settings or its server list exist."""
         return any(exists(f) for f in self.files) or (self.servers_file is not None and exists(self.servers_file))
 
+    #: more of the host's own settings files that can turn a server off (read, never written)
+    switch_files: tuple[str, ...] = ()
+
+    def starts(self, name: str, entry: Any, settings: list[Any]) -> bool:
+        """Whether the host starts the server ``name`` its project config defines (``entry``),
+        given its settings (the settings file's data, then each of ``switch_files``'; ``{}``
+        where absent). Default: every server it defines."""
+        return True
+
     def place_before(self, item: Item, siblings: list[str]) -> str | None:
         """Where a new key goes among the keys already in its object: before the sibling named
         (opencode: the last matching key wins), or at the end (None)."""

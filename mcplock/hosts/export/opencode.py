@@ -66,6 +66,10 @@ class Opencode(Exporter):
     def tool_ids(self, server: str, tool: str) -> tuple[str, ...]:
         return tool_ids(server, tool)
 
+    def starts(self, name: str, entry: Any, settings: list[Any]) -> bool:
+        """``"enabled": false`` (or, in newer releases, ``"disabled": true``) keeps a server off."""
+        return not isinstance(entry, dict) or (entry.get("enabled") is not False and entry.get("disabled") is not True)
+
     def env_ref(self, var: str) -> str:
         return "{env:" + var + "}"
 

@@ -5,101 +5,70 @@ introduces the next table; here new lines go right after the table's last statem
 Covers what the Codex exporter writes: keys in a table (``[mcp_servers.S] disabled_tools``)
 and new tables (``[mcp_servers.S.tools.T]``). A statement being changed is re-written through
 tomlkit, which keeps its layout.
+
+Edits are kept, not applied, until the text is read (issue 42.6): each says where in the text
+as read it goes (a statement changed or deleted, keys and tables inserted before a line), and
+what the document holds is changed in memory alongside, so an export of thousands of rules reads
+the text once and writes it once, not once per rule.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import tomllib
-from dataclasses import dataclass
+from copy import deepcopy
 from typing import Any
 
-Path = tuple[str, ...]
-
-
-def header_path(line: str) -> Path | None:
-    s = line.strip()
-    if not s.startswith("[") or s.startswith("[["):
-        return None
-    try:
-        data = tomllib.loads(s)
-    except tomllib.TOMLDecodeError:
-        return None
-    path: list[str] = []
-    while isinstance(data, dict) and len(data) == 1:
-        key = next(iter(data))
-        path.append(key)
-        data = data[key]
-    return tuple(path)
-
-
-Statement = tuple[int, int, str | None]  # (first line, end line, key or None for blank/comment)
-
-
-def _statement(lines: list[str], i: int) -> Statement:
-    """The statement that starts at line ``i``: a blank line or a comment, or the fewest lines
-    from ``i`` that read as TOML (a multi-line value), with its key. TOML that never reads is
-    the parser's error."""
-    s = lines[i].strip()
-    if not s or s.startswith("#"):
-        return (i, i + 1, None)
-    j = i + 1
-    while True:
-        try:
-            data = tomllib.loads("".join(lines[i:j]))
-            return (i, j, next(iter(data), None))
-        except tomllib.TOMLDecodeError:
-            if j >= len(lines):
-                raise
-            j += 1
-
-
-@dataclass
-class Table:
-    header: int  # line index of the header
-    start: int  # first body line
-    end: int  # one past the last body line
-    stmts: list[Statement]
-
-    @property
-    def content_end(self) -> int:
-        """One past the last key statement (trailing blank lines and comments excluded)."""
-        keyed = [b for _, b, k in self.stmts if k is not None]
-        return keyed[-1] if keyed else self.start
-
-
-def key_text(key: str) -> str:
-    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key, ensure_ascii=False)
+from mcplock.hosts.export.tomlkept import Change, Group, NewKey, NewTable, changed
+from mcplock.hosts.export.tomlread import Path, Table, read_tables
+from mcplock.hosts.export.tomlread import header_path as header_path  # re-exported, as before
+from mcplock.hosts.export.tomlread import key_text as key_text  # re-exported, as before
 
 
 class TomlText:
-    """A TOML document as text, with line edits. It is parsed once per version of the text
-    (what it holds, where its tables are), not once per rule read (issue 42.1)."""
+    """A TOML document as text, with line edits. The text is parsed once per version (what it
+    holds, where its tables are), not once per rule read (issue 42.1), and the edits are applied
+    all at once when the text is read (issue 42.6)."""
 
     def __init__(self, text: str, data: dict[str, Any] | None = None) -> None:
         """``data``: what ``text`` holds, where the caller parsed it already (None: parsed when read)."""
-        self._data: dict[str, Any] | None = None
-        self.text = text
-        self._data = data
+        self._reset(text, data)
         self.nl = "\r\n" if "\r\n" in text else "\n"
+
+    def _reset(self, text: str, data: dict[str, Any] | None = None) -> None:
+        self._text = text
+        self._lines: list[str] | None = None
+        self._data = data
+        self._tables: dict[Path, Table] | None = None
+        self._edits: dict[int, tuple[int, list[Change]]] = {}  # a statement's lines -> its tomlkit edits
+        self._deleted: set[int] = set()  # lines of the text as read that go
+        self._groups: dict[int, Group] = {}  # what goes in before a line of the text as read
+        self._new: dict[Path, NewTable] = {}  # tables added
+        self._last_new: dict[Path, NewTable] = {}  # by each prefix of their paths: the last one added
+        self._last_read: dict[Path, list[Path]] | None = None  # by each prefix: the tables read, in order
+        self._keys_at: dict[Path, int] = {}  # a table's added keys: the line their group is at
+        self._gone: set[Path] = set()  # tables whose header went
+        self._dirty = False
 
     @property
     def text(self) -> str:
+        if self._dirty:
+            data = self._data
+            self._reset(self._render(), data)
         return self._text
 
     @text.setter
     def text(self, value: str) -> None:
-        self._text = value
-        self._data = None
-        self._tables: dict[Path, Table] | None = None
+        self._reset(value)
 
     @property
     def lines(self) -> list[str]:
-        return self.text.splitlines(keepends=True)
+        """The lines of the text as read (the edits kept are not in them)."""
+        if self._lines is None:
+            self._lines = self._text.splitlines(keepends=True)
+        return self._lines
 
     def get(self, path: Path) -> Any:
-        """The value at ``path`` (None: absent): the document's own until the next edit, to read only."""
+        """The value at ``path`` (None: absent): the document's own, edits included, to read only."""
         if self._data is None:
             self._data = tomllib.loads(self.text)
         node: Any = self._data
@@ -110,113 +79,233 @@ class TomlText:
         return node
 
     def tables(self) -> dict[Path, Table]:
-        """Each ``[table]`` by its path: where its header is, and its statements (the statements
-        before the first header are no table's). Read once per version of the text."""
+        """Each ``[table]`` of the text as read by its path: where its header is, and its statements
+        (the statements before the first header are no table's). Read once per version of the text."""
         if self._tables is None:
-            self._tables = self._read_tables()
+            self._tables = read_tables(self.lines)
         return self._tables
 
-    def _read_tables(self) -> dict[Path, Table]:
-        lines = self.lines
-        out: dict[Path, Table] = {}
-        current: tuple[Path, int] | None = None  # the table being read, and its header's line
-        stmts: list[Statement] = []
-        i = 0
-        while i < len(lines):
-            hp = header_path(lines[i])
-            if hp is not None:
-                if current is not None:
-                    out[current[0]] = Table(current[1], current[1] + 1, i, stmts)
-                current, stmts = (hp, i), []
-                i += 1
-                continue
-            stmt = _statement(lines, i)
-            if current is not None:
-                stmts.append(stmt)
-            i = stmt[1]
-        if current is not None:
-            out[current[0]] = Table(current[1], current[1] + 1, len(lines), stmts)
-        return out
+    def has_table(self, path: Path) -> bool:
+        """Whether ``[path]`` has a header, edits included."""
+        return path in self._new or (path in self.tables() and path not in self._gone)
 
-    def _splice(self, a: int, b: int, new: str) -> None:
-        lines = self.lines
-        self.text = "".join(lines[:a]) + new + "".join(lines[b:])
+    # --- what the document holds, kept in step with each edit ------------------------------------
 
-    def _stmt(self, table: Path, key: str) -> tuple[Table, int, int] | None:
+    def _node(self, table: Path, create: bool = False) -> dict[str, Any] | None:
+        """The table at ``table`` in what the document holds (None: not a plain table there; the
+        document is then read again from the text when next asked)."""
+        node: Any = self.get(())
+        for k in table:
+            if create and k not in node:
+                node[k] = {}
+            node = node.get(k) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            self._data = None
+            return None
+        return node
+
+    def _data_changed(self, table: Path, change: Change) -> None:
+        node = self._node(table, create=True)
+        if node is not None:
+            change(node)
+
+    # --- the edits ---------------------------------------------------------------------------------
+
+    def _stmt(self, table: Path, key: str) -> tuple[int, int] | NewKey | None:
+        """The statement setting ``key`` in ``[table]``: its lines in the text as read, or the key added."""
+        if table in self._new:
+            return next((k for k in self._new[table].keys if k.key == key and not k.deleted), None)
         t = self.tables().get(table)
-        if t is None:
+        if t is None or table in self._gone:
             return None
         for a, b, k in t.stmts:
-            if k == key:
-                return t, a, b
-        return None
+            if k == key and a not in self._deleted:
+                return a, b
+        group = self._groups.get(self._keys_at.get(table, -1))
+        return next((k for k in group.keys if k.key == key and not k.deleted), None) if group else None
 
-    def _rewrite(self, a: int, b: int, change: Any) -> None:
-        import tomlkit
+    def _edit(self, found: tuple[int, int] | NewKey, change: Change) -> None:
+        if isinstance(found, NewKey):
+            found.changes.append(change)
+        else:
+            self._edits.setdefault(found[0], (found[1], []))[1].append(change)
+        self._dirty = True
 
-        doc = tomlkit.parse("".join(self.lines[a:b]))
-        change(doc)
-        self._splice(a, b, doc.as_string())
+    def _load(self) -> None:
+        """What the document holds, read before an edit is kept (never after: it would hold it twice)."""
+        if self._data is None:
+            self.get(())
+
+    def _content_end(self, path: Path, t: Table) -> int:
+        """One past the table's last key statement still there (trailing blank lines and comments
+        excluded), or the line its added keys go in before."""
+        if path in self._keys_at:
+            return self._keys_at[path]
+        keyed = [b for a, b, k in t.stmts if k is not None and a not in self._deleted]
+        return keyed[-1] if keyed else t.start
 
     def set_in_table(self, table: Path, key: str, value: Any) -> bool:
         """Set ``key`` in the ``[table]``; False when the file has no such table header."""
+        self._load()
         found = self._stmt(table, key)
         if found is not None:
-            _, a, b = found
-            self._rewrite(a, b, lambda d: d.__setitem__(key, value))
-            return True
-        t = self.tables().get(table)
-        if t is None:
-            return False
-        at = t.content_end
-        line = f"{key_text(key)} = {json.dumps(value, ensure_ascii=False)}{self.nl}"
-        self._splice(at, at, self._break_before(at) + line)
+            self._edit(found, lambda d: d.__setitem__(key, value))
+        elif table in self._new:
+            self._new[table].keys.append(NewKey(key, value))
+        else:
+            t = self.tables().get(table)
+            if t is None or table in self._gone:
+                return False
+            at = self._keys_at[table] = self._content_end(table, t)
+            self._groups.setdefault(at, Group()).keys.append(NewKey(key, value))
+        self._dirty = True
+        self._data_changed(table, lambda d: d.__setitem__(key, deepcopy(value)))
         return True
-
-    def _break_before(self, at: int) -> str:
-        """The line break text added at line ``at`` needs first: the one the line before it
-        lacks (a file's last line without one), else none."""
-        return self.nl if at > 0 and not self.lines[at - 1].endswith("\n") else ""
 
     def add_table(self, path: Path, key: str, value: Any, after: Path) -> None:
         """Add ``[path]`` with one key, after the last table whose path starts with ``after``."""
-        tables = [t for p, t in self.tables().items() if p[: len(after)] == after]
-        at = max(t.content_end for t in tables) if tables else len(self.lines)
-        header = "[" + ".".join(key_text(p) for p in path) + "]"
-        block = f"{self.nl}{header}{self.nl}{key_text(key)} = {json.dumps(value, ensure_ascii=False)}{self.nl}"
-        self._splice(at, at, self._break_before(at) + block)
+        self._load()
+        at, order = self._spot_after(after)
+        new = NewTable(path, [NewKey(key, value)], at)
+        tables = self._groups.setdefault(at, Group()).tables
+        if tables and tables[-1].order > order:  # in between: the group's tables numbered again
+            tables.insert(next(i for i, n in enumerate(tables) if n.order > order), new)
+            for i, n in enumerate(tables):
+                n.order = i
+        else:
+            new.order = tables[-1].order + 1 if tables else 0
+            tables.append(new)
+        self._new[path] = new
+        for i in range(len(path) + 1):
+            last = self._last_new.get(path[:i])
+            if last is None or last.spot < new.spot or last is new:
+                self._last_new[path[:i]] = new
+        self._dirty = True
+        self._data_changed(path, lambda d: d.__setitem__(key, deepcopy(value)))
 
-    def edit_key(self, table: Path, key: str, change: Any) -> bool:
+    def _spot_after(self, after: Path) -> tuple[int, int]:
+        """Where a table added after the tables whose path starts with ``after`` goes: after the
+        last of them (the one added last, else the end of the last one read), else at the end."""
+        spots = []
+        read = self._read_by_prefix().get(after, [])
+        last = next((p for p in reversed(read) if p not in self._gone), None)
+        if last is not None:
+            spots.append((self._content_end(last, self.tables()[last]), -1))
+        added = self._last_new.get(after)
+        if added is not None and not added.deleted:
+            spots.append(added.spot)
+        elif added is not None:  # the last one went: the one before it
+            alive = [n for p, n in self._new.items() if p[: len(after)] == after]
+            if alive:
+                spots.append(max(n.spot for n in alive))
+        return max(spots) if spots else (len(self.lines), -1)
+
+    def _read_by_prefix(self) -> dict[Path, list[Path]]:
+        """The tables of the text as read by each prefix of their paths, in the order they come."""
+        if self._last_read is None:
+            self._last_read = {}
+            for p in self.tables():
+                for i in range(len(p) + 1):
+                    self._last_read.setdefault(p[:i], []).append(p)
+        return self._last_read
+
+    def edit_key(self, table: Path, key: str, change: Change) -> bool:
+        self._load()
         found = self._stmt(table, key)
         if found is None:
             return False
-        _, a, b = found
-        self._rewrite(a, b, change)
+        self._edit(found, change)
+        self._data_changed(table, change)
         return True
 
     def delete_key(self, table: Path, key: str) -> bool:
+        self._load()
         found = self._stmt(table, key)
         if found is None:
             return False
-        _, a, b = found
-        self._splice(a, b, "")
+        if isinstance(found, NewKey):
+            found.deleted = True
+        else:
+            self._deleted.update(range(*found))
+        self._dirty = True
+        self._data_changed(table, lambda d: d.pop(key, None))
         return True
 
     def delete_table(self, path: Path) -> bool:
         """Remove a table that holds no keys: its header (and the blank line before it)."""
-        t = self.tables().get(path)
-        if t is None or any(k is not None for _, _, k in t.stmts):
-            return False
-        a, b = self._emptied_span(t)
-        self._splice(a, b, "")
+        self._load()
+        if path in self._new:
+            new = self._new[path]
+            if any(not k.deleted for k in new.keys):
+                return False
+            new.deleted = True
+            del self._new[path]
+        else:
+            t = self.tables().get(path)
+            if t is None or path in self._gone or self._holds_keys(path, t):
+                return False
+            self._deleted.update(self._emptied_span(t))
+            self._gone.add(path)
+        self._dirty = True
+        self._forget_empty(path)
         return True
 
-    def _emptied_span(self, t: Table) -> tuple[int, int]:
-        """The lines a table without keys takes: its header (with the blank line before it) and
-        the blank lines of its body; the comments there stay."""
-        lines = self.lines
-        a = t.header - 1 if t.header > 0 and not lines[t.header - 1].strip() else t.header
-        b = t.start
-        while b < t.end and lines[b].strip() == "" and b < t.content_end:
-            b += 1
-        return a, b
+    def _forget_empty(self, path: Path) -> None:
+        """A table whose header went leaves what the document holds when empty, and so do the
+        tables above it that only it defined (no header of their own), as TOML reads it."""
+        for j in range(len(path), 0, -1):
+            parent = self._node(path[: j - 1])
+            if parent is None or parent.get(path[j - 1]) != {} or (j < len(path) and self.has_table(path[:j])):
+                return
+            del parent[path[j - 1]]
+
+    def _holds_keys(self, path: Path, t: Table) -> bool:
+        group = self._groups.get(self._keys_at.get(path, -1))
+        added = group is not None and any(not k.deleted for k in group.keys)
+        return added or any(k is not None and a not in self._deleted for a, _, k in t.stmts)
+
+    def _emptied_span(self, t: Table) -> range:
+        """The lines a table without keys takes: its header, with the blank line before it as the
+        text reads now (a line added there is never blank); the comments in its body stay."""
+        before = self._line_before(t.header)
+        return range(t.header - 1 if before is not None else t.header, t.start)
+
+    def _line_before(self, i: int) -> int | None:
+        """The blank line of the text as read that now comes just before its line ``i`` (None: the
+        line there is not blank, or was added, or there is none)."""
+        while True:
+            group = self._groups.get(i)
+            if group is not None and group.adds():
+                return None
+            if i == 0:
+                return None
+            i -= 1
+            if i not in self._deleted:
+                return i if not self.lines[i].strip() else None
+
+    # --- the text, the edits applied ---------------------------------------------------------------
+
+    def _render(self) -> str:
+        lines, out = self.lines, list[str]()
+        i = 0
+        while i <= len(lines):
+            group = self._groups.get(i)
+            if group is not None:
+                added = "".join(k.render(self.nl) for k in group.keys) + "".join(
+                    n.render(self.nl) for n in group.tables
+                )
+                if added and out and not out[-1].endswith("\n"):
+                    out.append(self.nl)  # the file's last line had no line break
+                if added:
+                    out.append(added)
+            if i == len(lines):
+                break
+            if i in self._edits and i not in self._deleted:
+                b, changes = self._edits[i]
+                out.append(changed("".join(lines[i:b]), changes))
+                i = b
+                continue
+            if i not in self._deleted:
+                out.append(lines[i])
+            i += 1
+        return "".join(out)
