@@ -73,3 +73,12 @@ def test_ctrl_c_at_a_server_question_keeps_what_was_probed(cli):
     assert "every server is already locked" in again.stderr
     r = cli("check")
     assert r.returncode == 1 and "pending" in r.stdout + r.stderr  # what was not reviewed is not passed
+
+
+def test_a_guarded_calls_approval_is_one_key_too(cli):
+    r = cli("add", "docs", "--yes", "--", "python3", str(FIXTURES / "mcp_fixture.py"), "stdio")
+    assert r.returncode == 0, r.stderr
+    p = Pty("call", "docs/get_weather", "--args", '{"city": "Paris"}')
+    _key(p, "run it? [y/N] ", "y")
+    code, out = p.wait()
+    assert code == 0 and "fixture: called get_weather" in out, out

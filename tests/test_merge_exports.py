@@ -83,3 +83,28 @@ def test_a_merge_leaves_the_exported_host_files_merged(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
     r = mcplock(repo, "export", "--dry-run")  # no host file left to regenerate (the record may
     assert "+++" not in r.stdout, r.stdout  # still claim rules the merge took out: harmless, docs/merging.md)
+
+
+def test_a_real_disagreement_in_a_host_file_says_what_to_run(tmp_path: Path) -> None:
+    """Two branches set one of the user's own keys two ways: that file conflicts (git's line
+    merge, both sides kept), the driver's message names the way out, and the other host files
+    still merge as data."""
+    repo = _repo(tmp_path)
+    for branch, model in (("b", "model-b"), ("a", "model-a")):
+        git(repo, "checkout", "-q", "-b", branch, "main")
+        oc = json.loads((repo / "opencode.json").read_text())
+        oc["model"] = model
+        (repo / "opencode.json").write_text(json.dumps(oc, indent=2) + "\n")
+        tool = "docs/search_docs" if branch == "a" else "notes/delete_page"
+        assert mcplock(repo, "disable", tool).returncode == 0
+        git(repo, "commit", "-q", "-am", branch)
+    r = git(repo, "merge", "-q", "--no-edit", "b", ok=False)
+    assert r.returncode != 0
+    conflicted = git(repo, "diff", "--name-only", "--diff-filter=U").stdout.split()
+    assert conflicted == ["opencode.json"], (conflicted, r.stdout, r.stderr)
+    out = r.stdout + r.stderr
+    assert "opencode.json: both branches changed `model`" in out and "then `mcplock export`" in out, out
+    claude = json.loads((repo / ".claude/settings.json").read_text())["permissions"]
+    assert set(claude["deny"]) == {"mcp__docs__search_docs", "mcp__notes__delete_page"}
+    r = mcplock(repo, "check")
+    assert r.returncode != 0 and "opencode.json" in r.stdout + r.stderr

@@ -167,6 +167,18 @@ def _context_judged(text: str) -> list[tuple[LintFinding, Sig]]:
     return [found for s in model_context(text) for found in text_findings(s, "text (ui/update-model-context)")]
 
 
+def _context_novelty(text: str, before: str) -> list[LintFinding]:
+    """What the model context adds over the accepted one's, read as any added text is
+    (:mod:`mcplock.lint.novelty`: a new destination in a sentence mcplock cannot read, or whose verb
+    moves something) — the literal's URL is no origin the document contacts, but the model is told it."""
+    from mcplock.lint.novelty import novelty_findings
+
+    old = {"context": model_context(before)} if before else None
+    where = "text (ui/update-model-context)"
+    found = novelty_findings("content", {"context": model_context(text)}, old)
+    return [LintFinding(f.rule, f.severity, f.message, where) for f in found]
+
+
 def _new_scripts(text: str, before: str) -> list[str]:
     """The origins ``text`` loads a script from that ``before`` did not, sorted."""
     old_scripts = {_origin(u) for u in _SCRIPT_SRC.findall(before)}
@@ -245,5 +257,7 @@ def app_findings(new: Any, old: Any = None) -> list[LintFinding]:
     found += _news(lambda t: char_findings(t, "text"), text, before)
     found += _widened(_ui(new), _ui(old), old is not None)
     context = _news(_context_judged, text, before) if _CONTEXT_CALL.search(text) else []
+    if context == [] and old is not None and _CONTEXT_CALL.search(text):
+        context = _context_novelty(text, before)
     # what the model is told is judged like any text, never capped
     return (found if old is not None else _as_news(found)) + context
