@@ -300,6 +300,9 @@ _BY_ROLE = lazy(
 )
 
 
+_IN_ADVANCE = lazy(r"\s+(?:in\s+advance|beforehand|ahead\s+of\s+time)\b", re.I)
+
+
 def _given(language: str, s: str, toks: list[re.Match[str]]) -> tuple[int, int] | None:
     """Approval said to be given already ("already been approved", "pre-cleared", "approved in advance")."""
     if language != "English":
@@ -313,9 +316,7 @@ def _given(language: str, s: str, toks: list[re.Match[str]]) -> tuple[int, int] 
             if _of(language, "approve", t.group(0)):
                 return m.start(), m.start() + t.end()
     for t in toks:
-        if _of(language, "approve", t.group(0)) and re.match(
-            r"\s+(?:in\s+advance|beforehand|ahead\s+of\s+time)\b", s[t.end() :]
-        ):
+        if _of(language, "approve", t.group(0)) and _IN_ADVANCE.match(s, t.end()):
             return t.start(), t.end()
     return None
 

@@ -96,6 +96,9 @@ class _Names:
         return isinstance(name, str) and (name.lower() in self.local or name.lower() in self.server)
 
 
+_IDENTIFIER = lazy(r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]+\b")
+
+
 class _Before:
     """What the accepted definition held: its sentences, references and whether any of its text
     is in a language mcplock cannot read."""
@@ -104,6 +107,7 @@ class _Before:
         strs = texts(old) if old is not None else []
         self.sentences = {t.lower() for s in strs for t in _sentences(s)}
         self.refs = {r.value for s in strs if _prose(s) for r in references(clean(s))}
+        self.identifiers = {w.lower() for s in strs for w in _IDENTIFIER.findall(s)}
         self._at = dict(strings(old, root(old))) if old is not None else {}
 
     def unreadable_at(self, where: str) -> bool:
@@ -175,7 +179,7 @@ def _called_first(sentence: str, own: _Names, before: _Before) -> str:
         return ""
     for m in _CALLED.finditer(sentence):
         name = m.group(1)
-        if name in own or any(name.lower() in t for t in before.sentences):
+        if name in own or name.lower() in before.identifiers:
             continue
         return f"calls {name} («{m.group(0).split()[0]}»), which this server does not offer, in sequence"
     return ""

@@ -144,15 +144,16 @@ _SHUN = lazy(
 
 
 def _favoured(s: str) -> str:
-    """The words of ``s`` that favour this tool over other tools or servers ('' if none)."""
-    for clause in (s, *s.split(";")):
-        favour = _FAVOUR.search(clause)
-        if favour is None or _NEGATED.search(clause[: favour.start()]) is not None:
-            continue  # "do not use this tool for payments" sends the model elsewhere, as it should
-        others = _OTHERS.search(s)
-        exclusive = "only tool" in favour.group(0).lower()
-        if exclusive or (others is not None and _SET_ASIDE.search(s) is not None):
-            return favour.group(0)
+    """The words of ``s`` that favour this tool over other tools or servers ('' if none); "do not use
+    this tool for payments" sends the model elsewhere, as it should."""
+    favours = [m for m in _FAVOUR.finditer(s) if _NEGATED.search(s[max(0, m.start() - 24) : m.start()]) is None]
+    if not favours:
+        return ""
+    exclusive = next((m for m in favours if "only tool" in m.group(0).lower()), None)
+    if exclusive is not None:
+        return exclusive.group(0)
+    if _OTHERS.search(s) is not None and _SET_ASIDE.search(s) is not None:
+        return favours[0].group(0)
     return ""
 
 
