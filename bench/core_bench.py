@@ -9,6 +9,10 @@ in the test suite, where a loaded machine made them flaky and a fast one made th
   repetitive description of 26 KiB, 105 KiB and 1 MiB with 40 changed words, and on 800 KiB
   with no run in common (`a b` against `b a`): bounded on any input (difflib, the code before,
   took 81 s on the first of these texts; the issue measured 3.9 s, 156 s and > 300 s on its own).
+- hostile documents: an App document's lint (`lint/apps`, `lint/app_inert`) on 128 kB and 512 kB
+  of unclosed `<script ` tags, and a skill script's lint (`lint/skills.fetches_code`) on 1 and 4 MiB
+  of `curl ` with no pipe: linear on any input (issue 42.6 / 42.12: the App case took 62 s at
+  128 kB, the script case 9.9 s at 100 kB, before).
 - giving up: how long a probe takes to fail against a server that hangs or sends garbage, with
   `timeout=1` (1.5 for garbage): the timeout is honoured, plus clean-up (the suite used to
   assert < 6 s stdio, < 5 s HTTP and SSE, < 10 s garbage).
@@ -130,6 +134,35 @@ def word_diff_rows() -> list[tuple[str, str, str, str]]:
     return rows
 
 
+HOSTILE_CODE = (
+    "import sys, time; from mcplock.lint.apps import app_findings; from mcplock.lint.skills import fetches_code\n"
+    "kind, kib = sys.argv[1], int(sys.argv[2])\n"
+    "text = ('<script ' if kind == 'app' else 'curl ') * (kib * 1024 // (8 if kind == 'app' else 5))\n"
+    "t = time.perf_counter()\n"
+    "app_findings({'text': text}, {'text': 'x'}) if kind == 'app' else fetches_code(text)\n"
+    "print(time.perf_counter() - t)"
+)
+
+
+def hostile_rows() -> list[tuple[str, str, str, str]]:
+    rows = []
+    for kind, sizes, what, before in (
+        ("app", (128, 512), "unclosed `<script ` tags (App lint)", "62 s at 128 kB before"),
+        ("script", (1024, 4096), "`curl ` with no pipe (skill script lint)", "9.9 s at 100 kB before"),
+    ):
+        for kib in sizes:
+            secs = statistics.median(
+                float(
+                    subprocess.run(
+                        [PY, "-c", HOSTILE_CODE, kind, str(kib)], capture_output=True, text=True, check=True
+                    ).stdout
+                )
+                for _ in range(3)
+            )
+            rows.append((f"{kib} KiB of {what}", f"{secs * 1000:.0f} ms", "", f"linear; {before}"))
+    return rows
+
+
 def core_rows() -> list[tuple[str, str, str, str]]:
     from mcplock.lock.spec import ServerSpec
 
@@ -144,6 +177,7 @@ def core_rows() -> list[tuple[str, str, str, str]]:
         )
     )
     rows += word_diff_rows()
+    rows += hostile_rows()
 
     one, eight = _probe_many_seconds(1), _probe_many_seconds(N_SLOW)
     rows.append(

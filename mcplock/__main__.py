@@ -64,6 +64,11 @@ def _fast_check(args: list[str]) -> int | None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # jsonschema imports rfc3987-syntax at its own import wherever that optional package is installed
+    # (jsonschema's format-nongpl extra, which Jupyter's environments and CycloneDX's validation
+    # bring) and builds ~40 grammars: ~1.3 s of CPU before a schema is read. mcplock checks no
+    # string format (no FormatChecker), so the command never loads it.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     args = list(sys.argv[1:] if argv is None else argv)
     if "run" not in args:  # the guard keeps its host's pipe itself
         from mcplock.cli.streams import guard_stdout

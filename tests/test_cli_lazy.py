@@ -78,3 +78,28 @@ def test_help_lists_every_command_in_order_after_one_ran_alone(tmp_path, capsys,
         importlib.import_module(f"mcplock.cli.commands.{module}").register(fresh)
     assert listed == list(typer.main.get_command(fresh).commands)
     assert sorted(listed) == sorted(name for names in cli_app.COMMANDS.values() for name in names)
+
+
+def test_a_command_that_validates_a_schema_builds_no_iri_grammars(tmp_path):
+    """jsonschema imports rfc3987-syntax when it is installed (the test extra's CycloneDX validation
+    installs it, as Jupyter does) and builds ~40 grammars at import: mcplock checks no string format,
+    so the console script never loads it (~1.3 s of CPU per command that reads a schema)."""
+    import importlib.util
+
+    from conftest import MCPLOCK
+
+    assert importlib.util.find_spec("rfc3987_syntax") is not None  # installed here: else this proves nothing
+    (tmp_path / "doc.json").write_text("{}")
+    r = subprocess.run(
+        [MCPLOCK, "verify-lock", "doc.json", "--no-lock"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"},
+    )
+    assert r.returncode == 1, r.stdout + r.stderr  # the schema was read: `{}` lacks what it requires
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert "jsonschema" in imported
+    grammars = sorted(m for m in imported if m.split(".")[0] == "lark" or m.startswith("rfc3987_syntax."))
+    assert grammars == []

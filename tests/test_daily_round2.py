@@ -205,6 +205,12 @@ def test_after_a_merge_check_names_the_export_that_regenerates_the_host_files(cl
     if driver:  # the record merged as data, cleanly
         assert "mcplock: mcp.lock.exports.json: merged cleanly" in merged.stderr
         json.loads(Path("mcp.lock.exports.json").read_text())
+    if driver:  # the host file merged as data too (issue 42.8): nothing to regenerate
+        assert "mcplock: .claude/settings.json: merged as data" in merged.stderr
+        assert "<<<<<<<" not in Path(".claude/settings.json").read_text()
+        assert _rules() == {"allow": ["Bash(ls)", "mcp__docs__search_docs"], "deny": ["mcp__docs__delete_page"]}
+        assert cli("check").returncode == 0
+        return
     assert "<<<<<<<" in Path(".claude/settings.json").read_text()  # git's line merge of the host file
     r = cli("check")
     assert r.returncode == 1 and "export-conflict" in r.stdout and "invalid JSON" not in r.stdout

@@ -24,6 +24,9 @@ def _run_inner(tmp_path: Path, body: str, watch: str = "1") -> tuple[subprocess.
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "XDIST_"))}
     env.update(HOME=str(real_home), PYTHONPATH=str(ROOT / "tests"), MCPLOCK_TEST_WATCH_HOME=watch)
+    # the guard is tests/conftest.py alone (-p conftest): no installed plugin is loaded (hypothesis's
+    # import alone is ~1.3 s of CPU, four times over)
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     r = subprocess.run(
         [
             sys.executable,

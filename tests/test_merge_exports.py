@@ -108,3 +108,21 @@ def test_a_real_disagreement_in_a_host_file_says_what_to_run(tmp_path: Path) -> 
     assert set(claude["deny"]) == {"mcp__docs__search_docs", "mcp__notes__delete_page"}
     r = mcplock(repo, "check")
     assert r.returncode != 0 and "opencode.json" in r.stdout + r.stderr
+
+
+def test_a_host_file_a_flag_command_writes_first_is_registered_too(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    store.save(Lock(servers={"docs": accepted_server("docs")}), str(repo / "mcp.lock"))
+    (repo / ".cursor").mkdir()
+    (repo / ".cursor/mcp.json").write_text(json.dumps({"mcpServers": {"docs": {"command": "python"}}}) + "\n")
+    assert mcplock(repo, "merge-driver", "install").returncode == 0
+    r = mcplock(repo, "export", "--host", "cursor")
+    assert r.returncode == 0 and not (repo / ".cursor/cli.json").exists(), r.stderr  # every tool asks: no file
+    r = mcplock(repo, "disable", "docs/search_docs")
+    assert r.returncode == 0 and (repo / ".cursor/cli.json").exists(), r.stderr
+    assert "added `.cursor/cli.json merge=mcplock`" in r.stdout, r.stdout
+    assert ".cursor/cli.json merge=mcplock" in (repo / ".gitattributes").read_text()
+    attr = git(repo, "check-attr", "merge", "--", ".cursor/cli.json").stdout
+    assert attr.strip().endswith("merge: mcplock"), attr

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from github_api import GitHubApi
+from setupcache import locked
 from update_pr_setup import BRANCH, FIXTURES, SURFACES, TOKEN, git, pin_on, server_wheel
 
 pytestmark = pytest.mark.timeout(300)
@@ -244,8 +245,7 @@ def test_a_server_added_from_the_mcp_registry_follows_its_entry(cli, index, orig
 @pytest.fixture
 def local_project(cli, origin):
     """A lock with a local server (no registry pin), committed and pushed."""
-    r = cli("add", "local", "--yes", "--", "python3", str(FIXTURES / "mcp_fixture.py"), "stdio")
-    assert r.returncode == 0, r.stdout + r.stderr
+    locked(("add", "local", "--yes", "--", "python3", str(FIXTURES / "mcp_fixture.py"), "stdio"), inputs=())
     git("init", "--quiet", "-b", "main")
     git("remote", "add", "origin", str(origin))
     git("add", "mcp.lock")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from github_api import GitHubApi
 from pypi_index import DEP_1_0, PypiIndex, wheel
+from setupcache import locked
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SURFACES = FIXTURES / "surfaces"
@@ -69,9 +70,19 @@ def push_lock(origin: Path | str, *paths: str, message: str = "lock the servers"
     git("push", "--quiet", "origin", "main")
 
 
+# the settings that point at a test's own copy of the same thing: its local index (a new port each
+# time, the same releases published) and an empty cache directory
+PER_TEST = ("MCPLOCK_PYPI_URL", "MCPLOCK_CACHE_DIR")
+_indexes: dict[str, PypiIndex] = {}  # URL → the `index` fixture's index serving there
+
+
 def add_demo(cli, env: dict[str, str], name: str = "demo") -> None:  # type: ignore[no-untyped-def]
-    r = cli("add", name, "--yes", "--", "uvx", "pin-demo==1.0", env=env, timeout=300)
-    assert r.returncode == 0, r.stdout + r.stderr
+    """`mcplock add NAME -- uvx pin-demo==1.0` (asserted to exit 0): for real the first time this
+    process runs it on the same releases of the index; after that the lock and trust it made
+    (tests/setupcache.py) — the subject of these tests is what comes after the add."""
+    releases = _indexes[env["MCPLOCK_PYPI_URL"]].projects
+    add = ("add", name, "--yes", "--", "uvx", "pin-demo==1.0")
+    locked(add, inputs=(), env=env, alike=PER_TEST, salt=releases, timeout=300)
 
 
 @pytest.fixture
@@ -79,7 +90,11 @@ def index():
     with PypiIndex() as ix:
         ix.publish(*DEP_1_0, uploaded="2025-01-10T08:00:00.000000Z")
         ix.publish(*server_wheel("1.0", SURFACES / "demo.json"), uploaded="2025-02-01T12:00:00.000000Z")
-        yield ix
+        _indexes[ix.url] = ix
+        try:
+            yield ix
+        finally:
+            del _indexes[ix.url]
 
 
 @pytest.fixture

@@ -141,8 +141,8 @@ def _interrupted(cli: Cli, done: core_add.Added) -> int:
         Text(
             f"interrupted: the servers probed are kept in {os.path.basename(cli.lockfile)}, "
             "what was not accepted left pending review "
-            "(`mcplock check` fails until it is reviewed); `mcplock accept` resumes the review, and `init` "
-            "again probes nothing",
+            "(`mcplock check` fails until it is reviewed); `mcplock accept` resumes the review, and running "
+            "this again probes nothing",
             style="yellow",
         )
     )

@@ -39,10 +39,12 @@ NAMESPACES = frozenset(
     }
 )
 
-_ELEMENT = re.compile(r"(?is)<(script|style)\b([^>]*)>(.*?)</\1\s*>")
-_HTML_COMMENT = re.compile(r"(?s)<!--.*?-->")
-_DOCTYPE = re.compile(r"(?is)<!doctype\b[^>]*>")
-_XMLNS = re.compile(r"""(?i)\bxmlns(?::[\w.-]+)?\s*=\s*(["'])(.*?)\1""")
+# every pattern here is linear on any input: an unclosed element or comment is never searched for
+# again from each of its openings (a server writes this text)
+_OPEN = re.compile(r"(?i)<(script|style)\b([^>]{0,4000})>")
+_CLOSE = {name: re.compile(rf"(?i)</{name}\s*>") for name in ("script", "style")}
+_DOCTYPE = re.compile(r"(?i)<!doctype\b[^>]{0,2000}>")
+_XMLNS = re.compile(r"""(?i)\bxmlns(?::[\w.-]{1,100})?\s{0,20}=\s{0,20}(["'])([^"'\n]{0,2000})\1""")
 _JS_TYPE = re.compile(r"""(?i)\btype\s*=\s*["']?\s*(?:module|text/javascript|application/javascript)\b""")
 _TYPE = re.compile(r"(?i)\btype\s*=")
 _WORD = re.compile(r"[A-Za-z0-9_$\u0080-\uffff]+")
@@ -71,15 +73,15 @@ class Inert:
     def __init__(self, text: str) -> None:
         spans: Spans = []
         code: Spans = []  # script and style bodies: no HTML comment inside them counts
-        for m in _ELEMENT.finditer(text):
-            body, start = m.group(3), m.start(3)
-            code.append((start, m.end(3)))
-            attrs = m.group(2)
-            if m.group(1).lower() == "style":
+        for name, attrs, start, end in _elements(text):
+            body = text[start:end]
+            code.append((start, end))
+            if name == "style":
                 spans += _comments(body, start, css=True)
             elif "src" not in attrs.lower() and (_JS_TYPE.search(attrs) or not _TYPE.search(attrs)):
                 spans += _comments(body, start, css=False)
-        spans += [s for s in _markup_spans(text) if not _inside(code, s[0])]
+        starts = [a for a, _ in code]
+        spans += [s for s in _markup_spans(text) if not _inside(code, starts, s[0])]
         spans.sort()
         self._starts = [a for a, _ in spans]
         self._spans = spans
@@ -90,12 +92,43 @@ class Inert:
         return i >= 0 and self._spans[i][0] <= at < self._spans[i][1]
 
 
-def _inside(spans: Spans, at: int) -> bool:
-    return any(a <= at < b for a, b in spans)
+def _elements(text: str) -> list[tuple[str, str, int, int]]:
+    """Each ``<script>`` and ``<style>`` element: (name, its attributes, where its body starts and
+    ends). One unclosed runs to the end of the text, as a browser reads it."""
+    out: list[tuple[str, str, int, int]] = []
+    at = 0
+    while (m := _OPEN.search(text, at)) is not None:
+        name = m.group(1).lower()
+        close = _CLOSE[name].search(text, m.end())
+        end = close.start() if close is not None else len(text)
+        out.append((name, m.group(2), m.end(), end))
+        if close is None:
+            break
+        at = close.end()
+    return out
+
+
+def _inside(spans: Spans, starts: list[int], at: int) -> bool:
+    """Whether ``at`` lies in one of ``spans`` (sorted, not overlapping; ``starts``: theirs)."""
+    i = bisect.bisect_right(starts, at) - 1
+    return i >= 0 and spans[i][0] <= at < spans[i][1]
+
+
+def _html_comments(text: str) -> Spans:
+    """``<!-- … -->`` comments; one unclosed runs to the end of the text."""
+    out: Spans = []
+    at = 0
+    while (start := text.find("<!--", at)) >= 0:
+        end = text.find("-->", start + 4)
+        out.append((start, len(text) if end < 0 else end + 3))
+        if end < 0:
+            break
+        at = end + 3
+    return out
 
 
 def _markup_spans(text: str) -> Spans:
-    out = [(m.start(), m.end()) for m in _HTML_COMMENT.finditer(text)]
+    out = _html_comments(text)
     out += [(m.start(), m.end()) for m in _DOCTYPE.finditer(text)]
     return out + [(m.start(2), m.end(2)) for m in _XMLNS.finditer(text)]
 

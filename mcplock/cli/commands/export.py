@@ -216,6 +216,8 @@ def keep_in_step(cli: context.Cli, no_export: bool, policy: str | None = None) -
     for c in plan.changes:
         if c.changed:
             say_change(cli, c, ": exported flags kept in step with the lock")
+    if any(c.changed and c.before is None for c in plan.changes):
+        _register_with_driver(cli, plan)  # a host file written for the first time
     return 0
 
 
