@@ -24,9 +24,12 @@ _MARKERS: dict[str, frozenset[str]] = {
         "herramienta también",
         "Portuguese": "os da dos das um uma para que com não cada este esta sem você usuário resultados em ao pelo "
         "pela dele ferramenta também",
-        "French": "le les la des du une pour que avec chaque sans ce cette est vous tu utilisateur résultats",
-        "German": "der die das und den dem ein eine mit für nicht jedes jede ohne ist sie du benutzer nutzer",
-        "Italian": "il lo gli di della del che per con ogni non senza una utente risultati",
+        "French": "le les la des du une pour que avec chaque sans ce cette cet est vous tu utilisateur résultats "
+        "toujours outil votre",
+        "German": "der die das und den dem ein eine mit für nicht jedes jede ohne ist sie du benutzer nutzer dieses "
+        "diesen dieser immer statt auch von auf im oder bitte werkzeug",
+        "Italian": "il lo gli di della del che per con ogni non senza una utente risultati questo questa sempre "
+        "strumento",
         "Dutch": "het een van voor met niet elke zonder je gebruiker resultaten",
         "Polish": "się jest nie każdy każdego bez oraz użytkownik że dla przez wszystkie",
         "Turkish": "ve bir bu için ile her değil olarak kullanıcı kullanıcıya sonuçları",
