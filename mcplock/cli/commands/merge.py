@@ -12,8 +12,9 @@ from mcplock.text.untrusted import safe_text
 
 
 def cmd_install(ctx: typer.Context) -> int:
-    """Let git merge the lock as data: the .gitattributes line and this clone's git config.
+    """Let git merge the lock as data: the .gitattributes lines and this clone's git config.
 
+    The lock, its export record and the host files the export wrote all merge as data.
     Commit .gitattributes; each clone runs this once (git keeps drivers in .git/config)."""
     install_driver(context.of(ctx))
     return 0
