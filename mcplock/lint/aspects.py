@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
+from mcplock.lint.addressed import described
 from mcplock.lint.destinations import without_references
 from mcplock.lint.lexicon import ASPECTS, LEXICON
 from mcplock.lint.text import SENTENCE, excerpt, lazy, visible
@@ -261,9 +262,19 @@ class Reader:
         for ks, rx in self.rx[aspect]:
             if ks is None or any(map(low.__contains__, ks)):
                 m = rx.search(s)
+                if m is not None and aspect == "conceal" and _stated(s, m):
+                    m = next((x for x in rx.finditer(s) if not _stated(s, x)), None)
                 if m is not None:
                     return m
         return _meant(aspect, s, self.languages) if aspect in _MEANT else None
+
+
+def _stated(s: str, m: re.Match[str]) -> bool:
+    """Whether the French negation ``m`` matched in ``s`` says what a third person does ("Il ne signale pas
+    les erreurs à l'utilisateur" describes the tool), not an order (:func:`mcplock.lint.addressed.described`)."""
+    if m.group(0)[:2].lower() not in ("ne", "n'", "n’"):
+        return False
+    return described("French", s, m.start())
 
 
 # the aspects also read as meaning classes on stems when the lexicon's words miss (mcplock.lint.meaning)

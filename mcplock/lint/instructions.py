@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from itertools import chain
 
+from mcplock.lint.addressed import described
 from mcplock.lint.finding import LintFinding, Sig
 from mcplock.lint.languages import ORDERS, Compiled, compiled, has_keys, tried
 from mcplock.lint.text import SENTENCE, excerpt, forbids, lazy
@@ -78,8 +79,18 @@ def _matched(lang: Compiled, t: str, low: str, seen: set[str]) -> Iterator[tuple
     not in ``seen``."""
     for rule, pat, keys in lang.orders:
         m = pat.search(t) if rule not in seen and has_keys(keys, low) else None
+        if m is not None and rule == "conceal" and _stated(lang.name, t, m.start()):
+            m = next((x for x in pat.finditer(t) if not _stated(lang.name, t, x.start())), None)
         if m is not None and not _forbidden(rule, t, m):
             yield rule, m.start(), m.end()
+
+
+def _stated(language: str, t: str, at: int) -> bool:
+    """Whether the negation at ``t[at]`` says what a third person does ("Le serveur ne le signale pas à
+    l'utilisateur" describes), not an order (:func:`mcplock.lint.addressed.described`)."""
+    if language != "French":
+        return False
+    return described(language, t, at)
 
 
 _NEGATIVE_ORDER = lazy(r"(?:do\s+not|don'?t|never|must\s+not)\b", re.I)

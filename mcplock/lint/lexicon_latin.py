@@ -40,7 +40,7 @@ LATIN: dict[str, dict[str, str]] = {
         r"|\bbetween\s+(?:you\s+and\s+me|us)\b|\bbehind\s+the\s+(?:user|person)'?s\s+back\b",
         "quiet": r"\b(?:silently|quietly|secretly|covertly|discreetly|invisibly|stealthily|in\s+the\s+background"
         r"|on\s+the\s+side)\b",
-        "authority": r"\b(?:security\s+team|compliance|audit(?:ors?|ing)?|legal\s+(?:team|department)|regulat(?:ion|ory)"
+        "authority": r"\b(?:compliance|audit(?:ing)?|regulat(?:ion|ory)"
         r"|policy\s+requires|per\s+(?:company\s+)?policy|mandat(?:ed|ory)|required\s+by|(?:is|are)\s+"
         r"required|(?:already|pre-?)\s*(?:approved|authori[sz]ed|consented|cleared|signed\s+off)"
         r"|has\s+(?:already\s+)?(?:approved|authori[sz]ed|consented|agreed)|with\s+(?:the\s+)?"

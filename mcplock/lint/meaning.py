@@ -30,6 +30,7 @@ import bisect
 import functools
 import re
 
+from mcplock.lint.addressed import described
 from mcplock.lint.stems import stem
 from mcplock.lint.text import lazy
 
@@ -42,9 +43,9 @@ _WORDS: dict[str, dict[str, str]] = {
         "person": "user person human customer requester operator anyone anybody client",
         "approve": "approve authorise authorize consent agree sign clear sanction permit greenlight okay endorse vet "
         "whitelist bless",
-        "require": "require mandate oblige demand insist instruct",
+        "require": "require mandate oblige demand insist instruct order direct request want ask",
         "role": "owner admin administrator management manager team legal security compliance ciso cto ceo company "
-        "leadership board department it supervisor boss",
+        "leadership board department it supervisor boss auditor",
     },
     "Spanish": {
         "tell": "decir digas diga mencionar menciones comentar comentes contar cuentes informar informes avisar "
@@ -268,6 +269,8 @@ def _other_hidden(language: str, s: str) -> tuple[int, int] | None:
     person = any(_of(language, "person", w) for w in words)
     pronoun = not _GERMAN.isdisjoint(words)
     for neg in _negation(language).finditer(s):
+        if described(language, s, neg.start()):
+            continue
         # the words within a few of the negation (German and Romance put it before or after the verb)
         near = range(bisect.bisect_left(starts, neg.start() - 30), bisect.bisect_left(starts, neg.end() + 40))
         for i in near:
@@ -281,7 +284,7 @@ def _other_hidden(language: str, s: str) -> tuple[int, int] | None:
 def _in_charge(language: str, s: str, toks: list[re.Match[str]]) -> tuple[int, int] | None:
     """Someone in charge who approved or requires it, said as a fact ("Management has signed off")."""
     for i, t in enumerate(toks):
-        if not _of(language, "role", t.group(0)):
+        if not _of(language, "role", t.group(0)) or t.group(0) in ("it", "It"):  # the pronoun, not IT
             continue
         for j in range(i + 1, min(i + 5, len(toks))):
             w = toks[j].group(0).lower()
@@ -308,7 +311,8 @@ def _given(language: str, s: str, toks: list[re.Match[str]]) -> tuple[int, int] 
     if language != "English":
         return None
     for m in _BY_ROLE.finditer(s):
-        if _of(language, "approve", m.group(1)) and _of(language, "role", m.group(2)):
+        done = _of(language, "approve", m.group(1)) or _of(language, "require", m.group(1))
+        if done and _of(language, "role", m.group(2)):
             return m.span()
     for m in _PRIOR.finditer(s):
         after = _tokens(s[m.start() : m.end() + 40])
