@@ -31,6 +31,7 @@ import functools
 import re
 
 from mcplock.lint.addressed import described
+from mcplock.lint.pressure import pressure
 from mcplock.lint.stems import stem
 from mcplock.lint.text import lazy
 
@@ -346,7 +347,10 @@ _KEYS = {
 
 def meaning(kind: str, s: str, languages: tuple[str, ...]) -> str:
     """The words of ``s`` that conceal (``kind`` "conceal") or claim authority ("authority"), read as
-    a meaning class in those of ``languages`` this module knows; '' when none."""
+    a meaning class in those of ``languages`` this module knows; '' when none. The trigger ("trigger")
+    and urgency ("urgent") classes are :mod:`mcplock.lint.pressure`'s."""
+    if kind in ("trigger", "urgent"):
+        return pressure(kind, s, languages)
     if _KEYS[kind].search(s) is None:
         return ""
     for language in languages:
