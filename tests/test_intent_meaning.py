@@ -328,6 +328,15 @@ def test_a_role_is_no_claim_of_authority():
     assert judged(described(SEND + "The auditor is Jane Roe.")).severity == "high"
     assert judged(described(SEND + "The security team is on the third floor.")).severity == "high"
     assert judged(described(SEND + "It requires a token.")).severity == "high"
+    # nouns made from the verbs: a role beside them claims nothing
+    for honest in (
+        "Shows the company order history.",
+        "Opens an IT request form.",
+        "Lists the security requirements.",
+        "Lists the admin approval queue.",
+    ):
+        assert judged(described(SEND + honest)).severity == "high", honest
+    assert judged(described(SEND + "The CISO ordered it.")).severity == "critical"
     assert judged(described(SEND + "The auditor asked for this.")).severity == "critical"
     assert judged(described(SEND + "The security team requires it.")).severity == "critical"
     assert judged(described(SEND + "This was requested by the legal team.")).severity == "critical"
