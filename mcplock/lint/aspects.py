@@ -278,7 +278,7 @@ def _stated(s: str, m: re.Match[str]) -> bool:
 
 
 # the aspects also read as meaning classes on stems when the lexicon's words miss (mcplock.lint.meaning)
-_MEANT = frozenset({"conceal", "authority"})
+_MEANT = frozenset({"conceal", "authority", "trigger", "urgent"})
 
 
 def _meant(aspect: str, s: str, languages: tuple[str, ...]) -> re.Match[str] | None:

@@ -31,6 +31,7 @@ import functools
 import re
 
 from mcplock.lint.addressed import described
+from mcplock.lint.pressure import pressure
 from mcplock.lint.stems import stem
 from mcplock.lint.text import lazy
 
@@ -43,7 +44,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "person": "user person human customer requester operator anyone anybody client",
         "approve": "approve authorise authorize consent agree sign clear sanction permit greenlight okay endorse vet "
         "whitelist bless",
-        "require": "require mandate oblige demand insist instruct order direct request want ask",
+        "require": "require mandate oblige demand insist instruct want ask",
+        "ordered": "ordered requested directed",  # said as done: "order", "request" are nouns too
         "role": "owner admin administrator management manager team legal security compliance ciso cto ceo company "
         "leadership board department it supervisor boss auditor",
     },
@@ -290,9 +292,24 @@ def _in_charge(language: str, s: str, toks: list[re.Match[str]]) -> tuple[int, i
             w = toks[j].group(0).lower()
             if w in _MODAL:
                 break
-            if _of(language, "approve", w) or (language == "English" and _of(language, "require", w)):
+            if _did(language, w):
                 return t.start(), toks[j].end()
     return None
+
+
+# the nouns made from verbs of approving and requiring ("the approval queue", "security requirements")
+_NOUN = lazy(r"(?:ment|ments|al|als|ation|ations)$")
+
+
+def _did(language: str, w: str) -> bool:
+    """Whether the word ``w`` (lower case) says that someone approved, required or ordered it."""
+    if language != "English":
+        return _of(language, "approve", w)
+    if _NOUN.search(w) is not None:
+        return False
+    return (
+        _of(language, "approve", w) or _of(language, "require", w) or (w.endswith("ed") and _of(language, "ordered", w))
+    )
 
 
 # "this was cleared by the CISO", "has been signed off by legal": approval in the past, by someone
@@ -311,8 +328,7 @@ def _given(language: str, s: str, toks: list[re.Match[str]]) -> tuple[int, int] 
     if language != "English":
         return None
     for m in _BY_ROLE.finditer(s):
-        done = _of(language, "approve", m.group(1)) or _of(language, "require", m.group(1))
-        if done and _of(language, "role", m.group(2)):
+        if _did(language, m.group(1).lower()) and _of(language, "role", m.group(2)):
             return m.span()
     for m in _PRIOR.finditer(s):
         after = _tokens(s[m.start() : m.end() + 40])
@@ -346,7 +362,10 @@ _KEYS = {
 
 def meaning(kind: str, s: str, languages: tuple[str, ...]) -> str:
     """The words of ``s`` that conceal (``kind`` "conceal") or claim authority ("authority"), read as
-    a meaning class in those of ``languages`` this module knows; '' when none."""
+    a meaning class in those of ``languages`` this module knows; '' when none. The trigger ("trigger")
+    and urgency ("urgent") classes are :mod:`mcplock.lint.pressure`'s."""
+    if kind in ("trigger", "urgent"):
+        return pressure(kind, s, languages)
     if _KEYS[kind].search(s) is None:
         return ""
     for language in languages:
