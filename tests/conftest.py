@@ -145,6 +145,9 @@ def _isolate(tmp_path, monkeypatch):
     for var in [v for v in os.environ if v.startswith("MCPLOCK_")] + ["CI", "GITHUB_ACTIONS"]:
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("NO_COLOR", "1")
+    # OSV is a stand-in here (fixtures/osv_api.py): a test that does not start one reaches a closed
+    # local port ("cannot reach OSV", as offline), never the real api.osv.dev from a CI runner
+    monkeypatch.setenv("MCPLOCK_OSV_URL", "http://127.0.0.1:9")
     # a user's shell: the installed `mcplock` is on PATH (`export --guard` writes `mcplock` only then;
     # tests of a venv that is not on PATH set PATH themselves)
     monkeypatch.setenv("PATH", os.pathsep.join([str(BIN), os.environ.get("PATH", "")]))

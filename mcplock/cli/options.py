@@ -1,7 +1,7 @@
 """Options shared by several commands, declared once.
 
 :func:`probing` adds the probing options (``--timeout``, ``--client-name``,
-``--client-version``, ``--login`` and, with ``oauth=True``, the ``--oauth-*`` options) to a
+``--client-version``, ``--login`` and, with ``oauth=True``, the OAuth options, ``--oauth-client-id`` and the rest) to a
 command and hands them to it as one :class:`ProbeArgs` in its ``probe`` parameter.
 """
 
@@ -158,7 +158,7 @@ class ProbeArgs:
         )
 
     def auth(self) -> AuthSpec | None:
-        """The ``auth`` the --oauth-* options describe (None without them)."""
+        """The ``auth`` the OAuth options (``--oauth-client-id`` …) describe (None without them)."""
         from mcplock.core.auth_options import auth_spec
 
         return auth_spec(
