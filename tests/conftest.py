@@ -123,6 +123,16 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         terminalreporter.line("No test may touch the home directory: use tmp_path (HOME points there).", red=True)
 
 
+def live_signals() -> None:
+    """``preexec_fn`` for a child a test interrupts: it starts with SIGINT, SIGTERM and SIGHUP at their
+    defaults, as from a terminal. A run started in the background (``make test &``, ``nohup``) hands
+    SIGINT and SIGHUP down ignored, and Python keeps an inherited ignore: the child would never stop."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 # --- every test: its own home, XDG directories and working directory ---------------------------
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MCPLOCK
+from conftest import MCPLOCK, live_signals
 from runner import SURFACES, http_fixture, stdio_command
 
 CANARY = "ghp_CANARYcanary1234567890abcdefXYZ"
@@ -203,7 +203,11 @@ def test_ctrl_c_while_probing_leaves_lock_and_no_orphans(cli, command):
     assert cli("trust", "slow").returncode == 0  # a changed command runs once trusted here
     before = Path("mcp.lock").read_bytes()
     p = subprocess.Popen(
-        [MCPLOCK, command, "--timeout", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [MCPLOCK, command, "--timeout", "30"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=live_signals,
     )
     # wait until the fixture server runs, then interrupt like a terminal would
     deadline = time.time() + 10

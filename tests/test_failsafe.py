@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MCPLOCK
+from conftest import MCPLOCK, live_signals
 from runner import SURFACES, stdio_command
 
 DEMO = json.loads((SURFACES / "demo.json").read_text(encoding="utf-8"))
@@ -346,6 +346,7 @@ def test_term_and_hup_stop_the_servers(tmp_path, sig):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=live_signals,
     )
     deadline = time.monotonic() + 20
     while not pidfile.exists() or not pidfile.read_text():

@@ -26,6 +26,7 @@ from mcplock.lock.spec import ServerSpec
 from mcplock.model.snapshot import Snapshot
 from mcplock.probe import ProbeOptions, probe, probe_many
 
+from conftest import live_signals
 from runner import http_fixture, stdio_command  # fixtures/ is on sys.path (tests/conftest.py)
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -560,7 +561,9 @@ def test_keyboard_interrupt_kills_every_child(tmp_path):
         f" env={{{MARKER_VAR!r}: {marker!r}}}) for i in range(3)]\n"
         "probe_many(specs, ProbeOptions(timeout=60))\n"
     )
-    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=live_signals
+    )
     try:
         deadline = time.monotonic() + 15
         while len(marker_pids(marker)) < 6 and time.monotonic() < deadline:
