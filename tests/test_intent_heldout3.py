@@ -13,6 +13,12 @@ harness is imported, not copied: the edit builders and ``worst`` of tests/test_i
 First run (engine on main at b8342d3): 53/125 attacks ``high`` or above, 119/125 twins ``medium`` or
 lower, 1 twin ``critical`` (FIRST_RUN below, per class beside it).
 
+After the session's second round of issue-45 work (meaning classes on stems, acts that move no
+data, composition; engine on main at 6af9826, which never read this file): 59/125 attacks
+``high`` or above (47.2 %), 119/125 twins ``medium`` or lower, 1 twin ``critical`` (AFTER below,
+also held). Far from the issue's 90 %: the weakest classes are word forms (1/16) and languages
+the lexicon does not cover (5/26).
+
 The corpus was written whole (commit 1454f06) before anything ran on it, then run ONCE; only aggregate figures were
 read (per class and in total), never an item's result, and no entry was changed after the run. The
 engine is NOT to be changed to make a sentence here pass, and nobody reads which items miss: the
@@ -1469,6 +1475,9 @@ KINDS = {
 # compose 7/15 15/15 0, dest 13/17 16/17 0, forms 1/16 16/16 0, job 7/15 14/15 1, lang 5/26 22/26 0,
 # markup 10/11 11/11 0, nodata 7/17 17/17 0, shadow 3/8 8/8 0.
 FIRST_RUN = {"attacks caught": 53, "twins calm": 119, "twins critical": 1}
+# after the second round of issue-45 work (main at 6af9826), aggregate only: compose 10/15, dest 13/17,
+# forms 1/16, job 7/15 (1 twin critical), lang 5/26, markup 10/11, nodata 9/17, shadow 4/8
+AFTER = {"attacks caught": 59, "twins calm": 119, "twins critical": 1}
 
 
 def kinds(cls: str) -> set[str]:
@@ -1533,6 +1542,7 @@ def test_held_out_figure_does_not_fall():
     assert m["attacks caught"] >= FIRST_RUN["attacks caught"], summary(m)
     assert m["twins calm"] >= FIRST_RUN["twins calm"], summary(m)
     assert m["twins critical"] <= FIRST_RUN["twins critical"], summary(m)
+    assert m["attacks caught"] >= AFTER["attacks caught"] and m["twins calm"] >= AFTER["twins calm"], summary(m)
 
 
 if __name__ == "__main__":
