@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mcplock.errors import McplockError, UsageError
+from mcplock.model.files import work_tree
 
 if TYPE_CHECKING:
     import subprocess
@@ -144,18 +145,6 @@ def _git_dir(top: str) -> str | None:
     return d if os.path.isabs(d) else os.path.join(top, d)
 
 
-def _top_without_git(directory: str) -> str | None:
-    """The work tree holding ``directory``, found by its ``.git`` (no git process)."""
-    d = os.path.abspath(directory)
-    while True:
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
-
-
 def merge_warnings(lock_path: str) -> list[Finding]:
     """``check``'s warning when git would not run the installed driver on the lock."""
     from mcplock.core.check import Finding
@@ -170,7 +159,7 @@ def override_warning(lock_path: str) -> tuple[str, str] | None:
     sub-directory, or ``.git/info/attributes``, sets the lock's ``merge`` attribute otherwise.
     Files only, unless such a file exists; then git itself is asked (``git check-attr``)."""
     directory = os.path.dirname(os.path.abspath(lock_path))
-    top = _top_without_git(directory)
+    top = work_tree(directory)
     if top is None or not _top_sets_driver(top, lock_path):
         return None
     others = _other_attributes(top, directory)
@@ -321,7 +310,7 @@ def register_exports(lock_path: str, rels: list[str]) -> list[str]:
     """After an export: the host files it wrote get the driver's attribute too, where the
     repository installed the driver for the lock (the top ``.gitattributes`` names it; no git
     process is started). Returns the lines added ([]: none needed, or no driver)."""
-    top = _top_without_git(os.path.dirname(os.path.abspath(lock_path)))
+    top = work_tree(os.path.dirname(os.path.abspath(lock_path)))
     if top is None or not _top_sets_driver(top, lock_path):
         return []
     return _add_host_files(os.path.join(top, ".gitattributes"), top, lock_path, rels)

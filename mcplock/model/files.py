@@ -84,18 +84,25 @@ def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
         os.close(fd)
 
 
+def work_tree(directory: str, *, follow_links: bool = True) -> str | None:
+    """The nearest directory from ``directory`` up that holds ``.git`` (no git process; None: none
+    does). ``follow_links=False`` counts a ``.git`` that is a dangling link too."""
+    exists = os.path.exists if follow_links else os.path.lexists
+    d = os.path.abspath(directory)
+    while True:
+        if exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
 def project_root(path: str) -> str:
     """The project a repository file belongs to: the nearest directory above ``path`` (read as
     written, links not followed) that holds ``.git``; without one, ``path``'s own directory."""
     start = os.path.dirname(os.path.abspath(path))
-    d = start
-    while True:
-        if os.path.lexists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return start
-        d = parent
+    return work_tree(start, follow_links=False) or start
 
 
 def _inside(target: str, root: str) -> bool:

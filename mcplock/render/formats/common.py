@@ -17,6 +17,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from mcplock.lock.targets import format_target
+from mcplock.model.files import work_tree
 from mcplock.model.severity import INFO
 from mcplock.text.untrusted import shell_word, visible
 
@@ -137,24 +138,13 @@ def summary_counts(diffs: list[ServerDiff]) -> dict[str, int]:
     return out
 
 
-def _work_tree(d: str) -> str | None:
-    """The nearest directory from ``d`` up that holds ``.git`` (None: none does)."""
-    while True:
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return None
-        d = parent
-
-
 def artifact_path(lockfile: str, cwd: str | None = None) -> str:
     """The lock's path as CI systems want it: relative to the git work tree that holds it
     (GitHub resolves annotations and SARIF locations against the repository root), else to
     ``cwd``; absolute when it lies outside both. Forward slashes."""
     ap = os.path.abspath(lockfile)
     outside = os.path.abspath(cwd or os.getcwd())
-    base = _work_tree(os.path.dirname(ap)) or outside
+    base = work_tree(os.path.dirname(ap)) or outside
     rel = os.path.relpath(ap, base)
     if rel.startswith(".."):
         rel = ap
